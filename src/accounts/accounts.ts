@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Sql } from '../db/database.ts';
+import { generatePassword, hashPassword } from '../crypto/passwords.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
+import { generateApiKey } from './api-keys.ts';
+import { DEFAULT_OFFERS } from './default-offers.ts';
+
+/** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
+export interface CreatedMerchant {
+  account_id: string;
+  email: string;
+  password: string;
+  api_key: string;
+  api_secret: string;
+  offers: { merchant_uid: string; type: string; installments: number; deferred_days: number; secret: string }[];
+}
+
+export interface CreatedKey {
+  account_id: string;
+  api_key: string;
+  api_secret: string;
+}
+
+/** A request the operator's data cannot satisfy; the message is fit to print. */
+export class AccountError extends Error {
+  constructor(
+    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 admits addresses no
+// mail server delivers to, and the dashboard login only needs a stable, typeable identifier.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+export class Accounts {
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Creates an account with its dashboard user, a first API key and the default offers, in one transaction. */
+  async createMerchant(input: { name: string; email: string }): Promise<CreatedMerchant> {
+    const name = input.name.trim();
+    const email = input.email.trim();
+    if (name.length === 0 || name.length > 200) throw new AccountError('invalid_name', 'name must be 1 to 200 characters');
+    if (!isEmail(email)) throw new AccountError('invalid_email', `email "${email}" is not an e-mail address`);
+
+    const password = generatePassword();
+    const passwordHash = await hashPassword(password); // slow on purpose: outside the transaction
+    const accountId = newUuid();
+    const key = generateApiKey();
+    const offers = DEFAULT_OFFERS.map((o) => ({ ...o, id: newUuid(), secret: randomBytes(32).toString('base64url') }));
+
+    await this.db.transaction(async (tx) => {
+      const taken = await tx.query('SELECT 1 FROM dashboard_users WHERE lower(email) = lower($1)', [email]);
+      if (taken.rows.length > 0) throw new AccountError('email_taken', `a dashboard user with e-mail ${email} already exists`);
+      await tx.query('INSERT INTO accounts (id, name) VALUES ($1, $2)', [accountId, name]);
+      await tx.query('INSERT INTO dashboard_users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4)', [
+        newUuid(),
+        accountId,
+        email,
+        passwordHash,
+      ]);
+      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+      for (const o of offers) {
+        await tx.query(
+          `INSERT INTO offers (id, account_id, type, installments, deferred_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [o.id, accountId, o.type, o.installments, o.deferredDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, this.box.seal(o.secret)],
+        );
+      }
+    });
+
+    return {
+      account_id: toPublicId('acc', accountId),
+      email,
+      password,
+      api_key: key.apiKey,
+      api_secret: key.apiSecret,
+      offers: offers.map((o) => ({
+        merchant_uid: toPublicId('mer', o.id),
+        type: o.type,
+        installments: o.installments,
+        deferred_days: o.deferredDays,
+        secret: o.secret,
+      })),
+    };
+  }
+
+  async createKey(accountPublicId: string): Promise<CreatedKey> {
+    const accountId = parsePublicId('acc', accountPublicId);
+    const key = generateApiKey();
+    await this.db.transaction(async (tx) => {
+      const found = accountId ? await tx.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]) : { rows: [] };
+      if (!accountId || found.rows.length === 0) throw new AccountError('unknown_account', `no account ${accountPublicId}`);
+      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+    });
+    return { account_id: accountPublicId, api_key: key.apiKey, api_secret: key.apiSecret };
+  }
+
+  /** Revokes a key; its access tokens stop working within seconds (see RevokedKeys). Idempotent. */
+  async revokeKey(apiKey: string): Promise<{ api_key: string; revoked_at: Date }> {
+    const { rows } = await this.db.query<{ revoked_at: Date }>(
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at',
+      [apiKey],
+    );
+    if (!rows[0]) throw new AccountError('unknown_key', `no API key ${apiKey}`);
+    return { api_key: apiKey, revoked_at: rows[0].revoked_at };
+  }
+
+  /** The key's account and secret hash, when the key exists and is not revoked. */
+  async findActiveKey(apiKey: string): Promise<{ accountId: string; secretHash: Buffer } | undefined> {
+    const { rows } = await this.db.query<{ account_id: string; secret_hash: Uint8Array }>(
+      'SELECT account_id, secret_hash FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
+      [apiKey],
+    );
+    const row = rows[0];
+    return row && { accountId: row.account_id, secretHash: Buffer.from(row.secret_hash) };
+  }
+
+  async count(): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
+    return rows[0]?.n ?? 0;
+  }
+}
+
+async function insertKey(tx: Sql, accountId: string, apiKey: string, secretHash: Buffer): Promise<void> {
+  await tx.query('INSERT INTO api_keys (id, account_id, secret_hash) VALUES ($1, $2, $3)', [apiKey, accountId, secretHash]);
+}

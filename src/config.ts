@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Validated configuration. Built once at boot by {@link loadConfig}; nothing else reads `process.env`. */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  /** PostgreSQL server URL; `undefined` means the embedded PGlite database in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  env: 'sandbox' | 'production';
+  /** 32-byte key that encrypts stored secrets and signs access tokens. */
+  masterKey: Buffer;
+  smtpUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address. */
+  trustProxy: boolean | number | string;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Configuration that cannot be used: one line per bad variable, each starting with its name. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Each reader returns the value or throws a one-line message naming its variable. */
+class Problem extends Error {}
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function parseUrl(name: string, raw: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Problem(`${name} must be a URL (${protocols.join(', ')}), got an unparsable value`);
+  }
+  if (!protocols.includes(url.protocol)) throw new Problem(`${name} must use one of ${protocols.join(', ')}, got "${url.protocol}"`);
+  return raw;
+}
+
+/** Accepts 64 hex characters or base64 / base64url of exactly 32 bytes. */
+function parseMasterKey(raw: string, source: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : undefined;
+  if (!key || key.length !== 32) {
+    throw new Problem(`${source} must be 32 bytes as 64 hex characters or base64 (e.g. "openssl rand -hex 32")`);
+  }
+  return key;
+}
+
+function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: string): Buffer {
+  const raw = nonEmpty(env, 'MASTER_KEY');
+  if (raw) return parseMasterKey(raw, 'MASTER_KEY');
+  if (mode === 'production') {
+    throw new Problem('MASTER_KEY is required when CHIPIN_ENV=production (generate one with "openssl rand -hex 32")');
+  }
+  // Sandbox convenience: a key generated once and kept beside the embedded data, so restarts
+  // can still decrypt what was stored.
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), `MASTER_KEY file ${file}`);
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  function read<T>(fn: () => T, fallback: T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (!(err instanceof Problem)) throw err;
+      problems.push(err.message);
+      return fallback;
+    }
+  }
+
+  const port = read(() => {
+    const raw = nonEmpty(env, 'PORT');
+    if (raw === undefined) return 3000;
+    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new Problem(`PORT must be an integer between 0 and 65535, got "${raw}"`);
+    return Number(raw);
+  }, 3000);
+  const host = nonEmpty(env, 'HOST') ?? '127.0.0.1';
+
+  const mode = read((): Config['env'] | undefined => {
+    const raw = nonEmpty(env, 'CHIPIN_ENV') ?? 'sandbox';
+    if (raw !== 'sandbox' && raw !== 'production') throw new Problem(`CHIPIN_ENV must be "sandbox" or "production", got "${raw}"`);
+    return raw;
+  }, undefined);
+
+  const logLevel = read(() => {
+    const raw = (nonEmpty(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+    if (!LOG_LEVELS.includes(raw as LogLevel)) throw new Problem(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+    return raw as LogLevel;
+  }, 'info');
+
+  const databaseUrl = read(() => {
+    const raw = nonEmpty(env, 'DATABASE_URL');
+    return raw === undefined ? undefined : parseUrl('DATABASE_URL', raw, ['postgres:', 'postgresql:']);
+  }, undefined);
+
+  const smtpUrl = read(() => {
+    const raw = nonEmpty(env, 'SMTP_URL');
+    return raw === undefined ? undefined : parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']);
+  }, undefined);
+
+  const publicUrl = read(() => {
+    const raw = nonEmpty(env, 'PUBLIC_URL');
+    const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+    const url = (raw === undefined ? `http://${publicHost}:${port}` : parseUrl('PUBLIC_URL', raw, ['http:', 'https:'])).replace(/\/+$/, '');
+    if (mode === 'production' && !url.startsWith('https:')) throw new Problem('PUBLIC_URL must be an https:// URL when CHIPIN_ENV=production');
+    return url;
+  }, '');
+
+  const dataDir = resolve(nonEmpty(env, 'DATA_DIR') ?? './data');
+  const masterKey = read(() => loadMasterKey(env, mode, dataDir), Buffer.alloc(0));
+
+  const rawProxy = nonEmpty(env, 'TRUST_PROXY');
+  const trustProxy =
+    rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
+
+  if (problems.length > 0 || mode === undefined) throw new ConfigError(problems);
+  return { port, host, publicUrl, databaseUrl, dataDir, env: mode, masterKey, smtpUrl, logLevel, trustProxy };
+}

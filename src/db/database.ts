@@ -1,0 +1,37 @@
+/** Rows of a query, and how many rows a write touched. */
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+/** Something that runs SQL: the database itself, or one open transaction. */
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+/**
+ * The one database handle of a process. PGlite (embedded) and PostgreSQL (server) behind the
+ * same interface, so every query is written once and runs identically on both.
+ */
+export interface Database extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws.
+   * Code inside must use the `tx` handle only: PGlite has a single connection, so a query on
+   * the outer handle from inside a transaction waits for that transaction forever.
+   */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * int8 (bigint) columns hold money and counts. JS numbers are exact up to 2^53, far above any
+ * amount we accept, so both drivers hand them back as numbers; anything larger is a bug to stop.
+ */
+export function parseInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${text} exceeds the safe integer range`);
+  return n;
+}

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Database, Sql } from './database.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const DIR = new URL('./migrations/', import.meta.url);
+
+/** The versioned migrations shipped with this build, oldest first (`NNN_name.sql`). */
+export function bundledMigrations(): Migration[] {
+  return readdirSync(DIR)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 3)),
+      name: file.slice(4, -4),
+      sql: readFileSync(new URL(file, DIR), 'utf8'),
+    }));
+}
+
+// Any constant works; it only has to be the same in every Chipin process.
+const MIGRATION_LOCK = 726_775_001;
+
+async function ensureTable(sql: Sql): Promise<void> {
+  await sql.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY,
+    name text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+}
+
+/**
+ * Applies the migrations not yet applied, each in its own transaction with its bookkeeping row.
+ * A transaction-scoped advisory lock makes concurrent starts (several processes on one
+ * PostgreSQL) apply each migration exactly once. Returns the versions applied now.
+ */
+export async function migrate(db: Database, migrations = bundledMigrations()): Promise<number[]> {
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await ensureTable(tx);
+      const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
+      if (rows.length > 0) return false;
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      return true;
+    });
+    if (done) applied.push(m.version);
+  }
+  return applied;
+}
+
+/** Versions the code expects but the database lacks: empty when the schema is current. */
+export async function pendingMigrations(sql: Sql, migrations = bundledMigrations()): Promise<number[]> {
+  const { rows } = await sql.query<{ exists: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists",
+  );
+  if (!rows[0]?.exists) return migrations.map((m) => m.version);
+  const res = await sql.query<{ version: number }>('SELECT version FROM schema_migrations');
+  const have = new Set(res.rows.map((r) => r.version));
+  return migrations.map((m) => m.version).filter((v) => !have.has(v));
+}

@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import type { Database } from './database.ts';
+import { lockDataDir } from './lock.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+
+export interface DatabaseTarget {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+/**
+ * Opens the configured database: PostgreSQL when a URL is given, else the embedded database,
+ * locked for this process. `close()` releases the lock too.
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  if (target.databaseUrl) return openPostgres(target.databaseUrl);
+  const release = lockDataDir(target.dataDir);
+  try {
+    const db = await openPglite(join(target.dataDir, 'pg'));
+    return {
+      ...db,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { LogController, type FastifyError, type FastifyServerOptions } from 'fastify';
+import type { Services } from '../services.ts';
+import { bearerClaims } from './bearer-guard.ts';
+import { errorBody, familyOf, fromFrameworkError } from './error-format.ts';
+import { ApiError } from './errors.ts';
+import { langFromAcceptLanguage } from './i18n.ts';
+import { redactUrl } from './redact.ts';
+import { registerRoutes } from './routes/index.ts';
+import type { App } from './types.ts';
+
+const VERSION = '0.1.0';
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Schema validators. Bodies are validated strictly: no type coercion ("100" is not an amount)
+ * and unknown fields rejected rather than silently dropped. Query strings and path parameters
+ * arrive as text, so those coerce.
+ */
+function validators() {
+  const common = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
+  const strict = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
+  const coercing = addFormats.default(new Ajv({ ...common, coerceTypes: true }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema);
+}
+
+export async function buildServer(services: Services, logger: FastifyServerOptions['loggerInstance']): Promise<App> {
+  const { config, metrics } = services;
+  const app = Fastify({
+    loggerInstance: logger,
+    // One access-log line per request (onResponse below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 256 * 1024,
+    forceCloseConnections: 'idle',
+    // Fastify accepts a hop count at run time; its typings omit numbers.
+    trustProxy: config.trustProxy as boolean | string,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validators());
+  app.decorateRequest('auth', null);
+  app.decorateRequest('lang', null);
+
+  // OAuth 2 token requests are form-encoded (RFC 6749 §4.4.2). A parameter given twice is
+  // kept as an array, which the schema then rejects (§3.2: parameters MUST NOT repeat).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8 * 1024 }, (_req, body, done) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of new URLSearchParams(body as string)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : ([] as string[]).concat(prev, v);
+    }
+    done(null, out);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.routeOptions.config.auth === 'bearer') {
+      request.auth = bearerClaims(request, services.tokens, services.revokedKeys);
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.observeRequest(request.method, route, reply.statusCode, seconds);
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const family = familyOf(request.url);
+    const err = error instanceof ApiError ? error : fromFrameworkError(error, family);
+    if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    const lang = request.lang ?? langFromAcceptLanguage(request.headers['accept-language']);
+    void reply.code(err.status).headers(err.headers).send(errorBody(family, err, lang, request.id));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const family = familyOf(request.url);
+    const err = new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    const lang = langFromAcceptLanguage(request.headers['accept-language']);
+    void reply.code(404).send(errorBody(family, err, lang, request.id));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Chipin',
+        version: VERSION,
+        description:
+          'Shared payments, installments and deferred payment. Token API (`/api/...`) and Merchant API v1 (`/api/merchants/v1/...`). ' +
+          'Obtain an access token from `POST /api/token` with your API key and secret, then send `Authorization: Bearer <token>`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKeyBasic: { type: 'http', scheme: 'basic', description: 'API key as user name, API secret as password' },
+          bearerToken: { type: 'http', scheme: 'bearer', description: 'Access token from POST /api/token (600 s)' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+
+  registerRoutes(app, services);
+  return app;
+}

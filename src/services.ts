@@ -1,0 +1,21 @@
+import type { Accounts } from './accounts/accounts.ts';
+import type { AccessTokens } from './auth/access-tokens.ts';
+import type { FailureThrottle } from './auth/failure-throttle.ts';
+import type { RevokedKeys } from './auth/revoked-keys.ts';
+import type { Config } from './config.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
+import type { Database } from './db/database.ts';
+import type { Metrics } from './http/metrics.ts';
+
+/** Everything a request handler may use, built once by the composition root (app.ts). */
+export interface Services {
+  config: Config;
+  db: Database;
+  box: SecretBox;
+  accounts: Accounts;
+  tokens: AccessTokens;
+  revokedKeys: RevokedKeys;
+  /** Failed POST /api/token attempts, per API key and per client address. */
+  tokenThrottle: { byKey: FailureThrottle; byAddress: FailureThrottle };
+  metrics: Metrics;
+}

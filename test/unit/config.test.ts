@@ -1,0 +1,65 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'chipin-config-'));
+const KEY = 'a'.repeat(64);
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const c = loadConfig({ DATA_DIR: dir() });
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', env: 'sandbox', databaseUrl: undefined, logLevel: 'info', smtpUrl: undefined });
+    expect(c.publicUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ CHIPIN_ENV: 'staging' }, 'CHIPIN_ENV'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
+    [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
+    [{ CHIPIN_ENV: 'production' }, 'MASTER_KEY'],
+    [{ CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'http://shop.example' }, 'PUBLIC_URL'],
+  ])('rejects %o with an error line naming %s', (env, name) => {
+    let error: unknown;
+    try {
+      loadConfig({ DATA_DIR: dir(), ...env });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.some((line) => line.startsWith(name) && !line.includes('\n'))).toBe(true);
+  });
+
+  it('names every bad variable at once, one line each', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ DATA_DIR: dir(), PORT: 'x', LOG_LEVEL: 'loud', CHIPIN_ENV: 'production' });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error?.problems.map((p) => p.split(' ')[0])).toEqual(['PORT', 'LOG_LEVEL', 'PUBLIC_URL', 'MASTER_KEY']);
+  });
+
+  it('in sandbox generates MASTER_KEY into DATA_DIR once (owner-only) and reuses it', () => {
+    const d = dir();
+    const first = loadConfig({ DATA_DIR: d });
+    const file = join(d, 'master.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.masterKey.toString('hex'));
+    expect(loadConfig({ DATA_DIR: d }).masterKey.equals(first.masterKey)).toBe(true);
+  });
+
+  it('accepts MASTER_KEY as hex or base64 and production with https PUBLIC_URL', () => {
+    const c = loadConfig({ DATA_DIR: dir(), CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'https://pay.example/' });
+    expect(c.masterKey).toHaveLength(32);
+    expect(c.publicUrl).toBe('https://pay.example');
+    expect(loadConfig({ DATA_DIR: dir(), MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).masterKey).toEqual(Buffer.alloc(32, 7));
+  });
+});

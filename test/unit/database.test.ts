@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { bundledMigrations, migrate, pendingMigrations } from '../../src/db/migrate.ts';
+import { onPostgres, openTestDatabase } from '../helpers/app.ts';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDatabase();
+  await migrate(db);
+});
+afterAll(() => db.close());
+
+describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('reads bigint money back as a JS integer, exactly', async () => {
+    const { rows } = await db.query<{ big: number; n: number }>('SELECT $1::bigint AS big, count(*) AS n FROM (VALUES (1),(2)) v', [9_007_199_254_740_991]);
+    expect(rows[0]).toEqual({ big: 9_007_199_254_740_991, n: 2 });
+    await expect(db.query('SELECT 9007199254740993::bigint AS big')).rejects.toThrow(/safe integer/);
+  });
+
+  it('migrations are versioned, applied once, and a second run applies nothing', async () => {
+    expect(await migrate(db)).toEqual([]);
+    expect(await pendingMigrations(db)).toEqual([]);
+    const versions = bundledMigrations().map((m) => m.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+  });
+
+  it('a transaction rolls back everything when it throws', async () => {
+    await db.query('CREATE TEMP TABLE IF NOT EXISTS tx_probe (v int)');
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO tx_probe VALUES (1)');
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const { rows } = await db.query('SELECT * FROM tx_probe');
+    expect(rows).toEqual([]);
+  });
+});
