@@ -1,0 +1,195 @@
+/**
+ * Payment schedule engine (DESIGN §4): splits a purchase into installments or one deferred
+ * payment, puts the offer's fees on the first line, and states the resulting TAEG.
+ * Pure: integers for money, 'yyyy-mm-dd' strings for dates, no I/O.
+ */
+import { addDays, addMonthsClamped, aprPercent, parseIsoDate, solveApr, type DatedFlow } from './apr.ts';
+
+export { addDays, addMonthsClamped, parseIsoDate } from './apr.ts';
+
+/** The schedule-relevant part of an offer (DESIGN §2, §4). Money in minor units, rates in basis points. */
+export type OfferTerms = {
+  type: 'INSTALLMENTS' | 'DEFERRED';
+  /** 2..12 for INSTALLMENTS; 1 for DEFERRED. */
+  installments: number;
+  /** Days from `created` to the single DEFERRED payment; ignored for INSTALLMENTS. */
+  deferredDays: number;
+  /** Fee as a share of the amount, in basis points (150 = 1.50 %). */
+  feeRateBps: number;
+  /** Flat fee added to the rate-based fee. */
+  fixedFeeCents: number;
+  /** Inclusive bounds on the purchase amount. */
+  minAmountCents: number;
+  maxAmountCents: number;
+  /** Largest credit the offer may grant on one purchase (the part not paid at checkout); null = no cap. */
+  fundingCapCents: number | null;
+  /** Nominal annual interest rate in basis points, reported as `debit_rate` (0 for fee-only offers). */
+  debitRateBps: number;
+  /** Legal ceiling on the TAEG in basis points; null = none applies. */
+  usuryCeilingBps: number | null;
+};
+
+/** One payment of the schedule; field names are those of the schedule simulation response. */
+export type ScheduleLine = {
+  /** Share of the purchase amount paid on this date. */
+  amount_cents: number;
+  /** Fees charged on top of `amount_cents` on this date. */
+  fees: number;
+  /** 'yyyy-mm-dd'. */
+  payment_date: string;
+};
+
+/** The schedule simulation response body. */
+export type Schedule = {
+  /** Chronological; the sum of `amount_cents` is the purchase amount. */
+  INSTALLMENT: ScheduleLine[];
+  /** Percent, e.g. 0 or 4.5. */
+  debit_rate: number;
+  /** Percent, 2 decimals, rounded half up. */
+  taeg: number;
+};
+
+/** Why a schedule cannot be offered; a closed set so each API family maps it in one place. */
+export type ScheduleErrorCode =
+  | 'amount_below_minimum'
+  | 'amount_above_maximum'
+  | 'amount_above_funding_cap'
+  | 'usury_ceiling_exceeded'
+  | 'invalid_amount'
+  | 'invalid_date';
+
+/** A refusal caused by the request (amount, date) measured against the offer's terms. */
+export class ScheduleError extends Error {
+  override readonly name = 'ScheduleError';
+  constructor(
+    readonly code: ScheduleErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The schedule of a purchase of `amountCents` created on `created` ('yyyy-mm-dd').
+ * @throws ScheduleError when the request does not fit the offer.
+ * @throws RangeError when the offer terms themselves are inconsistent (a configuration bug).
+ */
+export function computeSchedule(terms: OfferTerms, amountCents: number, created: string): Schedule {
+  assertTerms(terms);
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
+    throw new ScheduleError('invalid_amount', `amount must be a positive integer number of cents, got ${amountCents}`);
+  }
+  try {
+    parseIsoDate(created);
+  } catch {
+    throw new ScheduleError('invalid_date', `created must be a real calendar date in yyyy-mm-dd form, got ${JSON.stringify(created)}`);
+  }
+  if (amountCents < terms.minAmountCents) {
+    throw new ScheduleError('amount_below_minimum', `amount ${amountCents} is below this offer's minimum of ${terms.minAmountCents}`);
+  }
+  if (amountCents > terms.maxAmountCents) {
+    throw new ScheduleError('amount_above_maximum', `amount ${amountCents} is above this offer's maximum of ${terms.maxAmountCents}`);
+  }
+  const fees = feeCents(terms, amountCents);
+  if (!Number.isSafeInteger(amountCents + fees)) {
+    throw new ScheduleError('invalid_amount', `amount ${amountCents} plus fees is too large to represent exactly`);
+  }
+
+  const lines = scheduleLines(terms, amountCents, fees, created);
+  const credit = creditCents(terms, amountCents, lines);
+  if (terms.fundingCapCents !== null && credit > terms.fundingCapCents) {
+    throw new ScheduleError(
+      'amount_above_funding_cap',
+      `the credit of ${credit} (amount not paid at checkout) is above this offer's funding cap of ${terms.fundingCapCents}`,
+    );
+  }
+  const taeg = scheduleTaeg(terms, amountCents, lines, created);
+  // Compared on the announced 2-decimal figure: that is the rate the ceiling is checked against.
+  if (terms.usuryCeilingBps !== null && Math.round(taeg * 100) > terms.usuryCeilingBps) {
+    throw new ScheduleError(
+      'usury_ceiling_exceeded',
+      `the TAEG of ${taeg} % is above the usury ceiling of ${terms.usuryCeilingBps / 100} % for this offer`,
+    );
+  }
+  return { INSTALLMENT: lines, debit_rate: terms.debitRateBps / 100, taeg };
+}
+
+/**
+ * The cash flows the TAEG is computed on (Annex I): the credit as a drawdown at `created`, then
+ * every fee and every payment not made at checkout at its date.
+ * INSTALLMENTS: the first line is paid at checkout, so the credit is amount − first line, and
+ * its fees are a charge at t = 0. DEFERRED: nothing is paid at checkout, so the whole amount is
+ * credit and amount + fees are repaid on the single date.
+ */
+export function taegFlows(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string): DatedFlow[] {
+  const flows: DatedFlow[] = [{ date: created, amount: creditCents(terms, amountCents, lines) }];
+  lines.forEach((line, k) => {
+    const paidAtCheckout = terms.type === 'INSTALLMENTS' && k === 0;
+    flows.push({ date: line.payment_date, amount: -(line.fees + (paidAtCheckout ? 0 : line.amount_cents)) });
+  });
+  return flows;
+}
+
+/** Offer fee on an amount: rate × amount rounded half up, plus the fixed fee. BigInt keeps it exact for any safe amount. */
+export function feeCents(terms: Pick<OfferTerms, 'feeRateBps' | 'fixedFeeCents'>, amountCents: number): number {
+  const rateFee = (BigInt(terms.feeRateBps) * BigInt(amountCents) + 5_000n) / 10_000n;
+  return Number(rateFee) + terms.fixedFeeCents;
+}
+
+function scheduleLines(terms: OfferTerms, amountCents: number, fees: number, created: string): ScheduleLine[] {
+  try {
+    if (terms.type === 'DEFERRED') {
+      return [{ amount_cents: amountCents, fees, payment_date: addDays(created, terms.deferredDays) }];
+    }
+    const n = terms.installments;
+    const share = Math.floor(amountCents / n);
+    // The first line takes the remainder: the customer never pays a later cent more than the first.
+    return Array.from({ length: n }, (_, k) => ({
+      amount_cents: k === 0 ? amountCents - share * (n - 1) : share,
+      fees: k === 0 ? fees : 0,
+      payment_date: addMonthsClamped(created, k),
+    }));
+  } catch (error) {
+    // Only reachable near year 9999, where a later payment date has no yyyy-mm-dd form.
+    if (error instanceof RangeError) throw new ScheduleError('invalid_date', `created ${created} is too late: ${error.message}`);
+    throw error;
+  }
+}
+
+function creditCents(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[]): number {
+  return terms.type === 'DEFERRED' ? amountCents : amountCents - lines[0]!.amount_cents;
+}
+
+function scheduleTaeg(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string): number {
+  const checkoutFees = terms.type === 'INSTALLMENTS' ? lines[0]!.fees : 0;
+  const totalFees = lines.reduce((sum, line) => sum + line.fees, 0);
+  if (totalFees === 0) return 0;
+  const credit = creditCents(terms, amountCents, lines);
+  // Fees at checkout that swallow the whole credit leave no finite rate: the amount is too
+  // small for this offer's fixed fee, whatever its configured minimum says.
+  if (checkoutFees >= credit) {
+    throw new ScheduleError(
+      'amount_below_minimum',
+      `amount ${amountCents} is too small for this offer: fees of ${checkoutFees} due at checkout reach the credit of ${credit}`,
+    );
+  }
+  const dayCount = terms.type === 'INSTALLMENTS' ? 'monthly' : 'actual365';
+  return aprPercent(solveApr(taegFlows(terms, amountCents, lines, created), dayCount));
+}
+
+function assertTerms(terms: OfferTerms): void {
+  const nonNegative = (name: keyof OfferTerms, value: number | null) => {
+    if (value !== null && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new RangeError(`offer term ${name} must be a non-negative integer, got ${value}`);
+    }
+  };
+  for (const name of ['feeRateBps', 'fixedFeeCents', 'minAmountCents', 'maxAmountCents', 'fundingCapCents', 'debitRateBps', 'usuryCeilingBps'] as const) {
+    nonNegative(name, terms[name]);
+  }
+  if (terms.type === 'INSTALLMENTS' && !(Number.isInteger(terms.installments) && terms.installments >= 2 && terms.installments <= 12)) {
+    throw new RangeError(`an INSTALLMENTS offer needs 2 to 12 installments, got ${terms.installments}`);
+  }
+  if (terms.type === 'DEFERRED' && !(terms.installments === 1 && Number.isInteger(terms.deferredDays) && terms.deferredDays >= 1)) {
+    throw new RangeError(`a DEFERRED offer needs 1 installment and at least 1 deferred day, got ${terms.installments} / ${terms.deferredDays}`);
+  }
+}
