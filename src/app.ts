@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { Accounts } from './accounts/accounts.ts';
+import { OfferCache } from './accounts/offers.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { FailureThrottle } from './auth/failure-throttle.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
@@ -7,9 +8,13 @@ import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { systemClock } from './domain/clock.ts';
 import { openDatabase } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
 import { buildServer } from './http/server.ts';
+import { createMailer } from './messaging/mailer.ts';
+import { OutboundMessenger } from './messaging/outbound-messenger.ts';
+import { createSmsGateway } from './messaging/sms.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
 
@@ -59,6 +64,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await revokedKeys.refresh();
     revokedKeys.start();
 
+    const mailer = createMailer(config);
+    const sms = createSmsGateway(config);
+    logger.info({ email: mailer.kind, sms: sms.kind }, 'messaging channels');
+    if (config.env === 'production' && (mailer.kind === 'none' || sms.kind === 'none')) {
+      logger.warn({ email: mailer.kind, sms: sms.kind }, 'SMTP_URL or SMS_GATEWAY_URL unset: purchase links requested on that channel will not be sent');
+    }
+
     const services: Services = {
       config,
       db,
@@ -71,6 +83,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         byAddress: new FailureThrottle(20, 60_000),
       },
       metrics: new Metrics({ processMetrics: opts.processMetrics ?? true }),
+      clock: systemClock,
+      offers: new OfferCache(db),
+      messenger: new OutboundMessenger({ db, mailer, sms, logger, clock: systemClock }),
     };
     const server = await buildServer(services, logger);
 
@@ -83,6 +98,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         (closing ??= (async () => {
           revokedKeys.stop();
           try {
+            mailer.close();
             await server.close();
           } finally {
             await db.close();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Redacted } from './crypto/redacted.ts';
 
 /** Validated configuration. Built once at boot by {@link loadConfig}; nothing else reads `process.env`. */
 export interface Config {
@@ -14,6 +15,14 @@ export interface Config {
   /** 32-byte key that encrypts stored secrets and signs access tokens. */
   masterKey: Buffer;
   smtpUrl: string | undefined;
+  /** From header of outgoing e-mail (`Name <address>` or a bare address). */
+  mailFrom: string;
+  /** HTTP SMS gateway endpoint; `undefined`: sandbox gateway in sandbox, no SMS in production. */
+  smsGatewayUrl: string | undefined;
+  /** Bearer key of the SMS gateway (a secret: never logged). */
+  smsGatewayKey: Redacted | undefined;
+  /** Sender name or number shown on SMS. */
+  smsSender: string;
   logLevel: LogLevel;
   /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address. */
   trustProxy: boolean | number | string;
@@ -63,7 +72,7 @@ function parseMasterKey(raw: string, source: string): Buffer {
   return key;
 }
 
-function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: string): Buffer {
+function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: string, mayCreate: boolean): Buffer {
   const raw = nonEmpty(env, 'MASTER_KEY');
   if (raw) return parseMasterKey(raw, 'MASTER_KEY');
   if (mode === 'production') {
@@ -73,10 +82,24 @@ function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: strin
   // can still decrypt what was stored.
   const file = join(dataDir, 'master.key');
   if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), `MASTER_KEY file ${file}`);
+  if (!mayCreate) return Buffer.alloc(0); // a refused configuration writes nothing
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   return key;
+}
+
+export const DEFAULT_MAIL_FROM = 'Chipin <no-reply@chipin.invalid>';
+
+const MAIL_ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
+// A display name is plain words (no comma or semicolon, which would start a second address) or quoted.
+const MAIL_NAMED = /^(?:[^<>",;\r\n]*|\s*"[^"\r\n]*"\s*)<([^<>]+)>$/;
+
+/** `address`, `Display Name <address>` or `"Display, Name" <address>`, on one line, with a plain address. */
+export function isMailFrom(value: string): boolean {
+  if (value.length > 320) return false;
+  const named = MAIL_NAMED.exec(value);
+  return MAIL_ADDRESS.test(named ? named[1]! : value);
 }
 
 /** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */
@@ -122,6 +145,38 @@ export function loadConfig(env: Env): Config {
     return raw === undefined ? undefined : parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']);
   }, undefined);
 
+  const mailFrom = read(() => {
+    const raw = nonEmpty(env, 'MAIL_FROM') ?? DEFAULT_MAIL_FROM;
+    if (!isMailFrom(raw)) throw new Problem(`MAIL_FROM must be an e-mail address or "Name <address>", got "${raw}"`);
+    return raw;
+  }, DEFAULT_MAIL_FROM);
+
+  const smsGatewayUrl = read(() => {
+    const raw = nonEmpty(env, 'SMS_GATEWAY_URL');
+    if (raw === undefined) return undefined;
+    const url = parseUrl('SMS_GATEWAY_URL', raw, ['http:', 'https:']);
+    // The gateway key travels in the Authorization header: never in clear over the internet.
+    if (mode === 'production' && !url.startsWith('https:')) throw new Problem('SMS_GATEWAY_URL must be an https:// URL when CHIPIN_ENV=production');
+    return url;
+  }, undefined);
+
+  const smsGatewayKey = read(() => {
+    const raw = nonEmpty(env, 'SMS_GATEWAY_KEY');
+    if (raw === undefined) return undefined;
+    if (nonEmpty(env, 'SMS_GATEWAY_URL') === undefined) throw new Problem('SMS_GATEWAY_KEY is set but SMS_GATEWAY_URL is not');
+    if (/[\s]/.test(raw)) throw new Problem('SMS_GATEWAY_KEY must not contain spaces or line breaks');
+    return new Redacted(raw);
+  }, undefined);
+
+  const smsSender = read(() => {
+    const raw = nonEmpty(env, 'SMS_SENDER') ?? 'Chipin';
+    // What SMS networks display: an alphanumeric name of at most 11 characters, or a phone number.
+    if (!/^[A-Za-z0-9 ]{1,11}$/.test(raw) && !/^\+?[0-9]{3,15}$/.test(raw)) {
+      throw new Problem(`SMS_SENDER must be 1 to 11 letters, digits or spaces, or a phone number, got "${raw}"`);
+    }
+    return raw;
+  }, 'Chipin');
+
   const publicUrl = read(() => {
     const raw = nonEmpty(env, 'PUBLIC_URL');
     const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -131,12 +186,28 @@ export function loadConfig(env: Env): Config {
   }, '');
 
   const dataDir = resolve(nonEmpty(env, 'DATA_DIR') ?? './data');
-  const masterKey = read(() => loadMasterKey(env, mode, dataDir), Buffer.alloc(0));
 
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
   const trustProxy =
     rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
 
+  // Last, so that a configuration refused for another reason never creates the key file.
+  const masterKey = read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));
   if (problems.length > 0 || mode === undefined) throw new ConfigError(problems);
-  return { port, host, publicUrl, databaseUrl, dataDir, env: mode, masterKey, smtpUrl, logLevel, trustProxy };
+  return {
+    port,
+    host,
+    publicUrl,
+    databaseUrl,
+    dataDir,
+    env: mode,
+    masterKey,
+    smtpUrl,
+    mailFrom,
+    smsGatewayUrl,
+    smsGatewayKey,
+    smsSender,
+    logLevel,
+    trustProxy,
+  };
 }

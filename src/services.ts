@@ -1,11 +1,14 @@
 import type { Accounts } from './accounts/accounts.ts';
+import type { OfferCache } from './accounts/offers.ts';
 import type { AccessTokens } from './auth/access-tokens.ts';
 import type { FailureThrottle } from './auth/failure-throttle.ts';
 import type { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
+import type { Clock } from './domain/clock.ts';
 import type { Metrics } from './http/metrics.ts';
+import type { Messenger } from './messaging/messenger.ts';
 
 /** Everything a request handler may use, built once by the composition root (app.ts). */
 export interface Services {
@@ -18,4 +21,9 @@ export interface Services {
   /** Failed POST /api/token attempts, per API key and per client address. */
   tokenThrottle: { byKey: FailureThrottle; byAddress: FailureThrottle };
   metrics: Metrics;
+  /** The service's one clock (DESIGN §8). */
+  clock: Clock;
+  offers: OfferCache;
+  /** E-mail and SMS to shoppers (purchase links); every attempt is recorded in outbound_messages. */
+  messenger: Messenger;
 }

@@ -9,6 +9,12 @@ export type ErrorCode =
   | 'unsupported_grant_type'
   // bearer guard (RFC 6750)
   | 'invalid_token'
+  // purchases (contract: abort)
+  | 'purchase_already_aborted'
+  | 'purchase_non_abortable'
+  // Idempotency-Key (DESIGN §7)
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
   // general
   | 'not_found'
   | 'invalid_input'

@@ -4,12 +4,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyError, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
 import { errorBody, familyOf, fromFrameworkError } from './error-format.ts';
 import { ApiError } from './errors.ts';
-import { langFromAcceptLanguage } from './i18n.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from './i18n.ts';
 import { redactUrl } from './redact.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -28,6 +28,18 @@ function validators() {
   const coercing = addFormats.default(new Ajv({ ...common, coerceTypes: true }));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema);
+}
+
+/**
+ * Language of error texts: the purchase's when the handler knew it, else the language a
+ * purchase-creating body asks for (its validation fails before the handler runs), else
+ * Accept-Language.
+ */
+function requestLang(request: FastifyRequest): Lang {
+  if (request.lang) return request.lang;
+  const language = (request.body as { data?: { language?: unknown } } | undefined)?.data?.language;
+  if (typeof language === 'string' && /^[a-z]{2}_[A-Z]{2}$/.test(language)) return langOf(language);
+  return langFromAcceptLanguage(request.headers['accept-language']);
 }
 
 export async function buildServer(services: Services, logger: FastifyServerOptions['loggerInstance']): Promise<App> {
@@ -61,6 +73,14 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     done(null, out);
   });
 
+  // A POST without a body but with `Content-Type: application/json` (abort, say) is common in
+  // HTTP clients; treat the empty body as absent instead of failing the JSON parse.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    defaultJson(req, body as string, done);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.routeOptions.config.auth === 'bearer') {
@@ -82,8 +102,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     const family = familyOf(request.url);
     const err = error instanceof ApiError ? error : fromFrameworkError(error, family);
     if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
-    const lang = request.lang ?? langFromAcceptLanguage(request.headers['accept-language']);
-    void reply.code(err.status).headers(err.headers).send(errorBody(family, err, lang, request.id));
+    void reply.code(err.status).headers(err.headers).send(errorBody(family, err, requestLang(request), request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -1,0 +1,71 @@
+import type { Lang } from '../http/i18n.ts';
+
+/**
+ * Currencies and amounts. Amounts are integers in the currency's minor unit (DESIGN §2), so the
+ * exponent of a currency decides what "1234" means: 12.34 EUR, 1 234 JPY, 1.234 KWD.
+ */
+
+const CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * Where the platform's CLDR data shows fewer decimals than the ISO 4217 minor unit (it rounds the
+ * display of currencies whose subunit is out of use). Money is counted in ISO minor units, as PSPs
+ * do, so these follow ISO 4217: 12345 HUF minor units are 123.45 Ft, not 12 345 Ft.
+ */
+const ISO_EXPONENT_OVERRIDES: Readonly<Record<string, number>> = {
+  AFN: 2, ALL: 2, COP: 2, HUF: 2, IDR: 2, IQD: 3, IRR: 2, KPW: 2, LAK: 2,
+  LBP: 2, MGA: 2, MMK: 2, PKR: 2, SLL: 2, SOS: 2, SYP: 2, YER: 2,
+};
+
+const exponents = new Map<string, number>();
+
+/** An ISO 4217 code (upper case) that this platform knows. */
+export function isKnownCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && CODES.has(code);
+}
+
+/** Number of decimals of the currency's minor unit (EUR 2, JPY 0, KWD 3). Throws RangeError for an unknown code. */
+export function currencyExponent(currency: string): number {
+  const cached = exponents.get(currency);
+  if (cached !== undefined) return cached;
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+  const exponent =
+    ISO_EXPONENT_OVERRIDES[currency] ??
+    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+    2;
+  exponents.set(currency, exponent);
+  return exponent;
+}
+
+const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** `amountCents` minor units as an exact decimal string: (1, 2) → "0.01", (-150, 2) → "-1.50", (7, 0) → "7". */
+function toDecimal(amountCents: number, exponent: number): string {
+  const digits = Math.abs(amountCents).toString().padStart(exponent + 1, '0');
+  const sign = amountCents < 0 ? '-' : '';
+  return exponent === 0 ? sign + digits : `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+}
+
+/**
+ * An amount in minor units, formatted for people in the language's locale: `12,50 €` (fr),
+ * `€12.50` (en), `JP¥1,234`. Exact for every safe integer (formatted from a decimal string, never
+ * through a float division). Throws RangeError for a non-integer amount or an unknown currency.
+ */
+export function formatMoney(amountCents: number, currency: string, lang: Lang): string {
+  if (!Number.isSafeInteger(amountCents)) throw new RangeError(`amount must be an integer number of minor units, got ${amountCents}`);
+  const exponent = currencyExponent(currency);
+  const key = `${lang}:${currency}`;
+  let nf = formatters.get(key);
+  if (!nf) {
+    nf = new Intl.NumberFormat(LOCALES[lang], {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: exponent,
+      maximumFractionDigits: exponent,
+    });
+    formatters.set(key, nf);
+  }
+  // Intl.NumberFormat formats a decimal string exactly (ECMA-402 NumberFormat v3, Node 19+).
+  return nf.format(toDecimal(amountCents, exponent) as unknown as number);
+}

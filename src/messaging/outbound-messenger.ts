@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import { isEmail } from '../accounts/accounts.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../domain/clock.ts';
+import { newUuid } from '../domain/ids.ts';
+import { errorText } from './error-text.ts';
+import type { Mailer } from './mailer.ts';
+import type { Messenger, PurchaseLinkMessage } from './messenger.ts';
+import type { SmsGateway } from './sms.ts';
+import { purchaseLinkEmail, purchaseLinkSms } from './templates.ts';
+
+export interface OutboundMessengerDeps {
+  db: Database;
+  mailer: Mailer;
+  sms: SmsGateway;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The service clock (stamps `created_at`); the system clock by default. */
+  clock?: Clock;
+}
+
+/** One row of `outbound_messages`. */
+interface Outcome {
+  channel: 'email' | 'sms';
+  recipient: string;
+  subject: string | null;
+  body: string;
+  accepted: boolean;
+  error: string | null;
+  providerId: string | null;
+}
+
+/** `+33 6 12-34.56 78` → `+33612345678`; `undefined` unless it is an E.164 number. */
+export function normalizePhone(value: string): string | undefined {
+  const compact = value.replace(/[\s.\-()]/g, '');
+  return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : undefined;
+}
+
+/** One plain address: no list separators or display-name syntax that would add recipients. */
+function isSingleAddress(value: string): boolean {
+  return isEmail(value) && !/[,;<>"()\\]/.test(value);
+}
+
+/**
+ * Sends shoppers their messages through the configured mail transport and SMS gateway, and
+ * records every attempt, with its outcome, in `outbound_messages` (the audit trail and the
+ * sandbox inbox).
+ *
+ * Call it after the purchase's transaction has committed, never inside it: the row references
+ * the purchase, and on PGlite a query outside an open transaction waits for it forever.
+ */
+export class OutboundMessenger implements Messenger {
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: OutboundMessengerDeps) {
+    this.clock = deps.clock ?? { now: () => new Date() };
+  }
+
+  async sendPurchaseLinkEmail(to: string, msg: PurchaseLinkMessage): Promise<boolean> {
+    const recipient = to.trim();
+    let outcome: Outcome;
+    try {
+      const mail = purchaseLinkEmail(msg);
+      const base = { channel: 'email' as const, recipient, subject: mail.subject, body: mail.text };
+      if (!isSingleAddress(recipient)) {
+        outcome = { ...base, accepted: false, error: 'invalid e-mail address', providerId: null };
+      } else {
+        const result = await this.deps.mailer.send({ to: recipient, subject: mail.subject, text: mail.text, html: mail.html });
+        outcome = { ...base, accepted: result.accepted, error: result.accepted ? null : (result.error ?? 'not accepted'), providerId: result.messageId ?? null };
+      }
+    } catch (err) {
+      outcome = { channel: 'email', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
+    }
+    return this.finish(msg, outcome);
+  }
+
+  async sendPurchaseLinkSms(to: string, msg: PurchaseLinkMessage): Promise<boolean> {
+    const phone = normalizePhone(to);
+    const recipient = phone ?? to.trim();
+    let outcome: Outcome;
+    try {
+      const text = purchaseLinkSms(msg);
+      const base = { channel: 'sms' as const, recipient, subject: null, body: text };
+      if (!phone) {
+        outcome = { ...base, accepted: false, error: 'invalid phone number (international format with a leading +)', providerId: null };
+      } else {
+        const result = await this.deps.sms.send(phone, text);
+        outcome = { ...base, accepted: result.accepted, error: result.accepted ? null : (result.error ?? 'not accepted'), providerId: result.providerId ?? null };
+      }
+    } catch (err) {
+      outcome = { channel: 'sms', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
+    }
+    return this.finish(msg, outcome);
+  }
+
+  /** Logs and records the outcome; answers whether the message was accepted. Never throws. */
+  private async finish(msg: PurchaseLinkMessage, o: Outcome): Promise<boolean> {
+    const { logger } = this.deps;
+    // Recipients are personal data: the log names the purchase, the channel and the outcome only.
+    const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, channel: o.channel, accepted: o.accepted, provider_id: o.providerId ?? undefined };
+    try {
+      if (o.accepted) logger.info(fields, 'message sent');
+      else logger.warn({ ...fields, error: o.error }, 'message not sent');
+    } catch {
+      // A broken log stream must not change the answer.
+    }
+    try {
+      await this.deps.db.query(
+        `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [newUuid(), msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, o.accepted, o.error, o.providerId, this.clock.now()],
+      );
+    } catch (err) {
+      try {
+        logger.error({ ...fields, err }, 'could not record an outbound message');
+      } catch {
+        // idem
+      }
+    }
+    return o.accepted;
+  }
+}

@@ -1,0 +1,114 @@
+import type { Config } from '../config.ts';
+import type { Redacted } from '../crypto/redacted.ts';
+import { errorText } from './error-text.ts';
+
+/** What became of an SMS. `accepted` is true only when the gateway took the message. */
+export interface SmsResult {
+  accepted: boolean;
+  /** The gateway's identifier of the message, when it gives one. */
+  providerId?: string;
+  error?: string;
+}
+
+/** Something that sends SMS. `send` never throws. */
+export interface SmsGateway {
+  /** `http`: SMS_GATEWAY_URL; `sandbox`: sandbox without a gateway (kept, not delivered); `none`: production without a gateway. */
+  readonly kind: 'http' | 'sandbox' | 'none';
+  send(to: string, text: string): Promise<SmsResult>;
+}
+
+export interface HttpSmsGatewayOptions {
+  url: string;
+  /** Sent as `Authorization: Bearer <key>`; no Authorization header when absent. */
+  key: Redacted | undefined;
+  sender: string;
+  /** Deadline of one request, response body included (ms). Default 10 s. */
+  timeoutMs?: number;
+}
+
+const MAX_RESPONSE_EXCERPT = 200;
+
+/**
+ * An SMS gateway reached over HTTP: `POST <url>` with JSON `{to, text, sender}` and the key as a
+ * bearer token. Accepted iff the answer is 2xx; the message id is the JSON answer's `id`, if any.
+ * Redirects are not followed (they would count as a refusal): the key goes to the configured
+ * address only.
+ */
+export class HttpSmsGateway implements SmsGateway {
+  readonly kind = 'http' as const;
+  readonly #key: Redacted | undefined;
+  private readonly url: string;
+  private readonly sender: string;
+  private readonly timeoutMs: number;
+
+  constructor(opts: HttpSmsGatewayOptions) {
+    this.url = opts.url;
+    this.#key = opts.key;
+    this.sender = opts.sender;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+  }
+
+  async send(to: string, text: string): Promise<SmsResult> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (this.#key) headers.authorization = `Bearer ${this.#key.reveal()}`;
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ to, text, sender: this.sender }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const body = await res.text();
+      if (res.status < 200 || res.status > 299) {
+        const excerpt = body.replace(/\s+/g, ' ').trim().slice(0, MAX_RESPONSE_EXCERPT);
+        return { accepted: false, error: `SMS gateway answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}` };
+      }
+      return { accepted: true, ...providerIdOf(body) };
+    } catch (err) {
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      return { accepted: false, error: timedOut ? `SMS gateway did not answer within ${this.timeoutMs} ms` : `SMS gateway unreachable: ${errorText(err)}` };
+    }
+  }
+}
+
+function providerIdOf(body: string): { providerId?: string } {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown } | null)?.id;
+    if ((typeof id === 'string' && id !== '') || typeof id === 'number') return { providerId: String(id).slice(0, 200) };
+  } catch {
+    // A 2xx without JSON is still an acceptance.
+  }
+  return {};
+}
+
+let sandboxSeq = 0;
+
+/** Sandbox without a gateway: every SMS is taken and only recorded (the sandbox inbox shows it). */
+export class SandboxSmsGateway implements SmsGateway {
+  readonly kind = 'sandbox' as const;
+  async send(): Promise<SmsResult> {
+    return { accepted: true, providerId: `sandbox-${Date.now().toString(36)}-${++sandboxSeq}` };
+  }
+}
+
+export const NO_SMS_GATEWAY_ERROR = 'no SMS_GATEWAY_URL configured';
+
+/** Production without a gateway: nothing is sent. */
+export class NoSmsGateway implements SmsGateway {
+  readonly kind = 'none' as const;
+  async send(): Promise<SmsResult> {
+    return { accepted: false, error: NO_SMS_GATEWAY_ERROR };
+  }
+}
+
+/** The SMS gateway of the configuration. */
+export function createSmsGateway(
+  config: Pick<Config, 'env' | 'smsGatewayUrl' | 'smsGatewayKey' | 'smsSender'>,
+  opts: { timeoutMs?: number } = {},
+): SmsGateway {
+  if (config.smsGatewayUrl) {
+    return new HttpSmsGateway({ url: config.smsGatewayUrl, key: config.smsGatewayKey, sender: config.smsSender, timeoutMs: opts.timeoutMs });
+  }
+  return config.env === 'sandbox' ? new SandboxSmsGateway() : new NoSmsGateway();
+}
