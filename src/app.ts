@@ -9,6 +9,7 @@ import { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { systemClock } from './domain/clock.ts';
+import { DueWork } from './jobs/due-work.ts';
 import { openDatabase } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
 import { buildServer } from './http/server.ts';
@@ -85,6 +86,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       metrics: new Metrics({ processMetrics: opts.processMetrics ?? true }),
       clock: systemClock,
       offers: new OfferCache(db),
+      dueWork: new DueWork(),
       messenger: new OutboundMessenger({ db, mailer, sms, logger, clock: systemClock }),
     };
     const server = await buildServer(services, logger);

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
 import type { Clock } from './domain/clock.ts';
+import type { DueWork } from './jobs/due-work.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Messenger } from './messaging/messenger.ts';
 
@@ -24,6 +25,8 @@ export interface Services {
   /** The service's one clock (DESIGN §8). */
   clock: Clock;
   offers: OfferCache;
+  /** Time-driven background work; the sandbox clock drains it after each advance. */
+  dueWork: DueWork;
   /** E-mail and SMS to shoppers (purchase links); every attempt is recorded in outbound_messages. */
   messenger: Messenger;
 }

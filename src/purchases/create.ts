@@ -1,5 +1,6 @@
 import type { Offer } from '../accounts/offers.ts';
 import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
 import { newUuid } from '../domain/ids.ts';
 import { defaultComment } from '../domain/purchase-states.ts';
 import { PURCHASE_COLUMNS, toPurchase, type Product, type Purchase, type PurchaseRow } from './purchase.ts';
@@ -51,7 +52,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
        RETURNING *
      ), e AS (
        INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at)
-       SELECT account_id, id, 'purchase.created', NULL, 'CREATED', created_at FROM p
+       SELECT account_id, id, $25, NULL, 'CREATED', created_at FROM p
      )
      SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
     [
@@ -79,6 +80,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       p.notificationUrl ?? null,
       JSON.stringify(p.metadata),
       JSON.stringify(p.products),
+      EVENT.purchaseCreated,
     ],
   );
   return toPurchase(rows[0]!);

@@ -1,0 +1,32 @@
+import { MOVES } from './purchase-states.ts';
+
+/**
+ * Every kind of event written to `purchase_events` (in the same transaction as what it records).
+ * The delivery worker turns them into webhooks and back-mode notifications.
+ *
+ * - Lifecycle moves: one event each, named in MOVES (`purchase.created` for creation).
+ * - `payment.failed`: a card was refused or 3-D Secure failed; the purchase may keep its state
+ *   (the leader can retry). `data`: `{ reason, payment_id, transaction? }`.
+ * - `payment.transaction`: a PSP transaction happened (authorised, captured, voided, refunded,
+ *   failed). `data.transaction`: `{ id, status: 'authorized'|'completed'|'failed'|'voided'|'refunded',
+ *   amount_cents, created_at, error }` — the back-mode notification is built from it.
+ * - `pledge.paid`: a pledger contributed. `data`: `{ pledge_id, client_id, amount_cents }`.
+ * - `installment.paid` / `installment.failed`: `data`: `{ installment_id, index, amount_cents, attempt?, reason? }`.
+ */
+export const EVENT = {
+  purchaseCreated: 'purchase.created',
+  paymentFailed: 'payment.failed',
+  transaction: 'payment.transaction',
+  pledgePaid: 'pledge.paid',
+  installmentPaid: 'installment.paid',
+  installmentFailed: 'installment.failed',
+} as const;
+
+export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];
+
+/** Webhook trigger names of the contract, and the events they are sent for. */
+export const CONTRACT_TRIGGERS: Record<string, EventType> = {
+  paymentProcessed: MOVES.leaderProcessed.event,
+  paymentFailed: EVENT.paymentFailed,
+  pledgerContributes: EVENT.pledgePaid,
+};

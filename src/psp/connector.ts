@@ -1,0 +1,125 @@
+/**
+ * The contract every PSP connector fulfils (DESIGN §6). Chipin's payment flows speak only this
+ * interface; a registry picks the connector per offer (`offers.psp`).
+ *
+ * Rules for implementations:
+ * - A refusal (declined card, insufficient funds, failed 3-D Secure) is a result value with a
+ *   reason code, never an exception. Exceptions are for integration faults only
+ *   ({@link PspIntegrationError}): network down, bad credentials, malformed PSP answer.
+ * - Every mutating call takes an `idempotencyKey`: the same key twice returns the first outcome
+ *   and never charges twice (the PSP's own idempotency where it has one, ours otherwise).
+ * - Calls are made outside database transactions by the caller; connectors hold no DB transaction.
+ * - Amounts are integers in the currency's minor unit.
+ */
+export interface PspConnector {
+  /** Registry name, stored on offers and payments (`sandbox`, ...). */
+  readonly name: string;
+  /** True for test systems: reported as `sandbox` in notifications. */
+  readonly sandbox: boolean;
+
+  /** Tokenises card details into a reusable payment method. Raw card data goes no further. */
+  attachPaymentMethod(input: AttachInput): Promise<AttachResult>;
+
+  /**
+   * Authorises an amount on a payment method, on session (the shopper is present). With
+   * `capture: 'automatic'` the amount is captured at once. May answer `requires_action` with a
+   * 3-D Secure challenge URL; the shopper completes it, then {@link retrieve} tells the outcome.
+   */
+  authorize(input: AuthorizeInput): Promise<TransactionResult>;
+
+  /** Captures an authorised transaction, fully or partly (`amountCents` ≤ authorised). */
+  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult>;
+
+  /** Releases an authorisation (hold) without capturing. */
+  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult>;
+
+  /** Refunds a captured transaction, fully or partly. */
+  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult>;
+
+  /** Charges a saved payment method with the shopper absent (installments, the pot's rest). Captured at once. */
+  chargeOffSession(input: { idempotencyKey: string; paymentMethodId: string; amountCents: number; currency: string }): Promise<TransactionResult>;
+
+  /** The PSP's current view of a transaction (status sync, after a challenge or a timeout). */
+  retrieve(transactionId: string): Promise<TransactionResult>;
+
+  /** Checks an incoming PSP notification (signature, freshness) and reads it. */
+  verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult>;
+}
+
+export interface CardInput {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  holderName: string;
+}
+
+export interface AttachInput {
+  idempotencyKey: string;
+  card: CardInput;
+}
+
+export type AttachResult =
+  | { ok: true; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number }
+  | { ok: false; reason: DeclineReason; message: string };
+
+export interface AuthorizeInput {
+  idempotencyKey: string;
+  paymentMethodId: string;
+  amountCents: number;
+  currency: string;
+  capture: 'automatic' | 'manual';
+  /** Where the 3-D Secure challenge page sends the shopper back. */
+  returnUrl: string;
+}
+
+/** Our view of a PSP transaction. */
+export type TransactionStatus =
+  | 'requires_action' // 3-D Secure challenge pending
+  | 'authorized' // held, not captured
+  | 'captured' // fully or partly captured
+  | 'voided'
+  | 'refunded' // fully or partly
+  | 'declined'
+  | 'expired'; // an authorisation hold that lapsed
+
+export interface TransactionResult {
+  transactionId: string;
+  status: TransactionStatus;
+  amountCents: number;
+  capturedCents: number;
+  refundedCents: number;
+  /** Present when status is `declined` (or a capture/charge was refused). */
+  decline?: { reason: DeclineReason; message: string };
+  /** Present when status is `requires_action`. */
+  challengeUrl?: string;
+  /** When an authorisation hold lapses, if it does. */
+  expiresAt?: Date;
+}
+
+/** Why a payment was refused: a closed set every connector maps its PSP's codes onto. */
+export type DeclineReason =
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'invalid_card'
+  | 'authentication_failed' // 3-D Secure failed or abandoned
+  | 'authorization_expired'
+  | 'amount_too_large' // capture/refund beyond what is left
+  | 'processing_error';
+
+export type NotificationResult =
+  | { ok: true; transactionId: string; status: TransactionStatus }
+  | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
+
+/** A fault in talking to the PSP (not a refusal): retry later or alert the operator. */
+export class PspIntegrationError extends Error {
+  constructor(
+    readonly connector: string,
+    readonly code: 'unreachable' | 'bad_credentials' | 'bad_response' | 'not_supported' | 'unknown_transaction',
+    message: string,
+  ) {
+    super(`${connector}: ${message}`);
+  }
+}
