@@ -1,4 +1,4 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { destination, pino, type DestinationStream, type Logger } from 'pino';
 import { Accounts } from './accounts/accounts.ts';
 import { OfferCache } from './accounts/offers.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
@@ -8,14 +8,20 @@ import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { SandboxClock } from './clock/sandbox-clock.ts';
 import { systemClock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
+import { JobScheduler } from './jobs/scheduler.ts';
+import type { PaymentDeps } from './payments/deps.ts';
+import { registerPaymentJobs } from './payments/jobs.ts';
 import { openDatabase } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
 import { createSmsGateway } from './messaging/sms.ts';
+import { createPspRegistry } from './psp/registry.ts';
+import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
 
@@ -34,6 +40,8 @@ export interface AppOptions {
   logStream?: DestinationStream;
   /** Process-wide metrics (CPU, memory, event loop) are off in tests, where many apps share a process. */
   processMetrics?: boolean;
+  /** Event delivery knobs (tests: a short timeout, no background worker); production defaults otherwise. */
+  delivery?: DeliveryOptions;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream): Logger {
@@ -48,7 +56,8 @@ export function createLogger(config: Pick<Config, 'logLevel'>, stream?: Destinat
         censor: '[redacted]',
       },
     },
-    stream,
+    // Synchronous stdout: the last lines before process.exit (shutdown) are never lost or reordered.
+    stream ?? destination({ dest: 1, sync: true }),
   );
 }
 
@@ -65,12 +74,35 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await revokedKeys.refresh();
     revokedKeys.start();
 
+    // DESIGN §8: one clock for the whole service; in sandbox it can be moved forward.
+    const sandboxClock =
+      config.env === 'sandbox'
+        ? await SandboxClock.open(db, { onError: (err) => logger.warn({ err }, 'could not refresh the sandbox clock') })
+        : undefined;
+    const clock = sandboxClock ?? systemClock;
+    const jobs = new JobScheduler({ db, clock, log: logger });
+    const dueWork = new DueWork();
+    dueWork.register(jobs);
+
+    const psps = createPspRegistry({ db, clock, publicUrl: config.publicUrl, masterKey: config.masterKey });
+    await psps.assertOffersUseKnownPsps(db);
+
     const mailer = createMailer(config);
     const sms = createSmsGateway(config);
     logger.info({ email: mailer.kind, sms: sms.kind }, 'messaging channels');
     if (config.env === 'production' && (mailer.kind === 'none' || sms.kind === 'none')) {
       logger.warn({ email: mailer.kind, sms: sms.kind }, 'SMTP_URL or SMS_GATEWAY_URL unset: purchase links requested on that channel will not be sent');
     }
+
+    const offers = new OfferCache(db);
+    const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
+    const payments: PaymentDeps = { db, clock, offers, psps, messenger, publicUrl: config.publicUrl, logger };
+    registerPaymentJobs(jobs, payments);
+
+    const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });
+    const deliveries = new Deliveries({ db, box, clock, config, mailer, metrics, log: logger }, opts.delivery);
+    dueWork.register(deliveries.worker);
+    metrics.setDeliveryQueueProbe(() => deliveries.queueStats());
 
     const services: Services = {
       config,
@@ -83,13 +115,22 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         byKey: new FailureThrottle(5, 60_000),
         byAddress: new FailureThrottle(20, 60_000),
       },
-      metrics: new Metrics({ processMetrics: opts.processMetrics ?? true }),
-      clock: systemClock,
-      offers: new OfferCache(db),
-      dueWork: new DueWork(),
-      messenger: new OutboundMessenger({ db, mailer, sms, logger, clock: systemClock }),
+      metrics,
+      clock,
+      offers,
+      dueWork,
+      jobs,
+      sandboxClock,
+      messenger,
+      psps,
+      payments,
+      deliveries,
     };
     const server = await buildServer(services, logger);
+    const pollMs = config.jobPollIntervalMs ?? 1_000;
+    sandboxClock?.start();
+    if (pollMs > 0) jobs.start(pollMs);
+    await deliveries.start();
 
     let closing: Promise<void> | undefined;
     return {
@@ -99,10 +140,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       close: () =>
         (closing ??= (async () => {
           revokedKeys.stop();
+          sandboxClock?.stop();
           try {
+            await deliveries.stop(); // interrupts attempts in flight and records them, before mail and database go
             mailer.close();
             await server.close();
           } finally {
+            await jobs.stop(); // lets a running job finish before its database goes
             await db.close();
           }
         })()),

@@ -26,6 +26,15 @@ export interface Config {
   logLevel: LogLevel;
   /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address. */
   trustProxy: boolean | number | string;
+  /** How often each process polls for due jobs (ms); 0 = never (only the sandbox clock runs them). Absent: 1000. */
+  jobPollIntervalMs?: number;
+  /** Requests per minute per client address on the public schedule simulation. Absent: 60. */
+  simulationRateLimit?: number;
+  /**
+   * Hosts (names or IP addresses) that webhooks and notifications may reach although they resolve
+   * to loopback, private or link-local addresses, refused otherwise in production. Absent: none.
+   */
+  webhookAllowedHosts?: string[];
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -118,7 +127,8 @@ export function loadConfig(env: Env): Config {
   const port = read(() => {
     const raw = nonEmpty(env, 'PORT');
     if (raw === undefined) return 3000;
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new Problem(`PORT must be an integer between 0 and 65535, got "${raw}"`);
+    // Not 0 (any free port): links and the demo banner are built from PORT before listening.
+    if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Problem(`PORT must be an integer between 1 and 65535, got "${raw}"`);
     return Number(raw);
   }, 3000);
   const host = nonEmpty(env, 'HOST') ?? '127.0.0.1';
@@ -187,6 +197,27 @@ export function loadConfig(env: Env): Config {
 
   const dataDir = resolve(nonEmpty(env, 'DATA_DIR') ?? './data');
 
+  const intInRange = (name: string, fallback: number, min: number, max: number) =>
+    read(() => {
+      const raw = nonEmpty(env, name);
+      if (raw === undefined) return fallback;
+      if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+        throw new Problem(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+      }
+      return Number(raw);
+    }, fallback);
+  const jobPollIntervalMs = intInRange('JOB_POLL_INTERVAL_MS', 1_000, 0, 60_000);
+  // Polling faster than this only loads the database; 0 turns polling off.
+  if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
+  const simulationRateLimit = intInRange('SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
+
+  const webhookAllowedHosts = read(() => {
+    const hosts = (nonEmpty(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
+    if (bad !== undefined) throw new Problem(`WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, got "${bad}"`);
+    return hosts;
+  }, []);
+
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
   const trustProxy =
     rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
@@ -209,5 +240,8 @@ export function loadConfig(env: Env): Config {
     smsSender,
     logLevel,
     trustProxy,
+    jobPollIntervalMs,
+    simulationRateLimit,
+    webhookAllowedHosts,
   };
 }

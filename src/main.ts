@@ -8,6 +8,8 @@ import { openDatabase } from './db/open.ts';
 import { Accounts } from './accounts/accounts.ts';
 import { SecretBox } from './crypto/secret-box.ts';
 import { demoBanner, ensureDemoMerchant } from './sandbox/demo-merchant.ts';
+import { setWebhookFromCli } from './delivery/cli.ts';
+import { WebhookSettingsError } from './delivery/endpoints.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -17,15 +19,29 @@ Commands:
   merchant create --name N --email E [--json]    create a merchant account with its offers and first API key
   key create --account acc_... [--json]          create another API key for an account
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
+  webhook set --account acc_... --url U [--events a,b] [--json]
+                                                 set the account's webhook URL (new token and signing secret)
 
 Configuration comes from the environment; see README.md.`;
 
 class UsageError extends Error {}
+class ListenError extends Error {}
 
 async function serve(config: Config): Promise<void> {
   const app = await createApp(config);
   const { server, logger } = app;
+  // Before listening, so that a ready service always has it; printed once the port is ours.
   const demo = await ensureDemoMerchant(config, app.services.accounts);
+  try {
+    await server.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new ListenError(`cannot listen on ${config.host}:${config.port} (${code}); set PORT or HOST to a free address`);
+    }
+    throw err;
+  }
   if (demo) process.stdout.write(demoBanner(config, demo) + '\n');
 
   let stopping = false;
@@ -46,8 +62,6 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-
-  await server.listen({ port: config.port, host: config.host });
   logger.info({ url: config.publicUrl, env: config.env, database: app.services.db.kind }, 'chipin ready');
 }
 
@@ -77,6 +91,8 @@ async function run(argv: string[]): Promise<void> {
       email: { type: 'string' },
       account: { type: 'string' },
       key: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -86,7 +102,7 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke'];
+  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'webhook set'];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
@@ -134,11 +150,19 @@ async function run(argv: string[]): Promise<void> {
       const r = await withAccounts(config, (a) => a.revokeKey(key));
       return out(`revoked ${r.api_key}; its access tokens stop working within 5 s`, { api_key: r.api_key, revoked_at: r.revoked_at.toISOString() });
     }
+    case 'webhook set': {
+      const events = typeof values.events === 'string' ? values.events.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
+      const w = await setWebhookFromCli(config, { account: required(values, 'account'), url: required(values, 'url'), ...(events ? { events } : {}) });
+      return out(
+        [`url     ${w.url}`, `events  ${w.events.join(', ')}`, `token   ${w.token}`, `secret  ${w.secret}`, 'The previous token and secret no longer apply.'].join('\n'),
+        w,
+      );
+    }
   }
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError) {
+  if (err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError || err instanceof WebhookSettingsError) {
     process.stderr.write(err.message.split('\n').map((line) => `chipin: ${line}\n`).join(''));
   } else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`chipin: ${(err as Error).message}\n\n${USAGE}\n`);

@@ -6,10 +6,15 @@ import type { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
+import type { PaymentDeps } from './payments/deps.ts';
 import type { Clock } from './domain/clock.ts';
 import type { DueWork } from './jobs/due-work.ts';
+import type { JobScheduler } from './jobs/scheduler.ts';
+import type { SandboxClock } from './clock/sandbox-clock.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { Messenger } from './messaging/messenger.ts';
+import type { PspRegistry } from './psp/registry.ts';
+import type { Deliveries } from './delivery/service.ts';
 
 /** Everything a request handler may use, built once by the composition root (app.ts). */
 export interface Services {
@@ -27,6 +32,16 @@ export interface Services {
   offers: OfferCache;
   /** Time-driven background work; the sandbox clock drains it after each advance. */
   dueWork: DueWork;
+  /** Durable jobs (src/jobs/scheduler.ts): register handlers here; schedule with `scheduleJob`. */
+  jobs: JobScheduler;
+  /** The movable clock behind `clock` in sandbox; undefined in production. */
+  sandboxClock: SandboxClock | undefined;
   /** E-mail and SMS to shoppers (purchase links); every attempt is recorded in outbound_messages. */
   messenger: Messenger;
+  /** PSP connectors by name (`offers.psp`); `sandbox` is built in and the default (DESIGN §6). */
+  psps: PspRegistry;
+  /** What the payment flows (hosted pages, sandbox helpers, jobs) need. */
+  payments: PaymentDeps;
+  /** Webhooks and back-mode notifications: endpoints, delivery log, replay, the worker (docs/webhooks.md). */
+  deliveries: Deliveries;
 }

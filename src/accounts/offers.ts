@@ -12,6 +12,21 @@ export interface Offer {
   minAmountCents: number;
   maxAmountCents: number;
   accountName: string;
+  /** PSP connector name (registry key). */
+  psp: string;
+  /** Card refusals a leader may have before the purchase goes FAILED. */
+  maxAttempts: number;
+  /** How long pledgers have to pay, from the leader's payment (SHARED). */
+  potDeadlineHours: number;
+  /** Schedule terms (DESIGN §4): fee in basis points of the amount, plus a fixed fee. */
+  feeRateBps: number;
+  fixedFeeCents: number;
+  /** Nominal annual interest rate in basis points (`debit_rate`). */
+  debitRateBps: number;
+  /** Largest credit on one purchase; null = no cap. */
+  fundingCapCents: number | null;
+  /** Legal ceiling on the TAEG in basis points; null = none. */
+  usuryCeilingBps: number | null;
 }
 
 interface OfferRow {
@@ -24,10 +39,19 @@ interface OfferRow {
   min_amount_cents: number;
   max_amount_cents: number;
   account_name: string;
+  psp: string;
+  max_attempts: number;
+  pot_deadline_hours: number;
+  fee_rate_bps: number;
+  fixed_fee_cents: number;
+  debit_rate_bps: number;
+  funding_cap_cents: number | null;
+  usury_ceiling_bps: number | null;
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.max_attempts, o.pot_deadline_hours,
+  o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
   FROM offers o JOIN accounts a ON a.id = o.account_id`;
 
 function toOffer(r: OfferRow): Offer {
@@ -41,6 +65,14 @@ function toOffer(r: OfferRow): Offer {
     minAmountCents: r.min_amount_cents,
     maxAmountCents: r.max_amount_cents,
     accountName: r.account_name,
+    psp: r.psp,
+    maxAttempts: r.max_attempts,
+    potDeadlineHours: r.pot_deadline_hours,
+    feeRateBps: r.fee_rate_bps,
+    fixedFeeCents: r.fixed_fee_cents,
+    debitRateBps: r.debit_rate_bps,
+    fundingCapCents: r.funding_cap_cents,
+    usuryCeilingBps: r.usury_ceiling_bps,
   };
 }
 
@@ -56,6 +88,8 @@ export async function listOffers(sql: Sql, accountId: string): Promise<Offer[]> 
  */
 export class OfferCache {
   readonly #entries = new Map<string, { offers: Promise<Offer[]>; expiresAt: number }>();
+  /** Offer id → account id, for the credential-less lookup; an offer never changes account. */
+  readonly #accountOf = new Map<string, string>();
 
   constructor(
     private readonly sql: Sql,
@@ -77,6 +111,29 @@ export class OfferCache {
   async find(accountId: string, merchantUid: string): Promise<Offer | undefined> {
     const id = parsePublicId('mer', merchantUid);
     return id === undefined ? undefined : (await this.#offers(accountId)).find((o) => o.id === id);
+  }
+
+  /** The account's offer with this bare uuid (as stored on purchases). */
+  async byId(accountId: string, id: string): Promise<Offer | undefined> {
+    return (await this.#offers(accountId)).find((o) => o.id === id);
+  }
+
+  /**
+   * The offer with this `mer_<uuid>`, whatever its account: only for the public, credential-less
+   * schedule simulation, which must show nothing of the account beyond the offer's own terms.
+   */
+  async findPublic(merchantUid: string): Promise<Offer | undefined> {
+    const id = parsePublicId('mer', merchantUid);
+    if (id === undefined) return undefined;
+    let accountId = this.#accountOf.get(id);
+    if (accountId === undefined) {
+      const { rows } = await this.sql.query<{ account_id: string }>('SELECT account_id FROM offers WHERE id = $1', [id]);
+      accountId = rows[0]?.account_id;
+      if (accountId === undefined) return undefined;
+      if (this.#accountOf.size >= 10_000) this.#accountOf.delete(this.#accountOf.keys().next().value!);
+      this.#accountOf.set(id, accountId);
+    }
+    return this.byId(accountId, id);
   }
 
   /** The offer a purchase uses when none is named: the account's first SHARED offer. */

@@ -23,6 +23,13 @@ export interface Database extends Sql {
    * the outer handle from inside a transaction waits for that transaction forever.
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` with the payload of every NOTIFY on `channel` (sent by any process on the
+   * database, delivered after its transaction commits) until the returned function is called.
+   * PostgreSQL: a dedicated connection, re-established after a loss (notifications sent while it
+   * was down are missed: callers keep a slow poll). PGlite: its own LISTEN.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -24,6 +24,12 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
     query: outer.query,
     exec: outer.exec,
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    async listen(channel, onNotify) {
+      const unlisten = await db.listen(channel, onNotify);
+      return async () => {
+        if (!db.closed) await unlisten();
+      };
+    },
     close: () => db.close(),
   };
 }

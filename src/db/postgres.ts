@@ -27,6 +27,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const outer = wrap(pool);
+  const listeners = new Set<() => Promise<void>>();
   return {
     kind: 'postgres',
     query: outer.query,
@@ -45,6 +46,73 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
         client.release();
       }
     },
-    close: () => pool.end(),
+    listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
+    async close() {
+      await Promise.all([...listeners].map((stop) => stop()));
+      await pool.end();
+    },
   };
+}
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to other queries). A lost
+ * connection is re-established with a growing delay; the returned function stops for good.
+ */
+async function listenPostgres(
+  url: string,
+  channel: string,
+  onNotify: (payload: string) => void,
+  registry: Set<() => Promise<void>>,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let delayMs = 500;
+
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url, types });
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) onNotify(msg.payload ?? '');
+    });
+    c.on('error', () => reconnect(c));
+    c.on('end', () => reconnect(c));
+    await c.connect();
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delayMs = 500;
+  };
+  const reconnect = (c: pg.Client): void => {
+    if (stopped || client !== c || retryTimer) return;
+    client = undefined;
+    c.end().catch(() => {});
+    const attempt = (): void => {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        if (stopped) return;
+        connect().catch(() => {
+          delayMs = Math.min(delayMs * 2, 30_000);
+          attempt();
+        });
+      }, delayMs);
+      retryTimer.unref();
+    };
+    attempt();
+  };
+
+  await connect();
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    registry.delete(stop);
+    clearTimeout(retryTimer);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => {});
+  };
+  registry.add(stop);
+  return stop;
 }

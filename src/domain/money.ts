@@ -47,6 +47,26 @@ function toDecimal(amountCents: number, exponent: number): string {
   return exponent === 0 ? sign + digits : `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
+/** An amount as a plain decimal in the currency's unit: (4000, 'EUR') → "40.00", (7, 'JPY') → "7". */
+export function decimalAmount(amountCents: number, currency: string): string {
+  return toDecimal(amountCents, currencyExponent(currency));
+}
+
+/**
+ * What a person typed as an amount ("25", "25.5", "25,50", "1 234.00") in minor units, or
+ * undefined when it is not a non-negative amount with at most the currency's decimals. Integer
+ * arithmetic on the digits: "0.1" is exactly 10 cents.
+ */
+export function parseDecimalAmount(text: string, currency: string): number | undefined {
+  const exponent = currencyExponent(currency);
+  const compact = text.trim().replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
+  const m = /^(\d{1,13})(?:\.(\d*))?$/.exec(compact);
+  if (!m) return undefined;
+  const fraction = m[2] ?? '';
+  if (fraction.length > exponent) return undefined;
+  return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+}
+
 /**
  * An amount in minor units, formatted for people in the language's locale: `12,50 €` (fr),
  * `€12.50` (en), `JP¥1,234`. Exact for every safe integer (formatted from a decimal string, never

@@ -12,9 +12,34 @@ export type ErrorCode =
   // purchases (contract: abort)
   | 'purchase_already_aborted'
   | 'purchase_non_abortable'
+  // payments (sandbox helpers): a refusal answers its reason
+  | 'card_declined'
+  | 'insufficient_funds'
+  | 'expired_card'
+  | 'incorrect_cvc'
+  | 'invalid_card'
+  | 'authentication_failed'
+  | 'authorization_expired'
+  | 'amount_too_large'
+  | 'processing_error'
+  | 'purchase_not_payable'
+  | 'pledge_closed'
+  | 'payment_in_progress'
+  // trigger_capture
+  | 'invalid_signature'
+  | 'missing_identifier'
+  | 'invalid_purchase_state'
   // Idempotency-Key (DESIGN §7)
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
+  // schedule simulation (ScheduleError codes, src/domain/schedule.ts, plus SHARED offers)
+  | 'invalid_amount'
+  | 'invalid_date'
+  | 'amount_below_minimum'
+  | 'amount_above_maximum'
+  | 'amount_above_funding_cap'
+  | 'usury_ceiling_exceeded'
+  | 'schedule_not_available'
   // general
   | 'not_found'
   | 'invalid_input'

@@ -1,4 +1,7 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the delivery queue gauges read at scrape time (src/delivery/store.ts `queueStats`). */
+export type DeliveryQueueProbe = () => Promise<{ depth: number; oldestDueAgeSeconds: number }>;
 
 /** Prometheus metrics of one process: its own registry, so tests can run several apps side by side. */
 export class Metrics {
@@ -17,6 +20,40 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly deliveryAttempts = new Counter({
+    name: 'chipin_delivery_attempts_total',
+    help: 'Webhook and notification attempts, by kind and outcome (succeeded, retry_scheduled, gave_up, endpoint_gone, cancelled, interrupted)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly deliveryLatency = new Histogram({
+    name: 'chipin_delivery_attempt_duration_seconds',
+    help: 'Time from sending a webhook or notification to its answer (or timeout), by kind',
+    labelNames: ['kind'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  #deliveryQueue: DeliveryQueueProbe | undefined;
+  #deliverySnapshot: { at: number; value: Promise<{ depth: number; oldestDueAgeSeconds: number } | undefined> } | undefined;
+  readonly deliveryQueueDepth = new Gauge({
+    name: 'chipin_delivery_queue_depth',
+    help: 'Deliveries waiting to be sent (pending: due now or scheduled for a retry), all processes together',
+    registers: [this.registry],
+    collect: async () => {
+      const s = await this.#deliveryStats();
+      if (s) this.deliveryQueueDepth.set(s.depth);
+    },
+  });
+  readonly deliveryOldestDue = new Gauge({
+    name: 'chipin_delivery_oldest_due_age_seconds',
+    help: 'How long the oldest due delivery has been waiting to be sent (0 when none is due)',
+    registers: [this.registry],
+    collect: async () => {
+      const s = await this.#deliveryStats();
+      if (s) this.deliveryOldestDue.set(s.oldestDueAgeSeconds);
+    },
+  });
+
   constructor(opts: { processMetrics: boolean }) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'chipin_' });
   }
@@ -25,5 +62,26 @@ export class Metrics {
     const labels = { method, route, status_code: String(status) };
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
+  }
+
+  observeDeliveryAttempt(kind: string, outcome: string, seconds: number): void {
+    this.deliveryAttempts.inc({ kind, outcome });
+    if (outcome !== 'cancelled') this.deliveryLatency.observe({ kind }, seconds);
+  }
+
+  /** Where the queue gauges read from; set by the composition root. */
+  setDeliveryQueueProbe(probe: DeliveryQueueProbe): void {
+    this.#deliveryQueue = probe;
+  }
+
+  /** One query serves both gauges of a scrape. */
+  #deliveryStats(): Promise<{ depth: number; oldestDueAgeSeconds: number } | undefined> {
+    const probe = this.#deliveryQueue;
+    if (!probe) return Promise.resolve(undefined);
+    const now = Date.now();
+    if (!this.#deliverySnapshot || now - this.#deliverySnapshot.at > 500) {
+      this.#deliverySnapshot = { at: now, value: probe().catch(() => undefined) };
+    }
+    return this.#deliverySnapshot.value;
   }
 }

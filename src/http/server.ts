@@ -88,6 +88,17 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     }
   });
 
+  // On shutdown, responses still in flight close their connection: `forceCloseConnections`
+  // only closes connections idle when shutdown starts, and a kept-alive one would hold the
+  // process until the keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

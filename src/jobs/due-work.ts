@@ -8,6 +8,11 @@ export interface DueWorkRunner {
   readonly name: string;
   /** Runs what is due at the service clock's now; answers how many items it handled. */
   runDue(): Promise<number>;
+  /**
+   * Items already due that some process (this one or another) is handling right now; `settle`
+   * waits for them. Optional: a runner without it is never waited for.
+   */
+  dueInProgress?(): Promise<number>;
 }
 
 export class DueWork {
@@ -27,5 +32,26 @@ export class DueWork {
       if (handled === 0) break;
     }
     return total;
+  }
+
+  /**
+   * Drains, then waits (up to `timeoutMs`) for the due items other processes had claimed, draining
+   * again after each wait for what their outcome made due: when it resolves, what was due has run
+   * wherever it ran (the sandbox clock answers after this). Answers the items handled here.
+   */
+  async settle(timeoutMs = 10_000, pollMs = 100): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let total = await this.drain();
+    while (Date.now() < deadline && (await this.#inProgress()) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      total += await this.drain();
+    }
+    return total;
+  }
+
+  async #inProgress(): Promise<number> {
+    let n = 0;
+    for (const r of this.#runners) n += r.dueInProgress ? await r.dueInProgress() : 0;
+    return n;
   }
 }

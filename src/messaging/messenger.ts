@@ -1,6 +1,6 @@
 import type { Lang } from '../http/i18n.ts';
 
-/** A purchase link to send to the leader (or later a pledger invitation), by e-mail or SMS. */
+/** A purchase link to send to the leader, by e-mail or SMS (and the base of {@link PledgeMessage}). */
 export interface PurchaseLinkMessage {
   accountId: string;
   purchaseId: string;
@@ -15,12 +15,33 @@ export interface PurchaseLinkMessage {
 }
 
 /**
+ * A pledger's message of the shared pot: the leader paid for the purchase and invites friends
+ * (pledgers) to pay a share on their own page before a deadline. `url` is the pledger's own page,
+ * `amountCents` the whole purchase; the message greets `pledgerName` (`firstName` is not used).
+ */
+export interface PledgeMessage extends PurchaseLinkMessage {
+  kind: 'invitation' | 'reminder';
+  /** Who invites (the leader's first name, or e-mail when no name is known). */
+  inviterName: string;
+  /** The pledger's share, minor units of `currency`. */
+  shareCents: number;
+  /** When the pot closes. */
+  deadline: Date;
+  /** The pledger's own name, when the leader gave it. */
+  pledgerName?: string;
+}
+
+/**
  * Sends messages to shoppers and records each attempt in `outbound_messages`. A send never
  * throws: it answers whether the mail server / SMS gateway accepted the message.
  */
 export interface Messenger {
   sendPurchaseLinkEmail(to: string, msg: PurchaseLinkMessage): Promise<boolean>;
   sendPurchaseLinkSms(to: string, msg: PurchaseLinkMessage): Promise<boolean>;
+  /** A pledger's invitation or reminder (`msg.kind`), by e-mail. */
+  sendPledgeEmail(to: string, msg: PledgeMessage): Promise<boolean>;
+  /** A pledger's invitation or reminder (`msg.kind`), by SMS. */
+  sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean>;
 }
 
 export type { Lang };

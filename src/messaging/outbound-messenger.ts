@@ -5,9 +5,9 @@ import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
 import type { Mailer } from './mailer.ts';
-import type { Messenger, PurchaseLinkMessage } from './messenger.ts';
+import type { Messenger, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 import type { SmsGateway } from './sms.ts';
-import { purchaseLinkEmail, purchaseLinkSms } from './templates.ts';
+import { pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
 
 export interface OutboundMessengerDeps {
   db: Database;
@@ -28,6 +28,19 @@ interface Outcome {
   error: string | null;
   providerId: string | null;
 }
+
+/** What the message is, for the logs. */
+type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder';
+
+function pledgeKind(msg: PledgeMessage): MessageKind {
+  return msg.kind === 'reminder' ? 'pledge_reminder' : 'pledge_invitation';
+}
+
+/** The purchase a message is about (`outbound_messages` references it). */
+type MessageIds = Pick<PurchaseLinkMessage, 'accountId' | 'purchaseId'>;
+
+/** A built e-mail, whatever the template. */
+type EmailContent = Pick<PurchaseLinkEmail, 'subject' | 'text' | 'html'>;
 
 /** `+33 6 12-34.56 78` → `+33612345678`; `undefined` unless it is an E.164 number. */
 export function normalizePhone(value: string): string | undefined {
@@ -56,10 +69,31 @@ export class OutboundMessenger implements Messenger {
   }
 
   async sendPurchaseLinkEmail(to: string, msg: PurchaseLinkMessage): Promise<boolean> {
+    return this.sendEmail(to, msg, 'purchase_link', () => purchaseLinkEmail(msg));
+  }
+
+  async sendPurchaseLinkSms(to: string, msg: PurchaseLinkMessage): Promise<boolean> {
+    return this.sendSms(to, msg, 'purchase_link', () => purchaseLinkSms(msg));
+  }
+
+  async sendPledgeEmail(to: string, msg: PledgeMessage): Promise<boolean> {
+    return this.sendEmail(to, msg, pledgeKind(msg), () => pledgeEmail(msg));
+  }
+
+  async sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean> {
+    return this.sendSms(to, msg, pledgeKind(msg), () => pledgeSms(msg));
+  }
+
+  /**
+   * Sends one e-mail and records it. `compose` builds the content (a template); if it throws,
+   * the attempt is recorded as not sent. The content is built before the address is checked, so
+   * that a refused address still records what would have been sent. Never throws.
+   */
+  private async sendEmail(to: string, ids: MessageIds, kind: MessageKind, compose: () => EmailContent): Promise<boolean> {
     const recipient = to.trim();
     let outcome: Outcome;
     try {
-      const mail = purchaseLinkEmail(msg);
+      const mail = compose();
       const base = { channel: 'email' as const, recipient, subject: mail.subject, body: mail.text };
       if (!isSingleAddress(recipient)) {
         outcome = { ...base, accepted: false, error: 'invalid e-mail address', providerId: null };
@@ -70,15 +104,16 @@ export class OutboundMessenger implements Messenger {
     } catch (err) {
       outcome = { channel: 'email', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
     }
-    return this.finish(msg, outcome);
+    return this.finish(ids, kind, outcome);
   }
 
-  async sendPurchaseLinkSms(to: string, msg: PurchaseLinkMessage): Promise<boolean> {
+  /** Sends one SMS and records it; as {@link sendEmail}, for an E.164 phone number. Never throws. */
+  private async sendSms(to: string, ids: MessageIds, kind: MessageKind, compose: () => string): Promise<boolean> {
     const phone = normalizePhone(to);
     const recipient = phone ?? to.trim();
     let outcome: Outcome;
     try {
-      const text = purchaseLinkSms(msg);
+      const text = compose();
       const base = { channel: 'sms' as const, recipient, subject: null, body: text };
       if (!phone) {
         outcome = { ...base, accepted: false, error: 'invalid phone number (international format with a leading +)', providerId: null };
@@ -89,14 +124,14 @@ export class OutboundMessenger implements Messenger {
     } catch (err) {
       outcome = { channel: 'sms', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
     }
-    return this.finish(msg, outcome);
+    return this.finish(ids, kind, outcome);
   }
 
   /** Logs and records the outcome; answers whether the message was accepted. Never throws. */
-  private async finish(msg: PurchaseLinkMessage, o: Outcome): Promise<boolean> {
+  private async finish(msg: MessageIds, kind: MessageKind, o: Outcome): Promise<boolean> {
     const { logger } = this.deps;
-    // Recipients are personal data: the log names the purchase, the channel and the outcome only.
-    const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, channel: o.channel, accepted: o.accepted, provider_id: o.providerId ?? undefined };
+    // Recipients are personal data: the log names the purchase, the message, the channel and the outcome only.
+    const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, message: kind, channel: o.channel, accepted: o.accepted, provider_id: o.providerId ?? undefined };
     try {
       if (o.accepted) logger.info(fields, 'message sent');
       else logger.warn({ ...fields, error: o.error }, 'message not sent');

@@ -1,13 +1,19 @@
 import { formatMoney } from '../domain/money.ts';
 import { langOf, type Lang } from '../http/i18n.ts';
-import type { PurchaseLinkMessage } from './messenger.ts';
+import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
  * Texts of the messages sent to shoppers, in the purchase's language (fr and en complete; every
  * other locale falls back to English). Pure functions: no I/O, no clock.
  *
- * Merchant-supplied values (merchant name, title, first name) are untrusted: they are flattened to
- * one line everywhere (no header or line injection) and HTML-escaped in the HTML part.
+ * Merchant- and shopper-supplied values (merchant name, title, first name, inviter and pledger
+ * names) are untrusted: they are flattened to one line everywhere (no header or line injection) and
+ * HTML-escaped in the HTML part.
+ *
+ * Messages:
+ * - purchase link ({@link purchaseLinkEmail}, {@link purchaseLinkSms}): to the leader;
+ * - pledge invitation / reminder ({@link pledgeEmail}, {@link pledgeSms}): to a pledger of a shared
+ *   pot, asking for their share before the pot's deadline.
  */
 
 export interface PurchaseLinkEmail {
@@ -36,12 +42,14 @@ interface Parts {
   title: string;
   amount: string;
   url: string;
+  /** Whom the message greets, when known. */
   firstName: string | undefined;
 }
 
-function parts(msg: PurchaseLinkMessage): Parts {
+/** The message's values, flattened and formatted; `greetName` is whom the message greets. */
+function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
   const lang = langOf(msg.language);
-  const firstName = msg.firstName === undefined ? undefined : oneLine(msg.firstName, 60);
+  const firstName = greetName === undefined ? undefined : oneLine(greetName, 60);
   return {
     lang,
     merchant: oneLine(msg.merchantName, 100) || 'Chipin',
@@ -54,48 +62,210 @@ function parts(msg: PurchaseLinkMessage): Parts {
 
 const NBSP = '\u00a0';
 
-const EMAIL: Record<Lang, (p: Parts) => { subject: string; greeting: string; intro: string; invite: string; cta: string; ignore: string; signature: string }> = {
-  en: (p) => ({
-    subject: `${p.merchant}: your payment link for ${oneLine(p.title, 80)}`,
-    greeting: p.firstName ? `Hello ${p.firstName},` : 'Hello,',
-    intro: `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}.`,
-    invite: 'Pay for it on your own or with friends at this link:',
-    cta: 'Pay now',
-    ignore: 'If you did not ask for this purchase, you can ignore this e-mail.',
-    signature: `Chipin, on behalf of ${p.merchant}`,
-  }),
-  fr: (p) => ({
-    subject: `${p.merchant}${NBSP}: votre lien de paiement pour ${oneLine(p.title, 80)}`,
-    greeting: p.firstName ? `Bonjour ${p.firstName},` : 'Bonjour,',
-    intro: `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}.`,
-    invite: `Réglez-le seul ou à plusieurs en suivant ce lien${NBSP}:`,
-    cta: 'Payer maintenant',
-    ignore: "Si vous n'êtes pas à l'origine de cet achat, vous pouvez ignorer cet e-mail.",
-    signature: `Chipin, pour le compte de ${p.merchant}`,
-  }),
+/** Time zone of the dates in messages (pot deadlines). */
+export const MESSAGE_TIME_ZONE = 'Europe/Paris';
+
+const DATE_LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
+const dateFormatters = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
+
+/**
+ * A date and time for people, in the language, in {@link MESSAGE_TIME_ZONE}: `23 November 2026, 14:00`
+ * (en), `23 novembre 2026 à 14:00`, `1er août 2026 à 09:05` (fr). Throws RangeError for an invalid date.
+ */
+export function formatDateTime(date: Date, lang: Lang): string {
+  let f = dateFormatters.get(lang);
+  if (!f) {
+    const locale = DATE_LOCALES[lang];
+    f = {
+      day: new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: MESSAGE_TIME_ZONE }),
+      time: new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: MESSAGE_TIME_ZONE }),
+    };
+    dateFormatters.set(lang, f);
+  }
+  const day = f.day.format(date);
+  const time = f.time.format(date);
+  // French writes the first day of a month as an ordinal: `1er août`.
+  return lang === 'fr' ? `${day.replace(/^1(?=\s)/, '1er')} à ${time}` : `${day}, ${time}`;
+}
+
+/** Wording shared by every e-mail. */
+const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
+  en: {
+    greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
+    signature: (merchant) => `Chipin, on behalf of ${merchant}`,
+  },
+  fr: {
+    greeting: (name) => (name ? `Bonjour ${name},` : 'Bonjour,'),
+    signature: (merchant) => `Chipin, pour le compte de ${merchant}`,
+  },
 };
 
-/** The e-mail carrying a purchase's payment link: subject, plain text and an escaped HTML version. */
-export function purchaseLinkEmail(msg: PurchaseLinkMessage): PurchaseLinkEmail {
-  const p = parts(msg);
-  const t = EMAIL[p.lang](p);
-  const text = [t.greeting, '', t.intro, '', t.invite, p.url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
+/** The texts of one e-mail, before layout. */
+interface EmailTexts {
+  subject: string;
+  greeting: string;
+  intro: string;
+  /** The line just above the link. */
+  invite: string;
+  /** The button's label (HTML part). */
+  cta: string;
+  ignore: string;
+  signature: string;
+}
+
+/** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
+function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
+  const text = [t.greeting, '', t.intro, '', t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const e = escapeHtml;
   const html = `<!DOCTYPE html>
-<html lang="${p.lang}">
+<html lang="${lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(t.subject)}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
 <p>${e(t.greeting)}</p>
 <p>${e(t.intro)}</p>
 <p>${e(t.invite)}</p>
-<p><a href="${e(p.url)}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${e(t.cta)}</a></p>
-<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${e(p.url)}">${e(p.url)}</a></p>
+<p><a href="${e(url)}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${e(t.cta)}</a></p>
+<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${e(url)}">${e(url)}</a></p>
 <p style="font-size:13px;color:#555555">${e(t.ignore)}</p>
 <p style="font-size:13px;color:#555555">${e(t.signature)}</p>
 </body>
 </html>
 `;
-  return { lang: p.lang, subject: oneLine(t.subject, 200), text, html };
+  return { lang, subject: oneLine(t.subject, 200), text, html };
+}
+
+const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
+  en: (p) => ({
+    subject: `${p.merchant}: your payment link for ${oneLine(p.title, 80)}`,
+    greeting: COMMON.en.greeting(p.firstName),
+    intro: `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}.`,
+    invite: 'Pay for it on your own or with friends at this link:',
+    cta: 'Pay now',
+    ignore: 'If you did not ask for this purchase, you can ignore this e-mail.',
+    signature: COMMON.en.signature(p.merchant),
+  }),
+  fr: (p) => ({
+    subject: `${p.merchant}${NBSP}: votre lien de paiement pour ${oneLine(p.title, 80)}`,
+    greeting: COMMON.fr.greeting(p.firstName),
+    intro: `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}.`,
+    invite: `Réglez-le seul ou à plusieurs en suivant ce lien${NBSP}:`,
+    cta: 'Payer maintenant',
+    ignore: "Si vous n'êtes pas à l'origine de cet achat, vous pouvez ignorer cet e-mail.",
+    signature: COMMON.fr.signature(p.merchant),
+  }),
+};
+
+/** The e-mail carrying a purchase's payment link: subject, plain text and an escaped HTML version. */
+export function purchaseLinkEmail(msg: PurchaseLinkMessage): PurchaseLinkEmail {
+  const p = parts(msg, msg.firstName);
+  return renderEmail(p.lang, p.url, EMAIL[p.lang](p));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pledges: a pledger's invitation to pay a share of the shared pot, and the reminder.
+
+interface PledgeParts extends Parts {
+  reminder: boolean;
+  inviter: string;
+  share: string;
+  deadline: string;
+}
+
+/** The values a pledge sentence is made of; `title` and `merchant` may be '' (left out). */
+interface PledgeFields {
+  inviter: string;
+  share: string;
+  title: string;
+  merchant: string;
+  amount: string;
+  deadline: string;
+}
+
+const PLEDGE: Record<
+  Lang,
+  {
+    /** Stands for an inviter whose name is empty. */
+    someone: string;
+    /** `Reminder: ` */
+    reminder: string;
+    /** `<inviter> invites you to chip in <share> for "<title>" at <merchant> (total <amount>)`, no final stop. */
+    offer(f: PledgeFields): string;
+    /** Invitation, the line above the link: `Pay your share before <deadline>:`. */
+    payBefore(deadline: string): string;
+    /** Reminder, the line above the link: `The pot closes on <deadline>. Pay your share here:`. */
+    closes(deadline: string): string;
+    /** The compact SMS ending after the offer: `before <deadline>:`. */
+    before(deadline: string): string;
+    subject(p: PledgeParts, title: string): string;
+    cta: string;
+    ignore: string;
+  }
+> = {
+  en: {
+    someone: 'A friend',
+    reminder: 'Reminder: ',
+    offer: (f) => `${f.inviter} invites you to chip in ${f.share}${f.title ? ` for "${f.title}"` : ''}${f.merchant ? ` at ${f.merchant} (total ${f.amount})` : ''}`,
+    payBefore: (d) => `Pay your share before ${d}:`,
+    closes: (d) => `The pot closes on ${d}. Pay your share here:`,
+    before: (d) => `before ${d}:`,
+    subject: (p, title) => (p.reminder ? `Reminder: the pot for ${title} closes on ${p.deadline}` : `${p.inviter} invites you to chip in ${p.share} for ${title}`),
+    cta: 'Pay my share',
+    ignore: 'If you were not expecting this invitation, you can ignore this e-mail.',
+  },
+  fr: {
+    someone: 'Un proche',
+    reminder: `Rappel${NBSP}: `,
+    offer: (f) => `${f.inviter} vous invite à verser ${f.share}${f.title ? ` pour «${NBSP}${f.title}${NBSP}»` : ''}${f.merchant ? ` chez ${f.merchant} (total ${f.amount})` : ''}`,
+    payBefore: (d) => `Réglez votre part avant le ${d}${NBSP}:`,
+    closes: (d) => `La cagnotte se termine le ${d}. Réglez votre part ici${NBSP}:`,
+    before: (d) => `avant le ${d}${NBSP}:`,
+    subject: (p, title) =>
+      p.reminder ? `Rappel${NBSP}: la cagnotte pour ${title} se termine le ${p.deadline}` : `${p.inviter} vous invite à verser ${p.share} pour ${title}`,
+    cta: 'Payer ma part',
+    ignore: "Si vous n'attendiez pas cette invitation, vous pouvez ignorer cet e-mail.",
+  },
+};
+
+/** A pledge message's values; the message greets the pledger (not the leader's `firstName`). */
+function pledgeParts(msg: PledgeMessage): PledgeParts {
+  const p = parts(msg, msg.pledgerName);
+  return {
+    ...p,
+    reminder: msg.kind === 'reminder',
+    inviter: oneLine(msg.inviterName, 60) || PLEDGE[p.lang].someone,
+    share: formatMoney(msg.shareCents, msg.currency, p.lang),
+    deadline: formatDateTime(msg.deadline, p.lang),
+  };
+}
+
+/**
+ * The pledge's main sentence and the line above the link, as in the e-mail: the invitation
+ * (`<offer>.` / `Pay your share before <deadline>:`) or the reminder (`Reminder: <offer>.` /
+ * `The pot closes on <deadline>. Pay your share here:`).
+ */
+function pledgeSentences(p: PledgeParts, f: PledgeFields): { intro: string; invite: string } {
+  const w = PLEDGE[p.lang];
+  return {
+    intro: `${p.reminder ? w.reminder : ''}${w.offer(f)}.`,
+    invite: p.reminder ? w.closes(f.deadline) : w.payBefore(f.deadline),
+  };
+}
+
+/**
+ * The e-mail inviting a pledger to pay their share (`kind: 'invitation'`), or reminding them
+ * before the pot closes (`kind: 'reminder'`). The link is the pledger's own page.
+ */
+export function pledgeEmail(msg: PledgeMessage): PurchaseLinkEmail {
+  const p = pledgeParts(msg);
+  const w = PLEDGE[p.lang];
+  return renderEmail(p.lang, p.url, {
+    subject: w.subject(p, oneLine(p.title, 80)),
+    greeting: COMMON[p.lang].greeting(p.firstName),
+    ...pledgeSentences(p, p),
+    cta: w.cta,
+    ignore: w.ignore,
+    signature: COMMON[p.lang].signature(p.merchant),
+  });
 }
 
 /** Aim of the SMS text: one GSM-7 segment. */
@@ -106,9 +276,42 @@ const SMS: Record<Lang, (merchant: string, title: string, amount: string, url: s
   fr: (m, t, a, u) => (t ? `${m} : votre achat "${t}" (${a}) vous attend. Payez ici : ${u}` : `${m} : votre achat (${a}) vous attend. Payez ici : ${u}`),
 };
 
-/** Plain spaces and straight quotes: characters outside GSM-7 would turn the SMS into UCS-2 (70 characters a segment). */
+/**
+ * Plain spaces and straight quotes (`« x »` → `"x"`): characters outside GSM-7 would turn the SMS into UCS-2
+ * (70 characters a segment).
+ */
 function smsSafe(value: string): string {
-  return value.replace(/[\u00a0\u202f\u2007\u2009]/g, ' ').replace(/[«»“”„]/g, '"').replace(/[‘’]/g, "'").replace(/…/g, '...');
+  return value
+    .replace(/«[\u00a0\u202f ]?/g, '"')
+    .replace(/[\u00a0\u202f ]?»/g, '"')
+    .replace(/[\u00a0\u202f\u2007\u2009]/g, ' ')
+    .replace(/[“”„]/g, '"')
+    .replace(/[‘’]/g, "'")
+    .replace(/…/g, '...');
+}
+
+/** Titles are only shortened down to this many characters; below, they are left out. */
+const MIN_SMS_TITLE = 12;
+
+/**
+ * The first text of `candidates` that fits in {@link SMS_TARGET_LENGTH} characters, else the last
+ * one (the shortest the URL allows). A candidate may answer `undefined` to be skipped.
+ */
+function firstFitting(candidates: ReadonlyArray<() => string | undefined>): string {
+  let last = '';
+  for (const candidate of candidates) {
+    const text = candidate();
+    if (text === undefined) continue;
+    if (text.length <= SMS_TARGET_LENGTH) return text;
+    last = text;
+  }
+  return last;
+}
+
+/** `withTitle` with `title` cut to the room left in one SMS, or `undefined` when too little is left. */
+function shortenedTitle(title: string, withTitle: (title: string) => string): string | undefined {
+  const room = SMS_TARGET_LENGTH - (withTitle('x').length - 1);
+  return room >= MIN_SMS_TITLE ? withTitle(oneLine(title, room, '...')) : undefined;
 }
 
 /**
@@ -117,18 +320,48 @@ function smsSafe(value: string): string {
  * the URL leaves room for it.
  */
 export function purchaseLinkSms(msg: PurchaseLinkMessage): string {
-  const p = parts(msg);
+  const p = parts(msg, msg.firstName);
   const build = SMS[p.lang];
   const amount = smsSafe(p.amount);
   const merchant = smsSafe(p.merchant);
   const title = smsSafe(p.title);
-  const fits = (s: string) => s.length <= SMS_TARGET_LENGTH;
+  return firstFitting([
+    () => build(merchant, title, amount, p.url),
+    () => shortenedTitle(title, (t) => build(merchant, t, amount, p.url)),
+    () => build(merchant, '', amount, p.url),
+    () => build(oneLine(merchant, 20, '...'), '', amount, p.url),
+  ]);
+}
 
-  const full = build(merchant, title, amount, p.url);
-  if (fits(full)) return full;
-  // Shorten the title to what is left, keeping at least a few meaningful characters.
-  const room = SMS_TARGET_LENGTH - build(merchant, '', amount, p.url).length - 3; // 3: the quotes and space of the title
-  if (room >= 12) return build(merchant, oneLine(title, room, '...'), amount, p.url);
-  const noTitle = build(merchant, '', amount, p.url);
-  return fits(noTitle) ? noTitle : build(oneLine(merchant, 20, '...'), '', amount, p.url);
+/**
+ * The SMS inviting a pledger to pay their share, or reminding them: the e-mail's sentences, then
+ * the whole URL. To fit in {@link SMS_TARGET_LENGTH} characters when the URL leaves room, the title
+ * is shortened, then left out, then the merchant and total are left out
+ * (`<inviter> invites you to chip in <share> before <deadline>: <url>`), then the inviter's name is
+ * shortened. Inviter, share, deadline and URL are always there.
+ */
+export function pledgeSms(msg: PledgeMessage): string {
+  const p = pledgeParts(msg);
+  const w = PLEDGE[p.lang];
+  const f: PledgeFields = {
+    inviter: smsSafe(p.inviter),
+    share: smsSafe(p.share),
+    title: smsSafe(p.title),
+    merchant: smsSafe(p.merchant),
+    amount: smsSafe(p.amount),
+    // `août` → `aout` (rectified spelling): û is not in GSM-7.
+    deadline: smsSafe(p.deadline).replace(/û/g, 'u'),
+  };
+  const full = (g: PledgeFields) => {
+    const s = pledgeSentences(p, g);
+    return `${smsSafe(`${s.intro} ${s.invite}`)} ${p.url}`;
+  };
+  const compact = (inviter: string) => `${smsSafe(`${p.reminder ? w.reminder : ''}${w.offer({ ...f, inviter, title: '', merchant: '' })} ${w.before(f.deadline)}`)} ${p.url}`;
+  return firstFitting([
+    () => full(f),
+    () => shortenedTitle(f.title, (title) => full({ ...f, title })),
+    () => full({ ...f, title: '' }),
+    () => compact(f.inviter),
+    () => compact(oneLine(f.inviter, 20, '...')),
+  ]);
 }

@@ -9,8 +9,22 @@ export function esc(value: unknown): string {
 }
 
 /** Our pages load nothing from elsewhere and run no script of their own yet. */
+/**
+ * Our pages load nothing from elsewhere: our own script and styles only. `form-action` allows
+ * the redirect after a payment to reach the merchant's callback or the 3-D Secure page.
+ */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'self'";
+
+/** The CSP, letting the merchant's own site (the origin of its callback URL) embed the page. */
+export function pageCsp(embedderOrigin?: string): string {
+  return embedderOrigin ? PAGE_CSP.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${embedderOrigin}`) : PAGE_CSP;
+}
+
+/** JSON inside a `<script type="application/json">` block: `<` escaped so no text can close it. */
+export function jsonScript(id: string, value: unknown): string {
+  return `<script type="application/json" id="${esc(id)}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+}
 
 const STYLE = `
   body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}
@@ -22,10 +36,22 @@ const STYLE = `
   .muted{color:#5b6475}
   img.picture{max-width:100%;border-radius:8px}
   table{width:100%;border-collapse:collapse}td{padding:.25rem 0}td.num{text-align:right}
-  .state{display:inline-block;padding:.1rem .6rem;border-radius:999px;background:#eef1f6;font-size:.85rem}`;
+  .state{display:inline-block;padding:.1rem .6rem;border-radius:999px;background:#eef1f6;font-size:.85rem}
+  fieldset{border:0;padding:0;margin:0 0 1rem}legend{font-weight:600;font-size:1.1rem;margin-bottom:.5rem}
+  label{display:block;font-weight:500;margin:.6rem 0 .2rem}
+  input{box-sizing:border-box;width:100%;font:inherit;padding:.65rem .75rem;border:1px solid #b9c0cc;border-radius:8px;background:#fff}
+  input:focus{outline:3px solid #9cc3ff;border-color:#0b5cad}
+  input[aria-invalid=true]{border-color:#b42318}
+  .row{display:flex;gap:.75rem}.row>div{flex:1}
+  button,.button{display:block;width:100%;box-sizing:border-box;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:10px;background:#0b5cad;color:#fff;cursor:pointer;text-align:center;text-decoration:none}
+  button.secondary{background:#eef1f6;color:#1d2433;width:auto;display:inline-block;padding:.5rem .9rem;margin:.5rem .5rem 0 0}
+  .alert{border-left:4px solid #b42318;background:#fef3f2;padding:.75rem;border-radius:6px;margin-bottom:1rem}
+  .ok{border-left:4px solid #067647;background:#ecfdf3;padding:.75rem;border-radius:6px;margin-bottom:1rem}
+  .friend{border-top:1px solid #e4e7ec;padding-top:.5rem;margin-top:.5rem}
+  a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`;
 
 /** A complete mobile-first page in `lang`. */
-export function layout(lang: string, title: string, body: string): string {
+export function layout(lang: string, title: string, body: string, script?: string): string {
   return `<!doctype html>
 <html lang="${esc(lang)}">
 <head>
@@ -35,6 +61,6 @@ export function layout(lang: string, title: string, body: string): string {
 <title>${esc(title)}</title>
 <style>${STYLE}</style>
 </head>
-<body><main>${body}</main></body>
+<body><main>${body}</main>${script ? `<script src="${esc(script)}" defer></script>` : ''}</body>
 </html>`;
 }

@@ -117,7 +117,15 @@ export type NotificationResult =
 export class PspIntegrationError extends Error {
   constructor(
     readonly connector: string,
-    readonly code: 'unreachable' | 'bad_credentials' | 'bad_response' | 'not_supported' | 'unknown_transaction',
+    readonly code:
+      | 'unreachable'
+      | 'bad_credentials'
+      | 'bad_response'
+      | 'not_supported'
+      | 'unknown_transaction'
+      | 'unknown_payment_method'
+      // The same idempotency key was sent again with other parameters: a bug on our side.
+      | 'idempotency_conflict',
     message: string,
   ) {
     super(`${connector}: ${message}`);

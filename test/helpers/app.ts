@@ -7,15 +7,9 @@ import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { createApp, type ChipinApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { openPglite } from '../../src/db/pglite.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
+import { openTestDatabase } from './database.ts';
 
-/** The suite runs on PGlite by default and on PostgreSQL when DATABASE_URL is set. */
-export const onPostgres = !!process.env.DATABASE_URL;
-
-export async function openTestDatabase(): Promise<Database> {
-  return onPostgres ? openPostgres(process.env.DATABASE_URL!) : openPglite(undefined);
-}
+export { onPostgres, openTestDatabase } from './database.ts';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {

@@ -40,3 +40,42 @@ it('an unknown or malformed link answers a 404 page', async () => {
     expect(res.headers['content-type']).toContain('text/html');
   }
 });
+
+function cookieAndToken(res: { headers: Record<string, unknown>; body: string }) {
+  const cookie = String(res.headers['set-cookie']).split(';')[0]!;
+  const token = /name="csrf" value="([^"]+)"/.exec(res.body)![1]!;
+  return { cookie, token };
+}
+
+it('a form POST without the CSRF cookie and token is refused with 403 and charges nothing', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json();
+  const path = new URL(p.payment_url).pathname;
+  const form = 'holder_name=X&card_number=4242424242424242&card_expiry=12%2F30&card_cvc=123';
+  const forged = await app.server.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `${form}&csrf=forged` });
+  expect(forged.statusCode).toBe(403);
+  const page = await app.server.inject(path);
+  const { cookie } = cookieAndToken(page);
+  const wrongToken = await app.server.inject({ method: 'POST', url: path, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `${form}&csrf=AAAA` });
+  expect(wrongToken.statusCode).toBe(403);
+  const { rows } = await app.services.db.query('SELECT 1 FROM payments WHERE purchase_id = $1', [p.id]);
+  expect(rows).toEqual([]);
+});
+
+it('paying through the form keeps only the token, brand, last four digits and expiry of the card; nothing of it is logged', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json();
+  const path = new URL(p.payment_url).pathname;
+  const { cookie, token } = cookieAndToken(await app.server.inject(path));
+  const res = await app.server.inject({
+    method: 'POST',
+    url: path,
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `csrf=${encodeURIComponent(token)}&holder_name=L%C3%A9a&card_number=4242+4242+4242+4242&card_expiry=12%2F30&card_cvc=987`,
+  });
+  expect(res.statusCode).toBe(303);
+  const { rows } = await app.services.db.query<Record<string, unknown>>('SELECT * FROM payment_methods WHERE purchase_id = $1', [p.id]);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({ last4: '4242', exp_month: 12, exp_year: 2030 });
+  const everything = JSON.stringify(rows) + app.logs.join('\n');
+  expect(everything).not.toContain('4242424242424242');
+  expect(everything).not.toContain('4242 4242 4242 4242');
+});

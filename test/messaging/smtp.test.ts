@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newUuid } from '../../src/domain/ids.ts';
+import type { PledgeMessage } from '../../src/messaging/messenger.ts';
 import { createMailer } from '../../src/messaging/mailer.ts';
 import { OutboundMessenger } from '../../src/messaging/outbound-messenger.ts';
 import { SandboxSmsGateway } from '../../src/messaging/sms.ts';
@@ -56,6 +58,65 @@ describe('e-mail over SMTP (SMTP_URL)', () => {
     expect(await app.services.messenger.sendPurchaseLinkEmail('a@example.test, b@example.test', linkMessage(ids))).toBe(false);
     expect(smtp.received.length).toBe(before);
     expect((await rows(app, ids.purchaseId))[0]).toMatchObject({ accepted: false, error: 'invalid e-mail address' });
+  });
+});
+
+describe('pledge messages', () => {
+  /** A pledger's message about the purchase `ids`, pointing at the pledger's own page. */
+  function pledgeMessage(ids: { accountId: string; purchaseId: string }, over: Partial<PledgeMessage> = {}): PledgeMessage {
+    return {
+      ...linkMessage(ids, { firstName: 'Leader' }),
+      url: `http://127.0.0.1:3000/pledge/plg_${newUuid()}`,
+      kind: 'invitation',
+      inviterName: 'Alice <Martin>',
+      shareCents: 4_115,
+      deadline: new Date('2026-11-23T13:00:00Z'),
+      pledgerName: 'Bob',
+      ...over,
+    };
+  }
+
+  it('delivers a pledge invitation to a real mail server and records it as accepted', async () => {
+    const ids = await insertPurchaseRow(app, await newMerchant(app, 'Boulangerie Dupont'));
+    const message = pledgeMessage(ids, { merchantName: 'Boulangerie Dupont' });
+    expect(await app.services.messenger.sendPledgeEmail(' pledger@example.test ', message)).toBe(true);
+
+    const got = smtp.received.find((r) => r.to.includes('pledger@example.test'));
+    expect(got).toBeDefined();
+    const text = decoded(got!.raw).replace(/[\u00a0\u202f]/g, ' ');
+    expect(text).toContain(`href="${message.url}"`);
+    expect(text).toContain('Bonjour Bob');
+    expect(text).toContain('Alice <Martin> vous invite à verser 41,15 € pour « Trip to Lisbon » chez Boulangerie Dupont (total 123,45 €).');
+    expect(text).toContain('Alice &lt;Martin&gt; vous invite'); // the HTML part, escaped
+    expect(text).toContain(`Réglez votre part avant le 23 novembre 2026 à 14:00 :\n${message.url}\n`);
+
+    const [row] = await rows(app, ids.purchaseId);
+    expect(row).toMatchObject({ channel: 'email', recipient: 'pledger@example.test', accepted: true, error: null });
+    expect(row!.body).toContain(message.url);
+    expect(row!.subject).toContain('Alice <Martin> vous invite à verser');
+    expect(row!.provider_id).toMatch(/^<.+@.+>$/);
+    expect(app.logs.some((l) => l.includes('"message":"pledge_invitation"') && l.includes(ids.purchaseId))).toBe(true);
+  });
+
+  it('goes through the same checks and record as the purchase link (bad address, unbuildable message, SMS)', async () => {
+    const ids = await insertPurchaseRow(app, await newMerchant(app));
+    const before = smtp.received.length;
+    expect(await app.services.messenger.sendPledgeEmail('a@example.test; b@example.test', pledgeMessage(ids))).toBe(false);
+    expect(await app.services.messenger.sendPledgeEmail('pledger@example.test', pledgeMessage(ids, { deadline: new Date(Number.NaN) }))).toBe(false);
+    expect(smtp.received.length).toBe(before);
+    const reminder = pledgeMessage(ids, { kind: 'reminder', language: 'en_GB' });
+    expect(await app.services.messenger.sendPledgeSms('+33 6 12 34 56 78', reminder)).toBe(true); // sandbox SMS gateway
+    expect(await app.services.messenger.sendPledgeSms('0612345678', reminder)).toBe(false);
+
+    const [badAddress, unbuildable, sms, badPhone] = await rows(app, ids.purchaseId);
+    expect(badAddress).toMatchObject({ channel: 'email', accepted: false, error: 'invalid e-mail address' });
+    expect(badAddress!.body).toContain('vous invite à verser');
+    expect(unbuildable).toMatchObject({ channel: 'email', accepted: false, body: '' });
+    expect(unbuildable!.error).toMatch(/^could not build the message: /);
+    expect(sms).toMatchObject({ channel: 'sms', recipient: '+33612345678', accepted: true, error: null });
+    expect(sms!.body).toBe(`Reminder: Alice <Martin> invites you to chip in €41.15 before 23 November 2026, 14:00: ${reminder.url}`);
+    expect(badPhone).toMatchObject({ channel: 'sms', accepted: false });
+    expect(badPhone!.error).toMatch(/invalid phone number/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currencyExponent, formatMoney, isKnownCurrency } from '../../src/domain/money.ts';
-import type { PurchaseLinkMessage } from '../../src/messaging/messenger.ts';
-import { escapeHtml, purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
+import type { PledgeMessage, PurchaseLinkMessage } from '../../src/messaging/messenger.ts';
+import { escapeHtml, formatDateTime, pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
 
 const URL = 'https://pay.chipin.example/pay/pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70';
 const msg = (over: Partial<PurchaseLinkMessage> = {}): PurchaseLinkMessage => ({
@@ -118,5 +118,168 @@ describe('purchase link SMS', () => {
     const longUrl = URL + '?' + 'x'.repeat(150);
     const long = purchaseLinkSms(msg({ url: longUrl }));
     expect(long.endsWith(longUrl)).toBe(true);
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// Pledges: a pledger's invitation and reminder.
+
+const PLEDGE_URL = 'https://pay.chipin.example/pledge/plg_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f72';
+const SHORT_URL = 'https://c.ex/p/1';
+/** 14:00 in Paris (CET, UTC+1, in November). */
+const DEADLINE = new Date('2026-11-23T13:00:00Z');
+const pledge = (over: Partial<PledgeMessage> = {}): PledgeMessage => ({
+  ...msg({ url: PLEDGE_URL, firstName: 'Leader' }),
+  kind: 'invitation',
+  inviterName: 'Alice',
+  shareCents: 4_115,
+  deadline: DEADLINE,
+  pledgerName: 'Bob',
+  ...over,
+});
+
+/** GSM 03.38: the basic set and the extension table (each extension character costs 2 septets). */
+const GSM7 = new Set(
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà' + '^{}\\[~]|€',
+);
+const nonGsm7 = (s: string) => [...s].filter((c) => !GSM7.has(c));
+
+describe('deadline formatting', () => {
+  it('writes date and time in the language, in Paris time', () => {
+    expect(formatDateTime(DEADLINE, 'en')).toBe('23 November 2026, 14:00');
+    expect(plain(formatDateTime(DEADLINE, 'fr'))).toBe('23 novembre 2026 à 14:00');
+    // Summer time (UTC+2) moves the date across midnight.
+    expect(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'en')).toBe('1 July 2026, 00:30');
+    expect(plain(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'fr'))).toBe('1er juillet 2026 à 00:30');
+    expect(plain(formatDateTime(new Date('2026-12-10T08:05:00Z'), 'fr'))).toBe('10 décembre 2026 à 09:05');
+    expect(() => formatDateTime(new Date('nope'), 'en')).toThrow(RangeError);
+  });
+});
+
+describe('pledge e-mail', () => {
+  it('invites in English with the share, the inviter, the total and the deadline', () => {
+    const mail = pledgeEmail(pledge());
+    expect(mail.lang).toBe('en');
+    expect(mail.subject).toBe('Alice invites you to chip in €41.15 for Red sneakers');
+    expect(mail.text).toMatch(/^Hello Bob,\n/); // the pledger, not the leader's firstName
+    expect(mail.text).toContain('\nAlice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45).\n');
+    expect(mail.text).toContain(`\nPay your share before 23 November 2026, 14:00:\n${PLEDGE_URL}\n`);
+    expect(mail.text).toContain('Chipin, on behalf of Shoe Shop');
+    expect(mail.html).toContain('<html lang="en">');
+    expect(mail.html).toContain(`href="${PLEDGE_URL}"`);
+    expect(mail.html).toContain('Pay my share');
+  });
+
+  it('invites in French', () => {
+    const mail = pledgeEmail(pledge({ language: 'fr_FR' }));
+    expect(mail.lang).toBe('fr');
+    expect(plain(mail.subject)).toBe('Alice vous invite à verser 41,15 € pour Red sneakers');
+    expect(mail.text).toMatch(/^Bonjour Bob,\n/);
+    expect(plain(mail.text)).toContain('\nAlice vous invite à verser 41,15 € pour « Red sneakers » chez Shoe Shop (total 123,45 €).\n');
+    expect(plain(mail.text)).toContain(`\nRéglez votre part avant le 23 novembre 2026 à 14:00 :\n${PLEDGE_URL}\n`);
+    expect(mail.html).toContain('<html lang="fr">');
+    expect(mail.html).toContain('Payer ma part');
+  });
+
+  it('reminds in English and in French, with the closing date', () => {
+    const en = pledgeEmail(pledge({ kind: 'reminder' }));
+    expect(en.subject).toBe('Reminder: the pot for Red sneakers closes on 23 November 2026, 14:00');
+    expect(en.text).toContain('\nReminder: Alice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45).\n');
+    expect(en.text).toContain(`\nThe pot closes on 23 November 2026, 14:00. Pay your share here:\n${PLEDGE_URL}\n`);
+    const fr = pledgeEmail(pledge({ kind: 'reminder', language: 'fr_BE' }));
+    expect(plain(fr.subject)).toBe('Rappel : la cagnotte pour Red sneakers se termine le 23 novembre 2026 à 14:00');
+    expect(plain(fr.text)).toContain('\nRappel : Alice vous invite à verser 41,15 € pour « Red sneakers » chez Shoe Shop (total 123,45 €).\n');
+    expect(plain(fr.text)).toContain(`\nLa cagnotte se termine le 23 novembre 2026 à 14:00. Réglez votre part ici :\n${PLEDGE_URL}\n`);
+  });
+
+  it('falls back to English, and copes with no pledger name, an e-mail as inviter and other currencies', () => {
+    for (const language of ['de_DE', 'xx', '']) expect(pledgeEmail(pledge({ language })).text).toMatch(/^Hello Bob,\n\nAlice invites you/);
+    const mail = pledgeEmail(pledge({ pledgerName: undefined, inviterName: 'alice@example.test', shareCents: 1, currency: 'JPY', amountCents: 3 }));
+    expect(mail.text).toMatch(/^Hello,\n/);
+    expect(mail.text).toContain('alice@example.test invites you to chip in JP¥1 for "Red sneakers" at Shoe Shop (total JP¥3).');
+    expect(pledgeEmail(pledge({ inviterName: ' \r\n ' })).text).toContain('\nA friend invites you to chip in');
+    expect(pledgeEmail(pledge({ inviterName: '', language: 'fr_FR' })).text).toContain('\nUn proche vous invite à verser');
+    expect(() => pledgeEmail(pledge({ shareCents: 1.5 }))).toThrow(RangeError);
+    expect(() => pledgeEmail(pledge({ deadline: new Date(Number.NaN) }))).toThrow(RangeError);
+  });
+
+  it('escapes and flattens hostile names, title and merchant', () => {
+    const hostile = '<script>alert("x")</script>';
+    const mail = pledgeEmail(
+      pledge({ inviterName: `${hostile}\r\nBcc: victim@example.test`, pledgerName: '<i>Bob</i>\nX-Evil: 1', title: `<img src=x onerror='y'>\r\nTo: a@b.test`, merchantName: '<b>Evil</b> & "Shop"' }),
+    );
+    expect(mail.html).not.toMatch(/<script|<img|<i>|<b>/);
+    expect(mail.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Bcc: victim@example.test invites you');
+    expect(mail.html).toContain('&lt;i&gt;Bob&lt;/i&gt; X-Evil: 1');
+    expect(mail.html).toContain('&lt;img src=x onerror=&#39;y&#39;&gt; To: a@b.test');
+    expect(mail.html).toContain('&lt;b&gt;Evil&lt;/b&gt; &amp; &quot;Shop&quot;');
+    expect(mail.subject).not.toMatch(/[\r\n]/);
+    for (const header of ['Bcc:', 'X-Evil:', 'To:']) expect(mail.text.split('\n').some((line) => line.startsWith(header))).toBe(false);
+    expect(mail.text).toContain(`Hello <i>Bob</i> X-Evil: 1,`); // plain text: flattened, not escaped
+  });
+});
+
+describe('pledge SMS', () => {
+  it('says it all in one SMS when the URL is short', () => {
+    const en = pledgeSms(pledge({ url: SHORT_URL }));
+    expect(en).toBe(`Alice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45). Pay your share before 23 November 2026, 14:00: ${SHORT_URL}`);
+    const fr = pledgeSms(pledge({ url: SHORT_URL, language: 'fr_FR' }));
+    expect(fr).toBe(`Alice vous invite à verser 41,15 € pour "Red sneakers" chez Shoe Shop (total 123,45 €). Réglez votre part avant le 23 novembre 2026 à 14:00 : ${SHORT_URL}`);
+    expect(pledgeSms(pledge({ url: SHORT_URL, language: 'de_DE' }))).toBe(en);
+    // The reminder is longer: no room left for even 12 characters of title, so the title goes.
+    const reminder = pledgeSms(pledge({ url: SHORT_URL, kind: 'reminder' }));
+    expect(reminder).toBe(`Reminder: Alice invites you to chip in €41.15 at Shoe Shop (total €123.45). The pot closes on 23 November 2026, 14:00. Pay your share here: ${SHORT_URL}`);
+    for (const s of [en, fr, reminder]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+  });
+
+  it('keeps inviter, share, deadline and the whole URL within 160 characters with a real page URL', () => {
+    const cases = [
+      [pledge(), `Alice invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`],
+      [pledge({ kind: 'reminder' }), `Reminder: Alice invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`],
+      [pledge({ language: 'fr_FR' }), `Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 : ${PLEDGE_URL}`],
+      [pledge({ language: 'fr_FR', kind: 'reminder' }), `Rappel : Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 : ${PLEDGE_URL}`],
+    ] as const;
+    for (const [m, expected] of cases) {
+      const s = pledgeSms(m);
+      expect(s).toBe(expected);
+      expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+    }
+  });
+
+  it('shortens the title first, then the inviter, never the URL', () => {
+    const url = 'https://c.example/p/2';
+    const s = pledgeSms(pledge({ url, merchantName: 'Shop', title: 'A very long purchase title '.repeat(10) }));
+    expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+    expect(s).toMatch(/^Alice invites you to chip in €41\.15 for "A very long purchase.*\.\.\." at Shop \(total €123\.45\)\. Pay your share before 23 November 2026, 14:00: /);
+    expect(s.endsWith(url)).toBe(true);
+
+    const longInviter = pledgeSms(pledge({ inviterName: 'Alexandra-Maximiliana de la Montagne-Sainte-Geneviève' }));
+    expect(longInviter).toBe(`Alexandra-Maximil... invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`);
+    expect(longInviter.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+
+    const longUrl = PLEDGE_URL + '?' + 'x'.repeat(150);
+    const long = pledgeSms(pledge({ url: longUrl }));
+    expect(long.endsWith(` ${longUrl}`)).toBe(true);
+    expect(long).toContain('€41.15');
+    expect(long).toContain('23 November 2026, 14:00');
+  });
+
+  it('is GSM-7 only in French too (no no-break spaces, guillemets, or û of août)', () => {
+    for (const m of [
+      pledge({ language: 'fr_FR', url: SHORT_URL, title: 'Sortie « vélo »', merchantName: 'Vélo’s' }),
+      pledge({ language: 'fr_FR', kind: 'reminder', deadline: new Date('2026-08-01T08:00:00Z') }),
+      pledge({ language: 'fr_FR', deadline: new Date('2026-08-14T08:00:00Z') }),
+    ]) {
+      expect(nonGsm7(pledgeSms(m))).toEqual([]);
+    }
+    expect(pledgeSms(pledge({ language: 'fr_FR', url: SHORT_URL, title: 'Sortie « vélo »' }))).toContain('pour "Sortie "vélo"" chez');
+    expect(pledgeSms(pledge({ language: 'fr_FR', deadline: new Date('2026-08-01T08:00:00Z') }))).toContain('avant le 1er aout 2026 à 10:00 : ');
+    expect(nonGsm7(purchaseLinkSms(msg({ language: 'fr_FR' })))).toEqual([]);
+  });
+
+  it('flattens hostile names to one line', () => {
+    const s = pledgeSms(pledge({ inviterName: 'Eve\r\n\u2028Evil', title: 'T\nitle' }));
+    expect(s).not.toMatch(/[\r\n\u2028]/);
+    expect(s.startsWith('Eve Evil invites you to chip in €41.15')).toBe(true);
   });
 });

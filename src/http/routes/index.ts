@@ -1,14 +1,24 @@
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { registerAbort } from './abort.ts';
+import { DashboardGuard } from './backoffice-auth.ts';
+import { registerBackofficeDeliveries } from './backoffice-deliveries.ts';
+import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
-import { registerPayPage } from './pay-page.ts';
+import { registerAssets } from './assets.ts';
+import { registerCheckout } from './checkout.ts';
+import { registerPledgePages } from './pledge.ts';
+import { registerSandboxPayments } from './sandbox-payments.ts';
 import { registerPurchaseLink } from './purchase-link.ts';
 import { registerOpenApi } from './openapi.ts';
+import { registerSandboxClock } from './sandbox-clock.ts';
 import { registerSandboxInbox } from './sandbox-inbox.ts';
+import { registerSandboxPsp } from './sandbox-psp.ts';
+import { registerSimulateSchedule } from './simulate-schedule.ts';
 import { registerToken } from './token.ts';
+import { registerTriggerCapture } from './trigger-capture.ts';
 import { registerWhoami } from './whoami.ts';
 
 /** Every route of the service, in one place. */
@@ -21,7 +31,21 @@ export function registerRoutes(app: App, services: Services): void {
   registerV1Clients(app, services);
   registerPurchaseLink(app, services);
   registerAbort(app, services);
-  registerPayPage(app, services);
+  registerTriggerCapture(app, services);
+  // Back office (dashboard credentials): one guard, so its failure throttle covers every route.
+  const dashboard = new DashboardGuard(services.db);
+  registerBackofficeWebhook(app, services, dashboard);
+  registerBackofficeDeliveries(app, services, dashboard);
+  registerSimulateSchedule(app, services);
+  registerCheckout(app, services);
+  registerPledgePages(app, services);
+  registerAssets(app);
+  // The sandbox PSP's 3-D Secure page: wherever the sandbox connector is registered (every mode).
+  registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
-  if (services.config.env === 'sandbox') registerSandboxInbox(app, services);
+  if (services.config.env === 'sandbox') {
+    registerSandboxInbox(app, services);
+    registerSandboxPayments(app, services);
+  }
+  if (services.sandboxClock) registerSandboxClock(app, services, services.sandboxClock);
 }

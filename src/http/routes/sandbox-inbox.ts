@@ -1,13 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { FailureThrottle } from '../../auth/failure-throttle.ts';
-import { generatePassword, hashPassword, verifyPassword } from '../../crypto/passwords.ts';
-import type { Database } from '../../db/database.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { listMessages, type InboxMessage } from '../../messaging/inbox.ts';
 import { escapeHtml } from '../../messaging/templates.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
+import { basicCredentials, dashboardAccount } from './backoffice-auth.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
 const BASIC_CHALLENGE = 'Basic realm="Chipin sandbox"';
@@ -32,36 +31,6 @@ const Message = Type.Object(
   },
   { title: 'SandboxMessage' },
 );
-
-/** `user:password` of a Basic header (RFC 7617, UTF-8), or undefined. */
-function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
-  const match = header && /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
-  if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon <= 0) return undefined;
-  return { user: decoded.slice(0, colon).trim(), password: decoded.slice(colon + 1) };
-}
-
-let dummyHash: Promise<string> | undefined;
-
-/**
- * The account of the dashboard user named in the Basic header, or undefined. An unknown e-mail
- * costs one scrypt as a known one does, so response times do not tell which e-mails exist.
- */
-async function dashboardAccount(db: Database, creds: { user: string; password: string }): Promise<string | undefined> {
-  if (creds.user.length > 254 || creds.password.length > 1024) return undefined;
-  const { rows } = await db.query<{ account_id: string; password_hash: string }>(
-    'SELECT account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
-    [creds.user],
-  );
-  const row = rows[0];
-  if (!row) {
-    await verifyPassword(creds.password, await (dummyHash ??= hashPassword(generatePassword())));
-    return undefined;
-  }
-  return (await verifyPassword(creds.password, row.password_hash)) ? row.account_id : undefined;
-}
 
 /** Turns the http(s) URLs of an escaped-on-the-way text into links. */
 function linkify(text: string): string {

@@ -1,0 +1,36 @@
+import { AccountError } from '../accounts/accounts.ts';
+import type { Config } from '../config.ts';
+import { SecretBox } from '../crypto/secret-box.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/open.ts';
+import { systemClock } from '../domain/clock.ts';
+import { parsePublicId } from '../domain/ids.ts';
+import { setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
+import { TargetPolicy } from './target-policy.ts';
+
+/**
+ * `chipin webhook set --account acc_... --url U [--events a,b] [--json]`: what
+ * `PUT /api/backoffice/webhook` does, for the operator. Throws AccountError for an unknown
+ * account and WebhookSettingsError for a URL or event list that cannot be used.
+ */
+export async function setWebhookFromCli(config: Config, input: { account: string; url: string; events?: string[] }): Promise<WebhookSettings & { account_id: string }> {
+  const accountId = parsePublicId('acc', input.account);
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    const found = accountId ? await db.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]) : { rows: [] };
+    if (!accountId || found.rows.length === 0) throw new AccountError('unknown_account', `no account ${input.account}`);
+    const policy = new TargetPolicy(config.env, config.webhookAllowedHosts ?? []);
+    const settings = await setWebhookEndpoint(
+      db,
+      new SecretBox(config.masterKey),
+      accountId,
+      { url: input.url, ...(input.events ? { events: input.events } : {}) },
+      systemClock.now(),
+      policy,
+    );
+    return { account_id: input.account, ...settings };
+  } finally {
+    await db.close();
+  }
+}

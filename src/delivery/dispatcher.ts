@@ -1,0 +1,142 @@
+import type { Database, Sql } from '../db/database.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { newUuid } from '../domain/ids.ts';
+import { buildNotification } from './notification.ts';
+import { transactionOf } from './transaction.ts';
+import { NOTIFIED_EVENT } from './triggers.ts';
+import { webhookMessage } from './webhook-payload.ts';
+
+export interface DispatcherDeps {
+  db: Database;
+  box: SecretBox;
+  /** The service runs as a sandbox: every notification says `sandbox: "true"`. */
+  sandbox: boolean;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+interface EventRow {
+  id: number;
+  account_id: string;
+  purchase_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  notification_url: string | null;
+  ref: string | null;
+  metadata: Record<string, unknown>;
+  offer_id: string;
+}
+
+export interface NewDelivery {
+  id: string;
+  account_id: string;
+  purchase_id: string;
+  event_id: number;
+  kind: 'webhook' | 'notification';
+  trigger_name: string | null;
+  url: string;
+  payload: string;
+}
+
+/**
+ * Turns undispatched `purchase_events` into deliveries and marks them dispatched, in one
+ * transaction: a crash before the commit leaves the events to dispatch again, after it leaves
+ * the deliveries, never both or neither. Events are claimed with FOR UPDATE SKIP LOCKED, so any
+ * number of processes dispatch at once without taking the same event. Answers how many events
+ * were dispatched.
+ *
+ * - A webhook when the account has an enabled endpoint subscribed to the event's trigger.
+ * - A back-mode notification for `payment.transaction` events of purchases with a
+ *   `notification_url`, signed with the purchase offer's secret.
+ */
+export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const { rows: events } = await tx.query<EventRow>(
+      `SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.created_at,
+         p.notification_url, p.ref, p.metadata, p.offer_id
+       FROM purchase_events e
+       JOIN purchases p ON p.id = e.purchase_id AND p.account_id = e.account_id
+       WHERE e.dispatched_at IS NULL
+       ORDER BY e.id
+       LIMIT $1
+       FOR UPDATE OF e SKIP LOCKED`,
+      [limit],
+    );
+    if (events.length === 0) return 0;
+    const deliveries = await planDeliveries(tx, deps, events);
+    if (deliveries.length > 0) {
+      await tx.query(
+        `INSERT INTO deliveries (id, account_id, purchase_id, event_id, kind, trigger_name, url, payload, status,
+           next_attempt_at, created_at, updated_at)
+         SELECT x.id, x.account_id, x.purchase_id, x.event_id, x.kind, x.trigger_name, x.url, x.payload, 'pending', $2, $2, $2
+         FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, account_id uuid, purchase_id uuid, event_id bigint, kind text,
+           trigger_name text, url text, payload text)
+         ON CONFLICT (event_id, kind) DO NOTHING`,
+        [JSON.stringify(deliveries), now],
+      );
+    }
+    await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [events.map((e) => e.id), now]);
+    return events.length;
+  });
+}
+
+async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[]): Promise<NewDelivery[]> {
+  const accountIds = [...new Set(events.map((e) => e.account_id))];
+  const { rows: endpoints } = await tx.query<{ account_id: string; url: string; events: string[] }>(
+    'SELECT account_id, url, events FROM webhook_endpoints WHERE account_id = ANY($1::uuid[]) AND disabled_at IS NULL',
+    [accountIds],
+  );
+  const endpointOf = new Map(endpoints.map((e) => [e.account_id, e]));
+
+  const notified = events.filter((e) => e.type === NOTIFIED_EVENT && e.notification_url);
+  const offerIds = [...new Set(notified.map((e) => e.offer_id))];
+  const { rows: offers } =
+    offerIds.length === 0
+      ? { rows: [] }
+      : await tx.query<{ id: string; account_id: string; signing_secret_enc: string; psp: string }>(
+          'SELECT id, account_id, signing_secret_enc, psp FROM offers WHERE id = ANY($1::uuid[])',
+          [offerIds],
+        );
+  const offerOf = new Map(offers.map((o) => [o.id, o]));
+
+  const out: NewDelivery[] = [];
+  for (const e of events) {
+    const base = { account_id: e.account_id, purchase_id: e.purchase_id, event_id: e.id };
+    const endpoint = endpointOf.get(e.account_id);
+    const message = webhookMessage({ id: e.id, type: e.type, purchaseId: e.purchase_id, data: e.data ?? {}, createdAt: new Date(e.created_at) });
+    if (endpoint && message && endpoint.events.includes(message.triggerName)) {
+      out.push({ ...base, id: newUuid(), kind: 'webhook', trigger_name: message.triggerName, url: endpoint.url, payload: JSON.stringify(message) });
+    }
+    if (e.type === NOTIFIED_EVENT && e.notification_url) {
+      const planned = notificationFor(deps, e, offerOf.get(e.offer_id));
+      if (planned) out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: planned });
+    }
+  }
+  return out;
+}
+
+function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id: string; signing_secret_enc: string; psp: string } | undefined): string | undefined {
+  const context = { event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id };
+  const transaction = transactionOf(e.data);
+  if (!transaction) {
+    deps.log.error(context, 'payment.transaction event without a valid data.transaction: no notification sent');
+    return undefined;
+  }
+  if (!offer || offer.account_id !== e.account_id) {
+    deps.log.error(context, "the purchase's offer is missing: no notification sent");
+    return undefined;
+  }
+  let secret: string;
+  try {
+    secret = deps.box.open(offer.signing_secret_enc).reveal();
+  } catch (err) {
+    // Sealed under another master key: every process of a deployment needs the same MASTER_KEY.
+    deps.log.error({ ...context, err }, "could not open the offer's signing secret: no notification sent");
+    return undefined;
+  }
+  const body = buildNotification(
+    { transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox: deps.sandbox || offer.psp === 'sandbox' },
+    secret,
+  );
+  return JSON.stringify(body);
+}

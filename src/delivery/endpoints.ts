@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Sql } from '../db/database.ts';
+import type { Redacted } from '../crypto/redacted.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { DEFAULT_TRIGGERS, isTriggerName, type TriggerName } from './triggers.ts';
+import { isInternalAddress, normalizeHost, type TargetPolicy } from './target-policy.ts';
+
+/** An account's webhook endpoint, secrets opened (and wrapped so that they never print). */
+export interface WebhookEndpoint {
+  accountId: string;
+  url: string;
+  events: TriggerName[];
+  token: Redacted;
+  secret: Redacted;
+  /** Set when the endpoint answered 410 Gone: nothing is sent to it until its URL is set again. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  updatedAt: Date;
+}
+
+/** What setting the endpoint answers, once, and what the dashboard user may read back. */
+export interface WebhookSettings {
+  url: string;
+  token: string;
+  secret: string;
+  events: TriggerName[];
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+/** The URL or event list cannot be used; the message names the field and is fit to show. */
+export class WebhookSettingsError extends Error {
+  constructor(
+    readonly field: 'url' | 'events',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Checks a webhook URL before it is stored: http(s), no credentials in it, and in production
+ * https and no internal IP literal unless the host is in WEBHOOK_ALLOWED_HOSTS. Names are
+ * checked again at every send, against what they resolve to then.
+ */
+export function checkWebhookUrl(raw: string, policy: TargetPolicy): string {
+  if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', `field url must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WebhookSettingsError('url', 'field url must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookSettingsError('url', 'field url must be an http(s) URL');
+  if (url.username || url.password) throw new WebhookSettingsError('url', 'field url must not carry a user name or password');
+  const host = normalizeHost(url.hostname);
+  if (!policy.allowsInternal(host)) {
+    if (url.protocol !== 'https:') throw new WebhookSettingsError('url', 'field url must be an https:// URL in production');
+    if (isIP(host) && isInternalAddress(host)) throw new WebhookSettingsError('url', `field url must not point to an internal address (${host})`);
+    if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookSettingsError('url', 'field url must not point to localhost');
+  }
+  return raw;
+}
+
+/** The chosen triggers, deduplicated in the canonical order; the contract's three by default. */
+export function checkEvents(events: readonly string[] | undefined): TriggerName[] {
+  if (events === undefined) return [...DEFAULT_TRIGGERS];
+  const unknown = events.find((e) => !isTriggerName(e));
+  if (unknown !== undefined) throw new WebhookSettingsError('events', `field events has an unknown trigger name "${unknown}"`);
+  if (events.length === 0) throw new WebhookSettingsError('events', 'field events must name at least one trigger');
+  return [...new Set(events as TriggerName[])];
+}
+
+/** 256 random bits: the `token` every payload carries, which the merchant compares. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export function generateSigningSecret(): string {
+  return 'whsec_' + randomBytes(32).toString('base64');
+}
+
+/**
+ * Sets the account's endpoint (replacing any previous one, and re-enabling it), with a new
+ * token and a new signing secret, which are answered. Pending deliveries go to the new URL, with
+ * the new token and signature.
+ */
+export async function setWebhookEndpoint(
+  sql: Sql,
+  box: SecretBox,
+  accountId: string,
+  input: { url: string; events?: readonly string[] },
+  now: Date,
+  policy: TargetPolicy,
+): Promise<WebhookSettings> {
+  const url = checkWebhookUrl(input.url, policy);
+  const events = checkEvents(input.events);
+  const token = generateToken();
+  const secret = generateSigningSecret();
+  await sql.query(
+    `INSERT INTO webhook_endpoints (account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, created_at, updated_at)
+     VALUES ($1, $2, $3::text[], $4, $5, NULL, NULL, $6, $6)
+     ON CONFLICT (account_id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, token_enc = EXCLUDED.token_enc,
+       secret_enc = EXCLUDED.secret_enc, disabled_at = NULL, disabled_reason = NULL, updated_at = EXCLUDED.updated_at`,
+    [accountId, url, events, box.seal(token), box.seal(secret), now],
+  );
+  return { url, token, secret, events };
+}
+
+interface EndpointRow {
+  account_id: string;
+  url: string;
+  events: string[];
+  token_enc: string;
+  secret_enc: string;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  updated_at: Date;
+}
+
+const COLUMNS = 'account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, updated_at';
+
+function toEndpoint(r: EndpointRow, box: SecretBox): WebhookEndpoint {
+  return {
+    accountId: r.account_id,
+    url: r.url,
+    events: r.events.filter(isTriggerName),
+    token: box.open(r.token_enc),
+    secret: box.open(r.secret_enc),
+    disabledAt: r.disabled_at,
+    disabledReason: r.disabled_reason,
+    updatedAt: r.updated_at,
+  };
+}
+
+export async function findWebhookEndpoint(sql: Sql, box: SecretBox, accountId: string): Promise<WebhookEndpoint | undefined> {
+  const { rows } = await sql.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = $1`, [accountId]);
+  return rows[0] && toEndpoint(rows[0], box);
+}
+
+/** The endpoints of several accounts, by account id (the worker reads a batch at once). */
+export async function findWebhookEndpoints(sql: Sql, box: SecretBox, accountIds: readonly string[]): Promise<Map<string, WebhookEndpoint>> {
+  if (accountIds.length === 0) return new Map();
+  const { rows } = await sql.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = ANY($1::uuid[])`, [[...new Set(accountIds)]]);
+  return new Map(rows.map((r) => [r.account_id, toEndpoint(r, box)]));
+}

@@ -1,0 +1,194 @@
+import type { Database, Sql } from '../db/database.ts';
+import { isUuid } from '../domain/ids.ts';
+import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './store.ts';
+
+/** A delivery as the back office shows it. Every query here is scoped by account. */
+export interface DeliveryView {
+  id: string;
+  accountId: string;
+  purchaseId: string;
+  eventId: number;
+  eventType: string;
+  kind: DeliveryKind;
+  triggerName: string | null;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
+export interface AttemptView {
+  attempt: number;
+  url: string;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  nextAttemptAt: Date | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  account_id: string;
+  purchase_id: string;
+  event_id: number;
+  event_type: string;
+  kind: DeliveryKind;
+  trigger_name: string | null;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+const SELECT = `SELECT d.id, d.account_id, d.purchase_id, d.event_id, e.type AS event_type, d.kind, d.trigger_name, d.url,
+  d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at, d.completed_at
+  FROM deliveries d JOIN purchase_events e ON e.id = d.event_id AND e.account_id = d.account_id`;
+
+function toView(r: DeliveryRow): DeliveryView {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    purchaseId: r.purchase_id,
+    eventId: Number(r.event_id),
+    eventType: r.event_type,
+    kind: r.kind,
+    triggerName: r.trigger_name,
+    url: r.url,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    completedAt: r.completed_at,
+  };
+}
+
+/** Position in the newest-first list of deliveries. */
+export interface DeliveryCursor {
+  createdAt: Date;
+  eventId: number;
+  id: string;
+}
+
+/** Opaque to clients: base64url of `created_at|event_id|id`. */
+export function encodeDeliveryCursor(d: DeliveryCursor): string {
+  return Buffer.from(`${d.createdAt.toISOString()}|${d.eventId}|${d.id}`).toString('base64url');
+}
+
+export function decodeDeliveryCursor(cursor: string): DeliveryCursor | undefined {
+  const [iso, event, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  const eventId = Number(event);
+  return id && isUuid(id) && Number.isSafeInteger(eventId) && eventId > 0 && !Number.isNaN(createdAt.getTime()) ? { createdAt, eventId, id } : undefined;
+}
+
+export interface DeliveryFilter {
+  purchaseId?: string;
+  status?: DeliveryStatus;
+  /** Keyset cursor: strictly after this (created_at, event_id, id) in newest-first order. */
+  before?: DeliveryCursor;
+  limit: number;
+}
+
+/** The account's deliveries, newest first, by keyset pagination. */
+export async function listDeliveries(sql: Sql, accountId: string, f: DeliveryFilter): Promise<DeliveryView[]> {
+  const params: unknown[] = [accountId];
+  const where = ['d.account_id = $1'];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (f.purchaseId) add((n) => `d.purchase_id = ${n}`, f.purchaseId);
+  if (f.status) add((n) => `d.status = ${n}`, f.status);
+  if (f.before) {
+    params.push(f.before.createdAt, f.before.eventId, f.before.id);
+    const n = params.length;
+    where.push(`(d.created_at, d.event_id, d.id) < ($${n - 2}, $${n - 1}, $${n})`);
+  }
+  params.push(f.limit);
+  const { rows } = await sql.query<DeliveryRow>(
+    `${SELECT} WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.event_id DESC, d.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(toView);
+}
+
+export async function findDelivery(sql: Sql, accountId: string, id: string): Promise<DeliveryView | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await sql.query<DeliveryRow>(`${SELECT} WHERE d.account_id = $1 AND d.id = $2`, [accountId, id]);
+  return rows[0] && toView(rows[0]);
+}
+
+export async function listAttempts(sql: Sql, accountId: string, deliveryId: string): Promise<AttemptView[]> {
+  const { rows } = await sql.query<{
+    attempt: number;
+    url: string;
+    started_at: Date;
+    duration_ms: number;
+    status_code: number | null;
+    response_excerpt: string | null;
+    error: string | null;
+    outcome: AttemptOutcome;
+    next_attempt_at: Date | null;
+  }>(
+    `SELECT attempt, url, started_at, duration_ms, status_code, response_excerpt, error, outcome, next_attempt_at
+     FROM delivery_attempts WHERE account_id = $1 AND delivery_id = $2 ORDER BY id`,
+    [accountId, deliveryId],
+  );
+  return rows.map((r) => ({
+    attempt: r.attempt,
+    url: r.url,
+    startedAt: r.started_at,
+    durationMs: r.duration_ms,
+    statusCode: r.status_code,
+    responseExcerpt: r.response_excerpt,
+    error: r.error,
+    outcome: r.outcome,
+    nextAttemptAt: r.next_attempt_at,
+  }));
+}
+
+export type ReplayResult = { ok: true; delivery: DeliveryView } | { ok: false; reason: 'not_found' | 'endpoint_disabled' };
+
+/**
+ * Sends a delivery again, by hand: whatever its status, it becomes pending, due now, with a
+ * fresh retry schedule. Same `webhook-id` and body (the receiver may de-duplicate on them). A
+ * webhook cannot be replayed while its endpoint is disabled or removed.
+ */
+export async function replayDelivery(db: Database, accountId: string, id: string, now: Date): Promise<ReplayResult> {
+  if (!isUuid(id)) return { ok: false, reason: 'not_found' };
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ kind: DeliveryKind; enabled: boolean | null }>(
+      `SELECT d.kind, (w.account_id IS NOT NULL AND w.disabled_at IS NULL) AS enabled
+       FROM deliveries d LEFT JOIN webhook_endpoints w ON w.account_id = d.account_id
+       WHERE d.account_id = $1 AND d.id = $2 FOR UPDATE OF d`,
+      [accountId, id],
+    );
+    const row = rows[0];
+    if (!row) return { ok: false, reason: 'not_found' } as const;
+    if (row.kind === 'webhook' && !row.enabled) return { ok: false, reason: 'endpoint_disabled' } as const;
+    await tx.query(
+      `UPDATE deliveries SET status = 'pending', failures = 0, next_attempt_at = $3, completed_at = NULL, updated_at = $3
+       WHERE account_id = $1 AND id = $2`,
+      [accountId, id, now],
+    );
+    await tx.query(`SELECT pg_notify('chipin_delivery', 'replay')`);
+    const { rows: views } = await tx.query<DeliveryRow>(`${SELECT} WHERE d.account_id = $1 AND d.id = $2`, [accountId, id]);
+    return { ok: true, delivery: toView(views[0]!) } as const;
+  });
+}

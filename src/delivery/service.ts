@@ -1,0 +1,112 @@
+import type { Config } from '../config.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Mailer } from '../messaging/mailer.ts';
+import { findWebhookEndpoint, setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
+import { findDelivery, listAttempts, listDeliveries, replayDelivery, type AttemptView, type DeliveryFilter, type DeliveryView, type ReplayResult } from './queries.ts';
+import { queueStats } from './store.ts';
+import { TargetPolicy } from './target-policy.ts';
+import { DeliveryWorker, type DeliveryLog, type DeliveryMetricsSink, type DeliveryWorkerOptions } from './worker.ts';
+
+export interface DeliveryOptions extends DeliveryWorkerOptions {
+  /** Run the background worker (LISTEN, timers, poll). Default true; tests may drive `runDue` alone. */
+  background?: boolean;
+}
+
+export interface DeliveriesDeps {
+  db: Database;
+  box: SecretBox;
+  clock: Clock;
+  config: Pick<Config, 'env' | 'webhookAllowedHosts'>;
+  mailer: Mailer | undefined;
+  metrics?: DeliveryMetricsSink;
+  log: DeliveryLog;
+}
+
+/** The read-back of an endpoint: its settings plus whether a 410 disabled it. */
+export interface WebhookEndpointView extends WebhookSettings {
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  updatedAt: Date;
+}
+
+/**
+ * Event delivery of one process (docs/webhooks.md): the account's webhook endpoint, the
+ * back-office views of deliveries, and the worker that sends them. Built by app.ts.
+ */
+export class Deliveries {
+  readonly worker: DeliveryWorker;
+  readonly policy: TargetPolicy;
+  readonly #deps: DeliveriesDeps;
+  readonly #background: boolean;
+
+  constructor(deps: DeliveriesDeps, opts: DeliveryOptions = {}) {
+    this.#deps = deps;
+    this.#background = opts.background ?? true;
+    this.policy = new TargetPolicy(deps.config.env, deps.config.webhookAllowedHosts ?? []);
+    this.worker = new DeliveryWorker(
+      {
+        db: deps.db,
+        box: deps.box,
+        clock: deps.clock,
+        policy: this.policy,
+        sandbox: deps.config.env === 'sandbox',
+        mailer: deps.mailer,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+        log: deps.log,
+      },
+      opts,
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.#background) await this.worker.start();
+  }
+
+  stop(): Promise<void> {
+    return this.worker.stop();
+  }
+
+  /** Sets the account's endpoint with a new token and signing secret, answered once here. */
+  async setWebhook(accountId: string, input: { url: string; events?: readonly string[] }): Promise<WebhookSettings> {
+    const settings = await setWebhookEndpoint(this.#deps.db, this.#deps.box, accountId, input, this.#deps.clock.now(), this.policy);
+    this.worker.wake();
+    return settings;
+  }
+
+  async getWebhook(accountId: string): Promise<WebhookEndpointView | undefined> {
+    const e = await findWebhookEndpoint(this.#deps.db, this.#deps.box, accountId);
+    return (
+      e && {
+        url: e.url,
+        token: e.token.reveal(),
+        secret: e.secret.reveal(),
+        events: e.events,
+        disabledAt: e.disabledAt,
+        disabledReason: e.disabledReason,
+        updatedAt: e.updatedAt,
+      }
+    );
+  }
+
+  list(accountId: string, filter: DeliveryFilter): Promise<DeliveryView[]> {
+    return listDeliveries(this.#deps.db, accountId, filter);
+  }
+
+  async find(accountId: string, id: string): Promise<(DeliveryView & { attemptLog: AttemptView[] }) | undefined> {
+    const d = await findDelivery(this.#deps.db, accountId, id);
+    return d && { ...d, attemptLog: await listAttempts(this.#deps.db, accountId, id) };
+  }
+
+  async replay(accountId: string, id: string): Promise<ReplayResult> {
+    const result = await replayDelivery(this.#deps.db, accountId, id, this.#deps.clock.now());
+    if (result.ok) this.worker.wake();
+    return result;
+  }
+
+  /** Pending deliveries and the age of the oldest due one, for /metrics. */
+  queueStats(): Promise<{ depth: number; oldestDueAgeSeconds: number }> {
+    return queueStats(this.#deps.db, this.#deps.clock.now());
+  }
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Sql } from '../db/database.ts';
+import { isUuid } from '../domain/ids.ts';
+
+export type DeliveryKind = 'webhook' | 'notification';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
+
+/** What one attempt came to (the `outcome` of its row). */
+export type AttemptOutcome = 'succeeded' | 'retry_scheduled' | 'gave_up' | 'endpoint_gone' | 'interrupted';
+
+/** Public id of a delivery (also the `webhook-id` header): `dlv_<uuid>`. */
+export function toDeliveryUid(id: string): string {
+  return `dlv_${id}`;
+}
+
+export function parseDeliveryUid(uid: string): string | undefined {
+  if (!uid.startsWith('dlv_')) return undefined;
+  const id = uid.slice(4).toLowerCase();
+  return isUuid(id) ? id : undefined;
+}
+
+/** A delivery taken by a worker, under a lease, to attempt now. */
+export interface ClaimedDelivery {
+  id: string;
+  accountId: string;
+  purchaseId: string;
+  eventId: number;
+  kind: DeliveryKind;
+  triggerName: string | null;
+  url: string;
+  payload: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** Failed attempts in a row before this one. */
+  failures: number;
+  leaseId: string;
+  nextAttemptAt: Date;
+}
+
+interface ClaimedRow {
+  id: string;
+  account_id: string;
+  purchase_id: string;
+  event_id: number;
+  kind: DeliveryKind;
+  trigger_name: string | null;
+  url: string;
+  payload: string;
+  attempts: number;
+  failures: number;
+  next_attempt_at: Date;
+}
+
+/**
+ * Claims up to `limit` due deliveries for one worker: pending, due at the service clock's `now`,
+ * not leased (or the lease ran out: its process died), and first in line for their destination —
+ * the ordering rule (docs/webhooks.md): no earlier delivery of the same purchase to the same
+ * destination is still pending, and no earlier event of the purchase is still undispatched.
+ * One statement: the row locks last only while the leases are written.
+ */
+export async function claimDue(
+  db: Sql,
+  opts: { now: Date; wallNow: Date; limit: number; leaseMs: number },
+): Promise<ClaimedDelivery[]> {
+  const leaseId = randomUUID();
+  const { rows } = await db.query<ClaimedRow>(
+    `WITH due AS (
+       SELECT d.id FROM deliveries d
+       WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+         AND (d.locked_until IS NULL OR d.locked_until <= $2)
+         AND NOT EXISTS (
+           SELECT 1 FROM deliveries b
+           WHERE b.account_id = d.account_id AND b.purchase_id = d.purchase_id AND b.kind = d.kind
+             AND b.status = 'pending' AND b.event_id < d.event_id)
+         AND NOT EXISTS (
+           SELECT 1 FROM purchase_events e
+           WHERE e.account_id = d.account_id AND e.purchase_id = d.purchase_id
+             AND e.id < d.event_id AND e.dispatched_at IS NULL)
+       ORDER BY d.next_attempt_at, d.event_id
+       LIMIT $3
+       FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE deliveries d SET locked_until = $4, lease_id = $5
+     FROM due WHERE d.id = due.id
+     RETURNING d.id, d.account_id, d.purchase_id, d.event_id, d.kind, d.trigger_name, d.url, d.payload,
+       d.attempts, d.failures, d.next_attempt_at`,
+    [opts.now, opts.wallNow, opts.limit, new Date(opts.wallNow.getTime() + opts.leaseMs), leaseId],
+  );
+  return rows
+    .map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+      purchaseId: r.purchase_id,
+      eventId: Number(r.event_id),
+      kind: r.kind,
+      triggerName: r.trigger_name,
+      url: r.url,
+      payload: r.payload,
+      attempts: r.attempts,
+      failures: r.failures,
+      leaseId,
+      nextAttemptAt: new Date(r.next_attempt_at),
+    }))
+    .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.eventId - b.eventId);
+}
+
+/** One attempt, as recorded, and what it does to its delivery. */
+export interface AttemptRecord {
+  url: string;
+  startedAt: Date;
+  durationMs: number;
+  statusCode?: number;
+  excerpt?: string;
+  error?: string;
+  outcome: AttemptOutcome;
+  /** retry_scheduled: when the next attempt is due. */
+  nextAttemptAt?: Date;
+  /** Service-clock time the outcome is recorded at. */
+  now: Date;
+  /** An e-mail sent for a `mailto:` notification: also kept in outbound_messages. */
+  mail?: { recipient: string; subject: string; body: string; accepted: boolean; error: string | null; providerId: string | null };
+}
+
+/**
+ * Records an attempt and applies its outcome, in one transaction. State changes are fenced by
+ * the lease: a worker whose lease ran out (another took the delivery over) only adds its attempt
+ * row — except a success, which stands whoever made it. Answers whether the outcome was applied.
+ */
+export async function recordAttempt(db: Database, d: ClaimedDelivery, a: AttemptRecord): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ attempts: number; lease_id: string | null; status: DeliveryStatus }>(
+      'UPDATE deliveries SET attempts = attempts + 1, url = $2 WHERE id = $1 RETURNING attempts, lease_id, status',
+      [d.id, a.url],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    await tx.query(
+      `INSERT INTO delivery_attempts (account_id, delivery_id, attempt, url, started_at, duration_ms, status_code,
+         response_excerpt, error, outcome, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [d.accountId, d.id, row.attempts, a.url, a.startedAt, a.durationMs, a.statusCode ?? null, a.excerpt ?? null, a.error ?? null, a.outcome, a.nextAttemptAt ?? null],
+    );
+    if (a.mail) {
+      await tx.query(
+        `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at)
+         VALUES ($1, $2, $3, 'email', $4, $5, $6, $7, $8, $9, $10)`,
+        [randomUUID(), d.accountId, d.purchaseId, a.mail.recipient.slice(0, 320), a.mail.subject, a.mail.body, a.mail.accepted, a.mail.error, a.mail.providerId, a.now],
+      );
+    }
+    const owned = row.status === 'pending' && row.lease_id === d.leaseId;
+    if (a.outcome === 'succeeded') {
+      if (row.status !== 'pending') return false;
+      await finish(tx, d.id, 'succeeded', a);
+      return true;
+    }
+    if (!owned) return false;
+    switch (a.outcome) {
+      case 'retry_scheduled':
+        await tx.query(
+          `UPDATE deliveries SET failures = failures + 1, next_attempt_at = $2, locked_until = NULL, lease_id = NULL,
+             last_status_code = $3, last_error = $4, updated_at = $5 WHERE id = $1`,
+          [d.id, a.nextAttemptAt, a.statusCode ?? null, lastError(a), a.now],
+        );
+        return true;
+      case 'interrupted':
+        // Not the target's fault: due again at once (another process, or this one after a restart).
+        await tx.query('UPDATE deliveries SET locked_until = NULL, lease_id = NULL, updated_at = $2 WHERE id = $1', [d.id, a.now]);
+        return true;
+      case 'gave_up':
+        await finish(tx, d.id, 'failed', a, 1);
+        return true;
+      case 'endpoint_gone':
+        await finish(tx, d.id, 'failed', a, 1);
+        await stopDestination(tx, d, a.now);
+        return true;
+    }
+  });
+}
+
+function lastError(a: AttemptRecord): string | null {
+  if (a.error) return a.error;
+  if (a.statusCode !== undefined && (a.statusCode < 200 || a.statusCode >= 300)) return `HTTP ${a.statusCode}`;
+  return null;
+}
+
+async function finish(tx: Sql, id: string, status: DeliveryStatus, a: AttemptRecord, addFailures = 0): Promise<void> {
+  await tx.query(
+    `UPDATE deliveries SET status = $2, failures = failures + $6, next_attempt_at = NULL, locked_until = NULL, lease_id = NULL,
+       last_status_code = $3, last_error = $4, updated_at = $5, completed_at = $5 WHERE id = $1`,
+    [id, status, a.statusCode ?? null, status === 'succeeded' ? null : lastError(a), a.now, addFailures],
+  );
+}
+
+/**
+ * 410 Gone: the destination asked never to be called again. A webhook endpoint is disabled
+ * (until its URL is set again) and its pending deliveries cancelled; for a notification URL, the
+ * pending notifications of the account to that same URL are cancelled.
+ */
+async function stopDestination(tx: Sql, d: ClaimedDelivery, now: Date): Promise<void> {
+  const reason = `${d.kind === 'webhook' ? 'endpoint' : 'notification URL'} answered 410 Gone (delivery ${toDeliveryUid(d.id)})`;
+  if (d.kind === 'webhook') {
+    await tx.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE account_id = $1', [d.accountId, now, reason]);
+    await cancelPending(tx, d.accountId, `kind = 'webhook'`, [], reason, now);
+  } else {
+    await cancelPending(tx, d.accountId, `kind = 'notification' AND url = $4`, [d.url], reason, now);
+  }
+}
+
+async function cancelPending(tx: Sql, accountId: string, where: string, params: unknown[], reason: string, now: Date): Promise<number> {
+  const { rowCount } = await tx.query(
+    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, locked_until = NULL, lease_id = NULL,
+       last_error = $2, updated_at = $3, completed_at = $3
+     WHERE account_id = $1 AND status = 'pending' AND ${where}`,
+    [accountId, reason, now, ...params],
+  );
+  return rowCount;
+}
+
+/** A claimed webhook whose endpoint was disabled or removed meanwhile: cancelled unsent. */
+export async function cancelClaimed(db: Database, d: ClaimedDelivery, reason: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, locked_until = NULL, lease_id = NULL,
+       last_error = $3, updated_at = $4, completed_at = $4
+     WHERE id = $1 AND lease_id = $2 AND status = 'pending'`,
+    [d.id, d.leaseId, reason, now],
+  );
+}
+
+/** Pending deliveries, and how long the oldest due one has waited (metrics). */
+export async function queueStats(sql: Sql, now: Date): Promise<{ depth: number; oldestDueAgeSeconds: number }> {
+  const { rows } = await sql.query<{ depth: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS depth, min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1) AS oldest
+     FROM deliveries WHERE status = 'pending'`,
+    [now],
+  );
+  const r = rows[0];
+  const oldest = r?.oldest ? new Date(r.oldest).getTime() : undefined;
+  return { depth: r?.depth ?? 0, oldestDueAgeSeconds: oldest === undefined ? 0 : Math.max(0, (now.getTime() - oldest) / 1000) };
+}
+
+/**
+ * When the worker should look again: the next retry scheduled after `now` (service clock), and
+ * the end of the earliest lease on a due delivery (wall clock: a process died mid-send). Due
+ * deliveries otherwise need no timer: what holds them (a busy slot, an earlier delivery in
+ * flight, an undispatched event) wakes the worker when it ends.
+ */
+export async function nextWakeUp(sql: Sql, now: Date, wallNow: Date): Promise<{ retryAt?: Date; leaseEndsAt?: Date }> {
+  const { rows } = await sql.query<{ retry_at: Date | null; lease_ends_at: Date | null }>(
+    `SELECT min(next_attempt_at) FILTER (WHERE next_attempt_at > $1) AS retry_at,
+       min(locked_until) FILTER (WHERE next_attempt_at <= $1 AND locked_until > $2) AS lease_ends_at
+     FROM deliveries WHERE status = 'pending'`,
+    [now, wallNow],
+  );
+  const r = rows[0];
+  return {
+    ...(r?.retry_at ? { retryAt: new Date(r.retry_at) } : {}),
+    ...(r?.lease_ends_at ? { leaseEndsAt: new Date(r.lease_ends_at) } : {}),
+  };
+}

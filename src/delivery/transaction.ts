@@ -1,0 +1,53 @@
+/**
+ * The PSP transaction a `payment.transaction` event carries in `data.transaction`
+ * (src/domain/events.ts): what the back-mode notification and the front-end result are built
+ * from. Pure.
+ */
+export interface TransactionData {
+  /** The PSP's identifier of the transaction, not Chipin's. */
+  id: string;
+  /** `authorized`, `completed`, `failed`, `voided` or `refunded` (DESIGN §5). */
+  status: string;
+  amount_cents?: number;
+  /** ISO 8601. */
+  created_at: string;
+  /** Null (or absent) on success; a text or `{code, message}` otherwise. */
+  error?: unknown;
+  /** Optional data from the PSP (identifiers needed for refunds, say). */
+  additional_data?: Record<string, unknown>;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The transaction of an event's `data`, or undefined when it is missing or malformed. */
+export function transactionOf(data: unknown): TransactionData | undefined {
+  const t = isRecord(data) ? data.transaction : undefined;
+  if (!isRecord(t)) return undefined;
+  if (typeof t.id !== 'string' || typeof t.status !== 'string') return undefined;
+  const createdAt = t.created_at instanceof Date ? t.created_at.toISOString() : t.created_at;
+  if (typeof createdAt !== 'string') return undefined;
+  return {
+    id: t.id,
+    status: t.status,
+    created_at: createdAt,
+    ...(typeof t.amount_cents === 'number' ? { amount_cents: t.amount_cents } : {}),
+    ...(t.error === undefined ? {} : { error: t.error }),
+    ...(isRecord(t.additional_data) ? { additional_data: t.additional_data } : {}),
+  };
+}
+
+/**
+ * The error of a transaction as one line of text: `''` when there is none (the contract's
+ * "empty string when there is no error").
+ */
+export function transactionErrorText(error: unknown): string {
+  if (error === null || error === undefined || error === false) return '';
+  if (typeof error === 'string') return error;
+  if (isRecord(error)) {
+    const message = error.message ?? error.reason ?? error.code;
+    if (typeof message === 'string') return message;
+  }
+  return JSON.stringify(error) ?? '';
+}

@@ -1,0 +1,47 @@
+import { createHmac } from 'node:crypto';
+import { triggerOf, type TriggerName } from './triggers.ts';
+
+/** A webhook body without its `token`, which is the endpoint's current one, added at send time. */
+export interface WebhookMessage {
+  /** The `purchase_events` id: strictly increasing, and the same on every retry and replay. */
+  triggerID: number;
+  triggerName: TriggerName;
+  /** When the event happened (service clock), ISO 8601 UTC. */
+  triggerDate: string;
+  objects: { purchaseId: string; clientId?: string };
+}
+
+export interface EventForWebhook {
+  id: number;
+  type: string;
+  /** Bare uuid (the Merchant API v1 `id`). */
+  purchaseId: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The webhook an event is sent as, or undefined when no trigger exists for its type. Pure. */
+export function webhookMessage(event: EventForWebhook): WebhookMessage | undefined {
+  const triggerName = triggerOf(event.type);
+  if (!triggerName) return undefined;
+  const objects: WebhookMessage['objects'] = { purchaseId: event.purchaseId };
+  // The contract: pledgerContributes concerns "Client and Purchase".
+  if (triggerName === 'pledgerContributes' && typeof event.data.client_id === 'string') objects.clientId = event.data.client_id;
+  return { triggerID: event.id, triggerName, triggerDate: event.createdAt.toISOString(), objects };
+}
+
+/** The exact JSON body: `{triggerID, triggerName, triggerDate, token, objects}`, in that order. */
+export function webhookBody(message: WebhookMessage, token: string): string {
+  const { triggerID, triggerName, triggerDate, objects } = message;
+  return JSON.stringify({ triggerID, triggerName, triggerDate, token, objects });
+}
+
+/**
+ * `webhook-signature` of Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`,
+ * keyed with the base64-decoded part of the `whsec_` secret. Pure.
+ */
+export function standardWebhookSignature(secret: string, msgId: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const mac = createHmac('sha256', key).update(`${msgId}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  return `v1,${mac}`;
+}

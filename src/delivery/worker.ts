@@ -1,0 +1,352 @@
+import { setMaxListeners } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import type { Database } from '../db/database.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { DueWorkRunner } from '../jobs/due-work.ts';
+import type { Mailer } from '../messaging/mailer.ts';
+import { dispatchBatch } from './dispatcher.ts';
+import { findWebhookEndpoints } from './endpoints.ts';
+import { postJson, type HttpAttempt } from './http-sender.ts';
+import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
+import { claimDue, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import type { TargetPolicy } from './target-policy.ts';
+import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
+
+/** The channel the insert triggers of purchase_events and deliveries notify (005_deliveries.sql). */
+export const DELIVERY_CHANNEL = 'chipin_delivery';
+
+const USER_AGENT = 'Chipin-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+export interface DeliveryLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Where attempt outcomes and latencies are counted (src/http/metrics.ts). */
+export interface DeliveryMetricsSink {
+  observeDeliveryAttempt(kind: string, outcome: string, seconds: number): void;
+}
+
+export interface DeliveryWorkerOptions {
+  /** Deadline for the answer's status line (ms). 10 s by default (DESIGN §5). */
+  timeoutMs?: number;
+  /** How long a claim protects a delivery being sent (wall-clock ms). Default: timeout + 5 s. */
+  leaseMs?: number;
+  /** Attempts in flight at once in this process. Default 16. */
+  concurrency?: number;
+  /** Safety poll (ms) for a missed notification. Default 10 s. */
+  pollMs?: number;
+  /** Events dispatched per transaction. Default 200. */
+  dispatchBatch?: number;
+  /** Jitter source in [0, 1) (tests). */
+  random?: () => number;
+  /** The wall clock of leases and `webhook-timestamp` (tests). */
+  wallNow?: () => Date;
+}
+
+export interface DeliveryWorkerDeps {
+  db: Database;
+  box: SecretBox;
+  /** The service clock: what is due, and when retries fall due. */
+  clock: Clock;
+  policy: TargetPolicy;
+  sandbox: boolean;
+  mailer: Mailer | undefined;
+  metrics?: DeliveryMetricsSink;
+  log: DeliveryLog;
+}
+
+/** What sending came to, whatever the channel. */
+interface Sent extends HttpAttempt {
+  /** The channel accepted it (a 2xx; the mail server took it). */
+  delivered: boolean;
+  mail?: AttemptRecord['mail'];
+}
+
+/**
+ * Sends due deliveries: any number of workers (one per process) share the `deliveries` table.
+ *
+ * - Woken by LISTEN/NOTIFY when an event or a delivery is committed anywhere, by a timer at the
+ *   next due retry, and by a slow safety poll.
+ * - Each wake dispatches new events, then claims due deliveries (SKIP LOCKED + lease) while it
+ *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
+ *   so the next delivery of the same purchase follows at once.
+ * - At-least-once: a process that dies mid-send leaves a lease that runs out, and the delivery is
+ *   sent again by whoever takes it next.
+ */
+export class DeliveryWorker implements DueWorkRunner {
+  readonly name = 'deliveries';
+  readonly #deps: DeliveryWorkerDeps;
+  readonly #timeoutMs: number;
+  readonly #leaseMs: number;
+  readonly #concurrency: number;
+  readonly #pollMs: number;
+  readonly #dispatchBatch: number;
+  readonly #random: () => number;
+  readonly #wallNow: () => Date;
+  readonly #abort = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  #pumping: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+  #started = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #dueTimer: NodeJS.Timeout | undefined;
+  #unlisten: (() => Promise<void>) | undefined;
+
+  constructor(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions = {}) {
+    this.#deps = deps;
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#leaseMs = opts.leaseMs ?? this.#timeoutMs + 5_000;
+    this.#concurrency = opts.concurrency ?? 16;
+    this.#pollMs = opts.pollMs ?? 10_000;
+    this.#dispatchBatch = opts.dispatchBatch ?? 200;
+    this.#random = opts.random ?? Math.random;
+    this.#wallNow = opts.wallNow ?? (() => new Date());
+    // Every attempt in flight listens on it.
+    setMaxListeners(0, this.#abort.signal);
+  }
+
+  /** Starts background delivery in this process. */
+  async start(): Promise<void> {
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    try {
+      this.#unlisten = await this.#deps.db.listen(DELIVERY_CHANNEL, () => this.wake());
+    } catch (err) {
+      this.#deps.log.warn({ err }, 'could not LISTEN for new events: deliveries fall back to polling');
+    }
+    this.#pollTimer = setInterval(() => this.wake(), this.#pollMs);
+    this.#pollTimer.unref();
+    this.wake();
+  }
+
+  /**
+   * Stops: no new claims; attempts in flight are interrupted (recorded as such and due again at
+   * once, for another process or the next start). Resolves when nothing touches the database.
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#pollTimer);
+    clearTimeout(this.#dueTimer);
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    await unlisten?.().catch(() => {});
+    this.#abort.abort();
+    await this.#pumping;
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Something may be due: run a pass now, or right after the one in progress. */
+  wake(): void {
+    if (this.#stopped || !this.#started) return;
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = this.#pump()
+      .catch((err: unknown) => this.#deps.log.warn({ err }, 'delivery pass failed; retrying at the next wake-up'))
+      .finally(() => {
+        this.#pumping = undefined;
+        if (this.#again) this.wake();
+      });
+  }
+
+  /**
+   * Dispatches every new event and sends every due delivery, waiting for the attempts it makes
+   * (the sandbox clock calls it after a move, DESIGN §8). Answers how many events and attempts it
+   * handled. Safe alongside the background worker and other processes.
+   */
+  async runDue(maxAttempts = 1_000): Promise<number> {
+    let handled = await this.#dispatchAll();
+    while (!this.#stopped && handled < maxAttempts) {
+      const claimed = await this.#claim(this.#concurrency);
+      if (claimed.length === 0) break;
+      await Promise.all(claimed.map((d) => this.#attempt(d)));
+      handled += claimed.length;
+    }
+    return handled;
+  }
+
+  /** Due deliveries being sent right now by some process (leased), which a caller may wait for. */
+  async dueInProgress(): Promise<number> {
+    const { rows } = await this.#deps.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`,
+      [this.#deps.clock.now(), this.#wallNow()],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async #pump(): Promise<void> {
+    do {
+      this.#again = false;
+      await this.#dispatchAll();
+      while (!this.#stopped && this.#inFlight.size < this.#concurrency) {
+        const claimed = await this.#claim(this.#concurrency - this.#inFlight.size);
+        if (claimed.length === 0) break;
+        for (const d of claimed) this.#track(this.#attempt(d));
+      }
+    } while (this.#again && !this.#stopped);
+    if (!this.#stopped) await this.#armDueTimer();
+  }
+
+  #track(p: Promise<void>): void {
+    this.#inFlight.add(p);
+    void p.finally(() => {
+      this.#inFlight.delete(p);
+      this.wake();
+    });
+  }
+
+  /** A timer at the next due retry or lease end (at most one poll interval away: the clock may be moved). */
+  async #armDueTimer(): Promise<void> {
+    clearTimeout(this.#dueTimer);
+    const { retryAt, leaseEndsAt } = await nextWakeUp(this.#deps.db, this.#deps.clock.now(), this.#wallNow());
+    if (this.#stopped) return;
+    const waits = [
+      ...(retryAt ? [retryAt.getTime() - this.#deps.clock.now().getTime()] : []),
+      ...(leaseEndsAt ? [leaseEndsAt.getTime() - this.#wallNow().getTime()] : []),
+    ];
+    if (waits.length === 0) return;
+    const ms = Math.max(Math.min(...waits), 0);
+    if (ms >= this.#pollMs) return; // the poll comes first
+    this.#dueTimer = setTimeout(() => this.wake(), ms + 5);
+    this.#dueTimer.unref();
+  }
+
+  async #dispatchAll(): Promise<number> {
+    let total = 0;
+    const deps = { db: this.#deps.db, box: this.#deps.box, sandbox: this.#deps.sandbox, log: this.#deps.log };
+    while (!this.#stopped) {
+      const n = await dispatchBatch(deps, this.#deps.clock.now(), this.#dispatchBatch);
+      total += n;
+      if (n < this.#dispatchBatch) break;
+    }
+    return total;
+  }
+
+  #claim(limit: number): Promise<ClaimedDelivery[]> {
+    return claimDue(this.#deps.db, { now: this.#deps.clock.now(), wallNow: this.#wallNow(), limit, leaseMs: this.#leaseMs });
+  }
+
+  /** One attempt of a claimed delivery, recorded. Never throws. */
+  async #attempt(d: ClaimedDelivery): Promise<void> {
+    const { log, metrics } = this.#deps;
+    const context = { delivery_id: toDeliveryUid(d.id), account_id: d.accountId, kind: d.kind, event_id: d.eventId };
+    try {
+      const startedAt = this.#deps.clock.now();
+      const request = await this.#prepare(d);
+      if ('cancel' in request) {
+        await cancelClaimed(this.#deps.db, d, request.cancel, this.#deps.clock.now());
+        metrics?.observeDeliveryAttempt(d.kind, 'cancelled', 0);
+        log.info({ ...context, reason: request.cancel }, 'delivery cancelled');
+        return;
+      }
+      const sent = request.url.startsWith('mailto:') ? await this.#mail(request.url, request.body) : await this.#post(request);
+      const now = this.#deps.clock.now();
+      const { outcome, nextAttemptAt } = this.#decide(d, sent, now);
+      await recordAttempt(this.#deps.db, d, {
+        url: request.url,
+        startedAt,
+        durationMs: sent.durationMs,
+        ...(sent.statusCode === undefined ? {} : { statusCode: sent.statusCode }),
+        ...(sent.excerpt === undefined ? {} : { excerpt: sent.excerpt }),
+        ...(sent.error === undefined ? {} : { error: sent.error }),
+        outcome,
+        ...(nextAttemptAt ? { nextAttemptAt } : {}),
+        now,
+        ...(sent.mail ? { mail: sent.mail } : {}),
+      });
+      metrics?.observeDeliveryAttempt(d.kind, outcome, sent.durationMs / 1000);
+      const fields = { ...context, attempt: d.attempts + 1, status_code: sent.statusCode, ms: sent.durationMs, outcome };
+      if (outcome === 'succeeded') log.debug(fields, 'delivery sent');
+      else if (outcome === 'retry_scheduled') log.info({ ...fields, error: sent.error, next_attempt_at: nextAttemptAt?.toISOString() }, 'delivery attempt failed: will retry');
+      else if (outcome !== 'interrupted') log.warn({ ...fields, error: sent.error }, 'delivery given up');
+    } catch (err) {
+      // Database trouble: the lease runs out and the delivery is taken again.
+      log.error({ ...context, err }, 'delivery attempt could not be completed');
+    }
+  }
+
+  async #prepare(d: ClaimedDelivery): Promise<{ url: string; body: string; headers: Record<string, string> } | { cancel: string }> {
+    const msgId = toDeliveryUid(d.id);
+    const base = { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'webhook-id': msgId };
+    if (d.kind === 'notification') return { url: d.url, body: d.payload, headers: base };
+    const endpoint = (await findWebhookEndpoints(this.#deps.db, this.#deps.box, [d.accountId])).get(d.accountId);
+    if (!endpoint) return { cancel: 'the webhook endpoint was removed' };
+    if (endpoint.disabledAt) return { cancel: `the webhook endpoint is disabled: ${endpoint.disabledReason ?? ''}`.trim() };
+    const body = webhookBody(JSON.parse(d.payload) as WebhookMessage, endpoint.token.reveal());
+    // Real time, not the service clock: receivers compare it with their own clock.
+    const timestamp = Math.floor(this.#wallNow().getTime() / 1000);
+    return {
+      url: endpoint.url,
+      body,
+      headers: {
+        ...base,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardWebhookSignature(endpoint.secret.reveal(), msgId, timestamp, body),
+      },
+    };
+  }
+
+  async #post(r: { url: string; body: string; headers: Record<string, string> }): Promise<Sent> {
+    const res = await postJson(r.url, r.body, r.headers, { timeoutMs: this.#timeoutMs, policy: this.#deps.policy, signal: this.#abort.signal });
+    return { ...res, delivered: !res.interrupted && verdictOf(res.statusCode) === 'succeeded' };
+  }
+
+  /** A `mailto:` notification: the same JSON body, as the text of an e-mail. */
+  async #mail(url: string, body: string): Promise<Sent> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const to = mailtoAddress(url);
+    if (!to) return { delivered: false, error: 'invalid mailto: address', durationMs: 0 };
+    let reference = '';
+    try {
+      reference = String((JSON.parse(body) as { reference?: unknown }).reference ?? '');
+    } catch {
+      /* the body is ours: always JSON */
+    }
+    const subject = reference ? `Payment notification ${reference}` : 'Payment notification';
+    const mailer = this.#deps.mailer;
+    if (!mailer) return { delivered: false, error: 'no mailer configured', durationMs: 0 };
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<{ accepted: false; error: string; messageId?: string }>((resolve) => {
+      timer = setTimeout(() => resolve({ accepted: false, error: `timed out after ${this.#timeoutMs} ms` }), this.#timeoutMs);
+    });
+    const result = await Promise.race([mailer.send({ to, subject, text: body }), late]).finally(() => clearTimeout(timer));
+    const error = result.accepted ? null : (result.error ?? 'not accepted');
+    return {
+      delivered: result.accepted,
+      ...(error ? { error } : {}),
+      durationMs: elapsed(),
+      mail: { recipient: to, subject, body, accepted: result.accepted, error, providerId: result.messageId ?? null },
+    };
+  }
+
+  #decide(d: ClaimedDelivery, sent: Sent, now: Date): { outcome: AttemptOutcome; nextAttemptAt?: Date } {
+    if (sent.interrupted) return { outcome: 'interrupted' };
+    if (sent.delivered) return { outcome: 'succeeded' };
+    if (sent.statusCode === 410) return { outcome: 'endpoint_gone' };
+    const failures = d.failures + 1;
+    const scheduled = retryDelay(failures, this.#random);
+    if (scheduled === undefined) return { outcome: 'gave_up' };
+    const asked = sent.statusCode === undefined ? undefined : retryAfterMs(sent.retryAfter, this.#wallNow().getTime());
+    return { outcome: 'retry_scheduled', nextAttemptAt: new Date(now.getTime() + (asked ?? scheduled)) };
+  }
+}
+
+/** The single address of a `mailto:` URL, or undefined. */
+export function mailtoAddress(url: string): string | undefined {
+  if (!url.toLowerCase().startsWith('mailto:')) return undefined;
+  let address: string;
+  try {
+    address = decodeURIComponent(url.slice('mailto:'.length).split('?')[0]!).trim();
+  } catch {
+    return undefined;
+  }
+  // One plain address: list separators or display-name syntax would add recipients.
+  return /^[^\s@,;<>"()\\]+@[^\s@,;<>"()\\]+\.[^\s@,;<>"()\\]+$/.test(address) && address.length <= 254 ? address : undefined;
+}

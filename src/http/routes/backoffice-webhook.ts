@@ -1,0 +1,109 @@
+import { Type } from 'typebox';
+import { WebhookSettingsError } from '../../delivery/endpoints.ts';
+import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
+import type { Services } from '../../services.ts';
+import { ApiError, notFound } from '../errors.ts';
+import type { App } from '../types.ts';
+import type { DashboardGuard } from './backoffice-auth.ts';
+import { TokenApiError } from './schemas.ts';
+
+const TRIGGER_LIST = TRIGGER_NAMES.map((n) => `\`${n}\``).join(', ');
+
+const Settings = {
+  url: Type.String({ description: 'Where every webhook is POSTed', examples: ['https://shop.example/chipin/webhooks'] }),
+  token: Type.String({ description: 'Carried in every payload as `token`: compare it to check the origin' }),
+  secret: Type.String({ description: 'Standard Webhooks signing secret (`whsec_...`) of the `webhook-signature` header' }),
+  events: Type.Array(Type.String(), { description: 'Trigger names sent to this endpoint', examples: [[...DEFAULT_TRIGGERS]] }),
+};
+
+export const BackofficeErrors = {
+  401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
+  429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
+};
+
+const SECURITY = [{ apiKeyBasic: [] }];
+const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key).';
+
+/**
+ * Back office: the account's webhook endpoint (DESIGN §5, §7). One per account; setting it
+ * generates a new `token` and signing secret.
+ */
+export function registerBackofficeWebhook(app: App, services: Services, guard: DashboardGuard): void {
+  app.put(
+    '/api/backoffice/webhook',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Set the webhook URL',
+        description:
+          `${AUTH_NOTE} Sets the account's webhook endpoint, replacing the previous one (and re-enabling it after a 410), with a new random ` +
+          '`token` and a new `whsec_` signing secret: the previous ones stop being used at once, also for deliveries still pending. ' +
+          `\`events\` chooses the triggers (${TRIGGER_LIST}); by default the contract's three: ${DEFAULT_TRIGGERS.join(', ')}.`,
+        security: SECURITY,
+        body: Type.Object(
+          {
+            url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; https in production', examples: ['https://shop.example/chipin/webhooks'] }),
+            events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32, description: `Trigger names, among ${TRIGGER_LIST}` })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(Settings, { title: 'WebhookEndpoint', description: 'The endpoint, with its new token and secret' }),
+          400: { ...TokenApiError, description: 'Invalid url or events (the message names the field)' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = await guard.accountOf(request);
+      try {
+        const settings = await services.deliveries.setWebhook(accountId, request.body);
+        request.log.info({ account_id: accountId, events: settings.events }, 'webhook endpoint set');
+        void reply.header('cache-control', 'no-store');
+        return settings;
+      } catch (err) {
+        if (err instanceof WebhookSettingsError) throw new ApiError(400, 'invalid_request', err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/backoffice/webhook',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Read the webhook settings',
+        description: `${AUTH_NOTE} The endpoint with its token and signing secret; \`disabled_at\` is set when it answered 410 Gone.`,
+        security: SECURITY,
+        response: {
+          200: Type.Object(
+            {
+              ...Settings,
+              disabled_at: Type.Optional(Type.String({ format: 'date-time', description: 'When a 410 answer disabled the endpoint' })),
+              disabled_reason: Type.Optional(Type.String()),
+              updated_at: Type.String({ format: 'date-time' }),
+            },
+            { title: 'WebhookEndpointState' },
+          ),
+          404: { ...TokenApiError, description: 'No webhook URL is set' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = await guard.accountOf(request);
+      const e = await services.deliveries.getWebhook(accountId);
+      if (!e) throw notFound('webhook endpoint');
+      void reply.header('cache-control', 'no-store');
+      return {
+        url: e.url,
+        token: e.token,
+        secret: e.secret,
+        events: e.events,
+        ...(e.disabledAt ? { disabled_at: e.disabledAt.toISOString(), disabled_reason: e.disabledReason ?? '' } : {}),
+        updated_at: e.updatedAt.toISOString(),
+      };
+    },
+  );
+}

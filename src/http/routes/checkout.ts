@@ -1,0 +1,181 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isEmail } from '../../accounts/accounts.ts';
+import type { Offer } from '../../accounts/offers.ts';
+import { parsePublicId } from '../../domain/ids.ts';
+import { parseDecimalAmount } from '../../domain/money.ts';
+import { MAX_PLEDGERS } from '../../domain/pot.ts';
+import { V1_STATE } from '../../domain/purchase-states.ts';
+import { computeSchedule, type Schedule } from '../../domain/schedule.ts';
+import { normalizePhone } from '../../messaging/outbound-messenger.ts';
+import { readCard } from '../../pages/card-form.ts';
+import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../pages/checkout-page.ts';
+import { TEXT } from '../../pages/texts.ts';
+import { leaderFrontResult } from '../../payments/front-result.ts';
+import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../payments/leader-payment.ts';
+import { pledgeUrl } from '../../payments/pot-settlement.ts';
+import { listPledges, type NewPledge } from '../../payments/pot-store.ts';
+import { offerTerms, toIsoDate } from '../../payments/terms.ts';
+import type { Purchase } from '../../purchases/purchase.ts';
+import { findPurchaseForPage } from '../../purchases/repository.ts';
+import type { Services } from '../../services.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from '../i18n.ts';
+import type { App } from '../types.ts';
+import { csrfFor, pageHeaders } from './page-support.ts';
+
+type FriendRow = { name: string; email: string; phone: string; share: string };
+
+function list(form: Record<string, unknown>, name: string): string[] {
+  const v = form[name];
+  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map((x) => String(x).trim());
+}
+
+/** The friends typed in the form: rows left empty are skipped; any other row must be complete. */
+function readFriends(form: Record<string, unknown>, currency: string, t: (typeof TEXT)['en']): { rows: FriendRow[]; pledges?: NewPledge[]; error?: string; invalid: string[] } {
+  const names = list(form, 'pledger_name');
+  const emails = list(form, 'pledger_email');
+  const phones = list(form, 'pledger_phone');
+  const shares = list(form, 'pledger_amount');
+  const n = Math.max(names.length, emails.length, phones.length, shares.length);
+  const rows: FriendRow[] = [];
+  const pledges: NewPledge[] = [];
+  const invalid: string[] = [];
+  let error: string | undefined;
+  for (let i = 0; i < n; i++) {
+    const row = { name: names[i] ?? '', email: emails[i] ?? '', phone: phones[i] ?? '', share: shares[i] ?? '' };
+    rows.push(row);
+    if (!row.name && !row.email && !row.phone && !row.share) continue;
+    const phone = row.phone ? normalizePhone(row.phone) : undefined;
+    const amount = parseDecimalAmount(row.share, currency);
+    const emailOk = !row.email || isEmail(row.email);
+    if ((!row.email && !row.phone) || !emailOk || (row.phone && !phone) || !amount) {
+      error ??= t.invalidFriend(i + 1);
+      invalid.push(`pledger_email_${i}`, `pledger_amount_${i}`);
+      continue;
+    }
+    pledges.push({ name: row.name.slice(0, 100) || undefined, email: row.email || undefined, phoneNumber: phone, amountCents: amount });
+  }
+  if (pledges.length > MAX_PLEDGERS) error ??= t.tooManyFriends(MAX_PLEDGERS);
+  return error ? { rows, error, invalid } : { rows, pledges, invalid };
+}
+
+/**
+ * Where the leader goes after the payment: the merchant's callback with the result (`result`:
+ * the contract's back-mode result as a JWT signed with the offer's secret, DESIGN §5), else our
+ * status page.
+ */
+function afterPayment(purchase: Purchase, state: string, result: string | undefined): string {
+  const uid = `pur_${purchase.id}`;
+  if (!purchase.callbackUrl) return `/pay/${uid}`;
+  const url = new URL(purchase.callbackUrl);
+  url.searchParams.set('purchase_uid', uid);
+  url.searchParams.set('state', state);
+  if (result) url.searchParams.set('result', result);
+  return url.toString();
+}
+
+/** The leader's hosted checkout: `GET /pay/<purchase_uid>` shows it, `POST` pays. */
+export function registerCheckout(app: App, services: Services): void {
+  const { db, offers, clock, config, payments, psps } = services;
+  const csrf = csrfFor(services);
+
+  async function load(request: { params: { purchase_uid: string } }) {
+    const id = parsePublicId('pur', request.params.purchase_uid);
+    const purchase = id ? await findPurchaseForPage(db, id) : undefined;
+    const offer = purchase && (await offers.byId(purchase.accountId, purchase.offerId));
+    return purchase && offer ? { purchase, offer, lang: langOf(purchase.language) } : undefined;
+  }
+
+  function schedule(offer: Offer, purchase: Purchase): Schedule | undefined {
+    if (offer.type === 'SHARED') return undefined;
+    try {
+      return computeSchedule(offerTerms(offer), purchase.amountCents, toIsoDate(purchase.createdAt));
+    } catch {
+      return undefined; // the payment itself refuses with the reason
+    }
+  }
+
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ctx: { purchase: Purchase & { merchantName: string }; offer: Offer; lang: Lang },
+    extra: Partial<CheckoutView> = {},
+    status = 200,
+  ) {
+    pageHeaders(reply, ctx.purchase.callbackUrl);
+    if (ctx.purchase.state !== 'CREATED') {
+      const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
+      const handover = await leaderFrontResult(db, services.box, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, handover }, (pid) => pledgeUrl(config.publicUrl, pid)));
+    }
+    const token = csrf.tokenFor(request, reply, `pur_${ctx.purchase.id}`);
+    return reply.code(status).send(
+      checkoutPage({
+        ...ctx,
+        csrfToken: token,
+        schedule: schedule(ctx.offer, ctx.purchase),
+        potDeadline: new Date(clock.now().getTime() + ctx.offer.potDeadlineHours * 3_600_000),
+        ...extra,
+      }),
+    );
+  }
+
+  async function outcome(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, result: LeaderOutcome, friends?: FriendRow[]) {
+    const t = TEXT[ctx.lang];
+    switch (result.kind) {
+      case 'processed': {
+        const handover = await leaderFrontResult(db, services.box, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
+        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
+      }
+      case 'challenge':
+        return reply.redirect(result.url, 303);
+      case 'not_payable':
+        return reply.redirect(`/pay/pur_${ctx.purchase.id}`, 303);
+      case 'in_progress':
+        return show(request, reply, ctx, { error: t.inProgress, friends }, 409);
+      case 'invalid':
+        return show(request, reply, ctx, { error: result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares, friends }, 422);
+      case 'declined': {
+        const fresh = (await load(request as unknown as { params: { purchase_uid: string } }))!;
+        const message = `${t.errors[result.reason] ?? t.errors.processing_error} ${fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : ''}`.trim();
+        return show(request, reply, fresh, { error: message, friends }, 402);
+      }
+    }
+  }
+
+  const params = Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) });
+
+  app.get('/pay/:purchase_uid', { schema: { hide: true, params } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    return show(request, reply, ctx);
+  });
+
+  app.post('/pay/:purchase_uid', { schema: { hide: true, params } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    const t = TEXT[ctx.lang];
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form.csrf)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
+    const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, t) : { rows: [], pledges: [], invalid: [] };
+    if (!friends.pledges) return show(request, reply, ctx, { error: friends.error, friends: friends.rows, invalid: friends.invalid }, 422);
+    const card = readCard(form, clock.now());
+    if (!card) return show(request, reply, ctx, { error: t.invalidCard, friends: friends.rows, invalid: ['card_number'] }, 422);
+    const uid = `pur_${ctx.purchase.id}`;
+    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, (paymentId) => `${config.publicUrl}/pay/${uid}/return?payment=${paymentId}`);
+    return outcome(request, reply, ctx, result, friends.rows);
+  });
+
+  app.get(
+    '/pay/:purchase_uid/return',
+    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true }) } },
+    async (request, reply) => {
+      const ctx = await load(request);
+      if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+      const paymentId = request.query.payment;
+      if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}`, 303);
+      const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
+      return outcome(request, reply, ctx, result);
+    },
+  );
+}

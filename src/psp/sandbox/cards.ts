@@ -1,0 +1,80 @@
+import type { CardInput } from '../connector.ts';
+import type { SandboxDeclineCode } from './mapping.ts';
+
+/**
+ * What a test card number makes the sandbox do (DESIGN §6). Any other valid number approves,
+ * like 4242 4242 4242 4242.
+ */
+export type CardBehaviour = 'approve' | 'do_not_honor' | 'insufficient_funds' | 'challenge' | 'decline_off_session';
+
+export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
+  '4242424242424242': 'approve',
+  '4000000000000002': 'do_not_honor',
+  '4000000000003220': 'challenge',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000341': 'decline_off_session',
+};
+
+/** What may be kept of a card: never the number or the CVC. */
+export interface CardSummary {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  behaviour: CardBehaviour;
+}
+
+export type CardCheck = { ok: true; card: CardSummary } | { ok: false; code: SandboxDeclineCode; message: string };
+
+/** The Luhn (mod 10) check digit test of ISO/IEC 7812. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** The card scheme by its leading digits (IIN ranges), as PSPs report it. */
+export function cardBrand(digits: string): string {
+  if (digits.startsWith('4')) return 'visa';
+  const two = Number(digits.slice(0, 2));
+  const four = Number(digits.slice(0, 4));
+  if ((two >= 51 && two <= 55) || (four >= 2221 && four <= 2720)) return 'mastercard';
+  if (two === 34 || two === 37) return 'amex';
+  if (digits.startsWith('6011') || digits.startsWith('65') || (four >= 6440 && four <= 6499)) return 'discover';
+  return 'unknown';
+}
+
+/**
+ * Checks card details the way a PSP's tokeniser does, in order: number (digits once spaces are
+ * removed, 12 to 19 of them, Luhn valid), expiry (the card is valid to the end of its month, in
+ * UTC), CVC (3 or 4 digits). A two-digit year means 20yy.
+ */
+export function checkCard(card: CardInput, now: Date): CardCheck {
+  const digits = card.number.replace(/ /g, '');
+  if (!/^[0-9]{12,19}$/.test(digits) || !luhnValid(digits)) {
+    return { ok: false, code: 'invalid_number', message: 'The card number is not a valid card number.' };
+  }
+  const { expMonth } = card;
+  const expYear = card.expYear >= 0 && card.expYear < 100 ? 2000 + card.expYear : card.expYear;
+  if (!Number.isInteger(expMonth) || expMonth < 1 || expMonth > 12 || !Number.isInteger(expYear)) {
+    return { ok: false, code: 'expired_card', message: "The card's expiry date is not a valid month." };
+  }
+  const thisMonth = now.getUTCFullYear() * 12 + now.getUTCMonth();
+  if (expYear * 12 + (expMonth - 1) < thisMonth) {
+    return { ok: false, code: 'expired_card', message: 'The card has expired.' };
+  }
+  if (!/^[0-9]{3,4}$/.test(card.cvc)) {
+    return { ok: false, code: 'incorrect_cvc', message: "The card's security code is incorrect." };
+  }
+  return {
+    ok: true,
+    card: { brand: cardBrand(digits), last4: digits.slice(-4), expMonth, expYear, behaviour: TEST_CARDS[digits] ?? 'approve' },
+  };
+}

@@ -1,0 +1,394 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Database, Sql } from '../../db/database.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type PspConnector,
+  type TransactionResult,
+} from '../connector.ts';
+import { checkCard } from './cards.ts';
+import { decline, notificationBody, readNotification, toTransactionResult, type TransactionRow } from './mapping.ts';
+import { SIGNATURE_HEADER, checkSignature, headerValue, signNotification } from './notifications.ts';
+import {
+  claimIdempotencyKey,
+  findPaymentMethod,
+  findTransaction,
+  insertPaymentMethod,
+  insertTransaction,
+  storeIdempotentResult,
+  updateTransaction,
+  type PaymentMethodRow,
+} from './store.ts';
+
+export interface SandboxPspOptions {
+  db: Database;
+  /** The service clock (DESIGN §8): hold expiry and card expiry follow it, so the sandbox clock moves them. */
+  clock: Clock;
+  /** Chipin's public base URL; the 3-D Secure challenge page is served under it. */
+  publicUrl: string;
+  /** HMAC key of the sandbox's notifications: at least 32 bytes, the same in every process. */
+  notificationSecret: Buffer;
+}
+
+/** How long a manual authorisation holds, as card networks commonly allow for online payments. */
+export const SANDBOX_HOLD_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+const TRANSACTION_ID = /^sbx_txn_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What the challenge page shows; `token` guards its form against cross-site posts. */
+export interface ChallengeView {
+  transactionId: string;
+  pending: boolean;
+  amountCents: number;
+  currency: string;
+  brand: string;
+  last4: string;
+  token: string;
+  returnUrl: string;
+}
+
+export type ChallengeOutcome =
+  | { ok: true; changed: boolean; returnUrl: string }
+  | { ok: false; reason: 'unknown_transaction' | 'bad_token' };
+
+type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+
+function fingerprint(parts: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+function reviveResult<T>(stored: unknown): T {
+  const r = stored as { expiresAt?: string | Date };
+  if (typeof r.expiresAt === 'string') return { ...r, expiresAt: new Date(r.expiresAt) } as T;
+  return r as T;
+}
+
+function sameToken(given: string, stored: string | null): boolean {
+  if (!stored) return false;
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(stored, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The built-in sandbox PSP (DESIGN §6): behaves like a card PSP in test mode, driven by test card
+ * numbers. Its state is in the database (migration 003), so it survives restarts and serves any
+ * number of Chipin processes on one PostgreSQL. It keeps no card number and no CVC.
+ */
+export class SandboxPsp implements PspConnector {
+  readonly name = 'sandbox';
+  readonly sandbox = true;
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #publicUrl: string;
+  readonly #secret: Buffer;
+
+  constructor(opts: SandboxPspOptions) {
+    let url: URL;
+    try {
+      url = new URL(opts.publicUrl);
+    } catch {
+      throw new TypeError('sandbox PSP: publicUrl must be an absolute http(s) URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('sandbox PSP: publicUrl must be an http(s) URL');
+    if (!Buffer.isBuffer(opts.notificationSecret) || opts.notificationSecret.length < 32) {
+      throw new TypeError('sandbox PSP: notificationSecret must be a Buffer of at least 32 bytes');
+    }
+    this.#db = opts.db;
+    this.#clock = opts.clock;
+    this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
+    this.#secret = Buffer.from(opts.notificationSecret);
+  }
+
+  /** Runs `fn` once per (operation, key): a repeated call gets the stored first result, with no second effect. */
+  async #idempotent<T>(op: Operation, key: string, params: readonly unknown[], fn: (tx: Sql, now: Date) => Promise<T>): Promise<T> {
+    assertKey(key);
+    const print = fingerprint([op, ...params]);
+    return this.#db.transaction(async (tx) => {
+      const now = this.#clock.now();
+      const claim = await claimIdempotencyKey(tx, op, key, print, now);
+      if (!claim.fresh) {
+        if (claim.fingerprint !== print) {
+          throw new PspIntegrationError(this.name, 'idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+        }
+        return reviveResult<T>(claim.result);
+      }
+      const result = await fn(tx, now);
+      await storeIdempotentResult(tx, op, key, result);
+      return result;
+    });
+  }
+
+  async #paymentMethod(sql: Sql, id: string): Promise<PaymentMethodRow> {
+    const pm = await findPaymentMethod(sql, id);
+    if (!pm) throw new PspIntegrationError(this.name, 'unknown_payment_method', `no payment method ${id}`);
+    return pm;
+  }
+
+  /** The transaction, locked for the rest of `tx`, with a lapsed hold recorded as such. */
+  async #lockTransaction(tx: Sql, id: string, now: Date): Promise<TransactionRow> {
+    const row = TRANSACTION_ID.test(id) ? await findTransaction(tx, id, true) : undefined;
+    if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${id}`);
+    if (isLapsed(row, now)) return updateTransaction(tx, row, { status: 'lapsed' }, now);
+    return row;
+  }
+
+  #result(row: TransactionRow): TransactionResult {
+    return toTransactionResult(row, this.#publicUrl);
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    const now = this.#clock.now();
+    const check = checkCard(input.card, now);
+    // The fingerprint must not let anyone recover the card: only what is kept anyway goes in.
+    const params = check.ok ? [check.card.brand, check.card.last4, check.card.expMonth, check.card.expYear, check.card.behaviour] : ['refused', check.code];
+    return this.#idempotent('attach', input.idempotencyKey, params, async (tx, at): Promise<AttachResult> => {
+      if (!check.ok) return { ok: false, ...decline(check.code, check.message) };
+      const id = `sbx_pm_${randomUUID()}`;
+      await insertPaymentMethod(tx, id, check.card, at);
+      const { brand, last4, expMonth, expYear } = check.card;
+      return { ok: true, paymentMethodId: id, brand, last4, expMonth, expYear };
+    });
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError(`capture must be automatic or manual`);
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl];
+    return this.#idempotent('authorize', input.idempotencyKey, params, async (tx, now) => {
+      const pm = await this.#paymentMethod(tx, input.paymentMethodId);
+      const row = newTransaction(pm.id, input.amountCents, input.currency, input.capture, false, now);
+      row.return_url = input.returnUrl;
+      switch (pm.behaviour) {
+        case 'approve':
+        case 'decline_off_session': // only charges without the shopper fail
+          approve(row, now);
+          break;
+        case 'do_not_honor':
+          row.status = 'failed';
+          row.decline_code = 'do_not_honor';
+          break;
+        case 'insufficient_funds':
+          row.status = 'failed';
+          row.decline_code = 'insufficient_funds';
+          break;
+        case 'challenge':
+          row.status = 'pending_authentication';
+          row.challenge_token = randomBytes(24).toString('base64url');
+          break;
+      }
+      await insertTransaction(tx, row);
+      return this.#result(row);
+    });
+  }
+
+  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#idempotent('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, input.transactionId, now);
+      if (row.status === 'lapsed') return { ...this.#result(row), decline: decline('authorization_lapsed') };
+      if (row.status !== 'held') {
+        return { ...this.#result(row), decline: decline('exceeds_available', `Nothing to capture: the transaction is ${row.status}.`) };
+      }
+      if (input.amountCents > row.amount_cents) {
+        return { ...this.#result(row), decline: decline('exceeds_available', `At most ${row.amount_cents} can be captured.`) };
+      }
+      // One capture per hold: capturing less releases the rest, as card PSPs do.
+      return this.#result(await updateTransaction(tx, row, { status: 'settled', captured_cents: input.amountCents, expires_at: null }, now));
+    });
+  }
+
+  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    return this.#idempotent('void', input.idempotencyKey, [input.transactionId], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, input.transactionId, now);
+      switch (row.status) {
+        case 'held':
+        case 'pending_authentication':
+          return this.#result(await updateTransaction(tx, row, { status: 'cancelled', expires_at: null }, now));
+        case 'lapsed':
+          return { ...this.#result(row), decline: decline('authorization_lapsed') };
+        case 'settled':
+          return { ...this.#result(row), decline: decline('exceeds_available', 'Nothing to void: the transaction is captured; refund it instead.') };
+        case 'cancelled':
+        case 'failed':
+          return this.#result(row); // nothing is held: the void's purpose is already met
+      }
+    });
+  }
+
+  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#idempotent('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, input.transactionId, now);
+      const refundable = row.status === 'settled' ? row.captured_cents - row.refunded_cents : 0;
+      if (input.amountCents > refundable) {
+        return { ...this.#result(row), decline: decline('exceeds_available', `At most ${refundable} can be refunded.`) };
+      }
+      return this.#result(await updateTransaction(tx, row, { status: 'settled', refunded_cents: row.refunded_cents + input.amountCents }, now));
+    });
+  }
+
+  async chargeOffSession(input: { idempotencyKey: string; paymentMethodId: string; amountCents: number; currency: string }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const params = [input.paymentMethodId, input.amountCents, input.currency];
+    return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (tx, now) => {
+      const pm = await this.#paymentMethod(tx, input.paymentMethodId);
+      const row = newTransaction(pm.id, input.amountCents, input.currency, 'automatic', true, now);
+      switch (pm.behaviour) {
+        // The shopper authenticated when the card was first used: merchant-initiated charges
+        // are exempt from 3-D Secure, so the challenge card succeeds off session.
+        case 'approve':
+        case 'challenge':
+          approve(row, now);
+          break;
+        case 'do_not_honor':
+        case 'decline_off_session':
+          row.status = 'failed';
+          row.decline_code = 'do_not_honor';
+          break;
+        case 'insufficient_funds':
+          row.status = 'failed';
+          row.decline_code = 'insufficient_funds';
+          break;
+      }
+      await insertTransaction(tx, row);
+      return this.#result(row);
+    });
+  }
+
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
+    if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${transactionId}`);
+    // A read does not write: a lapsed hold is shown as such and recorded by the next operation.
+    return this.#result(isLapsed(row, this.#clock.now()) ? { ...row, status: 'lapsed' } : row);
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const check = checkSignature(this.#secret, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody, this.#clock.now());
+    if (check !== 'ok') return { ok: false, reason: check };
+    return readNotification(input.rawBody);
+  }
+
+  /** A signed `transaction.updated` notification for the transaction's current state, as the sandbox would send it. */
+  async notificationFor(transactionId: string): Promise<{ headers: Record<string, string>; rawBody: string }> {
+    const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
+    if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${transactionId}`);
+    const now = this.#clock.now();
+    const rawBody = JSON.stringify(notificationBody(row, `sbx_evt_${randomUUID()}`, now));
+    return { headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signNotification(this.#secret, rawBody, now) }, rawBody };
+  }
+
+  /** The 3-D Secure challenge of a transaction, for its page; `undefined` for an unknown id. */
+  async challengeView(transactionId: string): Promise<ChallengeView | undefined> {
+    const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
+    if (!row || row.challenge_token === null || row.return_url === null) return undefined;
+    const pm = await this.#paymentMethod(this.#db, row.payment_method_id);
+    return {
+      transactionId: row.id,
+      pending: row.status === 'pending_authentication',
+      amountCents: row.amount_cents,
+      currency: row.currency,
+      brand: pm.brand,
+      last4: pm.last4,
+      token: row.challenge_token,
+      returnUrl: row.return_url,
+    };
+  }
+
+  /**
+   * Completes or fails a pending challenge, when `token` is the one its page carried. A second
+   * submission (double click, back button) changes nothing and sends the shopper back again.
+   */
+  async resolveChallenge(transactionId: string, token: string, outcome: 'complete' | 'fail'): Promise<ChallengeOutcome> {
+    if (!TRANSACTION_ID.test(transactionId)) return { ok: false, reason: 'unknown_transaction' };
+    return this.#db.transaction(async (tx): Promise<ChallengeOutcome> => {
+      const row = await findTransaction(tx, transactionId, true);
+      if (!row || row.return_url === null || row.challenge_token === null) return { ok: false, reason: 'unknown_transaction' };
+      if (!sameToken(token, row.challenge_token)) return { ok: false, reason: 'bad_token' };
+      if (row.status !== 'pending_authentication') return { ok: true, changed: false, returnUrl: row.return_url };
+      const now = this.#clock.now();
+      if (outcome === 'fail') {
+        await updateTransaction(tx, row, { status: 'failed', decline_code: 'authentication_failed' }, now);
+      } else {
+        const next = { ...row };
+        approve(next, now);
+        await updateTransaction(tx, row, { status: next.status, captured_cents: next.captured_cents, expires_at: next.expires_at }, now);
+      }
+      return { ok: true, changed: true, returnUrl: row.return_url };
+    });
+  }
+}
+
+function newTransaction(
+  paymentMethodId: string,
+  amountCents: number,
+  currency: string,
+  capture: 'automatic' | 'manual',
+  offSession: boolean,
+  now: Date,
+): TransactionRow {
+  return {
+    id: `sbx_txn_${randomUUID()}`,
+    payment_method_id: paymentMethodId,
+    off_session: offSession,
+    capture_mode: capture,
+    status: 'failed',
+    decline_code: null,
+    amount_cents: amountCents,
+    currency,
+    captured_cents: 0,
+    refunded_cents: 0,
+    return_url: null,
+    challenge_token: null,
+    expires_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** An approved authorisation: captured at once, or held for {@link SANDBOX_HOLD_DAYS}. */
+function approve(row: TransactionRow, now: Date): void {
+  row.decline_code = null;
+  if (row.capture_mode === 'automatic') {
+    row.status = 'settled';
+    row.captured_cents = row.amount_cents;
+  } else {
+    row.status = 'held';
+    row.expires_at = new Date(now.getTime() + SANDBOX_HOLD_DAYS * DAY_MS);
+  }
+}
+
+function isLapsed(row: TransactionRow, now: Date): boolean {
+  return row.status === 'held' && row.expires_at !== null && now.getTime() >= row.expires_at.getTime();
+}

@@ -1,0 +1,104 @@
+import type { Sql } from '../../db/database.ts';
+import type { CardSummary } from './cards.ts';
+import type { SandboxDeclineCode, SandboxStatus, TransactionRow } from './mapping.ts';
+
+/** The sandbox PSP's tables (migration 003). Every function takes the handle to run on. */
+
+export interface PaymentMethodRow extends CardSummary {
+  id: string;
+}
+
+export async function insertPaymentMethod(sql: Sql, id: string, card: CardSummary, now: Date): Promise<void> {
+  await sql.query(
+    `INSERT INTO sandbox_psp_payment_methods (id, behaviour, brand, last4, exp_month, exp_year, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, card.behaviour, card.brand, card.last4, card.expMonth, card.expYear, now],
+  );
+}
+
+export async function findPaymentMethod(sql: Sql, id: string): Promise<PaymentMethodRow | undefined> {
+  const { rows } = await sql.query<{ id: string; behaviour: CardSummary['behaviour']; brand: string; last4: string; exp_month: number; exp_year: number }>(
+    'SELECT id, behaviour, brand, last4, exp_month, exp_year FROM sandbox_psp_payment_methods WHERE id = $1',
+    [id],
+  );
+  const r = rows[0];
+  return r && { id: r.id, behaviour: r.behaviour, brand: r.brand, last4: r.last4, expMonth: r.exp_month, expYear: r.exp_year };
+}
+
+const TX_COLUMNS = `id, payment_method_id, off_session, capture_mode, status, decline_code, amount_cents, currency,
+  captured_cents, refunded_cents, return_url, challenge_token, expires_at, created_at, updated_at`;
+
+export async function insertTransaction(sql: Sql, row: TransactionRow): Promise<void> {
+  await sql.query(
+    `INSERT INTO sandbox_psp_transactions (${TX_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+    [
+      row.id, row.payment_method_id, row.off_session, row.capture_mode, row.status, row.decline_code, row.amount_cents,
+      row.currency, row.captured_cents, row.refunded_cents, row.return_url, row.challenge_token, row.expires_at,
+      row.created_at, row.updated_at,
+    ],
+  );
+}
+
+/** The transaction, locked until the end of the caller's transaction when `forUpdate`. */
+export async function findTransaction(sql: Sql, id: string, forUpdate = false): Promise<TransactionRow | undefined> {
+  const { rows } = await sql.query<TransactionRow>(
+    `SELECT ${TX_COLUMNS} FROM sandbox_psp_transactions WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  return rows[0];
+}
+
+export interface TransactionChange {
+  status: SandboxStatus;
+  decline_code?: SandboxDeclineCode | null;
+  captured_cents?: number;
+  refunded_cents?: number;
+  expires_at?: Date | null;
+}
+
+/** Applies `change` and returns the row as stored. */
+export async function updateTransaction(sql: Sql, row: TransactionRow, change: TransactionChange, now: Date): Promise<TransactionRow> {
+  const next: TransactionRow = { ...row, ...change, updated_at: now };
+  await sql.query(
+    `UPDATE sandbox_psp_transactions
+        SET status = $2, decline_code = $3, captured_cents = $4, refunded_cents = $5, expires_at = $6, updated_at = $7
+      WHERE id = $1`,
+    [row.id, next.status, next.decline_code, next.captured_cents, next.refunded_cents, next.expires_at, now],
+  );
+  return next;
+}
+
+/**
+ * Claims (operation, key) for this call. When another call claimed it first, answers what it
+ * stored; on PostgreSQL a concurrent claimant waits here until the first one commits.
+ */
+export async function claimIdempotencyKey(
+  sql: Sql,
+  operation: string,
+  key: string,
+  fingerprint: string,
+  now: Date,
+): Promise<{ fresh: true } | { fresh: false; fingerprint: string; result: unknown }> {
+  const inserted = await sql.query(
+    `INSERT INTO sandbox_psp_idempotency (operation, idempotency_key, fingerprint, created_at)
+     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1`,
+    [operation, key, fingerprint, now],
+  );
+  if (inserted.rows.length > 0) return { fresh: true };
+  const { rows } = await sql.query<{ fingerprint: string; result: unknown }>(
+    'SELECT fingerprint, result FROM sandbox_psp_idempotency WHERE operation = $1 AND idempotency_key = $2',
+    [operation, key],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`idempotency record ${operation}/${key} vanished`);
+  return { fresh: false, fingerprint: row.fingerprint, result: row.result };
+}
+
+export async function storeIdempotentResult(sql: Sql, operation: string, key: string, result: unknown): Promise<void> {
+  await sql.query('UPDATE sandbox_psp_idempotency SET result = $3::jsonb WHERE operation = $1 AND idempotency_key = $2', [
+    operation,
+    key,
+    JSON.stringify(result),
+  ]);
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildNotification } from '../../src/delivery/notification.ts';
+import { notificationSignature, notificationSigningString, verifyNotificationSignature } from '../../src/delivery/notification-signature.ts';
+import { contractSignature } from './helpers.ts';
+
+const example = JSON.parse(readFileSync(new URL('../../../shared/data/notification-signature.json', import.meta.url), 'utf8')) as {
+  secret: string;
+  body: Record<string, unknown>;
+  signed_string: string;
+  signature: string;
+};
+
+// Printable text without the secret's own characters, so that splitting on the secret is exact.
+const value = fc.string({ maxLength: 40 }).filter((s) => !s.includes('§'));
+const secretArb = fc.string({ minLength: 1, maxLength: 30 }).map((s) => `§${s}§`);
+const fields = fc.record({
+  created_at: value,
+  error: value,
+  id: value,
+  reference: value,
+  sandbox: fc.constantFrom('true', 'false'),
+  status: fc.constantFrom('authorized', 'completed', 'failed', 'voided', 'refunded'),
+});
+const json = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 4 });
+
+describe('back-mode notification signature (contract: Back mode, notification)', () => {
+  it('reproduces the published worked example: signed string and upper-case SHA-256', () => {
+    expect(notificationSigningString(example.body, example.secret)).toBe(example.signed_string);
+    expect(notificationSignature(example.body, example.secret)).toBe(example.signature);
+    expect(verifyNotificationSignature({ ...example.body, signature: example.signature }, example.secret)).toBe(true);
+    expect(verifyNotificationSignature({ ...example.body, signature: example.signature.toLowerCase() }, example.secret)).toBe(true);
+    expect(verifyNotificationSignature({ ...example.body, signature: example.signature }, 'OTHER')).toBe(false);
+  });
+
+  it('agrees with an independent implementation of the four steps, for any values and secret', () => {
+    fc.assert(
+      fc.property(fields, secretArb, (f, secret) => {
+        expect(notificationSignature(f, secret)).toBe(contractSignature(f, secret));
+      }),
+    );
+  });
+
+  it('joins sorted key=value pairs with the secret between pairs only (never before the first or after the last)', () => {
+    fc.assert(
+      fc.property(fields, secretArb, (f, secret) => {
+        const text = notificationSigningString(f, secret);
+        const pairs = text.split(secret);
+        expect(pairs.map((p) => p.slice(0, p.indexOf('=')))).toEqual(['created_at', 'error', 'id', 'reference', 'sandbox', 'status']);
+        expect(pairs.map((p) => p.slice(p.indexOf('=') + 1))).toEqual([f.created_at, f.error, f.id, f.reference, f.sandbox, f.status]);
+        expect(text.startsWith(secret)).toBe(false);
+        expect(text.endsWith(secret)).toBe(false);
+      }),
+    );
+  });
+
+  it('ignores metadata, additional_data, signature and key order; any signed value changes it', () => {
+    fc.assert(
+      fc.property(fields, json, json, secretArb, fc.constantFrom('created_at', 'error', 'id', 'reference', 'status'), (f, metadata, additional, secret, key) => {
+        const sig = notificationSignature(f, secret);
+        const reordered = Object.fromEntries(Object.entries({ ...f, metadata, additional_data: additional, signature: 'X' }).reverse());
+        expect(notificationSignature(reordered, secret)).toBe(sig);
+        expect(sig).toMatch(/^[0-9A-F]{64}$/);
+        expect(notificationSignature({ ...f, [key]: `${f[key as keyof typeof f]}x` }, secret)).not.toBe(sig);
+      }),
+    );
+  });
+
+  it('an empty value signs as "key=", and an extra PSP key (uid) is signed too', () => {
+    expect(notificationSigningString({ id: '', status: 'completed' }, 'S')).toBe('id=Sstatus=completed');
+    const withUid = { ...example.body, uid: 'tx_new' };
+    expect(notificationSigningString(withUid, 'S')).toContain('Suid=tx_new');
+    expect(notificationSignature(withUid, 'S')).toBe(contractSignature(withUid, 'S'));
+  });
+
+  it('buildNotification gives the exact body, in order, signed as the contract says', () => {
+    const body = buildNotification(
+      {
+        transaction: { id: 'test-valid', status: 'completed', created_at: '2019-04-04T12:20:34.97138Z', error: null, additional_data: { xx: 'yy' } },
+        reference: 'PLEDG_1086986786391',
+        metadata: { foo: 'bar' },
+        sandbox: true,
+      },
+      'SECRET',
+    );
+    expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'signature']);
+    expect(body).toEqual({ ...example.body, signature: example.signature });
+    const failed = buildNotification({ transaction: { id: 't', status: 'failed', created_at: 'x', error: { code: 'do_not_honor', message: 'Card declined' } }, reference: null, metadata: {}, sandbox: false }, 'S');
+    expect(failed).toMatchObject({ error: 'Card declined', reference: '', sandbox: 'false', additional_data: {}, metadata: {} });
+    expect(verifyNotificationSignature(failed as unknown as Record<string, unknown>, 'S')).toBe(true);
+  });
+});

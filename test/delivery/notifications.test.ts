@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
+import {
+  contractSignature,
+  deliveries,
+  insertEvent,
+  isolatedDatabase,
+  merchant,
+  newLinkPurchase,
+  newPurchase,
+  onPostgres,
+  Receiver,
+  setWebhook,
+  startApp,
+  type DeliveryTestApp,
+  type Merchant,
+  type TestDatabase,
+} from './helpers.ts';
+
+let db: TestDatabase;
+let app: DeliveryTestApp;
+let receiver: Receiver;
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
+
+beforeAll(async () => {
+  smtp = await smtpListener();
+  db = await isolatedDatabase();
+  app = await startApp(db.open(), { config: { smtpUrl: `smtp://127.0.0.1:${smtp.port}` } });
+  receiver = await Receiver.start();
+});
+afterAll(async () => {
+  await app?.close();
+  await receiver?.close();
+  await smtp?.close();
+  await db?.drop();
+});
+beforeEach(async () => {
+  receiver.answer = { kind: 'status', code: 200 };
+  receiver.received.length = 0;
+  await app.services.db.query(`UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE status = 'pending'`);
+});
+
+const runDue = () => app.services.deliveries.worker.runDue();
+const offerSecret = (m: Merchant) => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
+
+function transaction(over: Record<string, unknown> = {}) {
+  return { transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null, ...over } };
+}
+
+describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('POSTs the contract body to paymentNotificationUrl after each PSP transaction, signed with the offer secret', async () => {
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url('/webhook'), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'purchaseSucceeded']);
+    const p = await newLinkPurchase(m, { reference: 'ORDER-1', metadata: { order: 'A-1', items: 2 }, paymentNotificationUrl: receiver.url('/notify?shop=1') });
+    await insertEvent(app, m, p, 'payment.transaction', transaction());
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_tx_2', status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' }, additional_data: { psp_ref: 'R9' } }));
+    await runDue();
+
+    expect(receiver.received.map((r) => r.path)).toEqual(['/notify?shop=1', '/notify?shop=1']); // no webhook for transactions
+    const [first, second] = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(Object.keys(first!)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'signature']);
+    expect(first).toEqual({
+      created_at: '2026-03-04T10:15:00.123Z',
+      id: 'psp_tx_1',
+      additional_data: {},
+      metadata: { order: 'A-1', items: 2 },
+      status: 'completed',
+      sandbox: 'true',
+      error: '',
+      reference: 'ORDER-1',
+      signature: contractSignature(first!, offerSecret(m)),
+    });
+    expect(first!.signature).toMatch(/^[0-9A-F]{64}$/);
+    expect(second).toEqual({
+      created_at: '2026-03-04T10:15:00.123Z',
+      id: 'psp_tx_2',
+      additional_data: { psp_ref: 'R9' },
+      metadata: { order: 'A-1', items: 2 },
+      status: 'failed',
+      sandbox: 'true',
+      error: 'Card declined',
+      reference: 'ORDER-1',
+      signature: contractSignature(second!, offerSecret(m)),
+    });
+    expect(contractSignature(first!, 'another secret')).not.toBe(first!.signature);
+    expect(receiver.received[0]!.headers['webhook-id']).toMatch(/^dlv_/);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status])).toEqual([
+      ['notification', 'succeeded'],
+      ['notification', 'succeeded'],
+    ]);
+  });
+
+  it('sends nothing for a purchase without a notification URL, nor for other events', async () => {
+    const m = await merchant(app);
+    const p = await newPurchase(m);
+    await insertEvent(app, m, p, 'payment.transaction', transaction());
+    const q = await newLinkPurchase(m, { paymentNotificationUrl: receiver.url('/n') });
+    await insertEvent(app, m, q, 'payment.failed', { reason: 'x' });
+    await runDue();
+    expect(receiver.received).toEqual([]);
+    expect(await deliveries(app, m.accountId)).toEqual([]);
+  });
+
+  it('retries a failing notification URL on the same schedule; a 410 cancels the pending notifications to that URL', async () => {
+    const m = await merchant(app);
+    const p = await newLinkPurchase(m, { reference: 'R-2', paymentNotificationUrl: receiver.url('/gone') });
+    receiver.answer = { kind: 'status', code: 500 };
+    await insertEvent(app, m, p, 'payment.transaction', transaction());
+    await runDue();
+    expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'pending', failures: 1 });
+
+    receiver.answer = { kind: 'status', code: 410 };
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_tx_9' }));
+    await app.services.sandboxClock!.advance(7);
+    await runDue();
+    expect(receiver.received).toHaveLength(2);
+    expect((await deliveries(app, m.accountId)).map((d) => d.status)).toEqual(['failed', 'cancelled']);
+  });
+
+  it('sends a mailto: notification as an e-mail carrying the same JSON body, recorded in outbound_messages', async () => {
+    const m = await merchant(app);
+    const p = await newLinkPurchase(m, { reference: 'MAIL-1', metadata: { k: 'v' }, paymentNotificationUrl: 'mailto:payments@shop.example' });
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_mail' }));
+    await runDue();
+    const mail = smtp.received.find((r) => r.to.includes('payments@shop.example'));
+    expect(mail, 'an e-mail to payments@shop.example').toBeDefined();
+    const text = decoded(mail!.raw);
+    expect(text).toMatch(/Subject: Payment notification MAIL-1/);
+    const { rows } = await app.services.db.query<{ body: string; accepted: boolean; recipient: string }>(
+      `SELECT body, accepted, recipient FROM outbound_messages WHERE account_id = $1 AND purchase_id = $2`,
+      [m.accountId, p],
+    );
+    expect(rows).toEqual([{ body: expect.any(String), accepted: true, recipient: 'payments@shop.example' }]);
+    const body = JSON.parse(rows[0]!.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ id: 'psp_mail', reference: 'MAIL-1', metadata: { k: 'v' }, status: 'completed', error: '', sandbox: 'true' });
+    expect(body.signature).toBe(contractSignature(body, offerSecret(m)));
+    expect(text).toContain(`"signature":"${body.signature as string}"`);
+    expect((await deliveries(app, m.accountId))[0]).toMatchObject({ kind: 'notification', status: 'succeeded', attempts: 1 });
+  });
+});

@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { claimDue } from '../../src/delivery/store.ts';
+import {
+  deliveries,
+  insertEvent,
+  isolatedDatabase,
+  leaderProcessed,
+  merchant,
+  newLinkPurchase,
+  newPurchase,
+  onPostgres,
+  Receiver,
+  setWebhook,
+  sleep,
+  startApp,
+  type DeliveryTestApp,
+  type TestDatabase,
+} from './helpers.ts';
+
+let receiver: Receiver;
+const open: DeliveryTestApp[] = [];
+const dbs: TestDatabase[] = [];
+
+beforeAll(async () => {
+  receiver = await Receiver.start();
+});
+afterEach(async () => {
+  receiver.answer = { kind: 'status', code: 204 };
+  receiver.received.length = 0;
+  await Promise.all(open.splice(0).map((a) => a.close()));
+  await Promise.all(dbs.splice(0).map((d) => d.drop()));
+});
+afterAll(async () => {
+  await receiver?.close();
+});
+
+/** Retries `check` until it passes (bounded). */
+async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(50);
+    }
+  }
+}
+
+async function freshApp(opts: Parameters<typeof startApp>[1] = {}, shared?: TestDatabase): Promise<DeliveryTestApp> {
+  let db = shared;
+  if (!db) {
+    db = await isolatedDatabase();
+    dbs.push(db);
+  }
+  const app = await startApp(db.open(), opts);
+  open.push(app);
+  return app;
+}
+
+describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('delivers within moments of the commit (LISTEN/NOTIFY), without waiting for the safety poll', async () => {
+    const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url());
+    await sleep(300); // the first pass after start has run
+    const p = await newPurchase(m);
+    const committed = Date.now();
+    await leaderProcessed(app, m, p);
+    await receiver.waitFor((r) => r.length === 1, 'the webhook', 5_000);
+    expect(receiver.received[0]!.at - committed).toBeLessThan(2_000);
+
+    // A replay wakes it too.
+    const [d] = await deliveries(app, m.accountId);
+    await app.server.inject({ method: 'POST', url: `/api/backoffice/deliveries/dlv_${d!.id}/replay`, headers: { authorization: m.dashboard } });
+    await receiver.waitFor((r) => r.length === 2, 'the replay', 5_000);
+  });
+
+  it('retries on its own when the retry falls due (timer at the next due attempt)', async () => {
+    const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url());
+    let calls = 0;
+    receiver.answer = () => (++calls === 1 ? { kind: 'status', code: 500 } : { kind: 'status', code: 200 });
+    const p = await newPurchase(m);
+    await leaderProcessed(app, m, p);
+    await receiver.waitFor((r) => r.length === 1, 'the first attempt', 5_000);
+    // Due 5 s later (the sandbox clock runs with real time): a timer wakes the worker, not the 60 s poll.
+    await receiver.waitFor((r) => r.length === 2, 'the retry', 10_000);
+    expect(receiver.received[1]!.at - receiver.received[0]!.at).toBeGreaterThanOrEqual(4_500);
+    await eventually(async () => expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 }));
+  });
+
+  it('stops promptly while a receiver hangs: the attempt is recorded as interrupted and the delivery stays due', async () => {
+    const app = await freshApp({ delivery: { background: true, timeoutMs: 10_000 } });
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url());
+    receiver.answer = { kind: 'hang' };
+    const p = await newPurchase(m);
+    await leaderProcessed(app, m, p);
+    await receiver.waitFor((r) => r.length === 1, 'the attempt in flight', 5_000);
+    const db = app.services.db;
+    const rows = await deliveries(app, m.accountId);
+    // Keep the database open past close() to read what was recorded: stop the worker only.
+    const started = Date.now();
+    await app.services.deliveries.stop();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const { rows: attempts } = await db.query<{ outcome: string; error: string }>('SELECT outcome, error FROM delivery_attempts WHERE delivery_id = $1', [rows[0]!.id]);
+    expect(attempts).toEqual([{ outcome: 'interrupted', error: 'interrupted: the process is shutting down' }]);
+    const [d] = await deliveries(app, m.accountId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, failures: 0 });
+    expect(d!.next_attempt_at!.getTime()).toBeLessThanOrEqual(app.services.clock.now().getTime());
+    receiver.releaseHeld();
+  });
+
+  it("takes over a delivery whose worker died mid-send once its lease runs out (at-least-once)", async () => {
+    const app = await freshApp({ delivery: { background: false } });
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url());
+    const p = await newPurchase(m);
+    await leaderProcessed(app, m, p);
+    await app.services.deliveries.worker.runDue(); // dispatch and send: delivered once
+    const [d] = await deliveries(app, m.accountId);
+    await app.server.inject({ method: 'POST', url: `/api/backoffice/deliveries/dlv_${d!.id}/replay`, headers: { authorization: m.dashboard } });
+    // A "dead" worker claims it and never reports back.
+    const claimed = await claimDue(app.services.db, { now: app.services.clock.now(), wallNow: new Date(), limit: 10, leaseMs: 1_000 });
+    expect(claimed.map((c) => c.id)).toEqual([d!.id]);
+    expect(await app.services.deliveries.worker.runDue()).toBe(0); // leased: nobody else takes it
+    await sleep(1_100);
+    expect(await app.services.deliveries.worker.runDue()).toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('target policy in production', () => {
+  it('refuses targets resolving to loopback unless the host is in WEBHOOK_ALLOWED_HOSTS; the refusal is a recorded attempt', async () => {
+    const app = await freshApp({ config: { env: 'production' } });
+    const m = await merchant(app);
+    const res = await app.server.inject({
+      method: 'PUT',
+      url: '/api/backoffice/webhook',
+      headers: { authorization: m.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: receiver.url() }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.debug).toMatch(/https/);
+
+    const byName = await newLinkPurchase(m, { paymentNotificationUrl: `http://localhost:${receiver.port}/n` });
+    const byAddress = await newLinkPurchase(m, { paymentNotificationUrl: receiver.url('/n') });
+    const tx = { transaction: { id: 't', status: 'completed', created_at: new Date().toISOString(), error: null } };
+    await insertEvent(app, m, byName, 'payment.transaction', tx);
+    await insertEvent(app, m, byAddress, 'payment.transaction', tx);
+    await app.services.deliveries.worker.runDue();
+    expect(receiver.received).toEqual([]);
+    const { rows } = await app.services.db.query<{ error: string; outcome: string }>(
+      'SELECT error, outcome FROM delivery_attempts WHERE account_id = $1 ORDER BY id',
+      [m.accountId],
+    );
+    expect(rows.sort((x, y) => x.error.localeCompare(y.error))).toEqual([
+      { error: 'refused: 127.0.0.1 is an internal address (allow it with WEBHOOK_ALLOWED_HOSTS)', outcome: 'retry_scheduled' },
+      { error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), an internal address/), outcome: 'retry_scheduled' },
+    ]);
+  });
+
+  it('delivers to an internal host the operator allowed', async () => {
+    const app = await freshApp({ config: { env: 'production', webhookAllowedHosts: ['127.0.0.1'] } });
+    const m = await merchant(app);
+    await setWebhook(app, m, receiver.url());
+    const p = await newPurchase(m);
+    await leaderProcessed(app, m, p);
+    await app.services.deliveries.worker.runDue();
+    expect(receiver.received).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
+  it('deliver a burst of 1,000 events exactly once each, in order per purchase', { timeout: 120_000 }, async () => {
+    const db = await isolatedDatabase();
+    dbs.push(db);
+    // Two processes of one deployment: one database, one MASTER_KEY.
+    const config = { masterKey: randomBytes(32) };
+    const a = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
+    const b = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
+    const m = await merchant(a);
+    await setWebhook(a, m, receiver.url(), ['paymentFailed']);
+    const purchases: string[] = [];
+    for (let i = 0; i < 50; i++) purchases.push(await newPurchase(m));
+    // 1,000 events committed at once (20 per purchase), as a busy payment flow would.
+    await a.services.db.query(
+      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+       SELECT $1, p, 'payment.failed', 'CREATED', 'CREATED', jsonb_build_object('n', n), now()
+       FROM unnest($2::uuid[]) AS p, generate_series(1, 20) AS n`,
+      [m.accountId, purchases],
+    );
+    await receiver.waitFor((r) => r.length >= 1_000, '1,000 webhooks', 90_000);
+    await sleep(500); // anything extra would show now
+    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { triggerID: number; objects: { purchaseId: string } });
+    const ids = bodies.map((x) => x.triggerID);
+    expect(ids).toHaveLength(1_000);
+    expect(new Set(ids).size).toBe(1_000);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1_000);
+    for (const p of purchases) {
+      const seq = bodies.filter((x) => x.objects.purchaseId === p).map((x) => x.triggerID);
+      expect(seq).toEqual([...seq].sort((x, y) => x - y));
+    }
+    const { rows } = await a.services.db.query<{ n: number; attempts: number }>(
+      `SELECT count(*)::int AS n, sum(attempts)::int AS attempts FROM deliveries WHERE status = 'succeeded' AND account_id = $1`,
+      [m.accountId],
+    );
+    expect(rows[0]).toEqual({ n: 1_000, attempts: 1_000 });
+    // Both processes took part.
+    const sent = async (app: DeliveryTestApp) =>
+      (await app.services.metrics.deliveryAttempts.get()).values.filter((v) => v.labels.outcome === 'succeeded').reduce((n, v) => n + v.value, 0);
+    const [byA, byB] = [await sent(a), await sent(b)];
+    expect(byA).toBeGreaterThan(0);
+    expect(byB).toBeGreaterThan(0);
+    expect(byA + byB).toBe(1_000);
+  });
+});

@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from './app.ts';
+
+/** Debian's Chromium, installed by .ci/run; tests drive it headless through playwright-core. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Browser suites run where Chromium is installed. On a machine without it they are skipped with
+ * a notice, so `npm test` works anywhere; CI sets CHIPIN_REQUIRE_BROWSER=1 so they can never be
+ * skipped there silently.
+ */
+export const hasBrowser = existsSync(CHROMIUM) || process.env.CHIPIN_REQUIRE_BROWSER === '1';
+if (!hasBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** An app listening on loopback whose PUBLIC_URL is its real address, so every link works in the browser. */
+export async function startServedApp(): Promise<TestApp & { base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const app = await startTestApp({ publicUrl: base, port });
+  await app.server.listen({ port, host: '127.0.0.1' });
+  return Object.assign(app, { base });
+}

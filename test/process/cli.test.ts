@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanUp,
+  cliEnv,
+  createMerchant,
+  expectCreatedMerchant,
+  freePort,
+  getToken,
+  killAll,
+  onPostgres,
+  runCli,
+  startServe,
+  stopServe,
+  tempDataDir,
+  uniqueEmail,
+  whoami,
+  type CreatedMerchant,
+  type Result,
+} from './harness.ts';
+
+afterEach(killAll);
+afterAll(cleanUp);
+
+/**
+ * Initialising an empty embedded database costs a few seconds of CPU, so `migrate` runs once on an
+ * empty DATA_DIR (the first half of the migrate test) and tests that only need a migrated, empty
+ * database get their own copy of it in a fresh temp dir.
+ */
+let templateDir: string;
+let firstMigrate: Result;
+beforeAll(async () => {
+  templateDir = tempDataDir();
+  firstMigrate = await runCli(['migrate'], cliEnv(templateDir));
+}, 60_000);
+
+function freshDataDir(): string {
+  expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
+  const dir = tempDataDir();
+  cpSync(templateDir, dir, { recursive: true });
+  return dir;
+}
+
+/** The whole of stderr is one line ending in a newline. */
+function expectOneLine(text: string): void {
+  expect(text.endsWith('\n'), JSON.stringify(text)).toBe(true);
+  expect(text.trimEnd().split('\n'), JSON.stringify(text)).toHaveLength(1);
+}
+
+describe('merchant create and key commands', () => {
+  let dataDir: string;
+  const email = uniqueEmail('cli');
+  let created: Result;
+  let merchant: CreatedMerchant;
+
+  beforeAll(async () => {
+    dataDir = freshDataDir();
+    created = await runCli(['merchant', 'create', '--name', 'Boulangerie Test', '--email', email, '--json'], cliEnv(dataDir));
+    if (created.code !== 0) throw new Error(`merchant create failed (${created.code}): ${created.stderr}`);
+    merchant = JSON.parse(created.stdout) as CreatedMerchant;
+  }, 60_000);
+
+  it('merchant create --json prints exactly account_id, dashboard login, first API key and the four default offers', () => {
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toBe('');
+    const printed: unknown = JSON.parse(created.stdout);
+    expectCreatedMerchant(printed, email);
+  });
+
+  it('key create --account --json prints a new API key and secret for that account', async () => {
+    const r = await runCli(['key', 'create', '--account', merchant.account_id, '--json'], cliEnv(dataDir));
+    expect(r.code, r.stderr).toBe(0);
+    const key = JSON.parse(r.stdout) as Record<string, string>;
+    expect(key).toEqual({ account_id: merchant.account_id, api_key: expect.stringMatching(/^key_[0-9a-f-]{36}$/), api_secret: expect.any(String) });
+    expect(key.api_key).not.toBe(merchant.api_key);
+    expect(key.api_secret).not.toBe(merchant.api_secret);
+  });
+
+  it('key revoke --key revokes an existing key, says so on stdout and exits 0', async () => {
+    const r = await runCli(['key', 'revoke', '--key', merchant.api_key], cliEnv(dataDir));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`revoked ${merchant.api_key}; its access tokens stop working within 5 s\n`);
+  });
+
+  it('key create for an unknown account exits non-zero with one line naming the account', async () => {
+    const unknown = `acc_${randomUUID()}`;
+    const r = await runCli(['key', 'create', '--account', unknown, '--json'], cliEnv(dataDir));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expectOneLine(r.stderr);
+    expect(r.stderr).toContain(unknown);
+    expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  });
+
+  it('key revoke of an unknown key exits non-zero with one line naming the key', async () => {
+    const unknown = `key_${randomUUID()}`;
+    const r = await runCli(['key', 'revoke', '--key', unknown], cliEnv(dataDir));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expectOneLine(r.stderr);
+    expect(r.stderr).toContain(unknown);
+    expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  });
+
+  it('merchant create without --name exits non-zero and prints the usage', async () => {
+    const r = await runCli(['merchant', 'create', '--email', uniqueEmail('noname')], cliEnv(dataDir));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^chipin: --name is required\n/);
+    expect(r.stderr).toContain('Usage: chipin <command>');
+    expect(r.stderr).toContain('merchant create --name N --email E');
+  });
+});
+
+describe('configuration errors', () => {
+  const cases: { name: string; env: Record<string, string>; variable: string }[] = [
+    { name: 'PORT=abc', env: { PORT: 'abc' }, variable: 'PORT' },
+    { name: 'CHIPIN_ENV=staging', env: { CHIPIN_ENV: 'staging' }, variable: 'CHIPIN_ENV' },
+    {
+      name: 'CHIPIN_ENV=production without MASTER_KEY',
+      env: { CHIPIN_ENV: 'production', PUBLIC_URL: 'https://pay.example.test' },
+      variable: 'MASTER_KEY',
+    },
+    { name: 'MASTER_KEY=short', env: { MASTER_KEY: 'short' }, variable: 'MASTER_KEY' },
+    { name: 'LOG_LEVEL=loud', env: { LOG_LEVEL: 'loud' }, variable: 'LOG_LEVEL' },
+    { name: 'DATABASE_URL=mysql://...', env: { DATABASE_URL: 'mysql://root@127.0.0.1/chipin' }, variable: 'DATABASE_URL' },
+  ];
+
+  // Sequential on purpose: afterEach kills every child still running.
+  it.for(cases)('$name: serve exits non-zero at once with one stderr line naming the variable', async ({ env, variable }) => {
+    const port = String(await freePort());
+    const r = await runCli(['serve'], cliEnv(tempDataDir(), { PORT: port, ...env }), 20_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expectOneLine(r.stderr);
+    expect(r.stderr).toMatch(new RegExp(`^chipin: ${variable}\\b`));
+  });
+
+  it('a refused configuration leaves an empty DATA_DIR untouched (no master.key generated)', async () => {
+    const dataDir = tempDataDir();
+    const r = await runCli(['serve'], cliEnv(dataDir, { PORT: 'abc' }), 20_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^chipin: PORT\b/);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('migrate', () => {
+  it('applies the migrations on an empty DATA_DIR; a second run says the schema is up to date', async () => {
+    expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
+    expect(firstMigrate.stderr).toBe('');
+    // A shared PostgreSQL server may have been migrated by an earlier run.
+    expect(firstMigrate.stdout).toMatch(onPostgres ? /^(applied migrations \d+(, \d+)*|database schema is up to date)\n$/ : /^applied migrations \d+(, \d+)*\n$/);
+
+    const second = await runCli(['migrate'], cliEnv(templateDir));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('database schema is up to date\n');
+    expect(second.stderr).toBe('');
+  }, 60_000);
+});
+
+describe.skipIf(onPostgres)('embedded database held by a running server', () => {
+  it('merchant create refuses with "in use by a running process", changes nothing, and works once the server stopped', async () => {
+    const dataDir = freshDataDir();
+    const served = await startServe(dataDir);
+    const serverPid = readFileSync(join(dataDir, 'chipin.pid'), 'utf8').trim();
+    const email = uniqueEmail('busy');
+
+    const refused = await runCli(['merchant', 'create', '--name', 'Too Early', '--email', email, '--json'], cliEnv(dataDir));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe('');
+    expectOneLine(refused.stderr);
+    expect(refused.stderr).toMatch(/in use by a running Chipin process/);
+    expect(refused.stderr).toContain(`(pid ${serverPid})`);
+    expect(refused.stderr).toContain(dataDir);
+
+    // The refused command did not disturb the server.
+    expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
+    const stopped = await stopServe(served);
+    expect(stopped.code, served.proc.output).toBe(0);
+    expect(existsSync(join(dataDir, 'chipin.pid'))).toBe(false);
+
+    // The refused command left nothing behind: its e-mail is still free; the server's demo merchant is there.
+    expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(true);
+    const now = await runCli(['merchant', 'create', '--name', 'Now It Works', '--email', email, '--json'], cliEnv(dataDir));
+    expect(now.code, now.stderr).toBe(0);
+    expectCreatedMerchant(JSON.parse(now.stdout), email);
+  }, 60_000);
+});
+
+describe('credentials from merchant create on a served instance', () => {
+  it('the api_key and api_secret printed by merchant create obtain a token at POST /api/token of serve on the same data', async () => {
+    const dataDir = freshDataDir();
+    const m = await createMerchant(dataDir);
+    const served = await startServe(dataDir);
+    // An account exists, so the sandbox server made no demo merchant.
+    expect(served.proc.stdout).not.toContain('demo merchant');
+    expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(false);
+
+    const token = await getToken(served.url, m.api_key, m.api_secret);
+    const me = await whoami(served.url, token);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ account_id: m.account_id, api_key: m.api_key });
+
+    const stopped = await stopServe(served);
+    expect(stopped.code, served.proc.output).toBe(0);
+  }, 60_000);
+});

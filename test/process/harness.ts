@@ -1,0 +1,326 @@
+/**
+ * Runs the real CLI (`node_modules/.bin/tsx src/main.ts ...`) as child processes for the
+ * process-level tests. Every child gets its own process group, a hard timeout, and is killed
+ * (SIGKILL to its group: the tsx wrapper and the Node process it starts) by {@link killAll}.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** The suite runs on PGlite by default and on PostgreSQL when DATABASE_URL is set. */
+export const onPostgres = !!process.env.DATABASE_URL?.trim();
+
+/** Every variable src/config.ts reads: none may leak in from the developer's shell. */
+const CONFIG_VARS = ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'CHIPIN_ENV', 'MASTER_KEY', 'SMTP_URL', 'LOG_LEVEL', 'TRUST_PROXY'];
+
+const tempDirs: string[] = [];
+
+/** A new empty DATA_DIR; removed by {@link cleanUp}. An embedded database weighs ~40 MB. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'chipin-proc-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function uniqueEmail(tag = 'proc'): string {
+  return `${tag}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}@shop.test`;
+}
+
+export function basic(user: string, password: string): string {
+  return 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
+}
+
+/**
+ * The environment of a child: this process's, minus any Chipin setting, plus DATA_DIR, loopback
+ * HOST and the test database when the suite runs on PostgreSQL. `undefined` in `extra` unsets.
+ */
+export function cliEnv(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONFIG_VARS) delete env[name];
+  Object.assign(env, { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  if (onPostgres) env.DATABASE_URL = process.env.DATABASE_URL;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export class Proc {
+  stdout = '';
+  stderr = '';
+  exitInfo: Exit | undefined;
+  timedOut = false;
+  readonly exited: Promise<Exit>;
+  readonly #timer: NodeJS.Timeout;
+  #listeners = new Set<() => void>();
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly args: string[],
+    timeoutMs: number,
+  ) {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.stdout += d;
+      this.#notify();
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr += d;
+      this.#notify();
+    });
+    this.exited = new Promise((resolve) => {
+      // 'close': the exit code, and every byte of output read.
+      child.on('close', (code, signal) => {
+        clearTimeout(this.#timer);
+        this.exitInfo = { code, signal };
+        running.delete(this);
+        this.#notify();
+        resolve(this.exitInfo);
+      });
+    });
+    this.#timer = setTimeout(() => {
+      this.timedOut = true;
+      this.kill();
+    }, timeoutMs);
+    running.add(this);
+  }
+
+  #notify(): void {
+    for (const l of this.#listeners) l();
+  }
+
+  /** SIGKILL to the whole process group: the tsx wrapper and the Node process running src/main.ts. */
+  kill(): void {
+    if (this.exitInfo || this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /**
+   * Sends a signal to the Node process running src/main.ts, as an orchestrator does when it starts
+   * `node --import tsx src/main.ts`. Not to the tsx wrapper: tsx relays the signal but SIGKILLs its
+   * child when the child has not acknowledged it within ~30 ms, which happens under CPU load.
+   */
+  signal(sig: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    process.kill(mainPid(pid) ?? pid, sig);
+  }
+
+  get output(): string {
+    return this.stdout + this.stderr;
+  }
+
+  /** Parsed JSON log lines on stdout (the demo banner and other plain text are skipped). */
+  logLines(): Record<string, unknown>[] {
+    return jsonLines(this.stdout);
+  }
+
+  /** Resolves once `test` holds on the output; rejects when the process exits first or after `timeoutMs`. */
+  waitFor(test: (p: Proc) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (test(this)) done(resolve);
+        else if (this.exitInfo) done(() => reject(new Error(`process exited (${JSON.stringify(this.exitInfo)}) before ${what}\n${this.output}`)));
+      };
+      const timer = setTimeout(() => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${this.output}`))), timeoutMs);
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        this.#listeners.delete(check);
+        fn();
+      };
+      this.#listeners.add(check);
+      check();
+    });
+  }
+
+  /** The exit, or a rejection naming the process when it takes longer than `timeoutMs`. */
+  async exitWithin(timeoutMs: number): Promise<Exit> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`chipin ${this.args.join(' ')} did not exit within ${timeoutMs} ms\n${this.output}`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The child of the tsx wrapper `pid` that runs src/main.ts (Linux /proc), if there is one. */
+function mainPid(pid: number): number | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.find((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('src/main.ts'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+const running = new Set<Proc>();
+
+/** Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Proc {
+  const child = spawn(TSX, ['src/main.ts', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Proc(child, args, timeoutMs);
+}
+
+export interface Result extends Exit {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one CLI command to completion. */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Result> {
+  const p = spawnCli(args, env, timeoutMs);
+  const exit = await p.exited;
+  if (p.timedOut) throw new Error(`chipin ${args.join(' ')} timed out after ${timeoutMs} ms\n${p.output}`);
+  return { ...exit, stdout: p.stdout, stderr: p.stderr };
+}
+
+/** Kills every child still running (afterEach / afterAll) and waits until they are gone. */
+export async function killAll(): Promise<void> {
+  const procs = [...running];
+  for (const p of procs) p.kill();
+  await Promise.all(procs.map((p) => p.exited));
+}
+
+/** afterAll: kills what still runs, then removes every DATA_DIR this file created. */
+export async function cleanUp(): Promise<void> {
+  await killAll();
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A port free on loopback right now: listen on 0, read it, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Served {
+  proc: Proc;
+  port: number;
+  url: string;
+}
+
+/** `chipin serve` on a free loopback port, resolved once GET /readyz answers 200. */
+export async function startServe(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Served> {
+  const port = await freePort();
+  const proc = spawnCli(['serve'], cliEnv(dataDir, { PORT: String(port), ...extra }), timeoutMs);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitInfo) throw new Error(`chipin serve exited ${JSON.stringify(proc.exitInfo)} before it was ready\n${proc.output}`);
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return { proc, port, url };
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      proc.kill();
+      throw new Error(`chipin serve was not ready within 30 s\n${proc.output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** SIGTERM, then the exit (rejects when it takes longer than `timeoutMs`). */
+export async function stopServe(s: Served, timeoutMs = 10_000): Promise<Exit> {
+  s.proc.signal('SIGTERM');
+  return s.proc.exitWithin(timeoutMs);
+}
+
+export interface CreatedMerchant {
+  account_id: string;
+  email: string;
+  password: string;
+  api_key: string;
+  api_secret: string;
+  offers: { merchant_uid: string; type: string; installments: number; deferred_days: number; secret: string }[];
+}
+
+/** `chipin merchant create --json` for a fresh e-mail; throws with the output when it fails. */
+export async function createMerchant(dataDir: string, email = uniqueEmail()): Promise<CreatedMerchant> {
+  const r = await runCli(['merchant', 'create', '--name', 'Process Test Shop', '--email', email, '--json'], cliEnv(dataDir));
+  if (r.code !== 0) throw new Error(`merchant create failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as CreatedMerchant;
+}
+
+/** Exactly what `merchant create --json` and DATA_DIR/demo-merchant.json promise. */
+export function expectCreatedMerchant(m: unknown, email?: string): asserts m is CreatedMerchant {
+  expect(m).toEqual({
+    account_id: expect.stringMatching(/^acc_[0-9a-f-]{36}$/),
+    email: email ?? expect.any(String),
+    password: expect.any(String),
+    api_key: expect.stringMatching(/^key_[0-9a-f-]{36}$/),
+    api_secret: expect.any(String),
+    offers: [
+      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'SHARED', installments: 1, deferred_days: 0, secret: expect.any(String) },
+      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'INSTALLMENTS', installments: 3, deferred_days: 0, secret: expect.any(String) },
+      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'INSTALLMENTS', installments: 4, deferred_days: 0, secret: expect.any(String) },
+      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'DEFERRED', installments: 1, deferred_days: 30, secret: expect.any(String) },
+    ],
+  });
+  const c = m as CreatedMerchant;
+  expect(c.password.length).toBeGreaterThanOrEqual(12);
+  expect(c.api_secret.length).toBeGreaterThanOrEqual(32);
+  expect(new Set(c.offers.map((o) => o.merchant_uid)).size).toBe(4);
+  expect(new Set(c.offers.map((o) => o.secret)).size).toBe(4);
+}
+
+/** POST /api/token as the contract shows it: Basic API key and secret, form body. */
+export function tokenRequest(url: string, apiKey: string, apiSecret: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/api/token`, {
+    method: 'POST',
+    headers: { authorization: basic(apiKey, apiSecret), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: 'grant_type=client_credentials',
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
+/** A token for these credentials, asserting the 200 answer's shape. */
+export async function getToken(url: string, apiKey: string, apiSecret: string): Promise<string> {
+  const res = await tokenRequest(url, apiKey, apiSecret);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 600 });
+  return body.access_token as string;
+}
+
+export async function whoami(url: string, token: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}/api/whoami`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

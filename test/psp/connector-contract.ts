@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PspIntegrationError, type CardInput, type DeclineReason, type PspConnector, type TransactionResult } from '../../src/psp/connector.ts';
+
+/**
+ * The behaviour every PSP connector owes Chipin (src/psp/connector.ts, docs/psp-connectors.md).
+ * A connector's own test file calls {@link describeConnectorContract} with a fixture that builds
+ * it against its test system (a real PSP's test mode, a recorded-fixture server, or the sandbox).
+ */
+
+export interface ContractCards {
+  /** Approves on and off session. */
+  success: CardInput;
+  /** Refused with `card_declined`. */
+  declined: CardInput;
+  /** Asks for a 3-D Secure challenge on session. */
+  challenge: CardInput;
+  /** Refused with `insufficient_funds`. */
+  insufficientFunds: CardInput;
+  /** Attaches and authorises on session, but every off-session charge is refused with `card_declined`. */
+  offSessionFails: CardInput;
+}
+
+export interface ConnectorFixture {
+  connector: PspConnector;
+  cards: ContractCards;
+  /** Does what the shopper does on the challenge page to pass 3-D Secure. */
+  completeChallenge(transactionId: string): Promise<void>;
+  /** Does what the shopper does on the challenge page to fail 3-D Secure. */
+  failChallenge(transactionId: string): Promise<void>;
+  /** Moves the connector's clock (or its test system's) forward by whole days. */
+  advanceDays(days: number): Promise<void>;
+  teardown(): Promise<void>;
+}
+
+const RETURN_URL = 'https://shop.example/return';
+
+function key(): string {
+  return `contract-${randomUUID()}`;
+}
+
+/** The parts of a transaction an operation may change. */
+function state(r: TransactionResult) {
+  return { transactionId: r.transactionId, status: r.status, amountCents: r.amountCents, capturedCents: r.capturedCents, refundedCents: r.refundedCents };
+}
+
+function expectRefused(r: TransactionResult, reason: DeclineReason): void {
+  expect(r.decline?.reason).toBe(reason);
+  expect(typeof r.decline?.message).toBe('string');
+}
+
+function expectInvariants(r: TransactionResult, amount: number): void {
+  expect(r.amountCents).toBe(amount);
+  expect(r.refundedCents).toBeGreaterThanOrEqual(0);
+  expect(r.capturedCents).toBeGreaterThanOrEqual(r.refundedCents);
+  expect(r.amountCents).toBeGreaterThanOrEqual(r.capturedCents);
+}
+
+export function describeConnectorContract(name: string, makeConnector: () => Promise<ConnectorFixture>): void {
+  describe(`PSP connector contract: ${name}`, () => {
+    let f: ConnectorFixture;
+    let psp: PspConnector;
+
+    beforeAll(async () => {
+      f = await makeConnector();
+      psp = f.connector;
+    });
+    afterAll(async () => {
+      await f?.teardown();
+    });
+
+    async function attach(card: CardInput): Promise<string> {
+      const a = await psp.attachPaymentMethod({ idempotencyKey: key(), card });
+      if (!a.ok) throw new Error(`attach refused: ${a.reason} ${a.message}`);
+      return a.paymentMethodId;
+    }
+
+    function authorize(paymentMethodId: string, amountCents: number, capture: 'automatic' | 'manual', idempotencyKey = key()) {
+      return psp.authorize({ idempotencyKey, paymentMethodId, amountCents, currency: 'EUR', capture, returnUrl: RETURN_URL });
+    }
+
+    async function hold(amountCents: number): Promise<TransactionResult> {
+      const r = await authorize(await attach(f.cards.success), amountCents, 'manual');
+      expect(r.status).toBe('authorized');
+      return r;
+    }
+
+    /** The refusal of paying with `card` on session, at attach or at authorisation (PSPs differ). */
+    async function refusalOf(card: CardInput): Promise<DeclineReason> {
+      const a = await psp.attachPaymentMethod({ idempotencyKey: key(), card });
+      if (!a.ok) return a.reason;
+      const r = await authorize(a.paymentMethodId, 1000, 'automatic');
+      expect(r.status).toBe('declined');
+      expect(r.capturedCents).toBe(0);
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r));
+      return r.decline!.reason;
+    }
+
+    it('names itself with a registry name and says whether it is a test system', () => {
+      expect(psp.name).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(typeof psp.sandbox).toBe('boolean');
+    });
+
+    it('attaches a card and gives back only its brand, last four digits and expiry', async () => {
+      const card = f.cards.success;
+      const a = await psp.attachPaymentMethod({ idempotencyKey: key(), card });
+      expect(a).toMatchObject({ ok: true, last4: card.number.replace(/ /g, '').slice(-4), expMonth: card.expMonth });
+      if (!a.ok) return;
+      expect(a.expYear % 100).toBe(card.expYear % 100);
+      expect(JSON.stringify(a)).not.toContain(card.number.replace(/ /g, '').slice(0, 12));
+    });
+
+    it('captures at once with automatic capture', async () => {
+      const r = await authorize(await attach(f.cards.success), 1234, 'automatic');
+      expect(state(r)).toMatchObject({ status: 'captured', amountCents: 1234, capturedCents: 1234, refundedCents: 0 });
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r));
+    });
+
+    it('holds with manual capture, then a partial capture takes part and releases the rest', async () => {
+      const r = await hold(1000);
+      expect(r).toMatchObject({ capturedCents: 0, refundedCents: 0 });
+      expect(r.expiresAt === undefined || r.expiresAt instanceof Date).toBe(true);
+      const c = await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 600 });
+      expect(c.decline).toBeUndefined();
+      expect(state(c)).toMatchObject({ status: 'captured', capturedCents: 600, refundedCents: 0 });
+      // The released rest cannot be captured afterwards.
+      const again = await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 400 });
+      expectRefused(again, 'amount_too_large');
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(c));
+    });
+
+    it('refuses to capture more than authorised, as amount_too_large, and changes nothing', async () => {
+      const r = await hold(500);
+      const c = await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 501 });
+      expectRefused(c, 'amount_too_large');
+      expect(state(c)).toEqual(state(r));
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r));
+    });
+
+    it('refunds partly, then the rest, and refuses a refund beyond what is left', async () => {
+      const r = await authorize(await attach(f.cards.success), 1000, 'automatic');
+      const r1 = await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 300 });
+      expect(r1.decline).toBeUndefined();
+      expect(state(r1)).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 300 });
+      const tooMuch = await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 701 });
+      expectRefused(tooMuch, 'amount_too_large');
+      expect(state(tooMuch)).toEqual(state(r1));
+      const r2 = await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 700 });
+      expect(state(r2)).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 1000 });
+      const more = await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 1 });
+      expectRefused(more, 'amount_too_large');
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r2));
+    });
+
+    it('voids a hold, after which nothing can be captured', async () => {
+      const r = await hold(800);
+      const v = await psp.void({ idempotencyKey: key(), transactionId: r.transactionId });
+      expect(v.decline).toBeUndefined();
+      expect(state(v)).toMatchObject({ status: 'voided', capturedCents: 0, refundedCents: 0 });
+      const c = await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 800 });
+      expect(c.decline).toBeDefined();
+      expect(state(await psp.retrieve(r.transactionId))).toEqual(state(v));
+    });
+
+    describe('refusals are result values, never exceptions', () => {
+      it('refuses the declined card as card_declined', async () => {
+        expect(await refusalOf(f.cards.declined)).toBe('card_declined');
+      });
+      it('refuses the card without funds as insufficient_funds', async () => {
+        expect(await refusalOf(f.cards.insufficientFunds)).toBe('insufficient_funds');
+      });
+      it('refuses an invalid card number as invalid_card', async () => {
+        expect(await refusalOf({ ...f.cards.success, number: '4242 4242 4242 4241' })).toBe('invalid_card');
+      });
+      it('refuses a card past its expiry date as expired_card', async () => {
+        expect(await refusalOf({ ...f.cards.success, expMonth: 1, expYear: 2001 })).toBe('expired_card');
+      });
+      it('refuses a malformed security code as incorrect_cvc', async () => {
+        expect(await refusalOf({ ...f.cards.success, cvc: '1' })).toBe('incorrect_cvc');
+      });
+    });
+
+    describe('idempotency: the same key twice gives the first outcome and one effect', () => {
+      it('attach', async () => {
+        const k = key();
+        const a = await psp.attachPaymentMethod({ idempotencyKey: k, card: f.cards.success });
+        const b = await psp.attachPaymentMethod({ idempotencyKey: k, card: f.cards.success });
+        expect(b).toEqual(a);
+      });
+
+      it('authorize', async () => {
+        const pm = await attach(f.cards.success);
+        const k = key();
+        const a = await authorize(pm, 700, 'manual', k);
+        const b = await authorize(pm, 700, 'manual', k);
+        expect(b.transactionId).toBe(a.transactionId);
+        expect(state(b)).toEqual(state(a));
+      });
+
+      it('capture', async () => {
+        const r = await hold(1000);
+        const k = key();
+        const a = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 400 });
+        const b = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 400 });
+        expect(state(b)).toEqual(state(a));
+        expect((await psp.retrieve(r.transactionId)).capturedCents).toBe(400);
+      });
+
+      it('refund', async () => {
+        const r = await authorize(await attach(f.cards.success), 1000, 'automatic');
+        const k = key();
+        const a = await psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 250 });
+        const b = await psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 250 });
+        expect(state(b)).toEqual(state(a));
+        expect((await psp.retrieve(r.transactionId)).refundedCents).toBe(250);
+      });
+
+      it('void', async () => {
+        const r = await hold(300);
+        const k = key();
+        const a = await psp.void({ idempotencyKey: k, transactionId: r.transactionId });
+        const b = await psp.void({ idempotencyKey: k, transactionId: r.transactionId });
+        expect(state(b)).toEqual(state(a));
+      });
+
+      it('off-session charge', async () => {
+        const pm = await attach(f.cards.success);
+        const k = key();
+        const a = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR' });
+        const b = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR' });
+        expect(b.transactionId).toBe(a.transactionId);
+        expect(state(b)).toEqual(state(a));
+      });
+
+      it('a replayed refusal stays the same refusal', async () => {
+        const r = await hold(100);
+        const k = key();
+        const a = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 101 });
+        const b = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 101 });
+        expectRefused(a, 'amount_too_large');
+        expect(b).toEqual(a);
+      });
+    });
+
+    describe('3-D Secure', () => {
+      it('asks for a challenge, and a completed one leaves the payment captured (automatic capture)', async () => {
+        const r = await authorize(await attach(f.cards.challenge), 2500, 'automatic');
+        expect(r.status).toBe('requires_action');
+        expect(r.challengeUrl).toMatch(/^https?:\/\//);
+        expect(r.capturedCents).toBe(0);
+        await f.completeChallenge(r.transactionId);
+        expect(state(await psp.retrieve(r.transactionId))).toMatchObject({ status: 'captured', capturedCents: 2500 });
+      });
+
+      it('a completed challenge leaves a manual-capture payment authorised', async () => {
+        const r = await authorize(await attach(f.cards.challenge), 2500, 'manual');
+        await f.completeChallenge(r.transactionId);
+        const after = await psp.retrieve(r.transactionId);
+        expect(state(after)).toMatchObject({ status: 'authorized', capturedCents: 0 });
+        const c = await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 2500 });
+        expect(state(c)).toMatchObject({ status: 'captured', capturedCents: 2500 });
+      });
+
+      it('a failed challenge is a decline with authentication_failed', async () => {
+        const r = await authorize(await attach(f.cards.challenge), 2500, 'automatic');
+        await f.failChallenge(r.transactionId);
+        const after = await psp.retrieve(r.transactionId);
+        expect(after.status).toBe('declined');
+        expect(after.decline?.reason).toBe('authentication_failed');
+        expect(after.capturedCents).toBe(0);
+      });
+    });
+
+    it('lets a hold lapse after 7 days: capture and void then answer expired / authorization_expired', async () => {
+      const early = await hold(1000);
+      const late = await hold(1000);
+      const voided = await hold(1000);
+      await f.advanceDays(6);
+      expect((await psp.retrieve(early.transactionId)).status).toBe('authorized');
+      const c = await psp.capture({ idempotencyKey: key(), transactionId: early.transactionId, amountCents: 1000 });
+      expect(state(c)).toMatchObject({ status: 'captured', capturedCents: 1000 });
+      await f.advanceDays(1);
+      expect((await psp.retrieve(late.transactionId)).status).toBe('expired');
+      const lapsed = await psp.capture({ idempotencyKey: key(), transactionId: late.transactionId, amountCents: 1000 });
+      expect(lapsed.status).toBe('expired');
+      expectRefused(lapsed, 'authorization_expired');
+      expect(lapsed.capturedCents).toBe(0);
+      const v = await psp.void({ idempotencyKey: key(), transactionId: voided.transactionId });
+      expect(v.status).toBe('expired');
+      expectRefused(v, 'authorization_expired');
+      // What was captured in time stays captured.
+      expect((await psp.retrieve(early.transactionId)).status).toBe('captured');
+    });
+
+    describe('off-session charges', () => {
+      it('charges a saved card, captured at once', async () => {
+        const pm = await attach(f.cards.success);
+        const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 4200, currency: 'EUR' });
+        expect(state(r)).toMatchObject({ status: 'captured', amountCents: 4200, capturedCents: 4200, refundedCents: 0 });
+        expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r));
+      });
+
+      it('the off-session-failing card authorises on session but every off-session charge is card_declined', async () => {
+        const pm = await attach(f.cards.offSessionFails);
+        const on = await authorize(pm, 1000, 'automatic');
+        expect(on.status).toBe('captured');
+        for (const amount of [1000, 1]) {
+          const off = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: amount, currency: 'EUR' });
+          expect(off.status).toBe('declined');
+          expectRefused(off, 'card_declined');
+          expect(off.capturedCents).toBe(0);
+        }
+      });
+    });
+
+    it('retrieve of an unknown transaction throws PspIntegrationError unknown_transaction', async () => {
+      const err = await psp.retrieve(`unknown-${randomUUID()}`).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PspIntegrationError);
+      expect((err as PspIntegrationError).code).toBe('unknown_transaction');
+    });
+
+    it('keeps 0 ≤ refunded ≤ captured ≤ amount through any sequence of captures, refunds, voids and retries; a refusal changes nothing', async () => {
+      const pm = await attach(f.cards.success);
+      type Op = { kind: 'capture' | 'refund'; amount: number } | { kind: 'void' } | { kind: 'retry' };
+      const op: fc.Arbitrary<Op> = fc.oneof(
+        fc.record({ kind: fc.constant('capture' as const), amount: fc.integer({ min: 1, max: 1200 }) }),
+        fc.record({ kind: fc.constant('refund' as const), amount: fc.integer({ min: 1, max: 1200 }) }),
+        fc.record({ kind: fc.constant('void' as const) }),
+        fc.record({ kind: fc.constant('retry' as const) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 1000 }), fc.array(op, { maxLength: 7 }), async (amount, ops) => {
+          let before = await authorize(pm, amount, 'manual');
+          const id = before.transactionId;
+          let last: { run: (k: string) => Promise<TransactionResult>; key: string; result: TransactionResult } | undefined;
+          for (const o of ops) {
+            let result: TransactionResult;
+            if (o.kind === 'retry') {
+              if (!last) continue;
+              result = await last.run(last.key);
+              expect(result).toEqual(last.result);
+              expect(state(await psp.retrieve(id))).toEqual(state(before));
+              continue;
+            }
+            const run =
+              o.kind === 'void'
+                ? (k: string) => psp.void({ idempotencyKey: k, transactionId: id })
+                : (k: string) => psp[o.kind]({ idempotencyKey: k, transactionId: id, amountCents: o.amount });
+            const k = key();
+            result = await run(k);
+            last = { run, key: k, result };
+            const after = await psp.retrieve(id);
+            expect(state(result)).toEqual(state(after));
+            expectInvariants(after, amount);
+            if (o.kind === 'capture') {
+              const allowed = before.status === 'authorized' && o.amount <= amount;
+              expect(result.decline === undefined).toBe(allowed);
+              if (allowed) expect(after.capturedCents).toBe(o.amount);
+            }
+            if (o.kind === 'refund') {
+              const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
+              expect(result.decline === undefined).toBe(o.amount <= left);
+              if (o.amount <= left) expect(after.refundedCents).toBe(before.refundedCents + o.amount);
+            }
+            if (o.kind === 'void' && before.status === 'authorized') expect(after.status).toBe('voided');
+            if (result.decline) expect(state(after)).toEqual(state(before));
+            before = after;
+          }
+        }),
+        { numRuns: 25 },
+      );
+    });
+  });
+}
