@@ -5,8 +5,7 @@ import { transactionOf } from '../delivery/transaction.ts';
 import { EVENT } from '../domain/events.ts';
 import { toPublicId } from '../domain/ids.ts';
 import type { Purchase } from '../purchases/purchase.ts';
-
-const LEADER_PURPOSES = ['guarantee', 'leader_share', 'first_installment', 'deferred'];
+import { LEADER_PURPOSES } from './leader-payment.ts';
 
 /**
  * The back-mode result of the leader's checkout transaction, for the merchant's front end, and

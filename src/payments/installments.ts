@@ -4,7 +4,7 @@ import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { loadPayState } from './pot-store.ts';
+import { loadPayState, savedPspMethodId } from './pot-store.ts';
 import { findPayment, insertPayment, recordResult, writeEvent } from './store.ts';
 
 export const COLLECT_JOB = 'installment.collect';
@@ -74,12 +74,9 @@ export async function collectInstallment(deps: PaymentDeps, accountId: string, i
     if (result.status !== 'captured') await db.transaction((tx) => recordResult(tx, hold, result!, purchase.state, clock.now()));
   }
   if (!result || result.status !== 'captured') {
-    const { rows: method } = await db.query<{ psp_method_id: string }>(
-      'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
-      [accountId, inst.purchase_id],
-    );
+    const methodId = await savedPspMethodId(db, accountId, inst.purchase_id);
     payment = await insertPayment(db, { accountId, purchaseId: inst.purchase_id, purpose: 'installment', psp: psp.name, idempotencyKey: key, amountCents: amount }, clock.now());
-    result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId: method[0]!.psp_method_id, amountCents: amount, currency: purchase.currency });
+    result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId: methodId!, amountCents: amount, currency: purchase.currency });
   }
   const final = result;
 

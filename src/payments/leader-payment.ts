@@ -6,7 +6,7 @@ import type { Offer } from '../accounts/offers.ts';
 import type { CardInput, DeclineReason, PspConnector, TransactionResult } from '../psp/connector.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { insertDraftPledges, loadPayState, type NewPledge, type PurchasePayState } from './pot-store.ts';
+import { insertDraftPledges, loadPayState, savedPspMethodId, type NewPledge, type PurchasePayState } from './pot-store.ts';
 import { findPayment, insertPayment, recordResult, writeEvent, type PaymentRow } from './store.ts';
 import { scheduleCollections } from './installments.ts';
 import { invitePledgers, potComment, schedulePotJobs } from './pot-settlement.ts';
@@ -54,7 +54,8 @@ function plan(offer: Offer, p: PurchasePayState, pledgerShares: number[], create
   }
 }
 
-const LEADER_PURPOSES = ['guarantee', 'leader_share', 'first_installment', 'deferred'];
+/** The purposes of the leader's checkout transaction. */
+export const LEADER_PURPOSES = ['guarantee', 'leader_share', 'first_installment', 'deferred'];
 
 /**
  * The leader pays on the hosted page (or through the sandbox helper): card attached, the
@@ -119,16 +120,14 @@ export async function payAsLeader(
       decline: { reason: attached.reason, message: attached.message },
     });
   }
-  const methodId = await db.transaction(async (tx) => {
+  await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
       `INSERT INTO payment_methods (id, account_id, purchase_id, psp, psp_method_id, brand, last4, exp_month, exp_year, created_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
       [purchase.accountId, purchase.id, psp.name, attached.paymentMethodId, attached.brand, attached.last4, attached.expMonth, attached.expYear, clock.now()],
     );
     await tx.query('UPDATE purchases SET payment_method_id = $3 WHERE account_id = $1 AND id = $2', [purchase.accountId, purchase.id, rows[0]!.id]);
-    return rows[0]!.id;
   });
-  void methodId;
 
   const result = await psp.authorize({
     idempotencyKey: payment.idempotency_key,
@@ -158,11 +157,8 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
   const { rows: created } = await db.query<{ created_at: Date }>('SELECT created_at FROM purchases WHERE account_id = $1 AND id = $2', [accountId, payment.purchase_id]);
   const planned = plan(offer, state, drafts.rows.map((d) => d.amount_cents), toIsoDate(created[0]!.created_at));
   if ('problem' in planned) return { kind: 'invalid', field: 'pledgers', problem: planned.problem };
-  const { rows: method } = await db.query<{ psp_method_id: string }>(
-    'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
-    [accountId, payment.purchase_id],
-  );
-  return continueLeader(deps, offer, payment, result, planned, method[0]!.psp_method_id, psp);
+  const methodId = await savedPspMethodId(db, accountId, payment.purchase_id);
+  return continueLeader(deps, offer, payment, result, planned, methodId!, psp);
 }
 
 async function continueLeader(

@@ -6,7 +6,7 @@ import type { PledgeMessage } from '../messaging/messenger.ts';
 import { findPurchase } from '../purchases/repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { listPledges, loadPayState, type Pledge, type PurchasePayState } from './pot-store.ts';
+import { listPledges, loadPayState, savedPspMethodId, type Pledge, type PurchasePayState } from './pot-store.ts';
 import { findPayment, insertPayment, recordResult } from './store.ts';
 
 export const POT_DEADLINE_JOB = 'pot.deadline';
@@ -109,13 +109,10 @@ export async function settleDeadline(deps: PaymentDeps, accountId: string, purch
       : undefined;
   if (!result || result.status !== 'captured') {
     // The hold lapsed or was refused: charge the rest on the saved card instead.
-    const { rows } = await db.query<{ psp_method_id: string }>(
-      'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
-      [accountId, purchaseId],
-    );
+    const methodId = await savedPspMethodId(db, accountId, purchaseId);
     if (guarantee && result) await db.transaction((tx) => recordResult(tx, guarantee, result!, locked.state, clock.now()));
     payment = await insertPayment(db, { accountId, purchaseId, purpose: 'rest', psp: psp.name, idempotencyKey: `${purchaseId}:rest`, amountCents: rest }, clock.now());
-    result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId: rows[0]!.psp_method_id, amountCents: rest, currency: locked.currency });
+    result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId: methodId!, amountCents: rest, currency: locked.currency });
   }
   const settled = result;
   await db.transaction(async (tx) => {

@@ -187,3 +187,12 @@ export async function upsertPledgerClient(sql: Sql, accountId: string, p: Pledge
   );
   return rows[0]?.id;
 }
+
+/** The PSP token of the card the leader saved at checkout (off-session charges use it). */
+export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ psp_method_id: string }>(
+    'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
+    [accountId, purchaseId],
+  );
+  return rows[0]?.psp_method_id;
+}
