@@ -25,6 +25,11 @@ const PREFIX = 'ct1';
  */
 export class AccessTokens {
   readonly #key: Buffer;
+  /**
+   * Tokens already verified, so a busy integration's repeated token costs a map lookup instead
+   * of an HMAC. Bounded; expiry is still checked on every use; revocation is checked by the caller.
+   */
+  readonly #verified = new Map<string, TokenClaims>();
   constructor(
     masterKey: Buffer,
     private readonly now: () => number = Date.now,
@@ -45,6 +50,21 @@ export class AccessTokens {
   }
 
   verify(token: string): TokenCheck {
+    const known = this.#verified.get(token);
+    if (known) {
+      if (known.expiresAt * 1000 > this.now()) return { ok: true, claims: known };
+      this.#verified.delete(token);
+      return { ok: false, reason: 'expired' };
+    }
+    const check = this.#verifyMac(token);
+    if (check.ok) {
+      if (this.#verified.size >= 10_000) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(token, check.claims);
+    }
+    return check;
+  }
+
+  #verifyMac(token: string): TokenCheck {
     const dot = token.lastIndexOf('.');
     if (dot <= PREFIX.length || !token.startsWith(PREFIX + '.') || token.length > 512) return { ok: false, reason: 'malformed' };
     const signed = token.slice(0, dot);

@@ -58,10 +58,20 @@ export class Metrics {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'chipin_' });
   }
 
+  // The labelled children of each (method, route, status): prom-client hashes a labels object on
+  // every call otherwise, and this runs on every request.
+  readonly #children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status_code: String(status) };
-    this.requests.inc(labels);
-    this.latency.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    let child = this.#children.get(key);
+    if (!child) {
+      const labels = { method, route, status_code: String(status) };
+      child = { count: this.requests.labels(labels), time: this.latency.labels(labels) };
+      this.#children.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(seconds);
   }
 
   observeDeliveryAttempt(kind: string, outcome: string, seconds: number): void {

@@ -81,11 +81,16 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     defaultJson(req, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (request.routeOptions.config.auth === 'bearer') {
+    if (request.routeOptions.config.auth !== 'bearer') return done();
+    try {
       request.auth = bearerClaims(request, services.tokens, services.revokedKeys);
+    } catch (err) {
+      return done(err as Error);
     }
+    done();
   });
 
   // On shutdown, responses still in flight close their connection: `forceCloseConnections`
@@ -95,18 +100,19 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const seconds = reply.elapsedTime / 1000;
-    metrics.observeRequest(request.method, route, reply.statusCode, seconds);
+    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       { method: request.method, url: redactUrl(request.url), route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
+    done();
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

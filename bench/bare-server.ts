@@ -1,0 +1,51 @@
+/**
+ * Baseline: plain Fastify 5, logger off, no hooks, no plugins. What Node + Fastify alone cost on
+ * this machine; every Chipin scenario is compared with one of these routes.
+ *
+ *   PORT=3001 npx tsx bench/bare-server.ts
+ *
+ * Add a baseline route here when a scenario needs its own (e.g. a bare POST with a JSON body).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+
+const port = Number(process.env.PORT ?? 3001);
+const host = process.env.HOST ?? '127.0.0.1';
+
+const app = Fastify({ logger: false });
+
+app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
+
+// Database baselines (with BARE_DATABASE_URL, i.e. BENCH_DATABASE_URL): one INSERT, and one
+// primary-key SELECT, through a pg pool of the same size as Chipin's.
+const dbUrl = process.env.BARE_DATABASE_URL;
+if (dbUrl) {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
+  await pool.query(`CREATE TABLE IF NOT EXISTS bare_purchases (
+    id uuid PRIMARY KEY, account_id uuid NOT NULL, title text NOT NULL, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)`);
+  const seeded = randomUUID();
+  await pool.query('INSERT INTO bare_purchases VALUES ($1, $2, $3, $4, now())', [seeded, randomUUID(), 'Seed', 100]);
+  app.post('/bare/purchases', async (request, reply) => {
+    const body = request.body as { title: string; amount: number };
+    const { rows } = await pool.query('INSERT INTO bare_purchases VALUES ($1, $2, $3, $4, now()) RETURNING id', [randomUUID(), seeded, body.title, body.amount]);
+    return reply.code(201).send(rows[0]);
+  });
+  app.get('/bare/purchases/:id', async (request) => {
+    const { rows } = await pool.query('SELECT * FROM bare_purchases WHERE id = $1', [(request.params as { id: string }).id]);
+    return rows[0];
+  });
+  app.get('/bare/seed', async () => ({ id: seeded }));
+  app.addHook('onClose', () => pool.end());
+}
+
+const stop = () => {
+  app.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+
+await app.listen({ port, host });

@@ -1,0 +1,393 @@
+/**
+ * HTTP benchmark: a bare Fastify baseline and the Chipin service, measured one scenario after
+ * another with autocannon, in one run.
+ *
+ *   npm run bench
+ *
+ * Environment (all optional):
+ *   BENCH_DURATION=10        seconds measured per scenario
+ *   BENCH_CONNECTIONS=50     concurrent connections
+ *   BENCH_WARMUP=2           seconds of unrecorded warm-up before each scenario (0: none)
+ *   BENCH_ROUNDS=1           run the whole list this many times and keep, per scenario, the round
+ *                            with the highest throughput (a filter for a shared, noisy machine)
+ *   BENCH_DATABASE_URL=...   run Chipin on this PostgreSQL database instead of embedded PGlite
+ *   BENCH_LOG_LEVEL=info     Chipin's LOG_LEVEL (its log goes to /dev/null either way)
+ *   BENCH_ONLY=whoami,token  only the scenarios whose name contains one of these (case-insensitive)
+ *   BENCH_SERVER_NODE_ARGS   extra node flags for the server processes (both), e.g.
+ *                            "--cpu-prof --cpu-prof-dir=bench/results/prof"
+ *
+ * Results: a table on stdout and bench/results/latest.json.
+ */
+import autocannon, { type Instance, type Result } from 'autocannon';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, tmpdir, totalmem, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { LOOPBACK, ROOT, cpuTimeMs, freePort, machineBusyMs, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { SCENARIOS, basicAuth, type BenchContext, type Credentials, type RequestSpec, type Scenario } from './scenarios.ts';
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+const settings = {
+  duration: intEnv('BENCH_DURATION', 10, 1, 500), // tokens live 600 s; setup fetches one per scenario
+  connections: intEnv('BENCH_CONNECTIONS', 50, 1, 1000),
+  warmup: intEnv('BENCH_WARMUP', 2, 0, 60),
+  rounds: intEnv('BENCH_ROUNDS', 1, 1, 20),
+  logLevel: process.env.BENCH_LOG_LEVEL?.trim() || 'info',
+  databaseUrl: process.env.BENCH_DATABASE_URL?.trim() || undefined,
+  only: (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean),
+  serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+};
+
+const READY_TIMEOUT_MS = 60_000;
+/**
+ * CPU used by the rest of the machine above which a measurement is flagged as disturbed. On a quiet
+ * machine this is kernel network work for loopback traffic, about 10 to 30 % of a core here.
+ */
+const DISTURBED_OTHER_CPU_PERCENT = 50;
+let current: Instance | undefined;
+let dataDir: string | undefined;
+/** Server process ids, for their CPU time. */
+const pids: Partial<Record<Scenario['server'], number>> = {};
+
+async function cleanup(): Promise<void> {
+  current?.stop();
+  await stopAll();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping the servers...\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.on('exit', killAllSync);
+
+// --- servers -------------------------------------------------------------------------------
+
+async function startBare(): Promise<string> {
+  const port = await freePort();
+  const child = spawnTs('bare-server', 'bench/bare-server.ts', [], { PORT: String(port), HOST: LOOPBACK, BARE_DATABASE_URL: settings.databaseUrl }, settings.serverNodeArgs);
+  const url = `http://${LOOPBACK}:${port}`;
+  pids.bare = child.proc.pid;
+  await waitForOk(child, `${url}/bare`, READY_TIMEOUT_MS);
+  return url;
+}
+
+async function startChipin(): Promise<{ url: string; credentials: Credentials }> {
+  dataDir = mkdtempSync(join(tmpdir(), 'chipin-bench-'));
+  const env = {
+    CHIPIN_ENV: 'sandbox',
+    DATA_DIR: dataDir,
+    DATABASE_URL: settings.databaseUrl, // undefined: embedded PGlite in DATA_DIR
+    LOG_LEVEL: settings.logLevel,
+    HOST: LOOPBACK,
+    PUBLIC_URL: undefined,
+    // One load generator on one address: the public simulation's per-address limit would turn
+    // the benchmark into a measure of 429s.
+    SIMULATION_RATE_LIMIT: '1000000',
+  };
+
+  let credentials: Credentials | undefined;
+  if (settings.databaseUrl) {
+    // No demo merchant on PostgreSQL: create one (this also applies the migrations).
+    const email = `bench-${Date.now()}-${process.pid}@chipin.test`;
+    const out = await runTs('src/main.ts', ['merchant', 'create', '--name', 'Bench Shop', '--email', email, '--json'], env);
+    credentials = JSON.parse(out) as Credentials;
+  }
+
+  const port = await freePort();
+  const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) }, settings.serverNodeArgs);
+  const url = `http://${LOOPBACK}:${port}`;
+  pids.chipin = child.proc.pid;
+  await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
+  credentials ??= JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8')) as Credentials;
+  return { url, credentials };
+}
+
+async function accessToken(chipinUrl: string, credentials: Credentials): Promise<string> {
+  const res = await fetch(`${chipinUrl}/api/token`, {
+    method: 'POST',
+    headers: { authorization: basicAuth(credentials), 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (res.status !== 200 || !body.access_token) throw new Error(`POST /api/token answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+// --- measuring -----------------------------------------------------------------------------
+
+interface Measured {
+  name: string;
+  server: Scenario['server'];
+  method: string;
+  path: string;
+  requestsPerSec: number;
+  requestsPerSecStddev: number;
+  latencyAvgMs: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** Server process CPU (user + system) over the measured run, in % of one core; Linux only. */
+  serverCpuPercent?: number;
+  /** Server CPU time per answered request, in microseconds: comparable even when the client is the bottleneck. */
+  serverCpuUsPerRequest?: number;
+  /** autocannon's own CPU over the measured run, in % of one core. */
+  clientCpuPercent: number;
+  /**
+   * CPU used by everything else on the machine during the run (kernel softirq for loopback
+   * traffic included, other processes too), in % of one core. High values mean a noisy run.
+   */
+  otherCpuPercent?: number;
+}
+
+async function cannon(url: string, req: RequestSpec, duration: number, extra: Scenario['autocannon']): Promise<Result> {
+  const instance = autocannon({
+    url: url + req.path,
+    method: req.method,
+    headers: req.headers,
+    body: req.body,
+    connections: settings.connections,
+    duration,
+    timeout: 10,
+    ...extra,
+  });
+  current = instance;
+  // Bounded even if autocannon never reports: stop it and fail.
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => {
+      instance.stop();
+      fail(new Error(`autocannon did not finish within ${duration + 30} s`));
+    }, (duration + 30) * 1000);
+  });
+  try {
+    return await Promise.race([Promise.resolve(instance), guard]);
+  } finally {
+    clearTimeout(timer);
+    current = undefined;
+  }
+}
+
+async function preflight(url: string, req: RequestSpec, expect: number): Promise<void> {
+  const res = await fetch(url + req.path, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${req.method} ${req.path} answered ${res.status}, expected ${expect}: ${text.slice(0, 500)}`);
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const disturbed = (m: Measured) => (m.otherCpuPercent ?? 0) > DISTURBED_OTHER_CPU_PERCENT;
+
+async function measure(s: Scenario, ctx: BenchContext): Promise<Measured> {
+  const url = s.server === 'bare' ? ctx.bareUrl : ctx.chipinUrl;
+  const req: RequestSpec = { method: s.method, path: s.path, headers: s.headers, body: s.body, ...(await s.setup?.(ctx)) };
+  await preflight(url, req, s.expectStatus ?? 200);
+  if (settings.warmup > 0) await cannon(url, req, settings.warmup, s.autocannon);
+  const pid = pids[s.server];
+  const cpu0 = cpuTimeMs(pid);
+  const busy0 = machineBusyMs();
+  const client0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await cannon(url, req, settings.duration, s.autocannon);
+  const wallMs = performance.now() - t0;
+  const cpu1 = cpuTimeMs(pid);
+  const busy1 = machineBusyMs();
+  const client = process.cpuUsage(client0);
+  const clientMs = (client.user + client.system) / 1000;
+  const serverCpuMs = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+  return {
+    name: s.name,
+    server: s.server,
+    method: req.method,
+    path: req.path,
+    requestsPerSec: r.requests.average,
+    requestsPerSecStddev: r.requests.stddev,
+    latencyAvgMs: r.latency.average,
+    latencyP50Ms: r.latency.p50,
+    latencyP99Ms: r.latency.p99,
+    latencyMaxMs: r.latency.max,
+    requests: r.latency.totalCount,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([k, v]) => [k, v.count])),
+    serverCpuPercent: serverCpuMs === undefined ? undefined : round1((serverCpuMs / wallMs) * 100),
+    serverCpuUsPerRequest: serverCpuMs === undefined ? undefined : round1((serverCpuMs * 1000) / Math.max(1, r.latency.totalCount)),
+    clientCpuPercent: round1((clientMs / wallMs) * 100),
+    otherCpuPercent:
+      serverCpuMs === undefined || busy0 === undefined || busy1 === undefined
+        ? undefined
+        : round1((Math.max(0, busy1 - busy0 - serverCpuMs - clientMs) / wallMs) * 100),
+  };
+}
+
+// --- report --------------------------------------------------------------------------------
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+function machine() {
+  let cpuModel = cpus()[0]?.model ?? 'unknown';
+  try {
+    cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
+  } catch {
+    /* not Linux */
+  }
+  return {
+    cpus: availableParallelism(),
+    cpuModel,
+    cpuMHz: cpus()[0]?.speed,
+    memTotalGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    memFreeGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const scenarios = SCENARIOS.filter(
+    (s) => (settings.only.length === 0 || settings.only.some((o) => s.name.toLowerCase().includes(o))) && (!s.needsDatabase || settings.databaseUrl),
+  );
+  if (scenarios.length === 0) throw new Error(`BENCH_ONLY matches no scenario (${SCENARIOS.map((s) => s.name).join('; ')})`);
+  const needsBare = scenarios.some((s) => s.server === 'bare');
+  const needsChipin = scenarios.some((s) => s.server === 'chipin');
+
+  const db = settings.databaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : 'embedded PGlite (fresh temp DATA_DIR)';
+  process.stdout.write(
+    `Chipin benchmark: ${settings.rounds > 1 ? `best of ${settings.rounds} rounds, ` : ''}${settings.duration} s per scenario after ${settings.warmup} s warm-up, ${settings.connections} connections, ` +
+      `LOG_LEVEL=${settings.logLevel} (log to /dev/null), ${db}.\n` +
+      `Note: autocannon runs on the same ${availableParallelism()} CPU(s) as the server, so figures are relative, not capacity.\n\n`,
+  );
+
+  const [bareUrl, chipin] = await Promise.all([
+    needsBare ? startBare() : Promise.resolve(''),
+    needsChipin ? startChipin() : Promise.resolve({ url: '', credentials: { api_key: '', api_secret: '' } }),
+  ]);
+  process.stdout.write(`  servers: ${Object.entries(pids).map(([k, v]) => `${k} pid ${v}`).join(', ')}\n`);
+  const ctx: BenchContext = {
+    bareUrl,
+    chipinUrl: chipin.url,
+    credentials: chipin.credentials,
+    accessToken: () => accessToken(chipin.url, chipin.credentials),
+  };
+
+  const rounds: Measured[][] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const measured: Measured[] = [];
+    for (const s of scenarios) {
+      if (interrupted) return;
+      process.stdout.write(`  ${settings.rounds > 1 ? `round ${round}: ` : ''}measuring ${s.name} ...`);
+      const m = await measure(s, ctx);
+      measured.push(m);
+      process.stdout.write(` ${Math.round(m.requestsPerSec)} req/s${disturbed(m) ? ' (disturbed)' : ''}\n`);
+    }
+    rounds.push(measured);
+  }
+  // Per scenario, the best round: interference from other work only ever lowers throughput.
+  const results = scenarios.map((_, i) => rounds.map((r) => r[i]!).reduce((best, m) => (m.requestsPerSec > best.requestsPerSec ? m : best)));
+
+  const comparisons = scenarios.flatMap((s) => {
+    if (!s.baseline) return [];
+    const a = results.find((r) => r.name === s.baseline!.scenario);
+    const b = results.find((r) => r.name === s.name);
+    if (!a || !b) return [];
+    const percent = (b.requestsPerSec / a.requestsPerSec) * 100;
+    // The same comparison from server CPU per request: what the ratio would be with a core each.
+    const cpuPercent =
+      a.serverCpuUsPerRequest && b.serverCpuUsPerRequest ? round1((a.serverCpuUsPerRequest / b.serverCpuUsPerRequest) * 100) : undefined;
+    return [
+      {
+        scenario: s.name,
+        baseline: a.name,
+        percent: round1(percent),
+        targetPercent: s.baseline.targetPercent,
+        meetsTarget: percent >= s.baseline.targetPercent,
+        cpuPerRequestPercent: cpuPercent,
+        /** A disturbed run on either side makes the throughput ratio meaningless. */
+        reliable: !disturbed(a) && !disturbed(b),
+      },
+    ];
+  });
+
+  const rows = [
+    ['scenario', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'vs baseline', 'server CPU', 'µs CPU/req', 'client CPU', 'other CPU'],
+    ...results.map((r) => {
+      const c = comparisons.find((x) => x.scenario === r.name);
+      return [
+        r.name,
+        r.requestsPerSec.toFixed(0),
+        r.latencyP50Ms.toFixed(0),
+        r.latencyP99Ms.toFixed(0),
+        String(r.non2xx),
+        String(r.errors + r.timeouts),
+        c ? `${c.percent.toFixed(1)} %` : '',
+        r.serverCpuPercent === undefined ? '-' : `${r.serverCpuPercent.toFixed(0)} %`,
+        r.serverCpuUsPerRequest === undefined ? '-' : r.serverCpuUsPerRequest.toFixed(1),
+        `${r.clientCpuPercent.toFixed(0)} %`,
+        r.otherCpuPercent === undefined ? '-' : `${r.otherCpuPercent.toFixed(0)} %${disturbed(r) ? ' !' : ''}`,
+      ];
+    }),
+  ];
+  process.stdout.write('\n' + table(rows) + '\n');
+  process.stdout.write(
+    '(CPU columns: % of one core during the measured run. µs CPU/req: server CPU time per request. other CPU: the rest of the\n' +
+      ` machine: kernel network work and other processes; "!" above ${DISTURBED_OTHER_CPU_PERCENT} %: the run was disturbed.)\n` +
+      (settings.databaseUrl ? ' On PostgreSQL, "other CPU" includes the database server: expected on routes that query it.\n' : '') +
+      '\n',
+  );
+  for (const c of comparisons) {
+    process.stdout.write(
+      `${c.scenario} / ${c.baseline}: ${c.percent.toFixed(1)} % of baseline throughput, target ${c.targetPercent} %: ` +
+        `${c.meetsTarget ? 'MET' : 'NOT MET'}` +
+        (c.reliable ? '' : ' [UNRELIABLE: a run was disturbed by other load, see "other CPU"]') +
+        (c.cpuPerRequestPercent === undefined ? '' : ` (by server CPU per request: ${c.cpuPerRequestPercent.toFixed(1)} %)`) +
+        '\n',
+    );
+  }
+
+  const outDir = join(ROOT, 'bench/results');
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, 'latest.json');
+  const report = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    settings: { ...settings, databaseUrl: settings.databaseUrl ? '(set)' : undefined, database: db },
+    results,
+    comparisons,
+    rounds: settings.rounds > 1 ? rounds : undefined,
+  };
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(`\nresults written to ${file}\n`);
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
