@@ -6,7 +6,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from '../jobs/due-work.ts';
 import type { Mailer } from '../messaging/mailer.ts';
 import { dispatchBatch } from './dispatcher.ts';
-import { findWebhookEndpoints } from './endpoints.ts';
+import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
 import { claimDue, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
@@ -165,7 +165,8 @@ export class DeliveryWorker implements DueWorkRunner {
     while (!this.#stopped && handled < maxAttempts) {
       const claimed = await this.#claim(this.#concurrency);
       if (claimed.length === 0) break;
-      await Promise.all(claimed.map((d) => this.#attempt(d)));
+      const endpoints = await this.#endpointsOf(claimed);
+      await Promise.all(claimed.map((d) => this.#attempt(d, endpoints)));
       handled += claimed.length;
     }
     return handled;
@@ -187,7 +188,8 @@ export class DeliveryWorker implements DueWorkRunner {
       while (!this.#stopped && this.#inFlight.size < this.#concurrency) {
         const claimed = await this.#claim(this.#concurrency - this.#inFlight.size);
         if (claimed.length === 0) break;
-        for (const d of claimed) this.#track(this.#attempt(d));
+        const endpoints = await this.#endpointsOf(claimed);
+        for (const d of claimed) this.#track(this.#attempt(d, endpoints));
       }
     } while (this.#again && !this.#stopped);
     if (!this.#stopped) await this.#armDueTimer();
@@ -232,13 +234,28 @@ export class DeliveryWorker implements DueWorkRunner {
     return claimDue(this.#deps.db, { now: this.#deps.clock.now(), wallNow: this.#wallNow(), limit, leaseMs: this.#leaseMs });
   }
 
+  /**
+   * The webhook endpoints of a claimed batch, read in one query just before its attempts start
+   * (not one query per delivery). Undefined when that read fails: each attempt then reads its own.
+   */
+  async #endpointsOf(claimed: ClaimedDelivery[]): Promise<Map<string, WebhookEndpoint> | undefined> {
+    const accountIds = claimed.filter((d) => d.kind === 'webhook').map((d) => d.accountId);
+    if (accountIds.length === 0) return new Map();
+    try {
+      return await findWebhookEndpoints(this.#deps.db, this.#deps.box, accountIds);
+    } catch (err) {
+      this.#deps.log.warn({ err }, 'could not read the webhook endpoints of a claimed batch; each attempt reads its own');
+      return undefined;
+    }
+  }
+
   /** One attempt of a claimed delivery, recorded. Never throws. */
-  async #attempt(d: ClaimedDelivery): Promise<void> {
+  async #attempt(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<void> {
     const { log, metrics } = this.#deps;
     const context = { delivery_id: toDeliveryUid(d.id), account_id: d.accountId, kind: d.kind, event_id: d.eventId };
     try {
       const startedAt = this.#deps.clock.now();
-      const request = await this.#prepare(d);
+      const request = await this.#prepare(d, endpoints);
       if ('cancel' in request) {
         await cancelClaimed(this.#deps.db, d, request.cancel, this.#deps.clock.now());
         metrics?.observeDeliveryAttempt(d.kind, 'cancelled', 0);
@@ -271,11 +288,14 @@ export class DeliveryWorker implements DueWorkRunner {
     }
   }
 
-  async #prepare(d: ClaimedDelivery): Promise<{ url: string; body: string; headers: Record<string, string> } | { cancel: string }> {
+  async #prepare(
+    d: ClaimedDelivery,
+    endpoints: Map<string, WebhookEndpoint> | undefined,
+  ): Promise<{ url: string; body: string; headers: Record<string, string> } | { cancel: string }> {
     const msgId = toDeliveryUid(d.id);
     const base = { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'webhook-id': msgId };
     if (d.kind === 'notification') return { url: d.url, body: d.payload, headers: base };
-    const endpoint = (await findWebhookEndpoints(this.#deps.db, this.#deps.box, [d.accountId])).get(d.accountId);
+    const endpoint = (endpoints ?? (await findWebhookEndpoints(this.#deps.db, this.#deps.box, [d.accountId]))).get(d.accountId);
     if (!endpoint) return { cancel: 'the webhook endpoint was removed' };
     if (endpoint.disabledAt) return { cancel: `the webhook endpoint is disabled: ${endpoint.disabledReason ?? ''}`.trim() };
     const body = webhookBody(JSON.parse(d.payload) as WebhookMessage, endpoint.token.reveal());

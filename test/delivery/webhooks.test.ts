@@ -252,24 +252,27 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       await setWebhook(app, m, receiver.url(), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'installmentPaid']);
       const p1 = await newPurchase(m);
       const p2 = await newPurchase(m);
-      let failFirst = true;
-      receiver.answer = () => {
-        if (failFirst) {
-          failFirst = false;
-          return { kind: 'status', code: 500 };
-        }
-        return { kind: 'status', code: 200 };
-      };
       const e1 = await insertEvent(app, m, p1, 'payment.failed', { reason: 'x' });
       const e2 = await insertEvent(app, m, p1, 'pledge.paid', { client_id: 'c' });
       const e3 = await insertEvent(app, m, p1, 'installment.paid', { index: 1 });
       const other = await insertEvent(app, m, p2, 'payment.failed', { reason: 'y' });
+      // The first attempt of e1 fails, whichever of the two purchases' deliveries goes out first.
+      let failed = false;
+      receiver.answer = (r) => {
+        if (!failed && (JSON.parse(r.body) as { triggerID: number }).triggerID === e1) {
+          failed = true;
+          return { kind: 'status', code: 500 };
+        }
+        return { kind: 'status', code: 200 };
+      };
+      const ids = () => bodies().map((b) => b.triggerID);
+      const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
       await runDue();
-      expect(bodies().map((b) => b.triggerID)).toEqual([e1, other]);
+      expect(sorted(ids())).toEqual(sorted([e1, other]));
       await runDue();
-      expect(bodies().map((b) => b.triggerID)).toEqual([e1, other]);
+      expect(sorted(ids())).toEqual(sorted([e1, other]));
       await advance(app, 7);
-      expect(bodies().map((b) => b.triggerID)).toEqual([e1, other, e1, e2, e3]);
+      expect(ids().slice(2)).toEqual([e1, e2, e3]);
     });
 
     it('410 Gone disables the endpoint and cancels its pending deliveries; setting the URL again re-enables it', async () => {

@@ -45,7 +45,7 @@ export function basic(user: string, password: string): string {
 export function cliEnv(dataDir: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARS) delete env[name];
-  Object.assign(env, { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  Object.assign(env, { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'debug' }); // debug: access lines of successful requests too
   if (onPostgres) env.DATABASE_URL = process.env.DATABASE_URL;
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];

@@ -1,0 +1,624 @@
+/**
+ * Delivery benchmark: latency from an event's commit to its webhook's arrival at a healthy
+ * local receiver, and deliveries per second, for a burst of events.
+ *
+ *   npx tsx bench/delivery.ts
+ *
+ * What it does:
+ *   1. runs Chipin as a child process (`node --import tsx src/main.ts serve`, LOG_LEVEL=warn,
+ *      output to /dev/null) on PostgreSQL — a fresh database `chipin_bench_<ts>` made with
+ *      `createdb` on postgres://postgres@127.0.0.1:5432 and dropped at the end, or
+ *      BENCH_DATABASE_URL (kept) — or on the embedded database with BENCH_EMBEDDED=1;
+ *   2. runs a receiver (node:http on 127.0.0.1, in this process) that answers 200 at once and
+ *      notes when each webhook arrived;
+ *   3. creates a merchant (`merchant create --json`) and points its webhook at the receiver
+ *      (`webhook set`), subscribed to the one trigger the burst produces;
+ *   4. creates BENCH_PURCHASES purchases through Merchant API v1 (their `purchase.created`
+ *      events are not subscribed), waits until they are dispatched, then produces the burst:
+ *      - producer `sql` (PostgreSQL, default there): `payment.failed` rows (trigger
+ *        paymentFailed) inserted into purchase_events as the payment flows write them, in
+ *        transactions of BENCH_BATCH events committed back to back, spread round-robin over
+ *        the purchases; the commit time of an event is taken when its COMMIT returns;
+ *      - producer `api` (the only one on the embedded database, whose single connection belongs
+ *        to the server): `POST /api/purchases/<uid>/abort` on every purchase (trigger
+ *        purchaseAborted), BENCH_API_CONCURRENCY at once; the commit time is when the answer
+ *        arrives (just after the commit: a lower bound of the latency; the upper bound, from
+ *        the request's start, is reported too);
+ *   5. waits until every event arrived or BENCH_TIMEOUT seconds passed, prints the figures
+ *      (with, on PostgreSQL, where the time went according to the service's own records:
+ *      commit → dispatched → first attempt started → arrival), and writes
+ *      bench/results/delivery.json (delivery[-embedded][-<rate>ps].json for the variants).
+ *      Latency = arrival − commit, both read from this process's clock
+ *      (performance.timeOrigin + performance.now()).
+ *
+ * A burst's latency is mostly queueing: the median event waits for about half the burst to be
+ * sent before it, so p50 ≈ (events / 2) / (deliveries per second). BENCH_RATE shows the latency
+ * below saturation.
+ *
+ * Ctrl-C stops the server and drops the database. Under `tsx` (a wrapper process) a busy machine
+ * can make tsx SIGKILL the benchmark before that cleanup ends; `node --import tsx
+ * bench/delivery.ts` has no wrapper. A leftover is a `chipin_bench_<ts>` database (dropdb) and
+ * a /tmp/chipin-bench-delivery-* directory; the server itself stops when the benchmark dies
+ * (bench/orphan-guard.ts).
+ *
+ * Environment (all optional):
+ *   BENCH_EVENTS=5000          events in the burst
+ *   BENCH_PURCHASES            purchases they are spread over (sql: 1000; api: one per event)
+ *   BENCH_BATCH=100            sql: events per committed transaction (1 when BENCH_RATE is set)
+ *   BENCH_RATE=0               events per second, paced (each transaction, each abort request, starts
+ *                              on schedule), to see the latency below saturation; 0: an all-at-once burst
+ *   BENCH_PRODUCER=sql|api     see above (embedded: api)
+ *   BENCH_API_CONCURRENCY=16   api: abort requests in flight at once
+ *   BENCH_TIMEOUT=120          seconds to wait for the deliveries after the burst starts
+ *   BENCH_DATABASE_URL=...     run on this PostgreSQL database (not dropped)
+ *   BENCH_EMBEDDED=1           run on the embedded database (PGlite) instead
+ *   BENCH_SERVER_NODE_ARGS     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof"
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { LOOPBACK, ROOT, cpuTimeMs, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+
+// --- settings ------------------------------------------------------------------------------
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+const embedded = process.env.BENCH_EMBEDDED === '1';
+const producerRaw = process.env.BENCH_PRODUCER?.trim() || (embedded ? 'api' : 'sql');
+if (producerRaw !== 'sql' && producerRaw !== 'api') throw new Error(`BENCH_PRODUCER must be "sql" or "api", got "${producerRaw}"`);
+if (embedded && producerRaw === 'sql') throw new Error('BENCH_PRODUCER=sql needs PostgreSQL: the embedded database has one connection, the server\'s');
+const producer: 'sql' | 'api' = producerRaw;
+const events = intEnv('BENCH_EVENTS', 5_000, 1, 1_000_000);
+const settings = {
+  events,
+  purchases: producer === 'api' ? events : intEnv('BENCH_PURCHASES', Math.min(1_000, events), 1, events),
+  /** Events per second, paced; 0: the whole burst as fast as it commits. */
+  rate: intEnv('BENCH_RATE', 0, 0, 1_000_000),
+  batch: intEnv('BENCH_BATCH', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 1 : 100, 1, 10_000),
+  producer,
+  apiConcurrency: intEnv('BENCH_API_CONCURRENCY', 16, 1, 256),
+  timeoutS: intEnv('BENCH_TIMEOUT', 120, 5, 3_600),
+  embedded,
+  givenDatabaseUrl: process.env.BENCH_DATABASE_URL?.trim() || undefined,
+  serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+};
+if (producer === 'api' && process.env.BENCH_PURCHASES) process.stderr.write('BENCH_PURCHASES ignored: the api producer aborts one purchase per event\n');
+
+const PG_ADMIN = { host: '127.0.0.1', port: '5432', user: 'postgres' };
+const READY_TIMEOUT_MS = 60_000;
+const TRIGGER = producer === 'sql' ? 'paymentFailed' : 'purchaseAborted';
+
+/** One clock for commits and arrivals: this process's, in ms since the epoch, sub-ms precision. */
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+const log = (line: string) => process.stdout.write(line + '\n');
+
+// --- cleanup -------------------------------------------------------------------------------
+
+let dataDir: string | undefined;
+let createdDb: string | undefined;
+let receiver: Receiver | undefined;
+let sqlClient: pg.Client | undefined;
+
+async function cleanup(): Promise<void> {
+  await sqlClient?.end().catch(() => {});
+  sqlClient = undefined;
+  await stopAll();
+  await receiver?.close().catch(() => {});
+  receiver = undefined;
+  if (createdDb) {
+    try {
+      execFileSync('dropdb', ['-h', PG_ADMIN.host, '-p', PG_ADMIN.port, '-U', PG_ADMIN.user, '--if-exists', '--force', createdDb], { stdio: 'pipe', timeout: 30_000 });
+    } catch (err) {
+      process.stderr.write(`could not drop database ${createdDb}: ${(err as Error).message}\n`);
+    }
+    createdDb = undefined;
+  }
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping...\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.on('exit', killAllSync);
+
+// --- the receiver --------------------------------------------------------------------------
+
+interface Arrival {
+  /** The matching key: triggerID (sql producer) or objects.purchaseId (api producer). */
+  key: string;
+  triggerId: number;
+  at: number;
+}
+
+/** A healthy webhook receiver: 200 at once, arrival noted when the body is complete. */
+class Receiver {
+  readonly arrivals: Arrival[] = [];
+  /** Bodies that did not parse or carried another trigger. */
+  unexpected = 0;
+  port = 0;
+  onArrival: (() => void) | undefined;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+
+  constructor(keyOf: (body: { triggerID: number; objects?: { purchaseId?: string } }) => string) {
+    this.#server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const at = now();
+        res.writeHead(200, { 'content-length': '0' }).end();
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { triggerID: number; triggerName: string; objects?: { purchaseId?: string } };
+          if (body.triggerName !== TRIGGER) this.unexpected++;
+          else this.arrivals.push({ key: keyOf(body), triggerId: body.triggerID, at });
+        } catch {
+          this.unexpected++;
+        }
+        this.onArrival?.();
+      });
+    });
+    this.#server.on('connection', (s) => {
+      this.#sockets.add(s);
+      s.on('close', () => this.#sockets.delete(s));
+    });
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((ok) => this.#server.listen(0, LOOPBACK, ok));
+    this.port = (this.#server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((ok) => this.#server.close(() => ok()));
+  }
+}
+
+// --- Chipin --------------------------------------------------------------------------------
+
+interface Credentials {
+  account_id: string;
+  email: string;
+  password: string;
+  api_key: string;
+  api_secret: string;
+}
+
+async function prepareDatabase(): Promise<string | undefined> {
+  if (settings.embedded) return undefined;
+  if (settings.givenDatabaseUrl) return settings.givenDatabaseUrl;
+  const name = `chipin_bench_${Date.now()}`;
+  execFileSync('createdb', ['-h', PG_ADMIN.host, '-p', PG_ADMIN.port, '-U', PG_ADMIN.user, name], { stdio: 'pipe', timeout: 30_000 });
+  createdDb = name;
+  return `postgres://${PG_ADMIN.user}@${PG_ADMIN.host}:${PG_ADMIN.port}/${name}`;
+}
+
+async function accessToken(url: string, c: Credentials): Promise<string> {
+  const res = await fetch(`${url}/api/token`, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + Buffer.from(`${c.api_key}:${c.api_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (res.status !== 200 || !body.access_token) throw new Error(`POST /api/token answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** Runs `fn` on every item, `concurrency` at once. */
+async function pool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+async function createPurchases(url: string, token: string, n: number): Promise<string[]> {
+  return pool(Array.from({ length: n }, (_, i) => i), 8, async (i) => {
+    const res = await fetch(`${url}/api/merchants/v1/purchases`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: `Bench purchase ${i}`, amount: 30_000, client: { email: 'leader@example.com' } }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`create purchase: ${res.status} ${text.slice(0, 300)}`);
+    return (JSON.parse(text) as { id: string }).id;
+  });
+}
+
+// --- producers -----------------------------------------------------------------------------
+
+interface Committed {
+  /** When the commit was known to this process (COMMIT returned; the abort's answer arrived). */
+  at: number;
+  /** api: when the request started (commit happened between it and `at`). */
+  sentAt?: number;
+}
+
+/** With BENCH_RATE, waits until event `i` is due (`t0` + i / rate). */
+async function onSchedule(t0: number, i: number): Promise<void> {
+  if (settings.rate === 0) return;
+  const wait = t0 + (i * 1000) / settings.rate - now();
+  if (wait > 0) await sleep(wait);
+}
+
+/** payment.failed rows, BENCH_BATCH per transaction, committed back to back; keyed by event id. */
+async function produceSql(client: pg.Client, accountId: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
+  const t0 = now();
+  for (let start = 0; start < settings.events; start += settings.batch) {
+    const count = Math.min(settings.batch, settings.events - start);
+    await onSchedule(t0, start);
+    const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+       SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
+         jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
+       JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
+       ORDER BY t.n
+       RETURNING id`,
+      [accountId, targets],
+    );
+    await client.query('COMMIT');
+    const at = now();
+    if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
+    for (const r of rows) commits.set(String(r.id), { at });
+  }
+}
+
+/** One abort per purchase, BENCH_API_CONCURRENCY at once; keyed by purchase id. */
+async function produceApi(url: string, token: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
+  const t0 = now();
+  await pool(purchases, settings.apiConcurrency, async (id, i) => {
+    await onSchedule(t0, i);
+    const sentAt = now();
+    const res = await fetch(`${url}/api/purchases/pur_${id}/abort`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    const at = now();
+    if (res.status !== 200) throw new Error(`abort: ${res.status} ${text.slice(0, 300)}`);
+    commits.set(id, { at, sentAt });
+  });
+}
+
+// --- figures -------------------------------------------------------------------------------
+
+/** CPU time (ms) of every process named `postgres` on this machine, by pid (Linux; empty elsewhere). */
+function postgresCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'postgres') continue;
+        const ms = cpuTimeMs(Number(name));
+        if (ms !== undefined) out.set(Number(name), ms);
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+  } catch {
+    /* no /proc */
+  }
+  return out;
+}
+
+/** CPU the postgres processes used between two readings (processes that ended meanwhile are missed). */
+function postgresCpuBetween(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  if (after.size === 0) return undefined;
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
+}
+
+function percentile(sorted: number[], p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(Math.max(rank, 1), sorted.length) - 1];
+}
+
+const r1 = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
+
+function distribution(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: r1(percentile(s, 50)),
+    p90: r1(percentile(s, 90)),
+    p99: r1(percentile(s, 99)),
+    max: r1(s[s.length - 1]),
+    min: r1(s[0]),
+    mean: r1(s.length ? s.reduce((a, b) => a + b, 0) / s.length : undefined),
+  };
+}
+
+/**
+ * Where the time went, from what the service recorded (service clock = wall clock here: a fresh
+ * sandbox whose clock was not moved; ms precision): commit → dispatched (the delivery row's
+ * created_at) → first attempt started → arrival. Only for the sql producer, keyed by event id.
+ */
+async function breakdown(db: pg.Client, accountId: string, commits: Map<string, Committed>, arrivalOf: Map<string, number>) {
+  const { rows } = await db.query<{ event_id: string; created_at: Date; started_at: Date | null; duration_ms: number | null; attempts: number }>(
+    `SELECT d.event_id, d.created_at, a.started_at, a.duration_ms, d.attempts
+     FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
+     WHERE d.account_id = $1 AND d.kind = 'webhook'`,
+    [accountId],
+  );
+  const toDispatch: number[] = [];
+  const toStart: number[] = [];
+  const toArrive: number[] = [];
+  const attemptMs: number[] = [];
+  const dispatchTimes = new Set<number>();
+  const starts: number[] = [];
+  let retried = 0;
+  for (const r of rows) {
+    const key = String(r.event_id);
+    const c = commits.get(key);
+    const arrived = arrivalOf.get(key);
+    if (!c) continue;
+    const created = new Date(r.created_at).getTime();
+    dispatchTimes.add(created);
+    toDispatch.push(created - c.at);
+    if (r.started_at) {
+      const started = new Date(r.started_at).getTime();
+      starts.push(started);
+      toStart.push(started - created);
+      if (arrived !== undefined) toArrive.push(arrived - started);
+    }
+    if (r.duration_ms !== null) attemptMs.push(r.duration_ms);
+    if (r.attempts > 1) retried++;
+  }
+  const dispatched = [...dispatchTimes].sort((a, b) => a - b);
+  return {
+    deliveries: rows.length,
+    retried,
+    /** Dispatch transactions that made deliveries (distinct created_at), and their span. */
+    dispatchPasses: dispatched.length,
+    commitToDispatchedMs: distribution(toDispatch),
+    dispatchedToAttemptStartMs: distribution(toStart),
+    attemptStartToArrivalMs: distribution(toArrive),
+    attemptDurationMs: distribution(attemptMs),
+    firstDispatchAt: dispatched[0],
+    lastDispatchAt: dispatched[dispatched.length - 1],
+    firstAttemptAt: starts.length ? Math.min(...starts) : undefined,
+    lastAttemptAt: starts.length ? Math.max(...starts) : undefined,
+  };
+}
+
+// --- main ----------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memTotalGiB: r1(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAvgAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+  const databaseUrl = await prepareDatabase();
+  const database = settings.embedded ? 'embedded PGlite (fresh temp DATA_DIR)' : settings.givenDatabaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : `PostgreSQL (fresh database ${createdDb})`;
+  log(
+    `Delivery benchmark: ${settings.events} events (${settings.producer === 'sql' ? `payment.failed rows, ${settings.batch} per transaction` : `aborts, ${settings.apiConcurrency} at once`}` +
+      `${settings.rate ? `, paced at ${settings.rate}/s` : ', all at once'}) ` +
+      `over ${settings.purchases} purchases, ${database}.\n` +
+      `Machine: ${machine.cpus} × ${machine.cpuModel}, node ${machine.node}, load average ${machine.loadAvgAtStart.join(' ')}.`,
+  );
+
+  receiver = new Receiver((b) => (settings.producer === 'sql' ? String(b.triggerID) : String(b.objects?.purchaseId ?? '')));
+  await receiver.start();
+  const hookUrl = `http://${LOOPBACK}:${receiver.port}/chipin/webhooks`;
+
+  dataDir = mkdtempSync(join(tmpdir(), 'chipin-bench-delivery-'));
+  const env = {
+    CHIPIN_ENV: 'sandbox',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    HOST: LOOPBACK,
+    PUBLIC_URL: undefined,
+  };
+  // Before the server: the embedded database takes one process at a time. This also migrates.
+  const email = `bench-delivery-${Date.now()}-${process.pid}@chipin.test`;
+  const credentials = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', 'Delivery Bench', '--email', email, '--json'], env)) as Credentials;
+  await runTs('src/main.ts', ['webhook', 'set', '--account', credentials.account_id, '--url', hookUrl, '--events', TRIGGER, '--json'], env);
+  const accountId = credentials.account_id.replace(/^acc_/, '');
+
+  const port = await freePort();
+  const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) }, settings.serverNodeArgs);
+  const url = `http://${LOOPBACK}:${port}`;
+  await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
+  const token = await accessToken(url, credentials);
+
+  const t0 = now();
+  const purchases = await createPurchases(url, token, settings.purchases);
+  log(`Created ${purchases.length} purchases in ${((now() - t0) / 1000).toFixed(1)} s.`);
+
+  if (databaseUrl) {
+    sqlClient = new pg.Client({ connectionString: databaseUrl });
+    await sqlClient.connect();
+    // Quiet before the burst: every purchase.created event dispatched (none is subscribed).
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { rows } = await sqlClient.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL', [accountId]);
+      if (rows[0]!.n === 0) break;
+      if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 30 s`);
+      await sleep(100);
+    }
+  } else {
+    await sleep(2_000);
+  }
+  if (receiver.arrivals.length + receiver.unexpected > 0) throw new Error('the receiver got webhooks before the burst');
+  await sleep(500); // let the worker's wake-ups from the setup settle
+
+  // --- the burst ---
+  const commits = new Map<string, Committed>();
+  const firstArrival = new Map<string, number>();
+  let duplicates = 0;
+  let allIn: (() => void) | undefined;
+  const allArrived = new Promise<void>((ok) => (allIn = ok));
+  receiver.onArrival = () => {
+    const a = receiver!.arrivals[receiver!.arrivals.length - 1];
+    if (!a) return;
+    if (firstArrival.has(a.key)) duplicates++;
+    else firstArrival.set(a.key, a.at);
+    if (firstArrival.size >= settings.events) allIn?.();
+  };
+  const cpu0 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(), machine: machineBusyMs(), postgres: postgresCpu() };
+  const burstStart = now();
+  if (settings.producer === 'sql') await produceSql(sqlClient!, accountId, purchases, commits);
+  else await produceApi(url, token, purchases, commits);
+  const burstEnd = now();
+  log(`Burst committed in ${((burstEnd - burstStart) / 1000).toFixed(2)} s; waiting for the deliveries (at most ${settings.timeoutS} s)...`);
+
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = await Promise.race([
+    allArrived.then(() => false),
+    // Bounded: BENCH_TIMEOUT from the burst's start, and at least 30 s after a paced burst's last commit.
+    new Promise<boolean>((ok) => (timer = setTimeout(() => ok(true), Math.max(0, Math.max(burstStart + settings.timeoutS * 1000, burstEnd + 30_000) - now())))),
+    child.exited.then((code) => {
+      throw new Error(`chipin exited (code ${code}) during the run:\n${child.stderrTail()}`);
+    }),
+  ]);
+  clearTimeout(timer);
+  const lastArrival = Math.max(...firstArrival.values());
+  const elapsedS = (now() - burstStart) / 1000;
+  const cpu1 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(cpu0.bench), machine: machineBusyMs(), postgres: postgresCpu(), at: now() };
+  await sleep(1_000); // late duplicates would show now
+  const loadAvgAtEnd = loadavg().map((n) => Math.round(n * 100) / 100);
+
+  // --- figures ---
+  const latencies: number[] = [];
+  const upper: number[] = [];
+  let firstCommit = Infinity;
+  for (const [key, c] of commits) {
+    firstCommit = Math.min(firstCommit, c.at);
+    const at = firstArrival.get(key);
+    if (at === undefined) continue;
+    latencies.push(at - c.at);
+    if (c.sentAt !== undefined) upper.push(at - c.sentAt);
+  }
+  const received = firstArrival.size;
+  const lost = [...commits.keys()].filter((k) => !firstArrival.has(k)).length;
+  const strangers = [...firstArrival.keys()].filter((k) => !commits.has(k)).length;
+  const spanS = received > 0 ? (lastArrival - firstCommit) / 1000 : undefined;
+  const latency = distribution(latencies);
+  const wallMs = cpu1.at - burstStart;
+  const cpuPercent = (ms: number | undefined) => (ms === undefined ? undefined : Math.round((ms / wallMs) * 1000) / 10);
+
+  let stages: Awaited<ReturnType<typeof breakdown>> | undefined;
+  if (settings.producer === 'sql' && databaseUrl) {
+    stages = await breakdown(sqlClient!, accountId, commits, firstArrival);
+  }
+
+  const result = {
+    date: new Date().toISOString(),
+    machine: { ...machine, loadAvgAtEnd },
+    settings: {
+      events: settings.events,
+      purchases: settings.purchases,
+      producer: settings.producer,
+      trigger: TRIGGER,
+      ...(settings.producer === 'sql' ? { eventsPerTransaction: settings.batch } : { apiConcurrency: settings.apiConcurrency }),
+      ratePerSecond: settings.rate || 'burst',
+      database,
+      timeoutS: settings.timeoutS,
+      serverNodeArgs: settings.serverNodeArgs,
+    },
+    events: commits.size,
+    received,
+    duplicates,
+    lost,
+    unexpected: receiver.unexpected + strangers,
+    timedOut,
+    burstCommitSeconds: r1((burstEnd - burstStart) / 1000),
+    spanSeconds: spanS === undefined ? undefined : Math.round(spanS * 1000) / 1000,
+    deliveriesPerSecond: spanS ? r1(received / spanS) : undefined,
+    latencyMs: latency,
+    ...(upper.length ? { latencyUpperBoundMs: distribution(upper) } : {}),
+    p50Under50ms: latency.p50 !== undefined && latency.p50 < 50,
+    cpuPercentOfOneCore: {
+      chipin: cpuPercent(cpu0.chipin === undefined || cpu1.chipin === undefined ? undefined : cpu1.chipin - cpu0.chipin),
+      benchProcess: cpuPercent((cpu1.bench.user + cpu1.bench.system) / 1000),
+      /** Every postgres process on the machine (other users of the server included). */
+      ...(settings.embedded ? {} : { postgres: cpuPercent(postgresCpuBetween(cpu0.postgres, cpu1.postgres)) }),
+      wholeMachine: cpuPercent(cpu0.machine === undefined || cpu1.machine === undefined ? undefined : cpu1.machine - cpu0.machine),
+    },
+    ...(stages ? { stages } : {}),
+  };
+
+  const ms = (n: number | undefined) => (n === undefined ? 'n/a' : `${n} ms`);
+  log('');
+  log(`events                 ${result.events}`);
+  log(`deliveries received    ${received}${timedOut ? ` (timed out after ${elapsedS.toFixed(1)} s)` : ''}`);
+  log(`duplicates             ${duplicates}`);
+  log(`lost                   ${lost}`);
+  if (result.unexpected) log(`unexpected             ${result.unexpected}`);
+  log(`burst committed in     ${result.burstCommitSeconds} s`);
+  log(`deliveries/s           ${result.deliveriesPerSecond ?? 'n/a'}  (${received} over ${result.spanSeconds} s, first commit → last arrival)`);
+  log(`latency p50            ${ms(latency.p50)}`);
+  log(`latency p90            ${ms(latency.p90)}`);
+  log(`latency p99            ${ms(latency.p99)}`);
+  log(`latency max            ${ms(latency.max)}   (min ${ms(latency.min)}, mean ${ms(latency.mean)})`);
+  if (result.latencyUpperBoundMs) log(`latency from request   p50 ${ms(result.latencyUpperBoundMs.p50)}, p99 ${ms(result.latencyUpperBoundMs.p99)} (upper bound: abort request start → arrival)`);
+  log(`p50 < 50 ms            ${result.p50Under50ms ? 'yes' : 'NO'}`);
+  log(`CPU (% of one core)    chipin ${result.cpuPercentOfOneCore.chipin}, bench ${result.cpuPercentOfOneCore.benchProcess}${'postgres' in result.cpuPercentOfOneCore ? `, postgres ${result.cpuPercentOfOneCore.postgres}` : ''}, whole machine ${result.cpuPercentOfOneCore.wholeMachine} (of ${machine.cpus * 100})`);
+  log(`load average           start ${machine.loadAvgAtStart.join(' ')}, end ${loadAvgAtEnd.join(' ')}`);
+  if (stages) {
+    const d = (x: ReturnType<typeof distribution>) => `p50 ${ms(x.p50)}, p90 ${ms(x.p90)}, p99 ${ms(x.p99)}, max ${ms(x.max)}`;
+    log('stages (service records, ms precision):');
+    log(`  commit → dispatched        ${d(stages.commitToDispatchedMs)}  (${stages.dispatchPasses} dispatch transactions)`);
+    log(`  dispatched → attempt start ${d(stages.dispatchedToAttemptStartMs)}`);
+    log(`  attempt start → arrival    ${d(stages.attemptStartToArrivalMs)}`);
+    log(`  attempt duration           ${d(stages.attemptDurationMs)}`);
+    if (stages.retried) log(`  deliveries retried         ${stages.retried}`);
+  }
+
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  const out = join(ROOT, 'bench/results', `delivery${settings.embedded ? '-embedded' : ''}${settings.rate ? `-${settings.rate}ps` : ''}.json`);
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  log(`\nWrote ${out}`);
+  if (lost > 0 || duplicates > 0) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (err) {
+  // Interrupted: the server and the database go away under the run; the error says nothing more.
+  if (!interrupted) process.stderr.write(`bench/delivery.ts: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  if (!interrupted) await cleanup();
+}
