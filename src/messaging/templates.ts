@@ -1,4 +1,5 @@
 import { formatMoney } from '../domain/money.ts';
+import { esc } from '../pages/html.ts';
 import { langOf, type Lang } from '../http/i18n.ts';
 import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
@@ -23,12 +24,8 @@ export interface PurchaseLinkEmail {
   html: string;
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text safe inside HTML element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
+/** Text safe inside HTML element content and quoted attribute values (the pages' escaping). */
+export { esc as escapeHtml } from '../pages/html.ts';
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
 export function oneLine(value: string, max = 200, ellipsis = '…'): string {
@@ -116,7 +113,7 @@ interface EmailTexts {
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
 function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
   const text = [t.greeting, '', t.intro, '', t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
-  const e = escapeHtml;
+  const e = esc;
   const html = `<!DOCTYPE html>
 <html lang="${lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(t.subject)}</title></head>

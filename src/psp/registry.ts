@@ -1,8 +1,8 @@
-import { hkdfSync } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PspConnector } from './connector.ts';
 import { SandboxPsp } from './sandbox/connector.ts';
+import { deriveKey } from '../crypto/keys.ts';
 
 /** The connector of every offer that names no other (`offers.psp` defaults to it). */
 export const DEFAULT_PSP = 'sandbox';
@@ -82,6 +82,6 @@ export interface PspRegistryOptions {
 export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
   // Its own HKDF label (same convention as crypto/keys.ts), so every process on the master key
   // signs and checks sandbox notifications alike, and the key serves nothing else.
-  const notificationSecret = Buffer.from(hkdfSync('sha256', opts.masterKey, Buffer.alloc(0), 'chipin/sandbox-psp-notifications/v1', 32));
+  const notificationSecret = deriveKey(opts.masterKey, 'sandbox-psp-notifications');
   return new PspRegistry([new SandboxPsp({ db: opts.db, clock: opts.clock, publicUrl: opts.publicUrl, notificationSecret })]);
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { FailureThrottle } from '../../auth/failure-throttle.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { listMessages, type InboxMessage } from '../../messaging/inbox.ts';
-import { escapeHtml } from '../../messaging/templates.ts';
+import { esc as escapeHtml } from '../../pages/html.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { basicCredentials, dashboardAccount } from './backoffice-auth.ts';

@@ -195,12 +195,10 @@ export class SandboxPsp implements PspConnector {
           approve(row, now);
           break;
         case 'do_not_honor':
-          row.status = 'failed';
-          row.decline_code = 'do_not_honor';
+          refuse(row, 'do_not_honor');
           break;
         case 'insufficient_funds':
-          row.status = 'failed';
-          row.decline_code = 'insufficient_funds';
+          refuse(row, 'insufficient_funds');
           break;
         case 'challenge':
           row.status = 'pending_authentication';
@@ -274,12 +272,10 @@ export class SandboxPsp implements PspConnector {
           break;
         case 'do_not_honor':
         case 'decline_off_session':
-          row.status = 'failed';
-          row.decline_code = 'do_not_honor';
+          refuse(row, 'do_not_honor');
           break;
         case 'insufficient_funds':
-          row.status = 'failed';
-          row.decline_code = 'insufficient_funds';
+          refuse(row, 'insufficient_funds');
           break;
       }
       await insertTransaction(tx, row);
@@ -378,6 +374,12 @@ function newTransaction(
 }
 
 /** An approved authorisation: captured at once, or held for {@link SANDBOX_HOLD_DAYS}. */
+/** The sandbox refuses the charge with its own decline code (mapped to ours in mapping.ts). */
+function refuse(row: TransactionRow, code: 'do_not_honor' | 'insufficient_funds'): void {
+  row.status = 'failed';
+  row.decline_code = code;
+}
+
 function approve(row: TransactionRow, now: Date): void {
   row.decline_code = null;
   if (row.capture_mode === 'automatic') {
