@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Redacted } from './crypto/redacted.ts';
+import { isEmailAddress } from './domain/email.ts';
 
 /** Validated configuration. Built once at boot by {@link loadConfig}; nothing else reads `process.env`. */
 export interface Config {
@@ -100,7 +101,6 @@ function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: strin
 
 export const DEFAULT_MAIL_FROM = 'Chipin <no-reply@chipin.invalid>';
 
-const MAIL_ADDRESS = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
 // A display name is plain words (no comma or semicolon, which would start a second address) or quoted.
 const MAIL_NAMED = /^(?:[^<>",;\r\n]*|\s*"[^"\r\n]*"\s*)<([^<>]+)>$/;
 
@@ -108,7 +108,7 @@ const MAIL_NAMED = /^(?:[^<>",;\r\n]*|\s*"[^"\r\n]*"\s*)<([^<>]+)>$/;
 export function isMailFrom(value: string): boolean {
   if (value.length > 320) return false;
   const named = MAIL_NAMED.exec(value);
-  return MAIL_ADDRESS.test(named ? named[1]! : value);
+  return isEmailAddress(named ? named[1]! : value);
 }
 
 /** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */

@@ -5,6 +5,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
+import { isEmailAddress } from '../domain/email.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 export interface CreatedMerchant {
@@ -32,14 +33,6 @@ export class AccountError extends Error {
   }
 }
 
-// Deliberately plain: one @, no spaces, a dot in the domain. Full RFC 5322 admits addresses no
-// mail server delivers to, and the dashboard login only needs a stable, typeable identifier.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
-}
-
 export class Accounts {
   constructor(
     private readonly db: Database,
@@ -51,7 +44,7 @@ export class Accounts {
     const name = input.name.trim();
     const email = input.email.trim();
     if (name.length === 0 || name.length > 200) throw new AccountError('invalid_name', 'name must be 1 to 200 characters');
-    if (!isEmail(email)) throw new AccountError('invalid_email', `email "${email}" is not an e-mail address`);
+    if (!isEmailAddress(email)) throw new AccountError('invalid_email', `email "${email}" is not an e-mail address`);
 
     const password = generatePassword();
     const passwordHash = await hashPassword(password); // slow on purpose: outside the transaction

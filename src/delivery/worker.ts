@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './polic
 import { claimDue, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
+import { isEmailAddress } from '../domain/email.ts';
 
 /** The channel the insert triggers of purchase_events and deliveries notify (005_deliveries.sql). */
 export const DELIVERY_CHANNEL = 'chipin_delivery';
@@ -367,6 +368,5 @@ export function mailtoAddress(url: string): string | undefined {
   } catch {
     return undefined;
   }
-  // One plain address: list separators or display-name syntax would add recipients.
-  return /^[^\s@,;<>"()\\]+@[^\s@,;<>"()\\]+\.[^\s@,;<>"()\\]+$/.test(address) && address.length <= 254 ? address : undefined;
+  return isEmailAddress(address) ? address : undefined;
 }

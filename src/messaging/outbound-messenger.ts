@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isEmail } from '../accounts/accounts.ts';
+import { isEmailAddress } from '../domain/email.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
@@ -48,11 +48,6 @@ export function normalizePhone(value: string): string | undefined {
   return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : undefined;
 }
 
-/** One plain address: no list separators or display-name syntax that would add recipients. */
-function isSingleAddress(value: string): boolean {
-  return isEmail(value) && !/[,;<>"()\\]/.test(value);
-}
-
 /**
  * Sends shoppers their messages through the configured mail transport and SMS gateway, and
  * records every attempt, with its outcome, in `outbound_messages` (the audit trail and the
@@ -95,7 +90,7 @@ export class OutboundMessenger implements Messenger {
     try {
       const mail = compose();
       const base = { channel: 'email' as const, recipient, subject: mail.subject, body: mail.text };
-      if (!isSingleAddress(recipient)) {
+      if (!isEmailAddress(recipient)) {
         outcome = { ...base, accepted: false, error: 'invalid e-mail address', providerId: null };
       } else {
         const result = await this.deps.mailer.send({ to: recipient, subject: mail.subject, text: mail.text, html: mail.html });

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { toPublicId } from '../domain/ids.ts';
+import { pledgePageUrl } from '../domain/links.ts';
 import { decimalAmount } from '../domain/money.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { PledgeMessage } from '../messaging/messenger.ts';
@@ -11,10 +11,6 @@ import { findPayment, insertPayment, recordResult } from './store.ts';
 
 export const POT_DEADLINE_JOB = 'pot.deadline';
 export const POT_REMINDER_JOB = 'pot.reminder';
-
-export function pledgeUrl(publicUrl: string, pledgeId: string): string {
-  return `${publicUrl}/pledge/${toPublicId('plg', pledgeId)}`;
-}
 
 /** v1 `comment` of an open pot: "1 of 3 friends paid, 40.00 EUR left." */
 export function potComment(invited: number, paid: number, leftCents: number, currency: string): string {
@@ -151,7 +147,7 @@ async function sendToPledgers(deps: PaymentDeps, accountId: string, purchaseId: 
       title: purchase.title,
       amountCents: purchase.amountCents,
       currency: purchase.currency,
-      url: pledgeUrl(deps.publicUrl, p.id),
+      url: pledgePageUrl(deps.publicUrl, p.id),
       inviterName,
       shareCents: p.amountCents,
       deadline,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isEmail } from '../../accounts/accounts.ts';
+import { isEmailAddress } from '../../domain/email.ts';
 import type { Offer } from '../../accounts/offers.ts';
 import { parsePublicId } from '../../domain/ids.ts';
 import { parseDecimalAmount } from '../../domain/money.ts';
@@ -13,7 +13,7 @@ import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } fro
 import { TEXT } from '../../pages/texts.ts';
 import { leaderFrontResult } from '../../payments/front-result.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../payments/leader-payment.ts';
-import { pledgeUrl } from '../../payments/pot-settlement.ts';
+import { leaderReturnUrl, pledgePageUrl } from '../../domain/links.ts';
 import { listPledges, type NewPledge } from '../../payments/pot-store.ts';
 import { offerTerms, toIsoDate } from '../../payments/terms.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
@@ -47,7 +47,7 @@ function readFriends(form: Record<string, unknown>, currency: string, t: (typeof
     if (!row.name && !row.email && !row.phone && !row.share) continue;
     const phone = row.phone ? normalizePhone(row.phone) : undefined;
     const amount = parseDecimalAmount(row.share, currency);
-    const emailOk = !row.email || isEmail(row.email);
+    const emailOk = !row.email || isEmailAddress(row.email);
     if ((!row.email && !row.phone) || !emailOk || (row.phone && !phone) || !amount) {
       error ??= t.invalidFriend(i + 1);
       invalid.push(`pledger_email_${i}`, `pledger_amount_${i}`);
@@ -106,7 +106,7 @@ export function registerCheckout(app: App, services: Services): void {
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
       const handover = await leaderFrontResult(db, services.box, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
-      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, handover }, (pid) => pledgeUrl(config.publicUrl, pid)));
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, handover }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
     const token = csrf.tokenFor(request, reply, `pur_${ctx.purchase.id}`);
     return reply.code(status).send(
@@ -161,8 +161,7 @@ export function registerCheckout(app: App, services: Services): void {
     if (!friends.pledges) return show(request, reply, ctx, { error: friends.error, friends: friends.rows, invalid: friends.invalid }, 422);
     const card = readCard(form, clock.now());
     if (!card) return show(request, reply, ctx, { error: t.invalidCard, friends: friends.rows, invalid: ['card_number'] }, 422);
-    const uid = `pur_${ctx.purchase.id}`;
-    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, (paymentId) => `${config.publicUrl}/pay/${uid}/return?payment=${paymentId}`);
+    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, (paymentId) => leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId));
     return outcome(request, reply, ctx, result, friends.rows);
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { parsePublicId } from '../../domain/ids.ts';
+import { pledgeReturnUrl } from '../../domain/links.ts';
 import { readCard } from '../../pages/card-form.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../pages/pledge-page.ts';
 import { TEXT } from '../../pages/texts.ts';
@@ -73,8 +74,7 @@ export function registerPledgePages(app: App, services: Services): void {
     if (!csrf.verify(request, `plg_${ctx.pledge.id}`, form.csrf)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
     const card = readCard(form, clock.now());
     if (!card) return show(request, reply, ctx, { error: t.invalidCard }, 422);
-    const uid = `plg_${ctx.pledge.id}`;
-    const result = await payPledge(payments, ctx.pledge, card, (paymentId) => `${config.publicUrl}/pledge/${uid}/return?payment=${paymentId}`);
+    const result = await payPledge(payments, ctx.pledge, card, (paymentId) => pledgeReturnUrl(config.publicUrl, ctx.pledge.id, paymentId));
     return outcome(request, reply, result);
   });
 

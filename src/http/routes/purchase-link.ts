@@ -7,7 +7,8 @@ import { ApiError, notFound } from '../errors.ts';
 import { langFromAcceptLanguage, langOf } from '../i18n.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
-import { CurrencyCode, Email, HttpUrl, NotificationUrl, paymentUrl } from '../views/purchase-v1.ts';
+import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../views/purchase-v1.ts';
+import { paymentPageUrl } from '../../domain/links.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
 const Phone = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'International format with a leading +', examples: ['+33612345678'] });
@@ -126,7 +127,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
           },
           clock.now(),
         );
-        const url = paymentUrl(config.publicUrl, purchase.id);
+        const url = paymentPageUrl(config.publicUrl, purchase.id);
         // The purchase is committed before anything is sent: a failed send never loses it.
         const message = {
           accountId,

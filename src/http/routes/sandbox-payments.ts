@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { isEmail } from '../../accounts/accounts.ts';
+import { isEmailAddress } from '../../domain/email.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { CardInput } from '../../psp/connector.ts';
 import { payAsLeader, type LeaderOutcome } from '../../payments/leader-payment.ts';
 import { payPledge, type PledgeOutcome } from '../../payments/pledge-payment.ts';
-import { pledgeUrl } from '../../payments/pot-settlement.ts';
+import { leaderReturnUrl, pledgePageUrl, pledgeReturnUrl } from '../../domain/links.ts';
 import { findPledge, listPledges, loadPayState } from '../../payments/pot-store.ts';
 import { findPurchase } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
@@ -55,7 +55,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         email: p.email ?? undefined,
         phone_number: p.phoneNumber ?? undefined,
         amount_cents: p.amountCents,
-        url: pledgeUrl(config.publicUrl, p.id),
+        url: pledgePageUrl(config.publicUrl, p.id),
         state: p.state,
       })),
     };
@@ -109,11 +109,10 @@ export function registerSandboxPayments(app: App, services: Services): void {
       request.lang = langOf(purchase.language);
       const pledgers = (request.body.pledgers ?? []).map((p, i) => {
         if (!p.email && !p.phone_number) throw new ApiError(400, 'invalid_request', `field pledgers[${i}] needs an email or a phone_number`);
-        if (p.email && !isEmail(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);
+        if (p.email && !isEmailAddress(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);
         return { email: p.email, phoneNumber: p.phone_number, name: p.name, amountCents: p.amount_cents };
       });
-      const uid = toPublicId('pur', purchase.id);
-      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) => `${config.publicUrl}/pay/${uid}/return?payment=${paymentId}`);
+      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId));
       switch (result.kind) {
         case 'processed':
           return view(accountId, purchase.id);
@@ -157,8 +156,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
       const id = parsePublicId('plg', request.params.pledge_id);
       const pledge = id ? await findPledge(db, accountId, id) : undefined;
       if (!pledge || pledge.state === 'draft') throw notFound('pledge');
-      const uid = toPublicId('plg', pledge.id);
-      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) => `${config.publicUrl}/pledge/${uid}/return?payment=${paymentId}`);
+      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId));
       switch (result.kind) {
         case 'paid':
           return view(accountId, pledge.purchaseId);

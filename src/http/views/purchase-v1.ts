@@ -1,13 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { toPublicId } from '../../domain/ids.ts';
+import { paymentPageUrl } from '../../domain/links.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
 import type { Client } from '../../purchases/repository.ts';
 
-/** Where the leader pays: the hosted page of the purchase. */
-export function paymentUrl(publicUrl: string, purchaseId: string): string {
-  return `${publicUrl}/pay/${toPublicId('pur', purchaseId)}`;
-}
 
 const str = (maxLength: number, extra: object = {}) => Type.String({ maxLength, ...extra });
 /** http(s) only: `javascript:` and friends are valid URIs, and hostile. */
@@ -106,7 +103,7 @@ function opt<T>(v: T | null): T | undefined {
 export function purchaseV1(p: Purchase, publicUrl: string): PurchaseV1 {
   return {
     id: p.id,
-    payment_url: paymentUrl(publicUrl, p.id),
+    payment_url: paymentPageUrl(publicUrl, p.id),
     state: V1_STATE[p.state],
     comment: p.comment,
     ref: opt(p.ref),

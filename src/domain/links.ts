@@ -1,0 +1,27 @@
+import { toPublicId } from './ids.ts';
+
+/**
+ * Every address of a hosted page Chipin hands out, built in one place so that the page routes,
+ * the e-mails, the API views and the PSP return URLs can never disagree. `publicUrl` is the
+ * configured `PUBLIC_URL` without a trailing slash.
+ */
+
+/** Where the leader pays: the hosted page of the purchase (`payment_url`). */
+export function paymentPageUrl(publicUrl: string, purchaseId: string): string {
+  return `${publicUrl}/pay/${toPublicId('pur', purchaseId)}`;
+}
+
+/** A pledger's own page. */
+export function pledgePageUrl(publicUrl: string, pledgeId: string): string {
+  return `${publicUrl}/pledge/${toPublicId('plg', pledgeId)}`;
+}
+
+/** Where the PSP sends the leader back after a 3-D Secure challenge. */
+export function leaderReturnUrl(publicUrl: string, purchaseId: string, paymentId: string): string {
+  return `${paymentPageUrl(publicUrl, purchaseId)}/return?payment=${encodeURIComponent(paymentId)}`;
+}
+
+/** Where the PSP sends a pledger back after a 3-D Secure challenge. */
+export function pledgeReturnUrl(publicUrl: string, pledgeId: string, paymentId: string): string {
+  return `${pledgePageUrl(publicUrl, pledgeId)}/return?payment=${encodeURIComponent(paymentId)}`;
+}
