@@ -12,8 +12,8 @@ import { SandboxClock } from './clock/sandbox-clock.ts';
 import { systemClock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
-import type { PaymentDeps } from './payments/deps.ts';
-import { registerPaymentJobs } from './payments/jobs.ts';
+import type { PaymentDeps } from './use-cases/deps.ts';
+import { registerPaymentJobs } from './use-cases/jobs.ts';
 import { openDatabase } from './db/open.ts';
 import { Metrics } from './http/metrics.ts';
 import { buildServer } from './http/server.ts';
@@ -101,7 +101,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
     const offers = new OfferCache(db);
     const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
-    const payments: PaymentDeps = { db, clock, offers, psps, messenger, publicUrl: config.publicUrl, logger };
+    const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger };
     registerPaymentJobs(jobs, payments);
 
     const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });

@@ -6,7 +6,7 @@ import type { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
-import type { PaymentDeps } from './payments/deps.ts';
+import type { PaymentDeps } from './use-cases/deps.ts';
 import type { Clock } from './domain/clock.ts';
 import type { DueWork } from './jobs/due-work.ts';
 import type { JobScheduler } from './jobs/scheduler.ts';

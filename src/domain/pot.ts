@@ -2,6 +2,7 @@
  * The pot of a SHARED purchase (DESIGN §3): the leader pays a share, pledgers pay theirs, the
  * shares never exceed the amount. Pure arithmetic on integer minor units.
  */
+import { decimalAmount } from './money.ts';
 
 /** Splits `amountCents` evenly between the leader and `pledgers` friends; the remainder goes to the leader (DESIGN §2). */
 export function splitEvenly(amountCents: number, pledgers: number): { leader: number; pledger: number } {
@@ -39,4 +40,37 @@ export function leaderShare(amountCents: number, shares: readonly number[]): { o
 /** What is still uncovered once the leader's share and the paid (or reserved) pledges are counted. */
 export function uncovered(amountCents: number, leaderShareCents: number, pledgedCents: readonly number[]): number {
   return amountCents - leaderShareCents - pledgedCents.reduce((a, b) => a + b, 0);
+}
+
+/** How long a pledge stays reserved while its PSP call (or 3-D Secure challenge) runs. */
+export const PLEDGE_RESERVATION_MS = 15 * 60_000;
+
+/** When the pot closes: the offer's `pot_deadline_hours` after the leader's payment. */
+export function potDeadline(openedAt: Date, potDeadlineHours: number): Date {
+  return new Date(openedAt.getTime() + potDeadlineHours * 3_600_000);
+}
+
+/** When unpaid pledgers are reminded: a day before the deadline, or half-way for pots shorter than two days. */
+export function reminderAt(openedAt: Date, deadline: Date): Date {
+  const window = deadline.getTime() - openedAt.getTime();
+  return new Date(deadline.getTime() - Math.min(24 * 3_600_000, window / 2));
+}
+
+const friends = (n: number) => `friend${n === 1 ? '' : 's'}`;
+
+/** v1 `comment` of an open pot: "1 of 3 friends paid, 40.00 EUR left." */
+export function potComment(invited: number, paid: number, leftCents: number, currency: string): string {
+  return `${paid} of ${invited} ${friends(invited)} paid, ${decimalAmount(leftCents, currency)} ${currency} left.`;
+}
+
+/** v1 `comment` once the pledges cover the amount. */
+export function potCompleteComment(invited: number, paid: number): string {
+  return `The pot is complete: ${paid} of ${invited} ${friends(invited)} paid.`;
+}
+
+/** v1 `comment` at the deadline, after the leader was charged the uncovered rest (or refused). */
+export function potDeadlineComment(invited: number, paid: number, restCents: number, currency: string, captured: boolean): string {
+  const summary = `${paid} of ${invited} ${friends(invited)} paid`;
+  const rest = `${decimalAmount(restCents, currency)} ${currency}`;
+  return captured ? `${summary}; the leader paid the remaining ${rest} at the deadline.` : `${summary}; charging the remaining ${rest} to the leader was refused.`;
 }

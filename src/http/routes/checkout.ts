@@ -11,11 +11,12 @@ import { normalizePhone } from '../../messaging/outbound-messenger.ts';
 import { readCard } from '../../pages/card-form.ts';
 import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../pages/checkout-page.ts';
 import { TEXT } from '../../pages/texts.ts';
-import { leaderFrontResult } from '../../payments/front-result.ts';
-import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../payments/leader-payment.ts';
+import { formatIsoDate } from '../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../domain/links.ts';
-import { listPledges, type NewPledge } from '../../payments/pot-store.ts';
-import { offerTerms, toIsoDate } from '../../payments/terms.ts';
+import { offerTerms } from '../../domain/offer-terms.ts';
+import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
+import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
+import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
@@ -89,7 +90,7 @@ export function registerCheckout(app: App, services: Services): void {
   function schedule(offer: Offer, purchase: Purchase): Schedule | undefined {
     if (offer.type === 'SHARED') return undefined;
     try {
-      return computeSchedule(offerTerms(offer), purchase.amountCents, toIsoDate(purchase.createdAt));
+      return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt));
     } catch {
       return undefined; // the payment itself refuses with the reason
     }
@@ -105,7 +106,7 @@ export function registerCheckout(app: App, services: Services): void {
     pageHeaders(reply, ctx.purchase.callbackUrl);
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
-      const handover = await leaderFrontResult(db, services.box, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
+      const handover = await leaderFrontResult(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
       return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, handover }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
     const token = csrf.tokenFor(request, reply, `pur_${ctx.purchase.id}`);
@@ -124,7 +125,7 @@ export function registerCheckout(app: App, services: Services): void {
     const t = TEXT[ctx.lang];
     switch (result.kind) {
       case 'processed': {
-        const handover = await leaderFrontResult(db, services.box, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
+        const handover = await leaderFrontResult(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
         return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
       }
       case 'challenge':

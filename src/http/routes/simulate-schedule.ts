@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Offer } from '../../accounts/offers.ts';
 import { FailureThrottle } from '../../auth/failure-throttle.ts';
 import { computeSchedule, ScheduleError, type Schedule } from '../../domain/schedule.ts';
-import { offerTerms } from '../../payments/terms.ts';
+import { offerTerms } from '../../domain/offer-terms.ts';
 import type { Services } from '../../services.ts';
 import { describeValidation } from '../error-format.ts';
 import { ApiError, notFound, type ErrorCode } from '../errors.ts';

@@ -1,10 +1,11 @@
 import { EVENT } from '../domain/events.ts';
-import { uncovered } from '../domain/pot.ts';
+import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
-import { PLEDGE_RESERVATION_MS, type PaymentDeps } from './deps.ts';
-import { findPledge, loadPayState, setPledgeState, upsertPledgerClient, type Pledge } from './pot-store.ts';
-import { releaseGuarantee, settleIfCovered } from './pot-settlement.ts';
-import { findPayment, insertPayment, recordResult, writeEvent, type PaymentRow } from './store.ts';
+import { countPledgePayments, findPayment, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts';
+import { committedShares, findPledge, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
+import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
+import type { PaymentDeps } from './deps.ts';
 
 export type PledgeOutcome =
   | { kind: 'paid' }
@@ -13,16 +14,6 @@ export type PledgeOutcome =
   | { kind: 'already_paid' }
   | { kind: 'closed'; reason: string }
   | { kind: 'in_progress' };
-
-/** Paid and reserved pledges count against the pot; an expired reservation no longer does. */
-async function pledgedCents(tx: import('../db/database.ts').Sql, accountId: string, purchaseId: string, exceptId: string, now: Date): Promise<number[]> {
-  const { rows } = await tx.query<{ amount_cents: number }>(
-    `SELECT amount_cents FROM pledges WHERE account_id = $1 AND purchase_id = $2 AND id <> $3
-       AND (state = 'paid' OR (state = 'paying' AND paying_until > $4))`,
-    [accountId, purchaseId, exceptId, now],
-  );
-  return rows.map((r) => r.amount_cents);
-}
 
 /**
  * A pledger pays their share. The share is first reserved under the purchase's row lock, so
@@ -41,33 +32,8 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${clock.now().getTime()}`, card });
   if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message };
 
-  const reservation = await db.transaction(async (tx) => {
-    const now = clock.now();
-    const locked = (await loadPayState(tx, pledge.accountId, pledge.purchaseId, true))!;
-    const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
-    if (current.state === 'paid') return { outcome: { kind: 'already_paid' } as PledgeOutcome };
-    if (current.state === 'closed') return { outcome: { kind: 'closed', reason: current.closedReason ?? 'closed' } as PledgeOutcome };
-    if (current.state === 'paying' && current.payingUntil && current.payingUntil > now) return { outcome: { kind: 'in_progress' } as PledgeOutcome };
-    if (locked.state !== 'LEADER_PROCESSED') {
-      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_closed' });
-      return { outcome: { kind: 'closed', reason: 'pot_closed' } as PledgeOutcome };
-    }
-    const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await pledgedCents(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
-    if (current.amountCents > left) {
-      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_full' });
-      return { outcome: { kind: 'closed', reason: 'pot_full' } as PledgeOutcome };
-    }
-    const { rows } = await tx.query<{ n: number }>('SELECT count(*) AS n FROM payments WHERE account_id = $1 AND pledge_id = $2', [pledge.accountId, pledge.id]);
-    const payment = await insertPayment(
-      tx,
-      { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, purpose: 'pledge', psp: psp.name, idempotencyKey: `${pledge.id}:pay:${rows[0]!.n + 1}`, amountCents: current.amountCents },
-      now,
-    );
-    await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS), paymentId: payment.id });
-    return { payment, currency: locked.currency };
-  });
-  if ('outcome' in reservation) return reservation.outcome!;
-
+  const reservation = await reserve(deps, pledge, psp.name);
+  if ('outcome' in reservation) return reservation.outcome;
   const result = await psp.authorize({
     idempotencyKey: reservation.payment.idempotency_key,
     paymentMethodId: attached.paymentMethodId,
@@ -79,7 +45,7 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
   return finishPledge(deps, pledge, reservation.payment, result);
 }
 
-/** After the pledger's 3-D Secure challenge. */
+/** After the pledger's 3-D Secure challenge: the PSP's outcome of the authorisation decides. */
 export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pledge, paymentId: string): Promise<PledgeOutcome> {
   const payment = await findPayment(deps.db, pledge.accountId, paymentId);
   if (!payment || payment.pledge_id !== pledge.id || !payment.psp_transaction_id) return { kind: 'closed', reason: 'unknown' };
@@ -88,11 +54,46 @@ export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pled
   return finishPledge(deps, pledge, payment, result);
 }
 
+/**
+ * Reserves the pledger's share under the purchase's row lock (paid + reserved shares + the
+ * leader's share never exceed the amount) and records the payment about to be made; or answers
+ * why there is nothing to charge, closing a pledge that no longer fits.
+ */
+async function reserve(deps: PaymentDeps, pledge: Pledge, pspName: string): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
+  const { db, clock } = deps;
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
+    const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
+    if (current.state === 'paid') return { outcome: { kind: 'already_paid' } };
+    if (current.state === 'closed') return { outcome: { kind: 'closed', reason: current.closedReason ?? 'closed' } };
+    if (current.state === 'paying' && current.payingUntil && current.payingUntil > now) return { outcome: { kind: 'in_progress' } };
+    if (locked.state !== 'LEADER_PROCESSED') {
+      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_closed' });
+      return { outcome: { kind: 'closed', reason: 'pot_closed' } };
+    }
+    const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
+    if (current.amountCents > left) {
+      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_full' });
+      return { outcome: { kind: 'closed', reason: 'pot_full' } };
+    }
+    const n = await countPledgePayments(tx, pledge.accountId, pledge.id);
+    const payment = await insertPayment(
+      tx,
+      { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, purpose: 'pledge', psp: pspName, idempotencyKey: `${pledge.id}:pay:${n + 1}`, amountCents: current.amountCents },
+      now,
+    );
+    await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS), paymentId: payment.id });
+    return { payment, currency: locked.currency };
+  });
+}
+
+/** Records the PSP's answer: paid (the pot may now be complete), a challenge, or a refusal that frees the reservation. */
 async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentRow, result: TransactionResult): Promise<PledgeOutcome> {
   const { db, clock } = deps;
   const outcome = await db.transaction(async (tx): Promise<PledgeOutcome> => {
     const now = clock.now();
-    const locked = (await loadPayState(tx, pledge.accountId, pledge.purchaseId, true))!;
+    const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
     const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
     await recordResult(tx, payment, result, locked.state, now);
     if (result.status === 'requires_action') {
@@ -107,7 +108,7 @@ async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentR
     const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
     await setPledgeState(tx, current, 'paid', now, { payingUntil: null, paidAt: now, clientId });
     await writeEvent(tx, pledge.accountId, pledge.purchaseId, EVENT.pledgePaid, locked.state, { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents }, now);
-    await settleIfCovered(deps, tx, locked);
+    await closePotIfCovered(deps, tx, locked);
     return { kind: 'paid' };
   });
   if (outcome.kind === 'paid') await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);

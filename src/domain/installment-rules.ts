@@ -1,0 +1,33 @@
+/**
+ * Collection of installments and deferred payments (DESIGN §3, issue "schedules"): when each
+ * attempt runs and what `comment` says. Pure.
+ */
+
+/**
+ * Dunning: a refused installment is tried again 1, 3 and 7 days after its due date; after the
+ * fourth refusal the purchase is FAILED.
+ */
+export const RETRY_DAYS = [1, 3, 7] as const;
+
+/** Days after the due date of the retry following refused attempt `attempt` (1-based); undefined once dunning is exhausted. */
+export function retryDelayDays(attempt: number): number | undefined {
+  return RETRY_DAYS[attempt - 1];
+}
+
+/** Midnight UTC of a due date ('yyyy-mm-dd', or the Date a driver returns for a `date` column), plus some days. */
+export function dueAt(dueDate: string | Date, plusDays = 0): Date {
+  const day = typeof dueDate === 'string' ? dueDate : dueDate.toISOString().slice(0, 10);
+  return new Date(Date.parse(`${day}T00:00:00Z`) + plusDays * 86_400_000);
+}
+
+/** v1 `comment` after one more installment is paid; a deferred payment is a plan of one. */
+export function installmentPaidComment(paid: number, total: number): string {
+  if (paid === total) return total === 1 ? 'The deferred payment is collected.' : `All ${total} installments are paid.`;
+  return `${paid} of ${total} installments paid.`;
+}
+
+/** v1 `comment` once dunning is exhausted. `index` is 0-based. */
+export function installmentFailedComment(index: number, total: number, attempts: number, reason: string): string {
+  const what = total === 1 ? 'The deferred payment' : `Installment ${index + 1} of ${total}`;
+  return `${what} could not be collected after ${attempts} attempts (${reason}).`;
+}

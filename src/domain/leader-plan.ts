@@ -1,0 +1,74 @@
+import { formatIsoDate } from './apr.ts';
+import { offerTerms, type OfferRules } from './offer-terms.ts';
+import { leaderShare, type ShareProblem } from './pot.ts';
+import { computeSchedule, ScheduleError } from './schedule.ts';
+
+/** The purposes of the leader's checkout transaction. */
+export type LeaderPurpose = 'guarantee' | 'leader_share' | 'first_installment' | 'deferred';
+export const LEADER_PURPOSES: readonly LeaderPurpose[] = ['guarantee', 'leader_share', 'first_installment', 'deferred'];
+
+export function isLeaderPurpose(purpose: string): purpose is LeaderPurpose {
+  return (LEADER_PURPOSES as readonly string[]).includes(purpose);
+}
+
+/** One line of an installment or deferred plan, as stored. */
+export interface PlannedInstallment {
+  index: number;
+  /** 'yyyy-mm-dd'. */
+  dueDate: string;
+  amountCents: number;
+  feesCents: number;
+}
+
+/** What the leader is charged at checkout, by payment solution (DESIGN §3, docs/hosted-payment.md). */
+export interface LeaderPlan {
+  purpose: LeaderPurpose;
+  /** Authorised on the leader's card at checkout (captured at once when `capture` is automatic). */
+  authorizeCents: number;
+  capture: 'automatic' | 'manual';
+  /** The part of the amount the leader owes; the pledgers owe the rest. */
+  leaderShareCents: number;
+  /** Installments (INSTALLMENTS, DEFERRED); index 0 is the one paid or held at checkout. */
+  schedule?: PlannedInstallment[];
+}
+
+export type PlanProblem = ShareProblem | { code: 'schedule'; message: string };
+
+/**
+ * The leader's plan for a purchase of `amountCents` created on `createdAt`, pledgers' shares
+ * given. SHARED alone: everything captured. SHARED with friends: a guarantee of the whole amount
+ * held (one 3-D Secure challenge) and the leader's share charged separately. INSTALLMENTS: the
+ * first line with all the fees captured. DEFERRED: its single line authorised, captured later.
+ */
+export function planLeaderPayment(offer: OfferRules, amountCents: number, pledgerShares: readonly number[], createdAt: Date): LeaderPlan | { problem: PlanProblem } {
+  if (offer.type === 'SHARED') {
+    if (pledgerShares.length === 0) {
+      return { purpose: 'leader_share', authorizeCents: amountCents, capture: 'automatic', leaderShareCents: amountCents };
+    }
+    const share = leaderShare(amountCents, pledgerShares);
+    if (!share.ok) return { problem: share.problem };
+    return { purpose: 'guarantee', authorizeCents: amountCents, capture: 'manual', leaderShareCents: share.leader };
+  }
+  let lines: PlannedInstallment[];
+  try {
+    const s = computeSchedule(offerTerms(offer), amountCents, formatIsoDate(createdAt));
+    lines = s.INSTALLMENT.map((l, index) => ({ index, dueDate: l.payment_date, amountCents: l.amount_cents, feesCents: l.fees }));
+  } catch (err) {
+    if (err instanceof ScheduleError) return { problem: { code: 'schedule', message: err.message } };
+    throw err;
+  }
+  const first = lines[0]!;
+  const purpose = offer.type === 'DEFERRED' ? 'deferred' : 'first_installment';
+  return { purpose, authorizeCents: first.amountCents + first.feesCents, capture: purpose === 'deferred' ? 'manual' : 'automatic', leaderShareCents: amountCents, schedule: lines };
+}
+
+/** v1 `comment` once the leader's card was refused the offer's last time. */
+export function leaderRefusedComment(attempts: number, reason: string): string {
+  return `The leader's card was refused ${attempts} times (${reason}).`;
+}
+
+/**
+ * A leader payment left pending or awaiting 3-D Secure for longer than this is no longer "in
+ * progress": the leader may try again (a tab closed mid-challenge must not block the purchase).
+ */
+export const LEADER_BUSY_MS = 60_000;

@@ -1,0 +1,34 @@
+import type { OfferTerms } from './schedule.ts';
+
+/**
+ * The rule-bearing fields of an offer, structurally (the data layer's `Offer` has them all), so
+ * that domain rules need nothing from the data layer.
+ */
+export interface OfferRules {
+  type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  installments: number;
+  deferredDays: number;
+  feeRateBps: number;
+  fixedFeeCents: number;
+  minAmountCents: number;
+  maxAmountCents: number;
+  fundingCapCents: number | null;
+  debitRateBps: number;
+  usuryCeilingBps: number | null;
+}
+
+/** The schedule engine's view of an offer. */
+export function offerTerms(offer: OfferRules): OfferTerms {
+  return {
+    type: offer.type === 'DEFERRED' ? 'DEFERRED' : 'INSTALLMENTS',
+    installments: offer.installments,
+    deferredDays: offer.deferredDays,
+    feeRateBps: offer.feeRateBps,
+    fixedFeeCents: offer.fixedFeeCents,
+    minAmountCents: offer.minAmountCents,
+    maxAmountCents: offer.maxAmountCents,
+    fundingCapCents: offer.fundingCapCents,
+    debitRateBps: offer.debitRateBps,
+    usuryCeilingBps: offer.usuryCeilingBps,
+  };
+}

@@ -1,0 +1,112 @@
+import type { Sql } from '../db/database.ts';
+import type { PlannedInstallment } from '../domain/leader-plan.ts';
+
+/** The installments of an INSTALLMENTS or DEFERRED purchase (a deferred payment is a plan of one). */
+
+export interface Installment {
+  id: string;
+  accountId: string;
+  purchaseId: string;
+  index: number;
+  /** 'yyyy-mm-dd' or the Date the driver returns for a `date` column. */
+  dueDate: string | Date;
+  amountCents: number;
+  feesCents: number;
+  state: 'scheduled' | 'paid' | 'failed';
+  attempts: number;
+  paymentId: string | null;
+}
+
+interface InstallmentRow {
+  id: string;
+  account_id: string;
+  purchase_id: string;
+  index: number;
+  due_date: string | Date;
+  amount_cents: number;
+  fees_cents: number;
+  state: Installment['state'];
+  attempts: number;
+  payment_id: string | null;
+}
+
+function toInstallment(r: InstallmentRow): Installment {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    purchaseId: r.purchase_id,
+    index: r.index,
+    dueDate: r.due_date,
+    amountCents: r.amount_cents,
+    feesCents: r.fees_cents,
+    state: r.state,
+    attempts: r.attempts,
+    paymentId: r.payment_id,
+  };
+}
+
+/**
+ * Stores the plan at the leader's payment: the first line is already paid (INSTALLMENTS) or held
+ * by `paymentId` (DEFERRED). Idempotent per (purchase, index).
+ */
+export async function insertPlan(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+  lines: readonly PlannedInstallment[],
+  first: { paid: boolean; paymentId: string; heldByPayment: boolean },
+  now: Date,
+): Promise<void> {
+  for (const line of lines) {
+    const paid = line.index === 0 && first.paid;
+    await sql.query(
+      `INSERT INTO installments (id, account_id, purchase_id, index, due_date, amount_cents, fees_cents, state, payment_id, paid_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (purchase_id, index) DO NOTHING`,
+      [accountId, purchaseId, line.index, line.dueDate, line.amountCents, line.feesCents, paid ? 'paid' : 'scheduled', paid || first.heldByPayment ? first.paymentId : null, paid ? now : null],
+    );
+  }
+}
+
+/** The installments still to collect, in order. */
+export async function scheduledInstallments(sql: Sql, accountId: string, purchaseId: string): Promise<Installment[]> {
+  const { rows } = await sql.query<InstallmentRow>("SELECT * FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state = 'scheduled' ORDER BY index", [
+    accountId,
+    purchaseId,
+  ]);
+  return rows.map(toInstallment);
+}
+
+export async function findInstallment(sql: Sql, accountId: string, id: string, lock = false): Promise<Installment | undefined> {
+  const { rows } = await sql.query<InstallmentRow>(`SELECT * FROM installments WHERE account_id = $1 AND id = $2 ${lock ? 'FOR UPDATE' : ''}`, [accountId, id]);
+  return rows[0] && toInstallment(rows[0]);
+}
+
+/** How many installments the purchase has, and how many are paid. */
+export async function installmentCounts(sql: Sql, accountId: string, purchaseId: string): Promise<{ total: number; paid: number }> {
+  const { rows } = await sql.query<{ n: number; paid: number }>(
+    "SELECT count(*) AS n, count(*) FILTER (WHERE state = 'paid') AS paid FROM installments WHERE account_id = $1 AND purchase_id = $2",
+    [accountId, purchaseId],
+  );
+  return { total: rows[0]!.n, paid: rows[0]!.paid };
+}
+
+export async function markInstallmentPaid(sql: Sql, i: Pick<Installment, 'accountId' | 'id'>, attempts: number, paymentId: string, now: Date): Promise<void> {
+  await sql.query("UPDATE installments SET state = 'paid', attempts = $3, payment_id = $4, paid_at = $5 WHERE account_id = $1 AND id = $2", [
+    i.accountId,
+    i.id,
+    attempts,
+    paymentId,
+    now,
+  ]);
+}
+
+/** A refused attempt: counted, and with `failed` the installment is given up (dunning exhausted). */
+export async function markInstallmentRefused(sql: Sql, i: Pick<Installment, 'accountId' | 'id'>, attempts: number, failed: boolean): Promise<void> {
+  await sql.query(`UPDATE installments SET attempts = $3${failed ? ", state = 'failed'" : ''} WHERE account_id = $1 AND id = $2`, [i.accountId, i.id, attempts]);
+}
+
+/** The deferred purchase's single installment, for `trigger_capture`. */
+export async function deferredInstallmentId(sql: Sql, accountId: string, purchaseId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM installments WHERE account_id = $1 AND purchase_id = $2 AND index = 0', [accountId, purchaseId]);
+  return rows[0]?.id;
+}

@@ -1,0 +1,123 @@
+import type { Sql } from '../db/database.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+
+/**
+ * The payment side of a purchase: its money columns (the leader's share, the pot's deadline, the
+ * guarantee, the saved card, the leader's attempts) and `comment` while a flow is under way. The
+ * state itself only ever changes through `applyMove`.
+ */
+
+export interface PurchasePayState {
+  id: string;
+  accountId: string;
+  offerId: string;
+  state: PurchaseState;
+  amountCents: number;
+  currency: string;
+  createdAt: Date;
+  attempts: number;
+  leaderShareCents: number | null;
+  potDeadlineAt: Date | null;
+  guaranteePaymentId: string | null;
+  paymentMethodId: string | null;
+}
+
+/** Reads (and with `lock`, locks until the transaction ends) a purchase's payment state. */
+export async function loadPayState(sql: Sql, accountId: string, purchaseId: string, lock = false): Promise<PurchasePayState | undefined> {
+  const { rows } = await sql.query<{
+    id: string;
+    account_id: string;
+    offer_id: string;
+    state: PurchaseState;
+    amount_cents: number;
+    currency: string;
+    created_at: Date;
+    attempts: number;
+    leader_share_cents: number | null;
+    pot_deadline_at: Date | null;
+    guarantee_payment_id: string | null;
+    payment_method_id: string | null;
+  }>(
+    `SELECT id, account_id, offer_id, state, amount_cents, currency, created_at, attempts, leader_share_cents, pot_deadline_at,
+            guarantee_payment_id, payment_method_id
+     FROM purchases WHERE account_id = $1 AND id = $2 ${lock ? 'FOR UPDATE' : ''}`,
+    [accountId, purchaseId],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      id: r.id,
+      accountId: r.account_id,
+      offerId: r.offer_id,
+      state: r.state,
+      amountCents: r.amount_cents,
+      currency: r.currency,
+      createdAt: r.created_at,
+      attempts: r.attempts,
+      leaderShareCents: r.leader_share_cents,
+      potDeadlineAt: r.pot_deadline_at,
+      guaranteePaymentId: r.guarantee_payment_id,
+      paymentMethodId: r.payment_method_id,
+    }
+  );
+}
+
+/** Locks the purchase row for the rest of the transaction and reads its payment state; the purchase must exist. */
+export async function lockPayState(tx: Sql, accountId: string, purchaseId: string): Promise<PurchasePayState> {
+  return (await loadPayState(tx, accountId, purchaseId, true))!;
+}
+
+/** The card the leader saved at checkout becomes the purchase's (off-session charges use it). */
+export async function setPaymentMethod(sql: Sql, accountId: string, purchaseId: string, paymentMethodId: string): Promise<void> {
+  await sql.query('UPDATE purchases SET payment_method_id = $3 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, paymentMethodId]);
+}
+
+/** What the leader's payment settled: the leader's share, the pot's deadline (SHARED) and the guarantee held (with pledgers). */
+export async function setLeaderTerms(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+  terms: { leaderShareCents: number; potDeadlineAt: Date | null; guaranteePaymentId: string | null },
+  now: Date,
+): Promise<void> {
+  await sql.query(
+    'UPDATE purchases SET leader_share_cents = $3, pot_deadline_at = $4, guarantee_payment_id = $5, updated_at = $6 WHERE account_id = $1 AND id = $2',
+    [accountId, purchaseId, terms.leaderShareCents, terms.potDeadlineAt, terms.guaranteePaymentId, now],
+  );
+}
+
+/** The leader's refused attempts so far (the offer's `max_attempts` bounds them). */
+export async function setAttempts(sql: Sql, accountId: string, purchaseId: string, attempts: number): Promise<void> {
+  await sql.query('UPDATE purchases SET attempts = $3 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, attempts]);
+}
+
+/** v1 `comment` of progress that changes no state (the pot's, the installments'). */
+export async function setComment(sql: Sql, accountId: string, purchaseId: string, comment: string): Promise<void> {
+  await sql.query('UPDATE purchases SET comment = $3 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, comment]);
+}
+
+/** The purchase of an offer with this id (`trigger_capture` names it by `purchaseUid`). */
+export async function findOfferPurchaseId(sql: Sql, accountId: string, offerId: string, id: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM purchases WHERE account_id = $1 AND offer_id = $2 AND id = $3', [accountId, offerId, id]);
+  return rows[0]?.id;
+}
+
+/** The newest purchase of an offer with this reference: references are the merchant's and may repeat. */
+export async function findOfferPurchaseIdByRef(sql: Sql, accountId: string, offerId: string, ref: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM purchases WHERE account_id = $1 AND offer_id = $2 AND ref = $3 ORDER BY created_at DESC LIMIT 1', [
+    accountId,
+    offerId,
+    ref,
+  ]);
+  return rows[0]?.id;
+}
+
+/**
+ * An offer's account, type and sealed signing secret, by its id alone: a merchant-signed request
+ * (`trigger_capture`) names the offer before anything proves which account sent it.
+ */
+export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ accountId: string; type: string; secretEnc: string } | undefined> {
+  const { rows } = await sql.query<{ account_id: string; signing_secret_enc: string; type: string }>('SELECT account_id, signing_secret_enc, type FROM offers WHERE id = $1', [offerId]);
+  const r = rows[0];
+  return r && { accountId: r.account_id, type: r.type, secretEnc: r.signing_secret_enc };
+}

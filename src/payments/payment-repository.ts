@@ -1,0 +1,175 @@
+import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
+import { newUuid } from '../domain/ids.ts';
+import type { LeaderPurpose } from '../domain/leader-plan.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import { backModeStatus } from '../domain/transaction-status.ts';
+import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
+
+/**
+ * The payments aggregate: `payments` (one row per PSP transaction we start), the cards saved
+ * with the PSP (`payment_methods`), and the stateless events that record their outcomes
+ * (`payment.transaction`, `payment.failed`, `pledge.paid`, `installment.*`).
+ */
+
+/** Why we started a PSP transaction. */
+export type PaymentPurpose = LeaderPurpose | 'pledge' | 'rest' | 'installment';
+
+export interface PaymentRow {
+  id: string;
+  account_id: string;
+  purchase_id: string;
+  pledge_id: string | null;
+  purpose: PaymentPurpose;
+  psp: string;
+  idempotency_key: string;
+  psp_transaction_id: string | null;
+  amount_cents: number;
+  captured_cents: number;
+  refunded_cents: number;
+  status: 'pending' | TransactionResult['status'];
+  decline_reason: string | null;
+  challenge_url: string | null;
+}
+
+/** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
+export async function insertPayment(
+  sql: Sql,
+  p: { accountId: string; purchaseId: string; pledgeId?: string; purpose: PaymentPurpose; psp: string; idempotencyKey: string; amountCents: number },
+  now: Date,
+): Promise<PaymentRow> {
+  const { rows } = await sql.query<PaymentRow>(
+    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, idempotency_key, amount_cents, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
+     ON CONFLICT (idempotency_key) DO UPDATE SET updated_at = payments.updated_at
+     RETURNING *`,
+    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now],
+  );
+  return rows[0]!;
+}
+
+export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND id = $2', [accountId, id]);
+  return rows[0];
+}
+
+/**
+ * The leader's checkout attempts so far (`n`, which numbers the next idempotency key) and those
+ * still running (pending or awaiting 3-D Secure, touched after `busySince`).
+ */
+export async function leaderAttempts(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[], busySince: Date): Promise<{ n: number; busy: number }> {
+  const { rows } = await sql.query<{ n: number; busy: number }>(
+    `SELECT count(*) AS n, count(*) FILTER (WHERE status IN ('pending', 'requires_action') AND updated_at > $3) AS busy
+     FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($4::text[])`,
+    [accountId, purchaseId, busySince, purposes],
+  );
+  return rows[0]!;
+}
+
+/** How many payments a pledge has had (numbers the next idempotency key). */
+export async function countPledgePayments(sql: Sql, accountId: string, pledgeId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>('SELECT count(*) AS n FROM payments WHERE account_id = $1 AND pledge_id = $2', [accountId, pledgeId]);
+  return rows[0]!.n;
+}
+
+/**
+ * Stores the PSP's answer on the payment row and, for an outcome, writes the purchase's
+ * `payment.transaction` event (the back-mode notification is built from it), in the caller's
+ * transaction.
+ */
+export async function recordResult(sql: Sql, payment: PaymentRow, r: TransactionResult, purchaseState: PurchaseState, now: Date): Promise<void> {
+  await sql.query(
+    `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
+       decline_reason = $7, challenge_url = $8, updated_at = $9
+     WHERE account_id = $1 AND id = $2`,
+    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now],
+  );
+  const status = backModeStatus(r.status);
+  if (!status) return;
+  await writeEvent(
+    sql,
+    payment.account_id,
+    payment.purchase_id,
+    EVENT.transaction,
+    purchaseState,
+    {
+      payment_id: payment.id,
+      purpose: payment.purpose,
+      pledge_id: payment.pledge_id,
+      transaction: {
+        id: r.transactionId,
+        status,
+        amount_cents: status === 'refunded' ? r.refundedCents : status === 'completed' ? r.capturedCents : r.amountCents,
+        created_at: now.toISOString(),
+        error: r.decline ? r.decline.reason : '',
+      },
+    },
+    now,
+  );
+}
+
+/** A refusal before any PSP transaction existed (the card could not even be attached): no transaction event. */
+export async function markDeclined(sql: Sql, payment: PaymentRow, reason: DeclineReason, now: Date): Promise<void> {
+  await sql.query("UPDATE payments SET status = 'declined', decline_reason = $3, updated_at = $4 WHERE account_id = $1 AND id = $2", [
+    payment.account_id,
+    payment.id,
+    reason,
+    now,
+  ]);
+}
+
+/** An event that changes no state (`payment.failed`, `pledge.paid`, ...): from and to are the current state. */
+export async function writeEvent(sql: Sql, accountId: string, purchaseId: string, type: string, state: PurchaseState, data: object, now: Date): Promise<void> {
+  await sql.query(
+    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+     VALUES ($1, $2, $3, $4, $4, $5, $6)`,
+    [accountId, purchaseId, type, state, JSON.stringify(data), now],
+  );
+}
+
+/**
+ * The latest `payment.transaction` event of the purchase among `purposes`, with the offer's
+ * sealed signing secret (the front-end result is signed with it).
+ */
+export async function lastTransactionEvent(
+  sql: Sql,
+  purchase: { accountId: string; id: string; offerId: string },
+  purposes: readonly string[],
+): Promise<{ data: Record<string, unknown>; secret: string } | undefined> {
+  const { rows } = await sql.query<{ data: Record<string, unknown>; secret: string }>(
+    `SELECT e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
+     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[])
+     ORDER BY e.id DESC LIMIT 1`,
+    [purchase.accountId, purchase.id, purchase.offerId, EVENT.transaction, purposes],
+  );
+  return rows[0];
+}
+
+/** A card the PSP attached for the purchase: only its token, brand, last four digits and expiry. */
+export interface SavedCard {
+  psp: string;
+  pspMethodId: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/** Stores the leader's card; answers the `payment_methods` id the purchase then points to. */
+export async function insertPaymentMethod(sql: Sql, accountId: string, purchaseId: string, card: SavedCard, now: Date): Promise<string> {
+  const { rows } = await sql.query<{ id: string }>(
+    `INSERT INTO payment_methods (id, account_id, purchase_id, psp, psp_method_id, brand, last4, exp_month, exp_year, created_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [accountId, purchaseId, card.psp, card.pspMethodId, card.brand, card.last4, card.expMonth, card.expYear, now],
+  );
+  return rows[0]!.id;
+}
+
+/** The PSP token of the card the leader saved at checkout (off-session charges use it). */
+export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ psp_method_id: string }>(
+    'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
+    [accountId, purchaseId],
+  );
+  return rows[0]?.psp_method_id;
+}

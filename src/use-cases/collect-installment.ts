@@ -1,0 +1,105 @@
+import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
+import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../domain/installment-rules.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
+import type { PspConnector, TransactionResult } from '../psp/connector.ts';
+import {
+  findInstallment,
+  installmentCounts,
+  markInstallmentPaid,
+  markInstallmentRefused,
+  scheduledInstallments,
+  type Installment,
+} from '../payments/installment-repository.ts';
+import { findPayment, insertPayment, recordResult, savedPspMethodId, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { applyMove } from '../purchases/transitions.ts';
+import type { PaymentDeps } from './deps.ts';
+
+export const COLLECT_JOB = 'installment.collect';
+
+/** One collection job per installment still to collect, in the leader's transaction. */
+export async function scheduleCollections(tx: Sql, accountId: string, purchaseId: string): Promise<void> {
+  for (const i of await scheduledInstallments(tx, accountId, purchaseId)) {
+    await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${i.id}:0`, runAt: dueAt(i.dueDate), payload: { installmentId: i.id }, accountId });
+  }
+}
+
+export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'failed' | 'not_collectable';
+
+/**
+ * Collects one installment (the collection job, or `trigger_capture` for a deferred payment):
+ * captures the deferred authorisation when there is one (falling back to an off-session charge
+ * when the hold lapsed), else charges the saved card off-session. Each attempt has its own
+ * idempotency key, so a retried job never charges twice. The last installment collected makes
+ * the purchase SUCCESSFUL; a refusal past the dunning schedule FAILED.
+ */
+export async function collectInstallment(deps: PaymentDeps, accountId: string, installmentId: string): Promise<CollectOutcome> {
+  const { db, offers, psps } = deps;
+  const inst = await findInstallment(db, accountId, installmentId);
+  if (!inst) return 'not_collectable';
+  if (inst.state === 'paid') return 'already_paid';
+  const purchase = await loadPayState(db, accountId, inst.purchaseId);
+  if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') return 'not_collectable';
+  const offer = (await offers.byId(accountId, purchase.offerId))!;
+  const attempt = inst.attempts + 1;
+  const charged = await charge(deps, psps.get(offer.psp), purchase, inst, attempt);
+  return recordAttempt(deps, inst, attempt, charged);
+}
+
+/** The PSP side of one attempt, outside any transaction. */
+async function charge(deps: PaymentDeps, psp: PspConnector, purchase: PurchasePayState, inst: Installment, attempt: number): Promise<{ payment: PaymentRow; result: TransactionResult }> {
+  const { db, clock } = deps;
+  const { accountId } = purchase;
+  const amount = inst.amountCents + inst.feesCents;
+  const key = `${inst.id}:attempt:${attempt}`;
+  const hold = inst.paymentId ? await findPayment(db, accountId, inst.paymentId) : undefined;
+  if (hold?.status === 'authorized' && hold.psp_transaction_id) {
+    const captured = await psp.capture({ idempotencyKey: `${key}:capture`, transactionId: hold.psp_transaction_id, amountCents: amount });
+    if (captured.status === 'captured') return { payment: hold, result: captured };
+    await db.transaction((tx) => recordResult(tx, hold, captured, purchase.state, clock.now()));
+  }
+  const methodId = await savedPspMethodId(db, accountId, inst.purchaseId);
+  const payment = await insertPayment(db, { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, idempotencyKey: key, amountCents: amount }, clock.now());
+  const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId: methodId!, amountCents: amount, currency: purchase.currency });
+  return { payment, result };
+}
+
+/** Records the attempt, then pays the installment, schedules the next dunning try, or fails the purchase. */
+async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: number, charged: { payment: PaymentRow; result: TransactionResult }): Promise<CollectOutcome> {
+  const { db, clock } = deps;
+  const { accountId, purchaseId } = inst;
+  const { payment, result } = charged;
+  const amount = inst.amountCents + inst.feesCents;
+  return db.transaction(async (tx): Promise<CollectOutcome> => {
+    const now = clock.now();
+    const locked = await lockPayState(tx, accountId, purchaseId);
+    await recordResult(tx, payment, result, locked.state, now);
+    const current = (await findInstallment(tx, accountId, inst.id, true))!;
+    if (current.state !== 'scheduled') return current.state === 'paid' ? 'already_paid' : 'not_collectable';
+    const counts = await installmentCounts(tx, accountId, purchaseId);
+    const event = { installment_id: inst.id, index: inst.index, amount_cents: amount, attempt };
+    if (result.status === 'captured') {
+      await markInstallmentPaid(tx, inst, attempt, payment.id, now);
+      await writeEvent(tx, accountId, purchaseId, EVENT.installmentPaid, locked.state, event, now);
+      const paid = counts.paid + 1;
+      const comment = installmentPaidComment(paid, counts.total);
+      if (paid === counts.total) await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
+      else await setComment(tx, accountId, purchaseId, comment);
+      return 'paid';
+    }
+    const reason = result.decline?.reason ?? 'processing_error';
+    await writeEvent(tx, accountId, purchaseId, EVENT.installmentFailed, locked.state, { ...event, reason }, now);
+    const retryIn = retryDelayDays(attempt);
+    await markInstallmentRefused(tx, inst, attempt, retryIn === undefined);
+    if (retryIn !== undefined) {
+      await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${inst.id}:${attempt}`, runAt: dueAt(inst.dueDate, retryIn), payload: { installmentId: inst.id }, accountId });
+      return 'retry_scheduled';
+    }
+    await applyMove(tx, clock, accountId, purchaseId, 'fail', {
+      comment: installmentFailedComment(inst.index, counts.total, attempt, reason),
+      data: { installment_id: inst.id, reason },
+    });
+    return 'failed';
+  });
+}

@@ -1,0 +1,24 @@
+import type { JobScheduler } from '../jobs/scheduler.ts';
+import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
+import type { PaymentDeps } from './deps.ts';
+import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
+import { remindPot } from './remind-pot.ts';
+import { settlePotDeadline } from './settle-pot-deadline.ts';
+
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection. */
+export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
+  jobs.register(POT_DEADLINE_JOB, async (job) => {
+    if (!job.accountId) return;
+    const outcome = await settlePotDeadline(deps, job.accountId, String(job.payload.purchaseId));
+    // A pledger's payment still in flight: run again once its reservation ends.
+    if (outcome.kind === 'wait') return { retryAt: outcome.until };
+  });
+  jobs.register(POT_REMINDER_JOB, async (job) => {
+    if (!job.accountId) return;
+    await remindPot(deps, job.accountId, String(job.payload.purchaseId));
+  });
+  jobs.register(COLLECT_JOB, async (job) => {
+    if (!job.accountId) return;
+    await collectInstallment(deps, job.accountId, String(job.payload.installmentId));
+  });
+}

@@ -1,0 +1,252 @@
+import type { Offer } from '../accounts/offers.ts';
+import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
+import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, type LeaderPlan, type PlanProblem } from '../domain/leader-plan.ts';
+import { potComment, potDeadline } from '../domain/pot.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import type { AttachResult, CardInput, DeclineReason, PspConnector, TransactionResult } from '../psp/connector.ts';
+import { insertPlan } from '../payments/installment-repository.ts';
+import {
+  findPayment,
+  insertPayment,
+  insertPaymentMethod,
+  leaderAttempts,
+  markDeclined,
+  recordResult,
+  savedPspMethodId,
+  writeEvent,
+  type PaymentRow,
+} from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { draftShares, insertDraftPledges, inviteDrafts, type NewPledge } from '../payments/pledge-repository.ts';
+import { applyMove, type MoveResult } from '../purchases/transitions.ts';
+import { scheduleCollections } from './collect-installment.ts';
+import type { PaymentDeps } from './deps.ts';
+import { invitePledgers } from './notify-pledgers.ts';
+import { schedulePotJobs } from './pot-jobs.ts';
+
+export type LeaderOutcome =
+  | { kind: 'processed'; state: PurchaseState }
+  | { kind: 'challenge'; url: string }
+  | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
+  | { kind: 'not_payable'; state: PurchaseState }
+  | { kind: 'in_progress' }
+  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } };
+
+/** One checkout attempt under way: what the steps after the leader's authorisation need. */
+interface LeaderCheckout {
+  offer: Offer;
+  psp: PspConnector;
+  plan: LeaderPlan;
+  /** The payment row of the checkout transaction (its idempotency key derives the others'). */
+  payment: PaymentRow;
+  /** The PSP token of the leader's card (the share is charged on it off-session). */
+  pspMethodId: string;
+}
+
+type Decline = { reason: DeclineReason; message: string };
+
+/**
+ * The leader pays on the hosted page (or through the sandbox helper): card attached, the
+ * checkout amount authorised (3-D Secure when the card asks), then the purchase moves to
+ * LEADER_PROCESSED and the pledgers are invited. A refusal keeps the purchase CREATED, records
+ * `payment.failed`, and after the offer's max attempts moves it to FAILED (DESIGN §3).
+ */
+export async function payAsLeader(
+  deps: PaymentDeps,
+  purchase: { id: string; accountId: string },
+  card: CardInput,
+  pledgers: NewPledge[],
+  returnUrl: (paymentId: string) => string,
+): Promise<LeaderOutcome> {
+  const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
+  if (!state) return { kind: 'not_payable', state: 'CANCELLED' };
+  if (state.state !== 'CREATED') return { kind: 'not_payable', state: state.state };
+  const offer = (await deps.offers.byId(purchase.accountId, state.offerId))!;
+  if (offer.type !== 'SHARED' && pledgers.length > 0) return { kind: 'invalid', field: 'pledgers', problem: { code: 'not_shared' } };
+  const plan = planLeaderPayment(offer, state.amountCents, pledgers.map((p) => p.amountCents), state.createdAt);
+  if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
+  const psp = deps.psps.get(offer.psp);
+
+  const reserved = await reserveAttempt(deps, state, plan, pledgers, psp.name);
+  if ('outcome' in reserved) return reserved.outcome;
+  const { payment } = reserved;
+  const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
+  if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
+  await saveCard(deps, state, psp.name, attached);
+  const result = await psp.authorize({
+    idempotencyKey: payment.idempotency_key,
+    paymentMethodId: attached.paymentMethodId,
+    amountCents: plan.authorizeCents,
+    currency: state.currency,
+    capture: plan.capture,
+    returnUrl: returnUrl(payment.id),
+  });
+  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
+}
+
+/** After the 3-D Secure challenge: the PSP's outcome of the leader's authorisation decides. */
+export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: string, paymentId: string): Promise<LeaderOutcome> {
+  const { db, offers, psps } = deps;
+  const payment = await findPayment(db, accountId, paymentId);
+  if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_payable', state: 'CREATED' };
+  const state = (await loadPayState(db, accountId, payment.purchase_id))!;
+  if (state.state !== 'CREATED') return { kind: 'not_payable', state: state.state };
+  const offer = (await offers.byId(accountId, state.offerId))!;
+  const psp = psps.get(payment.psp);
+  const result = await psp.retrieve(payment.psp_transaction_id);
+  // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
+  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt);
+  if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
+  const pspMethodId = (await savedPspMethodId(db, accountId, payment.purchase_id))!;
+  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
+}
+
+/**
+ * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
+ * row lock, refuses while another attempt runs, stores the invitations as drafts and the payment
+ * row (with its idempotency key) before any PSP call.
+ */
+async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: LeaderPlan, pledgers: NewPledge[], pspName: string): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
+  const { db, clock } = deps;
+  const { accountId, id: purchaseId } = state;
+  return db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, accountId, purchaseId);
+    if (locked.state !== 'CREATED') return { outcome: { kind: 'not_payable', state: locked.state } };
+    const now = clock.now();
+    const attempts = await leaderAttempts(tx, accountId, purchaseId, LEADER_PURPOSES, new Date(now.getTime() - LEADER_BUSY_MS));
+    if (attempts.busy > 0) return { outcome: { kind: 'in_progress' } };
+    await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
+    const payment = await insertPayment(
+      tx,
+      { accountId, purchaseId, purpose: plan.purpose, psp: pspName, idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`, amountCents: plan.authorizeCents },
+      now,
+    );
+    return { payment };
+  });
+}
+
+/** The card the PSP attached becomes the purchase's saved card (token, brand, last four, expiry only). */
+async function saveCard(deps: PaymentDeps, state: PurchasePayState, pspName: string, attached: Extract<AttachResult, { ok: true }>): Promise<void> {
+  const { db, clock } = deps;
+  await db.transaction(async (tx) => {
+    const card = { psp: pspName, pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
+    const methodId = await insertPaymentMethod(tx, state.accountId, state.id, card, clock.now());
+    await setPaymentMethod(tx, state.accountId, state.id, methodId);
+  });
+}
+
+/** The steps after the PSP answered the checkout authorisation (at once, or after 3-D Secure). */
+async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult): Promise<LeaderOutcome> {
+  const { payment, offer } = checkout;
+  if (result.status === 'requires_action') {
+    await deps.db.transaction((tx) => recordResult(tx, payment, result, 'CREATED', deps.clock.now()));
+    return { kind: 'challenge', url: result.challengeUrl! };
+  }
+  if (result.status !== 'authorized' && result.status !== 'captured') return leaderDeclined(deps, offer, payment, result.decline, result);
+  let share: Charged | undefined;
+  if (checkout.plan.purpose === 'guarantee') {
+    const charged = await chargeLeaderShare(deps, checkout, result);
+    if ('outcome' in charged) return charged.outcome;
+    share = charged;
+  }
+  const state = await recordAndOpen(deps, checkout, result, share);
+  if (state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
+  return { kind: 'processed', state };
+}
+
+type Charged = { payment: PaymentRow; result: TransactionResult };
+
+/**
+ * SHARED with pledgers: the guarantee holds the whole amount; the leader's own share is charged
+ * now, off-session on the saved card. Refused, the guarantee is voided and the attempt counts as
+ * a refusal.
+ */
+async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, guarantee: TransactionResult): Promise<Charged | { outcome: LeaderOutcome }> {
+  const { db, clock } = deps;
+  const { payment, psp, plan, offer } = checkout;
+  const sharePayment = await insertPayment(
+    db,
+    { accountId: payment.account_id, purchaseId: payment.purchase_id, purpose: 'leader_share', psp: psp.name, idempotencyKey: `${payment.idempotency_key}:share`, amountCents: plan.leaderShareCents },
+    clock.now(),
+  );
+  const result = await psp.chargeOffSession({ idempotencyKey: sharePayment.idempotency_key, paymentMethodId: checkout.pspMethodId, amountCents: plan.leaderShareCents, currency: offer.currency });
+  if (result.status === 'captured') return { payment: sharePayment, result };
+  const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: guarantee.transactionId });
+  await db.transaction(async (tx) => {
+    await recordResult(tx, payment, guarantee, 'CREATED', clock.now());
+    await recordResult(tx, payment, voided, 'CREATED', clock.now());
+  });
+  return { outcome: await leaderDeclined(deps, offer, sharePayment, result.decline, result) };
+}
+
+/** Records the PSP's answers and, if the purchase is still CREATED, opens it, in one transaction. */
+async function recordAndOpen(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult, share: Charged | undefined): Promise<PurchaseState> {
+  const { db, clock } = deps;
+  const { payment } = checkout;
+  const now = clock.now();
+  return db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
+    await recordResult(tx, payment, result, locked.state, now);
+    if (share) await recordResult(tx, share.payment, share.result, locked.state, now);
+    if (locked.state !== 'CREATED') return locked.state; // settled meanwhile (aborted, expired): nothing more to do here
+    return openPurchase(deps, tx, checkout, locked, now);
+  });
+}
+
+/**
+ * LEADER_PROCESSED: the leader's terms stored, the installment plan stored, the drafts invited,
+ * the follow-up jobs scheduled; a leader paying a SHARED purchase alone makes it SUCCESSFUL.
+ */
+async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout, locked: PurchasePayState, now: Date): Promise<PurchaseState> {
+  const { offer, plan, payment } = checkout;
+  const { accountId, id: purchaseId } = locked;
+  const shared = offer.type === 'SHARED';
+  const invitations = (await draftShares(tx, accountId, purchaseId)).length;
+  const comment = shared && invitations > 0 ? potComment(invitations, 0, locked.amountCents - plan.leaderShareCents, offer.currency) : undefined;
+  const processed = await applyMove(tx, deps.clock, accountId, purchaseId, 'leaderProcessed', { comment, data: { payment_id: payment.id } });
+  if (!processed.ok) return stateAfter(processed, locked.state);
+
+  const deadline = shared ? potDeadline(now, offer.potDeadlineHours) : null;
+  await setLeaderTerms(tx, accountId, purchaseId, { leaderShareCents: plan.leaderShareCents, potDeadlineAt: deadline, guaranteePaymentId: plan.purpose === 'guarantee' ? payment.id : null }, now);
+  if (plan.schedule) {
+    await insertPlan(tx, accountId, purchaseId, plan.schedule, { paid: plan.purpose === 'first_installment', heldByPayment: plan.purpose === 'deferred', paymentId: payment.id }, now);
+  }
+  await inviteDrafts(tx, accountId, purchaseId, now);
+  if (shared && invitations === 0) {
+    const succeeded = await applyMove(tx, deps.clock, accountId, purchaseId, 'succeed', { data: { payment_id: payment.id } });
+    return stateAfter(succeeded, 'LEADER_PROCESSED');
+  }
+  if (deadline) await schedulePotJobs(tx, accountId, purchaseId, now, deadline);
+  if (plan.schedule) await scheduleCollections(tx, accountId, purchaseId);
+  return 'LEADER_PROCESSED';
+}
+
+/** The purchase's state after a move: where it went, or where it stayed. */
+function stateAfter(move: MoveResult, unchanged: PurchaseState): PurchaseState {
+  if (move.ok) return move.to;
+  return move.reason === 'not_allowed' ? move.state : unchanged;
+}
+
+/**
+ * A refusal (card not attached, authorisation or share charge refused, 3-D Secure failed): the
+ * purchase stays CREATED and records `payment.failed`; the offer's last allowed attempt makes it FAILED.
+ */
+async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentRow, refusal: Decline | undefined, result?: TransactionResult): Promise<LeaderOutcome> {
+  const { db, clock } = deps;
+  const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
+  const after = await db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
+    const now = clock.now();
+    if (result?.transactionId) await recordResult(tx, payment, result, locked.state, now);
+    else await markDeclined(tx, payment, decline.reason, now);
+    if (locked.state !== 'CREATED') return { state: locked.state, attempts: locked.attempts };
+    const attempts = locked.attempts + 1;
+    await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);
+    await writeEvent(tx, payment.account_id, payment.purchase_id, EVENT.paymentFailed, locked.state, { reason: decline.reason, payment_id: payment.id, attempt: attempts }, now);
+    if (attempts < offer.maxAttempts) return { state: locked.state, attempts };
+    const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', { comment: leaderRefusedComment(attempts, decline.reason), data: { reason: decline.reason } });
+    return { state: stateAfter(failed, locked.state), attempts };
+  });
+  return { kind: 'declined', reason: decline.reason, message: decline.message, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
+}

@@ -1,0 +1,103 @@
+import { potDeadlineComment, uncovered } from '../domain/pot.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import type { PspConnector, TransactionResult } from '../psp/connector.ts';
+import { findPayment, insertPayment, recordResult, savedPspMethodId, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { closePledges, listPledges } from '../payments/pledge-repository.ts';
+import { applyMove } from '../purchases/transitions.ts';
+import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
+import type { PaymentDeps } from './deps.ts';
+
+export type DeadlineOutcome =
+  /** Not (or no longer) an open pot: nothing done. */
+  | { kind: 'not_open' }
+  /** A pledger's payment is still in flight: run again at `until`. */
+  | { kind: 'wait'; until: Date }
+  /** The pledges cover the amount: SUCCESSFUL without charging the leader. */
+  | { kind: 'covered' }
+  /** The uncovered rest was charged to the leader: SUCCESSFUL. */
+  | { kind: 'rest_charged'; restCents: number }
+  /** Charging the rest was refused: FAILED. */
+  | { kind: 'rest_refused'; restCents: number; reason: string }
+  /** The purchase left LEADER_PROCESSED while the rest was being charged (cancelled, ...). */
+  | { kind: 'settled_meanwhile'; state: PurchaseState };
+
+/**
+ * The pot's deadline job: unpaid invitations are closed, and the uncovered rest is taken from
+ * the leader's guarantee (or, when the hold has lapsed, charged off-session on the saved card):
+ * SUCCESSFUL, or FAILED when refused.
+ */
+export async function settlePotDeadline(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<DeadlineOutcome> {
+  const closed = await closeThePot(deps, accountId, purchaseId);
+  if (closed.kind !== 'closed') return closed;
+  const { locked, rest } = closed;
+  if (rest <= 0) {
+    await deps.db.transaction((tx) => closePotIfCovered(deps, tx, locked));
+    await releaseGuarantee(deps, accountId, purchaseId);
+    return { kind: 'covered' };
+  }
+  const charged = await chargeRest(deps, locked, rest);
+  const outcome = await recordRest(deps, locked, closed, charged);
+  // The guarantee stays only where the rest was captured from it; any other hold is released.
+  if (charged.result.status !== 'captured' || !charged.fromGuarantee) await releaseGuarantee(deps, accountId, purchaseId);
+  return outcome;
+}
+
+type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number };
+
+/** Closes the pledges still unpaid, unless one is being paid right now; answers the rest to charge. */
+async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<Closed | { kind: 'not_open' } | { kind: 'wait'; until: Date }> {
+  const { db, clock } = deps;
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const locked = await loadPayState(tx, accountId, purchaseId, true);
+    if (!locked || locked.state !== 'LEADER_PROCESSED') return { kind: 'not_open' as const };
+    const pledges = await listPledges(tx, accountId, purchaseId);
+    const inFlight = pledges.find((p) => p.state === 'paying' && p.payingUntil && p.payingUntil > now);
+    if (inFlight) return { kind: 'wait' as const, until: inFlight.payingUntil! };
+    await closePledges(tx, accountId, purchaseId, ['invited', 'paying'], 'deadline', now);
+    const paid = pledges.filter((p) => p.state === 'paid');
+    const rest = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, paid.map((p) => p.amountCents));
+    return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length };
+  });
+}
+
+/** Captures the rest from the guarantee; when the hold lapsed or was refused, charges the saved card instead. */
+async function chargeRest(deps: PaymentDeps, locked: PurchasePayState, rest: number): Promise<{ payment: PaymentRow; result: TransactionResult; fromGuarantee: boolean }> {
+  const { db, clock, psps, offers } = deps;
+  const { accountId, id: purchaseId } = locked;
+  const offer = (await offers.byId(accountId, locked.offerId))!;
+  const psp: PspConnector = psps.get(offer.psp);
+  const guarantee = locked.guaranteePaymentId ? await findPayment(db, accountId, locked.guaranteePaymentId) : undefined;
+  if (guarantee?.psp_transaction_id && guarantee.status === 'authorized') {
+    const captured = await psp.capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transactionId: guarantee.psp_transaction_id, amountCents: rest });
+    if (captured.status === 'captured') return { payment: guarantee, result: captured, fromGuarantee: true };
+    await db.transaction((tx) => recordResult(tx, guarantee, captured, locked.state, clock.now()));
+  }
+  const methodId = await savedPspMethodId(db, accountId, purchaseId);
+  const payment = await insertPayment(db, { accountId, purchaseId, purpose: 'rest', psp: psp.name, idempotencyKey: `${purchaseId}:rest`, amountCents: rest }, clock.now());
+  const result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId: methodId!, amountCents: rest, currency: locked.currency });
+  return { payment, result, fromGuarantee: false };
+}
+
+/** Records the charge of the rest and moves the purchase: SUCCESSFUL when captured, else FAILED. */
+async function recordRest(deps: PaymentDeps, locked: PurchasePayState, closed: Closed, charged: { payment: PaymentRow; result: TransactionResult }): Promise<DeadlineOutcome> {
+  const { db, clock } = deps;
+  const { accountId, id: purchaseId, currency } = locked;
+  const { rest } = closed;
+  const { payment, result } = charged;
+  return db.transaction(async (tx): Promise<DeadlineOutcome> => {
+    const current = await lockPayState(tx, accountId, purchaseId);
+    await recordResult(tx, payment, result, current.state, clock.now());
+    if (current.state !== 'LEADER_PROCESSED') return { kind: 'settled_meanwhile', state: current.state };
+    const captured = result.status === 'captured';
+    const comment = potDeadlineComment(closed.invited, closed.paidCount, rest, currency, captured);
+    if (captured) {
+      await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment, data: { rest_cents: rest } });
+      return { kind: 'rest_charged', restCents: rest };
+    }
+    const reason = result.decline?.reason ?? 'declined';
+    await applyMove(tx, clock, accountId, purchaseId, 'fail', { comment, data: { rest_cents: rest, reason } });
+    return { kind: 'rest_refused', restCents: rest, reason };
+  });
+}
