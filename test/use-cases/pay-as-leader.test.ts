@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPayState } from '../../src/payments/pay-state-repository.ts';
+import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { answerChallenge, card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
+
+let app: TestApp;
+let shop: Shop;
+beforeAll(async () => {
+  app = await startTestApp();
+  shop = await newShop(app);
+});
+afterAll(() => app.close());
+
+const returnUrl = (id: string) => `http://127.0.0.1:3000/return?payment=${id}`;
+const pay = (purchaseId: string, number: string, pledgers: { email: string; amountCents: number }[] = []) =>
+  payAsLeader(app.services.payments, { id: purchaseId, accountId: shop.accountId }, card(number), pledgers, returnUrl);
+const stateOf = async (id: string) => (await loadPayState(app.services.db, shop.accountId, id))!;
+
+describe('payAsLeader', () => {
+  it('SHARED alone: the whole amount is captured and the purchase is SUCCESSFUL at once', async () => {
+    const id = await shop.purchase();
+    expect(await pay(id, CARDS.ok)).toEqual({ kind: 'processed', state: 'SUCCESSFUL' });
+    expect(await paymentsOf(app, id)).toEqual([{ purpose: 'leader_share', status: 'captured', amount_cents: 10_000, captured_cents: 10_000 }]);
+  });
+
+  it('SHARED with pledgers: the guarantee is held, the leader\'s share captured, the pot opened and the friends invited', async () => {
+    const id = await shop.purchase();
+    const outcome = await pay(id, CARDS.ok, [
+      { email: 'ann@example.com', amountCents: 3_000 },
+      { email: 'bob@example.com', amountCents: 2_000 },
+    ]);
+    expect(outcome).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    const rows = await paymentsOf(app, id);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { purpose: 'guarantee', status: 'authorized', amount_cents: 10_000, captured_cents: 0 },
+        { purpose: 'leader_share', status: 'captured', amount_cents: 5_000, captured_cents: 5_000 },
+      ]),
+    );
+    const state = await stateOf(id);
+    expect(state).toMatchObject({ leaderShareCents: 5_000, attempts: 0 });
+    expect(state.potDeadlineAt!.getTime() - app.services.clock.now().getTime()).toBeGreaterThan(47 * 3_600_000);
+    expect((await listPledges(app.services.db, shop.accountId, id)).map((p) => p.state)).toEqual(['invited', 'invited']);
+    const sent = await app.services.db.query<{ recipient: string }>('SELECT recipient FROM outbound_messages WHERE purchase_id = $1 ORDER BY recipient', [id]);
+    expect(sent.rows.map((r) => r.recipient)).toEqual(['ann@example.com', 'bob@example.com']);
+    const jobs = await app.services.db.query<{ kind: string }>('SELECT kind FROM jobs WHERE dedupe_key LIKE $1 ORDER BY kind', [`%${id}%`]);
+    expect(jobs.rows.map((j) => j.kind)).toEqual(['pot.deadline', 'pot.reminder']);
+  });
+
+  it('INSTALLMENTS: the first installment with its fees is captured and the rest is planned', async () => {
+    const id = await shop.purchase({ merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000 });
+    expect(await pay(id, CARDS.ok)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    expect(await paymentsOf(app, id)).toEqual([{ purpose: 'first_installment', status: 'captured', amount_cents: 10_450, captured_cents: 10_450 }]);
+    const plan = await app.services.db.query<{ state: string }>('SELECT state FROM installments WHERE purchase_id = $1 ORDER BY index', [id]);
+    expect(plan.rows.map((r) => r.state)).toEqual(['paid', 'scheduled', 'scheduled']);
+  });
+
+  it('DEFERRED: the amount is authorised and held for the due date, nothing captured', async () => {
+    const id = await shop.purchase({ merchant_uid: shop.offer('DEFERRED').merchant_uid, amount: 20_000 });
+    expect(await pay(id, CARDS.ok)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    expect(await paymentsOf(app, id)).toEqual([{ purpose: 'deferred', status: 'authorized', amount_cents: 20_000, captured_cents: 0 }]);
+  });
+
+  it('a refused card keeps the purchase CREATED with fewer attempts left; the last allowed refusal makes it FAILED', async () => {
+    const id = await shop.purchase();
+    expect(await pay(id, CARDS.declined)).toMatchObject({ kind: 'declined', reason: 'card_declined', attemptsLeft: 2, state: 'CREATED' });
+    expect(await pay(id, CARDS.declined)).toMatchObject({ kind: 'declined', attemptsLeft: 1, state: 'CREATED' });
+    expect(await pay(id, CARDS.declined)).toMatchObject({ kind: 'declined', attemptsLeft: 0, state: 'FAILED' });
+    expect((await stateOf(id)).attempts).toBe(3);
+    expect(await pay(id, CARDS.ok)).toEqual({ kind: 'not_payable', state: 'FAILED' });
+  });
+
+  it('shares leaving the leader nothing are invalid and nothing is charged', async () => {
+    const id = await shop.purchase();
+    expect(await pay(id, CARDS.ok, [{ email: 'x@example.com', amountCents: 10_000 }])).toMatchObject({ kind: 'invalid', field: 'pledgers' });
+    expect(await paymentsOf(app, id)).toEqual([]);
+  });
+
+  it('3-D Secure: the leader is sent to the challenge, then the purchase is processed on return', async () => {
+    const id = await shop.purchase();
+    let paymentId = '';
+    const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [{ email: 'cy@example.com', amountCents: 4_000 }], (p) => {
+      paymentId = p;
+      return returnUrl(p);
+    });
+    expect(first).toMatchObject({ kind: 'challenge', url: expect.stringContaining('/sandbox-psp/challenge/') });
+    expect((await stateOf(id)).state).toBe('CREATED');
+    await answerChallenge(app, (first as { url: string }).url, 'complete');
+    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    expect((await stateOf(id)).leaderShareCents).toBe(6_000); // re-planned from the drafts the leader submitted
+    // Returning twice (back button) changes nothing.
+    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'not_payable', state: 'LEADER_PROCESSED' });
+  });
+
+  it('3-D Secure failed: a refusal like a declined card', async () => {
+    const id = await shop.purchase();
+    let paymentId = '';
+    const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [], (p) => ((paymentId = p), returnUrl(p)));
+    await answerChallenge(app, (first as { url: string }).url, 'fail');
+    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({ kind: 'declined', reason: 'authentication_failed', attemptsLeft: 2, state: 'CREATED' });
+  });
+});

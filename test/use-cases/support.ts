@@ -1,0 +1,68 @@
+import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
+import type { CardInput } from '../../src/psp/connector.ts';
+import { getToken, newMerchant, type TestApp } from '../helpers/app.ts';
+
+/** The sandbox PSP's test cards (docs/psp-connectors.md). */
+export const CARDS = {
+  ok: '4242424242424242',
+  declined: '4000000000000002',
+  challenge: '4000000000003220',
+  offSessionFails: '4000000000000341',
+} as const;
+
+export const card = (number: string): CardInput => ({ number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '123', holderName: 'Test Shopper' });
+
+/** A merchant whose purchases the use cases act on, created through the API as merchants do. */
+export interface Shop {
+  merchant: CreatedMerchant;
+  /** The bare account uuid the use cases take. */
+  accountId: string;
+  offer(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', installments?: number): CreatedMerchant['offers'][number];
+  /** Creates a purchase (CREATED) and answers its bare uuid. */
+  purchase(over?: Record<string, unknown>): Promise<string>;
+}
+
+export async function newShop(app: TestApp): Promise<Shop> {
+  const merchant = await newMerchant(app);
+  const token = await getToken(app, merchant);
+  const offer: Shop['offer'] = (type, installments) => merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!;
+  return {
+    merchant,
+    accountId: merchant.account_id.slice('acc_'.length),
+    offer,
+    async purchase(over = {}) {
+      const res = await app.server.inject({
+        method: 'POST',
+        url: '/api/merchants/v1/purchases',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ title: 'Weekend in Lisbon', amount: 10_000, client: { email: 'leader@example.com' }, merchant_uid: offer('SHARED').merchant_uid, ...over }),
+      });
+      if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`purchase creation failed: ${res.statusCode} ${res.body}`);
+      return res.json().id as string;
+    },
+  };
+}
+
+/** Completes (or fails) a sandbox 3-D Secure challenge as the shopper would on its page. */
+export async function answerChallenge(app: TestApp, challengeUrl: string, outcome: 'complete' | 'fail'): Promise<void> {
+  const path = new URL(challengeUrl).pathname;
+  const page = await app.server.inject(path);
+  const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1];
+  if (!token) throw new Error('no token on the challenge page');
+  const res = await app.server.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ outcome, token }).toString(),
+  });
+  if (res.statusCode !== 303) throw new Error(`challenge answer failed: ${res.statusCode}`);
+}
+
+/** Every payment row of a purchase, oldest first. */
+export async function paymentsOf(app: TestApp, purchaseId: string) {
+  const { rows } = await app.services.db.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number }>(
+    'SELECT purpose, status, amount_cents, captured_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at, purpose',
+    [purchaseId],
+  );
+  return rows;
+}
