@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
-import { generatePassword, hashPassword } from '../crypto/passwords.ts';
+import { generatePassword, hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { generateApiKey } from './api-keys.ts';
@@ -119,11 +119,39 @@ export class Accounts {
     return row && { accountId: row.account_id, secretHash: Buffer.from(row.secret_hash) };
   }
 
+  /**
+   * The account of the dashboard user with this e-mail (any case) and password, or undefined. An
+   * unknown e-mail costs one scrypt as a known one does, so response times do not tell which
+   * e-mails exist; over-long input is refused before hashing, since scrypt's cost grows with it.
+   */
+  async dashboardAccount(email: string, password: string): Promise<string | undefined> {
+    if (email.length > 254 || password.length > 1024) return undefined;
+    const { rows } = await this.db.query<{ account_id: string; password_hash: string }>(
+      'SELECT account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
+      [email],
+    );
+    const row = rows[0];
+    if (!row) {
+      await verifyPassword(password, await (dummyHash ??= hashPassword(generatePassword())));
+      return undefined;
+    }
+    return (await verifyPassword(password, row.password_hash)) ? row.account_id : undefined;
+  }
+
+  /** The account's name, or undefined for an unknown account. */
+  async nameOf(accountId: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [accountId]);
+    return rows[0]?.name;
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
     return rows[0]?.n ?? 0;
   }
 }
+
+/** Hash of a random password, computed once: what an unknown dashboard e-mail is checked against. */
+let dummyHash: Promise<string> | undefined;
 
 async function insertKey(tx: Sql, accountId: string, apiKey: string, secretHash: Buffer): Promise<void> {
   await tx.query('INSERT INTO api_keys (id, account_id, secret_hash) VALUES ($1, $2, $3)', [apiKey, accountId, secretHash]);

@@ -1,4 +1,4 @@
-import type { Database, Sql } from '../db/database.ts';
+import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isUuid } from '../domain/ids.ts';
 import { MOVES, defaultComment, type MoveName, type PurchaseState } from '../domain/purchase-states.ts';
@@ -44,9 +44,4 @@ export async function applyMove(
     [accountId, purchaseId, event, current, to, JSON.stringify(opts.data ?? {}), now],
   );
   return { ok: true, from: current, to };
-}
-
-/** CREATED → ABORTED, on the merchant's request (DESIGN §3). */
-export function abortPurchase(db: Database, clock: Clock, accountId: string, purchaseId: string): Promise<MoveResult> {
-  return db.transaction((tx) => applyMove(tx, clock, accountId, purchaseId, 'abort'));
 }

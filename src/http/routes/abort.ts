@@ -1,15 +1,14 @@
 import { Type } from 'typebox';
 import { parsePublicId } from '../../domain/ids.ts';
-import { findPurchase } from '../../purchases/repository.ts';
-import { abortPurchase } from '../../purchases/transitions.ts';
 import type { Services } from '../../services.ts';
+import { abortPurchase } from '../../use-cases/abort-purchase.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { langOf } from '../i18n.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
 /** Token API: abort a purchase still in its early stage (DESIGN §3: only CREATED is abortable). */
-export function registerAbort(app: App, { db, clock }: Services): void {
+export function registerAbort(app: App, services: Services): void {
   app.post(
     '/api/purchases/:purchase_uid/abort',
     {
@@ -33,14 +32,18 @@ export function registerAbort(app: App, { db, clock }: Services): void {
       const uid = request.params.purchase_uid;
       const id = parsePublicId('pur', uid);
       if (!id) throw notFound('purchase');
-      const result = await abortPurchase(db, clock, accountId, id);
-      if (!result.ok) {
-        if (result.reason === 'not_found') throw notFound('purchase');
-        const purchase = await findPurchase(db, accountId, id);
-        if (purchase) request.lang = langOf(purchase.language);
-        throw result.state === 'ABORTED'
-          ? new ApiError(409, 'purchase_already_aborted', 'the purchase is already aborted')
-          : new ApiError(409, 'purchase_non_abortable', `a purchase in state ${result.state} cannot be aborted`);
+      const outcome = await abortPurchase(services, { accountId, purchaseId: id });
+      switch (outcome.kind) {
+        case 'aborted':
+          break;
+        case 'not_found':
+          throw notFound('purchase');
+        case 'already_aborted':
+          if (outcome.language) request.lang = langOf(outcome.language);
+          throw new ApiError(409, 'purchase_already_aborted', 'the purchase is already aborted');
+        case 'non_abortable':
+          if (outcome.language) request.lang = langOf(outcome.language);
+          throw new ApiError(409, 'purchase_non_abortable', `a purchase in state ${outcome.state} cannot be aborted`);
       }
       return { purchase_uid: `pur_${id}`, state: 'ABORTED' as const };
     },

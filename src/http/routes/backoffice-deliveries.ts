@@ -5,7 +5,7 @@ import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { App } from '../types.ts';
-import type { DashboardGuard } from './backoffice-auth.ts';
+import type { DashboardGuard } from '../dashboard-guard.ts';
 import { BackofficeErrors } from './backoffice-webhook.ts';
 import { TokenApiError } from './schemas.ts';
 

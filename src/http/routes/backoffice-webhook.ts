@@ -4,7 +4,7 @@ import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { App } from '../types.ts';
-import type { DashboardGuard } from './backoffice-auth.ts';
+import type { DashboardGuard } from '../dashboard-guard.ts';
 import { TokenApiError } from './schemas.ts';
 
 const TRIGGER_LIST = TRIGGER_NAMES.map((n) => `\`${n}\``).join(', ');

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
+import { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
 import { registerAbort } from './abort.ts';
-import { DashboardGuard } from './backoffice-auth.ts';
 import { registerBackofficeDeliveries } from './backoffice-deliveries.ts';
 import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerHealth } from './health.ts';
@@ -32,8 +32,9 @@ export function registerRoutes(app: App, services: Services): void {
   registerPurchaseLink(app, services);
   registerAbort(app, services);
   registerTriggerCapture(app, services);
-  // Back office (dashboard credentials): one guard, so its failure throttle covers every route.
-  const dashboard = new DashboardGuard(services.db);
+  // Dashboard credentials (back office, sandbox inbox page): ONE guard, so that one failure
+  // budget per user and per address covers every route that accepts them.
+  const dashboard = new DashboardGuard(services.accounts);
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerSimulateSchedule(app, services);
@@ -44,7 +45,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
   if (services.config.env === 'sandbox') {
-    registerSandboxInbox(app, services);
+    registerSandboxInbox(app, services, dashboard);
     registerSandboxPayments(app, services);
   }
   if (services.sandboxClock) registerSandboxClock(app, services, services.sandboxClock);

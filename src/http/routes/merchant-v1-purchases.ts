@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { internalStatesOf } from '../../domain/purchase-states.ts';
-import { insertPurchase } from '../../purchases/create.ts';
 import { findPurchase, listPurchases } from '../../purchases/repository.ts';
-import { checkAmount, InputError } from '../../purchases/validate.ts';
 import type { Services } from '../../services.ts';
+import { createPurchase } from '../../use-cases/create-purchase.ts';
 import { ApiError, notFound } from '../errors.ts';
+import { langFromAcceptLanguage } from '../i18n.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
 import { NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../views/purchase-v1.ts';
@@ -21,7 +21,7 @@ const invalid = (message: string) => new ApiError(406, 'invalid_input', message)
 
 /** Merchant API v1: purchases. */
 export function registerV1Purchases(app: App, services: Services): void {
-  const { db, clock, offers, config } = services;
+  const { db, config } = services;
 
   app.post(
     `${BASE}/purchases`,
@@ -50,37 +50,27 @@ export function registerV1Purchases(app: App, services: Services): void {
       const accountId = request.auth!.accountId;
       const body = request.body;
       return idempotent(db, request, reply, accountId, async () => {
-        const offer = body.merchant_uid === undefined ? await offers.defaultOffer(accountId) : await offers.find(accountId, body.merchant_uid);
-        if (!offer) throw invalid(body.merchant_uid === undefined ? 'the account has no SHARED offer; give merchant_uid' : `field merchant_uid names no offer of this account`);
-        const currency = body.currency ?? offer.currency;
-        const products = body.products ?? [];
-        try {
-          checkAmount(offer, body.amount, currency, { amount: 'amount', currency: 'currency', products: 'products' }, products);
-        } catch (err) {
-          if (err instanceof InputError) throw invalid(err.message);
-          throw err;
+        const outcome = await createPurchase(services, {
+          accountId,
+          merchantUid: body.merchant_uid,
+          ref: body.ref,
+          title: body.title,
+          subtitle: body.subtitle,
+          description: body.description,
+          pictureUrl: body.picture_url,
+          amountCents: body.amount,
+          currency: body.currency,
+          language: langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB',
+          callbackUrl: body.callback_url,
+          notificationUrl: body.paymentNotificationUrl,
+          products: body.products,
+          client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
+        });
+        if (outcome.kind === 'no_offer') {
+          throw invalid(outcome.merchantUid === undefined ? 'the account has no SHARED offer; give merchant_uid' : `field merchant_uid names no offer of this account`);
         }
-        const purchase = await insertPurchase(
-          db,
-          {
-            offer,
-            ref: body.ref,
-            title: body.title,
-            subtitle: body.subtitle,
-            description: body.description,
-            pictureUrl: body.picture_url,
-            amountCents: body.amount,
-            currency,
-            language: request.headers['accept-language']?.toLowerCase().startsWith('fr') ? 'fr_FR' : 'en_GB',
-            callbackUrl: body.callback_url,
-            notificationUrl: body.paymentNotificationUrl,
-            metadata: {},
-            products,
-            client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
-          },
-          clock.now(),
-        );
-        return { status: 201, body: purchaseV1(purchase, config.publicUrl) };
+        if (outcome.kind === 'invalid') throw invalid(`field ${outcome.field} ${outcome.message}`);
+        return { status: 201, body: purchaseV1(outcome.purchase, config.publicUrl) };
       }, invalid);
     },
   );

@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
 import { toPublicId } from '../../domain/ids.ts';
-import { insertPurchase } from '../../purchases/create.ts';
-import { checkAmount, InputError } from '../../purchases/validate.ts';
+import type { Violation } from '../../purchases/validate.ts';
 import type { Services } from '../../services.ts';
+import { createPurchase } from '../../use-cases/create-purchase.ts';
+import { sendPurchaseLink } from '../../use-cases/send-purchase-link.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { langFromAcceptLanguage, langOf } from '../i18n.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
 import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../views/purchase-v1.ts';
-import { paymentPageUrl } from '../../domain/links.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
 const Phone = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'International format with a leading +', examples: ['+33612345678'] });
@@ -49,12 +49,17 @@ const PurchaseLinkSettings = Type.Object(
 
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
 
+/** The use case names fields as Merchant API v1 does; this API's are inside `data`. */
+function fieldOf(v: Violation): string {
+  return v.field === 'amount' ? 'data.amountCents' : `data.${v.field}`;
+}
+
 /** Metadata is stored and sent back with every notification: keep it small. */
 const MAX_METADATA_BYTES = 8 * 1024;
 
 /** Token API: create a purchase and send its payment link to the leader by e-mail and/or SMS. */
 export function registerPurchaseLink(app: App, services: Services): void {
-  const { db, clock, offers, config, messenger } = services;
+  const { db, config, messenger } = services;
 
   app.post(
     '/api/merchants/:merchant_uid/purchase_link',
@@ -88,8 +93,6 @@ export function registerPurchaseLink(app: App, services: Services): void {
       const language = data.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB');
       request.lang = langOf(language);
 
-      const offer = await offers.find(accountId, request.params.merchant_uid);
-      if (!offer) throw notFound('merchant_uid');
       if (data.merchantUid !== undefined && data.merchantUid !== request.params.merchant_uid) {
         throw invalid('field data.merchantUid differs from the merchant_uid of the path');
       }
@@ -98,59 +101,44 @@ export function registerPurchaseLink(app: App, services: Services): void {
       if (data.metadata && Buffer.byteLength(JSON.stringify(data.metadata)) > MAX_METADATA_BYTES) {
         throw invalid(`field data.metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
       }
-      const currency = data.currency ?? offer.currency;
-      try {
-        checkAmount(offer, data.amountCents, currency, { amount: 'data.amountCents', currency: 'data.currency' });
-      } catch (err) {
-        if (err instanceof InputError) throw invalid(err.message);
-        throw err;
-      }
 
       return idempotent(db, request, reply, accountId, async () => {
-        const purchase = await insertPurchase(
-          db,
-          {
-            offer,
-            ref: data.reference,
-            title: data.title,
-            subtitle: data.subtitle,
-            amountCents: data.amountCents,
-            currency,
-            language,
-            phoneNumber: data.phoneNumber,
-            callbackUrl: data.redirectUrl,
-            cancelUrl: data.cancelUrl,
-            notificationUrl: data.paymentNotificationUrl,
-            metadata: data.metadata ?? {},
-            products: [],
-            client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
-          },
-          clock.now(),
-        );
-        const url = paymentPageUrl(config.publicUrl, purchase.id);
-        // The purchase is committed before anything is sent: a failed send never loses it.
-        const message = {
+        const outcome = await createPurchase(services, {
           accountId,
-          purchaseId: purchase.id,
+          merchantUid: request.params.merchant_uid,
+          ref: data.reference,
+          title: data.title,
+          subtitle: data.subtitle,
+          amountCents: data.amountCents,
+          currency: data.currency,
           language,
-          merchantName: offer.accountName,
-          title: purchase.title,
-          amountCents: purchase.amountCents,
-          currency,
-          url,
-          firstName: data.firstName,
-        };
-        const [email, sms] = await Promise.all([
-          settings.send_email ? messenger.sendPurchaseLinkEmail(settings.email!, message) : undefined,
-          settings.send_sms ? messenger.sendPurchaseLinkSms(settings.phone_number!, message) : undefined,
-        ]);
+          phoneNumber: data.phoneNumber,
+          callbackUrl: data.redirectUrl,
+          cancelUrl: data.cancelUrl,
+          notificationUrl: data.paymentNotificationUrl,
+          metadata: data.metadata,
+          client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
+        });
+        if (outcome.kind === 'no_offer') throw notFound('merchant_uid');
+        if (outcome.kind === 'invalid') throw invalid(`field ${fieldOf(outcome)} ${outcome.message}`);
+        // The purchase is committed before anything is sent: a failed send never loses it.
+        const sent = await sendPurchaseLink(
+          { messenger, publicUrl: config.publicUrl },
+          {
+            purchase: outcome.purchase,
+            merchantName: outcome.offer.accountName,
+            email: settings.send_email ? settings.email : undefined,
+            phoneNumber: settings.send_sms ? settings.phone_number : undefined,
+            firstName: data.firstName,
+          },
+        );
         return {
           status: 200,
           body: {
-            purchase_uid: toPublicId('pur', purchase.id),
-            url,
-            ...(email === undefined ? {} : { email_has_been_sent: email }),
-            ...(sms === undefined ? {} : { sms_has_been_sent: sms }),
+            purchase_uid: toPublicId('pur', outcome.purchase.id),
+            url: sent.url,
+            ...(sent.emailSent === undefined ? {} : { email_has_been_sent: sent.emailSent }),
+            ...(sent.smsSent === undefined ? {} : { sms_has_been_sent: sent.smsSent }),
           },
         };
       }, invalid);

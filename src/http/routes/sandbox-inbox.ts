@@ -1,12 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { FailureThrottle } from '../../auth/failure-throttle.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { listMessages, type InboxMessage } from '../../messaging/inbox.ts';
 import { esc as escapeHtml } from '../../pages/html.ts';
 import type { Services } from '../../services.ts';
+import type { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
-import { basicCredentials, dashboardAccount } from './backoffice-auth.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
 const BASIC_CHALLENGE = 'Basic realm="Chipin sandbox"';
@@ -113,28 +112,22 @@ function challenge(reply: FastifyReply, status: 401 | 429, text: string, extra: 
  * - `GET /sandbox/inbox`: an HTML page, HTTP Basic with the merchant dashboard e-mail and password.
  * - `GET /api/sandbox/messages`: the same as JSON for automated tests, with an access token.
  */
-export function registerSandboxInbox(app: App, { db }: Services): void {
-  // Each Basic attempt costs one scrypt: bound the guessing (and the CPU) per user and per address.
-  const byUser = new FailureThrottle(5, 60_000);
-  const byAddress = new FailureThrottle(20, 60_000);
-
+export function registerSandboxInbox(app: App, { db, accounts }: Services, guard: DashboardGuard): void {
   app.get('/sandbox/inbox', { schema: { hide: true, tags: ['sandbox'], summary: 'Sandbox inbox (HTML)' } }, async (request, reply) => {
-    const wait = byAddress.retryAfter(request.ip);
-    if (wait > 0) return challenge(reply, 429, `Too many failed attempts, retry in ${wait} s.\n`, { 'retry-after': String(wait) });
-    const creds = basicCredentials(request.headers.authorization);
-    if (!creds) return challenge(reply, 401, 'Sign in with your merchant dashboard e-mail and password.\n');
-    const userKey = creds.user.toLowerCase();
-    const userWait = byUser.retryAfter(userKey);
-    if (userWait > 0) return challenge(reply, 429, `Too many failed attempts, retry in ${userWait} s.\n`, { 'retry-after': String(userWait) });
-
-    const accountId = await dashboardAccount(db, creds);
-    if (!accountId) {
-      byAddress.fail(request.ip);
-      byUser.fail(userKey);
-      return challenge(reply, 401, 'Wrong e-mail or password.\n');
+    // The back office's guard and failure budget; only the refusals are worded for a browser.
+    const check = await guard.check(request);
+    if (!check.ok) {
+      switch (check.refusal) {
+        case 'throttled':
+          return challenge(reply, 429, `Too many failed attempts, retry in ${check.retryAfter} s.\n`, { 'retry-after': String(check.retryAfter) });
+        case 'no_credentials':
+          return challenge(reply, 401, 'Sign in with your merchant dashboard e-mail and password.\n');
+        case 'wrong_credentials':
+          return challenge(reply, 401, 'Wrong e-mail or password.\n');
+      }
     }
-    const account = await db.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [accountId]);
-    const messages = await listMessages(db, accountId, { limit: HTML_LIMIT });
+    const { accountId } = check;
+    const [accountName, messages] = await Promise.all([accounts.nameOf(accountId), listMessages(db, accountId, { limit: HTML_LIMIT })]);
     return reply
       .headers({
         'content-security-policy': CSP,
@@ -144,7 +137,7 @@ export function registerSandboxInbox(app: App, { db }: Services): void {
         'cache-control': 'no-store',
       })
       .type('text/html; charset=utf-8')
-      .send(renderInbox(account.rows[0]?.name ?? '', accountId, messages));
+      .send(renderInbox(accountName ?? '', accountId, messages));
   });
 
   app.get(

@@ -1,0 +1,51 @@
+import { paymentPageUrl } from '../domain/links.ts';
+import type { Messenger } from '../messaging/messenger.ts';
+import type { Purchase } from '../purchases/purchase.ts';
+
+export interface SendPurchaseLinkDeps {
+  messenger: Pick<Messenger, 'sendPurchaseLinkEmail' | 'sendPurchaseLinkSms'>;
+  publicUrl: string;
+}
+
+export interface SendPurchaseLinkInput {
+  purchase: Purchase;
+  merchantName: string;
+  /** Send the link by e-mail to this address. */
+  email?: string;
+  /** Send the link by SMS to this number (E.164). */
+  phoneNumber?: string;
+  /** Greets the leader by name when given. */
+  firstName?: string;
+}
+
+/** The payment page's URL, and per channel asked for, whether the mail server / SMS gateway accepted the message. */
+export interface SentPurchaseLink {
+  url: string;
+  emailSent?: boolean;
+  smsSent?: boolean;
+}
+
+/**
+ * Sends a stored purchase's payment link to its leader, by e-mail and/or SMS. Never throws for a
+ * refused message: the purchase exists whatever the channels answer, and the caller reports it.
+ */
+export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPurchaseLinkInput): Promise<SentPurchaseLink> {
+  const { purchase } = input;
+  const url = paymentPageUrl(deps.publicUrl, purchase.id);
+  const message = {
+    accountId: purchase.accountId,
+    purchaseId: purchase.id,
+    language: purchase.language,
+    merchantName: input.merchantName,
+    title: purchase.title,
+    amountCents: purchase.amountCents,
+    currency: purchase.currency,
+    url,
+    firstName: input.firstName,
+  };
+  const [emailSent, smsSent] = await Promise.all([
+    input.email === undefined ? undefined : deps.messenger.sendPurchaseLinkEmail(input.email, message),
+    input.phoneNumber === undefined ? undefined : deps.messenger.sendPurchaseLinkSms(input.phoneNumber, message),
+  ]);
+  return { url, ...(emailSent === undefined ? {} : { emailSent }), ...(smsSent === undefined ? {} : { smsSent }) };
+}
