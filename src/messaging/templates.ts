@@ -1,6 +1,6 @@
-import { formatMoney } from '../domain/money.ts';
+import { formatDateTime, formatMoney } from '../i18n/format.ts';
+import { langOf, type Lang } from '../i18n/lang.ts';
 import { esc } from '../pages/html.ts';
-import { langOf, type Lang } from '../http/i18n.ts';
 import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
@@ -58,32 +58,6 @@ function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
 }
 
 const NBSP = '\u00a0';
-
-/** Time zone of the dates in messages (pot deadlines). */
-export const MESSAGE_TIME_ZONE = 'Europe/Paris';
-
-const DATE_LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-const dateFormatters = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
-
-/**
- * A date and time for people, in the language, in {@link MESSAGE_TIME_ZONE}: `23 November 2026, 14:00`
- * (en), `23 novembre 2026 à 14:00`, `1er août 2026 à 09:05` (fr). Throws RangeError for an invalid date.
- */
-export function formatDateTime(date: Date, lang: Lang): string {
-  let f = dateFormatters.get(lang);
-  if (!f) {
-    const locale = DATE_LOCALES[lang];
-    f = {
-      day: new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: MESSAGE_TIME_ZONE }),
-      time: new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: MESSAGE_TIME_ZONE }),
-    };
-    dateFormatters.set(lang, f);
-  }
-  const day = f.day.format(date);
-  const time = f.time.format(date);
-  // French writes the first day of a month as an ordinal: `1er août`.
-  return lang === 'fr' ? `${day.replace(/^1(?=\s)/, '1er')} à ${time}` : `${day}, ${time}`;
-}
 
 /** Wording shared by every e-mail. */
 const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {

@@ -1,14 +1,15 @@
 import type { Offer } from '../accounts/offers.ts';
-import { decimalAmount, formatMoney } from '../domain/money.ts';
+import { decimalAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
 import { V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
-import type { Lang } from '../http/i18n.ts';
+import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pot-store.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { esc, jsonScript, layout } from './html.ts';
-import { formatDate, formatDateTime, TEXT, type Texts } from './texts.ts';
+import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
   purchase: Purchase & { merchantName: string };

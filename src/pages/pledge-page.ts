@@ -1,10 +1,10 @@
-import { formatMoney } from '../domain/money.ts';
-import type { Lang } from '../http/i18n.ts';
+import { formatDateTime, formatMoney } from '../i18n/format.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pot-store.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { esc, layout } from './html.ts';
-import { formatDateTime, TEXT } from './texts.ts';
+import { TEXT } from './texts.ts';
 
 export interface PledgeView {
   pledge: Pledge;

@@ -4,7 +4,7 @@ import { findPurchase } from '../../purchases/repository.ts';
 import { abortPurchase } from '../../purchases/transitions.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../i18n.ts';
+import { langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 

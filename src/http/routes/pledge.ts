@@ -9,7 +9,7 @@ import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../..
 import { findPledgeForPage, loadPayState } from '../../payments/pot-store.ts';
 import { findPurchaseForPage } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
-import { langFromAcceptLanguage, langOf } from '../i18n.ts';
+import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 

@@ -4,7 +4,7 @@ import { insertPurchase } from '../../purchases/create.ts';
 import { checkAmount, InputError } from '../../purchases/validate.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langFromAcceptLanguage, langOf } from '../i18n.ts';
+import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
 import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../views/purchase-v1.ts';

@@ -10,7 +10,7 @@ import { findPledge, listPledges, loadPayState } from '../../payments/pot-store.
 import { findPurchase } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../i18n.ts';
+import { langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 

@@ -1,4 +1,4 @@
-import { formatMoney } from '../../domain/money.ts';
+import { formatMoney } from '../../i18n/format.ts';
 import { esc, layout } from '../../pages/html.ts';
 import type { ChallengeView } from './connector.ts';
 
