@@ -1,4 +1,3 @@
-import type { CardInput } from '../psp/connector.ts';
 import { esc } from './html.ts';
 import type { Texts } from './texts.ts';
 
@@ -22,13 +21,22 @@ export function cardFields(t: Texts, values: { holder?: string } = {}): string {
 </fieldset>`;
 }
 
+/** A card as typed on a page: what a PSP connector's `CardInput` takes. */
+export interface TypedCard {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  holderName: string;
+}
+
 function field(form: Record<string, unknown>, name: string): string {
   const v = form[name];
   return typeof v === 'string' ? v.trim() : '';
 }
 
 /** The card as typed, or undefined when a field is missing or malformed (the PSP judges the rest). */
-export function readCard(form: Record<string, unknown>, now: Date): CardInput | undefined {
+export function readCard(form: Record<string, unknown>, now: Date): TypedCard | undefined {
   const number = field(form, 'card_number').replace(/[\s-]/g, '');
   const cvc = field(form, 'card_cvc');
   const holderName = field(form, 'holder_name');
