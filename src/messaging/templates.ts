@@ -1,6 +1,6 @@
+import { html } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
-import { esc } from '../pages/html.ts';
 import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
@@ -23,9 +23,6 @@ export interface PurchaseLinkEmail {
   text: string;
   html: string;
 }
-
-/** Text safe inside HTML element content and quoted attribute values (the pages' escaping). */
-export { esc as escapeHtml } from '../pages/html.ts';
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
 export function oneLine(value: string, max = 200, ellipsis = '…'): string {
@@ -87,22 +84,21 @@ interface EmailTexts {
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
 function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
   const text = [t.greeting, '', t.intro, '', t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
-  const e = esc;
-  const html = `<!DOCTYPE html>
+  const markup = html`<!DOCTYPE html>
 <html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(t.subject)}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t.subject}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-<p>${e(t.greeting)}</p>
-<p>${e(t.intro)}</p>
-<p>${e(t.invite)}</p>
-<p><a href="${e(url)}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${e(t.cta)}</a></p>
-<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${e(url)}">${e(url)}</a></p>
-<p style="font-size:13px;color:#555555">${e(t.ignore)}</p>
-<p style="font-size:13px;color:#555555">${e(t.signature)}</p>
+<p>${t.greeting}</p>
+<p>${t.intro}</p>
+<p>${t.invite}</p>
+<p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
+<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
+<p style="font-size:13px;color:#555555">${t.ignore}</p>
+<p style="font-size:13px;color:#555555">${t.signature}</p>
 </body>
 </html>
-`;
-  return { lang, subject: oneLine(t.subject, 200), text, html };
+`.toString();
+  return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
 const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {

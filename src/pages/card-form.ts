@@ -1,13 +1,13 @@
-import { esc } from './html.ts';
+import { html, type SafeHtml } from '../html/html.ts';
 import type { Texts } from './texts.ts';
 
 /** The card fields, each with a visible label, autocomplete hints and error wiring. */
-export function cardFields(t: Texts, values: { holder?: string } = {}): string {
-  return `
+export function cardFields(t: Texts, values: { holder?: string } = {}): SafeHtml {
+  return html`
 <fieldset>
   <legend>${t.cardTitle}</legend>
   <label for="holder_name">${t.cardholder}</label>
-  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${esc(values.holder ?? '')}">
+  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}">
   <label for="card_number">${t.cardNumber}</label>
   <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234">
   <div class="row">

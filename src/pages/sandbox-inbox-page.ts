@@ -1,5 +1,5 @@
 import { toPublicId } from '../domain/ids.ts';
-import { esc as escapeHtml } from './html.ts';
+import { html, type SafeHtml } from '../html/html.ts';
 
 /** What the page shows of a sent message (src/messaging/inbox.ts reads them). */
 export interface InboxEntry {
@@ -14,18 +14,17 @@ export interface InboxEntry {
   createdAt: Date;
 }
 
-/** Turns the http(s) URLs of an escaped-on-the-way text into links. */
-function linkify(text: string): string {
-  let out = '';
+/** The text, escaped, with its http(s) URLs as links. */
+function linkify(text: string): SafeHtml {
+  const parts: SafeHtml[] = [];
   let last = 0;
   for (const m of text.matchAll(/https?:\/\/[^\s<>"']+/g)) {
     const url = m[0].replace(/[.,;:!?)\]]+$/, '');
     const start = m.index;
-    out += escapeHtml(text.slice(last, start));
-    out += `<a href="${escapeHtml(url)}" rel="noopener noreferrer">${escapeHtml(url)}</a>`;
+    parts.push(html`${text.slice(last, start)}<a href="${url}" rel="noopener noreferrer">${url}</a>`);
     last = start + url.length;
   }
-  return out + escapeHtml(text.slice(last));
+  return html`${parts}${text.slice(last)}`;
 }
 
 function when(d: Date): string {
@@ -38,26 +37,23 @@ function when(d: Date): string {
  * messages the route lists at most.
  */
 export function sandboxInboxPage(accountName: string, accountId: string, messages: readonly InboxEntry[], shown: number): string {
-  const e = escapeHtml;
-  const items = messages
-    .map(
-      (m) => `<article class="msg ${m.accepted ? 'ok' : 'ko'}">
-<header><span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${e(m.recipient)}</strong>
-<span class="st">${m.accepted ? 'accepted: yes' : 'accepted: no'}</span> <time datetime="${e(m.createdAt.toISOString())}">${e(when(m.createdAt))}</time></header>
-${m.subject === null ? '' : `<h2>${e(m.subject)}</h2>`}
-${m.error ? `<p class="err">${e(m.error)}</p>` : ''}
+  const items = messages.map(
+    (m, i) => html`${i > 0 ? '\n' : ''}<article class="msg ${m.accepted ? 'ok' : 'ko'}">
+<header><span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${m.recipient}</strong>
+<span class="st">${m.accepted ? 'accepted: yes' : 'accepted: no'}</span> <time datetime="${m.createdAt.toISOString()}">${when(m.createdAt)}</time></header>
+${m.subject === null ? '' : html`<h2>${m.subject}</h2>`}
+${m.error ? html`<p class="err">${m.error}</p>` : ''}
 <div class="body">${linkify(m.body)}</div>
-${m.purchaseId ? `<footer>${e(toPublicId('pur', m.purchaseId))}</footer>` : ''}
+${m.purchaseId ? html`<footer>${toPublicId('pur', m.purchaseId)}</footer>` : ''}
 </article>`,
-    )
-    .join('\n');
-  return `<!DOCTYPE html>
+  );
+  return html`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Sandbox inbox · ${e(accountName)}</title>
+<title>Sandbox inbox · ${accountName}</title>
 <style>
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;color:#1a1a1a;background:#f6f7f9}
 h1{font-size:1.4rem;margin:.2rem 0}
@@ -78,9 +74,9 @@ footer{font-size:.8rem;color:#666;margin-top:.4rem}
 </head>
 <body>
 <h1>Sandbox inbox</h1>
-<p class="sub">${e(accountName)} (${e(toPublicId('acc', accountId))}): the e-mails and SMS sent for this account's purchases, newest first (last ${shown}). <a href="">Refresh</a></p>
-${items || '<p class="empty">No message yet.</p>'}
+<p class="sub">${accountName} (${toPublicId('acc', accountId)}): the e-mails and SMS sent for this account's purchases, newest first (last ${shown}). <a href="">Refresh</a></p>
+${items.length ? items : html`<p class="empty">No message yet.</p>`}
 </body>
 </html>
-`;
+`.toString();
 }
