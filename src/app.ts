@@ -15,7 +15,7 @@ import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
 import { openDatabase } from './db/open.ts';
-import { Metrics } from './http/metrics.ts';
+import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';

@@ -11,7 +11,7 @@ import type { Clock } from './domain/clock.ts';
 import type { DueWork } from './jobs/due-work.ts';
 import type { JobScheduler } from './jobs/scheduler.ts';
 import type { SandboxClock } from './clock/sandbox-clock.ts';
-import type { Metrics } from './http/metrics.ts';
+import type { Metrics } from './observability/metrics.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import type { PspRegistry } from './psp/registry.ts';
 import type { Deliveries } from './delivery/service.ts';

@@ -26,7 +26,7 @@ export interface DeliveryLog {
   error(obj: object, msg: string): void;
 }
 
-/** Where attempt outcomes and latencies are counted (src/http/metrics.ts). */
+/** Where attempt outcomes and latencies are counted (src/observability/metrics.ts). */
 export interface DeliveryMetricsSink {
   observeDeliveryAttempt(kind: string, outcome: string, seconds: number): void;
 }

@@ -1,8 +1,7 @@
-import type { Lang } from '../http/i18n.ts';
-
 /**
  * Currencies and amounts. Amounts are integers in the currency's minor unit (DESIGN §2), so the
  * exponent of a currency decides what "1234" means: 12.34 EUR, 1 234 JPY, 1.234 KWD.
+ * Formatting them for people is src/i18n/format.ts.
  */
 
 const CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
@@ -37,9 +36,6 @@ export function currencyExponent(currency: string): number {
   return exponent;
 }
 
-const LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-const formatters = new Map<string, Intl.NumberFormat>();
-
 /** `amountCents` minor units as an exact decimal string: (1, 2) → "0.01", (-150, 2) → "-1.50", (7, 0) → "7". */
 function toDecimal(amountCents: number, exponent: number): string {
   const digits = Math.abs(amountCents).toString().padStart(exponent + 1, '0');
@@ -65,27 +61,4 @@ export function parseDecimalAmount(text: string, currency: string): number | und
   const fraction = m[2] ?? '';
   if (fraction.length > exponent) return undefined;
   return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
-}
-
-/**
- * An amount in minor units, formatted for people in the language's locale: `12,50 €` (fr),
- * `€12.50` (en), `JP¥1,234`. Exact for every safe integer (formatted from a decimal string, never
- * through a float division). Throws RangeError for a non-integer amount or an unknown currency.
- */
-export function formatMoney(amountCents: number, currency: string, lang: Lang): string {
-  if (!Number.isSafeInteger(amountCents)) throw new RangeError(`amount must be an integer number of minor units, got ${amountCents}`);
-  const exponent = currencyExponent(currency);
-  const key = `${lang}:${currency}`;
-  let nf = formatters.get(key);
-  if (!nf) {
-    nf = new Intl.NumberFormat(LOCALES[lang], {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: exponent,
-      maximumFractionDigits: exponent,
-    });
-    formatters.set(key, nf);
-  }
-  // Intl.NumberFormat formats a decimal string exactly (ECMA-402 NumberFormat v3, Node 19+).
-  return nf.format(toDecimal(amountCents, exponent) as unknown as number);
 }

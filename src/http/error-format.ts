@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import { ApiError } from './errors.ts';
-import { infoText, type Lang } from './i18n.ts';
+import type { Lang } from '../i18n/lang.ts';
+import { infoText } from './error-texts.ts';
 
 /** The API families of the contract, each with its own error body. */
 export type Family = 'oauth' | 'token' | 'v1';

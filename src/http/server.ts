@@ -10,7 +10,7 @@ import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
 import { errorBody, familyOf, fromFrameworkError } from './error-format.ts';
 import { ApiError } from './errors.ts';
-import { langFromAcceptLanguage, langOf, type Lang } from './i18n.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
 import { redactUrl } from './redact.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TokenClaims } from '../auth/access-tokens.ts';
-import type { Lang } from './i18n.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /** The Fastify instance every route file registers on, typed by our TypeBox schemas. */
 export type App = FastifyInstance<

@@ -1,5 +1,3 @@
-import type { Lang } from '../http/i18n.ts';
-
 /** A purchase link to send to the leader, by e-mail or SMS (and the base of {@link PledgeMessage}). */
 export interface PurchaseLinkMessage {
   accountId: string;
@@ -43,5 +41,3 @@ export interface Messenger {
   /** A pledger's invitation or reminder (`msg.kind`), by SMS. */
   sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean>;
 }
-
-export type { Lang };

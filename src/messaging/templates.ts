@@ -1,6 +1,6 @@
-import { formatMoney } from '../domain/money.ts';
-import { esc } from '../pages/html.ts';
-import { langOf, type Lang } from '../http/i18n.ts';
+import { html } from '../html/html.ts';
+import { formatDateTime, formatMoney } from '../i18n/format.ts';
+import { langOf, type Lang } from '../i18n/lang.ts';
 import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
@@ -23,9 +23,6 @@ export interface PurchaseLinkEmail {
   text: string;
   html: string;
 }
-
-/** Text safe inside HTML element content and quoted attribute values (the pages' escaping). */
-export { esc as escapeHtml } from '../pages/html.ts';
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
 export function oneLine(value: string, max = 200, ellipsis = '…'): string {
@@ -59,32 +56,6 @@ function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
 
 const NBSP = '\u00a0';
 
-/** Time zone of the dates in messages (pot deadlines). */
-export const MESSAGE_TIME_ZONE = 'Europe/Paris';
-
-const DATE_LOCALES: Record<Lang, string> = { en: 'en-GB', fr: 'fr-FR' };
-const dateFormatters = new Map<string, { day: Intl.DateTimeFormat; time: Intl.DateTimeFormat }>();
-
-/**
- * A date and time for people, in the language, in {@link MESSAGE_TIME_ZONE}: `23 November 2026, 14:00`
- * (en), `23 novembre 2026 à 14:00`, `1er août 2026 à 09:05` (fr). Throws RangeError for an invalid date.
- */
-export function formatDateTime(date: Date, lang: Lang): string {
-  let f = dateFormatters.get(lang);
-  if (!f) {
-    const locale = DATE_LOCALES[lang];
-    f = {
-      day: new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: MESSAGE_TIME_ZONE }),
-      time: new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: MESSAGE_TIME_ZONE }),
-    };
-    dateFormatters.set(lang, f);
-  }
-  const day = f.day.format(date);
-  const time = f.time.format(date);
-  // French writes the first day of a month as an ordinal: `1er août`.
-  return lang === 'fr' ? `${day.replace(/^1(?=\s)/, '1er')} à ${time}` : `${day}, ${time}`;
-}
-
 /** Wording shared by every e-mail. */
 const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
   en: {
@@ -113,22 +84,21 @@ interface EmailTexts {
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
 function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
   const text = [t.greeting, '', t.intro, '', t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
-  const e = esc;
-  const html = `<!DOCTYPE html>
+  const markup = html`<!DOCTYPE html>
 <html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(t.subject)}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t.subject}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-<p>${e(t.greeting)}</p>
-<p>${e(t.intro)}</p>
-<p>${e(t.invite)}</p>
-<p><a href="${e(url)}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${e(t.cta)}</a></p>
-<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${e(url)}">${e(url)}</a></p>
-<p style="font-size:13px;color:#555555">${e(t.ignore)}</p>
-<p style="font-size:13px;color:#555555">${e(t.signature)}</p>
+<p>${t.greeting}</p>
+<p>${t.intro}</p>
+<p>${t.invite}</p>
+<p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
+<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
+<p style="font-size:13px;color:#555555">${t.ignore}</p>
+<p style="font-size:13px;color:#555555">${t.signature}</p>
 </body>
 </html>
-`;
-  return { lang, subject: oneLine(t.subject, 200), text, html };
+`.toString();
+  return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
 const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {

@@ -1,14 +1,13 @@
-import type { CardInput } from '../psp/connector.ts';
-import { esc } from './html.ts';
+import { html, type SafeHtml } from '../html/html.ts';
 import type { Texts } from './texts.ts';
 
 /** The card fields, each with a visible label, autocomplete hints and error wiring. */
-export function cardFields(t: Texts, values: { holder?: string } = {}): string {
-  return `
+export function cardFields(t: Texts, values: { holder?: string } = {}): SafeHtml {
+  return html`
 <fieldset>
   <legend>${t.cardTitle}</legend>
   <label for="holder_name">${t.cardholder}</label>
-  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${esc(values.holder ?? '')}">
+  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}">
   <label for="card_number">${t.cardNumber}</label>
   <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234">
   <div class="row">
@@ -22,13 +21,22 @@ export function cardFields(t: Texts, values: { holder?: string } = {}): string {
 </fieldset>`;
 }
 
+/** A card as typed on a page: what a PSP connector's `CardInput` takes. */
+export interface TypedCard {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  holderName: string;
+}
+
 function field(form: Record<string, unknown>, name: string): string {
   const v = form[name];
   return typeof v === 'string' ? v.trim() : '';
 }
 
 /** The card as typed, or undefined when a field is missing or malformed (the PSP judges the rest). */
-export function readCard(form: Record<string, unknown>, now: Date): CardInput | undefined {
+export function readCard(form: Record<string, unknown>, now: Date): TypedCard | undefined {
   const number = field(form, 'card_number').replace(/[\s-]/g, '');
   const cvc = field(form, 'card_cvc');
   const holderName = field(form, 'holder_name');

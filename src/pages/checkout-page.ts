@@ -1,14 +1,16 @@
 import type { Offer } from '../accounts/offers.ts';
-import { decimalAmount, formatMoney } from '../domain/money.ts';
+import { decimalAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
 import { V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
-import type { Lang } from '../http/i18n.ts';
+import { html, type SafeHtml } from '../html/html.ts';
+import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pot-store.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
-import { esc, jsonScript, layout } from './html.ts';
-import { formatDate, formatDateTime, TEXT, type Texts } from './texts.ts';
+import { jsonScript, layout } from './html.ts';
+import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
   purchase: Purchase & { merchantName: string };
@@ -29,64 +31,61 @@ export interface CheckoutView {
   handover?: { result: unknown; jwt?: string };
 }
 
-function money(cents: number, currency: string, lang: Lang): string {
-  return esc(formatMoney(cents, currency, lang));
-}
-
-function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): string {
+function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
   const p = v.purchase;
   const products = p.products.length
-    ? `<section class="card" aria-labelledby="basket"><h2 id="basket">${t.basket}</h2><table>${p.products
-        .map((x) => `<tr><td>${esc(x.label ?? x.ref ?? '')}</td><td class="num">${money(x.amount, x.currency, v.lang)}</td></tr>`)
-        .join('')}</table></section>`
+    ? html`<section class="card" aria-labelledby="basket"><h2 id="basket">${t.basket}</h2><table>${p.products.map(
+        (x) => html`<tr><td>${x.label ?? x.ref ?? ''}</td><td class="num">${formatMoney(x.amount, x.currency, v.lang)}</td></tr>`,
+      )}</table></section>`
     : '';
-  return `
+  return html`
 <section class="card">
-  <p class="merchant">${t.soldBy} <strong>${esc(p.merchantName)}</strong></p>
-  ${p.pictureUrl ? `<img class="picture" src="${esc(p.pictureUrl)}" alt="">` : ''}
-  <h1>${esc(p.title)}</h1>
-  ${p.subtitle ? `<p class="muted">${esc(p.subtitle)}</p>` : ''}
-  ${p.description ? `<p>${esc(p.description)}</p>` : ''}
-  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.total}</span> ${money(p.amountCents, p.currency, v.lang)}</p>
-  <p><span class="state" role="status">${esc(t.states[V1_STATE[p.state]])}</span></p>
+  <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
+  ${p.pictureUrl ? html`<img class="picture" src="${p.pictureUrl}" alt="">` : ''}
+  <h1>${p.title}</h1>
+  ${p.subtitle ? html`<p class="muted">${p.subtitle}</p>` : ''}
+  ${p.description ? html`<p>${p.description}</p>` : ''}
+  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.total}</span> ${formatMoney(p.amountCents, p.currency, v.lang)}</p>
+  <p><span class="state" role="status">${t.states[V1_STATE[p.state]]}</span></p>
 </section>${products}`;
 }
 
-function explain(v: CheckoutView, t: Texts): string {
+function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
   const { offer, lang, purchase: p } = v;
-  if (offer.type === 'SHARED') return `<p>${esc(t.sharedExplain(formatDateTime(v.potDeadline!, lang)))}</p>`;
+  if (offer.type === 'SHARED') return html`<p>${t.sharedExplain(formatDateTime(v.potDeadline!, lang))}</p>`;
   const s = v.schedule;
   if (!s) return '';
-  if (offer.type === 'DEFERRED') return `<p>${esc(t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang)))}</p>`;
+  if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>`;
   const rows = s.INSTALLMENT.map(
-    (l) => `<tr><td>${esc(formatDate(l.payment_date, lang))}</td><td class="num">${money(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${money(l.fees, p.currency, lang)}</td></tr>`,
-  ).join('');
-  return `<p>${esc(t.installmentsExplain(s.INSTALLMENT.length))}</p>
+    (l) =>
+      html`<tr><td>${formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
+  );
+  return html`<p>${t.installmentsExplain(s.INSTALLMENT.length)}</p>
 <table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amount}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>
-<p class="muted">${esc(t.taeg(s.taeg.toFixed(2)))}</p>`;
+<p class="muted">${t.taeg(s.taeg.toFixed(2))}</p>`;
 }
 
-function friendRow(t: Texts, i: number, f: { name: string; email: string; phone: string; share: string } | undefined, invalid: Set<string>): string {
-  const inv = (name: string) => (invalid.has(`${name}_${i}`) ? ' aria-invalid="true"' : '');
-  return `<div class="friend" data-friend>
-  <div class="row"><div><label for="pledger_name_${i}">${t.friendName}</label><input id="pledger_name_${i}" name="pledger_name" maxlength="100" autocomplete="off" value="${esc(f?.name ?? '')}"></div>
-  <div><label for="pledger_amount_${i}">${t.friendShare}</label><input id="pledger_amount_${i}" name="pledger_amount" inputmode="decimal" maxlength="16" value="${esc(f?.share ?? '')}"${inv('pledger_amount')}></div></div>
-  <div class="row"><div><label for="pledger_email_${i}">${t.friendEmail}</label><input id="pledger_email_${i}" name="pledger_email" type="email" maxlength="254" autocomplete="off" value="${esc(f?.email ?? '')}"${inv('pledger_email')}></div>
-  <div><label for="pledger_phone_${i}">${t.friendPhone}</label><input id="pledger_phone_${i}" name="pledger_phone" type="tel" maxlength="20" autocomplete="off" value="${esc(f?.phone ?? '')}"${inv('pledger_email')}></div></div>
+function friendRow(t: Texts, i: number, f: { name: string; email: string; phone: string; share: string } | undefined, invalid: Set<string>): SafeHtml {
+  const inv = (name: string) => (invalid.has(`${name}_${i}`) ? html` aria-invalid="true"` : '');
+  return html`<div class="friend" data-friend>
+  <div class="row"><div><label for="pledger_name_${i}">${t.friendName}</label><input id="pledger_name_${i}" name="pledger_name" maxlength="100" autocomplete="off" value="${f?.name ?? ''}"></div>
+  <div><label for="pledger_amount_${i}">${t.friendShare}</label><input id="pledger_amount_${i}" name="pledger_amount" inputmode="decimal" maxlength="16" value="${f?.share ?? ''}"${inv('pledger_amount')}></div></div>
+  <div class="row"><div><label for="pledger_email_${i}">${t.friendEmail}</label><input id="pledger_email_${i}" name="pledger_email" type="email" maxlength="254" autocomplete="off" value="${f?.email ?? ''}"${inv('pledger_email')}></div>
+  <div><label for="pledger_phone_${i}">${t.friendPhone}</label><input id="pledger_phone_${i}" name="pledger_phone" type="tel" maxlength="20" autocomplete="off" value="${f?.phone ?? ''}"${inv('pledger_email')}></div></div>
 </div>`;
 }
 
-function friendsEditor(v: CheckoutView, t: Texts): string {
+function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
   const invalid = new Set(v.invalid ?? []);
   const friends = v.friends?.length ? v.friends : [undefined, undefined];
   const p = v.purchase;
-  return `<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${esc(p.currency)}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${esc(t.invalidShares)}">
+  return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}">
   <legend>${t.friends}</legend>
   <p class="muted">${t.friendsHint}</p>
-  <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, invalid)).join('')}</div>
+  <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, invalid))}</div>
   <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
   <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>
-  <p>${t.yourShare}: <strong id="leader-share" aria-live="polite">${money(p.amountCents, p.currency, v.lang)}</strong></p>
+  <p>${t.yourShare}: <strong id="leader-share" aria-live="polite">${formatMoney(p.amountCents, p.currency, v.lang)}</strong></p>
   <p id="shares-error" class="alert" role="alert" hidden></p>
 </fieldset>`;
 }
@@ -106,21 +105,19 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body =
-    basket(v, t) +
-    `<section class="card" aria-labelledby="pay-title">
-  <h2 id="pay-title" hidden>${esc(t.pay)}</h2>
+  const body = html`${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  <h2 id="pay-title" hidden>${t.pay}</h2>
   ${explain(v, t)}
-  ${v.error ? `<div class="alert" role="alert" id="form-error">${esc(v.error)}</div>` : ''}
-  <form method="post" action="/pay/${uid}" id="checkout" novalidate data-pay-label="${esc(t.pay)}" data-lang="${v.lang}">
-    <input type="hidden" name="csrf" value="${esc(v.csrfToken)}">
+  ${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
+  <form method="post" action="/pay/${uid}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
+    <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
     ${cardFields(t)}
-    <button type="submit" id="pay-button">${esc(payLabel(v, t))}</button>
+    <button type="submit" id="pay-button">${payLabel(v, t)}</button>
   </form>
-  ${p.cancelUrl ? `<p class="center"><a href="${esc(p.cancelUrl)}">${t.cancel}</a></p>` : ''}
+  ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
 </section>`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, '/assets/checkout.js');
+  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, '/assets/checkout.js').toString();
 }
 
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
@@ -132,14 +129,12 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
     state === 'LEADER_PROCESSED' ? (v.offer.type === 'SHARED' ? t.doneShared : t.states.LEADER_PROCESSED) : state === 'SUCCESSFUL' ? t.doneSuccessful : state === 'FAILED' ? t.doneFailed : t.states[state];
   const pledges = (v.pledges ?? []).filter((x) => x.state !== 'draft');
   const pot = pledges.length
-    ? `<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table>${pledges
-        .map(
-          (x) =>
-            `<tr><td><a href="${esc(pledgeUrl(x.id))}">${esc(x.name ?? x.email ?? x.phoneNumber ?? '')}</a></td><td class="num">${money(x.amountCents, p.currency, v.lang)}</td><td class="num">${
-              x.state === 'paid' ? t.pledgePaid : x.state === 'closed' ? t.pledgeClosed : t.pledgeWaiting
-            }</td></tr>`,
-        )
-        .join('')}</table></section>`
+    ? html`<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table>${pledges.map(
+        (x) =>
+          html`<tr><td><a href="${pledgeUrl(x.id)}">${x.name ?? x.email ?? x.phoneNumber ?? ''}</a></td><td class="num">${formatMoney(x.amountCents, p.currency, v.lang)}</td><td class="num">${
+            x.state === 'paid' ? t.pledgePaid : x.state === 'closed' ? t.pledgeClosed : t.pledgeWaiting
+          }</td></tr>`,
+      )}</table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
   let target = '*';
@@ -149,15 +144,15 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
     // keep '*': the result is signed and holds no secret
   }
   const handover = v.handover ? jsonScript('chipin-result', { type: 'chipin:result', target, result: v.handover.result, jwt: v.handover.jwt ?? null }) : '';
-  const body = `${handover}${basket(v, t)}
+  const body = html`${handover}${basket(v, t)}
 <section class="card">
-  <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${esc(message)}</div>
-  ${p.callbackUrl ? `<a class="button" href="${esc(p.callbackUrl)}">${t.backToShop}</a>` : ''}
+  <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
+  ${p.callbackUrl ? html`<a class="button" href="${p.callbackUrl}">${t.backToShop}</a>` : ''}
 </section>${pot}`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.handover ? '/assets/result.js' : undefined);
+  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.handover ? '/assets/result.js' : undefined).toString();
 }
 
 export function notFoundPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(lang, t.notFoundTitle, `<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`);
+  return layout(lang, t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
 }

@@ -1,14 +1,5 @@
-/** Escapes text for HTML element content and quoted attribute values. */
-export function esc(value: unknown): string {
-  return String(value ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+import { html, raw, type SafeHtml } from '../html/html.ts';
 
-/** Our pages load nothing from elsewhere and run no script of their own yet. */
 /**
  * Our pages load nothing from elsewhere: our own script and styles only. `form-action` allows
  * the redirect after a payment to reach the merchant's callback or the 3-D Secure page.
@@ -22,11 +13,12 @@ export function pageCsp(embedderOrigin?: string): string {
 }
 
 /** JSON inside a `<script type="application/json">` block: `<` escaped so no text can close it. */
-export function jsonScript(id: string, value: unknown): string {
-  return `<script type="application/json" id="${esc(id)}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+export function jsonScript(id: string, value: unknown): SafeHtml {
+  // Script content is not HTML-decoded: entities would corrupt the JSON, and `\u003c` alone keeps it inert.
+  return html`<script type="application/json" id="${id}">${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}</script>`;
 }
 
-const STYLE = `
+const STYLE = raw(`
   body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}
   main{max-width:32rem;margin:0 auto;padding:1.5rem 1rem}
   .card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
@@ -48,19 +40,19 @@ const STYLE = `
   .alert{border-left:4px solid #b42318;background:#fef3f2;padding:.75rem;border-radius:6px;margin-bottom:1rem}
   .ok{border-left:4px solid #067647;background:#ecfdf3;padding:.75rem;border-radius:6px;margin-bottom:1rem}
   .friend{border-top:1px solid #e4e7ec;padding-top:.5rem;margin-top:.5rem}
-  a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`;
+  a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`);
 
 /** A complete mobile-first page in `lang`. */
-export function layout(lang: string, title: string, body: string, script?: string): string {
-  return `<!doctype html>
-<html lang="${esc(lang)}">
+export function layout(lang: string, title: string, body: SafeHtml, script?: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${esc(title)}</title>
+<title>${title}</title>
 <style>${STYLE}</style>
 </head>
-<body><main>${body}</main>${script ? `<script src="${esc(script)}" defer></script>` : ''}</body>
+<body><main>${body}</main>${script ? html`<script src="${script}" defer></script>` : ''}</body>
 </html>`;
 }

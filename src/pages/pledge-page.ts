@@ -1,10 +1,11 @@
-import { formatMoney } from '../domain/money.ts';
-import type { Lang } from '../http/i18n.ts';
+import { html } from '../html/html.ts';
+import { formatDateTime, formatMoney } from '../i18n/format.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pot-store.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
-import { esc, layout } from './html.ts';
-import { formatDateTime, TEXT } from './texts.ts';
+import { layout } from './html.ts';
+import { TEXT } from './texts.ts';
 
 export interface PledgeView {
   pledge: Pledge;
@@ -26,32 +27,32 @@ export function pledgePage(v: PledgeView): string {
   const uid = `plg_${v.pledge.id}`;
   const status =
     v.done === 'paid'
-      ? `<div class="ok" role="status">${t.pledgeThanks}</div>`
+      ? html`<div class="ok" role="status">${t.pledgeThanks}</div>`
       : v.done === 'full'
-        ? `<div class="ok" role="status">${t.pledgeFullText}</div>`
+        ? html`<div class="ok" role="status">${t.pledgeFullText}</div>`
         : v.done === 'closed'
-          ? `<div class="alert" role="status">${t.pledgeClosedText}</div>`
+          ? html`<div class="alert" role="status">${t.pledgeClosedText}</div>`
           : '';
   const form = v.done
     ? ''
-    : `${v.error ? `<div class="alert" role="alert" id="form-error">${esc(v.error)}</div>` : ''}
+    : html`${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
   <form method="post" action="/pledge/${uid}" id="pledge-form" novalidate>
-    <input type="hidden" name="csrf" value="${esc(v.csrfToken)}">
+    <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${cardFields(t, { holder: v.pledge.name ?? '' })}
-    <button type="submit">${esc(`${t.pay} ${share}`)}</button>
+    <button type="submit">${`${t.pay} ${share}`}</button>
   </form>`;
-  const body = `<section class="card">
-  <p class="merchant">${t.soldBy} <strong>${esc(p.merchantName)}</strong></p>
-  <h1>${esc(t.pledgeTitle(inviter))}</h1>
-  <p>${esc(t.pledgeFor(p.title, p.merchantName))}</p>
-  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${esc(share)}</p>
-  ${v.deadline && !v.done ? `<p>${esc(t.pledgeDeadline(formatDateTime(v.deadline, v.lang)))}</p>` : ''}
+  const body = html`<section class="card">
+  <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
+  <h1>${t.pledgeTitle(inviter)}</h1>
+  <p>${t.pledgeFor(p.title, p.merchantName)}</p>
+  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
+  ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang))}</p>` : ''}
 </section>
 <section class="card">${status}${form}</section>`;
-  return layout(p.language.replace('_', '-'), `${t.pledgeShare} · ${p.title}`, body);
+  return layout(p.language.replace('_', '-'), `${t.pledgeShare} · ${p.title}`, body).toString();
 }
 
 export function pledgeNotFoundPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(lang, t.pledgeNotFound, `<section class="card"><h1>${t.pledgeNotFound}</h1></section>`);
+  return layout(lang, t.pledgeNotFound, html`<section class="card"><h1>${t.pledgeNotFound}</h1></section>`).toString();
 }

@@ -1,4 +1,4 @@
-import type { Lang } from '../http/i18n.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /** Every text of the hosted pages, in English and French (DESIGN §1: shoppers on a phone). */
 export const TEXT = {
@@ -162,12 +162,3 @@ export const TEXT = {
 } satisfies Record<Lang, unknown>;
 
 export type Texts = (typeof TEXT)['en'];
-
-/** Date and time in the shopper's language, Paris time (the service's market). */
-export function formatDateTime(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Paris' }).format(date);
-}
-
-export function formatDate(isoDate: string, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${isoDate}T00:00:00Z`));
-}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { currencyExponent, formatMoney, isKnownCurrency } from '../../src/domain/money.ts';
+import { currencyExponent, isKnownCurrency } from '../../src/domain/money.ts';
+import { formatDate, formatDateTime, formatMoney } from '../../src/i18n/format.ts';
 import type { PledgeMessage, PurchaseLinkMessage } from '../../src/messaging/messenger.ts';
-import { escapeHtml, formatDateTime, pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
+import { pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
 
 const URL = 'https://pay.chipin.example/pay/pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70';
 const msg = (over: Partial<PurchaseLinkMessage> = {}): PurchaseLinkMessage => ({
@@ -94,7 +95,6 @@ describe('purchase link e-mail', () => {
     expect(mail.html).toContain('&lt;b&gt;Evil&lt;/b&gt; &quot;Shop&quot;');
     expect(mail.subject).not.toMatch(/[\r\n]/);
     expect(mail.text.split('\n').some((line) => line.startsWith('Bcc:'))).toBe(false);
-    expect(escapeHtml(`&<>"'`)).toBe('&amp;&lt;&gt;&quot;&#39;');
   });
 });
 
@@ -153,6 +153,12 @@ describe('deadline formatting', () => {
     expect(plain(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'fr'))).toBe('1er juillet 2026 à 00:30');
     expect(plain(formatDateTime(new Date('2026-12-10T08:05:00Z'), 'fr'))).toBe('10 décembre 2026 à 09:05');
     expect(() => formatDateTime(new Date('nope'), 'en')).toThrow(RangeError);
+  });
+
+  it('writes a calendar date (an installment) with the same day rendering, whatever the time zone', () => {
+    expect(formatDate('2026-08-01', 'en')).toBe('1 August 2026');
+    expect(plain(formatDate('2026-08-01', 'fr'))).toBe('1er août 2026');
+    expect(plain(formatDate('2026-12-31', 'fr'))).toBe('31 décembre 2026');
   });
 });
 

@@ -3,7 +3,7 @@ import { parsePublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
 import { abortPurchase } from '../../use-cases/abort-purchase.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../i18n.ts';
+import { langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 

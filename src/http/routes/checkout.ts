@@ -20,7 +20,7 @@ import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../
 import type { Purchase } from '../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
-import { langFromAcceptLanguage, langOf, type Lang } from '../i18n.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 

@@ -4,7 +4,7 @@ import { findPurchase, listPurchases } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
 import { createPurchase } from '../../use-cases/create-purchase.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langFromAcceptLanguage } from '../i18n.ts';
+import { langFromAcceptLanguage } from '../../i18n/lang.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
 import { NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../views/purchase-v1.ts';

@@ -10,7 +10,7 @@ import { findPledgeForPage } from '../../payments/pledge-repository.ts';
 import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../use-cases/pay-pledge.ts';
 import { findPurchaseForPage } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
-import { langFromAcceptLanguage, langOf } from '../i18n.ts';
+import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 

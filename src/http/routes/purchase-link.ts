@@ -5,7 +5,7 @@ import type { Services } from '../../services.ts';
 import { createPurchase } from '../../use-cases/create-purchase.ts';
 import { sendPurchaseLink } from '../../use-cases/send-purchase-link.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langFromAcceptLanguage, langOf } from '../i18n.ts';
+import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
 import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../views/purchase-v1.ts';

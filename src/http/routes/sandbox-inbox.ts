@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import { listMessages, type InboxMessage } from '../../messaging/inbox.ts';
-import { esc as escapeHtml } from '../../pages/html.ts';
+import { listMessages } from '../../messaging/inbox.ts';
+import { sandboxInboxPage } from '../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../services.ts';
 import type { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
@@ -30,72 +30,6 @@ const Message = Type.Object(
   },
   { title: 'SandboxMessage' },
 );
-
-/** Turns the http(s) URLs of an escaped-on-the-way text into links. */
-function linkify(text: string): string {
-  let out = '';
-  let last = 0;
-  for (const m of text.matchAll(/https?:\/\/[^\s<>"']+/g)) {
-    const url = m[0].replace(/[.,;:!?)\]]+$/, '');
-    const start = m.index;
-    out += escapeHtml(text.slice(last, start));
-    out += `<a href="${escapeHtml(url)}" rel="noopener noreferrer">${escapeHtml(url)}</a>`;
-    last = start + url.length;
-  }
-  return out + escapeHtml(text.slice(last));
-}
-
-function when(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-}
-
-function renderInbox(accountName: string, accountId: string, messages: InboxMessage[]): string {
-  const e = escapeHtml;
-  const items = messages
-    .map(
-      (m) => `<article class="msg ${m.accepted ? 'ok' : 'ko'}">
-<header><span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${e(m.recipient)}</strong>
-<span class="st">${m.accepted ? 'accepted: yes' : 'accepted: no'}</span> <time datetime="${e(m.createdAt.toISOString())}">${e(when(m.createdAt))}</time></header>
-${m.subject === null ? '' : `<h2>${e(m.subject)}</h2>`}
-${m.error ? `<p class="err">${e(m.error)}</p>` : ''}
-<div class="body">${linkify(m.body)}</div>
-${m.purchaseId ? `<footer>${e(toPublicId('pur', m.purchaseId))}</footer>` : ''}
-</article>`,
-    )
-    .join('\n');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Sandbox inbox · ${e(accountName)}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;color:#1a1a1a;background:#f6f7f9}
-h1{font-size:1.4rem;margin:.2rem 0}
-.sub{color:#555;margin:0 0 1rem}
-.msg{background:#fff;border:1px solid #dde;border-left:4px solid #2a8a3a;border-radius:6px;padding:.8rem 1rem;margin:0 0 1rem}
-.msg.ko{border-left-color:#c0392b}
-.msg header{font-size:.9rem;color:#333}
-.ch{display:inline-block;font-weight:600;background:#eef;border-radius:3px;padding:0 .4rem}
-.st{margin-left:.5rem}
-.ok .st{color:#2a8a3a}.ko .st{color:#c0392b}
-time{color:#666;margin-left:.5rem}
-.msg h2{font-size:1.05rem;margin:.6rem 0 .3rem}
-.err{color:#c0392b;margin:.3rem 0}
-.body{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88rem;background:#fafafa;border:1px solid #eee;border-radius:4px;padding:.6rem;margin-top:.5rem}
-footer{font-size:.8rem;color:#666;margin-top:.4rem}
-.empty{color:#555}
-</style>
-</head>
-<body>
-<h1>Sandbox inbox</h1>
-<p class="sub">${e(accountName)} (${e(toPublicId('acc', accountId))}): the e-mails and SMS sent for this account's purchases, newest first (last ${HTML_LIMIT}). <a href="">Refresh</a></p>
-${items || '<p class="empty">No message yet.</p>'}
-</body>
-</html>
-`;
-}
 
 function challenge(reply: FastifyReply, status: 401 | 429, text: string, extra: Record<string, string> = {}): FastifyReply {
   return reply
@@ -137,7 +71,7 @@ export function registerSandboxInbox(app: App, { db, accounts }: Services, guard
         'cache-control': 'no-store',
       })
       .type('text/html; charset=utf-8')
-      .send(renderInbox(accountName ?? '', accountId, messages));
+      .send(sandboxInboxPage(accountName ?? '', accountId, messages, HTML_LIMIT));
   });
 
   app.get(

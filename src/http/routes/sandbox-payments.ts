@@ -11,7 +11,7 @@ import { payPledge, type PledgeOutcome } from '../../use-cases/pay-pledge.ts';
 import { findPurchase } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../i18n.ts';
+import { langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 

@@ -1,11 +1,12 @@
-import { formatMoney } from '../../domain/money.ts';
-import { esc, layout } from '../../pages/html.ts';
+import { html, raw, type SafeHtml } from '../../html/html.ts';
+import { formatMoney } from '../../i18n/format.ts';
 import type { ChallengeView } from './connector.ts';
 
 /**
  * The sandbox's stand-in for a bank's 3-D Secure page: the tester chooses the outcome. English
- * only, like the rest of the sandbox tooling. Inline `style` attributes only (the page CSP allows
- * inline styles and nothing else).
+ * only, like the rest of the sandbox tooling. Its own page shell, not the hosted pages' one: a
+ * bank's page is not ours, and a PSP connector must not depend on the pages layer. Styles inline
+ * only (the page CSP allows inline styles and nothing else).
  */
 
 const BUTTON =
@@ -13,7 +14,33 @@ const BUTTON =
 const PRIMARY = BUTTON + 'background:#1d4ed8;color:#fff;border:2px solid #1d4ed8';
 const SECONDARY = BUTTON + 'background:#fff;color:#9f1239;border:2px solid #9f1239';
 
-const BANNER = '<p class="state">Sandbox · test mode</p>';
+/** The hosted pages' look for what this page uses, so the sandbox flow feels like one site. */
+const STYLE = raw(`
+  body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}
+  main{max-width:32rem;margin:0 auto;padding:1.5rem 1rem}
+  .card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.08);margin-bottom:1rem}
+  h1{font-size:1.4rem;margin:.2rem 0}
+  .amount{font-size:1.8rem;font-weight:700;margin:.5rem 0}
+  .muted{color:#5b6475}
+  .state{display:inline-block;padding:.1rem .6rem;border-radius:999px;background:#eef1f6;font-size:.85rem}
+  button{box-sizing:border-box;text-align:center}
+  a{color:#0b5cad}`);
+
+const BANNER = html`<p class="state">Sandbox · test mode</p>`;
+
+function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style>${STYLE}</style>
+</head>
+<body><main><div class="card">${BANNER}${body}</div></main></body>
+</html>`.toString();
+}
 
 export function returnLink(returnUrl: string, transactionId: string): string {
   const url = new URL(returnUrl);
@@ -25,34 +52,32 @@ export function challengePage(view: ChallengeView): string {
   const amount = formatMoney(view.amountCents, view.currency, 'en');
   const card = `${view.brand === 'unknown' ? 'Card' : view.brand.toUpperCase()} ending in ${view.last4}`;
   if (!view.pending) {
-    return layout(
-      'en',
+    return page(
       'Authentication finished',
-      `<div class="card">${BANNER}
+      html`
 <h1>Authentication finished</h1>
 <p>This 3-D Secure check is already finished; nothing more to do here.</p>
-<p><a href="${esc(returnLink(view.returnUrl, view.transactionId))}">Return to the shop</a></p>
-</div>`,
+<p><a href="${returnLink(view.returnUrl, view.transactionId)}">Return to the shop</a></p>
+`,
     );
   }
-  return layout(
-    'en',
+  return page(
     'Confirm your payment',
-    `<div class="card">${BANNER}
+    html`
 <h1 id="title">Confirm your payment</h1>
 <p class="muted">Your bank asks you to confirm this payment with 3-D Secure. This is the Chipin sandbox: no bank and no real money are involved. Choose how the check ends.</p>
-<p class="amount">${esc(amount)}</p>
-<p>${esc(card)}</p>
+<p class="amount">${amount}</p>
+<p>${card}</p>
 <form method="post" aria-labelledby="title">
-<input type="hidden" name="token" value="${esc(view.token)}">
+<input type="hidden" name="token" value="${view.token}">
 <button type="submit" name="outcome" value="complete" style="${PRIMARY}">Complete authentication</button>
 <button type="submit" name="outcome" value="fail" style="${SECONDARY}">Fail authentication</button>
 </form>
-</div>`,
+`,
   );
 }
 
 /** A short page for errors (unknown challenge, refused form). */
 export function challengeMessagePage(title: string, text: string): string {
-  return layout('en', title, `<div class="card">${BANNER}<h1>${esc(title)}</h1><p>${esc(text)}</p></div>`);
+  return page(title, html`<h1>${title}</h1><p>${text}</p>`);
 }
