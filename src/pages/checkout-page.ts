@@ -6,7 +6,7 @@ import type { Schedule } from '../domain/schedule.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
 import type { Lang } from '../i18n/lang.ts';
-import type { Pledge } from '../payments/pot-store.ts';
+import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { jsonScript, layout } from './html.ts';

@@ -1,7 +1,7 @@
 import { html } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
 import type { Lang } from '../i18n/lang.ts';
-import type { Pledge } from '../payments/pot-store.ts';
+import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { layout } from './html.ts';
