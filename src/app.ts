@@ -44,7 +44,7 @@ export interface AppOptions {
   delivery?: DeliveryOptions;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream): Logger {
+function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream): Logger {
   let out = stream;
   if (!out) {
     // Asynchronous stdout keeps log writes off the request path (they batch under load); what

@@ -99,7 +99,7 @@ function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: strin
   return key;
 }
 
-export const DEFAULT_MAIL_FROM = 'Chipin <no-reply@chipin.invalid>';
+const DEFAULT_MAIL_FROM = 'Chipin <no-reply@chipin.invalid>';
 
 // A display name is plain words (no comma or semicolon, which would start a second address) or quoted.
 const MAIL_NAMED = /^(?:[^<>",;\r\n]*|\s*"[^"\r\n]*"\s*)<([^<>]+)>$/;

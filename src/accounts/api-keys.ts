@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
+import { newUuid, toPublicId } from '../domain/ids.ts';
 
 /** A new API key: the secret exists only in this value, once; the database keeps its hash. */
 export interface NewApiKey {
@@ -14,16 +14,11 @@ export function generateApiKey(): NewApiKey {
 }
 
 /** SHA-256 is right for a 256-bit random secret: nothing to brute-force, and it stays cheap per call. */
-export function hashApiSecret(secret: string): Buffer {
+function hashApiSecret(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
 
 export function apiSecretMatches(secret: string, storedHash: Buffer): boolean {
   const candidate = hashApiSecret(secret);
   return candidate.length === storedHash.length && timingSafeEqual(candidate, storedHash);
-}
-
-/** True for text shaped like an API key id (`key_<uuid>`). */
-export function isApiKeyId(value: string): boolean {
-  return parsePublicId('key', value) !== undefined;
 }

@@ -77,7 +77,7 @@ function toOffer(r: OfferRow): Offer {
 }
 
 /** Every offer of the account, oldest first. */
-export async function listOffers(sql: Sql, accountId: string): Promise<Offer[]> {
+async function listOffers(sql: Sql, accountId: string): Promise<Offer[]> {
   const { rows } = await sql.query<OfferRow>(`${SELECT} WHERE o.account_id = $1 ORDER BY o.created_at, o.id`, [accountId]);
   return rows.map(toOffer);
 }

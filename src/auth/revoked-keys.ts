@@ -2,7 +2,7 @@ import type { Sql } from '../db/database.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './access-tokens.ts';
 
 /** How often every process re-reads revocations: the bound on "revoked key stops working". */
-export const REVOCATION_REFRESH_MS = 2_000;
+const REVOCATION_REFRESH_MS = 2_000;
 
 /**
  * The API keys revoked recently enough that tokens issued to them may still be unexpired.

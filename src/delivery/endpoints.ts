@@ -27,7 +27,7 @@ export interface WebhookSettings {
   events: TriggerName[];
 }
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** The URL or event list cannot be used; the message names the field and is fit to show. */
 export class WebhookSettingsError extends Error {
@@ -44,7 +44,7 @@ export class WebhookSettingsError extends Error {
  * https and no internal IP literal unless the host is in WEBHOOK_ALLOWED_HOSTS. Names are
  * checked again at every send, against what they resolve to then.
  */
-export function checkWebhookUrl(raw: string, policy: TargetPolicy): string {
+function checkWebhookUrl(raw: string, policy: TargetPolicy): string {
   if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', `field url must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -64,7 +64,7 @@ export function checkWebhookUrl(raw: string, policy: TargetPolicy): string {
 }
 
 /** The chosen triggers, deduplicated in the canonical order; the contract's three by default. */
-export function checkEvents(events: readonly string[] | undefined): TriggerName[] {
+function checkEvents(events: readonly string[] | undefined): TriggerName[] {
   if (events === undefined) return [...DEFAULT_TRIGGERS];
   const unknown = events.find((e) => !isTriggerName(e));
   if (unknown !== undefined) throw new WebhookSettingsError('events', `field events has an unknown trigger name "${unknown}"`);
@@ -73,12 +73,12 @@ export function checkEvents(events: readonly string[] | undefined): TriggerName[
 }
 
 /** 256 random bits: the `token` every payload carries, which the merchant compares. */
-export function generateToken(): string {
+function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
-export function generateSigningSecret(): string {
+function generateSigningSecret(): string {
   return 'whsec_' + randomBytes(32).toString('base64');
 }
 

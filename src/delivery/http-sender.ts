@@ -21,7 +21,7 @@ export interface HttpAttempt {
   durationMs: number;
 }
 
-export const EXCERPT_BYTES = 1024;
+const EXCERPT_BYTES = 1024;
 
 class RefusedTarget extends Error {}
 

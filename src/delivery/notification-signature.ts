@@ -12,7 +12,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  *    not after the last); an empty value gives `key=`.
  * 4. SHA-256 of that string (UTF-8), as upper-case hexadecimal.
  */
-export const UNSIGNED_KEYS: ReadonlySet<string> = new Set(['additional_data', 'metadata', 'signature']);
+const UNSIGNED_KEYS: ReadonlySet<string> = new Set(['additional_data', 'metadata', 'signature']);
 
 function text(value: unknown): string {
   if (value === null || value === undefined) return '';

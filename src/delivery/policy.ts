@@ -14,9 +14,9 @@ export const RETRY_DELAYS_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-export const JITTER = 0.2;
-export const RETRY_AFTER_MIN_MS = 5_000;
-export const RETRY_AFTER_MAX_MS = 86_400_000;
+const JITTER = 0.2;
+const RETRY_AFTER_MIN_MS = 5_000;
+const RETRY_AFTER_MAX_MS = 86_400_000;
 
 /**
  * Delay before the next attempt after `failures` failed attempts in a row (1 = the first

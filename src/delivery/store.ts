@@ -4,7 +4,6 @@ import { isUuid } from '../domain/ids.ts';
 
 export type DeliveryKind = 'webhook' | 'notification';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
 
 /** What one attempt came to (the `outcome` of its row). */
 export type AttemptOutcome = 'succeeded' | 'retry_scheduled' | 'gave_up' | 'endpoint_gone' | 'interrupted';

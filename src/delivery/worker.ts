@@ -15,7 +15,7 @@ import { standardWebhookSignature, webhookBody, type WebhookMessage } from './we
 import { isEmailAddress } from '../domain/email.ts';
 
 /** The channel the insert triggers of purchase_events and deliveries notify (005_deliveries.sql). */
-export const DELIVERY_CHANNEL = 'chipin_delivery';
+const DELIVERY_CHANNEL = 'chipin_delivery';
 
 const USER_AGENT = 'Chipin-Webhooks/1.0 (+https://www.standardwebhooks.com)';
 

@@ -82,7 +82,7 @@ export function addMonthsClamped(date: string, months: number): string {
 }
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number {
+function daysBetween(from: string, to: string): number {
   return Math.round((parseIsoDate(to).getTime() - parseIsoDate(from).getTime()) / DAY_MS);
 }
 

@@ -7,7 +7,7 @@
  * Dunning: a refused installment is tried again 1, 3 and 7 days after its due date; after the
  * fourth refusal the purchase is FAILED.
  */
-export const RETRY_DAYS = [1, 3, 7] as const;
+const RETRY_DAYS = [1, 3, 7] as const;
 
 /** Days after the due date of the retry following refused attempt `attempt` (1-based); undefined once dunning is exhausted. */
 export function retryDelayDays(attempt: number): number | undefined {

@@ -4,15 +4,6 @@
  */
 import { decimalAmount } from './money.ts';
 
-/** Splits `amountCents` evenly between the leader and `pledgers` friends; the remainder goes to the leader (DESIGN §2). */
-export function splitEvenly(amountCents: number, pledgers: number): { leader: number; pledger: number } {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('amount must be a positive integer');
-  if (!Number.isInteger(pledgers) || pledgers < 0) throw new RangeError('pledgers must be a non-negative integer');
-  const people = pledgers + 1;
-  const pledger = Math.floor(amountCents / people);
-  return { leader: amountCents - pledger * pledgers, pledger };
-}
-
 export type ShareProblem =
   | { code: 'share_not_positive'; index: number }
   | { code: 'shares_exceed_amount' }

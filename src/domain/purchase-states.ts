@@ -6,7 +6,7 @@ export type PurchaseState = 'CREATED' | 'ABORTED' | 'LEADER_PROCESSED' | 'SUCCES
 
 export type V1State = 'INITIALIZED' | 'CANCELLED' | 'FAILED' | 'REFUNDED' | 'LEADER_PROCESSED' | 'SUCCESSFUL';
 
-export const PURCHASE_STATES: readonly PurchaseState[] = ['CREATED', 'ABORTED', 'LEADER_PROCESSED', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'REFUNDED'];
+const PURCHASE_STATES: readonly PurchaseState[] = ['CREATED', 'ABORTED', 'LEADER_PROCESSED', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'REFUNDED'];
 
 /** v1 has no ABORTED: an aborted purchase reads as CANCELLED, its comment says by whom. */
 export const V1_STATE: Record<PurchaseState, V1State> = {

@@ -4,7 +4,7 @@ import { FailureThrottle } from '../auth/failure-throttle.ts';
 import { ApiError } from './errors.ts';
 
 /** `user:password` of a Basic header (RFC 7617, UTF-8), or undefined. */
-export function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
+function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
   const match = header && /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!match?.[1]) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');

@@ -36,7 +36,7 @@ export interface MailerOptions {
   totalTimeoutMs?: number;
 }
 
-export const NO_SMTP_ERROR = 'no SMTP_URL configured';
+const NO_SMTP_ERROR = 'no SMTP_URL configured';
 
 function sameAddress(a: unknown, b: string): boolean {
   const address = typeof a === 'string' ? a : (a as { address?: unknown } | null)?.address;

@@ -92,7 +92,7 @@ export class SandboxSmsGateway implements SmsGateway {
   }
 }
 
-export const NO_SMS_GATEWAY_ERROR = 'no SMS_GATEWAY_URL configured';
+const NO_SMS_GATEWAY_ERROR = 'no SMS_GATEWAY_URL configured';
 
 /** Production without a gateway: nothing is sent. */
 export class NoSmsGateway implements SmsGateway {

@@ -25,7 +25,7 @@ export interface PurchaseLinkEmail {
 }
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
-export function oneLine(value: string, max = 200, ellipsis = '…'): string {
+function oneLine(value: string, max = 200, ellipsis = '…'): string {
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - ellipsis.length)).trimEnd() + ellipsis;
 }

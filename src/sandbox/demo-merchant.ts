@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Accounts, CreatedMerchant } from '../accounts/accounts.ts';
 import type { Config } from '../config.ts';
 
-export const DEMO_FILE = 'demo-merchant.json';
+const DEMO_FILE = 'demo-merchant.json';
 
 /**
  * Sandbox first run on an empty embedded database: a demo merchant exists at once, so a developer

@@ -7,7 +7,7 @@ import type { SandboxDeclineCode } from './mapping.ts';
  */
 export type CardBehaviour = 'approve' | 'do_not_honor' | 'insufficient_funds' | 'challenge' | 'decline_off_session';
 
-export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
+const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4242424242424242': 'approve',
   '4000000000000002': 'do_not_honor',
   '4000000000003220': 'challenge',

@@ -45,7 +45,7 @@ function unreachable(value: never): never {
   throw new Error(`unmapped sandbox value ${String(value)}`);
 }
 
-export function isSandboxStatus(value: unknown): value is SandboxStatus {
+function isSandboxStatus(value: unknown): value is SandboxStatus {
   return typeof value === 'string' && (SANDBOX_STATUSES as readonly string[]).includes(value);
 }
 
@@ -95,7 +95,7 @@ export function toDeclineReason(code: SandboxDeclineCode): DeclineReason {
 }
 
 /** The sandbox's default message per code; operations may give a more precise one. */
-export function declineMessage(code: SandboxDeclineCode): string {
+function declineMessage(code: SandboxDeclineCode): string {
   switch (code) {
     case 'do_not_honor':
       return 'The card was declined.';

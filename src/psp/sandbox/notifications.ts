@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'sandbox-psp-signature';
 
 /** A notification older (or further in the future) than this is refused as `stale`. */
-export const NOTIFICATION_TOLERANCE_SECONDS = 5 * 60;
+const NOTIFICATION_TOLERANCE_SECONDS = 5 * 60;
 
 function mac(secret: Buffer, timestamp: number, rawBody: string): Buffer {
   return createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest();
