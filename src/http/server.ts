@@ -43,6 +43,25 @@ function requestLang(request: FastifyRequest): Lang {
   return langFromAcceptLanguage(request.headers['accept-language']);
 }
 
+/** A route as registered: one entry per method, with the auth its config declares. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** `routeOptions.config.auth` (`'bearer'`), undefined for routes that check nothing or check in the handler. */
+  auth: string | undefined;
+}
+
+const routeTables = new WeakMap<object, RegisteredRoute[]>();
+
+/**
+ * Every route registered on a server built by `buildServer`, in registration order (Fastify's
+ * automatic HEAD routes included). Read by the auth sweep test (test/http/auth-sweep.test.ts),
+ * which fails when a route is added without being classified there.
+ */
+export function registeredRoutes(app: object): readonly RegisteredRoute[] {
+  return routeTables.get(app) ?? [];
+}
+
 export async function buildServer(services: Services, logger: FastifyServerOptions['loggerInstance']): Promise<App> {
   const { config, metrics } = services;
   const app = Fastify({
@@ -58,6 +77,13 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     // Fastify accepts a hop count at run time; its typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Recorded before any plugin or route is registered, so that the list is complete.
+  const routeTable: RegisteredRoute[] = [];
+  routeTables.set(app, routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of ([] as string[]).concat(route.method)) routeTable.push({ method, url: route.url, auth: route.config?.auth });
+  });
 
   app.setValidatorCompiler(validators());
   app.decorateRequest('auth', null);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanUp, cliEnv, getToken, killAll, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant } from '../process/harness.ts';
-import { isolatedDatabase, onPostgres, Receiver, type TestDatabase } from './helpers.ts';
+import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
+import { Receiver } from './helpers.ts';
 
 /**
  * The embedded database's lock names the Node process under the tsx wrapper: once the wrapper
@@ -25,13 +26,13 @@ async function pidGone(file: string): Promise<void> {
 }
 
 let receiver: Receiver | undefined;
-let db: TestDatabase | undefined;
+let db: IsolatedDatabase | undefined;
 
 afterEach(killAll);
 afterAll(async () => {
   await cleanUp();
   await receiver?.close();
-  await db?.drop();
+  await db?.dispose();
 });
 
 describe(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedded database'})`, () => {

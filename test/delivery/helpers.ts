@@ -1,91 +1,28 @@
 /**
  * Test helpers for event delivery: a real HTTP receiver on 127.0.0.1 whose answer the test
- * switches, apps on an isolated database, and shortcuts to produce events.
+ * switches, the delivery tests' app settings, and shortcuts to produce events. Apps, databases
+ * and merchants come from test/helpers (startTestApp, isolatedDatabase, caller).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Writable } from 'node:stream';
-import pg from 'pg';
-import { createApp, type ChipinApp } from '../../src/app.ts';
+import type { ChipinApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
-import type { Database } from '../../src/db/database.ts';
-import { openPglite } from '../../src/db/pglite.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
-import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
-import { basic, onPostgres, testConfig } from '../helpers/app.ts';
-
-export { onPostgres };
+import { minimalPurchase, type Caller } from '../helpers/api.ts';
 
 // ---------------------------------------------------------------------------------------------
-// Database: on PostgreSQL each test file gets a database of its own, so that the delivery
-// workers of other suites running in parallel on the shared test database never take (or are
-// taken) deliveries of this file.
+// Apps: `startTestApp(config, { db, delivery })` of test/helpers/app.ts, on an `isolatedDatabase()`
+// of test/helpers/database.ts, so that the delivery workers of other suites running in parallel
+// on the shared PostgreSQL test database never take (or are taken) deliveries of this file.
 
-export interface TestDatabase {
-  /** PostgreSQL URL of the isolated database; undefined on PGlite. */
-  url: string | undefined;
-  open(): Promise<Database>;
-  drop(): Promise<void>;
-}
+/** No job poller: the tests run what falls due themselves. */
+export const NO_JOB_POLL: Partial<Config> = { jobPollIntervalMs: 0 };
 
-export async function isolatedDatabase(): Promise<TestDatabase> {
-  if (!onPostgres) return { url: undefined, open: () => openPglite(undefined), drop: async () => {} };
-  const base = new URL(process.env.DATABASE_URL!);
-  const name = `chipin_dlv_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(base.toString());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    open: async () => openPostgres(url.toString()),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base.toString() });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Apps
-
-export interface DeliveryTestApp extends ChipinApp {
-  logs: string[];
-}
-
-export async function startApp(
-  db: Database | Promise<Database>,
-  opts: { config?: Partial<Config>; delivery?: DeliveryOptions } = {},
-): Promise<DeliveryTestApp> {
-  const logs: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
-  const app = await createApp(testConfig({ jobPollIntervalMs: 0, ...opts.config }), {
-    db: await db,
-    logStream: { write: (s: string) => void stream.write(s) },
-    processMetrics: false,
-    delivery: { timeoutMs: 300, random: () => 0.5, background: false, ...opts.delivery },
-  });
-  return Object.assign(app, { logs });
-}
+/** Delivery driven by the test (`worker.runDue()`): a short timeout, no jitter, no background worker unless a test turns it on. */
+export const TEST_DELIVERY: DeliveryOptions = { timeoutMs: 300, random: () => 0.5, background: false };
 
 // ---------------------------------------------------------------------------------------------
 // The receiver
@@ -184,17 +121,6 @@ export class Receiver {
 // ---------------------------------------------------------------------------------------------
 // Merchants, webhooks, purchases, events
 
-export interface Merchant extends Caller {
-  accountId: string;
-  /** Authorization header with the dashboard e-mail and password. */
-  dashboard: string;
-}
-
-export async function merchant(app: ChipinApp): Promise<Merchant> {
-  const c = await caller(app as Parameters<typeof caller>[0]);
-  return Object.assign(c, { accountId: parsePublicId('acc', c.merchant.account_id)!, dashboard: basic(c.merchant.email, c.merchant.password) });
-}
-
 export interface WebhookSettingsJson {
   url: string;
   token: string;
@@ -202,7 +128,7 @@ export interface WebhookSettingsJson {
   events: string[];
 }
 
-export async function setWebhook(app: ChipinApp, m: Merchant, url: string, events?: string[]): Promise<WebhookSettingsJson> {
+export async function setWebhook(app: ChipinApp, m: Caller, url: string, events?: string[]): Promise<WebhookSettingsJson> {
   const res = await app.server.inject({
     method: 'PUT',
     url: '/api/backoffice/webhook',
@@ -214,14 +140,14 @@ export async function setWebhook(app: ChipinApp, m: Merchant, url: string, event
 }
 
 /** A purchase created through Merchant API v1; answers its bare uuid. */
-export async function newPurchase(m: Merchant, over: Record<string, unknown> = {}): Promise<string> {
+export async function newPurchase(m: Caller, over: Record<string, unknown> = {}): Promise<string> {
   const res = await m.post('/api/merchants/v1/purchases', minimalPurchase(over));
   if (res.statusCode !== 201) throw new Error(`create purchase: ${res.statusCode} ${res.body}`);
   return (res.json() as { id: string }).id;
 }
 
 /** A purchase created through the Token API's purchase_link (reference, metadata, notification URL). */
-export async function newLinkPurchase(m: Merchant, data: Record<string, unknown>): Promise<string> {
+export async function newLinkPurchase(m: Caller, data: Record<string, unknown>): Promise<string> {
   const res = await m.post(`/api/merchants/${m.offer('SHARED')}/purchase_link`, {
     data: { title: 'Weekend in Lisbon', amountCents: 30_000, email: 'leader@example.com', language: 'en_GB', ...data },
     purchase_link_settings: {},
@@ -231,13 +157,13 @@ export async function newLinkPurchase(m: Merchant, data: Record<string, unknown>
 }
 
 /** The leader's card is authorised: the move writes `purchase.leader_processed` (paymentProcessed). */
-export async function leaderProcessed(app: ChipinApp, m: Merchant, purchaseId: string): Promise<void> {
+export async function leaderProcessed(app: ChipinApp, m: Caller, purchaseId: string): Promise<void> {
   const r = await app.services.db.transaction((tx) => applyMove(tx, app.services.clock, m.accountId, purchaseId, 'leaderProcessed'));
   if (!r.ok) throw new Error(`leaderProcessed: ${JSON.stringify(r)}`);
 }
 
 /** Writes a payment event as the payment flows do (the state is kept); answers its id. */
-export async function insertEvent(app: ChipinApp, m: Merchant, purchaseId: string, type: string, data: Record<string, unknown> = {}): Promise<number> {
+export async function insertEvent(app: ChipinApp, m: Caller, purchaseId: string, type: string, data: Record<string, unknown> = {}): Promise<number> {
   const { rows } = await app.services.db.query<{ id: number; state: string }>(
     `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
      SELECT account_id, id, $3, state, state, $4, $5 FROM purchases WHERE account_id = $1 AND id = $2

@@ -5,7 +5,7 @@ import { buildNotification } from '../../src/delivery/notification.ts';
 import { notificationSignature, notificationSigningString, verifyNotificationSignature } from '../../src/delivery/notification-signature.ts';
 import { contractSignature } from './helpers.ts';
 
-const example = JSON.parse(readFileSync(new URL('../../../shared/data/notification-signature.json', import.meta.url), 'utf8')) as {
+const example = JSON.parse(readFileSync(new URL('../fixtures/notification-signature.json', import.meta.url), 'utf8')) as {
   secret: string;
   body: Record<string, unknown>;
   signed_string: string;

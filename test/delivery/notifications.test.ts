@@ -1,38 +1,35 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
+import { caller, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import {
   contractSignature,
   deliveries,
   insertEvent,
-  isolatedDatabase,
-  merchant,
   newLinkPurchase,
   newPurchase,
-  onPostgres,
+  NO_JOB_POLL,
   Receiver,
   setWebhook,
-  startApp,
-  type DeliveryTestApp,
-  type Merchant,
-  type TestDatabase,
+  TEST_DELIVERY,
 } from './helpers.ts';
 
-let db: TestDatabase;
-let app: DeliveryTestApp;
+let db: IsolatedDatabase;
+let app: TestApp;
 let receiver: Receiver;
 let smtp: Awaited<ReturnType<typeof smtpListener>>;
 
 beforeAll(async () => {
   smtp = await smtpListener();
   db = await isolatedDatabase();
-  app = await startApp(db.open(), { config: { smtpUrl: `smtp://127.0.0.1:${smtp.port}` } });
+  app = await startTestApp({ ...NO_JOB_POLL, smtpUrl: `smtp://127.0.0.1:${smtp.port}` }, { db: db.open(), delivery: TEST_DELIVERY });
   receiver = await Receiver.start();
 });
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
   await smtp?.close();
-  await db?.drop();
+  await db?.dispose();
 });
 beforeEach(async () => {
   receiver.answer = { kind: 'status', code: 200 };
@@ -41,7 +38,7 @@ beforeEach(async () => {
 });
 
 const runDue = () => app.services.deliveries.worker.runDue();
-const offerSecret = (m: Merchant) => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
+const offerSecret = (m: Caller) => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
 
 function transaction(over: Record<string, unknown> = {}) {
   return { transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null, ...over } };
@@ -49,7 +46,7 @@ function transaction(over: Record<string, unknown> = {}) {
 
 describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('POSTs the contract body to paymentNotificationUrl after each PSP transaction, signed with the offer secret', async () => {
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url('/webhook'), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'purchaseSucceeded']);
     const p = await newLinkPurchase(m, { reference: 'ORDER-1', metadata: { order: 'A-1', items: 2 }, paymentNotificationUrl: receiver.url('/notify?shop=1') });
     await insertEvent(app, m, p, 'payment.transaction', transaction());
@@ -91,7 +88,7 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
   });
 
   it('sends nothing for a purchase without a notification URL, nor for other events', async () => {
-    const m = await merchant(app);
+    const m = await caller(app);
     const p = await newPurchase(m);
     await insertEvent(app, m, p, 'payment.transaction', transaction());
     const q = await newLinkPurchase(m, { paymentNotificationUrl: receiver.url('/n') });
@@ -102,7 +99,7 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
   });
 
   it('retries a failing notification URL on the same schedule; a 410 cancels the pending notifications to that URL', async () => {
-    const m = await merchant(app);
+    const m = await caller(app);
     const p = await newLinkPurchase(m, { reference: 'R-2', paymentNotificationUrl: receiver.url('/gone') });
     receiver.answer = { kind: 'status', code: 500 };
     await insertEvent(app, m, p, 'payment.transaction', transaction());
@@ -118,7 +115,7 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
   });
 
   it('sends a mailto: notification as an e-mail carrying the same JSON body, recorded in outbound_messages', async () => {
-    const m = await merchant(app);
+    const m = await caller(app);
     const p = await newLinkPurchase(m, { reference: 'MAIL-1', metadata: { k: 'v' }, paymentNotificationUrl: 'mailto:payments@shop.example' });
     await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_mail' }));
     await runDue();

@@ -1,36 +1,33 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toPublicId } from '../../src/domain/ids.ts';
+import { caller, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import {
   advance,
   deliveries,
   insertEvent,
-  isolatedDatabase,
   leaderProcessed,
-  merchant,
   newPurchase,
-  onPostgres,
+  NO_JOB_POLL,
   Receiver,
   setWebhook,
-  startApp,
-  type DeliveryTestApp,
-  type Merchant,
-  type TestDatabase,
+  TEST_DELIVERY,
 } from './helpers.ts';
 
-let db: TestDatabase;
-let app: DeliveryTestApp;
+let db: IsolatedDatabase;
+let app: TestApp;
 let receiver: Receiver;
 
 beforeAll(async () => {
   db = await isolatedDatabase();
-  app = await startApp(db.open());
+  app = await startTestApp(NO_JOB_POLL, { db: db.open(), delivery: TEST_DELIVERY });
   receiver = await Receiver.start();
 });
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
-  await db?.drop();
+  await db?.dispose();
 });
 beforeEach(async () => {
   receiver.answer = { kind: 'status', code: 204 };
@@ -54,7 +51,7 @@ function inject(method: 'GET' | 'PUT' | 'POST', url: string, authorization?: str
 describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('back office: PUT/GET /api/backoffice/webhook', () => {
     it('refuses missing or wrong dashboard credentials with 401, WWW-Authenticate: Basic and a Token API error body', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       for (const auth of [undefined, 'Basic ' + Buffer.from(`${m.merchant.email}:wrong`).toString('base64'), 'Basic ' + Buffer.from(`${m.merchant.api_key}:${m.merchant.api_secret}`).toString('base64'), `Bearer ${m.token}`]) {
         const res = await inject('PUT', '/api/backoffice/webhook', auth, { url: receiver.url() });
         expect(res.statusCode).toBe(401);
@@ -65,7 +62,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('sets the URL with a new random token and whsec_ secret, answered once and readable back; the default events are the contract three', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       const first = await setWebhook(app, m, receiver.url());
       expect(first).toEqual({ url: receiver.url(), token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), events: ['paymentProcessed', 'paymentFailed', 'pledgerContributes'] });
       const read = await inject('GET', '/api/backoffice/webhook', m.dashboard);
@@ -84,7 +81,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('refuses bad input with 400 naming the field, and stores nothing', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       for (const [body, field] of [
         [{ url: 'ftp://x.example/hook' }, 'url'],
         [{ url: 'not a url' }, 'url'],
@@ -105,7 +102,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   describe('delivery', () => {
     it('POSTs exactly the contract payload with Standard Webhooks headers the standardwebhooks package verifies', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       const hook = await setWebhook(app, m, receiver.url());
       const purchaseId = await newPurchase(m);
       await leaderProcessed(app, m, purchaseId);
@@ -141,7 +138,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('sends paymentFailed and pledgerContributes (with objects.clientId); purchaseAborted only when subscribed', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url());
       const p = await newPurchase(m);
       const failed = await insertEvent(app, m, p, 'payment.failed', { reason: 'do_not_honor', payment_id: 'x' });
@@ -164,7 +161,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('retries a failing endpoint at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h of the service clock, then gives up; every attempt recorded', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url());
       receiver.answer = { kind: 'status', code: 500, body: 'boom' };
       const p = await newPurchase(m);
@@ -204,7 +201,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('a receiver slower than the timeout is a failed attempt (recorded as a timeout) and is retried', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url());
       receiver.answer = { kind: 'slow', ms: 2_000 };
       const p = await newPurchase(m);
@@ -225,7 +222,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('honours Retry-After (seconds and HTTP date), clamped to at least 5 s', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url());
       const cases: [Record<string, string>, number][] = [
         [{ 'retry-after': '120' }, 120],
@@ -248,7 +245,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('keeps a purchase in order: event N+1 waits while event N to the same endpoint awaits a retry; other purchases go on', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url(), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'installmentPaid']);
       const p1 = await newPurchase(m);
       const p2 = await newPurchase(m);
@@ -276,7 +273,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('410 Gone disables the endpoint and cancels its pending deliveries; setting the URL again re-enables it', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url(), ['paymentFailed']);
       receiver.answer = { kind: 'status', code: 410 };
       const p = await newPurchase(m);
@@ -309,7 +306,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
   describe('back office: deliveries log and replay', () => {
     it('replays a delivered webhook with the same webhook-id and triggerID, freshly signed', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       const hook = await setWebhook(app, m, receiver.url());
       const p = await newPurchase(m);
       await leaderProcessed(app, m, p);
@@ -328,7 +325,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('lists deliveries newest first with filters and a cursor, each attempt with its status, latency and a 1 KB excerpt', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url(), ['paymentFailed']);
       receiver.answer = { kind: 'status', code: 200, body: 'x'.repeat(5_000) };
       const p1 = await newPurchase(m);
@@ -373,8 +370,8 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it("never shows or replays another account's deliveries: 404 as for unknown ids; 401 without credentials", async () => {
-      const owner = await merchant(app);
-      const other: Merchant = await merchant(app);
+      const owner = await caller(app);
+      const other: Caller = await caller(app);
       await setWebhook(app, owner, receiver.url());
       const p = await newPurchase(owner);
       await leaderProcessed(app, owner, p);
@@ -396,7 +393,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     });
 
     it('exposes delivery metrics: attempts by outcome, latency histogram, queue depth and oldest due age', async () => {
-      const m = await merchant(app);
+      const m = await caller(app);
       await setWebhook(app, m, receiver.url());
       receiver.answer = { kind: 'status', code: 500 };
       const p = await newPurchase(m);

@@ -1,26 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.ts';
+import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { claimDue } from '../../src/delivery/store.ts';
+import { caller, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import {
   deliveries,
   insertEvent,
-  isolatedDatabase,
   leaderProcessed,
-  merchant,
   newLinkPurchase,
   newPurchase,
-  onPostgres,
+  NO_JOB_POLL,
   Receiver,
   setWebhook,
   sleep,
-  startApp,
-  type DeliveryTestApp,
-  type TestDatabase,
+  TEST_DELIVERY,
 } from './helpers.ts';
 
 let receiver: Receiver;
-const open: DeliveryTestApp[] = [];
-const dbs: TestDatabase[] = [];
+const open: TestApp[] = [];
+const dbs: IsolatedDatabase[] = [];
 
 beforeAll(async () => {
   receiver = await Receiver.start();
@@ -29,7 +29,7 @@ afterEach(async () => {
   receiver.answer = { kind: 'status', code: 204 };
   receiver.received.length = 0;
   await Promise.all(open.splice(0).map((a) => a.close()));
-  await Promise.all(dbs.splice(0).map((d) => d.drop()));
+  await Promise.all(dbs.splice(0).map((d) => d.dispose()));
 });
 afterAll(async () => {
   await receiver?.close();
@@ -48,13 +48,14 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promis
   }
 }
 
-async function freshApp(opts: Parameters<typeof startApp>[1] = {}, shared?: TestDatabase): Promise<DeliveryTestApp> {
+/** An app on a database of its own, or on `shared` (one more handle, as a second process would have). */
+async function freshApp(opts: { config?: Partial<Config>; delivery?: DeliveryOptions } = {}, shared?: IsolatedDatabase): Promise<TestApp> {
   let db = shared;
   if (!db) {
     db = await isolatedDatabase();
     dbs.push(db);
   }
-  const app = await startApp(db.open(), opts);
+  const app = await startTestApp({ ...NO_JOB_POLL, ...opts.config }, { db: db.open(), delivery: { ...TEST_DELIVERY, ...opts.delivery } });
   open.push(app);
   return app;
 }
@@ -62,7 +63,7 @@ async function freshApp(opts: Parameters<typeof startApp>[1] = {}, shared?: Test
 describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('delivers within moments of the commit (LISTEN/NOTIFY), without waiting for the safety poll', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url());
     await sleep(300); // the first pass after start has run
     const p = await newPurchase(m);
@@ -79,7 +80,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
 
   it('retries on its own when the retry falls due (timer at the next due attempt)', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url());
     let calls = 0;
     receiver.answer = () => (++calls === 1 ? { kind: 'status', code: 500 } : { kind: 'status', code: 200 });
@@ -94,7 +95,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
 
   it('stops promptly while a receiver hangs: the attempt is recorded as interrupted and the delivery stays due', async () => {
     const app = await freshApp({ delivery: { background: true, timeoutMs: 10_000 } });
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url());
     receiver.answer = { kind: 'hang' };
     const p = await newPurchase(m);
@@ -116,7 +117,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
 
   it("takes over a delivery whose worker died mid-send once its lease runs out (at-least-once)", async () => {
     const app = await freshApp({ delivery: { background: false } });
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url());
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
@@ -137,7 +138,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
 describe('target policy in production', () => {
   it('refuses targets resolving to loopback unless the host is in WEBHOOK_ALLOWED_HOSTS; the refusal is a recorded attempt', async () => {
     const app = await freshApp({ config: { env: 'production' } });
-    const m = await merchant(app);
+    const m = await caller(app);
     const res = await app.server.inject({
       method: 'PUT',
       url: '/api/backoffice/webhook',
@@ -166,7 +167,7 @@ describe('target policy in production', () => {
 
   it('delivers to an internal host the operator allowed', async () => {
     const app = await freshApp({ config: { env: 'production', webhookAllowedHosts: ['127.0.0.1'] } });
-    const m = await merchant(app);
+    const m = await caller(app);
     await setWebhook(app, m, receiver.url());
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
@@ -183,7 +184,7 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
     const config = { masterKey: randomBytes(32) };
     const a = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
     const b = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
-    const m = await merchant(a);
+    const m = await caller(a);
     await setWebhook(a, m, receiver.url(), ['paymentFailed']);
     const purchases: string[] = [];
     for (let i = 0; i < 50; i++) purchases.push(await newPurchase(m));
@@ -211,7 +212,7 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
     );
     expect(rows[0]).toEqual({ n: 1_000, attempts: 1_000 });
     // Both processes took part.
-    const sent = async (app: DeliveryTestApp) =>
+    const sent = async (app: TestApp) =>
       (await app.services.metrics.deliveryAttempts.get()).values.filter((v) => v.labels.outcome === 'succeeded').reduce((n, v) => n + v.value, 0);
     const [byA, byB] = [await sent(a), await sent(b)];
     expect(byA).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import { addDays, aprPercent, solveApr, yearFraction, type DatedFlow } from '../
 
 type Example = { name: string; flows: [string, number][]; apr_1dp: number; apr_2dp?: number };
 const examples: Example[] = JSON.parse(
-  readFileSync(new URL('../../../shared/data/apr-examples.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/apr-examples.json', import.meta.url), 'utf8'),
 ).examples;
 
 const toFlows = (pairs: [string, number][]): DatedFlow[] => pairs.map(([date, amount]) => ({ date, amount }));

@@ -1,24 +1,34 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
-import type { TestApp } from './app.ts';
-import { getToken, newMerchant } from './app.ts';
+import type { ChipinApp } from '../../src/app.ts';
+import { parsePublicId } from '../../src/domain/ids.ts';
+import { basic, getToken, newMerchant } from './app.ts';
 
-/** A merchant with a fresh access token, and shortcuts for calling the API as that merchant. */
+/**
+ * A merchant (API key and secret, dashboard e-mail and password, default offers) with a fresh
+ * access token, and shortcuts for calling the API as that merchant.
+ */
 export interface Caller {
   merchant: CreatedMerchant;
   token: string;
+  /** The account's bare uuid (`merchant.account_id` without its `acc_` prefix), as the tables hold it. */
+  accountId: string;
+  /** Authorization header with the dashboard e-mail and password (back office, sandbox inbox). */
+  dashboard: string;
   offer(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', installments?: number): string;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   post(url: string, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-export async function caller(app: TestApp): Promise<Caller> {
-  const merchant = await newMerchant(app);
+export async function caller(app: ChipinApp, name?: string): Promise<Caller> {
+  const merchant = await newMerchant(app, name);
   const token = await getToken(app, merchant);
   const auth = { authorization: `Bearer ${token}` };
   return {
     merchant,
     token,
+    accountId: parsePublicId('acc', merchant.account_id)!,
+    dashboard: basic(merchant.email, merchant.password),
     offer: (type, installments) =>
       merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!.merchant_uid,
     get: (url, headers = {}) => app.server.inject({ method: 'GET', url, headers: { ...auth, ...headers } }),
@@ -30,6 +40,13 @@ export async function caller(app: TestApp): Promise<Caller> {
         payload: payload === undefined ? undefined : JSON.stringify(payload),
       }),
   };
+}
+
+/** Two merchants of one app, each with its token: the usual pair for tenancy checks (B must not see A's objects). */
+export async function twoMerchants(app: ChipinApp, names: [string, string] = ['Test Shop', 'Test Shop']): Promise<[Caller, Caller]> {
+  const a = await caller(app, names[0]);
+  const b = await caller(app, names[1]);
+  return [a, b];
 }
 
 export const minimalPurchase = (over: Record<string, unknown> = {}) => ({

@@ -7,9 +7,17 @@ import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { createApp, type ChipinApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { openTestDatabase } from './database.ts';
 
-export { onPostgres, openTestDatabase } from './database.ts';
+/**
+ * The test harness: every test app starts here (`startTestApp`), on a database of its own by
+ * default or on one the test gives (`isolatedDatabase()` in ./database.ts, shared by several
+ * apps). Merchants with an access token and API shortcuts: `caller` and `twoMerchants` in
+ * ./api.ts.
+ */
+
+export { isolatedDatabase, onPostgres, openTestDatabase, type IsolatedDatabase } from './database.ts';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -36,7 +44,26 @@ export interface TestApp extends ChipinApp {
   logs: string[];
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /**
+   * The app's database. Default: a fresh one of its own (a schema on PostgreSQL), dropped when
+   * the app closes. A given database is closed with the app unless `shareDatabase` is set.
+   */
+  db?: Database | Promise<Database>;
+  /**
+   * Leave `db` open when the app closes: several apps on one database (as several processes of
+   * one deployment); the test closes it (`IsolatedDatabase.dispose()`).
+   */
+  shareDatabase?: boolean;
+  /** Event delivery knobs (a short timeout, no background worker...); the service's defaults otherwise. */
+  delivery?: DeliveryOptions;
+}
+
+/**
+ * An app on `testConfig(overrides)`, with every JSON log line it writes kept in `app.logs`
+ * (at the config's `logLevel`, `info` by default).
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _enc, cb) {
@@ -44,10 +71,13 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       cb();
     },
   });
+  const given = options.db === undefined ? undefined : await options.db;
+  const db = given === undefined ? await openTestDatabase() : options.shareDatabase ? { ...given, close: async () => {} } : given;
   const app = await createApp(testConfig(overrides), {
-    db: await openTestDatabase(),
+    db,
     logStream: { write: (s: string) => void logStream.write(s) },
     processMetrics: false,
+    ...(options.delivery ? { delivery: options.delivery } : {}),
   });
   return Object.assign(app, { logs });
 }

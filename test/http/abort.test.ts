@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMove } from '../../src/purchases/transitions.ts';
-import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
@@ -8,7 +8,7 @@ let a: Caller;
 let b: Caller;
 beforeAll(async () => {
   app = await startTestApp();
-  [a, b] = [await caller(app), await caller(app)];
+  [a, b] = await twoMerchants(app);
 });
 afterAll(() => app.close());
 

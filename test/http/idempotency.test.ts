@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const URL = '/api/merchants/v1/purchases';
@@ -8,7 +8,7 @@ let a: Caller;
 let b: Caller;
 beforeAll(async () => {
   app = await startTestApp();
-  [a, b] = [await caller(app), await caller(app)];
+  [a, b] = await twoMerchants(app);
 });
 afterAll(() => app.close());
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, type Caller } from '../helpers/api.ts';
+import { caller, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   smtp = await smtpListener();
   sms = await smsGateway();
   app = await startTestApp({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, smsGatewayUrl: `http://127.0.0.1:${sms.port}/send` });
-  [a, b] = [await caller(app), await caller(app)];
+  [a, b] = await twoMerchants(app);
 });
 afterAll(async () => {
   await app.close();

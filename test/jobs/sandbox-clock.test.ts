@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChipinApp } from '../../src/app.ts';
 import { ClockLimitError, MAX_OFFSET_MS, SandboxClock } from '../../src/clock/sandbox-clock.ts';
+import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { scheduleJob, type Job } from '../../src/jobs/scheduler.ts';
-import { getToken, newMerchant, startTestApp } from '../helpers/app.ts';
-import { appOn, isolatedDatabase, type IsolatedDatabase } from './isolated.ts';
+import { getToken, isolatedDatabase, newMerchant, startTestApp, type IsolatedDatabase } from '../helpers/app.ts';
 
 const DAY = 86_400;
 /** On PostgreSQL a second app gets its own connection pool, as a second process would. */
 const onSecondHandle = !!process.env.DATABASE_URL;
+
+/** An app on `db` that leaves it open (several apps share one database; `iso.dispose()` closes it). */
+const appOn = (db: Database, config: Partial<Config> = {}) => startTestApp({ logLevel: 'silent', ...config }, { db, shareDatabase: true });
 
 // The clock is service-wide: these tests move it on a database of their own.
 let iso: IsolatedDatabase;

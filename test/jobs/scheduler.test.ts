@@ -4,15 +4,12 @@ import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import { cancelJob, JobScheduler, scheduleJob, type Job, type JobSchedulerOptions } from '../../src/jobs/scheduler.ts';
-import { openPglite } from '../../src/db/pglite.ts';
-import { openPostgres } from '../../src/db/postgres.ts';
+import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
 
-// Not through test/helpers/app.ts: the scheduler needs a database, not the whole app.
-const onPostgres = !!process.env.DATABASE_URL;
-const openTestDatabase = async (): Promise<Database> => (onPostgres ? openPostgres(process.env.DATABASE_URL!) : openPglite(undefined));
+// Not through startTestApp: the scheduler needs a database, not the whole app.
 
-// The jobs table may be shared with other suites (PostgreSQL): every test uses kinds of its own,
-// and a scheduler only claims the kinds it has handlers for.
+// The jobs table is this file's own (an isolated database); every test still uses kinds of its
+// own, and a scheduler only claims the kinds it has handlers for.
 const uniqueKind = (tag: string) => `test.${tag}.${randomUUID()}`;
 
 /** A service clock the test moves by hand. */
@@ -22,18 +19,17 @@ function manualClock(start = new Date('2026-01-31T09:00:00Z')) {
   return clock;
 }
 
+let iso: IsolatedDatabase;
 let db: Database;
 let db2: Database;
 beforeAll(async () => {
-  db = await openTestDatabase();
+  iso = await isolatedDatabase();
+  db = await iso.open();
   await migrate(db);
   // A second pool on PostgreSQL, as a second process would have; PGlite has one connection.
-  db2 = onPostgres ? await openTestDatabase() : db;
+  db2 = onPostgres ? await iso.open() : db;
 });
-afterAll(async () => {
-  if (db2 !== db) await db2.close();
-  await db.close();
-});
+afterAll(() => iso?.dispose());
 
 const silent = { warn: () => {}, error: () => {} };
 const scheduler = (over: Partial<JobSchedulerOptions> & { clock: Clock }) => new JobScheduler({ db, log: silent, ...over });

@@ -1,24 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
+import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { basic, getToken, newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertPurchaseRow, linkMessage } from './fixtures.ts';
 
 const HOSTILE = '<script>alert(1)</script>';
 
 let app: TestApp;
-let a: CreatedMerchant;
-let b: CreatedMerchant;
+let a: Caller;
+let b: Caller;
 let aPurchases: string[];
 let bPurchase: string;
 
 beforeAll(async () => {
   // Sandbox without SMTP_URL or SMS gateway: the recording transport and the sandbox gateway.
   app = await startTestApp();
-  a = await newMerchant(app, 'Shop A');
-  b = await newMerchant(app, 'Shop B');
-  const a1 = await insertPurchaseRow(app, a);
-  const a2 = await insertPurchaseRow(app, a);
-  const b1 = await insertPurchaseRow(app, b);
+  [a, b] = await twoMerchants(app, ['Shop A', 'Shop B']);
+  const a1 = await insertPurchaseRow(app, a.merchant);
+  const a2 = await insertPurchaseRow(app, a.merchant);
+  const b1 = await insertPurchaseRow(app, b.merchant);
   aPurchases = [a1.purchaseId, a2.purchaseId];
   bPurchase = b1.purchaseId;
   const { messenger } = app.services;
@@ -42,9 +41,9 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
       await inbox(),
       await inbox('Bearer abc'),
       await inbox('Basic !!!'),
-      await inbox(basic(a.email, 'wrong password')),
-      await inbox(basic('nobody@shop.test', a.password)),
-      await inbox(basic(b.email, a.password)),
+      await inbox(basic(a.merchant.email, 'wrong password')),
+      await inbox(basic('nobody@shop.test', a.merchant.password)),
+      await inbox(basic(b.merchant.email, a.merchant.password)),
     ]) {
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Basic realm="Chipin sandbox"');
@@ -53,7 +52,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
   });
 
   it("lists only the signed-in merchant's messages, newest first, escaped, links clickable", async () => {
-    const res = await inbox(basic(a.email.toUpperCase(), a.password));
+    const res = await inbox(basic(a.merchant.email.toUpperCase(), a.merchant.password));
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'unsafe-inline'/);
@@ -78,7 +77,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
     // no third-party (or any external) asset
     expect(html).not.toMatch(/<(script|link|img|iframe)\b/i);
 
-    const other = await inbox(basic(b.email, b.password));
+    const other = await inbox(b.dashboard);
     expect(other.statusCode).toBe(200);
     expect(other.body).toContain('only-b@example.test');
     expect(other.body).not.toContain('-a@example.test');
@@ -104,7 +103,7 @@ describe('GET /api/sandbox/messages (JSON, bearer)', () => {
   });
 
   it("answers only the caller's messages, newest first, and filters by purchase", async () => {
-    const token = await getToken(app, a);
+    const token = a.token;
     const res = await get('/api/sandbox/messages', token);
     expect(res.statusCode).toBe(200);
     const { messages } = res.json() as { messages: Record<string, unknown>[] };
@@ -129,17 +128,17 @@ describe('GET /api/sandbox/messages (JSON, bearer)', () => {
   });
 
   it("never shows another merchant's messages, even asked by purchase", async () => {
-    const token = await getToken(app, a);
+    const token = a.token;
     const res = await get(`/api/sandbox/messages?purchase_uid=pur_${bPurchase}`, token);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ messages: [] });
-    const tokenB = await getToken(app, b);
+    const tokenB = b.token;
     const mine = (await get('/api/sandbox/messages', tokenB)).json() as { messages: { recipient: string }[] };
     expect(mine.messages.map((m) => m.recipient)).toEqual(['only-b@example.test']);
   });
 
   it('rejects invalid query parameters', async () => {
-    const token = await getToken(app, a);
+    const token = a.token;
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'purchase_uid=pur_nope', 'purchase_uid=123', 'purchaseUid=x']) {
       const res = await get(`/api/sandbox/messages?${q}`, token);
       expect(res.statusCode, q).toBe(400);

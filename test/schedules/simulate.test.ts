@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OFFERS } from '../../src/accounts/default-offers.ts';
 import { computeSchedule, type OfferTerms } from '../../src/domain/schedule.ts';
-import { caller, type Caller } from '../helpers/api.ts';
+import { caller, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 const back = (uid: string) => `/api/merchants/${uid}/simulate_payment_schedule`;
@@ -21,7 +21,7 @@ let b: Caller;
 beforeAll(async () => {
   // Throttling has its own app below; here many front-end calls come from one test address.
   app = await startTestApp({ simulationRateLimit: 100_000 });
-  [a, b] = [await caller(app), await caller(app)];
+  [a, b] = await twoMerchants(app);
 });
 afterAll(() => app.close());
 

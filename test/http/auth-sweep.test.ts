@@ -1,0 +1,328 @@
+/**
+ * Auth and tenancy sweep over EVERY route of the app.
+ *
+ * The routes come from the server's own route table (`registeredRoutes`, recorded by an
+ * `onRoute` hook in src/http/server.ts, with each route's `config.auth`). ROUTES below classifies
+ * each one; the suite fails when the app has a route the table does not list, or the table lists
+ * one the app does not have: a new route is added here consciously, with its access rule.
+ *
+ * - bearer: `config.auth = 'bearer'`. Without a token, or with a malformed, forged or expired
+ *   one: 401 and `WWW-Authenticate: Bearer ... error="invalid_token"`. With an object id: the
+ *   object of merchant A (created through the API) answers 404 to merchant B.
+ * - dashboard: dashboard e-mail and password (HTTP Basic), checked in the handler. Without
+ *   credentials (or with an access token instead): 401 with a Basic challenge. With an object
+ *   id: 404 to another merchant's dashboard.
+ * - public: no credentials by design; the reason is written down.
+ *
+ * Fastify's automatic HEAD twin of a listed GET route shares its class (and is swept as such);
+ * any other HEAD route must be listed.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccessTokens } from '../../src/auth/access-tokens.ts';
+import { registeredRoutes } from '../../src/http/server.ts';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { deliveries, leaderProcessed, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from '../delivery/helpers.ts';
+
+/** Merchant A's objects, created through the API. */
+interface Owned {
+  /** Bare uuid of a purchase (Merchant API v1 id). */
+  purchase: string;
+  /** A v1 client id. */
+  client: string;
+  /** Bare uuid of a purchase whose leader paid and invited a pledger (a message was sent). */
+  pot: string;
+  /** `plg_...` of an invited pledge. */
+  pledge: string;
+  /** `mer_...` of A's SHARED offer. */
+  offer: string;
+  /** `mer_...` of A's 3-installment offer. */
+  installmentsOffer: string;
+  /** `dlv_...` of a delivery of A's webhook. */
+  delivery: string;
+}
+
+interface Call {
+  url: string;
+  payload?: unknown;
+}
+
+/**
+ * How another merchant meets A's object: `404` (as an unknown id), or `hidden` (a listing or a
+ * filter that answers 2xx without any of A's objects in it).
+ */
+type Tenancy = { expect: '404' | 'hidden'; call: (o: Owned) => Call };
+
+type RouteClass =
+  | { access: 'bearer'; tenancy?: Tenancy; none?: string }
+  | { access: 'dashboard'; tenancy?: Tenancy; none?: string; payload?: unknown }
+  | { access: 'public'; reason: string };
+
+const bearer = (tenancy: Tenancy | undefined, none?: string): RouteClass => ({ access: 'bearer', tenancy, none });
+const dashboard = (tenancy: Tenancy | undefined, extra: { none?: string; payload?: unknown } = {}): RouteClass => ({ access: 'dashboard', tenancy, ...extra });
+const open = (reason: string): RouteClass => ({ access: 'public', reason });
+
+const CARD = '4242 4242 4242 4242';
+const SIMULATION = { amount_cents: 30_000, created: '2026-01-31' };
+const LINK = { data: { title: 'Sweep', amountCents: 10_000, email: 'leader@example.com', language: 'en_GB' } };
+
+/** Every route of the app (sandbox mode: a superset of production's). Keys: `METHOD url`. */
+const ROUTES: Record<string, RouteClass> = {
+  // --- Token API and Merchant API v1: access token ---
+  'GET /api/whoami': bearer(undefined, 'describes the caller itself'),
+  'POST /api/merchants/v1/purchases': bearer(undefined, 'creates an object of the caller'),
+  'GET /api/merchants/v1/purchases': bearer({ expect: 'hidden', call: () => ({ url: '/api/merchants/v1/purchases' }) }),
+  'GET /api/merchants/v1/purchases/:id': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.purchase}` }) }),
+  'GET /api/merchants/v1/clients/:id': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/clients/${o.client}` }) }),
+  'POST /api/merchants/:merchant_uid/purchase_link': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/${o.offer}/purchase_link`, payload: LINK }) }),
+  'POST /api/purchases/:purchase_uid/abort': bearer({ expect: '404', call: (o) => ({ url: `/api/purchases/pur_${o.purchase}/abort` }) }),
+  'POST /api/merchants/:merchant_uid/simulate_payment_schedule': bearer({
+    expect: '404',
+    call: (o) => ({ url: `/api/merchants/${o.installmentsOffer}/simulate_payment_schedule`, payload: SIMULATION }),
+  }),
+  // --- Sandbox helpers: access token ---
+  'GET /api/sandbox/messages': bearer({ expect: 'hidden', call: (o) => ({ url: `/api/sandbox/messages?purchase_uid=pur_${o.pot}` }) }),
+  'POST /api/sandbox/purchases/:purchase_uid/pay': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/purchases/pur_${o.purchase}/pay`, payload: { card_number: CARD } }) }),
+  'POST /api/sandbox/pledges/:pledge_id/pay': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/pledges/${o.pledge}/pay`, payload: { card_number: CARD } }) }),
+  'GET /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
+  'POST /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
+  // --- Back office and sandbox inbox: dashboard credentials ---
+  'PUT /api/backoffice/webhook': dashboard(undefined, { none: "sets the caller's own endpoint", payload: { url: 'https://shop.example/hook' } }),
+  'GET /api/backoffice/webhook': dashboard(undefined, { none: "the caller's own endpoint (another merchant without one gets 404: test/delivery/webhooks.test.ts)" }),
+  'GET /api/backoffice/deliveries': dashboard({ expect: 'hidden', call: (o) => ({ url: `/api/backoffice/deliveries?purchase_uid=pur_${o.purchase}` }) }),
+  'GET /api/backoffice/deliveries/:delivery_id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/deliveries/${o.delivery}` }) }),
+  'POST /api/backoffice/deliveries/:delivery_id/replay': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/deliveries/${o.delivery}/replay` }) }),
+  'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
+  // --- Public ---
+  'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
+  'POST /api/trigger_capture/': open('authenticated by an HS256 signature of the offer secret in the query, not a token (test/payments/installments.test.ts)'),
+  'POST /api/trigger_capture': open('the same, spelled without the trailing slash'),
+  'OPTIONS /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('CORS preflight of the front-end simulation'),
+  'POST /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('front-end simulation, called from shop pages without credentials (rate limited)'),
+  'GET /pay/:purchase_uid': open('hosted payment page: the unguessable purchase link is the capability'),
+  'POST /pay/:purchase_uid': open('hosted payment page form'),
+  'GET /pay/:purchase_uid/return': open('return from the card issuer (3-D Secure) to the hosted page'),
+  'GET /pledge/:pledge_uid': open('hosted pledge page: the unguessable pledge link is the capability'),
+  'POST /pledge/:pledge_uid': open('hosted pledge page form'),
+  'GET /pledge/:pledge_uid/return': open('return from the card issuer (3-D Secure) to the pledge page'),
+  'GET /assets/checkout.js': open('static script of the hosted pages'),
+  'GET /assets/result.js': open('static script of the hosted pages'),
+  'GET /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page, as an issuer's page is"),
+  'POST /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page form"),
+  'GET /healthz': open('liveness probe'),
+  'GET /readyz': open('readiness probe'),
+  'GET /metrics': open('Prometheus scrape (counts only, no account data)'),
+  'GET /api/openapi.json': open('the API reference (OpenAPI document)'),
+  'GET /docs': open('Swagger UI of the API reference'),
+  'HEAD /docs/': open('Swagger UI of the API reference'),
+  'GET /docs/static/index.html': open('Swagger UI of the API reference'),
+  'GET /docs/static/swagger-initializer.js': open('Swagger UI of the API reference'),
+  'GET /docs/static/*': open('Swagger UI of the API reference'),
+  'GET /docs/json': open('Swagger UI of the API reference'),
+  'GET /docs/yaml': open('Swagger UI of the API reference'),
+};
+
+/** A well-formed value for each path parameter (the guard must answer before any lookup). */
+const PARAMS: Record<string, () => string> = {
+  id: () => randomUUID(),
+  purchase_uid: () => `pur_${randomUUID()}`,
+  merchant_uid: () => `mer_${randomUUID()}`,
+  pledge_id: () => `plg_${randomUUID()}`,
+  delivery_id: () => `dlv_${randomUUID()}`,
+};
+
+function concrete(url: string): string {
+  return url.replace(/:([a-z_]+)/g, (_, name: string) => {
+    const value = PARAMS[name];
+    if (!value) throw new Error(`no sample value for path parameter :${name} (add one to PARAMS)`);
+    return value();
+  });
+}
+
+let iso: IsolatedDatabase;
+let app: TestApp;
+let receiver: Receiver;
+let a: Caller;
+let b: Caller;
+let owned: Owned;
+
+/** The app's routes, each with the class the table gives it (HEAD twins take their GET's). */
+let swept: { method: string; url: string; auth: string | undefined; key: string; cls: RouteClass | undefined }[];
+
+beforeAll(async () => {
+  // A database of its own: the sweep moves no clock, but sets a webhook and delivers.
+  iso = await isolatedDatabase();
+  app = await startTestApp(NO_JOB_POLL, { db: iso.open(), delivery: TEST_DELIVERY });
+  receiver = await Receiver.start();
+  [a, b] = await twoMerchants(app);
+
+  // A's objects, through the API.
+  const created = await a.post('/api/merchants/v1/purchases', minimalPurchase({ client: { email: 'leader@example.com', ref: 'CUST-SWEEP' } }));
+  expect(created.statusCode).toBe(201);
+  const purchase = created.json() as { id: string; client: { id: string } };
+  const pot = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json() as { id: string };
+  const led = await a.post(`/api/sandbox/purchases/pur_${pot.id}/pay`, { card_number: CARD, pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }] });
+  expect(led.statusCode).toBe(200);
+  const pledge = (led.json() as { pledges: { id: string }[] }).pledges[0]!.id;
+  await setWebhook(app, a, receiver.url());
+  await leaderProcessed(app, a, purchase.id);
+  await app.services.deliveries.worker.runDue();
+  const [delivery] = await deliveries(app, a.accountId);
+  owned = {
+    purchase: purchase.id,
+    pot: pot.id,
+    client: purchase.client.id,
+    pledge,
+    offer: a.offer('SHARED'),
+    installmentsOffer: a.offer('INSTALLMENTS', 3),
+    delivery: `dlv_${delivery!.id}`,
+  };
+
+  const routes = registeredRoutes(app.server);
+  const gets = new Set(routes.filter((r) => r.method === 'GET').map((r) => r.url));
+  swept = routes.map((r) => {
+    const key = `${r.method} ${r.url}`;
+    const twin = r.method === 'HEAD' && !(key in ROUTES) && gets.has(r.url) ? ROUTES[`GET ${r.url}`] : undefined;
+    return { ...r, key, cls: ROUTES[key] ?? twin };
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await receiver?.close();
+  await iso?.dispose();
+});
+
+function inject(method: string, url: string, authorization?: string, payload?: unknown): Promise<LightMyRequestResponse> {
+  return app.server.inject({
+    method: method as 'GET',
+    url,
+    headers: { ...(authorization ? { authorization } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    payload: payload === undefined ? undefined : JSON.stringify(payload),
+  });
+}
+
+const of = (access: RouteClass['access']) => swept.filter((r) => r.cls?.access === access);
+
+describe('the route table', () => {
+  it('lists every route of the app (a new route must be classified here)', () => {
+    expect(swept.length).toBeGreaterThan(40);
+    expect(swept.filter((r) => !r.cls).map((r) => r.key)).toEqual([]);
+  });
+
+  it('lists no route the app does not have', () => {
+    const keys = new Set(swept.map((r) => r.key));
+    expect(Object.keys(ROUTES).filter((k) => !keys.has(k))).toEqual([]);
+  });
+
+  it("classifies as bearer exactly the routes whose config says auth: 'bearer'", () => {
+    expect(swept.filter((r) => r.auth === 'bearer' && r.cls?.access !== 'bearer').map((r) => r.key)).toEqual([]);
+    expect(of('bearer').filter((r) => r.auth !== 'bearer').map((r) => r.key)).toEqual([]);
+  });
+
+  it('gives every public route a reason, and every guarded route without an object check a reason too', () => {
+    for (const [key, cls] of Object.entries(ROUTES)) {
+      if (cls.access === 'public') expect(cls.reason.length, key).toBeGreaterThan(5);
+      else if (!cls.tenancy) expect(cls.none?.length ?? 0, key).toBeGreaterThan(5);
+    }
+  });
+});
+
+describe("bearer routes (config.auth = 'bearer')", () => {
+  it('answer 401 with WWW-Authenticate: Bearer error="invalid_token" without a token, or with a malformed, forged or expired one', async () => {
+    const forged = new AccessTokens(randomBytes(32)).issue(a.accountId, a.merchant.api_key).token;
+    const expired = new AccessTokens(app.services.config.masterKey, () => Date.now() - 3_600_000).issue(a.accountId, a.merchant.api_key).token;
+    const [head, body, mac] = a.token.split('.') as [string, string, string];
+    const tampered = `${head}.${body}.${mac.slice(0, -4)}${mac.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+    const headers: [string, string | undefined][] = [
+      ['no Authorization', undefined],
+      ['malformed', 'Bearer not a token!'],
+      ['wrong scheme', a.dashboard],
+      ['empty', 'Bearer '],
+      ['forged (another key)', `Bearer ${forged}`],
+      ['tampered MAC', `Bearer ${tampered}`],
+      ['expired', `Bearer ${expired}`],
+    ];
+    const routes = of('bearer');
+    expect(routes.length).toBeGreaterThanOrEqual(13);
+    for (const r of routes) {
+      for (const [what, authorization] of headers) {
+        const res = await inject(r.method, concrete(r.url), authorization);
+        const label = `${r.key} (${what})`;
+        expect(res.statusCode, label).toBe(401);
+        expect(res.headers['www-authenticate'], label).toMatch(/^Bearer .*error="invalid_token"/);
+      }
+    }
+  });
+
+  it("answer 404 to merchant B for merchant A's object, and hide A's objects from B's listings", async () => {
+    const routes = of('bearer').filter((r) => r.method !== 'HEAD');
+    const checked: string[] = [];
+    for (const r of routes) {
+      const cls = r.cls as Extract<RouteClass, { access: 'bearer' }>;
+      if (!cls.tenancy) continue;
+      const { url, payload } = cls.tenancy.call(owned);
+      const res = await inject(r.method, url, `Bearer ${b.token}`, payload);
+      expectTenancy(cls.tenancy.expect, res, r.key);
+      checked.push(r.key);
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it("the same calls as merchant A find the object (the 404 above is not for a missing object)", async () => {
+    // After the B calls: A's calls may act (abort, pay), which is why they run last.
+    for (const r of of('bearer').filter((x) => x.method !== 'HEAD')) {
+      const cls = r.cls as Extract<RouteClass, { access: 'bearer' }>;
+      if (!cls.tenancy) continue;
+      const { url, payload } = cls.tenancy.call(owned);
+      const res = await inject(r.method, url, `Bearer ${a.token}`, payload);
+      expect(res.statusCode, `${r.key}: ${res.body}`).toBeLessThan(500);
+      expect(res.statusCode, `${r.key}: ${res.body}`).not.toBe(404);
+      if (cls.tenancy.expect === 'hidden') expect([owned.purchase, owned.pot].some((id) => res.body.includes(id)), `${r.key}: ${res.body}`).toBe(true);
+    }
+  });
+});
+
+describe('dashboard-credential routes (back office, sandbox inbox)', () => {
+  it('answer 401 with a Basic challenge without credentials, with an access token instead, or with malformed ones', async () => {
+    const routes = of('dashboard');
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const r of routes) {
+      const cls = r.cls as Extract<RouteClass, { access: 'dashboard' }>;
+      for (const [what, authorization] of [
+        ['no Authorization', undefined],
+        ['an access token', `Bearer ${a.token}`],
+        ['malformed Basic', 'Basic !!!'],
+      ] as const) {
+        const res = await inject(r.method, concrete(r.url), authorization, cls.payload);
+        const label = `${r.key} (${what})`;
+        expect(res.statusCode, label).toBe(401);
+        expect(res.headers['www-authenticate'], label).toMatch(/^Basic realm=/);
+      }
+    }
+  });
+
+  it("answer 404 to merchant B's dashboard for merchant A's object, and hide A's objects from B's listings", async () => {
+    const checked: string[] = [];
+    for (const r of of('dashboard').filter((x) => x.method !== 'HEAD')) {
+      const cls = r.cls as Extract<RouteClass, { access: 'dashboard' }>;
+      if (!cls.tenancy) continue;
+      const { url, payload } = cls.tenancy.call(owned);
+      expectTenancy(cls.tenancy.expect, await inject(r.method, url, b.dashboard, payload), r.key);
+      const mine = await inject(r.method, url, a.dashboard, payload);
+      expect(mine.statusCode, `${r.key} as A: ${mine.body}`).toBeLessThan(300);
+      checked.push(r.key);
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+function expectTenancy(kind: Tenancy['expect'], res: LightMyRequestResponse, key: string): void {
+  if (kind === '404') {
+    expect(res.statusCode, `${key}: ${res.body}`).toBe(404);
+  } else {
+    expect(res.statusCode, `${key}: ${res.body}`).toBeLessThan(300);
+  }
+  for (const id of Object.values(owned)) expect(res.body, `${key} leaks ${id}`).not.toContain(id.replace(/^[a-z]{3}_/, ''));
+}
