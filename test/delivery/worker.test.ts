@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { claimDue } from '../../src/delivery/store.ts';
-import { caller, type Caller } from '../helpers/api.ts';
+import { caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import {
   deliveries,

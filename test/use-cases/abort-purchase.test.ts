@@ -5,14 +5,15 @@ import { findPurchase } from '../../src/purchases/repository.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
 import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
 import { createPurchase } from '../../src/use-cases/create-purchase.ts';
-import { newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
+import { twoMerchants } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
 let a: CreatedMerchant;
 let b: CreatedMerchant;
 beforeAll(async () => {
   app = await startTestApp();
-  [a, b] = [await newMerchant(app, 'Shop A'), await newMerchant(app, 'Shop B')];
+  [a, b] = (await twoMerchants(app, ['Shop A', 'Shop B'])).map((c) => c.merchant) as [CreatedMerchant, CreatedMerchant];
 });
 afterAll(() => app.close());
 

@@ -3,14 +3,15 @@ import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { findPurchase, listPurchases } from '../../src/purchases/repository.ts';
 import { createPurchase, type CreatePurchaseInput } from '../../src/use-cases/create-purchase.ts';
-import { newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
+import { twoMerchants } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
 let a: CreatedMerchant;
 let b: CreatedMerchant;
 beforeAll(async () => {
   app = await startTestApp();
-  [a, b] = [await newMerchant(app, 'Shop A'), await newMerchant(app, 'Shop B')];
+  [a, b] = (await twoMerchants(app, ['Shop A', 'Shop B'])).map((c) => c.merchant) as [CreatedMerchant, CreatedMerchant];
 });
 afterAll(() => app.close());
 

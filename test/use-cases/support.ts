@@ -1,6 +1,7 @@
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
-import { getToken, newMerchant, type TestApp } from '../helpers/app.ts';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import type { TestApp } from '../helpers/app.ts';
 
 /** The sandbox PSP's test cards (docs/psp-connectors.md). */
 export const CARDS = {
@@ -13,31 +14,22 @@ export const CARDS = {
 export const card = (number: string): CardInput => ({ number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvc: '123', holderName: 'Test Shopper' });
 
 /** A merchant whose purchases the use cases act on, created through the API as merchants do. */
-export interface Shop {
-  merchant: CreatedMerchant;
-  /** The bare account uuid the use cases take. */
-  accountId: string;
+export interface Shop extends Omit<Caller, 'offer'> {
+  /** The offer itself (its secret signs `trigger_capture`), not only its `merchant_uid`. */
   offer(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', installments?: number): CreatedMerchant['offers'][number];
   /** Creates a purchase (CREATED) and answers its bare uuid. */
   purchase(over?: Record<string, unknown>): Promise<string>;
 }
 
 export async function newShop(app: TestApp): Promise<Shop> {
-  const merchant = await newMerchant(app);
-  const token = await getToken(app, merchant);
-  const offer: Shop['offer'] = (type, installments) => merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!;
+  const merchant = await caller(app);
+  const offer: Shop['offer'] = (type, installments) => merchant.merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!;
   return {
-    merchant,
-    accountId: merchant.account_id.slice('acc_'.length),
+    ...merchant,
     offer,
     async purchase(over = {}) {
-      const res = await app.server.inject({
-        method: 'POST',
-        url: '/api/merchants/v1/purchases',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ title: 'Weekend in Lisbon', amount: 10_000, client: { email: 'leader@example.com' }, merchant_uid: offer('SHARED').merchant_uid, ...over }),
-      });
-      if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`purchase creation failed: ${res.statusCode} ${res.body}`);
+      const res = await merchant.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000, merchant_uid: offer('SHARED').merchant_uid, ...over }));
+      if (res.statusCode !== 201) throw new Error(`purchase creation failed: ${res.statusCode} ${res.body}`);
       return res.json().id as string;
     },
   };
