@@ -14,6 +14,8 @@
     });
   }
   function verify(jwt) {
+    // Kept on the page for the curious developer (and the browser test): what the shop would send its server.
+    out.dataset.jwt = jwt || '';
     if (!jwt) return;
     post('/sandbox/demo-shop/verify', { jwt: jwt }).then(function (v) {
       show(out.textContent + '\nJWT checked by the shop\u2019s server with the offer secret: ' + (v.valid ? 'valid' : 'INVALID'));
