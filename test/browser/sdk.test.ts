@@ -200,7 +200,8 @@ describe.runIf(hasBrowser)('sandbox demo shop', () => {
   it('"Split with friends" opens the SHARED checkout in the overlay', async () => {
     await page.goto(`${app.base}/sandbox/demo-shop`);
     await page.getByRole('button', { name: 'Split with friends' }).click();
-    await expect(frame(page).getByRole('button', { name: 'Split evenly' }).isVisible()).resolves.toBe(true);
+    // The pot editor: visible once the frame's page and its script have loaded.
+    await frame(page).getByRole('button', { name: 'Split evenly' }).waitFor({ state: 'visible' });
     await page.keyboard.press('Escape');
     await expect(page.locator('#outcome').textContent()).resolves.toBe('Payment cancelled by the shopper.');
   });
