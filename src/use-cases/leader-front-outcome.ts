@@ -20,6 +20,8 @@ export async function leaderFrontOutcome(
   decline?: string,
 ): Promise<ChipinMessage | null> {
   const uid = toPublicId('pur', purchase.id);
+  // A payable page with no refusal to report (every first view): no query at all.
+  if ((purchase.state === 'CREATED' && decline === undefined) || purchase.state === 'REFUNDED') return null;
   const handover = await leaderFrontResult(deps, purchase, sandbox);
   if (purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL') {
     return handover ? { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover.result }, jwt: handover.jwt ?? null } : null;
