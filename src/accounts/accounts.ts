@@ -144,6 +144,12 @@ export class Accounts {
     return rows[0]?.name;
   }
 
+  /** The account of the dashboard user with this e-mail (sandbox demo shop: its own merchant, found again after a restart). */
+  async accountIdByEmail(email: string): Promise<string | undefined> {
+    const { rows } = await this.db.query<{ account_id: string }>('SELECT account_id FROM dashboard_users WHERE lower(email) = lower($1)', [email]);
+    return rows[0]?.account_id;
+  }
+
   async count(): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
     return rows[0]?.n ?? 0;

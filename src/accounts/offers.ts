@@ -136,6 +136,11 @@ export class OfferCache {
     return this.byId(accountId, id);
   }
 
+  /** Every offer of the account, oldest first (the sandbox demo shop picks its offers from them). */
+  async list(accountId: string): Promise<Offer[]> {
+    return this.#offers(accountId);
+  }
+
   /** The offer a purchase uses when none is named: the account's first SHARED offer. */
   async defaultOffer(accountId: string): Promise<Offer | undefined> {
     return (await this.#offers(accountId)).find((o) => o.type === 'SHARED');

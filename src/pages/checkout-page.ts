@@ -9,7 +9,7 @@ import type { Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
-import { jsonScript, layout } from './html.ts';
+import { frameScript, layout, type FrameData } from './html.ts';
 import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
@@ -27,8 +27,16 @@ export interface CheckoutView {
   /** Fields the error is about, marked aria-invalid. */
   invalid?: string[];
   pledges?: Pledge[];
-  /** The back-mode result for the merchant's front end (status page), posted to an embedding page. */
-  handover?: { result: unknown; jwt?: string };
+  /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
+  csrfFrameToken?: string;
+  /** Opened by chipin.js (`?embed=1`): after paying, the shopper stays in the frame. */
+  embed?: boolean;
+  /** The page's query (`?embed=1&lang=fr`), kept in the form's action. */
+  query?: string;
+  /** The status page's "back to the shop" link, carrying the outcome (`error` JWT after a failure). */
+  backUrl?: string;
+  /** The result or error posted to an embedding page (assets/result.js). */
+  frame?: FrameData;
 }
 
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
@@ -105,19 +113,20 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body = html`${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  const body = html`${frameScript(v.frame)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
   <h2 id="pay-title" hidden>${t.pay}</h2>
   ${explain(v, t)}
   ${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
-  <form method="post" action="/pay/${uid}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
+  <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
     <input type="hidden" name="csrf" value="${v.csrfToken}">
+    ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
     ${cardFields(t)}
     <button type="submit" id="pay-button">${payLabel(v, t)}</button>
   </form>
   ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
 </section>`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, '/assets/checkout.js').toString();
+  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
 }
 
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
@@ -137,19 +146,12 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
       )}</table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
-  let target = '*';
-  try {
-    if (p.callbackUrl) target = new URL(p.callbackUrl).origin;
-  } catch {
-    // keep '*': the result is signed and holds no secret
-  }
-  const handover = v.handover ? jsonScript('chipin-result', { type: 'chipin:result', target, result: v.handover.result, jwt: v.handover.jwt ?? null }) : '';
-  const body = html`${handover}${basket(v, t)}
+  const body = html`${frameScript(v.frame)}${basket(v, t)}
 <section class="card">
   <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
-  ${p.callbackUrl ? html`<a class="button" href="${p.callbackUrl}">${t.backToShop}</a>` : ''}
+  ${p.callbackUrl && !v.embed ? html`<a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a>` : ''}
 </section>${pot}`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.handover ? '/assets/result.js' : undefined).toString();
+  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.frame ? '/assets/result.js' : undefined).toString();
 }
 
 export function notFoundPage(lang: Lang): string {

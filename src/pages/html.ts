@@ -7,6 +7,13 @@ import { html, raw, type SafeHtml } from '../html/html.ts';
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'self'";
 
+/**
+ * The sandbox PSP's 3-D Secure page may be framed by any site: like a bank's challenge page
+ * (EMV 3-DS shows it in the merchant's frame), it is reached inside chipin.js's overlay on the
+ * merchant's page. Its form is bound to the transaction by a token, not a cookie, so it works there.
+ */
+export const CHALLENGE_CSP = PAGE_CSP.replace("frame-ancestors 'self'", 'frame-ancestors *');
+
 /** The CSP, letting the merchant's own site (the origin of its callback URL) embed the page. */
 export function pageCsp(embedderOrigin?: string): string {
   return embedderOrigin ? PAGE_CSP.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${embedderOrigin}`) : PAGE_CSP;
@@ -43,7 +50,8 @@ const STYLE = raw(`
   a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`);
 
 /** A complete mobile-first page in `lang`. */
-export function layout(lang: string, title: string, body: SafeHtml, script?: string): SafeHtml {
+export function layout(lang: string, title: string, body: SafeHtml, script?: string | string[]): SafeHtml {
+  const scripts = script === undefined ? [] : Array.isArray(script) ? script : [script];
   return html`<!doctype html>
 <html lang="${lang}">
 <head>
@@ -53,6 +61,22 @@ export function layout(lang: string, title: string, body: SafeHtml, script?: str
 <title>${title}</title>
 <style>${STYLE}</style>
 </head>
-<body><main>${body}</main>${script ? html`<script src="${script}" defer></script>` : ''}</body>
+<body><main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
 </html>`;
+}
+
+/**
+ * What the frame script (assets/result.js) needs on a hosted page: where it may post
+ * (`target`, the merchant origin, never `*`), the purchase, whether the page was opened by
+ * chipin.js (`embed`: Escape then posts `chipin:cancel`) and the message to post, if any.
+ */
+export interface FrameData {
+  target: string;
+  purchase_uid: string;
+  embed: boolean;
+  message: unknown;
+}
+
+export function frameScript(data: FrameData | undefined): SafeHtml | '' {
+  return data ? jsonScript('chipin-frame', data) : '';
 }

@@ -13,6 +13,8 @@ export interface PledgeView {
   deadline: Date | null;
   lang: Lang;
   csrfToken: string;
+  /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
+  csrfFrameToken?: string;
   error?: string;
   /** Shown instead of the form once there is nothing to pay. */
   done?: 'paid' | 'closed' | 'full';
@@ -38,6 +40,7 @@ export function pledgePage(v: PledgeView): string {
     : html`${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
   <form method="post" action="/pledge/${uid}" id="pledge-form" novalidate>
     <input type="hidden" name="csrf" value="${v.csrfToken}">
+    ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     ${cardFields(t, { holder: v.pledge.name ?? '' })}
     <button type="submit">${`${t.pay} ${share}`}</button>
   </form>`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '../../src/pages/html.ts';
+import { CHALLENGE_CSP } from '../../src/pages/html.ts';
 import type { PspConnector } from '../../src/psp/connector.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { SANDBOX_CARDS } from './fixtures/sandbox/cards.ts';
@@ -44,7 +44,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     const res = await app.server.inject(path);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
-    expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+    expect(res.headers['content-security-policy']).toBe(CHALLENGE_CSP);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toContain('<html lang="en">');
     expect(res.body).toMatch(/<button type="submit" name="outcome" value="complete"[^>]*>Complete authentication<\/button>/);
@@ -61,7 +61,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     for (const form of [{ outcome: 'complete', token: 'forged-token' }, { outcome: 'complete' }] as Record<string, string>[]) {
       const res = await post(path, form);
       expect(res.statusCode).toBe(403);
-      expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+      expect(res.headers['content-security-policy']).toBe(CHALLENGE_CSP);
     }
     // Another transaction's valid token does not work here either.
     const other = await challenged();

@@ -15,7 +15,9 @@ import { formatIsoDate } from '../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../domain/links.ts';
 import { offerTerms } from '../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
+import { leaderFrontOutcome } from '../../use-cases/leader-front-outcome.ts';
 import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
+import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../purchases/repository.ts';
@@ -65,14 +67,30 @@ function readFriends(form: Record<string, unknown>, currency: string, t: (typeof
  * the contract's back-mode result as a JWT signed with the offer's secret, DESIGN §5), else our
  * status page.
  */
-function afterPayment(purchase: Purchase, state: string, result: string | undefined): string {
+function afterPayment(purchase: Purchase, state: string, result: string | undefined, param: 'result' | 'error' = 'result'): string {
   const uid = `pur_${purchase.id}`;
   if (!purchase.callbackUrl) return `/pay/${uid}`;
   const url = new URL(purchase.callbackUrl);
   url.searchParams.set('purchase_uid', uid);
   url.searchParams.set('state', state);
-  if (result) url.searchParams.set('result', result);
+  if (result) url.searchParams.set(param, result);
   return url.toString();
+}
+
+/** The page's own query, kept through the form and the 3-D Secure return: `embed=1` (chipin.js's overlay), `lang`. */
+interface PageQuery {
+  embed?: string;
+  lang?: string;
+}
+
+function pageMode(query: PageQuery): { embed: boolean; lang?: string; query: string } {
+  const embed = query.embed === '1';
+  const lang = query.lang && /^[a-z]{2}([_-][A-Z]{2})?$/.test(query.lang) ? query.lang : undefined;
+  const q = new URLSearchParams();
+  if (embed) q.set('embed', '1');
+  if (lang) q.set('lang', lang);
+  const text = q.toString();
+  return { embed, lang, query: text ? `?${text}` : '' };
 }
 
 /** The leader's hosted checkout: `GET /pay/<purchase_uid>` shows it, `POST` pays. */
@@ -80,11 +98,14 @@ export function registerCheckout(app: App, services: Services): void {
   const { db, offers, clock, config, payments, psps } = services;
   const csrf = csrfFor(services);
 
-  async function load(request: { params: { purchase_uid: string } }) {
+  const ownOrigin = new URL(config.publicUrl).origin;
+
+  async function load(request: { params: { purchase_uid: string }; query?: unknown }) {
     const id = parsePublicId('pur', request.params.purchase_uid);
     const purchase = id ? await findPurchaseForPage(db, id) : undefined;
     const offer = purchase && (await offers.byId(purchase.accountId, purchase.offerId));
-    return purchase && offer ? { purchase, offer, lang: langOf(purchase.language) } : undefined;
+    const mode = pageMode((request.query ?? {}) as PageQuery);
+    return purchase && offer ? { purchase, offer, lang: langOf(mode.lang ?? purchase.language), mode } : undefined;
   }
 
   function schedule(offer: Offer, purchase: Purchase): Schedule | undefined {
@@ -99,21 +120,32 @@ export function registerCheckout(app: App, services: Services): void {
   async function show(
     request: FastifyRequest,
     reply: FastifyReply,
-    ctx: { purchase: Purchase & { merchantName: string }; offer: Offer; lang: Lang },
+    ctx: { purchase: Purchase & { merchantName: string }; offer: Offer; lang: Lang; mode: ReturnType<typeof pageMode> },
     extra: Partial<CheckoutView> = {},
     status = 200,
+    decline?: string,
   ) {
     pageHeaders(reply, ctx.purchase.callbackUrl);
+    const uid = `pur_${ctx.purchase.id}`;
+    const { embed } = ctx.mode;
+    // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
+    const message = await leaderFrontOutcome(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox, decline);
+    const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
-      const handover = await leaderFrontResult(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
-      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, handover }, (pid) => pledgePageUrl(config.publicUrl, pid)));
+      // After a failure, the way back to the shop carries the signed error, as a success carries the result.
+      const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
-    const token = csrf.tokenFor(request, reply, `pur_${ctx.purchase.id}`);
+    const token = csrf.tokenFor(request, reply, uid);
     return reply.code(status).send(
       checkoutPage({
         ...ctx,
         csrfToken: token,
+        csrfFrameToken: csrf.frameTokenFor(uid),
+        embed,
+        query: ctx.mode.query,
+        frame,
         schedule: schedule(ctx.offer, ctx.purchase),
         potDeadline: new Date(clock.now().getTime() + ctx.offer.potDeadlineHours * 3_600_000),
         ...extra,
@@ -125,55 +157,60 @@ export function registerCheckout(app: App, services: Services): void {
     const t = TEXT[ctx.lang];
     switch (result.kind) {
       case 'processed': {
+        // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
+        if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
         const handover = await leaderFrontResult(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
         return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
       }
       case 'challenge':
         return reply.redirect(result.url, 303);
       case 'not_payable':
-        return reply.redirect(`/pay/pur_${ctx.purchase.id}`, 303);
+        return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       case 'in_progress':
         return show(request, reply, ctx, { error: t.inProgress, friends }, 409);
       case 'invalid':
         return show(request, reply, ctx, { error: result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares, friends }, 422);
       case 'declined': {
-        const fresh = (await load(request as unknown as { params: { purchase_uid: string } }))!;
+        const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
         const message = `${t.errors[result.reason] ?? t.errors.processing_error} ${fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : ''}`.trim();
-        return show(request, reply, fresh, { error: message, friends }, 402);
+        return show(request, reply, fresh, { error: message, friends }, 402, result.reason);
       }
     }
   }
 
   const params = Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) });
+  const querystring = Type.Object({ embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
 
-  app.get('/pay/:purchase_uid', { schema: { hide: true, params } }, async (request, reply) => {
+  app.get('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
     if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     return show(request, reply, ctx);
   });
 
-  app.post('/pay/:purchase_uid', { schema: { hide: true, params } }, async (request, reply) => {
+  app.post('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
     if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
-    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form.csrf)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
+    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
     const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, t) : { rows: [], pledges: [], invalid: [] };
     if (!friends.pledges) return show(request, reply, ctx, { error: friends.error, friends: friends.rows, invalid: friends.invalid }, 422);
     const card = readCard(form, clock.now());
     if (!card) return show(request, reply, ctx, { error: t.invalidCard, friends: friends.rows, invalid: ['card_number'] }, 422);
-    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, (paymentId) => leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId));
+    // The 3-D Secure return keeps the page's mode (embed, lang).
+    const returnUrl = (paymentId: string) => leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId) + ctx.mode.query.replace('?', '&');
+    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, returnUrl);
     return outcome(request, reply, ctx, result, friends.rows);
   });
 
   app.get(
     '/pay/:purchase_uid/return',
-    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true }) } },
+    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true }) } },
     async (request, reply) => {
       const ctx = await load(request);
       if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
       const paymentId = request.query.payment;
-      if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}`, 303);
+      if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
       return outcome(request, reply, ctx, result);
     },

@@ -8,6 +8,7 @@ import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
 import { registerAssets } from './assets.ts';
+import { registerSdk } from './sdk.ts';
 import { registerCheckout } from './checkout.ts';
 import { registerPledgePages } from './pledge.ts';
 import { registerSandboxPayments } from './sandbox-payments.ts';
@@ -15,6 +16,7 @@ import { registerPurchaseLink } from './purchase-link.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerSandboxClock } from './sandbox-clock.ts';
 import { registerSandboxInbox } from './sandbox-inbox.ts';
+import { registerSandboxDemoShop } from './sandbox-demo-shop.ts';
 import { registerSandboxPsp } from './sandbox-psp.ts';
 import { registerSimulateSchedule } from './simulate-schedule.ts';
 import { registerToken } from './token.ts';
@@ -41,12 +43,14 @@ export function registerRoutes(app: App, services: Services): void {
   registerCheckout(app, services);
   registerPledgePages(app, services);
   registerAssets(app);
+  registerSdk(app);
   // The sandbox PSP's 3-D Secure page: wherever the sandbox connector is registered (every mode).
   registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
   if (services.config.env === 'sandbox') {
     registerSandboxInbox(app, services, dashboard);
     registerSandboxPayments(app, services);
+    registerSandboxDemoShop(app, services);
   }
   if (services.sandboxClock) registerSandboxClock(app, services, services.sandboxClock);
 }

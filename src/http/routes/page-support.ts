@@ -26,6 +26,7 @@ export function pageHeaders(reply: FastifyReply, callbackUrl?: string | null): F
 export function csrfFor(services: Services) {
   const csrf = new Csrf(services.config.masterKey);
   const secure = services.config.publicUrl.startsWith('https:');
+  const ownOrigin = new URL(services.config.publicUrl).origin;
   return {
     tokenFor(request: FastifyRequest, reply: FastifyReply, formId: string): string {
       let cookie = readCookie(request.headers.cookie, CSRF_COOKIE);
@@ -35,8 +36,24 @@ export function csrfFor(services: Services) {
       }
       return csrf.token(cookie, formId);
     },
-    verify(request: FastifyRequest, formId: string, token: unknown): boolean {
-      return csrf.verify(readCookie(request.headers.cookie, CSRF_COOKIE), formId, token);
+    /** The cookie-less token of the same form (`csrf_frame`), for when the page is in a third-party frame. */
+    frameTokenFor(formId: string): string {
+      return csrf.frameToken(formId);
+    },
+    /**
+     * A form POST is ours when (1) the browser's fetch metadata, if sent, says it came from our
+     * own origin (a cross-site or same-site POST is refused even with a valid cookie), and (2)
+     * either the cookie-bound token matches (top-level pages, browsers without fetch metadata),
+     * or the cookie-less frame token is valid and the request is provably same-origin
+     * (`Sec-Fetch-Site: same-origin`, or an `Origin` equal to ours): inside a merchant's frame
+     * the browser withholds our SameSite=Strict cookie, but still tells where the POST came from.
+     */
+    verify(request: FastifyRequest, formId: string, form: Record<string, unknown>): boolean {
+      const site = request.headers['sec-fetch-site'];
+      if (site !== undefined && site !== 'same-origin') return false;
+      if (csrf.verify(readCookie(request.headers.cookie, CSRF_COOKIE), formId, form.csrf)) return true;
+      const sameOrigin = site === 'same-origin' || request.headers.origin === ownOrigin;
+      return sameOrigin && csrf.verifyFrameToken(formId, form.csrf_frame);
     },
   };
 }

@@ -36,10 +36,12 @@ export function registerPledgePages(app: App, services: Services): void {
   }
 
   async function show(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, extra: Partial<PledgeView> = {}, status = 200) {
-    pageHeaders(reply);
+    // The merchant's site may frame the pledge page too (the purchase's callback origin).
+    pageHeaders(reply, ctx.purchase.callbackUrl);
     const done = extra.done ?? doneOf(ctx.pledge.state, ctx.pledge.closedReason) ?? (ctx.purchase.state !== 'LEADER_PROCESSED' ? 'closed' : undefined);
     const token = done ? '' : csrf.tokenFor(request, reply, `plg_${ctx.pledge.id}`);
-    return reply.code(status).send(pledgePage({ ...ctx, csrfToken: token, ...extra, done }));
+    const frameToken = done ? '' : csrf.frameTokenFor(`plg_${ctx.pledge.id}`);
+    return reply.code(status).send(pledgePage({ ...ctx, csrfToken: token, csrfFrameToken: frameToken, ...extra, done }));
   }
 
   async function outcome(request: FastifyRequest & { params: { pledge_uid: string } }, reply: FastifyReply, result: PledgeOutcome) {
@@ -72,7 +74,7 @@ export function registerPledgePages(app: App, services: Services): void {
     if (!ctx) return notFound(request, reply);
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
-    if (!csrf.verify(request, `plg_${ctx.pledge.id}`, form.csrf)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
+    if (!csrf.verify(request, `plg_${ctx.pledge.id}`, form)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
     const card = readCard(form, clock.now());
     if (!card) return show(request, reply, ctx, { error: t.invalidCard }, 422);
     const result = await payPledge(payments, ctx.pledge, card, (paymentId) => pledgeReturnUrl(config.publicUrl, ctx.pledge.id, paymentId));

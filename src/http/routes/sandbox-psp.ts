@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { PAGE_CSP } from '../../pages/html.ts';
+import { CHALLENGE_CSP } from '../../pages/html.ts';
 import { challengeMessagePage, challengePage, returnLink } from '../../psp/sandbox/challenge-page.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
@@ -11,7 +11,7 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .headers({ 'content-security-policy': PAGE_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+    .headers({ 'content-security-policy': CHALLENGE_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
     .send(body);
 }
 

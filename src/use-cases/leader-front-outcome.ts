@@ -1,0 +1,53 @@
+import { errorCodeOf, frontError, frontErrorJwt } from '../delivery/front-error.ts';
+import { toPublicId } from '../domain/ids.ts';
+import { findOfferSecret } from '../payments/pay-state-repository.ts';
+import type { Purchase } from '../purchases/purchase.ts';
+import { PROTOCOL_VERSION, type ChipinMessage, type ErrorCode } from '../sdk/protocol.ts';
+import type { PaymentDeps } from './deps.ts';
+import { leaderFrontResult } from './leader-front-result.ts';
+
+/**
+ * What the hosted page tells the merchant's front end (chipin.js, or any embedding page) about
+ * the leader's checkout: the result once the leader's payment went through, an error once the
+ * purchase can no longer be paid (failed past its attempts, expired, cancelled, aborted), or
+ * — `decline` given, purchase still payable — a retryable error for the refusal just shown.
+ * Null when there is nothing to tell (not paid yet, refunded).
+ */
+export async function leaderFrontOutcome(
+  deps: Pick<PaymentDeps, 'db' | 'box'>,
+  purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata' | 'state'>,
+  sandbox: boolean,
+  decline?: string,
+): Promise<ChipinMessage | null> {
+  const uid = toPublicId('pur', purchase.id);
+  // A payable page with no refusal to report (every first view): no query at all.
+  if ((purchase.state === 'CREATED' && decline === undefined) || purchase.state === 'REFUNDED') return null;
+  const handover = await leaderFrontResult(deps, purchase, sandbox);
+  if (purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL') {
+    return handover ? { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover.result }, jwt: handover.jwt ?? null } : null;
+  }
+  let code: ErrorCode;
+  let retryable = false;
+  const lastError = handover?.result.transaction.error;
+  if (purchase.state === 'CREATED') {
+    if (decline === undefined) return null;
+    code = errorCodeOf(decline);
+    retryable = true;
+  } else if (purchase.state === 'FAILED') {
+    code = errorCodeOf(decline ?? lastError?.code ?? lastError?.message);
+  } else if (purchase.state === 'ABORTED') {
+    code = 'purchase_aborted';
+  } else if (purchase.state === 'CANCELLED') {
+    // Cancelled unpaid is an expiry; after an authorisation, a cancellation.
+    code = handover && handover.result.transaction.status !== 'failed' ? 'purchase_cancelled' : 'purchase_expired';
+  } else {
+    return null;
+  }
+  const error = frontError(code, uid, retryable);
+  // `iat` in real time, as webhook timestamps: the merchant compares it with its own clock.
+  const offer = await findOfferSecret(deps.db, purchase.offerId);
+  const secret = offer && offer.accountId === purchase.accountId ? deps.box.open(offer.secretEnc).reveal() : undefined;
+  const purchasePart = { meta_data: purchase.metadata ?? {}, reference: purchase.ref ?? '', uid };
+  const jwt = secret ? frontErrorJwt(error, purchasePart, handover?.result.transaction ?? null, secret, new Date()) : null;
+  return { chipin: PROTOCOL_VERSION, type: 'chipin:error', purchase_uid: uid, error, jwt };
+}
