@@ -30,6 +30,11 @@ export interface PaymentRow {
   status: 'pending' | TransactionResult['status'];
   decline_reason: string | null;
   challenge_url: string | null;
+  /** The PSP token the row's call uses, stored before the call (replayed after a crash). */
+  psp_method_id: string | null;
+  /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
+  psp_return_url: string | null;
+  updated_at: Date;
 }
 
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
@@ -46,6 +51,40 @@ export async function insertPayment(
     [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now],
   );
   return rows[0]!;
+}
+
+/** The card the row's call is about to use, stored in the transaction that saves it, before the PSP call. */
+export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMethodId: string, returnUrl: string): Promise<boolean> {
+  // Only while pending: a row the reconciliation marked abandoned must not be charged after all.
+  const { rows } = await sql.query(
+    "UPDATE payments SET psp_method_id = $3, psp_return_url = $4 WHERE account_id = $1 AND id = $2 AND status = 'pending' RETURNING 1",
+    [payment.account_id, payment.id, pspMethodId, returnUrl],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The leader's latest checkout attempt still unresolved (pending: the PSP's answer was never
+ * recorded; requires_action: a 3-D Secure challenge not answered), if any. The share charge
+ * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee.
+ */
+export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
+       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share'
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [accountId, purchaseId, purposes],
+  );
+  return rows[0];
+}
+
+/** Unresolved payments (pending or awaiting 3-D Secure) not touched since `before`: the reconciliation job's work. */
+export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: number): Promise<PaymentRow[]> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE status IN ('pending', 'requires_action') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
+    [before, limit],
+  );
+  return rows;
 }
 
 export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
@@ -76,16 +115,26 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * Stores the PSP's answer on the payment row and, for an outcome, writes the purchase's
  * `payment.transaction` event (the back-mode notification is built from it), in the caller's
  * transaction.
+ *
+ * Recorded once: only if the row is still in the status `payment` was read in (the state the
+ * outcome applies to) and the answer changes it. A concurrent recorder of the same replayed
+ * answer (two `trigger_capture`, a job and a retry), or a late answer about a row another path
+ * already moved on (a void refused because the hold was captured meanwhile), writes nothing.
+ * Answers whether it recorded.
  */
-export async function recordResult(sql: Sql, payment: PaymentRow, r: TransactionResult, purchaseState: PurchaseState, now: Date): Promise<void> {
-  await sql.query(
+export async function recordResult(sql: Sql, payment: PaymentRow, r: TransactionResult, purchaseState: PurchaseState, now: Date): Promise<boolean> {
+  const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
        decline_reason = $7, challenge_url = $8, updated_at = $9
-     WHERE account_id = $1 AND id = $2`,
-    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now],
+     WHERE account_id = $1 AND id = $2 AND status = $10
+       AND (status, captured_cents, refunded_cents, decline_reason, psp_transaction_id)
+           IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
+     RETURNING 1`,
+    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status],
   );
+  if (rows.length === 0) return false;
   const status = backModeStatus(r.status);
-  if (!status) return;
+  if (!status) return true;
   await writeEvent(
     sql,
     payment.account_id,
@@ -106,11 +155,17 @@ export async function recordResult(sql: Sql, payment: PaymentRow, r: Transaction
     },
     now,
   );
+  return true;
+}
+
+/** The row as it stands after {@link recordResult} stored `r` on it (to record a next answer about it). */
+export function afterResult(payment: PaymentRow, r: TransactionResult): PaymentRow {
+  return { ...payment, status: r.status, psp_transaction_id: r.transactionId, captured_cents: r.capturedCents, refunded_cents: r.refundedCents, decline_reason: r.decline?.reason ?? null };
 }
 
 /** A refusal before any PSP transaction existed (the card could not even be attached): no transaction event. */
-export async function markDeclined(sql: Sql, payment: PaymentRow, reason: DeclineReason, now: Date): Promise<void> {
-  await sql.query("UPDATE payments SET status = 'declined', decline_reason = $3, updated_at = $4 WHERE account_id = $1 AND id = $2", [
+export async function markDeclined(sql: Sql, payment: PaymentRow, reason: DeclineReason | 'abandoned', now: Date): Promise<void> {
+  await sql.query("UPDATE payments SET status = 'declined', decline_reason = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND status = 'pending'", [
     payment.account_id,
     payment.id,
     reason,

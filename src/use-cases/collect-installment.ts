@@ -21,7 +21,7 @@ export const COLLECT_JOB = 'installment.collect';
 /** One collection job per installment still to collect, in the leader's transaction. */
 export async function scheduleCollections(tx: Sql, accountId: string, purchaseId: string): Promise<void> {
   for (const i of await scheduledInstallments(tx, accountId, purchaseId)) {
-    await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${i.id}:0`, runAt: dueAt(i.dueDate), payload: { installmentId: i.id }, accountId });
+    await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${i.id}:0`, runAt: dueAt(i.dueDate), payload: { installmentId: i.id, attempts: 0 }, accountId });
   }
 }
 
@@ -34,11 +34,14 @@ export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'fail
  * idempotency key, so a retried job never charges twice. The last installment collected makes
  * the purchase SUCCESSFUL; a refusal past the dunning schedule FAILED.
  */
-export async function collectInstallment(deps: PaymentDeps, accountId: string, installmentId: string): Promise<CollectOutcome> {
+export async function collectInstallment(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {
   const { db, offers, psps } = deps;
   const inst = await findInstallment(db, accountId, installmentId);
   if (!inst) return 'not_collectable';
   if (inst.state === 'paid') return 'already_paid';
+  // A dunning job is for one attempt: once that attempt was made (by another job of the same
+  // batch, by trigger_capture), it has nothing left to do.
+  if (expectedAttempts !== undefined && inst.attempts !== expectedAttempts) return 'not_collectable';
   const purchase = await loadPayState(db, accountId, inst.purchaseId);
   if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') return 'not_collectable';
   const offer = (await offers.byId(accountId, purchase.offerId))!;
@@ -74,8 +77,12 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
   return db.transaction(async (tx): Promise<CollectOutcome> => {
     const now = clock.now();
     const locked = await lockPayState(tx, accountId, purchaseId);
-    await recordResult(tx, payment, result, locked.state, now);
     const current = (await findInstallment(tx, accountId, inst.id, true))!;
+    // Recorded once, by the recorder for whom the attempt is still current: a concurrent
+    // collection of the same attempt (trigger_capture racing the due-date job) got the same
+    // replayed PSP answer, already recorded.
+    if (current.attempts !== inst.attempts) return current.state === 'paid' ? 'already_paid' : 'not_collectable';
+    await recordResult(tx, payment, result, locked.state, now);
     if (current.state !== 'scheduled') return current.state === 'paid' ? 'already_paid' : 'not_collectable';
     const counts = await installmentCounts(tx, accountId, purchaseId);
     const event = { installment_id: inst.id, index: inst.index, amount_cents: amount, attempt };
@@ -93,7 +100,7 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
     const retryIn = retryDelayDays(attempt);
     await markInstallmentRefused(tx, inst, attempt, retryIn === undefined);
     if (retryIn !== undefined) {
-      await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${inst.id}:${attempt}`, runAt: dueAt(inst.dueDate, retryIn), payload: { installmentId: inst.id }, accountId });
+      await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${inst.id}:${attempt}`, runAt: dueAt(inst.dueDate, retryIn), payload: { installmentId: inst.id, attempts: attempt }, accountId });
       return 'retry_scheduled';
     }
     await applyMove(tx, clock, accountId, purchaseId, 'fail', {

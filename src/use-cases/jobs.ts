@@ -2,10 +2,11 @@ import type { JobScheduler } from '../jobs/scheduler.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
+import { reconcilePayments, RECONCILE_EVERY_MS, RECONCILE_JOB } from './reconcile-payments.ts';
 import { remindPot } from './remind-pot.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 
-/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection. */
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
@@ -19,6 +20,12 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   });
   jobs.register(COLLECT_JOB, async (job) => {
     if (!job.accountId) return;
-    await collectInstallment(deps, job.accountId, String(job.payload.installmentId));
+    const attempts = job.payload.attempts;
+    await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined);
+  });
+  // Service-wide and perpetual: it reschedules itself, so a sandbox clock move runs it too.
+  jobs.register(RECONCILE_JOB, async () => {
+    await reconcilePayments(deps);
+    return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_EVERY_MS) };
   });
 }

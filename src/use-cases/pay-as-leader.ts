@@ -6,7 +6,9 @@ import { potComment, potDeadline } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { AttachResult, CardInput, DeclineReason, PspConnector, TransactionResult } from '../psp/connector.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
+import { leaderReturnUrl } from '../domain/links.ts';
 import {
+  afterResult,
   findPayment,
   insertPayment,
   insertPaymentMethod,
@@ -14,6 +16,8 @@ import {
   markDeclined,
   recordResult,
   savedPspMethodId,
+  setPaymentPspMethod,
+  unresolvedLeaderAttempt,
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
@@ -24,6 +28,7 @@ import { scheduleCollections } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
+import { scheduleReconciliation } from './reconcile-payments.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
@@ -68,19 +73,32 @@ export async function payAsLeader(
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const psp = deps.psps.get(offer.psp);
 
+  // An earlier attempt left unresolved (a crash between the PSP's answer and its recording, an
+  // unanswered challenge) is resolved first, with its own idempotency key: the PSP answers what
+  // it did, that is recorded, and only a refused attempt lets this one charge the new card.
+  const unresolved = await unresolvedLeaderAttempt(deps.db, purchase.accountId, purchase.id, LEADER_PURPOSES);
+  if (unresolved) {
+    const resolved = await resolveLeaderAttempt(deps, unresolved, LEADER_BUSY_MS);
+    if (resolved && resolved.kind !== 'declined') return resolved;
+    if (resolved && resolved.state !== 'CREATED') return resolved;
+  }
+
   const reserved = await reserveAttempt(deps, state, plan, pledgers, psp.name);
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
   if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
-  await saveCard(deps, state, psp.name, attached);
+  // The card goes on the payment row before the authorisation, so that a crash after it can be
+  // replayed; a row resolved meanwhile as abandoned (the process was too slow) is not charged.
+  const back = returnUrl(payment.id);
+  if (!(await saveCard(deps, state, psp.name, attached, payment, back))) return { kind: 'in_progress' };
   const result = await psp.authorize({
     idempotencyKey: payment.idempotency_key,
     paymentMethodId: attached.paymentMethodId,
     amountCents: plan.authorizeCents,
     currency: state.currency,
     capture: plan.capture,
-    returnUrl: returnUrl(payment.id),
+    returnUrl: back,
   });
   return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
 }
@@ -103,6 +121,68 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
 }
 
 /**
+ * Resolves a leader checkout attempt left `pending` or `requires_action`, untouched for at least
+ * `minAgeMs` (younger, it may still be running: answered "in progress"). Used by a retry, a new
+ * attempt and the reconciliation job alike:
+ * - pending, never sent (no card on the row): marked abandoned, nothing was charged;
+ * - pending, sent: the authorisation is replayed with the same idempotency key and card — the PSP
+ *   answers its stored outcome — and the checkout continues as the first attempt would have;
+ * - awaiting 3-D Secure: the PSP is asked; completed, the checkout continues; still pending, the
+ *   challenge is voided so that it can never be completed after another attempt charged.
+ * Answers the outcome of the resolved attempt, or undefined when it charged nothing.
+ */
+export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRow, minAgeMs: number): Promise<LeaderOutcome | undefined> {
+  const { db, clock, offers, psps } = deps;
+  const now = clock.now();
+  if (now.getTime() - new Date(payment.updated_at).getTime() < minAgeMs) return { kind: 'in_progress' };
+  const { account_id: accountId, purchase_id: purchaseId } = payment;
+  const state = (await loadPayState(db, accountId, purchaseId))!;
+  const offer = (await offers.byId(accountId, state.offerId))!;
+  const psp = psps.get(payment.psp);
+  if (payment.status === 'pending' && !payment.psp_method_id) {
+    await markDeclined(db, payment, 'abandoned', now);
+    return undefined;
+  }
+  // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
+  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt);
+  if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
+  let result: TransactionResult;
+  if (payment.status === 'pending') {
+    result = await psp.authorize({
+      idempotencyKey: payment.idempotency_key,
+      paymentMethodId: payment.psp_method_id!,
+      amountCents: payment.amount_cents,
+      currency: state.currency,
+      capture: plan.capture,
+      returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
+    });
+  } else {
+    result = await psp.retrieve(payment.psp_transaction_id!);
+    if (result.status === 'requires_action') {
+      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transactionId: result.transactionId });
+      // Refused: the shopper completed the challenge in between; its outcome decides.
+      result = voided.status === 'voided' ? voided : await psp.retrieve(payment.psp_transaction_id!);
+      if (result.status === 'voided') {
+        await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
+        return undefined;
+      }
+    }
+  }
+  if (state.state !== 'CREATED' && result.status !== 'requires_action') {
+    // The purchase moved on (aborted, expired) while the attempt was unresolved: record the
+    // outcome, and give back what it holds.
+    await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
+    if (result.status === 'authorized') {
+      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transactionId: result.transactionId });
+      await db.transaction((tx) => recordResult(tx, afterResult(payment, result), voided, state.state, clock.now()));
+    }
+    return { kind: 'not_payable', state: state.state };
+  }
+  const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
+  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
+}
+
+/**
  * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
  * row lock, refuses while another attempt runs, stores the invitations as drafts and the payment
  * row (with its idempotency key) before any PSP call.
@@ -116,23 +196,31 @@ async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: 
     const now = clock.now();
     const attempts = await leaderAttempts(tx, accountId, purchaseId, LEADER_PURPOSES, new Date(now.getTime() - LEADER_BUSY_MS));
     if (attempts.busy > 0) return { outcome: { kind: 'in_progress' } };
+    // Never a second key for the same money while an earlier attempt is unresolved.
+    if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { outcome: { kind: 'in_progress' } };
     await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
     const payment = await insertPayment(
       tx,
       { accountId, purchaseId, purpose: plan.purpose, psp: pspName, idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`, amountCents: plan.authorizeCents },
       now,
     );
+    await scheduleReconciliation(tx, now);
     return { payment };
   });
 }
 
-/** The card the PSP attached becomes the purchase's saved card (token, brand, last four, expiry only). */
-async function saveCard(deps: PaymentDeps, state: PurchasePayState, pspName: string, attached: Extract<AttachResult, { ok: true }>): Promise<void> {
+/**
+ * The card the PSP attached becomes the purchase's saved card (token, brand, last four, expiry
+ * only) and the attempt's card, in one transaction; false when the attempt is no longer pending.
+ */
+async function saveCard(deps: PaymentDeps, state: PurchasePayState, pspName: string, attached: Extract<AttachResult, { ok: true }>, payment: PaymentRow, returnUrl: string): Promise<boolean> {
   const { db, clock } = deps;
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    if (!(await setPaymentPspMethod(tx, payment, attached.paymentMethodId, returnUrl))) return false;
     const card = { psp: pspName, pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
     const methodId = await insertPaymentMethod(tx, state.accountId, state.id, card, clock.now());
     await setPaymentMethod(tx, state.accountId, state.id, methodId);
+    return true;
   });
 }
 
@@ -175,7 +263,7 @@ async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, gu
   const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: guarantee.transactionId });
   await db.transaction(async (tx) => {
     await recordResult(tx, payment, guarantee, 'CREATED', clock.now());
-    await recordResult(tx, payment, voided, 'CREATED', clock.now());
+    await recordResult(tx, afterResult(payment, guarantee), voided, 'CREATED', clock.now());
   });
   return { outcome: await leaderDeclined(deps, offer, sharePayment, result.decline, result) };
 }

@@ -7,6 +7,7 @@ import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import { resolvePledgePayment } from './pay-pledge.ts';
 
 export type DeadlineOutcome =
   /** Not (or no longer) an open pot: nothing done. */
@@ -30,6 +31,12 @@ export type DeadlineOutcome =
 export async function settlePotDeadline(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<DeadlineOutcome> {
   const closed = await closeThePot(deps, accountId, purchaseId);
   if (closed.kind !== 'closed') return closed;
+  // Pledges closed while a payment of theirs was unresolved (a challenge never answered, a
+  // charge whose answer was never recorded): the one rule of finishPledge gives that money back.
+  for (const paymentId of closed.unresolved) {
+    const payment = await findPayment(deps.db, accountId, paymentId);
+    if (payment) await resolvePledgePayment(deps, payment);
+  }
   const { locked, rest } = closed;
   if (rest <= 0) {
     await deps.db.transaction((tx) => closePotIfCovered(deps, tx, locked));
@@ -43,7 +50,7 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   return outcome;
 }
 
-type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number };
+type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number; unresolved: string[] };
 
 /** Closes the pledges still unpaid, unless one is being paid right now; answers the rest to charge. */
 async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<Closed | { kind: 'not_open' } | { kind: 'wait'; until: Date }> {
@@ -58,7 +65,8 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
     await closePledges(tx, accountId, purchaseId, ['invited', 'paying'], 'deadline', now);
     const paid = pledges.filter((p) => p.state === 'paid');
     const rest = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, paid.map((p) => p.amountCents));
-    return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length };
+    const unresolved = pledges.filter((p) => p.state === 'paying' && p.paymentId).map((p) => p.paymentId!);
+    return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length, unresolved };
   });
 }
 

@@ -1,0 +1,53 @@
+import type { Sql } from '../db/database.ts';
+import { isLeaderPurpose } from '../domain/leader-plan.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
+import { staleUnresolvedPayments } from '../payments/payment-repository.ts';
+import type { PaymentDeps } from './deps.ts';
+import { resolveLeaderAttempt } from './pay-as-leader.ts';
+import { resolvePledgePayment } from './pay-pledge.ts';
+
+export const RECONCILE_JOB = 'payments.reconcile';
+/** Unresolved for this long (service clock), a payment is presumed abandoned by its process: longer than a pledge's reservation (3-D Secure included). */
+export const RECONCILE_AFTER_MS = 20 * 60_000;
+/** How often the job looks. */
+export const RECONCILE_EVERY_MS = 5 * 60_000;
+const BATCH = 50;
+
+/**
+ * The one service-wide reconciliation job, scheduled in the transaction of every attempt that
+ * reserves a payment (a no-op once it exists: the key is fixed, and the job reschedules itself
+ * for ever after).
+ */
+export async function scheduleReconciliation(sql: Sql, now: Date): Promise<void> {
+  await scheduleJob(sql, { kind: RECONCILE_JOB, key: RECONCILE_JOB, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS), payload: {} });
+}
+
+/**
+ * Resolves the payments nobody came back for: a process killed between the PSP's answer and its
+ * recording, a shopper who left a 3-D Secure challenge. Each is resolved by the same function a
+ * retry would use (its own idempotency key replayed, or the PSP asked), so its outcome is
+ * recorded, notified and acted on exactly as if the first process had lived.
+ *
+ * Not here: installment charges and the pot's rest, whose keys derive from stored state and
+ * whose jobs run again until recorded (at least once); the leader's `…:share` charge, resolved
+ * with its guarantee. Answers how many payments it resolved.
+ */
+export async function reconcilePayments(deps: PaymentDeps): Promise<number> {
+  const stale = await staleUnresolvedPayments(deps.db, new Date(deps.clock.now().getTime() - RECONCILE_AFTER_MS), BATCH);
+  let resolved = 0;
+  for (const payment of stale) {
+    try {
+      if (payment.purpose === 'pledge') {
+        await resolvePledgePayment(deps, payment);
+        resolved++;
+      } else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) {
+        await resolveLeaderAttempt(deps, payment, RECONCILE_AFTER_MS);
+        resolved++;
+      }
+    } catch (err) {
+      // One payment the PSP cannot answer for now must not stop the others; it is tried again next run.
+      deps.logger.warn({ err, paymentId: payment.id }, 'could not resolve an unresolved payment');
+    }
+  }
+  return resolved;
+}

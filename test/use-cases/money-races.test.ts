@@ -1,0 +1,163 @@
+/**
+ * The outside ledger audit's invariant (issue part 4): for every purchase, what the sandbox PSP
+ * captured minus what it refunded equals what our payment rows say was collected, never more than
+ * the amount; and one `payment.transaction` notification per PSP outcome.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signHs256 } from '../../src/delivery/jwt.ts';
+import { findPayment } from '../../src/payments/payment-repository.ts';
+import { findPledge, listPledges } from '../../src/payments/pledge-repository.ts';
+import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { payPledge, resumePledgeAfterChallenge } from '../../src/use-cases/pay-pledge.ts';
+import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
+import { triggerCapture } from '../../src/use-cases/trigger-capture.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { answerChallenge, card, CARDS, newShop, type Shop } from './support.ts';
+
+let app: TestApp;
+let shop: Shop;
+beforeAll(async () => {
+  app = await startTestApp();
+  shop = await newShop(app);
+});
+afterAll(() => app.close());
+
+const ret = () => 'http://127.0.0.1:3000/return';
+const deps = () => app.services.payments;
+const q = async <T,>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows;
+
+/** Σ captured − Σ refunded at the PSP, over the transactions started with the purchase's keys. */
+async function pspNet(purchaseId: string): Promise<number> {
+  const rows = await q<{ net: number | null }>(
+    `SELECT sum(t.captured_cents - t.refunded_cents)::int AS net FROM sandbox_psp_idempotency i
+       JOIN payments p ON p.idempotency_key = i.idempotency_key
+       JOIN sandbox_psp_transactions t ON t.id = i.result->>'transactionId'
+     WHERE p.purchase_id = $1 AND i.operation IN ('authorize', 'charge_off_session')`,
+    [purchaseId],
+  );
+  return rows[0]?.net ?? 0;
+}
+/** What our rows say was collected. */
+async function recordedNet(purchaseId: string): Promise<number> {
+  const rows = await q<{ net: number | null }>('SELECT sum(captured_cents - refunded_cents)::int AS net FROM payments WHERE purchase_id = $1', [purchaseId]);
+  return rows[0]?.net ?? 0;
+}
+/** Notifications recorded more than once for one outcome (same payment, status and amount). */
+async function duplicateNotifications(purchaseId: string): Promise<unknown[]> {
+  return q(
+    `SELECT data->>'payment_id' AS payment, data->'transaction'->>'status' AS status, count(*)::int AS n FROM purchase_events
+     WHERE purchase_id = $1 AND type = 'payment.transaction'
+     GROUP BY 1, 2, data->'transaction'->>'amount_cents', data->'transaction'->>'error' HAVING count(*) > 1`,
+    [purchaseId],
+  );
+}
+async function expectLedger(purchaseId: string, amount: number): Promise<void> {
+  const psp = await pspNet(purchaseId);
+  expect(psp).toBe(await recordedNet(purchaseId));
+  expect(psp).toBeLessThanOrEqual(amount);
+  expect(await duplicateNotifications(purchaseId)).toEqual([]);
+}
+
+/** The audit's example: 10,001; the leader 5,001; friend 1 3,000 (paid), friend 2 2,000 (3-D Secure). */
+async function openPot() {
+  const id = await shop.purchase({ amount: 10_001 });
+  const led = await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
+    { email: 'ann@example.com', amountCents: 3_000 },
+    { email: 'bob@example.com', amountCents: 2_000 },
+  ], ret);
+  expect(led.kind).toBe('processed');
+  const [ann, bob] = await listPledges(app.services.db, shop.accountId, id);
+  expect(await payPledge(deps(), ann!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+  return { id, bob: bob! };
+}
+/** Time passes beyond the pledge's reservation (as a clock jump past the deadline does). */
+const expireReservation = (pledgeId: string) => app.services.db.query("UPDATE pledges SET paying_until = paying_until - interval '1 day' WHERE id = $1", [pledgeId]);
+
+describe('the pot is never over-funded', () => {
+  it('a challenge left pending when the deadline closes the pledge is voided; completing it later takes nothing', async () => {
+    const { id, bob } = await openPot();
+    const started = await payPledge(deps(), bob, card(CARDS.challenge), ret);
+    expect(started.kind).toBe('challenge');
+    expect(await settlePotDeadline(deps(), shop.accountId, id)).toMatchObject({ kind: 'wait' });
+    await expireReservation(bob.id);
+    expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'rest_charged', restCents: 2_000 });
+    // The voided challenge's page offers no form any more: it cannot be completed.
+    await expect(answerChallenge(app, (started as { url: string }).url, 'complete')).rejects.toThrow('no token on the challenge page');
+    const pledge = (await findPledge(app.services.db, shop.accountId, bob.id))!;
+    expect(await resumePledgeAfterChallenge(deps(), pledge, pledge.paymentId!)).toEqual({ kind: 'closed', reason: 'deadline' });
+    expect(await pspNet(id)).toBe(10_001);
+    await expectLedger(id, 10_001);
+  });
+
+  it('a challenge completed just before the deadline job closes the pledge is refunded, once, whoever comes first', async () => {
+    const { id, bob } = await openPot();
+    const started = await payPledge(deps(), bob, card(CARDS.challenge), ret);
+    await answerChallenge(app, (started as { url: string }).url, 'complete'); // the pledger never returns to the page
+    await expireReservation(bob.id);
+    expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'rest_charged', restCents: 2_000 });
+    const pledge = (await findPledge(app.services.db, shop.accountId, bob.id))!;
+    // The pledger's return now: the same rule, the same keys, nothing more.
+    expect(await resumePledgeAfterChallenge(deps(), pledge, pledge.paymentId!)).toEqual({ kind: 'closed', reason: 'deadline' });
+    expect((await findPayment(app.services.db, shop.accountId, pledge.paymentId!))).toMatchObject({ status: 'refunded', captured_cents: 2_000, refunded_cents: 2_000 });
+    expect(await pspNet(id)).toBe(10_001);
+    await expectLedger(id, 10_001);
+  });
+});
+
+describe('one notification per PSP outcome', () => {
+  it('two concurrent trigger_capture calls record the capture once', async () => {
+    const offer = shop.offer('DEFERRED');
+    const id = await shop.purchase({ merchant_uid: offer.merchant_uid, amount: 15_000 });
+    expect((await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+    const token = signHs256({ merchantUid: offer.merchant_uid, purchaseUid: `pur_${id}` }, offer.secret);
+    const both = await Promise.all([triggerCapture(deps(), token), triggerCapture(deps(), token)]);
+    expect(both.map((o) => o.kind)).toEqual(['captured', 'captured']);
+    const completed = await q("SELECT 1 FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.transaction' AND data->'transaction'->>'status' = 'completed'", [id]);
+    expect(completed).toHaveLength(1);
+    await expectLedger(id, 15_000);
+  });
+});
+
+describe('the audit invariant over random interleavings of a pot', () => {
+  type Step = 'pay_ok' | 'pay_challenge' | 'complete' | 'fail' | 'resume' | 'expire' | 'deadline';
+  const step = fc.constantFrom<Step>('pay_ok', 'pay_challenge', 'complete', 'fail', 'resume', 'expire', 'deadline');
+
+  it('holds for any order of pledges, challenges, returns, clock jumps and deadline runs', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.nat(1), step), { minLength: 2, maxLength: 10 }), async (steps) => {
+        const id = await shop.purchase({ amount: 10_001 });
+        await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
+          { email: 'ann@example.com', amountCents: 3_000 },
+          { email: 'bob@example.com', amountCents: 2_000 },
+        ], ret);
+        const pledges = await listPledges(app.services.db, shop.accountId, id);
+        const challenges: (string | undefined)[] = [undefined, undefined];
+        for (const [who, what] of steps) {
+          const p = (await findPledge(app.services.db, shop.accountId, pledges[who]!.id))!;
+          if (what === 'pay_ok' || what === 'pay_challenge') {
+            const out = await payPledge(deps(), p, card(what === 'pay_ok' ? CARDS.ok : CARDS.challenge), ret);
+            if (out.kind === 'challenge') challenges[who] = out.url;
+          } else if ((what === 'complete' || what === 'fail') && challenges[who]) {
+            // A voided challenge has no form any more: nothing to answer.
+            await answerChallenge(app, challenges[who]!, what).catch(() => undefined);
+          } else if (what === 'resume' && p.paymentId) {
+            await resumePledgeAfterChallenge(deps(), p, p.paymentId);
+          } else if (what === 'expire') {
+            await expireReservation(p.id);
+          } else if (what === 'deadline') {
+            await settlePotDeadline(deps(), shop.accountId, id);
+          }
+        }
+        // The end of the story: every reservation over, the deadline run, every pledger returned.
+        for (const p of pledges) await expireReservation(p.id);
+        await settlePotDeadline(deps(), shop.accountId, id);
+        for (const p of await listPledges(app.services.db, shop.accountId, id)) if (p.paymentId) await resumePledgeAfterChallenge(deps(), p, p.paymentId);
+        await expectLedger(id, 10_001);
+        const state = (await q<{ state: string }>('SELECT state FROM purchases WHERE id = $1', [id]))[0]!.state;
+        if (state === 'SUCCESSFUL') expect(await pspNet(id)).toBe(10_001);
+      }),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});
