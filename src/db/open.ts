@@ -15,7 +15,7 @@ export interface DatabaseTarget {
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.databaseUrl) return openPostgres(target.databaseUrl);
-  const release = lockDataDir(target.dataDir);
+  const release = await lockDataDir(target.dataDir);
   try {
     const db = await openPglite(join(target.dataDir, 'pg'));
     return {

@@ -1,3 +1,4 @@
+import { isStorableDate } from '../domain/dates.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './store.ts';
@@ -94,7 +95,7 @@ export function decodeDeliveryCursor(cursor: string): DeliveryCursor | undefined
   const [iso, event, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
   const eventId = Number(event);
-  return id && isUuid(id) && Number.isSafeInteger(eventId) && eventId > 0 && !Number.isNaN(createdAt.getTime()) ? { createdAt, eventId, id } : undefined;
+  return id && isUuid(id) && Number.isSafeInteger(eventId) && eventId > 0 && isStorableDate(createdAt) ? { createdAt, eventId, id } : undefined;
 }
 
 export interface DeliveryFilter {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Accounts } from '../accounts/accounts.ts';
 import { FailureThrottle } from '../auth/failure-throttle.ts';
 import { ApiError } from './errors.ts';
+import { textProblem } from './input-rules.ts';
 
 /** `user:password` of a Basic header (RFC 7617, UTF-8), or undefined. */
 function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
@@ -17,6 +18,8 @@ function basicCredentials(header: string | undefined): { user: string; password:
 export type DashboardCheck =
   | { ok: true; accountId: string }
   | { ok: false; refusal: 'no_credentials' | 'wrong_credentials' }
+  /** The e-mail or password breaks the text rule (NUL, unpaired surrogate): `message` names which. */
+  | { ok: false; refusal: 'invalid_text'; message: string }
   | { ok: false; refusal: 'throttled'; retryAfter: number };
 
 const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"';
@@ -38,6 +41,13 @@ export class DashboardGuard {
     if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
     const creds = basicCredentials(request.headers.authorization);
     if (!creds) return { ok: false, refusal: 'no_credentials' };
+    // The text rule, before the database sees them (PostgreSQL refuses a NUL in text), and
+    // counted as a failed attempt: otherwise it would be a free, unthrottled probe.
+    const problem = textProblem(creds.user) ?? textProblem(creds.password);
+    if (problem) {
+      this.#byAddress.fail(request.ip);
+      return { ok: false, refusal: 'invalid_text', message: `the ${textProblem(creds.user) ? 'e-mail' : 'password'} of the Authorization header ${problem}` };
+    }
     const userKey = creds.user.toLowerCase();
     const userWait = this.#byUser.retryAfter(userKey);
     if (userWait > 0) return { ok: false, refusal: 'throttled', retryAfter: userWait };
@@ -60,6 +70,8 @@ export class DashboardGuard {
     switch (check.refusal) {
       case 'throttled':
         throw new ApiError(429, 'too_many_requests', `too many failed sign-ins, retry in ${check.retryAfter} s`, { 'retry-after': String(check.retryAfter) });
+      case 'invalid_text':
+        throw new ApiError(400, 'invalid_request', check.message);
       case 'no_credentials':
         throw unauthorized('sign in with HTTP Basic: your merchant dashboard e-mail and password');
       case 'wrong_credentials':

@@ -15,7 +15,7 @@ export function familyOf(url: string): Family {
 export function errorBody(family: Family, err: ApiError, lang: Lang, requestId: string): unknown {
   switch (family) {
     case 'oauth':
-      return { error: err.code, error_description: err.message };
+      return { error: err.code, error_description: err.status >= 500 ? `${err.message} (request id ${requestId})` : err.message };
     case 'v1':
       return err.status >= 500
         ? { error: { code: err.code, message: `${err.message} (request id ${requestId})` } }
@@ -61,13 +61,23 @@ export function describeValidation(errors: AjvError[], context: string | undefin
   }
 }
 
-/** Maps framework errors (schema validation, body parsing) to our closed set of codes. */
+/** Bad input, as each family answers it: Merchant API v1 406 `invalid_input`, else 400 `invalid_request`. */
+export function inputError(family: Family, message: string): ApiError {
+  return family === 'v1' ? new ApiError(406, 'invalid_input', message) : new ApiError(400, 'invalid_request', message);
+}
+
+/** Maps framework errors (routing, schema validation, body parsing) to our closed set of codes. */
 export function fromFrameworkError(err: FastifyError, family: Family): ApiError {
-  if (err.validation) {
-    const message = describeValidation(err.validation as AjvError[], err.validationContext);
-    return family === 'v1' ? new ApiError(406, 'invalid_input', message) : new ApiError(400, 'invalid_request', message);
-  }
+  if (err.validation) return inputError(family, describeValidation(err.validation as AjvError[], err.validationContext));
   switch (err.code) {
+    // The router: a path that is not valid percent-encoded UTF-8 (`%ZZ`, `%C0%AE`).
+    case 'FST_ERR_BAD_URL':
+      return inputError(family, 'the path is not valid percent-encoded UTF-8');
+    // The router: find-my-way does not match a parameter longer than its maxParamLength (100).
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, family === 'v1' ? 'invalid_input' : 'invalid_request', 'a path parameter is longer than 100 characters');
+    case 'CHIPIN_JSON_TOO_DEEP':
+      return inputError(family, err.message);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return family === 'oauth'
         ? new ApiError(400, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded')
@@ -76,10 +86,10 @@ export function fromFrameworkError(err: FastifyError, family: Family): ApiError 
       return new ApiError(413, 'payload_too_large', 'request body is too large');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError(family === 'v1' ? 406 : 400, family === 'v1' ? 'invalid_input' : 'invalid_request', 'request body is not valid JSON');
+      return inputError(family, 'request body is not valid JSON');
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && err.code?.startsWith('FST_ERR_CTP'))) {
-    return new ApiError(family === 'v1' ? 406 : 400, family === 'v1' ? 'invalid_input' : 'invalid_request', 'request body could not be parsed');
+    return inputError(family, 'request body could not be parsed');
   }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new ApiError(err.statusCode, 'invalid_request', 'the request could not be processed');

@@ -5,12 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyError, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
-import { errorBody, familyOf, fromFrameworkError } from './error-format.ts';
+import { errorBody, familyOf, fromFrameworkError, inputError, type Family } from './error-format.ts';
 import { ApiError } from './errors.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
+import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
+import { storableDate } from '../domain/dates.ts';
 import { redactUrl } from './redact.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -25,11 +28,29 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  */
 function validators() {
   const common = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
-  const strict = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
-  const coercing = addFormats.default(new Ajv({ ...common, coerceTypes: true }));
+  const strict = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: false })));
+  const coercing = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: true })));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema);
 }
+
+/**
+ * `date-time` and `date` as ajv-formats checks them, and also an instant JS and PostgreSQL can
+ * hold (src/domain/dates.ts): ajv-formats accepts a leap second (`23:59:60Z`, which `new Date`
+ * cannot read) and year 0000 (which PostgreSQL has not).
+ */
+function withStorableDates(ajv: Ajv): Ajv {
+  for (const name of ['date-time', 'date'] as const) {
+    const base = ajv.formats[name] as { validate: (s: string) => boolean };
+    ajv.addFormat(name, { type: 'string', validate: (s: string) => base.validate(s) && storableDate(name === 'date' ? `${s}T00:00:00Z` : s) !== undefined });
+  }
+  return ajv;
+}
+
+/** Bytes of a form-encoded body (POST /api/token, the hosted forms). */
+const FORM_BODY_LIMIT = 8 * 1024;
+/** Bytes of any other body. */
+const BODY_LIMIT = 256 * 1024;
 
 /**
  * Language of error texts: the purchase's when the handler knew it, else the language a
@@ -41,6 +62,62 @@ function requestLang(request: FastifyRequest): Lang {
   const language = (request.body as { data?: { language?: unknown } } | undefined)?.data?.language;
   if (typeof language === 'string' && /^[a-z]{2}_[A-Z]{2}$/.test(language)) return langOf(language);
   return langFromAcceptLanguage(request.headers['accept-language']);
+}
+
+/** "querystring field ref contains ...": the part of the request as schema validation names it. */
+function located(part: 'params' | 'querystring' | 'body', bad: { field: string; problem: string } | undefined): string | undefined {
+  if (!bad) return undefined;
+  if (!bad.field) return `request ${part} ${bad.problem}`;
+  return `${part === 'body' ? '' : `${part} `}field ${bad.field} ${bad.problem}`;
+}
+
+function bodyLimitOf(request: FastifyRequest): number {
+  const type = request.headers['content-type'] ?? '';
+  return type.startsWith('application/x-www-form-urlencoded') ? FORM_BODY_LIMIT : (request.routeOptions.bodyLimit ?? BODY_LIMIT);
+}
+
+/**
+ * Refusals the router makes before any route or hook runs (bad percent-encoding, a path parameter
+ * over 100 characters; Fastify's `frameworkErrors`): in the API family's format, with a request id.
+ */
+function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id);
+  const family = familyOf(request.url);
+  const err = fromFrameworkError(error, family);
+  void reply.code(err.status).headers(err.headers).send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
+}
+
+/** `METHOD /path HTTP/1.1` at the start of what the client sent, for its API family. */
+function familyOfPacket(raw: unknown): Family {
+  const line = Buffer.isBuffer(raw) ? raw.subarray(0, 2048).toString('latin1') : '';
+  const path = /^[A-Z]+ (\S+)/.exec(line)?.[1];
+  return path ? familyOf(path) : 'token';
+}
+
+/**
+ * Node's HTTP parser refused the request (Fastify's `clientErrorHandler`): answer in the API
+ * family's format with a request id, then close, as Fastify's default handler does.
+ */
+function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const id = randomUUID();
+  const [status, reason, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'the request headers are larger than 16 KB']
+        : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const family = familyOfPacket(err.rawPacket);
+  const apiError = new ApiError(status, family === 'v1' ? 'invalid_input' : 'invalid_request', message);
+  const body = JSON.stringify(errorBody(family, apiError, 'en', id));
+  this.log.info({ request_id: id, status, err_code: err.code }, 'request refused by the HTTP parser');
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 /** A route as registered: one entry per method, with the auth its config declares. */
@@ -72,8 +149,12 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    bodyLimit: 256 * 1024,
+    bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
+    frameworkErrors: routerError,
+    // Refusals of Node's HTTP parser (malformed request line or header, headers over 16 KB):
+    // there is no request object, so the answer is written on the socket here.
+    clientErrorHandler: clientError,
     // Fastify accepts a hop count at run time; its typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -91,7 +172,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
 
   // OAuth 2 token requests are form-encoded (RFC 6749 §4.4.2). A parameter given twice is
   // kept as an array, which the schema then rejects (§3.2: parameters MUST NOT repeat).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8 * 1024 }, (_req, body, done) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of new URLSearchParams(body as string)) {
       const prev = out[k];
@@ -105,7 +186,20 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined);
+    // Checked on the text, before parsing: no recursive code ever meets a deeper value.
+    if (jsonTooDeep(body as string)) return done(Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'CHIPIN_JSON_TOO_DEEP' }), undefined);
     defaultJson(req, body as string, done);
+  });
+
+  // The text rule (src/http/input-rules.ts), before validation and so before any handler or
+  // database call: NUL and unpaired surrogates are refused, naming the field. POST /api/token
+  // applies it in its handler instead, where a credential that breaks it counts as a failed
+  // attempt for the throttle.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const family = familyOf(request.url);
+    if (family === 'oauth') return done();
+    const bad = located('params', findBadText(request.params)) ?? located('querystring', findBadText(request.query)) ?? located('body', findBadText(request.body));
+    done(bad ? inputError(family, bad) : undefined);
   });
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
@@ -149,9 +243,14 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const family = familyOf(request.url);
-    const err = error instanceof ApiError ? error : fromFrameworkError(error, family);
+    const err =
+      error instanceof ApiError
+        ? error
+        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? new ApiError(413, 'payload_too_large', `request body is larger than ${bodyLimitOf(request)} bytes`)
+          : fromFrameworkError(error, family);
     if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
-    void reply.code(err.status).headers(err.headers).send(errorBody(family, err, requestLang(request), request.id));
+    void reply.code(err.status).headers(err.headers).header('x-request-id', request.id).send(errorBody(family, err, requestLang(request), request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

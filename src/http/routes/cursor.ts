@@ -1,3 +1,4 @@
+import { isStorableDate } from '../../domain/dates.ts';
 import { isUuid } from '../../domain/ids.ts';
 
 /** Opaque keyset cursor: the (created_at, id) of the last item of a page. */
@@ -8,5 +9,6 @@ export function encodeCursor(createdAt: Date, id: string): string {
 export function decodeCursor(cursor: string): { createdAt: Date; id: string } | undefined {
   const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(iso ?? '');
-  return id && isUuid(id) && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : undefined;
+  // A hand-made cursor may hold any date: only one both JS and PostgreSQL hold is a cursor.
+  return id && isUuid(id) && isStorableDate(createdAt) ? { createdAt, id } : undefined;
 }

@@ -58,6 +58,8 @@ export function registerSandboxInbox(app: App, { db, accounts }: Services, guard
           return challenge(reply, 401, 'Sign in with your merchant dashboard e-mail and password.\n');
         case 'wrong_credentials':
           return challenge(reply, 401, 'Wrong e-mail or password.\n');
+        case 'invalid_text':
+          return reply.code(400).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`Invalid request: ${check.message}.\n`);
       }
     }
     const { accountId } = check;

@@ -4,6 +4,7 @@ import { apiSecretMatches } from '../../accounts/api-keys.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../auth/access-tokens.ts';
 import type { Services } from '../../services.ts';
 import { ApiError } from '../errors.ts';
+import { findBadText, textProblem } from '../input-rules.ts';
 import type { App } from '../types.ts';
 import { OAuthError } from './schemas.ts';
 
@@ -83,7 +84,20 @@ export function registerToken(app: App, { accounts, tokens, tokenThrottle }: Ser
       const addressWait = byAddress.retryAfter(address);
       if (addressWait > 0) throw throttled(addressWait);
 
+      // The text rule (src/http/input-rules.ts) is applied here rather than by the server's hook,
+      // so that a credential breaking it counts as a failed attempt: the database never sees it
+      // (PostgreSQL refuses a NUL in text) and it cannot be repeated without limit.
+      const badField = findBadText(request.body);
+      if (badField) {
+        byAddress.fail(address);
+        throw new ApiError(400, 'invalid_request', `field ${badField.field} ${badField.problem}`);
+      }
       const creds = clientCredentials(request, request.body);
+      const badCred = creds && (textProblem(creds.id) ? `client_id ${textProblem(creds.id)}` : textProblem(creds.secret) ? `client_secret ${textProblem(creds.secret)}` : undefined);
+      if (badCred) {
+        byAddress.fail(address);
+        throw new ApiError(400, 'invalid_request', `the ${badCred}`);
+      }
       if (!creds) {
         byAddress.fail(address);
         throw invalidClient();
