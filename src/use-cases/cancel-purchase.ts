@@ -1,3 +1,4 @@
+import { isUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { findPayment, recordResult } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
@@ -28,6 +29,7 @@ export const CANCELLED_COMMENT = 'Cancelled by the merchant.';
 export async function cancelPurchase(deps: PaymentDeps, input: { accountId: string; purchaseId: string }): Promise<CancelOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
+  if (!isUuid(purchaseId)) return { kind: 'not_found' };
   const outcome = await db.transaction(async (tx): Promise<CancelOutcome> => {
     const locked = await loadPayState(tx, accountId, purchaseId, true);
     if (!locked) return { kind: 'not_found' };

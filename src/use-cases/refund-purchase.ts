@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
-import { newUuid } from '../domain/ids.ts';
+import { isUuid, newUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
@@ -12,6 +12,7 @@ import {
   cancelScheduledInstallments,
   findRefund,
   insertRefund,
+  listRefunds,
   lowerInstallment,
   refundSources,
   setRefundState,
@@ -54,6 +55,7 @@ export async function refundPurchase(
 ): Promise<RefundOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
+  if (!isUuid(purchaseId)) return { kind: 'not_found' };
   if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
     return { kind: 'invalid', field: 'amount', message: 'field amount must be a positive integer (minor units of the currency)' };
   }
@@ -223,4 +225,11 @@ async function tellPledgers(deps: PaymentDeps, refund: Refund, amounts: Map<stri
       ...(pledge.name ? { pledgerName: pledge.name } : {}),
     });
   }
+}
+
+/** A purchase's refunds, oldest first; undefined when the purchase is not the account's. */
+export async function purchaseRefunds(deps: Pick<PaymentDeps, 'db'>, accountId: string, purchaseId: string): Promise<Refund[] | undefined> {
+  if (!isUuid(purchaseId)) return undefined;
+  if (!(await loadPayState(deps.db, accountId, purchaseId))) return undefined;
+  return listRefunds(deps.db, accountId, purchaseId);
 }

@@ -3,10 +3,12 @@ import { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
 import { registerAbort } from './abort.ts';
 import { registerBackofficeDeliveries } from './backoffice-deliveries.ts';
+import { registerBackofficePurchases } from './backoffice-purchases.ts';
 import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
+import { registerV1Refunds } from './merchant-v1-refunds.ts';
 import { registerAssets } from './assets.ts';
 import { registerCheckout } from './checkout.ts';
 import { registerPledgePages } from './pledge.ts';
@@ -29,6 +31,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerWhoami(app);
   registerV1Purchases(app, services);
   registerV1Clients(app, services);
+  registerV1Refunds(app, services);
   registerPurchaseLink(app, services);
   registerAbort(app, services);
   registerTriggerCapture(app, services);
@@ -37,6 +40,7 @@ export function registerRoutes(app: App, services: Services): void {
   const dashboard = new DashboardGuard(services.accounts);
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
+  registerBackofficePurchases(app, services, dashboard);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
   registerPledgePages(app, services);

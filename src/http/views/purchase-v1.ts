@@ -88,6 +88,7 @@ export const PurchaseSchema = Type.Object(
     paymentNotificationUrl: Type.Optional(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
+    refunded_amount: Type.Integer({ description: 'What refunds gave back so far, minor units (`GET .../refunds` details them)' }),
   },
   { title: 'Purchase' },
 );
@@ -120,6 +121,7 @@ export function purchaseV1(p: Purchase, publicUrl: string): PurchaseV1 {
     paymentNotificationUrl: opt(p.notificationUrl),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
+    refunded_amount: p.refundedCents,
   };
 }
 
