@@ -4,10 +4,12 @@ import { LEADER_BUSY_MS, LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { leaderAttempts } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
+import { EXPIRED_COMMENT } from '../domain/purchase-states.ts';
+
+export { EXPIRED_COMMENT };
 
 /** The job, scheduled with the purchase (src/purchases/create.ts), that expires it unpaid. */
 export const EXPIRE_JOB = 'purchase.expire';
-export const EXPIRED_COMMENT = 'Expired unpaid.';
 
 export type ExpireOutcome = { kind: 'expired' } | { kind: 'not_created' } | { kind: 'wait'; until: Date };
 

@@ -60,7 +60,8 @@ describe('planRefund', () => {
     });
     fc.assert(
       fc.property(pot, fc.array(fc.integer({ min: -10, max: 1_500_000 }), { minLength: 1, maxLength: 15 }), (p, requests) => {
-        const payments = [
+        type Paid = { paymentId: string; payer: 'leader' | 'pledger'; pledgeId?: string; captured: number; refunded: number };
+        const payments: Paid[] = [
           ...p.leader.map((c, i) => ({ paymentId: `L${i}`, payer: 'leader' as const, captured: c, refunded: 0 })),
           ...p.pledgers.map((c, i) => ({ paymentId: `P${i}`, payer: 'pledger' as const, pledgeId: `pl${i}`, captured: c, refunded: 0 })),
         ];
