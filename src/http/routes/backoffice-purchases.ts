@@ -38,7 +38,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
       // No body at all means no amount: everything still refundable.
       preValidation: noBodyIsEmpty,
       schema: {
-        tags: ['Back office'],
+        tags: ['back office'],
         summary: 'Refund a purchase, fully or partly',
         description: `${AUTH_NOTE} As \`POST /api/merchants/v1/purchases/{id}/refunds\`; \`Idempotency-Key\` honoured.`,
         security: SECURITY,
@@ -77,7 +77,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
     '/api/backoffice/purchases/:id/refunds',
     {
       schema: {
-        tags: ['Back office'],
+        tags: ['back office'],
         summary: "List a purchase's refunds, oldest first",
         description: AUTH_NOTE,
         security: SECURITY,
@@ -97,7 +97,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
     '/api/backoffice/purchases/:id/cancel',
     {
       schema: {
-        tags: ['Back office'],
+        tags: ['back office'],
         summary: 'Cancel a purchase on which nothing was captured',
         description: `${AUTH_NOTE} As \`POST /api/merchants/v1/purchases/{id}/cancel\`. No body.`,
         security: SECURITY,
