@@ -18,6 +18,8 @@ export interface Offer {
   maxAttempts: number;
   /** How long pledgers have to pay, from the leader's payment (SHARED). */
   potDeadlineHours: number;
+  /** How long a purchase may stay unpaid (CREATED) before it expires. */
+  expiryHours: number;
   /** Schedule terms (DESIGN §4): fee in basis points of the amount, plus a fixed fee. */
   feeRateBps: number;
   fixedFeeCents: number;
@@ -42,6 +44,7 @@ interface OfferRow {
   psp: string;
   max_attempts: number;
   pot_deadline_hours: number;
+  expiry_hours: number;
   fee_rate_bps: number;
   fixed_fee_cents: number;
   debit_rate_bps: number;
@@ -50,7 +53,7 @@ interface OfferRow {
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.max_attempts, o.pot_deadline_hours,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
   FROM offers o JOIN accounts a ON a.id = o.account_id`;
 
@@ -68,6 +71,7 @@ function toOffer(r: OfferRow): Offer {
     psp: r.psp,
     maxAttempts: r.max_attempts,
     potDeadlineHours: r.pot_deadline_hours,
+    expiryHours: r.expiry_hours,
     feeRateBps: r.fee_rate_bps,
     fixedFeeCents: r.fixed_fee_cents,
     debitRateBps: r.debit_rate_bps,

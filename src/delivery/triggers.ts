@@ -14,7 +14,8 @@ export const TRIGGERS = {
   purchaseCancelled: MOVES.cancel.event,
   purchaseAborted: MOVES.abort.event,
   purchaseFailed: MOVES.fail.event,
-  purchaseRefunded: MOVES.refund.event,
+  // Every refund, not only the one that makes the purchase REFUNDED (DESIGN §10).
+  purchaseRefunded: EVENT.refundMade,
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,
 } as const satisfies Record<string, string>;

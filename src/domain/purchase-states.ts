@@ -52,6 +52,9 @@ export const MOVES = {
 
 export type MoveName = keyof typeof MOVES;
 
+/** The `comment` of a purchase CANCELLED because it stayed unpaid past its offer's `expiry_hours`. */
+export const EXPIRED_COMMENT = 'Expired unpaid.';
+
 /** The one-sentence `comment` v1 shows for a state, until a move sets a more precise one. */
 export function defaultComment(state: PurchaseState): string {
   switch (state) {

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
@@ -184,11 +184,14 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   // A POST without a body but with `Content-Type: application/json` (abort, say) is common in
   // HTTP clients; treat the empty body as absent instead of failing the JSON parse.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
+  // Checked on the text, before parsing: no recursive code ever meets a deeper value.
+  const parseJson: typeof defaultJson = (req, text, done) => {
+    if (jsonTooDeep(text)) return done(Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'CHIPIN_JSON_TOO_DEEP' }), undefined);
+    defaultJson(req, text, done);
+  };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined);
-    // Checked on the text, before parsing: no recursive code ever meets a deeper value.
-    if (jsonTooDeep(body as string)) return done(Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'CHIPIN_JSON_TOO_DEEP' }), undefined);
-    defaultJson(req, body as string, done);
+    parseJson(req, body as string, done);
   });
 
   // The text rule (src/http/input-rules.ts), before validation and so before any handler or
@@ -200,6 +203,39 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     if (family === 'oauth') return done();
     const bad = located('params', findBadText(request.params)) ?? located('querystring', findBadText(request.query)) ?? located('body', findBadText(request.body));
     done(bad ? inputError(family, bad) : undefined);
+  });
+
+  // A JSON body sent WITHOUT any Content-Type header (a published merchant plugin posts its
+  // schedule simulation that way) is read as JSON on the JSON API routes. Fastify hands such
+  // requests, and those of a type no parser knows, to this catch-all: an explicit other type,
+  // and the form-encoded token endpoint, still get 415 / 400 as before, without reading the body.
+  app.addContentTypeParser('*', (req, payload, done) => {
+    if (req.is404) return done(null, undefined);
+    const type = req.headers['content-type'];
+    if (type !== undefined || !req.url.startsWith('/api/') || familyOf(req.url) === 'oauth') {
+      return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type ?? ''), undefined);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      done(err, undefined);
+    };
+    payload.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > app.initialConfig.bodyLimit!) fail(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      else if (!settled) chunks.push(chunk);
+    });
+    payload.on('error', fail);
+    payload.on('end', () => {
+      if (settled) return;
+      settled = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      parseJson(req, text, done);
+    });
   });
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.

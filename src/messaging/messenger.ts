@@ -40,4 +40,16 @@ export interface Messenger {
   sendPledgeEmail(to: string, msg: PledgeMessage): Promise<boolean>;
   /** A pledger's invitation or reminder (`msg.kind`), by SMS. */
   sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean>;
+  /** Tells a pledger their share was refunded, by e-mail. */
+  sendPledgeRefundEmail(to: string, msg: PledgeRefundMessage): Promise<boolean>;
+}
+
+/**
+ * A pledger's share of a shared pot was (partly) paid back after the merchant refunded the
+ * purchase (DESIGN §10). `amountCents` is the whole purchase; `url` is not used (no action asked).
+ */
+export interface PledgeRefundMessage extends Omit<PurchaseLinkMessage, 'url' | 'firstName'> {
+  /** What this pledger gets back, minor units of `currency`. */
+  refundCents: number;
+  pledgerName?: string;
 }

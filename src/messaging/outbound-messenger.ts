@@ -5,9 +5,9 @@ import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
 import type { Mailer } from './mailer.ts';
-import type { Messenger, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
+import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
 import type { SmsGateway } from './sms.ts';
-import { pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
+import { pledgeEmail, pledgeRefundEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
 
 export interface OutboundMessengerDeps {
   db: Database;
@@ -30,7 +30,7 @@ interface Outcome {
 }
 
 /** What the message is, for the logs. */
-type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder';
+type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder' | 'pledge_refund';
 
 function pledgeKind(msg: PledgeMessage): MessageKind {
   return msg.kind === 'reminder' ? 'pledge_reminder' : 'pledge_invitation';
@@ -77,6 +77,10 @@ export class OutboundMessenger implements Messenger {
 
   async sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean> {
     return this.sendSms(to, msg, pledgeKind(msg), () => pledgeSms(msg));
+  }
+
+  async sendPledgeRefundEmail(to: string, msg: PledgeRefundMessage): Promise<boolean> {
+    return this.sendEmail(to, msg, 'pledge_refund', () => pledgeRefundEmail(msg));
   }
 
   /**

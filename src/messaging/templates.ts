@@ -1,7 +1,7 @@
 import { html } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
-import type { PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
+import type { PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
  * Texts of the messages sent to shoppers, in the purchase's language (fr and en complete; every
@@ -331,4 +331,47 @@ export function pledgeSms(msg: PledgeMessage): string {
     () => compact(f.inviter),
     () => compact(oneLine(f.inviter, 20, '...')),
   ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds: a pledger's share was paid back (DESIGN §10). Nothing to do, so no link.
+
+const REFUND: Record<Lang, { subject(share: string, title: string): string; intro(share: string, title: string, merchant: string): string; delay: string }> = {
+  en: {
+    subject: (share, title) => `${share} refunded for ${title}`,
+    intro: (share, title, merchant) => `${merchant} refunded the purchase "${title}": ${share} of your share is on its way back to your card.`,
+    delay: 'It may take a few days to appear on your statement.',
+  },
+  fr: {
+    subject: (share, title) => `${share} remboursés pour ${title}`,
+    intro: (share, title, merchant) => `${merchant} a remboursé l'achat «${NBSP}${title}${NBSP}»${NBSP}: ${share} de votre part vous sont reversés sur votre carte.`,
+    delay: `Le remboursement peut mettre quelques jours à apparaître sur votre relevé.`,
+  },
+};
+
+/** The e-mail telling a pledger that (part of) their share was refunded. */
+export function pledgeRefundEmail(msg: PledgeRefundMessage): PurchaseLinkEmail {
+  const lang = langOf(msg.language);
+  const merchant = oneLine(msg.merchantName, 100) || 'Chipin';
+  const title = oneLine(msg.title, 150);
+  const share = formatMoney(msg.refundCents, msg.currency, lang);
+  const name = msg.pledgerName === undefined ? undefined : oneLine(msg.pledgerName, 60) || undefined;
+  const w = REFUND[lang];
+  const greeting = COMMON[lang].greeting(name);
+  const intro = w.intro(share, title, merchant);
+  const signature = COMMON[lang].signature(merchant);
+  const subject = w.subject(share, oneLine(title, 80));
+  const text = [greeting, '', intro, w.delay, '', '-- ', signature, ''].join('\n');
+  const markup = html`<!DOCTYPE html>
+<html lang="${lang}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+<p>${greeting}</p>
+<p>${intro}</p>
+<p>${w.delay}</p>
+<p style="font-size:13px;color:#555555">${signature}</p>
+</body>
+</html>
+`.toString();
+  return { lang, subject: oneLine(subject, 200), text, html: markup };
 }

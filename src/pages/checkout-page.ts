@@ -1,7 +1,7 @@
 import type { Offer } from '../accounts/offers.ts';
 import { decimalAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
-import { V1_STATE } from '../domain/purchase-states.ts';
+import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
@@ -134,8 +134,11 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
   const t = TEXT[v.lang];
   const p = v.purchase;
   const state = V1_STATE[p.state];
-  const message =
-    state === 'LEADER_PROCESSED' ? (v.offer.type === 'SHARED' ? t.doneShared : t.states.LEADER_PROCESSED) : state === 'SUCCESSFUL' ? t.doneSuccessful : state === 'FAILED' ? t.doneFailed : t.states[state];
+  // An expired purchase says so: its shopper otherwise reads a bare "Cancelled".
+  const expired = p.state === 'CANCELLED' && p.comment === EXPIRED_COMMENT;
+  const message = expired
+    ? t.expiredPurchase
+    : state === 'LEADER_PROCESSED' ? (v.offer.type === 'SHARED' ? t.doneShared : t.states.LEADER_PROCESSED) : state === 'SUCCESSFUL' ? t.doneSuccessful : state === 'FAILED' ? t.doneFailed : t.states[state];
   const pledges = (v.pledges ?? []).filter((x) => x.state !== 'draft');
   const pot = pledges.length
     ? html`<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table>${pledges.map(

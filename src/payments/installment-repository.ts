@@ -12,7 +12,8 @@ export interface Installment {
   dueDate: string | Date;
   amountCents: number;
   feesCents: number;
-  state: 'scheduled' | 'paid' | 'failed';
+  /** `cancelled`: lowered to nothing by a refund, or dropped when the purchase was cancelled. */
+  state: 'scheduled' | 'paid' | 'failed' | 'cancelled';
   attempts: number;
   paymentId: string | null;
 }
@@ -81,10 +82,13 @@ export async function findInstallment(sql: Sql, accountId: string, id: string, l
   return rows[0] && toInstallment(rows[0]);
 }
 
-/** How many installments the purchase has, and how many are paid. */
+/**
+ * How many installments the purchase has, and how many are paid. Installments a refund
+ * cancelled are not counted: the last one collected then completes the purchase.
+ */
 export async function installmentCounts(sql: Sql, accountId: string, purchaseId: string): Promise<{ total: number; paid: number }> {
   const { rows } = await sql.query<{ n: number; paid: number }>(
-    "SELECT count(*) AS n, count(*) FILTER (WHERE state = 'paid') AS paid FROM installments WHERE account_id = $1 AND purchase_id = $2",
+    "SELECT count(*) FILTER (WHERE state <> 'cancelled') AS n, count(*) FILTER (WHERE state = 'paid') AS paid FROM installments WHERE account_id = $1 AND purchase_id = $2",
     [accountId, purchaseId],
   );
   return { total: rows[0]!.n, paid: rows[0]!.paid };

@@ -174,7 +174,7 @@ export async function closePledges(
   accountId: string,
   purchaseId: string,
   states: readonly PledgeState[],
-  reason: 'pot_full' | 'deadline',
+  reason: 'pot_full' | 'deadline' | 'refunded' | 'cancelled',
   now: Date,
 ): Promise<void> {
   await sql.query(

@@ -30,9 +30,13 @@ export interface NewPurchase {
 const UPSERT_BY_REF = `ON CONFLICT (account_id, ref) WHERE ref IS NOT NULL DO UPDATE SET email = EXCLUDED.email,`;
 const UPSERT_BY_EMAIL = `ON CONFLICT (account_id, lower(email)) WHERE ref IS NULL DO UPDATE SET`;
 
+/** The job that expires a purchase left unpaid (src/use-cases/expire-purchase.ts). */
+const EXPIRE_JOB = 'purchase.expire';
+
 /**
- * Stores the purchase, its client and its `purchase.created` event in ONE statement: atomic
- * without an explicit transaction, and one database round trip on the API's busiest write.
+ * Stores the purchase, its client, its `purchase.created` event and the job that expires it
+ * unpaid after the offer's `expiry_hours` in ONE statement: atomic without an explicit
+ * transaction, and one database round trip on the API's busiest write.
  */
 export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promise<Purchase> {
   const upsert = p.client.ref !== undefined ? UPSERT_BY_REF : UPSERT_BY_EMAIL;
@@ -53,6 +57,9 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), e AS (
        INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at)
        SELECT account_id, id, $25, NULL, 'CREATED', created_at FROM p
+     ), j AS (
+       INSERT INTO jobs (account_id, kind, dedupe_key, run_at, payload)
+       SELECT account_id, $26, $26 || ':' || id::text, $27, jsonb_build_object('purchaseId', id) FROM p
      )
      SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
     [
@@ -81,6 +88,8 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       JSON.stringify(p.metadata),
       JSON.stringify(p.products),
       EVENT.purchaseCreated,
+      EXPIRE_JOB,
+      new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
     ],
   );
   return toPurchase(rows[0]!);

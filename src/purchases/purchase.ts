@@ -31,6 +31,8 @@ export interface Purchase {
   products: Product[];
   createdAt: Date;
   updatedAt: Date;
+  /** What the merchant's refunds gave back so far (succeeded allocations), minor units. */
+  refundedCents: number;
   client: {
     id: string;
     ref: string | null;
@@ -44,6 +46,8 @@ export interface Purchase {
 export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.metadata, p.products, p.created_at, p.updated_at,
+  (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
+     WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS refunded_cents,
   c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
   c.last_name AS client_last_name`;
 
@@ -69,6 +73,7 @@ export interface PurchaseRow {
   products: Product[];
   created_at: Date;
   updated_at: Date;
+  refunded_cents: number;
   client_id: string;
   client_ref: string | null;
   client_email: string;
@@ -99,6 +104,7 @@ export function toPurchase(r: PurchaseRow): Purchase {
     products: r.products,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    refundedCents: Number(r.refunded_cents ?? 0),
     client: {
       id: r.client_id,
       ref: r.client_ref,

@@ -1,12 +1,14 @@
 import type { JobScheduler } from '../jobs/scheduler.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
+import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { reconcilePayments, RECONCILE_EVERY_MS, RECONCILE_JOB } from './reconcile-payments.ts';
+import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
 import { remindPot } from './remind-pot.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 
-/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation. */
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, expiry, refunds cut short. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
@@ -27,5 +29,15 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(RECONCILE_JOB, async () => {
     await reconcilePayments(deps);
     return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_EVERY_MS) };
+  });
+  // Refunds, cancellation and expiry (DESIGN §10).
+  jobs.register(EXPIRE_JOB, async (job) => {
+    if (!job.accountId) return;
+    const outcome = await expirePurchase(deps, job.accountId, String(job.payload.purchaseId));
+    if (outcome.kind === 'wait') return { retryAt: outcome.until };
+  });
+  jobs.register(REFUND_JOB, async (job) => {
+    if (!job.accountId) return;
+    await executeRefund(deps, job.accountId, String(job.payload.refundId));
   });
 }

@@ -42,6 +42,11 @@ export async function triggerCapture(deps: PaymentDeps, token: string): Promise<
   if (!offerId || !offer) return { kind: 'not_found', message: 'merchantUid not found' };
   const verified = verifyHs256(token, box.open(offer.secretEnc).reveal());
   if (!verified) return refused('invalid_signature', 'the signature does not verify with the offer\'s secret');
+  // RFC 7519 `exp` (seconds), when the merchant sets one: compared with the wall clock, which the
+  // merchant's own clock signed against (the sandbox clock may run ahead of both).
+  if (verified.exp !== undefined && (typeof verified.exp !== 'number' || verified.exp * 1000 <= Date.now())) {
+    return refused('invalid_signature', 'the signed payload has expired (exp)');
+  }
   const purchaseUid = str(verified.purchaseUid);
   const reference = str(verified.reference);
   if (!purchaseUid && !reference) return refused('missing_identifier', 'purchaseUid or reference is missing from the signed payload');

@@ -42,6 +42,9 @@ interface Owned {
   installmentsOffer: string;
   /** `dlv_...` of a delivery of A's webhook. */
   delivery: string;
+  /** Bare uuids of two purchases left CREATED for the cancel routes (Merchant API v1, back office). */
+  cancellable: string;
+  boCancellable: string;
 }
 
 interface Call {
@@ -78,6 +81,9 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/merchants/v1/clients/:id': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/clients/${o.client}` }) }),
   'POST /api/merchants/:merchant_uid/purchase_link': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/${o.offer}/purchase_link`, payload: LINK }) }),
   'POST /api/purchases/:purchase_uid/abort': bearer({ expect: '404', call: (o) => ({ url: `/api/purchases/pur_${o.purchase}/abort` }) }),
+  'POST /api/merchants/v1/purchases/:id/refunds': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.pot}/refunds`, payload: { amount: 1 } }) }),
+  'GET /api/merchants/v1/purchases/:id/refunds': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.pot}/refunds` }) }),
+  'POST /api/merchants/v1/purchases/:id/cancel': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.cancellable}/cancel` }) }),
   'POST /api/merchants/:merchant_uid/simulate_payment_schedule': bearer({
     expect: '404',
     call: (o) => ({ url: `/api/merchants/${o.installmentsOffer}/simulate_payment_schedule`, payload: SIMULATION }),
@@ -94,6 +100,9 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/backoffice/deliveries': dashboard({ expect: 'hidden', call: (o) => ({ url: `/api/backoffice/deliveries?purchase_uid=pur_${o.purchase}` }) }),
   'GET /api/backoffice/deliveries/:delivery_id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/deliveries/${o.delivery}` }) }),
   'POST /api/backoffice/deliveries/:delivery_id/replay': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/deliveries/${o.delivery}/replay` }) }),
+  'POST /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds`, payload: { amount: 1 } }) }),
+  'GET /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds` }) }),
+  'POST /api/backoffice/purchases/:id/cancel': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.boCancellable}/cancel` }) }),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
   // --- Public ---
   'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
@@ -176,6 +185,8 @@ beforeAll(async () => {
   await leaderProcessed(app, a, purchase.id);
   await app.services.deliveries.worker.runDue();
   const [delivery] = await deliveries(app, a.accountId);
+  const cancellable = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json() as { id: string };
+  const boCancellable = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json() as { id: string };
   owned = {
     purchase: purchase.id,
     pot: pot.id,
@@ -184,6 +195,8 @@ beforeAll(async () => {
     offer: a.offer('SHARED'),
     installmentsOffer: a.offer('INSTALLMENTS', 3),
     delivery: `dlv_${delivery!.id}`,
+    cancellable: cancellable.id,
+    boCancellable: boCancellable.id,
   };
 
   const routes = registeredRoutes(app.server);

@@ -3,10 +3,12 @@ import { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
 import { registerAbort } from './abort.ts';
 import { registerBackofficeDeliveries } from './backoffice-deliveries.ts';
+import { registerBackofficePurchases } from './backoffice-purchases.ts';
 import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
+import { registerV1Refunds } from './merchant-v1-refunds.ts';
 import { registerAssets } from './assets.ts';
 import { registerSdk } from './sdk.ts';
 import { registerCheckout } from './checkout.ts';
@@ -31,6 +33,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerWhoami(app);
   registerV1Purchases(app, services);
   registerV1Clients(app, services);
+  registerV1Refunds(app, services);
   registerPurchaseLink(app, services);
   registerAbort(app, services);
   registerTriggerCapture(app, services);
@@ -39,6 +42,7 @@ export function registerRoutes(app: App, services: Services): void {
   const dashboard = new DashboardGuard(services.accounts);
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
+  registerBackofficePurchases(app, services, dashboard);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
   registerPledgePages(app, services);

@@ -7,7 +7,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { langFromAcceptLanguage } from '../../i18n/lang.ts';
 import { idempotent } from '../idempotency.ts';
 import type { App } from '../types.ts';
-import { NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../views/purchase-v1.ts';
+import { MAX_METADATA_BYTES, NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../views/purchase-v1.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { V1Error } from './schemas.ts';
 
@@ -49,6 +49,9 @@ export function registerV1Purchases(app: App, services: Services): void {
     async (request, reply) => {
       const accountId = request.auth!.accountId;
       const body = request.body;
+      if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > MAX_METADATA_BYTES) {
+        throw invalid(`field metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+      }
       return idempotent(db, request, reply, accountId, async () => {
         const outcome = await createPurchase(services, {
           accountId,
@@ -60,7 +63,8 @@ export function registerV1Purchases(app: App, services: Services): void {
           pictureUrl: body.picture_url,
           amountCents: body.amount,
           currency: body.currency,
-          language: langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB',
+          language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB'),
+          metadata: body.metadata,
           callbackUrl: body.callback_url,
           notificationUrl: body.paymentNotificationUrl,
           products: body.products,

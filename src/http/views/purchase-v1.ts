@@ -24,6 +24,10 @@ export const ProductSchema = Type.Object(
   { additionalProperties: false, title: 'Product' },
 );
 
+/** Bounds of a purchase's `metadata` (Merchant API v1; the purchase link has the same byte bound). */
+export const MAX_METADATA_KEYS = 50;
+export const MAX_METADATA_BYTES = 8 * 1024;
+
 export const NewPurchasePayload = Type.Object(
   {
     ref: Type.Optional(str(255, { description: "The merchant's own purchase reference" })),
@@ -46,6 +50,14 @@ export const NewPurchasePayload = Type.Object(
     products: Type.Optional(Type.Array(ProductSchema, { maxItems: 100 })),
     merchant_uid: Type.Optional(Type.String({ maxLength: 64, description: "Offer (`mer_...`); default: the account's SHARED offer" })),
     paymentNotificationUrl: Type.Optional(NotificationUrl),
+    // Integrations written for the Token API's purchase_link send these to v1 too.
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        maxProperties: MAX_METADATA_KEYS,
+        description: `Returned in back-mode notifications (\`metadata\`) and front-end results (\`meta_data\`); at most ${MAX_METADATA_KEYS} keys and 8 KB of JSON`,
+      }),
+    ),
+    language: Type.Optional(Type.String({ pattern: '^[a-z]{2}_[A-Z]{2}$', description: "The shopper's locale (`xx_XX`); default from Accept-Language", examples: ['fr_FR', 'en_GB'] })),
   },
   { additionalProperties: false, title: 'NewPurchasePayload' },
 );
@@ -88,6 +100,7 @@ export const PurchaseSchema = Type.Object(
     paymentNotificationUrl: Type.Optional(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
+    refunded_amount: Type.Integer({ description: 'What refunds gave back so far, minor units (`GET .../refunds` details them)' }),
   },
   { title: 'Purchase' },
 );
@@ -120,6 +133,7 @@ export function purchaseV1(p: Purchase, publicUrl: string): PurchaseV1 {
     paymentNotificationUrl: opt(p.notificationUrl),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
+    refunded_amount: p.refundedCents,
   };
 }
 

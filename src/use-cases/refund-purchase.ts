@@ -1,0 +1,241 @@
+import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
+import { isUuid, newUuid } from '../domain/ids.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
+import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
+import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import { findPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { closePledges, listPledges } from '../payments/pledge-repository.ts';
+import {
+  cancelScheduledInstallments,
+  findRefund,
+  insertRefund,
+  listRefunds,
+  lowerInstallment,
+  refundSources,
+  setRefundState,
+  settleAllocation,
+  uncollectedInstallments,
+  type Refund,
+  type RefundAllocationRow,
+  type RefundState,
+} from '../payments/refund-repository.ts';
+import { findPurchase } from '../purchases/repository.ts';
+import { applyMove } from '../purchases/transitions.ts';
+import { releaseGuarantee } from './close-pot.ts';
+import type { PaymentDeps } from './deps.ts';
+
+export const REFUND_JOB = 'refund.resume';
+/** A refund whose PSP calls were cut short (crash, PSP unreachable) is taken up again after this. */
+const RESUME_AFTER_MS = 10 * 60_000;
+
+export type RefundOutcome =
+  | { kind: 'created'; refund: Refund }
+  /** Malformed, unknown and other accounts' purchases alike. */
+  | { kind: 'not_found' }
+  /** The amount is not refundable (≤ 0, fractional, more than what is left, nothing captured). */
+  | { kind: 'invalid'; field: 'amount'; message: string };
+
+/** States in which money may have been collected: the others have nothing to refund. */
+const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
+
+/**
+ * A merchant refund (DESIGN §10). In one transaction under the purchase's row lock, the amount
+ * is checked against what is left to refund (allocations of earlier refunds, pending ones
+ * included, are already deducted: concurrent refunds never exceed what was captured) and split
+ * by `planRefund`; installments not collected yet are lowered at once. Then, outside any
+ * transaction, each payment's share is refunded at its PSP (a deferred hold lowered to nothing
+ * is voided) with its own idempotency key, and the answers are recorded ({@link executeRefund}).
+ */
+export async function refundPurchase(
+  deps: PaymentDeps,
+  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string },
+): Promise<RefundOutcome> {
+  const { db, clock } = deps;
+  const { accountId, purchaseId } = input;
+  if (!isUuid(purchaseId)) return { kind: 'not_found' };
+  if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
+    return { kind: 'invalid', field: 'amount', message: 'field amount must be a positive integer (minor units of the currency)' };
+  }
+  const reserved = await db.transaction(async (tx): Promise<RefundOutcome | { refundId: string }> => {
+    const locked = await loadPayState(tx, accountId, purchaseId, true);
+    if (!locked) return { kind: 'not_found' };
+    const sources = await refundSources(tx, accountId, purchaseId);
+    const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
+    const refundable = REFUNDABLE.includes(locked.state) ? refundableCents(sources, uncollected) : 0;
+    if (refundable === 0) return { kind: 'invalid', field: 'amount', message: 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)' };
+    const amount = input.amountCents ?? refundable;
+    const plan = planRefund(amount, sources, uncollected);
+    if (!plan.ok) return { kind: 'invalid', field: 'amount', message: `field amount must be at most ${plan.refundableCents}, what is left to refund` };
+
+    const refundId = newUuid();
+    const now = clock.now();
+    const allocations = plan.allocations.map((a) => {
+      if (a.kind === 'refund') return { ...a, state: 'pending' as const, idempotencyKey: `${refundId}:${a.paymentId}` };
+      // Lowered now, under the lock; a deferred hold lowered to nothing is voided after the commit.
+      const voids = a.remainingCents === 0 && a.paymentId !== undefined;
+      return { ...a, state: voids ? ('pending' as const) : ('succeeded' as const), idempotencyKey: voids ? `${refundId}:${a.paymentId}:void` : null };
+    });
+    for (const a of allocations) if (a.kind === 'installment') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
+    await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending' }, allocations, now);
+    // Taken up again if this process dies before the PSP answered (the keys make it safe).
+    await scheduleJob(tx, { kind: REFUND_JOB, key: `${REFUND_JOB}:${refundId}`, runAt: new Date(now.getTime() + RESUME_AFTER_MS), payload: { refundId }, accountId });
+    return { refundId };
+  });
+  if ('kind' in reserved) return reserved;
+  await executeRefund(deps, accountId, reserved.refundId);
+  return { kind: 'created', refund: (await findRefund(db, accountId, reserved.refundId))! };
+}
+
+type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: TransactionResult };
+
+/**
+ * Calls the PSP for the refund's pending allocations (outside any transaction), then records the
+ * answers in one transaction. A refusal marks its allocation and the refund `failed` with the
+ * reason and changes nothing else; an integration fault leaves the allocation pending for the
+ * resume job. Safe to run twice at once: an allocation is settled only once.
+ */
+export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string): Promise<void> {
+  const { db, psps, logger } = deps;
+  const refund = await findRefund(db, accountId, refundId);
+  if (!refund) return;
+  const answers: Answer[] = [];
+  for (const allocation of refund.allocations.filter((a) => a.state === 'pending')) {
+    const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
+    const psp = psps.get(payment.psp);
+    try {
+      const result =
+        allocation.kind === 'refund'
+          ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id!, amountCents: allocation.amountCents })
+          : await psp.void({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id! });
+      answers.push({ allocation, payment, result });
+    } catch (err) {
+      if (!(err instanceof PspIntegrationError)) throw err;
+      logger.warn({ err, account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'refund call failed at the PSP: left pending for the resume job');
+    }
+  }
+  const settled = await recordAnswers(deps, refund, answers);
+  if (!settled) return;
+  if (settled.purchaseState === 'REFUNDED') await releaseGuarantee(deps, accountId, refund.purchaseId);
+  await cancelJob(db, `${REFUND_JOB}:${refundId}`, deps.clock.now());
+  await tellPledgers(deps, refund, settled.refundedToPledges);
+}
+
+/** Records the PSP's answers, settles the refund, and moves the purchase when nothing is left to refund. */
+async function recordAnswers(
+  deps: PaymentDeps,
+  refund: Refund,
+  answers: Answer[],
+): Promise<{ purchaseState: PurchaseState; refundedToPledges: Map<string, number> } | undefined> {
+  const { db, clock } = deps;
+  const { accountId, purchaseId } = refund;
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const locked = await lockPayState(tx, accountId, purchaseId);
+    for (const { allocation, payment, result } of answers) {
+      const refused = result.decline !== undefined;
+      const reason = refused ? `${result.decline!.reason}: ${result.decline!.message}` : null;
+      if (!(await settleAllocation(tx, accountId, allocation.id, refused ? 'failed' : 'succeeded', reason, now))) continue;
+      // The payment's new PSP state, and its `payment.transaction` event: the back-mode
+      // notification `refunded` (or `voided`) of this payment.
+      if (refused) continue;
+      // Read again under the purchase's lock: a concurrent refund of the same payment may have
+      // recorded since, and the conditional recordResult only writes over the state it was
+      // read in. The PSP's totals only grow, so the larger of the two views is the current one.
+      const current = (await findPayment(tx, accountId, payment.id)) ?? payment;
+      const latest = { ...result, capturedCents: Math.max(result.capturedCents, current.captured_cents), refundedCents: Math.max(result.refundedCents, current.refunded_cents) };
+      await recordResult(tx, current, latest, locked.state, now);
+    }
+    const current = (await findRefund(tx, accountId, refund.id))!;
+    if (current.state !== 'pending') return undefined;
+    const failed = current.allocations.find((a) => a.state === 'failed');
+    const state: RefundState = failed ? 'failed' : current.allocations.some((a) => a.state === 'pending') ? 'pending' : 'succeeded';
+    if (state === 'pending') return undefined;
+    await setRefundState(tx, accountId, refund.id, state, failed?.failureReason ?? null, now);
+    const given = current.allocations.filter((a) => a.state === 'succeeded');
+    const refundedToPledges = new Map<string, number>();
+    for (const a of given) if (a.pledgeId) refundedToPledges.set(a.pledgeId, (refundedToPledges.get(a.pledgeId) ?? 0) + a.amountCents);
+    if (given.length === 0) return { purchaseState: locked.state, refundedToPledges };
+    await writeEvent(
+      tx,
+      accountId,
+      purchaseId,
+      EVENT.refundMade,
+      locked.state,
+      { refund_id: refund.id, state, amount_cents: given.reduce((s, a) => s + a.amountCents, 0), refunded_cents: await refundedSoFar(tx, accountId, purchaseId) },
+      now,
+    );
+    return { purchaseState: await moveAfterRefund(deps, tx, locked, now), refundedToPledges };
+  });
+}
+
+/** What the purchase's refunds gave back so far (succeeded allocations). */
+async function refundedSoFar(tx: Sql, accountId: string, purchaseId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    "SELECT COALESCE(sum(amount_cents), 0)::bigint AS n FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'succeeded'",
+    [accountId, purchaseId],
+  );
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Nothing left to refund (and no other refund under way): REFUNDED, the pot's open pledges
+ * closed and the installments left dropped. An installment plan whose remaining installments
+ * were all cancelled is complete: SUCCESSFUL.
+ */
+async function moveAfterRefund(deps: PaymentDeps, tx: Sql, locked: PurchasePayState, now: Date): Promise<PurchaseState> {
+  const { accountId, id: purchaseId } = locked;
+  if (!REFUNDABLE.includes(locked.state)) return locked.state;
+  const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
+  const left = refundableCents(await refundSources(tx, accountId, purchaseId), uncollected);
+  const { rows } = await tx.query<{ pending: number; installments: number }>(
+    `SELECT (SELECT count(*)::int FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'pending') AS pending,
+            (SELECT count(*)::int FROM installments WHERE account_id = $1 AND purchase_id = $2) AS installments`,
+    [accountId, purchaseId],
+  );
+  const { pending, installments } = rows[0]!;
+  if (left === 0 && pending === 0) {
+    await closePledges(tx, accountId, purchaseId, ['draft', 'invited', 'paying'], 'refunded', now);
+    await cancelScheduledInstallments(tx, accountId, purchaseId);
+    const moved = await applyMove(tx, deps.clock, accountId, purchaseId, 'refund');
+    return moved.ok ? moved.to : locked.state;
+  }
+  if (locked.state === 'LEADER_PROCESSED' && installments > 0 && uncollected.length === 0) {
+    const moved = await applyMove(tx, deps.clock, accountId, purchaseId, 'succeed', { comment: 'The remaining installments were cancelled by a refund.' });
+    return moved.ok ? moved.to : locked.state;
+  }
+  return locked.state;
+}
+
+/** Pledgers hear that their share was (partly) refunded; a failed send never undoes the refund. */
+async function tellPledgers(deps: PaymentDeps, refund: Refund, amounts: Map<string, number>): Promise<void> {
+  if (amounts.size === 0) return;
+  const { accountId, purchaseId } = refund;
+  const purchase = await findPurchase(deps.db, accountId, purchaseId);
+  const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
+  if (!purchase || !offer) return;
+  for (const pledge of await listPledges(deps.db, accountId, purchaseId)) {
+    const refundCents = amounts.get(pledge.id);
+    if (!refundCents || !pledge.email) continue;
+    await deps.messenger.sendPledgeRefundEmail(pledge.email, {
+      accountId,
+      purchaseId,
+      language: purchase.language,
+      merchantName: offer.accountName,
+      title: purchase.title,
+      amountCents: purchase.amountCents,
+      currency: purchase.currency,
+      refundCents,
+      ...(pledge.name ? { pledgerName: pledge.name } : {}),
+    });
+  }
+}
+
+/** A purchase's refunds, oldest first; undefined when the purchase is not the account's. */
+export async function purchaseRefunds(deps: Pick<PaymentDeps, 'db'>, accountId: string, purchaseId: string): Promise<Refund[] | undefined> {
+  if (!isUuid(purchaseId)) return undefined;
+  if (!(await loadPayState(deps.db, accountId, purchaseId))) return undefined;
+  return listRefunds(deps.db, accountId, purchaseId);
+}
