@@ -26,6 +26,7 @@ import { draftShares, insertDraftPledges, inviteDrafts, type NewPledge } from '.
 import { applyMove, type MoveResult } from '../purchases/transitions.ts';
 import { scheduleCollections } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
+import { giveBack } from './give-back.ts';
 import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
@@ -109,7 +110,12 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
   const payment = await findPayment(db, accountId, paymentId);
   if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_payable', state: 'CREATED' };
   const state = (await loadPayState(db, accountId, payment.purchase_id))!;
-  if (state.state !== 'CREATED') return { kind: 'not_payable', state: state.state };
+  if (state.state !== 'CREATED') {
+    // Aborted or expired while the shopper was in 3-D Secure: what the challenge let the PSP
+    // take is given back now rather than at the next reconciliation.
+    const unresolved = payment.status === 'requires_action' || payment.status === 'pending';
+    return (unresolved && (await resolveLeaderAttempt(deps, payment, 0))) || { kind: 'not_payable', state: state.state };
+  }
   const offer = (await offers.byId(accountId, state.offerId))!;
   const psp = psps.get(payment.psp);
   const result = await psp.retrieve(payment.psp_transaction_id);
@@ -172,10 +178,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
     // The purchase moved on (aborted, expired) while the attempt was unresolved: record the
     // outcome, and give back what it holds.
     await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-    if (result.status === 'authorized') {
-      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transactionId: result.transactionId });
-      await db.transaction((tx) => recordResult(tx, afterResult(payment, result), voided, state.state, clock.now()));
-    }
+    await giveBack(deps, afterResult(payment, result), result);
     return { kind: 'not_payable', state: state.state };
   }
   const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
@@ -239,6 +242,12 @@ async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, resul
     share = charged;
   }
   const state = await recordAndOpen(deps, checkout, result, share);
+  if (state === 'ABORTED' || state === 'CANCELLED') {
+    // Aborted or expired while the PSP answered: nothing this attempt took may be kept.
+    await giveBack(deps, afterResult(payment, result), result);
+    if (share) await giveBack(deps, afterResult(share.payment, share.result), share.result);
+    return { kind: 'not_payable', state };
+  }
   if (state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
   return { kind: 'processed', state };
 }

@@ -7,6 +7,7 @@ import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts'
 import { committedShares, findPledge, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
 
 export type PledgeOutcome =
@@ -200,21 +201,4 @@ async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentR
   }
   if (outcome.kind === 'paid') await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);
   return outcome;
-}
-
-/** Voids a pending challenge or refunds a capture the pot no longer wants, and records it (once). */
-async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult): Promise<void> {
-  const psp = deps.psps.get(payment.psp);
-  let back: TransactionResult;
-  if (result.status === 'requires_action' || result.status === 'authorized') {
-    back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: result.transactionId });
-    // Refused: the challenge was completed in between and the money captured; refunded below.
-    if (back.status !== 'voided') back = await psp.retrieve(result.transactionId);
-  } else back = result;
-  if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
-    back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transactionId: back.transactionId, amountCents: back.capturedCents - back.refundedCents });
-  }
-  if (back === result) return;
-  const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
-  await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now()));
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
 import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { answerChallenge, card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
@@ -100,5 +101,21 @@ describe('payAsLeader', () => {
     const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [], (p) => ((paymentId = p), returnUrl(p)));
     await answerChallenge(app, (first as { url: string }).url, 'fail');
     expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({ kind: 'declined', reason: 'authentication_failed', attemptsLeft: 2, state: 'CREATED' });
+  });
+
+  it('a leader who completes 3-D Secure after the purchase was aborted gets the captured first installment refunded', async () => {
+    const id = await shop.purchase({ merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000 });
+    let paymentId = '';
+    const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [], (p) => ((paymentId = p), returnUrl(p)));
+    expect(first).toMatchObject({ kind: 'challenge' });
+    expect(await abortPurchase(app.services, { accountId: shop.accountId, purchaseId: id })).toMatchObject({ kind: 'aborted' });
+    await answerChallenge(app, (first as { url: string }).url, 'complete');
+    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'not_payable', state: 'ABORTED' });
+    const rows = await app.services.db.query<{ status: string; captured_cents: number; refunded_cents: number }>(
+      'SELECT status, captured_cents, refunded_cents FROM payments WHERE purchase_id = $1',
+      [id],
+    );
+    expect(rows.rows).toEqual([{ status: 'refunded', captured_cents: 10_450, refunded_cents: 10_450 }]);
+    expect((await stateOf(id)).state).toBe('ABORTED');
   });
 });

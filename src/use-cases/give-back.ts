@@ -1,0 +1,27 @@
+import type { TransactionResult } from '../psp/connector.ts';
+import { recordResult, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState } from '../payments/pay-state-repository.ts';
+import type { PaymentDeps } from './deps.ts';
+
+/**
+ * Money a payment took although its purpose is gone (a pledge closed by the deadline, a purchase
+ * aborted or expired while its leader was paying): a pending challenge or a hold is voided, a
+ * capture refunded, and the answer recorded (once). `payment` is the row as it stands after
+ * `result` was recorded on it. The keys derive from the payment's own, so whoever runs this
+ * first (the shopper's return, a job, a retry) gives back once.
+ */
+export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult): Promise<void> {
+  const psp = deps.psps.get(payment.psp);
+  let back: TransactionResult;
+  if (result.status === 'requires_action' || result.status === 'authorized') {
+    back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: result.transactionId });
+    // Refused: the challenge was completed in between and the money captured; refunded below.
+    if (back.status !== 'voided') back = await psp.retrieve(result.transactionId);
+  } else back = result;
+  if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
+    back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transactionId: back.transactionId, amountCents: back.capturedCents - back.refundedCents });
+  }
+  if (back === result) return;
+  const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
+  await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now()));
+}
