@@ -36,14 +36,25 @@ export interface PspConnector {
   /** Refunds a captured transaction, fully or partly. */
   refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult>;
 
-  /** Charges a saved payment method with the shopper absent (installments, the pot's rest). Captured at once. */
-  chargeOffSession(input: { idempotencyKey: string; paymentMethodId: string; amountCents: number; currency: string }): Promise<TransactionResult>;
+  /**
+   * Charges a saved payment method with the shopper absent (installments, the pot's rest):
+   * a merchant-initiated transaction (PSD2) referencing the customer-initiated one that stored
+   * the card (`storedCredential`), so that no new 3-D Secure challenge is needed. Captured at once.
+   */
+  chargeOffSession(input: OffSessionInput): Promise<TransactionResult>;
 
   /** The PSP's current view of a transaction (status sync, after a challenge or a timeout). */
   retrieve(transactionId: string): Promise<TransactionResult>;
 
   /** Checks an incoming PSP notification (signature, freshness) and reads it. */
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult>;
+
+  /**
+   * One harmless authenticated call that proves the credentials work (on saving a PSP account,
+   * DESIGN §6). Refused credentials are a result; an unreachable PSP throws
+   * {@link PspIntegrationError} `unreachable`.
+   */
+  verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 export interface CardInput {
@@ -71,6 +82,26 @@ export interface AuthorizeInput {
   capture: 'automatic' | 'manual';
   /** Where the 3-D Secure challenge page sends the shopper back. */
   returnUrl: string;
+  /**
+   * The shopper consents to the card being stored for later merchant-initiated charges (PSD2
+   * customer-initiated transaction with `setup_future_usage` / `recurringProcessingModel` or the
+   * PSP's equivalent). Chipin sets it on the leader's checkout of every offer that charges later.
+   */
+  storeForLater?: boolean;
+}
+
+/** A merchant-initiated charge on a stored card (PSD2 MIT). */
+export interface OffSessionInput {
+  idempotencyKey: string;
+  paymentMethodId: string;
+  amountCents: number;
+  currency: string;
+  /**
+   * The customer-initiated transaction that stored the card: its PSP transaction id and, where the
+   * PSP returned one, the card scheme's network transaction id. A connector whose PSP declines a
+   * MIT without such a reference must send it; the fakes refuse a MIT without it, as the PSPs do.
+   */
+  storedCredential?: { initialTransactionId: string; networkTransactionId?: string };
 }
 
 /** Our view of a PSP transaction. */
@@ -95,6 +126,8 @@ export interface TransactionResult {
   challengeUrl?: string;
   /** When an authorisation hold lapses, if it does. */
   expiresAt?: Date;
+  /** The card scheme's transaction id of a customer-initiated transaction that stored the card (referenced by later MITs). */
+  networkTransactionId?: string;
 }
 
 /** Why a payment was refused: a closed set every connector maps its PSP's codes onto. */
@@ -110,8 +143,15 @@ export type DeclineReason =
   | 'processing_error';
 
 export type NotificationResult =
-  | { ok: true; transactionId: string; status: TransactionStatus }
+  | { ok: true; transactionId: string; status: TransactionStatus; ack?: NotificationAck }
   | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
+
+/** What the PSP expects as the answer to its notification (Adyen: `[accepted]`); 200 with an empty body when absent. */
+export interface NotificationAck {
+  status: number;
+  contentType: string;
+  body: string;
+}
 
 /** A fault in talking to the PSP (not a refusal): retry later or alert the operator. */
 export class PspIntegrationError extends Error {

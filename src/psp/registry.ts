@@ -8,7 +8,7 @@ import { deriveKey } from '../crypto/keys.ts';
 export const DEFAULT_PSP = 'sandbox';
 
 const NAME = /^[a-z][a-z0-9_]{0,31}$/;
-const METHODS = ['attachPaymentMethod', 'authorize', 'capture', 'void', 'refund', 'chargeOffSession', 'retrieve', 'verifyNotification'] as const;
+const METHODS = ['attachPaymentMethod', 'authorize', 'capture', 'void', 'refund', 'chargeOffSession', 'retrieve', 'verifyNotification', 'verifyCredentials'] as const;
 
 /** An offer or payment names a connector this build does not have. */
 export class UnknownPspError extends Error {

@@ -283,6 +283,11 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
+  /** The built-in sandbox has no credentials: always accepted. */
+  async verifyCredentials(): Promise<{ ok: true }> {
+    return { ok: true };
+  }
+
   async retrieve(transactionId: string): Promise<TransactionResult> {
     const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
     if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${transactionId}`);

@@ -1,0 +1,61 @@
+import type { Clock } from '../domain/clock.ts';
+import type { PspConnector } from './connector.ts';
+
+/**
+ * What a connector folder exports besides its connector: how to build one for a merchant's PSP
+ * account (back mode, DESIGN §6). The registry lists the definitions of this build
+ * (`GET /api/backoffice/psps`) and builds one connector instance per PSP account from them:
+ * credentials in, nothing global.
+ */
+export interface ConnectorDefinition {
+  /** Registry name (`stripe`, `adyen`, …), stored on PSP accounts and payments. */
+  readonly name: string;
+  /** Shown to merchant staff. */
+  readonly label: string;
+  readonly environments: readonly PspEnvironment[];
+  /** The credential fields of this PSP's credential kind, in the order a form shows them. */
+  readonly credentialFields: readonly CredentialField[];
+  /**
+   * Rules across or beyond the fields' patterns (e.g. Ogone: no `[` in a SHA passphrase):
+   * the first problem, naming its field, or undefined.
+   */
+  validate?(credentials: Readonly<Record<string, string>>, environment: PspEnvironment): { field: string; message: string } | undefined;
+  /** The PSP's own base URL for an environment; a PSP account's `endpoint_url` overrides it. */
+  baseUrl(environment: PspEnvironment, credentials: Readonly<Record<string, string>>): string;
+  /** One connector for one PSP account. Must not call the PSP (the registry builds lazily and caches). */
+  create(account: PspAccountConfig, context: ConnectorContext): PspConnector;
+}
+
+export type PspEnvironment = 'test' | 'live';
+
+export interface CredentialField {
+  name: string;
+  /** Never returned after saving: reads show `…` and its last 4 characters. */
+  secret: boolean;
+  required: boolean;
+  /** A regular expression (source, anchored by the validator) the value must match. */
+  pattern?: string;
+  enum?: readonly string[];
+  /** Required only in these environments (Adyen's `live_url_prefix`: live only). */
+  environments?: readonly PspEnvironment[];
+  /** Where the merchant finds it in the PSP's back office. */
+  description: string;
+}
+
+/** A merchant's PSP account, credentials opened: what a connector instance is built from. */
+export interface PspAccountConfig {
+  /** `psa_<uuid>` without prefix. */
+  id: string;
+  environment: PspEnvironment;
+  credentials: Readonly<Record<string, string>>;
+  /** The account's base URL: its `endpoint_url`, else the definition's {@link ConnectorDefinition.baseUrl}. */
+  baseUrl: string;
+}
+
+export interface ConnectorContext {
+  clock: Clock;
+  /** Chipin's PUBLIC_URL: where PSPs send shoppers back and notifications to. */
+  publicUrl: string;
+  /** Time limit of one PSP call, in milliseconds; past it the call fails as `unreachable`. */
+  timeoutMs: number;
+}
