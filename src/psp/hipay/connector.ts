@@ -1,0 +1,376 @@
+import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+} from '../connector.ts';
+import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
+import { HipayClient, errorOf } from './client.ts';
+import {
+  checkCardLocally,
+  fingerprintOf,
+  isHipayReasonCode,
+  paymentProductFor,
+  readTransaction,
+  referenceFor,
+  toDeclineReason,
+  toHipayAmount,
+  toTransactionResult,
+  type HipayTransaction,
+} from './mapping.ts';
+import { SIGNATURE_HEADER, checkSignature, headerValue, readNotification } from './notifications.ts';
+
+/** HiPay's hosts (HiPay Node SDK, Gateway/HTTP/Configuration/Configuration.js). */
+const STAGE_GATEWAY = 'https://stage-secure-gateway.hipay-tpp.com';
+const LIVE_GATEWAY = 'https://secure-gateway.hipay-tpp.com';
+const VAULT_BY_GATEWAY: Record<string, string> = {
+  [STAGE_GATEWAY]: 'https://stage-secure2-vault.hipay-tpp.com',
+  [LIVE_GATEWAY]: 'https://secure2-vault.hipay-tpp.com',
+};
+/** The consultation API (`/v3/transaction`), which lists a transaction's operations. */
+const CONSULTATION_BY_GATEWAY: Record<string, string> = {
+  [STAGE_GATEWAY]: 'https://stage-api-gateway.hipay.com',
+  [LIVE_GATEWAY]: 'https://api-gateway.hipay.com',
+};
+export const HIPAY_GATEWAYS = { test: STAGE_GATEWAY, live: LIVE_GATEWAY } as const;
+
+const TRANSACTION_REFERENCE = /^\d{1,32}$/;
+/** Our payment method id: `<payment_product>:<vault token>`, since an order names both. */
+const PAYMENT_METHOD = /^([a-z0-9-]{2,40}):([A-Za-z0-9]{16,128})$/;
+
+/** Order/maintenance error codes that mean "this order id was already used" (appendix: Duplicate Order, Order Completed). */
+const DUPLICATE_ORDER = new Set([3010004, 3010006]);
+const UNKNOWN_ORDER = 3000001;
+const UNKNOWN_TRANSACTION = 3000002;
+const UNKNOWN_TOKEN = 3040001;
+const ALREADY_VOIDED = 3020403;
+
+type Maintenance = 'capture' | 'refund' | 'cancel';
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+
+function trimUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * HiPay Enterprise (Gateway API v1) for one merchant's HiPay account.
+ *
+ * Idempotency: HiPay has no idempotency header. Every mutating call is therefore reconciled with
+ * HiPay before it is sent:
+ * - an order (authorisation, off-session charge) gets an `orderid` derived from our key (HiPay keeps
+ *   an order id unique: a second order under it is refused as "Duplicate Order"); the connector first
+ *   looks the order up (`GET /rest/v1/transaction?orderid=`) and, if the first attempt reached HiPay,
+ *   answers what it became instead of ordering again. A fingerprint of the parameters travels in
+ *   `custom_data`, so a key reused for another call is an `idempotency_conflict`;
+ * - a maintenance operation gets an `operation_id` derived from our key; the connector first lists
+ *   the transaction's operations (`GET /v3/transaction/{reference}`, field `merchantReference`) and
+ *   does not send it twice.
+ * A refused call leaves no trace at HiPay, so a replay is sent again and refused again alike.
+ */
+export class HipayConnector implements PspConnector {
+  readonly name = 'hipay';
+  readonly sandbox: boolean;
+  readonly #client: HipayClient;
+  readonly #passphrase: Redacted;
+  readonly #gateway: string;
+  readonly #vault: string;
+  readonly #consultation: string;
+  readonly #clock: Clock;
+
+  constructor(account: PspAccountConfig, context: ConnectorContext) {
+    const { username, password, secret_passphrase: passphrase } = account.credentials;
+    if (!username || !password || !passphrase) throw new TypeError('hipay: username, password and secret_passphrase are required');
+    let base: URL;
+    try {
+      base = new URL(account.baseUrl);
+    } catch {
+      throw new TypeError('hipay: baseUrl must be an absolute http(s) URL');
+    }
+    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('hipay: baseUrl must be an http(s) URL');
+    if (!Number.isFinite(context.timeoutMs) || context.timeoutMs <= 0) throw new TypeError('hipay: timeoutMs must be positive');
+    this.sandbox = account.environment === 'test';
+    this.#gateway = trimUrl(account.baseUrl);
+    // The vault and the consultation API live on their own hosts; a custom endpoint (a proxy, or the
+    // test fake) serves all three.
+    this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
+    this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
+    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs });
+    this.#passphrase = new Redacted(passphrase);
+    this.#clock = context.clock;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, sandbox: this.sandbox, gateway: this.#gateway };
+  }
+
+  toString(): string {
+    return `HipayConnector(${this.#gateway})`;
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    assertKey(input.idempotencyKey);
+    const check = checkCardLocally(input.card, this.#clock.now());
+    if (!check.ok) return check;
+    // Always a multi-use token: Chipin may charge the card later, off session. The vault gives the
+    // same token for the same card, so a repeated attach has no second effect.
+    const { status, body } = await this.#client.request('POST', `${this.#vault}/rest/v2/token/create`, {
+      card_number: check.digits,
+      card_expiry_month: String(input.card.expMonth).padStart(2, '0'),
+      card_expiry_year: String(check.year),
+      card_holder: input.card.holderName,
+      cvc: input.card.cvc,
+      multi_use: '1',
+    });
+    if (status === 400) return { ok: false, reason: 'invalid_card', message: errorOf(body)?.message || 'HiPay refused the card details.' };
+    if (status !== 200 && status !== 201) throw this.#unexpected('token/create', status, body);
+    const t = body as Record<string, unknown>;
+    const pan = typeof t.pan === 'string' ? t.pan : '';
+    if (typeof t.token !== 'string' || typeof t.brand !== 'string' || !/\d{4}$/.test(pan)) {
+      throw new PspIntegrationError(this.name, 'bad_response', 'token/create: the answer lacks token, brand or pan');
+    }
+    const product = paymentProductFor(t.brand);
+    const paymentMethodId = `${product}:${t.token}`;
+    if (!PAYMENT_METHOD.test(paymentMethodId)) throw new PspIntegrationError(this.name, 'bad_response', 'token/create: malformed token');
+    return {
+      ok: true,
+      paymentMethodId,
+      brand: t.brand.toLowerCase(),
+      last4: pan.slice(-4),
+      expMonth: Number(t.card_expiry_month ?? input.card.expMonth),
+      expYear: Number(t.card_expiry_year ?? check.year),
+    };
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const { product, token } = this.#paymentMethod(input.paymentMethodId);
+    const storeForLater = input.storeForLater === true;
+    const fields: Record<string, string> = {
+      operation: input.capture === 'automatic' ? 'Sale' : 'Authorization',
+      payment_product: product,
+      cardtoken: token,
+      amount: toHipayAmount(input.amountCents, input.currency),
+      currency: input.currency,
+      description: 'Chipin payment',
+      // E-commerce, shopper present (appendix, "Electronic Commerce Indicator").
+      eci: '7',
+      // 3-D Secure if available; mandatory when the card is stored for merchant-initiated charges
+      // (PSD2: the consent to store needs strong customer authentication).
+      authentication_indicator: storeForLater ? '2' : '1',
+      accept_url: input.returnUrl,
+      decline_url: input.returnUrl,
+      pending_url: input.returnUrl,
+      exception_url: input.returnUrl,
+      cancel_url: input.returnUrl,
+    };
+    // The customer-initiated transaction that starts a recurring use of the card (HiPay
+    // "recurring_payment": 1 initiates the recurring use case; the token is multi-use).
+    if (storeForLater) fields.recurring_payment = '1';
+    const print = fingerprintOf(['authorize', input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, storeForLater]);
+    return this.#order(referenceFor('auth', input.idempotencyKey), print, fields);
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const { product, token } = this.#paymentMethod(input.paymentMethodId);
+    const fields: Record<string, string> = {
+      operation: 'Sale',
+      payment_product: product,
+      cardtoken: token,
+      amount: toHipayAmount(input.amountCents, input.currency),
+      currency: input.currency,
+      description: 'Chipin charge',
+      // Merchant-initiated: recurring e-commerce, no 3-D Secure (the shopper is absent).
+      eci: '9',
+      authentication_indicator: '0',
+      recurring_payment: '1',
+    };
+    const initial = input.storedCredential?.initialTransactionId;
+    if (initial !== undefined) {
+      if (!TRANSACTION_REFERENCE.test(initial)) throw new RangeError('storedCredential.initialTransactionId must be a HiPay transaction reference');
+      // The customer-initiated transaction that stored the card (PSD2 object, JSON-encoded as
+      // HiPay's SDKs send it: PHP SDK Request/RequestSerializer.php, ThreeDSTwo/PreviousAuthInfo.php).
+      fields.previous_auth_info = JSON.stringify({ transaction_reference: initial });
+    }
+    const print = fingerprintOf(['charge_off_session', input.paymentMethodId, input.amountCents, input.currency, initial ?? null]);
+    return this.#order(referenceFor('mit', input.idempotencyKey), print, fields);
+  }
+
+  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#maintain('capture', input.idempotencyKey, input.transactionId, input.amountCents);
+  }
+
+  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    return this.#maintain('cancel', input.idempotencyKey, input.transactionId, undefined);
+  }
+
+  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#maintain('refund', input.idempotencyKey, input.transactionId, input.amountCents);
+  }
+
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    return toTransactionResult(await this.#transaction(transactionId));
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const check = checkSignature(this.#passphrase.reveal(), headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
+    if (check !== 'ok') return { ok: false, reason: check };
+    return readNotification(input.rawBody);
+  }
+
+  /** `GET /rest/v2/security-settings`: authenticated, changes nothing (HiPay Node SDK, HiPay.js). */
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    try {
+      const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v2/security-settings`);
+      if (status === 200) return { ok: true };
+      throw this.#unexpected('security-settings', status, body);
+    } catch (err) {
+      if (err instanceof PspIntegrationError && err.code === 'bad_credentials') {
+        return { ok: false, message: 'HiPay refused the API login and password (check them under Integration → Security settings → Api credentials).' };
+      }
+      throw err;
+    }
+  }
+
+  #paymentMethod(id: string): { product: string; token: string } {
+    const m = PAYMENT_METHOD.exec(id);
+    if (!m) throw new PspIntegrationError(this.name, 'unknown_payment_method', `no payment method ${JSON.stringify(id.slice(0, 80))}`);
+    return { product: m[1]!, token: m[2]! };
+  }
+
+  #unexpected(where: string, status: number, body: unknown): PspIntegrationError {
+    const e = errorOf(body);
+    return new PspIntegrationError(this.name, 'bad_response', `${where}: unexpected answer ${status}${e ? ` (${e.code} ${e.message})` : ''}`);
+  }
+
+  async #transaction(reference: string): Promise<HipayTransaction> {
+    if (!TRANSACTION_REFERENCE.test(reference)) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${JSON.stringify(reference.slice(0, 80))}`);
+    const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v1/transaction/${reference}`);
+    if (status === 404 || (status === 400 && errorOf(body)?.code === UNKNOWN_TRANSACTION)) {
+      throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${reference}`);
+    }
+    if (status !== 200) throw this.#unexpected('transaction', status, body);
+    const t = readTransaction((body as { transaction?: unknown } | null)?.transaction);
+    if (!t) throw new PspIntegrationError(this.name, 'bad_response', `transaction ${reference}: unreadable answer`);
+    return t;
+  }
+
+  /** The transaction of an order id, if HiPay has one (the latest attempt). */
+  async #findOrder(orderId: string): Promise<HipayTransaction | undefined> {
+    const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v1/transaction?orderid=${encodeURIComponent(orderId)}`);
+    if (status === 404 || (status === 400 && errorOf(body)?.code === UNKNOWN_ORDER)) return undefined;
+    if (status !== 200) throw this.#unexpected('transaction?orderid', status, body);
+    const raw = (body as { transaction?: unknown } | null)?.transaction;
+    const list = Array.isArray(raw) ? raw : [raw];
+    const t = readTransaction(list[list.length - 1]);
+    if (!t) throw new PspIntegrationError(this.name, 'bad_response', `order ${orderId}: unreadable answer`);
+    return t;
+  }
+
+  async #order(orderId: string, print: string, fields: Record<string, string>): Promise<TransactionResult> {
+    const known = await this.#findOrder(orderId);
+    if (known) return this.#replayed(orderId, print, known);
+    const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/order`, {
+      orderid: orderId,
+      ...fields,
+      custom_data: JSON.stringify({ chipin_fp: print }),
+    });
+    const error = errorOf(body);
+    if (status !== 200 && error && DUPLICATE_ORDER.has(error.code)) {
+      // Another process sent the same key at the same moment: its order is ours.
+      const raced = await this.#findOrder(orderId);
+      if (raced) return this.#replayed(orderId, print, raced);
+    }
+    if (status !== 200 && error?.code === UNKNOWN_TOKEN) throw new PspIntegrationError(this.name, 'unknown_payment_method', `HiPay does not know the card token`);
+    if (status !== 200) throw this.#unexpected('order', status, body);
+    const t = readTransaction(body);
+    if (!t) throw new PspIntegrationError(this.name, 'bad_response', 'order: unreadable answer');
+    return toTransactionResult(t);
+  }
+
+  #replayed(orderId: string, print: string, t: HipayTransaction): TransactionResult {
+    if (t.fingerprint !== undefined && t.fingerprint !== print) {
+      throw new PspIntegrationError(this.name, 'idempotency_conflict', `order ${orderId} was already placed with other parameters`);
+    }
+    return toTransactionResult(t);
+  }
+
+  async #maintain(operation: Maintenance, key: string, reference: string, amountCents: number | undefined): Promise<TransactionResult> {
+    assertKey(key);
+    const operationId = referenceFor('op', `${operation}\n${key}`);
+    const before = await this.#transaction(reference);
+    const done = await this.#operationSent(reference, operationId);
+    if (done) {
+      const sameAmount = amountCents === undefined || done.amount === undefined || done.amount === toHipayAmount(amountCents, before.currency);
+      if (!sameAmount) throw new PspIntegrationError(this.name, 'idempotency_conflict', `operation ${operationId} was already sent with another amount`);
+      return toTransactionResult(before);
+    }
+    // Chipin's contract: one capture per hold; capturing less releases the rest. HiPay would take
+    // further partial captures, so the rule is kept here.
+    if (operation === 'capture' && before.capturedCents > 0) {
+      return { ...toTransactionResult(before), decline: { reason: 'amount_too_large', message: 'Nothing left to capture: the authorisation was already captured.' } };
+    }
+    const form: Record<string, string> = { operation, operation_id: operationId };
+    if (amountCents !== undefined) {
+      form.amount = toHipayAmount(amountCents, before.currency);
+      form.currency = before.currency;
+    }
+    const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/maintenance/transaction/${reference}`, form);
+    if (status === 200) return this.retrieve(reference);
+    const error = errorOf(body);
+    if (status === 404 || error?.code === UNKNOWN_TRANSACTION) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${reference}`);
+    // Voiding what is already voided: nothing is held, the void's purpose is met.
+    if (operation === 'cancel' && error?.code === ALREADY_VOIDED) return this.retrieve(reference);
+    if (status === 400 && error && isHipayReasonCode(error.code)) {
+      const after = await this.retrieve(reference);
+      return { ...after, decline: { reason: toDeclineReason(error.code), message: error.message || 'HiPay refused the operation.' } };
+    }
+    throw this.#unexpected(`maintenance ${operation}`, status, body);
+  }
+
+  /** The operation HiPay recorded under our `operation_id`, if any (consultation API v3, `operations[].merchantReference`). */
+  async #operationSent(reference: string, operationId: string): Promise<{ type: string; amount: string | undefined } | undefined> {
+    const { status, body } = await this.#client.request('GET', `${this.#consultation}/v3/transaction/${reference}`);
+    if (status === 404) return undefined;
+    if (status !== 200) throw this.#unexpected('v3 transaction', status, body);
+    const operations = (body as { operations?: unknown } | null)?.operations;
+    if (operations !== undefined && !Array.isArray(operations)) throw new PspIntegrationError(this.name, 'bad_response', 'v3 transaction: operations is not a list');
+    for (const op of (operations ?? []) as Record<string, unknown>[]) {
+      if (op?.merchantReference === operationId) return { type: String(op.type ?? ''), amount: typeof op.amount === 'string' ? op.amount : undefined };
+    }
+    return undefined;
+  }
+}
