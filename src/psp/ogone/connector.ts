@@ -1,0 +1,493 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import { Redacted } from '../../crypto/redacted.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+} from '../connector.ts';
+import {
+  DUPLICATE_ORDER,
+  UNKNOWN_ALIAS,
+  UNKNOWN_ORDER,
+  challengeUrlFromHtml,
+  declineFor,
+  fromOgoneAmount,
+  holdExpiry,
+  isCredentialRefusal,
+  isOgoneStatus,
+  operationKind,
+  parseNcResponse,
+  parseTrxDate,
+  shaSign,
+  toOgoneAmount,
+  toTransactionResult,
+  type HashAlgorithm,
+  type NcResponse,
+  type OgoneView,
+} from './mapping.ts';
+import { verifyFeedback } from './notifications.ts';
+
+export interface OgoneCredentials {
+  pspid: string;
+  userId: string;
+  password: string;
+  shaIn: string;
+  shaOut: string;
+  algorithm: HashAlgorithm;
+}
+
+export interface OgoneConnectorOptions {
+  credentials: OgoneCredentials;
+  /** `…/ncol/test` or `…/ncol/prod` (or a PSP account's endpoint_url): the DirectLink pages are under it. */
+  baseUrl: string;
+  sandbox: boolean;
+  clock: Clock;
+  timeoutMs: number;
+}
+
+type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
+
+/** What the card verification at attach costs the shopper for a moment: 0.01 EUR, deleted at once. */
+const VERIFY_AMOUNT = '1';
+const ALIAS_USAGE = 'Chipin: later payments of the group purchases you join';
+/** Sent with 3-D Secure requests where Chipin has not the shopper's own header. */
+const HTTP_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+
+function brandName(brand: string | undefined): string {
+  const b = (brand ?? '').toLowerCase().replace(/\s+/g, '');
+  if (b === 'visa') return 'visa';
+  if (b === 'mastercard' || b === 'maestro') return b;
+  if (b === 'americanexpress' || b === 'amex') return 'amex';
+  if (b === 'discover' || b === 'jcb' || b === 'dinersclub') return b;
+  return b || 'unknown';
+}
+
+function fingerprint(parts: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/**
+ * Ogone (Ingenico ePayments) DirectLink: form-encoded POSTs to orderdirect.asp, maintenancedirect.asp
+ * and querydirect.asp with the API user's credentials and a SHA-IN signature; XML answers.
+ *
+ * Idempotency. DirectLink has no idempotency header; the merchant's ORDERID is unique per order
+ * and the platform refuses a second order under an ORDERID already paid (NCERROR 50001113). So
+ * an order's ORDERID is derived from our idempotency key, and before sending one the connector
+ * asks querydirect.asp for that ORDERID: a call repeated with the same key — after a timeout,
+ * from another process, after a restart — finds the first order and answers it, never charging
+ * twice. Maintenance (capture, void, refund) has no merchant reference at Ogone: its results are
+ * kept per connector instance, and a maintenance call that timed out is reconciled by reading the
+ * transaction's history (querydirect.asp with PAYID and PAYIDSUB) before it is sent again.
+ */
+export class OgoneConnector implements PspConnector {
+  readonly name = 'ogone';
+  readonly sandbox: boolean;
+  readonly #credentials: Redacted<OgoneCredentials>;
+  readonly #baseUrl: string;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #maintenance = new Map<string, { print: string; result?: TransactionResult; uncertainBefore?: TransactionResult }>();
+
+  constructor(opts: OgoneConnectorOptions) {
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new TypeError('ogone: baseUrl must be an absolute http(s) URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('ogone: baseUrl must be an http(s) URL');
+    if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('ogone: timeoutMs must be positive');
+    this.sandbox = opts.sandbox;
+    this.#credentials = new Redacted({ ...opts.credentials });
+    this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.#clock = opts.clock;
+    this.#timeoutMs = opts.timeoutMs;
+  }
+
+  toJSON(): { name: string; sandbox: boolean } {
+    return { name: this.name, sandbox: this.sandbox };
+  }
+
+  toString(): string {
+    return `OgoneConnector(${this.sandbox ? 'test' : 'live'})`;
+  }
+
+  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
+    return new PspIntegrationError(this.name, code, message);
+  }
+
+  /** One DirectLink call: credentials and SHASIGN added, the XML answer read; faults thrown. */
+  async #post(page: 'orderdirect.asp' | 'maintenancedirect.asp' | 'querydirect.asp', params: Record<string, string>): Promise<NcResponse> {
+    const c = this.#credentials.reveal();
+    const all: Record<string, string> = { ...params, PSPID: c.pspid, USERID: c.userId, PSWD: c.password };
+    all.SHASIGN = shaSign(all, c.shaIn, c.algorithm);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${this.#baseUrl}/${page}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
+        body: new URLSearchParams(all).toString(),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const why = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError') ? `no answer within ${this.#timeoutMs} ms` : 'network error';
+      throw this.#fault('unreachable', `${page}: ${why}`);
+    }
+    if (res.status === 401 || res.status === 403) throw this.#fault('bad_credentials', `${page}: HTTP ${res.status}`);
+    if (res.status >= 500) throw this.#fault('unreachable', `${page}: HTTP ${res.status}`);
+    if (res.status !== 200) throw this.#fault('bad_response', `${page}: HTTP ${res.status}`);
+    const parsed = parseNcResponse(text);
+    if (!parsed) throw this.#fault('bad_response', `${page}: the answer is not an ncresponse`);
+    if (isCredentialRefusal(parsed.attrs.NCERRORPLUS)) {
+      throw this.#fault('bad_credentials', `${page}: refused the PSPID, API user, password, SHA-IN signature or server IP (${(parsed.attrs.NCERRORPLUS ?? '').split('/').slice(0, 3).join('/')})`);
+    }
+    return parsed;
+  }
+
+  /** A 30-character ORDERID (Ogone's limit) derived from the operation and our idempotency key. */
+  #orderId(op: Op, key: string): string {
+    return `C${createHash('sha256').update(`${op}\u0000${key}`).digest('hex').slice(0, 29)}`;
+  }
+
+  async #queryOrder(orderId: string): Promise<Record<string, string> | undefined> {
+    const r = await this.#post('querydirect.asp', { ORDERID: orderId });
+    if (r.attrs.NCERROR === UNKNOWN_ORDER || r.attrs.STATUS === '88' || !r.attrs.PAYID || r.attrs.PAYID === '0') return undefined;
+    return r.attrs;
+  }
+
+  /**
+   * Sends an order under an ORDERID derived from the key, unless that ORDERID already exists:
+   * then that order is the answer (after checking it is the same order).
+   */
+  async #order(
+    orderId: string,
+    params: Record<string, string>,
+    same: (existing: Record<string, string>) => boolean,
+  ): Promise<{ kind: 'order'; payId: string; htmlAnswer?: string } | { kind: 'refused'; ncError: string; ncErrorPlus?: string }> {
+    const existing = await this.#queryOrder(orderId);
+    if (existing) {
+      if (!same(existing)) throw this.#fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
+      return { kind: 'order', payId: existing.PAYID! };
+    }
+    let r: NcResponse;
+    try {
+      r = await this.#post('orderdirect.asp', { ...params, ORDERID: orderId });
+    } catch (e) {
+      // The order may have been taken before the answer was lost: look before anyone retries.
+      if (e instanceof PspIntegrationError && e.code === 'unreachable') {
+        const found = await this.#queryOrder(orderId).catch(() => undefined);
+        if (found) return { kind: 'order', payId: found.PAYID! };
+      }
+      throw e;
+    }
+    const a = r.attrs;
+    if (a.NCERROR === DUPLICATE_ORDER) {
+      const found = await this.#queryOrder(orderId);
+      if (!found) throw this.#fault('bad_response', `order ${orderId} reported as already processed but not found`);
+      if (!same(found)) throw this.#fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
+      return { kind: 'order', payId: found.PAYID! };
+    }
+    if (a.NCERROR === UNKNOWN_ALIAS) throw this.#fault('unknown_payment_method', `no stored card ${params.ALIAS ?? ''}`);
+    if (!a.PAYID || a.PAYID === '0' || a.STATUS === '0') {
+      if (a.NCERROR && a.NCERROR !== '0') return { kind: 'refused', ncError: a.NCERROR, ncErrorPlus: a.NCERRORPLUS };
+      throw this.#fault('bad_response', 'order answer without PAYID');
+    }
+    return { kind: 'order', payId: a.PAYID, ...(r.htmlAnswer ? { htmlAnswer: r.htmlAnswer } : {}) };
+  }
+
+  /** The transaction as Ogone holds it: its global status and its history of maintenance operations. */
+  async #view(payId: string): Promise<OgoneView & { currency: string }> {
+    if (!/^\d{1,20}$/.test(payId)) throw this.#fault('unknown_transaction', `no transaction ${payId}`);
+    const g = await this.#post('querydirect.asp', { PAYID: payId });
+    const a = g.attrs;
+    if (a.NCERROR === UNKNOWN_ORDER || a.STATUS === '88') throw this.#fault('unknown_transaction', `no transaction ${payId}`);
+    const status = Number(a.STATUS);
+    const currency = a.currency ?? '';
+    if (!/^\d+$/.test(a.STATUS ?? '') || !isOgoneStatus(status) || !isKnownCurrency(currency)) {
+      throw this.#fault('bad_response', `querydirect.asp: unreadable status or currency for ${payId}`);
+    }
+    const amountCents = fromOgoneAmount(a.amount, currency);
+    if (amountCents === undefined) throw this.#fault('bad_response', `querydirect.asp: unreadable amount for ${payId}`);
+    const last = Number(a.PAYIDSUB ?? '0');
+    if (!Number.isSafeInteger(last) || last < 0 || last > 1000) throw this.#fault('bad_response', 'querydirect.asp: unreadable PAYIDSUB');
+    let captured = 0;
+    let refunded = 0;
+    let authorisedOn: Date | undefined;
+    for (let sub = 0; sub <= last; sub++) {
+      const h = (await this.#post('querydirect.asp', { PAYID: payId, PAYIDSUB: String(sub) })).attrs;
+      const s = Number(h.STATUS);
+      if (!isOgoneStatus(s)) throw this.#fault('bad_response', `querydirect.asp: unreadable status of ${payId}/${sub}`);
+      const amount = fromOgoneAmount(h.amount, currency) ?? 0;
+      const kind = operationKind(s);
+      if (kind === 'capture') captured += sub === 0 ? amountCents : amount;
+      else if (kind === 'refund') refunded += amount;
+      if (sub === 0) authorisedOn = parseTrxDate(h.TRXDATE);
+    }
+    const view: OgoneView & { currency: string } = { currency, payId, status, amountCents, capturedCents: Math.min(captured, amountCents), refundedCents: refunded, ncError: a.NCERROR ?? '' };
+    if (a.NCERRORPLUS) view.ncErrorPlus = a.NCERRORPLUS;
+    if (status === 5 && authorisedOn) view.expiresAt = holdExpiry(authorisedOn);
+    return view;
+  }
+
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    return toTransactionResult(await this.#view(transactionId), this.#clock.now());
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    assertKey(input.idempotencyKey);
+    const digits = input.card.number.replace(/ /g, '');
+    const last4 = digits.slice(-4);
+    const expYear = input.card.expYear >= 0 && input.card.expYear < 100 ? 2000 + input.card.expYear : input.card.expYear;
+    const orderId = this.#orderId('attach', input.idempotencyKey);
+    const alias = `CHIPIN${orderId.slice(1)}`;
+    const ed = `${String(input.card.expMonth).padStart(2, '0')}${String(expYear % 100).padStart(2, '0')}`;
+    // A 0.01 EUR authorisation stores the card as an Alias (a customer-initiated transaction,
+    // first of a credential on file, with the shopper's consent given on Chipin's card form),
+    // then is deleted at once: DirectLink has no card check without an authorisation.
+    const params: Record<string, string> = {
+      AMOUNT: VERIFY_AMOUNT,
+      CURRENCY: 'EUR',
+      OPERATION: 'RES',
+      CARDNO: digits,
+      ED: ed,
+      CVC: input.card.cvc,
+      CN: input.card.holderName,
+      ALIAS: alias,
+      ALIASUSAGE: ALIAS_USAGE,
+      ECI: '7',
+      COF_INITIATOR: 'CIT',
+      COF_TRANSACTION: 'FIRST',
+      COF_SCHEDULE: 'UNSCHED',
+    };
+    const o = await this.#order(orderId, params, (e) => (e.CARDNO ?? '').slice(-4) === last4 || !e.CARDNO);
+    if (o.kind === 'refused') return { ok: false, ...declineFor(o.ncError, o.ncErrorPlus) };
+    const g = (await this.#post('querydirect.asp', { PAYID: o.payId })).attrs;
+    const status = Number(g.STATUS);
+    if (status === 2 || status === 0 || status === 93) return { ok: false, ...declineFor(g.NCERROR || '30001001', g.NCERRORPLUS) };
+    if (status === 5) {
+      const del = await this.#post('maintenancedirect.asp', { PAYID: o.payId, OPERATION: 'DES' });
+      if (del.attrs.NCERROR && del.attrs.NCERROR !== '0') throw this.#fault('bad_response', `could not delete the card check ${o.payId}`);
+    } else if (status !== 6 && status !== 61 && status !== 64) {
+      throw this.#fault('bad_response', `card check ${o.payId} answered status ${g.STATUS}`);
+    }
+    return { ok: true, paymentMethodId: alias, brand: brandName(g.BRAND), last4, expMonth: input.card.expMonth, expYear };
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const amount = toOgoneAmount(input.amountCents, input.currency);
+    const params: Record<string, string> = {
+      AMOUNT: amount,
+      CURRENCY: input.currency,
+      OPERATION: input.capture === 'automatic' ? 'SAL' : 'RES',
+      ALIAS: input.paymentMethodId,
+      ECI: '7',
+      // 3-D Secure through DirectLink: FLAG3D, where to show the issuer's page, where it sends the shopper back.
+      FLAG3D: 'Y',
+      WIN3DS: 'MAINW',
+      HTTP_ACCEPT,
+      HTTP_USER_AGENT: 'Mozilla/5.0 (Chipin)',
+      ACCEPTURL: input.returnUrl,
+      DECLINEURL: input.returnUrl,
+      EXCEPTIONURL: input.returnUrl,
+      // PSD2: the shopper is present. With storeForLater this payment is the first of a credential
+      // on file, with consent for unscheduled merchant-initiated charges later.
+      COF_INITIATOR: 'CIT',
+      COF_TRANSACTION: input.storeForLater ? 'FIRST' : 'SUBSEQ',
+      COF_SCHEDULE: 'UNSCHED',
+      ...(input.storeForLater ? { ALIASUSAGE: ALIAS_USAGE } : {}),
+    };
+    const orderId = this.#orderId('authorize', input.idempotencyKey);
+    const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
+    if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
+    const challenge = o.htmlAnswer ? challengeUrlFromHtml(o.htmlAnswer) : undefined;
+    return toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge);
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    // Ogone ties a merchant-initiated charge to the customer-initiated one through the Alias
+    // (stored by a COF_TRANSACTION=FIRST order); DirectLink takes no initial PAYID, so
+    // `storedCredential` has nothing to carry here.
+    const params: Record<string, string> = {
+      AMOUNT: toOgoneAmount(input.amountCents, input.currency),
+      CURRENCY: input.currency,
+      OPERATION: 'SAL',
+      ALIAS: input.paymentMethodId,
+      ECI: '9',
+      COF_INITIATOR: 'MIT',
+      COF_TRANSACTION: 'SUBSEQ',
+      COF_SCHEDULE: 'UNSCHED',
+    };
+    const orderId = this.#orderId('charge', input.idempotencyKey);
+    const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
+    if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
+    return toTransactionResult(await this.#view(o.payId), this.#clock.now());
+  }
+
+  #sameOrder(e: Record<string, string>, amountCents: number, currency: string): boolean {
+    return e.currency === currency && fromOgoneAmount(e.amount, currency) === amountCents;
+  }
+
+  /**
+   * One maintenance operation, once per (operation, key) in this instance. `decide` looks at the
+   * current state and either refuses (a result) or names the request to send.
+   */
+  async #maintain(
+    op: 'capture' | 'void' | 'refund',
+    key: string,
+    transactionId: string,
+    amountCents: number | undefined,
+    decide: (before: TransactionResult, currency: string) => TransactionResult | Record<string, string>,
+    happened: (before: TransactionResult, now: TransactionResult) => boolean,
+  ): Promise<TransactionResult> {
+    assertKey(key);
+    const id = `${op}\u0000${key}`;
+    const print = fingerprint([transactionId, amountCents]);
+    const record = this.#maintenance.get(id);
+    if (record && record.print !== print) throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+    if (record?.result) return record.result;
+    const view = await this.#view(transactionId);
+    const before = toTransactionResult(view, this.#clock.now());
+    const entry = record ?? { print };
+    this.#maintenance.set(id, entry);
+    if (entry.uncertainBefore && happened(entry.uncertainBefore, before)) {
+      entry.result = before;
+      delete entry.uncertainBefore;
+      return before;
+    }
+    const decision = decide(before, view.currency);
+    if ('transactionId' in decision) {
+      entry.result = decision as TransactionResult;
+      return entry.result;
+    }
+    let r: NcResponse;
+    try {
+      r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'unreachable') entry.uncertainBefore ??= before;
+      throw e;
+    }
+    const err = r.attrs.NCERROR ?? '';
+    if (err === UNKNOWN_ORDER) throw this.#fault('unknown_transaction', `no transaction ${transactionId}`);
+    if (err !== '' && err !== '0') {
+      const after = await this.retrieve(transactionId);
+      entry.result = { ...after, decline: declineFor(err, r.attrs.NCERRORPLUS) };
+      delete entry.result.challengeUrl;
+      return entry.result;
+    }
+    entry.result = await this.retrieve(transactionId);
+    delete entry.uncertainBefore;
+    return entry.result;
+  }
+
+  #refuse(before: TransactionResult, code: '50001127' | '50001174' | '50001048', message: string): TransactionResult {
+    const r: TransactionResult = { ...before, decline: { ...declineFor(code, undefined), message } };
+    delete r.challengeUrl;
+    return r;
+  }
+
+  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#maintain(
+      'capture',
+      input.idempotencyKey,
+      input.transactionId,
+      input.amountCents,
+      (before, currency) => {
+        if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
+        if (before.status !== 'authorized') return this.#refuse(before, '50001127', 'Nothing is held on this transaction.');
+        if (input.amountCents > before.amountCents) return this.#refuse(before, '50001174', 'The amount is larger than what is held.');
+        // SAS: the last (here the only) capture; what is not captured is released.
+        return { OPERATION: 'SAS', AMOUNT: toOgoneAmount(input.amountCents, currency) };
+      },
+      (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents,
+    );
+  }
+
+  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    return this.#maintain(
+      'void',
+      input.idempotencyKey,
+      input.transactionId,
+      undefined,
+      (before) => {
+        if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
+        if (before.status === 'voided' || before.status === 'declined') return before;
+        if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, '50001127', 'The payment is captured: refund it instead.');
+        // DES: delete the authorisation and close the transaction.
+        return { OPERATION: 'DES' };
+      },
+      (_before, now) => now.status === 'voided',
+    );
+  }
+
+  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#maintain(
+      'refund',
+      input.idempotencyKey,
+      input.transactionId,
+      input.amountCents,
+      (before, currency) => {
+        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
+        if (input.amountCents > left) return this.#refuse(before, '50001174', 'The amount is larger than what is left to refund.');
+        // RFD: a partial refund that leaves the transaction open for more.
+        return { OPERATION: 'RFD', AMOUNT: toOgoneAmount(input.amountCents, currency) };
+      },
+      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
+    );
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const c = this.#credentials.reveal();
+    return verifyFeedback(input.rawBody, c.shaOut, c.algorithm);
+  }
+
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    try {
+      // A query for an order that does not exist: authenticated and signed, and changes nothing.
+      await this.#post('querydirect.asp', { ORDERID: 'CHIPIN-CREDENTIAL-CHECK' });
+      return { ok: true };
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
+        return { ok: false, message: 'Ogone refused the PSPID, API user, password or SHA-IN passphrase (or this server’s IP address).' };
+      }
+      throw e;
+    }
+  }
+}
