@@ -1,0 +1,365 @@
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+} from '../connector.ts';
+import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
+import { verifyStripeNotification } from './notifications.ts';
+
+export interface StripeConnectorOptions {
+  /** `sk_test_…` / `sk_live_…`. */
+  secretKey: string;
+  /** The webhook endpoint's signing secret, `whsec_…`. */
+  webhookSecret: string;
+  /** `https://api.stripe.com`, or a test double's URL: scheme, host and port only. */
+  baseUrl: string;
+  sandbox: boolean;
+  clock: Clock;
+  timeoutMs: number;
+}
+
+const NAME = 'stripe';
+const INTENT_ID = /^pi_[A-Za-z0-9]{1,255}$/;
+const PM_ID = /^pm_[A-Za-z0-9]{1,255}$/;
+/** Stripe idempotency keys are at most 255 characters. */
+const MAX_KEY = 255;
+/** What we read of an intent in every answer: the charge, for refunds and the hold's end. */
+const EXPAND = ['latest_charge'];
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+
+/**
+ * The Stripe key of one step of one of our calls. Our key names the call; a call made of several
+ * Stripe requests (attach: payment method, customer, attachment) gives each its own key derived
+ * from ours, so a retry replays every step it already made. Hashed when it would pass 255.
+ */
+function stepKey(key: string, step: string): string {
+  const k = `${key}:${step}`;
+  return k.length <= MAX_KEY ? k : `chipin-${createHash('sha256').update(k).digest('hex')}`;
+}
+
+function isStripeError(e: unknown): e is Stripe.errors.StripeError {
+  return e instanceof Stripe.errors.StripeError;
+}
+
+function raw(e: Stripe.errors.StripeError): StripeErrorView & { payment_intent?: unknown } {
+  const r = (e.raw ?? {}) as Record<string, unknown>;
+  return {
+    type: typeof r.type === 'string' ? r.type : undefined,
+    code: typeof r.code === 'string' ? r.code : undefined,
+    decline_code: typeof r.decline_code === 'string' ? r.decline_code : undefined,
+    message: typeof r.message === 'string' ? r.message : undefined,
+    payment_intent: r.payment_intent,
+  };
+}
+
+/** Parses a base URL into what the SDK takes; anything but scheme, host and port is refused at boot. */
+function endpoint(baseUrl: string): { protocol: 'http' | 'https'; host: string; port: number } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError('stripe: baseUrl must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('stripe: baseUrl must be an http(s) URL');
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+    throw new TypeError('stripe: baseUrl must be scheme, host and port only (the SDK adds /v1/…)');
+  }
+  const protocol = url.protocol === 'https:' ? 'https' : 'http';
+  const port = url.port ? Number(url.port) : protocol === 'https' ? 443 : 80;
+  return { protocol, host: url.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/**
+ * Stripe through its official Node SDK (stripe-node), PaymentIntents API: one intent per
+ * authorisation or off-session charge, confirmed on creation. Every mutating request carries an
+ * `Idempotency-Key` (Stripe keeps keys 24 hours and replays the first answer, errors included;
+ * the same key with other parameters is an `idempotency_error`). The SDK's own retries are off
+ * (`maxNetworkRetries: 0`): a timed-out call is retried by our caller with the same key.
+ * The SDK still retries once a connection that was closed before any answer (stripe-node#1040);
+ * that is safe for the same reason.
+ */
+export class StripeConnector implements PspConnector {
+  readonly name = NAME;
+  readonly sandbox: boolean;
+  readonly #client: Stripe;
+  readonly #webhookSecret: Redacted<string>;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+
+  constructor(opts: StripeConnectorOptions) {
+    if (!/^sk_(test|live)_[0-9A-Za-z]+$/.test(opts.secretKey ?? '')) throw new TypeError('stripe: the secret key must look like sk_test_… or sk_live_…');
+    if (!/^whsec_\S+$/.test(opts.webhookSecret ?? '')) throw new TypeError('stripe: the webhook signing secret must look like whsec_…');
+    if (!Number.isSafeInteger(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('stripe: timeoutMs must be a positive integer');
+    const { protocol, host, port } = endpoint(opts.baseUrl);
+    this.sandbox = opts.sandbox;
+    this.#clock = opts.clock;
+    this.#timeoutMs = opts.timeoutMs;
+    this.#webhookSecret = new Redacted(opts.webhookSecret);
+    // The SDK keeps the key in its own (non-enumerable) state; the client sits in a #private
+    // field, so neither JSON.stringify nor util.inspect of the connector reaches it.
+    this.#client = new Stripe(opts.secretKey, {
+      host,
+      port,
+      protocol,
+      maxNetworkRetries: 0,
+      timeout: opts.timeoutMs,
+      telemetry: false,
+      appInfo: { name: 'Chipin' },
+    });
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, sandbox: this.sandbox };
+  }
+
+  toString(): string {
+    return `StripeConnector(${this.sandbox ? 'test' : 'live'})`;
+  }
+
+  /** An error that is not a refusal, as the contract's closed set; never Stripe's message for auth errors (it echoes part of the key). */
+  #fault(e: unknown, missing: 'unknown_transaction' | 'unknown_payment_method' = 'unknown_transaction'): PspIntegrationError {
+    if (e instanceof PspIntegrationError) return e;
+    if (!isStripeError(e)) return new PspIntegrationError(NAME, 'bad_response', 'unexpected failure while talking to Stripe');
+    const status = e.statusCode;
+    if (e instanceof Stripe.errors.StripeConnectionError) return new PspIntegrationError(NAME, 'unreachable', `Stripe did not answer within ${this.#timeoutMs} ms or the connection failed`);
+    if (e instanceof Stripe.errors.StripeAuthenticationError || status === 401) return new PspIntegrationError(NAME, 'bad_credentials', 'Stripe refused the secret key (401)');
+    if (e instanceof Stripe.errors.StripePermissionError || status === 403) return new PspIntegrationError(NAME, 'bad_credentials', 'the secret key lacks a permission this call needs (403)');
+    if (e instanceof Stripe.errors.StripeIdempotencyError) return new PspIntegrationError(NAME, 'idempotency_conflict', 'an idempotency key was reused with other parameters');
+    if (e instanceof Stripe.errors.StripeRateLimitError || status === 429) return new PspIntegrationError(NAME, 'unreachable', 'Stripe is rate limiting this account (429)');
+    if (status !== undefined && status >= 500) return new PspIntegrationError(NAME, 'unreachable', `Stripe answered ${status}`);
+    if (status === undefined) return new PspIntegrationError(NAME, 'bad_response', 'Stripe sent an answer that is not JSON');
+    const r = raw(e);
+    if (status === 404 || r.code === 'resource_missing') return new PspIntegrationError(NAME, missing, `Stripe does not know this ${missing === 'unknown_payment_method' ? 'payment method' : 'transaction'}`);
+    return new PspIntegrationError(NAME, 'bad_response', `Stripe refused the request: ${r.type ?? 'error'} ${r.code ?? ''}`.trim());
+  }
+
+  #intent(value: unknown): IntentView {
+    const pi = readIntent(value);
+    if (!pi) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentIntent we cannot read');
+    return pi;
+  }
+
+  async #retrieveIntent(id: string): Promise<IntentView> {
+    if (!INTENT_ID.test(id)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Stripe PaymentIntent id');
+    try {
+      return this.#intent(await this.#client.paymentIntents.retrieve(id, { expand: EXPAND }));
+    } catch (e) {
+      throw this.#fault(e);
+    }
+  }
+
+  async #customerOf(paymentMethodId: string): Promise<string> {
+    if (!PM_ID.test(paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Stripe PaymentMethod id');
+    let pm;
+    try {
+      pm = readPaymentMethod(await this.#client.paymentMethods.retrieve(paymentMethodId));
+    } catch (e) {
+      throw this.#fault(e, 'unknown_payment_method');
+    }
+    if (!pm) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentMethod we cannot read');
+    if (!pm.customer) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'the payment method is not attached to a Stripe customer');
+    return pm.customer;
+  }
+
+  /** A card error from confirming an intent: the intent Stripe created, declined, is the result. */
+  #declinedIntent(e: unknown): TransactionResult {
+    if (e instanceof Stripe.errors.StripeCardError) {
+      const r = raw(e);
+      const pi = readIntent(r.payment_intent);
+      if (pi) {
+        const result = toTransactionResult(pi);
+        return { ...result, status: 'declined', capturedCents: 0, refundedCents: 0, decline: declineOf(r) };
+      }
+      throw new PspIntegrationError(NAME, 'bad_response', 'Stripe refused the card without the PaymentIntent');
+    }
+    throw this.#fault(e);
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    assertKey(input.idempotencyKey);
+    const { card } = input;
+    try {
+      // Raw card numbers reach Stripe only from PCI-DSS SAQ D merchants that enabled it
+      // ("raw card data APIs"); see docs/psp/stripe.md.
+      const created = await this.#client.paymentMethods.create(
+        {
+          type: 'card',
+          card: { number: card.number.replace(/ /g, ''), exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc },
+          billing_details: { name: card.holderName },
+        },
+        { idempotencyKey: stepKey(input.idempotencyKey, 'payment_method') },
+      );
+      const pm = readPaymentMethod(created);
+      if (!pm) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentMethod we cannot read');
+      // A PaymentMethod is reusable only attached to a Customer: one customer per saved card.
+      const customer = await this.#client.customers.create({ name: card.holderName }, { idempotencyKey: stepKey(input.idempotencyKey, 'customer') });
+      if (typeof customer?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a Customer we cannot read');
+      const attached = readPaymentMethod(
+        await this.#client.paymentMethods.attach(pm.id, { customer: customer.id }, { idempotencyKey: stepKey(input.idempotencyKey, 'attach') }),
+      );
+      if (!attached) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentMethod we cannot read');
+      return { ok: true, paymentMethodId: attached.id, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
+    } catch (e) {
+      if (e instanceof Stripe.errors.StripeCardError) return { ok: false, ...declineOf(raw(e)) };
+      throw this.#fault(e);
+    }
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const customer = await this.#customerOf(input.paymentMethodId);
+    try {
+      const pi = await this.#client.paymentIntents.create(
+        {
+          amount: input.amountCents,
+          currency: input.currency.toLowerCase(),
+          customer,
+          payment_method: input.paymentMethodId,
+          capture_method: input.capture,
+          confirm: true,
+          return_url: input.returnUrl,
+          // PSD2 CIT that stores the card: later off-session intents on this customer and
+          // payment method are merchant-initiated, and Stripe links them to this one itself.
+          ...(input.storeForLater ? { setup_future_usage: 'off_session' as const } : {}),
+          expand: EXPAND,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      return toTransactionResult(this.#intent(pi));
+    } catch (e) {
+      return this.#declinedIntent(e);
+    }
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const customer = await this.#customerOf(input.paymentMethodId);
+    try {
+      const pi = await this.#client.paymentIntents.create(
+        {
+          amount: input.amountCents,
+          currency: input.currency.toLowerCase(),
+          customer,
+          payment_method: input.paymentMethodId,
+          capture_method: 'automatic',
+          confirm: true,
+          // A merchant-initiated transaction: Stripe finds the stored-credential agreement (the
+          // CIT with setup_future_usage) from the customer and payment method and sends the
+          // scheme's reference itself; there is no request field for it on a card stored at
+          // Stripe. We keep the initial transaction in the metadata for reconciliation.
+          off_session: true,
+          ...(input.storedCredential ? { metadata: { chipin_initial_transaction: input.storedCredential.initialTransactionId } } : {}),
+          expand: EXPAND,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      return toTransactionResult(this.#intent(pi));
+    } catch (e) {
+      return this.#declinedIntent(e);
+    }
+  }
+
+  /** Runs a state-changing call on an intent; a 400/402 refusal leaves it unchanged and says why. */
+  async #operate(transactionId: string, call: () => Promise<unknown>, readBack: boolean): Promise<TransactionResult> {
+    if (!INTENT_ID.test(transactionId)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Stripe PaymentIntent id');
+    try {
+      const answer = await call();
+      return toTransactionResult(readBack ? await this.#retrieveIntent(transactionId) : this.#intent(answer));
+    } catch (e) {
+      if (isStripeError(e) && (e.statusCode === 400 || e.statusCode === 402) && !(e instanceof Stripe.errors.StripeIdempotencyError)) {
+        const r = raw(e);
+        if (r.code !== 'resource_missing' && r.code !== 'parameter_missing' && r.code !== 'parameter_unknown' && r.code !== 'parameter_invalid_integer') {
+          const pi = await this.#retrieveIntent(transactionId);
+          return refused(pi, declineOf(r));
+        }
+      }
+      throw this.#fault(e);
+    }
+  }
+
+  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    return this.#operate(
+      input.transactionId,
+      () => this.#client.paymentIntents.capture(input.transactionId, { amount_to_capture: input.amountCents, expand: EXPAND }, { idempotencyKey: input.idempotencyKey }),
+      false,
+    );
+  }
+
+  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    const r = await this.#operate(
+      input.transactionId,
+      () => this.#client.paymentIntents.cancel(input.transactionId, { expand: EXPAND }, { idempotencyKey: input.idempotencyKey }),
+      false,
+    );
+    // Stripe refuses to cancel what is already canceled; nothing is held, so that is no refusal.
+    if (r.status === 'voided' && r.decline) delete r.decline;
+    return r;
+  }
+
+  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    return this.#operate(
+      input.transactionId,
+      () => this.#client.refunds.create({ payment_intent: input.transactionId, amount: input.amountCents }, { idempotencyKey: input.idempotencyKey }),
+      true,
+    );
+  }
+
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    return toTransactionResult(await this.#retrieveIntent(transactionId));
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    return verifyStripeNotification(this.#client.webhooks, this.#webhookSecret.reveal(), input, this.#clock.now());
+  }
+
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    try {
+      // The balance is readable by every secret key and changes nothing.
+      await this.#client.balance.retrieve();
+      return { ok: true };
+    } catch (e) {
+      const f = this.#fault(e);
+      if (f.code === 'bad_credentials') return { ok: false, message: f.message.replace(/^stripe: /, '') };
+      throw f;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { StripeConnector } from './connector.ts';
+
+/**
+ * Stripe in back mode: the merchant's own Stripe account. Stripe has one API host for test and
+ * live; the key decides the mode (docs.stripe.com/keys), so the environment must match the key.
+ */
+export const stripeDefinition: ConnectorDefinition = {
+  name: 'stripe',
+  label: 'Stripe',
+  environments: ['test', 'live'],
+  credentialFields: [
+    {
+      name: 'secret_key',
+      secret: true,
+      required: true,
+      pattern: 'sk_(test|live)_[0-9A-Za-z]{10,247}',
+      description: 'Dashboard → Developers → API keys → Secret key (sk_test_… in test mode, sk_live_… in live mode).',
+    },
+    {
+      name: 'webhook_secret',
+      secret: true,
+      required: true,
+      pattern: 'whsec_[0-9A-Za-z+/=]{16,128}',
+      description:
+        'Dashboard → Developers → Webhooks → the endpoint pointing at Chipin → Signing secret (whsec_…). Each endpoint has its own.',
+    },
+  ],
+  validate(credentials: Readonly<Record<string, string>>, environment: PspEnvironment) {
+    const key = credentials.secret_key ?? '';
+    const expected = environment === 'live' ? 'sk_live_' : 'sk_test_';
+    if (!key.startsWith(expected)) return { field: 'secret_key', message: `a ${environment} account needs a ${expected}… key` };
+    return undefined;
+  },
+  baseUrl(): string {
+    return 'https://api.stripe.com';
+  },
+  create(account, context) {
+    return new StripeConnector({
+      secretKey: account.credentials.secret_key ?? '',
+      webhookSecret: account.credentials.webhook_secret ?? '',
+      baseUrl: account.baseUrl,
+      sandbox: account.environment === 'test',
+      clock: context.clock,
+      timeoutMs: context.timeoutMs,
+    });
+  },
+};
