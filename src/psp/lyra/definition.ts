@@ -3,10 +3,11 @@ import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { LyraConnector } from './connector.ts';
 
 /**
- * PayZen's REST API server. Lyra runs one server per brand (Lyra Collect `https://api.lyra.com`,
- * Systempay `https://api.systempay.fr`, Sogecommerce `https://api-sogecommerce.societegenerale.eu`,
- * …), the same for test and production: the password's prefix (`testpassword_` /
- * `prodpassword_`) selects the mode. A PSP account's `endpoint_url` picks another brand.
+ * PayZen's REST API server (Lyra's PHP samples use it). Each brand of the Lyra platform has its
+ * own server (Lyra Collect: `https://api.lyra.com`; Systempay, Sogecommerce, … : see the brand's
+ * back office, Settings > Shop > REST API keys, "REST API server URL"), the same for test and
+ * production: the password's prefix (`testpassword_` / `prodpassword_`) selects the mode. A PSP
+ * account's `endpoint_url` picks another brand.
  */
 export const LYRA_DEFAULT_BASE_URL = 'https://api.payzen.eu';
 
