@@ -169,7 +169,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
   let h: LyraHarness;
   let psp: LyraConnector;
   beforeAll(async () => {
-    h = await lyraHarness({ timeoutMs: 300 });
+    h = await lyraHarness({ timeoutMs: 1_000 });
     psp = h.connector;
   });
   afterAll(() => h.teardown());
@@ -255,7 +255,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     await expect(auth()).rejects.toMatchObject({ code: 'unreachable' });
     h.fake.failNext({ kind: 'malformed' });
     await expect(auth()).rejects.toMatchObject({ code: 'bad_response' });
-    h.fake.failNext({ kind: 'slow', delayMs: 1_000, afterEffect: false });
+    h.fake.failNext({ kind: 'slow', delayMs: 2_500, afterEffect: false });
     await expect(auth()).rejects.toMatchObject({ code: 'unreachable' });
   });
 
@@ -263,7 +263,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const pm = await attach();
     const k = key();
     const input = { idempotencyKey: k, paymentMethodId: pm, amountCents: 4200, currency: 'EUR', capture: 'automatic' as const, returnUrl: RETURN_URL };
-    h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 1_000, afterEffect: true }); // Order/Get passes, CreatePayment times out after charging
+    h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 2_500, afterEffect: true }); // Order/Get passes, CreatePayment times out after charging
     await expect(psp.authorize(input)).rejects.toMatchObject({ code: 'unreachable' });
     const again = await psp.authorize(input);
     expect(again).toMatchObject({ status: 'captured', capturedCents: 4200 });
@@ -273,11 +273,42 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect(h.fake.debitsOf(again.transactionId)).toBe(1);
   });
 
+  it('captures with Transaction/Update (lower amount, manualValidation NO), voids and refunds with Transaction/CancelOrRefund', async () => {
+    const pm = await attach();
+    const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 600 });
+    expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/Update', body: { cardUpdate: { amount: 600, currency: 'EUR', manualValidation: 'NO' } } });
+    await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 100 });
+    expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/CancelOrRefund', body: { amount: 100, currency: 'EUR', resolutionMode: 'AUTO' } });
+    const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    expect((await psp.void({ idempotencyKey: key(), transactionId: hold.transactionId })).status).toBe('voided');
+    expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/CancelOrRefund', body: { resolutionMode: 'CANCELLATION_ONLY' } });
+  });
+
+  it('a pending 3-D Secure payment can be voided, and its challenge URL is the fake ACS page', async () => {
+    const pm = await attach(LYRA_CARDS.challenge);
+    const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 800, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+    expect(r.challengeUrl).toMatch(new RegExp(`^${h.fake.url}/acs/[0-9a-f]{32}$`));
+    expect((await fetch(r.challengeUrl!)).status).toBe(200);
+    expect(await psp.void({ idempotencyKey: key(), transactionId: r.transactionId })).toMatchObject({ status: 'voided', capturedCents: 0 });
+  });
+
+  it('a capture retried after a timeout captures once', async () => {
+    const pm = await attach();
+    const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const k = key();
+    h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 2_500, afterEffect: true }); // Order/Get passes, Update times out after capturing
+    await expect(psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 });
+    expect(again).toMatchObject({ status: 'captured', capturedCents: 700 });
+    expect(again.decline).toBeUndefined();
+  });
+
   it('a refund retried after a timeout refunds once', async () => {
     const pm = await attach();
     const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
     const k = key();
-    h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 1_000, afterEffect: true }); // Order/Get passes, CancelOrRefund times out after refunding
+    h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 2_500, afterEffect: true }); // Order/Get passes, CancelOrRefund times out after refunding
     await expect(psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 300 })).rejects.toMatchObject({ code: 'unreachable' });
     const again = await psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 300 });
     expect(again).toMatchObject({ status: 'refunded', refundedCents: 300 });
