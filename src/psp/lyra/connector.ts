@@ -1,0 +1,512 @@
+import { createHash } from 'node:crypto';
+import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+} from '../connector.ts';
+import {
+  MalformedAnswer,
+  cardForm,
+  decline,
+  declineMessage,
+  isCardInputRefusal,
+  readEnvelope,
+  readError,
+  readPayment,
+  readTransaction,
+  splitOrder,
+  toBrand,
+  toDeclineReason,
+  toTransactionResult,
+  type LyraEnvelope,
+  type LyraErrorAnswer,
+  type LyraPayment,
+} from './mapping.ts';
+import { readNotification, type LyraNotificationRead } from './notifications.ts';
+
+export interface LyraConnectorOptions {
+  /** The PSP account id (`psa_<uuid>` without prefix): names the notification URL. */
+  accountId: string;
+  environment: 'test' | 'live';
+  /** `https://api.payzen.eu` (PayZen), `https://api.lyra.com`, a brand's own, or a test server. */
+  baseUrl: string;
+  shopId: string;
+  password: Redacted;
+  hmacKey: Redacted;
+  clock: Clock;
+  publicUrl: string;
+  timeoutMs: number;
+}
+
+type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
+
+interface Memo {
+  fingerprint: string;
+  /** The first outcome, once there is one. */
+  result?: unknown;
+  /** The call under way (concurrent calls with the key share it). */
+  running?: Promise<unknown>;
+  /** The transaction as it was before the first attempt, to tell whether a failed attempt took effect. */
+  before?: TransactionResult;
+  attempts: number;
+}
+
+/** In-process memory of keys: bounded, the oldest forgotten first. */
+const MEMO_LIMIT = 10_000;
+const ORDER_ID = /^chipin-[0-9a-f]{40}$/;
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+function fingerprint(parts: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/**
+ * A payment method id is Lyra's `paymentMethodToken`, followed by `~` and the chaining reference
+ * (`initialIssuerTransactionIdentifier`) of the verification that created it when Lyra gave one:
+ * registering a card is itself a strongly authenticated customer-initiated transaction under
+ * PSD2, so a later merchant-initiated charge can reference it even when the caller has no
+ * `storedCredential`.
+ */
+function parsePaymentMethod(id: string): { token: string; chaining?: string } {
+  const m = /^([A-Za-z0-9]{1,64})(?:~([A-Za-z0-9._-]{1,64}))?$/.exec(id);
+  if (!m) throw new PspIntegrationError('lyra', 'unknown_payment_method', 'not a Lyra payment method id');
+  return m[2] ? { token: m[1]!, chaining: m[2] } : { token: m[1]! };
+}
+
+/**
+ * Lyra REST API V4 connector (PayZen, Systempay, Sogecommerce, Lyra Collect…: one API, one base
+ * URL per brand). PCI-DSS mode: card data goes to `Charge/CreateToken`, payments use the token.
+ *
+ * Idempotency: Lyra's REST API has no idempotency key. Each creating call (token, payment,
+ * merchant-initiated charge) carries an `orderId` derived from (operation, key), and the
+ * connector looks that order up (`Order/Get`) before creating it, so a retry — from this process
+ * or another, after a timeout or a crash — finds the first outcome instead of charging twice.
+ * Captures, voids and refunds act on an existing transaction and have no reference of ours at
+ * Lyra: the connector remembers their keys in memory, and before re-sending one whose first
+ * attempt failed it reads the transaction and compares it with the state before that attempt.
+ */
+export class LyraConnector implements PspConnector {
+  readonly name = 'lyra';
+  readonly sandbox: boolean;
+  readonly #accountId: string;
+  readonly #baseUrl: string;
+  readonly #shopId: string;
+  readonly #password: Redacted;
+  readonly #hmacKey: Redacted;
+  readonly #clock: Clock;
+  readonly #publicUrl: string;
+  readonly #timeoutMs: number;
+  readonly #memo = new Map<string, Memo>();
+
+  constructor(opts: LyraConnectorOptions) {
+    let url: URL;
+    try {
+      url = new URL(opts.baseUrl);
+    } catch {
+      throw new TypeError('lyra: baseUrl must be an absolute http(s) URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('lyra: baseUrl must be an http(s) URL');
+    if (!/^[0-9]{8}$/.test(opts.shopId)) throw new TypeError('lyra: shop_id must be 8 digits');
+    if (!(opts.password instanceof Redacted) || !(opts.hmacKey instanceof Redacted)) throw new TypeError('lyra: credentials must be Redacted');
+    if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('lyra: timeoutMs must be positive');
+    this.sandbox = opts.environment === 'test';
+    this.#accountId = opts.accountId;
+    this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.#shopId = opts.shopId;
+    this.#password = opts.password;
+    this.#hmacKey = opts.hmacKey;
+    this.#clock = opts.clock;
+    this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
+    this.#timeoutMs = opts.timeoutMs;
+  }
+
+  toJSON(): { name: string; sandbox: boolean } {
+    return { name: this.name, sandbox: this.sandbox };
+  }
+  toString(): string {
+    return `LyraConnector(${this.sandbox ? 'test' : 'live'})`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // HTTP
+
+  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
+    return new PspIntegrationError(this.name, code, message);
+  }
+
+  /** One POST to `<baseUrl>/api-payment/V4/<ws>` with HTTP Basic `shop_id:password`. */
+  async #call(ws: string, body: Record<string, unknown>): Promise<LyraEnvelope> {
+    const auth = Buffer.from(`${this.#shopId}:${this.#password.reveal()}`, 'utf8').toString('base64');
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(`${this.#baseUrl}/api-payment/V4/${ws}`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (e) {
+      const why = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError') ? `no answer within ${this.#timeoutMs} ms` : 'connection failed';
+      throw this.#fault('unreachable', `${ws}: ${why}`);
+    }
+    if (status === 401 || status === 403) throw this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (HTTP ${status})`);
+    if (status >= 500 || status === 429) throw this.#fault('unreachable', `${ws}: Lyra answered HTTP ${status}`);
+    if (status !== 200) throw this.#fault('bad_response', `${ws}: unexpected HTTP ${status}`);
+    try {
+      return readEnvelope(JSON.parse(text));
+    } catch {
+      throw this.#fault('bad_response', `${ws}: the answer is not a V4 response`);
+    }
+  }
+
+  /** An ERROR answer that is not a refusal: a fault. Lyra's message is not copied (it may echo input). */
+  #errorFault(ws: string, e: LyraErrorAnswer): PspIntegrationError {
+    if (e.errorCode === 'PSP_010') return this.#fault('unknown_transaction', `${ws}: transaction not found (PSP_010)`);
+    if (e.errorCode === 'PSP_030' || e.errorCode === 'PSP_031' || e.errorCode === 'PSP_036') {
+      return this.#fault('unknown_payment_method', `${ws}: payment method token unknown or unusable (${e.errorCode})`);
+    }
+    // INT_905 "invalid login or private key" comes in an HTTP 200 ERROR answer.
+    if (e.errorCode === 'INT_905') return this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (INT_905)`);
+    if (e.errorCode === 'PSP_001') return this.#fault('bad_credentials', `${ws}: action not allowed for this shop (PSP_001)`);
+    return this.#fault('bad_response', `${ws}: Lyra error ${e.errorCode}`);
+  }
+
+  #read<T>(ws: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof MalformedAnswer) throw this.#fault('bad_response', `${ws}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** The order Chipin created under `orderId`, or undefined when Lyra has none. */
+  async #findOrder(orderId: string): Promise<LyraPayment | undefined> {
+    const env = await this.#call('Order/Get', { orderId });
+    if (env.status === 'ERROR') {
+      const e = this.#read('Order/Get', () => readError(env.answer));
+      if (e.errorCode === 'PSP_010') return undefined;
+      throw this.#errorFault('Order/Get', e);
+    }
+    const payment = this.#read('Order/Get', () => readPayment(env.answer));
+    return payment.transactions.length > 0 ? payment : undefined;
+  }
+
+  async #transaction(transactionId: string): Promise<{ payment: LyraPayment; result: TransactionResult }> {
+    if (!ORDER_ID.test(transactionId)) throw this.#fault('unknown_transaction', 'not a Lyra transaction id of this connector');
+    const payment = await this.#findOrder(transactionId);
+    if (!payment || !splitOrder(payment).debit) throw this.#fault('unknown_transaction', 'no such transaction at Lyra');
+    return { payment, result: this.#read('Order/Get', () => toTransactionResult(transactionId, payment)) };
+  }
+
+  #orderId(op: Operation, key: string): string {
+    return `chipin-${createHash('sha256').update(`${op}\0${key}`).digest('hex').slice(0, 40)}`;
+  }
+
+  #notificationUrl(): string {
+    return `${this.#publicUrl}/api/psp/${encodeURIComponent(this.#accountId)}/notifications`;
+  }
+
+  /** Runs `fn` once per (operation, key) in this process; see the class comment for other processes. */
+  async #once<T>(op: Operation, key: string, params: readonly unknown[], fn: (memo: Memo) => Promise<T>): Promise<T> {
+    assertKey(key);
+    const id = `${op}\0${key}`;
+    const print = fingerprint([op, ...params]);
+    let memo = this.#memo.get(id);
+    if (memo && memo.fingerprint !== print) {
+      throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+    }
+    if (memo?.result !== undefined) return memo.result as T;
+    if (memo?.running) return memo.running as Promise<T>;
+    if (!memo) {
+      memo = { fingerprint: print, attempts: 0 };
+      this.#memo.set(id, memo);
+      if (this.#memo.size > MEMO_LIMIT) this.#memo.delete(this.#memo.keys().next().value!);
+    }
+    const m = memo;
+    m.attempts++;
+    const running = fn(m).then(
+      (r) => {
+        m.result = r;
+        m.running = undefined;
+        return r;
+      },
+      (e: unknown) => {
+        m.running = undefined;
+        throw e;
+      },
+    );
+    m.running = running;
+    return running;
+  }
+
+  /** A replayed creation must have been made with the same parameters (kept in the order's metadata). */
+  #checkReplay(op: Operation, key: string, payment: LyraPayment, print: string): void {
+    const stored = payment.transactions.find((t) => t.metadata?.chipin_fingerprint)?.metadata?.chipin_fingerprint;
+    if (stored !== undefined && stored !== print) {
+      throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Contract
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    const card = input.card;
+    const last4 = card.number.replace(/[\s-]/g, '').slice(-4);
+    // Nothing that could rebuild the card goes into the fingerprint.
+    const params = [last4, card.expMonth, card.expYear];
+    return this.#once('attach', input.idempotencyKey, params, async (): Promise<AttachResult> => {
+      const orderId = this.#orderId('attach', input.idempotencyKey);
+      let payment = await this.#findOrder(orderId);
+      if (!payment) {
+        const env = await this.#call('Charge/CreateToken', {
+          orderId,
+          currency: 'EUR',
+          paymentForms: [cardForm(card)],
+          // Lyra requires a customer e-mail for tokens; Chipin's contract does not carry the shopper's.
+          customer: { email: `payments@${new URL(this.#publicUrl).hostname}`, reference: orderId },
+          ipnTargetUrl: this.#notificationUrl(),
+        });
+        if (env.status === 'ERROR') {
+          const e = this.#read('Charge/CreateToken', () => readError(env.answer));
+          if (isCardInputRefusal(e.errorCode, e.detailedErrorMessage)) {
+            const reason = toDeclineReason(e.errorCode, e.detailedErrorCode, e.detailedErrorMessage);
+            return { ok: false, reason, message: declineMessage(reason) };
+          }
+          throw this.#errorFault('Charge/CreateToken', e);
+        }
+        payment = this.#read('Charge/CreateToken', () => readPayment(env.answer));
+      }
+      const t = payment.transactions[0];
+      if (!t) throw this.#fault('bad_response', 'Charge/CreateToken: no transaction in the answer');
+      if (t.detailedStatus === 'REFUSED' || t.detailedStatus === 'NOT_CREATED') {
+        const reason = toDeclineReason(t.errorCode, t.detailedErrorCode, t.detailedErrorMessage);
+        return { ok: false, reason, message: declineMessage(reason) };
+      }
+      if (!t.paymentMethodToken) throw this.#fault('bad_response', 'Charge/CreateToken: no paymentMethodToken');
+      const chaining = t.initialIssuerTransactionIdentifier;
+      return {
+        ok: true,
+        paymentMethodId: chaining && /^[A-Za-z0-9._-]{1,64}$/.test(chaining) ? `${t.paymentMethodToken}~${chaining}` : t.paymentMethodToken,
+        brand: toBrand(t.card.brand),
+        last4,
+        expMonth: t.card.expiryMonth ?? card.expMonth,
+        expYear: t.card.expiryYear ?? card.expYear,
+      };
+    });
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const { token } = parsePaymentMethod(input.paymentMethodId);
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const print = fingerprint(['authorize', ...params]);
+    return this.#once('authorize', input.idempotencyKey, params, async () => {
+      const orderId = this.#orderId('authorize', input.idempotencyKey);
+      const existing = await this.#findOrder(orderId);
+      if (existing) {
+        this.#checkReplay('authorize', input.idempotencyKey, existing, print);
+        return this.#read('Order/Get', () => toTransactionResult(orderId, existing));
+      }
+      return this.#createPayment('Charge/CreatePayment', orderId, input.amountCents, {
+        amount: input.amountCents,
+        currency: input.currency,
+        orderId,
+        paymentMethodToken: token,
+        formAction: 'PAYMENT',
+        // The leader's checkout that stores the card for later charges is the PSD2
+        // customer-initiated transaction: ask for the challenge the regulation requires.
+        strongAuthentication: input.storeForLater ? 'CHALLENGE_MANDATE' : 'AUTO',
+        transactionOptions: { cardOptions: { manualValidation: input.capture === 'manual' ? 'YES' : 'NO' } },
+        merchantPostUrlSuccess: input.returnUrl,
+        merchantPostUrlRefused: input.returnUrl,
+        ipnTargetUrl: this.#notificationUrl(),
+        metadata: { chipin_fingerprint: print },
+      });
+    });
+  }
+
+  /** Charge/CreatePayment, its answer in our words: a payment, a 3-D Secure redirect, or a refusal. */
+  async #createPayment(ws: string, orderId: string, amountCents: number, body: Record<string, unknown>): Promise<TransactionResult> {
+    const env = await this.#call(ws, body);
+    if (env.status === 'ERROR') {
+      const e = this.#read(ws, () => readError(env.answer));
+      throw this.#errorFault(ws, e);
+    }
+    if (env.answer._type === 'V4/Charge/RedirectRequest') {
+      const redirectUrl = env.answer.redirectUrl;
+      if (typeof redirectUrl !== 'string' || !/^https?:\/\//.test(redirectUrl)) throw this.#fault('bad_response', `${ws}: redirect without a URL`);
+      return { transactionId: orderId, status: 'requires_action', amountCents, capturedCents: 0, refundedCents: 0, challengeUrl: redirectUrl };
+    }
+    const payment = this.#read(ws, () => readPayment(env.answer));
+    return this.#read(ws, () => toTransactionResult(orderId, payment));
+  }
+
+  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#once('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (memo) => {
+      const { payment, result } = await this.#transaction(input.transactionId);
+      // A retry whose first attempt reached Lyra finds the capture done: that is its outcome.
+      if (memo.attempts > 1 && memo.before?.status === 'authorized' && result.status === 'captured' && result.capturedCents === input.amountCents) return result;
+      memo.before ??= result;
+      if (result.status === 'expired') return { ...result, decline: decline('authorization_expired') };
+      if (result.status !== 'authorized') return { ...result, decline: decline('amount_too_large', `Nothing to capture: the transaction is ${result.status}.`) };
+      if (input.amountCents > result.amountCents) return { ...result, decline: decline('amount_too_large', `At most ${result.amountCents} can be captured.`) };
+      const debit = splitOrder(payment).debit!;
+      // Validating with a lower amount captures that amount and releases the rest.
+      const env = await this.#call('Transaction/Update', {
+        uuid: debit.uuid,
+        cardUpdate: { amount: input.amountCents, currency: debit.currency, manualValidation: 'NO' },
+      });
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/Update', env, input.transactionId);
+      this.#read('Transaction/Update', () => readTransaction(env.answer));
+      return (await this.#transaction(input.transactionId)).result;
+    });
+  }
+
+  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    return this.#once('void', input.idempotencyKey, [input.transactionId], async (memo) => {
+      const { payment, result } = await this.#transaction(input.transactionId);
+      if (memo.attempts > 1 && memo.before && result.status === 'voided') return result;
+      memo.before ??= result;
+      switch (result.status) {
+        case 'voided':
+        case 'declined':
+          return result; // nothing is held: the void's purpose is met
+        case 'expired':
+          return { ...result, decline: decline('authorization_expired') };
+        case 'captured':
+        case 'refunded':
+          return { ...result, decline: decline('amount_too_large', 'Nothing to void: the transaction is captured; refund it instead.') };
+        case 'authorized':
+        case 'requires_action':
+          break;
+      }
+      const debit = splitOrder(payment).debit!;
+      const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, resolutionMode: 'CANCELLATION_ONLY' });
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, input.transactionId);
+      return (await this.#transaction(input.transactionId)).result;
+    });
+  }
+
+  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#once('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (memo) => {
+      const { payment, result } = await this.#transaction(input.transactionId);
+      if (memo.attempts > 1 && memo.before && result.refundedCents >= memo.before.refundedCents + input.amountCents) return result;
+      memo.before ??= result;
+      const refundable = result.status === 'captured' || result.status === 'refunded' ? result.capturedCents - result.refundedCents : 0;
+      if (input.amountCents > refundable) return { ...result, decline: decline('amount_too_large', `At most ${refundable} can be refunded.`) };
+      const debit = splitOrder(payment).debit!;
+      // AUTO: Lyra cancels the part not yet remitted to the bank, refunds what was.
+      const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, amount: input.amountCents, currency: debit.currency, resolutionMode: 'AUTO' });
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, input.transactionId);
+      return (await this.#transaction(input.transactionId)).result;
+    });
+  }
+
+  /** A capture/void/refund Lyra refused: a refusal when the transaction does not allow it, else a fault. */
+  async #refusedOperation(ws: string, env: LyraEnvelope, transactionId: string): Promise<TransactionResult> {
+    const e = this.#read(ws, () => readError(env.answer));
+    if (e.errorCode === 'PSP_011' || e.errorCode === 'PSP_020' || e.errorCode === 'PSP_075' || e.errorCode === 'PSP_076') {
+      const { result } = await this.#transaction(transactionId);
+      if (result.status === 'expired') return { ...result, decline: decline('authorization_expired') };
+      return { ...result, decline: decline('amount_too_large', `Lyra refused the operation (${e.errorCode}).`) };
+    }
+    throw this.#errorFault(ws, e);
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const { token, chaining } = parsePaymentMethod(input.paymentMethodId);
+    const stored = input.storedCredential;
+    const params = [input.paymentMethodId, input.amountCents, input.currency, stored?.initialTransactionId ?? null, stored?.networkTransactionId ?? null];
+    const print = fingerprint(['charge_off_session', ...params]);
+    return this.#once('charge_off_session', input.idempotencyKey, params, async () => {
+      const orderId = this.#orderId('charge_off_session', input.idempotencyKey);
+      const existing = await this.#findOrder(orderId);
+      if (existing) {
+        this.#checkReplay('charge_off_session', input.idempotencyKey, existing, print);
+        return this.#read('Order/Get', () => toTransactionResult(orderId, existing));
+      }
+      // The issuer declines a MIT without the chaining reference of the CIT that stored the card.
+      let reference = stored?.networkTransactionId;
+      if (!reference && stored?.initialTransactionId) reference = (await this.#transaction(stored.initialTransactionId)).result.networkTransactionId;
+      reference ??= chaining;
+      return this.#createPayment('Charge/CreatePayment', orderId, input.amountCents, {
+        amount: input.amountCents,
+        currency: input.currency,
+        orderId,
+        paymentMethodToken: token,
+        // SILENT: a payment by token without the buyer (no form, no 3-D Secure): a merchant-initiated transaction.
+        formAction: 'SILENT',
+        transactionOptions: { cardOptions: { manualValidation: 'NO', ...(reference ? { initialIssuerTransactionIdentifier: reference } : {}) } },
+        ipnTargetUrl: this.#notificationUrl(),
+        metadata: { chipin_fingerprint: print },
+      });
+    });
+  }
+
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    return (await this.#transaction(transactionId)).result;
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const read = this.readNotification(input);
+    return read.ok ? read.result : read;
+  }
+
+  /** {@link verifyNotification} with the Lyra fields the machinery may need (order id, uuid, detailedStatus). */
+  readNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): LyraNotificationRead {
+    return readNotification({ password: this.#password.reveal(), hmacKey: this.#hmacKey.reveal() }, input, this.#clock.now());
+  }
+
+  /** `Charge/SDKTest`: Lyra's documented harmless call, authenticated like any other. */
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    try {
+      const env = await this.#call('Charge/SDKTest', { value: 'chipin' });
+      if (env.status === 'ERROR') {
+        const e = this.#read('Charge/SDKTest', () => readError(env.answer));
+        if (e.errorCode === 'INT_905') return { ok: false, message: 'Lyra refused the shop id and password (INT_905).' };
+        throw this.#errorFault('Charge/SDKTest', e);
+      }
+      return { ok: true };
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') return { ok: false, message: 'Lyra refused the shop id and password.' };
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { Redacted } from '../../crypto/redacted.ts';
+import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { LyraConnector } from './connector.ts';
+
+/**
+ * PayZen's REST API server (Lyra's PHP samples use it). Each brand of the Lyra platform has its
+ * own server (Lyra Collect: `https://api.lyra.com`; Systempay, Sogecommerce, … : see the brand's
+ * back office, Settings > Shop > REST API keys, "REST API server URL"), the same for test and
+ * production: the password's prefix (`testpassword_` / `prodpassword_`) selects the mode. A PSP
+ * account's `endpoint_url` picks another brand.
+ */
+export const LYRA_DEFAULT_BASE_URL = 'https://api.payzen.eu';
+
+const PASSWORD_PREFIX: Record<PspEnvironment, string> = { test: 'testpassword_', live: 'prodpassword_' };
+
+export const lyraDefinition: ConnectorDefinition = {
+  name: 'lyra',
+  label: 'Lyra (PayZen, Systempay, Sogecommerce, Lyra Collect)',
+  environments: ['test', 'live'],
+  credentialFields: [
+    {
+      name: 'shop_id',
+      secret: false,
+      required: true,
+      pattern: '[0-9]{8}',
+      description: 'Shop ID (8 digits): Expert Back Office, Settings > Shop > REST API keys, "User".',
+    },
+    {
+      name: 'password',
+      secret: true,
+      required: true,
+      pattern: '(testpassword|prodpassword)_[A-Za-z0-9]{20,100}',
+      description:
+        'REST API password: Expert Back Office, Settings > Shop > REST API keys, "Test password" (testpassword_…) for the test environment or "Production password" (prodpassword_…) for live. It also signs the IPN.',
+    },
+    {
+      name: 'hmac_key',
+      secret: true,
+      required: true,
+      pattern: '[A-Za-z0-9]{16,128}',
+      description: 'HMAC-SHA-256 key (test or production, as the password): Expert Back Office, Settings > Shop > REST API keys. It signs the browser return (kr-hash).',
+    },
+  ],
+  validate(credentials, environment) {
+    const prefix = PASSWORD_PREFIX[environment];
+    if (!(credentials.password ?? '').startsWith(prefix)) {
+      return { field: 'password', message: `the ${environment} environment takes the ${environment === 'test' ? 'test' : 'production'} password (${prefix}…)` };
+    }
+    return undefined;
+  },
+  baseUrl() {
+    return LYRA_DEFAULT_BASE_URL;
+  },
+  create(account, context) {
+    return new LyraConnector({
+      accountId: account.id,
+      environment: account.environment,
+      baseUrl: account.baseUrl,
+      shopId: account.credentials.shop_id ?? '',
+      password: new Redacted(account.credentials.password ?? ''),
+      hmacKey: new Redacted(account.credentials.hmac_key ?? ''),
+      clock: context.clock,
+      publicUrl: context.publicUrl,
+      timeoutMs: context.timeoutMs,
+    });
+  },
+};
