@@ -1,0 +1,664 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type DeclineReason,
+  type NotificationResult,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+  type TransactionStatus,
+} from '../connector.ts';
+import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
+import {
+  CARD_VALIDATION_ERRORS,
+  brandName,
+  expiryFields,
+  isResultCode,
+  refusalDecline,
+  resultMeaning,
+  toStatus,
+  toTransactionResult,
+  unreachable,
+  type AdyenPaymentState,
+  type AdyenServiceError,
+} from './mapping.ts';
+import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
+
+/**
+ * Adyen Checkout API v71 over plain `fetch` (DESIGN §6, docs/psp/adyen.md). Not the official
+ * `@adyen/api-library`: its services build their URLs from a hard-coded
+ * `https://checkout-test.adyen.com/v71` (or the live prefix) with no way to give a base URL, so a
+ * PSP account's `endpoint_url` (and the tests' fake) could not be honoured without rewriting its
+ * HTTP client.
+ *
+ * Adyen has no "get payment" call: a payment's state is what its answers and its webhooks said.
+ * This connector keeps that view in memory, per instance (see {@link AdyenConnector.retrieve}).
+ */
+export const ADYEN_API_VERSION = 'v71';
+
+/**
+ * How long we count a manual authorisation as held. Adyen does not report it: it depends on the
+ * card scheme (docs.adyen.com/online-payments/capture#authorisation-validity); 7 days is the
+ * shortest common online validity (Visa), so we never promise a hold that is gone.
+ */
+export const ADYEN_HOLD_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+/** The parts of a PSP account this connector reads. */
+export interface AdyenCredentials {
+  merchantAccount: string;
+  apiKey: string;
+  hmacKey: string;
+}
+
+type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session' | 'details';
+
+type Answer = { status: number; body: unknown };
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
+}
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+}
+function assertCurrency(currency: string): void {
+  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
+}
+function assertReturnUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError('returnUrl must be an absolute URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** Our payment method id: Adyen's token is scoped to a shopper reference, so both are kept. */
+export function paymentMethodId(shopperReference: string, storedPaymentMethodId: string): string {
+  return `${shopperReference}:${storedPaymentMethodId}`;
+}
+function parsePaymentMethodId(id: string): { shopperReference: string; storedPaymentMethodId: string } | undefined {
+  const m = /^(chipin-[0-9a-f]{40}):([A-Za-z0-9]{1,64})$/.exec(id);
+  return m ? { shopperReference: m[1]!, storedPaymentMethodId: m[2]! } : undefined;
+}
+
+export class AdyenConnector implements PspConnector {
+  readonly name = 'adyen';
+  readonly sandbox: boolean;
+  readonly #accountId: string;
+  readonly #merchantAccount: string;
+  readonly #apiKey: Redacted<string>;
+  readonly #hmacKey: Redacted<string>;
+  readonly #baseUrl: string;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #publicUrl: string;
+  /** Keys the in-memory fingerprints of attach calls, so that no fingerprint leads back to a card. */
+  readonly #fingerprintKey = randomBytes(32);
+  readonly #payments = new Map<string, AdyenPaymentState>();
+  /** Modifications already counted, by their own pspReference: a replayed answer counts once. */
+  readonly #modifications = new Map<string, { payment: string; kind: 'capture' | 'refund' | 'cancel'; amount: number }>();
+  readonly #results = new Map<string, { fingerprint: string; result: Promise<unknown> }>();
+
+  constructor(account: PspAccountConfig, context: ConnectorContext) {
+    const c = account.credentials;
+    const merchantAccount = c.merchant_account;
+    const apiKey = c.api_key;
+    const hmacKey = c.hmac_key;
+    if (!merchantAccount || !apiKey || !hmacKey) throw new TypeError('adyen: merchant_account, api_key and hmac_key are required');
+    if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hmacKey)) throw new TypeError('adyen: hmac_key must be hexadecimal');
+    let url: URL;
+    try {
+      url = new URL(account.baseUrl);
+    } catch {
+      throw new TypeError('adyen: baseUrl must be an absolute http(s) URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('adyen: baseUrl must be an http(s) URL');
+    if (!Number.isFinite(context.timeoutMs) || context.timeoutMs <= 0) throw new TypeError('adyen: timeoutMs must be positive');
+    this.sandbox = account.environment === 'test';
+    this.#accountId = account.id;
+    this.#merchantAccount = merchantAccount;
+    this.#apiKey = new Redacted(apiKey);
+    this.#hmacKey = new Redacted(hmacKey);
+    this.#baseUrl = account.baseUrl.replace(/\/+$/, '');
+    this.#clock = context.clock;
+    this.#timeoutMs = context.timeoutMs;
+    this.#publicUrl = context.publicUrl.replace(/\/+$/, '');
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, sandbox: this.sandbox, account: this.#accountId };
+  }
+  toString(): string {
+    return `AdyenConnector(${this.#accountId})`;
+  }
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
+  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
+    return new PspIntegrationError(this.name, code, message);
+  }
+
+  /**
+   * One call to Adyen: `X-API-Key`, and Adyen's own `Idempotency-Key` on every POST that changes
+   * something (Adyen replays the first answer for a key it has seen, for at least 31 days,
+   * docs.adyen.com/development-resources/api-idempotency). Faults are thrown; 4xx answers other
+   * than 401/403 are handed back for the caller to read.
+   */
+  async #call(op: string, method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, authAsAnswer = false): Promise<Answer> {
+    const headers: Record<string, string> = { 'X-API-Key': this.#apiKey.reveal(), Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+        redirect: 'error',
+      });
+      text = await res.text();
+    } catch (e) {
+      const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      throw this.#fault('unreachable', `${op}: Adyen ${timedOut ? `did not answer within ${this.#timeoutMs} ms` : 'could not be reached'}`);
+    }
+    if ((res.status === 401 || res.status === 403) && !authAsAnswer) {
+      throw this.#fault('bad_credentials', `${op}: Adyen refused the credentials (HTTP ${res.status}${errorCodeOf(text)})`);
+    }
+    if (res.status >= 500) throw this.#fault('unreachable', `${op}: Adyen answered HTTP ${res.status}${errorCodeOf(text)}`);
+    let parsed: unknown;
+    try {
+      parsed = text.length === 0 ? undefined : JSON.parse(text);
+    } catch {
+      throw this.#fault('bad_response', `${op}: Adyen's answer (HTTP ${res.status}) is not JSON`);
+    }
+    if (res.status >= 200 && res.status < 300 && !isObject(parsed)) throw this.#fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
+    return { status: res.status, body: parsed };
+  }
+
+  /** A 4xx answer we did not expect: our request was wrong, or Adyen refused it for a reason we cannot map. */
+  #unexpected(op: string, a: Answer): PspIntegrationError {
+    const e = isObject(a.body) ? (a.body as AdyenServiceError) : {};
+    return this.#fault('bad_response', `${op}: Adyen answered HTTP ${a.status}${e.errorCode ? ` errorCode ${e.errorCode}` : ''}${e.message ? `: ${e.message}` : ''}`);
+  }
+
+  /**
+   * Runs `fn` once per (operation, key) in this process; the same key with other parameters is a
+   * conflict. Across processes Adyen's idempotency does the same job: the key we send it is derived
+   * from (operation, key) only, so a retry anywhere gets Adyen's first answer, and a modification
+   * counted by its pspReference is counted once.
+   */
+  async #idempotent<T>(op: Operation, key: string, params: readonly unknown[], fn: (adyenKey: string) => Promise<T>): Promise<T> {
+    assertKey(key);
+    const fingerprint = createHash('sha256').update(JSON.stringify([op, ...params])).digest('hex');
+    const slot = `${op}\u0000${key}`;
+    const prior = this.#results.get(slot);
+    if (prior) {
+      if (prior.fingerprint !== fingerprint) throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+      return structuredClone(await (prior.result as Promise<T>));
+    }
+    const result = fn(adyenIdempotencyKey(op, key));
+    this.#results.set(slot, { fingerprint, result });
+    try {
+      return structuredClone(await result);
+    } catch (e) {
+      // A fault leaves nothing behind: the retry asks Adyen again, with the same Adyen key.
+      this.#results.delete(slot);
+      throw e;
+    }
+  }
+
+  #payment(id: string): AdyenPaymentState {
+    const p = this.#payments.get(id);
+    if (!p) throw this.#fault('unknown_transaction', `no transaction ${id} known to this connector`);
+    if (p.status === 'authorised' && p.expiresAt && this.#clock.now().getTime() >= p.expiresAt.getTime()) p.status = 'lapsed';
+    return p;
+  }
+
+  #refused(p: AdyenPaymentState, reason: DeclineReason, message: string): TransactionResult {
+    return { ...toTransactionResult(p), decline: { reason, message } };
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    const card = input.card;
+    const digits = String(card.number).replace(/ /g, '');
+    const { expiryMonth, expiryYear } = expiryFields(card.expMonth, card.expYear);
+    const mac = (s: string) => createHmac('sha256', this.#fingerprintKey).update(s).digest('hex');
+    const params = [mac(digits), expiryMonth, expiryYear, mac(card.cvc), card.holderName];
+    return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<AttachResult> => {
+      const shopperReference = `chipin-${adyenKey.slice(0, 40)}`;
+      const a = await this.#call('attach', 'POST', '/storedPaymentMethods', {
+        merchantAccount: this.#merchantAccount,
+        shopperReference,
+        recurringProcessingModel: 'CardOnFile',
+        paymentMethod: { type: 'scheme', number: digits, expiryMonth, expiryYear, cvc: card.cvc, holderName: card.holderName },
+      }, adyenKey);
+      if (a.status === 422) {
+        const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
+        const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
+        if (reason) return { ok: false, reason, message: e.message || 'The card details were refused.' };
+      }
+      if (a.status !== 200 && a.status !== 201) throw this.#unexpected('attach', a);
+      const b = a.body as Record<string, unknown>;
+      const id = str(b.id);
+      const lastFour = str(b.lastFour);
+      if (!id || !/^[A-Za-z0-9]{1,64}$/.test(id) || !lastFour) throw this.#fault('bad_response', 'attach: Adyen did not return the token id and last four digits');
+      return {
+        ok: true,
+        paymentMethodId: paymentMethodId(shopperReference, id),
+        brand: brandName(str(b.brand)),
+        last4: lastFour,
+        expMonth: Number(str(b.expiryMonth) ?? card.expMonth),
+        expYear: Number(str(b.expiryYear) ?? card.expYear),
+      };
+    });
+  }
+
+  /** Reads a `/payments` or `/payments/details` answer into a payment state. */
+  #readPayment(op: string, a: Answer, base: { amountCents: number; currency: string; capture: 'automatic' | 'manual'; offSession: boolean }, adyenKey: string): AdyenPaymentState {
+    const now = this.#clock.now();
+    if (a.status === 422) {
+      const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
+      if (e.errorCode === '800') throw this.#fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
+      const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
+      if (!reason) throw this.#unexpected(op, a);
+      return { ...base, pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`, status: 'refused', capturedCents: 0, refundedCents: 0, decline: { reason, message: e.message || 'The card details were refused.' } };
+    }
+    if (a.status !== 200) throw this.#unexpected(op, a);
+    const b = a.body as Record<string, unknown>;
+    const pspReference = str(b.pspReference);
+    if (!pspReference || !isResultCode(b.resultCode)) throw this.#fault('bad_response', `${op}: Adyen's answer lacks a pspReference or a known resultCode`);
+    const amount = isObject(b.amount) ? b.amount : undefined;
+    if (amount && typeof amount.value === 'number' && amount.value !== base.amountCents) {
+      throw this.#fault('idempotency_conflict', `${op}: Adyen replayed a payment of another amount for this idempotency key`);
+    }
+    const additional = isObject(b.additionalData) ? (b.additionalData as Record<string, unknown>) : {};
+    const state: AdyenPaymentState = { ...base, pspReference, status: 'refused', capturedCents: 0, refundedCents: 0 };
+    const nt = str(additional.networkTxReference);
+    if (nt) state.networkTxReference = nt;
+    const meaning = resultMeaning(b.resultCode);
+    switch (meaning) {
+      case 'authorised':
+        if (base.capture === 'automatic') {
+          state.status = 'captured';
+          state.capturedCents = base.amountCents;
+        } else {
+          state.status = 'authorised';
+          state.expiresAt = new Date(now.getTime() + ADYEN_HOLD_DAYS * DAY_MS);
+        }
+        return state;
+      case 'action': {
+        const action = isObject(b.action) ? b.action : {};
+        if (base.offSession) {
+          state.decline = { reason: 'authentication_failed', message: 'Adyen asked for the shopper to authenticate a merchant-initiated charge.' };
+          return state;
+        }
+        const url = str(action.url);
+        if (action.type !== 'redirect' || action.method !== 'GET' || !url || !/^https?:\/\//.test(url)) {
+          throw this.#fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only GET redirects are supported`);
+        }
+        state.status = 'pending_action';
+        state.challengeUrl = url;
+        return state;
+      }
+      case 'refused':
+        state.decline = refusalDecline(str(b.refusalReasonCode), str(b.refusalReason));
+        return state;
+      case 'cancelled':
+        state.decline = { reason: 'card_declined', message: 'Adyen cancelled the payment.' };
+        return state;
+      case 'pending':
+      case 'unexpected':
+        throw this.#fault('bad_response', `${op}: Adyen answered resultCode ${b.resultCode}, which a card payment should not`);
+      default:
+        return unreachable(meaning);
+    }
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    return this.#idempotent('authorize', input.idempotencyKey, params, async (adyenKey) => {
+      const pm = parsePaymentMethodId(input.paymentMethodId);
+      if (!pm) throw this.#fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+      const body: Record<string, unknown> = {
+        merchantAccount: this.#merchantAccount,
+        amount: { value: input.amountCents, currency: input.currency },
+        reference: `chipin-${adyenKey}`,
+        paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+        shopperReference: pm.shopperReference,
+        // PSD2: a customer-initiated transaction on a card on file; with the shopper's consent to
+        // later merchant-initiated charges, stored again for the unscheduled card-on-file model.
+        shopperInteraction: 'Ecommerce',
+        recurringProcessingModel: input.storeForLater ? 'UnscheduledCardOnFile' : 'CardOnFile',
+        returnUrl: input.returnUrl,
+        channel: 'Web',
+        authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' } },
+      };
+      if (input.storeForLater) body.storePaymentMethod = true;
+      if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
+      else body.captureDelayHours = 0;
+      const a = await this.#call('authorize', 'POST', '/payments', body, adyenKey);
+      const state = this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey);
+      return toTransactionResult(this.#remember(state));
+    });
+  }
+
+  /** Keeps a payment's state; a replayed answer for a payment already known keeps what happened since. */
+  #remember(state: AdyenPaymentState): AdyenPaymentState {
+    const known = this.#payments.get(state.pspReference);
+    if (known) return known;
+    this.#payments.set(state.pspReference, state);
+    return state;
+  }
+
+  /**
+   * Finishes a 3-D Secure redirect: the shopper came back to `returnUrl` with `redirectResult`,
+   * which Adyen wants on `POST /payments/details`. Not part of the connector contract yet (the
+   * return route must call it; see docs/psp/adyen.md); the AUTHORISATION webhook reports the same
+   * outcome through {@link verifyNotification}.
+   */
+  async submitDetails(transactionId: string, redirectResult: string): Promise<TransactionResult> {
+    if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
+    return this.#idempotent('details', `${transactionId}:${redirectResult}`, [transactionId, redirectResult], async (adyenKey) => {
+      const p = this.#payment(transactionId);
+      const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
+      if (p.status !== 'pending_action') return toTransactionResult(p);
+      const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
+      if (next.pspReference !== p.pspReference) throw this.#fault('bad_response', 'details: Adyen answered for another payment');
+      if (next.status === 'pending_action') throw this.#fault('bad_response', 'details: Adyen asked for a second action');
+      Object.assign(p, next, { challengeUrl: undefined });
+      if ((p.status as AdyenPaymentState['status']) === 'refused' && p.decline?.reason === 'card_declined' && a.status === 200) {
+        // A refusal right after the challenge without a more precise code is the authentication's.
+        const code = str((a.body as Record<string, unknown>).refusalReasonCode);
+        if (!code || code === '2') p.decline = { reason: 'authentication_failed', message: p.decline.message };
+      }
+      return toTransactionResult(p);
+    });
+  }
+
+  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#idempotent('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (adyenKey) => {
+      const p = this.#payment(input.transactionId);
+      if (p.status === 'lapsed') return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
+      // Adyen answers a modification with "received" and its outcome comes later, in a webhook: we
+      // refuse here what Adyen's accounting rules would refuse then (one capture, ≤ the authorisation).
+      if (p.status !== 'authorised' || input.amountCents > p.amountCents) return this.#refused(p, 'amount_too_large', 'Nothing (or less) is left to capture.');
+      const a = await this.#call('capture', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/captures`, {
+        merchantAccount: this.#merchantAccount,
+        amount: { value: input.amountCents, currency: p.currency },
+        reference: `chipin-${adyenKey}`,
+      }, adyenKey);
+      const mod = this.#readModification('capture', a, p.pspReference, input.amountCents);
+      if (!this.#modifications.has(mod)) {
+        this.#modifications.set(mod, { payment: p.pspReference, kind: 'capture', amount: input.amountCents });
+        p.status = 'captured';
+        p.capturedCents = input.amountCents;
+        delete p.expiresAt;
+      }
+      return toTransactionResult(p);
+    });
+  }
+
+  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+    return this.#idempotent('void', input.idempotencyKey, [input.transactionId], async (adyenKey) => {
+      const p = this.#payment(input.transactionId);
+      switch (p.status) {
+        case 'lapsed':
+          return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
+        case 'captured':
+          return this.#refused(p, 'amount_too_large', 'The payment is captured: refund it instead.');
+        case 'cancelled':
+        case 'refused':
+          return toTransactionResult(p);
+        case 'authorised':
+        case 'pending_action': {
+          const a = await this.#call('void', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/cancels`, {
+            merchantAccount: this.#merchantAccount,
+            reference: `chipin-${adyenKey}`,
+          }, adyenKey);
+          const mod = this.#readModification('void', a, p.pspReference, undefined);
+          if (!this.#modifications.has(mod)) {
+            this.#modifications.set(mod, { payment: p.pspReference, kind: 'cancel', amount: 0 });
+            p.status = 'cancelled';
+            delete p.challengeUrl;
+            delete p.expiresAt;
+          }
+          return toTransactionResult(p);
+        }
+        default:
+          return unreachable(p.status);
+      }
+    });
+  }
+
+  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#idempotent('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (adyenKey) => {
+      const p = this.#payment(input.transactionId);
+      const left = p.status === 'captured' ? p.capturedCents - p.refundedCents : 0;
+      if (input.amountCents > left) return this.#refused(p, 'amount_too_large', 'The refund is larger than what is left to refund.');
+      const a = await this.#call('refund', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/refunds`, {
+        merchantAccount: this.#merchantAccount,
+        amount: { value: input.amountCents, currency: p.currency },
+        reference: `chipin-${adyenKey}`,
+      }, adyenKey);
+      const mod = this.#readModification('refund', a, p.pspReference, input.amountCents);
+      if (!this.#modifications.has(mod)) {
+        this.#modifications.set(mod, { payment: p.pspReference, kind: 'refund', amount: input.amountCents });
+        p.refundedCents += input.amountCents;
+      }
+      return toTransactionResult(p);
+    });
+  }
+
+  /** Reads a modification answer (201, `status: received`) and gives its own pspReference. */
+  #readModification(op: string, a: Answer, payment: string, amount: number | undefined): string {
+    if (a.status === 422) {
+      const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
+      if (e.errorCode === '167') throw this.#fault('unknown_transaction', `${op}: Adyen does not know payment ${payment}`);
+      throw this.#unexpected(op, a);
+    }
+    if (a.status !== 201 && a.status !== 200) throw this.#unexpected(op, a);
+    const b = a.body as Record<string, unknown>;
+    const mod = str(b.pspReference);
+    if (b.status !== 'received' || !mod || b.paymentPspReference !== payment) throw this.#fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
+    const amt = isObject(b.amount) ? b.amount.value : undefined;
+    if (amount !== undefined && amt !== undefined && amt !== amount) {
+      throw this.#fault('idempotency_conflict', `${op}: Adyen replayed a modification of another amount for this idempotency key`);
+    }
+    return mod;
+  }
+
+  /** The scheme's transaction id the stored card's mandate started with, from Adyen's token list. */
+  async #networkTxReference(shopperReference: string, storedPaymentMethodId: string): Promise<string | undefined> {
+    const q = new URLSearchParams({ merchantAccount: this.#merchantAccount, shopperReference });
+    const a = await this.#call('charge_off_session', 'GET', `/storedPaymentMethods?${q.toString()}`, undefined);
+    if (a.status !== 200) throw this.#unexpected('charge_off_session', a);
+    const list = (a.body as Record<string, unknown>).storedPaymentMethods;
+    if (list !== undefined && !Array.isArray(list)) throw this.#fault('bad_response', 'charge_off_session: storedPaymentMethods is not a list');
+    const token = (list ?? []).find((t: unknown) => isObject(t) && t.id === storedPaymentMethodId) as Record<string, unknown> | undefined;
+    if (!token) throw this.#fault('unknown_payment_method', `no payment method ${paymentMethodId(shopperReference, storedPaymentMethodId)}`);
+    return str(token.networkTxReference);
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const sc = input.storedCredential;
+    const params = [input.paymentMethodId, input.amountCents, input.currency, sc?.initialTransactionId ?? null, sc?.networkTransactionId ?? null];
+    return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (adyenKey) => {
+      const pm = parsePaymentMethodId(input.paymentMethodId);
+      if (!pm) throw this.#fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+      // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
+      // caller, else known from that transaction's answer, else from the token Adyen keeps.
+      const networkTxReference =
+        sc?.networkTransactionId ??
+        (sc ? this.#payments.get(sc.initialTransactionId)?.networkTxReference : undefined) ??
+        (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
+      const body: Record<string, unknown> = {
+        merchantAccount: this.#merchantAccount,
+        amount: { value: input.amountCents, currency: input.currency },
+        reference: `chipin-${adyenKey}`,
+        paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+        shopperReference: pm.shopperReference,
+        shopperInteraction: 'ContAuth',
+        recurringProcessingModel: 'UnscheduledCardOnFile',
+        returnUrl: `${this.#publicUrl}/`,
+        captureDelayHours: 0,
+      };
+      if (networkTxReference) body.additionalData = { networkTxReference };
+      const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
+      const state = this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey);
+      return toTransactionResult(this.#remember(state));
+    });
+  }
+
+  /**
+   * What this connector knows of a payment: Adyen's Checkout API has no call that reads a payment,
+   * so this is the state built from Adyen's answers and the webhooks given to
+   * {@link verifyNotification}, held in memory (lost on restart, not shared between processes).
+   */
+  async retrieve(transactionId: string): Promise<TransactionResult> {
+    return toTransactionResult(this.#payment(transactionId));
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const parsed = parseNotification(input.rawBody);
+    if (!parsed) return { ok: false, reason: 'malformed' };
+    const hmacKey = this.#hmacKey.reveal();
+    for (const item of parsed.items) {
+      if (!checkItemSignature(hmacKey, item) || item.merchantAccountCode !== this.#merchantAccount) return { ok: false, reason: 'bad_signature' };
+    }
+    let first: { transactionId: string; status: TransactionStatus } | undefined;
+    for (const item of parsed.items) {
+      const r = this.#apply(item);
+      first ??= r;
+    }
+    if (!first) return { ok: false, reason: 'malformed' };
+    return { ok: true, ...first, ack: { ...ADYEN_ACK } };
+  }
+
+  /** Applies one verified webhook item to the payment it concerns; gives that payment's status. */
+  #apply(item: NotificationItem): { transactionId: string; status: TransactionStatus } | undefined {
+    const ok = item.success === 'true';
+    const paymentRef = item.eventCode === 'AUTHORISATION' ? item.pspReference : (item.originalReference ?? item.pspReference);
+    const p = this.#payments.get(paymentRef);
+    const value = item.amount.value;
+    switch (item.eventCode) {
+      case 'AUTHORISATION':
+        if (p?.status === 'pending_action') {
+          delete p.challengeUrl;
+          if (ok) {
+            if (p.capture === 'automatic') {
+              p.status = 'captured';
+              p.capturedCents = p.amountCents;
+            } else {
+              p.status = 'authorised';
+              p.expiresAt = new Date(this.#clock.now().getTime() + ADYEN_HOLD_DAYS * DAY_MS);
+            }
+          } else {
+            p.status = 'refused';
+            const d = refusalDecline(undefined, item.reason);
+            p.decline = { reason: /3D|authenticat/i.test(item.reason ?? '') ? 'authentication_failed' : d.reason, message: d.message };
+          }
+        }
+        if (!p) return { transactionId: paymentRef, status: ok ? 'authorized' : 'declined' };
+        break;
+      case 'CAPTURE':
+      case 'CAPTURE_FAILED': {
+        const failed = item.eventCode === 'CAPTURE_FAILED' || !ok;
+        if (p && !failed && p.status === 'authorised' && !this.#modifications.has(item.pspReference)) {
+          this.#modifications.set(item.pspReference, { payment: paymentRef, kind: 'capture', amount: value });
+          p.status = 'captured';
+          p.capturedCents = value;
+          delete p.expiresAt;
+        }
+        if (p && failed && this.#modifications.get(item.pspReference)?.kind === 'capture' && p.status === 'captured' && p.refundedCents === 0) {
+          p.status = 'authorised';
+          p.capturedCents = 0;
+        }
+        if (!p) return { transactionId: paymentRef, status: failed ? 'authorized' : 'captured' };
+        break;
+      }
+      case 'CANCELLATION':
+      case 'TECHNICAL_CANCEL':
+        if (p && ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
+        if (!p) return { transactionId: paymentRef, status: 'voided' };
+        break;
+      case 'REFUND':
+      case 'REFUND_FAILED': {
+        const failed = item.eventCode === 'REFUND_FAILED' || !ok;
+        const known = this.#modifications.get(item.pspReference);
+        if (p && !failed && !known && p.status === 'captured' && p.refundedCents + value <= p.capturedCents) {
+          this.#modifications.set(item.pspReference, { payment: paymentRef, kind: 'refund', amount: value });
+          p.refundedCents += value;
+        }
+        if (p && failed && known?.kind === 'refund') {
+          this.#modifications.delete(item.pspReference);
+          p.refundedCents = Math.max(0, p.refundedCents - known.amount);
+        }
+        if (!p) return { transactionId: paymentRef, status: 'refunded' };
+        break;
+      }
+      case 'CANCEL_OR_REFUND':
+        if (p && ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
+        else if (p && ok && p.status === 'captured') p.refundedCents = p.capturedCents;
+        if (!p) return { transactionId: paymentRef, status: 'voided' };
+        break;
+      case 'EXPIRE':
+        if (p && ok && p.status === 'authorised') p.status = 'lapsed';
+        if (!p) return { transactionId: paymentRef, status: 'expired' };
+        break;
+      default:
+        // Chargebacks, reports, …: nothing this connector tracks. A known payment keeps its status.
+        if (!p) return undefined;
+    }
+    return { transactionId: paymentRef, status: toStatus(this.#payment(paymentRef).status, this.#payment(paymentRef).refundedCents) };
+  }
+
+  /** `POST /paymentMethods` for the merchant account: harmless, and refused without working credentials. */
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const a = await this.#call('verify_credentials', 'POST', '/paymentMethods', { merchantAccount: this.#merchantAccount }, undefined, true);
+    if (a.status === 401) return { ok: false, message: 'Adyen refused the API key (HTTP 401).' };
+    if (a.status === 403) return { ok: false, message: 'Adyen refused this API key for this merchant account (HTTP 403): check the merchant account and the API credential’s roles.' };
+    if (a.status !== 200) throw this.#unexpected('verify_credentials', a);
+    return { ok: true };
+  }
+}
+
+/** Adyen's key (at most 64 characters): a digest of (operation, our key), so keys never collide across operations. */
+export function adyenIdempotencyKey(op: string, key: string): string {
+  return createHash('sha256').update(`chipin:${op}:${key}`).digest('hex');
+}
+
+function errorCodeOf(text: string): string {
+  try {
+    const e = JSON.parse(text) as AdyenServiceError;
+    return e && typeof e.errorCode === 'string' && /^[0-9A-Za-z_]{1,16}$/.test(e.errorCode) ? `, errorCode ${e.errorCode}` : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,62 @@
+import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { AdyenConnector } from './connector.ts';
+
+/**
+ * Adyen (back mode): the merchant's own Adyen merchant account, over Checkout API v71. Base URLs
+ * from docs.adyen.com/development-resources/live-endpoints: test `https://checkout-test.adyen.com`,
+ * live `https://{PREFIX}-checkout-live.adyenpayments.com/checkout` (the connector appends `/v71/…`).
+ */
+const LIVE_URL_PREFIX = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+
+export const adyenDefinition: ConnectorDefinition = {
+  name: 'adyen',
+  label: 'Adyen',
+  environments: ['test', 'live'],
+  credentialFields: [
+    {
+      name: 'merchant_account',
+      secret: false,
+      required: true,
+      pattern: '[A-Za-z0-9][A-Za-z0-9_.-]{0,79}',
+      description: 'Customer Area → Settings → Merchant accounts: the merchant account code (not the company account).',
+    },
+    {
+      name: 'api_key',
+      secret: true,
+      required: true,
+      // Adyen documents no format beyond "generated key": printable, no spaces (it goes in a header).
+      pattern: '[\\x21-\\x7E]{20,1024}',
+      description: 'Customer Area → Developers → API credentials → your ws_… credential → Server settings → API key (Generate API key).',
+    },
+    {
+      name: 'hmac_key',
+      secret: true,
+      required: true,
+      pattern: '(?:[0-9A-Fa-f]{2}){16,128}',
+      description: 'Customer Area → Developers → Webhooks → your Standard webhook → Security → HMAC key (hexadecimal).',
+    },
+    {
+      name: 'live_url_prefix',
+      secret: false,
+      required: true,
+      environments: ['live'],
+      pattern: LIVE_URL_PREFIX,
+      description: 'Live only. Customer Area (live) → Developers → API URLs → Prefix, e.g. 1797a841fbb37ca7-AdyenDemo.',
+    },
+  ],
+  validate(credentials, environment: PspEnvironment) {
+    const prefix = credentials.live_url_prefix;
+    if (environment === 'live' && !prefix) return { field: 'live_url_prefix', message: 'required for the live environment' };
+    if (environment === 'test' && prefix) return { field: 'live_url_prefix', message: 'applies to the live environment only; leave it empty for test' };
+    return undefined;
+  },
+  baseUrl(environment, credentials) {
+    if (environment === 'test') return 'https://checkout-test.adyen.com';
+    const prefix = credentials.live_url_prefix;
+    if (!prefix || !new RegExp(`^${LIVE_URL_PREFIX}$`).test(prefix)) throw new TypeError('adyen: a valid live_url_prefix is required for live');
+    return `https://${prefix}-checkout-live.adyenpayments.com/checkout`;
+  },
+  create(account, context) {
+    return new AdyenConnector(account, context);
+  },
+};

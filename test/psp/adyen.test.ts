@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADYEN_HOLD_DAYS, AdyenConnector } from '../../src/psp/adyen/connector.ts';
+import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
+import {
+  CARD_VALIDATION_ERRORS,
+  REFUSAL_REASONS,
+  RESULT_CODES,
+  isResultCode,
+  refusalDecline,
+  resultMeaning,
+  toStatus,
+  type AdyenPaymentState,
+  type AdyenResultCode,
+  type ResultMeaning,
+} from '../../src/psp/adyen/mapping.ts';
+import { checkItemSignature, notificationBody, parseNotification, signingString, type NotificationItem } from '../../src/psp/adyen/notifications.ts';
+import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
+import { describeConnectorContract } from './connector-contract.ts';
+import { ADYEN_CARDS, PUBLIC_URL, adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
+
+describeConnectorContract('adyen', adyenHarness);
+
+const key = () => `test-${randomUUID()}`;
+const RETURN_URL = 'https://chipin.example/return';
+
+function fixture<T = Record<string, unknown>>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`./fixtures/adyen/${name}`, import.meta.url), 'utf8')) as T;
+}
+
+async function fault(p: Promise<unknown>): Promise<PspIntegrationError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(PspIntegrationError);
+  return e as PspIntegrationError;
+}
+
+describe('adyen mapping', () => {
+  it('gives every v71 resultCode a meaning', () => {
+    const table: Record<AdyenResultCode, ResultMeaning> = {
+      AuthenticationFinished: 'unexpected',
+      AuthenticationNotRequired: 'unexpected',
+      Authorised: 'authorised',
+      Cancelled: 'cancelled',
+      ChallengeShopper: 'action',
+      Error: 'refused',
+      IdentifyShopper: 'action',
+      PartiallyAuthorised: 'unexpected',
+      Pending: 'pending',
+      PresentToShopper: 'pending',
+      Received: 'pending',
+      RedirectShopper: 'action',
+      Refused: 'refused',
+      Success: 'unexpected',
+    };
+    expect([...RESULT_CODES].sort()).toEqual(Object.keys(table).sort());
+    for (const [code, meaning] of Object.entries(table)) expect(resultMeaning(code as AdyenResultCode)).toBe(meaning);
+    expect(isResultCode('Authorized')).toBe(false);
+  });
+
+  it.each<[string, DeclineReason]>([
+    ['2', 'card_declined'],
+    ['5', 'card_declined'],
+    ['6', 'expired_card'],
+    ['8', 'invalid_card'],
+    ['9', 'processing_error'],
+    ['11', 'authentication_failed'],
+    ['12', 'insufficient_funds'],
+    ['24', 'incorrect_cvc'],
+    ['28', 'insufficient_funds'],
+    ['38', 'authentication_failed'],
+    ['42', 'authentication_failed'],
+    ['46', 'card_declined'],
+  ])('maps refusalReasonCode %s to %s', (code, reason) => {
+    expect(refusalDecline(code, undefined).reason).toBe(reason);
+    expect(REFUSAL_REASONS[code]?.reason).toBe(reason);
+  });
+
+  it('reads an unknown refusal code as a plain decline, keeping Adyen’s text', () => {
+    expect(refusalDecline('999', 'Something new')).toEqual({ reason: 'card_declined', message: 'Something new' });
+  });
+
+  it('maps the card validation error codes (422) onto refusals', () => {
+    expect(CARD_VALIDATION_ERRORS).toEqual({ '101': 'invalid_card', '102': 'invalid_card', '103': 'incorrect_cvc', '129': 'expired_card' });
+  });
+
+  it('maps every tracked payment state onto ours', () => {
+    const table: Record<AdyenPaymentState['status'], TransactionStatus> = {
+      pending_action: 'requires_action',
+      authorised: 'authorized',
+      captured: 'captured',
+      cancelled: 'voided',
+      refused: 'declined',
+      lapsed: 'expired',
+    };
+    for (const [s, ours] of Object.entries(table)) expect(toStatus(s as AdyenPaymentState['status'], 0)).toBe(ours);
+    expect(toStatus('captured', 1)).toBe('refunded');
+  });
+
+  it('reads the recorded payment answers of Adyen’s API reference', () => {
+    const authorised = fixture('payment-authorised-200.json');
+    expect(isResultCode(authorised.resultCode) && resultMeaning(authorised.resultCode)).toBe('authorised');
+    const redirect = fixture<{ resultCode: string; action: { type: string; method: string } }>('payment-redirect-shopper-200.json');
+    expect(isResultCode(redirect.resultCode) && resultMeaning(redirect.resultCode)).toBe('action');
+    expect(redirect.action).toMatchObject({ type: 'redirect', method: 'GET' });
+    expect(fixture('capture-received-201.json')).toMatchObject({ status: 'received' });
+  });
+});
+
+describe('adyen notifications', () => {
+  let h: AdyenHarness;
+  beforeAll(async () => {
+    h = await adyenHarness();
+  });
+  afterAll(() => h?.teardown());
+
+  it('verifies the recorded AUTHORISATION and CAPTURE webhooks with their key, and answers [accepted]', async () => {
+    for (const [name, id, status] of [
+      ['notification-authorisation.json', 'QFQTPCQ8HXSKGK82', 'authorized'],
+      ['notification-capture.json', '9913140798220028', 'captured'],
+    ] as const) {
+      const f = fixture<{ _hmacKeyHex: string; _signingString: string; rawBody: string }>(name);
+      const parsed = parseNotification(f.rawBody)!;
+      expect(signingString(parsed.items[0]!)).toBe(f._signingString);
+      expect(checkItemSignature(f._hmacKeyHex, parsed.items[0]!)).toBe(true);
+      const c = h.build({ merchant_account: 'YOUR_MERCHANT_ACCOUNT', hmac_key: f._hmacKeyHex });
+      expect(await c.verifyNotification({ headers: {}, rawBody: f.rawBody })).toEqual({
+        ok: true,
+        transactionId: id,
+        status,
+        ack: { status: 200, contentType: 'text/plain', body: '[accepted]' },
+      });
+    }
+  });
+
+  it('refuses a tampered, a wrongly keyed, an unsigned and another account’s webhook; reads garbage as malformed', async () => {
+    const f = fixture<{ _hmacKeyHex: string; rawBody: string }>('notification-authorisation.json');
+    const c = h.build({ merchant_account: 'YOUR_MERCHANT_ACCOUNT', hmac_key: f._hmacKeyHex });
+    const tampered = f.rawBody.replace('"value":1000', '"value":1');
+    expect(tampered).not.toBe(f.rawBody);
+    expect(await c.verifyNotification({ headers: {}, rawBody: tampered })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.build({ merchant_account: 'YOUR_MERCHANT_ACCOUNT' }).verifyNotification({ headers: {}, rawBody: f.rawBody })).toEqual({ ok: false, reason: 'bad_signature' });
+    const unsigned = f.rawBody.replace(/"hmacSignature":"[^"]*"/, '"hmacSignature":""');
+    expect(await c.verifyNotification({ headers: {}, rawBody: unsigned })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.build({ hmac_key: f._hmacKeyHex }).verifyNotification({ headers: {}, rawBody: f.rawBody })).toEqual({ ok: false, reason: 'bad_signature' });
+    for (const raw of ['', '{', '{"live":"false"}', '{"live":"false","notificationItems":[{"NotificationRequestItem":{"pspReference":"X"}}]}']) {
+      expect(await c.verifyNotification({ headers: {}, rawBody: raw })).toEqual({ ok: false, reason: 'malformed' });
+    }
+  });
+
+  it('signs nothing time-bound, so an old webhook is not stale: it repeats what Adyen already said', async () => {
+    const f = fixture<{ _hmacKeyHex: string; rawBody: string }>('notification-capture.json');
+    const c = h.build({ merchant_account: 'YOUR_MERCHANT_ACCOUNT', hmac_key: f._hmacKeyHex });
+    h.clock.advance(400 * 86_400_000);
+    expect(await c.verifyNotification({ headers: {}, rawBody: f.rawBody })).toMatchObject({ ok: true });
+  });
+
+  it('the fake signs its webhooks as Adyen does, and the AUTHORISATION after a challenge settles the payment without /payments/details', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.challenge });
+    if (!a.ok) throw new Error(a.reason);
+    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    expect(r.status).toBe('requires_action');
+    const redirectResult = await h.shopperChallenge(r.transactionId, 'complete');
+    expect(redirectResult).toBeTruthy();
+    expect((await h.connector.retrieve(r.transactionId)).status).toBe('requires_action');
+    // Adyen authorises when /payments/details is called; here a second connector (another
+    // process) finishes it, and the webhook reaches this one.
+    const before = h.fake.notifications.length;
+    const other = h.build();
+    await expect(other.submitDetails(r.transactionId, redirectResult)).rejects.toMatchObject({ code: 'unknown_transaction' });
+    const res = await fetch(`${h.fake.url}/v71/payments/details`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': h.credentials.api_key },
+      body: JSON.stringify({ details: { redirectResult } }),
+    });
+    expect(await res.json()).toMatchObject({ resultCode: 'Authorised', pspReference: r.transactionId });
+    const hook = h.fake.notifications.slice(before).find((n) => n.includes('"AUTHORISATION"'))!;
+    const v = await h.connector.verifyNotification({ headers: { 'content-type': 'application/json' }, rawBody: hook });
+    expect(v).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'authorized', ack: { body: '[accepted]' } });
+    expect((await h.connector.retrieve(r.transactionId)).status).toBe('authorized');
+  });
+
+  it('a failed capture webhook (the hold had lapsed at Adyen) puts the payment back to authorised', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const c = await h.connector.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 700 });
+    expect(c.status).toBe('captured');
+    const ok = h.fake.notifications.at(-1)!;
+    const item = parseNotification(ok)!.items[0]!;
+    const failed: NotificationItem = { ...item, success: 'false', reason: 'Authorisation expired', additionalData: {} };
+    const v = await h.connector.verifyNotification({ headers: {}, rawBody: notificationBody(h.credentials.hmac_key, [failed]) });
+    expect(v).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'authorized' });
+  });
+});
+
+describe('adyen connector against the fake', () => {
+  let h: AdyenHarness;
+  beforeAll(async () => {
+    h = await adyenHarness();
+  });
+  afterAll(() => h?.teardown());
+
+  async function attach(): Promise<string> {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    return a.paymentMethodId;
+  }
+
+  it('sends X-API-Key and a 64-character Idempotency-Key derived from (operation, key) on every change', async () => {
+    const pm = await attach();
+    const k = key();
+    await h.connector.authorize({ idempotencyKey: k, paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const posts = h.fake.requests.filter((r) => r.method === 'POST');
+    for (const r of posts) {
+      expect(r.headers['x-api-key']).toBe(h.credentials.api_key);
+      expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f]{64}$/);
+    }
+    const auth = posts.at(-1)!;
+    expect(auth.path).toBe('/v71/payments');
+    expect(auth.body).toMatchObject({ shopperInteraction: 'Ecommerce', recurringProcessingModel: 'CardOnFile', additionalData: { manualCapture: 'true' } });
+    expect(auth.headers['idempotency-key']).not.toBe(posts.at(-2)!.headers['idempotency-key']);
+  });
+
+  it('a leader checkout with storeForLater is a CIT that stores the card; the MIT references it (PSD2)', async () => {
+    const pm = await attach();
+    const cit = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+    expect(cit.status).toBe('captured');
+    expect(cit.networkTransactionId).toMatch(/^[0-9]{15}$/);
+    expect(h.fake.requests.at(-1)!.body).toMatchObject({ storePaymentMethod: true, shopperInteraction: 'Ecommerce', recurringProcessingModel: 'UnscheduledCardOnFile', captureDelayHours: 0 });
+    const mit = await h.connector.chargeOffSession({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 300,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId, networkTransactionId: cit.networkTransactionId },
+    });
+    expect(mit.status).toBe('captured');
+    expect(h.fake.requests.at(-1)!.body).toMatchObject({
+      shopperInteraction: 'ContAuth',
+      recurringProcessingModel: 'UnscheduledCardOnFile',
+      paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.split(':')[1] },
+      additionalData: { networkTxReference: cit.networkTransactionId },
+    });
+  });
+
+  it('the fake refuses a MIT that lacks the stored-credential reference (38 Authentication required)', async () => {
+    const pm = await attach();
+    const [shopperReference, storedPaymentMethodId] = pm.split(':');
+    const mit = (extra: Record<string, unknown>) =>
+      fetch(`${h.fake.url}/v71/payments`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': h.credentials.api_key },
+        body: JSON.stringify({
+          merchantAccount: h.credentials.merchant_account,
+          amount: { value: 500, currency: 'EUR' },
+          reference: `mit-${randomUUID()}`,
+          paymentMethod: { type: 'scheme', storedPaymentMethodId },
+          shopperReference,
+          shopperInteraction: 'ContAuth',
+          recurringProcessingModel: 'UnscheduledCardOnFile',
+          returnUrl: PUBLIC_URL,
+          ...extra,
+        }),
+      }).then((r) => r.json());
+    expect(await mit({})).toMatchObject({ resultCode: 'Refused', refusalReasonCode: '38', refusalReason: 'Authentication required' });
+    expect(await mit({ additionalData: { networkTxReference: '123456789012345' } })).toMatchObject({ resultCode: 'Refused', refusalReasonCode: '38' });
+    // The connector finds the reference on Adyen's token when the caller has none.
+    const r = await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 500, currency: 'EUR' });
+    expect(r.status).toBe('captured');
+  });
+
+  it('reports a manual hold’s lapse date 7 days out', async () => {
+    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: await attach(), amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    expect(r.expiresAt?.getTime()).toBe(h.clock.now().getTime() + ADYEN_HOLD_DAYS * 86_400_000);
+  });
+
+  it('the same key with other parameters is an idempotency_conflict, here and in another process', async () => {
+    const pm = await attach();
+    const k = key();
+    await h.connector.authorize({ idempotencyKey: k, paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const again = { idempotencyKey: k, paymentMethodId: pm, amountCents: 101, currency: 'EUR', capture: 'manual' as const, returnUrl: RETURN_URL };
+    expect((await fault(h.connector.authorize(again))).code).toBe('idempotency_conflict');
+    // Another instance has no memory of it: Adyen replays the first answer, whose amount differs.
+    expect((await fault(h.build().authorize(again))).code).toBe('idempotency_conflict');
+  });
+
+  describe('credentials', () => {
+    it('verifyCredentials: ok, API key refused, merchant account refused, unreachable', async () => {
+      expect(await h.connector.verifyCredentials()).toEqual({ ok: true });
+      expect(await h.build({ api_key: 'AQEwrongwrongwrongwrongwrong' }).verifyCredentials()).toMatchObject({ ok: false, message: expect.stringContaining('401') });
+      expect(await h.build({ merchant_account: 'SomeoneElseECOM' }).verifyCredentials()).toMatchObject({ ok: false, message: expect.stringContaining('403') });
+      expect((await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).verifyCredentials())).code).toBe('unreachable');
+    });
+
+    it('a refused API key on a payment call is bad_credentials', async () => {
+      const c = h.build({ api_key: 'AQEwrongwrongwrongwrongwrong' });
+      expect((await fault(c.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success }))).code).toBe('bad_credentials');
+    });
+
+    it('no credential shows in errors, JSON, toString or inspect', async () => {
+      const { api_key, hmac_key, merchant_account } = h.credentials;
+      const errors: PspIntegrationError[] = [];
+      errors.push(await fault(h.build({ api_key: `${api_key}x` }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
+      errors.push(await fault(h.build({ merchant_account: `${merchant_account}x` }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
+      errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).retrieve('nope')));
+      errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
+      h.fake.fail('http500');
+      errors.push(await fault(h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
+      const shown = [JSON.stringify(h.connector), String(h.connector), inspect(h.connector, { showHidden: true, depth: 5 }), ...errors.flatMap((e) => [e.message, String(e.stack), JSON.stringify(e)])].join('\n');
+      for (const secret of [api_key, hmac_key, hmac_key.toLowerCase(), merchant_account]) expect(shown).not.toContain(secret);
+    });
+  });
+
+  describe('faults', () => {
+    it('a timeout is unreachable; a 5xx is unreachable; a malformed answer is bad_response', async () => {
+      const pm = await attach();
+      const quick = h.build({ timeoutMs: 200 });
+      const auth = (c: AdyenConnector) => c.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      h.fake.fail('timeout');
+      const t = await fault(auth(quick));
+      expect(t.code).toBe('unreachable');
+      expect(t.message).toContain('200 ms');
+      h.fake.fail('http500');
+      expect((await fault(auth(h.connector))).code).toBe('unreachable');
+      h.fake.fail('malformed');
+      expect((await fault(auth(h.connector))).code).toBe('bad_response');
+    });
+
+    it('a call retried after a timeout never charges twice (Adyen replays the first answer for the key)', async () => {
+      const pm = await attach();
+      const quick = h.build({ timeoutMs: 200 });
+      const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 4321, currency: 'EUR', capture: 'automatic' as const, returnUrl: RETURN_URL };
+      const before = h.fake.paymentCount();
+      h.fake.fail('hang_after_effect');
+      expect((await fault(quick.authorize(input))).code).toBe('unreachable');
+      expect(h.fake.paymentCount()).toBe(before + 1);
+      const retried = await quick.authorize(input);
+      expect(retried.status).toBe('captured');
+      expect(h.fake.paymentCount()).toBe(before + 1);
+      // A capture whose answer is lost the same way is counted once too.
+      const hold = await quick.authorize({ ...input, idempotencyKey: key(), capture: 'manual' });
+      const cap = { idempotencyKey: key(), transactionId: hold.transactionId, amountCents: 4000 };
+      h.fake.fail('hang_after_effect');
+      expect((await fault(quick.capture(cap))).code).toBe('unreachable');
+      expect(h.fake.payments.get(hold.transactionId)).toMatchObject({ captured: 4000 });
+      expect(await quick.capture(cap)).toMatchObject({ status: 'captured', capturedCents: 4000 });
+      expect(h.fake.payments.get(hold.transactionId)).toMatchObject({ captured: 4000 });
+    });
+  });
+});
+
+describe('adyen definition', () => {
+  it('has the credential fields, the documented base URLs and the live prefix rule', () => {
+    expect(adyenDefinition.credentialFields.map((f) => [f.name, f.secret])).toEqual([
+      ['merchant_account', false],
+      ['api_key', true],
+      ['hmac_key', true],
+      ['live_url_prefix', false],
+    ]);
+    expect(adyenDefinition.baseUrl('test', {})).toBe('https://checkout-test.adyen.com');
+    expect(adyenDefinition.baseUrl('live', { live_url_prefix: '1797a841fbb37ca7-AdyenDemo' })).toBe('https://1797a841fbb37ca7-AdyenDemo-checkout-live.adyenpayments.com/checkout');
+    expect(adyenDefinition.validate!({ merchant_account: 'A' }, 'live')).toMatchObject({ field: 'live_url_prefix' });
+    expect(adyenDefinition.validate!({ live_url_prefix: 'x-Y' }, 'test')).toMatchObject({ field: 'live_url_prefix' });
+    expect(adyenDefinition.validate!({ live_url_prefix: 'x-Y' }, 'live')).toBeUndefined();
+    const hmac = new RegExp(`^${adyenDefinition.credentialFields.find((f) => f.name === 'hmac_key')!.pattern}$`);
+    expect(hmac.test('44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056')).toBe(true);
+    expect(hmac.test('not-hex')).toBe(false);
+  });
+});
