@@ -401,24 +401,33 @@ export function smsDate(text: string): string {
   return smsSafe(text).replace(/û/g, 'u');
 }
 
-/** The link SMS of an installment or deferred offer: what is charged today, the fees and APR, or the date. */
+/**
+ * The link SMS of an installment or deferred offer: what is charged today with the fees and APR,
+ * or what is authorised and when it is charged. Without a title (the compact form the SMS falls
+ * back to when the URL leaves too little room), shorter words.
+ */
 function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
   const m = (cents: number) => smsSafe(formatMoney(cents, currency, lang));
   const fr = lang === 'fr';
-  const what = (t: string, a: string) => (t ? `"${t}" (${a})` : a);
   if (offer.type === 'INSTALLMENTS') {
+    const n = offer.count;
     const first = m(offer.lines[0]!.amountCents);
     const fees = m(offer.credit.feesCents);
     const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
-    return fr
-      ? (mer, t, a, u) => `${mer} : ${what(t, a)} en ${offer.count} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}`
-      : (mer, t, a, u) => `${mer}: ${what(t, a)} in ${offer.count} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`;
+    if (fr) {
+      return (mer, t, a, u) =>
+        t ? `${mer} : "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}` : `${mer} : ${a} en ${n}x, ${first} ce jour dont ${fees} de frais, TAEG ${taeg} : ${u}`;
+    }
+    return (mer, t, a, u) =>
+      t ? `${mer}: "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}` : `${mer}: ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
   }
   const total = m(offer.credit.totalDueCents);
   const date = smsDate(formatDate(offer.dueDate, lang));
-  return fr
-    ? (mer, t, a, u) => `${mer} : ${what(t, a)}, rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}`
-    : (mer, t, a, u) => `${mer}: ${what(t, a)}, nothing charged today. Authorise ${total}, charged on ${date}: ${u}`;
+  if (fr) {
+    return (mer, t, a, u) =>
+      t ? `${mer} : "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}` : `${mer} : autorisez ${total}, débités le ${date} (rien aujourd'hui) : ${u}`;
+  }
+  return (mer, t, a, u) => (t ? `${mer}: "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}` : `${mer}: authorise ${total}, charged on ${date} (nothing today): ${u}`);
 }
 
 /**
