@@ -77,3 +77,19 @@ export function formatDateTime(date: Date, lang: Lang): string {
 export function formatDate(isoDate: string, lang: Lang): string {
   return day(lang, new Date(`${isoDate}T00:00:00Z`), 'UTC');
 }
+
+const percentFormats = new Map<Lang, Intl.NumberFormat>();
+
+/**
+ * A rate given in percent (the TAEG/APR, `20` for 20 %), with 2 decimals in the language:
+ * `20,00 %` (fr, with a narrow no-break space), `20.00%` (en).
+ */
+export function formatPercent(percent: number, lang: Lang): string {
+  if (!Number.isFinite(percent)) throw new RangeError(`a rate must be a finite number, got ${percent}`);
+  let nf = percentFormats.get(lang);
+  if (!nf) {
+    nf = new Intl.NumberFormat(LOCALE[lang], { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    percentFormats.set(lang, nf);
+  }
+  return nf.format(percent / 100);
+}

@@ -10,7 +10,36 @@ export interface PurchaseLinkMessage {
   currency: string;
   url: string;
   firstName?: string;
+  /**
+   * What the offer is, so the link says it (a pot, 3x with its credit terms, a deferred payment
+   * with its date). Absent: the shared-pot wording.
+   */
+  offer?: OfferSummary;
 }
+
+/** The figures a consumer-credit offer discloses (amounts in minor units of the message's currency). */
+export interface CreditTerms {
+  /** The credit: what is not paid at checkout (INSTALLMENTS: amount − first line; DEFERRED: the amount). */
+  financedCents: number;
+  /** All the fees: the total cost of the credit. */
+  feesCents: number;
+  /** The amount plus the fees. */
+  totalDueCents: number;
+  /** The fixed APR (TAEG), percent, 2 decimals. */
+  taegPercent: number;
+}
+
+/** One payment of a plan: its date ('yyyy-mm-dd') and what is charged then, fees included. */
+export interface PlanLine {
+  dueDate: string;
+  amountCents: number;
+}
+
+/** What an offer is, as the messages tell it. */
+export type OfferSummary =
+  | { type: 'SHARED' }
+  | { type: 'INSTALLMENTS'; count: number; lines: PlanLine[]; credit: CreditTerms }
+  | { type: 'DEFERRED'; dueDate: string; credit: CreditTerms };
 
 /**
  * A pledger's message of the shared pot: the leader paid for the purchase and invites friends
@@ -42,7 +71,84 @@ export interface Messenger {
   sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean>;
   /** Tells a pledger their share was refunded, by e-mail. */
   sendPledgeRefundEmail(to: string, msg: PledgeRefundMessage): Promise<boolean>;
+  /**
+   * A receipt or notice (`notice.kind`), by e-mail, at most once per `notice.key`: a second send
+   * with the same key sends nothing and answers false.
+   */
+  sendNoticeEmail(to: string, notice: ShopperNotice): Promise<boolean>;
 }
+
+/** Common to every receipt and notice. */
+export interface NoticeBase extends Omit<PurchaseLinkMessage, 'firstName' | 'offer'> {
+  /** Once per key: one per payment, installment or attempt (docs/messaging.md). */
+  key: string;
+  /** Whom the e-mail greets, when known. */
+  name?: string;
+  /** The saved card's brand and last four digits, when there is one. */
+  card?: { brand: string; last4: string };
+}
+
+/** One installment of a plan, for the installment notices. */
+export interface InstallmentRef {
+  /** 0-based. */
+  index: number;
+  /** Installments in the plan (1 for a deferred payment). */
+  count: number;
+  dueDate: string;
+  /** Charged for it, fees included. */
+  amountCents: number;
+}
+
+/**
+ * Receipts and notices to shoppers (docs/messaging.md, "E-mails and SMS over a purchase's life").
+ * `amountCents` is the whole purchase; `url` the shopper's own page (purchase or pledge).
+ */
+export type ShopperNotice = NoticeBase &
+  (
+    | {
+        /** The leader's checkout is done: what was charged, what is held, what comes next. */
+        kind: 'leader_receipt';
+        /** Captured at checkout. */
+        chargedCents: number;
+        /** Authorised on the card and not captured (a pot's guarantee, a deferred payment). */
+        heldCents: number;
+        offer: OfferSummary;
+        /** A pot with friends: when it closes, how many friends were invited and what they owe. */
+        pot?: { deadline: Date; invited: number; pledgedCents: number };
+      }
+    | {
+        /** A pledger's share was charged. */
+        kind: 'pledge_receipt';
+        chargedCents: number;
+        inviterName: string;
+        /** Still to collect in the pot after this share; 0: the pot is complete. */
+        leftCents: number;
+        deadline: Date;
+      }
+    | {
+        /** A later installment (or the deferred payment) was charged. */
+        kind: 'installment_receipt';
+        installment: InstallmentRef;
+        next?: PlanLine;
+      }
+    | {
+        /** Sent a few days before an off-session charge. */
+        kind: 'precharge';
+        installment: InstallmentRef;
+      }
+    | {
+        /** An installment (or the deferred payment) was refused. */
+        kind: 'charge_failed';
+        installment: InstallmentRef;
+        /** The next try ('yyyy-mm-dd'); absent: it was the last one, the purchase failed. */
+        retryOn?: string;
+      }
+    | {
+        /** The pot's uncovered rest was refused at the deadline: the purchase failed. */
+        kind: 'rest_failed';
+        restCents: number;
+      }
+  );
 
 /**
  * A pledger's share of a shared pot was (partly) paid back after the merchant refunded the

@@ -5,7 +5,8 @@ import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
 import type { Mailer } from './mailer.ts';
-import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
+import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage, ShopperNotice } from './messenger.ts';
+import { noticeEmail, type NoticeKind } from './notice-templates.ts';
 import type { SmsGateway } from './sms.ts';
 import { pledgeEmail, pledgeRefundEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
 
@@ -30,7 +31,7 @@ interface Outcome {
 }
 
 /** What the message is, for the logs. */
-type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder' | 'pledge_refund';
+type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder' | 'pledge_refund' | NoticeKind;
 
 function pledgeKind(msg: PledgeMessage): MessageKind {
   return msg.kind === 'reminder' ? 'pledge_reminder' : 'pledge_invitation';
@@ -83,27 +84,68 @@ export class OutboundMessenger implements Messenger {
     return this.sendEmail(to, msg, 'pledge_refund', () => pledgeRefundEmail(msg));
   }
 
+  async sendNoticeEmail(to: string, notice: ShopperNotice): Promise<boolean> {
+    return this.sendEmail(to, notice, notice.kind, () => noticeEmail(notice), notice.key);
+  }
+
   /**
    * Sends one e-mail and records it. `compose` builds the content (a template); if it throws,
    * the attempt is recorded as not sent. The content is built before the address is checked, so
    * that a refused address still records what would have been sent. Never throws.
    */
-  private async sendEmail(to: string, ids: MessageIds, kind: MessageKind, compose: () => EmailContent): Promise<boolean> {
+  private async sendEmail(to: string, ids: MessageIds, kind: MessageKind, compose: () => EmailContent, key?: string): Promise<boolean> {
     const recipient = to.trim();
     let outcome: Outcome;
+    let claimed: string | undefined;
     try {
       const mail = compose();
       const base = { channel: 'email' as const, recipient, subject: mail.subject, body: mail.text };
       if (!isEmailAddress(recipient)) {
         outcome = { ...base, accepted: false, error: 'invalid e-mail address', providerId: null };
       } else {
+        if (key !== undefined) {
+          claimed = await this.claim(ids, kind, key, base);
+          if (!claimed) return false;
+        }
         const result = await this.deps.mailer.send({ to: recipient, subject: mail.subject, text: mail.text, html: mail.html });
         outcome = { ...base, accepted: result.accepted, error: result.accepted ? null : (result.error ?? 'not accepted'), providerId: result.messageId ?? null };
       }
     } catch (err) {
       outcome = { channel: 'email', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
     }
-    return this.finish(ids, kind, outcome);
+    return this.finish(ids, kind, outcome, claimed === undefined ? key : { claimed });
+  }
+
+  /**
+   * A keyed message is sent at most once: its row is written first, under its key, with the
+   * outcome still unknown; only the writer of that row sends. Answers the row's id, or undefined
+   * when the key was already claimed (sent, or being sent, by another process or an earlier
+   * run) or the row could not be written (then nothing is sent: a receipt is never sent twice).
+   */
+  private async claim(msg: MessageIds, kind: MessageKind, key: string, o: Pick<Outcome, 'channel' | 'recipient' | 'subject' | 'body'>): Promise<string | undefined> {
+    const id = newUuid();
+    const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, message: kind, channel: o.channel };
+    try {
+      const { rowCount } = await this.deps.db.query(
+        `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at, message_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, false, 'sending', NULL, $8, $9)
+         ON CONFLICT (account_id, message_key, channel) WHERE message_key IS NOT NULL DO NOTHING`,
+        [id, msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, this.clock.now(), key],
+      );
+      if (rowCount > 0) return id;
+      this.log('info', fields, 'message already sent: not sent again');
+    } catch (err) {
+      this.log('error', { ...fields, err }, 'could not record an outbound message: not sent');
+    }
+    return undefined;
+  }
+
+  private log(level: 'info' | 'error', fields: object, message: string): void {
+    try {
+      this.deps.logger[level](fields, message);
+    } catch {
+      // A broken log stream must not change the answer.
+    }
   }
 
   /** Sends one SMS and records it; as {@link sendEmail}, for an E.164 phone number. Never throws. */
@@ -127,7 +169,7 @@ export class OutboundMessenger implements Messenger {
   }
 
   /** Logs and records the outcome; answers whether the message was accepted. Never throws. */
-  private async finish(msg: MessageIds, kind: MessageKind, o: Outcome): Promise<boolean> {
+  private async finish(msg: MessageIds, kind: MessageKind, o: Outcome, key?: string | { claimed: string }): Promise<boolean> {
     const { logger } = this.deps;
     // Recipients are personal data: the log names the purchase, the message, the channel and the outcome only.
     const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, message: kind, channel: o.channel, accepted: o.accepted, provider_id: o.providerId ?? undefined };
@@ -138,11 +180,22 @@ export class OutboundMessenger implements Messenger {
       // A broken log stream must not change the answer.
     }
     try {
-      await this.deps.db.query(
-        `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [newUuid(), msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, o.accepted, o.error, o.providerId, this.clock.now()],
-      );
+      if (typeof key === 'object') {
+        await this.deps.db.query('UPDATE outbound_messages SET accepted = $3, error = $4, provider_id = $5 WHERE account_id = $1 AND id = $2', [
+          msg.accountId,
+          key.claimed,
+          o.accepted,
+          o.error,
+          o.providerId,
+        ]);
+      } else {
+        await this.deps.db.query(
+          `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at, message_key)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+           ON CONFLICT (account_id, message_key, channel) WHERE message_key IS NOT NULL DO NOTHING`,
+          [newUuid(), msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, o.accepted, o.error, o.providerId, this.clock.now(), key ?? null],
+        );
+      }
     } catch (err) {
       try {
         logger.error({ ...fields, err }, 'could not record an outbound message');

@@ -1,7 +1,7 @@
 import { html } from '../html/html.ts';
-import { formatDateTime, formatMoney } from '../i18n/format.ts';
+import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
-import type { PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
+import type { CreditTerms, OfferSummary, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
  * Texts of the messages sent to shoppers, in the purchase's language (fr and en complete; every
@@ -25,7 +25,7 @@ export interface PurchaseLinkEmail {
 }
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
-function oneLine(value: string, max = 200, ellipsis = '…'): string {
+export function oneLine(value: string, max = 200, ellipsis = '…'): string {
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - ellipsis.length)).trimEnd() + ellipsis;
 }
@@ -54,10 +54,10 @@ function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
   };
 }
 
-const NBSP = '\u00a0';
+export const NBSP = '\u00a0';
 
 /** Wording shared by every e-mail. */
-const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
+export const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
   en: {
     greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
     signature: (merchant) => `Chipin, on behalf of ${merchant}`,
@@ -68,11 +68,36 @@ const COMMON: Record<Lang, { greeting(name: string | undefined): string; signatu
   },
 };
 
+/** A titled list of figures (a credit disclosure, a schedule), shown as a table in the HTML part. */
+export interface Figures {
+  heading: string;
+  rows: ReadonlyArray<readonly [label: string, value: string]>;
+}
+
+/** `Heading:` then one `- label: value` line per row (plain-text part). */
+export function figuresText(f: Figures, lang: Lang): string {
+  const colon = lang === 'fr' ? `${NBSP}:` : ':';
+  return [`${f.heading}${colon}`, ...f.rows.map(([label, value]) => `- ${label}${colon} ${value}`)].join('\n');
+}
+
+/** A two-column data table with its caption (HTML part): readable by screen readers, narrow enough for phones. */
+export function figuresHtml(f: Figures) {
+  return html`<table style="border-collapse:collapse;margin:0 0 16px 0;min-width:260px;max-width:100%">
+<caption style="text-align:left;font-weight:bold;padding:0 0 6px 0">${f.heading}</caption>
+<tbody>${f.rows.map(
+    ([label, value]) =>
+      html`<tr><th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th><td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td></tr>`,
+  )}</tbody>
+</table>`;
+}
+
 /** The texts of one e-mail, before layout. */
 interface EmailTexts {
   subject: string;
   greeting: string;
   intro: string;
+  /** Figures shown after the intro (a credit disclosure). */
+  figures?: Figures[];
   /** The line just above the link. */
   invite: string;
   /** The button's label (HTML part). */
@@ -83,13 +108,15 @@ interface EmailTexts {
 
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
 function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
-  const text = [t.greeting, '', t.intro, '', t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
+  const figures = t.figures ?? [];
+  const text = [t.greeting, '', t.intro, '', ...figures.flatMap((f) => [figuresText(f, lang), '']), t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
 <html lang="${lang}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t.subject}</title></head>
 <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
 <p>${t.greeting}</p>
 <p>${t.intro}</p>
+${figures.map(figuresHtml)}
 <p>${t.invite}</p>
 <p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
 <p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
@@ -122,10 +149,79 @@ const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
   }),
 };
 
-/** The e-mail carrying a purchase's payment link: subject, plain text and an escaped HTML version. */
+/** The credit an installment or deferred offer is, in figures: the same on the checkout page. */
+export function creditFigures(credit: CreditTerms, currency: string, lang: Lang): Figures {
+  const m = (cents: number) => formatMoney(cents, currency, lang);
+  return lang === 'fr'
+    ? {
+        heading: 'Crédit',
+        rows: [
+          ['Montant financé', m(credit.financedCents)],
+          ['Frais (coût total du crédit)', m(credit.feesCents)],
+          ['Montant total dû', m(credit.totalDueCents)],
+          ['TAEG fixe', formatPercent(credit.taegPercent, lang)],
+        ],
+      }
+    : {
+        heading: 'Credit',
+        rows: [
+          ['Amount financed', m(credit.financedCents)],
+          ['Fees (total cost of credit)', m(credit.feesCents)],
+          ['Total amount due', m(credit.totalDueCents)],
+          ['Fixed APR', formatPercent(credit.taegPercent, lang)],
+        ],
+      };
+}
+
+/** The plan's payments: today's first, then each date. */
+export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents: number }>, currency: string, lang: Lang, firstIsToday: boolean): Figures {
+  const fr = lang === 'fr';
+  return {
+    heading: fr ? 'Échéancier' : 'Payment schedule',
+    rows: lines.map((l, k) => [k === 0 && firstIsToday ? (fr ? "Aujourd'hui" : 'Today') : formatDate(l.dueDate, lang), formatMoney(l.amountCents, currency, lang)] as const),
+  };
+}
+
+/** How the link e-mail tells an installment or deferred offer (the shared pot keeps {@link EMAIL}). */
+function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): EmailTexts {
+  const fr = p.lang === 'fr';
+  const m = (cents: number) => formatMoney(cents, currency, p.lang);
+  const base = EMAIL[p.lang](p);
+  if (offer.type === 'INSTALLMENTS') {
+    const first = m(offer.lines[0]!.amountCents);
+    const fees = m(offer.credit.feesCents);
+    return {
+      ...base,
+      intro: fr
+        ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, payable en ${offer.count} fois par carte. Ce paiement en plusieurs fois est un crédit${NBSP}: ${first} aujourd'hui (dont ${fees} de frais), puis une échéance chaque mois.`
+        : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in ${offer.count} installments. Paying in installments is a credit: ${first} today (including ${fees} of fees), then one payment each month.`,
+      figures: [planFigures(offer.lines, currency, p.lang, true), creditFigures(offer.credit, currency, p.lang)],
+      invite: fr ? `Payez la première échéance de ${first} en suivant ce lien${NBSP}:` : `Pay the first installment of ${first} at this link:`,
+      cta: fr ? `Payer ${first}` : `Pay ${first}`,
+    };
+  }
+  const total = m(offer.credit.totalDueCents);
+  const date = formatDate(offer.dueDate, p.lang);
+  return {
+    ...base,
+    intro: fr
+      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, à payer plus tard${NBSP}: rien n'est débité aujourd'hui. Vous autorisez ${total} sur votre carte, qui seront débités le ${date}.`
+      : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, to pay later: nothing is charged today. You authorise ${total} on your card, charged on ${date}.`,
+    figures: offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [],
+    invite: fr ? `Autorisez ${total} (débités le ${date}) en suivant ce lien${NBSP}:` : `Authorise ${total} (charged on ${date}) at this link:`,
+    cta: fr ? `Autoriser ${total}` : `Authorise ${total}`,
+  };
+}
+
+/**
+ * The e-mail carrying a purchase's payment link: subject, plain text and an escaped HTML version.
+ * It says what the offer is: a pot ("on your own or with friends"), an installment plan with its
+ * schedule and credit figures, or a deferred payment ("Authorise … — charged on <date>").
+ */
 export function purchaseLinkEmail(msg: PurchaseLinkMessage): PurchaseLinkEmail {
   const p = parts(msg, msg.firstName);
-  return renderEmail(p.lang, p.url, EMAIL[p.lang](p));
+  const texts = msg.offer && msg.offer.type !== 'SHARED' ? planEmailTexts(p, msg.offer, msg.currency) : EMAIL[p.lang](p);
+  return renderEmail(p.lang, p.url, texts);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,7 +343,7 @@ const SMS: Record<Lang, (merchant: string, title: string, amount: string, url: s
  * Plain spaces and straight quotes (`« x »` → `"x"`): characters outside GSM-7 would turn the SMS into UCS-2
  * (70 characters a segment).
  */
-function smsSafe(value: string): string {
+export function smsSafe(value: string): string {
   return value
     .replace(/«[\u00a0\u202f ]?/g, '"')
     .replace(/[\u00a0\u202f ]?»/g, '"')
@@ -288,16 +384,50 @@ function shortenedTitle(title: string, withTitle: (title: string) => string): st
  */
 export function purchaseLinkSms(msg: PurchaseLinkMessage): string {
   const p = parts(msg, msg.firstName);
-  const build = SMS[p.lang];
   const amount = smsSafe(p.amount);
   const merchant = smsSafe(p.merchant);
   const title = smsSafe(p.title);
+  const build = msg.offer && msg.offer.type !== 'SHARED' ? planSms(p.lang, msg.offer, msg.currency) : SMS[p.lang];
   return firstFitting([
     () => build(merchant, title, amount, p.url),
     () => shortenedTitle(title, (t) => build(merchant, t, amount, p.url)),
     () => build(merchant, '', amount, p.url),
     () => build(oneLine(merchant, 20, '...'), '', amount, p.url),
   ]);
+}
+
+/** `août` → `aout` (rectified spelling): û is not in GSM-7. */
+export function smsDate(text: string): string {
+  return smsSafe(text).replace(/û/g, 'u');
+}
+
+/**
+ * The link SMS of an installment or deferred offer: what is charged today with the fees and APR,
+ * or what is authorised and when it is charged. Without a title (the compact form the SMS falls
+ * back to when the URL leaves too little room), shorter words.
+ */
+function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
+  const m = (cents: number) => smsSafe(formatMoney(cents, currency, lang));
+  const fr = lang === 'fr';
+  if (offer.type === 'INSTALLMENTS') {
+    const n = offer.count;
+    const first = m(offer.lines[0]!.amountCents);
+    const fees = m(offer.credit.feesCents);
+    const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
+    if (fr) {
+      return (mer, t, a, u) =>
+        t ? `${mer} : "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}` : `${mer} : ${a} en ${n}x, ${first} ce jour dont ${fees} de frais, TAEG ${taeg} : ${u}`;
+    }
+    return (mer, t, a, u) =>
+      t ? `${mer}: "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}` : `${mer}: ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
+  }
+  const total = m(offer.credit.totalDueCents);
+  const date = smsDate(formatDate(offer.dueDate, lang));
+  if (fr) {
+    return (mer, t, a, u) =>
+      t ? `${mer} : "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}` : `${mer} : autorisez ${total}, débités le ${date} (rien aujourd'hui) : ${u}`;
+  }
+  return (mer, t, a, u) => (t ? `${mer}: "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}` : `${mer}: authorise ${total}, charged on ${date} (nothing today): ${u}`);
 }
 
 /**
@@ -316,8 +446,7 @@ export function pledgeSms(msg: PledgeMessage): string {
     title: smsSafe(p.title),
     merchant: smsSafe(p.merchant),
     amount: smsSafe(p.amount),
-    // `août` → `aout` (rectified spelling): û is not in GSM-7.
-    deadline: smsSafe(p.deadline).replace(/û/g, 'u'),
+    deadline: smsDate(p.deadline),
   };
   const full = (g: PledgeFields) => {
     const s = pledgeSentences(p, g);

@@ -15,6 +15,7 @@ import { findPayment, insertPayment, recordResult, savedPspMethodId, writeEvent,
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
+import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
 
 export const COLLECT_JOB = 'installment.collect';
 
@@ -22,6 +23,7 @@ export const COLLECT_JOB = 'installment.collect';
 export async function scheduleCollections(tx: Sql, accountId: string, purchaseId: string): Promise<void> {
   for (const i of await scheduledInstallments(tx, accountId, purchaseId)) {
     await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${i.id}:0`, runAt: dueAt(i.dueDate), payload: { installmentId: i.id, attempts: 0 }, accountId });
+    await schedulePreChargeNotice(tx, accountId, i);
   }
 }
 
@@ -47,7 +49,9 @@ export async function collectInstallment(deps: PaymentDeps, accountId: string, i
   const offer = (await offers.byId(accountId, purchase.offerId))!;
   const attempt = inst.attempts + 1;
   const charged = await charge(deps, psps.get(offer.psp), purchase, inst, attempt);
-  return recordAttempt(deps, inst, attempt, charged);
+  const outcome = await recordAttempt(deps, inst, attempt, charged);
+  await sendCollectionNotice(deps, inst, attempt, outcome);
+  return outcome;
 }
 
 /** The PSP side of one attempt, outside any transaction. */

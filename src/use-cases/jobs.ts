@@ -7,6 +7,7 @@ import { reconcilePayments, RECONCILE_EVERY_MS, RECONCILE_JOB } from './reconcil
 import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
 import { remindPot } from './remind-pot.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
+import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
 
 /** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, expiry, refunds cut short. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
@@ -39,5 +40,10 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
     await executeRefund(deps, job.accountId, String(job.payload.refundId));
+  });
+  // A few days before each off-session charge (docs/messaging.md).
+  jobs.register(PRECHARGE_NOTICE_JOB, async (job) => {
+    if (!job.accountId) return;
+    await sendPreChargeNotice(deps, job.accountId, String(job.payload.installmentId));
   });
 }

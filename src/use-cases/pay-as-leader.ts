@@ -30,6 +30,7 @@ import { giveBack } from './give-back.ts';
 import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
+import { sendLeaderReceipt } from './shopper-notices.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
@@ -249,6 +250,7 @@ async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, resul
     return { kind: 'not_payable', state };
   }
   if (state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
+  if (state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL') await sendLeaderReceipt(deps, payment.account_id, payment.purchase_id, payment.id);
   return { kind: 'processed', state };
 }
 

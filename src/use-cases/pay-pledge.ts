@@ -9,6 +9,7 @@ import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
+import { sendPledgeReceipt } from './shopper-notices.ts';
 
 export type PledgeOutcome =
   | { kind: 'paid' }
@@ -200,5 +201,6 @@ async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentR
     return { kind: 'closed', reason: outcome.reason };
   }
   if (outcome.kind === 'paid') await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);
+  if (outcome.kind === 'paid') await sendPledgeReceipt(deps, pledge.accountId, pledge.id, payment.id);
   return outcome;
 }

@@ -1,5 +1,7 @@
 import { paymentPageUrl } from '../domain/links.ts';
-import type { Messenger } from '../messaging/messenger.ts';
+import type { OfferRules } from '../domain/offer-terms.ts';
+import type { Messenger, OfferSummary } from '../messaging/messenger.ts';
+import { offerSummary } from '../messaging/offer-summary.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 
 export interface SendPurchaseLinkDeps {
@@ -16,6 +18,8 @@ export interface SendPurchaseLinkInput {
   phoneNumber?: string;
   /** Greets the leader by name when given. */
   firstName?: string;
+  /** The purchase's offer: the messages say what it is (a pot, 3x with its credit terms, a deferred payment). */
+  offer?: OfferRules;
 }
 
 /** The payment page's URL, and per channel asked for, whether the mail server / SMS gateway accepted the message. */
@@ -42,10 +46,20 @@ export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPu
     currency: purchase.currency,
     url,
     firstName: input.firstName,
+    ...(input.offer ? summaryOf(input.offer, purchase) : {}),
   };
   const [emailSent, smsSent] = await Promise.all([
     input.email === undefined ? undefined : deps.messenger.sendPurchaseLinkEmail(input.email, message),
     input.phoneNumber === undefined ? undefined : deps.messenger.sendPurchaseLinkSms(input.phoneNumber, message),
   ]);
   return { url, ...(emailSent === undefined ? {} : { emailSent }), ...(smsSent === undefined ? {} : { smsSent }) };
+}
+
+/** The offer as the link tells it; left out (the pot's wording) only if its schedule cannot be computed, which purchase creation prevents. */
+function summaryOf(offer: OfferRules, purchase: Purchase): { offer?: OfferSummary } {
+  try {
+    return { offer: offerSummary(offer, purchase.amountCents, purchase.createdAt) };
+  } catch {
+    return {};
+  }
 }

@@ -8,6 +8,7 @@ import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
+import { sendRestFailedNotice } from './shopper-notices.ts';
 
 export type DeadlineOutcome =
   /** Not (or no longer) an open pot: nothing done. */
@@ -47,6 +48,7 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   const outcome = await recordRest(deps, locked, closed, charged);
   // The guarantee stays only where the rest was captured from it; any other hold is released.
   if (charged.result.status !== 'captured' || !charged.fromGuarantee) await releaseGuarantee(deps, accountId, purchaseId);
+  if (outcome.kind === 'rest_refused') await sendRestFailedNotice(deps, accountId, purchaseId, outcome.restCents);
   return outcome;
 }
 

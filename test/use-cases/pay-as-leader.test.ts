@@ -45,7 +45,8 @@ describe('payAsLeader', () => {
     expect(state.potDeadlineAt!.getTime() - app.services.clock.now().getTime()).toBeGreaterThan(47 * 3_600_000);
     expect((await listPledges(app.services.db, shop.accountId, id)).map((p) => p.state)).toEqual(['invited', 'invited']);
     const sent = await app.services.db.query<{ recipient: string }>('SELECT recipient FROM outbound_messages WHERE purchase_id = $1 ORDER BY recipient', [id]);
-    expect(sent.rows.map((r) => r.recipient)).toEqual(['ann@example.com', 'bob@example.com']);
+    // The two invitations, and the leader's receipt (docs/messaging.md).
+    expect(sent.rows.map((r) => r.recipient)).toEqual(['ann@example.com', 'bob@example.com', 'leader@example.com']);
     const jobs = await app.services.db.query<{ kind: string }>('SELECT kind FROM jobs WHERE dedupe_key LIKE $1 ORDER BY kind', [`%${id}%`]);
     expect(jobs.rows.map((j) => j.kind)).toEqual(['pot.deadline', 'pot.reminder', 'purchase.expire']); // expiry was scheduled at creation; it finds the purchase paid and does nothing
   });

@@ -130,6 +130,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
             email: settings.send_email ? settings.email : undefined,
             phoneNumber: settings.send_sms ? settings.phone_number : undefined,
             firstName: data.firstName,
+            offer: outcome.offer,
           },
         );
         return {

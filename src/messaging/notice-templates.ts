@@ -1,0 +1,282 @@
+import { html } from '../html/html.ts';
+import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
+import { langOf, type Lang } from '../i18n/lang.ts';
+import type { InstallmentRef, ShopperNotice } from './messenger.ts';
+import { COMMON, creditFigures, figuresHtml, figuresText, NBSP, oneLine, planFigures, type Figures, type PurchaseLinkEmail } from './templates.ts';
+
+/**
+ * Receipts and notices to shoppers (docs/messaging.md, "E-mails and SMS over a purchase's life"):
+ * what was charged, what is held, what comes next. Pure functions, in the purchase's language
+ * (fr, else en), every value escaped in the HTML part, untrusted values flattened to one line.
+ */
+
+/** The texts of one notice, before layout. */
+interface NoticeTexts {
+  subject: string;
+  paragraphs: string[];
+  figures: Figures[];
+  /** The line under the figures (what comes next). */
+  next: string[];
+  link?: { label: string; url: string };
+}
+
+function renderNotice(lang: Lang, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
+  const colon = lang === 'fr' ? `${NBSP}:` : ':';
+  const text = [
+    greeting,
+    '',
+    ...t.paragraphs.flatMap((p) => [p, '']),
+    ...t.figures.flatMap((f) => [figuresText(f, lang), '']),
+    ...t.next.flatMap((p) => [p, '']),
+    ...(t.link ? [`${t.link.label}${colon}`, t.link.url, ''] : []),
+    '-- ',
+    signature,
+    '',
+  ].join('\n');
+  const subject = oneLine(t.subject, 200);
+  const markup = html`<!DOCTYPE html>
+<html lang="${lang}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff;line-height:1.4">
+<main>
+<p>${greeting}</p>
+${t.paragraphs.map((p) => html`<p>${p}</p>`)}
+${t.figures.map(figuresHtml)}
+${t.next.map((p) => html`<p>${p}</p>`)}
+${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
+<p style="font-size:13px;color:#555555">${signature}</p>
+</main>
+</body>
+</html>
+`.toString();
+  return { lang, subject, text, html: markup };
+}
+
+interface Values {
+  lang: Lang;
+  fr: boolean;
+  merchant: string;
+  title: string;
+  amount: string;
+  m(cents: number): string;
+  date(isoDate: string): string;
+  /** `your card ending 4242` / `votre carte Visa se terminant par 4242`. */
+  card: string;
+}
+
+function values(n: ShopperNotice): Values {
+  const lang = langOf(n.language);
+  const fr = lang === 'fr';
+  const last4 = n.card?.last4.replace(/\D/g, '').slice(-4);
+  const brand = n.card ? brandLabel(n.card.brand) : '';
+  return {
+    lang,
+    fr,
+    merchant: oneLine(n.merchantName, 100) || 'Chipin',
+    title: oneLine(n.title, 150),
+    amount: formatMoney(n.amountCents, n.currency, lang),
+    m: (cents) => formatMoney(cents, n.currency, lang),
+    date: (d) => formatDate(d, lang),
+    card: last4 ? (fr ? `votre carte ${brand} se terminant par ${last4}`.replace('  ', ' ') : `your ${brand} card ending ${last4}`.replace('  ', ' ')) : fr ? 'votre carte' : 'your card',
+  };
+}
+
+/** `visa` → `Visa`; nothing for an unknown brand. */
+function brandLabel(brand: string): string {
+  const b = oneLine(brand, 20);
+  return !b || b.toLowerCase() === 'unknown' ? '' : b.charAt(0).toUpperCase() + b.slice(1);
+}
+
+/** `Visa ending 4242` / `Visa se terminant par 4242`. */
+function cardLabel(card: { brand: string; last4: string }, fr: boolean): string {
+  const last4 = card.last4.replace(/\D/g, '').slice(-4);
+  const brand = brandLabel(card.brand) || (fr ? 'Carte' : 'Card');
+  return fr ? `${brand} se terminant par ${last4}` : `${brand} ending ${last4}`;
+}
+
+const quote = (v: Values, s: string) => (v.fr ? `«${NBSP}${s}${NBSP}»` : `"${s}"`);
+
+/** `installment 2 of 3 of "<title>"`, or `your purchase "<title>"` for a deferred payment. */
+function what(v: Values, i: InstallmentRef): string {
+  if (i.count === 1) return v.fr ? `votre achat ${quote(v, v.title)}` : `your purchase ${quote(v, v.title)}`;
+  return v.fr ? `l'échéance ${i.index + 1} sur ${i.count} de ${quote(v, v.title)}` : `installment ${i.index + 1} of ${i.count} of ${quote(v, v.title)}`;
+}
+
+function texts(n: ShopperNotice, v: Values): NoticeTexts {
+  const { fr, m } = v;
+  const t80 = oneLine(v.title, 80);
+  const purchaseLink = { label: fr ? 'Voir votre achat' : 'See your purchase', url: n.url };
+  switch (n.kind) {
+    case 'leader_receipt': {
+      const today: Figures = {
+        heading: fr ? "Aujourd'hui" : 'Today',
+        rows: [
+          ...(n.chargedCents > 0 ? [[fr ? 'Débité' : 'Charged', m(n.chargedCents)] as const] : []),
+          ...(n.heldCents > 0 ? [[fr ? 'Réservé, non débité' : 'Held, not charged', m(n.heldCents)] as const] : []),
+          ...(n.card ? [[fr ? 'Carte' : 'Card', cardLabel(n.card, fr)] as const] : []),
+        ],
+      };
+      const figures: Figures[] = [today];
+      const next: string[] = [];
+      const offer = n.offer;
+      if (offer.type === 'INSTALLMENTS') {
+        figures.push(planFigures(offer.lines, n.currency, v.lang, true), creditFigures(offer.credit, n.currency, v.lang));
+        next.push(
+          fr
+            ? `Les échéances suivantes seront débitées sur ${v.card} aux dates ci-dessus. Nous vous écrirons quelques jours avant chacune.`
+            : `The next installments will be charged to ${v.card} on the dates above. We will e-mail you a few days before each one.`,
+        );
+      } else if (offer.type === 'DEFERRED') {
+        if (offer.credit.feesCents > 0) figures.push(creditFigures(offer.credit, n.currency, v.lang));
+        const total = m(offer.credit.totalDueCents);
+        next.push(
+          fr
+            ? `Rien n'a été débité aujourd'hui. ${total} seront débités sur ${v.card} le ${v.date(offer.dueDate)}. Nous vous écrirons quelques jours avant.`
+            : `Nothing was charged today. ${total} will be charged to ${v.card} on ${v.date(offer.dueDate)}. We will e-mail you a few days before.`,
+        );
+      } else if (n.pot) {
+        const deadline = formatDateTime(n.pot.deadline, v.lang);
+        const friends = fr ? `${n.pot.invited} proche${n.pot.invited > 1 ? 's' : ''}` : `${n.pot.invited} friend${n.pot.invited > 1 ? 's' : ''}`;
+        next.push(
+          fr
+            ? `Vous avez invité ${friends} à verser ${m(n.pot.pledgedCents)} au total avant le ${deadline}. Ce qu'ils n'auront pas versé à cette date sera débité sur ${v.card}${n.heldCents > 0 ? ', à partir du montant réservé' : ''}${NBSP}; ce qui n'est pas utilisé est libéré.`
+            : `You invited ${friends} to chip in ${m(n.pot.pledgedCents)} in total before ${deadline}. Whatever they have not paid by then will be charged to ${v.card}${n.heldCents > 0 ? ', from the amount held' : ''}; whatever is not needed is released.`,
+        );
+      } else {
+        next.push(fr ? "Votre achat est entièrement payé. Rien d'autre ne sera débité." : 'Your purchase is paid in full. Nothing more will be charged.');
+      }
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: confirmation de paiement pour ${t80}` : `${v.merchant}: payment confirmation for ${t80}`,
+        paragraphs: [
+          fr
+            ? `Merci${NBSP}: votre paiement pour ${quote(v, v.title)} (${v.amount}) chez ${v.merchant} est enregistré.`
+            : `Thank you: your payment for ${quote(v, v.title)} (${v.amount}) at ${v.merchant} is recorded.`,
+        ],
+        figures,
+        next,
+        link: purchaseLink,
+      };
+    }
+    case 'pledge_receipt': {
+      const share = m(n.chargedCents);
+      const inviter = oneLine(n.inviterName, 60) || (fr ? 'un proche' : 'a friend');
+      const deadline = formatDateTime(n.deadline, v.lang);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: votre part de ${share} pour ${t80} est réglée` : `${v.merchant}: your share of ${share} for ${t80} is paid`,
+        paragraphs: [
+          fr
+            ? `Merci${NBSP}: ${share} ont été débités sur ${v.card} pour votre part de ${quote(v, v.title)} chez ${v.merchant} (total ${v.amount}), dans la cagnotte de ${inviter}.`
+            : `Thank you: ${share} was charged to ${v.card} for your share of ${quote(v, v.title)} at ${v.merchant} (total ${v.amount}), in ${inviter}'s pot.`,
+        ],
+        figures: [],
+        next: [
+          n.leftCents > 0
+            ? fr
+              ? `La cagnotte se termine le ${deadline}${NBSP}; il reste ${m(n.leftCents)} à réunir. Rien d'autre ne vous sera débité.`
+              : `The pot closes on ${deadline}; ${m(n.leftCents)} is still to be collected. Nothing more will be charged to you.`
+            : fr
+              ? `La cagnotte est complète${NBSP}: l'achat est payé. Rien d'autre ne vous sera débité.`
+              : 'The pot is complete: the purchase is paid. Nothing more will be charged to you.',
+        ],
+        link: { label: fr ? 'Voir la cagnotte' : 'See the pot', url: n.url },
+      };
+    }
+    case 'installment_receipt': {
+      const i = n.installment;
+      const x = m(i.amountCents);
+      return {
+        subject:
+          i.count === 1
+            ? fr
+              ? `${v.merchant}${NBSP}: ${x} débités pour ${t80}`
+              : `${v.merchant}: ${x} charged for ${t80}`
+            : fr
+              ? `${v.merchant}${NBSP}: échéance ${i.index + 1} sur ${i.count} réglée pour ${t80}`
+              : `${v.merchant}: installment ${i.index + 1} of ${i.count} paid for ${t80}`,
+        paragraphs: [fr ? `${x} ont été débités sur ${v.card} pour ${what(v, i)} chez ${v.merchant}.` : `${x} was charged to ${v.card} for ${what(v, i)} at ${v.merchant}.`],
+        figures: [],
+        next: [
+          n.next
+            ? fr
+              ? `Prochaine échéance${NBSP}: ${m(n.next.amountCents)} le ${v.date(n.next.dueDate)}. Nous vous écrirons quelques jours avant.`
+              : `Next installment: ${m(n.next.amountCents)} on ${v.date(n.next.dueDate)}. We will e-mail you a few days before.`
+            : fr
+              ? "Votre achat est entièrement payé. Rien d'autre ne sera débité."
+              : 'Your purchase is paid in full. Nothing more will be charged.',
+        ],
+        link: purchaseLink,
+      };
+    }
+    case 'precharge': {
+      const i = n.installment;
+      const x = m(i.amountCents);
+      const date = v.date(i.dueDate);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: ${x} seront débités le ${date} pour ${t80}` : `${v.merchant}: ${x} will be charged on ${date} for ${t80}`,
+        paragraphs: [
+          fr
+            ? `Le ${date}, ${x} seront débités sur ${v.card} pour ${what(v, i)} chez ${v.merchant}, comme convenu lors de votre paiement.`
+            : `On ${date}, ${x} will be charged to ${v.card} for ${what(v, i)} at ${v.merchant}, as agreed when you paid.`,
+        ],
+        figures: [],
+        next: [
+          fr
+            ? "Assurez-vous que votre carte pourra être débitée ce jour-là. Vous n'avez rien d'autre à faire."
+            : 'Please make sure your card can be charged that day. There is nothing else to do.',
+        ],
+        link: purchaseLink,
+      };
+    }
+    case 'charge_failed': {
+      const i = n.installment;
+      const x = m(i.amountCents);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: le paiement de ${x} pour ${t80} a été refusé` : `${v.merchant}: the payment of ${x} for ${t80} was refused`,
+        paragraphs: [
+          fr
+            ? `Nous n'avons pas pu débiter ${x} sur ${v.card} pour ${what(v, i)} chez ${v.merchant} (prévu le ${v.date(i.dueDate)}).`
+            : `We could not charge ${x} to ${v.card} for ${what(v, i)} at ${v.merchant} (due on ${v.date(i.dueDate)}).`,
+        ],
+        figures: [],
+        next: [
+          n.retryOn
+            ? fr
+              ? `Nous réessaierons le ${v.date(n.retryOn)}. Assurez-vous d'ici là que votre carte peut être débitée.`
+              : `We will try again on ${v.date(n.retryOn)}. Please make sure your card can be charged by then.`
+            : fr
+              ? `C'était la dernière tentative${NBSP}: le paiement est arrêté et l'achat a échoué. ${v.merchant} en est informé et pourra vous contacter.`
+              : `That was the last attempt: the payment plan is stopped and the purchase has failed. ${v.merchant} has been informed and may contact you.`,
+        ],
+        link: purchaseLink,
+      };
+    }
+    case 'rest_failed': {
+      const rest = m(n.restCents);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: la cagnotte pour ${t80} n'a pas pu être complétée` : `${v.merchant}: the pot for ${t80} could not be completed`,
+        paragraphs: [
+          fr
+            ? `La cagnotte pour ${quote(v, v.title)} (${v.amount}) s'est terminée avec ${rest} non couverts par vos proches, et nous n'avons pas pu débiter ${rest} sur ${v.card}.`
+            : `The pot for ${quote(v, v.title)} (${v.amount}) closed with ${rest} not covered by your friends, and we could not charge ${rest} to ${v.card}.`,
+        ],
+        figures: [],
+        next: [
+          fr
+            ? `L'achat a donc échoué et ce qui restait réservé sur votre carte est libéré. ${v.merchant} en est informé.`
+            : `The purchase has therefore failed and whatever was still held on your card is released. ${v.merchant} has been informed.`,
+        ],
+        link: purchaseLink,
+      };
+    }
+  }
+}
+
+/** The e-mail of a receipt or notice: subject, plain text and an escaped HTML version. */
+export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
+  const v = values(n);
+  const name = n.name === undefined ? undefined : oneLine(n.name, 60) || undefined;
+  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), texts(n, v));
+}
+
+/** The kind of a notice, for the logs and `outbound_messages`. */
+export type NoticeKind = ShopperNotice['kind'];

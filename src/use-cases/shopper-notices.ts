@@ -1,0 +1,202 @@
+import type { Sql } from '../db/database.ts';
+import { paymentPageUrl, pledgePageUrl } from '../domain/links.ts';
+import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
+import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
+import { uncovered } from '../domain/pot.ts';
+import { addDays } from '../domain/schedule.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
+import type { InstallmentRef, NoticeBase, ShopperNotice } from '../messaging/messenger.ts';
+import { offerSummary } from '../messaging/offer-summary.ts';
+import { chargedAndHeld, planLines, savedCard } from '../payments/notice-queries.ts';
+import { loadPayState } from '../payments/pay-state-repository.ts';
+import { findPledge, listPledges } from '../payments/pledge-repository.ts';
+import { findPurchase } from '../purchases/repository.ts';
+import type { Purchase } from '../purchases/purchase.ts';
+import type { PaymentDeps } from './deps.ts';
+
+/**
+ * Receipts and notices to shoppers by e-mail (docs/messaging.md, "E-mails and SMS over a
+ * purchase's life"). Each is sent after the transaction that recorded the payment committed,
+ * never inside it, and at most once: its message key (one per payment, installment or attempt)
+ * is claimed in `outbound_messages` before the send. A send never throws and never changes the
+ * payment's outcome; a failure is logged and recorded.
+ */
+
+export const PRECHARGE_NOTICE_JOB = 'notice.precharge';
+/** The pre-charge notice goes this long before an off-session charge… */
+export const PRECHARGE_NOTICE_DAYS = 3;
+/** …and not at all when the charge is closer than this (the checkout receipt already gave its date and amount). */
+export const PRECHARGE_MIN_LEAD_MS = 24 * 3_600_000;
+
+type Notice<K extends ShopperNotice['kind']> = Extract<ShopperNotice, { kind: K }>;
+type Distribute<T> = T extends unknown ? Omit<T, keyof NoticeBase> : never;
+
+/** Whatever went wrong while gathering a notice's figures is logged, never thrown at the payment flow. */
+async function safely(deps: PaymentDeps, what: string, ids: { accountId: string; purchaseId: string }, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    try {
+      deps.logger.error({ err, account_id: ids.accountId, purchase_id: ids.purchaseId, message: what }, 'could not send a shopper notice');
+    } catch {
+      // A broken log stream must not change the answer.
+    }
+  }
+}
+
+/** The fields every notice of this purchase shares. */
+async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: string, name: string | undefined, withCard: boolean): Promise<NoticeBase | undefined> {
+  const offer = await deps.offers.byId(purchase.accountId, purchase.offerId);
+  if (!offer) return undefined;
+  const card = withCard ? await savedCard(deps.db, purchase.accountId, purchase.id) : undefined;
+  return {
+    key,
+    accountId: purchase.accountId,
+    purchaseId: purchase.id,
+    language: purchase.language,
+    merchantName: offer.accountName,
+    title: purchase.title,
+    amountCents: purchase.amountCents,
+    currency: purchase.currency,
+    url,
+    ...(name ? { name } : {}),
+    ...(card ? { card } : {}),
+  };
+}
+
+/** To the leader (the purchase's client), when they have an address. */
+async function toLeader(deps: PaymentDeps, purchase: Purchase, key: string, body: Distribute<ShopperNotice>): Promise<void> {
+  const b = await base(deps, purchase, key, paymentPageUrl(deps.publicUrl, purchase.id), purchase.client.firstName ?? undefined, true);
+  if (!b || !purchase.client.email) return;
+  await deps.messenger.sendNoticeEmail(purchase.client.email, { ...b, ...body } as ShopperNotice);
+}
+
+/**
+ * The leader's receipt once the checkout is recorded (LEADER_PROCESSED, or SUCCESSFUL for a pot
+ * paid alone): what was charged and what is held, read from the payments rows; the pot's
+ * deadline and invitations, or the plan with its credit figures, or the deferred date.
+ * Key: `receipt:<checkout payment>`.
+ */
+export async function sendLeaderReceipt(deps: PaymentDeps, accountId: string, purchaseId: string, checkoutPaymentId: string): Promise<void> {
+  await safely(deps, 'leader_receipt', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    const state = await loadPayState(deps.db, accountId, purchaseId);
+    const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
+    if (!purchase || !state || !offer) return;
+    const money = await chargedAndHeld(deps.db, accountId, purchaseId, LEADER_PURPOSES);
+    const invited = state.potDeadlineAt ? (await listPledges(deps.db, accountId, purchaseId)).filter((p) => p.state !== 'draft') : [];
+    const body: Distribute<Notice<'leader_receipt'>> = {
+      kind: 'leader_receipt',
+      ...money,
+      offer: offerSummary(offer, purchase.amountCents, state.createdAt),
+      ...(state.potDeadlineAt && invited.length > 0
+        ? { pot: { deadline: state.potDeadlineAt, invited: invited.length, pledgedCents: invited.reduce((s, p) => s + p.amountCents, 0) } }
+        : {}),
+    };
+    await toLeader(deps, purchase, `receipt:${checkoutPaymentId}`, body);
+  });
+}
+
+/** A pledger's receipt once their share is recorded as paid. Key: `receipt:<pledge payment>`. */
+export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pledgeId: string, paymentId: string): Promise<void> {
+  const pledge = await findPledge(deps.db, accountId, pledgeId);
+  if (!pledge?.email) return;
+  const email = pledge.email;
+  await safely(deps, 'pledge_receipt', { accountId, purchaseId: pledge.purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, pledge.purchaseId);
+    const state = await loadPayState(deps.db, accountId, pledge.purchaseId);
+    if (!purchase || !state?.potDeadlineAt) return;
+    const b = await base(deps, purchase, `receipt:${paymentId}`, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false);
+    if (!b) return;
+    const paid = (await listPledges(deps.db, accountId, pledge.purchaseId)).filter((p) => p.state === 'paid');
+    const leftCents = state.state === 'LEADER_PROCESSED' ? uncovered(state.amountCents, state.leaderShareCents ?? 0, paid.map((p) => p.amountCents)) : 0;
+    const inviterName = [purchase.client.firstName, purchase.client.lastName].filter(Boolean).join(' ') || purchase.client.email;
+    await deps.messenger.sendNoticeEmail(email, { ...b, kind: 'pledge_receipt', chargedCents: pledge.amountCents, inviterName, leftCents, deadline: state.potDeadlineAt });
+  });
+}
+
+/** The installment, as the notices tell it, and the next one still to collect. */
+async function installmentRef(deps: PaymentDeps, accountId: string, purchaseId: string, installmentId: string): Promise<{ ref: InstallmentRef; next?: { dueDate: string; amountCents: number }; state: string } | undefined> {
+  const lines = await planLines(deps.db, accountId, purchaseId);
+  const line = lines.find((l) => l.id === installmentId);
+  if (!line) return undefined;
+  const next = lines.find((l) => l.index > line.index && l.state === 'scheduled');
+  return { ref: { index: line.index, count: lines.length, dueDate: line.dueDate, amountCents: line.amountCents }, state: line.state, ...(next ? { next: { dueDate: next.dueDate, amountCents: next.amountCents } } : {}) };
+}
+
+/**
+ * After an installment (or the deferred payment) attempt was recorded: its receipt when paid
+ * (key `installment-paid:<installment>`), or the failed-charge notice saying what happens next —
+ * the next dunning try, or that the purchase failed (key `charge-failed:<installment>:<attempt>`).
+ */
+export async function sendCollectionNotice(
+  deps: PaymentDeps,
+  inst: { id: string; accountId: string; purchaseId: string; dueDate: string | Date },
+  attempt: number,
+  outcome: string,
+): Promise<void> {
+  if (outcome !== 'paid' && outcome !== 'retry_scheduled' && outcome !== 'failed') return;
+  const { accountId, purchaseId } = inst;
+  await safely(deps, outcome === 'paid' ? 'installment_receipt' : 'charge_failed', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    const found = await installmentRef(deps, accountId, purchaseId, inst.id);
+    if (!purchase || !found) return;
+    if (outcome === 'paid') {
+      await toLeader(deps, purchase, `installment-paid:${inst.id}`, { kind: 'installment_receipt', installment: found.ref, ...(found.next ? { next: found.next } : {}) });
+      return;
+    }
+    const retryIn = outcome === 'retry_scheduled' ? retryDelayDays(attempt) : undefined;
+    await toLeader(deps, purchase, `charge-failed:${inst.id}:${attempt}`, {
+      kind: 'charge_failed',
+      installment: found.ref,
+      ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn) }),
+    });
+  });
+}
+
+/** The pot's rest was refused at the deadline: the purchase failed. Key: `rest-failed:<purchase>`. */
+export async function sendRestFailedNotice(deps: PaymentDeps, accountId: string, purchaseId: string, restCents: number): Promise<void> {
+  await safely(deps, 'rest_failed', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    if (purchase) await toLeader(deps, purchase, `rest-failed:${purchaseId}`, { kind: 'rest_failed', restCents });
+  });
+}
+
+/**
+ * The pre-charge notice of an installment or deferred payment still to collect, as a durable
+ * job in the transaction that stores the plan: {@link PRECHARGE_NOTICE_DAYS} days before the due
+ * date (midnight UTC, when the collection job runs); when that moment has passed already, the job
+ * runs at once and {@link sendPreChargeNotice} decides.
+ */
+export async function schedulePreChargeNotice(tx: Sql, accountId: string, installment: { id: string; dueDate: string | Date }): Promise<void> {
+  const runAt = dueAt(installment.dueDate, -PRECHARGE_NOTICE_DAYS);
+  await scheduleJob(tx, { kind: PRECHARGE_NOTICE_JOB, key: `${PRECHARGE_NOTICE_JOB}:${installment.id}`, runAt, payload: { installmentId: installment.id }, accountId });
+}
+
+export type PreChargeOutcome = 'sent' | 'not_sent' | 'too_late' | 'not_due';
+
+/**
+ * The pre-charge notice job: to the leader, the date, the amount (fees included) and the card's
+ * last four digits of the coming off-session charge. Not sent when the installment is no longer
+ * to collect (paid, cancelled, purchase no longer open) or its first attempt was already made,
+ * nor when the charge is less than {@link PRECHARGE_MIN_LEAD_MS} away (a due date close to the
+ * checkout: its receipt said it; a sandbox clock jumped past it). Key: `precharge:<installment>`,
+ * so a job run twice, or by two processes, sends it once.
+ */
+export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, installmentId: string): Promise<PreChargeOutcome> {
+  const { rows } = await deps.db.query<{ purchase_id: string; attempts: number }>('SELECT purchase_id, attempts FROM installments WHERE account_id = $1 AND id = $2', [accountId, installmentId]);
+  const row = rows[0];
+  if (!row) return 'not_due';
+  const purchaseId = row.purchase_id;
+  const state = await loadPayState(deps.db, accountId, purchaseId);
+  const purchase = await findPurchase(deps.db, accountId, purchaseId);
+  const found = await installmentRef(deps, accountId, purchaseId, installmentId);
+  if (!state || !purchase || !found || state.state !== 'LEADER_PROCESSED' || found.state !== 'scheduled' || row.attempts > 0) return 'not_due';
+  if (dueAt(found.ref.dueDate).getTime() - deps.clock.now().getTime() < PRECHARGE_MIN_LEAD_MS) return 'too_late';
+  let sent = false;
+  await safely(deps, 'precharge', { accountId, purchaseId }, async () => {
+    const b = await base(deps, purchase, `precharge:${installmentId}`, paymentPageUrl(deps.publicUrl, purchaseId), purchase.client.firstName ?? undefined, true);
+    if (b && purchase.client.email) sent = await deps.messenger.sendNoticeEmail(purchase.client.email, { ...b, kind: 'precharge', installment: found.ref });
+  });
+  return sent ? 'sent' : 'not_sent';
+}

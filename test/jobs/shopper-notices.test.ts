@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { dueAt } from '../../src/domain/installment-rules.ts';
+import { planLines } from '../../src/payments/notice-queries.ts';
+import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
+import { findPayment, insertPaymentMethod } from '../../src/payments/payment-repository.ts';
+import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { sendPreChargeNotice } from '../../src/use-cases/shopper-notices.ts';
+import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
+import { card, CARDS, newShop, type Shop } from '../use-cases/support.ts';
+
+/**
+ * The e-mails a shopper receives over a purchase's life (docs/messaging.md), delivered to a real
+ * SMTP listener, at the right time on the sandbox clock (which these tests move: a database of
+ * their own). Scenarios: a 3x plan paid to the end, a 3x plan whose card is refused through
+ * dunning, a pot whose rest is refused at the deadline.
+ */
+
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
+let iso: IsolatedDatabase;
+let db: Database;
+let app: TestApp;
+let shop: Shop;
+beforeAll(async () => {
+  smtp = await smtpListener();
+  iso = await isolatedDatabase();
+  db = await iso.open();
+  // No background polling: jobs run when the clock moves, as the sandbox clock route runs them.
+  app = await startTestApp({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, jobPollIntervalMs: 0, logLevel: 'silent' }, { db, shareDatabase: true });
+  shop = await newShop(app);
+});
+afterAll(async () => {
+  await app?.close();
+  await iso?.dispose();
+  await smtp?.close();
+});
+
+const ret = () => 'http://127.0.0.1:3000/return';
+const deps = () => app.services.payments;
+const HOUR = 3_600_000;
+
+/** The decoded messages received for `to`, oldest first; each starts with its decoded subject line. */
+const mailsTo = (to: string) => smtp.received.filter((r) => r.to.includes(to)).map((r) => `Subject: ${subjectOfRaw(r.raw)}\n${decoded(r.raw)}`);
+const subjectOf = (mail: string) => /^Subject: (.*)$/m.exec(mail)?.[1] ?? '';
+
+/** The Subject header, unfolded, its RFC 2047 encoded words decoded. */
+function subjectOfRaw(raw: string): string {
+  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
+  const unfolded = header.replace(/\r?\n[ \t]/g, ' ').replace(/\?=\s+=\?/g, '?==?');
+  return unfolded.replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
+    enc.toUpperCase() === 'B'
+      ? Buffer.from(data, 'base64').toString('utf8')
+      : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
+  );
+}
+/** Spaces of every kind as plain spaces (French amounts use narrow no-break spaces). */
+const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+
+/** Moves the sandbox clock to `at` through the route, which runs what fell due before answering. */
+async function advanceTo(at: Date): Promise<void> {
+  const seconds = Math.ceil((at.getTime() - app.services.clock.now().getTime()) / 1000);
+  if (seconds <= 0) return;
+  const res = await app.server.inject({
+    method: 'POST',
+    url: '/api/sandbox/clock',
+    headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ advance_seconds: seconds }),
+  });
+  expect(res.statusCode).toBe(200);
+}
+
+async function planPurchase(email: string, language: string, number: string): Promise<{ id: string; lines: Awaited<ReturnType<typeof planLines>> }> {
+  const id = await shop.purchase({ merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000, language, client: { email, first_name: 'Alice' } });
+  expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(number), [], ret)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+  return { id, lines: await planLines(db, shop.accountId, id) };
+}
+
+describe("a 3x plan's e-mails", () => {
+  it('receipt with the schedule and credit figures at checkout, a pre-charge notice 3 days before each charge (once), a receipt after it', async () => {
+    const email = `plan-${randomUUID()}@example.com`;
+    const { id, lines } = await planPurchase(email, 'fr_FR', CARDS.ok);
+
+    // At checkout: the receipt, in French, with the schedule and the credit disclosure.
+    const [receipt, ...others] = mailsTo(email);
+    expect(others).toEqual([]);
+    expect(plain(subjectOf(receipt!))).toContain('confirmation de paiement');
+    const text = plain(receipt!);
+    for (const s of ['Débité : 104,50 €', 'Échéancier', "Aujourd'hui : 104,50 €", 'Montant financé : 200,00 €', 'Frais (coût total du crédit) : 4,50 €', 'Montant total dû : 304,50 €', 'TAEG fixe', 'se terminant par 4242']) {
+      expect(text).toContain(s);
+    }
+    expect(receipt).toContain('<caption'); // the HTML part's tables
+
+    // Three days before the second installment: the pre-charge notice, with the card's last 4.
+    const second = lines[1]!;
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() - 3 * 24 * HOUR - HOUR));
+    expect(mailsTo(email)).toHaveLength(1); // not yet
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() - 3 * 24 * HOUR + HOUR));
+    const notices = mailsTo(email).slice(1);
+    expect(notices).toHaveLength(1);
+    expect(plain(notices[0]!)).toContain('100,00 € seront débités sur votre carte Visa se terminant par 4242');
+    // Sent once, whatever runs it again: a job retry, two processes at once.
+    const again = await Promise.all([sendPreChargeNotice(deps(), shop.accountId, second.id), sendPreChargeNotice(deps(), shop.accountId, second.id)]);
+    expect(again).toEqual(['not_sent', 'not_sent']);
+    expect(mailsTo(email)).toHaveLength(2);
+
+    // The due date: the charge, then its receipt naming the next installment.
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() + HOUR));
+    const afterCharge = mailsTo(email).slice(2);
+    expect(afterCharge).toHaveLength(1);
+    expect(plain(subjectOf(afterCharge[0]!))).toContain('échéance 2 sur 3 réglée');
+    expect(plain(afterCharge[0]!)).toContain('Prochaine échéance : 100,00 €');
+
+    // The last installment: notice, charge, receipt "paid in full".
+    await advanceTo(new Date(dueAt(lines[2]!.dueDate).getTime() - 3 * 24 * HOUR + HOUR));
+    await advanceTo(new Date(dueAt(lines[2]!.dueDate).getTime() + HOUR));
+    const rest = mailsTo(email).slice(3);
+    expect(rest.map((m) => plain(subjectOf(m)))).toEqual([
+      expect.stringContaining('seront débités le'),
+      expect.stringContaining('échéance 3 sur 3 réglée'),
+    ]);
+    expect(plain(rest[1]!)).toContain('entièrement payé');
+    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbound_messages WHERE purchase_id = $1 AND message_key IS NOT NULL AND accepted", [id]);
+    expect(rows[0]!.n).toBe(5);
+  });
+
+  it('a refused installment: a notice after each refusal saying when the next try is, then that the purchase failed', async () => {
+    const email = `dunning-${randomUUID()}@example.com`;
+    const { lines } = await planPurchase(email, 'en_GB', CARDS.offSessionFails);
+    const second = lines[1]!;
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() + HOUR));
+    // The clock jumped past the pre-charge time and the due date at once: no notice so late, only the refusal.
+    const first = mailsTo(email).slice(1);
+    expect(first.map(subjectOf)).toEqual([expect.stringContaining('was refused')]);
+    const retryDay = new Date(dueAt(second.dueDate).getTime() + 24 * HOUR).toISOString().slice(0, 10);
+    expect(first[0]).toContain(`We will try again on ${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${retryDay}T00:00:00Z`))}`);
+    for (const days of [1, 3, 7]) await advanceTo(new Date(dueAt(second.dueDate, days).getTime() + HOUR));
+    const all = mailsTo(email).slice(1);
+    expect(all).toHaveLength(4);
+    expect(all[3]).toContain('That was the last attempt: the payment plan is stopped and the purchase has failed.');
+  });
+});
+
+describe("a pot's e-mails", () => {
+  it("the leader's receipt says what is charged and what is held; each pledger's receipt what is left; a refused rest at the deadline, what happens", async () => {
+    const leader = `pot-${randomUUID()}@example.com`;
+    const ann = `ann-${randomUUID()}@example.com`;
+    const bob = `bob-${randomUUID()}@example.com`;
+    const id = await shop.purchase({ amount: 10_000, language: 'en_GB', client: { email: leader, first_name: 'Lea' } });
+    const led = await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
+      { email: ann, amountCents: 2_500, name: 'Ann' },
+      { email: bob, amountCents: 2_500 },
+    ], ret);
+    expect(led).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+
+    const [receipt] = mailsTo(leader);
+    const { rows: money } = await db.query<{ status: string; amount_cents: number; captured_cents: number }>(
+      "SELECT status, amount_cents, captured_cents FROM payments WHERE purchase_id = $1 AND status IN ('authorized', 'captured')",
+      [id],
+    );
+    const charged = money.reduce((s, p) => s + p.captured_cents, 0);
+    const held = money.filter((p) => p.status === 'authorized').reduce((s, p) => s + p.amount_cents - p.captured_cents, 0);
+    expect(receipt).toContain(`Charged: €${(charged / 100).toFixed(2)}`);
+    expect(receipt).toContain(`Held, not charged: €${(held / 100).toFixed(2)}`);
+    expect(receipt).toContain('You invited 2 friends to chip in €50.00 in total before');
+    expect(mailsTo(ann)).toHaveLength(1); // the invitation
+
+    const pledges = await listPledges(db, shop.accountId, id);
+    expect(await payPledge(deps(), pledges[0]!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+    const annReceipt = mailsTo(ann)[1]!;
+    expect(subjectOf(annReceipt)).toContain('your share of €25.00');
+    expect(annReceipt).toContain('Hello Ann,');
+    expect(annReceipt).toContain('€25.00 is still to be collected');
+
+    // The hold vanishes and the saved card refuses off-session: the rest is refused at the deadline.
+    const psp = app.services.psps.get('sandbox');
+    const state = (await loadPayState(db, shop.accountId, id))!;
+    const guarantee = (await findPayment(db, shop.accountId, state.guaranteePaymentId!))!;
+    await psp.void({ idempotencyKey: `test:${id}:void`, transactionId: guarantee.psp_transaction_id! });
+    const attached = await psp.attachPaymentMethod({ idempotencyKey: `test:${id}:attach`, card: card(CARDS.offSessionFails) });
+    if (!attached.ok) throw new Error(attached.reason);
+    const methodId = await insertPaymentMethod(db, shop.accountId, id, { psp: 'sandbox', pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear }, new Date());
+    await setPaymentMethod(db, shop.accountId, id, methodId);
+    await advanceTo(new Date(state.potDeadlineAt!.getTime() + 60_000));
+
+    const last = mailsTo(leader).at(-1)!;
+    expect(subjectOf(last)).toContain('could not be completed');
+    expect(last).toContain('closed with €25.00 not covered by your friends, and we could not charge €25.00 to your Visa card ending 0341');
+    expect(last).toContain('The purchase has therefore failed');
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { formatPercent } from '../../src/i18n/format.ts';
+import { noticeEmail } from '../../src/messaging/notice-templates.ts';
+import { offerSummary } from '../../src/messaging/offer-summary.ts';
+import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
+import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
+
+const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+
+describe('the link says what the offer is', () => {
+  it('APR in the language: "20,00 %" in French, "20.00%" in English', () => {
+    expect(plain(formatPercent(20, 'fr'))).toBe('20,00 %');
+    expect(formatPercent(20, 'en')).toBe('20.00%');
+    expect(formatPercent(4.53, 'en')).toBe('4.53%');
+  });
+
+  it('a 3x link e-mail: the schedule and the credit figures, never "on your own or with friends"', () => {
+    const fr = purchaseLinkEmail(link('fr_FR', INSTALLMENTS_3X));
+    const text = plain(fr.text);
+    for (const s of ['payable en 3 fois', "Aujourd'hui : 104,50 €", '1er septembre 2026 : 100,00 €', 'Montant financé : 200,00 €', 'Frais (coût total du crédit) : 4,50 €', 'Montant total dû : 304,50 €', 'TAEG fixe : 20,00 %']) {
+      expect(text).toContain(s);
+    }
+    expect(text).not.toContain('plusieurs en suivant');
+    const en = purchaseLinkEmail(link('en_GB', INSTALLMENTS_3X));
+    expect(en.text).toContain('Fixed APR: 20.00%');
+    expect(en.text).not.toMatch(/with friends/);
+    expect(en.html).toContain('<th scope="row"');
+    expect(en.html).toContain('Shoe &lt;Shop&gt;');
+  });
+
+  it('a deferred link never says "Pay" when nothing is charged today', () => {
+    const en = purchaseLinkEmail(link('en_GB', DEFERRED_30));
+    expect(en.text).toContain('nothing is charged today');
+    expect(en.text).toContain('Authorise €300.00 (charged on 31 August 2026) at this link:');
+    expect(en.html).toContain('>Authorise €300.00</a>');
+    expect(en.text).not.toMatch(/\bPay\b/);
+    const fr = purchaseLinkEmail(link('fr_FR', DEFERRED_30));
+    expect(plain(fr.text)).toContain('Autorisez 300,00 € (débités le 31 août 2026)');
+    expect(fr.text).not.toMatch(/Payez|Payer/);
+  });
+
+  it('a pot link keeps its wording', () => {
+    expect(purchaseLinkEmail(link('en_GB', { type: 'SHARED' })).text).toContain('Pay for it on your own or with friends at this link:');
+  });
+
+  it('link SMS: 3x with what is charged today, fees and APR; deferred with its date; within one SMS with a typical URL', () => {
+    const en3 = purchaseLinkSms(link('en_GB', INSTALLMENTS_3X));
+    // With a typical page URL (75 characters) the SMS is the compact form.
+    expect(en3).toBe(`Shoe <Shop>: 3x €300.00, €104.50 today incl. €4.50 fees, APR 20.00%: ${link('en').url}`);
+    const fr3 = purchaseLinkSms(link('fr_FR', INSTALLMENTS_3X));
+    expect(fr3).toBe(`Shoe <Shop> : 300,00 € en 3x, 104,50 € ce jour dont 4,50 € de frais, TAEG 20,00 % : ${link('en').url}`);
+    const enD = purchaseLinkSms(link('en_GB', DEFERRED_30));
+    expect(enD).toBe(`Shoe <Shop>: authorise €300.00, charged on 31 August 2026 (nothing today): ${link('en').url}`);
+    const frD = purchaseLinkSms(link('fr_FR', { ...DEFERRED_30, dueDate: '2026-08-01' } as typeof DEFERRED_30));
+    expect(frD).toContain("autorisez 300,00 €, débités le 1er aout 2026 (rien aujourd'hui)"); // û is not in GSM-7
+    // A short URL leaves room for the title and the full sentence.
+    expect(purchaseLinkSms({ ...link('en_GB', INSTALLMENTS_3X), url: 'https://c.example/p/1' })).toBe(
+      'Shoe <Shop>: "Red sneakers" (€300.00) in 3 installments, €104.50 today incl. €4.50 fees, APR 20.00%. Pay here: https://c.example/p/1',
+    );
+    for (const sms of [en3, fr3, enD, frD]) {
+      expect(sms.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+      expect(sms.endsWith(link('en').url)).toBe(true);
+      expect(sms).not.toMatch(/[\u00a0\u202f«»]/);
+    }
+  });
+
+  it('the figures come from the schedule engine, as the checkout computes them', () => {
+    const offer = { type: 'INSTALLMENTS' as const, installments: 3, deferredDays: 0, feeRateBps: 150, fixedFeeCents: 0, minAmountCents: 5_000, maxAmountCents: 300_000, fundingCapCents: null, debitRateBps: 0, usuryCeilingBps: null };
+    const s = offerSummary(offer, 30_000, new Date('2026-08-01T10:00:00Z'));
+    expect(s).toMatchObject({ type: 'INSTALLMENTS', count: 3, credit: { financedCents: 20_000, feesCents: 450, totalDueCents: 30_450 } });
+    if (s.type !== 'INSTALLMENTS') throw new Error('unreachable');
+    expect(s.lines.map((l) => l.amountCents)).toEqual([10_450, 10_000, 10_000]);
+    expect(s.credit.taegPercent).toBeGreaterThan(0);
+  });
+});
+
+describe('receipts and notices', () => {
+  it('every notice has a subject, a text part and an escaped HTML part, in fr and en', () => {
+    for (const language of ['fr_FR', 'en_GB']) {
+      for (const n of notices(language)) {
+        const mail = noticeEmail(n);
+        expect(mail.lang).toBe(language.slice(0, 2));
+        expect(mail.subject.length).toBeGreaterThan(10);
+        expect(mail.text).toContain(n.url);
+        expect(mail.html).toContain(`<html lang="${mail.lang}">`);
+        expect(mail.html).not.toContain('<Shop>');
+        expect(mail.html).not.toContain('<Martin>');
+      }
+    }
+  });
+
+  it('the pot receipt says what is charged and what is held, not charged', () => {
+    const [pot] = notices('en_GB');
+    const mail = noticeEmail(pot!);
+    expect(mail.text).toContain('- Charged: €50.00');
+    expect(mail.text).toContain('- Held, not charged: €50.00');
+    expect(mail.text).toContain('- Card: Visa ending 4242');
+    expect(mail.text).toContain('You invited 2 friends to chip in €50.00 in total before 3 August 2026, 14:00.');
+    const fr = noticeEmail(notices('fr_FR')[0]!);
+    expect(plain(fr.text)).toContain('- Réservé, non débité : 50,00 €');
+  });
+
+  it('the failed-charge notice says what happens next', () => {
+    const all = notices('en_GB');
+    expect(noticeEmail(all[7]!).text).toContain('We will try again on 2 September 2026.');
+    expect(noticeEmail(all[8]!).text).toContain('That was the last attempt');
+    expect(noticeEmail(all[6]!).text).toContain('On 1 September 2026, €100.00 will be charged to your Visa card ending 4242 for installment 2 of 3');
+  });
+});

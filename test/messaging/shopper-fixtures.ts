@@ -1,0 +1,55 @@
+import type { OfferSummary, PurchaseLinkMessage, ShopperNotice } from '../../src/messaging/messenger.ts';
+
+/**
+ * One of every shopper message, for the template tests and the accessibility run on the HTML
+ * parts (test/browser/shopper-emails.test.ts). Hostile values check the escaping.
+ */
+
+export const INSTALLMENTS_3X: OfferSummary = {
+  type: 'INSTALLMENTS',
+  count: 3,
+  lines: [
+    { dueDate: '2026-08-01', amountCents: 10_450 },
+    { dueDate: '2026-09-01', amountCents: 10_000 },
+    { dueDate: '2026-10-01', amountCents: 10_000 },
+  ],
+  credit: { financedCents: 20_000, feesCents: 450, totalDueCents: 30_450, taegPercent: 20 },
+};
+
+export const DEFERRED_30: OfferSummary = {
+  type: 'DEFERRED',
+  dueDate: '2026-08-31',
+  credit: { financedCents: 30_000, feesCents: 0, totalDueCents: 30_000, taegPercent: 0 },
+};
+
+export function link(language: string, offer?: OfferSummary): PurchaseLinkMessage {
+  return {
+    accountId: '00000000-0000-4000-8000-000000000001',
+    purchaseId: '00000000-0000-4000-8000-000000000002',
+    language,
+    merchantName: 'Shoe <Shop>',
+    title: 'Red sneakers',
+    amountCents: 30_000,
+    currency: 'EUR',
+    url: 'https://pay.chipin.example/pay/pur_5f0c6b1e-8d1e-4f7a-9a57-3c1f1d2e4b6a',
+    firstName: 'Alice',
+    ...(offer ? { offer } : {}),
+  };
+}
+
+export function notices(language: string): ShopperNotice[] {
+  const base = { ...link(language), key: 'k', name: 'Alice', card: { brand: 'visa', last4: '4242' } };
+  const inst = { index: 1, count: 3, dueDate: '2026-09-01', amountCents: 10_000 };
+  return [
+    { ...base, kind: 'leader_receipt', chargedCents: 5_000, heldCents: 5_000, offer: { type: 'SHARED' }, pot: { deadline: new Date('2026-08-03T12:00:00Z'), invited: 2, pledgedCents: 5_000 } },
+    { ...base, kind: 'leader_receipt', chargedCents: 30_000, heldCents: 0, offer: { type: 'SHARED' } },
+    { ...base, kind: 'leader_receipt', chargedCents: 10_450, heldCents: 0, offer: INSTALLMENTS_3X },
+    { ...base, kind: 'leader_receipt', chargedCents: 0, heldCents: 30_000, offer: DEFERRED_30 },
+    { ...base, card: undefined, name: 'Bob', kind: 'pledge_receipt', chargedCents: 2_500, inviterName: 'Alice <Martin>', leftCents: 2_500, deadline: new Date('2026-08-03T12:00:00Z') },
+    { ...base, kind: 'installment_receipt', installment: inst, next: { dueDate: '2026-10-01', amountCents: 10_000 } },
+    { ...base, kind: 'precharge', installment: inst },
+    { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02' },
+    { ...base, kind: 'charge_failed', installment: inst },
+    { ...base, kind: 'rest_failed', restCents: 2_500 },
+  ];
+}
