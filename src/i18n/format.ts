@@ -77,3 +77,11 @@ export function formatDateTime(date: Date, lang: Lang): string {
 export function formatDate(isoDate: string, lang: Lang): string {
   return day(lang, new Date(`${isoDate}T00:00:00Z`), 'UTC');
 }
+
+/**
+ * A rate given in percent (an APR, `20` for 20 %) with two decimals, in the language's
+ * typography: `20.00%` (en), `20,00 %` (fr, with a narrow no-break space).
+ */
+export function formatPercent(percent: number, lang: Lang): string {
+  return new Intl.NumberFormat(LOCALE[lang], { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(percent / 100);
+}
