@@ -51,7 +51,7 @@ const STYLE = raw(`
   .credit{border:2px solid #0b5cad;border-radius:10px;padding:.75rem 1rem;margin:1rem 0}.credit h3{margin:0 0 .4rem;font-size:1.05rem}
   .credit dl{margin:0}.credit dl>div{display:flex;justify-content:space-between;gap:1rem;padding:.15rem 0}.credit dt{margin:0}.credit dd{margin:0;font-weight:700;font-size:1.25rem}
   .money-summary{font-weight:600;margin:.5rem 0}
-  th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}
+  th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}th.num,td.num{padding-left:.75rem}
   nav.lang{text-align:right;margin:0 0 .5rem}
   button:disabled{background:#e4e7ec;color:#5b6475;cursor:not-allowed}
   button,.button{display:block;width:100%;box-sizing:border-box;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:10px;background:#0b5cad;color:#fff;cursor:pointer;text-align:center;text-decoration:none}

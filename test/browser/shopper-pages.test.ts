@@ -292,6 +292,16 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
+  it('expectAccessible fails on a serious violation (the helper is not a no-op)', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="data:,"><input></main></html>');
+      await expect(expectAccessible(page)).rejects.toThrow(/image-alt|label/);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('axe-core: every shopper page state in fr and en, at phone and desktop widths, has no serious or critical violation', async () => {
     for (const lang of ['en', 'fr'] as const) {
       // Leader: the form (SHARED, installments, deferred), the status after paying with a friend invited.

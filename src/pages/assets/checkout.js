@@ -49,13 +49,15 @@
   function setText(el, text) {
     if (el && el.textContent !== text) el.textContent = text;
   }
-  function update() {
+  // `strict` (on submit): a friend with an address but no share is a mistake too; while the
+  // shopper is still filling the row, it is not yet one.
+  function update(strict) {
     var total = 0;
     var bad = false;
     friendRows().forEach(function (row) {
       var input = row.querySelector('[name=pledger_amount]');
       var cents = toCents(input.value);
-      var rowBad = (filled(row) && (cents === null || !(cents > 0))) || (cents !== null && (isNaN(cents) || cents <= 0));
+      var rowBad = (strict === true && filled(row) && cents === null) || (cents !== null && (isNaN(cents) || cents <= 0));
       if (rowBad) input.setAttribute('aria-invalid', 'true');
       else input.removeAttribute('aria-invalid');
       if (rowBad) bad = true;
@@ -99,7 +101,7 @@
     renumber(copy, i);
     rows.appendChild(copy);
     copy.querySelector('input').focus();
-    update();
+    update(false);
   }
   function split() {
     var friends = friendRows().filter(filled);
@@ -108,21 +110,24 @@
     friendRows().forEach(function (row) {
       row.querySelector('[name=pledger_amount]').value = friends.indexOf(row) >= 0 && each > 0 ? plain.format(each / scale) : '';
     });
-    update();
+    update(false);
   }
-  addButton.hidden = false;
-  splitButton.hidden = false;
   addButton.addEventListener('click', addRow);
   splitButton.addEventListener('click', split);
   // Checked when a field is left with a new value, not while typing.
-  fs.addEventListener('change', update);
+  fs.addEventListener('change', function () {
+    update(false);
+  });
   form.addEventListener('submit', function (event) {
-    if (!update()) {
+    if (!update(true)) {
       event.preventDefault();
       error.focus();
     }
   });
   error.tabIndex = -1;
-  // The first check is silent: it only sets the button and the summary from what is on the page.
-  update();
+  // The first check only sets the button and the summary from what is on the page.
+  update(false);
+  // Shown last: the script's buttons appear once everything it does is in place.
+  addButton.hidden = false;
+  splitButton.hidden = false;
 })();
