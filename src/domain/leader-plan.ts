@@ -23,7 +23,10 @@ export interface PlannedInstallment {
 /** What the leader is charged at checkout, by payment solution (DESIGN §3, docs/hosted-payment.md). */
 export interface LeaderPlan {
   purpose: LeaderPurpose;
-  /** Authorised on the leader's card at checkout (captured at once when `capture` is automatic). */
+  /**
+   * Authorised on the leader's card at checkout, on session (captured at once when `capture` is
+   * automatic). SHARED with friends: the hold of the friends' part only (amount − leader's share).
+   */
   authorizeCents: number;
   capture: 'automatic' | 'manual';
   /** The part of the amount the leader owes; the pledgers owe the rest. */
@@ -36,8 +39,9 @@ export type PlanProblem = ShareProblem | { code: 'schedule'; message: string };
 
 /**
  * The leader's plan for a purchase of `amountCents` created on `createdAt`, pledgers' shares
- * given. SHARED alone: everything captured. SHARED with friends: a guarantee of the whole amount
- * held (one 3-D Secure challenge) and the leader's share charged separately. INSTALLMENTS: the
+ * given. SHARED alone: everything captured. SHARED with friends: a guarantee holding only what
+ * the friends owe (amount − leader's share; the one 3-D Secure challenge) and the leader's share
+ * charged separately, so the card never ties up more than the amount (DESIGN §3). INSTALLMENTS: the
  * first line with all the fees captured. DEFERRED: its single line authorised, captured later.
  */
 export function planLeaderPayment(offer: OfferRules, amountCents: number, pledgerShares: readonly number[], createdAt: Date): LeaderPlan | { problem: PlanProblem } {
@@ -47,7 +51,7 @@ export function planLeaderPayment(offer: OfferRules, amountCents: number, pledge
     }
     const share = leaderShare(amountCents, pledgerShares);
     if (!share.ok) return { problem: share.problem };
-    return { purpose: 'guarantee', authorizeCents: amountCents, capture: 'manual', leaderShareCents: share.leader };
+    return { purpose: 'guarantee', authorizeCents: amountCents - share.leader, capture: 'manual', leaderShareCents: share.leader };
   }
   let lines: PlannedInstallment[];
   try {

@@ -62,3 +62,12 @@ export function parseDecimalAmount(text: string, currency: string): number | und
   if (fraction.length > exponent) return undefined;
   return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
 }
+
+/**
+ * An amount typed on a hosted page, in the page's locale: what {@link parseDecimalAmount} takes,
+ * with the currency's sign or code around it ("30 €", "€30", "30,00 EUR") allowed.
+ */
+export function parseTypedAmount(text: string, currency: string): number | undefined {
+  const bare = text.replace(new RegExp(`${currency}|[€$£¥]`, 'gi'), '');
+  return /\d/.test(bare) ? parseDecimalAmount(bare, currency) : undefined;
+}

@@ -1,25 +1,39 @@
 import { html, type SafeHtml } from '../html/html.ts';
+import { fieldError, invalidAttrs, type FormErrors } from './errors.ts';
 import type { Texts } from './texts.ts';
 
-/** The card fields, each with a visible label, autocomplete hints and error wiring. */
-export function cardFields(t: Texts, values: { holder?: string } = {}): SafeHtml {
+/**
+ * The card fields, each with a visible label, autocomplete hints and error wiring: a field the
+ * server found wrong is `aria-invalid` and described by its own message. The cardholder's name
+ * is kept after an error; the card's own fields never are.
+ */
+export function cardFields(t: Texts, values: { holder?: string } = {}, errors?: FormErrors): SafeHtml {
   return html`
 <fieldset>
   <legend>${t.cardTitle}</legend>
   <label for="holder_name">${t.cardholder}</label>
-  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}">
+  ${fieldError(errors, 'holder_name')}
+  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}"${invalidAttrs(errors, 'holder_name')}>
   <label for="card_number">${t.cardNumber}</label>
-  <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234">
+  ${fieldError(errors, 'card_number')}
+  <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234"${invalidAttrs(errors, 'card_number')}>
   <div class="row">
     <div><label for="card_expiry">${t.expiry}</label>
-      <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}" aria-describedby="card_expiry_hint">
+      ${fieldError(errors, 'card_expiry')}
+      <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}"${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}>
       <small id="card_expiry_hint" class="muted">${t.expiryHint}</small></div>
     <div><label for="card_cvc">${t.cvc}</label>
-      <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" aria-describedby="card_cvc_hint">
+      ${fieldError(errors, 'card_cvc')}
+      <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"${invalidAttrs(errors, 'card_cvc', 'card_cvc_hint')}>
       <small id="card_cvc_hint" class="muted">${t.cvcHint}</small></div>
   </div>
 </fieldset>`;
 }
+
+/** The card field a PSP refusal is about, when it is about one field. */
+export const DECLINE_FIELD: Readonly<Record<string, string>> = { incorrect_cvc: 'card_cvc', expired_card: 'card_expiry', invalid_card: 'card_number' };
+
+export type CardField = 'holder_name' | 'card_number' | 'card_expiry' | 'card_cvc';
 
 /** A card as typed on a page: what a PSP connector's `CardInput` takes. */
 export interface TypedCard {
@@ -37,14 +51,29 @@ function field(form: Record<string, unknown>, name: string): string {
 
 /** The card as typed, or undefined when a field is missing or malformed (the PSP judges the rest). */
 export function readCard(form: Record<string, unknown>, now: Date): TypedCard | undefined {
+  const checked = checkCard(form, now);
+  return checked.ok ? checked.card : undefined;
+}
+
+/** The card as typed, or which fields are missing or malformed (in the form's order). */
+export function checkCard(form: Record<string, unknown>, now: Date): { ok: true; card: TypedCard } | { ok: false; fields: CardField[] } {
   const number = field(form, 'card_number').replace(/[\s-]/g, '');
   const cvc = field(form, 'card_cvc');
   const holderName = field(form, 'holder_name');
   const m = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(field(form, 'card_expiry'));
-  if (!/^\d{12,19}$/.test(number) || !/^\d{3,4}$/.test(cvc) || !holderName || !m) return undefined;
-  const expMonth = Number(m[1]);
-  const year = Number(m[2]);
+  const bad: CardField[] = [];
+  if (!holderName) bad.push('holder_name');
+  if (!/^\d{12,19}$/.test(number)) bad.push('card_number');
+  const expMonth = m ? Number(m[1]) : 0;
+  const year = m ? Number(m[2]) : 0;
   const expYear = year < 100 ? 2000 + year : year;
-  if (expMonth < 1 || expMonth > 12 || expYear > now.getUTCFullYear() + 30) return undefined;
-  return { number, expMonth, expYear, cvc, holderName: holderName.slice(0, 100) };
+  if (!m || expMonth < 1 || expMonth > 12 || expYear > now.getUTCFullYear() + 30) bad.push('card_expiry');
+  if (!/^\d{3,4}$/.test(cvc)) bad.push('card_cvc');
+  if (bad.length) return { ok: false, fields: bad };
+  return { ok: true, card: { number, expMonth, expYear, cvc, holderName: holderName.slice(0, 100) } };
+}
+
+/** The typed cardholder's name, kept when the page is shown again. */
+export function typedHolder(form: Record<string, unknown>): string {
+  return field(form, 'holder_name').slice(0, 100);
 }

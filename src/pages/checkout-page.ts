@@ -1,15 +1,16 @@
 import type { Offer } from '../accounts/offers.ts';
-import { decimalAmount } from '../domain/money.ts';
+import { decimalAmount, parseTypedAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
 import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
 import { html, type SafeHtml } from '../html/html.ts';
-import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
-import type { Lang } from '../i18n/lang.ts';
+import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
-import { frameScript, layout, type FrameData } from './html.ts';
+import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
+import { frameScript, langSwitcher, layout, type FrameData } from './html.ts';
 import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
@@ -23,9 +24,10 @@ export interface CheckoutView {
   potDeadline?: Date;
   /** Friends typed so far, kept when the page is shown again with an error. */
   friends?: { name: string; email: string; phone: string; share: string }[];
-  error?: string;
-  /** Fields the error is about, marked aria-invalid. */
-  invalid?: string[];
+  /** After a refused or invalid submit: the message, and each wrong field's own message (by field id). */
+  errors?: FormErrors;
+  /** The cardholder's name typed, kept when the page is shown again. */
+  holder?: string;
   pledges?: Pledge[];
   /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
   csrfFrameToken?: string;
@@ -37,6 +39,8 @@ export interface CheckoutView {
   backUrl?: string;
   /** The result or error posted to an embedding page (assets/result.js). */
   frame?: FrameData;
+  /** The page's path and query without `lang`, for the language switcher. */
+  switchBase?: string;
 }
 
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
@@ -63,39 +67,82 @@ function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
   if (offer.type === 'SHARED') return html`<p>${t.sharedExplain(formatDateTime(v.potDeadline!, lang))}</p>`;
   const s = v.schedule;
   if (!s) return '';
-  if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>`;
+  if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>${creditDisclosure(v, s, t)}`;
   const rows = s.INSTALLMENT.map(
     (l) =>
       html`<tr><td>${formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
   );
   return html`<p>${t.installmentsExplain(s.INSTALLMENT.length)}</p>
-<table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amount}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>
-<p class="muted">${t.taeg(s.taeg.toFixed(2))}</p>`;
+${creditDisclosure(v, s, t)}
+<table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function friendRow(t: Texts, i: number, f: { name: string; email: string; phone: string; share: string } | undefined, invalid: Set<string>): SafeHtml {
-  const inv = (name: string) => (invalid.has(`${name}_${i}`) ? html` aria-invalid="true"` : '');
-  return html`<div class="friend" data-friend>
-  <div class="row"><div><label for="pledger_name_${i}">${t.friendName}</label><input id="pledger_name_${i}" name="pledger_name" maxlength="100" autocomplete="off" value="${f?.name ?? ''}"></div>
-  <div><label for="pledger_amount_${i}">${t.friendShare}</label><input id="pledger_amount_${i}" name="pledger_amount" inputmode="decimal" maxlength="16" value="${f?.share ?? ''}"${inv('pledger_amount')}></div></div>
-  <div class="row"><div><label for="pledger_email_${i}">${t.friendEmail}</label><input id="pledger_email_${i}" name="pledger_email" type="email" maxlength="254" autocomplete="off" value="${f?.email ?? ''}"${inv('pledger_email')}></div>
-  <div><label for="pledger_phone_${i}">${t.friendPhone}</label><input id="pledger_phone_${i}" name="pledger_phone" type="tel" maxlength="20" autocomplete="off" value="${f?.phone ?? ''}"${inv('pledger_email')}></div></div>
-</div>`;
+/**
+ * The credit's figures (consumer credit: a paid 3x/4x, a deferred payment), above the card form
+ * and as prominent as the total: amount financed (what is not paid at checkout), fees (the total
+ * cost of credit), total amount due, and the fixed APR (TAEG) of the schedule simulation.
+ */
+export function creditFigures(v: { purchase: { amountCents: number }; offer: { type: string } }, s: Schedule): { financed: number; fees: number; total: number; taeg: number } {
+  const fees = s.INSTALLMENT.reduce((sum, l) => sum + l.fees, 0);
+  const financed = v.offer.type === 'DEFERRED' ? v.purchase.amountCents : v.purchase.amountCents - s.INSTALLMENT[0]!.amount_cents;
+  return { financed, fees, total: v.purchase.amountCents + fees, taeg: s.taeg };
+}
+
+function creditDisclosure(v: CheckoutView, s: Schedule, t: Texts): SafeHtml {
+  const { lang, purchase: p } = v;
+  const f = creditFigures(v, s);
+  const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
+  return html`<section class="credit" aria-labelledby="credit-title"><h3 id="credit-title">${t.creditTitle}</h3><dl>
+  ${item(t.amountFinanced, formatMoney(f.financed, p.currency, lang), 'credit-financed')}
+  ${item(t.creditCost, formatMoney(f.fees, p.currency, lang), 'credit-fees')}
+  ${item(t.totalDue, formatMoney(f.total, p.currency, lang), 'credit-total')}
+  ${item(t.fixedApr, formatPercent(f.taeg, lang), 'credit-taeg')}
+</dl></section>`;
+}
+
+/** Typed friend rows' amounts in the page's locale ("30,00", "30 €"); invalid ones count as nothing. */
+function typedShares(v: CheckoutView): number {
+  return (v.friends ?? []).reduce((sum, f) => sum + (parseTypedAmount(f.share, v.purchase.currency) ?? 0), 0);
+}
+
+function friendRow(t: Texts, i: number, f: { name: string; email: string; phone: string; share: string } | undefined, e: FormErrors | undefined): SafeHtml {
+  const input = (name: string, label: string, attrs: SafeHtml, value: string) => html`<div><label for="${name}_${i}">${label}</label>${fieldError(e, `${name}_${i}`)}<input id="${name}_${i}" name="${name}" ${attrs} value="${value}"${invalidAttrs(e, `${name}_${i}`)}></div>`;
+  return html`<fieldset class="friend" data-friend>
+  <legend>${t.friendLegend(i + 1)}</legend>
+  <div class="row">${input('pledger_name', t.friendName, html`maxlength="100" autocomplete="off"`, f?.name ?? '')}
+  ${input('pledger_amount', t.friendShare, html`inputmode="decimal" maxlength="16" autocomplete="off"`, f?.share ?? '')}</div>
+  <div class="row">${input('pledger_email', t.friendEmail, html`type="email" maxlength="254" autocomplete="off"`, f?.email ?? '')}
+  ${input('pledger_phone', t.friendPhone, html`type="tel" maxlength="20" autocomplete="off"`, f?.phone ?? '')}</div>
+</fieldset>`;
 }
 
 function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
-  const invalid = new Set(v.invalid ?? []);
   const friends = v.friends?.length ? v.friends : [undefined, undefined];
   const p = v.purchase;
-  return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}">
+  const mine = Math.max(p.amountCents - typedShares(v), 0);
+  return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}" data-legend="${t.friendLegend(0)}">
   <legend>${t.friends}</legend>
   <p class="muted">${t.friendsHint}</p>
-  <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, invalid))}</div>
+  <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, v.errors))}</div>
   <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
   <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>
-  <p>${t.yourShare}: <strong id="leader-share" aria-live="polite">${formatMoney(p.amountCents, p.currency, v.lang)}</strong></p>
+  <p>${t.yourShare}${t.colon} <strong id="leader-share" aria-live="polite">${formatMoney(mine, p.currency, v.lang)}</strong></p>
   <p id="shares-error" class="alert" role="alert" hidden></p>
 </fieldset>`;
+}
+
+/**
+ * The money next to the button (SHARED): what is charged now and what is only held, until when.
+ * The script keeps it in step with the shares; without it, it tells what the server last saw.
+ */
+function moneySummary(v: CheckoutView, t: Texts): SafeHtml | '' {
+  if (v.offer.type !== 'SHARED') return '';
+  const p = v.purchase;
+  const held = Math.min(typedShares(v), p.amountCents);
+  const deadline = formatDateTime(v.potDeadline!, v.lang);
+  const charged = html`<span id="charged-now">${t.chargedNow(formatMoney(p.amountCents - held, p.currency, v.lang))}</span>`;
+  const hold = html`<span id="held-until"${held > 0 ? '' : html` hidden`}>${held > 0 ? html` · ${t.heldUntil(formatMoney(held, p.currency, v.lang), deadline)}` : ''}</span>`;
+  return html`<p class="money-summary" id="money-summary" data-charged="${t.chargedNow('{amount}')}" data-held="${t.heldUntil('{amount}', deadline)}">${charged}${hold}</p>`;
 }
 
 /** What the leader pays now: their share (SHARED), the first installment with fees, or nothing (DEFERRED authorises only). */
@@ -105,6 +152,11 @@ function payLabel(v: CheckoutView, t: Texts): string {
     const first = v.schedule.INSTALLMENT[0]!;
     return `${t.pay} ${formatMoney(first.amount_cents + first.fees, p.currency, v.lang)}`;
   }
+  if (v.offer.type === 'DEFERRED' && v.schedule) {
+    const only = v.schedule.INSTALLMENT[0]!;
+    return t.authorise(formatMoney(only.amount_cents + only.fees, p.currency, v.lang), formatDate(only.payment_date, v.lang));
+  }
+  if (v.offer.type === 'SHARED') return `${t.pay} ${formatMoney(Math.max(p.amountCents - typedShares(v), 0), p.currency, v.lang)}`;
   return `${t.pay} ${formatMoney(p.amountCents, p.currency, v.lang)}`;
 }
 
@@ -113,20 +165,22 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body = html`${frameScript(v.frame)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
-  <h2 id="pay-title" hidden>${t.pay}</h2>
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  <h2 id="pay-title">${t.payHeading}</h2>
   ${explain(v, t)}
-  ${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
+  ${errorSummary(t, v.errors)}
   <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
-    ${cardFields(t)}
+    ${cardFields(t, { holder: v.holder }, v.errors)}
+    ${moneySummary(v, t)}
     <button type="submit" id="pay-button">${payLabel(v, t)}</button>
   </form>
   ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
 </section>`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
+  const title = pageTitle(t, `${t.pageTitles.pay} · ${p.title} · ${p.merchantName}`, v.errors);
+  return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
 }
 
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
@@ -141,23 +195,24 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
     : state === 'LEADER_PROCESSED' ? (v.offer.type === 'SHARED' ? t.doneShared : t.states.LEADER_PROCESSED) : state === 'SUCCESSFUL' ? t.doneSuccessful : state === 'FAILED' ? t.doneFailed : t.states[state];
   const pledges = (v.pledges ?? []).filter((x) => x.state !== 'draft');
   const pot = pledges.length
-    ? html`<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table>${pledges.map(
+    ? html`<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table><thead><tr><th scope="col">${t.potFriend}</th><th scope="col" class="num">${t.potShare}</th><th scope="col" class="num">${t.potStatus}</th></tr></thead><tbody>${pledges.map(
         (x) =>
           html`<tr><td><a href="${pledgeUrl(x.id)}">${x.name ?? x.email ?? x.phoneNumber ?? ''}</a></td><td class="num">${formatMoney(x.amountCents, p.currency, v.lang)}</td><td class="num">${
             x.state === 'paid' ? t.pledgePaid : x.state === 'closed' ? t.pledgeClosed : t.pledgeWaiting
           }</td></tr>`,
-      )}</table></section>`
+      )}</tbody></table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
-  const body = html`${frameScript(v.frame)}${basket(v, t)}
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}
 <section class="card">
   <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
   ${p.callbackUrl && !v.embed ? html`<a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a>` : ''}
 </section>${pot}`;
-  return layout(p.language.replace('_', '-'), `${p.title} · ${p.merchantName}`, body, v.frame ? '/assets/result.js' : undefined).toString();
+  const title = `${t.pageTitles[expired ? 'EXPIRED' : state] ?? t.states[state]} · ${p.title} · ${p.merchantName}`;
+  return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined).toString();
 }
 
 export function notFoundPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(lang, t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
+  return layout(LOCALE[lang], t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
 }

@@ -38,16 +38,38 @@ const STYLE = raw(`
   .state{display:inline-block;padding:.1rem .6rem;border-radius:999px;background:#eef1f6;font-size:.85rem}
   fieldset{border:0;padding:0;margin:0 0 1rem}legend{font-weight:600;font-size:1.1rem;margin-bottom:.5rem}
   label{display:block;font-weight:500;margin:.6rem 0 .2rem}
-  input{box-sizing:border-box;width:100%;font:inherit;padding:.65rem .75rem;border:1px solid #b9c0cc;border-radius:8px;background:#fff}
-  input:focus{outline:3px solid #9cc3ff;border-color:#0b5cad}
-  input[aria-invalid=true]{border-color:#b42318}
+  input{box-sizing:border-box;width:100%;font:inherit;padding:.65rem .75rem;border:1px solid #6b7385;border-radius:8px;background:#fff}
+  input:focus{border-color:#0b5cad}
+  :focus-visible,input:focus{outline:3px solid #0b5cad;outline-offset:2px}
+  input[aria-invalid=true]{border:2px solid #b42318}
+  .field-error{color:#b42318;font-weight:600;margin:.1rem 0 .2rem}
+  .error-summary h2{font-size:1.1rem;margin:0 0 .3rem}.error-summary ul{margin:.3rem 0 0;padding-left:1.2rem}.error-summary a{color:#b42318;font-weight:600}
+  .error-summary:focus{outline:3px solid #1d2433;outline-offset:2px}
   .row{display:flex;gap:.75rem}.row>div{flex:1}
+  @media (max-width:480px){.friend .row{flex-direction:column;gap:0}}
+  fieldset.friend{border:0;border-top:1px solid #e4e7ec;padding:.5rem 0 0;margin:.5rem 0 0}fieldset.friend legend{font-size:1rem;margin:0;padding:0}
+  .credit{border:2px solid #0b5cad;border-radius:10px;padding:.75rem 1rem;margin:1rem 0}.credit h3{margin:0 0 .4rem;font-size:1.05rem}
+  .credit dl{margin:0}.credit dl>div{display:flex;justify-content:space-between;gap:1rem;padding:.15rem 0}.credit dt{margin:0}.credit dd{margin:0;font-weight:700;font-size:1.25rem}
+  .money-summary{font-weight:600;margin:.5rem 0}
+  th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}th.num,td.num{padding-left:.75rem}
+  nav.lang{text-align:right;margin:0 0 .5rem}
+  button:disabled{background:#e4e7ec;color:#5b6475;cursor:not-allowed}
   button,.button{display:block;width:100%;box-sizing:border-box;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:10px;background:#0b5cad;color:#fff;cursor:pointer;text-align:center;text-decoration:none}
   button.secondary{background:#eef1f6;color:#1d2433;width:auto;display:inline-block;padding:.5rem .9rem;margin:.5rem .5rem 0 0}
   .alert{border-left:4px solid #b42318;background:#fef3f2;padding:.75rem;border-radius:6px;margin-bottom:1rem}
   .ok{border-left:4px solid #067647;background:#ecfdf3;padding:.75rem;border-radius:6px;margin-bottom:1rem}
-  .friend{border-top:1px solid #e4e7ec;padding-top:.5rem;margin-top:.5rem}
   a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`);
+
+/**
+ * The language switcher: a link to the same page in the other language (`?lang=`), marked with
+ * its own language. `base` is the page's path and query without `lang`; none, no switcher.
+ */
+export function langSwitcher(t: { language: string }, lang: 'en' | 'fr', base: string | undefined): SafeHtml | '' {
+  if (!base) return '';
+  const other = lang === 'fr' ? 'en' : 'fr';
+  const href = `${base}${base.includes('?') ? '&' : '?'}lang=${other}`;
+  return html`<nav class="lang" aria-label="${t.language}"><a href="${href}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>`;
+}
 
 /** A complete mobile-first page in `lang`. */
 export function layout(lang: string, title: string, body: SafeHtml, script?: string | string[]): SafeHtml {

@@ -1,10 +1,11 @@
 import { html } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
-import type { Lang } from '../i18n/lang.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
-import { layout } from './html.ts';
+import { errorSummary, pageTitle, type FormErrors } from './errors.ts';
+import { langSwitcher, layout } from './html.ts';
 import { TEXT } from './texts.ts';
 
 export interface PledgeView {
@@ -15,7 +16,12 @@ export interface PledgeView {
   csrfToken: string;
   /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
   csrfFrameToken?: string;
-  error?: string;
+  /** After a refused or invalid submit: the message, and each wrong field's own message. */
+  errors?: FormErrors;
+  /** The cardholder's name typed, kept when the page is shown again. */
+  holder?: string;
+  /** The page's path without `lang`, for the language switcher. */
+  switchBase?: string;
   /** Shown instead of the form once there is nothing to pay. */
   done?: 'paid' | 'closed' | 'full';
 }
@@ -37,25 +43,26 @@ export function pledgePage(v: PledgeView): string {
           : '';
   const form = v.done
     ? ''
-    : html`${v.error ? html`<div class="alert" role="alert" id="form-error">${v.error}</div>` : ''}
-  <form method="post" action="/pledge/${uid}" id="pledge-form" novalidate>
+    : html`${errorSummary(t, v.errors)}
+  <form method="post" action="/pledge/${uid}?lang=${v.lang}" id="pledge-form" novalidate>
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
-    ${cardFields(t, { holder: v.pledge.name ?? '' })}
+    ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
     <button type="submit">${`${t.pay} ${share}`}</button>
   </form>`;
-  const body = html`<section class="card">
+  const body = html`${langSwitcher(t, v.lang, v.switchBase)}<section class="card">
   <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
   <h1>${t.pledgeTitle(inviter)}</h1>
   <p>${t.pledgeFor(p.title, p.merchantName)}</p>
   <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
   ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang))}</p>` : ''}
 </section>
-<section class="card">${status}${form}</section>`;
-  return layout(p.language.replace('_', '-'), `${t.pledgeShare} · ${p.title}`, body).toString();
+<section class="card" aria-labelledby="pay-title"><h2 id="pay-title">${t.payHeading}</h2>${status}${form}</section>`;
+  const stateTitle = t.pageTitles[v.done === 'paid' ? 'pledgePaid' : v.done === 'full' ? 'pledgeFull' : v.done === 'closed' ? 'pledgeClosed' : 'pledge'];
+  return layout(LOCALE[v.lang], pageTitle(t, `${stateTitle} · ${p.title}`, v.errors), body).toString();
 }
 
 export function pledgeNotFoundPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(lang, t.pledgeNotFound, html`<section class="card"><h1>${t.pledgeNotFound}</h1></section>`).toString();
+  return layout(LOCALE[lang], t.pledgeNotFound, html`<section class="card"><h1>${t.pledgeNotFound}</h1></section>`).toString();
 }

@@ -257,8 +257,9 @@ async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, resul
 type Charged = { payment: PaymentRow; result: TransactionResult };
 
 /**
- * SHARED with pledgers: the guarantee holds the whole amount; the leader's own share is charged
- * now, off-session on the saved card. Refused, the guarantee is voided and the attempt counts as
+ * SHARED with pledgers: the guarantee holds the friends' part (amount − leader's share); the
+ * leader's own share is charged now, off-session on the saved card (so one 3-D Secure challenge,
+ * docs/hosted-payment.md). Refused, the guarantee is voided and the attempt counts as
  * a refusal.
  */
 async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, guarantee: TransactionResult): Promise<Charged | { outcome: LeaderOutcome }> {

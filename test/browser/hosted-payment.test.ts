@@ -85,9 +85,13 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     await page.goto(p.payment_url);
     await page.locator('#pledger_email_0').fill('ann@example.com');
     await page.locator('#pledger_amount_0').fill('90');
+    // Checked when the field is left, not on every keystroke.
+    await expect(page.locator('#shares-error').isHidden()).resolves.toBe(true);
+    await page.keyboard.press('Tab');
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/must leave you a share/);
     await expect(page.locator('#pay-button').isDisabled()).resolves.toBe(true);
     await page.locator('#pledger_amount_0').fill('40');
+    await page.keyboard.press('Tab');
     await expect(page.locator('#pay-button').isEnabled()).resolves.toBe(true);
     await expect(page.locator('#leader-share').textContent()).resolves.toBe('€50.00');
   });

@@ -26,7 +26,7 @@ describe('payAsLeader', () => {
     expect(await paymentsOf(app, id)).toEqual([{ purpose: 'leader_share', status: 'captured', amount_cents: 10_000, captured_cents: 10_000 }]);
   });
 
-  it('SHARED with pledgers: the guarantee is held, the leader\'s share captured, the pot opened and the friends invited', async () => {
+  it('SHARED with pledgers: the friends\' part is held, the leader\'s share captured, the pot opened and the friends invited', async () => {
     const id = await shop.purchase();
     const outcome = await pay(id, CARDS.ok, [
       { email: 'ann@example.com', amountCents: 3_000 },
@@ -36,10 +36,21 @@ describe('payAsLeader', () => {
     const rows = await paymentsOf(app, id);
     expect(rows).toEqual(
       expect.arrayContaining([
-        { purpose: 'guarantee', status: 'authorized', amount_cents: 10_000, captured_cents: 0 },
+        { purpose: 'guarantee', status: 'authorized', amount_cents: 5_000, captured_cents: 0 }, // 5,000 held + 5,000 charged: never more than the amount
         { purpose: 'leader_share', status: 'captured', amount_cents: 5_000, captured_cents: 5_000 },
       ]),
     );
+    // At the sandbox PSP: the hold is the on-session transaction (one 3-D Secure step), the share
+    // an off-session charge; together they tie up exactly the amount on the card, never more.
+    const atPsp = await app.services.db.query<{ purpose: string; off_session: boolean; capture_mode: string; status: string; amount_cents: number }>(
+      `SELECT p.purpose, t.off_session, t.capture_mode, t.status, t.amount_cents FROM payments p JOIN sandbox_psp_transactions t ON t.id = p.psp_transaction_id
+        WHERE p.purchase_id = $1 ORDER BY p.created_at`,
+      [id],
+    );
+    expect(atPsp.rows).toEqual([
+      { purpose: 'guarantee', off_session: false, capture_mode: 'manual', status: 'held', amount_cents: 5_000 },
+      { purpose: 'leader_share', off_session: true, capture_mode: 'automatic', status: 'settled', amount_cents: 5_000 },
+    ]);
     const state = await stateOf(id);
     expect(state).toMatchObject({ leaderShareCents: 5_000, attempts: 0 });
     expect(state.potDeadlineAt!.getTime() - app.services.clock.now().getTime()).toBeGreaterThan(47 * 3_600_000);

@@ -3,12 +3,13 @@ import { Type } from 'typebox';
 import { isEmailAddress } from '../../domain/email.ts';
 import type { Offer } from '../../accounts/offers.ts';
 import { parsePublicId } from '../../domain/ids.ts';
-import { parseDecimalAmount } from '../../domain/money.ts';
+import { parseTypedAmount } from '../../domain/money.ts';
 import { MAX_PLEDGERS } from '../../domain/pot.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import { computeSchedule, type Schedule } from '../../domain/schedule.ts';
-import { normalizePhone } from '../../messaging/outbound-messenger.ts';
-import { readCard } from '../../pages/card-form.ts';
+import { countryOfLanguage, normalizeTypedPhone } from '../../domain/phone.ts';
+import { checkCard, DECLINE_FIELD, typedHolder } from '../../pages/card-form.ts';
+import type { FormErrors } from '../../pages/errors.ts';
 import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../pages/checkout-page.ts';
 import { TEXT } from '../../pages/texts.ts';
 import { formatIsoDate } from '../../domain/apr.ts';
@@ -33,8 +34,13 @@ function list(form: Record<string, unknown>, name: string): string[] {
   return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map((x) => String(x).trim());
 }
 
-/** The friends typed in the form: rows left empty are skipped; any other row must be complete. */
-function readFriends(form: Record<string, unknown>, currency: string, t: (typeof TEXT)['en']): { rows: FriendRow[]; pledges?: NewPledge[]; error?: string; invalid: string[] } {
+/**
+ * The friends typed in the form: rows left empty are skipped; any other row must be complete.
+ * Amounts in the page's locale ("30,00", "30 €"); phone numbers international or national for
+ * the shop's country (the purchase language's region), stored in E.164. Each wrong field gets
+ * its own message.
+ */
+function readFriends(form: Record<string, unknown>, currency: string, country: string | undefined, t: (typeof TEXT)['en']): { rows: FriendRow[]; pledges?: NewPledge[]; errors?: FormErrors } {
   const names = list(form, 'pledger_name');
   const emails = list(form, 'pledger_email');
   const phones = list(form, 'pledger_phone');
@@ -42,24 +48,26 @@ function readFriends(form: Record<string, unknown>, currency: string, t: (typeof
   const n = Math.max(names.length, emails.length, phones.length, shares.length);
   const rows: FriendRow[] = [];
   const pledges: NewPledge[] = [];
-  const invalid: string[] = [];
-  let error: string | undefined;
+  const fields: Record<string, string> = {};
+  let message: string | undefined;
   for (let i = 0; i < n; i++) {
     const row = { name: names[i] ?? '', email: emails[i] ?? '', phone: phones[i] ?? '', share: shares[i] ?? '' };
     rows.push(row);
     if (!row.name && !row.email && !row.phone && !row.share) continue;
-    const phone = row.phone ? normalizePhone(row.phone) : undefined;
-    const amount = parseDecimalAmount(row.share, currency);
+    const phone = row.phone ? normalizeTypedPhone(row.phone, country) : undefined;
+    const amount = parseTypedAmount(row.share, currency);
     const emailOk = !row.email || isEmailAddress(row.email);
-    if ((!row.email && !row.phone) || !emailOk || (row.phone && !phone) || !amount) {
-      error ??= t.invalidFriend(i + 1);
-      invalid.push(`pledger_email_${i}`, `pledger_amount_${i}`);
+    const contactOk = (row.email || row.phone) && emailOk && (!row.phone || phone);
+    if (!contactOk || !amount) {
+      message ??= t.invalidFriend(i + 1);
+      if (!contactOk) fields[row.phone && !phone && emailOk ? `pledger_phone_${i}` : `pledger_email_${i}`] = t.friendContactError(i + 1);
+      if (!amount) fields[`pledger_amount_${i}`] = t.friendShareError(i + 1);
       continue;
     }
     pledges.push({ name: row.name.slice(0, 100) || undefined, email: row.email || undefined, phoneNumber: phone, amountCents: amount });
   }
-  if (pledges.length > MAX_PLEDGERS) error ??= t.tooManyFriends(MAX_PLEDGERS);
-  return error ? { rows, error, invalid } : { rows, pledges, invalid };
+  if (pledges.length > MAX_PLEDGERS) message ??= t.tooManyFriends(MAX_PLEDGERS);
+  return message ? { rows, errors: { message, fields } } : { rows, pledges };
 }
 
 /**
@@ -135,7 +143,8 @@ export function registerCheckout(app: App, services: Services): void {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
       // After a failure, the way back to the shop carries the signed error, as a success carries the result.
       const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
-      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl }, (pid) => pledgePageUrl(config.publicUrl, pid)));
+      const switchBase = `/pay/${uid}${embed ? '?embed=1' : ''}`;
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
     const token = csrf.tokenFor(request, reply, uid);
     return reply.code(status).send(
@@ -147,13 +156,14 @@ export function registerCheckout(app: App, services: Services): void {
         query: ctx.mode.query,
         frame,
         schedule: schedule(ctx.offer, ctx.purchase),
+        switchBase: `/pay/${uid}${embed ? '?embed=1' : ''}`,
         potDeadline: new Date(clock.now().getTime() + ctx.offer.potDeadlineHours * 3_600_000),
         ...extra,
       }),
     );
   }
 
-  async function outcome(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, result: LeaderOutcome, friends?: FriendRow[]) {
+  async function outcome(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, result: LeaderOutcome, kept: Partial<CheckoutView> = {}) {
     const t = TEXT[ctx.lang];
     switch (result.kind) {
       case 'processed': {
@@ -167,13 +177,19 @@ export function registerCheckout(app: App, services: Services): void {
       case 'not_payable':
         return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       case 'in_progress':
-        return show(request, reply, ctx, { error: t.inProgress, friends }, 409);
-      case 'invalid':
-        return show(request, reply, ctx, { error: result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares, friends }, 422);
+        return show(request, reply, ctx, { ...kept, errors: { message: t.inProgress } }, 409);
+      case 'invalid': {
+        const message = result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares;
+        return show(request, reply, ctx, { ...kept, errors: { message } }, 422);
+      }
       case 'declined': {
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
-        const message = `${t.errors[result.reason] ?? t.errors.processing_error} ${fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : ''}`.trim();
-        return show(request, reply, fresh, { error: message, friends }, 402, result.reason);
+        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
+        // A refusal about one field (expired card, wrong CVC, bad number) is that field's message too.
+        const field = DECLINE_FIELD[result.reason];
+        const errors: FormErrors = { message: `${reason} ${left}`.trim(), fields: field ? { [field]: reason } : {} };
+        return show(request, reply, fresh, { ...kept, errors }, 402, result.reason);
       }
     }
   }
@@ -192,15 +208,23 @@ export function registerCheckout(app: App, services: Services): void {
     if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
-    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { error: t.expiredForm }, 403);
-    const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, t) : { rows: [], pledges: [], invalid: [] };
-    if (!friends.pledges) return show(request, reply, ctx, { error: friends.error, friends: friends.rows, invalid: friends.invalid }, 422);
-    const card = readCard(form, clock.now());
-    if (!card) return show(request, reply, ctx, { error: t.invalidCard, friends: friends.rows, invalid: ['card_number'] }, 422);
-    // The 3-D Secure return keeps the page's mode (embed, lang).
-    const returnUrl = (paymentId: string) => leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId) + ctx.mode.query.replace('?', '&');
-    const result = await payAsLeader(payments, ctx.purchase, card, friends.pledges, returnUrl);
-    return outcome(request, reply, ctx, result, friends.rows);
+    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
+    const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, countryOfLanguage(ctx.purchase.language), t) : { rows: [], pledges: [] };
+    // What the shopper typed is kept when the page comes back with an error (never the card's own fields).
+    const kept = { friends: friends.rows, holder: typedHolder(form) };
+    const checked = checkCard(form, clock.now());
+    if (!friends.pledges || !checked.ok) {
+      const cardFields: Record<string, string> = checked.ok ? {} : Object.fromEntries(checked.fields.map((f) => [f, t.fieldErrors[f] ?? t.invalidCard]));
+      const errors: FormErrors = { message: friends.errors?.message ?? t.invalidCard, fields: { ...(friends.errors?.fields ?? {}), ...cardFields } };
+      return show(request, reply, ctx, { ...kept, errors }, 422);
+    }
+    // The 3-D Secure return keeps the page's mode (embed) and its language: the sandbox's
+    // challenge page speaks it too.
+    const back = new URLSearchParams(ctx.mode.query);
+    back.set('lang', ctx.lang);
+    const returnUrl = (paymentId: string) => `${leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId)}&${back.toString()}`;
+    const result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl);
+    return outcome(request, reply, ctx, result, kept);
   });
 
   app.get(

@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { CHALLENGE_CSP } from '../../pages/html.ts';
-import { challengeMessagePage, challengePage, returnLink } from '../../psp/sandbox/challenge-page.ts';
+import { challengeLang, challengeMessagePage, challengePage, returnLink } from '../../psp/sandbox/challenge-page.ts';
+import { langFromAcceptLanguage } from '../../i18n/lang.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 
@@ -30,7 +31,7 @@ export function registerSandboxPsp(app: App, { psps }: Services): void {
   app.get('/sandbox-psp/challenge/:transaction_id', { schema: { hide: true, params: Params } }, async (request, reply) => {
     const view = await sandbox.challengeView(request.params.transaction_id);
     if (!view) return html(reply, 404, challengeMessagePage(...NOT_FOUND));
-    return html(reply, 200, challengePage(view));
+    return html(reply, 200, challengePage(view, challengeLang(view.returnUrl, langFromAcceptLanguage(request.headers['accept-language']))));
   });
 
   app.post('/sandbox-psp/challenge/:transaction_id', { schema: { hide: true, params: Params } }, async (request, reply) => {

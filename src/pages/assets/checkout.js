@@ -1,7 +1,13 @@
-// Live help for the leader's form: shares add up, the leader's share and the Pay button follow,
-// mistakes are announced. The server checks everything again; without this script the form works.
+// Live help for the leader's form: shares add up, the leader's share, the money summary and the
+// Pay button follow, mistakes are announced. Checked when a field is left (change) or on submit,
+// never on every keystroke, and only real changes are announced. The server checks everything
+// again; without this script the form works.
 (function () {
   'use strict';
+  // After a refused or invalid submit the error summary takes the focus (autofocus does it
+  // without JavaScript; this covers browsers that skip autofocus on a non-field).
+  var summary = document.getElementById('error-summary');
+  if (summary && document.activeElement !== summary) summary.focus();
   var form = document.getElementById('checkout');
   var fs = document.getElementById('friends');
   if (!form || !fs) return;
@@ -15,23 +21,23 @@
   var button = document.getElementById('pay-button');
   var addButton = document.getElementById('add-friend');
   var splitButton = document.getElementById('split-evenly');
+  var moneySummary = document.getElementById('money-summary');
+  var chargedNow = document.getElementById('charged-now');
+  var heldUntil = document.getElementById('held-until');
   var lang = document.documentElement.lang || 'en-GB';
   var fmt = new Intl.NumberFormat(lang, { style: 'currency', currency: currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  // What split-evenly writes: the page's locale ("30,00" in French), no grouping, no sign.
+  var plain = new Intl.NumberFormat(lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals, useGrouping: false });
   var scale = Math.pow(10, decimals);
+  var currencySigns = new RegExp(currency + '|[€$£¥]', 'gi');
 
+  // "30,00", "30 €", "€30", "30.5": the amounts a person types, as the server reads them.
   function toCents(text) {
-    var t = String(text).trim().replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
+    var t = String(text).replace(currencySigns, '').trim().replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
     if (t === '') return null;
     var m = /^(\d{1,13})(?:\.(\d*))?$/.exec(t);
     if (!m || (m[2] || '').length > decimals) return NaN;
     return Number(m[1]) * scale + Number(((m[2] || '') + '000000').slice(0, decimals) || '0');
-  }
-  function toText(cents) {
-    var whole = Math.floor(cents / scale);
-    if (decimals === 0) return String(whole);
-    var frac = String(cents % scale);
-    while (frac.length < decimals) frac = '0' + frac;
-    return whole + '.' + frac;
   }
   function friendRows() {
     return Array.prototype.slice.call(rows.querySelectorAll('[data-friend]'));
@@ -39,55 +45,89 @@
   function filled(row) {
     return row.querySelector('[name=pledger_email]').value.trim() !== '' || row.querySelector('[name=pledger_phone]').value.trim() !== '';
   }
-  function update() {
+  // Writes only when the text differs, so a live region speaks only of real changes.
+  function setText(el, text) {
+    if (el && el.textContent !== text) el.textContent = text;
+  }
+  // `strict` (on submit): a friend with an address but no share is a mistake too; while the
+  // shopper is still filling the row, it is not yet one.
+  function update(strict) {
     var total = 0;
     var bad = false;
     friendRows().forEach(function (row) {
       var input = row.querySelector('[name=pledger_amount]');
       var cents = toCents(input.value);
-      var rowBad = (filled(row) && (cents === null || !(cents > 0))) || (cents !== null && (isNaN(cents) || cents <= 0));
-      input.setAttribute('aria-invalid', rowBad ? 'true' : 'false');
+      var rowBad = (strict === true && filled(row) && cents === null) || (cents !== null && (isNaN(cents) || cents <= 0));
+      if (rowBad) input.setAttribute('aria-invalid', 'true');
+      else input.removeAttribute('aria-invalid');
       if (rowBad) bad = true;
       else if (cents) total += cents;
     });
     var mine = amount - total;
     if (mine <= 0) bad = true;
-    leaderShare.textContent = fmt.format(Math.max(mine, 0) / scale);
-    button.textContent = form.dataset.payLabel + ' ' + fmt.format(Math.max(mine, 0) / scale);
-    error.hidden = !bad;
-    error.textContent = bad ? fs.dataset.errShares : '';
+    setText(leaderShare, fmt.format(Math.max(mine, 0) / scale));
+    setText(button, form.dataset.payLabel + ' ' + fmt.format(Math.max(mine, 0) / scale));
+    if (moneySummary) {
+      var held = Math.min(Math.max(total, 0), amount);
+      setText(chargedNow, moneySummary.dataset.charged.replace('{amount}', fmt.format(Math.max(mine, 0) / scale)));
+      heldUntil.hidden = held <= 0;
+      setText(heldUntil, held > 0 ? ' · ' + moneySummary.dataset.held.replace('{amount}', fmt.format(held / scale)) : '');
+    }
+    if (error.hidden !== !bad) error.hidden = !bad;
+    setText(error, bad ? fs.dataset.errShares : '');
     button.disabled = bad;
+    return !bad;
+  }
+  function renumber(row, i) {
+    row.querySelector('legend').textContent = fs.dataset.legend.replace(/\d+$/, String(i + 1));
   }
   function addRow() {
     var all = friendRows();
     if (all.length >= max) return;
     var copy = all[all.length - 1].cloneNode(true);
     var i = all.length;
+    copy.querySelectorAll('.field-error').forEach(function (p) {
+      p.parentNode.removeChild(p);
+    });
     copy.querySelectorAll('input').forEach(function (input) {
       input.value = '';
       input.id = input.name + '_' + i;
       input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
     });
     copy.querySelectorAll('label').forEach(function (label) {
       label.htmlFor = label.htmlFor.replace(/_\d+$/, '_' + i);
     });
+    renumber(copy, i);
     rows.appendChild(copy);
     copy.querySelector('input').focus();
-    update();
+    update(false);
   }
   function split() {
     var friends = friendRows().filter(filled);
     if (friends.length === 0) friends = friendRows();
     var each = Math.floor(amount / (friends.length + 1));
     friendRows().forEach(function (row) {
-      row.querySelector('[name=pledger_amount]').value = friends.indexOf(row) >= 0 && each > 0 ? toText(each) : '';
+      row.querySelector('[name=pledger_amount]').value = friends.indexOf(row) >= 0 && each > 0 ? plain.format(each / scale) : '';
     });
-    update();
+    update(false);
   }
-  addButton.hidden = false;
-  splitButton.hidden = false;
   addButton.addEventListener('click', addRow);
   splitButton.addEventListener('click', split);
-  fs.addEventListener('input', update);
-  update();
+  // Checked when a field is left with a new value, not while typing.
+  fs.addEventListener('change', function () {
+    update(false);
+  });
+  form.addEventListener('submit', function (event) {
+    if (!update(true)) {
+      event.preventDefault();
+      error.focus();
+    }
+  });
+  error.tabIndex = -1;
+  // The first check only sets the button and the summary from what is on the page.
+  update(false);
+  // Shown last: the script's buttons appear once everything it does is in place.
+  addButton.hidden = false;
+  splitButton.hidden = false;
 })();

@@ -1,10 +1,12 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
 import { formatMoney } from '../../i18n/format.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import type { ChallengeView } from './connector.ts';
 
 /**
- * The sandbox's stand-in for a bank's 3-D Secure page: the tester chooses the outcome. English
- * only, like the rest of the sandbox tooling. Its own page shell, not the hosted pages' one: a
+ * The sandbox's stand-in for a bank's 3-D Secure page: the tester chooses the outcome. In the
+ * shopper's language (the `lang` of the return URL the hosted page gave, else the browser's
+ * Accept-Language), as a bank's page would be. Its own page shell, not the hosted pages' one: a
  * bank's page is not ours, and a PSP connector must not depend on the pages layer. Styles inline
  * only (the page CSP allows inline styles and nothing else).
  */
@@ -26,11 +28,47 @@ const STYLE = raw(`
   button{box-sizing:border-box;text-align:center}
   a{color:#0b5cad}`);
 
-const BANNER = html`<p class="state">Sandbox · test mode</p>`;
+/** The page's texts, English and French (the hosted pages' languages). */
+const TEXTS = {
+  en: {
+    banner: 'Sandbox · test mode',
+    finishedTitle: 'Authentication finished',
+    finished: 'This 3-D Secure check is already finished; nothing more to do here.',
+    back: 'Return to the shop',
+    title: 'Confirm your payment',
+    intro: 'Your bank asks you to confirm this payment with 3-D Secure. This is the Chipin sandbox: no bank and no real money are involved. Choose how the check ends.',
+    card: (brand: string, last4: string) => `${brand} ending in ${last4}`,
+    anyCard: 'Card',
+    complete: 'Complete authentication',
+    fail: 'Fail authentication',
+  },
+  fr: {
+    banner: 'Bac à sable · mode test',
+    finishedTitle: 'Authentification terminée',
+    finished: 'Cette vérification 3-D Secure est déjà terminée\u00a0; il n’y a plus rien à faire ici.',
+    back: 'Revenir à la boutique',
+    title: 'Confirmez votre paiement',
+    intro: 'Votre banque vous demande de confirmer ce paiement avec 3-D Secure. Ceci est le bac à sable de Chipin\u00a0: aucune banque ni aucun argent réel. Choisissez l’issue de la vérification.',
+    card: (brand: string, last4: string) => `${brand} se terminant par ${last4}`,
+    anyCard: 'Carte',
+    complete: 'Valider l’authentification',
+    fail: 'Faire échouer l’authentification',
+  },
+} satisfies Record<Lang, unknown>;
 
-function page(title: string, body: SafeHtml): string {
+/** The shopper's language for this challenge: the return URL's `lang`, else Accept-Language's choice. */
+export function challengeLang(returnUrl: string | undefined, fromHeader: Lang): Lang {
+  try {
+    const asked = returnUrl ? new URL(returnUrl).searchParams.get('lang') : null;
+    return asked === 'fr' || asked === 'en' ? asked : fromHeader;
+  } catch {
+    return fromHeader;
+  }
+}
+
+function page(title: string, body: SafeHtml, lang: Lang = 'en'): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -38,7 +76,7 @@ function page(title: string, body: SafeHtml): string {
 <title>${title}</title>
 <style>${STYLE}</style>
 </head>
-<body><main><div class="card">${BANNER}${body}</div></main></body>
+<body><main><div class="card"><p class="state">${TEXTS[lang].banner}</p>${body}</div></main></body>
 </html>`.toString();
 }
 
@@ -48,32 +86,35 @@ export function returnLink(returnUrl: string, transactionId: string): string {
   return url.toString();
 }
 
-export function challengePage(view: ChallengeView): string {
-  const amount = formatMoney(view.amountCents, view.currency, 'en');
-  const card = `${view.brand === 'unknown' ? 'Card' : view.brand.toUpperCase()} ending in ${view.last4}`;
+export function challengePage(view: ChallengeView, lang: Lang = 'en'): string {
+  const t = TEXTS[lang];
+  const amount = formatMoney(view.amountCents, view.currency, lang);
+  const card = t.card(view.brand === 'unknown' ? t.anyCard : view.brand.toUpperCase(), view.last4);
   if (!view.pending) {
     return page(
-      'Authentication finished',
+      t.finishedTitle,
       html`
-<h1>Authentication finished</h1>
-<p>This 3-D Secure check is already finished; nothing more to do here.</p>
-<p><a href="${returnLink(view.returnUrl, view.transactionId)}">Return to the shop</a></p>
+<h1>${t.finishedTitle}</h1>
+<p>${t.finished}</p>
+<p><a href="${returnLink(view.returnUrl, view.transactionId)}">${t.back}</a></p>
 `,
+      lang,
     );
   }
   return page(
-    'Confirm your payment',
+    t.title,
     html`
-<h1 id="title">Confirm your payment</h1>
-<p class="muted">Your bank asks you to confirm this payment with 3-D Secure. This is the Chipin sandbox: no bank and no real money are involved. Choose how the check ends.</p>
+<h1 id="title">${t.title}</h1>
+<p class="muted">${t.intro}</p>
 <p class="amount">${amount}</p>
 <p>${card}</p>
 <form method="post" aria-labelledby="title">
 <input type="hidden" name="token" value="${view.token}">
-<button type="submit" name="outcome" value="complete" style="${PRIMARY}">Complete authentication</button>
-<button type="submit" name="outcome" value="fail" style="${SECONDARY}">Fail authentication</button>
+<button type="submit" name="outcome" value="complete" style="${PRIMARY}">${t.complete}</button>
+<button type="submit" name="outcome" value="fail" style="${SECONDARY}">${t.fail}</button>
 </form>
 `,
+    lang,
   );
 }
 
