@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeEmail } from '../../src/messaging/notice-templates.ts';
 import { pledgeEmail, pledgeRefundEmail, purchaseLinkEmail } from '../../src/messaging/templates.ts';
+import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser } from '../helpers/browser.ts';
 import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from '../messaging/shopper-fixtures.ts';
 
@@ -10,11 +10,8 @@ import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from '../messaging/shoppe
  * axe-core on the HTML part of every shopper e-mail (purchase links by offer, pledge invitation
  * and reminder, refund, receipts and notices), rendered in Chromium, in French and English, at a
  * phone's and a desktop's width: no serious or critical violation.
- *
- * A small axe runner of our own (test/helpers/axe.ts, the pages' helper, lives on another branch).
- */
+ * */
 
-const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const WIDTHS = [
   { name: 'phone', width: 375, height: 812 },
   { name: 'desktop', width: 1280, height: 800 },
@@ -47,21 +44,15 @@ describe.skipIf(!hasBrowser)('shopper e-mails pass axe-core (no serious or criti
       it(`${language}, ${size.name} (${size.width}px)`, async () => {
         const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
         try {
-          const problems: string[] = [];
+          const overflows: string[] = [];
           for (const mail of emails(language)) {
             await page.setContent(mail.html, { waitUntil: 'load' });
-            await page.addScriptTag({ path: AXE_SOURCE });
-            const violations = await page.evaluate(async () => {
-              const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
-              const result = await axe.run(document, { resultTypes: ['violations'] });
-              return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-            });
-            for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') problems.push(`${mail.name}: ${v.id} (${v.impact}) at ${v.targets.join(', ')}`);
+            await expectAccessible(page, `${language} ${size.name}: ${mail.name}`);
             // Nothing scrolls sideways on a phone.
             const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-            if (overflow > 0) problems.push(`${mail.name}: ${overflow}px of horizontal scrolling`);
+            if (overflow > 0) overflows.push(`${mail.name}: ${overflow}px of horizontal scrolling`);
           }
-          expect(problems).toEqual([]);
+          expect(overflows).toEqual([]);
         } finally {
           await page.close();
         }

@@ -17,7 +17,7 @@ interface AxeViolation {
  * Runs axe-core on the page as it is now and fails on any `serious` or `critical` violation, naming the rule and the
  * elements. For the hosted pages and the e-mails shown in Chromium alike.
  */
-export async function expectAccessible(page: Page): Promise<void> {
+export async function expectAccessible(page: Page, label = page.url()): Promise<void> {
   // `page.addScriptTag({ path })` injects an inline <script>, which our pages' CSP
   // (`script-src 'self'`) refuses; evaluating the source through the DevTools protocol is not
   // subject to the page's CSP, and needs no `bypassCSP` that would hide a CSP fault.
@@ -31,5 +31,5 @@ export async function expectAccessible(page: Page): Promise<void> {
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
   });
   const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `${page.url()}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
+  expect(blocking, `${label}: ${JSON.stringify(blocking, null, 1)}`).toEqual([]);
 }
