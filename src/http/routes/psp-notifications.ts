@@ -24,6 +24,7 @@ export function registerPspNotifications(app: App, services: Services): void {
       {
         schema: {
           tags: ['psp notifications'],
+          security: [],
           summary: "Receive a notification from a merchant's PSP",
           description:
             "Set this URL in the PSP's back office for the PSP account `psa_id`. The body is read as sent (any content type) and checked by " +
