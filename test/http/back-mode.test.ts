@@ -223,7 +223,7 @@ describe('inbound PSP notifications', () => {
         bodies.push(r.body);
         return r;
       });
-    const forged = await post({ ...n.headers, 'sandbox-psp-signature': n.headers['sandbox-psp-signature']!.replace(/v1=./, 'v1=0') }, n.rawBody);
+    const forged = await post({ ...n.headers, 'sandbox-psp-signature': n.headers['sandbox-psp-signature']!.replace(/v1=(.)/, (_, c: string) => `v1=${c === '0' ? '1' : '0'}`) }, n.rawBody);
     expect(forged.statusCode).toBe(401);
     expect((await payment()).status).toBe('authorized');
     expect((await post(n.headers, n.rawBody, 'psa_00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
