@@ -21,6 +21,8 @@ import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
 import { createSmsGateway } from './messaging/sms.ts';
 import { createPspRegistry } from './psp/registry.ts';
+import type { ConnectorDefinition } from './psp/definition.ts';
+import { findPspAccount, toStored } from './psp-accounts/repository.ts';
 import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
@@ -42,6 +44,11 @@ export interface AppOptions {
   processMetrics?: boolean;
   /** Event delivery knobs (tests: a short timeout, no background worker); production defaults otherwise. */
   delivery?: DeliveryOptions;
+  /**
+   * The PSP connector definitions (tests: a fake connector with credential fields); this build's
+   * list (`src/psp/definitions.ts`) by default.
+   */
+  pspDefinitions?: readonly ConnectorDefinition[];
 }
 
 function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream): Logger {
@@ -89,8 +96,30 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const dueWork = new DueWork();
     dueWork.register(jobs);
 
-    const psps = createPspRegistry({ db, clock, publicUrl: config.publicUrl, masterKey: config.masterKey });
+    const psps = createPspRegistry({
+      db,
+      clock,
+      publicUrl: config.publicUrl,
+      masterKey: config.masterKey,
+      production: config.env === 'production',
+      loadAccount: async (accountId, id) => {
+        const row = await findPspAccount(db, accountId, id);
+        return row && toStored(box, row);
+      },
+      ...(opts.pspDefinitions ? { definitions: opts.pspDefinitions } : {}),
+    });
     await psps.assertOffersUseKnownPsps(db);
+    if (config.env === 'production') {
+      // DESIGN §6: production takes no payment on the built-in sandbox PSP; each such offer
+      // refuses its payments until it is bound to a PSP account. Said once at boot, naming them.
+      const onSandbox = await psps.sandboxOffers(db);
+      if (onSandbox.length > 0) {
+        logger.error(
+          { offers: onSandbox.map((o) => ({ account_id: `acc_${o.accountId}`, merchant_uid: `mer_${o.offerId}` })) },
+          `${onSandbox.length} offer(s) run on the built-in sandbox PSP, refused in production: their payments fail until each is bound to a PSP account (PATCH /api/backoffice/offers/{merchant_uid} or "chipin offer set-psp-account")`,
+        );
+      }
+    }
 
     const mailer = createMailer(config);
     const sms = createSmsGateway(config);
@@ -129,6 +158,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       messenger,
       psps,
       payments,
+      pspAccounts: { db, box, clock, psps, offers, deployment: config.env, logger },
       deliveries,
     };
     const server = await buildServer(services, logger);

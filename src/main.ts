@@ -10,6 +10,20 @@ import { SecretBox } from './crypto/secret-box.ts';
 import { demoBanner, ensureDemoMerchant } from './sandbox/demo-merchant.ts';
 import { setWebhookFromCli } from './delivery/cli.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
+import { readFileSync } from 'node:fs';
+import { OfferCache } from './accounts/offers.ts';
+import { parsePublicId } from './domain/ids.ts';
+import { systemClock } from './domain/clock.ts';
+import { createPspRegistry } from './psp/registry.ts';
+import { findPspAccount, toStored } from './psp-accounts/repository.ts';
+import {
+  bindOfferToPspAccount,
+  createPspAccount,
+  deletePspAccount,
+  listPspAccounts,
+  type PspAccountDeps,
+  type PspAccountView,
+} from './use-cases/psp-accounts.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -21,6 +35,14 @@ Commands:
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
   webhook set --account acc_... --url U [--events a,b] [--json]
                                                  set the account's webhook URL (new token and signing secret)
+  psp-account create --account acc_... --psp P --environment test|live --label L
+                     --credentials-file F|- [--endpoint-url U] [--no-verify] [--json]
+                                                 add a PSP account (credentials as a JSON object, from a file or stdin)
+  psp-account list --account acc_... [--json]    list the account's PSP accounts (secrets as their last 4 characters)
+  psp-account delete --account acc_... --id psa_...
+                                                 delete a PSP account no offer or payment uses
+  offer set-psp-account --account acc_... --offer mer_... --psp-account psa_...|none
+                                                 make an offer pay through a PSP account (none: the sandbox PSP)
 
 Configuration comes from the environment; see README.md.`;
 
@@ -93,6 +115,15 @@ async function run(argv: string[]): Promise<void> {
       key: { type: 'string' },
       url: { type: 'string' },
       events: { type: 'string' },
+      psp: { type: 'string' },
+      environment: { type: 'string' },
+      label: { type: 'string' },
+      'credentials-file': { type: 'string' },
+      'endpoint-url': { type: 'string' },
+      'no-verify': { type: 'boolean', default: false },
+      id: { type: 'string' },
+      offer: { type: 'string' },
+      'psp-account': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -102,7 +133,7 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'webhook set'];
+  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'webhook set', 'psp-account create', 'psp-account list', 'psp-account delete', 'offer set-psp-account'];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
@@ -150,6 +181,11 @@ async function run(argv: string[]): Promise<void> {
       const r = await withAccounts(config, (a) => a.revokeKey(key));
       return out(`revoked ${r.api_key}; its access tokens stop working within 5 s`, { api_key: r.api_key, revoked_at: r.revoked_at.toISOString() });
     }
+    case 'psp-account create':
+    case 'psp-account list':
+    case 'psp-account delete':
+    case 'offer set-psp-account':
+      return pspAccountCommand(config, command, values, out);
     case 'webhook set': {
       const events = typeof values.events === 'string' ? values.events.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
       const w = await setWebhookFromCli(config, { account: required(values, 'account'), url: required(values, 'url'), ...(events ? { events } : {}) });
@@ -161,8 +197,90 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+/** The back-mode commands (DESIGN §6): the same use cases as the back office. */
+async function pspAccountCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
+  const accountId = parsePublicId('acc', required(values, 'account'));
+  if (!accountId) throw new UsageError('--account must be acc_<uuid>');
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    const box = new SecretBox(config.masterKey);
+    const psps = createPspRegistry({
+      db,
+      clock: systemClock,
+      publicUrl: config.publicUrl,
+      masterKey: config.masterKey,
+      production: config.env === 'production',
+      loadAccount: async (account, id) => {
+        const row = await findPspAccount(db, account, id);
+        return row && toStored(box, row);
+      },
+    });
+    const quiet = { info: () => {}, warn: () => {} };
+    const deps = { db, box, clock: systemClock, psps, offers: new OfferCache(db), deployment: config.env, logger: quiet } as PspAccountDeps;
+    const show = (a: PspAccountView) =>
+      `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+    switch (command) {
+      case 'psp-account create': {
+        const file = required(values, 'credentials-file');
+        let credentials: unknown;
+        try {
+          credentials = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+        } catch {
+          throw new UsageError('--credentials-file must hold a JSON object of the connector\'s credential fields');
+        }
+        if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw new UsageError('--credentials-file must hold a JSON object');
+        const input = {
+          psp: required(values, 'psp'),
+          environment: required(values, 'environment'),
+          label: required(values, 'label'),
+          credentials: credentials as Record<string, unknown>,
+          endpoint_url: typeof values['endpoint-url'] === 'string' ? values['endpoint-url'] : null,
+        };
+        const r = await createPspAccount(deps, accountId, input, { verify: values['no-verify'] !== true });
+        switch (r.kind) {
+          case 'ok':
+            return out(show(r.account), r.account);
+          case 'invalid':
+            throw new CliError(`field ${r.field} ${r.message}`);
+          case 'rejected':
+            throw new CliError(`psp_credentials_rejected: ${r.message}`);
+          case 'unreachable':
+            throw new CliError('psp_unreachable: the PSP could not be reached to check the credentials; nothing was saved (retry, or --no-verify)');
+          case 'not_found':
+            throw new CliError('not found');
+        }
+        return;
+      }
+      case 'psp-account list': {
+        const list = await listPspAccounts(deps, accountId);
+        return out(list.length ? list.map(show).join('\n') : 'no PSP account', list);
+      }
+      case 'psp-account delete': {
+        const id = required(values, 'id');
+        const r = await deletePspAccount(deps, accountId, id);
+        if (r.kind === 'not_found') throw new CliError(`no PSP account ${id} in this account`);
+        if (r.kind === 'in_use') throw new CliError(`psp_account_in_use: used by ${r.offers} offer(s) and ${r.payments} payment(s)`);
+        return out(`deleted ${id}`, { id, deleted: true });
+      }
+      case 'offer set-psp-account': {
+        const psa = required(values, 'psp-account');
+        const r = await bindOfferToPspAccount(deps, accountId, required(values, 'offer'), psa === 'none' ? null : psa);
+        if (r.kind === 'not_found') throw new CliError(`no such ${r.what} in this account`);
+        if (r.kind === 'invalid') throw new CliError(`${r.field}: ${r.message}`);
+        return out(`${r.offer.merchant_uid} now pays through ${r.offer.psp_account_id ?? 'the built-in sandbox PSP'} (${r.offer.psp})`, r.offer);
+      }
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** A refusal of a CLI command, printed as one line. */
+class CliError extends Error {}
+
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError || err instanceof WebhookSettingsError) {
+  if (err instanceof CliError || err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError || err instanceof WebhookSettingsError) {
     process.stderr.write(err.message.split('\n').map((line) => `chipin: ${line}\n`).join(''));
   } else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`chipin: ${(err as Error).message}\n\n${USAGE}\n`);

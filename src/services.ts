@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database } from './db/database.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
+import type { PspAccountDeps } from './use-cases/psp-accounts.ts';
 import type { Clock } from './domain/clock.ts';
 import type { DueWork } from './jobs/due-work.ts';
 import type { JobScheduler } from './jobs/scheduler.ts';
@@ -42,6 +43,8 @@ export interface Services {
   psps: PspRegistry;
   /** What the payment flows (hosted pages, sandbox helpers, jobs) need. */
   payments: PaymentDeps;
+  /** PSP accounts of back mode (DESIGN §6): what their use cases need. */
+  pspAccounts: PspAccountDeps;
   /** Webhooks and back-mode notifications: endpoints, delivery log, replay, the worker (docs/webhooks.md). */
   deliveries: Deliveries;
 }

@@ -12,8 +12,12 @@ export interface Offer {
   minAmountCents: number;
   maxAmountCents: number;
   accountName: string;
-  /** PSP connector name (registry key). */
+  /** PSP connector name (registry key): the PSP account's connector, `sandbox` without one. */
   psp: string;
+  /** The merchant PSP account the offer pays through (back mode); null: the built-in sandbox PSP. */
+  pspAccountId: string | null;
+  /** That PSP account's environment; null without one. */
+  pspEnvironment: 'test' | 'live' | null;
   /** Card refusals a leader may have before the purchase goes FAILED. */
   maxAttempts: number;
   /** How long pledgers have to pay, from the leader's payment (SHARED). */
@@ -42,6 +46,8 @@ interface OfferRow {
   max_amount_cents: number;
   account_name: string;
   psp: string;
+  psp_account_id: string | null;
+  psp_environment: 'test' | 'live' | null;
   max_attempts: number;
   pot_deadline_hours: number;
   expiry_hours: number;
@@ -53,9 +59,10 @@ interface OfferRow {
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.psp_account_id, pa.environment AS psp_environment, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
-  FROM offers o JOIN accounts a ON a.id = o.account_id`;
+  FROM offers o JOIN accounts a ON a.id = o.account_id
+  LEFT JOIN psp_accounts pa ON pa.account_id = o.account_id AND pa.id = o.psp_account_id`;
 
 function toOffer(r: OfferRow): Offer {
   return {
@@ -69,6 +76,8 @@ function toOffer(r: OfferRow): Offer {
     maxAmountCents: r.max_amount_cents,
     accountName: r.account_name,
     psp: r.psp,
+    pspAccountId: r.psp_account_id,
+    pspEnvironment: r.psp_environment,
     maxAttempts: r.max_attempts,
     potDeadlineHours: r.pot_deadline_hours,
     expiryHours: r.expiry_hours,
@@ -138,6 +147,11 @@ export class OfferCache {
       this.#accountOf.set(id, accountId);
     }
     return this.byId(accountId, id);
+  }
+
+  /** Drops this process's copy of the account's offers (after an offer changed here). */
+  forget(accountId: string): void {
+    this.#entries.delete(accountId);
   }
 
   /** Every offer of the account, oldest first (the sandbox demo shop picks its offers from them). */

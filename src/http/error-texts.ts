@@ -3,6 +3,13 @@ import type { ErrorCode } from './errors.ts';
 
 /** User-facing texts (`info` of Token API errors): what a shopper or merchant staff may read. */
 const INFO: Record<ErrorCode, Record<Lang, string>> = {
+  psp_credentials_rejected: { en: 'The payment provider refused these credentials.', fr: 'Le prestataire de paiement a refusé ces identifiants.' },
+  psp_unreachable: {
+    en: 'The payment service could not be reached. Nothing was charged: please try again.',
+    fr: "Le service de paiement n'a pas pu être joint. Rien n'a été débité : veuillez réessayer.",
+  },
+  psp_unavailable: { en: 'Payments are not available for this offer. Nothing was charged.', fr: "Le paiement n'est pas disponible pour cette offre. Rien n'a été débité." },
+  psp_account_in_use: { en: 'This payment provider account is still in use.', fr: 'Ce compte de prestataire de paiement est encore utilisé.' },
   invalid_request: { en: 'The request is not valid.', fr: "La requête n'est pas valide." },
   invalid_client: { en: 'Invalid credentials.', fr: 'Identifiants invalides.' },
   unsupported_grant_type: { en: 'This grant type is not supported.', fr: "Ce type d'autorisation n'est pas pris en charge." },

@@ -40,6 +40,11 @@ export type ErrorCode =
   | 'amount_above_funding_cap'
   | 'usury_ceiling_exceeded'
   | 'schedule_not_available'
+  // back mode: PSP accounts and the PSPs behind payments
+  | 'psp_credentials_rejected'
+  | 'psp_unreachable'
+  | 'psp_unavailable'
+  | 'psp_account_in_use'
   // general
   | 'not_found'
   | 'invalid_input'
@@ -61,3 +66,17 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
+
+/**
+ * A PSP fault met while serving a request (DESIGN §6): unreachable, timed out or unreadable, the
+ * call is replayed with the same idempotency key before anything else is charged, so the caller
+ * is told that nothing was charged and may try again (502); a PSP the offer cannot use (the
+ * built-in sandbox in production, a missing PSP account, refused credentials) is 503. The
+ * message names no credential.
+ */
+export function pspError(err: { code: string; message: string }): ApiError {
+  if (err.code === 'unreachable' || err.code === 'bad_response') {
+    return new ApiError(502, 'psp_unreachable', 'the payment service could not be reached or answered unexpectedly; nothing was charged, try again');
+  }
+  return new ApiError(503, 'psp_unavailable', `payments are not available: ${err.message}`);
+}

@@ -10,7 +10,8 @@ import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
 import { errorBody, familyOf, fromFrameworkError, inputError, type Family } from './error-format.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, pspError } from './errors.ts';
+import { PspIntegrationError } from '../psp/connector.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
 import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
 import { storableDate } from '../domain/dates.ts';
@@ -282,10 +283,13 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     const err =
       error instanceof ApiError
         ? error
-        : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        : error instanceof PspIntegrationError
+          ? pspError(error)
+          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
           ? new ApiError(413, 'payload_too_large', `request body is larger than ${bodyLimitOf(request)} bytes`)
           : fromFrameworkError(error, family);
-    if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    if (error instanceof PspIntegrationError) request.log.warn({ psp: error.connector, psp_error: error.code, err: error }, 'PSP fault');
+    else if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
     void reply.code(err.status).headers(err.headers).header('x-request-id', request.id).send(errorBody(family, err, requestLang(request), request.id));
   });
 

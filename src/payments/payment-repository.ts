@@ -22,6 +22,8 @@ export interface PaymentRow {
   pledge_id: string | null;
   purpose: PaymentPurpose;
   psp: string;
+  /** The merchant PSP account the payment ran on (back mode); null: the built-in sandbox PSP. */
+  psp_account_id: string | null;
   idempotency_key: string;
   psp_transaction_id: string | null;
   amount_cents: number;
@@ -34,21 +36,23 @@ export interface PaymentRow {
   psp_method_id: string | null;
   /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
   psp_return_url: string | null;
+  /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
+  network_transaction_id: string | null;
   updated_at: Date;
 }
 
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
 export async function insertPayment(
   sql: Sql,
-  p: { accountId: string; purchaseId: string; pledgeId?: string; purpose: PaymentPurpose; psp: string; idempotencyKey: string; amountCents: number },
+  p: { accountId: string; purchaseId: string; pledgeId?: string; purpose: PaymentPurpose; psp: string; pspAccountId?: string | null; idempotencyKey: string; amountCents: number },
   now: Date,
 ): Promise<PaymentRow> {
   const { rows } = await sql.query<PaymentRow>(
-    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, idempotency_key, amount_cents, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, $9)
+    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9)
      ON CONFLICT (idempotency_key) DO UPDATE SET updated_at = payments.updated_at
      RETURNING *`,
-    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now],
+    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now, p.pspAccountId ?? null],
   );
   return rows[0]!;
 }
@@ -125,12 +129,12 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
 export async function recordResult(sql: Sql, payment: PaymentRow, r: TransactionResult, purchaseState: PurchaseState, now: Date): Promise<boolean> {
   const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
-       decline_reason = $7, challenge_url = $8, updated_at = $9
+       decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, network_transaction_id)
      WHERE account_id = $1 AND id = $2 AND status = $10
        AND (status, captured_cents, refunded_cents, decline_reason, psp_transaction_id)
            IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
      RETURNING 1`,
-    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status],
+    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status, r.networkTransactionId ?? null],
   );
   if (rows.length === 0) return false;
   const status = backModeStatus(r.status);
@@ -227,4 +231,43 @@ export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: 
     [accountId, purchaseId],
   );
   return rows[0]?.psp_method_id;
+}
+
+/**
+ * The customer-initiated transaction that stored the leader's card (PSD2): the purchase's latest
+ * leader checkout payment the PSP accepted. Every later merchant-initiated charge on the card
+ * references it, and runs on the PSP account that holds the card (`psp_account_id`).
+ */
+export async function storedCredentialPayment(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
+       AND idempotency_key NOT LIKE '%:share' AND psp_transaction_id IS NOT NULL
+       AND status IN ('authorized', 'captured', 'refunded', 'voided', 'expired')
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [accountId, purchaseId, purposes],
+  );
+  return rows[0];
+}
+
+/** The payment a PSP notification names: a transaction of one PSP account of one merchant account. */
+export async function findPaymentByPspTransaction(sql: Sql, accountId: string, pspAccountId: string, transactionId: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    'SELECT * FROM payments WHERE account_id = $1 AND psp_account_id = $2 AND psp_transaction_id = $3 ORDER BY created_at DESC LIMIT 1',
+    [accountId, pspAccountId, transactionId],
+  );
+  return rows[0];
+}
+
+/**
+ * After a PSP fault (unreachable, timeout, 5xx) the attempt is no longer "in progress": its row
+ * stays pending with its card, so the shopper's next attempt resolves it first by replaying the
+ * call with the same idempotency key (the PSP answers what it did, or does it once), and is not
+ * told to wait. Only a row still pending is touched.
+ */
+export async function releasePendingAttempt(sql: Sql, payment: PaymentRow, busyMs: number, now: Date): Promise<void> {
+  await sql.query("UPDATE payments SET updated_at = $3 WHERE account_id = $1 AND id = $2 AND status = 'pending'", [
+    payment.account_id,
+    payment.id,
+    new Date(now.getTime() - busyMs - 1),
+  ]);
 }

@@ -171,3 +171,12 @@ export class PspIntegrationError extends Error {
     super(`${connector}: ${message}`);
   }
 }
+
+/**
+ * Whether an error is a fault in reaching the PSP (unreachable, timed out, an answer we cannot
+ * read such as a 5xx page): the outcome of the call is unknown, so it is replayed with the same
+ * idempotency key (or reconciled with `retrieve`) before anything else is charged.
+ */
+export function isPspFault(err: unknown): err is PspIntegrationError {
+  return err instanceof PspIntegrationError && (err.code === 'unreachable' || err.code === 'bad_response');
+}

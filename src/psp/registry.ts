@@ -1,14 +1,28 @@
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { PspConnector } from './connector.ts';
+import type { Redacted } from '../crypto/redacted.ts';
+import {
+  PspIntegrationError,
+  type AttachInput,
+  type AuthorizeInput,
+  type OffSessionInput,
+  type PspConnector,
+  type TransactionResult,
+} from './connector.ts';
+import type { ConnectorContext, ConnectorDefinition, PspAccountConfig, PspEnvironment } from './definition.ts';
+import { CONNECTOR_DEFINITIONS } from './definitions.ts';
 import { SandboxPsp } from './sandbox/connector.ts';
 import { deriveKey } from '../crypto/keys.ts';
 
-/** The connector of every offer that names no other (`offers.psp` defaults to it). */
+/** The connector of every offer bound to no PSP account (and of payments made before back mode). */
 export const DEFAULT_PSP = 'sandbox';
 
 const NAME = /^[a-z][a-z0-9_]{0,31}$/;
+const FIELD = /^[a-z][a-z0-9_]{0,63}$/;
 const METHODS = ['attachPaymentMethod', 'authorize', 'capture', 'void', 'refund', 'chargeOffSession', 'retrieve', 'verifyNotification', 'verifyCredentials'] as const;
+
+/** How long a built connector instance is used before the registry checks its PSP account again. */
+export const CONNECTOR_CACHE_MS = 5_000;
 
 /** An offer or payment names a connector this build does not have. */
 export class UnknownPspError extends Error {
@@ -20,14 +34,124 @@ export class UnknownPspError extends Error {
   }
 }
 
+/** A production deployment runs no payment on the built-in sandbox PSP (DESIGN §6). */
+export class SandboxInProductionError extends PspIntegrationError {
+  constructor(what: string) {
+    super(
+      'sandbox',
+      'not_supported',
+      `${what} runs on the built-in sandbox PSP, which a production deployment refuses: bind the offer to a PSP account (PATCH /api/backoffice/offers/{merchant_uid})`,
+    );
+  }
+}
+
+/** A merchant's PSP account as the registry builds a connector from it (credentials opened, kept in Redacted). */
+export interface StoredPspAccount {
+  id: string;
+  accountId: string;
+  psp: string;
+  environment: PspEnvironment;
+  credentials: Redacted<Record<string, string>>;
+  endpointUrl: string | null;
+  updatedAt: Date;
+}
+
+/** Reads one PSP account of one merchant account (the composition root gives the repository's). */
+export type PspAccountLoader = (accountId: string, pspAccountId: string) => Promise<StoredPspAccount | undefined>;
+
 /**
- * The PSP connectors of this process, by name (`offers.psp`). Built once by the composition root
- * and checked then: a bad name, a duplicate or an incomplete connector stops the boot.
+ * A connector bound to the PSP account it was built for (`null`: the built-in sandbox of an
+ * offer without one). Payments record `pspAccountId`, so that their later captures, voids and
+ * refunds go to the same account whatever happens to the offer.
+ */
+export class AccountConnector implements PspConnector {
+  constructor(
+    readonly inner: PspConnector,
+    readonly pspAccountId: string | null,
+  ) {}
+  get name(): string {
+    return this.inner.name;
+  }
+  get sandbox(): boolean {
+    return this.inner.sandbox;
+  }
+  attachPaymentMethod(input: AttachInput) {
+    return this.inner.attachPaymentMethod(input);
+  }
+  authorize(input: AuthorizeInput) {
+    return this.inner.authorize(input);
+  }
+  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
+    return this.inner.capture(input);
+  }
+  void(input: { idempotencyKey: string; transactionId: string }) {
+    return this.inner.void(input);
+  }
+  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
+    return this.inner.refund(input);
+  }
+  chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    return this.inner.chargeOffSession(input);
+  }
+  retrieve(transactionId: string) {
+    return this.inner.retrieve(transactionId);
+  }
+  verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }) {
+    return this.inner.verifyNotification(input);
+  }
+  verifyCredentials() {
+    return this.inner.verifyCredentials();
+  }
+}
+
+/** What the registry needs for back mode (per-PSP-account connectors). */
+export interface BackModeOptions {
+  definitions: readonly ConnectorDefinition[];
+  loadAccount: PspAccountLoader;
+  context: ConnectorContext;
+  /** A production deployment refuses the built-in sandbox PSP for payments. */
+  production: boolean;
+  cacheMs?: number;
+  now?: () => number;
+}
+
+function checkDefinition(def: ConnectorDefinition): void {
+  if (!NAME.test(def.name)) throw new TypeError(`PSP connector name "${def.name}" must match ${NAME}`);
+  if (def.environments.length === 0 || def.environments.some((e) => e !== 'test' && e !== 'live')) {
+    throw new TypeError(`PSP connector "${def.name}": environments must be a non-empty list of test, live`);
+  }
+  const seen = new Set<string>();
+  for (const f of def.credentialFields) {
+    if (!FIELD.test(f.name)) throw new TypeError(`PSP connector "${def.name}": credential field "${f.name}" must match ${FIELD}`);
+    if (seen.has(f.name)) throw new TypeError(`PSP connector "${def.name}": credential field "${f.name}" is declared twice`);
+    seen.add(f.name);
+    if (f.pattern !== undefined) new RegExp(f.pattern); // a bad pattern stops the boot
+  }
+  for (const m of ['baseUrl', 'create'] as const) {
+    if (typeof def[m] !== 'function') throw new TypeError(`PSP connector "${def.name}" lacks ${m}`);
+  }
+}
+
+/**
+ * The PSP connectors of this process. Two kinds:
+ * - process-wide connectors by name (`get`): the built-in sandbox PSP (the connector of every
+ *   offer without a PSP account, and of payments made before back mode);
+ * - the connector definitions of this build (`src/psp/definitions.ts`), from which one connector
+ *   instance is built per merchant PSP account (`forOffer`, `forPayment`, `forAccount`):
+ *   credentials in, nothing global. Instances are cached for {@link CONNECTOR_CACHE_MS}; past
+ *   that the account row is read again and the instance rebuilt if the account changed
+ *   (`updated_at`). A change made in this process (`invalidate`) applies at once.
+ * Built once by the composition root and checked then: a bad name, a duplicate or an incomplete
+ * connector or definition stops the boot.
  */
 export class PspRegistry {
   readonly #connectors = new Map<string, PspConnector>();
+  readonly #definitions = new Map<string, ConnectorDefinition>();
+  readonly #back: BackModeOptions | undefined;
+  readonly #cache = new Map<string, { connector: Promise<AccountConnector>; version: number; checkedAt: number }>();
+  #defaultBound: AccountConnector | undefined;
 
-  constructor(connectors: readonly PspConnector[]) {
+  constructor(connectors: readonly PspConnector[], back?: BackModeOptions) {
     for (const c of connectors) {
       if (!NAME.test(c.name)) throw new TypeError(`PSP connector name "${c.name}" must match ${NAME}`);
       if (this.#connectors.has(c.name)) throw new TypeError(`PSP connector "${c.name}" is registered twice`);
@@ -36,9 +160,15 @@ export class PspRegistry {
       this.#connectors.set(c.name, c);
     }
     if (!this.#connectors.has(DEFAULT_PSP)) throw new TypeError(`the default PSP connector "${DEFAULT_PSP}" is not registered`);
+    for (const d of back?.definitions ?? []) {
+      checkDefinition(d);
+      if (this.#definitions.has(d.name)) throw new TypeError(`PSP connector definition "${d.name}" is listed twice`);
+      this.#definitions.set(d.name, d);
+    }
+    this.#back = back;
   }
 
-  /** The connector called `name`; throws {@link UnknownPspError} for a name this build lacks. */
+  /** The process-wide connector called `name`; throws {@link UnknownPspError} for a name this build lacks. */
   get(name: string): PspConnector {
     const c = this.#connectors.get(name);
     if (!c) throw new UnknownPspError(name, this.names);
@@ -46,11 +176,20 @@ export class PspRegistry {
   }
 
   has(name: string): boolean {
-    return this.#connectors.has(name);
+    return this.#connectors.has(name) || this.#definitions.has(name);
   }
 
   get names(): string[] {
-    return [...this.#connectors.keys()].sort();
+    return [...new Set([...this.#connectors.keys(), ...this.#definitions.keys()])].sort();
+  }
+
+  /** The connector definitions of this build, in their listing order (`GET /api/backoffice/psps`). */
+  get definitions(): ConnectorDefinition[] {
+    return [...this.#definitions.values()];
+  }
+
+  definition(name: string): ConnectorDefinition | undefined {
+    return this.#definitions.get(name);
   }
 
   /** The built-in sandbox PSP, for its challenge page (which is not part of the connector contract). */
@@ -60,13 +199,92 @@ export class PspRegistry {
     return c;
   }
 
-  /** Fails when a stored offer names a connector this build lacks: better at boot than at a shopper's payment. */
+  #production(): boolean {
+    return this.#back?.production ?? false;
+  }
+
+  #default(): AccountConnector {
+    return (this.#defaultBound ??= new AccountConnector(this.get(DEFAULT_PSP), null));
+  }
+
+  /** The connector an offer pays through from its next payment on: its PSP account's, else the built-in sandbox. */
+  async forOffer(offer: { id: string; accountId: string; pspAccountId: string | null }): Promise<AccountConnector> {
+    if (offer.pspAccountId === null) {
+      if (this.#production()) throw new SandboxInProductionError(`offer mer_${offer.id}`);
+      return this.#default();
+    }
+    return this.forAccount(offer.accountId, offer.pspAccountId);
+  }
+
+  /** The connector a payment ran on (its later captures, voids, refunds, retrievals). */
+  async forPayment(payment: { account_id: string; psp_account_id?: string | null; psp: string }): Promise<AccountConnector> {
+    if (!payment.psp_account_id) return payment.psp === DEFAULT_PSP ? this.#default() : new AccountConnector(this.get(payment.psp), null);
+    return this.forAccount(payment.account_id, payment.psp_account_id);
+  }
+
+  /** The connector of one merchant PSP account, built once and cached briefly. */
+  async forAccount(accountId: string, pspAccountId: string): Promise<AccountConnector> {
+    const back = this.#back;
+    if (!back) throw new PspIntegrationError(DEFAULT_PSP, 'not_supported', 'this registry has no back mode');
+    const now = (back.now ?? Date.now)();
+    const ttl = back.cacheMs ?? CONNECTOR_CACHE_MS;
+    const key = `${accountId}/${pspAccountId}`;
+    const hit = this.#cache.get(key);
+    if (hit && now - hit.checkedAt < ttl) return hit.connector;
+    const row = await back.loadAccount(accountId, pspAccountId);
+    if (!row) {
+      this.#cache.delete(key);
+      throw new PspIntegrationError('unknown', 'not_supported', `PSP account psa_${pspAccountId} does not exist`);
+    }
+    const version = row.updatedAt.getTime();
+    if (hit && hit.version === version) {
+      hit.checkedAt = now;
+      return hit.connector;
+    }
+    const connector = Promise.resolve().then(() => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id));
+    this.#cache.set(key, { connector, version, checkedAt: now });
+    connector.catch(() => this.#cache.delete(key)); // never cache a failure
+    if (this.#cache.size > 10_000) this.#cache.delete(this.#cache.keys().next().value!);
+    return connector;
+  }
+
+  /**
+   * A connector for these settings, not cached (saving a PSP account verifies its credentials
+   * with one). The built-in sandbox answers its own instance; a production deployment refuses it.
+   */
+  build(psp: string, environment: PspEnvironment, credentials: Readonly<Record<string, string>>, endpointUrl: string | null, id = 'unsaved'): PspConnector {
+    if (psp === DEFAULT_PSP) {
+      if (this.#production()) throw new SandboxInProductionError(`PSP account psa_${id}`);
+      return this.get(DEFAULT_PSP);
+    }
+    const def = this.#definitions.get(psp);
+    if (!def || !this.#back) throw new UnknownPspError(psp, this.names);
+    const config: PspAccountConfig = { id, environment, credentials, baseUrl: endpointUrl ?? def.baseUrl(environment, credentials) };
+    return def.create(config, this.#back.context);
+  }
+
+  /** Forgets the cached connector of a PSP account changed or deleted in this process. */
+  invalidate(accountId: string, pspAccountId: string): void {
+    this.#cache.delete(`${accountId}/${pspAccountId}`);
+  }
+
+  /** Fails when a stored offer or PSP account names a connector this build lacks: better at boot than at a shopper's payment. */
   async assertOffersUseKnownPsps(sql: Sql): Promise<void> {
-    const { rows } = await sql.query<{ psp: string }>('SELECT DISTINCT psp FROM offers ORDER BY psp');
+    const { rows } = await sql.query<{ psp: string }>('SELECT psp FROM offers UNION SELECT psp FROM psp_accounts ORDER BY psp');
     const unknown = rows.map((r) => r.psp).filter((n) => !this.has(n));
     if (unknown.length > 0) {
       throw new Error(`offers use PSP connectors this build lacks: ${unknown.join(', ')} (this build has: ${this.names.join(', ')})`);
     }
+  }
+
+  /** Offers that would pay through the built-in sandbox PSP (no PSP account, or a sandbox one): refused in production. */
+  async sandboxOffers(sql: Sql): Promise<{ accountId: string; offerId: string }[]> {
+    const { rows } = await sql.query<{ account_id: string; id: string }>(
+      `SELECT o.account_id, o.id FROM offers o LEFT JOIN psp_accounts p ON p.account_id = o.account_id AND p.id = o.psp_account_id
+       WHERE o.psp_account_id IS NULL OR p.psp = $1 ORDER BY o.account_id, o.created_at, o.id`,
+      [DEFAULT_PSP],
+    );
+    return rows.map((r) => ({ accountId: r.account_id, offerId: r.id }));
   }
 }
 
@@ -76,12 +294,33 @@ export interface PspRegistryOptions {
   publicUrl: string;
   /** The service master key; each connector derives its own keys from it. */
   masterKey: Buffer;
+  /** Back mode: how PSP accounts are read (the repository, credentials opened). Absent: process-wide connectors only. */
+  loadAccount?: PspAccountLoader;
+  /** The connector definitions of this build; `CONNECTOR_DEFINITIONS` by default (tests add their own). */
+  definitions?: readonly ConnectorDefinition[];
+  production?: boolean;
+  /** Time limit of one PSP call (ms). Default 15 s. */
+  timeoutMs?: number;
+  cacheMs?: number;
 }
 
-/** The registry of this build: the sandbox PSP (the default). Back-mode connectors join here (docs/psp-connectors.md). */
+/** The registry of this build: the built-in sandbox PSP, and the connector definitions of `src/psp/definitions.ts`. */
 export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
   // Its own HKDF label (same convention as crypto/keys.ts), so every process on the master key
   // signs and checks sandbox notifications alike, and the key serves nothing else.
   const notificationSecret = deriveKey(opts.masterKey, 'sandbox-psp-notifications');
-  return new PspRegistry([new SandboxPsp({ db: opts.db, clock: opts.clock, publicUrl: opts.publicUrl, notificationSecret })]);
+  const sandbox = new SandboxPsp({ db: opts.db, clock: opts.clock, publicUrl: opts.publicUrl, notificationSecret });
+  const loadAccount: PspAccountLoader = opts.loadAccount ?? (async () => undefined);
+  return new PspRegistry([sandbox], {
+    definitions: opts.definitions ?? CONNECTOR_DEFINITIONS,
+    loadAccount,
+    context: { clock: opts.clock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
+    production: opts.production ?? false,
+    ...(opts.cacheMs !== undefined ? { cacheMs: opts.cacheMs } : {}),
+  });
+}
+
+/** Whether an offer's payments are test payments (built-in sandbox, or a PSP account in its test environment). */
+export function isTestOffer(offer: { pspAccountId: string | null; pspEnvironment: PspEnvironment | null }): boolean {
+  return offer.pspAccountId === null || offer.pspEnvironment !== 'live';
 }

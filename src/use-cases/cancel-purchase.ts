@@ -54,7 +54,7 @@ export async function voidHolds(deps: PaymentDeps, accountId: string, purchaseId
   for (const id of await heldPaymentIds(db, accountId, purchaseId)) {
     const hold = (await findPayment(db, accountId, id))!;
     try {
-      const result = await psps.get(hold.psp).void({ idempotencyKey: `${hold.idempotency_key}:cancel`, transactionId: hold.psp_transaction_id! });
+      const result = await (await psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:cancel`, transactionId: hold.psp_transaction_id! });
       if (result.decline) logger.warn({ account_id: accountId, purchase_id: purchaseId, payment_id: id, reason: result.decline.reason }, 'the PSP refused to void a hold on cancel');
       else await db.transaction((tx) => recordResult(tx, hold, result, 'CANCELLED', clock.now()));
     } catch (err) {

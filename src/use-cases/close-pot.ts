@@ -32,6 +32,6 @@ export async function releaseGuarantee(deps: PaymentDeps, accountId: string, pur
   if (!state?.guaranteePaymentId || state.state === 'LEADER_PROCESSED' || state.state === 'CREATED') return;
   const guarantee = await findPayment(deps.db, accountId, state.guaranteePaymentId);
   if (!guarantee || guarantee.status !== 'authorized' || !guarantee.psp_transaction_id) return;
-  const result = await deps.psps.get(guarantee.psp).void({ idempotencyKey: `${guarantee.idempotency_key}:release`, transactionId: guarantee.psp_transaction_id });
+  const result = await (await deps.psps.forPayment(guarantee)).void({ idempotencyKey: `${guarantee.idempotency_key}:release`, transactionId: guarantee.psp_transaction_id });
   await deps.db.transaction((tx) => recordResult(tx, guarantee, result, state.state, deps.clock.now()));
 }

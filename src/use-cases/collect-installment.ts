@@ -2,7 +2,7 @@ import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../domain/installment-rules.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
-import type { PspConnector, TransactionResult } from '../psp/connector.ts';
+import type { TransactionResult } from '../psp/connector.ts';
 import {
   findInstallment,
   installmentCounts,
@@ -11,11 +11,12 @@ import {
   scheduledInstallments,
   type Installment,
 } from '../payments/installment-repository.ts';
-import { findPayment, insertPayment, recordResult, savedPspMethodId, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
+import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';
 
@@ -37,7 +38,7 @@ export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'fail
  * the purchase SUCCESSFUL; a refusal past the dunning schedule FAILED.
  */
 export async function collectInstallment(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {
-  const { db, offers, psps } = deps;
+  const { db } = deps;
   const inst = await findInstallment(db, accountId, installmentId);
   if (!inst) return 'not_collectable';
   if (inst.state === 'paid') return 'already_paid';
@@ -46,29 +47,28 @@ export async function collectInstallment(deps: PaymentDeps, accountId: string, i
   if (expectedAttempts !== undefined && inst.attempts !== expectedAttempts) return 'not_collectable';
   const purchase = await loadPayState(db, accountId, inst.purchaseId);
   if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') return 'not_collectable';
-  const offer = (await offers.byId(accountId, purchase.offerId))!;
   const attempt = inst.attempts + 1;
-  const charged = await charge(deps, psps.get(offer.psp), purchase, inst, attempt);
+  const charged = await charge(deps, purchase, inst, attempt);
   const outcome = await recordAttempt(deps, inst, attempt, charged);
   await sendCollectionNotice(deps, inst, attempt, outcome);
   return outcome;
 }
 
 /** The PSP side of one attempt, outside any transaction. */
-async function charge(deps: PaymentDeps, psp: PspConnector, purchase: PurchasePayState, inst: Installment, attempt: number): Promise<{ payment: PaymentRow; result: TransactionResult }> {
+async function charge(deps: PaymentDeps, purchase: PurchasePayState, inst: Installment, attempt: number): Promise<{ payment: PaymentRow; result: TransactionResult }> {
   const { db, clock } = deps;
   const { accountId } = purchase;
   const amount = inst.amountCents + inst.feesCents;
   const key = `${inst.id}:attempt:${attempt}`;
   const hold = inst.paymentId ? await findPayment(db, accountId, inst.paymentId) : undefined;
   if (hold?.status === 'authorized' && hold.psp_transaction_id) {
-    const captured = await psp.capture({ idempotencyKey: `${key}:capture`, transactionId: hold.psp_transaction_id, amountCents: amount });
+    const captured = await (await deps.psps.forPayment(hold)).capture({ idempotencyKey: `${key}:capture`, transactionId: hold.psp_transaction_id, amountCents: amount });
     if (captured.status === 'captured') return { payment: hold, result: captured };
     await db.transaction((tx) => recordResult(tx, hold, captured, purchase.state, clock.now()));
   }
-  const methodId = await savedPspMethodId(db, accountId, inst.purchaseId);
-  const payment = await insertPayment(db, { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, idempotencyKey: key, amountCents: amount }, clock.now());
-  const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId: methodId!, amountCents: amount, currency: purchase.currency });
+  const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
+  const payment = await insertPayment(db, { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount }, clock.now());
+  const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId, amountCents: amount, currency: purchase.currency, storedCredential });
   return { payment, result };
 }
 

@@ -4,14 +4,15 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Messenger } from '../messaging/messenger.ts';
-import type { PspConnector } from '../psp/connector.ts';
+import type { PspRegistry } from '../psp/registry.ts';
 
 /** What the payment use cases need: a narrow view of the services. */
 export interface PaymentDeps {
   db: Database;
   clock: Clock;
   offers: OfferCache;
-  psps: { get(name: string): PspConnector };
+  /** The connector of an offer (its PSP account, else the built-in sandbox) and of a payment (the account it ran on). */
+  psps: Pick<PspRegistry, 'forOffer' | 'forPayment'>;
   messenger: Messenger;
   /** Opens the offers' signing secrets (front-end results, `trigger_capture` signatures). */
   box: SecretBox;

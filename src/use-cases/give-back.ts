@@ -11,7 +11,7 @@ import type { PaymentDeps } from './deps.ts';
  * first (the shopper's return, a job, a retry) gives back once.
  */
 export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult): Promise<void> {
-  const psp = deps.psps.get(payment.psp);
+  const psp = await deps.psps.forPayment(payment);
   let back: TransactionResult;
   if (result.status === 'requires_action' || result.status === 'authorized') {
     back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: result.transactionId });

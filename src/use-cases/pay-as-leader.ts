@@ -4,7 +4,7 @@ import { EVENT } from '../domain/events.ts';
 import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, type LeaderPlan, type PlanProblem } from '../domain/leader-plan.ts';
 import { potComment, potDeadline } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import type { AttachResult, CardInput, DeclineReason, PspConnector, TransactionResult } from '../psp/connector.ts';
+import { isPspFault, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import {
@@ -17,6 +17,7 @@ import {
   recordResult,
   savedPspMethodId,
   setPaymentPspMethod,
+  releasePendingAttempt,
   unresolvedLeaderAttempt,
   writeEvent,
   type PaymentRow,
@@ -31,6 +32,8 @@ import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
+import type { AccountConnector } from '../psp/registry.ts';
+import { storedCredentialOf, storeForLater } from './stored-card.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
@@ -43,7 +46,7 @@ export type LeaderOutcome =
 /** One checkout attempt under way: what the steps after the leader's authorisation need. */
 interface LeaderCheckout {
   offer: Offer;
-  psp: PspConnector;
+  psp: AccountConnector;
   plan: LeaderPlan;
   /** The payment row of the checkout transaction (its idempotency key derives the others'). */
   payment: PaymentRow;
@@ -73,7 +76,7 @@ export async function payAsLeader(
   if (offer.type !== 'SHARED' && pledgers.length > 0) return { kind: 'invalid', field: 'pledgers', problem: { code: 'not_shared' } };
   const plan = planLeaderPayment(offer, state.amountCents, pledgers.map((p) => p.amountCents), state.createdAt);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
-  const psp = deps.psps.get(offer.psp);
+  const psp = await deps.psps.forOffer(offer);
 
   // An earlier attempt left unresolved (a crash between the PSP's answer and its recording, an
   // unanswered challenge) is resolved first, with its own idempotency key: the PSP answers what
@@ -85,9 +88,27 @@ export async function payAsLeader(
     if (resolved && resolved.state !== 'CREATED') return resolved;
   }
 
-  const reserved = await reserveAttempt(deps, state, plan, pledgers, psp.name);
+  const reserved = await reserveAttempt(deps, state, plan, pledgers, psp);
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
+  try {
+    return await checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl);
+  } catch (err) {
+    // A PSP fault (unreachable, timeout, 5xx): the row stays pending (with its card if the
+    // authorisation was sent), so the leader's next attempt replays it with the same key first —
+    // never a second charge — and is not told to wait. The purchase is unchanged.
+    if (isPspFault(err)) await releasePendingAttempt(deps.db, payment, LEADER_BUSY_MS, deps.clock.now());
+    throw err;
+  }
+}
+
+/** The PSP side of a reserved checkout attempt: attach, authorise, then the steps after. */
+async function checkoutAtPsp(
+  deps: PaymentDeps,
+  { state, offer, plan, psp, payment }: { state: PurchasePayState; offer: Offer; plan: LeaderPlan; psp: AccountConnector; payment: PaymentRow },
+  card: CardInput,
+  returnUrl: (paymentId: string) => string,
+): Promise<LeaderOutcome> {
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
   if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
   // The card goes on the payment row before the authorisation, so that a crash after it can be
@@ -101,6 +122,7 @@ export async function payAsLeader(
     currency: state.currency,
     capture: plan.capture,
     returnUrl: back,
+    storeForLater: storeForLater(plan),
   });
   return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
 }
@@ -118,7 +140,7 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
     return (unresolved && (await resolveLeaderAttempt(deps, payment, 0))) || { kind: 'not_payable', state: state.state };
   }
   const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = psps.get(payment.psp);
+  const psp = await psps.forPayment(payment);
   const result = await psp.retrieve(payment.psp_transaction_id);
   // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt);
@@ -145,7 +167,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
   const { account_id: accountId, purchase_id: purchaseId } = payment;
   const state = (await loadPayState(db, accountId, purchaseId))!;
   const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = psps.get(payment.psp);
+  const psp = await psps.forPayment(payment);
   if (payment.status === 'pending' && !payment.psp_method_id) {
     await markDeclined(db, payment, 'abandoned', now);
     return undefined;
@@ -162,6 +184,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
       currency: state.currency,
       capture: plan.capture,
       returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
+      storeForLater: storeForLater(plan),
     });
   } else {
     result = await psp.retrieve(payment.psp_transaction_id!);
@@ -191,7 +214,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
  * row lock, refuses while another attempt runs, stores the invitations as drafts and the payment
  * row (with its idempotency key) before any PSP call.
  */
-async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: LeaderPlan, pledgers: NewPledge[], pspName: string): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
+async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: LeaderPlan, pledgers: NewPledge[], psp: AccountConnector): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
   const { db, clock } = deps;
   const { accountId, id: purchaseId } = state;
   return db.transaction(async (tx) => {
@@ -205,7 +228,7 @@ async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: 
     await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
     const payment = await insertPayment(
       tx,
-      { accountId, purchaseId, purpose: plan.purpose, psp: pspName, idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`, amountCents: plan.authorizeCents },
+      { accountId, purchaseId, purpose: plan.purpose, psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`, amountCents: plan.authorizeCents },
       now,
     );
     await scheduleReconciliation(tx, now);
@@ -267,10 +290,16 @@ async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, gu
   const { payment, psp, plan, offer } = checkout;
   const sharePayment = await insertPayment(
     db,
-    { accountId: payment.account_id, purchaseId: payment.purchase_id, purpose: 'leader_share', psp: psp.name, idempotencyKey: `${payment.idempotency_key}:share`, amountCents: plan.leaderShareCents },
+    { accountId: payment.account_id, purchaseId: payment.purchase_id, purpose: 'leader_share', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${payment.idempotency_key}:share`, amountCents: plan.leaderShareCents },
     clock.now(),
   );
-  const result = await psp.chargeOffSession({ idempotencyKey: sharePayment.idempotency_key, paymentMethodId: checkout.pspMethodId, amountCents: plan.leaderShareCents, currency: offer.currency });
+  const result = await psp.chargeOffSession({
+    idempotencyKey: sharePayment.idempotency_key,
+    paymentMethodId: checkout.pspMethodId,
+    amountCents: plan.leaderShareCents,
+    currency: offer.currency,
+    storedCredential: storedCredentialOf(guarantee),
+  });
   if (result.status === 'captured') return { payment: sharePayment, result };
   const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: guarantee.transactionId });
   await db.transaction(async (tx) => {

@@ -7,6 +7,7 @@ import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts'
 import { committedShares, findPledge, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
 import { sendPledgeReceipt } from './shopper-notices.ts';
@@ -31,7 +32,7 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
   const purchase = await loadPayState(db, pledge.accountId, pledge.purchaseId);
   const offer = purchase && (await offers.byId(pledge.accountId, purchase.offerId));
   if (!purchase || !offer) return { kind: 'closed', reason: 'unknown' };
-  const psp = psps.get(offer.psp);
+  const psp = await psps.forOffer(offer);
 
   // The pledge's last payment left unresolved (a crash, an abandoned challenge) is resolved first
   // with its own key; only a refused one lets this card be charged.
@@ -46,7 +47,7 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${clock.now().getTime()}`, card });
   if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message };
 
-  const reservation = await reserve(deps, pledge, psp.name, attached.paymentMethodId, returnUrl);
+  const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl);
   if ('outcome' in reservation) return reservation.outcome;
   const result = await psp.authorize({
     idempotencyKey: reservation.payment.idempotency_key,
@@ -64,7 +65,7 @@ export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pled
   const payment = await findPayment(deps.db, pledge.accountId, paymentId);
   if (!payment || payment.pledge_id !== pledge.id || !payment.psp_transaction_id) return { kind: 'closed', reason: 'unknown' };
   if (pledge.state === 'paid') return { kind: 'already_paid' };
-  const result = await deps.psps.get(payment.psp).retrieve(payment.psp_transaction_id);
+  const result = await (await deps.psps.forPayment(payment)).retrieve(payment.psp_transaction_id);
   return finishPledge(deps, pledge, payment, result);
 }
 
@@ -79,7 +80,7 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
   const { db, clock } = deps;
   const pledge = payment.pledge_id ? await findPledge(db, payment.account_id, payment.pledge_id) : undefined;
   if (!pledge) return undefined;
-  const psp = deps.psps.get(payment.psp);
+  const psp = await deps.psps.forPayment(payment);
   let result: TransactionResult;
   if (payment.status === 'pending') {
     if (!payment.psp_method_id) {
@@ -114,7 +115,7 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
  * leader's share never exceed the amount) and records the payment about to be made; or answers
  * why there is nothing to charge, closing a pledge that no longer fits.
  */
-async function reserve(deps: PaymentDeps, pledge: Pledge, pspName: string, pspMethodId: string, returnUrl: (paymentId: string) => string): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
+async function reserve(deps: PaymentDeps, pledge: Pledge, psp: AccountConnector, pspMethodId: string, returnUrl: (paymentId: string) => string): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
   const { db, clock } = deps;
   return db.transaction(async (tx) => {
     const now = clock.now();
@@ -138,7 +139,7 @@ async function reserve(deps: PaymentDeps, pledge: Pledge, pspName: string, pspMe
     const n = await countPledgePayments(tx, pledge.accountId, pledge.id);
     const payment = await insertPayment(
       tx,
-      { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, purpose: 'pledge', psp: pspName, idempotencyKey: `${pledge.id}:pay:${n + 1}`, amountCents: current.amountCents },
+      { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, purpose: 'pledge', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${pledge.id}:pay:${n + 1}`, amountCents: current.amountCents },
       now,
     );
     // The call's card and return URL are stored before the call, for a replay after a crash.

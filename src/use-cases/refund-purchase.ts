@@ -104,7 +104,7 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
   const answers: Answer[] = [];
   for (const allocation of refund.allocations.filter((a) => a.state === 'pending')) {
     const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
-    const psp = psps.get(payment.psp);
+    const psp = await psps.forPayment(payment);
     try {
       const result =
         allocation.kind === 'refund'

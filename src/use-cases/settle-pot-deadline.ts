@@ -1,7 +1,7 @@
 import { potDeadlineComment, uncovered } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import type { PspConnector, TransactionResult } from '../psp/connector.ts';
-import { findPayment, insertPayment, recordResult, savedPspMethodId, type PaymentRow } from '../payments/payment-repository.ts';
+import type { TransactionResult } from '../psp/connector.ts';
+import { findPayment, insertPayment, recordResult, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
@@ -9,6 +9,7 @@ import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { sendRestFailedNotice } from './shopper-notices.ts';
+import { savedCard } from './stored-card.ts';
 
 export type DeadlineOutcome =
   /** Not (or no longer) an open pot: nothing done. */
@@ -74,19 +75,17 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
 
 /** Captures the rest from the guarantee; when the hold lapsed or was refused, charges the saved card instead. */
 async function chargeRest(deps: PaymentDeps, locked: PurchasePayState, rest: number): Promise<{ payment: PaymentRow; result: TransactionResult; fromGuarantee: boolean }> {
-  const { db, clock, psps, offers } = deps;
+  const { db, clock } = deps;
   const { accountId, id: purchaseId } = locked;
-  const offer = (await offers.byId(accountId, locked.offerId))!;
-  const psp: PspConnector = psps.get(offer.psp);
   const guarantee = locked.guaranteePaymentId ? await findPayment(db, accountId, locked.guaranteePaymentId) : undefined;
   if (guarantee?.psp_transaction_id && guarantee.status === 'authorized') {
-    const captured = await psp.capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transactionId: guarantee.psp_transaction_id, amountCents: rest });
+    const captured = await (await deps.psps.forPayment(guarantee)).capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transactionId: guarantee.psp_transaction_id, amountCents: rest });
     if (captured.status === 'captured') return { payment: guarantee, result: captured, fromGuarantee: true };
     await db.transaction((tx) => recordResult(tx, guarantee, captured, locked.state, clock.now()));
   }
-  const methodId = await savedPspMethodId(db, accountId, purchaseId);
-  const payment = await insertPayment(db, { accountId, purchaseId, purpose: 'rest', psp: psp.name, idempotencyKey: `${purchaseId}:rest`, amountCents: rest }, clock.now());
-  const result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId: methodId!, amountCents: rest, currency: locked.currency });
+  const { psp, paymentMethodId, storedCredential } = await savedCard(deps, locked);
+  const payment = await insertPayment(db, { accountId, purchaseId, purpose: 'rest', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${purchaseId}:rest`, amountCents: rest }, clock.now());
+  const result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: rest, currency: locked.currency, storedCredential });
   return { payment, result, fromGuarantee: false };
 }
 

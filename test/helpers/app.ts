@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
-import { createApp, type ChipinApp } from '../../src/app.ts';
+import { createApp, type AppOptions, type ChipinApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
@@ -57,6 +57,8 @@ export interface TestAppOptions {
   shareDatabase?: boolean;
   /** Event delivery knobs (a short timeout, no background worker...); the service's defaults otherwise. */
   delivery?: DeliveryOptions;
+  /** PSP connector definitions instead of this build's (a fake connector: ./fake-psp.ts). */
+  pspDefinitions?: AppOptions['pspDefinitions'];
 }
 
 /**
@@ -78,6 +80,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: Tes
     logStream: { write: (s: string) => void logStream.write(s) },
     processMetrics: false,
     ...(options.delivery ? { delivery: options.delivery } : {}),
+    ...(options.pspDefinitions ? { pspDefinitions: options.pspDefinitions } : {}),
   });
   return Object.assign(app, { logs });
 }

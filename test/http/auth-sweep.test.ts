@@ -45,6 +45,9 @@ interface Owned {
   /** Bare uuids of two purchases left CREATED for the cancel routes (Merchant API v1, back office). */
   cancellable: string;
   boCancellable: string;
+  /** `psa_...` of A's PSP account (bound to nothing), and one the DELETE sweep may delete. */
+  pspAccount: string;
+  sparePspAccount: string;
 }
 
 interface Call {
@@ -103,6 +106,17 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds`, payload: { amount: 1 } }) }),
   'GET /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds` }) }),
   'POST /api/backoffice/purchases/:id/cancel': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.boCancellable}/cancel` }) }),
+  'GET /api/backoffice/psps': dashboard(undefined, { none: 'the PSP connectors of this build: no object of an account' }),
+  'POST /api/backoffice/psp_accounts': dashboard(undefined, { none: 'creates an object of the caller', payload: { psp: 'sandbox', environment: 'test', label: 'Sweep', credentials: {} } }),
+  'GET /api/backoffice/psp_accounts': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/psp_accounts' }) }),
+  'GET /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}` }) }),
+  'PATCH /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}`, payload: { label: 'Renamed' } }) }, { payload: { label: 'Renamed' } }),
+  'DELETE /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.sparePspAccount}` }) }),
+  'GET /api/backoffice/offers': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/offers' }) }),
+  'PATCH /api/backoffice/offers/:merchant_uid': dashboard(
+    { expect: '404', call: (o) => ({ url: `/api/backoffice/offers/${o.offer}`, payload: { psp_account_id: null } }) },
+    { payload: { psp_account_id: null } },
+  ),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
   // --- Public ---
   'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
@@ -126,6 +140,7 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /sandbox/demo-shop/verify': open("sandbox-only demo shop's back end: verifies a JWT of its own demo account's purchases, answers only valid/invalid"),
   'GET /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page, as an issuer's page is"),
   'POST /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page form"),
+  'POST /api/psp/:psa_id/notifications': open("inbound PSP notifications: authenticated by the PSP's signature, checked by the PSP account's connector (test/http/back-mode.test.ts)"),
   'GET /healthz': open('liveness probe'),
   'GET /readyz': open('readiness probe'),
   'GET /metrics': open('Prometheus scrape (counts only, no account data)'),
@@ -146,6 +161,7 @@ const PARAMS: Record<string, () => string> = {
   merchant_uid: () => `mer_${randomUUID()}`,
   pledge_id: () => `plg_${randomUUID()}`,
   delivery_id: () => `dlv_${randomUUID()}`,
+  psa_id: () => `psa_${randomUUID()}`,
 };
 
 function concrete(url: string): string {
@@ -187,6 +203,11 @@ beforeAll(async () => {
   const [delivery] = await deliveries(app, a.accountId);
   const cancellable = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json() as { id: string };
   const boCancellable = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json() as { id: string };
+  const newPspAccount = async (label: string) => {
+    const res = await inject('POST', '/api/backoffice/psp_accounts', a.dashboard, { psp: 'sandbox', environment: 'test', label, credentials: {} });
+    expect(res.statusCode, res.body).toBe(201);
+    return (res.json() as { id: string }).id;
+  };
   owned = {
     purchase: purchase.id,
     pot: pot.id,
@@ -197,6 +218,8 @@ beforeAll(async () => {
     delivery: `dlv_${delivery!.id}`,
     cancellable: cancellable.id,
     boCancellable: boCancellable.id,
+    pspAccount: await newPspAccount('Sweep'),
+    sparePspAccount: await newPspAccount('Spare'),
   };
 
   const routes = registeredRoutes(app.server);

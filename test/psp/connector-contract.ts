@@ -80,6 +80,14 @@ export function describeConnectorContract(name: string, makeConnector: () => Pro
       return psp.authorize({ idempotencyKey, paymentMethodId, amountCents, currency: 'EUR', capture, returnUrl: RETURN_URL });
     }
 
+    /** A card stored by a customer-initiated payment (PSD2 CIT), with the reference a later merchant-initiated charge gives. */
+    async function stored(card: CardInput): Promise<{ pm: string; storedCredential: { initialTransactionId: string; networkTransactionId?: string } }> {
+      const pm = await attach(card);
+      const cit = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+      expect(cit.status).toBe('captured');
+      return { pm, storedCredential: { initialTransactionId: cit.transactionId, ...(cit.networkTransactionId ? { networkTransactionId: cit.networkTransactionId } : {}) } };
+    }
+
     async function hold(amountCents: number): Promise<TransactionResult> {
       const r = await authorize(await attach(f.cards.success), amountCents, 'manual');
       expect(r.status).toBe('authorized');
@@ -225,10 +233,10 @@ export function describeConnectorContract(name: string, makeConnector: () => Pro
       });
 
       it('off-session charge', async () => {
-        const pm = await attach(f.cards.success);
+        const { pm, storedCredential } = await stored(f.cards.success);
         const k = key();
-        const a = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR' });
-        const b = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR' });
+        const a = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR', storedCredential });
+        const b = await psp.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 900, currency: 'EUR', storedCredential });
         expect(b.transactionId).toBe(a.transactionId);
         expect(state(b)).toEqual(state(a));
       });
@@ -295,18 +303,26 @@ export function describeConnectorContract(name: string, makeConnector: () => Pro
 
     describe('off-session charges', () => {
       it('charges a saved card, captured at once', async () => {
-        const pm = await attach(f.cards.success);
-        const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 4200, currency: 'EUR' });
+        const { pm, storedCredential } = await stored(f.cards.success);
+        const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 4200, currency: 'EUR', storedCredential });
         expect(state(r)).toMatchObject({ status: 'captured', amountCents: 4200, capturedCents: 4200, refundedCents: 0 });
         expect(state(await psp.retrieve(r.transactionId))).toEqual(state(r));
       });
 
+      it('refuses a merchant-initiated charge that references no stored credential (PSD2), charging nothing', async () => {
+        const pm = await attach(f.cards.success);
+        const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 4200, currency: 'EUR' });
+        expect(r.status).toBe('declined');
+        expect(r.capturedCents).toBe(0);
+      });
+
       it('the off-session-failing card authorises on session but every off-session charge is card_declined', async () => {
         const pm = await attach(f.cards.offSessionFails);
-        const on = await authorize(pm, 1000, 'automatic');
+        const on = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
         expect(on.status).toBe('captured');
+        const storedCredential = { initialTransactionId: on.transactionId, ...(on.networkTransactionId ? { networkTransactionId: on.networkTransactionId } : {}) };
         for (const amount of [1000, 1]) {
-          const off = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: amount, currency: 'EUR' });
+          const off = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: amount, currency: 'EUR', storedCredential });
           expect(off.status).toBe('declined');
           expectRefused(off, 'card_declined');
           expect(off.capturedCents).toBe(0);

@@ -115,14 +115,37 @@ describe('sandbox PSP', () => {
     expect(a).toMatchObject({ ok: true, brand: 'mastercard', last4: '4444' });
     const r = await authorize((a as { paymentMethodId: string }).paymentMethodId, 999, 'automatic');
     expect(r.status).toBe('captured');
-    const off = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: (a as { paymentMethodId: string }).paymentMethodId, amountCents: 5, currency: 'JPY' });
+    const off = await psp.chargeOffSession({
+      idempotencyKey: key(),
+      paymentMethodId: (a as { paymentMethodId: string }).paymentMethodId,
+      amountCents: 5,
+      currency: 'JPY',
+      storedCredential: { initialTransactionId: r.transactionId },
+    });
     expect(off.status).toBe('captured');
   });
 
   it('charges the 3-D Secure card off session without a challenge (the shopper authenticated on the first payment)', async () => {
     const pm = await attach(SANDBOX_CARDS.challenge);
-    const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR' });
+    const cit = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: 'https://shop.example/back', storeForLater: true });
+    // Before the shopper authenticated, nothing is stored: a merchant-initiated charge is refused.
+    const early = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+    expect(early.decline?.reason).toBe('authentication_failed');
+    await h.completeChallenge(cit.transactionId);
+    const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
     expect(r.status).toBe('captured');
+  });
+
+  it('refuses a merchant-initiated charge without a reference to the customer-initiated one that stored the card (PSD2)', async () => {
+    const pm = await attach(SANDBOX_CARDS.success);
+    const other = await attach(SANDBOX_CARDS.success);
+    const cit = await authorize(other, 100, 'automatic');
+    for (const storedCredential of [undefined, { initialTransactionId: 'sbx_txn_00000000-0000-4000-8000-000000000000' }, { initialTransactionId: cit.transactionId }]) {
+      const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', ...(storedCredential ? { storedCredential } : {}) });
+      expect(r.status).toBe('declined');
+      expect(r.decline?.reason).toBe('authentication_failed');
+      expect(r.capturedCents).toBe(0);
+    }
   });
 
   it('refuses the declined and no-funds cards off session too', async () => {

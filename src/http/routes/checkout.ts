@@ -1,3 +1,5 @@
+import { isTestOffer } from '../../psp/registry.ts';
+import { isPspFault, PspIntegrationError } from '../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../domain/email.ts';
@@ -103,7 +105,7 @@ function pageMode(query: PageQuery): { embed: boolean; lang?: string; query: str
 
 /** The leader's hosted checkout: `GET /pay/<purchase_uid>` shows it, `POST` pays. */
 export function registerCheckout(app: App, services: Services): void {
-  const { db, offers, clock, config, payments, psps } = services;
+  const { db, offers, clock, config, payments } = services;
   const csrf = csrfFor(services);
 
   const ownOrigin = new URL(config.publicUrl).origin;
@@ -137,7 +139,7 @@ export function registerCheckout(app: App, services: Services): void {
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
-    const message = await leaderFrontOutcome(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox, decline);
+    const message = await leaderFrontOutcome(payments, ctx.purchase, isTestOffer(ctx.offer), decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
@@ -169,7 +171,7 @@ export function registerCheckout(app: App, services: Services): void {
       case 'processed': {
         // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
         if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-        const handover = await leaderFrontResult(payments, ctx.purchase, psps.get(ctx.offer.psp).sandbox);
+        const handover = await leaderFrontResult(payments, ctx.purchase, isTestOffer(ctx.offer));
         return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
       }
       case 'challenge':
@@ -223,7 +225,15 @@ export function registerCheckout(app: App, services: Services): void {
     const back = new URLSearchParams(ctx.mode.query);
     back.set('lang', ctx.lang);
     const returnUrl = (paymentId: string) => `${leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId)}&${back.toString()}`;
-    const result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl);
+    let result: LeaderOutcome;
+    try {
+      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl);
+    } catch (err) {
+      if (!(err instanceof PspIntegrationError)) throw err;
+      // A PSP fault: the purchase is unchanged and a new attempt replays this one first (never a second charge).
+      request.log.warn({ psp: err.connector, psp_error: err.code, purchase_id: ctx.purchase.id }, 'PSP fault during the leader checkout');
+      return show(request, reply, ctx, { ...kept, errors: { message: t.errors.processing_error } }, isPspFault(err) ? 502 : 503);
+    }
     return outcome(request, reply, ctx, result, kept);
   });
 

@@ -5,6 +5,9 @@ import { registerAbort } from './abort.ts';
 import { registerBackofficeDeliveries } from './backoffice-deliveries.ts';
 import { registerBackofficePurchases } from './backoffice-purchases.ts';
 import { registerBackofficeWebhook } from './backoffice-webhook.ts';
+import { registerBackofficePsps } from './backoffice-psps.ts';
+import { registerBackofficeOffers } from './backoffice-offers.ts';
+import { registerPspNotifications } from './psp-notifications.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
@@ -43,13 +46,16 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerBackofficePurchases(app, services, dashboard);
+  registerBackofficePsps(app, services, dashboard);
+  registerBackofficeOffers(app, services, dashboard);
+  registerPspNotifications(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
   registerPledgePages(app, services);
   registerAssets(app);
   registerSdk(app);
-  // The sandbox PSP's 3-D Secure page: wherever the sandbox connector is registered (every mode).
-  registerSandboxPsp(app, services);
+  // The sandbox PSP's 3-D Secure page: never in production, which takes no payment on the sandbox PSP.
+  if (services.config.env === 'sandbox') registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
   if (services.config.env === 'sandbox') {
     registerSandboxInbox(app, services, dashboard);

@@ -7,6 +7,7 @@ import {
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type OffSessionInput,
   type NotificationResult,
   type PspConnector,
   type TransactionResult,
@@ -256,13 +257,25 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async chargeOffSession(input: { idempotencyKey: string; paymentMethodId: string; amountCents: number; currency: string }): Promise<TransactionResult> {
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
-    const params = [input.paymentMethodId, input.amountCents, input.currency];
+    const initial = input.storedCredential?.initialTransactionId;
+    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null];
     return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (tx, now) => {
       const pm = await this.#paymentMethod(tx, input.paymentMethodId);
       const row = newTransaction(pm.id, input.amountCents, input.currency, 'automatic', true, now);
+      // PSD2: a merchant-initiated charge must reference the customer-initiated transaction that
+      // stored this card; without it (or with another card's) the issuer asks for authentication,
+      // which an absent shopper cannot give: declined, as the real PSPs do.
+      // (A card that declines off session declines this anyway, with its own reason.)
+      const cit = initial && TRANSACTION_ID.test(initial) ? await findTransaction(tx, initial) : undefined;
+      const authenticated = cit !== undefined && cit.payment_method_id === pm.id && !cit.off_session && cit.status !== 'failed' && cit.status !== 'pending_authentication';
+      if (!authenticated && (pm.behaviour === 'approve' || pm.behaviour === 'challenge')) {
+        refuse(row, 'authentication_failed');
+        await insertTransaction(tx, row);
+        return this.#result(row);
+      }
       switch (pm.behaviour) {
         // The shopper authenticated when the card was first used: merchant-initiated charges
         // are exempt from 3-D Secure, so the challenge card succeeds off session.
@@ -380,7 +393,7 @@ function newTransaction(
 
 /** An approved authorisation: captured at once, or held for {@link SANDBOX_HOLD_DAYS}. */
 /** The sandbox refuses the charge with its own decline code (mapped to ours in mapping.ts). */
-function refuse(row: TransactionRow, code: 'do_not_honor' | 'insufficient_funds'): void {
+function refuse(row: TransactionRow, code: 'do_not_honor' | 'insufficient_funds' | 'authentication_failed'): void {
   row.status = 'failed';
   row.decline_code = code;
 }

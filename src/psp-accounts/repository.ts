@@ -1,0 +1,119 @@
+import type { Sql } from '../db/database.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { Redacted } from '../crypto/redacted.ts';
+import type { PspEnvironment } from '../psp/definition.ts';
+import type { StoredPspAccount } from '../psp/registry.ts';
+
+/**
+ * The PSP accounts aggregate (back mode, DESIGN §6): a merchant account's own PSP accounts, their
+ * credentials sealed with the secret box (one JSON object, AES-256-GCM), and which offers point
+ * at them. Every query is scoped by `account_id`, except the notification lookup by id
+ * ({@link pspAccountOwner}), whose caller then scopes everything by the owner it answers.
+ */
+
+export interface PspAccountRow {
+  id: string;
+  account_id: string;
+  psp: string;
+  environment: PspEnvironment;
+  label: string;
+  credentials_enc: string;
+  endpoint_url: string | null;
+  verified_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Opens the sealed credentials; the values stay in a Redacted (logging it prints `[redacted]`). */
+export function openCredentials(box: SecretBox, row: PspAccountRow): Redacted<Record<string, string>> {
+  return new Redacted(JSON.parse(box.open(row.credentials_enc).reveal()) as Record<string, string>);
+}
+
+export function sealCredentials(box: SecretBox, credentials: Readonly<Record<string, string>>): string {
+  return box.seal(JSON.stringify(credentials));
+}
+
+export function toStored(box: SecretBox, row: PspAccountRow): StoredPspAccount {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    psp: row.psp,
+    environment: row.environment,
+    credentials: openCredentials(box, row),
+    endpointUrl: row.endpoint_url,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export async function insertPspAccount(
+  sql: Sql,
+  a: { id: string; accountId: string; psp: string; environment: PspEnvironment; label: string; credentialsEnc: string; endpointUrl: string | null; verifiedAt: Date | null },
+  now: Date,
+): Promise<PspAccountRow> {
+  const { rows } = await sql.query<PspAccountRow>(
+    `INSERT INTO psp_accounts (id, account_id, psp, environment, label, credentials_enc, endpoint_url, verified_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *`,
+    [a.id, a.accountId, a.psp, a.environment, a.label, a.credentialsEnc, a.endpointUrl, a.verifiedAt, now],
+  );
+  return rows[0]!;
+}
+
+export async function findPspAccount(sql: Sql, accountId: string, id: string, lock = false): Promise<PspAccountRow | undefined> {
+  const { rows } = await sql.query<PspAccountRow>(`SELECT * FROM psp_accounts WHERE account_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  return rows[0];
+}
+
+export async function listPspAccounts(sql: Sql, accountId: string): Promise<PspAccountRow[]> {
+  const { rows } = await sql.query<PspAccountRow>('SELECT * FROM psp_accounts WHERE account_id = $1 ORDER BY created_at, id', [accountId]);
+  return rows;
+}
+
+/** The merchant account a PSP account belongs to: only for inbound notifications, whose URL names the PSP account alone. */
+export async function pspAccountOwner(sql: Sql, id: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ account_id: string }>('SELECT account_id FROM psp_accounts WHERE id = $1', [id]);
+  return rows[0]?.account_id;
+}
+
+export async function updatePspAccount(
+  sql: Sql,
+  accountId: string,
+  id: string,
+  a: { environment: PspEnvironment; label: string; credentialsEnc: string; endpointUrl: string | null; verifiedAt: Date | null },
+  now: Date,
+): Promise<PspAccountRow | undefined> {
+  // updated_at always moves forward: the registry rebuilds a cached connector when it changes.
+  const { rows } = await sql.query<PspAccountRow>(
+    `UPDATE psp_accounts SET environment = $3, label = $4, credentials_enc = $5, endpoint_url = $6, verified_at = $7,
+       updated_at = GREATEST($8::timestamptz, updated_at + interval '1 millisecond')
+     WHERE account_id = $1 AND id = $2 RETURNING *`,
+    [accountId, id, a.environment, a.label, a.credentialsEnc, a.endpointUrl, a.verifiedAt, now],
+  );
+  return rows[0];
+}
+
+/** Whether an offer or a payment still points at the PSP account (its captures and refunds need it). */
+export async function pspAccountUse(sql: Sql, accountId: string, id: string): Promise<{ offers: number; payments: number }> {
+  const { rows } = await sql.query<{ offers: number; payments: number }>(
+    `SELECT (SELECT count(*) FROM offers WHERE account_id = $1 AND psp_account_id = $2)::int AS offers,
+            (SELECT count(*) FROM payments WHERE account_id = $1 AND psp_account_id = $2)::int AS payments`,
+    [accountId, id],
+  );
+  return rows[0]!;
+}
+
+export async function deletePspAccount(sql: Sql, accountId: string, id: string): Promise<boolean> {
+  const { rows } = await sql.query('DELETE FROM psp_accounts WHERE account_id = $1 AND id = $2 RETURNING 1', [accountId, id]);
+  return rows.length > 0;
+}
+
+/** Points an offer at a PSP account (or back at the built-in sandbox with null); `offers.psp` follows the account's connector. */
+export async function bindOffer(sql: Sql, accountId: string, offerId: string, pspAccountId: string | null, psp: string): Promise<boolean> {
+  const { rows } = await sql.query('UPDATE offers SET psp_account_id = $3, psp = $4 WHERE account_id = $1 AND id = $2 RETURNING 1', [accountId, offerId, pspAccountId, psp]);
+  return rows.length > 0;
+}
+
+/** Every offer's PSP binding for one account, keyed by PSP accounts that are used. */
+export async function offersOfPspAccount(sql: Sql, accountId: string, id: string): Promise<string[]> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM offers WHERE account_id = $1 AND psp_account_id = $2 ORDER BY created_at, id', [accountId, id]);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,73 @@
+import type { ConnectorDefinition, PspEnvironment } from './definition.ts';
+
+/** A problem with a PSP account's input, naming its field (`credentials.<name>`, `endpoint_url`, ...). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+const MAX_VALUE = 4096;
+
+/**
+ * Checks credentials against the connector's credential kind: every required field present, no
+ * unknown field, each value a non-empty string matching its pattern / enum, then the definition's
+ * own cross-field rules. Messages never quote a value (they may be secrets).
+ */
+export function validateCredentials(def: ConnectorDefinition, credentials: Readonly<Record<string, unknown>>, environment: PspEnvironment): FieldProblem | undefined {
+  const known = new Set(def.credentialFields.map((f) => f.name));
+  for (const name of Object.keys(credentials)) {
+    if (!known.has(name)) return { field: `credentials.${name}`, message: `is not a credential of ${def.name} (expected: ${[...known].join(', ') || 'none'})` };
+  }
+  for (const f of def.credentialFields) {
+    const value = credentials[f.name];
+    const required = f.required && (!f.environments || f.environments.includes(environment));
+    if (value === undefined || value === '') {
+      if (required) return { field: `credentials.${f.name}`, message: `is required for ${def.name} (${environment})` };
+      continue;
+    }
+    if (typeof value !== 'string') return { field: `credentials.${f.name}`, message: 'must be a string' };
+    if (value.length > MAX_VALUE) return { field: `credentials.${f.name}`, message: `must be at most ${MAX_VALUE} characters` };
+    if (/[\u0000-\u001f\u007f]/.test(value) && !f.secret) return { field: `credentials.${f.name}`, message: 'must not contain control characters' };
+    if (f.enum && !f.enum.includes(value)) return { field: `credentials.${f.name}`, message: `must be one of ${f.enum.join(', ')}` };
+    if (f.pattern && !new RegExp(`^(?:${f.pattern})$`).test(value)) {
+      return { field: `credentials.${f.name}`, message: f.secret ? 'does not have the expected format' : `must match ${f.pattern}` };
+    }
+  }
+  const strings = Object.fromEntries(Object.entries(credentials).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  const extra = def.validate?.(strings, environment);
+  if (extra) return { field: extra.field.startsWith('credentials.') ? extra.field : `credentials.${extra.field}`, message: extra.message };
+  return undefined;
+}
+
+/**
+ * A PSP account's `endpoint_url`: an absolute https URL without credentials, query or fragment;
+ * a sandbox deployment also accepts http://127.0.0.1 (and localhost) for local fake PSPs.
+ */
+export function validateEndpointUrl(raw: string, deployment: 'sandbox' | 'production'): FieldProblem | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { field: 'endpoint_url', message: 'must be an absolute URL' };
+  }
+  if (url.username || url.password) return { field: 'endpoint_url', message: 'must not carry a user name or password' };
+  if (url.search || url.hash) return { field: 'endpoint_url', message: 'must not have a query or fragment' };
+  if (url.protocol === 'https:') return undefined;
+  const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+  if (url.protocol === 'http:' && local && deployment === 'sandbox') return undefined;
+  return {
+    field: 'endpoint_url',
+    message: deployment === 'sandbox' ? 'must be an https:// URL (or http://127.0.0.1 for a local fake)' : 'must be an https:// URL in production',
+  };
+}
+
+/** How a secret reads back: `…` and its last 4 characters (all of it hidden when shorter than 8). */
+export function maskSecret(value: string): string {
+  return value.length >= 8 ? `…${value.slice(-4)}` : '…';
+}
+
+/** The credentials as responses show them: secret fields masked, the others as saved. */
+export function maskedCredentials(def: ConnectorDefinition | undefined, credentials: Readonly<Record<string, string>>): Record<string, string> {
+  const secret = new Set(def ? def.credentialFields.filter((f) => f.secret).map((f) => f.name) : Object.keys(credentials));
+  return Object.fromEntries(Object.entries(credentials).map(([k, v]) => [k, secret.has(k) ? maskSecret(v) : v]));
+}

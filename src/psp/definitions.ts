@@ -1,0 +1,21 @@
+import type { ConnectorDefinition } from './definition.ts';
+import { adyenDefinition } from './adyen/definition.ts';
+import { hipayDefinition } from './hipay/definition.ts';
+import { lyraDefinition } from './lyra/definition.ts';
+import { ogoneDefinition } from './ogone/definition.ts';
+import { sandboxDefinition } from './sandbox/definition.ts';
+import { stripeDefinition } from './stripe/definition.ts';
+
+/**
+ * The PSP connectors this build has (back mode, DESIGN §6). Adding a connector is one line here:
+ * import its folder's `definition.ts` and append it. The registry checks the list at boot
+ * (names, duplicates, credential fields).
+ */
+export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
+  sandboxDefinition,
+  stripeDefinition,
+  adyenDefinition,
+  lyraDefinition,
+  ogoneDefinition,
+  hipayDefinition,
+];

@@ -1,0 +1,18 @@
+import type { ConnectorDefinition } from '../definition.ts';
+
+/**
+ * The built-in sandbox PSP as a connector definition: listed by `GET /api/backoffice/psps` and
+ * usable by PSP accounts (no credentials, test environment only). It is a special case of the
+ * registry: its one instance needs the database, the clock and its notification key, so the
+ * registry hands out that instance instead of calling {@link ConnectorDefinition.create}.
+ */
+export const sandboxDefinition: ConnectorDefinition = {
+  name: 'sandbox',
+  label: 'Chipin sandbox PSP (test cards, no real money)',
+  environments: ['test'],
+  credentialFields: [],
+  baseUrl: () => 'builtin:sandbox',
+  create: () => {
+    throw new TypeError('the sandbox PSP is built in: the registry uses its own instance');
+  },
+};

@@ -1,0 +1,265 @@
+import type { Logger } from 'pino';
+import type { Offer, OfferCache } from '../accounts/offers.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../domain/clock.ts';
+import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
+import { PspIntegrationError } from '../psp/connector.ts';
+import { maskedCredentials, validateCredentials, validateEndpointUrl } from '../psp/credentials.ts';
+import type { ConnectorDefinition, PspEnvironment } from '../psp/definition.ts';
+import { DEFAULT_PSP, type PspRegistry } from '../psp/registry.ts';
+import {
+  bindOffer as bindOfferRow,
+  deletePspAccount as deleteRow,
+  findPspAccount,
+  insertPspAccount,
+  listPspAccounts as listRows,
+  openCredentials,
+  pspAccountUse,
+  sealCredentials,
+  updatePspAccount as updateRow,
+  type PspAccountRow,
+} from '../psp-accounts/repository.ts';
+
+/** What the PSP-account use cases need. */
+export interface PspAccountDeps {
+  db: Database;
+  box: SecretBox;
+  clock: Clock;
+  psps: PspRegistry;
+  offers: OfferCache;
+  deployment: 'sandbox' | 'production';
+  logger: Pick<Logger, 'info' | 'warn'>;
+}
+
+/** A PSP account as the back office and the CLI show it: every secret as `…` and its last 4 characters. */
+export interface PspAccountView {
+  id: string;
+  psp: string;
+  environment: PspEnvironment;
+  label: string;
+  endpoint_url: string | null;
+  credentials: Record<string, string>;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PspAccountOutcome =
+  | { kind: 'ok'; account: PspAccountView }
+  | { kind: 'invalid'; field: string; message: string }
+  /** The PSP refused the credentials (422 `psp_credentials_rejected`). */
+  | { kind: 'rejected'; message: string }
+  /** The PSP could not be reached to check them (502 `psp_unreachable`). */
+  | { kind: 'unreachable' }
+  | { kind: 'not_found' };
+
+export interface PspAccountInput {
+  psp: string;
+  environment: string;
+  label: string;
+  credentials: Record<string, unknown>;
+  endpoint_url?: string | null;
+}
+
+export interface PspAccountPatch {
+  label?: string;
+  environment?: string;
+  /** Fields to set; a field set to null is removed. Fields not named keep their saved value. */
+  credentials?: Record<string, unknown>;
+  endpoint_url?: string | null;
+}
+
+export function viewOf(deps: Pick<PspAccountDeps, 'box' | 'psps'>, row: PspAccountRow): PspAccountView {
+  return {
+    id: toPublicId('psa', row.id),
+    psp: row.psp,
+    environment: row.environment,
+    label: row.label,
+    endpoint_url: row.endpoint_url,
+    credentials: maskedCredentials(deps.psps.definition(row.psp), openCredentials(deps.box, row).reveal()),
+    verified_at: row.verified_at ? new Date(row.verified_at).toISOString() : null,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+type Checked = { def: ConnectorDefinition; environment: PspEnvironment; credentials: Record<string, string>; endpointUrl: string | null };
+
+/** Every rule of a PSP account's settings, naming the first field that breaks one. */
+function check(deps: PspAccountDeps, psp: string, environment: string, credentials: Record<string, unknown>, endpointUrl: string | null): Checked | { field: string; message: string } {
+  const def = deps.psps.definition(psp);
+  if (!def) return { field: 'psp', message: `unknown PSP "${psp}" (this build has: ${deps.psps.definitions.map((d) => d.name).join(', ')})` };
+  if (psp === DEFAULT_PSP && deps.deployment === 'production') return { field: 'psp', message: 'the built-in sandbox PSP is refused in production' };
+  if (!(def.environments as readonly string[]).includes(environment)) return { field: 'environment', message: `must be one of ${def.environments.join(', ')} for ${psp}` };
+  const env = environment as PspEnvironment;
+  const problem = validateCredentials(def, credentials, env);
+  if (problem) return problem;
+  if (endpointUrl !== null) {
+    if (psp === DEFAULT_PSP) return { field: 'endpoint_url', message: 'the built-in sandbox PSP has no endpoint' };
+    const bad = validateEndpointUrl(endpointUrl, deps.deployment);
+    if (bad) return bad;
+  }
+  return { def, environment: env, credentials: credentials as Record<string, string>, endpointUrl };
+}
+
+/** Replaces every credential value in a PSP's message, so that nothing of them reaches a response or a log. */
+function scrub(message: string, credentials: Record<string, string>): string {
+  let out = message;
+  for (const v of Object.values(credentials)) if (v.length >= 4) out = out.split(v).join('[redacted]');
+  return out.slice(0, 300);
+}
+
+/** The one harmless authenticated call (DESIGN §6); answers when it was made, or why it failed. */
+async function verify(deps: PspAccountDeps, c: Checked, id: string): Promise<{ at: Date } | { kind: 'rejected'; message: string } | { kind: 'unreachable' }> {
+  const connector = deps.psps.build(c.def.name, c.environment, c.credentials, c.endpointUrl, id);
+  try {
+    const result = await connector.verifyCredentials();
+    if (result.ok) return { at: deps.clock.now() };
+    return { kind: 'rejected', message: `${c.def.name} refused these credentials: ${scrub(result.message, c.credentials)}` };
+  } catch (err) {
+    if (!(err instanceof PspIntegrationError)) throw err;
+    deps.logger.warn({ psp: c.def.name, psp_error: err.code, message: scrub(err.message, c.credentials) }, 'PSP credentials check failed');
+    if (err.code === 'bad_credentials') return { kind: 'rejected', message: `${c.def.name} refused these credentials` };
+    return { kind: 'unreachable' };
+  }
+}
+
+export async function createPspAccount(deps: PspAccountDeps, accountId: string, input: PspAccountInput, opts: { verify: boolean }): Promise<PspAccountOutcome> {
+  const c = check(deps, input.psp, input.environment, input.credentials, input.endpoint_url ?? null);
+  if ('field' in c) return { kind: 'invalid', ...c };
+  const id = newUuid();
+  let verifiedAt: Date | null = null;
+  if (opts.verify) {
+    const v = await verify(deps, c, id);
+    if (!('at' in v)) return v;
+    verifiedAt = v.at;
+  }
+  const row = await insertPspAccount(
+    deps.db,
+    { id, accountId, psp: c.def.name, environment: c.environment, label: input.label, credentialsEnc: sealCredentials(deps.box, c.credentials), endpointUrl: c.endpointUrl, verifiedAt },
+    deps.clock.now(),
+  );
+  deps.logger.info({ account_id: accountId, psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null }, 'PSP account created');
+  return { kind: 'ok', account: viewOf(deps, row) };
+}
+
+export async function listPspAccounts(deps: PspAccountDeps, accountId: string): Promise<PspAccountView[]> {
+  return (await listRows(deps.db, accountId)).map((r) => viewOf(deps, r));
+}
+
+export async function getPspAccount(deps: PspAccountDeps, accountId: string, publicId: string): Promise<PspAccountView | undefined> {
+  const id = parsePublicId('psa', publicId);
+  const row = id && (await findPspAccount(deps.db, accountId, id));
+  return row ? viewOf(deps, row) : undefined;
+}
+
+export async function updatePspAccount(deps: PspAccountDeps, accountId: string, publicId: string, patch: PspAccountPatch, opts: { verify: boolean }): Promise<PspAccountOutcome> {
+  const id = parsePublicId('psa', publicId);
+  const row = id && (await findPspAccount(deps.db, accountId, id));
+  if (!id || !row) return { kind: 'not_found' };
+  const saved = openCredentials(deps.box, row).reveal();
+  const credentials: Record<string, unknown> = { ...saved };
+  for (const [k, v] of Object.entries(patch.credentials ?? {})) {
+    if (v === null) delete credentials[k];
+    else credentials[k] = v;
+  }
+  const environment = patch.environment ?? row.environment;
+  const endpointUrl = patch.endpoint_url === undefined ? row.endpoint_url : patch.endpoint_url;
+  const c = check(deps, row.psp, environment, credentials, endpointUrl);
+  if ('field' in c) return { kind: 'invalid', ...c };
+  const changed = patch.credentials !== undefined || environment !== row.environment || endpointUrl !== row.endpoint_url;
+  let verifiedAt = changed ? null : row.verified_at;
+  if (changed && opts.verify) {
+    const v = await verify(deps, c, id);
+    if (!('at' in v)) return v;
+    verifiedAt = v.at;
+  }
+  const updated = await updateRow(
+    deps.db,
+    accountId,
+    id,
+    { environment: c.environment, label: patch.label ?? row.label, credentialsEnc: sealCredentials(deps.box, c.credentials), endpointUrl: c.endpointUrl, verifiedAt },
+    deps.clock.now(),
+  );
+  if (!updated) return { kind: 'not_found' };
+  deps.psps.invalidate(accountId, id);
+  deps.offers.forget(accountId);
+  deps.logger.info({ account_id: accountId, psp_account_id: publicId, changed_settings: changed }, 'PSP account updated');
+  return { kind: 'ok', account: viewOf(deps, updated) };
+}
+
+export type DeleteOutcome = { kind: 'deleted' } | { kind: 'not_found' } | { kind: 'in_use'; offers: number; payments: number };
+
+/** Deletes a PSP account no offer and no payment uses (a payment's captures and refunds need its account). */
+export async function deletePspAccount(deps: PspAccountDeps, accountId: string, publicId: string): Promise<DeleteOutcome> {
+  const id = parsePublicId('psa', publicId);
+  if (!id) return { kind: 'not_found' };
+  const outcome = await deps.db.transaction(async (tx): Promise<DeleteOutcome> => {
+    const row = await findPspAccount(tx, accountId, id, true);
+    if (!row) return { kind: 'not_found' };
+    const use = await pspAccountUse(tx, accountId, id);
+    if (use.offers > 0 || use.payments > 0) return { kind: 'in_use', ...use };
+    await deleteRow(tx, accountId, id);
+    return { kind: 'deleted' };
+  });
+  if (outcome.kind === 'deleted') {
+    deps.psps.invalidate(accountId, id);
+    deps.logger.info({ account_id: accountId, psp_account_id: publicId }, 'PSP account deleted');
+  }
+  return outcome;
+}
+
+export interface OfferPspView {
+  merchant_uid: string;
+  type: Offer['type'];
+  installments: number;
+  deferred_days: number;
+  currency: string;
+  psp: string;
+  psp_account_id: string | null;
+}
+
+function offerView(o: Offer): OfferPspView {
+  return {
+    merchant_uid: toPublicId('mer', o.id),
+    type: o.type,
+    installments: o.installments,
+    deferred_days: o.deferredDays,
+    currency: o.currency,
+    psp: o.psp,
+    psp_account_id: o.pspAccountId ? toPublicId('psa', o.pspAccountId) : null,
+  };
+}
+
+export async function listOffersWithPsp(deps: PspAccountDeps, accountId: string): Promise<OfferPspView[]> {
+  deps.offers.forget(accountId);
+  return (await deps.offers.list(accountId)).map(offerView);
+}
+
+export type BindOutcome =
+  | { kind: 'ok'; offer: OfferPspView }
+  | { kind: 'not_found'; what: 'offer' | 'PSP account' }
+  | { kind: 'invalid'; field: string; message: string };
+
+/** Points an offer at one of the account's PSP accounts (null: the built-in sandbox): its next payment runs there. */
+export async function bindOfferToPspAccount(deps: PspAccountDeps, accountId: string, merchantUid: string, pspAccountId: string | null): Promise<BindOutcome> {
+  const offer = await deps.offers.find(accountId, merchantUid);
+  if (!offer) return { kind: 'not_found', what: 'offer' };
+  let psp = DEFAULT_PSP;
+  let id: string | null = null;
+  if (pspAccountId !== null) {
+    id = parsePublicId('psa', pspAccountId) ?? null;
+    const row = id && (await findPspAccount(deps.db, accountId, id));
+    if (!id || !row) return { kind: 'not_found', what: 'PSP account' };
+    psp = row.psp;
+  }
+  if (deps.deployment === 'production' && psp === DEFAULT_PSP) {
+    return { kind: 'invalid', field: 'psp_account_id', message: 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)' };
+  }
+  if (!(await bindOfferRow(deps.db, accountId, offer.id, id, psp))) return { kind: 'not_found', what: 'offer' };
+  deps.offers.forget(accountId);
+  deps.logger.info({ account_id: accountId, merchant_uid: merchantUid, psp_account_id: pspAccountId }, 'offer bound to a PSP account');
+  const fresh = (await deps.offers.find(accountId, merchantUid))!;
+  return { kind: 'ok', offer: offerView(fresh) };
+}
