@@ -4,7 +4,6 @@ import { systemClock } from '../../src/domain/clock.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
-import { withStoredCredential } from './fixtures/hipay/harness.ts';
 
 /**
  * The contract against HiPay's stage environment, with the merchant's test credentials:
@@ -35,7 +34,7 @@ if (username && password && passphrase) {
       throw new Error('needs a shopper on HiPay’s 3-D Secure page or real days');
     };
     return {
-      connector: withStoredCredential(connector),
+      connector,
       // 4111… appears in HiPay's SDK documentation and 4000…0002 is the tokenization API's
       // example card; the refusal cards are the fake's and are NOT verified against HiPay stage:
       // replace them with the ones developer.hipay.com lists before relying on this suite.

@@ -4,7 +4,11 @@ import type { Database } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { PspConnector } from '../../src/psp/connector.ts';
+import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 import { createPspRegistry, DEFAULT_PSP, PspRegistry, UnknownPspError } from '../../src/psp/registry.ts';
+
+/** The connectors of this build, as the registry lists them (sorted). */
+const BUILD = CONNECTOR_DEFINITIONS.map((d) => d.name).sort();
 import { SandboxPsp } from '../../src/psp/sandbox/connector.ts';
 import { openTestDatabase } from '../helpers/app.ts';
 
@@ -24,14 +28,16 @@ describe('PSP registry', () => {
     expect(registry.get('sandbox')).toBeInstanceOf(SandboxPsp);
     expect(registry.get('sandbox').sandbox).toBe(true);
     expect(registry.sandbox).toBe(registry.get('sandbox'));
-    expect(registry.names).toEqual(['sandbox']);
-    expect(registry.has('stripe')).toBe(false);
+    expect(registry.names).toEqual(BUILD);
+    expect(BUILD).toEqual(['adyen', 'hipay', 'lyra', 'ogone', 'sandbox', 'stripe']);
+    expect(registry.has('stripe')).toBe(true);
+    expect(registry.has('acme')).toBe(false);
   });
 
   it('throws a clear error for an unknown name', () => {
     const registry = createPspRegistry(opts());
     expect(() => registry.get('acme')).toThrow(UnknownPspError);
-    expect(() => registry.get('acme')).toThrow('unknown PSP connector "acme" (this build has: sandbox)');
+    expect(() => registry.get('acme')).toThrow(`unknown PSP connector "acme" (this build has: ${BUILD.join(', ')})`);
   });
 
   it('refuses at construction: a duplicate, a bad name, an incomplete connector, no default', () => {
@@ -71,6 +77,6 @@ describe('PSP registry', () => {
       })
       .catch((e: unknown) => e);
     expect(err).not.toBe(rollback);
-    expect(String(err)).toContain('offers use PSP connectors this build lacks: acme (this build has: sandbox)');
+    expect(String(err)).toContain(`offers use PSP connectors this build lacks: acme (this build has: ${BUILD.join(', ')})`);
   });
 });

@@ -2,7 +2,6 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
 import {
   PspIntegrationError,
   type AttachInput,
@@ -30,6 +29,7 @@ import {
   type AdyenServiceError,
 } from './mapping.ts';
 import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 
 /**
  * Adyen Checkout API v71 over plain `fetch` (DESIGN §6, docs/psp/adyen.md). Not the official
@@ -61,25 +61,6 @@ export interface AdyenCredentials {
 type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session' | 'details';
 
 type Answer = { status: number; body: unknown };
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,6 +1,5 @@
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
 import {
   PspIntegrationError,
   type AttachInput,
@@ -26,6 +25,7 @@ import {
   type HipayTransaction,
 } from './mapping.ts';
 import { SIGNATURE_HEADER, checkSignature, headerValue, readNotification } from './notifications.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 
 /** HiPay's hosts (HiPay Node SDK, Gateway/HTTP/Configuration/Configuration.js). */
 const STAGE_GATEWAY = 'https://stage-secure-gateway.hipay-tpp.com';
@@ -53,25 +53,6 @@ const UNKNOWN_TOKEN = 3040001;
 const ALREADY_VOIDED = 3020403;
 
 type Maintenance = 'capture' | 'refund' | 'cancel';
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
 
 function trimUrl(url: string): string {
   return url.replace(/\/+$/, '');

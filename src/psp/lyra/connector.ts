@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
 import {
   PspIntegrationError,
   type AttachInput,
@@ -31,6 +30,7 @@ import {
   type LyraPayment,
 } from './mapping.ts';
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
 
 export interface LyraConnectorOptions {
   /** The PSP account id (`psa_<uuid>` without prefix): names the notification URL. */
@@ -62,28 +62,6 @@ interface Memo {
 /** In-process memory of keys: bounded, the oldest forgotten first. */
 const MEMO_LIMIT = 10_000;
 const ORDER_ID = /^chipin-[0-9a-f]{40}$/;
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
-function fingerprint(parts: readonly unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-}
 
 /**
  * A payment method id is Lyra's `paymentMethodToken`, followed by `~` and the chaining reference

@@ -33,6 +33,7 @@ import {
   type OgoneView,
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -60,25 +61,6 @@ const ALIAS_USAGE = 'Chipin: later payments of the group purchases you join';
 /** Sent with 3-D Secure requests where Chipin has not the shopper's own header. */
 const HTTP_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
-
 function brandName(brand: string | undefined): string {
   const b = (brand ?? '').toLowerCase().replace(/\s+/g, '');
   if (b === 'visa') return 'visa';
@@ -86,10 +68,6 @@ function brandName(brand: string | undefined): string {
   if (b === 'americanexpress' || b === 'amex') return 'amex';
   if (b === 'discover' || b === 'jcb' || b === 'dinersclub') return b;
   return b || 'unknown';
-}
-
-function fingerprint(parts: readonly unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /**

@@ -1,7 +1,6 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Database, Sql } from '../../db/database.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
 import {
   PspIntegrationError,
   type AttachInput,
@@ -25,6 +24,7 @@ import {
   updateTransaction,
   type PaymentMethodRow,
 } from './store.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
 
 export interface SandboxPspOptions {
   db: Database;
@@ -59,32 +59,6 @@ export type ChallengeOutcome =
   | { ok: false; reason: 'unknown_transaction' | 'bad_token' };
 
 type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
-
-function fingerprint(parts: readonly unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-}
 
 function reviveResult<T>(stored: unknown): T {
   const r = stored as { expiresAt?: string | Date };

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
 import {
   PspIntegrationError,
   type AttachInput,
@@ -15,6 +14,7 @@ import {
 } from '../connector.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 
 export interface StripeConnectorOptions {
   /** `sk_test_…` / `sk_live_…`. */
@@ -35,25 +35,6 @@ const PM_ID = /^pm_[A-Za-z0-9]{1,255}$/;
 const MAX_KEY = 255;
 /** What we read of an intent in every answer: the charge, for refunds and the hold's end. */
 const EXPAND = ['latest_charge'];
-
-function assertKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255) throw new RangeError('idempotencyKey must be 1 to 255 characters');
-}
-function assertAmount(amountCents: number): void {
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
-}
-function assertCurrency(currency: string): void {
-  if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-}
-function assertReturnUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('returnUrl must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
-}
 
 /**
  * The Stripe key of one step of one of our calls. Our key names the call; a call made of several
