@@ -349,7 +349,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await expectAccessible(missing);
       await missing.close();
     }
-  });
+  }, 180_000); // some twenty page states, two languages, two widths: room on a loaded CI machine
 });
 
 /** WCAG contrast ratio of two `rgb(…)` colours. */
