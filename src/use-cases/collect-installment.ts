@@ -49,13 +49,22 @@ export async function collectInstallment(deps: PaymentDeps, accountId: string, i
   if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') return 'not_collectable';
   const attempt = inst.attempts + 1;
   const charged = await charge(deps, purchase, inst, attempt);
+  if ('skipped' in charged) return charged.skipped;
   const outcome = await recordAttempt(deps, inst, attempt, charged);
   await sendCollectionNotice(deps, inst, attempt, outcome);
   return outcome;
 }
 
-/** The PSP side of one attempt, outside any transaction. */
-async function charge(deps: PaymentDeps, purchase: PurchasePayState, inst: Installment, attempt: number): Promise<{ payment: PaymentRow; result: TransactionResult }> {
+/**
+ * The PSP side of one attempt, outside any transaction; `skipped` when there is nothing to charge
+ * any more (another collector of this attempt got there first, or the installment changed).
+ */
+async function charge(
+  deps: PaymentDeps,
+  purchase: PurchasePayState,
+  inst: Installment,
+  attempt: number,
+): Promise<{ payment: PaymentRow; result: TransactionResult } | { skipped: CollectOutcome }> {
   const { db, clock } = deps;
   const { accountId } = purchase;
   const amount = inst.amountCents + inst.feesCents;
@@ -65,6 +74,17 @@ async function charge(deps: PaymentDeps, purchase: PurchasePayState, inst: Insta
     const captured = await (await deps.psps.forPayment(hold)).capture({ idempotencyKey: `${key}:capture`, transactionId: hold.psp_transaction_id, amountCents: amount });
     if (captured.status === 'captured') return { payment: hold, result: captured };
     await db.transaction((tx) => recordResult(tx, hold, captured, purchase.state, clock.now()));
+  } else if (hold && hold.status !== 'expired' && hold.status !== 'voided') {
+    // The hold is not lapsed: it was captured (by a concurrent trigger_capture or the due-date
+    // job), refunded, or its outcome is still unknown. Charging the card again would take the
+    // money twice; only a hold that lapsed (or refused its capture, above) falls back to a charge.
+    return { skipped: hold.status === 'captured' || hold.status === 'refunded' ? 'already_paid' : 'not_collectable' };
+  }
+  // The off-session fallback and a plain installment: only while this attempt is still the
+  // installment's next one (a concurrent collector, a refund that cancelled it, settle it).
+  const now = await findInstallment(db, accountId, inst.id);
+  if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts || now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) {
+    return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
   }
   const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
   const payment = await insertPayment(db, { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount }, clock.now());
