@@ -4,18 +4,7 @@ import type { OfferTerms } from './schedule.ts';
  * The rule-bearing fields of an offer, structurally (the data layer's `Offer` has them all), so
  * that domain rules need nothing from the data layer.
  */
-export interface OfferRules {
-  type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
-  installments: number;
-  deferredDays: number;
-  feeRateBps: number;
-  fixedFeeCents: number;
-  minAmountCents: number;
-  maxAmountCents: number;
-  fundingCapCents: number | null;
-  debitRateBps: number;
-  usuryCeilingBps: number | null;
-}
+export type OfferRules = Omit<OfferTerms, 'type'> & { type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED' };
 
 /** The schedule engine's view of an offer. */
 export function offerTerms(offer: OfferRules): OfferTerms {
