@@ -203,6 +203,7 @@ describe.runIf(hasBrowser)('sandbox demo shop', () => {
     // The pot editor: visible once the frame's page and its script have loaded.
     await frame(page).getByRole('button', { name: 'Split evenly' }).waitFor({ state: 'visible' });
     await page.keyboard.press('Escape');
-    await expect(page.locator('#outcome').textContent()).resolves.toBe('Payment cancelled by the shopper.');
+    // The cancel travels from the frame by postMessage: read until it has arrived (bounded).
+    await expect.poll(() => page.locator('#outcome').textContent(), { timeout: 10_000 }).toBe('Payment cancelled by the shopper.');
   });
 });
