@@ -97,6 +97,11 @@ async function payInFrame(number: string): Promise<void> {
   await f.getByRole('button', { name: /^Pay / }).click();
 }
 
+/** The hosted page's frame script is running (src/pages/assets/result.js marks it): Escape in the frame now reaches the SDK. */
+async function frameListens(): Promise<void> {
+  await frame(page).locator('html[data-chipin-frame="ready"]').waitFor({ state: 'attached' });
+}
+
 async function waitForEvents(n: number): Promise<Event[]> {
   await page.waitForFunction((count) => (window as unknown as { __events: unknown[] }).__events.length >= count, n);
   return events(page);
@@ -143,6 +148,7 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     await openShop(p);
     // Focus inside the frame: the hosted page posts chipin:cancel.
     await frame(page).getByLabel('Card number').click();
+    await frameListens();
     await page.keyboard.press('Escape');
     await waitForEvents(1);
     await expect(page.getByRole('dialog').count()).resolves.toBe(0);
@@ -202,6 +208,7 @@ describe.runIf(hasBrowser)('sandbox demo shop', () => {
     await page.getByRole('button', { name: 'Split with friends' }).click();
     // The pot editor: visible once the frame's page and its script have loaded.
     await frame(page).getByRole('button', { name: 'Split evenly' }).waitFor({ state: 'visible' });
+    await frameListens();
     await page.keyboard.press('Escape');
     // The cancel travels from the frame by postMessage: read until it has arrived (bounded).
     await expect.poll(() => page.locator('#outcome').textContent(), { timeout: 10_000 }).toBe('Payment cancelled by the shopper.');

@@ -13,5 +13,7 @@
     document.addEventListener('keydown', function (e) {
       if (e.key === 'Escape') window.parent.postMessage({ chipin: 1, type: 'chipin:cancel', purchase_uid: data.purchase_uid }, data.target);
     });
+    // Says the frame listens: a key pressed before this script ran reached nobody.
+    document.documentElement.setAttribute('data-chipin-frame', 'ready');
   }
 })();
