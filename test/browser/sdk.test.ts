@@ -161,7 +161,7 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     await page.getByRole('button', { name: 'Close payment' }).focus();
     await page.keyboard.press('Escape');
     expect((await waitForEvents(2)).map((x) => x.kind)).toEqual(['cancel', 'cancel']);
-    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('pay');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('pay');
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('INITIALIZED');
   });
 

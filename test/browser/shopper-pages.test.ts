@@ -169,7 +169,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         await page.getByRole('button', { name: LABELS[lang].pay }).click();
         await page.waitForLoadState('load');
         await expect(page.title()).resolves.toMatch(lang === 'fr' ? /^Erreur\u00a0: / : /^Error: /);
-        await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('error-summary');
+        await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('error-summary'); // the page's script moves focus once it runs
         await expect(page.getByRole('alert').first().getByRole('heading').textContent()).resolves.toBe(lang === 'fr' ? 'Il y a un problème' : 'There is a problem');
         const expiry = page.getByLabel(LABELS[lang].expiry);
         await expect(expiry.getAttribute('aria-invalid')).resolves.toBe('true');
@@ -196,7 +196,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await fillCard(page, 'en', '4242 4242 4242 4242', '01/20');
       await page.getByRole('button', { name: /^Pay / }).click();
       await page.waitForLoadState('load');
-      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('error-summary');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('error-summary'); // the page's script moves focus once it runs
       await expect(page.getByLabel('Expiry date').getAttribute('aria-invalid')).resolves.toBe('true');
       await expect(page.locator('#card_expiry_error').textContent()).resolves.toBe('Your card has expired.');
       await expect(page.getByLabel('Cardholder name').inputValue()).resolves.toBe('Léa Martin');
@@ -335,7 +335,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await fillCard(page, lang, '4000 0000 0000 0002');
       await page.getByRole('button', { name: LABELS[lang].pay }).click();
       await page.waitForLoadState('load');
-      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('error-summary');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('error-summary'); // the page's script moves focus once it runs
       await expectAccessible(page);
       await fillCard(page, lang, '4242 4242 4242 4242');
       await page.getByRole('button', { name: LABELS[lang].pay }).click();
