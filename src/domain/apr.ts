@@ -37,20 +37,83 @@ const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
+ * A calendar date as integers (month 1–12), proleptic Gregorian like JavaScript's Date. The
+ * calendar arithmetic below works on these and on day numbers rather than on Date objects and
+ * strings: the public simulation computes a schedule and its APR on every request, and parsing
+ * and formatting dates was most of its cost (docs/performance.md).
+ */
+interface Ymd {
+  y: number;
+  m: number;
+  d: number;
+}
+
+function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (isLeapYear(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 (negative before), by H. Hinnant's `days_from_civil`. */
+function dayNumber({ y, m, d }: Ymd): number {
+  const year = m <= 2 ? y - 1 : y;
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The inverse of {@link dayNumber} (`civil_from_days`). */
+function dateOfDay(n: number): Ymd {
+  const z = n + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  return { y: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d: dayOfYear - Math.floor((153 * mp + 2) / 5) + 1 };
+}
+
+/** Strict 'yyyy-mm-dd' to its parts; RangeError for malformed text or a day that does not exist. */
+function parseYmd(text: string): Ymd {
+  const match = ISO_DATE.exec(text);
+  if (match) {
+    const y = Number(match[1]);
+    const m = Number(match[2]);
+    const d = Number(match[3]);
+    if (m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m)) return { y, m, d };
+  }
+  throw new RangeError(`not a calendar date in yyyy-mm-dd form: ${JSON.stringify(text)}`);
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/** 'yyyy-mm-dd'; RangeError outside years 0000–9999, which the format cannot express. */
+function formatYmd({ y, m, d }: Ymd): string {
+  if (!(y >= 0 && y <= 9999)) throw new RangeError(`date out of the yyyy-mm-dd range: year ${y}`);
+  return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+}
+
+/** `date` plus `months` months, same day of month, clamped to the target month's last day. */
+function addMonthsYmd(date: Ymd, months: number): Ymd {
+  const index = date.y * 12 + (date.m - 1) + months;
+  const y = Math.floor(index / 12);
+  const m = index - y * 12 + 1;
+  return { y, m, d: Math.min(date.d, daysInMonth(y, m)) };
+}
+
+/**
  * Parses a strict 'yyyy-mm-dd' calendar date to UTC midnight.
  * @throws RangeError for malformed text or a date that does not exist (2025-02-30, 2025-13-01).
  */
 export function parseIsoDate(text: string): Date {
-  const match = ISO_DATE.exec(text);
-  if (match) {
-    const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    const date = utcDate(year, month - 1, day);
-    // Date silently rolls 30 Feb over to March: only a round trip proves the date exists.
-    if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {
-      return date;
-    }
-  }
-  throw new RangeError(`not a calendar date in yyyy-mm-dd form: ${JSON.stringify(text)}`);
+  return new Date(dayNumber(parseYmd(text)) * DAY_MS);
 }
 
 /**
@@ -58,15 +121,12 @@ export function parseIsoDate(text: string): Date {
  * @throws RangeError outside years 0000–9999, which the format cannot express.
  */
 export function formatIsoDate(date: Date): string {
-  const year = date.getUTCFullYear();
-  if (!(year >= 0 && year <= 9999)) throw new RangeError(`date out of the yyyy-mm-dd range: year ${year}`);
-  const pad = (n: number, width: number) => String(n).padStart(width, '0');
-  return `${pad(year, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}`;
+  return formatYmd({ y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() });
 }
 
 /** `date` plus `days` calendar days ('yyyy-mm-dd' in and out). */
 export function addDays(date: string, days: number): string {
-  return formatIsoDate(new Date(parseIsoDate(date).getTime() + days * DAY_MS));
+  return formatYmd(dateOfDay(dayNumber(parseYmd(date)) + days));
 }
 
 /**
@@ -75,26 +135,25 @@ export function addDays(date: string, days: number): string {
  * original date, so 31 Jan + 2 months is 31 Mar, not the 28th carried over from February.
  */
 export function addMonthsClamped(date: string, months: number): string {
-  const start = parseIsoDate(date);
-  const monthIndex = start.getUTCMonth() + months;
-  const lastDay = utcDate(start.getUTCFullYear(), monthIndex + 1, 0).getUTCDate();
-  return formatIsoDate(utcDate(start.getUTCFullYear(), monthIndex, Math.min(start.getUTCDate(), lastDay)));
-}
-
-/** Whole days from `from` to `to` (negative when `to` is earlier). */
-function daysBetween(from: string, to: string): number {
-  return Math.round((parseIsoDate(to).getTime() - parseIsoDate(from).getTime()) / DAY_MS);
+  return formatYmd(addMonthsYmd(parseYmd(date), months));
 }
 
 /** Time from `from` to `to` in years under the given day count (see {@link DayCount}). */
 export function yearFraction(from: string, to: string, dayCount: DayCount): number {
-  if (dayCount === 'actual365') return daysBetween(from, to) / 365;
-  const a = parseIsoDate(from);
-  const b = parseIsoDate(to);
-  let months = (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + (b.getUTCMonth() - a.getUTCMonth());
+  return yearsBetween(parseYmd(from), parseYmd(to), dayCount);
+}
+
+function yearsBetween(a: Ymd, b: Ymd, dayCount: DayCount): number {
+  const end = dayNumber(b);
+  if (dayCount === 'actual365') return (end - dayNumber(a)) / 365;
+  let months = (b.y - a.y) * 12 + (b.m - a.m);
+  let anniversary = dayNumber(addMonthsYmd(a, months));
   // Clamping can put "k months later" past `to` (31 Jan → 30 Mar is one month and 30 days).
-  if (addMonthsClamped(from, months) > to) months -= 1;
-  return months / 12 + daysBetween(addMonthsClamped(from, months), to) / 365;
+  if (anniversary > end) {
+    months -= 1;
+    anniversary = dayNumber(addMonthsYmd(a, months));
+  }
+  return months / 12 + (end - anniversary) / 365;
 }
 
 /**
@@ -102,27 +161,39 @@ export function yearFraction(from: string, to: string, dayCount: DayCount): numb
  * zero, time measured from the earliest flow's date.
  *
  * Brackets the root between -0.99 and an upper bound doubled until the present value changes
- * sign, then bisects down to the resolution of a double: slower than Newton's method but it
- * cannot diverge or jump to a wrong root, and 13 flows × ~100 steps costs nothing.
+ * sign, then narrows the bracket with Newton steps, falling back to bisection whenever a step
+ * would leave it: it converges in a few steps like Newton's method, yet cannot diverge or jump
+ * to a wrong root, because every trial stays inside a bracket that holds the root. It stops when
+ * a step no longer moves the rate beyond a few units of a double's last place.
  *
  * @throws RangeError when there is no flow, an amount is not finite, a date is invalid, the
  *   flows do not contain both a drawdown and a repayment, or no rate makes the sum zero.
  */
 export function solveApr(flows: readonly DatedFlow[], dayCount: DayCount): number {
   if (flows.length === 0) throw new RangeError('APR needs at least one cash flow');
-  for (const flow of flows) {
-    parseIsoDate(flow.date);
+  const dates = flows.map((flow) => {
+    const date = parseYmd(flow.date);
     if (!Number.isFinite(flow.amount)) throw new RangeError(`cash flow amount is not a number: ${flow.amount}`);
-  }
-  // Strict yyyy-mm-dd strings sort chronologically.
-  const start = flows.map((f) => f.date).sort()[0]!;
+    return date;
+  });
+  let start = dates[0]!;
+  for (const date of dates) if (dayNumber(date) < dayNumber(start)) start = date;
+  // Sorted by time, then amount, so that the sums, and so the rate to its last bit, do not
+  // depend on the order of the list; plain arrays read in a loop by the steps below.
   const terms = flows
-    .filter((f) => f.amount !== 0)
-    .map((f) => ({ amount: f.amount, years: yearFraction(start, f.date, dayCount) }));
-  if (!terms.some((t) => t.amount > 0) || !terms.some((t) => t.amount < 0)) {
+    .map((flow, i) => ({ amount: flow.amount, years: yearsBetween(start, dates[i]!, dayCount) }))
+    .filter((t) => t.amount !== 0)
+    .sort((a, b) => a.years - b.years || a.amount - b.amount);
+  const amounts = terms.map((t) => t.amount);
+  const years = terms.map((t) => t.years);
+  if (!amounts.some((a) => a > 0) || !amounts.some((a) => a < 0)) {
     throw new RangeError('APR needs both a drawdown (positive flow) and a repayment (negative flow)');
   }
-  const presentValue = (rate: number) => terms.reduce((sum, t) => sum + t.amount * (1 + rate) ** -t.years, 0);
+  const presentValue = (rate: number): number => {
+    let sum = 0;
+    for (let k = 0; k < amounts.length; k++) sum += amounts[k]! * (1 + rate) ** -years[k]!;
+    return sum;
+  };
 
   let low = -0.99;
   let high = 1;
@@ -137,18 +208,30 @@ export function solveApr(flows: readonly DatedFlow[], dayCount: DayCount): numbe
   if (Math.sign(pvLow) === Math.sign(pvHigh) || Number.isNaN(pvLow)) {
     throw new RangeError('no annual rate above -99 % makes these cash flows balance');
   }
-  for (;;) {
-    const mid = low + (high - low) / 2;
-    if (mid <= low || mid >= high) return mid;
-    const pvMid = presentValue(mid);
-    if (pvMid === 0) return mid;
-    if (Math.sign(pvMid) === Math.sign(pvLow)) {
-      low = mid;
-      pvLow = pvMid;
-    } else {
-      high = mid;
+  let rate = low + (high - low) / 2;
+  // Bisection alone needs ~1,100 halvings from the widest bracket; Newton far fewer.
+  for (let step = 0; step < 2_000; step++) {
+    let pv = 0;
+    let slope = 0;
+    for (let k = 0; k < amounts.length; k++) {
+      const discounted = amounts[k]! * (1 + rate) ** -years[k]!;
+      pv += discounted;
+      slope -= years[k]! * discounted;
     }
+    slope /= 1 + rate;
+    if (pv === 0) return rate;
+    if (Math.sign(pv) === Math.sign(pvLow)) {
+      low = rate;
+      pvLow = pv;
+    } else {
+      high = rate;
+    }
+    const newton = rate - pv / slope;
+    const next = newton > low && newton < high ? newton : low + (high - low) / 2;
+    if (next <= low || next >= high || Math.abs(next - rate) <= 4 * Number.EPSILON * Math.max(1, Math.abs(rate))) return next;
+    rate = next;
   }
+  return rate;
 }
 
 /**
@@ -161,11 +244,4 @@ export function aprPercent(rate: number): number {
   // Rates beyond ~9e7 (absurd, but finite) no longer fit an exact integer; there the float is the answer.
   if (!Number.isSafeInteger(micro)) return Math.floor(rate * 1e4 + 0.5) / 100;
   return Math.floor((micro + 5000) / 10_000) / 100;
-}
-
-function utcDate(year: number, monthIndex: number, day: number): Date {
-  // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear does not.
-  const date = new Date(0);
-  date.setUTCFullYear(year, monthIndex, day);
-  return date;
 }

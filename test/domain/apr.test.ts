@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, aprPercent, solveApr, yearFraction, type DatedFlow } from '../../src/domain/apr.ts';
+import { addDays, addMonthsClamped, aprPercent, formatIsoDate, parseIsoDate, solveApr, yearFraction, type DatedFlow } from '../../src/domain/apr.ts';
 
 type Example = { name: string; flows: [string, number][]; apr_1dp: number; apr_2dp?: number };
 const examples: Example[] = JSON.parse(
@@ -106,6 +106,95 @@ describe('solveApr', () => {
         // The root lies between rate − 1e-9 and rate + 1e-9: the present value changes sign there.
         expect(Math.sign(presentValue(flows, rate - 1e-9)) * Math.sign(presentValue(flows, rate + 1e-9))).toBeLessThanOrEqual(0);
       }),
+    );
+  });
+
+  it('gives the same rate, to the last bit, whatever the order of the flows', () => {
+    fc.assert(
+      fc.property(
+        credit.chain((flows) => fc.tuple(fc.constant(flows), fc.shuffledSubarray(flows, { minLength: flows.length, maxLength: flows.length }))),
+        ([flows, shuffled]) => {
+          expect(solveApr(shuffled, 'monthly')).toBe(solveApr(flows, 'monthly'));
+        },
+      ),
+    );
+  });
+});
+
+/**
+ * The calendar helpers work on day numbers, not on Date objects (docs/performance.md). Their
+ * oracle here is JavaScript's own proleptic Gregorian Date, which they must agree with on every
+ * date the yyyy-mm-dd form can express.
+ */
+describe('calendar arithmetic agrees with JavaScript Date', () => {
+  const DAY = 86_400_000;
+  const oracleDate = (y: number, monthIndex: number, d: number) => {
+    const date = new Date(0);
+    date.setUTCFullYear(y, monthIndex, d);
+    return date;
+  };
+  const oracleAddMonths = (text: string, months: number) => {
+    const start = oracleDate(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10)));
+    const index = start.getUTCMonth() + months;
+    const lastDay = oracleDate(start.getUTCFullYear(), index + 1, 0).getUTCDate();
+    return oracleDate(start.getUTCFullYear(), index, Math.min(start.getUTCDate(), lastDay));
+  };
+  const inRange = (d: Date) => d.getUTCFullYear() >= 0 && d.getUTCFullYear() <= 9999;
+  const FIRST = oracleDate(0, 0, 1).getTime() / DAY;
+  const LAST = oracleDate(9999, 11, 31).getTime() / DAY;
+  const anyDay = fc.integer({ min: FIRST, max: LAST }).map((n) => formatIsoDate(new Date(n * DAY)));
+
+  it('parses every yyyy-mm-dd date to its UTC midnight and back', () => {
+    fc.assert(
+      fc.property(anyDay, (text) => {
+        expect(formatIsoDate(parseIsoDate(text))).toBe(text);
+        expect(parseIsoDate(text).getTime()).toBe(oracleDate(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10))).getTime());
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('refuses days that do not exist, as the Date round trip does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (y, m, d) => {
+        const text = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+        const real = oracleDate(y, m - 1, d);
+        const exists = m >= 1 && m <= 12 && real.getUTCMonth() === m - 1 && real.getUTCDate() === d;
+        if (exists) expect(formatIsoDate(parseIsoDate(text))).toBe(text);
+        else expect(() => parseIsoDate(text)).toThrow(RangeError);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('adds days and clamped months as Date does, refusing results beyond year 9999', () => {
+    fc.assert(
+      fc.property(anyDay, fc.integer({ min: -3_000, max: 3_000 }), fc.integer({ min: -240, max: 240 }), (text, days, months) => {
+        const byDays = new Date(parseIsoDate(text).getTime() + days * DAY);
+        if (inRange(byDays)) expect(addDays(text, days)).toBe(formatIsoDate(byDays));
+        else expect(() => addDays(text, days)).toThrow(RangeError);
+        const byMonths = oracleAddMonths(text, months);
+        if (inRange(byMonths)) expect(addMonthsClamped(text, months)).toBe(formatIsoDate(byMonths));
+        else expect(() => addMonthsClamped(text, months)).toThrow(RangeError);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("counts years between dates as the Date-based rule does ('monthly' and 'actual365')", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: FIRST, max: LAST - 4_000 }), fc.integer({ min: 0, max: 4_000 }), (from, span) => {
+        const a = formatIsoDate(new Date(from * DAY));
+        const b = formatIsoDate(new Date((from + span) * DAY));
+        expect(yearFraction(a, b, 'actual365')).toBe(span / 365);
+        const start = new Date(from * DAY);
+        const end = new Date((from + span) * DAY);
+        let months = (end.getUTCFullYear() - start.getUTCFullYear()) * 12 + (end.getUTCMonth() - start.getUTCMonth());
+        if (oracleAddMonths(a, months).getTime() > end.getTime()) months -= 1;
+        const expected = months / 12 + Math.round((end.getTime() - oracleAddMonths(a, months).getTime()) / DAY) / 365;
+        expect(yearFraction(a, b, 'monthly')).toBe(expected);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });
