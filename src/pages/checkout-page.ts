@@ -8,7 +8,7 @@ import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/
 import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
-import type { LeaderResultFigures } from '../use-cases/result-figures.ts';
+import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
 import { frameScript, langSwitcher, layout, type FrameData } from './html.ts';

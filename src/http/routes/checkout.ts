@@ -20,7 +20,7 @@ import { offerTerms } from '../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
 import { leaderFrontOutcome } from '../../use-cases/leader-front-outcome.ts';
 import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
-import { leaderResultFigures } from '../../use-cases/result-figures.ts';
+import { leaderResultFigures } from '../../payments/result-figures.ts';
 import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';

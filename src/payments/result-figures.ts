@@ -1,9 +1,9 @@
 import type { Sql } from '../db/database.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { uncovered } from '../domain/pot.ts';
-import { chargedAndHeld, planLines } from '../payments/notice-queries.ts';
-import { loadPayState } from '../payments/pay-state-repository.ts';
-import { listPledges } from '../payments/pledge-repository.ts';
+import { chargedAndHeld, planLines } from './notice-queries.ts';
+import { loadPayState } from './pay-state-repository.ts';
+import { listPledges } from './pledge-repository.ts';
 
 /** Every payment taken from the leader's card: the checkout's, later installments, the pot's rest on the saved card. */
 const LEADER_CARD_PURPOSES = [...LEADER_PURPOSES, 'installment', 'rest'] as const;
