@@ -76,6 +76,11 @@ export interface Messenger {
    * with the same key sends nothing and answers false.
    */
   sendNoticeEmail(to: string, notice: ShopperNotice): Promise<boolean>;
+  /**
+   * A receipt or notice by SMS, for a shopper who gave only a phone number: once per
+   * `notice.key`, as {@link sendNoticeEmail} (the key is claimed per channel).
+   */
+  sendNoticeSms(to: string, notice: SmsNotice): Promise<boolean>;
 }
 
 /** Common to every receipt and notice. */
@@ -144,11 +149,20 @@ export type ShopperNotice = NoticeBase &
         retryOn?: string;
       }
     | {
+        /** Friends' shares covered the amount: the purchase is paid, the leader's guarantee released. */
+        kind: 'pot_complete';
+        /** The hold released on the leader's card; 0 when there was none left. */
+        releasedCents: number;
+      }
+    | {
         /** The pot's uncovered rest was refused at the deadline: the purchase failed. */
         kind: 'rest_failed';
         restCents: number;
       }
   );
+
+/** The notices that also go by SMS, to a shopper known only by a phone number. */
+export type SmsNotice = Extract<ShopperNotice, { kind: 'pledge_receipt' | 'pot_complete' }>;
 
 /**
  * A pledger's share of a shared pot was (partly) paid back after the merchant refunded the

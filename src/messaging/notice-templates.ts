@@ -1,8 +1,8 @@
 import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
-import type { InstallmentRef, ShopperNotice } from './messenger.ts';
-import { COMMON, creditFigures, figuresHtml, figuresText, NBSP, oneLine, planFigures, type Figures, type PurchaseLinkEmail } from './templates.ts';
+import type { InstallmentRef, ShopperNotice, SmsNotice } from './messenger.ts';
+import { COMMON, creditFigures, figuresHtml, figuresText, firstFitting, NBSP, oneLine, planFigures, shortenedTitle, smsDate, smsSafe, type Figures, type PurchaseLinkEmail } from './templates.ts';
 
 /**
  * Receipts and notices to shoppers (docs/messaging.md, "E-mails and SMS over a purchase's life"):
@@ -250,6 +250,28 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
         link: purchaseLink,
       };
     }
+    case 'pot_complete': {
+      const released = m(n.releasedCents);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: la cagnotte pour ${t80} est complète` : `${v.merchant}: the pot for ${t80} is complete`,
+        paragraphs: [
+          fr
+            ? `Vos proches ont versé leurs parts${NBSP}: la cagnotte pour ${quote(v, v.title)} (${v.amount}) chez ${v.merchant} est complète et l'achat est payé.`
+            : `Your friends have paid their shares: the pot for ${quote(v, v.title)} (${v.amount}) at ${v.merchant} is complete and the purchase is paid.`,
+        ],
+        figures: [],
+        next: [
+          n.releasedCents > 0
+            ? fr
+              ? `Les ${released} réservés en garantie sur ${v.card} sont libérés${NBSP}: rien d'autre ne sera débité.`
+              : `The ${released} held as a guarantee on ${v.card} is released: nothing more will be charged.`
+            : fr
+              ? `Rien d'autre ne sera débité sur ${v.card}.`
+              : `Nothing more will be charged to ${v.card}.`,
+        ],
+        link: purchaseLink,
+      };
+    }
     case 'rest_failed': {
       const rest = m(n.restCents);
       return {
@@ -276,6 +298,55 @@ export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
   const v = values(n);
   const name = n.name === undefined ? undefined : oneLine(n.name, 60) || undefined;
   return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), texts(n, v));
+}
+
+/**
+ * The SMS of a receipt or notice, for a shopper known only by a phone number: one GSM-7 segment
+ * with a typical amount and title (the title is shortened, then left out, to fit). No link: the
+ * SMS says all there is to know, and the page's link came with the invitation.
+ */
+export function noticeSms(n: SmsNotice): string {
+  const v = values(n);
+  const { fr } = v;
+  const m = (cents: number) => smsSafe(v.m(cents));
+  const merchant = smsSafe(v.merchant);
+  const title = smsSafe(v.title);
+  const colon = fr ? ' :' : ':';
+  let build: (title: string) => string;
+  switch (n.kind) {
+    case 'pledge_receipt': {
+      const share = m(n.chargedCents);
+      const after =
+        n.leftCents > 0
+          ? fr
+            ? `Il reste ${m(n.leftCents)} à réunir avant le ${smsDate(formatDateTime(n.deadline, v.lang))}. Rien d'autre ne vous sera débité.`
+            : `${m(n.leftCents)} still to collect before ${smsDate(formatDateTime(n.deadline, v.lang))}. Nothing more will be charged to you.`
+          : fr
+            ? "La cagnotte est complète. Rien d'autre ne vous sera débité."
+            : 'The pot is complete. Nothing more will be charged to you.';
+      build = (t) =>
+        fr
+          ? `${merchant}${colon} merci, votre part de ${share}${t ? ` pour "${t}"` : ''} est payée. ${after}`
+          : `${merchant}${colon} thank you, your share of ${share}${t ? ` for "${t}"` : ''} is paid. ${after}`;
+      break;
+    }
+    case 'pot_complete': {
+      const after =
+        n.releasedCents > 0
+          ? fr
+            ? `Les ${m(n.releasedCents)} bloqués sur votre carte sont libérés, rien d'autre ne sera débité.`
+            : `The ${m(n.releasedCents)} held on your card is released, nothing more will be charged.`
+          : fr
+            ? "Rien d'autre ne sera débité."
+            : 'Nothing more will be charged.';
+      build = (t) =>
+        fr
+          ? `${merchant}${colon} vos proches ont complété la cagnotte${t ? ` pour "${t}"` : ''}, l'achat est payé. ${after}`
+          : `${merchant}${colon} your friends completed the pot${t ? ` for "${t}"` : ''}, it is paid. ${after}`;
+      break;
+    }
+  }
+  return firstFitting([() => build(title), () => shortenedTitle(title, build), () => build('')]);
 }
 
 /** The kind of a notice, for the logs and `outbound_messages`. */

@@ -5,8 +5,8 @@ import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
 import type { Mailer } from './mailer.ts';
-import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage, ShopperNotice } from './messenger.ts';
-import { noticeEmail, type NoticeKind } from './notice-templates.ts';
+import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage, ShopperNotice, SmsNotice } from './messenger.ts';
+import { noticeEmail, noticeSms, type NoticeKind } from './notice-templates.ts';
 import type { SmsGateway } from './sms.ts';
 import { pledgeEmail, pledgeRefundEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
 
@@ -88,6 +88,10 @@ export class OutboundMessenger implements Messenger {
     return this.sendEmail(to, notice, notice.kind, () => noticeEmail(notice), notice.key);
   }
 
+  async sendNoticeSms(to: string, notice: SmsNotice): Promise<boolean> {
+    return this.sendSms(to, notice, notice.kind, () => noticeSms(notice), notice.key);
+  }
+
   /**
    * Sends one e-mail and records it. `compose` builds the content (a template); if it throws,
    * the attempt is recorded as not sent. The content is built before the address is checked, so
@@ -148,24 +152,29 @@ export class OutboundMessenger implements Messenger {
     }
   }
 
-  /** Sends one SMS and records it; as {@link sendEmail}, for an E.164 phone number. Never throws. */
-  private async sendSms(to: string, ids: MessageIds, kind: MessageKind, compose: () => string): Promise<boolean> {
+  /** Sends one SMS and records it; as {@link sendEmail} (a keyed one at most once), for an E.164 phone number. Never throws. */
+  private async sendSms(to: string, ids: MessageIds, kind: MessageKind, compose: () => string, key?: string): Promise<boolean> {
     const phone = normalizePhone(to);
     const recipient = phone ?? to.trim();
     let outcome: Outcome;
+    let claimed: string | undefined;
     try {
       const text = compose();
       const base = { channel: 'sms' as const, recipient, subject: null, body: text };
       if (!phone) {
         outcome = { ...base, accepted: false, error: 'invalid phone number (international format with a leading +)', providerId: null };
       } else {
+        if (key !== undefined) {
+          claimed = await this.claim(ids, kind, key, base);
+          if (!claimed) return false;
+        }
         const result = await this.deps.sms.send(phone, text);
         outcome = { ...base, accepted: result.accepted, error: result.accepted ? null : (result.error ?? 'not accepted'), providerId: result.providerId ?? null };
       }
     } catch (err) {
       outcome = { channel: 'sms', recipient, subject: null, body: '', accepted: false, error: `could not build the message: ${errorText(err)}`, providerId: null };
     }
-    return this.finish(ids, kind, outcome);
+    return this.finish(ids, kind, outcome, claimed === undefined ? key : { claimed });
   }
 
   /** Logs and records the outcome; answers whether the message was accepted. Never throws. */

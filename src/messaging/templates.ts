@@ -360,7 +360,7 @@ const MIN_SMS_TITLE = 12;
  * The first text of `candidates` that fits in {@link SMS_TARGET_LENGTH} characters, else the last
  * one (the shortest the URL allows). A candidate may answer `undefined` to be skipped.
  */
-function firstFitting(candidates: ReadonlyArray<() => string | undefined>): string {
+export function firstFitting(candidates: ReadonlyArray<() => string | undefined>): string {
   let last = '';
   for (const candidate of candidates) {
     const text = candidate();
@@ -372,7 +372,7 @@ function firstFitting(candidates: ReadonlyArray<() => string | undefined>): stri
 }
 
 /** `withTitle` with `title` cut to the room left in one SMS, or `undefined` when too little is left. */
-function shortenedTitle(title: string, withTitle: (title: string) => string): string | undefined {
+export function shortenedTitle(title: string, withTitle: (title: string) => string): string | undefined {
   const room = SMS_TARGET_LENGTH - (withTitle('x').length - 1);
   return room >= MIN_SMS_TITLE ? withTitle(oneLine(title, room, '...')) : undefined;
 }

@@ -8,6 +8,7 @@ import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/
 import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
+import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
 import { frameScript, langSwitcher, layout, type FrameData } from './html.ts';
@@ -41,6 +42,8 @@ export interface CheckoutView {
   frame?: FrameData;
   /** The page's path and query without `lang`, for the language switcher. */
   switchBase?: string;
+  /** The status page's figures: charged, held, what comes next. */
+  result?: LeaderResultFigures;
 }
 
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
@@ -183,6 +186,39 @@ export function checkoutPage(v: CheckoutView): string {
   return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
 }
 
+/**
+ * The status page's money, as the receipt tells it: what was charged to the card, what is held
+ * and until when, for a pot what its deadline will take if friends do not pay (the uncovered
+ * rest, lowered by each share paid), and the dates still to come (3x/4x, the deferred capture).
+ */
+function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml | '' {
+  const r = v.result;
+  if (!r || (r.chargedCents === 0 && r.heldCents === 0)) return '';
+  const { lang, purchase: p } = v;
+  const m = (cents: number) => formatMoney(cents, p.currency, lang);
+  const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
+  const deferred = v.offer.type === 'DEFERRED' ? r.upcoming[0] : undefined;
+  const heldUntil = r.pot ? formatDateTime(r.pot.deadline, lang) : deferred ? formatDate(deferred.dueDate, lang) : undefined;
+  const upcoming = v.offer.type === 'INSTALLMENTS' && r.upcoming.length > 0
+    ? html`<table><caption class="caption">${t.resultNext}</caption><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th></tr></thead><tbody>${r.upcoming.map(
+        (l) => html`<tr><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td></tr>`,
+      )}</tbody></table>`
+    : '';
+  const nothingMore = !r.pot && r.heldCents === 0 && r.upcoming.length === 0;
+  return html`<section class="card" aria-labelledby="result-title"><h2 id="result-title">${t.resultHeading}</h2>
+<dl class="figures">
+  ${item(t.resultCharged, m(r.chargedCents), 'result-charged')}
+  ${r.heldCents > 0 ? item(heldUntil ? t.resultHeldUntil(heldUntil) : t.resultHeld, m(r.heldCents), 'result-held') : ''}
+  ${deferred ? item(t.resultChargedOn(formatDate(deferred.dueDate, lang)), m(deferred.amountCents), 'result-due') : ''}
+  ${r.pot ? item(t.resultRest, m(r.pot.restCents), 'result-rest') : ''}
+  ${r.pot ? item(t.resultPotCloses, formatDateTime(r.pot.deadline, lang), 'result-deadline') : ''}
+</dl>
+${r.pot ? html`<p>${t.resultRestExplain(m(r.pot.restCents), formatDateTime(r.pot.deadline, lang))}</p>` : ''}
+${upcoming}
+${nothingMore ? html`<p>${t.resultNothingMore}</p>` : ''}
+</section>`;
+}
+
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
 export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl: (id: string) => string): string {
   const t = TEXT[v.lang];
@@ -206,8 +242,8 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
   const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}
 <section class="card">
   <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
-  ${p.callbackUrl && !v.embed ? html`<a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a>` : ''}
-</section>${pot}`;
+</section>${resultFigures(v, t)}${pot}
+${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a></p>` : ''}`;
   const title = `${t.pageTitles[expired ? 'EXPIRED' : state] ?? t.states[state]} · ${p.title} · ${p.merchantName}`;
   return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined).toString();
 }

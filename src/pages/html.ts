@@ -51,6 +51,8 @@ const STYLE = raw(`
   .credit{border:2px solid #0b5cad;border-radius:10px;padding:.75rem 1rem;margin:1rem 0}.credit h3{margin:0 0 .4rem;font-size:1.05rem}
   .credit dl{margin:0}.credit dl>div{display:flex;justify-content:space-between;gap:1rem;padding:.15rem 0}.credit dt{margin:0}.credit dd{margin:0;font-weight:700;font-size:1.25rem}
   .money-summary{font-weight:600;margin:.5rem 0}
+  dl.figures{margin:0}dl.figures>div{display:flex;justify-content:space-between;gap:1rem;padding:.3rem 0;border-bottom:1px solid #e4e7ec}dl.figures dt{margin:0}dl.figures dd{margin:0;font-weight:700;text-align:right;max-width:55%}
+  caption.caption{text-align:left;font-weight:600;padding:.75rem 0 .25rem}
   th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}th.num,td.num{padding-left:.75rem}
   nav.lang{text-align:right;margin:0 0 .5rem}
   button:disabled{background:#e4e7ec;color:#5b6475;cursor:not-allowed}

@@ -35,7 +35,7 @@ export function pledgePage(v: PledgeView): string {
   const uid = `plg_${v.pledge.id}`;
   const status =
     v.done === 'paid'
-      ? html`<div class="ok" role="status">${t.pledgeThanks}</div>`
+      ? html`<div class="ok" role="status">${t.pledgeThanks}</div><dl class="figures"><div><dt>${t.pledgeCharged}</dt><dd id="pledge-charged">${share}</dd></div></dl><p>${t.pledgeNothingMore}</p>`
       : v.done === 'full'
         ? html`<div class="ok" role="status">${t.pledgeFullText}</div>`
         : v.done === 'closed'

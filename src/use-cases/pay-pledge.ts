@@ -10,7 +10,7 @@ import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from './reconcile-payments.ts';
-import { sendPledgeReceipt } from './shopper-notices.ts';
+import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 
 export type PledgeOutcome =
   | { kind: 'paid' }
@@ -165,7 +165,7 @@ async function reserve(deps: PaymentDeps, pledge: Pledge, psp: AccountConnector,
  */
 async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentRow, result: TransactionResult): Promise<PledgeOutcome> {
   const { db, clock } = deps;
-  const outcome = await db.transaction(async (tx): Promise<PledgeOutcome | { kind: 'give_back'; reason: string }> => {
+  const outcome = await db.transaction(async (tx): Promise<Exclude<PledgeOutcome, { kind: 'paid' }> | { kind: 'paid'; complete: boolean } | { kind: 'give_back'; reason: string }> => {
     const now = clock.now();
     const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
     const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
@@ -194,14 +194,16 @@ async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentR
     const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
     await setPledgeState(tx, current, 'paid', now, { payingUntil: null, paidAt: now, clientId });
     await writeEvent(tx, pledge.accountId, pledge.purchaseId, EVENT.pledgePaid, locked.state, { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents }, now);
-    await closePotIfCovered(deps, tx, locked);
-    return { kind: 'paid' };
+    const complete = await closePotIfCovered(deps, tx, locked);
+    return { kind: 'paid', complete };
   });
   if (outcome.kind === 'give_back') {
     await giveBack(deps, afterResult(payment, result), result);
     return { kind: 'closed', reason: outcome.reason };
   }
-  if (outcome.kind === 'paid') await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);
-  if (outcome.kind === 'paid') await sendPledgeReceipt(deps, pledge.accountId, pledge.id, payment.id);
-  return outcome;
+  if (outcome.kind !== 'paid') return outcome;
+  await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);
+  await sendPledgeReceipt(deps, pledge.accountId, pledge.id, payment.id);
+  if (outcome.complete) await sendPotCompleteNotice(deps, pledge.accountId, pledge.purchaseId);
+  return { kind: 'paid' };
 }

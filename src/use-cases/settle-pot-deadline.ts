@@ -8,7 +8,7 @@ import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
-import { sendRestFailedNotice } from './shopper-notices.ts';
+import { sendPotCompleteNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
 export type DeadlineOutcome =
@@ -41,8 +41,9 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   }
   const { locked, rest } = closed;
   if (rest <= 0) {
-    await deps.db.transaction((tx) => closePotIfCovered(deps, tx, locked));
+    const complete = await deps.db.transaction((tx) => closePotIfCovered(deps, tx, locked));
     await releaseGuarantee(deps, accountId, purchaseId);
+    if (complete) await sendPotCompleteNotice(deps, accountId, purchaseId);
     return { kind: 'covered' };
   }
   const charged = await chargeRest(deps, locked, rest);

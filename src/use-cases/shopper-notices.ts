@@ -9,6 +9,7 @@ import type { InstallmentRef, NoticeBase, ShopperNotice } from '../messaging/mes
 import { offerSummary } from '../messaging/offer-summary.ts';
 import { chargedAndHeld, planLines, savedCard } from '../payments/notice-queries.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
+import { findPayment } from '../payments/payment-repository.ts';
 import { findPledge, listPledges } from '../payments/pledge-repository.ts';
 import { findPurchase } from '../purchases/repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
@@ -97,11 +98,13 @@ export async function sendLeaderReceipt(deps: PaymentDeps, accountId: string, pu
   });
 }
 
-/** A pledger's receipt once their share is recorded as paid. Key: `receipt:<pledge payment>`. */
+/**
+ * A pledger's receipt once their share is recorded as paid: by e-mail, or by SMS when the leader
+ * gave only their phone number. Key: `receipt:<pledge payment>`.
+ */
 export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pledgeId: string, paymentId: string): Promise<void> {
   const pledge = await findPledge(deps.db, accountId, pledgeId);
-  if (!pledge?.email) return;
-  const email = pledge.email;
+  if (!pledge || (!pledge.email && !pledge.phoneNumber)) return;
   await safely(deps, 'pledge_receipt', { accountId, purchaseId: pledge.purchaseId }, async () => {
     const purchase = await findPurchase(deps.db, accountId, pledge.purchaseId);
     const state = await loadPayState(deps.db, accountId, pledge.purchaseId);
@@ -111,7 +114,33 @@ export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pl
     const paid = (await listPledges(deps.db, accountId, pledge.purchaseId)).filter((p) => p.state === 'paid');
     const leftCents = state.state === 'LEADER_PROCESSED' ? uncovered(state.amountCents, state.leaderShareCents ?? 0, paid.map((p) => p.amountCents)) : 0;
     const inviterName = [purchase.client.firstName, purchase.client.lastName].filter(Boolean).join(' ') || purchase.client.email;
-    await deps.messenger.sendNoticeEmail(email, { ...b, kind: 'pledge_receipt', chargedCents: pledge.amountCents, inviterName, leftCents, deadline: state.potDeadlineAt });
+    const notice = { ...b, kind: 'pledge_receipt' as const, chargedCents: pledge.amountCents, inviterName, leftCents, deadline: state.potDeadlineAt };
+    if (pledge.email) await deps.messenger.sendNoticeEmail(pledge.email, notice);
+    else await deps.messenger.sendNoticeSms(pledge.phoneNumber!, notice);
+  });
+}
+
+/**
+ * Friends' shares covered the pot (SUCCESSFUL, the guarantee released): the leader is told, by
+ * e-mail, or by SMS when they gave only a phone number. Called after the release, whoever closed
+ * the pot (the last share, or the deadline finding it covered). Key: `pot-complete:<purchase>`.
+ */
+export async function sendPotCompleteNotice(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<void> {
+  await safely(deps, 'pot_complete', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    const state = await loadPayState(deps.db, accountId, purchaseId);
+    if (!purchase || state?.state !== 'SUCCESSFUL') return;
+    const guarantee = state.guaranteePaymentId ? await findPayment(deps.db, accountId, state.guaranteePaymentId) : undefined;
+    // What the hold had not captured is what its release gave back to the card.
+    const releasedCents = guarantee && ['authorized', 'voided', 'expired'].includes(guarantee.status) ? guarantee.amount_cents - guarantee.captured_cents : 0;
+    const key = `pot-complete:${purchaseId}`;
+    if (purchase.client.email) {
+      await toLeader(deps, purchase, key, { kind: 'pot_complete', releasedCents });
+      return;
+    }
+    if (!purchase.phoneNumber) return;
+    const b = await base(deps, purchase, key, paymentPageUrl(deps.publicUrl, purchase.id), purchase.client.firstName ?? undefined, true);
+    if (b) await deps.messenger.sendNoticeSms(purchase.phoneNumber, { ...b, kind: 'pot_complete', releasedCents });
   });
 }
 

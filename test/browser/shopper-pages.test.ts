@@ -1,7 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatIsoDate } from '../../src/domain/apr.ts';
-import { formatMoney, formatPercent } from '../../src/i18n/format.ts';
+import { formatDate, formatDateTime, formatMoney, formatPercent } from '../../src/i18n/format.ts';
+import { planLines } from '../../src/payments/notice-queries.ts';
+import { loadPayState } from '../../src/payments/pay-state-repository.ts';
+import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { payPledge } from '../../src/use-cases/pay-pledge.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
@@ -262,7 +266,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await page.waitForURL(/state=SUCCESSFUL/);
       await page.goto(p.payment_url);
       await expect(page.title()).resolves.toBe('Payé · Weekend in Lisbon · Test Shop');
-      await expect(page.getByRole('heading', { name: 'Paiement' }).count()).resolves.toBe(0); // the status page has no payment form
+      await expect(page.getByRole('heading', { name: 'Paiement', exact: true }).count()).resolves.toBe(0); // the status page has no payment form
     } finally {
       await page.close();
     }
@@ -350,6 +354,112 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await missing.close();
     }
   }, 180_000); // some twenty page states, two languages, two widths: room on a loaded CI machine
+});
+
+const RESULT = {
+  en: { heading: 'Your payment', charged: 'Charged to your card', rest: 'Still to collect from your friends', closes: 'The pot closes on', next: 'Next payments', back: 'Back to the shop', nothing: 'Nothing more will be charged.' },
+  fr: { heading: 'Votre paiement', charged: 'Débité sur votre carte', rest: 'Reste à réunir auprès de vos amis', closes: 'Fin de la cagnotte', next: 'Prochains paiements', back: 'Retour à la boutique', nothing: "Rien d'autre ne sera débité." },
+};
+
+/** The result page's figures, term → definition, read through their roles inside the "Your payment" region. */
+async function resultFigures(page: Page, lang: Lang): Promise<Record<string, string>> {
+  const region = page.getByRole('region', { name: RESULT[lang].heading });
+  const [terms, values] = await Promise.all([region.getByRole('term').allTextContents(), region.getByRole('definition').allTextContents()]);
+  return Object.fromEntries(terms.map((t, i) => [t, values[i]!]));
+}
+
+/** Pays on the checkout page with a good card (and friends for a pot), then opens the result page. */
+async function payAndOpenResult(lang: Lang, offer: string, friends: { email: string; share: string }[] = []): Promise<{ id: string; page: Page }> {
+  const p = await purchase(lang, {}, offer);
+  const page = await open(p.payment_url, lang);
+  for (const [i, f] of friends.entries()) {
+    if (i > 1) await page.getByRole('button', { name: lang === 'fr' ? 'Ajouter un ami' : 'Add a friend' }).click();
+    await page.locator(`#pledger_email_${i}`).fill(f.email);
+    await page.locator(`#pledger_amount_${i}`).fill(f.share);
+  }
+  await fillCard(page, lang, '4242 4242 4242 4242');
+  await page.locator('#pay-button').click();
+  await page.waitForURL(/state=LEADER_PROCESSED/);
+  await page.goto(p.payment_url);
+  return { id: p.id, page };
+}
+
+describe.runIf(hasBrowser)('the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)', () => {
+  for (const lang of ['en', 'fr'] as const) {
+    it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async () => {
+      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+      const r = RESULT[lang];
+      const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
+        { email: 'ann@example.com', share: lang === 'fr' ? '50,00' : '50' },
+        { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
+      ]);
+      try {
+        const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang);
+        const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
+        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
+        await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
+        await expectAccessible(page);
+
+        // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
+        const [ann] = await listPledges(app.services.db, a.accountId, id);
+        expect(await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`)).toEqual({ kind: 'paid' });
+        await page.reload();
+        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
+        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
+
+        // Bob pays: the pot is complete, the hold released.
+        const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
+        expect(await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`)).toEqual({ kind: 'paid' });
+        await page.reload();
+        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
+        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);
+
+        // Bob's own page: what he was charged.
+        await page.goto(`${app.base}/pledge/plg_${bob.id}`);
+        const charged = page.getByRole('definition');
+        await expect(charged.textContent()).resolves.toBe(m(5_000));
+        await expect(page.getByRole('term').textContent()).resolves.toBe(r.charged);
+        await expectAccessible(page);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`3x (${lang}): the first installment charged, the next dates and amounts`, async () => {
+      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+      const r = RESULT[lang];
+      const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
+      try {
+        const lines = await planLines(app.services.db, a.accountId, id);
+        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(lines[0]!.amountCents) });
+        const table = page.getByRole('table', { name: r.next });
+        const rows = await table.getByRole('row').allTextContents();
+        expect(rows.slice(1)).toEqual(lines.slice(1).map((l) => `${formatDate(l.dueDate, lang)}${m(l.amountCents)}`));
+        await expect(page.getByRole('link', { name: r.back }).count()).resolves.toBe(1);
+        await expectAccessible(page);
+      } finally {
+        await page.close();
+      }
+    });
+
+    it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async () => {
+      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+      const r = RESULT[lang];
+      const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));
+      try {
+        const [line] = await planLines(app.services.db, a.accountId, id);
+        const date = formatDate(line!.dueDate, lang);
+        expect(await resultFigures(page, lang)).toEqual({
+          [r.charged]: m(0),
+          [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
+          [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
+        });
+        await expectAccessible(page);
+      } finally {
+        await page.close();
+      }
+    });
+  }
 });
 
 /** WCAG contrast ratio of two `rgb(…)` colours. */

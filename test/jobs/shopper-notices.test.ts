@@ -8,7 +8,7 @@ import { findPayment, insertPaymentMethod } from '../../src/payments/payment-rep
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
-import { sendPreChargeNotice } from '../../src/use-cases/shopper-notices.ts';
+import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice } from '../../src/use-cases/shopper-notices.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { card, CARDS, newShop, type Shop } from '../use-cases/support.ts';
@@ -190,5 +190,79 @@ describe("a pot's e-mails", () => {
     expect(subjectOf(last)).toContain('could not be completed');
     expect(last).toContain('closed with €25.00 not covered by your friends, and we could not charge €25.00 to your Visa card ending 0341');
     expect(last).toContain('The purchase has therefore failed');
+  });
+});
+
+describe('a pot completed by friends', () => {
+  /** The SMS recorded for `phone` (the sandbox gateway keeps them in `outbound_messages`), oldest first. */
+  async function smsTo(phone: string): Promise<{ body: string; message_key: string | null; accepted: boolean }[]> {
+    const { rows } = await db.query<{ body: string; message_key: string | null; accepted: boolean }>(
+      "SELECT body, message_key, accepted FROM outbound_messages WHERE channel = 'sms' AND recipient = $1 ORDER BY created_at, id",
+      [phone],
+    );
+    return rows;
+  }
+  const phoneNumber = () => `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+
+  it('a phone-only friend gets their receipt by SMS, once; the leader is told the pot is complete and the guarantee released, once', async () => {
+    const leader = `full-${randomUUID()}@example.com`;
+    const ann = `ann-${randomUUID()}@example.com`;
+    const bobPhone = phoneNumber();
+    const id = await shop.purchase({ amount: 10_000, title: 'Trip to Lisbon', language: 'fr_FR', client: { email: leader, first_name: 'Lea' } });
+    expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
+      { email: ann, amountCents: 2_500, name: 'Ann' },
+      { phoneNumber: bobPhone, amountCents: 2_500, name: 'Bob' },
+    ], ret)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    const [annPledge, bobPledge] = await listPledges(db, shop.accountId, id);
+
+    expect(await payPledge(deps(), annPledge!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+    expect(mailsTo(leader).map(subjectOf).filter((s) => s.includes('complète'))).toEqual([]); // not yet: Bob's share is missing
+
+    const invitation = (await smsTo(bobPhone)).length;
+    expect(await payPledge(deps(), bobPledge!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+    const receipts = (await smsTo(bobPhone)).slice(invitation);
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0]).toMatchObject({ message_key: expect.stringMatching(/^receipt:/), accepted: true });
+    const text = receipts[0]!.body;
+    expect(text).toContain('merci, votre part de 25,00 € pour "Trip to Lisbon" est payée');
+    expect(text).toContain('La cagnotte est complète');
+    expect(text.length).toBeLessThanOrEqual(160);
+
+    const complete = mailsTo(leader).filter((m) => plain(subjectOf(m)).includes('est complète'));
+    expect(complete).toHaveLength(1);
+    expect(plain(complete[0]!)).toContain('Les 50,00 € réservés en garantie sur votre carte Visa se terminant par 4242 sont libérés');
+    // Sent once, whatever sends them again (a retried return, two processes at once).
+    const paidBob = (await listPledges(db, shop.accountId, id)).find((p) => p.id === bobPledge!.id)!;
+    await Promise.all([
+      sendPledgeReceipt(deps(), shop.accountId, paidBob.id, paidBob.paymentId!),
+      sendPotCompleteNotice(deps(), shop.accountId, id),
+      sendPotCompleteNotice(deps(), shop.accountId, id),
+    ]);
+    expect((await smsTo(bobPhone)).slice(invitation)).toHaveLength(1);
+    expect(mailsTo(leader).filter((m) => plain(subjectOf(m)).includes('est complète'))).toHaveLength(1);
+    const state = (await loadPayState(db, shop.accountId, id))!;
+    expect(state.state).toBe('SUCCESSFUL');
+    expect((await findPayment(db, shop.accountId, state.guaranteePaymentId!))!.status).toBe('voided');
+
+    // The deadline finds the pot settled: nothing more is sent, to anyone.
+    const before = smtp.received.length;
+    await advanceTo(new Date(state.potDeadlineAt!.getTime() + 60_000));
+    expect(smtp.received.length).toBe(before);
+    expect((await smsTo(bobPhone)).length).toBe(invitation + 1);
+  });
+
+  it('a leader known only by a phone number is told by SMS that the pot is complete', async () => {
+    const leaderPhone = phoneNumber();
+    const id = await shop.purchase({ amount: 10_000, title: 'Trip to Lisbon', language: 'en_GB', client: { email: `sms-${randomUUID()}@example.com` } });
+    // A phone number and no address: what a leader who gave only a phone number looks like to the notices.
+    await db.query('UPDATE purchases SET phone_number = $2 WHERE id = $1', [id, leaderPhone]);
+    await db.query("UPDATE clients SET email = '' WHERE id = (SELECT client_id FROM purchases WHERE id = $1)", [id]);
+    expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [{ phoneNumber: phoneNumber(), amountCents: 4_000 }], ret)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    const [pledge] = await listPledges(db, shop.accountId, id);
+    expect(await payPledge(deps(), pledge!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+    const sms = (await smsTo(leaderPhone)).filter((m) => m.message_key === `pot-complete:${id}`);
+    expect(sms).toHaveLength(1);
+    expect(sms[0]!.body).toContain('your friends completed the pot for "Trip to Lisbon", it is paid. The €40.00 held on your card is released');
+    expect(sms[0]!.body.length).toBeLessThanOrEqual(160);
   });
 });

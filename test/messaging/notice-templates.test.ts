@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatPercent } from '../../src/i18n/format.ts';
-import { noticeEmail } from '../../src/messaging/notice-templates.ts';
+import { noticeEmail, noticeSms } from '../../src/messaging/notice-templates.ts';
 import { offerSummary } from '../../src/messaging/offer-summary.ts';
 import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
 import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
@@ -74,6 +74,9 @@ describe('the link says what the offer is', () => {
   });
 });
 
+/** The French pledge receipt SMS. */
+const smsFr = (all: ReturnType<typeof notices>) => noticeSms(all.find((x) => x.kind === 'pledge_receipt') as Parameters<typeof noticeSms>[0]);
+
 describe('receipts and notices', () => {
   it('every notice has a subject, a text part and an escaped HTML part, in fr and en', () => {
     for (const language of ['fr_FR', 'en_GB']) {
@@ -105,5 +108,28 @@ describe('receipts and notices', () => {
     expect(noticeEmail(all[7]!).text).toContain('We will try again on 2 September 2026.');
     expect(noticeEmail(all[8]!).text).toContain('That was the last attempt');
     expect(noticeEmail(all[6]!).text).toContain('On 1 September 2026, €100.00 will be charged to your Visa card ending 4242 for installment 2 of 3');
+  });
+
+  it('the pot-complete notice says the guarantee is released and nothing more will be charged', () => {
+    const n = notices('en_GB').find((x) => x.kind === 'pot_complete')!;
+    expect(noticeEmail(n).subject).toBe('Shoe <Shop>: the pot for Red sneakers is complete');
+    expect(noticeEmail(n).text).toContain('The €50.00 held as a guarantee on your Visa card ending 4242 is released: nothing more will be charged.');
+    expect(plain(noticeEmail(notices('fr_FR').find((x) => x.kind === 'pot_complete')!).text)).toContain('Les 50,00 € réservés en garantie sur votre carte Visa se terminant par 4242 sont libérés : rien');
+  });
+
+  it('receipt and pot-complete SMS: one GSM-7 segment, even with a long title, in fr and en', () => {
+    for (const language of ['fr_FR', 'en_GB']) {
+      for (const n of notices(language)) {
+        if (n.kind !== 'pledge_receipt' && n.kind !== 'pot_complete') continue;
+        for (const title of ['Red sneakers', 'A very long product title that goes on and on about the sneakers and their laces']) {
+          const text = noticeSms({ ...n, title });
+          expect(text.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+          expect(text).not.toMatch(/[«»\u00a0\u202f…]/);
+        }
+      }
+    }
+    const receipt = noticeSms(notices('en_GB').find((x) => x.kind === 'pledge_receipt')!);
+    for (const part of ['your share of €25.00', 'is paid', '€25.00 still to collect before 3 August 2026, 14:00']) expect(receipt).toContain(part);
+    expect(smsFr(notices('fr_FR'))).toContain('aout'); // û is not in GSM-7
   });
 });

@@ -51,5 +51,6 @@ export function notices(language: string): ShopperNotice[] {
     { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02' },
     { ...base, kind: 'charge_failed', installment: inst },
     { ...base, kind: 'rest_failed', restCents: 2_500 },
+    { ...base, kind: 'pot_complete', releasedCents: 5_000 },
   ];
 }

@@ -23,6 +23,15 @@ const payLeader = (c: Caller, id: string, body: unknown) => c.post(`/api/sandbox
 const v1 = async (c: Caller, id: string) => (await c.get(`/api/merchants/v1/purchases/${id}`)).json();
 const events = async (id: string) =>
   (await app.services.db.query<{ type: string }>('SELECT type FROM purchase_events WHERE purchase_id = $1 ORDER BY id', [id])).rows.map((r) => r.type);
+/** The leader's guarantee as the sandbox PSP holds it. */
+const guaranteeAtPsp = async (id: string) =>
+  (
+    await app.services.db.query<{ status: string; amount_cents: number; captured_cents: number }>(
+      `SELECT t.status, t.amount_cents::int AS amount_cents, t.captured_cents::int AS captured_cents FROM payments p JOIN sandbox_psp_transactions t ON t.id = p.psp_transaction_id
+        WHERE p.purchase_id = $1 AND p.purpose = 'guarantee'`,
+      [id],
+    )
+  ).rows[0];
 const payments = async (id: string) =>
   (await app.services.db.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number }>(
     'SELECT purpose, status, amount_cents, captured_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at, purpose',
@@ -114,6 +123,8 @@ describe('the shared pot through the sandbox helpers', () => {
       })
     ).json();
     await a.post(`/api/sandbox/pledges/${led.pledges[0].id}/pay`, { card_number: OK });
+    // One friend paid: the hold is not lowered (a card authorisation is not reduced; docs/hosted-payment.md), it is all still held…
+    expect(await guaranteeAtPsp(p.id)).toEqual({ status: 'held', amount_cents: 5_000, captured_cents: 0 });
     const advanced = await a.post('/api/sandbox/clock', { advance_seconds: 49 * 3600 });
     expect(advanced.statusCode).toBe(200);
     const after = await v1(a, p.id);
@@ -124,6 +135,10 @@ describe('the shared pot through the sandbox helpers', () => {
     expect(late.json().error.app_error).toBe('pledge_closed');
     const guarantee = (await payments(p.id)).find((r) => r.purpose === 'guarantee')!;
     expect(guarantee.captured_cents).toBe(2_500);
+    // …and the deadline takes only the uncovered rest from it: the PSP settled €25 of the €50 hold, the rest of it released
+    // by that capture; nothing else was charged to the leader (no charge of the rest on the saved card).
+    expect(await guaranteeAtPsp(p.id)).toEqual({ status: 'settled', amount_cents: 5_000, captured_cents: 2_500 });
+    expect((await payments(p.id)).filter((r) => r.purpose === 'rest')).toEqual([]);
   });
 
   it('tenancy: another merchant cannot pay or see a purchase or pledge', async () => {

@@ -20,6 +20,7 @@ import { offerTerms } from '../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
 import { leaderFrontOutcome } from '../../use-cases/leader-front-outcome.ts';
 import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
+import { leaderResultFigures } from '../../payments/result-figures.ts';
 import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
@@ -143,10 +144,11 @@ export function registerCheckout(app: App, services: Services): void {
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
+      const result = await leaderResultFigures(db, ctx.purchase.accountId, ctx.purchase.id);
       // After a failure, the way back to the shop carries the signed error, as a success carries the result.
       const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
       const switchBase = `/pay/${uid}${embed ? '?embed=1' : ''}`;
-      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase }, (pid) => pledgePageUrl(config.publicUrl, pid)));
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase, result }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
     const token = csrf.tokenFor(request, reply, uid);
     return reply.code(status).send(
