@@ -4,6 +4,7 @@ import { newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
+import { processorData } from '../delivery/transaction.ts';
 import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
 
 /**
@@ -155,6 +156,7 @@ export async function recordResult(sql: Sql, payment: PaymentRow, r: Transaction
         amount_cents: status === 'refunded' ? r.refundedCents : status === 'completed' ? r.capturedCents : r.amountCents,
         created_at: now.toISOString(),
         error: r.decline ? r.decline.reason : '',
+        ...(r.processor ? { processor: processorData(r.processor) } : {}),
       },
     },
     now,

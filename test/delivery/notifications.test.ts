@@ -87,6 +87,20 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     ]);
   });
 
+  it('a payment through the Lyra REST connector adds uid (the Lyra transaction uuid) to the body and to the signature', async () => {
+    const m = await caller(app);
+    const p = await newLinkPurchase(m, { reference: 'ORDER-L', paymentNotificationUrl: receiver.url('/lyra') });
+    const processor = { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacy_id: '900147', reference: 'chipin-ab', status_label: 'AUTHORISED' };
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'chipin-ab', processor }));
+    await runDue();
+    const body = JSON.parse(receiver.received[0]!.body) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'uid', 'signature']);
+    expect(body).toMatchObject({ id: 'chipin-ab', uid: '971b6b3b9e364e87bfbe9886b3a75df4', reference: 'ORDER-L' });
+    expect(body.signature).toBe(contractSignature(body, offerSecret(m)));
+    const { uid: _uid, ...withoutUid } = body;
+    expect(contractSignature(withoutUid, offerSecret(m))).not.toBe(body.signature);
+  });
+
   it('sends nothing for a purchase without a notification URL, nor for other events', async () => {
     const m = await caller(app);
     const p = await newPurchase(m);
