@@ -1,4 +1,4 @@
-import { frontResultHandover, type FrontResult } from '../delivery/front-result.ts';
+import { frontResultHandover, processorRefused, type FrontResult } from '../delivery/front-result.ts';
 import { transactionOf } from '../delivery/transaction.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
@@ -9,17 +9,22 @@ import type { PaymentDeps } from './deps.ts';
 /**
  * The back-mode result of the leader's checkout transaction, for the merchant's front end, and
  * its JWT signed with the offer's secret (DESIGN §5). Undefined before any transaction.
+ * `refused`: the card processor did not accept it (see `processorRefused`): the merchant's front
+ * end gets an error instead.
  */
 export async function leaderFrontResult(
   deps: Pick<PaymentDeps, 'db' | 'box'>,
   purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata'>,
   sandbox: boolean,
-): Promise<{ result: FrontResult; jwt?: string } | undefined> {
+): Promise<{ result: FrontResult; jwt?: string; refused: boolean } | undefined> {
   const row = await lastTransactionEvent(deps.db, purchase, LEADER_PURPOSES);
   const transaction = row && transactionOf(row.data);
   if (!row || !transaction) return undefined;
-  return frontResultHandover(
+  return {
+    refused: processorRefused(transaction),
+    ...frontResultHandover(
     { transaction, sandbox, purchase: { uid: toPublicId('pur', purchase.id), reference: purchase.ref, metadata: purchase.metadata } },
-    deps.box.open(row.secret).reveal(),
-  );
+      deps.box.open(row.secret).reveal(),
+    ),
+  };
 }

@@ -19,7 +19,6 @@ import { leaderReturnUrl, pledgePageUrl } from '../../domain/links.ts';
 import { offerTerms } from '../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
 import { leaderFrontOutcome } from '../../use-cases/leader-front-outcome.ts';
-import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
 import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
@@ -171,8 +170,10 @@ export function registerCheckout(app: App, services: Services): void {
       case 'processed': {
         // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
         if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-        const handover = await leaderFrontResult(payments, ctx.purchase, isTestOffer(ctx.offer));
-        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
+        // The signed result, or the signed error when the card processor did not accept the payment.
+        const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state }, isTestOffer(ctx.offer));
+        const jwt = told && told.type !== 'chipin:cancel' ? (told.jwt ?? undefined) : undefined;
+        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], jwt, told?.type === 'chipin:error' ? 'error' : 'result'), 303);
       }
       case 'challenge':
         return reply.redirect(result.url, 303);

@@ -1,0 +1,69 @@
+/**
+ * What the merchant's front end is told after the leader's checkout when the payment went
+ * through the card processor (Lyra): its variant of the result, or the contract's error when the
+ * processor did not accept the authorisation.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyHs256 } from '../../src/delivery/jwt.ts';
+import { findPurchase } from '../../src/purchases/repository.ts';
+import { leaderFrontOutcome } from '../../src/use-cases/leader-front-outcome.ts';
+import { caller, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { insertEvent, leaderProcessed, newLinkPurchase, NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
+
+let db: IsolatedDatabase;
+let app: TestApp;
+let m: Caller;
+beforeAll(async () => {
+  db = await isolatedDatabase();
+  app = await startTestApp(NO_JOB_POLL, { db: db.open(), delivery: TEST_DELIVERY });
+  m = await caller(app);
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.dispose();
+});
+
+const offerSecret = () => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
+
+/** A LEADER_PROCESSED purchase whose leader payment went through Lyra with `statusLabel`. */
+async function paidThroughLyra(statusLabel: string) {
+  const id = await newLinkPurchase(m, { reference: 'ORDER-L', metadata: { cart: 'c-1' } });
+  await leaderProcessed(app, m, id);
+  const processor = { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacy_id: '900147', reference: 'chipin-ab', status_label: statusLabel };
+  await insertEvent(app, m, id, 'payment.transaction', {
+    purpose: 'leader_share',
+    transaction: { id: 'chipin-ab', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.000Z', error: '', processor },
+  });
+  return (await findPurchase(app.services.db, m.accountId, id))!;
+}
+
+describe(`leader front outcome, card-processor variant (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('AUTHORISED: onSuccess gets transaction {id: old id, uid, reference, status: AUTHORISED}, signed with the offer secret', async () => {
+    const purchase = await paidThroughLyra('AUTHORISED');
+    const told = await leaderFrontOutcome(app.services.payments, purchase, true);
+    expect(told?.type).toBe('chipin:result');
+    if (told?.type !== 'chipin:result') return;
+    expect(told.result.transaction).toEqual({
+      created_at: '2026-03-04T10:15:00.000Z',
+      error: null,
+      id: '900147',
+      reference: 'chipin-ab',
+      sandbox: true,
+      status: 'AUTHORISED',
+      uid: '971b6b3b9e364e87bfbe9886b3a75df4',
+    });
+    expect(verifyHs256(told.jwt!, offerSecret())).toEqual(told.result);
+  });
+
+  it('not AUTHORISED (Lyra still verifying it): onError gets {code, message, purchase_uid, retryable}, and the signed error names the transaction', async () => {
+    const purchase = await paidThroughLyra('UNDER_VERIFICATION');
+    const told = await leaderFrontOutcome(app.services.payments, purchase, true);
+    expect(told?.type).toBe('chipin:error');
+    if (told?.type !== 'chipin:error') return;
+    const uid = `pur_${purchase.id}`;
+    expect(told.error).toEqual({ code: 'processing_error', message: 'The payment could not be completed.', purchase_uid: uid, retryable: false });
+    const claims = verifyHs256(told.jwt!, offerSecret()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ error: told.error, purchase: { reference: 'ORDER-L', uid }, transaction: { uid: '971b6b3b9e364e87bfbe9886b3a75df4', status: 'UNDER_VERIFICATION' } });
+  });
+});
