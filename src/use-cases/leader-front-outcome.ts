@@ -17,13 +17,12 @@ import { leaderFrontResult } from './leader-front-result.ts';
 export async function leaderFrontOutcome(
   deps: Pick<PaymentDeps, 'db' | 'box'>,
   purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata' | 'state'>,
-  sandbox: boolean,
   decline?: string,
 ): Promise<ChipinMessage | null> {
   const uid = toPublicId('pur', purchase.id);
   // A payable page with no refusal to report (every first view): no query at all.
   if ((purchase.state === 'CREATED' && decline === undefined) || purchase.state === 'REFUNDED') return null;
-  const handover = await leaderFrontResult(deps, purchase, sandbox);
+  const handover = await leaderFrontResult(deps, purchase);
   const paid = purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL';
   if (paid && !handover) return null;
   if (paid && !handover!.refused) {

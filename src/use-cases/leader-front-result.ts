@@ -2,7 +2,7 @@ import { frontResultHandover, processorRefused, type FrontResult } from '../deli
 import { transactionOf } from '../delivery/transaction.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
-import { lastTransactionEvent } from '../payments/payment-repository.ts';
+import { lastTransactionEvent, sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -15,11 +15,12 @@ import type { PaymentDeps } from './deps.ts';
 export async function leaderFrontResult(
   deps: Pick<PaymentDeps, 'db' | 'box'>,
   purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata'>,
-  sandbox: boolean,
 ): Promise<{ result: FrontResult; jwt?: string; refused: boolean } | undefined> {
   const row = await lastTransactionEvent(deps.db, purchase, LEADER_PURPOSES);
   const transaction = row && transactionOf(row.data);
   if (!row || !transaction) return undefined;
+  // `sandbox` as the PSP account the payment ran on says (the offer may have been rebound since).
+  const sandbox = (await sandboxOfTransactionEvents(deps.db, [row.id])).get(row.id) ?? true;
   return {
     refused: processorRefused(transaction),
     ...frontResultHandover(

@@ -9,7 +9,8 @@ import { findPurchase } from '../../src/purchases/repository.ts';
 import { leaderFrontOutcome } from '../../src/use-cases/leader-front-outcome.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import { insertEvent, leaderProcessed, newLinkPurchase, NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
+import { insertPayment } from '../../src/payments/payment-repository.ts';
+import { insertEvent, leaderProcessed, newLinkPurchase, NO_JOB_POLL, pspAccount, TEST_DELIVERY } from '../delivery/helpers.ts';
 
 let db: IsolatedDatabase;
 let app: TestApp;
@@ -26,12 +27,18 @@ afterAll(async () => {
 
 const offerSecret = () => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
 
-/** A LEADER_PROCESSED purchase whose leader payment went through Lyra with `statusLabel`. */
-async function paidThroughLyra(statusLabel: string) {
+/** A LEADER_PROCESSED purchase whose leader payment went through Lyra with `statusLabel` (on a PSP account in `environment`). */
+async function paidThroughLyra(statusLabel: string, environment: 'test' | 'live' = 'test') {
   const id = await newLinkPurchase(m, { reference: 'ORDER-L', metadata: { cart: 'c-1' } });
   await leaderProcessed(app, m, id);
+  const payment = await insertPayment(
+    app.services.db,
+    { accountId: m.accountId, purchaseId: id, purpose: 'leader_share', psp: 'lyra', pspAccountId: await pspAccount(app, m, environment), idempotencyKey: `lfo-${id}`, amountCents: 30_000 },
+    app.services.clock.now(),
+  );
   const processor = { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacy_id: '900147', reference: 'chipin-ab', status_label: statusLabel };
   await insertEvent(app, m, id, 'payment.transaction', {
+    payment_id: payment.id,
     purpose: 'leader_share',
     transaction: { id: 'chipin-ab', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.000Z', error: '', processor },
   });
@@ -41,7 +48,7 @@ async function paidThroughLyra(statusLabel: string) {
 describe(`leader front outcome, card-processor variant (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('AUTHORISED: onSuccess gets transaction {id: old id, uid, reference, status: AUTHORISED}, signed with the offer secret', async () => {
     const purchase = await paidThroughLyra('AUTHORISED');
-    const told = await leaderFrontOutcome(app.services.payments, purchase, true);
+    const told = await leaderFrontOutcome(app.services.payments, purchase);
     expect(told?.type).toBe('chipin:result');
     if (told?.type !== 'chipin:result') return;
     expect(told.result.transaction).toEqual({
@@ -58,12 +65,17 @@ describe(`leader front outcome, card-processor variant (${onPostgres ? 'PostgreS
 
   it('not AUTHORISED (Lyra still verifying it): onError gets {code, message, purchase_uid, retryable}, and the signed error names the transaction', async () => {
     const purchase = await paidThroughLyra('UNDER_VERIFICATION');
-    const told = await leaderFrontOutcome(app.services.payments, purchase, true);
+    const told = await leaderFrontOutcome(app.services.payments, purchase);
     expect(told?.type).toBe('chipin:error');
     if (told?.type !== 'chipin:error') return;
     const uid = `pur_${purchase.id}`;
     expect(told.error).toEqual({ code: 'processing_error', message: 'The payment could not be completed.', purchase_uid: uid, retryable: false });
     const claims = verifyHs256(told.jwt!, offerSecret()) as Record<string, unknown>;
     expect(claims).toMatchObject({ error: told.error, purchase: { reference: 'ORDER-L', uid }, transaction: { uid: '971b6b3b9e364e87bfbe9886b3a75df4', status: 'UNDER_VERIFICATION' } });
+  });
+
+  it('transaction.sandbox follows the PSP account the payment ran on: false on a live account', async () => {
+    const told = await leaderFrontOutcome(app.services.payments, await paidThroughLyra('AUTHORISED', 'live'));
+    expect(told).toMatchObject({ type: 'chipin:result', result: { transaction: { sandbox: false, status: 'AUTHORISED' } } });
   });
 });

@@ -1,4 +1,3 @@
-import { isTestOffer } from '../../psp/registry.ts';
 import { isPspFault, PspIntegrationError } from '../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -138,7 +137,7 @@ export function registerCheckout(app: App, services: Services): void {
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
-    const message = await leaderFrontOutcome(payments, ctx.purchase, isTestOffer(ctx.offer), decline);
+    const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
@@ -171,7 +170,7 @@ export function registerCheckout(app: App, services: Services): void {
         // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
         if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
         // The signed result, or the signed error when the card processor did not accept the payment.
-        const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state }, isTestOffer(ctx.offer));
+        const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state });
         const jwt = told && told.type !== 'chipin:cancel' ? (told.jwt ?? undefined) : undefined;
         return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], jwt, told?.type === 'chipin:error' ? 'error' : 'result'), 303);
       }
