@@ -25,8 +25,8 @@ export async function leaderFrontOutcome(
   const handover = await leaderFrontResult(deps, purchase);
   const paid = purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL';
   if (paid && !handover) return null;
-  if (paid && !handover!.refused) {
-    return { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover!.result }, jwt: handover!.jwt ?? null };
+  if (paid && handover && !handover.refused) {
+    return { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover.result }, jwt: handover.jwt ?? null };
   }
   let code: ErrorCode;
   let retryable = false;

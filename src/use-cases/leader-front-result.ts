@@ -24,7 +24,7 @@ export async function leaderFrontResult(
   return {
     refused: processorRefused(transaction),
     ...frontResultHandover(
-    { transaction, sandbox, purchase: { uid: toPublicId('pur', purchase.id), reference: purchase.ref, metadata: purchase.metadata } },
+      { transaction, sandbox, purchase: { uid: toPublicId('pur', purchase.id), reference: purchase.ref, metadata: purchase.metadata } },
       deps.box.open(row.secret).reveal(),
     ),
   };
