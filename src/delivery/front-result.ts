@@ -77,9 +77,20 @@ export function buildFrontResult(input: FrontResultInput): FrontResult {
   const p = t.processor;
   return {
     // The card-processor variant: the old id as `id` (kept for older integrations), the new one
-    // as `uid`, the order reference, and the processor's own label as `status`.
+    // as `uid`, the order reference, and `status` `AUTHORISED` for every accepted label: the
+    // contract says a result's status "must be AUTHORISED", and integrations test exactly that
+    // (a hold reads AUTHORISED_TO_VALIDATE at Lyra). A label not accepted stays as Lyra gave it,
+    // in the error handed over instead of a result.
     transaction: p
-      ? { created_at: t.created_at, error: errorDetail(t.error), id: p.legacyId ?? t.id, reference: p.reference, sandbox: input.sandbox, status: p.statusLabel, uid: p.uid }
+      ? {
+          created_at: t.created_at,
+          error: errorDetail(t.error),
+          id: p.legacyId ?? t.id,
+          reference: p.reference,
+          sandbox: input.sandbox,
+          status: ACCEPTED_LABELS.has(p.statusLabel) ? 'AUTHORISED' : p.statusLabel,
+          uid: p.uid,
+        }
       : { created_at: t.created_at, error: errorDetail(t.error), id: t.id, sandbox: input.sandbox, status: t.status },
     purchase: {
       meta_data: input.purchase.metadata ?? {},

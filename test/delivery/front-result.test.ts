@@ -85,6 +85,13 @@ describe('front-end result (contract: Back mode, result passed to the merchant f
       expect(buildFrontResult({ ...input, transaction: { ...lyra, processor: { ...processor, legacyId: null } } }).transaction.id).toBe('chipin-ab');
     });
 
+    it("reports every accepted Lyra label as status AUTHORISED, as the contract's variant requires (a hold, a capture)", () => {
+      for (const [label, status] of [['AUTHORISED_TO_VALIDATE', 'authorized'], ['CAPTURED', 'completed'], ['AUTHORISED', 'completed']] as const) {
+        const r = buildFrontResult({ ...input, transaction: { ...lyra, status, processor: { ...processor, statusLabel: label } } });
+        expect(r.transaction.status, label).toBe('AUTHORISED');
+      }
+    });
+
     it('an authorisation Lyra did not accept is refused (error instead of result); an accepted one, a hold, a void or another PSP is not', () => {
       const labelled = (statusLabel: string, status = 'completed'): TransactionData => ({ ...lyra, status, processor: { ...processor, statusLabel } });
       for (const label of ['UNDER_VERIFICATION', 'PENDING', 'WAITING_AUTHORISATION', 'SUSPENDED', 'PARTIALLY_AUTHORISED']) {
