@@ -16,8 +16,6 @@ export interface Offer {
   psp: string;
   /** The merchant PSP account the offer pays through (back mode); null: the built-in sandbox PSP. */
   pspAccountId: string | null;
-  /** That PSP account's environment; null without one. */
-  pspEnvironment: 'test' | 'live' | null;
   /** Card refusals a leader may have before the purchase goes FAILED. */
   maxAttempts: number;
   /** How long pledgers have to pay, from the leader's payment (SHARED). */
@@ -47,7 +45,6 @@ interface OfferRow {
   account_name: string;
   psp: string;
   psp_account_id: string | null;
-  psp_environment: 'test' | 'live' | null;
   max_attempts: number;
   pot_deadline_hours: number;
   expiry_hours: number;
@@ -59,10 +56,9 @@ interface OfferRow {
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.psp_account_id, pa.environment AS psp_environment, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
-  FROM offers o JOIN accounts a ON a.id = o.account_id
-  LEFT JOIN psp_accounts pa ON pa.account_id = o.account_id AND pa.id = o.psp_account_id`;
+  FROM offers o JOIN accounts a ON a.id = o.account_id`;
 
 function toOffer(r: OfferRow): Offer {
   return {
@@ -77,7 +73,6 @@ function toOffer(r: OfferRow): Offer {
     accountName: r.account_name,
     psp: r.psp,
     pspAccountId: r.psp_account_id,
-    pspEnvironment: r.psp_environment,
     maxAttempts: r.max_attempts,
     potDeadlineHours: r.pot_deadline_hours,
     expiryHours: r.expiry_hours,

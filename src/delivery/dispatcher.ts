@@ -1,6 +1,7 @@
 import type { Database, Sql } from '../db/database.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid } from '../domain/ids.ts';
+import { sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
 import { buildNotification } from './notification.ts';
 import { transactionOf } from './transaction.ts';
 import { NOTIFIED_EVENT } from './triggers.ts';
@@ -9,8 +10,6 @@ import { webhookMessage } from './webhook-payload.ts';
 export interface DispatcherDeps {
   db: Database;
   box: SecretBox;
-  /** The service runs as a sandbox: every notification says `sandbox: "true"`. */
-  sandbox: boolean;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
@@ -47,7 +46,8 @@ export interface NewDelivery {
  *
  * - A webhook when the account has an enabled endpoint subscribed to the event's trigger.
  * - A back-mode notification for `payment.transaction` events of purchases with a
- *   `notification_url`, signed with the purchase offer's secret.
+ *   `notification_url`, signed with the purchase offer's secret; `sandbox` as the PSP account
+ *   the payment ran on says.
  */
 export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200): Promise<number> {
   return deps.db.transaction(async (tx) => {
@@ -93,11 +93,12 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const { rows: offers } =
     offerIds.length === 0
       ? { rows: [] }
-      : await tx.query<{ id: string; account_id: string; signing_secret_enc: string; psp: string }>(
-          'SELECT id, account_id, signing_secret_enc, psp FROM offers WHERE id = ANY($1::uuid[])',
+      : await tx.query<{ id: string; account_id: string; signing_secret_enc: string }>(
+          'SELECT id, account_id, signing_secret_enc FROM offers WHERE id = ANY($1::uuid[])',
           [offerIds],
         );
   const offerOf = new Map(offers.map((o) => [o.id, o]));
+  const sandboxOf = await sandboxOfTransactionEvents(tx, notified.map((e) => e.id));
 
   const out: NewDelivery[] = [];
   for (const e of events) {
@@ -108,14 +109,14 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
       out.push({ ...base, id: newUuid(), kind: 'webhook', trigger_name: message.triggerName, url: endpoint.url, payload: JSON.stringify(message) });
     }
     if (e.type === NOTIFIED_EVENT && e.notification_url) {
-      const planned = notificationFor(deps, e, offerOf.get(e.offer_id));
+      const planned = notificationFor(deps, e, offerOf.get(e.offer_id), sandboxOf.get(Number(e.id)) ?? true);
       if (planned) out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: planned });
     }
   }
   return out;
 }
 
-function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id: string; signing_secret_enc: string; psp: string } | undefined): string | undefined {
+function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id: string; signing_secret_enc: string } | undefined, sandbox: boolean): string | undefined {
   const context = { event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id };
   const transaction = transactionOf(e.data);
   if (!transaction) {
@@ -135,7 +136,7 @@ function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id:
     return undefined;
   }
   const body = buildNotification(
-    { transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox: deps.sandbox || offer.psp === 'sandbox' },
+    { transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox },
     secret,
   );
   return JSON.stringify(body);

@@ -12,11 +12,15 @@ export interface FrontResult {
     created_at: string;
     /** Null on success, else the error detail. */
     error: FrontResultError | null;
-    /** The PSP's transaction id. */
+    /** The PSP's transaction id; in the card-processor variant, the processor's old identifier. */
     id: string;
+    /** Card-processor variant only (Lyra): the processor's reference of the transaction's order. */
+    reference?: string;
     sandbox: boolean;
-    /** `authorized`, `completed`, `failed`, ... */
+    /** `authorized`, `completed`, `failed`, ...; in the card-processor variant, the processor's label (`AUTHORISED`). */
     status: string;
+    /** Card-processor variant only (Lyra): the processor's new transaction identifier, the one to use. */
+    uid?: string;
   };
   purchase: {
     /** The metadata the merchant sent with the purchase. */
@@ -52,16 +56,42 @@ function errorDetail(error: unknown): FrontResultError | null {
   return { message: String(error) };
 }
 
+/**
+ * The processor labels that are an accepted authorisation. The contract names `AUTHORISED`;
+ * Lyra gives a hold awaiting capture (Chipin's guarantee and deferred payments) as
+ * `AUTHORISED_TO_VALIDATE`, and a remitted payment as `CAPTURED`: those are accepted too.
+ */
+const ACCEPTED_LABELS: ReadonlySet<string> = new Set(['AUTHORISED', 'AUTHORISED_TO_VALIDATE', 'CAPTURED']);
+
+/**
+ * Whether the card processor did not accept a transaction Chipin counts as authorised or
+ * captured (Lyra still verifying it, say): the contract then passes the merchant's front end an
+ * error instead of the result. Voids and refunds follow an accepted authorisation: never. Pure.
+ */
+export function processorRefused(t: TransactionData): boolean {
+  return t.processor !== undefined && (t.status === 'authorized' || t.status === 'completed') && !ACCEPTED_LABELS.has(t.processor.statusLabel);
+}
+
 export function buildFrontResult(input: FrontResultInput): FrontResult {
   const t = input.transaction;
+  const p = t.processor;
   return {
-    transaction: {
-      created_at: t.created_at,
-      error: errorDetail(t.error),
-      id: t.id,
-      sandbox: input.sandbox,
-      status: t.status,
-    },
+    // The card-processor variant: the old id as `id` (kept for older integrations), the new one
+    // as `uid`, the order reference, and `status` `AUTHORISED` for every accepted label: the
+    // contract says a result's status "must be AUTHORISED", and integrations test exactly that
+    // (a hold reads AUTHORISED_TO_VALIDATE at Lyra). A label not accepted stays as Lyra gave it,
+    // in the error handed over instead of a result.
+    transaction: p
+      ? {
+          created_at: t.created_at,
+          error: errorDetail(t.error),
+          id: p.legacyId ?? t.id,
+          reference: p.reference,
+          sandbox: input.sandbox,
+          status: ACCEPTED_LABELS.has(p.statusLabel) ? 'AUTHORISED' : p.statusLabel,
+          uid: p.uid,
+        }
+      : { created_at: t.created_at, error: errorDetail(t.error), id: t.id, sandbox: input.sandbox, status: t.status },
     purchase: {
       meta_data: input.purchase.metadata ?? {},
       reference: input.purchase.reference ?? '',

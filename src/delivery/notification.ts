@@ -13,6 +13,11 @@ export interface NotificationBody {
   /** `''` on success. */
   error: string;
   reference: string;
+  /**
+   * The card processor's transaction identifier (Lyra's `uuid`), only for payments made through
+   * its REST connector (the contract's variant); signed like the other keys.
+   */
+  uid?: string;
   /** Upper-case hex SHA-256, see notification-signature.ts. */
   signature: string;
 }
@@ -41,6 +46,7 @@ export function buildNotification(input: NotificationInput, secret: string): Not
     sandbox: input.sandbox ? ('true' as const) : ('false' as const),
     error: transactionErrorText(t.error),
     reference: input.reference ?? '',
+    ...(t.processor ? { uid: t.processor.uid } : {}),
   };
   return { ...unsigned, signature: notificationSignature(unsigned, secret) };
 }

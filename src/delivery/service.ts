@@ -51,7 +51,6 @@ export class Deliveries {
         box: deps.box,
         clock: deps.clock,
         policy: this.policy,
-        sandbox: deps.config.env === 'sandbox',
         mailer: deps.mailer,
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
         log: deps.log,

@@ -1,3 +1,5 @@
+import type { ProcessorDetails } from '../psp/connector.ts';
+
 /**
  * The PSP transaction a `payment.transaction` event carries in `data.transaction`
  * (src/domain/events.ts): what the back-mode notification and the front-end result are built
@@ -15,6 +17,12 @@ export interface TransactionData {
   error?: unknown;
   /** Optional data from the PSP (identifiers needed for refunds, say). */
   additional_data?: Record<string, unknown>;
+  /**
+   * The card processor's identifiers and label (Lyra), stored as `processor: {uid, legacy_id,
+   * reference, status_label}`: their presence makes the notification and the front-end result
+   * the contract's card-processor variant. Absent for other PSPs.
+   */
+  processor?: ProcessorDetails;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -35,7 +43,18 @@ export function transactionOf(data: unknown): TransactionData | undefined {
     ...(typeof t.amount_cents === 'number' ? { amount_cents: t.amount_cents } : {}),
     ...(t.error === undefined ? {} : { error: t.error }),
     ...(isRecord(t.additional_data) ? { additional_data: t.additional_data } : {}),
+    ...processorOf(t.processor),
   };
+}
+
+/** The event data of {@link ProcessorDetails} (snake case, as the rest of the event data). */
+export function processorData(p: ProcessorDetails): Record<string, unknown> {
+  return { uid: p.uid, legacy_id: p.legacyId, reference: p.reference, status_label: p.statusLabel };
+}
+
+function processorOf(p: unknown): { processor?: ProcessorDetails } {
+  if (!isRecord(p) || typeof p.uid !== 'string' || typeof p.reference !== 'string' || typeof p.status_label !== 'string') return {};
+  return { processor: { uid: p.uid, legacyId: typeof p.legacy_id === 'string' ? p.legacy_id : null, reference: p.reference, statusLabel: p.status_label } };
 }
 
 /**

@@ -54,7 +54,6 @@ export interface DeliveryWorkerDeps {
   /** The service clock: what is due, and when retries fall due. */
   clock: Clock;
   policy: TargetPolicy;
-  sandbox: boolean;
   mailer: Mailer | undefined;
   metrics?: DeliveryMetricsSink;
   log: DeliveryLog;
@@ -222,7 +221,7 @@ export class DeliveryWorker implements DueWorkRunner {
 
   async #dispatchAll(): Promise<number> {
     let total = 0;
-    const deps = { db: this.#deps.db, box: this.#deps.box, sandbox: this.#deps.sandbox, log: this.#deps.log };
+    const deps = { db: this.#deps.db, box: this.#deps.box, log: this.#deps.log };
     while (!this.#stopped) {
       const n = await dispatchBatch(deps, this.#deps.clock.now(), this.#dispatchBatch);
       total += n;

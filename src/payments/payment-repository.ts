@@ -4,6 +4,7 @@ import { newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
+import { processorData } from '../delivery/transaction.ts';
 import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
 
 /**
@@ -155,6 +156,7 @@ export async function recordResult(sql: Sql, payment: PaymentRow, r: Transaction
         amount_cents: status === 'refunded' ? r.refundedCents : status === 'completed' ? r.capturedCents : r.amountCents,
         created_at: now.toISOString(),
         error: r.decline ? r.decline.reason : '',
+        ...(r.processor ? { processor: processorData(r.processor) } : {}),
       },
     },
     now,
@@ -187,6 +189,29 @@ export async function writeEvent(sql: Sql, accountId: string, purchaseId: string
 }
 
 /**
+ * Whether each `payment.transaction` event is a test transaction, by the PSP account its payment
+ * (`data.payment_id`) ran on: `test` environment or the built-in sandbox PSP (no account) → true,
+ * `live` → false. An event without a payment row falls back to its purchase's offer's account.
+ * What the notification's and the front-end result's `sandbox` say.
+ */
+export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, boolean>> {
+  if (eventIds.length === 0) return new Map();
+  const { rows } = await sql.query<{ id: number | string; sandbox: boolean }>(
+    `SELECT e.id, a.environment IS DISTINCT FROM 'live' AS sandbox
+     FROM purchase_events e
+     JOIN purchases p ON p.account_id = e.account_id AND p.id = e.purchase_id
+     JOIN offers o ON o.account_id = p.account_id AND o.id = p.offer_id
+     LEFT JOIN payments pay ON pay.account_id = e.account_id
+       AND pay.id = CASE WHEN e.data->>'payment_id' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (e.data->>'payment_id')::uuid END
+     LEFT JOIN psp_accounts a ON a.account_id = e.account_id
+       AND a.id = CASE WHEN pay.id IS NULL THEN o.psp_account_id ELSE pay.psp_account_id END
+     WHERE e.id = ANY($1::bigint[])`,
+    [eventIds],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.sandbox]));
+}
+
+/**
  * The latest `payment.transaction` event of the purchase among `purposes`, with the offer's
  * sealed signing secret (the front-end result is signed with it).
  */
@@ -194,14 +219,14 @@ export async function lastTransactionEvent(
   sql: Sql,
   purchase: { accountId: string; id: string; offerId: string },
   purposes: readonly string[],
-): Promise<{ data: Record<string, unknown>; secret: string } | undefined> {
-  const { rows } = await sql.query<{ data: Record<string, unknown>; secret: string }>(
-    `SELECT e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
+): Promise<{ id: number; data: Record<string, unknown>; secret: string } | undefined> {
+  const { rows } = await sql.query<{ id: number | string; data: Record<string, unknown>; secret: string }>(
+    `SELECT e.id, e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
      WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[])
      ORDER BY e.id DESC LIMIT 1`,
     [purchase.accountId, purchase.id, purchase.offerId, EVENT.transaction, purposes],
   );
-  return rows[0];
+  return rows[0] && { ...rows[0], id: Number(rows[0].id) };
 }
 
 /** A card the PSP attached for the purchase: only its token, brand, last four digits and expiry. */

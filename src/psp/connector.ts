@@ -128,6 +128,24 @@ export interface TransactionResult {
   expiresAt?: Date;
   /** The card scheme's transaction id of a customer-initiated transaction that stored the card (referenced by later MITs). */
   networkTransactionId?: string;
+  /**
+   * The processor's own identifiers and status label, for a PSP whose merchants' integrations
+   * expect them in the notification and the front-end result (the contract's "card processor"
+   * variant: Lyra's REST API). Absent for every other PSP, whose payloads stay standard.
+   */
+  processor?: ProcessorDetails;
+}
+
+/** See {@link TransactionResult.processor}. */
+export interface ProcessorDetails {
+  /** The processor's current identifier of the transaction, the one to use (Lyra: the transaction `uuid`). */
+  uid: string;
+  /** Its old identifier, when it has one (Lyra: `cardDetails.legacyTransId`, 6 characters, unique per shop and day only). */
+  legacyId: string | null;
+  /** The processor's reference of the order the transaction belongs to (Lyra: `orderDetails.orderId`). */
+  reference: string;
+  /** The processor's status label, verbatim (Lyra: `detailedStatus`, e.g. `AUTHORISED`). */
+  statusLabel: string;
 }
 
 /** Why a payment was refused: a closed set every connector maps its PSP's codes onto. */

@@ -319,8 +319,3 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
     ...(opts.cacheMs !== undefined ? { cacheMs: opts.cacheMs } : {}),
   });
 }
-
-/** Whether an offer's payments are test payments (built-in sandbox, or a PSP account in its test environment). */
-export function isTestOffer(offer: { pspAccountId: string | null; pspEnvironment: PspEnvironment | null }): boolean {
-  return offer.pspAccountId === null || offer.pspEnvironment !== 'live';
-}

@@ -10,26 +10,32 @@ import { leaderFrontResult } from './leader-front-result.ts';
  * What the hosted page tells the merchant's front end (chipin.js, or any embedding page) about
  * the leader's checkout: the result once the leader's payment went through, an error once the
  * purchase can no longer be paid (failed past its attempts, expired, cancelled, aborted), or
- * — `decline` given, purchase still payable — a retryable error for the refusal just shown.
+ * — `decline` given, purchase still payable — a retryable error for the refusal just shown; for
+ * a card processor that did not accept the authorisation (Lyra: not `AUTHORISED`), an error too.
  * Null when there is nothing to tell (not paid yet, refunded).
  */
 export async function leaderFrontOutcome(
   deps: Pick<PaymentDeps, 'db' | 'box'>,
   purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata' | 'state'>,
-  sandbox: boolean,
   decline?: string,
 ): Promise<ChipinMessage | null> {
   const uid = toPublicId('pur', purchase.id);
   // A payable page with no refusal to report (every first view): no query at all.
   if ((purchase.state === 'CREATED' && decline === undefined) || purchase.state === 'REFUNDED') return null;
-  const handover = await leaderFrontResult(deps, purchase, sandbox);
-  if (purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL') {
-    return handover ? { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover.result }, jwt: handover.jwt ?? null } : null;
+  const handover = await leaderFrontResult(deps, purchase);
+  const paid = purchase.state === 'LEADER_PROCESSED' || purchase.state === 'SUCCESSFUL';
+  if (paid && !handover) return null;
+  if (paid && handover && !handover.refused) {
+    return { chipin: PROTOCOL_VERSION, type: 'chipin:result', purchase_uid: uid, result: { ...handover.result }, jwt: handover.jwt ?? null };
   }
   let code: ErrorCode;
   let retryable = false;
   const lastError = handover?.result.transaction.error;
-  if (purchase.state === 'CREATED') {
+  if (paid) {
+    // The card processor's contract variant: a label other than an accepted authorisation is
+    // passed as an error, never as a result (docs/front-end.md).
+    code = 'processing_error';
+  } else if (purchase.state === 'CREATED') {
     if (decline === undefined) return null;
     code = errorCodeOf(decline);
     retryable = true;

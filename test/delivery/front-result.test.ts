@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildFrontResult, frontResultHandover, frontResultJwt } from '../../src/delivery/front-result.ts';
+import { buildFrontResult, frontResultHandover, frontResultJwt, processorRefused } from '../../src/delivery/front-result.ts';
+import { processorData, transactionOf, type TransactionData } from '../../src/delivery/transaction.ts';
 import { signHs256, verifyHs256 } from '../../src/delivery/jwt.ts';
 
 const input = {
@@ -60,5 +61,53 @@ describe('front-end result (contract: Back mode, result passed to the merchant f
       }),
     );
     for (const bad of ['', 'a.b', 'a.b.c.d', '!!.!!.!!']) expect(verifyHs256(bad, 'k')).toBeUndefined();
+  });
+
+  describe('the card-processor variant (Lyra REST)', () => {
+    const processor = { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacyId: '900147', reference: 'chipin-ab', statusLabel: 'AUTHORISED' };
+    const lyra: TransactionData = { id: 'chipin-ab', status: 'completed', created_at: '2026-03-04T10:15:00.000Z', error: '', processor };
+
+    it('transaction carries uid (new id), reference, the old id as id and the processor label as status; the JWT signs all of it', () => {
+      const r = buildFrontResult({ ...input, transaction: lyra });
+      expect(r.transaction).toStrictEqual({
+        created_at: '2026-03-04T10:15:00.000Z',
+        error: null,
+        id: '900147',
+        reference: 'chipin-ab',
+        sandbox: true,
+        status: 'AUTHORISED',
+        uid: '971b6b3b9e364e87bfbe9886b3a75df4',
+      });
+      expect(merchantVerifies(frontResultJwt(r, 'offer-secret'), 'offer-secret')).toEqual(r);
+    });
+
+    it('without a legacy id from Lyra, id falls back to the PSP transaction id', () => {
+      expect(buildFrontResult({ ...input, transaction: { ...lyra, processor: { ...processor, legacyId: null } } }).transaction.id).toBe('chipin-ab');
+    });
+
+    it("reports every accepted Lyra label as status AUTHORISED, as the contract's variant requires (a hold, a capture)", () => {
+      for (const [label, status] of [['AUTHORISED_TO_VALIDATE', 'authorized'], ['CAPTURED', 'completed'], ['AUTHORISED', 'completed']] as const) {
+        const r = buildFrontResult({ ...input, transaction: { ...lyra, status, processor: { ...processor, statusLabel: label } } });
+        expect(r.transaction.status, label).toBe('AUTHORISED');
+      }
+    });
+
+    it('an authorisation Lyra did not accept is refused (error instead of result); an accepted one, a hold, a void or another PSP is not', () => {
+      const labelled = (statusLabel: string, status = 'completed'): TransactionData => ({ ...lyra, status, processor: { ...processor, statusLabel } });
+      for (const label of ['UNDER_VERIFICATION', 'PENDING', 'WAITING_AUTHORISATION', 'SUSPENDED', 'PARTIALLY_AUTHORISED']) {
+        expect(processorRefused(labelled(label, 'authorized')), label).toBe(true);
+      }
+      expect(processorRefused(labelled('AUTHORISED'))).toBe(false);
+      expect(processorRefused(labelled('CAPTURED'))).toBe(false);
+      expect(processorRefused(labelled('AUTHORISED_TO_VALIDATE', 'authorized'))).toBe(false);
+      expect(processorRefused(labelled('CANCELLED', 'voided'))).toBe(false);
+      expect(processorRefused(input.transaction)).toBe(false);
+    });
+
+    it('reads back from the payment.transaction event data as recordResult writes it', () => {
+      const data = { transaction: { id: 'chipin-ab', status: 'completed', created_at: '2026-03-04T10:15:00.000Z', error: '', processor: processorData(processor) } };
+      expect(transactionOf(JSON.parse(JSON.stringify(data)))).toEqual(lyra);
+      expect(transactionOf({ transaction: { ...data.transaction, processor: { uid: 1 } } })).not.toHaveProperty('processor');
+    });
   });
 });

@@ -3,7 +3,7 @@
  * switches, the delivery tests' app settings, and shortcuts to produce events. Apps, databases
  * and merchants come from test/helpers (startTestApp, isolatedDatabase, caller).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ChipinApp } from '../../src/app.ts';
@@ -172,6 +172,17 @@ export async function insertEvent(app: ChipinApp, m: Caller, purchaseId: string,
   );
   if (!rows[0]) throw new Error('no such purchase');
   return Number(rows[0].id);
+}
+
+/** A PSP account row of the merchant in `environment`, for tests that read only its environment (no usable credentials). */
+export async function pspAccount(app: ChipinApp, m: Caller, environment: 'test' | 'live'): Promise<string> {
+  const id = randomUUID();
+  const now = app.services.clock.now();
+  await app.services.db.query(
+    `INSERT INTO psp_accounts (id, account_id, psp, environment, label, credentials_enc, created_at, updated_at) VALUES ($1, $2, 'lyra', $3, $3, 'unused', $4, $4)`,
+    [id, m.accountId, environment, now],
+  );
+  return id;
 }
 
 export interface DeliveryRow {

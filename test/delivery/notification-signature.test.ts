@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -89,5 +90,53 @@ describe('back-mode notification signature (contract: Back mode, notification)',
     const failed = buildNotification({ transaction: { id: 't', status: 'failed', created_at: 'x', error: { code: 'do_not_honor', message: 'Card declined' } }, reference: null, metadata: {}, sandbox: false }, 'S');
     expect(failed).toMatchObject({ error: 'Card declined', reference: '', sandbox: 'false', additional_data: {}, metadata: {} });
     expect(verifyNotificationSignature(failed as unknown as Record<string, unknown>, 'S')).toBe(true);
+  });
+
+  describe('the card-processor variant (Lyra REST): an added uid key, signed', () => {
+    const lyraTx = {
+      id: 'chipin-0123456789abcdef0123456789abcdef01234567',
+      status: 'completed',
+      created_at: '2026-03-04T10:15:00.000Z',
+      error: '',
+      processor: { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacyId: '900147', reference: 'chipin-0123456789abcdef0123456789abcdef01234567', statusLabel: 'AUTHORISED' },
+    };
+
+    it('a Lyra payment’s notification carries uid after reference, and the signature covers it (recomputed by hand)', () => {
+      const body = buildNotification({ transaction: lyraTx, reference: 'ORDER-7', metadata: { a: 1 }, sandbox: false }, 'SECRET');
+      expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'uid', 'signature']);
+      expect(body.uid).toBe('971b6b3b9e364e87bfbe9886b3a75df4');
+      // The contract's steps spelled out: the six standard keys and uid, sorted, the secret between pairs.
+      const signed = [
+        'created_at=2026-03-04T10:15:00.000Z',
+        'error=',
+        'id=chipin-0123456789abcdef0123456789abcdef01234567',
+        'reference=ORDER-7',
+        'sandbox=false',
+        'status=completed',
+        'uid=971b6b3b9e364e87bfbe9886b3a75df4',
+      ].join('SECRET');
+      expect(body.signature).toBe(createHash('sha256').update(signed, 'utf8').digest('hex').toUpperCase());
+      expect(verifyNotificationSignature(body as unknown as Record<string, unknown>, 'SECRET')).toBe(true);
+      expect(verifyNotificationSignature({ ...body, uid: 'another' } as unknown as Record<string, unknown>, 'SECRET')).toBe(false);
+    });
+
+    it('other PSPs’ notifications have no uid key (the published example still verifies)', () => {
+      const { processor: _processor, ...standard } = lyraTx;
+      expect(buildNotification({ transaction: standard, reference: null, metadata: {}, sandbox: true }, 'S')).not.toHaveProperty('uid');
+    });
+
+    it('for any values, uid is the last signed pair, changing it changes the signature, and metadata/additional_data stay unsigned', () => {
+      fc.assert(
+        fc.property(fields, value, value, json, json, secretArb, (f, uid, otherUid, metadata, additional, secret) => {
+          fc.pre(uid !== otherUid);
+          const body = { ...f, uid };
+          const sig = notificationSignature(body, secret);
+          expect(notificationSigningString(body, secret).split(secret).at(-1)).toBe(`uid=${uid}`);
+          expect(sig).toBe(contractSignature(body, secret));
+          expect(notificationSignature({ ...body, uid: otherUid }, secret)).not.toBe(sig);
+          expect(notificationSignature({ ...body, metadata, additional_data: additional }, secret)).toBe(sig);
+        }),
+      );
+    });
   });
 });

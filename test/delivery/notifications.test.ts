@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { newUuid } from '../../src/domain/ids.ts';
+import { insertPayment } from '../../src/payments/payment-repository.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
@@ -9,6 +11,7 @@ import {
   newLinkPurchase,
   newPurchase,
   NO_JOB_POLL,
+  pspAccount,
   Receiver,
   setWebhook,
   TEST_DELIVERY,
@@ -38,6 +41,7 @@ beforeEach(async () => {
 });
 
 const runDue = () => app.services.deliveries.worker.runDue();
+
 const offerSecret = (m: Caller) => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
 
 function transaction(over: Record<string, unknown> = {}) {
@@ -85,6 +89,45 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
       ['notification', 'succeeded'],
       ['notification', 'succeeded'],
     ]);
+  });
+
+  it('a payment through the Lyra REST connector adds uid (the Lyra transaction uuid) to the body and to the signature', async () => {
+    const m = await caller(app);
+    const p = await newLinkPurchase(m, { reference: 'ORDER-L', paymentNotificationUrl: receiver.url('/lyra') });
+    const processor = { uid: '971b6b3b9e364e87bfbe9886b3a75df4', legacy_id: '900147', reference: 'chipin-ab', status_label: 'AUTHORISED' };
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'chipin-ab', processor }));
+    await runDue();
+    const body = JSON.parse(receiver.received[0]!.body) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'uid', 'signature']);
+    expect(body).toMatchObject({ id: 'chipin-ab', uid: '971b6b3b9e364e87bfbe9886b3a75df4', reference: 'ORDER-L' });
+    expect(body.signature).toBe(contractSignature(body, offerSecret(m)));
+    const { uid: _uid, ...withoutUid } = body;
+    expect(contractSignature(withoutUid, offerSecret(m))).not.toBe(body.signature);
+  });
+
+  it('sandbox follows the PSP account the payment ran on: live "false", test "true", the built-in sandbox "true", whatever the offer is bound to now', async () => {
+    const m = await caller(app);
+    const p = await newLinkPurchase(m, { paymentNotificationUrl: receiver.url('/env') });
+    const live = await pspAccount(app, m, 'live');
+    const test = await pspAccount(app, m, 'test');
+    // The offer now points at the live account: the built-in sandbox payment stays a test one.
+    await app.services.db.query('UPDATE offers SET psp_account_id = $2 WHERE account_id = $1', [m.accountId, live]);
+    for (const [tag, account] of [['live', live], ['test', test], ['builtin', null]] as const) {
+      const pay = await insertPayment(
+        app.services.db,
+        { accountId: m.accountId, purchaseId: p, purpose: 'leader_share', psp: account ? 'lyra' : 'sandbox', pspAccountId: account, idempotencyKey: `env-${newUuid()}`, amountCents: 30_000 },
+        app.services.clock.now(),
+      );
+      await insertEvent(app, m, p, 'payment.transaction', { payment_id: pay.id, purpose: 'leader_share', ...transaction({ id: `tx_${tag}` }) });
+    }
+    await runDue();
+    const sent = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(sent.map((b) => [b.id, b.sandbox])).toEqual([
+      ['tx_live', 'false'],
+      ['tx_test', 'true'],
+      ['tx_builtin', 'true'],
+    ]);
+    for (const b of sent) expect(b.signature).toBe(contractSignature(b, offerSecret(m)));
   });
 
   it('sends nothing for a purchase without a notification URL, nor for other events', async () => {

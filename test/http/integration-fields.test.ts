@@ -40,7 +40,7 @@ describe('Merchant API v1: metadata and language', () => {
     await app.services.deliveries.worker.runDue();
     const note = JSON.parse(receiver.received.find((r) => r.path === '/n')!.body);
     expect(note).toMatchObject({ metadata: { cart: 'c-9', items: [1, 2] }, reference: 'ORDER-M', status: 'completed' });
-    const front = await leaderFrontResult(app.services.payments, purchase, true);
+    const front = await leaderFrontResult(app.services.payments, purchase);
     expect(front!.result.purchase.meta_data).toEqual({ cart: 'c-9', items: [1, 2] });
   });
 

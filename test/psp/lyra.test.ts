@@ -103,6 +103,16 @@ describe('lyra mapping (pure)', () => {
     expect(toTransactionResult('myOrderId-187033', payment)).toMatchObject({ status: 'captured', amountCents: 990, capturedCents: 990, refundedCents: 0 });
   });
 
+  it('gives the processor details of the recorded IPN: uuid as uid, legacyTransId as the old id, orderId as reference, detailedStatus as label', () => {
+    const payment = readPayment(JSON.parse(ipnFixture.form['kr-answer']) as Record<string, unknown>);
+    expect(toTransactionResult('myOrderId-187033', payment).processor).toEqual({
+      uid: '971b6b3b9e364e87bfbe9886b3a75df4',
+      legacyId: '900147',
+      reference: 'myOrderId-187033',
+      statusLabel: 'AUTHORISED',
+    });
+  });
+
   it('reads the documented Charge/SDKTest answer envelope', () => {
     expect(readEnvelope(sdkTestFixture.answer)).toEqual({ status: 'SUCCESS', answer: { value: 'my testing value', _type: 'V4/Type/String' } });
     expect(() => readEnvelope({ status: 'OK', answer: {} })).toThrow();
@@ -283,6 +293,16 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
     expect((await psp.void({ idempotencyKey: key(), transactionId: hold.transactionId })).status).toBe('voided');
     expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/CancelOrRefund', body: { resolutionMode: 'CANCELLATION_ONLY' } });
+  });
+
+  it('every result carries the processor details: uid, 6-digit legacy id, the order id as reference, the live detailedStatus', async () => {
+    const pm = await attach();
+    const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    expect(hold.processor).toEqual({ uid: expect.stringMatching(/^[0-9a-f]{32}$/), legacyId: expect.stringMatching(/^[0-9]{6}$/), reference: hold.transactionId, statusLabel: 'AUTHORISED_TO_VALIDATE' });
+    const captured = await psp.capture({ idempotencyKey: key(), transactionId: hold.transactionId, amountCents: 700 });
+    expect(captured.processor).toEqual({ ...hold.processor, statusLabel: 'AUTHORISED' });
+    const declined = await psp.authorize({ idempotencyKey: key(), paymentMethodId: await attach(LYRA_CARDS.declined), amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+    expect(declined.processor?.statusLabel).toBe('REFUSED');
   });
 
   it('a pending 3-D Secure payment can be voided, and its challenge URL is the fake ACS page', async () => {

@@ -1,4 +1,3 @@
-import { isTestOffer } from '../../psp/registry.ts';
 import { isPspFault, PspIntegrationError } from '../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -19,7 +18,6 @@ import { leaderReturnUrl, pledgePageUrl } from '../../domain/links.ts';
 import { offerTerms } from '../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../payments/pledge-repository.ts';
 import { leaderFrontOutcome } from '../../use-cases/leader-front-outcome.ts';
-import { leaderFrontResult } from '../../use-cases/leader-front-result.ts';
 import { leaderResultFigures } from '../../payments/result-figures.ts';
 import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
@@ -140,7 +138,7 @@ export function registerCheckout(app: App, services: Services): void {
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
-    const message = await leaderFrontOutcome(payments, ctx.purchase, isTestOffer(ctx.offer), decline);
+    const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
@@ -173,8 +171,10 @@ export function registerCheckout(app: App, services: Services): void {
       case 'processed': {
         // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
         if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-        const handover = await leaderFrontResult(payments, ctx.purchase, isTestOffer(ctx.offer));
-        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], handover?.jwt), 303);
+        // The signed result, or the signed error when the card processor did not accept the payment.
+        const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state });
+        const jwt = told && told.type !== 'chipin:cancel' ? (told.jwt ?? undefined) : undefined;
+        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], jwt, told?.type === 'chipin:error' ? 'error' : 'result'), 303);
       }
       case 'challenge':
         return reply.redirect(result.url, 303);

@@ -258,6 +258,12 @@ export interface LyraTransaction {
   initialIssuerTransactionIdentifier: string | null;
   /** transactionDetails.parentTransactionUuid (refunds point at their payment). */
   parentTransactionUuid: string | null;
+  /**
+   * transactionDetails.cardDetails.legacyTransId: the transaction's old 6-character id, the
+   * Hosted Payment Page's `vads_trans_id` (Lyra's report format, docs.lyra.com …/reporting-collect/2v1-format.html:
+   * TRANSACTION_UUID = `uuid`, TRANSACTION_ID = `cardDetails.legacyTransId`; Lyra's sample IPN carries it).
+   */
+  legacyTransId: string | null;
   card: { brand: string | null; pan: string | null; expiryMonth: number | null; expiryYear: number | null };
 }
 
@@ -335,6 +341,7 @@ export function readTransaction(raw: unknown): LyraTransaction {
     expectedCaptureDate: optStr(card?.expectedCaptureDate),
     initialIssuerTransactionIdentifier: optStr(card?.initialIssuerTransactionIdentifier),
     parentTransactionUuid: optStr(details?.parentTransactionUuid),
+    legacyTransId: optStr(card?.legacyTransId),
     card: {
       brand: optStr(card?.effectiveBrand),
       pan: optStr(card?.pan),
@@ -386,6 +393,8 @@ export function toTransactionResult(orderId: string, p: LyraPayment): Transactio
     if (Number.isFinite(created)) result.expiresAt = new Date(created + LYRA_HOLD_DAYS * DAY_MS);
   }
   if (debit.initialIssuerTransactionIdentifier) result.networkTransactionId = debit.initialIssuerTransactionIdentifier;
+  // The contract's card-processor variant: Lyra's ids and label travel to the merchant's payloads.
+  result.processor = { uid: debit.uuid, legacyId: debit.legacyTransId, reference: orderId, statusLabel: debit.detailedStatus };
   return result;
 }
 
