@@ -24,7 +24,8 @@ export function refundableLeft(d: PurchaseDetail): number {
 
 function table(caption: string, head: string[], rows: SafeHtml[], none: string): SafeHtml {
   return rows.length
-    ? html`<div class="scroll"><table class="list"><caption class="muted">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
+    ? // Focusable, so a keyboard can scroll a table wider than a phone (WCAG 2.1.1).
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table class="list"><caption class="muted">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p class="muted">${none}</p>`;
 }
 

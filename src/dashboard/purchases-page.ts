@@ -59,7 +59,8 @@ ${view.errors.length ? html`<div class="alert" role="alert"><h2>${t.errorTitle}<
 <h2 id="results">${t.purchases}</h2>
 ${
   rows.length
-    ? html`<div class="scroll"><table class="list"><thead><tr><th scope="col">${t.reference}</th><th scope="col">${t.title}</th><th scope="col">${t.client}</th><th scope="col" class="num">${t.amount}</th><th scope="col">${t.state}</th><th scope="col">${t.created}</th></tr></thead>
+    ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${t.purchases}"><table class="list"><thead><tr><th scope="col">${t.reference}</th><th scope="col">${t.title}</th><th scope="col">${t.client}</th><th scope="col" class="num">${t.amount}</th><th scope="col">${t.state}</th><th scope="col">${t.created}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
     : html`<p>${t.noPurchase}</p>`
 }
