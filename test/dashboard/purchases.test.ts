@@ -114,7 +114,7 @@ describe('refund and cancel', () => {
   it('refuses an action posted without the CSRF token, or with another session’s, and does nothing', async () => {
     const id = await purchase({}, false);
     const other = await signIn(app, (await caller(app)).merchant);
-    for (const fields of [{ confirm: 'yes' }, { confirm: 'yes', csrf: other.csrf }]) {
+    for (const fields of [{ confirm: 'yes' }, { confirm: 'yes', csrf: other.csrf }] as Record<string, string>[]) {
       const res = await post(`/dashboard/purchases/pur_${id}/cancel`, fields);
       expect(res.statusCode).toBe(403);
     }
