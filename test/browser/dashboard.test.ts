@@ -131,6 +131,28 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     }
   });
 
+  it('sets the webhook on the Developers page and shows its new secret once', async () => {
+    const page = await signInPage();
+    try {
+      await signIn(page);
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Developers' }).click();
+      await expect.poll(() => page.title()).toBe('Developers · Chipin back office');
+      await expectAccessible(page, 'developers');
+      await page.getByLabel('Webhook URL').fill(`${app.base}/healthz`);
+      await page.getByRole('checkbox', { name: 'purchaseRefunded' }).check();
+      await page.getByRole('button', { name: 'Save the webhook' }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Webhook saved.');
+      const api = (await app.server.inject({ method: 'GET', url: '/api/backoffice/webhook', headers: { authorization: a.dashboard } })).json();
+      expect(api.events).toContain('purchaseRefunded');
+      expect(await page.getByText(api.secret).count()).toBe(1);
+      await expectAccessible(page, 'developers after save');
+      await page.reload();
+      expect(await page.getByText(api.secret).count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('works in French', async () => {
     const page = await signInPage('fr');
     try {

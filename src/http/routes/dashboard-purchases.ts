@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardSession, DashboardSessions } from '../../dashboard/sessions.ts';
-import type { Chrome } from '../../dashboard/layout.ts';
+import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { purchaseDetail } from '../../dashboard/purchase-detail.ts';
 import { confirmPage, purchasePage, type PurchaseNotice } from '../../dashboard/purchase-page.ts';
 import { purchasesPage, V1_STATES, type PurchaseQuery } from '../../dashboard/purchases-page.ts';
@@ -17,7 +16,7 @@ import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';
 import type { App } from '../types.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { dashboardLang, formOf, refuseForm, seeOther, sendPage, sessionOf } from './dashboard-support.ts';
+import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const PAGE_SIZE = 20;
@@ -48,19 +47,7 @@ function str(value: unknown): string {
 export function registerDashboardPurchases(app: App, services: Services, sessions: DashboardSessions): void {
   const { db } = services;
 
-  /** The session and the page chrome, or a redirect to the sign-in page (then undefined). */
-  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<{ session: DashboardSession; chrome: Chrome } | undefined> {
-    const lang = dashboardLang(request, reply);
-    const session = await sessionOf(sessions, request);
-    if (!session) {
-      void seeOther(reply, '/dashboard/sign-in');
-      return undefined;
-    }
-    const url = new URL(request.url, 'http://x');
-    url.searchParams.delete('lang');
-    const path = url.pathname + (url.search || '');
-    return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, path } };
-  }
+
 
   function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
     const t = DASHBOARD_TEXT[lang];
@@ -68,7 +55,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
   }
 
   app.get('/dashboard/purchases', PAGE, async (request, reply) => {
-    const ctx = await signedIn(request, reply);
+    const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
@@ -121,7 +108,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
   });
 
   app.get('/dashboard/purchases/:id', PAGE, async (request, reply) => {
-    const ctx = await signedIn(request, reply);
+    const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const purchaseId = purchaseIdOf((request.params as { id: string }).id);
@@ -133,7 +120,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
 
   /** The common steps of an action: session, CSRF token, the account's purchase. */
   async function actionContext(request: FastifyRequest, reply: FastifyReply) {
-    const ctx = await signedIn(request, reply);
+    const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return undefined;
     const form = formOf(request);
     if (!sessions.csrfMatches(ctx.session, form.csrf)) {

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Chrome } from '../../dashboard/layout.ts';
 import { SESSION_COOKIE, type DashboardSession, type DashboardSessions } from '../../dashboard/sessions.ts';
+import type { Services } from '../../services.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
@@ -57,4 +59,26 @@ export function sessionOf(sessions: DashboardSessions, request: FastifyRequest):
 export function refuseForm(reply: FastifyReply, lang: Lang): FastifyReply {
   const t = DASHBOARD_TEXT[lang];
   return sendPage(reply, 403, messagePage(lang, t.expiredTitle, t.expiredForm));
+}
+
+/**
+ * The session and the chrome of a signed-in page, or (then undefined) the redirect to the
+ * sign-in page, already sent on `reply`.
+ */
+export async function signedIn(
+  services: Pick<Services, 'accounts'>,
+  sessions: DashboardSessions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ session: DashboardSession; chrome: Chrome } | undefined> {
+  const lang = dashboardLang(request, reply);
+  const session = await sessionOf(sessions, request);
+  if (!session) {
+    void seeOther(reply, '/dashboard/sign-in');
+    return undefined;
+  }
+  const url = new URL(request.url, 'http://x');
+  url.searchParams.delete('lang');
+  const path = url.pathname + (url.search || '');
+  return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, path } };
 }
