@@ -85,8 +85,8 @@ export class DashboardGuard {
   }
 
   /**
-   * A back-office API call made with the session cookie instead of Basic (DESIGN: the dashboard's
-   * own pages call the API that way). Reads need the session only; a write also needs the CSRF
+   * A back-office API call made with the session cookie instead of Basic (DESIGN: back-office
+   * endpoints accept Basic or the dashboard's session cookie). Reads need the session only; a write also needs the CSRF
    * token in `X-CSRF-Token`, or to come provably from our own origin (`Sec-Fetch-Site:
    * same-origin`, or an `Origin` equal to ours): a cross-site page can make the browser send the
    * cookie, never either of those.
