@@ -65,6 +65,12 @@ describe('sign-in', () => {
     expect(res.body).toContain('<html lang="fr">');
   });
 
+  it('refuses a sign-in posted from another site (login CSRF), even with a valid token', async () => {
+    const res = await postSignIn(app, a.merchant.email, a.merchant.password, { 'sec-fetch-site': 'cross-site' });
+    expect(res.statusCode).toBe(403);
+    expect(cookiesOf(res).chipin_dashboard).toBeUndefined();
+  });
+
   it('refuses a sign-in form without its CSRF token, signing nobody in', async () => {
     const res = await postForm('/dashboard/sign-in', { email: a.merchant.email, password: a.merchant.password });
     expect(res.statusCode).toBe(403);
@@ -79,6 +85,38 @@ describe('sign-in', () => {
     expect(form.body).toContain('Too many failed attempts');
     const api = await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: basic(m.merchant.email, m.merchant.password) } });
     expect(api.statusCode).toBe(429);
+  });
+});
+
+describe('secrets', () => {
+  it('never writes the password, the session token or the CSRF token to the logs', async () => {
+    // Debug level: successful requests are logged too.
+    const verbose = await startTestApp({ logLevel: 'debug' });
+    try {
+      const m = await caller(verbose);
+      const res = await postSignIn(verbose, m.merchant.email, m.merchant.password);
+      const token = cookiesOf(res).chipin_dashboard!;
+      const cookie = `chipin_dashboard=${token}`;
+      const list = await verbose.server.inject({ method: 'GET', url: '/dashboard/purchases', headers: { cookie } });
+      const csrf = /name="csrf" value="([^"]+)"/.exec(list.body)![1]!;
+      await verbose.server.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ csrf }) });
+      const logs = verbose.logs.join('\n');
+      expect(logs).toContain('/dashboard/sign-out');
+      for (const secret of [m.merchant.password, token, csrf]) expect(logs).not.toContain(secret);
+    } finally {
+      await verbose.close();
+    }
+  });
+});
+
+describe('language', () => {
+  it('keeps the language chosen with ?lang= for the next pages', async () => {
+    const chosen = await get('/dashboard/sign-in?lang=fr');
+    expect(chosen.body).toContain('<html lang="fr">');
+    const kept = cookiesOf(chosen).chipin_dashboard_lang;
+    expect(kept).toBe('fr');
+    const next = await app.server.inject({ method: 'GET', url: '/dashboard/sign-in', headers: { cookie: `chipin_dashboard_lang=${kept}`, 'accept-language': 'en' } });
+    expect(next.body).toContain('Mot de passe');
   });
 });
 
