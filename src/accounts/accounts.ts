@@ -125,9 +125,14 @@ export class Accounts {
    * e-mails exist; over-long input is refused before hashing, since scrypt's cost grows with it.
    */
   async dashboardAccount(email: string, password: string): Promise<string | undefined> {
+    return (await this.dashboardUser(email, password))?.accountId;
+  }
+
+  /** The dashboard user with this e-mail and password, and its account (a back-office session names both). */
+  async dashboardUser(email: string, password: string): Promise<{ userId: string; accountId: string } | undefined> {
     if (email.length > 254 || password.length > 1024) return undefined;
-    const { rows } = await this.db.query<{ account_id: string; password_hash: string }>(
-      'SELECT account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
+    const { rows } = await this.db.query<{ id: string; account_id: string; password_hash: string }>(
+      'SELECT id, account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
       [email],
     );
     const row = rows[0];
@@ -135,7 +140,7 @@ export class Accounts {
       await verifyPassword(password, await (dummyHash ??= hashPassword(generatePassword())));
       return undefined;
     }
-    return (await verifyPassword(password, row.password_hash)) ? row.account_id : undefined;
+    return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id } : undefined;
   }
 
   /** The account's name, or undefined for an unknown account. */

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts } from '../accounts/accounts.ts';
+import { SESSION_COOKIE, type DashboardSessions } from '../dashboard/sessions.ts';
+import { readCookie } from '../pages/csrf.ts';
 import { FailureThrottle } from '../auth/failure-throttle.ts';
 import { ApiError } from './errors.ts';
 import { textProblem } from './input-rules.ts';
@@ -16,7 +18,7 @@ function basicCredentials(header: string | undefined): { user: string; password:
 
 /** Whether a request's dashboard credentials let it in; each route words a refusal its own way. */
 export type DashboardCheck =
-  | { ok: true; accountId: string }
+  | { ok: true; accountId: string; userId: string }
   | { ok: false; refusal: 'no_credentials' | 'wrong_credentials' }
   /** The e-mail or password breaks the text rule (NUL, unpaired surrogate): `message` names which. */
   | { ok: false; refusal: 'invalid_text'; message: string }
@@ -34,37 +36,85 @@ export class DashboardGuard {
   readonly #byUser = new FailureThrottle(5, 60_000);
   readonly #byAddress = new FailureThrottle(20, 60_000);
 
-  constructor(private readonly accounts: Pick<Accounts, 'dashboardAccount'>) {}
+  constructor(
+    private readonly accounts: Pick<Accounts, 'dashboardUser'>,
+    /** Back-office sessions (cookie); without them only HTTP Basic is accepted. */
+    private readonly sessions?: Pick<DashboardSessions, 'find' | 'csrfMatches'>,
+    /** The service's own origin: a cookie-authenticated write must come from it (or carry the CSRF header). */
+    private readonly ownOrigin?: string,
+  ) {}
 
+  /** HTTP Basic credentials of the request. */
   async check(request: FastifyRequest): Promise<DashboardCheck> {
     const wait = this.#byAddress.retryAfter(request.ip);
     if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
     const creds = basicCredentials(request.headers.authorization);
     if (!creds) return { ok: false, refusal: 'no_credentials' };
-    // The text rule, before the database sees them (PostgreSQL refuses a NUL in text), and
-    // counted as a failed attempt: otherwise it would be a free, unthrottled probe.
-    const problem = textProblem(creds.user) ?? textProblem(creds.password);
-    if (problem) {
-      this.#byAddress.fail(request.ip);
-      return { ok: false, refusal: 'invalid_text', message: `the ${textProblem(creds.user) ? 'e-mail' : 'password'} of the Authorization header ${problem}` };
-    }
-    const userKey = creds.user.toLowerCase();
-    const userWait = this.#byUser.retryAfter(userKey);
-    if (userWait > 0) return { ok: false, refusal: 'throttled', retryAfter: userWait };
-    const accountId = await this.accounts.dashboardAccount(creds.user, creds.password);
-    if (!accountId) {
-      this.#byAddress.fail(request.ip);
-      this.#byUser.fail(userKey);
-      return { ok: false, refusal: 'wrong_credentials' };
-    }
-    return { ok: true, accountId };
+    return this.#verify(request.ip, creds.user, creds.password, 'of the Authorization header');
   }
 
   /**
-   * The back-office API's form: the signed-in account, or an ApiError in the Token API format
-   * (401 with `WWW-Authenticate: Basic`; 429 with `Retry-After`).
+   * The back office's sign-in form: the same credentials, the same failure budgets (a guesser
+   * gains nothing by switching from Basic to the form or back).
+   */
+  async signIn(ip: string, email: string, password: string): Promise<DashboardCheck> {
+    const wait = this.#byAddress.retryAfter(ip);
+    if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
+    if (!email || !password) return { ok: false, refusal: 'no_credentials' };
+    return this.#verify(ip, email.trim(), password, 'of the form');
+  }
+
+  async #verify(ip: string, user: string, password: string, where: string): Promise<DashboardCheck> {
+    // The text rule, before the database sees them (PostgreSQL refuses a NUL in text), and
+    // counted as a failed attempt: otherwise it would be a free, unthrottled probe.
+    const problem = textProblem(user) ?? textProblem(password);
+    if (problem) {
+      this.#byAddress.fail(ip);
+      return { ok: false, refusal: 'invalid_text', message: `the ${textProblem(user) ? 'e-mail' : 'password'} ${where} ${problem}` };
+    }
+    const userKey = user.toLowerCase();
+    const userWait = this.#byUser.retryAfter(userKey);
+    if (userWait > 0) return { ok: false, refusal: 'throttled', retryAfter: userWait };
+    const found = await this.accounts.dashboardUser(user, password);
+    if (!found) {
+      this.#byAddress.fail(ip);
+      this.#byUser.fail(userKey);
+      return { ok: false, refusal: 'wrong_credentials' };
+    }
+    return { ok: true, ...found };
+  }
+
+  /**
+   * A back-office API call made with the session cookie instead of Basic (DESIGN: back-office
+   * endpoints accept Basic or the dashboard's session cookie). Reads need the session only; a write also needs the CSRF
+   * token in `X-CSRF-Token`, or to come provably from our own origin (`Sec-Fetch-Site:
+   * same-origin`, or an `Origin` equal to ours): a cross-site page can make the browser send the
+   * cookie, never either of those.
+   */
+  async #sessionAccount(request: FastifyRequest): Promise<string | undefined> {
+    if (!this.sessions) return undefined;
+    const session = await this.sessions.find(readCookie(request.headers.cookie, SESSION_COOKIE));
+    if (!session) return undefined;
+    if (request.method === 'GET' || request.method === 'HEAD') return session.accountId;
+    const site = request.headers['sec-fetch-site'];
+    const sameOrigin = site === 'same-origin' || (site === undefined && this.ownOrigin !== undefined && request.headers.origin === this.ownOrigin);
+    if (this.sessions.csrfMatches(session, request.headers['x-csrf-token']) || sameOrigin) return session.accountId;
+    throw new ApiError(403, 'forbidden', 'a back-office write with the session cookie needs the X-CSRF-Token header (or must come from the dashboard itself)', {
+      'cache-control': 'no-store',
+    });
+  }
+
+  /**
+   * The back-office API's form: the signed-in account (HTTP Basic, or the back-office session
+   * cookie), or an ApiError in the Token API format (401 with `WWW-Authenticate: Basic`; 429 with
+   * `Retry-After`; 403 for a cookie-authenticated write without CSRF proof).
    */
   async accountOf(request: FastifyRequest): Promise<string> {
+    // Basic wins when both are sent: the caller said explicitly who it is.
+    if (request.headers.authorization === undefined) {
+      const fromSession = await this.#sessionAccount(request);
+      if (fromSession) return fromSession;
+    }
     const check = await this.check(request);
     if (check.ok) return check.accountId;
     switch (check.refusal) {

@@ -12,6 +12,7 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   psp_account_in_use: { en: 'This payment provider account is still in use.', fr: 'Ce compte de prestataire de paiement est encore utilisé.' },
   invalid_request: { en: 'The request is not valid.', fr: "La requête n'est pas valide." },
   invalid_client: { en: 'Invalid credentials.', fr: 'Identifiants invalides.' },
+  forbidden: { en: 'This request was refused: reload the page and try again.', fr: 'Cette requête a été refusée : rechargez la page et réessayez.' },
   unsupported_grant_type: { en: 'This grant type is not supported.', fr: "Ce type d'autorisation n'est pas pris en charge." },
   invalid_token: { en: 'Invalid or expired credentials.', fr: 'Identifiants invalides ou expirés.' },
   purchase_already_aborted: { en: 'This purchase has already been cancelled.', fr: 'Cet achat a déjà été annulé.' },

@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'psp_account_in_use'
   // general
   | 'not_found'
+  // back office: a cookie-authenticated write without CSRF proof
+  | 'forbidden'
   | 'invalid_input'
   | 'unsupported_media_type'
   | 'payload_too_large'

@@ -73,8 +73,16 @@ export function langSwitcher(t: { language: string }, lang: 'en' | 'fr', base: s
   return html`<nav class="lang" aria-label="${t.language}"><a href="${href}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>`;
 }
 
+/** What a page family adds around the hosted pages' layout (the back office: its banner and wider tables). */
+export interface LayoutExtras {
+  /** Rendered before `<main>`, as the page's banner (a `<header>` landmark). */
+  header?: SafeHtml;
+  /** More CSS, after the shared style. */
+  style?: SafeHtml;
+}
+
 /** A complete mobile-first page in `lang`. */
-export function layout(lang: string, title: string, body: SafeHtml, script?: string | string[]): SafeHtml {
+export function layout(lang: string, title: string, body: SafeHtml, script?: string | string[], extras: LayoutExtras = {}): SafeHtml {
   const scripts = script === undefined ? [] : Array.isArray(script) ? script : [script];
   return html`<!doctype html>
 <html lang="${lang}">
@@ -83,9 +91,9 @@ export function layout(lang: string, title: string, body: SafeHtml, script?: str
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${extras.style ?? ''}</style>
 </head>
-<body><main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
+<body>${extras.header ?? ''}<main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
 </html>`;
 }
 

@@ -29,6 +29,10 @@ export interface PurchaseFilter {
   createdFrom?: Date;
   createdTo?: Date;
   clientId?: string;
+  /** Back-office search and filters: one purchase by uuid, the client's e-mail (any case), an offer. */
+  id?: string;
+  clientEmail?: string;
+  offerId?: string;
   /** Keyset cursor: strictly older than this (created_at, id). */
   before?: { createdAt: Date; id: string };
   limit: number;
@@ -47,6 +51,9 @@ export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilt
   if (f.createdFrom) add((n) => `p.created_at >= ${n}`, f.createdFrom);
   if (f.createdTo) add((n) => `p.created_at < ${n}`, f.createdTo);
   if (f.clientId) add((n) => `p.client_id = ${n}`, f.clientId);
+  if (f.id) add((n) => `p.id = ${n}`, f.id);
+  if (f.clientEmail !== undefined) add((n) => `lower(c.email) = lower(${n})`, f.clientEmail);
+  if (f.offerId) add((n) => `p.offer_id = ${n}`, f.offerId);
   if (f.before) {
     params.push(f.before.createdAt, f.before.id);
     where.push(`(p.created_at, p.id) < ($${params.length - 1}, $${params.length})`);

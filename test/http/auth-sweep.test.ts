@@ -24,6 +24,7 @@ import { AccessTokens } from '../../src/auth/access-tokens.ts';
 import { registeredRoutes } from '../../src/http/server.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { form, signIn } from '../helpers/dashboard.ts';
 import { deliveries, leaderProcessed, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from '../delivery/helpers.ts';
 
 /** Merchant A's objects, created through the API. */
@@ -63,11 +64,13 @@ type Tenancy = { expect: '404' | 'hidden'; call: (o: Owned) => Call };
 
 type RouteClass =
   | { access: 'bearer'; tenancy?: Tenancy; none?: string }
+  | { access: 'session'; tenancy?: Tenancy; none?: string }
   | { access: 'dashboard'; tenancy?: Tenancy; none?: string; payload?: unknown }
   | { access: 'public'; reason: string };
 
 const bearer = (tenancy: Tenancy | undefined, none?: string): RouteClass => ({ access: 'bearer', tenancy, none });
 const dashboard = (tenancy: Tenancy | undefined, extra: { none?: string; payload?: unknown } = {}): RouteClass => ({ access: 'dashboard', tenancy, ...extra });
+const session = (tenancy: Tenancy | undefined, none?: string): RouteClass => ({ access: 'session', tenancy, none });
 const open = (reason: string): RouteClass => ({ access: 'public', reason });
 
 const CARD = '4242 4242 4242 4242';
@@ -117,8 +120,20 @@ const ROUTES: Record<string, RouteClass> = {
     { expect: '404', call: (o) => ({ url: `/api/backoffice/offers/${o.offer}`, payload: { psp_account_id: null } }) },
     { payload: { psp_account_id: null } },
   ),
+  // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
+  'GET /dashboard': session(undefined, "a redirect to the caller's own purchases"),
+  'POST /dashboard/sign-out': session(undefined, "ends the caller's own session"),
+  'GET /dashboard/purchases': session({ expect: 'hidden', call: () => ({ url: '/dashboard/purchases' }) }),
+  'GET /dashboard/purchases/:id': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.purchase}` }) }),
+  'POST /dashboard/purchases/:id/refund': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.pot}/refund`, payload: { amount: '0.01' } }) }),
+  'POST /dashboard/purchases/:id/cancel': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.boCancellable}/cancel` }) }),
+  'GET /dashboard/developers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/developers' }) }),
+  'POST /dashboard/developers/webhook': session(undefined, "sets the caller's own endpoint"),
+  'POST /dashboard/developers/deliveries/:delivery_id/replay': session({ expect: '404', call: (o) => ({ url: `/dashboard/developers/deliveries/${o.delivery}/replay` }) }),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
   // --- Public ---
+  'GET /dashboard/sign-in': open('the back-office sign-in form'),
+  'POST /dashboard/sign-in': open('the back-office sign-in form: checks the dashboard e-mail and password itself, under the DashboardGuard budget (test/dashboard/session.test.ts)'),
   'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
   'POST /api/trigger_capture/': open('authenticated by an HS256 signature of the offer secret in the query, not a token (test/payments/installments.test.ts)'),
   'POST /api/trigger_capture': open('the same, spelled without the trailing slash'),
@@ -357,6 +372,51 @@ describe('dashboard-credential routes (back office, sandbox inbox)', () => {
       checked.push(r.key);
     }
     expect(checked.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('back-office pages (session cookie)', () => {
+  const page = (method: string, url: string, cookie: string | undefined, fields?: Record<string, string>) =>
+    app.server.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...(cookie ? { cookie } : {}), ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      payload: method === 'POST' ? form(fields ?? {}) : undefined,
+    });
+
+  it('send the browser to the sign-in page without a session, with a forged one, or with dashboard credentials in Basic', async () => {
+    const routes = of('session');
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const r of routes) {
+      for (const [what, cookie] of [
+        ['no cookie', undefined],
+        ['a forged cookie', `chipin_dashboard=${randomBytes(32).toString('base64url')}`],
+      ] as const) {
+        const res = await page(r.method, concrete(r.url), cookie);
+        expect(res.statusCode, `${r.key} (${what})`).toBe(303);
+        expect(res.headers.location, `${r.key} (${what})`).toBe('/dashboard/sign-in');
+      }
+      const basicOnly = await app.server.inject({ method: r.method as 'GET', url: concrete(r.url), headers: { authorization: a.dashboard } });
+      expect(basicOnly.statusCode, `${r.key} (Basic)`).toBe(303);
+    }
+  });
+
+  it("answer 404 to merchant B's session for merchant A's purchase, and hide A's purchases from B's list", async () => {
+    const [sa, sb] = [await signIn(app, a.merchant), await signIn(app, b.merchant)];
+    const checked: string[] = [];
+    for (const r of of('session').filter((x) => x.method !== 'HEAD')) {
+      const cls = r.cls as Extract<RouteClass, { access: 'session' }>;
+      if (!cls.tenancy) continue;
+      const { url, payload } = cls.tenancy.call(owned);
+      const fields = (s: { csrf: string }) => ({ csrf: s.csrf, ...(payload as Record<string, string> | undefined) });
+      expectTenancy(cls.tenancy.expect, await page(r.method, url, sb.cookie, fields(sb)), r.key);
+      // A's own call succeeds: a page, or a redirect after an action (never back to the sign-in page).
+      const mine = await page(r.method, url, sa.cookie, fields(sa));
+      expect(mine.statusCode, `${r.key} as A: ${mine.body.slice(0, 300)}`).toBeLessThan(400);
+      expect(mine.headers.location, r.key).not.toBe('/dashboard/sign-in');
+      checked.push(r.key);
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(6);
   });
 });
 

@@ -15,7 +15,7 @@ import { BackofficeErrors } from './backoffice-webhook.ts';
 import { TokenApiError } from './schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key).';
+const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 const CredentialField = Type.Object({
   name: Type.String(),

@@ -18,11 +18,12 @@ const Settings = {
 
 export const BackofficeErrors = {
   401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
+  403: { ...TokenApiError, description: '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request' },
   429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
 };
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key).';
+const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 /**
  * Back office: the account's webhook endpoint (DESIGN §5, §7). One per account; setting it

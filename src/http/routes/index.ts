@@ -1,4 +1,5 @@
 import type { Services } from '../../services.ts';
+import { DashboardSessions } from '../../dashboard/sessions.ts';
 import { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
 import { registerAbort } from './abort.ts';
@@ -7,6 +8,9 @@ import { registerBackofficePurchases } from './backoffice-purchases.ts';
 import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerBackofficePsps } from './backoffice-psps.ts';
 import { registerBackofficeOffers } from './backoffice-offers.ts';
+import { registerDashboardDevelopers } from './dashboard-developers.ts';
+import { registerDashboardPurchases } from './dashboard-purchases.ts';
+import { registerDashboardSession } from './dashboard-session.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
@@ -40,14 +44,19 @@ export function registerRoutes(app: App, services: Services): void {
   registerPurchaseLink(app, services);
   registerAbort(app, services);
   registerTriggerCapture(app, services);
-  // Dashboard credentials (back office, sandbox inbox page): ONE guard, so that one failure
-  // budget per user and per address covers every route that accepts them.
-  const dashboard = new DashboardGuard(services.accounts);
+  // Dashboard credentials (back office, its pages, sandbox inbox page): ONE guard, so that one
+  // failure budget per user and per address covers every route that accepts them (the sign-in
+  // form included). The back-office API also takes the pages' session cookie.
+  const sessions = new DashboardSessions(services.db, services.config.masterKey);
+  const dashboard = new DashboardGuard(services.accounts, sessions, new URL(services.config.publicUrl).origin);
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerBackofficePurchases(app, services, dashboard);
   registerBackofficePsps(app, services, dashboard);
   registerBackofficeOffers(app, services, dashboard);
+  registerDashboardSession(app, services, dashboard, sessions);
+  registerDashboardPurchases(app, services, sessions);
+  registerDashboardDevelopers(app, services, sessions);
   registerPspNotifications(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);

@@ -1,0 +1,65 @@
+import type { WebhookEndpointView } from '../delivery/service.ts';
+import type { DeliveryView } from '../delivery/queries.ts';
+import { toDeliveryUid } from '../delivery/store.ts';
+import { TRIGGER_NAMES, type TriggerName } from '../delivery/triggers.ts';
+import { toPublicId } from '../domain/ids.ts';
+import { html } from '../html/html.ts';
+import { formatDateTime } from '../i18n/format.ts';
+import { dashboardPage, type Chrome } from './layout.ts';
+import { DASHBOARD_TEXT } from './texts.ts';
+
+export interface DevelopersView {
+  webhook: WebhookEndpointView | undefined;
+  deliveries: DeliveryView[];
+  /** Right after saving: the new token and secret, shown this once. */
+  created?: { token: string; secret: string };
+  /** The form as typed, after a refusal (`error` names the field). */
+  typed?: { url: string; events: string[] };
+  error?: string;
+  notice?: 'replayed';
+}
+
+export function developersPage(chrome: Chrome, view: DevelopersView): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const url = view.typed?.url ?? view.webhook?.url ?? '';
+  const chosen = new Set<string>(view.typed?.events ?? view.webhook?.events ?? []);
+  const when = (d: Date) => formatDateTime(d, chrome.lang);
+  const rows = view.deliveries.map((d) => {
+    const uid = toDeliveryUid(d.id);
+    return html`<tr><td>${when(d.createdAt)}</td><td>${d.triggerName ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+<td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
+  });
+  const body = html`<h1>${t.developers}</h1>
+${view.notice === 'replayed' ? html`<div class="ok" role="status">${t.replayed}</div>` : ''}
+${view.error ? html`<div class="alert" role="alert" id="webhook-error">${view.error}</div>` : ''}
+<section class="card" aria-labelledby="webhook"><h2 id="webhook">${t.webhook}</h2>
+${
+  view.created
+    ? html`<div class="ok" role="status"><p>${t.webhookSaved}</p><dl class="facts"><dt>${t.signingSecret}</dt><dd><code>${view.created.secret}</code></dd><dt>${t.payloadToken}</dt><dd><code>${view.created.token}</code></dd></dl></div>`
+    : html`<p class="muted">${view.webhook ? t.webhookSecretNote : t.noWebhook}</p>`
+}
+${view.webhook?.disabledAt ? html`<div class="alert">${t.webhookDisabled(view.webhook.disabledReason ?? '')}</div>` : ''}
+<form method="post" action="/dashboard/developers/webhook">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<label for="url">${t.webhookUrl}</label>
+<input id="url" name="url" type="url" inputmode="url" autocomplete="off" value="${url}" aria-describedby="url-hint${view.error ? ' webhook-error' : ''}"${view.error ? html` aria-invalid="true"` : ''}>
+<span class="muted" id="url-hint">${t.webhookUrlHint}</span>
+<fieldset><legend>${t.webhookEvents}</legend>
+${TRIGGER_NAMES.map(
+  (name: TriggerName) =>
+    html`<div><input type="checkbox" id="event-${name}" name="events" value="${name}" style="width:auto"${chosen.has(name) ? html` checked` : ''}> <label for="event-${name}" style="display:inline">${name}</label></div>`,
+)}
+</fieldset>
+<p><button type="submit">${t.saveWebhook}</button></p>
+</form></section>
+<section class="card" aria-labelledby="deliveries"><h2 id="deliveries">${t.deliveries}</h2>
+<p class="muted">${t.deliveriesHint}</p>
+${
+  rows.length
+    ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${t.deliveries}"><table class="list"><thead><tr><th scope="col">${t.created}</th><th scope="col">${t.event}</th><th scope="col">${t.status}</th><th scope="col">${t.attempts}</th><th scope="col">${t.lastAnswer}</th><th scope="col"><span class="muted">${t.replay}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>${t.noDelivery}</p>`
+}
+</section>`;
+  return dashboardPage(chrome, t.developers, body);
+}

@@ -1,0 +1,68 @@
+import { developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
+import type { DashboardSessions } from '../../dashboard/sessions.ts';
+import { messagePage } from '../../dashboard/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { WebhookSettingsError } from '../../delivery/endpoints.ts';
+import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
+import type { Services } from '../../services.ts';
+import type { App } from '../types.ts';
+import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+
+const PAGE = { schema: { hide: true } };
+const SHOWN_DELIVERIES = 20;
+
+/**
+ * Back office: the Developers page. The webhook endpoint (URL, events) and the delivery log with
+ * replay, through the same Deliveries service as `PUT /api/backoffice/webhook` and
+ * `POST /api/backoffice/deliveries/{id}/replay`. The signing secret and token are shown once,
+ * in the answer to the save, never on the page afterwards (no secret sits in a page one reloads).
+ */
+export function registerDashboardDevelopers(app: App, services: Services, sessions: DashboardSessions): void {
+
+
+  async function view(accountId: string, extra: Partial<DevelopersView> = {}): Promise<DevelopersView> {
+    const [webhook, deliveries] = await Promise.all([services.deliveries.getWebhook(accountId), services.deliveries.list(accountId, { limit: SHOWN_DELIVERIES })]);
+    return { webhook, deliveries, ...extra };
+  }
+
+  app.get('/dashboard/developers', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const notice = (request.query as Record<string, unknown>).done === 'replay' ? 'replayed' : undefined;
+    return sendPage(reply, 200, developersPage(ctx.chrome, await view(ctx.session.accountId, { notice })));
+  });
+
+  app.post('/dashboard/developers/webhook', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    // Checkboxes: one value per ticked box (the form parser keeps a repeated field as an array).
+    const raw = (request.body as Record<string, unknown> | undefined)?.events;
+    const events = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
+    const url = (formOf(request).url ?? '').trim();
+    try {
+      const settings = await services.deliveries.setWebhook(session.accountId, { url, events });
+      request.log.info({ account_id: session.accountId, events: settings.events }, 'webhook endpoint set (back office)');
+      return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { created: { token: settings.token, secret: settings.secret } })));
+    } catch (err) {
+      if (!(err instanceof WebhookSettingsError)) throw err;
+      // The message names the field (url or events), as the API's does; nothing was changed.
+      return sendPage(reply, 400, developersPage(chrome, await view(session.accountId, { error: err.message, typed: { url, events } })));
+    }
+  });
+
+  app.post('/dashboard/developers/deliveries/:delivery_id/replay', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    const id = parseDeliveryUid((request.params as { delivery_id: string }).delivery_id);
+    const result = id ? await services.deliveries.replay(session.accountId, id) : { ok: false as const, reason: 'not_found' as const };
+    if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.deliveryNotFound));
+    if (!result.ok) return sendPage(reply, 409, developersPage(chrome, await view(session.accountId, { error: t.replayDisabled })));
+    request.log.info({ account_id: session.accountId, delivery_id: toDeliveryUid(result.delivery.id) }, 'delivery replay requested (back office)');
+    return seeOther(reply, '/dashboard/developers?done=replay');
+  });
+}

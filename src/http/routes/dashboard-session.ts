@@ -1,0 +1,67 @@
+import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../../dashboard/sessions.ts';
+import { signInPage } from '../../dashboard/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import type { Services } from '../../services.ts';
+import type { DashboardGuard } from '../dashboard-guard.ts';
+import type { App } from '../types.ts';
+import { dashboardLang, formOf, refuseForm, seeOther, sendPage, sessionOf } from './dashboard-support.ts';
+import { csrfFor } from './page-support.ts';
+
+/** HTML pages: not part of the API reference. */
+const PAGE = { schema: { hide: true } };
+const SIGN_IN_FORM = 'dashboard-sign-in';
+
+/**
+ * Back office: sign-in and sign-out (docs/back-office.md). The sign-in form is protected by the
+ * hosted forms' double-submit CSRF cookie (there is no session yet); every later form by the
+ * session's own token. Credentials go through the DashboardGuard, so the form and HTTP Basic
+ * share one failure budget.
+ */
+export function registerDashboardSession(app: App, services: Services, guard: DashboardGuard, sessions: DashboardSessions): void {
+  const csrf = csrfFor(services);
+  const { publicUrl } = services.config;
+
+  app.get('/dashboard', PAGE, async (request, reply) => seeOther(reply, (await sessionOf(sessions, request)) ? '/dashboard/purchases' : '/dashboard/sign-in'));
+
+  app.get('/dashboard/sign-in', PAGE, async (request, reply) => {
+    const lang = dashboardLang(request, reply);
+    if (await sessionOf(sessions, request)) return seeOther(reply, '/dashboard/purchases');
+    return sendPage(reply, 200, signInPage(lang, csrf.tokenFor(request, reply, SIGN_IN_FORM)));
+  });
+
+  app.post('/dashboard/sign-in', PAGE, async (request, reply) => {
+    const lang = dashboardLang(request, reply);
+    const t = DASHBOARD_TEXT[lang];
+    const form = formOf(request);
+    if (!csrf.verify(request, SIGN_IN_FORM, form)) return refuseForm(reply, lang);
+    const email = (form.email ?? '').trim();
+    const check = await guard.signIn(request.ip, email, form.password ?? '');
+    if (!check.ok) {
+      const again = (status: number, error: string) => sendPage(reply, status, signInPage(lang, csrf.tokenFor(request, reply, SIGN_IN_FORM), { email, error }));
+      switch (check.refusal) {
+        case 'throttled':
+          void reply.header('retry-after', String(check.retryAfter));
+          return again(429, t.throttled(check.retryAfter));
+        case 'no_credentials':
+          return again(400, t.missingCredentials);
+        case 'invalid_text':
+          return again(400, t.invalidText);
+        case 'wrong_credentials':
+          return again(401, t.wrongCredentials);
+      }
+    }
+    // A fresh token at every sign-in: a cookie planted before it (session fixation) signs nobody in.
+    const { token } = await sessions.create(check);
+    void reply.header('set-cookie', sessionCookie(token, publicUrl));
+    return seeOther(reply, '/dashboard/purchases');
+  });
+
+  app.post('/dashboard/sign-out', PAGE, async (request, reply) => {
+    const lang = dashboardLang(request, reply);
+    const session = await sessionOf(sessions, request);
+    if (!session) return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, lang);
+    await sessions.revoke(session.id);
+    return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
+  });
+}

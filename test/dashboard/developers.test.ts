@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { form, signIn } from '../helpers/dashboard.ts';
+import { deliveries, leaderProcessed, newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from '../delivery/helpers.ts';
+
+/** The back office's Developers page: webhook settings and the delivery log with replay. */
+let app: TestApp;
+let receiver: Receiver;
+let a: Caller;
+let s: { cookie: string; csrf: string };
+
+beforeAll(async () => {
+  app = await startTestApp(NO_JOB_POLL, { delivery: TEST_DELIVERY });
+  receiver = await Receiver.start();
+  a = await caller(app);
+  s = await signIn(app, a.merchant);
+});
+afterAll(async () => {
+  await app?.close();
+  await receiver?.close();
+});
+
+const get = (url: string, cookie = s.cookie) => app.server.inject({ method: 'GET', url, headers: { cookie } });
+const post = (url: string, body: string, cookie = s.cookie) =>
+  app.server.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
+const webhookOf = async (c: Caller) => (await app.server.inject({ method: 'GET', url: '/api/backoffice/webhook', headers: { authorization: c.dashboard } })).json();
+
+describe('webhook settings', () => {
+  it('saves the URL and the ticked events, shows the new secret in that answer only, never on the page afterwards', async () => {
+    const body = `${form({ csrf: s.csrf, url: receiver.url() })}&events=paymentProcessed&events=purchaseRefunded`;
+    const saved = await post('/dashboard/developers/webhook', body);
+    expect(saved.statusCode).toBe(200);
+    const api = await webhookOf(a);
+    expect(api.url).toBe(receiver.url());
+    expect(api.events).toEqual(['paymentProcessed', 'purchaseRefunded']);
+    expect(saved.body).toContain(api.secret);
+    const later = await get('/dashboard/developers');
+    expect(later.statusCode).toBe(200);
+    expect(later.body).toContain(receiver.url());
+    expect(later.body).not.toContain(api.secret);
+    expect(later.body).not.toContain(api.token);
+  });
+
+  it('refuses a URL that is not one and no event ticked, naming the field, and changes nothing', async () => {
+    const before = await webhookOf(a);
+    const badUrl = await post('/dashboard/developers/webhook', `${form({ csrf: s.csrf, url: 'not a url' })}&events=paymentProcessed`);
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.body).toMatch(/role="alert"[^>]*>[^<]*url/);
+    const noEvent = await post('/dashboard/developers/webhook', form({ csrf: s.csrf, url: receiver.url() }));
+    expect(noEvent.statusCode).toBe(400);
+    expect(noEvent.body).toMatch(/role="alert"[^>]*>[^<]*events/);
+    expect(await webhookOf(a)).toEqual(before);
+  });
+
+  it('refuses a save without the CSRF token', async () => {
+    const before = await webhookOf(a);
+    expect((await post('/dashboard/developers/webhook', `${form({ url: 'https://evil.example/hook' })}&events=paymentProcessed`)).statusCode).toBe(403);
+    expect(await webhookOf(a)).toEqual(before);
+  });
+});
+
+describe('delivery log', () => {
+  it("lists the account's deliveries and replays one; another merchant's delivery is a 404", async () => {
+    await setWebhook(app, a, receiver.url());
+    const id = await newPurchase(a);
+    await leaderProcessed(app, a, id);
+    await app.services.deliveries.worker.runDue();
+    const [d] = await deliveries(app, a.accountId);
+    expect(d?.status).toBe('succeeded');
+    const page = await get('/dashboard/developers');
+    expect(page.body).toContain(`pur_${id}`);
+
+    const replayed = await post(`/dashboard/developers/deliveries/dlv_${d!.id}/replay`, form({ csrf: s.csrf }));
+    expect(replayed.statusCode).toBe(303);
+    expect(replayed.headers.location).toBe('/dashboard/developers?done=replay');
+    expect((await deliveries(app, a.accountId))[0]?.status).toBe('pending');
+
+    const b = await caller(app);
+    const sb = await signIn(app, b.merchant);
+    expect((await post(`/dashboard/developers/deliveries/dlv_${d!.id}/replay`, form({ csrf: sb.csrf }), sb.cookie)).statusCode).toBe(404);
+    expect((await get('/dashboard/developers', sb.cookie)).body).not.toContain(id);
+  });
+});
