@@ -1,5 +1,5 @@
 import type { Database, Sql } from '../db/database.ts';
-import type { Clock } from '../domain/clock.ts';
+import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Redacted } from '../crypto/redacted.ts';
 import {
   PspIntegrationError,
@@ -314,7 +314,10 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
   return new PspRegistry([sandbox], {
     definitions: opts.definitions ?? CONNECTOR_DEFINITIONS,
     loadAccount,
-    context: { clock: opts.clock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
+    // A real PSP lives in real time: its test environment does not follow the sandbox clock, so
+    // its connectors read hold dates and lapses on the system clock (docs/jobs-and-clock.md). Only
+    // the built-in sandbox PSP, which is ours, travels with the sandbox clock.
+    context: { clock: systemClock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
     production: opts.production ?? false,
     ...(opts.cacheMs !== undefined ? { cacheMs: opts.cacheMs } : {}),
   });
