@@ -11,6 +11,7 @@
  * - Calls are made outside database transactions by the caller; connectors hold no DB transaction.
  * - Amounts are integers in the currency's minor unit.
  */
+import type { ChallengeForm } from './challenge-relay.ts';
 export interface PspConnector {
   /** Registry name, stored on offers and payments (`sandbox`, ...). */
   readonly name: string;
@@ -122,8 +123,14 @@ export interface TransactionResult {
   refundedCents: number;
   /** Present when status is `declined` (or a capture/charge was refused). */
   decline?: { reason: DeclineReason; message: string };
-  /** Present when status is `requires_action`. */
+  /** Present when status is `requires_action` and the shopper's browser opens the issuer's page with a GET. */
   challengeUrl?: string;
+  /**
+   * Present instead of {@link challengeUrl} when the issuer's page wants a form POST (Ogone's
+   * HTML_ANSWER, Lyra's postData, Adyen's POST redirect). The registry turns it into a
+   * `challengeUrl` of ours whose page posts the form (src/psp/challenge-relay.ts).
+   */
+  challengeForm?: ChallengeForm;
   /** When an authorisation hold lapses, if it does. */
   expiresAt?: Date;
   /** The card scheme's transaction id of a customer-initiated transaction that stored the card (referenced by later MITs). */

@@ -13,6 +13,7 @@ import type { ConnectorContext, ConnectorDefinition, PspAccountConfig, PspEnviro
 import { CONNECTOR_DEFINITIONS } from './definitions.ts';
 import { SandboxPsp } from './sandbox/connector.ts';
 import { deriveKey } from '../crypto/keys.ts';
+import { ChallengeRelay } from './challenge-relay.ts';
 
 /** The connector of every offer bound to no PSP account (and of payments made before back mode). */
 export const DEFAULT_PSP = 'sandbox';
@@ -68,7 +69,17 @@ export class AccountConnector implements PspConnector {
   constructor(
     readonly inner: PspConnector,
     readonly pspAccountId: string | null,
+    /** Turns a connector's POST challenge into a URL of ours (absent: the connector never answers one). */
+    readonly relay?: ChallengeRelay,
   ) {}
+  /** The payment flows and the contract speak of a challenge URL only: a form to post becomes our relay page's URL. */
+  async #out(result: Promise<TransactionResult>): Promise<TransactionResult> {
+    const r = await result;
+    if (!r.challengeForm) return r;
+    if (!this.relay) throw new PspIntegrationError(this.inner.name, 'not_supported', 'a 3-D Secure form to post, and no relay to post it');
+    const { challengeForm, ...rest } = r;
+    return { ...rest, challengeUrl: this.relay.url(challengeForm) };
+  }
   get name(): string {
     return this.inner.name;
   }
@@ -79,22 +90,22 @@ export class AccountConnector implements PspConnector {
     return this.inner.attachPaymentMethod(input);
   }
   authorize(input: AuthorizeInput) {
-    return this.inner.authorize(input);
+    return this.#out(this.inner.authorize(input));
   }
   capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
-    return this.inner.capture(input);
+    return this.#out(this.inner.capture(input));
   }
   void(input: { idempotencyKey: string; transactionId: string }) {
-    return this.inner.void(input);
+    return this.#out(this.inner.void(input));
   }
   refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
-    return this.inner.refund(input);
+    return this.#out(this.inner.refund(input));
   }
   chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
-    return this.inner.chargeOffSession(input);
+    return this.#out(this.inner.chargeOffSession(input));
   }
   retrieve(transactionId: string) {
-    return this.inner.retrieve(transactionId);
+    return this.#out(this.inner.retrieve(transactionId));
   }
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }) {
     return this.inner.verifyNotification(input);
@@ -111,6 +122,8 @@ export interface BackModeOptions {
   context: ConnectorContext;
   /** A production deployment refuses the built-in sandbox PSP for payments. */
   production: boolean;
+  /** Seals a connector's 3-D Secure form into a URL of ours (see {@link AccountConnector}). */
+  challengeRelay?: ChallengeRelay;
   cacheMs?: number;
   now?: () => number;
 }
@@ -166,6 +179,11 @@ export class PspRegistry {
       this.#definitions.set(d.name, d);
     }
     this.#back = back;
+  }
+
+  /** Opens the 3-D Secure forms this registry's connectors sealed into relay URLs (the `/psp-challenge` page). */
+  get challengeRelay(): ChallengeRelay | undefined {
+    return this.#back?.challengeRelay;
   }
 
   /** The process-wide connector called `name`; throws {@link UnknownPspError} for a name this build lacks. */
@@ -241,7 +259,7 @@ export class PspRegistry {
       hit.checkedAt = now;
       return hit.connector;
     }
-    const connector = Promise.resolve().then(() => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id));
+    const connector = Promise.resolve().then(() => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay));
     this.#cache.set(key, { connector, version, checkedAt: now });
     connector.catch(() => this.#cache.delete(key)); // never cache a failure
     if (this.#cache.size > 10_000) this.#cache.delete(this.#cache.keys().next().value!);
@@ -311,6 +329,7 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
   const notificationSecret = deriveKey(opts.masterKey, 'sandbox-psp-notifications');
   const sandbox = new SandboxPsp({ db: opts.db, clock: opts.clock, publicUrl: opts.publicUrl, notificationSecret });
   const loadAccount: PspAccountLoader = opts.loadAccount ?? (async () => undefined);
+  const challengeRelay = new ChallengeRelay(deriveKey(opts.masterKey, 'psp-challenge-relay'), opts.publicUrl);
   return new PspRegistry([sandbox], {
     definitions: opts.definitions ?? CONNECTOR_DEFINITIONS,
     loadAccount,
@@ -319,6 +338,7 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
     // the built-in sandbox PSP, which is ours, travels with the sandbox clock.
     context: { clock: systemClock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
     production: opts.production ?? false,
+    challengeRelay,
     ...(opts.cacheMs !== undefined ? { cacheMs: opts.cacheMs } : {}),
   });
 }

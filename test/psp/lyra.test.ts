@@ -305,11 +305,15 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect(declined.processor?.statusLabel).toBe('REFUSED');
   });
 
-  it('a pending 3-D Secure payment can be voided, and its challenge URL is the fake ACS page', async () => {
+  it('a pending 3-D Secure payment can be voided, and its challenge is the postData form for the ACS page', async () => {
     const pm = await attach(LYRA_CARDS.challenge);
     const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 800, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
-    expect(r.challengeUrl).toMatch(new RegExp(`^${h.fake.url}/acs/[0-9a-f]{32}$`));
-    expect((await fetch(r.challengeUrl!)).status).toBe(200);
+    expect(r.challengeUrl).toBeUndefined();
+    expect(r.challengeForm!.action).toMatch(new RegExp(`^${h.fake.url}/acs/[0-9a-f]{32}$`));
+    expect(Object.keys(r.challengeForm!.fields).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
+    expect((await fetch(r.challengeForm!.action)).status).toBe(405); // the ACS wants the POST
+    const page = await fetch(r.challengeForm!.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(r.challengeForm!.fields).toString() });
+    expect(page.status).toBe(200);
     expect(await psp.void({ idempotencyKey: key(), transactionId: r.transactionId })).toMatchObject({ status: 'voided', capturedCents: 0 });
   });
 

@@ -7,7 +7,7 @@ import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
 import {
   OGONE_REFUSAL_CODES,
   OGONE_STATUSES,
-  challengeUrlFromHtml,
+  challengeFormFromHtml,
   declineFor,
   isCredentialRefusal,
   parseNcResponse,
@@ -83,10 +83,10 @@ describe('ogone mapping', () => {
     expect(parseNcResponse('<?xml version="1.0"?><ncresp')).toBeUndefined();
   });
 
-  it('turns the HTML_ANSWER form into a URL carrying its hidden fields', () => {
-    const html = '<form name="f" action="https://acs.example/3ds" method="post"><input type="hidden" name="PaReq" value="a&amp;b" /><input type="hidden" name="MD" value="X1" /></form>';
-    expect(challengeUrlFromHtml(html)).toBe('https://acs.example/3ds?PaReq=a%26b&MD=X1');
-    expect(challengeUrlFromHtml('<form action="javascript:alert(1)"></form>')).toBeUndefined();
+  it('reads the HTML_ANSWER form as the action and hidden fields to post, never a script', () => {
+    const html = '<form name="f" action="https://acs.example/3ds" method="post"><input type="hidden" name="PaReq" value="a&amp;b" /><input type="hidden" name="MD" value="X1" /><input type="text" name="visible" value="no" /></form><SCRIPT>self.document.forms.f.submit();</SCRIPT>';
+    expect(challengeFormFromHtml(html)).toEqual({ action: 'https://acs.example/3ds', fields: { PaReq: 'a&b', MD: 'X1' } });
+    expect(challengeFormFromHtml('<form action="javascript:alert(1)"></form>')).toBeUndefined();
   });
 
   it('recognises the credential refusals (SHA-IN, user, IP, referer)', () => {

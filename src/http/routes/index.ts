@@ -12,6 +12,7 @@ import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
+import { registerPspChallenge } from './psp-challenge.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
 import { registerV1Purchases } from './merchant-v1-purchases.ts';
@@ -58,6 +59,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
   registerPspNotifications(app, services);
+  registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
   registerPledgePages(app, services);

@@ -293,11 +293,14 @@ export class AdyenConnector implements PspConnector {
           return state;
         }
         const url = str(action.url);
-        if (action.type !== 'redirect' || action.method !== 'GET' || !url || !/^https?:\/\//.test(url)) {
-          throw this.#fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only GET redirects are supported`);
+        const post = action.method === 'POST' && isObject(action.data) && Object.values(action.data).every((v) => typeof v === 'string');
+        if (action.type !== 'redirect' || (action.method !== 'GET' && !post) || !url || !/^https?:\/\//.test(url)) {
+          throw this.#fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only redirects (GET, or POST with data) are supported`);
         }
         state.status = 'pending_action';
-        state.challengeUrl = url;
+        // A POST redirect carries `data` to post to `url` (CheckoutRedirectAction): our relay page posts it.
+        if (post) state.challengeForm = { action: url, fields: action.data as Record<string, string> };
+        else state.challengeUrl = url;
         return state;
       }
       case 'refused':
@@ -369,7 +372,7 @@ export class AdyenConnector implements PspConnector {
       const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
       if (next.pspReference !== p.pspReference) throw this.#fault('bad_response', 'details: Adyen answered for another payment');
       if (next.status === 'pending_action') throw this.#fault('bad_response', 'details: Adyen asked for a second action');
-      Object.assign(p, next, { challengeUrl: undefined });
+      Object.assign(p, next, { challengeUrl: undefined, challengeForm: undefined });
       if ((p.status as AdyenPaymentState['status']) === 'refused' && p.decline?.reason === 'card_declined' && a.status === 200) {
         // A refusal right after the challenge without a more precise code is the authentication's.
         const code = str((a.body as Record<string, unknown>).refusalReasonCode);
@@ -425,6 +428,7 @@ export class AdyenConnector implements PspConnector {
             this.#modifications.set(mod, { payment: p.pspReference, kind: 'cancel', amount: 0 });
             p.status = 'cancelled';
             delete p.challengeUrl;
+            delete p.challengeForm;
             delete p.expiresAt;
           }
           return toTransactionResult(p);
@@ -552,6 +556,7 @@ export class AdyenConnector implements PspConnector {
       case 'AUTHORISATION':
         if (p?.status === 'pending_action') {
           delete p.challengeUrl;
+          delete p.challengeForm;
           if (ok) {
             if (p.capture === 'automatic') {
               p.status = 'captured';

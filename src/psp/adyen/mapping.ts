@@ -1,4 +1,5 @@
 import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
+import type { ChallengeForm } from '../challenge-relay.ts';
 
 /**
  * Pure mapping between Adyen Checkout API v71 payloads and Chipin's connector types. Sources:
@@ -151,6 +152,7 @@ export interface AdyenPaymentState {
   refundedCents: number;
   decline?: { reason: DeclineReason; message: string };
   challengeUrl?: string;
+  challengeForm?: ChallengeForm;
   expiresAt?: Date;
   networkTxReference?: string;
 }
@@ -184,6 +186,7 @@ export function toTransactionResult(p: AdyenPaymentState): TransactionResult {
   };
   if (p.status === 'refused' && p.decline) r.decline = { ...p.decline };
   if (p.status === 'pending_action' && p.challengeUrl) r.challengeUrl = p.challengeUrl;
+  if (p.status === 'pending_action' && p.challengeForm) r.challengeForm = p.challengeForm;
   if (p.expiresAt && (p.status === 'authorised' || p.status === 'lapsed')) r.expiresAt = new Date(p.expiresAt);
   if (p.networkTxReference) r.networkTransactionId = p.networkTxReference;
   return r;

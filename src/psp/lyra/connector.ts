@@ -346,7 +346,14 @@ export class LyraConnector implements PspConnector {
     if (env.answer._type === 'V4/Charge/RedirectRequest') {
       const redirectUrl = env.answer.redirectUrl;
       if (typeof redirectUrl !== 'string' || !/^https?:\/\//.test(redirectUrl)) throw this.#fault('bad_response', `${ws}: redirect without a URL`);
-      return { transactionId: orderId, status: 'requires_action', amountCents, capturedCents: 0, refundedCents: 0, challengeUrl: redirectUrl };
+      const pending = { transactionId: orderId, status: 'requires_action' as const, amountCents, capturedCents: 0, refundedCents: 0 };
+      // With postData the issuer's page wants those fields POSTed (our relay page does it); without, a plain redirect.
+      const postData = env.answer.postData;
+      if (postData !== undefined && postData !== null) {
+        if (typeof postData !== 'object' || !Object.values(postData).every((v) => typeof v === 'string')) throw this.#fault('bad_response', `${ws}: postData is not a set of strings`);
+        return { ...pending, challengeForm: { action: redirectUrl, fields: postData as Record<string, string> } };
+      }
+      return { ...pending, challengeUrl: redirectUrl };
     }
     const payment = this.#read(ws, () => readPayment(env.answer));
     return this.#read(ws, () => toTransactionResult(orderId, payment));

@@ -16,7 +16,7 @@ import {
   DUPLICATE_ORDER,
   UNKNOWN_ALIAS,
   UNKNOWN_ORDER,
-  challengeUrlFromHtml,
+  challengeFormFromHtml,
   declineFor,
   fromOgoneAmount,
   holdExpiry,
@@ -310,7 +310,7 @@ export class OgoneConnector implements PspConnector {
     const orderId = this.#orderId('authorize', input.idempotencyKey);
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
     if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
-    const challenge = o.htmlAnswer ? challengeUrlFromHtml(o.htmlAnswer) : undefined;
+    const challenge = o.htmlAnswer ? challengeFormFromHtml(o.htmlAnswer) : undefined;
     return toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge);
   }
 
@@ -385,7 +385,7 @@ export class OgoneConnector implements PspConnector {
     if (err !== '' && err !== '0') {
       const after = await this.retrieve(transactionId);
       entry.result = { ...after, decline: declineFor(err, r.attrs.NCERRORPLUS) };
-      delete entry.result.challengeUrl;
+      delete entry.result.challengeForm;
       return entry.result;
     }
     entry.result = await this.retrieve(transactionId);
@@ -395,7 +395,7 @@ export class OgoneConnector implements PspConnector {
 
   #refuse(before: TransactionResult, code: '50001127' | '50001174' | '50001048', message: string): TransactionResult {
     const r: TransactionResult = { ...before, decline: { ...declineFor(code, undefined), message } };
-    delete r.challengeUrl;
+    delete r.challengeForm;
     return r;
   }
 

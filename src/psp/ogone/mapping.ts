@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { currencyExponent, parseDecimalAmount } from '../../domain/money.ts';
 import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
+import type { ChallengeForm } from '../challenge-relay.ts';
 
 /**
  * Ogone (Ingenico ePayments) DirectLink vocabulary and its mapping onto Chipin's (the
@@ -237,10 +238,10 @@ export function parseNcResponse(body: string): NcResponse | undefined {
 
 /**
  * Ogone answers a 3-D Secure step with an HTML form (HTML_ANSWER) that posts to the card
- * issuer's ACS. Chipin's contract carries a URL, so the form's action and hidden fields become
- * one: a GET on it is what the fake's ACS page accepts. A real ACS wants the POST (see the report).
+ * issuer's ACS; its action and hidden fields are what Chipin's relay page posts again in the
+ * shopper's browser (the HTML itself, scripts included, is never served).
  */
-export function challengeUrlFromHtml(html: string): string | undefined {
+export function challengeFormFromHtml(html: string): ChallengeForm | undefined {
   const form = /<form\b[^>]*\baction\s*=\s*"([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html);
   if (!form) return undefined;
   let url: URL;
@@ -250,14 +251,15 @@ export function challengeUrlFromHtml(html: string): string | undefined {
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  const fields: Record<string, string> = {};
   const inputRe = /<input\b[^>]*>/gi;
   let i: RegExpExecArray | null;
   while ((i = inputRe.exec(form[2] ?? '')) !== null) {
     const name = /\bname\s*=\s*"([^"]*)"/i.exec(i[0]);
     const value = /\bvalue\s*=\s*"([^"]*)"/i.exec(i[0]);
-    if (name && /type\s*=\s*"hidden"/i.test(i[0])) url.searchParams.set(decodeXml(name[1]!), decodeXml(value?.[1] ?? ''));
+    if (name && /type\s*=\s*"hidden"/i.test(i[0])) fields[decodeXml(name[1]!)] = decodeXml(value?.[1] ?? '');
   }
-  return url.toString();
+  return { action: url.toString(), fields };
 }
 
 /** Ogone's AMOUNT: the amount multiplied by 100, whatever the currency's decimals. */
@@ -308,7 +310,7 @@ export interface OgoneView {
   expiresAt?: Date;
 }
 
-export function toTransactionResult(view: OgoneView, now: Date, challengeUrl?: string): TransactionResult {
+export function toTransactionResult(view: OgoneView, now: Date, challenge?: ChallengeForm): TransactionResult {
   const lapsed = view.expiresAt !== undefined && now.getTime() >= view.expiresAt.getTime();
   const status = toStatus(view.status, view.refundedCents, lapsed);
   const result: TransactionResult = {
@@ -319,7 +321,7 @@ export function toTransactionResult(view: OgoneView, now: Date, challengeUrl?: s
     refundedCents: view.refundedCents,
   };
   if (status === 'declined') result.decline = declineFor(view.ncError || '30001001', view.ncErrorPlus);
-  if (status === 'requires_action' && challengeUrl) result.challengeUrl = challengeUrl;
+  if (status === 'requires_action' && challenge) result.challengeForm = challenge;
   if ((status === 'authorized' || status === 'expired') && view.expiresAt) result.expiresAt = view.expiresAt;
   return result;
 }
