@@ -159,6 +159,18 @@ describe('adyen notifications', () => {
     expect(await c.verifyNotification({ headers: {}, rawBody: f.rawBody })).toMatchObject({ ok: true });
   });
 
+  it('a POST redirect action becomes a form to post (url and data), which the issuer page takes', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: { ...ADYEN_CARDS.challenge, holderName: 'POST_REDIRECT' } });
+    if (!a.ok) throw new Error(a.reason);
+    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    expect(r.status).toBe('requires_action');
+    expect(r.challengeUrl).toBeUndefined();
+    expect(r.challengeForm).toEqual({ action: `${h.fake.url}/checkoutshopper/threeDS/redirect`, fields: { PaReq: expect.any(String), MD: expect.any(String), TermUrl: RETURN_URL } });
+    const page = await fetch(r.challengeForm!.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(r.challengeForm!.fields).toString() });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('name="outcome"');
+  });
+
   it('the fake signs its webhooks as Adyen does, and the AUTHORISATION after a challenge settles the payment without /payments/details', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.challenge });
     if (!a.ok) throw new Error(a.reason);
