@@ -230,6 +230,15 @@ export async function hasPendingAllocations(sql: Sql, accountId: string, refundI
   return rows[0]!.n > 0;
 }
 
+/** Whether another refund allocation of this payment is still waiting for the PSP (its refund may be the one the PSP shows). */
+export async function otherPendingRefund(sql: Sql, accountId: string, paymentId: string, allocationId: string): Promise<boolean> {
+  const { rows } = await sql.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM refund_allocations WHERE account_id = $1 AND payment_id = $2 AND id <> $3 AND kind = 'refund' AND state = 'pending'",
+    [accountId, paymentId, allocationId],
+  );
+  return rows[0]!.n > 0;
+}
+
 /** Whether any payment of the purchase captured money (then it is refunded, not cancelled). */
 export async function anyCaptured(sql: Sql, accountId: string, purchaseId: string): Promise<boolean> {
   const { rows } = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE account_id = $1 AND purchase_id = $2 AND captured_cents > 0', [

@@ -39,7 +39,7 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   });
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
-    await executeRefund(deps, job.accountId, String(job.payload.refundId));
+    await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true });
   });
   // A few days before each off-session charge (docs/messaging.md).
   jobs.register(PRECHARGE_NOTICE_JOB, async (job) => {

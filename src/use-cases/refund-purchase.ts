@@ -14,6 +14,7 @@ import {
   insertRefund,
   listRefunds,
   lowerInstallment,
+  otherPendingRefund,
   refundSources,
   setRefundState,
   settleAllocation,
@@ -96,8 +97,15 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * answers in one transaction. A refusal marks its allocation and the refund `failed` with the
  * reason and changes nothing else; an integration fault leaves the allocation pending for the
  * resume job. Safe to run twice at once: an allocation is settled only once.
+ *
+ * Resumed (the job, after a crash or a fault), a refund first asks the PSP what it holds: not every
+ * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors remember keys in
+ * memory, gone with a restarted process), and a refund sent twice gives money back twice. When the
+ * PSP shows more refunded than our record by at least the allocation's amount, and no other
+ * refund of that payment is pending (which could account for it), the earlier call went through:
+ * it is recorded from that answer and not sent again.
  */
-export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string): Promise<void> {
+export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string, opts: { resumed?: boolean } = {}): Promise<void> {
   const { db, psps, logger } = deps;
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return;
@@ -106,6 +114,14 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
     const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
     const psp = await psps.forPayment(payment);
     try {
+      if (opts.resumed && allocation.kind === 'refund' && !(await otherPendingRefund(db, accountId, payment.id, allocation.id))) {
+        const seen = await psp.retrieve(payment.psp_transaction_id!);
+        if (seen.refundedCents - payment.refunded_cents >= allocation.amountCents) {
+          logger.info({ account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'resumed refund already applied at the PSP: recorded, not sent again');
+          answers.push({ allocation, payment, result: seen });
+          continue;
+        }
+      }
       const result =
         allocation.kind === 'refund'
           ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id!, amountCents: allocation.amountCents })

@@ -17,7 +17,7 @@ export interface FakePspLog {
   built: PspAccountConfig[];
   offSession: OffSessionInput[];
   /** Make the next `authorize` calls fail as unreachable (after reaching the PSP when `afterSend`). */
-  faults: { authorize: number; afterSend: boolean };
+  faults: { authorize: number; afterSend: boolean; refundLostAfterRestart?: number };
 }
 
 export function fakePspDefinition(target: () => PspConnector): { definition: ConnectorDefinition; log: FakePspLog } {
@@ -55,7 +55,16 @@ export function fakePspDefinition(target: () => PspConnector): { definition: Con
         },
         capture: (i) => inner().capture(i),
         void: (i) => inner().void(i),
-        refund: (i) => inner().refund(i),
+        async refund(i) {
+          // A PSP that keeps no idempotency key (Ogone, Lyra) seen by a restarted process: the refund
+          // went through, its answer was lost, and the key the process held is gone with it.
+          if ((log.faults.refundLostAfterRestart ?? 0) > 0) {
+            log.faults.refundLostAfterRestart!--;
+            await inner().refund({ ...i, idempotencyKey: `${i.idempotencyKey}:before-restart` });
+            throw new PspIntegrationError('fakepay', 'unreachable', 'connection reset');
+          }
+          return inner().refund(i);
+        },
         async chargeOffSession(i): Promise<TransactionResult> {
           log.offSession.push(i);
           const ref = i.storedCredential;

@@ -6,6 +6,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signHs256 } from '../../src/delivery/jwt.ts';
 import { sandboxDefinition } from '../../src/psp/sandbox/definition.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -202,6 +203,36 @@ describe('offers paying through a PSP account', () => {
       [rows[0]!.psp_transaction_id],
     );
     expect(txns[0]!.n).toBe(1);
+  });
+});
+
+describe('a refund resumed after a restart, on a PSP that keeps no idempotency key', () => {
+  it('finds the refund already applied at the PSP, records it and does not give the money back twice', async () => {
+    const psa = (await createAccount(a, { label: 'No keys' })).json().id as string;
+    const offer = a.offer('DEFERRED');
+    expect((await call('PATCH', `/api/backoffice/offers/${offer}`, a.dashboard, { psp_account_id: psa })).statusCode).toBe(200);
+    const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000, merchant_uid: offer }))).json() as { id: string };
+    expect((await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: CARD })).statusCode).toBe(200);
+    const secret = a.merchant.offers.find((o) => o.type === 'DEFERRED')!.secret;
+    const captured = await app.server.inject({ method: 'POST', url: `/api/trigger_capture/?signature=${encodeURIComponent(signHs256({ merchantUid: offer, purchaseUid: `pur_${p.id}` }, secret))}` });
+    expect(captured.json()).toMatchObject({ state: 'SUCCESSFUL' });
+    const payment = async () =>
+      (await app.services.db.query<{ refunded_cents: number; psp_transaction_id: string }>('SELECT refunded_cents::int AS refunded_cents, psp_transaction_id FROM payments WHERE purchase_id = $1', [p.id])).rows[0]!;
+
+    log.faults.refundLostAfterRestart = 1; // refunded at the PSP, the answer lost, the key forgotten
+    const res = await call('POST', `/api/backoffice/purchases/pur_${p.id}/refunds`, a.dashboard, { amount: 1_000 });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().state).toBe('pending');
+    expect((await app.services.psps.sandbox.retrieve((await payment()).psp_transaction_id)).refundedCents).toBe(1_000);
+    expect((await payment()).refunded_cents).toBe(0); // not recorded yet
+
+    await app.services.sandboxClock!.advance(11 * 60); // the resume job falls due
+    await app.services.dueWork.drain();
+    const refunds = (await call('GET', `/api/backoffice/purchases/${p.id}/refunds`, a.dashboard)).json().data as { state: string; amount: number }[];
+    expect(refunds.map((r) => [r.amount, r.state])).toEqual([[1_000, 'succeeded']]);
+    expect((await payment()).refunded_cents).toBe(1_000);
+    expect((await app.services.psps.sandbox.retrieve((await payment()).psp_transaction_id)).refundedCents).toBe(1_000); // once
+    expect(app.logs.some((l) => l.includes('resumed refund already applied at the PSP'))).toBe(true);
   });
 });
 
