@@ -15,12 +15,7 @@
  *   BENCH_ONLY=whoami,token  only the scenarios whose name contains one of these (case-insensitive)
  *   BENCH_SERVER_NODE_ARGS   extra node flags for the server processes (both), e.g.
  *                            "--cpu-prof --cpu-prof-dir=bench/results/prof"
- *   BENCH_PROCESSES=3        with BENCH_DATABASE_URL: the "several processes" row starts this many
- *                            Chipin processes on the same database and reads through all at once
- *                            (0: skip the row)
  *
- * The run ends with the performance targets (issue #13), each with MET / NOT MET, or why it was
- * not measured.
  * Results: a table on stdout and bench/results/latest.json.
  */
 import autocannon, { type Instance, type Result } from 'autocannon';
@@ -50,7 +45,6 @@ const settings = {
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean),
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
-  processes: intEnv('BENCH_PROCESSES', 3, 0, 16),
 };
 
 const READY_TIMEOUT_MS = 60_000;
@@ -93,9 +87,9 @@ async function startBare(): Promise<string> {
   return url;
 }
 
-function chipinEnv(): Record<string, string | undefined> {
-  dataDir ??= mkdtempSync(join(tmpdir(), 'chipin-bench-'));
-  return {
+async function startChipin(): Promise<{ url: string; credentials: Credentials }> {
+  dataDir = mkdtempSync(join(tmpdir(), 'chipin-bench-'));
+  const env = {
     CHIPIN_ENV: 'sandbox',
     DATA_DIR: dataDir,
     DATABASE_URL: settings.databaseUrl, // undefined: embedded PGlite in DATA_DIR
@@ -106,19 +100,7 @@ function chipinEnv(): Record<string, string | undefined> {
     // the benchmark into a measure of 429s.
     SIMULATION_RATE_LIMIT: '1000000',
   };
-}
 
-/** One more Chipin process (`serve`) on the same settings and database; answers its URL once ready. */
-async function spawnChipin(name: string): Promise<{ url: string; pid: number | undefined }> {
-  const port = await freePort();
-  const child = spawnTs(name, 'src/main.ts', ['serve'], { ...chipinEnv(), PORT: String(port) }, settings.serverNodeArgs);
-  const url = `http://${LOOPBACK}:${port}`;
-  await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
-  return { url, pid: child.proc.pid };
-}
-
-async function startChipin(): Promise<{ url: string; credentials: Credentials }> {
-  const env = chipinEnv();
   let credentials: Credentials | undefined;
   if (settings.databaseUrl) {
     // No demo merchant on PostgreSQL: create one (this also applies the migrations).
@@ -127,9 +109,12 @@ async function startChipin(): Promise<{ url: string; credentials: Credentials }>
     credentials = JSON.parse(out) as Credentials;
   }
 
-  const { url, pid } = await spawnChipin('chipin');
-  pids.chipin = pid;
-  credentials ??= JSON.parse(readFileSync(join(dataDir!, 'demo-merchant.json'), 'utf8')) as Credentials;
+  const port = await freePort();
+  const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) }, settings.serverNodeArgs);
+  const url = `http://${LOOPBACK}:${port}`;
+  pids.chipin = child.proc.pid;
+  await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
+  credentials ??= JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8')) as Credentials;
   return { url, credentials };
 }
 
@@ -253,80 +238,6 @@ async function measure(s: Scenario, ctx: BenchContext): Promise<Measured> {
       serverCpuMs === undefined || busy0 === undefined || busy1 === undefined
         ? undefined
         : round1((Math.max(0, busy1 - busy0 - serverCpuMs - clientMs) / wallMs) * 100),
-  };
-}
-
-// --- several processes ---------------------------------------------------------------------
-
-/** The read scenario of the "several processes" row: the one the issue names (reads). */
-const READ_SCENARIO = 'GET /api/merchants/v1/purchases/{id}';
-/** The row's target: this many times one process's reads, on the same machine's load. */
-const PROCESSES_TARGET_RATIO = 1.8;
-/** CPU per request counted "unchanged" within this fraction (the alternative when the cores are the limit). */
-const CPU_UNCHANGED_WITHIN = 0.15;
-
-interface ProcessesRow {
-  processes: number;
-  requestsPerSec: number;
-  singleRequestsPerSec: number;
-  ratio: number;
-  serverCpuUsPerRequest?: number;
-  singleServerCpuUsPerRequest?: number;
-  /** The whole machine's busy time during the run, in % of all its cores. */
-  machineBusyPercent?: number;
-  verdict: string;
-  met: boolean;
-}
-
-/**
- * N Chipin processes on one PostgreSQL database (the first is the one already measured), each
- * loaded by its own autocannon with an Nth of the connections, at once: Node 20 has no
- * SO_REUSEPORT, and a balancer in front would be one more process on the same cores.
- */
-async function measureProcesses(n: number, ctx: BenchContext, single: Measured): Promise<ProcessesRow> {
-  const s = SCENARIOS.find((x) => x.name === READ_SCENARIO)!;
-  const extra = await Promise.all(Array.from({ length: n - 1 }, (_, i) => spawnChipin(`chipin-${i + 2}`)));
-  const urls = [ctx.chipinUrl, ...extra.map((e) => e.url)];
-  const processPids = [pids.chipin, ...extra.map((e) => e.pid)];
-  const req: RequestSpec = { method: s.method, path: s.path, headers: s.headers, body: s.body, ...(await s.setup?.(ctx)) };
-  for (const url of urls) await preflight(url, req, s.expectStatus ?? 200);
-  const per = { connections: Math.max(1, Math.ceil(settings.connections / n)) };
-  if (settings.warmup > 0) await Promise.all(urls.map((u) => cannon(u, req, settings.warmup, per)));
-  const cpu0 = processPids.map((p) => cpuTimeMs(p));
-  const busy0 = machineBusyMs();
-  const t0 = performance.now();
-  const results = await Promise.all(urls.map((u) => cannon(u, req, settings.duration, per)));
-  const wallMs = performance.now() - t0;
-  const cpu1 = processPids.map((p) => cpuTimeMs(p));
-  const busy1 = machineBusyMs();
-  const requestsPerSec = results.reduce((sum, r) => sum + r.requests.average, 0);
-  const requests = results.reduce((sum, r) => sum + r.latency.totalCount, 0);
-  const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0);
-  if (failed > 0) throw new Error(`${failed} failed or non-2xx answers across ${n} processes`);
-  const cpuMs = cpu0.every((c) => c !== undefined) && cpu1.every((c) => c !== undefined) ? cpu1.reduce((sum: number, c, i) => sum + c! - cpu0[i]!, 0) : undefined;
-  const usPerRequest = cpuMs === undefined ? undefined : round1((cpuMs * 1000) / Math.max(1, requests));
-  const machineBusyPercent = busy0 === undefined || busy1 === undefined ? undefined : round1(((busy1 - busy0) / wallMs / availableParallelism()) * 100);
-  const ratio = requestsPerSec / single.requestsPerSec;
-  const singleUs = single.serverCpuUsPerRequest;
-  const cpuUnchanged = usPerRequest !== undefined && singleUs !== undefined && Math.abs(usPerRequest / singleUs - 1) <= CPU_UNCHANGED_WITHIN;
-  const saturated = machineBusyPercent !== undefined && machineBusyPercent >= 90;
-  let verdict: string;
-  if (ratio >= PROCESSES_TARGET_RATIO) verdict = 'MET';
-  else if (saturated && cpuUnchanged) {
-    verdict = `MET by the alternative: the ${availableParallelism()} cores are the limit (machine ${machineBusyPercent} % busy), CPU per request unchanged (${usPerRequest} vs ${singleUs} µs)`;
-  } else {
-    verdict = `NOT MET (machine ${machineBusyPercent ?? '?'} % busy; CPU per request ${usPerRequest ?? '?'} µs vs ${singleUs ?? '?'} µs with one process)`;
-  }
-  return {
-    processes: n,
-    requestsPerSec: round1(requestsPerSec),
-    singleRequestsPerSec: round1(single.requestsPerSec),
-    ratio: Math.round(ratio * 100) / 100,
-    serverCpuUsPerRequest: usPerRequest,
-    singleServerCpuUsPerRequest: singleUs,
-    machineBusyPercent,
-    verdict,
-    met: verdict.startsWith('MET'),
   };
 }
 
@@ -457,38 +368,6 @@ async function main(): Promise<void> {
     );
   }
 
-  let processesRow: ProcessesRow | undefined;
-  let processesSkipped: string | undefined;
-  const single = results.find((r) => r.name === READ_SCENARIO);
-  if (settings.processes < 2) processesSkipped = 'not measured: BENCH_PROCESSES < 2';
-  else if (!settings.databaseUrl) processesSkipped = 'not measured: needs BENCH_DATABASE_URL (the processes share one PostgreSQL)';
-  else if (!single) processesSkipped = `not measured: BENCH_ONLY left out "${READ_SCENARIO}"`;
-  else if (!interrupted) {
-    process.stdout.write(`\n  measuring ${READ_SCENARIO} through ${settings.processes} processes at once ...`);
-    processesRow = await measureProcesses(settings.processes, ctx, single);
-    process.stdout.write(` ${Math.round(processesRow.requestsPerSec)} req/s\n`);
-  }
-
-  // The issue's table, row by row: the target, and MET / NOT MET or why the row was not measured.
-  const targetRows: string[][] = [['target (issue #13)', 'measured', 'verdict']];
-  for (const s of SCENARIOS) {
-    if (!s.baseline) continue;
-    const c = comparisons.find((x) => x.scenario === s.name);
-    const needsDb = s.needsDatabase || SCENARIOS.find((x) => x.name === s.baseline!.scenario)?.needsDatabase;
-    targetRows.push([
-      `${s.name} ≥ ${s.baseline.targetPercent} % of ${s.baseline.scenario}`,
-      c ? `${c.percent.toFixed(1)} %${c.cpuPerRequestPercent === undefined ? '' : ` (by CPU: ${c.cpuPerRequestPercent.toFixed(1)} %)`}` : '-',
-      c ? `${c.meetsTarget ? 'MET' : 'NOT MET'}${c.reliable ? '' : ' [UNRELIABLE]'}` : needsDb && !settings.databaseUrl ? 'not measured: needs BENCH_DATABASE_URL' : 'not measured: BENCH_ONLY',
-    ]);
-  }
-  targetRows.push([
-    `${settings.processes >= 2 ? settings.processes : 3} processes on one PostgreSQL: reads ≥ ${PROCESSES_TARGET_RATIO} × one process`,
-    processesRow ? `${processesRow.ratio.toFixed(2)} × (${Math.round(processesRow.requestsPerSec)} vs ${Math.round(processesRow.singleRequestsPerSec)} req/s)` : '-',
-    processesRow ? processesRow.verdict : processesSkipped!,
-  ]);
-  targetRows.push(['webhook delivery: paced 2,000/s for 30 s, burst of 20,000', '-', 'measured by npm run bench:delivery']);
-  process.stdout.write('\n' + table(targetRows) + '\n');
-
   const outDir = join(ROOT, 'bench/results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'latest.json');
@@ -498,7 +377,6 @@ async function main(): Promise<void> {
     settings: { ...settings, databaseUrl: settings.databaseUrl ? '(set)' : undefined, database: db },
     results,
     comparisons,
-    processes: processesRow ?? processesSkipped,
     rounds: settings.rounds > 1 ? rounds : undefined,
   };
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
