@@ -1,7 +1,9 @@
 /**
  * Hostile input on every route: each operation of the OpenAPI document (read at run time from
  * GET /api/openapi.json, so routes added later are fuzzed without editing this file) and every
- * hosted page (the server's routes under /pay, /pledge, /sandbox, /sandbox-psp).
+ * hosted page (the server's routes under /pay, /pledge, /sandbox, /sandbox-psp, /psp-challenge) and
+ * back-office page (/dashboard, with a signed-in session; forms keep a wrong CSRF token, so the
+ * pages' parsing and guards are what is fuzzed, never a real refund).
  *
  * Each case starts from a request the route would accept (valid credentials, a body built from
  * the operation's schema or a known-good one) and spoils ONE part of it with a generated hostile
@@ -24,6 +26,7 @@ import { MAX_JSON_DEPTH } from '../../src/http/input-rules.ts';
 import { basic, isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
+import { signIn } from '../helpers/dashboard.ts';
 
 /** Cases per route; the default keeps this file well under a minute on PGlite. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -36,7 +39,7 @@ interface Operation {
   /** Fastify form, `:name` for parameters. */
   path: string;
   family: 'oauth' | 'v1' | 'token' | 'page';
-  auth: 'bearer' | 'key' | 'dashboard' | 'none';
+  auth: 'bearer' | 'key' | 'dashboard' | 'session' | 'none';
   /** Query parameter names the operation declares. */
   query: string[];
   /** A body the route accepts (or at least one of the right shape), undefined when it takes none. */
@@ -51,6 +54,13 @@ let operations: Operation[];
 /** A valid value for each path parameter name: merchant A's own objects. */
 let params: Record<string, string>;
 let tables: string[];
+/** Merchant A's back-office session cookie. */
+let sessionCookie: string;
+/** Query parameters of the back-office pages that take some. */
+const PAGE_QUERIES: Record<string, string[]> = {
+  '/dashboard/purchases': ['q', 'state', 'offer', 'from', 'to', 'cursor', 'lang'],
+  '/psp-challenge': ['f', 's'],
+};
 
 // ---------------------------------------------------------------------------------------------
 // Known-good bodies where the schema alone does not make one (patterns, cross-field rules)
@@ -231,6 +241,8 @@ function credentials(op: Operation): Record<string, string> {
       return { authorization: basic(a.merchant.api_key, a.merchant.api_secret) };
     case 'dashboard':
       return { authorization: a.dashboard };
+    case 'session':
+      return { cookie: sessionCookie };
     case 'none':
       return {};
   }
@@ -336,6 +348,7 @@ beforeAll(async () => {
   const led = await a.post(`/api/sandbox/purchases/pur_${paid.id}/pay`, { card_number: CARD, pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }] });
   expect(led.statusCode).toBe(200);
   const pledge = (led.json() as { pledges: { id: string }[] }).pledges[0]!.id;
+  sessionCookie = (await signIn(app, a.merchant)).cookie;
   params = {
     id: purchase,
     purchase_uid: `pur_${purchase}`,
@@ -373,14 +386,14 @@ beforeAll(async () => {
   // The hosted pages (hidden from the API document), from the server's own route table.
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
   for (const r of registeredRoutes(app.server)) {
-    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\//.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`)) continue;
+    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/dashboard(\/|$)|^\/psp-challenge$/.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`)) continue;
     const key = `${r.method} ${r.url}`;
     operations.push({
       method: r.method,
       path: r.url,
       family: 'page',
-      auth: r.url === '/sandbox/inbox' ? 'dashboard' : 'none',
-      query: r.url.endsWith('/return') ? ['payment'] : [],
+      auth: r.url === '/sandbox/inbox' ? 'dashboard' : r.url.startsWith('/dashboard') ? 'session' : 'none',
+      query: r.url.endsWith('/return') ? ['payment'] : (PAGE_QUERIES[r.url] ?? []),
       body: r.method === 'POST' ? (GOOD_BODIES[key] ?? { csrf: 'x', answer: 'ok' }) : undefined,
       form: r.method === 'POST',
     });
@@ -402,7 +415,7 @@ describe('hostile input on every route', () => {
   it('enumerates the API document and the hosted pages', () => {
     expect(operations.length).toBeGreaterThanOrEqual(20);
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
-      expect.arrayContaining(['POST /api/token', 'POST /api/merchants/v1/purchases', 'POST /api/merchants/:merchant_uid/purchase_link', 'GET /pay/:purchase_uid', 'POST /pledge/:pledge_uid']),
+      expect.arrayContaining(['POST /api/token', 'POST /api/merchants/v1/purchases', 'POST /api/merchants/:merchant_uid/purchase_link', 'GET /pay/:purchase_uid', 'POST /pledge/:pledge_uid', 'GET /dashboard/purchases', 'POST /dashboard/purchases/:id/refund', 'GET /psp-challenge']),
     );
   });
 
