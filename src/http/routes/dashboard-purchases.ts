@@ -24,7 +24,7 @@ import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-su
 const PAGE = { schema: { hide: true } };
 const PAGE_SIZE = 20;
 /** Rows read per query of the CSV export: memory stays this small whatever the export's size. */
-const EXPORT_BATCH = 500;
+const EXPORT_BATCH = 200;
 const MAX_REASON = 500;
 
 /** The offer filter's choices: each offer's merchant_uid and a short label. */
