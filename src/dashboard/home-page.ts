@@ -23,7 +23,8 @@ function series(stats: HomeStats, currency: string): { day: string; created: num
  * is hidden from assistive technology so the figures are not read twice.
  */
 function chart(days: { day: string; amountCents: number }[], currency: string, chrome: Chrome): SafeHtml {
-  const max = Math.max(1, ...days.map((d) => d.amountCents));
+  const top = Math.max(0, ...days.map((d) => d.amountCents));
+  const max = Math.max(1, top);
   const slot = CHART.width / days.length;
   const bars = days.map((d, i) => {
     // Integer arithmetic on cents: the bar's height in pixels, at least 1 for a day with sales.
@@ -37,7 +38,7 @@ function chart(days: { day: string; amountCents: number }[], currency: string, c
 ${bars}
 <text x="0" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475">${formatDate(first, chrome.lang)}</text>
 <text x="${String(CHART.width)}" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475" text-anchor="end">${formatDate(last, chrome.lang)}</text>
-<text x="0" y="12" font-size="12" fill="#5b6475">${formatMoney(max === 1 ? 0 : max, currency, chrome.lang)}</text>
+<text x="0" y="12" font-size="12" fill="#5b6475">${formatMoney(top, currency, chrome.lang)}</text>
 </svg>`;
 }
 
