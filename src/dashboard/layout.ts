@@ -21,6 +21,9 @@ const STYLE = raw(`
   dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
   .actions form{margin-top:.5rem}
   a.button.secondary{background:#eef1f6;color:#1d2433}
+  dl.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 .75rem}
+  dl.figures dt{color:#5b6475;font-size:.9rem}dl.figures dd{margin:0;font-size:1.5rem;font-weight:700}
+  svg.chart{display:block;max-width:100%;height:auto;margin-bottom:.5rem}
   @media (max-width:480px){dl.facts{grid-template-columns:1fr}}`);
 
 /** What every signed-in page shows in its banner. */
@@ -37,7 +40,7 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): st
   const t = DASHBOARD_TEXT[chrome.lang];
   const header = html`<header class="bo"><div class="bar">
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
-<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li></ul></nav>
+<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li></ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}
 <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
 </div></header>`;

@@ -57,6 +57,7 @@ export function purchasesPage(chrome: Chrome, view: PurchasesView): string {
 ${view.errors.length ? html`<div class="alert" role="alert"><h2>${t.errorTitle}</h2><ul>${view.errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
 <section class="card" aria-labelledby="results">
 <h2 id="results">${t.purchases}</h2>
+<p><a href="/dashboard/purchases.csv?${new URLSearchParams({ ...query }).toString()}" download>${t.exportCsv}</a> <span class="muted">${t.exportHint}</span></p>
 ${
   rows.length
     ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).

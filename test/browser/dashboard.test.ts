@@ -66,6 +66,8 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     const page = await signInPage();
     try {
       await signIn(page);
+      await expect.poll(() => page.title()).toBe('Home · Chipin back office');
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Purchases' }).click();
       await expect.poll(() => page.title()).toBe('Purchases · Chipin back office');
       await expectAccessible(page, 'purchases');
 
@@ -122,7 +124,7 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     const page = await signInPage();
     try {
       await signIn(page);
-      await expect.poll(() => page.title()).toBe('Purchases · Chipin back office');
+      await expect.poll(() => page.title()).toBe('Home · Chipin back office');
       const res = await page.goto(`${app.base}/dashboard/purchases/pur_${theirs}`);
       expect(res?.status()).toBe(404);
       await expectAccessible(page, 'not found');
@@ -159,8 +161,8 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
       await page.getByLabel('E-mail').fill(a.merchant.email);
       await page.getByLabel('Mot de passe').fill(a.merchant.password);
       await page.getByRole('button', { name: 'Se connecter' }).click();
-      await expect.poll(() => page.title()).toBe('Achats · Back-office Chipin');
-      await expectAccessible(page, 'achats');
+      await expect.poll(() => page.title()).toBe('Accueil · Back-office Chipin');
+      await expectAccessible(page, 'accueil');
       await page.getByRole('button', { name: 'Se déconnecter' }).click();
       await expect.poll(() => page.title()).toBe('Connexion · Back-office Chipin');
     } finally {

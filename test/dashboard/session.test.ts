@@ -24,7 +24,7 @@ describe('sign-in', () => {
   it('sets an HttpOnly, SameSite=Lax session cookie (not Secure on loopback) and stores only its hash', async () => {
     const res = await postSignIn(app, a.merchant.email, a.merchant.password);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe('/dashboard/purchases');
+    expect(res.headers.location).toBe('/dashboard');
     const line = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('chipin_dashboard='))!;
     expect(line).toMatch(/HttpOnly/);
     expect(line).toMatch(/SameSite=Lax/);

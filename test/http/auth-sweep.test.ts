@@ -121,9 +121,10 @@ const ROUTES: Record<string, RouteClass> = {
     { payload: { psp_account_id: null } },
   ),
   // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
-  'GET /dashboard': session(undefined, "a redirect to the caller's own purchases"),
+  'GET /dashboard': session(undefined, "the caller's own figures: counts and sums, no object of an account (other accounts' data never counted: test/dashboard/home.test.ts)"),
   'POST /dashboard/sign-out': session(undefined, "ends the caller's own session"),
   'GET /dashboard/purchases': session({ expect: 'hidden', call: () => ({ url: '/dashboard/purchases' }) }),
+  'GET /dashboard/purchases.csv': session({ expect: 'hidden', call: () => ({ url: '/dashboard/purchases.csv' }) }),
   'GET /dashboard/purchases/:id': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.purchase}` }) }),
   'POST /dashboard/purchases/:id/refund': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.pot}/refund`, payload: { amount: '0.01' } }) }),
   'POST /dashboard/purchases/:id/cancel': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.boCancellable}/cancel` }) }),

@@ -1,14 +1,17 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Offer } from '../../accounts/offers.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { purchaseDetail } from '../../dashboard/purchase-detail.ts';
 import { confirmPage, purchasePage, type PurchaseNotice } from '../../dashboard/purchase-page.ts';
-import { purchasesPage, V1_STATES, type PurchaseQuery } from '../../dashboard/purchases-page.ts';
+import { purchaseFilterOf, purchaseIdOf, purchaseQueryOf } from '../../dashboard/purchase-filter.ts';
+import { purchasesPage } from '../../dashboard/purchases-page.ts';
+import { csvHeader, csvLine } from '../../dashboard/purchases-csv.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
-import { isStorableDate } from '../../domain/dates.ts';
-import { isUuid, parsePublicId, toPublicId } from '../../domain/ids.ts';
+import { toPublicId } from '../../domain/ids.ts';
 import { parseTypedAmount } from '../../domain/money.ts';
-import { internalStatesOf, V1_STATE, type V1State } from '../../domain/purchase-states.ts';
+import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import { listPurchases } from '../../purchases/repository.ts';
 import type { Services } from '../../services.ts';
@@ -20,18 +23,16 @@ import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-su
 
 const PAGE = { schema: { hide: true } };
 const PAGE_SIZE = 20;
+/** Rows read per query of the CSV export: memory stays this small whatever the export's size. */
+const EXPORT_BATCH = 200;
 const MAX_REASON = 500;
 
-/** `pur_<uuid>` or the bare uuid, as the back-office API takes them. */
-function purchaseIdOf(value: string): string | undefined {
-  return parsePublicId('pur', value) ?? (isUuid(value.toLowerCase()) ? value.toLowerCase() : undefined);
-}
-
-/** A `YYYY-MM-DD` day (UTC) of the date filters, or undefined. */
-function dayOf(text: string): Date | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const d = new Date(`${text}T00:00:00Z`);
-  return isStorableDate(d) && d.toISOString().startsWith(text) ? d : undefined;
+/** The offer filter's choices: each offer's merchant_uid and a short label. */
+function offerLabels(offers: readonly Offer[]): { merchantUid: string; label: string }[] {
+  return offers.map((o) => ({
+    merchantUid: toPublicId('mer', o.id),
+    label: o.type === 'INSTALLMENTS' ? `${o.type} ×${o.installments}` : o.type === 'DEFERRED' ? `${o.type} +${o.deferredDays}d` : o.type,
+  }));
 }
 
 function str(value: unknown): string {
@@ -47,8 +48,6 @@ function str(value: unknown): string {
 export function registerDashboardPurchases(app: App, services: Services, sessions: DashboardSessions): void {
   const { db } = services;
 
-
-
   function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
     const t = DASHBOARD_TEXT[lang];
     return sendPage(reply, 404, messagePage(lang, t.notFoundTitle, t.notFound));
@@ -60,23 +59,9 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const { session, chrome } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     const raw = request.query as Record<string, unknown>;
-    const query: PurchaseQuery = { q: str(raw.q), state: str(raw.state), offer: str(raw.offer), from: str(raw.from), to: str(raw.to) };
+    const query = purchaseQueryOf(raw);
     const offers = await services.offers.list(session.accountId);
-    const errors: string[] = [];
-
-    // Search: a purchase id, else an e-mail (it has an @), else the merchant's reference.
-    const q = query.q;
-    const id = q ? purchaseIdOf(q) : undefined;
-    const byEmail = !id && q.includes('@') ? q : undefined;
-    const byRef = q && !id && !byEmail ? q : undefined;
-    const state = V1_STATES.includes(query.state as V1State) ? (query.state as V1State) : undefined;
-    if (query.state && !state) errors.push(`${t.state}: ${query.state}?`);
-    const offer = query.offer ? offers.find((o) => toPublicId('mer', o.id) === query.offer) : undefined;
-    if (query.offer && !offer) errors.push(`${t.offer}: ${query.offer}?`);
-    const from = query.from ? dayOf(query.from) : undefined;
-    if (query.from && !from) errors.push(t.badDate(t.createdFrom));
-    const to = query.to ? dayOf(query.to) : undefined;
-    if (query.to && !to) errors.push(t.badDate(t.createdTo));
+    const { filter, errors } = purchaseFilterOf(query, offers, t);
     const cursor = str(raw.cursor);
     const before = cursor ? decodeCursor(cursor) : undefined;
     if (cursor && !before) errors.push(t.badCursor);
@@ -84,27 +69,45 @@ export function registerDashboardPurchases(app: App, services: Services, session
     let purchases: Awaited<ReturnType<typeof listPurchases>> = [];
     let next: string | undefined;
     if (errors.length === 0) {
-      const rows = await listPurchases(db, session.accountId, {
-        id,
-        clientEmail: byEmail,
-        ref: byRef,
-        states: state && internalStatesOf(state),
-        offerId: offer?.id,
-        createdFrom: from,
-        // The "to" day is inclusive: up to the start of the next one.
-        createdTo: to && new Date(to.getTime() + 86_400_000),
-        before,
-        limit: PAGE_SIZE + 1,
-      });
+      const rows = await listPurchases(db, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
       purchases = rows.slice(0, PAGE_SIZE);
       const last = purchases[purchases.length - 1];
       if (rows.length > PAGE_SIZE && last) next = `/dashboard/purchases?${new URLSearchParams({ ...query, cursor: encodeCursor(last.createdAt, last.id) }).toString()}`;
     }
-    const labels = offers.map((o) => ({
-      merchantUid: toPublicId('mer', o.id),
-      label: o.type === 'INSTALLMENTS' ? `${o.type} ×${o.installments}` : o.type === 'DEFERRED' ? `${o.type} +${o.deferredDays}d` : o.type,
-    }));
-    return sendPage(reply, errors.length ? 400 : 200, purchasesPage(chrome, { query, offers: labels, purchases, next, paged: Boolean(before), errors }));
+    return sendPage(reply, errors.length ? 400 : 200, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases, next, paged: Boolean(before), errors }));
+  });
+
+  // The list's purchases (same filters, same parser, same query) as CSV, streamed: read by keyset
+  // pages of EXPORT_BATCH and written as they come, so any size is sent in constant memory.
+  app.get('/dashboard/purchases.csv', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const query = purchaseQueryOf(request.query as Record<string, unknown>);
+    const offers = await services.offers.list(session.accountId);
+    const { filter, errors } = purchaseFilterOf(query, offers, t);
+    if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases: [], paged: false, errors }));
+    const { accountId } = session;
+    async function* lines() {
+      yield csvHeader();
+      let before: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const rows = await listPurchases(db, accountId, { ...filter, before, limit: EXPORT_BATCH });
+        if (rows.length) yield rows.map(csvLine).join('');
+        const last = rows[rows.length - 1];
+        if (rows.length < EXPORT_BATCH || !last) return;
+        before = { createdAt: last.createdAt, id: last.id };
+      }
+    }
+    const day = services.clock.now().toISOString().slice(0, 10);
+    return reply
+      .code(200)
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="chipin-purchases-${day}.csv"`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .send(Readable.from(lines()));
   });
 
   app.get('/dashboard/purchases/:id', PAGE, async (request, reply) => {

@@ -21,11 +21,9 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
   const csrf = csrfFor(services);
   const { publicUrl } = services.config;
 
-  app.get('/dashboard', PAGE, async (request, reply) => seeOther(reply, (await sessionOf(sessions, request)) ? '/dashboard/purchases' : '/dashboard/sign-in'));
-
   app.get('/dashboard/sign-in', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
-    if (await sessionOf(sessions, request)) return seeOther(reply, '/dashboard/purchases');
+    if (await sessionOf(sessions, request)) return seeOther(reply, '/dashboard');
     return sendPage(reply, 200, signInPage(lang, csrf.tokenFor(request, reply, SIGN_IN_FORM)));
   });
 
@@ -53,7 +51,7 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
     // A fresh token at every sign-in: a cookie planted before it (session fixation) signs nobody in.
     const { token } = await sessions.create(check);
     void reply.header('set-cookie', sessionCookie(token, publicUrl));
-    return seeOther(reply, '/dashboard/purchases');
+    return seeOther(reply, '/dashboard');
   });
 
   app.post('/dashboard/sign-out', PAGE, async (request, reply) => {

@@ -9,6 +9,7 @@ import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerBackofficePsps } from './backoffice-psps.ts';
 import { registerBackofficeOffers } from './backoffice-offers.ts';
 import { registerDashboardDevelopers } from './dashboard-developers.ts';
+import { registerDashboardHome } from './dashboard-home.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
@@ -56,6 +57,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficePsps(app, services, dashboard);
   registerBackofficeOffers(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
+  registerDashboardHome(app, services, sessions);
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
   registerPspNotifications(app, services);

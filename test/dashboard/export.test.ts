@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvCell } from '../../src/dashboard/purchases-csv.ts';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { signIn } from '../helpers/dashboard.ts';
+
+/** The purchases list's CSV export (docs/back-office.md): the list's filters, RFC 4180, no formula cells, one account only. */
+let app: TestApp;
+let a: Caller;
+let b: Caller;
+let s: { cookie: string; csrf: string };
+
+beforeAll(async () => {
+  app = await startTestApp();
+  [a, b] = [await caller(app), await caller(app)];
+  s = await signIn(app, a.merchant);
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function purchase(m: Caller, over: Record<string, unknown> = {}): Promise<string> {
+  const res = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000, ...over }));
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id as string;
+}
+
+const csv = (query = '', cookie = s.cookie) => app.server.inject({ method: 'GET', url: `/dashboard/purchases.csv${query}`, headers: { cookie } });
+
+/** RFC 4180 parsed back: rows of cells (quoted cells may hold commas, quotes and line breaks). */
+function parse(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    else cell += c;
+  }
+  expect(cell + row.join('')).toBe(''); // the file ends with CRLF
+  return rows;
+}
+
+describe('the CSV export', () => {
+  it('is an attachment with the documented columns, one line per purchase, v1 states, cents and ISO dates', async () => {
+    const id = await purchase(a, { ref: 'CSV-ONE', amount: 12_345, client: { email: 'csv.one@example.com' } });
+    await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' });
+    await a.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: 345 });
+    const res = await csv('?q=CSV-ONE');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="chipin-purchases-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const rows = parse(res.body);
+    expect(rows[0]).toEqual(['id', 'reference', 'created_at', 'state', 'merchant_uid', 'title', 'amount_cents', 'currency', 'client_email', 'refunded_cents']);
+    expect(rows.length).toBe(2);
+    const [pur, ref, createdAt, state, mer, title, amount, currency, email, refunded] = rows[1]!;
+    expect([pur, ref, state, mer, title, amount, currency, email, refunded]).toEqual([`pur_${id}`, 'CSV-ONE', 'SUCCESSFUL', a.offer('SHARED'), 'Weekend in Lisbon', '12345', 'EUR', 'csv.one@example.com', '345']);
+    expect(new Date(createdAt!).toISOString()).toBe(createdAt);
+  });
+
+  it('quotes commas, quotes and line breaks (RFC 4180) and defuses cells a spreadsheet would run as formulas', async () => {
+    await purchase(a, { ref: '=HYPERLINK("http://evil.example","x")', title: 'Bed, "king" size' });
+    await purchase(a, { ref: '+1+1', title: '@SUM(A1)' });
+    await purchase(a, { ref: '-2', title: 'Plain' });
+    const res = await csv('?state=INITIALIZED');
+    expect(res.body).toContain(`,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+    expect(res.body).toContain(`,"Bed, ""king"" size",`);
+    const rows = parse(res.body);
+    const byTitle = (t: string) => rows.find((r) => r[5] === t);
+    expect(byTitle('Bed, "king" size')?.[1]).toBe(`'=HYPERLINK("http://evil.example","x")`);
+    expect(byTitle(`'@SUM(A1)`)?.[1]).toBe(`'+1+1`);
+    expect(byTitle('Plain')?.[1]).toBe(`'-2`);
+    expect([csvCell('\tx'), csvCell('\rx'), csvCell('a\nb'), csvCell(null), csvCell(-5)]).toEqual([`'\tx`, `"'\rx"`, '"a\nb"', '', '-5']);
+  });
+
+  it('keeps the list’s filters, names a wrong one (400, nothing exported), and the list links to it with them', async () => {
+    const wanted = await purchase(a, { ref: 'CSV-FILTER', client: { email: 'Filter.Me@example.com' } });
+    await purchase(a, { ref: 'CSV-OTHER' });
+    const rows = parse((await csv('?q=filter.me%40example.com&state=INITIALIZED')).body);
+    expect(rows.slice(1).map((r) => r[0])).toEqual([`pur_${wanted}`]);
+    expect(parse((await csv('?q=CSV-FILTER&state=SUCCESSFUL')).body).length).toBe(1);
+
+    const bad = await csv('?from=2026-02-31');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.headers['content-type']).toMatch(/^text\/html/);
+    expect(bad.body).toContain('Created from: enter a date as YYYY-MM-DD.');
+
+    const list = await app.server.inject({ method: 'GET', url: '/dashboard/purchases?q=CSV-FILTER&state=INITIALIZED', headers: { cookie: s.cookie } });
+    expect(list.body).toContain('href="/dashboard/purchases.csv?q=CSV-FILTER&amp;state=INITIALIZED&amp;offer=&amp;from=&amp;to="');
+  });
+
+  it("exports only the signed-in account's purchases, and sends a browser without a session to sign in", async () => {
+    const theirs = await purchase(b, { ref: 'CSV-THEIRS' });
+    const mine = await csv();
+    expect(mine.body).not.toContain(theirs);
+    expect(parse((await csv('?q=CSV-THEIRS')).body).length).toBe(1);
+    expect(parse((await csv('', (await signIn(app, b.merchant)).cookie)).body).map((r) => r[0])).toEqual(['id', `pur_${theirs}`]);
+    const none = await csv('', 'chipin_dashboard=forged');
+    expect(none.statusCode).toBe(303);
+    expect(none.headers.location).toBe('/dashboard/sign-in');
+  });
+
+  it('streams an export larger than one read (several keyset pages): every purchase once, newest first', async () => {
+    const c = await caller(app);
+    const ids: string[] = [];
+    for (let i = 0; i < 450; i++) ids.push(await purchase(c, { ref: `BULK-${i}` }));
+    const rows = parse((await csv('', (await signIn(app, c.merchant)).cookie)).body).slice(1);
+    expect(rows.length).toBe(450);
+    expect(new Set(rows.map((r) => r[0])).size).toBe(450);
+    expect(rows.map((r) => r[1])).toEqual(ids.map((_, i) => `BULK-${449 - i}`));
+  });
+});
