@@ -156,6 +156,7 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /sandbox/demo-shop/verify': open("sandbox-only demo shop's back end: verifies a JWT of its own demo account's purchases, answers only valid/invalid"),
   'GET /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page, as an issuer's page is"),
   'POST /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page form"),
+  'GET /psp-challenge': open("3-D Secure relay: posts a PSP's form to the issuer; the URL carries the form sealed with our key (test/psp/challenge-relay.test.ts)"),
   'POST /api/psp/:psa_id/notifications': open("inbound PSP notifications: authenticated by the PSP's signature, checked by the PSP account's connector (test/http/back-mode.test.ts)"),
   'GET /healthz': open('liveness probe'),
   'GET /readyz': open('readiness probe'),
