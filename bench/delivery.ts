@@ -4,6 +4,15 @@
  *
  *   npx tsx bench/delivery.ts
  *
+ * With none of the run variables below set (BENCH_EVENTS, BENCH_RATE, BENCH_PURCHASES,
+ * BENCH_BATCH, BENCH_PRODUCER, BENCH_EMBEDDED), it runs the two rows of the performance issue,
+ * each in a fresh child run of this script, and prints them with their targets and MET / NOT MET:
+ *   - paced: 2,000 events/s for 30 s (60,000 events, one per transaction): p50 < 50 ms,
+ *     p99 < 500 ms commit → receiver, the commits kept the pace, none lost, none twice;
+ *   - burst: 20,000 events (100 per transaction): drained at ≥ 2,000 deliveries/s, none lost,
+ *     none twice.
+ * BENCH_DATABASE_URL, BENCH_TIMEOUT and BENCH_SERVER_NODE_ARGS apply to both rows.
+ *
  * What it does:
  *   1. runs Chipin as a child process (`node --import tsx src/main.ts serve`, LOG_LEVEL=warn,
  *      output to /dev/null) on PostgreSQL — a fresh database `chipin_bench_<ts>` made with
@@ -54,7 +63,7 @@
  *   BENCH_EMBEDDED=1           run on the embedded database (PGlite) instead
  *   BENCH_SERVER_NODE_ARGS     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof"
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -74,6 +83,10 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
 }
+
+/** The variables that choose one run; with none of them set, the issue's two rows run. */
+const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_EMBEDDED'];
+const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
 
 const embedded = process.env.BENCH_EMBEDDED === '1';
 const producerRaw = process.env.BENCH_PRODUCER?.trim() || (embedded ? 'api' : 'sql');
@@ -613,12 +626,82 @@ async function main(): Promise<void> {
   if (lost > 0 || duplicates > 0) process.exitCode = 1;
 }
 
-try {
-  await main();
-} catch (err) {
-  // Interrupted: the server and the database go away under the run; the error says nothing more.
-  if (!interrupted) process.stderr.write(`bench/delivery.ts: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exitCode = 1;
-} finally {
-  if (!interrupted) await cleanup();
+// --- the issue's rows (no run variable set) ------------------------------------------------
+
+interface RunResult {
+  events: number;
+  received: number;
+  duplicates: number;
+  lost: number;
+  timedOut: boolean;
+  burstCommitSeconds: number;
+  deliveriesPerSecond?: number;
+  latencyMs: { p50?: number; p99?: number };
+  cpuPercentOfOneCore: { chipin?: number; postgres?: number; wholeMachine?: number };
 }
+
+/** One run of this script in a child process, with `vars`; answers what it wrote. */
+function childRun(vars: Record<string, string>, resultFile: string): RunResult | undefined {
+  const out = join(ROOT, 'bench/results', resultFile);
+  rmSync(out, { force: true });
+  // Each run has its own server and database; a child run keeps this script's cleanup on Ctrl-C.
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/delivery.ts')], { cwd: ROOT, env: { ...process.env, ...vars }, stdio: 'inherit' });
+  try {
+    return JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  } catch {
+    return undefined;
+  }
+}
+
+const PACED = { rate: 2_000, seconds: 30, p50Ms: 50, p99Ms: 500 };
+const BURST = { events: 20_000, drainPerSecond: 2_000 };
+
+function issueMain(): void {
+  log(`Delivery benchmark, the issue's rows: paced ${PACED.rate}/s for ${PACED.seconds} s, then a burst of ${BURST.events}.\n`);
+  const paced = childRun({ BENCH_RATE: String(PACED.rate), BENCH_EVENTS: String(PACED.rate * PACED.seconds) }, `delivery-${PACED.rate}ps.json`);
+  log('');
+  const burst = childRun({ BENCH_EVENTS: String(BURST.events) }, 'delivery.json');
+  const exact = (r: RunResult) => r.lost === 0 && r.duplicates === 0 && r.received === r.events && !r.timedOut;
+  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const rows: string[][] = [['scenario', 'target', 'measured', 'result']];
+  if (paced) {
+    // The producer must have kept the pace for the row to be the one asked for (5 % slack).
+    const pace = paced.events / paced.burstCommitSeconds;
+    const met = exact(paced) && pace >= PACED.rate * 0.95 && (paced.latencyMs.p50 ?? Infinity) < PACED.p50Ms && (paced.latencyMs.p99 ?? Infinity) < PACED.p99Ms;
+    rows.push([
+      `webhook delivery, paced at ${PACED.rate}/s for ${PACED.seconds} s`,
+      `p50 < ${PACED.p50Ms} ms, p99 < ${PACED.p99Ms} ms, none lost, none twice`,
+      `p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms, committed at ${Math.round(pace)}/s, lost ${paced.lost}, twice ${paced.duplicates}` +
+        `, CPU chipin ${paced.cpuPercentOfOneCore.chipin} % postgres ${paced.cpuPercentOfOneCore.postgres} %`,
+      verdict(met),
+    ]);
+  } else rows.push([`webhook delivery, paced at ${PACED.rate}/s for ${PACED.seconds} s`, '', 'the run failed', 'NOT MET']);
+  if (burst) {
+    const met = exact(burst) && (burst.deliveriesPerSecond ?? 0) >= BURST.drainPerSecond;
+    rows.push([
+      `burst of ${BURST.events} events`,
+      `drained at ≥ ${BURST.drainPerSecond} deliveries/s, none lost, none twice`,
+      `${burst.deliveriesPerSecond} deliveries/s, lost ${burst.lost}, twice ${burst.duplicates}` +
+        `, CPU chipin ${burst.cpuPercentOfOneCore.chipin} % postgres ${burst.cpuPercentOfOneCore.postgres} %`,
+      verdict(met),
+    ]);
+  } else rows.push([`burst of ${BURST.events} events`, '', 'the run failed', 'NOT MET']);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  log('');
+  for (const r of rows) log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | '));
+}
+
+async function runOnce(): Promise<void> {
+  try {
+    await main();
+  } catch (err) {
+    // Interrupted: the server and the database go away under the run; the error says nothing more.
+    if (!interrupted) process.stderr.write(`bench/delivery.ts: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    if (!interrupted) await cleanup();
+  }
+}
+
+if (issueRows) issueMain();
+else await runOnce();
