@@ -63,27 +63,11 @@ export async function claimDue(
   opts: { now: Date; wallNow: Date; limit: number; leaseMs: number },
 ): Promise<ClaimedDelivery[]> {
   const leaseId = randomUUID();
+  // chipin_claim_deliveries (014_delivery_claim.sql): the same statement as a function whose
+  // planner settings keep the in-order index plan however stale the table's statistics are.
   const { rows } = await db.query<ClaimedRow>(
-    `WITH due AS (
-       SELECT d.id FROM deliveries d
-       WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-         AND (d.locked_until IS NULL OR d.locked_until <= $2)
-         AND NOT EXISTS (
-           SELECT 1 FROM deliveries b
-           WHERE b.account_id = d.account_id AND b.purchase_id = d.purchase_id AND b.kind = d.kind
-             AND b.status = 'pending' AND b.event_id < d.event_id)
-         AND NOT EXISTS (
-           SELECT 1 FROM purchase_events e
-           WHERE e.account_id = d.account_id AND e.purchase_id = d.purchase_id
-             AND e.id < d.event_id AND e.dispatched_at IS NULL)
-       ORDER BY d.next_attempt_at, d.event_id
-       LIMIT $3
-       FOR UPDATE OF d SKIP LOCKED
-     )
-     UPDATE deliveries d SET locked_until = $4, lease_id = $5
-     FROM due WHERE d.id = due.id
-     RETURNING d.id, d.account_id, d.purchase_id, d.event_id, d.kind, d.trigger_name, d.url, d.payload,
-       d.attempts, d.failures, d.next_attempt_at`,
+    `SELECT id, account_id, purchase_id, event_id, kind, trigger_name, url, payload, attempts, failures, next_attempt_at
+     FROM chipin_claim_deliveries($1, $2, $3, $4, $5)`,
     [opts.now, opts.wallNow, opts.limit, new Date(opts.wallNow.getTime() + opts.leaseMs), leaseId],
   );
   return rows
