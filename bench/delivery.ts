@@ -383,6 +383,9 @@ function distribution(values: number[]) {
  * created_at) → first attempt started → arrival. Only for the sql producer, keyed by event id.
  */
 async function breakdown(db: pg.Client, accountId: string, commits: Map<string, Committed>, arrivalOf: Map<string, number>) {
+  // Fresh statistics first: tables filled within the run look empty to the planner, whose nested
+  // loop over tens of thousands of attempts then took minutes.
+  await db.query('ANALYZE deliveries, delivery_attempts');
   const { rows } = await db.query<{ event_id: string; created_at: Date; started_at: Date | null; duration_ms: number | null; attempts: number }>(
     `SELECT d.event_id, d.created_at, a.started_at, a.duration_ms, d.attempts
      FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
