@@ -57,6 +57,8 @@
  *   BENCH_RATE=0               events per second, paced (each transaction, each abort request, starts
  *                              on schedule), to see the latency below saturation; 0: an all-at-once burst
  *   BENCH_PRODUCER=sql|api     see above (embedded: api)
+ *   BENCH_PRODUCERS            sql: connections committing transactions at once (4 when BENCH_RATE is set,
+ *                              else 1); each transaction still starts on schedule
  *   BENCH_API_CONCURRENCY=16   api: abort requests in flight at once
  *   BENCH_TIMEOUT=120          seconds to wait for the deliveries after the burst starts
  *   BENCH_DATABASE_URL=...     run on this PostgreSQL database (not dropped)
@@ -85,7 +87,7 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 }
 
 /** The variables that choose one run; with none of them set, the issue's two rows run. */
-const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_EMBEDDED'];
+const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED'];
 const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
 
 const embedded = process.env.BENCH_EMBEDDED === '1';
@@ -101,6 +103,8 @@ const settings = {
   rate: intEnv('BENCH_RATE', 0, 0, 1_000_000),
   batch: intEnv('BENCH_BATCH', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 1 : 100, 1, 10_000),
   producer,
+  /** sql: connections committing at once (one cannot commit 2,000 transactions/s on a busy machine). */
+  producers: intEnv('BENCH_PRODUCERS', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 4 : 1, 1, 64),
   apiConcurrency: intEnv('BENCH_API_CONCURRENCY', 16, 1, 256),
   timeoutS: intEnv('BENCH_TIMEOUT', 120, 5, 3_600),
   embedded,
@@ -124,10 +128,13 @@ let dataDir: string | undefined;
 let createdDb: string | undefined;
 let receiver: Receiver | undefined;
 let sqlClient: pg.Client | undefined;
+/** The sql producer's extra connections (BENCH_PRODUCERS). */
+const producerClients: pg.Client[] = [];
 
 async function cleanup(): Promise<void> {
   await sqlClient?.end().catch(() => {});
   sqlClient = undefined;
+  for (const c of producerClients.splice(0)) await c.end().catch(() => {});
   await stopAll();
   await receiver?.close().catch(() => {});
   receiver = undefined;
@@ -283,29 +290,39 @@ async function onSchedule(t0: number, i: number): Promise<void> {
   if (wait > 0) await sleep(wait);
 }
 
-/** payment.failed rows, BENCH_BATCH per transaction, committed back to back; keyed by event id. */
-async function produceSql(client: pg.Client, accountId: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
+/**
+ * payment.failed rows, BENCH_BATCH per transaction, committed back to back (or on schedule) by
+ * BENCH_PRODUCERS connections at once; keyed by event id.
+ */
+async function produceSql(clients: pg.Client[], accountId: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
   const t0 = now();
-  for (let start = 0; start < settings.events; start += settings.batch) {
-    const count = Math.min(settings.batch, settings.events - start);
-    await onSchedule(t0, start);
-    const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
-    await client.query('BEGIN');
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-       SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
-         jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
-       FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
-       JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
-       ORDER BY t.n
-       RETURNING id`,
-      [accountId, targets],
-    );
-    await client.query('COMMIT');
-    const at = now();
-    if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
-    for (const r of rows) commits.set(String(r.id), { at });
-  }
+  const starts = Array.from({ length: Math.ceil(settings.events / settings.batch) }, (_, i) => i * settings.batch);
+  let next = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (next < starts.length) {
+        const start = starts[next++]!;
+        const count = Math.min(settings.batch, settings.events - start);
+        await onSchedule(t0, start);
+        const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+           SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
+             jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
+           FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
+           JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
+           ORDER BY t.n
+           RETURNING id`,
+          [accountId, targets],
+        );
+        await client.query('COMMIT');
+        const at = now();
+        if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
+        for (const r of rows) commits.set(String(r.id), { at });
+      }
+    }),
+  );
 }
 
 /** One abort per purchase, BENCH_API_CONCURRENCY at once; keyed by purchase id. */
@@ -512,9 +529,16 @@ async function main(): Promise<void> {
     else firstArrival.set(a.key, a.at);
     if (firstArrival.size >= settings.events) allIn?.();
   };
+  if (settings.producer === 'sql') {
+    for (let i = 1; i < settings.producers; i++) {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      producerClients.push(c);
+      await c.connect();
+    }
+  }
   const cpu0 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(), machine: machineBusyMs(), postgres: postgresCpu() };
   const burstStart = now();
-  if (settings.producer === 'sql') await produceSql(sqlClient!, accountId, purchases, commits);
+  if (settings.producer === 'sql') await produceSql([sqlClient!, ...producerClients], accountId, purchases, commits);
   else await produceApi(url, token, purchases, commits);
   const burstEnd = now();
   log(`Burst committed in ${((burstEnd - burstStart) / 1000).toFixed(2)} s; waiting for the deliveries (at most ${settings.timeoutS} s)...`);
@@ -567,7 +591,7 @@ async function main(): Promise<void> {
       purchases: settings.purchases,
       producer: settings.producer,
       trigger: TRIGGER,
-      ...(settings.producer === 'sql' ? { eventsPerTransaction: settings.batch } : { apiConcurrency: settings.apiConcurrency }),
+      ...(settings.producer === 'sql' ? { eventsPerTransaction: settings.batch, producerConnections: settings.producers } : { apiConcurrency: settings.apiConcurrency }),
       ratePerSecond: settings.rate || 'burst',
       database,
       timeoutS: settings.timeoutS,
