@@ -4,6 +4,15 @@
  *
  *   npx tsx bench/delivery.ts
  *
+ * With none of the run variables below set (BENCH_EVENTS, BENCH_RATE, BENCH_PURCHASES,
+ * BENCH_BATCH, BENCH_PRODUCER, BENCH_EMBEDDED), it runs the two rows of the performance issue,
+ * each in a fresh child run of this script, and prints them with their targets and MET / NOT MET:
+ *   - paced: 2,000 events/s for 30 s (60,000 events, one per transaction): p50 < 50 ms,
+ *     p99 < 500 ms commit → receiver, the commits kept the pace, none lost, none twice;
+ *   - burst: 20,000 events (100 per transaction): drained at ≥ 2,000 deliveries/s, none lost,
+ *     none twice.
+ * BENCH_DATABASE_URL, BENCH_TIMEOUT and BENCH_SERVER_NODE_ARGS apply to both rows.
+ *
  * What it does:
  *   1. runs Chipin as a child process (`node --import tsx src/main.ts serve`, LOG_LEVEL=warn,
  *      output to /dev/null) on PostgreSQL — a fresh database `chipin_bench_<ts>` made with
@@ -48,13 +57,15 @@
  *   BENCH_RATE=0               events per second, paced (each transaction, each abort request, starts
  *                              on schedule), to see the latency below saturation; 0: an all-at-once burst
  *   BENCH_PRODUCER=sql|api     see above (embedded: api)
+ *   BENCH_PRODUCERS            sql: connections committing transactions at once (4 when BENCH_RATE is set,
+ *                              else 1); each transaction still starts on schedule
  *   BENCH_API_CONCURRENCY=16   api: abort requests in flight at once
  *   BENCH_TIMEOUT=120          seconds to wait for the deliveries after the burst starts
  *   BENCH_DATABASE_URL=...     run on this PostgreSQL database (not dropped)
  *   BENCH_EMBEDDED=1           run on the embedded database (PGlite) instead
  *   BENCH_SERVER_NODE_ARGS     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof"
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -75,6 +86,10 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
   return n;
 }
 
+/** The variables that choose one run; with none of them set, the issue's two rows run. */
+const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED'];
+const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
+
 const embedded = process.env.BENCH_EMBEDDED === '1';
 const producerRaw = process.env.BENCH_PRODUCER?.trim() || (embedded ? 'api' : 'sql');
 if (producerRaw !== 'sql' && producerRaw !== 'api') throw new Error(`BENCH_PRODUCER must be "sql" or "api", got "${producerRaw}"`);
@@ -88,6 +103,8 @@ const settings = {
   rate: intEnv('BENCH_RATE', 0, 0, 1_000_000),
   batch: intEnv('BENCH_BATCH', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 1 : 100, 1, 10_000),
   producer,
+  /** sql: connections committing at once (one cannot commit 2,000 transactions/s on a busy machine). */
+  producers: intEnv('BENCH_PRODUCERS', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 4 : 1, 1, 64),
   apiConcurrency: intEnv('BENCH_API_CONCURRENCY', 16, 1, 256),
   timeoutS: intEnv('BENCH_TIMEOUT', 120, 5, 3_600),
   embedded,
@@ -111,10 +128,13 @@ let dataDir: string | undefined;
 let createdDb: string | undefined;
 let receiver: Receiver | undefined;
 let sqlClient: pg.Client | undefined;
+/** The sql producer's extra connections (BENCH_PRODUCERS). */
+const producerClients: pg.Client[] = [];
 
 async function cleanup(): Promise<void> {
   await sqlClient?.end().catch(() => {});
   sqlClient = undefined;
+  for (const c of producerClients.splice(0)) await c.end().catch(() => {});
   await stopAll();
   await receiver?.close().catch(() => {});
   receiver = undefined;
@@ -270,29 +290,39 @@ async function onSchedule(t0: number, i: number): Promise<void> {
   if (wait > 0) await sleep(wait);
 }
 
-/** payment.failed rows, BENCH_BATCH per transaction, committed back to back; keyed by event id. */
-async function produceSql(client: pg.Client, accountId: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
+/**
+ * payment.failed rows, BENCH_BATCH per transaction, committed back to back (or on schedule) by
+ * BENCH_PRODUCERS connections at once; keyed by event id.
+ */
+async function produceSql(clients: pg.Client[], accountId: string, purchases: string[], commits: Map<string, Committed>): Promise<void> {
   const t0 = now();
-  for (let start = 0; start < settings.events; start += settings.batch) {
-    const count = Math.min(settings.batch, settings.events - start);
-    await onSchedule(t0, start);
-    const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
-    await client.query('BEGIN');
-    const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-       SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
-         jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
-       FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
-       JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
-       ORDER BY t.n
-       RETURNING id`,
-      [accountId, targets],
-    );
-    await client.query('COMMIT');
-    const at = now();
-    if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
-    for (const r of rows) commits.set(String(r.id), { at });
-  }
+  const starts = Array.from({ length: Math.ceil(settings.events / settings.batch) }, (_, i) => i * settings.batch);
+  let next = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (next < starts.length) {
+        const start = starts[next++]!;
+        const count = Math.min(settings.batch, settings.events - start);
+        await onSchedule(t0, start);
+        const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ id: string }>(
+          `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+           SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
+             jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
+           FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
+           JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
+           ORDER BY t.n
+           RETURNING id`,
+          [accountId, targets],
+        );
+        await client.query('COMMIT');
+        const at = now();
+        if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
+        for (const r of rows) commits.set(String(r.id), { at });
+      }
+    }),
+  );
 }
 
 /** One abort per purchase, BENCH_API_CONCURRENCY at once; keyed by purchase id. */
@@ -370,6 +400,9 @@ function distribution(values: number[]) {
  * created_at) → first attempt started → arrival. Only for the sql producer, keyed by event id.
  */
 async function breakdown(db: pg.Client, accountId: string, commits: Map<string, Committed>, arrivalOf: Map<string, number>) {
+  // Fresh statistics first: tables filled within the run look empty to the planner, whose nested
+  // loop over tens of thousands of attempts then took minutes.
+  await db.query('ANALYZE deliveries, delivery_attempts');
   const { rows } = await db.query<{ event_id: string; created_at: Date; started_at: Date | null; duration_ms: number | null; attempts: number }>(
     `SELECT d.event_id, d.created_at, a.started_at, a.duration_ms, d.attempts
      FROM deliveries d LEFT JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt = 1
@@ -496,9 +529,16 @@ async function main(): Promise<void> {
     else firstArrival.set(a.key, a.at);
     if (firstArrival.size >= settings.events) allIn?.();
   };
+  if (settings.producer === 'sql') {
+    for (let i = 1; i < settings.producers; i++) {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      producerClients.push(c);
+      await c.connect();
+    }
+  }
   const cpu0 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(), machine: machineBusyMs(), postgres: postgresCpu() };
   const burstStart = now();
-  if (settings.producer === 'sql') await produceSql(sqlClient!, accountId, purchases, commits);
+  if (settings.producer === 'sql') await produceSql([sqlClient!, ...producerClients], accountId, purchases, commits);
   else await produceApi(url, token, purchases, commits);
   const burstEnd = now();
   log(`Burst committed in ${((burstEnd - burstStart) / 1000).toFixed(2)} s; waiting for the deliveries (at most ${settings.timeoutS} s)...`);
@@ -551,7 +591,7 @@ async function main(): Promise<void> {
       purchases: settings.purchases,
       producer: settings.producer,
       trigger: TRIGGER,
-      ...(settings.producer === 'sql' ? { eventsPerTransaction: settings.batch } : { apiConcurrency: settings.apiConcurrency }),
+      ...(settings.producer === 'sql' ? { eventsPerTransaction: settings.batch, producerConnections: settings.producers } : { apiConcurrency: settings.apiConcurrency }),
       ratePerSecond: settings.rate || 'burst',
       database,
       timeoutS: settings.timeoutS,
@@ -613,12 +653,82 @@ async function main(): Promise<void> {
   if (lost > 0 || duplicates > 0) process.exitCode = 1;
 }
 
-try {
-  await main();
-} catch (err) {
-  // Interrupted: the server and the database go away under the run; the error says nothing more.
-  if (!interrupted) process.stderr.write(`bench/delivery.ts: ${(err as Error)?.stack ?? String(err)}\n`);
-  process.exitCode = 1;
-} finally {
-  if (!interrupted) await cleanup();
+// --- the issue's rows (no run variable set) ------------------------------------------------
+
+interface RunResult {
+  events: number;
+  received: number;
+  duplicates: number;
+  lost: number;
+  timedOut: boolean;
+  burstCommitSeconds: number;
+  deliveriesPerSecond?: number;
+  latencyMs: { p50?: number; p99?: number };
+  cpuPercentOfOneCore: { chipin?: number; postgres?: number; wholeMachine?: number };
 }
+
+/** One run of this script in a child process, with `vars`; answers what it wrote. */
+function childRun(vars: Record<string, string>, resultFile: string): RunResult | undefined {
+  const out = join(ROOT, 'bench/results', resultFile);
+  rmSync(out, { force: true });
+  // Each run has its own server and database; a child run keeps this script's cleanup on Ctrl-C.
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/delivery.ts')], { cwd: ROOT, env: { ...process.env, ...vars }, stdio: 'inherit' });
+  try {
+    return JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  } catch {
+    return undefined;
+  }
+}
+
+const PACED = { rate: 2_000, seconds: 30, p50Ms: 50, p99Ms: 500 };
+const BURST = { events: 20_000, drainPerSecond: 2_000 };
+
+function issueMain(): void {
+  log(`Delivery benchmark, the issue's rows: paced ${PACED.rate}/s for ${PACED.seconds} s, then a burst of ${BURST.events}.\n`);
+  const paced = childRun({ BENCH_RATE: String(PACED.rate), BENCH_EVENTS: String(PACED.rate * PACED.seconds) }, `delivery-${PACED.rate}ps.json`);
+  log('');
+  const burst = childRun({ BENCH_EVENTS: String(BURST.events) }, 'delivery.json');
+  const exact = (r: RunResult) => r.lost === 0 && r.duplicates === 0 && r.received === r.events && !r.timedOut;
+  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const rows: string[][] = [['scenario', 'target', 'measured', 'result']];
+  if (paced) {
+    // The producer must have kept the pace for the row to be the one asked for (5 % slack).
+    const pace = paced.events / paced.burstCommitSeconds;
+    const met = exact(paced) && pace >= PACED.rate * 0.95 && (paced.latencyMs.p50 ?? Infinity) < PACED.p50Ms && (paced.latencyMs.p99 ?? Infinity) < PACED.p99Ms;
+    rows.push([
+      `webhook delivery, paced at ${PACED.rate}/s for ${PACED.seconds} s`,
+      `p50 < ${PACED.p50Ms} ms, p99 < ${PACED.p99Ms} ms, none lost, none twice`,
+      `p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms, committed at ${Math.round(pace)}/s, lost ${paced.lost}, twice ${paced.duplicates}` +
+        `, CPU chipin ${paced.cpuPercentOfOneCore.chipin} % postgres ${paced.cpuPercentOfOneCore.postgres} %`,
+      verdict(met),
+    ]);
+  } else rows.push([`webhook delivery, paced at ${PACED.rate}/s for ${PACED.seconds} s`, '', 'the run failed', 'NOT MET']);
+  if (burst) {
+    const met = exact(burst) && (burst.deliveriesPerSecond ?? 0) >= BURST.drainPerSecond;
+    rows.push([
+      `burst of ${BURST.events} events`,
+      `drained at ≥ ${BURST.drainPerSecond} deliveries/s, none lost, none twice`,
+      `${burst.deliveriesPerSecond} deliveries/s, lost ${burst.lost}, twice ${burst.duplicates}` +
+        `, CPU chipin ${burst.cpuPercentOfOneCore.chipin} % postgres ${burst.cpuPercentOfOneCore.postgres} %`,
+      verdict(met),
+    ]);
+  } else rows.push([`burst of ${BURST.events} events`, '', 'the run failed', 'NOT MET']);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  log('');
+  for (const r of rows) log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | '));
+}
+
+async function runOnce(): Promise<void> {
+  try {
+    await main();
+  } catch (err) {
+    // Interrupted: the server and the database go away under the run; the error says nothing more.
+    if (!interrupted) process.stderr.write(`bench/delivery.ts: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    if (!interrupted) await cleanup();
+  }
+}
+
+if (issueRows) issueMain();
+else await runOnce();

@@ -15,6 +15,13 @@
  *   BENCH_ONLY=whoami,token  only the scenarios whose name contains one of these (case-insensitive)
  *   BENCH_SERVER_NODE_ARGS   extra node flags for the server processes (both), e.g.
  *                            "--cpu-prof --cpu-prof-dir=bench/results/prof"
+ *   BENCH_PROCESSES=1        with 2 or more (and BENCH_DATABASE_URL): after the list, start that many
+ *                            more Chipin processes on the same database and load them in parallel
+ *                            with the purchase read (one autocannon per process, summed), compared
+ *                            with the one-process read of the same run
+ *
+ * Every target row of the performance issue is printed at the end with MET / NOT MET, or why it
+ * was not measured (a row with a pg baseline needs BENCH_DATABASE_URL).
  *
  * Results: a table on stdout and bench/results/latest.json.
  */
@@ -45,7 +52,9 @@ const settings = {
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean),
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  processes: intEnv('BENCH_PROCESSES', 1, 1, 8),
 };
+if (settings.processes > 1 && !settings.databaseUrl) throw new Error('BENCH_PROCESSES needs BENCH_DATABASE_URL: processes share a PostgreSQL database');
 
 const READY_TIMEOUT_MS = 60_000;
 /**
@@ -87,11 +96,11 @@ async function startBare(): Promise<string> {
   return url;
 }
 
-async function startChipin(): Promise<{ url: string; credentials: Credentials }> {
-  dataDir = mkdtempSync(join(tmpdir(), 'chipin-bench-'));
-  const env = {
+/** Chipin's environment; every process of a run shares its DATA_DIR (and so its master key). */
+function chipinEnv(dir: string) {
+  return {
     CHIPIN_ENV: 'sandbox',
-    DATA_DIR: dataDir,
+    DATA_DIR: dir,
     DATABASE_URL: settings.databaseUrl, // undefined: embedded PGlite in DATA_DIR
     LOG_LEVEL: settings.logLevel,
     HOST: LOOPBACK,
@@ -100,6 +109,11 @@ async function startChipin(): Promise<{ url: string; credentials: Credentials }>
     // the benchmark into a measure of 429s.
     SIMULATION_RATE_LIMIT: '1000000',
   };
+}
+
+async function startChipin(): Promise<{ url: string; credentials: Credentials }> {
+  dataDir = mkdtempSync(join(tmpdir(), 'chipin-bench-'));
+  const env = chipinEnv(dataDir);
 
   let credentials: Credentials | undefined;
   if (settings.databaseUrl) {
@@ -116,6 +130,15 @@ async function startChipin(): Promise<{ url: string; credentials: Credentials }>
   await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
   credentials ??= JSON.parse(readFileSync(join(dataDir, 'demo-merchant.json'), 'utf8')) as Credentials;
   return { url, credentials };
+}
+
+/** One more Chipin process on the run's database and DATA_DIR (BENCH_PROCESSES). */
+async function startExtraChipin(i: number): Promise<{ url: string; pid: number | undefined }> {
+  const port = await freePort();
+  const child = spawnTs(`chipin-${i}`, 'src/main.ts', ['serve'], { ...chipinEnv(dataDir!), PORT: String(port) }, settings.serverNodeArgs);
+  const url = `http://${LOOPBACK}:${port}`;
+  await waitForOk(child, `${url}/readyz`, READY_TIMEOUT_MS);
+  return { url, pid: child.proc.pid };
 }
 
 async function accessToken(chipinUrl: string, credentials: Credentials): Promise<string> {
@@ -267,6 +290,56 @@ function machine() {
   };
 }
 
+/** The issue's multi-process row: its process count, the throughput ratio, and the CPU slack of its fallback rule. */
+const PROCESSES_TARGET = { processes: 3, ratio: 1.8, cpuPerRequestSlack: 1.15, saturatedMachinePercent: 90 };
+const READ_SCENARIO = 'GET /api/merchants/v1/purchases/{id}';
+
+/**
+ * BENCH_PROCESSES: the purchase read on that many Chipin processes sharing the database, one
+ * autocannon per process in parallel (Node 20's net has no SO_REUSEPORT to share one port), the
+ * same total connections as the one-process run, throughputs and server CPU summed. Compared with
+ * the one-process read of this run. When the machine's cores are the limit (busy ≥ 90 %), the
+ * rule is that CPU per request stays the same (within 15 %): more processes cannot add cores.
+ */
+async function measureProcesses(ctx: BenchContext, results: Measured[]) {
+  const single = results.find((r) => r.name === READ_SCENARIO);
+  const scenario = SCENARIOS.find((x) => x.name === READ_SCENARIO)!;
+  if (!single) return { summary: `needs the one-process ${READ_SCENARIO} in the same run`, verdict: 'NOT MEASURED' };
+  process.stdout.write(`\n  starting ${settings.processes - 1} more Chipin processes on the same database ...\n`);
+  const servers = [{ url: ctx.chipinUrl, pid: pids.chipin }];
+  for (let i = 2; i <= settings.processes; i++) servers.push(await startExtraChipin(i));
+  const req: RequestSpec = { method: scenario.method, path: scenario.path, headers: scenario.headers, ...(await scenario.setup?.(ctx)) };
+  for (const s of servers) await preflight(s.url, req, 200);
+  const connections = Math.max(1, Math.round(settings.connections / servers.length));
+  const extra = { connections };
+  if (settings.warmup > 0) await Promise.all(servers.map((s) => cannon(s.url, req, settings.warmup, extra)));
+  const cpu0 = servers.map((s) => cpuTimeMs(s.pid));
+  const busy0 = machineBusyMs();
+  const t0 = performance.now();
+  const runs = await Promise.all(servers.map((s) => cannon(s.url, req, settings.duration, extra)));
+  const wallMs = performance.now() - t0;
+  const busy1 = machineBusyMs();
+  const cpuMs = servers.reduce((sum, s, i) => sum + ((cpuTimeMs(s.pid) ?? 0) - (cpu0[i] ?? 0)), 0);
+  const requestsPerSec = runs.reduce((sum, r) => sum + r.requests.average, 0);
+  const requests = runs.reduce((sum, r) => sum + r.latency.totalCount, 0);
+  const non2xx = runs.reduce((sum, r) => sum + r.non2xx, 0);
+  const cpuUsPerRequest = round1((cpuMs * 1000) / Math.max(1, requests));
+  const machineBusyPercent = busy0 === undefined || busy1 === undefined ? undefined : round1(((busy1 - busy0) / wallMs / availableParallelism()) * 100);
+  const ratio = requestsPerSec / single.requestsPerSec;
+  const saturated = (machineBusyPercent ?? 0) >= PROCESSES_TARGET.saturatedMachinePercent;
+  const cpuSame = single.serverCpuUsPerRequest !== undefined && cpuUsPerRequest <= single.serverCpuUsPerRequest * PROCESSES_TARGET.cpuPerRequestSlack;
+  const verdict =
+    non2xx > 0 ? 'NOT MET (non-2xx answers)'
+    : ratio >= PROCESSES_TARGET.ratio ? 'MET'
+    : saturated && cpuSame ? `MET by the CPU rule (the ${availableParallelism()} cores are the limit)`
+    : 'NOT MET';
+  const summary =
+    `${servers.length} processes ${Math.round(requestsPerSec)} req/s vs one ${Math.round(single.requestsPerSec)} req/s = ${ratio.toFixed(2)} ×; ` +
+    `server CPU ${cpuUsPerRequest} µs/req vs ${single.serverCpuUsPerRequest ?? '-'}; machine busy ${machineBusyPercent ?? '-'} % of ${availableParallelism()} cores`;
+  process.stdout.write(`  ${summary}\n\n`);
+  return { processes: servers.length, connectionsEach: connections, requestsPerSec: round1(requestsPerSec), ratio: round1(ratio * 100) / 100, cpuUsPerRequest, machineBusyPercent, non2xx, summary, verdict };
+}
+
 async function main(): Promise<void> {
   const scenarios = SCENARIOS.filter(
     (s) => (settings.only.length === 0 || settings.only.some((o) => s.name.toLowerCase().includes(o))) && (!s.needsDatabase || settings.databaseUrl),
@@ -358,15 +431,29 @@ async function main(): Promise<void> {
       (settings.databaseUrl ? ' On PostgreSQL, "other CPU" includes the database server: expected on routes that query it.\n' : '') +
       '\n',
   );
-  for (const c of comparisons) {
+  const processes = settings.processes > 1 ? await measureProcesses(ctx, results) : undefined;
+
+  // Every target row of the issue, in its order, measured or with why not.
+  process.stdout.write('targets:\n');
+  for (const s of SCENARIOS.filter((x) => x.baseline)) {
+    const c = comparisons.find((x) => x.scenario === s.name);
+    const base = SCENARIOS.find((x) => x.name === s.baseline!.scenario);
+    const label = `  ${s.name} vs ${s.baseline!.scenario}, target ≥ ${s.baseline!.targetPercent} %: `;
+    if (!c) {
+      const why = (s.needsDatabase || base?.needsDatabase) && !settings.databaseUrl ? 'needs BENCH_DATABASE_URL' : 'not run (BENCH_ONLY)';
+      process.stdout.write(`${label}${why}\n`);
+      continue;
+    }
     process.stdout.write(
-      `${c.scenario} / ${c.baseline}: ${c.percent.toFixed(1)} % of baseline throughput, target ${c.targetPercent} %: ` +
-        `${c.meetsTarget ? 'MET' : 'NOT MET'}` +
+      `${label}${c.percent.toFixed(1)} % of baseline throughput: ${c.meetsTarget ? 'MET' : 'NOT MET'}` +
         (c.reliable ? '' : ' [UNRELIABLE: a run was disturbed by other load, see "other CPU"]') +
         (c.cpuPerRequestPercent === undefined ? '' : ` (by server CPU per request: ${c.cpuPerRequestPercent.toFixed(1)} %)`) +
         '\n',
     );
   }
+  const processesLabel = `  ${PROCESSES_TARGET.processes} processes on one PostgreSQL, reads, target ≥ ${PROCESSES_TARGET.ratio} × one process (or the cores the limit and CPU per request unchanged): `;
+  if (!processes) process.stdout.write(`${processesLabel}not run (BENCH_PROCESSES=${PROCESSES_TARGET.processes} with BENCH_DATABASE_URL)\n`);
+  else process.stdout.write(`${processesLabel}${processes.summary}: ${processes.verdict}\n`);
 
   const outDir = join(ROOT, 'bench/results');
   mkdirSync(outDir, { recursive: true });
@@ -377,6 +464,7 @@ async function main(): Promise<void> {
     settings: { ...settings, databaseUrl: settings.databaseUrl ? '(set)' : undefined, database: db },
     results,
     comparisons,
+    processes,
     rounds: settings.rounds > 1 ? rounds : undefined,
   };
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');

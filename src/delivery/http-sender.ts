@@ -52,6 +52,26 @@ function guardedLookup(policy: TargetPolicy) {
   };
 }
 
+/**
+ * Keep-alive connection pools, one per target policy (a reused connection skips the guarded DNS
+ * lookup, so it must have been opened under the same policy); within a pool, one set of
+ * connections per receiver (host and port). A burst to one receiver then costs a connection per
+ * concurrent attempt, not per attempt. Idle connections close after 4 s, before the 5 s idle
+ * timeout of common servers (Node's among them), so a connection the receiver is closing is
+ * seldom reused; the worker's concurrency bounds how many are open at once.
+ */
+const pools = new WeakMap<TargetPolicy, { http: http.Agent; https: https.Agent }>();
+const IDLE_MS = 4_000;
+
+function poolOf(policy: TargetPolicy): { http: http.Agent; https: https.Agent } {
+  let pool = pools.get(policy);
+  if (!pool) {
+    pool = { http: new http.Agent({ keepAlive: true, timeout: IDLE_MS }), https: new https.Agent({ keepAlive: true, timeout: IDLE_MS }) };
+    pools.set(policy, pool);
+  }
+  return pool;
+}
+
 export interface PostOptions {
   timeoutMs: number;
   policy: TargetPolicy;
@@ -61,8 +81,8 @@ export interface PostOptions {
 
 /**
  * POSTs `body` to an http(s) URL and reports what happened: status (when it came within the
- * timeout), `Retry-After`, a 1 KB excerpt of the answer, or the error. A fresh connection per
- * attempt, no redirects followed.
+ * timeout), `Retry-After`, a 1 KB excerpt of the answer, or the error. No redirects followed.
+ * Connections are kept alive and reused per receiver (see {@link poolOf}).
  */
 export function postJson(target: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<HttpAttempt> {
   const started = performance.now();
@@ -87,12 +107,13 @@ export function postJson(target: string, body: string, headers: Record<string, s
     const chunks: Buffer[] = [];
     let size = 0;
     const excerpt = () => (size > 0 ? Buffer.concat(chunks).toString('utf8') : undefined);
-    const finish = (extra: Partial<HttpAttempt>) => {
+    /** `reusable`: the answer was read to its end, so its connection goes back to the pool. */
+    const finish = (extra: Partial<HttpAttempt>, reusable = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      req.destroy();
+      if (!reusable) req.destroy();
       const out: HttpAttempt = { ...(status ?? {}), ...extra, durationMs: elapsed() };
       const text = excerpt();
       if (text !== undefined) out.excerpt = text;
@@ -100,11 +121,13 @@ export function postJson(target: string, body: string, headers: Record<string, s
     };
     const onAbort = () => finish({ error: 'interrupted: the process is shutting down', interrupted: true, statusCode: undefined });
 
-    const request = url.protocol === 'https:' ? https.request : http.request;
+    const secure = url.protocol === 'https:';
+    const request = secure ? https.request : http.request;
+    const pool = poolOf(opts.policy);
     const req = request(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: false,
+      agent: secure ? pool.https : pool.http,
       lookup: guardedLookup(opts.policy) as unknown as http.RequestOptions['lookup'],
     });
     // Only the status has to come within the timeout; the excerpt is read with what time is left.
@@ -122,7 +145,7 @@ export function postJson(target: string, body: string, headers: Record<string, s
         }
         if (size >= EXCERPT_BYTES) finish({});
       });
-      res.on('end', () => finish({}));
+      res.on('end', () => finish({}, true));
       res.on('error', () => finish({}));
       res.on('close', () => finish({}));
     });

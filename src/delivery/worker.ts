@@ -185,7 +185,9 @@ export class DeliveryWorker implements DueWorkRunner {
     do {
       this.#again = false;
       await this.#dispatchAll();
-      while (!this.#stopped && this.#inFlight.size < this.#concurrency) {
+      // Claims in batches: only when half the slots or more are free (or none is busy), so a
+      // burst costs one claim statement per half-batch of attempts instead of one per attempt.
+      while (!this.#stopped && this.#mayClaim()) {
         const claimed = await this.#claim(this.#concurrency - this.#inFlight.size);
         if (claimed.length === 0) break;
         const endpoints = await this.#endpointsOf(claimed);
@@ -193,6 +195,11 @@ export class DeliveryWorker implements DueWorkRunner {
       }
     } while (this.#again && !this.#stopped);
     if (!this.#stopped) await this.#armDueTimer();
+  }
+
+  #mayClaim(): boolean {
+    const free = this.#concurrency - this.#inFlight.size;
+    return free > 0 && (this.#inFlight.size === 0 || free >= this.#concurrency / 2);
   }
 
   #track(p: Promise<void>): void {
