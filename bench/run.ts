@@ -15,8 +15,8 @@
  *   BENCH_ONLY=whoami,token  only the scenarios whose name contains one of these (case-insensitive)
  *   BENCH_SERVER_NODE_ARGS   extra node flags for the server processes (both), e.g.
  *                            "--cpu-prof --cpu-prof-dir=bench/results/prof"
- *   BENCH_PROCESSES=1        with 2 or more (and BENCH_DATABASE_URL): after the list, start that many
- *                            more Chipin processes on the same database and load them in parallel
+ *   BENCH_PROCESSES          3 with BENCH_DATABASE_URL, else 1; with 2 or more: after the list, run that
+ *                            many Chipin processes on the same database and load them in parallel
  *                            with the purchase read (one autocannon per process, summed), compared
  *                            with the one-process read of the same run
  *
@@ -52,7 +52,8 @@ const settings = {
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean),
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
-  processes: intEnv('BENCH_PROCESSES', 1, 1, 8),
+  // The several-processes row is part of every PostgreSQL run (it needs a shared database).
+  processes: intEnv('BENCH_PROCESSES', process.env.BENCH_DATABASE_URL?.trim() ? 3 : 1, 1, 8),
 };
 if (settings.processes > 1 && !settings.databaseUrl) throw new Error('BENCH_PROCESSES needs BENCH_DATABASE_URL: processes share a PostgreSQL database');
 
