@@ -6,8 +6,17 @@ import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
+import type { Role } from '../dashboard/roles.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
+/** A dashboard user whose password was checked: who they are and what they may do. */
+export interface DashboardUser {
+  userId: string;
+  accountId: string;
+  email: string;
+  role: Role;
+}
+
 export interface CreatedMerchant {
   account_id: string;
   email: string;
@@ -129,10 +138,10 @@ export class Accounts {
   }
 
   /** The dashboard user with this e-mail and password, and its account (a back-office session names both). */
-  async dashboardUser(email: string, password: string): Promise<{ userId: string; accountId: string } | undefined> {
+  async dashboardUser(email: string, password: string): Promise<DashboardUser | undefined> {
     if (email.length > 254 || password.length > 1024) return undefined;
-    const { rows } = await this.db.query<{ id: string; account_id: string; password_hash: string }>(
-      'SELECT id, account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
+    const { rows } = await this.db.query<{ id: string; account_id: string; email: string; role: Role; password_hash: string }>(
+      'SELECT id, account_id, email, role, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
       [email],
     );
     const row = rows[0];
@@ -140,7 +149,7 @@ export class Accounts {
       await verifyPassword(password, await (dummyHash ??= hashPassword(generatePassword())));
       return undefined;
     }
-    return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id } : undefined;
+    return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id, email: row.email, role: row.role } : undefined;
   }
 
   /** The account's name, or undefined for an unknown account. */
