@@ -38,6 +38,15 @@ export async function recordAudit(
   ]);
 }
 
+/**
+ * The entry of a webhook change. The Deliveries service keeps its transaction to itself, so the
+ * routes record it right after the change. Only the URL's host and the events: the URL's path or
+ * query may carry the merchant's own secret, and the signing secret never goes here.
+ */
+export function webhookAudit(accountId: string, actor: Actor, settings: { url: string; events: readonly string[] }) {
+  return { accountId, actor, action: 'webhook_set', details: { host: new URL(settings.url).host, events: settings.events } };
+}
+
 /** The account's newest entries, optionally those about one subject (a purchase id), newest first. */
 export async function listAudit(sql: Sql, accountId: string, opts: { subject?: string; limit: number }): Promise<AuditEntry[]> {
   const { rows } = await sql.query<{ id: string; user_id: string | null; actor: string; action: string; subject: string | null; details: unknown; created_at: Date }>(

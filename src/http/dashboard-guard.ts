@@ -36,6 +36,7 @@ const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"'
 export class DashboardGuard {
   readonly #byUser = new FailureThrottle(5, 60_000);
   readonly #byAddress = new FailureThrottle(20, 60_000);
+  readonly #users = new WeakMap<FastifyRequest, Promise<DashboardUser>>();
 
   constructor(
     private readonly accounts: Pick<Accounts, 'dashboardUser'>,
@@ -116,7 +117,23 @@ export class DashboardGuard {
    * `Retry-After`; 403 for a cookie-authenticated write without CSRF proof, and for a support
    * user on an admin-only route).
    */
-  async userOf(request: FastifyRequest): Promise<DashboardUser> {
+  userOf(request: FastifyRequest): Promise<DashboardUser> {
+    // Once per request: the role hook and the route ask both, and a Basic check costs one scrypt
+    // and, when wrong, one failure of the budget.
+    let user = this.#users.get(request);
+    if (!user) this.#users.set(request, (user = this.#userOf(request)));
+    return user;
+  }
+
+  /**
+   * The role rule on the back-office API, as an `onRequest` hook: before the body is parsed and
+   * validated, so a support user learns nothing about an admin-only route's input rules.
+   */
+  async refuseSupportOnAdminRoutes(request: FastifyRequest): Promise<void> {
+    if (request.url.startsWith('/api/backoffice/') && adminOnly(request.method, request.url)) await this.userOf(request);
+  }
+
+  async #userOf(request: FastifyRequest): Promise<DashboardUser> {
     // Basic wins when both are sent: the caller said explicitly who it is.
     if (request.headers.authorization === undefined) {
       const fromSession = await this.#sessionUser(request);

@@ -1,3 +1,4 @@
+import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
@@ -56,9 +57,10 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       },
     },
     async (request, reply) => {
-      const accountId = await guard.accountOf(request);
+      const { accountId, userId, email } = await guard.userOf(request);
       try {
         const settings = await services.deliveries.setWebhook(accountId, request.body);
+        await recordAudit(services.db, webhookAudit(accountId, { userId, label: email }, settings));
         request.log.info({ account_id: accountId, events: settings.events }, 'webhook endpoint set');
         void reply.header('cache-control', 'no-store');
         return settings;

@@ -11,6 +11,7 @@ import { registerBackofficeOffers } from './backoffice-offers.ts';
 import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
+import { registerDashboardTeam } from './dashboard-team.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
 import { registerHealth } from './health.ts';
 import { registerV1Clients } from './merchant-v1-clients.ts';
@@ -49,6 +50,7 @@ export function registerRoutes(app: App, services: Services): void {
   // form included). The back-office API also takes the pages' session cookie.
   const sessions = new DashboardSessions(services.db, services.config.masterKey);
   const dashboard = new DashboardGuard(services.accounts, sessions, new URL(services.config.publicUrl).origin);
+  app.addHook('onRequest', (request) => dashboard.refuseSupportOnAdminRoutes(request));
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerBackofficePurchases(app, services, dashboard);
@@ -57,6 +59,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
+  registerDashboardTeam(app, services, sessions);
   registerPspNotifications(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);

@@ -1,0 +1,32 @@
+import type { AuditEntry } from '../audit/audit-log.ts';
+import { html } from '../html/html.ts';
+import { formatDateTime } from '../i18n/format.ts';
+import { auditLine } from './audit-line.ts';
+import { dashboardPage, type Chrome } from './layout.ts';
+import type { TeamMember } from './team-members.ts';
+import { DASHBOARD_TEXT } from './texts.ts';
+
+/** The Team page (admins only): the account's members and the staff's latest actions. */
+export function teamPage(chrome: Chrome, view: { members: TeamMember[]; activity: AuditEntry[] }): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const when = (d: Date) => html`<time datetime="${d.toISOString()}">${formatDateTime(d, chrome.lang)}</time>`;
+  const members = view.members.map(
+    (m) => html`<tr><td>${m.email}</td><td>${t.roleNames[m.role]}</td><td>${m.lastSignIn ? when(m.lastSignIn) : t.never}</td></tr>`,
+  );
+  const activity = view.activity.map(
+    (a) => html`<tr><td>${when(a.createdAt)}</td><td>${auditLine(chrome.lang, a)}</td><td>${a.subject ?? '—'}</td></tr>`,
+  );
+  const body = html`<h1>${t.team}</h1>
+<section class="card" aria-labelledby="members"><h2 id="members">${t.members}</h2>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.members}"><table class="list"><thead><tr><th scope="col">${t.email}</th><th scope="col">${t.role}</th><th scope="col">${t.lastSignIn}</th></tr></thead><tbody>${members}</tbody></table></div>
+</section>
+<section class="card" aria-labelledby="activity"><h2 id="activity">${t.activity}</h2>
+<p class="muted">${t.activityHint}</p>
+${
+  activity.length
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.activity}"><table class="list"><thead><tr><th scope="col">${t.when}</th><th scope="col">${t.action}</th><th scope="col">${t.subject}</th></tr></thead><tbody>${activity}</tbody></table></div>`
+    : html`<p>${t.noActivity}</p>`
+}
+</section>`;
+  return dashboardPage(chrome, t.team, body);
+}
