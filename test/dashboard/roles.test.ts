@@ -52,7 +52,7 @@ describe('a support user in the pages', () => {
   });
 
   it('is refused a write under an admin-only prefix, and nothing changes', async () => {
-    const res = await post('/dashboard/developers/webhook', { csrf: s.csrf, url: 'https://evil.example/hook', events: 'purchase.successful' });
+    const res = await post('/dashboard/developers/webhook', { csrf: s.csrf, url: 'https://evil.example/hook', events: 'paymentProcessed' });
     expect(res.statusCode).toBe(403);
     expect((await app.server.inject({ method: 'GET', url: '/api/backoffice/webhook', headers: { authorization: a.dashboard } })).statusCode).toBe(404);
   });
