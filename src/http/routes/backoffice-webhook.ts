@@ -19,7 +19,11 @@ const Settings = {
 
 export const BackofficeErrors = {
   401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
-  403: { ...TokenApiError, description: '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request' },
+  403: {
+    ...TokenApiError,
+    description:
+      '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request; or a `support` user on an admin-only route (webhook, PSP accounts, connectors, offer changes, delivery replay: docs/back-office.md#roles)',
+  },
   429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
 };
 
