@@ -7,6 +7,7 @@ import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
+import { recordAudit } from '../audit/audit-log.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 /** A dashboard user whose password was checked: who they are and what they may do. */
@@ -35,7 +36,7 @@ export interface CreatedKey {
 /** A request the operator's data cannot satisfy; the message is fit to print. */
 export class AccountError extends Error {
   constructor(
-    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key',
+    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user',
     message: string,
   ) {
     super(message);
@@ -116,6 +117,27 @@ export class Accounts {
     );
     if (!rows[0]) throw new AccountError('unknown_key', `no API key ${apiKey}`);
     return { api_key: apiKey, revoked_at: rows[0].revoked_at };
+  }
+
+  /**
+   * The operator's reset of a dashboard user's password (`chipin dashboard reset-password`): a new
+   * random password, returned once, and every session of the user ended, with the audit entry, in
+   * one transaction. Only the hash is kept.
+   */
+  async resetDashboardPassword(email: string): Promise<{ email: string; password: string; revokedSessions: number }> {
+    const password = generatePassword();
+    const hash = await hashPassword(password);
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; account_id: string; email: string }>(
+        'UPDATE dashboard_users SET password_hash = $2 WHERE lower(email) = lower($1) RETURNING id, account_id, email',
+        [email, hash],
+      );
+      const user = rows[0];
+      if (!user) throw new AccountError('unknown_user', `no dashboard user ${email}`);
+      const revoked = await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()', [user.id]);
+      await recordAudit(tx, { accountId: user.account_id, actor: { label: 'cli' }, action: 'password_reset', subject: user.email });
+      return { email: user.email, password, revokedSessions: revoked.rowCount };
+    });
   }
 
   /** The key's account and secret hash, when the key exists and is not revoked. */

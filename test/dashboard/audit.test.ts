@@ -69,6 +69,16 @@ describe('the audit log', () => {
     expect(team.body).toContain(`Webhook saved, by ${a.merchant.email}`);
   });
 
+  it('a password reset (the CLI\'s) ends the user\'s sessions and is recorded, by cli, in the same transaction', async () => {
+    const b = await caller(app, 'Reset Shop');
+    const session = await signIn(app, b.merchant);
+    const reset = await app.services.accounts.resetDashboardPassword(b.merchant.email);
+    expect(reset.revokedSessions).toBe(1);
+    expect((await get('/dashboard/purchases', session.cookie)).headers.location).toBe('/dashboard/sign-in');
+    expect((await actions(b.accountId))[0]).toEqual(['password_reset', 'cli']);
+    expect(JSON.stringify(await listAudit(app.services.db, b.accountId, { limit: 10 }))).not.toContain(reset.password);
+  });
+
   it('shows an account only its own entries', async () => {
     const b = await caller(app, 'Other Shop');
     const theirs = await signIn(app, b.merchant);
