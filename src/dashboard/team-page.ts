@@ -18,13 +18,13 @@ export function teamPage(chrome: Chrome, view: { members: TeamMember[]; activity
   );
   const body = html`<h1>${t.team}</h1>
 <section class="card" aria-labelledby="members"><h2 id="members">${t.members}</h2>
-<div class="scroll" tabindex="0" role="region" aria-label="${t.members}"><table class="list"><thead><tr><th scope="col">${t.email}</th><th scope="col">${t.role}</th><th scope="col">${t.lastSignIn}</th></tr></thead><tbody>${members}</tbody></table></div>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.members}"><table class="list" aria-labelledby="members"><thead><tr><th scope="col">${t.email}</th><th scope="col">${t.role}</th><th scope="col">${t.lastSignIn}</th></tr></thead><tbody>${members}</tbody></table></div>
 </section>
 <section class="card" aria-labelledby="activity"><h2 id="activity">${t.activity}</h2>
 <p class="muted">${t.activityHint}</p>
 ${
   activity.length
-    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.activity}"><table class="list"><thead><tr><th scope="col">${t.when}</th><th scope="col">${t.action}</th><th scope="col">${t.subject}</th></tr></thead><tbody>${activity}</tbody></table></div>`
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.activity}"><table class="list" aria-labelledby="activity"><thead><tr><th scope="col">${t.when}</th><th scope="col">${t.action}</th><th scope="col">${t.subject}</th></tr></thead><tbody>${activity}</tbody></table></div>`
     : html`<p>${t.noActivity}</p>`
 }
 </section>`;
