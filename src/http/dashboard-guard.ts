@@ -159,12 +159,12 @@ export class DashboardGuard {
  * admin-only route is refused with 403 (their credentials are right, their role is not enough),
  * before the route reads or changes anything.
  */
-export function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRequest, user: U): U {
+function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRequest, user: U): U {
   if (user.role !== 'admin' && adminOnly(request.method, request.url)) throw new ApiError(403, 'forbidden', ADMIN_ONLY_MESSAGE, { 'cache-control': 'no-store' });
   return user;
 }
 
-export const ADMIN_ONLY_MESSAGE = 'your role (support) may not use this: ask an admin of the account';
+const ADMIN_ONLY_MESSAGE = 'your role (support) may not use this: ask an admin of the account';
 
 function unauthorized(message: string): ApiError {
   return new ApiError(401, 'invalid_client', message, { 'www-authenticate': BACKOFFICE_CHALLENGE, 'cache-control': 'no-store' });
