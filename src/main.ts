@@ -33,6 +33,7 @@ Commands:
   merchant create --name N --email E [--json]    create a merchant account with its offers and first API key
   key create --account acc_... [--json]          create another API key for an account
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
+  dashboard reset-password --email E [--json]    give a dashboard user a new random password (printed once) and end their sessions
   webhook set --account acc_... --url U [--events a,b] [--json]
                                                  set the account's webhook URL (new token and signing secret)
   psp-account create --account acc_... --psp P --environment test|live --label L
@@ -133,7 +134,7 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'webhook set', 'psp-account create', 'psp-account list', 'psp-account delete', 'offer set-psp-account'];
+  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'dashboard reset-password', 'webhook set', 'psp-account create', 'psp-account list', 'psp-account delete', 'offer set-psp-account'];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
@@ -180,6 +181,13 @@ async function run(argv: string[]): Promise<void> {
       const key = required(values, 'key');
       const r = await withAccounts(config, (a) => a.revokeKey(key));
       return out(`revoked ${r.api_key}; its access tokens stop working within 5 s`, { api_key: r.api_key, revoked_at: r.revoked_at.toISOString() });
+    }
+    case 'dashboard reset-password': {
+      const r = await withAccounts(config, (a) => a.resetDashboardPassword(required(values, 'email')));
+      return out(
+        [`email     ${r.email}`, `password  ${r.password}`, `${r.revokedSessions} session(s) ended.`, 'Keep the password now: it is not shown again.'].join('\n'),
+        { email: r.email, password: r.password, revoked_sessions: r.revokedSessions },
+      );
     }
     case 'psp-account create':
     case 'psp-account list':

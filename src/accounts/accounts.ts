@@ -6,8 +6,18 @@ import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
+import type { Role } from '../dashboard/roles.ts';
+import { recordAudit } from '../audit/audit-log.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
+/** A dashboard user whose password was checked: who they are and what they may do. */
+export interface DashboardUser {
+  userId: string;
+  accountId: string;
+  email: string;
+  role: Role;
+}
+
 export interface CreatedMerchant {
   account_id: string;
   email: string;
@@ -26,7 +36,7 @@ export interface CreatedKey {
 /** A request the operator's data cannot satisfy; the message is fit to print. */
 export class AccountError extends Error {
   constructor(
-    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key',
+    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user',
     message: string,
   ) {
     super(message);
@@ -109,6 +119,27 @@ export class Accounts {
     return { api_key: apiKey, revoked_at: rows[0].revoked_at };
   }
 
+  /**
+   * The operator's reset of a dashboard user's password (`chipin dashboard reset-password`): a new
+   * random password, returned once, and every session of the user ended, with the audit entry, in
+   * one transaction. Only the hash is kept.
+   */
+  async resetDashboardPassword(email: string): Promise<{ email: string; password: string; revokedSessions: number }> {
+    const password = generatePassword();
+    const hash = await hashPassword(password);
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; account_id: string; email: string }>(
+        'UPDATE dashboard_users SET password_hash = $2 WHERE lower(email) = lower($1) RETURNING id, account_id, email',
+        [email, hash],
+      );
+      const user = rows[0];
+      if (!user) throw new AccountError('unknown_user', `no dashboard user ${email}`);
+      const revoked = await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()', [user.id]);
+      await recordAudit(tx, { accountId: user.account_id, actor: { label: 'cli' }, action: 'password_reset', subject: user.email });
+      return { email: user.email, password, revokedSessions: revoked.rowCount };
+    });
+  }
+
   /** The key's account and secret hash, when the key exists and is not revoked. */
   async findActiveKey(apiKey: string): Promise<{ accountId: string; secretHash: Buffer } | undefined> {
     const { rows } = await this.db.query<{ account_id: string; secret_hash: Uint8Array }>(
@@ -129,10 +160,10 @@ export class Accounts {
   }
 
   /** The dashboard user with this e-mail and password, and its account (a back-office session names both). */
-  async dashboardUser(email: string, password: string): Promise<{ userId: string; accountId: string } | undefined> {
+  async dashboardUser(email: string, password: string): Promise<DashboardUser | undefined> {
     if (email.length > 254 || password.length > 1024) return undefined;
-    const { rows } = await this.db.query<{ id: string; account_id: string; password_hash: string }>(
-      'SELECT id, account_id, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
+    const { rows } = await this.db.query<{ id: string; account_id: string; email: string; role: Role; password_hash: string }>(
+      'SELECT id, account_id, email, role, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
       [email],
     );
     const row = rows[0];
@@ -140,7 +171,7 @@ export class Accounts {
       await verifyPassword(password, await (dummyHash ??= hashPassword(generatePassword())));
       return undefined;
     }
-    return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id } : undefined;
+    return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id, email: row.email, role: row.role } : undefined;
   }
 
   /** The account's name, or undefined for an unknown account. */

@@ -1,6 +1,7 @@
 import { html, raw, type SafeHtml } from '../html/html.ts';
 import type { Lang } from '../i18n/lang.ts';
 import { langSwitcher, layout } from '../pages/html.ts';
+import type { Role } from './roles.ts';
 import { DASHBOARD_TEXT } from './texts.ts';
 
 /** Wider than the shopper pages (tables), still one column on a phone. */
@@ -31,6 +32,8 @@ export interface Chrome {
   lang: Lang;
   accountName: string;
   csrf: string;
+  /** The signed-in user's role: a support user's menu leaves out the admin-only pages. */
+  role: Role;
   /** The page's path and query without `lang`, for the language switcher. */
   path: string;
 }
@@ -40,7 +43,9 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): st
   const t = DASHBOARD_TEXT[chrome.lang];
   const header = html`<header class="bo"><div class="bar">
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
-<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li></ul></nav>
+<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
+    chrome.role === 'admin' ? html`<li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>` : ''
+  }</ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}
 <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
 </div></header>`;

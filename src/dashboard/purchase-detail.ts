@@ -1,3 +1,4 @@
+import { listAudit, type AuditEntry } from '../audit/audit-log.ts';
 import type { Database } from '../db/database.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import type { Refund } from '../payments/refund-repository.ts';
@@ -37,12 +38,14 @@ export interface PurchaseDetail {
   installments: InstallmentLine[];
   refunds: Refund[];
   events: EventLine[];
+  /** Staff actions on this purchase (audit log), newest first. */
+  audit: AuditEntry[];
 }
 
 export async function purchaseDetail(sql: Database, accountId: string, purchaseId: string): Promise<PurchaseDetail | undefined> {
   const purchase = await findPurchase(sql, accountId, purchaseId);
   if (!purchase) return undefined;
-  const [payments, pledges, installments, refunds, events] = await Promise.all([
+  const [payments, pledges, installments, refunds, events, audit] = await Promise.all([
     sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
       `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
          FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
@@ -58,6 +61,7 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
       'SELECT type, from_state, to_state, created_at FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 ORDER BY id',
       [accountId, purchaseId],
     ),
+    listAudit(sql, accountId, { subject: purchaseId, limit: 100 }),
   ]);
   return {
     purchase,
@@ -79,5 +83,6 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     })),
     refunds: refunds ?? [],
     events: events.rows.map((r) => ({ type: r.type, fromState: r.from_state, toState: r.to_state, createdAt: r.created_at })),
+    audit,
   };
 }

@@ -4,6 +4,8 @@ import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import type { PurchaseDetail } from './purchase-detail.ts';
+import { auditLine } from './audit-line.ts';
+import type { Lang } from '../i18n/lang.ts';
 import { DASHBOARD_TEXT } from './texts.ts';
 
 /** What the page says after an action, or the action's refusal (a field error names its field). */
@@ -117,10 +119,18 @@ ${table(
   t.none,
 )}</section>
 <section class="card" aria-labelledby="timeline"><h2 id="timeline">${t.timeline}</h2>
-<ol class="timeline">${d.events.map(
-    (e) => html`<li><time datetime="${e.createdAt.toISOString()}">${when(e.createdAt)}</time> — ${e.type}${e.fromState ? html` (${e.fromState} → ${e.toState})` : html` (${e.toState})`}</li>`,
+<ol class="timeline">${timeline(d, chrome.lang).map(
+    (e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`,
   )}</ol></section>`;
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
+}
+
+/** The purchase's events and the staff's actions on it (who did it), oldest first. */
+function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | string }[] {
+  return [
+    ...d.events.map((e) => ({ at: e.createdAt, what: html`${e.type}${e.fromState ? html` (${e.fromState} → ${e.toState})` : html` (${e.toState})`}` })),
+    ...d.audit.map((a) => ({ at: a.createdAt, what: auditLine(lang, a) })),
+  ].sort((x, y) => x.at.getTime() - y.at.getTime());
 }
 
 /** The confirmation step of a refund or a cancellation: the same form again, with `confirm=yes`. */

@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Database } from '../db/database.ts';
 import { deriveKey } from '../crypto/keys.ts';
 import { newUuid } from '../domain/ids.ts';
+import type { Role } from './roles.ts';
 
 export const SESSION_COOKIE = 'chipin_dashboard';
 /** Absolute lifetime: a back-office session is a working day, then the staff signs in again. */
@@ -12,6 +13,9 @@ export interface DashboardSession {
   id: string;
   accountId: string;
   userId: string;
+  /** The user's e-mail and role, read at every request: a role change or removal applies at once. */
+  email: string;
+  role: Role;
   /** The CSRF token of every form (and of the `X-CSRF-Token` header) of this session. */
   csrf: string;
 }
@@ -40,7 +44,7 @@ export class DashboardSessions {
   }
 
   /** A new session for the user; the token goes into the cookie and is not kept anywhere. */
-  async create(user: { userId: string; accountId: string }): Promise<{ token: string; session: DashboardSession }> {
+  async create(user: { userId: string; accountId: string; email: string; role: Role }): Promise<{ token: string; session: DashboardSession }> {
     const token = randomBytes(32).toString('base64url');
     const id = newUuid();
     await this.db.query(
@@ -48,18 +52,20 @@ export class DashboardSessions {
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
       [id, hashOf(token), user.accountId, user.userId, SESSION_SECONDS],
     );
-    return { token, session: { id, accountId: user.accountId, userId: user.userId, csrf: this.#csrf(token) } };
+    return { token, session: { id, accountId: user.accountId, userId: user.userId, email: user.email, role: user.role, csrf: this.#csrf(token) } };
   }
 
   /** The session of this cookie value, if it exists, has not expired and was not revoked. */
   async find(token: string | undefined): Promise<DashboardSession | undefined> {
     if (!token || !TOKEN.test(token)) return undefined;
-    const { rows } = await this.db.query<{ id: string; account_id: string; user_id: string }>(
-      'SELECT id, account_id, user_id FROM dashboard_sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()',
+    const { rows } = await this.db.query<{ id: string; account_id: string; user_id: string; email: string; role: Role }>(
+      `SELECT s.id, s.account_id, s.user_id, u.email, u.role
+         FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id AND u.account_id = s.account_id
+        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
       [hashOf(token)],
     );
     const row = rows[0];
-    return row && { id: row.id, accountId: row.account_id, userId: row.user_id, csrf: this.#csrf(token) };
+    return row && { id: row.id, accountId: row.account_id, userId: row.user_id, email: row.email, role: row.role, csrf: this.#csrf(token) };
   }
 
   /** Ends the session (sign-out). Idempotent. */

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Accounts } from '../accounts/accounts.ts';
+import type { Accounts, DashboardUser } from '../accounts/accounts.ts';
+import { adminOnly } from '../dashboard/roles.ts';
 import { SESSION_COOKIE, type DashboardSessions } from '../dashboard/sessions.ts';
 import { readCookie } from '../pages/csrf.ts';
 import { FailureThrottle } from '../auth/failure-throttle.ts';
@@ -18,7 +19,7 @@ function basicCredentials(header: string | undefined): { user: string; password:
 
 /** Whether a request's dashboard credentials let it in; each route words a refusal its own way. */
 export type DashboardCheck =
-  | { ok: true; accountId: string; userId: string }
+  | ({ ok: true } & DashboardUser)
   | { ok: false; refusal: 'no_credentials' | 'wrong_credentials' }
   /** The e-mail or password breaks the text rule (NUL, unpaired surrogate): `message` names which. */
   | { ok: false; refusal: 'invalid_text'; message: string }
@@ -35,6 +36,7 @@ const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"'
 export class DashboardGuard {
   readonly #byUser = new FailureThrottle(5, 60_000);
   readonly #byAddress = new FailureThrottle(20, 60_000);
+  readonly #users = new WeakMap<FastifyRequest, Promise<DashboardUser>>();
 
   constructor(
     private readonly accounts: Pick<Accounts, 'dashboardUser'>,
@@ -91,32 +93,54 @@ export class DashboardGuard {
    * same-origin`, or an `Origin` equal to ours): a cross-site page can make the browser send the
    * cookie, never either of those.
    */
-  async #sessionAccount(request: FastifyRequest): Promise<string | undefined> {
+  async #sessionUser(request: FastifyRequest): Promise<DashboardUser | undefined> {
     if (!this.sessions) return undefined;
     const session = await this.sessions.find(readCookie(request.headers.cookie, SESSION_COOKIE));
     if (!session) return undefined;
-    if (request.method === 'GET' || request.method === 'HEAD') return session.accountId;
+    if (request.method === 'GET' || request.method === 'HEAD') return session;
     const site = request.headers['sec-fetch-site'];
     const sameOrigin = site === 'same-origin' || (site === undefined && this.ownOrigin !== undefined && request.headers.origin === this.ownOrigin);
-    if (this.sessions.csrfMatches(session, request.headers['x-csrf-token']) || sameOrigin) return session.accountId;
+    if (this.sessions.csrfMatches(session, request.headers['x-csrf-token']) || sameOrigin) return session;
     throw new ApiError(403, 'forbidden', 'a back-office write with the session cookie needs the X-CSRF-Token header (or must come from the dashboard itself)', {
       'cache-control': 'no-store',
     });
   }
 
-  /**
-   * The back-office API's form: the signed-in account (HTTP Basic, or the back-office session
-   * cookie), or an ApiError in the Token API format (401 with `WWW-Authenticate: Basic`; 429 with
-   * `Retry-After`; 403 for a cookie-authenticated write without CSRF proof).
-   */
+  /** The signed-in account of a back-office API call: see {@link userOf}. */
   async accountOf(request: FastifyRequest): Promise<string> {
+    return (await this.userOf(request)).accountId;
+  }
+
+  /**
+   * The back-office API's form: the signed-in user (HTTP Basic, or the back-office session
+   * cookie), or an ApiError in the Token API format (401 with `WWW-Authenticate: Basic`; 429 with
+   * `Retry-After`; 403 for a cookie-authenticated write without CSRF proof, and for a support
+   * user on an admin-only route).
+   */
+  userOf(request: FastifyRequest): Promise<DashboardUser> {
+    // Once per request: the role hook and the route ask both, and a Basic check costs one scrypt
+    // and, when wrong, one failure of the budget.
+    let user = this.#users.get(request);
+    if (!user) this.#users.set(request, (user = this.#userOf(request)));
+    return user;
+  }
+
+  /**
+   * The role rule on the back-office API, as an `onRequest` hook: before the body is parsed and
+   * validated, so a support user learns nothing about an admin-only route's input rules.
+   */
+  async refuseSupportOnAdminRoutes(request: FastifyRequest): Promise<void> {
+    if (request.url.startsWith('/api/backoffice/') && adminOnly(request.method, request.url)) await this.userOf(request);
+  }
+
+  async #userOf(request: FastifyRequest): Promise<DashboardUser> {
     // Basic wins when both are sent: the caller said explicitly who it is.
     if (request.headers.authorization === undefined) {
-      const fromSession = await this.#sessionAccount(request);
-      if (fromSession) return fromSession;
+      const fromSession = await this.#sessionUser(request);
+      if (fromSession) return permitted(request, fromSession);
     }
     const check = await this.check(request);
-    if (check.ok) return check.accountId;
+    if (check.ok) return permitted(request, check);
     switch (check.refusal) {
       case 'throttled':
         throw new ApiError(429, 'too_many_requests', `too many failed sign-ins, retry in ${check.retryAfter} s`, { 'retry-after': String(check.retryAfter) });
@@ -129,6 +153,18 @@ export class DashboardGuard {
     }
   }
 }
+
+/**
+ * The role rule of the back office, by URL prefix ({@link adminOnly}): a support user's call to an
+ * admin-only route is refused with 403 (their credentials are right, their role is not enough),
+ * before the route reads or changes anything.
+ */
+function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRequest, user: U): U {
+  if (user.role !== 'admin' && adminOnly(request.method, request.url)) throw new ApiError(403, 'forbidden', ADMIN_ONLY_MESSAGE, { 'cache-control': 'no-store' });
+  return user;
+}
+
+const ADMIN_ONLY_MESSAGE = 'your role (support) may not use this: ask an admin of the account';
 
 function unauthorized(message: string): ApiError {
   return new ApiError(401, 'invalid_client', message, { 'www-authenticate': BACKOFFICE_CHALLENGE, 'cache-control': 'no-store' });

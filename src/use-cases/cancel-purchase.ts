@@ -1,3 +1,4 @@
+import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { findPayment, recordResult } from '../payments/payment-repository.ts';
@@ -26,7 +27,7 @@ export const CANCELLED_COMMENT = 'Cancelled by the merchant.';
  * deferred payment, a pot's guarantee) is voided at its PSP and the voids recorded (each one a
  * back-mode notification `voided`).
  */
-export async function cancelPurchase(deps: PaymentDeps, input: { accountId: string; purchaseId: string }): Promise<CancelOutcome> {
+export async function cancelPurchase(deps: PaymentDeps, input: { accountId: string; purchaseId: string; actor: Actor }): Promise<CancelOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
   if (!isUuid(purchaseId)) return { kind: 'not_found' };
@@ -42,6 +43,7 @@ export async function cancelPurchase(deps: PaymentDeps, input: { accountId: stri
     if (!moved.ok) return { kind: 'not_cancellable', state: locked.state };
     await closePledges(tx, accountId, purchaseId, ['draft', 'invited', 'paying'], 'cancelled', now);
     await cancelScheduledInstallments(tx, accountId, purchaseId);
+    await recordAudit(tx, { accountId, actor: input.actor, action: 'cancel', subject: purchaseId });
     return { kind: 'cancelled', state: 'CANCELLED' };
   });
   if (outcome.kind === 'cancelled') await voidHolds(deps, accountId, purchaseId);

@@ -1,3 +1,4 @@
+import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';
@@ -52,7 +53,7 @@ const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
  */
 export async function refundPurchase(
   deps: PaymentDeps,
-  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string },
+  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor },
 ): Promise<RefundOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
@@ -81,6 +82,7 @@ export async function refundPurchase(
     });
     for (const a of allocations) if (a.kind === 'installment') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
     await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending' }, allocations, now);
+    await recordAudit(tx, { accountId, actor: input.actor, action: 'refund', subject: purchaseId, details: { refund_id: refundId, amount_cents: amount } });
     // Taken up again if this process dies before the PSP answered (the keys make it safe).
     await scheduleJob(tx, { kind: REFUND_JOB, key: `${REFUND_JOB}:${refundId}`, runAt: new Date(now.getTime() + RESUME_AFTER_MS), payload: { refundId }, accountId });
     return { refundId };

@@ -131,6 +131,8 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/developers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/developers' }) }),
   'POST /dashboard/developers/webhook': session(undefined, "sets the caller's own endpoint"),
   'POST /dashboard/developers/deliveries/:delivery_id/replay': session({ expect: '404', call: (o) => ({ url: `/dashboard/developers/deliveries/${o.delivery}/replay` }) }),
+  'GET /dashboard/team': session({ expect: 'hidden', call: () => ({ url: '/dashboard/team' }) }),
+  'POST /dashboard/team/members/:id': session(undefined, "changes the caller's own account's members (another account's member: 404, test/dashboard/team.test.ts)"),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
   // --- Public ---
   'GET /dashboard/sign-in': open('the back-office sign-in form'),

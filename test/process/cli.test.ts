@@ -105,6 +105,30 @@ describe('merchant create and key commands', () => {
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
   });
 
+  it('dashboard reset-password prints a new password once; the old one stops working, the new one signs in', async () => {
+    const r = await runCli(['dashboard', 'reset-password', '--email', email.toUpperCase(), '--json'], cliEnv(dataDir));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const reset = JSON.parse(r.stdout) as { email: string; password: string; revoked_sessions: number };
+    expect(reset).toEqual({ email, password: expect.any(String), revoked_sessions: 0 });
+    expect(reset.password).not.toBe(merchant.password);
+    const served = await startServe(dataDir);
+    const offers = (password: string) =>
+      fetch(`${served.url}/api/backoffice/offers`, { headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` } });
+    expect((await offers(merchant.password)).status).toBe(401);
+    expect((await offers(reset.password)).status).toBe(200);
+    await stopServe(served);
+  });
+
+  it('dashboard reset-password of an unknown e-mail exits non-zero with one line naming it', async () => {
+    const unknown = uniqueEmail('nobody');
+    const r = await runCli(['dashboard', 'reset-password', '--email', unknown], cliEnv(dataDir));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expectOneLine(r.stderr);
+    expect(r.stderr).toContain(unknown);
+  });
+
   it('merchant create without --name exits non-zero and prints the usage', async () => {
     const r = await runCli(['merchant', 'create', '--email', uniqueEmail('noname')], cliEnv(dataDir));
     expect(r.code).not.toBe(0);

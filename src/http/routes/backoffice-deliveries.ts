@@ -1,3 +1,4 @@
+import { recordAudit } from '../../audit/audit-log.ts';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/queries.ts';
@@ -185,7 +186,7 @@ export function registerBackofficeDeliveries(app: App, services: Services, guard
       },
     },
     async (request, reply) => {
-      const accountId = await guard.accountOf(request);
+      const { accountId, userId, email } = await guard.userOf(request);
       const id = parseDeliveryUid(request.params.delivery_id);
       if (!id) throw notFound('delivery');
       const result = await services.deliveries.replay(accountId, id);
@@ -193,6 +194,7 @@ export function registerBackofficeDeliveries(app: App, services: Services, guard
         if (result.reason === 'not_found') throw notFound('delivery');
         throw new ApiError(409, 'invalid_request', 'the webhook endpoint is disabled (it answered 410 Gone) or removed: set its URL again with PUT /api/backoffice/webhook first');
       }
+      await recordAudit(services.db, { accountId, actor: { userId, label: email }, action: 'delivery_replay', subject: toDeliveryUid(id) });
       request.log.info({ account_id: accountId, delivery_id: toDeliveryUid(id) }, 'delivery replay requested');
       return reply.code(202).header('cache-control', 'no-store').send(deliveryJson(result.delivery));
     },

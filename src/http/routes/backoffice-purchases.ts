@@ -54,7 +54,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
       },
     },
     async (request, reply) => {
-      const accountId = await guard.accountOf(request);
+      const { accountId, userId, email } = await guard.userOf(request);
       const purchaseId = purchaseIdOf(request.params.id);
       const body = request.body;
       return idempotent(
@@ -63,7 +63,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         reply,
         accountId,
         async () => {
-          const outcome = await refundPurchase(services.payments, { accountId, purchaseId, amountCents: body.amount, reason: body.reason });
+          const outcome = await refundPurchase(services.payments, { accountId, purchaseId, amountCents: body.amount, reason: body.reason, actor: { userId, label: email } });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };
@@ -111,9 +111,9 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
       },
     },
     async (request) => {
-      const accountId = await guard.accountOf(request);
+      const { accountId, userId, email } = await guard.userOf(request);
       const purchaseId = purchaseIdOf(request.params.id);
-      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId });
+      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId, actor: { userId, label: email } });
       if (outcome.kind === 'not_found') throw notFound('purchase');
       if (outcome.kind !== 'cancelled') throw cancelRefusal(outcome);
       return { purchase_uid: `pur_${purchaseId}`, state: V1_STATE[outcome.state] };

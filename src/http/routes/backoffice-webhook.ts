@@ -1,3 +1,4 @@
+import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
@@ -18,7 +19,11 @@ const Settings = {
 
 export const BackofficeErrors = {
   401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
-  403: { ...TokenApiError, description: '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request' },
+  403: {
+    ...TokenApiError,
+    description:
+      '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request; or a `support` user on an admin-only route (webhook, PSP accounts, connectors, offer changes, delivery replay: docs/back-office.md#roles)',
+  },
   429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
 };
 
@@ -56,9 +61,10 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       },
     },
     async (request, reply) => {
-      const accountId = await guard.accountOf(request);
+      const { accountId, userId, email } = await guard.userOf(request);
       try {
         const settings = await services.deliveries.setWebhook(accountId, request.body);
+        await recordAudit(services.db, webhookAudit(accountId, { userId, label: email }, settings));
         request.log.info({ account_id: accountId, events: settings.events }, 'webhook endpoint set');
         void reply.header('cache-control', 'no-store');
         return settings;

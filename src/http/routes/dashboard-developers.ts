@@ -1,3 +1,4 @@
+import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
 import { developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
@@ -43,6 +44,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const url = (formOf(request).url ?? '').trim();
     try {
       const settings = await services.deliveries.setWebhook(session.accountId, { url, events });
+      await recordAudit(services.db, webhookAudit(session.accountId, { userId: session.userId, label: session.email }, settings));
       request.log.info({ account_id: session.accountId, events: settings.events }, 'webhook endpoint set (back office)');
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { created: { token: settings.token, secret: settings.secret } })));
     } catch (err) {
@@ -62,6 +64,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const result = id ? await services.deliveries.replay(session.accountId, id) : { ok: false as const, reason: 'not_found' as const };
     if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.deliveryNotFound));
     if (!result.ok) return sendPage(reply, 409, developersPage(chrome, await view(session.accountId, { error: t.replayDisabled })));
+    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
     request.log.info({ account_id: session.accountId, delivery_id: toDeliveryUid(result.delivery.id) }, 'delivery replay requested (back office)');
     return seeOther(reply, '/dashboard/developers?done=replay');
   });

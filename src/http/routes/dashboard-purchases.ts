@@ -150,7 +150,13 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const refusal = (status: number, error: string) => sendPage(reply, status, purchasePage(chrome, detail, { error, amount, reason }));
     if (amount && (amountCents === undefined || amountCents <= 0)) return refusal(400, t.badAmount);
     if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'refund', amountCents, amount, reason }));
-    const outcome = await refundPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, amountCents, reason: reason || undefined });
+    const outcome = await refundPurchase(services.payments, {
+      accountId: session.accountId,
+      purchaseId: detail.purchase.id,
+      amountCents,
+      reason: reason || undefined,
+      actor: { userId: session.userId, label: session.email },
+    });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
     // The use case's message names the field (`amount`), as the API's does.
     if (outcome.kind === 'invalid') return refusal(400, outcome.message);
@@ -163,7 +169,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const { chrome, form, detail, session, uid } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'cancel' }));
-    const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id });
+    const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, actor: { userId: session.userId, label: session.email } });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
     if (outcome.kind !== 'cancelled') {
       const error = outcome.kind === 'captured' ? t.cannotCancelCaptured : t.cannotCancelState(V1_STATE[outcome.state]);

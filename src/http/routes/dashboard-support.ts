@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../../dashboard/layout.ts';
 import { SESSION_COOKIE, type DashboardSession, type DashboardSessions } from '../../dashboard/sessions.ts';
 import type { Services } from '../../services.ts';
+import { adminOnly } from '../../dashboard/roles.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
@@ -62,8 +63,8 @@ export function refuseForm(reply: FastifyReply, lang: Lang): FastifyReply {
 }
 
 /**
- * The session and the chrome of a signed-in page, or (then undefined) the redirect to the
- * sign-in page, already sent on `reply`.
+ * The session and the chrome of a signed-in page, or (then undefined) the answer already sent on
+ * `reply`: the redirect to the sign-in page, or 403 for a support user on an admin-only page.
  */
 export async function signedIn(
   services: Pick<Services, 'accounts'>,
@@ -77,8 +78,14 @@ export async function signedIn(
     void seeOther(reply, '/dashboard/sign-in');
     return undefined;
   }
+  // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones).
+  if (session.role !== 'admin' && adminOnly(request.method, request.url)) {
+    const t = DASHBOARD_TEXT[lang];
+    void sendPage(reply, 403, messagePage(lang, t.adminOnlyTitle, t.adminOnly));
+    return undefined;
+  }
   const url = new URL(request.url, 'http://x');
   url.searchParams.delete('lang');
   const path = url.pathname + (url.search || '');
-  return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, path } };
+  return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, role: session.role, path } };
 }

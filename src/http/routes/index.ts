@@ -12,6 +12,7 @@ import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardHome } from './dashboard-home.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
+import { registerDashboardTeam } from './dashboard-team.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
 import { registerPspChallenge } from './psp-challenge.ts';
 import { registerHealth } from './health.ts';
@@ -51,6 +52,7 @@ export function registerRoutes(app: App, services: Services): void {
   // form included). The back-office API also takes the pages' session cookie.
   const sessions = new DashboardSessions(services.db, services.config.masterKey);
   const dashboard = new DashboardGuard(services.accounts, sessions, new URL(services.config.publicUrl).origin);
+  app.addHook('onRequest', (request) => dashboard.refuseSupportOnAdminRoutes(request));
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerBackofficePurchases(app, services, dashboard);
@@ -60,6 +62,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardHome(app, services, sessions);
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
+  registerDashboardTeam(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

@@ -64,7 +64,7 @@ export function registerV1Refunds(app: App, services: Services): void {
         reply,
         accountId,
         async () => {
-          const outcome = await refundPurchase(services.payments, { accountId, purchaseId: request.params.id, amountCents: body.amount, reason: body.reason });
+          const outcome = await refundPurchase(services.payments, { accountId, purchaseId: request.params.id, amountCents: body.amount, reason: body.reason, actor: { label: `api_key:${request.auth!.apiKey}` } });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };
@@ -113,7 +113,7 @@ export function registerV1Refunds(app: App, services: Services): void {
     },
     async (request) => {
       const accountId = request.auth!.accountId;
-      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId: request.params.id });
+      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId: request.params.id, actor: { label: `api_key:${request.auth!.apiKey}` } });
       if (outcome.kind === 'not_found') throw notFound('purchase');
       if (outcome.kind !== 'cancelled') throw cancelRefusal(outcome);
       return purchaseV1((await findPurchase(db, accountId, request.params.id))!, config.publicUrl);
