@@ -9,6 +9,7 @@ import { registerBackofficeWebhook } from './backoffice-webhook.ts';
 import { registerBackofficePsps } from './backoffice-psps.ts';
 import { registerBackofficeOffers } from './backoffice-offers.ts';
 import { registerDashboardDevelopers } from './dashboard-developers.ts';
+import { registerDashboardOffers } from './dashboard-offers.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
@@ -57,6 +58,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
+  registerDashboardOffers(app, services, sessions);
   registerPspNotifications(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
