@@ -33,6 +33,13 @@ export interface CreatedKey {
   api_secret: string;
 }
 
+/** An API key as the back office lists it: no secret, no hash. */
+export interface ApiKeyView {
+  apiKey: string;
+  createdAt: Date;
+  revokedAt: Date | undefined;
+}
+
 /** A request the operator's data cannot satisfy; the message is fit to print. */
 export class AccountError extends Error {
   constructor(
@@ -109,11 +116,15 @@ export class Accounts {
     return { account_id: accountPublicId, api_key: key.apiKey, api_secret: key.apiSecret };
   }
 
-  /** Revokes a key; its access tokens stop working within seconds (see RevokedKeys). Idempotent. */
-  async revokeKey(apiKey: string): Promise<{ api_key: string; revoked_at: Date }> {
+  /**
+   * Revokes a key; its access tokens stop working within seconds (see RevokedKeys). Idempotent.
+   * `accountId` (the back office) limits it to that account's keys: another account's key is
+   * unknown, as a key that does not exist is; the CLI (operator) passes none.
+   */
+  async revokeKey(apiKey: string, accountId?: string): Promise<{ api_key: string; revoked_at: Date }> {
     const { rows } = await this.db.query<{ revoked_at: Date }>(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING revoked_at',
-      [apiKey],
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING revoked_at',
+      [apiKey, accountId ?? null],
     );
     if (!rows[0]) throw new AccountError('unknown_key', `no API key ${apiKey}`);
     return { api_key: apiKey, revoked_at: rows[0].revoked_at };
@@ -138,6 +149,34 @@ export class Accounts {
       await recordAudit(tx, { accountId: user.account_id, actor: { label: 'cli' }, action: 'password_reset', subject: user.email });
       return { email: user.email, password, revokedSessions: revoked.rowCount };
     });
+  }
+
+  /**
+   * Rotation: a new key and secret, and the old key revoked, in one transaction (never both
+   * live, never none). Revoking is what `key revoke` does, so the old secret gets no new token at
+   * once and its tokens stop within RevokedKeys' refresh. An already revoked key is not rotated:
+   * it would hand a new secret out on a key the merchant chose to end.
+   */
+  async rotateKey(apiKey: string, accountId: string): Promise<CreatedKey & { revoked: string }> {
+    const key = generateApiKey();
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id',
+        [apiKey, accountId],
+      );
+      if (rows.length === 0) throw new AccountError('unknown_key', `no live API key ${apiKey}`);
+      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+    });
+    return { account_id: toPublicId('acc', accountId), api_key: key.apiKey, api_secret: key.apiSecret, revoked: apiKey };
+  }
+
+  /** The account's API keys, newest first: ids and dates only (the secrets exist only hashed). */
+  async listKeys(accountId: string): Promise<ApiKeyView[]> {
+    const { rows } = await this.db.query<{ id: string; created_at: Date; revoked_at: Date | null }>(
+      'SELECT id, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id',
+      [accountId],
+    );
+    return rows.map((r) => ({ apiKey: r.id, createdAt: r.created_at, revokedAt: r.revoked_at ?? undefined }));
   }
 
   /** The key's account and secret hash, when the key exists and is not revoked. */

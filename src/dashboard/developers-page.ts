@@ -1,3 +1,4 @@
+import type { ApiKeyView } from '../accounts/accounts.ts';
 import type { WebhookEndpointView } from '../delivery/service.ts';
 import type { DeliveryView } from '../delivery/queries.ts';
 import { toDeliveryUid } from '../delivery/store.ts';
@@ -11,12 +12,15 @@ import { DASHBOARD_TEXT } from './texts.ts';
 export interface DevelopersView {
   webhook: WebhookEndpointView | undefined;
   deliveries: DeliveryView[];
+  keys: ApiKeyView[];
+  /** Right after creating or rotating a key: its secret, shown this once (`replaced`: the revoked key). */
+  newKey?: { apiKey: string; apiSecret: string; replaced?: string };
   /** Right after saving: the new token and secret, shown this once. */
   created?: { token: string; secret: string };
   /** The form as typed, after a refusal (`error` names the field). */
   typed?: { url: string; events: string[] };
   error?: string;
-  notice?: 'replayed';
+  notice?: 'replayed' | { revoked: string };
 }
 
 export function developersPage(chrome: Chrome, view: DevelopersView): string {
@@ -31,7 +35,9 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   });
   const body = html`<h1>${t.developers}</h1>
 ${view.notice === 'replayed' ? html`<div class="ok" role="status">${t.replayed}</div>` : ''}
+${typeof view.notice === 'object' ? html`<div class="ok" role="status">${t.keyRevoked(view.notice.revoked)}</div>` : ''}
 ${view.error ? html`<div class="alert" role="alert" id="webhook-error">${view.error}</div>` : ''}
+${apiKeysSection(chrome, view)}
 <section class="card" aria-labelledby="webhook"><h2 id="webhook">${t.webhook}</h2>
 ${
   view.created
@@ -62,4 +68,47 @@ ${
 }
 </section>`;
   return dashboardPage(chrome, t.developers, body);
+}
+
+function apiKeysSection(chrome: Chrome, view: DevelopersView) {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const when = (d: Date) => formatDateTime(d, chrome.lang);
+  const rows = view.keys.map(
+    (k) => html`<tr><td><code>${k.apiKey}</code></td><td>${when(k.createdAt)}</td><td>${k.revokedAt ? html`${t.revokedAt} ${when(k.revokedAt)}` : t.live}</td>
+<td>${
+      k.revokedAt
+        ? ''
+        : html`<div class="actions"><form method="post" action="/dashboard/developers/keys/${k.apiKey}/rotate"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.rotateKeyLabel(k.apiKey)}">${t.rotateKey}</button></form>
+<form method="post" action="/dashboard/developers/keys/${k.apiKey}/revoke"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.revokeKeyLabel(k.apiKey)}">${t.revokeKey}</button></form></div>`
+    }</td></tr>`,
+  );
+  return html`<section class="card" aria-labelledby="api-keys"><h2 id="api-keys">${t.apiKeys}</h2>
+${
+  view.newKey
+    ? html`<div class="ok" role="status"><p>${view.newKey.replaced ? t.keyRotated(view.newKey.replaced) : t.keyCreated}</p><dl class="facts"><dt>${t.apiKey}</dt><dd><code>${view.newKey.apiKey}</code></dd><dt>${t.apiSecret}</dt><dd><code>${view.newKey.apiSecret}</code></dd></dl></div>`
+    : html`<p class="muted">${t.apiKeysHint}</p>`
+}
+${
+  rows.length
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.apiKeys}"><table class="list"><thead><tr><th scope="col">${t.apiKey}</th><th scope="col">${t.created}</th><th scope="col">${t.status}</th><th scope="col"><span class="muted">${t.rotateKey} / ${t.revokeKey}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>${t.noApiKey}</p>`
+}
+<form method="post" action="/dashboard/developers/keys"><input type="hidden" name="csrf" value="${chrome.csrf}"><p><button type="submit">${t.createKey}</button></p></form>
+</section>`;
+}
+
+/** The confirmation step of a rotation or a revocation: the same form again, with `confirm=yes`. */
+export function confirmKeyPage(chrome: Chrome, apiKey: string, action: 'rotate' | 'revoke'): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const title = action === 'rotate' ? t.confirmRotateTitle : t.confirmRevokeTitle;
+  const body = html`<div class="card"><h1>${title}</h1>
+<p><strong>${action === 'rotate' ? t.confirmRotate(apiKey) : t.confirmRevoke(apiKey)}</strong></p>
+<form method="post" action="/dashboard/developers/keys/${apiKey}/${action}">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<input type="hidden" name="confirm" value="yes">
+<p><button type="submit">${action === 'rotate' ? t.confirmRotateButton : t.confirmRevokeButton}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/developers">${t.goBack}</a></p>
+</div>`;
+  return dashboardPage(chrome, title, body);
 }

@@ -44,7 +44,9 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): st
   const header = html`<header class="bo"><div class="bar">
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
 <nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
-    chrome.role === 'admin' ? html`<li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>` : ''
+    chrome.role === 'admin'
+      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
+      : ''
   }</ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}
 <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>

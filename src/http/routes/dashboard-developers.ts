@@ -1,10 +1,12 @@
+import { AccountError } from '../../accounts/accounts.ts';
 import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
-import { developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
+import { confirmKeyPage, developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
+import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
@@ -22,14 +24,20 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
 
 
   async function view(accountId: string, extra: Partial<DevelopersView> = {}): Promise<DevelopersView> {
-    const [webhook, deliveries] = await Promise.all([services.deliveries.getWebhook(accountId), services.deliveries.list(accountId, { limit: SHOWN_DELIVERIES })]);
-    return { webhook, deliveries, ...extra };
+    const [webhook, deliveries, keys] = await Promise.all([
+      services.deliveries.getWebhook(accountId),
+      services.deliveries.list(accountId, { limit: SHOWN_DELIVERIES }),
+      services.accounts.listKeys(accountId),
+    ]);
+    return { webhook, deliveries, keys, ...extra };
   }
 
   app.get('/dashboard/developers', PAGE, async (request, reply) => {
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
-    const notice = (request.query as Record<string, unknown>).done === 'replay' ? 'replayed' : undefined;
+    const query = request.query as Record<string, unknown>;
+    const revoked = typeof query.revoked === 'string' && parsePublicId('key', query.revoked) ? query.revoked : undefined;
+    const notice = query.done === 'replay' ? 'replayed' : revoked ? { revoked } : undefined;
     return sendPage(reply, 200, developersPage(ctx.chrome, await view(ctx.session.accountId, { notice })));
   });
 
@@ -67,5 +75,48 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
     request.log.info({ account_id: session.accountId, delivery_id: toDeliveryUid(result.delivery.id) }, 'delivery replay requested (back office)');
     return seeOther(reply, '/dashboard/developers?done=replay');
+  });
+
+  // API keys: the same Accounts methods as `chipin key create` and `key revoke`. The secret is in
+  // the answer to the create or rotate post only (never logged, never on a later page).
+  app.post('/dashboard/developers/keys', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    const key = await services.accounts.createKey(toPublicId('acc', session.accountId));
+    request.log.info({ account_id: session.accountId, api_key: key.api_key }, 'API key created (back office)');
+    return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret } })));
+  });
+
+  app.post('/dashboard/developers/keys/:api_key/:action', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const { api_key: apiKey, action } = request.params as { api_key: string; action: string };
+    if (action !== 'rotate' && action !== 'revoke') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.keyNotFound));
+    const fields = formOf(request);
+    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
+    const live = (await services.accounts.listKeys(session.accountId)).find((k) => k.apiKey === apiKey && !k.revokedAt);
+    // Another account's key is not found, as an unknown or already revoked one is.
+    if (!live) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.keyNotFound));
+    if (fields.confirm !== 'yes') return sendPage(reply, 200, confirmKeyPage(chrome, apiKey, action));
+    try {
+      if (action === 'revoke') {
+        await services.accounts.revokeKey(apiKey, session.accountId);
+        await services.revokedKeys.refresh(); // this process stops its tokens now, the others within a refresh
+        request.log.info({ account_id: session.accountId, api_key: apiKey }, 'API key revoked (back office)');
+        return seeOther(reply, `/dashboard/developers?revoked=${encodeURIComponent(apiKey)}`);
+      }
+      const key = await services.accounts.rotateKey(apiKey, session.accountId);
+      await services.revokedKeys.refresh();
+      request.log.info({ account_id: session.accountId, api_key: key.api_key, revoked: apiKey }, 'API key rotated (back office)');
+      return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret, replaced: apiKey } })));
+    } catch (err) {
+      // Revoked in between (another tab, the CLI): nothing left to do on it.
+      if (!(err instanceof AccountError)) throw err;
+      return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.keyNotFound));
+    }
   });
 }

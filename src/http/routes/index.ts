@@ -10,6 +10,7 @@ import { registerBackofficePsps } from './backoffice-psps.ts';
 import { registerBackofficeOffers } from './backoffice-offers.ts';
 import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardHome } from './dashboard-home.ts';
+import { registerDashboardOffers } from './dashboard-offers.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerDashboardTeam } from './dashboard-team.ts';
@@ -63,6 +64,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
   registerDashboardTeam(app, services, sessions);
+  registerDashboardOffers(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

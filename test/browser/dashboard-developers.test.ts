@@ -1,0 +1,102 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, type Caller } from '../helpers/api.ts';
+import { basic, type TestApp } from '../helpers/app.ts';
+import { expectAccessible } from '../helpers/axe.ts';
+import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
+
+/**
+ * The back office's Developers and Offers pages in real Chromium (docs/back-office.md), by labels and roles
+ * only, on a phone-sized window, axe-core on every page met.
+ */
+let app: TestApp & { base: string };
+let browser: Browser;
+let a: Caller;
+
+const PHONE = { width: 390, height: 844 };
+
+beforeAll(async () => {
+  if (!hasBrowser) return;
+  [app, browser] = await Promise.all([startServedApp(), launchBrowser()]);
+  a = await caller(app);
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const tokenStatus = async (key: string, secret: string) =>
+  (
+    await app.server.inject({
+      method: 'POST',
+      url: '/api/token',
+      headers: { authorization: basic(key, secret), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=client_credentials',
+    })
+  ).statusCode;
+
+describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
+  it('rotates an API key after a confirmation, shows the new secret once, and the old one is refused', async () => {
+    const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
+    try {
+      await page.goto(`${app.base}/dashboard`);
+      await page.getByLabel('E-mail').fill(a.merchant.email);
+      await page.getByLabel('Password').fill(a.merchant.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Developers' }).click();
+      await expect.poll(() => page.title()).toBe('Developers · Chipin back office');
+      await expectAccessible(page, 'developers');
+
+      await page.getByRole('button', { name: `Rotate ${a.merchant.api_key}` }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Rotate this API key?');
+      await expectAccessible(page, 'rotate confirmation');
+      await page.getByRole('button', { name: 'Confirm the rotation' }).click();
+
+      const notice = page.getByRole('status');
+      await expect.poll(() => notice.textContent()).toContain(`${a.merchant.api_key} is revoked`);
+      const [newKey, newSecret] = await notice.locator('code').allTextContents();
+      expect(newKey).toMatch(/^key_/);
+      expect(newSecret).toMatch(/^sk_/);
+      await expectAccessible(page, 'rotated');
+      expect(await tokenStatus(a.merchant.api_key, a.merchant.api_secret)).toBe(401);
+      expect(await tokenStatus(newKey!, newSecret!)).toBe(200);
+
+      // A reload would post the rotation again (answered 404: that key is revoked); open the page anew.
+      await page.goto(`${app.base}/dashboard/developers`);
+      await expect.poll(() => page.getByRole('cell', { name: newKey!, exact: true }).count()).toBe(1);
+      expect(await page.content()).not.toContain(newSecret!);
+    } finally {
+      await page.close();
+    }
+  });
+  it("opens an offer from the Offers page and points it at one of the account's PSP accounts", async () => {
+    const created = await app.server.inject({
+      method: 'POST',
+      url: '/api/backoffice/psp_accounts',
+      headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({ psp: 'sandbox', environment: 'test', label: 'Browser PSP', credentials: {} }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
+    try {
+      await page.goto(`${app.base}/dashboard`);
+      await page.getByLabel('E-mail').fill(a.merchant.email);
+      await page.getByLabel('Password').fill(a.merchant.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Offers' }).click();
+      await expect.poll(() => page.title()).toBe('Offers · Chipin back office');
+      await expectAccessible(page, 'offers');
+      await page.getByRole('link', { name: 'Shared pot' }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Shared pot');
+      await expectAccessible(page, 'offer');
+      await page.getByLabel('PSP account its next payments run on').selectOption({ label: 'Browser PSP (sandbox, test)' });
+      await page.getByRole('button', { name: 'Save the offer' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('Offer saved.');
+      await expectAccessible(page, 'offer saved');
+      const offers = (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: a.dashboard } })).json();
+      expect(offers.find((o: { type: string }) => o.type === 'SHARED').psp_account_id).toBe(created.json().id);
+    } finally {
+      await page.close();
+    }
+  });
+});
