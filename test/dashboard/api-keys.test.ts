@@ -83,6 +83,14 @@ describe('API keys on the Developers page', () => {
     expect(await tokenStatus(fresh.key, fresh.secret)).toBe(200);
     expect((await get('/dashboard/developers')).body).not.toContain(fresh.secret);
     expect(app.logs.join('\n')).not.toContain(fresh.secret);
+    // Recorded in the audit log, by whom, with the key ids only.
+    const { rows } = await app.services.db.query<{ action: string; actor: string; details: unknown }>(
+      "SELECT action, actor, details FROM audit_log WHERE subject = $1 AND action = 'api_key_rotate'",
+      [made.key],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.details).toEqual({ new_key: fresh.key });
+    expect(JSON.stringify(rows)).not.toContain(fresh.secret);
   });
 
   it('revokes after a confirmation; a revoked key offers no rotate or revoke any more', async () => {

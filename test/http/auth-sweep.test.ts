@@ -131,6 +131,11 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/developers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/developers' }) }),
   'POST /dashboard/developers/webhook': session(undefined, "sets the caller's own endpoint"),
   'POST /dashboard/developers/deliveries/:delivery_id/replay': session({ expect: '404', call: (o) => ({ url: `/dashboard/developers/deliveries/${o.delivery}/replay` }) }),
+  'POST /dashboard/developers/keys': session(undefined, "makes a key on the caller's own account"),
+  'POST /dashboard/developers/keys/:api_key/:action': session(undefined, "rotates or revokes the caller's own key (another account's key: 404, test/dashboard/api-keys.test.ts)"),
+  'GET /dashboard/offers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/offers' }) }),
+  'GET /dashboard/offers/:merchant_uid': session({ expect: '404', call: (o) => ({ url: `/dashboard/offers/${o.offer}` }) }),
+  'POST /dashboard/offers/:merchant_uid': session({ expect: '404', call: (o) => ({ url: `/dashboard/offers/${o.offer}`, payload: { psp_account_id: '' } }) }),
   'GET /dashboard/team': session({ expect: 'hidden', call: () => ({ url: '/dashboard/team' }) }),
   'POST /dashboard/team/members/:id': session(undefined, "changes the caller's own account's members (another account's member: 404, test/dashboard/team.test.ts)"),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
@@ -181,6 +186,8 @@ const PARAMS: Record<string, () => string> = {
   pledge_id: () => `plg_${randomUUID()}`,
   delivery_id: () => `dlv_${randomUUID()}`,
   psa_id: () => `psa_${randomUUID()}`,
+  api_key: () => `key_${randomUUID().replace(/-/g, '')}`,
+  action: () => 'revoke',
 };
 
 function concrete(url: string): string {

@@ -85,6 +85,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const { session, chrome } = ctx;
     if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const key = await services.accounts.createKey(toPublicId('acc', session.accountId));
+    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_create', subject: key.api_key });
     request.log.info({ account_id: session.accountId, api_key: key.api_key }, 'API key created (back office)');
     return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret } })));
   });
@@ -106,11 +107,13 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
       if (action === 'revoke') {
         await services.accounts.revokeKey(apiKey, session.accountId);
         await services.revokedKeys.refresh(); // this process stops its tokens now, the others within a refresh
+        await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_revoke', subject: apiKey });
         request.log.info({ account_id: session.accountId, api_key: apiKey }, 'API key revoked (back office)');
         return seeOther(reply, `/dashboard/developers?revoked=${encodeURIComponent(apiKey)}`);
       }
       const key = await services.accounts.rotateKey(apiKey, session.accountId);
       await services.revokedKeys.refresh();
+      await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_rotate', subject: apiKey, details: { new_key: key.api_key } });
       request.log.info({ account_id: session.accountId, api_key: key.api_key, revoked: apiKey }, 'API key rotated (back office)');
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret, replaced: apiKey } })));
     } catch (err) {
