@@ -32,7 +32,7 @@ async function signedIn(user: { email: string; password: string }): Promise<Page
   await page.getByLabel('E-mail').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.title()).toBe('Purchases · Chipin back office');
+  await expect.poll(() => page.title()).toBe('Home · Chipin back office'); // where sign-in lands
   return page;
 }
 
@@ -47,6 +47,7 @@ describe.skipIf(!hasBrowser)('roles in Chromium', () => {
       expect(await menu.getByRole('link', { name: 'Purchases' }).count()).toBe(1);
       expect(await menu.getByRole('link', { name: 'Developers' }).count()).toBe(0);
       expect(await menu.getByRole('link', { name: 'Team' }).count()).toBe(0);
+      expect(await menu.getByRole('link', { name: 'Offers' }).count()).toBe(0);
 
       const refused = await page.goto(`${app.base}/dashboard/developers`);
       expect(refused?.status()).toBe(403);
