@@ -10,7 +10,7 @@ const STYLE = raw(`
   header.bo{background:#1d2433;color:#fff;padding:.5rem 1rem}
   header.bo .bar{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
   header.bo a{color:#fff}header.bo .brand{font-weight:700;margin-right:auto}
-  header.bo nav ul{list-style:none;margin:0;padding:0;display:flex;gap:1rem}
+  header.bo nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
   header.bo form{margin:0}header.bo button{background:#eef1f6;color:#1d2433;width:auto;padding:.4rem .8rem}
   header.bo nav.lang{margin:0}
   select,textarea{box-sizing:border-box;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #6b7385;border-radius:8px;background:#fff}
@@ -45,7 +45,7 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): st
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
 <nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
     chrome.role === 'admin'
-      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
+      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
       : ''
   }</ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}

@@ -4,6 +4,7 @@ import { caller, type Caller } from '../helpers/api.ts';
 import { basic, type TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
+import { SECRET_KEY as STRIPE_SECRET, WEBHOOK_SECRET as STRIPE_WEBHOOK_SECRET, stripeHarness } from '../psp/fixtures/stripe/harness.ts';
 
 /**
  * The back office's Developers and Offers pages in real Chromium (docs/back-office.md), by labels and roles
@@ -97,6 +98,35 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
       expect(offers.find((o: { type: string }) => o.type === 'SHARED').psp_account_id).toBe(created.json().id);
     } finally {
       await page.close();
+    }
+  });
+
+  it('adds a PSP account from the form built for the connector, checked with the PSP; the secret is shown masked', async () => {
+    const stripe = await stripeHarness();
+    const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
+    try {
+      await page.goto(`${app.base}/dashboard`);
+      await page.getByLabel('E-mail').fill(a.merchant.email);
+      await page.getByLabel('Password').fill(a.merchant.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'PSP accounts' }).click();
+      await expect.poll(() => page.title()).toBe('PSP accounts · Chipin back office');
+      await expectAccessible(page, 'psp accounts');
+      await page.getByRole('link', { name: 'Stripe' }).click();
+      await expectAccessible(page, 'add a stripe account');
+      await page.getByLabel('Label').fill('Shop Stripe');
+      await page.getByLabel('secret_key').fill(STRIPE_SECRET);
+      await page.getByLabel('webhook_secret').fill(STRIPE_WEBHOOK_SECRET);
+      await page.getByLabel('endpoint_url').fill(stripe.account.baseUrl);
+      await page.getByRole('button', { name: 'Save the PSP account' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('PSP account saved.');
+      const table = page.getByRole('region', { name: 'Your PSP accounts' });
+      expect(await table.getByRole('row').filter({ hasText: 'Shop Stripe' }).count()).toBe(1);
+      expect(await page.content()).not.toContain(STRIPE_SECRET);
+      expect(await page.content()).toContain(`…${STRIPE_SECRET.slice(-4)}`);
+    } finally {
+      await page.close();
+      await stripe.teardown();
     }
   });
 });

@@ -11,6 +11,7 @@ import { registerBackofficeOffers } from './backoffice-offers.ts';
 import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardHome } from './dashboard-home.ts';
 import { registerDashboardOffers } from './dashboard-offers.ts';
+import { registerDashboardPspAccounts } from './dashboard-psp-accounts.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerDashboardTeam } from './dashboard-team.ts';
@@ -65,6 +66,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardDevelopers(app, services, sessions);
   registerDashboardTeam(app, services, sessions);
   registerDashboardOffers(app, services, sessions);
+  registerDashboardPspAccounts(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { form, signIn } from '../helpers/dashboard.ts';
+import { SECRET_KEY, WEBHOOK_SECRET, stripeHarness, type StripeHarness } from '../psp/fixtures/stripe/harness.ts';
+
+/** The back office's PSP accounts pages: list, add (from the connector's fields, checked with the PSP), delete. */
+let app: TestApp;
+let a: Caller;
+let b: Caller;
+let sa: { cookie: string; csrf: string };
+let sb: { cookie: string; csrf: string };
+let stripe: StripeHarness;
+
+beforeAll(async () => {
+  stripe = await stripeHarness();
+  app = await startTestApp({ logLevel: 'debug' });
+  [a, b] = [await caller(app), await caller(app)];
+  sa = await signIn(app, a.merchant);
+  sb = await signIn(app, b.merchant);
+});
+afterAll(async () => {
+  await app?.close();
+  await stripe?.teardown();
+});
+
+const get = (url: string, s = sa) => app.server.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+const post = (url: string, body: string, s = sa) =>
+  app.server.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
+const accountsOf = async (c: Caller) =>
+  (await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_accounts', headers: { authorization: c.dashboard } })).json() as { id: string; label: string; credentials: Record<string, string> }[];
+const stripeForm = (over: Record<string, string> = {}, s = sa) =>
+  form({
+    csrf: s.csrf,
+    psp: 'stripe',
+    label: 'Main Stripe',
+    environment: 'test',
+    'credentials.secret_key': SECRET_KEY,
+    'credentials.webhook_secret': WEBHOOK_SECRET,
+    endpoint_url: stripe.account.baseUrl,
+    verify: 'yes',
+    ...over,
+  });
+
+describe('PSP accounts in the back office', () => {
+  it("builds the add form from the connector's credential fields: secrets as password inputs", async () => {
+    const page = await get('/dashboard/psp-accounts');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('href="/dashboard/psp-accounts/new?psp=stripe"');
+    expect(page.body).not.toContain('new?psp=sandbox');
+    const add = await get('/dashboard/psp-accounts/new?psp=ogone');
+    expect(add.statusCode).toBe(200);
+    expect(add.body).toMatch(/<input id="cred_sha_in" name="credentials.sha_in" type="password"/);
+    expect(add.body).toMatch(/<input id="cred_pspid" name="credentials.pspid" type="text"/);
+    expect(add.body).toMatch(/<select id="cred_hash_algorithm" name="credentials.hash_algorithm"/);
+    expect((await get('/dashboard/psp-accounts/new?psp=acme')).statusCode).toBe(404);
+  });
+
+  it('adds an account checked with the PSP; the secrets are never shown again, in a page or a log line', async () => {
+    const res = await post('/dashboard/psp-accounts', stripeForm());
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/psp-accounts?done=created');
+    const saved = (await accountsOf(a)).find((x) => x.label === 'Main Stripe')!;
+    expect(saved.credentials).toEqual({ secret_key: `…${SECRET_KEY.slice(-4)}`, webhook_secret: `…${WEBHOOK_SECRET.slice(-4)}` });
+    const list = await get('/dashboard/psp-accounts?done=created');
+    expect(list.body).toContain('PSP account saved.');
+    expect(list.body).toContain(saved.id);
+    for (const secret of [SECRET_KEY, WEBHOOK_SECRET]) {
+      expect(list.body).not.toContain(secret);
+      for (const line of app.logs) expect(line).not.toContain(secret);
+    }
+    const { rows } = await app.services.db.query<{ action: string }>("SELECT action FROM audit_log WHERE subject = $1", [saved.id]);
+    expect(rows.map((r) => r.action)).toEqual(['psp_account_create']);
+  });
+
+  it('refuses bad input naming the field, keeps what was typed but no secret, and saves nothing', async () => {
+    const before = (await accountsOf(a)).length;
+    const bad = await post('/dashboard/psp-accounts', stripeForm({ label: 'Bad', endpoint_url: 'ftp://psp.example.com' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('endpoint_url');
+    expect(bad.body).toContain('value="Bad"');
+    expect(bad.body).not.toContain(SECRET_KEY);
+    const rejected = await post('/dashboard/psp-accounts', stripeForm({ label: 'Wrong key', 'credentials.secret_key': 'sk_test_51WrongKey00000000000000000000000000000000zz' }));
+    expect(rejected.statusCode).toBe(422);
+    expect(rejected.body).toContain('The PSP refused these credentials');
+    expect((await accountsOf(a)).length).toBe(before);
+  });
+
+  it('refuses a post without the CSRF token, and changes nothing', async () => {
+    const before = (await accountsOf(a)).length;
+    expect((await post('/dashboard/psp-accounts', stripeForm({ csrf: 'wrong', label: 'No token' }))).statusCode).toBe(403);
+    expect((await accountsOf(a)).length).toBe(before);
+  });
+
+  it("deletes after a confirmation; another merchant's account is a 404 and stays; an account an offer uses is kept (409)", async () => {
+    expect((await post('/dashboard/psp-accounts', stripeForm({ label: 'To delete' }))).statusCode).toBe(303);
+    const id = (await accountsOf(a)).find((x) => x.label === 'To delete')!.id;
+    expect((await post(`/dashboard/psp-accounts/${id}/delete`, form({ csrf: sb.csrf, confirm: 'yes' }), sb)).statusCode).toBe(404);
+    const ask = await post(`/dashboard/psp-accounts/${id}/delete`, form({ csrf: sa.csrf }));
+    expect(ask.statusCode).toBe(200);
+    expect(ask.body).toContain('name="confirm" value="yes"');
+    expect((await accountsOf(a)).some((x) => x.id === id)).toBe(true);
+    const done = await post(`/dashboard/psp-accounts/${id}/delete`, form({ csrf: sa.csrf, confirm: 'yes' }));
+    expect(done.statusCode).toBe(303);
+    expect((await accountsOf(a)).some((x) => x.id === id)).toBe(false);
+
+    const used = (await accountsOf(a)).find((x) => x.label === 'Main Stripe')!.id;
+    const bind = await app.server.inject({ method: 'PATCH', url: `/api/backoffice/offers/${a.offer('SHARED')}`, headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify({ psp_account_id: used }) });
+    expect(bind.statusCode).toBe(200);
+    const refused = await post(`/dashboard/psp-accounts/${used}/delete`, form({ csrf: sa.csrf, confirm: 'yes' }));
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('This PSP account is in use');
+    expect((await accountsOf(a)).some((x) => x.id === used)).toBe(true);
+  });
+});
