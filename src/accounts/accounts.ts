@@ -131,6 +131,24 @@ export class Accounts {
   }
 
   /**
+   * A signed-in user's own password change: the current password checked, the new one hashed
+   * (both outside the transaction: scrypt is slow on purpose), then in one transaction the hash
+   * replaced, every other session of the user ended (a stolen session dies with the old
+   * password; this one goes on) and the audit entry written. False when the current password is
+   * wrong: nothing changes.
+   */
+  async changeDashboardPassword(user: { userId: string; accountId: string; email: string }, keepSessionId: string, current: string, next: string): Promise<boolean> {
+    if (!(await this.dashboardUser(user.email, current))) return false;
+    const hash = await hashPassword(next);
+    await this.db.transaction(async (tx) => {
+      await tx.query('UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND account_id = $2', [user.userId, user.accountId, hash]);
+      await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL', [user.userId, keepSessionId]);
+      await recordAudit(tx, { accountId: user.accountId, actor: { userId: user.userId, label: user.email }, action: 'password_change', subject: user.email });
+    });
+    return true;
+  }
+
+  /**
    * The operator's reset of a dashboard user's password (`chipin dashboard reset-password`): a new
    * random password, returned once, and every session of the user ended, with the audit entry, in
    * one transaction. Only the hash is kept.

@@ -47,7 +47,7 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): st
     chrome.role === 'admin'
       ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
       : ''
-  }</ul></nav>
+  }<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}
 <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
 </div></header>`;

@@ -140,6 +140,8 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/psp-accounts/new': session(undefined, "the add form of a connector: no account data"),
   'POST /dashboard/psp-accounts': session(undefined, "adds a PSP account to the caller's own account"),
   'POST /dashboard/psp-accounts/:psa_id/delete': session(undefined, "deletes the caller's own PSP account (another account's: 404, test/dashboard/psp-accounts.test.ts)"),
+  'GET /dashboard/account/password': session(undefined, 'the form only: no account data'),
+  'POST /dashboard/account/password': session(undefined, "changes the caller's own password (the current one asked again)"),
   'GET /dashboard/team': session({ expect: 'hidden', call: () => ({ url: '/dashboard/team' }) }),
   'POST /dashboard/team/members/:id': session(undefined, "changes the caller's own account's members (another account's member: 404, test/dashboard/team.test.ts)"),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),

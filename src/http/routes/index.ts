@@ -12,6 +12,7 @@ import { registerDashboardDevelopers } from './dashboard-developers.ts';
 import { registerDashboardHome } from './dashboard-home.ts';
 import { registerDashboardOffers } from './dashboard-offers.ts';
 import { registerDashboardPspAccounts } from './dashboard-psp-accounts.ts';
+import { registerDashboardAccount } from './dashboard-account.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
 import { registerDashboardTeam } from './dashboard-team.ts';
@@ -67,6 +68,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardTeam(app, services, sessions);
   registerDashboardOffers(app, services, sessions);
   registerDashboardPspAccounts(app, services, sessions);
+  registerDashboardAccount(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);
