@@ -7,7 +7,7 @@ import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
-import { recordAudit } from '../audit/audit-log.ts';
+import { actorOf, recordAudit } from '../audit/audit-log.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 /** A dashboard user whose password was checked: who they are and what they may do. */
@@ -143,7 +143,7 @@ export class Accounts {
     await this.db.transaction(async (tx) => {
       await tx.query('UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND account_id = $2', [user.userId, user.accountId, hash]);
       await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL', [user.userId, keepSessionId]);
-      await recordAudit(tx, { accountId: user.accountId, actor: { userId: user.userId, label: user.email }, action: 'password_change', subject: user.email });
+      await recordAudit(tx, { accountId: user.accountId, actor: actorOf(user), action: 'password_change', subject: user.email });
     });
     return true;
   }

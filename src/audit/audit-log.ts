@@ -8,6 +8,11 @@ export interface Actor {
   label: string;
 }
 
+/** A signed-in dashboard user as the actor of what they do: their id, and their e-mail as the label that outlives them. */
+export function actorOf(user: { userId: string; email: string }): Actor {
+  return { userId: user.userId, label: user.email };
+}
+
 export interface AuditEntry {
   id: string;
   userId: string | null;

@@ -1,5 +1,5 @@
 import { AccountError } from '../../accounts/accounts.ts';
-import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
+import { actorOf, recordAudit, webhookAudit } from '../../audit/audit-log.ts';
 import { confirmKeyPage, developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
@@ -52,7 +52,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const url = (formOf(request).url ?? '').trim();
     try {
       const settings = await services.deliveries.setWebhook(session.accountId, { url, events });
-      await recordAudit(services.db, webhookAudit(session.accountId, { userId: session.userId, label: session.email }, settings));
+      await recordAudit(services.db, webhookAudit(session.accountId, actorOf(session), settings));
       request.log.info({ account_id: session.accountId, events: settings.events }, 'webhook endpoint set (back office)');
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { created: { token: settings.token, secret: settings.secret } })));
     } catch (err) {
@@ -72,7 +72,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const result = id ? await services.deliveries.replay(session.accountId, id) : { ok: false as const, reason: 'not_found' as const };
     if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.deliveryNotFound));
     if (!result.ok) return sendPage(reply, 409, developersPage(chrome, await view(session.accountId, { error: t.replayDisabled })));
-    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
+    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
     request.log.info({ account_id: session.accountId, delivery_id: toDeliveryUid(result.delivery.id) }, 'delivery replay requested (back office)');
     return seeOther(reply, '/dashboard/developers?done=replay');
   });
@@ -85,7 +85,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const { session, chrome } = ctx;
     if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const key = await services.accounts.createKey(toPublicId('acc', session.accountId));
-    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_create', subject: key.api_key });
+    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_create', subject: key.api_key });
     request.log.info({ account_id: session.accountId, api_key: key.api_key }, 'API key created (back office)');
     return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret } })));
   });
@@ -107,13 +107,13 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
       if (action === 'revoke') {
         await services.accounts.revokeKey(apiKey, session.accountId);
         await services.revokedKeys.refresh(); // this process stops its tokens now, the others within a refresh
-        await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_revoke', subject: apiKey });
+        await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_revoke', subject: apiKey });
         request.log.info({ account_id: session.accountId, api_key: apiKey }, 'API key revoked (back office)');
         return seeOther(reply, `/dashboard/developers?revoked=${encodeURIComponent(apiKey)}`);
       }
       const key = await services.accounts.rotateKey(apiKey, session.accountId);
       await services.revokedKeys.refresh();
-      await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'api_key_rotate', subject: apiKey, details: { new_key: key.api_key } });
+      await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_rotate', subject: apiKey, details: { new_key: key.api_key } });
       request.log.info({ account_id: session.accountId, api_key: key.api_key, revoked: apiKey }, 'API key rotated (back office)');
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret, replaced: apiKey } })));
     } catch (err) {

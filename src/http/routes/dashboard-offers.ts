@@ -1,4 +1,4 @@
-import { recordAudit } from '../../audit/audit-log.ts';
+import { actorOf, recordAudit } from '../../audit/audit-log.ts';
 import { offerPage, offersPage } from '../../dashboard/offers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
@@ -54,7 +54,7 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     // The empty option is the built-in sandbox PSP, as `null` is in the API.
     const outcome = await bindOfferToPspAccount(deps, session.accountId, uid, fields.psp_account_id ? fields.psp_account_id : null);
     if (outcome.kind === 'ok') {
-      await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'offer_psp_account', subject: uid, details: { psp_account_id: outcome.offer.psp_account_id } });
+      await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'offer_psp_account', subject: uid, details: { psp_account_id: outcome.offer.psp_account_id } });
       request.log.info({ account_id: session.accountId, merchant_uid: uid, psp_account_id: outcome.offer.psp_account_id }, 'offer PSP account set (back office)');
       return seeOther(reply, `/dashboard/offers/${encodeURIComponent(uid)}?done=saved`);
     }

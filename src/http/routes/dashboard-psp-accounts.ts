@@ -1,4 +1,4 @@
-import { recordAudit } from '../../audit/audit-log.ts';
+import { actorOf, recordAudit } from '../../audit/audit-log.ts';
 import { confirmDeletePage, newPspAccountPage, pspAccountsPage, type TypedAccount } from '../../dashboard/psp-accounts-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
@@ -67,7 +67,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     );
     switch (outcome.kind) {
       case 'ok':
-        await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'psp_account_create', subject: outcome.account.id, details: { psp: def.name, environment: outcome.account.environment } });
+        await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'psp_account_create', subject: outcome.account.id, details: { psp: def.name, environment: outcome.account.environment } });
         request.log.info({ account_id: session.accountId, psp_account_id: outcome.account.id, psp: def.name }, 'PSP account created (back office)');
         return seeOther(reply, '/dashboard/psp-accounts?done=created');
       case 'invalid':
@@ -98,7 +98,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     if (outcome.kind === 'in_use') {
       return sendPage(reply, 409, pspAccountsPage(chrome, await listPspAccounts(deps, session.accountId), connectors(), undefined, t.pspAccountInUse(outcome.offers, outcome.payments)));
     }
-    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'psp_account_delete', subject: account.id, details: { psp: account.psp } });
+    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'psp_account_delete', subject: account.id, details: { psp: account.psp } });
     request.log.info({ account_id: session.accountId, psp_account_id: account.id }, 'PSP account deleted (back office)');
     return seeOther(reply, '/dashboard/psp-accounts?done=deleted');
   });

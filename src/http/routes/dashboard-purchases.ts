@@ -1,3 +1,4 @@
+import { actorOf } from '../../audit/audit-log.ts';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Offer } from '../../accounts/offers.ts';
@@ -155,7 +156,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       purchaseId: detail.purchase.id,
       amountCents,
       reason: reason || undefined,
-      actor: { userId: session.userId, label: session.email },
+      actor: actorOf(session),
     });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
     // The use case's message names the field (`amount`), as the API's does.
@@ -169,7 +170,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const { chrome, form, detail, session, uid } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'cancel' }));
-    const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, actor: { userId: session.userId, label: session.email } });
+    const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, actor: actorOf(session) });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
     if (outcome.kind !== 'cancelled') {
       const error = outcome.kind === 'captured' ? t.cannotCancelCaptured : t.cannotCancelState(V1_STATE[outcome.state]);

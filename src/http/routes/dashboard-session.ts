@@ -1,4 +1,4 @@
-import { recordAudit } from '../../audit/audit-log.ts';
+import { actorOf, recordAudit } from '../../audit/audit-log.ts';
 import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../../dashboard/sessions.ts';
 import { signInPage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
@@ -52,7 +52,7 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
     // A fresh token at every sign-in: a cookie planted before it (session fixation) signs nobody in.
     const { token } = await sessions.create(check);
     // Right after the session, not in its transaction: the session store owns its own writes.
-    await recordAudit(services.db, { accountId: check.accountId, actor: { userId: check.userId, label: check.email }, action: 'sign_in' });
+    await recordAudit(services.db, { accountId: check.accountId, actor: actorOf(check), action: 'sign_in' });
     void reply.header('set-cookie', sessionCookie(token, publicUrl));
     return seeOther(reply, '/dashboard');
   });
@@ -63,7 +63,7 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
     if (!session) return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
     if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, lang);
     await sessions.revoke(session.id);
-    await recordAudit(services.db, { accountId: session.accountId, actor: { userId: session.userId, label: session.email }, action: 'sign_out' });
+    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'sign_out' });
     return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
   });
 }

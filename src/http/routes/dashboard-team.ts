@@ -1,4 +1,4 @@
-import { listAudit } from '../../audit/audit-log.ts';
+import { actorOf, listAudit } from '../../audit/audit-log.ts';
 import { ROLES } from '../../dashboard/roles.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { changeMember, listMembers } from '../../dashboard/team-members.ts';
@@ -36,7 +36,7 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
     const remove = form.remove === 'yes';
     const role = ROLES.find((r) => r === form.role);
     if (!remove && !role) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), error: t.badRole }));
-    const actor = { userId: session.userId, label: session.email };
+    const actor = actorOf(session);
     const result = await changeMember(services.db, session.accountId, actor, (request.params as { id: string }).id, remove ? { remove: true } : { role: role! });
     if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.memberNotFound));
     if (!result.ok) return sendPage(reply, 409, teamPage(chrome, { ...(await view(session.accountId)), error: t.lastAdmin }));
