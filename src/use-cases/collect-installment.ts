@@ -46,7 +46,13 @@ export async function collectInstallment(deps: PaymentDeps, accountId: string, i
   // batch, by trigger_capture), it has nothing left to do.
   if (expectedAttempts !== undefined && inst.attempts !== expectedAttempts) return 'not_collectable';
   const purchase = await loadPayState(db, accountId, inst.purchaseId);
-  if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') return 'not_collectable';
+  if (!purchase || purchase.state !== 'LEADER_PROCESSED' || inst.state !== 'scheduled') {
+    // The installment was read before the purchase: a concurrent collector (trigger_capture
+    // racing another call or the due-date job) may have paid it and moved the purchase on in
+    // between. Read again, so that collector's success is answered as such, not as a refusal.
+    const again = await findInstallment(db, accountId, installmentId);
+    return again?.state === 'paid' ? 'already_paid' : 'not_collectable';
+  }
   const attempt = inst.attempts + 1;
   const charged = await charge(deps, purchase, inst, attempt);
   if ('skipped' in charged) return charged.skipped;

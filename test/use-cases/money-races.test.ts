@@ -121,6 +121,41 @@ describe('one notification per PSP outcome', () => {
       await expectLedger(id, 15_000);
     }
   });
+
+  // The interleaving the rounds above meet only by chance (CI, PostgreSQL): the second call reads
+  // the installment still scheduled, then the first call captures and completes the purchase,
+  // then the second reads the purchase already SUCCESSFUL. It must answer captured, not refused.
+  it('a trigger_capture that reads the installment just before a concurrent one completes the purchase answers captured', async () => {
+    const offer = shop.offer('DEFERRED');
+    const id = await shop.purchase({ merchant_uid: offer.merchant_uid, amount: 15_000 });
+    expect((await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+    const token = signHs256({ merchantUid: offer.merchant_uid, purchaseUid: `pur_${id}` }, offer.secret);
+    let first: Awaited<ReturnType<typeof triggerCapture>> | undefined;
+    // The real database, with a pause after the second call's installment read (not a mock).
+    const real = deps().db;
+    let paused = false;
+    const db = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'query') {
+          return async (text: string, params?: readonly unknown[]) => {
+            const result = await target.query(text, params);
+            if (!paused && text.startsWith('SELECT * FROM installments WHERE account_id = $1 AND id = $2')) {
+              paused = true;
+              first = await triggerCapture(deps(), token);
+            }
+            return result;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const second = await triggerCapture({ ...deps(), db }, token);
+    expect(paused).toBe(true);
+    expect(first).toMatchObject({ kind: 'captured', state: 'SUCCESSFUL' });
+    expect(second).toMatchObject({ kind: 'captured', state: 'SUCCESSFUL' });
+    await expectLedger(id, 15_000);
+  });
 });
 
 describe('the audit invariant over random interleavings of a pot', () => {
