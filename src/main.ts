@@ -16,8 +16,8 @@ import { parsePublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import { findPspAccount, toStored } from './psp-accounts/repository.ts';
+import { editOffer } from './use-cases/edit-offer.ts';
 import {
-  bindOfferToPspAccount,
   createPspAccount,
   deletePspAccount,
   listPspAccounts,
@@ -273,7 +273,7 @@ async function pspAccountCommand(config: Config, command: string, values: Record
       }
       case 'offer set-psp-account': {
         const psa = required(values, 'psp-account');
-        const r = await bindOfferToPspAccount(deps, accountId, required(values, 'offer'), psa === 'none' ? null : psa);
+        const r = await editOffer(deps, accountId, { label: 'cli' }, required(values, 'offer'), { psp_account_id: psa === 'none' ? null : psa });
         if (r.kind === 'not_found') throw new CliError(`no such ${r.what} in this account`);
         if (r.kind === 'invalid') throw new CliError(`${r.field}: ${r.message}`);
         return out(`${r.offer.merchant_uid} now pays through ${r.offer.psp_account_id ?? 'the built-in sandbox PSP'} (${r.offer.psp})`, r.offer);

@@ -90,6 +90,32 @@ async function listOffers(sql: Sql, accountId: string): Promise<Offer[]> {
   return rows.map(toOffer);
 }
 
+/** The offer, its row locked until the transaction ends (an edit reads and writes it there). */
+export async function lockOffer(tx: Sql, accountId: string, id: string): Promise<Offer | undefined> {
+  const { rows } = await tx.query<OfferRow>(`${SELECT} WHERE o.account_id = $1 AND o.id = $2 FOR UPDATE OF o`, [accountId, id]);
+  return rows[0] && toOffer(rows[0]);
+}
+
+/** The terms the back office edits (src/use-cases/edit-offer.ts holds their rules). */
+export type EditableTerms = Pick<Offer, 'feeRateBps' | 'fixedFeeCents' | 'minAmountCents' | 'maxAmountCents' | 'expiryHours' | 'potDeadlineHours' | 'pspAccountId' | 'psp'>;
+
+export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t: EditableTerms): Promise<void> {
+  await tx.query(
+    `UPDATE offers SET fee_rate_bps = $3, fixed_fee_cents = $4, min_amount_cents = $5, max_amount_cents = $6, expiry_hours = $7,
+       pot_deadline_hours = $8, psp_account_id = $9, psp = $10 WHERE account_id = $1 AND id = $2`,
+    [accountId, id, t.feeRateBps, t.fixedFeeCents, t.minAmountCents, t.maxAmountCents, t.expiryHours, t.potDeadlineHours, t.pspAccountId, t.psp],
+  );
+}
+
+/** How many of the offer's purchases the leader has not paid yet (CREATED): their schedule still reads the offer (editOffer). */
+export async function unpaidPurchaseCount(tx: Sql, accountId: string, offerId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM purchases WHERE account_id = $1 AND offer_id = $2 AND state = 'CREATED'",
+    [accountId, offerId],
+  );
+  return rows[0]!.n;
+}
+
 /**
  * Offers change rarely and are read on every purchase creation, so each process keeps an
  * account's offers for a few seconds (DESIGN §9: short-lived, never the only copy).

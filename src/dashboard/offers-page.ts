@@ -1,12 +1,14 @@
 import type { Offer } from '../accounts/offers.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { html } from '../html/html.ts';
+import { decimalAmount } from '../domain/money.ts';
 import { formatMoney } from '../i18n/format.ts';
 import type { PspAccountView } from '../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from './texts.ts';
 
-const kindOf = (t: DashboardTexts, o: Offer) =>
+/** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days". */
+export const kindOf = (t: DashboardTexts, o: Pick<Offer, 'type' | 'installments' | 'deferredDays'>) =>
   o.type === 'SHARED' ? t.kindShared : o.type === 'INSTALLMENTS' ? t.kindInstallments(o.installments) : t.kindDeferred(o.deferredDays);
 
 const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
@@ -31,33 +33,90 @@ export function offersPage(chrome: Chrome, offers: Offer[], accounts: PspAccount
   return dashboardPage(chrome, t.offers, body);
 }
 
-/** One offer: its terms (read-only here) and the form choosing the PSP account it pays through. */
-export function offerPage(chrome: Chrome, o: Offer, accounts: PspAccountView[], extra: { error?: string; saved?: boolean } = {}): string {
+/** The page's inputs, by the API field each one sets (a refusal names the API field). */
+export const OFFER_INPUTS = {
+  psp_account_id: 'psp_account_id',
+  fee_rate_bps: 'fee_rate',
+  fixed_fee_cents: 'fixed_fee',
+  min_amount_cents: 'min_amount',
+  max_amount_cents: 'max_amount',
+  expiry_hours: 'expiry_hours',
+  pot_deadline_hours: 'pot_deadline_hours',
+} as const;
+export type OfferInput = (typeof OFFER_INPUTS)[keyof typeof OFFER_INPUTS];
+
+/** Each input's label, as an error names it. */
+export function offerInputLabel(t: DashboardTexts, o: Offer, input: OfferInput): string {
+  const labels: Record<OfferInput, string> = {
+    psp_account_id: t.pspAccountField,
+    fee_rate: t.feeRateField,
+    fixed_fee: t.fixedFeeField(o.currency),
+    min_amount: t.minAmountField(o.currency),
+    max_amount: t.maxAmountField(o.currency),
+    expiry_hours: t.expiryHoursField,
+    pot_deadline_hours: t.potDeadlineHoursField,
+  };
+  return labels[input];
+}
+
+/** What the inputs show: the offer's terms as typed numbers (a percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents). */
+function inputsOf(o: Offer): Record<OfferInput, string> {
+  return {
+    psp_account_id: o.pspAccountId === null ? '' : toPublicId('psa', o.pspAccountId),
+    fee_rate: decimalAmount(o.feeRateBps, 'EUR'),
+    fixed_fee: decimalAmount(o.fixedFeeCents, o.currency),
+    min_amount: decimalAmount(o.minAmountCents, o.currency),
+    max_amount: decimalAmount(o.maxAmountCents, o.currency),
+    expiry_hours: String(o.expiryHours),
+    pot_deadline_hours: String(o.potDeadlineHours),
+  };
+}
+
+/**
+ * One offer: what it sells (read-only), and the one form editing its fees, limits, delays and PSP
+ * account (`PATCH /api/backoffice/offers/{merchant_uid}`'s use case). After a refusal the typed
+ * values are shown again, the named input marked.
+ */
+export function offerPage(
+  chrome: Chrome,
+  o: Offer,
+  accounts: PspAccountView[],
+  extra: { error?: { input: OfferInput | undefined; message: string }; typed?: Partial<Record<OfferInput, string>>; saved?: boolean } = {},
+): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const uid = toPublicId('mer', o.id);
-  const money = (cents: number) => formatMoney(cents, o.currency, chrome.lang);
-  const current = o.pspAccountId === null ? '' : toPublicId('psa', o.pspAccountId);
+  const v = { ...inputsOf(o), ...extra.typed };
+  const invalid = (input: OfferInput) => (extra.error && extra.error.input === input ? html` aria-invalid="true" aria-describedby="offer-error"` : '');
+  const text = (input: Exclude<OfferInput, 'psp_account_id'>, mode: 'decimal' | 'numeric') =>
+    html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><input id="${input}" name="${input}" inputmode="${mode}" autocomplete="off" required value="${v[input]}"${invalid(input)}></p>`;
   const body = html`<h1>${kindOf(t, o)}</h1>
 ${extra.saved ? html`<div class="ok" role="status">${t.offerSaved}</div>` : ''}
-${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error}</div>` : ''}
-<section class="card" aria-labelledby="terms"><h2 id="terms">${t.offerTerms}</h2>
-<dl class="facts"><dt>${t.offer}</dt><dd>${uid}</dd>
-<dt>${t.fees}</dt><dd>${t.feesOf((o.feeRateBps / 100).toLocaleString(chrome.lang), money(o.fixedFeeCents))}</dd>
-<dt>${t.limits}</dt><dd>${money(o.minAmountCents)} – ${money(o.maxAmountCents)}</dd>
-<dt>${t.expiryHours}</dt><dd>${t.hours(o.expiryHours)}</dd>
-${o.type === 'SHARED' ? html`<dt>${t.potDeadlineHours}</dt><dd>${t.hours(o.potDeadlineHours)}</dd>` : ''}
+${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error.message}</div>` : ''}
+<section class="card" aria-labelledby="sold"><h2 id="sold">${t.soldTerms}</h2>
+<dl class="facts"><dt>${t.offer}</dt><dd>${kindOf(t, o)} <span class="muted">${uid}</span></dd>
+<dt>${t.currencyLabel}</dt><dd>${o.currency}</dd>
 </dl></section>
-<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
 <form method="post" action="/dashboard/offers/${uid}">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
+<section class="card" aria-labelledby="terms"><h2 id="terms">${t.editOfferTerms}</h2>
+<p class="muted" id="terms-hint">${t.offerEditHint}</p>
+${text('fee_rate', 'decimal')}
+${text('fixed_fee', 'decimal')}
+${text('min_amount', 'decimal')}
+${text('max_amount', 'decimal')}
+${text('expiry_hours', 'numeric')}
+${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
+</section>
+<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
 <label for="psp_account_id">${t.pspAccountField}</label>
-<select id="psp_account_id" name="psp_account_id"${extra.error ? html` aria-invalid="true" aria-describedby="offer-error"` : ''}>
-<option value=""${current === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
-${accounts.map((a) => html`<option value="${a.id}"${a.id === current ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
+<select id="psp_account_id" name="psp_account_id"${invalid('psp_account_id')}>
+<option value=""${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
+${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
 </select>
 <span class="muted">${t.pspAccountHint}</span>
+</section>
 <p><button type="submit">${t.saveOffer}</button></p>
-</form></section>
+</form>
 <p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
   return dashboardPage(chrome, kindOf(t, o), body);
 }

@@ -106,12 +106,6 @@ export async function deletePspAccount(sql: Sql, accountId: string, id: string):
   return rows.length > 0;
 }
 
-/** Points an offer at a PSP account (or back at the built-in sandbox with null); `offers.psp` follows the account's connector. */
-export async function bindOffer(sql: Sql, accountId: string, offerId: string, pspAccountId: string | null, psp: string): Promise<boolean> {
-  const { rows } = await sql.query('UPDATE offers SET psp_account_id = $3, psp = $4 WHERE account_id = $1 AND id = $2 RETURNING 1', [accountId, offerId, pspAccountId, psp]);
-  return rows.length > 0;
-}
-
 /** Every offer's PSP binding for one account, keyed by PSP accounts that are used. */
 export async function offersOfPspAccount(sql: Sql, accountId: string, id: string): Promise<string[]> {
   const { rows } = await sql.query<{ id: string }>('SELECT id FROM offers WHERE account_id = $1 AND psp_account_id = $2 ORDER BY created_at, id', [accountId, id]);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Offer, OfferCache } from '../accounts/offers.ts';
+import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -9,7 +10,6 @@ import { maskedCredentials, validateCredentials, validateEndpointUrl } from '../
 import type { ConnectorDefinition, PspEnvironment } from '../psp/definition.ts';
 import { DEFAULT_PSP, type PspRegistry } from '../psp/registry.ts';
 import {
-  bindOffer as bindOfferRow,
   deletePspAccount as deleteRow,
   findPspAccount,
   insertPspAccount,
@@ -154,7 +154,21 @@ export async function getPspAccount(deps: PspAccountDeps, accountId: string, pub
   return row ? viewOf(deps, row) : undefined;
 }
 
-export async function updatePspAccount(deps: PspAccountDeps, accountId: string, publicId: string, patch: PspAccountPatch, opts: { verify: boolean }): Promise<PspAccountOutcome> {
+/**
+ * Changes a PSP account (`PATCH /api/backoffice/psp_accounts/{id}`, its page's form) or, with
+ * `recheck`, checks its saved settings with the PSP again (`POST …/{id}/verify`, the page's
+ * "Check again"). Changed credentials, environment or endpoint, or a recheck, are verified with
+ * the PSP unless `verify` is false; a refusal saves nothing. Written and audited
+ * (`psp_account_update` or `psp_account_verify`: the names of the changed settings, never a
+ * value) in one transaction.
+ */
+export async function updatePspAccount(
+  deps: PspAccountDeps,
+  accountId: string,
+  publicId: string,
+  patch: PspAccountPatch,
+  opts: { verify: boolean; recheck?: boolean; actor: Actor },
+): Promise<PspAccountOutcome> {
   const id = parsePublicId('psa', publicId);
   const row = id && (await findPspAccount(deps.db, accountId, id));
   if (!id || !row) return { kind: 'not_found' };
@@ -168,24 +182,37 @@ export async function updatePspAccount(deps: PspAccountDeps, accountId: string, 
   const endpointUrl = patch.endpoint_url === undefined ? row.endpoint_url : patch.endpoint_url;
   const c = check(deps, row.psp, environment, credentials, endpointUrl);
   if ('field' in c) return { kind: 'invalid', ...c };
+  const changedNames = [
+    ...(patch.label !== undefined && patch.label !== row.label ? ['label'] : []),
+    ...(environment !== row.environment ? ['environment'] : []),
+    ...(endpointUrl !== row.endpoint_url ? ['endpoint_url'] : []),
+    ...Object.keys(patch.credentials ?? {}).map((k) => `credentials.${k}`),
+  ];
   const changed = patch.credentials !== undefined || environment !== row.environment || endpointUrl !== row.endpoint_url;
   let verifiedAt = changed ? null : row.verified_at;
-  if (changed && opts.verify) {
+  if ((changed || opts.recheck) && opts.verify) {
     const v = await verify(deps, c, id);
     if (!('at' in v)) return v;
     verifiedAt = v.at;
   }
-  const updated = await updateRow(
-    deps.db,
-    accountId,
-    id,
-    { environment: c.environment, label: patch.label ?? row.label, credentialsEnc: sealCredentials(deps.box, c.credentials), endpointUrl: c.endpointUrl, verifiedAt },
-    deps.clock.now(),
-  );
+  const updated = await deps.db.transaction(async (tx) => {
+    const written = await updateRow(
+      tx,
+      accountId,
+      id,
+      { environment: c.environment, label: patch.label ?? row.label, credentialsEnc: sealCredentials(deps.box, c.credentials), endpointUrl: c.endpointUrl, verifiedAt },
+      deps.clock.now(),
+    );
+    if (written) {
+      const action = opts.recheck && changedNames.length === 0 ? 'psp_account_verify' : 'psp_account_update';
+      await recordAudit(tx, { accountId, actor: opts.actor, action, subject: toPublicId('psa', id), details: { changed: changedNames, verified: verifiedAt !== null && verifiedAt !== row.verified_at } });
+    }
+    return written;
+  });
   if (!updated) return { kind: 'not_found' };
   deps.psps.invalidate(accountId, id);
   deps.offers.forget(accountId);
-  deps.logger.info({ account_id: accountId, psp_account_id: publicId, changed_settings: changed }, 'PSP account updated');
+  deps.logger.info({ account_id: accountId, psp_account_id: publicId, changed_settings: changed, recheck: opts.recheck === true }, 'PSP account updated');
   return { kind: 'ok', account: viewOf(deps, updated) };
 }
 
@@ -218,9 +245,16 @@ export interface OfferPspView {
   currency: string;
   psp: string;
   psp_account_id: string | null;
+  fee_rate_bps: number;
+  fixed_fee_cents: number;
+  min_amount_cents: number;
+  max_amount_cents: number;
+  expiry_hours: number;
+  pot_deadline_hours: number;
 }
 
-function offerView(o: Offer): OfferPspView {
+/** An offer as the back-office API shows it: what was sold (read-only), its editable terms, its PSP account. */
+export function offerView(o: Offer): OfferPspView {
   return {
     merchant_uid: toPublicId('mer', o.id),
     type: o.type,
@@ -229,37 +263,16 @@ function offerView(o: Offer): OfferPspView {
     currency: o.currency,
     psp: o.psp,
     psp_account_id: o.pspAccountId ? toPublicId('psa', o.pspAccountId) : null,
+    fee_rate_bps: o.feeRateBps,
+    fixed_fee_cents: o.fixedFeeCents,
+    min_amount_cents: o.minAmountCents,
+    max_amount_cents: o.maxAmountCents,
+    expiry_hours: o.expiryHours,
+    pot_deadline_hours: o.potDeadlineHours,
   };
 }
 
 export async function listOffersWithPsp(deps: PspAccountDeps, accountId: string): Promise<OfferPspView[]> {
   deps.offers.forget(accountId);
   return (await deps.offers.list(accountId)).map(offerView);
-}
-
-export type BindOutcome =
-  | { kind: 'ok'; offer: OfferPspView }
-  | { kind: 'not_found'; what: 'offer' | 'PSP account' }
-  | { kind: 'invalid'; field: string; message: string };
-
-/** Points an offer at one of the account's PSP accounts (null: the built-in sandbox): its next payment runs there. */
-export async function bindOfferToPspAccount(deps: PspAccountDeps, accountId: string, merchantUid: string, pspAccountId: string | null): Promise<BindOutcome> {
-  const offer = await deps.offers.find(accountId, merchantUid);
-  if (!offer) return { kind: 'not_found', what: 'offer' };
-  let psp = DEFAULT_PSP;
-  let id: string | null = null;
-  if (pspAccountId !== null) {
-    id = parsePublicId('psa', pspAccountId) ?? null;
-    const row = id && (await findPspAccount(deps.db, accountId, id));
-    if (!id || !row) return { kind: 'not_found', what: 'PSP account' };
-    psp = row.psp;
-  }
-  if (deps.deployment === 'production' && psp === DEFAULT_PSP) {
-    return { kind: 'invalid', field: 'psp_account_id', message: 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)' };
-  }
-  if (!(await bindOfferRow(deps.db, accountId, offer.id, id, psp))) return { kind: 'not_found', what: 'offer' };
-  deps.offers.forget(accountId);
-  deps.logger.info({ account_id: accountId, merchant_uid: merchantUid, psp_account_id: pspAccountId }, 'offer bound to a PSP account');
-  const fresh = (await deps.offers.find(accountId, merchantUid))!;
-  return { kind: 'ok', offer: offerView(fresh) };
 }

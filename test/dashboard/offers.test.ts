@@ -3,7 +3,7 @@ import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { form, signIn } from '../helpers/dashboard.ts';
 
-/** The back office's Offers pages: the list, and the PSP account an offer pays through. */
+/** The back office's Offers pages: the list, and an offer's form editing its terms and the PSP account it pays through. */
 let app: TestApp;
 let a: Caller;
 let s: { cookie: string; csrf: string };
@@ -21,7 +21,7 @@ const get = (url: string, cookie = s.cookie) => app.server.inject({ method: 'GET
 const post = (url: string, body: string, cookie = s.cookie) =>
   app.server.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
 const offersOf = async (c: Caller) =>
-  (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: c.dashboard } })).json() as { merchant_uid: string; psp_account_id: string | null }[];
+  (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: c.dashboard } })).json() as ({ merchant_uid: string; psp_account_id: string | null } & Record<string, unknown>)[];
 const newPspAccount = async (c: Caller, label: string) =>
   (
     await app.server.inject({
@@ -61,6 +61,34 @@ describe('offers in the back office', () => {
     const res = await post(`/dashboard/offers/${a.offer('SHARED')}`, form({ csrf: s.csrf, psp_account_id: theirs }));
     expect(res.statusCode).toBe(400);
     expect(res.body).toMatch(/role="alert"[^>]*>PSP account:/);
+    expect(await offersOf(a)).toEqual(before);
+  });
+
+  it('edits fees, limits and delays typed in euros and percent, exactly, through the API use case, and says it saved', async () => {
+    const uid = a.offer('INSTALLMENTS', 4);
+    const saved = await post(`/dashboard/offers/${uid}`, form({ csrf: s.csrf, fee_rate: '2,35', fixed_fee: '0.10', min_amount: '60', max_amount: '2 999,99 €', expiry_hours: '36' }));
+    expect(saved.statusCode).toBe(303);
+    expect((await offersOf(a)).find((o) => o.merchant_uid === uid)).toMatchObject({ fee_rate_bps: 235, fixed_fee_cents: 10, min_amount_cents: 6_000, max_amount_cents: 299_999, expiry_hours: 36 });
+    const page = await get(saved.headers.location as string);
+    expect(page.body).toContain('role="status"');
+    expect(page.body).toContain('value="2.35"');
+    expect(page.body).toContain('value="2999.99"');
+    expect(page.body).not.toContain('id="pot_deadline_hours"'); // a pot deadline is for SHARED offers only
+    const list = await get('/dashboard/offers');
+    expect(list.body).toContain('2.35 %');
+  });
+
+  it('shows a refusal next to the form, naming the field in the page language, the typed values kept, and changes nothing', async () => {
+    const uid = a.offer('INSTALLMENTS', 3);
+    const before = await offersOf(a);
+    const notNumber = await post(`/dashboard/offers/${uid}?lang=fr`, form({ csrf: s.csrf, fee_rate: '1.5.0', min_amount: '70' }));
+    expect(notNumber.statusCode).toBe(400);
+    expect(notNumber.body).toMatch(/role="alert" id="offer-error">Taux de frais \(%\)\u00a0?: doit être un nombre/);
+    expect(notNumber.body).toMatch(/id="fee_rate" name="fee_rate"[^>]*value="1.5.0" aria-invalid="true"/);
+    const minAboveMax = await post(`/dashboard/offers/${uid}`, form({ csrf: s.csrf, min_amount: '5000', max_amount: '100' }));
+    expect(minAboveMax.statusCode).toBe(400);
+    expect(minAboveMax.body).toMatch(/role="alert" id="offer-error">Minimum amount \(EUR\) \(min_amount_cents\): the minimum/);
+    expect(minAboveMax.body).toMatch(/id="min_amount"[^>]*aria-invalid="true"/);
     expect(await offersOf(a)).toEqual(before);
   });
 

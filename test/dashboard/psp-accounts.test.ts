@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { form, signIn } from '../helpers/dashboard.ts';
 import { SECRET_KEY, WEBHOOK_SECRET, stripeHarness, type StripeHarness } from '../psp/fixtures/stripe/harness.ts';
 
-/** The back office's PSP accounts pages: list, add (from the connector's fields, checked with the PSP), delete. */
+/** The back office's PSP accounts pages: list, add (from the connector's fields, checked with the PSP), an account's page (edit, check again), delete. */
 let app: TestApp;
 let a: Caller;
 let b: Caller;
@@ -111,5 +111,93 @@ describe('PSP accounts in the back office', () => {
     expect(refused.statusCode).toBe(409);
     expect(refused.body).toContain('This PSP account is in use');
     expect((await accountsOf(a)).some((x) => x.id === used)).toBe(true);
+  });
+});
+
+describe("a PSP account's page", () => {
+  const auditsOf = async (id: string) =>
+    (await app.services.db.query<{ action: string; actor: string; details: unknown }>('SELECT action, actor, details FROM audit_log WHERE subject = $1 ORDER BY created_at', [id])).rows.map((r) => ({
+      ...r,
+      details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
+    }));
+  const viewOf = async (id: string) =>
+    (await app.server.inject({ method: 'GET', url: `/api/backoffice/psp_accounts/${id}`, headers: { authorization: a.dashboard } })).json() as { label: string; environment: string; verified_at: string | null; updated_at: string; credentials: Record<string, string> };
+  let id: string;
+
+  beforeAll(async () => {
+    expect((await post('/dashboard/psp-accounts', stripeForm({ label: 'Page Stripe' }))).statusCode).toBe(303);
+    id = (await accountsOf(a)).find((x) => x.label === 'Page Stripe')!.id;
+    const bind = await app.server.inject({ method: 'PATCH', url: `/api/backoffice/offers/${a.offer('INSTALLMENTS', 3)}`, headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify({ psp_account_id: id }) });
+    expect(bind.statusCode).toBe(200);
+  });
+
+  it('shows its label, connector, environment, when it was checked and the offers using it; secrets only masked', async () => {
+    const page = await get(`/dashboard/psp-accounts/${id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Page Stripe</h1>');
+    expect(page.body).toContain((await viewOf(id)).verified_at!);
+    expect(page.body).toContain(`href="/dashboard/offers/${a.offer('INSTALLMENTS', 3)}"`);
+    expect(page.body).toContain(`placeholder="…${SECRET_KEY.slice(-4)}"`);
+    expect(page.body).not.toContain(SECRET_KEY);
+    expect(page.body).not.toContain(WEBHOOK_SECRET);
+    expect((await get('/dashboard/psp-accounts')).body).toContain(`href="/dashboard/psp-accounts/${id}"`);
+    const fr = await get(`/dashboard/psp-accounts/${id}?lang=fr`);
+    expect(fr.body).toContain('Vérifier à nouveau');
+    expect(fr.body).toContain('Offres qui passent par lui');
+  });
+
+  it('changes the label with the credentials left blank: the saved secrets are kept, and the change is audited without a value', async () => {
+    const before = await viewOf(id);
+    const res = await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': '', 'credentials.webhook_secret': '', endpoint_url: stripe.account.baseUrl, verify: 'yes' }));
+    expect(res.statusCode, res.body).toBe(303);
+    const page = await get(res.headers.location as string);
+    expect(page.body).toContain('role="status"');
+    const after = await viewOf(id);
+    expect(after).toMatchObject({ label: 'Renamed Stripe', credentials: before.credentials, verified_at: before.verified_at });
+    const update = (await auditsOf(id)).find((e) => e.action === 'psp_account_update')!;
+    expect(update).toMatchObject({ actor: a.merchant.email, details: { changed: ['label'], verified: false } });
+    expect(JSON.stringify(await auditsOf(id))).not.toContain(SECRET_KEY.slice(-8));
+  });
+
+  it('checks new credentials with the PSP through the same use case: refused, nothing changes and no secret is echoed', async () => {
+    const before = await viewOf(id);
+    const wrong = 'sk_test_51WrongKey00000000000000000000000000000000zz';
+    const res = await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': wrong, endpoint_url: stripe.account.baseUrl, verify: 'yes' }));
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toMatch(/role="alert" id="account-error">credentials: The PSP refused these credentials/);
+    expect(res.body).not.toContain(wrong);
+    expect(res.body).not.toContain(SECRET_KEY);
+    expect(await viewOf(id)).toEqual(before);
+    const bad = await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', endpoint_url: 'ftp://psp.example.com' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toMatch(/id="endpoint_url"[^>]*aria-invalid="true"/);
+    expect(await viewOf(id)).toEqual(before);
+  });
+
+  it('"Check again" calls the PSP with the saved settings, records when, and is audited; the API does the same', async () => {
+    const before = await viewOf(id);
+    const res = await post(`/dashboard/psp-accounts/${id}/verify`, form({ csrf: sa.csrf }));
+    expect(res.statusCode).toBe(303);
+    expect((await get(res.headers.location as string)).body).toContain('The PSP accepted the saved settings.');
+    const after = await viewOf(id);
+    expect(after.credentials).toEqual(before.credentials);
+    expect(after.verified_at).not.toBeNull();
+    expect(after.updated_at > before.updated_at).toBe(true);
+    const api = await app.server.inject({ method: 'POST', url: `/api/backoffice/psp_accounts/${id}/verify`, headers: { authorization: a.dashboard } });
+    expect(api.statusCode).toBe(200);
+    expect(api.json().credentials).toEqual(before.credentials);
+    const checks = (await auditsOf(id)).filter((e) => e.action === 'psp_account_verify');
+    expect(checks).toHaveLength(2);
+    expect(checks[0]).toMatchObject({ actor: a.merchant.email, details: { changed: [], verified: true } });
+  });
+
+  it("answers 404 for another merchant's account, shown, changed or checked, and leaves it as it was", async () => {
+    const before = await viewOf(id);
+    expect((await get(`/dashboard/psp-accounts/${id}`, sb)).statusCode).toBe(404);
+    expect((await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sb.csrf, label: 'Stolen', environment: 'test' }), sb)).statusCode).toBe(404);
+    expect((await post(`/dashboard/psp-accounts/${id}/verify`, form({ csrf: sb.csrf }), sb)).statusCode).toBe(404);
+    expect((await app.server.inject({ method: 'POST', url: `/api/backoffice/psp_accounts/${id}/verify`, headers: { authorization: b.dashboard } })).statusCode).toBe(404);
+    expect(await viewOf(id)).toEqual(before);
+    expect((await post(`/dashboard/psp-accounts/${id}/verify`, form({ csrf: 'wrong' }))).statusCode).toBe(403);
   });
 });

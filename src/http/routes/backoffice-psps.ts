@@ -197,7 +197,7 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
         summary: 'Change a PSP account',
         description:
           `${AUTH_NOTE} Changes the label, environment, endpoint or credentials (fields given replace the saved ones, \`null\` removes one). ` +
-          'Changed credentials, environment or endpoint are checked with the PSP again (`?verify=false` skips it). Offers using the account use the new settings from their next payment on.',
+          'Changed credentials, environment or endpoint are checked with the PSP again (`?verify=false` skips it). Offers using the account use the new settings from their next payment on. Audited (`psp_account_update`: the names of the changed settings, never a value).',
         security: SECURITY,
         params: Params,
         querystring: Verify,
@@ -214,8 +214,31 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
       },
     },
     async (request, reply) => {
-      const accountId = await guard.accountOf(request);
-      const result = answer(await updatePspAccount(deps, accountId, request.params.id, request.body, { verify: request.query.verify !== false }));
+      const { accountId, userId, email } = await guard.userOf(request);
+      const result = answer(await updatePspAccount(deps, accountId, request.params.id, request.body, { verify: request.query.verify !== false, actor: { userId, label: email } }));
+      if (result instanceof ApiError) throw result;
+      void reply.header('cache-control', 'no-store');
+      return result;
+    },
+  );
+
+  app.post(
+    '/api/backoffice/psp_accounts/:id/verify',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Check a PSP account with the PSP again',
+        description:
+          `${AUTH_NOTE} Makes the harmless authenticated call to the PSP with the saved settings (the one a save makes) and, when the PSP accepts them, ` +
+          'records when (`verified_at`). A refusal (422) or an unreachable PSP (502) changes nothing. Audited (`psp_account_verify`).',
+        security: SECURITY,
+        params: Params,
+        response: { 200: PspAccount, ...SaveErrors, 404: { ...TokenApiError, description: 'No such PSP account in this account' }, ...BackofficeErrors },
+      },
+    },
+    async (request, reply) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      const result = answer(await updatePspAccount(deps, accountId, request.params.id, {}, { verify: true, recheck: true, actor: { userId, label: email } }));
       if (result instanceof ApiError) throw result;
       void reply.header('cache-control', 'no-store');
       return result;

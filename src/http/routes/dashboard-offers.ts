@@ -1,18 +1,21 @@
-import { actorOf, recordAudit } from '../../audit/audit-log.ts';
-import { offerPage, offersPage } from '../../dashboard/offers-page.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import type { Offer } from '../../accounts/offers.ts';
+import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../../dashboard/offers-page.ts';
+import { parseDecimalAmount, parseTypedAmount } from '../../domain/money.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import type { Services } from '../../services.ts';
-import { bindOfferToPspAccount, listPspAccounts } from '../../use-cases/psp-accounts.ts';
+import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
+import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
 import type { App } from '../types.ts';
 import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 
 /**
- * Back office: the account's offers, and the PSP account each pays through, chosen with
- * `PATCH /api/backoffice/offers/{merchant_uid}`'s use case (bindOfferToPspAccount).
+ * Back office: the account's offers; each one's fees, limits, delays and PSP account edited with
+ * `PATCH /api/backoffice/offers/{merchant_uid}`'s use case (editOffer, which audits).
  */
 export function registerDashboardOffers(app: App, services: Services, sessions: DashboardSessions): void {
   const deps = services.pspAccounts;
@@ -51,17 +54,53 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     const fields = formOf(request);
     if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const uid = (request.params as { merchant_uid: string }).merchant_uid;
-    // The empty option is the built-in sandbox PSP, as `null` is in the API.
-    const outcome = await bindOfferToPspAccount(deps, session.accountId, uid, fields.psp_account_id ? fields.psp_account_id : null);
+    services.offers.forget(session.accountId);
+    const offer = await services.offers.find(session.accountId, uid);
+    if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
+    // An input the form did not send keeps its value, as a field left out of the PATCH does.
+    const typed = Object.fromEntries(Object.values(OFFER_INPUTS).flatMap((k) => (typeof fields[k] === 'string' ? [[k, fields[k]]] : []))) as Partial<Record<OfferInput, string>>;
+    const refuse = async (input: OfferInput | undefined, message: string) =>
+      sendPage(reply, 400, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { error: { input, message }, typed }));
+
+    const parsed = patchOf(offer, typed);
+    if ('bad' in parsed) return refuse(parsed.bad, `${offerInputLabel(t, offer, parsed.bad)}: ${parsed.bad.endsWith('hours') ? t.badWholeNumber : t.badDecimal}`);
+    const outcome = await editOffer(deps, session.accountId, actorOf(session), uid, parsed.patch);
     if (outcome.kind === 'ok') {
-      await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'offer_psp_account', subject: uid, details: { psp_account_id: outcome.offer.psp_account_id } });
-      request.log.info({ account_id: session.accountId, merchant_uid: uid, psp_account_id: outcome.offer.psp_account_id }, 'offer PSP account set (back office)');
+      request.log.info({ account_id: session.accountId, merchant_uid: uid }, 'offer edited (back office)');
       return seeOther(reply, `/dashboard/offers/${encodeURIComponent(uid)}?done=saved`);
     }
     if (outcome.kind === 'not_found' && outcome.what === 'offer') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
-    const offer = await services.offers.find(session.accountId, uid);
-    if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
-    const error = outcome.kind === 'invalid' ? `${outcome.field}: ${outcome.message}` : t.pspAccountNotFound;
-    return sendPage(reply, 400, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { error }));
+    if (outcome.kind === 'not_found') return refuse('psp_account_id', t.pspAccountNotFound);
+    const input = OFFER_INPUTS[outcome.field as keyof typeof OFFER_INPUTS] as OfferInput | undefined;
+    return refuse(input, `${input ? offerInputLabel(t, offer, input) : outcome.field} (${outcome.field}): ${outcome.message}`);
   });
+}
+
+/**
+ * The form's typed values as the API's patch, with integer arithmetic only: amounts in the
+ * offer's currency with up to its decimals, the fee rate in percent with up to 2 decimals, hours
+ * whole. The first input that is not such a number is named.
+ */
+function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { patch: OfferPatch } | { bad: OfferInput } {
+  const whole = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
+  const parsers: [OfferInput, Exclude<keyof OfferPatch, 'psp_account_id'>, (text: string) => number | undefined][] = [
+    // A percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents.
+    ['fee_rate', 'fee_rate_bps', (text) => (/\d/.test(text) ? parseDecimalAmount(text.replace('%', ''), 'EUR') : undefined)],
+    ['fixed_fee', 'fixed_fee_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['min_amount', 'min_amount_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['max_amount', 'max_amount_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['expiry_hours', 'expiry_hours', whole],
+    ['pot_deadline_hours', 'pot_deadline_hours', whole],
+  ];
+  const patch: OfferPatch = {};
+  // The empty option is the built-in sandbox PSP, as `null` is in the API.
+  if (typed.psp_account_id !== undefined) patch.psp_account_id = typed.psp_account_id || null;
+  for (const [input, field, parse] of parsers) {
+    const text = typed[input];
+    if (text === undefined) continue;
+    const value = parse(text);
+    if (value === undefined) return { bad: input };
+    patch[field] = value;
+  }
+  return { patch };
 }

@@ -1,11 +1,15 @@
 import { actorOf, recordAudit } from '../../audit/audit-log.ts';
-import { confirmDeletePage, newPspAccountPage, pspAccountsPage, type TypedAccount } from '../../dashboard/psp-accounts-page.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Chrome } from '../../dashboard/layout.ts';
+import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../../dashboard/psp-accounts-page.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import type { ConnectorDefinition } from '../../psp/definition.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { DEFAULT_PSP } from '../../psp/registry.ts';
 import type { Services } from '../../services.ts';
-import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts } from '../../use-cases/psp-accounts.ts';
+import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts, updatePspAccount, type PspAccountView } from '../../use-cases/psp-accounts.ts';
 import type { App } from '../types.ts';
 import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
 
@@ -47,18 +51,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const def = connectors().find((d) => d.name === fields.psp);
     if (!def) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.unknownPsp));
-    // Only the connector's own fields, and only those filled in: an empty optional field is absent.
-    const credentials: Record<string, string> = {};
-    for (const f of def.credentialFields) {
-      const v = fields[`credentials.${f.name}`];
-      if (v !== undefined && v !== '') credentials[f.name] = v;
-    }
-    const typed: TypedAccount = {
-      label: fields.label,
-      environment: fields.environment,
-      endpoint_url: fields.endpoint_url,
-      credentials: Object.fromEntries(def.credentialFields.filter((f) => !f.secret && credentials[f.name] !== undefined).map((f) => [f.name, credentials[f.name]!])),
-    };
+    const { credentials, typed } = typedAccount(def, fields);
     const outcome = await createPspAccount(
       deps,
       session.accountId,
@@ -81,17 +74,33 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     }
   });
 
-  app.post('/dashboard/psp-accounts/:psa_id/delete', PAGE, async (request, reply) => {
+  /**
+   * What every form on one PSP account starts with: signed in, the CSRF token, the account's own
+   * PSP account (another account's is not found, as an unknown one is). Undefined once answered.
+   */
+  async function ownAccountForm(request: FastifyRequest, reply: FastifyReply) {
     const ctx = await signedIn(services, sessions, request, reply);
-    if (!ctx) return reply;
+    if (!ctx) return undefined;
     const { session, chrome } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
+    if (!sessions.csrfMatches(session, fields.csrf)) {
+      refuseForm(reply, chrome.lang);
+      return undefined;
+    }
     const id = (request.params as { psa_id: string }).psa_id;
-    // Another account's PSP account is not found, as an unknown one is.
     const account = await getPspAccount(deps, session.accountId, id);
-    if (!account) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
+    if (!account) {
+      sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
+      return undefined;
+    }
+    return { session, chrome, t, fields, id, account };
+  }
+
+  app.post('/dashboard/psp-accounts/:psa_id/delete', PAGE, async (request, reply) => {
+    const own = await ownAccountForm(request, reply);
+    if (!own) return reply;
+    const { session, chrome, t, fields, id, account } = own;
     if (fields.confirm !== 'yes') return sendPage(reply, 200, confirmDeletePage(chrome, account));
     const outcome = await deletePspAccount(deps, session.accountId, id);
     if (outcome.kind === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
@@ -102,4 +111,83 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     request.log.info({ account_id: session.accountId, psp_account_id: account.id }, 'PSP account deleted (back office)');
     return seeOther(reply, '/dashboard/psp-accounts?done=deleted');
   });
+
+  /** The account's page: its settings, the offers using it, the edit form, "Check again". */
+  async function showAccount(reply: FastifyReply, chrome: Chrome, accountId: string, account: PspAccountView, status: number, extra: Parameters<typeof pspAccountPage>[4] = {}) {
+    services.offers.forget(accountId);
+    const using = (await services.offers.list(accountId)).filter((o) => o.pspAccountId !== null && toPublicId('psa', o.pspAccountId) === account.id);
+    return sendPage(reply, status, pspAccountPage(chrome, account, services.psps.definition(account.psp), using, extra));
+  }
+
+  app.get('/dashboard/psp-accounts/:psa_id', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const account = await getPspAccount(deps, session.accountId, (request.params as { psa_id: string }).psa_id);
+    if (!account) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
+    const done = (request.query as Record<string, unknown>).done;
+    return showAccount(reply, chrome, session.accountId, account, 200, { notice: done === 'saved' || done === 'verified' ? done : undefined });
+  });
+
+  /** The edit form (`edit`) or "Check again" (`verify`), both through `updatePspAccount`, as PATCH and POST …/verify are. */
+  async function change(request: FastifyRequest, reply: FastifyReply, what: 'edit' | 'verify') {
+    const own = await ownAccountForm(request, reply);
+    if (!own) return reply;
+    const { session, chrome, t, fields, id, account } = own;
+    const actor = actorOf(session);
+    let typed: TypedAccount | undefined;
+    let outcome;
+    if (what === 'verify') {
+      outcome = await updatePspAccount(deps, session.accountId, id, {}, { verify: true, recheck: true, actor });
+    } else {
+      const def = services.psps.definition(account.psp);
+      if (!def) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.unknownPsp));
+      // Blank credential fields keep their saved values: only those typed are sent, as a PATCH does.
+      const typedIn = typedAccount(def, fields);
+      typed = typedIn.typed;
+      const patch = {
+        label: fields.label ?? account.label,
+        environment: fields.environment ?? account.environment,
+        endpoint_url: fields.endpoint_url ? fields.endpoint_url : null,
+        ...(Object.keys(typedIn.credentials).length > 0 ? { credentials: typedIn.credentials } : {}),
+      };
+      outcome = await updatePspAccount(deps, session.accountId, id, patch, { verify: fields.verify === 'yes', actor });
+    }
+    switch (outcome.kind) {
+      case 'ok':
+        request.log.info({ account_id: session.accountId, psp_account_id: id, what }, 'PSP account changed (back office)');
+        return seeOther(reply, `/dashboard/psp-accounts/${encodeURIComponent(id)}?done=${what === 'verify' ? 'verified' : 'saved'}`);
+      case 'not_found':
+        return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
+      case 'invalid':
+        return showAccount(reply, chrome, session.accountId, account, 400, { typed, error: { field: outcome.field, message: outcome.message } });
+      case 'rejected':
+        return showAccount(reply, chrome, session.accountId, account, 422, { typed, error: { field: 'credentials', message: t.pspRejected(outcome.message) } });
+      case 'unreachable':
+        return showAccount(reply, chrome, session.accountId, account, 502, { typed, error: { field: 'credentials', message: t.pspUnreachable } });
+    }
+  }
+
+  app.post('/dashboard/psp-accounts/:psa_id', PAGE, (request, reply) => change(request, reply, 'edit'));
+  app.post('/dashboard/psp-accounts/:psa_id/verify', PAGE, (request, reply) => change(request, reply, 'verify'));
+}
+
+/**
+ * A form's credential fields: only the connector's own, and only those filled in (an empty one is
+ * absent: optional when adding, kept when editing); and what the form may show again, never a secret.
+ */
+function typedAccount(def: ConnectorDefinition, fields: Record<string, string | undefined>): { credentials: Record<string, string>; typed: TypedAccount } {
+  const credentials: Record<string, string> = {};
+  for (const f of def.credentialFields) {
+    const v = fields[`credentials.${f.name}`];
+    if (v !== undefined && v !== '') credentials[f.name] = v;
+  }
+  const typed: TypedAccount = {
+    label: fields.label,
+    environment: fields.environment,
+    endpoint_url: fields.endpoint_url,
+    credentials: Object.fromEntries(def.credentialFields.filter((f) => !f.secret && credentials[f.name] !== undefined).map((f) => [f.name, credentials[f.name]!])),
+  };
+  return { credentials, typed };
 }

@@ -1,0 +1,155 @@
+import { lockOffer, unpaidPurchaseCount, updateOfferTerms, type EditableTerms, type Offer } from '../accounts/offers.ts';
+import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { formatIsoDate } from '../domain/apr.ts';
+import { parsePublicId, toPublicId } from '../domain/ids.ts';
+import { offerTerms } from '../domain/offer-terms.ts';
+import { computeSchedule, ScheduleError } from '../domain/schedule.ts';
+import { findPspAccount } from '../psp-accounts/repository.ts';
+import { DEFAULT_PSP } from '../psp/registry.ts';
+import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
+
+/**
+ * What the back office may change on an offer, by its API name; a field left out keeps its value.
+ * Type, currency, installments and deferred days define what was sold: they are never edited.
+ */
+export interface OfferPatch {
+  psp_account_id?: string | null;
+  fee_rate_bps?: number;
+  fixed_fee_cents?: number;
+  min_amount_cents?: number;
+  max_amount_cents?: number;
+  expiry_hours?: number;
+  pot_deadline_hours?: number;
+}
+
+/**
+ * Inclusive bounds of each editable term. Fees: 20 % and 500.00 are far above any French 3x/4x
+ * product, low enough to stop a typo (2000 for 20.00) from going live; amounts: 1 minor unit to
+ * 1,000,000.00; delays: 1 hour to 30 days.
+ */
+export const OFFER_BOUNDS = {
+  fee_rate_bps: { min: 0, max: 2_000 },
+  fixed_fee_cents: { min: 0, max: 50_000 },
+  min_amount_cents: { min: 1, max: 100_000_000 },
+  max_amount_cents: { min: 1, max: 100_000_000 },
+  expiry_hours: { min: 1, max: 720 },
+  pot_deadline_hours: { min: 1, max: 720 },
+} as const satisfies Record<Exclude<keyof OfferPatch, 'psp_account_id'>, { min: number; max: number }>;
+
+/**
+ * The terms a purchase not yet paid by its leader (CREATED) reads from the live offer: its
+ * schedule and fees are computed when the leader pays (then stored in `installments`), and the
+ * amount is checked against the limits again then. Changing them under such a purchase would
+ * change what its leader pays, so they are locked while the offer has one (docs/back-office.md).
+ */
+const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents'];
+
+export type EditOfferOutcome =
+  | { kind: 'ok'; offer: OfferPspView }
+  | { kind: 'not_found'; what: 'offer' | 'PSP account' }
+  | { kind: 'invalid'; field: string; message: string };
+
+type Invalid = Extract<EditOfferOutcome, { kind: 'invalid' }>;
+const invalid = (field: string, message: string): Invalid => ({ kind: 'invalid', field, message });
+
+/** Every field an edit may change, as the API names it (and as `offer_update` lists them). */
+const EDITABLE = ['psp_account_id', 'fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents', 'expiry_hours', 'pot_deadline_hours'] as const satisfies readonly (keyof OfferPatch)[];
+
+/** Integers within bounds, min ≤ max, the pot deadline on SHARED offers only; the first field that breaks a rule. */
+function checkShape(offer: Offer, patch: OfferPatch, next: Offer): Invalid | undefined {
+  for (const [field, b] of Object.entries(OFFER_BOUNDS) as [keyof typeof OFFER_BOUNDS, { min: number; max: number }][]) {
+    const v = patch[field];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v)) return invalid(field, 'must be an integer');
+    if (v < b.min || v > b.max) return invalid(field, `must be between ${b.min} and ${b.max}`);
+  }
+  if (patch.pot_deadline_hours !== undefined && offer.type !== 'SHARED') return invalid('pot_deadline_hours', 'only a SHARED offer has a pot deadline');
+  if (next.minAmountCents > next.maxAmountCents) {
+    const field = patch.min_amount_cents !== undefined ? 'min_amount_cents' : 'max_amount_cents';
+    return invalid(field, `the minimum (${next.minAmountCents}) must not be above the maximum (${next.maxAmountCents})`);
+  }
+  return undefined;
+}
+
+/**
+ * The schedule rules the simulation applies (usury ceiling, funding cap, fees swallowing the
+ * credit), at both limits on today's date: a credit offer must be able to sell its minimum and
+ * its maximum. With a fixed fee the TAEG is highest at the minimum, so both ends cover the range.
+ */
+function checkSellable(next: Offer, patch: OfferPatch, today: string): Invalid | undefined {
+  if (next.type === 'SHARED') return undefined;
+  for (const amount of [next.minAmountCents, next.maxAmountCents]) {
+    try {
+      computeSchedule(offerTerms(next), amount, today);
+    } catch (err) {
+      if (!(err instanceof ScheduleError)) throw err;
+      const feeField = patch.fixed_fee_cents !== undefined && patch.fee_rate_bps === undefined ? 'fixed_fee_cents' : 'fee_rate_bps';
+      const field =
+        err.code === 'usury_ceiling_exceeded' ? feeField : err.code === 'amount_above_funding_cap' ? 'max_amount_cents' : amount === next.minAmountCents ? 'min_amount_cents' : 'max_amount_cents';
+      return invalid(field, `no purchase of ${amount} could be sold with these terms: ${err.message}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Edits an offer's fees, limits, delays and PSP account: the one use case of
+ * `PATCH /api/backoffice/offers/{merchant_uid}`, the Offers page and the CLI. Checked, written and
+ * audited (`offer_update`, each changed field from → to) in one transaction, the offer's row
+ * locked; a refusal names the field and changes nothing. This process's offer cache is dropped;
+ * other processes see the edit when their copy expires (OfferCache's TTL, 5 s).
+ */
+export async function editOffer(deps: PspAccountDeps, accountId: string, actor: Actor, merchantUid: string, patch: OfferPatch): Promise<EditOfferOutcome> {
+  const id = parsePublicId('mer', merchantUid);
+  if (!id) return { kind: 'not_found', what: 'offer' };
+  const outcome = await deps.db.transaction(async (tx): Promise<EditOfferOutcome> => {
+    const offer = await lockOffer(tx, accountId, id);
+    if (!offer) return { kind: 'not_found', what: 'offer' };
+    let psp = { pspAccountId: offer.pspAccountId, psp: offer.psp };
+    if (patch.psp_account_id !== undefined) {
+      psp = { pspAccountId: null, psp: DEFAULT_PSP };
+      if (patch.psp_account_id !== null) {
+        const psaId = parsePublicId('psa', patch.psp_account_id);
+        const row = psaId && (await findPspAccount(tx, accountId, psaId));
+        if (!psaId || !row) return { kind: 'not_found', what: 'PSP account' };
+        psp = { pspAccountId: psaId, psp: row.psp };
+      }
+      if (deps.deployment === 'production' && psp.psp === DEFAULT_PSP) {
+        return invalid('psp_account_id', 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)');
+      }
+    }
+    const terms: EditableTerms = {
+      feeRateBps: patch.fee_rate_bps ?? offer.feeRateBps,
+      fixedFeeCents: patch.fixed_fee_cents ?? offer.fixedFeeCents,
+      minAmountCents: patch.min_amount_cents ?? offer.minAmountCents,
+      maxAmountCents: patch.max_amount_cents ?? offer.maxAmountCents,
+      expiryHours: patch.expiry_hours ?? offer.expiryHours,
+      potDeadlineHours: patch.pot_deadline_hours ?? offer.potDeadlineHours,
+      ...psp,
+    };
+    const next: Offer = { ...offer, ...terms };
+    const bad = checkShape(offer, patch, next) ?? checkSellable(next, patch, formatIsoDate(deps.clock.now()));
+    if (bad) return bad;
+
+    const before = offerView(offer);
+    const after = offerView(next);
+    const changed = EDITABLE.filter((k) => before[k] !== after[k]);
+    const locked = offer.type === 'SHARED' ? undefined : changed.find((k) => READ_BY_UNPAID.includes(k));
+    if (locked) {
+      const unpaid = await unpaidPurchaseCount(tx, accountId, offer.id);
+      if (unpaid > 0) {
+        return invalid(locked, `cannot change while ${unpaid} purchase(s) of this offer await their leader's payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`);
+      }
+    }
+    if (changed.length === 0) return { kind: 'ok', offer: offerView(offer) };
+    await updateOfferTerms(tx, accountId, offer.id, terms);
+    const details = Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }]));
+    await recordAudit(tx, { accountId, actor, action: 'offer_update', subject: toPublicId('mer', offer.id), details });
+    return { kind: 'ok', offer: offerView(next) };
+  });
+  if (outcome.kind === 'ok') {
+    deps.offers.forget(accountId);
+    deps.logger.info({ account_id: accountId, merchant_uid: merchantUid, fields: Object.keys(patch) }, 'offer edited');
+  }
+  return outcome;
+}
