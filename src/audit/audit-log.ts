@@ -52,6 +52,11 @@ export function webhookAudit(accountId: string, actor: Actor, settings: { url: s
   return { accountId, actor, action: 'webhook_set', details: { host: new URL(settings.url).host, events: settings.events } };
 }
 
+/** A test event's audit entry: what the endpoint answered (its host only, as for `webhook_set`). */
+export function webhookTestAudit(accountId: string, actor: Actor, sent: { triggerName: string; statusCode: number | null; error: string | null }) {
+  return { accountId, actor, action: 'webhook_test', details: { event: sent.triggerName, status_code: sent.statusCode, ...(sent.error ? { error: sent.error } : {}) } };
+}
+
 /** The account's newest entries, optionally those about one subject (a purchase id), newest first. */
 export async function listAudit(sql: Sql, accountId: string, opts: { subject?: string; limit: number }): Promise<AuditEntry[]> {
   const { rows } = await sql.query<{ id: string; user_id: string | null; actor: string; action: string; subject: string | null; details: unknown; created_at: Date }>(

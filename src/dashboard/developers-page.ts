@@ -1,5 +1,5 @@
 import type { ApiKeyView } from '../accounts/accounts.ts';
-import type { WebhookEndpointView } from '../delivery/service.ts';
+import type { TestEventResult, WebhookEndpointView } from '../delivery/service.ts';
 import type { DeliveryView } from '../delivery/queries.ts';
 import { toDeliveryUid } from '../delivery/store.ts';
 import { TRIGGER_NAMES, type TriggerName } from '../delivery/triggers.ts';
@@ -21,6 +21,11 @@ export interface DevelopersView {
   typed?: { url: string; events: string[] };
   error?: string;
   notice?: 'replayed' | { revoked: string };
+  /** What the test event just sent came to. */
+  test?: TestEventResult;
+  /** The link to the page of older deliveries (a cursor), when there are more; whether this page is an older one. */
+  olderHref?: string;
+  paged?: boolean;
 }
 
 export function developersPage(chrome: Chrome, view: DevelopersView): string {
@@ -30,7 +35,7 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   const when = (d: Date) => formatDateTime(d, chrome.lang);
   const rows = view.deliveries.map((d) => {
     const uid = toDeliveryUid(d.id);
-    return html`<tr><td>${when(d.createdAt)}</td><td>${d.triggerName ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
 <td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
   });
   const body = html`<h1>${t.developers}</h1>
@@ -57,7 +62,16 @@ ${TRIGGER_NAMES.map(
 )}
 </fieldset>
 <p><button type="submit">${t.saveWebhook}</button></p>
-</form></section>
+</form>
+${view.test ? testOutcome(chrome, view.test) : ''}
+${
+  view.webhook
+    ? html`<form method="post" action="/dashboard/developers/webhook/test"><input type="hidden" name="csrf" value="${chrome.csrf}">
+<p class="muted" id="test-hint">${t.testEventHint}</p>
+<p><button type="submit" class="secondary" aria-describedby="test-hint">${t.sendTestEvent}</button></p></form>`
+    : ''
+}
+</section>
 <section class="card" aria-labelledby="deliveries"><h2 id="deliveries">${t.deliveries}</h2>
 <p class="muted">${t.deliveriesHint}</p>
 ${
@@ -66,8 +80,17 @@ ${
       html`<div class="scroll" tabindex="0" role="region" aria-label="${t.deliveries}"><table class="list"><thead><tr><th scope="col">${t.created}</th><th scope="col">${t.event}</th><th scope="col">${t.status}</th><th scope="col">${t.attempts}</th><th scope="col">${t.lastAnswer}</th><th scope="col"><span class="muted">${t.replay}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>${t.noDelivery}</p>`
 }
+${view.olderHref || view.paged ? html`<nav aria-label="${t.deliveries}"><p>${view.paged ? html`<a href="/dashboard/developers#deliveries">${t.newestDeliveries}</a> ` : ''}${view.olderHref ? html`<a href="${view.olderHref}">${t.olderDeliveries}</a>` : ''}</p></nav>` : ''}
 </section>`;
   return dashboardPage(chrome, t.developers, body);
+}
+
+function testOutcome(chrome: Chrome, r: TestEventResult) {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  if (r.kind === 'no_endpoint') return html`<div class="alert" role="alert">${t.testEventNoEndpoint}</div>`;
+  if (r.kind === 'disabled') return html`<div class="alert" role="alert">${t.replayDisabled}</div>`;
+  if (r.delivered) return html`<div class="ok" role="status">${t.testEventSent(r.triggerName, r.statusCode ?? 0, r.durationMs)}</div>`;
+  return html`<div class="alert" role="alert">${t.testEventFailed(r.triggerName, r.statusCode === null ? (r.error ?? '—') : `HTTP ${r.statusCode}`)}</div>`;
 }
 
 function apiKeysSection(chrome: Chrome, view: DevelopersView) {

@@ -5,6 +5,11 @@ import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { findPurchase } from '../purchases/repository.ts';
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
+import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/queries.ts';
+
+/** A purchase has a few dozen events at most: these bounds only stop a runaway page. */
+const SHOWN_DELIVERIES = 100;
+const SHOWN_ATTEMPTS = 500;
 
 export interface PaymentLine {
   purpose: string;
@@ -40,12 +45,15 @@ export interface PurchaseDetail {
   events: EventLine[];
   /** Staff actions on this purchase (audit log), newest first. */
   audit: AuditEntry[];
+  /** Its webhooks and notifications, newest first, and every attempt at sending them, oldest first. */
+  deliveries: DeliveryView[];
+  attempts: PurchaseAttemptView[];
 }
 
 export async function purchaseDetail(sql: Database, accountId: string, purchaseId: string): Promise<PurchaseDetail | undefined> {
   const purchase = await findPurchase(sql, accountId, purchaseId);
   if (!purchase) return undefined;
-  const [payments, pledges, installments, refunds, events, audit] = await Promise.all([
+  const [payments, pledges, installments, refunds, events, audit, deliveries, attempts] = await Promise.all([
     sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
       `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
          FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
@@ -62,6 +70,8 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
       [accountId, purchaseId],
     ),
     listAudit(sql, accountId, { subject: purchaseId, limit: 100 }),
+    listDeliveries(sql, accountId, { purchaseId, limit: SHOWN_DELIVERIES }),
+    listPurchaseAttempts(sql, accountId, purchaseId, SHOWN_ATTEMPTS),
   ]);
   return {
     purchase,
@@ -84,5 +94,7 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     refunds: refunds ?? [],
     events: events.rows.map((r) => ({ type: r.type, fromState: r.from_state, toState: r.to_state, createdAt: r.created_at })),
     audit,
+    deliveries,
+    attempts,
   };
 }

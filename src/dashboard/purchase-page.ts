@@ -1,4 +1,5 @@
 import { toPublicId } from '../domain/ids.ts';
+import { toDeliveryUid } from '../delivery/store.ts';
 import { V1_STATE } from '../domain/purchase-states.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
@@ -118,6 +119,16 @@ ${table(
   d.refunds.map((x) => html`<tr><td>${money(x.amountCents)}</td><td>${x.reason ?? '—'}</td><td>${x.state}</td><td>${when(x.createdAt)}</td></tr>`),
   t.none,
 )}</section>
+<section class="card" aria-labelledby="purchase-deliveries"><h2 id="purchase-deliveries">${t.purchaseDeliveries}</h2>
+${table(
+  t.purchaseDeliveries,
+  [t.created, t.event, t.status, t.attempts, t.lastAnswer],
+  d.deliveries.map(
+    (x) =>
+      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${x.status}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
+  ),
+  t.none,
+)}</section>
 <section class="card" aria-labelledby="timeline"><h2 id="timeline">${t.timeline}</h2>
 <ol class="timeline">${timeline(d, chrome.lang).map(
     (e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`,
@@ -125,10 +136,20 @@ ${table(
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
 }
 
-/** The purchase's events and the staff's actions on it (who did it), oldest first. */
+/** "Webhook paymentProcessed", or "Notification" (back mode's signed payment notification). */
+function deliveryName(x: { kind: 'webhook' | 'notification'; triggerName: string | null }): string {
+  return x.kind === 'webhook' ? `Webhook ${x.triggerName ?? ''}`.trim() : 'Notification';
+}
+
+/** The purchase's events, every delivery attempt and the staff's actions on it (who did it), oldest first. */
 function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | string }[] {
+  const t = DASHBOARD_TEXT[lang];
   return [
     ...d.events.map((e) => ({ at: e.createdAt, what: html`${e.type}${e.fromState ? html` (${e.fromState} → ${e.toState})` : html` (${e.toState})`}` })),
+    ...d.attempts.map((a) => ({
+      at: a.startedAt,
+      what: t.attemptLine(deliveryName(a), a.attempt, a.statusCode === null ? (a.error ?? '—') : `HTTP ${a.statusCode}`, a.outcome),
+    })),
     ...d.audit.map((a) => ({ at: a.createdAt, what: auditLine(lang, a) })),
   ].sort((x, y) => x.at.getTime() - y.at.getTime());
 }

@@ -135,23 +135,22 @@ export async function findDelivery(sql: Sql, accountId: string, id: string): Pro
   return rows[0] && toView(rows[0]);
 }
 
-export async function listAttempts(sql: Sql, accountId: string, deliveryId: string): Promise<AttemptView[]> {
-  const { rows } = await sql.query<{
-    attempt: number;
-    url: string;
-    started_at: Date;
-    duration_ms: number;
-    status_code: number | null;
-    response_excerpt: string | null;
-    error: string | null;
-    outcome: AttemptOutcome;
-    next_attempt_at: Date | null;
-  }>(
-    `SELECT attempt, url, started_at, duration_ms, status_code, response_excerpt, error, outcome, next_attempt_at
-     FROM delivery_attempts WHERE account_id = $1 AND delivery_id = $2 ORDER BY id`,
-    [accountId, deliveryId],
-  );
-  return rows.map((r) => ({
+interface AttemptRow {
+  attempt: number;
+  url: string;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  next_attempt_at: Date | null;
+}
+
+const ATTEMPT_COLUMNS = 'a.attempt, a.url, a.started_at, a.duration_ms, a.status_code, a.response_excerpt, a.error, a.outcome, a.next_attempt_at';
+
+function toAttempt(r: AttemptRow): AttemptView {
+  return {
     attempt: r.attempt,
     url: r.url,
     startedAt: r.started_at,
@@ -161,7 +160,33 @@ export async function listAttempts(sql: Sql, accountId: string, deliveryId: stri
     error: r.error,
     outcome: r.outcome,
     nextAttemptAt: r.next_attempt_at,
-  }));
+  };
+}
+
+export async function listAttempts(sql: Sql, accountId: string, deliveryId: string): Promise<AttemptView[]> {
+  const { rows } = await sql.query<AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM delivery_attempts a WHERE a.account_id = $1 AND a.delivery_id = $2 ORDER BY a.id`, [
+    accountId,
+    deliveryId,
+  ]);
+  return rows.map(toAttempt);
+}
+
+/** An attempt with the delivery it belongs to, for a purchase's timeline. */
+export interface PurchaseAttemptView extends AttemptView {
+  deliveryId: string;
+  kind: DeliveryKind;
+  triggerName: string | null;
+}
+
+/** Every delivery attempt made for one purchase, oldest first (at most `limit`). */
+export async function listPurchaseAttempts(sql: Sql, accountId: string, purchaseId: string, limit: number): Promise<PurchaseAttemptView[]> {
+  const { rows } = await sql.query<AttemptRow & { delivery_id: string; kind: DeliveryKind; trigger_name: string | null }>(
+    `SELECT ${ATTEMPT_COLUMNS}, a.delivery_id, d.kind, d.trigger_name
+     FROM deliveries d JOIN delivery_attempts a ON a.account_id = d.account_id AND a.delivery_id = d.id
+     WHERE d.account_id = $1 AND d.purchase_id = $2 ORDER BY a.id LIMIT $3`,
+    [accountId, purchaseId, limit],
+  );
+  return rows.map((r) => ({ ...toAttempt(r), deliveryId: r.delivery_id, kind: r.kind, triggerName: r.trigger_name }));
 }
 
 export type ReplayResult = { ok: true; delivery: DeliveryView } | { ok: false; reason: 'not_found' | 'endpoint_disabled' };

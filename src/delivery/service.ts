@@ -6,6 +6,9 @@ import type { Mailer } from '../messaging/mailer.ts';
 import { findWebhookEndpoint, setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
 import { findDelivery, listAttempts, listDeliveries, replayDelivery, type AttemptView, type DeliveryFilter, type DeliveryView, type ReplayResult } from './queries.ts';
 import { queueStats } from './store.ts';
+import { TRIGGER_NAMES, type TriggerName } from './triggers.ts';
+import type { WebhookMessage } from './webhook-payload.ts';
+import { newUuid } from '../domain/ids.ts';
 import { TargetPolicy } from './target-policy.ts';
 import { DeliveryWorker, type DeliveryLog, type DeliveryMetricsSink, type DeliveryWorkerOptions } from './worker.ts';
 
@@ -35,6 +38,14 @@ export interface WebhookEndpointView extends WebhookSettings {
  * Event delivery of one process (docs/webhooks.md): the account's webhook endpoint, the
  * back-office views of deliveries, and the worker that sends them. Built by app.ts.
  */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** What a test event came to: sent (and what the endpoint answered), or why it could not be sent. */
+export type TestEventResult =
+  | { kind: 'sent'; triggerName: TriggerName; delivered: boolean; statusCode: number | null; error: string | null; durationMs: number }
+  | { kind: 'no_endpoint' }
+  | { kind: 'disabled' };
+
 export class Deliveries {
   readonly worker: DeliveryWorker;
   readonly policy: TargetPolicy;
@@ -96,6 +107,22 @@ export class Deliveries {
   async find(accountId: string, id: string): Promise<(DeliveryView & { attemptLog: AttemptView[] }) | undefined> {
     const d = await findDelivery(this.#deps.db, accountId, id);
     return d && { ...d, attemptLog: await listAttempts(this.#deps.db, accountId, id) };
+  }
+
+  /**
+   * Sends one signed test webhook to the account's endpoint now and answers what the endpoint
+   * said. Not a delivery: nothing is recorded, retried, or counted (docs/webhooks.md#test-event).
+   * The body has the real shape, for the first event the endpoint takes, with `triggerID` 0 and
+   * the nil purchase id (no real event has either); `webhook-id` is `msg_test_…`.
+   */
+  async sendTest(accountId: string): Promise<TestEventResult> {
+    const endpoint = await findWebhookEndpoint(this.#deps.db, this.#deps.box, accountId);
+    if (!endpoint) return { kind: 'no_endpoint' };
+    if (endpoint.disabledAt) return { kind: 'disabled' };
+    const triggerName = endpoint.events[0] ?? TRIGGER_NAMES[0]!;
+    const message: WebhookMessage = { triggerID: 0, triggerName, triggerDate: this.#deps.clock.now().toISOString(), objects: { purchaseId: NIL_UUID } };
+    const sent = await this.worker.sendNow(endpoint, `msg_test_${newUuid()}`, message);
+    return { kind: 'sent', triggerName, delivered: sent.delivered, statusCode: sent.statusCode ?? null, error: sent.error ?? null, durationMs: sent.durationMs };
   }
 
   async replay(accountId: string, id: string): Promise<ReplayResult> {

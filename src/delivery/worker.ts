@@ -60,7 +60,7 @@ export interface DeliveryWorkerDeps {
 }
 
 /** What sending came to, whatever the channel. */
-interface Sent extends HttpAttempt {
+export interface Sent extends HttpAttempt {
   /** The channel accepted it (a 2xx; the mail server took it). */
   delivered: boolean;
   mail?: AttemptRecord['mail'];
@@ -305,18 +305,33 @@ export class DeliveryWorker implements DueWorkRunner {
     const endpoint = (endpoints ?? (await findWebhookEndpoints(this.#deps.db, this.#deps.box, [d.accountId]))).get(d.accountId);
     if (!endpoint) return { cancel: 'the webhook endpoint was removed' };
     if (endpoint.disabledAt) return { cancel: `the webhook endpoint is disabled: ${endpoint.disabledReason ?? ''}`.trim() };
-    const body = webhookBody(JSON.parse(d.payload) as WebhookMessage, endpoint.token.reveal());
+    return this.#webhookRequest(endpoint, msgId, JSON.parse(d.payload) as WebhookMessage);
+  }
+
+  /** A webhook as it is sent: the endpoint's current token in the body, signed with its secret (Standard Webhooks headers). */
+  #webhookRequest(endpoint: WebhookEndpoint, msgId: string, message: WebhookMessage): { url: string; body: string; headers: Record<string, string> } {
+    const body = webhookBody(message, endpoint.token.reveal());
     // Real time, not the service clock: receivers compare it with their own clock.
     const timestamp = Math.floor(this.#wallNow().getTime() / 1000);
     return {
       url: endpoint.url,
       body,
       headers: {
-        ...base,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'webhook-id': msgId,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': standardWebhookSignature(endpoint.secret.reveal(), msgId, timestamp, body),
       },
     };
+  }
+
+  /**
+   * Sends one webhook now, outside the delivery tables (the back office's test event): the same
+   * body, signature, timeout and target policy as every delivery, and nothing recorded or retried.
+   */
+  async sendNow(endpoint: WebhookEndpoint, msgId: string, message: WebhookMessage): Promise<Sent> {
+    return this.#post(this.#webhookRequest(endpoint, msgId, message));
   }
 
   async #post(r: { url: string; body: string; headers: Record<string, string> }): Promise<Sent> {

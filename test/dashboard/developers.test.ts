@@ -81,4 +81,44 @@ describe('delivery log', () => {
     expect((await post(`/dashboard/developers/deliveries/dlv_${d!.id}/replay`, form({ csrf: sb.csrf }), sb.cookie)).statusCode).toBe(404);
     expect((await get('/dashboard/developers', sb.cookie)).body).not.toContain(id);
   });
+
+  it('pages through the delivery log with the API\'s cursor, and opens a delivery with every attempt; another account\'s is a 404', async () => {
+    const c = await caller(app);
+    const sc = await signIn(app, c.merchant);
+    await setWebhook(app, c, receiver.url('/paging'));
+    receiver.answer = (r) => (r.path === '/paging' && receiver.received.filter((x) => x.path === '/paging').length === 1 ? { kind: 'status', code: 503 } : { kind: 'status', code: 204 });
+    const ids: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      const id = await newPurchase(c);
+      await leaderProcessed(app, c, id);
+      ids.push(id);
+    }
+    await app.services.deliveries.worker.runDue();
+    const first = await get('/dashboard/developers', sc.cookie);
+    const older = /href="(\/dashboard\/developers\?before=[A-Za-z0-9_-]+)#deliveries">Older deliveries</.exec(first.body)?.[1];
+    expect(older, 'the first page links to older deliveries').toBeDefined();
+    const shown = (body: string) => ids.filter((id) => body.includes(`pur_${id}`));
+    const second = await get(older!, sc.cookie);
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toContain('Newest deliveries');
+    expect(second.body).not.toContain('Older deliveries');
+    // 22 deliveries: 20 on the first page, the 2 oldest on the next, none twice.
+    expect(shown(first.body)).toHaveLength(20);
+    expect(shown(second.body).sort()).toEqual(ids.slice(0, 2).sort());
+    expect((await get('/dashboard/developers?before=not-a-cursor', sc.cookie)).statusCode).toBe(400);
+
+    // The delivery that failed once: its page lists both attempts.
+    const failed = (await deliveries(app, c.accountId)).find((d) => d.attempts > 0 && d.last_status_code === 503);
+    expect(failed, 'one delivery failed its first attempt').toBeDefined();
+    await app.services.db.query('UPDATE deliveries SET next_attempt_at = now() WHERE id = $1', [failed!.id]);
+    await app.services.deliveries.worker.runDue();
+    const page = await get(`/dashboard/developers/deliveries/dlv_${failed!.id}`, sc.cookie);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/<td>1<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>\d+ ms<\/td><td>503<\/td><td>retry_scheduled<\/td>/);
+    expect(page.body).toMatch(/<td>2<\/td><td><time[^>]*>[^<]*<\/time><\/td><td>\d+ ms<\/td><td>204<\/td><td>succeeded<\/td>/);
+    expect(page.body).toContain(`aria-label="Replay dlv_${failed!.id}"`);
+    expect((await get(`/dashboard/developers/deliveries/dlv_${failed!.id}`)).statusCode).toBe(404); // account a's session
+    expect((await get('/dashboard/developers/deliveries/dlv_nope', sc.cookie)).statusCode).toBe(404);
+    receiver.answer = { kind: 'status', code: 204 };
+  });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { form, signIn } from '../helpers/dashboard.ts';
+import { advance, Receiver, setWebhook } from '../delivery/helpers.ts';
 
 /** Back-office purchase pages and actions through the HTTP interface (the browser run: test/browser/dashboard.test.ts). */
 let app: TestApp;
@@ -119,6 +120,35 @@ describe('refund and cancel', () => {
       expect(res.statusCode).toBe(403);
     }
     expect((await v1(id)).state).toBe('INITIALIZED');
+  });
+
+  it('shows its webhooks and every attempt at sending them, refused ones included, on the timeline', async () => {
+    // A merchant of its own: its webhook must not reach the other tests' purchases.
+    const w = await caller(app);
+    const ws = await signIn(app, w.merchant);
+    const page = async (id: string) => (await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${id}`, headers: { cookie: ws.cookie } })).body;
+    const create = async (ref: string) => (await w.post('/api/merchants/v1/purchases', minimalPurchase({ ref, amount: 10_000 }))).json().id as string;
+    const receiver = await Receiver.start();
+    try {
+      receiver.answer = { kind: 'status', code: 500 };
+      await setWebhook(app, w, receiver.url(), ['paymentProcessed']);
+      const id = await create('WEBHOOK-TIMELINE');
+      expect((await w.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CARD })).statusCode).toBe(200);
+      await receiver.waitFor((r) => r.length === 1, 'the first attempt');
+      receiver.answer = { kind: 'status', code: 204 };
+      await expect.poll(() => page(id)).toContain('attempt 1: HTTP 500 (retry_scheduled)');
+      // The retry falls due once the service clock passes it.
+      for (let i = 0; i < 30 && receiver.received.length < 2; i++) await advance(app, 120);
+      await receiver.waitFor((r) => r.length === 2, 'the retry');
+      await expect.poll(() => page(id)).toContain('attempt 2: HTTP 204 (succeeded)');
+      const shown = await page(id);
+      expect(shown).toContain('Webhooks and notifications');
+      expect(shown).toMatch(/Webhook paymentProcessed<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>succeeded<\/td><td>2<\/td><td>204<\/td>/);
+      // Another purchase of the account shows none of these attempts.
+      expect(await page(await create('NO-WEBHOOK-HERE'))).not.toContain('attempt 1');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("answers 404 for another merchant's purchase, on the page and on the actions", async () => {

@@ -1,4 +1,4 @@
-import { recordAudit, webhookAudit } from '../../audit/audit-log.ts';
+import { recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
@@ -72,6 +72,44 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
         if (err instanceof WebhookSettingsError) throw new ApiError(400, 'invalid_request', err.message);
         throw err;
       }
+    },
+  );
+
+  app.post(
+    '/api/backoffice/webhook/test',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Send a test event',
+        description:
+          `${AUTH_NOTE} Sends one signed webhook to the endpoint now and answers what it said (docs/webhooks.md#test-event). ` +
+          'The body has the real shape, for the first event the endpoint takes, with `triggerID` 0 and the nil purchase id ' +
+          '(`00000000-0000-0000-0000-000000000000`); `webhook-id` is `msg_test_…`. It is signed, timed out and checked against the ' +
+          'target rules exactly as deliveries are, and it is not a delivery: not retried, not in the delivery log.',
+        security: SECURITY,
+        response: {
+          200: Type.Object(
+            {
+              trigger_name: Type.String({ description: 'The trigger the test was sent as' }),
+              delivered: Type.Boolean({ description: 'The endpoint answered 2xx' }),
+              status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'Its HTTP status; null when none came' }),
+              error: Type.Union([Type.String(), Type.Null()], { description: 'Why no answer (network error, timeout, refused target)' }),
+              duration_ms: Type.Integer(),
+            },
+            { title: 'WebhookTestResult' },
+          ),
+          409: { ...TokenApiError, description: 'No webhook URL is set, or the endpoint is disabled (answered 410): set the URL again' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      const r = await services.deliveries.sendTest(accountId);
+      if (r.kind === 'no_endpoint') throw new ApiError(409, 'invalid_request', 'no webhook URL is set: PUT /api/backoffice/webhook first');
+      if (r.kind === 'disabled') throw new ApiError(409, 'invalid_request', 'the webhook endpoint is disabled (it answered 410 Gone): set its URL again');
+      await recordAudit(services.db, webhookTestAudit(accountId, { userId, label: email }, r));
+      return { trigger_name: r.triggerName, delivered: r.delivered, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs };
     },
   );
 

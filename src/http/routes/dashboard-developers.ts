@@ -1,11 +1,13 @@
 import { AccountError } from '../../accounts/accounts.ts';
-import { actorOf, recordAudit, webhookAudit } from '../../audit/audit-log.ts';
+import { actorOf, recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
 import { confirmKeyPage, developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
+import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryCursor } from '../../delivery/queries.ts';
+import { deliveryPage } from '../../dashboard/delivery-page.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
@@ -23,22 +25,40 @@ const SHOWN_DELIVERIES = 20;
 export function registerDashboardDevelopers(app: App, services: Services, sessions: DashboardSessions): void {
 
 
-  async function view(accountId: string, extra: Partial<DevelopersView> = {}): Promise<DevelopersView> {
-    const [webhook, deliveries, keys] = await Promise.all([
+  /** The page's data; `before` pages the delivery log (the API's keyset cursor), one more row read to know if older ones exist. */
+  async function view(accountId: string, extra: Partial<DevelopersView> = {}, before?: DeliveryCursor): Promise<DevelopersView> {
+    const [webhook, page, keys] = await Promise.all([
       services.deliveries.getWebhook(accountId),
-      services.deliveries.list(accountId, { limit: SHOWN_DELIVERIES }),
+      services.deliveries.list(accountId, { limit: SHOWN_DELIVERIES + 1, ...(before ? { before } : {}) }),
       services.accounts.listKeys(accountId),
     ]);
-    return { webhook, deliveries, keys, ...extra };
+    const deliveries = page.slice(0, SHOWN_DELIVERIES);
+    const last = deliveries.at(-1);
+    const olderHref = page.length > SHOWN_DELIVERIES && last ? `/dashboard/developers?before=${encodeDeliveryCursor(last)}#deliveries` : undefined;
+    return { webhook, deliveries, keys, ...(olderHref ? { olderHref } : {}), paged: before !== undefined, ...extra };
   }
 
   app.get('/dashboard/developers', PAGE, async (request, reply) => {
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
+    const t = DASHBOARD_TEXT[ctx.chrome.lang];
     const query = request.query as Record<string, unknown>;
     const revoked = typeof query.revoked === 'string' && parsePublicId('key', query.revoked) ? query.revoked : undefined;
     const notice = query.done === 'replay' ? 'replayed' : revoked ? { revoked } : undefined;
-    return sendPage(reply, 200, developersPage(ctx.chrome, await view(ctx.session.accountId, { notice })));
+    const before = typeof query.before === 'string' ? decodeDeliveryCursor(query.before) : undefined;
+    if (query.before !== undefined && !before) return sendPage(reply, 400, messagePage(ctx.chrome.lang, t.notFoundTitle, t.badDeliveryCursor));
+    return sendPage(reply, 200, developersPage(ctx.chrome, await view(ctx.session.accountId, { notice }, before)));
+  });
+
+  // One delivery with its attempt log (`GET /api/backoffice/deliveries/{id}`'s read); another account's is a 404.
+  app.get('/dashboard/developers/deliveries/:delivery_id', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const t = DASHBOARD_TEXT[ctx.chrome.lang];
+    const id = parseDeliveryUid((request.params as { delivery_id: string }).delivery_id);
+    const delivery = id ? await services.deliveries.find(ctx.session.accountId, id) : undefined;
+    if (!delivery) return sendPage(reply, 404, messagePage(ctx.chrome.lang, t.notFoundTitle, t.deliveryNotFound));
+    return sendPage(reply, 200, deliveryPage(ctx.chrome, delivery));
   });
 
   app.post('/dashboard/developers/webhook', PAGE, async (request, reply) => {
@@ -60,6 +80,16 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
       // The message names the field (url or events), as the API's does; nothing was changed.
       return sendPage(reply, 400, developersPage(chrome, await view(session.accountId, { error: err.message, typed: { url, events } })));
     }
+  });
+
+  app.post('/dashboard/developers/webhook/test', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    const test = await services.deliveries.sendTest(session.accountId);
+    if (test.kind === 'sent') await recordAudit(services.db, webhookTestAudit(session.accountId, actorOf(session), test));
+    return sendPage(reply, test.kind === 'sent' ? 200 : 409, developersPage(chrome, await view(session.accountId, { test })));
   });
 
   app.post('/dashboard/developers/deliveries/:delivery_id/replay', PAGE, async (request, reply) => {
