@@ -17,6 +17,23 @@ const app = Fastify({ logger: false });
 
 app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
 
+// What a validated JSON POST costs Fastify alone: the simulation's body shape and schema, a fixed
+// answer. Informative only (no target compares with it): it shows the floor of a POST route.
+app.post(
+  '/bare/json',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['amount_cents'],
+        additionalProperties: false,
+        properties: { amount_cents: { type: 'integer', minimum: 1 }, created: { type: 'string', format: 'date' } },
+      },
+    },
+  },
+  async (request) => ({ amount_cents: (request.body as { amount_cents: number }).amount_cents, status: 'ok' }),
+);
+
 // Database baselines (with BARE_DATABASE_URL, i.e. BENCH_DATABASE_URL): one INSERT, and one
 // primary-key SELECT, through a pg pool of the same size as Chipin's.
 const dbUrl = process.env.BARE_DATABASE_URL;

@@ -126,6 +126,15 @@ export const SCENARIOS: Scenario[] = [
     needsDatabase: true,
   },
   {
+    // Informative: the floor of any validated JSON POST on bare Fastify (no target compares with it).
+    name: 'bare POST /bare/json (schema-validated body)',
+    server: 'bare',
+    method: 'POST',
+    path: '/bare/json',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount_cents: 30000, created: '2026-01-31' }),
+  },
+  {
     name: 'POST public simulate_payment_schedule (3x)',
     server: 'chipin',
     method: 'POST',
