@@ -25,7 +25,7 @@ export function demoBanner(config: Config, demo: CreatedMerchant): string {
     '',
     'Sandbox demo merchant created (also saved to ' + join(config.dataDir, DEMO_FILE) + '):',
     `  account_id   ${demo.account_id}`,
-    `  dashboard    ${demo.email} / ${demo.password}`,
+    `  dashboard    ${demo.email} / ${demo.password}  (back office: ${config.publicUrl}/dashboard)`,
     `  api_key      ${demo.api_key}`,
     `  api_secret   ${demo.api_secret}`,
     `  merchant_uid ${shared?.merchant_uid ?? '-'} (SHARED); all offers are in the file`,

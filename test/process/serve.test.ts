@@ -53,6 +53,13 @@ describe.skipIf(onPostgres)('sandbox first run on an empty embedded database', (
     expect(res.status, JSON.stringify(body)).toBe(200);
     const me = await whoami(first.url, body.access_token as string);
     expect(me.body).toMatchObject({ account_id: demo.account_id, api_key: demo.api_key });
+    // The dashboard line: the back office's sign-in e-mail, password and address.
+    const dashboard = /^\s*dashboard\s+(\S+) \/ (\S+)\s+\(back office: (\S+)\)$/m.exec(first.proc.stdout);
+    expect(dashboard, first.proc.stdout).not.toBeNull();
+    expect(dashboard!.slice(1)).toEqual([demo.email, demo.password, `${first.url}/dashboard`]);
+    const signInPage = await fetch(dashboard![3]!);
+    expect(signInPage.status).toBe(200);
+    expect(await signInPage.text()).toContain('name="password"');
     expect((await stopServe(first)).code, first.proc.output).toBe(0);
 
     const second = await startServe(dataDir);
