@@ -14,6 +14,7 @@ import { DueWork } from './jobs/due-work.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
+import { startDashboardPurge } from './dashboard/purge.ts';
 import { openDatabase } from './db/open.ts';
 import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
@@ -156,6 +157,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       jobs,
       sandboxClock,
       messenger,
+      mailer,
       psps,
       payments,
       pspAccounts: { db, box, clock, psps, offers, deployment: config.env, logger },
@@ -166,6 +168,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     sandboxClock?.start();
     if (pollMs > 0) jobs.start(pollMs);
     await deliveries.start();
+    const stopPurge = startDashboardPurge(db, logger);
 
     let closing: Promise<void> | undefined;
     return {
@@ -175,6 +178,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       close: () =>
         (closing ??= (async () => {
           revokedKeys.stop();
+          stopPurge();
           sandboxClock?.stop();
           try {
             await deliveries.stop(); // interrupts attempts in flight and records them, before mail and database go

@@ -14,6 +14,7 @@ import type { JobScheduler } from './jobs/scheduler.ts';
 import type { SandboxClock } from './clock/sandbox-clock.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { Messenger } from './messaging/messenger.ts';
+import type { Mailer } from './messaging/mailer.ts';
 import type { PspRegistry } from './psp/registry.ts';
 import type { Deliveries } from './delivery/service.ts';
 
@@ -39,6 +40,8 @@ export interface Services {
   sandboxClock: SandboxClock | undefined;
   /** E-mail and SMS to shoppers (purchase links); every attempt is recorded in outbound_messages. */
   messenger: Messenger;
+  /** The mail transport itself, for mail to the merchant's staff (back-office invitations). */
+  mailer: Mailer;
   /** PSP connectors by name (`offers.psp`); `sandbox` is built in and the default (DESIGN §6). */
   psps: PspRegistry;
   /** What the payment flows (hosted pages, sandbox helpers, jobs) need. */

@@ -46,6 +46,19 @@ export class DashboardGuard {
     private readonly ownOrigin?: string,
   ) {}
 
+  /**
+   * Seconds before this address may try again, 0 when it may: the one per-address budget of
+   * every dashboard-credential route, invitation links included.
+   */
+  addressWait(ip: string): number {
+    return this.#byAddress.retryAfter(ip);
+  }
+
+  /** Counts a failed guess from this address (an invitation link that opens nothing). */
+  addressFailed(ip: string): void {
+    this.#byAddress.fail(ip);
+  }
+
   /** HTTP Basic credentials of the request. */
   async check(request: FastifyRequest): Promise<DashboardCheck> {
     const wait = this.#byAddress.retryAfter(request.ip);

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, type Caller } from '../helpers/api.ts';
 import { basic, type TestApp } from '../helpers/app.ts';
@@ -26,6 +26,14 @@ afterAll(async () => {
   await app?.close();
 });
 
+/** Signs in with the merchant's dashboard e-mail and password, by the form's labels. */
+async function signInAs(page: Page, c: Caller): Promise<void> {
+  await page.goto(`${app.base}/dashboard`);
+  await page.getByLabel('E-mail').fill(c.merchant.email);
+  await page.getByLabel('Password').fill(c.merchant.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 const tokenStatus = async (key: string, secret: string) =>
   (
     await app.server.inject({
@@ -40,10 +48,7 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
   it('rotates an API key after a confirmation, shows the new secret once, and the old one is refused', async () => {
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
     try {
-      await page.goto(`${app.base}/dashboard`);
-      await page.getByLabel('E-mail').fill(a.merchant.email);
-      await page.getByLabel('Password').fill(a.merchant.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAs(page, a);
       await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Developers' }).click();
       await expect.poll(() => page.title()).toBe('Developers · Chipin back office');
       await expectAccessible(page, 'developers');
@@ -80,10 +85,7 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
     expect(created.statusCode, created.body).toBe(201);
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
     try {
-      await page.goto(`${app.base}/dashboard`);
-      await page.getByLabel('E-mail').fill(a.merchant.email);
-      await page.getByLabel('Password').fill(a.merchant.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAs(page, a);
       await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Offers' }).click();
       await expect.poll(() => page.title()).toBe('Offers · Chipin back office');
       await expectAccessible(page, 'offers');
@@ -105,10 +107,7 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
     const stripe = await stripeHarness();
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
     try {
-      await page.goto(`${app.base}/dashboard`);
-      await page.getByLabel('E-mail').fill(a.merchant.email);
-      await page.getByLabel('Password').fill(a.merchant.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInAs(page, a);
       await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'PSP accounts' }).click();
       await expect.poll(() => page.title()).toBe('PSP accounts · Chipin back office');
       await expectAccessible(page, 'psp accounts');
@@ -124,9 +123,57 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
       expect(await table.getByRole('row').filter({ hasText: 'Shop Stripe' }).count()).toBe(1);
       expect(await page.content()).not.toContain(STRIPE_SECRET);
       expect(await page.content()).toContain(`…${STRIPE_SECRET.slice(-4)}`);
+
+      // Its own page: check it again with the PSP, then rename it with the secrets left blank.
+      await table.getByRole('link', { name: 'Shop Stripe' }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Shop Stripe');
+      await expectAccessible(page, 'psp account');
+      await page.getByRole('button', { name: 'Check again' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('The PSP accepted the saved settings.');
+      await page.getByLabel('Label').fill('Main shop Stripe');
+      await page.getByRole('button', { name: 'Save the PSP account' }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Main shop Stripe');
+      await expectAccessible(page, 'psp account saved');
+      expect(await page.content()).not.toContain(STRIPE_SECRET);
     } finally {
       await page.close();
       await stripe.teardown();
+    }
+  });
+
+  it("edits an offer's fee by its label, and the offer list and the schedule simulation show the new fee", async () => {
+    const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
+    try {
+      await signInAs(page, a);
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Offers' }).click();
+      await page.getByRole('link', { name: '3 installments' }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('3 installments');
+      await page.getByLabel('Fee rate (%)').fill('2.25');
+      await page.getByLabel('Fixed fee (EUR)').fill('0.50');
+      await page.getByRole('button', { name: 'Save the offer' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('Offer saved.');
+      await expectAccessible(page, 'offer terms saved');
+
+      // A refusal names the field next to the form, and keeps what was typed.
+      await page.getByLabel('Minimum amount (EUR)').fill('5000');
+      await page.getByLabel('Maximum amount (EUR)').fill('100');
+      await page.getByRole('button', { name: 'Save the offer' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('Minimum amount (EUR)');
+      await expectAccessible(page, 'offer terms refused');
+
+      await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Offers' }).click();
+      const row = page.getByRole('region', { name: 'Offers and their terms' }).getByRole('row').filter({ hasText: '3 installments' });
+      await expect.poll(() => row.textContent()).toContain('2.25 %');
+      // The credential-less simulation (this merchant's API key was rotated above).
+      const sim = await app.server.inject({
+        method: 'POST',
+        url: `/api/users/me/merchants/${a.offer('INSTALLMENTS', 3)}/simulate_payment_schedule`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ amount_cents: 30_000, created: '2026-11-23' }),
+      });
+      expect(sim.json().INSTALLMENT[0].fees).toBe(675 + 50); // 2.25 % of 300.00, plus 0.50
+    } finally {
+      await page.close();
     }
   });
 });

@@ -6,7 +6,8 @@ import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
-import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
+import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../helpers/browser.ts';
+import { inviteMember } from '../../src/dashboard/invitations.ts';
 
 /**
  * The back office's home page and CSV export in Chromium (docs/back-office.md), on a shop with
@@ -89,15 +90,7 @@ afterAll(async () => {
   await new Promise((resolve) => hook?.close(resolve));
 });
 
-async function signedIn(viewport: { width: number; height: number }): Promise<Page> {
-  const page = await browser.newPage({ viewport, locale: 'en-GB', acceptDownloads: true });
-  await page.goto(`${app.base}/dashboard`);
-  await page.getByLabel('E-mail').fill(a.merchant.email);
-  await page.getByLabel('Password').fill(a.merchant.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.title()).toBe('Home · Chipin back office');
-  return page;
-}
+const signedIn = (viewport: { width: number; height: number }): Promise<Page> => signedInPage(browser, app.base, a.merchant, viewport);
 
 describe.skipIf(!hasBrowser)('back-office home and export in Chromium', () => {
   it('lands on the home page with the figures, and the export link downloads the filtered purchases as CSV', async () => {
@@ -126,16 +119,40 @@ describe.skipIf(!hasBrowser)('back-office home and export in Chromium', () => {
   });
 
   it.runIf(process.env.CHIPIN_SCREENSHOTS === '1')('retakes the back office screenshots, desktop and phone', async () => {
+    const db = app.services.db;
+    const delivery = (await db.query<{ id: string }>('SELECT id FROM deliveries WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1', [a.accountId])).rows[0]!.id;
+    const invited = await inviteMember(db, a.accountId, { label: a.merchant.email }, { email: 'new.colleague@atlantico.example', role: 'support' });
+    if (!invited.ok) throw new Error('the screenshot invitation was refused');
+    const pages: [string, string][] = [
+      ['home', '/dashboard'],
+      ['purchases', '/dashboard/purchases'],
+      ['purchase', `/dashboard/purchases/pur_${detailId}`],
+      ['developers', '/dashboard/developers'],
+      ['delivery', `/dashboard/developers/deliveries/dlv_${delivery}`],
+      ['offers', '/dashboard/offers'],
+      ['offer', `/dashboard/offers/${a.offer('INSTALLMENTS')}`],
+      ['psp-accounts', '/dashboard/psp-accounts'],
+      ['psp-account-new', '/dashboard/psp-accounts/new?psp=stripe'],
+      ['team', '/dashboard/team'],
+      ['password', '/dashboard/account/password'],
+    ];
     for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      const anonymous = await browser.newPage({ viewport, locale: 'en-GB' });
+      try {
+        await anonymous.goto(`${app.base}/dashboard/sign-in`);
+        await shoot(anonymous, `dashboard-sign-in-${size}.png`);
+        await anonymous.goto(`${app.base}/dashboard/invitation?token=${invited.token}`);
+        await shoot(anonymous, `dashboard-invitation-${size}.png`);
+      } finally {
+        await anonymous.close();
+      }
       const page = await signedIn(viewport);
       try {
-        await shoot(page, `dashboard-home-${size}.png`);
-        await page.goto(`${app.base}/dashboard/purchases`);
-        await shoot(page, `dashboard-purchases-${size}.png`);
-        await page.goto(`${app.base}/dashboard/purchases/pur_${detailId}`);
-        await shoot(page, `dashboard-purchase-${size}.png`);
-        await page.goto(`${app.base}/dashboard/developers`);
-        await shoot(page, `dashboard-developers-${size}.png`);
+        for (const [name, path] of pages) {
+          const res = await page.goto(`${app.base}${path}`);
+          expect(res?.status(), path).toBe(200);
+          await shoot(page, `dashboard-${name}-${size}.png`);
+        }
       } finally {
         await page.close();
       }

@@ -3,38 +3,35 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
-import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
+import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../helpers/browser.ts';
 import { addDashboardUser } from '../helpers/dashboard.ts';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
 
 /**
  * Roles and the Team page in real Chromium (docs/back-office.md#roles), by labels and roles only,
- * axe-core on every page met. The support user is added as an operator would (no invitations yet).
+ * axe-core on every page met. The support user of the first tests is written into the table; the
+ * last test invites a member by e-mail through a real SMTP listener.
  */
 let app: TestApp & { base: string };
 let browser: Browser;
 let a: Caller;
 let support: { email: string; password: string };
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
 
 beforeAll(async () => {
   if (!hasBrowser) return;
-  [app, browser] = await Promise.all([startServedApp(), launchBrowser()]);
+  smtp = await smtpListener();
+  [app, browser] = await Promise.all([startServedApp({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` }), launchBrowser()]);
   a = await caller(app);
   support = await addDashboardUser(app, a.accountId, 'support');
 });
 afterAll(async () => {
   await browser?.close();
   await app?.close();
+  await smtp?.close();
 });
 
-async function signedIn(user: { email: string; password: string }): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
-  await page.goto(`${app.base}/dashboard`);
-  await page.getByLabel('E-mail').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.title()).toBe('Home · Chipin back office'); // where sign-in lands
-  return page;
-}
+const signedIn = (user: { email: string; password: string }): Promise<Page> => signedInPage(browser, app.base, user);
 
 describe.skipIf(!hasBrowser)('roles in Chromium', () => {
   it('a support user has no Developers or Team in the menu, is refused the Developers page, and refunds; the refund shows who did it', async () => {
@@ -78,6 +75,41 @@ describe.skipIf(!hasBrowser)('roles in Chromium', () => {
       await expectAccessible(page, 'team');
     } finally {
       await page.close();
+    }
+  });
+
+  it('an admin invites a colleague by e-mail; the link in the e-mail lets them choose a password and lands them signed in', async () => {
+    const email = `colleague-${Date.now()}@shop.example`;
+    const page = await signedIn(a.merchant);
+    try {
+      await page.goto(`${app.base}/dashboard/team`);
+      const invite = page.getByRole('region', { name: 'Invite a member' });
+      await invite.getByLabel('E-mail').fill(email);
+      await invite.getByLabel('Role').selectOption({ label: 'Support' });
+      await invite.getByRole('button', { name: 'Send the invitation' }).click();
+      await expect.poll(() => page.getByRole('status').textContent()).toBe(`Invitation sent to ${email}.`);
+      expect(await page.getByRole('table', { name: 'Pending invitations' }).getByRole('cell', { name: email, exact: true }).count()).toBe(1);
+      await expectAccessible(page, 'team with an invitation');
+    } finally {
+      await page.close();
+    }
+
+    await expect.poll(() => smtp.received.filter((m) => m.to.includes(email)).length).toBe(1);
+    const link = /http:\/\/127\.0\.0\.1:\d+\/dashboard\/invitation\?token=[A-Za-z0-9_-]+/.exec(decoded(smtp.received.find((m) => m.to.includes(email))!.raw))![0];
+    const invited = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
+    try {
+      await invited.goto(link);
+      const account = (await app.services.accounts.nameOf(a.accountId))!;
+      await expect.poll(() => invited.getByRole('heading', { level: 1 }).textContent()).toBe(`Join ${account} on Chipin`);
+      await expectAccessible(invited, 'invitation');
+      await invited.getByLabel('New password', { exact: true }).fill('a long enough passphrase');
+      await invited.getByLabel('New password, again').fill('a long enough passphrase');
+      await invited.getByRole('button', { name: 'Join and sign in' }).click();
+      await expect.poll(() => invited.title()).toBe('Home · Chipin back office');
+      const menu = invited.getByRole('navigation', { name: 'Main menu' });
+      expect(await menu.getByRole('link', { name: 'Team' }).count()).toBe(0); // a support member
+    } finally {
+      await invited.close();
     }
   });
 });

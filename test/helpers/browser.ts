@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { Config } from '../../src/config.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 /** Debian's Chromium, installed by .ci/run; tests drive it headless through playwright-core. */
@@ -30,10 +32,27 @@ async function freePort(): Promise<number> {
 }
 
 /** An app listening on loopback whose PUBLIC_URL is its real address, so every link works in the browser. */
-export async function startServedApp(): Promise<TestApp & { base: string }> {
+export async function startServedApp(overrides: Partial<Config> = {}): Promise<TestApp & { base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const app = await startTestApp({ publicUrl: base, port });
+  const app = await startTestApp({ ...overrides, publicUrl: base, port });
   await app.server.listen({ port, host: '127.0.0.1' });
   return Object.assign(app, { base });
+}
+
+/** A phone-sized window, the back office's first target. */
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A new page signed in to the back office as `user`, through the sign-in form by its labels as
+ * staff do, once it has landed on the home page.
+ */
+export async function signedInPage(browser: Browser, base: string, user: { email: string; password: string }, viewport = PHONE): Promise<Page> {
+  const page = await browser.newPage({ viewport, locale: 'en-GB', acceptDownloads: true });
+  await page.goto(`${base}/dashboard`);
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.title()).toBe('Home · Chipin back office');
+  return page;
 }

@@ -2,6 +2,8 @@ import { actorOf, listAudit } from '../../audit/audit-log.ts';
 import { ROLES } from '../../dashboard/roles.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { changeMember, listMembers } from '../../dashboard/team-members.ts';
+import { inviteMember, listInvitations, revokeInvitation } from '../../dashboard/invitations.ts';
+import { invitationMail } from '../../dashboard/invitation-mail.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { teamPage } from '../../dashboard/team-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
@@ -17,13 +19,53 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
   app.get('/dashboard/team', PAGE, async (request, reply) => {
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
-    return sendPage(reply, 200, teamPage(ctx.chrome, { ...(await view(ctx.session.accountId)), saved: (request.query as Record<string, unknown>).done === 'member' }));
+    const done = (request.query as Record<string, unknown>).done;
+    return sendPage(reply, 200, teamPage(ctx.chrome, { ...(await view(ctx.session.accountId)), saved: done === 'member', invited: done === 'revoked' ? 'revoked' : undefined }));
   });
 
   async function view(accountId: string) {
-    const [members, activity] = await Promise.all([listMembers(services.db, accountId), listAudit(services.db, accountId, { limit: SHOWN_ACTIVITY })]);
-    return { members, activity };
+    const [members, invitations, activity] = await Promise.all([
+      listMembers(services.db, accountId),
+      listInvitations(services.db, accountId),
+      listAudit(services.db, accountId, { limit: SHOWN_ACTIVITY }),
+    ]);
+    return { members, invitations, activity };
   }
+
+  // Invite a member by e-mail. The page answers directly (no redirect): when no e-mail could be
+  // sent, it shows the link this once, as the Developers page shows a new API secret.
+  app.post('/dashboard/team/invitations', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const form = formOf(request);
+    if (!sessions.csrfMatches(session, form.csrf)) return refuseForm(reply, chrome.lang);
+    const typed = { email: (form.email ?? '').slice(0, 254), role: form.role ?? '' };
+    const role = ROLES.find((r) => r === form.role);
+    if (!role) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), typed, inviteError: t.badRole }));
+    // (The form parser has refused a NUL or a lone surrogate already, naming the field.)
+    const outcome = await inviteMember(services.db, session.accountId, actorOf(session), { email: typed.email, role });
+    if (!outcome.ok) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), typed, inviteError: t.invitationProblem[outcome.reason] }));
+    const { invitation, token } = outcome;
+    const link = `${services.config.publicUrl}/dashboard/invitation?token=${token}`;
+    const accountName = (await services.accounts.nameOf(session.accountId)) ?? '';
+    const mail = invitationMail(chrome.lang, { to: invitation.email, accountName, invitedBy: session.email, role, url: link, expiresAt: invitation.expiresAt });
+    const sent = services.mailer.kind === 'smtp' && (await services.mailer.send(mail)).accepted;
+    request.log.info({ account_id: session.accountId, invitation_id: invitation.id, emailed: sent }, 'back-office member invited');
+    return sendPage(reply, 200, teamPage(chrome, { ...(await view(session.accountId)), invited: { email: invitation.email, link: sent ? undefined : link } }));
+  });
+
+  app.post('/dashboard/team/invitations/:id/revoke', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    const revoked = await revokeInvitation(services.db, session.accountId, actorOf(session), (request.params as { id: string }).id);
+    if (!revoked) return sendPage(reply, 404, messagePage(chrome.lang, t.invitationNotFoundTitle, t.invitationNotFound));
+    return seeOther(reply, '/dashboard/team?done=revoked');
+  });
 
   // Change a member's role (`role`), or remove them (`remove=yes`). Another account's member is a 404.
   app.post('/dashboard/team/members/:id', PAGE, async (request, reply) => {

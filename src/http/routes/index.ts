@@ -15,6 +15,7 @@ import { registerDashboardPspAccounts } from './dashboard-psp-accounts.ts';
 import { registerDashboardAccount } from './dashboard-account.ts';
 import { registerDashboardPurchases } from './dashboard-purchases.ts';
 import { registerDashboardSession } from './dashboard-session.ts';
+import { registerDashboardInvitation } from './dashboard-invitation.ts';
 import { registerDashboardTeam } from './dashboard-team.ts';
 import { registerPspNotifications } from './psp-notifications.ts';
 import { registerPspChallenge } from './psp-challenge.ts';
@@ -62,6 +63,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficePsps(app, services, dashboard);
   registerBackofficeOffers(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
+  registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
   registerDashboardPurchases(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { Database, Sql } from '../db/database.ts';
+
+/** How often each process purges (wall clock). */
+export const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
+
+/**
+ * Sessions ended (expired or signed out) more than a day ago sign nobody in and only weigh on
+ * the token index: deleted. Invitations that ended (accepted, revoked, else expired) more than 30
+ * days ago go too (their outcome is in the audit log). Both by the database's wall clock, as their expiry is. Answers the counts.
+ */
+export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; invitations: number }> {
+  const sessions = await sql.query(
+    `DELETE FROM dashboard_sessions
+      WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
+  );
+  const invitations = await sql.query(
+    `DELETE FROM dashboard_invitations
+      WHERE COALESCE(accepted_at, revoked_at, expires_at) < now() - interval '30 days'`,
+  );
+  return { sessions: sessions.rowCount, invitations: invitations.rowCount };
+}
+
+/**
+ * Runs the purge every `everyMs` of wall-clock time in this process (an unref'd timer; the first
+ * run one interval after start). Not a durable job: sessions and invitations expire by the wall
+ * clock, not the service clock, so moving the sandbox clock has nothing to run here, and a
+ * purge missed by a stopped process is done by the next run of any process (the deletes are
+ * idempotent). Answers the function that stops it.
+ */
+export function startDashboardPurge(db: Database, log: Pick<Logger, 'info' | 'warn'>, everyMs = DASHBOARD_PURGE_EVERY_MS): () => void {
+  const timer = setInterval(() => {
+    purgeDashboardRows(db).then(
+      (n) => {
+        if (n.sessions + n.invitations > 0) log.info(n, 'back office: ended sessions and old invitations deleted');
+      },
+      (err: unknown) => log.warn({ err }, 'back office: could not purge ended sessions (tried again at the next run)'),
+    );
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
