@@ -61,6 +61,10 @@
  *                              else 1); each transaction still starts on schedule
  *   BENCH_API_CONCURRENCY=16   api: abort requests in flight at once
  *   BENCH_TIMEOUT=120          seconds to wait for the deliveries after the burst starts
+ *   BENCH_QUIET=0              sql: events per second of a second, quiet merchant (its own endpoint
+ *                              path, 50 purchases) while the burst is committed and drained: its
+ *                              commit → arrival latency shows whether one merchant's burst holds
+ *                              another's webhooks back (docs/webhooks.md#fairness); 0: none
  *   BENCH_DATABASE_URL=...     run on this PostgreSQL database (not dropped)
  *   BENCH_EMBEDDED=1           run on the embedded database (PGlite) instead
  *   BENCH_SERVER_NODE_ARGS     extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof"
@@ -87,7 +91,7 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 }
 
 /** The variables that choose one run; with none of them set, the issue's two rows run. */
-const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED'];
+const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED', 'BENCH_QUIET'];
 const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
 
 const embedded = process.env.BENCH_EMBEDDED === '1';
@@ -106,16 +110,21 @@ const settings = {
   /** sql: connections committing at once (one cannot commit 2,000 transactions/s on a busy machine). */
   producers: intEnv('BENCH_PRODUCERS', process.env.BENCH_RATE?.trim() && process.env.BENCH_RATE.trim() !== '0' ? 4 : 1, 1, 64),
   apiConcurrency: intEnv('BENCH_API_CONCURRENCY', 16, 1, 256),
+  /** Events per second of a second, quiet merchant during the run (sql producer); 0: none. */
+  quietRate: intEnv('BENCH_QUIET', 0, 0, 1_000),
   timeoutS: intEnv('BENCH_TIMEOUT', 120, 5, 3_600),
   embedded,
   givenDatabaseUrl: process.env.BENCH_DATABASE_URL?.trim() || undefined,
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
 };
+if (settings.quietRate > 0 && producer !== 'sql') throw new Error('BENCH_QUIET needs the sql producer (PostgreSQL)');
 if (producer === 'api' && process.env.BENCH_PURCHASES) process.stderr.write('BENCH_PURCHASES ignored: the api producer aborts one purchase per event\n');
 
 const PG_ADMIN = { host: '127.0.0.1', port: '5432', user: 'postgres' };
 const READY_TIMEOUT_MS = 60_000;
 const TRIGGER = producer === 'sql' ? 'paymentFailed' : 'purchaseAborted';
+const QUIET_PATH = '/quiet/webhooks';
+const QUIET_PURCHASES = 50;
 
 /** One clock for commits and arrivals: this process's, in ms since the epoch, sub-ms precision. */
 const now = () => performance.timeOrigin + performance.now();
@@ -173,6 +182,8 @@ interface Arrival {
 /** A healthy webhook receiver: 200 at once, arrival noted when the body is complete. */
 class Receiver {
   readonly arrivals: Arrival[] = [];
+  /** Arrivals on QUIET_PATH (BENCH_QUIET's merchant), by triggerID: not part of the burst. */
+  readonly quietArrivals = new Map<number, number>();
   /** Bodies that did not parse or carried another trigger. */
   unexpected = 0;
   port = 0;
@@ -189,6 +200,10 @@ class Receiver {
         res.writeHead(200, { 'content-length': '0' }).end();
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { triggerID: number; triggerName: string; objects?: { purchaseId?: string } };
+          if (req.url === QUIET_PATH) {
+            if (!this.quietArrivals.has(body.triggerID)) this.quietArrivals.set(body.triggerID, at);
+            return;
+          }
           if (body.triggerName !== TRIGGER) this.unexpected++;
           else this.arrivals.push({ key: keyOf(body), triggerId: body.triggerID, at });
         } catch {
@@ -343,6 +358,28 @@ async function produceApi(url: string, token: string, purchases: string[], commi
   });
 }
 
+/**
+ * BENCH_QUIET: one payment.failed event a tick for the quiet merchant (round robin over its
+ * purchases), each in its own transaction, until `stop` resolves; keyed by event id.
+ */
+async function produceQuiet(client: pg.Client, accountId: string, purchases: string[], commits: Map<number, number>, stop: Promise<unknown>): Promise<void> {
+  let stopped = false;
+  void stop.finally(() => (stopped = true));
+  const t0 = now();
+  for (let i = 0; !stopped; i++) {
+    const wait = t0 + (i * 1000) / settings.quietRate - now();
+    if (wait > 0) await Promise.race([sleep(wait), stop]);
+    if (stopped) break;
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+       SELECT account_id, id, 'payment.failed', state, state, '{"quiet":true}', clock_timestamp() FROM purchases WHERE account_id = $1 AND id = $2
+       RETURNING id`,
+      [accountId, purchases[i % purchases.length]],
+    );
+    commits.set(Number(rows[0]!.id), now());
+  }
+}
+
 // --- figures -------------------------------------------------------------------------------
 
 /** CPU time (ms) of every process named `postgres` on this machine, by pid (Linux; empty elsewhere). */
@@ -488,6 +525,11 @@ async function main(): Promise<void> {
   const credentials = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', 'Delivery Bench', '--email', email, '--json'], env)) as Credentials;
   await runTs('src/main.ts', ['webhook', 'set', '--account', credentials.account_id, '--url', hookUrl, '--events', TRIGGER, '--json'], env);
   const accountId = credentials.account_id.replace(/^acc_/, '');
+  let quiet: Credentials | undefined;
+  if (settings.quietRate > 0) {
+    quiet = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', 'Quiet Bench', '--email', `quiet-${email}`, '--json'], env)) as Credentials;
+    await runTs('src/main.ts', ['webhook', 'set', '--account', quiet.account_id, '--url', `http://${LOOPBACK}:${receiver.port}${QUIET_PATH}`, '--events', TRIGGER, '--json'], env);
+  }
 
   const port = await freePort();
   const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) }, settings.serverNodeArgs);
@@ -498,6 +540,7 @@ async function main(): Promise<void> {
   const t0 = now();
   const purchases = await createPurchases(url, token, settings.purchases);
   log(`Created ${purchases.length} purchases in ${((now() - t0) / 1000).toFixed(1)} s.`);
+  const quietPurchases = quiet ? await createPurchases(url, await accessToken(url, quiet), QUIET_PURCHASES) : [];
 
   if (databaseUrl) {
     sqlClient = new pg.Client({ connectionString: databaseUrl });
@@ -536,6 +579,16 @@ async function main(): Promise<void> {
       await c.connect();
     }
   }
+  // BENCH_QUIET: the other merchant's events, from the burst's start until it has drained.
+  const quietCommits = new Map<number, number>();
+  let quietDone: Promise<void> = Promise.resolve();
+  let endQuiet: (() => void) | undefined;
+  if (quiet) {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    producerClients.push(c);
+    await c.connect();
+    quietDone = produceQuiet(c, quiet.account_id.replace(/^acc_/, ''), quietPurchases, quietCommits, new Promise<void>((ok) => (endQuiet = ok)));
+  }
   const cpu0 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(), machine: machineBusyMs(), postgres: postgresCpu() };
   const burstStart = now();
   if (settings.producer === 'sql') await produceSql([sqlClient!, ...producerClients], accountId, purchases, commits);
@@ -553,6 +606,8 @@ async function main(): Promise<void> {
     }),
   ]);
   clearTimeout(timer);
+  endQuiet?.();
+  await quietDone;
   const lastArrival = Math.max(...firstArrival.values());
   const elapsedS = (now() - burstStart) / 1000;
   const cpu1 = { chipin: cpuTimeMs(child.proc.pid), bench: process.cpuUsage(cpu0.bench), machine: machineBusyMs(), postgres: postgresCpu(), at: now() };
@@ -577,6 +632,16 @@ async function main(): Promise<void> {
   const latency = distribution(latencies);
   const wallMs = cpu1.at - burstStart;
   const cpuPercent = (ms: number | undefined) => (ms === undefined ? undefined : Math.round((ms / wallMs) * 1000) / 10);
+
+  // The quiet merchant: events committed at least 1 s before the end (time to arrive), and theirs.
+  const quietLatencies: number[] = [];
+  let quietLost = 0;
+  for (const [id, at] of quietCommits) {
+    const arrived = receiver.quietArrivals.get(id);
+    if (arrived !== undefined) quietLatencies.push(arrived - at);
+    else if (at < cpu1.at - 1_000) quietLost++;
+  }
+  const quietLatency = quiet ? distribution(quietLatencies) : undefined;
 
   let stages: Awaited<ReturnType<typeof breakdown>> | undefined;
   if (settings.producer === 'sql' && databaseUrl) {
@@ -607,6 +672,7 @@ async function main(): Promise<void> {
     spanSeconds: spanS === undefined ? undefined : Math.round(spanS * 1000) / 1000,
     deliveriesPerSecond: spanS ? r1(received / spanS) : undefined,
     latencyMs: latency,
+    ...(quietLatency ? { quietMerchant: { ratePerSecond: settings.quietRate, events: quietCommits.size, notYetArrived: quietLost, latencyMs: quietLatency } } : {}),
     ...(upper.length ? { latencyUpperBoundMs: distribution(upper) } : {}),
     p50Under50ms: latency.p50 !== undefined && latency.p50 < 50,
     cpuPercentOfOneCore: {
@@ -634,6 +700,10 @@ async function main(): Promise<void> {
   log(`latency max            ${ms(latency.max)}   (min ${ms(latency.min)}, mean ${ms(latency.mean)})`);
   if (result.latencyUpperBoundMs) log(`latency from request   p50 ${ms(result.latencyUpperBoundMs.p50)}, p99 ${ms(result.latencyUpperBoundMs.p99)} (upper bound: abort request start → arrival)`);
   log(`p50 < 50 ms            ${result.p50Under50ms ? 'yes' : 'NO'}`);
+  if (quietLatency) {
+    log(`quiet merchant         ${quietCommits.size} events at ${settings.quietRate}/s during the run, ${quietLost} not arrived 1 s after commit by the end`);
+    log(`  its latency          p50 ${ms(quietLatency.p50)}, p90 ${ms(quietLatency.p90)}, p99 ${ms(quietLatency.p99)}, max ${ms(quietLatency.max)}`);
+  }
   log(`CPU (% of one core)    chipin ${result.cpuPercentOfOneCore.chipin}, bench ${result.cpuPercentOfOneCore.benchProcess}${'postgres' in result.cpuPercentOfOneCore ? `, postgres ${result.cpuPercentOfOneCore.postgres}` : ''}, whole machine ${result.cpuPercentOfOneCore.wholeMachine} (of ${machine.cpus * 100})`);
   log(`load average           start ${machine.loadAvgAtStart.join(' ')}, end ${loadAvgAtEnd.join(' ')}`);
   if (stages) {

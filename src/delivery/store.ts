@@ -56,19 +56,33 @@ interface ClaimedRow {
  * not leased (or the lease ran out: its process died), and first in line for their destination —
  * the ordering rule (docs/webhooks.md): no earlier delivery of the same purchase to the same
  * destination is still pending, and no earlier event of the purchase is still undispatched.
+ * Fair between destinations (a merchant's webhook endpoint, its notification URLs): each due
+ * destination's oldest in turn, at most `perDestination` in flight for one destination counting
+ * `busy` (what the claiming process is sending now, by destination).
  * One statement: the row locks last only while the leases are written.
  */
 export async function claimDue(
   db: Sql,
-  opts: { now: Date; wallNow: Date; limit: number; leaseMs: number },
+  opts: { now: Date; wallNow: Date; limit: number; leaseMs: number; perDestination?: number; busy?: ReadonlyMap<string, number> },
 ): Promise<ClaimedDelivery[]> {
   const leaseId = randomUUID();
-  // chipin_claim_deliveries (014_delivery_claim.sql): the same statement as a function whose
-  // planner settings keep the in-order index plan however stale the table's statistics are.
+  const busy = [...(opts.busy ?? new Map<string, number>())].map(([key, n]) => ({ ...parseDestination(key), n }));
+  // chipin_claim_deliveries (016_delivery_fairness.sql): one statement as a function whose
+  // planner settings keep its index plans however stale the table's statistics are.
   const { rows } = await db.query<ClaimedRow>(
     `SELECT id, account_id, purchase_id, event_id, kind, trigger_name, url, payload, attempts, failures, next_attempt_at
-     FROM chipin_claim_deliveries($1, $2, $3, $4, $5)`,
-    [opts.now, opts.wallNow, opts.limit, new Date(opts.wallNow.getTime() + opts.leaseMs), leaseId],
+     FROM chipin_claim_deliveries($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[])`,
+    [
+      opts.now,
+      opts.wallNow,
+      opts.limit,
+      new Date(opts.wallNow.getTime() + opts.leaseMs),
+      leaseId,
+      opts.perDestination ?? opts.limit,
+      busy.map((b) => b.accountId),
+      busy.map((b) => b.kind),
+      busy.map((b) => b.n),
+    ],
   );
   return rows
     .map((r) => ({
@@ -86,6 +100,16 @@ export async function claimDue(
       nextAttemptAt: new Date(r.next_attempt_at),
     }))
     .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.eventId - b.eventId);
+}
+
+/** The key of a delivery's destination: its merchant account and channel. */
+export function destinationOf(d: Pick<ClaimedDelivery, 'accountId' | 'kind'>): string {
+  return `${d.accountId} ${d.kind}`;
+}
+
+function parseDestination(key: string): { accountId: string; kind: string } {
+  const [accountId = '', kind = ''] = key.split(' ');
+  return { accountId, kind };
 }
 
 /** One attempt, as recorded, and what it does to its delivery. */

@@ -9,7 +9,7 @@ import { dispatchBatch } from './dispatcher.ts';
 import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
-import { claimDue, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { claimDue, destinationOf, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
@@ -36,8 +36,14 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** How long a claim protects a delivery being sent (wall-clock ms). Default: timeout + 5 s. */
   leaseMs?: number;
-  /** Attempts in flight at once in this process. Default 16. */
+  /** Attempts in flight at once in this process. Default 32. */
   concurrency?: number;
+  /**
+   * Attempts in flight at once in this process to one destination (a merchant's webhook
+   * endpoint, its notification URLs). Default 16: half the slots, so that an endpoint that
+   * hangs, or one merchant's burst, always leaves the others room.
+   */
+  perDestination?: number;
   /** Safety poll (ms) for a missed notification. Default 10 s. */
   pollMs?: number;
   /** Events dispatched per transaction. Default 200. */
@@ -74,6 +80,8 @@ export interface Sent extends HttpAttempt {
  * - Each wake dispatches new events, then claims due deliveries (SKIP LOCKED + lease) while it
  *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
  *   so the next delivery of the same purchase follows at once.
+ * - Fair between destinations: each claim takes every due destination's oldest delivery in turn,
+ *   and one destination never has more than `perDestination` of the slots.
  * - At-least-once: a process that dies mid-send leaves a lease that runs out, and the delivery is
  *   sent again by whoever takes it next.
  */
@@ -83,6 +91,16 @@ export class DeliveryWorker implements DueWorkRunner {
   readonly #timeoutMs: number;
   readonly #leaseMs: number;
   readonly #concurrency: number;
+  readonly #perDestination: number;
+  /** Attempts in flight by destination (`destinationOf`), background and `runDue` alike. */
+  readonly #busy = new Map<string, number>();
+  /**
+   * False after a claim that found less than it asked for (what is due is capped per destination,
+   * blocked by its purchase's order, or sent elsewhere): claiming again at every finished attempt
+   * would cost a statement per delivery. True again on new work (a notification, a timer, the
+   * poll) and when an attempt leaves its destination at half its share or less.
+   */
+  #claimable = true;
   readonly #pollMs: number;
   readonly #dispatchBatch: number;
   readonly #random: () => number;
@@ -101,7 +119,8 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#deps = deps;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#leaseMs = opts.leaseMs ?? this.#timeoutMs + 5_000;
-    this.#concurrency = opts.concurrency ?? 16;
+    this.#concurrency = opts.concurrency ?? 32;
+    this.#perDestination = Math.min(opts.perDestination ?? 16, this.#concurrency);
     this.#pollMs = opts.pollMs ?? 10_000;
     this.#dispatchBatch = opts.dispatchBatch ?? 200;
     this.#random = opts.random ?? Math.random;
@@ -115,12 +134,18 @@ export class DeliveryWorker implements DueWorkRunner {
     if (this.#started || this.#stopped) return;
     this.#started = true;
     try {
-      this.#unlisten = await this.#deps.db.listen(DELIVERY_CHANNEL, () => this.wake());
+      this.#unlisten = await this.#deps.db.listen(DELIVERY_CHANNEL, () => this.#wakeForNewWork());
     } catch (err) {
       this.#deps.log.warn({ err }, 'could not LISTEN for new events: deliveries fall back to polling');
     }
-    this.#pollTimer = setInterval(() => this.wake(), this.#pollMs);
+    this.#pollTimer = setInterval(() => this.#wakeForNewWork(), this.#pollMs);
     this.#pollTimer.unref();
+    this.wake();
+  }
+
+  /** Something new may be due (committed, fallen due, or missed): worth a claim. */
+  #wakeForNewWork(): void {
+    this.#claimable = true;
     this.wake();
   }
 
@@ -166,7 +191,7 @@ export class DeliveryWorker implements DueWorkRunner {
       const claimed = await this.#claim(this.#concurrency);
       if (claimed.length === 0) break;
       const endpoints = await this.#endpointsOf(claimed);
-      await Promise.all(claimed.map((d) => this.#attempt(d, endpoints)));
+      await Promise.all(claimed.map((d) => this.#run(d, endpoints)));
       handled += claimed.length;
     }
     return handled;
@@ -188,10 +213,12 @@ export class DeliveryWorker implements DueWorkRunner {
       // Claims in batches: only when half the slots or more are free (or none is busy), so a
       // burst costs one claim statement per half-batch of attempts instead of one per attempt.
       while (!this.#stopped && this.#mayClaim()) {
-        const claimed = await this.#claim(this.#concurrency - this.#inFlight.size);
+        const asked = this.#concurrency - this.#inFlight.size;
+        const claimed = await this.#claim(asked);
+        this.#claimable = claimed.length === asked;
         if (claimed.length === 0) break;
         const endpoints = await this.#endpointsOf(claimed);
-        for (const d of claimed) this.#track(this.#attempt(d, endpoints));
+        for (const d of claimed) this.#track(this.#run(d, endpoints));
       }
     } while (this.#again && !this.#stopped);
     if (!this.#stopped) await this.#armDueTimer();
@@ -199,7 +226,22 @@ export class DeliveryWorker implements DueWorkRunner {
 
   #mayClaim(): boolean {
     const free = this.#concurrency - this.#inFlight.size;
-    return free > 0 && (this.#inFlight.size === 0 || free >= this.#concurrency / 2);
+    return free > 0 && (this.#inFlight.size === 0 || (this.#claimable && free >= this.#concurrency / 2));
+  }
+
+  /** One attempt, counted against its destination's share while it runs. */
+  async #run(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<void> {
+    const key = destinationOf(d);
+    this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
+    try {
+      await this.#attempt(d, endpoints);
+    } finally {
+      const left = (this.#busy.get(key) ?? 1) - 1;
+      if (left === 0) this.#busy.delete(key);
+      else this.#busy.set(key, left);
+      // Room again for this destination (or a next delivery of this purchase may be due).
+      if (left <= this.#perDestination / 2) this.#claimable = true;
+    }
   }
 
   #track(p: Promise<void>): void {
@@ -222,7 +264,7 @@ export class DeliveryWorker implements DueWorkRunner {
     if (waits.length === 0) return;
     const ms = Math.max(Math.min(...waits), 0);
     if (ms >= this.#pollMs) return; // the poll comes first
-    this.#dueTimer = setTimeout(() => this.wake(), ms + 5);
+    this.#dueTimer = setTimeout(() => this.#wakeForNewWork(), ms + 5);
     this.#dueTimer.unref();
   }
 
@@ -238,7 +280,14 @@ export class DeliveryWorker implements DueWorkRunner {
   }
 
   #claim(limit: number): Promise<ClaimedDelivery[]> {
-    return claimDue(this.#deps.db, { now: this.#deps.clock.now(), wallNow: this.#wallNow(), limit, leaseMs: this.#leaseMs });
+    return claimDue(this.#deps.db, {
+      now: this.#deps.clock.now(),
+      wallNow: this.#wallNow(),
+      limit,
+      leaseMs: this.#leaseMs,
+      perDestination: this.#perDestination,
+      busy: this.#busy,
+    });
   }
 
   /**

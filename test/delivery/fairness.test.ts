@@ -1,0 +1,114 @@
+/**
+ * Fairness between destinations (docs/webhooks.md#fairness): one merchant's backlog, or an
+ * endpoint that hangs until the timeout, does not hold back another merchant's webhooks.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
+import { claimDue, destinationOf, type ClaimedDelivery } from '../../src/delivery/store.ts';
+import type { DeliveryOptions } from '../../src/delivery/service.ts';
+import { caller, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
+
+let receiver: Receiver;
+const open: TestApp[] = [];
+const dbs: IsolatedDatabase[] = [];
+
+beforeAll(async () => {
+  receiver = await Receiver.start();
+});
+afterEach(async () => {
+  receiver.releaseHeld();
+  receiver.answer = { kind: 'status', code: 204 };
+  receiver.received.length = 0;
+  await Promise.all(open.splice(0).map((a) => a.close()));
+  await Promise.all(dbs.splice(0).map((d) => d.dispose()));
+});
+afterAll(async () => {
+  await receiver?.close();
+});
+
+async function freshApp(delivery: DeliveryOptions = {}): Promise<TestApp> {
+  const db = await isolatedDatabase();
+  dbs.push(db);
+  const app = await startTestApp(NO_JOB_POLL, { db: db.open(), delivery: { ...TEST_DELIVERY, ...delivery } });
+  open.push(app);
+  return app;
+}
+
+/** `n` payment.failed events of `n` purchases of the merchant, committed at once (one each: no purchase's order holds another back). */
+async function burst(app: TestApp, m: Caller, n: number): Promise<void> {
+  const purchases: string[] = [];
+  for (let i = 0; i < n; i++) purchases.push(await newPurchase(m));
+  await app.services.db.query(
+    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+     SELECT $1, p, 'payment.failed', 'CREATED', 'CREATED', '{}', $3 FROM unnest($2::uuid[]) AS p`,
+    [m.accountId, purchases, app.services.clock.now()],
+  );
+}
+
+/** Turns the committed events into deliveries, as the worker's pass does first. */
+async function dispatch(app: TestApp): Promise<void> {
+  const { db, box, clock } = app.services;
+  const log = { warn: () => {}, error: (obj: object, msg: string) => console.error(msg, obj) };
+  await dispatchBatch({ db, box, log }, clock.now(), 1_000);
+}
+
+const claim = (app: TestApp, opts: { limit: number; perDestination: number; busy?: Map<string, number> }) =>
+  claimDue(app.services.db, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, ...opts });
+const countOf = (claimed: ClaimedDelivery[], m: Caller) => claimed.filter((d) => d.accountId === m.accountId).length;
+
+describe(`claiming due deliveries fairly between destinations (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it("takes each destination's oldest in turn: a later event of a quiet merchant is claimed with the first of another's backlog", async () => {
+    const app = await freshApp();
+    const [busy, quiet] = [await caller(app), await caller(app)];
+    await setWebhook(app, busy, receiver.url('/busy'), ['paymentFailed']);
+    await setWebhook(app, quiet, receiver.url('/quiet'), ['paymentFailed']);
+    await burst(app, busy, 30);
+    await burst(app, quiet, 1); // committed after the whole backlog
+    await dispatch(app);
+
+    // Oldest first across merchants would have given the busy merchant both.
+    const first = await claim(app, { limit: 2, perDestination: 16 });
+    expect(first.map((d) => d.accountId).sort()).toEqual([busy.accountId, quiet.accountId].sort());
+    // The rest of the backlog still goes out, oldest first.
+    const rest = await claim(app, { limit: 100, perDestination: 100 });
+    expect(countOf(rest, busy)).toBe(29);
+    expect(rest.map((d) => d.eventId)).toEqual([...rest.map((d) => d.eventId)].sort((a, b) => a - b));
+  });
+
+  it('never leases a destination more than its share, counting what the process is already sending there', async () => {
+    const app = await freshApp();
+    const [busy, quiet] = [await caller(app), await caller(app)];
+    await setWebhook(app, busy, receiver.url('/busy'), ['paymentFailed']);
+    await setWebhook(app, quiet, receiver.url('/quiet'), ['paymentFailed']);
+    await burst(app, busy, 20);
+    await burst(app, quiet, 3);
+    await dispatch(app);
+
+    const sending = new Map([[destinationOf({ accountId: busy.accountId, kind: 'webhook' }), 6]]);
+    const claimed = await claim(app, { limit: 16, perDestination: 8, busy: sending });
+    expect(countOf(claimed, busy)).toBe(2); // 8 − the 6 in flight
+    expect(countOf(claimed, quiet)).toBe(3);
+    // At its share already: nothing more for it, the other merchant unaffected.
+    const none = await claim(app, { limit: 16, perDestination: 8, busy: new Map([[destinationOf({ accountId: busy.accountId, kind: 'webhook' }), 8]]) });
+    expect(none).toEqual([]);
+  });
+});
+
+describe('the delivery worker with an endpoint that hangs', () => {
+  it("gives the hanging endpoint at most its share of the slots: another merchant's webhook still goes out at once", async () => {
+    const app = await freshApp({ background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 });
+    const [stuck, other] = [await caller(app), await caller(app)];
+    await setWebhook(app, stuck, receiver.url('/stuck'), ['paymentFailed']);
+    await setWebhook(app, other, receiver.url('/other'), ['paymentFailed']);
+    receiver.answer = (r) => (r.path === '/stuck' ? { kind: 'hang' } : { kind: 'status', code: 204 });
+    await burst(app, stuck, 6);
+    await receiver.waitFor((r) => r.filter((x) => x.path === '/stuck').length === 2, 'the stuck endpoint at its share', 5_000);
+
+    await burst(app, other, 1);
+    // Before, the stuck endpoint's backlog filled every slot for the 10 s timeout.
+    await receiver.waitFor((r) => r.some((x) => x.path === '/other'), "the other merchant's webhook", 5_000);
+    expect(receiver.received.filter((x) => x.path === '/stuck')).toHaveLength(2);
+  });
+});
