@@ -4,7 +4,7 @@ import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { newPasswordProblem } from '../../domain/password-rules.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
-import { formOf, refuseForm, sendPage, signedIn } from './dashboard-support.ts';
+import { sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 
@@ -21,12 +21,10 @@ export function registerDashboardAccount(app: App, services: Services, sessions:
   });
 
   app.post('/dashboard/account/password', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form: fields } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const refuse = (field: string, message: string) => sendPage(reply, 400, passwordPage(chrome, { error: { field, message } }));
     const current = fields.current_password ?? '';
     const next = fields.new_password ?? '';

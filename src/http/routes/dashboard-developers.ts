@@ -11,7 +11,7 @@ import { deliveryPage } from '../../dashboard/delivery-page.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
-import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const SHOWN_DELIVERIES = 20;
@@ -62,14 +62,13 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
   });
 
   app.post('/dashboard/developers/webhook', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
-    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
+    const { session, chrome, form } = ctx;
     // Checkboxes: one value per ticked box (the form parser keeps a repeated field as an array).
     const raw = (request.body as Record<string, unknown> | undefined)?.events;
     const events = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
-    const url = (formOf(request).url ?? '').trim();
+    const url = (form.url ?? '').trim();
     try {
       const settings = await services.deliveries.setWebhook(session.accountId, { url, events });
       await recordAudit(services.db, webhookAudit(session.accountId, actorOf(session), settings));
@@ -83,21 +82,19 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
   });
 
   app.post('/dashboard/developers/webhook/test', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
-    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const test = await services.deliveries.sendTest(session.accountId);
     if (test.kind === 'sent') await recordAudit(services.db, webhookTestAudit(session.accountId, actorOf(session), test));
     return sendPage(reply, test.kind === 'sent' ? 200 : 409, developersPage(chrome, await view(session.accountId, { test })));
   });
 
   app.post('/dashboard/developers/deliveries/:delivery_id/replay', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const id = parseDeliveryUid((request.params as { delivery_id: string }).delivery_id);
     const result = id ? await services.deliveries.replay(session.accountId, id) : { ok: false as const, reason: 'not_found' as const };
     if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.deliveryNotFound));
@@ -110,10 +107,9 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
   // API keys: the same Accounts methods as `chipin key create` and `key revoke`. The secret is in
   // the answer to the create or rotate post only (never logged, never on a later page).
   app.post('/dashboard/developers/keys', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
-    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const key = await services.accounts.createKey(toPublicId('acc', session.accountId));
     await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_create', subject: key.api_key });
     request.log.info({ account_id: session.accountId, api_key: key.api_key }, 'API key created (back office)');
@@ -121,14 +117,12 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
   });
 
   app.post('/dashboard/developers/keys/:api_key/:action', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form: fields } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     const { api_key: apiKey, action } = request.params as { api_key: string; action: string };
     if (action !== 'rotate' && action !== 'revoke') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.keyNotFound));
-    const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const live = (await services.accounts.listKeys(session.accountId)).find((k) => k.apiKey === apiKey && !k.revokedAt);
     // Another account's key is not found, as an unknown or already revoked one is.
     if (!live) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.keyNotFound));

@@ -9,7 +9,7 @@ import type { Services } from '../../services.ts';
 import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
 import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
 import type { App } from '../types.ts';
-import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 
@@ -47,12 +47,10 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
   });
 
   app.post('/dashboard/offers/:merchant_uid', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form: fields } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const uid = (request.params as { merchant_uid: string }).merchant_uid;
     services.offers.forget(session.accountId);
     const offer = await services.offers.find(session.accountId, uid);

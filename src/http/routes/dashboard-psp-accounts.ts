@@ -11,7 +11,7 @@ import { DEFAULT_PSP } from '../../psp/registry.ts';
 import type { Services } from '../../services.ts';
 import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts, updatePspAccount, type PspAccountView } from '../../use-cases/psp-accounts.ts';
 import type { App } from '../types.ts';
-import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 
@@ -43,12 +43,10 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
   });
 
   app.post('/dashboard/psp-accounts', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form: fields } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) return refuseForm(reply, chrome.lang);
     const def = connectors().find((d) => d.name === fields.psp);
     if (!def) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.unknownPsp));
     const { credentials, typed } = typedAccount(def, fields);
@@ -79,15 +77,10 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
    * PSP account (another account's is not found, as an unknown one is). Undefined once answered.
    */
   async function ownAccountForm(request: FastifyRequest, reply: FastifyReply) {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return undefined;
-    const { session, chrome } = ctx;
+    const { session, chrome, form: fields } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const fields = formOf(request);
-    if (!sessions.csrfMatches(session, fields.csrf)) {
-      refuseForm(reply, chrome.lang);
-      return undefined;
-    }
     const id = (request.params as { psa_id: string }).psa_id;
     const account = await getPspAccount(deps, session.accountId, id);
     if (!account) {

@@ -20,7 +20,7 @@ import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';
 import type { App } from '../types.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const PAGE_SIZE = 20;
@@ -124,13 +124,9 @@ export function registerDashboardPurchases(app: App, services: Services, session
 
   /** The common steps of an action: session, CSRF token, the account's purchase. */
   async function actionContext(request: FastifyRequest, reply: FastifyReply) {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return undefined;
-    const form = formOf(request);
-    if (!sessions.csrfMatches(ctx.session, form.csrf)) {
-      void refuseForm(reply, ctx.chrome.lang);
-      return undefined;
-    }
+    const { form } = ctx;
     const purchaseId = purchaseIdOf((request.params as { id: string }).id);
     const detail = purchaseId && (await purchaseDetail(db, ctx.session.accountId, purchaseId));
     if (!detail) {

@@ -89,3 +89,24 @@ export async function signedIn(
   const path = url.pathname + (url.search || '');
   return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, role: session.role, path } };
 }
+
+/**
+ * `signedIn` for a form post: the session, the chrome and the form's fields once the form's CSRF
+ * token matched the session's; else (then undefined) the answer already sent on `reply`: the
+ * sign-in redirect, the admin-only 403, or the 403 of a refused form (nothing was done).
+ */
+export async function signedInForm(
+  services: Pick<Services, 'accounts'>,
+  sessions: DashboardSessions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ session: DashboardSession; chrome: Chrome; form: Record<string, string> } | undefined> {
+  const ctx = await signedIn(services, sessions, request, reply);
+  if (!ctx) return undefined;
+  const form = formOf(request);
+  if (!sessions.csrfMatches(ctx.session, form.csrf)) {
+    void refuseForm(reply, ctx.chrome.lang);
+    return undefined;
+  }
+  return { ...ctx, form };
+}

@@ -9,7 +9,7 @@ import { teamPage } from '../../dashboard/team-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
-import { formOf, refuseForm, seeOther, sendPage, signedIn } from './dashboard-support.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const SHOWN_ACTIVITY = 50;
@@ -35,12 +35,10 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
   // Invite a member by e-mail. The page answers directly (no redirect): when no e-mail could be
   // sent, it shows the link this once, as the Developers page shows a new API secret.
   app.post('/dashboard/team/invitations', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const form = formOf(request);
-    if (!sessions.csrfMatches(session, form.csrf)) return refuseForm(reply, chrome.lang);
     const typed = { email: (form.email ?? '').slice(0, 254), role: form.role ?? '' };
     const role = ROLES.find((r) => r === form.role);
     if (!role) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), typed, inviteError: t.badRole }));
@@ -57,11 +55,10 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
   });
 
   app.post('/dashboard/team/invitations/:id/revoke', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, chrome.lang);
     const revoked = await revokeInvitation(services.db, session.accountId, actorOf(session), (request.params as { id: string }).id);
     if (!revoked) return sendPage(reply, 404, messagePage(chrome.lang, t.invitationNotFoundTitle, t.invitationNotFound));
     return seeOther(reply, '/dashboard/team?done=revoked');
@@ -69,12 +66,10 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
 
   // Change a member's role (`role`), or remove them (`remove=yes`). Another account's member is a 404.
   app.post('/dashboard/team/members/:id', PAGE, async (request, reply) => {
-    const ctx = await signedIn(services, sessions, request, reply);
+    const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome } = ctx;
+    const { session, chrome, form } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
-    const form = formOf(request);
-    if (!sessions.csrfMatches(session, form.csrf)) return refuseForm(reply, chrome.lang);
     const remove = form.remove === 'yes';
     const role = ROLES.find((r) => r === form.role);
     if (!remove && !role) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), error: t.badRole }));
