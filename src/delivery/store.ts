@@ -267,11 +267,15 @@ export async function cancelClaimed(db: Database, d: ClaimedDelivery, reason: st
   );
 }
 
-/** Pending deliveries, and how long the oldest due one has waited (metrics). */
+/**
+ * Pending deliveries, and how long the oldest due one has waited (metrics). Every pending
+ * delivery has a next_attempt_at: saying so lets this and `nextWakeUp` read the pending rows on
+ * deliveries_due_by_destination_idx (016), not the whole table with its delivered history.
+ */
 export async function queueStats(sql: Sql, now: Date): Promise<{ depth: number; oldestDueAgeSeconds: number }> {
   const { rows } = await sql.query<{ depth: number; oldest: Date | null }>(
     `SELECT count(*)::int AS depth, min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1) AS oldest
-     FROM deliveries WHERE status = 'pending'`,
+     FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`,
     [now],
   );
   const r = rows[0];
@@ -289,7 +293,7 @@ export async function nextWakeUp(sql: Sql, now: Date, wallNow: Date): Promise<{ 
   const { rows } = await sql.query<{ retry_at: Date | null; lease_ends_at: Date | null }>(
     `SELECT min(next_attempt_at) FILTER (WHERE next_attempt_at > $1) AS retry_at,
        min(locked_until) FILTER (WHERE next_attempt_at <= $1 AND locked_until > $2) AS lease_ends_at
-     FROM deliveries WHERE status = 'pending'`,
+     FROM deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`,
     [now, wallNow],
   );
   const r = rows[0];
