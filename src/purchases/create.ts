@@ -29,6 +29,11 @@ export interface NewPurchase {
 // purchase refreshes the names it gives and keeps those it leaves out.
 const UPSERT_BY_REF = `ON CONFLICT (account_id, ref) WHERE ref IS NOT NULL DO UPDATE SET email = EXCLUDED.email,`;
 const UPSERT_BY_EMAIL = `ON CONFLICT (account_id, lower(email)) WHERE ref IS NULL DO UPDATE SET`;
+// The same client with nothing to refresh: found by a plain read, so no row lock. An upsert
+// locks the client's row until commit even when it changes nothing, and a shopper's purchases
+// created at once (or a load test) then wait for each other's commits one by one.
+const SAME_BY_REF = `cl.ref = $3 AND cl.email = $4`;
+const SAME_BY_EMAIL = `cl.ref IS NULL AND lower(cl.email) = lower($4)`;
 
 /** The job that expires a purchase left unpaid (src/use-cases/expire-purchase.ts). */
 const EXPIRE_JOB = 'purchase.expire';
@@ -39,14 +44,22 @@ const EXPIRE_JOB = 'purchase.expire';
  * transaction, and one database round trip on the API's busiest write.
  */
 export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promise<Purchase> {
-  const upsert = p.client.ref !== undefined ? UPSERT_BY_REF : UPSERT_BY_EMAIL;
+  const byRef = p.client.ref !== undefined;
   const { rows } = await sql.query<PurchaseRow>(
-    `WITH c AS (
+    `WITH same AS (
+       SELECT cl.* FROM clients cl
+       WHERE cl.account_id = $2::uuid AND ${byRef ? SAME_BY_REF : SAME_BY_EMAIL}
+         AND cl.first_name IS NOT DISTINCT FROM COALESCE($5::text, cl.first_name)
+         AND cl.last_name IS NOT DISTINCT FROM COALESCE($6::text, cl.last_name)
+     ), upserted AS (
        INSERT INTO clients AS cl (id, account_id, ref, email, first_name, last_name, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-       ${upsert} first_name = COALESCE(EXCLUDED.first_name, cl.first_name),
+       SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $7::timestamptz
+       WHERE NOT EXISTS (SELECT 1 FROM same)
+       ${byRef ? UPSERT_BY_REF : UPSERT_BY_EMAIL} first_name = COALESCE(EXCLUDED.first_name, cl.first_name),
          last_name = COALESCE(EXCLUDED.last_name, cl.last_name), updated_at = EXCLUDED.updated_at
        RETURNING cl.*
+     ), c AS (
+       SELECT * FROM same UNION ALL SELECT * FROM upserted
      ), p AS (
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,

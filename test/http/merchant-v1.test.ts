@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 
 const V1 = '/api/merchants/v1';
 let app: TestApp;
@@ -112,13 +112,47 @@ describe('POST /api/merchants/v1/purchases', () => {
     const p2 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'SAME@example.com', first_name: 'Sam' } }))).json();
     expect(p2.client.id).toBe(p1.client.id);
     expect(p2.client.first_name).toBe('Sam');
+    // Nothing to refresh (no name given, or the same one): the same client, names kept.
+    const p3 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'same@example.com' } }))).json();
+    const p4 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'Same@Example.com', first_name: 'Sam', last_name: 'Lee' } }))).json();
+    const p5 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'same@example.com', first_name: 'Sam' } }))).json();
+    expect(p3.client).toMatchObject({ id: p1.client.id, first_name: 'Sam' });
+    expect(p4.client).toMatchObject({ id: p1.client.id, first_name: 'Sam', last_name: 'Lee' });
+    expect(p5.client).toMatchObject({ id: p1.client.id, first_name: 'Sam', last_name: 'Lee' });
     const r1 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'R1', email: 'same@example.com' } }))).json();
     expect(r1.client.id).not.toBe(p1.client.id);
     const r2 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'R1', email: 'new@example.com' } }))).json();
     expect(r2.client).toMatchObject({ id: r1.client.id, email: 'new@example.com' });
+    const r3 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'R1', email: 'new@example.com', last_name: 'Roe' } }))).json();
+    const r4 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'R1', email: 'new@example.com' } }))).json();
+    expect(r3.client).toMatchObject({ id: r1.client.id, email: 'new@example.com', last_name: 'Roe' });
+    expect(r4.client).toMatchObject({ id: r1.client.id, email: 'new@example.com', last_name: 'Roe' });
     // The same e-mail at another merchant is another client.
     const other = (await b.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'same@example.com' } }))).json();
     expect(other.client.id).not.toBe(p1.client.id);
+  });
+
+  it('purchases created at once for one new client make one client', async () => {
+    const c = await caller(app);
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'burst@example.com', ...(i % 3 === 0 ? { first_name: 'Bo' } : {}) } }))),
+    );
+    expect(created.map((r) => r.statusCode)).toEqual(created.map(() => 201));
+    expect(new Set(created.map((r) => r.json().client.id)).size).toBe(1);
+  });
+
+  // A plain read finds a client with nothing to refresh: no row lock, so a shopper's purchases
+  // (or a load test's) do not wait for each other's commits one by one. The lock held here is
+  // the one a refreshing upsert takes (FOR NO KEY UPDATE: the unique indexes are partial).
+  it.skipIf(!onPostgres)('a purchase for a known client with nothing to refresh does not wait for a lock held on the client', async () => {
+    const c = await caller(app);
+    const first = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'held@example.com', first_name: 'Al' } }))).json();
+    await app.services.db.transaction(async (tx) => {
+      await tx.query('SELECT id FROM clients WHERE id = $1 FOR NO KEY UPDATE', [first.client.id]);
+      const again = await c.post(`${V1}/purchases`, minimalPurchase({ client: { email: 'held@example.com' } }));
+      expect(again.statusCode).toBe(201);
+      expect(again.json().client).toMatchObject({ id: first.client.id, first_name: 'Al' });
+    });
   });
 });
 
