@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { bundledMigrations, migrate, pendingMigrations } from '../../src/db/migrate.ts';
+import { StatementNames } from '../../src/db/postgres.ts';
 import { onPostgres, openTestDatabase } from '../helpers/app.ts';
 
 let db: Database;
@@ -35,5 +36,25 @@ describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     ).rejects.toThrow('boom');
     const { rows } = await db.query('SELECT * FROM tx_probe');
     expect(rows).toEqual([]);
+  });
+});
+
+describe('prepared statements', () => {
+  it('names each text once, the same name at every use, and none past the bound', () => {
+    const names = new StatementNames(2);
+    const a = names.nameOf('SELECT $1::int');
+    expect(a).toBeDefined();
+    expect(names.nameOf('SELECT $1::int')).toBe(a);
+    const b = names.nameOf('SELECT $1::text');
+    expect(b).toBeDefined();
+    expect(b).not.toBe(a);
+    expect(names.nameOf('SELECT $1::bigint')).toBeUndefined();
+    expect(names.nameOf('SELECT $1::int')).toBe(a);
+  });
+
+  it('a statement that fails to prepare leaves the connection and its other statements working', async () => {
+    await expect(db.query('SELECT $1::int FROM no_such_table', [1])).rejects.toThrow(/no_such_table/);
+    await expect(db.query('SELECT $1::int FROM no_such_table', [1])).rejects.toThrow(/no_such_table/);
+    for (let i = 0; i < 12; i++) expect((await db.query<{ n: number }>('SELECT $1::int + 1 AS n', [i])).rows[0]!.n).toBe(i + 1);
   });
 });
