@@ -27,7 +27,8 @@
  *      - producer `sql` (PostgreSQL, default there): `payment.failed` rows (trigger
  *        paymentFailed) inserted into purchase_events as the payment flows write them, in
  *        transactions of BENCH_BATCH events committed back to back, spread round-robin over
- *        the purchases; the commit time of an event is taken when its COMMIT returns;
+ *        the purchases, each commit followed by the wake-up a Chipin process sends
+ *        (`Sql.notify`); the commit time of an event is taken when its COMMIT returns;
  *      - producer `api` (the only one on the embedded database, whose single connection belongs
  *        to the server): `POST /api/purchases/<uid>/abort` on every purchase (trigger
  *        purchaseAborted), BENCH_API_CONCURRENCY at once; the commit time is when the answer
@@ -78,6 +79,9 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { CommitNotifier } from '../src/db/notifier.ts';
+import { notifyThrough } from '../src/db/postgres.ts';
+import { OUTBOX_CHANNEL } from '../src/domain/events.ts';
 import { LOOPBACK, ROOT, cpuTimeMs, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
 
 // --- settings ------------------------------------------------------------------------------
@@ -139,11 +143,20 @@ let receiver: Receiver | undefined;
 let sqlClient: pg.Client | undefined;
 /** The sql producer's extra connections (BENCH_PRODUCERS). */
 const producerClients: pg.Client[] = [];
+/** Other connections of the run (the quiet merchant's, the notifier's), closed at the end. */
+const otherClients: pg.Client[] = [];
+/**
+ * The sql producers write events as a Chipin process does, so they wake the workers as one does:
+ * after each commit, through a NOTIFY of their own, coalesced (src/db/notifier.ts).
+ */
+let notifier: CommitNotifier | undefined;
 
 async function cleanup(): Promise<void> {
   await sqlClient?.end().catch(() => {});
   sqlClient = undefined;
-  for (const c of producerClients.splice(0)) await c.end().catch(() => {});
+  await notifier?.flush();
+  notifier = undefined;
+  for (const c of [...producerClients.splice(0), ...otherClients.splice(0)]) await c.end().catch(() => {});
   await stopAll();
   await receiver?.close().catch(() => {});
   receiver = undefined;
@@ -333,6 +346,7 @@ async function produceSql(clients: pg.Client[], accountId: string, purchases: st
         );
         await client.query('COMMIT');
         const at = now();
+        notifier?.publish(OUTBOX_CHANNEL);
         if (rows.length !== count) throw new Error(`inserted ${rows.length} events instead of ${count}`);
         for (const r of rows) commits.set(String(r.id), { at });
       }
@@ -377,6 +391,7 @@ async function produceQuiet(client: pg.Client, accountId: string, purchases: str
       [accountId, purchases[i % purchases.length]],
     );
     commits.set(Number(rows[0]!.id), now());
+    notifier?.publish(OUTBOX_CHANNEL);
   }
 }
 
@@ -578,6 +593,10 @@ async function main(): Promise<void> {
       producerClients.push(c);
       await c.connect();
     }
+    const c = new pg.Client({ connectionString: databaseUrl });
+    otherClients.push(c);
+    await c.connect();
+    notifier = new CommitNotifier(notifyThrough(c));
   }
   // BENCH_QUIET: the other merchant's events, from the burst's start until it has drained.
   const quietCommits = new Map<number, number>();
@@ -585,7 +604,7 @@ async function main(): Promise<void> {
   let endQuiet: (() => void) | undefined;
   if (quiet) {
     const c = new pg.Client({ connectionString: databaseUrl });
-    producerClients.push(c);
+    otherClients.push(c);
     await c.connect();
     quietDone = produceQuiet(c, quiet.account_id.replace(/^acc_/, ''), quietPurchases, quietCommits, new Promise<void>((ok) => (endQuiet = ok)));
   }

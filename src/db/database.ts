@@ -9,6 +9,13 @@ export interface Sql {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * Tells the listeners of `channel` (`Database.listen`, in every process on the database) once
+   * what was written through this handle is committed: at once on the database handle (each
+   * statement commits on its own), at the commit of a transaction handle, never when it rolls
+   * back. Not a NOTIFY inside the transaction: see `db/notifier.ts` for why.
+   */
+  notify(channel: string): void;
 }
 
 /**
@@ -24,10 +31,10 @@ export interface Database extends Sql {
    */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   /**
-   * Calls `onNotify` with the payload of every NOTIFY on `channel` (sent by any process on the
-   * database, delivered after its transaction commits) until the returned function is called.
-   * PostgreSQL: a dedicated connection, re-established after a loss (notifications sent while it
-   * was down are missed: callers keep a slow poll). PGlite: its own LISTEN.
+   * Calls `onNotify` for every `notify(channel)` of a committed write, until the returned function
+   * is called: this process's at once, other processes' through a PostgreSQL LISTEN on a
+   * dedicated connection, re-established after a loss (notifications sent while it was down are
+   * missed: callers keep a slow poll). PGlite: this process only (it is the only one).
    */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

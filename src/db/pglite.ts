@@ -1,7 +1,8 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { parseInt8, type Database, type QueryResult, type Sql } from './database.ts';
+import { CommitNotifier } from './notifier.ts';
 
-function wrap(target: PGlite | Transaction): Sql {
+function wrap(target: PGlite | Transaction, notify: (channel: string) => void): Sql {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       const res = await target.query<R>(text, params as unknown[] | undefined);
@@ -10,6 +11,7 @@ function wrap(target: PGlite | Transaction): Sql {
     async exec(script: string): Promise<void> {
       await target.exec(script);
     },
+    notify,
   };
 }
 
@@ -18,17 +20,23 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   // Options must go in the first argument: PGlite ignores the second when the first is undefined.
   const db = new PGlite({ dataDir, parsers: { 20: parseInt8 } });
   await db.waitReady;
-  const outer = wrap(db);
+  // One process holds the embedded database: notifications stay in it.
+  const notifier = new CommitNotifier();
+  const outer = wrap(db, (channel) => notifier.publish(channel));
   return {
     kind: 'pglite',
     query: outer.query,
     exec: outer.exec,
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
+    notify: outer.notify,
+    async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      const committed = new Set<string>();
+      const result = await db.transaction((tx) => fn(wrap(tx, (channel) => committed.add(channel))));
+      for (const channel of committed) notifier.publish(channel);
+      return result;
+    },
     async listen(channel, onNotify) {
-      const unlisten = await db.listen(channel, onNotify);
-      return async () => {
-        if (!db.closed) await unlisten();
-      };
+      const unlisten = notifier.listen(channel, onNotify);
+      return async () => unlisten();
     },
     close: () => db.close(),
   };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { parseInt8, type Database, type QueryResult, type Sql } from './database.ts';
+import { CommitNotifier, type SendNotify } from './notifier.ts';
 
 const INT8_OID = 20;
 const types = {
@@ -31,7 +32,7 @@ export class StatementNames {
 }
 const MAX_NAMED = 500;
 
-function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames): Sql {
+function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames, notify: (channel: string) => void): Sql {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       // Without parameters a text may hold several statements (simple protocol): never named.
@@ -42,8 +43,19 @@ function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames): Sql {
     async exec(script: string): Promise<void> {
       await client.query(script); // no parameters: simple protocol, several statements allowed
     },
+    notify,
   };
 }
+
+/**
+ * NOTIFY in a transaction of its own, which need not wait for the disk: a lost wake-up only
+ * delays (workers poll). Exported for the delivery benchmark, whose producer writes as a process.
+ */
+export const notifyThrough =
+  (client: pg.Pool | pg.Client): SendNotify =>
+  async (channel, payload) => {
+    await client.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [channel, payload]);
+  };
 
 /** A PostgreSQL server through a `pg` connection pool. */
 export function openPostgres(url: string, opts: { max?: number } = {}): Database {
@@ -51,18 +63,22 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const names = new StatementNames();
-  const outer = wrap(pool, names);
+  const notifier = new CommitNotifier(notifyThrough(pool));
+  const outer = wrap(pool, names, (channel) => notifier.publish(channel));
   const listeners = new Set<() => Promise<void>>();
   return {
     kind: 'postgres',
     query: outer.query,
     exec: outer.exec,
+    notify: outer.notify,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      const committed = new Set<string>();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client, names));
+        const result = await fn(wrap(client, names, (channel) => committed.add(channel)));
         await client.query('COMMIT');
+        for (const channel of committed) notifier.publish(channel);
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
@@ -71,9 +87,17 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
         client.release();
       }
     },
-    listen: (channel, onNotify) => listenPostgres(url, channel, onNotify, listeners),
+    async listen(channel, onNotify) {
+      const unlistenLocal = notifier.listen(channel, onNotify);
+      const stop = await listenPostgres(url, channel, (payload) => notifier.receive(channel, payload), listeners);
+      return async () => {
+        unlistenLocal();
+        await stop();
+      };
+    },
     async close() {
       await Promise.all([...listeners].map((stop) => stop()));
+      await notifier.flush();
       await pool.end();
     },
   };

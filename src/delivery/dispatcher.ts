@@ -5,6 +5,7 @@ import { sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
 import { buildNotification } from './notification.ts';
 import { transactionOf } from './transaction.ts';
 import { NOTIFIED_EVENT } from './triggers.ts';
+import { OUTBOX_CHANNEL } from '../domain/events.ts';
 import { webhookMessage } from './webhook-payload.ts';
 
 export interface DispatcherDeps {
@@ -74,6 +75,7 @@ export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200
          ON CONFLICT (event_id, kind) DO NOTHING`,
         [JSON.stringify(deliveries), now],
       );
+      tx.notify(OUTBOX_CHANNEL);
     }
     await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [events.map((e) => e.id), now]);
     return events.length;

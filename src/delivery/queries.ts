@@ -1,5 +1,6 @@
 import { isStorableDate } from '../domain/dates.ts';
 import type { Database, Sql } from '../db/database.ts';
+import { OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './store.ts';
 
@@ -213,7 +214,7 @@ export async function replayDelivery(db: Database, accountId: string, id: string
        WHERE account_id = $1 AND id = $2`,
       [accountId, id, now],
     );
-    await tx.query(`SELECT pg_notify('chipin_delivery', 'replay')`);
+    tx.notify(OUTBOX_CHANNEL);
     const { rows: views } = await tx.query<DeliveryRow>(`${SELECT} WHERE d.account_id = $1 AND d.id = $2`, [accountId, id]);
     return { ok: true, delivery: toView(views[0]!) } as const;
   });

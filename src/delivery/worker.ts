@@ -13,9 +13,7 @@ import { claimDue, destinationOf, recordAttempt, cancelClaimed, nextWakeUp, toDe
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
-
-/** The channel the insert triggers of purchase_events and deliveries notify (005_deliveries.sql). */
-const DELIVERY_CHANNEL = 'chipin_delivery';
+import { OUTBOX_CHANNEL } from '../domain/events.ts';
 
 /** See #wakeForNewWork: how long new work waits for a claim when the last one came back short. */
 const NEW_WORK_COALESCE_MS = 10;
@@ -78,7 +76,7 @@ export interface Sent extends HttpAttempt {
 /**
  * Sends due deliveries: any number of workers (one per process) share the `deliveries` table.
  *
- * - Woken by LISTEN/NOTIFY when an event or a delivery is committed anywhere, by a timer at the
+ * - Woken (`Database.listen`) when an event or a delivery is committed by any process, by a timer at the
  *   next due retry, and by a slow safety poll.
  * - Each wake dispatches new events, then claims due deliveries (SKIP LOCKED + lease) while it
  *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
@@ -138,7 +136,7 @@ export class DeliveryWorker implements DueWorkRunner {
     if (this.#started || this.#stopped) return;
     this.#started = true;
     try {
-      this.#unlisten = await this.#deps.db.listen(DELIVERY_CHANNEL, () => this.#wakeForNewWork());
+      this.#unlisten = await this.#deps.db.listen(OUTBOX_CHANNEL, () => this.#wakeForNewWork());
     } catch (err) {
       this.#deps.log.warn({ err }, 'could not LISTEN for new events: deliveries fall back to polling');
     }

@@ -16,6 +16,12 @@ import { MOVES } from './purchase-states.ts';
  *   also moves the purchase to REFUNDED). `data`: `{ refund_id, state, amount_cents, refunded_cents }`
  *   (`amount_cents` what this refund gave back, `refunded_cents` the purchase's total so far).
  */
+/**
+ * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
+ * workers of every process. Whoever writes an event notifies it in the same handle.
+ */
+export const OUTBOX_CHANNEL = 'chipin_delivery';
+
 export const EVENT = {
   purchaseCreated: 'purchase.created',
   paymentFailed: 'payment.failed',

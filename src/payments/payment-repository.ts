@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { EVENT } from '../domain/events.ts';
+import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
@@ -186,6 +186,7 @@ export async function writeEvent(sql: Sql, accountId: string, purchaseId: string
      VALUES ($1, $2, $3, $4, $4, $5, $6)`,
     [accountId, purchaseId, type, state, JSON.stringify(data), now],
   );
+  sql.notify(OUTBOX_CHANNEL);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Offer } from '../accounts/offers.ts';
 import type { Sql } from '../db/database.ts';
-import { EVENT } from '../domain/events.ts';
+import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { newUuid } from '../domain/ids.ts';
 import { defaultComment } from '../domain/purchase-states.ts';
 import { PURCHASE_COLUMNS, toPurchase, type Product, type Purchase, type PurchaseRow } from './purchase.ts';
@@ -105,5 +105,6 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
     ],
   );
+  sql.notify(OUTBOX_CHANNEL);
   return toPurchase(rows[0]!);
 }

@@ -1,5 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
+import { OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid } from '../domain/ids.ts';
 import { MOVES, defaultComment, type MoveName, type PurchaseState } from '../domain/purchase-states.ts';
 
@@ -43,5 +44,6 @@ export async function applyMove(
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [accountId, purchaseId, event, current, to, JSON.stringify(opts.data ?? {}), now],
   );
+  tx.notify(OUTBOX_CHANNEL);
   return { ok: true, from: current, to };
 }

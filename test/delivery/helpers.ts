@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { ChipinApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
+import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
 import { minimalPurchase, type Caller } from '../helpers/api.ts';
@@ -171,6 +172,7 @@ export async function insertEvent(app: ChipinApp, m: Caller, purchaseId: string,
     [m.accountId, purchaseId, type, JSON.stringify(data), app.services.clock.now()],
   );
   if (!rows[0]) throw new Error('no such purchase');
+  app.services.db.notify(OUTBOX_CHANNEL); // as every writer of events does
   return Number(rows[0].id);
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
+import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { claimDue } from '../../src/delivery/store.ts';
 import { caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
@@ -61,7 +62,7 @@ async function freshApp(opts: { config?: Partial<Config>; delivery?: DeliveryOpt
 }
 
 describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  it('delivers within moments of the commit (LISTEN/NOTIFY), without waiting for the safety poll', async () => {
+  it('delivers within moments of the commit (notified after it), without waiting for the safety poll', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
     const m = await caller(app);
     await setWebhook(app, m, receiver.url());
@@ -195,6 +196,8 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
        FROM unnest($2::uuid[]) AS p, generate_series(1, 20) AS n`,
       [m.accountId, purchases],
     );
+    // As every writer of events does: `a` wakes its own worker, `b` hears it through PostgreSQL.
+    a.services.db.notify(OUTBOX_CHANNEL);
     await receiver.waitFor((r) => r.length >= 1_000, '1,000 webhooks', 90_000);
     await sleep(500); // anything extra would show now
     const bodies = receiver.received.map((r) => JSON.parse(r.body) as { triggerID: number; objects: { purchaseId: string } });
