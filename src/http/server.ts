@@ -15,6 +15,7 @@ import { PspIntegrationError } from '../psp/connector.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
 import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
 import { storableDate } from '../domain/dates.ts';
+import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
@@ -151,6 +152,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     bodyLimit: BODY_LIMIT,
+    childLoggerFactory: requestLogger,
     forceCloseConnections: 'idle',
     frameworkErrors: routerError,
     // Refusals of Node's HTTP parser (malformed request line or header, headers over 16 KB):

@@ -40,3 +40,19 @@ it('every request log line carries the request id that the response header retur
   const generated = await app.server.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
   expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 });
+
+it('at LOG_LEVEL=info a success writes no line and a refusal writes one with its request id (the request logger is made only then)', async () => {
+  const quiet = await startTestApp({ logLevel: 'info' });
+  try {
+    const before = quiet.logs.length;
+    const ok = await quiet.server.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'ok-1' } });
+    expect(ok.statusCode).toBe(200);
+    const refused = await quiet.server.inject({ method: 'GET', url: '/api/whoami', headers: { 'x-request-id': 'refused-1', authorization: 'Bearer nope' } });
+    expect(refused.statusCode).toBe(401);
+    const lines = quiet.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l.request_id === 'ok-1')).toEqual([]);
+    expect(lines.filter((l) => l.request_id === 'refused-1')).toEqual([expect.objectContaining({ status: 401, service: 'chipin', msg: 'request completed' })]);
+  } finally {
+    await quiet.close();
+  }
+});
