@@ -15,6 +15,9 @@ import { standardWebhookSignature, webhookBody, type WebhookMessage } from './we
 import { isEmailAddress } from '../domain/email.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
 
+/** See #dueTimerStale: how often a busy worker reads the next due time. */
+const DUE_TIMER_BUSY_MS = 250;
+
 /** See #wakeForNewWork: how long new work waits for a claim when the last one came back short. */
 const NEW_WORK_COALESCE_MS = 10;
 
@@ -102,6 +105,14 @@ export class DeliveryWorker implements DueWorkRunner {
    * poll) and when an attempt leaves its destination at half its share or less.
    */
   #claimable = true;
+  /**
+   * New events may be waiting for dispatch: set by new work (a notification, a timer, the poll),
+   * cleared when a pass dispatches. A pass woken by a finished attempt skips the dispatch query:
+   * in a burst, running it at every pass was most of the database's time (docs/performance.md).
+   */
+  #eventsDue = true;
+  /** When the due timer was last computed (`performance.now()`), see #dueTimerStale. */
+  #dueTimerArmedAt = -Infinity;
   readonly #pollMs: number;
   readonly #dispatchBatch: number;
   readonly #random: () => number;
@@ -152,6 +163,7 @@ export class DeliveryWorker implements DueWorkRunner {
    * take and cost the database 40 % more claim statements (docs/performance.md).
    */
   #wakeForNewWork(): void {
+    this.#eventsDue = true;
     if (this.#claimable) return this.wake();
     if (this.#newWorkTimer) return;
     this.#newWorkTimer = setTimeout(() => {
@@ -223,7 +235,13 @@ export class DeliveryWorker implements DueWorkRunner {
   async #pump(): Promise<void> {
     do {
       this.#again = false;
-      await this.#dispatchAll();
+      if (this.#eventsDue) {
+        this.#eventsDue = false;
+        await this.#dispatchAll().catch((err: unknown) => {
+          this.#eventsDue = true; // still due at the next pass, whatever wakes it
+          throw err;
+        });
+      }
       // Claims in batches: only when half the slots or more are free (or none is busy), so a
       // burst costs one claim statement per half-batch of attempts instead of one per attempt.
       while (!this.#stopped && this.#mayClaim()) {
@@ -235,7 +253,19 @@ export class DeliveryWorker implements DueWorkRunner {
         for (const d of claimed) this.#track(this.#run(d, endpoints));
       }
     } while (this.#again && !this.#stopped);
-    if (!this.#stopped) await this.#armDueTimer();
+    if (!this.#stopped && this.#dueTimerStale()) await this.#armDueTimer();
+  }
+
+  /**
+   * Whether to read the next due time again at the end of a pass. While attempts are in flight
+   * their ends start further passes, so once per DUE_TIMER_BUSY_MS is enough: in a burst, reading
+   * it at every pass cost the database more than the claims did (docs/performance.md). Idle: always.
+   */
+  #dueTimerStale(): boolean {
+    const now = performance.now();
+    if (this.#inFlight.size > 0 && now - this.#dueTimerArmedAt < DUE_TIMER_BUSY_MS) return false;
+    this.#dueTimerArmedAt = now;
+    return true;
   }
 
   #mayClaim(): boolean {
