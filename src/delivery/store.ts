@@ -34,6 +34,8 @@ export interface ClaimedDelivery {
   /** Failed attempts in a row before this one. */
   failures: number;
   leaseId: string;
+  /** When the lease runs out (wall clock): another process may take the delivery then. */
+  leaseEndsAt: Date;
   nextAttemptAt: Date;
 }
 
@@ -66,6 +68,7 @@ export async function claimDue(
   opts: { now: Date; wallNow: Date; limit: number; leaseMs: number; perDestination?: number; busy?: ReadonlyMap<string, number> },
 ): Promise<ClaimedDelivery[]> {
   const leaseId = randomUUID();
+  const leaseEndsAt = new Date(opts.wallNow.getTime() + opts.leaseMs);
   const busy = [...(opts.busy ?? new Map<string, number>())].map(([key, n]) => ({ ...parseDestination(key), n }));
   // chipin_claim_deliveries (016_delivery_fairness.sql): one statement as a function whose
   // planner settings keep its index plans however stale the table's statistics are.
@@ -76,7 +79,7 @@ export async function claimDue(
       opts.now,
       opts.wallNow,
       opts.limit,
-      new Date(opts.wallNow.getTime() + opts.leaseMs),
+      leaseEndsAt,
       leaseId,
       opts.perDestination ?? opts.limit,
       busy.map((b) => b.accountId),
@@ -97,6 +100,7 @@ export async function claimDue(
       attempts: r.attempts,
       failures: r.failures,
       leaseId,
+      leaseEndsAt,
       nextAttemptAt: new Date(r.next_attempt_at),
     }))
     .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.eventId - b.eventId);
@@ -264,6 +268,17 @@ export async function cancelClaimed(db: Database, d: ClaimedDelivery, reason: st
        last_error = $3, updated_at = $4, completed_at = $4
      WHERE id = $1 AND lease_id = $2 AND status = 'pending'`,
     [d.id, d.leaseId, reason, now],
+  );
+}
+
+/** Claimed but not attempted (the worker stops): the leases end now, so any process takes them at once. */
+export async function releaseClaimed(db: Database, ds: readonly ClaimedDelivery[], now: Date): Promise<void> {
+  if (ds.length === 0) return;
+  await db.query(
+    `UPDATE deliveries d SET locked_until = NULL, lease_id = NULL, updated_at = $3
+     FROM unnest($1::uuid[], $2::uuid[]) AS r(id, lease_id)
+     WHERE d.id = r.id AND d.lease_id = r.lease_id AND d.status = 'pending'`,
+    [ds.map((d) => d.id), ds.map((d) => d.leaseId), now],
   );
 }
 

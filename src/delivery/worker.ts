@@ -9,7 +9,7 @@ import { dispatchBatch } from './dispatcher.ts';
 import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
-import { claimDue, destinationOf, recordAttempt, cancelClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { claimDue, destinationOf, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
@@ -69,6 +69,13 @@ export interface DeliveryWorkerDeps {
   log: DeliveryLog;
 }
 
+/** A delivery claimed ahead, with the endpoints read for its claim (`performance.now()` of the read). */
+interface Ahead {
+  d: ClaimedDelivery;
+  endpoints: Map<string, WebhookEndpoint> | undefined;
+  readAt: number;
+}
+
 /** What sending came to, whatever the channel. */
 export interface Sent extends HttpAttempt {
   /** The channel accepted it (a 2xx; the mail server took it). */
@@ -85,7 +92,8 @@ export interface Sent extends HttpAttempt {
  *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
  *   so the next delivery of the same purchase follows at once.
  * - Fair between destinations: each claim takes every due destination's oldest delivery in turn,
- *   and one destination never has more than `perDestination` of the slots.
+ *   and one destination never has more than `perDestination` of the slots; up to one more share
+ *   per destination is claimed ahead and started as its requests end (#ahead).
  * - At-least-once: a process that dies mid-send leaves a lease that runs out, and the delivery is
  *   sent again by whoever takes it next.
  */
@@ -99,10 +107,20 @@ export class DeliveryWorker implements DueWorkRunner {
   /** Attempts in flight by destination (`destinationOf`), background and `runDue` alike. */
   readonly #busy = new Map<string, number>();
   /**
+   * Claimed ahead, by destination: leased deliveries waiting for a slot of their destination,
+   * started as soon as one of its attempts ends, without a claim in between. A claim takes up to
+   * one more share per destination than is in flight: claims run one after another, and when a
+   * destination could only be given what had ended since the last one, the claims were the
+   * limit of a burst (docs/performance.md). Released at stop.
+   */
+  readonly #ahead = new Map<string, Ahead[]>();
+  #aheadCount = 0;
+  /**
    * False after a claim that found less than it asked for (what is due is capped per destination,
    * blocked by its purchase's order, or sent elsewhere): claiming again at every finished attempt
    * would cost a statement per delivery. True again on new work (a notification, a timer, the
-   * poll) and when an attempt leaves its destination at half its share or less.
+   * poll) and when an attempt leaves its destination holding one and a half shares or less
+   * (running and claimed ahead).
    */
   #claimable = true;
   /**
@@ -131,7 +149,8 @@ export class DeliveryWorker implements DueWorkRunner {
   constructor(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions = {}) {
     this.#deps = deps;
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#leaseMs = opts.leaseMs ?? this.#timeoutMs + 5_000;
+    // A delivery claimed ahead may wait for one attempt of its destination, then make its own.
+    this.#leaseMs = opts.leaseMs ?? 2 * this.#timeoutMs + 5_000;
     this.#concurrency = opts.concurrency ?? 32;
     this.#perDestination = Math.min(opts.perDestination ?? 16, this.#concurrency);
     this.#pollMs = opts.pollMs ?? 10_000;
@@ -189,6 +208,18 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#abort.abort();
     await this.#pumping;
     await Promise.allSettled([...this.#inFlight]);
+    await this.#releaseAhead();
+  }
+
+  /** Gives the deliveries claimed ahead back (due at once, for any process). */
+  async #releaseAhead(): Promise<void> {
+    const all = [...this.#ahead.values()].flat().map((a) => a.d);
+    this.#ahead.clear();
+    this.#aheadCount = 0;
+    if (all.length === 0) return;
+    await releaseClaimed(this.#deps.db, all, this.#deps.clock.now()).catch((err: unknown) =>
+      this.#deps.log.warn({ err, deliveries: all.length }, 'could not release deliveries claimed ahead: their leases run out instead'),
+    );
   }
 
   /** Something may be due: run a pass now, or right after the one in progress. */
@@ -214,7 +245,7 @@ export class DeliveryWorker implements DueWorkRunner {
   async runDue(maxAttempts = 1_000): Promise<number> {
     let handled = await this.#dispatchAll();
     while (!this.#stopped && handled < maxAttempts) {
-      const claimed = await this.#claim(this.#concurrency);
+      const claimed = await this.#claim(this.#concurrency, this.#perDestination);
       if (claimed.length === 0) break;
       const endpoints = await this.#endpointsOf(claimed);
       await Promise.all(claimed.map((d) => this.#run(d, endpoints)));
@@ -245,12 +276,21 @@ export class DeliveryWorker implements DueWorkRunner {
       // Claims in batches: only when half the slots or more are free (or none is busy), so a
       // burst costs one claim statement per half-batch of attempts instead of one per attempt.
       while (!this.#stopped && this.#mayClaim()) {
-        const asked = this.#concurrency - this.#inFlight.size;
-        const claimed = await this.#claim(asked);
+        const asked = 2 * this.#concurrency - this.#inFlight.size - this.#aheadCount;
+        const claimed = await this.#claim(asked, 2 * this.#perDestination);
         this.#claimable = claimed.length === asked;
         if (claimed.length === 0) break;
         const endpoints = await this.#endpointsOf(claimed);
-        for (const d of claimed) this.#track(this.#run(d, endpoints));
+        const readAt = performance.now();
+        for (const d of claimed) {
+          const key = destinationOf(d);
+          const queue = this.#ahead.get(key);
+          if (queue || !this.#hasSlot(key)) {
+            if (queue) queue.push({ d, endpoints, readAt });
+            else this.#ahead.set(key, [{ d, endpoints, readAt }]);
+            this.#aheadCount++;
+          } else this.#track(this.#run(d, endpoints));
+        }
       }
     } while (this.#again && !this.#stopped);
     if (!this.#stopped && this.#dueTimerStale()) await this.#armDueTimer();
@@ -270,7 +310,32 @@ export class DeliveryWorker implements DueWorkRunner {
 
   #mayClaim(): boolean {
     const free = this.#concurrency - this.#inFlight.size;
-    return free > 0 && (this.#inFlight.size === 0 || (this.#claimable && free >= this.#concurrency / 2));
+    const room = free + this.#concurrency - this.#aheadCount;
+    return room > 0 && (this.#inFlight.size === 0 || (this.#claimable && free >= this.#concurrency / 2));
+  }
+
+  #hasSlot(key: string): boolean {
+    return this.#inFlight.size < this.#concurrency && (this.#busy.get(key) ?? 0) < this.#perDestination;
+  }
+
+  /** Starts what was claimed ahead, as far as slots allow; a lease too short for an attempt goes back. */
+  #startAhead(): void {
+    if (this.#aheadCount === 0 || this.#stopped) return;
+    const expired: ClaimedDelivery[] = [];
+    const wallNow = this.#wallNow().getTime();
+    for (const [key, queue] of this.#ahead) {
+      while (queue.length > 0 && this.#hasSlot(key)) {
+        const next = queue.shift()!;
+        this.#aheadCount--;
+        if (next.d.leaseEndsAt.getTime() - wallNow < this.#timeoutMs + 1_000) expired.push(next.d);
+        // Endpoints read more than a second ago may have changed: the attempt reads its own.
+        else this.#track(this.#run(next.d, performance.now() - next.readAt < 1_000 ? next.endpoints : undefined));
+      }
+      if (queue.length === 0) this.#ahead.delete(key);
+    }
+    if (expired.length > 0) {
+      void releaseClaimed(this.#deps.db, expired, this.#deps.clock.now()).catch(() => {}); // else its lease runs out
+    }
   }
 
   /** One attempt, counted against its destination's share while it runs. */
@@ -283,8 +348,9 @@ export class DeliveryWorker implements DueWorkRunner {
       const left = (this.#busy.get(key) ?? 1) - 1;
       if (left === 0) this.#busy.delete(key);
       else this.#busy.set(key, left);
-      // Room again for this destination (or a next delivery of this purchase may be due).
-      if (left <= this.#perDestination / 2) this.#claimable = true;
+      // Room again for this destination (or a next delivery of this purchase may be due): once
+      // what it has claimed ahead is running, claim for it again.
+      if (left + (this.#ahead.get(key)?.length ?? 0) <= (this.#perDestination * 3) / 2) this.#claimable = true;
     }
   }
 
@@ -292,6 +358,7 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#inFlight.add(p);
     void p.finally(() => {
       this.#inFlight.delete(p);
+      this.#startAhead();
       this.wake();
     });
   }
@@ -323,14 +390,17 @@ export class DeliveryWorker implements DueWorkRunner {
     return total;
   }
 
-  #claim(limit: number): Promise<ClaimedDelivery[]> {
+  /** Claims what is due, counting against each destination what this process holds (running or ahead). */
+  #claim(limit: number, perDestination: number): Promise<ClaimedDelivery[]> {
+    const held = new Map(this.#busy);
+    for (const [key, queue] of this.#ahead) held.set(key, (held.get(key) ?? 0) + queue.length);
     return claimDue(this.#deps.db, {
       now: this.#deps.clock.now(),
       wallNow: this.#wallNow(),
       limit,
       leaseMs: this.#leaseMs,
-      perDestination: this.#perDestination,
-      busy: this.#busy,
+      perDestination,
+      busy: held,
     });
   }
 
