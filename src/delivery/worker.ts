@@ -38,7 +38,7 @@ export interface DeliveryMetricsSink {
 export interface DeliveryWorkerOptions {
   /** Deadline for the answer's status line (ms). 10 s by default (DESIGN §5). */
   timeoutMs?: number;
-  /** How long a claim protects a delivery being sent (wall-clock ms). Default: timeout + 5 s. */
+  /** How long a claim protects a delivery being sent (wall-clock ms). Default: two timeouts + 5 s (claimed ahead, a delivery may wait for one attempt first). */
   leaseMs?: number;
   /** Attempts in flight at once in this process. Default 32. */
   concurrency?: number;
