@@ -249,6 +249,7 @@ export class DeliveryWorker implements DueWorkRunner {
       if (claimed.length === 0) break;
       const endpoints = await this.#endpointsOf(claimed);
       await Promise.all(claimed.map((d) => this.#run(d, endpoints)));
+      this.#startAhead(); // its attempts' ends made room that no background attempt's end saw
       handled += claimed.length;
     }
     return handled;
@@ -291,6 +292,7 @@ export class DeliveryWorker implements DueWorkRunner {
             this.#aheadCount++;
           } else this.#track(this.#run(d, endpoints));
         }
+        this.#startAhead(); // what queued behind its destination's queue while a slot was free
       }
     } while (this.#again && !this.#stopped);
     if (!this.#stopped && this.#dueTimerStale()) await this.#armDueTimer();
