@@ -2,39 +2,15 @@
  * Fairness between destinations (docs/webhooks.md#fairness): one merchant's backlog, or an
  * endpoint that hangs until the timeout, does not hold back another merchant's webhooks.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { claimDue, destinationOf, type ClaimedDelivery } from '../../src/delivery/store.ts';
-import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { caller, type Caller } from '../helpers/api.ts';
-import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import { newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
+import { onPostgres, type TestApp } from '../helpers/app.ts';
+import { newPurchase, setWebhook } from './helpers.ts';
+import { deliveryTestBed } from './test-bed.ts';
 
-let receiver: Receiver;
-const open: TestApp[] = [];
-const dbs: IsolatedDatabase[] = [];
-
-beforeAll(async () => {
-  receiver = await Receiver.start();
-});
-afterEach(async () => {
-  receiver.releaseHeld();
-  receiver.answer = { kind: 'status', code: 204 };
-  receiver.received.length = 0;
-  await Promise.all(open.splice(0).map((a) => a.close()));
-  await Promise.all(dbs.splice(0).map((d) => d.dispose()));
-});
-afterAll(async () => {
-  await receiver?.close();
-});
-
-async function freshApp(delivery: DeliveryOptions = {}): Promise<TestApp> {
-  const db = await isolatedDatabase();
-  dbs.push(db);
-  const app = await startTestApp(NO_JOB_POLL, { db: db.open(), delivery: { ...TEST_DELIVERY, ...delivery } });
-  open.push(app);
-  return app;
-}
+const bed = deliveryTestBed();
 
 /** `n` payment.failed events of `n` purchases of the merchant, committed at once (one each: no purchase's order holds another back). */
 async function burst(app: TestApp, m: Caller, n: number): Promise<void> {
@@ -60,10 +36,10 @@ const countOf = (claimed: ClaimedDelivery[], m: Caller) => claimed.filter((d) =>
 
 describe(`claiming due deliveries fairly between destinations (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it("takes each destination's oldest in turn: a later event of a quiet merchant is claimed with the first of another's backlog", async () => {
-    const app = await freshApp();
+    const app = await bed.freshApp();
     const [busy, quiet] = [await caller(app), await caller(app)];
-    await setWebhook(app, busy, receiver.url('/busy'), ['paymentFailed']);
-    await setWebhook(app, quiet, receiver.url('/quiet'), ['paymentFailed']);
+    await setWebhook(app, busy, bed.receiver.url('/busy'), ['paymentFailed']);
+    await setWebhook(app, quiet, bed.receiver.url('/quiet'), ['paymentFailed']);
     await burst(app, busy, 30);
     await burst(app, quiet, 1); // committed after the whole backlog
     await dispatch(app);
@@ -78,10 +54,10 @@ describe(`claiming due deliveries fairly between destinations (${onPostgres ? 'P
   });
 
   it('never leases a destination more than its share, counting what the process is already sending there', async () => {
-    const app = await freshApp();
+    const app = await bed.freshApp();
     const [busy, quiet] = [await caller(app), await caller(app)];
-    await setWebhook(app, busy, receiver.url('/busy'), ['paymentFailed']);
-    await setWebhook(app, quiet, receiver.url('/quiet'), ['paymentFailed']);
+    await setWebhook(app, busy, bed.receiver.url('/busy'), ['paymentFailed']);
+    await setWebhook(app, quiet, bed.receiver.url('/quiet'), ['paymentFailed']);
     await burst(app, busy, 20);
     await burst(app, quiet, 3);
     await dispatch(app);
@@ -98,27 +74,27 @@ describe(`claiming due deliveries fairly between destinations (${onPostgres ? 'P
 
 describe('the delivery worker with an endpoint that hangs', () => {
   it("gives the hanging endpoint at most its share of the slots: another merchant's webhook still goes out at once", async () => {
-    const app = await freshApp({ background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 });
+    const app = await bed.freshApp({ delivery: { background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 } });
     const [stuck, other] = [await caller(app), await caller(app)];
-    await setWebhook(app, stuck, receiver.url('/stuck'), ['paymentFailed']);
-    await setWebhook(app, other, receiver.url('/other'), ['paymentFailed']);
-    receiver.answer = (r) => (r.path === '/stuck' ? { kind: 'hang' } : { kind: 'status', code: 204 });
+    await setWebhook(app, stuck, bed.receiver.url('/stuck'), ['paymentFailed']);
+    await setWebhook(app, other, bed.receiver.url('/other'), ['paymentFailed']);
+    bed.receiver.answer = (r) => (r.path === '/stuck' ? { kind: 'hang' } : { kind: 'status', code: 204 });
     await burst(app, stuck, 6);
-    await receiver.waitFor((r) => r.filter((x) => x.path === '/stuck').length === 2, 'the stuck endpoint at its share', 5_000);
+    await bed.receiver.waitFor((r) => r.filter((x) => x.path === '/stuck').length === 2, 'the stuck endpoint at its share', 5_000);
 
     await burst(app, other, 1);
     // Before, the stuck endpoint's backlog filled every slot for the 10 s timeout.
-    await receiver.waitFor((r) => r.some((x) => x.path === '/other'), "the other merchant's webhook", 5_000);
-    expect(receiver.received.filter((x) => x.path === '/stuck')).toHaveLength(2);
+    await bed.receiver.waitFor((r) => r.some((x) => x.path === '/other'), "the other merchant's webhook", 5_000);
+    expect(bed.receiver.received.filter((x) => x.path === '/stuck')).toHaveLength(2);
   });
 
   it('claims one share ahead for the hanging endpoint, never sends more than its share at once, and gives back what it claimed ahead at stop', async () => {
-    const app = await freshApp({ background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 });
+    const app = await bed.freshApp({ delivery: { background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 } });
     const stuck = await caller(app);
-    await setWebhook(app, stuck, receiver.url('/stuck'), ['paymentFailed']);
-    receiver.answer = { kind: 'hang' };
+    await setWebhook(app, stuck, bed.receiver.url('/stuck'), ['paymentFailed']);
+    bed.receiver.answer = { kind: 'hang' };
     await burst(app, stuck, 6);
-    await receiver.waitFor((r) => r.length === 2, 'the two requests of its share', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 2, 'the two requests of its share', 5_000);
     const leased = async () =>
       (
         await app.services.db.query<{ n: number }>(
@@ -130,7 +106,7 @@ describe('the delivery worker with an endpoint that hangs', () => {
     for (let i = 0; i < 100 && (await leased()) < 4; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await leased()).toBe(4);
     await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.received).toHaveLength(2);
+    expect(bed.receiver.received).toHaveLength(2);
 
     await app.services.deliveries.stop();
     // The interrupted attempts are due again at once, and so are the two it had claimed ahead.

@@ -1,40 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.ts';
-import type { DeliveryOptions } from '../../src/delivery/service.ts';
+import { describe, expect, it } from 'vitest';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { claimDue } from '../../src/delivery/store.ts';
 import { caller } from '../helpers/api.ts';
-import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import {
-  deliveries,
-  insertEvent,
-  leaderProcessed,
-  newLinkPurchase,
-  newPurchase,
-  NO_JOB_POLL,
-  Receiver,
-  setWebhook,
-  sleep,
-  TEST_DELIVERY,
-} from './helpers.ts';
+import { onPostgres, type TestApp } from '../helpers/app.ts';
+import { deliveries, insertEvent, leaderProcessed, newLinkPurchase, newPurchase, setWebhook, sleep } from './helpers.ts';
+import { deliveryTestBed } from './test-bed.ts';
 
-let receiver: Receiver;
-const open: TestApp[] = [];
-const dbs: IsolatedDatabase[] = [];
-
-beforeAll(async () => {
-  receiver = await Receiver.start();
-});
-afterEach(async () => {
-  receiver.answer = { kind: 'status', code: 204 };
-  receiver.received.length = 0;
-  await Promise.all(open.splice(0).map((a) => a.close()));
-  await Promise.all(dbs.splice(0).map((d) => d.dispose()));
-});
-afterAll(async () => {
-  await receiver?.close();
-});
+const bed = deliveryTestBed();
+const { freshApp } = bed;
 
 /** Retries `check` until it passes (bounded). */
 async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
@@ -49,59 +23,47 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promis
   }
 }
 
-/** An app on a database of its own, or on `shared` (one more handle, as a second process would have). */
-async function freshApp(opts: { config?: Partial<Config>; delivery?: DeliveryOptions } = {}, shared?: IsolatedDatabase): Promise<TestApp> {
-  let db = shared;
-  if (!db) {
-    db = await isolatedDatabase();
-    dbs.push(db);
-  }
-  const app = await startTestApp({ ...NO_JOB_POLL, ...opts.config }, { db: db.open(), delivery: { ...TEST_DELIVERY, ...opts.delivery } });
-  open.push(app);
-  return app;
-}
-
 describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('delivers within moments of the commit (notified after it), without waiting for the safety poll', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
     const m = await caller(app);
-    await setWebhook(app, m, receiver.url());
+    await setWebhook(app, m, bed.receiver.url());
     await sleep(300); // the first pass after start has run
     const p = await newPurchase(m);
     const committed = Date.now();
     await leaderProcessed(app, m, p);
-    await receiver.waitFor((r) => r.length === 1, 'the webhook', 5_000);
-    expect(receiver.received[0]!.at - committed).toBeLessThan(2_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the webhook', 5_000);
+    expect(bed.receiver.received[0]!.at - committed).toBeLessThan(2_000);
 
     // A replay wakes it too.
     const [d] = await deliveries(app, m.accountId);
     await app.server.inject({ method: 'POST', url: `/api/backoffice/deliveries/dlv_${d!.id}/replay`, headers: { authorization: m.dashboard } });
-    await receiver.waitFor((r) => r.length === 2, 'the replay', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 2, 'the replay', 5_000);
   });
 
   it('retries on its own when the retry falls due (timer at the next due attempt)', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
     const m = await caller(app);
-    await setWebhook(app, m, receiver.url());
+    await setWebhook(app, m, bed.receiver.url());
     let calls = 0;
-    receiver.answer = () => (++calls === 1 ? { kind: 'status', code: 500 } : { kind: 'status', code: 200 });
+    bed.receiver.answer = () => (++calls === 1 ? { kind: 'status', code: 500 } : { kind: 'status', code: 200 });
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
-    await receiver.waitFor((r) => r.length === 1, 'the first attempt', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the first attempt', 5_000);
     // Due 5 s later (the sandbox clock runs with real time): a timer wakes the worker, not the 60 s poll.
-    await receiver.waitFor((r) => r.length === 2, 'the retry', 10_000);
-    expect(receiver.received[1]!.at - receiver.received[0]!.at).toBeGreaterThanOrEqual(4_500);
+    await bed.receiver.waitFor((r) => r.length === 2, 'the retry', 10_000);
+    expect(bed.receiver.received[1]!.at - bed.receiver.received[0]!.at).toBeGreaterThanOrEqual(4_500);
     await eventually(async () => expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 }));
   });
 
   it('stops promptly while a receiver hangs: the attempt is recorded as interrupted and the delivery stays due', async () => {
     const app = await freshApp({ delivery: { background: true, timeoutMs: 10_000 } });
     const m = await caller(app);
-    await setWebhook(app, m, receiver.url());
-    receiver.answer = { kind: 'hang' };
+    await setWebhook(app, m, bed.receiver.url());
+    bed.receiver.answer = { kind: 'hang' };
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
-    await receiver.waitFor((r) => r.length === 1, 'the attempt in flight', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the attempt in flight', 5_000);
     const db = app.services.db;
     const rows = await deliveries(app, m.accountId);
     // Keep the database open past close() to read what was recorded: stop the worker only.
@@ -113,13 +75,13 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     const [d] = await deliveries(app, m.accountId);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, failures: 0 });
     expect(d!.next_attempt_at!.getTime()).toBeLessThanOrEqual(app.services.clock.now().getTime());
-    receiver.releaseHeld();
+    bed.receiver.releaseHeld();
   });
 
   it("takes over a delivery whose worker died mid-send once its lease runs out (at-least-once)", async () => {
     const app = await freshApp({ delivery: { background: false } });
     const m = await caller(app);
-    await setWebhook(app, m, receiver.url());
+    await setWebhook(app, m, bed.receiver.url());
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
     await app.services.deliveries.worker.runDue(); // dispatch and send: delivered once
@@ -131,7 +93,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     expect(await app.services.deliveries.worker.runDue()).toBe(0); // leased: nobody else takes it
     await sleep(1_100);
     expect(await app.services.deliveries.worker.runDue()).toBe(1);
-    expect(receiver.received).toHaveLength(2);
+    expect(bed.receiver.received).toHaveLength(2);
     expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 });
@@ -144,18 +106,18 @@ describe('target policy in production', () => {
       method: 'PUT',
       url: '/api/backoffice/webhook',
       headers: { authorization: m.dashboard, 'content-type': 'application/json' },
-      payload: JSON.stringify({ url: receiver.url() }),
+      payload: JSON.stringify({ url: bed.receiver.url() }),
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.debug).toMatch(/https/);
 
-    const byName = await newLinkPurchase(m, { paymentNotificationUrl: `http://localhost:${receiver.port}/n` });
-    const byAddress = await newLinkPurchase(m, { paymentNotificationUrl: receiver.url('/n') });
+    const byName = await newLinkPurchase(m, { paymentNotificationUrl: `http://localhost:${bed.receiver.port}/n` });
+    const byAddress = await newLinkPurchase(m, { paymentNotificationUrl: bed.receiver.url('/n') });
     const tx = { transaction: { id: 't', status: 'completed', created_at: new Date().toISOString(), error: null } };
     await insertEvent(app, m, byName, 'payment.transaction', tx);
     await insertEvent(app, m, byAddress, 'payment.transaction', tx);
     await app.services.deliveries.worker.runDue();
-    expect(receiver.received).toEqual([]);
+    expect(bed.receiver.received).toEqual([]);
     const { rows } = await app.services.db.query<{ error: string; outcome: string }>(
       'SELECT error, outcome FROM delivery_attempts WHERE account_id = $1 ORDER BY id',
       [m.accountId],
@@ -169,24 +131,23 @@ describe('target policy in production', () => {
   it('delivers to an internal host the operator allowed', async () => {
     const app = await freshApp({ config: { env: 'production', webhookAllowedHosts: ['127.0.0.1'] } });
     const m = await caller(app);
-    await setWebhook(app, m, receiver.url());
+    await setWebhook(app, m, bed.receiver.url());
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
     await app.services.deliveries.worker.runDue();
-    expect(receiver.received).toHaveLength(1);
+    expect(bed.receiver.received).toHaveLength(1);
   });
 });
 
 describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
   it('deliver a burst of 1,000 events exactly once each, in order per purchase', { timeout: 120_000 }, async () => {
-    const db = await isolatedDatabase();
-    dbs.push(db);
+    const db = await bed.database();
     // Two processes of one deployment: one database, one MASTER_KEY.
     const config = { masterKey: randomBytes(32) };
     const a = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
     const b = await freshApp({ config, delivery: { background: true, timeoutMs: 5_000 } }, db);
     const m = await caller(a);
-    await setWebhook(a, m, receiver.url(), ['paymentFailed']);
+    await setWebhook(a, m, bed.receiver.url(), ['paymentFailed']);
     const purchases: string[] = [];
     for (let i = 0; i < 50; i++) purchases.push(await newPurchase(m));
     // 1,000 events committed at once (20 per purchase), as a busy payment flow would.
@@ -198,13 +159,13 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
     );
     // As every writer of events does: `a` wakes its own worker, `b` hears it through PostgreSQL.
     a.services.db.notify(OUTBOX_CHANNEL);
-    await receiver.waitFor((r) => r.length >= 1_000, '1,000 webhooks', 90_000);
+    await bed.receiver.waitFor((r) => r.length >= 1_000, '1,000 webhooks', 90_000);
     await sleep(500); // anything extra would show now
-    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { triggerID: number; objects: { purchaseId: string } });
+    const bodies = bed.receiver.received.map((r) => JSON.parse(r.body) as { triggerID: number; objects: { purchaseId: string } });
     const ids = bodies.map((x) => x.triggerID);
     expect(ids).toHaveLength(1_000);
     expect(new Set(ids).size).toBe(1_000);
-    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1_000);
+    expect(new Set(bed.receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1_000);
     for (const p of purchases) {
       const seq = bodies.filter((x) => x.objects.purchaseId === p).map((x) => x.triggerID);
       expect(seq).toEqual([...seq].sort((x, y) => x - y));
