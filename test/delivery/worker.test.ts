@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { claimDue } from '../../src/delivery/store.ts';
 import { caller } from '../helpers/api.ts';
@@ -95,6 +96,31 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     expect(await app.services.deliveries.worker.runDue()).toBe(1);
     expect(bed.receiver.received).toHaveLength(2);
     expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('dispatching events', () => {
+  it("never sends an event filed under another account than its purchase's: marked dispatched unsent, and logged", async () => {
+    const app = await freshApp({ delivery: { background: false } });
+    const [a, b] = [await caller(app), await caller(app)];
+    await setWebhook(app, a, bed.receiver.url('/a'), ['paymentFailed']);
+    await setWebhook(app, b, bed.receiver.url('/b'), ['paymentFailed']);
+    const ofB = await newPurchase(b);
+    const { rows } = await app.services.db.query<{ id: number }>(
+      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+       VALUES ($1, $2, 'payment.failed', 'CREATED', 'CREATED', '{}', $3) RETURNING id`,
+      [a.accountId, ofB, app.services.clock.now()],
+    );
+    const errors: object[] = [];
+    const { db, box, clock } = app.services;
+    await dispatchBatch({ db, box, log: { warn: () => {}, error: (obj) => errors.push(obj) } }, clock.now(), 100);
+
+    const eventId = Number(rows[0]!.id);
+    const sent = await db.query('SELECT id FROM deliveries WHERE event_id = $1', [eventId]);
+    expect(sent.rows).toEqual([]);
+    const event = await db.query<{ dispatched: boolean }>('SELECT dispatched_at IS NOT NULL AS dispatched FROM purchase_events WHERE id = $1', [eventId]);
+    expect(event.rows[0]!.dispatched).toBe(true);
+    expect(errors).toContainEqual(expect.objectContaining({ event_id: eventId, account_id: a.accountId, purchase_id: ofB }));
   });
 });
 
