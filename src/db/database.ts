@@ -4,9 +4,21 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+/** How one statement runs. */
+export interface QueryOptions {
+  /**
+   * false: planned at each call for its actual parameters, never from a plan cached on the
+   * connection (PostgreSQL: the statement is not prepared; PGlite never caches). For statements
+   * whose best plan depends on a parameter's size, such as `id = ANY($1)` over a table that grows
+   * fast: a plan cached while the table was small keeps reading all of it (docs/performance.md,
+   * "Plans cached on a small table").
+   */
+  prepare?: boolean;
+}
+
 /** Something that runs SQL: the database itself, or one open transaction. */
 export interface Sql {
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**

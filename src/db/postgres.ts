@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { parseInt8, type Database, type QueryResult, type Sql } from './database.ts';
+import { parseInt8, type Database, type QueryOptions, type QueryResult, type Sql } from './database.ts';
 import { CommitNotifier, type SendNotify } from './notifier.ts';
 
 const INT8_OID = 20;
@@ -34,9 +34,9 @@ const MAX_NAMED = 500;
 
 function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames, notify: (channel: string) => void): Sql {
   return {
-    async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    async query<R>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
       // Without parameters a text may hold several statements (simple protocol): never named.
-      const name = params !== undefined && params.length > 0 ? names.nameOf(text) : undefined;
+      const name = params !== undefined && params.length > 0 && options?.prepare !== false ? names.nameOf(text) : undefined;
       const res = await client.query({ text, values: params as unknown[] | undefined, name });
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },

@@ -88,7 +88,8 @@ export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200
       );
       tx.notify(OUTBOX_CHANNEL);
     }
-    await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [events.map((e) => e.id), now]);
+    // Not prepared: a plan cached while the table was small scans all of it for every batch.
+    await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [events.map((e) => e.id), now], { prepare: false });
     return events.length;
   });
 }

@@ -279,6 +279,8 @@ export async function releaseClaimed(db: Database, ds: readonly ClaimedDelivery[
      FROM unnest($1::uuid[], $2::uuid[]) AS r(id, lease_id)
      WHERE d.id = r.id AND d.lease_id = r.lease_id AND d.status = 'pending'`,
     [ds.map((d) => d.id), ds.map((d) => d.leaseId), now],
+    // Not prepared: a plan cached while deliveries was small would scan all of it.
+    { prepare: false },
   );
 }
 

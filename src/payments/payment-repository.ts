@@ -208,6 +208,8 @@ export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly nu
        AND a.id = CASE WHEN pay.id IS NULL THEN o.psp_account_id ELSE pay.psp_account_id END
      WHERE e.id = ANY($1::bigint[])`,
     [eventIds],
+    // Not prepared: a plan cached while purchase_events was small would scan all of it.
+    { prepare: false },
   );
   return new Map(rows.map((r) => [Number(r.id), r.sandbox]));
 }

@@ -52,6 +52,17 @@ describe('prepared statements', () => {
     expect(names.nameOf('SELECT $1::int')).toBe(a);
   });
 
+  it.runIf(onPostgres)('prepares a statement with parameters on its connection, and one asked not to be prepared never', async () => {
+    const prepared = await db.transaction(async (tx) => {
+      // A transaction holds one connection: what it prepared is visible to its next statements.
+      expect((await tx.query<{ n: number }>('SELECT $1::int AS n /* probe: prepared */', [1])).rows[0]!.n).toBe(1);
+      expect((await tx.query<{ n: number }>('SELECT $1::int AS n /* probe: unprepared */', [2], { prepare: false })).rows[0]!.n).toBe(2);
+      const { rows } = await tx.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%probe:%'");
+      return rows.map((r) => r.statement);
+    });
+    expect(prepared).toEqual(['SELECT $1::int AS n /* probe: prepared */']);
+  });
+
   it('a statement that fails to prepare leaves the connection and its other statements working', async () => {
     await expect(db.query('SELECT $1::int FROM no_such_table', [1])).rejects.toThrow(/no_such_table/);
     await expect(db.query('SELECT $1::int FROM no_such_table', [1])).rejects.toThrow(/no_such_table/);
