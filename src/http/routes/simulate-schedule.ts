@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Offer } from '../../accounts/offers.ts';
 import { FailureThrottle } from '../../auth/failure-throttle.ts';
-import { computeSchedule, ScheduleError, type Schedule } from '../../domain/schedule.ts';
-import { offerTerms } from '../../domain/offer-terms.ts';
+import { ScheduleMemo } from '../../accounts/schedule-memo.ts';
+import { ScheduleError, type Schedule } from '../../domain/schedule.ts';
 import type { Services } from '../../services.ts';
 import { describeValidation } from '../error-format.ts';
 import { ApiError, notFound, type ErrorCode } from '../errors.ts';
@@ -92,14 +92,14 @@ function validationError(request: FastifyRequest): ApiError {
 }
 
 /** The schedule of `body` under `offer`, or the Token API error that explains why there is none. */
-function simulate(request: FastifyRequest, offer: Offer | undefined, body: Body): Schedule {
+function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | undefined, body: Body): Schedule {
   if (!offer) throw notFound('merchant_uid');
   if (request.validationError) throw validationError(request);
   if (offer.type === 'SHARED') {
     throw new ApiError(400, 'schedule_not_available', 'this offer is a SHARED pot: it has no payment schedule; simulate an INSTALLMENTS or DEFERRED offer');
   }
   try {
-    return computeSchedule(offerTerms(offer), body.amount_cents, body.created);
+    return memo.schedule(offer, body.amount_cents, body.created);
   } catch (err) {
     if (err instanceof ScheduleError) {
       const field = FIELD_OF[err.code];
@@ -140,6 +140,7 @@ const PREFLIGHT = {
  */
 export function registerSimulateSchedule(app: App, services: Services): void {
   const { offers, config } = services;
+  const memo = new ScheduleMemo();
 
   app.post(
     '/api/merchants/:merchant_uid/simulate_payment_schedule',
@@ -159,7 +160,7 @@ export function registerSimulateSchedule(app: App, services: Services): void {
         response: { 200: { ...SimulationResponse, description: 'The payment schedule, its fees and its TAEG' }, ...ERRORS, ...BearerErrors },
       },
     },
-    async (request) => simulate(request, await offers.find(request.auth!.accountId, request.params.merchant_uid), request.body),
+    async (request) => simulate(memo, request, await offers.find(request.auth!.accountId, request.params.merchant_uid), request.body),
   );
 
   // Requests per client address per minute, counted whatever their outcome. In memory, per
@@ -199,6 +200,6 @@ export function registerSimulateSchedule(app: App, services: Services): void {
         },
       },
     },
-    async (request) => simulate(request, await offers.findPublic(request.params.merchant_uid), request.body),
+    async (request) => simulate(memo, request, await offers.findPublic(request.params.merchant_uid), request.body),
   );
 }
