@@ -9,6 +9,7 @@ import { dispatchBatch } from './dispatcher.ts';
 import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
+import { SuccessRecorder } from './success-recorder.ts';
 import { claimDue, destinationOf, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
@@ -100,6 +101,7 @@ export interface Sent extends HttpAttempt {
 export class DeliveryWorker implements DueWorkRunner {
   readonly name = 'deliveries';
   readonly #deps: DeliveryWorkerDeps;
+  readonly #successes: SuccessRecorder;
   readonly #timeoutMs: number;
   readonly #leaseMs: number;
   readonly #concurrency: number;
@@ -148,6 +150,7 @@ export class DeliveryWorker implements DueWorkRunner {
 
   constructor(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions = {}) {
     this.#deps = deps;
+    this.#successes = new SuccessRecorder(deps.db);
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // A delivery claimed ahead may wait for one attempt of its destination, then make its own.
     this.#leaseMs = opts.leaseMs ?? 2 * this.#timeoutMs + 5_000;
@@ -437,7 +440,7 @@ export class DeliveryWorker implements DueWorkRunner {
       const sent = request.url.startsWith('mailto:') ? await this.#mail(request.url, request.body) : await this.#post(request);
       const now = this.#deps.clock.now();
       const { outcome, nextAttemptAt } = this.#decide(d, sent, now);
-      await recordAttempt(this.#deps.db, d, {
+      const a: AttemptRecord = {
         url: request.url,
         startedAt,
         durationMs: sent.durationMs,
@@ -448,7 +451,10 @@ export class DeliveryWorker implements DueWorkRunner {
         ...(nextAttemptAt ? { nextAttemptAt } : {}),
         now,
         ...(sent.mail ? { mail: sent.mail } : {}),
-      });
+      };
+      // Successes (the bulk of a burst) are written in groups; the rest one by one.
+      if (outcome === 'succeeded' && !a.mail) await this.#successes.record({ d, a });
+      else await recordAttempt(this.#deps.db, d, a);
       metrics?.observeDeliveryAttempt(d.kind, outcome, sent.durationMs / 1000);
       const fields = { ...context, attempt: d.attempts + 1, status_code: sent.statusCode, ms: sent.durationMs, outcome };
       if (outcome === 'succeeded') log.debug(fields, 'delivery sent');
