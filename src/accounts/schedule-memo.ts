@@ -3,35 +3,32 @@ import { offerTerms } from '../domain/offer-terms.ts';
 import type { Offer } from './offers.ts';
 
 /**
- * The schedules last computed under each offer, by amount and creation day. A product page asks
- * every visitor's browser for the schedule of the same price on the same day, so most
- * simulations are answered from here instead of solving the TAEG again (docs/performance.md).
+ * The schedules last computed, by offer, amount and creation day. A product page asks every
+ * visitor's browser for the schedule of the same price on the same day, so most simulations are
+ * answered from here instead of solving the TAEG again (docs/performance.md).
  *
- * Keyed by the Offer object the OfferCache hands out: when the cache reloads an offer (after its
- * few seconds, or at once after an edit in this process), the new object starts an empty memo and
- * the old one goes with it, so no schedule outlives the terms it was computed under by more than
- * the offer cache itself does. Only successes are kept: a refused amount is computed again, and
- * throws again.
+ * An entry answers only for the very Offer object it was computed under, as the OfferCache hands
+ * it out: once the cache reloads an offer (after its few seconds, or at once after an edit in
+ * this process), the new object misses and replaces the entry, so no schedule outlives the terms
+ * it was computed under by more than the offer cache itself does. Bounded as a whole (the oldest
+ * entry goes first), whatever the number of offers and amounts a client asks for. Only successes
+ * are kept: a refused amount is computed again, and throws again.
  */
 export class ScheduleMemo {
-  readonly #byOffer = new WeakMap<Offer, Map<string, Schedule>>();
+  readonly #entries = new Map<string, { offer: Offer; schedule: Schedule }>();
 
-  /** @param perOffer schedules kept per offer, the oldest dropped first */
-  constructor(private readonly perOffer = 256) {}
+  /** @param max schedules kept in all (a few hundred bytes each) */
+  constructor(private readonly max = 10_000) {}
 
   /** computeSchedule(offerTerms(offer), amountCents, created), frozen: callers share it. */
   schedule(offer: Offer, amountCents: number, created: string): Schedule {
-    let memo = this.#byOffer.get(offer);
-    if (memo === undefined) {
-      memo = new Map();
-      this.#byOffer.set(offer, memo);
-    }
-    const key = `${amountCents} ${created}`;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
+    const key = `${offer.id} ${amountCents} ${created}`;
+    const known = this.#entries.get(key);
+    if (known !== undefined && known.offer === offer) return known.schedule;
     const schedule = freeze(computeSchedule(offerTerms(offer), amountCents, created));
-    if (memo.size >= this.perOffer) memo.delete(memo.keys().next().value!);
-    memo.set(key, schedule);
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, { offer, schedule });
     return schedule;
   }
 }

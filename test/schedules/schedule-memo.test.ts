@@ -73,12 +73,14 @@ describe('schedule memo', () => {
     expect(memo.schedule(o, 30_000, '2026-01-31').INSTALLMENT[0]!.fees).toBe(450);
   });
 
-  it('computes again under a reloaded offer object, so edited terms show at once', () => {
+  it('computes again under a reloaded offer object (same id), so edited terms show at once, and keeps the newer', () => {
     const memo = new ScheduleMemo();
+    const edited = offer({ feeRateBps: 300 });
     const before = memo.schedule(offer({ feeRateBps: 150 }), 30_000, '2026-01-31');
-    const after = memo.schedule(offer({ feeRateBps: 300 }), 30_000, '2026-01-31');
+    const after = memo.schedule(edited, 30_000, '2026-01-31');
     expect(before.INSTALLMENT[0]!.fees).toBe(450);
     expect(after.INSTALLMENT[0]!.fees).toBe(900);
+    expect(memo.schedule(edited, 30_000, '2026-01-31')).toBe(after);
   });
 
   it('keeps no refusal: an amount below the minimum throws every time', () => {
@@ -89,13 +91,14 @@ describe('schedule memo', () => {
     }
   });
 
-  it('holds at most its bound per offer, dropping the oldest first', () => {
+  it('holds at most its bound in all, whatever the offers, dropping the oldest first', () => {
     const memo = new ScheduleMemo(2);
     const o = offer();
+    const other = offer({ id: '9c1d3e5f-7a2b-4c6d-8e0f-1a3b5c7d9e2f' });
     const a = memo.schedule(o, 10_000, '2026-01-31');
-    const b = memo.schedule(o, 20_000, '2026-01-31');
+    const b = memo.schedule(other, 20_000, '2026-01-31');
     memo.schedule(o, 30_000, '2026-01-31'); // drops a
-    expect(memo.schedule(o, 20_000, '2026-01-31')).toBe(b);
+    expect(memo.schedule(other, 20_000, '2026-01-31')).toBe(b);
     const again = memo.schedule(o, 10_000, '2026-01-31');
     expect(again).not.toBe(a);
     expect(again).toEqual(a);
