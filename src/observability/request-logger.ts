@@ -24,7 +24,7 @@ class RequestLogger {
   }
 
   #write(level: Level, args: unknown[]): void {
-    if (!this.#parent.isLevelEnabled(level)) return;
+    if (!this.isLevelEnabled(level)) return;
     (this.#real()[level] as (...a: unknown[]) => void)(...args);
   }
 
