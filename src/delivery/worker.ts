@@ -19,6 +19,12 @@ import { OUTBOX_CHANNEL } from '../domain/events.ts';
 /** See #dueTimerStale: how often a busy worker reads the next due time. */
 const DUE_TIMER_BUSY_MS = 250;
 
+/** See #mayClaim: outcomes waiting to be recorded, per slot, beyond which no more is claimed. */
+const MAX_RECORDING_PER_SLOT = 4;
+
+/** See #ahead: shares of a destination claimed ahead, beyond those in flight. */
+const AHEAD_SHARES = 2;
+
 /** See #wakeForNewWork: how long new work waits for a claim when the last one came back short. */
 const NEW_WORK_COALESCE_MS = 10;
 
@@ -77,6 +83,11 @@ interface Ahead {
   readAt: number;
 }
 
+/** An attempt whose request has ended: the recording of its outcome, under way. Never rejects. */
+interface Sending {
+  recorded: Promise<void>;
+}
+
 /** What sending came to, whatever the channel. */
 export interface Sent extends HttpAttempt {
   /** The channel accepted it (a 2xx; the mail server took it). */
@@ -93,8 +104,9 @@ export interface Sent extends HttpAttempt {
  *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
  *   so the next delivery of the same purchase follows at once.
  * - Fair between destinations: each claim takes every due destination's oldest delivery in turn,
- *   and one destination never has more than `perDestination` of the slots; up to one more share
- *   per destination is claimed ahead and started as its requests end (#ahead).
+ *   and one destination never has more than `perDestination` of the slots; up to AHEAD_SHARES more
+ *   shares per destination are claimed ahead and started as its requests end (#ahead).
+ * - A slot is held while the request runs; its outcome is recorded after (#recording).
  * - At-least-once: a process that dies mid-send leaves a lease that runs out, and the delivery is
  *   sent again by whoever takes it next.
  */
@@ -111,9 +123,10 @@ export class DeliveryWorker implements DueWorkRunner {
   /**
    * Claimed ahead, by destination: leased deliveries waiting for a slot of their destination,
    * started as soon as one of its attempts ends, without a claim in between. A claim takes up to
-   * one more share per destination than is in flight: claims run one after another, and when a
-   * destination could only be given what had ended since the last one, the claims were the
-   * limit of a burst (docs/performance.md). Released at stop.
+   * AHEAD_SHARES more shares per destination than are in flight: claims run one after another
+   * and take longer than a request to a healthy receiver, so with one share ahead a busy
+   * destination's slots emptied during each claim, which was the limit of a burst
+   * (docs/performance.md). Released at stop.
    */
   readonly #ahead = new Map<string, Ahead[]>();
   #aheadCount = 0;
@@ -121,8 +134,8 @@ export class DeliveryWorker implements DueWorkRunner {
    * False after a claim that found less than it asked for (what is due is capped per destination,
    * blocked by its purchase's order, or sent elsewhere): claiming again at every finished attempt
    * would cost a statement per delivery. True again on new work (a notification, a timer, the
-   * poll) and when an attempt leaves its destination holding one and a half shares or less
-   * (running and claimed ahead).
+   * poll) and when an attempt ends or is recorded with its destination holding
+   * AHEAD_SHARES + ½ shares or less (running and claimed ahead).
    */
   #claimable = true;
   /**
@@ -138,7 +151,15 @@ export class DeliveryWorker implements DueWorkRunner {
   readonly #random: () => number;
   readonly #wallNow: () => Date;
   readonly #abort = new AbortController();
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts whose request is under way: what `concurrency` and `perDestination` count. */
+  readonly #inFlight = new Set<Promise<Sending>>();
+  /**
+   * Outcomes being recorded, their request over. Not counted as in flight: a slot is the
+   * receiver's, and holding it through the commit of the record made the database's latency the
+   * limit of a burst (docs/performance.md). A later delivery of the same purchase still waits for
+   * the record: the claim takes a purchase's deliveries only once those before are no longer pending.
+   */
+  readonly #recording = new Set<Promise<void>>();
   #pumping: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -211,6 +232,7 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#abort.abort();
     await this.#pumping;
     await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#recording]);
     await this.#releaseAhead();
   }
 
@@ -251,7 +273,7 @@ export class DeliveryWorker implements DueWorkRunner {
       const claimed = await this.#claim(this.#concurrency, this.#perDestination);
       if (claimed.length === 0) break;
       const endpoints = await this.#endpointsOf(claimed);
-      await Promise.all(claimed.map((d) => this.#run(d, endpoints)));
+      await Promise.all(claimed.map(async (d) => (await this.#run(d, endpoints)).recorded));
       this.#startAhead(); // its attempts' ends made room that no background attempt's end saw
       handled += claimed.length;
     }
@@ -281,7 +303,7 @@ export class DeliveryWorker implements DueWorkRunner {
       // burst costs one claim statement per half-batch of attempts instead of one per attempt.
       while (!this.#stopped && this.#mayClaim()) {
         const asked = 2 * this.#concurrency - this.#inFlight.size - this.#aheadCount;
-        const claimed = await this.#claim(asked, 2 * this.#perDestination);
+        const claimed = await this.#claim(asked, (1 + AHEAD_SHARES) * this.#perDestination);
         this.#claimable = claimed.length === asked;
         if (claimed.length === 0) break;
         const endpoints = await this.#endpointsOf(claimed);
@@ -314,6 +336,8 @@ export class DeliveryWorker implements DueWorkRunner {
   }
 
   #mayClaim(): boolean {
+    // Records waiting on a slow database: no more work until they are written.
+    if (this.#recording.size >= MAX_RECORDING_PER_SLOT * this.#concurrency) return false;
     const free = this.#concurrency - this.#inFlight.size;
     const room = free + this.#concurrency - this.#aheadCount;
     return room > 0 && (this.#inFlight.size === 0 || (this.#claimable && free >= this.#concurrency / 2));
@@ -343,26 +367,38 @@ export class DeliveryWorker implements DueWorkRunner {
     }
   }
 
-  /** One attempt, counted against its destination's share while it runs. */
-  async #run(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<void> {
+  /** One attempt, counted against its destination's share until its request ends. */
+  async #run(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<Sending> {
     const key = destinationOf(d);
     this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
+    let sending: Sending | undefined;
     try {
-      await this.#attempt(d, endpoints);
+      sending = await this.#attempt(d, endpoints);
     } finally {
       const left = (this.#busy.get(key) ?? 1) - 1;
       if (left === 0) this.#busy.delete(key);
       else this.#busy.set(key, left);
-      // Room again for this destination (or a next delivery of this purchase may be due): once
-      // what it has claimed ahead is running, claim for it again.
-      if (left + (this.#ahead.get(key)?.length ?? 0) <= (this.#perDestination * 3) / 2) this.#claimable = true;
+      this.#noteRoom(key);
     }
+    // Recorded, the delivery is no longer pending: the purchase's next one may be claimed.
+    return { recorded: sending.recorded.then(() => this.#noteRoom(key)) };
   }
 
-  #track(p: Promise<void>): void {
+  /** Once what a destination has claimed ahead is mostly running, claim for it again. */
+  #noteRoom(key: string): void {
+    const held = (this.#busy.get(key) ?? 0) + (this.#ahead.get(key)?.length ?? 0);
+    if (held <= (AHEAD_SHARES + 0.5) * this.#perDestination) this.#claimable = true;
+  }
+
+  #track(p: Promise<Sending>): void {
     this.#inFlight.add(p);
-    void p.finally(() => {
+    void p.then(({ recorded }) => {
       this.#inFlight.delete(p);
+      this.#recording.add(recorded);
+      void recorded.then(() => {
+        this.#recording.delete(recorded);
+        this.wake();
+      });
       this.#startAhead();
       this.wake();
     });
@@ -424,24 +460,39 @@ export class DeliveryWorker implements DueWorkRunner {
     }
   }
 
-  /** One attempt of a claimed delivery, recorded. Never throws. */
-  async #attempt(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<void> {
-    const { log, metrics } = this.#deps;
+  /**
+   * One attempt of a claimed delivery: resolves when its request has ended, with the recording of
+   * its outcome under way. Never rejects.
+   */
+  async #attempt(d: ClaimedDelivery, endpoints?: Map<string, WebhookEndpoint>): Promise<Sending> {
+    const { log } = this.#deps;
     const context = { delivery_id: toDeliveryUid(d.id), account_id: d.accountId, kind: d.kind, event_id: d.eventId };
     try {
       const startedAt = this.#deps.clock.now();
       const request = await this.#prepare(d, endpoints);
       if ('cancel' in request) {
         await cancelClaimed(this.#deps.db, d, request.cancel, this.#deps.clock.now());
-        metrics?.observeDeliveryAttempt(d.kind, 'cancelled', 0);
+        this.#deps.metrics?.observeDeliveryAttempt(d.kind, 'cancelled', 0);
         log.info({ ...context, reason: request.cancel }, 'delivery cancelled');
-        return;
+        return { recorded: Promise.resolve() };
       }
       const sent = request.url.startsWith('mailto:') ? await this.#mail(request.url, request.body) : await this.#post(request);
+      return { recorded: this.#record(d, request.url, startedAt, sent, context) };
+    } catch (err) {
+      // Database trouble: the lease runs out and the delivery is taken again.
+      log.error({ ...context, err }, 'delivery attempt could not be completed');
+      return { recorded: Promise.resolve() };
+    }
+  }
+
+  /** Records an attempt's outcome and what follows from it. Never rejects. */
+  async #record(d: ClaimedDelivery, url: string, startedAt: Date, sent: Sent, context: object): Promise<void> {
+    const { log, metrics } = this.#deps;
+    try {
       const now = this.#deps.clock.now();
       const { outcome, nextAttemptAt } = this.#decide(d, sent, now);
       const a: AttemptRecord = {
-        url: request.url,
+        url,
         startedAt,
         durationMs: sent.durationMs,
         ...(sent.statusCode === undefined ? {} : { statusCode: sent.statusCode }),
@@ -462,7 +513,7 @@ export class DeliveryWorker implements DueWorkRunner {
       else if (outcome !== 'interrupted') log.warn({ ...fields, error: sent.error }, 'delivery given up');
     } catch (err) {
       // Database trouble: the lease runs out and the delivery is taken again.
-      log.error({ ...context, err }, 'delivery attempt could not be completed');
+      log.error({ ...context, err }, 'delivery attempt could not be recorded');
     }
   }
 

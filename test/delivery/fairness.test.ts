@@ -88,12 +88,12 @@ describe('the delivery worker with an endpoint that hangs', () => {
     expect(bed.receiver.received.filter((x) => x.path === '/stuck')).toHaveLength(2);
   });
 
-  it('claims one share ahead for the hanging endpoint, never sends more than its share at once, and gives back what it claimed ahead at stop', async () => {
+  it('claims two shares ahead for the hanging endpoint, never sends more than its share at once, and gives back what it claimed ahead at stop', async () => {
     const app = await bed.freshApp({ delivery: { background: true, timeoutMs: 10_000, concurrency: 4, perDestination: 2 } });
     const stuck = await caller(app);
     await setWebhook(app, stuck, bed.receiver.url('/stuck'), ['paymentFailed']);
     bed.receiver.answer = { kind: 'hang' };
-    await burst(app, stuck, 6);
+    await burst(app, stuck, 8);
     await bed.receiver.waitFor((r) => r.length === 2, 'the two requests of its share', 5_000);
     const leased = async () =>
       (
@@ -102,19 +102,19 @@ describe('the delivery worker with an endpoint that hangs', () => {
           [stuck.accountId],
         )
       ).rows[0]!.n;
-    // Two requests out, two claimed ahead, two left for whoever has room.
-    for (let i = 0; i < 100 && (await leased()) < 4; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await leased()).toBe(4);
+    // Two requests out, four claimed ahead (two shares), two left for whoever has room.
+    for (let i = 0; i < 100 && (await leased()) < 6; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await leased()).toBe(6);
     await new Promise((r) => setTimeout(r, 200));
     expect(bed.receiver.received).toHaveLength(2);
 
     await app.services.deliveries.stop();
-    // The interrupted attempts are due again at once, and so are the two it had claimed ahead.
+    // The interrupted attempts are due again at once, and so are the four it had claimed ahead.
     expect(await leased()).toBe(0);
     const { rows } = await app.services.db.query<{ attempts: number }>(
       "SELECT attempts FROM deliveries WHERE account_id = $1 AND status = 'pending' ORDER BY attempts DESC",
       [stuck.accountId],
     );
-    expect(rows.map((r) => r.attempts)).toEqual([1, 1, 0, 0, 0, 0]);
+    expect(rows.map((r) => r.attempts)).toEqual([1, 1, 0, 0, 0, 0, 0, 0]);
   });
 });

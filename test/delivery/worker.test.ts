@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
@@ -208,5 +209,44 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
     expect(byA).toBeGreaterThan(0);
     expect(byB).toBeGreaterThan(0);
     expect(byA + byB).toBe(1_000);
+  });
+});
+
+describe.skipIf(!onPostgres)('a slot is held while the request runs, not while its outcome is written', () => {
+  it("sends the next delivery to a destination while the last one's record waits, and the next one of the same purchase only once it is written", { timeout: 60_000 }, async () => {
+    const db = await bed.database();
+    // One slot for the destination: before, its next request waited for the last one's commit.
+    const app = await freshApp({ delivery: { background: true, timeoutMs: 5_000, concurrency: 2, perDestination: 1 } }, db);
+    const m = await caller(app);
+    await setWebhook(app, m, bed.receiver.url(), ['paymentFailed']);
+    const [first, second] = [await newPurchase(m), await newPurchase(m)];
+    const purchaseOf = (body: string) => (JSON.parse(body) as { objects: { purchaseId: string } }).objects.purchaseId;
+    // While this transaction holds delivery_attempts in SHARE mode, no attempt can be recorded.
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE delivery_attempts IN SHARE MODE');
+      await app.services.db.query(
+        `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+         SELECT $1, p, 'payment.failed', 'CREATED', 'CREATED', '{}', now() FROM unnest($2::uuid[]) WITH ORDINALITY AS x(p, n) ORDER BY n`,
+        [m.accountId, [first, first, second]],
+      );
+      app.services.db.notify(OUTBOX_CHANNEL);
+      await bed.receiver.waitFor((r) => r.length >= 2, 'a webhook of each purchase while the records wait', 10_000);
+      await sleep(300); // the first purchase's second webhook would show now
+      expect(bed.receiver.received.map((r) => purchaseOf(r.body)).sort()).toEqual([first, second].sort());
+      const pending = await app.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE account_id = $1 AND status = 'pending'", [m.accountId]);
+      expect(pending.rows[0]!.n).toBe(3);
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end();
+    }
+    await bed.receiver.waitFor((r) => r.length >= 3, "the first purchase's second webhook, once its first is recorded", 10_000);
+    const ids = bed.receiver.received.filter((r) => purchaseOf(r.body) === first).map((r) => (JSON.parse(r.body) as { triggerID: number }).triggerID);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBeLessThan(ids[1]!);
+    for (let i = 0; i < 50 && (await deliveries(app, m.accountId)).some((d) => d.status !== 'succeeded'); i++) await sleep(50);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.status, d.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
   });
 });
