@@ -118,3 +118,24 @@ describe('the delivery worker with an endpoint that hangs', () => {
     expect(rows.map((r) => r.attempts)).toEqual([1, 1, 0, 0, 0, 0, 0, 0]);
   });
 });
+
+describe(`the lease a claim writes (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('is a heap-only update: claiming a dispatched burst adds no index entry for any claimed row', async () => {
+    const app = await bed.freshApp();
+    const m = await caller(app);
+    await setWebhook(app, m, bed.receiver.url('/busy'), ['paymentFailed']);
+    await burst(app, m, 40); // dispatched in one insert: pages packed as in a real burst
+    await dispatch(app);
+    const { claimed, hot, updated } = await app.services.db.transaction(async (tx) => {
+      const claimed = await claimDue(tx, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, limit: 100, perDestination: 100 });
+      const { rows } = await tx.query<{ hot: number; updated: number }>(
+        "SELECT pg_stat_get_xact_tuples_hot_updated('deliveries'::regclass)::int AS hot, pg_stat_get_xact_tuples_updated('deliveries'::regclass)::int AS updated",
+      );
+      return { claimed: claimed.length, ...rows[0]! };
+    });
+    expect(claimed).toBe(40);
+    expect(updated).toBe(40);
+    // Without room on the page (018_delivery_fillfactor.sql), most would have moved to another.
+    expect(hot).toBe(40);
+  });
+});
