@@ -61,7 +61,11 @@ interface ClaimedRow {
  * Fair between destinations (a merchant's webhook endpoint, its notification URLs): each due
  * destination's oldest in turn, at most `perDestination` in flight for one destination counting
  * `busy` (what the claiming process is sending now, by destination).
- * One statement: the row locks last only while the leases are written.
+ * One statement: the row locks last only while the leases are written. Its commit does not wait
+ * for the disk (`synchronous_commit` off for its transaction, so call it in one of its own):
+ * were PostgreSQL to crash before the leases reach the disk, the deliveries would be unleased
+ * again and sent a second time, with the same `webhook-id`, which at-least-once delivery allows;
+ * the claim is the one statement a busy worker waits for, one after another (docs/performance.md).
  */
 export async function claimDue(
   db: Sql,
@@ -74,7 +78,8 @@ export async function claimDue(
   // planner settings keep its index plans however stale the table's statistics are.
   const { rows } = await db.query<ClaimedRow>(
     `SELECT id, account_id, purchase_id, event_id, kind, trigger_name, url, payload, attempts, failures, next_attempt_at
-     FROM chipin_claim_deliveries($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[])`,
+     FROM set_config('synchronous_commit', 'off', true) AS durability,
+       chipin_claim_deliveries($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[])`,
     [
       opts.now,
       opts.wallNow,

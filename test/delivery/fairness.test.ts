@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { claimDue, destinationOf, type ClaimedDelivery } from '../../src/delivery/store.ts';
+import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { onPostgres, type TestApp } from '../helpers/app.ts';
 import { newPurchase, setWebhook } from './helpers.ts';
@@ -21,6 +22,8 @@ async function burst(app: TestApp, m: Caller, n: number): Promise<void> {
      SELECT $1, p, 'payment.failed', 'CREATED', 'CREATED', '{}', $3 FROM unnest($2::uuid[]) AS p`,
     [m.accountId, purchases, app.services.clock.now()],
   );
+  // As every writer of events does after its commit: a background worker does not wait for its poll.
+  app.services.db.notify(OUTBOX_CHANNEL);
 }
 
 /** Turns the committed events into deliveries, as the worker's pass does first. */
@@ -137,5 +140,18 @@ describe(`the lease a claim writes (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (
     expect(updated).toBe(40);
     // Without room on the page (018_delivery_fillfactor.sql), most would have moved to another.
     expect(hot).toBe(40);
+  });
+
+  it("commits without waiting for the disk, in the claim's transaction only: a lease lost in a database crash means a second send, which at-least-once allows", async () => {
+    const app = await bed.freshApp();
+    const setting = async (sql: Pick<TestApp['services']['db'], 'query'>) =>
+      (await sql.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
+    const before = await setting(app.services.db);
+    const inside = await app.services.db.transaction(async (tx) => {
+      await claimDue(tx, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, limit: 10 });
+      return setting(tx);
+    });
+    expect(inside).toBe('off');
+    expect(await setting(app.services.db)).toBe(before);
   });
 });
