@@ -144,7 +144,7 @@ export interface AttemptRecord {
  * row — except a success, which stands whoever made it. Answers whether the outcome was applied.
  */
 export async function recordAttempt(db: Database, d: ClaimedDelivery, a: AttemptRecord): Promise<boolean> {
-  if (a.outcome === 'succeeded' && !a.mail) return (await recordSuccesses(db, [{ d, a }]))[0]!;
+  if (isPlainSuccess(a)) return (await recordSuccesses(db, [{ d, a }]))[0]!;
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ attempts: number; lease_id: string | null; status: DeliveryStatus }>(
       'UPDATE deliveries SET attempts = attempts + 1, url = $2 WHERE id = $1 RETURNING attempts, lease_id, status',
@@ -193,6 +193,14 @@ export async function recordAttempt(db: Database, d: ClaimedDelivery, a: Attempt
         return true;
     }
   });
+}
+
+/**
+ * An outcome {@link recordSuccesses} can write: a success that is not an e-mail (whose message
+ * is also kept in outbound_messages, by the general path).
+ */
+export function isPlainSuccess(a: AttemptRecord): boolean {
+  return a.outcome === 'succeeded' && !a.mail;
 }
 
 /** One success to record: the delivery and its attempt. */

@@ -10,7 +10,7 @@ import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
 import { SuccessRecorder } from './success-recorder.ts';
-import { claimDue, destinationOf, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { claimDue, destinationOf, isPlainSuccess, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
@@ -504,7 +504,7 @@ export class DeliveryWorker implements DueWorkRunner {
         ...(sent.mail ? { mail: sent.mail } : {}),
       };
       // Successes (the bulk of a burst) are written in groups; the rest one by one.
-      if (outcome === 'succeeded' && !a.mail) await this.#successes.record({ d, a });
+      if (isPlainSuccess(a)) await this.#successes.record({ d, a });
       else await recordAttempt(this.#deps.db, d, a);
       metrics?.observeDeliveryAttempt(d.kind, outcome, sent.durationMs / 1000);
       const fields = { ...context, attempt: d.attempts + 1, status_code: sent.statusCode, ms: sent.durationMs, outcome };
