@@ -173,7 +173,8 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#deps = deps;
     this.#successes = new SuccessRecorder(deps.db);
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    // A delivery claimed ahead may wait for one attempt of its destination, then make its own.
+    // A delivery claimed ahead may wait for one attempt of its destination, then make its own; one
+    // that would wait longer (two shares ahead) is given back when its lease could not cover it.
     this.#leaseMs = opts.leaseMs ?? 2 * this.#timeoutMs + 5_000;
     this.#concurrency = opts.concurrency ?? 32;
     this.#perDestination = Math.min(opts.perDestination ?? 16, this.#concurrency);
