@@ -100,9 +100,10 @@ export interface Sent extends HttpAttempt {
  *
  * - Woken (`Database.listen`) when an event or a delivery is committed by any process, by a timer at the
  *   next due retry, and by a slow safety poll.
- * - Each wake dispatches new events, then claims due deliveries (SKIP LOCKED + lease) while it
- *   has free slots, and sends them outside any transaction; a finished attempt wakes it again,
- *   so the next delivery of the same purchase follows at once.
+ * - Each wake dispatches new events (a batch; more beside the passes, #dispatchRest), then claims
+ *   due deliveries (SKIP LOCKED + lease) while it has free slots, and sends them outside any
+ *   transaction; a finished attempt wakes it again, so the next delivery of the same purchase
+ *   follows at once.
  * - Fair between destinations: each claim takes every due destination's oldest delivery in turn,
  *   and one destination never has more than `perDestination` of the slots; up to AHEAD_SHARES more
  *   shares per destination are claimed ahead and started as its requests end (#ahead).
@@ -113,6 +114,7 @@ export interface Sent extends HttpAttempt {
 export class DeliveryWorker implements DueWorkRunner {
   readonly name = 'deliveries';
   readonly #deps: DeliveryWorkerDeps;
+  readonly #dispatchDeps: { db: Database; box: SecretBox; log: DeliveryLog };
   readonly #successes: SuccessRecorder;
   readonly #timeoutMs: number;
   readonly #leaseMs: number;
@@ -161,6 +163,8 @@ export class DeliveryWorker implements DueWorkRunner {
    */
   readonly #recording = new Set<Promise<void>>();
   #pumping: Promise<void> | undefined;
+  /** Events being dispatched beside the passes (#dispatchRest). */
+  #dispatching: Promise<void> | undefined;
   #again = false;
   #stopped = false;
   #started = false;
@@ -171,6 +175,7 @@ export class DeliveryWorker implements DueWorkRunner {
 
   constructor(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions = {}) {
     this.#deps = deps;
+    this.#dispatchDeps = { db: deps.db, box: deps.box, log: deps.log };
     this.#successes = new SuccessRecorder(deps.db);
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // A delivery claimed ahead may wait for one attempt of its destination, then make its own; one
@@ -232,6 +237,7 @@ export class DeliveryWorker implements DueWorkRunner {
     await unlisten?.().catch(() => {});
     this.#abort.abort();
     await this.#pumping;
+    await this.#dispatching;
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#recording]);
     await this.#releaseAhead();
@@ -293,12 +299,13 @@ export class DeliveryWorker implements DueWorkRunner {
   async #pump(): Promise<void> {
     do {
       this.#again = false;
-      if (this.#eventsDue) {
+      if (this.#eventsDue && !this.#dispatching) {
         this.#eventsDue = false;
-        await this.#dispatchAll().catch((err: unknown) => {
+        const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch).catch((err: unknown) => {
           this.#eventsDue = true; // still due at the next pass, whatever wakes it
           throw err;
         });
+        if (n === this.#dispatchBatch) this.#dispatchRest();
       }
       // Claims in batches: only when half the slots or more are free (or none is busy), so a
       // burst costs one claim statement per half-batch of attempts instead of one per attempt.
@@ -423,13 +430,40 @@ export class DeliveryWorker implements DueWorkRunner {
 
   async #dispatchAll(): Promise<number> {
     let total = 0;
-    const deps = { db: this.#deps.db, box: this.#deps.box, log: this.#deps.log };
     while (!this.#stopped) {
-      const n = await dispatchBatch(deps, this.#deps.clock.now(), this.#dispatchBatch);
+      const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch);
       total += n;
       if (n < this.#dispatchBatch) break;
     }
     return total;
+  }
+
+  /**
+   * A full batch was dispatched, so more events may wait: the rest are dispatched beside the
+   * passes, not inside one. A pass that dispatched everything before claiming sent nothing while
+   * a burst was being committed and dispatched: its first webhook left 3 s after its commit
+   * (docs/performance.md). Each batch makes the passes claim again; when the rest is done, a pass
+   * dispatches what came in meanwhile.
+   */
+  #dispatchRest(): void {
+    this.#dispatching = (async () => {
+      while (!this.#stopped) {
+        const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch);
+        if (n > 0) {
+          this.#claimable = true;
+          this.wake();
+        }
+        if (n < this.#dispatchBatch) break;
+      }
+    })()
+      .catch((err: unknown) => {
+        this.#eventsDue = true;
+        this.#deps.log.warn({ err }, 'dispatching events failed; retrying at the next wake-up');
+      })
+      .finally(() => {
+        this.#dispatching = undefined;
+        this.wake();
+      });
   }
 
   /** Claims what is due, counting against each destination what this process holds (running or ahead). */

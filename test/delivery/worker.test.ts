@@ -250,3 +250,49 @@ describe.skipIf(!onPostgres)('a slot is held while the request runs, not while i
     expect((await deliveries(app, m.accountId)).map((d) => [d.status, d.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
   });
 });
+
+describe.skipIf(!onPostgres)('events are dispatched beside the claims, not before them', () => {
+  it('sends the webhooks of a dispatched batch while later events of the burst still wait for their dispatch', { timeout: 60_000 }, async () => {
+    const db = await bed.database();
+    // One event per dispatch batch; no poll: notifications are the only wake-ups.
+    const app = await freshApp({ delivery: { background: true, dispatchBatch: 1, pollMs: 60_000 } }, db);
+    const m = await caller(app);
+    await setWebhook(app, m, bed.receiver.url('/webhook'), ['paymentFailed']);
+    const first = await newPurchase(m);
+    const second = await newLinkPurchase(m, { paymentNotificationUrl: bed.receiver.url('/notify') });
+    await sleep(300); // their purchase.created events are dispatched
+    // While this transaction holds `offers`, a PSP transaction's notification cannot be planned
+    // (its offer's signing secret is read), as a slow dispatch of the rest of a burst would wait.
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE offers IN ACCESS EXCLUSIVE MODE');
+      await app.services.db.query(
+        `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+         SELECT $1, x.p, x.t, 'CREATED', 'CREATED', x.d::jsonb, now() FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS x(p, t, d, n) ORDER BY n`,
+        [
+          m.accountId,
+          [first, second],
+          ['payment.failed', 'payment.transaction'],
+          ['{}', JSON.stringify({ transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null } })],
+        ],
+      );
+      app.services.db.notify(OUTBOX_CHANNEL);
+      // Before, a pass dispatched every event before claiming: nothing was sent until the lock went.
+      await bed.receiver.waitFor((r) => r.length >= 1, "the first event's webhook while the second's dispatch waits", 10_000);
+      const { rows } = await app.services.db.query<{ type: string }>(
+        'SELECT type FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL',
+        [m.accountId],
+      );
+      expect(rows).toEqual([{ type: 'payment.transaction' }]);
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end();
+    }
+    await bed.receiver.waitFor((r) => r.length >= 2, "the second event's notification once its dispatch went through", 10_000);
+    expect(bed.receiver.received.map((r) => r.path)).toEqual(['/webhook', '/notify']);
+    for (let i = 0; i < 50 && (await deliveries(app, m.accountId)).some((d) => d.status !== 'succeeded'); i++) await sleep(50);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status, d.attempts])).toEqual([['webhook', 'succeeded', 1], ['notification', 'succeeded', 1]]);
+  });
+});
