@@ -91,6 +91,24 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     ]);
   });
 
+  it('carries reference and metadata byte for byte whatever characters they hold (quotes, backslashes, braces, NULL, non-ASCII)', async () => {
+    const m = await caller(app);
+    await setWebhook(app, m, receiver.url('/webhook'), ['paymentFailed']);
+    // What array literals and JSON escape: a dispatch batch passes payloads to PostgreSQL as text arrays.
+    const reference = 'A"B\\C{D},E NULL';
+    const metadata = { quote: 'say "hi"', backslash: 'C:\\temp\\n', braces: '{1,2}', null_word: 'NULL', text: 'café 💳 – ok', nested: { list: ['a,b', '"', ''] } };
+    const p = await newLinkPurchase(m, { reference, metadata, paymentNotificationUrl: receiver.url('/notify') });
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_"tx\\1' }));
+    await insertEvent(app, m, p, 'payment.failed', { reason: 'a "quoted" \\ reason, NULL' });
+    await runDue();
+
+    const byPath = new Map(receiver.received.map((r) => [r.path, JSON.parse(r.body) as Record<string, unknown>]));
+    const notification = byPath.get('/notify')!;
+    expect(notification).toMatchObject({ id: 'psp_"tx\\1', reference, metadata });
+    expect(notification.signature).toBe(contractSignature(notification, offerSecret(m)));
+    expect(byPath.get('/webhook')).toMatchObject({ objects: { purchaseId: p } });
+  });
+
   it('a payment through the Lyra REST connector adds uid (the Lyra transaction uuid) to the body and to the signature', async () => {
     const m = await caller(app);
     const p = await newLinkPurchase(m, { reference: 'ORDER-L', paymentNotificationUrl: receiver.url('/lyra') });
