@@ -164,7 +164,7 @@ export class DeliveryWorker implements DueWorkRunner {
   readonly #recording = new Set<Promise<void>>();
   #pumping: Promise<void> | undefined;
   /** Events being dispatched beside the passes (#dispatchRest). */
-  #dispatching: Promise<void> | undefined;
+  #dispatching: Promise<unknown> | undefined;
   #again = false;
   #stopped = false;
   #started = false;
@@ -301,7 +301,7 @@ export class DeliveryWorker implements DueWorkRunner {
       this.#again = false;
       if (this.#eventsDue && !this.#dispatching) {
         this.#eventsDue = false;
-        const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch).catch((err: unknown) => {
+        const n = await this.#dispatchOnce().catch((err: unknown) => {
           this.#eventsDue = true; // still due at the next pass, whatever wakes it
           throw err;
         });
@@ -428,11 +428,18 @@ export class DeliveryWorker implements DueWorkRunner {
     this.#dueTimer.unref();
   }
 
-  async #dispatchAll(): Promise<number> {
+  /** One batch of events dispatched: how many. */
+  #dispatchOnce(): Promise<number> {
+    return dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch);
+  }
+
+  /** Dispatches batch after batch until one comes back short; `afterBatch` sees each batch's count. */
+  async #dispatchAll(afterBatch?: (n: number) => void): Promise<number> {
     let total = 0;
     while (!this.#stopped) {
-      const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch);
+      const n = await this.#dispatchOnce();
       total += n;
+      afterBatch?.(n);
       if (n < this.#dispatchBatch) break;
     }
     return total;
@@ -446,16 +453,11 @@ export class DeliveryWorker implements DueWorkRunner {
    * dispatches what came in meanwhile.
    */
   #dispatchRest(): void {
-    this.#dispatching = (async () => {
-      while (!this.#stopped) {
-        const n = await dispatchBatch(this.#dispatchDeps, this.#deps.clock.now(), this.#dispatchBatch);
-        if (n > 0) {
-          this.#claimable = true;
-          this.wake();
-        }
-        if (n < this.#dispatchBatch) break;
-      }
-    })()
+    this.#dispatching = this.#dispatchAll((n) => {
+      if (n === 0) return;
+      this.#claimable = true;
+      this.wake();
+    })
       .catch((err: unknown) => {
         this.#eventsDue = true;
         this.#deps.log.warn({ err }, 'dispatching events failed; retrying at the next wake-up');

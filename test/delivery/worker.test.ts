@@ -25,6 +25,20 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promis
   }
 }
 
+/** Runs `during` while another connection holds `lock` (a `LOCK TABLE` statement) in an open transaction, then rolls it back. */
+async function whileLocked(url: string | undefined, lock: string, during: () => Promise<void>): Promise<void> {
+  const blocker = new pg.Client({ connectionString: url });
+  await blocker.connect();
+  try {
+    await blocker.query('BEGIN');
+    await blocker.query(lock);
+    await during();
+  } finally {
+    await blocker.query('ROLLBACK').catch(() => {});
+    await blocker.end();
+  }
+}
+
 describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('delivers within moments of the commit (notified after it), without waiting for the safety poll', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
@@ -222,11 +236,7 @@ describe.skipIf(!onPostgres)('a slot is held while the request runs, not while i
     const [first, second] = [await newPurchase(m), await newPurchase(m)];
     const purchaseOf = (body: string) => (JSON.parse(body) as { objects: { purchaseId: string } }).objects.purchaseId;
     // While this transaction holds delivery_attempts in SHARE mode, no attempt can be recorded.
-    const blocker = new pg.Client({ connectionString: db.url });
-    await blocker.connect();
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE delivery_attempts IN SHARE MODE');
+    await whileLocked(db.url, 'LOCK TABLE delivery_attempts IN SHARE MODE', async () => {
       await app.services.db.query(
         `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
          SELECT $1, p, 'payment.failed', 'CREATED', 'CREATED', '{}', now() FROM unnest($2::uuid[]) WITH ORDINALITY AS x(p, n) ORDER BY n`,
@@ -238,10 +248,7 @@ describe.skipIf(!onPostgres)('a slot is held while the request runs, not while i
       expect(bed.receiver.received.map((r) => purchaseOf(r.body)).sort()).toEqual([first, second].sort());
       const pending = await app.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE account_id = $1 AND status = 'pending'", [m.accountId]);
       expect(pending.rows[0]!.n).toBe(3);
-    } finally {
-      await blocker.query('ROLLBACK').catch(() => {});
-      await blocker.end();
-    }
+    });
     await bed.receiver.waitFor((r) => r.length >= 3, "the first purchase's second webhook, once its first is recorded", 10_000);
     const ids = bed.receiver.received.filter((r) => purchaseOf(r.body) === first).map((r) => (JSON.parse(r.body) as { triggerID: number }).triggerID);
     expect(ids).toHaveLength(2);
@@ -263,11 +270,7 @@ describe.skipIf(!onPostgres)('events are dispatched beside the claims, not befor
     await sleep(300); // their purchase.created events are dispatched
     // While this transaction holds `offers`, a PSP transaction's notification cannot be planned
     // (its offer's signing secret is read), as a slow dispatch of the rest of a burst would wait.
-    const blocker = new pg.Client({ connectionString: db.url });
-    await blocker.connect();
-    try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE offers IN ACCESS EXCLUSIVE MODE');
+    await whileLocked(db.url, 'LOCK TABLE offers IN ACCESS EXCLUSIVE MODE', async () => {
       await app.services.db.query(
         `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
          SELECT $1, x.p, x.t, 'CREATED', 'CREATED', x.d::jsonb, now() FROM unnest($2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS x(p, t, d, n) ORDER BY n`,
@@ -286,10 +289,7 @@ describe.skipIf(!onPostgres)('events are dispatched beside the claims, not befor
         [m.accountId],
       );
       expect(rows).toEqual([{ type: 'payment.transaction' }]);
-    } finally {
-      await blocker.query('ROLLBACK').catch(() => {});
-      await blocker.end();
-    }
+    });
     await bed.receiver.waitFor((r) => r.length >= 2, "the second event's notification once its dispatch went through", 10_000);
     expect(bed.receiver.received.map((r) => r.path)).toEqual(['/webhook', '/notify']);
     for (let i = 0; i < 50 && (await deliveries(app, m.accountId)).some((d) => d.status !== 'succeeded'); i++) await sleep(50);
