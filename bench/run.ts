@@ -222,10 +222,35 @@ async function preflight(url: string, req: RequestSpec, expect: number): Promise
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const disturbed = (m: Measured) => (m.otherCpuPercent ?? 0) > DISTURBED_OTHER_CPU_PERCENT;
 
+/** Below this share of the machine busy over a second, nothing else is running: the next scenario may start. */
+const QUIET_MACHINE_PERCENT = 25;
+const QUIET_WAIT_MS = 30_000;
+
+/**
+ * Waits (at most {@link QUIET_WAIT_MS}) until the machine has been quiet for a second. After a
+ * scenario that writes (the purchase create: thousands of rows), PostgreSQL's autovacuum and
+ * Chipin's dispatch of the new events may go on for seconds, and a scenario measured meanwhile
+ * would share the machine with them. Answers false when it gave up waiting.
+ */
+async function untilQuiet(): Promise<boolean> {
+  const t0 = performance.now();
+  for (;;) {
+    const b0 = machineBusyMs();
+    const w0 = performance.now();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const b1 = machineBusyMs();
+    if (b0 === undefined || b1 === undefined) return true; // not Linux: no reading
+    const percent = ((b1 - b0) / (performance.now() - w0) / availableParallelism()) * 100;
+    if (percent < QUIET_MACHINE_PERCENT) return true;
+    if (performance.now() - t0 > QUIET_WAIT_MS) return false;
+  }
+}
+
 async function measure(s: Scenario, ctx: BenchContext): Promise<Measured> {
   const url = s.server === 'bare' ? ctx.bareUrl : ctx.chipinUrl;
   const req: RequestSpec = { method: s.method, path: s.path, headers: s.headers, body: s.body, ...(await s.setup?.(ctx)) };
   await preflight(url, req, s.expectStatus ?? 200);
+  if (!(await untilQuiet())) process.stdout.write(` (machine still busy after ${QUIET_WAIT_MS / 1000} s)`);
   if (settings.warmup > 0) await cannon(url, req, settings.warmup, s.autocannon);
   const pid = pids[s.server];
   const cpu0 = cpuTimeMs(pid);
@@ -311,6 +336,7 @@ async function measureProcesses(ctx: BenchContext, results: Measured[]) {
   for (let i = 2; i <= settings.processes; i++) servers.push(await startExtraChipin(i));
   const req: RequestSpec = { method: scenario.method, path: scenario.path, headers: scenario.headers, ...(await scenario.setup?.(ctx)) };
   for (const s of servers) await preflight(s.url, req, 200);
+  await untilQuiet(); // the new processes' start (and the scenarios before) settled
   const connections = Math.max(1, Math.round(settings.connections / servers.length));
   const extra = { connections };
   if (settings.warmup > 0) await Promise.all(servers.map((s) => cannon(s.url, req, settings.warmup, extra)));
