@@ -127,7 +127,7 @@ describe(`the claim's plan (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const app = await bed.freshApp();
     const { rows } = await app.services.db.query<{ lang: string; config: string[] }>(
       `SELECT l.lanname AS lang, p.proconfig AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-       WHERE p.proname = 'chipin_claim_deliveries'`,
+       WHERE p.proname = 'chipin_claim_deliveries' AND p.pronamespace = current_schema()::regnamespace`,
     );
     // One function (019 replaced 016's, not added an overload), with the planner settings of 016.
     expect(rows).toHaveLength(1);
