@@ -318,6 +318,14 @@ function machine() {
 
 /** The issue's multi-process row: its process count, the throughput ratio, and the CPU slack of its fallback rule. */
 const PROCESSES_TARGET = { processes: 3, ratio: 1.8, cpuPerRequestSlack: 1.15, saturatedMachinePercent: 90 };
+/**
+ * Seconds of load on the processes together before the measured run, whatever BENCH_WARMUP says:
+ * the processes started for this row are cold (their code not yet optimised by V8, which also
+ * compiles on threads of their own), while the one-process figure comes from a process warmed by
+ * the whole list. With 2 s, three processes used 15 % more CPU per read than after 25 s
+ * (docs/performance.md).
+ */
+const PROCESSES_WARMUP_S = 20;
 const READ_SCENARIO = 'GET /api/merchants/v1/purchases/{id}';
 
 /**
@@ -339,7 +347,7 @@ async function measureProcesses(ctx: BenchContext, results: Measured[]) {
   await untilQuiet(); // the new processes' start (and the scenarios before) settled
   const connections = Math.max(1, Math.round(settings.connections / servers.length));
   const extra = { connections };
-  if (settings.warmup > 0) await Promise.all(servers.map((s) => cannon(s.url, req, settings.warmup, extra)));
+  await Promise.all(servers.map((s) => cannon(s.url, req, Math.max(settings.warmup, PROCESSES_WARMUP_S), extra)));
   const cpu0 = servers.map((s) => cpuTimeMs(s.pid));
   const busy0 = machineBusyMs();
   const t0 = performance.now();
