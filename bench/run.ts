@@ -322,7 +322,7 @@ const PROCESSES_TARGET = { processes: 3, ratio: 1.8, cpuPerRequestSlack: 1.15, s
  * Seconds of load on the processes together before the measured run, whatever BENCH_WARMUP says:
  * the processes started for this row are cold (their code not yet optimised by V8, which also
  * compiles on threads of their own), while the one-process figure comes from a process warmed by
- * the whole list. With 2 s, three processes used 15 % more CPU per read than after 25 s
+ * the whole list. With 2 s, three processes used 15–18 % more CPU per read than after 25 s
  * (docs/performance.md).
  */
 const PROCESSES_WARMUP_S = 20;
