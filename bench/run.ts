@@ -230,19 +230,22 @@ const QUIET_WAIT_MS = 30_000;
  * Waits (at most {@link QUIET_WAIT_MS}) until the machine has been quiet for a second. After a
  * scenario that writes (the purchase create: thousands of rows), PostgreSQL's autovacuum and
  * Chipin's dispatch of the new events may go on for seconds, and a scenario measured meanwhile
- * would share the machine with them. Answers false when it gave up waiting.
+ * would share the machine with them. Says so on the progress line when it gave up waiting.
  */
-async function untilQuiet(): Promise<boolean> {
+async function untilQuiet(): Promise<void> {
   const t0 = performance.now();
   for (;;) {
     const b0 = machineBusyMs();
     const w0 = performance.now();
     await new Promise((r) => setTimeout(r, 1_000));
     const b1 = machineBusyMs();
-    if (b0 === undefined || b1 === undefined) return true; // not Linux: no reading
+    if (b0 === undefined || b1 === undefined) return; // not Linux: no reading
     const percent = ((b1 - b0) / (performance.now() - w0) / availableParallelism()) * 100;
-    if (percent < QUIET_MACHINE_PERCENT) return true;
-    if (performance.now() - t0 > QUIET_WAIT_MS) return false;
+    if (percent < QUIET_MACHINE_PERCENT) return;
+    if (performance.now() - t0 > QUIET_WAIT_MS) {
+      process.stdout.write(` (machine still busy after ${QUIET_WAIT_MS / 1000} s)`);
+      return;
+    }
   }
 }
 
@@ -250,7 +253,7 @@ async function measure(s: Scenario, ctx: BenchContext): Promise<Measured> {
   const url = s.server === 'bare' ? ctx.bareUrl : ctx.chipinUrl;
   const req: RequestSpec = { method: s.method, path: s.path, headers: s.headers, body: s.body, ...(await s.setup?.(ctx)) };
   await preflight(url, req, s.expectStatus ?? 200);
-  if (!(await untilQuiet())) process.stdout.write(` (machine still busy after ${QUIET_WAIT_MS / 1000} s)`);
+  await untilQuiet();
   if (settings.warmup > 0) await cannon(url, req, settings.warmup, s.autocannon);
   const pid = pids[s.server];
   const cpu0 = cpuTimeMs(pid);
