@@ -9,6 +9,7 @@ import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
 import { openTestDatabase } from './database.ts';
+import { timed } from './timing.ts';
 
 /**
  * The test harness: every test app starts here (`startTestApp`), on a database of its own by
@@ -75,13 +76,13 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: Tes
   });
   const given = options.db === undefined ? undefined : await options.db;
   const db = given === undefined ? await openTestDatabase() : options.shareDatabase ? { ...given, close: async () => {} } : given;
-  const app = await createApp(testConfig(overrides), {
+  const app = await timed('app created', () => createApp(testConfig(overrides), {
     db,
     logStream: { write: (s: string) => void logStream.write(s) },
     processMetrics: false,
     ...(options.delivery ? { delivery: options.delivery } : {}),
     ...(options.pspDefinitions ? { pspDefinitions: options.pspDefinitions } : {}),
-  });
+  }));
   return Object.assign(app, { logs });
 }
 

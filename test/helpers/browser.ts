@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import { startTestApp, type TestApp } from './app.ts';
+import { CHROMIUM } from './chromium.ts';
+import { timed } from './timing.ts';
 
-/** Debian's Chromium, installed by .ci/run; tests drive it headless through playwright-core. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 
 /**
  * Browser suites run where Chromium is installed. On a machine without it they are skipped with
@@ -16,11 +17,14 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasBrowser = existsSync(CHROMIUM) || process.env.CHIPIN_REQUIRE_BROWSER === '1';
 if (!hasBrowser) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
+/**
+ * A connection to the run's one Chromium (test/setup/browser-server.ts); `close()` ends this
+ * connection and every page opened through it, not the browser.
+ */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
+  const endpoint = inject('browserEndpoint');
+  if (!endpoint) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium`);
+  return timed('browser connected', () => chromium.connect(endpoint));
 }
 
 async function freePort(): Promise<number> {

@@ -1,10 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
+import { databaseUrlNamed } from './postgres-url.ts';
+import { timed } from './timing.ts';
 
-/** The suite runs on PGlite by default and on PostgreSQL when DATABASE_URL is set. */
+/**
+ * Which database this test file runs on: its project's (vitest.config.ts). The `postgres`
+ * project's workers have DATABASE_URL; the `pglite` project's have it removed.
+ */
 export const onPostgres = !!process.env.DATABASE_URL;
+
+/** The migrated PGlite data directory of this run (test/setup/pglite-snapshot.ts), read once per file. */
+let snapshot: Promise<Blob> | undefined;
+function pgliteSnapshot(): Promise<Blob> {
+  return (snapshot ??= readFile(inject('pgliteSnapshot')).then((bytes) => new Blob([bytes])));
+}
 
 /**
  * A database of its own, for every test app by default (`openTestDatabase`) and explicitly for
@@ -12,12 +25,13 @@ export const onPostgres = !!process.env.DATABASE_URL;
  * state (the sandbox clock, the delivery queue) that must not leak into other suites running in
  * parallel on the PostgreSQL shared by every test file.
  *
- * On PostgreSQL it is a fresh schema of DATABASE_URL (search_path set on every connection of the
- * URL); on PGlite a fresh in-memory database.
+ * On PostgreSQL it is a new database cloned from the run's migrated template
+ * (test/setup/postgres-template.ts); on PGlite a new in-memory database loaded from the run's
+ * migrated snapshot. Either way the schema is current and holds no rows.
  */
 export interface IsolatedDatabase {
   /**
-   * PostgreSQL URL of the isolated schema, for a child process (DATABASE_URL); undefined on
+   * PostgreSQL URL of the isolated database, for a child process (DATABASE_URL); undefined on
    * PGlite, where a child process uses its own embedded database.
    */
   readonly url: string | undefined;
@@ -27,7 +41,7 @@ export interface IsolatedDatabase {
    * database for every handle, so apps sharing it are started with `shareDatabase`.
    */
   open(): Promise<Database>;
-  /** Closes every handle still open and drops the schema. Safe to call after the handles closed. */
+  /** Closes every handle still open and drops the database. Safe to call after the handles closed. */
   dispose(): Promise<void>;
 }
 
@@ -39,15 +53,15 @@ function closingOnce(db: Database): Database {
 
 export async function isolatedDatabase(): Promise<IsolatedDatabase> {
   if (!onPostgres) {
-    const db = closingOnce(await openPglite(undefined));
+    const db = closingOnce(await timed('database loaded', async () => openPglite(undefined, await pgliteSnapshot())));
     return { url: undefined, open: async () => db, dispose: () => db.close() };
   }
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const name = `chipin_t_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`));
+  const url = databaseUrlNamed(base, name);
   let disposed: Promise<void> | undefined;
   return {
     url,
@@ -59,13 +73,13 @@ export async function isolatedDatabase(): Promise<IsolatedDatabase> {
     dispose: () =>
       (disposed ??= (async () => {
         await Promise.all(handles.map((h) => h.close().catch(() => {})));
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await timed('database dropped', () => admin.query(`DROP DATABASE ${name} WITH (FORCE)`));
         await admin.close();
       })()),
   };
 }
 
-/** A fresh database (schema on PostgreSQL) whose `close()` also drops it. */
+/** A fresh database whose `close()` also drops it. */
 export async function openTestDatabase(): Promise<Database> {
   const isolated = await isolatedDatabase();
   const db = await isolated.open();

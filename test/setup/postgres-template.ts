@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { databaseUrlNamed } from '../helpers/postgres-url.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated database every test database on PostgreSQL is cloned from. */
+    postgresTemplate: string;
+  }
+}
+
+/**
+ * Global setup of the `postgres` project, once per run: migrate one database of DATABASE_URL's
+ * server; every test database is a `CREATE DATABASE … TEMPLATE` of it (about 0.1 s, against
+ * 0.8 s for the migrations in a new schema). docs/testing.md.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const base = process.env.DATABASE_URL!;
+  const template = `chipin_tpl_${randomBytes(6).toString('hex')}`;
+  const admin = openPostgres(base, { max: 1 });
+  await admin.query(`CREATE DATABASE ${template}`);
+  const db = openPostgres(databaseUrlNamed(base, template), { max: 1 });
+  try {
+    await migrate(db);
+  } finally {
+    // A template is cloned only while nobody is connected to it.
+    await db.close();
+  }
+  project.provide('postgresTemplate', template);
+  return async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+    await admin.close();
+  };
+}
