@@ -118,3 +118,38 @@ it('two returns of the friend from 3-D Secure, in any interleaving: the share co
   expect(interleavings).toBeGreaterThan(2);
   expect(answers).toEqual(new Set(['paid', 'already_paid']));
 }, 60_000);
+
+it('a give-back cut short by a PSP fault leaves the payment unresolved; the reconciliation job finishes it once, unannounced', async () => {
+  const clock = jumpingClock(app.services.clock);
+  const deps: PaymentDeps = { ...app.services.payments, clock };
+  const { id } = await potWithFriendPaying(deps, '3ds'); // the friend completed the challenge and never came back
+  // The PSP cannot be reached for refunds while the deadline job runs.
+  const unreachable: PaymentDeps['psps'] = {
+    forOffer: (offer) => deps.psps.forOffer(offer),
+    forPayment: async (payment) => {
+      const connector = await deps.psps.forPayment(payment);
+      return new Proxy(connector, {
+        get(target, prop) {
+          if (prop === 'refund') return async () => Promise.reject(new Error('connect ECONNREFUSED'));
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+  };
+  clock.jump(2 * DAY + 60_000);
+  await expect(settlePotDeadline({ ...deps, psps: unreachable }, shop.accountId, id)).rejects.toThrow('ECONNREFUSED');
+  const friendPayment = async () =>
+    (await app.services.db.query<{ status: string; pledge: string }>(
+      "SELECT p.status, pl.state AS pledge FROM payments p JOIN pledges pl ON pl.id = p.pledge_id WHERE p.purchase_id = $1 AND pl.position = 1",
+      [id],
+    )).rows[0]!;
+  expect(await friendPayment()).toEqual({ status: 'requires_action', pledge: 'closed' });
+  // The job runs again (it charges the leader the friend's share); the reconciliation gives the friend's money back.
+  expect(await settlePotDeadline(deps, shop.accountId, id)).toEqual({ kind: 'rest_charged', restCents: 1_150 });
+  clock.jump(DAY);
+  await reconcilePayments(deps);
+  await reconcilePayments(deps);
+  expect(await friendPayment()).toEqual({ status: 'refunded', pledge: 'closed' });
+  await expectSettledTruthfully(app.services.db, id, 3_450);
+});
