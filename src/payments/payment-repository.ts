@@ -125,9 +125,18 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * outcome applies to) and the answer changes it. A concurrent recorder of the same replayed
  * answer (two `trigger_capture`, a job and a retry), or a late answer about a row another path
  * already moved on (a void refused because the hold was captured meanwhile), writes nothing.
- * Answers whether it recorded.
+ * With `notify: false` the row is written without an event: a pledge's money given back is
+ * never announced (docs/hosted-payment.md, "The pot and late payments"). Answers whether it
+ * recorded.
  */
-export async function recordResult(sql: Sql, payment: PaymentRow, r: TransactionResult, purchaseState: PurchaseState, now: Date): Promise<boolean> {
+export async function recordResult(
+  sql: Sql,
+  payment: PaymentRow,
+  r: TransactionResult,
+  purchaseState: PurchaseState,
+  now: Date,
+  options: { notify?: boolean } = {},
+): Promise<boolean> {
   const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
        decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, network_transaction_id)
@@ -139,7 +148,7 @@ export async function recordResult(sql: Sql, payment: PaymentRow, r: Transaction
   );
   if (rows.length === 0) return false;
   const status = backModeStatus(r.status);
-  if (!status) return true;
+  if (!status || options.notify === false) return true;
   await writeEvent(
     sql,
     payment.account_id,

@@ -124,6 +124,20 @@ export async function setPledgeState(
   );
 }
 
+/**
+ * The pledge is paid by `paymentId`, only while it still holds that payment's reservation
+ * (`paying` with it): a pledge closed meanwhile (the deadline) or paid already stays as it is.
+ * Answers whether it was paid now.
+ */
+export async function markPledgePaid(sql: Sql, p: Pick<Pledge, 'accountId' | 'id'>, paymentId: string, now: Date, clientId?: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE pledges SET state = 'paid', paying_until = NULL, paid_at = $4, updated_at = $4, client_id = COALESCE($5, client_id)
+     WHERE account_id = $1 AND id = $2 AND state = 'paying' AND payment_id = $3`,
+    [p.accountId, p.id, paymentId, now, clientId ?? null],
+  );
+  return rowCount === 1;
+}
+
 /** Pledgers become clients of the account (DESIGN §2: unique by e-mail); one without e-mail stays anonymous. */
 export async function upsertPledgerClient(sql: Sql, accountId: string, p: Pledge, now: Date): Promise<string | undefined> {
   if (!p.email) return undefined;

@@ -6,11 +6,13 @@ import type { PaymentDeps } from './deps.ts';
 /**
  * Money a payment took although its purpose is gone (a pledge closed by the deadline, a purchase
  * aborted or expired while its leader was paying): a pending challenge or a hold is voided, a
- * capture refunded, and the answer recorded (once). `payment` is the row as it stands after
- * `result` was recorded on it. The keys derive from the payment's own, so whoever runs this
- * first (the shopper's return, a job, a retry) gives back once.
+ * capture refunded, and the answer recorded (once). `payment` is the row as it stands: after
+ * `result` was recorded on it (the leader's), or still unresolved (a pledge's, whose answer is
+ * only recorded with its give-back, and with `notify: false` not announced:
+ * docs/hosted-payment.md, "The pot and late payments"). The keys derive from the payment's own,
+ * so whoever runs this first (the shopper's return, a job, a retry) gives back once.
  */
-export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult): Promise<void> {
+export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, options: { notify?: boolean } = {}): Promise<void> {
   const psp = await deps.psps.forPayment(payment);
   let back: TransactionResult;
   if (result.status === 'requires_action' || result.status === 'authorized') {
@@ -21,7 +23,7 @@ export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: T
   if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
     back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transactionId: back.transactionId, amountCents: back.capturedCents - back.refundedCents });
   }
-  if (back === result) return;
+  if (back === result && payment.status === result.status) return;
   const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
-  await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now()));
+  await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now(), options));
 }

@@ -2,9 +2,9 @@ import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
-import { afterResult, countPledgePayments, findPayment, insertPayment, markDeclined, recordResult, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { countPledgePayments, findPayment, insertPayment, markDeclined, recordResult, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts';
-import { committedShares, findPledge, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
+import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
@@ -156,50 +156,78 @@ async function reserve(deps: PaymentDeps, pledge: Pledge, psp: AccountConnector,
  * Records the PSP's answer: paid (the pot may now be complete), a challenge, or a refusal that
  * frees the reservation.
  *
- * The pot is never over-funded, whatever the interleaving with the deadline job, a full pot or
- * a clock jump: money is kept only by a pledge that still holds this payment's reservation
- * (`paying` with this payment) in a pot still open and with room for it. Otherwise the pledge is
- * closed and what the payment took is given back (a pending challenge voided, a capture
- * refunded), with keys derived from the payment's, so that the deadline job and the pledger's
- * return, running the same rule, give it back once.
+ * The pot is never over-funded and never short, whatever the interleaving with the deadline job,
+ * the reconciliation job, a full pot, a clock jump or the pledger's second return: each payment's
+ * fate is decided once, in this transaction, under the purchase's and the pledge's row locks
+ * (docs/hosted-payment.md, "The pot and late payments"). Money is kept only by a pledge that
+ * still holds this payment's reservation (`paying` with this payment) in a pot still open and
+ * with room for it; the pledge then becomes `paid` by this payment (a conditional write), and
+ * that decision stands: whoever resolves the same payment later finds it and takes nothing back.
+ * A refusal while the pledge holds the payment frees the reservation. Any other answer is given
+ * back (a pending challenge voided, a capture refunded, and the pledge closed if it was still
+ * open), with keys derived from the payment's, so that every path running this rule gives it
+ * back once, and without a `payment.transaction` event: the merchant is never told of money the
+ * pot does not keep. The payment row stays unresolved until the give-back is recorded, so that a
+ * crash in between leaves it to the reconciliation job, which gives back with the same keys.
  */
 async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentRow, result: TransactionResult): Promise<PledgeOutcome> {
   const { db, clock } = deps;
-  const outcome = await db.transaction(async (tx): Promise<Exclude<PledgeOutcome, { kind: 'paid' }> | { kind: 'paid'; complete: boolean } | { kind: 'give_back'; reason: string }> => {
+  type Answer = Exclude<PledgeOutcome, { kind: 'paid' }>;
+  type Decided = Answer | { kind: 'paid'; complete: boolean } | { kind: 'give_back'; row: PaymentRow; answer: Answer };
+  const declined = (): Answer => {
+    const decline = result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
+    return { kind: 'declined', reason: decline.reason, message: decline.message };
+  };
+  const outcome = await db.transaction(async (tx): Promise<Decided> => {
     const now = clock.now();
     const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
     const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
-    await recordResult(tx, payment, result, locked.state, now);
+    // Decided already (another path resolved this payment first): it paid the pledge, and stays.
+    if (current.state === 'paid' && current.paymentId === payment.id) return { kind: 'already_paid' };
+    // The row as it stands, not as the caller read it before asking the PSP: the answer is
+    // recorded only over a row still unresolved.
+    const row = (await findPayment(tx, payment.account_id, payment.id))!;
+    const record = async () => {
+      if (row.status === 'pending' || row.status === 'requires_action') await recordResult(tx, row, result, locked.state, now);
+    };
     const holds = current.state === 'paying' && current.paymentId === payment.id;
     const closedReason = current.state === 'closed' ? (current.closedReason ?? 'closed') : locked.state !== 'LEADER_PROCESSED' ? 'pot_closed' : undefined;
-    if (result.status === 'requires_action') {
-      if (!holds || closedReason) return { kind: 'give_back', reason: closedReason ?? 'closed' };
+    const refused = result.status === 'declined' || result.status === 'voided' || result.status === 'expired';
+    if (holds && refused) {
+      // The pledger's attempt took nothing: recorded (and notified) as such, the reservation freed.
+      await record();
+      await setPledgeState(tx, current, closedReason ? 'closed' : 'invited', now, closedReason ? { payingUntil: null, closedReason } : { payingUntil: null });
+      return closedReason ? { kind: 'closed', reason: closedReason } : declined();
+    }
+    if (holds && !closedReason && result.status === 'requires_action') {
+      await record();
       await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS) });
       return { kind: 'challenge', url: result.challengeUrl! };
     }
-    if (result.status !== 'captured') {
-      if (holds) await setPledgeState(tx, current, closedReason ? 'closed' : 'invited', now, closedReason ? { payingUntil: null, closedReason } : { payingUntil: null });
-      if (current.state === 'paid') return { kind: 'already_paid' };
-      if (closedReason) return { kind: 'closed', reason: closedReason };
-      const decline = result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
-      return { kind: 'declined', reason: decline.reason, message: decline.message };
-    }
     // Captured: does the pot still want it? (An expired reservation may have been overtaken.)
-    const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
-    const reason = closedReason ?? (!holds ? 'closed' : current.amountCents > left ? 'pot_full' : undefined);
-    if (reason) {
-      if (current.state === 'paying' || current.state === 'invited') await setPledgeState(tx, current, 'closed', now, { payingUntil: null, closedReason: reason });
-      return { kind: 'give_back', reason };
+    const fits =
+      holds && !closedReason && result.status === 'captured' &&
+      current.amountCents <= uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
+    if (fits) {
+      const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
+      // Under the locks it holds; the write itself still only pays a pledge holding this payment.
+      if (await markPledgePaid(tx, current, payment.id, now, clientId)) {
+        await record();
+        await writeEvent(tx, pledge.accountId, pledge.purchaseId, EVENT.pledgePaid, locked.state, { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents }, now);
+        return { kind: 'paid', complete: await closePotIfCovered(deps, tx, locked) };
+      }
     }
-    const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
-    await setPledgeState(tx, current, 'paid', now, { payingUntil: null, paidAt: now, clientId });
-    await writeEvent(tx, pledge.accountId, pledge.purchaseId, EVENT.pledgePaid, locked.state, { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents }, now);
-    const complete = await closePotIfCovered(deps, tx, locked);
-    return { kind: 'paid', complete };
+    // The pledge does not keep this payment: whatever it took is given back, unannounced.
+    const reason = closedReason ?? (holds && !fits && result.status === 'captured' ? 'pot_full' : 'closed');
+    if (result.status === 'captured' && (current.state === 'paying' || current.state === 'invited')) {
+      await setPledgeState(tx, current, 'closed', now, { payingUntil: null, closedReason: reason });
+    }
+    const answer: Answer = current.state === 'paid' ? { kind: 'already_paid' } : refused && current.state !== 'closed' ? declined() : { kind: 'closed', reason };
+    return { kind: 'give_back', row, answer };
   });
   if (outcome.kind === 'give_back') {
-    await giveBack(deps, afterResult(payment, result), result);
-    return { kind: 'closed', reason: outcome.reason };
+    await giveBack(deps, outcome.row, result, { notify: false });
+    return outcome.answer;
   }
   if (outcome.kind !== 'paid') return outcome;
   await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);

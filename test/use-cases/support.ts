@@ -1,4 +1,5 @@
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
+import type { Clock } from '../../src/domain/clock.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -57,4 +58,13 @@ export async function paymentsOf(app: TestApp, purchaseId: string) {
     [purchaseId],
   );
   return rows;
+}
+
+/**
+ * The service clock as the use cases see it, jumped forward by the test as `POST
+ * /api/sandbox/clock` jumps it (the flows of one test share it; the app's own clock stays).
+ */
+export function jumpingClock(base: Clock): Clock & { jump(ms: number): void } {
+  let offset = 0;
+  return { now: () => new Date(base.now().getTime() + offset), jump: (ms) => void (offset += ms) };
 }

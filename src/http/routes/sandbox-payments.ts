@@ -168,7 +168,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         case 'already_paid':
           return view(accountId, pledge.purchaseId);
         case 'closed':
-          throw new ApiError(409, 'pledge_closed', `the pledge is closed (${result.reason}); nothing was charged`);
+          throw new ApiError(409, 'pledge_closed', `the pledge is closed (${result.reason}); nothing is kept (a payment that came too late is refunded)`);
         case 'in_progress':
           throw new ApiError(409, 'payment_in_progress', 'a payment of this pledge is in progress');
       }
