@@ -9,7 +9,7 @@ import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type Fastif
 import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
-import { errorBody, familyOf, fromFrameworkError, inputError, type Family } from './error-format.ts';
+import { decodedPath, errorBody, familyOf, familyOfRequest, fromFrameworkError, inputError, type Family } from './error-format.ts';
 import { ApiError, pspError } from './errors.ts';
 import { PspIntegrationError } from '../psp/connector.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
@@ -84,7 +84,7 @@ function bodyLimitOf(request: FastifyRequest): number {
  */
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('x-request-id', request.id);
-  const family = familyOf(request.url);
+  const family = familyOfRequest(request);
   const err = fromFrameworkError(error, family);
   void reply.code(err.status).headers(err.headers).send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
 }
@@ -92,8 +92,8 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
 /** `METHOD /path HTTP/1.1` at the start of what the client sent, for its API family. */
 function familyOfPacket(raw: unknown): Family {
   const line = Buffer.isBuffer(raw) ? raw.subarray(0, 2048).toString('latin1') : '';
-  const path = /^[A-Z]+ (\S+)/.exec(line)?.[1];
-  return path ? familyOf(path) : 'token';
+  const target = /^[A-Z]+ (\S+)/.exec(line)?.[1];
+  return target ? familyOf(decodedPath(target)) : 'token';
 }
 
 /**
@@ -202,7 +202,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   // applies it in its handler instead, where a credential that breaks it counts as a failed
   // attempt for the throttle.
   app.addHook('preValidation', (request, _reply, done) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     if (family === 'oauth') return done();
     const bad = located('params', findBadText(request.params)) ?? located('querystring', findBadText(request.query)) ?? located('body', findBadText(request.body));
     done(bad ? inputError(family, bad) : undefined);
@@ -215,7 +215,8 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   app.addContentTypeParser('*', (req, payload, done) => {
     if (req.is404) return done(null, undefined);
     const type = req.headers['content-type'];
-    if (type !== undefined || !req.url.startsWith('/api/') || familyOf(req.url) === 'oauth') {
+    const route = req.routeOptions.url ?? '';
+    if (type !== undefined || !route.startsWith('/api/') || familyOf(route) === 'oauth') {
       return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type ?? ''), undefined);
     }
     const chunks: Buffer[] = [];
@@ -281,7 +282,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     const err =
       error instanceof ApiError
         ? error
@@ -296,7 +297,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     const err = new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
     const lang = langFromAcceptLanguage(request.headers['accept-language']);
     void reply.code(404).send(errorBody(family, err, lang, request.id));

@@ -78,8 +78,9 @@ export async function signedIn(
     void seeOther(reply, '/dashboard/sign-in');
     return undefined;
   }
-  // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones).
-  if (session.role !== 'admin' && adminOnly(request.method, request.url)) {
+  // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones), on
+  // the matched route: never the URL as sent, which the router decodes before matching.
+  if (session.role !== 'admin' && adminOnly(request.method, request.routeOptions.url)) {
     const t = DASHBOARD_TEXT[lang];
     void sendPage(reply, 403, messagePage(lang, t.adminOnlyTitle, t.adminOnly));
     return undefined;
