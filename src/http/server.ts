@@ -17,6 +17,7 @@ import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
 import { storableDate } from '../domain/dates.ts';
 import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
+import { routeAccess, type RouteAccess } from './route-access.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
 
@@ -122,12 +123,14 @@ function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: str
   socket.destroy(err);
 }
 
-/** A route as registered: one entry per method, with the auth its config declares. */
+/** A route as registered: one entry per method, with the auth its config declares and who may call it. */
 export interface RegisteredRoute {
   method: string;
   url: string;
   /** `routeOptions.config.auth` (`'bearer'`), undefined for routes that check nothing or check in the handler. */
   auth: string | undefined;
+  /** Who may call it and with what (./route-access.ts): the rows of docs/security.md's table. */
+  access: RouteAccess;
 }
 
 const routeTables = new WeakMap<object, RegisteredRoute[]>();
@@ -135,7 +138,9 @@ const routeTables = new WeakMap<object, RegisteredRoute[]>();
 /**
  * Every route registered on a server built by `buildServer`, in registration order (Fastify's
  * automatic HEAD routes included). Read by the auth sweep test (test/http/auth-sweep.test.ts),
- * which fails when a route is added without being classified there.
+ * which fails when a route is added without being classified there, by the walk of every route
+ * with encoded paths (test/http/route-walk.test.ts), and by the test that generates
+ * docs/security.md's table of who may call what.
  */
 export function registeredRoutes(app: object): readonly RegisteredRoute[] {
   return routeTables.get(app) ?? [];
@@ -166,7 +171,9 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   const routeTable: RegisteredRoute[] = [];
   routeTables.set(app, routeTable);
   app.addHook('onRoute', (route) => {
-    for (const method of ([] as string[]).concat(route.method)) routeTable.push({ method, url: route.url, auth: route.config?.auth });
+    for (const method of ([] as string[]).concat(route.method)) {
+      routeTable.push({ method, url: route.url, auth: route.config?.auth, access: routeAccess(method, route.url, route.config?.auth) });
+    }
   });
 
   app.setValidatorCompiler(validators());
