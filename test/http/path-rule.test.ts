@@ -150,6 +150,14 @@ describe('a support user and percent-encoded admin-only paths (issue 26)', () =>
   });
 });
 
+describe('the access log', () => {
+  it('names the matched route of an encoded request, as of the plain one', async () => {
+    await asSupportPage('GET', '/dashboard/%74eam');
+    const line = app.logs.map((l) => JSON.parse(l) as { msg?: string; url?: string; route?: string }).filter((l) => l.msg === 'request completed' && l.url === '/dashboard/%74eam').at(-1);
+    expect(line?.route).toBe('/dashboard/team');
+  });
+});
+
 describe('the API family of an answer follows the matched route', () => {
   it('answers a Merchant API v1 route reached through an encoded path in the v1 error format', async () => {
     const plain = await a.get('/api/merchants/v1/purchases/00000000-0000-4000-8000-000000000000');
