@@ -143,7 +143,10 @@ export class DashboardGuard {
    * validated, so a support user learns nothing about an admin-only route's input rules.
    */
   async refuseSupportOnAdminRoutes(request: FastifyRequest): Promise<void> {
-    if (request.url.startsWith('/api/backoffice/') && adminOnly(request.method, request.url)) await this.userOf(request);
+    // The matched route, never the URL as sent (docs/security.md#the-one-path-rule); a request no
+    // route matched is answered 404 without asking who sent it.
+    const route = request.routeOptions.url;
+    if (route !== undefined && route.startsWith('/api/backoffice/') && adminOnly(request.method, route)) await this.userOf(request);
   }
 
   async #userOf(request: FastifyRequest): Promise<DashboardUser> {
@@ -168,12 +171,12 @@ export class DashboardGuard {
 }
 
 /**
- * The role rule of the back office, by URL prefix ({@link adminOnly}): a support user's call to an
- * admin-only route is refused with 403 (their credentials are right, their role is not enough),
- * before the route reads or changes anything.
+ * The role rule of the back office, on the matched route's template ({@link adminOnly}): a support
+ * user's call to an admin-only route is refused with 403 (their credentials are right, their role
+ * is not enough), before the route reads or changes anything.
  */
 function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRequest, user: U): U {
-  if (user.role !== 'admin' && adminOnly(request.method, request.url)) throw new ApiError(403, 'forbidden', ADMIN_ONLY_MESSAGE, { 'cache-control': 'no-store' });
+  if (user.role !== 'admin' && adminOnly(request.method, request.routeOptions.url)) throw new ApiError(403, 'forbidden', ADMIN_ONLY_MESSAGE, { 'cache-control': 'no-store' });
   return user;
 }
 

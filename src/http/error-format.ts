@@ -6,10 +6,30 @@ import { infoText } from './error-texts.ts';
 /** The API families of the contract, each with its own error body. */
 export type Family = 'oauth' | 'token' | 'v1';
 
-export function familyOf(url: string): Family {
-  if (url.startsWith('/api/merchants/v1/') || url === '/api/merchants/v1') return 'v1';
-  if (url === '/api/token' || url.startsWith('/api/token?')) return 'oauth';
+/** The family of a route template, or of a path without its query string. */
+export function familyOf(path: string): Family {
+  if (path.startsWith('/api/merchants/v1/') || path === '/api/merchants/v1') return 'v1';
+  if (path === '/api/token') return 'oauth';
   return 'token';
+}
+
+/**
+ * The family of a request: that of the route the router matched (docs/security.md#the-one-path-rule),
+ * so `/api/merchants/%761/purchases` answers as `/api/merchants/v1/purchases` does; a request no
+ * route matched (a 404, a refusal of the router) by its path as the router decodes it.
+ */
+export function familyOfRequest(request: { routeOptions: { url?: string }; url: string }): Family {
+  return familyOf(request.routeOptions.url ?? decodedPath(request.url));
+}
+
+/** The path of a request line's target, without query or fragment, percent-decoded as the router decodes it (`%2F` stays encoded). */
+export function decodedPath(target: string): string {
+  const path = target.split(/[?#]/, 1)[0] ?? '';
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
 }
 
 export function errorBody(family: Family, err: ApiError, lang: Lang, requestId: string): unknown {

@@ -24,16 +24,38 @@ export interface IdempotentResult<T> {
 }
 
 /**
- * Runs a creation at most once per `Idempotency-Key` (per account and endpoint): the first
- * success is stored and replayed for the same key and body (header `Idempotent-Replayed: true`);
- * the same key with another body answers 422; while the first is still running, 409. A failure is
- * not stored, so the request may be retried with the same key. Keys are kept 24 h.
+ * What a key is scoped to besides the account: the method, the matched route's template and the
+ * resource it acts on, e.g. `POST /api/merchants/v1/purchases/:id/refunds id=<uuid>`. Never the
+ * URL as sent: the router decodes `…/refund%73` and `…/purchase%73/…` to the same route, and a
+ * scope on the raw URL gave each spelling its own key, so one key refunded three times
+ * (docs/security.md#idempotency-scope). `resource` holds the decoded path parameters, in the
+ * spelling the route resolves them to (`pur_<UUID>` and `<uuid>` are one purchase); values are
+ * percent-encoded so that no value can spell another scope. A route without parameters has the
+ * scope `METHOD /template`, what the raw URL was for its one spelling.
+ */
+export function idempotencyScope(method: string, route: string, resource: Readonly<Record<string, string>>): string {
+  const parts = Object.keys(resource)
+    .sort()
+    .map((name) => ` ${name}=${encodeURIComponent(resource[name]!)}`);
+  return `${method} ${route}${parts.join('')}`;
+}
+
+/**
+ * Runs a creation at most once per `Idempotency-Key` (per account, route and resource: see
+ * {@link idempotencyScope}): the first success is stored and replayed for the same key and body
+ * (header `Idempotent-Replayed: true`); the same key with another body answers 422; while the
+ * first is still running, 409. A failure is not stored, so the request may be retried with the
+ * same key. Keys are kept 24 h.
  */
 export async function idempotent<T>(
   db: Database,
   request: FastifyRequest,
   reply: FastifyReply,
-  accountId: string,
+  scope: {
+    accountId: string;
+    /** The resource the route acts on, as it resolves it; default: the decoded path parameters. */
+    resource?: Record<string, string>;
+  },
   run: () => Promise<IdempotentResult<T>>,
   invalidKey: (message: string) => ApiError,
 ): Promise<T> {
@@ -42,9 +64,12 @@ export async function idempotent<T>(
   if (typeof header !== 'string' || !KEY.test(header)) {
     throw invalidKey('header Idempotency-Key must be 1 to 255 visible ASCII characters');
   }
-  const endpoint = `${request.method} ${request.url.split('?')[0]}`;
+  const route = request.routeOptions.url;
+  // Only a matched route's handler gets here; the check keeps a scope from ever being the raw URL.
+  if (route === undefined) throw new Error('idempotent() outside a matched route');
+  const resource = scope.resource ?? (request.params as Record<string, string> | undefined) ?? {};
   const hash = createHash('sha256').update(canonical(request.body ?? null)).digest('hex');
-  const key = { accountId, endpoint, key: header };
+  const key = { accountId: scope.accountId, scope: idempotencyScope(request.method, route, resource), key: header };
 
   if (!(await claimKey(db, key, hash))) {
     const stored = await findKey(db, key);

@@ -9,7 +9,7 @@ import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type Fastif
 import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { bearerClaims } from './bearer-guard.ts';
-import { errorBody, familyOf, fromFrameworkError, inputError, type Family } from './error-format.ts';
+import { decodedPath, errorBody, familyOf, familyOfRequest, fromFrameworkError, inputError, type Family } from './error-format.ts';
 import { ApiError, pspError } from './errors.ts';
 import { PspIntegrationError } from '../psp/connector.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
@@ -17,6 +17,7 @@ import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
 import { storableDate } from '../domain/dates.ts';
 import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
+import { routeAccess, type RouteAccess } from './route-access.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { App } from './types.ts';
 
@@ -84,7 +85,7 @@ function bodyLimitOf(request: FastifyRequest): number {
  */
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('x-request-id', request.id);
-  const family = familyOf(request.url);
+  const family = familyOfRequest(request);
   const err = fromFrameworkError(error, family);
   void reply.code(err.status).headers(err.headers).send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
 }
@@ -92,8 +93,8 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
 /** `METHOD /path HTTP/1.1` at the start of what the client sent, for its API family. */
 function familyOfPacket(raw: unknown): Family {
   const line = Buffer.isBuffer(raw) ? raw.subarray(0, 2048).toString('latin1') : '';
-  const path = /^[A-Z]+ (\S+)/.exec(line)?.[1];
-  return path ? familyOf(path) : 'token';
+  const target = /^[A-Z]+ (\S+)/.exec(line)?.[1];
+  return target ? familyOf(decodedPath(target)) : 'token';
 }
 
 /**
@@ -122,12 +123,14 @@ function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: str
   socket.destroy(err);
 }
 
-/** A route as registered: one entry per method, with the auth its config declares. */
+/** A route as registered: one entry per method, with the auth its config declares and who may call it. */
 export interface RegisteredRoute {
   method: string;
   url: string;
   /** `routeOptions.config.auth` (`'bearer'`), undefined for routes that check nothing or check in the handler. */
   auth: string | undefined;
+  /** Who may call it and with what (./route-access.ts): the rows of docs/security.md's table. */
+  access: RouteAccess;
 }
 
 const routeTables = new WeakMap<object, RegisteredRoute[]>();
@@ -135,7 +138,9 @@ const routeTables = new WeakMap<object, RegisteredRoute[]>();
 /**
  * Every route registered on a server built by `buildServer`, in registration order (Fastify's
  * automatic HEAD routes included). Read by the auth sweep test (test/http/auth-sweep.test.ts),
- * which fails when a route is added without being classified there.
+ * which fails when a route is added without being classified there, by the walk of every route
+ * with encoded paths (test/http/route-walk.test.ts), and by the test that generates
+ * docs/security.md's table of who may call what.
  */
 export function registeredRoutes(app: object): readonly RegisteredRoute[] {
   return routeTables.get(app) ?? [];
@@ -166,7 +171,9 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   const routeTable: RegisteredRoute[] = [];
   routeTables.set(app, routeTable);
   app.addHook('onRoute', (route) => {
-    for (const method of ([] as string[]).concat(route.method)) routeTable.push({ method, url: route.url, auth: route.config?.auth });
+    for (const method of ([] as string[]).concat(route.method)) {
+      routeTable.push({ method, url: route.url, auth: route.config?.auth, access: routeAccess(method, route.url, route.config?.auth) });
+    }
   });
 
   app.setValidatorCompiler(validators());
@@ -202,7 +209,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   // applies it in its handler instead, where a credential that breaks it counts as a failed
   // attempt for the throttle.
   app.addHook('preValidation', (request, _reply, done) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     if (family === 'oauth') return done();
     const bad = located('params', findBadText(request.params)) ?? located('querystring', findBadText(request.query)) ?? located('body', findBadText(request.body));
     done(bad ? inputError(family, bad) : undefined);
@@ -215,7 +222,8 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   app.addContentTypeParser('*', (req, payload, done) => {
     if (req.is404) return done(null, undefined);
     const type = req.headers['content-type'];
-    if (type !== undefined || !req.url.startsWith('/api/') || familyOf(req.url) === 'oauth') {
+    const route = req.routeOptions.url ?? '';
+    if (type !== undefined || !route.startsWith('/api/') || familyOf(route) === 'oauth') {
       return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type ?? ''), undefined);
     }
     const chunks: Buffer[] = [];
@@ -281,7 +289,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     const err =
       error instanceof ApiError
         ? error
@@ -296,7 +304,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const family = familyOf(request.url);
+    const family = familyOfRequest(request);
     const err = new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
     const lang = langFromAcceptLanguage(request.headers['accept-language']);
     void reply.code(404).send(errorBody(family, err, lang, request.id));

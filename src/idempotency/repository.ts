@@ -5,10 +5,10 @@ const KEEP_SECONDS = 24 * 3600;
 /** A claim without a stored response after this long belongs to a request that died: it may be taken over. */
 const ABANDONED_SECONDS = 60;
 
-/** One Idempotency-Key of one account on one endpoint. */
+/** One Idempotency-Key of one account in one scope (route and resource: `idempotencyScope` in src/http/idempotency.ts). */
 export interface IdempotencyKey {
   accountId: string;
-  endpoint: string;
+  scope: string;
   key: string;
 }
 
@@ -24,24 +24,24 @@ export interface IdempotencyRecord {
  */
 export async function claimKey(sql: Sql, k: IdempotencyKey, requestHash: string): Promise<boolean> {
   const claimed = await sql.query(
-    `INSERT INTO idempotency_keys AS k (account_id, endpoint, key, request_hash, expires_at)
+    `INSERT INTO idempotency_keys AS k (account_id, scope, key, request_hash, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
-     ON CONFLICT (account_id, endpoint, key) DO UPDATE
+     ON CONFLICT (account_id, scope, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, created_at = now(), expires_at = EXCLUDED.expires_at,
            response_status = NULL, response_body = NULL
        WHERE k.expires_at < now()
           OR (k.response_status IS NULL AND k.request_hash = EXCLUDED.request_hash
               AND k.created_at < now() - make_interval(secs => $6))
      RETURNING 1`,
-    [k.accountId, k.endpoint, k.key, requestHash, KEEP_SECONDS, ABANDONED_SECONDS],
+    [k.accountId, k.scope, k.key, requestHash, KEEP_SECONDS, ABANDONED_SECONDS],
   );
   return claimed.rowCount !== 0;
 }
 
 export async function findKey(sql: Sql, k: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
   const { rows } = await sql.query<{ request_hash: string; response_status: number | null; response_body: string | null }>(
-    'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3',
-    [k.accountId, k.endpoint, k.key],
+    'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3',
+    [k.accountId, k.scope, k.key],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -53,13 +53,13 @@ export async function findKey(sql: Sql, k: IdempotencyKey): Promise<IdempotencyR
 
 /** Forgets a claim whose request failed, so that the client may retry with the same key. */
 export async function releaseKey(sql: Sql, k: IdempotencyKey): Promise<void> {
-  await sql.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND endpoint = $2 AND key = $3', [k.accountId, k.endpoint, k.key]);
+  await sql.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3', [k.accountId, k.scope, k.key]);
 }
 
 /** Stores the response (status and JSON body) that later requests with the key replay. */
 export async function storeResponse(sql: Sql, k: IdempotencyKey, status: number, body: string): Promise<void> {
   await sql.query(
-    'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND endpoint = $2 AND key = $3',
-    [k.accountId, k.endpoint, k.key, status, body],
+    'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND scope = $2 AND key = $3',
+    [k.accountId, k.scope, k.key, status, body],
   );
 }

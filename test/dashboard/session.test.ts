@@ -172,3 +172,27 @@ describe('the back-office API with the session cookie', () => {
     expect(await cancel({ origin: 'http://127.0.0.1:3000' })).toEqual({ status: 200, state: 'CANCELLED' });
   });
 });
+
+describe('page headers', () => {
+  /** The CSP's directives by name. */
+  const directives = (csp: string | string[] | number | undefined) =>
+    new Map(String(csp).split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+
+  it("let every form post, and every redirect after it, reach our own origin only (form-action 'self'), and never frame a page", async () => {
+    const s = await signIn(app, a.merchant);
+    const answers = [
+      await get('/dashboard/sign-in'),
+      await get('/dashboard/purchases', s.cookie),
+      await get('/dashboard/developers', s.cookie),
+      await get('/dashboard/purchases/pur_00000000-0000-4000-8000-000000000000', s.cookie),
+      await postForm('/dashboard/developers/keys', { csrf: 'wrong' }, { cookie: s.cookie }),
+    ];
+    for (const res of answers) {
+      const csp = directives(res.headers['content-security-policy']);
+      expect(csp.get('form-action'), res.body.slice(0, 100)).toEqual(["'self'"]);
+      expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+      expect(csp.get('default-src')).toEqual(["'none'"]);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
+});

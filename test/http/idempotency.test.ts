@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { bundledMigrations, migrate } from '../../src/db/migrate.ts';
+import { newUuid } from '../../src/domain/ids.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { openTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 
 const URL = '/api/merchants/v1/purchases';
 let app: TestApp;
@@ -97,5 +100,134 @@ describe('Idempotency-Key', () => {
     const other = await a.post(url, { data: { ...body.data, amountCents: 5001 } }, { 'idempotency-key': 'link-1' });
     expect(other.statusCode).toBe(422);
     expect(other.json().error.app_error).toBe('idempotency_key_reused');
+  });
+});
+
+/** The key's scope is the account, the matched route and the resource: never the URL as sent (issue 26). */
+describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
+  const refundsOf = async (purchaseId: string) =>
+    (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds WHERE purchase_id = $1', [purchaseId])).rows[0]!.n;
+
+  async function paid(): Promise<string> {
+    const id = (await a.post(URL, minimalPurchase({ amount: 10_000 }))).json().id as string;
+    expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' })).json().state).toBe('SUCCESSFUL');
+    return id;
+  }
+
+  it('refunds once for one key on …/purchases/<id>/refunds, …/refund%73 and …/purchase%73/<id>/refunds (Merchant API v1)', async () => {
+    const id = await paid();
+    const key = { 'idempotency-key': `spellings-${id}` };
+    const answers = [];
+    for (const url of [`${URL}/${id}/refunds`, `${URL}/${id}/refund%73`, `/api/merchants/v1/purchase%73/${id}/refunds`, `/api/merchants/%761/purchases/%${id.charCodeAt(0).toString(16)}${id.slice(1)}/refunds`]) {
+      answers.push(await a.post(url, { amount: 1_000 }, key));
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+    expect(answers.slice(1).map((r) => r.headers['idempotent-replayed'])).toEqual(['true', 'true', 'true']);
+    expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
+    expect(await refundsOf(id)).toBe(1);
+    expect((await a.get(`${URL}/${id}`)).json().refunded_amount).toBe(1_000);
+    // Another body under the key, on any spelling: 422, as before.
+    const other = await a.post(`${URL}/${id}/refund%73`, { amount: 2_000 }, key);
+    expect(other.statusCode).toBe(422);
+    expect(other.json().error.code).toBe('idempotency_key_reused');
+    expect(await refundsOf(id)).toBe(1);
+  });
+
+  it('refunds once for one key on every spelling of the back-office refund, pur_ id or bare uuid', async () => {
+    const id = await paid();
+    const key = `bo-spellings-${id}`;
+    const post = (url: string, amount = 1_000) =>
+      app.server.inject({ method: 'POST', url, headers: { authorization: a.dashboard, 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify({ amount }) });
+    const answers = [];
+    for (const url of [
+      `/api/backoffice/purchases/pur_${id}/refunds`,
+      `/api/backoffice/purchases/pur_${id}/refund%73`,
+      `/api/backoffice/purchase%73/pur_${id}/refunds`,
+      `/api/backoffice/purchases/${id}/refunds`,
+      `/api/backoffice/purchases/${id.toUpperCase()}/refunds`,
+      `/api/backoffice/purchases/%70ur_${id}/refunds`,
+    ]) {
+      answers.push(await post(url));
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
+    expect(await refundsOf(id)).toBe(1);
+    expect((await post(`/api/backoffice/purchase%73/${id}/refunds`, 2_000)).statusCode).toBe(422);
+  });
+
+  it('creates one purchase for one key on /api/merchants/v1/purchases and its encoded spellings', async () => {
+    const before = await purchasesOf(a);
+    const answers = [];
+    for (const url of [URL, '/api/merchants/v1/purchase%73', '/api/merchants/%761/purchases', '/api/%6Derchants/v1/purchases']) {
+      answers.push(await a.post(url, minimalPurchase(), { 'idempotency-key': 'create-spellings' }));
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+    expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
+    expect(await purchasesOf(a)).toBe(before + 1);
+    const other = await a.post('/api/merchants/v1/purchase%73', minimalPurchase({ amount: 30_001 }), { 'idempotency-key': 'create-spellings' });
+    expect(other.statusCode).toBe(422);
+  });
+
+  it('creates one purchase for one key on every spelling of a purchase_link URL, merchant_uid in any case', async () => {
+    const offer = a.offer('SHARED');
+    const body = { data: { title: 'Bike', amountCents: 5000, email: 'l@example.com' } };
+    const before = await purchasesOf(a);
+    const answers = [];
+    for (const url of [`/api/merchants/${offer}/purchase_link`, `/api/merchants/${offer}/purchase%5Flink`, `/api/merchants/${offer.toUpperCase().replace('MER_', 'mer_')}/purchase_link`]) {
+      answers.push(await a.post(url, body, { 'idempotency-key': 'link-spellings' }));
+    }
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((r) => r.json().purchase_uid ?? JSON.stringify(r.json()))).size).toBe(1);
+    expect(await purchasesOf(a)).toBe(before + 1);
+  });
+
+  it('keeps one key of two purchases apart: a refund of another purchase under the same key is its own', async () => {
+    const [x, y] = [await paid(), await paid()];
+    const key = { 'idempotency-key': `two-purchases-${x}` };
+    expect((await a.post(`${URL}/${x}/refunds`, { amount: 500 }, key)).statusCode).toBe(201);
+    const theirs = await a.post(`${URL}/${y}/refunds`, { amount: 500 }, key);
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect([await refundsOf(x), await refundsOf(y)]).toEqual([1, 1]);
+  });
+});
+
+describe('migration 020 (idempotency scope)', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openTestDatabase();
+    await migrate(db, bundledMigrations().filter((m) => m.version < 20));
+  });
+  afterAll(() => db.close());
+
+  it('copies live keys of the plain URLs to their new scope, leaves old rows harmless, and skips expired ones', async () => {
+    const account = newUuid();
+    await db.query("INSERT INTO accounts (id, name) VALUES ($1, 'Migration')", [account]);
+    const purchase = newUuid();
+    const offer = newUuid();
+    const rows: [string, string, string][] = [
+      [`POST /api/merchants/v1/purchases/${purchase}/refunds`, 'k1', '1 day'],
+      [`POST /api/backoffice/purchases/pur_${purchase.toUpperCase()}/refunds`, 'k2', '1 day'],
+      [`POST /api/merchants/mer_${offer}/purchase_link`, 'k3', '1 day'],
+      ['POST /api/merchants/v1/purchases', 'k4', '1 day'],
+      [`POST /api/merchants/v1/purchases/${purchase}/refund%73`, 'k5', '1 day'],
+      [`POST /api/merchants/v1/purchases/${purchase}/refunds`, 'k6', '-1 hour'],
+    ];
+    for (const [endpoint, key, ttl] of rows) {
+      await db.query(
+        `INSERT INTO idempotency_keys (account_id, endpoint, key, request_hash, response_status, response_body, expires_at)
+         VALUES ($1, $2, $3, 'h', 201, '{}', now() + $4::interval)`,
+        [account, endpoint, key, ttl],
+      );
+    }
+    expect(await migrate(db)).toEqual(bundledMigrations().filter((m) => m.version >= 20).map((m) => m.version));
+    const { rows: after } = await db.query<{ scope: string; key: string }>('SELECT scope, key FROM idempotency_keys WHERE account_id = $1', [account]);
+    const scopes = (key: string) => after.filter((r) => r.key === key).map((r) => r.scope).sort();
+    expect(scopes('k1')).toEqual([`POST /api/merchants/v1/purchases/${purchase}/refunds`, `POST /api/merchants/v1/purchases/:id/refunds id=${purchase}`].sort());
+    expect(scopes('k2')).toEqual([`POST /api/backoffice/purchases/:id/refunds id=${purchase}`, `POST /api/backoffice/purchases/pur_${purchase.toUpperCase()}/refunds`].sort());
+    expect(scopes('k3')).toEqual([`POST /api/merchants/:merchant_uid/purchase_link merchant_uid=mer_${offer}`, `POST /api/merchants/mer_${offer}/purchase_link`].sort());
+    expect(scopes('k4')).toEqual(['POST /api/merchants/v1/purchases']);
+    expect(scopes('k5')).toHaveLength(1);
+    expect(scopes('k6')).toHaveLength(1);
   });
 });

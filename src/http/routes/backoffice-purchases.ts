@@ -61,7 +61,8 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         db,
         request,
         reply,
-        accountId,
+        // The purchase as resolved: `pur_<id>`, `<id>` and `<ID>` are one purchase, so one scope.
+        { accountId, resource: { id: purchaseId } },
         async () => {
           const outcome = await refundPurchase(services.payments, { accountId, purchaseId, amountCents: body.amount, reason: body.reason, actor: { userId, label: email } });
           if (outcome.kind === 'not_found') throw notFound('purchase');

@@ -7,11 +7,17 @@ import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
 import { readCookie } from '../../pages/csrf.ts';
-import { PAGE_CSP } from '../../pages/html.ts';
 
 const LANG_COOKIE = 'chipin_dashboard_lang';
-/** The back office is never framed, by anyone: no clickjacking of its refund and cancel buttons. */
-const CSP = PAGE_CSP.replace("frame-ancestors 'self'", "frame-ancestors 'none'");
+/**
+ * The back office's CSP (docs/security.md#content-security-policy): the hosted pages' (our own
+ * script and styles only) without their two openings. Forms post, and the redirects after them go,
+ * to us only (`form-action 'self'`; the hosted pages need `https:` for the shopper's way back to the
+ * merchant, no back-office page does). Never framed, by anyone (`frame-ancestors 'none'`): no
+ * clickjacking of its refund and cancel buttons.
+ */
+export const BACK_OFFICE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** `?lang=` (remembered in a cookie for the next pages), else that cookie, else Accept-Language. */
 export function dashboardLang(request: FastifyRequest, reply: FastifyReply): Lang {
@@ -29,7 +35,7 @@ export function sendPage(reply: FastifyReply, status: number, page: string): Fas
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', CSP)
+    .header('content-security-policy', BACK_OFFICE_CSP)
     .header('x-frame-options', 'DENY')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
@@ -78,8 +84,9 @@ export async function signedIn(
     void seeOther(reply, '/dashboard/sign-in');
     return undefined;
   }
-  // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones).
-  if (session.role !== 'admin' && adminOnly(request.method, request.url)) {
+  // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones), on
+  // the matched route: never the URL as sent, which the router decodes before matching.
+  if (session.role !== 'admin' && adminOnly(request.method, request.routeOptions.url)) {
     const t = DASHBOARD_TEXT[lang];
     void sendPage(reply, 403, messagePage(lang, t.adminOnlyTitle, t.adminOnly));
     return undefined;

@@ -52,7 +52,7 @@ export function registerV1Purchases(app: App, services: Services): void {
       if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > MAX_METADATA_BYTES) {
         throw invalid(`field metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
       }
-      return idempotent(db, request, reply, accountId, async () => {
+      return idempotent(db, request, reply, { accountId }, async () => {
         const outcome = await createPurchase(services, {
           accountId,
           merchantUid: body.merchant_uid,

@@ -62,7 +62,7 @@ export function registerV1Refunds(app: App, services: Services): void {
         db,
         request,
         reply,
-        accountId,
+        { accountId },
         async () => {
           const outcome = await refundPurchase(services.payments, { accountId, purchaseId: request.params.id, amountCents: body.amount, reason: body.reason, actor: { label: `api_key:${request.auth!.apiKey}` } });
           if (outcome.kind === 'not_found') throw notFound('purchase');

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { toPublicId } from '../../domain/ids.ts';
+import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Violation } from '../../purchases/validate.ts';
 import type { Services } from '../../services.ts';
 import { createPurchase } from '../../use-cases/create-purchase.ts';
@@ -102,7 +102,10 @@ export function registerPurchaseLink(app: App, services: Services): void {
         throw invalid(`field data.metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
       }
 
-      return idempotent(db, request, reply, accountId, async () => {
+      // The offer as resolved (`mer_<UUID>` is `mer_<uuid>`), so each spelling shares one scope.
+      const offerId = parsePublicId('mer', request.params.merchant_uid);
+      const resource = { merchant_uid: offerId ? toPublicId('mer', offerId) : request.params.merchant_uid };
+      return idempotent(db, request, reply, { accountId, resource }, async () => {
         const outcome = await createPurchase(services, {
           accountId,
           merchantUid: request.params.merchant_uid,

@@ -1,0 +1,51 @@
+import { adminOnly } from '../dashboard/roles.ts';
+
+/**
+ * Who may call a route, as a function of the route alone: its template as registered and its
+ * method (and `config.auth`), never a request's URL (docs/security.md#the-one-path-rule). The
+ * server records it for every route (`registeredRoutes` in ./server.ts), docs/security.md's table
+ * is generated from that record, and test/http/route-walk.test.ts checks every route answers each
+ * caller as it says.
+ *
+ * - `anyone`: no credentials asked by a guard (a hosted page's unguessable link, the token
+ *   endpoint that checks the API key itself, probes, static files);
+ * - `api_key`: an access token of `POST /api/token` (`config.auth = 'bearer'`, checked by the
+ *   server's `onRequest` hook);
+ * - `staff`: a back-office user of either role (support or admin);
+ * - `admin`: a back-office admin only ({@link adminOnly}).
+ */
+export type Who = 'anyone' | 'api_key' | 'staff' | 'admin';
+
+/** How a caller proves who they are on a route, for the reader of docs/security.md. */
+export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'Basic';
+
+export interface RouteAccess {
+  who: Who;
+  credentials: Credentials;
+}
+
+/**
+ * The route families taking back-office credentials, by template prefix, first match wins. The
+ * pages check the session in `signedIn` (src/http/routes/dashboard-support.ts), the back-office
+ * API and the sandbox inbox in the `DashboardGuard`; each of them applies {@link adminOnly} to the
+ * same template.
+ */
+const BACK_OFFICE: readonly { prefix: string; credentials: Credentials | 'none' }[] = [
+  // The sign-in form, and an invitation link (its 256-bit token is the credential).
+  { prefix: '/dashboard/sign-in', credentials: 'none' },
+  { prefix: '/dashboard/invitation', credentials: 'none' },
+  { prefix: '/dashboard', credentials: 'session cookie' },
+  { prefix: '/api/backoffice', credentials: 'Basic or session cookie' },
+  { prefix: '/sandbox/inbox', credentials: 'Basic' },
+];
+
+function under(route: string, prefix: string): boolean {
+  return route === prefix || route.startsWith(`${prefix}/`);
+}
+
+export function routeAccess(method: string, route: string, auth: string | undefined): RouteAccess {
+  if (auth === 'bearer') return { who: 'api_key', credentials: 'access token' };
+  const family = BACK_OFFICE.find((f) => under(route, f.prefix));
+  if (!family || family.credentials === 'none') return { who: 'anyone', credentials: 'none' };
+  return { who: adminOnly(method, route) ? 'admin' : 'staff', credentials: family.credentials };
+}
