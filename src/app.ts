@@ -103,6 +103,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       publicUrl: config.publicUrl,
       masterKey: config.masterKey,
       production: config.env === 'production',
+      endpointAllowlist: config.pspEndpointAllowlist ?? [],
       loadAccount: async (accountId, id) => {
         const row = await findPspAccount(db, accountId, id);
         return row && toStored(box, row);
