@@ -26,14 +26,15 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
   app.get('/dashboard/invitation', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
     const t = DASHBOARD_TEXT[lang];
-    const wait = guard.addressWait(request.ip);
-    if (wait > 0) return sendPage(reply.header('retry-after', String(wait)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(wait)));
+    const attempt = await guard.reserveAddress(request.ip);
+    if (!attempt.ok) return sendPage(reply.header('retry-after', String(attempt.retryAfter)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(attempt.retryAfter)));
     const token = tokenOf((request.query as Record<string, unknown>).token);
     const invitation = await openInvitation(services.db, token);
     if (!invitation) {
-      guard.addressFailed(request.ip);
+      await attempt.failed();
       return sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     }
+    await attempt.succeeded();
     return sendPage(reply, 200, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation));
   });
 
@@ -42,15 +43,16 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
     const t = DASHBOARD_TEXT[lang];
     const form = formOf(request);
     if (!csrf.verify(request, JOIN_FORM, form)) return refuseForm(reply, lang);
-    const wait = guard.addressWait(request.ip);
-    if (wait > 0) return sendPage(reply.header('retry-after', String(wait)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(wait)));
+    const attempt = await guard.reserveAddress(request.ip);
+    if (!attempt.ok) return sendPage(reply.header('retry-after', String(attempt.retryAfter)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(attempt.retryAfter)));
     const token = tokenOf(form.token);
     const invitation = await openInvitation(services.db, token);
     const gone = () => sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     if (!invitation) {
-      guard.addressFailed(request.ip);
+      await attempt.failed();
       return gone();
     }
+    await attempt.succeeded();
     const refuse = (field: string, message: string) =>
       sendPage(reply, 400, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation, { field, message }));
     const password = form.new_password ?? '';
