@@ -3,15 +3,22 @@ import type { Sql } from '../db/database.ts';
 
 /**
  * Failure budgets of credential checks (docs/security-outbound.md, "Throttles"), kept in the
- * database so that every process of a deployment on one PostgreSQL shares them.
+ * database so that every process of a deployment on one PostgreSQL shares them. Two ways to
+ * count, both atomic (one statement), so that guesses sent at once gain nothing:
  *
- * An attempt RESERVES its place in each budget it counts against before the password or secret
- * is compared — one atomic `INSERT … ON CONFLICT DO UPDATE … RETURNING` — and settles it after:
- * a failure stays counted, a success is given back. A check in flight counts against the budget
- * like a failure until it settles, so N guesses sent at once spend N: with a budget of 5, at most
- * 5 of them reach the password hash, and the right password sent after them is refused (429).
- * Legitimate requests sent at once for one subject share the same bound: beyond it they are told
- * to retry in a second, not at the end of the window.
+ * - {@link AttemptBudgets.reserve}, for dashboard passwords (chosen by people, checked with an
+ *   scrypt): an attempt reserves its place in each budget BEFORE the password is compared — one
+ *   `INSERT … ON CONFLICT DO UPDATE … RETURNING` — and settles it after: a failure stays counted, a
+ *   success is given back. A check in flight counts against the budget until it settles, so of 30
+ *   guesses sent at once at most 5 reach the hash, and the right password after them is refused.
+ *   Legitimate requests of one user sent at once share that bound: beyond it they are told to
+ *   retry in a second.
+ * - {@link AttemptBudgets.fail} and {@link AttemptBudgets.wait}, for API secrets (256 random bits,
+ *   checked with one SHA-256): the secret is compared first; a failure is then counted and the
+ *   answer taken from the count it returns, a success answered only if the budget is not spent.
+ *   Guesses sent at once are answered as if sent one by one — at most 5 wrong answers, and a
+ *   right one only while the budget lasts —, and a merchant's integration may ask for tokens with
+ *   as many connections as it likes (reserving would refuse them beyond 5 in flight).
  */
 export interface Budget {
   /** Names the budget in the table; each scope counts apart. */
@@ -123,27 +130,55 @@ export class AttemptBudgets {
   }
 
   /**
-   * Counts a failure that needs no check (a request that breaks the text rule, carries no
-   * credentials, or opens nothing); answers the wait when the budget was already spent.
+   * Counts one failure in each budget (a wrong secret, a request breaking the text rule or
+   * carrying no credentials, a link that opens nothing), in one statement. Answers the wait when
+   * this failure is beyond a budget — the caller then answers 429, not the failure's own answer,
+   * so a guess past the budget learns nothing —, else 0.
    */
   async fail(claims: readonly Claim[]): Promise<number> {
-    const r = await this.reserve(claims);
-    if (!r.ok) return r.retryAfter;
-    await r.failed();
-    return 0;
+    const rows = ordered(claims);
+    if (rows.length === 0) throw new RangeError('fail needs at least one budget');
+    const now = this.now();
+    const params: unknown[] = [new Date(now)];
+    const values = rows.map((r) => {
+      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
+      const n = params.length;
+      return `($${n - 2}, $${n - 1}, 1, 0, $${n}::timestamptz)`;
+    });
+    const { rows: after } = await this.sql.query<Row>(
+      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
+       ON CONFLICT (scope, subject) DO UPDATE SET
+         failures = CASE WHEN t.resets_at <= $1 THEN 1 ELSE t.failures + 1 END,
+         pending = CASE WHEN t.resets_at <= $1 THEN 0 ELSE t.pending END,
+         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
+       RETURNING scope, subject, failures, pending, resets_at`,
+      params,
+    );
+    let wait = 0;
+    for (const r of rows) {
+      const row = after.find((a) => a.scope === r.budget.scope && a.subject === r.key)!;
+      if (row.failures > r.budget.limit) wait = Math.max(wait, Math.max(1, Math.ceil((new Date(row.resets_at).getTime() - now) / 1000)));
+    }
+    return wait;
   }
 
-  /** Seconds before this subject may try again, 0 when it may: a read, for a request with nothing to check. */
-  async wait(claim: Claim): Promise<number> {
+  /** Seconds before these subjects may try again (the longest wait of their budgets), 0 when they may: one read. */
+  async wait(claims: readonly Claim[]): Promise<number> {
+    const rows = ordered(claims);
+    if (rows.length === 0) return 0;
     const now = this.now();
-    const { rows } = await this.sql.query<Row>('SELECT scope, subject, failures, pending, resets_at FROM auth_throttle WHERE scope = $1 AND subject = $2', [
-      claim.budget.scope,
-      digest(claim.budget.scope, claim.subject),
-    ]);
-    const row = rows[0];
-    if (!row) return 0;
-    const left = new Date(row.resets_at).getTime() - now;
-    return left > 0 && row.failures >= claim.budget.limit ? Math.ceil(left / 1000) : 0;
+    const { rows: found } = await this.sql.query<Row>(
+      'SELECT scope, subject, failures, pending, resets_at FROM auth_throttle WHERE (scope, subject) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+      [rows.map((r) => r.budget.scope), rows.map((r) => r.key)],
+    );
+    let wait = 0;
+    for (const r of rows) {
+      const row = found.find((f) => f.scope === r.budget.scope && f.subject === r.key);
+      if (!row) continue;
+      const left = new Date(row.resets_at).getTime() - now;
+      if (left > 0 && row.failures >= r.budget.limit) wait = Math.max(wait, Math.ceil(left / 1000));
+    }
+    return wait;
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Accounts, DashboardUser } from '../accounts/accounts.ts';
 import { adminOnly } from '../dashboard/roles.ts';
 import { SESSION_COOKIE, type DashboardSessions } from '../dashboard/sessions.ts';
 import { readCookie } from '../pages/csrf.ts';
-import { BUDGETS, type AttemptBudgets, type Reserved } from '../auth/attempt-budgets.ts';
+import { BUDGETS, type AttemptBudgets } from '../auth/attempt-budgets.ts';
 import { ApiError } from './errors.ts';
 import { textProblem } from './input-rules.ts';
 
@@ -47,12 +47,19 @@ export class DashboardGuard {
   ) {}
 
   /**
-   * Reserves a guess from this address against the one per-address budget of every
-   * dashboard-credential route, invitation links included (a link that opens nothing is a
-   * failed guess): settle it once the guess is checked.
+   * Seconds before this address may try again, 0 when it may: the one per-address budget of
+   * every dashboard-credential route, invitation links included.
    */
-  reserveAddress(ip: string): Promise<Reserved> {
-    return this.budgets.reserve([{ budget: BUDGETS.dashboardAddress, subject: ip }]);
+  addressWait(ip: string): Promise<number> {
+    return this.budgets.wait([{ budget: BUDGETS.dashboardAddress, subject: ip }]);
+  }
+
+  /**
+   * Counts a failed guess from this address (an invitation link that opens nothing: its token is
+   * 256 random bits, looked up by its hash). Answers the wait when it is beyond the budget.
+   */
+  addressFailed(ip: string): Promise<number> {
+    return this.budgets.fail([{ budget: BUDGETS.dashboardAddress, subject: ip }]);
   }
 
   /** HTTP Basic credentials of the request. */
@@ -73,7 +80,7 @@ export class DashboardGuard {
 
   /** No credentials: nothing counted, but an address whose budget is spent hears so first. */
   async #nothingToCheck(ip: string): Promise<DashboardCheck> {
-    const wait = await this.budgets.wait({ budget: BUDGETS.dashboardAddress, subject: ip });
+    const wait = await this.addressWait(ip);
     return wait > 0 ? { ok: false, refusal: 'throttled', retryAfter: wait } : { ok: false, refusal: 'no_credentials' };
   }
 

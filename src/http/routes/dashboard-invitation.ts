@@ -26,33 +26,35 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
   app.get('/dashboard/invitation', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
     const t = DASHBOARD_TEXT[lang];
-    const attempt = await guard.reserveAddress(request.ip);
-    if (!attempt.ok) return sendPage(reply.header('retry-after', String(attempt.retryAfter)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(attempt.retryAfter)));
+    const throttled = (seconds: number) => sendPage(reply.header('retry-after', String(seconds)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(seconds)));
+    const wait = await guard.addressWait(request.ip);
+    if (wait > 0) return throttled(wait);
     const token = tokenOf((request.query as Record<string, unknown>).token);
     const invitation = await openInvitation(services.db, token);
     if (!invitation) {
-      await attempt.failed();
+      const beyond = await guard.addressFailed(request.ip);
+      if (beyond > 0) return throttled(beyond);
       return sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     }
-    await attempt.succeeded();
     return sendPage(reply, 200, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation));
   });
 
   app.post('/dashboard/invitation', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
     const t = DASHBOARD_TEXT[lang];
+    const throttled = (seconds: number) => sendPage(reply.header('retry-after', String(seconds)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(seconds)));
     const form = formOf(request);
     if (!csrf.verify(request, JOIN_FORM, form)) return refuseForm(reply, lang);
-    const attempt = await guard.reserveAddress(request.ip);
-    if (!attempt.ok) return sendPage(reply.header('retry-after', String(attempt.retryAfter)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(attempt.retryAfter)));
+    const wait = await guard.addressWait(request.ip);
+    if (wait > 0) return throttled(wait);
     const token = tokenOf(form.token);
     const invitation = await openInvitation(services.db, token);
     const gone = () => sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     if (!invitation) {
-      await attempt.failed();
+      const beyond = await guard.addressFailed(request.ip);
+      if (beyond > 0) return throttled(beyond);
       return gone();
     }
-    await attempt.succeeded();
     const refuse = (field: string, message: string) =>
       sendPage(reply, 400, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation, { field, message }));
     const password = form.new_password ?? '';

@@ -96,19 +96,20 @@ export function registerToken(app: App, { accounts, tokens, authBudgets }: Servi
         throw invalidClient();
       }
 
-      // Counted before the secret is compared (src/auth/attempt-budgets.ts): guesses sent at
-      // once spend the budgets as guesses sent one by one do.
-      const attempt = await authBudgets.reserve([byAddress, { budget: BUDGETS.tokenKey, subject: creds.id }]);
-      if (!attempt.ok) throw throttled(attempt.retryAfter);
-      const key = await accounts.findActiveKey(creds.id).catch(async (err: unknown) => {
-        await attempt.succeeded(); // not a failure of the caller's: nothing counted
-        throw err;
-      });
+      // The secret (256 random bits, one SHA-256) is compared first; the budgets' answer comes
+      // from one atomic statement after it, so guesses sent at once are answered as if sent one
+      // by one, and a merchant may ask for tokens on many connections at once
+      // (src/auth/attempt-budgets.ts). The budgets are read beside the key.
+      const claims = [byAddress, { budget: BUDGETS.tokenKey, subject: creds.id }];
+      const spent = authBudgets.wait(claims);
+      spent.catch(() => {}); // awaited below on the right secret only
+      const key = await accounts.findActiveKey(creds.id);
       if (!key || !apiSecretMatches(creds.secret, key.secretHash)) {
-        await attempt.failed();
-        throw invalidClient();
+        const wait = await authBudgets.fail(claims);
+        throw wait > 0 ? throttled(wait) : invalidClient();
       }
-      await attempt.succeeded();
+      const wait = await spent;
+      if (wait > 0) throw throttled(wait);
       if (request.body.grant_type !== 'client_credentials') {
         throw new ApiError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
       }
