@@ -48,7 +48,8 @@ export async function postJson(target: string, body: string, headers: Record<str
     ...(a.statusCode !== undefined ? { statusCode: a.statusCode } : {}),
     ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
     ...(a.body ? { excerpt: a.body.toString('utf8') } : {}),
-    ...(a.error !== undefined ? { error: a.error } : {}),
+    // The worker aborts only when the process stops.
+    ...(a.interrupted ? { error: 'interrupted: the process is shutting down' } : a.error !== undefined ? { error: a.error } : {}),
     ...(a.refused ? { refused: true } : {}),
     ...(a.interrupted ? { interrupted: true } : {}),
     durationMs: a.durationMs,

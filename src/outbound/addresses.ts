@@ -77,11 +77,6 @@ export class AddressPolicy {
     return this.env === 'sandbox' || this.#allowed.has(normalizeHost(hostname));
   }
 
-  /** Whether the operator listed this host. */
-  lists(hostname: string): boolean {
-    return this.#allowed.has(normalizeHost(hostname));
-  }
-
   /** Why `address` (what `hostname` resolved to) is refused, or undefined when it may be used. */
   refusal(hostname: string, address: string): string | undefined {
     if (!isInternalAddress(address) || this.allowsInternal(hostname)) return undefined;

@@ -30,7 +30,7 @@ export interface OutboundAttempt {
   refused?: boolean;
   /** The time limit passed before the answer was complete. */
   timedOut?: boolean;
-  /** Stopped because the caller aborted (process shutdown). */
+  /** Stopped because the caller aborted (its `signal`: process shutdown, a deadline of its own). */
   interrupted?: boolean;
   durationMs: number;
 }
@@ -120,7 +120,7 @@ export function sendRequest(target: string, opts: OutboundRequest): Promise<Outb
     const refusal = opts.policy.refusal(host, host);
     if (refusal) return Promise.resolve({ error: refusal, refused: true, durationMs: 0 });
   }
-  if (opts.signal?.aborted) return Promise.resolve({ error: 'interrupted: the process is shutting down', interrupted: true, durationMs: 0 });
+  if (opts.signal?.aborted) return Promise.resolve({ error: 'interrupted: the request was aborted', interrupted: true, durationMs: 0 });
   const limit = 'excerpt' in opts.read ? opts.read.excerpt : opts.read.whole;
   const whole = 'whole' in opts.read;
 
@@ -142,7 +142,7 @@ export function sendRequest(target: string, opts: OutboundRequest): Promise<Outb
       if (size > 0 && !failed) out.body = Buffer.concat(chunks);
       resolve(out);
     };
-    const onAbort = () => finish({ error: 'interrupted: the process is shutting down', interrupted: true });
+    const onAbort = () => finish({ error: 'interrupted: the request was aborted', interrupted: true });
 
     const secure = url.protocol === 'https:';
     const request = secure ? https.request : http.request;
