@@ -104,7 +104,7 @@ describe('a production deployment sends card data to no host a merchant chooses'
       const edited = await post(`/dashboard/psp-accounts/${id}`, { label: psp, environment: 'test', endpoint_url: `https://[::ffff:127.0.0.1]:${trap.port}`, verify: 'no' });
       expect(edited.statusCode).toBe(400);
 
-      // `chipin psp-account create` calls this use case with the deployment's registry.
+      // `chipin psp-account create` calls this use case with the deployment's registry (the command itself: test/process/cli.test.ts).
       const cli = await createPspAccount(prod.services.pspAccounts, m.accountId, { psp, environment: 'test', label: 'cli', credentials, endpoint_url: 'https://10.0.0.1' }, { verify: false });
       expect(cli).toMatchObject({ kind: 'invalid', field: 'endpoint_url' });
     }
