@@ -2,7 +2,7 @@ import { destination, pino, type DestinationStream, type Logger } from 'pino';
 import { Accounts } from './accounts/accounts.ts';
 import { OfferCache } from './accounts/offers.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
-import { FailureThrottle } from './auth/failure-throttle.ts';
+import { AttemptBudgets } from './auth/attempt-budgets.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
@@ -103,6 +103,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       publicUrl: config.publicUrl,
       masterKey: config.masterKey,
       production: config.env === 'production',
+      endpointAllowlist: config.pspEndpointAllowlist ?? [],
       loadAccount: async (accountId, id) => {
         const row = await findPspAccount(db, accountId, id);
         return row && toStored(box, row);
@@ -146,10 +147,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       accounts: new Accounts(db, box),
       tokens: new AccessTokens(config.masterKey),
       revokedKeys,
-      tokenThrottle: {
-        byKey: new FailureThrottle(5, 60_000),
-        byAddress: new FailureThrottle(20, 60_000),
-      },
+      authBudgets: new AttemptBudgets(db),
       metrics,
       clock,
       offers,

@@ -36,6 +36,13 @@ export interface Config {
    * to loopback, private or link-local addresses, refused otherwise in production. Absent: none.
    */
   webhookAllowedHosts?: string[];
+  /**
+   * Hosts a PSP account's `endpoint_url` may name in production beside its PSP's own published
+   * hosts (a PSP's host this build does not list yet, an egress proxy of the operator's); they may
+   * also use plain http and resolve to internal addresses. An operator setting, never a merchant's.
+   * Absent: none (docs/security-outbound.md).
+   */
+  pspEndpointAllowlist?: string[];
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -211,12 +218,15 @@ export function loadConfig(env: Env): Config {
   if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
   const simulationRateLimit = intInRange('SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
 
-  const webhookAllowedHosts = read(() => {
-    const hosts = (nonEmpty(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
-    const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
-    if (bad !== undefined) throw new Problem(`WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, got "${bad}"`);
-    return hosts;
-  }, []);
+  const hostList = (name: string) =>
+    read(() => {
+      const hosts = (nonEmpty(env, name) ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+      const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
+      if (bad !== undefined) throw new Problem(`${name} must be a comma-separated list of host names or IP addresses, got "${bad}"`);
+      return hosts;
+    }, [] as string[]);
+  const webhookAllowedHosts = hostList('WEBHOOK_ALLOWED_HOSTS');
+  const pspEndpointAllowlist = hostList('PSP_ENDPOINT_ALLOWLIST');
 
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
   const trustProxy =
@@ -243,5 +253,6 @@ export function loadConfig(env: Env): Config {
     jobPollIntervalMs,
     simulationRateLimit,
     webhookAllowedHosts,
+    pspEndpointAllowlist,
   };
 }

@@ -219,6 +219,7 @@ async function pspAccountCommand(config: Config, command: string, values: Record
       publicUrl: config.publicUrl,
       masterKey: config.masterKey,
       production: config.env === 'production',
+      endpointAllowlist: config.pspEndpointAllowlist ?? [],
       loadAccount: async (account, id) => {
         const row = await findPspAccount(db, account, id);
         return row && toStored(box, row);

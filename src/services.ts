@@ -1,7 +1,7 @@
 import type { Accounts } from './accounts/accounts.ts';
 import type { OfferCache } from './accounts/offers.ts';
 import type { AccessTokens } from './auth/access-tokens.ts';
-import type { FailureThrottle } from './auth/failure-throttle.ts';
+import type { AttemptBudgets } from './auth/attempt-budgets.ts';
 import type { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
@@ -26,8 +26,8 @@ export interface Services {
   accounts: Accounts;
   tokens: AccessTokens;
   revokedKeys: RevokedKeys;
-  /** Failed POST /api/token attempts, per API key and per client address. */
-  tokenThrottle: { byKey: FailureThrottle; byAddress: FailureThrottle };
+  /** The credential failure budgets (dashboard users, API keys, client addresses), shared through the database. */
+  authBudgets: AttemptBudgets;
   metrics: Metrics;
   /** The service's one clock (DESIGN §8). */
   clock: Clock;

@@ -1,7 +1,9 @@
 /**
- * Counts failures per subject (an API key, a client address) in a fixed window and refuses the
- * subject once it reaches the limit, until the window ends. In memory, per process: with N
- * processes an attacker gets at most N times the limit, which still bounds guessing.
+ * Counts events per subject (a client address) in a fixed window and refuses the subject once it
+ * reaches the limit, until the window ends. In memory, per process: with N processes a client
+ * gets at most N times the limit. The public schedule simulation's rate limit uses it; credential
+ * checks do not: their budgets must hold across processes and under concurrency, so they live in
+ * the database (./attempt-budgets.ts).
  */
 export class FailureThrottle {
   readonly #entries = new Map<string, { count: number; resetAt: number }>();

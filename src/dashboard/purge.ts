@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { purgeSpentBudgets } from '../auth/attempt-budgets.ts';
 import type { Database, Sql } from '../db/database.ts';
 
 /** How often each process purges (wall clock). */
@@ -22,7 +23,8 @@ export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; 
 }
 
 /**
- * Runs the purge every `everyMs` of wall-clock time in this process (an unref'd timer; the first
+ * Runs the purge (and that of ended credential failure budgets, src/auth/attempt-budgets.ts)
+ * every `everyMs` of wall-clock time in this process (an unref'd timer; the first
  * run one interval after start). Not a durable job: sessions and invitations expire by the wall
  * clock, not the service clock, so moving the sandbox clock has nothing to run here, and a
  * purge missed by a stopped process is done by the next run of any process (the deletes are
@@ -36,6 +38,8 @@ export function startDashboardPurge(db: Database, log: Pick<Logger, 'info' | 'wa
       },
       (err: unknown) => log.warn({ err }, 'back office: could not purge ended sessions (tried again at the next run)'),
     );
+    // The credential budgets' rows of windows long ended, by the same clock and with the same idempotence.
+    purgeSpentBudgets(db).catch((err: unknown) => log.warn({ err }, 'could not purge ended failure budgets (tried again at the next run)'));
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

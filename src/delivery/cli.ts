@@ -6,7 +6,7 @@ import { openDatabase } from '../db/open.ts';
 import { systemClock } from '../domain/clock.ts';
 import { parsePublicId } from '../domain/ids.ts';
 import { setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
-import { TargetPolicy } from './target-policy.ts';
+import { AddressPolicy } from '../outbound/addresses.ts';
 
 /**
  * `chipin webhook set --account acc_... --url U [--events a,b] [--json]`: what
@@ -20,7 +20,7 @@ export async function setWebhookFromCli(config: Config, input: { account: string
     await migrate(db);
     const found = accountId ? await db.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]) : { rows: [] };
     if (!accountId || found.rows.length === 0) throw new AccountError('unknown_account', `no account ${input.account}`);
-    const policy = new TargetPolicy(config.env, config.webhookAllowedHosts ?? []);
+    const policy = new AddressPolicy(config.env, config.webhookAllowedHosts ?? []);
     const settings = await setWebhookEndpoint(
       db,
       new SecretBox(config.masterKey),

@@ -4,7 +4,7 @@ import type { Sql } from '../db/database.ts';
 import type { Redacted } from '../crypto/redacted.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { DEFAULT_TRIGGERS, isTriggerName, type TriggerName } from './triggers.ts';
-import { isInternalAddress, normalizeHost, type TargetPolicy } from './target-policy.ts';
+import { isInternalAddress, normalizeHost, type AddressPolicy } from '../outbound/addresses.ts';
 
 /** An account's webhook endpoint, secrets opened (and wrapped so that they never print). */
 export interface WebhookEndpoint {
@@ -44,7 +44,7 @@ export class WebhookSettingsError extends Error {
  * https and no internal IP literal unless the host is in WEBHOOK_ALLOWED_HOSTS. Names are
  * checked again at every send, against what they resolve to then.
  */
-function checkWebhookUrl(raw: string, policy: TargetPolicy): string {
+function checkWebhookUrl(raw: string, policy: AddressPolicy): string {
   if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', `field url must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -93,7 +93,7 @@ export async function setWebhookEndpoint(
   accountId: string,
   input: { url: string; events?: readonly string[] },
   now: Date,
-  policy: TargetPolicy,
+  policy: AddressPolicy,
 ): Promise<WebhookSettings> {
   const url = checkWebhookUrl(input.url, policy);
   const events = checkEvents(input.events);

@@ -9,7 +9,7 @@ import { queueStats } from './store.ts';
 import { TRIGGER_NAMES, type TriggerName } from './triggers.ts';
 import type { WebhookMessage } from './webhook-payload.ts';
 import { newUuid } from '../domain/ids.ts';
-import { TargetPolicy } from './target-policy.ts';
+import { AddressPolicy } from '../outbound/addresses.ts';
 import { DeliveryWorker, type DeliveryLog, type DeliveryMetricsSink, type DeliveryWorkerOptions } from './worker.ts';
 
 export interface DeliveryOptions extends DeliveryWorkerOptions {
@@ -48,14 +48,14 @@ export type TestEventResult =
 
 export class Deliveries {
   readonly worker: DeliveryWorker;
-  readonly policy: TargetPolicy;
+  readonly policy: AddressPolicy;
   readonly #deps: DeliveriesDeps;
   readonly #background: boolean;
 
   constructor(deps: DeliveriesDeps, opts: DeliveryOptions = {}) {
     this.#deps = deps;
     this.#background = opts.background ?? true;
-    this.policy = new TargetPolicy(deps.config.env, deps.config.webhookAllowedHosts ?? []);
+    this.policy = new AddressPolicy(deps.config.env, deps.config.webhookAllowedHosts ?? []);
     this.worker = new DeliveryWorker(
       {
         db: deps.db,

@@ -11,7 +11,7 @@ import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
 import { SuccessRecorder } from './success-recorder.ts';
 import { claimDue, destinationOf, isPlainSuccess, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
-import type { TargetPolicy } from './target-policy.ts';
+import type { AddressPolicy } from '../outbound/addresses.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
@@ -70,7 +70,7 @@ export interface DeliveryWorkerDeps {
   box: SecretBox;
   /** The service clock: what is due, and when retries fall due. */
   clock: Clock;
-  policy: TargetPolicy;
+  policy: AddressPolicy;
   mailer: Mailer | undefined;
   metrics?: DeliveryMetricsSink;
   log: DeliveryLog;

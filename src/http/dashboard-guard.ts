@@ -3,7 +3,7 @@ import type { Accounts, DashboardUser } from '../accounts/accounts.ts';
 import { adminOnly } from '../dashboard/roles.ts';
 import { SESSION_COOKIE, type DashboardSessions } from '../dashboard/sessions.ts';
 import { readCookie } from '../pages/csrf.ts';
-import { FailureThrottle } from '../auth/failure-throttle.ts';
+import { BUDGETS, type AttemptBudgets } from '../auth/attempt-budgets.ts';
 import { ApiError } from './errors.ts';
 import { textProblem } from './input-rules.ts';
 
@@ -29,17 +29,17 @@ const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"'
 
 /**
  * Merchant dashboard credentials (HTTP Basic: dashboard e-mail and password, DESIGN §7) for every
- * route that accepts them: the back-office API and the sandbox inbox page. Build ONE per server:
- * its failure budgets (per user, per address) are what bound password guessing, and each guess
- * costs one scrypt, so a second guard would hand a guesser a second budget.
+ * route that accepts them: the back-office API and the sandbox inbox page. Its failure budgets
+ * (per user, per address: src/auth/attempt-budgets.ts) are what bound password guessing; they
+ * live in the database, shared by every guard of every process, and each attempt is counted
+ * before its scrypt, so guesses sent at once gain nothing.
  */
 export class DashboardGuard {
-  readonly #byUser = new FailureThrottle(5, 60_000);
-  readonly #byAddress = new FailureThrottle(20, 60_000);
   readonly #users = new WeakMap<FastifyRequest, Promise<DashboardUser>>();
 
   constructor(
     private readonly accounts: Pick<Accounts, 'dashboardUser'>,
+    private readonly budgets: AttemptBudgets,
     /** Back-office sessions (cookie); without them only HTTP Basic is accepted. */
     private readonly sessions?: Pick<DashboardSessions, 'find' | 'csrfMatches'>,
     /** The service's own origin: a cookie-authenticated write must come from it (or carry the CSRF header). */
@@ -50,21 +50,22 @@ export class DashboardGuard {
    * Seconds before this address may try again, 0 when it may: the one per-address budget of
    * every dashboard-credential route, invitation links included.
    */
-  addressWait(ip: string): number {
-    return this.#byAddress.retryAfter(ip);
+  addressWait(ip: string): Promise<number> {
+    return this.budgets.wait([{ budget: BUDGETS.dashboardAddress, subject: ip }]);
   }
 
-  /** Counts a failed guess from this address (an invitation link that opens nothing). */
-  addressFailed(ip: string): void {
-    this.#byAddress.fail(ip);
+  /**
+   * Counts a failed guess from this address (an invitation link that opens nothing: its token is
+   * 256 random bits, looked up by its hash). Answers the wait when it is beyond the budget.
+   */
+  addressFailed(ip: string): Promise<number> {
+    return this.budgets.fail([{ budget: BUDGETS.dashboardAddress, subject: ip }]);
   }
 
   /** HTTP Basic credentials of the request. */
   async check(request: FastifyRequest): Promise<DashboardCheck> {
-    const wait = this.#byAddress.retryAfter(request.ip);
-    if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
     const creds = basicCredentials(request.headers.authorization);
-    if (!creds) return { ok: false, refusal: 'no_credentials' };
+    if (!creds) return this.#nothingToCheck(request.ip);
     return this.#verify(request.ip, creds.user, creds.password, 'of the Authorization header');
   }
 
@@ -73,29 +74,42 @@ export class DashboardGuard {
    * gains nothing by switching from Basic to the form or back).
    */
   async signIn(ip: string, email: string, password: string): Promise<DashboardCheck> {
-    const wait = this.#byAddress.retryAfter(ip);
-    if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
-    if (!email || !password) return { ok: false, refusal: 'no_credentials' };
+    if (!email || !password) return this.#nothingToCheck(ip);
     return this.#verify(ip, email.trim(), password, 'of the form');
   }
 
+  /** No credentials: nothing counted, but an address whose budget is spent hears so first. */
+  async #nothingToCheck(ip: string): Promise<DashboardCheck> {
+    const wait = await this.addressWait(ip);
+    return wait > 0 ? { ok: false, refusal: 'throttled', retryAfter: wait } : { ok: false, refusal: 'no_credentials' };
+  }
+
   async #verify(ip: string, user: string, password: string, where: string): Promise<DashboardCheck> {
+    const byAddress = { budget: BUDGETS.dashboardAddress, subject: ip };
     // The text rule, before the database sees them (PostgreSQL refuses a NUL in text), and
     // counted as a failed attempt: otherwise it would be a free, unthrottled probe.
     const problem = textProblem(user) ?? textProblem(password);
     if (problem) {
-      this.#byAddress.fail(ip);
+      const wait = await this.budgets.fail([byAddress]);
+      if (wait > 0) return { ok: false, refusal: 'throttled', retryAfter: wait };
       return { ok: false, refusal: 'invalid_text', message: `the ${textProblem(user) ? 'e-mail' : 'password'} ${where} ${problem}` };
     }
-    const userKey = user.toLowerCase();
-    const userWait = this.#byUser.retryAfter(userKey);
-    if (userWait > 0) return { ok: false, refusal: 'throttled', retryAfter: userWait };
-    const found = await this.accounts.dashboardUser(user, password);
+    // Counted before the scrypt (src/auth/attempt-budgets.ts): 30 guesses sent at once for one
+    // e-mail reach the hash at most 5 times, and the right password after them is throttled.
+    const attempt = await this.budgets.reserve([byAddress, { budget: BUDGETS.dashboardUser, subject: user.toLowerCase() }]);
+    if (!attempt.ok) return { ok: false, refusal: 'throttled', retryAfter: attempt.retryAfter };
+    let found: DashboardUser | undefined;
+    try {
+      found = await this.accounts.dashboardUser(user, password);
+    } catch (err) {
+      await attempt.succeeded(); // a fault of ours, not a guess: nothing counted
+      throw err;
+    }
     if (!found) {
-      this.#byAddress.fail(ip);
-      this.#byUser.fail(userKey);
+      await attempt.failed();
       return { ok: false, refusal: 'wrong_credentials' };
     }
+    await attempt.succeeded();
     return { ok: true, ...found };
   }
 

@@ -39,28 +39,6 @@ export function validateCredentials(def: ConnectorDefinition, credentials: Reado
   return undefined;
 }
 
-/**
- * A PSP account's `endpoint_url`: an absolute https URL without credentials, query or fragment;
- * a sandbox deployment also accepts http://127.0.0.1 (and localhost) for local fake PSPs.
- */
-export function validateEndpointUrl(raw: string, deployment: 'sandbox' | 'production'): FieldProblem | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { field: 'endpoint_url', message: 'must be an absolute URL' };
-  }
-  if (url.username || url.password) return { field: 'endpoint_url', message: 'must not carry a user name or password' };
-  if (url.search || url.hash) return { field: 'endpoint_url', message: 'must not have a query or fragment' };
-  if (url.protocol === 'https:') return undefined;
-  const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
-  if (url.protocol === 'http:' && local && deployment === 'sandbox') return undefined;
-  return {
-    field: 'endpoint_url',
-    message: deployment === 'sandbox' ? 'must be an https:// URL (or http://127.0.0.1 for a local fake)' : 'must be an https:// URL in production',
-  };
-}
-
 /** How a secret reads back: `…` and its last 4 characters (all of it hidden when shorter than 8). */
 export function maskSecret(value: string): string {
   return value.length >= 8 ? `…${value.slice(-4)}` : '…';

@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.ts';
 import type { PspConnector } from './connector.ts';
+import type { PspHttp } from './psp-http.ts';
 
 /**
  * What a connector folder exports besides its connector: how to build one for a merchant's PSP
@@ -22,6 +23,13 @@ export interface ConnectorDefinition {
   validate?(credentials: Readonly<Record<string, string>>, environment: PspEnvironment): { field: string; message: string } | undefined;
   /** The PSP's own base URL for an environment; a PSP account's `endpoint_url` overrides it. */
   baseUrl(environment: PspEnvironment, credentials: Readonly<Record<string, string>>): string;
+  /**
+   * The hosts the PSP publishes for its API in each environment, each list citing its source:
+   * in production the only hosts its connector calls and a PSP account's `endpoint_url` may
+   * name, beside the operator's PSP_ENDPOINT_ALLOWLIST (src/psp/endpoints.ts). A leading `*`
+   * stands for the start of the first label, nothing else (Adyen's live `*-checkout-live.adyenpayments.com`).
+   */
+  readonly publishedHosts: Readonly<Record<PspEnvironment, readonly string[]>>;
   /** One connector for one PSP account. Must not call the PSP (the registry builds lazily and caches). */
   create(account: PspAccountConfig, context: ConnectorContext): PspConnector;
 }
@@ -58,4 +66,6 @@ export interface ConnectorContext {
   publicUrl: string;
   /** Time limit of one PSP call, in milliseconds; past it the call fails as `unreachable`. */
   timeoutMs: number;
+  /** The only way a connector reaches its PSP: the service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
+  http: PspHttp;
 }

@@ -14,6 +14,7 @@ import { CONNECTOR_DEFINITIONS } from './definitions.ts';
 import { SandboxPsp } from './sandbox/connector.ts';
 import { deriveKey } from '../crypto/keys.ts';
 import { ChallengeRelay } from './challenge-relay.ts';
+import { PspEndpoints } from './endpoints.ts';
 
 /** The connector of every offer bound to no PSP account (and of payments made before back mode). */
 export const DEFAULT_PSP = 'sandbox';
@@ -43,6 +44,17 @@ export class SandboxInProductionError extends PspIntegrationError {
       'not_supported',
       `${what} runs on the built-in sandbox PSP, which a production deployment refuses: bind the offer to a PSP account (PATCH /api/backoffice/offers/{merchant_uid})`,
     );
+  }
+}
+
+/**
+ * A PSP account whose `endpoint_url` is not where its PSP is (src/psp/endpoints.ts), met when a
+ * connector is built in production: nothing is sent to it. Saving such an endpoint is refused;
+ * this catches an account saved before the rule, or written to the database by other means.
+ */
+export class EndpointRefusedError extends PspIntegrationError {
+  constructor(psp: string, what: string, message: string) {
+    super(psp, 'not_supported', `${what}: endpoint_url ${message}`);
   }
 }
 
@@ -119,9 +131,12 @@ export class AccountConnector implements PspConnector {
 export interface BackModeOptions {
   definitions: readonly ConnectorDefinition[];
   loadAccount: PspAccountLoader;
-  context: ConnectorContext;
+  /** What every connector gets; its outbound client is added per PSP account (see {@link PspEndpoints.httpFor}). */
+  context: Omit<ConnectorContext, 'http'>;
   /** A production deployment refuses the built-in sandbox PSP for payments. */
   production: boolean;
+  /** Where PSP calls may go, and the address rule they are made under. */
+  endpoints: PspEndpoints;
   /** Seals a connector's 3-D Secure form into a URL of ours (see {@link AccountConnector}). */
   challengeRelay?: ChallengeRelay;
   cacheMs?: number;
@@ -132,6 +147,9 @@ function checkDefinition(def: ConnectorDefinition): void {
   if (!NAME.test(def.name)) throw new TypeError(`PSP connector name "${def.name}" must match ${NAME}`);
   if (def.environments.length === 0 || def.environments.some((e) => e !== 'test' && e !== 'live')) {
     throw new TypeError(`PSP connector "${def.name}": environments must be a non-empty list of test, live`);
+  }
+  for (const env of def.environments) {
+    if (!Array.isArray(def.publishedHosts?.[env])) throw new TypeError(`PSP connector "${def.name}": publishedHosts.${env} must list the PSP's hosts`);
   }
   const seen = new Set<string>();
   for (const f of def.credentialFields) {
@@ -179,6 +197,11 @@ export class PspRegistry {
       this.#definitions.set(d.name, d);
     }
     this.#back = back;
+  }
+
+  /** Where this registry's connectors may call (the `endpoint_url` rule of saving a PSP account). */
+  get endpoints(): PspEndpoints | undefined {
+    return this.#back?.endpoints;
   }
 
   /** Opens the 3-D Secure forms this registry's connectors sealed into relay URLs (the `/psp-challenge` page). */
@@ -276,9 +299,15 @@ export class PspRegistry {
       return this.get(DEFAULT_PSP);
     }
     const def = this.#definitions.get(psp);
-    if (!def || !this.#back) throw new UnknownPspError(psp, this.names);
+    const back = this.#back;
+    if (!def || !back) throw new UnknownPspError(psp, this.names);
+    if (endpointUrl !== null && this.#production()) {
+      // Checked again at every build, not only on saving: see EndpointRefusedError.
+      const problem = back.endpoints.endpointProblem(def, environment, endpointUrl);
+      if (problem) throw new EndpointRefusedError(psp, `PSP account psa_${id}`, problem.message);
+    }
     const config: PspAccountConfig = { id, environment, credentials, baseUrl: endpointUrl ?? def.baseUrl(environment, credentials) };
-    return def.create(config, this.#back.context);
+    return def.create(config, { ...back.context, http: back.endpoints.httpFor(def, environment) });
   }
 
   /** Forgets the cached connector of a PSP account changed or deleted in this process. */
@@ -317,6 +346,8 @@ export interface PspRegistryOptions {
   /** The connector definitions of this build; `CONNECTOR_DEFINITIONS` by default (tests add their own). */
   definitions?: readonly ConnectorDefinition[];
   production?: boolean;
+  /** Hosts the operator lets PSP accounts name beside their PSP's own (PSP_ENDPOINT_ALLOWLIST). */
+  endpointAllowlist?: readonly string[];
   /** Time limit of one PSP call (ms). Default 15 s. */
   timeoutMs?: number;
   cacheMs?: number;
@@ -338,6 +369,7 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
     // the built-in sandbox PSP, which is ours, travels with the sandbox clock.
     context: { clock: systemClock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
     production: opts.production ?? false,
+    endpoints: new PspEndpoints(opts.production ? 'production' : 'sandbox', opts.endpointAllowlist ?? []),
     challengeRelay,
     ...(opts.cacheMs !== undefined ? { cacheMs: opts.cacheMs } : {}),
   });

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { PspIntegrationError } from '../psp/connector.ts';
-import { maskedCredentials, validateCredentials, validateEndpointUrl } from '../psp/credentials.ts';
+import { maskedCredentials, validateCredentials } from '../psp/credentials.ts';
 import type { ConnectorDefinition, PspEnvironment } from '../psp/definition.ts';
 import { DEFAULT_PSP, type PspRegistry } from '../psp/registry.ts';
 import {
@@ -97,7 +97,10 @@ function check(deps: PspAccountDeps, psp: string, environment: string, credentia
   if (problem) return problem;
   if (endpointUrl !== null) {
     if (psp === DEFAULT_PSP) return { field: 'endpoint_url', message: 'the built-in sandbox PSP has no endpoint' };
-    const bad = validateEndpointUrl(endpointUrl, deps.deployment);
+    // Where the PSP is (src/psp/endpoints.ts): in production its own hosts, or the operator's allowlist.
+    const endpoints = deps.psps.endpoints;
+    if (!endpoints) return { field: 'endpoint_url', message: 'cannot be checked: this registry has no back mode' };
+    const bad = endpoints.endpointProblem(def, env, endpointUrl);
     if (bad) return bad;
   }
   return { def, environment: env, credentials: credentials as Record<string, string>, endpointUrl };

@@ -35,6 +35,7 @@ export function fakePspDefinition(target: () => PspConnector): { definition: Con
     ],
     validate: (c) => (c.passphrase?.includes('[') ? { field: 'passphrase', message: 'must not contain "["' } : undefined),
     baseUrl: (env) => (env === 'live' ? 'https://live.fakepay.test' : 'https://test.fakepay.test'),
+    publishedHosts: { test: ['test.fakepay.test'], live: ['live.fakepay.test'] },
     create(account) {
       log.built.push(account);
       const key = account.credentials.api_key ?? '';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -231,5 +231,27 @@ describe('credentials from merchant create on a served instance', () => {
 
     const stopped = await stopServe(served);
     expect(stopped.code, served.proc.output).toBe(0);
+  }, 60_000);
+});
+
+describe('psp-account create in production', () => {
+  it("refuses an endpoint_url off the PSP's own hosts, --no-verify or not, unless the operator lists its host", async () => {
+    const dataDir = freshDataDir();
+    const merchant = await createMerchant(dataDir);
+    const credentials = join(dataDir, 'stripe.json');
+    writeFileSync(credentials, JSON.stringify({ secret_key: 'sk_test_51CliEndpointTest000000', webhook_secret: 'whsec_CliEndpointTest0000000000000' }));
+    const production = (extra: Record<string, string> = {}) =>
+      cliEnv(dataDir, { CHIPIN_ENV: 'production', MASTER_KEY: readFileSync(join(dataDir, 'master.key'), 'utf8').trim(), PUBLIC_URL: 'https://pay.example.test', ...extra });
+    const args = ['psp-account', 'create', '--account', merchant.account_id, '--psp', 'stripe', '--environment', 'test', '--label', 'Main'];
+    const create = [...args, '--credentials-file', credentials, '--endpoint-url', 'https://collector.example/x', '--no-verify', '--json'];
+
+    const refused = await runCli(create, production());
+    expect(refused.code, refused.stderr).not.toBe(0);
+    expect(refused.stderr).toContain("field endpoint_url must be an https:// URL on one of stripe's own hosts for test in production");
+    expectOneLine(refused.stderr);
+
+    const allowed = await runCli(create, production({ PSP_ENDPOINT_ALLOWLIST: 'collector.example' }));
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ psp: 'stripe', endpoint_url: 'https://collector.example/x', verified_at: null });
   }, 60_000);
 });

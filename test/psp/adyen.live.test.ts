@@ -3,6 +3,7 @@ import { AdyenConnector } from '../../src/psp/adyen/connector.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { ADYEN_CARDS, PUBLIC_URL } from './fixtures/adyen/harness.ts';
+import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
 /**
  * The connector contract against Adyen's real test environment (checkout-test.adyen.com), when
@@ -20,7 +21,7 @@ if (merchantAccount && apiKey && hmacKey) {
     const credentials = { merchant_account: merchantAccount, api_key: apiKey, hmac_key: hmacKey };
     const connector = adyenDefinition.create(
       { id: 'live-test', environment: 'test', credentials, baseUrl: adyenDefinition.baseUrl('test', credentials) },
-      { clock: { now: () => new Date() }, publicUrl: PUBLIC_URL, timeoutMs: 30_000 },
+      { clock: { now: () => new Date() }, publicUrl: PUBLIC_URL, timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(adyenDefinition, 'test') },
     ) as AdyenConnector;
     const manual = (what: string) => async () => {
       throw new Error(`${what} cannot be automated against Adyen's test environment`);

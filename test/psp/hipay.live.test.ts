@@ -4,6 +4,7 @@ import { systemClock } from '../../src/domain/clock.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
+import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
 /**
  * The contract against HiPay's stage environment, with the merchant's test credentials:
@@ -28,7 +29,7 @@ if (username && password && passphrase) {
         credentials: { username, password, secret_passphrase: passphrase },
         baseUrl: hipayDefinition.baseUrl('test', {}),
       },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000 },
+      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(hipayDefinition, 'test') },
     );
     const manual = async () => {
       throw new Error('needs a shopper on HiPay’s 3-D Secure page or real days');

@@ -2,6 +2,7 @@ import { describe, it } from 'vitest';
 import { lyraDefinition, LYRA_DEFAULT_BASE_URL } from '../../src/psp/lyra/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { LYRA_CARDS, ManualClock } from './fixtures/lyra/harness.ts';
+import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
 /**
  * The connector contract against Lyra's real test environment (the shop's test password), run
@@ -26,7 +27,7 @@ if (shopId && password && hmacKey) {
         credentials: { shop_id: shopId, password, hmac_key: hmacKey },
         baseUrl: process.env.CHIPIN_TEST_LYRA_BASE_URL ?? LYRA_DEFAULT_BASE_URL,
       },
-      { clock: new ManualClock(), publicUrl: 'https://chipin.example', timeoutMs: 20_000 },
+      { clock: new ManualClock(), publicUrl: 'https://chipin.example', timeoutMs: 20_000, http: new PspEndpoints('production').httpFor(lyraDefinition, 'test') },
     );
     const manual = (what: string) => async () => {
       throw new Error(`lyra live: ${what} cannot be automated against Lyra's test environment`);

@@ -21,6 +21,7 @@ import { describeConnectorContract } from './connector-contract.ts';
 import ipnFixture from './fixtures/lyra/ipn-demo-shop-authorised.json' with { type: 'json' };
 import sdkTestFixture from './fixtures/lyra/sdktest-answer.json' with { type: 'json' };
 import { ACCOUNT_ID, LYRA_CARDS, ManualClock, PUBLIC_URL, lyraHarness, type LyraHarness } from './fixtures/lyra/harness.ts';
+import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 
 describeConnectorContract('lyra', () => lyraHarness());
 
@@ -406,7 +407,7 @@ describe('lyra definition', () => {
   });
 
   it('builds a connector without calling Lyra, and refuses a bad configuration', () => {
-    const ctx = { clock: new ManualClock(), publicUrl: PUBLIC_URL, timeoutMs: 1000 };
+    const ctx = { clock: new ManualClock(), publicUrl: PUBLIC_URL, timeoutMs: 1000, http: LOCAL_PSP_HTTP };
     const c = lyraDefinition.create({ id: ACCOUNT_ID, environment: 'live', credentials: { shop_id: '69876357', password: 'prodpassword_x', hmac_key: 'k' }, baseUrl: 'https://api.lyra.com' }, ctx);
     expect(c).toMatchObject({ name: 'lyra', sandbox: false });
     expect(() => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'ftp://x', shopId: '69876357', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx })).toThrow(/baseUrl/);

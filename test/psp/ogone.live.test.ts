@@ -3,6 +3,7 @@ import { systemClock } from '../../src/domain/clock.ts';
 import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { card } from './fixtures/ogone/harness.ts';
+import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
 /**
  * The contract suite against Ogone's real test environment (https://ogone.test.v-psp.com/ncol/test),
@@ -32,7 +33,7 @@ if (!configured) {
     if (problem) throw new Error(`CHIPIN_TEST_OGONE_${problem.field.toUpperCase()}: ${problem.message}`);
     const connector = ogoneDefinition.create(
       { id: 'live-test', environment: 'test', credentials, baseUrl: ogoneDefinition.baseUrl('test', credentials) },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000 },
+      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(ogoneDefinition, 'test') },
     );
     const manual = async () => {
       throw new Error('a real 3-D Secure page needs a browser: not automated');

@@ -50,6 +50,12 @@ describe('PSP registry', () => {
     expect(() => new PspRegistry([sandbox, partial])).toThrow(/"partial" lacks attachPaymentMethod/);
   });
 
+  it('refuses a connector definition that does not say where its PSP is', () => {
+    const stripe = CONNECTOR_DEFINITIONS.find((d) => d.name === 'stripe')!;
+    const { publishedHosts: _, ...nowhere } = stripe;
+    expect(() => createPspRegistry({ ...opts(), definitions: [nowhere as typeof stripe] })).toThrow(/"stripe": publishedHosts.test must list the PSP's hosts/);
+  });
+
   it('derives the same notification key in every process from the master key', async () => {
     const masterKey = randomBytes(32);
     const a = createPspRegistry({ ...opts(), masterKey }).sandbox;

@@ -3,6 +3,7 @@ import type { CardInput } from '../../src/psp/connector.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
 import { describeConnectorContract } from './connector-contract.ts';
+import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
 /**
  * The contract suite against Stripe's real test mode, when a test account's keys are given:
@@ -23,7 +24,7 @@ if (secretKey && webhookSecret) {
   describeConnectorContract('stripe (live test mode)', async () => {
     const connector = stripeDefinition.create(
       { id: 'live-test', environment: 'test', credentials: { secret_key: secretKey, webhook_secret: webhookSecret }, baseUrl: stripeDefinition.baseUrl('test', {}) },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000 },
+      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(stripeDefinition, 'test') },
     );
     const unattended = async () => {
       throw new Error('needs a browser on Stripe’s 3-D Secure test page');

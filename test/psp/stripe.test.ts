@@ -12,6 +12,7 @@ import { describeConnectorContract } from './connector-contract.ts';
 import { ManualClock, SECRET_KEY, STRIPE_CARDS, WEBHOOK_SECRET, stripeHarness, testCard, type StripeHarness } from './fixtures/stripe/harness.ts';
 import intentFixture from './fixtures/stripe/payment-intent-requires-capture.json' with { type: 'json' };
 import eventFixture from './fixtures/stripe/event-payment-intent-succeeded.json' with { type: 'json' };
+import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 
 // The contract stores every card with a customer-initiated payment before charging it off session (PSD2), so the fake may refuse any MIT without one.
 describeConnectorContract('stripe', () => stripeHarness({ strictStoredCredentials: true }));
@@ -370,7 +371,7 @@ describe('stripe connector against the fake', () => {
     it('not in any error of a refused key, nor of a bad configuration', () => {
       let message = '';
       try {
-        new StripeConnector({ secretKey: 'pk_test_PublishableNotSecret123', webhookSecret: WEBHOOK_SECRET, baseUrl: 'https://api.stripe.com', sandbox: true, clock: new ManualClock(), timeoutMs: 1000 });
+        new StripeConnector({ secretKey: 'pk_test_PublishableNotSecret123', webhookSecret: WEBHOOK_SECRET, baseUrl: 'https://api.stripe.com', sandbox: true, clock: new ManualClock(), timeoutMs: 1000, http: LOCAL_PSP_HTTP });
       } catch (e) {
         message = (e as Error).message;
       }
@@ -405,7 +406,7 @@ describe('stripe definition', () => {
     expect(stripeDefinition.baseUrl('test', {})).toBe('https://api.stripe.com');
     expect(stripeDefinition.baseUrl('live', {})).toBe('https://api.stripe.com');
     const account = { id: 'x', environment: 'test' as const, credentials: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET }, baseUrl: 'http://127.0.0.1:9' };
-    const context = { clock: new ManualClock(), publicUrl: 'http://127.0.0.1:3000', timeoutMs: 1000 };
+    const context = { clock: new ManualClock(), publicUrl: 'http://127.0.0.1:3000', timeoutMs: 1000, http: LOCAL_PSP_HTTP };
     const c = stripeDefinition.create(account, context);
     expect(c.name).toBe('stripe');
     expect(c.sandbox).toBe(true);

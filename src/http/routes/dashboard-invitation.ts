@@ -26,12 +26,14 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
   app.get('/dashboard/invitation', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
     const t = DASHBOARD_TEXT[lang];
-    const wait = guard.addressWait(request.ip);
-    if (wait > 0) return sendPage(reply.header('retry-after', String(wait)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(wait)));
+    const throttled = (seconds: number) => sendPage(reply.header('retry-after', String(seconds)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(seconds)));
+    const wait = await guard.addressWait(request.ip);
+    if (wait > 0) return throttled(wait);
     const token = tokenOf((request.query as Record<string, unknown>).token);
     const invitation = await openInvitation(services.db, token);
     if (!invitation) {
-      guard.addressFailed(request.ip);
+      const beyond = await guard.addressFailed(request.ip);
+      if (beyond > 0) return throttled(beyond);
       return sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     }
     return sendPage(reply, 200, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation));
@@ -40,15 +42,17 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
   app.post('/dashboard/invitation', PAGE, async (request, reply) => {
     const lang = dashboardLang(request, reply);
     const t = DASHBOARD_TEXT[lang];
+    const throttled = (seconds: number) => sendPage(reply.header('retry-after', String(seconds)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(seconds)));
     const form = formOf(request);
     if (!csrf.verify(request, JOIN_FORM, form)) return refuseForm(reply, lang);
-    const wait = guard.addressWait(request.ip);
-    if (wait > 0) return sendPage(reply.header('retry-after', String(wait)), 429, messagePage(lang, t.invitationNotFoundTitle, t.throttled(wait)));
+    const wait = await guard.addressWait(request.ip);
+    if (wait > 0) return throttled(wait);
     const token = tokenOf(form.token);
     const invitation = await openInvitation(services.db, token);
     const gone = () => sendPage(reply, 404, messagePage(lang, t.invitationNotFoundTitle, t.invitationNotFound));
     if (!invitation) {
-      guard.addressFailed(request.ip);
+      const beyond = await guard.addressFailed(request.ip);
+      if (beyond > 0) return throttled(beyond);
       return gone();
     }
     const refuse = (field: string, message: string) =>

@@ -55,7 +55,7 @@ export function registerRoutes(app: App, services: Services): void {
   // failure budget per user and per address covers every route that accepts them (the sign-in
   // form included). The back-office API also takes the pages' session cookie.
   const sessions = new DashboardSessions(services.db, services.config.masterKey);
-  const dashboard = new DashboardGuard(services.accounts, sessions, new URL(services.config.publicUrl).origin);
+  const dashboard = new DashboardGuard(services.accounts, services.authBudgets, sessions, new URL(services.config.publicUrl).origin);
   app.addHook('onRequest', (request) => dashboard.refuseSupportOnAdminRoutes(request));
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);

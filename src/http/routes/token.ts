@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { apiSecretMatches } from '../../accounts/api-keys.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../auth/access-tokens.ts';
+import { BUDGETS } from '../../auth/attempt-budgets.ts';
 import type { Services } from '../../services.ts';
 import { ApiError } from '../errors.ts';
 import { findBadText, textProblem } from '../input-rules.ts';
@@ -45,7 +46,7 @@ function throttled(seconds: number): ApiError {
 }
 
 /** POST /api/token: OAuth 2 client credentials grant (RFC 6749 §4.4). */
-export function registerToken(app: App, { accounts, tokens, tokenThrottle }: Services): void {
+export function registerToken(app: App, { accounts, tokens, authBudgets }: Services): void {
   app.post(
     '/api/token',
     {
@@ -79,38 +80,36 @@ export function registerToken(app: App, { accounts, tokens, tokenThrottle }: Ser
       },
     },
     async (request, reply) => {
-      const { byAddress, byKey } = tokenThrottle;
-      const address = request.ip;
-      const addressWait = byAddress.retryAfter(address);
-      if (addressWait > 0) throw throttled(addressWait);
+      const byAddress = { budget: BUDGETS.tokenAddress, subject: request.ip };
 
       // The text rule (src/http/input-rules.ts) is applied here rather than by the server's hook,
       // so that a credential breaking it counts as a failed attempt: the database never sees it
       // (PostgreSQL refuses a NUL in text) and it cannot be repeated without limit.
       const badField = findBadText(request.body);
-      if (badField) {
-        byAddress.fail(address);
-        throw new ApiError(400, 'invalid_request', `field ${badField.field} ${badField.problem}`);
-      }
-      const creds = clientCredentials(request, request.body);
+      const creds = badField ? undefined : clientCredentials(request, request.body);
       const badCred = creds && (textProblem(creds.id) ? `client_id ${textProblem(creds.id)}` : textProblem(creds.secret) ? `client_secret ${textProblem(creds.secret)}` : undefined);
-      if (badCred) {
-        byAddress.fail(address);
-        throw new ApiError(400, 'invalid_request', `the ${badCred}`);
-      }
-      if (!creds) {
-        byAddress.fail(address);
+      if (badField || badCred || !creds) {
+        const wait = await authBudgets.fail([byAddress]);
+        if (wait > 0) throw throttled(wait);
+        if (badField) throw new ApiError(400, 'invalid_request', `field ${badField.field} ${badField.problem}`);
+        if (badCred) throw new ApiError(400, 'invalid_request', `the ${badCred}`);
         throw invalidClient();
       }
-      const keyWait = byKey.retryAfter(creds.id);
-      if (keyWait > 0) throw throttled(keyWait);
 
+      // The secret (256 random bits, one SHA-256) is compared first; the budgets' answer comes
+      // from one atomic statement after it, so guesses sent at once are answered as if sent one
+      // by one, and a merchant may ask for tokens on many connections at once
+      // (src/auth/attempt-budgets.ts). The budgets are read beside the key.
+      const claims = [byAddress, { budget: BUDGETS.tokenKey, subject: creds.id }];
+      const spent = authBudgets.wait(claims);
+      spent.catch(() => {}); // awaited below on the right secret only
       const key = await accounts.findActiveKey(creds.id);
       if (!key || !apiSecretMatches(creds.secret, key.secretHash)) {
-        byAddress.fail(address);
-        byKey.fail(creds.id);
-        throw invalidClient();
+        const wait = await authBudgets.fail(claims);
+        throw wait > 0 ? throttled(wait) : invalidClient();
       }
+      const wait = await spent;
+      if (wait > 0) throw throttled(wait);
       if (request.body.grant_type !== 'client_credentials') {
         throw new ApiError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
       }

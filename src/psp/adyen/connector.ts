@@ -30,9 +30,10 @@ import {
 } from './mapping.ts';
 import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { pspCallFault, type PspHttp } from '../psp-http.ts';
 
 /**
- * Adyen Checkout API v71 over plain `fetch` (DESIGN §6, docs/psp/adyen.md). Not the official
+ * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). Not the official
  * `@adyen/api-library`: its services build their URLs from a hard-coded
  * `https://checkout-test.adyen.com/v71` (or the live prefix) with no way to give a base URL, so a
  * PSP account's `endpoint_url` (and the tests' fake) could not be honoured without rewriting its
@@ -88,6 +89,7 @@ export class AdyenConnector implements PspConnector {
   readonly #baseUrl: string;
   readonly #clock: Clock;
   readonly #timeoutMs: number;
+  readonly #http: PspHttp;
   readonly #publicUrl: string;
   /** Keys the in-memory fingerprints of attach calls, so that no fingerprint leads back to a card. */
   readonly #fingerprintKey = randomBytes(32);
@@ -119,6 +121,7 @@ export class AdyenConnector implements PspConnector {
     this.#baseUrl = account.baseUrl.replace(/\/+$/, '');
     this.#clock = context.clock;
     this.#timeoutMs = context.timeoutMs;
+    this.#http = context.http;
     this.#publicUrl = context.publicUrl.replace(/\/+$/, '');
   }
 
@@ -146,20 +149,19 @@ export class AdyenConnector implements PspConnector {
     const headers: Record<string, string> = { 'X-API-Key': this.#apiKey.reveal(), Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    let res: Response;
+    let res: { status: number };
     let text: string;
     try {
-      res = await fetch(`${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, {
+      const answer = await this.#http.request(`${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.#timeoutMs),
-        redirect: 'error',
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        timeoutMs: this.#timeoutMs,
       });
-      text = await res.text();
+      res = answer;
+      text = answer.text;
     } catch (e) {
-      const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
-      throw this.#fault('unreachable', `${op}: Adyen ${timedOut ? `did not answer within ${this.#timeoutMs} ms` : 'could not be reached'}`);
+      throw pspCallFault(this.name, op, e, this.#timeoutMs);
     }
     if ((res.status === 401 || res.status === 403) && !authAsAnswer) {
       throw this.#fault('bad_credentials', `${op}: Adyen refused the credentials (HTTP ${res.status}${errorCodeOf(text)})`);

@@ -56,6 +56,9 @@ export const adyenDefinition: ConnectorDefinition = {
     if (!prefix || !new RegExp(`^${LIVE_URL_PREFIX}$`).test(prefix)) throw new TypeError('adyen: a valid live_url_prefix is required for live');
     return `https://${prefix}-checkout-live.adyenpayments.com/checkout`;
   },
+  // docs.adyen.com/development-resources/live-endpoints: Checkout API test host, and the live
+  // host built from the company account's prefix (Customer Area → Developers → API URLs).
+  publishedHosts: { test: ['checkout-test.adyen.com'], live: ['*-checkout-live.adyenpayments.com'] },
   create(account, context) {
     return new AdyenConnector(account, context);
   },

@@ -1,12 +1,14 @@
 import { Redacted } from '../../crypto/redacted.ts';
 import { PspIntegrationError } from '../connector.ts';
+import { pspCallFault, type PspHttp } from '../psp-http.ts';
 
 /**
  * HTTP to HiPay Enterprise: HTTP Basic `<API login>:<API password>`, form-encoded requests,
  * JSON answers (`Accept: application/json`), as HiPay's Gateway API reference and its Node SDK
- * (src/Gateway/HTTP/SimpleHTTPClient.js) do. Built on Node's fetch (undici): HiPay's Node SDK is not
- * on the npm registry (`@hipay/hipay-enterprise-sdk-nodejs` answers 404), and it would bring axios
- * and an untyped CommonJS API for five endpoints.
+ * (src/Gateway/HTTP/SimpleHTTPClient.js) do. Built on the service's outbound client
+ * (src/psp/psp-http.ts): HiPay's Node SDK is not on the npm registry
+ * (`@hipay/hipay-enterprise-sdk-nodejs` answers 404), and it would bring axios and an untyped
+ * CommonJS API for five endpoints.
  *
  * Faults become {@link PspIntegrationError}: no answer in time, a network error or a 5xx is
  * `unreachable`; 401/403 `bad_credentials`; a body that is not JSON `bad_response`. Credentials
@@ -21,15 +23,18 @@ export interface HipayClientOptions {
   username: Redacted;
   password: Redacted;
   timeoutMs: number;
+  http: PspHttp;
 }
 
 export class HipayClient {
   readonly #authorization: Redacted;
   readonly #timeoutMs: number;
+  readonly #http: PspHttp;
 
   constructor(opts: HipayClientOptions) {
     this.#authorization = new Redacted(`Basic ${Buffer.from(`${opts.username.reveal()}:${opts.password.reveal()}`, 'utf8').toString('base64')}`);
     this.#timeoutMs = opts.timeoutMs;
+    this.#http = opts.http;
   }
 
   toJSON(): string {
@@ -47,12 +52,11 @@ export class HipayClient {
     let status: number;
     let text: string;
     try {
-      const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs), redirect: 'manual' });
+      const response = await this.#http.request(url, { method, headers, ...(body !== undefined ? { body } : {}), timeoutMs: this.#timeoutMs });
       status = response.status;
-      text = await response.text();
+      text = response.text;
     } catch (err) {
-      const why = (err as Error)?.name === 'TimeoutError' ? `no answer within ${this.#timeoutMs} ms` : 'network error';
-      throw new PspIntegrationError('hipay', 'unreachable', `${where}: ${why}`);
+      throw pspCallFault('hipay', where, err, this.#timeoutMs);
     }
     if (status >= 500) throw new PspIntegrationError('hipay', 'unreachable', `${where}: HiPay answered ${status}`);
     if (status === 401 || status === 403) {

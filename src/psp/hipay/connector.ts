@@ -27,7 +27,11 @@ import {
 import { SIGNATURE_HEADER, checkSignature, headerValue, readNotification } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 
-/** HiPay's hosts (HiPay Node SDK, Gateway/HTTP/Configuration/Configuration.js). */
+/**
+ * HiPay's hosts (HiPay Node SDK, Gateway/HTTP/Configuration/Configuration.js; the consultation
+ * API's from HiPay's developer portal, "Transaction" v3): the gateway, the card vault that
+ * tokenises card numbers, and the consultation API, for stage (test) and production (live).
+ */
 const STAGE_GATEWAY = 'https://stage-secure-gateway.hipay-tpp.com';
 const LIVE_GATEWAY = 'https://secure-gateway.hipay-tpp.com';
 const VAULT_BY_GATEWAY: Record<string, string> = {
@@ -40,6 +44,11 @@ const CONSULTATION_BY_GATEWAY: Record<string, string> = {
   [LIVE_GATEWAY]: 'https://api-gateway.hipay.com',
 };
 export const HIPAY_GATEWAYS = { test: STAGE_GATEWAY, live: LIVE_GATEWAY } as const;
+/** Every host above, per environment: where a HiPay account's calls may go in production (src/psp/endpoints.ts). */
+export const HIPAY_HOSTS = {
+  test: [STAGE_GATEWAY, VAULT_BY_GATEWAY[STAGE_GATEWAY]!, CONSULTATION_BY_GATEWAY[STAGE_GATEWAY]!].map((u) => new URL(u).hostname),
+  live: [LIVE_GATEWAY, VAULT_BY_GATEWAY[LIVE_GATEWAY]!, CONSULTATION_BY_GATEWAY[LIVE_GATEWAY]!].map((u) => new URL(u).hostname),
+} as const;
 
 const TRANSACTION_REFERENCE = /^\d{1,32}$/;
 /** Our payment method id: `<payment_product>:<vault token>`, since an order names both. */
@@ -100,7 +109,7 @@ export class HipayConnector implements PspConnector {
     // test fake) serves all three.
     this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
     this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs });
+    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http });
     this.#passphrase = new Redacted(passphrase);
     this.#clock = context.clock;
   }

@@ -1,5 +1,5 @@
 import type { ConnectorDefinition } from '../definition.ts';
-import { HIPAY_GATEWAYS, HipayConnector } from './connector.ts';
+import { HIPAY_GATEWAYS, HIPAY_HOSTS, HipayConnector } from './connector.ts';
 
 /**
  * HiPay Enterprise, on the merchant's own HiPay account (back mode). The three credentials are
@@ -39,6 +39,8 @@ export const hipayDefinition: ConnectorDefinition = {
   baseUrl(environment) {
     return HIPAY_GATEWAYS[environment];
   },
+  // The gateway, vault and consultation hosts of HiPay's SDK configuration (./connector.ts).
+  publishedHosts: HIPAY_HOSTS,
   create(account, context) {
     return new HipayConnector(account, context);
   },

@@ -31,6 +31,7 @@ import {
 } from './mapping.ts';
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
+import { pspCallFault, type PspHttp } from '../psp-http.ts';
 
 export interface LyraConnectorOptions {
   /** The PSP account id (`psa_<uuid>` without prefix): names the notification URL. */
@@ -44,6 +45,8 @@ export interface LyraConnectorOptions {
   clock: Clock;
   publicUrl: string;
   timeoutMs: number;
+  /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
+  http: PspHttp;
 }
 
 type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
@@ -99,6 +102,7 @@ export class LyraConnector implements PspConnector {
   readonly #clock: Clock;
   readonly #publicUrl: string;
   readonly #timeoutMs: number;
+  readonly #http: PspHttp;
   readonly #memo = new Map<string, Memo>();
 
   constructor(opts: LyraConnectorOptions) {
@@ -121,6 +125,7 @@ export class LyraConnector implements PspConnector {
     this.#clock = opts.clock;
     this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
     this.#timeoutMs = opts.timeoutMs;
+    this.#http = opts.http;
   }
 
   toJSON(): { name: string; sandbox: boolean } {
@@ -143,17 +148,16 @@ export class LyraConnector implements PspConnector {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(`${this.#baseUrl}/api-payment/V4/${ws}`, {
+      const res = await this.#http.request(`${this.#baseUrl}/api-payment/V4/${ws}`, {
         method: 'POST',
         headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        timeoutMs: this.#timeoutMs,
       });
       status = res.status;
-      text = await res.text();
+      text = res.text;
     } catch (e) {
-      const why = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError') ? `no answer within ${this.#timeoutMs} ms` : 'connection failed';
-      throw this.#fault('unreachable', `${ws}: ${why}`);
+      throw pspCallFault(this.name, ws, e, this.#timeoutMs);
     }
     if (status === 401 || status === 403) throw this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (HTTP ${status})`);
     if (status >= 500 || status === 429) throw this.#fault('unreachable', `${ws}: Lyra answered HTTP ${status}`);

@@ -11,6 +11,27 @@ import { LyraConnector } from './connector.ts';
  */
 export const LYRA_DEFAULT_BASE_URL = 'https://api.payzen.eu';
 
+/**
+ * The REST API servers of the Lyra platform's brands, as Lyra lists them ("REST server API URL",
+ * github.com/lyra/flask-embedded-form-examples, .env.example): one per brand, the same for test
+ * and production.
+ */
+const LYRA_HOSTS: readonly string[] = [
+  'api.payzen.eu', // PayZen Europe
+  'api.lyra.com', // Lyra Collect
+  'api.systempay.fr', // Systempay
+  'api-sogecommerce.societegenerale.eu', // Sogecommerce
+  'api.scelliuspaiement.labanquepostale.fr', // Scellius
+  'api-clicandpay.groupecdn.fr', // Clic&Pay by groupe Crédit du Nord
+  'api.cobroinmediato.tech', // Cobro Inmediato
+  'epaync.nc', // EpayNC
+  'api.micuentaweb.pe', // Mi Cuenta Web
+  'api.payty.com', // Payty
+  'secure.payzen.co.in', // PayZen India
+  'api.payzen.lat', // PayZen LATAM
+  'api.payzen.com.br', // PayZen Brazil
+];
+
 const PASSWORD_PREFIX: Record<PspEnvironment, string> = { test: 'testpassword_', live: 'prodpassword_' };
 
 export const lyraDefinition: ConnectorDefinition = {
@@ -51,6 +72,7 @@ export const lyraDefinition: ConnectorDefinition = {
   baseUrl() {
     return LYRA_DEFAULT_BASE_URL;
   },
+  publishedHosts: { test: LYRA_HOSTS, live: LYRA_HOSTS },
   create(account, context) {
     return new LyraConnector({
       accountId: account.id,
@@ -62,6 +84,7 @@ export const lyraDefinition: ConnectorDefinition = {
       clock: context.clock,
       publicUrl: context.publicUrl,
       timeoutMs: context.timeoutMs,
+      http: context.http,
     });
   },
 };

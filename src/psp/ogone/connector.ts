@@ -34,6 +34,7 @@ import {
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
+import { pspCallFault, type PspHttp } from '../psp-http.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -51,6 +52,8 @@ export interface OgoneConnectorOptions {
   sandbox: boolean;
   clock: Clock;
   timeoutMs: number;
+  /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
+  http: PspHttp;
 }
 
 type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
@@ -90,6 +93,7 @@ export class OgoneConnector implements PspConnector {
   readonly #baseUrl: string;
   readonly #clock: Clock;
   readonly #timeoutMs: number;
+  readonly #http: PspHttp;
   readonly #maintenance = new Map<string, { print: string; result?: TransactionResult; uncertainBefore?: TransactionResult }>();
 
   constructor(opts: OgoneConnectorOptions) {
@@ -106,6 +110,7 @@ export class OgoneConnector implements PspConnector {
     this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.#clock = opts.clock;
     this.#timeoutMs = opts.timeoutMs;
+    this.#http = opts.http;
   }
 
   toJSON(): { name: string; sandbox: boolean } {
@@ -125,19 +130,19 @@ export class OgoneConnector implements PspConnector {
     const c = this.#credentials.reveal();
     const all: Record<string, string> = { ...params, PSPID: c.pspid, USERID: c.userId, PSWD: c.password };
     all.SHASIGN = shaSign(all, c.shaIn, c.algorithm);
-    let res: Response;
+    let res: { status: number };
     let text: string;
     try {
-      res = await fetch(`${this.#baseUrl}/${page}`, {
+      const answer = await this.#http.request(`${this.#baseUrl}/${page}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
         body: new URLSearchParams(all).toString(),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        timeoutMs: this.#timeoutMs,
       });
-      text = await res.text();
+      res = answer;
+      text = answer.text;
     } catch (e) {
-      const why = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError') ? `no answer within ${this.#timeoutMs} ms` : 'network error';
-      throw this.#fault('unreachable', `${page}: ${why}`);
+      throw pspCallFault(this.name, page, e, this.#timeoutMs);
     }
     if (res.status === 401 || res.status === 403) throw this.#fault('bad_credentials', `${page}: HTTP ${res.status}`);
     if (res.status >= 500) throw this.#fault('unreachable', `${page}: HTTP ${res.status}`);

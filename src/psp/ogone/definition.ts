@@ -12,6 +12,15 @@ const BASE_URLS: Readonly<Record<PspEnvironment, string>> = {
   live: 'https://secure.ogone.com/ncol/prod',
 };
 
+/**
+ * The DirectLink hosts (DirectLink guide, "Request URL"; the same in Odoo's payment_ogone): the
+ * test platform, which older guides placed on secure.ogone.com under /ncol/test, and production.
+ */
+const HOSTS: Readonly<Record<PspEnvironment, readonly string[]>> = {
+  test: ['ogone.test.v-psp.com', 'secure.ogone.com'],
+  live: ['secure.ogone.com'],
+};
+
 function isHashAlgorithm(value: string | undefined): value is HashAlgorithm {
   return (HASH_ALGORITHMS as readonly (string | undefined)[]).includes(value);
 }
@@ -72,6 +81,7 @@ export const ogoneDefinition: ConnectorDefinition = {
   baseUrl(environment) {
     return BASE_URLS[environment];
   },
+  publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;
     const algorithm = c.hash_algorithm;
@@ -85,6 +95,7 @@ export const ogoneDefinition: ConnectorDefinition = {
       sandbox: account.environment === 'test',
       clock: context.clock,
       timeoutMs: context.timeoutMs,
+      http: context.http,
     });
   },
 };

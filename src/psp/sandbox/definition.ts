@@ -12,6 +12,8 @@ export const sandboxDefinition: ConnectorDefinition = {
   environments: ['test'],
   credentialFields: [],
   baseUrl: () => 'builtin:sandbox',
+  // Built in: it calls no one.
+  publishedHosts: { test: [], live: [] },
   create: () => {
     throw new TypeError('the sandbox PSP is built in: the registry uses its own instance');
   },

@@ -15,6 +15,7 @@ import {
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
 
 export interface StripeConnectorOptions {
   /** `sk_test_…` / `sk_live_…`. */
@@ -26,6 +27,8 @@ export interface StripeConnectorOptions {
   sandbox: boolean;
   clock: Clock;
   timeoutMs: number;
+  /** The service's outbound client, scoped to this account's PSP: the SDK sends every request through it. */
+  http: PspHttp;
 }
 
 const NAME = 'stripe';
@@ -112,6 +115,9 @@ export class StripeConnector implements PspConnector {
       protocol,
       maxNetworkRetries: 0,
       timeout: opts.timeoutMs,
+      // Every request through the service's one outbound client (address checked, no redirect
+      // followed), not the SDK's own: the SDK accepts any fetch.
+      httpClient: Stripe.createFetchHttpClient(opts.http.fetchWith(opts.timeoutMs)),
       telemetry: false,
       appInfo: { name: 'Chipin' },
     });
@@ -130,7 +136,11 @@ export class StripeConnector implements PspConnector {
     if (e instanceof PspIntegrationError) return e;
     if (!isStripeError(e)) return new PspIntegrationError(NAME, 'bad_response', 'unexpected failure while talking to Stripe');
     const status = e.statusCode;
-    if (e instanceof Stripe.errors.StripeConnectionError) return new PspIntegrationError(NAME, 'unreachable', `Stripe did not answer within ${this.#timeoutMs} ms or the connection failed`);
+    if (e instanceof Stripe.errors.StripeConnectionError) {
+      // The SDK keeps what our fetch threw as `detail`: a refusal or a redirect says so.
+      if (e.detail instanceof PspCallError) return pspCallFault(NAME, 'Stripe', e.detail, this.#timeoutMs);
+      return new PspIntegrationError(NAME, 'unreachable', `Stripe did not answer within ${this.#timeoutMs} ms or the connection failed`);
+    }
     if (e instanceof Stripe.errors.StripeAuthenticationError || status === 401) return new PspIntegrationError(NAME, 'bad_credentials', 'Stripe refused the secret key (401)');
     if (e instanceof Stripe.errors.StripePermissionError || status === 403) return new PspIntegrationError(NAME, 'bad_credentials', 'the secret key lacks a permission this call needs (403)');
     if (e instanceof Stripe.errors.StripeIdempotencyError) return new PspIntegrationError(NAME, 'idempotency_conflict', 'an idempotency key was reused with other parameters');

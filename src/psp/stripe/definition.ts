@@ -35,6 +35,8 @@ export const stripeDefinition: ConnectorDefinition = {
   baseUrl(): string {
     return 'https://api.stripe.com';
   },
+  // docs.stripe.com/api: "https://api.stripe.com", one host for test and live keys.
+  publishedHosts: { test: ['api.stripe.com'], live: ['api.stripe.com'] },
   create(account, context) {
     return new StripeConnector({
       secretKey: account.credentials.secret_key ?? '',
@@ -43,6 +45,7 @@ export const stripeDefinition: ConnectorDefinition = {
       sandbox: account.environment === 'test',
       clock: context.clock,
       timeoutMs: context.timeoutMs,
+      http: context.http,
     });
   },
 };

@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import type { Sql } from '../db/database.ts';
+
+/**
+ * Failure budgets of credential checks (docs/security-outbound.md, "Throttles"), kept in the
+ * database so that every process of a deployment on one PostgreSQL shares them. Two ways to
+ * count, both atomic (one statement), so that guesses sent at once gain nothing:
+ *
+ * - {@link AttemptBudgets.reserve}, for dashboard passwords (chosen by people, checked with an
+ *   scrypt): an attempt reserves its place in each budget BEFORE the password is compared — one
+ *   `INSERT … ON CONFLICT DO UPDATE … RETURNING` — and settles it after: a failure stays counted, a
+ *   success is given back. A check in flight counts against the budget until it settles, so of 30
+ *   guesses sent at once at most 5 reach the hash, and the right password after them is refused.
+ *   Legitimate requests of one user sent at once share that bound: beyond it they are told to
+ *   retry in a second.
+ * - {@link AttemptBudgets.fail} and {@link AttemptBudgets.wait}, for API secrets (256 random bits,
+ *   checked with one SHA-256): the secret is compared first; a failure is then counted and the
+ *   answer taken from the count it returns, a success answered only if the budget is not spent.
+ *   Guesses sent at once are answered as if sent one by one — at most 5 wrong answers, and a
+ *   right one only while the budget lasts —, and a merchant's integration may ask for tokens with
+ *   as many connections as it likes (reserving would refuse them beyond 5 in flight).
+ */
+export interface Budget {
+  /** Names the budget in the table; each scope counts apart. */
+  readonly scope: string;
+  /** Failures (and checks in flight) allowed per window. */
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** The budgets of this service: per user or key, and per client address, per minute. */
+export const BUDGETS = {
+  /** Dashboard credentials (Basic on the back office and the sandbox inbox, the sign-in form), per e-mail. */
+  dashboardUser: { scope: 'dashboard_user', limit: 5, windowMs: 60_000 },
+  /** The same routes and invitation links, per client address. */
+  dashboardAddress: { scope: 'dashboard_address', limit: 20, windowMs: 60_000 },
+  /** `POST /api/token`, per API key. */
+  tokenKey: { scope: 'token_key', limit: 5, windowMs: 60_000 },
+  /** `POST /api/token`, per client address. */
+  tokenAddress: { scope: 'token_address', limit: 20, windowMs: 60_000 },
+} as const satisfies Record<string, Budget>;
+
+/** One budget applied to one subject (an e-mail, an address, an API key). */
+export interface Claim {
+  budget: Budget;
+  subject: string;
+}
+
+/** A reserved attempt: settle it once the credentials were compared. */
+export interface Reservation {
+  ok: true;
+  /** The credentials were right: the attempt is given back to every budget. */
+  succeeded(): Promise<void>;
+  /** They were wrong: the attempt stays counted as a failure in every budget. */
+  failed(): Promise<void>;
+}
+
+export type Reserved = Reservation | { ok: false; retryAfter: number };
+
+interface Row {
+  scope: string;
+  subject: string;
+  failures: number;
+  pending: number;
+  resets_at: Date | string;
+}
+
+/** What is stored for a subject: a digest, so that nothing typed into a credential field is kept as typed. */
+function digest(scope: string, subject: string): string {
+  return createHash('sha256').update(`${scope}\u0000${subject}`, 'utf8').digest('base64url');
+}
+
+/** Rows in one order (scope, then subject, bytewise as `COLLATE "C"`): statements that lock several lock them alike, so they never deadlock. */
+function ordered(claims: readonly Claim[]): { budget: Budget; key: string }[] {
+  const seen = new Map<string, { budget: Budget; key: string }>();
+  for (const c of claims) seen.set(`${c.budget.scope}\u0000${digest(c.budget.scope, c.subject)}`, { budget: c.budget, key: digest(c.budget.scope, c.subject) });
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
+export class AttemptBudgets {
+  constructor(
+    private readonly sql: Sql,
+    /** The wall clock of the windows (tests move it). */
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Reserves one attempt in each budget at once. Refused when any of them is spent — by failures
+   * (retry when its window ends) or by checks in flight (retry in a second) —, and then nothing
+   * stays reserved.
+   */
+  async reserve(claims: readonly Claim[]): Promise<Reserved> {
+    const rows = ordered(claims);
+    if (rows.length === 0) throw new RangeError('reserve needs at least one budget');
+    const now = this.now();
+    const params: unknown[] = [new Date(now)];
+    const values = rows.map((r) => {
+      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
+      const n = params.length;
+      return `($${n - 2}, $${n - 1}, 0, 1, $${n}::timestamptz)`;
+    });
+    // A window that ended starts again from this attempt: its failures and any check left in
+    // flight by a process that died are forgotten with it.
+    const { rows: after } = await this.sql.query<Row>(
+      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
+       ON CONFLICT (scope, subject) DO UPDATE SET
+         failures = CASE WHEN t.resets_at <= $1 THEN 0 ELSE t.failures END,
+         pending = CASE WHEN t.resets_at <= $1 THEN 1 ELSE t.pending + 1 END,
+         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
+       RETURNING scope, subject, failures, pending, resets_at`,
+      params,
+    );
+    let retryAfter = 0;
+    for (const r of rows) {
+      const row = after.find((a) => a.scope === r.budget.scope && a.subject === r.key)!;
+      if (row.failures >= r.budget.limit) retryAfter = Math.max(retryAfter, Math.ceil((new Date(row.resets_at).getTime() - now) / 1000));
+      else if (row.failures + row.pending > r.budget.limit) retryAfter = Math.max(retryAfter, 1);
+    }
+    if (retryAfter > 0) {
+      await this.#settle(rows, false);
+      return { ok: false, retryAfter: Math.max(1, retryAfter) };
+    }
+    let settled = false;
+    const settle = async (failed: boolean) => {
+      if (settled) return;
+      settled = true;
+      await this.#settle(rows, failed);
+    };
+    return { ok: true, succeeded: () => settle(false), failed: () => settle(true) };
+  }
+
+  /**
+   * Counts one failure in each budget (a wrong secret, a request breaking the text rule or
+   * carrying no credentials, a link that opens nothing), in one statement. Answers the wait when
+   * this failure is beyond a budget — the caller then answers 429, not the failure's own answer,
+   * so a guess past the budget learns nothing —, else 0.
+   */
+  async fail(claims: readonly Claim[]): Promise<number> {
+    const rows = ordered(claims);
+    if (rows.length === 0) throw new RangeError('fail needs at least one budget');
+    const now = this.now();
+    const params: unknown[] = [new Date(now)];
+    const values = rows.map((r) => {
+      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
+      const n = params.length;
+      return `($${n - 2}, $${n - 1}, 1, 0, $${n}::timestamptz)`;
+    });
+    const { rows: after } = await this.sql.query<Row>(
+      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
+       ON CONFLICT (scope, subject) DO UPDATE SET
+         failures = CASE WHEN t.resets_at <= $1 THEN 1 ELSE t.failures + 1 END,
+         pending = CASE WHEN t.resets_at <= $1 THEN 0 ELSE t.pending END,
+         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
+       RETURNING scope, subject, failures, pending, resets_at`,
+      params,
+    );
+    let wait = 0;
+    for (const r of rows) {
+      const row = after.find((a) => a.scope === r.budget.scope && a.subject === r.key)!;
+      if (row.failures > r.budget.limit) wait = Math.max(wait, Math.max(1, Math.ceil((new Date(row.resets_at).getTime() - now) / 1000)));
+    }
+    return wait;
+  }
+
+  /** Seconds before these subjects may try again (the longest wait of their budgets), 0 when they may: one read. */
+  async wait(claims: readonly Claim[]): Promise<number> {
+    const rows = ordered(claims);
+    if (rows.length === 0) return 0;
+    const now = this.now();
+    const { rows: found } = await this.sql.query<Row>(
+      'SELECT scope, subject, failures, pending, resets_at FROM auth_throttle WHERE (scope, subject) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
+      [rows.map((r) => r.budget.scope), rows.map((r) => r.key)],
+    );
+    let wait = 0;
+    for (const r of rows) {
+      const row = found.find((f) => f.scope === r.budget.scope && f.subject === r.key);
+      if (!row) continue;
+      const left = new Date(row.resets_at).getTime() - now;
+      if (left > 0 && row.failures >= r.budget.limit) wait = Math.max(wait, Math.ceil(left / 1000));
+    }
+    return wait;
+  }
+
+  /**
+   * Ends the checks in flight: each row's `pending` goes down, and `failures` up when they
+   * failed. Rows are locked in one order first (see {@link ordered}). A window that ended
+   * meanwhile keeps the failure: counting it in the next one errs on the safe side.
+   */
+  async #settle(rows: readonly { budget: Budget; key: string }[], failed: boolean): Promise<void> {
+    const scopes = rows.map((r) => r.budget.scope);
+    const keys = rows.map((r) => r.key);
+    await this.sql.query(
+      `WITH locked AS (
+         SELECT t.scope, t.subject FROM auth_throttle t
+         JOIN unnest($1::text[], $2::text[]) AS r(scope, subject) ON t.scope = r.scope AND t.subject = r.subject
+         ORDER BY t.scope COLLATE "C", t.subject COLLATE "C" FOR UPDATE OF t)
+       UPDATE auth_throttle t SET pending = GREATEST(t.pending - 1, 0), failures = t.failures + $3
+       FROM locked WHERE t.scope = locked.scope AND t.subject = locked.subject`,
+      [scopes, keys, failed ? 1 : 0],
+    );
+  }
+}
+
+/** Deletes the rows of windows that ended more than an hour ago (they throttle nobody); answers how many. */
+export async function purgeSpentBudgets(sql: Sql): Promise<number> {
+  const { rowCount } = await sql.query("DELETE FROM auth_throttle WHERE resets_at < now() - interval '1 hour'");
+  return rowCount;
+}
