@@ -16,6 +16,8 @@ export const DATABASE_INDEPENDENT = [
   'test/sdk/protocol.test.ts',
   'test/jobs/config.test.ts',
   'test/delivery/{policy,front-result,notification-signature}.test.ts',
+  'test/outbound/**',
+  'test/psp/endpoints.test.ts',
   // Pages: what they show is the same on either engine (test/browser/** is its own project).
   'test/browser/**',
   'test/sdk/sdk-assets.test.ts',
@@ -24,6 +26,11 @@ export const DATABASE_INDEPENDENT = [
   'test/psp/*.live.test.ts',
   // Hostile input against the HTTP layer: refused before any SQL runs.
   'test/http/fuzz.test.ts',
+  // Every route under every spelling, for every role: decided on the matched route before any
+  // SQL of the route runs (test/http/path-rule.test.ts keeps the findings on both engines), and
+  // the roles table of docs/security.md generated from the route registry.
+  'test/http/route-walk.test.ts',
+  'test/http/security-doc.test.ts',
 ];
 
 const BROWSER = ['test/browser/**/*.test.ts'];

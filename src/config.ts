@@ -40,7 +40,7 @@ export interface Config {
    * Hosts a PSP account's `endpoint_url` may name in production beside its PSP's own published
    * hosts (a PSP's host this build does not list yet, an egress proxy of the operator's); they may
    * also use plain http and resolve to internal addresses. An operator setting, never a merchant's.
-   * Absent: none (docs/security-outbound.md).
+   * Absent: none (docs/security.md).
    */
   pspEndpointAllowlist?: string[];
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 
 /**
- * Failure budgets of credential checks (docs/security-outbound.md, "Throttles"), kept in the
+ * Failure budgets of credential checks (docs/security.md, "Throttles"), kept in the
  * database so that every process of a deployment on one PostgreSQL shares them. Two ways to
  * count, both atomic (one statement), so that guesses sent at once gain nothing:
  *

@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js';
  * as global unicast passes; a NAT64 address (64:ff9b::/96, what DNS64 answers on an IPv6-only
  * host) passes when the IPv4 address inside it would. The operator may allow named hosts
  * (WEBHOOK_ALLOWED_HOSTS, PSP_ENDPOINT_ALLOWLIST); a sandbox deployment allows every address,
- * as developers point it at local fakes (docs/security-outbound.md).
+ * as developers point it at local fakes (docs/security.md).
  *
  * The check is made on every address a name resolves to, at call time, and the connection is
  * made to the very address checked (./http-request.ts), so a name cannot be re-pointed between

@@ -15,7 +15,7 @@ export function matchesHostPattern(pattern: string, host: string): boolean {
 }
 
 /**
- * Where PSP calls may go (docs/security-outbound.md, "Where card data may go"). Card numbers,
+ * Where PSP calls may go (docs/security.md, "Where card data may go"). Card numbers,
  * credentials and every other PSP call go only to the PSP's own published hosts for the PSP
  * account's environment (each connector's `publishedHosts`, citing its source), over https. A
  * PSP account's `endpoint_url` may name another of them (a Lyra brand, an Adyen live prefix);

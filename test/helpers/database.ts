@@ -51,16 +51,23 @@ function closingOnce(db: Database): Database {
   return { ...db, close: () => (closed ??= db.close()) };
 }
 
-export async function isolatedDatabase(): Promise<IsolatedDatabase> {
+export interface TestDatabaseOptions {
+  /** No table at all, for tests of the migrations themselves. Default: migrated (the run's snapshot or template). */
+  empty?: boolean;
+}
+
+export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promise<IsolatedDatabase> {
   if (!onPostgres) {
-    const db = closingOnce(await timed('database loaded', async () => openPglite(undefined, await pgliteSnapshot())));
+    const db = closingOnce(await timed('database loaded', async () => openPglite(undefined, options.empty ? undefined : await pgliteSnapshot())));
     return { url: undefined, open: async () => db, dispose: () => db.close() };
   }
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
   const name = `chipin_t_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
-  await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`));
+  // template0: an empty database whatever the server's template1 holds.
+  const template = options.empty ? 'template0' : inject('postgresTemplate');
+  await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const url = databaseUrlNamed(base, name);
   let disposed: Promise<void> | undefined;
   return {
@@ -80,8 +87,8 @@ export async function isolatedDatabase(): Promise<IsolatedDatabase> {
 }
 
 /** A fresh database whose `close()` also drops it. */
-export async function openTestDatabase(): Promise<Database> {
-  const isolated = await isolatedDatabase();
+export async function openTestDatabase(options: TestDatabaseOptions = {}): Promise<Database> {
+  const isolated = await isolatedDatabase(options);
   const db = await isolated.open();
   return { ...db, close: () => isolated.dispose() };
 }

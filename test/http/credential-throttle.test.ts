@@ -1,5 +1,5 @@
 /**
- * The credential throttles hold under concurrency and across processes (docs/security-outbound.md,
+ * The credential throttles hold under concurrency and across processes (docs/security.md,
  * "Throttles"): guesses sent at once spend the failure budget as guesses sent one by one do, and
  * every process on one database shares it. Each request comes from its own client address, as
  * from a botnet, so that only the per-user (per-key) budget of 5 is at work.

@@ -195,7 +195,7 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
 describe('migration 020 (idempotency scope)', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openTestDatabase();
+    db = await openTestDatabase({ empty: true });
     await migrate(db, bundledMigrations().filter((m) => m.version < 20));
   });
   afterAll(() => db.close());

@@ -1,5 +1,5 @@
 /**
- * Where card data may go (docs/security-outbound.md): in a production deployment no setting a
+ * Where card data may go (docs/security.md): in a production deployment no setting a
  * merchant's admin or support user can reach — the PSP accounts API (`?verify=false` included),
  * the back-office forms, "Check again", an account already in the database, a PSP host answering
  * with a redirect — sends a card number anywhere but the PSP's own published hosts (and those the

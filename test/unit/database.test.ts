@@ -6,8 +6,7 @@ import { onPostgres, openTestDatabase } from '../helpers/app.ts';
 
 let db: Database;
 beforeAll(async () => {
-  db = await openTestDatabase();
-  await migrate(db);
+  db = await openTestDatabase({ empty: true });
 });
 afterAll(() => db.close());
 
@@ -19,9 +18,11 @@ describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   it('migrations are versioned, applied once, and a second run applies nothing', async () => {
+    const versions = bundledMigrations().map((m) => m.version);
+    expect(await pendingMigrations(db)).toEqual(versions);
+    expect(await migrate(db)).toEqual(versions);
     expect(await migrate(db)).toEqual([]);
     expect(await pendingMigrations(db)).toEqual([]);
-    const versions = bundledMigrations().map((m) => m.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
   });

@@ -1,4 +1,4 @@
--- Failure budgets of credential checks (src/auth/attempt-budgets.ts, docs/security-outbound.md
+-- Failure budgets of credential checks (src/auth/attempt-budgets.ts, docs/security.md
 -- "Throttles"): in the database, so that every process of a deployment on one PostgreSQL shares
 -- them. One row per budget and subject for the current window: failures counted, and checks
 -- still in flight (`pending`, for the checks that reserve their place before comparing), which

@@ -58,7 +58,7 @@ const EndpointUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    "In production an https:// URL on one of the PSP's own hosts for the environment (another Lyra brand, Adyen live prefix), or on a host of the operator's PSP_ENDPOINT_ALLOWLIST (docs/security-outbound.md); in a sandbox deployment any https:// URL, or http://127.0.0.1 (local fakes)",
+    "In production an https:// URL on one of the PSP's own hosts for the environment (another Lyra brand, Adyen live prefix), or on a host of the operator's PSP_ENDPOINT_ALLOWLIST (docs/security.md); in a sandbox deployment any https:// URL, or http://127.0.0.1 (local fakes)",
 });
 const Verify = Type.Object({ verify: Type.Optional(Type.Boolean({ description: 'false skips the check call to the PSP' })) }, { additionalProperties: false });
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
