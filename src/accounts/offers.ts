@@ -118,7 +118,8 @@ export async function unpaidPurchaseCount(tx: Sql, accountId: string, offerId: s
 
 /**
  * Offers change rarely and are read on every purchase creation, so each process keeps an
- * account's offers for a few seconds (DESIGN §9: short-lived, never the only copy).
+ * account's offers for a few seconds (short-lived, never the only copy:
+ * docs/architecture.md#scale-and-tenancy).
  */
 export class OfferCache {
   readonly #entries = new Map<string, { offers: Promise<Offer[]>; expiresAt: number }>();

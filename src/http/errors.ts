@@ -29,7 +29,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'missing_identifier'
   | 'invalid_purchase_state'
-  // Idempotency-Key (DESIGN §7)
+  // Idempotency-Key (docs/api-conventions.md#idempotency-key)
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   // schedule simulation (ScheduleError codes, src/domain/schedule.ts, plus SHARED offers)
