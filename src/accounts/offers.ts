@@ -22,7 +22,7 @@ export interface Offer {
   potDeadlineHours: number;
   /** How long a purchase may stay unpaid (CREATED) before it expires. */
   expiryHours: number;
-  /** Schedule terms (DESIGN §4): fee in basis points of the amount, plus a fixed fee. */
+  /** Schedule terms (docs/schedules.md#rules): fee in basis points of the amount, plus a fixed fee. */
   feeRateBps: number;
   fixedFeeCents: number;
   /** Nominal annual interest rate in basis points (`debit_rate`). */
