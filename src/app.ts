@@ -87,7 +87,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await revokedKeys.refresh();
     revokedKeys.start();
 
-    // DESIGN §8: one clock for the whole service; in sandbox it can be moved forward.
+    // One clock for the whole service; in sandbox it can be moved forward
+    // (docs/jobs-and-clock.md#the-service-clock).
     const sandboxClock =
       config.env === 'sandbox'
         ? await SandboxClock.open(db, { onError: (err) => logger.warn({ err }, 'could not refresh the sandbox clock') })

@@ -29,7 +29,7 @@ export interface Services {
   /** The credential failure budgets (dashboard users, API keys, client addresses), shared through the database. */
   authBudgets: AttemptBudgets;
   metrics: Metrics;
-  /** The service's one clock (DESIGN §8). */
+  /** The service's one clock (docs/jobs-and-clock.md#the-service-clock). */
   clock: Clock;
   offers: OfferCache;
   /** Time-driven background work; the sandbox clock drains it after each advance. */

@@ -28,7 +28,10 @@ import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint }
 
 export interface SandboxPspOptions {
   db: Database;
-  /** The service clock (DESIGN §8): hold expiry and card expiry follow it, so the sandbox clock moves them. */
+  /**
+   * The service clock (docs/jobs-and-clock.md#the-service-clock): hold expiry and card expiry
+   * follow it, so the sandbox clock moves them.
+   */
   clock: Clock;
   /** Chipin's public base URL; the 3-D Secure challenge page is served under it. */
   publicUrl: string;
