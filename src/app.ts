@@ -113,8 +113,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     });
     await psps.assertOffersUseKnownPsps(db);
     if (config.env === 'production') {
-      // DESIGN §6: production takes no payment on the built-in sandbox PSP; each such offer
-      // refuses its payments until it is bound to a PSP account. Said once at boot, naming them.
+      // Production takes no payment on the built-in sandbox PSP
+      // (docs/psp-connectors.md#production); each such offer refuses its payments until it is bound
+      // to a PSP account. Said once at boot, naming them.
       const onSandbox = await psps.sandboxOffers(db);
       if (onSandbox.length > 0) {
         logger.error(
