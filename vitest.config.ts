@@ -31,6 +31,8 @@ export const DATABASE_INDEPENDENT = [
   // the roles table of docs/security.md generated from the route registry.
   'test/http/route-walk.test.ts',
   'test/http/security-doc.test.ts',
+  // The docs read against the tree (module lists, citations): files only, no database.
+  'test/docs/**',
 ];
 
 const BROWSER = ['test/browser/**/*.test.ts'];

@@ -87,7 +87,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await revokedKeys.refresh();
     revokedKeys.start();
 
-    // DESIGN §8: one clock for the whole service; in sandbox it can be moved forward.
+    // One clock for the whole service; in sandbox it can be moved forward
+    // (docs/jobs-and-clock.md#the-service-clock).
     const sandboxClock =
       config.env === 'sandbox'
         ? await SandboxClock.open(db, { onError: (err) => logger.warn({ err }, 'could not refresh the sandbox clock') })
@@ -112,8 +113,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     });
     await psps.assertOffersUseKnownPsps(db);
     if (config.env === 'production') {
-      // DESIGN §6: production takes no payment on the built-in sandbox PSP; each such offer
-      // refuses its payments until it is bound to a PSP account. Said once at boot, naming them.
+      // Production takes no payment on the built-in sandbox PSP
+      // (docs/psp-connectors.md#production); each such offer refuses its payments until it is bound
+      // to a PSP account. Said once at boot, naming them.
       const onSandbox = await psps.sandboxOffers(db);
       if (onSandbox.length > 0) {
         logger.error(

@@ -205,7 +205,7 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** The back-mode commands (DESIGN §6): the same use cases as the back office. */
+/** The back-mode commands (docs/psp-connectors.md#psp-accounts): the same use cases as the back office. */
 async function pspAccountCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
   const accountId = parsePublicId('acc', required(values, 'account'));
   if (!accountId) throw new UsageError('--account must be acc_<uuid>');

@@ -29,7 +29,7 @@ export interface Services {
   /** The credential failure budgets (dashboard users, API keys, client addresses), shared through the database. */
   authBudgets: AttemptBudgets;
   metrics: Metrics;
-  /** The service's one clock (DESIGN §8). */
+  /** The service's one clock (docs/jobs-and-clock.md#the-service-clock). */
   clock: Clock;
   offers: OfferCache;
   /** Time-driven background work; the sandbox clock drains it after each advance. */
@@ -42,11 +42,14 @@ export interface Services {
   messenger: Messenger;
   /** The mail transport itself, for mail to the merchant's staff (back-office invitations). */
   mailer: Mailer;
-  /** PSP connectors by name (`offers.psp`); `sandbox` is built in and the default (DESIGN §6). */
+  /**
+   * PSP connectors by name (`offers.psp`); `sandbox` is built in and the default
+   * (docs/psp-connectors.md#the-registry).
+   */
   psps: PspRegistry;
   /** What the payment flows (hosted pages, sandbox helpers, jobs) need. */
   payments: PaymentDeps;
-  /** PSP accounts of back mode (DESIGN §6): what their use cases need. */
+  /** PSP accounts of back mode (docs/psp-connectors.md#psp-accounts): what their use cases need. */
   pspAccounts: PspAccountDeps;
   /** Webhooks and back-mode notifications: endpoints, delivery log, replay, the worker (docs/webhooks.md). */
   deliveries: Deliveries;

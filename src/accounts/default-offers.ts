@@ -1,4 +1,4 @@
-/** The terms of an offer a new account starts with (DESIGN §2, §3, §4). */
+/** The terms of an offer a new account starts with (docs/schedules.md#the-offers-a-new-account-starts-with). */
 export interface OfferTemplate {
   type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
   installments: number;

@@ -22,7 +22,7 @@ export interface Offer {
   potDeadlineHours: number;
   /** How long a purchase may stay unpaid (CREATED) before it expires. */
   expiryHours: number;
-  /** Schedule terms (DESIGN §4): fee in basis points of the amount, plus a fixed fee. */
+  /** Schedule terms (docs/schedules.md#rules): fee in basis points of the amount, plus a fixed fee. */
   feeRateBps: number;
   fixedFeeCents: number;
   /** Nominal annual interest rate in basis points (`debit_rate`). */
@@ -118,7 +118,8 @@ export async function unpaidPurchaseCount(tx: Sql, accountId: string, offerId: s
 
 /**
  * Offers change rarely and are read on every purchase creation, so each process keeps an
- * account's offers for a few seconds (DESIGN §9: short-lived, never the only copy).
+ * account's offers for a few seconds (short-lived, never the only copy:
+ * docs/architecture.md#scale-and-tenancy).
  */
 export class OfferCache {
   readonly #entries = new Map<string, { offers: Promise<Offer[]>; expiresAt: number }>();

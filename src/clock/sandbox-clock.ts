@@ -21,10 +21,10 @@ export interface SandboxClockOptions {
 }
 
 /**
- * The service clock of a sandbox (DESIGN §8): wall time plus an offset that only grows, stored in
- * the database (`sandbox_clock`) so that every process of the service shows the same time.
- * `now()` is synchronous and reads a cached offset, re-read every second in the background and
- * at once in the process that moves it.
+ * The service clock of a sandbox (docs/jobs-and-clock.md#the-service-clock): wall time plus an
+ * offset that only grows, stored in the database (`sandbox_clock`) so that every process of the
+ * service shows the same time. `now()` is synchronous and reads a cached offset, re-read every
+ * second in the background and at once in the process that moves it.
  */
 export class SandboxClock implements Clock {
   #offsetMs = 0;

@@ -3,8 +3,8 @@ import type { TransactionData } from './transaction.ts';
 
 /**
  * The back-mode result handed to the merchant's front end after a payment (contract: "Back
- * mode: result passed to the merchant front end"; DESIGN §5), independent of the PSP. The hosted
- * pages pass it as a redirect parameter and by `postMessage`. Pure.
+ * mode: result passed to the merchant front end"; docs/webhooks.md#front-end-result), independent
+ * of the PSP. The hosted pages pass it as a redirect parameter and by `postMessage`. Pure.
  */
 export interface FrontResult {
   transaction: {

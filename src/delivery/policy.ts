@@ -1,5 +1,5 @@
 /**
- * Delivery policy (DESIGN §5). Pure: times are passed in.
+ * Delivery policy (docs/webhooks.md#delivery-policy). Pure: times are passed in.
  *
  * - Success: any 2xx answered within the timeout (10 s by default). Redirects are not followed.
  * - Otherwise retry after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (each ±20 %), then

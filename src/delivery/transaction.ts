@@ -8,7 +8,7 @@ import type { ProcessorDetails } from '../psp/connector.ts';
 export interface TransactionData {
   /** The PSP's identifier of the transaction, not Chipin's. */
   id: string;
-  /** `authorized`, `completed`, `failed`, `voided` or `refunded` (DESIGN §5). */
+  /** `authorized`, `completed`, `failed`, `voided` or `refunded` (docs/webhooks.md#back-mode-notification). */
   status: string;
   amount_cents?: number;
   /** ISO 8601. */

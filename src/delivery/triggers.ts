@@ -14,7 +14,7 @@ export const TRIGGERS = {
   purchaseCancelled: MOVES.cancel.event,
   purchaseAborted: MOVES.abort.event,
   purchaseFailed: MOVES.fail.event,
-  // Every refund, not only the one that makes the purchase REFUNDED (DESIGN §10).
+  // Every refund, not only the one that makes the purchase REFUNDED (docs/webhooks.md#webhook-payload).
   purchaseRefunded: EVENT.refundMade,
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,

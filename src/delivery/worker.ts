@@ -43,7 +43,7 @@ export interface DeliveryMetricsSink {
 }
 
 export interface DeliveryWorkerOptions {
-  /** Deadline for the answer's status line (ms). 10 s by default (DESIGN §5). */
+  /** Deadline for the answer's status line (ms). 10 s by default (docs/webhooks.md#delivery-policy). */
   timeoutMs?: number;
   /** How long a claim protects a delivery being sent (wall-clock ms). Default: two timeouts + 5 s (claimed ahead, a delivery may wait for one attempt first). */
   leaseMs?: number;
@@ -271,8 +271,8 @@ export class DeliveryWorker implements DueWorkRunner {
 
   /**
    * Dispatches every new event and sends every due delivery, waiting for the attempts it makes
-   * (the sandbox clock calls it after a move, DESIGN §8). Answers how many events and attempts it
-   * handled. Safe alongside the background worker and other processes.
+   * (the sandbox clock calls it after a move, docs/jobs-and-clock.md). Answers how many events and
+   * attempts it handled. Safe alongside the background worker and other processes.
    */
   async runDue(maxAttempts = 1_000): Promise<number> {
     let handled = await this.#dispatchAll();

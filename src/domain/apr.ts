@@ -29,7 +29,8 @@ export type DatedFlow = {
  *   Annex III) say "1 year = 365 days, 366 in leap years"; none of them spans a 29 February,
  *   so days/365 and actual/actual give identical times there and both reproduce every
  *   expected value, while 12-equal-months does not (546 days ≠ 18 months: 12.92 % instead of
- *   12.96 %). We use plain days/365, as DESIGN §4 says, so a day weighs the same in any year.
+ *   12.96 %). We use plain days/365 (docs/schedules.md#how-the-taeg-is-computed), so a day weighs
+ *   the same in any year.
  */
 export type DayCount = 'monthly' | 'actual365';
 

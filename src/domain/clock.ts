@@ -1,4 +1,7 @@
-/** The one source of time for business rules (DESIGN §8): the sandbox can move it forward. */
+/**
+ * The one source of time for business rules (docs/jobs-and-clock.md#the-service-clock): the
+ * sandbox can move it forward.
+ */
 export interface Clock {
   now(): Date;
 }

@@ -1,5 +1,5 @@
 /**
- * Collection of installments and deferred payments (DESIGN §3, issue "schedules"): when each
+ * Collection of installments and deferred payments (docs/schedules.md#collection): when each
  * attempt runs and what `comment` says. Pure.
  */
 

@@ -20,7 +20,10 @@ export interface PlannedInstallment {
   feesCents: number;
 }
 
-/** What the leader is charged at checkout, by payment solution (DESIGN §3, docs/hosted-payment.md). */
+/**
+ * What the leader is charged at checkout, by payment solution
+ * (docs/hosted-payment.md#what-the-leader-is-charged-by-offer).
+ */
 export interface LeaderPlan {
   purpose: LeaderPurpose;
   /**
@@ -41,8 +44,9 @@ export type PlanProblem = ShareProblem | { code: 'schedule'; message: string };
  * The leader's plan for a purchase of `amountCents` created on `createdAt`, pledgers' shares
  * given. SHARED alone: everything captured. SHARED with friends: a guarantee holding only what
  * the friends owe (amount − leader's share; the one 3-D Secure challenge) and the leader's share
- * charged separately, so the card never ties up more than the amount (DESIGN §3). INSTALLMENTS: the
- * first line with all the fees captured. DEFERRED: its single line authorised, captured later.
+ * charged separately, so the card never ties up more than the amount (docs/hosted-payment.md).
+ * INSTALLMENTS: the first line with all the fees captured. DEFERRED: its single line authorised,
+ * captured later.
  */
 export function planLeaderPayment(offer: OfferRules, amountCents: number, pledgerShares: readonly number[], createdAt: Date): LeaderPlan | { problem: PlanProblem } {
   if (offer.type === 'SHARED') {

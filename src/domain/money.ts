@@ -1,6 +1,7 @@
 /**
- * Currencies and amounts. Amounts are integers in the currency's minor unit (DESIGN §2), so the
- * exponent of a currency decides what "1234" means: 12.34 EUR, 1 234 JPY, 1.234 KWD.
+ * Currencies and amounts. Amounts are integers in the currency's minor unit
+ * (docs/api-conventions.md#money), so the exponent of a currency decides what "1234" means:
+ * 12.34 EUR, 1 234 JPY, 1.234 KWD.
  * Formatting them for people is src/i18n/format.ts.
  */
 

@@ -1,6 +1,6 @@
 /**
- * The pot of a SHARED purchase (DESIGN §3): the leader pays a share, pledgers pay theirs, the
- * shares never exceed the amount. Pure arithmetic on integer minor units.
+ * The pot of a SHARED purchase (docs/hosted-payment.md#rules): the leader pays a share, pledgers
+ * pay theirs, the shares never exceed the amount. Pure arithmetic on integer minor units.
  */
 import { decimalAmount } from './money.ts';
 

@@ -1,6 +1,6 @@
 /**
- * Purchase lifecycle (DESIGN §3). Internal states, what Merchant API v1 shows for each, and the
- * moves between them. docs/purchase-lifecycle.md draws the same table.
+ * Purchase lifecycle (docs/purchase-lifecycle.md, which draws the same tables): internal states,
+ * what Merchant API v1 shows for each, and the moves between them.
  */
 export type PurchaseState = 'CREATED' | 'ABORTED' | 'LEADER_PROCESSED' | 'SUCCESSFUL' | 'FAILED' | 'CANCELLED' | 'REFUNDED';
 

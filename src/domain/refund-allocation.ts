@@ -1,5 +1,6 @@
 /**
- * How a refund is split (DESIGN §10). Pure arithmetic on integer minor units, no I/O.
+ * How a refund is split (docs/purchase-lifecycle.md#refunds). Pure arithmetic on integer minor
+ * units, no I/O.
  *
  * 1. Money not collected yet comes first: installments still scheduled are lowered from the last
  *    one backwards (an installment lowered to nothing is cancelled; a deferred hold lowered to

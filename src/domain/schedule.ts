@@ -1,5 +1,5 @@
 /**
- * Payment schedule engine (DESIGN §4): splits a purchase into installments or one deferred
+ * Payment schedule engine (docs/schedules.md#rules): splits a purchase into installments or one deferred
  * payment, puts the offer's fees on the first line, and states the resulting TAEG.
  * Pure: integers for money, 'yyyy-mm-dd' strings for dates, no I/O.
  */
@@ -7,7 +7,10 @@ import { addDays, addMonthsClamped, aprPercent, parseIsoDate, solveApr, type Dat
 
 export { addDays, addMonthsClamped, parseIsoDate } from './apr.ts';
 
-/** The schedule-relevant part of an offer (DESIGN §2, §4). Money in minor units, rates in basis points. */
+/**
+ * The schedule-relevant part of an offer (docs/schedules.md#rules). Money in minor units
+ * (docs/api-conventions.md#money), rates in basis points.
+ */
 export type OfferTerms = {
   type: 'INSTALLMENTS' | 'DEFERRED';
   /** 2..12 for INSTALLMENTS; 1 for DEFERRED. */

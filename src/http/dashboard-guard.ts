@@ -28,7 +28,8 @@ export type DashboardCheck =
 const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"';
 
 /**
- * Merchant dashboard credentials (HTTP Basic: dashboard e-mail and password, DESIGN §7) for every
+ * Merchant dashboard credentials (HTTP Basic: dashboard e-mail and password,
+ * docs/authentication.md#back-office-dashboard-credentials-and-the-session-cookie) for every
  * route that accepts them: the back-office API and the sandbox inbox page. Its failure budgets
  * (per user, per address: src/auth/attempt-budgets.ts) are what bound password guessing; they
  * live in the database, shared by every guard of every process, and each attempt is counted
@@ -114,9 +115,9 @@ export class DashboardGuard {
   }
 
   /**
-   * A back-office API call made with the session cookie instead of Basic (DESIGN: back-office
-   * endpoints accept Basic or the dashboard's session cookie). Reads need the session only; a write also needs the CSRF
-   * token in `X-CSRF-Token`, or to come provably from our own origin (`Sec-Fetch-Site:
+   * A back-office API call made with the session cookie instead of Basic (back-office
+   * endpoints accept either: docs/authentication.md). Reads need the session only; a write also
+   * needs the CSRF token in `X-CSRF-Token`, or to come provably from our own origin (`Sec-Fetch-Site:
    * same-origin`, or an `Origin` equal to ours): a cross-site page can make the browser send the
    * cookie, never either of those.
    */

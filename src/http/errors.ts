@@ -29,7 +29,7 @@ export type ErrorCode =
   | 'invalid_signature'
   | 'missing_identifier'
   | 'invalid_purchase_state'
-  // Idempotency-Key (DESIGN §7)
+  // Idempotency-Key (docs/api-conventions.md#idempotency-key)
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   // schedule simulation (ScheduleError codes, src/domain/schedule.ts, plus SHARED offers)
@@ -70,11 +70,11 @@ export class ApiError extends Error {
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
 
 /**
- * A PSP fault met while serving a request (DESIGN §6): unreachable, timed out or unreadable, the
- * call is replayed with the same idempotency key before anything else is charged, so the caller
- * is told that nothing was charged and may try again (502); a PSP the offer cannot use (the
- * built-in sandbox in production, a missing PSP account, refused credentials) is 503. The
- * message names no credential.
+ * A PSP fault met while serving a request (docs/psp-connectors.md#faults-never-charge-twice):
+ * unreachable, timed out or unreadable, the call is replayed with the same idempotency key before
+ * anything else is charged, so the caller is told that nothing was charged and may try again (502);
+ * a PSP the offer cannot use (the built-in sandbox in production, a missing PSP account, refused
+ * credentials) is 503. The message names no credential.
  */
 export function pspError(err: { code: string; message: string }): ApiError {
   if (err.code === 'unreachable' || err.code === 'bad_response') {

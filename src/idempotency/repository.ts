@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 
-/** How long a key is remembered (DESIGN §7). */
+/** How long a key is remembered (docs/api-conventions.md#idempotency-key). */
 const KEEP_SECONDS = 24 * 3600;
 /** A claim without a stored response after this long belongs to a request that died: it may be taken over. */
 const ABANDONED_SECONDS = 60;

@@ -2,7 +2,7 @@
  * Background work that falls due with time (deadlines, installments, deferred captures,
  * delivery retries). Each runner is registered once at start; the scheduler calls them when they
  * may have something to do, and `POST /api/sandbox/clock` calls them all after moving the clock
- * so that what fell due runs before it answers (DESIGN §8).
+ * so that what fell due runs before it answers (docs/jobs-and-clock.md#the-service-clock).
  */
 export interface DueWorkRunner {
   readonly name: string;

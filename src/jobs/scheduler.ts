@@ -1,7 +1,8 @@
 /**
- * Durable jobs (DESIGN §8, §9): work that falls due at a service-clock time (an installment, a
- * pot deadline, a deferred capture, a retry), stored in the `jobs` table so that it survives
- * restarts and runs in exactly one of any number of processes.
+ * Durable jobs (docs/jobs-and-clock.md#jobs, docs/architecture.md#scale-and-tenancy): work that
+ * falls due at a service-clock time (an installment, a pot deadline, a deferred capture, a retry),
+ * stored in the `jobs` table so that it survives restarts and runs in exactly one of any number of
+ * processes.
  *
  * - {@link scheduleJob} adds a job, idempotent by key, inside the caller's transaction.
  * - {@link JobScheduler} claims due jobs (`FOR UPDATE SKIP LOCKED`, plus a lease), runs their

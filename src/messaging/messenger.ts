@@ -166,7 +166,8 @@ export type SmsNotice = Extract<ShopperNotice, { kind: 'pledge_receipt' | 'pot_c
 
 /**
  * A pledger's share of a shared pot was (partly) paid back after the merchant refunded the
- * purchase (DESIGN §10). `amountCents` is the whole purchase; `url` is not used (no action asked).
+ * purchase (docs/purchase-lifecycle.md#refunds). `amountCents` is the whole purchase; `url` is
+ * not used (no action asked).
  */
 export interface PledgeRefundMessage extends Omit<PurchaseLinkMessage, 'url' | 'firstName'> {
   /** What this pledger gets back, minor units of `currency`. */

@@ -463,7 +463,8 @@ export function pledgeSms(msg: PledgeMessage): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Refunds: a pledger's share was paid back (DESIGN §10). Nothing to do, so no link.
+// Refunds: a pledger's share was paid back (docs/purchase-lifecycle.md#refunds). Nothing to do,
+// so no link.
 
 const REFUND: Record<Lang, { subject(share: string, title: string): string; intro(share: string, title: string, merchant: string): string; delay: string }> = {
   en: {

@@ -1,6 +1,9 @@
 import type { Lang } from '../i18n/lang.ts';
 
-/** Every text of the hosted pages, in English and French (DESIGN §1: shoppers on a phone). */
+/**
+ * Every text of the hosted pages, in English and French, for shoppers on a phone
+ * (docs/hosted-payment.md).
+ */
 export const TEXT = {
   en: {
     soldBy: 'Sold by',

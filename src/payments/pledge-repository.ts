@@ -138,7 +138,7 @@ export async function markPledgePaid(sql: Sql, p: Pick<Pledge, 'accountId' | 'id
   return rowCount === 1;
 }
 
-/** Pledgers become clients of the account (DESIGN §2: unique by e-mail); one without e-mail stays anonymous. */
+/** Pledgers become clients of the account (unique by e-mail: docs/api-conventions.md#clients); one without e-mail stays anonymous. */
 export async function upsertPledgerClient(sql: Sql, accountId: string, p: Pledge, now: Date): Promise<string | undefined> {
   if (!p.email) return undefined;
   const [first, ...rest] = (p.name ?? '').trim().split(/\s+/);

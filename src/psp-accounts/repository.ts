@@ -5,10 +5,11 @@ import type { PspEnvironment } from '../psp/definition.ts';
 import type { StoredPspAccount } from '../psp/registry.ts';
 
 /**
- * The PSP accounts aggregate (back mode, DESIGN §6): a merchant account's own PSP accounts, their
- * credentials sealed with the secret box (one JSON object, AES-256-GCM), and which offers point
- * at them. Every query is scoped by `account_id`, except the notification lookup by id
- * ({@link pspAccountOwner}), whose caller then scopes everything by the owner it answers.
+ * The PSP accounts aggregate (back mode, docs/psp-connectors.md#psp-accounts): a merchant account's
+ * own PSP accounts, their credentials sealed with the secret box (one JSON object, AES-256-GCM),
+ * and which offers point at them. Every query is scoped by `account_id`, except the notification
+ * lookup by id ({@link pspAccountOwner}), whose caller then scopes everything by the owner it
+ * answers.
  */
 
 export interface PspAccountRow {

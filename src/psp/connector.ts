@@ -1,6 +1,6 @@
 /**
- * The contract every PSP connector fulfils (DESIGN §6). Chipin's payment flows speak only this
- * interface; a registry picks the connector per offer (`offers.psp`).
+ * The contract every PSP connector fulfils (docs/psp-connectors.md#the-contract). Chipin's payment
+ * flows speak only this interface; a registry picks the connector per offer (`offers.psp`).
  *
  * Rules for implementations:
  * - A refusal (declined card, insufficient funds, failed 3-D Secure) is a result value with a
@@ -52,8 +52,8 @@ export interface PspConnector {
 
   /**
    * One harmless authenticated call that proves the credentials work (on saving a PSP account,
-   * DESIGN §6). Refused credentials are a result; an unreachable PSP throws
-   * {@link PspIntegrationError} `unreachable`.
+   * docs/psp-connectors.md#credentials). Refused credentials are a result; an unreachable PSP
+   * throws {@link PspIntegrationError} `unreachable`.
    */
   verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }>;
 }

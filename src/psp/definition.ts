@@ -4,9 +4,9 @@ import type { PspHttp } from './psp-http.ts';
 
 /**
  * What a connector folder exports besides its connector: how to build one for a merchant's PSP
- * account (back mode, DESIGN §6). The registry lists the definitions of this build
- * (`GET /api/backoffice/psps`) and builds one connector instance per PSP account from them:
- * credentials in, nothing global.
+ * account (back mode, docs/psp-connectors.md#connector-instances-and-the-registry). The registry
+ * lists the definitions of this build (`GET /api/backoffice/psps`) and builds one connector
+ * instance per PSP account from them: credentials in, nothing global.
  */
 export interface ConnectorDefinition {
   /** Registry name (`stripe`, `adyen`, …), stored on PSP accounts and payments. */

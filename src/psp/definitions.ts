@@ -7,8 +7,9 @@ import { sandboxDefinition } from './sandbox/definition.ts';
 import { stripeDefinition } from './stripe/definition.ts';
 
 /**
- * The PSP connectors this build has (back mode, DESIGN §6). Adding a connector is one line here:
- * import its folder's `definition.ts` and append it. The registry checks the list at boot
+ * The PSP connectors this build has (back mode,
+ * docs/psp-connectors.md#connector-instances-and-the-registry). Adding a connector is one line
+ * here: import its folder's `definition.ts` and append it. The registry checks the list at boot
  * (names, duplicates, credential fields).
  */
 export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [

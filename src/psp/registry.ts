@@ -36,7 +36,7 @@ export class UnknownPspError extends Error {
   }
 }
 
-/** A production deployment runs no payment on the built-in sandbox PSP (DESIGN §6). */
+/** A production deployment runs no payment on the built-in sandbox PSP (docs/psp-connectors.md#production). */
 export class SandboxInProductionError extends PspIntegrationError {
   constructor(what: string) {
     super(

@@ -25,8 +25,9 @@ export interface NewPurchase {
   client: { ref?: string; email: string; firstName?: string; lastName?: string };
 }
 
-// A client is unique per account by the merchant's ref, else by e-mail (DESIGN §2); a later
-// purchase refreshes the names it gives and keeps those it leaves out.
+// A client is unique per account by the merchant's ref, else by e-mail
+// (docs/api-conventions.md#clients); a later purchase refreshes the names it gives and keeps
+// those it leaves out.
 const UPSERT_BY_REF = `ON CONFLICT (account_id, ref) WHERE ref IS NOT NULL DO UPDATE SET email = EXCLUDED.email,`;
 const UPSERT_BY_EMAIL = `ON CONFLICT (account_id, lower(email)) WHERE ref IS NULL DO UPDATE SET`;
 // The same client with nothing to refresh: found by a plain read, so no row lock. An upsert

@@ -18,9 +18,9 @@ export type AbortPurchaseOutcome =
   | { kind: 'not_found' };
 
 /**
- * Aborts a purchase of the account on its merchant's request (DESIGN §3: only CREATED, on which
- * nothing was authorised yet). Racing aborts serialise on the purchase's row lock in `applyMove`,
- * so exactly one of them answers `aborted`.
+ * Aborts a purchase of the account on its merchant's request (docs/purchase-lifecycle.md#abort:
+ * only CREATED, on which nothing was authorised yet). Racing aborts serialise on the purchase's
+ * row lock in `applyMove`, so exactly one of them answers `aborted`.
  */
 export async function abortPurchase(deps: AbortPurchaseDeps, input: { accountId: string; purchaseId: string }): Promise<AbortPurchaseOutcome> {
   const { accountId, purchaseId } = input;

@@ -21,11 +21,11 @@ export type CancelOutcome =
 export const CANCELLED_COMMENT = 'Cancelled by the merchant.';
 
 /**
- * The merchant cancels a purchase on which nothing was captured (DESIGN §10): in one transaction
- * under the row lock it moves to CANCELLED, the pot's open pledges are closed and the
- * installments still to collect dropped; then, outside it, every hold still authorised (a
- * deferred payment, a pot's guarantee) is voided at its PSP and the voids recorded (each one a
- * back-mode notification `voided`).
+ * The merchant cancels a purchase on which nothing was captured
+ * (docs/purchase-lifecycle.md#cancel): in one transaction under the row lock it moves to
+ * CANCELLED, the pot's open pledges are closed and the installments still to collect dropped;
+ * then, outside it, every hold still authorised (a deferred payment, a pot's guarantee) is voided
+ * at its PSP and the voids recorded (each one a back-mode notification `voided`).
  */
 export async function cancelPurchase(deps: PaymentDeps, input: { accountId: string; purchaseId: string; actor: Actor }): Promise<CancelOutcome> {
   const { db, clock } = deps;

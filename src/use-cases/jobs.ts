@@ -31,7 +31,7 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     await reconcilePayments(deps);
     return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_EVERY_MS) };
   });
-  // Refunds, cancellation and expiry (DESIGN §10).
+  // Expiry and refunds cut short (docs/purchase-lifecycle.md#expiry, #refunds).
   jobs.register(EXPIRE_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await expirePurchase(deps, job.accountId, String(job.payload.purchaseId));

@@ -8,9 +8,9 @@ import type { PaymentDeps } from './deps.ts';
 
 /**
  * The back-mode result of the leader's checkout transaction, for the merchant's front end, and
- * its JWT signed with the offer's secret (DESIGN §5). Undefined before any transaction.
- * `refused`: the card processor did not accept it (see `processorRefused`): the merchant's front
- * end gets an error instead.
+ * its JWT signed with the offer's secret (docs/webhooks.md#front-end-result). Undefined before any
+ * transaction. `refused`: the card processor did not accept it (see `processorRefused`): the
+ * merchant's front end gets an error instead.
  */
 export async function leaderFrontResult(
   deps: Pick<PaymentDeps, 'db' | 'box'>,

@@ -60,7 +60,8 @@ type Decline = { reason: DeclineReason; message: string };
  * The leader pays on the hosted page (or through the sandbox helper): card attached, the
  * checkout amount authorised (3-D Secure when the card asks), then the purchase moves to
  * LEADER_PROCESSED and the pledgers are invited. A refusal keeps the purchase CREATED, records
- * `payment.failed`, and after the offer's max attempts moves it to FAILED (DESIGN §3).
+ * `payment.failed`, and after the offer's max attempts moves it to FAILED
+ * (docs/purchase-lifecycle.md#moves).
  */
 export async function payAsLeader(
   deps: PaymentDeps,

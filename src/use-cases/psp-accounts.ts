@@ -113,7 +113,10 @@ function scrub(message: string, credentials: Record<string, string>): string {
   return out.slice(0, 300);
 }
 
-/** The one harmless authenticated call (DESIGN §6); answers when it was made, or why it failed. */
+/**
+ * The one harmless authenticated call (docs/psp-connectors.md#credentials); answers when it was
+ * made, or why it failed.
+ */
 async function verify(deps: PspAccountDeps, c: Checked, id: string): Promise<{ at: Date } | { kind: 'rejected'; message: string } | { kind: 'unreachable' }> {
   const connector = deps.psps.build(c.def.name, c.environment, c.credentials, c.endpointUrl, id);
   try {

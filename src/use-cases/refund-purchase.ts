@@ -44,12 +44,13 @@ export type RefundOutcome =
 const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
 
 /**
- * A merchant refund (DESIGN §10). In one transaction under the purchase's row lock, the amount
- * is checked against what is left to refund (allocations of earlier refunds, pending ones
- * included, are already deducted: concurrent refunds never exceed what was captured) and split
- * by `planRefund`; installments not collected yet are lowered at once. Then, outside any
- * transaction, each payment's share is refunded at its PSP (a deferred hold lowered to nothing
- * is voided) with its own idempotency key, and the answers are recorded ({@link executeRefund}).
+ * A merchant refund (docs/purchase-lifecycle.md#refunds). In one transaction under the
+ * purchase's row lock, the amount is checked against what is left to refund (allocations of
+ * earlier refunds, pending ones included, are already deducted: concurrent refunds never exceed
+ * what was captured) and split by `planRefund`; installments not collected yet are lowered at
+ * once. Then, outside any transaction, each payment's share is refunded at its PSP (a deferred
+ * hold lowered to nothing is voided) with its own idempotency key, and the answers are recorded
+ * ({@link executeRefund}).
  */
 export async function refundPurchase(
   deps: PaymentDeps,

@@ -26,10 +26,11 @@ const str = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <
 const refused = (code: Extract<TriggerCaptureOutcome, { kind: 'refused' }>['code'], message: string): TriggerCaptureOutcome => ({ kind: 'refused', code, message });
 
 /**
- * `trigger_capture` (DESIGN §7): captures a deferred purchase now instead of at its due date.
- * `token` is an HS256 JWT signed with the offer's secret whose payload names the offer
- * (`merchantUid`) and the purchase (`purchaseUid`, or `reference`). A second call answers the
- * same result and never captures twice.
+ * `trigger_capture` (docs/schedules.md#capturing-a-deferred-payment-now-trigger_capture):
+ * captures a deferred purchase now instead of at its due date. `token` is an HS256 JWT signed
+ * with the offer's secret whose payload names the offer (`merchantUid`) and the purchase
+ * (`purchaseUid`, or `reference`). A second call answers the same result and never captures
+ * twice.
  */
 export async function triggerCapture(deps: PaymentDeps, token: string): Promise<TriggerCaptureOutcome> {
   const { db, box } = deps;

@@ -8,7 +8,7 @@ import { mailtoAddress } from '../../src/delivery/worker.ts';
 import { standardWebhookSignature, webhookBody, webhookMessage } from '../../src/delivery/webhook-payload.ts';
 import { Webhook } from 'standardwebhooks';
 
-describe('retry policy (DESIGN §5)', () => {
+describe('retry policy (docs/webhooks.md#delivery-policy)', () => {
   it('retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then gives up: 8 attempts', () => {
     expect(RETRY_DELAYS_MS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(MAX_ATTEMPTS).toBe(8);

@@ -1,8 +1,9 @@
 /**
- * Back mode (DESIGN §6): PSP accounts in the back office, offers bound to them, connector
- * instances per PSP account, PSD2 stored credentials, PSP faults, inbound notifications, and no
- * credential anywhere in a response or a log line. Uses PSP accounts of the built-in sandbox and
- * of a test-only connector with credential fields (test/helpers/fake-psp.ts).
+ * Back mode (docs/psp-connectors.md#back-mode-merchants-own-psp-accounts): PSP accounts in the back
+ * office, offers bound to them, connector instances per PSP account, PSD2 stored credentials, PSP
+ * faults, inbound notifications, and no credential anywhere in a response or a log line. Uses PSP
+ * accounts of the built-in sandbox and of a test-only connector with credential fields
+ * (test/helpers/fake-psp.ts).
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

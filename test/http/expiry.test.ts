@@ -1,6 +1,7 @@
 /**
- * Expiry (DESIGN §10): a purchase still unpaid after its offer's `expiry_hours` (24 by default)
- * is CANCELLED ("Expired unpaid.", purchase.cancelled), driven by the sandbox clock.
+ * Expiry (docs/purchase-lifecycle.md#expiry): a purchase still unpaid after its offer's
+ * `expiry_hours` (24 by default) is CANCELLED ("Expired unpaid.", purchase.cancelled), driven by
+ * the sandbox clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';

@@ -1,7 +1,8 @@
 /**
- * Refunds and cancellation through Merchant API v1 and the back office (DESIGN §10), on pots,
- * installments and deferred purchases, with the sandbox PSP: allocation to the cent, idempotent
- * replay, a PSP refusal, concurrency, the final states, and what the merchant is told.
+ * Refunds and cancellation through Merchant API v1 and the back office
+ * (docs/purchase-lifecycle.md#refunds, #cancel), on pots, installments and deferred purchases,
+ * with the sandbox PSP: allocation to the cent, idempotent replay, a PSP refusal, concurrency,
+ * the final states, and what the merchant is told.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';

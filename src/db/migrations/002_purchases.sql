@@ -1,5 +1,5 @@
 -- Purchases and their clients, events, idempotency records and outgoing messages.
--- Every table carries account_id and every query filters by it (tenancy, DESIGN §9).
+-- Every table carries account_id and every query filters by it (tenancy: docs/architecture.md#scale-and-tenancy).
 
 CREATE TABLE clients (
   id          uuid PRIMARY KEY,
@@ -11,7 +11,7 @@ CREATE TABLE clients (
   created_at  timestamptz NOT NULL DEFAULT now(),
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
--- A client is one per account by the merchant's ref, else by e-mail (DESIGN §2).
+-- A client is one per account by the merchant's ref, else by e-mail (docs/api-conventions.md#clients).
 CREATE UNIQUE INDEX clients_account_ref_key ON clients (account_id, ref) WHERE ref IS NOT NULL;
 CREATE UNIQUE INDEX clients_account_email_key ON clients (account_id, lower(email)) WHERE ref IS NULL;
 

@@ -5,7 +5,7 @@
 -- docs/jobs-and-clock.md for the guarantees.
 CREATE TABLE jobs (
   id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  -- The merchant the work belongs to (tenancy, DESIGN §9); NULL for service-wide work.
+  -- The merchant the work belongs to (tenancy: docs/architecture.md#scale-and-tenancy); NULL for service-wide work.
   account_id    uuid REFERENCES accounts (id),
   kind          text NOT NULL,
   -- Scheduling the same key twice is a no-op: callers derive it from what is due

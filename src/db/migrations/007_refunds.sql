@@ -1,4 +1,4 @@
--- Refunds, cancellation and expiry (DESIGN §10).
+-- Refunds, cancellation and expiry (docs/purchase-lifecycle.md).
 
 -- A refund that lowers an installment not yet collected down to nothing cancels it.
 ALTER TABLE installments DROP CONSTRAINT installments_state_check;

@@ -1,5 +1,6 @@
--- Back mode (DESIGN §6): merchants' own PSP accounts. Credentials are sealed with the secret box
--- (AES-256-GCM, src/crypto/secret-box.ts) as one JSON object; they are never stored in clear.
+-- Back mode (docs/psp-connectors.md#psp-accounts): merchants' own PSP accounts. Credentials are
+-- sealed with the secret box (AES-256-GCM, src/crypto/secret-box.ts) as one JSON object; they are
+-- never stored in clear.
 CREATE TABLE psp_accounts (
   id               uuid PRIMARY KEY,
   account_id       uuid NOT NULL REFERENCES accounts (id),

@@ -7,7 +7,10 @@ import { langOf } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
 import { BearerErrors, TokenApiError } from './schemas.ts';
 
-/** Token API: abort a purchase still in its early stage (DESIGN §3: only CREATED is abortable). */
+/**
+ * Token API: abort a purchase still in its early stage (docs/purchase-lifecycle.md#abort: only
+ * CREATED is abortable).
+ */
 export function registerAbort(app: App, services: Services): void {
   app.post(
     '/api/purchases/:purchase_uid/abort',

@@ -30,7 +30,10 @@ const OfferPsp = Type.Object(
   { title: 'OfferPsp' },
 );
 
-/** Back office: the account's offers, their editable terms and the PSP account each pays through (back mode, DESIGN §6). */
+/**
+ * Back office: the account's offers, their editable terms (docs/back-office.md#editing-an-offer)
+ * and the PSP account each pays through (back mode, docs/psp-connectors.md#psp-accounts).
+ */
 export function registerBackofficeOffers(app: App, services: Services, guard: DashboardGuard): void {
   const deps = services.pspAccounts;
 

@@ -85,10 +85,10 @@ function answer(outcome: PspAccountOutcome) {
 }
 
 /**
- * Back office, back mode (DESIGN §6): the PSP connectors of this build and the account's own PSP
- * accounts. Credentials are validated against the connector's credential kind, checked with one
- * harmless call to the PSP (unless `?verify=false`), sealed at rest, and never returned: secrets
- * read as `…` and their last 4 characters.
+ * Back office, back mode (docs/psp-connectors.md#psp-accounts): the PSP connectors of this build
+ * and the account's own PSP accounts. Credentials are validated against the connector's credential
+ * kind, checked with one harmless call to the PSP (unless `?verify=false`), sealed at rest, and
+ * never returned: secrets read as `…` and their last 4 characters.
  */
 export function registerBackofficePsps(app: App, services: Services, guard: DashboardGuard): void {
   const deps = services.pspAccounts;

@@ -27,7 +27,8 @@ function purchaseIdOf(value: string): string {
 
 /**
  * Back office: the refund and cancel actions of Merchant API v1 for the dashboard's staff, with
- * dashboard credentials, through the same use cases (DESIGN §10). Token API error format.
+ * dashboard credentials, through the same use cases (docs/purchase-lifecycle.md#refunds,
+ * docs/back-office.md). Token API error format.
  */
 export function registerBackofficePurchases(app: App, services: Services, guard: DashboardGuard): void {
   const { db } = services;

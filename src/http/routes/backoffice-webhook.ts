@@ -31,8 +31,8 @@ const SECURITY = [{ apiKeyBasic: [] }];
 const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 /**
- * Back office: the account's webhook endpoint (DESIGN §5, §7). One per account; setting it
- * generates a new `token` and signing secret.
+ * Back office: the account's webhook endpoint (docs/webhooks.md#setting-the-webhook-url). One per
+ * account; setting it generates a new `token` and signing secret.
  */
 export function registerBackofficeWebhook(app: App, services: Services, guard: DashboardGuard): void {
   app.put(

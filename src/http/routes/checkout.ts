@@ -73,8 +73,8 @@ function readFriends(form: Record<string, unknown>, currency: string, country: s
 
 /**
  * Where the leader goes after the payment: the merchant's callback with the result (`result`:
- * the contract's back-mode result as a JWT signed with the offer's secret, DESIGN §5), else our
- * status page.
+ * the contract's back-mode result as a JWT signed with the offer's secret,
+ * docs/webhooks.md#front-end-result), else our status page.
  */
 function afterPayment(purchase: Purchase, state: string, result: string | undefined, param: 'result' | 'error' = 'result'): string {
   const uid = `pur_${purchase.id}`;

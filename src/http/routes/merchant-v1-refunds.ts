@@ -23,7 +23,10 @@ export function cancelRefusal(outcome: Exclude<CancelOutcome, { kind: 'cancelled
     : new ApiError(409, 'invalid_purchase_state', `a purchase in state ${V1_STATE[outcome.state]} cannot be cancelled`);
 }
 
-/** Merchant API v1: refunds and cancellation of a purchase (DESIGN §10). */
+/**
+ * Merchant API v1: refunds and cancellation of a purchase (docs/purchase-lifecycle.md#refunds,
+ * #cancel).
+ */
 export function registerV1Refunds(app: App, services: Services): void {
   const { db, config } = services;
 

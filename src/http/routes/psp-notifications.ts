@@ -7,10 +7,11 @@ import type { App } from '../types.ts';
 import { TokenApiError } from './schemas.ts';
 
 /**
- * Inbound notifications of merchants' PSPs (back mode, DESIGN §6): one URL per PSP account, set
- * in the PSP's back office. No credentials: the connector checks the PSP's signature and
- * freshness on the raw body; a refused one changes nothing. Answered the way the PSP expects
- * (the connector's `ack`, else 200 with an empty body).
+ * Inbound notifications of merchants' PSPs (back mode,
+ * docs/psp-connectors.md#inbound-notifications): one URL per PSP account, set in the PSP's back
+ * office. No credentials: the connector checks the PSP's signature and freshness on the raw body; a
+ * refused one changes nothing. Answered the way the PSP expects (the connector's `ack`, else 200
+ * with an empty body).
  */
 export function registerPspNotifications(app: App, services: Services): void {
   void app.register(async (plugin) => {

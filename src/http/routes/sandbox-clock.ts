@@ -14,7 +14,8 @@ const ClockState = {
 };
 
 /**
- * Sandbox only (not registered in production): the service clock (DESIGN §8).
+ * Sandbox only (not registered in production): the service clock
+ * (docs/jobs-and-clock.md#the-service-clock).
  *
  * - `GET /api/sandbox/clock`: what time the service thinks it is.
  * - `POST /api/sandbox/clock` `{advance_seconds}`: moves it forward for the whole service (every

@@ -8,9 +8,11 @@ import type { App } from '../types.ts';
 import { TokenApiError } from './schemas.ts';
 
 /**
- * `POST /api/trigger_capture/?signature=<jwt>` (DESIGN §7): captures a deferred purchase now
- * instead of at its due date. The signature is an HS256 JWT signed with the offer's secret whose
- * payload names the offer (`merchantUid`) and the purchase (`purchaseUid`, or `reference`).
+ * `POST /api/trigger_capture/?signature=<jwt>`
+ * (docs/schedules.md#capturing-a-deferred-payment-now-trigger_capture): captures a deferred
+ * purchase now instead of at its due date. The signature is an HS256 JWT signed with the offer's
+ * secret whose payload names the offer (`merchantUid`) and the purchase (`purchaseUid`, or
+ * `reference`).
  */
 export function registerTriggerCapture(app: App, services: Services): void {
   const { payments } = services;

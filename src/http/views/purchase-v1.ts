@@ -11,7 +11,10 @@ const str = (maxLength: number, extra: object = {}) => Type.String({ maxLength, 
 export const HttpUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code', examples: ['EUR'] });
-/** A merchant URL for back-mode notifications; `mailto:` sends the same content by e-mail (DESIGN §5). */
+/**
+ * A merchant URL for back-mode notifications; `mailto:` sends the same content by e-mail
+ * (docs/webhooks.md#back-mode-notification).
+ */
 export const NotificationUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^(https?://|mailto:)' });
 
 export const ProductSchema = Type.Object(

@@ -2,8 +2,8 @@ import type { CardInput } from '../connector.ts';
 import type { SandboxDeclineCode } from './mapping.ts';
 
 /**
- * What a test card number makes the sandbox do (DESIGN §6). Any other valid number approves,
- * like 4242 4242 4242 4242.
+ * What a test card number makes the sandbox do (docs/psp-connectors.md#test-cards). Any other valid
+ * number approves, like 4242 4242 4242 4242.
  */
 export type CardBehaviour = 'approve' | 'do_not_honor' | 'insufficient_funds' | 'challenge' | 'decline_off_session';
 

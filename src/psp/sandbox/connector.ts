@@ -28,7 +28,10 @@ import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint }
 
 export interface SandboxPspOptions {
   db: Database;
-  /** The service clock (DESIGN §8): hold expiry and card expiry follow it, so the sandbox clock moves them. */
+  /**
+   * The service clock (docs/jobs-and-clock.md#the-service-clock): hold expiry and card expiry
+   * follow it, so the sandbox clock moves them.
+   */
   clock: Clock;
   /** Chipin's public base URL; the 3-D Secure challenge page is served under it. */
   publicUrl: string;
@@ -74,9 +77,10 @@ function sameToken(given: string, stored: string | null): boolean {
 }
 
 /**
- * The built-in sandbox PSP (DESIGN §6): behaves like a card PSP in test mode, driven by test card
- * numbers. Its state is in the database (migration 003), so it survives restarts and serves any
- * number of Chipin processes on one PostgreSQL. It keeps no card number and no CVC.
+ * The built-in sandbox PSP (docs/psp-connectors.md#the-sandbox-psp): behaves like a card PSP in
+ * test mode, driven by test card numbers. Its state is in the database (migration 003), so it
+ * survives restarts and serves any number of Chipin processes on one PostgreSQL. It keeps no card
+ * number and no CVC.
  */
 export class SandboxPsp implements PspConnector {
   readonly name = 'sandbox';
