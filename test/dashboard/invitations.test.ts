@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, cookiesOf, csrfField, form, signIn } from '../helpers/dashboard.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 
-/** Team invitations by e-mail (docs/back-office.md#team): the e-mail, the link, its single use, expiry and revocation. */
+/** Team invitations by e-mail (docs/back-office.md#invitations): the e-mail, the link, its single use, expiry and revocation. */
 let app: TestApp;
 let smtp: Awaited<ReturnType<typeof smtpListener>>;
 let a: Caller;

@@ -4,7 +4,7 @@ import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 
-/** The Team page's member changes (docs/back-office.md#team): role change, removal, the last admin kept. */
+/** The Team page's member changes (docs/back-office.md#roles): role change, removal, the last admin kept. */
 let app: TestApp;
 
 beforeAll(async () => {

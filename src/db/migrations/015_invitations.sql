@@ -1,4 +1,4 @@
--- Invitations to join an account's back office (docs/back-office.md#team). The e-mailed link
+-- Invitations to join an account's back office (docs/back-office.md#invitations). The e-mailed link
 -- holds a random token; only its SHA-256 is stored, so a copy of this table lets nobody join.
 -- An invitation is pending until it is accepted, revoked or expired (wall-clock `expires_at`,
 -- as sessions'); inviting the same e-mail again revokes the pending one.
