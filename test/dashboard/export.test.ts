@@ -114,6 +114,17 @@ describe('the CSV export', () => {
     const rows = parse((await csv('', (await signIn(app, c.merchant)).cookie)).body).slice(1);
     expect(rows.length).toBe(450);
     expect(new Set(rows.map((r) => r[0])).size).toBe(450);
-    expect(rows.map((r) => r[1])).toEqual(ids.map((_, i) => `BULK-${449 - i}`));
+    // Newest first. Purchases made in the same millisecond have one created_at: the export (as
+    // the list's keyset pages) then orders them by id, descending, so that order is total.
+    const { rows: made } = await app.services.db.query<{ id: string; ref: string; at: string }>(
+      `SELECT id::text AS id, ref, to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at FROM purchases WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const byId = new Map(made.map((m) => [m.id, m]));
+    const times = ids.map((id) => byId.get(id)!.at);
+    expect(times, 'created_at follows the order the purchases were made in').toEqual([...times].sort());
+    const newestFirst = [...made].sort((x, y) => (x.at === y.at ? (x.id < y.id ? 1 : -1) : x.at < y.at ? 1 : -1)).map((m) => m.ref);
+    expect(rows.map((r) => r[1])).toEqual(newestFirst);
+    expect(new Set(newestFirst)).toEqual(new Set(ids.map((_, i) => `BULK-${i}`)));
   });
 });
