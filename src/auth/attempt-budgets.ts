@@ -93,23 +93,7 @@ export class AttemptBudgets {
     const rows = ordered(claims);
     if (rows.length === 0) throw new RangeError('reserve needs at least one budget');
     const now = this.now();
-    const params: unknown[] = [new Date(now)];
-    const values = rows.map((r) => {
-      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
-      const n = params.length;
-      return `($${n - 2}, $${n - 1}, 0, 1, $${n}::timestamptz)`;
-    });
-    // A window that ended starts again from this attempt: its failures and any check left in
-    // flight by a process that died are forgotten with it.
-    const { rows: after } = await this.sql.query<Row>(
-      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
-       ON CONFLICT (scope, subject) DO UPDATE SET
-         failures = CASE WHEN t.resets_at <= $1 THEN 0 ELSE t.failures END,
-         pending = CASE WHEN t.resets_at <= $1 THEN 1 ELSE t.pending + 1 END,
-         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
-       RETURNING scope, subject, failures, pending, resets_at`,
-      params,
-    );
+    const after = await this.#count(rows, now, { failures: 0, pending: 1 });
     let retryAfter = 0;
     for (const r of rows) {
       const row = after.find((a) => a.scope === r.budget.scope && a.subject === r.key)!;
@@ -139,21 +123,7 @@ export class AttemptBudgets {
     const rows = ordered(claims);
     if (rows.length === 0) throw new RangeError('fail needs at least one budget');
     const now = this.now();
-    const params: unknown[] = [new Date(now)];
-    const values = rows.map((r) => {
-      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
-      const n = params.length;
-      return `($${n - 2}, $${n - 1}, 1, 0, $${n}::timestamptz)`;
-    });
-    const { rows: after } = await this.sql.query<Row>(
-      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
-       ON CONFLICT (scope, subject) DO UPDATE SET
-         failures = CASE WHEN t.resets_at <= $1 THEN 1 ELSE t.failures + 1 END,
-         pending = CASE WHEN t.resets_at <= $1 THEN 0 ELSE t.pending END,
-         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
-       RETURNING scope, subject, failures, pending, resets_at`,
-      params,
-    );
+    const after = await this.#count(rows, now, { failures: 1, pending: 0 });
     let wait = 0;
     for (const r of rows) {
       const row = after.find((a) => a.scope === r.budget.scope && a.subject === r.key)!;
@@ -179,6 +149,31 @@ export class AttemptBudgets {
       if (left > 0 && row.failures >= r.budget.limit) wait = Math.max(wait, Math.ceil(left / 1000));
     }
     return wait;
+  }
+
+  /**
+   * Adds one attempt to each row, in one statement (`INSERT … ON CONFLICT DO UPDATE … RETURNING`),
+   * and answers the rows as they are after it: a failure (`failures: 1`) or a check in flight
+   * (`pending: 1`). A window that ended starts again from this attempt: its failures and any
+   * check left in flight by a process that died are forgotten with it.
+   */
+  async #count(rows: readonly { budget: Budget; key: string }[], now: number, add: { failures: 0 | 1; pending: 0 | 1 }): Promise<Row[]> {
+    const params: unknown[] = [new Date(now), add.failures, add.pending];
+    const values = rows.map((r) => {
+      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
+      const n = params.length;
+      return `($${n - 2}, $${n - 1}, $2::int, $3::int, $${n}::timestamptz)`;
+    });
+    const { rows: after } = await this.sql.query<Row>(
+      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
+       ON CONFLICT (scope, subject) DO UPDATE SET
+         failures = CASE WHEN t.resets_at <= $1 THEN $2::int ELSE t.failures + $2::int END,
+         pending = CASE WHEN t.resets_at <= $1 THEN $3::int ELSE t.pending + $3::int END,
+         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
+       RETURNING scope, subject, failures, pending, resets_at`,
+      params,
+    );
+    return after;
   }
 
   /**
