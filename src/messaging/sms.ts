@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Redacted } from '../crypto/redacted.ts';
-import { errorText } from './error-text.ts';
+import { AddressPolicy, hostOf } from '../outbound/addresses.ts';
+import { sendRequest } from '../outbound/http-request.ts';
 
 /** What became of an SMS. `accepted` is true only when the gateway took the message. */
 export interface SmsResult {
@@ -27,12 +28,16 @@ export interface HttpSmsGatewayOptions {
 }
 
 const MAX_RESPONSE_EXCERPT = 200;
+/** A gateway answers with a small JSON document; anything larger is not read. */
+const MAX_ANSWER_BYTES = 65_536;
 
 /**
  * An SMS gateway reached over HTTP: `POST <url>` with JSON `{to, text, sender}` and the key as a
  * bearer token. Accepted iff the answer is 2xx; the message id is the JSON answer's `id`, if any.
- * Redirects are not followed (they would count as a refusal): the key goes to the configured
- * address only.
+ * It goes through the service's one outbound client (src/outbound/http-request.ts): redirects
+ * are not followed (they count as a refusal: the key goes to the configured address only), one
+ * time limit bounds the exchange. The address is the operator's own setting, so its host may
+ * resolve to an internal address (a gateway on the operator's network); no other host is called.
  */
 export class HttpSmsGateway implements SmsGateway {
   readonly kind = 'http' as const;
@@ -40,9 +45,11 @@ export class HttpSmsGateway implements SmsGateway {
   private readonly url: string;
   private readonly sender: string;
   private readonly timeoutMs: number;
+  readonly #policy: AddressPolicy;
 
   constructor(opts: HttpSmsGatewayOptions) {
     this.url = opts.url;
+    this.#policy = new AddressPolicy('production', [hostOf(opts.url) ?? ''], 'SMS_GATEWAY_URL');
     this.#key = opts.key;
     this.sender = opts.sender;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
@@ -51,24 +58,23 @@ export class HttpSmsGateway implements SmsGateway {
   async send(to: string, text: string): Promise<SmsResult> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.#key) headers.authorization = `Bearer ${this.#key.reveal()}`;
-    try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ to, text, sender: this.sender }),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const body = await res.text();
-      if (res.status < 200 || res.status > 299) {
-        const excerpt = body.replace(/\s+/g, ' ').trim().slice(0, MAX_RESPONSE_EXCERPT);
-        return { accepted: false, error: `SMS gateway answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ''}` };
-      }
-      return { accepted: true, ...providerIdOf(body) };
-    } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-      return { accepted: false, error: timedOut ? `SMS gateway did not answer within ${this.timeoutMs} ms` : `SMS gateway unreachable: ${errorText(err)}` };
+    const a = await sendRequest(this.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ to, text, sender: this.sender }),
+      policy: this.#policy,
+      timeoutMs: this.timeoutMs,
+      read: { whole: MAX_ANSWER_BYTES },
+    });
+    if (a.statusCode === undefined) {
+      return { accepted: false, error: a.timedOut ? `SMS gateway did not answer within ${this.timeoutMs} ms` : `SMS gateway unreachable: ${a.error ?? 'no answer'}` };
     }
+    const body = a.body?.toString('utf8') ?? '';
+    if (a.statusCode < 200 || a.statusCode > 299) {
+      const excerpt = body.replace(/\s+/g, ' ').trim().slice(0, MAX_RESPONSE_EXCERPT);
+      return { accepted: false, error: `SMS gateway answered HTTP ${a.statusCode}${excerpt ? `: ${excerpt}` : ''}` };
+    }
+    return { accepted: true, ...providerIdOf(body) };
   }
 }
 
