@@ -11,7 +11,7 @@ const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/
 const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'];
 
 /** `route` is `prefix` itself or a route below it (`/dashboard/team/:id`, not `/dashboard/teams`). */
-function under(route: string, prefix: string): boolean {
+export function under(route: string, prefix: string): boolean {
   return route === prefix || route.startsWith(`${prefix}/`);
 }
 

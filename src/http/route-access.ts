@@ -1,4 +1,4 @@
-import { adminOnly } from '../dashboard/roles.ts';
+import { adminOnly, under } from '../dashboard/roles.ts';
 
 /**
  * Who may call a route, as a function of the route alone: its template as registered and its
@@ -38,10 +38,6 @@ const BACK_OFFICE: readonly { prefix: string; credentials: Credentials | 'none' 
   { prefix: '/api/backoffice', credentials: 'Basic or session cookie' },
   { prefix: '/sandbox/inbox', credentials: 'Basic' },
 ];
-
-function under(route: string, prefix: string): boolean {
-  return route === prefix || route.startsWith(`${prefix}/`);
-}
 
 export function routeAccess(method: string, route: string, auth: string | undefined): RouteAccess {
   if (auth === 'bearer') return { who: 'api_key', credentials: 'access token' };
