@@ -73,7 +73,10 @@ function digest(scope: string, subject: string): string {
 /** Rows in one order (scope, then subject, bytewise as `COLLATE "C"`): statements that lock several lock them alike, so they never deadlock. */
 function ordered(claims: readonly Claim[]): { budget: Budget; key: string }[] {
   const seen = new Map<string, { budget: Budget; key: string }>();
-  for (const c of claims) seen.set(`${c.budget.scope}\u0000${digest(c.budget.scope, c.subject)}`, { budget: c.budget, key: digest(c.budget.scope, c.subject) });
+  for (const c of claims) {
+    const key = digest(c.budget.scope, c.subject);
+    seen.set(`${c.budget.scope}\u0000${key}`, { budget: c.budget, key });
+  }
   return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
 }
 
