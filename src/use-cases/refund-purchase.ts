@@ -6,7 +6,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
-import { findPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import {
@@ -118,7 +118,7 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
     const psp = await psps.forPayment(payment);
     try {
       if (opts.resumed && allocation.kind === 'refund' && !(await otherPendingRefund(db, accountId, payment.id, allocation.id))) {
-        const seen = await psp.retrieve(payment.psp_transaction_id!);
+        const seen = await psp.retrieve(pspRef(payment));
         if (seen.refundedCents - payment.refunded_cents >= allocation.amountCents) {
           logger.info({ account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'resumed refund already applied at the PSP: recorded, not sent again');
           answers.push({ allocation, payment, result: seen });
@@ -127,8 +127,8 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
       }
       const result =
         allocation.kind === 'refund'
-          ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id!, amountCents: allocation.amountCents })
-          : await psp.void({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id! });
+          ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transaction: pspRef(payment), amountCents: allocation.amountCents })
+          : await psp.void({ idempotencyKey: allocation.idempotencyKey!, transaction: pspRef(payment) });
       answers.push({ allocation, payment, result });
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;
