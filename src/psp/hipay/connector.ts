@@ -115,7 +115,7 @@ export class HipayConnector implements PspConnector {
     // test fake) serves all three.
     this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
     this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http });
+    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http, logger: context.logger });
     this.#passphrase = new Redacted(passphrase);
     this.#clock = context.clock;
     this.#operations = context.operations;

@@ -36,7 +36,8 @@ import {
 } from './mapping.ts';
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface LyraConnectorOptions {
   /** The PSP account id (`psa_<uuid>` without prefix): names the notification URL. */
@@ -54,6 +55,7 @@ export interface LyraConnectorOptions {
   http: PspHttp;
   /** The operation log of this PSP account (src/psp/kit/operations.ts). */
   operations: PspOperations;
+  logger?: PspLogger | undefined;
 }
 
 type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
@@ -97,8 +99,7 @@ export class LyraConnector implements PspConnector {
   readonly #hmacKey: Redacted;
   readonly #clock: Clock;
   readonly #publicUrl: string;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
+  readonly #client: PspClient;
   readonly #operations: PspOperations;
 
   constructor(opts: LyraConnectorOptions) {
@@ -120,8 +121,7 @@ export class LyraConnector implements PspConnector {
     this.#hmacKey = opts.hmacKey;
     this.#clock = opts.clock;
     this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
-    this.#timeoutMs = opts.timeoutMs;
-    this.#http = opts.http;
+    this.#client = new PspClient({ psp: 'lyra', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
     this.#operations = opts.operations;
   }
 
@@ -142,20 +142,7 @@ export class LyraConnector implements PspConnector {
   /** One POST to `<baseUrl>/api-payment/V4/<ws>` with HTTP Basic `shop_id:password`. */
   async #call(ws: string, body: Record<string, unknown>): Promise<LyraEnvelope> {
     const auth = Buffer.from(`${this.#shopId}:${this.#password.reveal()}`, 'utf8').toString('base64');
-    let status: number;
-    let text: string;
-    try {
-      const res = await this.#http.request(`${this.#baseUrl}/api-payment/V4/${ws}`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        timeoutMs: this.#timeoutMs,
-      });
-      status = res.status;
-      text = res.text;
-    } catch (e) {
-      throw pspCallFault(this.name, ws, e, this.#timeoutMs);
-    }
+    const { status, text } = await this.#client.json(ws, `${this.#baseUrl}/api-payment/V4/${ws}`, { method: 'POST', headers: { authorization: `Basic ${auth}` }, body });
     if (status === 401 || status === 403) throw this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (HTTP ${status})`);
     if (status >= 500 || status === 429) throw this.#fault('unreachable', `${ws}: Lyra answered HTTP ${status}`);
     if (status !== 200) throw this.#fault('bad_response', `${ws}: unexpected HTTP ${status}`);

@@ -39,7 +39,8 @@ import {
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -61,6 +62,7 @@ export interface OgoneConnectorOptions {
   http: PspHttp;
   /** The operation log of this PSP account (src/psp/kit/operations.ts). */
   operations: PspOperations;
+  logger?: PspLogger | undefined;
 }
 
 type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
@@ -100,8 +102,7 @@ export class OgoneConnector implements PspConnector {
   readonly #credentials: Redacted<OgoneCredentials>;
   readonly #baseUrl: string;
   readonly #clock: Clock;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
+  readonly #client: PspClient;
   readonly #operations: PspOperations;
 
   constructor(opts: OgoneConnectorOptions) {
@@ -117,8 +118,7 @@ export class OgoneConnector implements PspConnector {
     this.#credentials = new Redacted({ ...opts.credentials });
     this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.#clock = opts.clock;
-    this.#timeoutMs = opts.timeoutMs;
-    this.#http = opts.http;
+    this.#client = new PspClient({ psp: 'ogone', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
     this.#operations = opts.operations;
   }
 
@@ -139,20 +139,12 @@ export class OgoneConnector implements PspConnector {
     const c = this.#credentials.reveal();
     const all: Record<string, string> = { ...params, PSPID: c.pspid, USERID: c.userId, PSWD: c.password };
     all.SHASIGN = shaSign(all, c.shaIn, c.algorithm);
-    let res: { status: number };
-    let text: string;
-    try {
-      const answer = await this.#http.request(`${this.#baseUrl}/${page}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
-        body: new URLSearchParams(all).toString(),
-        timeoutMs: this.#timeoutMs,
-      });
-      res = answer;
-      text = answer.text;
-    } catch (e) {
-      throw pspCallFault(this.name, page, e, this.#timeoutMs);
-    }
+    const res = await this.#client.request(page, `${this.#baseUrl}/${page}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
+      body: new URLSearchParams(all).toString(),
+    });
+    const text = res.text;
     if (res.status === 401 || res.status === 403) throw this.#fault('bad_credentials', `${page}: HTTP ${res.status}`);
     if (res.status >= 500) throw this.#fault('unreachable', `${page}: HTTP ${res.status}`);
     if (res.status !== 200) throw this.#fault('bad_response', `${page}: HTTP ${res.status}`);

@@ -96,6 +96,7 @@ export const ogoneDefinition: ConnectorDefinition = {
       clock: context.clock,
       timeoutMs: context.timeoutMs,
       http: context.http,
+      logger: context.logger,
       operations: context.operations,
     });
   },
