@@ -7,7 +7,9 @@
  *   reason code, never an exception. Exceptions are for integration faults only
  *   ({@link PspIntegrationError}): network down, bad credentials, malformed PSP answer.
  * - Every mutating call takes an `idempotencyKey`: the same key twice returns the first outcome
- *   and never charges twice (the PSP's own idempotency where it has one, ours otherwise).
+ *   and never charges twice, whichever process sends it: through the operation log
+ *   (`ConnectorContext.operations`, src/psp/kit/operations.ts) and the PSP's own idempotency key
+ *   where it has one.
  * - Calls are made outside database transactions by the caller; connectors hold no DB transaction.
  * - Amounts are integers in the currency's minor unit.
  * - A connector keeps no payment state in memory: what it learns from its PSP comes back as

@@ -102,8 +102,9 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * resume job. Safe to run twice at once: an allocation is settled only once.
  *
  * Resumed (the job, after a crash or a fault), a refund first asks the PSP what it holds: not every
- * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors remember keys in
- * memory, gone with a restarted process), and a refund sent twice gives money back twice. When the
+ * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors reconcile from the
+ * amounts stored with the payment, which a payment recorded before migration 022 lacks), and a
+ * refund sent twice gives money back twice. When the
  * PSP shows more refunded than our record by at least the allocation's amount, and no other
  * refund of that payment is pending (which could account for it), the earlier call went through:
  * it is recorded from that answer and not sent again.
