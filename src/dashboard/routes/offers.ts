@@ -1,15 +1,15 @@
 import { actorOf } from '../../audit/audit-log.ts';
 import type { Offer } from '../../accounts/offers.ts';
-import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../../dashboard/offers-page.ts';
+import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../pages/offers-page.ts';
 import { parseDecimalAmount, parseTypedAmount } from '../../domain/money.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import type { Services } from '../../services.ts';
 import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
 import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
-import type { App } from '../types.ts';
-import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 

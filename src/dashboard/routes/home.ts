@@ -1,9 +1,9 @@
-import { homePage } from '../../dashboard/home-page.ts';
-import { homeStats } from '../../dashboard/home-stats.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
+import { homePage } from '../pages/home-page.ts';
+import { homeStats } from '../home-stats.ts';
+import type { DashboardSessions } from '../sessions.ts';
 import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
-import { sendPage, signedIn } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { sendPage, signedIn } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 

@@ -1,8 +1,8 @@
-import { html } from '../html/html.ts';
-import type { Lang } from '../i18n/lang.ts';
-import type { OpenInvitation } from './invitations.ts';
+import { html } from '../../html/html.ts';
+import type { Lang } from '../../i18n/lang.ts';
+import type { OpenInvitation } from '../invitations.ts';
 import { publicPage } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /**
  * The page an invitation link opens: who invites, to which account and role, and the form that

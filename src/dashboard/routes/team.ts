@@ -1,15 +1,15 @@
 import { actorOf, listAudit } from '../../audit/audit-log.ts';
-import { ROLES } from '../../dashboard/roles.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { changeMember, listMembers } from '../../dashboard/team-members.ts';
-import { inviteMember, listInvitations, revokeInvitation } from '../../dashboard/invitations.ts';
-import { invitationMail } from '../../dashboard/invitation-mail.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
-import { teamPage } from '../../dashboard/team-page.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
+import { ROLES } from '../roles.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { changeMember, listMembers } from '../team-members.ts';
+import { inviteMember, listInvitations, revokeInvitation } from '../invitations.ts';
+import { invitationMail } from '../invitation-mail.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
+import { teamPage } from '../pages/team-page.ts';
+import type { DashboardSessions } from '../sessions.ts';
 import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
-import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 const SHOWN_ACTIVITY = 50;

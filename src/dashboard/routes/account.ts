@@ -1,10 +1,10 @@
-import { passwordPage } from '../../dashboard/password-page.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { passwordPage } from '../pages/password-page.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { newPasswordProblem } from '../../domain/password-rules.ts';
 import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
-import { sendPage, signedIn, signedInForm } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 

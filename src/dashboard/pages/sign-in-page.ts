@@ -1,7 +1,7 @@
-import { html } from '../html/html.ts';
-import type { Lang } from '../i18n/lang.ts';
+import { html } from '../../html/html.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import { publicPage } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /**
  * The sign-in form. `error` is one message for the whole form: a wrong e-mail and a wrong

@@ -1,14 +1,14 @@
-import { acceptInvitation, openInvitation } from '../../dashboard/invitations.ts';
-import { invitationPage } from '../../dashboard/invitation-page.ts';
-import { sessionCookie, type DashboardSessions } from '../../dashboard/sessions.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { acceptInvitation, openInvitation } from '../invitations.ts';
+import { invitationPage } from '../pages/invitation-page.ts';
+import { sessionCookie, type DashboardSessions } from '../sessions.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { newPasswordProblem } from '../../domain/password-rules.ts';
 import type { Services } from '../../services.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import type { App } from '../types.ts';
-import { dashboardLang, formOf, refuseForm, seeOther, sendPage } from './dashboard-support.ts';
-import { csrfFor } from './page-support.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import type { App } from '../../http/types.ts';
+import { dashboardLang, formOf, refuseForm, seeOther, sendPage } from './support.ts';
+import { csrfFor } from '../../http/routes/page-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const JOIN_FORM = 'dashboard-invitation';

@@ -1,8 +1,8 @@
-import { html, type SafeHtml } from '../html/html.ts';
-import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
-import { HOME_DAYS, type HomeStats } from './home-stats.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
+import { HOME_DAYS, type HomeStats } from '../home-stats.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 const CHART = { width: 600, height: 160, gap: 4 };
 const DAY_MS = 86_400_000;

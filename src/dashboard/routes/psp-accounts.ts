@@ -1,17 +1,17 @@
 import { actorOf, recordAudit } from '../../audit/audit-log.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Chrome } from '../../dashboard/layout.ts';
-import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../../dashboard/psp-accounts-page.ts';
+import type { Chrome } from '../pages/layout.ts';
+import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../pages/psp-accounts-page.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import type { ConnectorDefinition } from '../../psp/definition.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { DEFAULT_PSP } from '../../psp/registry.ts';
 import type { Services } from '../../services.ts';
 import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts, updatePspAccount, type PspAccountView } from '../../use-cases/psp-accounts.ts';
-import type { App } from '../types.ts';
-import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 

@@ -1,10 +1,10 @@
-import { toPublicId } from '../domain/ids.ts';
-import { V1_STATE, type V1State } from '../domain/purchase-states.ts';
-import { html } from '../html/html.ts';
-import { formatDateTime, formatMoney } from '../i18n/format.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { V1_STATE, type V1State } from '../../domain/purchase-states.ts';
+import { html } from '../../html/html.ts';
+import { formatDateTime, formatMoney } from '../../i18n/format.ts';
+import type { Purchase } from '../../purchases/purchase.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 export const V1_STATES: readonly V1State[] = ['INITIALIZED', 'LEADER_PROCESSED', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'REFUNDED'];
 

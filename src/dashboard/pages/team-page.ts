@@ -1,12 +1,12 @@
-import type { AuditEntry } from '../audit/audit-log.ts';
-import { html } from '../html/html.ts';
-import { formatDateTime } from '../i18n/format.ts';
+import type { AuditEntry } from '../../audit/audit-log.ts';
+import { html } from '../../html/html.ts';
+import { formatDateTime } from '../../i18n/format.ts';
 import { auditLine } from './audit-line.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { ROLES } from './roles.ts';
-import type { Invitation } from './invitations.ts';
-import type { TeamMember } from './team-members.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { ROLES } from '../roles.ts';
+import type { Invitation } from '../invitations.ts';
+import type { TeamMember } from '../team-members.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 export interface TeamView {
   members: TeamMember[];

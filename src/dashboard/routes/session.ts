@@ -1,12 +1,12 @@
 import { actorOf, recordAudit } from '../../audit/audit-log.ts';
-import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../../dashboard/sessions.ts';
-import { signInPage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../sessions.ts';
+import { signInPage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import type { Services } from '../../services.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import type { App } from '../types.ts';
-import { dashboardLang, formOf, refuseForm, seeOther, sendPage, sessionOf } from './dashboard-support.ts';
-import { csrfFor } from './page-support.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import type { App } from '../../http/types.ts';
+import { dashboardLang, formOf, refuseForm, seeOther, sendPage, sessionOf } from './support.ts';
+import { csrfFor } from '../../http/routes/page-support.ts';
 
 /** HTML pages: not part of the API reference. */
 const PAGE = { schema: { hide: true } };

@@ -1,10 +1,10 @@
-import type { AttemptView, DeliveryView } from '../delivery/queries.ts';
-import { toDeliveryUid } from '../delivery/store.ts';
-import { toPublicId } from '../domain/ids.ts';
-import { html } from '../html/html.ts';
-import { formatDateTime } from '../i18n/format.ts';
+import type { AttemptView, DeliveryView } from '../../delivery/queries.ts';
+import { toDeliveryUid } from '../../delivery/store.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { html } from '../../html/html.ts';
+import { formatDateTime } from '../../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /** One delivery (admins): what was sent where, its state, every attempt with the answer, and the replay button. */
 export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: AttemptView[] }): string {

@@ -1,13 +1,13 @@
-import { toPublicId } from '../domain/ids.ts';
-import { toDeliveryUid } from '../delivery/store.ts';
-import { V1_STATE } from '../domain/purchase-states.ts';
-import { html, type SafeHtml } from '../html/html.ts';
-import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { toDeliveryUid } from '../../delivery/store.ts';
+import { V1_STATE } from '../../domain/purchase-states.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
+import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import type { PurchaseDetail } from './purchase-detail.ts';
+import type { PurchaseDetail } from '../purchase-detail.ts';
 import { auditLine } from './audit-line.ts';
-import type { Lang } from '../i18n/lang.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import type { Lang } from '../../i18n/lang.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /** What the page says after an action, or the action's refusal (a field error names its field). */
 export interface PurchaseNotice {

@@ -1,13 +1,13 @@
-import type { ApiKeyView } from '../accounts/accounts.ts';
-import type { TestEventResult, WebhookEndpointView } from '../delivery/service.ts';
-import type { DeliveryView } from '../delivery/queries.ts';
-import { toDeliveryUid } from '../delivery/store.ts';
-import { TRIGGER_NAMES, type TriggerName } from '../delivery/triggers.ts';
-import { toPublicId } from '../domain/ids.ts';
-import { html } from '../html/html.ts';
-import { formatDateTime } from '../i18n/format.ts';
+import type { ApiKeyView } from '../../accounts/accounts.ts';
+import type { TestEventResult, WebhookEndpointView } from '../../delivery/service.ts';
+import type { DeliveryView } from '../../delivery/queries.ts';
+import { toDeliveryUid } from '../../delivery/store.ts';
+import { TRIGGER_NAMES, type TriggerName } from '../../delivery/triggers.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { html } from '../../html/html.ts';
+import { formatDateTime } from '../../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 export interface DevelopersView {
   webhook: WebhookEndpointView | undefined;

@@ -1,17 +1,17 @@
 import { AccountError } from '../../accounts/accounts.ts';
 import { actorOf, recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
-import { confirmKeyPage, developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
-import type { DashboardSessions } from '../../dashboard/sessions.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { confirmKeyPage, developersPage, type DevelopersView } from '../pages/developers-page.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryCursor } from '../../delivery/queries.ts';
-import { deliveryPage } from '../../dashboard/delivery-page.ts';
+import { deliveryPage } from '../pages/delivery-page.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
-import { seeOther, sendPage, signedIn, signedInForm } from './dashboard-support.ts';
+import type { App } from '../../http/types.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
 const SHOWN_DELIVERIES = 20;

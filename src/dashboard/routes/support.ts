@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Chrome } from '../../dashboard/layout.ts';
-import { SESSION_COOKIE, type DashboardSession, type DashboardSessions } from '../../dashboard/sessions.ts';
+import type { Chrome } from '../pages/layout.ts';
+import { SESSION_COOKIE, type DashboardSession, type DashboardSessions } from '../sessions.ts';
 import type { Services } from '../../services.ts';
-import { adminOnly } from '../../dashboard/roles.ts';
-import { messagePage } from '../../dashboard/sign-in-page.ts';
-import { DASHBOARD_TEXT } from '../../dashboard/texts.ts';
+import { adminOnly } from '../roles.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
 import { readCookie } from '../../pages/csrf.ts';
 

@@ -1,11 +1,11 @@
-import type { Offer } from '../accounts/offers.ts';
-import { toPublicId } from '../domain/ids.ts';
-import { html } from '../html/html.ts';
-import { decimalAmount } from '../domain/money.ts';
-import { formatMoney } from '../i18n/format.ts';
-import type { PspAccountView } from '../use-cases/psp-accounts.ts';
+import type { Offer } from '../../accounts/offers.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { html } from '../../html/html.ts';
+import { decimalAmount } from '../../domain/money.ts';
+import { formatMoney } from '../../i18n/format.ts';
+import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT, type DashboardTexts } from './texts.ts';
+import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
 
 /** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days". */
 export const kindOf = (t: DashboardTexts, o: Pick<Offer, 'type' | 'installments' | 'deferredDays'>) =>

@@ -1,6 +1,6 @@
-import { html } from '../html/html.ts';
+import { html } from '../../html/html.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /** The signed-in user's password change form; after a refusal, the message names the field (no password is ever written back). */
 export function passwordPage(chrome: Chrome, outcome?: { error: { field: string; message: string } } | { saved: true }): string {

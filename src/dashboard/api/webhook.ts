@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
 import type { Services } from '../../services.ts';
-import { ApiError, notFound } from '../errors.ts';
-import type { App } from '../types.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import { TokenApiError } from './schemas.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const TRIGGER_LIST = TRIGGER_NAMES.map((n) => `\`${n}\``).join(', ');
 

@@ -4,11 +4,11 @@ import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/queries.ts';
 import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
 import type { Services } from '../../services.ts';
-import { ApiError, notFound } from '../errors.ts';
-import type { App } from '../types.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import { BackofficeErrors } from './backoffice-webhook.ts';
-import { TokenApiError } from './schemas.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import { BackofficeErrors } from './webhook.ts';
+import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const PUR_UID = '^pur_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const SECURITY = [{ apiKeyBasic: [] }];

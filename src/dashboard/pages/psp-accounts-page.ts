@@ -1,11 +1,11 @@
-import type { Offer } from '../accounts/offers.ts';
-import { toPublicId } from '../domain/ids.ts';
-import { html, type SafeHtml } from '../html/html.ts';
+import type { Offer } from '../../accounts/offers.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
 import { kindOf } from './offers-page.ts';
-import type { ConnectorDefinition } from '../psp/definition.ts';
-import type { PspAccountView } from '../use-cases/psp-accounts.ts';
+import type { ConnectorDefinition } from '../../psp/definition.ts';
+import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import { DASHBOARD_TEXT } from './texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 
 /** What the add form shows again after a refusal: the fields typed, never a secret. */
 export interface TypedAccount {

@@ -8,11 +8,11 @@ import {
   updatePspAccount,
   type PspAccountOutcome,
 } from '../../use-cases/psp-accounts.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import { ApiError, notFound } from '../errors.ts';
-import type { App } from '../types.ts';
-import { BackofficeErrors } from './backoffice-webhook.ts';
-import { TokenApiError } from './schemas.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+import { BackofficeErrors } from './webhook.ts';
+import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
 const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
