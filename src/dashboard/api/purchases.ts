@@ -10,7 +10,7 @@ import { idempotent } from '../../http/idempotency.ts';
 import type { App } from '../../http/types.ts';
 import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../../http/views/refund-v1.ts';
 import { BackofficeErrors } from './webhook.ts';
-import { cancelRefusal } from '../../http/routes/merchant-v1-refunds.ts';
+import { cancelRefusal } from '../../http/routes/merchant-v1/refunds.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];

@@ -8,7 +8,7 @@ import type { Services } from '../../services.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import type { App } from '../../http/types.ts';
 import { dashboardLang, formOf, refuseForm, seeOther, sendPage } from './support.ts';
-import { csrfFor } from '../../http/routes/page-support.ts';
+import { csrfFor } from '../../http/routes/hosted-pages/page-support.ts';
 
 const PAGE = { schema: { hide: true } };
 const JOIN_FORM = 'dashboard-invitation';

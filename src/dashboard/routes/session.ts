@@ -6,7 +6,7 @@ import type { Services } from '../../services.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import type { App } from '../../http/types.ts';
 import { dashboardLang, formOf, refuseForm, seeOther, sendPage, sessionOf } from './support.ts';
-import { csrfFor } from '../../http/routes/page-support.ts';
+import { csrfFor } from '../../http/routes/hosted-pages/page-support.ts';
 
 /** HTML pages: not part of the API reference. */
 const PAGE = { schema: { hide: true } };

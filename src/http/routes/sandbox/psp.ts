@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { CHALLENGE_CSP } from '../../pages/html.ts';
-import { challengeLang, challengeMessagePage, challengePage, returnLink } from '../../psp/sandbox/challenge-page.ts';
-import { langFromAcceptLanguage } from '../../i18n/lang.ts';
-import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
+import { CHALLENGE_CSP } from '../../../pages/html.ts';
+import { challengeLang, challengeMessagePage, challengePage, returnLink } from '../../../psp/sandbox/challenge-page.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
 
 const Params = Type.Object({ transaction_id: Type.String({ maxLength: 100 }) });
 

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import { listMessages } from '../../messaging/inbox.ts';
-import { sandboxInboxPage } from '../../pages/sandbox-inbox-page.ts';
-import type { Services } from '../../services.ts';
-import type { DashboardGuard } from '../dashboard-guard.ts';
-import type { App } from '../types.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { listMessages } from '../../../messaging/inbox.ts';
+import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
+import type { Services } from '../../../services.ts';
+import type { DashboardGuard } from '../../dashboard-guard.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const BASIC_CHALLENGE = 'Basic realm="Chipin sandbox"';
 const HTML_LIMIT = 100;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { pendingMigrations } from '../../db/migrate.ts';
-import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
+import { pendingMigrations } from '../../../db/migrate.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
 
 const Status = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 

@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { apiSecretMatches } from '../../accounts/api-keys.ts';
-import { ACCESS_TOKEN_TTL_SECONDS } from '../../auth/access-tokens.ts';
-import { BUDGETS } from '../../auth/attempt-budgets.ts';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../errors.ts';
-import { findBadText, textProblem } from '../input-rules.ts';
-import type { App } from '../types.ts';
-import { OAuthError } from './schemas.ts';
+import { apiSecretMatches } from '../../../accounts/api-keys.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../../auth/access-tokens.ts';
+import { BUDGETS } from '../../../auth/attempt-budgets.ts';
+import type { Services } from '../../../services.ts';
+import { ApiError } from '../../errors.ts';
+import { findBadText, textProblem } from '../../input-rules.ts';
+import type { App } from '../../types.ts';
+import { OAuthError } from '../schemas.ts';
 
 const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="chipin", charset="UTF-8"' };
 

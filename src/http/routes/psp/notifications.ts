@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../../services.ts';
-import { receivePspNotification } from '../../use-cases/psp-notification.ts';
-import { ApiError, notFound } from '../errors.ts';
-import type { App } from '../types.ts';
-import { TokenApiError } from './schemas.ts';
+import type { Services } from '../../../services.ts';
+import { receivePspNotification } from '../../../use-cases/psp-notification.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { TokenApiError } from '../schemas.ts';
 
 /**
  * Inbound notifications of merchants' PSPs (back mode,

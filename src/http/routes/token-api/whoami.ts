@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { toPublicId } from '../../domain/ids.ts';
-import type { App } from '../types.ts';
-import { BearerErrors } from './schemas.ts';
+import { toPublicId } from '../../../domain/ids.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors } from '../schemas.ts';
 
 /** Tells an integration which account and key its token speaks for: the cheapest authenticated call. */
 export function registerWhoami(app: App): void {

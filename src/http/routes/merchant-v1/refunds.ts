@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import type { Services } from '../../services.ts';
-import { cancelPurchase, type CancelOutcome } from '../../use-cases/cancel-purchase.ts';
-import { purchaseRefunds, refundPurchase } from '../../use-cases/refund-purchase.ts';
-import { findPurchase } from '../../purchases/repository.ts';
-import { V1_STATE } from '../../domain/purchase-states.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { idempotent } from '../idempotency.ts';
-import type { App } from '../types.ts';
-import { PurchaseSchema, purchaseV1 } from '../views/purchase-v1.ts';
-import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../views/refund-v1.ts';
-import { V1Errors } from './merchant-v1-purchases.ts';
-import { V1Error } from './schemas.ts';
+import type { Services } from '../../../services.ts';
+import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-purchase.ts';
+import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purchase.ts';
+import { findPurchase } from '../../../purchases/repository.ts';
+import { V1_STATE } from '../../../domain/purchase-states.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { idempotent } from '../../idempotency.ts';
+import type { App } from '../../types.ts';
+import { PurchaseSchema, purchaseV1 } from '../../views/purchase-v1.ts';
+import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../../views/refund-v1.ts';
+import { V1Errors } from './purchases.ts';
+import { V1Error } from '../schemas.ts';
 
 const BASE = '/api/merchants/v1';
 const invalid = (message: string) => new ApiError(406, 'invalid_input', message);

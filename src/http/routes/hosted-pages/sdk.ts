@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { sdkBundle } from '../../sdk/build.ts';
-import type { App } from '../types.ts';
+import { sdkBundle } from '../../../sdk/build.ts';
+import type { App } from '../../types.ts';
 
 /**
  * chipin.js for merchants' pages (docs/front-end.md). `/sdk/v1/chipin.js` is the versioned,

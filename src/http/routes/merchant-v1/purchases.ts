@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
-import { internalStatesOf } from '../../domain/purchase-states.ts';
-import { findPurchase, listPurchases } from '../../purchases/repository.ts';
-import type { Services } from '../../services.ts';
-import { createPurchase } from '../../use-cases/create-purchase.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { langFromAcceptLanguage } from '../../i18n/lang.ts';
-import { idempotent } from '../idempotency.ts';
-import type { App } from '../types.ts';
-import { MAX_METADATA_BYTES, NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../views/purchase-v1.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
-import { V1Error } from './schemas.ts';
+import { internalStatesOf } from '../../../domain/purchase-states.ts';
+import { findPurchase, listPurchases } from '../../../purchases/repository.ts';
+import type { Services } from '../../../services.ts';
+import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
+import { idempotent } from '../../idempotency.ts';
+import type { App } from '../../types.ts';
+import { MAX_METADATA_BYTES, NewPurchasePayload, PurchaseSchema, purchaseV1, V1StateSchema } from '../../views/purchase-v1.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { V1Error } from '../schemas.ts';
 
 const BASE = '/api/merchants/v1';
 

@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { parsePublicId } from '../../domain/ids.ts';
-import { pledgeReturnUrl } from '../../domain/links.ts';
-import { checkCard, DECLINE_FIELD, typedHolder } from '../../pages/card-form.ts';
-import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../pages/pledge-page.ts';
-import { TEXT } from '../../pages/texts.ts';
-import { loadPayState } from '../../payments/pay-state-repository.ts';
-import { findPledgeForPage } from '../../payments/pledge-repository.ts';
-import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../use-cases/pay-pledge.ts';
-import { findPurchaseForPage } from '../../purchases/repository.ts';
-import type { Services } from '../../services.ts';
-import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
-import type { App } from '../types.ts';
+import { parsePublicId } from '../../../domain/ids.ts';
+import { pledgeReturnUrl } from '../../../domain/links.ts';
+import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
+import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
+import { TEXT } from '../../../pages/texts.ts';
+import { loadPayState } from '../../../payments/pay-state-repository.ts';
+import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
+import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import { findPurchaseForPage } from '../../../purchases/repository.ts';
+import type { Services } from '../../../services.ts';
+import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 /** A pledger's page: `GET /pledge/<plg_uid>` shows it, `POST` pays the share. */

@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
-import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import type { Violation } from '../../purchases/validate.ts';
-import type { Services } from '../../services.ts';
-import { createPurchase } from '../../use-cases/create-purchase.ts';
-import { sendPurchaseLink } from '../../use-cases/send-purchase-link.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { langFromAcceptLanguage, langOf } from '../../i18n/lang.ts';
-import { idempotent } from '../idempotency.ts';
-import type { App } from '../types.ts';
-import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../views/purchase-v1.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import type { Violation } from '../../../purchases/validate.ts';
+import type { Services } from '../../../services.ts';
+import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import { sendPurchaseLink } from '../../../use-cases/send-purchase-link.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import { idempotent } from '../../idempotency.ts';
+import type { App } from '../../types.ts';
+import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../../views/purchase-v1.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const Phone = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'International format with a leading +', examples: ['+33612345678'] });
 const opt = (maxLength: number) => Type.Optional(Type.String({ maxLength }));

@@ -1,4 +1,4 @@
-import type { App } from '../types.ts';
+import type { App } from '../../types.ts';
 
 /** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
 export function registerOpenApi(app: App): void {

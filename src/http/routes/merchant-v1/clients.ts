@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { findClient, listPurchases } from '../../purchases/repository.ts';
-import type { Services } from '../../services.ts';
-import { notFound } from '../errors.ts';
-import type { App } from '../types.ts';
-import { ClientSchema, clientV1, purchaseV1 } from '../views/purchase-v1.ts';
-import { V1Errors } from './merchant-v1-purchases.ts';
-import { V1Error } from './schemas.ts';
+import { findClient, listPurchases } from '../../../purchases/repository.ts';
+import type { Services } from '../../../services.ts';
+import { notFound } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { ClientSchema, clientV1, purchaseV1 } from '../../views/purchase-v1.ts';
+import { V1Errors } from './purchases.ts';
+import { V1Error } from '../schemas.ts';
 
 /** The most recent purchases listed with a client; the purchases listing pages through all of them. */
 const CLIENT_PURCHASES = 100;

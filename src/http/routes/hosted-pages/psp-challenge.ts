@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { langFromAcceptLanguage } from '../../i18n/lang.ts';
-import { challengeRelayCsp, challengeRelayGonePage, challengeRelayPage } from '../../pages/challenge-relay-page.ts';
-import { CHALLENGE_RELAY_PATH } from '../../psp/challenge-relay.ts';
-import type { Services } from '../../services.ts';
-import type { App } from '../types.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
+import { challengeRelayCsp, challengeRelayGonePage, challengeRelayPage } from '../../../pages/challenge-relay-page.ts';
+import { CHALLENGE_RELAY_PATH } from '../../../psp/challenge-relay.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
 
 const HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 

@@ -1,19 +1,19 @@
 import { Type } from 'typebox';
-import { isEmailAddress } from '../../domain/email.ts';
-import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import { V1_STATE } from '../../domain/purchase-states.ts';
-import type { CardInput } from '../../psp/connector.ts';
-import { leaderReturnUrl, pledgePageUrl, pledgeReturnUrl } from '../../domain/links.ts';
-import { loadPayState } from '../../payments/pay-state-repository.ts';
-import { findPledge, listPledges } from '../../payments/pledge-repository.ts';
-import { payAsLeader, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
-import { payPledge, type PledgeOutcome } from '../../use-cases/pay-pledge.ts';
-import { findPurchase } from '../../purchases/repository.ts';
-import type { Services } from '../../services.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../../i18n/lang.ts';
-import type { App } from '../types.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import { isEmailAddress } from '../../../domain/email.ts';
+import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { V1_STATE } from '../../../domain/purchase-states.ts';
+import type { CardInput } from '../../../psp/connector.ts';
+import { leaderReturnUrl, pledgePageUrl, pledgeReturnUrl } from '../../../domain/links.ts';
+import { loadPayState } from '../../../payments/pay-state-repository.ts';
+import { findPledge, listPledges } from '../../../payments/pledge-repository.ts';
+import { payAsLeader, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import { findPurchase } from '../../../purchases/repository.ts';
+import type { Services } from '../../../services.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { langOf } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const Pledge = Type.Object({
   id: Type.String({ examples: ['plg_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),

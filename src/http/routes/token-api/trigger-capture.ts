@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { toPublicId } from '../../domain/ids.ts';
-import { V1_STATE } from '../../domain/purchase-states.ts';
-import type { Services } from '../../services.ts';
-import { triggerCapture } from '../../use-cases/trigger-capture.ts';
-import { ApiError } from '../errors.ts';
-import type { App } from '../types.ts';
-import { TokenApiError } from './schemas.ts';
+import { toPublicId } from '../../../domain/ids.ts';
+import { V1_STATE } from '../../../domain/purchase-states.ts';
+import type { Services } from '../../../services.ts';
+import { triggerCapture } from '../../../use-cases/trigger-capture.ts';
+import { ApiError } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { TokenApiError } from '../schemas.ts';
 
 /**
  * `POST /api/trigger_capture/?signature=<jwt>`

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { Offer } from '../../accounts/offers.ts';
-import { FailureThrottle } from '../../auth/failure-throttle.ts';
-import { ScheduleMemo } from '../../accounts/schedule-memo.ts';
-import { ScheduleError, type Schedule } from '../../domain/schedule.ts';
-import type { Services } from '../../services.ts';
-import { describeValidation } from '../error-format.ts';
-import { ApiError, notFound, type ErrorCode } from '../errors.ts';
-import type { App } from '../types.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import type { Offer } from '../../../accounts/offers.ts';
+import { FailureThrottle } from '../../../auth/failure-throttle.ts';
+import { ScheduleMemo } from '../../../accounts/schedule-memo.ts';
+import { ScheduleError, type Schedule } from '../../../domain/schedule.ts';
+import type { Services } from '../../../services.ts';
+import { describeValidation } from '../../error-format.ts';
+import { ApiError, notFound, type ErrorCode } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const EXAMPLE_REQUEST = { amount_cents: 30_000, created: '2026-01-31' };
 // The default 3x offer (150 bps): docs/schedules.md works this example through.

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { ClockLimitError, MAX_ADVANCE_SECONDS, type SandboxClock } from '../../clock/sandbox-clock.ts';
-import type { Services } from '../../services.ts';
-import { ApiError } from '../errors.ts';
-import type { App } from '../types.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import { ClockLimitError, MAX_ADVANCE_SECONDS, type SandboxClock } from '../../../clock/sandbox-clock.ts';
+import type { Services } from '../../../services.ts';
+import { ApiError } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 /** How long an advance waits for due jobs other processes are still running. */
 const SETTLE_TIMEOUT_MS = 10_000;

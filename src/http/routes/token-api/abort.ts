@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { parsePublicId } from '../../domain/ids.ts';
-import type { Services } from '../../services.ts';
-import { abortPurchase } from '../../use-cases/abort-purchase.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { langOf } from '../../i18n/lang.ts';
-import type { App } from '../types.ts';
-import { BearerErrors, TokenApiError } from './schemas.ts';
+import { parsePublicId } from '../../../domain/ids.ts';
+import type { Services } from '../../../services.ts';
+import { abortPurchase } from '../../../use-cases/abort-purchase.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { langOf } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 /**
  * Token API: abort a purchase still in its early stage (docs/purchase-lifecycle.md#abort: only

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Csrf, CSRF_COOKIE, csrfCookieHeader, readCookie } from '../../pages/csrf.ts';
-import { pageCsp } from '../../pages/html.ts';
-import type { Services } from '../../services.ts';
+import { Csrf, CSRF_COOKIE, csrfCookieHeader, readCookie } from '../../../pages/csrf.ts';
+import { pageCsp } from '../../../pages/html.ts';
+import type { Services } from '../../../services.ts';
 
 /**
  * Headers of every hosted page: our CSP, no sniffing, no caching of personal pages. A purchase

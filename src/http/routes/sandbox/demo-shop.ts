@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { Type } from 'typebox';
-import { AccountError } from '../../accounts/accounts.ts';
-import { verifyHs256 } from '../../delivery/jwt.ts';
-import { parsePublicId } from '../../domain/ids.ts';
-import { paymentPageUrl } from '../../domain/links.ts';
-import { findOfferSecret } from '../../payments/pay-state-repository.ts';
-import { findPurchaseForPage } from '../../purchases/repository.ts';
-import { DEMO_SHOP_CSP, demoShopPage } from '../../sandbox/demo-shop-page.ts';
-import { sdkBundle } from '../../sdk/build.ts';
-import type { Services } from '../../services.ts';
-import { createPurchase } from '../../use-cases/create-purchase.ts';
-import type { App } from '../types.ts';
+import { AccountError } from '../../../accounts/accounts.ts';
+import { verifyHs256 } from '../../../delivery/jwt.ts';
+import { parsePublicId } from '../../../domain/ids.ts';
+import { paymentPageUrl } from '../../../domain/links.ts';
+import { findOfferSecret } from '../../../payments/pay-state-repository.ts';
+import { findPurchaseForPage } from '../../../purchases/repository.ts';
+import { DEMO_SHOP_CSP, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
+import { sdkBundle } from '../../../sdk/build.ts';
+import type { Services } from '../../../services.ts';
+import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import type { App } from '../../types.ts';
 
-const SCRIPT = readFileSync(new URL('../../sandbox/assets/demo-shop.js', import.meta.url), 'utf8');
+const SCRIPT = readFileSync(new URL('../../../sandbox/assets/demo-shop.js', import.meta.url), 'utf8');
 /** The demo shop's own merchant account, separate from any developer's (found again after a restart). */
 const DEMO_SHOP_EMAIL = 'demo-shop@chipin.test';
 
