@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Offer } from '../../accounts/offers.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { purchaseDetail } from '../purchase-detail.ts';
-import { confirmPage, purchasePage, type PurchaseNotice } from '../pages/purchase-page.ts';
+import { confirmPage, purchasePage } from '../pages/purchase-page.ts';
 import { purchaseFilterOf, purchaseIdOf, purchaseQueryOf } from '../purchase-filter.ts';
 import { purchasesPage } from '../pages/purchases-page.ts';
 import { csvHeader, csvLine } from '../purchases-csv.ts';
