@@ -35,7 +35,7 @@ import {
   type LyraPayment,
 } from './mapping.ts';
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
+import { assertAmount, assertCurrency, assertReturnUrl, fingerprint } from '../input-checks.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from '../kit/json-call.ts';
 

@@ -38,7 +38,7 @@ import {
   type OgoneView,
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
