@@ -110,6 +110,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         return row && toStored(box, row);
       },
       ...(opts.pspDefinitions ? { definitions: opts.pspDefinitions } : {}),
+      // Debug lines of each PSP call (method, path, status, request id; never a header or a body).
+      logger: logger.child({ component: 'psp' }),
     });
     await psps.assertOffersUseKnownPsps(db);
     if (config.env === 'production') {

@@ -5,7 +5,7 @@ import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
 import { processorData } from '../delivery/transaction.ts';
-import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
+import type { DeclineReason, PspState, TransactionRef, TransactionResult } from '../psp/connector.ts';
 
 /**
  * The payments aggregate: `payments` (one row per PSP transaction we start), the cards saved
@@ -39,7 +39,24 @@ export interface PaymentRow {
   psp_return_url: string | null;
   /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
   network_transaction_id: string | null;
+  /**
+   * What the payment's connector learnt from its PSP (`TransactionResult.pspState`), given back in
+   * every later call on the transaction ({@link pspRef}). NULL: recorded before migration 022, or
+   * the PSP's answer not recorded yet.
+   */
+  psp_state: PspState | null;
   updated_at: Date;
+}
+
+/** The transaction of a PSP answer about the payment, with the answer's state, else the stored one. */
+export function resultRef(payment: PaymentRow, r: TransactionResult): TransactionRef {
+  return { transactionId: r.transactionId, pspState: r.pspState ?? payment.psp_state };
+}
+
+/** The payment's PSP transaction as its connector's later calls take it: the id and the stored state. */
+export function pspRef(payment: PaymentRow): TransactionRef {
+  if (!payment.psp_transaction_id) throw new TypeError(`payment ${payment.id} has no PSP transaction yet`);
+  return { transactionId: payment.psp_transaction_id, pspState: payment.psp_state };
 }
 
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
@@ -139,12 +156,13 @@ export async function recordResult(
 ): Promise<boolean> {
   const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
-       decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, network_transaction_id)
+       decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, network_transaction_id),
+       psp_state = COALESCE($12::jsonb, psp_state)
      WHERE account_id = $1 AND id = $2 AND status = $10
        AND (status, captured_cents, refunded_cents, decline_reason, psp_transaction_id)
            IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
      RETURNING 1`,
-    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status, r.networkTransactionId ?? null],
+    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status, r.networkTransactionId ?? null, r.pspState ? JSON.stringify(r.pspState) : null],
   );
   if (rows.length === 0) return false;
   const status = backModeStatus(r.status);
@@ -173,9 +191,32 @@ export async function recordResult(
   return true;
 }
 
+/**
+ * Stores what a notification taught the connector about a payment still unresolved (Adyen's
+ * AUTHORISATION after 3-D Secure), for the resolution that follows to read it from the row as
+ * every other path does. Only while the row is in the status it was read in.
+ */
+export async function storePspState(sql: Sql, payment: PaymentRow, pspState: PspState): Promise<PaymentRow> {
+  const { rows } = await sql.query<PaymentRow>('UPDATE payments SET psp_state = $3 WHERE account_id = $1 AND id = $2 AND status = $4 RETURNING *', [
+    payment.account_id,
+    payment.id,
+    JSON.stringify(pspState),
+    payment.status,
+  ]);
+  return rows[0] ?? payment;
+}
+
 /** The row as it stands after {@link recordResult} stored `r` on it (to record a next answer about it). */
 export function afterResult(payment: PaymentRow, r: TransactionResult): PaymentRow {
-  return { ...payment, status: r.status, psp_transaction_id: r.transactionId, captured_cents: r.capturedCents, refunded_cents: r.refundedCents, decline_reason: r.decline?.reason ?? null };
+  return {
+    ...payment,
+    status: r.status,
+    psp_transaction_id: r.transactionId,
+    captured_cents: r.capturedCents,
+    refunded_cents: r.refundedCents,
+    decline_reason: r.decline?.reason ?? null,
+    psp_state: r.pspState ?? payment.psp_state,
+  };
 }
 
 /** A refusal before any PSP transaction existed (the card could not even be attached): no transaction event. */

@@ -7,9 +7,15 @@
  *   reason code, never an exception. Exceptions are for integration faults only
  *   ({@link PspIntegrationError}): network down, bad credentials, malformed PSP answer.
  * - Every mutating call takes an `idempotencyKey`: the same key twice returns the first outcome
- *   and never charges twice (the PSP's own idempotency where it has one, ours otherwise).
+ *   and never charges twice, whichever process sends it: through the operation log
+ *   (`ConnectorContext.operations`, src/psp/kit/operations.ts) and the PSP's own idempotency key
+ *   where it has one.
  * - Calls are made outside database transactions by the caller; connectors hold no DB transaction.
  * - Amounts are integers in the currency's minor unit.
+ * - A connector keeps no payment state in memory: what it learns from its PSP comes back as
+ *   {@link TransactionResult.pspState}, the caller stores it with the payment, and every later
+ *   call on that transaction receives it back ({@link TransactionRef}). Any instance, in any
+ *   process, after any restart, can capture, void, refund or read any transaction.
  */
 import type { ChallengeForm } from './challenge-relay.ts';
 export interface PspConnector {
@@ -29,13 +35,13 @@ export interface PspConnector {
   authorize(input: AuthorizeInput): Promise<TransactionResult>;
 
   /** Captures an authorised transaction, fully or partly (`amountCents` ≤ authorised). */
-  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult>;
+  capture(input: AmountOperation): Promise<TransactionResult>;
 
   /** Releases an authorisation (hold) without capturing. */
-  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult>;
+  void(input: Operation): Promise<TransactionResult>;
 
   /** Refunds a captured transaction, fully or partly. */
-  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult>;
+  refund(input: AmountOperation): Promise<TransactionResult>;
 
   /**
    * Charges a saved payment method with the shopper absent (installments, the pot's rest):
@@ -44,8 +50,12 @@ export interface PspConnector {
    */
   chargeOffSession(input: OffSessionInput): Promise<TransactionResult>;
 
-  /** The PSP's current view of a transaction (status sync, after a challenge or a timeout). */
-  retrieve(transactionId: string): Promise<TransactionResult>;
+  /**
+   * The PSP's current view of a transaction (status sync, after a challenge or a timeout). With
+   * `notification` (the `event` of a verified notification about this transaction), what only
+   * that notification tells (Adyen's capture, refund and cancellation outcomes) is folded in.
+   */
+  retrieve(transaction: TransactionRef, options?: { notification?: NotificationEvent }): Promise<TransactionResult>;
 
   /** Checks an incoming PSP notification (signature, freshness) and reads it. */
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult>;
@@ -56,6 +66,37 @@ export interface PspConnector {
    * throws {@link PspIntegrationError} `unreachable`.
    */
   verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }>;
+}
+
+/**
+ * What a connector learnt from its PSP about one transaction: PSP references, the
+ * stored-credential reference, capture and refund references, the last known amounts where the
+ * PSP cannot be asked (Adyen has no payment read). JSON only (it is stored in `payments.psp_state`
+ * and read back by another process), opaque to Chipin: only the connector that wrote it reads it.
+ */
+export type PspState = { readonly [field: string]: JsonValue };
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [field: string]: JsonValue };
+
+/**
+ * A transaction as later calls name it: its id and the {@link PspState} stored from the last
+ * result about it. `pspState` is null for a payment recorded before connectors returned one
+ * (migration 022): a connector whose PSP can be read by id works from the id alone; one that
+ * cannot (Adyen) answers `unknown_transaction`.
+ */
+export interface TransactionRef {
+  transactionId: string;
+  pspState: PspState | null;
+}
+
+/** A mutating call on an existing transaction. */
+export interface Operation {
+  idempotencyKey: string;
+  transaction: TransactionRef;
+}
+
+/** A capture or refund: an {@link Operation} with an amount. */
+export interface AmountOperation extends Operation {
+  amountCents: number;
 }
 
 export interface CardInput {
@@ -141,6 +182,11 @@ export interface TransactionResult {
    * variant: Lyra's REST API). Absent for every other PSP, whose payloads stay standard.
    */
   processor?: ProcessorDetails;
+  /**
+   * What the connector learnt (see {@link PspState}): the caller stores it with the payment and
+   * gives it back in every later {@link TransactionRef}. Absent: nothing to keep beyond the id.
+   */
+  pspState?: PspState;
 }
 
 /** See {@link TransactionResult.processor}. */
@@ -168,8 +214,18 @@ export type DeclineReason =
   | 'processing_error';
 
 export type NotificationResult =
-  | { ok: true; transactionId: string; status: TransactionStatus; ack?: NotificationAck }
+  | {
+      ok: true;
+      transactionId: string;
+      status: TransactionStatus;
+      ack?: NotificationAck;
+      /** What only this notification tells about the transaction (Adyen): give it to {@link PspConnector.retrieve}. */
+      event?: NotificationEvent;
+    }
   | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
+
+/** A verified notification's content, as its connector reads it back in `retrieve` (JSON). */
+export type NotificationEvent = { readonly [field: string]: JsonValue };
 
 /** What the PSP expects as the answer to its notification (Adyen: `[accepted]`); 200 with an empty body when absent. */
 export interface NotificationAck {
@@ -205,3 +261,4 @@ export class PspIntegrationError extends Error {
 export function isPspFault(err: unknown): err is PspIntegrationError {
   return err instanceof PspIntegrationError && (err.code === 'unreachable' || err.code === 'bad_response');
 }
+

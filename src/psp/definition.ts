@@ -1,6 +1,8 @@
 import type { Clock } from '../domain/clock.ts';
 import type { PspConnector } from './connector.ts';
 import type { PspHttp } from './psp-http.ts';
+import type { PspOperations } from './kit/operations.ts';
+import type { PspLogger } from './kit/json-call.ts';
 
 /**
  * What a connector folder exports besides its connector: how to build one for a merchant's PSP
@@ -68,4 +70,11 @@ export interface ConnectorContext {
   timeoutMs: number;
   /** The only way a connector reaches its PSP: the service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
   http: PspHttp;
+  /**
+   * The PSP operation log of this connector instance (src/psp/kit/operations.ts), scoped to its
+   * PSP account: where its mutating calls' idempotency lives, shared by every process.
+   */
+  operations: PspOperations;
+  /** Debug logging of PSP calls (method, path, status, request id: never a body or a header value). */
+  logger?: PspLogger;
 }

@@ -3,18 +3,25 @@ import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Redacted } from '../crypto/redacted.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AuthorizeInput,
+  type NotificationEvent,
   type OffSessionInput,
+  type Operation,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from './connector.ts';
+import { PspOperations } from './kit/operations.ts';
+import { PspOperationRepository } from './psp-operation-repository.ts';
 import type { ConnectorContext, ConnectorDefinition, PspAccountConfig, PspEnvironment } from './definition.ts';
 import { CONNECTOR_DEFINITIONS } from './definitions.ts';
 import { SandboxPsp } from './sandbox/connector.ts';
 import { deriveKey } from '../crypto/keys.ts';
 import { ChallengeRelay } from './challenge-relay.ts';
 import { PspEndpoints } from './endpoints.ts';
+import type { PspLogger } from './kit/json-call.ts';
 
 /** The connector of every offer bound to no PSP account (and of payments made before back mode). */
 export const DEFAULT_PSP = 'sandbox';
@@ -104,20 +111,20 @@ export class AccountConnector implements PspConnector {
   authorize(input: AuthorizeInput) {
     return this.#out(this.inner.authorize(input));
   }
-  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
+  capture(input: AmountOperation) {
     return this.#out(this.inner.capture(input));
   }
-  void(input: { idempotencyKey: string; transactionId: string }) {
+  void(input: Operation) {
     return this.#out(this.inner.void(input));
   }
-  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }) {
+  refund(input: AmountOperation) {
     return this.#out(this.inner.refund(input));
   }
   chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
     return this.#out(this.inner.chargeOffSession(input));
   }
-  retrieve(transactionId: string) {
-    return this.#out(this.inner.retrieve(transactionId));
+  retrieve(transaction: TransactionRef, options?: { notification?: NotificationEvent }) {
+    return this.#out(this.inner.retrieve(transaction, options));
   }
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }) {
     return this.inner.verifyNotification(input);
@@ -131,7 +138,10 @@ export class AccountConnector implements PspConnector {
 export interface BackModeOptions {
   definitions: readonly ConnectorDefinition[];
   loadAccount: PspAccountLoader;
-  /** What every connector gets; its outbound client is added per PSP account (see {@link PspEndpoints.httpFor}). */
+  /**
+   * What every connector gets; its outbound client (see {@link PspEndpoints.httpFor}) and its
+   * operation log's scope (the PSP account) are added per PSP account.
+   */
   context: Omit<ConnectorContext, 'http'>;
   /** A production deployment refuses the built-in sandbox PSP for payments. */
   production: boolean;
@@ -307,7 +317,7 @@ export class PspRegistry {
       if (problem) throw new EndpointRefusedError(psp, `PSP account psa_${id}`, problem.message);
     }
     const config: PspAccountConfig = { id, environment, credentials, baseUrl: endpointUrl ?? def.baseUrl(environment, credentials) };
-    return def.create(config, { ...back.context, http: back.endpoints.httpFor(def, environment) });
+    return def.create(config, { ...back.context, http: back.endpoints.httpFor(def, environment), operations: back.context.operations.for(def.name, id) });
   }
 
   /** Forgets the cached connector of a PSP account changed or deleted in this process. */
@@ -351,6 +361,8 @@ export interface PspRegistryOptions {
   /** Time limit of one PSP call (ms). Default 15 s. */
   timeoutMs?: number;
   cacheMs?: number;
+  /** Debug logging of PSP calls (src/psp/kit/json-call.ts). */
+  logger?: PspLogger;
 }
 
 /** The registry of this build: the built-in sandbox PSP, and the connector definitions of `src/psp/definitions.ts`. */
@@ -361,13 +373,15 @@ export function createPspRegistry(opts: PspRegistryOptions): PspRegistry {
   const sandbox = new SandboxPsp({ db: opts.db, clock: opts.clock, publicUrl: opts.publicUrl, notificationSecret });
   const loadAccount: PspAccountLoader = opts.loadAccount ?? (async () => undefined);
   const challengeRelay = new ChallengeRelay(deriveKey(opts.masterKey, 'psp-challenge-relay'), opts.publicUrl);
+  // One log for every connector of every process on the database; each PSP account its own scope.
+  const operations = new PspOperations(new PspOperationRepository(opts.db), DEFAULT_PSP, DEFAULT_PSP, deriveKey(opts.masterKey, 'psp-operation-fingerprints'), systemClock);
   return new PspRegistry([sandbox], {
     definitions: opts.definitions ?? CONNECTOR_DEFINITIONS,
     loadAccount,
     // A real PSP lives in real time: its test environment does not follow the sandbox clock, so
     // its connectors read hold dates and lapses on the system clock (docs/jobs-and-clock.md). Only
     // the built-in sandbox PSP, which is ours, travels with the sandbox clock.
-    context: { clock: systemClock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000 },
+    context: { clock: systemClock, publicUrl: opts.publicUrl, timeoutMs: opts.timeoutMs ?? 15_000, operations, ...(opts.logger ? { logger: opts.logger } : {}) },
     production: opts.production ?? false,
     endpoints: new PspEndpoints(opts.production ? 'production' : 'sandbox', opts.endpointAllowlist ?? []),
     challengeRelay,

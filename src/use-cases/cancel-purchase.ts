@@ -1,7 +1,7 @@
 import { recordAudit, type Actor } from '../audit/audit-log.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { findPayment, recordResult } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, recordResult } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { closePledges } from '../payments/pledge-repository.ts';
 import { anyCaptured, cancelScheduledInstallments, heldPaymentIds } from '../payments/refund-repository.ts';
@@ -56,7 +56,7 @@ export async function voidHolds(deps: PaymentDeps, accountId: string, purchaseId
   for (const id of await heldPaymentIds(db, accountId, purchaseId)) {
     const hold = (await findPayment(db, accountId, id))!;
     try {
-      const result = await (await psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:cancel`, transactionId: hold.psp_transaction_id! });
+      const result = await (await psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:cancel`, transaction: pspRef(hold) });
       if (result.decline) logger.warn({ account_id: accountId, purchase_id: purchaseId, payment_id: id, reason: result.decline.reason }, 'the PSP refused to void a hold on cancel');
       else await db.transaction((tx) => recordResult(tx, hold, result, 'CANCELLED', clock.now()));
     } catch (err) {

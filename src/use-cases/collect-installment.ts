@@ -11,7 +11,7 @@ import {
   scheduledInstallments,
   type Installment,
 } from '../payments/installment-repository.ts';
-import { findPayment, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -77,7 +77,7 @@ async function charge(
   const key = `${inst.id}:attempt:${attempt}`;
   const hold = inst.paymentId ? await findPayment(db, accountId, inst.paymentId) : undefined;
   if (hold?.status === 'authorized' && hold.psp_transaction_id) {
-    const captured = await (await deps.psps.forPayment(hold)).capture({ idempotencyKey: `${key}:capture`, transactionId: hold.psp_transaction_id, amountCents: amount });
+    const captured = await (await deps.psps.forPayment(hold)).capture({ idempotencyKey: `${key}:capture`, transaction: pspRef(hold), amountCents: amount });
     if (captured.status === 'captured') return { payment: hold, result: captured };
     await db.transaction((tx) => recordResult(tx, hold, captured, purchase.state, clock.now()));
   } else if (hold && hold.status !== 'expired' && hold.status !== 'voided') {

@@ -1,5 +1,5 @@
 import type { TransactionResult } from '../psp/connector.ts';
-import { recordResult, type PaymentRow } from '../payments/payment-repository.ts';
+import { recordResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -14,14 +14,15 @@ import type { PaymentDeps } from './deps.ts';
  */
 export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, options: { notify?: boolean } = {}): Promise<void> {
   const psp = await deps.psps.forPayment(payment);
+  const ref = (r: TransactionResult) => resultRef(payment, r);
   let back: TransactionResult;
   if (result.status === 'requires_action' || result.status === 'authorized') {
-    back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: result.transactionId });
+    back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: ref(result) });
     // Refused: the challenge was completed in between and the money captured; refunded below.
-    if (back.status !== 'voided') back = await psp.retrieve(result.transactionId);
+    if (back.status !== 'voided') back = await psp.retrieve(ref(back));
   } else back = result;
   if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
-    back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transactionId: back.transactionId, amountCents: back.capturedCents - back.refundedCents });
+    back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transaction: ref(back), amountCents: back.capturedCents - back.refundedCents });
   }
   if (back === result && payment.status === result.status) return;
   const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;

@@ -20,6 +20,8 @@ import {
   releasePendingAttempt,
   unresolvedLeaderAttempt,
   writeEvent,
+  pspRef,
+  resultRef,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, type PurchasePayState } from '../payments/pay-state-repository.ts';
@@ -142,7 +144,7 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
   }
   const offer = (await offers.byId(accountId, state.offerId))!;
   const psp = await psps.forPayment(payment);
-  const result = await psp.retrieve(payment.psp_transaction_id);
+  const result = await psp.retrieve(pspRef(payment));
   // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
@@ -188,11 +190,11 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
       storeForLater: storeForLater(plan),
     });
   } else {
-    result = await psp.retrieve(payment.psp_transaction_id!);
+    result = await psp.retrieve(pspRef(payment));
     if (result.status === 'requires_action') {
-      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transactionId: result.transactionId });
+      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transaction: resultRef(payment, result) });
       // Refused: the shopper completed the challenge in between; its outcome decides.
-      result = voided.status === 'voided' ? voided : await psp.retrieve(payment.psp_transaction_id!);
+      result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
       if (result.status === 'voided') {
         await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
         return undefined;
@@ -302,7 +304,7 @@ async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, gu
     storedCredential: storedCredentialOf(guarantee),
   });
   if (result.status === 'captured') return { payment: sharePayment, result };
-  const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: guarantee.transactionId });
+  const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: resultRef(payment, guarantee) });
   await db.transaction(async (tx) => {
     await recordResult(tx, payment, guarantee, 'CREATED', clock.now());
     await recordResult(tx, afterResult(payment, guarantee), voided, 'CREATED', clock.now());

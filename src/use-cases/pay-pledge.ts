@@ -2,7 +2,7 @@ import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
-import { countPledgePayments, findPayment, insertPayment, markDeclined, recordResult, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { countPledgePayments, findPayment, insertPayment, markDeclined, pspRef, recordResult, resultRef, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
@@ -65,7 +65,7 @@ export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pled
   const payment = await findPayment(deps.db, pledge.accountId, paymentId);
   if (!payment || payment.pledge_id !== pledge.id || !payment.psp_transaction_id) return { kind: 'closed', reason: 'unknown' };
   if (pledge.state === 'paid') return { kind: 'already_paid' };
-  const result = await (await deps.psps.forPayment(payment)).retrieve(payment.psp_transaction_id);
+  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
   return finishPledge(deps, pledge, payment, result);
 }
 
@@ -98,14 +98,14 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
       returnUrl: payment.psp_return_url ?? pledgeReturnUrl(deps.publicUrl, pledge.id, payment.id),
     });
   } else if (payment.status === 'requires_action' && payment.psp_transaction_id) {
-    result = await psp.retrieve(payment.psp_transaction_id);
+    result = await psp.retrieve(pspRef(payment));
   } else {
     return undefined;
   }
   if (result.status === 'requires_action') {
-    const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transactionId: result.transactionId });
+    const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: resultRef(payment, result) });
     // Refused: the pledger completed the challenge in between; that outcome decides.
-    result = voided.status === 'voided' ? voided : await psp.retrieve(result.transactionId);
+    result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
   }
   return finishPledge(deps, pledge, payment, result);
 }

@@ -2,7 +2,7 @@ import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { parsePublicId } from '../domain/ids.ts';
 import type { NotificationAck } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
-import { findPaymentByPspTransaction, recordResult } from '../payments/payment-repository.ts';
+import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { pspAccountOwner } from '../psp-accounts/repository.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -37,15 +37,18 @@ export async function receivePspNotification(
   const verified = await connector.verifyNotification(input);
   if (!verified.ok) return { kind: 'refused', reason: verified.reason };
   const ack = verified.ack ? { ack: verified.ack } : {};
-  const payment = await findPaymentByPspTransaction(deps.db, accountId, id, verified.transactionId);
+  let payment = await findPaymentByPspTransaction(deps.db, accountId, id, verified.transactionId);
   if (!payment) {
     deps.logger.info({ account_id: accountId, psp_account_id: pspAccountPublicId }, 'PSP notification about a transaction Chipin did not start: ignored');
     return { kind: 'accepted', applied: false, ...ack };
   }
-  const current = await connector.retrieve(verified.transactionId);
+  // The payment's stored state, with what this notification adds (Adyen's modification outcomes).
+  const current = await connector.retrieve(pspRef(payment), verified.event ? { notification: verified.event } : {});
   if (payment.status === 'pending' || payment.status === 'requires_action') {
     // Still with the shopper (3-D Secure): nothing to do until it ends.
     if (current.status === 'requires_action') return { kind: 'accepted', applied: false, ...ack };
+    // The resolution below reads the transaction from the row's state: give it what this notification said.
+    if (verified.event && current.pspState) payment = await storePspState(deps.db, payment, current.pspState);
     if (payment.purpose === 'pledge') await resolvePledgePayment(deps, payment);
     else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) await resolveLeaderAttempt(deps, payment, 0);
     else await record(deps, payment, current);

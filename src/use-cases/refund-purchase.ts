@@ -6,7 +6,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
-import { findPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import {
@@ -102,8 +102,9 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * resume job. Safe to run twice at once: an allocation is settled only once.
  *
  * Resumed (the job, after a crash or a fault), a refund first asks the PSP what it holds: not every
- * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors remember keys in
- * memory, gone with a restarted process), and a refund sent twice gives money back twice. When the
+ * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors reconcile from the
+ * amounts stored with the payment, which a payment recorded before migration 022 lacks), and a
+ * refund sent twice gives money back twice. When the
  * PSP shows more refunded than our record by at least the allocation's amount, and no other
  * refund of that payment is pending (which could account for it), the earlier call went through:
  * it is recorded from that answer and not sent again.
@@ -118,7 +119,7 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
     const psp = await psps.forPayment(payment);
     try {
       if (opts.resumed && allocation.kind === 'refund' && !(await otherPendingRefund(db, accountId, payment.id, allocation.id))) {
-        const seen = await psp.retrieve(payment.psp_transaction_id!);
+        const seen = await psp.retrieve(pspRef(payment));
         if (seen.refundedCents - payment.refunded_cents >= allocation.amountCents) {
           logger.info({ account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'resumed refund already applied at the PSP: recorded, not sent again');
           answers.push({ allocation, payment, result: seen });
@@ -127,8 +128,8 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
       }
       const result =
         allocation.kind === 'refund'
-          ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id!, amountCents: allocation.amountCents })
-          : await psp.void({ idempotencyKey: allocation.idempotencyKey!, transactionId: payment.psp_transaction_id! });
+          ? await psp.refund({ idempotencyKey: allocation.idempotencyKey!, transaction: pspRef(payment), amountCents: allocation.amountCents })
+          : await psp.void({ idempotencyKey: allocation.idempotencyKey!, transaction: pspRef(payment) });
       answers.push({ allocation, payment, result });
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;

@@ -1,7 +1,7 @@
 import { potDeadlineComment, uncovered } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { TransactionResult } from '../psp/connector.ts';
-import { findPayment, insertPayment, recordResult, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, insertPayment, recordResult, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
@@ -80,7 +80,7 @@ async function chargeRest(deps: PaymentDeps, locked: PurchasePayState, rest: num
   const { accountId, id: purchaseId } = locked;
   const guarantee = locked.guaranteePaymentId ? await findPayment(db, accountId, locked.guaranteePaymentId) : undefined;
   if (guarantee?.psp_transaction_id && guarantee.status === 'authorized') {
-    const captured = await (await deps.psps.forPayment(guarantee)).capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transactionId: guarantee.psp_transaction_id, amountCents: rest });
+    const captured = await (await deps.psps.forPayment(guarantee)).capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transaction: pspRef(guarantee), amountCents: rest });
     if (captured.status === 'captured') return { payment: guarantee, result: captured, fromGuarantee: true };
     await db.transaction((tx) => recordResult(tx, guarantee, captured, locked.state, clock.now()));
   }

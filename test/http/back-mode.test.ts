@@ -15,6 +15,7 @@ import { SandboxInProductionError } from '../../src/psp/registry.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { fakePspDefinition, type FakePspLog } from '../helpers/fake-psp.ts';
+import { bareRef } from '../psp/connector-contract.ts';
 
 const SECRET_KEY = 'sk_live_RECOGNISABLEsecret9QX7';
 const PASSPHRASE = 'pass-RECOGNISABLE-phrase-42ZK';
@@ -224,7 +225,7 @@ describe('a refund resumed after a restart, on a PSP that keeps no idempotency k
     const res = await call('POST', `/api/backoffice/purchases/pur_${p.id}/refunds`, a.dashboard, { amount: 1_000 });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().state).toBe('pending');
-    expect((await app.services.psps.sandbox.retrieve((await payment()).psp_transaction_id)).refundedCents).toBe(1_000);
+    expect((await app.services.psps.sandbox.retrieve(bareRef((await payment()).psp_transaction_id))).refundedCents).toBe(1_000);
     expect((await payment()).refunded_cents).toBe(0); // not recorded yet
 
     await app.services.sandboxClock!.advance(11 * 60); // the resume job falls due
@@ -232,7 +233,7 @@ describe('a refund resumed after a restart, on a PSP that keeps no idempotency k
     const refunds = (await call('GET', `/api/backoffice/purchases/${p.id}/refunds`, a.dashboard)).json().data as { state: string; amount: number }[];
     expect(refunds.map((r) => [r.amount, r.state])).toEqual([[1_000, 'succeeded']]);
     expect((await payment()).refunded_cents).toBe(1_000);
-    expect((await app.services.psps.sandbox.retrieve((await payment()).psp_transaction_id)).refundedCents).toBe(1_000); // once
+    expect((await app.services.psps.sandbox.retrieve(bareRef((await payment()).psp_transaction_id))).refundedCents).toBe(1_000); // once
     expect(app.logs.some((l) => l.includes('resumed refund already applied at the PSP'))).toBe(true);
   });
 });
@@ -248,7 +249,7 @@ describe('inbound PSP notifications', () => {
       (await app.services.db.query<{ status: string; psp_transaction_id: string }>('SELECT status, psp_transaction_id FROM payments WHERE purchase_id = $1', [p.id])).rows[0]!;
     const txn = (await payment()).psp_transaction_id;
     // The hold is voided at the PSP, out of band; the PSP says so.
-    await app.services.psps.sandbox.void({ idempotencyKey: `oob-${p.id}`, transactionId: txn });
+    await app.services.psps.sandbox.void({ idempotencyKey: `oob-${p.id}`, transaction: bareRef(txn) });
     const n = await app.services.psps.sandbox.notificationFor(txn);
     const post = (headers: Record<string, string>, body: string, id = psa) =>
       app.server.inject({ method: 'POST', url: `/api/psp/${id}/notifications`, headers, payload: body }).then((r) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { contractSignature, deliveries, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from '../delivery/helpers.ts';
+import { bareRef } from '../psp/connector-contract.ts';
 
 const OK = '4242424242424242';
 
@@ -154,7 +155,7 @@ describe(`refunds (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const id = await paidAlone(a);
     // The PSP has less to refund than Chipin believes (refunded out of band): it refuses.
     const { rows } = await app.services.db.query<{ psp_transaction_id: string }>('SELECT psp_transaction_id FROM payments WHERE purchase_id = $1', [id]);
-    await app.services.psps.get('sandbox').refund({ idempotencyKey: `oob-${id}`, transactionId: rows[0]!.psp_transaction_id, amountCents: 9_000 });
+    await app.services.psps.get('sandbox').refund({ idempotencyKey: `oob-${id}`, transaction: bareRef(rows[0]!.psp_transaction_id), amountCents: 9_000 });
     const before = await v1(a, id);
     const res = await refund(a, id, { amount: 5_000 });
     expect(res.statusCode).toBe(201);

@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import { dueAt } from '../../src/domain/installment-rules.ts';
 import { planLines } from '../../src/payments/notice-queries.ts';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
-import { findPayment, insertPaymentMethod } from '../../src/payments/payment-repository.ts';
+import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
@@ -179,7 +179,7 @@ describe("a pot's e-mails", () => {
     const psp = app.services.psps.get('sandbox');
     const state = (await loadPayState(db, shop.accountId, id))!;
     const guarantee = (await findPayment(db, shop.accountId, state.guaranteePaymentId!))!;
-    await psp.void({ idempotencyKey: `test:${id}:void`, transactionId: guarantee.psp_transaction_id! });
+    await psp.void({ idempotencyKey: `test:${id}:void`, transaction: pspRef(guarantee) });
     const attached = await psp.attachPaymentMethod({ idempotencyKey: `test:${id}:attach`, card: card(CARDS.offSessionFails) });
     if (!attached.ok) throw new Error(attached.reason);
     const methodId = await insertPaymentMethod(db, shop.accountId, id, { psp: 'sandbox', pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear }, new Date());

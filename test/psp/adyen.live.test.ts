@@ -1,6 +1,8 @@
+import { systemClock } from '../../src/domain/clock.ts';
 import { describe, it } from 'vitest';
 import { AdyenConnector } from '../../src/psp/adyen/connector.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
+import { testOperations } from './fixtures/operations.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { ADYEN_CARDS, PUBLIC_URL } from './fixtures/adyen/harness.ts';
 import { PspEndpoints } from '../../src/psp/endpoints.ts';
@@ -19,10 +21,13 @@ const hmacKey = process.env.CHIPIN_TEST_ADYEN_HMAC_KEY;
 if (merchantAccount && apiKey && hmacKey) {
   describeConnectorContract('adyen (live test environment)', async () => {
     const credentials = { merchant_account: merchantAccount, api_key: apiKey, hmac_key: hmacKey };
-    const connector = adyenDefinition.create(
-      { id: 'live-test', environment: 'test', credentials, baseUrl: adyenDefinition.baseUrl('test', credentials) },
-      { clock: { now: () => new Date() }, publicUrl: PUBLIC_URL, timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(adyenDefinition, 'test') },
-    ) as AdyenConnector;
+    const operations = await testOperations(systemClock);
+    const build = () =>
+      adyenDefinition.create(
+        { id: 'live-test', environment: 'test', credentials, baseUrl: adyenDefinition.baseUrl('test', credentials) },
+        { clock: { now: () => new Date() }, publicUrl: PUBLIC_URL, timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(adyenDefinition, 'test'), operations: operations.forAccount('adyen', 'live-test') },
+      ) as AdyenConnector;
+    const connector = build();
     const manual = (what: string) => async () => {
       throw new Error(`${what} cannot be automated against Adyen's test environment`);
     };
@@ -32,7 +37,8 @@ if (merchantAccount && apiKey && hmacKey) {
       completeChallenge: manual('completing a 3-D Secure challenge'),
       failChallenge: manual('failing a 3-D Secure challenge'),
       advanceDays: manual("moving Adyen's clock"),
-      teardown: async () => {},
+      fresh: build,
+      teardown: () => operations.close(),
     };
   });
 } else {

@@ -17,8 +17,8 @@ import {
   type ResultMeaning,
 } from '../../src/psp/adyen/mapping.ts';
 import { checkItemSignature, notificationBody, parseNotification, signingString, type NotificationItem } from '../../src/psp/adyen/notifications.ts';
-import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
-import { describeConnectorContract } from './connector-contract.ts';
+import { PspIntegrationError, type DeclineReason, type TransactionRef, type TransactionResult, type TransactionStatus } from '../../src/psp/connector.ts';
+import { bareRef, describeConnectorContract } from './connector-contract.ts';
 import { ADYEN_CARDS, PUBLIC_URL, adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
 
 describeConnectorContract('adyen', adyenHarness);
@@ -37,6 +37,11 @@ async function fault(p: Promise<unknown>): Promise<PspIntegrationError> {
   );
   expect(e).toBeInstanceOf(PspIntegrationError);
   return e as PspIntegrationError;
+}
+
+/** The transaction of a result with the state Chipin stores from it (through JSON, as the database does). */
+function stored(r: TransactionResult): TransactionRef {
+  return { transactionId: r.transactionId, pspState: JSON.parse(JSON.stringify(r.pspState ?? null)) as TransactionRef['pspState'] };
 }
 
 describe('adyen mapping', () => {
@@ -133,6 +138,8 @@ describe('adyen notifications', () => {
         transactionId: id,
         status,
         ack: { status: 200, contentType: 'text/plain', body: '[accepted]' },
+        // What only the webhook tells, for `retrieve` to fold into the payment's stored state.
+        event: { items: [expect.objectContaining({ eventCode: parseNotification(f.rawBody)!.items[0]!.eventCode, pspReference: parsed.items[0]!.pspReference })] },
       });
     }
   });
@@ -176,14 +183,14 @@ describe('adyen notifications', () => {
     if (!a.ok) throw new Error(a.reason);
     const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
     expect(r.status).toBe('requires_action');
-    const redirectResult = await h.shopperChallenge(r.transactionId, 'complete');
+    const redirectResult = await h.shopperChallenge(stored(r), 'complete');
     expect(redirectResult).toBeTruthy();
-    expect((await h.connector.retrieve(r.transactionId)).status).toBe('requires_action');
-    // Adyen authorises when /payments/details is called; here a second connector (another
-    // process) finishes it, and the webhook reaches this one.
+    expect((await h.connector.retrieve(stored(r))).status).toBe('requires_action');
+    // Adyen authorises when /payments/details is called; here it is called outside this
+    // connector, and the webhook tells. Without the payment's stored state no instance can say
+    // anything of it: Adyen cannot be asked.
     const before = h.fake.notifications.length;
-    const other = h.build();
-    await expect(other.submitDetails(r.transactionId, redirectResult)).rejects.toMatchObject({ code: 'unknown_transaction' });
+    await expect(h.build().submitDetails(bareRef(r.transactionId), redirectResult)).rejects.toMatchObject({ code: 'unknown_transaction' });
     const res = await fetch(`${h.fake.url}/v71/payments/details`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': h.credentials.api_key },
@@ -193,20 +200,24 @@ describe('adyen notifications', () => {
     const hook = h.fake.notifications.slice(before).find((n) => n.includes('"AUTHORISATION"'))!;
     const v = await h.connector.verifyNotification({ headers: { 'content-type': 'application/json' }, rawBody: hook });
     expect(v).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'authorized', ack: { body: '[accepted]' } });
-    expect((await h.connector.retrieve(r.transactionId)).status).toBe('authorized');
+    // Any instance (another process) folds the webhook into the payment's stored state.
+    const seen = await h.build().retrieve(stored(r), { notification: v.ok ? v.event : undefined });
+    expect(seen).toMatchObject({ status: 'authorized', capturedCents: 0 });
+    expect(seen.pspState).toMatchObject({ status: 'authorised' });
   });
 
   it('a failed capture webhook (the hold had lapsed at Adyen) puts the payment back to authorised', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
     if (!a.ok) throw new Error(a.reason);
     const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
-    const c = await h.connector.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 700 });
+    const c = await h.connector.capture({ idempotencyKey: key(), transaction: stored(r), amountCents: 700 });
     expect(c.status).toBe('captured');
     const ok = h.fake.notifications.at(-1)!;
     const item = parseNotification(ok)!.items[0]!;
     const failed: NotificationItem = { ...item, success: 'false', reason: 'Authorisation expired', additionalData: {} };
     const v = await h.connector.verifyNotification({ headers: {}, rawBody: notificationBody(h.credentials.hmac_key, [failed]) });
     expect(v).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'authorized' });
+    expect(await h.build().retrieve(stored(c), { notification: v.ok ? v.event : undefined })).toMatchObject({ status: 'authorized', capturedCents: 0 });
   });
 });
 
@@ -297,7 +308,7 @@ describe('adyen connector against the fake', () => {
     await h.connector.authorize({ idempotencyKey: k, paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
     const again = { idempotencyKey: k, paymentMethodId: pm, amountCents: 101, currency: 'EUR', capture: 'manual' as const, returnUrl: RETURN_URL };
     expect((await fault(h.connector.authorize(again))).code).toBe('idempotency_conflict');
-    // Another instance has no memory of it: Adyen replays the first answer, whose amount differs.
+    // Another instance (another process) finds the key in the operation log they share.
     expect((await fault(h.build().authorize(again))).code).toBe('idempotency_conflict');
   });
 
@@ -319,7 +330,7 @@ describe('adyen connector against the fake', () => {
       const errors: PspIntegrationError[] = [];
       errors.push(await fault(h.build({ api_key: `${api_key}x` }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
       errors.push(await fault(h.build({ merchant_account: `${merchant_account}x` }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
-      errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).retrieve('nope')));
+      errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).retrieve(bareRef('nope'))));
       errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
       h.fake.fail('http500');
       errors.push(await fault(h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
@@ -356,7 +367,7 @@ describe('adyen connector against the fake', () => {
       expect(h.fake.paymentCount()).toBe(before + 1);
       // A capture whose answer is lost the same way is counted once too.
       const hold = await quick.authorize({ ...input, idempotencyKey: key(), capture: 'manual' });
-      const cap = { idempotencyKey: key(), transactionId: hold.transactionId, amountCents: 4000 };
+      const cap = { idempotencyKey: key(), transaction: stored(hold), amountCents: 4000 };
       h.fake.fail('hang_after_effect');
       expect((await fault(quick.capture(cap))).code).toBe('unreachable');
       expect(h.fake.payments.get(hold.transactionId)).toMatchObject({ captured: 4000 });

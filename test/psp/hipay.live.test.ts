@@ -3,6 +3,7 @@ import { describe, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
+import { testOperations } from './fixtures/operations.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
@@ -22,15 +23,18 @@ function card(number: string): CardInput {
 
 if (username && password && passphrase) {
   describeConnectorContract('hipay (stage)', async () => {
-    const connector = hipayDefinition.create(
-      {
-        id: randomUUID(),
-        environment: 'test',
-        credentials: { username, password, secret_passphrase: passphrase },
-        baseUrl: hipayDefinition.baseUrl('test', {}),
-      },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(hipayDefinition, 'test') },
-    );
+    const operations = await testOperations(systemClock);
+    const build = () =>
+      hipayDefinition.create(
+        {
+          id: randomUUID(),
+          environment: 'test',
+          credentials: { username, password, secret_passphrase: passphrase },
+          baseUrl: hipayDefinition.baseUrl('test', {}),
+        },
+        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(hipayDefinition, 'test'), operations: operations.forAccount('hipay', 'live-test') },
+      );
+    const connector = build();
     const manual = async () => {
       throw new Error('needs a shopper on HiPay’s 3-D Secure page or real days');
     };
@@ -49,7 +53,8 @@ if (username && password && passphrase) {
       completeChallenge: manual,
       failChallenge: manual,
       advanceDays: manual,
-      teardown: async () => {},
+      fresh: build,
+      teardown: () => operations.close(),
     };
   });
 } else {

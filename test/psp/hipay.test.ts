@@ -17,6 +17,7 @@ import { describeConnectorContract } from './connector-contract.ts';
 import { CREDENTIALS, HIPAY_FAKE_CARDS, hipayHarness, type HipayHarness } from './fixtures/hipay/harness.ts';
 import notificationFixture from './fixtures/hipay/notification-authorized.json' with { type: 'json' };
 import transactionFixture from './fixtures/hipay/transaction-authorized.json' with { type: 'json' };
+import { bareRef } from './connector-contract.ts';
 
 describeConnectorContract('hipay', hipayHarness);
 
@@ -181,7 +182,7 @@ describe('hipay connector against the fake', () => {
       await expectFault(call(), 'unreachable');
       h.fake.fail('malformed', { path: '/rest/v1/order' });
       await expectFault(call(), 'bad_response');
-      await expectFault(h.make({ credentials: { username: 'someone-else' } }).retrieve('800000000001'), 'bad_credentials');
+      await expectFault(h.make({ credentials: { username: 'someone-else' } }).retrieve(bareRef('800000000001')), 'bad_credentials');
     });
 
     it('a charge retried after a timeout is not made twice', async () => {
@@ -203,12 +204,12 @@ describe('hipay connector against the fake', () => {
     it('a refund retried after a timeout is not made twice', async () => {
       const r = await h.hipay.authorize({ idempotencyKey: key(), paymentMethodId: await attach(), amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
       const quick = h.make({ timeoutMs: 300 });
-      const input = { idempotencyKey: key(), transactionId: r.transactionId, amountCents: 400 };
+      const input = { idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 400 };
       h.fake.fail('timeout', { path: '/rest/v1/maintenance', afterEffect: true });
       await expectFault(quick.refund(input), 'unreachable');
-      expect((await quick.retrieve(r.transactionId)).refundedCents).toBe(400);
+      expect((await quick.retrieve(bareRef(r.transactionId))).refundedCents).toBe(400);
       expect(await quick.refund(input)).toMatchObject({ status: 'refunded', refundedCents: 400 });
-      expect((await quick.retrieve(r.transactionId)).refundedCents).toBe(400);
+      expect((await quick.retrieve(bareRef(r.transactionId))).refundedCents).toBe(400);
       await expectFault(quick.refund({ ...input, amountCents: 300 }), 'idempotency_conflict');
     });
   });
@@ -241,9 +242,9 @@ describe('hipay connector against the fake', () => {
       const secrets = [CREDENTIALS.password, CREDENTIALS.secret_passphrase, Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')];
       const shown = [JSON.stringify(h.hipay), String(h.hipay), inspect(h.hipay, { depth: 10, showHidden: true })];
       const errors = [
-        await expectFault(h.make({ baseUrl: 'http://127.0.0.1:9' }).retrieve('800000000001'), 'unreachable'),
-        await expectFault(h.make({ credentials: { password: 'wrong-password-xyz' } }).retrieve('800000000001'), 'bad_credentials'),
-        await expectFault(h.hipay.retrieve('nope'), 'unknown_transaction'),
+        await expectFault(h.make({ baseUrl: 'http://127.0.0.1:9' }).retrieve(bareRef('800000000001')), 'unreachable'),
+        await expectFault(h.make({ credentials: { password: 'wrong-password-xyz' } }).retrieve(bareRef('800000000001')), 'bad_credentials'),
+        await expectFault(h.hipay.retrieve(bareRef('nope')), 'unknown_transaction'),
       ];
       for (const e of errors) shown.push(e.message, String(e.stack), JSON.stringify(e));
       for (const text of shown) for (const s of [...secrets, 'wrong-password-xyz']) expect(text).not.toContain(s);

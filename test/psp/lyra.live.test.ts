@@ -1,5 +1,7 @@
+import { systemClock } from '../../src/domain/clock.ts';
 import { describe, it } from 'vitest';
 import { lyraDefinition, LYRA_DEFAULT_BASE_URL } from '../../src/psp/lyra/definition.ts';
+import { testOperations } from './fixtures/operations.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { LYRA_CARDS, ManualClock } from './fixtures/lyra/harness.ts';
 import { PspEndpoints } from '../../src/psp/endpoints.ts';
@@ -20,15 +22,18 @@ const hmacKey = process.env.CHIPIN_TEST_LYRA_HMAC_KEY;
 
 if (shopId && password && hmacKey) {
   describeConnectorContract('lyra (live test environment)', async () => {
-    const connector = lyraDefinition.create(
-      {
-        id: 'live-test',
-        environment: 'test',
-        credentials: { shop_id: shopId, password, hmac_key: hmacKey },
-        baseUrl: process.env.CHIPIN_TEST_LYRA_BASE_URL ?? LYRA_DEFAULT_BASE_URL,
-      },
-      { clock: new ManualClock(), publicUrl: 'https://chipin.example', timeoutMs: 20_000, http: new PspEndpoints('production').httpFor(lyraDefinition, 'test') },
-    );
+    const operations = await testOperations(systemClock);
+    const build = () =>
+      lyraDefinition.create(
+        {
+          id: 'live-test',
+          environment: 'test',
+          credentials: { shop_id: shopId, password, hmac_key: hmacKey },
+          baseUrl: process.env.CHIPIN_TEST_LYRA_BASE_URL ?? LYRA_DEFAULT_BASE_URL,
+        },
+        { clock: new ManualClock(), publicUrl: 'https://chipin.example', timeoutMs: 20_000, http: new PspEndpoints('production').httpFor(lyraDefinition, 'test'), operations: operations.forAccount('lyra', 'live-test') },
+      );
+    const connector = build();
     const manual = (what: string) => async () => {
       throw new Error(`lyra live: ${what} cannot be automated against Lyra's test environment`);
     };
@@ -38,7 +43,8 @@ if (shopId && password && hmacKey) {
       completeChallenge: manual('completing a 3-D Secure challenge (a browser on the ACS page)'),
       failChallenge: manual('failing a 3-D Secure challenge (a browser on the ACS page)'),
       advanceDays: manual("moving Lyra's clock"),
-      teardown: async () => {},
+      fresh: build,
+      teardown: () => operations.close(),
     };
   });
 } else {

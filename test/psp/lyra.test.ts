@@ -22,6 +22,8 @@ import ipnFixture from './fixtures/lyra/ipn-demo-shop-authorised.json' with { ty
 import sdkTestFixture from './fixtures/lyra/sdktest-answer.json' with { type: 'json' };
 import { ACCOUNT_ID, LYRA_CARDS, ManualClock, PUBLIC_URL, lyraHarness, type LyraHarness } from './fixtures/lyra/harness.ts';
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
+import { bareRef } from './connector-contract.ts';
+import { unusedOperations } from './fixtures/operations.ts';
 
 describeConnectorContract('lyra', () => lyraHarness());
 
@@ -168,7 +170,7 @@ describe('lyra notifications (IPN: kr-hash over kr-answer)', () => {
       const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
       const n = h.fake.notificationFor(r.transactionId);
       expect(await h.connector.verifyNotification(n)).toEqual({ ok: true, transactionId: r.transactionId, status: 'captured', ack: { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } });
-      await h.connector.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 100 });
+      await h.connector.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 100 });
       expect(await h.connector.verifyNotification(h.fake.notificationFor(r.transactionId, 'sha256_hmac'))).toMatchObject({ ok: true, status: 'refunded' });
       const tampered = { ...n, rawBody: n.rawBody.replace('AUTHORISED', 'CANCELLED') };
       expect(await h.connector.verifyNotification(tampered)).toEqual({ ok: false, reason: 'bad_signature' });
@@ -253,7 +255,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
   });
 
   it('wrong credentials on a payment call are bad_credentials; no header at all is HTTP 401', async () => {
-    const err = await h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' }).retrieve(`chipin-${'0'.repeat(40)}`).catch((e: unknown) => e);
+    const err = await h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' }).retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e);
     expect((err as PspIntegrationError).code).toBe('bad_credentials');
     const res = await fetch(`${h.fake.url}/api-payment/V4/Charge/SDKTest`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(401);
@@ -287,12 +289,12 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
   it('captures with Transaction/Update (lower amount, manualValidation NO), voids and refunds with Transaction/CancelOrRefund', async () => {
     const pm = await attach();
     const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
-    await psp.capture({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 600 });
+    await psp.capture({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 600 });
     expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/Update', body: { cardUpdate: { amount: 600, currency: 'EUR', manualValidation: 'NO' } } });
-    await psp.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 100 });
+    await psp.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 100 });
     expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/CancelOrRefund', body: { amount: 100, currency: 'EUR', resolutionMode: 'AUTO' } });
     const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
-    expect((await psp.void({ idempotencyKey: key(), transactionId: hold.transactionId })).status).toBe('voided');
+    expect((await psp.void({ idempotencyKey: key(), transaction: bareRef(hold.transactionId) })).status).toBe('voided');
     expect(h.fake.requests.at(-2)).toMatchObject({ webService: 'Transaction/CancelOrRefund', body: { resolutionMode: 'CANCELLATION_ONLY' } });
   });
 
@@ -300,7 +302,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const pm = await attach();
     const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
     expect(hold.processor).toEqual({ uid: expect.stringMatching(/^[0-9a-f]{32}$/), legacyId: expect.stringMatching(/^[0-9]{6}$/), reference: hold.transactionId, statusLabel: 'AUTHORISED_TO_VALIDATE' });
-    const captured = await psp.capture({ idempotencyKey: key(), transactionId: hold.transactionId, amountCents: 700 });
+    const captured = await psp.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 700 });
     expect(captured.processor).toEqual({ ...hold.processor, statusLabel: 'AUTHORISED' });
     const declined = await psp.authorize({ idempotencyKey: key(), paymentMethodId: await attach(LYRA_CARDS.declined), amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
     expect(declined.processor?.statusLabel).toBe('REFUSED');
@@ -315,7 +317,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect((await fetch(r.challengeForm!.action)).status).toBe(405); // the ACS wants the POST
     const page = await fetch(r.challengeForm!.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(r.challengeForm!.fields).toString() });
     expect(page.status).toBe(200);
-    expect(await psp.void({ idempotencyKey: key(), transactionId: r.transactionId })).toMatchObject({ status: 'voided', capturedCents: 0 });
+    expect(await psp.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) })).toMatchObject({ status: 'voided', capturedCents: 0 });
   });
 
   it('a capture retried after a timeout captures once', async () => {
@@ -323,8 +325,8 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
     const k = key();
     h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 2_500, afterEffect: true }); // Order/Get passes, Update times out after capturing
-    await expect(psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 })).rejects.toMatchObject({ code: 'unreachable' });
-    const again = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 });
+    await expect(psp.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 700 })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await psp.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 700 });
     expect(again).toMatchObject({ status: 'captured', capturedCents: 700 });
     expect(again.decline).toBeUndefined();
   });
@@ -334,10 +336,13 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const r = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
     const k = key();
     h.fake.failNext({ kind: 'none' }, { kind: 'slow', delayMs: 2_500, afterEffect: true }); // Order/Get passes, CancelOrRefund times out after refunding
-    await expect(psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 300 })).rejects.toMatchObject({ code: 'unreachable' });
-    const again = await psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 300 });
+    // The state Chipin stored with the payment: the amounts before the refund, which the retry compares with.
+    const transaction = { transactionId: r.transactionId, pspState: r.pspState ?? null };
+    await expect(psp.refund({ idempotencyKey: k, transaction, amountCents: 300 })).rejects.toMatchObject({ code: 'unreachable' });
+    // Retried by another instance (another process, or this one restarted).
+    const again = await h.another().refund({ idempotencyKey: k, transaction, amountCents: 300 });
     expect(again).toMatchObject({ status: 'refunded', refundedCents: 300 });
-    expect((await psp.retrieve(r.transactionId)).refundedCents).toBe(300);
+    expect((await psp.retrieve(bareRef(r.transactionId))).refundedCents).toBe(300);
   });
 
   it('an idempotency key reused with other parameters is idempotency_conflict, here and in another process', async () => {
@@ -363,7 +368,7 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 0, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
     await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EURO', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
     await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EUR', capture: 'automatic', returnUrl: 'javascript:x' })).rejects.toThrow(RangeError);
-    await expect(psp.capture({ idempotencyKey: '', transactionId: 'x', amountCents: 1 })).rejects.toThrow(RangeError);
+    await expect(psp.capture({ idempotencyKey: '', transaction: bareRef('x'), amountCents: 1 })).rejects.toThrow(RangeError);
   });
 
   it('no credential in JSON, toString, inspect or any error message', async () => {
@@ -371,9 +376,9 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const texts: string[] = [JSON.stringify(psp), String(psp), (await import('node:util')).inspect(psp, { depth: 5 })];
     const wrong = h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' });
     const errors = await Promise.all([
-      wrong.retrieve(`chipin-${'0'.repeat(40)}`).catch((e: unknown) => e),
-      h.another({ baseUrl: `http://127.0.0.1:${await closedPort()}` }).retrieve(`chipin-${'0'.repeat(40)}`).catch((e: unknown) => e),
-      psp.retrieve('nope').catch((e: unknown) => e),
+      wrong.retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e),
+      h.another({ baseUrl: `http://127.0.0.1:${await closedPort()}` }).retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e),
+      psp.retrieve(bareRef('nope')).catch((e: unknown) => e),
     ]);
     for (const e of errors) texts.push(String(e), JSON.stringify(e), (e as Error).stack ?? '');
     for (const t of texts) for (const s of secrets) expect(t).not.toContain(s);
@@ -407,7 +412,7 @@ describe('lyra definition', () => {
   });
 
   it('builds a connector without calling Lyra, and refuses a bad configuration', () => {
-    const ctx = { clock: new ManualClock(), publicUrl: PUBLIC_URL, timeoutMs: 1000, http: LOCAL_PSP_HTTP };
+    const ctx = { clock: new ManualClock(), publicUrl: PUBLIC_URL, timeoutMs: 1000, http: LOCAL_PSP_HTTP, operations: unusedOperations(new ManualClock()) };
     const c = lyraDefinition.create({ id: ACCOUNT_ID, environment: 'live', credentials: { shop_id: '69876357', password: 'prodpassword_x', hmac_key: 'k' }, baseUrl: 'https://api.lyra.com' }, ctx);
     expect(c).toMatchObject({ name: 'lyra', sandbox: false });
     expect(() => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'ftp://x', shopId: '69876357', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx })).toThrow(/baseUrl/);

@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.ts';
 import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
+import { testOperations } from './fixtures/operations.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { card } from './fixtures/ogone/harness.ts';
 import { PspEndpoints } from '../../src/psp/endpoints.ts';
@@ -31,10 +32,13 @@ if (!configured) {
     };
     const problem = ogoneDefinition.validate!(credentials, 'test');
     if (problem) throw new Error(`CHIPIN_TEST_OGONE_${problem.field.toUpperCase()}: ${problem.message}`);
-    const connector = ogoneDefinition.create(
-      { id: 'live-test', environment: 'test', credentials, baseUrl: ogoneDefinition.baseUrl('test', credentials) },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(ogoneDefinition, 'test') },
-    );
+    const operations = await testOperations(systemClock);
+    const build = () =>
+      ogoneDefinition.create(
+        { id: 'live-test', environment: 'test', credentials, baseUrl: ogoneDefinition.baseUrl('test', credentials) },
+        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(ogoneDefinition, 'test'), operations: operations.forAccount('ogone', 'live-test') },
+      );
+    const connector = build();
     const manual = async () => {
       throw new Error('a real 3-D Secure page needs a browser: not automated');
     };
@@ -53,7 +57,8 @@ if (!configured) {
       advanceDays: async () => {
         throw new Error('the real test environment has no clock to move');
       },
-      teardown: async () => {},
+      fresh: build,
+      teardown: () => operations.close(),
     };
   });
 }

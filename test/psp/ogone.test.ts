@@ -24,6 +24,7 @@ import failedOrder from './fixtures/ogone/failed-order-response.json' with { typ
 import orderResponse from './fixtures/ogone/order-response.json' with { type: 'json' };
 import queryResponse from './fixtures/ogone/query-response.json' with { type: 'json' };
 import { ACCOUNT, OGONE_CARDS, ogoneHarness, type OgoneHarness } from './fixtures/ogone/harness.ts';
+import { bareRef } from './connector-contract.ts';
 
 describeConnectorContract('ogone', ogoneHarness);
 
@@ -164,7 +165,7 @@ describe('ogone connector against the fake DirectLink', () => {
     const codeOf = async (p: Promise<unknown>) => ((await p.catch((e: unknown) => e)) as PspIntegrationError).code;
     it('a timeout is unreachable', async () => {
       h.fake.failNext('timeout');
-      expect(await codeOf(h.connectorWith({}, 200).retrieve('3014726'))).toBe('unreachable');
+      expect(await codeOf(h.connectorWith({}, 200).retrieve(bareRef('3014726')))).toBe('unreachable');
     });
     it('a 5xx is unreachable, a 403 bad_credentials, an unreadable answer bad_response', async () => {
       const pm = await attach();
@@ -177,7 +178,7 @@ describe('ogone connector against the fake DirectLink', () => {
       expect(await codeOf(charge())).toBe('bad_response');
     });
     it('bad credentials are bad_credentials, and no error message carries a credential', async () => {
-      const err = (await h.connectorWith({ sha_in: 'not-the-sha-in-789' }).retrieve('3014726').catch((e: unknown) => e)) as PspIntegrationError;
+      const err = (await h.connectorWith({ sha_in: 'not-the-sha-in-789' }).retrieve(bareRef('3014726')).catch((e: unknown) => e)) as PspIntegrationError;
       expect(err.code).toBe('bad_credentials');
       expectNoSecret(err.message + inspect(err) + JSON.stringify(err));
       expect(err.message).not.toContain('not-the-sha-in-789');
@@ -211,9 +212,12 @@ describe('ogone connector against the fake DirectLink', () => {
       const c = h.connectorWith({}, 300);
       const k = key();
       h.fake.failNext('timeout_after_processing', 1, 'maintenancedirect.asp');
-      const first = await c.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 500 }).catch((e: unknown) => e);
+      // The state Chipin stored with the payment: the amounts before the refund, which the retry compares with.
+      const transaction = { transactionId: r.transactionId, pspState: r.pspState ?? null };
+      const first = await c.refund({ idempotencyKey: k, transaction, amountCents: 500 }).catch((e: unknown) => e);
       expect((first as PspIntegrationError).code).toBe('unreachable');
-      const again = await c.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 500 });
+      // Retried by another instance (another process, or this one restarted).
+      const again = await h.connectorWith({}, 300).refund({ idempotencyKey: k, transaction, amountCents: 500 });
       expect(again).toMatchObject({ status: 'refunded', refundedCents: 500 });
       expect(h.fake.transaction(r.transactionId)!.refunded).toBe(500);
     });

@@ -4,6 +4,7 @@ import { CHALLENGE_CSP } from '../../src/pages/html.ts';
 import type { PspConnector } from '../../src/psp/connector.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { SANDBOX_CARDS } from './fixtures/sandbox/cards.ts';
+import { bareRef } from './connector-contract.ts';
 
 const RETURN_URL = 'https://shop.example/return?order=42';
 
@@ -67,7 +68,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     const other = await challenged();
     const otherToken = tokenOf((await app.server.inject(other.path)).body);
     expect((await post(path, { outcome: 'complete', token: otherToken })).statusCode).toBe(403);
-    expect((await psp.retrieve(id)).status).toBe('requires_action');
+    expect((await psp.retrieve(bareRef(id))).status).toBe('requires_action');
   });
 
   it('completing redirects (303) to the return URL with the transaction id, and the payment is captured', async () => {
@@ -76,12 +77,12 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     const res = await post(path, { outcome: 'complete', token });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`https://shop.example/return?order=42&transaction_id=${id}`);
-    expect(await psp.retrieve(id)).toMatchObject({ status: 'captured', capturedCents: 123_456 });
+    expect(await psp.retrieve(bareRef(id))).toMatchObject({ status: 'captured', capturedCents: 123_456 });
 
     // A second submission (double click, back button) changes nothing and sends the shopper back again.
     const again = await post(path, { outcome: 'fail', token });
     expect(again.statusCode).toBe(303);
-    expect((await psp.retrieve(id)).status).toBe('captured');
+    expect((await psp.retrieve(bareRef(id))).status).toBe('captured');
     const page = await app.server.inject(path);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Authentication finished');
@@ -92,7 +93,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     const { id, path } = await challenged('manual');
     const res = await post(path, { outcome: 'complete', token: tokenOf((await app.server.inject(path)).body) });
     expect(res.statusCode).toBe(303);
-    expect((await psp.retrieve(id)).status).toBe('authorized');
+    expect((await psp.retrieve(bareRef(id))).status).toBe('authorized');
   });
 
   it('failing redirects (303) to the return URL, and the payment is declined with authentication_failed', async () => {
@@ -100,7 +101,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     const res = await post(path, { outcome: 'fail', token: tokenOf((await app.server.inject(path)).body) });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toContain(`transaction_id=${id}`);
-    const after = await psp.retrieve(id);
+    const after = await psp.retrieve(bareRef(id));
     expect(after.status).toBe('declined');
     expect(after.decline?.reason).toBe('authentication_failed');
   });

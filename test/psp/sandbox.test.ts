@@ -8,6 +8,7 @@ import { toDeclineReason, toStatus, type SandboxDeclineCode, type SandboxStatus 
 import { describeConnectorContract } from './connector-contract.ts';
 import { SANDBOX_CARDS, testCard } from './fixtures/sandbox/cards.ts';
 import { ManualClock, PUBLIC_URL, sandboxHarness, type SandboxHarness } from './fixtures/sandbox/harness.ts';
+import { bareRef } from './connector-contract.ts';
 
 describeConnectorContract('sandbox', sandboxHarness);
 
@@ -131,7 +132,7 @@ describe('sandbox PSP', () => {
     // Before the shopper authenticated, nothing is stored: a merchant-initiated charge is refused.
     const early = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
     expect(early.decline?.reason).toBe('authentication_failed');
-    await h.completeChallenge(cit.transactionId);
+    await h.completeChallenge(bareRef(cit.transactionId));
     const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
     expect(r.status).toBe('captured');
   });
@@ -163,9 +164,9 @@ describe('sandbox PSP', () => {
     const r = await authorize(await attach(SANDBOX_CARDS.success), 100, 'manual');
     expect(r.expiresAt?.getTime()).toBe(h.clock.now().getTime() + SANDBOX_HOLD_DAYS * 86_400_000);
     h.clock.advance(SANDBOX_HOLD_DAYS * 86_400_000 - 1);
-    expect((await psp.retrieve(r.transactionId)).status).toBe('authorized');
+    expect((await psp.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
     h.clock.advance(1);
-    expect((await psp.retrieve(r.transactionId)).status).toBe('expired');
+    expect((await psp.retrieve(bareRef(r.transactionId))).status).toBe('expired');
   });
 
   it('the challenge URL is the public URL’s challenge page of the transaction', async () => {
@@ -175,30 +176,30 @@ describe('sandbox PSP', () => {
 
   it('voiding a pending challenge cancels it, and the challenge can no longer change it', async () => {
     const r = await authorize(await attach(SANDBOX_CARDS.challenge), 100, 'automatic');
-    const v = await psp.void({ idempotencyKey: key(), transactionId: r.transactionId });
+    const v = await psp.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) });
     expect(v.status).toBe('voided');
     const view = await psp.challengeView(r.transactionId);
     expect(view?.pending).toBe(false);
     expect(await psp.resolveChallenge(r.transactionId, view!.token, 'complete')).toMatchObject({ ok: true, changed: false });
-    expect((await psp.retrieve(r.transactionId)).status).toBe('voided');
+    expect((await psp.retrieve(bareRef(r.transactionId))).status).toBe('voided');
   });
 
   it('refuses a challenge answer with a wrong token and changes nothing', async () => {
     const r = await authorize(await attach(SANDBOX_CARDS.challenge), 100, 'automatic');
     expect(await psp.resolveChallenge(r.transactionId, 'forged', 'complete')).toEqual({ ok: false, reason: 'bad_token' });
     expect(await psp.resolveChallenge(r.transactionId, '', 'complete')).toEqual({ ok: false, reason: 'bad_token' });
-    expect((await psp.retrieve(r.transactionId)).status).toBe('requires_action');
+    expect((await psp.retrieve(bareRef(r.transactionId))).status).toBe('requires_action');
   });
 
   it('refuses an idempotency key reused with other parameters', async () => {
     const r = await authorize(await attach(SANDBOX_CARDS.success), 1000, 'manual');
     const k = key();
-    await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 100 });
-    const err = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 200 }).catch((e: unknown) => e);
+    await psp.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 100 });
+    const err = await psp.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 200 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PspIntegrationError);
     expect((err as PspIntegrationError).code).toBe('idempotency_conflict');
     // The same key for another operation is another key.
-    const refund = await psp.refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 100 });
+    const refund = await psp.refund({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 100 });
     expect(refund.refundedCents).toBe(100);
   });
 
@@ -227,12 +228,12 @@ describe('sandbox PSP', () => {
     const other = await h.another();
     try {
       const r = await authorize(await attach(SANDBOX_CARDS.success), 1000, 'manual');
-      expect((await other.connector.retrieve(r.transactionId)).status).toBe('authorized');
+      expect((await other.connector.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
       const k = key();
-      const a = await other.connector.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 });
-      const b = await psp.capture({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 700 });
+      const a = await other.connector.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 700 });
+      const b = await psp.capture({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 700 });
       expect(b).toEqual(a);
-      expect((await psp.retrieve(r.transactionId)).capturedCents).toBe(700);
+      expect((await psp.retrieve(bareRef(r.transactionId))).capturedCents).toBe(700);
     } finally {
       await other.close();
     }
@@ -243,18 +244,18 @@ describe('sandbox PSP', () => {
     try {
       const r = await authorize(await attach(SANDBOX_CARDS.success), 1000, 'automatic');
       const attempts = Array.from({ length: 8 }, (_, i) =>
-        (i % 2 ? other.connector : psp).refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 300 }),
+        (i % 2 ? other.connector : psp).refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 300 }),
       );
       const results = await Promise.all(attempts);
       expect(results.filter((x) => !x.decline)).toHaveLength(3);
-      expect((await psp.retrieve(r.transactionId)).refundedCents).toBe(900);
+      expect((await psp.retrieve(bareRef(r.transactionId))).refundedCents).toBe(900);
 
       const k = key();
       const raced = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => (i % 2 ? other.connector : psp).refund({ idempotencyKey: k, transactionId: r.transactionId, amountCents: 50 })),
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? other.connector : psp).refund({ idempotencyKey: k, transaction: bareRef(r.transactionId), amountCents: 50 })),
       );
       for (const x of raced) expect(x).toEqual(raced[0]);
-      expect((await psp.retrieve(r.transactionId)).refundedCents).toBe(950);
+      expect((await psp.retrieve(bareRef(r.transactionId))).refundedCents).toBe(950);
     } finally {
       await other.close();
     }
@@ -268,7 +269,7 @@ describe('sandbox PSP', () => {
       if (a.ok) {
         const r = await authorize(a.paymentMethodId, 100, 'manual');
         await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 100, currency: 'EUR' });
-        if (r.status === 'requires_action') await h.completeChallenge(r.transactionId);
+        if (r.status === 'requires_action') await h.completeChallenge(bareRef(r.transactionId));
       }
     }
     await psp.attachPaymentMethod({ idempotencyKey: key(), card: testCard('4242 4242 4242 4242', '864') });

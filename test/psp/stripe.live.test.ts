@@ -2,6 +2,7 @@ import { describe, it } from 'vitest';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
+import { testOperations } from './fixtures/operations.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { PspEndpoints } from '../../src/psp/endpoints.ts';
 
@@ -22,10 +23,13 @@ const card = (number: string): CardInput => ({ number, expMonth: 12, expYear: ne
 
 if (secretKey && webhookSecret) {
   describeConnectorContract('stripe (live test mode)', async () => {
-    const connector = stripeDefinition.create(
-      { id: 'live-test', environment: 'test', credentials: { secret_key: secretKey, webhook_secret: webhookSecret }, baseUrl: stripeDefinition.baseUrl('test', {}) },
-      { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(stripeDefinition, 'test') },
-    );
+    const operations = await testOperations(systemClock);
+    const build = () =>
+      stripeDefinition.create(
+        { id: 'live-test', environment: 'test', credentials: { secret_key: secretKey, webhook_secret: webhookSecret }, baseUrl: stripeDefinition.baseUrl('test', {}) },
+        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(stripeDefinition, 'test'), operations: operations.forAccount('stripe', 'live-test') },
+      );
+    const connector = build();
     const unattended = async () => {
       throw new Error('needs a browser on Stripe’s 3-D Secure test page');
     };
@@ -43,7 +47,8 @@ if (secretKey && webhookSecret) {
       advanceDays: async () => {
         throw new Error('moving time needs Stripe test clocks, which PaymentIntents outside Billing do not follow');
       },
-      teardown: async () => {},
+      fresh: build,
+      teardown: () => operations.close(),
     };
   });
 } else {

@@ -13,6 +13,8 @@ import { ManualClock, SECRET_KEY, STRIPE_CARDS, WEBHOOK_SECRET, stripeHarness, t
 import intentFixture from './fixtures/stripe/payment-intent-requires-capture.json' with { type: 'json' };
 import eventFixture from './fixtures/stripe/event-payment-intent-succeeded.json' with { type: 'json' };
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
+import { bareRef } from './connector-contract.ts';
+import { unusedOperations } from './fixtures/operations.ts';
 
 // The contract stores every card with a customer-initiated payment before charging it off session (PSD2), so the fake may refuse any MIT without one.
 describeConnectorContract('stripe', () => stripeHarness({ strictStoredCredentials: true }));
@@ -143,7 +145,7 @@ describe('stripe notifications (Stripe-Signature)', () => {
 
     it('reads a charge.refunded event as the intent refunded', async () => {
       const r = await captured(800);
-      await h.connector.refund({ idempotencyKey: key(), transactionId: r.transactionId, amountCents: 300 });
+      await h.connector.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 300 });
       const n = h.fake.event(r.transactionId);
       expect(JSON.parse(n.rawBody).type).toBe('charge.refunded');
       expect(await h.connector.verifyNotification(n)).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'refunded' });
@@ -226,7 +228,7 @@ describe('stripe connector against the fake', () => {
       .authorize({ idempotencyKey: key(), paymentMethodId: 'pm_doesnotexist', amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL })
       .catch((e: unknown) => e);
     expect((a as PspIntegrationError).code).toBe('unknown_payment_method');
-    const b = await h.connector.retrieve('pi_doesnotexist').catch((e: unknown) => e);
+    const b = await h.connector.retrieve(bareRef('pi_doesnotexist')).catch((e: unknown) => e);
     expect((b as PspIntegrationError).code).toBe('unknown_transaction');
   });
 
@@ -279,13 +281,13 @@ describe('stripe connector against the fake', () => {
       const sca = testCard('4000 0000 0000 3220');
       const unstored = await attach(sca);
       const c1 = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: unstored, amountCents: 500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
-      await h.completeChallenge(c1.transactionId);
+      await h.completeChallenge(bareRef(c1.transactionId));
       expect((await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: unstored, amountCents: 500, currency: 'EUR' })).decline?.reason).toBe('authentication_failed');
 
       const stored = await attach(sca);
       const c2 = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: stored, amountCents: 500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
       expect(c2.status).toBe('requires_action');
-      await h.completeChallenge(c2.transactionId);
+      await h.completeChallenge(bareRef(c2.transactionId));
       const mit = await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: stored, amountCents: 500, currency: 'EUR', storedCredential: { initialTransactionId: c2.transactionId } });
       expect(mit.status).toBe('captured');
 
@@ -329,15 +331,15 @@ describe('stripe connector against the fake', () => {
     it('an answer that is not JSON, or not a PaymentIntent, is bad_response', async () => {
       const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: await attach(), amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
       h.fake.fail('malformed_json', { path: /^\/v1\/payment_intents\/pi_/ });
-      expect(await code(h.connector.retrieve(r.transactionId))).toBe('bad_response');
+      expect(await code(h.connector.retrieve(bareRef(r.transactionId)))).toBe('bad_response');
       h.fake.fail('unreadable_object', { path: /^\/v1\/payment_intents\/pi_/ });
-      expect(await code(h.connector.retrieve(r.transactionId))).toBe('bad_response');
-      expect((await h.connector.retrieve(r.transactionId)).status).toBe('authorized');
+      expect(await code(h.connector.retrieve(bareRef(r.transactionId)))).toBe('bad_response');
+      expect((await h.connector.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
     });
 
     it('401 on a payment call is bad_credentials, with no part of the key in the error', async () => {
       const wrong = 'sk_test_51AnotherWrongKey0000000000000000000qrst';
-      const err = await h.connectorWith({ credentials: { secret_key: wrong } }).retrieve('pi_123').catch((e: unknown) => e);
+      const err = await h.connectorWith({ credentials: { secret_key: wrong } }).retrieve(bareRef('pi_123')).catch((e: unknown) => e);
       expect((err as PspIntegrationError).code).toBe('bad_credentials');
       expect(`${(err as Error).message} ${JSON.stringify(err)} ${inspect(err)}`).not.toMatch(/qrst|sk_test_51/);
     });
@@ -371,7 +373,7 @@ describe('stripe connector against the fake', () => {
     it('not in any error of a refused key, nor of a bad configuration', () => {
       let message = '';
       try {
-        new StripeConnector({ secretKey: 'pk_test_PublishableNotSecret123', webhookSecret: WEBHOOK_SECRET, baseUrl: 'https://api.stripe.com', sandbox: true, clock: new ManualClock(), timeoutMs: 1000, http: LOCAL_PSP_HTTP });
+        new StripeConnector({ secretKey: 'pk_test_PublishableNotSecret123', webhookSecret: WEBHOOK_SECRET, baseUrl: 'https://api.stripe.com', sandbox: true, clock: new ManualClock(), timeoutMs: 1000, http: LOCAL_PSP_HTTP, operations: unusedOperations(new ManualClock()) });
       } catch (e) {
         message = (e as Error).message;
       }
@@ -406,7 +408,7 @@ describe('stripe definition', () => {
     expect(stripeDefinition.baseUrl('test', {})).toBe('https://api.stripe.com');
     expect(stripeDefinition.baseUrl('live', {})).toBe('https://api.stripe.com');
     const account = { id: 'x', environment: 'test' as const, credentials: { secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET }, baseUrl: 'http://127.0.0.1:9' };
-    const context = { clock: new ManualClock(), publicUrl: 'http://127.0.0.1:3000', timeoutMs: 1000, http: LOCAL_PSP_HTTP };
+    const context = { clock: new ManualClock(), publicUrl: 'http://127.0.0.1:3000', timeoutMs: 1000, http: LOCAL_PSP_HTTP, operations: unusedOperations(new ManualClock()) };
     const c = stripeDefinition.create(account, context);
     expect(c.name).toBe('stripe');
     expect(c.sandbox).toBe(true);

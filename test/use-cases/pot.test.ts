@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
-import { findPayment, insertPaymentMethod } from '../../src/payments/payment-repository.ts';
+import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges, type Pledge } from '../../src/payments/pledge-repository.ts';
 import { findPurchase } from '../../src/purchases/repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -83,7 +83,7 @@ describe('settlePotDeadline', () => {
     // The hold vanished at the PSP (lapsed, voided elsewhere) ...
     const state = (await loadPayState(app.services.db, shop.accountId, id))!;
     const guarantee = (await findPayment(app.services.db, shop.accountId, state.guaranteePaymentId!))!;
-    await psp.void({ idempotencyKey: `test:${id}:void`, transactionId: guarantee.psp_transaction_id! });
+    await psp.void({ idempotencyKey: `test:${id}:void`, transaction: pspRef(guarantee) });
     // ... and the leader's saved card now refuses off-session charges.
     const attached = await psp.attachPaymentMethod({ idempotencyKey: `test:${id}:attach`, card: card(CARDS.offSessionFails) });
     if (!attached.ok) throw new Error(attached.reason);

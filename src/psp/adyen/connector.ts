@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
@@ -8,9 +8,13 @@ import {
   type AttachResult,
   type AuthorizeInput,
   type DeclineReason,
+  type AmountOperation,
+  type NotificationEvent,
   type NotificationResult,
   type OffSessionInput,
+  type Operation,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
   type TransactionStatus,
 } from '../connector.ts';
@@ -22,15 +26,15 @@ import {
   isResultCode,
   refusalDecline,
   resultMeaning,
-  toStatus,
-  toTransactionResult,
   unreachable,
   type AdyenPaymentState,
   type AdyenServiceError,
 } from './mapping.ts';
 import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import { PspClient, parseJson } from '../kit/json-call.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { paymentStateOf, resultOf } from './state.ts';
 
 /**
  * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). Not the official
@@ -40,7 +44,9 @@ import { pspCallFault, type PspHttp } from '../psp-http.ts';
  * HTTP client.
  *
  * Adyen has no "get payment" call: a payment's state is what its answers and its webhooks said.
- * This connector keeps that view in memory, per instance (see {@link AdyenConnector.retrieve}).
+ * This connector keeps no memory of it: the state travels in each result's `pspState`, stored with
+ * the payment and given back in every later call (./state.ts); a webhook's news is folded in by
+ * `retrieve(ref, { notification })`.
  */
 export const ADYEN_API_VERSION = 'v71';
 
@@ -59,7 +65,7 @@ export interface AdyenCredentials {
   hmacKey: string;
 }
 
-type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session' | 'details';
+type Call = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session' | 'details';
 
 type Answer = { status: number; body: unknown };
 
@@ -88,15 +94,9 @@ export class AdyenConnector implements PspConnector {
   readonly #hmacKey: Redacted<string>;
   readonly #baseUrl: string;
   readonly #clock: Clock;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
+  readonly #client: PspClient;
+  readonly #operations: PspOperations;
   readonly #publicUrl: string;
-  /** Keys the in-memory fingerprints of attach calls, so that no fingerprint leads back to a card. */
-  readonly #fingerprintKey = randomBytes(32);
-  readonly #payments = new Map<string, AdyenPaymentState>();
-  /** Modifications already counted, by their own pspReference: a replayed answer counts once. */
-  readonly #modifications = new Map<string, { payment: string; kind: 'capture' | 'refund' | 'cancel'; amount: number }>();
-  readonly #results = new Map<string, { fingerprint: string; result: Promise<unknown> }>();
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
     const c = account.credentials;
@@ -120,8 +120,8 @@ export class AdyenConnector implements PspConnector {
     this.#hmacKey = new Redacted(hmacKey);
     this.#baseUrl = account.baseUrl.replace(/\/+$/, '');
     this.#clock = context.clock;
-    this.#timeoutMs = context.timeoutMs;
-    this.#http = context.http;
+    this.#client = new PspClient({ psp: 'adyen', http: context.http, timeoutMs: context.timeoutMs, logger: context.logger });
+    this.#operations = context.operations;
     this.#publicUrl = context.publicUrl.replace(/\/+$/, '');
   }
 
@@ -146,33 +146,14 @@ export class AdyenConnector implements PspConnector {
    * than 401/403 are handed back for the caller to read.
    */
   async #call(op: string, method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, authAsAnswer = false): Promise<Answer> {
-    const headers: Record<string, string> = { 'X-API-Key': this.#apiKey.reveal(), Accept: 'application/json' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const headers: Record<string, string> = { 'X-API-Key': this.#apiKey.reveal() };
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    let res: { status: number };
-    let text: string;
-    try {
-      const answer = await this.#http.request(`${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        timeoutMs: this.#timeoutMs,
-      });
-      res = answer;
-      text = answer.text;
-    } catch (e) {
-      throw pspCallFault(this.name, op, e, this.#timeoutMs);
-    }
+    const res = await this.#client.json(op, `${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     if ((res.status === 401 || res.status === 403) && !authAsAnswer) {
-      throw this.#fault('bad_credentials', `${op}: Adyen refused the credentials (HTTP ${res.status}${errorCodeOf(text)})`);
+      throw this.#fault('bad_credentials', `${op}: Adyen refused the credentials (HTTP ${res.status}${errorCodeOf(res.text)})`);
     }
-    if (res.status >= 500) throw this.#fault('unreachable', `${op}: Adyen answered HTTP ${res.status}${errorCodeOf(text)}`);
-    let parsed: unknown;
-    try {
-      parsed = text.length === 0 ? undefined : JSON.parse(text);
-    } catch {
-      throw this.#fault('bad_response', `${op}: Adyen's answer (HTTP ${res.status}) is not JSON`);
-    }
+    if (res.status >= 500) throw this.#fault('unreachable', `${op}: Adyen answered HTTP ${res.status}${errorCodeOf(res.text)}`);
+    const parsed = parseJson(this.name, op, res);
     if (res.status >= 200 && res.status < 300 && !isObject(parsed)) throw this.#fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
     return { status: res.status, body: parsed };
   }
@@ -184,48 +165,34 @@ export class AdyenConnector implements PspConnector {
   }
 
   /**
-   * Runs `fn` once per (operation, key) in this process; the same key with other parameters is a
-   * conflict. Across processes Adyen's idempotency does the same job: the key we send it is derived
-   * from (operation, key) only, so a retry anywhere gets Adyen's first answer, and a modification
-   * counted by its pspReference is counted once.
+   * Runs `fn` once per (operation, key) through the operation log (src/psp/kit/operations.ts):
+   * replayed from the log, whichever process asks. An outcome left unknown is reconciled by
+   * sending again with the same Adyen `Idempotency-Key` (derived from (operation, key) only),
+   * which Adyen answers as the first time; a modification is counted by its own pspReference, once.
    */
-  async #idempotent<T>(op: Operation, key: string, params: readonly unknown[], fn: (adyenKey: string) => Promise<T>): Promise<T> {
+  #idempotent<T>(op: Call, key: string, params: readonly unknown[], fn: (adyenKey: string) => Promise<T>, revive?: (stored: unknown) => T): Promise<T> {
     assertKey(key);
-    const fingerprint = createHash('sha256').update(JSON.stringify([op, ...params])).digest('hex');
-    const slot = `${op}\u0000${key}`;
-    const prior = this.#results.get(slot);
-    if (prior) {
-      if (prior.fingerprint !== fingerprint) throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
-      return structuredClone(await (prior.result as Promise<T>));
-    }
-    const result = fn(adyenIdempotencyKey(op, key));
-    this.#results.set(slot, { fingerprint, result });
-    try {
-      return structuredClone(await result);
-    } catch (e) {
-      // A fault leaves nothing behind: the retry asks Adyen again, with the same Adyen key.
-      this.#results.delete(slot);
-      throw e;
-    }
+    const send = () => fn(adyenIdempotencyKey(op, key));
+    return this.#operations.once(op, key, params, send, send, revive);
   }
 
-  #payment(id: string): AdyenPaymentState {
-    const p = this.#payments.get(id);
-    if (!p) throw this.#fault('unknown_transaction', `no transaction ${id} known to this connector`);
+  /** The payment's state as the caller stored it, a lapsed hold seen as such. */
+  #payment(ref: TransactionRef): AdyenPaymentState {
+    const p = paymentStateOf(ref);
     if (p.status === 'authorised' && p.expiresAt && this.#clock.now().getTime() >= p.expiresAt.getTime()) p.status = 'lapsed';
     return p;
   }
 
   #refused(p: AdyenPaymentState, reason: DeclineReason, message: string): TransactionResult {
-    return { ...toTransactionResult(p), decline: { reason, message } };
+    return { ...resultOf(p), decline: { reason, message } };
   }
 
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
     const card = input.card;
     const digits = String(card.number).replace(/ /g, '');
     const { expiryMonth, expiryYear } = expiryFields(card.expMonth, card.expYear);
-    const mac = (s: string) => createHmac('sha256', this.#fingerprintKey).update(s).digest('hex');
-    const params = [mac(digits), expiryMonth, expiryYear, mac(card.cvc), card.holderName];
+    // The operation log keys its fingerprints (HMAC): the card number is never stored in any form a guess could match.
+    const params = [digits, expiryMonth, expiryYear, card.cvc, card.holderName];
     return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<AttachResult> => {
       const shopperReference = `chipin-${adyenKey.slice(0, 40)}`;
       const a = await this.#call('attach', 'POST', '/storedPaymentMethods', {
@@ -256,14 +223,15 @@ export class AdyenConnector implements PspConnector {
   }
 
   /** Reads a `/payments` or `/payments/details` answer into a payment state. */
-  #readPayment(op: string, a: Answer, base: { amountCents: number; currency: string; capture: 'automatic' | 'manual'; offSession: boolean }, adyenKey: string): AdyenPaymentState {
+  #readPayment(op: string, a: Answer, input: { amountCents: number; currency: string; capture: 'automatic' | 'manual'; offSession: boolean }, adyenKey: string): AdyenPaymentState {
+    const { offSession, ...base } = input;
     const now = this.#clock.now();
     if (a.status === 422) {
       const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
       if (e.errorCode === '800') throw this.#fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
       const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
       if (!reason) throw this.#unexpected(op, a);
-      return { ...base, pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`, status: 'refused', capturedCents: 0, refundedCents: 0, decline: { reason, message: e.message || 'The card details were refused.' } };
+      return { ...base, pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {}, decline: { reason, message: e.message || 'The card details were refused.' } };
     }
     if (a.status !== 200) throw this.#unexpected(op, a);
     const b = a.body as Record<string, unknown>;
@@ -274,7 +242,7 @@ export class AdyenConnector implements PspConnector {
       throw this.#fault('idempotency_conflict', `${op}: Adyen replayed a payment of another amount for this idempotency key`);
     }
     const additional = isObject(b.additionalData) ? (b.additionalData as Record<string, unknown>) : {};
-    const state: AdyenPaymentState = { ...base, pspReference, status: 'refused', capturedCents: 0, refundedCents: 0 };
+    const state: AdyenPaymentState = { ...base, pspReference, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {} };
     const nt = str(additional.networkTxReference);
     if (nt) state.networkTxReference = nt;
     const meaning = resultMeaning(b.resultCode);
@@ -290,7 +258,7 @@ export class AdyenConnector implements PspConnector {
         return state;
       case 'action': {
         const action = isObject(b.action) ? b.action : {};
-        if (base.offSession) {
+        if (offSession) {
           state.decline = { reason: 'authentication_failed', message: 'Adyen asked for the shopper to authenticate a merchant-initiated charge.' };
           return state;
         }
@@ -346,17 +314,8 @@ export class AdyenConnector implements PspConnector {
       if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
       else body.captureDelayHours = 0;
       const a = await this.#call('authorize', 'POST', '/payments', body, adyenKey);
-      const state = this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey);
-      return toTransactionResult(this.#remember(state));
-    });
-  }
-
-  /** Keeps a payment's state; a replayed answer for a payment already known keeps what happened since. */
-  #remember(state: AdyenPaymentState): AdyenPaymentState {
-    const known = this.#payments.get(state.pspReference);
-    if (known) return known;
-    this.#payments.set(state.pspReference, state);
-    return state;
+      return resultOf(this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey));
+    }, reviveTransaction<TransactionResult>);
   }
 
   /**
@@ -365,29 +324,32 @@ export class AdyenConnector implements PspConnector {
    * return route must call it; see docs/psp/adyen.md); the AUTHORISATION webhook reports the same
    * outcome through {@link verifyNotification}.
    */
-  async submitDetails(transactionId: string, redirectResult: string): Promise<TransactionResult> {
+  async submitDetails(transaction: TransactionRef, redirectResult: string): Promise<TransactionResult> {
     if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
+    const transactionId = transaction.transactionId;
     return this.#idempotent('details', `${transactionId}:${redirectResult}`, [transactionId, redirectResult], async (adyenKey) => {
-      const p = this.#payment(transactionId);
+      const p = this.#payment(transaction);
       const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
-      if (p.status !== 'pending_action') return toTransactionResult(p);
+      if (p.status !== 'pending_action') return resultOf(p);
       const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
       if (next.pspReference !== p.pspReference) throw this.#fault('bad_response', 'details: Adyen answered for another payment');
       if (next.status === 'pending_action') throw this.#fault('bad_response', 'details: Adyen asked for a second action');
-      Object.assign(p, next, { challengeUrl: undefined, challengeForm: undefined });
+      Object.assign(p, next, { modifications: p.modifications });
+      delete p.challengeUrl;
+      delete p.challengeForm;
       if ((p.status as AdyenPaymentState['status']) === 'refused' && p.decline?.reason === 'card_declined' && a.status === 200) {
         // A refusal right after the challenge without a more precise code is the authentication's.
         const code = str((a.body as Record<string, unknown>).refusalReasonCode);
         if (!code || code === '2') p.decline = { reason: 'authentication_failed', message: p.decline.message };
       }
-      return toTransactionResult(p);
-    });
+      return resultOf(p);
+    }, reviveTransaction<TransactionResult>);
   }
 
-  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#idempotent('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (adyenKey) => {
-      const p = this.#payment(input.transactionId);
+    return this.#idempotent('capture', input.idempotencyKey, [input.transaction.transactionId, input.amountCents], async (adyenKey) => {
+      const p = this.#payment(input.transaction);
       if (p.status === 'lapsed') return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
       // Adyen answers a modification with "received" and its outcome comes later, in a webhook: we
       // refuse here what Adyen's accounting rules would refuse then (one capture, ≤ the authorisation).
@@ -398,19 +360,19 @@ export class AdyenConnector implements PspConnector {
         reference: `chipin-${adyenKey}`,
       }, adyenKey);
       const mod = this.#readModification('capture', a, p.pspReference, input.amountCents);
-      if (!this.#modifications.has(mod)) {
-        this.#modifications.set(mod, { payment: p.pspReference, kind: 'capture', amount: input.amountCents });
+      if (!p.modifications[mod]) {
+        p.modifications[mod] = { kind: 'capture', amount: input.amountCents };
         p.status = 'captured';
         p.capturedCents = input.amountCents;
         delete p.expiresAt;
       }
-      return toTransactionResult(p);
-    });
+      return resultOf(p);
+    }, reviveTransaction<TransactionResult>);
   }
 
-  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
-    return this.#idempotent('void', input.idempotencyKey, [input.transactionId], async (adyenKey) => {
-      const p = this.#payment(input.transactionId);
+  async void(input: Operation): Promise<TransactionResult> {
+    return this.#idempotent('void', input.idempotencyKey, [input.transaction.transactionId], async (adyenKey) => {
+      const p = this.#payment(input.transaction);
       switch (p.status) {
         case 'lapsed':
           return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
@@ -418,7 +380,7 @@ export class AdyenConnector implements PspConnector {
           return this.#refused(p, 'amount_too_large', 'The payment is captured: refund it instead.');
         case 'cancelled':
         case 'refused':
-          return toTransactionResult(p);
+          return resultOf(p);
         case 'authorised':
         case 'pending_action': {
           const a = await this.#call('void', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/cancels`, {
@@ -426,25 +388,25 @@ export class AdyenConnector implements PspConnector {
             reference: `chipin-${adyenKey}`,
           }, adyenKey);
           const mod = this.#readModification('void', a, p.pspReference, undefined);
-          if (!this.#modifications.has(mod)) {
-            this.#modifications.set(mod, { payment: p.pspReference, kind: 'cancel', amount: 0 });
+          if (!p.modifications[mod]) {
+            p.modifications[mod] = { kind: 'cancel', amount: 0 };
             p.status = 'cancelled';
             delete p.challengeUrl;
             delete p.challengeForm;
             delete p.expiresAt;
           }
-          return toTransactionResult(p);
+          return resultOf(p);
         }
         default:
           return unreachable(p.status);
       }
-    });
+    }, reviveTransaction<TransactionResult>);
   }
 
-  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#idempotent('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (adyenKey) => {
-      const p = this.#payment(input.transactionId);
+    return this.#idempotent('refund', input.idempotencyKey, [input.transaction.transactionId, input.amountCents], async (adyenKey) => {
+      const p = this.#payment(input.transaction);
       const left = p.status === 'captured' ? p.capturedCents - p.refundedCents : 0;
       if (input.amountCents > left) return this.#refused(p, 'amount_too_large', 'The refund is larger than what is left to refund.');
       const a = await this.#call('refund', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/refunds`, {
@@ -453,12 +415,12 @@ export class AdyenConnector implements PspConnector {
         reference: `chipin-${adyenKey}`,
       }, adyenKey);
       const mod = this.#readModification('refund', a, p.pspReference, input.amountCents);
-      if (!this.#modifications.has(mod)) {
-        this.#modifications.set(mod, { payment: p.pspReference, kind: 'refund', amount: input.amountCents });
+      if (!p.modifications[mod]) {
+        p.modifications[mod] = { kind: 'refund', amount: input.amountCents };
         p.refundedCents += input.amountCents;
       }
-      return toTransactionResult(p);
-    });
+      return resultOf(p);
+    }, reviveTransaction<TransactionResult>);
   }
 
   /** Reads a modification answer (201, `status: received`) and gives its own pspReference. */
@@ -500,11 +462,8 @@ export class AdyenConnector implements PspConnector {
       const pm = parsePaymentMethodId(input.paymentMethodId);
       if (!pm) throw this.#fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
       // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
-      // caller, else known from that transaction's answer, else from the token Adyen keeps.
-      const networkTxReference =
-        sc?.networkTransactionId ??
-        (sc ? this.#payments.get(sc.initialTransactionId)?.networkTxReference : undefined) ??
-        (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
+      // caller (stored from that transaction's answer), else from the token Adyen keeps.
+      const networkTxReference = sc?.networkTransactionId ?? (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
       const body: Record<string, unknown> = {
         merchantAccount: this.#merchantAccount,
         amount: { value: input.amountCents, currency: input.currency },
@@ -518,20 +477,28 @@ export class AdyenConnector implements PspConnector {
       };
       if (networkTxReference) body.additionalData = { networkTxReference };
       const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
-      const state = this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey);
-      return toTransactionResult(this.#remember(state));
-    });
+      return resultOf(this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey));
+    }, reviveTransaction<TransactionResult>);
   }
 
   /**
-   * What this connector knows of a payment: Adyen's Checkout API has no call that reads a payment,
-   * so this is the state built from Adyen's answers and the webhooks given to
-   * {@link verifyNotification}, held in memory (lost on restart, not shared between processes).
+   * What Adyen said of a payment: its Checkout API has no call that reads a payment, so this is
+   * the state the caller stored from Adyen's answers (`pspState`), with what a verified webhook
+   * about it adds (`notification`: the `event` of {@link verifyNotification}). No call to Adyen.
    */
-  async retrieve(transactionId: string): Promise<TransactionResult> {
-    return toTransactionResult(this.#payment(transactionId));
+  async retrieve(transaction: TransactionRef, options: { notification?: NotificationEvent } = {}): Promise<TransactionResult> {
+    const p = this.#payment(transaction);
+    const items = readEventItems(options.notification);
+    for (const item of items) if (paymentOf(item) === p.pspReference) this.#apply(p, item);
+    return resultOf(p);
   }
 
+  /**
+   * Checks every item's signature and merchant account; answers the payment the first item is
+   * about, the status it reports, and (`event`) that payment's items, for `retrieve` to fold into
+   * the payment's stored state. Items about other payments in the same batch are acknowledged and
+   * not read (Adyen sends one item per webhook unless batching is enabled on the endpoint).
+   */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const parsed = parseNotification(input.rawBody);
     if (!parsed) return { ok: false, reason: 'malformed' };
@@ -539,24 +506,29 @@ export class AdyenConnector implements PspConnector {
     for (const item of parsed.items) {
       if (!checkItemSignature(hmacKey, item) || item.merchantAccountCode !== this.#merchantAccount) return { ok: false, reason: 'bad_signature' };
     }
-    let first: { transactionId: string; status: TransactionStatus } | undefined;
-    for (const item of parsed.items) {
-      const r = this.#apply(item);
-      first ??= r;
-    }
+    const first = parsed.items.find((i) => reportedStatus(i) !== undefined);
     if (!first) return { ok: false, reason: 'malformed' };
-    return { ok: true, ...first, ack: { ...ADYEN_ACK } };
+    const transactionId = paymentOf(first);
+    const items: EventItem[] = parsed.items
+      .filter((i) => paymentOf(i) === transactionId)
+      .map((i) => ({
+        eventCode: i.eventCode,
+        pspReference: i.pspReference,
+        ...(i.originalReference ? { originalReference: i.originalReference } : {}),
+        success: i.success,
+        value: i.amount.value,
+        ...(i.reason ? { reason: i.reason } : {}),
+      }));
+    return { ok: true, transactionId, status: reportedStatus(first)!, ack: { ...ADYEN_ACK }, event: { items } };
   }
 
-  /** Applies one verified webhook item to the payment it concerns; gives that payment's status. */
-  #apply(item: NotificationItem): { transactionId: string; status: TransactionStatus } | undefined {
+  /** Applies one verified webhook item to the payment it concerns. */
+  #apply(p: AdyenPaymentState, item: EventItem): void {
     const ok = item.success === 'true';
-    const paymentRef = item.eventCode === 'AUTHORISATION' ? item.pspReference : (item.originalReference ?? item.pspReference);
-    const p = this.#payments.get(paymentRef);
-    const value = item.amount.value;
+    const value = item.value;
     switch (item.eventCode) {
       case 'AUTHORISATION':
-        if (p?.status === 'pending_action') {
+        if (p.status === 'pending_action') {
           delete p.challengeUrl;
           delete p.challengeForm;
           if (ok) {
@@ -573,58 +545,51 @@ export class AdyenConnector implements PspConnector {
             p.decline = { reason: /3D|authenticat/i.test(item.reason ?? '') ? 'authentication_failed' : d.reason, message: d.message };
           }
         }
-        if (!p) return { transactionId: paymentRef, status: ok ? 'authorized' : 'declined' };
-        break;
+        return;
       case 'CAPTURE':
       case 'CAPTURE_FAILED': {
         const failed = item.eventCode === 'CAPTURE_FAILED' || !ok;
-        if (p && !failed && p.status === 'authorised' && !this.#modifications.has(item.pspReference)) {
-          this.#modifications.set(item.pspReference, { payment: paymentRef, kind: 'capture', amount: value });
+        if (!failed && p.status === 'authorised' && !p.modifications[item.pspReference]) {
+          p.modifications[item.pspReference] = { kind: 'capture', amount: value };
           p.status = 'captured';
           p.capturedCents = value;
           delete p.expiresAt;
         }
-        if (p && failed && this.#modifications.get(item.pspReference)?.kind === 'capture' && p.status === 'captured' && p.refundedCents === 0) {
+        if (failed && p.modifications[item.pspReference]?.kind === 'capture' && p.status === 'captured' && p.refundedCents === 0) {
           p.status = 'authorised';
           p.capturedCents = 0;
         }
-        if (!p) return { transactionId: paymentRef, status: failed ? 'authorized' : 'captured' };
-        break;
+        return;
       }
       case 'CANCELLATION':
       case 'TECHNICAL_CANCEL':
-        if (p && ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
-        if (!p) return { transactionId: paymentRef, status: 'voided' };
-        break;
+        if (ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
+        return;
       case 'REFUND':
       case 'REFUND_FAILED': {
         const failed = item.eventCode === 'REFUND_FAILED' || !ok;
-        const known = this.#modifications.get(item.pspReference);
-        if (p && !failed && !known && p.status === 'captured' && p.refundedCents + value <= p.capturedCents) {
-          this.#modifications.set(item.pspReference, { payment: paymentRef, kind: 'refund', amount: value });
+        const known = p.modifications[item.pspReference];
+        if (!failed && !known && p.status === 'captured' && p.refundedCents + value <= p.capturedCents) {
+          p.modifications[item.pspReference] = { kind: 'refund', amount: value };
           p.refundedCents += value;
         }
-        if (p && failed && known?.kind === 'refund') {
-          this.#modifications.delete(item.pspReference);
+        if (failed && known?.kind === 'refund') {
+          delete p.modifications[item.pspReference];
           p.refundedCents = Math.max(0, p.refundedCents - known.amount);
         }
-        if (!p) return { transactionId: paymentRef, status: 'refunded' };
-        break;
+        return;
       }
       case 'CANCEL_OR_REFUND':
-        if (p && ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
-        else if (p && ok && p.status === 'captured') p.refundedCents = p.capturedCents;
-        if (!p) return { transactionId: paymentRef, status: 'voided' };
-        break;
+        if (ok && (p.status === 'authorised' || p.status === 'pending_action')) p.status = 'cancelled';
+        else if (ok && p.status === 'captured') p.refundedCents = p.capturedCents;
+        return;
       case 'EXPIRE':
-        if (p && ok && p.status === 'authorised') p.status = 'lapsed';
-        if (!p) return { transactionId: paymentRef, status: 'expired' };
-        break;
+        if (ok && p.status === 'authorised') p.status = 'lapsed';
+        return;
       default:
-        // Chargebacks, reports, …: nothing this connector tracks. A known payment keeps its status.
-        if (!p) return undefined;
+        // Chargebacks, reports, …: nothing this connector tracks.
+        return;
     }
-    return { transactionId: paymentRef, status: toStatus(this.#payment(paymentRef).status, this.#payment(paymentRef).refundedCents) };
   }
 
   /** `POST /paymentMethods` for the merchant account: harmless, and refused without working credentials. */
@@ -649,4 +614,52 @@ function errorCodeOf(text: string): string {
   } catch {
     return '';
   }
+}
+
+/** A verified webhook item as it travels in a notification's `event` (JSON). */
+type EventItem = {
+  eventCode: string;
+  pspReference: string;
+  originalReference?: string;
+  success: 'true' | 'false';
+  value: number;
+  reason?: string;
+};
+
+/** The payment an item is about: its own reference for an authorisation, the original one for a modification. */
+function paymentOf(item: { eventCode: string; pspReference: string; originalReference?: string }): string {
+  return item.eventCode === 'AUTHORISATION' ? item.pspReference : (item.originalReference ?? item.pspReference);
+}
+
+/** What an item reports on its own (the payment's stored state may say more); undefined: nothing we track. */
+function reportedStatus(item: NotificationItem): TransactionStatus | undefined {
+  const ok = item.success === 'true';
+  switch (item.eventCode) {
+    case 'AUTHORISATION':
+      return ok ? 'authorized' : 'declined';
+    case 'CAPTURE':
+    case 'CAPTURE_FAILED':
+      return item.eventCode === 'CAPTURE_FAILED' || !ok ? 'authorized' : 'captured';
+    case 'CANCELLATION':
+    case 'TECHNICAL_CANCEL':
+    case 'CANCEL_OR_REFUND':
+      return 'voided';
+    case 'REFUND':
+    case 'REFUND_FAILED':
+      return 'refunded';
+    case 'EXPIRE':
+      return 'expired';
+    default:
+      return undefined;
+  }
+}
+
+/** The items of a notification's `event`, as {@link AdyenConnector.verifyNotification} wrote them. */
+function readEventItems(event: NotificationEvent | undefined): EventItem[] {
+  const items = event?.items;
+  if (!Array.isArray(items)) return [];
+  return items.filter(
+    (i): i is EventItem =>
+      isObject(i) && typeof i.eventCode === 'string' && typeof i.pspReference === 'string' && (i.success === 'true' || i.success === 'false') && Number.isSafeInteger(i.value),
+  ) as EventItem[];
 }

@@ -141,7 +141,10 @@ export interface AdyenServiceError {
   pspReference?: string;
 }
 
-/** A payment as the connector keeps track of it: Adyen has no "get payment" call in Checkout v71. */
+/**
+ * A payment as the connector tracks it: Adyen has no "get payment" call in Checkout v71, so this
+ * is what its answers and webhooks said, carried in the payment's `pspState` (./state.ts).
+ */
 export interface AdyenPaymentState {
   pspReference: string;
   amountCents: number;
@@ -155,6 +158,13 @@ export interface AdyenPaymentState {
   challengeForm?: ChallengeForm;
   expiresAt?: Date;
   networkTxReference?: string;
+  /** Modifications already counted, by their own pspReference: a replayed answer or webhook counts once. */
+  modifications: Record<string, AdyenModification>;
+}
+
+export interface AdyenModification {
+  kind: 'capture' | 'refund' | 'cancel';
+  amount: number;
 }
 
 export function toStatus(state: AdyenPaymentState['status'], refundedCents: number): TransactionStatus {

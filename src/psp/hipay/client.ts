@@ -1,6 +1,7 @@
 import { Redacted } from '../../crypto/redacted.ts';
 import { PspIntegrationError } from '../connector.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 /**
  * HTTP to HiPay Enterprise: HTTP Basic `<API login>:<API password>`, form-encoded requests,
@@ -24,17 +25,16 @@ export interface HipayClientOptions {
   password: Redacted;
   timeoutMs: number;
   http: PspHttp;
+  logger?: PspLogger | undefined;
 }
 
 export class HipayClient {
   readonly #authorization: Redacted;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
+  readonly #client: PspClient;
 
   constructor(opts: HipayClientOptions) {
     this.#authorization = new Redacted(`Basic ${Buffer.from(`${opts.username.reveal()}:${opts.password.reveal()}`, 'utf8').toString('base64')}`);
-    this.#timeoutMs = opts.timeoutMs;
-    this.#http = opts.http;
+    this.#client = new PspClient({ psp: 'hipay', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
   }
 
   toJSON(): string {
@@ -49,15 +49,7 @@ export class HipayClient {
       body = new URLSearchParams(form).toString();
     }
     const where = `${method} ${new URL(url).pathname}`;
-    let status: number;
-    let text: string;
-    try {
-      const response = await this.#http.request(url, { method, headers, ...(body !== undefined ? { body } : {}), timeoutMs: this.#timeoutMs });
-      status = response.status;
-      text = response.text;
-    } catch (err) {
-      throw pspCallFault('hipay', where, err, this.#timeoutMs);
-    }
+    const { status, text } = await this.#client.request(where, url, { method, headers, ...(body !== undefined ? { body } : {}) });
     if (status >= 500) throw new PspIntegrationError('hipay', 'unreachable', `${where}: HiPay answered ${status}`);
     if (status === 401 || status === 403) {
       throw new PspIntegrationError('hipay', 'bad_credentials', `${where}: HiPay refused the API credentials (${status}${describe(text)})`);

@@ -2,14 +2,19 @@ import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
   type NotificationResult,
   type OffSessionInput,
+  type Operation,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
+import { withAmounts } from '../kit/amounts-state.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HipayClient, errorOf } from './client.ts';
 import {
@@ -91,6 +96,7 @@ export class HipayConnector implements PspConnector {
   readonly #vault: string;
   readonly #consultation: string;
   readonly #clock: Clock;
+  readonly #operations: PspOperations;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
     const { username, password, secret_passphrase: passphrase } = account.credentials;
@@ -109,9 +115,10 @@ export class HipayConnector implements PspConnector {
     // test fake) serves all three.
     this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
     this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http });
+    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http, logger: context.logger });
     this.#passphrase = new Redacted(passphrase);
     this.#clock = context.clock;
+    this.#operations = context.operations;
   }
 
   toJSON(): Record<string, unknown> {
@@ -217,22 +224,37 @@ export class HipayConnector implements PspConnector {
     return this.#order(referenceFor('mit', input.idempotencyKey), print, fields);
   }
 
-  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain('capture', input.idempotencyKey, input.transactionId, input.amountCents);
+    return this.#once('capture', input.idempotencyKey, input.transaction, input.amountCents);
   }
 
-  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
-    return this.#maintain('cancel', input.idempotencyKey, input.transactionId, undefined);
+  async void(input: Operation): Promise<TransactionResult> {
+    return this.#once('cancel', input.idempotencyKey, input.transaction, undefined);
   }
 
-  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain('refund', input.idempotencyKey, input.transactionId, input.amountCents);
+    return this.#once('refund', input.idempotencyKey, input.transaction, input.amountCents);
   }
 
-  async retrieve(transactionId: string): Promise<TransactionResult> {
-    return toTransactionResult(await this.#transaction(transactionId));
+  /**
+   * A maintenance call through the operation log (replayed from it, whichever process asks). HiPay
+   * keeps our `operation_id`: a call whose outcome is unknown is reconciled by sending it again,
+   * which first asks HiPay whether that operation id was recorded ({@link #maintain}).
+   */
+  #once(operation: Maintenance, key: string, transaction: TransactionRef, amountCents: number | undefined): Promise<TransactionResult> {
+    const send = () => this.#maintain(operation, key, transaction.transactionId, amountCents);
+    return this.#operations.once(operation, key, [transaction.transactionId, amountCents ?? null], send, send, reviveTransaction<TransactionResult>);
+  }
+
+  /** HiPay reads a transaction by its reference: the id is all this needs. */
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return this.#read(transaction.transactionId);
+  }
+
+  async #read(reference: string): Promise<TransactionResult> {
+    return withAmounts(toTransactionResult(await this.#transaction(reference)));
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
@@ -308,14 +330,14 @@ export class HipayConnector implements PspConnector {
     if (status !== 200) throw this.#unexpected('order', status, body);
     const t = readTransaction(body);
     if (!t) throw new PspIntegrationError(this.name, 'bad_response', 'order: unreadable answer');
-    return toTransactionResult(t);
+    return withAmounts(toTransactionResult(t));
   }
 
   #replayed(orderId: string, print: string, t: HipayTransaction): TransactionResult {
     if (t.fingerprint !== undefined && t.fingerprint !== print) {
       throw new PspIntegrationError(this.name, 'idempotency_conflict', `order ${orderId} was already placed with other parameters`);
     }
-    return toTransactionResult(t);
+    return withAmounts(toTransactionResult(t));
   }
 
   async #maintain(operation: Maintenance, key: string, reference: string, amountCents: number | undefined): Promise<TransactionResult> {
@@ -326,12 +348,12 @@ export class HipayConnector implements PspConnector {
     if (done) {
       const sameAmount = amountCents === undefined || done.amount === undefined || done.amount === toHipayAmount(amountCents, before.currency);
       if (!sameAmount) throw new PspIntegrationError(this.name, 'idempotency_conflict', `operation ${operationId} was already sent with another amount`);
-      return toTransactionResult(before);
+      return withAmounts(toTransactionResult(before));
     }
     // Chipin's contract: one capture per hold; capturing less releases the rest. HiPay would take
     // further partial captures, so the rule is kept here.
     if (operation === 'capture' && before.capturedCents > 0) {
-      return { ...toTransactionResult(before), decline: { reason: 'amount_too_large', message: 'Nothing left to capture: the authorisation was already captured.' } };
+      return { ...withAmounts(toTransactionResult(before)), decline: { reason: 'amount_too_large', message: 'Nothing left to capture: the authorisation was already captured.' } };
     }
     const form: Record<string, string> = { operation, operation_id: operationId };
     if (amountCents !== undefined) {
@@ -339,13 +361,13 @@ export class HipayConnector implements PspConnector {
       form.currency = before.currency;
     }
     const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/maintenance/transaction/${reference}`, form);
-    if (status === 200) return this.retrieve(reference);
+    if (status === 200) return this.#read(reference);
     const error = errorOf(body);
     if (status === 404 || error?.code === UNKNOWN_TRANSACTION) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${reference}`);
     // Voiding what is already voided: nothing is held, the void's purpose is met.
-    if (operation === 'cancel' && error?.code === ALREADY_VOIDED) return this.retrieve(reference);
+    if (operation === 'cancel' && error?.code === ALREADY_VOIDED) return this.#read(reference);
     if (status === 400 && error && isHipayReasonCode(error.code)) {
-      const after = await this.retrieve(reference);
+      const after = await this.#read(reference);
       return { ...after, decline: { reason: toDeclineReason(error.code), message: error.message || 'HiPay refused the operation.' } };
     }
     throw this.#unexpected(`maintenance ${operation}`, status, body);

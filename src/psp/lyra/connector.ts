@@ -3,14 +3,19 @@ import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
   type NotificationResult,
   type OffSessionInput,
+  type Operation as OperationInput,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { amountsBefore, withAmounts } from '../kit/amounts-state.ts';
 import {
   MalformedAnswer,
   cardForm,
@@ -30,8 +35,9 @@ import {
   type LyraPayment,
 } from './mapping.ts';
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import { assertAmount, assertCurrency, assertReturnUrl, fingerprint } from '../input-checks.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface LyraConnectorOptions {
   /** The PSP account id (`psa_<uuid>` without prefix): names the notification URL. */
@@ -47,23 +53,13 @@ export interface LyraConnectorOptions {
   timeoutMs: number;
   /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
   http: PspHttp;
+  /** The operation log of this PSP account (src/psp/kit/operations.ts). */
+  operations: PspOperations;
+  logger?: PspLogger | undefined;
 }
 
 type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
 
-interface Memo {
-  fingerprint: string;
-  /** The first outcome, once there is one. */
-  result?: unknown;
-  /** The call under way (concurrent calls with the key share it). */
-  running?: Promise<unknown>;
-  /** The transaction as it was before the first attempt, to tell whether a failed attempt took effect. */
-  before?: TransactionResult;
-  attempts: number;
-}
-
-/** In-process memory of keys: bounded, the oldest forgotten first. */
-const MEMO_LIMIT = 10_000;
 const ORDER_ID = /^chipin-[0-9a-f]{40}$/;
 
 /**
@@ -87,9 +83,11 @@ function parsePaymentMethod(id: string): { token: string; chaining?: string } {
  * merchant-initiated charge) carries an `orderId` derived from (operation, key), and the
  * connector looks that order up (`Order/Get`) before creating it, so a retry — from this process
  * or another, after a timeout or a crash — finds the first outcome instead of charging twice.
- * Captures, voids and refunds act on an existing transaction and have no reference of ours at
- * Lyra: the connector remembers their keys in memory, and before re-sending one whose first
- * attempt failed it reads the transaction and compares it with the state before that attempt.
+ * Every call goes through the operation log (src/psp/kit/operations.ts), which replays a done
+ * call whichever process asks. Captures, voids and refunds act on an existing transaction and have
+ * no reference of ours at Lyra: before re-sending one whose outcome is unknown (`started` in the
+ * log) the connector reads the transaction and compares it with the state the caller stored before
+ * the call (`pspState`: the amounts of the last result).
  */
 export class LyraConnector implements PspConnector {
   readonly name = 'lyra';
@@ -101,9 +99,8 @@ export class LyraConnector implements PspConnector {
   readonly #hmacKey: Redacted;
   readonly #clock: Clock;
   readonly #publicUrl: string;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
-  readonly #memo = new Map<string, Memo>();
+  readonly #client: PspClient;
+  readonly #operations: PspOperations;
 
   constructor(opts: LyraConnectorOptions) {
     let url: URL;
@@ -124,8 +121,8 @@ export class LyraConnector implements PspConnector {
     this.#hmacKey = opts.hmacKey;
     this.#clock = opts.clock;
     this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
-    this.#timeoutMs = opts.timeoutMs;
-    this.#http = opts.http;
+    this.#client = new PspClient({ psp: 'lyra', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
+    this.#operations = opts.operations;
   }
 
   toJSON(): { name: string; sandbox: boolean } {
@@ -145,20 +142,7 @@ export class LyraConnector implements PspConnector {
   /** One POST to `<baseUrl>/api-payment/V4/<ws>` with HTTP Basic `shop_id:password`. */
   async #call(ws: string, body: Record<string, unknown>): Promise<LyraEnvelope> {
     const auth = Buffer.from(`${this.#shopId}:${this.#password.reveal()}`, 'utf8').toString('base64');
-    let status: number;
-    let text: string;
-    try {
-      const res = await this.#http.request(`${this.#baseUrl}/api-payment/V4/${ws}`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        timeoutMs: this.#timeoutMs,
-      });
-      status = res.status;
-      text = res.text;
-    } catch (e) {
-      throw pspCallFault(this.name, ws, e, this.#timeoutMs);
-    }
+    const { status, text } = await this.#client.json(ws, `${this.#baseUrl}/api-payment/V4/${ws}`, { method: 'POST', headers: { authorization: `Basic ${auth}` }, body });
     if (status === 401 || status === 403) throw this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (HTTP ${status})`);
     if (status >= 500 || status === 429) throw this.#fault('unreachable', `${ws}: Lyra answered HTTP ${status}`);
     if (status !== 200) throw this.#fault('bad_response', `${ws}: unexpected HTTP ${status}`);
@@ -217,37 +201,19 @@ export class LyraConnector implements PspConnector {
     return `${this.#publicUrl}/api/psp/${encodeURIComponent(this.#accountId)}/notifications`;
   }
 
-  /** Runs `fn` once per (operation, key) in this process; see the class comment for other processes. */
-  async #once<T>(op: Operation, key: string, params: readonly unknown[], fn: (memo: Memo) => Promise<T>): Promise<T> {
-    assertKey(key);
-    const id = `${op}\0${key}`;
-    const print = fingerprint([op, ...params]);
-    let memo = this.#memo.get(id);
-    if (memo && memo.fingerprint !== print) {
-      throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
-    }
-    if (memo?.result !== undefined) return memo.result as T;
-    if (memo?.running) return memo.running as Promise<T>;
-    if (!memo) {
-      memo = { fingerprint: print, attempts: 0 };
-      this.#memo.set(id, memo);
-      if (this.#memo.size > MEMO_LIMIT) this.#memo.delete(this.#memo.keys().next().value!);
-    }
-    const m = memo;
-    m.attempts++;
-    const running = fn(m).then(
-      (r) => {
-        m.result = r;
-        m.running = undefined;
-        return r;
-      },
-      (e: unknown) => {
-        m.running = undefined;
-        throw e;
-      },
-    );
-    m.running = running;
-    return running;
+  /**
+   * Runs a call once per (operation, key) through the operation log. Creations (`reconcile`
+   * absent) reconcile by themselves: they look their order up before creating it.
+   */
+  #once<T extends TransactionResult | AttachResult>(
+    op: Operation,
+    key: string,
+    params: readonly unknown[],
+    send: () => Promise<T>,
+    reconcile: () => Promise<T | undefined> = send,
+  ): Promise<T> {
+    const stated = <R extends T | undefined>(r: R): R => (r && 'status' in r ? (withAmounts(r) as R) : r);
+    return this.#operations.once(op, key, params, async () => stated(await send()), async () => stated(await reconcile()), reviveTransaction as (stored: unknown) => T);
   }
 
   /** A replayed creation must have been made with the same parameters (kept in the order's metadata). */
@@ -363,13 +329,18 @@ export class LyraConnector implements PspConnector {
     return this.#read(ws, () => toTransactionResult(orderId, payment));
   }
 
-  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#once('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (memo) => {
-      const { payment, result } = await this.#transaction(input.transactionId);
+    const transactionId = input.transaction.transactionId;
+    const before = amountsBefore(input.transaction);
+    const reconcile = async () => {
       // A retry whose first attempt reached Lyra finds the capture done: that is its outcome.
-      if (memo.attempts > 1 && memo.before?.status === 'authorized' && result.status === 'captured' && result.capturedCents === input.amountCents) return result;
-      memo.before ??= result;
+      const { result } = await this.#transaction(transactionId);
+      const wasHeld = before === undefined || before.status === 'authorized';
+      return wasHeld && result.status === 'captured' && result.capturedCents === input.amountCents ? result : undefined;
+    };
+    return this.#once('capture', input.idempotencyKey, [transactionId, input.amountCents], async () => {
+      const { payment, result } = await this.#transaction(transactionId);
       if (result.status === 'expired') return { ...result, decline: decline('authorization_expired') };
       if (result.status !== 'authorized') return { ...result, decline: decline('amount_too_large', `Nothing to capture: the transaction is ${result.status}.`) };
       if (input.amountCents > result.amountCents) return { ...result, decline: decline('amount_too_large', `At most ${result.amountCents} can be captured.`) };
@@ -379,17 +350,20 @@ export class LyraConnector implements PspConnector {
         uuid: debit.uuid,
         cardUpdate: { amount: input.amountCents, currency: debit.currency, manualValidation: 'NO' },
       });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/Update', env, input.transactionId);
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/Update', env, transactionId);
       this.#read('Transaction/Update', () => readTransaction(env.answer));
-      return (await this.#transaction(input.transactionId)).result;
-    });
+      return (await this.#transaction(transactionId)).result;
+    }, reconcile);
   }
 
-  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
-    return this.#once('void', input.idempotencyKey, [input.transactionId], async (memo) => {
-      const { payment, result } = await this.#transaction(input.transactionId);
-      if (memo.attempts > 1 && memo.before && result.status === 'voided') return result;
-      memo.before ??= result;
+  async void(input: OperationInput): Promise<TransactionResult> {
+    const transactionId = input.transaction.transactionId;
+    const reconcile = async () => {
+      const { result } = await this.#transaction(transactionId);
+      return result.status === 'voided' ? result : undefined;
+    };
+    return this.#once('void', input.idempotencyKey, [transactionId], async () => {
+      const { payment, result } = await this.#transaction(transactionId);
       switch (result.status) {
         case 'voided':
         case 'declined':
@@ -405,25 +379,32 @@ export class LyraConnector implements PspConnector {
       }
       const debit = splitOrder(payment).debit!;
       const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, resolutionMode: 'CANCELLATION_ONLY' });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, input.transactionId);
-      return (await this.#transaction(input.transactionId)).result;
-    });
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
+      return (await this.#transaction(transactionId)).result;
+    }, reconcile);
   }
 
-  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#once('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (memo) => {
-      const { payment, result } = await this.#transaction(input.transactionId);
-      if (memo.attempts > 1 && memo.before && result.refundedCents >= memo.before.refundedCents + input.amountCents) return result;
-      memo.before ??= result;
+    const transactionId = input.transaction.transactionId;
+    const before = amountsBefore(input.transaction);
+    const reconcile = async () => {
+      // Without the amounts before the call (a payment recorded before connectors returned their
+      // state) nothing tells a refund made from one not made: sent again (see docs/psp/lyra.md).
+      if (!before) return undefined;
+      const { result } = await this.#transaction(transactionId);
+      return result.refundedCents >= before.refundedCents + input.amountCents ? result : undefined;
+    };
+    return this.#once('refund', input.idempotencyKey, [transactionId, input.amountCents], async () => {
+      const { payment, result } = await this.#transaction(transactionId);
       const refundable = result.status === 'captured' || result.status === 'refunded' ? result.capturedCents - result.refundedCents : 0;
       if (input.amountCents > refundable) return { ...result, decline: decline('amount_too_large', `At most ${refundable} can be refunded.`) };
       const debit = splitOrder(payment).debit!;
       // AUTO: Lyra cancels the part not yet remitted to the bank, refunds what was.
       const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, amount: input.amountCents, currency: debit.currency, resolutionMode: 'AUTO' });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, input.transactionId);
-      return (await this.#transaction(input.transactionId)).result;
-    });
+      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
+      return (await this.#transaction(transactionId)).result;
+    }, reconcile);
   }
 
   /** A capture/void/refund Lyra refused: a refusal when the transaction does not allow it, else a fault. */
@@ -469,8 +450,9 @@ export class LyraConnector implements PspConnector {
     });
   }
 
-  async retrieve(transactionId: string): Promise<TransactionResult> {
-    return (await this.#transaction(transactionId)).result;
+  /** Lyra reads a transaction by its order id: the id is all this needs. */
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return withAmounts((await this.#transaction(transaction.transactionId)).result);
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {

@@ -85,6 +85,8 @@ export const lyraDefinition: ConnectorDefinition = {
       publicUrl: context.publicUrl,
       timeoutMs: context.timeoutMs,
       http: context.http,
+      logger: context.logger,
+      operations: context.operations,
     });
   },
 };

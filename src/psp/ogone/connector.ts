@@ -4,14 +4,19 @@ import { isKnownCurrency } from '../../domain/money.ts';
 import { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
   type NotificationResult,
   type OffSessionInput,
+  type Operation,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
+import { amountsBefore, withAmounts, type Amounts } from '../kit/amounts-state.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import {
   DUPLICATE_ORDER,
   UNKNOWN_ALIAS,
@@ -33,8 +38,9 @@ import {
   type OgoneView,
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -54,6 +60,9 @@ export interface OgoneConnectorOptions {
   timeoutMs: number;
   /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
   http: PspHttp;
+  /** The operation log of this PSP account (src/psp/kit/operations.ts). */
+  operations: PspOperations;
+  logger?: PspLogger | undefined;
 }
 
 type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
@@ -82,9 +91,10 @@ function brandName(brand: string | undefined): string {
  * an order's ORDERID is derived from our idempotency key, and before sending one the connector
  * asks querydirect.asp for that ORDERID: a call repeated with the same key — after a timeout,
  * from another process, after a restart — finds the first order and answers it, never charging
- * twice. Maintenance (capture, void, refund) has no merchant reference at Ogone: its results are
- * kept per connector instance, and a maintenance call that timed out is reconciled by reading the
- * transaction's history (querydirect.asp with PAYID and PAYIDSUB) before it is sent again.
+ * twice. Maintenance (capture, void, refund) has no merchant reference at Ogone: it goes through
+ * the operation log (src/psp/kit/operations.ts), which replays a done call whichever process asks,
+ * and a call whose outcome is unknown is reconciled by reading the transaction
+ * (querydirect.asp) and comparing it with the amounts the caller stored before it (`pspState`).
  */
 export class OgoneConnector implements PspConnector {
   readonly name = 'ogone';
@@ -92,9 +102,8 @@ export class OgoneConnector implements PspConnector {
   readonly #credentials: Redacted<OgoneCredentials>;
   readonly #baseUrl: string;
   readonly #clock: Clock;
-  readonly #timeoutMs: number;
-  readonly #http: PspHttp;
-  readonly #maintenance = new Map<string, { print: string; result?: TransactionResult; uncertainBefore?: TransactionResult }>();
+  readonly #client: PspClient;
+  readonly #operations: PspOperations;
 
   constructor(opts: OgoneConnectorOptions) {
     let url: URL;
@@ -109,8 +118,8 @@ export class OgoneConnector implements PspConnector {
     this.#credentials = new Redacted({ ...opts.credentials });
     this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.#clock = opts.clock;
-    this.#timeoutMs = opts.timeoutMs;
-    this.#http = opts.http;
+    this.#client = new PspClient({ psp: 'ogone', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
+    this.#operations = opts.operations;
   }
 
   toJSON(): { name: string; sandbox: boolean } {
@@ -130,20 +139,12 @@ export class OgoneConnector implements PspConnector {
     const c = this.#credentials.reveal();
     const all: Record<string, string> = { ...params, PSPID: c.pspid, USERID: c.userId, PSWD: c.password };
     all.SHASIGN = shaSign(all, c.shaIn, c.algorithm);
-    let res: { status: number };
-    let text: string;
-    try {
-      const answer = await this.#http.request(`${this.#baseUrl}/${page}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
-        body: new URLSearchParams(all).toString(),
-        timeoutMs: this.#timeoutMs,
-      });
-      res = answer;
-      text = answer.text;
-    } catch (e) {
-      throw pspCallFault(this.name, page, e, this.#timeoutMs);
-    }
+    const res = await this.#client.request(page, `${this.#baseUrl}/${page}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
+      body: new URLSearchParams(all).toString(),
+    });
+    const text = res.text;
     if (res.status === 401 || res.status === 403) throw this.#fault('bad_credentials', `${page}: HTTP ${res.status}`);
     if (res.status >= 500) throw this.#fault('unreachable', `${page}: HTTP ${res.status}`);
     if (res.status !== 200) throw this.#fault('bad_response', `${page}: HTTP ${res.status}`);
@@ -240,8 +241,13 @@ export class OgoneConnector implements PspConnector {
     return view;
   }
 
-  async retrieve(transactionId: string): Promise<TransactionResult> {
-    return toTransactionResult(await this.#view(transactionId), this.#clock.now());
+  /** Ogone reads a transaction by its PAYID: the id is all this needs. */
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return this.#read(transaction.transactionId);
+  }
+
+  async #read(transactionId: string): Promise<TransactionResult> {
+    return withAmounts(toTransactionResult(await this.#view(transactionId), this.#clock.now()));
   }
 
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
@@ -316,7 +322,7 @@ export class OgoneConnector implements PspConnector {
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
     if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
     const challenge = o.htmlAnswer ? challengeFormFromHtml(o.htmlAnswer) : undefined;
-    return toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge);
+    return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge));
   }
 
   async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
@@ -339,7 +345,7 @@ export class OgoneConnector implements PspConnector {
     const orderId = this.#orderId('charge', input.idempotencyKey);
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
     if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
-    return toTransactionResult(await this.#view(o.payId), this.#clock.now());
+    return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now()));
   }
 
   #sameOrder(e: Record<string, string>, amountCents: number, currency: string): boolean {
@@ -347,55 +353,43 @@ export class OgoneConnector implements PspConnector {
   }
 
   /**
-   * One maintenance operation, once per (operation, key) in this instance. `decide` looks at the
-   * current state and either refuses (a result) or names the request to send.
+   * One maintenance operation, once per (operation, key) through the operation log. `decide` looks
+   * at the current state and either refuses (a result) or names the request to send; `happened`
+   * tells, from the amounts before the call and the transaction now, whether a call whose outcome
+   * is unknown took effect.
    */
-  async #maintain(
+  #maintain(
     op: 'capture' | 'void' | 'refund',
     key: string,
-    transactionId: string,
+    transaction: TransactionRef,
     amountCents: number | undefined,
     decide: (before: TransactionResult, currency: string) => TransactionResult | Record<string, string>,
-    happened: (before: TransactionResult, now: TransactionResult) => boolean,
+    happened: (before: Amounts, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
     assertKey(key);
-    const id = `${op}\u0000${key}`;
-    const print = fingerprint([transactionId, amountCents]);
-    const record = this.#maintenance.get(id);
-    if (record && record.print !== print) throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
-    if (record?.result) return record.result;
-    const view = await this.#view(transactionId);
-    const before = toTransactionResult(view, this.#clock.now());
-    const entry = record ?? { print };
-    this.#maintenance.set(id, entry);
-    if (entry.uncertainBefore && happened(entry.uncertainBefore, before)) {
-      entry.result = before;
-      delete entry.uncertainBefore;
-      return before;
-    }
-    const decision = decide(before, view.currency);
-    if ('transactionId' in decision) {
-      entry.result = decision as TransactionResult;
-      return entry.result;
-    }
-    let r: NcResponse;
-    try {
-      r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'unreachable') entry.uncertainBefore ??= before;
-      throw e;
-    }
-    const err = r.attrs.NCERROR ?? '';
-    if (err === UNKNOWN_ORDER) throw this.#fault('unknown_transaction', `no transaction ${transactionId}`);
-    if (err !== '' && err !== '0') {
-      const after = await this.retrieve(transactionId);
-      entry.result = { ...after, decline: declineFor(err, r.attrs.NCERRORPLUS) };
-      delete entry.result.challengeForm;
-      return entry.result;
-    }
-    entry.result = await this.retrieve(transactionId);
-    delete entry.uncertainBefore;
-    return entry.result;
+    const transactionId = transaction.transactionId;
+    const send = async (): Promise<TransactionResult> => {
+      const view = await this.#view(transactionId);
+      const before = withAmounts(toTransactionResult(view, this.#clock.now()));
+      const decision = decide(before, view.currency);
+      if ('transactionId' in decision) return decision as TransactionResult;
+      const r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
+      const err = r.attrs.NCERROR ?? '';
+      if (err === UNKNOWN_ORDER) throw this.#fault('unknown_transaction', `no transaction ${transactionId}`);
+      if (err !== '' && err !== '0') {
+        const refused = { ...(await this.#read(transactionId)), decline: declineFor(err, r.attrs.NCERRORPLUS) };
+        delete refused.challengeForm;
+        return refused;
+      }
+      return this.#read(transactionId);
+    };
+    const reconcile = async (): Promise<TransactionResult | undefined> => {
+      const before = amountsBefore(transaction);
+      if (!before) return undefined; // no amounts from before the call: see docs/psp/ogone.md
+      const now = await this.#read(transactionId);
+      return happened(before, now) ? now : undefined;
+    };
+    return this.#operations.once(op, key, [transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refuse(before: TransactionResult, code: '50001127' | '50001174' | '50001048', message: string): TransactionResult {
@@ -404,12 +398,12 @@ export class OgoneConnector implements PspConnector {
     return r;
   }
 
-  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
     return this.#maintain(
       'capture',
       input.idempotencyKey,
-      input.transactionId,
+      input.transaction,
       input.amountCents,
       (before, currency) => {
         if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
@@ -422,11 +416,11 @@ export class OgoneConnector implements PspConnector {
     );
   }
 
-  void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
+  async void(input: Operation): Promise<TransactionResult> {
     return this.#maintain(
       'void',
       input.idempotencyKey,
-      input.transactionId,
+      input.transaction,
       undefined,
       (before) => {
         if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
@@ -439,12 +433,12 @@ export class OgoneConnector implements PspConnector {
     );
   }
 
-  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
     return this.#maintain(
       'refund',
       input.idempotencyKey,
-      input.transactionId,
+      input.transaction,
       input.amountCents,
       (before, currency) => {
         const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;

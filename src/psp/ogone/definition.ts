@@ -96,6 +96,8 @@ export const ogoneDefinition: ConnectorDefinition = {
       clock: context.clock,
       timeoutMs: context.timeoutMs,
       http: context.http,
+      logger: context.logger,
+      operations: context.operations,
     });
   },
 };

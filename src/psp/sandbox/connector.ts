@@ -3,12 +3,15 @@ import type { Database, Sql } from '../../db/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
   type OffSessionInput,
+  type Operation,
   type NotificationResult,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
 import { checkCard } from './cards.ts';
@@ -61,7 +64,7 @@ export type ChallengeOutcome =
   | { ok: true; changed: boolean; returnUrl: string }
   | { ok: false; reason: 'unknown_transaction' | 'bad_token' };
 
-type Operation = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
+type SandboxCall = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
 
 function reviveResult<T>(stored: unknown): T {
   const r = stored as { expiresAt?: string | Date };
@@ -108,7 +111,7 @@ export class SandboxPsp implements PspConnector {
   }
 
   /** Runs `fn` once per (operation, key): a repeated call gets the stored first result, with no second effect. */
-  async #idempotent<T>(op: Operation, key: string, params: readonly unknown[], fn: (tx: Sql, now: Date) => Promise<T>): Promise<T> {
+  async #idempotent<T>(op: SandboxCall, key: string, params: readonly unknown[], fn: (tx: Sql, now: Date) => Promise<T>): Promise<T> {
     assertKey(key);
     const print = fingerprint([op, ...params]);
     return this.#db.transaction(async (tx) => {
@@ -189,10 +192,11 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async capture(input: AmountOperation): Promise<TransactionResult> {
+    const transactionId = input.transaction.transactionId;
     assertAmount(input.amountCents);
-    return this.#idempotent('capture', input.idempotencyKey, [input.transactionId, input.amountCents], async (tx, now) => {
-      const row = await this.#lockTransaction(tx, input.transactionId, now);
+    return this.#idempotent('capture', input.idempotencyKey, [transactionId, input.amountCents], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, transactionId, now);
       if (row.status === 'lapsed') return { ...this.#result(row), decline: decline('authorization_lapsed') };
       if (row.status !== 'held') {
         return { ...this.#result(row), decline: decline('exceeds_available', `Nothing to capture: the transaction is ${row.status}.`) };
@@ -205,9 +209,10 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
-    return this.#idempotent('void', input.idempotencyKey, [input.transactionId], async (tx, now) => {
-      const row = await this.#lockTransaction(tx, input.transactionId, now);
+  async void(input: Operation): Promise<TransactionResult> {
+    const transactionId = input.transaction.transactionId;
+    return this.#idempotent('void', input.idempotencyKey, [transactionId], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, transactionId, now);
       switch (row.status) {
         case 'held':
         case 'pending_authentication':
@@ -223,10 +228,11 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
+  async refund(input: AmountOperation): Promise<TransactionResult> {
+    const transactionId = input.transaction.transactionId;
     assertAmount(input.amountCents);
-    return this.#idempotent('refund', input.idempotencyKey, [input.transactionId, input.amountCents], async (tx, now) => {
-      const row = await this.#lockTransaction(tx, input.transactionId, now);
+    return this.#idempotent('refund', input.idempotencyKey, [transactionId, input.amountCents], async (tx, now) => {
+      const row = await this.#lockTransaction(tx, transactionId, now);
       const refundable = row.status === 'settled' ? row.captured_cents - row.refunded_cents : 0;
       if (input.amountCents > refundable) {
         return { ...this.#result(row), decline: decline('exceeds_available', `At most ${refundable} can be refunded.`) };
@@ -279,7 +285,8 @@ export class SandboxPsp implements PspConnector {
     return { ok: true };
   }
 
-  async retrieve(transactionId: string): Promise<TransactionResult> {
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    const transactionId = transaction.transactionId;
     const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
     if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${transactionId}`);
     // A read does not write: a lapsed hold is shown as such and recorded by the next operation.

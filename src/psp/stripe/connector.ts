@@ -4,14 +4,18 @@ import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
+  type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
   type NotificationResult,
   type OffSessionInput,
+  type Operation,
   type PspConnector,
+  type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
@@ -29,6 +33,8 @@ export interface StripeConnectorOptions {
   timeoutMs: number;
   /** The service's outbound client, scoped to this account's PSP: the SDK sends every request through it. */
   http: PspHttp;
+  /** The operation log of this PSP account (idempotency across processes and restarts). */
+  operations: PspOperations;
 }
 
 const NAME = 'stripe';
@@ -97,6 +103,7 @@ export class StripeConnector implements PspConnector {
   readonly #webhookSecret: Redacted<string>;
   readonly #clock: Clock;
   readonly #timeoutMs: number;
+  readonly #operations: PspOperations;
 
   constructor(opts: StripeConnectorOptions) {
     if (!/^sk_(test|live)_[0-9A-Za-z]+$/.test(opts.secretKey ?? '')) throw new TypeError('stripe: the secret key must look like sk_test_… or sk_live_…');
@@ -106,6 +113,7 @@ export class StripeConnector implements PspConnector {
     this.sandbox = opts.sandbox;
     this.#clock = opts.clock;
     this.#timeoutMs = opts.timeoutMs;
+    this.#operations = opts.operations;
     this.#webhookSecret = new Redacted(opts.webhookSecret);
     // The SDK keeps the key in its own (non-enumerable) state; the client sits in a #private
     // field, so neither JSON.stringify nor util.inspect of the connector reaches it.
@@ -197,6 +205,13 @@ export class StripeConnector implements PspConnector {
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
     assertKey(input.idempotencyKey);
     const { card } = input;
+    const params = [card.number.replace(/ /g, ''), card.expMonth, card.expYear, card.cvc, card.holderName];
+    const send = () => this.#attach(input);
+    return this.#operations.once('attach', input.idempotencyKey, params, send, send);
+  }
+
+  async #attach(input: AttachInput): Promise<AttachResult> {
+    const { card } = input;
     try {
       // Raw card numbers reach Stripe only from PCI-DSS SAQ D merchants that enabled it
       // ("raw card data APIs"); see docs/psp/stripe.md.
@@ -230,6 +245,11 @@ export class StripeConnector implements PspConnector {
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    return this.#once('authorize', input.idempotencyKey, params, () => this.#authorize(input));
+  }
+
+  async #authorize(input: AuthorizeInput): Promise<TransactionResult> {
     const customer = await this.#customerOf(input.paymentMethodId);
     try {
       const pi = await this.#client.paymentIntents.create(
@@ -258,6 +278,11 @@ export class StripeConnector implements PspConnector {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#chargeOffSession(input));
+  }
+
+  async #chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
     const customer = await this.#customerOf(input.paymentMethodId);
     try {
       const pi = await this.#client.paymentIntents.create(
@@ -284,6 +309,15 @@ export class StripeConnector implements PspConnector {
     }
   }
 
+  /**
+   * A mutating call through the operation log (src/psp/kit/operations.ts): replayed from the log
+   * for as long as it keeps it, where Stripe keeps keys 24 hours. An outcome left unknown is
+   * reconciled by sending again with the same Stripe key, which Stripe answers as the first time.
+   */
+  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<TransactionResult>): Promise<TransactionResult> {
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  }
+
   /** Runs a state-changing call on an intent; a 400/402 refusal leaves it unchanged and says why. */
   async #operate(transactionId: string, call: () => Promise<unknown>, readBack: boolean): Promise<TransactionResult> {
     if (!INTENT_ID.test(transactionId)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Stripe PaymentIntent id');
@@ -302,40 +336,35 @@ export class StripeConnector implements PspConnector {
     }
   }
 
-  capture(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
-    assertKey(input.idempotencyKey);
+  async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#operate(
-      input.transactionId,
-      () => this.#client.paymentIntents.capture(input.transactionId, { amount_to_capture: input.amountCents, expand: EXPAND }, { idempotencyKey: input.idempotencyKey }),
-      false,
+    const id = input.transaction.transactionId;
+    return this.#once('capture', input.idempotencyKey, [id, input.amountCents], () =>
+      this.#operate(id, () => this.#client.paymentIntents.capture(id, { amount_to_capture: input.amountCents, expand: EXPAND }, { idempotencyKey: input.idempotencyKey }), false),
     );
   }
 
-  async void(input: { idempotencyKey: string; transactionId: string }): Promise<TransactionResult> {
-    assertKey(input.idempotencyKey);
-    const r = await this.#operate(
-      input.transactionId,
-      () => this.#client.paymentIntents.cancel(input.transactionId, { expand: EXPAND }, { idempotencyKey: input.idempotencyKey }),
-      false,
-    );
-    // Stripe refuses to cancel what is already canceled; nothing is held, so that is no refusal.
-    if (r.status === 'voided' && r.decline) delete r.decline;
-    return r;
+  async void(input: Operation): Promise<TransactionResult> {
+    const id = input.transaction.transactionId;
+    return this.#once('void', input.idempotencyKey, [id], async () => {
+      const r = await this.#operate(id, () => this.#client.paymentIntents.cancel(id, { expand: EXPAND }, { idempotencyKey: input.idempotencyKey }), false);
+      // Stripe refuses to cancel what is already canceled; nothing is held, so that is no refusal.
+      if (r.status === 'voided' && r.decline) delete r.decline;
+      return r;
+    });
   }
 
-  refund(input: { idempotencyKey: string; transactionId: string; amountCents: number }): Promise<TransactionResult> {
-    assertKey(input.idempotencyKey);
+  async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#operate(
-      input.transactionId,
-      () => this.#client.refunds.create({ payment_intent: input.transactionId, amount: input.amountCents }, { idempotencyKey: input.idempotencyKey }),
-      true,
+    const id = input.transaction.transactionId;
+    return this.#once('refund', input.idempotencyKey, [id, input.amountCents], () =>
+      this.#operate(id, () => this.#client.refunds.create({ payment_intent: id, amount: input.amountCents }, { idempotencyKey: input.idempotencyKey }), true),
     );
   }
 
-  async retrieve(transactionId: string): Promise<TransactionResult> {
-    return toTransactionResult(await this.#retrieveIntent(transactionId));
+  /** Stripe reads every intent by its id: the intent id is all the state this connector needs. */
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return toTransactionResult(await this.#retrieveIntent(transaction.transactionId));
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {

@@ -46,6 +46,7 @@ export const stripeDefinition: ConnectorDefinition = {
       clock: context.clock,
       timeoutMs: context.timeoutMs,
       http: context.http,
+      operations: context.operations,
     });
   },
 };

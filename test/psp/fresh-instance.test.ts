@@ -1,0 +1,20 @@
+import { describeFreshInstance } from './connector-contract.ts';
+import { adyenHarness } from './fixtures/adyen/harness.ts';
+import { hipayHarness } from './fixtures/hipay/harness.ts';
+import { lyraHarness } from './fixtures/lyra/harness.ts';
+import { ogoneHarness } from './fixtures/ogone/harness.ts';
+import { sandboxHarness } from './fixtures/sandbox/harness.ts';
+import { stripeHarness } from './fixtures/stripe/harness.ts';
+
+/**
+ * Every connector of this build, across processes: authorised by one instance, captured, refunded
+ * and voided by fresh ones (docs/psp-connectors.md#state-and-idempotency). Not database-independent:
+ * the operation log each connector keeps its idempotency in is in the database, so this file runs
+ * on PGlite and on PostgreSQL.
+ */
+describeFreshInstance('sandbox', sandboxHarness);
+describeFreshInstance('stripe', () => stripeHarness());
+describeFreshInstance('adyen', adyenHarness);
+describeFreshInstance('lyra', () => lyraHarness());
+describeFreshInstance('ogone', () => ogoneHarness());
+describeFreshInstance('hipay', () => hipayHarness());

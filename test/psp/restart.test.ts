@@ -1,0 +1,161 @@
+/**
+ * Connectors keep no payment state in memory (docs/psp-connectors.md#state-and-idempotency): for
+ * each connector, the service is stopped between a payment's authorisation and its capture, and
+ * again before its refund and a void, and a new service on the same database does each through
+ * the public API and the jobs, from what the payment rows hold. Runs on PGlite and PostgreSQL.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { getToken, isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { NO_JOB_POLL } from '../delivery/helpers.ts';
+import { adyenHarness } from './fixtures/adyen/harness.ts';
+import { CREDENTIALS as HIPAY_CREDENTIALS, hipayHarness } from './fixtures/hipay/harness.ts';
+import { lyraHarness } from './fixtures/lyra/harness.ts';
+import { ACCOUNT as OGONE_ACCOUNT, ogoneHarness } from './fixtures/ogone/harness.ts';
+import { stripeHarness } from './fixtures/stripe/harness.ts';
+
+/** A PSP's fake, as a merchant's PSP account names it; `undefined` for the built-in sandbox (no account). */
+interface FakePsp {
+  credentials: Record<string, string>;
+  endpointUrl: string;
+  card: string;
+  close(): Promise<void>;
+}
+
+const SANDBOX_CARD = '4242 4242 4242 4242';
+
+const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = {
+  sandbox: async () => undefined,
+  stripe: async () => {
+    const h = await stripeHarness();
+    return { credentials: { ...h.account.credentials }, endpointUrl: h.account.baseUrl, card: h.cards.success.number, close: h.teardown };
+  },
+  adyen: async () => {
+    const h = await adyenHarness();
+    return { credentials: { ...h.credentials }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
+  },
+  lyra: async () => {
+    const h = await lyraHarness();
+    return { credentials: { shop_id: h.fake.shopId, password: h.fake.password, hmac_key: h.fake.hmacKey }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
+  },
+  ogone: async () => {
+    const h = await ogoneHarness();
+    const a = OGONE_ACCOUNT;
+    return {
+      credentials: { pspid: a.pspid, user_id: a.userId, password: a.password, sha_in: a.shaIn, sha_out: a.shaOut, hash_algorithm: a.algorithm },
+      endpointUrl: h.fake.baseUrl,
+      card: h.cards.success.number,
+      close: h.teardown,
+    };
+  },
+  hipay: async () => {
+    const h = await hipayHarness();
+    return { credentials: { ...HIPAY_CREDENTIALS }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
+  },
+};
+
+describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
+  let db: IsolatedDatabase;
+  let app: TestApp | undefined;
+  let fake: FakePsp | undefined;
+  let m: Caller;
+  // Every service of a deployment has the same master key (PSP credentials are sealed with it).
+  const masterKey = randomBytes(32);
+
+  beforeAll(async () => {
+    db = await isolatedDatabase();
+    fake = await CONNECTORS[psp]!();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await fake?.close();
+    await db?.dispose();
+  });
+
+  /** Stops the running service (if any) and starts a new one on the same database: nothing kept in memory. */
+  async function restart(): Promise<void> {
+    await app?.close();
+    app = await startTestApp({ ...NO_JOB_POLL, masterKey }, { db: db.open(), shareDatabase: true });
+    if (m) m = await again(app, m);
+  }
+
+  /** The same merchant on the new service, with a token of its own. */
+  async function again(on: TestApp, before: Caller): Promise<Caller> {
+    const token = await getToken(on, before.merchant);
+    const auth = { authorization: `Bearer ${token}` };
+    return {
+      ...before,
+      token,
+      get: (url, headers = {}) => on.server.inject({ method: 'GET', url, headers: { ...auth, ...headers } }),
+      post: (url, payload, headers = {}) =>
+        on.server.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload ?? {}) }),
+    };
+  }
+
+  async function payments(id: string) {
+    const { rows } = await app!.services.db.query<{ status: string; captured_cents: number; refunded_cents: number }>(
+      'SELECT status, captured_cents::int AS captured_cents, refunded_cents::int AS refunded_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at',
+      [id],
+    );
+    return rows.map((r) => [r.status, r.captured_cents, r.refunded_cents]);
+  }
+
+  const state = async (id: string) => ((await m.get(`/api/merchants/v1/purchases/${id}`)).json() as { state: string }).state;
+
+  it('authorised by one service, captured, refunded and voided by the next ones', async () => {
+    await restart();
+    m = await caller(app!);
+    const offer = m.offer('DEFERRED');
+    if (fake) {
+      const created = await app!.server.inject({
+        method: 'POST',
+        url: '/api/backoffice/psp_accounts',
+        headers: { authorization: m.dashboard, 'content-type': 'application/json' },
+        payload: JSON.stringify({ psp, environment: 'test', label: psp, credentials: fake.credentials, endpoint_url: fake.endpointUrl }),
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const bound = await app!.server.inject({
+        method: 'PATCH',
+        url: `/api/backoffice/offers/${offer}`,
+        headers: { authorization: m.dashboard, 'content-type': 'application/json' },
+        payload: JSON.stringify({ psp_account_id: created.json().id }),
+      });
+      expect(bound.statusCode, bound.body).toBe(200);
+    }
+    const card = fake?.card ?? SANDBOX_CARD;
+    const holds: string[] = [];
+    for (const amount of [15_000, 8_000]) {
+      const p = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount, merchant_uid: offer }));
+      expect(p.statusCode, p.body).toBe(201);
+      const id = p.json().id as string;
+      const paid = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: card });
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(await payments(id)).toEqual([['authorized', 0, 0]]);
+      holds.push(id);
+    }
+    const [toCapture, toVoid] = holds as [string, string];
+
+    // The other hold, released by a cancel on a service that never saw it.
+    await restart();
+    const cancelled = await m.post(`/api/merchants/v1/purchases/${toVoid}/cancel`, {});
+    expect(cancelled.statusCode, cancelled.body).toBeLessThan(300);
+    expect(await payments(toVoid)).toEqual([['voided', 0, 0]]);
+
+    // The first captured at its deferred date by the next service's job.
+    await restart();
+    const moved = await m.post('/api/sandbox/clock', { advance_seconds: 31 * 86_400 });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(await state(toCapture)).toBe('SUCCESSFUL');
+    // The built-in sandbox's holds lapse after 7 days on the sandbox clock: its deferred payment is
+    // then charged off session (a new payment). A real PSP's hold lives in real time: captured.
+    const lapsed = psp === 'sandbox' ? [['expired', 0, 0]] : [];
+    expect(await payments(toCapture)).toEqual([...lapsed, ['captured', 15_000, 0]]);
+
+    // And refunded in part by the next one, through the merchant API.
+    await restart();
+    const refund = await m.post(`/api/merchants/v1/purchases/${toCapture}/refunds`, { amount: 5_000 });
+    expect(refund.statusCode, refund.body).toBeLessThan(300);
+    expect(await payments(toCapture)).toEqual([...lapsed, ['refunded', 15_000, 5_000]]);
+  });
+});
