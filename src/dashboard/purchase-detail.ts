@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
-import { findPurchase } from '../purchases/repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
 import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/queries.ts';
 

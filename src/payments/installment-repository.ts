@@ -114,3 +114,24 @@ export async function deferredInstallmentId(sql: Sql, accountId: string, purchas
   const { rows } = await sql.query<{ id: string }>('SELECT id FROM installments WHERE account_id = $1 AND purchase_id = $2 AND index = 0', [accountId, purchaseId]);
   return rows[0]?.id;
 }
+
+/** The plan's installments not cancelled, in order: due date ('yyyy-mm-dd'), amount with fees, state. */
+export async function planLines(sql: Sql, accountId: string, purchaseId: string): Promise<{ id: string; index: number; dueDate: string; amountCents: number; state: string }[]> {
+  const { rows } = await sql.query<{ id: string; index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }>(
+    "SELECT id, index, due_date, amount_cents, fees_cents, state FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state <> 'cancelled' ORDER BY index",
+    [accountId, purchaseId],
+  );
+  return rows.map((r) => ({ id: r.id, index: r.index, dueDate: isoDay(r.due_date), amountCents: r.amount_cents + r.fees_cents, state: r.state }));
+}
+
+/** The installment's purchase and how many collection attempts it had (the pre-charge notice's check). */
+export async function installmentAttempts(sql: Sql, accountId: string, id: string): Promise<{ purchaseId: string; attempts: number } | undefined> {
+  const { rows } = await sql.query<{ purchase_id: string; attempts: number }>('SELECT purchase_id, attempts FROM installments WHERE account_id = $1 AND id = $2', [accountId, id]);
+  const row = rows[0];
+  return row && { purchaseId: row.purchase_id, attempts: row.attempts };
+}
+
+/** 'yyyy-mm-dd' from a `date` column, whatever the driver answers. */
+export function isoDay(d: string | Date): string {
+  return typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
+}

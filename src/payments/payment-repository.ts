@@ -308,3 +308,27 @@ export async function releasePendingAttempt(sql: Sql, payment: PaymentRow, busyM
     new Date(now.getTime() - busyMs - 1),
   ]);
 }
+
+/** Charged (captured) and held (authorised, not captured) by the purchase's payments of these purposes. */
+export async function chargedAndHeld(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<{ chargedCents: number; heldCents: number }> {
+  const { rows } = await sql.query<{ status: string; amount_cents: number; captured_cents: number }>(
+    "SELECT status, amount_cents, captured_cents FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[]) AND status IN ('authorized', 'captured')",
+    [accountId, purchaseId, [...purposes]],
+  );
+  let chargedCents = 0;
+  let heldCents = 0;
+  for (const r of rows) {
+    chargedCents += r.captured_cents;
+    if (r.status === 'authorized') heldCents += r.amount_cents - r.captured_cents;
+  }
+  return { chargedCents, heldCents };
+}
+
+/** The brand and last four digits of the purchase's saved card (the leader's). */
+export async function savedCard(sql: Sql, accountId: string, purchaseId: string): Promise<{ brand: string; last4: string } | undefined> {
+  const { rows } = await sql.query<{ brand: string; last4: string }>(
+    'SELECT m.brand, m.last4 FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
+    [accountId, purchaseId],
+  );
+  return rows[0];
+}

@@ -256,3 +256,22 @@ export async function heldPaymentIds(sql: Sql, accountId: string, purchaseId: st
   );
   return rows.map((r) => r.id);
 }
+
+/** What the purchase's refunds gave back so far (succeeded allocations). */
+export async function refundedSoFar(sql: Sql, accountId: string, purchaseId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    "SELECT COALESCE(sum(amount_cents), 0)::bigint AS n FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'succeeded'",
+    [accountId, purchaseId],
+  );
+  return Number(rows[0]!.n);
+}
+
+/** The purchase's refund allocations still pending, and how many installments its plan has. */
+export async function pendingAllocationsAndInstallments(sql: Sql, accountId: string, purchaseId: string): Promise<{ pending: number; installments: number }> {
+  const { rows } = await sql.query<{ pending: number; installments: number }>(
+    `SELECT (SELECT count(*)::int FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'pending') AS pending,
+            (SELECT count(*)::int FROM installments WHERE account_id = $1 AND purchase_id = $2) AS installments`,
+    [accountId, purchaseId],
+  );
+  return rows[0]!;
+}

@@ -19,7 +19,7 @@ import {
   sealCredentials,
   updatePspAccount as updateRow,
   type PspAccountRow,
-} from '../psp-accounts/repository.ts';
+} from '../psp-accounts/psp-account-repository.ts';
 
 /** What the PSP-account use cases need. */
 export interface PspAccountDeps {

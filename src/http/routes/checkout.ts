@@ -22,7 +22,7 @@ import { leaderResultFigures } from '../../payments/result-figures.ts';
 import { merchantOrigin } from '../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../use-cases/pay-as-leader.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
-import { findPurchaseForPage } from '../../purchases/repository.ts';
+import { findPurchaseForPage } from '../../purchases/purchase-repository.ts';
 import type { Services } from '../../services.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../../i18n/lang.ts';
 import type { App } from '../types.ts';
