@@ -7,7 +7,8 @@ import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
-import { actorOf, recordAudit } from '../audit/audit-log.ts';
+import { actorOf } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import { accountExists, accountName, countAccounts, insertAccount } from './account-repository.ts';
 import { findActiveApiKey, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
 import {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import { hashPassword } from '../crypto/passwords.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { isEmailAddress } from '../domain/email.ts';

@@ -1,4 +1,4 @@
-import { listAudit, type AuditEntry } from '../audit/audit-log.ts';
+import { listAudit, type AuditEntry } from '../audit/audit-repository.ts';
 import type { Database } from '../db/database.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import type { Refund } from '../payments/refund-repository.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { purgeSpentBudgets } from '../auth/attempt-budgets.ts';
+import { purgeSpentBudgets } from '../auth/throttle-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 
 /** How often each process purges (wall clock). */

@@ -1,4 +1,5 @@
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { Role } from './roles.ts';

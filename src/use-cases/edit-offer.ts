@@ -1,6 +1,7 @@
 import { lockOffer, unpaidPurchaseCount, updateOfferTerms } from '../accounts/offer-repository.ts';
 import type { EditableTerms, Offer } from '../accounts/offers.ts';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Offer, OfferCache } from '../accounts/offers.ts';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';

@@ -1,4 +1,5 @@
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';

@@ -1,4 +1,4 @@
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/queries.ts';

@@ -1,5 +1,6 @@
 import { AccountError } from '../../accounts/accounts.ts';
-import { actorOf, recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { actorOf, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { confirmKeyPage, developersPage, type DevelopersView } from '../../dashboard/developers-page.ts';
 import type { DashboardSessions } from '../../dashboard/sessions.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';

@@ -1,4 +1,5 @@
-import { actorOf, recordAudit } from '../../audit/audit-log.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../../dashboard/layout.ts';
 import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../../dashboard/psp-accounts-page.ts';

@@ -1,4 +1,5 @@
-import { actorOf, listAudit } from '../../audit/audit-log.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import { listAudit } from '../../audit/audit-repository.ts';
 import { ROLES } from '../../dashboard/roles.ts';
 import { messagePage } from '../../dashboard/sign-in-page.ts';
 import { changeMember, listMembers } from '../../dashboard/team-members.ts';
