@@ -98,3 +98,12 @@ export async function insertOffer(
     [o.id, o.accountId, o.type, o.installments, o.deferredDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, o.signingSecretEnc],
   );
 }
+
+/** The sealed signing secrets of these offers (the back-mode notifications are signed with them). */
+export async function offerSigningSecrets(sql: Sql, ids: readonly string[]): Promise<{ id: string; account_id: string; signing_secret_enc: string }[]> {
+  const { rows } = await sql.query<{ id: string; account_id: string; signing_secret_enc: string }>(
+    'SELECT id, account_id, signing_secret_enc FROM offers WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return rows;
+}

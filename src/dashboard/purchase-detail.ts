@@ -5,7 +5,7 @@ import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
-import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/queries.ts';
+import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/delivery-repository.ts';
 
 /** A purchase has a few dozen events at most: these bounds only stop a runaway page. */
 const SHOWN_DELIVERIES = 100;

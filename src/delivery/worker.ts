@@ -6,11 +6,12 @@ import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from '../jobs/due-work.ts';
 import type { Mailer } from '../messaging/mailer.ts';
 import { dispatchBatch } from './dispatcher.ts';
-import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
+import { findWebhookEndpoints, type WebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { DEFAULT_TIMEOUT_MS, retryAfterMs, retryDelay, verdictOf } from './policy.ts';
 import { SuccessRecorder } from './success-recorder.ts';
-import { claimDue, destinationOf, isPlainSuccess, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, toDeliveryUid, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { claimDue, destinationOf, isPlainSuccess, recordAttempt, cancelClaimed, releaseClaimed, nextWakeUp, dueInFlight, type AttemptRecord, type ClaimedDelivery } from './delivery-queue-repository.ts';
+import { toDeliveryUid, type AttemptOutcome } from './delivery.ts';
 import type { AddressPolicy } from '../outbound/addresses.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 import { isEmailAddress } from '../domain/email.ts';
@@ -289,11 +290,7 @@ export class DeliveryWorker implements DueWorkRunner {
 
   /** Due deliveries being sent right now by some process (leased), which a caller may wait for. */
   async dueInProgress(): Promise<number> {
-    const { rows } = await this.#deps.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`,
-      [this.#deps.clock.now(), this.#wallNow()],
-    );
-    return rows[0]?.n ?? 0;
+    return dueInFlight(this.#deps.db, this.#deps.clock.now(), this.#wallNow());
   }
 
   async #pump(): Promise<void> {
