@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import type { PlannedInstallment } from '../domain/leader-plan.ts';
 
 /** The installments of an INSTALLMENTS or DEFERRED purchase (a deferred payment is a plan of one). */
@@ -18,18 +19,21 @@ export interface Installment {
   paymentId: string | null;
 }
 
-interface InstallmentRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  index: number;
-  due_date: string | Date;
-  amount_cents: number;
-  fees_cents: number;
-  state: Installment['state'];
-  attempts: number;
-  payment_id: string | null;
-}
+type InstallmentRow = RowType<
+  'installments',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    index: number;
+    due_date: string | Date;
+    amount_cents: number;
+    fees_cents: number;
+    state: Installment['state'];
+    attempts: number;
+    payment_id: string | null;
+  }
+>;
 
 function toInstallment(r: InstallmentRow): Installment {
   return {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
@@ -16,31 +17,34 @@ import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
 /** Why we started a PSP transaction. */
 export type PaymentPurpose = LeaderPurpose | 'pledge' | 'rest' | 'installment';
 
-export interface PaymentRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  pledge_id: string | null;
-  purpose: PaymentPurpose;
-  psp: string;
-  /** The merchant PSP account the payment ran on (back mode); null: the built-in sandbox PSP. */
-  psp_account_id: string | null;
-  idempotency_key: string;
-  psp_transaction_id: string | null;
-  amount_cents: number;
-  captured_cents: number;
-  refunded_cents: number;
-  status: 'pending' | TransactionResult['status'];
-  decline_reason: string | null;
-  challenge_url: string | null;
-  /** The PSP token the row's call uses, stored before the call (replayed after a crash). */
-  psp_method_id: string | null;
-  /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
-  psp_return_url: string | null;
-  /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
-  network_transaction_id: string | null;
-  updated_at: Date;
-}
+export type PaymentRow = RowType<
+  'payments',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    pledge_id: string | null;
+    purpose: PaymentPurpose;
+    psp: string;
+    /** The merchant PSP account the payment ran on (back mode); null: the built-in sandbox PSP. */
+    psp_account_id: string | null;
+    idempotency_key: string;
+    psp_transaction_id: string | null;
+    amount_cents: number;
+    captured_cents: number;
+    refunded_cents: number;
+    status: 'pending' | TransactionResult['status'];
+    decline_reason: string | null;
+    challenge_url: string | null;
+    /** The PSP token the row's call uses, stored before the call (replayed after a crash). */
+    psp_method_id: string | null;
+    /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
+    psp_return_url: string | null;
+    /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
+    network_transaction_id: string | null;
+    updated_at: Date;
+  }
+>;
 
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
 export async function insertPayment(

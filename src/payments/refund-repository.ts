@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import type { Allocation, RefundSource, UncollectedInstallment } from '../domain/refund-allocation.ts';
 import { newUuid } from '../domain/ids.ts';
 
@@ -35,31 +36,37 @@ export interface Refund {
   allocations: RefundAllocationRow[];
 }
 
-interface RefundRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  amount_cents: number;
-  reason: string | null;
-  state: RefundState;
-  failure_reason: string | null;
-  created_at: Date;
-}
+type RefundRow = RowType<
+  'refunds',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    amount_cents: number;
+    reason: string | null;
+    state: RefundState;
+    failure_reason: string | null;
+    created_at: Date;
+  }
+>;
 
-interface AllocationRow {
-  id: string;
-  refund_id: string;
-  position: number;
-  kind: 'refund' | 'installment';
-  payment_id: string | null;
-  installment_id: string | null;
-  payer: 'leader' | 'pledger';
-  pledge_id: string | null;
-  amount_cents: number;
-  state: RefundState;
-  idempotency_key: string | null;
-  failure_reason: string | null;
-}
+type AllocationRow = RowType<
+  'refund_allocations',
+  {
+    id: string;
+    refund_id: string;
+    position: number;
+    kind: 'refund' | 'installment';
+    payment_id: string | null;
+    installment_id: string | null;
+    payer: 'leader' | 'pledger';
+    pledge_id: string | null;
+    amount_cents: number;
+    state: RefundState;
+    idempotency_key: string | null;
+    failure_reason: string | null;
+  }
+>;
 
 function toAllocation(r: AllocationRow): RefundAllocationRow {
   return {
