@@ -26,7 +26,7 @@ export interface RouteAccess {
 
 /**
  * The route families taking back-office credentials, by template prefix, first match wins. The
- * pages check the session in `signedIn` (src/http/routes/dashboard-support.ts), the back-office
+ * pages check the session in `signedIn` (src/dashboard/routes/support.ts), the back-office
  * API and the sandbox inbox in the `DashboardGuard`; each of them applies {@link adminOnly} to the
  * same template.
  */

@@ -5,7 +5,7 @@ import { unresolvedLeaderAttempt } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { EXPIRED_COMMENT } from '../domain/purchase-states.ts';
-import { RECONCILE_EVERY_MS } from './reconcile-payments.ts';
+import { RECONCILE_EVERY_MS } from '../jobs/reconciliation.ts';
 
 export { EXPIRED_COMMENT };
 

@@ -30,7 +30,7 @@ import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
-import { scheduleReconciliation } from './reconcile-payments.ts';
+import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { storedCredentialOf, storeForLater } from './stored-card.ts';

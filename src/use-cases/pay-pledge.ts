@@ -9,7 +9,7 @@ import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
-import { scheduleReconciliation } from './reconcile-payments.ts';
+import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 
 export type PledgeOutcome =

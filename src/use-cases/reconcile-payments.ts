@@ -1,26 +1,12 @@
-import type { Sql } from '../db/database.ts';
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
-import { scheduleJob } from '../jobs/scheduler.ts';
 import { staleUnresolvedPayments } from '../payments/payment-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolveLeaderAttempt } from './pay-as-leader.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 
-export const RECONCILE_JOB = 'payments.reconcile';
 /** Unresolved for this long (service clock), a payment is presumed abandoned by its process: longer than a pledge's reservation (3-D Secure included). */
 export const RECONCILE_AFTER_MS = 20 * 60_000;
-/** How often the job looks. */
-export const RECONCILE_EVERY_MS = 5 * 60_000;
 const BATCH = 50;
-
-/**
- * The one service-wide reconciliation job, scheduled in the transaction of every attempt that
- * reserves a payment (a no-op once it exists: the key is fixed, and the job reschedules itself
- * for ever after).
- */
-export async function scheduleReconciliation(sql: Sql, now: Date): Promise<void> {
-  await scheduleJob(sql, { kind: RECONCILE_JOB, key: RECONCILE_JOB, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS), payload: {} });
-}
 
 /**
  * Resolves the payments nobody came back for: a process killed between the PSP's answer and its

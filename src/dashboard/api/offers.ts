@@ -1,0 +1,105 @@
+import { Type } from 'typebox';
+import type { Services } from '../../services.ts';
+import { editOffer, OFFER_BOUNDS } from '../../use-cases/edit-offer.ts';
+import { listOffersWithPsp } from '../../use-cases/psp-accounts.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+import { BackofficeErrors } from './webhook.ts';
+import { TokenApiError } from '../../http/routes/schemas.ts';
+
+const SECURITY = [{ apiKeyBasic: [] }];
+const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+
+const OfferPsp = Type.Object(
+  {
+    merchant_uid: Type.String({ examples: ['mer_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
+    type: Type.String({ enum: ['SHARED', 'INSTALLMENTS', 'DEFERRED'] }),
+    installments: Type.Integer(),
+    deferred_days: Type.Integer(),
+    currency: Type.String(),
+    psp: Type.String({ description: 'The connector its payments run on' }),
+    psp_account_id: Type.Union([Type.String(), Type.Null()], { description: 'The PSP account it pays through; null: the built-in sandbox PSP' }),
+    fee_rate_bps: Type.Integer({ description: 'Fee as a share of the amount, in basis points (150 = 1.50 %), on the first installment (docs/schedules.md)' }),
+    fixed_fee_cents: Type.Integer({ description: 'Flat fee added to the rate-based fee, in minor units' }),
+    min_amount_cents: Type.Integer({ description: 'Smallest purchase amount, in minor units (inclusive)' }),
+    max_amount_cents: Type.Integer({ description: 'Largest purchase amount, in minor units (inclusive)' }),
+    expiry_hours: Type.Integer({ description: 'An unpaid (CREATED) purchase expires this long after its creation' }),
+    pot_deadline_hours: Type.Integer({ description: "SHARED: how long pledgers have to pay, from the leader's payment" }),
+  },
+  { title: 'OfferPsp' },
+);
+
+/**
+ * Back office: the account's offers, their editable terms (docs/back-office.md#editing-an-offer)
+ * and the PSP account each pays through (back mode, docs/psp-connectors.md#psp-accounts).
+ */
+export function registerBackofficeOffers(app: App, services: Services, guard: DashboardGuard): void {
+  const deps = services.pspAccounts;
+
+  app.get(
+    '/api/backoffice/offers',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'List the offers and their PSP accounts',
+        description: `${AUTH_NOTE} Every offer of the account with the PSP account it pays through (null: the built-in sandbox PSP).`,
+        security: SECURITY,
+        response: { 200: Type.Array(OfferPsp), ...BackofficeErrors },
+      },
+    },
+    async (request) => {
+      const accountId = await guard.accountOf(request);
+      return listOffersWithPsp(deps, accountId);
+    },
+  );
+
+  app.patch(
+    '/api/backoffice/offers/:merchant_uid',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: "Edit an offer's terms and PSP account",
+        description:
+          `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited. ` +
+          '`psp_account_id`: the offer pays through this PSP account from its next payment on (payments already made keep theirs for captures and refunds); `null` puts it back on the built-in sandbox PSP (refused in production). ' +
+          "Fees and limits of an INSTALLMENTS or DEFERRED offer are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
+          'A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation\'s rules). ' +
+          'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. Each edit is audited (`offer_update`). ' +
+          'Other server processes see an edit within 5 seconds (their offer cache).',
+        security: SECURITY,
+        params: Type.Object({ merchant_uid: Type.String({ maxLength: 64 }) }),
+        body: Type.Object(
+          {
+            psp_account_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            fee_rate_bps: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.fee_rate_bps.min, maximum: OFFER_BOUNDS.fee_rate_bps.max })),
+            fixed_fee_cents: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.fixed_fee_cents.min, maximum: OFFER_BOUNDS.fixed_fee_cents.max })),
+            min_amount_cents: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.min_amount_cents.min, maximum: OFFER_BOUNDS.min_amount_cents.max })),
+            max_amount_cents: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.max_amount_cents.min, maximum: OFFER_BOUNDS.max_amount_cents.max })),
+            expiry_hours: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.expiry_hours.min, maximum: OFFER_BOUNDS.expiry_hours.max })),
+            pot_deadline_hours: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.pot_deadline_hours.min, maximum: OFFER_BOUNDS.pot_deadline_hours.max, description: 'SHARED offers only' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: OfferPsp,
+          400: { ...TokenApiError, description: 'Invalid input, naming the field: out of bounds, min above max, terms no purchase could be sold with, fees or limits locked by a purchase awaiting payment, a production offer without a PSP account' },
+          404: { ...TokenApiError, description: 'No such offer, or no such PSP account, in this account' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      const outcome = await editOffer(deps, accountId, { userId, label: email }, request.params.merchant_uid, request.body);
+      switch (outcome.kind) {
+        case 'ok':
+          return outcome.offer;
+        case 'not_found':
+          throw notFound(outcome.what);
+        case 'invalid':
+          throw new ApiError(400, 'invalid_request', `field ${outcome.field}: ${outcome.message}`);
+      }
+    },
+  );
+}

@@ -1,0 +1,155 @@
+import { webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
+import { Type } from 'typebox';
+import { WebhookSettingsError } from '../../delivery/endpoints.ts';
+import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
+import type { Services } from '../../services.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { App } from '../../http/types.ts';
+import type { DashboardGuard } from '../../http/dashboard-guard.ts';
+import { TokenApiError } from '../../http/routes/schemas.ts';
+
+const TRIGGER_LIST = TRIGGER_NAMES.map((n) => `\`${n}\``).join(', ');
+
+const Settings = {
+  url: Type.String({ description: 'Where every webhook is POSTed', examples: ['https://shop.example/chipin/webhooks'] }),
+  token: Type.String({ description: 'Carried in every payload as `token`: compare it to check the origin' }),
+  secret: Type.String({ description: 'Standard Webhooks signing secret (`whsec_...`) of the `webhook-signature` header' }),
+  events: Type.Array(Type.String(), { description: 'Trigger names sent to this endpoint', examples: [[...DEFAULT_TRIGGERS]] }),
+};
+
+export const BackofficeErrors = {
+  401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
+  403: {
+    ...TokenApiError,
+    description:
+      '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request; or a `support` user on an admin-only route (webhook, PSP accounts, connectors, offer changes, delivery replay: docs/back-office.md#roles)',
+  },
+  429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
+};
+
+const SECURITY = [{ apiKeyBasic: [] }];
+const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+
+/**
+ * Back office: the account's webhook endpoint (docs/webhooks.md#setting-the-webhook-url). One per
+ * account; setting it generates a new `token` and signing secret.
+ */
+export function registerBackofficeWebhook(app: App, services: Services, guard: DashboardGuard): void {
+  app.put(
+    '/api/backoffice/webhook',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Set the webhook URL',
+        description:
+          `${AUTH_NOTE} Sets the account's webhook endpoint, replacing the previous one (and re-enabling it after a 410), with a new random ` +
+          '`token` and a new `whsec_` signing secret: the previous ones stop being used at once, also for deliveries still pending. ' +
+          `\`events\` chooses the triggers (${TRIGGER_LIST}); by default the contract's three: ${DEFAULT_TRIGGERS.join(', ')}.`,
+        security: SECURITY,
+        body: Type.Object(
+          {
+            url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; https in production', examples: ['https://shop.example/chipin/webhooks'] }),
+            events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32, description: `Trigger names, among ${TRIGGER_LIST}` })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(Settings, { title: 'WebhookEndpoint', description: 'The endpoint, with its new token and secret' }),
+          400: { ...TokenApiError, description: 'Invalid url or events (the message names the field)' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      try {
+        const settings = await services.deliveries.setWebhook(accountId, request.body);
+        await recordAudit(services.db, webhookAudit(accountId, { userId, label: email }, settings));
+        request.log.info({ account_id: accountId, events: settings.events }, 'webhook endpoint set');
+        void reply.header('cache-control', 'no-store');
+        return settings;
+      } catch (err) {
+        if (err instanceof WebhookSettingsError) throw new ApiError(400, 'invalid_request', err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.post(
+    '/api/backoffice/webhook/test',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Send a test event',
+        description:
+          `${AUTH_NOTE} Sends one signed webhook to the endpoint now and answers what it said (docs/webhooks.md#test-event). ` +
+          'The body has the real shape, for the first event the endpoint takes, with `triggerID` 0 and the nil purchase id ' +
+          '(`00000000-0000-0000-0000-000000000000`); `webhook-id` is `msg_test_…`. It is signed, timed out and checked against the ' +
+          'target rules exactly as deliveries are, and it is not a delivery: not retried, not in the delivery log.',
+        security: SECURITY,
+        response: {
+          200: Type.Object(
+            {
+              trigger_name: Type.String({ description: 'The trigger the test was sent as' }),
+              delivered: Type.Boolean({ description: 'The endpoint answered 2xx' }),
+              status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'Its HTTP status; null when none came' }),
+              error: Type.Union([Type.String(), Type.Null()], { description: 'Why no answer (network error, timeout, refused target)' }),
+              duration_ms: Type.Integer(),
+            },
+            { title: 'WebhookTestResult' },
+          ),
+          409: { ...TokenApiError, description: 'No webhook URL is set, or the endpoint is disabled (answered 410): set the URL again' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      const r = await services.deliveries.sendTest(accountId);
+      if (r.kind === 'no_endpoint') throw new ApiError(409, 'invalid_request', 'no webhook URL is set: PUT /api/backoffice/webhook first');
+      if (r.kind === 'disabled') throw new ApiError(409, 'invalid_request', 'the webhook endpoint is disabled (it answered 410 Gone): set its URL again');
+      await recordAudit(services.db, webhookTestAudit(accountId, { userId, label: email }, r));
+      return { trigger_name: r.triggerName, delivered: r.delivered, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs };
+    },
+  );
+
+  app.get(
+    '/api/backoffice/webhook',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Read the webhook settings',
+        description: `${AUTH_NOTE} The endpoint with its token and signing secret; \`disabled_at\` is set when it answered 410 Gone.`,
+        security: SECURITY,
+        response: {
+          200: Type.Object(
+            {
+              ...Settings,
+              disabled_at: Type.Optional(Type.String({ format: 'date-time', description: 'When a 410 answer disabled the endpoint' })),
+              disabled_reason: Type.Optional(Type.String()),
+              updated_at: Type.String({ format: 'date-time' }),
+            },
+            { title: 'WebhookEndpointState' },
+          ),
+          404: { ...TokenApiError, description: 'No webhook URL is set' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = await guard.accountOf(request);
+      const e = await services.deliveries.getWebhook(accountId);
+      if (!e) throw notFound('webhook endpoint');
+      void reply.header('cache-control', 'no-store');
+      return {
+        url: e.url,
+        token: e.token,
+        secret: e.secret,
+        events: e.events,
+        ...(e.disabledAt ? { disabled_at: e.disabledAt.toISOString(), disabled_reason: e.disabledReason ?? '' } : {}),
+        updated_at: e.updatedAt.toISOString(),
+      };
+    },
+  );
+}

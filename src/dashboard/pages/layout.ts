@@ -1,0 +1,62 @@
+import { html, raw, type SafeHtml } from '../../html/html.ts';
+import type { Lang } from '../../i18n/lang.ts';
+import { langSwitcher, layout } from '../../pages/html.ts';
+import type { Role } from '../roles.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
+
+/** Wider than the shopper pages (tables), still one column on a phone. */
+const STYLE = raw(`
+  main{max-width:60rem}
+  header.bo{background:#1d2433;color:#fff;padding:.5rem 1rem}
+  header.bo .bar{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
+  header.bo a{color:#fff}header.bo .brand{font-weight:700;margin-right:auto}
+  header.bo nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+  header.bo form{margin:0}header.bo button{background:#eef1f6;color:#1d2433;width:auto;padding:.4rem .8rem}
+  header.bo nav.lang{margin:0}
+  select,textarea{box-sizing:border-box;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #6b7385;border-radius:8px;background:#fff}
+  .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end}
+  .filters button{margin-top:.8rem}
+  .scroll{overflow-x:auto}
+  table.list th,table.list td{padding:.4rem .5rem;border-bottom:1px solid #e4e7ec;vertical-align:top}
+  ol.timeline{padding-left:1.2rem}ol.timeline li{margin:.3rem 0}
+  dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
+  .actions form{margin-top:.5rem}
+  a.button.secondary{background:#eef1f6;color:#1d2433}
+  dl.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 .75rem}
+  dl.figures dt{color:#5b6475;font-size:.9rem}dl.figures dd{margin:0;font-size:1.5rem;font-weight:700}
+  svg.chart{display:block;max-width:100%;height:auto;margin-bottom:.5rem}
+  @media (max-width:480px){dl.facts{grid-template-columns:1fr}}`);
+
+/** What every signed-in page shows in its banner. */
+export interface Chrome {
+  lang: Lang;
+  accountName: string;
+  csrf: string;
+  /** The signed-in user's role: a support user's menu leaves out the admin-only pages. */
+  role: Role;
+  /** The page's path and query without `lang`, for the language switcher. */
+  path: string;
+}
+
+/** A signed-in back-office page: banner with the menu and sign-out, then `body` in `<main>`. */
+export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const header = html`<header class="bo"><div class="bar">
+<span class="brand">${t.backOffice} · ${chrome.accountName}</span>
+<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
+    chrome.role === 'admin'
+      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
+      : ''
+  }<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
+${langSwitcher(t, chrome.lang, chrome.path)}
+<form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
+</div></header>`;
+  return layout(chrome.lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();
+}
+
+/** A page without a session (sign-in, errors before sign-in): the banner holds the name and the language only. */
+export function publicPage(lang: Lang, title: string, body: SafeHtml, path?: string): string {
+  const t = DASHBOARD_TEXT[lang];
+  const header = html`<header class="bo"><div class="bar"><span class="brand">${t.backOffice}</span>${langSwitcher(t, lang, path)}</div></header>`;
+  return layout(lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();
+}

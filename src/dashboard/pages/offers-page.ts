@@ -1,0 +1,122 @@
+import type { Offer } from '../../accounts/offers.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { html } from '../../html/html.ts';
+import { decimalAmount } from '../../domain/money.ts';
+import { formatMoney } from '../../i18n/format.ts';
+import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
+import { dashboardPage, type Chrome } from './layout.ts';
+import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
+
+/** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days". */
+export const kindOf = (t: DashboardTexts, o: Pick<Offer, 'type' | 'installments' | 'deferredDays'>) =>
+  o.type === 'SHARED' ? t.kindShared : o.type === 'INSTALLMENTS' ? t.kindInstallments(o.installments) : t.kindDeferred(o.deferredDays);
+
+const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
+  if (o.pspAccountId === null) return t.sandboxPsp;
+  const a = accounts.find((p) => p.id === toPublicId('psa', o.pspAccountId!));
+  return a ? `${a.label} (${a.psp}, ${a.environment})` : o.psp;
+};
+
+/** The account's offers: kind, fees, limits, delays and the PSP account each pays through. */
+export function offersPage(chrome: Chrome, offers: Offer[], accounts: PspAccountView[]): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const money = (cents: number, o: Offer) => formatMoney(cents, o.currency, chrome.lang);
+  const rows = offers.map((o) => {
+    const uid = toPublicId('mer', o.id);
+    return html`<tr><td><a href="/dashboard/offers/${uid}">${kindOf(t, o)}</a><br><span class="muted">${uid}</span></td>
+<td>${t.feesOf((o.feeRateBps / 100).toLocaleString(chrome.lang), money(o.fixedFeeCents, o))}</td>
+<td>${money(o.minAmountCents, o)} – ${money(o.maxAmountCents, o)}</td>
+<td>${t.hours(o.expiryHours)}</td><td>${o.type === 'SHARED' ? t.hours(o.potDeadlineHours) : '—'}</td><td>${pspOf(t, o, accounts)}</td></tr>`;
+  });
+  const body = html`<h1>${t.offers}</h1>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.offersTable}"><table class="list"><thead><tr><th scope="col">${t.offer}</th><th scope="col">${t.fees}</th><th scope="col">${t.limits}</th><th scope="col">${t.expiryHours}</th><th scope="col">${t.potDeadlineHours}</th><th scope="col">${t.pspAccount}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return dashboardPage(chrome, t.offers, body);
+}
+
+/** The page's inputs, by the API field each one sets (a refusal names the API field). */
+export const OFFER_INPUTS = {
+  psp_account_id: 'psp_account_id',
+  fee_rate_bps: 'fee_rate',
+  fixed_fee_cents: 'fixed_fee',
+  min_amount_cents: 'min_amount',
+  max_amount_cents: 'max_amount',
+  expiry_hours: 'expiry_hours',
+  pot_deadline_hours: 'pot_deadline_hours',
+} as const;
+export type OfferInput = (typeof OFFER_INPUTS)[keyof typeof OFFER_INPUTS];
+
+/** Each input's label, as an error names it. */
+export function offerInputLabel(t: DashboardTexts, o: Offer, input: OfferInput): string {
+  const labels: Record<OfferInput, string> = {
+    psp_account_id: t.pspAccountField,
+    fee_rate: t.feeRateField,
+    fixed_fee: t.fixedFeeField(o.currency),
+    min_amount: t.minAmountField(o.currency),
+    max_amount: t.maxAmountField(o.currency),
+    expiry_hours: t.expiryHoursField,
+    pot_deadline_hours: t.potDeadlineHoursField,
+  };
+  return labels[input];
+}
+
+/** What the inputs show: the offer's terms as typed numbers (a percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents). */
+function inputsOf(o: Offer): Record<OfferInput, string> {
+  return {
+    psp_account_id: o.pspAccountId === null ? '' : toPublicId('psa', o.pspAccountId),
+    fee_rate: decimalAmount(o.feeRateBps, 'EUR'),
+    fixed_fee: decimalAmount(o.fixedFeeCents, o.currency),
+    min_amount: decimalAmount(o.minAmountCents, o.currency),
+    max_amount: decimalAmount(o.maxAmountCents, o.currency),
+    expiry_hours: String(o.expiryHours),
+    pot_deadline_hours: String(o.potDeadlineHours),
+  };
+}
+
+/**
+ * One offer: what it sells (read-only), and the one form editing its fees, limits, delays and PSP
+ * account (`PATCH /api/backoffice/offers/{merchant_uid}`'s use case). After a refusal the typed
+ * values are shown again, the named input marked.
+ */
+export function offerPage(
+  chrome: Chrome,
+  o: Offer,
+  accounts: PspAccountView[],
+  extra: { error?: { input: OfferInput | undefined; message: string }; typed?: Partial<Record<OfferInput, string>>; saved?: boolean } = {},
+): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const uid = toPublicId('mer', o.id);
+  const v = { ...inputsOf(o), ...extra.typed };
+  const invalid = (input: OfferInput) => (extra.error && extra.error.input === input ? html` aria-invalid="true" aria-describedby="offer-error"` : '');
+  const text = (input: Exclude<OfferInput, 'psp_account_id'>, mode: 'decimal' | 'numeric') =>
+    html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><input id="${input}" name="${input}" inputmode="${mode}" autocomplete="off" required value="${v[input]}"${invalid(input)}></p>`;
+  const body = html`<h1>${kindOf(t, o)}</h1>
+${extra.saved ? html`<div class="ok" role="status">${t.offerSaved}</div>` : ''}
+${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error.message}</div>` : ''}
+<section class="card" aria-labelledby="sold"><h2 id="sold">${t.soldTerms}</h2>
+<dl class="facts"><dt>${t.offer}</dt><dd>${kindOf(t, o)} <span class="muted">${uid}</span></dd>
+<dt>${t.currencyLabel}</dt><dd>${o.currency}</dd>
+</dl></section>
+<form method="post" action="/dashboard/offers/${uid}">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<section class="card" aria-labelledby="terms"><h2 id="terms">${t.editOfferTerms}</h2>
+<p class="muted" id="terms-hint">${t.offerEditHint}</p>
+${text('fee_rate', 'decimal')}
+${text('fixed_fee', 'decimal')}
+${text('min_amount', 'decimal')}
+${text('max_amount', 'decimal')}
+${text('expiry_hours', 'numeric')}
+${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
+</section>
+<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
+<label for="psp_account_id">${t.pspAccountField}</label>
+<select id="psp_account_id" name="psp_account_id"${invalid('psp_account_id')}>
+<option value=""${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
+${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
+</select>
+<span class="muted">${t.pspAccountHint}</span>
+</section>
+<p><button type="submit">${t.saveOffer}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
+  return dashboardPage(chrome, kindOf(t, o), body);
+}

@@ -1,0 +1,104 @@
+import { actorOf } from '../../audit/audit-log.ts';
+import type { Offer } from '../../accounts/offers.ts';
+import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../pages/offers-page.ts';
+import { parseDecimalAmount, parseTypedAmount } from '../../domain/money.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
+import type { Services } from '../../services.ts';
+import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
+import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
+import type { App } from '../../http/types.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
+
+const PAGE = { schema: { hide: true } };
+
+/**
+ * Back office: the account's offers; each one's fees, limits, delays and PSP account edited with
+ * `PATCH /api/backoffice/offers/{merchant_uid}`'s use case (editOffer, which audits).
+ */
+export function registerDashboardOffers(app: App, services: Services, sessions: DashboardSessions): void {
+  const deps = services.pspAccounts;
+
+  /** Read fresh: the cache may hold terms another process changed. */
+  async function offersOf(accountId: string) {
+    services.offers.forget(accountId);
+    return services.offers.list(accountId);
+  }
+
+  app.get('/dashboard/offers', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const accountId = ctx.session.accountId;
+    const [offers, accounts] = await Promise.all([offersOf(accountId), listPspAccounts(deps, accountId)]);
+    return sendPage(reply, 200, offersPage(ctx.chrome, offers, accounts));
+  });
+
+  app.get('/dashboard/offers/:merchant_uid', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const uid = (request.params as { merchant_uid: string }).merchant_uid;
+    services.offers.forget(session.accountId);
+    const offer = await services.offers.find(session.accountId, uid);
+    if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, DASHBOARD_TEXT[chrome.lang].notFoundTitle, DASHBOARD_TEXT[chrome.lang].offerNotFound));
+    const saved = (request.query as Record<string, unknown>).done === 'saved';
+    return sendPage(reply, 200, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { saved }));
+  });
+
+  app.post('/dashboard/offers/:merchant_uid', PAGE, async (request, reply) => {
+    const ctx = await signedInForm(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome, form: fields } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const uid = (request.params as { merchant_uid: string }).merchant_uid;
+    services.offers.forget(session.accountId);
+    const offer = await services.offers.find(session.accountId, uid);
+    if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
+    // An input the form did not send keeps its value, as a field left out of the PATCH does.
+    const typed = Object.fromEntries(Object.values(OFFER_INPUTS).flatMap((k) => (typeof fields[k] === 'string' ? [[k, fields[k]]] : []))) as Partial<Record<OfferInput, string>>;
+    const refuse = async (input: OfferInput | undefined, message: string) =>
+      sendPage(reply, 400, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { error: { input, message }, typed }));
+
+    const parsed = patchOf(offer, typed);
+    if ('bad' in parsed) return refuse(parsed.bad, `${offerInputLabel(t, offer, parsed.bad)}: ${parsed.bad.endsWith('hours') ? t.badWholeNumber : t.badDecimal}`);
+    const outcome = await editOffer(deps, session.accountId, actorOf(session), uid, parsed.patch);
+    if (outcome.kind === 'ok') {
+      request.log.info({ account_id: session.accountId, merchant_uid: uid }, 'offer edited (back office)');
+      return seeOther(reply, `/dashboard/offers/${encodeURIComponent(uid)}?done=saved`);
+    }
+    if (outcome.kind === 'not_found' && outcome.what === 'offer') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
+    if (outcome.kind === 'not_found') return refuse('psp_account_id', t.pspAccountNotFound);
+    const input = OFFER_INPUTS[outcome.field as keyof typeof OFFER_INPUTS] as OfferInput | undefined;
+    return refuse(input, `${input ? offerInputLabel(t, offer, input) : outcome.field} (${outcome.field}): ${outcome.message}`);
+  });
+}
+
+/**
+ * The form's typed values as the API's patch, with integer arithmetic only: amounts in the
+ * offer's currency with up to its decimals, the fee rate in percent with up to 2 decimals, hours
+ * whole. The first input that is not such a number is named.
+ */
+function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { patch: OfferPatch } | { bad: OfferInput } {
+  const whole = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
+  const parsers: [OfferInput, Exclude<keyof OfferPatch, 'psp_account_id'>, (text: string) => number | undefined][] = [
+    // A percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents.
+    ['fee_rate', 'fee_rate_bps', (text) => (/\d/.test(text) ? parseDecimalAmount(text.replace('%', ''), 'EUR') : undefined)],
+    ['fixed_fee', 'fixed_fee_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['min_amount', 'min_amount_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['max_amount', 'max_amount_cents', (text) => parseTypedAmount(text, offer.currency)],
+    ['expiry_hours', 'expiry_hours', whole],
+    ['pot_deadline_hours', 'pot_deadline_hours', whole],
+  ];
+  const patch: OfferPatch = {};
+  // The empty option is the built-in sandbox PSP, as `null` is in the API.
+  if (typed.psp_account_id !== undefined) patch.psp_account_id = typed.psp_account_id || null;
+  for (const [input, field, parse] of parsers) {
+    const text = typed[input];
+    if (text === undefined) continue;
+    const value = parse(text);
+    if (value === undefined) return { bad: input };
+    patch[field] = value;
+  }
+  return { patch };
+}

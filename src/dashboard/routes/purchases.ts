@@ -1,0 +1,177 @@
+import { actorOf } from '../../audit/audit-log.ts';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Offer } from '../../accounts/offers.ts';
+import type { DashboardSessions } from '../sessions.ts';
+import { purchaseDetail } from '../purchase-detail.ts';
+import { confirmPage, purchasePage } from '../pages/purchase-page.ts';
+import { purchaseFilterOf, purchaseIdOf, purchaseQueryOf } from '../purchase-filter.ts';
+import { purchasesPage } from '../pages/purchases-page.ts';
+import { csvHeader, csvLine } from '../purchases-csv.ts';
+import { messagePage } from '../pages/sign-in-page.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
+import { toPublicId } from '../../domain/ids.ts';
+import { parseTypedAmount } from '../../domain/money.ts';
+import { V1_STATE } from '../../domain/purchase-states.ts';
+import type { Lang } from '../../i18n/lang.ts';
+import { listPurchases } from '../../purchases/purchase-repository.ts';
+import type { Services } from '../../services.ts';
+import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
+import { refundPurchase } from '../../use-cases/refund-purchase.ts';
+import type { App } from '../../http/types.ts';
+import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
+import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
+
+const PAGE = { schema: { hide: true } };
+const PAGE_SIZE = 20;
+/** Rows read per query of the CSV export: memory stays this small whatever the export's size. */
+const EXPORT_BATCH = 200;
+const MAX_REASON = 500;
+
+/** The offer filter's choices: each offer's merchant_uid and a short label. */
+function offerLabels(offers: readonly Offer[]): { merchantUid: string; label: string }[] {
+  return offers.map((o) => ({
+    merchantUid: toPublicId('mer', o.id),
+    label: o.type === 'INSTALLMENTS' ? `${o.type} ×${o.installments}` : o.type === 'DEFERRED' ? `${o.type} +${o.deferredDays}d` : o.type,
+  }));
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * Back office: the purchases list and a purchase's page, with its refund and cancel actions.
+ * The actions call the same use cases as the API (refundPurchase, cancelPurchase), each through
+ * one confirmation step: the first POST shows what will happen, the second (`confirm=yes`) does it.
+ * Every read and action is scoped to the session's account: another account's purchase is a 404.
+ */
+export function registerDashboardPurchases(app: App, services: Services, sessions: DashboardSessions): void {
+  const { db } = services;
+
+  function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
+    const t = DASHBOARD_TEXT[lang];
+    return sendPage(reply, 404, messagePage(lang, t.notFoundTitle, t.notFound));
+  }
+
+  app.get('/dashboard/purchases', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const raw = request.query as Record<string, unknown>;
+    const query = purchaseQueryOf(raw);
+    const offers = await services.offers.list(session.accountId);
+    const { filter, errors } = purchaseFilterOf(query, offers, t);
+    const cursor = str(raw.cursor);
+    const before = cursor ? decodeCursor(cursor) : undefined;
+    if (cursor && !before) errors.push(t.badCursor);
+
+    let purchases: Awaited<ReturnType<typeof listPurchases>> = [];
+    let next: string | undefined;
+    if (errors.length === 0) {
+      const rows = await listPurchases(db, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
+      purchases = rows.slice(0, PAGE_SIZE);
+      const last = purchases[purchases.length - 1];
+      if (rows.length > PAGE_SIZE && last) next = `/dashboard/purchases?${new URLSearchParams({ ...query, cursor: encodeCursor(last.createdAt, last.id) }).toString()}`;
+    }
+    return sendPage(reply, errors.length ? 400 : 200, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases, next, paged: Boolean(before), errors }));
+  });
+
+  // The list's purchases (same filters, same parser, same query) as CSV, streamed: read by keyset
+  // pages of EXPORT_BATCH and written as they come, so any size is sent in constant memory.
+  app.get('/dashboard/purchases.csv', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const query = purchaseQueryOf(request.query as Record<string, unknown>);
+    const offers = await services.offers.list(session.accountId);
+    const { filter, errors } = purchaseFilterOf(query, offers, t);
+    if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases: [], paged: false, errors }));
+    const { accountId } = session;
+    async function* lines() {
+      yield csvHeader();
+      let before: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const rows = await listPurchases(db, accountId, { ...filter, before, limit: EXPORT_BATCH });
+        if (rows.length) yield rows.map(csvLine).join('');
+        const last = rows[rows.length - 1];
+        if (rows.length < EXPORT_BATCH || !last) return;
+        before = { createdAt: last.createdAt, id: last.id };
+      }
+    }
+    const day = services.clock.now().toISOString().slice(0, 10);
+    return reply
+      .code(200)
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="chipin-purchases-${day}.csv"`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .send(Readable.from(lines()));
+  });
+
+  app.get('/dashboard/purchases/:id', PAGE, async (request, reply) => {
+    const ctx = await signedIn(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome } = ctx;
+    const purchaseId = purchaseIdOf((request.params as { id: string }).id);
+    const detail = purchaseId && (await purchaseDetail(db, session.accountId, purchaseId));
+    if (!detail) return notFound(reply, chrome.lang);
+    const done = (request.query as Record<string, unknown>).done;
+    return sendPage(reply, 200, purchasePage(chrome, detail, { done: done === 'refund' || done === 'cancel' ? done : undefined }));
+  });
+
+  /** The common steps of an action: session, CSRF token, the account's purchase. */
+  async function actionContext(request: FastifyRequest, reply: FastifyReply) {
+    const ctx = await signedInForm(services, sessions, request, reply);
+    if (!ctx) return undefined;
+    const { form } = ctx;
+    const purchaseId = purchaseIdOf((request.params as { id: string }).id);
+    const detail = purchaseId && (await purchaseDetail(db, ctx.session.accountId, purchaseId));
+    if (!detail) {
+      void notFound(reply, ctx.chrome.lang);
+      return undefined;
+    }
+    return { ...ctx, form, detail, uid: toPublicId('pur', detail.purchase.id) };
+  }
+
+  app.post('/dashboard/purchases/:id/refund', PAGE, async (request, reply) => {
+    const ctx = await actionContext(request, reply);
+    if (!ctx) return reply;
+    const { chrome, form, detail, session, uid } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const amount = str(form.amount);
+    const reason = str(form.reason).slice(0, MAX_REASON);
+    const amountCents = amount ? parseTypedAmount(amount, detail.purchase.currency) : undefined;
+    const refusal = (status: number, error: string) => sendPage(reply, status, purchasePage(chrome, detail, { error, amount, reason }));
+    if (amount && (amountCents === undefined || amountCents <= 0)) return refusal(400, t.badAmount);
+    if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'refund', amountCents, amount, reason }));
+    const outcome = await refundPurchase(services.payments, {
+      accountId: session.accountId,
+      purchaseId: detail.purchase.id,
+      amountCents,
+      reason: reason || undefined,
+      actor: actorOf(session),
+    });
+    if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
+    // The use case's message names the field (`amount`), as the API's does.
+    if (outcome.kind === 'invalid') return refusal(400, outcome.message);
+    return seeOther(reply, `/dashboard/purchases/${uid}?done=refund`);
+  });
+
+  app.post('/dashboard/purchases/:id/cancel', PAGE, async (request, reply) => {
+    const ctx = await actionContext(request, reply);
+    if (!ctx) return reply;
+    const { chrome, form, detail, session, uid } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'cancel' }));
+    const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, actor: actorOf(session) });
+    if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
+    if (outcome.kind !== 'cancelled') {
+      const error = outcome.kind === 'captured' ? t.cannotCancelCaptured : t.cannotCancelState(V1_STATE[outcome.state]);
+      return sendPage(reply, 409, purchasePage(chrome, detail, { error }));
+    }
+    return seeOther(reply, `/dashboard/purchases/${uid}?done=cancel`);
+  });
+}

@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import type { App } from '../../types.ts';
+
+// Read once at start: the pages' scripts, served from our origin (CSP `script-src 'self'`).
+const SCRIPTS = ['checkout.js', 'result.js'].map((name) => ({ name, text: readFileSync(new URL(`../../../pages/assets/${name}`, import.meta.url), 'utf8') }));
+
+export function registerAssets(app: App): void {
+  for (const { name, text } of SCRIPTS) {
+    app.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) => {
+      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(text);
+    });
+  }
+}

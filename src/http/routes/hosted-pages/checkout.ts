@@ -1,0 +1,254 @@
+import { isPspFault, PspIntegrationError } from '../../../psp/connector.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { isEmailAddress } from '../../../domain/email.ts';
+import type { Offer } from '../../../accounts/offers.ts';
+import { parsePublicId } from '../../../domain/ids.ts';
+import { parseTypedAmount } from '../../../domain/money.ts';
+import { MAX_PLEDGERS } from '../../../domain/pot.ts';
+import { V1_STATE } from '../../../domain/purchase-states.ts';
+import { computeSchedule, type Schedule } from '../../../domain/schedule.ts';
+import { countryOfLanguage, normalizeTypedPhone } from '../../../domain/phone.ts';
+import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
+import type { FormErrors } from '../../../pages/errors.ts';
+import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../../pages/checkout-page.ts';
+import { TEXT } from '../../../pages/texts.ts';
+import { formatIsoDate } from '../../../domain/apr.ts';
+import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
+import { offerTerms } from '../../../domain/offer-terms.ts';
+import { listPledges, type NewPledge } from '../../../payments/pledge-repository.ts';
+import { leaderFrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
+import { leaderResultFigures } from '../../../payments/result-figures.ts';
+import { merchantOrigin } from '../../../sdk/protocol.ts';
+import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import type { Purchase } from '../../../purchases/purchase.ts';
+import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
+import type { Services } from '../../../services.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
+import { csrfFor, pageHeaders } from './page-support.ts';
+
+type FriendRow = { name: string; email: string; phone: string; share: string };
+
+function list(form: Record<string, unknown>, name: string): string[] {
+  const v = form[name];
+  return (Array.isArray(v) ? v : v === undefined ? [] : [v]).map((x) => String(x).trim());
+}
+
+/**
+ * The friends typed in the form: rows left empty are skipped; any other row must be complete.
+ * Amounts in the page's locale ("30,00", "30 €"); phone numbers international or national for
+ * the shop's country (the purchase language's region), stored in E.164. Each wrong field gets
+ * its own message.
+ */
+function readFriends(form: Record<string, unknown>, currency: string, country: string | undefined, t: (typeof TEXT)['en']): { rows: FriendRow[]; pledges?: NewPledge[]; errors?: FormErrors } {
+  const names = list(form, 'pledger_name');
+  const emails = list(form, 'pledger_email');
+  const phones = list(form, 'pledger_phone');
+  const shares = list(form, 'pledger_amount');
+  const n = Math.max(names.length, emails.length, phones.length, shares.length);
+  const rows: FriendRow[] = [];
+  const pledges: NewPledge[] = [];
+  const fields: Record<string, string> = {};
+  let message: string | undefined;
+  for (let i = 0; i < n; i++) {
+    const row = { name: names[i] ?? '', email: emails[i] ?? '', phone: phones[i] ?? '', share: shares[i] ?? '' };
+    rows.push(row);
+    if (!row.name && !row.email && !row.phone && !row.share) continue;
+    const phone = row.phone ? normalizeTypedPhone(row.phone, country) : undefined;
+    const amount = parseTypedAmount(row.share, currency);
+    const emailOk = !row.email || isEmailAddress(row.email);
+    const contactOk = (row.email || row.phone) && emailOk && (!row.phone || phone);
+    if (!contactOk || !amount) {
+      message ??= t.invalidFriend(i + 1);
+      if (!contactOk) fields[row.phone && !phone && emailOk ? `pledger_phone_${i}` : `pledger_email_${i}`] = t.friendContactError(i + 1);
+      if (!amount) fields[`pledger_amount_${i}`] = t.friendShareError(i + 1);
+      continue;
+    }
+    pledges.push({ name: row.name.slice(0, 100) || undefined, email: row.email || undefined, phoneNumber: phone, amountCents: amount });
+  }
+  if (pledges.length > MAX_PLEDGERS) message ??= t.tooManyFriends(MAX_PLEDGERS);
+  return message ? { rows, errors: { message, fields } } : { rows, pledges };
+}
+
+/**
+ * Where the leader goes after the payment: the merchant's callback with the result (`result`:
+ * the contract's back-mode result as a JWT signed with the offer's secret,
+ * docs/webhooks.md#front-end-result), else our status page.
+ */
+function afterPayment(purchase: Purchase, state: string, result: string | undefined, param: 'result' | 'error' = 'result'): string {
+  const uid = `pur_${purchase.id}`;
+  if (!purchase.callbackUrl) return `/pay/${uid}`;
+  const url = new URL(purchase.callbackUrl);
+  url.searchParams.set('purchase_uid', uid);
+  url.searchParams.set('state', state);
+  if (result) url.searchParams.set(param, result);
+  return url.toString();
+}
+
+/** The page's own query, kept through the form and the 3-D Secure return: `embed=1` (chipin.js's overlay), `lang`. */
+interface PageQuery {
+  embed?: string;
+  lang?: string;
+}
+
+function pageMode(query: PageQuery): { embed: boolean; lang?: string; query: string } {
+  const embed = query.embed === '1';
+  const lang = query.lang && /^[a-z]{2}([_-][A-Z]{2})?$/.test(query.lang) ? query.lang : undefined;
+  const q = new URLSearchParams();
+  if (embed) q.set('embed', '1');
+  if (lang) q.set('lang', lang);
+  const text = q.toString();
+  return { embed, lang, query: text ? `?${text}` : '' };
+}
+
+/** The leader's hosted checkout: `GET /pay/<purchase_uid>` shows it, `POST` pays. */
+export function registerCheckout(app: App, services: Services): void {
+  const { db, offers, clock, config, payments } = services;
+  const csrf = csrfFor(services);
+
+  const ownOrigin = new URL(config.publicUrl).origin;
+
+  async function load(request: { params: { purchase_uid: string }; query?: unknown }) {
+    const id = parsePublicId('pur', request.params.purchase_uid);
+    const purchase = id ? await findPurchaseForPage(db, id) : undefined;
+    const offer = purchase && (await offers.byId(purchase.accountId, purchase.offerId));
+    const mode = pageMode((request.query ?? {}) as PageQuery);
+    return purchase && offer ? { purchase, offer, lang: langOf(mode.lang ?? purchase.language), mode } : undefined;
+  }
+
+  function schedule(offer: Offer, purchase: Purchase): Schedule | undefined {
+    if (offer.type === 'SHARED') return undefined;
+    try {
+      return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt));
+    } catch {
+      return undefined; // the payment itself refuses with the reason
+    }
+  }
+
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ctx: { purchase: Purchase & { merchantName: string }; offer: Offer; lang: Lang; mode: ReturnType<typeof pageMode> },
+    extra: Partial<CheckoutView> = {},
+    status = 200,
+    decline?: string,
+  ) {
+    pageHeaders(reply, ctx.purchase.callbackUrl);
+    const uid = `pur_${ctx.purchase.id}`;
+    const { embed } = ctx.mode;
+    // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
+    const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
+    const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
+    if (ctx.purchase.state !== 'CREATED') {
+      const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
+      const result = await leaderResultFigures(db, ctx.purchase.accountId, ctx.purchase.id);
+      // After a failure, the way back to the shop carries the signed error, as a success carries the result.
+      const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
+      const switchBase = `/pay/${uid}${embed ? '?embed=1' : ''}`;
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase, result }, (pid) => pledgePageUrl(config.publicUrl, pid)));
+    }
+    const token = csrf.tokenFor(request, reply, uid);
+    return reply.code(status).send(
+      checkoutPage({
+        ...ctx,
+        csrfToken: token,
+        csrfFrameToken: csrf.frameTokenFor(uid),
+        embed,
+        query: ctx.mode.query,
+        frame,
+        schedule: schedule(ctx.offer, ctx.purchase),
+        switchBase: `/pay/${uid}${embed ? '?embed=1' : ''}`,
+        potDeadline: new Date(clock.now().getTime() + ctx.offer.potDeadlineHours * 3_600_000),
+        ...extra,
+      }),
+    );
+  }
+
+  async function outcome(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, result: LeaderOutcome, kept: Partial<CheckoutView> = {}) {
+    const t = TEXT[ctx.lang];
+    switch (result.kind) {
+      case 'processed': {
+        // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
+        if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+        // The signed result, or the signed error when the card processor did not accept the payment.
+        const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state });
+        const jwt = told && told.type !== 'chipin:cancel' ? (told.jwt ?? undefined) : undefined;
+        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], jwt, told?.type === 'chipin:error' ? 'error' : 'result'), 303);
+      }
+      case 'challenge':
+        return reply.redirect(result.url, 303);
+      case 'not_payable':
+        return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+      case 'in_progress':
+        return show(request, reply, ctx, { ...kept, errors: { message: t.inProgress } }, 409);
+      case 'invalid': {
+        const message = result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares;
+        return show(request, reply, ctx, { ...kept, errors: { message } }, 422);
+      }
+      case 'declined': {
+        const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
+        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
+        // A refusal about one field (expired card, wrong CVC, bad number) is that field's message too.
+        const field = DECLINE_FIELD[result.reason];
+        const errors: FormErrors = { message: `${reason} ${left}`.trim(), fields: field ? { [field]: reason } : {} };
+        return show(request, reply, fresh, { ...kept, errors }, 402, result.reason);
+      }
+    }
+  }
+
+  const params = Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) });
+  const querystring = Type.Object({ embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
+
+  app.get('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    return show(request, reply, ctx);
+  });
+
+  app.post('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    const t = TEXT[ctx.lang];
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
+    const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, countryOfLanguage(ctx.purchase.language), t) : { rows: [], pledges: [] };
+    // What the shopper typed is kept when the page comes back with an error (never the card's own fields).
+    const kept = { friends: friends.rows, holder: typedHolder(form) };
+    const checked = checkCard(form, clock.now());
+    if (!friends.pledges || !checked.ok) {
+      const cardFields: Record<string, string> = checked.ok ? {} : Object.fromEntries(checked.fields.map((f) => [f, t.fieldErrors[f] ?? t.invalidCard]));
+      const errors: FormErrors = { message: friends.errors?.message ?? t.invalidCard, fields: { ...(friends.errors?.fields ?? {}), ...cardFields } };
+      return show(request, reply, ctx, { ...kept, errors }, 422);
+    }
+    // The 3-D Secure return keeps the page's mode (embed) and its language: the sandbox's
+    // challenge page speaks it too.
+    const back = new URLSearchParams(ctx.mode.query);
+    back.set('lang', ctx.lang);
+    const returnUrl = (paymentId: string) => `${leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId)}&${back.toString()}`;
+    let result: LeaderOutcome;
+    try {
+      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl);
+    } catch (err) {
+      if (!(err instanceof PspIntegrationError)) throw err;
+      // A PSP fault: the purchase is unchanged and a new attempt replays this one first (never a second charge).
+      request.log.warn({ psp: err.connector, psp_error: err.code, purchase_id: ctx.purchase.id }, 'PSP fault during the leader checkout');
+      return show(request, reply, ctx, { ...kept, errors: { message: t.errors.processing_error } }, isPspFault(err) ? 502 : 503);
+    }
+    return outcome(request, reply, ctx, result, kept);
+  });
+
+  app.get(
+    '/pay/:purchase_uid/return',
+    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true }) } },
+    async (request, reply) => {
+      const ctx = await load(request);
+      if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+      const paymentId = request.query.payment;
+      if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+      const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
+      return outcome(request, reply, ctx, result);
+    },
+  );
+}

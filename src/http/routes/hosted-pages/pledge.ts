@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { parsePublicId } from '../../../domain/ids.ts';
+import { pledgeReturnUrl } from '../../../domain/links.ts';
+import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
+import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
+import { TEXT } from '../../../pages/texts.ts';
+import { loadPayState } from '../../../payments/pay-state-repository.ts';
+import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
+import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
+import type { Services } from '../../../services.ts';
+import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
+import { csrfFor, pageHeaders } from './page-support.ts';
+
+/** A pledger's page: `GET /pledge/<plg_uid>` shows it, `POST` pays the share. */
+export function registerPledgePages(app: App, services: Services): void {
+  const { db, clock, config, payments } = services;
+  const csrf = csrfFor(services);
+  const params = Type.Object({ pledge_uid: Type.String({ maxLength: 64 }) });
+
+  async function load(request: { params: { pledge_uid: string }; query?: unknown }) {
+    const id = parsePublicId('plg', request.params.pledge_uid);
+    const pledge = id ? await findPledgeForPage(db, id) : undefined;
+    if (!pledge || pledge.state === 'draft') return undefined;
+    const purchase = await findPurchaseForPage(db, pledge.purchaseId);
+    const pay = await loadPayState(db, pledge.accountId, pledge.purchaseId);
+    // The purchase's language, unless the shopper chose the other one (`?lang=`, the switcher).
+    const asked = (request.query as { lang?: unknown } | undefined)?.lang;
+    const lang = langOf(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : purchase?.language);
+    return purchase && pay ? { pledge, purchase, deadline: pay.potDeadlineAt, lang } : undefined;
+  }
+
+  function doneOf(state: string, reason: string | null): PledgeView['done'] {
+    if (state === 'paid') return 'paid';
+    if (state === 'closed') return reason === 'pot_full' ? 'full' : 'closed';
+    return undefined;
+  }
+
+  async function show(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, extra: Partial<PledgeView> = {}, status = 200) {
+    // The merchant's site may frame the pledge page too (the purchase's callback origin).
+    pageHeaders(reply, ctx.purchase.callbackUrl);
+    const done = extra.done ?? doneOf(ctx.pledge.state, ctx.pledge.closedReason) ?? (ctx.purchase.state !== 'LEADER_PROCESSED' ? 'closed' : undefined);
+    const token = done ? '' : csrf.tokenFor(request, reply, `plg_${ctx.pledge.id}`);
+    const frameToken = done ? '' : csrf.frameTokenFor(`plg_${ctx.pledge.id}`);
+    const switchBase = `/pledge/plg_${ctx.pledge.id}`;
+    return reply.code(status).send(pledgePage({ ...ctx, csrfToken: token, csrfFrameToken: frameToken, switchBase, ...extra, done }));
+  }
+
+  async function outcome(request: FastifyRequest & { params: { pledge_uid: string } }, reply: FastifyReply, result: PledgeOutcome, holder?: string) {
+    const ctx = (await load(request))!;
+    const t = TEXT[ctx.lang];
+    const here = `/pledge/plg_${ctx.pledge.id}${langQuery(request)}`;
+    switch (result.kind) {
+      case 'challenge':
+        return reply.redirect(result.url, 303);
+      case 'declined': {
+        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const field = DECLINE_FIELD[result.reason];
+        return show(request, reply, ctx, { holder, errors: { message: reason, fields: field ? { [field]: reason } : {} } }, 402);
+      }
+      case 'in_progress':
+        return show(request, reply, ctx, { holder, errors: { message: t.inProgress } }, 409);
+      case 'paid':
+      case 'already_paid':
+      case 'closed':
+        return reply.redirect(here, 303);
+    }
+  }
+
+  /** `?lang=xx` when the shopper chose the page's language, kept through the form and 3-D Secure. */
+  function langQuery(request: FastifyRequest): string {
+    const lang = (request.query as { lang?: unknown } | undefined)?.lang;
+    return typeof lang === 'string' && /^(en|fr)$/.test(lang) ? `?lang=${lang}` : '';
+  }
+
+  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+    pageHeaders(reply).code(404).send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+
+  const querystring = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
+
+  app.get('/pledge/:pledge_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    return ctx ? show(request, reply, ctx) : notFound(request, reply);
+  });
+
+  app.post('/pledge/:pledge_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return notFound(request, reply);
+    const t = TEXT[ctx.lang];
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    if (!csrf.verify(request, `plg_${ctx.pledge.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
+    const holder = typedHolder(form);
+    const checked = checkCard(form, clock.now());
+    if (!checked.ok) {
+      const fields: Record<string, string> = Object.fromEntries(checked.fields.map((f) => [f, t.fieldErrors[f] ?? t.invalidCard]));
+      return show(request, reply, ctx, { holder, errors: { message: t.invalidCard, fields } }, 422);
+    }
+    // The 3-D Secure return carries the page's language: the sandbox's challenge page speaks it too.
+    const returnUrl = (paymentId: string) => `${pledgeReturnUrl(config.publicUrl, ctx.pledge.id, paymentId)}&lang=${ctx.lang}`;
+    const result = await payPledge(payments, ctx.pledge, checked.card, returnUrl);
+    return outcome(request, reply, result, holder);
+  });
+
+  app.get(
+    '/pledge/:pledge_uid/return',
+    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true }) } },
+    async (request, reply) => {
+      const ctx = await load(request);
+      if (!ctx) return notFound(request, reply);
+      if (!/^[0-9a-f-]{36}$/.test(request.query.payment)) return reply.redirect(`/pledge/plg_${ctx.pledge.id}${langQuery(request)}`, 303);
+      return outcome(request, reply, await resumePledgeAfterChallenge(payments, ctx.pledge, request.query.payment));
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../../../services.ts';
+import { receivePspNotification } from '../../../use-cases/psp-notification.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import type { App } from '../../types.ts';
+import { TokenApiError } from '../schemas.ts';
+
+/**
+ * Inbound notifications of merchants' PSPs (back mode,
+ * docs/psp-connectors.md#inbound-notifications): one URL per PSP account, set in the PSP's back
+ * office. No credentials: the connector checks the PSP's signature and freshness on the raw body; a
+ * refused one changes nothing. Answered the way the PSP expects (the connector's `ack`, else 200
+ * with an empty body).
+ */
+export function registerPspNotifications(app: App, services: Services): void {
+  void app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // The signature is over the exact bytes: every body is kept as text, whatever its type.
+    plugin.removeAllContentTypeParsers();
+    plugin.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_req, body, done) => done(null, body));
+
+    scope.post(
+      '/api/psp/:psa_id/notifications',
+      {
+        schema: {
+          tags: ['psp notifications'],
+          security: [],
+          summary: "Receive a notification from a merchant's PSP",
+          description:
+            "Set this URL in the PSP's back office for the PSP account `psa_id`. The body is read as sent (any content type) and checked by " +
+            "that PSP's connector (signature, freshness); the transaction it names is then read from the PSP and recorded once. The answer is what the PSP expects.",
+          params: Type.Object({ psa_id: Type.String({ maxLength: 64 }) }),
+          response: {
+            200: Type.String({ description: "Accepted: the PSP's expected acknowledgement, or an empty body" }),
+            401: { ...TokenApiError, description: '`invalid_signature`: bad or stale signature; nothing changed' },
+            400: { ...TokenApiError, description: 'The notification could not be read' },
+            404: { ...TokenApiError, description: 'No such PSP account' },
+          },
+        },
+      },
+      async (request, reply) => {
+        const rawBody = typeof request.body === 'string' ? request.body : '';
+        const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+        const outcome = await receivePspNotification({ ...services.payments, registry: services.psps }, request.params.psa_id, { headers, rawBody });
+        switch (outcome.kind) {
+          case 'not_found':
+            throw notFound('PSP account');
+          case 'refused':
+            request.log.info({ psp_account_id: request.params.psa_id, reason: outcome.reason }, 'PSP notification refused');
+            if (outcome.reason === 'malformed') throw new ApiError(400, 'invalid_request', 'the notification could not be read');
+            throw new ApiError(401, 'invalid_signature', `the notification's signature is ${outcome.reason === 'stale' ? 'too old' : 'not valid'}`);
+          case 'accepted':
+            if (outcome.ack) return reply.code(outcome.ack.status as 200).type(outcome.ack.contentType).send(outcome.ack.body);
+            return reply.code(200).type('text/plain; charset=utf-8').send('');
+        }
+      },
+    );
+  });
+}

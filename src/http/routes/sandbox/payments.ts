@@ -1,0 +1,177 @@
+import { Type } from 'typebox';
+import { isEmailAddress } from '../../../domain/email.ts';
+import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { V1_STATE } from '../../../domain/purchase-states.ts';
+import type { CardInput } from '../../../psp/connector.ts';
+import { leaderReturnUrl, pledgePageUrl, pledgeReturnUrl } from '../../../domain/links.ts';
+import { loadPayState } from '../../../payments/pay-state-repository.ts';
+import { findPledge, listPledges } from '../../../payments/pledge-repository.ts';
+import { payAsLeader, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import { findPurchase } from '../../../purchases/purchase-repository.ts';
+import type { Services } from '../../../services.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { langOf } from '../../../i18n/lang.ts';
+import type { App } from '../../types.ts';
+import { BearerErrors, TokenApiError } from '../schemas.ts';
+
+const Pledge = Type.Object({
+  id: Type.String({ examples: ['plg_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
+  email: Type.Optional(Type.String()),
+  phone_number: Type.Optional(Type.String()),
+  amount_cents: Type.Integer(),
+  url: Type.String({ format: 'uri' }),
+  state: Type.String({ description: '`invited`, `paying`, `paid` or `closed`' }),
+});
+const PayResponse = Type.Object({
+  purchase_uid: Type.String(),
+  state: Type.String({ description: 'The purchase state as Merchant API v1 shows it' }),
+  pledges: Type.Array(Pledge),
+  challenge_url: Type.Optional(Type.String({ format: 'uri', description: 'Present (202) when the card asks for 3-D Secure: open it to complete or fail' })),
+});
+const Card = Type.String({ pattern: '^[0-9 ]{12,23}$', description: 'A sandbox test card number (see docs/psp-connectors.md)', examples: ['4242 4242 4242 4242'] });
+
+/** The helpers act with a test expiry, CVC and name: only the card number matters in the sandbox. */
+function sandboxCard(number: string, now: Date, holderName: string): CardInput {
+  return { number: number.replace(/\s/g, ''), expMonth: 12, expYear: now.getUTCFullYear() + 3, cvc: '123', holderName };
+}
+
+const declined = (reason: string, message: string) => new ApiError(402, reason as 'card_declined', message);
+
+/**
+ * Sandbox test helpers (not in production): act as the leader or a pledger with a test card, so
+ * a whole flow can be tested with curl. Same code path as the hosted pages.
+ */
+export function registerSandboxPayments(app: App, services: Services): void {
+  const { db, clock, config, payments } = services;
+
+  async function view(accountId: string, purchaseId: string) {
+    const state = (await loadPayState(db, accountId, purchaseId))!;
+    const pledges = (await listPledges(db, accountId, purchaseId)).filter((p) => p.state !== 'draft');
+    return {
+      purchase_uid: toPublicId('pur', purchaseId),
+      state: V1_STATE[state.state],
+      pledges: pledges.map((p) => ({
+        id: toPublicId('plg', p.id),
+        email: p.email ?? undefined,
+        phone_number: p.phoneNumber ?? undefined,
+        amount_cents: p.amountCents,
+        url: pledgePageUrl(config.publicUrl, p.id),
+        state: p.state,
+      })),
+    };
+  }
+
+  app.post(
+    '/api/sandbox/purchases/:purchase_uid/pay',
+    {
+      config: { auth: 'bearer' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Sandbox: pay as the leader with a test card, optionally inviting pledgers',
+        security: [{ bearerToken: [] }],
+        params: Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) }),
+        body: Type.Object(
+          {
+            card_number: Card,
+            pledgers: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+                    phone_number: Type.Optional(Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$' })),
+                    name: Type.Optional(Type.String({ maxLength: 100 })),
+                    amount_cents: Type.Integer({ minimum: 1 }),
+                  },
+                  { additionalProperties: false },
+                ),
+                { maxItems: 20 },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: PayResponse,
+          202: PayResponse,
+          400: { ...TokenApiError, description: 'Invalid input, e.g. shares that leave the leader nothing' },
+          ...BearerErrors,
+          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ...)' },
+          404: { ...TokenApiError, description: 'Unknown purchase, or another account\'s' },
+          409: { ...TokenApiError, description: '`purchase_not_payable` or `payment_in_progress`' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = request.auth!.accountId;
+      const id = parsePublicId('pur', request.params.purchase_uid);
+      const purchase = id ? await findPurchase(db, accountId, id) : undefined;
+      if (!purchase) throw notFound('purchase');
+      request.lang = langOf(purchase.language);
+      const pledgers = (request.body.pledgers ?? []).map((p, i) => {
+        if (!p.email && !p.phone_number) throw new ApiError(400, 'invalid_request', `field pledgers[${i}] needs an email or a phone_number`);
+        if (p.email && !isEmailAddress(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);
+        return { email: p.email, phoneNumber: p.phone_number, name: p.name, amountCents: p.amount_cents };
+      });
+      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId));
+      switch (result.kind) {
+        case 'processed':
+          return view(accountId, purchase.id);
+        case 'challenge':
+          return reply.code(202).send({ ...(await view(accountId, purchase.id)), challenge_url: result.url });
+        case 'declined':
+          throw declined(result.reason, `card refused (${result.reason}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`);
+        case 'not_payable':
+          throw new ApiError(409, 'purchase_not_payable', `a purchase in state ${result.state} cannot be paid`);
+        case 'in_progress':
+          throw new ApiError(409, 'payment_in_progress', 'a payment of this purchase is in progress');
+        case 'invalid':
+          throw new ApiError(400, 'invalid_request', `field pledgers: ${result.problem.code}${'message' in result.problem ? `: ${result.problem.message}` : ''}`);
+      }
+    },
+  );
+
+  app.post(
+    '/api/sandbox/pledges/:pledge_id/pay',
+    {
+      config: { auth: 'bearer' },
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Sandbox: pay a pledge as the pledger with a test card',
+        security: [{ bearerToken: [] }],
+        params: Type.Object({ pledge_id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ card_number: Card }, { additionalProperties: false }),
+        response: {
+          200: PayResponse,
+          202: PayResponse,
+          400: TokenApiError,
+          ...BearerErrors,
+          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason' },
+          404: { ...TokenApiError, description: 'Unknown pledge, or another account\'s' },
+          409: { ...TokenApiError, description: '`pledge_closed` (pot full, deadline passed, purchase settled) or `payment_in_progress`' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = request.auth!.accountId;
+      const id = parsePublicId('plg', request.params.pledge_id);
+      const pledge = id ? await findPledge(db, accountId, id) : undefined;
+      if (!pledge || pledge.state === 'draft') throw notFound('pledge');
+      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId));
+      switch (result.kind) {
+        case 'paid':
+          return view(accountId, pledge.purchaseId);
+        case 'challenge':
+          return reply.code(202).send({ ...(await view(accountId, pledge.purchaseId)), challenge_url: result.url });
+        case 'declined':
+          throw declined(result.reason, `card refused (${result.reason})`);
+        case 'already_paid':
+          return view(accountId, pledge.purchaseId);
+        case 'closed':
+          throw new ApiError(409, 'pledge_closed', `the pledge is closed (${result.reason}); nothing is kept (a payment that came too late is refunded)`);
+        case 'in_progress':
+          throw new ApiError(409, 'payment_in_progress', 'a payment of this pledge is in progress');
+      }
+    },
+  );
+}

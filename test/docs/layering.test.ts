@@ -1,0 +1,124 @@
+/**
+ * The layering rules of docs/architecture.md ("Layers") are checked by `npm run lint`:
+ * dependency-cruiser for imports (.dependency-cruiser.mjs) and ESLint for SQL outside repositories
+ * (eslint.config.js). This test runs both checkers through their APIs: the real tree passes (its
+ * known exceptions aside, each still needed), and a deliberate violation of each rule is reported
+ * under that rule's name, so a rule that silently stopped matching (a path pattern gone wrong after
+ * a move) fails here.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cruise, type IConfiguration, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { ESLint } from 'eslint';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(ROOT, file)).href)) as T;
+
+const config = (await load<{ default: IConfiguration }>('.dependency-cruiser.mjs')).default;
+const { KNOWN_SQL_OUTSIDE_REPOSITORIES } = await load<{ KNOWN_SQL_OUTSIDE_REPOSITORIES: string[] }>('eslint.config.js');
+
+/** Runs dependency-cruiser with our rules on `dirs` of `baseDir`: every violation, the known ones with severity `ignore`. */
+async function cruiseLayers(baseDir: string, dirs: string[], tsConfig?: string): Promise<IViolation[]> {
+  const { tsConfig: _cliOnly, ...options } = config.options!;
+  const result = await cruise(
+    dirs,
+    { ...options, baseDir, validate: true, ruleSet: { forbidden: config.forbidden } },
+    {},
+    tsConfig ? { tsConfig: extractTSConfig(join(baseDir, tsConfig)) } : {},
+  );
+  return (result.output as ICruiseResult).summary.violations;
+}
+
+const errors = (violations: IViolation[]) => violations.filter((v) => v.rule.severity === 'error').map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+
+describe('imports follow the layers (dependency-cruiser)', () => {
+  it('the tree has no violation but the listed known ones, and each listed one still occurs', async () => {
+    const violations = await cruiseLayers(ROOT, ['src'], 'tsconfig.json');
+    expect(errors(violations)).toEqual([]);
+    const ignored = violations.filter((v) => v.rule.severity === 'ignore');
+    const stale = (config.options!.knownViolations ?? []).filter(
+      (known) => !ignored.some((v) => v.rule.name === known.rule.name && (known.cycle ? sameModules(known.cycle, v.cycle) : v.from === known.from && v.to === known.to)),
+    );
+    // A move removed it: delete its line from KNOWN_VIOLATIONS in .dependency-cruiser.mjs.
+    expect(stale.map((k) => `${k.rule.name}: ${k.from} → ${k.to}`)).toEqual([]);
+  });
+
+  describe('a deliberate violation is reported under its rule', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chipin-layering-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    };
+    write('src/http/errors.ts', 'export class HttpError extends Error {}\n');
+    write('src/pages/page.ts', 'export const page = 1;\n');
+    write('src/use-cases/pay.ts', 'export const pay = 1;\n');
+    write('src/domain/money.ts', "import type { HttpError } from '../http/errors.ts';\nexport type M = HttpError;\n");
+    write('src/use-cases/refund.ts', "import { HttpError } from '../http/errors.ts';\nexport const e = new HttpError();\n");
+    write('src/psp/connector.ts', "import { page } from '../pages/page.ts';\nexport const c = page;\n");
+    write('src/payments/refund-repository.ts', "import { pay } from '../use-cases/pay.ts';\nexport const r = pay;\n");
+    write('src/db/database.ts', "import { pay } from '../use-cases/pay.ts';\nexport const d = pay;\n");
+    write('src/jobs/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
+    write('src/jobs/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
+    const found = cruiseLayers(dir, ['src']).then(errors);
+
+    it.each([
+      ['a domain file importing http/ (a type only)', 'domain-imports-only-domain: src/domain/money.ts → src/http/errors.ts'],
+      ['a domain file importing http/, by the HTTP rule too', 'no-http-below-routes: src/domain/money.ts → src/http/errors.ts'],
+      ['a use case importing http/', 'no-http-below-routes: src/use-cases/refund.ts → src/http/errors.ts'],
+      ['a connector importing pages/', 'psp-and-messaging-never-import-pages: src/psp/connector.ts → src/pages/page.ts'],
+      ['a repository importing a use case', 'repositories-import-nothing-above: src/payments/refund-repository.ts → src/use-cases/pay.ts'],
+      ['db/ importing a use case', 'db-imports-only-db: src/db/database.ts → src/use-cases/pay.ts'],
+      ['two files importing each other', 'no-circular: src/jobs/a.ts → src/jobs/b.ts'],
+    ])('%s', async (_what, violation) => {
+      expect(await found).toContain(violation);
+    });
+  });
+});
+
+describe('SQL is written only in repositories and db/ (ESLint)', () => {
+  const eslint = new ESLint({ cwd: ROOT });
+  const sqlFindings = async (text: string, filePath: string) =>
+    (await eslint.lintText(text, { filePath: join(ROOT, filePath) }))[0]!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => m.line);
+  const USE_CASE = [
+    "import type { Sql } from '../db/database.ts';",
+    'export async function count(sql: Sql, accountId: string): Promise<number> {',
+    "  const { rows } = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM purchases WHERE account_id = $1', [accountId]);",
+    '  return rows[0]!.n;',
+    '}',
+    'export const BY_ID = `SELECT * FROM purchases WHERE id = $1`;',
+    "export const version = /^v(\\d+)$/.exec('v2')?.[1];",
+    '',
+  ].join('\n');
+
+  it('a use case running `.query(` with SQL text is reported, a regular expression’s exec is not', async () => {
+    expect(await sqlFindings(USE_CASE, 'src/use-cases/count-purchases.ts')).toEqual([3, 3, 6]);
+  });
+
+  it('the same code in a repository or under db/ is allowed', async () => {
+    expect(await sqlFindings(USE_CASE, 'src/purchases/purchase-repository.ts')).toEqual([]);
+    expect(await sqlFindings(USE_CASE, 'src/db/counts.ts')).toEqual([]);
+  });
+
+  it('src/ has no SQL outside repositories but in the listed files, and each listed file still has some', async () => {
+    const results = await eslint.lintFiles(['src']);
+    const outside = results.filter((r) => r.messages.some((m) => m.ruleId === 'no-restricted-syntax')).map((r) => r.filePath.slice(ROOT.length));
+    expect(outside).toEqual([]);
+    const stale: string[] = [];
+    for (const file of KNOWN_SQL_OUTSIDE_REPOSITORIES) {
+      // Linted as if it were a use case: a file whose SQL has moved out is no exception any more.
+      const path = join(ROOT, file);
+      if (!existsSync(path) || (await sqlFindings(readFileSync(path, 'utf8'), 'src/use-cases/__listed__.ts')).length === 0) stale.push(file);
+    }
+    // Delete these from KNOWN_SQL_OUTSIDE_REPOSITORIES in eslint.config.js.
+    expect(stale).toEqual([]);
+  });
+});
+
+function sameModules(a: { name: string }[], b: { name: string }[] | undefined): boolean {
+  return !!b && a.length === b.length && a.every((m) => b.some((n) => n.name === m.name));
+}
