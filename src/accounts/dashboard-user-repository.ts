@@ -1,5 +1,4 @@
 import type { Sql } from '../db/database.ts';
-import type { Role } from '../dashboard/roles.ts';
 
 /** Dashboard users (e-mail unique in any case across accounts) and the ending of their sessions. */
 
@@ -7,7 +6,8 @@ export interface DashboardUserRow {
   id: string;
   account_id: string;
   email: string;
-  role: Role;
+  /** The column's CHECK: the back office's roles (`Role` of dashboard/roles.ts, above this layer). */
+  role: 'admin' | 'support';
   password_hash: string;
 }
 

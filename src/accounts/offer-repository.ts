@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { EditableTerms, Offer } from './offers.ts';
+import type { EditableTerms, Offer } from './offer.ts';
 
 interface OfferRow {
   id: string;

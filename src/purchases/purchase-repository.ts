@@ -1,4 +1,4 @@
-import type { Offer } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';

@@ -1,4 +1,5 @@
-import type { Offer, OfferCache } from '../accounts/offers.ts';
+import type { OfferCache } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';

@@ -1,5 +1,5 @@
 import { lockOffer, unpaidPurchaseCount, updateOfferTerms } from '../accounts/offer-repository.ts';
-import type { EditableTerms, Offer } from '../accounts/offers.ts';
+import type { EditableTerms, Offer } from '../accounts/offer.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import { formatIsoDate } from '../domain/apr.ts';

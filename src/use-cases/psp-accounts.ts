@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Offer, OfferCache } from '../accounts/offers.ts';
+import type { OfferCache } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';

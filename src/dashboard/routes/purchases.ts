@@ -1,7 +1,7 @@
 import { actorOf } from '../../audit/audit-log.ts';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Offer } from '../../accounts/offers.ts';
+import type { Offer } from '../../accounts/offer.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { purchaseDetail } from '../purchase-detail.ts';
 import { confirmPage, purchasePage } from '../pages/purchase-page.ts';

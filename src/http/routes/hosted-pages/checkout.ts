@@ -2,7 +2,7 @@ import { isPspFault, PspIntegrationError } from '../../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../../domain/email.ts';
-import type { Offer } from '../../../accounts/offers.ts';
+import type { Offer } from '../../../accounts/offer.ts';
 import { parsePublicId } from '../../../domain/ids.ts';
 import { parseTypedAmount } from '../../../domain/money.ts';
 import { MAX_PLEDGERS } from '../../../domain/pot.ts';
