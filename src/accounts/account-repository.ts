@@ -22,3 +22,8 @@ export async function countAccounts(sql: Sql): Promise<number> {
   const { rows } = await run(sql, q.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')));
   return rows[0]?.n ?? 0;
 }
+
+/** Locks the account's row until the transaction ends: what serialises one account's invitations. */
+export async function lockAccount(tx: Sql, id: string): Promise<void> {
+  await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+}

@@ -57,3 +57,48 @@ export async function endLiveSessions(tx: Sql, userId: string): Promise<number> 
   const revoked = await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()', [userId]);
   return revoked.rowCount;
 }
+
+/** Creates the user unless the e-mail (any case) already signs in somewhere: the unique index decides; false then. */
+export async function insertDashboardUserUnlessTaken(
+  tx: Sql,
+  u: { id: string; accountId: string; email: string; passwordHash: string; role: DashboardUserRow['role'] },
+): Promise<boolean> {
+  const created = await tx.query(
+    'INSERT INTO dashboard_users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(email))) DO NOTHING',
+    [u.id, u.accountId, u.email, u.passwordHash, u.role],
+  );
+  return created.rowCount > 0;
+}
+
+/** The account's users with when their newest session began, admins first, then by e-mail. */
+export async function dashboardUsersOf(sql: Sql, accountId: string): Promise<{ id: string; email: string; role: DashboardUserRow['role']; last_sign_in: Date | null }[]> {
+  const { rows } = await sql.query<{ id: string; email: string; role: DashboardUserRow['role']; last_sign_in: Date | null }>(
+    `SELECT u.id, u.email, u.role, (SELECT max(s.created_at) FROM dashboard_sessions s WHERE s.user_id = u.id) AS last_sign_in
+       FROM dashboard_users u WHERE u.account_id = $1
+      ORDER BY u.role = 'admin' DESC, lower(u.email)`,
+    [accountId],
+  );
+  return rows;
+}
+
+/**
+ * Locks the account's admins and the user `userId` (if theirs), in id order, until the
+ * transaction ends: two admins changing each other at once serialise here.
+ */
+export async function lockAdminsAndUser(tx: Sql, accountId: string, userId: string): Promise<{ id: string; email: string; role: DashboardUserRow['role'] }[]> {
+  const { rows } = await tx.query<{ id: string; email: string; role: DashboardUserRow['role'] }>(
+    `SELECT id, email, role FROM dashboard_users WHERE account_id = $1 AND (role = 'admin' OR id = $2) ORDER BY id FOR UPDATE`,
+    [accountId, userId],
+  );
+  return rows;
+}
+
+/** Deletes the user and their sessions (which end at once). */
+export async function deleteDashboardUser(tx: Sql, accountId: string, userId: string): Promise<void> {
+  await tx.query('DELETE FROM dashboard_sessions WHERE user_id = $1', [userId]);
+  await tx.query('DELETE FROM dashboard_users WHERE id = $1 AND account_id = $2', [userId, accountId]);
+}
+
+export async function setDashboardUserRole(tx: Sql, accountId: string, userId: string, role: DashboardUserRow['role']): Promise<void> {
+  await tx.query('UPDATE dashboard_users SET role = $3 WHERE id = $1 AND account_id = $2', [userId, accountId, role]);
+}

@@ -139,3 +139,16 @@ export async function installmentAttempts(sql: Sql, accountId: string, id: strin
 export function isoDay(d: string | Date): string {
   return typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
 }
+
+/** Every installment of the purchase, cancelled ones included, in order (the back office's purchase page). */
+export async function purchaseInstallmentRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }[]> {
+  const { rows } = await sql.query<{ index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }>(
+    'SELECT index, due_date, amount_cents, fees_cents, state FROM installments WHERE account_id = $1 AND purchase_id = $2 ORDER BY index',
+    [accountId, purchaseId],
+  );
+  return rows;
+}

@@ -336,3 +336,17 @@ export async function savedCard(sql: Sql, accountId: string, purchaseId: string)
   );
   return rows[0];
 }
+
+/** Every payment of the purchase, oldest first: what the back office's purchase page lists. */
+export async function purchasePaymentRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }[]> {
+  const { rows } = await sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
+    `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
+       FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
+    [accountId, purchaseId],
+  );
+  return rows;
+}

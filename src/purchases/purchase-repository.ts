@@ -296,3 +296,16 @@ export async function insertPurchaseEvent(
   );
   tx.notify(OUTBOX_CHANNEL);
 }
+
+/** The purchase's events, in order (its timeline). */
+export async function purchaseEventRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ type: string; from_state: string | null; to_state: string; created_at: Date }[]> {
+  const { rows } = await sql.query<{ type: string; from_state: string | null; to_state: string; created_at: Date }>(
+    'SELECT type, from_state, to_state, created_at FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 ORDER BY id',
+    [accountId, purchaseId],
+  );
+  return rows;
+}
