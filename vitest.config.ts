@@ -21,8 +21,8 @@ export const DATABASE_INDEPENDENT = [
   // Pages: what they show is the same on either engine (test/browser/** is its own project).
   'test/browser/**',
   'test/sdk/sdk-assets.test.ts',
-  // Connectors against their PSP's fake server: HTTP wire formats, no SQL of ours.
-  'test/psp/{adyen,hipay,lyra,ogone,stripe}.test.ts',
+  // Connectors against their PSP's fake server, and the fakes' kit: HTTP wire formats, no SQL of ours.
+  'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit}.test.ts',
   'test/psp/*.live.test.ts',
   // Hostile input against the HTTP layer: refused before any SQL runs.
   'test/http/fuzz.test.ts',

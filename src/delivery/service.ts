@@ -11,7 +11,8 @@ import { TRIGGER_NAMES, type TriggerName } from './triggers.ts';
 import type { WebhookMessage } from './webhook-payload.ts';
 import { newUuid } from '../domain/ids.ts';
 import { AddressPolicy } from '../outbound/addresses.ts';
-import { DeliveryWorker, type DeliveryLog, type DeliveryMetricsSink, type DeliveryWorkerOptions } from './worker.ts';
+import { DeliveryWorker } from './worker.ts';
+import type { DeliveryLog, DeliveryMetricsSink, DeliveryWorkerOptions } from './worker-deps.ts';
 
 export interface DeliveryOptions extends DeliveryWorkerOptions {
   /** Run the background worker (LISTEN, timers, poll). Default true; tests may drive `runDue` alone. */

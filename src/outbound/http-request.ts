@@ -7,7 +7,7 @@ import { normalizeHost, type AddressPolicy } from './addresses.ts';
 
 /**
  * The one HTTP client of every outbound call: PSP connectors (src/psp/psp-http.ts) and webhook /
- * notification deliveries (src/delivery/worker.ts). Its rules (docs/security.md):
+ * notification deliveries (src/delivery/attempt-channels.ts). Its rules (docs/security.md):
  * - the target's address is checked against the caller's {@link AddressPolicy} — an IP literal
  *   before anything else, a name on every address it resolves to — and the socket connects to
  *   the address checked, never to a second answer of the resolver (no DNS rebinding);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTRACT_TRIGGERS } from '../../src/domain/events.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryAfterMs, retryDelay, verdictOf } from '../../src/delivery/policy.ts';
 import { CONTRACT_TRIGGER_TABLE, DEFAULT_TRIGGERS, TRIGGERS, triggerOf } from '../../src/delivery/triggers.ts';
-import { mailtoAddress } from '../../src/delivery/worker.ts';
+import { mailtoAddress } from '../../src/delivery/attempt-channels.ts';
 import { standardWebhookSignature, webhookBody, webhookMessage } from '../../src/delivery/webhook-payload.ts';
 import { Webhook } from 'standardwebhooks';
 
