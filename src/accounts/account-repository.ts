@@ -19,7 +19,10 @@ export async function accountName(sql: Sql, id: string): Promise<string | undefi
 }
 
 export async function countAccounts(sql: Sql): Promise<number> {
-  const { rows } = await run(sql, q.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')));
+  const { rows } = await run(
+    sql,
+    q.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')),
+  );
   return rows[0]?.n ?? 0;
 }
 

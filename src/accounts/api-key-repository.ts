@@ -26,14 +26,23 @@ export async function revokeApiKey(sql: Sql, apiKey: string, accountId: string |
 export async function revokeLiveApiKey(tx: Sql, apiKey: string, accountId: string): Promise<boolean> {
   const { rows } = await run(
     tx,
-    q.updateTable('api_keys').set({ revoked_at: sqlText<Date>`now()` }).where('id', '=', apiKey).where('account_id', '=', accountId).where('revoked_at', 'is', null).returning('id'),
+    q
+      .updateTable('api_keys')
+      .set({ revoked_at: sqlText<Date>`now()` })
+      .where('id', '=', apiKey)
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .returning('id'),
   );
   return rows.length > 0;
 }
 
 /** The account's keys, newest first. */
 export async function listApiKeys(sql: Sql, accountId: string): Promise<{ id: string; created_at: Date; revoked_at: Date | null }[]> {
-  const { rows } = await run(sql, q.selectFrom('api_keys').select(['id', 'created_at', 'revoked_at']).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id'));
+  const { rows } = await run(
+    sql,
+    q.selectFrom('api_keys').select(['id', 'created_at', 'revoked_at']).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id'),
+  );
   return rows;
 }
 
@@ -45,6 +54,12 @@ export async function findActiveApiKey(sql: Sql, apiKey: string): Promise<{ acco
 
 /** Keys revoked within the last `seconds` (the revocation cache: auth/revoked-keys.ts). */
 export async function recentlyRevokedApiKeys(sql: Sql, seconds: number): Promise<string[]> {
-  const { rows } = await run(sql, q.selectFrom('api_keys').select('id').where('revoked_at', '>', sqlText<Date>`now() - make_interval(secs => ${seconds})`));
+  const { rows } = await run(
+    sql,
+    q
+      .selectFrom('api_keys')
+      .select('id')
+      .where('revoked_at', '>', sqlText<Date>`now() - make_interval(secs => ${seconds})`),
+  );
   return rows.map((r) => r.id);
 }

@@ -22,9 +22,7 @@ export async function insertDashboardUser(tx: Sql, u: { id: string; accountId: s
 
 /** The user with this e-mail (any case), with the hash to check a password against. */
 export async function findDashboardUserByEmail(sql: Sql, email: string): Promise<DashboardUserRow | undefined> {
-  const { rows } = await sql.query<DashboardUserRow>('SELECT id, account_id, email, role, password_hash FROM dashboard_users WHERE lower(email) = lower($1)', [
-    email,
-  ]);
+  const { rows } = await sql.query<DashboardUserRow>('SELECT id, account_id, email, role, password_hash FROM dashboard_users WHERE lower(email) = lower($1)', [email]);
   return rows[0];
 }
 
@@ -63,10 +61,13 @@ export async function insertDashboardUserUnlessTaken(
   tx: Sql,
   u: { id: string; accountId: string; email: string; passwordHash: string; role: DashboardUserRow['role'] },
 ): Promise<boolean> {
-  const created = await tx.query(
-    'INSERT INTO dashboard_users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(email))) DO NOTHING',
-    [u.id, u.accountId, u.email, u.passwordHash, u.role],
-  );
+  const created = await tx.query('INSERT INTO dashboard_users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) ON CONFLICT ((lower(email))) DO NOTHING', [
+    u.id,
+    u.accountId,
+    u.email,
+    u.passwordHash,
+    u.role,
+  ]);
   return created.rowCount > 0;
 }
 

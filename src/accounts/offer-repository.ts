@@ -74,10 +74,7 @@ export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t
 
 /** How many of the offer's purchases the leader has not paid yet (CREATED): their schedule still reads the offer (editOffer). */
 export async function unpaidPurchaseCount(tx: Sql, accountId: string, offerId: string): Promise<number> {
-  const { rows } = await tx.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM purchases WHERE account_id = $1 AND offer_id = $2 AND state = 'CREATED'",
-    [accountId, offerId],
-  );
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM purchases WHERE account_id = $1 AND offer_id = $2 AND state = 'CREATED'", [accountId, offerId]);
   return rows[0]!.n;
 }
 
@@ -90,7 +87,17 @@ export async function offerAccountId(sql: Sql, id: string): Promise<string | und
 /** One of the offers a new account starts with (src/accounts/default-offers.ts). */
 export async function insertOffer(
   tx: Sql,
-  o: { id: string; accountId: string; type: string; installments: number; deferredDays: number; feeRateBps: number; minAmountCents: number; maxAmountCents: number; signingSecretEnc: string },
+  o: {
+    id: string;
+    accountId: string;
+    type: string;
+    installments: number;
+    deferredDays: number;
+    feeRateBps: number;
+    minAmountCents: number;
+    maxAmountCents: number;
+    signingSecretEnc: string;
+  },
 ): Promise<void> {
   await tx.query(
     `INSERT INTO offers (id, account_id, type, installments, deferred_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)

@@ -17,10 +17,7 @@ export interface AuditEntry {
  * the action does; `details` must never hold a secret (a password, a key, a token): it is shown
  * to every admin of the account.
  */
-export async function recordAudit(
-  tx: Sql,
-  entry: { accountId: string; actor: Actor; action: string; subject?: string; details?: Record<string, unknown> },
-): Promise<void> {
+export async function recordAudit(tx: Sql, entry: { accountId: string; actor: Actor; action: string; subject?: string; details?: Record<string, unknown> }): Promise<void> {
   await tx.query('INSERT INTO audit_log (id, account_id, user_id, actor, action, subject, details) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
     newUuid(),
     entry.accountId,

@@ -21,7 +21,10 @@ function params(w: StatsWindow): unknown[] {
 }
 
 /** Per UTC day and currency: purchases created, how many are now SUCCESSFUL, FAILED, REFUNDED, and their amount. */
-export async function purchasesByDay(sql: Sql, w: StatsWindow): Promise<{ day: string; currency: string; created: number; paid: number; failed: number; refunded: number; amount_cents: number }[]> {
+export async function purchasesByDay(
+  sql: Sql,
+  w: StatsWindow,
+): Promise<{ day: string; currency: string; created: number; paid: number; failed: number; refunded: number; amount_cents: number }[]> {
   const { rows } = await sql.query<{ day: string; currency: string; created: number; paid: number; failed: number; refunded: number; amount_cents: number }>(
     `SELECT to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, p.currency,
             count(*)::int AS created,
@@ -82,7 +85,10 @@ export async function deliveryCounts(sql: Sql, w: StatsWindow): Promise<{ delive
 }
 
 /** The window's delivery that failed (or keeps failing) last. */
-export async function lastFailingDelivery(sql: Sql, w: StatsWindow): Promise<{ trigger_name: string | null; kind: string; last_status_code: number | null; last_error: string | null; updated_at: Date } | undefined> {
+export async function lastFailingDelivery(
+  sql: Sql,
+  w: StatsWindow,
+): Promise<{ trigger_name: string | null; kind: string; last_status_code: number | null; last_error: string | null; updated_at: Date } | undefined> {
   const { rows } = await sql.query<{ trigger_name: string | null; kind: string; last_status_code: number | null; last_error: string | null; updated_at: Date }>(
     `SELECT trigger_name, kind, last_status_code, last_error, updated_at
        FROM deliveries WHERE account_id = $1 AND created_at >= $2 AND created_at < $3

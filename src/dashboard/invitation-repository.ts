@@ -58,10 +58,7 @@ export async function pendingInvitationByToken(sql: Sql, tokenHash: Buffer): Pro
 }
 
 /** The pending invitation with this token hash, its row locked until the transaction ends. */
-export async function lockPendingInvitation(
-  tx: Sql,
-  tokenHash: Buffer,
-): Promise<{ id: string; account_id: string; email: string; role: InvitationRow['role'] } | undefined> {
+export async function lockPendingInvitation(tx: Sql, tokenHash: Buffer): Promise<{ id: string; account_id: string; email: string; role: InvitationRow['role'] } | undefined> {
   const { rows } = await tx.query<{ id: string; account_id: string; email: string; role: InvitationRow['role'] }>(
     `SELECT i.id, i.account_id, i.email, i.role FROM dashboard_invitations i WHERE i.token_hash = $1 AND ${PENDING} FOR UPDATE`,
     [tokenHash],

@@ -17,7 +17,11 @@ export interface WebhookEndpoint {
 }
 
 /** Stores the account's endpoint (replacing any previous one, and re-enabling it), its token and secret sealed. */
-export async function upsertWebhookEndpoint(sql: Sql, e: { accountId: string; url: string; events: readonly TriggerName[]; tokenEnc: string; secretEnc: string }, now: Date): Promise<void> {
+export async function upsertWebhookEndpoint(
+  sql: Sql,
+  e: { accountId: string; url: string; events: readonly TriggerName[]; tokenEnc: string; secretEnc: string },
+  now: Date,
+): Promise<void> {
   await sql.query(
     `INSERT INTO webhook_endpoints (account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, created_at, updated_at)
      VALUES ($1, $2, $3::text[], $4, $5, NULL, NULL, $6, $6)

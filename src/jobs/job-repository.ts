@@ -17,10 +17,7 @@ export interface ClaimedJobRow {
 }
 
 /** Adds a job unless one with its key exists; answers whether it was added. */
-export async function insertJob(
-  sql: Sql,
-  job: { accountId: string | null; kind: string; key: string; runAt: Date; payload: Record<string, unknown> },
-): Promise<boolean> {
+export async function insertJob(sql: Sql, job: { accountId: string | null; kind: string; key: string; runAt: Date; payload: Record<string, unknown> }): Promise<boolean> {
   const { rowCount } = await sql.query(
     `INSERT INTO jobs (account_id, kind, dedupe_key, run_at, payload) VALUES ($1, $2, $3, $4, $5::jsonb)
      ON CONFLICT (dedupe_key) DO NOTHING`,
@@ -54,10 +51,7 @@ export async function countDueLeased(sql: Sql, now: Date, kinds: readonly string
  * statement (`FOR UPDATE SKIP LOCKED`: two processes never claim the same job, nor wait for
  * each other); each claim counts one attempt.
  */
-export async function claimDueJobs(
-  sql: Sql,
-  c: { now: Date; kinds: readonly string[]; wall: Date; limit: number; lockedUntil: Date; leaseId: string },
-): Promise<ClaimedJobRow[]> {
+export async function claimDueJobs(sql: Sql, c: { now: Date; kinds: readonly string[]; wall: Date; limit: number; lockedUntil: Date; leaseId: string }): Promise<ClaimedJobRow[]> {
   const { rows } = await sql.query<ClaimedJobRow>(
     `WITH due AS (
        SELECT id FROM jobs

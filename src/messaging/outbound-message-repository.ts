@@ -85,19 +85,8 @@ export async function claimMessage(sql: Sql, id: string, m: MessageRecord, key: 
 }
 
 /** The outcome of a claimed message, once sent. */
-export async function settleMessage(
-  sql: Sql,
-  accountId: string,
-  id: string,
-  o: { accepted: boolean; error: string | null; providerId: string | null },
-): Promise<void> {
-  await sql.query('UPDATE outbound_messages SET accepted = $3, error = $4, provider_id = $5 WHERE account_id = $1 AND id = $2', [
-    accountId,
-    id,
-    o.accepted,
-    o.error,
-    o.providerId,
-  ]);
+export async function settleMessage(sql: Sql, accountId: string, id: string, o: { accepted: boolean; error: string | null; providerId: string | null }): Promise<void> {
+  await sql.query('UPDATE outbound_messages SET accepted = $3, error = $4, provider_id = $5 WHERE account_id = $1 AND id = $2', [accountId, id, o.accepted, o.error, o.providerId]);
 }
 
 /** Records a message with its outcome (an unkeyed one, or a keyed one that was never claimed). */

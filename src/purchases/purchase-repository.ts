@@ -266,22 +266,13 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
 
 /** Locks the purchase's row for a move and reads its state; undefined when the account has no such purchase. */
 export async function lockPurchaseState(tx: Sql, accountId: string, purchaseId: string): Promise<PurchaseState | undefined> {
-  const { rows } = await tx.query<{ state: PurchaseState }>(
-    'SELECT state FROM purchases WHERE account_id = $1 AND id = $2 FOR UPDATE',
-    [accountId, purchaseId],
-  );
+  const { rows } = await tx.query<{ state: PurchaseState }>('SELECT state FROM purchases WHERE account_id = $1 AND id = $2 FOR UPDATE', [accountId, purchaseId]);
   return rows[0]?.state;
 }
 
 /** Sets the purchase's state and comment (the state gate's write: purchases/transitions.ts). */
 export async function setPurchaseState(tx: Sql, accountId: string, purchaseId: string, state: PurchaseState, comment: string, now: Date): Promise<void> {
-  await tx.query('UPDATE purchases SET state = $3, comment = $4, updated_at = $5 WHERE account_id = $1 AND id = $2', [
-    accountId,
-    purchaseId,
-    state,
-    comment,
-    now,
-  ]);
+  await tx.query('UPDATE purchases SET state = $3, comment = $4, updated_at = $5 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, state, comment, now]);
 }
 
 /** Writes a move's event (and so its outbox row) and wakes the dispatcher at commit. */

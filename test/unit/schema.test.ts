@@ -39,7 +39,12 @@ describe(`src/db/schema.ts against the migrated database (${onPostgres ? 'Postgr
     const migrated = await migratedTables();
     for (const [table, columns] of Object.entries(migrated)) {
       const declared: Record<string, string> = { ...(TABLES as Record<string, Record<string, string>>)[table] };
-      expect(declared, `${table}: {\n${Object.entries(columns).map(([c, s]) => `  ${c}: '${s}',`).join('\n')}\n}`).toEqual(columns);
+      expect(
+        declared,
+        `${table}: {\n${Object.entries(columns)
+          .map(([c, s]) => `  ${c}: '${s}',`)
+          .join('\n')}\n}`,
+      ).toEqual(columns);
     }
   });
 });
