@@ -6,7 +6,7 @@
  * that route's cost that is Chipin's own arithmetic. Run: `npm run bench:schedule`. Figures:
  * docs/performance.md.
  */
-import type { Offer } from '../src/accounts/offers.ts';
+import type { Offer } from '../src/accounts/offer.ts';
 import { ScheduleMemo } from '../src/accounts/schedule-memo.ts';
 import { computeSchedule, type OfferTerms } from '../src/domain/schedule.ts';
 

@@ -23,7 +23,7 @@ import { OutboundMessenger } from './messaging/outbound-messenger.ts';
 import { createSmsGateway } from './messaging/sms.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import type { ConnectorDefinition } from './psp/definition.ts';
-import { findPspAccount, toStored } from './psp-accounts/repository.ts';
+import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
 import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';

@@ -15,7 +15,7 @@ import { OfferCache } from './accounts/offers.ts';
 import { parsePublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
-import { findPspAccount, toStored } from './psp-accounts/repository.ts';
+import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
 import { editOffer } from './use-cases/edit-offer.ts';
 import {
   createPspAccount,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database, Sql } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { generatePassword, hashPassword, verifyPassword } from '../crypto/passwords.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
@@ -7,7 +7,21 @@ import { generateApiKey } from './api-keys.ts';
 import { DEFAULT_OFFERS } from './default-offers.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
-import { actorOf, recordAudit } from '../audit/audit-log.ts';
+import { actorOf } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
+import { accountExists, accountName, countAccounts, insertAccount } from './account-repository.ts';
+import { findActiveApiKey, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
+import {
+  accountIdOfUserEmail,
+  dashboardEmailTaken,
+  endLiveSessions,
+  endOtherSessions,
+  findDashboardUserByEmail,
+  insertDashboardUser,
+  setPasswordHash,
+  setPasswordHashByEmail,
+} from './dashboard-user-repository.ts';
+import { insertOffer } from './offer-repository.ts';
 
 /** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 /** A dashboard user whose password was checked: who they are and what they may do. */
@@ -70,22 +84,12 @@ export class Accounts {
     const offers = DEFAULT_OFFERS.map((o) => ({ ...o, id: newUuid(), secret: randomBytes(32).toString('base64url') }));
 
     await this.db.transaction(async (tx) => {
-      const taken = await tx.query('SELECT 1 FROM dashboard_users WHERE lower(email) = lower($1)', [email]);
-      if (taken.rows.length > 0) throw new AccountError('email_taken', `a dashboard user with e-mail ${email} already exists`);
-      await tx.query('INSERT INTO accounts (id, name) VALUES ($1, $2)', [accountId, name]);
-      await tx.query('INSERT INTO dashboard_users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4)', [
-        newUuid(),
-        accountId,
-        email,
-        passwordHash,
-      ]);
-      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+      if (await dashboardEmailTaken(tx, email)) throw new AccountError('email_taken', `a dashboard user with e-mail ${email} already exists`);
+      await insertAccount(tx, accountId, name);
+      await insertDashboardUser(tx, { id: newUuid(), accountId, email, passwordHash });
+      await insertApiKey(tx, accountId, key.apiKey, key.secretHash);
       for (const o of offers) {
-        await tx.query(
-          `INSERT INTO offers (id, account_id, type, installments, deferred_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [o.id, accountId, o.type, o.installments, o.deferredDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, this.box.seal(o.secret)],
-        );
+        await insertOffer(tx, { ...o, accountId, signingSecretEnc: this.box.seal(o.secret) });
       }
     });
 
@@ -109,9 +113,8 @@ export class Accounts {
     const accountId = parsePublicId('acc', accountPublicId);
     const key = generateApiKey();
     await this.db.transaction(async (tx) => {
-      const found = accountId ? await tx.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]) : { rows: [] };
-      if (!accountId || found.rows.length === 0) throw new AccountError('unknown_account', `no account ${accountPublicId}`);
-      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+      if (!accountId || !(await accountExists(tx, accountId))) throw new AccountError('unknown_account', `no account ${accountPublicId}`);
+      await insertApiKey(tx, accountId, key.apiKey, key.secretHash);
     });
     return { account_id: accountPublicId, api_key: key.apiKey, api_secret: key.apiSecret };
   }
@@ -122,12 +125,9 @@ export class Accounts {
    * unknown, as a key that does not exist is; the CLI (operator) passes none.
    */
   async revokeKey(apiKey: string, accountId?: string): Promise<{ api_key: string; revoked_at: Date }> {
-    const { rows } = await this.db.query<{ revoked_at: Date }>(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ($2::uuid IS NULL OR account_id = $2) RETURNING revoked_at',
-      [apiKey, accountId ?? null],
-    );
-    if (!rows[0]) throw new AccountError('unknown_key', `no API key ${apiKey}`);
-    return { api_key: apiKey, revoked_at: rows[0].revoked_at };
+    const revokedAt = await revokeApiKey(this.db, apiKey, accountId ?? null);
+    if (!revokedAt) throw new AccountError('unknown_key', `no API key ${apiKey}`);
+    return { api_key: apiKey, revoked_at: revokedAt };
   }
 
   /**
@@ -141,8 +141,8 @@ export class Accounts {
     if (!(await this.dashboardUser(user.email, current))) return false;
     const hash = await hashPassword(next);
     await this.db.transaction(async (tx) => {
-      await tx.query('UPDATE dashboard_users SET password_hash = $3 WHERE id = $1 AND account_id = $2', [user.userId, user.accountId, hash]);
-      await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL', [user.userId, keepSessionId]);
+      await setPasswordHash(tx, user.accountId, user.userId, hash);
+      await endOtherSessions(tx, user.userId, keepSessionId);
       await recordAudit(tx, { accountId: user.accountId, actor: actorOf(user), action: 'password_change', subject: user.email });
     });
     return true;
@@ -157,15 +157,11 @@ export class Accounts {
     const password = generatePassword();
     const hash = await hashPassword(password);
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string; account_id: string; email: string }>(
-        'UPDATE dashboard_users SET password_hash = $2 WHERE lower(email) = lower($1) RETURNING id, account_id, email',
-        [email, hash],
-      );
-      const user = rows[0];
+      const user = await setPasswordHashByEmail(tx, email, hash);
       if (!user) throw new AccountError('unknown_user', `no dashboard user ${email}`);
-      const revoked = await tx.query('UPDATE dashboard_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()', [user.id]);
+      const revokedSessions = await endLiveSessions(tx, user.id);
       await recordAudit(tx, { accountId: user.account_id, actor: { label: 'cli' }, action: 'password_reset', subject: user.email });
-      return { email: user.email, password, revokedSessions: revoked.rowCount };
+      return { email: user.email, password, revokedSessions };
     });
   }
 
@@ -178,32 +174,21 @@ export class Accounts {
   async rotateKey(apiKey: string, accountId: string): Promise<CreatedKey & { revoked: string }> {
     const key = generateApiKey();
     await this.db.transaction(async (tx) => {
-      const { rows } = await tx.query(
-        'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id',
-        [apiKey, accountId],
-      );
-      if (rows.length === 0) throw new AccountError('unknown_key', `no live API key ${apiKey}`);
-      await insertKey(tx, accountId, key.apiKey, key.secretHash);
+      if (!(await revokeLiveApiKey(tx, apiKey, accountId))) throw new AccountError('unknown_key', `no live API key ${apiKey}`);
+      await insertApiKey(tx, accountId, key.apiKey, key.secretHash);
     });
     return { account_id: toPublicId('acc', accountId), api_key: key.apiKey, api_secret: key.apiSecret, revoked: apiKey };
   }
 
   /** The account's API keys, newest first: ids and dates only (the secrets exist only hashed). */
   async listKeys(accountId: string): Promise<ApiKeyView[]> {
-    const { rows } = await this.db.query<{ id: string; created_at: Date; revoked_at: Date | null }>(
-      'SELECT id, created_at, revoked_at FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id',
-      [accountId],
-    );
+    const rows = await listApiKeys(this.db, accountId);
     return rows.map((r) => ({ apiKey: r.id, createdAt: r.created_at, revokedAt: r.revoked_at ?? undefined }));
   }
 
   /** The key's account and secret hash, when the key exists and is not revoked. */
   async findActiveKey(apiKey: string): Promise<{ accountId: string; secretHash: Buffer } | undefined> {
-    const { rows } = await this.db.query<{ account_id: string; secret_hash: Uint8Array }>(
-      'SELECT account_id, secret_hash FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
-      [apiKey],
-    );
-    const row = rows[0];
+    const row = await findActiveApiKey(this.db, apiKey);
     return row && { accountId: row.account_id, secretHash: Buffer.from(row.secret_hash) };
   }
 
@@ -219,11 +204,7 @@ export class Accounts {
   /** The dashboard user with this e-mail and password, and its account (a back-office session names both). */
   async dashboardUser(email: string, password: string): Promise<DashboardUser | undefined> {
     if (email.length > 254 || password.length > 1024) return undefined;
-    const { rows } = await this.db.query<{ id: string; account_id: string; email: string; role: Role; password_hash: string }>(
-      'SELECT id, account_id, email, role, password_hash FROM dashboard_users WHERE lower(email) = lower($1)',
-      [email],
-    );
-    const row = rows[0];
+    const row = await findDashboardUserByEmail(this.db, email);
     if (!row) {
       await verifyPassword(password, await (dummyHash ??= hashPassword(generatePassword())));
       return undefined;
@@ -233,25 +214,18 @@ export class Accounts {
 
   /** The account's name, or undefined for an unknown account. */
   async nameOf(accountId: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ name: string }>('SELECT name FROM accounts WHERE id = $1', [accountId]);
-    return rows[0]?.name;
+    return accountName(this.db, accountId);
   }
 
   /** The account of the dashboard user with this e-mail (sandbox demo shop: its own merchant, found again after a restart). */
   async accountIdByEmail(email: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ account_id: string }>('SELECT account_id FROM dashboard_users WHERE lower(email) = lower($1)', [email]);
-    return rows[0]?.account_id;
+    return accountIdOfUserEmail(this.db, email);
   }
 
   async count(): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
-    return rows[0]?.n ?? 0;
+    return countAccounts(this.db);
   }
 }
 
 /** Hash of a random password, computed once: what an unknown dashboard e-mail is checked against. */
 let dummyHash: Promise<string> | undefined;
-
-async function insertKey(tx: Sql, accountId: string, apiKey: string, secretHash: Buffer): Promise<void> {
-  await tx.query('INSERT INTO api_keys (id, account_id, secret_hash) VALUES ($1, $2, $3)', [apiKey, accountId, secretHash]);
-}

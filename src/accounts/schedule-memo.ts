@@ -1,6 +1,6 @@
 import { computeSchedule, type Schedule } from '../domain/schedule.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
-import type { Offer } from './offers.ts';
+import type { Offer } from './offer.ts';
 
 /**
  * The schedules last computed, by offer, amount and creation day. A product page asks every

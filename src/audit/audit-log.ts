@@ -1,6 +1,3 @@
-import type { Sql } from '../db/database.ts';
-import { newUuid } from '../domain/ids.ts';
-
 /** Who acts: a dashboard user (their e-mail is the label), an API key, or the operator's CLI. */
 export interface Actor {
   userId?: string;
@@ -11,36 +8,6 @@ export interface Actor {
 /** A signed-in dashboard user as the actor of what they do: their id, and their e-mail as the label that outlives them. */
 export function actorOf(user: { userId: string; email: string }): Actor {
   return { userId: user.userId, label: user.email };
-}
-
-export interface AuditEntry {
-  id: string;
-  userId: string | null;
-  actor: string;
-  action: string;
-  subject: string | null;
-  details: Record<string, unknown>;
-  createdAt: Date;
-}
-
-/**
- * Writes one audit entry. Pass the action's own transaction, so the entry exists if and only if
- * the action does; `details` must never hold a secret (a password, a key, a token): it is shown
- * to every admin of the account.
- */
-export async function recordAudit(
-  tx: Sql,
-  entry: { accountId: string; actor: Actor; action: string; subject?: string; details?: Record<string, unknown> },
-): Promise<void> {
-  await tx.query('INSERT INTO audit_log (id, account_id, user_id, actor, action, subject, details) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    newUuid(),
-    entry.accountId,
-    entry.actor.userId ?? null,
-    entry.actor.label,
-    entry.action,
-    entry.subject ?? null,
-    JSON.stringify(entry.details ?? {}),
-  ]);
 }
 
 /**
@@ -55,23 +22,4 @@ export function webhookAudit(accountId: string, actor: Actor, settings: { url: s
 /** A test event's audit entry: what the endpoint answered (its host only, as for `webhook_set`). */
 export function webhookTestAudit(accountId: string, actor: Actor, sent: { triggerName: string; statusCode: number | null; error: string | null }) {
   return { accountId, actor, action: 'webhook_test', details: { event: sent.triggerName, status_code: sent.statusCode, ...(sent.error ? { error: sent.error } : {}) } };
-}
-
-/** The account's newest entries, optionally those about one subject (a purchase id), newest first. */
-export async function listAudit(sql: Sql, accountId: string, opts: { subject?: string; limit: number }): Promise<AuditEntry[]> {
-  const { rows } = await sql.query<{ id: string; user_id: string | null; actor: string; action: string; subject: string | null; details: unknown; created_at: Date }>(
-    `SELECT id, user_id, actor, action, subject, details, created_at FROM audit_log
-      WHERE account_id = $1 AND ($2::text IS NULL OR subject = $2)
-      ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [accountId, opts.subject ?? null, opts.limit],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    userId: r.user_id,
-    actor: r.actor,
-    action: r.action,
-    subject: r.subject,
-    details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown>,
-    createdAt: r.created_at,
-  }));
 }

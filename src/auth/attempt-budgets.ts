@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
+import { addAttempt, settleAttempts, throttleRows, type ThrottleRow } from './throttle-repository.ts';
 
 /**
  * Failure budgets of credential checks (docs/security.md, "Throttles"), kept in the
@@ -56,14 +57,6 @@ export interface Reservation {
 }
 
 export type Reserved = Reservation | { ok: false; retryAfter: number };
-
-interface Row {
-  scope: string;
-  subject: string;
-  failures: number;
-  pending: number;
-  resets_at: Date | string;
-}
 
 /** What is stored for a subject: a digest, so that nothing typed into a credential field is kept as typed. */
 function digest(scope: string, subject: string): string {
@@ -140,9 +133,10 @@ export class AttemptBudgets {
     const rows = ordered(claims);
     if (rows.length === 0) return 0;
     const now = this.now();
-    const { rows: found } = await this.sql.query<Row>(
-      'SELECT scope, subject, failures, pending, resets_at FROM auth_throttle WHERE (scope, subject) IN (SELECT * FROM unnest($1::text[], $2::text[]))',
-      [rows.map((r) => r.budget.scope), rows.map((r) => r.key)],
+    const found = await throttleRows(
+      this.sql,
+      rows.map((r) => r.budget.scope),
+      rows.map((r) => r.key),
     );
     let wait = 0;
     for (const r of rows) {
@@ -160,23 +154,13 @@ export class AttemptBudgets {
    * (`pending: 1`). A window that ended starts again from this attempt: its failures and any
    * check left in flight by a process that died are forgotten with it.
    */
-  async #count(rows: readonly { budget: Budget; key: string }[], now: number, add: { failures: 0 | 1; pending: 0 | 1 }): Promise<Row[]> {
-    const params: unknown[] = [new Date(now), add.failures, add.pending];
-    const values = rows.map((r) => {
-      params.push(r.budget.scope, r.key, new Date(now + r.budget.windowMs));
-      const n = params.length;
-      return `($${n - 2}, $${n - 1}, $2::int, $3::int, $${n}::timestamptz)`;
-    });
-    const { rows: after } = await this.sql.query<Row>(
-      `INSERT INTO auth_throttle AS t (scope, subject, failures, pending, resets_at) VALUES ${values.join(', ')}
-       ON CONFLICT (scope, subject) DO UPDATE SET
-         failures = CASE WHEN t.resets_at <= $1 THEN $2::int ELSE t.failures + $2::int END,
-         pending = CASE WHEN t.resets_at <= $1 THEN $3::int ELSE t.pending + $3::int END,
-         resets_at = CASE WHEN t.resets_at <= $1 THEN EXCLUDED.resets_at ELSE t.resets_at END
-       RETURNING scope, subject, failures, pending, resets_at`,
-      params,
+  async #count(rows: readonly { budget: Budget; key: string }[], now: number, add: { failures: 0 | 1; pending: 0 | 1 }): Promise<ThrottleRow[]> {
+    return addAttempt(
+      this.sql,
+      rows.map((r) => ({ scope: r.budget.scope, subject: r.key, resetsAt: new Date(now + r.budget.windowMs) })),
+      new Date(now),
+      add,
     );
-    return after;
   }
 
   /**
@@ -185,22 +169,11 @@ export class AttemptBudgets {
    * meanwhile keeps the failure: counting it in the next one errs on the safe side.
    */
   async #settle(rows: readonly { budget: Budget; key: string }[], failed: boolean): Promise<void> {
-    const scopes = rows.map((r) => r.budget.scope);
-    const keys = rows.map((r) => r.key);
-    await this.sql.query(
-      `WITH locked AS (
-         SELECT t.scope, t.subject FROM auth_throttle t
-         JOIN unnest($1::text[], $2::text[]) AS r(scope, subject) ON t.scope = r.scope AND t.subject = r.subject
-         ORDER BY t.scope COLLATE "C", t.subject COLLATE "C" FOR UPDATE OF t)
-       UPDATE auth_throttle t SET pending = GREATEST(t.pending - 1, 0), failures = t.failures + $3
-       FROM locked WHERE t.scope = locked.scope AND t.subject = locked.subject`,
-      [scopes, keys, failed ? 1 : 0],
+    await settleAttempts(
+      this.sql,
+      rows.map((r) => r.budget.scope),
+      rows.map((r) => r.key),
+      failed,
     );
   }
-}
-
-/** Deletes the rows of windows that ended more than an hour ago (they throttle nobody); answers how many. */
-export async function purgeSpentBudgets(sql: Sql): Promise<number> {
-  const { rowCount } = await sql.query("DELETE FROM auth_throttle WHERE resets_at < now() - interval '1 hour'");
-  return rowCount;
 }

@@ -1,3 +1,4 @@
+import { recentlyRevokedApiKeys } from '../accounts/api-key-repository.ts';
 import type { Sql } from '../db/database.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './access-tokens.ts';
 
@@ -25,11 +26,7 @@ export class RevokedKeys {
 
   /** A key older than a token's lifetime has no live tokens left, so the set stays small. */
   async refresh(): Promise<void> {
-    const { rows } = await this.sql.query<{ id: string }>(
-      `SELECT id FROM api_keys WHERE revoked_at > now() - make_interval(secs => $1)`,
-      [ACCESS_TOKEN_TTL_SECONDS + 60],
-    );
-    this.#keys = new Set(rows.map((r) => r.id));
+    this.#keys = new Set(await recentlyRevokedApiKeys(this.sql, ACCESS_TOKEN_TTL_SECONDS + 60));
   }
 
   start(): void {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import { addClockOffset, readClockOffset } from './clock-repository.ts';
 import type { Clock } from '../domain/clock.ts';
 
 /** Largest single move of `advance` (a year), as `POST /api/sandbox/clock` accepts it. */
@@ -60,8 +61,7 @@ export class SandboxClock implements Clock {
 
   /** Re-reads the shared offset. Never moves this process's clock backwards. */
   async refresh(): Promise<void> {
-    const { rows } = await this.sql.query<{ offset_ms: number }>('SELECT offset_ms FROM sandbox_clock WHERE id');
-    this.#accept(rows[0]?.offset_ms ?? 0);
+    this.#accept(await readClockOffset(this.sql));
   }
 
   /**
@@ -74,14 +74,9 @@ export class SandboxClock implements Clock {
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
       throw new RangeError(`the clock moves forward by 1 to ${MAX_ADVANCE_SECONDS} seconds at a time, got ${seconds}`);
     }
-    const { rows } = await this.sql.query<{ offset_ms: number }>(
-      `UPDATE sandbox_clock SET offset_ms = offset_ms + $1, updated_at = now()
-       WHERE id AND offset_ms + $1 <= $2 RETURNING offset_ms`,
-      [seconds * 1000, MAX_OFFSET_MS],
-    );
-    const row = rows[0];
-    if (!row) throw new ClockLimitError(`the sandbox clock cannot be more than ${MAX_OFFSET_MS / 86_400_000} days ahead of real time`);
-    this.#accept(row.offset_ms);
+    const offsetMs = await addClockOffset(this.sql, seconds * 1000, MAX_OFFSET_MS);
+    if (offsetMs === undefined) throw new ClockLimitError(`the sandbox clock cannot be more than ${MAX_OFFSET_MS / 86_400_000} days ahead of real time`);
+    this.#accept(offsetMs);
     return this.#offsetMs;
   }
 

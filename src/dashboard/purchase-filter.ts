@@ -1,7 +1,7 @@
 import { isStorableDate } from '../domain/dates.ts';
 import { isUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { internalStatesOf, type V1State } from '../domain/purchase-states.ts';
-import type { PurchaseFilter } from '../purchases/repository.ts';
+import type { PurchaseFilter } from '../purchases/purchase-repository.ts';
 import type { PurchaseQuery } from './pages/purchases-page.ts';
 import { V1_STATES } from './pages/purchases-page.ts';
 import type { DashboardTexts } from './texts.ts';

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
-import { purgeSpentBudgets } from '../auth/attempt-budgets.ts';
+import { purgeSpentBudgets } from '../auth/throttle-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
+import { purgeEndedInvitations } from './invitation-repository.ts';
+import { purgeEndedSessions } from './session-repository.ts';
 
 /** How often each process purges (wall clock). */
 export const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
@@ -11,15 +13,9 @@ export const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
  * days ago go too (their outcome is in the audit log). Both by the database's wall clock, as their expiry is. Answers the counts.
  */
 export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; invitations: number }> {
-  const sessions = await sql.query(
-    `DELETE FROM dashboard_sessions
-      WHERE expires_at < now() - interval '1 day' OR revoked_at < now() - interval '1 day'`,
-  );
-  const invitations = await sql.query(
-    `DELETE FROM dashboard_invitations
-      WHERE COALESCE(accepted_at, revoked_at, expires_at) < now() - interval '30 days'`,
-  );
-  return { sessions: sessions.rowCount, invitations: invitations.rowCount };
+  const sessions = await purgeEndedSessions(sql);
+  const invitations = await purgeEndedInvitations(sql);
+  return { sessions, invitations };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { deriveKey } from '../crypto/keys.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { Role } from './roles.ts';
+import { findLiveSession, insertSession, revokeSession } from './session-repository.ts';
 
 export const SESSION_COOKIE = 'chipin_dashboard';
 /** Absolute lifetime: a back-office session is a working day, then the staff signs in again. */
@@ -47,30 +48,20 @@ export class DashboardSessions {
   async create(user: { userId: string; accountId: string; email: string; role: Role }): Promise<{ token: string; session: DashboardSession }> {
     const token = randomBytes(32).toString('base64url');
     const id = newUuid();
-    await this.db.query(
-      `INSERT INTO dashboard_sessions (id, token_hash, account_id, user_id, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [id, hashOf(token), user.accountId, user.userId, SESSION_SECONDS],
-    );
+    await insertSession(this.db, { id, tokenHash: hashOf(token), accountId: user.accountId, userId: user.userId, seconds: SESSION_SECONDS });
     return { token, session: { id, accountId: user.accountId, userId: user.userId, email: user.email, role: user.role, csrf: this.#csrf(token) } };
   }
 
   /** The session of this cookie value, if it exists, has not expired and was not revoked. */
   async find(token: string | undefined): Promise<DashboardSession | undefined> {
     if (!token || !TOKEN.test(token)) return undefined;
-    const { rows } = await this.db.query<{ id: string; account_id: string; user_id: string; email: string; role: Role }>(
-      `SELECT s.id, s.account_id, s.user_id, u.email, u.role
-         FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id AND u.account_id = s.account_id
-        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
-      [hashOf(token)],
-    );
-    const row = rows[0];
+    const row = await findLiveSession(this.db, hashOf(token));
     return row && { id: row.id, accountId: row.account_id, userId: row.user_id, email: row.email, role: row.role, csrf: this.#csrf(token) };
   }
 
   /** Ends the session (sign-out). Idempotent. */
   async revoke(sessionId: string): Promise<void> {
-    await this.db.query('UPDATE dashboard_sessions SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1', [sessionId]);
+    await revokeSession(this.db, sessionId);
   }
 
   /** Whether `given` is the session's CSRF token, in constant time. */

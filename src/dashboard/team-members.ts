@@ -1,4 +1,6 @@
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { dashboardUsersOf, deleteDashboardUser, lockAdminsAndUser, setDashboardUserRole } from '../accounts/dashboard-user-repository.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { Role } from './roles.ts';
@@ -13,12 +15,7 @@ export interface TeamMember {
 
 /** The account's dashboard users, admins first, then by e-mail. */
 export async function listMembers(sql: Sql, accountId: string): Promise<TeamMember[]> {
-  const { rows } = await sql.query<{ id: string; email: string; role: Role; last_sign_in: Date | null }>(
-    `SELECT u.id, u.email, u.role, (SELECT max(s.created_at) FROM dashboard_sessions s WHERE s.user_id = u.id) AS last_sign_in
-       FROM dashboard_users u WHERE u.account_id = $1
-      ORDER BY u.role = 'admin' DESC, lower(u.email)`,
-    [accountId],
-  );
+  const rows = await dashboardUsersOf(sql, accountId);
   return rows.map((r) => ({ id: r.id, email: r.email, role: r.role, lastSignIn: r.last_sign_in }));
 }
 
@@ -38,20 +35,16 @@ export async function changeMember(
 ): Promise<MemberChange> {
   if (!isUuid(memberId)) return { ok: false, reason: 'not_found' };
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ id: string; email: string; role: Role }>(
-      `SELECT id, email, role FROM dashboard_users WHERE account_id = $1 AND (role = 'admin' OR id = $2) ORDER BY id FOR UPDATE`,
-      [accountId, memberId],
-    );
+    const rows = await lockAdminsAndUser(tx, accountId, memberId);
     const member = rows.find((r) => r.id === memberId);
     if (!member) return { ok: false, reason: 'not_found' };
     const leavesAdmin = 'remove' in change || change.role !== 'admin';
     if (member.role === 'admin' && leavesAdmin && rows.filter((r) => r.role === 'admin').length === 1) return { ok: false, reason: 'last_admin' };
     if ('remove' in change) {
-      await tx.query('DELETE FROM dashboard_sessions WHERE user_id = $1', [memberId]);
-      await tx.query('DELETE FROM dashboard_users WHERE id = $1 AND account_id = $2', [memberId, accountId]);
+      await deleteDashboardUser(tx, accountId, memberId);
       await recordAudit(tx, { accountId, actor, action: 'member_remove', subject: member.email });
     } else {
-      await tx.query('UPDATE dashboard_users SET role = $3 WHERE id = $1 AND account_id = $2', [memberId, accountId, change.role]);
+      await setDashboardUserRole(tx, accountId, memberId, change.role);
       await recordAudit(tx, { accountId, actor, action: 'role_change', subject: member.email, details: { from: member.role, to: change.role } });
     }
     return { ok: true };

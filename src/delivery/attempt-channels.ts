@@ -5,7 +5,7 @@ import type { AddressPolicy } from '../outbound/addresses.ts';
 import type { AttemptRequest } from './attempt-request.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { verdictOf } from './policy.ts';
-import type { AttemptRecord } from './store.ts';
+import type { AttemptRecord } from './delivery-queue-repository.ts';
 
 /** What sending came to, whatever the channel. */
 export interface Sent extends HttpAttempt {

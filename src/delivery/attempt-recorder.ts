@@ -2,7 +2,8 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Sent } from './attempt-channels.ts';
 import { retryAfterMs, retryDelay } from './policy.ts';
-import { isPlainSuccess, recordAttempt, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { isPlainSuccess, recordAttempt, type AttemptRecord, type ClaimedDelivery } from './delivery-queue-repository.ts';
+import type { AttemptOutcome } from './delivery.ts';
 import { SuccessRecorder } from './success-recorder.ts';
 import type { DeliveryLog, DeliveryMetricsSink } from './worker-deps.ts';
 

@@ -1,7 +1,8 @@
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
-import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
-import { toDeliveryUid, type ClaimedDelivery } from './store.ts';
+import { findWebhookEndpoints, type WebhookEndpoint } from './webhook-endpoint-repository.ts';
+import type { ClaimedDelivery } from './delivery-queue-repository.ts';
+import { toDeliveryUid } from './delivery.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 
 const USER_AGENT = 'Chipin-Webhooks/1.0 (+https://www.standardwebhooks.com)';

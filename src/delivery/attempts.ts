@@ -1,8 +1,9 @@
-import type { WebhookEndpoint } from './endpoints.ts';
+import type { WebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { mailNotification, postRequest, type Sent } from './attempt-channels.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import { prepareRequest, webhookRequest, type AttemptRequest } from './attempt-request.ts';
-import { cancelClaimed, toDeliveryUid, type ClaimedDelivery } from './store.ts';
+import { cancelClaimed, type ClaimedDelivery } from './delivery-queue-repository.ts';
+import { toDeliveryUid } from './delivery.ts';
 import type { WebhookMessage } from './webhook-payload.ts';
 import type { DeliveryWorkerDeps } from './worker-deps.ts';
 

@@ -1,3 +1,4 @@
+import { accountExists } from '../accounts/account-repository.ts';
 import { AccountError } from '../accounts/accounts.ts';
 import type { Config } from '../config.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
@@ -18,8 +19,7 @@ export async function setWebhookFromCli(config: Config, input: { account: string
   const db = await openDatabase(config);
   try {
     await migrate(db);
-    const found = accountId ? await db.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]) : { rows: [] };
-    if (!accountId || found.rows.length === 0) throw new AccountError('unknown_account', `no account ${input.account}`);
+    if (!accountId || !(await accountExists(db, accountId))) throw new AccountError('unknown_account', `no account ${input.account}`);
     const policy = new AddressPolicy(config.env, config.webhookAllowedHosts ?? []);
     const settings = await setWebhookEndpoint(
       db,

@@ -1,5 +1,5 @@
-import type { WebhookEndpoint } from './endpoints.ts';
-import type { ClaimedDelivery } from './store.ts';
+import type { WebhookEndpoint } from './webhook-endpoint-repository.ts';
+import type { ClaimedDelivery } from './delivery-queue-repository.ts';
 
 /** Shares of a destination claimed ahead, beyond those in flight (see DestinationSlots#ahead). */
 export const AHEAD_SHARES = 2;

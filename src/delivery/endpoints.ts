@@ -1,23 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Sql } from '../db/database.ts';
-import type { Redacted } from '../crypto/redacted.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { DEFAULT_TRIGGERS, isTriggerName, type TriggerName } from './triggers.ts';
+import { upsertWebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { isInternalAddress, normalizeHost, type AddressPolicy } from '../outbound/addresses.ts';
-
-/** An account's webhook endpoint, secrets opened (and wrapped so that they never print). */
-export interface WebhookEndpoint {
-  accountId: string;
-  url: string;
-  events: TriggerName[];
-  token: Redacted;
-  secret: Redacted;
-  /** Set when the endpoint answered 410 Gone: nothing is sent to it until its URL is set again. */
-  disabledAt: Date | null;
-  disabledReason: string | null;
-  updatedAt: Date;
-}
 
 /** What setting the endpoint answers, once, and what the dashboard user may read back. */
 export interface WebhookSettings {
@@ -99,50 +86,6 @@ export async function setWebhookEndpoint(
   const events = checkEvents(input.events);
   const token = generateToken();
   const secret = generateSigningSecret();
-  await sql.query(
-    `INSERT INTO webhook_endpoints (account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, created_at, updated_at)
-     VALUES ($1, $2, $3::text[], $4, $5, NULL, NULL, $6, $6)
-     ON CONFLICT (account_id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, token_enc = EXCLUDED.token_enc,
-       secret_enc = EXCLUDED.secret_enc, disabled_at = NULL, disabled_reason = NULL, updated_at = EXCLUDED.updated_at`,
-    [accountId, url, events, box.seal(token), box.seal(secret), now],
-  );
+  await upsertWebhookEndpoint(sql, { accountId, url, events, tokenEnc: box.seal(token), secretEnc: box.seal(secret) }, now);
   return { url, token, secret, events };
-}
-
-interface EndpointRow {
-  account_id: string;
-  url: string;
-  events: string[];
-  token_enc: string;
-  secret_enc: string;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  updated_at: Date;
-}
-
-const COLUMNS = 'account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, updated_at';
-
-function toEndpoint(r: EndpointRow, box: SecretBox): WebhookEndpoint {
-  return {
-    accountId: r.account_id,
-    url: r.url,
-    events: r.events.filter(isTriggerName),
-    token: box.open(r.token_enc),
-    secret: box.open(r.secret_enc),
-    disabledAt: r.disabled_at,
-    disabledReason: r.disabled_reason,
-    updatedAt: r.updated_at,
-  };
-}
-
-export async function findWebhookEndpoint(sql: Sql, box: SecretBox, accountId: string): Promise<WebhookEndpoint | undefined> {
-  const { rows } = await sql.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = $1`, [accountId]);
-  return rows[0] && toEndpoint(rows[0], box);
-}
-
-/** The endpoints of several accounts, by account id (the worker reads a batch at once). */
-export async function findWebhookEndpoints(sql: Sql, box: SecretBox, accountIds: readonly string[]): Promise<Map<string, WebhookEndpoint>> {
-  if (accountIds.length === 0) return new Map();
-  const { rows } = await sql.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = ANY($1::uuid[])`, [[...new Set(accountIds)]]);
-  return new Map(rows.map((r) => [r.account_id, toEndpoint(r, box)]));
 }

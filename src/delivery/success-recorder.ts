@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { recordSuccesses, type SuccessRecord } from './store.ts';
+import { recordSuccesses, type SuccessRecord } from './delivery-queue-repository.ts';
 
 interface Waiting extends SuccessRecord {
   resolve(applied: boolean): void;

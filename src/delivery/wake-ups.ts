@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
-import { nextWakeUp } from './store.ts';
+import { nextWakeUp } from './delivery-queue-repository.ts';
 import type { DeliveryLog } from './worker-deps.ts';
 
 /** See #dueTimerStale: how often a busy worker reads the next due time. */

@@ -4,11 +4,11 @@ import type { DueWorkRunner } from '../jobs/due-work.ts';
 import type { Sent } from './attempt-channels.ts';
 import { Attempts, type Sending } from './attempts.ts';
 import { AHEAD_SHARES, DestinationSlots } from './destination-slots.ts';
-import { findWebhookEndpoints, type WebhookEndpoint } from './endpoints.ts';
 import { EventDispatch } from './event-dispatch.ts';
 import { DEFAULT_TIMEOUT_MS } from './policy.ts';
-import { claimDue, destinationOf, releaseClaimed, type ClaimedDelivery } from './store.ts';
+import { claimDue, destinationOf, dueInFlight, releaseClaimed, type ClaimedDelivery } from './delivery-queue-repository.ts';
 import { WakeUps } from './wake-ups.ts';
+import { findWebhookEndpoints, type WebhookEndpoint } from './webhook-endpoint-repository.ts';
 import type { WebhookMessage } from './webhook-payload.ts';
 import type { DeliveryWorkerDeps, DeliveryWorkerOptions } from './worker-deps.ts';
 
@@ -168,11 +168,7 @@ export class DeliveryWorker implements DueWorkRunner {
 
   /** Due deliveries being sent right now by some process (leased), which a caller may wait for. */
   async dueInProgress(): Promise<number> {
-    const { rows } = await this.#deps.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`,
-      [this.#deps.clock.now(), this.#wallNow()],
-    );
-    return rows[0]?.n ?? 0;
+    return dueInFlight(this.#deps.db, this.#deps.clock.now(), this.#wallNow());
   }
 
   /**

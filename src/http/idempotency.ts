@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { claimKey, findKey, releaseKey, storeResponse } from '../idempotency/repository.ts';
+import { claimKey, findKey, releaseKey, storeResponse } from '../idempotency/idempotency-repository.ts';
 import { ApiError } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;

@@ -16,6 +16,17 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from './due-work.ts';
+import {
+  abandonJob,
+  cancelUnclaimedJob,
+  claimDueJobs,
+  countDueLeased,
+  finishJob,
+  insertJob,
+  renewLease,
+  rescheduleJob,
+  retryJobLater,
+} from './job-repository.ts';
 
 /** A job as its handler sees it. */
 export interface Job {
@@ -79,22 +90,12 @@ export async function scheduleJob(sql: Sql, job: NewJob): Promise<boolean> {
   if (job.kind.length === 0 || job.kind.length > 100) throw new RangeError(`job kind must be 1 to 100 characters, got ${JSON.stringify(job.kind)}`);
   if (job.key.length === 0 || job.key.length > MAX_KEY_LENGTH) throw new RangeError(`job key must be 1 to ${MAX_KEY_LENGTH} characters`);
   if (Number.isNaN(job.runAt.getTime())) throw new RangeError('job runAt is not a valid date');
-  const { rowCount } = await sql.query(
-    `INSERT INTO jobs (account_id, kind, dedupe_key, run_at, payload) VALUES ($1, $2, $3, $4, $5::jsonb)
-     ON CONFLICT (dedupe_key) DO NOTHING`,
-    [job.accountId ?? null, job.kind, job.key, job.runAt, JSON.stringify(job.payload ?? {})],
-  );
-  return rowCount > 0;
+  return insertJob(sql, { accountId: job.accountId ?? null, kind: job.kind, key: job.key, runAt: job.runAt, payload: job.payload ?? {} });
 }
 
 /** Withdraws a job that has not run yet (the purchase it served was aborted, say). Answers whether one was. */
 export async function cancelJob(sql: Sql, key: string, now: Date): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `UPDATE jobs SET done_at = $2, last_error = 'cancelled', locked_until = NULL
-     WHERE dedupe_key = $1 AND done_at IS NULL AND (locked_until IS NULL OR locked_until <= $3)`,
-    [key, now, new Date()],
-  );
-  return rowCount > 0;
+  return cancelUnclaimedJob(sql, key, now, new Date());
 }
 
 export interface JobSchedulerOptions {
@@ -111,16 +112,6 @@ export interface JobSchedulerOptions {
   maxPerRun?: number;
   /** The wall clock leases are measured on (tests). */
   wallNow?: () => Date;
-}
-
-interface ClaimedRow {
-  id: number;
-  account_id: string | null;
-  kind: string;
-  dedupe_key: string;
-  run_at: Date | string;
-  payload: Record<string, unknown> | string;
-  attempts: number;
 }
 
 const defaultBackoff = (attempt: number) => Math.min(5_000 * 2 ** (attempt - 1), 3_600_000);
@@ -181,12 +172,7 @@ export class JobScheduler implements DueWorkRunner {
    */
   async dueInProgress(): Promise<number> {
     if (this.#handlers.size === 0) return 0;
-    const { rows } = await this.#db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM jobs
-       WHERE done_at IS NULL AND run_at <= $1 AND kind = ANY($2::text[]) AND locked_until > $3`,
-      [this.#clock.now(), [...this.#handlers.keys()], this.#wallNow()],
-    );
-    return rows[0]?.n ?? 0;
+    return countDueLeased(this.#db, this.#clock.now(), [...this.#handlers.keys()], this.#wallNow());
   }
 
   /** Polls for due jobs every `intervalMs` (unref'd timer); a tick is skipped while a run is in progress. */
@@ -228,20 +214,14 @@ export class JobScheduler implements DueWorkRunner {
   async #claim(limit: number): Promise<{ leaseId: string; jobs: Job[] }> {
     const leaseId = randomUUID();
     const wall = this.#wallNow();
-    const { rows } = await this.#db.query<ClaimedRow>(
-      `WITH due AS (
-         SELECT id FROM jobs
-         WHERE done_at IS NULL AND run_at <= $1 AND kind = ANY($2::text[])
-           AND (locked_until IS NULL OR locked_until <= $3)
-         ORDER BY run_at, id
-         LIMIT $4
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE jobs j SET locked_until = $5, lease_id = $6, attempts = j.attempts + 1
-       FROM due WHERE j.id = due.id
-       RETURNING j.id, j.account_id, j.kind, j.dedupe_key, j.run_at, j.payload, j.attempts`,
-      [this.#clock.now(), [...this.#handlers.keys()], wall, limit, new Date(wall.getTime() + this.#leaseMs), leaseId],
-    );
+    const rows = await claimDueJobs(this.#db, {
+      now: this.#clock.now(),
+      kinds: [...this.#handlers.keys()],
+      wall,
+      limit,
+      lockedUntil: new Date(wall.getTime() + this.#leaseMs),
+      leaseId,
+    });
     const jobs = rows
       .map((r) => ({
         id: Number(r.id),
@@ -260,13 +240,7 @@ export class JobScheduler implements DueWorkRunner {
     // Renew the lease while handlers run, so that a slow handler is not taken over.
     const renew = setInterval(() => {
       const wall = this.#wallNow();
-      this.#db
-        .query('UPDATE jobs SET locked_until = $2 WHERE lease_id = $1 AND done_at IS NULL AND locked_until > $3', [
-          leaseId,
-          new Date(wall.getTime() + this.#leaseMs),
-          wall,
-        ])
-        .catch((err: unknown) => this.#log.warn({ err }, 'could not renew job leases'));
+      renewLease(this.#db, leaseId, new Date(wall.getTime() + this.#leaseMs), wall).catch((err: unknown) => this.#log.warn({ err }, 'could not renew job leases'));
     }, Math.max(this.#leaseMs / 3, 10));
     renew.unref();
     try {
@@ -285,19 +259,11 @@ export class JobScheduler implements DueWorkRunner {
       await this.#recordFailure(leaseId, job, entry, err);
       return;
     }
-    const { rowCount } =
+    const recorded =
       outcome && outcome.retryAt instanceof Date
-        ? await this.#db.query(
-            `UPDATE jobs SET run_at = $3, attempts = 0, last_error = NULL, locked_until = NULL, lease_id = NULL
-             WHERE id = $1 AND lease_id = $2 AND done_at IS NULL`,
-            [job.id, leaseId, outcome.retryAt],
-          )
-        : await this.#db.query(
-            `UPDATE jobs SET done_at = $3, last_error = NULL, locked_until = NULL
-             WHERE id = $1 AND lease_id = $2 AND done_at IS NULL`,
-            [job.id, leaseId, this.#clock.now()],
-          );
-    if (rowCount === 0) this.#lostLease(job);
+        ? await rescheduleJob(this.#db, job.id, leaseId, outcome.retryAt)
+        : await finishJob(this.#db, job.id, leaseId, this.#clock.now());
+    if (!recorded) this.#lostLease(job);
   }
 
   async #recordFailure(leaseId: string, job: Job, entry: { maxAttempts: number; backoffMs: (attempt: number) => number }, err: unknown): Promise<void> {
@@ -306,21 +272,11 @@ export class JobScheduler implements DueWorkRunner {
     const giveUp = job.attempt >= entry.maxAttempts;
     const jitter = 0.8 + Math.random() * 0.4;
     const retryAt = new Date(now.getTime() + Math.round(entry.backoffMs(job.attempt) * jitter));
-    const { rowCount } = giveUp
-      ? await this.#db.query(
-          `UPDATE jobs SET done_at = $3, failed_at = $3, last_error = $4, locked_until = NULL
-           WHERE id = $1 AND lease_id = $2 AND done_at IS NULL`,
-          [job.id, leaseId, now, message],
-        )
-      : await this.#db.query(
-          `UPDATE jobs SET run_at = $3, last_error = $4, locked_until = NULL, lease_id = NULL
-           WHERE id = $1 AND lease_id = $2 AND done_at IS NULL`,
-          [job.id, leaseId, retryAt, message],
-        );
+    const recorded = giveUp ? await abandonJob(this.#db, job.id, leaseId, now, message) : await retryJobLater(this.#db, job.id, leaseId, retryAt, message);
     const context = { err, job_id: job.id, kind: job.kind, attempt: job.attempt };
     if (giveUp) this.#log.error(context, 'job failed too many times: abandoned');
     else this.#log.warn({ ...context, retry_at: retryAt.toISOString() }, 'job failed: will retry');
-    if (rowCount === 0) this.#lostLease(job);
+    if (!recorded) this.#lostLease(job);
   }
 
   #lostLease(job: Job): void {

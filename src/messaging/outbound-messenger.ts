@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
+import { claimMessage, recordMessage, settleMessage } from './outbound-message-repository.ts';
 import type { Mailer } from './mailer.ts';
 import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage, ShopperNotice, SmsNotice } from './messenger.ts';
 import { noticeEmail, noticeSms, type NoticeKind } from './notice-templates.ts';
@@ -130,13 +131,8 @@ export class OutboundMessenger implements Messenger {
     const id = newUuid();
     const fields = { account_id: msg.accountId, purchase_id: msg.purchaseId, message: kind, channel: o.channel };
     try {
-      const { rowCount } = await this.deps.db.query(
-        `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at, message_key)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, false, 'sending', NULL, $8, $9)
-         ON CONFLICT (account_id, message_key, channel) WHERE message_key IS NOT NULL DO NOTHING`,
-        [id, msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, this.clock.now(), key],
-      );
-      if (rowCount > 0) return id;
+      const record = { accountId: msg.accountId, purchaseId: msg.purchaseId, channel: o.channel, recipient: o.recipient, subject: o.subject, body: o.body };
+      if (await claimMessage(this.deps.db, id, record, key, this.clock.now())) return id;
       this.log('info', fields, 'message already sent: not sent again');
     } catch (err) {
       this.log('error', { ...fields, err }, 'could not record an outbound message: not sent');
@@ -190,20 +186,9 @@ export class OutboundMessenger implements Messenger {
     }
     try {
       if (typeof key === 'object') {
-        await this.deps.db.query('UPDATE outbound_messages SET accepted = $3, error = $4, provider_id = $5 WHERE account_id = $1 AND id = $2', [
-          msg.accountId,
-          key.claimed,
-          o.accepted,
-          o.error,
-          o.providerId,
-        ]);
+        await settleMessage(this.deps.db, msg.accountId, key.claimed, o);
       } else {
-        await this.deps.db.query(
-          `INSERT INTO outbound_messages (id, account_id, purchase_id, channel, recipient, subject, body, accepted, error, provider_id, created_at, message_key)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-           ON CONFLICT (account_id, message_key, channel) WHERE message_key IS NOT NULL DO NOTHING`,
-          [newUuid(), msg.accountId, msg.purchaseId, o.channel, o.recipient.slice(0, 320), o.subject, o.body, o.accepted, o.error, o.providerId, this.clock.now(), key ?? null],
-        );
+        await recordMessage(this.deps.db, { ...o, accountId: msg.accountId, purchaseId: msg.purchaseId }, key ?? null, this.clock.now());
       }
     } catch (err) {
       try {

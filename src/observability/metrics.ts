@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** What the delivery queue gauges read at scrape time (src/delivery/store.ts `queueStats`). */
+/** What the delivery queue gauges read at scrape time (src/delivery/delivery-queue-repository.ts `queueStats`). */
 export type DeliveryQueueProbe = () => Promise<{ depth: number; oldestDueAgeSeconds: number }>;
 
 /** Prometheus metrics of one process: its own registry, so tests can run several apps side by side. */

@@ -1,4 +1,4 @@
-import type { Offer } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import { decimalAmount, parseTypedAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
 import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';

@@ -1,7 +1,7 @@
 import { toPublicId } from '../domain/ids.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 
-/** What the page shows of a sent message (src/messaging/inbox.ts reads them). */
+/** What the page shows of a sent message (src/messaging/outbound-message-repository.ts reads them). */
 export interface InboxEntry {
   channel: 'email' | 'sms';
   recipient: string;

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import type { PlannedInstallment } from '../domain/leader-plan.ts';
 
 /** The installments of an INSTALLMENTS or DEFERRED purchase (a deferred payment is a plan of one). */
@@ -18,18 +19,21 @@ export interface Installment {
   paymentId: string | null;
 }
 
-interface InstallmentRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  index: number;
-  due_date: string | Date;
-  amount_cents: number;
-  fees_cents: number;
-  state: Installment['state'];
-  attempts: number;
-  payment_id: string | null;
-}
+type InstallmentRow = RowType<
+  'installments',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    index: number;
+    due_date: string | Date;
+    amount_cents: number;
+    fees_cents: number;
+    state: Installment['state'];
+    attempts: number;
+    payment_id: string | null;
+  }
+>;
 
 function toInstallment(r: InstallmentRow): Installment {
   return {
@@ -113,4 +117,38 @@ export async function markInstallmentRefused(sql: Sql, i: Pick<Installment, 'acc
 export async function deferredInstallmentId(sql: Sql, accountId: string, purchaseId: string): Promise<string | undefined> {
   const { rows } = await sql.query<{ id: string }>('SELECT id FROM installments WHERE account_id = $1 AND purchase_id = $2 AND index = 0', [accountId, purchaseId]);
   return rows[0]?.id;
+}
+
+/** The plan's installments not cancelled, in order: due date ('yyyy-mm-dd'), amount with fees, state. */
+export async function planLines(sql: Sql, accountId: string, purchaseId: string): Promise<{ id: string; index: number; dueDate: string; amountCents: number; state: string }[]> {
+  const { rows } = await sql.query<{ id: string; index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }>(
+    "SELECT id, index, due_date, amount_cents, fees_cents, state FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state <> 'cancelled' ORDER BY index",
+    [accountId, purchaseId],
+  );
+  return rows.map((r) => ({ id: r.id, index: r.index, dueDate: isoDay(r.due_date), amountCents: r.amount_cents + r.fees_cents, state: r.state }));
+}
+
+/** The installment's purchase and how many collection attempts it had (the pre-charge notice's check). */
+export async function installmentAttempts(sql: Sql, accountId: string, id: string): Promise<{ purchaseId: string; attempts: number } | undefined> {
+  const { rows } = await sql.query<{ purchase_id: string; attempts: number }>('SELECT purchase_id, attempts FROM installments WHERE account_id = $1 AND id = $2', [accountId, id]);
+  const row = rows[0];
+  return row && { purchaseId: row.purchase_id, attempts: row.attempts };
+}
+
+/** 'yyyy-mm-dd' from a `date` column, whatever the driver answers. */
+export function isoDay(d: string | Date): string {
+  return typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
+}
+
+/** Every installment of the purchase, cancelled ones included, in order (the back office's purchase page). */
+export async function purchaseInstallmentRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }[]> {
+  const { rows } = await sql.query<{ index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }>(
+    'SELECT index, due_date, amount_cents, fees_cents, state FROM installments WHERE account_id = $1 AND purchase_id = $2 ORDER BY index',
+    [accountId, purchaseId],
+  );
+  return rows;
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
@@ -16,37 +17,40 @@ import type { DeclineReason, PspState, TransactionRef, TransactionResult } from 
 /** Why we started a PSP transaction. */
 export type PaymentPurpose = LeaderPurpose | 'pledge' | 'rest' | 'installment';
 
-export interface PaymentRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  pledge_id: string | null;
-  purpose: PaymentPurpose;
-  psp: string;
-  /** The merchant PSP account the payment ran on (back mode); null: the built-in sandbox PSP. */
-  psp_account_id: string | null;
-  idempotency_key: string;
-  psp_transaction_id: string | null;
-  amount_cents: number;
-  captured_cents: number;
-  refunded_cents: number;
-  status: 'pending' | TransactionResult['status'];
-  decline_reason: string | null;
-  challenge_url: string | null;
-  /** The PSP token the row's call uses, stored before the call (replayed after a crash). */
-  psp_method_id: string | null;
-  /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
-  psp_return_url: string | null;
-  /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
-  network_transaction_id: string | null;
-  /**
-   * What the payment's connector learnt from its PSP (`TransactionResult.pspState`), given back in
-   * every later call on the transaction ({@link pspRef}). NULL: recorded before migration 022, or
-   * the PSP's answer not recorded yet.
-   */
-  psp_state: PspState | null;
-  updated_at: Date;
-}
+export type PaymentRow = RowType<
+  'payments',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    pledge_id: string | null;
+    purpose: PaymentPurpose;
+    psp: string;
+    /** The merchant PSP account the payment ran on (back mode); null: the built-in sandbox PSP. */
+    psp_account_id: string | null;
+    idempotency_key: string;
+    psp_transaction_id: string | null;
+    amount_cents: number;
+    captured_cents: number;
+    refunded_cents: number;
+    status: 'pending' | TransactionResult['status'];
+    decline_reason: string | null;
+    challenge_url: string | null;
+    /** The PSP token the row's call uses, stored before the call (replayed after a crash). */
+    psp_method_id: string | null;
+    /** The 3-D Secure return URL the row's authorisation carries (replayed as it was). */
+    psp_return_url: string | null;
+    /** The card scheme's id of a customer-initiated transaction that stored the card (PSD2), when the PSP gave one. */
+    network_transaction_id: string | null;
+    /**
+     * What the payment's connector learnt from its PSP (`TransactionResult.pspState`), given back in
+     * every later call on the transaction ({@link pspRef}). NULL: recorded before migration 022, or
+     * the PSP's answer not recorded yet.
+     */
+    psp_state: PspState | null;
+    updated_at: Date;
+  }
+>;
 
 /** The transaction of a PSP answer about the payment, with the answer's state, else the stored one. */
 export function resultRef(payment: PaymentRow, r: TransactionResult): TransactionRef {
@@ -348,4 +352,42 @@ export async function releasePendingAttempt(sql: Sql, payment: PaymentRow, busyM
     payment.id,
     new Date(now.getTime() - busyMs - 1),
   ]);
+}
+
+/** Charged (captured) and held (authorised, not captured) by the purchase's payments of these purposes. */
+export async function chargedAndHeld(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<{ chargedCents: number; heldCents: number }> {
+  const { rows } = await sql.query<{ status: string; amount_cents: number; captured_cents: number }>(
+    "SELECT status, amount_cents, captured_cents FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[]) AND status IN ('authorized', 'captured')",
+    [accountId, purchaseId, [...purposes]],
+  );
+  let chargedCents = 0;
+  let heldCents = 0;
+  for (const r of rows) {
+    chargedCents += r.captured_cents;
+    if (r.status === 'authorized') heldCents += r.amount_cents - r.captured_cents;
+  }
+  return { chargedCents, heldCents };
+}
+
+/** The brand and last four digits of the purchase's saved card (the leader's). */
+export async function savedCard(sql: Sql, accountId: string, purchaseId: string): Promise<{ brand: string; last4: string } | undefined> {
+  const { rows } = await sql.query<{ brand: string; last4: string }>(
+    'SELECT m.brand, m.last4 FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
+    [accountId, purchaseId],
+  );
+  return rows[0];
+}
+
+/** Every payment of the purchase, oldest first: what the back office's purchase page lists. */
+export async function purchasePaymentRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }[]> {
+  const { rows } = await sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
+    `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
+       FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
+    [accountId, purchaseId],
+  );
+  return rows;
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import { newUuid } from '../domain/ids.ts';
 
 /**
@@ -24,21 +25,24 @@ export interface Pledge {
   closedReason: string | null;
 }
 
-interface PledgeRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  client_id: string | null;
-  name: string | null;
-  email: string | null;
-  phone_number: string | null;
-  amount_cents: number;
-  state: PledgeState;
-  paying_until: Date | null;
-  payment_id: string | null;
-  paid_at: Date | null;
-  closed_reason: string | null;
-}
+type PledgeRow = RowType<
+  'pledges',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    client_id: string | null;
+    name: string | null;
+    email: string | null;
+    phone_number: string | null;
+    amount_cents: number;
+    state: PledgeState;
+    paying_until: Date | null;
+    payment_id: string | null;
+    paid_at: Date | null;
+    closed_reason: string | null;
+  }
+>;
 
 function toPledge(r: PledgeRow): Pledge {
   return {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import type { Allocation, RefundSource, UncollectedInstallment } from '../domain/refund-allocation.ts';
 import { newUuid } from '../domain/ids.ts';
 
@@ -35,31 +36,37 @@ export interface Refund {
   allocations: RefundAllocationRow[];
 }
 
-interface RefundRow {
-  id: string;
-  account_id: string;
-  purchase_id: string;
-  amount_cents: number;
-  reason: string | null;
-  state: RefundState;
-  failure_reason: string | null;
-  created_at: Date;
-}
+type RefundRow = RowType<
+  'refunds',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    amount_cents: number;
+    reason: string | null;
+    state: RefundState;
+    failure_reason: string | null;
+    created_at: Date;
+  }
+>;
 
-interface AllocationRow {
-  id: string;
-  refund_id: string;
-  position: number;
-  kind: 'refund' | 'installment';
-  payment_id: string | null;
-  installment_id: string | null;
-  payer: 'leader' | 'pledger';
-  pledge_id: string | null;
-  amount_cents: number;
-  state: RefundState;
-  idempotency_key: string | null;
-  failure_reason: string | null;
-}
+type AllocationRow = RowType<
+  'refund_allocations',
+  {
+    id: string;
+    refund_id: string;
+    position: number;
+    kind: 'refund' | 'installment';
+    payment_id: string | null;
+    installment_id: string | null;
+    payer: 'leader' | 'pledger';
+    pledge_id: string | null;
+    amount_cents: number;
+    state: RefundState;
+    idempotency_key: string | null;
+    failure_reason: string | null;
+  }
+>;
 
 function toAllocation(r: AllocationRow): RefundAllocationRow {
   return {
@@ -255,4 +262,23 @@ export async function heldPaymentIds(sql: Sql, accountId: string, purchaseId: st
     [accountId, purchaseId],
   );
   return rows.map((r) => r.id);
+}
+
+/** What the purchase's refunds gave back so far (succeeded allocations). */
+export async function refundedSoFar(sql: Sql, accountId: string, purchaseId: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    "SELECT COALESCE(sum(amount_cents), 0)::bigint AS n FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'succeeded'",
+    [accountId, purchaseId],
+  );
+  return Number(rows[0]!.n);
+}
+
+/** The purchase's refund allocations still pending, and how many installments its plan has. */
+export async function pendingAllocationsAndInstallments(sql: Sql, accountId: string, purchaseId: string): Promise<{ pending: number; installments: number }> {
+  const { rows } = await sql.query<{ pending: number; installments: number }>(
+    `SELECT (SELECT count(*)::int FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'pending') AS pending,
+            (SELECT count(*)::int FROM installments WHERE account_id = $1 AND purchase_id = $2) AS installments`,
+    [accountId, purchaseId],
+  );
+  return rows[0]!;
 }

@@ -1,7 +1,8 @@
 import type { Sql } from '../db/database.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { uncovered } from '../domain/pot.ts';
-import { chargedAndHeld, planLines } from './notice-queries.ts';
+import { planLines } from './installment-repository.ts';
+import { chargedAndHeld } from './payment-repository.ts';
 import { loadPayState } from './pay-state-repository.ts';
 import { listPledges } from './pledge-repository.ts';
 

@@ -1,4 +1,4 @@
-import type { Offer } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import { isKnownCurrency } from '../domain/money.ts';
 import type { Product } from './purchase.ts';
 

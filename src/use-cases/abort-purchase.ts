@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { findPurchase } from '../purchases/repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 
 export interface AbortPurchaseDeps {

@@ -1,4 +1,5 @@
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { findPayment, pspRef, recordResult } from '../payments/payment-repository.ts';

@@ -1,7 +1,8 @@
-import type { Offer, OfferCache } from '../accounts/offers.ts';
+import type { OfferCache } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
-import { insertPurchase, type NewPurchase } from '../purchases/create.ts';
+import { insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { checkAmount, type Violation } from '../purchases/validate.ts';
 

@@ -1,10 +1,12 @@
-import { lockOffer, unpaidPurchaseCount, updateOfferTerms, type EditableTerms, type Offer } from '../accounts/offers.ts';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import { lockOffer, unpaidPurchaseCount, updateOfferTerms } from '../accounts/offer-repository.ts';
+import type { EditableTerms, Offer } from '../accounts/offer.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError } from '../domain/schedule.ts';
-import { findPspAccount } from '../psp-accounts/repository.ts';
+import { findPspAccount } from '../psp-accounts/psp-account-repository.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
 import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
 

@@ -9,7 +9,7 @@ import { RECONCILE_EVERY_MS } from '../jobs/reconciliation.ts';
 
 export { EXPIRED_COMMENT };
 
-/** The job, scheduled with the purchase (src/purchases/create.ts), that expires it unpaid. */
+/** The job, scheduled with the purchase (src/purchases/purchase-repository.ts), that expires it unpaid. */
 export const EXPIRE_JOB = 'purchase.expire';
 
 export type ExpireOutcome = { kind: 'expired' } | { kind: 'not_created' } | { kind: 'wait'; until: Date };

@@ -2,7 +2,7 @@ import { pledgePageUrl } from '../domain/links.ts';
 import type { PledgeMessage } from '../messaging/messenger.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
-import { findPurchase } from '../purchases/repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 
 /** Sends one message per pledger (e-mail and/or SMS, in the purchase's language). */

@@ -1,4 +1,4 @@
-import type { Offer } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, type LeaderPlan, type PlanProblem } from '../domain/leader-plan.ts';

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
-import type { Offer, OfferCache } from '../accounts/offers.ts';
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { OfferCache } from '../accounts/offers.ts';
+import type { Offer } from '../accounts/offer.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -19,7 +21,7 @@ import {
   sealCredentials,
   updatePspAccount as updateRow,
   type PspAccountRow,
-} from '../psp-accounts/repository.ts';
+} from '../psp-accounts/psp-account-repository.ts';
 
 /** What the PSP-account use cases need. */
 export interface PspAccountDeps {

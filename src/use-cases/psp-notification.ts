@@ -4,7 +4,7 @@ import type { NotificationAck } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
-import { pspAccountOwner } from '../psp-accounts/repository.ts';
+import { pspAccountOwner } from '../psp-accounts/psp-account-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolveLeaderAttempt } from './pay-as-leader.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';

@@ -1,4 +1,5 @@
-import { recordAudit, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import { recordAudit } from '../audit/audit-repository.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';
@@ -16,6 +17,8 @@ import {
   listRefunds,
   lowerInstallment,
   otherPendingRefund,
+  pendingAllocationsAndInstallments,
+  refundedSoFar,
   refundSources,
   setRefundState,
   settleAllocation,
@@ -24,7 +27,7 @@ import {
   type RefundAllocationRow,
   type RefundState,
 } from '../payments/refund-repository.ts';
-import { findPurchase } from '../purchases/repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -191,15 +194,6 @@ async function recordAnswers(
   });
 }
 
-/** What the purchase's refunds gave back so far (succeeded allocations). */
-async function refundedSoFar(tx: Sql, accountId: string, purchaseId: string): Promise<number> {
-  const { rows } = await tx.query<{ n: number }>(
-    "SELECT COALESCE(sum(amount_cents), 0)::bigint AS n FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'succeeded'",
-    [accountId, purchaseId],
-  );
-  return Number(rows[0]!.n);
-}
-
 /**
  * Nothing left to refund (and no other refund under way): REFUNDED, the pot's open pledges
  * closed and the installments left dropped. An installment plan whose remaining installments
@@ -210,12 +204,7 @@ async function moveAfterRefund(deps: PaymentDeps, tx: Sql, locked: PurchasePaySt
   if (!REFUNDABLE.includes(locked.state)) return locked.state;
   const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
   const left = refundableCents(await refundSources(tx, accountId, purchaseId), uncollected);
-  const { rows } = await tx.query<{ pending: number; installments: number }>(
-    `SELECT (SELECT count(*)::int FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'pending') AS pending,
-            (SELECT count(*)::int FROM installments WHERE account_id = $1 AND purchase_id = $2) AS installments`,
-    [accountId, purchaseId],
-  );
-  const { pending, installments } = rows[0]!;
+  const { pending, installments } = await pendingAllocationsAndInstallments(tx, accountId, purchaseId);
   if (left === 0 && pending === 0) {
     await closePledges(tx, accountId, purchaseId, ['draft', 'invited', 'paying'], 'refunded', now);
     await cancelScheduledInstallments(tx, accountId, purchaseId);

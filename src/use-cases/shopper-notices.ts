@@ -7,11 +7,11 @@ import { addDays } from '../domain/schedule.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { InstallmentRef, NoticeBase, ShopperNotice } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
-import { chargedAndHeld, planLines, savedCard } from '../payments/notice-queries.ts';
+import { installmentAttempts, planLines } from '../payments/installment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
-import { findPayment } from '../payments/payment-repository.ts';
+import { chargedAndHeld, findPayment, savedCard } from '../payments/payment-repository.ts';
 import { findPledge, listPledges } from '../payments/pledge-repository.ts';
-import { findPurchase } from '../purchases/repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -213,10 +213,9 @@ export type PreChargeOutcome = 'sent' | 'not_sent' | 'too_late' | 'not_due';
  * so a job run twice, or by two processes, sends it once.
  */
 export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, installmentId: string): Promise<PreChargeOutcome> {
-  const { rows } = await deps.db.query<{ purchase_id: string; attempts: number }>('SELECT purchase_id, attempts FROM installments WHERE account_id = $1 AND id = $2', [accountId, installmentId]);
-  const row = rows[0];
+  const row = await installmentAttempts(deps.db, accountId, installmentId);
   if (!row) return 'not_due';
-  const purchaseId = row.purchase_id;
+  const purchaseId = row.purchaseId;
   const state = await loadPayState(deps.db, accountId, purchaseId);
   const purchase = await findPurchase(deps.db, accountId, purchaseId);
   const found = await installmentRef(deps, accountId, purchaseId, installmentId);

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatIsoDate } from '../../src/domain/apr.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../../src/i18n/format.ts';
-import { planLines } from '../../src/payments/notice-queries.ts';
+import { planLines } from '../../src/payments/installment-repository.ts';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';

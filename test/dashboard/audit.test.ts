@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/audit/audit-log.ts';
+import { listAudit } from '../../src/audit/audit-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { form, signIn } from '../helpers/dashboard.ts';

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/audit/audit-log.ts';
+import { listAudit } from '../../src/audit/audit-repository.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';

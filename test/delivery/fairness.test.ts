@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
-import { claimDue, destinationOf, type ClaimedDelivery } from '../../src/delivery/store.ts';
+import { claimDue, destinationOf, type ClaimedDelivery } from '../../src/delivery/delivery-queue-repository.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { onPostgres, type TestApp } from '../helpers/app.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/database.ts';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
-import { claimDue, type AttemptRecord, type ClaimedDelivery } from '../../src/delivery/store.ts';
+import { claimDue, type AttemptRecord, type ClaimedDelivery } from '../../src/delivery/delivery-queue-repository.ts';
 import { SuccessRecorder } from '../../src/delivery/success-recorder.ts';
 import { caller } from '../helpers/api.ts';
 import { onPostgres, type TestApp } from '../helpers/app.ts';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
-import { claimDue } from '../../src/delivery/store.ts';
+import { claimDue } from '../../src/delivery/delivery-queue-repository.ts';
 import { caller } from '../helpers/api.ts';
 import { onPostgres, type TestApp } from '../helpers/app.ts';
 import { deliveries, insertEvent, leaderProcessed, newLinkPurchase, newPurchase, setWebhook, sleep } from './helpers.ts';

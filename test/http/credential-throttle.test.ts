@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { AttemptBudgets, BUDGETS, purgeSpentBudgets } from '../../src/auth/attempt-budgets.ts';
+import { AttemptBudgets, BUDGETS } from '../../src/auth/attempt-budgets.ts';
+import { purgeSpentBudgets } from '../../src/auth/throttle-repository.ts';
 import { basic, isolatedDatabase, newMerchant, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 
 const GUESSES = 30;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { dueAt } from '../../src/domain/installment-rules.ts';
-import { planLines } from '../../src/payments/notice-queries.ts';
+import { planLines } from '../../src/payments/installment-repository.ts';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
 import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';

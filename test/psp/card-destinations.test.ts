@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { EndpointRefusedError } from '../../src/psp/registry.ts';
-import { insertPspAccount, sealCredentials } from '../../src/psp-accounts/repository.ts';
+import { insertPspAccount, sealCredentials } from '../../src/psp-accounts/psp-account-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { createPspAccount } from '../../src/use-cases/psp-accounts.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';

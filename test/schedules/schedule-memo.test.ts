@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Offer } from '../../src/accounts/offers.ts';
+import type { Offer } from '../../src/accounts/offer.ts';
 import { ScheduleMemo } from '../../src/accounts/schedule-memo.ts';
 import { offerTerms } from '../../src/domain/offer-terms.ts';
 import { computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';

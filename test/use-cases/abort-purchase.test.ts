@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
-import { findPurchase } from '../../src/purchases/repository.ts';
+import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
 import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
 import { createPurchase } from '../../src/use-cases/create-purchase.ts';

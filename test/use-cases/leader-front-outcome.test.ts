@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyHs256 } from '../../src/delivery/jwt.ts';
-import { findPurchase } from '../../src/purchases/repository.ts';
+import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { leaderFrontOutcome } from '../../src/use-cases/leader-front-outcome.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';

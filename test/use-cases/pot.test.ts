@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
 import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges, type Pledge } from '../../src/payments/pledge-repository.ts';
-import { findPurchase } from '../../src/purchases/repository.ts';
+import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
 import { remindPot } from '../../src/use-cases/remind-pot.ts';

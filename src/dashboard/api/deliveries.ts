@@ -1,8 +1,8 @@
-import { recordAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/queries.ts';
-import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
+import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/delivery-repository.ts';
+import { parseDeliveryUid, toDeliveryUid } from '../../delivery/delivery.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';

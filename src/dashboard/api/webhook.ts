@@ -1,4 +1,5 @@
-import { recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';

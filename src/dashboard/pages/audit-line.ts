@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../audit/audit-log.ts';
+import type { AuditEntry } from '../../audit/audit-repository.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 

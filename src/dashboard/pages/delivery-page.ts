@@ -1,5 +1,5 @@
-import type { AttemptView, DeliveryView } from '../../delivery/queries.ts';
-import { toDeliveryUid } from '../../delivery/store.ts';
+import type { AttemptView, DeliveryView } from '../../delivery/delivery-repository.ts';
+import { toDeliveryUid } from '../../delivery/delivery.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { html } from '../../html/html.ts';
 import { formatDateTime } from '../../i18n/format.ts';

@@ -1,7 +1,7 @@
 import type { ApiKeyView } from '../../accounts/accounts.ts';
 import type { TestEventResult, WebhookEndpointView } from '../../delivery/service.ts';
-import type { DeliveryView } from '../../delivery/queries.ts';
-import { toDeliveryUid } from '../../delivery/store.ts';
+import type { DeliveryView } from '../../delivery/delivery-repository.ts';
+import { toDeliveryUid } from '../../delivery/delivery.ts';
 import { TRIGGER_NAMES, type TriggerName } from '../../delivery/triggers.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { html } from '../../html/html.ts';

@@ -1,4 +1,4 @@
-import type { Offer } from '../../accounts/offers.ts';
+import type { Offer } from '../../accounts/offer.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { kindOf } from './offers-page.ts';

@@ -1,5 +1,5 @@
 import { toPublicId } from '../../domain/ids.ts';
-import { toDeliveryUid } from '../../delivery/store.ts';
+import { toDeliveryUid } from '../../delivery/delivery.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../audit/audit-log.ts';
+import type { AuditEntry } from '../../audit/audit-repository.ts';
 import { html } from '../../html/html.ts';
 import { formatDateTime } from '../../i18n/format.ts';
 import { auditLine } from './audit-line.ts';

@@ -1,12 +1,13 @@
 import { AccountError } from '../../accounts/accounts.ts';
-import { actorOf, recordAudit, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { actorOf, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { confirmKeyPage, developersPage, type DevelopersView } from '../pages/developers-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
-import { parseDeliveryUid, toDeliveryUid } from '../../delivery/store.ts';
-import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryCursor } from '../../delivery/queries.ts';
+import { parseDeliveryUid, toDeliveryUid } from '../../delivery/delivery.ts';
+import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryCursor } from '../../delivery/delivery-repository.ts';
 import { deliveryPage } from '../pages/delivery-page.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';

@@ -1,5 +1,5 @@
 import { actorOf } from '../../audit/audit-log.ts';
-import type { Offer } from '../../accounts/offers.ts';
+import type { Offer } from '../../accounts/offer.ts';
 import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../pages/offers-page.ts';
 import { parseDecimalAmount, parseTypedAmount } from '../../domain/money.ts';
 import type { DashboardSessions } from '../sessions.ts';

@@ -1,4 +1,5 @@
-import { actorOf, recordAudit } from '../../audit/audit-log.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../pages/layout.ts';
 import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../pages/psp-accounts-page.ts';

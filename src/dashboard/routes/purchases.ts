@@ -1,7 +1,7 @@
 import { actorOf } from '../../audit/audit-log.ts';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Offer } from '../../accounts/offers.ts';
+import type { Offer } from '../../accounts/offer.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { purchaseDetail } from '../purchase-detail.ts';
 import { confirmPage, purchasePage } from '../pages/purchase-page.ts';
@@ -14,7 +14,7 @@ import { toPublicId } from '../../domain/ids.ts';
 import { parseTypedAmount } from '../../domain/money.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { Lang } from '../../i18n/lang.ts';
-import { listPurchases } from '../../purchases/repository.ts';
+import { listPurchases } from '../../purchases/purchase-repository.ts';
 import type { Services } from '../../services.ts';
 import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';

@@ -1,4 +1,5 @@
-import { actorOf, recordAudit } from '../../audit/audit-log.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import { recordAudit } from '../../audit/audit-repository.ts';
 import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../sessions.ts';
 import { signInPage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';

@@ -1,4 +1,5 @@
-import { actorOf, listAudit } from '../../audit/audit-log.ts';
+import { actorOf } from '../../audit/audit-log.ts';
+import { listAudit } from '../../audit/audit-repository.ts';
 import { ROLES } from '../roles.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { changeMember, listMembers } from '../team-members.ts';

@@ -3,7 +3,7 @@ import { toPublicId } from '../../domain/ids.ts';
 import { paymentPageUrl } from '../../domain/links.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
-import type { Client } from '../../purchases/repository.ts';
+import type { Client } from '../../purchases/purchase-repository.ts';
 
 
 const str = (maxLength: number, extra: object = {}) => Type.String({ maxLength, ...extra });

@@ -8,7 +8,7 @@ import { TEXT } from '../../../pages/texts.ts';
 import { loadPayState } from '../../../payments/pay-state-repository.ts';
 import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
 import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
-import { findPurchaseForPage } from '../../../purchases/repository.ts';
+import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';

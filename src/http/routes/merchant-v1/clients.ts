@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { findClient, listPurchases } from '../../../purchases/repository.ts';
+import { findClient, listPurchases } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { internalStatesOf } from '../../../domain/purchase-states.ts';
-import { findPurchase, listPurchases } from '../../../purchases/repository.ts';
+import { findPurchase, listPurchases } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
 import { ApiError, notFound } from '../../errors.ts';

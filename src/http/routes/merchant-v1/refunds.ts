@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-purchase.ts';
 import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purchase.ts';
-import { findPurchase } from '../../../purchases/repository.ts';
+import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { idempotent } from '../../idempotency.ts';

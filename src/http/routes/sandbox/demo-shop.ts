@@ -5,7 +5,7 @@ import { verifyHs256 } from '../../../delivery/jwt.ts';
 import { parsePublicId } from '../../../domain/ids.ts';
 import { paymentPageUrl } from '../../../domain/links.ts';
 import { findOfferSecret } from '../../../payments/pay-state-repository.ts';
-import { findPurchaseForPage } from '../../../purchases/repository.ts';
+import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import { DEMO_SHOP_CSP, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
 import { sdkBundle } from '../../../sdk/build.ts';
 import type { Services } from '../../../services.ts';

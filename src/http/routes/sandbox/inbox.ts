@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
-import { listMessages } from '../../../messaging/inbox.ts';
+import { listMessages } from '../../../messaging/outbound-message-repository.ts';
 import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../../services.ts';
 import type { DashboardGuard } from '../../dashboard-guard.ts';

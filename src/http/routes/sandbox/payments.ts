@@ -8,7 +8,7 @@ import { loadPayState } from '../../../payments/pay-state-repository.ts';
 import { findPledge, listPledges } from '../../../payments/pledge-repository.ts';
 import { payAsLeader, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
 import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
-import { findPurchase } from '../../../purchases/repository.ts';
+import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { langOf } from '../../../i18n/lang.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { Offer } from '../../../accounts/offers.ts';
+import type { Offer } from '../../../accounts/offer.ts';
 import { FailureThrottle } from '../../../auth/failure-throttle.ts';
 import { ScheduleMemo } from '../../../accounts/schedule-memo.ts';
 import { ScheduleError, type Schedule } from '../../../domain/schedule.ts';

@@ -2,7 +2,7 @@ import { isStorableDate } from '../domain/dates.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid } from '../domain/ids.ts';
-import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './store.ts';
+import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './delivery.ts';
 
 /** A delivery as the back office shows it. Every query here is scoped by account. */
 export interface DeliveryView {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import { q, run } from '../db/query.ts';
 
 /** How long a key is remembered (docs/api-conventions.md#idempotency-key). */
 const KEEP_SECONDS = 24 * 3600;
@@ -39,9 +40,14 @@ export async function claimKey(sql: Sql, k: IdempotencyKey, requestHash: string)
 }
 
 export async function findKey(sql: Sql, k: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
-  const { rows } = await sql.query<{ request_hash: string; response_status: number | null; response_body: string | null }>(
-    'SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3',
-    [k.accountId, k.scope, k.key],
+  const { rows } = await run(
+    sql,
+    q
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'response_status', 'response_body'])
+      .where('account_id', '=', k.accountId)
+      .where('scope', '=', k.scope)
+      .where('key', '=', k.key),
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -53,13 +59,18 @@ export async function findKey(sql: Sql, k: IdempotencyKey): Promise<IdempotencyR
 
 /** Forgets a claim whose request failed, so that the client may retry with the same key. */
 export async function releaseKey(sql: Sql, k: IdempotencyKey): Promise<void> {
-  await sql.query('DELETE FROM idempotency_keys WHERE account_id = $1 AND scope = $2 AND key = $3', [k.accountId, k.scope, k.key]);
+  await run(sql, q.deleteFrom('idempotency_keys').where('account_id', '=', k.accountId).where('scope', '=', k.scope).where('key', '=', k.key));
 }
 
 /** Stores the response (status and JSON body) that later requests with the key replay. */
 export async function storeResponse(sql: Sql, k: IdempotencyKey, status: number, body: string): Promise<void> {
-  await sql.query(
-    'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE account_id = $1 AND scope = $2 AND key = $3',
-    [k.accountId, k.scope, k.key, status, body],
+  await run(
+    sql,
+    q
+      .updateTable('idempotency_keys')
+      .set({ response_status: status, response_body: body })
+      .where('account_id', '=', k.accountId)
+      .where('scope', '=', k.scope)
+      .where('key', '=', k.key),
   );
 }

@@ -1,23 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
-import { isUuid } from '../domain/ids.ts';
-
-export type DeliveryKind = 'webhook' | 'notification';
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
-
-/** What one attempt came to (the `outcome` of its row). */
-export type AttemptOutcome = 'succeeded' | 'retry_scheduled' | 'gave_up' | 'endpoint_gone' | 'interrupted';
-
-/** Public id of a delivery (also the `webhook-id` header): `dlv_<uuid>`. */
-export function toDeliveryUid(id: string): string {
-  return `dlv_${id}`;
-}
-
-export function parseDeliveryUid(uid: string): string | undefined {
-  if (!uid.startsWith('dlv_')) return undefined;
-  const id = uid.slice(4).toLowerCase();
-  return isUuid(id) ? id : undefined;
-}
+import { toDeliveryUid, type AttemptOutcome, type DeliveryKind, type DeliveryStatus } from './delivery.ts';
+import { disableWebhookEndpoint } from './webhook-endpoint-repository.ts';
 
 /** A delivery taken by a worker, under a lease, to attempt now. */
 export interface ClaimedDelivery {
@@ -285,7 +269,7 @@ async function finish(tx: Sql, id: string, status: DeliveryStatus, a: AttemptRec
 async function stopDestination(tx: Sql, d: ClaimedDelivery, now: Date): Promise<void> {
   const reason = `${d.kind === 'webhook' ? 'endpoint' : 'notification URL'} answered 410 Gone (delivery ${toDeliveryUid(d.id)})`;
   if (d.kind === 'webhook') {
-    await tx.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE account_id = $1', [d.accountId, now, reason]);
+    await disableWebhookEndpoint(tx, d.accountId, reason, now);
     await cancelPending(tx, d.accountId, `kind = 'webhook'`, [], reason, now);
   } else {
     await cancelPending(tx, d.accountId, `kind = 'notification' AND url = $4`, [d.url], reason, now);
@@ -359,4 +343,13 @@ export async function nextWakeUp(sql: Sql, now: Date, wallNow: Date): Promise<{ 
     ...(r?.retry_at ? { retryAt: new Date(r.retry_at) } : {}),
     ...(r?.lease_ends_at ? { leaseEndsAt: new Date(r.lease_ends_at) } : {}),
   };
+}
+
+/** Due deliveries leased at `wallNow`: being sent right now by some process. */
+export async function dueInFlight(sql: Sql, now: Date, wallNow: Date): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`,
+    [now, wallNow],
+  );
+  return rows[0]?.n ?? 0;
 }

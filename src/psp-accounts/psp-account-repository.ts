@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { Redacted } from '../crypto/redacted.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
@@ -12,18 +13,21 @@ import type { StoredPspAccount } from '../psp/registry.ts';
  * answers.
  */
 
-export interface PspAccountRow {
-  id: string;
-  account_id: string;
-  psp: string;
-  environment: PspEnvironment;
-  label: string;
-  credentials_enc: string;
-  endpoint_url: string | null;
-  verified_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+export type PspAccountRow = RowType<
+  'psp_accounts',
+  {
+    id: string;
+    account_id: string;
+    psp: string;
+    environment: PspEnvironment;
+    label: string;
+    credentials_enc: string;
+    endpoint_url: string | null;
+    verified_at: Date | null;
+    created_at: Date;
+    updated_at: Date;
+  }
+>;
 
 /** Opens the sealed credentials; the values stay in a Redacted (logging it prints `[redacted]`). */
 export function openCredentials(box: SecretBox, row: PspAccountRow): Redacted<Record<string, string>> {

@@ -1,0 +1,116 @@
+import type { Sql } from '../db/database.ts';
+import type { EditableTerms, Offer } from './offer.ts';
+
+interface OfferRow {
+  id: string;
+  account_id: string;
+  type: Offer['type'];
+  installments: number;
+  deferred_days: number;
+  currency: string;
+  min_amount_cents: number;
+  max_amount_cents: number;
+  account_name: string;
+  psp: string;
+  psp_account_id: string | null;
+  max_attempts: number;
+  pot_deadline_hours: number;
+  expiry_hours: number;
+  fee_rate_bps: number;
+  fixed_fee_cents: number;
+  debit_rate_bps: number;
+  funding_cap_cents: number | null;
+  usury_ceiling_bps: number | null;
+}
+
+const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
+  FROM offers o JOIN accounts a ON a.id = o.account_id`;
+
+function toOffer(r: OfferRow): Offer {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    type: r.type,
+    installments: r.installments,
+    deferredDays: r.deferred_days,
+    currency: r.currency,
+    minAmountCents: r.min_amount_cents,
+    maxAmountCents: r.max_amount_cents,
+    accountName: r.account_name,
+    psp: r.psp,
+    pspAccountId: r.psp_account_id,
+    maxAttempts: r.max_attempts,
+    potDeadlineHours: r.pot_deadline_hours,
+    expiryHours: r.expiry_hours,
+    feeRateBps: r.fee_rate_bps,
+    fixedFeeCents: r.fixed_fee_cents,
+    debitRateBps: r.debit_rate_bps,
+    fundingCapCents: r.funding_cap_cents,
+    usuryCeilingBps: r.usury_ceiling_bps,
+  };
+}
+
+/** Every offer of the account, oldest first. */
+export async function listOffers(sql: Sql, accountId: string): Promise<Offer[]> {
+  const { rows } = await sql.query<OfferRow>(`${SELECT} WHERE o.account_id = $1 ORDER BY o.created_at, o.id`, [accountId]);
+  return rows.map(toOffer);
+}
+
+/** The offer, its row locked until the transaction ends (an edit reads and writes it there). */
+export async function lockOffer(tx: Sql, accountId: string, id: string): Promise<Offer | undefined> {
+  const { rows } = await tx.query<OfferRow>(`${SELECT} WHERE o.account_id = $1 AND o.id = $2 FOR UPDATE OF o`, [accountId, id]);
+  return rows[0] && toOffer(rows[0]);
+}
+
+export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t: EditableTerms): Promise<void> {
+  await tx.query(
+    `UPDATE offers SET fee_rate_bps = $3, fixed_fee_cents = $4, min_amount_cents = $5, max_amount_cents = $6, expiry_hours = $7,
+       pot_deadline_hours = $8, psp_account_id = $9, psp = $10 WHERE account_id = $1 AND id = $2`,
+    [accountId, id, t.feeRateBps, t.fixedFeeCents, t.minAmountCents, t.maxAmountCents, t.expiryHours, t.potDeadlineHours, t.pspAccountId, t.psp],
+  );
+}
+
+/** How many of the offer's purchases the leader has not paid yet (CREATED): their schedule still reads the offer (editOffer). */
+export async function unpaidPurchaseCount(tx: Sql, accountId: string, offerId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM purchases WHERE account_id = $1 AND offer_id = $2 AND state = 'CREATED'", [accountId, offerId]);
+  return rows[0]!.n;
+}
+
+/** The account an offer belongs to (an offer never changes account). */
+export async function offerAccountId(sql: Sql, id: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ account_id: string }>('SELECT account_id FROM offers WHERE id = $1', [id]);
+  return rows[0]?.account_id;
+}
+
+/** One of the offers a new account starts with (src/accounts/default-offers.ts). */
+export async function insertOffer(
+  tx: Sql,
+  o: {
+    id: string;
+    accountId: string;
+    type: string;
+    installments: number;
+    deferredDays: number;
+    feeRateBps: number;
+    minAmountCents: number;
+    maxAmountCents: number;
+    signingSecretEnc: string;
+  },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO offers (id, account_id, type, installments, deferred_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [o.id, o.accountId, o.type, o.installments, o.deferredDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, o.signingSecretEnc],
+  );
+}
+
+/** The sealed signing secrets of these offers (the back-mode notifications are signed with them). */
+export async function offerSigningSecrets(sql: Sql, ids: readonly string[]): Promise<{ id: string; account_id: string; signing_secret_enc: string }[]> {
+  const { rows } = await sql.query<{ id: string; account_id: string; signing_secret_enc: string }>(
+    'SELECT id, account_id, signing_secret_enc FROM offers WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return rows;
+}

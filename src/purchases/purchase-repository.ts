@@ -1,0 +1,302 @@
+import type { Offer } from '../accounts/offer.ts';
+import type { Sql } from '../db/database.ts';
+import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
+import { isUuid, newUuid } from '../domain/ids.ts';
+import { defaultComment, type PurchaseState } from '../domain/purchase-states.ts';
+import type { Product, Purchase } from './purchase.ts';
+
+/** Columns selected for a Purchase, with the client joined as `c`. */
+export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
+  p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
+  p.cancel_url, p.notification_url, p.metadata, p.products, p.created_at, p.updated_at,
+  (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
+     WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS refunded_cents,
+  c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
+  c.last_name AS client_last_name`;
+
+export interface PurchaseRow {
+  id: string;
+  account_id: string;
+  offer_id: string;
+  state: PurchaseState;
+  comment: string;
+  ref: string | null;
+  title: string;
+  subtitle: string | null;
+  description: string | null;
+  picture_url: string | null;
+  amount_cents: number;
+  currency: string;
+  language: string;
+  phone_number: string | null;
+  callback_url: string | null;
+  cancel_url: string | null;
+  notification_url: string | null;
+  metadata: Record<string, unknown>;
+  products: Product[];
+  created_at: Date;
+  updated_at: Date;
+  refunded_cents: number;
+  client_id: string;
+  client_ref: string | null;
+  client_email: string;
+  client_first_name: string | null;
+  client_last_name: string | null;
+}
+
+export function toPurchase(r: PurchaseRow): Purchase {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    offerId: r.offer_id,
+    state: r.state,
+    comment: r.comment,
+    ref: r.ref,
+    title: r.title,
+    subtitle: r.subtitle,
+    description: r.description,
+    pictureUrl: r.picture_url,
+    amountCents: r.amount_cents,
+    currency: r.currency,
+    language: r.language,
+    phoneNumber: r.phone_number,
+    callbackUrl: r.callback_url,
+    cancelUrl: r.cancel_url,
+    notificationUrl: r.notification_url,
+    metadata: r.metadata,
+    products: r.products,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    refundedCents: Number(r.refunded_cents ?? 0),
+    client: {
+      id: r.client_id,
+      ref: r.client_ref,
+      email: r.client_email,
+      firstName: r.client_first_name,
+      lastName: r.client_last_name,
+    },
+  };
+}
+
+const FROM = `FROM purchases p JOIN clients c ON c.id = p.client_id AND c.account_id = p.account_id`;
+
+/** The account's purchase with this uuid; undefined for malformed, unknown and other accounts' ids alike. */
+export async function findPurchase(sql: Sql, accountId: string, id: string): Promise<Purchase | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await sql.query<PurchaseRow>(`SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE p.account_id = $1 AND p.id = $2`, [accountId, id]);
+  return rows[0] && toPurchase(rows[0]);
+}
+
+/** A purchase by uuid alone: only for pages reached through the purchase's own unguessable link. */
+export async function findPurchaseForPage(sql: Sql, id: string): Promise<(Purchase & { merchantName: string }) | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await sql.query<PurchaseRow & { merchant_name: string }>(
+    `SELECT ${PURCHASE_COLUMNS}, a.name AS merchant_name ${FROM} JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  return row && { ...toPurchase(row), merchantName: row.merchant_name };
+}
+
+export interface PurchaseFilter {
+  states?: PurchaseState[];
+  ref?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
+  clientId?: string;
+  /** Back-office search and filters: one purchase by uuid, the client's e-mail (any case), an offer. */
+  id?: string;
+  clientEmail?: string;
+  offerId?: string;
+  /** Keyset cursor: strictly older than this (created_at, id). */
+  before?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+/** The account's purchases, newest first, by keyset pagination (stable under concurrent inserts). */
+export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilter): Promise<Purchase[]> {
+  const params: unknown[] = [accountId];
+  const where = ['p.account_id = $1'];
+  const add = (clause: (n: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (f.states) add((n) => `p.state = ANY(${n}::text[])`, f.states);
+  if (f.ref !== undefined) add((n) => `p.ref = ${n}`, f.ref);
+  if (f.createdFrom) add((n) => `p.created_at >= ${n}`, f.createdFrom);
+  if (f.createdTo) add((n) => `p.created_at < ${n}`, f.createdTo);
+  if (f.clientId) add((n) => `p.client_id = ${n}`, f.clientId);
+  if (f.id) add((n) => `p.id = ${n}`, f.id);
+  if (f.clientEmail !== undefined) add((n) => `lower(c.email) = lower(${n})`, f.clientEmail);
+  if (f.offerId) add((n) => `p.offer_id = ${n}`, f.offerId);
+  if (f.before) {
+    params.push(f.before.createdAt, f.before.id);
+    where.push(`(p.created_at, p.id) < ($${params.length - 1}, $${params.length})`);
+  }
+  params.push(f.limit);
+  const { rows } = await sql.query<PurchaseRow>(
+    `SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE ${where.join(' AND ')} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(toPurchase);
+}
+
+export interface Client {
+  id: string;
+  ref: string | null;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+export async function findClient(sql: Sql, accountId: string, id: string): Promise<Client | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await sql.query<{ id: string; ref: string | null; email: string; first_name: string | null; last_name: string | null }>(
+    'SELECT id, ref, email, first_name, last_name FROM clients WHERE account_id = $1 AND id = $2',
+    [accountId, id],
+  );
+  const r = rows[0];
+  return r && { id: r.id, ref: r.ref, email: r.email, firstName: r.first_name, lastName: r.last_name };
+}
+
+/** A validated purchase to store, whichever API family it came from. */
+export interface NewPurchase {
+  offer: Offer;
+  ref?: string;
+  title: string;
+  subtitle?: string;
+  description?: string;
+  pictureUrl?: string;
+  amountCents: number;
+  currency: string;
+  language: string;
+  phoneNumber?: string;
+  callbackUrl?: string;
+  cancelUrl?: string;
+  notificationUrl?: string;
+  metadata: Record<string, unknown>;
+  products: Product[];
+  client: { ref?: string; email: string; firstName?: string; lastName?: string };
+}
+
+// A client is unique per account by the merchant's ref, else by e-mail
+// (docs/api-conventions.md#clients); a later purchase refreshes the names it gives and keeps
+// those it leaves out.
+const UPSERT_BY_REF = `ON CONFLICT (account_id, ref) WHERE ref IS NOT NULL DO UPDATE SET email = EXCLUDED.email,`;
+const UPSERT_BY_EMAIL = `ON CONFLICT (account_id, lower(email)) WHERE ref IS NULL DO UPDATE SET`;
+// The same client with nothing to refresh: found by a plain read, so no row lock. An upsert
+// locks the client's row until commit even when it changes nothing, and a shopper's purchases
+// created at once (or a load test) then wait for each other's commits one by one.
+const SAME_BY_REF = `cl.ref = $3 AND cl.email = $4`;
+const SAME_BY_EMAIL = `cl.ref IS NULL AND lower(cl.email) = lower($4)`;
+
+/** The job that expires a purchase left unpaid (src/use-cases/expire-purchase.ts). */
+const EXPIRE_JOB = 'purchase.expire';
+
+/**
+ * Stores the purchase, its client, its `purchase.created` event and the job that expires it
+ * unpaid after the offer's `expiry_hours` in ONE statement: atomic without an explicit
+ * transaction, and one database round trip on the API's busiest write.
+ */
+export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promise<Purchase> {
+  const byRef = p.client.ref !== undefined;
+  const { rows } = await sql.query<PurchaseRow>(
+    `WITH same AS (
+       SELECT cl.* FROM clients cl
+       WHERE cl.account_id = $2::uuid AND ${byRef ? SAME_BY_REF : SAME_BY_EMAIL}
+         AND cl.first_name IS NOT DISTINCT FROM COALESCE($5::text, cl.first_name)
+         AND cl.last_name IS NOT DISTINCT FROM COALESCE($6::text, cl.last_name)
+     ), upserted AS (
+       INSERT INTO clients AS cl (id, account_id, ref, email, first_name, last_name, created_at, updated_at)
+       SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text, $7::timestamptz, $7::timestamptz
+       WHERE NOT EXISTS (SELECT 1 FROM same)
+       ${byRef ? UPSERT_BY_REF : UPSERT_BY_EMAIL} first_name = COALESCE(EXCLUDED.first_name, cl.first_name),
+         last_name = COALESCE(EXCLUDED.last_name, cl.last_name), updated_at = EXCLUDED.updated_at
+       RETURNING cl.*
+     ), c AS (
+       SELECT * FROM same UNION ALL SELECT * FROM upserted
+     ), p AS (
+       INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
+         picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
+         metadata, products, created_at, updated_at)
+       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7
+       FROM c
+       RETURNING *
+     ), e AS (
+       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at)
+       SELECT account_id, id, $25, NULL, 'CREATED', created_at FROM p
+     ), j AS (
+       INSERT INTO jobs (account_id, kind, dedupe_key, run_at, payload)
+       SELECT account_id, $26, $26 || ':' || id::text, $27, jsonb_build_object('purchaseId', id) FROM p
+     )
+     SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
+    [
+      newUuid(),
+      p.offer.accountId,
+      p.client.ref ?? null,
+      p.client.email,
+      p.client.firstName ?? null,
+      p.client.lastName ?? null,
+      now,
+      newUuid(),
+      p.offer.id,
+      defaultComment('CREATED'),
+      p.ref ?? null,
+      p.title,
+      p.subtitle ?? null,
+      p.description ?? null,
+      p.pictureUrl ?? null,
+      p.amountCents,
+      p.currency,
+      p.language,
+      p.phoneNumber ?? null,
+      p.callbackUrl ?? null,
+      p.cancelUrl ?? null,
+      p.notificationUrl ?? null,
+      JSON.stringify(p.metadata),
+      JSON.stringify(p.products),
+      EVENT.purchaseCreated,
+      EXPIRE_JOB,
+      new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
+    ],
+  );
+  sql.notify(OUTBOX_CHANNEL);
+  return toPurchase(rows[0]!);
+}
+
+/** Locks the purchase's row for a move and reads its state; undefined when the account has no such purchase. */
+export async function lockPurchaseState(tx: Sql, accountId: string, purchaseId: string): Promise<PurchaseState | undefined> {
+  const { rows } = await tx.query<{ state: PurchaseState }>('SELECT state FROM purchases WHERE account_id = $1 AND id = $2 FOR UPDATE', [accountId, purchaseId]);
+  return rows[0]?.state;
+}
+
+/** Sets the purchase's state and comment (the state gate's write: purchases/transitions.ts). */
+export async function setPurchaseState(tx: Sql, accountId: string, purchaseId: string, state: PurchaseState, comment: string, now: Date): Promise<void> {
+  await tx.query('UPDATE purchases SET state = $3, comment = $4, updated_at = $5 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, state, comment, now]);
+}
+
+/** Writes a move's event (and so its outbox row) and wakes the dispatcher at commit. */
+export async function insertPurchaseEvent(
+  tx: Sql,
+  e: { accountId: string; purchaseId: string; type: string; from: PurchaseState; to: PurchaseState; data: Record<string, unknown>; at: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [e.accountId, e.purchaseId, e.type, e.from, e.to, JSON.stringify(e.data), e.at],
+  );
+  tx.notify(OUTBOX_CHANNEL);
+}
+
+/** The purchase's events, in order (its timeline). */
+export async function purchaseEventRows(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ type: string; from_state: string | null; to_state: string; created_at: Date }[]> {
+  const { rows } = await sql.query<{ type: string; from_state: string | null; to_state: string; created_at: Date }>(
+    'SELECT type, from_state, to_state, created_at FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 ORDER BY id',
+    [accountId, purchaseId],
+  );
+  return rows;
+}
