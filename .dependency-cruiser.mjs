@@ -3,8 +3,6 @@
  * (type-only imports included) by `npm run lint` and by test/docs/layering.test.ts.
  *
  * The rules say where the layers are by path, so they hold whatever a layer's files are called.
- * Where the tree does not keep a rule yet, the known violation is listed in KNOWN_VIOLATIONS
- * below, each with the issue-29 move that removes it: empty that list as the moves land.
  */
 
 /** Files that hold the SQL of one aggregate: `<aggregate>-repository.ts` (docs/architecture.md, "Layers"). */
@@ -84,16 +82,6 @@ const forbidden = [
   },
 ];
 
-/**
- * Known violations, each with the issue-29 move that removes it: a listed violation is not
- * reported, a new one is, and test/docs/layering.test.ts fails on a listed one that no longer
- * occurs. Empty since the reconciliation's schedule moved to jobs/ (the cycle pay-as-leader ↔
- * reconcile-payments ↔ pay-pledge is gone). An entry is `{ type, from, to, rule: { name, severity } }`
- * as `depcruise --output-type baseline` prints it.
- * @type {import('dependency-cruiser').IBaselineViolations}
- */
-const KNOWN_VIOLATIONS = [];
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden,
@@ -105,6 +93,5 @@ export default {
     // Browser scripts served as files (pages/assets, sandbox/assets) are not modules of the service.
     exclude: { path: '^src/(pages|sandbox)/assets/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js'] },
-    knownViolations: KNOWN_VIOLATIONS,
   },
 };

@@ -8,18 +8,6 @@ import tseslint from 'typescript-eslint';
 /** Where SQL may be written: the repositories (`<aggregate>-repository.ts`) and db/. */
 export const SQL_ALLOWED = ['src/**/*-repository.ts', 'src/db/**'];
 
-/**
- * Files that still run SQL outside a repository. A new file with SQL is reported; a listed file
- * that no longer has any fails test/docs/layering.test.ts, so the list only shrinks.
- */
-export const KNOWN_SQL_OUTSIDE_REPOSITORIES = [
-  // psp/ is reworked by issue 29's stateless-connector change, which moves these: the registry's
-  // two reads of offers and PSP accounts, and the sandbox PSP's own tables (a repository in all
-  // but name, to be renamed sandbox-repository.ts).
-  'src/psp/registry.ts',
-  'src/psp/sandbox/store.ts',
-];
-
 const SQL_KEYWORDS = '^\\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH|CREATE|ALTER|DROP|TRUNCATE|LOCK TABLE)\\s';
 const SQL_MESSAGE = 'SQL is written only in a repository (<aggregate>-repository.ts) or under src/db/ (docs/architecture.md, "Layers").';
 
@@ -46,14 +34,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // A finding in a file that issue 29's PSP-fakes move rewrites right now, left to the lead after
-    // the merge so as not to conflict with it: a `let` never reassigned.
-    files: ['test/psp/fixtures/ogone/fake-server.ts'],
-    rules: { 'prefer-const': 'off' },
-  },
-  {
     files: ['src/**/*.ts'],
-    ignores: [...SQL_ALLOWED, ...KNOWN_SQL_OUTSIDE_REPOSITORIES],
+    ignores: SQL_ALLOWED,
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -21,9 +21,9 @@ import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
 import { createSmsGateway } from './messaging/sms.ts';
-import { createPspRegistry } from './psp/registry.ts';
+import { createPspRegistry, DEFAULT_PSP } from './psp/registry.ts';
 import type { ConnectorDefinition } from './psp/definition.ts';
-import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
+import { findPspAccount, offersOnSandboxPsp, pspNamesInUse, toStored } from './psp-accounts/psp-account-repository.ts';
 import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
@@ -113,12 +113,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       // Debug lines of each PSP call (method, path, status, request id; never a header or a body).
       logger: logger.child({ component: 'psp' }),
     });
-    await psps.assertOffersUseKnownPsps(db);
+    psps.assertKnownPsps(await pspNamesInUse(db));
     if (config.env === 'production') {
       // Production takes no payment on the built-in sandbox PSP
       // (docs/psp-connectors.md#production); each such offer refuses its payments until it is bound
       // to a PSP account. Said once at boot, naming them.
-      const onSandbox = await psps.sandboxOffers(db);
+      const onSandbox = await offersOnSandboxPsp(db, DEFAULT_PSP);
       if (onSandbox.length > 0) {
         logger.error(
           { offers: onSandbox.map((o) => ({ account_id: `acc_${o.accountId}`, merchant_uid: `mer_${o.offerId}` })) },

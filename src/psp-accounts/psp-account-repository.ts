@@ -116,3 +116,19 @@ export async function offersOfPspAccount(sql: Sql, accountId: string, id: string
   const { rows } = await sql.query<{ id: string }>('SELECT id FROM offers WHERE account_id = $1 AND psp_account_id = $2 ORDER BY created_at, id', [accountId, id]);
   return rows.map((r) => r.id);
 }
+
+/** Every connector name a stored offer or PSP account names, sorted (checked against the build at boot). */
+export async function pspNamesInUse(sql: Sql): Promise<string[]> {
+  const { rows } = await sql.query<{ psp: string }>('SELECT psp FROM offers UNION SELECT psp FROM psp_accounts ORDER BY psp');
+  return rows.map((r) => r.psp);
+}
+
+/** Offers that would pay through the built-in sandbox PSP (no PSP account, or one of the sandbox connector): refused in production. */
+export async function offersOnSandboxPsp(sql: Sql, sandboxPsp: string): Promise<{ accountId: string; offerId: string }[]> {
+  const { rows } = await sql.query<{ account_id: string; id: string }>(
+    `SELECT o.account_id, o.id FROM offers o LEFT JOIN psp_accounts p ON p.account_id = o.account_id AND p.id = o.psp_account_id
+     WHERE o.psp_account_id IS NULL OR p.psp = $1 ORDER BY o.account_id, o.created_at, o.id`,
+    [sandboxPsp],
+  );
+  return rows.map((r) => ({ accountId: r.account_id, offerId: r.id }));
+}

@@ -1,4 +1,4 @@
-import type { Database, Sql } from '../db/database.ts';
+import type { Database } from '../db/database.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Redacted } from '../crypto/redacted.ts';
 import {
@@ -325,23 +325,15 @@ export class PspRegistry {
     this.#cache.delete(`${accountId}/${pspAccountId}`);
   }
 
-  /** Fails when a stored offer or PSP account names a connector this build lacks: better at boot than at a shopper's payment. */
-  async assertOffersUseKnownPsps(sql: Sql): Promise<void> {
-    const { rows } = await sql.query<{ psp: string }>('SELECT psp FROM offers UNION SELECT psp FROM psp_accounts ORDER BY psp');
-    const unknown = rows.map((r) => r.psp).filter((n) => !this.has(n));
+  /**
+   * Fails when a stored offer or PSP account names a connector this build lacks (the names from
+   * `pspNamesInUse`): better at boot than at a shopper's payment.
+   */
+  assertKnownPsps(namesInUse: readonly string[]): void {
+    const unknown = namesInUse.filter((n) => !this.has(n));
     if (unknown.length > 0) {
       throw new Error(`offers use PSP connectors this build lacks: ${unknown.join(', ')} (this build has: ${this.names.join(', ')})`);
     }
-  }
-
-  /** Offers that would pay through the built-in sandbox PSP (no PSP account, or a sandbox one): refused in production. */
-  async sandboxOffers(sql: Sql): Promise<{ accountId: string; offerId: string }[]> {
-    const { rows } = await sql.query<{ account_id: string; id: string }>(
-      `SELECT o.account_id, o.id FROM offers o LEFT JOIN psp_accounts p ON p.account_id = o.account_id AND p.id = o.psp_account_id
-       WHERE o.psp_account_id IS NULL OR p.psp = $1 ORDER BY o.account_id, o.created_at, o.id`,
-      [DEFAULT_PSP],
-    );
-    return rows.map((r) => ({ accountId: r.account_id, offerId: r.id }));
   }
 }
 

@@ -1,12 +1,11 @@
 /**
  * The layering rules of docs/architecture.md ("Layers") are checked by `npm run lint`:
  * dependency-cruiser for imports (.dependency-cruiser.mjs) and ESLint for SQL outside repositories
- * (eslint.config.js). This test runs both checkers through their APIs: the real tree passes (its
- * known exceptions aside, each still needed), and a deliberate violation of each rule is reported
+ * (eslint.config.js). This test runs both checkers through their APIs: the real tree passes, and a deliberate violation of each rule is reported
  * under that rule's name, so a rule that silently stopped matching (a path pattern gone wrong after
  * a move) fails here.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,9 +18,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(ROOT, file)).href)) as T;
 
 const config = (await load<{ default: IConfiguration }>('.dependency-cruiser.mjs')).default;
-const { KNOWN_SQL_OUTSIDE_REPOSITORIES } = await load<{ KNOWN_SQL_OUTSIDE_REPOSITORIES: string[] }>('eslint.config.js');
 
-/** Runs dependency-cruiser with our rules on `dirs` of `baseDir`: every violation, the known ones with severity `ignore`. */
+/** Runs dependency-cruiser with our rules on `dirs` of `baseDir`: every violation. */
 async function cruiseLayers(baseDir: string, dirs: string[], tsConfig?: string): Promise<IViolation[]> {
   const { tsConfig: _cliOnly, ...options } = config.options!;
   const result = await cruise(
@@ -36,15 +34,8 @@ async function cruiseLayers(baseDir: string, dirs: string[], tsConfig?: string):
 const errors = (violations: IViolation[]) => violations.filter((v) => v.rule.severity === 'error').map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
 
 describe('imports follow the layers (dependency-cruiser)', () => {
-  it('the tree has no violation but the listed known ones, and each listed one still occurs', async () => {
-    const violations = await cruiseLayers(ROOT, ['src'], 'tsconfig.json');
-    expect(errors(violations)).toEqual([]);
-    const ignored = violations.filter((v) => v.rule.severity === 'ignore');
-    const stale = (config.options!.knownViolations ?? []).filter(
-      (known) => !ignored.some((v) => v.rule.name === known.rule.name && (known.cycle ? sameModules(known.cycle, v.cycle) : v.from === known.from && v.to === known.to)),
-    );
-    // A move removed it: delete its line from KNOWN_VIOLATIONS in .dependency-cruiser.mjs.
-    expect(stale.map((k) => `${k.rule.name}: ${k.from} → ${k.to}`)).toEqual([]);
+  it('the tree has no violation', async () => {
+    expect(errors(await cruiseLayers(ROOT, ['src'], 'tsconfig.json'))).toEqual([]);
   });
 
   describe('a deliberate violation is reported under its rule', () => {
@@ -104,21 +95,9 @@ describe('SQL is written only in repositories and db/ (ESLint)', () => {
     expect(await sqlFindings(USE_CASE, 'src/db/counts.ts')).toEqual([]);
   });
 
-  it('src/ has no SQL outside repositories but in the listed files, and each listed file still has some', async () => {
+  it('src/ has no SQL outside repositories and db/', async () => {
     const results = await eslint.lintFiles(['src']);
     const outside = results.filter((r) => r.messages.some((m) => m.ruleId === 'no-restricted-syntax')).map((r) => r.filePath.slice(ROOT.length));
     expect(outside).toEqual([]);
-    const stale: string[] = [];
-    for (const file of KNOWN_SQL_OUTSIDE_REPOSITORIES) {
-      // Linted as if it were a use case: a file whose SQL has moved out is no exception any more.
-      const path = join(ROOT, file);
-      if (!existsSync(path) || (await sqlFindings(readFileSync(path, 'utf8'), 'src/use-cases/__listed__.ts')).length === 0) stale.push(file);
-    }
-    // Delete these from KNOWN_SQL_OUTSIDE_REPOSITORIES in eslint.config.js.
-    expect(stale).toEqual([]);
   });
 });
-
-function sameModules(a: { name: string }[], b: { name: string }[] | undefined): boolean {
-  return !!b && a.length === b.length && a.every((m) => b.some((n) => n.name === m.name));
-}

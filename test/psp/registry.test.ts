@@ -11,6 +11,7 @@ import { createPspRegistry, DEFAULT_PSP, PspRegistry, UnknownPspError } from '..
 const BUILD = CONNECTOR_DEFINITIONS.map((d) => d.name).sort();
 import { SandboxPsp } from '../../src/psp/sandbox/connector.ts';
 import { openTestDatabase } from '../helpers/app.ts';
+import { pspNamesInUse } from '../../src/psp-accounts/psp-account-repository.ts';
 
 let db: Database;
 beforeAll(async () => {
@@ -71,14 +72,14 @@ describe('PSP registry', () => {
 
   it('at boot, refuses offers that name a connector this build lacks', async () => {
     const registry = createPspRegistry(opts());
-    await registry.assertOffersUseKnownPsps(db);
+    registry.assertKnownPsps(await pspNamesInUse(db));
     const rollback = new Error('rollback');
     const err = await db
       .transaction(async (tx) => {
         const accountId = randomUUID();
         await tx.query("INSERT INTO accounts (id, name) VALUES ($1, 'Registry test')", [accountId]);
         await tx.query("INSERT INTO offers (id, account_id, type, psp, signing_secret_enc) VALUES ($1, $2, 'SHARED', 'acme', 'x')", [randomUUID(), accountId]);
-        await registry.assertOffersUseKnownPsps(tx);
+        registry.assertKnownPsps(await pspNamesInUse(tx));
         throw rollback;
       })
       .catch((e: unknown) => e);

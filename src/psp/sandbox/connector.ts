@@ -26,7 +26,7 @@ import {
   storeIdempotentResult,
   updateTransaction,
   type PaymentMethodRow,
-} from './store.ts';
+} from './sandbox-repository.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl, fingerprint } from '../input-checks.ts';
 
 export interface SandboxPspOptions {
