@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { inspect } from 'node:util';
-import { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
@@ -32,7 +31,9 @@ import {
 } from './mapping.ts';
 import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { PspClient, parseJson } from '../kit/json-call.ts';
+import { connectorSetup, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
+import { parseJson, type PspClient } from '../kit/json-call.ts';
+import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { paymentStateOf, resultOf } from './state.ts';
 
@@ -85,13 +86,12 @@ function parsePaymentMethodId(id: string): { shopperReference: string; storedPay
   return m ? { shopperReference: m[1]!, storedPaymentMethodId: m[2]! } : undefined;
 }
 
-export class AdyenConnector implements PspConnector {
+export class AdyenConnector extends KitConnector implements PspConnector {
   readonly name = 'adyen';
   readonly sandbox: boolean;
   readonly #accountId: string;
   readonly #merchantAccount: string;
-  readonly #apiKey: Redacted<string>;
-  readonly #hmacKey: Redacted<string>;
+  readonly #keys: Redacted<{ apiKey: string; hmacKey: string }>;
   readonly #baseUrl: string;
   readonly #clock: Clock;
   readonly #client: PspClient;
@@ -99,69 +99,55 @@ export class AdyenConnector implements PspConnector {
   readonly #publicUrl: string;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
+    super();
     const c = account.credentials;
     const merchantAccount = c.merchant_account;
     const apiKey = c.api_key;
     const hmacKey = c.hmac_key;
     if (!merchantAccount || !apiKey || !hmacKey) throw new TypeError('adyen: merchant_account, api_key and hmac_key are required');
     if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hmacKey)) throw new TypeError('adyen: hmac_key must be hexadecimal');
-    let url: URL;
-    try {
-      url = new URL(account.baseUrl);
-    } catch {
-      throw new TypeError('adyen: baseUrl must be an absolute http(s) URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('adyen: baseUrl must be an http(s) URL');
-    if (!Number.isFinite(context.timeoutMs) || context.timeoutMs <= 0) throw new TypeError('adyen: timeoutMs must be positive');
+    const setup = connectorSetup({ psp: 'adyen', baseUrl: account.baseUrl, timeoutMs: context.timeoutMs, http: context.http, logger: context.logger, credentials: { apiKey, hmacKey } });
     this.sandbox = account.environment === 'test';
     this.#accountId = account.id;
     this.#merchantAccount = merchantAccount;
-    this.#apiKey = new Redacted(apiKey);
-    this.#hmacKey = new Redacted(hmacKey);
-    this.#baseUrl = account.baseUrl.replace(/\/+$/, '');
+    this.#keys = setup.credentials;
+    this.#baseUrl = setup.baseUrl;
     this.#clock = context.clock;
-    this.#client = new PspClient({ psp: 'adyen', http: context.http, timeoutMs: context.timeoutMs, logger: context.logger });
+    this.#client = setup.client;
     this.#operations = context.operations;
-    this.#publicUrl = context.publicUrl.replace(/\/+$/, '');
+    this.#publicUrl = trimSlashes(context.publicUrl);
   }
 
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, sandbox: this.sandbox, account: this.#accountId };
-  }
-  toString(): string {
+  protected get shownAs(): string {
     return `AdyenConnector(${this.#accountId})`;
   }
-  [inspect.custom](): string {
-    return this.toString();
-  }
-
-  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
-    return new PspIntegrationError(this.name, code, message);
+  protected override get shownFields(): Record<string, unknown> {
+    return { account: this.#accountId };
   }
 
   /**
    * One call to Adyen: `X-API-Key`, and Adyen's own `Idempotency-Key` on every POST that changes
    * something (Adyen replays the first answer for a key it has seen, for at least 31 days,
-   * docs.adyen.com/development-resources/api-idempotency). Faults are thrown; 4xx answers other
-   * than 401/403 are handed back for the caller to read.
+   * docs.adyen.com/development-resources/api-idempotency). Faults are thrown (401/403, 429 and 5xx
+   * by the kit's statusFault; a 429 is replayed with the same key); other 4xx answers are handed
+   * back for the caller to read.
    */
   async #call(op: string, method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, authAsAnswer = false): Promise<Answer> {
-    const headers: Record<string, string> = { 'X-API-Key': this.#apiKey.reveal() };
+    const headers: Record<string, string> = { 'X-API-Key': this.#keys.reveal().apiKey };
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     const res = await this.#client.json(op, `${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    if ((res.status === 401 || res.status === 403) && !authAsAnswer) {
-      throw this.#fault('bad_credentials', `${op}: Adyen refused the credentials (HTTP ${res.status}${errorCodeOf(res.text)})`);
-    }
-    if (res.status >= 500) throw this.#fault('unreachable', `${op}: Adyen answered HTTP ${res.status}${errorCodeOf(res.text)}`);
+    const credentialsAnswer = authAsAnswer && (res.status === 401 || res.status === 403);
+    const fault = credentialsAnswer ? undefined : statusFault(this.name, op, res.status, errorCodeOf(res.text));
+    if (fault) throw fault;
     const parsed = parseJson(this.name, op, res);
-    if (res.status >= 200 && res.status < 300 && !isObject(parsed)) throw this.#fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
+    if (res.status >= 200 && res.status < 300 && !isObject(parsed)) throw this.fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
     return { status: res.status, body: parsed };
   }
 
   /** A 4xx answer we did not expect: our request was wrong, or Adyen refused it for a reason we cannot map. */
   #unexpected(op: string, a: Answer): PspIntegrationError {
     const e = isObject(a.body) ? (a.body as AdyenServiceError) : {};
-    return this.#fault('bad_response', `${op}: Adyen answered HTTP ${a.status}${e.errorCode ? ` errorCode ${e.errorCode}` : ''}${e.message ? `: ${e.message}` : ''}`);
+    return this.fault('bad_response', `${op}: Adyen answered HTTP ${a.status}${e.errorCode ? ` errorCode ${e.errorCode}` : ''}${e.message ? `: ${e.message}` : ''}`);
   }
 
   /**
@@ -210,7 +196,7 @@ export class AdyenConnector implements PspConnector {
       const b = a.body as Record<string, unknown>;
       const id = str(b.id);
       const lastFour = str(b.lastFour);
-      if (!id || !/^[A-Za-z0-9]{1,64}$/.test(id) || !lastFour) throw this.#fault('bad_response', 'attach: Adyen did not return the token id and last four digits');
+      if (!id || !/^[A-Za-z0-9]{1,64}$/.test(id) || !lastFour) throw this.fault('bad_response', 'attach: Adyen did not return the token id and last four digits');
       return {
         ok: true,
         paymentMethodId: paymentMethodId(shopperReference, id),
@@ -228,7 +214,7 @@ export class AdyenConnector implements PspConnector {
     const now = this.#clock.now();
     if (a.status === 422) {
       const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
-      if (e.errorCode === '800') throw this.#fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
+      if (e.errorCode === '800') throw this.fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
       const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
       if (!reason) throw this.#unexpected(op, a);
       return { ...base, pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {}, decline: { reason, message: e.message || 'The card details were refused.' } };
@@ -236,10 +222,10 @@ export class AdyenConnector implements PspConnector {
     if (a.status !== 200) throw this.#unexpected(op, a);
     const b = a.body as Record<string, unknown>;
     const pspReference = str(b.pspReference);
-    if (!pspReference || !isResultCode(b.resultCode)) throw this.#fault('bad_response', `${op}: Adyen's answer lacks a pspReference or a known resultCode`);
+    if (!pspReference || !isResultCode(b.resultCode)) throw this.fault('bad_response', `${op}: Adyen's answer lacks a pspReference or a known resultCode`);
     const amount = isObject(b.amount) ? b.amount : undefined;
     if (amount && typeof amount.value === 'number' && amount.value !== base.amountCents) {
-      throw this.#fault('idempotency_conflict', `${op}: Adyen replayed a payment of another amount for this idempotency key`);
+      throw this.fault('idempotency_conflict', `${op}: Adyen replayed a payment of another amount for this idempotency key`);
     }
     const additional = isObject(b.additionalData) ? (b.additionalData as Record<string, unknown>) : {};
     const state: AdyenPaymentState = { ...base, pspReference, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {} };
@@ -265,7 +251,7 @@ export class AdyenConnector implements PspConnector {
         const url = str(action.url);
         const post = action.method === 'POST' && isObject(action.data) && Object.values(action.data).every((v) => typeof v === 'string');
         if (action.type !== 'redirect' || (action.method !== 'GET' && !post) || !url || !/^https?:\/\//.test(url)) {
-          throw this.#fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only redirects (GET, or POST with data) are supported`);
+          throw this.fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only redirects (GET, or POST with data) are supported`);
         }
         state.status = 'pending_action';
         // A POST redirect carries `data` to post to `url` (CheckoutRedirectAction): our relay page posts it.
@@ -281,7 +267,7 @@ export class AdyenConnector implements PspConnector {
         return state;
       case 'pending':
       case 'unexpected':
-        throw this.#fault('bad_response', `${op}: Adyen answered resultCode ${b.resultCode}, which a card payment should not`);
+        throw this.fault('bad_response', `${op}: Adyen answered resultCode ${b.resultCode}, which a card payment should not`);
       default:
         return unreachable(meaning);
     }
@@ -295,7 +281,7 @@ export class AdyenConnector implements PspConnector {
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
     return this.#idempotent('authorize', input.idempotencyKey, params, async (adyenKey) => {
       const pm = parsePaymentMethodId(input.paymentMethodId);
-      if (!pm) throw this.#fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+      if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
       const body: Record<string, unknown> = {
         merchantAccount: this.#merchantAccount,
         amount: { value: input.amountCents, currency: input.currency },
@@ -332,8 +318,8 @@ export class AdyenConnector implements PspConnector {
       const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
       if (p.status !== 'pending_action') return resultOf(p);
       const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
-      if (next.pspReference !== p.pspReference) throw this.#fault('bad_response', 'details: Adyen answered for another payment');
-      if (next.status === 'pending_action') throw this.#fault('bad_response', 'details: Adyen asked for a second action');
+      if (next.pspReference !== p.pspReference) throw this.fault('bad_response', 'details: Adyen answered for another payment');
+      if (next.status === 'pending_action') throw this.fault('bad_response', 'details: Adyen asked for a second action');
       Object.assign(p, next, { modifications: p.modifications });
       delete p.challengeUrl;
       delete p.challengeForm;
@@ -427,16 +413,16 @@ export class AdyenConnector implements PspConnector {
   #readModification(op: string, a: Answer, payment: string, amount: number | undefined): string {
     if (a.status === 422) {
       const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
-      if (e.errorCode === '167') throw this.#fault('unknown_transaction', `${op}: Adyen does not know payment ${payment}`);
+      if (e.errorCode === '167') throw this.fault('unknown_transaction', `${op}: Adyen does not know payment ${payment}`);
       throw this.#unexpected(op, a);
     }
     if (a.status !== 201 && a.status !== 200) throw this.#unexpected(op, a);
     const b = a.body as Record<string, unknown>;
     const mod = str(b.pspReference);
-    if (b.status !== 'received' || !mod || b.paymentPspReference !== payment) throw this.#fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
+    if (b.status !== 'received' || !mod || b.paymentPspReference !== payment) throw this.fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
     const amt = isObject(b.amount) ? b.amount.value : undefined;
     if (amount !== undefined && amt !== undefined && amt !== amount) {
-      throw this.#fault('idempotency_conflict', `${op}: Adyen replayed a modification of another amount for this idempotency key`);
+      throw this.fault('idempotency_conflict', `${op}: Adyen replayed a modification of another amount for this idempotency key`);
     }
     return mod;
   }
@@ -447,9 +433,9 @@ export class AdyenConnector implements PspConnector {
     const a = await this.#call('charge_off_session', 'GET', `/storedPaymentMethods?${q.toString()}`, undefined);
     if (a.status !== 200) throw this.#unexpected('charge_off_session', a);
     const list = (a.body as Record<string, unknown>).storedPaymentMethods;
-    if (list !== undefined && !Array.isArray(list)) throw this.#fault('bad_response', 'charge_off_session: storedPaymentMethods is not a list');
+    if (list !== undefined && !Array.isArray(list)) throw this.fault('bad_response', 'charge_off_session: storedPaymentMethods is not a list');
     const token = (list ?? []).find((t: unknown) => isObject(t) && t.id === storedPaymentMethodId) as Record<string, unknown> | undefined;
-    if (!token) throw this.#fault('unknown_payment_method', `no payment method ${paymentMethodId(shopperReference, storedPaymentMethodId)}`);
+    if (!token) throw this.fault('unknown_payment_method', `no payment method ${paymentMethodId(shopperReference, storedPaymentMethodId)}`);
     return str(token.networkTxReference);
   }
 
@@ -460,7 +446,7 @@ export class AdyenConnector implements PspConnector {
     const params = [input.paymentMethodId, input.amountCents, input.currency, sc?.initialTransactionId ?? null, sc?.networkTransactionId ?? null];
     return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (adyenKey) => {
       const pm = parsePaymentMethodId(input.paymentMethodId);
-      if (!pm) throw this.#fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+      if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
       // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
       // caller (stored from that transaction's answer), else from the token Adyen keeps.
       const networkTxReference = sc?.networkTransactionId ?? (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
@@ -502,7 +488,7 @@ export class AdyenConnector implements PspConnector {
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const parsed = parseNotification(input.rawBody);
     if (!parsed) return { ok: false, reason: 'malformed' };
-    const hmacKey = this.#hmacKey.reveal();
+    const hmacKey = this.#keys.reveal().hmacKey;
     for (const item of parsed.items) {
       if (!checkItemSignature(hmacKey, item) || item.merchantAccountCode !== this.#merchantAccount) return { ok: false, reason: 'bad_signature' };
     }

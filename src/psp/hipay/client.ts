@@ -1,7 +1,7 @@
 import { Redacted } from '../../crypto/redacted.ts';
 import { PspIntegrationError } from '../connector.ts';
-import type { PspHttp } from '../psp-http.ts';
-import { PspClient, type PspLogger } from '../kit/json-call.ts';
+import type { PspClient } from '../kit/json-call.ts';
+import { statusFault } from '../kit/status-fault.ts';
 
 /**
  * HTTP to HiPay Enterprise: HTTP Basic `<API login>:<API password>`, form-encoded requests,
@@ -12,29 +12,22 @@ import { PspClient, type PspLogger } from '../kit/json-call.ts';
  * CommonJS API for five endpoints.
  *
  * Faults become {@link PspIntegrationError}: no answer in time, a network error or a 5xx is
- * `unreachable`; 401/403 `bad_credentials`; a body that is not JSON `bad_response`. Credentials
- * appear in no message.
+ * `unreachable`, as is a 429; 401/403 `bad_credentials` (src/psp/kit/status-fault.ts); a body that
+ * is not JSON `bad_response`. Credentials appear in no message.
  */
 export interface HipayAnswer {
   status: number;
   body: unknown;
 }
 
-export interface HipayClientOptions {
-  username: Redacted;
-  password: Redacted;
-  timeoutMs: number;
-  http: PspHttp;
-  logger?: PspLogger | undefined;
-}
-
 export class HipayClient {
   readonly #authorization: Redacted;
   readonly #client: PspClient;
 
-  constructor(opts: HipayClientOptions) {
-    this.#authorization = new Redacted(`Basic ${Buffer.from(`${opts.username.reveal()}:${opts.password.reveal()}`, 'utf8').toString('base64')}`);
-    this.#client = new PspClient({ psp: 'hipay', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
+  constructor(client: PspClient, credentials: Redacted<{ username: string; password: string }>) {
+    const { username, password } = credentials.reveal();
+    this.#authorization = new Redacted(`Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`);
+    this.#client = client;
   }
 
   toJSON(): string {
@@ -50,10 +43,8 @@ export class HipayClient {
     }
     const where = `${method} ${new URL(url).pathname}`;
     const { status, text } = await this.#client.request(where, url, { method, headers, ...(body !== undefined ? { body } : {}) });
-    if (status >= 500) throw new PspIntegrationError('hipay', 'unreachable', `${where}: HiPay answered ${status}`);
-    if (status === 401 || status === 403) {
-      throw new PspIntegrationError('hipay', 'bad_credentials', `${where}: HiPay refused the API credentials (${status}${describe(text)})`);
-    }
+    const fault = statusFault('hipay', where, status, describe(text));
+    if (fault) throw fault;
     try {
       return { status, body: JSON.parse(text) as unknown };
     } catch {

@@ -1,4 +1,4 @@
-import { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
@@ -17,6 +17,7 @@ import { withAmounts } from '../kit/amounts-state.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HipayClient, errorOf } from './client.ts';
+import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import {
   checkCardLocally,
   fingerprintOf,
@@ -68,10 +69,6 @@ const ALREADY_VOIDED = 3020403;
 
 type Maintenance = 'capture' | 'refund' | 'cancel';
 
-function trimUrl(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
 /**
  * HiPay Enterprise (Gateway API v1) for one merchant's HiPay account.
  *
@@ -87,11 +84,11 @@ function trimUrl(url: string): string {
  *   does not send it twice.
  * A refused call leaves no trace at HiPay, so a replay is sent again and refused again alike.
  */
-export class HipayConnector implements PspConnector {
+export class HipayConnector extends KitConnector implements PspConnector {
   readonly name = 'hipay';
   readonly sandbox: boolean;
   readonly #client: HipayClient;
-  readonly #passphrase: Redacted;
+  readonly #credentials: Redacted<{ username: string; password: string; passphrase: string }>;
   readonly #gateway: string;
   readonly #vault: string;
   readonly #consultation: string;
@@ -99,34 +96,27 @@ export class HipayConnector implements PspConnector {
   readonly #operations: PspOperations;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
+    super();
     const { username, password, secret_passphrase: passphrase } = account.credentials;
     if (!username || !password || !passphrase) throw new TypeError('hipay: username, password and secret_passphrase are required');
-    let base: URL;
-    try {
-      base = new URL(account.baseUrl);
-    } catch {
-      throw new TypeError('hipay: baseUrl must be an absolute http(s) URL');
-    }
-    if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('hipay: baseUrl must be an http(s) URL');
-    if (!Number.isFinite(context.timeoutMs) || context.timeoutMs <= 0) throw new TypeError('hipay: timeoutMs must be positive');
+    const setup = connectorSetup({ psp: 'hipay', baseUrl: account.baseUrl, timeoutMs: context.timeoutMs, http: context.http, logger: context.logger, credentials: { username, password, passphrase } });
     this.sandbox = account.environment === 'test';
-    this.#gateway = trimUrl(account.baseUrl);
+    this.#gateway = setup.baseUrl;
     // The vault and the consultation API live on their own hosts; a custom endpoint (a proxy, or the
     // test fake) serves all three.
     this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
     this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#client = new HipayClient({ username: new Redacted(username), password: new Redacted(password), timeoutMs: context.timeoutMs, http: context.http, logger: context.logger });
-    this.#passphrase = new Redacted(passphrase);
+    this.#client = new HipayClient(setup.client, setup.credentials);
+    this.#credentials = setup.credentials;
     this.#clock = context.clock;
     this.#operations = context.operations;
   }
 
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, sandbox: this.sandbox, gateway: this.#gateway };
-  }
-
-  toString(): string {
+  protected get shownAs(): string {
     return `HipayConnector(${this.#gateway})`;
+  }
+  protected override get shownFields(): Record<string, unknown> {
+    return { gateway: this.#gateway };
   }
 
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
@@ -148,11 +138,11 @@ export class HipayConnector implements PspConnector {
     const t = body as Record<string, unknown>;
     const pan = typeof t.pan === 'string' ? t.pan : '';
     if (typeof t.token !== 'string' || typeof t.brand !== 'string' || !/\d{4}$/.test(pan)) {
-      throw new PspIntegrationError(this.name, 'bad_response', 'token/create: the answer lacks token, brand or pan');
+      throw this.fault('bad_response', 'token/create: the answer lacks token, brand or pan');
     }
     const product = paymentProductFor(t.brand);
     const paymentMethodId = `${product}:${t.token}`;
-    if (!PAYMENT_METHOD.test(paymentMethodId)) throw new PspIntegrationError(this.name, 'bad_response', 'token/create: malformed token');
+    if (!PAYMENT_METHOD.test(paymentMethodId)) throw this.fault('bad_response', 'token/create: malformed token');
     return {
       ok: true,
       paymentMethodId,
@@ -258,7 +248,7 @@ export class HipayConnector implements PspConnector {
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    const check = checkSignature(this.#passphrase.reveal(), headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
+    const check = checkSignature(this.#credentials.reveal().passphrase, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
     if (check !== 'ok') return { ok: false, reason: check };
     return readNotification(input.rawBody);
   }
@@ -279,24 +269,24 @@ export class HipayConnector implements PspConnector {
 
   #paymentMethod(id: string): { product: string; token: string } {
     const m = PAYMENT_METHOD.exec(id);
-    if (!m) throw new PspIntegrationError(this.name, 'unknown_payment_method', `no payment method ${JSON.stringify(id.slice(0, 80))}`);
+    if (!m) throw this.fault('unknown_payment_method', `no payment method ${JSON.stringify(id.slice(0, 80))}`);
     return { product: m[1]!, token: m[2]! };
   }
 
   #unexpected(where: string, status: number, body: unknown): PspIntegrationError {
     const e = errorOf(body);
-    return new PspIntegrationError(this.name, 'bad_response', `${where}: unexpected answer ${status}${e ? ` (${e.code} ${e.message})` : ''}`);
+    return this.fault('bad_response', `${where}: unexpected answer ${status}${e ? ` (${e.code} ${e.message})` : ''}`);
   }
 
   async #transaction(reference: string): Promise<HipayTransaction> {
-    if (!TRANSACTION_REFERENCE.test(reference)) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${JSON.stringify(reference.slice(0, 80))}`);
+    if (!TRANSACTION_REFERENCE.test(reference)) throw this.fault('unknown_transaction', `no transaction ${JSON.stringify(reference.slice(0, 80))}`);
     const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v1/transaction/${reference}`);
     if (status === 404 || (status === 400 && errorOf(body)?.code === UNKNOWN_TRANSACTION)) {
-      throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${reference}`);
+      throw this.fault('unknown_transaction', `no transaction ${reference}`);
     }
     if (status !== 200) throw this.#unexpected('transaction', status, body);
     const t = readTransaction((body as { transaction?: unknown } | null)?.transaction);
-    if (!t) throw new PspIntegrationError(this.name, 'bad_response', `transaction ${reference}: unreadable answer`);
+    if (!t) throw this.fault('bad_response', `transaction ${reference}: unreadable answer`);
     return t;
   }
 
@@ -308,7 +298,7 @@ export class HipayConnector implements PspConnector {
     const raw = (body as { transaction?: unknown } | null)?.transaction;
     const list = Array.isArray(raw) ? raw : [raw];
     const t = readTransaction(list[list.length - 1]);
-    if (!t) throw new PspIntegrationError(this.name, 'bad_response', `order ${orderId}: unreadable answer`);
+    if (!t) throw this.fault('bad_response', `order ${orderId}: unreadable answer`);
     return t;
   }
 
@@ -326,16 +316,16 @@ export class HipayConnector implements PspConnector {
       const raced = await this.#findOrder(orderId);
       if (raced) return this.#replayed(orderId, print, raced);
     }
-    if (status !== 200 && error?.code === UNKNOWN_TOKEN) throw new PspIntegrationError(this.name, 'unknown_payment_method', `HiPay does not know the card token`);
+    if (status !== 200 && error?.code === UNKNOWN_TOKEN) throw this.fault('unknown_payment_method', `HiPay does not know the card token`);
     if (status !== 200) throw this.#unexpected('order', status, body);
     const t = readTransaction(body);
-    if (!t) throw new PspIntegrationError(this.name, 'bad_response', 'order: unreadable answer');
+    if (!t) throw this.fault('bad_response', 'order: unreadable answer');
     return withAmounts(toTransactionResult(t));
   }
 
   #replayed(orderId: string, print: string, t: HipayTransaction): TransactionResult {
     if (t.fingerprint !== undefined && t.fingerprint !== print) {
-      throw new PspIntegrationError(this.name, 'idempotency_conflict', `order ${orderId} was already placed with other parameters`);
+      throw this.fault('idempotency_conflict', `order ${orderId} was already placed with other parameters`);
     }
     return withAmounts(toTransactionResult(t));
   }
@@ -347,7 +337,7 @@ export class HipayConnector implements PspConnector {
     const done = await this.#operationSent(reference, operationId);
     if (done) {
       const sameAmount = amountCents === undefined || done.amount === undefined || done.amount === toHipayAmount(amountCents, before.currency);
-      if (!sameAmount) throw new PspIntegrationError(this.name, 'idempotency_conflict', `operation ${operationId} was already sent with another amount`);
+      if (!sameAmount) throw this.fault('idempotency_conflict', `operation ${operationId} was already sent with another amount`);
       return withAmounts(toTransactionResult(before));
     }
     // Chipin's contract: one capture per hold; capturing less releases the rest. HiPay would take
@@ -363,7 +353,7 @@ export class HipayConnector implements PspConnector {
     const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/maintenance/transaction/${reference}`, form);
     if (status === 200) return this.#read(reference);
     const error = errorOf(body);
-    if (status === 404 || error?.code === UNKNOWN_TRANSACTION) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${reference}`);
+    if (status === 404 || error?.code === UNKNOWN_TRANSACTION) throw this.fault('unknown_transaction', `no transaction ${reference}`);
     // Voiding what is already voided: nothing is held, the void's purpose is met.
     if (operation === 'cancel' && error?.code === ALREADY_VOIDED) return this.#read(reference);
     if (status === 400 && error && isHipayReasonCode(error.code)) {
@@ -379,7 +369,7 @@ export class HipayConnector implements PspConnector {
     if (status === 404) return undefined;
     if (status !== 200) throw this.#unexpected('v3 transaction', status, body);
     const operations = (body as { operations?: unknown } | null)?.operations;
-    if (operations !== undefined && !Array.isArray(operations)) throw new PspIntegrationError(this.name, 'bad_response', 'v3 transaction: operations is not a list');
+    if (operations !== undefined && !Array.isArray(operations)) throw this.fault('bad_response', 'v3 transaction: operations is not a list');
     for (const op of (operations ?? []) as Record<string, unknown>[]) {
       if (op?.merchantReference === operationId) return { type: String(op.type ?? ''), amount: typeof op.amount === 'string' ? op.amount : undefined };
     }

@@ -37,6 +37,8 @@ import {
 import { readNotification, type LyraNotificationRead } from './notifications.ts';
 import { assertAmount, assertCurrency, assertReturnUrl, fingerprint } from '../input-checks.ts';
 import type { PspHttp } from '../psp-http.ts';
+import { connectorSetup, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
+import { statusFault } from '../kit/status-fault.ts';
 import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface LyraConnectorOptions {
@@ -89,87 +91,72 @@ function parsePaymentMethod(id: string): { token: string; chaining?: string } {
  * log) the connector reads the transaction and compares it with the state the caller stored before
  * the call (`pspState`: the amounts of the last result).
  */
-export class LyraConnector implements PspConnector {
+export class LyraConnector extends KitConnector implements PspConnector {
   readonly name = 'lyra';
   readonly sandbox: boolean;
   readonly #accountId: string;
   readonly #baseUrl: string;
   readonly #shopId: string;
-  readonly #password: Redacted;
-  readonly #hmacKey: Redacted;
+  readonly #credentials: Redacted<{ password: string; hmacKey: string }>;
   readonly #clock: Clock;
   readonly #publicUrl: string;
   readonly #client: PspClient;
   readonly #operations: PspOperations;
 
   constructor(opts: LyraConnectorOptions) {
-    let url: URL;
-    try {
-      url = new URL(opts.baseUrl);
-    } catch {
-      throw new TypeError('lyra: baseUrl must be an absolute http(s) URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('lyra: baseUrl must be an http(s) URL');
+    super();
     if (!/^[0-9]{8}$/.test(opts.shopId)) throw new TypeError('lyra: shop_id must be 8 digits');
     if (!(opts.password instanceof Redacted) || !(opts.hmacKey instanceof Redacted)) throw new TypeError('lyra: credentials must be Redacted');
-    if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('lyra: timeoutMs must be positive');
+    const setup = connectorSetup({ psp: 'lyra', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { password: opts.password.reveal(), hmacKey: opts.hmacKey.reveal() } });
     this.sandbox = opts.environment === 'test';
     this.#accountId = opts.accountId;
-    this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.#baseUrl = setup.baseUrl;
     this.#shopId = opts.shopId;
-    this.#password = opts.password;
-    this.#hmacKey = opts.hmacKey;
+    this.#credentials = setup.credentials;
     this.#clock = opts.clock;
-    this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
-    this.#client = new PspClient({ psp: 'lyra', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
+    this.#publicUrl = trimSlashes(opts.publicUrl);
+    this.#client = setup.client;
     this.#operations = opts.operations;
   }
 
-  toJSON(): { name: string; sandbox: boolean } {
-    return { name: this.name, sandbox: this.sandbox };
-  }
-  toString(): string {
+  protected get shownAs(): string {
     return `LyraConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   // -------------------------------------------------------------------------------------------
   // HTTP
 
-  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
-    return new PspIntegrationError(this.name, code, message);
-  }
-
   /** One POST to `<baseUrl>/api-payment/V4/<ws>` with HTTP Basic `shop_id:password`. */
   async #call(ws: string, body: Record<string, unknown>): Promise<LyraEnvelope> {
-    const auth = Buffer.from(`${this.#shopId}:${this.#password.reveal()}`, 'utf8').toString('base64');
+    const auth = Buffer.from(`${this.#shopId}:${this.#credentials.reveal().password}`, 'utf8').toString('base64');
     const { status, text } = await this.#client.json(ws, `${this.#baseUrl}/api-payment/V4/${ws}`, { method: 'POST', headers: { authorization: `Basic ${auth}` }, body });
-    if (status === 401 || status === 403) throw this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (HTTP ${status})`);
-    if (status >= 500 || status === 429) throw this.#fault('unreachable', `${ws}: Lyra answered HTTP ${status}`);
-    if (status !== 200) throw this.#fault('bad_response', `${ws}: unexpected HTTP ${status}`);
+    const fault = statusFault(this.name, ws, status);
+    if (fault) throw fault;
+    if (status !== 200) throw this.fault('bad_response', `${ws}: unexpected HTTP ${status}`);
     try {
       return readEnvelope(JSON.parse(text));
     } catch {
-      throw this.#fault('bad_response', `${ws}: the answer is not a V4 response`);
+      throw this.fault('bad_response', `${ws}: the answer is not a V4 response`);
     }
   }
 
   /** An ERROR answer that is not a refusal: a fault. Lyra's message is not copied (it may echo input). */
   #errorFault(ws: string, e: LyraErrorAnswer): PspIntegrationError {
-    if (e.errorCode === 'PSP_010') return this.#fault('unknown_transaction', `${ws}: transaction not found (PSP_010)`);
+    if (e.errorCode === 'PSP_010') return this.fault('unknown_transaction', `${ws}: transaction not found (PSP_010)`);
     if (e.errorCode === 'PSP_030' || e.errorCode === 'PSP_031' || e.errorCode === 'PSP_036') {
-      return this.#fault('unknown_payment_method', `${ws}: payment method token unknown or unusable (${e.errorCode})`);
+      return this.fault('unknown_payment_method', `${ws}: payment method token unknown or unusable (${e.errorCode})`);
     }
     // INT_905 "invalid login or private key" comes in an HTTP 200 ERROR answer.
-    if (e.errorCode === 'INT_905') return this.#fault('bad_credentials', `${ws}: Lyra refused the shop id and password (INT_905)`);
-    if (e.errorCode === 'PSP_001') return this.#fault('bad_credentials', `${ws}: action not allowed for this shop (PSP_001)`);
-    return this.#fault('bad_response', `${ws}: Lyra error ${e.errorCode}`);
+    if (e.errorCode === 'INT_905') return this.fault('bad_credentials', `${ws}: Lyra refused the shop id and password (INT_905)`);
+    if (e.errorCode === 'PSP_001') return this.fault('bad_credentials', `${ws}: action not allowed for this shop (PSP_001)`);
+    return this.fault('bad_response', `${ws}: Lyra error ${e.errorCode}`);
   }
 
   #read<T>(ws: string, fn: () => T): T {
     try {
       return fn();
     } catch (e) {
-      if (e instanceof MalformedAnswer) throw this.#fault('bad_response', `${ws}: ${e.message}`);
+      if (e instanceof MalformedAnswer) throw this.fault('bad_response', `${ws}: ${e.message}`);
       throw e;
     }
   }
@@ -187,9 +174,9 @@ export class LyraConnector implements PspConnector {
   }
 
   async #transaction(transactionId: string): Promise<{ payment: LyraPayment; result: TransactionResult }> {
-    if (!ORDER_ID.test(transactionId)) throw this.#fault('unknown_transaction', 'not a Lyra transaction id of this connector');
+    if (!ORDER_ID.test(transactionId)) throw this.fault('unknown_transaction', 'not a Lyra transaction id of this connector');
     const payment = await this.#findOrder(transactionId);
-    if (!payment || !splitOrder(payment).debit) throw this.#fault('unknown_transaction', 'no such transaction at Lyra');
+    if (!payment || !splitOrder(payment).debit) throw this.fault('unknown_transaction', 'no such transaction at Lyra');
     return { payment, result: this.#read('Order/Get', () => toTransactionResult(transactionId, payment)) };
   }
 
@@ -220,7 +207,7 @@ export class LyraConnector implements PspConnector {
   #checkReplay(op: Operation, key: string, payment: LyraPayment, print: string): void {
     const stored = payment.transactions.find((t) => t.metadata?.chipin_fingerprint)?.metadata?.chipin_fingerprint;
     if (stored !== undefined && stored !== print) {
-      throw this.#fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
+      throw this.fault('idempotency_conflict', `idempotency key "${key}" was already used for another ${op} call`);
     }
   }
 
@@ -255,12 +242,12 @@ export class LyraConnector implements PspConnector {
         payment = this.#read('Charge/CreateToken', () => readPayment(env.answer));
       }
       const t = payment.transactions[0];
-      if (!t) throw this.#fault('bad_response', 'Charge/CreateToken: no transaction in the answer');
+      if (!t) throw this.fault('bad_response', 'Charge/CreateToken: no transaction in the answer');
       if (t.detailedStatus === 'REFUSED' || t.detailedStatus === 'NOT_CREATED') {
         const reason = toDeclineReason(t.errorCode, t.detailedErrorCode, t.detailedErrorMessage);
         return { ok: false, reason, message: declineMessage(reason) };
       }
-      if (!t.paymentMethodToken) throw this.#fault('bad_response', 'Charge/CreateToken: no paymentMethodToken');
+      if (!t.paymentMethodToken) throw this.fault('bad_response', 'Charge/CreateToken: no paymentMethodToken');
       const chaining = t.initialIssuerTransactionIdentifier;
       return {
         ok: true,
@@ -315,12 +302,12 @@ export class LyraConnector implements PspConnector {
     }
     if (env.answer._type === 'V4/Charge/RedirectRequest') {
       const redirectUrl = env.answer.redirectUrl;
-      if (typeof redirectUrl !== 'string' || !/^https?:\/\//.test(redirectUrl)) throw this.#fault('bad_response', `${ws}: redirect without a URL`);
+      if (typeof redirectUrl !== 'string' || !/^https?:\/\//.test(redirectUrl)) throw this.fault('bad_response', `${ws}: redirect without a URL`);
       const pending = { transactionId: orderId, status: 'requires_action' as const, amountCents, capturedCents: 0, refundedCents: 0 };
       // With postData the issuer's page wants those fields POSTed (our relay page does it); without, a plain redirect.
       const postData = env.answer.postData;
       if (postData !== undefined && postData !== null) {
-        if (typeof postData !== 'object' || !Object.values(postData).every((v) => typeof v === 'string')) throw this.#fault('bad_response', `${ws}: postData is not a set of strings`);
+        if (typeof postData !== 'object' || !Object.values(postData).every((v) => typeof v === 'string')) throw this.fault('bad_response', `${ws}: postData is not a set of strings`);
         return { ...pending, challengeForm: { action: redirectUrl, fields: postData as Record<string, string> } };
       }
       return { ...pending, challengeUrl: redirectUrl };
@@ -462,7 +449,7 @@ export class LyraConnector implements PspConnector {
 
   /** {@link verifyNotification} with the Lyra fields the machinery may need (order id, uuid, detailedStatus). */
   readNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): LyraNotificationRead {
-    return readNotification({ password: this.#password.reveal(), hmacKey: this.#hmacKey.reveal() }, input, this.#clock.now());
+    return readNotification(this.#credentials.reveal(), input, this.#clock.now());
   }
 
   /** `Charge/SDKTest`: Lyra's documented harmless call, authenticated like any other. */

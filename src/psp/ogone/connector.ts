@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
-import { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -16,6 +16,8 @@ import {
   type TransactionResult,
 } from '../connector.ts';
 import { amountsBefore, withAmounts, type Amounts } from '../kit/amounts-state.ts';
+import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import {
   DUPLICATE_ORDER,
@@ -96,7 +98,7 @@ function brandName(brand: string | undefined): string {
  * and a call whose outcome is unknown is reconciled by reading the transaction
  * (querydirect.asp) and comparing it with the amounts the caller stored before it (`pspState`).
  */
-export class OgoneConnector implements PspConnector {
+export class OgoneConnector extends KitConnector implements PspConnector {
   readonly name = 'ogone';
   readonly sandbox: boolean;
   readonly #credentials: Redacted<OgoneCredentials>;
@@ -106,32 +108,18 @@ export class OgoneConnector implements PspConnector {
   readonly #operations: PspOperations;
 
   constructor(opts: OgoneConnectorOptions) {
-    let url: URL;
-    try {
-      url = new URL(opts.baseUrl);
-    } catch {
-      throw new TypeError('ogone: baseUrl must be an absolute http(s) URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('ogone: baseUrl must be an http(s) URL');
-    if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('ogone: timeoutMs must be positive');
+    super();
+    const setup = connectorSetup({ psp: 'ogone', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
     this.sandbox = opts.sandbox;
-    this.#credentials = new Redacted({ ...opts.credentials });
-    this.#baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.#credentials = setup.credentials;
+    this.#baseUrl = setup.baseUrl;
     this.#clock = opts.clock;
-    this.#client = new PspClient({ psp: 'ogone', http: opts.http, timeoutMs: opts.timeoutMs, logger: opts.logger });
+    this.#client = setup.client;
     this.#operations = opts.operations;
   }
 
-  toJSON(): { name: string; sandbox: boolean } {
-    return { name: this.name, sandbox: this.sandbox };
-  }
-
-  toString(): string {
+  protected get shownAs(): string {
     return `OgoneConnector(${this.sandbox ? 'test' : 'live'})`;
-  }
-
-  #fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
-    return new PspIntegrationError(this.name, code, message);
   }
 
   /** One DirectLink call: credentials and SHASIGN added, the XML answer read; faults thrown. */
@@ -145,13 +133,13 @@ export class OgoneConnector implements PspConnector {
       body: new URLSearchParams(all).toString(),
     });
     const text = res.text;
-    if (res.status === 401 || res.status === 403) throw this.#fault('bad_credentials', `${page}: HTTP ${res.status}`);
-    if (res.status >= 500) throw this.#fault('unreachable', `${page}: HTTP ${res.status}`);
-    if (res.status !== 200) throw this.#fault('bad_response', `${page}: HTTP ${res.status}`);
+    const fault = statusFault(this.name, page, res.status);
+    if (fault) throw fault;
+    if (res.status !== 200) throw this.fault('bad_response', `${page}: HTTP ${res.status}`);
     const parsed = parseNcResponse(text);
-    if (!parsed) throw this.#fault('bad_response', `${page}: the answer is not an ncresponse`);
+    if (!parsed) throw this.fault('bad_response', `${page}: the answer is not an ncresponse`);
     if (isCredentialRefusal(parsed.attrs.NCERRORPLUS)) {
-      throw this.#fault('bad_credentials', `${page}: refused the PSPID, API user, password, SHA-IN signature or server IP (${(parsed.attrs.NCERRORPLUS ?? '').split('/').slice(0, 3).join('/')})`);
+      throw this.fault('bad_credentials', `${page}: refused the PSPID, API user, password, SHA-IN signature or server IP (${(parsed.attrs.NCERRORPLUS ?? '').split('/').slice(0, 3).join('/')})`);
     }
     return parsed;
   }
@@ -178,7 +166,7 @@ export class OgoneConnector implements PspConnector {
   ): Promise<{ kind: 'order'; payId: string; htmlAnswer?: string } | { kind: 'refused'; ncError: string; ncErrorPlus?: string }> {
     const existing = await this.#queryOrder(orderId);
     if (existing) {
-      if (!same(existing)) throw this.#fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
+      if (!same(existing)) throw this.fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
       return { kind: 'order', payId: existing.PAYID! };
     }
     let r: NcResponse;
@@ -195,40 +183,40 @@ export class OgoneConnector implements PspConnector {
     const a = r.attrs;
     if (a.NCERROR === DUPLICATE_ORDER) {
       const found = await this.#queryOrder(orderId);
-      if (!found) throw this.#fault('bad_response', `order ${orderId} reported as already processed but not found`);
-      if (!same(found)) throw this.#fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
+      if (!found) throw this.fault('bad_response', `order ${orderId} reported as already processed but not found`);
+      if (!same(found)) throw this.fault('idempotency_conflict', `order ${orderId} already exists with other parameters`);
       return { kind: 'order', payId: found.PAYID! };
     }
-    if (a.NCERROR === UNKNOWN_ALIAS) throw this.#fault('unknown_payment_method', `no stored card ${params.ALIAS ?? ''}`);
+    if (a.NCERROR === UNKNOWN_ALIAS) throw this.fault('unknown_payment_method', `no stored card ${params.ALIAS ?? ''}`);
     if (!a.PAYID || a.PAYID === '0' || a.STATUS === '0') {
       if (a.NCERROR && a.NCERROR !== '0') return { kind: 'refused', ncError: a.NCERROR, ncErrorPlus: a.NCERRORPLUS };
-      throw this.#fault('bad_response', 'order answer without PAYID');
+      throw this.fault('bad_response', 'order answer without PAYID');
     }
     return { kind: 'order', payId: a.PAYID, ...(r.htmlAnswer ? { htmlAnswer: r.htmlAnswer } : {}) };
   }
 
   /** The transaction as Ogone holds it: its global status and its history of maintenance operations. */
   async #view(payId: string): Promise<OgoneView & { currency: string }> {
-    if (!/^\d{1,20}$/.test(payId)) throw this.#fault('unknown_transaction', `no transaction ${payId}`);
+    if (!/^\d{1,20}$/.test(payId)) throw this.fault('unknown_transaction', `no transaction ${payId}`);
     const g = await this.#post('querydirect.asp', { PAYID: payId });
     const a = g.attrs;
-    if (a.NCERROR === UNKNOWN_ORDER || a.STATUS === '88') throw this.#fault('unknown_transaction', `no transaction ${payId}`);
+    if (a.NCERROR === UNKNOWN_ORDER || a.STATUS === '88') throw this.fault('unknown_transaction', `no transaction ${payId}`);
     const status = Number(a.STATUS);
     const currency = a.currency ?? '';
     if (!/^\d+$/.test(a.STATUS ?? '') || !isOgoneStatus(status) || !isKnownCurrency(currency)) {
-      throw this.#fault('bad_response', `querydirect.asp: unreadable status or currency for ${payId}`);
+      throw this.fault('bad_response', `querydirect.asp: unreadable status or currency for ${payId}`);
     }
     const amountCents = fromOgoneAmount(a.amount, currency);
-    if (amountCents === undefined) throw this.#fault('bad_response', `querydirect.asp: unreadable amount for ${payId}`);
+    if (amountCents === undefined) throw this.fault('bad_response', `querydirect.asp: unreadable amount for ${payId}`);
     const last = Number(a.PAYIDSUB ?? '0');
-    if (!Number.isSafeInteger(last) || last < 0 || last > 1000) throw this.#fault('bad_response', 'querydirect.asp: unreadable PAYIDSUB');
+    if (!Number.isSafeInteger(last) || last < 0 || last > 1000) throw this.fault('bad_response', 'querydirect.asp: unreadable PAYIDSUB');
     let captured = 0;
     let refunded = 0;
     let authorisedOn: Date | undefined;
     for (let sub = 0; sub <= last; sub++) {
       const h = (await this.#post('querydirect.asp', { PAYID: payId, PAYIDSUB: String(sub) })).attrs;
       const s = Number(h.STATUS);
-      if (!isOgoneStatus(s)) throw this.#fault('bad_response', `querydirect.asp: unreadable status of ${payId}/${sub}`);
+      if (!isOgoneStatus(s)) throw this.fault('bad_response', `querydirect.asp: unreadable status of ${payId}/${sub}`);
       const amount = fromOgoneAmount(h.amount, currency) ?? 0;
       const kind = operationKind(s);
       if (kind === 'capture') captured += sub === 0 ? amountCents : amount;
@@ -283,9 +271,9 @@ export class OgoneConnector implements PspConnector {
     if (status === 2 || status === 0 || status === 93) return { ok: false, ...declineFor(g.NCERROR || '30001001', g.NCERRORPLUS) };
     if (status === 5) {
       const del = await this.#post('maintenancedirect.asp', { PAYID: o.payId, OPERATION: 'DES' });
-      if (del.attrs.NCERROR && del.attrs.NCERROR !== '0') throw this.#fault('bad_response', `could not delete the card check ${o.payId}`);
+      if (del.attrs.NCERROR && del.attrs.NCERROR !== '0') throw this.fault('bad_response', `could not delete the card check ${o.payId}`);
     } else if (status !== 6 && status !== 61 && status !== 64) {
-      throw this.#fault('bad_response', `card check ${o.payId} answered status ${g.STATUS}`);
+      throw this.fault('bad_response', `card check ${o.payId} answered status ${g.STATUS}`);
     }
     return { ok: true, paymentMethodId: alias, brand: brandName(g.BRAND), last4, expMonth: input.card.expMonth, expYear };
   }
@@ -320,7 +308,7 @@ export class OgoneConnector implements PspConnector {
     };
     const orderId = this.#orderId('authorize', input.idempotencyKey);
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
-    if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
+    if (o.kind === 'refused') throw this.fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
     const challenge = o.htmlAnswer ? challengeFormFromHtml(o.htmlAnswer) : undefined;
     return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge));
   }
@@ -344,7 +332,7 @@ export class OgoneConnector implements PspConnector {
     };
     const orderId = this.#orderId('charge', input.idempotencyKey);
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
-    if (o.kind === 'refused') throw this.#fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
+    if (o.kind === 'refused') throw this.fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
     return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now()));
   }
 
@@ -375,7 +363,7 @@ export class OgoneConnector implements PspConnector {
       if ('transactionId' in decision) return decision as TransactionResult;
       const r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
       const err = r.attrs.NCERROR ?? '';
-      if (err === UNKNOWN_ORDER) throw this.#fault('unknown_transaction', `no transaction ${transactionId}`);
+      if (err === UNKNOWN_ORDER) throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
       if (err !== '' && err !== '0') {
         const refused = { ...(await this.#read(transactionId)), decline: declineFor(err, r.attrs.NCERRORPLUS) };
         delete refused.challengeForm;

@@ -15,6 +15,8 @@ import {
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
+import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
@@ -72,13 +74,7 @@ function raw(e: Stripe.errors.StripeError): StripeErrorView & { payment_intent?:
 
 /** Parses a base URL into what the SDK takes; anything but scheme, host and port is refused at boot. */
 function endpoint(baseUrl: string): { protocol: 'http' | 'https'; host: string; port: number } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError('stripe: baseUrl must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('stripe: baseUrl must be an http(s) URL');
+  const url = checkBaseUrl(NAME, baseUrl);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
     throw new TypeError('stripe: baseUrl must be scheme, host and port only (the SDK adds /v1/…)');
   }
@@ -96,7 +92,7 @@ function endpoint(baseUrl: string): { protocol: 'http' | 'https'; host: string; 
  * The SDK still retries once a connection that was closed before any answer (stripe-node#1040);
  * that is safe for the same reason.
  */
-export class StripeConnector implements PspConnector {
+export class StripeConnector extends KitConnector implements PspConnector {
   readonly name = NAME;
   readonly sandbox: boolean;
   readonly #client: Stripe;
@@ -106,6 +102,7 @@ export class StripeConnector implements PspConnector {
   readonly #operations: PspOperations;
 
   constructor(opts: StripeConnectorOptions) {
+    super();
     if (!/^sk_(test|live)_[0-9A-Za-z]+$/.test(opts.secretKey ?? '')) throw new TypeError('stripe: the secret key must look like sk_test_… or sk_live_…');
     if (!/^whsec_\S+$/.test(opts.webhookSecret ?? '')) throw new TypeError('stripe: the webhook signing secret must look like whsec_…');
     if (!Number.isSafeInteger(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('stripe: timeoutMs must be a positive integer');
@@ -131,11 +128,7 @@ export class StripeConnector implements PspConnector {
     });
   }
 
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, sandbox: this.sandbox };
-  }
-
-  toString(): string {
+  protected get shownAs(): string {
     return `StripeConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
@@ -149,12 +142,12 @@ export class StripeConnector implements PspConnector {
       if (e.detail instanceof PspCallError) return pspCallFault(NAME, 'Stripe', e.detail, this.#timeoutMs);
       return new PspIntegrationError(NAME, 'unreachable', `Stripe did not answer within ${this.#timeoutMs} ms or the connection failed`);
     }
-    if (e instanceof Stripe.errors.StripeAuthenticationError || status === 401) return new PspIntegrationError(NAME, 'bad_credentials', 'Stripe refused the secret key (401)');
-    if (e instanceof Stripe.errors.StripePermissionError || status === 403) return new PspIntegrationError(NAME, 'bad_credentials', 'the secret key lacks a permission this call needs (403)');
     if (e instanceof Stripe.errors.StripeIdempotencyError) return new PspIntegrationError(NAME, 'idempotency_conflict', 'an idempotency key was reused with other parameters');
-    if (e instanceof Stripe.errors.StripeRateLimitError || status === 429) return new PspIntegrationError(NAME, 'unreachable', 'Stripe is rate limiting this account (429)');
-    if (status !== undefined && status >= 500) return new PspIntegrationError(NAME, 'unreachable', `Stripe answered ${status}`);
     if (status === undefined) return new PspIntegrationError(NAME, 'bad_response', 'Stripe sent an answer that is not JSON');
+    // The SDK's authentication, permission and rate-limit errors are its 401, 403 and 429: the kit's
+    // mapping. Stripe's message is not copied (for a 401 it echoes part of the key).
+    const byStatus = statusFault(NAME, 'Stripe', status, status === 403 ? ', the secret key lacks a permission this call needs' : '');
+    if (byStatus) return byStatus;
     const r = raw(e);
     if (status === 404 || r.code === 'resource_missing') return new PspIntegrationError(NAME, missing, `Stripe does not know this ${missing === 'unknown_payment_method' ? 'payment method' : 'transaction'}`);
     return new PspIntegrationError(NAME, 'bad_response', `Stripe refused the request: ${r.type ?? 'error'} ${r.code ?? ''}`.trim());

@@ -1,0 +1,87 @@
+import { inspect } from 'node:util';
+import { Redacted } from '../../crypto/redacted.ts';
+import { PspIntegrationError } from '../connector.ts';
+import type { PspHttp } from '../psp-http.ts';
+import { PspClient, type PspLogger } from './json-call.ts';
+
+export interface ConnectorSetupOptions<C> {
+  /** The connector's name: it starts every configuration error, fault and log line. */
+  psp: string;
+  baseUrl: string;
+  timeoutMs: number;
+  http: PspHttp;
+  logger?: PspLogger | undefined;
+  requestIdHeader?: string;
+  /** The account's secrets, held from here on only as {@link Redacted}. */
+  credentials: C;
+}
+
+export interface ConnectorSetup<C> {
+  /** The checked base URL without its trailing slashes, ready for `${baseUrl}/path`. */
+  baseUrl: string;
+  client: PspClient;
+  credentials: Redacted<C>;
+}
+
+/**
+ * What every HTTP connector's constructor does first, so that a bad configuration stops the boot
+ * with a message naming the connector: the base URL is an absolute http(s) URL, the time limit is
+ * positive, the credentials are wrapped in {@link Redacted}, and the connector's {@link PspClient}
+ * is built. The connector checks its own credential formats itself.
+ */
+export function connectorSetup<C>(o: ConnectorSetupOptions<C>): ConnectorSetup<C> {
+  checkBaseUrl(o.psp, o.baseUrl);
+  if (!Number.isFinite(o.timeoutMs) || o.timeoutMs <= 0) throw new TypeError(`${o.psp}: timeoutMs must be positive`);
+  return {
+    baseUrl: trimSlashes(o.baseUrl),
+    client: new PspClient({ psp: o.psp, http: o.http, timeoutMs: o.timeoutMs, logger: o.logger, ...(o.requestIdHeader ? { requestIdHeader: o.requestIdHeader } : {}) }),
+    credentials: new Redacted(o.credentials),
+  };
+}
+
+/** The base URL parsed; a TypeError naming the connector unless it is an absolute http(s) URL. */
+export function checkBaseUrl(psp: string, baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`${psp}: baseUrl must be an absolute http(s) URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${psp}: baseUrl must be an http(s) URL`);
+  return url;
+}
+
+export function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * What a connector shows of itself, the same through `JSON.stringify`, `String()` and
+ * `util.inspect`: its name, whether it is a test system, and what tells instances apart (an
+ * account id, a gateway) — never a credential, whatever fields the subclass holds. And the
+ * connector's faults, named after it.
+ */
+export abstract class KitConnector {
+  abstract readonly name: string;
+  abstract readonly sandbox: boolean;
+  /** How a log line shows this instance, e.g. `LyraConnector(test)`. */
+  protected abstract get shownAs(): string;
+  /** Non-secret fields added to `toJSON` (an account id). */
+  protected get shownFields(): Record<string, unknown> {
+    return {};
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, sandbox: this.sandbox, ...this.shownFields };
+  }
+  toString(): string {
+    return this.shownAs;
+  }
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
+  protected fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
+    return new PspIntegrationError(this.name, code, message);
+  }
+}
