@@ -68,13 +68,7 @@ export function freePort(): Promise<number> {
  * one process per server (the `tsx` CLI would add a wrapper process in between).
  * stdout goes to /dev/null (the access log); stderr is kept in a small ring buffer.
  */
-export function spawnTs(
-  name: string,
-  script: string,
-  args: string[],
-  env: Record<string, string | undefined>,
-  nodeArgs: string[] = [],
-): Child {
+export function spawnTs(name: string, script: string, args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): Child {
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', '--import', GUARD, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -101,7 +101,7 @@ const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
 const embedded = process.env.BENCH_EMBEDDED === '1';
 const producerRaw = process.env.BENCH_PRODUCER?.trim() || (embedded ? 'api' : 'sql');
 if (producerRaw !== 'sql' && producerRaw !== 'api') throw new Error(`BENCH_PRODUCER must be "sql" or "api", got "${producerRaw}"`);
-if (embedded && producerRaw === 'sql') throw new Error('BENCH_PRODUCER=sql needs PostgreSQL: the embedded database has one connection, the server\'s');
+if (embedded && producerRaw === 'sql') throw new Error("BENCH_PRODUCER=sql needs PostgreSQL: the embedded database has one connection, the server's");
 const producer: 'sql' | 'api' = producerRaw;
 const events = intEnv('BENCH_EVENTS', 5_000, 1, 1_000_000);
 const settings = {
@@ -289,17 +289,21 @@ async function pool<T, R>(items: T[], concurrency: number, fn: (item: T, i: numb
 }
 
 async function createPurchases(url: string, token: string, n: number): Promise<string[]> {
-  return pool(Array.from({ length: n }, (_, i) => i), 8, async (i) => {
-    const res = await fetch(`${url}/api/merchants/v1/purchases`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: `Bench purchase ${i}`, amount: 30_000, client: { email: 'leader@example.com' } }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    if (res.status !== 201) throw new Error(`create purchase: ${res.status} ${text.slice(0, 300)}`);
-    return (JSON.parse(text) as { id: string }).id;
-  });
+  return pool(
+    Array.from({ length: n }, (_, i) => i),
+    8,
+    async (i) => {
+      const res = await fetch(`${url}/api/merchants/v1/purchases`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: `Bench purchase ${i}`, amount: 30_000, client: { email: 'leader@example.com' } }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`create purchase: ${res.status} ${text.slice(0, 300)}`);
+      return (JSON.parse(text) as { id: string }).id;
+    },
+  );
 }
 
 // --- producers -----------------------------------------------------------------------------
@@ -513,7 +517,11 @@ async function main(): Promise<void> {
     loadAvgAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
   };
   const databaseUrl = await prepareDatabase();
-  const database = settings.embedded ? 'embedded PGlite (fresh temp DATA_DIR)' : settings.givenDatabaseUrl ? 'PostgreSQL (BENCH_DATABASE_URL)' : `PostgreSQL (fresh database ${createdDb})`;
+  const database = settings.embedded
+    ? 'embedded PGlite (fresh temp DATA_DIR)'
+    : settings.givenDatabaseUrl
+      ? 'PostgreSQL (BENCH_DATABASE_URL)'
+      : `PostgreSQL (fresh database ${createdDb})`;
   log(
     `Delivery benchmark: ${settings.events} events (${settings.producer === 'sql' ? `payment.failed rows, ${settings.batch} per transaction` : `aborts, ${settings.apiConcurrency} at once`}` +
       `${settings.rate ? `, paced at ${settings.rate}/s` : ', all at once'}) ` +
@@ -717,13 +725,16 @@ async function main(): Promise<void> {
   log(`latency p90            ${ms(latency.p90)}`);
   log(`latency p99            ${ms(latency.p99)}`);
   log(`latency max            ${ms(latency.max)}   (min ${ms(latency.min)}, mean ${ms(latency.mean)})`);
-  if (result.latencyUpperBoundMs) log(`latency from request   p50 ${ms(result.latencyUpperBoundMs.p50)}, p99 ${ms(result.latencyUpperBoundMs.p99)} (upper bound: abort request start → arrival)`);
+  if (result.latencyUpperBoundMs)
+    log(`latency from request   p50 ${ms(result.latencyUpperBoundMs.p50)}, p99 ${ms(result.latencyUpperBoundMs.p99)} (upper bound: abort request start → arrival)`);
   log(`p50 < 50 ms            ${result.p50Under50ms ? 'yes' : 'NO'}`);
   if (quietLatency) {
     log(`quiet merchant         ${quietCommits.size} events at ${settings.quietRate}/s during the run, ${quietLost} not arrived 1 s after commit by the end`);
     log(`  its latency          p50 ${ms(quietLatency.p50)}, p90 ${ms(quietLatency.p90)}, p99 ${ms(quietLatency.p99)}, max ${ms(quietLatency.max)}`);
   }
-  log(`CPU (% of one core)    chipin ${result.cpuPercentOfOneCore.chipin}, bench ${result.cpuPercentOfOneCore.benchProcess}${'postgres' in result.cpuPercentOfOneCore ? `, postgres ${result.cpuPercentOfOneCore.postgres}` : ''}, whole machine ${result.cpuPercentOfOneCore.wholeMachine} (of ${machine.cpus * 100})`);
+  log(
+    `CPU (% of one core)    chipin ${result.cpuPercentOfOneCore.chipin}, bench ${result.cpuPercentOfOneCore.benchProcess}${'postgres' in result.cpuPercentOfOneCore ? `, postgres ${result.cpuPercentOfOneCore.postgres}` : ''}, whole machine ${result.cpuPercentOfOneCore.wholeMachine} (of ${machine.cpus * 100})`,
+  );
   log(`load average           start ${machine.loadAvgAtStart.join(' ')}, end ${loadAvgAtEnd.join(' ')}`);
   if (stages) {
     const d = (x: ReturnType<typeof distribution>) => `p50 ${ms(x.p50)}, p90 ${ms(x.p90)}, p99 ${ms(x.p99)}, max ${ms(x.max)}`;

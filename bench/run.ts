@@ -200,10 +200,13 @@ async function cannon(url: string, req: RequestSpec, duration: number, extra: Sc
   // Bounded even if autocannon never reports: stop it and fail.
   let timer: NodeJS.Timeout | undefined;
   const guard = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => {
-      instance.stop();
-      fail(new Error(`autocannon did not finish within ${duration + 30} s`));
-    }, (duration + 30) * 1000);
+    timer = setTimeout(
+      () => {
+        instance.stop();
+        fail(new Error(`autocannon did not finish within ${duration + 30} s`));
+      },
+      (duration + 30) * 1000,
+    );
   });
   try {
     return await Promise.race([Promise.resolve(instance), guard]);
@@ -287,9 +290,7 @@ async function measure(s: Scenario, ctx: BenchContext): Promise<Measured> {
     serverCpuUsPerRequest: serverCpuMs === undefined ? undefined : round1((serverCpuMs * 1000) / Math.max(1, r.latency.totalCount)),
     clientCpuPercent: round1((clientMs / wallMs) * 100),
     otherCpuPercent:
-      serverCpuMs === undefined || busy0 === undefined || busy1 === undefined
-        ? undefined
-        : round1((Math.max(0, busy1 - busy0 - serverCpuMs - clientMs) / wallMs) * 100),
+      serverCpuMs === undefined || busy0 === undefined || busy1 === undefined ? undefined : round1((Math.max(0, busy1 - busy0 - serverCpuMs - clientMs) / wallMs) * 100),
   };
 }
 
@@ -367,15 +368,28 @@ async function measureProcesses(ctx: BenchContext, results: Measured[]) {
   const saturated = (machineBusyPercent ?? 0) >= PROCESSES_TARGET.saturatedMachinePercent;
   const cpuSame = single.serverCpuUsPerRequest !== undefined && cpuUsPerRequest <= single.serverCpuUsPerRequest * PROCESSES_TARGET.cpuPerRequestSlack;
   const verdict =
-    non2xx > 0 ? 'NOT MET (non-2xx answers)'
-    : ratio >= PROCESSES_TARGET.ratio ? 'MET'
-    : saturated && cpuSame ? `MET by the CPU rule (the ${availableParallelism()} cores are the limit)`
-    : 'NOT MET';
+    non2xx > 0
+      ? 'NOT MET (non-2xx answers)'
+      : ratio >= PROCESSES_TARGET.ratio
+        ? 'MET'
+        : saturated && cpuSame
+          ? `MET by the CPU rule (the ${availableParallelism()} cores are the limit)`
+          : 'NOT MET';
   const summary =
     `${servers.length} processes ${Math.round(requestsPerSec)} req/s vs one ${Math.round(single.requestsPerSec)} req/s = ${ratio.toFixed(2)} ×; ` +
     `server CPU ${cpuUsPerRequest} µs/req vs ${single.serverCpuUsPerRequest ?? '-'}; machine busy ${machineBusyPercent ?? '-'} % of ${availableParallelism()} cores`;
   process.stdout.write(`  ${summary}\n\n`);
-  return { processes: servers.length, connectionsEach: connections, requestsPerSec: round1(requestsPerSec), ratio: round1(ratio * 100) / 100, cpuUsPerRequest, machineBusyPercent, non2xx, summary, verdict };
+  return {
+    processes: servers.length,
+    connectionsEach: connections,
+    requestsPerSec: round1(requestsPerSec),
+    ratio: round1(ratio * 100) / 100,
+    cpuUsPerRequest,
+    machineBusyPercent,
+    non2xx,
+    summary,
+    verdict,
+  };
 }
 
 async function main(): Promise<void> {
@@ -397,7 +411,11 @@ async function main(): Promise<void> {
     needsBare ? startBare() : Promise.resolve(''),
     needsChipin ? startChipin() : Promise.resolve({ url: '', credentials: { api_key: '', api_secret: '' } }),
   ]);
-  process.stdout.write(`  servers: ${Object.entries(pids).map(([k, v]) => `${k} pid ${v}`).join(', ')}\n`);
+  process.stdout.write(
+    `  servers: ${Object.entries(pids)
+      .map(([k, v]) => `${k} pid ${v}`)
+      .join(', ')}\n`,
+  );
   const ctx: BenchContext = {
     bareUrl,
     chipinUrl: chipin.url,
@@ -427,8 +445,7 @@ async function main(): Promise<void> {
     if (!a || !b) return [];
     const percent = (b.requestsPerSec / a.requestsPerSec) * 100;
     // The same comparison from server CPU per request: what the ratio would be with a core each.
-    const cpuPercent =
-      a.serverCpuUsPerRequest && b.serverCpuUsPerRequest ? round1((a.serverCpuUsPerRequest / b.serverCpuUsPerRequest) * 100) : undefined;
+    const cpuPercent = a.serverCpuUsPerRequest && b.serverCpuUsPerRequest ? round1((a.serverCpuUsPerRequest / b.serverCpuUsPerRequest) * 100) : undefined;
     return [
       {
         scenario: s.name,

@@ -44,8 +44,7 @@ export interface Scenario extends RequestSpec {
   autocannon?: Partial<Options>;
 }
 
-export const basicAuth = (c: Credentials): string =>
-  'Basic ' + Buffer.from(`${encodeURIComponent(c.api_key)}:${encodeURIComponent(c.api_secret)}`).toString('base64');
+export const basicAuth = (c: Credentials): string => 'Basic ' + Buffer.from(`${encodeURIComponent(c.api_key)}:${encodeURIComponent(c.api_secret)}`).toString('base64');
 
 export const SCENARIOS: Scenario[] = [
   {

@@ -89,10 +89,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
     // One clock for the whole service; in sandbox it can be moved forward
     // (docs/jobs-and-clock.md#the-service-clock).
-    const sandboxClock =
-      config.env === 'sandbox'
-        ? await SandboxClock.open(db, { onError: (err) => logger.warn({ err }, 'could not refresh the sandbox clock') })
-        : undefined;
+    const sandboxClock = config.env === 'sandbox' ? await SandboxClock.open(db, { onError: (err) => logger.warn({ err }, 'could not refresh the sandbox clock') }) : undefined;
     const clock = sandboxClock ?? systemClock;
     const jobs = new JobScheduler({ db, clock, log: logger });
     const dueWork = new DueWork();

@@ -78,11 +78,7 @@ function parseUrl(name: string, raw: string, protocols: string[]): string {
 
 /** Accepts 64 hex characters or base64 / base64url of exactly 32 bytes. */
 function parseMasterKey(raw: string, source: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(raw)
-    ? Buffer.from(raw, 'hex')
-    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
-      ? Buffer.from(raw, 'base64')
-      : undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64') : undefined;
   if (!key || key.length !== 32) {
     throw new Problem(`${source} must be 32 bytes as 64 hex characters or base64 (e.g. "openssl rand -hex 32")`);
   }
@@ -220,7 +216,10 @@ export function loadConfig(env: Env): Config {
 
   const hostList = (name: string) =>
     read(() => {
-      const hosts = (nonEmpty(env, name) ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+      const hosts = (nonEmpty(env, name) ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean);
       const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
       if (bad !== undefined) throw new Problem(`${name} must be a comma-separated list of host names or IP addresses, got "${bad}"`);
       return hosts;
@@ -229,8 +228,7 @@ export function loadConfig(env: Env): Config {
   const pspEndpointAllowlist = hostList('PSP_ENDPOINT_ALLOWLIST');
 
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
-  const trustProxy =
-    rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
+  const trustProxy = rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
 
   // Last, so that a configuration refused for another reason never creates the key file.
   const masterKey = read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));

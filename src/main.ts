@@ -17,13 +17,7 @@ import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
 import { editOffer } from './use-cases/edit-offer.ts';
-import {
-  createPspAccount,
-  deletePspAccount,
-  listPspAccounts,
-  type PspAccountDeps,
-  type PspAccountView,
-} from './use-cases/psp-accounts.ts';
+import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountDeps, type PspAccountView } from './use-cases/psp-accounts.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -134,7 +128,19 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE + '\n');
     return;
   }
-  const known = ['serve', 'migrate', 'merchant create', 'key create', 'key revoke', 'dashboard reset-password', 'webhook set', 'psp-account create', 'psp-account list', 'psp-account delete', 'offer set-psp-account'];
+  const known = [
+    'serve',
+    'migrate',
+    'merchant create',
+    'key create',
+    'key revoke',
+    'dashboard reset-password',
+    'webhook set',
+    'psp-account create',
+    'psp-account list',
+    'psp-account delete',
+    'offer set-psp-account',
+  ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
   const config = loadConfig(process.env);
@@ -184,10 +190,11 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'dashboard reset-password': {
       const r = await withAccounts(config, (a) => a.resetDashboardPassword(required(values, 'email')));
-      return out(
-        [`email     ${r.email}`, `password  ${r.password}`, `${r.revokedSessions} session(s) ended.`, 'Keep the password now: it is not shown again.'].join('\n'),
-        { email: r.email, password: r.password, revoked_sessions: r.revokedSessions },
-      );
+      return out([`email     ${r.email}`, `password  ${r.password}`, `${r.revokedSessions} session(s) ended.`, 'Keep the password now: it is not shown again.'].join('\n'), {
+        email: r.email,
+        password: r.password,
+        revoked_sessions: r.revokedSessions,
+      });
     }
     case 'psp-account create':
     case 'psp-account list':
@@ -195,7 +202,13 @@ async function run(argv: string[]): Promise<void> {
     case 'offer set-psp-account':
       return pspAccountCommand(config, command, values, out);
     case 'webhook set': {
-      const events = typeof values.events === 'string' ? values.events.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
+      const events =
+        typeof values.events === 'string'
+          ? values.events
+              .split(',')
+              .map((e) => e.trim())
+              .filter(Boolean)
+          : undefined;
       const w = await setWebhookFromCli(config, { account: required(values, 'account'), url: required(values, 'url'), ...(events ? { events } : {}) });
       return out(
         [`url     ${w.url}`, `events  ${w.events.join(', ')}`, `token   ${w.token}`, `secret  ${w.secret}`, 'The previous token and secret no longer apply.'].join('\n'),
@@ -228,7 +241,9 @@ async function pspAccountCommand(config: Config, command: string, values: Record
     const quiet = { info: () => {}, warn: () => {} };
     const deps = { db, box, clock: systemClock, psps, offers: new OfferCache(db), deployment: config.env, logger: quiet } as PspAccountDeps;
     const show = (a: PspAccountView) =>
-      `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+      `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`;
     switch (command) {
       case 'psp-account create': {
         const file = required(values, 'credentials-file');
@@ -236,7 +251,7 @@ async function pspAccountCommand(config: Config, command: string, values: Record
         try {
           credentials = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
         } catch {
-          throw new UsageError('--credentials-file must hold a JSON object of the connector\'s credential fields');
+          throw new UsageError("--credentials-file must hold a JSON object of the connector's credential fields");
         }
         if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw new UsageError('--credentials-file must hold a JSON object');
         const input = {
@@ -290,7 +305,12 @@ class CliError extends Error {}
 
 run(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof CliError || err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError || err instanceof WebhookSettingsError) {
-    process.stderr.write(err.message.split('\n').map((line) => `chipin: ${line}\n`).join(''));
+    process.stderr.write(
+      err.message
+        .split('\n')
+        .map((line) => `chipin: ${line}\n`)
+        .join(''),
+    );
   } else if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`chipin: ${(err as Error).message}\n\n${USAGE}\n`);
   } else {

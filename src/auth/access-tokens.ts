@@ -71,7 +71,9 @@ export class AccessTokens {
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     const expected = this.#mac(signed);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'malformed' };
-    const [accountId, apiKey, exp] = Buffer.from(signed.slice(PREFIX.length + 1), 'base64url').toString('utf8').split('|');
+    const [accountId, apiKey, exp] = Buffer.from(signed.slice(PREFIX.length + 1), 'base64url')
+      .toString('utf8')
+      .split('|');
     const expiresAt = Number(exp);
     if (!accountId || !apiKey || !Number.isSafeInteger(expiresAt)) return { ok: false, reason: 'malformed' };
     if (expiresAt * 1000 <= this.now()) return { ok: false, reason: 'expired' };

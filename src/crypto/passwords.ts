@@ -8,9 +8,7 @@ const KEY_LEN = 32;
 
 function derive(password: string, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LEN, { ...opts, maxmem: 128 * opts.N! * opts.r! * 2 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scrypt(password.normalize('NFKC'), salt, KEY_LEN, { ...opts, maxmem: 128 * opts.N! * opts.r! * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 

@@ -28,7 +28,12 @@ export interface HomeStats {
   /** Pots of those purchases closed: covered by the friends, the rest taken from the leader at the deadline, or that rest refused. */
   pots: { byFriends: number; byLeader: number; restRefused: number };
   /** Webhooks and back-mode notifications created in the window. */
-  deliveries: { delivered: number; failing: number; pending: number; lastFailure?: { triggerName: string | null; kind: string; statusCode: number | null; error: string | null; at: Date } };
+  deliveries: {
+    delivered: number;
+    failing: number;
+    pending: number;
+    lastFailure?: { triggerName: string | null; kind: string; statusCode: number | null; error: string | null; at: Date };
+  };
 }
 
 const DAY_MS = 86_400_000;

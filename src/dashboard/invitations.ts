@@ -39,9 +39,7 @@ export interface OpenInvitation extends Invitation {
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest();
 
-export type InviteOutcome =
-  | { ok: true; invitation: Invitation; token: string }
-  | { ok: false; field: 'email'; reason: 'invalid' | 'member' | 'taken' };
+export type InviteOutcome = { ok: true; invitation: Invitation; token: string } | { ok: false; field: 'email'; reason: 'invalid' | 'member' | 'taken' };
 
 /**
  * Invites `email` to the account with `role`: answers the new invitation and its token (for the
@@ -83,9 +81,7 @@ export async function openInvitation(sql: Sql, token: string): Promise<OpenInvit
   return r && { ...toInvitation(r), accountId: r.account_id, accountName: r.account_name };
 }
 
-export type AcceptOutcome =
-  | { ok: true; user: { userId: string; accountId: string; email: string; role: Role } }
-  | { ok: false; reason: 'not_found' | 'taken' };
+export type AcceptOutcome = { ok: true; user: { userId: string; accountId: string; email: string; role: Role } } | { ok: false; reason: 'not_found' | 'taken' };
 
 /**
  * Accepts the invitation a token opens: the member is created with the invitation's e-mail and

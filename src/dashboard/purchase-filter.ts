@@ -32,7 +32,11 @@ export function purchaseQueryOf(raw: Record<string, unknown>): PurchaseQuery {
  * export, so both always select the same purchases. `errors` name each wrong field (nothing is
  * listed then).
  */
-export function purchaseFilterOf(query: PurchaseQuery, offers: readonly { id: string }[], t: DashboardTexts): { filter: Omit<PurchaseFilter, 'limit' | 'before'>; errors: string[] } {
+export function purchaseFilterOf(
+  query: PurchaseQuery,
+  offers: readonly { id: string }[],
+  t: DashboardTexts,
+): { filter: Omit<PurchaseFilter, 'limit' | 'before'>; errors: string[] } {
   const errors: string[] = [];
   // Search: a purchase id, else an e-mail (it has an @), else the merchant's reference.
   const q = query.q;

@@ -26,13 +26,7 @@ export type MemberChange = { ok: true } | { ok: false; reason: 'not_found' | 'la
  * once), with the audit entry, in one transaction. The account's admins are locked first, so two
  * admins demoting each other at once cannot leave the account without one.
  */
-export async function changeMember(
-  db: Database,
-  accountId: string,
-  actor: Actor,
-  memberId: string,
-  change: { role: Role } | { remove: true },
-): Promise<MemberChange> {
+export async function changeMember(db: Database, accountId: string, actor: Actor, memberId: string, change: { role: Role } | { remove: true }): Promise<MemberChange> {
   if (!isUuid(memberId)) return { ok: false, reason: 'not_found' };
   return db.transaction(async (tx) => {
     const rows = await lockAdminsAndUser(tx, accountId, memberId);

@@ -138,7 +138,8 @@ const en = {
   savePspAccount: 'Save the PSP account',
   pspAccountCreated: 'PSP account saved.',
   pspAccountDeleted: 'PSP account deleted.',
-  pspAccountInUse: (offers: number, payments: number) => `This PSP account is in use (${offers} offer(s), ${payments} payment(s)): bind its offers to another account first; an account that took payments is kept.`,
+  pspAccountInUse: (offers: number, payments: number) =>
+    `This PSP account is in use (${offers} offer(s), ${payments} payment(s)): bind its offers to another account first; an account that took payments is kept.`,
   pspRejected: (message: string) => `The PSP refused these credentials: ${message}`,
   pspUnreachable: 'The PSP could not be reached to check the credentials; nothing was saved. Try again, or untick the check.',
   unknownPsp: 'This build has no such PSP connector.',
@@ -171,7 +172,8 @@ const en = {
   pspAccountVerified: 'The PSP accepted the saved settings.',
   currencyLabel: 'Currency',
   editOfferTerms: 'Fees, limits and delays',
-  offerEditHint: 'Amounts in the offer’s currency with up to 2 decimals (12.50); the fee rate in percent (1.50). Fees and amounts cannot change while a purchase of this offer awaits its leader’s payment. Other servers apply a change within 5 seconds.',
+  offerEditHint:
+    'Amounts in the offer’s currency with up to 2 decimals (12.50); the fee rate in percent (1.50). Fees and amounts cannot change while a purchase of this offer awaits its leader’s payment. Other servers apply a change within 5 seconds.',
   feeRateField: 'Fee rate (%)',
   fixedFeeField: (currency: string) => `Fixed fee (${currency})`,
   minAmountField: (currency: string) => `Minimum amount (${currency})`,
@@ -333,7 +335,7 @@ export type DashboardTexts = typeof en;
 const fr: DashboardTexts = {
   home: 'Accueil',
   homePeriod: (from, to) => `Les 30 derniers jours : du ${from} au ${to} (UTC).`,
-  homeCohort: "Achats créés pendant ces 30 jours, selon leur état actuel ; les montants sont ce qui a été encaissé sur eux et ce que les remboursements ont rendu.",
+  homeCohort: 'Achats créés pendant ces 30 jours, selon leur état actuel ; les montants sont ce qui a été encaissé sur eux et ce que les remboursements ont rendu.',
   statCreated: 'Créés',
   statPaid: 'Payés en entier',
   statFailed: 'Échoués',
@@ -447,7 +449,8 @@ const fr: DashboardTexts = {
     is_email: 'Nouveau mot de passe\u00a0: il ne doit pas être votre adresse e-mail.',
   },
   pspAccounts: 'Comptes PSP',
-  pspAccountsHint: 'Vos propres comptes chez un prestataire de paiement (back mode)\u00a0: une offre liée à l’un d’eux y prend ses paiements. Les secrets ne sont plus jamais affichés après l’enregistrement.',
+  pspAccountsHint:
+    'Vos propres comptes chez un prestataire de paiement (back mode)\u00a0: une offre liée à l’un d’eux y prend ses paiements. Les secrets ne sont plus jamais affichés après l’enregistrement.',
   pspAccountsTable: 'Vos comptes PSP',
   noPspAccount: 'Aucun compte PSP\u00a0: toutes les offres passent par le PSP sandbox intégré.',
   label: 'Libellé',
@@ -466,7 +469,8 @@ const fr: DashboardTexts = {
   savePspAccount: 'Enregistrer le compte PSP',
   pspAccountCreated: 'Compte PSP enregistré.',
   pspAccountDeleted: 'Compte PSP supprimé.',
-  pspAccountInUse: (offers, payments) => `Ce compte PSP est utilisé (${offers} offre(s), ${payments} paiement(s))\u00a0: liez d’abord ses offres à un autre compte\u00a0; un compte qui a pris des paiements est conservé.`,
+  pspAccountInUse: (offers, payments) =>
+    `Ce compte PSP est utilisé (${offers} offre(s), ${payments} paiement(s))\u00a0: liez d’abord ses offres à un autre compte\u00a0; un compte qui a pris des paiements est conservé.`,
   pspRejected: (message) => `Le PSP a refusé ces identifiants\u00a0: ${message}`,
   pspUnreachable: 'Le PSP n’a pas pu être joint pour vérifier les identifiants\u00a0; rien n’a été enregistré. Réessayez, ou décochez la vérification.',
   unknownPsp: 'Cette version n’a pas ce connecteur PSP.',
@@ -499,7 +503,8 @@ const fr: DashboardTexts = {
   pspAccountVerified: 'Le PSP a accepté les réglages enregistrés.',
   currencyLabel: 'Devise',
   editOfferTerms: 'Frais, montants et délais',
-  offerEditHint: 'Montants dans la devise de l’offre avec au plus 2 décimales (12,50) ; le taux de frais en pour cent (1,50). Frais et montants ne peuvent pas changer tant qu’un achat de cette offre attend le paiement de son initiateur. Les autres serveurs appliquent une modification sous 5 secondes.',
+  offerEditHint:
+    'Montants dans la devise de l’offre avec au plus 2 décimales (12,50) ; le taux de frais en pour cent (1,50). Frais et montants ne peuvent pas changer tant qu’un achat de cette offre attend le paiement de son initiateur. Les autres serveurs appliquent une modification sous 5 secondes.',
   feeRateField: 'Taux de frais (%)',
   fixedFeeField: (currency) => `Frais fixes (${currency})`,
   minAmountField: (currency) => `Montant minimum (${currency})`,
@@ -520,11 +525,13 @@ const fr: DashboardTexts = {
   revokeKey: 'Révoquer',
   revokeKeyLabel: (key) => `Révoquer ${key}`,
   keyCreated: "Nouvelle clé d'API. Copiez le secret maintenant : il n'est plus jamais affiché.",
-  keyRotated: (old) => `${old} est révoquée : elle n'obtient plus de jeton, et ses jetons cessent de marcher en quelques secondes. Copiez le nouveau secret maintenant : il n'est plus jamais affiché.`,
+  keyRotated: (old) =>
+    `${old} est révoquée : elle n'obtient plus de jeton, et ses jetons cessent de marcher en quelques secondes. Copiez le nouveau secret maintenant : il n'est plus jamais affiché.`,
   keyRevoked: (key) => `${key} est révoquée : elle n'obtient plus de jeton, et ses jetons cessent de marcher en quelques secondes.`,
   apiSecret: 'Secret',
   confirmRotateTitle: "Renouveler cette clé d'API ?",
-  confirmRotate: (key) => `${key} sera révoquée maintenant et une nouvelle clé créée à sa place : les programmes qui utilisent ${key} s'arrêtent jusqu'à ce qu'ils utilisent la nouvelle.`,
+  confirmRotate: (key) =>
+    `${key} sera révoquée maintenant et une nouvelle clé créée à sa place : les programmes qui utilisent ${key} s'arrêtent jusqu'à ce qu'ils utilisent la nouvelle.`,
   confirmRotateButton: 'Confirmer le renouvellement',
   confirmRevokeTitle: "Révoquer cette clé d'API ?",
   confirmRevoke: (key) => `${key} cessera de marcher maintenant, définitivement : les programmes qui l'utilisent ne peuvent plus appeler l'API.`,
@@ -535,9 +542,10 @@ const fr: DashboardTexts = {
   webhookUrlHint: 'Où Chipin envoie vos événements (https en production).',
   webhookEvents: 'Événements envoyés',
   saveWebhook: 'Enregistrer le webhook',
-  webhookSaved: "Webhook enregistré. Copiez maintenant le nouveau secret de signature et le jeton : ils ne sont plus affichés sur cette page.",
+  webhookSaved: 'Webhook enregistré. Copiez maintenant le nouveau secret de signature et le jeton : ils ne sont plus affichés sur cette page.',
   webhookDisabled: (reason) => `Désactivé : l'adresse a répondu 410 Gone (${reason}). Enregistrez à nouveau l'URL pour le réactiver.`,
-  webhookSecretNote: "Le secret de signature et le jeton ne sont pas affichés ici. Enregistrer l'URL en crée de nouveaux, affichés une fois (l'API peut les relire : GET /api/backoffice/webhook).",
+  webhookSecretNote:
+    "Le secret de signature et le jeton ne sont pas affichés ici. Enregistrer l'URL en crée de nouveaux, affichés une fois (l'API peut les relire : GET /api/backoffice/webhook).",
   noWebhook: "Aucune URL de webhook n'est définie.",
   signingSecret: 'Secret de signature',
   payloadToken: 'Jeton du message',
@@ -562,7 +570,8 @@ const fr: DashboardTexts = {
   nextAttempt: 'Prochaine tentative',
   noAttempt: 'Pas encore tenté.',
   sendTestEvent: 'Envoyer un événement de test',
-  testEventHint: 'Envoie maintenant un webhook signé à cette URL, comme les envois réels (triggerID 0, un identifiant d’achat fictif)\u00a0: sans nouvelle tentative, absent du journal des envois.',
+  testEventHint:
+    'Envoie maintenant un webhook signé à cette URL, comme les envois réels (triggerID 0, un identifiant d’achat fictif)\u00a0: sans nouvelle tentative, absent du journal des envois.',
   testEventSent: (trigger: string, status: number, ms: number) => `Événement de test ${trigger} envoyé\u00a0: le point d’accès a répondu ${status} en ${ms} ms.`,
   testEventFailed: (trigger: string, answer: string) => `Événement de test ${trigger} non accepté\u00a0: ${answer}.`,
   testEventNoEndpoint: 'Enregistrez d’abord une URL de webhook\u00a0: il n’y a nulle part où envoyer un événement de test.',

@@ -56,9 +56,7 @@ export async function migrate(db: Database, migrations = bundledMigrations()): P
 
 /** Versions the code expects but the database lacks: empty when the schema is current. */
 export async function pendingMigrations(sql: Sql, migrations = bundledMigrations()): Promise<number[]> {
-  const { rows } = await sql.query<{ exists: boolean }>(
-    "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists",
-  );
+  const { rows } = await sql.query<{ exists: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS exists");
   if (!rows[0]?.exists) return migrations.map((m) => m.version);
   const res = await sql.query<{ version: number }>('SELECT version FROM schema_migrations');
   const have = new Set(res.rows.map((r) => r.version));

@@ -107,12 +107,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
  * LISTEN on a connection of its own (a pooled one would be handed to other queries). A lost
  * connection is re-established with a growing delay; the returned function stops for good.
  */
-async function listenPostgres(
-  url: string,
-  channel: string,
-  onNotify: (payload: string) => void,
-  registry: Set<() => Promise<void>>,
-): Promise<() => Promise<void>> {
+async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, registry: Set<() => Promise<void>>): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;

@@ -64,17 +64,7 @@ export async function claimDue(
     `SELECT id, account_id, purchase_id, event_id, kind, trigger_name, url, payload, attempts, failures, next_attempt_at
      FROM set_config('synchronous_commit', 'off', true) AS durability,
        chipin_claim_deliveries($1, $2, $3, $4, $5, $6, $7::uuid[], $8::text[], $9::int[])`,
-    [
-      opts.now,
-      opts.wallNow,
-      opts.limit,
-      leaseEndsAt,
-      leaseId,
-      opts.perDestination ?? opts.limit,
-      busy.map((b) => b.accountId),
-      busy.map((b) => b.kind),
-      busy.map((b) => b.n),
-    ],
+    [opts.now, opts.wallNow, opts.limit, leaseEndsAt, leaseId, opts.perDestination ?? opts.limit, busy.map((b) => b.accountId), busy.map((b) => b.kind), busy.map((b) => b.n)],
   );
   return rows
     .map((r) => ({
@@ -347,9 +337,9 @@ export async function nextWakeUp(sql: Sql, now: Date, wallNow: Date): Promise<{ 
 
 /** Due deliveries leased at `wallNow`: being sent right now by some process. */
 export async function dueInFlight(sql: Sql, now: Date, wallNow: Date): Promise<number> {
-  const { rows } = await sql.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`,
-    [now, wallNow],
-  );
+  const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 AND locked_until > $2`, [
+    now,
+    wallNow,
+  ]);
   return rows[0]?.n ?? 0;
 }

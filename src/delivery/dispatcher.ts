@@ -34,7 +34,11 @@ export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200
     if (events.length === 0) return 0;
     const deliveries = await planDeliveries(tx, deps, events);
     if (deliveries.length > 0) await insertDeliveries(tx, deliveries, now);
-    await markDispatched(tx, events.map((e) => e.id), now);
+    await markDispatched(
+      tx,
+      events.map((e) => e.id),
+      now,
+    );
     return events.length;
   });
 }
@@ -48,7 +52,10 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const offerIds = [...new Set(notified.map((e) => e.offer_id))];
   const offers = offerIds.length === 0 ? [] : await offerSigningSecrets(tx, offerIds);
   const offerOf = new Map(offers.map((o) => [o.id, o]));
-  const sandboxOf = await sandboxOfTransactionEvents(tx, notified.map((e) => e.id));
+  const sandboxOf = await sandboxOfTransactionEvents(
+    tx,
+    notified.map((e) => e.id),
+  );
 
   const out: NewDelivery[] = [];
   for (const e of events) {
@@ -91,9 +98,6 @@ function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id:
     deps.log.error({ ...context, err }, "could not open the offer's signing secret: no notification sent");
     return undefined;
   }
-  const body = buildNotification(
-    { transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox },
-    secret,
-  );
+  const body = buildNotification({ transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox }, secret);
   return JSON.stringify(body);
 }

@@ -38,12 +38,6 @@ export function frontError(code: ErrorCode, purchaseUid: string, retryable: bool
  * The JWT of an error: claims `error`, `purchase` (as in the result), `transaction` (the last
  * leader transaction's, or null when there was none: an expired or aborted purchase) and `iat`.
  */
-export function frontErrorJwt(
-  error: ChipinError,
-  purchase: FrontResult['purchase'],
-  transaction: FrontResult['transaction'] | null,
-  offerSecret: string,
-  issuedAt: Date,
-): string {
+export function frontErrorJwt(error: ChipinError, purchase: FrontResult['purchase'], transaction: FrontResult['transaction'] | null, offerSecret: string, issuedAt: Date): string {
   return signHs256({ error, purchase, transaction, iat: Math.floor(issuedAt.getTime() / 1000) }, offerSecret);
 }

@@ -21,12 +21,14 @@ function text(value: unknown): string {
 
 /** The string that is hashed: exposed so that documentation and tests can show it. */
 export function notificationSigningString(body: Readonly<Record<string, unknown>>, secret: string): string {
-  return Object.keys(body)
-    .filter((k) => !UNSIGNED_KEYS.has(k))
-    // Plain code-unit order: the keys are ASCII, where that is alphabetical order.
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((k) => `${k}=${text(body[k])}`)
-    .join(secret);
+  return (
+    Object.keys(body)
+      .filter((k) => !UNSIGNED_KEYS.has(k))
+      // Plain code-unit order: the keys are ASCII, where that is alphabetical order.
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((k) => `${k}=${text(body[k])}`)
+      .join(secret)
+  );
 }
 
 /** Upper-case hex SHA-256 of {@link notificationSigningString}. */

@@ -52,7 +52,7 @@ export class SuccessRecorder {
   #takeGroup(): Waiting[] {
     const group: Waiting[] = [];
     const ids = new Set<string>();
-    for (let i = 0; i < this.#waiting.length && group.length < this.max; ) {
+    for (let i = 0; i < this.#waiting.length && group.length < this.max;) {
       const w = this.#waiting[i]!;
       if (ids.has(w.d.id)) {
         i++;

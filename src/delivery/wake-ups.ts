@@ -85,10 +85,7 @@ export class WakeUps {
     clearTimeout(this.#dueTimer);
     const { retryAt, leaseEndsAt } = await nextWakeUp(this.#deps.db, this.#deps.clock.now(), this.#wallNow());
     if (this.#stopped) return;
-    const waits = [
-      ...(retryAt ? [retryAt.getTime() - this.#deps.clock.now().getTime()] : []),
-      ...(leaseEndsAt ? [leaseEndsAt.getTime() - this.#wallNow().getTime()] : []),
-    ];
+    const waits = [...(retryAt ? [retryAt.getTime() - this.#deps.clock.now().getTime()] : []), ...(leaseEndsAt ? [leaseEndsAt.getTime() - this.#wallNow().getTime()] : [])];
     if (waits.length === 0) return;
     const ms = Math.max(Math.min(...waits), 0);
     if (ms >= this.#pollMs) return; // the poll comes first

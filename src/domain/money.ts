@@ -13,8 +13,23 @@ const CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
  * do, so these follow ISO 4217: 12345 HUF minor units are 123.45 Ft, not 12 345 Ft.
  */
 const ISO_EXPONENT_OVERRIDES: Readonly<Record<string, number>> = {
-  AFN: 2, ALL: 2, COP: 2, HUF: 2, IDR: 2, IQD: 3, IRR: 2, KPW: 2, LAK: 2,
-  LBP: 2, MGA: 2, MMK: 2, PKR: 2, SLL: 2, SOS: 2, SYP: 2, YER: 2,
+  AFN: 2,
+  ALL: 2,
+  COP: 2,
+  HUF: 2,
+  IDR: 2,
+  IQD: 3,
+  IRR: 2,
+  KPW: 2,
+  LAK: 2,
+  LBP: 2,
+  MGA: 2,
+  MMK: 2,
+  PKR: 2,
+  SLL: 2,
+  SOS: 2,
+  SYP: 2,
+  YER: 2,
 };
 
 const exponents = new Map<string, number>();
@@ -29,17 +44,16 @@ export function currencyExponent(currency: string): number {
   const cached = exponents.get(currency);
   if (cached !== undefined) return cached;
   if (!isKnownCurrency(currency)) throw new RangeError(`unknown currency "${currency}"`);
-  const exponent =
-    ISO_EXPONENT_OVERRIDES[currency] ??
-    new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
-    2;
+  const exponent = ISO_EXPONENT_OVERRIDES[currency] ?? new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
   exponents.set(currency, exponent);
   return exponent;
 }
 
 /** `amountCents` minor units as an exact decimal string: (1, 2) → "0.01", (-150, 2) → "-1.50", (7, 0) → "7". */
 function toDecimal(amountCents: number, exponent: number): string {
-  const digits = Math.abs(amountCents).toString().padStart(exponent + 1, '0');
+  const digits = Math.abs(amountCents)
+    .toString()
+    .padStart(exponent + 1, '0');
   const sign = amountCents < 0 ? '-' : '';
   return exponent === 0 ? sign + digits : `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
@@ -56,7 +70,10 @@ export function decimalAmount(amountCents: number, currency: string): string {
  */
 export function parseDecimalAmount(text: string, currency: string): number | undefined {
   const exponent = currencyExponent(currency);
-  const compact = text.trim().replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
+  const compact = text
+    .trim()
+    .replace(/[\s\u00a0\u202f]/g, '')
+    .replace(',', '.');
   const m = /^(\d{1,13})(?:\.(\d*))?$/.exec(compact);
   if (!m) return undefined;
   const fraction = m[2] ?? '';

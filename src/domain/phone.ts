@@ -7,7 +7,18 @@
 
 /** Calling codes of the countries whose national numbers the pages accept (trunk prefix 0). */
 const CALLING_CODES: Readonly<Record<string, string>> = {
-  FR: '33', BE: '32', CH: '41', LU: '352', MC: '377', GB: '44', IE: '353', DE: '49', AT: '43', NL: '31', ES: '34', PT: '351',
+  FR: '33',
+  BE: '32',
+  CH: '41',
+  LU: '352',
+  MC: '377',
+  GB: '44',
+  IE: '353',
+  DE: '49',
+  AT: '43',
+  NL: '31',
+  ES: '34',
+  PT: '351',
 };
 
 /** `fr_FR` → `FR`; undefined without a region. */

@@ -5,10 +5,7 @@
 import { decimalAmount } from './money.ts';
 
 export type ShareProblem =
-  | { code: 'share_not_positive'; index: number }
-  | { code: 'shares_exceed_amount' }
-  | { code: 'leader_share_not_positive' }
-  | { code: 'too_many_pledgers'; max: number };
+  { code: 'share_not_positive'; index: number } | { code: 'shares_exceed_amount' } | { code: 'leader_share_not_positive' } | { code: 'too_many_pledgers'; max: number };
 
 export const MAX_PLEDGERS = 20;
 

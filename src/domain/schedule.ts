@@ -53,13 +53,7 @@ export type Schedule = {
 };
 
 /** Why a schedule cannot be offered; a closed set so each API family maps it in one place. */
-export type ScheduleErrorCode =
-  | 'amount_below_minimum'
-  | 'amount_above_maximum'
-  | 'amount_above_funding_cap'
-  | 'usury_ceiling_exceeded'
-  | 'invalid_amount'
-  | 'invalid_date';
+export type ScheduleErrorCode = 'amount_below_minimum' | 'amount_above_maximum' | 'amount_above_funding_cap' | 'usury_ceiling_exceeded' | 'invalid_amount' | 'invalid_date';
 
 /** A refusal caused by the request (amount, date) measured against the offer's terms. */
 export class ScheduleError extends Error {
@@ -101,18 +95,12 @@ export function computeSchedule(terms: OfferTerms, amountCents: number, created:
   const lines = scheduleLines(terms, amountCents, fees, created);
   const credit = creditCents(terms, amountCents, lines);
   if (terms.fundingCapCents !== null && credit > terms.fundingCapCents) {
-    throw new ScheduleError(
-      'amount_above_funding_cap',
-      `the credit of ${credit} (amount not paid at checkout) is above this offer's funding cap of ${terms.fundingCapCents}`,
-    );
+    throw new ScheduleError('amount_above_funding_cap', `the credit of ${credit} (amount not paid at checkout) is above this offer's funding cap of ${terms.fundingCapCents}`);
   }
   const taeg = scheduleTaeg(terms, amountCents, lines, created);
   // Compared on the announced 2-decimal figure: that is the rate the ceiling is checked against.
   if (terms.usuryCeilingBps !== null && Math.round(taeg * 100) > terms.usuryCeilingBps) {
-    throw new ScheduleError(
-      'usury_ceiling_exceeded',
-      `the TAEG of ${taeg} % is above the usury ceiling of ${terms.usuryCeilingBps / 100} % for this offer`,
-    );
+    throw new ScheduleError('usury_ceiling_exceeded', `the TAEG of ${taeg} % is above the usury ceiling of ${terms.usuryCeilingBps / 100} % for this offer`);
   }
   return { INSTALLMENT: lines, debit_rate: terms.debitRateBps / 100, taeg };
 }
@@ -171,10 +159,7 @@ function scheduleTaeg(terms: OfferTerms, amountCents: number, lines: readonly Sc
   // Fees at checkout that swallow the whole credit leave no finite rate: the amount is too
   // small for this offer's fixed fee, whatever its configured minimum says.
   if (checkoutFees >= credit) {
-    throw new ScheduleError(
-      'amount_below_minimum',
-      `amount ${amountCents} is too small for this offer: fees of ${checkoutFees} due at checkout reach the credit of ${credit}`,
-    );
+    throw new ScheduleError('amount_below_minimum', `amount ${amountCents} is too small for this offer: fees of ${checkoutFees} due at checkout reach the credit of ${credit}`);
   }
   const dayCount = terms.type === 'INSTALLMENTS' ? 'monthly' : 'actual365';
   return aprPercent(solveApr(taegFlows(terms, amountCents, lines, created), dayCount));

@@ -37,9 +37,7 @@ export function errorBody(family: Family, err: ApiError, lang: Lang, requestId: 
     case 'oauth':
       return { error: err.code, error_description: err.status >= 500 ? `${err.message} (request id ${requestId})` : err.message };
     case 'v1':
-      return err.status >= 500
-        ? { error: { code: err.code, message: `${err.message} (request id ${requestId})` } }
-        : { error: { code: err.code, message: err.message } };
+      return err.status >= 500 ? { error: { code: err.code, message: `${err.message} (request id ${requestId})` } } : { error: { code: err.code, message: err.message } };
     case 'token':
       return {
         error: {
@@ -61,7 +59,10 @@ interface AjvError {
 function fieldPath(instancePath: string, extra?: unknown): string {
   const parts = instancePath.split('/').filter(Boolean);
   if (typeof extra === 'string') parts.push(extra);
-  return parts.map((p) => (/^\d+$/.test(p) ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+  return parts
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : p))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 /** One sentence naming the offending field, from the first schema violation. */

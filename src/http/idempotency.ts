@@ -68,7 +68,9 @@ export async function idempotent<T>(
   // Only a matched route's handler gets here; the check keeps a scope from ever being the raw URL.
   if (route === undefined) throw new Error('idempotent() outside a matched route');
   const resource = scope.resource ?? (request.params as Record<string, string> | undefined) ?? {};
-  const hash = createHash('sha256').update(canonical(request.body ?? null)).digest('hex');
+  const hash = createHash('sha256')
+    .update(canonical(request.body ?? null))
+    .digest('hex');
   const key = { accountId: scope.accountId, scope: idempotencyScope(request.method, route, resource), key: header };
 
   if (!(await claimKey(db, key, hash))) {

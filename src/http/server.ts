@@ -33,8 +33,7 @@ function validators() {
   const common = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
   const strict = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: false })));
   const coercing = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: true })));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? strict : coercing).compile(schema);
 }
 
 /**
@@ -87,7 +86,10 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
   void reply.header('x-request-id', request.id);
   const family = familyOfRequest(request);
   const err = fromFrameworkError(error, family);
-  void reply.code(err.status).headers(err.headers).send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
+  void reply
+    .code(err.status)
+    .headers(err.headers)
+    .send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
 }
 
 /** `METHOD /path HTTP/1.1` at the start of what the client sent, for its API family. */
@@ -196,7 +198,8 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   const defaultJson = app.getDefaultJsonParser('error', 'error');
   // Checked on the text, before parsing: no recursive code ever meets a deeper value.
   const parseJson: typeof defaultJson = (req, text, done) => {
-    if (jsonTooDeep(text)) return done(Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'CHIPIN_JSON_TOO_DEEP' }), undefined);
+    if (jsonTooDeep(text))
+      return done(Object.assign(new Error(`request body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400, code: 'CHIPIN_JSON_TOO_DEEP' }), undefined);
     defaultJson(req, text, done);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -296,11 +299,15 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
         : error instanceof PspIntegrationError
           ? pspError(error)
           : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? new ApiError(413, 'payload_too_large', `request body is larger than ${bodyLimitOf(request)} bytes`)
-          : fromFrameworkError(error, family);
+            ? new ApiError(413, 'payload_too_large', `request body is larger than ${bodyLimitOf(request)} bytes`)
+            : fromFrameworkError(error, family);
     if (error instanceof PspIntegrationError) request.log.warn({ psp: error.connector, psp_error: error.code, err: error }, 'PSP fault');
     else if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
-    void reply.code(err.status).headers(err.headers).header('x-request-id', request.id).send(errorBody(family, err, requestLang(request), request.id));
+    void reply
+      .code(err.status)
+      .headers(err.headers)
+      .header('x-request-id', request.id)
+      .send(errorBody(family, err, requestLang(request), request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -4,13 +4,7 @@ import type { TokenClaims } from '../auth/access-tokens.ts';
 import type { Lang } from '../i18n/lang.ts';
 
 /** The Fastify instance every route file registers on, typed by our TypeBox schemas. */
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {

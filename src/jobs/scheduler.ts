@@ -16,17 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from './due-work.ts';
-import {
-  abandonJob,
-  cancelUnclaimedJob,
-  claimDueJobs,
-  countDueLeased,
-  finishJob,
-  insertJob,
-  renewLease,
-  rescheduleJob,
-  retryJobLater,
-} from './job-repository.ts';
+import { abandonJob, cancelUnclaimedJob, claimDueJobs, countDueLeased, finishJob, insertJob, renewLease, rescheduleJob, retryJobLater } from './job-repository.ts';
 
 /** A job as its handler sees it. */
 export interface Job {
@@ -238,10 +228,13 @@ export class JobScheduler implements DueWorkRunner {
 
   async #runBatch(leaseId: string, jobs: Job[]): Promise<void> {
     // Renew the lease while handlers run, so that a slow handler is not taken over.
-    const renew = setInterval(() => {
-      const wall = this.#wallNow();
-      renewLease(this.#db, leaseId, new Date(wall.getTime() + this.#leaseMs), wall).catch((err: unknown) => this.#log.warn({ err }, 'could not renew job leases'));
-    }, Math.max(this.#leaseMs / 3, 10));
+    const renew = setInterval(
+      () => {
+        const wall = this.#wallNow();
+        renewLease(this.#db, leaseId, new Date(wall.getTime() + this.#leaseMs), wall).catch((err: unknown) => this.#log.warn({ err }, 'could not renew job leases'));
+      },
+      Math.max(this.#leaseMs / 3, 10),
+    );
     renew.unref();
     try {
       await Promise.all(jobs.map((job) => this.#runOne(leaseId, job)));
@@ -260,9 +253,7 @@ export class JobScheduler implements DueWorkRunner {
       return;
     }
     const recorded =
-      outcome && outcome.retryAt instanceof Date
-        ? await rescheduleJob(this.#db, job.id, leaseId, outcome.retryAt)
-        : await finishJob(this.#db, job.id, leaseId, this.#clock.now());
+      outcome && outcome.retryAt instanceof Date ? await rescheduleJob(this.#db, job.id, leaseId, outcome.retryAt) : await finishJob(this.#db, job.id, leaseId, this.#clock.now());
     if (!recorded) this.#lostLease(job);
   }
 

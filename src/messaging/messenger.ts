@@ -37,9 +37,7 @@ export interface PlanLine {
 
 /** What an offer is, as the messages tell it. */
 export type OfferSummary =
-  | { type: 'SHARED' }
-  | { type: 'INSTALLMENTS'; count: number; lines: PlanLine[]; credit: CreditTerms }
-  | { type: 'DEFERRED'; dueDate: string; credit: CreditTerms };
+  { type: 'SHARED' } | { type: 'INSTALLMENTS'; count: number; lines: PlanLine[]; credit: CreditTerms } | { type: 'DEFERRED'; dueDate: string; credit: CreditTerms };
 
 /**
  * A pledger's message of the shared pot: the leader paid for the purchase and invites friends

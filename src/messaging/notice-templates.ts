@@ -2,7 +2,21 @@ import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
 import type { InstallmentRef, ShopperNotice, SmsNotice } from './messenger.ts';
-import { COMMON, creditFigures, figuresHtml, figuresText, firstFitting, NBSP, oneLine, planFigures, shortenedTitle, smsDate, smsSafe, type Figures, type PurchaseLinkEmail } from './templates.ts';
+import {
+  COMMON,
+  creditFigures,
+  figuresHtml,
+  figuresText,
+  firstFitting,
+  NBSP,
+  oneLine,
+  planFigures,
+  shortenedTitle,
+  smsDate,
+  smsSafe,
+  type Figures,
+  type PurchaseLinkEmail,
+} from './templates.ts';
 
 /**
  * Receipts and notices to shoppers (docs/messaging.md, "E-mails and SMS over a purchase's life"):
@@ -35,20 +49,21 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
   ].join('\n');
   const subject = oneLine(t.subject, 200);
   const markup = html`<!DOCTYPE html>
-<html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff;line-height:1.4">
-<main>
-<p>${greeting}</p>
-${t.paragraphs.map((p) => html`<p>${p}</p>`)}
-${t.figures.map(figuresHtml)}
-${t.next.map((p) => html`<p>${p}</p>`)}
-${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
-<p style="font-size:13px;color:#555555">${signature}</p>
-</main>
-</body>
-</html>
-`.toString();
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${subject}</title>
+      </head>
+      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff;line-height:1.4">
+        <main>
+          <p>${greeting}</p>
+          ${t.paragraphs.map((p) => html`<p>${p}</p>`)} ${t.figures.map(figuresHtml)} ${t.next.map((p) => html`<p>${p}</p>`)}
+          ${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
+          <p style="font-size:13px;color:#555555">${signature}</p>
+        </main>
+      </body>
+    </html> `.toString();
   return { lang, subject, text, html: markup };
 }
 
@@ -77,7 +92,13 @@ function values(n: ShopperNotice): Values {
     amount: formatMoney(n.amountCents, n.currency, lang),
     m: (cents) => formatMoney(cents, n.currency, lang),
     date: (d) => formatDate(d, lang),
-    card: last4 ? (fr ? `votre carte ${brand} se terminant par ${last4}`.replace('  ', ' ') : `your ${brand} card ending ${last4}`.replace('  ', ' ')) : fr ? 'votre carte' : 'your card',
+    card: last4
+      ? fr
+        ? `votre carte ${brand} se terminant par ${last4}`.replace('  ', ' ')
+        : `your ${brand} card ending ${last4}`.replace('  ', ' ')
+      : fr
+        ? 'votre carte'
+        : 'your card',
   };
 }
 

@@ -109,10 +109,7 @@ export class NoSmsGateway implements SmsGateway {
 }
 
 /** The SMS gateway of the configuration. */
-export function createSmsGateway(
-  config: Pick<Config, 'env' | 'smsGatewayUrl' | 'smsGatewayKey' | 'smsSender'>,
-  opts: { timeoutMs?: number } = {},
-): SmsGateway {
+export function createSmsGateway(config: Pick<Config, 'env' | 'smsGatewayUrl' | 'smsGatewayKey' | 'smsSender'>, opts: { timeoutMs?: number } = {}): SmsGateway {
   if (config.smsGatewayUrl) {
     return new HttpSmsGateway({ url: config.smsGatewayUrl, key: config.smsGatewayKey, sender: config.smsSender, timeoutMs: opts.timeoutMs });
   }

@@ -26,7 +26,10 @@ export interface PurchaseLinkEmail {
 
 /** One line, no control characters, trimmed, at most `max` characters (an ellipsis marks a cut). */
 export function oneLine(value: string, max = 200, ellipsis = '…'): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - ellipsis.length)).trimEnd() + ellipsis;
 }
 
@@ -83,12 +86,19 @@ export function figuresText(f: Figures, lang: Lang): string {
 /** A two-column data table with its caption (HTML part): readable by screen readers, narrow enough for phones. */
 export function figuresHtml(f: Figures) {
   return html`<table style="border-collapse:collapse;margin:0 0 16px 0;min-width:260px;max-width:100%">
-<caption style="text-align:left;font-weight:bold;padding:0 0 6px 0">${f.heading}</caption>
-<tbody>${f.rows.map(
-    ([label, value]) =>
-      html`<tr><th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th><td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td></tr>`,
-  )}</tbody>
-</table>`;
+    <caption style="text-align:left;font-weight:bold;padding:0 0 6px 0">
+      ${f.heading}
+    </caption>
+    <tbody>
+      ${f.rows.map(
+        ([label, value]) =>
+          html`<tr>
+            <th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th>
+            <td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /** The texts of one e-mail, before layout. */
@@ -111,20 +121,23 @@ function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail 
   const figures = t.figures ?? [];
   const text = [t.greeting, '', t.intro, '', ...figures.flatMap((f) => [figuresText(f, lang), '']), t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
-<html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t.subject}</title></head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-<p>${t.greeting}</p>
-<p>${t.intro}</p>
-${figures.map(figuresHtml)}
-<p>${t.invite}</p>
-<p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
-<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
-<p style="font-size:13px;color:#555555">${t.ignore}</p>
-<p style="font-size:13px;color:#555555">${t.signature}</p>
-</body>
-</html>
-`.toString();
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${t.subject}</title>
+      </head>
+      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+        <p>${t.greeting}</p>
+        <p>${t.intro}</p>
+        ${figures.map(figuresHtml)}
+        <p>${t.invite}</p>
+        <p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
+        <p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
+        <p style="font-size:13px;color:#555555">${t.ignore}</p>
+        <p style="font-size:13px;color:#555555">${t.signature}</p>
+      </body>
+    </html> `.toString();
   return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
@@ -282,8 +295,7 @@ const PLEDGE: Record<
     payBefore: (d) => `Réglez votre part avant le ${d}${NBSP}:`,
     closes: (d) => `La cagnotte se termine le ${d}. Réglez votre part ici${NBSP}:`,
     before: (d) => `avant le ${d}${NBSP}:`,
-    subject: (p, title) =>
-      p.reminder ? `Rappel${NBSP}: la cagnotte pour ${title} se termine le ${p.deadline}` : `${p.inviter} vous invite à verser ${p.share} pour ${title}`,
+    subject: (p, title) => (p.reminder ? `Rappel${NBSP}: la cagnotte pour ${title} se termine le ${p.deadline}` : `${p.inviter} vous invite à verser ${p.share} pour ${title}`),
     cta: 'Payer ma part',
     ignore: "Si vous n'attendiez pas cette invitation, vous pouvez ignorer cet e-mail.",
   },
@@ -416,18 +428,25 @@ function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, c
     const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
     if (fr) {
       return (mer, t, a, u) =>
-        t ? `${mer} : "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}` : `${mer} : ${a} en ${n}x, ${first} ce jour dont ${fees} de frais, TAEG ${taeg} : ${u}`;
+        t
+          ? `${mer} : "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}`
+          : `${mer} : ${a} en ${n}x, ${first} ce jour dont ${fees} de frais, TAEG ${taeg} : ${u}`;
     }
     return (mer, t, a, u) =>
-      t ? `${mer}: "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}` : `${mer}: ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
+      t
+        ? `${mer}: "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`
+        : `${mer}: ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
   }
   const total = m(offer.credit.totalDueCents);
   const date = smsDate(formatDate(offer.dueDate, lang));
   if (fr) {
     return (mer, t, a, u) =>
-      t ? `${mer} : "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}` : `${mer} : autorisez ${total}, débités le ${date} (rien aujourd'hui) : ${u}`;
+      t
+        ? `${mer} : "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}`
+        : `${mer} : autorisez ${total}, débités le ${date} (rien aujourd'hui) : ${u}`;
   }
-  return (mer, t, a, u) => (t ? `${mer}: "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}` : `${mer}: authorise ${total}, charged on ${date} (nothing today): ${u}`);
+  return (mer, t, a, u) =>
+    t ? `${mer}: "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}` : `${mer}: authorise ${total}, charged on ${date} (nothing today): ${u}`;
 }
 
 /**
@@ -493,15 +512,18 @@ export function pledgeRefundEmail(msg: PledgeRefundMessage): PurchaseLinkEmail {
   const subject = w.subject(share, oneLine(title, 80));
   const text = [greeting, '', intro, w.delay, '', '-- ', signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
-<html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-<p>${greeting}</p>
-<p>${intro}</p>
-<p>${w.delay}</p>
-<p style="font-size:13px;color:#555555">${signature}</p>
-</body>
-</html>
-`.toString();
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${subject}</title>
+      </head>
+      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+        <p>${greeting}</p>
+        <p>${intro}</p>
+        <p>${w.delay}</p>
+        <p style="font-size:13px;color:#555555">${signature}</p>
+      </body>
+    </html> `.toString();
   return { lang, subject: oneLine(subject, 200), text, html: markup };
 }

@@ -44,7 +44,10 @@ function isPlainAddress(ip: string): boolean {
  * parser has already written `2130706433`, `0x7f.1` and `127.1` as `127.0.0.1`).
  */
 export function normalizeHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 /** The host of an absolute URL as {@link normalizeHost} writes it, or undefined when it is not one. */

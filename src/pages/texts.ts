@@ -195,7 +195,8 @@ export const TEXT = {
       pledgeClosed: 'Cagnotte close',
       pledgeFull: 'Cagnotte complète',
     } as Record<string, string>,
-    installmentsExplain: (n: number) => `Payez en ${n} fois. La première échéance, avec les frais, est débitée maintenant\u00a0; les suivantes aux dates ci-dessous, sur la même carte.`,
+    installmentsExplain: (n: number) =>
+      `Payez en ${n} fois. La première échéance, avec les frais, est débitée maintenant\u00a0; les suivantes aux dates ci-dessous, sur la même carte.`,
     deferredExplain: (date: string) => `Rien n'est débité aujourd'hui\u00a0: votre carte est autorisée maintenant et débitée le ${date}.`,
     schedule: 'Échéancier',
     dueDate: 'Date',

@@ -67,7 +67,17 @@ export async function insertPlan(
     await sql.query(
       `INSERT INTO installments (id, account_id, purchase_id, index, due_date, amount_cents, fees_cents, state, payment_id, paid_at)
        VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (purchase_id, index) DO NOTHING`,
-      [accountId, purchaseId, line.index, line.dueDate, line.amountCents, line.feesCents, paid ? 'paid' : 'scheduled', paid || first.heldByPayment ? first.paymentId : null, paid ? now : null],
+      [
+        accountId,
+        purchaseId,
+        line.index,
+        line.dueDate,
+        line.amountCents,
+        line.feesCents,
+        paid ? 'paid' : 'scheduled',
+        paid || first.heldByPayment ? first.paymentId : null,
+        paid ? now : null,
+      ],
     );
   }
 }

@@ -80,10 +80,14 @@ export async function setLeaderTerms(
   terms: { leaderShareCents: number; potDeadlineAt: Date | null; guaranteePaymentId: string | null },
   now: Date,
 ): Promise<void> {
-  await sql.query(
-    'UPDATE purchases SET leader_share_cents = $3, pot_deadline_at = $4, guarantee_payment_id = $5, updated_at = $6 WHERE account_id = $1 AND id = $2',
-    [accountId, purchaseId, terms.leaderShareCents, terms.potDeadlineAt, terms.guaranteePaymentId, now],
-  );
+  await sql.query('UPDATE purchases SET leader_share_cents = $3, pot_deadline_at = $4, guarantee_payment_id = $5, updated_at = $6 WHERE account_id = $1 AND id = $2', [
+    accountId,
+    purchaseId,
+    terms.leaderShareCents,
+    terms.potDeadlineAt,
+    terms.guaranteePaymentId,
+    now,
+  ]);
 }
 
 /** The leader's refused attempts so far (the offer's `max_attempts` bounds them). */
@@ -117,7 +121,9 @@ export async function findOfferPurchaseIdByRef(sql: Sql, accountId: string, offe
  * (`trigger_capture`) names the offer before anything proves which account sent it.
  */
 export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ accountId: string; type: string; secretEnc: string } | undefined> {
-  const { rows } = await sql.query<{ account_id: string; signing_secret_enc: string; type: string }>('SELECT account_id, signing_secret_enc, type FROM offers WHERE id = $1', [offerId]);
+  const { rows } = await sql.query<{ account_id: string; signing_secret_enc: string; type: string }>('SELECT account_id, signing_secret_enc, type FROM offers WHERE id = $1', [
+    offerId,
+  ]);
   const r = rows[0];
   return r && { accountId: r.account_id, type: r.type, secretEnc: r.signing_secret_enc };
 }

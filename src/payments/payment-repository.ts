@@ -82,10 +82,12 @@ export async function insertPayment(
 /** The card the row's call is about to use, stored in the transaction that saves it, before the PSP call. */
 export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMethodId: string, returnUrl: string): Promise<boolean> {
   // Only while pending: a row the reconciliation marked abandoned must not be charged after all.
-  const { rows } = await sql.query(
-    "UPDATE payments SET psp_method_id = $3, psp_return_url = $4 WHERE account_id = $1 AND id = $2 AND status = 'pending' RETURNING 1",
-    [payment.account_id, payment.id, pspMethodId, returnUrl],
-  );
+  const { rows } = await sql.query("UPDATE payments SET psp_method_id = $3, psp_return_url = $4 WHERE account_id = $1 AND id = $2 AND status = 'pending' RETURNING 1", [
+    payment.account_id,
+    payment.id,
+    pspMethodId,
+    returnUrl,
+  ]);
   return rows.length > 0;
 }
 
@@ -106,10 +108,10 @@ export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purch
 
 /** Unresolved payments (pending or awaiting 3-D Secure) not touched since `before`: the reconciliation job's work. */
 export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: number): Promise<PaymentRow[]> {
-  const { rows } = await sql.query<PaymentRow>(
-    `SELECT * FROM payments WHERE status IN ('pending', 'requires_action') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
-    [before, limit],
-  );
+  const { rows } = await sql.query<PaymentRow>(`SELECT * FROM payments WHERE status IN ('pending', 'requires_action') AND updated_at < $1 ORDER BY updated_at LIMIT $2`, [
+    before,
+    limit,
+  ]);
   return rows;
 }
 
@@ -166,7 +168,20 @@ export async function recordResult(
        AND (status, captured_cents, refunded_cents, decline_reason, psp_transaction_id)
            IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
      RETURNING 1`,
-    [payment.account_id, payment.id, r.transactionId, r.status, r.capturedCents, r.refundedCents, r.decline?.reason ?? null, r.challengeUrl ?? null, now, payment.status, r.networkTransactionId ?? null, r.pspState ? JSON.stringify(r.pspState) : null],
+    [
+      payment.account_id,
+      payment.id,
+      r.transactionId,
+      r.status,
+      r.capturedCents,
+      r.refundedCents,
+      r.decline?.reason ?? null,
+      r.challengeUrl ?? null,
+      now,
+      payment.status,
+      r.networkTransactionId ?? null,
+      r.pspState ? JSON.stringify(r.pspState) : null,
+    ],
   );
   if (rows.length === 0) return false;
   const status = backModeStatus(r.status);

@@ -63,10 +63,7 @@ function toPledge(r: PledgeRow): Pledge {
 }
 
 export async function listPledges(sql: Sql, accountId: string, purchaseId: string): Promise<Pledge[]> {
-  const { rows } = await sql.query<PledgeRow>('SELECT * FROM pledges WHERE account_id = $1 AND purchase_id = $2 ORDER BY position, id', [
-    accountId,
-    purchaseId,
-  ]);
+  const { rows } = await sql.query<PledgeRow>('SELECT * FROM pledges WHERE account_id = $1 AND purchase_id = $2 ORDER BY position, id', [accountId, purchaseId]);
   return rows.map(toPledge);
 }
 
@@ -195,10 +192,13 @@ export async function closePledges(
   reason: 'pot_full' | 'deadline' | 'refunded' | 'cancelled',
   now: Date,
 ): Promise<void> {
-  await sql.query(
-    "UPDATE pledges SET state = 'closed', closed_reason = $4, updated_at = $3 WHERE account_id = $1 AND purchase_id = $2 AND state = ANY($5::text[])",
-    [accountId, purchaseId, now, reason, states],
-  );
+  await sql.query("UPDATE pledges SET state = 'closed', closed_reason = $4, updated_at = $3 WHERE account_id = $1 AND purchase_id = $2 AND state = ANY($5::text[])", [
+    accountId,
+    purchaseId,
+    now,
+    reason,
+    states,
+  ]);
 }
 
 /** Marks the unpaid invitations not reminded yet as reminded; answers their ids (each is reminded once). */

@@ -164,10 +164,15 @@ export async function insertRefund(
   allocations: readonly (Allocation & { state: RefundState; idempotencyKey: string | null })[],
   now: Date,
 ): Promise<void> {
-  await sql.query(
-    `INSERT INTO refunds (id, account_id, purchase_id, amount_cents, reason, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-    [r.id, r.accountId, r.purchaseId, r.amountCents, r.reason ?? null, r.state, now],
-  );
+  await sql.query(`INSERT INTO refunds (id, account_id, purchase_id, amount_cents, reason, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, [
+    r.id,
+    r.accountId,
+    r.purchaseId,
+    r.amountCents,
+    r.reason ?? null,
+    r.state,
+    now,
+  ]);
   let position = 0;
   for (const a of allocations) {
     await sql.query(
@@ -195,11 +200,21 @@ export async function insertRefund(
 }
 
 /** Settles a pending allocation; answers false when it was settled already (by a concurrent run). */
-export async function settleAllocation(sql: Sql, accountId: string, allocationId: string, state: 'succeeded' | 'failed', failureReason: string | null, now: Date): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    "UPDATE refund_allocations SET state = $3, failure_reason = $4, updated_at = $5 WHERE account_id = $1 AND id = $2 AND state = 'pending'",
-    [accountId, allocationId, state, failureReason, now],
-  );
+export async function settleAllocation(
+  sql: Sql,
+  accountId: string,
+  allocationId: string,
+  state: 'succeeded' | 'failed',
+  failureReason: string | null,
+  now: Date,
+): Promise<boolean> {
+  const { rowCount } = await sql.query("UPDATE refund_allocations SET state = $3, failure_reason = $4, updated_at = $5 WHERE account_id = $1 AND id = $2 AND state = 'pending'", [
+    accountId,
+    allocationId,
+    state,
+    failureReason,
+    now,
+  ]);
   return rowCount > 0;
 }
 
@@ -221,10 +236,10 @@ export async function findRefund(sql: Sql, accountId: string, refundId: string):
 export async function listRefunds(sql: Sql, accountId: string, purchaseId: string): Promise<Refund[]> {
   const { rows } = await sql.query<RefundRow>('SELECT * FROM refunds WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id', [accountId, purchaseId]);
   if (rows.length === 0) return [];
-  const { rows: allocations } = await sql.query<AllocationRow>(
-    'SELECT * FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 ORDER BY refund_id, position',
-    [accountId, purchaseId],
-  );
+  const { rows: allocations } = await sql.query<AllocationRow>('SELECT * FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 ORDER BY refund_id, position', [
+    accountId,
+    purchaseId,
+  ]);
   return rows.map((r) => toRefund(r, allocations));
 }
 

@@ -113,8 +113,7 @@ export interface AttachInput {
 }
 
 export type AttachResult =
-  | { ok: true; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number }
-  | { ok: false; reason: DeclineReason; message: string };
+  { ok: true; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number } | { ok: false; reason: DeclineReason; message: string };
 
 export interface AuthorizeInput {
   idempotencyKey: string;
@@ -261,4 +260,3 @@ export class PspIntegrationError extends Error {
 export function isPspFault(err: unknown): err is PspIntegrationError {
   return err instanceof PspIntegrationError && (err.code === 'unreachable' || err.code === 'bad_response');
 }
-

@@ -28,10 +28,13 @@ export class PspOperationRepository implements OperationStore {
   }
 
   async finish(scope: string, operation: string, key: string, result: unknown, now: Date): Promise<void> {
-    await this.db.query(
-      `UPDATE psp_operations SET status = 'done', result = $4, updated_at = $5 WHERE scope = $1 AND operation = $2 AND idempotency_key = $3`,
-      [scope, operation, key, JSON.stringify(result), now],
-    );
+    await this.db.query(`UPDATE psp_operations SET status = 'done', result = $4, updated_at = $5 WHERE scope = $1 AND operation = $2 AND idempotency_key = $3`, [
+      scope,
+      operation,
+      key,
+      JSON.stringify(result),
+      now,
+    ]);
   }
 
   async forget(scope: string, operation: string, key: string): Promise<void> {

@@ -292,7 +292,9 @@ export class PspRegistry {
       hit.checkedAt = now;
       return hit.connector;
     }
-    const connector = Promise.resolve().then(() => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay));
+    const connector = Promise.resolve().then(
+      () => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay),
+    );
     this.#cache.set(key, { connector, version, checkedAt: now });
     connector.catch(() => this.#cache.delete(key)); // never cache a failure
     if (this.#cache.size > 10_000) this.#cache.delete(this.#cache.keys().next().value!);

@@ -4,10 +4,7 @@ import { isUuid } from '../domain/ids.ts';
 import { MOVES, defaultComment, type MoveName, type PurchaseState } from '../domain/purchase-states.ts';
 import { insertPurchaseEvent, lockPurchaseState, setPurchaseState } from './purchase-repository.ts';
 
-export type MoveResult =
-  | { ok: true; from: PurchaseState; to: PurchaseState }
-  | { ok: false; reason: 'not_found' }
-  | { ok: false; reason: 'not_allowed'; state: PurchaseState };
+export type MoveResult = { ok: true; from: PurchaseState; to: PurchaseState } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'not_allowed'; state: PurchaseState };
 
 /**
  * Applies one lifecycle move inside the caller's transaction: locks the purchase row, checks the

@@ -53,15 +53,23 @@ function overlay(url: string, purchaseUid: string, options: OpenOptions): void {
   current?.close(false);
   const opener = document.activeElement as HTMLElement | null;
   const backdrop = el('div', 'position:fixed;inset:0;z-index:2147483647;background:rgba(16,24,40,.6);display:flex;align-items:center;justify-content:center');
-  const dialog = el('div', 'position:relative;width:100%;max-width:34rem;height:100%;max-height:52rem;background:#f6f7f9;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3)', {
-    role: 'dialog',
-    'aria-modal': 'true',
-    'aria-label': 'Chipin payment',
-  });
-  const close = el('button', 'position:absolute;top:.5rem;right:.5rem;width:2.75rem;height:2.75rem;border:0;border-radius:999px;background:#fff;color:#1d2433;font:1.5rem/1 sans-serif;cursor:pointer;box-shadow:0 1px 3px rgba(0,0,0,.2)', {
-    type: 'button',
-    'aria-label': 'Close payment',
-  });
+  const dialog = el(
+    'div',
+    'position:relative;width:100%;max-width:34rem;height:100%;max-height:52rem;background:#f6f7f9;border-radius:12px;overflow:hidden;box-shadow:0 10px 40px rgba(0,0,0,.3)',
+    {
+      role: 'dialog',
+      'aria-modal': 'true',
+      'aria-label': 'Chipin payment',
+    },
+  );
+  const close = el(
+    'button',
+    'position:absolute;top:.5rem;right:.5rem;width:2.75rem;height:2.75rem;border:0;border-radius:999px;background:#fff;color:#1d2433;font:1.5rem/1 sans-serif;cursor:pointer;box-shadow:0 1px 3px rgba(0,0,0,.2)',
+    {
+      type: 'button',
+      'aria-label': 'Close payment',
+    },
+  );
   close.textContent = '\u00d7';
   const frame = el('iframe', 'border:0;width:100%;height:100%;display:block', { src: url, title: 'Chipin secure payment', allow: 'payment' });
   dialog.append(frame, close);

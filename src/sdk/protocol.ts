@@ -107,7 +107,13 @@ export function parseMessage(data: unknown): ChipinMessage | undefined {
   if (data.type === 'chipin:cancel') return { chipin: PROTOCOL_VERSION, type: 'chipin:cancel', purchase_uid: uid };
   if (data.type === 'chipin:error' && isError(data.error, uid)) {
     const e = data.error;
-    return { chipin: PROTOCOL_VERSION, type: 'chipin:error', purchase_uid: uid, error: { code: e.code, message: e.message, purchase_uid: uid, retryable: e.retryable }, jwt: data.jwt as string | null };
+    return {
+      chipin: PROTOCOL_VERSION,
+      type: 'chipin:error',
+      purchase_uid: uid,
+      error: { code: e.code, message: e.message, purchase_uid: uid, retryable: e.retryable },
+      jwt: data.jwt as string | null,
+    };
   }
   return undefined;
 }

@@ -58,7 +58,8 @@ export async function voidHolds(deps: PaymentDeps, accountId: string, purchaseId
     const hold = (await findPayment(db, accountId, id))!;
     try {
       const result = await (await psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:cancel`, transaction: pspRef(hold) });
-      if (result.decline) logger.warn({ account_id: accountId, purchase_id: purchaseId, payment_id: id, reason: result.decline.reason }, 'the PSP refused to void a hold on cancel');
+      if (result.decline)
+        logger.warn({ account_id: accountId, purchase_id: purchaseId, payment_id: id, reason: result.decline.reason }, 'the PSP refused to void a hold on cancel');
       else await db.transaction((tx) => recordResult(tx, hold, result, 'CANCELLED', clock.now()));
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;

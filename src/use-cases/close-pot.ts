@@ -16,7 +16,11 @@ export async function closePotIfCovered(deps: PaymentDeps, tx: Sql, locked: Purc
   const pledges = await listPledges(tx, locked.accountId, locked.id);
   const counted = pledges.filter((p) => p.state !== 'draft');
   const paid = counted.filter((p) => p.state === 'paid');
-  const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, paid.map((p) => p.amountCents));
+  const left = uncovered(
+    locked.amountCents,
+    locked.leaderShareCents ?? 0,
+    paid.map((p) => p.amountCents),
+  );
   if (left > 0 || locked.state !== 'LEADER_PROCESSED') {
     await setComment(tx, locked.accountId, locked.id, potComment(counted.length, paid.length, left, locked.currency));
     return false;

@@ -3,14 +3,7 @@ import { EVENT } from '../domain/events.ts';
 import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../domain/installment-rules.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
-import {
-  findInstallment,
-  installmentCounts,
-  markInstallmentPaid,
-  markInstallmentRefused,
-  scheduledInstallments,
-  type Installment,
-} from '../payments/installment-repository.ts';
+import { findInstallment, installmentCounts, markInstallmentPaid, markInstallmentRefused, scheduledInstallments, type Installment } from '../payments/installment-repository.ts';
 import { findPayment, pspRef, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
@@ -93,7 +86,11 @@ async function charge(
     return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
   }
   const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
-  const payment = await insertPayment(db, { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount }, clock.now());
+  const payment = await insertPayment(
+    db,
+    { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount },
+    clock.now(),
+  );
   const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId, amountCents: amount, currency: purchase.currency, storedCredential });
   return { payment, result };
 }
@@ -130,7 +127,13 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
     const retryIn = retryDelayDays(attempt);
     await markInstallmentRefused(tx, inst, attempt, retryIn === undefined);
     if (retryIn !== undefined) {
-      await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${inst.id}:${attempt}`, runAt: dueAt(inst.dueDate, retryIn), payload: { installmentId: inst.id, attempts: attempt }, accountId });
+      await scheduleJob(tx, {
+        kind: COLLECT_JOB,
+        key: `${COLLECT_JOB}:${inst.id}:${attempt}`,
+        runAt: dueAt(inst.dueDate, retryIn),
+        payload: { installmentId: inst.id, attempts: attempt },
+        accountId,
+      });
       return 'retry_scheduled';
     }
     await applyMove(tx, clock, accountId, purchaseId, 'fail', {

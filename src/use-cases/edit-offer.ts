@@ -46,16 +46,21 @@ export const OFFER_BOUNDS = {
  */
 const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents'];
 
-export type EditOfferOutcome =
-  | { kind: 'ok'; offer: OfferPspView }
-  | { kind: 'not_found'; what: 'offer' | 'PSP account' }
-  | { kind: 'invalid'; field: string; message: string };
+export type EditOfferOutcome = { kind: 'ok'; offer: OfferPspView } | { kind: 'not_found'; what: 'offer' | 'PSP account' } | { kind: 'invalid'; field: string; message: string };
 
 type Invalid = Extract<EditOfferOutcome, { kind: 'invalid' }>;
 const invalid = (field: string, message: string): Invalid => ({ kind: 'invalid', field, message });
 
 /** Every field an edit may change, as the API names it (and as `offer_update` lists them). */
-const EDITABLE = ['psp_account_id', 'fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents', 'expiry_hours', 'pot_deadline_hours'] as const satisfies readonly (keyof OfferPatch)[];
+const EDITABLE = [
+  'psp_account_id',
+  'fee_rate_bps',
+  'fixed_fee_cents',
+  'min_amount_cents',
+  'max_amount_cents',
+  'expiry_hours',
+  'pot_deadline_hours',
+] as const satisfies readonly (keyof OfferPatch)[];
 
 /** Integers within bounds, min ≤ max, the pot deadline on SHARED offers only; the first field that breaks a rule. */
 function checkShape(offer: Offer, patch: OfferPatch, next: Offer): Invalid | undefined {
@@ -87,7 +92,13 @@ function checkSellable(next: Offer, patch: OfferPatch, today: string): Invalid |
       if (!(err instanceof ScheduleError)) throw err;
       const feeField = patch.fixed_fee_cents !== undefined && patch.fee_rate_bps === undefined ? 'fixed_fee_cents' : 'fee_rate_bps';
       const field =
-        err.code === 'usury_ceiling_exceeded' ? feeField : err.code === 'amount_above_funding_cap' ? 'max_amount_cents' : amount === next.minAmountCents ? 'min_amount_cents' : 'max_amount_cents';
+        err.code === 'usury_ceiling_exceeded'
+          ? feeField
+          : err.code === 'amount_above_funding_cap'
+            ? 'max_amount_cents'
+            : amount === next.minAmountCents
+              ? 'min_amount_cents'
+              : 'max_amount_cents';
       return invalid(field, `no purchase of ${amount} could be sold with these terms: ${err.message}`);
     }
   }
@@ -140,7 +151,10 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
     if (locked) {
       const unpaid = await unpaidPurchaseCount(tx, accountId, offer.id);
       if (unpaid > 0) {
-        return invalid(locked, `cannot change while ${unpaid} purchase(s) of this offer await their leader's payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`);
+        return invalid(
+          locked,
+          `cannot change while ${unpaid} purchase(s) of this offer await their leader's payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`,
+        );
       }
     }
     if (changed.length === 0) return { kind: 'ok', offer: offerView(offer) };

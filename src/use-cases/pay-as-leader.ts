@@ -77,7 +77,12 @@ export async function payAsLeader(
   if (state.state !== 'CREATED') return { kind: 'not_payable', state: state.state };
   const offer = (await deps.offers.byId(purchase.accountId, state.offerId))!;
   if (offer.type !== 'SHARED' && pledgers.length > 0) return { kind: 'invalid', field: 'pledgers', problem: { code: 'not_shared' } };
-  const plan = planLeaderPayment(offer, state.amountCents, pledgers.map((p) => p.amountCents), state.createdAt);
+  const plan = planLeaderPayment(
+    offer,
+    state.amountCents,
+    pledgers.map((p) => p.amountCents),
+    state.createdAt,
+  );
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const psp = await deps.psps.forOffer(offer);
 
@@ -217,7 +222,13 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
  * row lock, refuses while another attempt runs, stores the invitations as drafts and the payment
  * row (with its idempotency key) before any PSP call.
  */
-async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: LeaderPlan, pledgers: NewPledge[], psp: AccountConnector): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
+async function reserveAttempt(
+  deps: PaymentDeps,
+  state: PurchasePayState,
+  plan: LeaderPlan,
+  pledgers: NewPledge[],
+  psp: AccountConnector,
+): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
   const { db, clock } = deps;
   const { accountId, id: purchaseId } = state;
   return db.transaction(async (tx) => {
@@ -231,7 +242,15 @@ async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: 
     await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
     const payment = await insertPayment(
       tx,
-      { accountId, purchaseId, purpose: plan.purpose, psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`, amountCents: plan.authorizeCents },
+      {
+        accountId,
+        purchaseId,
+        purpose: plan.purpose,
+        psp: psp.name,
+        pspAccountId: psp.pspAccountId,
+        idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`,
+        amountCents: plan.authorizeCents,
+      },
       now,
     );
     await scheduleReconciliation(tx, now);
@@ -243,7 +262,14 @@ async function reserveAttempt(deps: PaymentDeps, state: PurchasePayState, plan: 
  * The card the PSP attached becomes the purchase's saved card (token, brand, last four, expiry
  * only) and the attempt's card, in one transaction; false when the attempt is no longer pending.
  */
-async function saveCard(deps: PaymentDeps, state: PurchasePayState, pspName: string, attached: Extract<AttachResult, { ok: true }>, payment: PaymentRow, returnUrl: string): Promise<boolean> {
+async function saveCard(
+  deps: PaymentDeps,
+  state: PurchasePayState,
+  pspName: string,
+  attached: Extract<AttachResult, { ok: true }>,
+  payment: PaymentRow,
+  returnUrl: string,
+): Promise<boolean> {
   const { db, clock } = deps;
   return db.transaction(async (tx) => {
     if (!(await setPaymentPspMethod(tx, payment, attached.paymentMethodId, returnUrl))) return false;
@@ -293,7 +319,15 @@ async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, gu
   const { payment, psp, plan, offer } = checkout;
   const sharePayment = await insertPayment(
     db,
-    { accountId: payment.account_id, purchaseId: payment.purchase_id, purpose: 'leader_share', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${payment.idempotency_key}:share`, amountCents: plan.leaderShareCents },
+    {
+      accountId: payment.account_id,
+      purchaseId: payment.purchase_id,
+      purpose: 'leader_share',
+      psp: psp.name,
+      pspAccountId: psp.pspAccountId,
+      idempotencyKey: `${payment.idempotency_key}:share`,
+      amountCents: plan.leaderShareCents,
+    },
     clock.now(),
   );
   const result = await psp.chargeOffSession({
@@ -340,9 +374,22 @@ async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout
   if (!processed.ok) return stateAfter(processed, locked.state);
 
   const deadline = shared ? potDeadline(now, offer.potDeadlineHours) : null;
-  await setLeaderTerms(tx, accountId, purchaseId, { leaderShareCents: plan.leaderShareCents, potDeadlineAt: deadline, guaranteePaymentId: plan.purpose === 'guarantee' ? payment.id : null }, now);
+  await setLeaderTerms(
+    tx,
+    accountId,
+    purchaseId,
+    { leaderShareCents: plan.leaderShareCents, potDeadlineAt: deadline, guaranteePaymentId: plan.purpose === 'guarantee' ? payment.id : null },
+    now,
+  );
   if (plan.schedule) {
-    await insertPlan(tx, accountId, purchaseId, plan.schedule, { paid: plan.purpose === 'first_installment', heldByPayment: plan.purpose === 'deferred', paymentId: payment.id }, now);
+    await insertPlan(
+      tx,
+      accountId,
+      purchaseId,
+      plan.schedule,
+      { paid: plan.purpose === 'first_installment', heldByPayment: plan.purpose === 'deferred', paymentId: payment.id },
+      now,
+    );
   }
   await inviteDrafts(tx, accountId, purchaseId, now);
   if (shared && invitations === 0) {
@@ -377,7 +424,10 @@ async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentR
     await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);
     await writeEvent(tx, payment.account_id, payment.purchase_id, EVENT.paymentFailed, locked.state, { reason: decline.reason, payment_id: payment.id, attempt: attempts }, now);
     if (attempts < offer.maxAttempts) return { state: locked.state, attempts };
-    const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', { comment: leaderRefusedComment(attempts, decline.reason), data: { reason: decline.reason } });
+    const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', {
+      comment: leaderRefusedComment(attempts, decline.reason),
+      data: { reason: decline.reason },
+    });
     return { state: stateAfter(failed, locked.state), attempts };
   });
   return { kind: 'declined', reason: decline.reason, message: decline.message, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };

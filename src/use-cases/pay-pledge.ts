@@ -2,7 +2,18 @@ import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
-import { countPledgePayments, findPayment, insertPayment, markDeclined, pspRef, recordResult, resultRef, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import {
+  countPledgePayments,
+  findPayment,
+  insertPayment,
+  markDeclined,
+  pspRef,
+  recordResult,
+  resultRef,
+  setPaymentPspMethod,
+  writeEvent,
+  type PaymentRow,
+} from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
@@ -115,7 +126,13 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
  * leader's share never exceed the amount) and records the payment about to be made; or answers
  * why there is nothing to charge, closing a pledge that no longer fits.
  */
-async function reserve(deps: PaymentDeps, pledge: Pledge, psp: AccountConnector, pspMethodId: string, returnUrl: (paymentId: string) => string): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
+async function reserve(
+  deps: PaymentDeps,
+  pledge: Pledge,
+  psp: AccountConnector,
+  pspMethodId: string,
+  returnUrl: (paymentId: string) => string,
+): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
   const { db, clock } = deps;
   return db.transaction(async (tx) => {
     const now = clock.now();
@@ -139,7 +156,16 @@ async function reserve(deps: PaymentDeps, pledge: Pledge, psp: AccountConnector,
     const n = await countPledgePayments(tx, pledge.accountId, pledge.id);
     const payment = await insertPayment(
       tx,
-      { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, purpose: 'pledge', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${pledge.id}:pay:${n + 1}`, amountCents: current.amountCents },
+      {
+        accountId: pledge.accountId,
+        purchaseId: pledge.purchaseId,
+        pledgeId: pledge.id,
+        purpose: 'pledge',
+        psp: psp.name,
+        pspAccountId: psp.pspAccountId,
+        idempotencyKey: `${pledge.id}:pay:${n + 1}`,
+        amountCents: current.amountCents,
+      },
       now,
     );
     // The call's card and return URL are stored before the call, for a replay after a crash.
@@ -206,14 +232,24 @@ async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentR
     }
     // Captured: does the pot still want it? (An expired reservation may have been overtaken.)
     const fits =
-      holds && !closedReason && result.status === 'captured' &&
+      holds &&
+      !closedReason &&
+      result.status === 'captured' &&
       current.amountCents <= uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
     if (fits) {
       const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
       // Under the locks it holds; the write itself still only pays a pledge holding this payment.
       if (await markPledgePaid(tx, current, payment.id, now, clientId)) {
         await record();
-        await writeEvent(tx, pledge.accountId, pledge.purchaseId, EVENT.pledgePaid, locked.state, { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents }, now);
+        await writeEvent(
+          tx,
+          pledge.accountId,
+          pledge.purchaseId,
+          EVENT.pledgePaid,
+          locked.state,
+          { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents },
+          now,
+        );
         return { kind: 'paid', complete: await closePotIfCovered(deps, tx, locked) };
       }
     }

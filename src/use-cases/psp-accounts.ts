@@ -89,7 +89,13 @@ export function viewOf(deps: Pick<PspAccountDeps, 'box' | 'psps'>, row: PspAccou
 type Checked = { def: ConnectorDefinition; environment: PspEnvironment; credentials: Record<string, string>; endpointUrl: string | null };
 
 /** Every rule of a PSP account's settings, naming the first field that breaks one. */
-function check(deps: PspAccountDeps, psp: string, environment: string, credentials: Record<string, unknown>, endpointUrl: string | null): Checked | { field: string; message: string } {
+function check(
+  deps: PspAccountDeps,
+  psp: string,
+  environment: string,
+  credentials: Record<string, unknown>,
+  endpointUrl: string | null,
+): Checked | { field: string; message: string } {
   const def = deps.psps.definition(psp);
   if (!def) return { field: 'psp', message: `unknown PSP "${psp}" (this build has: ${deps.psps.definitions.map((d) => d.name).join(', ')})` };
   if (psp === DEFAULT_PSP && deps.deployment === 'production') return { field: 'psp', message: 'the built-in sandbox PSP is refused in production' };
@@ -145,10 +151,22 @@ export async function createPspAccount(deps: PspAccountDeps, accountId: string, 
   }
   const row = await insertPspAccount(
     deps.db,
-    { id, accountId, psp: c.def.name, environment: c.environment, label: input.label, credentialsEnc: sealCredentials(deps.box, c.credentials), endpointUrl: c.endpointUrl, verifiedAt },
+    {
+      id,
+      accountId,
+      psp: c.def.name,
+      environment: c.environment,
+      label: input.label,
+      credentialsEnc: sealCredentials(deps.box, c.credentials),
+      endpointUrl: c.endpointUrl,
+      verifiedAt,
+    },
     deps.clock.now(),
   );
-  deps.logger.info({ account_id: accountId, psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null }, 'PSP account created');
+  deps.logger.info(
+    { account_id: accountId, psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null },
+    'PSP account created',
+  );
   return { kind: 'ok', account: viewOf(deps, row) };
 }
 
@@ -213,7 +231,13 @@ export async function updatePspAccount(
     );
     if (written) {
       const action = opts.recheck && changedNames.length === 0 ? 'psp_account_verify' : 'psp_account_update';
-      await recordAudit(tx, { accountId, actor: opts.actor, action, subject: toPublicId('psa', id), details: { changed: changedNames, verified: verifiedAt !== null && verifiedAt !== row.verified_at } });
+      await recordAudit(tx, {
+        accountId,
+        actor: opts.actor,
+        action,
+        subject: toPublicId('psa', id),
+        details: { changed: changedNames, verified: verifiedAt !== null && verifiedAt !== row.verified_at },
+      });
     }
     return written;
   });

@@ -147,11 +147,7 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
 }
 
 /** Records the PSP's answers, settles the refund, and moves the purchase when nothing is left to refund. */
-async function recordAnswers(
-  deps: PaymentDeps,
-  refund: Refund,
-  answers: Answer[],
-): Promise<{ purchaseState: PurchaseState; refundedToPledges: Map<string, number> } | undefined> {
+async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[]): Promise<{ purchaseState: PurchaseState; refundedToPledges: Map<string, number> } | undefined> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = refund;
   return db.transaction(async (tx) => {

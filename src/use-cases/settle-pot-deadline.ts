@@ -68,7 +68,11 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
     if (inFlight) return { kind: 'wait' as const, until: inFlight.payingUntil! };
     await closePledges(tx, accountId, purchaseId, ['invited', 'paying'], 'deadline', now);
     const paid = pledges.filter((p) => p.state === 'paid');
-    const rest = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, paid.map((p) => p.amountCents));
+    const rest = uncovered(
+      locked.amountCents,
+      locked.leaderShareCents ?? 0,
+      paid.map((p) => p.amountCents),
+    );
     const unresolved = pledges.filter((p) => p.state === 'paying' && p.paymentId).map((p) => p.paymentId!);
     return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length, unresolved };
   });
@@ -80,12 +84,18 @@ async function chargeRest(deps: PaymentDeps, locked: PurchasePayState, rest: num
   const { accountId, id: purchaseId } = locked;
   const guarantee = locked.guaranteePaymentId ? await findPayment(db, accountId, locked.guaranteePaymentId) : undefined;
   if (guarantee?.psp_transaction_id && guarantee.status === 'authorized') {
-    const captured = await (await deps.psps.forPayment(guarantee)).capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transaction: pspRef(guarantee), amountCents: rest });
+    const captured = await (
+      await deps.psps.forPayment(guarantee)
+    ).capture({ idempotencyKey: `${guarantee.idempotency_key}:rest`, transaction: pspRef(guarantee), amountCents: rest });
     if (captured.status === 'captured') return { payment: guarantee, result: captured, fromGuarantee: true };
     await db.transaction((tx) => recordResult(tx, guarantee, captured, locked.state, clock.now()));
   }
   const { psp, paymentMethodId, storedCredential } = await savedCard(deps, locked);
-  const payment = await insertPayment(db, { accountId, purchaseId, purpose: 'rest', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${purchaseId}:rest`, amountCents: rest }, clock.now());
+  const payment = await insertPayment(
+    db,
+    { accountId, purchaseId, purpose: 'rest', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${purchaseId}:rest`, amountCents: rest },
+    clock.now(),
+  );
   const result = await psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: rest, currency: locked.currency, storedCredential });
   return { payment, result, fromGuarantee: false };
 }

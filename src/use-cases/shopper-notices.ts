@@ -112,7 +112,14 @@ export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pl
     const b = await base(deps, purchase, `receipt:${paymentId}`, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false);
     if (!b) return;
     const paid = (await listPledges(deps.db, accountId, pledge.purchaseId)).filter((p) => p.state === 'paid');
-    const leftCents = state.state === 'LEADER_PROCESSED' ? uncovered(state.amountCents, state.leaderShareCents ?? 0, paid.map((p) => p.amountCents)) : 0;
+    const leftCents =
+      state.state === 'LEADER_PROCESSED'
+        ? uncovered(
+            state.amountCents,
+            state.leaderShareCents ?? 0,
+            paid.map((p) => p.amountCents),
+          )
+        : 0;
     const inviterName = [purchase.client.firstName, purchase.client.lastName].filter(Boolean).join(' ') || purchase.client.email;
     const notice = { ...b, kind: 'pledge_receipt' as const, chargedCents: pledge.amountCents, inviterName, leftCents, deadline: state.potDeadlineAt };
     if (pledge.email) await deps.messenger.sendNoticeEmail(pledge.email, notice);
@@ -145,12 +152,21 @@ export async function sendPotCompleteNotice(deps: PaymentDeps, accountId: string
 }
 
 /** The installment, as the notices tell it, and the next one still to collect. */
-async function installmentRef(deps: PaymentDeps, accountId: string, purchaseId: string, installmentId: string): Promise<{ ref: InstallmentRef; next?: { dueDate: string; amountCents: number }; state: string } | undefined> {
+async function installmentRef(
+  deps: PaymentDeps,
+  accountId: string,
+  purchaseId: string,
+  installmentId: string,
+): Promise<{ ref: InstallmentRef; next?: { dueDate: string; amountCents: number }; state: string } | undefined> {
   const lines = await planLines(deps.db, accountId, purchaseId);
   const line = lines.find((l) => l.id === installmentId);
   if (!line) return undefined;
   const next = lines.find((l) => l.index > line.index && l.state === 'scheduled');
-  return { ref: { index: line.index, count: lines.length, dueDate: line.dueDate, amountCents: line.amountCents }, state: line.state, ...(next ? { next: { dueDate: next.dueDate, amountCents: next.amountCents } } : {}) };
+  return {
+    ref: { index: line.index, count: lines.length, dueDate: line.dueDate, amountCents: line.amountCents },
+    state: line.state,
+    ...(next ? { next: { dueDate: next.dueDate, amountCents: next.amountCents } } : {}),
+  };
 }
 
 /**

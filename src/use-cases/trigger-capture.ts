@@ -42,7 +42,7 @@ export async function triggerCapture(deps: PaymentDeps, token: string): Promise<
   const offer = offerId ? await findOfferSecret(db, offerId) : undefined;
   if (!offerId || !offer) return { kind: 'not_found', message: 'merchantUid not found' };
   const verified = verifyHs256(token, box.open(offer.secretEnc).reveal());
-  if (!verified) return refused('invalid_signature', 'the signature does not verify with the offer\'s secret');
+  if (!verified) return refused('invalid_signature', "the signature does not verify with the offer's secret");
   // RFC 7519 `exp` (seconds), when the merchant sets one: compared with the wall clock, which the
   // merchant's own clock signed against (the sandbox clock may run ahead of both).
   if (verified.exp !== undefined && (typeof verified.exp !== 'number' || verified.exp * 1000 <= Date.now())) {

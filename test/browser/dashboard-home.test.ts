@@ -68,7 +68,12 @@ async function seed(): Promise<void> {
         continue;
       }
       const pot = n % 3 === 0;
-      const pledgers = pot ? [{ email: `friend${n}a@example.com`, amount_cents: Math.floor(amount / 3) }, { email: `friend${n}b@example.com`, amount_cents: Math.floor(amount / 3) }] : [];
+      const pledgers = pot
+        ? [
+            { email: `friend${n}a@example.com`, amount_cents: Math.floor(amount / 3) },
+            { email: `friend${n}b@example.com`, amount_cents: Math.floor(amount / 3) },
+          ]
+        : [];
       expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CARD, pledgers })).statusCode).toBe(200);
       if (pot && n % 2 === 0) for (const p of await listPledges(app.services.db, a.accountId, id)) await a.post(`/api/sandbox/pledges/plg_${p.id}/pay`, { card_number: CARD });
       if (n % 10 === 5) await a.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: Math.floor(amount / 4), reason: 'One night cancelled' });
@@ -137,7 +142,10 @@ describe.skipIf(!hasBrowser)('back-office home and export in Chromium', () => {
       ['team', '/dashboard/team'],
       ['password', '/dashboard/account/password'],
     ];
-    for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    for (const [size, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
       const anonymous = await browser.newPage({ viewport, locale: 'en-GB' });
       try {
         await anonymous.goto(`${app.base}/dashboard/sign-in`);

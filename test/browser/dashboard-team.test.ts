@@ -71,7 +71,12 @@ describe.skipIf(!hasBrowser)('roles in Chromium', () => {
       const members = page.getByRole('table', { name: 'Members' });
       expect(await members.getByRole('row').filter({ hasText: support.email }).getByRole('cell', { name: 'Support', exact: true }).count()).toBe(1);
       expect(await members.getByRole('row').filter({ hasText: a.merchant.email }).getByRole('cell', { name: 'Admin', exact: true }).count()).toBe(1);
-      expect(await page.getByRole('table', { name: 'Activity' }).getByRole('cell', { name: `Signed in, by ${a.merchant.email}` }).count()).toBeGreaterThan(0);
+      expect(
+        await page
+          .getByRole('table', { name: 'Activity' })
+          .getByRole('cell', { name: `Signed in, by ${a.merchant.email}` })
+          .count(),
+      ).toBeGreaterThan(0);
       await expectAccessible(page, 'team');
     } finally {
       await page.close();

@@ -127,7 +127,7 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     expect(await state(ko.id)).toBe('INITIALIZED');
   });
 
-  it('at the deadline with one friend unpaid the leader is charged the rest; the late friend\'s page says the pot is closed', async () => {
+  it("at the deadline with one friend unpaid the leader is charged the rest; the late friend's page says the pot is closed", async () => {
     const p = await newPurchase();
     await page.goto(p.payment_url);
     await page.locator('#pledger_email_0').fill('ann@example.com');
@@ -153,7 +153,9 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
   });
 
   it('French pages: labels, amounts and messages in French', async () => {
-    const link = await a.post(`/api/merchants/${a.offer('SHARED')}/purchase_link`, { data: { title: 'Vélo', amountCents: 12_000, email: 'lea@example.com', language: 'fr_FR', firstName: 'Léa' } });
+    const link = await a.post(`/api/merchants/${a.offer('SHARED')}/purchase_link`, {
+      data: { title: 'Vélo', amountCents: 12_000, email: 'lea@example.com', language: 'fr_FR', firstName: 'Léa' },
+    });
     const fr = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
     try {
       await fr.goto(link.json().url);
@@ -180,9 +182,11 @@ describe.runIf(hasBrowser)('front-end result (back mode)', () => {
     // The merchant's own site on another loopback port: a page that embeds ours and keeps the message.
     const merchant = createServer((req, res) => {
       const src = new URL(req.url!, 'http://x').searchParams.get('src') ?? '';
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!doctype html><title>shop</title><script>window.__messages=[];addEventListener('message',function(e){window.__messages.push({origin:e.origin,data:e.data})});</script><iframe src="${src}"></iframe>`,
-      );
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><title>shop</title><script>window.__messages=[];addEventListener('message',function(e){window.__messages.push({origin:e.origin,data:e.data})});</script><iframe src="${src}"></iframe>`,
+        );
     });
     await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
     const shop = `http://127.0.0.1:${(merchant.address() as { port: number }).port}`;

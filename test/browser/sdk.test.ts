@@ -70,7 +70,10 @@ beforeEach(async () => {
 });
 afterEach(() => page?.close());
 
-type Event = { kind: 'success'; result: { purchase: { uid: string }; transaction: { status: string } }; jwt: string } | { kind: 'error'; error: { code: string; retryable: boolean; purchase_uid: string }; jwt: string } | { kind: 'cancel' };
+type Event =
+  | { kind: 'success'; result: { purchase: { uid: string }; transaction: { status: string } }; jwt: string }
+  | { kind: 'error'; error: { code: string; retryable: boolean; purchase_uid: string }; jwt: string }
+  | { kind: 'cancel' };
 const events = (p: Page) => p.evaluate(() => (window as unknown as { __events: unknown[] }).__events) as Promise<Event[]>;
 const frame = (p: Page) => p.frameLocator('iframe[title="Chipin secure payment"]');
 const secretOf = (type: 'SHARED' | 'INSTALLMENTS') => a.merchant.offers.find((o) => o.type === type)!.secret;
@@ -123,7 +126,7 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('SUCCESSFUL');
   });
 
-  it('a declined card: retryable errors, then past the offer\'s attempts onError gets card_declined (not retryable) with a signed JWT', async () => {
+  it("a declined card: retryable errors, then past the offer's attempts onError gets card_declined (not retryable) with a signed JWT", async () => {
     const p = await newPurchase();
     await openShop(p);
     for (let i = 0; i < 3; i++) {
@@ -138,7 +141,10 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     ]);
     const last = all[2] as Extract<Event, { kind: 'error' }>;
     expect(last.error.purchase_uid).toBe(`pur_${p.id}`);
-    expect(verifyHs256(last.jwt, secretOf('SHARED'))).toMatchObject({ error: { code: 'card_declined', retryable: false, purchase_uid: `pur_${p.id}` }, purchase: { uid: `pur_${p.id}`, reference: 'SDK-1' } });
+    expect(verifyHs256(last.jwt, secretOf('SHARED'))).toMatchObject({
+      error: { code: 'card_declined', retryable: false, purchase_uid: `pur_${p.id}` },
+      purchase: { uid: `pur_${p.id}`, reference: 'SDK-1' },
+    });
     await expect(page.getByRole('dialog').count()).resolves.toBe(0);
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('FAILED');
   });
@@ -167,7 +173,7 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('INITIALIZED');
   });
 
-  it('ignores protocol messages that do not come from Chipin\'s frame (another origin\'s frame, the page itself)', async () => {
+  it("ignores protocol messages that do not come from Chipin's frame (another origin's frame, the page itself)", async () => {
     const p = await newPurchase();
     await openShop(p);
     // A frame of the shop's origin and the top page both forge a success for the right purchase.

@@ -18,7 +18,14 @@ const WIDTHS = [
 ];
 
 function emails(language: string): { name: string; html: string }[] {
-  const pledge = { ...link(language), kind: 'invitation' as const, inviterName: 'Alice <Martin>', shareCents: 2_500, deadline: new Date('2026-08-03T12:00:00Z'), pledgerName: 'Bob' };
+  const pledge = {
+    ...link(language),
+    kind: 'invitation' as const,
+    inviterName: 'Alice <Martin>',
+    shareCents: 2_500,
+    deadline: new Date('2026-08-03T12:00:00Z'),
+    pledgerName: 'Bob',
+  };
   return [
     { name: 'link (pot)', html: purchaseLinkEmail(link(language, { type: 'SHARED' })).html },
     { name: 'link (3x)', html: purchaseLinkEmail(link(language, INSTALLMENTS_3X)).html },

@@ -236,7 +236,10 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await expectAccessible(page);
       await page.getByRole('button', { name: /^Payer / }).click();
       await page.waitForURL(/state=LEADER_PROCESSED/);
-      const pledges = await app.services.db.query<{ phone_number: string | null; amount_cents: number }>('SELECT phone_number, amount_cents FROM pledges WHERE purchase_id = $1 ORDER BY position', [p.id]);
+      const pledges = await app.services.db.query<{ phone_number: string | null; amount_cents: number }>(
+        'SELECT phone_number, amount_cents FROM pledges WHERE purchase_id = $1 ORDER BY position',
+        [p.id],
+      );
       expect(pledges.rows).toEqual([
         { phone_number: '+33612345678', amount_cents: 3_000 },
         { phone_number: null, amount_cents: 3_000 },
@@ -357,8 +360,24 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
 });
 
 const RESULT = {
-  en: { heading: 'Your payment', charged: 'Charged to your card', rest: 'Still to collect from your friends', closes: 'The pot closes on', next: 'Next payments', back: 'Back to the shop', nothing: 'Nothing more will be charged.' },
-  fr: { heading: 'Votre paiement', charged: 'Débité sur votre carte', rest: 'Reste à réunir auprès de vos amis', closes: 'Fin de la cagnotte', next: 'Prochains paiements', back: 'Retour à la boutique', nothing: "Rien d'autre ne sera débité." },
+  en: {
+    heading: 'Your payment',
+    charged: 'Charged to your card',
+    rest: 'Still to collect from your friends',
+    closes: 'The pot closes on',
+    next: 'Next payments',
+    back: 'Back to the shop',
+    nothing: 'Nothing more will be charged.',
+  },
+  fr: {
+    heading: 'Votre paiement',
+    charged: 'Débité sur votre carte',
+    rest: 'Reste à réunir auprès de vos amis',
+    closes: 'Fin de la cagnotte',
+    next: 'Prochains paiements',
+    back: 'Retour à la boutique',
+    nothing: "Rien d'autre ne sera débité.",
+  },
 };
 
 /** The result page's figures, term → definition, read through their roles inside the "Your payment" region. */
@@ -402,14 +421,18 @@ describe.runIf(hasBrowser)('the result page says what was charged, what is held,
 
         // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
         const [ann] = await listPledges(app.services.db, a.accountId, id);
-        expect(await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`)).toEqual({ kind: 'paid' });
+        expect(
+          await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`),
+        ).toEqual({ kind: 'paid' });
         await page.reload();
         expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
         await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
 
         // Bob pays: the pot is complete, the hold released.
         const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
-        expect(await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`)).toEqual({ kind: 'paid' });
+        expect(
+          await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`),
+        ).toEqual({ kind: 'paid' });
         await page.reload();
         expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
         await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);

@@ -69,7 +69,7 @@ describe('the audit log', () => {
     expect(team.body).toContain(`Webhook saved, by ${a.merchant.email}`);
   });
 
-  it('a password reset (the CLI\'s) ends the user\'s sessions and is recorded, by cli, in the same transaction', async () => {
+  it("a password reset (the CLI's) ends the user's sessions and is recorded, by cli, in the same transaction", async () => {
     const b = await caller(app, 'Reset Shop');
     const session = await signIn(app, b.merchant);
     const reset = await app.services.accounts.resetDashboardPassword(b.merchant.email);

@@ -82,11 +82,12 @@ describe('delivery log', () => {
     expect((await get('/dashboard/developers', sb.cookie)).body).not.toContain(id);
   });
 
-  it('pages through the delivery log with the API\'s cursor, and opens a delivery with every attempt; another account\'s is a 404', async () => {
+  it("pages through the delivery log with the API's cursor, and opens a delivery with every attempt; another account's is a 404", async () => {
     const c = await caller(app);
     const sc = await signIn(app, c.merchant);
     await setWebhook(app, c, receiver.url('/paging'));
-    receiver.answer = (r) => (r.path === '/paging' && receiver.received.filter((x) => x.path === '/paging').length === 1 ? { kind: 'status', code: 503 } : { kind: 'status', code: 204 });
+    receiver.answer = (r) =>
+      r.path === '/paging' && receiver.received.filter((x) => x.path === '/paging').length === 1 ? { kind: 'status', code: 503 } : { kind: 'status', code: 204 };
     const ids: string[] = [];
     for (let i = 0; i < 22; i++) {
       const id = await newPurchase(c);

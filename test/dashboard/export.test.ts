@@ -70,7 +70,17 @@ describe('the CSV export', () => {
     expect(rows[0]).toEqual(['id', 'reference', 'created_at', 'state', 'merchant_uid', 'title', 'amount_cents', 'currency', 'client_email', 'refunded_cents']);
     expect(rows.length).toBe(2);
     const [pur, ref, createdAt, state, mer, title, amount, currency, email, refunded] = rows[1]!;
-    expect([pur, ref, state, mer, title, amount, currency, email, refunded]).toEqual([`pur_${id}`, 'CSV-ONE', 'SUCCESSFUL', a.offer('SHARED'), 'Weekend in Lisbon', '12345', 'EUR', 'csv.one@example.com', '345']);
+    expect([pur, ref, state, mer, title, amount, currency, email, refunded]).toEqual([
+      `pur_${id}`,
+      'CSV-ONE',
+      'SUCCESSFUL',
+      a.offer('SHARED'),
+      'Weekend in Lisbon',
+      '12345',
+      'EUR',
+      'csv.one@example.com',
+      '345',
+    ]);
     expect(new Date(createdAt!).toISOString()).toBe(createdAt);
   });
 

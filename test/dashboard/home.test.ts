@@ -56,8 +56,7 @@ const home = async (cookie = s.cookie) => {
   return res.body;
 };
 /** The figure shown under a label (`<dt>label</dt><dd>value</dd>`), tags and spaces of every kind removed. */
-const figure = (body: string, label: string) =>
-  new RegExp(`<dt>${label.replace(/[()]/g, '\\$&')}</dt><dd>(?:<a [^>]*>)?([^<]*)`).exec(body)?.[1]?.replace(/[\u00a0\u202f]/g, ' ');
+const figure = (body: string, label: string) => new RegExp(`<dt>${label.replace(/[()]/g, '\\$&')}</dt><dd>(?:<a [^>]*>)?([^<]*)`).exec(body)?.[1]?.replace(/[\u00a0\u202f]/g, ' ');
 
 describe('the home page', () => {
   it("counts the account's purchases, money, pots and deliveries of the last 30 days, and never another account's", async () => {
@@ -66,7 +65,12 @@ describe('the home page', () => {
     await b.post(`/api/merchants/v1/purchases/${await paid(b, 5_000)}/refunds`, {});
 
     // A webhook that answers 500: every delivery fails.
-    const set = await app.server.inject({ method: 'PUT', url: '/api/backoffice/webhook', headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify({ url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook` }) });
+    const set = await app.server.inject({
+      method: 'PUT',
+      url: '/api/backoffice/webhook',
+      headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook` }),
+    });
     expect(set.statusCode, set.body).toBe(200);
 
     await created(a, 1_000); // INITIALIZED

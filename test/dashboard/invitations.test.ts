@@ -129,7 +129,8 @@ describe('team invitations', () => {
   it('refuses a bad e-mail, a member, and an e-mail that signs in elsewhere, naming the field; nothing stored or sent', async () => {
     const b = await caller(app);
     const sent = smtp.received.length;
-    const count = async () => Number((await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM dashboard_invitations WHERE account_id = $1', [a.accountId])).rows[0]!.n);
+    const count = async () =>
+      Number((await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM dashboard_invitations WHERE account_id = $1', [a.accountId])).rows[0]!.n);
     const stored = await count();
     for (const [email, message] of [
       ['not an address', 'E-mail: enter one e-mail address'],

@@ -17,12 +17,23 @@ afterAll(() => app?.close());
 
 type OfferJson = Record<string, unknown> & { merchant_uid: string };
 const patch = (c: Caller, uid: string, body: unknown) =>
-  app.server.inject({ method: 'PATCH', url: `/api/backoffice/offers/${uid}`, headers: { authorization: c.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  app.server.inject({
+    method: 'PATCH',
+    url: `/api/backoffice/offers/${uid}`,
+    headers: { authorization: c.dashboard, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 const offersOf = async (c: Caller) => (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: c.dashboard } })).json() as OfferJson[];
 const offerOf = async (c: Caller, uid: string) => (await offersOf(c)).find((o) => o.merchant_uid === uid)!;
-const simulate = async (c: Caller, uid: string, amount: number) => (await c.post(`/api/merchants/${uid}/simulate_payment_schedule`, { amount_cents: amount, created: '2026-11-23' })).json();
+const simulate = async (c: Caller, uid: string, amount: number) =>
+  (await c.post(`/api/merchants/${uid}/simulate_payment_schedule`, { amount_cents: amount, created: '2026-11-23' })).json();
 const audits = async (c: Caller) =>
-  (await app.services.db.query<{ actor: string; subject: string; details: unknown }>("SELECT actor, subject, details FROM audit_log WHERE account_id = $1 AND action = 'offer_update' ORDER BY created_at", [c.accountId])).rows.map((r) => ({
+  (
+    await app.services.db.query<{ actor: string; subject: string; details: unknown }>(
+      "SELECT actor, subject, details FROM audit_log WHERE account_id = $1 AND action = 'offer_update' ORDER BY created_at",
+      [c.accountId],
+    )
+  ).rows.map((r) => ({
     ...r,
     details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
   }));

@@ -21,7 +21,10 @@ const get = (url: string, cookie = s.cookie) => app.server.inject({ method: 'GET
 const post = (url: string, body: string, cookie = s.cookie) =>
   app.server.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
 const offersOf = async (c: Caller) =>
-  (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: c.dashboard } })).json() as ({ merchant_uid: string; psp_account_id: string | null } & Record<string, unknown>)[];
+  (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: c.dashboard } })).json() as ({
+    merchant_uid: string;
+    psp_account_id: string | null;
+  } & Record<string, unknown>)[];
 const newPspAccount = async (c: Caller, label: string) =>
   (
     await app.server.inject({
@@ -33,7 +36,7 @@ const newPspAccount = async (c: Caller, label: string) =>
   ).json().id as string;
 
 describe('offers in the back office', () => {
-  it("lists every offer of the account with its terms, and links each to its page", async () => {
+  it('lists every offer of the account with its terms, and links each to its page', async () => {
     const page = await get('/dashboard/offers');
     expect(page.statusCode).toBe(200);
     for (const o of a.merchant.offers) expect(page.body).toContain(`href="/dashboard/offers/${o.merchant_uid}"`);
@@ -66,9 +69,18 @@ describe('offers in the back office', () => {
 
   it('edits fees, limits and delays typed in euros and percent, exactly, through the API use case, and says it saved', async () => {
     const uid = a.offer('INSTALLMENTS', 4);
-    const saved = await post(`/dashboard/offers/${uid}`, form({ csrf: s.csrf, fee_rate: '2,35', fixed_fee: '0.10', min_amount: '60', max_amount: '2 999,99 €', expiry_hours: '36' }));
+    const saved = await post(
+      `/dashboard/offers/${uid}`,
+      form({ csrf: s.csrf, fee_rate: '2,35', fixed_fee: '0.10', min_amount: '60', max_amount: '2 999,99 €', expiry_hours: '36' }),
+    );
     expect(saved.statusCode).toBe(303);
-    expect((await offersOf(a)).find((o) => o.merchant_uid === uid)).toMatchObject({ fee_rate_bps: 235, fixed_fee_cents: 10, min_amount_cents: 6_000, max_amount_cents: 299_999, expiry_hours: 36 });
+    expect((await offersOf(a)).find((o) => o.merchant_uid === uid)).toMatchObject({
+      fee_rate_bps: 235,
+      fixed_fee_cents: 10,
+      min_amount_cents: 6_000,
+      max_amount_cents: 299_999,
+      expiry_hours: 36,
+    });
     const page = await get(saved.headers.location as string);
     expect(page.body).toContain('role="status"');
     expect(page.body).toContain('value="2.35"');

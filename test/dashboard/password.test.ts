@@ -19,7 +19,12 @@ afterAll(async () => {
 
 const get = (url: string, cookie: string) => app.server.inject({ method: 'GET', url, headers: { cookie } });
 const change = (s: { cookie: string; csrf: string }, fields: Record<string, string>) =>
-  app.server.inject({ method: 'POST', url: '/dashboard/account/password', headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ csrf: s.csrf, ...fields }) });
+  app.server.inject({
+    method: 'POST',
+    url: '/dashboard/account/password',
+    headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: form({ csrf: s.csrf, ...fields }),
+  });
 
 describe('the new-password rule', () => {
   it('takes 12 to 1,024 characters (code points) other than the e-mail', () => {
@@ -49,7 +54,9 @@ describe('changing my password', () => {
     expect((await get('/dashboard/purchases', elsewhere.cookie)).headers.location).toBe('/dashboard/sign-in'); // the other ended
     expect((await postSignIn(app, user.email, user.password)).statusCode).not.toBe(303);
     expect((await postSignIn(app, user.email, next)).statusCode).toBe(303);
-    const { rows } = await app.services.db.query<{ action: string; actor: string }>("SELECT action, actor FROM audit_log WHERE account_id = $1 AND action = 'password_change'", [a.accountId]);
+    const { rows } = await app.services.db.query<{ action: string; actor: string }>("SELECT action, actor FROM audit_log WHERE account_id = $1 AND action = 'password_change'", [
+      a.accountId,
+    ]);
     expect(rows).toEqual([{ action: 'password_change', actor: user.email }]);
     for (const line of app.logs) expect(line).not.toContain(next);
   });

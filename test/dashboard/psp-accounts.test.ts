@@ -28,7 +28,11 @@ const get = (url: string, s = sa) => app.server.inject({ method: 'GET', url, hea
 const post = (url: string, body: string, s = sa) =>
   app.server.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: body });
 const accountsOf = async (c: Caller) =>
-  (await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_accounts', headers: { authorization: c.dashboard } })).json() as { id: string; label: string; credentials: Record<string, string> }[];
+  (await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_accounts', headers: { authorization: c.dashboard } })).json() as {
+    id: string;
+    label: string;
+    credentials: Record<string, string>;
+  }[];
 const stripeForm = (over: Record<string, string> = {}, s = sa) =>
   form({
     csrf: s.csrf,
@@ -69,7 +73,7 @@ describe('PSP accounts in the back office', () => {
       expect(list.body).not.toContain(secret);
       for (const line of app.logs) expect(line).not.toContain(secret);
     }
-    const { rows } = await app.services.db.query<{ action: string }>("SELECT action FROM audit_log WHERE subject = $1", [saved.id]);
+    const { rows } = await app.services.db.query<{ action: string }>('SELECT action FROM audit_log WHERE subject = $1', [saved.id]);
     expect(rows.map((r) => r.action)).toEqual(['psp_account_create']);
   });
 
@@ -105,7 +109,12 @@ describe('PSP accounts in the back office', () => {
     expect((await accountsOf(a)).some((x) => x.id === id)).toBe(false);
 
     const used = (await accountsOf(a)).find((x) => x.label === 'Main Stripe')!.id;
-    const bind = await app.server.inject({ method: 'PATCH', url: `/api/backoffice/offers/${a.offer('SHARED')}`, headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify({ psp_account_id: used }) });
+    const bind = await app.server.inject({
+      method: 'PATCH',
+      url: `/api/backoffice/offers/${a.offer('SHARED')}`,
+      headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({ psp_account_id: used }),
+    });
     expect(bind.statusCode).toBe(200);
     const refused = await post(`/dashboard/psp-accounts/${used}/delete`, form({ csrf: sa.csrf, confirm: 'yes' }));
     expect(refused.statusCode).toBe(409);
@@ -116,18 +125,31 @@ describe('PSP accounts in the back office', () => {
 
 describe("a PSP account's page", () => {
   const auditsOf = async (id: string) =>
-    (await app.services.db.query<{ action: string; actor: string; details: unknown }>('SELECT action, actor, details FROM audit_log WHERE subject = $1 ORDER BY created_at', [id])).rows.map((r) => ({
+    (
+      await app.services.db.query<{ action: string; actor: string; details: unknown }>('SELECT action, actor, details FROM audit_log WHERE subject = $1 ORDER BY created_at', [id])
+    ).rows.map((r) => ({
       ...r,
       details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
     }));
   const viewOf = async (id: string) =>
-    (await app.server.inject({ method: 'GET', url: `/api/backoffice/psp_accounts/${id}`, headers: { authorization: a.dashboard } })).json() as { label: string; environment: string; verified_at: string | null; updated_at: string; credentials: Record<string, string> };
+    (await app.server.inject({ method: 'GET', url: `/api/backoffice/psp_accounts/${id}`, headers: { authorization: a.dashboard } })).json() as {
+      label: string;
+      environment: string;
+      verified_at: string | null;
+      updated_at: string;
+      credentials: Record<string, string>;
+    };
   let id: string;
 
   beforeAll(async () => {
     expect((await post('/dashboard/psp-accounts', stripeForm({ label: 'Page Stripe' }))).statusCode).toBe(303);
     id = (await accountsOf(a)).find((x) => x.label === 'Page Stripe')!.id;
-    const bind = await app.server.inject({ method: 'PATCH', url: `/api/backoffice/offers/${a.offer('INSTALLMENTS', 3)}`, headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify({ psp_account_id: id }) });
+    const bind = await app.server.inject({
+      method: 'PATCH',
+      url: `/api/backoffice/offers/${a.offer('INSTALLMENTS', 3)}`,
+      headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({ psp_account_id: id }),
+    });
     expect(bind.statusCode).toBe(200);
   });
 
@@ -148,7 +170,18 @@ describe("a PSP account's page", () => {
 
   it('changes the label with the credentials left blank: the saved secrets are kept, and the change is audited without a value', async () => {
     const before = await viewOf(id);
-    const res = await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': '', 'credentials.webhook_secret': '', endpoint_url: stripe.account.baseUrl, verify: 'yes' }));
+    const res = await post(
+      `/dashboard/psp-accounts/${id}`,
+      form({
+        csrf: sa.csrf,
+        label: 'Renamed Stripe',
+        environment: 'test',
+        'credentials.secret_key': '',
+        'credentials.webhook_secret': '',
+        endpoint_url: stripe.account.baseUrl,
+        verify: 'yes',
+      }),
+    );
     expect(res.statusCode, res.body).toBe(303);
     const page = await get(res.headers.location as string);
     expect(page.body).toContain('role="status"');
@@ -162,7 +195,10 @@ describe("a PSP account's page", () => {
   it('checks new credentials with the PSP through the same use case: refused, nothing changes and no secret is echoed', async () => {
     const before = await viewOf(id);
     const wrong = 'sk_test_51WrongKey00000000000000000000000000000000zz';
-    const res = await post(`/dashboard/psp-accounts/${id}`, form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': wrong, endpoint_url: stripe.account.baseUrl, verify: 'yes' }));
+    const res = await post(
+      `/dashboard/psp-accounts/${id}`,
+      form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': wrong, endpoint_url: stripe.account.baseUrl, verify: 'yes' }),
+    );
     expect(res.statusCode).toBe(422);
     expect(res.body).toMatch(/role="alert" id="account-error">credentials: The PSP refused these credentials/);
     expect(res.body).not.toContain(wrong);

@@ -33,7 +33,15 @@ async function paidPurchase(): Promise<string> {
 
 describe('the admin-only rule', () => {
   it('covers every route template under the prefixes, including ones added later, and nothing beside them', () => {
-    for (const route of ['/dashboard/offers', '/dashboard/offers/:merchant_uid', '/dashboard/psp-accounts', '/dashboard/developers/keys/:api_key/:action', '/dashboard/team/members/:id', '/api/backoffice/psp_accounts/:id', '/dashboard/team/audit'])
+    for (const route of [
+      '/dashboard/offers',
+      '/dashboard/offers/:merchant_uid',
+      '/dashboard/psp-accounts',
+      '/dashboard/developers/keys/:api_key/:action',
+      '/dashboard/team/members/:id',
+      '/api/backoffice/psp_accounts/:id',
+      '/dashboard/team/audit',
+    ])
       expect(adminOnly('GET', route), route).toBe(true);
     expect(adminOnly('PATCH', '/api/backoffice/offers/:merchant_uid')).toBe(true);
     for (const route of ['/dashboard/purchases', '/dashboard/teams', '/api/backoffice/offers', '/api/backoffice/deliveries/:delivery_id', '/api/backoffice/purchases/:id/refunds'])
@@ -89,7 +97,10 @@ describe('a support user on the back-office API', () => {
     app.server.inject({
       method,
       url,
-      headers: how === 'basic' ? { authorization: basic(support.email, support.password), 'content-type': 'application/json' } : { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
+      headers:
+        how === 'basic'
+          ? { authorization: basic(support.email, support.password), 'content-type': 'application/json' }
+          : { cookie: s.cookie, 'x-csrf-token': s.csrf, 'content-type': 'application/json' },
       payload: method === 'GET' ? undefined : '{}',
     });
 

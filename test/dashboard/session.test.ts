@@ -99,7 +99,12 @@ describe('secrets', () => {
       const cookie = `chipin_dashboard=${token}`;
       const list = await verbose.server.inject({ method: 'GET', url: '/dashboard/purchases', headers: { cookie } });
       const csrf = /name="csrf" value="([^"]+)"/.exec(list.body)![1]!;
-      await verbose.server.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ csrf }) });
+      await verbose.server.inject({
+        method: 'POST',
+        url: '/dashboard/sign-out',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form({ csrf }),
+      });
       const logs = verbose.logs.join('\n');
       expect(logs).toContain('/dashboard/sign-out');
       for (const secret of [m.merchant.password, token, csrf]) expect(logs).not.toContain(secret);
@@ -176,7 +181,12 @@ describe('the back-office API with the session cookie', () => {
 describe('page headers', () => {
   /** The CSP's directives by name. */
   const directives = (csp: string | string[] | number | undefined) =>
-    new Map(String(csp).split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    new Map(
+      String(csp)
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
 
   it("let every form post, and every redirect after it, reach our own origin only (form-action 'self'), and never frame a page", async () => {
     const s = await signIn(app, a.merchant);

@@ -18,11 +18,10 @@ const get = (url: string, cookie: string) => app.server.inject({ method: 'GET', 
 const post = (url: string, cookie: string, fields: Record<string, string>) =>
   app.server.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form(fields) });
 const roleOf = async (id: string) => (await app.services.db.query<{ role: string }>('SELECT role FROM dashboard_users WHERE id = $1', [id])).rows[0]?.role;
-const adminId = async (c: Caller) =>
-  (await app.services.db.query<{ id: string }>('SELECT id FROM dashboard_users WHERE account_id = $1', [c.accountId])).rows[0]!.id;
+const adminId = async (c: Caller) => (await app.services.db.query<{ id: string }>('SELECT id FROM dashboard_users WHERE account_id = $1', [c.accountId])).rows[0]!.id;
 
 describe('team members', () => {
-  it('changes a role, which applies to the member\'s open session at once, and records it', async () => {
+  it("changes a role, which applies to the member's open session at once, and records it", async () => {
     const a = await caller(app);
     const admin = await signIn(app, a.merchant);
     const member = await addDashboardUser(app, a.accountId, 'support');
@@ -59,7 +58,7 @@ describe('team members', () => {
     expect((await listAudit(app.services.db, a.accountId, { limit: 1 }))[0]).toMatchObject({ action: 'member_remove', subject: member.email });
   });
 
-  it('answers 404 for another account\'s member, and changes nothing', async () => {
+  it("answers 404 for another account's member, and changes nothing", async () => {
     const a = await caller(app);
     const b = await caller(app, 'Other Shop');
     const admin = await signIn(app, a.merchant);

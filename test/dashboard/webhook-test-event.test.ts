@@ -20,7 +20,8 @@ afterAll(async () => {
 
 const post = (url: string, s: { cookie: string }, fields: Record<string, string>) =>
   app.server.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form(fields) });
-const deliveryCount = async (m: Caller) => Number((await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE account_id = $1', [m.accountId])).rows[0]!.n);
+const deliveryCount = async (m: Caller) =>
+  Number((await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE account_id = $1', [m.accountId])).rows[0]!.n);
 
 describe('the test event', () => {
   it('sends one webhook signed with the endpoint secret, in the real shape, and shows the answer; no delivery is recorded; audited', async () => {
@@ -36,7 +37,13 @@ describe('the test event', () => {
     const r = receiver.received.at(-1)!;
     expect(r.path).toBe('/test-ok');
     const body = new Webhook(hook.secret).verify(r.body, r.headers as Record<string, string>);
-    expect(body).toEqual({ triggerID: 0, triggerName: 'purchaseRefunded', triggerDate: expect.any(String), token: hook.token, objects: { purchaseId: '00000000-0000-0000-0000-000000000000' } });
+    expect(body).toEqual({
+      triggerID: 0,
+      triggerName: 'purchaseRefunded',
+      triggerDate: expect.any(String),
+      token: hook.token,
+      objects: { purchaseId: '00000000-0000-0000-0000-000000000000' },
+    });
     expect(Object.keys(JSON.parse(r.body))).toEqual(['triggerID', 'triggerName', 'triggerDate', 'token', 'objects']);
     expect(r.headers['webhook-id']).toMatch(/^msg_test_[0-9a-f-]{36}$/);
     expect(await deliveryCount(m)).toBe(0);

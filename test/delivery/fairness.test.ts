@@ -100,10 +100,9 @@ describe('the delivery worker with an endpoint that hangs', () => {
     await bed.receiver.waitFor((r) => r.length === 2, 'the two requests of its share', 5_000);
     const leased = async () =>
       (
-        await app.services.db.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM deliveries WHERE account_id = $1 AND status = 'pending' AND locked_until IS NOT NULL",
-          [stuck.accountId],
-        )
+        await app.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deliveries WHERE account_id = $1 AND status = 'pending' AND locked_until IS NOT NULL", [
+          stuck.accountId,
+        ])
       ).rows[0]!.n;
     // Two requests out, four claimed ahead (two shares), two left for whoever has room.
     for (let i = 0; i < 100 && (await leased()) < 6; i++) await new Promise((r) => setTimeout(r, 20));
@@ -114,10 +113,9 @@ describe('the delivery worker with an endpoint that hangs', () => {
     await app.services.deliveries.stop();
     // The interrupted attempts are due again at once, and so are the four it had claimed ahead.
     expect(await leased()).toBe(0);
-    const { rows } = await app.services.db.query<{ attempts: number }>(
-      "SELECT attempts FROM deliveries WHERE account_id = $1 AND status = 'pending' ORDER BY attempts DESC",
-      [stuck.accountId],
-    );
+    const { rows } = await app.services.db.query<{ attempts: number }>("SELECT attempts FROM deliveries WHERE account_id = $1 AND status = 'pending' ORDER BY attempts DESC", [
+      stuck.accountId,
+    ]);
     expect(rows.map((r) => r.attempts)).toEqual([1, 1, 0, 0, 0, 0, 0, 0]);
   });
 });
@@ -132,9 +130,7 @@ describe(`the claim's plan (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     // One function (019 replaced 016's, not added an overload), with the planner settings of 016.
     expect(rows).toHaveLength(1);
     expect(rows[0]!.lang).toBe('plpgsql');
-    expect([...rows[0]!.config].sort()).toEqual(
-      ['enable_bitmapscan=off', 'enable_hashjoin=off', 'enable_mergejoin=off', 'enable_seqscan=off', 'enable_sort=off', 'jit=off'],
-    );
+    expect([...rows[0]!.config].sort()).toEqual(['enable_bitmapscan=off', 'enable_hashjoin=off', 'enable_mergejoin=off', 'enable_seqscan=off', 'enable_sort=off', 'jit=off']);
   });
 
   it('claims a burst that arrives after the plan was made on an empty queue: in order, fairly, every delivery once', async () => {
@@ -179,8 +175,7 @@ describe(`the lease a claim writes (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (
 
   it("commits without waiting for the disk, in the claim's transaction only: a lease lost in a database crash means a second send, which at-least-once allows", async () => {
     const app = await bed.freshApp();
-    const setting = async (sql: Pick<TestApp['services']['db'], 'query'>) =>
-      (await sql.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
+    const setting = async (sql: Pick<TestApp['services']['db'], 'query'>) => (await sql.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]!.s;
     const before = await setting(app.services.db);
     const inside = await app.services.db.transaction(async (tx) => {
       await claimDue(tx, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, limit: 10 });

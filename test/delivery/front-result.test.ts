@@ -28,7 +28,11 @@ describe('front-end result (contract: Back mode, result passed to the merchant f
   });
 
   it('carries an error detail when the transaction failed, and an empty reference when the merchant gave none', () => {
-    const r = buildFrontResult({ ...input, transaction: { ...input.transaction, status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' } }, purchase: { ...input.purchase, reference: null } });
+    const r = buildFrontResult({
+      ...input,
+      transaction: { ...input.transaction, status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' } },
+      purchase: { ...input.purchase, reference: null },
+    });
     expect(r.transaction.error).toEqual({ code: 'do_not_honor', message: 'Card declined' });
     expect(r.purchase.reference).toBe('');
     expect(buildFrontResult({ ...input, transaction: { ...input.transaction, error: 'insufficient funds' } }).transaction.error).toEqual({ message: 'insufficient funds' });
@@ -86,7 +90,11 @@ describe('front-end result (contract: Back mode, result passed to the merchant f
     });
 
     it("reports every accepted Lyra label as status AUTHORISED, as the contract's variant requires (a hold, a capture)", () => {
-      for (const [label, status] of [['AUTHORISED_TO_VALIDATE', 'authorized'], ['CAPTURED', 'completed'], ['AUTHORISED', 'completed']] as const) {
+      for (const [label, status] of [
+        ['AUTHORISED_TO_VALIDATE', 'authorized'],
+        ['CAPTURED', 'completed'],
+        ['AUTHORISED', 'completed'],
+      ] as const) {
         const r = buildFrontResult({ ...input, transaction: { ...lyra, status, processor: { ...processor, statusLabel: label } } });
         expect(r.transaction.status, label).toBe('AUTHORISED');
       }

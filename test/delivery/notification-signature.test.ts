@@ -87,7 +87,10 @@ describe('back-mode notification signature (contract: Back mode, notification)',
     );
     expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'signature']);
     expect(body).toEqual({ ...example.body, signature: example.signature });
-    const failed = buildNotification({ transaction: { id: 't', status: 'failed', created_at: 'x', error: { code: 'do_not_honor', message: 'Card declined' } }, reference: null, metadata: {}, sandbox: false }, 'S');
+    const failed = buildNotification(
+      { transaction: { id: 't', status: 'failed', created_at: 'x', error: { code: 'do_not_honor', message: 'Card declined' } }, reference: null, metadata: {}, sandbox: false },
+      'S',
+    );
     expect(failed).toMatchObject({ error: 'Card declined', reference: '', sandbox: 'false', additional_data: {}, metadata: {} });
     expect(verifyNotificationSignature(failed as unknown as Record<string, unknown>, 'S')).toBe(true);
   });

@@ -4,18 +4,7 @@ import { insertPayment } from '../../src/payments/payment-repository.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import {
-  contractSignature,
-  deliveries,
-  insertEvent,
-  newLinkPurchase,
-  newPurchase,
-  NO_JOB_POLL,
-  pspAccount,
-  Receiver,
-  setWebhook,
-  TEST_DELIVERY,
-} from './helpers.ts';
+import { contractSignature, deliveries, insertEvent, newLinkPurchase, newPurchase, NO_JOB_POLL, pspAccount, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
 
 let db: IsolatedDatabase;
 let app: TestApp;
@@ -54,7 +43,13 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     await setWebhook(app, m, receiver.url('/webhook'), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'purchaseSucceeded']);
     const p = await newLinkPurchase(m, { reference: 'ORDER-1', metadata: { order: 'A-1', items: 2 }, paymentNotificationUrl: receiver.url('/notify?shop=1') });
     await insertEvent(app, m, p, 'payment.transaction', transaction());
-    await insertEvent(app, m, p, 'payment.transaction', transaction({ id: 'psp_tx_2', status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' }, additional_data: { psp_ref: 'R9' } }));
+    await insertEvent(
+      app,
+      m,
+      p,
+      'payment.transaction',
+      transaction({ id: 'psp_tx_2', status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' }, additional_data: { psp_ref: 'R9' } }),
+    );
     await runDue();
 
     expect(receiver.received.map((r) => r.path)).toEqual(['/notify?shop=1', '/notify?shop=1']); // no webhook for transactions
@@ -130,10 +125,22 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
     const test = await pspAccount(app, m, 'test');
     // The offer now points at the live account: the built-in sandbox payment stays a test one.
     await app.services.db.query('UPDATE offers SET psp_account_id = $2 WHERE account_id = $1', [m.accountId, live]);
-    for (const [tag, account] of [['live', live], ['test', test], ['builtin', null]] as const) {
+    for (const [tag, account] of [
+      ['live', live],
+      ['test', test],
+      ['builtin', null],
+    ] as const) {
       const pay = await insertPayment(
         app.services.db,
-        { accountId: m.accountId, purchaseId: p, purpose: 'leader_share', psp: account ? 'lyra' : 'sandbox', pspAccountId: account, idempotencyKey: `env-${newUuid()}`, amountCents: 30_000 },
+        {
+          accountId: m.accountId,
+          purchaseId: p,
+          purpose: 'leader_share',
+          psp: account ? 'lyra' : 'sandbox',
+          pspAccountId: account,
+          idempotencyKey: `env-${newUuid()}`,
+          amountCents: 30_000,
+        },
         app.services.clock.now(),
       );
       await insertEvent(app, m, p, 'payment.transaction', { payment_id: pay.id, purpose: 'leader_share', ...transaction({ id: `tx_${tag}` }) });

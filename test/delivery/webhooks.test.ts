@@ -3,17 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toPublicId } from '../../src/domain/ids.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import {
-  advance,
-  deliveries,
-  insertEvent,
-  leaderProcessed,
-  newPurchase,
-  NO_JOB_POLL,
-  Receiver,
-  setWebhook,
-  TEST_DELIVERY,
-} from './helpers.ts';
+import { advance, deliveries, insertEvent, leaderProcessed, newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
 
 let db: IsolatedDatabase;
 let app: TestApp;
@@ -52,7 +42,12 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   describe('back office: PUT/GET /api/backoffice/webhook', () => {
     it('refuses missing or wrong dashboard credentials with 401, WWW-Authenticate: Basic and a Token API error body', async () => {
       const m = await caller(app);
-      for (const auth of [undefined, 'Basic ' + Buffer.from(`${m.merchant.email}:wrong`).toString('base64'), 'Basic ' + Buffer.from(`${m.merchant.api_key}:${m.merchant.api_secret}`).toString('base64'), `Bearer ${m.token}`]) {
+      for (const auth of [
+        undefined,
+        'Basic ' + Buffer.from(`${m.merchant.email}:wrong`).toString('base64'),
+        'Basic ' + Buffer.from(`${m.merchant.api_key}:${m.merchant.api_secret}`).toString('base64'),
+        `Bearer ${m.token}`,
+      ]) {
         const res = await inject('PUT', '/api/backoffice/webhook', auth, { url: receiver.url() });
         expect(res.statusCode).toBe(401);
         expect(res.headers['www-authenticate']).toMatch(/^Basic realm="Chipin back office"/);
@@ -64,7 +59,12 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     it('sets the URL with a new random token and whsec_ secret, answered once and readable back; the default events are the contract three', async () => {
       const m = await caller(app);
       const first = await setWebhook(app, m, receiver.url());
-      expect(first).toEqual({ url: receiver.url(), token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), events: ['paymentProcessed', 'paymentFailed', 'pledgerContributes'] });
+      expect(first).toEqual({
+        url: receiver.url(),
+        token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+        events: ['paymentProcessed', 'paymentFailed', 'pledgerContributes'],
+      });
       const read = await inject('GET', '/api/backoffice/webhook', m.dashboard);
       expect(read.statusCode).toBe(200);
       expect(read.headers['cache-control']).toBe('no-store');
@@ -75,7 +75,9 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(second.secret).not.toBe(first.secret);
       expect(second.events).toEqual(['purchaseAborted', 'paymentProcessed']);
       // Stored sealed, never in clear.
-      const { rows } = await app.services.db.query<{ token_enc: string; secret_enc: string }>('SELECT token_enc, secret_enc FROM webhook_endpoints WHERE account_id = $1', [m.accountId]);
+      const { rows } = await app.services.db.query<{ token_enc: string; secret_enc: string }>('SELECT token_enc, secret_enc FROM webhook_endpoints WHERE account_id = $1', [
+        m.accountId,
+      ]);
       expect(JSON.stringify(rows)).not.toContain(second.token);
       expect(JSON.stringify(rows)).not.toContain(second.secret.slice(6));
     });
@@ -234,10 +236,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         const p = await newPurchase(m);
         await leaderProcessed(app, m, p);
         await runDue();
-        const { rows } = await app.services.db.query<{ next_attempt_at: Date }>(
-          `SELECT d.next_attempt_at FROM deliveries d WHERE d.purchase_id = $1`,
-          [p],
-        );
+        const { rows } = await app.services.db.query<{ next_attempt_at: Date }>(`SELECT d.next_attempt_at FROM deliveries d WHERE d.purchase_id = $1`, [p]);
         const wait = rows[0]!.next_attempt_at.getTime() - app.services.clock.now().getTime();
         expect(wait, JSON.stringify(headers)).toBeGreaterThan(seconds * 1000 - 3_000);
         expect(wait, JSON.stringify(headers)).toBeLessThanOrEqual(seconds * 1000 + 1_000);
@@ -363,7 +362,15 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
 
       const detail = (await inject('GET', `/api/backoffice/deliveries/${ofP1.data[0].id}`, m.dashboard)).json();
       expect(detail.attempt_log).toEqual([
-        { attempt: 1, url: receiver.url(), started_at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, response_excerpt: 'x'.repeat(1024), outcome: 'succeeded' },
+        {
+          attempt: 1,
+          url: receiver.url(),
+          started_at: expect.any(String),
+          duration_ms: expect.any(Number),
+          status_code: 200,
+          response_excerpt: 'x'.repeat(1024),
+          outcome: 'succeeded',
+        },
       ]);
       expect((await inject('GET', '/api/backoffice/deliveries?cursor=nonsense', m.dashboard)).statusCode).toBe(400);
       expect((await inject('GET', '/api/backoffice/deliveries?status=lost', m.dashboard)).statusCode).toBe(400);

@@ -94,7 +94,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     bed.receiver.releaseHeld();
   });
 
-  it("takes over a delivery whose worker died mid-send once its lease runs out (at-least-once)", async () => {
+  it('takes over a delivery whose worker died mid-send once its lease runs out (at-least-once)', async () => {
     const app = await freshApp({ delivery: { background: false } });
     const m = await caller(app);
     await setWebhook(app, m, bed.receiver.url());
@@ -159,10 +159,9 @@ describe('target policy in production', () => {
     await insertEvent(app, m, byAddress, 'payment.transaction', tx);
     await app.services.deliveries.worker.runDue();
     expect(bed.receiver.received).toEqual([]);
-    const { rows } = await app.services.db.query<{ error: string; outcome: string }>(
-      'SELECT error, outcome FROM delivery_attempts WHERE account_id = $1 ORDER BY id',
-      [m.accountId],
-    );
+    const { rows } = await app.services.db.query<{ error: string; outcome: string }>('SELECT error, outcome FROM delivery_attempts WHERE account_id = $1 ORDER BY id', [
+      m.accountId,
+    ]);
     expect(rows.sort((x, y) => x.error.localeCompare(y.error))).toEqual([
       { error: 'refused: 127.0.0.1 is an internal address (allow it with WEBHOOK_ALLOWED_HOSTS)', outcome: 'retry_scheduled' },
       { error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), an internal address/), outcome: 'retry_scheduled' },
@@ -254,7 +253,11 @@ describe.skipIf(!onPostgres)('a slot is held while the request runs, not while i
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBeLessThan(ids[1]!);
     for (let i = 0; i < 50 && (await deliveries(app, m.accountId)).some((d) => d.status !== 'succeeded'); i++) await sleep(50);
-    expect((await deliveries(app, m.accountId)).map((d) => [d.status, d.attempts])).toEqual([['succeeded', 1], ['succeeded', 1], ['succeeded', 1]]);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.status, d.attempts])).toEqual([
+      ['succeeded', 1],
+      ['succeeded', 1],
+      ['succeeded', 1],
+    ]);
   });
 });
 
@@ -284,15 +287,15 @@ describe.skipIf(!onPostgres)('events are dispatched beside the claims, not befor
       app.services.db.notify(OUTBOX_CHANNEL);
       // Before, a pass dispatched every event before claiming: nothing was sent until the lock went.
       await bed.receiver.waitFor((r) => r.length >= 1, "the first event's webhook while the second's dispatch waits", 10_000);
-      const { rows } = await app.services.db.query<{ type: string }>(
-        'SELECT type FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL',
-        [m.accountId],
-      );
+      const { rows } = await app.services.db.query<{ type: string }>('SELECT type FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL', [m.accountId]);
       expect(rows).toEqual([{ type: 'payment.transaction' }]);
     });
     await bed.receiver.waitFor((r) => r.length >= 2, "the second event's notification once its dispatch went through", 10_000);
     expect(bed.receiver.received.map((r) => r.path)).toEqual(['/webhook', '/notify']);
     for (let i = 0; i < 50 && (await deliveries(app, m.accountId)).some((d) => d.status !== 'succeeded'); i++) await sleep(50);
-    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status, d.attempts])).toEqual([['webhook', 'succeeded', 1], ['notification', 'succeeded', 1]]);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status, d.attempts])).toEqual([
+      ['webhook', 'succeeded', 1],
+      ['notification', 'succeeded', 1],
+    ]);
   });
 });

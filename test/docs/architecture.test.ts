@@ -42,18 +42,34 @@ const NONE = { missingFromDoc: [], notInTree: [] };
 
 describe('docs/architecture.md against the tree', () => {
   it('lists every folder directly under src/, and no folder that is not there', () => {
-    const folders = entries('src/').filter((e) => e.isDirectory()).map((e) => `${e.name}/`);
+    const folders = entries('src/')
+      .filter((e) => e.isDirectory())
+      .map((e) => `${e.name}/`);
     expect(folders.length).toBeGreaterThan(0);
-    expect(difference([...tableRows('Modules').keys()].filter((n) => n.endsWith('/')), folders)).toEqual(NONE);
+    expect(
+      difference(
+        [...tableRows('Modules').keys()].filter((n) => n.endsWith('/')),
+        folders,
+      ),
+    ).toEqual(NONE);
   });
 
   it('lists every file directly under src/ (the entry points), and no file that is not there', () => {
-    const files = entries('src/').filter((e) => e.isFile()).map((e) => e.name);
-    expect(difference([...tableRows('Modules').keys()].filter((n) => !n.endsWith('/')), files)).toEqual(NONE);
+    const files = entries('src/')
+      .filter((e) => e.isFile())
+      .map((e) => e.name);
+    expect(
+      difference(
+        [...tableRows('Modules').keys()].filter((n) => !n.endsWith('/')),
+        files,
+      ),
+    ).toEqual(NONE);
   });
 
   it('lists every file of src/use-cases/, and no use case that is not there', () => {
-    const files = entries('src/use-cases/').filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => e.name);
+    const files = entries('src/use-cases/')
+      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+      .map((e) => e.name);
     expect(files.length).toBeGreaterThan(0);
     expect(difference(tableRows('Use cases').keys(), files)).toEqual(NONE);
   });

@@ -13,9 +13,7 @@ const TEXT = /\.(ts|js|sql|md|json)$/;
 const OUTSIDE = new RegExp(['DESIGN', String.raw`(\s*§|\.md)`].join(''), 'i');
 
 function textFiles(dir: string): string[] {
-  return readdirSync(new URL(dir, ROOT), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? textFiles(`${dir}${e.name}/`) : TEXT.test(e.name) ? [`${dir}${e.name}`] : [],
-  );
+  return readdirSync(new URL(dir, ROOT), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? textFiles(`${dir}${e.name}/`) : TEXT.test(e.name) ? [`${dir}${e.name}`] : []));
 }
 
 describe('citations', () => {

@@ -4,13 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { addDays, addMonthsClamped, aprPercent, formatIsoDate, parseIsoDate, solveApr, yearFraction, type DatedFlow } from '../../src/domain/apr.ts';
 
 type Example = { name: string; flows: [string, number][]; apr_1dp: number; apr_2dp?: number };
-const examples: Example[] = JSON.parse(
-  readFileSync(new URL('../fixtures/apr-examples.json', import.meta.url), 'utf8'),
-).examples;
+const examples: Example[] = JSON.parse(readFileSync(new URL('../fixtures/apr-examples.json', import.meta.url), 'utf8')).examples;
 
 const toFlows = (pairs: [string, number][]): DatedFlow[] => pairs.map(([date, amount]) => ({ date, amount }));
-const presentValue = (flows: DatedFlow[], rate: number) =>
-  flows.reduce((sum, f) => sum + f.amount * (1 + rate) ** -yearFraction(flows[0]!.date, f.date, 'actual365'), 0);
+const presentValue = (flows: DatedFlow[], rate: number) => flows.reduce((sum, f) => sum + f.amount * (1 + rate) ** -yearFraction(flows[0]!.date, f.date, 'actual365'), 0);
 
 describe('solveApr reproduces the official worked examples', () => {
   it('has examples to check', () => expect(examples.length).toBeGreaterThanOrEqual(3));
@@ -32,45 +29,133 @@ describe('solveApr reproduces the official worked examples', () => {
 
 describe('solveApr', () => {
   it('matches the closed form of a single repayment to 1e-12', () => {
-    const rate = solveApr(toFlows([['2025-03-01', 1000], ['2026-03-01', -1200]]), 'actual365');
+    const rate = solveApr(
+      toFlows([
+        ['2025-03-01', 1000],
+        ['2026-03-01', -1200],
+      ]),
+      'actual365',
+    );
     expect(Math.abs(rate - 0.2)).toBeLessThan(1e-12);
   });
 
   it('counts a year containing 29 February as 366/365 of a year', () => {
-    const rate = solveApr(toFlows([['2028-01-01', 1000], ['2029-01-01', -1100]]), 'actual365');
+    const rate = solveApr(
+      toFlows([
+        ['2028-01-01', 1000],
+        ['2029-01-01', -1100],
+      ]),
+      'actual365',
+    );
     expect(Math.abs(rate - (1.1 ** (365 / 366) - 1))).toBeLessThan(1e-12);
   });
 
   it('measures time from the earliest flow whatever the order of the list', () => {
-    const ordered = toFlows([['1994-01-01', 1000], ['1995-01-01', -600], ['1996-01-01', -600]]);
+    const ordered = toFlows([
+      ['1994-01-01', 1000],
+      ['1995-01-01', -600],
+      ['1996-01-01', -600],
+    ]);
     expect(solveApr([...ordered].reverse(), 'actual365')).toBe(solveApr(ordered, 'actual365'));
   });
 
   it('finds negative rates and very high rates', () => {
-    expect(solveApr(toFlows([['2025-01-01', 1000], ['2026-01-01', -500]]), 'actual365')).toBeCloseTo(-0.5, 12);
-    expect(solveApr(toFlows([['2025-01-01', 1000], ['2026-01-01', -1_000_000]]), 'actual365')).toBeCloseTo(999, 6);
+    expect(
+      solveApr(
+        toFlows([
+          ['2025-01-01', 1000],
+          ['2026-01-01', -500],
+        ]),
+        'actual365',
+      ),
+    ).toBeCloseTo(-0.5, 12);
+    expect(
+      solveApr(
+        toFlows([
+          ['2025-01-01', 1000],
+          ['2026-01-01', -1_000_000],
+        ]),
+        'actual365',
+      ),
+    ).toBeCloseTo(999, 6);
   });
 
   it('ignores zero flows and sums flows on the same date', () => {
-    const rate = solveApr(toFlows([['2025-03-01', 1050], ['2025-03-01', -50], ['2025-06-01', 0], ['2026-03-01', -1200]]), 'actual365');
+    const rate = solveApr(
+      toFlows([
+        ['2025-03-01', 1050],
+        ['2025-03-01', -50],
+        ['2025-06-01', 0],
+        ['2026-03-01', -1200],
+      ]),
+      'actual365',
+    );
     expect(Math.abs(rate - 0.2)).toBeLessThan(1e-12);
   });
 
   it('refuses flows without both a drawdown and a repayment', () => {
     expect(() => solveApr([], 'monthly')).toThrow(RangeError);
-    expect(() => solveApr(toFlows([['2025-01-01', 1000], ['2026-01-01', 200]]), 'monthly')).toThrow(/drawdown .* repayment/);
-    expect(() => solveApr(toFlows([['2025-01-01', -1000], ['2026-01-01', -200]]), 'monthly')).toThrow(RangeError);
-    expect(() => solveApr(toFlows([['2025-01-01', 0], ['2026-01-01', -200]]), 'monthly')).toThrow(RangeError);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-01-01', 1000],
+          ['2026-01-01', 200],
+        ]),
+        'monthly',
+      ),
+    ).toThrow(/drawdown .* repayment/);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-01-01', -1000],
+          ['2026-01-01', -200],
+        ]),
+        'monthly',
+      ),
+    ).toThrow(RangeError);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-01-01', 0],
+          ['2026-01-01', -200],
+        ]),
+        'monthly',
+      ),
+    ).toThrow(RangeError);
   });
 
   it('refuses flows that no rate above -99 % can balance', () => {
     // Repaying 1 for 1000 lent would take a rate of -99.9 %.
-    expect(() => solveApr(toFlows([['2025-01-01', 1000], ['2026-01-01', -1]]), 'actual365')).toThrow(/no annual rate/);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-01-01', 1000],
+          ['2026-01-01', -1],
+        ]),
+        'actual365',
+      ),
+    ).toThrow(/no annual rate/);
   });
 
   it('refuses invalid dates and amounts', () => {
-    expect(() => solveApr(toFlows([['2025-02-30', 1000], ['2026-01-01', -1200]]), 'actual365')).toThrow(RangeError);
-    expect(() => solveApr(toFlows([['2025-01-01', Number.NaN], ['2026-01-01', -1200]]), 'actual365')).toThrow(RangeError);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-02-30', 1000],
+          ['2026-01-01', -1200],
+        ]),
+        'actual365',
+      ),
+    ).toThrow(RangeError);
+    expect(() =>
+      solveApr(
+        toFlows([
+          ['2025-01-01', Number.NaN],
+          ['2026-01-01', -1200],
+        ]),
+        'actual365',
+      ),
+    ).toThrow(RangeError);
   });
 
   // Realistic credits: first repayment a month or more out, 0.8× to 2× the drawdown repaid, so

@@ -22,7 +22,7 @@ describe('installment collection rules', () => {
 });
 
 describe('back-mode transaction status', () => {
-  it('maps every PSP outcome to the contract\'s words, and a pending challenge to none', () => {
+  it("maps every PSP outcome to the contract's words, and a pending challenge to none", () => {
     expect(backModeStatus('authorized')).toBe('authorized');
     expect(backModeStatus('captured')).toBe('completed');
     expect(backModeStatus('voided')).toBe('voided');

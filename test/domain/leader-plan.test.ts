@@ -19,7 +19,7 @@ const offer = (type: OfferRules['type'], over: Partial<OfferRules> = {}): OfferR
 const created = new Date('2025-03-10T15:00:00Z');
 const plan = (o: OfferRules, amount: number, shares: number[] = []) => planLeaderPayment(o, amount, shares, created) as LeaderPlan;
 
-describe('the leader\'s plan at checkout', () => {
+describe("the leader's plan at checkout", () => {
   it('a leader paying a SHARED purchase alone has the whole amount captured', () => {
     expect(plan(offer('SHARED'), 10_000)).toEqual({ purpose: 'leader_share', authorizeCents: 10_000, capture: 'automatic', leaderShareCents: 10_000 });
   });
@@ -66,12 +66,12 @@ describe('the leader\'s plan at checkout', () => {
     expect(p.schedule).toEqual([{ index: 0, dueDate: '2025-04-09', amountCents: 20_000, feesCents: 0 }]);
   });
 
-  it('an amount the schedule refuses is a problem with the schedule\'s reason', () => {
+  it("an amount the schedule refuses is a problem with the schedule's reason", () => {
     const p = planLeaderPayment(offer('INSTALLMENTS', { minAmountCents: 5_000 }), 100, [], created);
     expect(p).toMatchObject({ problem: { code: 'schedule' } });
   });
 
-  it('the leader\'s purposes are the four checkout transactions, not a pledge or the rest', () => {
+  it("the leader's purposes are the four checkout transactions, not a pledge or the rest", () => {
     expect([...LEADER_PURPOSES].sort()).toEqual(['deferred', 'first_installment', 'guarantee', 'leader_share']);
     expect(isLeaderPurpose('pledge')).toBe(false);
     expect(isLeaderPurpose('rest')).toBe(false);

@@ -3,7 +3,7 @@ import { parseTypedAmount } from '../../src/domain/money.ts';
 import { countryOfLanguage, normalizeTypedPhone } from '../../src/domain/phone.ts';
 
 describe('phone numbers typed on the pages', () => {
-  it('national numbers of the shop\'s country become E.164; international ones are kept', () => {
+  it("national numbers of the shop's country become E.164; international ones are kept", () => {
     expect(countryOfLanguage('fr_FR')).toBe('FR');
     expect(normalizeTypedPhone('06 12 34 56 78', 'FR')).toBe('+33612345678');
     expect(normalizeTypedPhone('06.12.34.56.78', 'FR')).toBe('+33612345678');
@@ -20,7 +20,7 @@ describe('phone numbers typed on the pages', () => {
   });
 });
 
-describe('amounts typed in the page\'s locale', () => {
+describe("amounts typed in the page's locale", () => {
   it('accepts "30,00", "30 €", "€30", "30,00 EUR"; refuses what is not an amount', () => {
     for (const text of ['30', '30,00', '30.00', '30 €', '€30', '30,00\u00a0€', '30,00 EUR']) expect(parseTypedAmount(text, 'EUR')).toBe(3_000);
     for (const text of ['€', '', 'thirty', '30,001', '-30']) expect(parseTypedAmount(text, 'EUR')).toBeUndefined();

@@ -105,21 +105,19 @@ describe('planRefund', () => {
 
   it("on a pot, each contributor's share of a refund is proportional to what they have left, within a cent", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 1, max: 100_000 }), { minLength: 2, maxLength: 8 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (paid, f) => {
-          const total = paid.reduce((s, x) => s + x, 0);
-          const amount = Math.max(1, Math.floor(total * f));
-          const sources: RefundSource[] = paid.map((c, i) => (i === 0 ? { paymentId: 'L', payer: 'leader', refundableCents: c } : { paymentId: `P${i}`, payer: 'pledger', pledgeId: `pl${i}`, refundableCents: c }));
-          const plan = planRefund(amount, sources, []);
-          if (!plan.ok) throw new Error('refused');
-          for (const a of plan.allocations) {
-            const i = paid.findIndex((_, j) => sources[j]!.paymentId === (a as { paymentId: string }).paymentId);
-            expect(Math.abs(a.amountCents - (amount * paid[i]!) / total)).toBeLessThan(1);
-          }
-        },
-      ),
+      fc.property(fc.array(fc.integer({ min: 1, max: 100_000 }), { minLength: 2, maxLength: 8 }), fc.double({ min: 0, max: 1, noNaN: true }), (paid, f) => {
+        const total = paid.reduce((s, x) => s + x, 0);
+        const amount = Math.max(1, Math.floor(total * f));
+        const sources: RefundSource[] = paid.map((c, i) =>
+          i === 0 ? { paymentId: 'L', payer: 'leader', refundableCents: c } : { paymentId: `P${i}`, payer: 'pledger', pledgeId: `pl${i}`, refundableCents: c },
+        );
+        const plan = planRefund(amount, sources, []);
+        if (!plan.ok) throw new Error('refused');
+        for (const a of plan.allocations) {
+          const i = paid.findIndex((_, j) => sources[j]!.paymentId === (a as { paymentId: string }).paymentId);
+          expect(Math.abs(a.amountCents - (amount * paid[i]!) / total)).toBeLessThan(1);
+        }
+      }),
     );
   });
 });

@@ -26,8 +26,7 @@ const installments = (n: number, overrides: Partial<OfferTerms> = {}): OfferTerm
   usuryCeilingBps: null,
   ...overrides,
 });
-const deferred = (days: number, overrides: Partial<OfferTerms> = {}): OfferTerms =>
-  installments(1, { type: 'DEFERRED', deferredDays: days, ...overrides });
+const deferred = (days: number, overrides: Partial<OfferTerms> = {}): OfferTerms => installments(1, { type: 'DEFERRED', deferredDays: days, ...overrides });
 
 const refusal = (run: () => unknown): ScheduleErrorCode | undefined => {
   try {
@@ -98,17 +97,25 @@ describe('computeSchedule: dates', () => {
   it('created on the 31st: every installment on the 31st or the last day of shorter months', () => {
     const dates = computeSchedule(installments(12), 120_000, '2026-01-31').INSTALLMENT.map((l) => l.payment_date);
     expect(dates).toEqual([
-      '2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30',
-      '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30', '2026-12-31',
+      '2026-01-31',
+      '2026-02-28',
+      '2026-03-31',
+      '2026-04-30',
+      '2026-05-31',
+      '2026-06-30',
+      '2026-07-31',
+      '2026-08-31',
+      '2026-09-30',
+      '2026-10-31',
+      '2026-11-30',
+      '2026-12-31',
     ]);
   });
 
   it('leap years: 31 Jan 2028 is followed by 29 Feb 2028; 29 Feb 2028 by the 29th of later months', () => {
     expect(computeSchedule(installments(2), 100, '2028-01-31').INSTALLMENT[1]!.payment_date).toBe('2028-02-29');
     expect(computeSchedule(installments(4), 100, '2027-11-30').INSTALLMENT[3]!.payment_date).toBe('2028-02-29');
-    expect(computeSchedule(installments(3), 100, '2028-02-29').INSTALLMENT.map((l) => l.payment_date)).toEqual([
-      '2028-02-29', '2028-03-29', '2028-04-29',
-    ]);
+    expect(computeSchedule(installments(3), 100, '2028-02-29').INSTALLMENT.map((l) => l.payment_date)).toEqual(['2028-02-29', '2028-03-29', '2028-04-29']);
   });
 
   it('date helpers work on yyyy-mm-dd strings in UTC', () => {
@@ -125,7 +132,11 @@ describe('computeSchedule: dates', () => {
 describe('computeSchedule: amounts', () => {
   it('a 1-cent purchase: the first installment holds the cent, later ones are 0, TAEG 0', () => {
     expect(computeSchedule(installments(3, { feeRateBps: 150 }), 1, '2026-01-31')).toMatchObject({
-      INSTALLMENT: [{ amount_cents: 1, fees: 0 }, { amount_cents: 0, fees: 0 }, { amount_cents: 0, fees: 0 }],
+      INSTALLMENT: [
+        { amount_cents: 1, fees: 0 },
+        { amount_cents: 0, fees: 0 },
+        { amount_cents: 0, fees: 0 },
+      ],
       taeg: 0,
     });
     expect(computeSchedule(deferred(30, { feeRateBps: 150 }), 1, '2026-01-31').taeg).toBe(0);
@@ -154,9 +165,7 @@ describe('computeSchedule: amounts', () => {
     for (const amount of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1]) {
       expect(refusal(() => computeSchedule(installments(3), amount, '2026-01-31'))).toBe('invalid_amount');
     }
-    expect(refusal(() => computeSchedule(installments(3, { feeRateBps: 150 }), Number.MAX_SAFE_INTEGER, '2026-01-31'))).toBe(
-      'invalid_amount',
-    );
+    expect(refusal(() => computeSchedule(installments(3, { feeRateBps: 150 }), Number.MAX_SAFE_INTEGER, '2026-01-31'))).toBe('invalid_amount');
   });
 
   it('refuses amounts outside the offer minimum and maximum, bounds included', () => {
@@ -169,12 +178,8 @@ describe('computeSchedule: amounts', () => {
 
   it('refuses a credit above the funding cap: installments count what is not paid at checkout, deferred the whole amount', () => {
     expect(refusal(() => computeSchedule(installments(3, { fundingCapCents: 20_000 }), 30_000, '2026-01-31'))).toBeUndefined();
-    expect(refusal(() => computeSchedule(installments(3, { fundingCapCents: 19_999 }), 30_000, '2026-01-31'))).toBe(
-      'amount_above_funding_cap',
-    );
-    expect(refusal(() => computeSchedule(deferred(30, { fundingCapCents: 29_999 }), 30_000, '2026-01-31'))).toBe(
-      'amount_above_funding_cap',
-    );
+    expect(refusal(() => computeSchedule(installments(3, { fundingCapCents: 19_999 }), 30_000, '2026-01-31'))).toBe('amount_above_funding_cap');
+    expect(refusal(() => computeSchedule(deferred(30, { fundingCapCents: 29_999 }), 30_000, '2026-01-31'))).toBe('amount_above_funding_cap');
   });
 
   it('refuses a schedule whose TAEG is above the usury ceiling, and accepts one exactly at it', () => {
@@ -186,7 +191,10 @@ describe('computeSchedule: amounts', () => {
 
   it('refuses created dates that are not real yyyy-mm-dd calendar dates', () => {
     for (const created of ['2025-02-30', '2025-02-29', '2025-13-01', '2025-00-10', '2025-04-31', '2025-1-01', '20250101', '', ' 2025-01-01', '2025-01-01T00:00:00Z']) {
-      expect(refusal(() => computeSchedule(installments(3), 30_000, created)), created).toBe('invalid_date');
+      expect(
+        refusal(() => computeSchedule(installments(3), 30_000, created)),
+        created,
+      ).toBe('invalid_date');
     }
     expect(refusal(() => computeSchedule(installments(3), 30_000, '9999-12-01'))).toBe('invalid_date');
   });
@@ -245,19 +253,12 @@ describe('computeSchedule: properties', () => {
 
   it('more fees never lower the TAEG', () => {
     fc.assert(
-      fc.property(
-        fc.option(n, { nil: undefined }),
-        fees,
-        fees,
-        amount,
-        created,
-        (count, a, b, amountCents, day) => {
-          const low = { feeRateBps: Math.min(a.feeRateBps, b.feeRateBps), fixedFeeCents: Math.min(a.fixedFeeCents, b.fixedFeeCents) };
-          const high = { feeRateBps: Math.max(a.feeRateBps, b.feeRateBps), fixedFeeCents: Math.max(a.fixedFeeCents, b.fixedFeeCents) };
-          const terms = (f: typeof low) => (count === undefined ? deferred(30, f) : installments(count, f));
-          expect(computeSchedule(terms(high), amountCents, day).taeg).toBeGreaterThanOrEqual(computeSchedule(terms(low), amountCents, day).taeg);
-        },
-      ),
+      fc.property(fc.option(n, { nil: undefined }), fees, fees, amount, created, (count, a, b, amountCents, day) => {
+        const low = { feeRateBps: Math.min(a.feeRateBps, b.feeRateBps), fixedFeeCents: Math.min(a.fixedFeeCents, b.fixedFeeCents) };
+        const high = { feeRateBps: Math.max(a.feeRateBps, b.feeRateBps), fixedFeeCents: Math.max(a.fixedFeeCents, b.fixedFeeCents) };
+        const terms = (f: typeof low) => (count === undefined ? deferred(30, f) : installments(count, f));
+        expect(computeSchedule(terms(high), amountCents, day).taeg).toBeGreaterThanOrEqual(computeSchedule(terms(low), amountCents, day).taeg);
+      }),
     );
   });
 });

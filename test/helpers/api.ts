@@ -29,8 +29,7 @@ export async function caller(app: ChipinApp, name?: string): Promise<Caller> {
     token,
     accountId: parsePublicId('acc', merchant.account_id)!,
     dashboard: basic(merchant.email, merchant.password),
-    offer: (type, installments) =>
-      merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!.merchant_uid,
+    offer: (type, installments) => merchant.offers.find((o) => o.type === type && (installments === undefined || o.installments === installments))!.merchant_uid,
     get: (url, headers = {}) => app.server.inject({ method: 'GET', url, headers: { ...auth, ...headers } }),
     post: (url, payload, headers = {}) =>
       app.server.inject({

@@ -76,13 +76,15 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: Tes
   });
   const given = options.db === undefined ? undefined : await options.db;
   const db = given === undefined ? await openTestDatabase() : options.shareDatabase ? { ...given, close: async () => {} } : given;
-  const app = await timed('app created', () => createApp(testConfig(overrides), {
-    db,
-    logStream: { write: (s: string) => void logStream.write(s) },
-    processMetrics: false,
-    ...(options.delivery ? { delivery: options.delivery } : {}),
-    ...(options.pspDefinitions ? { pspDefinitions: options.pspDefinitions } : {}),
-  }));
+  const app = await timed('app created', () =>
+    createApp(testConfig(overrides), {
+      db,
+      logStream: { write: (s: string) => void logStream.write(s) },
+      processMetrics: false,
+      ...(options.delivery ? { delivery: options.delivery } : {}),
+      ...(options.pspDefinitions ? { pspDefinitions: options.pspDefinitions } : {}),
+    }),
+  );
   return Object.assign(app, { logs });
 }
 

@@ -70,7 +70,14 @@ export function fakePspDefinition(target: () => PspConnector): { definition: Con
           log.offSession.push(i);
           const ref = i.storedCredential;
           if (!ref || ref.networkTransactionId !== ntid(ref.initialTransactionId)) {
-            return { transactionId: `fake_declined_${log.offSession.length}`, status: 'declined', amountCents: i.amountCents, capturedCents: 0, refundedCents: 0, decline: { reason: 'authentication_failed', message: 'MIT without a stored credential' } };
+            return {
+              transactionId: `fake_declined_${log.offSession.length}`,
+              status: 'declined',
+              amountCents: i.amountCents,
+              capturedCents: 0,
+              refundedCents: 0,
+              decline: { reason: 'authentication_failed', message: 'MIT without a stored credential' },
+            };
           }
           return inner().chargeOffSession(i);
         },

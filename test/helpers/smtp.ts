@@ -37,4 +37,3 @@ export function decoded(raw: string): string {
   const qp = raw.replace(/=\r?\n/g, '').replace(/(?:=[0-9A-F]{2})+/g, (m) => Buffer.from(m.replace(/=/g, ''), 'hex').toString('utf8'));
   return qp.replace(/\r\n/g, '\n');
 }
-

@@ -17,10 +17,12 @@ async function newPurchase(c: Caller): Promise<string> {
 }
 
 const events = async (id: string) =>
-  (await app.services.db.query<{ type: string; from_state: string | null; to_state: string }>(
-    'SELECT type, from_state, to_state FROM purchase_events WHERE purchase_id = $1 ORDER BY id',
-    [id],
-  )).rows;
+  (
+    await app.services.db.query<{ type: string; from_state: string | null; to_state: string }>(
+      'SELECT type, from_state, to_state FROM purchase_events WHERE purchase_id = $1 ORDER BY id',
+      [id],
+    )
+  ).rows;
 
 describe('POST /api/purchases/<purchase_uid>/abort', () => {
   it('aborts a CREATED purchase: 200 {purchase_uid, state: ABORTED}, v1 shows CANCELLED, event written', async () => {
@@ -64,7 +66,7 @@ describe('POST /api/purchases/<purchase_uid>/abort', () => {
     expect(res.json().error.info).toBe('Cet achat a déjà été annulé.');
   });
 
-  it('answers 404 for unknown, malformed and other merchants\' purchases, and leaves theirs untouched', async () => {
+  it("answers 404 for unknown, malformed and other merchants' purchases, and leaves theirs untouched", async () => {
     const theirs = await newPurchase(b);
     for (const uid of [`pur_${theirs}`, 'pur_00000000-0000-4000-8000-000000000000', theirs, 'pur_nope']) {
       const res = await a.post(`/api/purchases/${uid}/abort`);

@@ -96,7 +96,10 @@ const ROUTES: Record<string, RouteClass> = {
   }),
   // --- Sandbox helpers: access token ---
   'GET /api/sandbox/messages': bearer({ expect: 'hidden', call: (o) => ({ url: `/api/sandbox/messages?purchase_uid=pur_${o.pot}` }) }),
-  'POST /api/sandbox/purchases/:purchase_uid/pay': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/purchases/pur_${o.purchase}/pay`, payload: { card_number: CARD } }) }),
+  'POST /api/sandbox/purchases/:purchase_uid/pay': bearer({
+    expect: '404',
+    call: (o) => ({ url: `/api/sandbox/purchases/pur_${o.purchase}/pay`, payload: { card_number: CARD } }),
+  }),
   'POST /api/sandbox/pledges/:pledge_id/pay': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/pledges/${o.pledge}/pay`, payload: { card_number: CARD } }) }),
   'GET /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
   'POST /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
@@ -111,10 +114,16 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds` }) }),
   'POST /api/backoffice/purchases/:id/cancel': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.boCancellable}/cancel` }) }),
   'GET /api/backoffice/psps': dashboard(undefined, { none: 'the PSP connectors of this build: no object of an account' }),
-  'POST /api/backoffice/psp_accounts': dashboard(undefined, { none: 'creates an object of the caller', payload: { psp: 'sandbox', environment: 'test', label: 'Sweep', credentials: {} } }),
+  'POST /api/backoffice/psp_accounts': dashboard(undefined, {
+    none: 'creates an object of the caller',
+    payload: { psp: 'sandbox', environment: 'test', label: 'Sweep', credentials: {} },
+  }),
   'GET /api/backoffice/psp_accounts': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/psp_accounts' }) }),
   'GET /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}` }) }),
-  'PATCH /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}`, payload: { label: 'Renamed' } }) }, { payload: { label: 'Renamed' } }),
+  'PATCH /api/backoffice/psp_accounts/:id': dashboard(
+    { expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}`, payload: { label: 'Renamed' } }) },
+    { payload: { label: 'Renamed' } },
+  ),
   'POST /api/backoffice/psp_accounts/:id/verify': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.pspAccount}/verify` }) }),
   'DELETE /api/backoffice/psp_accounts/:id': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/psp_accounts/${o.sparePspAccount}` }) }),
   'GET /api/backoffice/offers': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/offers' }) }),
@@ -141,7 +150,7 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/offers/:merchant_uid': session({ expect: '404', call: (o) => ({ url: `/dashboard/offers/${o.offer}` }) }),
   'POST /dashboard/offers/:merchant_uid': session({ expect: '404', call: (o) => ({ url: `/dashboard/offers/${o.offer}`, payload: { psp_account_id: '' } }) }),
   'GET /dashboard/psp-accounts': session({ expect: 'hidden', call: () => ({ url: '/dashboard/psp-accounts' }) }),
-  'GET /dashboard/psp-accounts/new': session(undefined, "the add form of a connector: no account data"),
+  'GET /dashboard/psp-accounts/new': session(undefined, 'the add form of a connector: no account data'),
   'POST /dashboard/psp-accounts': session(undefined, "adds a PSP account to the caller's own account"),
   'GET /dashboard/psp-accounts/:psa_id': session({ expect: '404', call: (o) => ({ url: `/dashboard/psp-accounts/${o.pspAccount}` }) }),
   'POST /dashboard/psp-accounts/:psa_id': session({ expect: '404', call: (o) => ({ url: `/dashboard/psp-accounts/${o.pspAccount}`, payload: { label: 'Renamed' } }) }),
@@ -156,9 +165,13 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
   // --- Public ---
   'GET /dashboard/sign-in': open('the back-office sign-in form'),
-  'GET /dashboard/invitation': open("an invitation link: its 256-bit token is the credential; links that open nothing count against the address's dashboard budget (test/dashboard/invitations.test.ts)"),
+  'GET /dashboard/invitation': open(
+    "an invitation link: its 256-bit token is the credential; links that open nothing count against the address's dashboard budget (test/dashboard/invitations.test.ts)",
+  ),
   'POST /dashboard/invitation': open('accepting an invitation: the token in the form is the credential, under the same budget (test/dashboard/invitations.test.ts)'),
-  'POST /dashboard/sign-in': open('the back-office sign-in form: checks the dashboard e-mail and password itself, under the DashboardGuard budget (test/dashboard/session.test.ts)'),
+  'POST /dashboard/sign-in': open(
+    'the back-office sign-in form: checks the dashboard e-mail and password itself, under the DashboardGuard budget (test/dashboard/session.test.ts)',
+  ),
   'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
   'POST /api/trigger_capture/': open('authenticated by an HS256 signature of the offer secret in the query, not a token (test/payments/installments.test.ts)'),
   'POST /api/trigger_capture': open('the same, spelled without the trailing slash'),
@@ -175,13 +188,15 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /sdk/chipin.js': open("chipin.js for merchants' pages (static, public by nature)"),
   'GET /sdk/v1/chipin.js': open('chipin.js, versioned and immutable (SRI-pinned by shops)'),
   'GET /sandbox/demo-shop': open('sandbox-only demo merchant page (static HTML around chipin.js)'),
-  'GET /sandbox/demo-shop/shop.js': open("static script of the sandbox demo merchant page"),
+  'GET /sandbox/demo-shop/shop.js': open('static script of the sandbox demo merchant page'),
   'POST /sandbox/demo-shop/purchases': open("sandbox-only demo shop's back end: creates a purchase for its own demo account only, as a shop's server would"),
   'POST /sandbox/demo-shop/verify': open("sandbox-only demo shop's back end: verifies a JWT of its own demo account's purchases, answers only valid/invalid"),
   'GET /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page, as an issuer's page is"),
   'POST /sandbox-psp/challenge/:transaction_id': open("the sandbox PSP's 3-D Secure page form"),
   'GET /psp-challenge': open("3-D Secure relay: posts a PSP's form to the issuer; the URL carries the form sealed with our key (test/psp/challenge-relay.test.ts)"),
-  'POST /api/psp/:psa_id/notifications': open("inbound PSP notifications: authenticated by the PSP's signature, checked by the PSP account's connector (test/http/back-mode.test.ts)"),
+  'POST /api/psp/:psa_id/notifications': open(
+    "inbound PSP notifications: authenticated by the PSP's signature, checked by the PSP account's connector (test/http/back-mode.test.ts)",
+  ),
   'GET /healthz': open('liveness probe'),
   'GET /readyz': open('readiness probe'),
   'GET /metrics': open('Prometheus scrape (counts only, no account data)'),
@@ -303,7 +318,11 @@ describe('the route table', () => {
 
   it("classifies as bearer exactly the routes whose config says auth: 'bearer'", () => {
     expect(swept.filter((r) => r.auth === 'bearer' && r.cls?.access !== 'bearer').map((r) => r.key)).toEqual([]);
-    expect(of('bearer').filter((r) => r.auth !== 'bearer').map((r) => r.key)).toEqual([]);
+    expect(
+      of('bearer')
+        .filter((r) => r.auth !== 'bearer')
+        .map((r) => r.key),
+    ).toEqual([]);
   });
 
   it('gives every public route a reason, and every guarded route without an object check a reason too', () => {
@@ -355,7 +374,7 @@ describe("bearer routes (config.auth = 'bearer')", () => {
     expect(checked.length).toBeGreaterThanOrEqual(9);
   });
 
-  it("the same calls as merchant A find the object (the 404 above is not for a missing object)", async () => {
+  it('the same calls as merchant A find the object (the 404 above is not for a missing object)', async () => {
     // After the B calls: A's calls may act (abort, pay), which is why they run last.
     for (const r of of('bearer').filter((x) => x.method !== 'HEAD')) {
       const cls = r.cls as Extract<RouteClass, { access: 'bearer' }>;
@@ -364,7 +383,11 @@ describe("bearer routes (config.auth = 'bearer')", () => {
       const res = await inject(r.method, url, `Bearer ${a.token}`, payload);
       expect(res.statusCode, `${r.key}: ${res.body}`).toBeLessThan(500);
       expect(res.statusCode, `${r.key}: ${res.body}`).not.toBe(404);
-      if (cls.tenancy.expect === 'hidden') expect([owned.purchase, owned.pot].some((id) => res.body.includes(id)), `${r.key}: ${res.body}`).toBe(true);
+      if (cls.tenancy.expect === 'hidden')
+        expect(
+          [owned.purchase, owned.pot].some((id) => res.body.includes(id)),
+          `${r.key}: ${res.body}`,
+        ).toBe(true);
     }
   });
 });

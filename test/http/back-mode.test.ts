@@ -31,7 +31,12 @@ const bodies: string[] = [];
 
 function call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, auth: string, payload?: unknown): Promise<LightMyRequestResponse> {
   return app.server
-    .inject({ method, url, headers: { authorization: auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, payload: payload === undefined ? undefined : JSON.stringify(payload) })
+    .inject({
+      method,
+      url,
+      headers: { authorization: auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      payload: payload === undefined ? undefined : JSON.stringify(payload),
+    })
     .then((res) => {
       bodies.push(res.body);
       return res;
@@ -201,7 +206,7 @@ describe('offers paying through a PSP account', () => {
     expect(rows.map((r) => r.status)).toEqual(['authorized']); // one attempt, one hold
     // The retry replayed the first attempt's key: the PSP holds exactly one authorisation for it.
     const { rows: txns } = await app.services.db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM sandbox_psp_transactions WHERE payment_method_id = (SELECT payment_method_id FROM sandbox_psp_transactions WHERE id = $1)",
+      'SELECT count(*)::int AS n FROM sandbox_psp_transactions WHERE payment_method_id = (SELECT payment_method_id FROM sandbox_psp_transactions WHERE id = $1)',
       [rows[0]!.psp_transaction_id],
     );
     expect(txns[0]!.n).toBe(1);
@@ -216,10 +221,18 @@ describe('a refund resumed after a restart, on a PSP that keeps no idempotency k
     const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000, merchant_uid: offer }))).json() as { id: string };
     expect((await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: CARD })).statusCode).toBe(200);
     const secret = a.merchant.offers.find((o) => o.type === 'DEFERRED')!.secret;
-    const captured = await app.server.inject({ method: 'POST', url: `/api/trigger_capture/?signature=${encodeURIComponent(signHs256({ merchantUid: offer, purchaseUid: `pur_${p.id}` }, secret))}` });
+    const captured = await app.server.inject({
+      method: 'POST',
+      url: `/api/trigger_capture/?signature=${encodeURIComponent(signHs256({ merchantUid: offer, purchaseUid: `pur_${p.id}` }, secret))}`,
+    });
     expect(captured.json()).toMatchObject({ state: 'SUCCESSFUL' });
     const payment = async () =>
-      (await app.services.db.query<{ refunded_cents: number; psp_transaction_id: string }>('SELECT refunded_cents::int AS refunded_cents, psp_transaction_id FROM payments WHERE purchase_id = $1', [p.id])).rows[0]!;
+      (
+        await app.services.db.query<{ refunded_cents: number; psp_transaction_id: string }>(
+          'SELECT refunded_cents::int AS refunded_cents, psp_transaction_id FROM payments WHERE purchase_id = $1',
+          [p.id],
+        )
+      ).rows[0]!;
 
     log.faults.refundLostAfterRestart = 1; // refunded at the PSP, the answer lost, the key forgotten
     const res = await call('POST', `/api/backoffice/purchases/pur_${p.id}/refunds`, a.dashboard, { amount: 1_000 });
@@ -256,7 +269,10 @@ describe('inbound PSP notifications', () => {
         bodies.push(r.body);
         return r;
       });
-    const forged = await post({ ...n.headers, 'sandbox-psp-signature': n.headers['sandbox-psp-signature']!.replace(/v1=(.)/, (_, c: string) => `v1=${c === '0' ? '1' : '0'}`) }, n.rawBody);
+    const forged = await post(
+      { ...n.headers, 'sandbox-psp-signature': n.headers['sandbox-psp-signature']!.replace(/v1=(.)/, (_, c: string) => `v1=${c === '0' ? '1' : '0'}`) },
+      n.rawBody,
+    );
     expect(forged.statusCode).toBe(401);
     expect((await payment()).status).toBe('authorized');
     expect((await post(n.headers, n.rawBody, 'psa_00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
@@ -264,10 +280,16 @@ describe('inbound PSP notifications', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toBe('[accepted]');
     expect((await payment()).status).toBe('voided');
-    const { rows: events } = await app.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.transaction' AND data->'transaction'->>'status' = 'voided'", [p.id]);
+    const { rows: events } = await app.services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.transaction' AND data->'transaction'->>'status' = 'voided'",
+      [p.id],
+    );
     const again = await post(n.headers, n.rawBody);
     expect(again.statusCode).toBe(200);
-    const { rows: after } = await app.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.transaction' AND data->'transaction'->>'status' = 'voided'", [p.id]);
+    const { rows: after } = await app.services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.transaction' AND data->'transaction'->>'status' = 'voided'",
+      [p.id],
+    );
     expect(after[0]!.n).toBe(events[0]!.n);
   });
 });
@@ -284,11 +306,20 @@ describe('credentials never leak', () => {
 
 describe('production', () => {
   it('refuses payments on the built-in sandbox PSP, says so at boot, and serves no sandbox challenge page', async () => {
-    const prod = await startTestApp({ env: 'production', publicUrl: 'https://chipin.example', jobPollIntervalMs: 0 }, { db: app.services.db, shareDatabase: true, pspDefinitions: [sandboxDefinition, fakeDefinition] });
+    const prod = await startTestApp(
+      { env: 'production', publicUrl: 'https://chipin.example', jobPollIntervalMs: 0 },
+      { db: app.services.db, shareDatabase: true, pspDefinitions: [sandboxDefinition, fakeDefinition] },
+    );
     try {
       expect(prod.logs.some((l) => l.includes('refused in production') && l.includes('mer_'))).toBe(true);
       const purchase = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000 }))).json() as { id: string };
-      const err = await payAsLeader(prod.services.payments, { id: purchase.id, accountId: a.accountId }, { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123', holderName: 'A' }, [], () => 'https://chipin.example/back').catch((e: unknown) => e);
+      const err = await payAsLeader(
+        prod.services.payments,
+        { id: purchase.id, accountId: a.accountId },
+        { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123', holderName: 'A' },
+        [],
+        () => 'https://chipin.example/back',
+      ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SandboxInProductionError);
       const page = await prod.server.inject({ method: 'GET', url: '/sandbox-psp/challenge/sbx_txn_00000000-0000-4000-8000-000000000000' });
       expect(page.statusCode).toBe(404);

@@ -55,9 +55,7 @@ describe('30 guesses for one e-mail sent at once', () => {
     const victim = await newMerchant(a);
     const hashes = vi.spyOn(a.services.accounts, 'dashboardUser');
     try {
-      const answers = await Promise.all(
-        Array.from({ length: GUESSES }, (_, i) => backoffice(a, basic(victim.email, i === GUESSES - 1 ? victim.password : `guess-${i}`))),
-      );
+      const answers = await Promise.all(Array.from({ length: GUESSES }, (_, i) => backoffice(a, basic(victim.email, i === GUESSES - 1 ? victim.password : `guess-${i}`))));
       expect(hashes.mock.calls.length).toBeLessThanOrEqual(BUDGET);
       expect(checked(answers)).toBeLessThanOrEqual(BUDGET);
       expect(answers.filter((r) => r.statusCode === 200).length).toBeLessThanOrEqual(1);
@@ -102,9 +100,7 @@ describe('30 guesses for one e-mail sent at once', () => {
 describe('30 guesses for one API key sent at once to POST /api/token', () => {
   it('are answered as if sent one by one across two processes: at most 5 wrong answers, the right secret after them throttled', async () => {
     const victim = await newMerchant(a);
-    const answers = await Promise.all(
-      Array.from({ length: GUESSES }, (_, i) => token(i % 2 ? a : b, victim.api_key, i === GUESSES - 1 ? victim.api_secret : `wrong-${i}`)),
-    );
+    const answers = await Promise.all(Array.from({ length: GUESSES }, (_, i) => token(i % 2 ? a : b, victim.api_key, i === GUESSES - 1 ? victim.api_secret : `wrong-${i}`)));
     // The secret is compared for each (one SHA-256 of 256 random bits); what a guess learns is its
     // answer, and past the budget it is 429 whether the guess was right or wrong.
     expect(answers.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(BUDGETS.tokenKey.limit);

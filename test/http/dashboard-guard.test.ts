@@ -8,8 +8,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 // Each test guesses from its own address, so that one test's failures never spend another's budget.
-const get = (url: string, authorization: string, remoteAddress: string) =>
-  app.server.inject({ method: 'GET', url, headers: { authorization }, remoteAddress });
+const get = (url: string, authorization: string, remoteAddress: string) => app.server.inject({ method: 'GET', url, headers: { authorization }, remoteAddress });
 const backoffice = (auth: string, ip: string) => get('/api/backoffice/webhook', auth, ip);
 const inbox = (auth: string, ip: string) => get('/sandbox/inbox', auth, ip);
 

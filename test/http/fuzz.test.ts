@@ -78,7 +78,16 @@ const GOOD_BODIES: Record<string, Record<string, Json>> = {
   'POST /api/sandbox/clock': { now: '2026-03-04T10:15:00.000Z' },
   'PUT /api/backoffice/webhook': { url: 'https://shop.example/hook' },
   'POST /api/token': { grant_type: 'client_credentials' },
-  'POST /pay/:purchase_uid': { csrf: 'x', card_number: CARD, card_expiry: '12/30', card_cvc: '123', card_name: 'Ann', pledger_name: 'Bob', pledger_email: 'bob@example.com', pledger_amount: '30.00' },
+  'POST /pay/:purchase_uid': {
+    csrf: 'x',
+    card_number: CARD,
+    card_expiry: '12/30',
+    card_cvc: '123',
+    card_name: 'Ann',
+    pledger_name: 'Bob',
+    pledger_email: 'bob@example.com',
+    pledger_amount: '30.00',
+  },
   'POST /pledge/:pledge_uid': { csrf: 'x', card_number: CARD, card_expiry: '12/30', card_cvc: '123', card_name: 'Ann' },
 };
 
@@ -95,7 +104,11 @@ function sample(schema: Record<string, unknown> | undefined, depth = 0): Json {
     case 'object': {
       const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
       const required = new Set((schema.required ?? []) as string[]);
-      return Object.fromEntries(Object.entries(props).filter(([k]) => required.has(k)).map(([k, v]) => [k, sample(v, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(props)
+          .filter(([k]) => required.has(k))
+          .map(([k, v]) => [k, sample(v, depth + 1)]),
+      );
     }
     case 'array':
       return [];
@@ -121,7 +134,15 @@ function familyOf(path: string): Operation['family'] {
 /** Texts no field should store. */
 const BAD_TEXTS = ['\u0000', 'a\u0000b', '\ud800', 'x\udc00', 'ok\ud83d', '\u0000\ud800'];
 /** Dates a `date-time` schema may accept but no database holds. */
-const BAD_DATES = ['2026-06-30T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:60Z', '+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '0000-02-29'];
+const BAD_DATES = [
+  '2026-06-30T23:59:60Z',
+  '0000-01-01T00:00:00Z',
+  '9999-12-31T23:59:60Z',
+  '+275760-09-13T00:00:00.000Z',
+  '-000001-01-01T00:00:00Z',
+  '2026-02-30T00:00:00Z',
+  '0000-02-29',
+];
 /** Path or query fragments that are not valid percent-encoded UTF-8, or decode to NUL / a surrogate. */
 const BAD_ENCODINGS = ['%ZZ', '%', '%C0%AE', '%ED%A0%80', '%00', '%FF%FE', 'a%2', '%E2%82'];
 
@@ -163,10 +184,12 @@ function cursorArb(): fc.Arbitrary<string> {
   const date = fc.oneof(fc.constantFrom(...BAD_DATES), fc.constant('1970-01-01T00:00:00.000Z'));
   const id = fc.constantFrom('00000000-0000-4000-8000-000000000000', 'x', '\u0000');
   const event = fc.constantFrom('1', '9223372036854775808', '99999999999999999999', '-5', '0');
-  return fc.oneof(
-    fc.tuple(date, id).map(([d, i]) => `${d}|${i}`),
-    fc.tuple(date, event, id).map(([d, e, i]) => `${d}|${e}|${i}`),
-  ).map((s) => Buffer.from(s).toString('base64url'));
+  return fc
+    .oneof(
+      fc.tuple(date, id).map(([d, i]) => `${d}|${i}`),
+      fc.tuple(date, event, id).map(([d, e, i]) => `${d}|${e}|${i}`),
+    )
+    .map((s) => Buffer.from(s).toString('base64url'));
 }
 
 /** Hostile credentials, as an Authorization header value. */
@@ -360,7 +383,13 @@ beforeAll(async () => {
   };
 
   const doc = (await app.server.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
-    paths: Record<string, Record<string, { security?: Record<string, unknown>[]; parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { security?: Record<string, unknown>[]; parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }
+      >
+    >;
   };
   operations = [];
   for (const [openapiPath, methods] of Object.entries(doc.paths)) {
@@ -386,7 +415,8 @@ beforeAll(async () => {
   // The hosted pages (hidden from the API document), from the server's own route table.
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
   for (const r of registeredRoutes(app.server)) {
-    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/dashboard(\/|$)|^\/psp-challenge$/.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`)) continue;
+    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/dashboard(\/|$)|^\/psp-challenge$/.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`))
+      continue;
     const key = `${r.method} ${r.url}`;
     operations.push({
       method: r.method,
@@ -417,7 +447,16 @@ describe('hostile input on every route', () => {
   it('enumerates the API document and the hosted pages', () => {
     expect(operations.length).toBeGreaterThanOrEqual(20);
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
-      expect.arrayContaining(['POST /api/token', 'POST /api/merchants/v1/purchases', 'POST /api/merchants/:merchant_uid/purchase_link', 'GET /pay/:purchase_uid', 'POST /pledge/:pledge_uid', 'GET /dashboard/purchases', 'POST /dashboard/purchases/:id/refund', 'GET /psp-challenge']),
+      expect.arrayContaining([
+        'POST /api/token',
+        'POST /api/merchants/v1/purchases',
+        'POST /api/merchants/:merchant_uid/purchase_link',
+        'GET /pay/:purchase_uid',
+        'POST /pledge/:pledge_uid',
+        'GET /dashboard/purchases',
+        'POST /dashboard/purchases/:id/refund',
+        'GET /psp-challenge',
+      ]),
     );
   });
 

@@ -70,7 +70,10 @@ describe('text: NUL and unpaired surrogates', () => {
 
   it("a NUL in a pledger's name (sandbox helper) is refused", async () => {
     const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json() as { id: string };
-    const res = await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: '4242 4242 4242 4242', pledgers: [{ email: 'ann@example.com', name: 'A\u0000', amount_cents: 3_000 }] });
+    const res = await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, {
+      card_number: '4242 4242 4242 4242',
+      pledgers: [{ email: 'ann@example.com', name: 'A\u0000', amount_cents: 3_000 }],
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.debug).toBe('field pledgers[0].name contains a NUL character (U+0000)');
   });
@@ -79,7 +82,13 @@ describe('text: NUL and unpaired surrogates', () => {
 describe('credentials: NUL before authentication', () => {
   it('POST /api/token: a NUL in Basic credentials is 400 (RFC 6749 body) and counts as a failed attempt', async () => {
     const send = (authorization: string) =>
-      app.server.inject({ method: 'POST', url: '/api/token', remoteAddress: '10.9.9.9', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+      app.server.inject({
+        method: 'POST',
+        url: '/api/token',
+        remoteAddress: '10.9.9.9',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials',
+      });
     const first = await send(basic('key%00', 'x'));
     expect(first.statusCode).toBe(400);
     expect(first.json()).toEqual({ error: 'invalid_request', error_description: 'the client_id contains a NUL character (U+0000)' });
@@ -89,7 +98,8 @@ describe('credentials: NUL before authentication', () => {
   });
 
   it('dashboard routes: a NUL in the Basic password is 400 and counts against the address budget', async () => {
-    const send = () => app.server.inject({ method: 'GET', url: '/api/backoffice/deliveries', remoteAddress: '10.8.8.8', headers: { authorization: basic(a.merchant.email, 'pw\u0000') } });
+    const send = () =>
+      app.server.inject({ method: 'GET', url: '/api/backoffice/deliveries', remoteAddress: '10.8.8.8', headers: { authorization: basic(a.merchant.email, 'pw\u0000') } });
     const first = await send();
     expect(first.statusCode).toBe(400);
     expect(first.json().error.debug).toBe('the password of the Authorization header contains a NUL character (U+0000)');
@@ -106,7 +116,7 @@ describe('size, depth and dates', () => {
       method: 'POST',
       url: `/api/merchants/${a.offer('SHARED')}/purchase_link`,
       headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
-      payload: (`{"data":{"title":"T","amountCents":10000,"email":"l@example.com","metadata":{"x":${deep}}}}`),
+      payload: `{"data":{"title":"T","amountCents":10000,"email":"l@example.com","metadata":{"x":${deep}}}}`,
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.debug).toBe('request body nests deeper than 32 levels');

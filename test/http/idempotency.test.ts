@@ -77,7 +77,7 @@ describe('Idempotency-Key', () => {
     expect(good.statusCode).toBe(201);
   });
 
-  it('keys are per merchant: another merchant\'s same key is independent', async () => {
+  it("keys are per merchant: another merchant's same key is independent", async () => {
     const mine = await a.post(URL, minimalPurchase(), { 'idempotency-key': 'shared-key' });
     const theirs = await b.post(URL, minimalPurchase({ amount: 40_000 }), { 'idempotency-key': 'shared-key' });
     expect(theirs.statusCode).toBe(201);
@@ -118,7 +118,12 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
     const id = await paid();
     const key = { 'idempotency-key': `spellings-${id}` };
     const answers = [];
-    for (const url of [`${URL}/${id}/refunds`, `${URL}/${id}/refund%73`, `/api/merchants/v1/purchase%73/${id}/refunds`, `/api/merchants/%761/purchases/%${id.charCodeAt(0).toString(16)}${id.slice(1)}/refunds`]) {
+    for (const url of [
+      `${URL}/${id}/refunds`,
+      `${URL}/${id}/refund%73`,
+      `/api/merchants/v1/purchase%73/${id}/refunds`,
+      `/api/merchants/%761/purchases/%${id.charCodeAt(0).toString(16)}${id.slice(1)}/refunds`,
+    ]) {
       answers.push(await a.post(url, { amount: 1_000 }, key));
     }
     expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
@@ -137,7 +142,12 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
     const id = await paid();
     const key = `bo-spellings-${id}`;
     const post = (url: string, amount = 1_000) =>
-      app.server.inject({ method: 'POST', url, headers: { authorization: a.dashboard, 'content-type': 'application/json', 'idempotency-key': key }, payload: JSON.stringify({ amount }) });
+      app.server.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: a.dashboard, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify({ amount }),
+      });
     const answers = [];
     for (const url of [
       `/api/backoffice/purchases/pur_${id}/refunds`,
@@ -173,7 +183,11 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
     const body = { data: { title: 'Bike', amountCents: 5000, email: 'l@example.com' } };
     const before = await purchasesOf(a);
     const answers = [];
-    for (const url of [`/api/merchants/${offer}/purchase_link`, `/api/merchants/${offer}/purchase%5Flink`, `/api/merchants/${offer.toUpperCase().replace('MER_', 'mer_')}/purchase_link`]) {
+    for (const url of [
+      `/api/merchants/${offer}/purchase_link`,
+      `/api/merchants/${offer}/purchase%5Flink`,
+      `/api/merchants/${offer.toUpperCase().replace('MER_', 'mer_')}/purchase_link`,
+    ]) {
       answers.push(await a.post(url, body, { 'idempotency-key': 'link-spellings' }));
     }
     expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
@@ -196,7 +210,10 @@ describe('migration 020 (idempotency scope)', () => {
   let db: Database;
   beforeAll(async () => {
     db = await openTestDatabase({ empty: true });
-    await migrate(db, bundledMigrations().filter((m) => m.version < 20));
+    await migrate(
+      db,
+      bundledMigrations().filter((m) => m.version < 20),
+    );
   });
   afterAll(() => db.close());
 
@@ -220,9 +237,17 @@ describe('migration 020 (idempotency scope)', () => {
         [account, endpoint, key, ttl],
       );
     }
-    expect(await migrate(db)).toEqual(bundledMigrations().filter((m) => m.version >= 20).map((m) => m.version));
+    expect(await migrate(db)).toEqual(
+      bundledMigrations()
+        .filter((m) => m.version >= 20)
+        .map((m) => m.version),
+    );
     const { rows: after } = await db.query<{ scope: string; key: string }>('SELECT scope, key FROM idempotency_keys WHERE account_id = $1', [account]);
-    const scopes = (key: string) => after.filter((r) => r.key === key).map((r) => r.scope).sort();
+    const scopes = (key: string) =>
+      after
+        .filter((r) => r.key === key)
+        .map((r) => r.scope)
+        .sort();
     expect(scopes('k1')).toEqual([`POST /api/merchants/v1/purchases/${purchase}/refunds`, `POST /api/merchants/v1/purchases/:id/refunds id=${purchase}`].sort());
     expect(scopes('k2')).toEqual([`POST /api/backoffice/purchases/:id/refunds id=${purchase}`, `POST /api/backoffice/purchases/pur_${purchase.toUpperCase()}/refunds`].sort());
     expect(scopes('k3')).toEqual([`POST /api/merchants/:merchant_uid/purchase_link merchant_uid=mer_${offer}`, `POST /api/merchants/mer_${offer}/purchase_link`].sort());

@@ -11,7 +11,12 @@ it('no API secret, password, access token or Basic credentials reach a log line 
   const m = await newMerchant(app);
   const token = await getToken(app, m);
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  await app.server.inject({ method: 'POST', url: '/api/token', headers: { authorization: basic(m.api_key, 'sk_wrong_guess_123'), ...form }, payload: 'grant_type=client_credentials' });
+  await app.server.inject({
+    method: 'POST',
+    url: '/api/token',
+    headers: { authorization: basic(m.api_key, 'sk_wrong_guess_123'), ...form },
+    payload: 'grant_type=client_credentials',
+  });
   await app.server.inject({ method: 'POST', url: '/api/token', headers: form, payload: `grant_type=client_credentials&client_id=${m.api_key}&client_secret=${m.api_secret}` });
   await app.server.inject({ method: 'GET', url: '/api/whoami', headers: { authorization: `Bearer ${token}` } });
   await app.server.inject({ method: 'GET', url: `/api/whoami?access_token=${token}`, headers: { authorization: `Bearer ${token}x` } });

@@ -44,7 +44,7 @@ describe('POST /api/merchants/v1/purchases', () => {
     expect(got.json()).toEqual(p);
   });
 
-  it('defaults currency to the offer\'s EUR and merchant_uid to the SHARED offer; accepts another offer of the account', async () => {
+  it("defaults currency to the offer's EUR and merchant_uid to the SHARED offer; accepts another offer of the account", async () => {
     const res = await a.post(`${V1}/purchases`, minimalPurchase());
     expect(res.json()).toMatchObject({ currency: 'EUR', merchant_uid: a.offer('SHARED'), products: [] });
     const x3 = await a.post(`${V1}/purchases`, minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) }));
@@ -157,7 +157,7 @@ describe('POST /api/merchants/v1/purchases', () => {
 });
 
 describe('GET /api/merchants/v1/purchases/{id}', () => {
-  it('answers 404 alike for unknown, malformed and other merchants\' purchases', async () => {
+  it("answers 404 alike for unknown, malformed and other merchants' purchases", async () => {
     const mine = (await a.post(`${V1}/purchases`, minimalPurchase())).json();
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `pur_${mine.id}`, "1' OR '1'='1"]) {
       const res = await a.get(`${V1}/purchases/${encodeURIComponent(id)}`);
@@ -171,7 +171,7 @@ describe('GET /api/merchants/v1/purchases/{id}', () => {
 });
 
 describe('GET /api/merchants/v1/clients/{id}', () => {
-  it('returns the client with their purchases; 404 for others\' and unknown clients', async () => {
+  it("returns the client with their purchases; 404 for others' and unknown clients", async () => {
     const c = await caller(app);
     const p1 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'K', email: 'k@example.com', last_name: 'Kay' } }))).json();
     const p2 = (await c.post(`${V1}/purchases`, minimalPurchase({ client: { ref: 'K', email: 'k@example.com' }, title: 'Second' }))).json();

@@ -51,8 +51,7 @@ const asSupportApi = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: 
     payload: payload === undefined ? undefined : JSON.stringify(payload),
   });
 
-const roleOf = async (userId: string) =>
-  (await app.services.db.query<{ role: string }>('SELECT role FROM dashboard_users WHERE id = $1', [userId])).rows[0]!.role;
+const roleOf = async (userId: string) => (await app.services.db.query<{ role: string }>('SELECT role FROM dashboard_users WHERE id = $1', [userId])).rows[0]!.role;
 
 const keysOf = async () => (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1', [a.accountId])).rows[0]!.n;
 
@@ -153,7 +152,10 @@ describe('a support user and percent-encoded admin-only paths (issue 26)', () =>
 describe('the access log', () => {
   it('names the matched route of an encoded request, as of the plain one', async () => {
     await asSupportPage('GET', '/dashboard/%74eam');
-    const line = app.logs.map((l) => JSON.parse(l) as { msg?: string; url?: string; route?: string }).filter((l) => l.msg === 'request completed' && l.url === '/dashboard/%74eam').at(-1);
+    const line = app.logs
+      .map((l) => JSON.parse(l) as { msg?: string; url?: string; route?: string })
+      .filter((l) => l.msg === 'request completed' && l.url === '/dashboard/%74eam')
+      .at(-1);
     expect(line?.route).toBe('/dashboard/team');
   });
 });

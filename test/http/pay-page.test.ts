@@ -12,7 +12,10 @@ afterAll(() => app.close());
 
 it('payment_url opens a page showing title, amount and merchant, with a strict CSP', async () => {
   const p = (
-    await a.post('/api/merchants/v1/purchases', minimalPurchase({ title: 'Weekend <b>in</b> Lisbon', amount: 123_456, products: [{ label: 'Hotel', amount: 123_456, currency: 'EUR' }] }))
+    await a.post(
+      '/api/merchants/v1/purchases',
+      minimalPurchase({ title: 'Weekend <b>in</b> Lisbon', amount: 123_456, products: [{ label: 'Hotel', amount: 123_456, currency: 'EUR' }] }),
+    )
   ).json();
   const res = await app.server.inject(new URL(p.payment_url).pathname);
   expect(res.statusCode).toBe(200);

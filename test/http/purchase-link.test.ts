@@ -36,7 +36,14 @@ afterAll(async () => {
 });
 
 const link = (c: Caller, body: unknown, merchantUid = c.offer('SHARED'), headers = {}) => c.post(`/api/merchants/${merchantUid}/purchase_link`, body, headers);
-const data = (over: Record<string, unknown> = {}) => ({ title: 'Trip to Lisbon', reference: 'ORDER-7', amountCents: 12_345, email: 'leader@example.com', language: 'en_GB', ...over });
+const data = (over: Record<string, unknown> = {}) => ({
+  title: 'Trip to Lisbon',
+  reference: 'ORDER-7',
+  amountCents: 12_345,
+  email: 'leader@example.com',
+  language: 'en_GB',
+  ...over,
+});
 
 describe('POST /api/merchants/<merchant_uid>/purchase_link', () => {
   it('creates the purchase and e-mails the link through a real SMTP server', async () => {
@@ -50,7 +57,14 @@ describe('POST /api/merchants/<merchant_uid>/purchase_link', () => {
     expect(decoded(mail!.raw)).toContain(body.url);
     // The same purchase through Merchant API v1.
     const v1 = (await a.get(`/api/merchants/v1/purchases/${body.purchase_uid.slice(4)}`)).json();
-    expect(v1).toMatchObject({ ref: 'ORDER-7', title: 'Trip to Lisbon', amount: 12_345, currency: 'EUR', state: 'INITIALIZED', client: { email: 'leader@example.com', first_name: 'Ana' } });
+    expect(v1).toMatchObject({
+      ref: 'ORDER-7',
+      title: 'Trip to Lisbon',
+      amount: 12_345,
+      currency: 'EUR',
+      state: 'INITIALIZED',
+      client: { email: 'leader@example.com', first_name: 'Ana' },
+    });
   });
 
   it('sends the SMS through the HTTP gateway, in the purchase language', async () => {
@@ -120,7 +134,7 @@ describe('POST /api/merchants/<merchant_uid>/purchase_link', () => {
     expect(res.json().error.info).toBe("La requête n'est pas valide.");
   });
 
-  it('answers 404 for another account\'s offer, an unknown or malformed merchant_uid', async () => {
+  it("answers 404 for another account's offer, an unknown or malformed merchant_uid", async () => {
     for (const uid of [b.offer('SHARED'), 'mer_00000000-0000-4000-8000-000000000000', 'nope']) {
       const res = await link(a, { data: data() }, uid);
       expect(res.statusCode, uid).toBe(404);

@@ -69,14 +69,15 @@ async function paidWith(c: Caller, offer: string, amount: number): Promise<strin
 
 const capturedMinusRefunded = async (id: string) =>
   Number(
-    (await app.services.db.query<{ n: number }>('SELECT COALESCE(sum(captured_cents - refunded_cents), 0)::bigint AS n FROM payments WHERE purchase_id = $1', [id]))
-      .rows[0]!.n,
+    (await app.services.db.query<{ n: number }>('SELECT COALESCE(sum(captured_cents - refunded_cents), 0)::bigint AS n FROM payments WHERE purchase_id = $1', [id])).rows[0]!.n,
   );
 const installments = async (id: string) =>
-  (await app.services.db.query<{ index: number; state: string; due: number }>(
-    'SELECT index, state, (amount_cents + fees_cents)::bigint AS due FROM installments WHERE purchase_id = $1 ORDER BY index',
-    [id],
-  )).rows.map((r) => ({ ...r, due: Number(r.due) }));
+  (
+    await app.services.db.query<{ index: number; state: string; due: number }>(
+      'SELECT index, state, (amount_cents + fees_cents)::bigint AS due FROM installments WHERE purchase_id = $1 ORDER BY index',
+      [id],
+    )
+  ).rows.map((r) => ({ ...r, due: Number(r.due) }));
 
 describe(`refunds (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('a partial then a full refund of a leader paying alone: 201 with its allocation, refunded_amount, then REFUNDED', async () => {
@@ -163,7 +164,10 @@ describe(`refunds (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(res.json().allocations[0]).toMatchObject({ state: 'failed' });
     const after = await v1(a, id);
     expect(after).toMatchObject({ state: before.state, refunded_amount: 0, comment: before.comment });
-    const events = await app.services.db.query<{ type: string }>("SELECT type FROM purchase_events WHERE purchase_id = $1 AND type IN ('refund.made', 'purchase.refunded') OR (purchase_id = $1 AND data->'transaction'->>'status' = 'refunded')", [id]);
+    const events = await app.services.db.query<{ type: string }>(
+      "SELECT type FROM purchase_events WHERE purchase_id = $1 AND type IN ('refund.made', 'purchase.refunded') OR (purchase_id = $1 AND data->'transaction'->>'status' = 'refunded')",
+      [id],
+    );
     expect(events.rows).toEqual([]);
     // What was refused is refundable again.
     expect((await refund(a, id, { amount: 1_000 })).json().state).toBe('succeeded');

@@ -48,11 +48,7 @@ function routeTable(sandbox: readonly RegisteredRoute[], production: readonly Re
       const where = inProduction.has(key(r)) ? '' : ' (sandbox only)';
       return `| ${methods} | \`${r.url}\`${where} | ${r.access.credentials === 'none' ? '—' : r.access.credentials} | ${cells.join(' | ')} |`;
     });
-  return [
-    `| method | route | credentials | ${COLUMNS.map(([, label]) => label).join(' | ')} |`,
-    `|---|---|---|${COLUMNS.map(() => '---').join('|')}|`,
-    ...rows,
-  ].join('\n');
+  return [`| method | route | credentials | ${COLUMNS.map(([, label]) => label).join(' | ')} |`, `|---|---|---|${COLUMNS.map(() => '---').join('|')}|`, ...rows].join('\n');
 }
 
 let sandbox: TestApp;
@@ -67,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('docs/security.md', () => {
-  it("holds the table of who may call each route that the route registry yields (CHIPIN_WRITE_DOCS=1 rewrites it)", () => {
+  it('holds the table of who may call each route that the route registry yields (CHIPIN_WRITE_DOCS=1 rewrites it)', () => {
     const table = routeTable(registeredRoutes(sandbox.server), registeredRoutes(production.server));
     const doc = readFileSync(DOC, 'utf8');
     const start = doc.indexOf(BEGIN);
@@ -82,7 +78,11 @@ describe('docs/security.md', () => {
   it('lists every route of the sandbox build, which holds every route of the production build', () => {
     const key = (r: RegisteredRoute) => `${r.method} ${r.url}`;
     const inSandbox = new Set(registeredRoutes(sandbox.server).map(key));
-    expect(registeredRoutes(production.server).map(key).filter((k) => !inSandbox.has(k))).toEqual([]);
+    expect(
+      registeredRoutes(production.server)
+        .map(key)
+        .filter((k) => !inSandbox.has(k)),
+    ).toEqual([]);
     expect(registeredRoutes(production.server).length).toBeGreaterThan(60);
   });
 });

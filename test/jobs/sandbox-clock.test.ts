@@ -210,7 +210,10 @@ describe('in production', () => {
 
   it('has no sandbox clock routes (404) and runs on the system clock', async () => {
     const t = await getToken(prod, await newMerchant(prod));
-    for (const [method, payload] of [['GET', undefined], ['POST', { advance_seconds: 60 }]] as const) {
+    for (const [method, payload] of [
+      ['GET', undefined],
+      ['POST', { advance_seconds: 60 }],
+    ] as const) {
       const res = await prod.server.inject({
         method,
         url: '/api/sandbox/clock',

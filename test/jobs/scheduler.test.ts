@@ -54,7 +54,7 @@ describe('scheduleJob', () => {
     expect(rows[0]!.payload).toEqual({ n: 1 });
   });
 
-  it('commits and rolls back with the caller\'s transaction', async () => {
+  it("commits and rolls back with the caller's transaction", async () => {
     const kind = uniqueKind('tx');
     await expect(
       db.transaction(async (tx) => {
@@ -238,10 +238,12 @@ describe('JobScheduler', () => {
     await scheduleJob(db, { kind, key: `${kind}:dead`, runAt: clock.now() });
     await scheduleJob(db, { kind, key: `${kind}:alive`, runAt: clock.now() });
     // As a crashed process leaves them: claimed, attempts counted, lease still held or lapsed.
-    await db.query(
-      `UPDATE jobs SET attempts = 1, lease_id = $2, locked_until = CASE WHEN dedupe_key LIKE '%:dead' THEN $3::timestamptz ELSE $4::timestamptz END WHERE kind = $1`,
-      [kind, randomUUID(), new Date(Date.now() - 1_000), new Date(Date.now() + 60_000)],
-    );
+    await db.query(`UPDATE jobs SET attempts = 1, lease_id = $2, locked_until = CASE WHEN dedupe_key LIKE '%:dead' THEN $3::timestamptz ELSE $4::timestamptz END WHERE kind = $1`, [
+      kind,
+      randomUUID(),
+      new Date(Date.now() - 1_000),
+      new Date(Date.now() + 60_000),
+    ]);
     expect(await s.runDue()).toBe(1);
     expect(runs).toBe(1);
     expect(await row(`${kind}:dead`)).toMatchObject({ attempts: 2, locked_until: null });

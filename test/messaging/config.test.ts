@@ -25,7 +25,14 @@ describe('messaging configuration', () => {
   });
 
   it('reads the SMS gateway and keeps its key redacted', () => {
-    const c = loadConfig({ DATA_DIR: dir(), ...PROD, SMS_GATEWAY_URL: 'https://sms.example/v1/send', SMS_GATEWAY_KEY: 'sk_live_abc', SMS_SENDER: '+33612345678', MAIL_FROM: '"Shop, Inc" <pay@shop.example>' });
+    const c = loadConfig({
+      DATA_DIR: dir(),
+      ...PROD,
+      SMS_GATEWAY_URL: 'https://sms.example/v1/send',
+      SMS_GATEWAY_KEY: 'sk_live_abc',
+      SMS_SENDER: '+33612345678',
+      MAIL_FROM: '"Shop, Inc" <pay@shop.example>',
+    });
     expect(c.smsGatewayUrl).toBe('https://sms.example/v1/send');
     expect(c.smsGatewayKey?.reveal()).toBe('sk_live_abc');
     expect(JSON.stringify(c)).not.toContain('sk_live_abc');

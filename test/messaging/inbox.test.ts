@@ -32,8 +32,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const inbox = (authorization?: string) =>
-  app.server.inject({ method: 'GET', url: '/sandbox/inbox', headers: authorization ? { authorization } : {} });
+const inbox = (authorization?: string) => app.server.inject({ method: 'GET', url: '/sandbox/inbox', headers: authorization ? { authorization } : {} });
 
 describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
   it('asks for Basic credentials without them, and refuses wrong ones', async () => {
@@ -93,8 +92,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
 });
 
 describe('GET /api/sandbox/messages (JSON, bearer)', () => {
-  const get = (url: string, token?: string) =>
-    app.server.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const get = (url: string, token?: string) => app.server.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
 
   it('needs an access token', async () => {
     const res = await get('/api/sandbox/messages');

@@ -17,7 +17,15 @@ describe('the link says what the offer is', () => {
   it('a 3x link e-mail: the schedule and the credit figures, never "on your own or with friends"', () => {
     const fr = purchaseLinkEmail(link('fr_FR', INSTALLMENTS_3X));
     const text = plain(fr.text);
-    for (const s of ['payable en 3 fois', "Aujourd'hui : 104,50 €", '1er septembre 2026 : 100,00 €', 'Montant financé : 200,00 €', 'Frais (coût total du crédit) : 4,50 €', 'Montant total dû : 304,50 €', 'TAEG fixe : 20,00 %']) {
+    for (const s of [
+      'payable en 3 fois',
+      "Aujourd'hui : 104,50 €",
+      '1er septembre 2026 : 100,00 €',
+      'Montant financé : 200,00 €',
+      'Frais (coût total du crédit) : 4,50 €',
+      'Montant total dû : 304,50 €',
+      'TAEG fixe : 20,00 %',
+    ]) {
       expect(text).toContain(s);
     }
     expect(text).not.toContain('plusieurs en suivant');
@@ -65,7 +73,18 @@ describe('the link says what the offer is', () => {
   });
 
   it('the figures come from the schedule engine, as the checkout computes them', () => {
-    const offer = { type: 'INSTALLMENTS' as const, installments: 3, deferredDays: 0, feeRateBps: 150, fixedFeeCents: 0, minAmountCents: 5_000, maxAmountCents: 300_000, fundingCapCents: null, debitRateBps: 0, usuryCeilingBps: null };
+    const offer = {
+      type: 'INSTALLMENTS' as const,
+      installments: 3,
+      deferredDays: 0,
+      feeRateBps: 150,
+      fixedFeeCents: 0,
+      minAmountCents: 5_000,
+      maxAmountCents: 300_000,
+      fundingCapCents: null,
+      debitRateBps: 0,
+      usuryCeilingBps: null,
+    };
     const s = offerSummary(offer, 30_000, new Date('2026-08-01T10:00:00Z'));
     expect(s).toMatchObject({ type: 'INSTALLMENTS', count: 3, credit: { financedCents: 20_000, feesCents: 450, totalDueCents: 30_450 } });
     if (s.type !== 'INSTALLMENTS') throw new Error('unreachable');
@@ -114,7 +133,9 @@ describe('receipts and notices', () => {
     const n = notices('en_GB').find((x) => x.kind === 'pot_complete')!;
     expect(noticeEmail(n).subject).toBe('Shoe <Shop>: the pot for Red sneakers is complete');
     expect(noticeEmail(n).text).toContain('The €50.00 held as a guarantee on your Visa card ending 4242 is released: nothing more will be charged.');
-    expect(plain(noticeEmail(notices('fr_FR').find((x) => x.kind === 'pot_complete')!).text)).toContain('Les 50,00 € réservés en garantie sur votre carte Visa se terminant par 4242 sont libérés : rien');
+    expect(plain(noticeEmail(notices('fr_FR').find((x) => x.kind === 'pot_complete')!).text)).toContain(
+      'Les 50,00 € réservés en garantie sur votre carte Visa se terminant par 4242 sont libérés : rien',
+    );
   });
 
   it('receipt and pot-complete SMS: one GSM-7 segment, even with a long title, in fr and en', () => {

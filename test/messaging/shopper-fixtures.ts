@@ -41,11 +41,27 @@ export function notices(language: string): ShopperNotice[] {
   const base = { ...link(language), key: 'k', name: 'Alice', card: { brand: 'visa', last4: '4242' } };
   const inst = { index: 1, count: 3, dueDate: '2026-09-01', amountCents: 10_000 };
   return [
-    { ...base, kind: 'leader_receipt', chargedCents: 5_000, heldCents: 5_000, offer: { type: 'SHARED' }, pot: { deadline: new Date('2026-08-03T12:00:00Z'), invited: 2, pledgedCents: 5_000 } },
+    {
+      ...base,
+      kind: 'leader_receipt',
+      chargedCents: 5_000,
+      heldCents: 5_000,
+      offer: { type: 'SHARED' },
+      pot: { deadline: new Date('2026-08-03T12:00:00Z'), invited: 2, pledgedCents: 5_000 },
+    },
     { ...base, kind: 'leader_receipt', chargedCents: 30_000, heldCents: 0, offer: { type: 'SHARED' } },
     { ...base, kind: 'leader_receipt', chargedCents: 10_450, heldCents: 0, offer: INSTALLMENTS_3X },
     { ...base, kind: 'leader_receipt', chargedCents: 0, heldCents: 30_000, offer: DEFERRED_30 },
-    { ...base, card: undefined, name: 'Bob', kind: 'pledge_receipt', chargedCents: 2_500, inviterName: 'Alice <Martin>', leftCents: 2_500, deadline: new Date('2026-08-03T12:00:00Z') },
+    {
+      ...base,
+      card: undefined,
+      name: 'Bob',
+      kind: 'pledge_receipt',
+      chargedCents: 2_500,
+      inviterName: 'Alice <Martin>',
+      leftCents: 2_500,
+      deadline: new Date('2026-08-03T12:00:00Z'),
+    },
     { ...base, kind: 'installment_receipt', installment: inst, next: { dueDate: '2026-10-01', amountCents: 10_000 } },
     { ...base, kind: 'precharge', installment: inst },
     { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02' },

@@ -119,10 +119,15 @@ describe('HttpSmsGateway', () => {
 
 describe('SMS through the messenger', () => {
   async function rows(purchaseId: string) {
-    const { rows } = await app.services.db.query<{ channel: string; recipient: string; subject: string | null; body: string; accepted: boolean; error: string | null; provider_id: string | null }>(
-      'SELECT channel, recipient, subject, body, accepted, error, provider_id FROM outbound_messages WHERE purchase_id = $1',
-      [purchaseId],
-    );
+    const { rows } = await app.services.db.query<{
+      channel: string;
+      recipient: string;
+      subject: string | null;
+      body: string;
+      accepted: boolean;
+      error: string | null;
+      provider_id: string | null;
+    }>('SELECT channel, recipient, subject, body, accepted, error, provider_id FROM outbound_messages WHERE purchase_id = $1', [purchaseId]);
     return rows;
   }
 

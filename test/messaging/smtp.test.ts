@@ -9,10 +9,15 @@ import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { closedPort, insertPurchaseRow, linkMessage, silentServer } from './fixtures.ts';
 
 async function rows(app: TestApp, purchaseId: string) {
-  const { rows } = await app.services.db.query<{ channel: string; recipient: string; subject: string; body: string; accepted: boolean; error: string | null; provider_id: string | null }>(
-    'SELECT channel, recipient, subject, body, accepted, error, provider_id FROM outbound_messages WHERE purchase_id = $1 ORDER BY created_at',
-    [purchaseId],
-  );
+  const { rows } = await app.services.db.query<{
+    channel: string;
+    recipient: string;
+    subject: string;
+    body: string;
+    accepted: boolean;
+    error: string | null;
+    provider_id: string | null;
+  }>('SELECT channel, recipient, subject, body, accepted, error, provider_id FROM outbound_messages WHERE purchase_id = $1 ORDER BY created_at', [purchaseId]);
   return rows;
 }
 

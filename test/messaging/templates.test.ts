@@ -53,7 +53,7 @@ describe('purchase link e-mail', () => {
     expect(mail.lang).toBe('fr');
     expect(plain(mail.subject)).toBe('Shoe Shop : votre lien de paiement pour Red sneakers');
     expect(mail.text).toMatch(/^Bonjour Alice,/);
-    expect(plain(mail.text)).toContain('Shoe Shop a préparé votre achat « Red sneakers » d\'un montant de 123,45 €.');
+    expect(plain(mail.text)).toContain("Shoe Shop a préparé votre achat « Red sneakers » d'un montant de 123,45 €.");
     expect(mail.text).toContain(`\n${URL}\n`);
     expect(mail.html).toContain('<html lang="fr">');
     expect(mail.html).toContain(`href="${URL}"`);
@@ -139,9 +139,7 @@ const pledge = (over: Partial<PledgeMessage> = {}): PledgeMessage => ({
 });
 
 /** GSM 03.38: the basic set and the extension table (each extension character costs 2 septets). */
-const GSM7 = new Set(
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà' + '^{}\\[~]|€',
-);
+const GSM7 = new Set('@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà' + '^{}\\[~]|€');
 const nonGsm7 = (s: string) => [...s].filter((c) => !GSM7.has(c));
 
 describe('deadline formatting', () => {
@@ -212,7 +210,12 @@ describe('pledge e-mail', () => {
   it('escapes and flattens hostile names, title and merchant', () => {
     const hostile = '<script>alert("x")</script>';
     const mail = pledgeEmail(
-      pledge({ inviterName: `${hostile}\r\nBcc: victim@example.test`, pledgerName: '<i>Bob</i>\nX-Evil: 1', title: `<img src=x onerror='y'>\r\nTo: a@b.test`, merchantName: '<b>Evil</b> & "Shop"' }),
+      pledge({
+        inviterName: `${hostile}\r\nBcc: victim@example.test`,
+        pledgerName: '<i>Bob</i>\nX-Evil: 1',
+        title: `<img src=x onerror='y'>\r\nTo: a@b.test`,
+        merchantName: '<b>Evil</b> & "Shop"',
+      }),
     );
     expect(mail.html).not.toMatch(/<script|<img|<i>|<b>/);
     expect(mail.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Bcc: victim@example.test invites you');
@@ -234,7 +237,9 @@ describe('pledge SMS', () => {
     expect(pledgeSms(pledge({ url: SHORT_URL, language: 'de_DE' }))).toBe(en);
     // The reminder is longer: no room left for even 12 characters of title, so the title goes.
     const reminder = pledgeSms(pledge({ url: SHORT_URL, kind: 'reminder' }));
-    expect(reminder).toBe(`Reminder: Alice invites you to chip in €41.15 at Shoe Shop (total €123.45). The pot closes on 23 November 2026, 14:00. Pay your share here: ${SHORT_URL}`);
+    expect(reminder).toBe(
+      `Reminder: Alice invites you to chip in €41.15 at Shoe Shop (total €123.45). The pot closes on 23 November 2026, 14:00. Pay your share here: ${SHORT_URL}`,
+    );
     for (const s of [en, fr, reminder]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
   });
 

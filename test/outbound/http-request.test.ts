@@ -102,7 +102,7 @@ describe('the outbound client in production', () => {
   });
 });
 
-describe('a PSP connector\'s client in production', () => {
+describe("a PSP connector's client in production", () => {
   const endpoints = new PspEndpoints('production', ['localhost']);
   const stripeHttp = endpoints.httpFor(stripeDefinition, 'test');
   const call = (url: string) => stripeHttp.request(url, { method: 'POST', headers: {}, body: CARD, timeoutMs: 2_000 }).catch((e: unknown) => e);

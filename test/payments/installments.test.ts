@@ -25,7 +25,8 @@ async function paidPurchase(c: Caller, offer: string, amount: number, card = OK,
 const v1 = async (c: Caller, id: string) => (await c.get(`/api/merchants/v1/purchases/${id}`)).json();
 const advance = async (days: number) => expect((await a.post('/api/sandbox/clock', { advance_seconds: days * DAY })).statusCode).toBe(200);
 const installments = async (id: string) =>
-  (await app.services.db.query<{ index: number; state: string; attempts: number }>('SELECT index, state, attempts FROM installments WHERE purchase_id = $1 ORDER BY index', [id])).rows;
+  (await app.services.db.query<{ index: number; state: string; attempts: number }>('SELECT index, state, attempts FROM installments WHERE purchase_id = $1 ORDER BY index', [id]))
+    .rows;
 const captured = async (id: string) =>
   (await app.services.db.query<{ total: number }>('SELECT COALESCE(sum(captured_cents), 0)::bigint AS total FROM payments WHERE purchase_id = $1', [id])).rows[0]!.total;
 
@@ -129,7 +130,7 @@ describe('POST /api/trigger_capture/?signature=<jwt>', () => {
     expect(await captured(id)).toBe(0);
   });
 
-  it('another merchant\'s purchase is not found through one\'s own offer', async () => {
+  it("another merchant's purchase is not found through one's own offer", async () => {
     const theirs = await paidPurchase(b, b.offer('DEFERRED'), 15_000);
     const res = await trigger(signHs256({ merchantUid: a.offer('DEFERRED'), purchaseUid: `pur_${theirs}` }, secretOf(a)));
     expect(res.statusCode).toBe(404);

@@ -33,10 +33,12 @@ const guaranteeAtPsp = async (id: string) =>
     )
   ).rows[0];
 const payments = async (id: string) =>
-  (await app.services.db.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number }>(
-    'SELECT purpose, status, amount_cents, captured_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at, purpose',
-    [id],
-  )).rows;
+  (
+    await app.services.db.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number }>(
+      'SELECT purpose, status, amount_cents, captured_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at, purpose',
+      [id],
+    )
+  ).rows;
 
 describe('the shared pot through the sandbox helpers', () => {
   it('leader pays a share and invites two friends; both pay; the purchase is SUCCESSFUL and the guarantee released', async () => {
@@ -87,7 +89,7 @@ describe('the shared pot through the sandbox helpers', () => {
     expect(good.json().state).toBe('SUCCESSFUL');
   });
 
-  it('after the offer\'s maximum attempts the purchase is FAILED', async () => {
+  it("after the offer's maximum attempts the purchase is FAILED", async () => {
     const p = await purchase(a);
     for (let i = 0; i < 3; i++) expect((await payLeader(a, p.id, { card_number: DECLINED })).statusCode).toBe(402);
     expect((await v1(a, p.id)).state).toBe('FAILED');

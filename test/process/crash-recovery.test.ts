@@ -51,11 +51,16 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
     };
     const offer = (type: string) => merchant.offers.find((o) => o.type === type)!;
     const purchase = async (type: string, amount = 10_000) => {
-      const res = await call(server, 'POST', '/api/merchants/v1/purchases', { title: 'Crash', amount, client: { email: 'leader@example.com' }, merchant_uid: offer(type).merchant_uid });
+      const res = await call(server, 'POST', '/api/merchants/v1/purchases', {
+        title: 'Crash',
+        amount,
+        client: { email: 'leader@example.com' },
+        merchant_uid: offer(type).merchant_uid,
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return `pur_${res.body.id as string}`; // v1 answers the bare uuid; the sandbox helper and trigger_capture take pur_…
     };
-    const q = async <T,>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[];
+    const q = async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[];
 
     /**
      * Sends `request` to the server while purchase_events is locked, waits until the sandbox PSP
@@ -105,81 +110,131 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
     const close = async () => {
       await client.end();
     };
-    return { get server() { return server; }, call, purchase, q, crashAfterPspAnswer, pspCharges, transactionEvents, offer, close };
+    return {
+      get server() {
+        return server;
+      },
+      call,
+      purchase,
+      q,
+      crashAfterPspAnswer,
+      pspCharges,
+      transactionEvents,
+      offer,
+      close,
+    };
   }
 
   const uuid = (publicId: string) => publicId.replace(/^[a-z]{3}_/, '');
 
-  it('the leader: the retry records the first charge, charges nothing more, and notifies once', async () => {
-    const t = await setUp();
-    try {
-      const uid = await t.purchase('SHARED');
-      const id = uuid(uid);
-      await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' }), 'authorize', `${id}:leader:1`);
-      expect(await t.q('SELECT status FROM payments WHERE purchase_id = $1', [id])).toEqual([{ status: 'pending' }]);
-      // Within the in-progress window the retry is refused; after it, the first attempt is resolved.
-      expect((await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
-      expect((await t.call(t.server, 'POST', '/api/sandbox/clock', { advance_seconds: 61 })).status).toBe(200);
-      const retry = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' });
-      expect(retry.status, JSON.stringify(retry.body) + t.server.proc.output.split('\n').filter((l) => l.includes('"level":50')).join('\n')).toBe(200);
-      expect(retry.body.state).toBe('SUCCESSFUL');
-      expect(await t.pspCharges(id)).toEqual([{ status: 'settled', captured_cents: 10_000 }]);
-      expect(await t.q('SELECT status, captured_cents::int AS captured_cents FROM payments WHERE purchase_id = $1', [id])).toEqual([{ status: 'captured', captured_cents: 10_000 }]);
-      expect(await t.transactionEvents(id)).toEqual([{ purpose: 'leader_share', status: 'completed' }]);
-    } finally {
-      await t.close();
-    }
-  }, TEST_MS);
+  it(
+    'the leader: the retry records the first charge, charges nothing more, and notifies once',
+    async () => {
+      const t = await setUp();
+      try {
+        const uid = await t.purchase('SHARED');
+        const id = uuid(uid);
+        await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' }), 'authorize', `${id}:leader:1`);
+        expect(await t.q('SELECT status FROM payments WHERE purchase_id = $1', [id])).toEqual([{ status: 'pending' }]);
+        // Within the in-progress window the retry is refused; after it, the first attempt is resolved.
+        expect((await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
+        expect((await t.call(t.server, 'POST', '/api/sandbox/clock', { advance_seconds: 61 })).status).toBe(200);
+        const retry = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' });
+        expect(
+          retry.status,
+          JSON.stringify(retry.body) +
+            t.server.proc.output
+              .split('\n')
+              .filter((l) => l.includes('"level":50'))
+              .join('\n'),
+        ).toBe(200);
+        expect(retry.body.state).toBe('SUCCESSFUL');
+        expect(await t.pspCharges(id)).toEqual([{ status: 'settled', captured_cents: 10_000 }]);
+        expect(await t.q('SELECT status, captured_cents::int AS captured_cents FROM payments WHERE purchase_id = $1', [id])).toEqual([
+          { status: 'captured', captured_cents: 10_000 },
+        ]);
+        expect(await t.transactionEvents(id)).toEqual([{ purpose: 'leader_share', status: 'completed' }]);
+      } finally {
+        await t.close();
+      }
+    },
+    TEST_MS,
+  );
 
-  it('a pledger: the retry after the reservation records the first charge once and charges nothing more', async () => {
-    const t = await setUp();
-    try {
-      const uid = await t.purchase('SHARED');
-      const id = uuid(uid);
-      const led = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242', pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }] });
-      expect(led.status, JSON.stringify(led.body)).toBe(200);
-      const plg = led.body.pledges[0].id as string;
-      await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '4242424242424242' }), 'authorize', `${uuid(plg)}:pay:1`);
-      expect((await t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
-      expect((await t.call(t.server, 'POST', '/api/sandbox/clock', { advance_seconds: 16 * 60 })).status).toBe(200);
-      const retry = await t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' });
-      expect(retry.status, JSON.stringify(retry.body) + t.server.proc.output.split('\n').filter((l) => l.includes('"level":50')).join('\n')).toBe(200);
-      const pledgeCharges = await t.q<{ status: string; captured_cents: number }>(
-        `SELECT t.status, t.captured_cents::int AS captured_cents FROM sandbox_psp_idempotency i JOIN sandbox_psp_transactions t ON t.id = i.result->>'transactionId'
+  it(
+    'a pledger: the retry after the reservation records the first charge once and charges nothing more',
+    async () => {
+      const t = await setUp();
+      try {
+        const uid = await t.purchase('SHARED');
+        const id = uuid(uid);
+        const led = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, {
+          card_number: '4242424242424242',
+          pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }],
+        });
+        expect(led.status, JSON.stringify(led.body)).toBe(200);
+        const plg = led.body.pledges[0].id as string;
+        await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '4242424242424242' }), 'authorize', `${uuid(plg)}:pay:1`);
+        expect((await t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
+        expect((await t.call(t.server, 'POST', '/api/sandbox/clock', { advance_seconds: 16 * 60 })).status).toBe(200);
+        const retry = await t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' });
+        expect(
+          retry.status,
+          JSON.stringify(retry.body) +
+            t.server.proc.output
+              .split('\n')
+              .filter((l) => l.includes('"level":50'))
+              .join('\n'),
+        ).toBe(200);
+        const pledgeCharges = await t.q<{ status: string; captured_cents: number }>(
+          `SELECT t.status, t.captured_cents::int AS captured_cents FROM sandbox_psp_idempotency i JOIN sandbox_psp_transactions t ON t.id = i.result->>'transactionId'
          WHERE i.operation = 'authorize' AND i.idempotency_key LIKE $1`,
-        [`${uuid(plg)}:%`],
-      );
-      expect(pledgeCharges).toEqual([{ status: 'settled', captured_cents: 3_000 }]);
-      expect(await t.q('SELECT status FROM payments WHERE pledge_id = $1', [uuid(plg)])).toEqual([{ status: 'captured' }]);
-      expect((await t.transactionEvents(id)).filter((e) => e.purpose === 'pledge')).toEqual([{ purpose: 'pledge', status: 'completed' }]);
-      expect(await t.q("SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'pledge.paid'", [id])).toEqual([{ n: 1 }]);
-    } finally {
-      await t.close();
-    }
-  }, TEST_MS);
+          [`${uuid(plg)}:%`],
+        );
+        expect(pledgeCharges).toEqual([{ status: 'settled', captured_cents: 3_000 }]);
+        expect(await t.q('SELECT status FROM payments WHERE pledge_id = $1', [uuid(plg)])).toEqual([{ status: 'captured' }]);
+        expect((await t.transactionEvents(id)).filter((e) => e.purpose === 'pledge')).toEqual([{ purpose: 'pledge', status: 'completed' }]);
+        expect(await t.q("SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'pledge.paid'", [id])).toEqual([{ n: 1 }]);
+      } finally {
+        await t.close();
+      }
+    },
+    TEST_MS,
+  );
 
-  it('an installment (a deferred capture through trigger_capture): captured once, recorded once', async () => {
-    const t = await setUp();
-    try {
-      const uid = await t.purchase('DEFERRED');
-      const id = uuid(uid);
-      const led = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' });
-      expect(led.status, JSON.stringify(led.body)).toBe(200);
-      const [inst] = await t.q<{ id: string }>('SELECT id FROM installments WHERE purchase_id = $1', [id]);
-      const offer = t.offer('DEFERRED');
-      const signature = signHs256({ merchantUid: offer.merchant_uid, purchaseUid: uid }, offer.secret);
-      const trigger = (s: Served) => t.call(s, 'POST', `/api/trigger_capture/?signature=${encodeURIComponent(signature)}`);
-      await t.crashAfterPspAnswer(trigger, 'capture', `${inst!.id}:attempt:1:capture`);
-      const retry = await trigger(t.server);
-      expect(retry.status, JSON.stringify(retry.body) + t.server.proc.output.split('\n').filter((l) => l.includes('"level":50')).join('\n')).toBe(200);
-      expect(await t.q("SELECT count(*)::int AS n FROM sandbox_psp_idempotency WHERE operation = 'capture' AND idempotency_key LIKE $1", [`${inst!.id}:%`])).toEqual([{ n: 1 }]);
-      const charges = await t.pspCharges(id);
-      expect(charges).toHaveLength(1);
-      expect(charges[0]!.status).toBe('settled');
-      expect(await t.q('SELECT state, attempts FROM installments WHERE id = $1', [inst!.id])).toEqual([{ state: 'paid', attempts: 1 }]);
-      expect((await t.transactionEvents(id)).map((e) => e.status)).toEqual(['authorized', 'completed']);
-    } finally {
-      await t.close();
-    }
-  }, TEST_MS);
+  it(
+    'an installment (a deferred capture through trigger_capture): captured once, recorded once',
+    async () => {
+      const t = await setUp();
+      try {
+        const uid = await t.purchase('DEFERRED');
+        const id = uuid(uid);
+        const led = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' });
+        expect(led.status, JSON.stringify(led.body)).toBe(200);
+        const [inst] = await t.q<{ id: string }>('SELECT id FROM installments WHERE purchase_id = $1', [id]);
+        const offer = t.offer('DEFERRED');
+        const signature = signHs256({ merchantUid: offer.merchant_uid, purchaseUid: uid }, offer.secret);
+        const trigger = (s: Served) => t.call(s, 'POST', `/api/trigger_capture/?signature=${encodeURIComponent(signature)}`);
+        await t.crashAfterPspAnswer(trigger, 'capture', `${inst!.id}:attempt:1:capture`);
+        const retry = await trigger(t.server);
+        expect(
+          retry.status,
+          JSON.stringify(retry.body) +
+            t.server.proc.output
+              .split('\n')
+              .filter((l) => l.includes('"level":50'))
+              .join('\n'),
+        ).toBe(200);
+        expect(await t.q("SELECT count(*)::int AS n FROM sandbox_psp_idempotency WHERE operation = 'capture' AND idempotency_key LIKE $1", [`${inst!.id}:%`])).toEqual([{ n: 1 }]);
+        const charges = await t.pspCharges(id);
+        expect(charges).toHaveLength(1);
+        expect(charges[0]!.status).toBe('settled');
+        expect(await t.q('SELECT state, attempts FROM installments WHERE id = $1', [inst!.id])).toEqual([{ state: 'paid', attempts: 1 }]);
+        expect((await t.transactionEvents(id)).map((e) => e.status)).toEqual(['authorized', 'completed']);
+      } finally {
+        await t.close();
+      }
+    },
+    TEST_MS,
+  );
 });

@@ -76,32 +76,36 @@ describe('the embedded database lock', () => {
     expect((err as Error).message).toContain('in use by a running Chipin process');
   }, 30_000);
 
-  it.skipIf(process.platform !== 'linux')('is free right after the holder is SIGKILLed, while it is still a zombie', async () => {
-    const dir = dataDir();
-    const pid = await holder(dir);
-    process.kill(pid, 'SIGKILL');
-    // Wait only for the kernel to finish the kill (the process turns into a zombie: state Z).
-    const deadline = Date.now() + 5_000;
-    while (state(pid) !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(state(pid), 'the holder is a zombie: its parent has not reaped it').toBe('Z');
-    // The thread-group leader shows Z while its other threads may still be tearing down the
-    // shared file table (longer on a loaded machine): allow that, bounded. What matters is that
-    // the lock is free while the holder is still an unreaped zombie, where a pid check
-    // (kill(pid, 0) succeeds on zombies) refused it.
-    let release: (() => void) | undefined;
-    for (const until = Date.now() + 3_000; !release; ) {
-      try {
-        release = await lockDataDir(dir);
-      } catch (err) {
-        if (!(err instanceof DatabaseBusyError) || Date.now() > until) throw err;
-        await new Promise((r) => setTimeout(r, 20));
+  it.skipIf(process.platform !== 'linux')(
+    'is free right after the holder is SIGKILLed, while it is still a zombie',
+    async () => {
+      const dir = dataDir();
+      const pid = await holder(dir);
+      process.kill(pid, 'SIGKILL');
+      // Wait only for the kernel to finish the kill (the process turns into a zombie: state Z).
+      const deadline = Date.now() + 5_000;
+      while (state(pid) !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(state(pid), 'the holder is a zombie: its parent has not reaped it').toBe('Z');
+      // The thread-group leader shows Z while its other threads may still be tearing down the
+      // shared file table (longer on a loaded machine): allow that, bounded. What matters is that
+      // the lock is free while the holder is still an unreaped zombie, where a pid check
+      // (kill(pid, 0) succeeds on zombies) refused it.
+      let release: (() => void) | undefined;
+      for (const until = Date.now() + 3_000; !release;) {
+        try {
+          release = await lockDataDir(dir);
+        } catch (err) {
+          if (!(err instanceof DatabaseBusyError) || Date.now() > until) throw err;
+          await new Promise((r) => setTimeout(r, 20));
+        }
       }
-    }
-    expect(state(pid), 'still an unreaped zombie when the lock was taken').toBe('Z');
-    expect(readFileSync(join(dir, 'chipin.pid'), 'utf8')).toBe(String(process.pid));
-    release();
-    expect(existsSync(join(dir, 'chipin.pid'))).toBe(false);
-  }, 30_000);
+      expect(state(pid), 'still an unreaped zombie when the lock was taken').toBe('Z');
+      expect(readFileSync(join(dir, 'chipin.pid'), 'utf8')).toBe(String(process.pid));
+      release();
+      expect(existsSync(join(dir, 'chipin.pid'))).toBe(false);
+    },
+    30_000,
+  );
 
   it('is taken again by the same process after release, and a second lockDataDir in one process is refused', async () => {
     const dir = dataDir();

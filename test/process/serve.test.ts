@@ -182,7 +182,11 @@ describe('a served instance', () => {
 
   /** Waits for the access-log line of request `id`, then returns every JSON log line from `from` on. */
   async function logsOf(s: Served, id: string, from: number): Promise<Record<string, unknown>[]> {
-    await s.proc.waitFor((p) => p.stdout.slice(from).includes(`"request_id":"${id}"`) && p.stdout.slice(from).includes('request completed'), `the log line of request ${id}`, 5_000);
+    await s.proc.waitFor(
+      (p) => p.stdout.slice(from).includes(`"request_id":"${id}"`) && p.stdout.slice(from).includes('request completed'),
+      `the log line of request ${id}`,
+      5_000,
+    );
     return jsonLines(s.proc.stdout.slice(from));
   }
 

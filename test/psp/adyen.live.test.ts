@@ -25,7 +25,13 @@ if (merchantAccount && apiKey && hmacKey) {
     const build = () =>
       adyenDefinition.create(
         { id: 'live-test', environment: 'test', credentials, baseUrl: adyenDefinition.baseUrl('test', credentials) },
-        { clock: { now: () => new Date() }, publicUrl: PUBLIC_URL, timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(adyenDefinition, 'test'), operations: operations.forAccount('adyen', 'live-test') },
+        {
+          clock: { now: () => new Date() },
+          publicUrl: PUBLIC_URL,
+          timeoutMs: 30_000,
+          http: new PspEndpoints('production').httpFor(adyenDefinition, 'test'),
+          operations: operations.forAccount('adyen', 'live-test'),
+        },
       ) as AdyenConnector;
     const connector = build();
     const manual = (what: string) => async () => {

@@ -169,11 +169,25 @@ describe('adyen notifications', () => {
   it('a POST redirect action becomes a form to post (url and data), which the issuer page takes', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: { ...ADYEN_CARDS.challenge, holderName: 'POST_REDIRECT' } });
     if (!a.ok) throw new Error(a.reason);
-    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1500,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
     expect(r.status).toBe('requires_action');
     expect(r.challengeUrl).toBeUndefined();
-    expect(r.challengeForm).toEqual({ action: `${h.fake.url}/checkoutshopper/threeDS/redirect`, fields: { PaReq: expect.any(String), MD: expect.any(String), TermUrl: RETURN_URL } });
-    const page = await fetch(r.challengeForm!.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(r.challengeForm!.fields).toString() });
+    expect(r.challengeForm).toEqual({
+      action: `${h.fake.url}/checkoutshopper/threeDS/redirect`,
+      fields: { PaReq: expect.any(String), MD: expect.any(String), TermUrl: RETURN_URL },
+    });
+    const page = await fetch(r.challengeForm!.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(r.challengeForm!.fields).toString(),
+    });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('name="outcome"');
   });
@@ -181,7 +195,14 @@ describe('adyen notifications', () => {
   it('the fake signs its webhooks as Adyen does, and the AUTHORISATION after a challenge settles the payment without /payments/details', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.challenge });
     if (!a.ok) throw new Error(a.reason);
-    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1500,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
     expect(r.status).toBe('requires_action');
     const redirectResult = await h.shopperChallenge(stored(r), 'complete');
     expect(redirectResult).toBeTruthy();
@@ -209,7 +230,14 @@ describe('adyen notifications', () => {
   it('a failed capture webhook (the hold had lapsed at Adyen) puts the payment back to authorised', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
     if (!a.ok) throw new Error(a.reason);
-    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 700,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
     const c = await h.connector.capture({ idempotencyKey: key(), transaction: stored(r), amountCents: 700 });
     expect(c.status).toBe('captured');
     const ok = h.fake.notifications.at(-1)!;
@@ -251,10 +279,23 @@ describe('adyen connector against the fake', () => {
 
   it('a leader checkout with storeForLater is a CIT that stores the card; the MIT references it (PSD2)', async () => {
     const pm = await attach();
-    const cit = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
     expect(cit.status).toBe('captured');
     expect(cit.networkTransactionId).toMatch(/^[0-9]{15}$/);
-    expect(h.fake.requests.at(-1)!.body).toMatchObject({ storePaymentMethod: true, shopperInteraction: 'Ecommerce', recurringProcessingModel: 'UnscheduledCardOnFile', captureDelayHours: 0 });
+    expect(h.fake.requests.at(-1)!.body).toMatchObject({
+      storePaymentMethod: true,
+      shopperInteraction: 'Ecommerce',
+      recurringProcessingModel: 'UnscheduledCardOnFile',
+      captureDelayHours: 0,
+    });
     const mit = await h.connector.chargeOffSession({
       idempotencyKey: key(),
       paymentMethodId: pm,
@@ -334,7 +375,12 @@ describe('adyen connector against the fake', () => {
       errors.push(await fault(h.build({ baseUrl: 'http://127.0.0.1:1' }).attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
       h.fake.fail('http500');
       errors.push(await fault(h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success })));
-      const shown = [JSON.stringify(h.connector), String(h.connector), inspect(h.connector, { showHidden: true, depth: 5 }), ...errors.flatMap((e) => [e.message, String(e.stack), JSON.stringify(e)])].join('\n');
+      const shown = [
+        JSON.stringify(h.connector),
+        String(h.connector),
+        inspect(h.connector, { showHidden: true, depth: 5 }),
+        ...errors.flatMap((e) => [e.message, String(e.stack), JSON.stringify(e)]),
+      ].join('\n');
       for (const secret of [api_key, hmac_key, hmac_key.toLowerCase(), merchant_account]) expect(shown).not.toContain(secret);
     });
   });
@@ -343,7 +389,8 @@ describe('adyen connector against the fake', () => {
     it('a timeout is unreachable; a 5xx is unreachable; a malformed answer is bad_response', async () => {
       const pm = await attach();
       const quick = h.build({ timeoutMs: 200 });
-      const auth = (c: AdyenConnector) => c.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      const auth = (c: AdyenConnector) =>
+        c.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
       h.fake.fail('timeout');
       const t = await fault(auth(quick));
       expect(t.code).toBe('unreachable');

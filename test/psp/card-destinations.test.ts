@@ -97,7 +97,12 @@ describe('a production deployment sends card data to no host a merchant chooses'
 
       const typed = Object.fromEntries(Object.entries(credentials).map(([k, v]) => [`credentials.${k}`, v]));
       const post = (url: string, fields: Record<string, string>) =>
-        prod.server.inject({ method: 'POST', url, headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ csrf: session.csrf, ...fields }) });
+        prod.server.inject({
+          method: 'POST',
+          url,
+          headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ csrf: session.csrf, ...fields }),
+        });
       const added = await post('/dashboard/psp-accounts', { psp, label: 'form', environment: 'test', ...typed, endpoint_url: 'https://collector.example/x', verify: 'no' });
       expect(added.statusCode).toBe(400);
       expect(added.body).toContain('must be an https:// URL on one of');
@@ -105,7 +110,12 @@ describe('a production deployment sends card data to no host a merchant chooses'
       expect(edited.statusCode).toBe(400);
 
       // `chipin psp-account create` calls this use case with the deployment's registry (the command itself: test/process/cli.test.ts).
-      const cli = await createPspAccount(prod.services.pspAccounts, m.accountId, { psp, environment: 'test', label: 'cli', credentials, endpoint_url: 'https://10.0.0.1' }, { verify: false });
+      const cli = await createPspAccount(
+        prod.services.pspAccounts,
+        m.accountId,
+        { psp, environment: 'test', label: 'cli', credentials, endpoint_url: 'https://10.0.0.1' },
+        { verify: false },
+      );
       expect(cli).toMatchObject({ kind: 'invalid', field: 'endpoint_url' });
     }
     expect(trap.untouched).toBe(true);
@@ -143,7 +153,16 @@ describe('a production deployment sends card data to no host a merchant chooses'
       for (const endpoint of [`http://127.0.0.1:${trap.port}/x`, `https://localhost:${trap.port}`, `https://2130706433:${trap.port}`, 'https://collector.example']) {
         const row = await insertPspAccount(
           prod.services.db,
-          { id: crypto.randomUUID(), accountId: m.accountId, psp, environment: 'test', label: 'old', credentialsEnc: sealCredentials(prod.services.box, credentials), endpointUrl: endpoint, verifiedAt: null },
+          {
+            id: crypto.randomUUID(),
+            accountId: m.accountId,
+            psp,
+            environment: 'test',
+            label: 'old',
+            credentialsEnc: sealCredentials(prod.services.box, credentials),
+            endpointUrl: endpoint,
+            verifiedAt: null,
+          },
           new Date(),
         );
         const psa = `psa_${row.id}`;
@@ -153,7 +172,13 @@ describe('a production deployment sends card data to no host a merchant chooses'
         expect(check.statusCode).toBe(400);
         expect(check.json().error.debug).toContain('field endpoint_url');
       }
-      const last = (await prod.services.db.query<{ id: string }>('SELECT id FROM psp_accounts WHERE account_id = $1 AND psp = $2 AND label = $3 ORDER BY created_at DESC LIMIT 1', [m.accountId, psp, 'old'])).rows[0]!;
+      const last = (
+        await prod.services.db.query<{ id: string }>('SELECT id FROM psp_accounts WHERE account_id = $1 AND psp = $2 AND label = $3 ORDER BY created_at DESC LIMIT 1', [
+          m.accountId,
+          psp,
+          'old',
+        ])
+      ).rows[0]!;
       const paid = await bindAndPay(prod, m, session, `psa_${last.id}`);
       expect(paid, psp).toBeInstanceOf(EndpointRefusedError);
     }
@@ -174,7 +199,13 @@ describe('a PSP host the operator allowed that answers with a redirect', () => {
         const endpoint = psp === 'ogone' ? `http://localhost:${rogue.port}/ncol/test` : `http://localhost:${rogue.port}`;
         const verified = await api(allowing, s, 'POST', '/api/backoffice/psp_accounts', { psp, environment: 'test', label: 'proxy', credentials, endpoint_url: endpoint });
         expect(verified.statusCode, `${psp}: ${verified.body}`).toBe(502);
-        const created = await api(allowing, s, 'POST', '/api/backoffice/psp_accounts?verify=false', { psp, environment: 'test', label: 'proxy', credentials, endpoint_url: endpoint });
+        const created = await api(allowing, s, 'POST', '/api/backoffice/psp_accounts?verify=false', {
+          psp,
+          environment: 'test',
+          label: 'proxy',
+          credentials,
+          endpoint_url: endpoint,
+        });
         expect(created.statusCode, created.body).toBe(201);
         const hits = rogue.hits.length;
         const paid = await bindAndPay(allowing, m, s, created.json().id as string);
@@ -199,7 +230,13 @@ describe('a redirect in a sandbox deployment', () => {
       const s = await signIn(sandbox, who.merchant);
       for (const [psp, credentials] of Object.entries(CONNECTORS)) {
         const endpoint = psp === 'ogone' ? `http://127.0.0.1:${rogue.port}/ncol/test` : `http://127.0.0.1:${rogue.port}`;
-        const created = await api(sandbox, s, 'POST', '/api/backoffice/psp_accounts?verify=false', { psp, environment: 'test', label: 'fake', credentials, endpoint_url: endpoint });
+        const created = await api(sandbox, s, 'POST', '/api/backoffice/psp_accounts?verify=false', {
+          psp,
+          environment: 'test',
+          label: 'fake',
+          credentials,
+          endpoint_url: endpoint,
+        });
         expect(created.statusCode, created.body).toBe(201);
         const paid = await bindAndPay(sandbox, who, s, created.json().id as string);
         expect(paid, psp).toBeInstanceOf(PspIntegrationError);
@@ -212,7 +249,7 @@ describe('a redirect in a sandbox deployment', () => {
   });
 });
 
-describe('the allowlist is the operator\'s', () => {
+describe("the allowlist is the operator's", () => {
   it('is read from PSP_ENDPOINT_ALLOWLIST only: no request field sets it', async () => {
     const res = await api(prod, session, 'POST', '/api/backoffice/psp_accounts?verify=false', {
       psp: 'stripe',

@@ -83,7 +83,8 @@ export function statefulCalls(psp: () => PspConnector, states: StoredStates) {
       states.keep(await psp().capture({ idempotencyKey: i.idempotencyKey, transaction: states.ref(i.transactionId), amountCents: i.amountCents })),
     refund: async (i: { idempotencyKey: string; transactionId: string; amountCents: number }) =>
       states.keep(await psp().refund({ idempotencyKey: i.idempotencyKey, transaction: states.ref(i.transactionId), amountCents: i.amountCents })),
-    void: async (i: { idempotencyKey: string; transactionId: string }) => states.keep(await psp().void({ idempotencyKey: i.idempotencyKey, transaction: states.ref(i.transactionId) })),
+    void: async (i: { idempotencyKey: string; transactionId: string }) =>
+      states.keep(await psp().void({ idempotencyKey: i.idempotencyKey, transaction: states.ref(i.transactionId) })),
     retrieve: async (transactionId: string) => states.keep(await psp().retrieve(states.ref(transactionId))),
     chargeOffSession: async (i: OffSessionInput) => states.keep(await psp().chargeOffSession(i)),
   };
@@ -146,7 +147,9 @@ export function describeConnectorContract(name: string, makeConnector: () => Pro
     /** A card stored by a customer-initiated payment (PSD2 CIT), with the reference a later merchant-initiated charge gives. */
     async function stored(card: CardInput): Promise<{ pm: string; storedCredential: { initialTransactionId: string; networkTransactionId?: string } }> {
       const pm = await attach(card);
-      const cit = states.keep(await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true }));
+      const cit = states.keep(
+        await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true }),
+      );
       expect(cit.status).toBe('captured');
       return { pm, storedCredential: { initialTransactionId: cit.transactionId, ...(cit.networkTransactionId ? { networkTransactionId: cit.networkTransactionId } : {}) } };
     }
@@ -384,7 +387,9 @@ export function describeConnectorContract(name: string, makeConnector: () => Pro
 
       it('the off-session-failing card authorises on session but every off-session charge is card_declined', async () => {
         const pm = await attach(f.cards.offSessionFails);
-        const on = states.keep(await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true }));
+        const on = states.keep(
+          await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true }),
+        );
         expect(on.status).toBe('captured');
         const storedCredential = { initialTransactionId: on.transactionId, ...(on.networkTransactionId ? { networkTransactionId: on.networkTransactionId } : {}) };
         for (const amount of [1000, 1]) {
@@ -480,7 +485,9 @@ export function describeFreshInstance(name: string, makeConnector: () => Promise
       const a = await first.attachPaymentMethod({ idempotencyKey: key(), card: f.cards.success });
       if (!a.ok) throw new Error(`attach refused: ${a.reason}`);
       const hold = (amountCents: number) =>
-        first.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL }).then((r) => states.keep(r));
+        first
+          .authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL })
+          .then((r) => states.keep(r));
       const toCapture = await hold(1000);
       const toVoid = await hold(700);
       expect([toCapture.status, toVoid.status]).toEqual(['authorized', 'authorized']);

@@ -29,7 +29,13 @@ function readForm(page: string, base?: string): { action: string; fields: Record
   for (const input of form[1]!.match(/<input\b[^>]*>/gi) ?? []) {
     const name = /\bname="([^"]*)"/i.exec(input)?.[1];
     const value = /\bvalue="([^"]*)"/i.exec(input)?.[1] ?? '';
-    if (name && /type="hidden"/i.test(input)) fields[name] = value.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    if (name && /type="hidden"/i.test(input))
+      fields[name] = value
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
   }
   return { action: base ? new URL(action, base).toString() : action, fields };
 }
@@ -148,7 +154,13 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
   beforeAll(async () => {
     fake = await CONNECTORS[psp]!();
     m = await caller(app);
-    const created = await send(m, 'POST', '/api/backoffice/psp_accounts', { psp, environment: 'test', label: `${psp} test`, credentials: fake.credentials, endpoint_url: fake.endpointUrl });
+    const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
+      psp,
+      environment: 'test',
+      label: `${psp} test`,
+      credentials: fake.credentials,
+      endpoint_url: fake.endpointUrl,
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().verified_at).not.toBeNull(); // the credentials were checked against the fake
     psa = created.json().id as string;
@@ -175,7 +187,10 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     expect(pledger.json().state).toBe('SUCCESSFUL');
 
     const rows = await payments(id);
-    expect(rows.every((r) => r.psp === psp && r.psp_account_id === psa.slice(4)), JSON.stringify(rows)).toBe(true);
+    expect(
+      rows.every((r) => r.psp === psp && r.psp_account_id === psa.slice(4)),
+      JSON.stringify(rows),
+    ).toBe(true);
     // The leader's guarantee is released once friends cover the pot; the leader's share is charged off session.
     expect(rows.map((r) => [r.purpose, r.status, r.captured_cents])).toEqual([
       ['guarantee', 'voided', 0],
@@ -241,7 +256,12 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     const acs = await fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
     expect(acs.status).toBe(200);
     const issuer = readForm(await acs.text(), form.action);
-    const done = await fetch(issuer.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...issuer.fields, outcome: 'complete' }).toString(), redirect: 'manual' });
+    const done = await fetch(issuer.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...issuer.fields, outcome: 'complete' }).toString(),
+      redirect: 'manual',
+    });
     expect([200, 303]).toContain(done.status);
     // Back on our return page, which asks the PSP for the outcome.
     const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id]);
@@ -251,7 +271,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     expect((await payments(id)).map((r) => [r.purpose, r.status])).toEqual([['deferred', 'authorized']]);
   });
 
-  it('no response of this connector\'s flows holds a credential', () => {
+  it("no response of this connector's flows holds a credential", () => {
     const secrets = Object.entries(fake.credentials).filter(([k]) => !['shop_id', 'pspid', 'user_id', 'merchant_account', 'hash_algorithm', 'username'].includes(k));
     for (const [, value] of secrets) {
       for (const body of bodies) expect(body).not.toContain(value);

@@ -10,7 +10,7 @@ const CREDENTIALS = { live_url_prefix: '1797a841fbb37ca7-AdyenDemo' };
 const real = CONNECTOR_DEFINITIONS.filter((d) => d.name !== 'sandbox');
 
 describe('PSP endpoints in production', () => {
-  it.each(real.flatMap((d) => d.environments.map((env) => [d.name, env] as const)))("%s (%s): its own base URL is on one of its published hosts", (name, env) => {
+  it.each(real.flatMap((d) => d.environments.map((env) => [d.name, env] as const)))('%s (%s): its own base URL is on one of its published hosts', (name, env) => {
     const def = real.find((d) => d.name === name)!;
     const base = def.baseUrl(env, CREDENTIALS);
     expect(production.hostRefusal(def, env, hostOf(base)!)).toBeUndefined();
@@ -32,7 +32,7 @@ describe('PSP endpoints in production', () => {
     expect(matchesHostPattern(p, '-checkout-live.adyenpayments.com')).toBe(false);
   });
 
-  it('takes a host of the operator\'s allowlist, http included; a sandbox deployment takes local fakes and any https', () => {
+  it("takes a host of the operator's allowlist, http included; a sandbox deployment takes local fakes and any https", () => {
     const stripe = real.find((d) => d.name === 'stripe')!;
     const allowing = new PspEndpoints('production', ['egress.internal']);
     expect(allowing.endpointProblem(stripe, 'live', 'http://egress.internal:8080')).toBeUndefined();

@@ -10,7 +10,14 @@ describe('fake-server kit', () => {
   afterEach(() => server?.stop());
 
   it('records requests with credential headers masked, unless the fake keeps one by name', () => {
-    const req = { method: 'POST', path: '/v1/x', url: new URL('http://127.0.0.1/v1/x?a=1'), headers: { authorization: basic('u', 'p'), 'x-api-key': 'k', 'idempotency-key': 'i' }, body: 'b=2', clientGone: () => false } as FakeRequest;
+    const req = {
+      method: 'POST',
+      path: '/v1/x',
+      url: new URL('http://127.0.0.1/v1/x?a=1'),
+      headers: { authorization: basic('u', 'p'), 'x-api-key': 'k', 'idempotency-key': 'i' },
+      body: 'b=2',
+      clientGone: () => false,
+    } as FakeRequest;
     const masked = new RequestLog().record(req);
     expect(masked).toEqual({ method: 'POST', path: '/v1/x', query: '?a=1', headers: { authorization: '***', 'x-api-key': '***', 'idempotency-key': 'i' }, body: 'b=2' });
     expect(new RequestLog({ keep: ['X-API-Key'] }).record(req).headers).toMatchObject({ authorization: '***', 'x-api-key': 'k' });
@@ -46,7 +53,10 @@ describe('fake-server kit', () => {
     server = new FakeHttpServer((req): Promise<Outcome> => underFault(hang('after'), req, () => (effects++, jsonReply(200, {}))));
     const url = await server.start();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const pending = fetch(url, { method: 'POST' }).then(() => 'answered', () => 'cut');
+    const pending = fetch(url, { method: 'POST' }).then(
+      () => 'answered',
+      () => 'cut',
+    );
     while (effects === 0) await new Promise((r) => setTimeout(r, 5));
     await server.stop();
     expect(await pending).toBe('cut');

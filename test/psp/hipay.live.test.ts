@@ -32,7 +32,13 @@ if (username && password && passphrase) {
           credentials: { username, password, secret_passphrase: passphrase },
           baseUrl: hipayDefinition.baseUrl('test', {}),
         },
-        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(hipayDefinition, 'test'), operations: operations.forAccount('hipay', 'live-test') },
+        {
+          clock: systemClock,
+          publicUrl: 'https://chipin.example',
+          timeoutMs: 30_000,
+          http: new PspEndpoints('production').httpFor(hipayDefinition, 'test'),
+          operations: operations.forAccount('hipay', 'live-test'),
+        },
       );
     const connector = build();
     const manual = async () => {

@@ -37,13 +37,49 @@ async function expectFault(p: Promise<unknown>, code: PspIntegrationError['code'
 describe('hipay mapping', () => {
   // HiPay's documented statuses (appendix "Transaction statuses") in our words.
   const statuses: Record<HipayStatus, TransactionStatus> = {
-    101: 'requires_action', 103: 'requires_action', 104: 'requires_action', 105: 'requires_action', 106: 'requires_action',
-    107: 'requires_action', 108: 'requires_action', 109: 'declined', 110: 'declined', 111: 'declined', 112: 'authorized',
-    113: 'declined', 114: 'expired', 115: 'voided', 116: 'authorized', 117: 'captured', 118: 'captured', 119: 'captured',
-    120: 'captured', 121: 'captured', 122: 'captured', 123: 'captured', 124: 'refunded', 125: 'refunded', 126: 'refunded',
-    129: 'refunded', 131: 'captured', 132: 'captured', 140: 'requires_action', 141: 'requires_action', 142: 'requires_action',
-    143: 'voided', 150: 'requires_action', 151: 'declined', 160: 'requires_action', 161: 'requires_action', 163: 'declined',
-    165: 'captured', 166: 'refunded', 173: 'authorized', 174: 'requires_action', 175: 'voided', 200: 'requires_action',
+    101: 'requires_action',
+    103: 'requires_action',
+    104: 'requires_action',
+    105: 'requires_action',
+    106: 'requires_action',
+    107: 'requires_action',
+    108: 'requires_action',
+    109: 'declined',
+    110: 'declined',
+    111: 'declined',
+    112: 'authorized',
+    113: 'declined',
+    114: 'expired',
+    115: 'voided',
+    116: 'authorized',
+    117: 'captured',
+    118: 'captured',
+    119: 'captured',
+    120: 'captured',
+    121: 'captured',
+    122: 'captured',
+    123: 'captured',
+    124: 'refunded',
+    125: 'refunded',
+    126: 'refunded',
+    129: 'refunded',
+    131: 'captured',
+    132: 'captured',
+    140: 'requires_action',
+    141: 'requires_action',
+    142: 'requires_action',
+    143: 'voided',
+    150: 'requires_action',
+    151: 'declined',
+    160: 'requires_action',
+    161: 'requires_action',
+    163: 'declined',
+    165: 'captured',
+    166: 'refunded',
+    173: 'authorized',
+    174: 'requires_action',
+    175: 'voided',
+    200: 'requires_action',
   };
   it.each(HIPAY_STATUSES.map((s) => [s, statuses[s]] as const))('status %i reads %s', (status, ours) => {
     expect(toStatus(status, 0)).toBe(ours);
@@ -54,12 +90,29 @@ describe('hipay mapping', () => {
   });
 
   const reasons: [HipayReasonCode, DeclineReason][] = [
-    [4010101, 'card_declined'], [4000001, 'card_declined'], [4010303, 'card_declined'], [3030001, 'card_declined'],
-    [4010103, 'insufficient_funds'], [4000003, 'insufficient_funds'], [4010305, 'insufficient_funds'],
-    [4010204, 'expired_card'], [4010205, 'expired_card'], [4010206, 'incorrect_cvc'], [4010207, 'incorrect_cvc'],
-    [4010202, 'invalid_card'], [4010203, 'invalid_card'], [4000011, 'authentication_failed'], [4010310, 'authentication_failed'],
-    [3020001, 'authorization_expired'], [3020109, 'amount_too_large'], [3020110, 'amount_too_large'], [3020210, 'amount_too_large'],
-    [3020206, 'amount_too_large'], [3020401, 'amount_too_large'], [4000004, 'processing_error'], [4010102, 'processing_error'],
+    [4010101, 'card_declined'],
+    [4000001, 'card_declined'],
+    [4010303, 'card_declined'],
+    [3030001, 'card_declined'],
+    [4010103, 'insufficient_funds'],
+    [4000003, 'insufficient_funds'],
+    [4010305, 'insufficient_funds'],
+    [4010204, 'expired_card'],
+    [4010205, 'expired_card'],
+    [4010206, 'incorrect_cvc'],
+    [4010207, 'incorrect_cvc'],
+    [4010202, 'invalid_card'],
+    [4010203, 'invalid_card'],
+    [4000011, 'authentication_failed'],
+    [4010310, 'authentication_failed'],
+    [3020001, 'authorization_expired'],
+    [3020109, 'amount_too_large'],
+    [3020110, 'amount_too_large'],
+    [3020210, 'amount_too_large'],
+    [3020206, 'amount_too_large'],
+    [3020401, 'amount_too_large'],
+    [4000004, 'processing_error'],
+    [4010102, 'processing_error'],
   ];
   it.each(reasons)('reason code %i reads %s', (code, reason) => expect(toDeclineReason(code)).toBe(reason));
   it('maps every documented reason code', () => {
@@ -202,7 +255,14 @@ describe('hipay connector against the fake', () => {
     });
 
     it('a refund retried after a timeout is not made twice', async () => {
-      const r = await h.hipay.authorize({ idempotencyKey: key(), paymentMethodId: await attach(), amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      const r = await h.hipay.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: await attach(),
+        amountCents: 1000,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+      });
       const quick = h.make({ timeoutMs: 300 });
       const input = { idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 400 };
       h.fake.fail('timeout', { path: '/rest/v1/maintenance', afterEffect: true });
@@ -225,13 +285,33 @@ describe('hipay connector against the fake', () => {
 
     it('a MIT naming the customer-initiated transaction that stored the card is captured', async () => {
       const pm = await attach();
-      const cit = await h.hipay.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 2000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+      const cit = await h.hipay.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 2000,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
       expect(cit.status).toBe('captured');
-      const r = await h.hipay.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 900, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+      const r = await h.hipay.chargeOffSession({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 900,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId },
+      });
       expect(r).toMatchObject({ status: 'captured', capturedCents: 900 });
       // A CIT that did not ask to store the card does not count.
       const plain = await h.hipay.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 2000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
-      const refused = await h.hipay.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 900, currency: 'EUR', storedCredential: { initialTransactionId: plain.transactionId } });
+      const refused = await h.hipay.chargeOffSession({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 900,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: plain.transactionId },
+      });
       expect(refused.status).toBe('declined');
     });
   });

@@ -67,7 +67,9 @@ describe('PspClient', () => {
 
   it('a read with no answer twice is the unreachable fault', async () => {
     script = [hangUp, hangUp];
-    const err = await client().json('read', `${base}/payments/1`, { method: 'GET', headers: {} }).catch((e: unknown) => e);
+    const err = await client()
+      .json('read', `${base}/payments/1`, { method: 'GET', headers: {} })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PspIntegrationError);
     expect(err).toMatchObject({ connector: 'acme', code: 'unreachable' });
     expect(seen).toHaveLength(2);

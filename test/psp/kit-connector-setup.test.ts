@@ -96,7 +96,10 @@ describe('the five connectors map HTTP statuses alike', () => {
     [stripeDefinition, { secret_key: 'sk_test_0123456789abcdef', webhook_secret: 'whsec_0123456789' }],
     [adyenDefinition, { merchant_account: 'ChipinTestECOM', api_key: 'AQE-api-key', hmac_key: '00112233445566778899AABBCCDDEEFF' }],
     [lyraDefinition, { shop_id: '12345678', password: 'testpassword_abc', hmac_key: 'hmac-key-abc' }],
-    [ogoneDefinition, { pspid: 'chipin', user_id: 'chipin_api', password: 'api-password', sha_in: 'sha-in-passphrase-1', sha_out: 'sha-out-passphrase-1', hash_algorithm: 'sha512' }],
+    [
+      ogoneDefinition,
+      { pspid: 'chipin', user_id: 'chipin_api', password: 'api-password', sha_in: 'sha-in-passphrase-1', sha_out: 'sha-out-passphrase-1', hash_algorithm: 'sha512' },
+    ],
     [hipayDefinition, { username: 'api-login', password: 'api-password', secret_passphrase: 'passphrase' }],
   ];
   const build = (definition: ConnectorDefinition, credentials: Record<string, string>) =>

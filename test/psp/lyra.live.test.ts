@@ -31,7 +31,13 @@ if (shopId && password && hmacKey) {
           credentials: { shop_id: shopId, password, hmac_key: hmacKey },
           baseUrl: process.env.CHIPIN_TEST_LYRA_BASE_URL ?? LYRA_DEFAULT_BASE_URL,
         },
-        { clock: new ManualClock(), publicUrl: 'https://chipin.example', timeoutMs: 20_000, http: new PspEndpoints('production').httpFor(lyraDefinition, 'test'), operations: operations.forAccount('lyra', 'live-test') },
+        {
+          clock: new ManualClock(),
+          publicUrl: 'https://chipin.example',
+          timeoutMs: 20_000,
+          http: new PspEndpoints('production').httpFor(lyraDefinition, 'test'),
+          operations: operations.forAccount('lyra', 'live-test'),
+        },
       );
     const connector = build();
     const manual = (what: string) => async () => {

@@ -102,7 +102,13 @@ describe('lyra mapping (pure)', () => {
   it('reads the recorded IPN answer of Lyra’s demo shop (V4/Payment)', () => {
     const payment = readPayment(JSON.parse(ipnFixture.form['kr-answer']) as Record<string, unknown>);
     expect(payment).toMatchObject({ orderStatus: 'PAID', orderId: 'myOrderId-187033' });
-    expect(payment.transactions[0]).toMatchObject({ uuid: '971b6b3b9e364e87bfbe9886b3a75df4', detailedStatus: 'AUTHORISED', operationType: 'DEBIT', amount: 990, authorizedAmount: 990 });
+    expect(payment.transactions[0]).toMatchObject({
+      uuid: '971b6b3b9e364e87bfbe9886b3a75df4',
+      detailedStatus: 'AUTHORISED',
+      operationType: 'DEBIT',
+      amount: 990,
+      authorizedAmount: 990,
+    });
     expect(toTransactionResult('myOrderId-187033', payment)).toMatchObject({ status: 'captured', amountCents: 990, capturedCents: 990, refundedCents: 0 });
   });
 
@@ -167,9 +173,21 @@ describe('lyra notifications (IPN: kr-hash over kr-answer)', () => {
     it('verifies the fake’s IPN for a hold, then for its refund', async () => {
       const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: LYRA_CARDS.success });
       if (!a.ok) throw new Error('attach refused');
-      const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      const r = await h.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: a.paymentMethodId,
+        amountCents: 700,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+      });
       const n = h.fake.notificationFor(r.transactionId);
-      expect(await h.connector.verifyNotification(n)).toEqual({ ok: true, transactionId: r.transactionId, status: 'captured', ack: { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' } });
+      expect(await h.connector.verifyNotification(n)).toEqual({
+        ok: true,
+        transactionId: r.transactionId,
+        status: 'captured',
+        ack: { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' },
+      });
       await h.connector.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 100 });
       expect(await h.connector.verifyNotification(h.fake.notificationFor(r.transactionId, 'sha256_hmac'))).toMatchObject({ ok: true, status: 'refunded' });
       const tampered = { ...n, rawBody: n.rawBody.replace('AUTHORISED', 'CANCELLED') };
@@ -212,7 +230,15 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
 
   it('a CIT that stores the card asks for the mandated challenge and gives the chaining reference for later MITs', async () => {
     const pm = await attach();
-    const cit = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+    const cit = await psp.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
     expect(h.fake.requests.at(-1)!.body.strongAuthentication).toBe('CHALLENGE_MANDATE');
     expect(cit.networkTransactionId).toMatch(/^[0-9A-F]{16}$/);
     const mit = await psp.chargeOffSession({
@@ -223,9 +249,18 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
       storedCredential: { initialTransactionId: cit.transactionId, networkTransactionId: cit.networkTransactionId },
     });
     expect(mit.status).toBe('captured');
-    expect(h.fake.requests.at(-1)!.body).toMatchObject({ formAction: 'SILENT', transactionOptions: { cardOptions: { initialIssuerTransactionIdentifier: cit.networkTransactionId } } });
+    expect(h.fake.requests.at(-1)!.body).toMatchObject({
+      formAction: 'SILENT',
+      transactionOptions: { cardOptions: { initialIssuerTransactionIdentifier: cit.networkTransactionId } },
+    });
     // With only the CIT's id, the connector looks its chaining reference up.
-    const mit2 = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm.split('~')[0]!, amountCents: 200, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+    const mit2 = await psp.chargeOffSession({
+      idempotencyKey: key(),
+      paymentMethodId: pm.split('~')[0]!,
+      amountCents: 200,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+    });
     expect(mit2.status).toBe('captured');
   });
 
@@ -249,13 +284,19 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect(await psp.verifyCredentials()).toEqual({ ok: true });
     expect(await h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' }).verifyCredentials()).toEqual({ ok: false, message: expect.stringContaining('INT_905') });
     const port = await closedPort();
-    const err = await h.another({ baseUrl: `http://127.0.0.1:${port}` }).verifyCredentials().catch((e: unknown) => e);
+    const err = await h
+      .another({ baseUrl: `http://127.0.0.1:${port}` })
+      .verifyCredentials()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PspIntegrationError);
     expect((err as PspIntegrationError).code).toBe('unreachable');
   });
 
   it('wrong credentials on a payment call are bad_credentials; no header at all is HTTP 401', async () => {
-    const err = await h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' }).retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e);
+    const err = await h
+      .another({ password: 'testpassword_wrongwrongwrongwrongwrong' })
+      .retrieve(bareRef(`chipin-${'0'.repeat(40)}`))
+      .catch((e: unknown) => e);
     expect((err as PspIntegrationError).code).toBe('bad_credentials');
     const res = await fetch(`${h.fake.url}/api-payment/V4/Charge/SDKTest`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(401);
@@ -301,10 +342,22 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
   it('every result carries the processor details: uid, 6-digit legacy id, the order id as reference, the live detailedStatus', async () => {
     const pm = await attach();
     const hold = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 700, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
-    expect(hold.processor).toEqual({ uid: expect.stringMatching(/^[0-9a-f]{32}$/), legacyId: expect.stringMatching(/^[0-9]{6}$/), reference: hold.transactionId, statusLabel: 'AUTHORISED_TO_VALIDATE' });
+    expect(hold.processor).toEqual({
+      uid: expect.stringMatching(/^[0-9a-f]{32}$/),
+      legacyId: expect.stringMatching(/^[0-9]{6}$/),
+      reference: hold.transactionId,
+      statusLabel: 'AUTHORISED_TO_VALIDATE',
+    });
     const captured = await psp.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 700 });
     expect(captured.processor).toEqual({ ...hold.processor, statusLabel: 'AUTHORISED' });
-    const declined = await psp.authorize({ idempotencyKey: key(), paymentMethodId: await attach(LYRA_CARDS.declined), amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+    const declined = await psp.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: await attach(LYRA_CARDS.declined),
+      amountCents: 700,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
     expect(declined.processor?.statusLabel).toBe('REFUSED');
   });
 
@@ -315,7 +368,11 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect(r.challengeForm!.action).toMatch(new RegExp(`^${h.fake.url}/acs/[0-9a-f]{32}$`));
     expect(Object.keys(r.challengeForm!.fields).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
     expect((await fetch(r.challengeForm!.action)).status).toBe(405); // the ACS wants the POST
-    const page = await fetch(r.challengeForm!.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(r.challengeForm!.fields).toString() });
+    const page = await fetch(r.challengeForm!.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(r.challengeForm!.fields).toString(),
+    });
     expect(page.status).toBe(200);
     expect(await psp.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) })).toMatchObject({ status: 'voided', capturedCents: 0 });
   });
@@ -355,19 +412,29 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
   });
 
   it('an unknown token is unknown_payment_method; an id of another shape is refused before any call', async () => {
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: 'f'.repeat(32), amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toMatchObject({
+    await expect(
+      psp.authorize({ idempotencyKey: key(), paymentMethodId: 'f'.repeat(32), amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL }),
+    ).rejects.toMatchObject({
       code: 'unknown_payment_method',
     });
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: 'sbx_pm_x', amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toMatchObject({
+    await expect(
+      psp.authorize({ idempotencyKey: key(), paymentMethodId: 'sbx_pm_x', amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL }),
+    ).rejects.toMatchObject({
       code: 'unknown_payment_method',
     });
   });
 
   it('rejects programming errors before any call', async () => {
     const pm = await attach();
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 0, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EURO', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EUR', capture: 'automatic', returnUrl: 'javascript:x' })).rejects.toThrow(RangeError);
+    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 0, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EURO', capture: 'automatic', returnUrl: RETURN_URL })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EUR', capture: 'automatic', returnUrl: 'javascript:x' })).rejects.toThrow(
+      RangeError,
+    );
     await expect(psp.capture({ idempotencyKey: '', transaction: bareRef('x'), amountCents: 1 })).rejects.toThrow(RangeError);
   });
 
@@ -377,7 +444,10 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     const wrong = h.another({ password: 'testpassword_wrongwrongwrongwrongwrong' });
     const errors = await Promise.all([
       wrong.retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e),
-      h.another({ baseUrl: `http://127.0.0.1:${await closedPort()}` }).retrieve(bareRef(`chipin-${'0'.repeat(40)}`)).catch((e: unknown) => e),
+      h
+        .another({ baseUrl: `http://127.0.0.1:${await closedPort()}` })
+        .retrieve(bareRef(`chipin-${'0'.repeat(40)}`))
+        .catch((e: unknown) => e),
       psp.retrieve(bareRef('nope')).catch((e: unknown) => e),
     ]);
     for (const e of errors) texts.push(String(e), JSON.stringify(e), (e as Error).stack ?? '');
@@ -413,10 +483,17 @@ describe('lyra definition', () => {
 
   it('builds a connector without calling Lyra, and refuses a bad configuration', () => {
     const ctx = { clock: new ManualClock(), publicUrl: PUBLIC_URL, timeoutMs: 1000, http: LOCAL_PSP_HTTP, operations: unusedOperations(new ManualClock()) };
-    const c = lyraDefinition.create({ id: ACCOUNT_ID, environment: 'live', credentials: { shop_id: '69876357', password: 'prodpassword_x', hmac_key: 'k' }, baseUrl: 'https://api.lyra.com' }, ctx);
+    const c = lyraDefinition.create(
+      { id: ACCOUNT_ID, environment: 'live', credentials: { shop_id: '69876357', password: 'prodpassword_x', hmac_key: 'k' }, baseUrl: 'https://api.lyra.com' },
+      ctx,
+    );
     expect(c).toMatchObject({ name: 'lyra', sandbox: false });
-    expect(() => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'ftp://x', shopId: '69876357', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx })).toThrow(/baseUrl/);
-    expect(() => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'https://x', shopId: 'abc', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx })).toThrow(/shop_id/);
+    expect(
+      () => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'ftp://x', shopId: '69876357', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx }),
+    ).toThrow(/baseUrl/);
+    expect(
+      () => new LyraConnector({ accountId: 'a', environment: 'test', baseUrl: 'https://x', shopId: 'abc', password: new Redacted('p'), hmacKey: new Redacted('k'), ...ctx }),
+    ).toThrow(/shop_id/);
   });
 });
 

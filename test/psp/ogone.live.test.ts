@@ -36,7 +36,13 @@ if (!configured) {
     const build = () =>
       ogoneDefinition.create(
         { id: 'live-test', environment: 'test', credentials, baseUrl: ogoneDefinition.baseUrl('test', credentials) },
-        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(ogoneDefinition, 'test'), operations: operations.forAccount('ogone', 'live-test') },
+        {
+          clock: systemClock,
+          publicUrl: 'https://chipin.example',
+          timeoutMs: 30_000,
+          http: new PspEndpoints('production').httpFor(ogoneDefinition, 'test'),
+          operations: operations.forAccount('ogone', 'live-test'),
+        },
       );
     const connector = build();
     const manual = async () => {

@@ -34,15 +34,50 @@ const SECRETS = [ACCOUNT.password, ACCOUNT.shaIn, ACCOUNT.shaOut];
 describe('ogone mapping', () => {
   it('maps every Ogone status onto ours', () => {
     const table: Record<OgoneStatus, TransactionStatus> = {
-      0: 'declined', 1: 'declined', 2: 'declined', 93: 'declined',
-      4: 'requires_action', 40: 'requires_action', 41: 'requires_action', 46: 'requires_action', 50: 'requires_action',
-      51: 'requires_action', 52: 'requires_action', 55: 'requires_action', 59: 'requires_action', 99: 'requires_action',
-      5: 'authorized', 63: 'authorized',
-      6: 'voided', 61: 'voided', 62: 'voided', 64: 'voided', 7: 'voided', 71: 'voided', 72: 'voided', 74: 'voided', 75: 'voided',
-      73: 'captured', 9: 'captured', 91: 'captured', 92: 'captured', 95: 'captured', 94: 'captured', 96: 'captured', 83: 'captured',
-      8: 'refunded', 81: 'refunded', 82: 'refunded', 84: 'refunded', 85: 'refunded',
+      0: 'declined',
+      1: 'declined',
+      2: 'declined',
+      93: 'declined',
+      4: 'requires_action',
+      40: 'requires_action',
+      41: 'requires_action',
+      46: 'requires_action',
+      50: 'requires_action',
+      51: 'requires_action',
+      52: 'requires_action',
+      55: 'requires_action',
+      59: 'requires_action',
+      99: 'requires_action',
+      5: 'authorized',
+      63: 'authorized',
+      6: 'voided',
+      61: 'voided',
+      62: 'voided',
+      64: 'voided',
+      7: 'voided',
+      71: 'voided',
+      72: 'voided',
+      74: 'voided',
+      75: 'voided',
+      73: 'captured',
+      9: 'captured',
+      91: 'captured',
+      92: 'captured',
+      95: 'captured',
+      94: 'captured',
+      96: 'captured',
+      83: 'captured',
+      8: 'refunded',
+      81: 'refunded',
+      82: 'refunded',
+      84: 'refunded',
+      85: 'refunded',
     };
-    expect(Object.keys(table).map(Number).sort((a, b) => a - b)).toEqual([...OGONE_STATUSES].sort((a, b) => a - b));
+    expect(
+      Object.keys(table)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([...OGONE_STATUSES].sort((a, b) => a - b));
     for (const s of OGONE_STATUSES) expect(toStatus(s, 0)).toBe(table[s]);
     expect(toStatus(9, 1)).toBe('refunded');
     expect(toStatus(5, 0, true)).toBe('expired');
@@ -50,11 +85,26 @@ describe('ogone mapping', () => {
 
   it('maps every known NCERROR refusal onto a DeclineReason, anything else to processing_error', () => {
     const table: Record<OgoneRefusalCode, DeclineReason> = {
-      '30001001': 'card_declined', '30051001': 'card_declined', '30041001': 'card_declined', '30431001': 'card_declined',
-      '30571001': 'card_declined', '30511001': 'insufficient_funds', '30611001': 'insufficient_funds', '30541001': 'expired_card',
-      '30331001': 'expired_card', '30141001': 'invalid_card', '40001134': 'authentication_failed', '40001135': 'authentication_failed',
-      '50001054': 'invalid_card', '50001005': 'expired_card', '50001090': 'incorrect_cvc', '50001127': 'amount_too_large',
-      '50001174': 'amount_too_large', '50001048': 'authorization_expired', '30001010': 'processing_error', '30911001': 'processing_error',
+      '30001001': 'card_declined',
+      '30051001': 'card_declined',
+      '30041001': 'card_declined',
+      '30431001': 'card_declined',
+      '30571001': 'card_declined',
+      '30511001': 'insufficient_funds',
+      '30611001': 'insufficient_funds',
+      '30541001': 'expired_card',
+      '30331001': 'expired_card',
+      '30141001': 'invalid_card',
+      '40001134': 'authentication_failed',
+      '40001135': 'authentication_failed',
+      '50001054': 'invalid_card',
+      '50001005': 'expired_card',
+      '50001090': 'incorrect_cvc',
+      '50001127': 'amount_too_large',
+      '50001174': 'amount_too_large',
+      '50001048': 'authorization_expired',
+      '30001010': 'processing_error',
+      '30911001': 'processing_error',
     };
     expect(Object.keys(table).sort()).toEqual([...OGONE_REFUSAL_CODES].sort());
     for (const c of OGONE_REFUSAL_CODES) expect(toDeclineReason(c)).toBe(table[c]);
@@ -85,7 +135,8 @@ describe('ogone mapping', () => {
   });
 
   it('reads the HTML_ANSWER form as the action and hidden fields to post, never a script', () => {
-    const html = '<form name="f" action="https://acs.example/3ds" method="post"><input type="hidden" name="PaReq" value="a&amp;b" /><input type="hidden" name="MD" value="X1" /><input type="text" name="visible" value="no" /></form><SCRIPT>self.document.forms.f.submit();</SCRIPT>';
+    const html =
+      '<form name="f" action="https://acs.example/3ds" method="post"><input type="hidden" name="PaReq" value="a&amp;b" /><input type="hidden" name="MD" value="X1" /><input type="text" name="visible" value="no" /></form><SCRIPT>self.document.forms.f.submit();</SCRIPT>';
     expect(challengeFormFromHtml(html)).toEqual({ action: 'https://acs.example/3ds', fields: { PaReq: 'a&b', MD: 'X1' } });
     expect(challengeFormFromHtml('<form action="javascript:alert(1)"></form>')).toBeUndefined();
   });
@@ -102,7 +153,12 @@ describe('ogone definition', () => {
     expect(ogoneDefinition.name).toBe('ogone');
     expect(ogoneDefinition.environments).toEqual(['test', 'live']);
     expect(ogoneDefinition.credentialFields.map((f) => [f.name, f.secret])).toEqual([
-      ['pspid', false], ['user_id', false], ['password', true], ['sha_in', true], ['sha_out', true], ['hash_algorithm', false],
+      ['pspid', false],
+      ['user_id', false],
+      ['password', true],
+      ['sha_in', true],
+      ['sha_out', true],
+      ['hash_algorithm', false],
     ]);
     expect(ogoneDefinition.credentialFields.find((f) => f.name === 'hash_algorithm')?.enum).toEqual(['sha1', 'sha256', 'sha512']);
   });
@@ -155,7 +211,10 @@ describe('ogone connector against the fake DirectLink', () => {
     });
     it('throws unreachable when the PSP does not answer', async () => {
       h.fake.failNext('timeout');
-      const err = await h.connectorWith({}, 200).verifyCredentials().catch((e: unknown) => e);
+      const err = await h
+        .connectorWith({}, 200)
+        .verifyCredentials()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PspIntegrationError);
       expect((err as PspIntegrationError).code).toBe('unreachable');
     });
@@ -178,7 +237,10 @@ describe('ogone connector against the fake DirectLink', () => {
       expect(await codeOf(charge())).toBe('bad_response');
     });
     it('bad credentials are bad_credentials, and no error message carries a credential', async () => {
-      const err = (await h.connectorWith({ sha_in: 'not-the-sha-in-789' }).retrieve(bareRef('3014726')).catch((e: unknown) => e)) as PspIntegrationError;
+      const err = (await h
+        .connectorWith({ sha_in: 'not-the-sha-in-789' })
+        .retrieve(bareRef('3014726'))
+        .catch((e: unknown) => e)) as PspIntegrationError;
       expect(err.code).toBe('bad_credentials');
       expectNoSecret(err.message + inspect(err) + JSON.stringify(err));
       expect(err.message).not.toContain('not-the-sha-in-789');
@@ -263,7 +325,10 @@ describe('ogone connector against the fake DirectLink', () => {
       const r = await authorize('automatic');
       const body = h.fake.feedbackFor(r.transactionId);
       expect(await h.connector.verifyNotification({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body })).toEqual({
-        ok: true, transactionId: r.transactionId, status: 'captured', ack: OGONE_ACK,
+        ok: true,
+        transactionId: r.transactionId,
+        status: 'captured',
+        ack: OGONE_ACK,
       });
     });
     it('refuses a tampered one, one signed with another passphrase or algorithm, and an unsigned one', async () => {

@@ -77,9 +77,15 @@ describe('PSP operation log', () => {
   it('a call found not to have happened (reconcile answers nothing) is sent', async () => {
     const k = randomUUID();
     await expect(
-      log.once('refund', k, ['t1', 100], async () => {
-        throw new PspIntegrationError('acme', 'bad_response', 'a 5xx page');
-      }, never),
+      log.once(
+        'refund',
+        k,
+        ['t1', 100],
+        async () => {
+          throw new PspIntegrationError('acme', 'bad_response', 'a 5xx page');
+        },
+        never,
+      ),
     ).rejects.toMatchObject({ code: 'bad_response' });
     const psp = counted(() => ({ status: 'refunded' }));
     expect(await log.once('refund', k, ['t1', 100], psp.send, async () => undefined)).toEqual({ status: 'refunded' });
@@ -89,9 +95,15 @@ describe('PSP operation log', () => {
   it('a call the PSP certainly did not act on (refused credentials) is forgotten: the retry sends afresh', async () => {
     const k = randomUUID();
     await expect(
-      log.once('void', k, ['t1'], async () => {
-        throw new PspIntegrationError('acme', 'bad_credentials', '401');
-      }, never),
+      log.once(
+        'void',
+        k,
+        ['t1'],
+        async () => {
+          throw new PspIntegrationError('acme', 'bad_credentials', '401');
+        },
+        never,
+      ),
     ).rejects.toMatchObject({ code: 'bad_credentials' });
     const psp = counted(() => ({ status: 'voided' }));
     expect(await log.once('void', k, ['t1'], psp.send, never)).toEqual({ status: 'voided' });
@@ -101,7 +113,10 @@ describe('PSP operation log', () => {
   it('keeps a keyed fingerprint of the parameters, never the parameters themselves', async () => {
     const k = randomUUID();
     await log.once('attach', k, ['4242424242424242', '123'], async () => ({ ok: true }), never);
-    const { rows } = await db.query<{ fingerprint: string; result: unknown }>('SELECT fingerprint, result FROM psp_operations WHERE scope = $1 AND idempotency_key = $2', ['psa-1', k]);
+    const { rows } = await db.query<{ fingerprint: string; result: unknown }>('SELECT fingerprint, result FROM psp_operations WHERE scope = $1 AND idempotency_key = $2', [
+      'psa-1',
+      k,
+    ]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain('4242424242424242');
     expect(rows[0]!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -118,7 +133,14 @@ describe('PSP operation log, through a connector (Stripe against its fake)', () 
   it('a capture replayed by another instance answers the first outcome with one request to the PSP', async () => {
     const pm = await h.connector.attachPaymentMethod({ idempotencyKey: randomUUID(), card: h.cards.success });
     if (!pm.ok) throw new Error(pm.reason);
-    const hold = await h.connector.authorize({ idempotencyKey: randomUUID(), paymentMethodId: pm.paymentMethodId, amountCents: 900, currency: 'EUR', capture: 'manual', returnUrl: 'https://shop.example/r' });
+    const hold = await h.connector.authorize({
+      idempotencyKey: randomUUID(),
+      paymentMethodId: pm.paymentMethodId,
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: 'https://shop.example/r',
+    });
     const input = { idempotencyKey: randomUUID(), transaction: { transactionId: hold.transactionId, pspState: hold.pspState ?? null }, amountCents: 900 };
     const captures = () => h.fake.requests.filter((r) => r.path.endsWith('/capture')).length;
     const before = captures();

@@ -62,7 +62,10 @@ describe('PSP registry', () => {
     const a = createPspRegistry({ ...opts(), masterKey }).sandbox;
     const b = createPspRegistry({ ...opts(), masterKey }).sandbox;
     const c = createPspRegistry(opts()).sandbox;
-    const pm = await a.attachPaymentMethod({ idempotencyKey: `reg-${randomBytes(8).toString('hex')}`, card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123', holderName: 'A' } });
+    const pm = await a.attachPaymentMethod({
+      idempotencyKey: `reg-${randomBytes(8).toString('hex')}`,
+      card: { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123', holderName: 'A' },
+    });
     if (!pm.ok) throw new Error(pm.reason);
     const tx = await a.chargeOffSession({ idempotencyKey: `reg-${randomBytes(8).toString('hex')}`, paymentMethodId: pm.paymentMethodId, amountCents: 100, currency: 'EUR' });
     const n = await a.notificationFor(tx.transactionId);

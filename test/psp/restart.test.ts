@@ -37,7 +37,12 @@ const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = {
   },
   lyra: async () => {
     const h = await lyraHarness();
-    return { credentials: { shop_id: h.fake.shopId, password: h.fake.password, hmac_key: h.fake.hmacKey }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
+    return {
+      credentials: { shop_id: h.fake.shopId, password: h.fake.password, hmac_key: h.fake.hmacKey },
+      endpointUrl: h.fake.url,
+      card: h.cards.success.number,
+      close: h.teardown,
+    };
   },
   ogone: async () => {
     const h = await ogoneHarness();

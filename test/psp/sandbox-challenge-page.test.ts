@@ -119,7 +119,14 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
   it('has no page for a transaction that never asked for a challenge', async () => {
     const a = await psp.attachPaymentMethod({ idempotencyKey: randomUUID(), card: SANDBOX_CARDS.success });
     if (!a.ok) throw new Error(a.reason);
-    const r = await psp.authorize({ idempotencyKey: randomUUID(), paymentMethodId: a.paymentMethodId, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+    const r = await psp.authorize({
+      idempotencyKey: randomUUID(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 100,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
     expect((await app.server.inject(`/sandbox-psp/challenge/${r.transactionId}`)).statusCode).toBe(404);
   });
 });

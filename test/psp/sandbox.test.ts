@@ -128,12 +128,32 @@ describe('sandbox PSP', () => {
 
   it('charges the 3-D Secure card off session without a challenge (the shopper authenticated on the first payment)', async () => {
     const pm = await attach(SANDBOX_CARDS.challenge);
-    const cit = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: 'https://shop.example/back', storeForLater: true });
+    const cit = await psp.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 100,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: 'https://shop.example/back',
+      storeForLater: true,
+    });
     // Before the shopper authenticated, nothing is stored: a merchant-initiated charge is refused.
-    const early = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+    const early = await psp.chargeOffSession({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 100,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+    });
     expect(early.decline?.reason).toBe('authentication_failed');
     await h.completeChallenge(bareRef(cit.transactionId));
-    const r = await psp.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+    const r = await psp.chargeOffSession({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 100,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+    });
     expect(r.status).toBe('captured');
   });
 
@@ -213,7 +233,9 @@ describe('sandbox PSP', () => {
     const pm = await attach(SANDBOX_CARDS.success);
     await expect(authorize(pm, 0, 'automatic')).rejects.toThrow(RangeError);
     await expect(authorize(pm, 1.5, 'automatic')).rejects.toThrow(RangeError);
-    await expect(psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EURO', capture: 'automatic', returnUrl: 'https://x.example' })).rejects.toThrow(RangeError);
+    await expect(
+      psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1, currency: 'EURO', capture: 'automatic', returnUrl: 'https://x.example' }),
+    ).rejects.toThrow(RangeError);
     await expect(authorize(pm, 100, 'automatic', 'javascript:alert(1)')).rejects.toThrow(RangeError);
     await expect(psp.attachPaymentMethod({ idempotencyKey: '', card: SANDBOX_CARDS.success })).rejects.toThrow(RangeError);
   });

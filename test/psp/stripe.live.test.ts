@@ -27,7 +27,13 @@ if (secretKey && webhookSecret) {
     const build = () =>
       stripeDefinition.create(
         { id: 'live-test', environment: 'test', credentials: { secret_key: secretKey, webhook_secret: webhookSecret }, baseUrl: stripeDefinition.baseUrl('test', {}) },
-        { clock: systemClock, publicUrl: 'https://chipin.example', timeoutMs: 30_000, http: new PspEndpoints('production').httpFor(stripeDefinition, 'test'), operations: operations.forAccount('stripe', 'live-test') },
+        {
+          clock: systemClock,
+          publicUrl: 'https://chipin.example',
+          timeoutMs: 30_000,
+          http: new PspEndpoints('production').httpFor(stripeDefinition, 'test'),
+          operations: operations.forAccount('stripe', 'live-test'),
+        },
       );
     const connector = build();
     const unattended = async () => {

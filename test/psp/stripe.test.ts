@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
 import { StripeConnector } from '../../src/psp/stripe/connector.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
-import { REFUSAL_CODES, declineOf, readIntent, toDeclineReason, toStatus, toTransactionResult, type StripeIntentStatus, type StripeRefusalCode } from '../../src/psp/stripe/mapping.ts';
+import {
+  REFUSAL_CODES,
+  declineOf,
+  readIntent,
+  toDeclineReason,
+  toStatus,
+  toTransactionResult,
+  type StripeIntentStatus,
+  type StripeRefusalCode,
+} from '../../src/psp/stripe/mapping.ts';
 import { STRIPE_ACK, verifyStripeNotification } from '../../src/psp/stripe/notifications.ts';
 import { signStripe } from './fixtures/stripe/fake-server.ts';
 import { describeConnectorContract } from './connector-contract.ts';
@@ -132,7 +141,14 @@ describe('stripe notifications (Stripe-Signature)', () => {
     async function captured(amount = 500) {
       const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: STRIPE_CARDS.success });
       if (!a.ok) throw new Error(a.reason);
-      return h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: amount, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      return h.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: a.paymentMethodId,
+        amountCents: amount,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+      });
     }
 
     it('verifies a signed event and reads it in our words', async () => {
@@ -178,7 +194,10 @@ describe('stripe notifications (Stripe-Signature)', () => {
       const body = JSON.stringify({ id: 'evt_1', object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
       const t = Math.floor(h.clock.now().getTime() / 1000);
       expect(r.status).toBe('captured');
-      expect(await h.connector.verifyNotification({ headers: { 'stripe-signature': signStripe(WEBHOOK_SECRET, body, t) }, rawBody: body })).toEqual({ ok: false, reason: 'malformed' });
+      expect(await h.connector.verifyNotification({ headers: { 'stripe-signature': signStripe(WEBHOOK_SECRET, body, t) }, rawBody: body })).toEqual({
+        ok: false,
+        reason: 'malformed',
+      });
     });
   });
 });
@@ -218,7 +237,15 @@ describe('stripe connector against the fake', () => {
 
   it('a customer-initiated payment that stores the card gives the network transaction id', async () => {
     const pm = await attach();
-    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 900, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
     expect(r.status).toBe('captured');
     expect(r.networkTransactionId).toMatch(/^[0-9]{15}$/);
   });
@@ -234,9 +261,15 @@ describe('stripe connector against the fake', () => {
 
   it('rejects programming errors before calling Stripe', async () => {
     const before = h.fake.requests.length;
-    await expect(h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 0, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
-    await expect(h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 1, currency: 'EURO', capture: 'manual', returnUrl: RETURN_URL })).rejects.toThrow(RangeError);
-    await expect(h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 1, currency: 'EUR', capture: 'manual', returnUrl: 'javascript:alert(1)' })).rejects.toThrow(RangeError);
+    await expect(
+      h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 0, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL }),
+    ).rejects.toThrow(RangeError);
+    await expect(
+      h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 1, currency: 'EURO', capture: 'manual', returnUrl: RETURN_URL }),
+    ).rejects.toThrow(RangeError);
+    await expect(
+      h.connector.authorize({ idempotencyKey: key(), paymentMethodId: 'pm_x', amountCents: 1, currency: 'EUR', capture: 'manual', returnUrl: 'javascript:alert(1)' }),
+    ).rejects.toThrow(RangeError);
     await expect(h.connector.attachPaymentMethod({ idempotencyKey: '', card: STRIPE_CARDS.success })).rejects.toThrow(RangeError);
     expect(h.fake.requests.length).toBe(before);
   });
@@ -255,7 +288,15 @@ describe('stripe connector against the fake', () => {
       expect(mit.decline?.reason).toBe('authentication_failed');
       expect(mit.capturedCents).toBe(0);
 
-      const cit = await strict.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL, storeForLater: true });
+      const cit = await strict.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 1000,
+        currency: 'EUR',
+        capture: 'manual',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
       expect(cit.status).toBe('authorized');
       const ok = await strict.connector.chargeOffSession({
         idempotencyKey: key(),
@@ -273,7 +314,13 @@ describe('stripe connector against the fake', () => {
       const pm = await attach(STRIPE_CARDS.success, strict.connector);
       const cit = await strict.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
       expect(cit.status).toBe('captured');
-      const mit = await strict.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 700, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } });
+      const mit = await strict.connector.chargeOffSession({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 700,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId },
+      });
       expect(mit.decline?.reason).toBe('authentication_failed');
     });
 
@@ -282,17 +329,35 @@ describe('stripe connector against the fake', () => {
       const unstored = await attach(sca);
       const c1 = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: unstored, amountCents: 500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
       await h.completeChallenge(bareRef(c1.transactionId));
-      expect((await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: unstored, amountCents: 500, currency: 'EUR' })).decline?.reason).toBe('authentication_failed');
+      expect((await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: unstored, amountCents: 500, currency: 'EUR' })).decline?.reason).toBe(
+        'authentication_failed',
+      );
 
       const stored = await attach(sca);
-      const c2 = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: stored, amountCents: 500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL, storeForLater: true });
+      const c2 = await h.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: stored,
+        amountCents: 500,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
       expect(c2.status).toBe('requires_action');
       await h.completeChallenge(bareRef(c2.transactionId));
-      const mit = await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: stored, amountCents: 500, currency: 'EUR', storedCredential: { initialTransactionId: c2.transactionId } });
+      const mit = await h.connector.chargeOffSession({
+        idempotencyKey: key(),
+        paymentMethodId: stored,
+        amountCents: 500,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: c2.transactionId },
+      });
       expect(mit.status).toBe('captured');
 
       const always = await attach(testCard('4000 0027 6000 3184'));
-      expect((await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: always, amountCents: 500, currency: 'EUR' })).decline?.reason).toBe('authentication_failed');
+      expect((await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: always, amountCents: 500, currency: 'EUR' })).decline?.reason).toBe(
+        'authentication_failed',
+      );
     });
   });
 
@@ -307,14 +372,21 @@ describe('stripe connector against the fake', () => {
       expect(JSON.stringify(r)).not.toMatch(/wxyz|sk_test/);
     });
     it('unreachable when nothing listens', async () => {
-      const err = await h.connectorWith({ baseUrl: 'http://127.0.0.1:9' }).verifyCredentials().catch((e: unknown) => e);
+      const err = await h
+        .connectorWith({ baseUrl: 'http://127.0.0.1:9' })
+        .verifyCredentials()
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(PspIntegrationError);
       expect((err as PspIntegrationError).code).toBe('unreachable');
     });
   });
 
   describe('faults', () => {
-    const code = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => (e instanceof PspIntegrationError ? e.code : String(e)));
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'no error',
+        (e: unknown) => (e instanceof PspIntegrationError ? e.code : String(e)),
+      );
 
     it('a timeout is unreachable', async () => {
       const quick = h.connectorWith({ timeoutMs: 300 });
@@ -329,7 +401,14 @@ describe('stripe connector against the fake', () => {
     });
 
     it('an answer that is not JSON, or not a PaymentIntent, is bad_response', async () => {
-      const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: await attach(), amountCents: 100, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+      const r = await h.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: await attach(),
+        amountCents: 100,
+        currency: 'EUR',
+        capture: 'manual',
+        returnUrl: RETURN_URL,
+      });
       h.fake.fail('malformed_json', { path: /^\/v1\/payment_intents\/pi_/ });
       expect(await code(h.connector.retrieve(bareRef(r.transactionId)))).toBe('bad_response');
       h.fake.fail('unreadable_object', { path: /^\/v1\/payment_intents\/pi_/ });
@@ -339,7 +418,10 @@ describe('stripe connector against the fake', () => {
 
     it('401 on a payment call is bad_credentials, with no part of the key in the error', async () => {
       const wrong = 'sk_test_51AnotherWrongKey0000000000000000000qrst';
-      const err = await h.connectorWith({ credentials: { secret_key: wrong } }).retrieve(bareRef('pi_123')).catch((e: unknown) => e);
+      const err = await h
+        .connectorWith({ credentials: { secret_key: wrong } })
+        .retrieve(bareRef('pi_123'))
+        .catch((e: unknown) => e);
       expect((err as PspIntegrationError).code).toBe('bad_credentials');
       expect(`${(err as Error).message} ${JSON.stringify(err)} ${inspect(err)}`).not.toMatch(/qrst|sk_test_51/);
     });
@@ -373,7 +455,16 @@ describe('stripe connector against the fake', () => {
     it('not in any error of a refused key, nor of a bad configuration', () => {
       let message = '';
       try {
-        new StripeConnector({ secretKey: 'pk_test_PublishableNotSecret123', webhookSecret: WEBHOOK_SECRET, baseUrl: 'https://api.stripe.com', sandbox: true, clock: new ManualClock(), timeoutMs: 1000, http: LOCAL_PSP_HTTP, operations: unusedOperations(new ManualClock()) });
+        new StripeConnector({
+          secretKey: 'pk_test_PublishableNotSecret123',
+          webhookSecret: WEBHOOK_SECRET,
+          baseUrl: 'https://api.stripe.com',
+          sandbox: true,
+          clock: new ManualClock(),
+          timeoutMs: 1000,
+          http: LOCAL_PSP_HTTP,
+          operations: unusedOperations(new ManualClock()),
+        });
       } catch (e) {
         message = (e as Error).message;
       }
@@ -412,7 +503,9 @@ describe('stripe definition', () => {
     const c = stripeDefinition.create(account, context);
     expect(c.name).toBe('stripe');
     expect(c.sandbox).toBe(true);
-    expect(stripeDefinition.create({ ...account, environment: 'live', credentials: { ...account.credentials, secret_key: 'sk_live_51AbCdEfGhIjKlMnOp' } }, context).sandbox).toBe(false);
+    expect(stripeDefinition.create({ ...account, environment: 'live', credentials: { ...account.credentials, secret_key: 'sk_live_51AbCdEfGhIjKlMnOp' } }, context).sandbox).toBe(
+      false,
+    );
     expect(() => stripeDefinition.create({ ...account, baseUrl: 'https://api.stripe.com/v1' }, context)).toThrow(TypeError);
   });
 });

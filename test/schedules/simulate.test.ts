@@ -39,10 +39,7 @@ function anonymous(url: string, payload?: unknown, headers: Record<string, strin
 async function merchantWith(terms: Record<string, number | null | string>): Promise<Caller> {
   const c = await caller(app);
   const sets = Object.keys(terms).map((col, i) => `${col} = $${i + 2}`);
-  await app.services.db.query(`UPDATE offers SET ${sets.join(', ')} WHERE account_id = $1 AND type <> 'SHARED'`, [
-    c.merchant.account_id.slice(4),
-    ...Object.values(terms),
-  ]);
+  await app.services.db.query(`UPDATE offers SET ${sets.join(', ')} WHERE account_id = $1 AND type <> 'SHARED'`, [c.merchant.account_id.slice(4), ...Object.values(terms)]);
   return c;
 }
 
@@ -97,7 +94,11 @@ describe('schedule simulation: happy paths', () => {
   });
 
   it('the front-end route answers the same as the back-end route, without credentials', async () => {
-    for (const [type, n] of [['INSTALLMENTS', 3], ['INSTALLMENTS', 4], ['DEFERRED', 1]] as const) {
+    for (const [type, n] of [
+      ['INSTALLMENTS', 3],
+      ['INSTALLMENTS', 4],
+      ['DEFERRED', 1],
+    ] as const) {
       const uid = a.offer(type, n);
       const body = { amount_cents: 45_000, created: '2026-03-15' };
       const [viaBack, viaFront] = [await a.post(back(uid), body), await anonymous(front(uid), body)];
@@ -108,7 +109,11 @@ describe('schedule simulation: happy paths', () => {
   });
 
   it('any amount within the limits and any date: both routes equal computeSchedule', async () => {
-    const offers = [['INSTALLMENTS', 3], ['INSTALLMENTS', 4], ['DEFERRED', 1]] as const;
+    const offers = [
+      ['INSTALLMENTS', 3],
+      ['INSTALLMENTS', 4],
+      ['DEFERRED', 1],
+    ] as const;
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...offers),
@@ -182,7 +187,7 @@ describe('schedule simulation: refusals', () => {
     expectError(await a.post(back(uid)), 400, 'invalid_request');
   });
 
-  it('400 amount_below_minimum / amount_above_maximum outside the offer\'s limits (inclusive bounds)', async () => {
+  it("400 amount_below_minimum / amount_above_maximum outside the offer's limits (inclusive bounds)", async () => {
     const uid = a.offer('INSTALLMENTS', 3);
     expectError(await a.post(back(uid), { amount_cents: 4_999, created }), 400, 'amount_below_minimum', 'amount_cents');
     expect((await a.post(back(uid), { amount_cents: 5_000, created })).statusCode).toBe(200);
@@ -190,14 +195,14 @@ describe('schedule simulation: refusals', () => {
     expectError(await anonymous(front(uid), { amount_cents: 300_001, created }), 400, 'amount_above_maximum', 'amount_cents');
   });
 
-  it('400 amount_above_funding_cap when the credit is above the offer\'s cap', async () => {
+  it("400 amount_above_funding_cap when the credit is above the offer's cap", async () => {
     const c = await merchantWith({ funding_cap_cents: 15_000 });
     // 3x 300.00: 200.00 of credit (what is not paid at checkout) > 150.00.
     expectError(await c.post(back(c.offer('INSTALLMENTS', 3)), { amount_cents: 30_000, created }), 400, 'amount_above_funding_cap', 'amount_cents');
     expect((await c.post(back(c.offer('INSTALLMENTS', 3)), { amount_cents: 22_500, created })).statusCode).toBe(200);
   });
 
-  it('400 usury_ceiling_exceeded when the TAEG is above the offer\'s ceiling; equal is allowed', async () => {
+  it("400 usury_ceiling_exceeded when the TAEG is above the offer's ceiling; equal is allowed", async () => {
     const c = await merchantWith({ usury_ceiling_bps: 1_999 });
     const res = await c.post(back(c.offer('INSTALLMENTS', 3)), { amount_cents: 30_000, created }, { 'accept-language': 'fr-FR' });
     expectError(res, 400, 'usury_ceiling_exceeded', '20');
@@ -238,13 +243,18 @@ describe('schedule simulation: access', () => {
 
   it('back end: 401 without a valid access token', async () => {
     for (const headers of [{}, { authorization: 'Bearer nope' }]) {
-      const res = await app.server.inject({ method: 'POST', url: back(a.offer('INSTALLMENTS', 3)), headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+      const res = await app.server.inject({
+        method: 'POST',
+        url: back(a.offer('INSTALLMENTS', 3)),
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify(body),
+      });
       expect(res.statusCode).toBe(401);
       expect(res.json().error.app_error).toBe('invalid_token');
     }
   });
 
-  it('back end: another merchant\'s offer is 404, exactly like an unknown or malformed one', async () => {
+  it("back end: another merchant's offer is 404, exactly like an unknown or malformed one", async () => {
     const bodies = [];
     for (const uid of [b.offer('INSTALLMENTS', 3), 'mer_00000000-0000-4000-8000-000000000000', 'mer_nope', b.offer('INSTALLMENTS', 3).slice(4)]) {
       const res = await a.post(back(uid), body);
@@ -311,12 +321,22 @@ describe('CORS', () => {
       await a.post(back(uid), body, { origin: 'https://shop.example' }),
       await app.server.inject({ method: 'POST', url: back(uid), headers: { origin: 'https://shop.example', 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
       await app.server.inject({ method: 'OPTIONS', url: back(uid), headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }),
-      await app.server.inject({ method: 'POST', url: '/api/token', headers: { origin: 'https://shop.example', 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' }),
+      await app.server.inject({
+        method: 'POST',
+        url: '/api/token',
+        headers: { origin: 'https://shop.example', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials',
+      }),
       await app.server.inject({ method: 'OPTIONS', url: '/api/token', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }),
       await a.get('/api/merchants/v1/purchases', { origin: 'https://shop.example' }),
     ];
     expect(answers.map((r) => r.statusCode)).toEqual([200, 401, 404, 401, 404, 200]);
-    answers.forEach((res, i) => expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-')), `answer ${i}`).toEqual([]));
+    answers.forEach((res, i) =>
+      expect(
+        Object.keys(res.headers).filter((h) => h.startsWith('access-control-')),
+        `answer ${i}`,
+      ).toEqual([]),
+    );
   });
 });
 

@@ -6,7 +6,13 @@ import { acceptMessage, frameUrl, merchantOrigin, originOf, parseMessage } from 
 const UID = 'pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70';
 const CHIPIN = 'https://pay.chipin.example';
 const result = { chipin: 1, type: 'chipin:result', purchase_uid: UID, result: { transaction: { status: 'completed' }, purchase: { uid: UID } }, jwt: 'a.b.c' };
-const error = { chipin: 1, type: 'chipin:error', purchase_uid: UID, error: { code: 'card_declined', message: 'The card was declined.', purchase_uid: UID, retryable: false }, jwt: null };
+const error = {
+  chipin: 1,
+  type: 'chipin:error',
+  purchase_uid: UID,
+  error: { code: 'card_declined', message: 'The card was declined.', purchase_uid: UID, retryable: false },
+  jwt: null,
+};
 
 describe('message protocol', () => {
   it('parses exactly the three message types', () => {
@@ -34,7 +40,7 @@ describe('message protocol', () => {
     }
   });
 
-  it('drops extra fields: only the protocol\'s members reach the callbacks', () => {
+  it("drops extra fields: only the protocol's members reach the callbacks", () => {
     expect(parseMessage({ ...error, card_number: '4242424242424242', error: { ...error.error, extra: 1 } })).toEqual(error);
   });
 });
@@ -43,7 +49,7 @@ describe('origin checks', () => {
   const frame = {};
   const expected = { chipinOrigin: CHIPIN, frame, purchaseUid: UID };
 
-  it('the SDK accepts a message only from Chipin\'s origin, from its own frame, about its purchase', () => {
+  it("the SDK accepts a message only from Chipin's origin, from its own frame, about its purchase", () => {
     expect(acceptMessage({ origin: CHIPIN, source: frame, data: result }, expected)).toEqual(result);
     expect(acceptMessage({ origin: 'https://evil.example', source: frame, data: result }, expected)).toBeUndefined();
     expect(acceptMessage({ origin: 'https://pay.chipin.example:8443', source: frame, data: result }, expected)).toBeUndefined();
@@ -52,7 +58,7 @@ describe('origin checks', () => {
     expect(acceptMessage({ origin: CHIPIN, source: frame, data: result }, { ...expected, purchaseUid: 'pur_5f0c6c2e-8f7b-4d5e-9c1a-000000000000' })).toBeUndefined();
   });
 
-  it('the hosted page posts to the merchant origin (callback URL), else to Chipin\'s own, never *', () => {
+  it("the hosted page posts to the merchant origin (callback URL), else to Chipin's own, never *", () => {
     expect(merchantOrigin('https://shop.example/chipin/done?x=1', CHIPIN)).toBe('https://shop.example');
     expect(merchantOrigin('http://127.0.0.2:8080/done', CHIPIN)).toBe('http://127.0.0.2:8080');
     expect(merchantOrigin(null, CHIPIN)).toBe(CHIPIN);
@@ -90,7 +96,13 @@ describe('cookie-less CSRF token (framed pages)', () => {
     expect(csrf.verifyFrameToken(UID, token, now + 3_600_000)).toBe(true);
     expect(csrf.verifyFrameToken('pur_other', token, now)).toBe(false);
     expect(csrf.verifyFrameToken(UID, token, now + 86_401_000)).toBe(false);
-    expect(csrf.verifyFrameToken(UID, token.replace(/^\d+/, (s) => String(Number(s) + 10)), now)).toBe(false);
+    expect(
+      csrf.verifyFrameToken(
+        UID,
+        token.replace(/^\d+/, (s) => String(Number(s) + 10)),
+        now,
+      ),
+    ).toBe(false);
     expect(new Csrf(Buffer.alloc(32, 8)).verifyFrameToken(UID, token, now)).toBe(false);
     expect(csrf.verifyFrameToken(UID, undefined, now)).toBe(false);
   });

@@ -55,7 +55,7 @@ describe('hosted pages in a frame', () => {
     expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'self' https:\/\/shop\.example$/);
   });
 
-  it("accept a POST without the cookie (withheld in a third-party frame) when the frame token is valid and the browser says it came from our origin", async () => {
+  it('accept a POST without the cookie (withheld in a third-party frame) when the frame token is valid and the browser says it came from our origin', async () => {
     const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ callback_url: 'https://shop.example/done' }))).json();
     const path = `/pay/pur_${p.id}?embed=1`;
     const { frame, res } = await page(path);

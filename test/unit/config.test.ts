@@ -63,7 +63,7 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: dir(), MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).masterKey).toEqual(Buffer.alloc(32, 7));
   });
 
-  it('reads PSP_ENDPOINT_ALLOWLIST as the operator\'s list of hosts, none by default, naming the variable when malformed', () => {
+  it("reads PSP_ENDPOINT_ALLOWLIST as the operator's list of hosts, none by default, naming the variable when malformed", () => {
     expect(loadConfig({ DATA_DIR: dir() }).pspEndpointAllowlist).toEqual([]);
     expect(loadConfig({ DATA_DIR: dir(), PSP_ENDPOINT_ALLOWLIST: ' Egress.Proxy.internal ,10.0.0.7,,' }).pspEndpointAllowlist).toEqual(['egress.proxy.internal', '10.0.0.7']);
     expect(() => loadConfig({ DATA_DIR: dir(), PSP_ENDPOINT_ALLOWLIST: 'https://collector.example/' })).toThrow(/^PSP_ENDPOINT_ALLOWLIST must be a comma-separated list/);

@@ -20,7 +20,10 @@ const deps = () => app.services.payments;
 async function paid(type: 'INSTALLMENTS' | 'DEFERRED', number: string): Promise<{ id: string; toCollect: string[] }> {
   const offer = type === 'INSTALLMENTS' ? shop.offer('INSTALLMENTS', 3) : shop.offer('DEFERRED');
   const id = await shop.purchase({ merchant_uid: offer.merchant_uid, amount: 30_000 });
-  expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(number), [], () => 'http://127.0.0.1:3000/return')).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+  expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(number), [], () => 'http://127.0.0.1:3000/return')).toEqual({
+    kind: 'processed',
+    state: 'LEADER_PROCESSED',
+  });
   return { id, toCollect: (await scheduledInstallments(app.services.db, shop.accountId, id)).map((i) => i.id) };
 }
 const purchaseOf = async (id: string) => (await findPurchase(app.services.db, shop.accountId, id))!;

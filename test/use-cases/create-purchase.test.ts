@@ -72,7 +72,10 @@ describe('createPurchase (both API families)', () => {
     const before = await stored(a);
     expect(await createPurchase(app.services, input(a, { currency: 'USD' }))).toEqual({ kind: 'invalid', field: 'currency', message: 'must be EUR, the currency of this offer' });
     expect(await createPurchase(app.services, input(a, { currency: 'ABC' }))).toEqual({ kind: 'invalid', field: 'currency', message: 'is not an ISO 4217 currency code: "ABC"' });
-    const products = [{ label: 'Flight', amount: 20_000, currency: 'EUR' }, { label: 'Hotel', amount: 10_000, currency: 'USD' }];
+    const products = [
+      { label: 'Flight', amount: 20_000, currency: 'EUR' },
+      { label: 'Hotel', amount: 10_000, currency: 'USD' },
+    ];
     expect(await createPurchase(app.services, input(a, { products }))).toEqual({ kind: 'invalid', field: 'products[1].currency', message: "must be EUR, the purchase's currency" });
     expect(await stored(a)).toBe(before);
   });

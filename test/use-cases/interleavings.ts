@@ -68,7 +68,7 @@ function pausing(real: Database, gate: Gate): Database {
   return new Proxy(real, {
     get(target, prop) {
       if (prop === 'transaction') {
-        return async <T,>(fn: Parameters<Database['transaction']>[0]) => {
+        return async <T>(fn: Parameters<Database['transaction']>[0]) => {
           await gate.pause();
           return target.transaction(fn) as Promise<T>;
         };

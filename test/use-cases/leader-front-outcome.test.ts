@@ -33,7 +33,15 @@ async function paidThroughLyra(statusLabel: string, environment: 'test' | 'live'
   await leaderProcessed(app, m, id);
   const payment = await insertPayment(
     app.services.db,
-    { accountId: m.accountId, purchaseId: id, purpose: 'leader_share', psp: 'lyra', pspAccountId: await pspAccount(app, m, environment), idempotencyKey: `lfo-${id}`, amountCents: 30_000 },
+    {
+      accountId: m.accountId,
+      purchaseId: id,
+      purpose: 'leader_share',
+      psp: 'lyra',
+      pspAccountId: await pspAccount(app, m, environment),
+      idempotencyKey: `lfo-${id}`,
+      amountCents: 30_000,
+    },
     app.services.clock.now(),
   );
   // As the payment flows record a Lyra connector's answer: the event's data comes from recordResult.
@@ -69,7 +77,11 @@ describe(`leader front outcome, card-processor variant (${onPostgres ? 'PostgreS
     const uid = `pur_${purchase.id}`;
     expect(told.error).toEqual({ code: 'processing_error', message: 'The payment could not be completed.', purchase_uid: uid, retryable: false });
     const claims = verifyHs256(told.jwt!, offerSecret()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ error: told.error, purchase: { reference: 'ORDER-L', uid }, transaction: { uid: '971b6b3b9e364e87bfbe9886b3a75df4', status: 'UNDER_VERIFICATION' } });
+    expect(claims).toMatchObject({
+      error: told.error,
+      purchase: { reference: 'ORDER-L', uid },
+      transaction: { uid: '971b6b3b9e364e87bfbe9886b3a75df4', status: 'UNDER_VERIFICATION' },
+    });
   });
 
   it('transaction.sandbox follows the PSP account the payment ran on: false on a live account', async () => {

@@ -30,7 +30,7 @@ afterAll(() => app.close());
 
 const ret = () => 'http://127.0.0.1:3000/return';
 const deps = () => app.services.payments;
-const q = async <T,>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows;
+const q = async <T>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows;
 
 /** Σ captured − Σ refunded at the PSP, over the transactions started with the purchase's keys. */
 const pspNet = (purchaseId: string) => keptAtPsp(app.services.db, purchaseId);
@@ -58,10 +58,16 @@ async function expectLedger(purchaseId: string, amount: number): Promise<void> {
 /** The audit's example: 10,001; the leader 5,001; friend 1 3,000 (paid), friend 2 2,000 (3-D Secure). */
 async function openPot() {
   const id = await shop.purchase({ amount: 10_001 });
-  const led = await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
-    { email: 'ann@example.com', amountCents: 3_000 },
-    { email: 'bob@example.com', amountCents: 2_000 },
-  ], ret);
+  const led = await payAsLeader(
+    deps(),
+    { id, accountId: shop.accountId },
+    card(CARDS.ok),
+    [
+      { email: 'ann@example.com', amountCents: 3_000 },
+      { email: 'bob@example.com', amountCents: 2_000 },
+    ],
+    ret,
+  );
   expect(led.kind).toBe('processed');
   const [ann, bob] = await listPledges(app.services.db, shop.accountId, id);
   expect(await payPledge(deps(), ann!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
@@ -95,7 +101,7 @@ describe('the pot is never over-funded', () => {
     const pledge = (await findPledge(app.services.db, shop.accountId, bob.id))!;
     // The pledger's return now: the same rule, the same keys, nothing more.
     expect(await resumePledgeAfterChallenge(deps(), pledge, pledge.paymentId!)).toEqual({ kind: 'closed', reason: 'deadline' });
-    expect((await findPayment(app.services.db, shop.accountId, pledge.paymentId!))).toMatchObject({ status: 'refunded', captured_cents: 2_000, refunded_cents: 2_000 });
+    expect(await findPayment(app.services.db, shop.accountId, pledge.paymentId!)).toMatchObject({ status: 'refunded', captured_cents: 2_000, refunded_cents: 2_000 });
     expect(await pspNet(id)).toBe(10_001);
     await expectLedger(id, 10_001);
   });
@@ -166,10 +172,16 @@ describe('the audit invariant over random interleavings of a pot', () => {
         const clock = jumpingClock(app.services.clock);
         const d: PaymentDeps = { ...deps(), clock };
         const id = await shop.purchase({ amount: 10_001 });
-        await payAsLeader(d, { id, accountId: shop.accountId }, card(CARDS.ok), [
-          { email: 'ann@example.com', amountCents: 3_000 },
-          { email: 'bob@example.com', amountCents: 2_000 },
-        ], ret);
+        await payAsLeader(
+          d,
+          { id, accountId: shop.accountId },
+          card(CARDS.ok),
+          [
+            { email: 'ann@example.com', amountCents: 3_000 },
+            { email: 'bob@example.com', amountCents: 2_000 },
+          ],
+          ret,
+        );
         const pledges = await listPledges(app.services.db, shop.accountId, id);
         const challenges: (string | undefined)[] = [undefined, undefined];
         for (const [who, what, order] of steps) {
@@ -196,11 +208,11 @@ describe('the audit invariant over random interleavings of a pot', () => {
             };
             const friend: Flow = (db) =>
               p.state === 'paying' && p.paymentId && challenges[who] ? resumePledgeAfterChallenge({ ...d, db }, p, p.paymentId) : payPledge({ ...d, db }, p, card(CARDS.ok), ret);
-            const run = await runInterleaved(app.services.db, [
-              friend,
-              async (db: Database) => (jump(), settlePotDeadline({ ...d, db }, shop.accountId, id)),
-              async (db: Database) => (jump(), reconcilePayments({ ...d, db })),
-            ], order);
+            const run = await runInterleaved(
+              app.services.db,
+              [friend, async (db: Database) => (jump(), settlePotDeadline({ ...d, db }, shop.accountId, id)), async (db: Database) => (jump(), reconcilePayments({ ...d, db }))],
+              order,
+            );
             for (const r of run.results) if (r.status === 'rejected') throw r.reason;
           }
         }

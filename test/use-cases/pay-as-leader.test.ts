@@ -26,7 +26,7 @@ describe('payAsLeader', () => {
     expect(await paymentsOf(app, id)).toEqual([{ purpose: 'leader_share', status: 'captured', amount_cents: 10_000, captured_cents: 10_000 }]);
   });
 
-  it('SHARED with pledgers: the friends\' part is held, the leader\'s share captured, the pot opened and the friends invited', async () => {
+  it("SHARED with pledgers: the friends' part is held, the leader's share captured, the pot opened and the friends invited", async () => {
     const id = await shop.purchase();
     const outcome = await pay(id, CARDS.ok, [
       { email: 'ann@example.com', amountCents: 3_000 },
@@ -112,7 +112,12 @@ describe('payAsLeader', () => {
     let paymentId = '';
     const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [], (p) => ((paymentId = p), returnUrl(p)));
     await answerChallenge(app, (first as { url: string }).url, 'fail');
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({ kind: 'declined', reason: 'authentication_failed', attemptsLeft: 2, state: 'CREATED' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({
+      kind: 'declined',
+      reason: 'authentication_failed',
+      attemptsLeft: 2,
+      state: 'CREATED',
+    });
   });
 
   it('a leader who completes 3-D Secure after the purchase was aborted gets the captured first installment refunded', async () => {

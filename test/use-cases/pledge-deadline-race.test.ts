@@ -37,10 +37,16 @@ const DAY = 24 * 3_600_000;
  */
 async function potWithFriendPaying(deps: PaymentDeps, how: 'plain' | '3ds'): Promise<{ id: string; friend: Flow }> {
   const id = await shop.purchase({ amount: 3_450 });
-  const led = await payAsLeader(deps, { id, accountId: shop.accountId }, card(CARDS.ok), [
-    { email: 'ann@example.com', amountCents: 1_150 },
-    { email: 'bob@example.com', amountCents: 1_150 },
-  ], ret);
+  const led = await payAsLeader(
+    deps,
+    { id, accountId: shop.accountId },
+    card(CARDS.ok),
+    [
+      { email: 'ann@example.com', amountCents: 1_150 },
+      { email: 'bob@example.com', amountCents: 1_150 },
+    ],
+    ret,
+  );
   expect(led.kind).toBe('processed');
   const [ann, bob] = await listPledges(app.services.db, shop.accountId, id);
   expect(await payPledge(deps, ann!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
@@ -67,13 +73,17 @@ describe.each(['plain', '3ds'] as const)('a friend paying (%s) as the clock jump
         const clock = jumpingClock(app.services.clock);
         const deps: PaymentDeps = { ...app.services.payments, clock };
         const { id, friend } = await potWithFriendPaying(deps, how);
-        const run = await runInterleaved(app.services.db, [
-          friend,
-          async (db: Database) => {
-            clock.jump(2 * DAY + 60_000); // past the 48 h deadline, and past the friend's reservation
-            return settle({ ...deps, db }, id);
-          },
-        ], schedule);
+        const run = await runInterleaved(
+          app.services.db,
+          [
+            friend,
+            async (db: Database) => {
+              clock.jump(2 * DAY + 60_000); // past the 48 h deadline, and past the friend's reservation
+              return settle({ ...deps, db }, id);
+            },
+          ],
+          schedule,
+        );
         for (const r of run.results) if (r.status === 'rejected') throw r.reason;
         friendAnswers.add((run.results[0] as PromiseFulfilledResult<{ kind: string }>).value.kind);
         // The rest of the story: every reservation over, the deadline run, nothing left unresolved.
@@ -140,10 +150,12 @@ it('a give-back cut short by a PSP fault leaves the payment unresolved; the reco
   clock.jump(2 * DAY + 60_000);
   await expect(settlePotDeadline({ ...deps, psps: unreachable }, shop.accountId, id)).rejects.toThrow('ECONNREFUSED');
   const friendPayment = async () =>
-    (await app.services.db.query<{ status: string; pledge: string }>(
-      "SELECT p.status, pl.state AS pledge FROM payments p JOIN pledges pl ON pl.id = p.pledge_id WHERE p.purchase_id = $1 AND pl.position = 1",
-      [id],
-    )).rows[0]!;
+    (
+      await app.services.db.query<{ status: string; pledge: string }>(
+        'SELECT p.status, pl.state AS pledge FROM payments p JOIN pledges pl ON pl.id = p.pledge_id WHERE p.purchase_id = $1 AND pl.position = 1',
+        [id],
+      )
+    ).rows[0]!;
   expect(await friendPayment()).toEqual({ status: 'requires_action', pledge: 'closed' });
   // The job runs again (it charges the leader the friend's share); the reconciliation gives the friend's money back.
   expect(await settlePotDeadline(deps, shop.accountId, id)).toEqual({ kind: 'rest_charged', restCents: 1_150 });

@@ -24,10 +24,16 @@ const deps = () => app.services.payments;
 /** A SHARED purchase of 100.00 whose leader paid 50.00 and invited two friends of 25.00. */
 async function openPot(): Promise<{ id: string; pledges: Pledge[] }> {
   const id = await shop.purchase();
-  const led = await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [
-    { email: 'ann@example.com', amountCents: 2_500 },
-    { email: 'bob@example.com', amountCents: 2_500 },
-  ], ret);
+  const led = await payAsLeader(
+    deps(),
+    { id, accountId: shop.accountId },
+    card(CARDS.ok),
+    [
+      { email: 'ann@example.com', amountCents: 2_500 },
+      { email: 'bob@example.com', amountCents: 2_500 },
+    ],
+    ret,
+  );
   expect(led).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
   return { id, pledges: await listPledges(app.services.db, shop.accountId, id) };
 }
@@ -63,7 +69,7 @@ describe('payPledge', () => {
 });
 
 describe('settlePotDeadline', () => {
-  it('the uncovered rest is captured from the leader\'s guarantee: SUCCESSFUL, unpaid pledges closed', async () => {
+  it("the uncovered rest is captured from the leader's guarantee: SUCCESSFUL, unpaid pledges closed", async () => {
     const { id, pledges } = await openPot();
     await payPledge(deps(), pledges[0]!, card(CARDS.ok), ret);
     expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'rest_charged', restCents: 2_500 });
@@ -87,7 +93,13 @@ describe('settlePotDeadline', () => {
     // ... and the leader's saved card now refuses off-session charges.
     const attached = await psp.attachPaymentMethod({ idempotencyKey: `test:${id}:attach`, card: card(CARDS.offSessionFails) });
     if (!attached.ok) throw new Error(attached.reason);
-    const methodId = await insertPaymentMethod(app.services.db, shop.accountId, id, { psp: 'sandbox', pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear }, new Date());
+    const methodId = await insertPaymentMethod(
+      app.services.db,
+      shop.accountId,
+      id,
+      { psp: 'sandbox', pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear },
+      new Date(),
+    );
     await setPaymentMethod(app.services.db, shop.accountId, id, methodId);
 
     expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'rest_refused', restCents: 5_000, reason: 'card_declined' });
@@ -103,7 +115,9 @@ describe('remindPot', () => {
     expect(await remindPot(deps(), shop.accountId, id)).toEqual({ kind: 'reminded', count: 1 });
     const sent = await app.services.db.query<{ recipient: string; n: number }>(
       // Invitations and reminders only: receipts (keyed, docs/messaging.md) are counted elsewhere.
-      'SELECT recipient, count(*) AS n FROM outbound_messages WHERE purchase_id = $1 AND message_key IS NULL GROUP BY recipient ORDER BY recipient', [id]);
+      'SELECT recipient, count(*) AS n FROM outbound_messages WHERE purchase_id = $1 AND message_key IS NULL GROUP BY recipient ORDER BY recipient',
+      [id],
+    );
     expect(sent.rows).toEqual([
       { recipient: 'ann@example.com', n: 1 }, // the invitation only
       { recipient: 'bob@example.com', n: 2 }, // the invitation and the reminder

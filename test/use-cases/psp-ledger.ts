@@ -90,7 +90,11 @@ export async function expectSettledTruthfully(db: Sql, purchaseId: string, amoun
   for (const pledgeId of new Set(payments.map((p) => p.pledge_id))) {
     const mine = payments.filter((p) => p.pledge_id === pledgeId);
     expect(mine.filter((p) => p.kept > 0).length, 'a friend is charged at most once').toBeLessThanOrEqual(1);
-    if (mine[0]!.pledge_state !== 'paid') expect(mine.every((p) => p.kept === 0), 'a pledge not paid keeps nothing').toBe(true);
+    if (mine[0]!.pledge_state !== 'paid')
+      expect(
+        mine.every((p) => p.kept === 0),
+        'a pledge not paid keeps nothing',
+      ).toBe(true);
   }
   expect(await completedNotKept(db, purchaseId)).toEqual([]);
 }

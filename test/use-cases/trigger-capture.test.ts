@@ -32,7 +32,7 @@ describe('triggerCapture', () => {
     expect(await captured(id)).toBe(15_000);
   });
 
-  it('finds the purchase by the merchant\'s reference too', async () => {
+  it("finds the purchase by the merchant's reference too", async () => {
     const id = await deferredPurchase(true, 'UC-REF-1');
     expect(await triggerCapture(app.services.payments, sign({ merchantUid: deferred().merchant_uid, reference: 'UC-REF-1' }))).toMatchObject({ kind: 'captured', purchaseId: id });
   });

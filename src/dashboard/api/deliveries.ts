@@ -12,7 +12,8 @@ import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const PUR_UID = '^pur_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+const AUTH_NOTE =
+  'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')], {
   description: '`pending` (due, or waiting for a retry), `succeeded`, `failed` (given up after every retry, or 410), `cancelled` (its endpoint was disabled)',

@@ -9,7 +9,8 @@ import { BackofficeErrors } from './webhook.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+const AUTH_NOTE =
+  'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 const OfferPsp = Type.Object(
   {
@@ -64,7 +65,7 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
           `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited. ` +
           '`psp_account_id`: the offer pays through this PSP account from its next payment on (payments already made keep theirs for captures and refunds); `null` puts it back on the built-in sandbox PSP (refused in production). ' +
           "Fees and limits of an INSTALLMENTS or DEFERRED offer are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
-          'A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation\'s rules). ' +
+          "A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation's rules). " +
           'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. Each edit is audited (`offer_update`). ' +
           'Other server processes see an edit within 5 seconds (their offer cache).',
         security: SECURITY,
@@ -77,13 +78,19 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
             min_amount_cents: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.min_amount_cents.min, maximum: OFFER_BOUNDS.min_amount_cents.max })),
             max_amount_cents: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.max_amount_cents.min, maximum: OFFER_BOUNDS.max_amount_cents.max })),
             expiry_hours: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.expiry_hours.min, maximum: OFFER_BOUNDS.expiry_hours.max })),
-            pot_deadline_hours: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.pot_deadline_hours.min, maximum: OFFER_BOUNDS.pot_deadline_hours.max, description: 'SHARED offers only' })),
+            pot_deadline_hours: Type.Optional(
+              Type.Integer({ minimum: OFFER_BOUNDS.pot_deadline_hours.min, maximum: OFFER_BOUNDS.pot_deadline_hours.max, description: 'SHARED offers only' }),
+            ),
           },
           { additionalProperties: false },
         ),
         response: {
           200: OfferPsp,
-          400: { ...TokenApiError, description: 'Invalid input, naming the field: out of bounds, min above max, terms no purchase could be sold with, fees or limits locked by a purchase awaiting payment, a production offer without a PSP account' },
+          400: {
+            ...TokenApiError,
+            description:
+              'Invalid input, naming the field: out of bounds, min above max, terms no purchase could be sold with, fees or limits locked by a purchase awaiting payment, a production offer without a PSP account',
+          },
           404: { ...TokenApiError, description: 'No such offer, or no such PSP account, in this account' },
           ...BackofficeErrors,
         },

@@ -1,13 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
-import {
-  createPspAccount,
-  deletePspAccount,
-  getPspAccount,
-  listPspAccounts,
-  updatePspAccount,
-  type PspAccountOutcome,
-} from '../../use-cases/psp-accounts.ts';
+import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts, updatePspAccount, type PspAccountOutcome } from '../../use-cases/psp-accounts.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';
@@ -15,7 +8,8 @@ import { BackofficeErrors } from './webhook.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+const AUTH_NOTE =
+  'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 const CredentialField = Type.Object({
   name: Type.String(),
@@ -272,7 +266,11 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
       const outcome = await deletePspAccount(deps, accountId, request.params.id);
       if (outcome.kind === 'not_found') throw notFound('PSP account');
       if (outcome.kind === 'in_use') {
-        throw new ApiError(409, 'psp_account_in_use', `the PSP account is used by ${outcome.offers} offer(s) and ${outcome.payments} payment(s); bind the offers to another account first`);
+        throw new ApiError(
+          409,
+          'psp_account_in_use',
+          `the PSP account is used by ${outcome.offers} offer(s) and ${outcome.payments} payment(s); bind the offers to another account first`,
+        );
       }
       return reply.code(204).send(null);
     },

@@ -14,7 +14,8 @@ import { cancelRefusal } from '../../http/routes/merchant-v1/refunds.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+const AUTH_NOTE =
+  'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 const Params = Type.Object({ id: Type.String({ description: 'The purchase: `pur_<uuid>` or the bare uuid', examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }) });
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
 

@@ -29,7 +29,8 @@ export const BackofficeErrors = {
 };
 
 const SECURITY = [{ apiKeyBasic: [] }];
-const AUTH_NOTE = 'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+const AUTH_NOTE =
+  'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
 
 /**
  * Back office: the account's webhook endpoint (docs/webhooks.md#setting-the-webhook-url). One per

@@ -24,8 +24,6 @@ const SHOWN_DELIVERIES = 20;
  * in the answer to the save, never on the page afterwards (no secret sits in a page one reloads).
  */
 export function registerDashboardDevelopers(app: App, services: Services, sessions: DashboardSessions): void {
-
-
   /** The page's data; `before` pages the delivery log (the API's keyset cursor), one more row read to know if older ones exist. */
   async function view(accountId: string, extra: Partial<DevelopersView> = {}, before?: DeliveryCursor): Promise<DevelopersView> {
     const [webhook, page, keys] = await Promise.all([

@@ -55,8 +55,7 @@ export function registerDashboardInvitation(app: App, services: Services, guard:
       if (beyond > 0) return throttled(beyond);
       return gone();
     }
-    const refuse = (field: string, message: string) =>
-      sendPage(reply, 400, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation, { field, message }));
+    const refuse = (field: string, message: string) => sendPage(reply, 400, invitationPage(lang, csrf.tokenFor(request, reply, JOIN_FORM), token, invitation, { field, message }));
     const password = form.new_password ?? '';
     const problem = newPasswordProblem(password, invitation.email);
     if (problem) return refuse('new_password', t.passwordProblem[problem]);

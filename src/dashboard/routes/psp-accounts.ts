@@ -59,7 +59,13 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     );
     switch (outcome.kind) {
       case 'ok':
-        await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'psp_account_create', subject: outcome.account.id, details: { psp: def.name, environment: outcome.account.environment } });
+        await recordAudit(services.db, {
+          accountId: session.accountId,
+          actor: actorOf(session),
+          action: 'psp_account_create',
+          subject: outcome.account.id,
+          details: { psp: def.name, environment: outcome.account.environment },
+        });
         request.log.info({ account_id: session.accountId, psp_account_id: outcome.account.id, psp: def.name }, 'PSP account created (back office)');
         return seeOther(reply, '/dashboard/psp-accounts?done=created');
       case 'invalid':
@@ -99,7 +105,11 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     const outcome = await deletePspAccount(deps, session.accountId, id);
     if (outcome.kind === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
     if (outcome.kind === 'in_use') {
-      return sendPage(reply, 409, pspAccountsPage(chrome, await listPspAccounts(deps, session.accountId), connectors(), undefined, t.pspAccountInUse(outcome.offers, outcome.payments)));
+      return sendPage(
+        reply,
+        409,
+        pspAccountsPage(chrome, await listPspAccounts(deps, session.accountId), connectors(), undefined, t.pspAccountInUse(outcome.offers, outcome.payments)),
+      );
     }
     await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'psp_account_delete', subject: account.id, details: { psp: account.psp } });
     request.log.info({ account_id: session.accountId, psp_account_id: account.id }, 'PSP account deleted (back office)');

@@ -13,16 +13,10 @@ export const TokenApiError = Type.Object(
 );
 
 /** Error body of Merchant API v1: `{error: {code, message}}`. */
-export const V1Error = Type.Object(
-  { error: Type.Object({ code: Type.String(), message: Type.String() }) },
-  { title: 'Error' },
-);
+export const V1Error = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }, { title: 'Error' });
 
 /** Error body of POST /api/token (RFC 6749 §5.2). */
-export const OAuthError = Type.Object(
-  { error: Type.String(), error_description: Type.Optional(Type.String()) },
-  { title: 'OAuthError' },
-);
+export const OAuthError = Type.Object({ error: Type.String(), error_description: Type.Optional(Type.String()) }, { title: 'OAuthError' });
 
 export const BearerErrors = {
   401: { ...TokenApiError, description: 'Missing, malformed, expired or revoked access token (WWW-Authenticate: Bearer error="invalid_token")' },

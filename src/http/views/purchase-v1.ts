@@ -5,7 +5,6 @@ import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
 import type { Client } from '../../purchases/purchase-repository.ts';
 
-
 const str = (maxLength: number, extra: object = {}) => Type.String({ maxLength, ...extra });
 /** http(s) only: `javascript:` and friends are valid URIs, and hostile. */
 export const HttpUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://' });
@@ -60,7 +59,9 @@ export const NewPurchasePayload = Type.Object(
         description: `Returned in back-mode notifications (\`metadata\`) and front-end results (\`meta_data\`); at most ${MAX_METADATA_KEYS} keys and 8 KB of JSON`,
       }),
     ),
-    language: Type.Optional(Type.String({ pattern: '^[a-z]{2}_[A-Z]{2}$', description: "The shopper's locale (`xx_XX`); default from Accept-Language", examples: ['fr_FR', 'en_GB'] })),
+    language: Type.Optional(
+      Type.String({ pattern: '^[a-z]{2}_[A-Z]{2}$', description: "The shopper's locale (`xx_XX`); default from Accept-Language", examples: ['fr_FR', 'en_GB'] }),
+    ),
   },
   { additionalProperties: false, title: 'NewPurchasePayload' },
 );

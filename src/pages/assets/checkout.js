@@ -33,7 +33,11 @@
 
   // "30,00", "30 €", "€30", "30.5": the amounts a person types, as the server reads them.
   function toCents(text) {
-    var t = String(text).replace(currencySigns, '').trim().replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
+    var t = String(text)
+      .replace(currencySigns, '')
+      .trim()
+      .replace(/[\s\u00a0\u202f]/g, '')
+      .replace(',', '.');
     if (t === '') return null;
     var m = /^(\d{1,13})(?:\.(\d*))?$/.exec(t);
     if (!m || (m[2] || '').length > decimals) return NaN;

@@ -106,7 +106,14 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const hmacKey = c.hmac_key;
     if (!merchantAccount || !apiKey || !hmacKey) throw new TypeError('adyen: merchant_account, api_key and hmac_key are required');
     if (!/^(?:[0-9A-Fa-f]{2})+$/.test(hmacKey)) throw new TypeError('adyen: hmac_key must be hexadecimal');
-    const setup = connectorSetup({ psp: 'adyen', baseUrl: account.baseUrl, timeoutMs: context.timeoutMs, http: context.http, logger: context.logger, credentials: { apiKey, hmacKey } });
+    const setup = connectorSetup({
+      psp: 'adyen',
+      baseUrl: account.baseUrl,
+      timeoutMs: context.timeoutMs,
+      http: context.http,
+      logger: context.logger,
+      credentials: { apiKey, hmacKey },
+    });
     this.sandbox = account.environment === 'test';
     this.#accountId = account.id;
     this.#merchantAccount = merchantAccount;
@@ -181,12 +188,18 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const params = [digits, expiryMonth, expiryYear, card.cvc, card.holderName];
     return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<AttachResult> => {
       const shopperReference = `chipin-${adyenKey.slice(0, 40)}`;
-      const a = await this.#call('attach', 'POST', '/storedPaymentMethods', {
-        merchantAccount: this.#merchantAccount,
-        shopperReference,
-        recurringProcessingModel: 'CardOnFile',
-        paymentMethod: { type: 'scheme', number: digits, expiryMonth, expiryYear, cvc: card.cvc, holderName: card.holderName },
-      }, adyenKey);
+      const a = await this.#call(
+        'attach',
+        'POST',
+        '/storedPaymentMethods',
+        {
+          merchantAccount: this.#merchantAccount,
+          shopperReference,
+          recurringProcessingModel: 'CardOnFile',
+          paymentMethod: { type: 'scheme', number: digits, expiryMonth, expiryYear, cvc: card.cvc, holderName: card.holderName },
+        },
+        adyenKey,
+      );
       if (a.status === 422) {
         const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
         const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
@@ -217,7 +230,15 @@ export class AdyenConnector extends KitConnector implements PspConnector {
       if (e.errorCode === '800') throw this.fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
       const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
       if (!reason) throw this.#unexpected(op, a);
-      return { ...base, pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {}, decline: { reason, message: e.message || 'The card details were refused.' } };
+      return {
+        ...base,
+        pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`,
+        status: 'refused',
+        capturedCents: 0,
+        refundedCents: 0,
+        modifications: {},
+        decline: { reason, message: e.message || 'The card details were refused.' },
+      };
     }
     if (a.status !== 200) throw this.#unexpected(op, a);
     const b = a.body as Record<string, unknown>;
@@ -279,29 +300,35 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
-    return this.#idempotent('authorize', input.idempotencyKey, params, async (adyenKey) => {
-      const pm = parsePaymentMethodId(input.paymentMethodId);
-      if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
-      const body: Record<string, unknown> = {
-        merchantAccount: this.#merchantAccount,
-        amount: { value: input.amountCents, currency: input.currency },
-        reference: `chipin-${adyenKey}`,
-        paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
-        shopperReference: pm.shopperReference,
-        // PSD2: a customer-initiated transaction on a card on file; with the shopper's consent to
-        // later merchant-initiated charges, stored again for the unscheduled card-on-file model.
-        shopperInteraction: 'Ecommerce',
-        recurringProcessingModel: input.storeForLater ? 'UnscheduledCardOnFile' : 'CardOnFile',
-        returnUrl: input.returnUrl,
-        channel: 'Web',
-        authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' } },
-      };
-      if (input.storeForLater) body.storePaymentMethod = true;
-      if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
-      else body.captureDelayHours = 0;
-      const a = await this.#call('authorize', 'POST', '/payments', body, adyenKey);
-      return resultOf(this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey));
-    }, reviveTransaction<TransactionResult>);
+    return this.#idempotent(
+      'authorize',
+      input.idempotencyKey,
+      params,
+      async (adyenKey) => {
+        const pm = parsePaymentMethodId(input.paymentMethodId);
+        if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+        const body: Record<string, unknown> = {
+          merchantAccount: this.#merchantAccount,
+          amount: { value: input.amountCents, currency: input.currency },
+          reference: `chipin-${adyenKey}`,
+          paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+          shopperReference: pm.shopperReference,
+          // PSD2: a customer-initiated transaction on a card on file; with the shopper's consent to
+          // later merchant-initiated charges, stored again for the unscheduled card-on-file model.
+          shopperInteraction: 'Ecommerce',
+          recurringProcessingModel: input.storeForLater ? 'UnscheduledCardOnFile' : 'CardOnFile',
+          returnUrl: input.returnUrl,
+          channel: 'Web',
+          authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' } },
+        };
+        if (input.storeForLater) body.storePaymentMethod = true;
+        if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
+        else body.captureDelayHours = 0;
+        const a = await this.#call('authorize', 'POST', '/payments', body, adyenKey);
+        return resultOf(this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey));
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   /**
@@ -313,100 +340,142 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   async submitDetails(transaction: TransactionRef, redirectResult: string): Promise<TransactionResult> {
     if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
     const transactionId = transaction.transactionId;
-    return this.#idempotent('details', `${transactionId}:${redirectResult}`, [transactionId, redirectResult], async (adyenKey) => {
-      const p = this.#payment(transaction);
-      const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
-      if (p.status !== 'pending_action') return resultOf(p);
-      const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
-      if (next.pspReference !== p.pspReference) throw this.fault('bad_response', 'details: Adyen answered for another payment');
-      if (next.status === 'pending_action') throw this.fault('bad_response', 'details: Adyen asked for a second action');
-      Object.assign(p, next, { modifications: p.modifications });
-      delete p.challengeUrl;
-      delete p.challengeForm;
-      if ((p.status as AdyenPaymentState['status']) === 'refused' && p.decline?.reason === 'card_declined' && a.status === 200) {
-        // A refusal right after the challenge without a more precise code is the authentication's.
-        const code = str((a.body as Record<string, unknown>).refusalReasonCode);
-        if (!code || code === '2') p.decline = { reason: 'authentication_failed', message: p.decline.message };
-      }
-      return resultOf(p);
-    }, reviveTransaction<TransactionResult>);
+    return this.#idempotent(
+      'details',
+      `${transactionId}:${redirectResult}`,
+      [transactionId, redirectResult],
+      async (adyenKey) => {
+        const p = this.#payment(transaction);
+        const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
+        if (p.status !== 'pending_action') return resultOf(p);
+        const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
+        if (next.pspReference !== p.pspReference) throw this.fault('bad_response', 'details: Adyen answered for another payment');
+        if (next.status === 'pending_action') throw this.fault('bad_response', 'details: Adyen asked for a second action');
+        Object.assign(p, next, { modifications: p.modifications });
+        delete p.challengeUrl;
+        delete p.challengeForm;
+        if ((p.status as AdyenPaymentState['status']) === 'refused' && p.decline?.reason === 'card_declined' && a.status === 200) {
+          // A refusal right after the challenge without a more precise code is the authentication's.
+          const code = str((a.body as Record<string, unknown>).refusalReasonCode);
+          if (!code || code === '2') p.decline = { reason: 'authentication_failed', message: p.decline.message };
+        }
+        return resultOf(p);
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#idempotent('capture', input.idempotencyKey, [input.transaction.transactionId, input.amountCents], async (adyenKey) => {
-      const p = this.#payment(input.transaction);
-      if (p.status === 'lapsed') return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
-      // Adyen answers a modification with "received" and its outcome comes later, in a webhook: we
-      // refuse here what Adyen's accounting rules would refuse then (one capture, ≤ the authorisation).
-      if (p.status !== 'authorised' || input.amountCents > p.amountCents) return this.#refused(p, 'amount_too_large', 'Nothing (or less) is left to capture.');
-      const a = await this.#call('capture', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/captures`, {
-        merchantAccount: this.#merchantAccount,
-        amount: { value: input.amountCents, currency: p.currency },
-        reference: `chipin-${adyenKey}`,
-      }, adyenKey);
-      const mod = this.#readModification('capture', a, p.pspReference, input.amountCents);
-      if (!p.modifications[mod]) {
-        p.modifications[mod] = { kind: 'capture', amount: input.amountCents };
-        p.status = 'captured';
-        p.capturedCents = input.amountCents;
-        delete p.expiresAt;
-      }
-      return resultOf(p);
-    }, reviveTransaction<TransactionResult>);
+    return this.#idempotent(
+      'capture',
+      input.idempotencyKey,
+      [input.transaction.transactionId, input.amountCents],
+      async (adyenKey) => {
+        const p = this.#payment(input.transaction);
+        if (p.status === 'lapsed') return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
+        // Adyen answers a modification with "received" and its outcome comes later, in a webhook: we
+        // refuse here what Adyen's accounting rules would refuse then (one capture, ≤ the authorisation).
+        if (p.status !== 'authorised' || input.amountCents > p.amountCents) return this.#refused(p, 'amount_too_large', 'Nothing (or less) is left to capture.');
+        const a = await this.#call(
+          'capture',
+          'POST',
+          `/payments/${encodeURIComponent(p.pspReference)}/captures`,
+          {
+            merchantAccount: this.#merchantAccount,
+            amount: { value: input.amountCents, currency: p.currency },
+            reference: `chipin-${adyenKey}`,
+          },
+          adyenKey,
+        );
+        const mod = this.#readModification('capture', a, p.pspReference, input.amountCents);
+        if (!p.modifications[mod]) {
+          p.modifications[mod] = { kind: 'capture', amount: input.amountCents };
+          p.status = 'captured';
+          p.capturedCents = input.amountCents;
+          delete p.expiresAt;
+        }
+        return resultOf(p);
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   async void(input: Operation): Promise<TransactionResult> {
-    return this.#idempotent('void', input.idempotencyKey, [input.transaction.transactionId], async (adyenKey) => {
-      const p = this.#payment(input.transaction);
-      switch (p.status) {
-        case 'lapsed':
-          return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
-        case 'captured':
-          return this.#refused(p, 'amount_too_large', 'The payment is captured: refund it instead.');
-        case 'cancelled':
-        case 'refused':
-          return resultOf(p);
-        case 'authorised':
-        case 'pending_action': {
-          const a = await this.#call('void', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/cancels`, {
-            merchantAccount: this.#merchantAccount,
-            reference: `chipin-${adyenKey}`,
-          }, adyenKey);
-          const mod = this.#readModification('void', a, p.pspReference, undefined);
-          if (!p.modifications[mod]) {
-            p.modifications[mod] = { kind: 'cancel', amount: 0 };
-            p.status = 'cancelled';
-            delete p.challengeUrl;
-            delete p.challengeForm;
-            delete p.expiresAt;
+    return this.#idempotent(
+      'void',
+      input.idempotencyKey,
+      [input.transaction.transactionId],
+      async (adyenKey) => {
+        const p = this.#payment(input.transaction);
+        switch (p.status) {
+          case 'lapsed':
+            return this.#refused(p, 'authorization_expired', 'The authorisation hold has expired.');
+          case 'captured':
+            return this.#refused(p, 'amount_too_large', 'The payment is captured: refund it instead.');
+          case 'cancelled':
+          case 'refused':
+            return resultOf(p);
+          case 'authorised':
+          case 'pending_action': {
+            const a = await this.#call(
+              'void',
+              'POST',
+              `/payments/${encodeURIComponent(p.pspReference)}/cancels`,
+              {
+                merchantAccount: this.#merchantAccount,
+                reference: `chipin-${adyenKey}`,
+              },
+              adyenKey,
+            );
+            const mod = this.#readModification('void', a, p.pspReference, undefined);
+            if (!p.modifications[mod]) {
+              p.modifications[mod] = { kind: 'cancel', amount: 0 };
+              p.status = 'cancelled';
+              delete p.challengeUrl;
+              delete p.challengeForm;
+              delete p.expiresAt;
+            }
+            return resultOf(p);
           }
-          return resultOf(p);
+          default:
+            return unreachable(p.status);
         }
-        default:
-          return unreachable(p.status);
-      }
-    }, reviveTransaction<TransactionResult>);
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#idempotent('refund', input.idempotencyKey, [input.transaction.transactionId, input.amountCents], async (adyenKey) => {
-      const p = this.#payment(input.transaction);
-      const left = p.status === 'captured' ? p.capturedCents - p.refundedCents : 0;
-      if (input.amountCents > left) return this.#refused(p, 'amount_too_large', 'The refund is larger than what is left to refund.');
-      const a = await this.#call('refund', 'POST', `/payments/${encodeURIComponent(p.pspReference)}/refunds`, {
-        merchantAccount: this.#merchantAccount,
-        amount: { value: input.amountCents, currency: p.currency },
-        reference: `chipin-${adyenKey}`,
-      }, adyenKey);
-      const mod = this.#readModification('refund', a, p.pspReference, input.amountCents);
-      if (!p.modifications[mod]) {
-        p.modifications[mod] = { kind: 'refund', amount: input.amountCents };
-        p.refundedCents += input.amountCents;
-      }
-      return resultOf(p);
-    }, reviveTransaction<TransactionResult>);
+    return this.#idempotent(
+      'refund',
+      input.idempotencyKey,
+      [input.transaction.transactionId, input.amountCents],
+      async (adyenKey) => {
+        const p = this.#payment(input.transaction);
+        const left = p.status === 'captured' ? p.capturedCents - p.refundedCents : 0;
+        if (input.amountCents > left) return this.#refused(p, 'amount_too_large', 'The refund is larger than what is left to refund.');
+        const a = await this.#call(
+          'refund',
+          'POST',
+          `/payments/${encodeURIComponent(p.pspReference)}/refunds`,
+          {
+            merchantAccount: this.#merchantAccount,
+            amount: { value: input.amountCents, currency: p.currency },
+            reference: `chipin-${adyenKey}`,
+          },
+          adyenKey,
+        );
+        const mod = this.#readModification('refund', a, p.pspReference, input.amountCents);
+        if (!p.modifications[mod]) {
+          p.modifications[mod] = { kind: 'refund', amount: input.amountCents };
+          p.refundedCents += input.amountCents;
+        }
+        return resultOf(p);
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   /** Reads a modification answer (201, `status: received`) and gives its own pspReference. */
@@ -419,7 +488,8 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     if (a.status !== 201 && a.status !== 200) throw this.#unexpected(op, a);
     const b = a.body as Record<string, unknown>;
     const mod = str(b.pspReference);
-    if (b.status !== 'received' || !mod || b.paymentPspReference !== payment) throw this.fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
+    if (b.status !== 'received' || !mod || b.paymentPspReference !== payment)
+      throw this.fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
     const amt = isObject(b.amount) ? b.amount.value : undefined;
     if (amount !== undefined && amt !== undefined && amt !== amount) {
       throw this.fault('idempotency_conflict', `${op}: Adyen replayed a modification of another amount for this idempotency key`);
@@ -444,27 +514,33 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     assertCurrency(input.currency);
     const sc = input.storedCredential;
     const params = [input.paymentMethodId, input.amountCents, input.currency, sc?.initialTransactionId ?? null, sc?.networkTransactionId ?? null];
-    return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (adyenKey) => {
-      const pm = parsePaymentMethodId(input.paymentMethodId);
-      if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
-      // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
-      // caller (stored from that transaction's answer), else from the token Adyen keeps.
-      const networkTxReference = sc?.networkTransactionId ?? (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
-      const body: Record<string, unknown> = {
-        merchantAccount: this.#merchantAccount,
-        amount: { value: input.amountCents, currency: input.currency },
-        reference: `chipin-${adyenKey}`,
-        paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
-        shopperReference: pm.shopperReference,
-        shopperInteraction: 'ContAuth',
-        recurringProcessingModel: 'UnscheduledCardOnFile',
-        returnUrl: `${this.#publicUrl}/`,
-        captureDelayHours: 0,
-      };
-      if (networkTxReference) body.additionalData = { networkTxReference };
-      const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
-      return resultOf(this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey));
-    }, reviveTransaction<TransactionResult>);
+    return this.#idempotent(
+      'charge_off_session',
+      input.idempotencyKey,
+      params,
+      async (adyenKey) => {
+        const pm = parsePaymentMethodId(input.paymentMethodId);
+        if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
+        // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
+        // caller (stored from that transaction's answer), else from the token Adyen keeps.
+        const networkTxReference = sc?.networkTransactionId ?? (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
+        const body: Record<string, unknown> = {
+          merchantAccount: this.#merchantAccount,
+          amount: { value: input.amountCents, currency: input.currency },
+          reference: `chipin-${adyenKey}`,
+          paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+          shopperReference: pm.shopperReference,
+          shopperInteraction: 'ContAuth',
+          recurringProcessingModel: 'UnscheduledCardOnFile',
+          returnUrl: `${this.#publicUrl}/`,
+          captureDelayHours: 0,
+        };
+        if (networkTxReference) body.additionalData = { networkTxReference };
+        const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
+        return resultOf(this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey));
+      },
+      reviveTransaction<TransactionResult>,
+    );
   }
 
   /**
@@ -582,7 +658,8 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     const a = await this.#call('verify_credentials', 'POST', '/paymentMethods', { merchantAccount: this.#merchantAccount }, undefined, true);
     if (a.status === 401) return { ok: false, message: 'Adyen refused the API key (HTTP 401).' };
-    if (a.status === 403) return { ok: false, message: 'Adyen refused this API key for this merchant account (HTTP 403): check the merchant account and the API credential’s roles.' };
+    if (a.status === 403)
+      return { ok: false, message: 'Adyen refused this API key for this merchant account (HTTP 403): check the merchant account and the API credential’s roles.' };
     if (a.status !== 200) throw this.#unexpected('verify_credentials', a);
     return { ok: true };
   }

@@ -99,7 +99,14 @@ export class HipayConnector extends KitConnector implements PspConnector {
     super();
     const { username, password, secret_passphrase: passphrase } = account.credentials;
     if (!username || !password || !passphrase) throw new TypeError('hipay: username, password and secret_passphrase are required');
-    const setup = connectorSetup({ psp: 'hipay', baseUrl: account.baseUrl, timeoutMs: context.timeoutMs, http: context.http, logger: context.logger, credentials: { username, password, passphrase } });
+    const setup = connectorSetup({
+      psp: 'hipay',
+      baseUrl: account.baseUrl,
+      timeoutMs: context.timeoutMs,
+      http: context.http,
+      logger: context.logger,
+      credentials: { username, password, passphrase },
+    });
     this.sandbox = account.environment === 'test';
     this.#gateway = setup.baseUrl;
     // The vault and the consultation API live on their own hosts; a custom endpoint (a proxy, or the

@@ -25,7 +25,9 @@ const ALGORITHM_BY_LENGTH: Record<number, HipayHashAlgorithm> = { 40: 'sha1', 64
 export const HIPAY_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
 
 export function signNotification(passphrase: string, rawBody: string, algorithm: HipayHashAlgorithm = 'sha1'): string {
-  return createHash(algorithm).update(rawBody + passphrase, 'utf8').digest('hex');
+  return createHash(algorithm)
+    .update(rawBody + passphrase, 'utf8')
+    .digest('hex');
 }
 
 /** Header lookup regardless of case (PHP shows it as HTTP_X_ALLOPASS_SIGNATURE; frameworks lower-case it). */

@@ -52,7 +52,10 @@ export class PspClient {
         if (attempt < attempts && RETRYABLE_STATUS.has(answer.status)) continue;
         return { ...answer, requestId };
       } catch (err) {
-        logger?.debug({ psp, what, method: r.method, path: pathOf(url), failure: err instanceof PspCallError ? err.kind : 'error', request_id: requestId, attempt }, 'PSP call failed');
+        logger?.debug(
+          { psp, what, method: r.method, path: pathOf(url), failure: err instanceof PspCallError ? err.kind : 'error', request_id: requestId, attempt },
+          'PSP call failed',
+        );
         const retryable = err instanceof PspCallError && (err.kind === 'network' || err.kind === 'timeout');
         if (attempt < attempts && retryable) continue;
         throw pspCallFault(psp, what, err, timeoutMs);

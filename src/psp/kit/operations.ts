@@ -53,7 +53,9 @@ export class PspOperations {
   }
 
   fingerprint(operation: string, params: readonly unknown[]): string {
-    return createHmac('sha256', this.#fingerprintKey).update(JSON.stringify([operation, ...params])).digest('hex');
+    return createHmac('sha256', this.#fingerprintKey)
+      .update(JSON.stringify([operation, ...params]))
+      .digest('hex');
   }
 
   /**

@@ -107,7 +107,14 @@ export class LyraConnector extends KitConnector implements PspConnector {
     super();
     if (!/^[0-9]{8}$/.test(opts.shopId)) throw new TypeError('lyra: shop_id must be 8 digits');
     if (!(opts.password instanceof Redacted) || !(opts.hmacKey instanceof Redacted)) throw new TypeError('lyra: credentials must be Redacted');
-    const setup = connectorSetup({ psp: 'lyra', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { password: opts.password.reveal(), hmacKey: opts.hmacKey.reveal() } });
+    const setup = connectorSetup({
+      psp: 'lyra',
+      baseUrl: opts.baseUrl,
+      timeoutMs: opts.timeoutMs,
+      http: opts.http,
+      logger: opts.logger,
+      credentials: { password: opts.password.reveal(), hmacKey: opts.hmacKey.reveal() },
+    });
     this.sandbox = opts.environment === 'test';
     this.#accountId = opts.accountId;
     this.#baseUrl = setup.baseUrl;
@@ -200,7 +207,14 @@ export class LyraConnector extends KitConnector implements PspConnector {
     reconcile: () => Promise<T | undefined> = send,
   ): Promise<T> {
     const stated = <R extends T | undefined>(r: R): R => (r && 'status' in r ? (withAmounts(r) as R) : r);
-    return this.#operations.once(op, key, params, async () => stated(await send()), async () => stated(await reconcile()), reviveTransaction as (stored: unknown) => T);
+    return this.#operations.once(
+      op,
+      key,
+      params,
+      async () => stated(await send()),
+      async () => stated(await reconcile()),
+      reviveTransaction as (stored: unknown) => T,
+    );
   }
 
   /** A replayed creation must have been made with the same parameters (kept in the order's metadata). */
@@ -307,7 +321,8 @@ export class LyraConnector extends KitConnector implements PspConnector {
       // With postData the issuer's page wants those fields POSTed (our relay page does it); without, a plain redirect.
       const postData = env.answer.postData;
       if (postData !== undefined && postData !== null) {
-        if (typeof postData !== 'object' || !Object.values(postData).every((v) => typeof v === 'string')) throw this.fault('bad_response', `${ws}: postData is not a set of strings`);
+        if (typeof postData !== 'object' || !Object.values(postData).every((v) => typeof v === 'string'))
+          throw this.fault('bad_response', `${ws}: postData is not a set of strings`);
         return { ...pending, challengeForm: { action: redirectUrl, fields: postData as Record<string, string> } };
       }
       return { ...pending, challengeUrl: redirectUrl };
@@ -326,21 +341,27 @@ export class LyraConnector extends KitConnector implements PspConnector {
       const wasHeld = before === undefined || before.status === 'authorized';
       return wasHeld && result.status === 'captured' && result.capturedCents === input.amountCents ? result : undefined;
     };
-    return this.#once('capture', input.idempotencyKey, [transactionId, input.amountCents], async () => {
-      const { payment, result } = await this.#transaction(transactionId);
-      if (result.status === 'expired') return { ...result, decline: decline('authorization_expired') };
-      if (result.status !== 'authorized') return { ...result, decline: decline('amount_too_large', `Nothing to capture: the transaction is ${result.status}.`) };
-      if (input.amountCents > result.amountCents) return { ...result, decline: decline('amount_too_large', `At most ${result.amountCents} can be captured.`) };
-      const debit = splitOrder(payment).debit!;
-      // Validating with a lower amount captures that amount and releases the rest.
-      const env = await this.#call('Transaction/Update', {
-        uuid: debit.uuid,
-        cardUpdate: { amount: input.amountCents, currency: debit.currency, manualValidation: 'NO' },
-      });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/Update', env, transactionId);
-      this.#read('Transaction/Update', () => readTransaction(env.answer));
-      return (await this.#transaction(transactionId)).result;
-    }, reconcile);
+    return this.#once(
+      'capture',
+      input.idempotencyKey,
+      [transactionId, input.amountCents],
+      async () => {
+        const { payment, result } = await this.#transaction(transactionId);
+        if (result.status === 'expired') return { ...result, decline: decline('authorization_expired') };
+        if (result.status !== 'authorized') return { ...result, decline: decline('amount_too_large', `Nothing to capture: the transaction is ${result.status}.`) };
+        if (input.amountCents > result.amountCents) return { ...result, decline: decline('amount_too_large', `At most ${result.amountCents} can be captured.`) };
+        const debit = splitOrder(payment).debit!;
+        // Validating with a lower amount captures that amount and releases the rest.
+        const env = await this.#call('Transaction/Update', {
+          uuid: debit.uuid,
+          cardUpdate: { amount: input.amountCents, currency: debit.currency, manualValidation: 'NO' },
+        });
+        if (env.status === 'ERROR') return this.#refusedOperation('Transaction/Update', env, transactionId);
+        this.#read('Transaction/Update', () => readTransaction(env.answer));
+        return (await this.#transaction(transactionId)).result;
+      },
+      reconcile,
+    );
   }
 
   async void(input: OperationInput): Promise<TransactionResult> {
@@ -349,26 +370,32 @@ export class LyraConnector extends KitConnector implements PspConnector {
       const { result } = await this.#transaction(transactionId);
       return result.status === 'voided' ? result : undefined;
     };
-    return this.#once('void', input.idempotencyKey, [transactionId], async () => {
-      const { payment, result } = await this.#transaction(transactionId);
-      switch (result.status) {
-        case 'voided':
-        case 'declined':
-          return result; // nothing is held: the void's purpose is met
-        case 'expired':
-          return { ...result, decline: decline('authorization_expired') };
-        case 'captured':
-        case 'refunded':
-          return { ...result, decline: decline('amount_too_large', 'Nothing to void: the transaction is captured; refund it instead.') };
-        case 'authorized':
-        case 'requires_action':
-          break;
-      }
-      const debit = splitOrder(payment).debit!;
-      const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, resolutionMode: 'CANCELLATION_ONLY' });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
-      return (await this.#transaction(transactionId)).result;
-    }, reconcile);
+    return this.#once(
+      'void',
+      input.idempotencyKey,
+      [transactionId],
+      async () => {
+        const { payment, result } = await this.#transaction(transactionId);
+        switch (result.status) {
+          case 'voided':
+          case 'declined':
+            return result; // nothing is held: the void's purpose is met
+          case 'expired':
+            return { ...result, decline: decline('authorization_expired') };
+          case 'captured':
+          case 'refunded':
+            return { ...result, decline: decline('amount_too_large', 'Nothing to void: the transaction is captured; refund it instead.') };
+          case 'authorized':
+          case 'requires_action':
+            break;
+        }
+        const debit = splitOrder(payment).debit!;
+        const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, resolutionMode: 'CANCELLATION_ONLY' });
+        if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
+        return (await this.#transaction(transactionId)).result;
+      },
+      reconcile,
+    );
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
@@ -382,16 +409,22 @@ export class LyraConnector extends KitConnector implements PspConnector {
       const { result } = await this.#transaction(transactionId);
       return result.refundedCents >= before.refundedCents + input.amountCents ? result : undefined;
     };
-    return this.#once('refund', input.idempotencyKey, [transactionId, input.amountCents], async () => {
-      const { payment, result } = await this.#transaction(transactionId);
-      const refundable = result.status === 'captured' || result.status === 'refunded' ? result.capturedCents - result.refundedCents : 0;
-      if (input.amountCents > refundable) return { ...result, decline: decline('amount_too_large', `At most ${refundable} can be refunded.`) };
-      const debit = splitOrder(payment).debit!;
-      // AUTO: Lyra cancels the part not yet remitted to the bank, refunds what was.
-      const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, amount: input.amountCents, currency: debit.currency, resolutionMode: 'AUTO' });
-      if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
-      return (await this.#transaction(transactionId)).result;
-    }, reconcile);
+    return this.#once(
+      'refund',
+      input.idempotencyKey,
+      [transactionId, input.amountCents],
+      async () => {
+        const { payment, result } = await this.#transaction(transactionId);
+        const refundable = result.status === 'captured' || result.status === 'refunded' ? result.capturedCents - result.refundedCents : 0;
+        if (input.amountCents > refundable) return { ...result, decline: decline('amount_too_large', `At most ${refundable} can be refunded.`) };
+        const debit = splitOrder(payment).debit!;
+        // AUTO: Lyra cancels the part not yet remitted to the bank, refunds what was.
+        const env = await this.#call('Transaction/CancelOrRefund', { uuid: debit.uuid, amount: input.amountCents, currency: debit.currency, resolutionMode: 'AUTO' });
+        if (env.status === 'ERROR') return this.#refusedOperation('Transaction/CancelOrRefund', env, transactionId);
+        return (await this.#transaction(transactionId)).result;
+      },
+      reconcile,
+    );
   }
 
   /** A capture/void/refund Lyra refused: a refusal when the transaction does not allow it, else a fault. */

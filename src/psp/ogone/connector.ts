@@ -139,7 +139,10 @@ export class OgoneConnector extends KitConnector implements PspConnector {
     const parsed = parseNcResponse(text);
     if (!parsed) throw this.fault('bad_response', `${page}: the answer is not an ncresponse`);
     if (isCredentialRefusal(parsed.attrs.NCERRORPLUS)) {
-      throw this.fault('bad_credentials', `${page}: refused the PSPID, API user, password, SHA-IN signature or server IP (${(parsed.attrs.NCERRORPLUS ?? '').split('/').slice(0, 3).join('/')})`);
+      throw this.fault(
+        'bad_credentials',
+        `${page}: refused the PSPID, API user, password, SHA-IN signature or server IP (${(parsed.attrs.NCERRORPLUS ?? '').split('/').slice(0, 3).join('/')})`,
+      );
     }
     return parsed;
   }
@@ -223,7 +226,15 @@ export class OgoneConnector extends KitConnector implements PspConnector {
       else if (kind === 'refund') refunded += amount;
       if (sub === 0) authorisedOn = parseTrxDate(h.TRXDATE);
     }
-    const view: OgoneView & { currency: string } = { currency, payId, status, amountCents, capturedCents: Math.min(captured, amountCents), refundedCents: refunded, ncError: a.NCERROR ?? '' };
+    const view: OgoneView & { currency: string } = {
+      currency,
+      payId,
+      status,
+      amountCents,
+      capturedCents: Math.min(captured, amountCents),
+      refundedCents: refunded,
+      ncError: a.NCERROR ?? '',
+    };
     if (a.NCERRORPLUS) view.ncErrorPlus = a.NCERRORPLUS;
     if (status === 5 && authorisedOn) view.expiresAt = holdExpiry(authorisedOn);
     return view;

@@ -11,8 +11,7 @@ import type { ChallengeView } from './connector.ts';
  * only (the page CSP allows inline styles and nothing else).
  */
 
-const BUTTON =
-  'display:block;width:100%;min-height:48px;margin:.75rem 0 0;padding:.7rem 1rem;font:inherit;font-weight:600;border-radius:8px;cursor:pointer;';
+const BUTTON = 'display:block;width:100%;min-height:48px;margin:.75rem 0 0;padding:.7rem 1rem;font:inherit;font-weight:600;border-radius:8px;cursor:pointer;';
 const PRIMARY = BUTTON + 'background:#1d4ed8;color:#fff;border:2px solid #1d4ed8';
 const SECONDARY = BUTTON + 'background:#fff;color:#9f1239;border:2px solid #9f1239';
 
@@ -48,7 +47,8 @@ const TEXTS = {
     finished: 'Cette vérification 3-D Secure est déjà terminée\u00a0; il n’y a plus rien à faire ici.',
     back: 'Revenir à la boutique',
     title: 'Confirmez votre paiement',
-    intro: 'Votre banque vous demande de confirmer ce paiement avec 3-D Secure. Ceci est le bac à sable de Chipin\u00a0: aucune banque ni aucun argent réel. Choisissez l’issue de la vérification.',
+    intro:
+      'Votre banque vous demande de confirmer ce paiement avec 3-D Secure. Ceci est le bac à sable de Chipin\u00a0: aucune banque ni aucun argent réel. Choisissez l’issue de la vérification.',
     card: (brand: string, last4: string) => `${brand} se terminant par ${last4}`,
     anyCard: 'Carte',
     complete: 'Valider l’authentification',
@@ -68,16 +68,25 @@ export function challengeLang(returnUrl: string | undefined, fromHeader: Lang): 
 
 function page(title: string, body: SafeHtml, lang: Lang = 'en'): string {
   return html`<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<style>${STYLE}</style>
-</head>
-<body><main><div class="card"><p class="state">${TEXTS[lang].banner}</p>${body}</div></main></body>
-</html>`.toString();
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${title}</title>
+        <style>
+          ${STYLE}
+        </style>
+      </head>
+      <body>
+        <main>
+          <div class="card">
+            <p class="state">${TEXTS[lang].banner}</p>
+            ${body}
+          </div>
+        </main>
+      </body>
+    </html>`.toString();
 }
 
 export function returnLink(returnUrl: string, transactionId: string): string {
@@ -94,31 +103,35 @@ export function challengePage(view: ChallengeView, lang: Lang = 'en'): string {
     return page(
       t.finishedTitle,
       html`
-<h1>${t.finishedTitle}</h1>
-<p>${t.finished}</p>
-<p><a href="${returnLink(view.returnUrl, view.transactionId)}">${t.back}</a></p>
-`,
+        <h1>${t.finishedTitle}</h1>
+        <p>${t.finished}</p>
+        <p><a href="${returnLink(view.returnUrl, view.transactionId)}">${t.back}</a></p>
+      `,
       lang,
     );
   }
   return page(
     t.title,
     html`
-<h1 id="title">${t.title}</h1>
-<p class="muted">${t.intro}</p>
-<p class="amount">${amount}</p>
-<p>${card}</p>
-<form method="post" aria-labelledby="title">
-<input type="hidden" name="token" value="${view.token}">
-<button type="submit" name="outcome" value="complete" style="${PRIMARY}">${t.complete}</button>
-<button type="submit" name="outcome" value="fail" style="${SECONDARY}">${t.fail}</button>
-</form>
-`,
+      <h1 id="title">${t.title}</h1>
+      <p class="muted">${t.intro}</p>
+      <p class="amount">${amount}</p>
+      <p>${card}</p>
+      <form method="post" aria-labelledby="title">
+        <input type="hidden" name="token" value="${view.token}" />
+        <button type="submit" name="outcome" value="complete" style="${PRIMARY}">${t.complete}</button>
+        <button type="submit" name="outcome" value="fail" style="${SECONDARY}">${t.fail}</button>
+      </form>
+    `,
     lang,
   );
 }
 
 /** A short page for errors (unknown challenge, refused form). */
 export function challengeMessagePage(title: string, text: string): string {
-  return page(title, html`<h1>${title}</h1><p>${text}</p>`);
+  return page(
+    title,
+    html`<h1>${title}</h1>
+      <p>${text}</p>`,
+  );
 }

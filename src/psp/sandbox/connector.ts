@@ -60,9 +60,7 @@ export interface ChallengeView {
   returnUrl: string;
 }
 
-export type ChallengeOutcome =
-  | { ok: true; changed: boolean; returnUrl: string }
-  | { ok: false; reason: 'unknown_transaction' | 'bad_token' };
+export type ChallengeOutcome = { ok: true; changed: boolean; returnUrl: string } | { ok: false; reason: 'unknown_transaction' | 'bad_token' };
 
 type SandboxCall = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session';
 
@@ -349,14 +347,7 @@ export class SandboxPsp implements PspConnector {
   }
 }
 
-function newTransaction(
-  paymentMethodId: string,
-  amountCents: number,
-  currency: string,
-  capture: 'automatic' | 'manual',
-  offSession: boolean,
-  now: Date,
-): TransactionRow {
+function newTransaction(paymentMethodId: string, amountCents: number, currency: string, capture: 'automatic' | 'manual', offSession: boolean, now: Date): TransactionRow {
   return {
     id: `sbx_txn_${randomUUID()}`,
     payment_method_id: paymentMethodId,

@@ -33,19 +33,28 @@ export async function insertTransaction(sql: Sql, row: TransactionRow): Promise<
     `INSERT INTO sandbox_psp_transactions (${TX_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     [
-      row.id, row.payment_method_id, row.off_session, row.capture_mode, row.status, row.decline_code, row.amount_cents,
-      row.currency, row.captured_cents, row.refunded_cents, row.return_url, row.challenge_token, row.expires_at,
-      row.created_at, row.updated_at,
+      row.id,
+      row.payment_method_id,
+      row.off_session,
+      row.capture_mode,
+      row.status,
+      row.decline_code,
+      row.amount_cents,
+      row.currency,
+      row.captured_cents,
+      row.refunded_cents,
+      row.return_url,
+      row.challenge_token,
+      row.expires_at,
+      row.created_at,
+      row.updated_at,
     ],
   );
 }
 
 /** The transaction, locked until the end of the caller's transaction when `forUpdate`. */
 export async function findTransaction(sql: Sql, id: string, forUpdate = false): Promise<TransactionRow | undefined> {
-  const { rows } = await sql.query<TransactionRow>(
-    `SELECT ${TX_COLUMNS} FROM sandbox_psp_transactions WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
+  const { rows } = await sql.query<TransactionRow>(`SELECT ${TX_COLUMNS} FROM sandbox_psp_transactions WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return rows[0];
 }
 
@@ -96,9 +105,5 @@ export async function claimIdempotencyKey(
 }
 
 export async function storeIdempotentResult(sql: Sql, operation: string, key: string, result: unknown): Promise<void> {
-  await sql.query('UPDATE sandbox_psp_idempotency SET result = $3::jsonb WHERE operation = $1 AND idempotency_key = $2', [
-    operation,
-    key,
-    JSON.stringify(result),
-  ]);
+  await sql.query('UPDATE sandbox_psp_idempotency SET result = $3::jsonb WHERE operation = $1 AND idempotency_key = $2', [operation, key, JSON.stringify(result)]);
 }

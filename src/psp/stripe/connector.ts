@@ -149,7 +149,8 @@ export class StripeConnector extends KitConnector implements PspConnector {
     const byStatus = statusFault(NAME, 'Stripe', status, status === 403 ? ', the secret key lacks a permission this call needs' : '');
     if (byStatus) return byStatus;
     const r = raw(e);
-    if (status === 404 || r.code === 'resource_missing') return new PspIntegrationError(NAME, missing, `Stripe does not know this ${missing === 'unknown_payment_method' ? 'payment method' : 'transaction'}`);
+    if (status === 404 || r.code === 'resource_missing')
+      return new PspIntegrationError(NAME, missing, `Stripe does not know this ${missing === 'unknown_payment_method' ? 'payment method' : 'transaction'}`);
     return new PspIntegrationError(NAME, 'bad_response', `Stripe refused the request: ${r.type ?? 'error'} ${r.code ?? ''}`.trim());
   }
 
@@ -221,9 +222,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
       // A PaymentMethod is reusable only attached to a Customer: one customer per saved card.
       const customer = await this.#client.customers.create({ name: card.holderName }, { idempotencyKey: stepKey(input.idempotencyKey, 'customer') });
       if (typeof customer?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a Customer we cannot read');
-      const attached = readPaymentMethod(
-        await this.#client.paymentMethods.attach(pm.id, { customer: customer.id }, { idempotencyKey: stepKey(input.idempotencyKey, 'attach') }),
-      );
+      const attached = readPaymentMethod(await this.#client.paymentMethods.attach(pm.id, { customer: customer.id }, { idempotencyKey: stepKey(input.idempotencyKey, 'attach') }));
       if (!attached) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentMethod we cannot read');
       return { ok: true, paymentMethodId: attached.id, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
     } catch (e) {

@@ -22,8 +22,7 @@ export const stripeDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: 'whsec_[0-9A-Za-z+/=]{16,128}',
-      description:
-        'Dashboard → Developers → Webhooks → the endpoint pointing at Chipin → Signing secret (whsec_…). Each endpoint has its own.',
+      description: 'Dashboard → Developers → Webhooks → the endpoint pointing at Chipin → Signing secret (whsec_…). Each endpoint has its own.',
     },
   ],
   validate(credentials: Readonly<Record<string, string>>, environment: PspEnvironment) {

@@ -10,14 +10,7 @@ import type { DeclineReason, TransactionResult, TransactionStatus } from '../con
  */
 
 /** `payment_intent.status`, as documented. */
-export type StripeIntentStatus =
-  | 'requires_payment_method'
-  | 'requires_confirmation'
-  | 'requires_action'
-  | 'processing'
-  | 'requires_capture'
-  | 'canceled'
-  | 'succeeded';
+export type StripeIntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'requires_capture' | 'canceled' | 'succeeded';
 
 const INTENT_STATUSES: readonly StripeIntentStatus[] = [
   'requires_payment_method',
@@ -348,9 +341,7 @@ export function refused(pi: IntentView, decline: { reason: DeclineReason; messag
 }
 
 /** Card brand as Stripe names it (`card.brand`): visa, mastercard, amex, discover, diners, jcb, unionpay, eftpos_au, unknown. */
-export function readPaymentMethod(value: unknown):
-  | { id: string; customer: string | null; brand: string; last4: string; expMonth: number; expYear: number }
-  | undefined {
+export function readPaymentMethod(value: unknown): { id: string; customer: string | null; brand: string; last4: string; expMonth: number; expYear: number } | undefined {
   const pm = obj(value);
   if (!pm || pm.object !== 'payment_method') return undefined;
   const card = obj(pm.card);
@@ -360,6 +351,6 @@ export function readPaymentMethod(value: unknown):
   const expMonth = int(card?.exp_month);
   const expYear = int(card?.exp_year);
   if (!id || !brand || !last4 || expMonth === undefined || expYear === undefined) return undefined;
-  const customer = typeof pm.customer === 'string' ? pm.customer : str(obj(pm.customer)?.id) ?? null;
+  const customer = typeof pm.customer === 'string' ? pm.customer : (str(obj(pm.customer)?.id) ?? null);
   return { id, customer, brand, last4, expMonth, expYear };
 }

@@ -41,7 +41,12 @@ function list(form: Record<string, unknown>, name: string): string[] {
  * the shop's country (the purchase language's region), stored in E.164. Each wrong field gets
  * its own message.
  */
-function readFriends(form: Record<string, unknown>, currency: string, country: string | undefined, t: (typeof TEXT)['en']): { rows: FriendRow[]; pledges?: NewPledge[]; errors?: FormErrors } {
+function readFriends(
+  form: Record<string, unknown>,
+  currency: string,
+  country: string | undefined,
+  t: (typeof TEXT)['en'],
+): { rows: FriendRow[]; pledges?: NewPledge[]; errors?: FormErrors } {
   const names = list(form, 'pledger_name');
   const emails = list(form, 'pledger_email');
   const phones = list(form, 'pledger_phone');
@@ -165,7 +170,13 @@ export function registerCheckout(app: App, services: Services): void {
     );
   }
 
-  async function outcome(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, result: LeaderOutcome, kept: Partial<CheckoutView> = {}) {
+  async function outcome(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ctx: NonNullable<Awaited<ReturnType<typeof load>>>,
+    result: LeaderOutcome,
+    kept: Partial<CheckoutView> = {},
+  ) {
     const t = TEXT[ctx.lang];
     switch (result.kind) {
       case 'processed': {
@@ -203,13 +214,19 @@ export function registerCheckout(app: App, services: Services): void {
 
   app.get('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx)
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     return show(request, reply, ctx);
   });
 
   app.post('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx)
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
@@ -241,10 +258,22 @@ export function registerCheckout(app: App, services: Services): void {
 
   app.get(
     '/pay/:purchase_uid/return',
-    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true }) } },
+    {
+      schema: {
+        hide: true,
+        params,
+        querystring: Type.Object(
+          { payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) },
+          { additionalProperties: true },
+        ),
+      },
+    },
     async (request, reply) => {
       const ctx = await load(request);
-      if (!ctx) return pageHeaders(reply).code(404).send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+      if (!ctx)
+        return pageHeaders(reply)
+          .code(404)
+          .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
       const paymentId = request.query.payment;
       if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);

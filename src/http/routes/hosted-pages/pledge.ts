@@ -76,7 +76,9 @@ export function registerPledgePages(app: App, services: Services): void {
   }
 
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    pageHeaders(reply).code(404).send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    pageHeaders(reply)
+      .code(404)
+      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
 
   const querystring = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
 

@@ -31,7 +31,7 @@ export function registerV1Purchases(app: App, services: Services): void {
         tags: ['Merchant API v1'],
         summary: 'Create a purchase',
         description:
-          'Required: `title`, `amount`, `client.email`. `currency` defaults to the offer\'s (EUR); `merchant_uid` to the account\'s SHARED offer. ' +
+          "Required: `title`, `amount`, `client.email`. `currency` defaults to the offer's (EUR); `merchant_uid` to the account's SHARED offer. " +
           'Unknown fields are refused. Send an `Idempotency-Key` header to make retries safe.',
         security: [{ bearerToken: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Makes the creation safe to retry (24 h)' })) }),
@@ -52,30 +52,37 @@ export function registerV1Purchases(app: App, services: Services): void {
       if (body.metadata && Buffer.byteLength(JSON.stringify(body.metadata)) > MAX_METADATA_BYTES) {
         throw invalid(`field metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
       }
-      return idempotent(db, request, reply, { accountId }, async () => {
-        const outcome = await createPurchase(services, {
-          accountId,
-          merchantUid: body.merchant_uid,
-          ref: body.ref,
-          title: body.title,
-          subtitle: body.subtitle,
-          description: body.description,
-          pictureUrl: body.picture_url,
-          amountCents: body.amount,
-          currency: body.currency,
-          language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB'),
-          metadata: body.metadata,
-          callbackUrl: body.callback_url,
-          notificationUrl: body.paymentNotificationUrl,
-          products: body.products,
-          client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
-        });
-        if (outcome.kind === 'no_offer') {
-          throw invalid(outcome.merchantUid === undefined ? 'the account has no SHARED offer; give merchant_uid' : `field merchant_uid names no offer of this account`);
-        }
-        if (outcome.kind === 'invalid') throw invalid(`field ${outcome.field} ${outcome.message}`);
-        return { status: 201, body: purchaseV1(outcome.purchase, config.publicUrl) };
-      }, invalid);
+      return idempotent(
+        db,
+        request,
+        reply,
+        { accountId },
+        async () => {
+          const outcome = await createPurchase(services, {
+            accountId,
+            merchantUid: body.merchant_uid,
+            ref: body.ref,
+            title: body.title,
+            subtitle: body.subtitle,
+            description: body.description,
+            pictureUrl: body.picture_url,
+            amountCents: body.amount,
+            currency: body.currency,
+            language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB'),
+            metadata: body.metadata,
+            callbackUrl: body.callback_url,
+            notificationUrl: body.paymentNotificationUrl,
+            products: body.products,
+            client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
+          });
+          if (outcome.kind === 'no_offer') {
+            throw invalid(outcome.merchantUid === undefined ? 'the account has no SHARED offer; give merchant_uid' : `field merchant_uid names no offer of this account`);
+          }
+          if (outcome.kind === 'invalid') throw invalid(`field ${outcome.field} ${outcome.message}`);
+          return { status: 201, body: purchaseV1(outcome.purchase, config.publicUrl) };
+        },
+        invalid,
+      );
     },
   );
 

@@ -67,7 +67,13 @@ export function registerV1Refunds(app: App, services: Services): void {
         reply,
         { accountId },
         async () => {
-          const outcome = await refundPurchase(services.payments, { accountId, purchaseId: request.params.id, amountCents: body.amount, reason: body.reason, actor: { label: `api_key:${request.auth!.apiKey}` } });
+          const outcome = await refundPurchase(services.payments, {
+            accountId,
+            purchaseId: request.params.id,
+            amountCents: body.amount,
+            reason: body.reason,
+            actor: { label: `api_key:${request.auth!.apiKey}` },
+          });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };

@@ -7,11 +7,9 @@ const Status = Type.Object({ status: Type.String(), reason: Type.Optional(Type.S
 
 /** Liveness, readiness and Prometheus metrics for the operator. */
 export function registerHealth(app: App, { db, metrics }: Services): void {
-  app.get(
-    '/healthz',
-    { schema: { tags: ['operations'], summary: 'Liveness: the process serves requests', security: [], response: { 200: Status } } },
-    async () => ({ status: 'ok' }),
-  );
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness: the process serves requests', security: [], response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }));
 
   app.get(
     '/readyz',

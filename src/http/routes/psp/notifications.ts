@@ -51,7 +51,11 @@ export function registerPspNotifications(app: App, services: Services): void {
             if (outcome.reason === 'malformed') throw new ApiError(400, 'invalid_request', 'the notification could not be read');
             throw new ApiError(401, 'invalid_signature', `the notification's signature is ${outcome.reason === 'stale' ? 'too old' : 'not valid'}`);
           case 'accepted':
-            if (outcome.ack) return reply.code(outcome.ack.status as 200).type(outcome.ack.contentType).send(outcome.ack.body);
+            if (outcome.ack)
+              return reply
+                .code(outcome.ack.status as 200)
+                .type(outcome.ack.contentType)
+                .send(outcome.ack.body);
             return reply.code(200).type('text/plain; charset=utf-8').send('');
         }
       },

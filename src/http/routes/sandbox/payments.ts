@@ -97,7 +97,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
           400: { ...TokenApiError, description: 'Invalid input, e.g. shares that leave the leader nothing' },
           ...BearerErrors,
           402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ...)' },
-          404: { ...TokenApiError, description: 'Unknown purchase, or another account\'s' },
+          404: { ...TokenApiError, description: "Unknown purchase, or another account's" },
           409: { ...TokenApiError, description: '`purchase_not_payable` or `payment_in_progress`' },
         },
       },
@@ -113,7 +113,9 @@ export function registerSandboxPayments(app: App, services: Services): void {
         if (p.email && !isEmailAddress(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);
         return { email: p.email, phoneNumber: p.phone_number, name: p.name, amountCents: p.amount_cents };
       });
-      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId));
+      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) =>
+        leaderReturnUrl(config.publicUrl, purchase.id, paymentId),
+      );
       switch (result.kind) {
         case 'processed':
           return view(accountId, purchase.id);
@@ -147,7 +149,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
           400: TokenApiError,
           ...BearerErrors,
           402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason' },
-          404: { ...TokenApiError, description: 'Unknown pledge, or another account\'s' },
+          404: { ...TokenApiError, description: "Unknown pledge, or another account's" },
           409: { ...TokenApiError, description: '`pledge_closed` (pot full, deadline passed, purchase settled) or `payment_in_progress`' },
         },
       },
@@ -157,7 +159,9 @@ export function registerSandboxPayments(app: App, services: Services): void {
       const id = parsePublicId('plg', request.params.pledge_id);
       const pledge = id ? await findPledge(db, accountId, id) : undefined;
       if (!pledge || pledge.state === 'draft') throw notFound('pledge');
-      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId));
+      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) =>
+        pledgeReturnUrl(config.publicUrl, pledge.id, paymentId),
+      );
       switch (result.kind) {
         case 'paid':
           return view(accountId, pledge.purchaseId);

@@ -45,11 +45,7 @@ export function registerSandboxPsp(app: App, { psps }: Services): void {
     const result = await sandbox.resolveChallenge(id, token, outcome);
     if (!result.ok) {
       if (result.reason === 'unknown_transaction') return html(reply, 404, challengeMessagePage(...NOT_FOUND));
-      return html(
-        reply,
-        403,
-        challengeMessagePage('Form expired or forged', 'This form was not issued for this payment. Reload the authentication page and try again.'),
-      );
+      return html(reply, 403, challengeMessagePage('Form expired or forged', 'This form was not issued for this payment. Reload the authentication page and try again.'));
     }
     return reply.header('cache-control', 'no-store').redirect(returnLink(result.returnUrl, id), 303);
   });

@@ -18,7 +18,7 @@ const opt = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 // rather than refused, so that those integrations keep working.
 const PurchaseLinkData = Type.Object(
   {
-    merchantUid: Type.Optional(Type.String({ maxLength: 64, description: 'Must equal the path\'s merchant_uid when given' })),
+    merchantUid: Type.Optional(Type.String({ maxLength: 64, description: "Must equal the path's merchant_uid when given" })),
     title: Type.String({ minLength: 1, maxLength: 255 }),
     reference: opt(255),
     amountCents: Type.Integer({ minimum: 0, maximum: 1e12, description: 'Minor units of the currency' }),
@@ -69,7 +69,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
         tags: ['Token API'],
         summary: 'Create a purchase and its payment link, optionally sent by e-mail and/or SMS',
         security: [{ bearerToken: [] }],
-        params: Type.Object({ merchant_uid: Type.String({ description: 'Offer (`mer_...`) of the token\'s account' }) }),
+        params: Type.Object({ merchant_uid: Type.String({ description: "Offer (`mer_...`) of the token's account" }) }),
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: Type.Object({ data: PurchaseLinkData, purchase_link_settings: Type.Optional(PurchaseLinkSettings) }, { additionalProperties: false }),
         response: {
@@ -105,47 +105,54 @@ export function registerPurchaseLink(app: App, services: Services): void {
       // The offer as resolved (`mer_<UUID>` is `mer_<uuid>`), so each spelling shares one scope.
       const offerId = parsePublicId('mer', request.params.merchant_uid);
       const resource = { merchant_uid: offerId ? toPublicId('mer', offerId) : request.params.merchant_uid };
-      return idempotent(db, request, reply, { accountId, resource }, async () => {
-        const outcome = await createPurchase(services, {
-          accountId,
-          merchantUid: request.params.merchant_uid,
-          ref: data.reference,
-          title: data.title,
-          subtitle: data.subtitle,
-          amountCents: data.amountCents,
-          currency: data.currency,
-          language,
-          phoneNumber: data.phoneNumber,
-          callbackUrl: data.redirectUrl,
-          cancelUrl: data.cancelUrl,
-          notificationUrl: data.paymentNotificationUrl,
-          metadata: data.metadata,
-          client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
-        });
-        if (outcome.kind === 'no_offer') throw notFound('merchant_uid');
-        if (outcome.kind === 'invalid') throw invalid(`field ${fieldOf(outcome)} ${outcome.message}`);
-        // The purchase is committed before anything is sent: a failed send never loses it.
-        const sent = await sendPurchaseLink(
-          { messenger, publicUrl: config.publicUrl },
-          {
-            purchase: outcome.purchase,
-            merchantName: outcome.offer.accountName,
-            email: settings.send_email ? settings.email : undefined,
-            phoneNumber: settings.send_sms ? settings.phone_number : undefined,
-            firstName: data.firstName,
-            offer: outcome.offer,
-          },
-        );
-        return {
-          status: 200,
-          body: {
-            purchase_uid: toPublicId('pur', outcome.purchase.id),
-            url: sent.url,
-            ...(sent.emailSent === undefined ? {} : { email_has_been_sent: sent.emailSent }),
-            ...(sent.smsSent === undefined ? {} : { sms_has_been_sent: sent.smsSent }),
-          },
-        };
-      }, invalid);
+      return idempotent(
+        db,
+        request,
+        reply,
+        { accountId, resource },
+        async () => {
+          const outcome = await createPurchase(services, {
+            accountId,
+            merchantUid: request.params.merchant_uid,
+            ref: data.reference,
+            title: data.title,
+            subtitle: data.subtitle,
+            amountCents: data.amountCents,
+            currency: data.currency,
+            language,
+            phoneNumber: data.phoneNumber,
+            callbackUrl: data.redirectUrl,
+            cancelUrl: data.cancelUrl,
+            notificationUrl: data.paymentNotificationUrl,
+            metadata: data.metadata,
+            client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
+          });
+          if (outcome.kind === 'no_offer') throw notFound('merchant_uid');
+          if (outcome.kind === 'invalid') throw invalid(`field ${fieldOf(outcome)} ${outcome.message}`);
+          // The purchase is committed before anything is sent: a failed send never loses it.
+          const sent = await sendPurchaseLink(
+            { messenger, publicUrl: config.publicUrl },
+            {
+              purchase: outcome.purchase,
+              merchantName: outcome.offer.accountName,
+              email: settings.send_email ? settings.email : undefined,
+              phoneNumber: settings.send_sms ? settings.phone_number : undefined,
+              firstName: data.firstName,
+              offer: outcome.offer,
+            },
+          );
+          return {
+            status: 200,
+            body: {
+              purchase_uid: toPublicId('pur', outcome.purchase.id),
+              url: sent.url,
+              ...(sent.emailSent === undefined ? {} : { email_has_been_sent: sent.emailSent }),
+              ...(sent.smsSent === undefined ? {} : { sms_has_been_sent: sent.smsSent }),
+            },
+          };
+        },
+        invalid,
+      );
     },
   );
 }

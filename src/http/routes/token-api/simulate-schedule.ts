@@ -24,7 +24,7 @@ const EXAMPLE_RESPONSE: Schedule = {
 
 const SimulationRequest = Type.Object(
   {
-    amount_cents: Type.Integer({ minimum: 1, description: 'Purchase amount in minor units of the offer\'s currency', examples: [30_000] }),
+    amount_cents: Type.Integer({ minimum: 1, description: "Purchase amount in minor units of the offer's currency", examples: [30_000] }),
     created: Type.String({ format: 'date', description: 'Day the purchase would be created, `yyyy-mm-dd` (a real calendar date)', examples: ['2026-01-31'] }),
   },
   { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST] },
@@ -54,7 +54,7 @@ const ERRORS = {
     description:
       'Invalid input, named in `debug`: `invalid_amount` (amount_cents missing or not a positive integer), `invalid_date` (created missing or not a real ' +
       '`yyyy-mm-dd` date), `invalid_request` (unknown field, body not JSON), `amount_below_minimum` / `amount_above_maximum` / ' +
-      '`amount_above_funding_cap` (outside the offer\'s limits), `usury_ceiling_exceeded` (the TAEG would be above the offer\'s usury ' +
+      "`amount_above_funding_cap` (outside the offer's limits), `usury_ceiling_exceeded` (the TAEG would be above the offer's usury " +
       'ceiling), `schedule_not_available` (a SHARED offer: the pot has no schedule)',
   },
   404: { ...TokenApiError, description: 'Unknown merchant_uid (or, with an access token, one of another account)' },
@@ -85,9 +85,7 @@ function validationError(request: FastifyRequest): ApiError {
   return new ApiError(
     400,
     code,
-    field === 'amount_cents'
-      ? 'field amount_cents must be a positive integer number of cents'
-      : 'field created must be a real calendar date in yyyy-mm-dd form',
+    field === 'amount_cents' ? 'field amount_cents must be a positive integer number of cents' : 'field created must be a real calendar date in yyyy-mm-dd form',
   );
 }
 

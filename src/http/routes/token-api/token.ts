@@ -87,7 +87,8 @@ export function registerToken(app: App, { accounts, tokens, authBudgets }: Servi
       // (PostgreSQL refuses a NUL in text) and it cannot be repeated without limit.
       const badField = findBadText(request.body);
       const creds = badField ? undefined : clientCredentials(request, request.body);
-      const badCred = creds && (textProblem(creds.id) ? `client_id ${textProblem(creds.id)}` : textProblem(creds.secret) ? `client_secret ${textProblem(creds.secret)}` : undefined);
+      const badCred =
+        creds && (textProblem(creds.id) ? `client_id ${textProblem(creds.id)}` : textProblem(creds.secret) ? `client_secret ${textProblem(creds.secret)}` : undefined);
       if (badField || badCred || !creds) {
         const wait = await authBudgets.fail([byAddress]);
         if (wait > 0) throw throttled(wait);
