@@ -49,21 +49,20 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
   ].join('\n');
   const subject = oneLine(t.subject, 200);
   const markup = html`<!DOCTYPE html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${subject}</title>
-      </head>
-      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff;line-height:1.4">
-        <main>
-          <p>${greeting}</p>
-          ${t.paragraphs.map((p) => html`<p>${p}</p>`)} ${t.figures.map(figuresHtml)} ${t.next.map((p) => html`<p>${p}</p>`)}
-          ${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
-          <p style="font-size:13px;color:#555555">${signature}</p>
-        </main>
-      </body>
-    </html> `.toString();
+<html lang="${lang}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff;line-height:1.4">
+<main>
+<p>${greeting}</p>
+${t.paragraphs.map((p) => html`<p>${p}</p>`)}
+${t.figures.map(figuresHtml)}
+${t.next.map((p) => html`<p>${p}</p>`)}
+${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
+<p style="font-size:13px;color:#555555">${signature}</p>
+</main>
+</body>
+</html>
+`.toString();
   return { lang, subject, text, html: markup };
 }
 

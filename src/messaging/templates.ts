@@ -86,19 +86,12 @@ export function figuresText(f: Figures, lang: Lang): string {
 /** A two-column data table with its caption (HTML part): readable by screen readers, narrow enough for phones. */
 export function figuresHtml(f: Figures) {
   return html`<table style="border-collapse:collapse;margin:0 0 16px 0;min-width:260px;max-width:100%">
-    <caption style="text-align:left;font-weight:bold;padding:0 0 6px 0">
-      ${f.heading}
-    </caption>
-    <tbody>
-      ${f.rows.map(
-        ([label, value]) =>
-          html`<tr>
-            <th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th>
-            <td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+<caption style="text-align:left;font-weight:bold;padding:0 0 6px 0">${f.heading}</caption>
+<tbody>${f.rows.map(
+    ([label, value]) =>
+      html`<tr><th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th><td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td></tr>`,
+  )}</tbody>
+</table>`;
 }
 
 /** The texts of one e-mail, before layout. */
@@ -121,23 +114,20 @@ function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail 
   const figures = t.figures ?? [];
   const text = [t.greeting, '', t.intro, '', ...figures.flatMap((f) => [figuresText(f, lang), '']), t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${t.subject}</title>
-      </head>
-      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-        <p>${t.greeting}</p>
-        <p>${t.intro}</p>
-        ${figures.map(figuresHtml)}
-        <p>${t.invite}</p>
-        <p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
-        <p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
-        <p style="font-size:13px;color:#555555">${t.ignore}</p>
-        <p style="font-size:13px;color:#555555">${t.signature}</p>
-      </body>
-    </html> `.toString();
+<html lang="${lang}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t.subject}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+<p>${t.greeting}</p>
+<p>${t.intro}</p>
+${figures.map(figuresHtml)}
+<p>${t.invite}</p>
+<p><a href="${url}" style="display:inline-block;padding:12px 20px;background:#0b5cad;color:#ffffff;text-decoration:none;border-radius:4px">${t.cta}</a></p>
+<p style="font-size:13px;color:#555555;word-break:break-all"><a href="${url}">${url}</a></p>
+<p style="font-size:13px;color:#555555">${t.ignore}</p>
+<p style="font-size:13px;color:#555555">${t.signature}</p>
+</body>
+</html>
+`.toString();
   return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
@@ -512,18 +502,15 @@ export function pledgeRefundEmail(msg: PledgeRefundMessage): PurchaseLinkEmail {
   const subject = w.subject(share, oneLine(title, 80));
   const text = [greeting, '', intro, w.delay, '', '-- ', signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${subject}</title>
-      </head>
-      <body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-        <p>${greeting}</p>
-        <p>${intro}</p>
-        <p>${w.delay}</p>
-        <p style="font-size:13px;color:#555555">${signature}</p>
-      </body>
-    </html> `.toString();
+<html lang="${lang}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
+<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
+<p>${greeting}</p>
+<p>${intro}</p>
+<p>${w.delay}</p>
+<p style="font-size:13px;color:#555555">${signature}</p>
+</body>
+</html>
+`.toString();
   return { lang, subject: oneLine(subject, 200), text, html: markup };
 }

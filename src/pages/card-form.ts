@@ -8,47 +8,26 @@ import type { Texts } from './texts.ts';
  * is kept after an error; the card's own fields never are.
  */
 export function cardFields(t: Texts, values: { holder?: string } = {}, errors?: FormErrors): SafeHtml {
-  return html` <fieldset>
-    <legend>${t.cardTitle}</legend>
-    <label for="holder_name">${t.cardholder}</label>
-    ${fieldError(errors, 'holder_name')}
-    <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}" ${invalidAttrs(errors, 'holder_name')} />
-    <label for="card_number">${t.cardNumber}</label>
-    ${fieldError(errors, 'card_number')}
-    <input
-      id="card_number"
-      name="card_number"
-      inputmode="numeric"
-      autocomplete="cc-number"
-      required
-      maxlength="23"
-      placeholder="1234 1234 1234 1234"
-      ${invalidAttrs(errors, 'card_number')}
-    />
-    <div class="row">
-      <div>
-        <label for="card_expiry">${t.expiry}</label>
-        ${fieldError(errors, 'card_expiry')}
-        <input
-          id="card_expiry"
-          name="card_expiry"
-          inputmode="numeric"
-          autocomplete="cc-exp"
-          required
-          maxlength="7"
-          placeholder="${t.expiryHint}"
-          ${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}
-        />
-        <small id="card_expiry_hint" class="muted">${t.expiryHint}</small>
-      </div>
-      <div>
-        <label for="card_cvc">${t.cvc}</label>
-        ${fieldError(errors, 'card_cvc')}
-        <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" ${invalidAttrs(errors, 'card_cvc', 'card_cvc_hint')} />
-        <small id="card_cvc_hint" class="muted">${t.cvcHint}</small>
-      </div>
-    </div>
-  </fieldset>`;
+  return html`
+<fieldset>
+  <legend>${t.cardTitle}</legend>
+  <label for="holder_name">${t.cardholder}</label>
+  ${fieldError(errors, 'holder_name')}
+  <input id="holder_name" name="holder_name" autocomplete="cc-name" required maxlength="100" value="${values.holder ?? ''}"${invalidAttrs(errors, 'holder_name')}>
+  <label for="card_number">${t.cardNumber}</label>
+  ${fieldError(errors, 'card_number')}
+  <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234"${invalidAttrs(errors, 'card_number')}>
+  <div class="row">
+    <div><label for="card_expiry">${t.expiry}</label>
+      ${fieldError(errors, 'card_expiry')}
+      <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}"${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}>
+      <small id="card_expiry_hint" class="muted">${t.expiryHint}</small></div>
+    <div><label for="card_cvc">${t.cvc}</label>
+      ${fieldError(errors, 'card_cvc')}
+      <input id="card_cvc" name="card_cvc" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"${invalidAttrs(errors, 'card_cvc', 'card_cvc_hint')}>
+      <small id="card_cvc_hint" class="muted">${t.cvcHint}</small></div>
+  </div>
+</fieldset>`;
 }
 
 /** The card field a PSP refusal is about, when it is about one field. */

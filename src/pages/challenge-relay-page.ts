@@ -41,44 +41,22 @@ const STYLE = raw(`
   button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`);
 
 function shell(lang: Lang, title: string, body: SafeHtml, script = ''): string {
-  return html`<!doctype html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main><div class="card">${body}</div></main>
-        ${raw(script)}
-      </body>
-    </html>`.toString();
+  return html`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style></head><body><main><div class="card">${body}</div></main>${raw(script)}</body></html>`.toString();
 }
 
 /** The page that posts a PSP's 3-D Secure form (its action, its hidden fields) from the shopper's browser. */
 export function challengeRelayPage(form: ChallengeForm, lang: Lang): string {
   const t = TEXTS[lang];
-  const fields = Object.entries(form.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`);
+  const fields = Object.entries(form.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return shell(
     lang,
     t.title,
-    html`<h1>${t.title}</h1>
-      <p>${t.intro}</p>
-      <form id="acs" method="post" action="${form.action}">${fields}<button type="submit">${t.go}</button></form>`,
+    html`<h1>${t.title}</h1><p>${t.intro}</p><form id="acs" method="post" action="${form.action}">${fields}<button type="submit">${t.go}</button></form>`,
     `<script>${SUBMIT}</script>`,
   );
 }
 
 export function challengeRelayGonePage(lang: Lang): string {
   const t = TEXTS[lang];
-  return shell(
-    lang,
-    t.goneTitle,
-    html`<h1>${t.goneTitle}</h1>
-      <p>${t.gone}</p>`,
-  );
+  return shell(lang, t.goneTitle, html`<h1>${t.goneTitle}</h1><p>${t.gone}</p>`);
 }

@@ -49,28 +49,20 @@ export interface CheckoutView {
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
   const p = v.purchase;
   const products = p.products.length
-    ? html`<section class="card" aria-labelledby="basket">
-        <h2 id="basket">${t.basket}</h2>
-        <table>
-          ${p.products.map(
-            (x) =>
-              html`<tr>
-                <td>${x.label ?? x.ref ?? ''}</td>
-                <td class="num">${formatMoney(x.amount, x.currency, v.lang)}</td>
-              </tr>`,
-          )}
-        </table>
-      </section>`
+    ? html`<section class="card" aria-labelledby="basket"><h2 id="basket">${t.basket}</h2><table>${p.products.map(
+        (x) => html`<tr><td>${x.label ?? x.ref ?? ''}</td><td class="num">${formatMoney(x.amount, x.currency, v.lang)}</td></tr>`,
+      )}</table></section>`
     : '';
-  return html` <section class="card">
-      <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
-      ${p.pictureUrl ? html`<img class="picture" src="${p.pictureUrl}" alt="" />` : ''}
-      <h1>${p.title}</h1>
-      ${p.subtitle ? html`<p class="muted">${p.subtitle}</p>` : ''} ${p.description ? html`<p>${p.description}</p>` : ''}
-      <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.total}</span> ${formatMoney(p.amountCents, p.currency, v.lang)}</p>
-      <p><span class="state" role="status">${t.states[V1_STATE[p.state]]}</span></p>
-    </section>
-    ${products}`;
+  return html`
+<section class="card">
+  <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
+  ${p.pictureUrl ? html`<img class="picture" src="${p.pictureUrl}" alt="">` : ''}
+  <h1>${p.title}</h1>
+  ${p.subtitle ? html`<p class="muted">${p.subtitle}</p>` : ''}
+  ${p.description ? html`<p>${p.description}</p>` : ''}
+  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.total}</span> ${formatMoney(p.amountCents, p.currency, v.lang)}</p>
+  <p><span class="state" role="status">${t.states[V1_STATE[p.state]]}</span></p>
+</section>${products}`;
 }
 
 function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
@@ -78,31 +70,14 @@ function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
   if (offer.type === 'SHARED') return html`<p>${t.sharedExplain(formatDateTime(v.potDeadline!, lang))}</p>`;
   const s = v.schedule;
   if (!s) return '';
-  if (offer.type === 'DEFERRED')
-    return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>
-      ${creditDisclosure(v, s, t)}`;
+  if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>${creditDisclosure(v, s, t)}`;
   const rows = s.INSTALLMENT.map(
     (l) =>
-      html`<tr>
-        <td>${formatDate(l.payment_date, lang)}</td>
-        <td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td>
-        <td class="num">${formatMoney(l.fees, p.currency, lang)}</td>
-      </tr>`,
+      html`<tr><td>${formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
   );
   return html`<p>${t.installmentsExplain(s.INSTALLMENT.length)}</p>
-    ${creditDisclosure(v, s, t)}
-    <table aria-label="${t.schedule}">
-      <thead>
-        <tr>
-          <th scope="col">${t.dueDate}</th>
-          <th scope="col" class="num">${t.amountFeesIncluded}</th>
-          <th scope="col" class="num">${t.fees}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`;
+${creditDisclosure(v, s, t)}
+<table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /**
@@ -119,18 +94,13 @@ export function creditFigures(v: { purchase: { amountCents: number }; offer: { t
 function creditDisclosure(v: CheckoutView, s: Schedule, t: Texts): SafeHtml {
   const { lang, purchase: p } = v;
   const f = creditFigures(v, s);
-  const item = (label: string, value: string, id: string) =>
-    html`<div>
-      <dt>${label}</dt>
-      <dd id="${id}">${value}</dd>
-    </div>`;
-  return html`<section class="credit" aria-labelledby="credit-title">
-    <h3 id="credit-title">${t.creditTitle}</h3>
-    <dl>
-      ${item(t.amountFinanced, formatMoney(f.financed, p.currency, lang), 'credit-financed')} ${item(t.creditCost, formatMoney(f.fees, p.currency, lang), 'credit-fees')}
-      ${item(t.totalDue, formatMoney(f.total, p.currency, lang), 'credit-total')} ${item(t.fixedApr, formatPercent(f.taeg, lang), 'credit-taeg')}
-    </dl>
-  </section>`;
+  const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
+  return html`<section class="credit" aria-labelledby="credit-title"><h3 id="credit-title">${t.creditTitle}</h3><dl>
+  ${item(t.amountFinanced, formatMoney(f.financed, p.currency, lang), 'credit-financed')}
+  ${item(t.creditCost, formatMoney(f.fees, p.currency, lang), 'credit-fees')}
+  ${item(t.totalDue, formatMoney(f.total, p.currency, lang), 'credit-total')}
+  ${item(t.fixedApr, formatPercent(f.taeg, lang), 'credit-taeg')}
+</dl></section>`;
 }
 
 /** Typed friend rows' amounts in the page's locale ("30,00", "30 €"); invalid ones count as nothing. */
@@ -140,49 +110,29 @@ function typedShares(v: CheckoutView): number {
 
 function friendRow(t: Texts, i: number, f: { name: string; email: string; phone: string; share: string } | undefined, e: FormErrors | undefined): SafeHtml {
   const input = (name: string, label: string, attrs: SafeHtml, value: string) =>
-    html`<div>
-      <label for="${name}_${i}">${label}</label>${fieldError(e, `${name}_${i}`)}<input
-        id="${name}_${i}"
-        name="${name}"
-        ${attrs}
-        value="${value}"
-        ${invalidAttrs(e, `${name}_${i}`)}
-      />
-    </div>`;
+    html`<div><label for="${name}_${i}">${label}</label>${fieldError(e, `${name}_${i}`)}<input id="${name}_${i}" name="${name}" ${attrs} value="${value}"${invalidAttrs(e, `${name}_${i}`)}></div>`;
   return html`<fieldset class="friend" data-friend>
-    <legend>${t.friendLegend(i + 1)}</legend>
-    <div class="row">
-      ${input('pledger_name', t.friendName, html`maxlength="100" autocomplete="off"`, f?.name ?? '')}
-      ${input('pledger_amount', t.friendShare, html`inputmode="decimal" maxlength="16" autocomplete="off"`, f?.share ?? '')}
-    </div>
-    <div class="row">
-      ${input('pledger_email', t.friendEmail, html`type="email" maxlength="254" autocomplete="off"`, f?.email ?? '')}
-      ${input('pledger_phone', t.friendPhone, html`type="tel" maxlength="20" autocomplete="off"`, f?.phone ?? '')}
-    </div>
-  </fieldset>`;
+  <legend>${t.friendLegend(i + 1)}</legend>
+  <div class="row">${input('pledger_name', t.friendName, html`maxlength="100" autocomplete="off"`, f?.name ?? '')}
+  ${input('pledger_amount', t.friendShare, html`inputmode="decimal" maxlength="16" autocomplete="off"`, f?.share ?? '')}</div>
+  <div class="row">${input('pledger_email', t.friendEmail, html`type="email" maxlength="254" autocomplete="off"`, f?.email ?? '')}
+  ${input('pledger_phone', t.friendPhone, html`type="tel" maxlength="20" autocomplete="off"`, f?.phone ?? '')}</div>
+</fieldset>`;
 }
 
 function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
   const friends = v.friends?.length ? v.friends : [undefined, undefined];
   const p = v.purchase;
   const mine = Math.max(p.amountCents - typedShares(v), 0);
-  return html`<fieldset
-    id="friends"
-    data-amount="${p.amountCents}"
-    data-currency="${p.currency}"
-    data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}"
-    data-max="${MAX_PLEDGERS}"
-    data-err-shares="${t.invalidShares}"
-    data-legend="${t.friendLegend(0)}"
-  >
-    <legend>${t.friends}</legend>
-    <p class="muted">${t.friendsHint}</p>
-    <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, v.errors))}</div>
-    <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
-    <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>
-    <p>${t.yourShare}${t.colon} <strong id="leader-share" aria-live="polite">${formatMoney(mine, p.currency, v.lang)}</strong></p>
-    <p id="shares-error" class="alert" role="alert" hidden></p>
-  </fieldset>`;
+  return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}" data-legend="${t.friendLegend(0)}">
+  <legend>${t.friends}</legend>
+  <p class="muted">${t.friendsHint}</p>
+  <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, v.errors))}</div>
+  <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
+  <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>
+  <p>${t.yourShare}${t.colon} <strong id="leader-share" aria-live="polite">${formatMoney(mine, p.currency, v.lang)}</strong></p>
+  <p id="shares-error" class="alert" role="alert" hidden></p>
+</fieldset>`;
 }
 
 /**
@@ -195,7 +145,7 @@ function moneySummary(v: CheckoutView, t: Texts): SafeHtml | '' {
   const held = Math.min(typedShares(v), p.amountCents);
   const deadline = formatDateTime(v.potDeadline!, v.lang);
   const charged = html`<span id="charged-now">${t.chargedNow(formatMoney(p.amountCents - held, p.currency, v.lang))}</span>`;
-  const hold = html`<span id="held-until" ${held > 0 ? '' : html` hidden`}>${held > 0 ? html` · ${t.heldUntil(formatMoney(held, p.currency, v.lang), deadline)}` : ''}</span>`;
+  const hold = html`<span id="held-until"${held > 0 ? '' : html` hidden`}>${held > 0 ? html` · ${t.heldUntil(formatMoney(held, p.currency, v.lang), deadline)}` : ''}</span>`;
   return html`<p class="money-summary" id="money-summary" data-charged="${t.chargedNow('{amount}')}" data-held="${t.heldUntil('{amount}', deadline)}">${charged}${hold}</p>`;
 }
 
@@ -219,18 +169,20 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}
-    <section class="card" aria-labelledby="pay-title">
-      <h2 id="pay-title">${t.payHeading}</h2>
-      ${explain(v, t)} ${errorSummary(t, v.errors)}
-      <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
-        <input type="hidden" name="csrf" value="${v.csrfToken}" />
-        ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}" />` : ''} ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
-        ${cardFields(t, { holder: v.holder }, v.errors)} ${moneySummary(v, t)}
-        <button type="submit" id="pay-button">${payLabel(v, t)}</button>
-      </form>
-      ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
-    </section>`;
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  <h2 id="pay-title">${t.payHeading}</h2>
+  ${explain(v, t)}
+  ${errorSummary(t, v.errors)}
+  <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
+    <input type="hidden" name="csrf" value="${v.csrfToken}">
+    ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
+    ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
+    ${cardFields(t, { holder: v.holder }, v.errors)}
+    ${moneySummary(v, t)}
+    <button type="submit" id="pay-button">${payLabel(v, t)}</button>
+  </form>
+  ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
+</section>`;
   const title = pageTitle(t, `${t.pageTitles.pay} · ${p.title} · ${p.merchantName}`, v.errors);
   return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
 }
@@ -245,48 +197,28 @@ function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml |
   if (!r || (r.chargedCents === 0 && r.heldCents === 0)) return '';
   const { lang, purchase: p } = v;
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
-  const item = (label: string, value: string, id: string) =>
-    html`<div>
-      <dt>${label}</dt>
-      <dd id="${id}">${value}</dd>
-    </div>`;
+  const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
   const deferred = v.offer.type === 'DEFERRED' ? r.upcoming[0] : undefined;
   const heldUntil = r.pot ? formatDateTime(r.pot.deadline, lang) : deferred ? formatDate(deferred.dueDate, lang) : undefined;
   const upcoming =
     v.offer.type === 'INSTALLMENTS' && r.upcoming.length > 0
-      ? html`<table>
-          <caption class="caption">
-            ${t.resultNext}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${t.dueDate}</th>
-              <th scope="col" class="num">${t.amountFeesIncluded}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${r.upcoming.map(
-              (l) =>
-                html`<tr>
-                  <td>${formatDate(l.dueDate, lang)}</td>
-                  <td class="num">${m(l.amountCents)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`
+      ? html`<table><caption class="caption">${t.resultNext}</caption><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th></tr></thead><tbody>${r.upcoming.map(
+          (l) => html`<tr><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td></tr>`,
+        )}</tbody></table>`
       : '';
   const nothingMore = !r.pot && r.heldCents === 0 && r.upcoming.length === 0;
-  return html`<section class="card" aria-labelledby="result-title">
-    <h2 id="result-title">${t.resultHeading}</h2>
-    <dl class="figures">
-      ${item(t.resultCharged, m(r.chargedCents), 'result-charged')}
-      ${r.heldCents > 0 ? item(heldUntil ? t.resultHeldUntil(heldUntil) : t.resultHeld, m(r.heldCents), 'result-held') : ''}
-      ${deferred ? item(t.resultChargedOn(formatDate(deferred.dueDate, lang)), m(deferred.amountCents), 'result-due') : ''}
-      ${r.pot ? item(t.resultRest, m(r.pot.restCents), 'result-rest') : ''} ${r.pot ? item(t.resultPotCloses, formatDateTime(r.pot.deadline, lang), 'result-deadline') : ''}
-    </dl>
-    ${r.pot ? html`<p>${t.resultRestExplain(m(r.pot.restCents), formatDateTime(r.pot.deadline, lang))}</p>` : ''} ${upcoming}
-    ${nothingMore ? html`<p>${t.resultNothingMore}</p>` : ''}
-  </section>`;
+  return html`<section class="card" aria-labelledby="result-title"><h2 id="result-title">${t.resultHeading}</h2>
+<dl class="figures">
+  ${item(t.resultCharged, m(r.chargedCents), 'result-charged')}
+  ${r.heldCents > 0 ? item(heldUntil ? t.resultHeldUntil(heldUntil) : t.resultHeld, m(r.heldCents), 'result-held') : ''}
+  ${deferred ? item(t.resultChargedOn(formatDate(deferred.dueDate, lang)), m(deferred.amountCents), 'result-due') : ''}
+  ${r.pot ? item(t.resultRest, m(r.pot.restCents), 'result-rest') : ''}
+  ${r.pot ? item(t.resultPotCloses, formatDateTime(r.pot.deadline, lang), 'result-deadline') : ''}
+</dl>
+${r.pot ? html`<p>${t.resultRestExplain(m(r.pot.restCents), formatDateTime(r.pot.deadline, lang))}</p>` : ''}
+${upcoming}
+${nothingMore ? html`<p>${t.resultNothingMore}</p>` : ''}
+</section>`;
 }
 
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
@@ -309,47 +241,24 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
           : t.states[state];
   const pledges = (v.pledges ?? []).filter((x) => x.state !== 'draft');
   const pot = pledges.length
-    ? html`<section class="card" aria-labelledby="pot">
-        <h2 id="pot">${t.pot}</h2>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">${t.potFriend}</th>
-              <th scope="col" class="num">${t.potShare}</th>
-              <th scope="col" class="num">${t.potStatus}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${pledges.map(
-              (x) =>
-                html`<tr>
-                  <td><a href="${pledgeUrl(x.id)}">${x.name ?? x.email ?? x.phoneNumber ?? ''}</a></td>
-                  <td class="num">${formatMoney(x.amountCents, p.currency, v.lang)}</td>
-                  <td class="num">${x.state === 'paid' ? t.pledgePaid : x.state === 'closed' ? t.pledgeClosed : t.pledgeWaiting}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </section>`
+    ? html`<section class="card" aria-labelledby="pot"><h2 id="pot">${t.pot}</h2><table><thead><tr><th scope="col">${t.potFriend}</th><th scope="col" class="num">${t.potShare}</th><th scope="col" class="num">${t.potStatus}</th></tr></thead><tbody>${pledges.map(
+        (x) =>
+          html`<tr><td><a href="${pledgeUrl(x.id)}">${x.name ?? x.email ?? x.phoneNumber ?? ''}</a></td><td class="num">${formatMoney(x.amountCents, p.currency, v.lang)}</td><td class="num">${
+            x.state === 'paid' ? t.pledgePaid : x.state === 'closed' ? t.pledgeClosed : t.pledgeWaiting
+          }</td></tr>`,
+      )}</tbody></table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
   const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}
-    <section class="card">
-      <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
-    </section>
-    ${resultFigures(v, t)}${pot} ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a></p>` : ''}`;
+<section class="card">
+  <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
+</section>${resultFigures(v, t)}${pot}
+${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a></p>` : ''}`;
   const title = `${t.pageTitles[expired ? 'EXPIRED' : state] ?? t.states[state]} · ${p.title} · ${p.merchantName}`;
   return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined).toString();
 }
 
 export function notFoundPage(lang: Lang): string {
   const t = TEXT[lang];
-  return layout(
-    LOCALE[lang],
-    t.notFoundTitle,
-    html`<section class="card">
-      <h1>${t.notFoundTitle}</h1>
-      <p>${t.notFound}</p>
-    </section>`,
-  ).toString();
+  return layout(LOCALE[lang], t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
 }

@@ -20,16 +20,10 @@ export function errorSummary(t: Texts, e: FormErrors | undefined): SafeHtml | ''
   if (!e || !hasErrors(e)) return '';
   const fields = Object.entries(e.fields ?? {});
   return html`<div class="alert error-summary" role="alert" id="error-summary" tabindex="-1" autofocus aria-labelledby="error-summary-title">
-    <h2 id="error-summary-title">${t.errorTitle}</h2>
-    ${e.message ? html`<p id="form-error">${e.message}</p>` : ''}
-    ${
-      fields.length
-        ? html`<ul>
-            ${fields.map(([id, text]) => html`<li><a href="#${id}">${text}</a></li>`)}
-          </ul>`
-        : ''
-    }
-  </div>`;
+  <h2 id="error-summary-title">${t.errorTitle}</h2>
+  ${e.message ? html`<p id="form-error">${e.message}</p>` : ''}
+  ${fields.length ? html`<ul>${fields.map(([id, text]) => html`<li><a href="#${id}">${text}</a></li>`)}</ul>` : ''}
+</div>`;
 }
 
 /** A field's error wiring: `aria-invalid` and `aria-describedby` to its own message. */

@@ -22,9 +22,7 @@ export function pageCsp(embedderOrigin?: string): string {
 /** JSON inside a `<script type="application/json">` block: `<` escaped so no text can close it. */
 export function jsonScript(id: string, value: unknown): SafeHtml {
   // Script content is not HTML-decoded: entities would corrupt the JSON, and `\u003c` alone keeps it inert.
-  return html`<script type="application/json" id="${id}">
-    ${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}
-  </script>`;
+  return html`<script type="application/json" id="${id}">${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}</script>`;
 }
 
 const STYLE = raw(`
@@ -87,22 +85,16 @@ export interface LayoutExtras {
 export function layout(lang: string, title: string, body: SafeHtml, script?: string | string[], extras: LayoutExtras = {}): SafeHtml {
   const scripts = script === undefined ? [] : Array.isArray(script) ? script : [script];
   return html`<!doctype html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style>
-          ${STYLE}${extras.style ?? ''}
-        </style>
-      </head>
-      <body>
-        ${extras.header ?? ''}
-        <main>${body}</main>
-        ${scripts.map((src) => html`<script src="${src}" defer></script>`)}
-      </body>
-    </html>`;
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style>${STYLE}${extras.style ?? ''}</style>
+</head>
+<body>${extras.header ?? ''}<main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
+</html>`;
 }
 
 /**

@@ -35,14 +35,7 @@ export function pledgePage(v: PledgeView): string {
   const uid = `plg_${v.pledge.id}`;
   const status =
     v.done === 'paid'
-      ? html`<div class="ok" role="status">${t.pledgeThanks}</div>
-          <dl class="figures">
-            <div>
-              <dt>${t.pledgeCharged}</dt>
-              <dd id="pledge-charged">${share}</dd>
-            </div>
-          </dl>
-          <p>${t.pledgeNothingMore}</p>`
+      ? html`<div class="ok" role="status">${t.pledgeThanks}</div><dl class="figures"><div><dt>${t.pledgeCharged}</dt><dd id="pledge-charged">${share}</dd></div></dl><p>${t.pledgeNothingMore}</p>`
       : v.done === 'full'
         ? html`<div class="ok" role="status">${t.pledgeFullText}</div>`
         : v.done === 'closed'
@@ -51,24 +44,20 @@ export function pledgePage(v: PledgeView): string {
   const form = v.done
     ? ''
     : html`${errorSummary(t, v.errors)}
-        <form method="post" action="/pledge/${uid}?lang=${v.lang}" id="pledge-form" novalidate>
-          <input type="hidden" name="csrf" value="${v.csrfToken}" />
-          ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}" />` : ''}
-          ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
-          <button type="submit">${`${t.pay} ${share}`}</button>
-        </form>`;
-  const body = html`${langSwitcher(t, v.lang, v.switchBase)}
-    <section class="card">
-      <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
-      <h1>${t.pledgeTitle(inviter)}</h1>
-      <p>${t.pledgeFor(p.title, p.merchantName)}</p>
-      <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
-      ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang))}</p>` : ''}
-    </section>
-    <section class="card" aria-labelledby="pay-title">
-      <h2 id="pay-title">${t.payHeading}</h2>
-      ${status}${form}
-    </section>`;
+  <form method="post" action="/pledge/${uid}?lang=${v.lang}" id="pledge-form" novalidate>
+    <input type="hidden" name="csrf" value="${v.csrfToken}">
+    ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
+    ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
+    <button type="submit">${`${t.pay} ${share}`}</button>
+  </form>`;
+  const body = html`${langSwitcher(t, v.lang, v.switchBase)}<section class="card">
+  <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
+  <h1>${t.pledgeTitle(inviter)}</h1>
+  <p>${t.pledgeFor(p.title, p.merchantName)}</p>
+  <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
+  ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang))}</p>` : ''}
+</section>
+<section class="card" aria-labelledby="pay-title"><h2 id="pay-title">${t.payHeading}</h2>${status}${form}</section>`;
   const stateTitle = t.pageTitles[v.done === 'paid' ? 'pledgePaid' : v.done === 'full' ? 'pledgeFull' : v.done === 'closed' ? 'pledgeClosed' : 'pledge'];
   return layout(LOCALE[v.lang], pageTitle(t, `${stateTitle} · ${p.title}`, v.errors), body).toString();
 }

@@ -41,118 +41,45 @@ function when(d: Date): string {
  */
 export function sandboxInboxPage(accountName: string, accountId: string, messages: readonly InboxEntry[], shown: number): string {
   const items = messages.map(
-    (m, i) =>
-      html`${i > 0 ? '\n' : ''}
-        <article class="msg ${m.accepted ? 'ok' : 'ko'}">
-          <header>
-            <span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${m.recipient}</strong>
-            <span class="st">${m.accepted ? 'accepted: yes' : 'accepted: no'}</span> <time datetime="${m.createdAt.toISOString()}">${when(m.createdAt)}</time>
-          </header>
-          ${m.subject === null ? '' : html`<h2>${m.subject}</h2>`} ${m.error ? html`<p class="err">${m.error}</p>` : ''}
-          <div class="body">${linkify(m.body)}</div>
-          ${m.purchaseId ? html`<footer>${toPublicId('pur', m.purchaseId)}</footer>` : ''}
-        </article>`,
+    (m, i) => html`${i > 0 ? '\n' : ''}<article class="msg ${m.accepted ? 'ok' : 'ko'}">
+<header><span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${m.recipient}</strong>
+<span class="st">${m.accepted ? 'accepted: yes' : 'accepted: no'}</span> <time datetime="${m.createdAt.toISOString()}">${when(m.createdAt)}</time></header>
+${m.subject === null ? '' : html`<h2>${m.subject}</h2>`}
+${m.error ? html`<p class="err">${m.error}</p>` : ''}
+<div class="body">${linkify(m.body)}</div>
+${m.purchaseId ? html`<footer>${toPublicId('pur', m.purchaseId)}</footer>` : ''}
+</article>`,
   );
   return html`<!DOCTYPE html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>Sandbox inbox · ${accountName}</title>
-        <style>
-          body {
-            font-family:
-              system-ui,
-              -apple-system,
-              'Segoe UI',
-              Roboto,
-              Arial,
-              sans-serif;
-            margin: 0 auto;
-            max-width: 52rem;
-            padding: 1rem;
-            color: #1a1a1a;
-            background: #f6f7f9;
-          }
-          h1 {
-            font-size: 1.4rem;
-            margin: 0.2rem 0;
-          }
-          .sub {
-            color: #555;
-            margin: 0 0 1rem;
-          }
-          .msg {
-            background: #fff;
-            border: 1px solid #dde;
-            border-left: 4px solid #2a8a3a;
-            border-radius: 6px;
-            padding: 0.8rem 1rem;
-            margin: 0 0 1rem;
-          }
-          .msg.ko {
-            border-left-color: #c0392b;
-          }
-          .msg header {
-            font-size: 0.9rem;
-            color: #333;
-          }
-          .ch {
-            display: inline-block;
-            font-weight: 600;
-            background: #eef;
-            border-radius: 3px;
-            padding: 0 0.4rem;
-          }
-          .st {
-            margin-left: 0.5rem;
-          }
-          .ok .st {
-            color: #2a8a3a;
-          }
-          .ko .st {
-            color: #c0392b;
-          }
-          time {
-            color: #666;
-            margin-left: 0.5rem;
-          }
-          .msg h2 {
-            font-size: 1.05rem;
-            margin: 0.6rem 0 0.3rem;
-          }
-          .err {
-            color: #c0392b;
-            margin: 0.3rem 0;
-          }
-          .body {
-            white-space: pre-wrap;
-            word-break: break-word;
-            font-family: ui-monospace, Menlo, Consolas, monospace;
-            font-size: 0.88rem;
-            background: #fafafa;
-            border: 1px solid #eee;
-            border-radius: 4px;
-            padding: 0.6rem;
-            margin-top: 0.5rem;
-          }
-          footer {
-            font-size: 0.8rem;
-            color: #666;
-            margin-top: 0.4rem;
-          }
-          .empty {
-            color: #555;
-          }
-        </style>
-      </head>
-      <body>
-        <h1>Sandbox inbox</h1>
-        <p class="sub">
-          ${accountName} (${toPublicId('acc', accountId)}): the e-mails and SMS sent for this account's purchases, newest first (last ${shown}). <a href="">Refresh</a>
-        </p>
-        ${items.length ? items : html`<p class="empty">No message yet.</p>`}
-      </body>
-    </html> `.toString();
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Sandbox inbox · ${accountName}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;color:#1a1a1a;background:#f6f7f9}
+h1{font-size:1.4rem;margin:.2rem 0}
+.sub{color:#555;margin:0 0 1rem}
+.msg{background:#fff;border:1px solid #dde;border-left:4px solid #2a8a3a;border-radius:6px;padding:.8rem 1rem;margin:0 0 1rem}
+.msg.ko{border-left-color:#c0392b}
+.msg header{font-size:.9rem;color:#333}
+.ch{display:inline-block;font-weight:600;background:#eef;border-radius:3px;padding:0 .4rem}
+.st{margin-left:.5rem}
+.ok .st{color:#2a8a3a}.ko .st{color:#c0392b}
+time{color:#666;margin-left:.5rem}
+.msg h2{font-size:1.05rem;margin:.6rem 0 .3rem}
+.err{color:#c0392b;margin:.3rem 0}
+.body{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88rem;background:#fafafa;border:1px solid #eee;border-radius:4px;padding:.6rem;margin-top:.5rem}
+footer{font-size:.8rem;color:#666;margin-top:.4rem}
+.empty{color:#555}
+</style>
+</head>
+<body>
+<h1>Sandbox inbox</h1>
+<p class="sub">${accountName} (${toPublicId('acc', accountId)}): the e-mails and SMS sent for this account's purchases, newest first (last ${shown}). <a href="">Refresh</a></p>
+${items.length ? items : html`<p class="empty">No message yet.</p>`}
+</body>
+</html>
+`.toString();
 }

@@ -20,30 +20,25 @@ const STYLE = raw(`
 
 export function demoShopPage(sdk: { src: string; integrity: string }): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Demo Shop · Chipin sandbox</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main>
-          <p class="note">
-            Chipin sandbox · a demo merchant page using <code>chipin.js</code> (see docs/front-end.md). Test card 4242 4242 4242 4242; 4000 0000 0000 0002 is declined.
-          </p>
-          <section class="product">
-            <h1>Weekend in Lisbon</h1>
-            <p class="price">€300.00</p>
-            <button type="button" id="pay-3x">Pay in 3x</button>
-            <button type="button" id="split">Split with friends</button>
-          </section>
-          <div id="outcome" role="status" aria-live="polite">Choose how to pay.</div>
-        </main>
-        <script src="${sdk.src}" integrity="${sdk.integrity}" crossorigin="anonymous"></script>
-        <script src="/sandbox/demo-shop/shop.js" defer></script>
-      </body>
-    </html>`.toString();
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Demo Shop · Chipin sandbox</title>
+<style>${STYLE}</style>
+</head>
+<body><main>
+<p class="note">Chipin sandbox · a demo merchant page using <code>chipin.js</code> (see docs/front-end.md). Test card 4242 4242 4242 4242; 4000 0000 0000 0002 is declined.</p>
+<section class="product">
+  <h1>Weekend in Lisbon</h1>
+  <p class="price">€300.00</p>
+  <button type="button" id="pay-3x">Pay in 3x</button>
+  <button type="button" id="split">Split with friends</button>
+</section>
+<div id="outcome" role="status" aria-live="polite">Choose how to pay.</div>
+</main>
+<script src="${sdk.src}" integrity="${sdk.integrity}" crossorigin="anonymous"></script>
+<script src="/sandbox/demo-shop/shop.js" defer></script>
+</body>
+</html>`.toString();
 }

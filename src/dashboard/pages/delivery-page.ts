@@ -14,62 +14,28 @@ export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: Att
   const when = (date: Date | null) => (date ? html`<time datetime="${date.toISOString()}">${formatDateTime(date, chrome.lang)}</time>` : '—');
   const rows = d.attemptLog.map(
     (a) =>
-      html`<tr>
-        <td>${a.attempt}</td>
-        <td>${when(a.startedAt)}</td>
-        <td>${a.durationMs} ms</td>
-        <td>${a.statusCode ?? a.error ?? '—'}</td>
-        <td>${a.outcome}</td>
-        <td>${when(a.nextAttemptAt)}</td>
-      </tr>`,
+      html`<tr><td>${a.attempt}</td><td>${when(a.startedAt)}</td><td>${a.durationMs} ms</td><td>${a.statusCode ?? a.error ?? '—'}</td><td>${a.outcome}</td><td>${when(a.nextAttemptAt)}</td></tr>`,
   );
   const body = html`<p><a href="/dashboard/developers">${t.backToDevelopers}</a></p>
-    <h1>${t.deliveryTitle} ${uid}</h1>
-    <section class="card" aria-labelledby="delivery-facts">
-      <h2 id="delivery-facts">${t.details}</h2>
-      <dl class="facts">
-        <dt>${t.event}</dt>
-        <dd>${d.triggerName ?? d.eventType} (${d.kind})</dd>
-        <dt>${t.purchase}</dt>
-        <dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>
-        <dt>URL</dt>
-        <dd><code>${d.url}</code></dd>
-        <dt>${t.status}</dt>
-        <dd>${d.status}</dd>
-        <dt>${t.attempts}</dt>
-        <dd>${d.attempts}</dd>
-        <dt>${t.nextAttempt}</dt>
-        <dd>${when(d.nextAttemptAt)}</dd>
-        <dt>${t.created}</dt>
-        <dd>${when(d.createdAt)}</dd>
-      </dl>
-      <form method="post" action="/dashboard/developers/deliveries/${uid}/replay">
-        <input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button>
-      </form>
-    </section>
-    <section class="card" aria-labelledby="attempt-log">
-      <h2 id="attempt-log">${t.attemptLog}</h2>
-      ${
-        rows.length
-          ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.attemptLog}">
-              <table class="list">
-                <thead>
-                  <tr>
-                    <th scope="col">#</th>
-                    <th scope="col">${t.started}</th>
-                    <th scope="col">${t.duration}</th>
-                    <th scope="col">${t.lastAnswer}</th>
-                    <th scope="col">${t.outcome}</th>
-                    <th scope="col">${t.nextAttempt}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p>${t.noAttempt}</p>`
-      }
-    </section>`;
+<h1>${t.deliveryTitle} ${uid}</h1>
+<section class="card" aria-labelledby="delivery-facts"><h2 id="delivery-facts">${t.details}</h2>
+<dl class="facts">
+<dt>${t.event}</dt><dd>${d.triggerName ?? d.eventType} (${d.kind})</dd>
+<dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>
+<dt>URL</dt><dd><code>${d.url}</code></dd>
+<dt>${t.status}</dt><dd>${d.status}</dd>
+<dt>${t.attempts}</dt><dd>${d.attempts}</dd>
+<dt>${t.nextAttempt}</dt><dd>${when(d.nextAttemptAt)}</dd>
+<dt>${t.created}</dt><dd>${when(d.createdAt)}</dd>
+</dl>
+<form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form>
+</section>
+<section class="card" aria-labelledby="attempt-log"><h2 id="attempt-log">${t.attemptLog}</h2>
+${
+  rows.length
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.attemptLog}"><table class="list"><thead><tr><th scope="col">#</th><th scope="col">${t.started}</th><th scope="col">${t.duration}</th><th scope="col">${t.lastAnswer}</th><th scope="col">${t.outcome}</th><th scope="col">${t.nextAttempt}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>${t.noAttempt}</p>`
+}
+</section>`;
   return dashboardPage(chrome, `${t.deliveryTitle} ${uid}`, body);
 }

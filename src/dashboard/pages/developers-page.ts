@@ -35,103 +35,53 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   const when = (d: Date) => formatDateTime(d, chrome.lang);
   const rows = view.deliveries.map((d) => {
     const uid = toDeliveryUid(d.id);
-    return html`<tr>
-      <td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td>
-      <td>${d.triggerName ?? d.eventType}<br /><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td>
-      <td>${d.status}</td>
-      <td>${d.attempts}</td>
-      <td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
-      <td>
-        <form method="post" action="/dashboard/developers/deliveries/${uid}/replay">
-          <input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button>
-        </form>
-      </td>
-    </tr>`;
+    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+<td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
   });
   const body = html`<h1>${t.developers}</h1>
-    ${view.notice === 'replayed' ? html`<div class="ok" role="status">${t.replayed}</div>` : ''}
-    ${typeof view.notice === 'object' ? html`<div class="ok" role="status">${t.keyRevoked(view.notice.revoked)}</div>` : ''}
-    ${view.error ? html`<div class="alert" role="alert" id="webhook-error">${view.error}</div>` : ''} ${apiKeysSection(chrome, view)}
-    <section class="card" aria-labelledby="webhook">
-      <h2 id="webhook">${t.webhook}</h2>
-      ${
-        view.created
-          ? html`<div class="ok" role="status">
-              <p>${t.webhookSaved}</p>
-              <dl class="facts">
-                <dt>${t.signingSecret}</dt>
-                <dd><code>${view.created.secret}</code></dd>
-                <dt>${t.payloadToken}</dt>
-                <dd><code>${view.created.token}</code></dd>
-              </dl>
-            </div>`
-          : html`<p class="muted">${view.webhook ? t.webhookSecretNote : t.noWebhook}</p>`
-      }
-      ${view.webhook?.disabledAt ? html`<div class="alert">${t.webhookDisabled(view.webhook.disabledReason ?? '')}</div>` : ''}
-      <form method="post" action="/dashboard/developers/webhook">
-        <input type="hidden" name="csrf" value="${chrome.csrf}" />
-        <label for="url">${t.webhookUrl}</label>
-        <input
-          id="url"
-          name="url"
-          type="url"
-          inputmode="url"
-          autocomplete="off"
-          value="${url}"
-          aria-describedby="url-hint${view.error ? ' webhook-error' : ''}"
-          ${view.error ? html` aria-invalid="true"` : ''}
-        />
-        <span class="muted" id="url-hint">${t.webhookUrlHint}</span>
-        <fieldset>
-          <legend>${t.webhookEvents}</legend>
-          ${TRIGGER_NAMES.map(
-            (name: TriggerName) =>
-              html`<div>
-                <input type="checkbox" id="event-${name}" name="events" value="${name}" style="width:auto" ${chosen.has(name) ? html` checked` : ''} />
-                <label for="event-${name}" style="display:inline">${name}</label>
-              </div>`,
-          )}
-        </fieldset>
-        <p><button type="submit">${t.saveWebhook}</button></p>
-      </form>
-      ${view.test ? testOutcome(chrome, view.test) : ''}
-      ${
-        view.webhook
-          ? html`<form method="post" action="/dashboard/developers/webhook/test">
-              <input type="hidden" name="csrf" value="${chrome.csrf}" />
-              <p class="muted" id="test-hint">${t.testEventHint}</p>
-              <p><button type="submit" class="secondary" aria-describedby="test-hint">${t.sendTestEvent}</button></p>
-            </form>`
-          : ''
-      }
-    </section>
-    <section class="card" aria-labelledby="deliveries">
-      <h2 id="deliveries">${t.deliveries}</h2>
-      <p class="muted">${t.deliveriesHint}</p>
-      ${
-        rows.length
-          ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).
-            html`<div class="scroll" tabindex="0" role="region" aria-label="${t.deliveries}">
-              <table class="list">
-                <thead>
-                  <tr>
-                    <th scope="col">${t.created}</th>
-                    <th scope="col">${t.event}</th>
-                    <th scope="col">${t.status}</th>
-                    <th scope="col">${t.attempts}</th>
-                    <th scope="col">${t.lastAnswer}</th>
-                    <th scope="col"><span class="muted">${t.replay}</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p>${t.noDelivery}</p>`
-      }
-      ${view.olderHref || view.paged ? html`<nav aria-label="${t.deliveries}"><p>${view.paged ? html`<a href="/dashboard/developers#deliveries">${t.newestDeliveries}</a> ` : ''}${view.olderHref ? html`<a href="${view.olderHref}">${t.olderDeliveries}</a>` : ''}</p></nav>` : ''}
-    </section>`;
+${view.notice === 'replayed' ? html`<div class="ok" role="status">${t.replayed}</div>` : ''}
+${typeof view.notice === 'object' ? html`<div class="ok" role="status">${t.keyRevoked(view.notice.revoked)}</div>` : ''}
+${view.error ? html`<div class="alert" role="alert" id="webhook-error">${view.error}</div>` : ''}
+${apiKeysSection(chrome, view)}
+<section class="card" aria-labelledby="webhook"><h2 id="webhook">${t.webhook}</h2>
+${
+  view.created
+    ? html`<div class="ok" role="status"><p>${t.webhookSaved}</p><dl class="facts"><dt>${t.signingSecret}</dt><dd><code>${view.created.secret}</code></dd><dt>${t.payloadToken}</dt><dd><code>${view.created.token}</code></dd></dl></div>`
+    : html`<p class="muted">${view.webhook ? t.webhookSecretNote : t.noWebhook}</p>`
+}
+${view.webhook?.disabledAt ? html`<div class="alert">${t.webhookDisabled(view.webhook.disabledReason ?? '')}</div>` : ''}
+<form method="post" action="/dashboard/developers/webhook">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<label for="url">${t.webhookUrl}</label>
+<input id="url" name="url" type="url" inputmode="url" autocomplete="off" value="${url}" aria-describedby="url-hint${view.error ? ' webhook-error' : ''}"${view.error ? html` aria-invalid="true"` : ''}>
+<span class="muted" id="url-hint">${t.webhookUrlHint}</span>
+<fieldset><legend>${t.webhookEvents}</legend>
+${TRIGGER_NAMES.map(
+  (name: TriggerName) =>
+    html`<div><input type="checkbox" id="event-${name}" name="events" value="${name}" style="width:auto"${chosen.has(name) ? html` checked` : ''}> <label for="event-${name}" style="display:inline">${name}</label></div>`,
+)}
+</fieldset>
+<p><button type="submit">${t.saveWebhook}</button></p>
+</form>
+${view.test ? testOutcome(chrome, view.test) : ''}
+${
+  view.webhook
+    ? html`<form method="post" action="/dashboard/developers/webhook/test"><input type="hidden" name="csrf" value="${chrome.csrf}">
+<p class="muted" id="test-hint">${t.testEventHint}</p>
+<p><button type="submit" class="secondary" aria-describedby="test-hint">${t.sendTestEvent}</button></p></form>`
+    : ''
+}
+</section>
+<section class="card" aria-labelledby="deliveries"><h2 id="deliveries">${t.deliveries}</h2>
+<p class="muted">${t.deliveriesHint}</p>
+${
+  rows.length
+    ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${t.deliveries}"><table class="list"><thead><tr><th scope="col">${t.created}</th><th scope="col">${t.event}</th><th scope="col">${t.status}</th><th scope="col">${t.attempts}</th><th scope="col">${t.lastAnswer}</th><th scope="col"><span class="muted">${t.replay}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>${t.noDelivery}</p>`
+}
+${view.olderHref || view.paged ? html`<nav aria-label="${t.deliveries}"><p>${view.paged ? html`<a href="/dashboard/developers#deliveries">${t.newestDeliveries}</a> ` : ''}${view.olderHref ? html`<a href="${view.olderHref}">${t.olderDeliveries}</a>` : ''}</p></nav>` : ''}
+</section>`;
   return dashboardPage(chrome, t.developers, body);
 }
 
@@ -147,85 +97,41 @@ function apiKeysSection(chrome: Chrome, view: DevelopersView) {
   const t = DASHBOARD_TEXT[chrome.lang];
   const when = (d: Date) => formatDateTime(d, chrome.lang);
   const rows = view.keys.map(
-    (k) =>
-      html`<tr>
-        <td><code>${k.apiKey}</code></td>
-        <td>${when(k.createdAt)}</td>
-        <td>${k.revokedAt ? html`${t.revokedAt} ${when(k.revokedAt)}` : t.live}</td>
-        <td>
-          ${
-            k.revokedAt
-              ? ''
-              : html`<div class="actions">
-                  <form method="post" action="/dashboard/developers/keys/${k.apiKey}/rotate">
-                    <input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit" class="secondary" aria-label="${t.rotateKeyLabel(k.apiKey)}">
-                      ${t.rotateKey}
-                    </button>
-                  </form>
-                  <form method="post" action="/dashboard/developers/keys/${k.apiKey}/revoke">
-                    <input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit" class="secondary" aria-label="${t.revokeKeyLabel(k.apiKey)}">
-                      ${t.revokeKey}
-                    </button>
-                  </form>
-                </div>`
-          }
-        </td>
-      </tr>`,
+    (k) => html`<tr><td><code>${k.apiKey}</code></td><td>${when(k.createdAt)}</td><td>${k.revokedAt ? html`${t.revokedAt} ${when(k.revokedAt)}` : t.live}</td>
+<td>${
+      k.revokedAt
+        ? ''
+        : html`<div class="actions"><form method="post" action="/dashboard/developers/keys/${k.apiKey}/rotate"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.rotateKeyLabel(k.apiKey)}">${t.rotateKey}</button></form>
+<form method="post" action="/dashboard/developers/keys/${k.apiKey}/revoke"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.revokeKeyLabel(k.apiKey)}">${t.revokeKey}</button></form></div>`
+    }</td></tr>`,
   );
-  return html`<section class="card" aria-labelledby="api-keys">
-    <h2 id="api-keys">${t.apiKeys}</h2>
-    ${
-      view.newKey
-        ? html`<div class="ok" role="status">
-            <p>${view.newKey.replaced ? t.keyRotated(view.newKey.replaced) : t.keyCreated}</p>
-            <dl class="facts">
-              <dt>${t.apiKey}</dt>
-              <dd><code>${view.newKey.apiKey}</code></dd>
-              <dt>${t.apiSecret}</dt>
-              <dd><code>${view.newKey.apiSecret}</code></dd>
-            </dl>
-          </div>`
-        : html`<p class="muted">${t.apiKeysHint}</p>`
-    }
-    ${
-      rows.length
-        ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.apiKeys}">
-            <table class="list">
-              <thead>
-                <tr>
-                  <th scope="col">${t.apiKey}</th>
-                  <th scope="col">${t.created}</th>
-                  <th scope="col">${t.status}</th>
-                  <th scope="col"><span class="muted">${t.rotateKey} / ${t.revokeKey}</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>
-          </div>`
-        : html`<p>${t.noApiKey}</p>`
-    }
-    <form method="post" action="/dashboard/developers/keys">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <p><button type="submit">${t.createKey}</button></p>
-    </form>
-  </section>`;
+  return html`<section class="card" aria-labelledby="api-keys"><h2 id="api-keys">${t.apiKeys}</h2>
+${
+  view.newKey
+    ? html`<div class="ok" role="status"><p>${view.newKey.replaced ? t.keyRotated(view.newKey.replaced) : t.keyCreated}</p><dl class="facts"><dt>${t.apiKey}</dt><dd><code>${view.newKey.apiKey}</code></dd><dt>${t.apiSecret}</dt><dd><code>${view.newKey.apiSecret}</code></dd></dl></div>`
+    : html`<p class="muted">${t.apiKeysHint}</p>`
+}
+${
+  rows.length
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.apiKeys}"><table class="list"><thead><tr><th scope="col">${t.apiKey}</th><th scope="col">${t.created}</th><th scope="col">${t.status}</th><th scope="col"><span class="muted">${t.rotateKey} / ${t.revokeKey}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>${t.noApiKey}</p>`
+}
+<form method="post" action="/dashboard/developers/keys"><input type="hidden" name="csrf" value="${chrome.csrf}"><p><button type="submit">${t.createKey}</button></p></form>
+</section>`;
 }
 
 /** The confirmation step of a rotation or a revocation: the same form again, with `confirm=yes`. */
 export function confirmKeyPage(chrome: Chrome, apiKey: string, action: 'rotate' | 'revoke'): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const title = action === 'rotate' ? t.confirmRotateTitle : t.confirmRevokeTitle;
-  const body = html`<div class="card">
-    <h1>${title}</h1>
-    <p><strong>${action === 'rotate' ? t.confirmRotate(apiKey) : t.confirmRevoke(apiKey)}</strong></p>
-    <form method="post" action="/dashboard/developers/keys/${apiKey}/${action}">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <input type="hidden" name="confirm" value="yes" />
-      <p><button type="submit">${action === 'rotate' ? t.confirmRotateButton : t.confirmRevokeButton}</button></p>
-    </form>
-    <p><a class="button secondary" href="/dashboard/developers">${t.goBack}</a></p>
-  </div>`;
+  const body = html`<div class="card"><h1>${title}</h1>
+<p><strong>${action === 'rotate' ? t.confirmRotate(apiKey) : t.confirmRevoke(apiKey)}</strong></p>
+<form method="post" action="/dashboard/developers/keys/${apiKey}/${action}">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<input type="hidden" name="confirm" value="yes">
+<p><button type="submit">${action === 'rotate' ? t.confirmRotateButton : t.confirmRevokeButton}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/developers">${t.goBack}</a></p>
+</div>`;
   return dashboardPage(chrome, title, body);
 }

@@ -34,12 +34,12 @@ function chart(days: { day: string; amountCents: number }[], currency: string, c
   const first = days[0]!.day;
   const last = days[days.length - 1]!.day;
   return html`<svg class="chart" viewBox="0 0 ${String(CHART.width)} ${String(CHART.height + 20)}" width="100%" aria-hidden="true" focusable="false">
-    <line x1="0" y1="${String(CHART.height + 0.5)}" x2="${String(CHART.width)}" y2="${String(CHART.height + 0.5)}" stroke="#6b7385"></line>
-    ${bars}
-    <text x="0" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475">${formatDate(first, chrome.lang)}</text>
-    <text x="${String(CHART.width)}" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475" text-anchor="end">${formatDate(last, chrome.lang)}</text>
-    <text x="0" y="12" font-size="12" fill="#5b6475">${formatMoney(top, currency, chrome.lang)}</text>
-  </svg>`;
+<line x1="0" y1="${String(CHART.height + 0.5)}" x2="${String(CHART.width)}" y2="${String(CHART.height + 0.5)}" stroke="#6b7385"></line>
+${bars}
+<text x="0" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475">${formatDate(first, chrome.lang)}</text>
+<text x="${String(CHART.width)}" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475" text-anchor="end">${formatDate(last, chrome.lang)}</text>
+<text x="0" y="12" font-size="12" fill="#5b6475">${formatMoney(top, currency, chrome.lang)}</text>
+</svg>`;
 }
 
 export function homePage(chrome: Chrome, stats: HomeStats): string {
@@ -50,84 +50,59 @@ export function homePage(chrome: Chrome, stats: HomeStats): string {
   for (const d of stats.days) byCurrency.set(d.currency, (byCurrency.get(d.currency) ?? 0) + d.created);
   const main = [...byCurrency.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
   const figure = (label: string, value: string | number, href?: string) =>
-    html`<div class="figure">
-      <dt>${label}</dt>
-      <dd>${href ? html`<a href="${href}">${String(value)}</a>` : String(value)}</dd>
-    </div>`;
+    html`<div class="figure"><dt>${label}</dt><dd>${href ? html`<a href="${href}">${String(value)}</a>` : String(value)}</dd></div>`;
   const range = `from=${stats.from}&to=${stats.to}`;
   const { deliveries: dl, pots } = stats;
   const failure = dl.lastFailure;
   const body = html`<h1>${t.home}</h1>
-    <p class="muted">${t.homePeriod(formatDate(stats.from, chrome.lang), formatDate(stats.to, chrome.lang))}</p>
-    <section class="card" aria-labelledby="h-purchases">
-      <h2 id="h-purchases">${t.purchases}</h2>
-      <dl class="figures">
-        ${figure(t.statCreated, stats.created, `/dashboard/purchases?${range}`)} ${figure(t.statPaid, stats.paid, `/dashboard/purchases?state=SUCCESSFUL&${range}`)}
-        ${figure(t.statFailed, stats.failed, `/dashboard/purchases?state=FAILED&${range}`)}
-        ${figure(t.statRefunded, stats.refunded, `/dashboard/purchases?state=REFUNDED&${range}`)}
-      </dl>
-      ${
-        stats.money.length
-          ? html`<dl class="figures">
-              ${stats.money.map((m) => html`${figure(t.statCollected(m.currency), money(m.collectedCents, m.currency))}${figure(t.statRefundedAmount(m.currency), money(m.refundedCents, m.currency))}`)}
-            </dl>`
-          : ''
-      }
-      <p class="muted">${t.homeCohort}</p>
-    </section>
-    <section class="card" aria-labelledby="h-volume">
-      <h2 id="h-volume">${t.dailyVolume}</h2>
-      ${
-        main
-          ? html`${chart(series(stats, main), main, chrome)}
-              <details>
-                <summary>${t.dailyTable}</summary>
-                <div class="scroll" tabindex="0" role="region" aria-label="${t.dailyVolume}">
-                  <table class="list">
-                    <thead>
-                      <tr>
-                        <th scope="col">${t.day}</th>
-                        <th scope="col" class="num">${t.purchases}</th>
-                        <th scope="col" class="num">${t.amount}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${[...byCurrency.keys()].sort().flatMap((c) =>
-                        series(stats, c)
-                          .filter((d) => d.created > 0)
-                          .map(
-                            (d) =>
-                              html`<tr>
-                                <td>${formatDate(d.day, chrome.lang)}</td>
-                                <td class="num">${String(d.created)}</td>
-                                <td class="num">${money(d.amountCents, c)}</td>
-                              </tr>`,
-                          ),
-                      )}
-                    </tbody>
-                  </table>
-                </div>
-              </details>`
-          : html`<p>${t.noPurchaseYet}</p>`
-      }
-    </section>
-    <section class="card" aria-labelledby="h-pots">
-      <h2 id="h-pots">${t.pots}</h2>
-      <dl class="figures">${figure(t.potsByFriends, pots.byFriends)} ${figure(t.potsByLeader, pots.byLeader)} ${figure(t.potsRestRefused, pots.restRefused)}</dl>
-    </section>
-    <section class="card" aria-labelledby="h-webhooks">
-      <h2 id="h-webhooks">${t.webhookHealth}</h2>
-      <dl class="figures">
-        ${figure(t.deliveredCount, dl.delivered, '/dashboard/developers')} ${figure(t.failingCount, dl.failing, '/dashboard/developers')}
-        ${figure(t.pendingCount, dl.pending, '/dashboard/developers')}
-      </dl>
-      ${
-        failure
-          ? html`<p class="alert">
-              ${t.lastFailure(formatDateTime(failure.at, chrome.lang), failure.triggerName ?? failure.kind, failure.statusCode === null ? (failure.error ?? '—') : `HTTP ${failure.statusCode}`)}
-            </p>`
-          : html`<p class="muted">${t.noFailure}</p>`
-      }
-    </section>`;
+<p class="muted">${t.homePeriod(formatDate(stats.from, chrome.lang), formatDate(stats.to, chrome.lang))}</p>
+<section class="card" aria-labelledby="h-purchases"><h2 id="h-purchases">${t.purchases}</h2>
+<dl class="figures">
+${figure(t.statCreated, stats.created, `/dashboard/purchases?${range}`)}
+${figure(t.statPaid, stats.paid, `/dashboard/purchases?state=SUCCESSFUL&${range}`)}
+${figure(t.statFailed, stats.failed, `/dashboard/purchases?state=FAILED&${range}`)}
+${figure(t.statRefunded, stats.refunded, `/dashboard/purchases?state=REFUNDED&${range}`)}
+</dl>
+${
+  stats.money.length
+    ? html`<dl class="figures">${stats.money.map((m) => html`${figure(t.statCollected(m.currency), money(m.collectedCents, m.currency))}${figure(t.statRefundedAmount(m.currency), money(m.refundedCents, m.currency))}`)}</dl>`
+    : ''
+}
+<p class="muted">${t.homeCohort}</p>
+</section>
+<section class="card" aria-labelledby="h-volume"><h2 id="h-volume">${t.dailyVolume}</h2>
+${
+  main
+    ? html`${chart(series(stats, main), main, chrome)}
+<details><summary>${t.dailyTable}</summary>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.dailyVolume}"><table class="list"><thead><tr><th scope="col">${t.day}</th><th scope="col" class="num">${t.purchases}</th><th scope="col" class="num">${t.amount}</th></tr></thead>
+<tbody>${[...byCurrency.keys()].sort().flatMap((c) =>
+        series(stats, c)
+          .filter((d) => d.created > 0)
+          .map((d) => html`<tr><td>${formatDate(d.day, chrome.lang)}</td><td class="num">${String(d.created)}</td><td class="num">${money(d.amountCents, c)}</td></tr>`),
+      )}</tbody></table></div>
+</details>`
+    : html`<p>${t.noPurchaseYet}</p>`
+}
+</section>
+<section class="card" aria-labelledby="h-pots"><h2 id="h-pots">${t.pots}</h2>
+<dl class="figures">
+${figure(t.potsByFriends, pots.byFriends)}
+${figure(t.potsByLeader, pots.byLeader)}
+${figure(t.potsRestRefused, pots.restRefused)}
+</dl>
+</section>
+<section class="card" aria-labelledby="h-webhooks"><h2 id="h-webhooks">${t.webhookHealth}</h2>
+<dl class="figures">
+${figure(t.deliveredCount, dl.delivered, '/dashboard/developers')}
+${figure(t.failingCount, dl.failing, '/dashboard/developers')}
+${figure(t.pendingCount, dl.pending, '/dashboard/developers')}
+</dl>
+${
+  failure
+    ? html`<p class="alert">${t.lastFailure(formatDateTime(failure.at, chrome.lang), failure.triggerName ?? failure.kind, failure.statusCode === null ? (failure.error ?? '—') : `HTTP ${failure.statusCode}`)}</p>`
+    : html`<p class="muted">${t.noFailure}</p>`
+}
+</section>`;
   return dashboardPage(chrome, t.home, body);
 }

@@ -41,36 +41,22 @@ export interface Chrome {
 /** A signed-in back-office page: banner with the menu and sign-out, then `body` in `<main>`. */
 export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): string {
   const t = DASHBOARD_TEXT[chrome.lang];
-  const header = html`<header class="bo">
-    <div class="bar">
-      <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
-      <nav aria-label="${t.mainMenu}">
-        <ul>
-          <li><a href="/dashboard">${t.home}</a></li>
-          <li><a href="/dashboard/purchases">${t.purchases}</a></li>
-          ${
-            chrome.role === 'admin'
-              ? html`<li><a href="/dashboard/offers">${t.offers}</a></li>
-                  <li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li>
-                  <li><a href="/dashboard/developers">${t.developers}</a></li>
-                  <li><a href="/dashboard/team">${t.team}</a></li>`
-              : ''
-          }
-          <li><a href="/dashboard/account/password">${t.myPassword}</a></li>
-        </ul>
-      </nav>
-      ${langSwitcher(t, chrome.lang, chrome.path)}
-      <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit">${t.signOut}</button></form>
-    </div>
-  </header>`;
+  const header = html`<header class="bo"><div class="bar">
+<span class="brand">${t.backOffice} · ${chrome.accountName}</span>
+<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
+    chrome.role === 'admin'
+      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
+      : ''
+  }<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
+${langSwitcher(t, chrome.lang, chrome.path)}
+<form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
+</div></header>`;
   return layout(chrome.lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();
 }
 
 /** A page without a session (sign-in, errors before sign-in): the banner holds the name and the language only. */
 export function publicPage(lang: Lang, title: string, body: SafeHtml, path?: string): string {
   const t = DASHBOARD_TEXT[lang];
-  const header = html`<header class="bo">
-    <div class="bar"><span class="brand">${t.backOffice}</span>${langSwitcher(t, lang, path)}</div>
-  </header>`;
+  const header = html`<header class="bo"><div class="bar"><span class="brand">${t.backOffice}</span>${langSwitcher(t, lang, path)}</div></header>`;
   return layout(lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();
 }

@@ -23,33 +23,13 @@ export function offersPage(chrome: Chrome, offers: Offer[], accounts: PspAccount
   const money = (cents: number, o: Offer) => formatMoney(cents, o.currency, chrome.lang);
   const rows = offers.map((o) => {
     const uid = toPublicId('mer', o.id);
-    return html`<tr>
-      <td><a href="/dashboard/offers/${uid}">${kindOf(t, o)}</a><br /><span class="muted">${uid}</span></td>
-      <td>${t.feesOf((o.feeRateBps / 100).toLocaleString(chrome.lang), money(o.fixedFeeCents, o))}</td>
-      <td>${money(o.minAmountCents, o)} – ${money(o.maxAmountCents, o)}</td>
-      <td>${t.hours(o.expiryHours)}</td>
-      <td>${o.type === 'SHARED' ? t.hours(o.potDeadlineHours) : '—'}</td>
-      <td>${pspOf(t, o, accounts)}</td>
-    </tr>`;
+    return html`<tr><td><a href="/dashboard/offers/${uid}">${kindOf(t, o)}</a><br><span class="muted">${uid}</span></td>
+<td>${t.feesOf((o.feeRateBps / 100).toLocaleString(chrome.lang), money(o.fixedFeeCents, o))}</td>
+<td>${money(o.minAmountCents, o)} – ${money(o.maxAmountCents, o)}</td>
+<td>${t.hours(o.expiryHours)}</td><td>${o.type === 'SHARED' ? t.hours(o.potDeadlineHours) : '—'}</td><td>${pspOf(t, o, accounts)}</td></tr>`;
   });
   const body = html`<h1>${t.offers}</h1>
-    <div class="scroll" tabindex="0" role="region" aria-label="${t.offersTable}">
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">${t.offer}</th>
-            <th scope="col">${t.fees}</th>
-            <th scope="col">${t.limits}</th>
-            <th scope="col">${t.expiryHours}</th>
-            <th scope="col">${t.potDeadlineHours}</th>
-            <th scope="col">${t.pspAccount}</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>`;
+<div class="scroll" tabindex="0" role="region" aria-label="${t.offersTable}"><table class="list"><thead><tr><th scope="col">${t.offer}</th><th scope="col">${t.fees}</th><th scope="col">${t.limits}</th><th scope="col">${t.expiryHours}</th><th scope="col">${t.potDeadlineHours}</th><th scope="col">${t.pspAccount}</th></tr></thead><tbody>${rows}</tbody></table></div>`;
   return dashboardPage(chrome, t.offers, body);
 }
 
@@ -108,41 +88,35 @@ export function offerPage(
   const v = { ...inputsOf(o), ...extra.typed };
   const invalid = (input: OfferInput) => (extra.error && extra.error.input === input ? html` aria-invalid="true" aria-describedby="offer-error"` : '');
   const text = (input: Exclude<OfferInput, 'psp_account_id'>, mode: 'decimal' | 'numeric') =>
-    html`<p>
-      <label for="${input}">${offerInputLabel(t, o, input)}</label
-      ><input id="${input}" name="${input}" inputmode="${mode}" autocomplete="off" required value="${v[input]}" ${invalid(input)} />
-    </p>`;
+    html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><input id="${input}" name="${input}" inputmode="${mode}" autocomplete="off" required value="${v[input]}"${invalid(input)}></p>`;
   const body = html`<h1>${kindOf(t, o)}</h1>
-    ${extra.saved ? html`<div class="ok" role="status">${t.offerSaved}</div>` : ''}
-    ${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error.message}</div>` : ''}
-    <section class="card" aria-labelledby="sold">
-      <h2 id="sold">${t.soldTerms}</h2>
-      <dl class="facts">
-        <dt>${t.offer}</dt>
-        <dd>${kindOf(t, o)} <span class="muted">${uid}</span></dd>
-        <dt>${t.currencyLabel}</dt>
-        <dd>${o.currency}</dd>
-      </dl>
-    </section>
-    <form method="post" action="/dashboard/offers/${uid}">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <section class="card" aria-labelledby="terms">
-        <h2 id="terms">${t.editOfferTerms}</h2>
-        <p class="muted" id="terms-hint">${t.offerEditHint}</p>
-        ${text('fee_rate', 'decimal')} ${text('fixed_fee', 'decimal')} ${text('min_amount', 'decimal')} ${text('max_amount', 'decimal')} ${text('expiry_hours', 'numeric')}
-        ${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
-      </section>
-      <section class="card" aria-labelledby="psp">
-        <h2 id="psp">${t.pspAccount}</h2>
-        <label for="psp_account_id">${t.pspAccountField}</label>
-        <select id="psp_account_id" name="psp_account_id" ${invalid('psp_account_id')}>
-          <option value="" ${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
-          ${accounts.map((a) => html`<option value="${a.id}" ${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
-        </select>
-        <span class="muted">${t.pspAccountHint}</span>
-      </section>
-      <p><button type="submit">${t.saveOffer}</button></p>
-    </form>
-    <p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
+${extra.saved ? html`<div class="ok" role="status">${t.offerSaved}</div>` : ''}
+${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error.message}</div>` : ''}
+<section class="card" aria-labelledby="sold"><h2 id="sold">${t.soldTerms}</h2>
+<dl class="facts"><dt>${t.offer}</dt><dd>${kindOf(t, o)} <span class="muted">${uid}</span></dd>
+<dt>${t.currencyLabel}</dt><dd>${o.currency}</dd>
+</dl></section>
+<form method="post" action="/dashboard/offers/${uid}">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<section class="card" aria-labelledby="terms"><h2 id="terms">${t.editOfferTerms}</h2>
+<p class="muted" id="terms-hint">${t.offerEditHint}</p>
+${text('fee_rate', 'decimal')}
+${text('fixed_fee', 'decimal')}
+${text('min_amount', 'decimal')}
+${text('max_amount', 'decimal')}
+${text('expiry_hours', 'numeric')}
+${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
+</section>
+<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
+<label for="psp_account_id">${t.pspAccountField}</label>
+<select id="psp_account_id" name="psp_account_id"${invalid('psp_account_id')}>
+<option value=""${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
+${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
+</select>
+<span class="muted">${t.pspAccountHint}</span>
+</section>
+<p><button type="submit">${t.saveOffer}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
   return dashboardPage(chrome, kindOf(t, o), body);
 }

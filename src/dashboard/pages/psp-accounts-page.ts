@@ -19,53 +19,22 @@ export interface TypedAccount {
 export function pspAccountsPage(chrome: Chrome, accounts: PspAccountView[], connectors: ConnectorDefinition[], notice?: 'created' | 'deleted', error?: string): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const rows = accounts.map(
-    (a) =>
-      html`<tr>
-        <td><a href="/dashboard/psp-accounts/${a.id}">${a.label}</a><br /><span class="muted">${a.id}</span></td>
-        <td>${a.psp}</td>
-        <td>${a.environment}</td>
-        <td>
-          ${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${k}</span> ${v}<br />`)}${a.endpoint_url ? html`<span class="muted">endpoint_url</span> ${a.endpoint_url}` : ''}
-        </td>
-        <td>${a.verified_at ?? t.notVerified}</td>
-        <td>
-          <form method="post" action="/dashboard/psp-accounts/${a.id}/delete">
-            <input type="hidden" name="csrf" value="${chrome.csrf}" /><button type="submit" class="secondary" aria-label="${t.deletePspAccount(a.label)}">${t.delete}</button>
-          </form>
-        </td>
-      </tr>`,
+    (a) => html`<tr><td><a href="/dashboard/psp-accounts/${a.id}">${a.label}</a><br><span class="muted">${a.id}</span></td><td>${a.psp}</td><td>${a.environment}</td>
+<td>${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${k}</span> ${v}<br>`)}${a.endpoint_url ? html`<span class="muted">endpoint_url</span> ${a.endpoint_url}` : ''}</td>
+<td>${a.verified_at ?? t.notVerified}</td>
+<td><form method="post" action="/dashboard/psp-accounts/${a.id}/delete"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.deletePspAccount(a.label)}">${t.delete}</button></form></td></tr>`,
   );
   const body = html`<h1>${t.pspAccounts}</h1>
-    ${notice ? html`<div class="ok" role="status">${notice === 'created' ? t.pspAccountCreated : t.pspAccountDeleted}</div>` : ''}
-    ${error ? html`<div class="alert" role="alert">${error}</div>` : ''}
-    <p class="muted">${t.pspAccountsHint}</p>
-    ${
-      accounts.length === 0
-        ? html`<p>${t.noPspAccount}</p>`
-        : html`<div class="scroll" tabindex="0" role="region" aria-label="${t.pspAccountsTable}">
-            <table class="list">
-              <thead>
-                <tr>
-                  <th scope="col">${t.label}</th>
-                  <th scope="col">PSP</th>
-                  <th scope="col">${t.environment}</th>
-                  <th scope="col">${t.credentials}</th>
-                  <th scope="col">${t.verifiedAt}</th>
-                  <th scope="col">${t.actions}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>
-          </div>`
-    }
-    <section class="card" aria-labelledby="add">
-      <h2 id="add">${t.addPspAccount}</h2>
-      <ul>
-        ${connectors.map((d) => html`<li><a href="/dashboard/psp-accounts/new?psp=${d.name}">${d.label}</a></li>`)}
-      </ul>
-    </section>`;
+${notice ? html`<div class="ok" role="status">${notice === 'created' ? t.pspAccountCreated : t.pspAccountDeleted}</div>` : ''}
+${error ? html`<div class="alert" role="alert">${error}</div>` : ''}
+<p class="muted">${t.pspAccountsHint}</p>
+${
+  accounts.length === 0
+    ? html`<p>${t.noPspAccount}</p>`
+    : html`<div class="scroll" tabindex="0" role="region" aria-label="${t.pspAccountsTable}"><table class="list"><thead><tr><th scope="col">${t.label}</th><th scope="col">PSP</th><th scope="col">${t.environment}</th><th scope="col">${t.credentials}</th><th scope="col">${t.verifiedAt}</th><th scope="col">${t.actions}</th></tr></thead><tbody>${rows}</tbody></table></div>`
+}
+<section class="card" aria-labelledby="add"><h2 id="add">${t.addPspAccount}</h2>
+<ul>${connectors.map((d) => html`<li><a href="/dashboard/psp-accounts/new?psp=${d.name}">${d.label}</a></li>`)}</ul></section>`;
   return dashboardPage(chrome, t.pspAccounts, body);
 }
 
@@ -83,23 +52,11 @@ function credentialInputs(chrome: Chrome, def: ConnectorDefinition, typed: Typed
     const name = `credentials.${f.name}`;
     const id = `cred_${f.name}`;
     const required = !saved && f.required;
-    const keep = saved ? html`<option value="" ${typed.credentials?.[f.name] === undefined ? html` selected` : ''}>${saved[f.name] ?? '—'}</option>` : '';
+    const keep = saved ? html`<option value=""${typed.credentials?.[f.name] === undefined ? html` selected` : ''}>${saved[f.name] ?? '—'}</option>` : '';
     const input = f.enum
-      ? html`<select id="${id}" name="${name}" ${required ? html` required` : ''}${invalid(name)}>
-          ${keep}${f.enum.map((v) => html`<option value="${v}" ${typed.credentials?.[f.name] === v ? html` selected` : ''}>${v}</option>`)}
-        </select>`
-      : html`<input
-          id="${id}"
-          name="${name}"
-          type="${f.secret ? 'password' : 'text'}"
-          autocomplete="off"
-          ${required && !f.environments ? html` required` : ''}
-          value="${f.secret ? '' : (typed.credentials?.[f.name] ?? '')}"
-          ${saved?.[f.name] ? html` placeholder="${saved[f.name]}"` : ''}${invalid(name)}
-        />`;
-    return html`<p>
-      <label for="${id}">${f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br /><span class="muted">${f.description}</span>
-    </p>`;
+      ? html`<select id="${id}" name="${name}"${required ? html` required` : ''}${invalid(name)}>${keep}${f.enum.map((v) => html`<option value="${v}"${typed.credentials?.[f.name] === v ? html` selected` : ''}>${v}</option>`)}</select>`
+      : html`<input id="${id}" name="${name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off"${required && !f.environments ? html` required` : ''} value="${f.secret ? '' : (typed.credentials?.[f.name] ?? '')}"${saved?.[f.name] ? html` placeholder="${saved[f.name]}"` : ''}${invalid(name)}>`;
+    return html`<p><label for="${id}">${f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br><span class="muted">${f.description}</span></p>`;
   });
 }
 
@@ -110,42 +67,32 @@ export function newPspAccountPage(chrome: Chrome, def: ConnectorDefinition, type
   const fields = credentialInputs(chrome, def, typed, invalid);
   const title = t.addPspAccountOf(def.label);
   const body = html`<h1>${title}</h1>
-    ${error ? html`<div class="alert" role="alert" id="account-error">${error.field}: ${error.message}</div>` : ''}
-    <form method="post" action="/dashboard/psp-accounts" class="card">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <input type="hidden" name="psp" value="${def.name}" />
-      <p><label for="label">${t.label}</label><input id="label" name="label" required maxlength="100" value="${typed.label ?? ''}" ${invalid('label')} /></p>
-      <p>
-        <label for="environment">${t.environment}</label
-        ><select id="environment" name="environment" ${invalid('environment')}>
-          ${def.environments.map((e) => html`<option value="${e}" ${typed.environment === e ? html` selected` : ''}>${e}</option>`)}
-        </select>
-      </p>
-      ${fields}
-      <p>
-        <label for="endpoint_url">endpoint_url <span class="muted">(${t.optional})</span></label
-        ><input id="endpoint_url" name="endpoint_url" type="url" value="${typed.endpoint_url ?? ''}" ${invalid('endpoint_url')} />
-      </p>
-      <p><input type="checkbox" id="verify" name="verify" value="yes" checked /> <label for="verify">${t.verifyWithPsp}</label></p>
-      <p><button type="submit">${t.savePspAccount}</button></p>
-    </form>
-    <p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>`;
+${error ? html`<div class="alert" role="alert" id="account-error">${error.field}: ${error.message}</div>` : ''}
+<form method="post" action="/dashboard/psp-accounts" class="card">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<input type="hidden" name="psp" value="${def.name}">
+<p><label for="label">${t.label}</label><input id="label" name="label" required maxlength="100" value="${typed.label ?? ''}"${invalid('label')}></p>
+<p><label for="environment">${t.environment}</label><select id="environment" name="environment"${invalid('environment')}>${def.environments.map((e) => html`<option value="${e}"${typed.environment === e ? html` selected` : ''}>${e}</option>`)}</select></p>
+${fields}
+<p><label for="endpoint_url">endpoint_url <span class="muted">(${t.optional})</span></label><input id="endpoint_url" name="endpoint_url" type="url" value="${typed.endpoint_url ?? ''}"${invalid('endpoint_url')}></p>
+<p><input type="checkbox" id="verify" name="verify" value="yes" checked> <label for="verify">${t.verifyWithPsp}</label></p>
+<p><button type="submit">${t.savePspAccount}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>`;
   return dashboardPage(chrome, title, body);
 }
 
 /** The confirmation step of a delete. */
 export function confirmDeletePage(chrome: Chrome, account: PspAccountView): string {
   const t = DASHBOARD_TEXT[chrome.lang];
-  const body = html`<div class="card">
-    <h1>${t.deletePspAccount(account.label)}</h1>
-    <p><strong>${t.confirmDeletePspAccount(account.label, account.psp)}</strong></p>
-    <form method="post" action="/dashboard/psp-accounts/${account.id}/delete">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <input type="hidden" name="confirm" value="yes" />
-      <p><button type="submit">${t.delete}</button></p>
-    </form>
-    <p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>
-  </div>`;
+  const body = html`<div class="card"><h1>${t.deletePspAccount(account.label)}</h1>
+<p><strong>${t.confirmDeletePspAccount(account.label, account.psp)}</strong></p>
+<form method="post" action="/dashboard/psp-accounts/${account.id}/delete">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<input type="hidden" name="confirm" value="yes">
+<p><button type="submit">${t.delete}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p></div>`;
   return dashboardPage(chrome, t.deletePspAccount(account.label), body);
 }
 
@@ -165,60 +112,35 @@ export function pspAccountPage(
   const typed = extra.typed ?? { label: a.label, environment: a.environment, endpoint_url: a.endpoint_url ?? '' };
   const invalid = (name: string) => (extra.error?.field === name ? html` aria-invalid="true" aria-describedby="account-error"` : '');
   const body = html`<h1>${a.label}</h1>
-    ${extra.notice ? html`<div class="ok" role="status">${extra.notice === 'saved' ? t.pspAccountCreated : t.pspAccountVerified}</div>` : ''}
-    ${extra.error ? html`<div class="alert" role="alert" id="account-error">${extra.error.field}: ${extra.error.message}</div>` : ''}
-    <section class="card" aria-labelledby="facts">
-      <h2 id="facts">${a.id}</h2>
-      <dl class="facts">
-        <dt>${t.connector}</dt>
-        <dd>${def?.label ?? a.psp}</dd>
-        <dt>${t.environment}</dt>
-        <dd>${a.environment}</dd>
-        <dt>${t.credentials}</dt>
-        <dd>
-          ${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${k}</span> ${v}<br />`)}${a.endpoint_url ? html`<span class="muted">endpoint_url</span> ${a.endpoint_url}` : ''}
-        </dd>
-        <dt>${t.verifiedAt}</dt>
-        <dd>${a.verified_at ?? t.notVerified}</dd>
-      </dl>
-      <form method="post" action="/dashboard/psp-accounts/${a.id}/verify">
-        <input type="hidden" name="csrf" value="${chrome.csrf}" />
-        <p><button type="submit" aria-describedby="check-hint">${t.checkAgain}</button> <span class="muted" id="check-hint">${t.checkAgainHint}</span></p>
-      </form>
-    </section>
-    <section class="card" aria-labelledby="using">
-      <h2 id="using">${t.offersUsing}</h2>
-      ${
-        offers.length === 0
-          ? html`<p>${t.noOfferUsing}</p>`
-          : html`<ul>
-              ${offers.map((o) => html`<li><a href="/dashboard/offers/${toPublicId('mer', o.id)}">${kindOf(t, o)}</a></li>`)}
-            </ul>`
-      }
-    </section>
-    ${
-      def
-        ? html`<form method="post" action="/dashboard/psp-accounts/${a.id}" class="card" aria-labelledby="edit">
-            <h2 id="edit">${t.editPspAccount}</h2>
-            <input type="hidden" name="csrf" value="${chrome.csrf}" />
-            <p><label for="label">${t.label}</label><input id="label" name="label" required maxlength="100" value="${typed.label ?? ''}" ${invalid('label')} /></p>
-            <p>
-              <label for="environment">${t.environment}</label
-              ><select id="environment" name="environment" ${invalid('environment')}>
-                ${def.environments.map((e) => html`<option value="${e}" ${typed.environment === e ? html` selected` : ''}>${e}</option>`)}
-              </select>
-            </p>
-            <p class="muted">${t.keepBlank}</p>
-            ${credentialInputs(chrome, def, typed, invalid, a.credentials)}
-            <p>
-              <label for="endpoint_url">endpoint_url <span class="muted">(${t.optional})</span></label
-              ><input id="endpoint_url" name="endpoint_url" type="url" value="${typed.endpoint_url ?? ''}" ${invalid('endpoint_url')} />
-            </p>
-            <p><input type="checkbox" id="verify" name="verify" value="yes" checked /> <label for="verify">${t.verifyWithPsp}</label></p>
-            <p><button type="submit">${t.savePspAccount}</button></p>
-          </form>`
-        : ''
-    }
-    <p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>`;
+${extra.notice ? html`<div class="ok" role="status">${extra.notice === 'saved' ? t.pspAccountCreated : t.pspAccountVerified}</div>` : ''}
+${extra.error ? html`<div class="alert" role="alert" id="account-error">${extra.error.field}: ${extra.error.message}</div>` : ''}
+<section class="card" aria-labelledby="facts"><h2 id="facts">${a.id}</h2>
+<dl class="facts"><dt>${t.connector}</dt><dd>${def?.label ?? a.psp}</dd>
+<dt>${t.environment}</dt><dd>${a.environment}</dd>
+<dt>${t.credentials}</dt><dd>${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${k}</span> ${v}<br>`)}${a.endpoint_url ? html`<span class="muted">endpoint_url</span> ${a.endpoint_url}` : ''}</dd>
+<dt>${t.verifiedAt}</dt><dd>${a.verified_at ?? t.notVerified}</dd>
+</dl>
+<form method="post" action="/dashboard/psp-accounts/${a.id}/verify"><input type="hidden" name="csrf" value="${chrome.csrf}">
+<p><button type="submit" aria-describedby="check-hint">${t.checkAgain}</button> <span class="muted" id="check-hint">${t.checkAgainHint}</span></p></form>
+</section>
+<section class="card" aria-labelledby="using"><h2 id="using">${t.offersUsing}</h2>
+${offers.length === 0 ? html`<p>${t.noOfferUsing}</p>` : html`<ul>${offers.map((o) => html`<li><a href="/dashboard/offers/${toPublicId('mer', o.id)}">${kindOf(t, o)}</a></li>`)}</ul>`}
+</section>
+${
+  def
+    ? html`<form method="post" action="/dashboard/psp-accounts/${a.id}" class="card" aria-labelledby="edit">
+<h2 id="edit">${t.editPspAccount}</h2>
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<p><label for="label">${t.label}</label><input id="label" name="label" required maxlength="100" value="${typed.label ?? ''}"${invalid('label')}></p>
+<p><label for="environment">${t.environment}</label><select id="environment" name="environment"${invalid('environment')}>${def.environments.map((e) => html`<option value="${e}"${typed.environment === e ? html` selected` : ''}>${e}</option>`)}</select></p>
+<p class="muted">${t.keepBlank}</p>
+${credentialInputs(chrome, def, typed, invalid, a.credentials)}
+<p><label for="endpoint_url">endpoint_url <span class="muted">(${t.optional})</span></label><input id="endpoint_url" name="endpoint_url" type="url" value="${typed.endpoint_url ?? ''}"${invalid('endpoint_url')}></p>
+<p><input type="checkbox" id="verify" name="verify" value="yes" checked> <label for="verify">${t.verifyWithPsp}</label></p>
+<p><button type="submit">${t.savePspAccount}</button></p>
+</form>`
+    : ''
+}
+<p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>`;
   return dashboardPage(chrome, a.label, body);
 }

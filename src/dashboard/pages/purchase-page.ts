@@ -28,21 +28,7 @@ export function refundableLeft(d: PurchaseDetail): number {
 function table(caption: string, head: string[], rows: SafeHtml[], none: string): SafeHtml {
   return rows.length
     ? // Focusable, so a keyboard can scroll a table wider than a phone (WCAG 2.1.1).
-      html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}">
-        <table class="list">
-          <caption class="muted">
-            ${caption}
-          </caption>
-          <thead>
-            <tr>
-              ${head.map((h) => html`<th scope="col">${h}</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>`
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table class="list"><caption class="muted">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p class="muted">${none}</p>`;
 }
 
@@ -59,159 +45,95 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
   const client = [p.client.firstName, p.client.lastName].filter(Boolean).join(' ');
 
   const body = html`<p><a href="/dashboard/purchases">${t.backToPurchases}</a></p>
-    <h1>${t.purchase} ${p.ref ?? ''} <span class="state">${state}</span></h1>
-    ${notice.done ? html`<div class="ok" role="status">${notice.done === 'refund' ? t.refundDone : t.cancelDone}</div>` : ''}
-    ${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
-    <section class="card" aria-labelledby="details">
-      <h2 id="details">${t.details}</h2>
-      <dl class="facts">
-        <dt>Id</dt>
-        <dd>${uid}</dd>
-        <dt>${t.reference}</dt>
-        <dd>${p.ref ?? '—'}</dd>
-        <dt>${t.title}</dt>
-        <dd>${p.title}</dd>
-        <dt>${t.client}</dt>
-        <dd>${client ? `${client} · ` : ''}${p.client.email}</dd>
-        <dt>${t.amount}</dt>
-        <dd>${money(p.amountCents)}</dd>
-        <dt>${t.refunded}</dt>
-        <dd>${money(p.refundedCents)}</dd>
-        <dt>${t.state}</dt>
-        <dd>${state} — ${p.comment}</dd>
-        <dt>${t.created}</dt>
-        <dd>${when(p.createdAt)}</dd>
-      </dl>
-    </section>
-    ${
-      canRefund
-        ? html`<section class="card actions" aria-labelledby="refund-heading">
-            <h2 id="refund-heading">${t.refundHeading}</h2>
-            <form method="post" action="/dashboard/purchases/${uid}/refund">
-              <input type="hidden" name="csrf" value="${chrome.csrf}" />
-              <label for="amount">${t.amount}</label>
-              <input id="amount" name="amount" inputmode="decimal" autocomplete="off" value="${notice.amount ?? ''}" aria-describedby="amount-hint" />
-              <span class="muted" id="amount-hint">${t.refundHint(money(left))}</span>
-              <label for="reason">${t.reasonOptional}</label>
-              <input id="reason" name="reason" maxlength="500" autocomplete="off" value="${notice.reason ?? ''}" />
-              <p><button type="submit">${t.refundAction}</button></p>
-            </form>
-          </section>`
-        : ''
-    }
-    ${
-      canCancel
-        ? html`<section class="card actions" aria-labelledby="cancel-heading">
-            <h2 id="cancel-heading">${t.cancelHeading}</h2>
-            <p class="muted">${t.cancelHint}</p>
-            <form method="post" action="/dashboard/purchases/${uid}/cancel">
-              <input type="hidden" name="csrf" value="${chrome.csrf}" />
-              <button type="submit">${t.cancelAction}</button>
-            </form>
-          </section>`
-        : ''
-    }
-    <section class="card" aria-labelledby="payments">
-      <h2 id="payments">${t.payments}</h2>
-      ${table(
-        t.payments,
-        [t.purpose, t.status, t.amount, t.captured, t.refunded, t.created],
-        d.payments.map(
-          (x) =>
-            html`<tr>
-              <td>${x.purpose}</td>
-              <td>${x.status}</td>
-              <td>${money(x.amountCents)}</td>
-              <td>${money(x.capturedCents)}</td>
-              <td>${money(x.refundedCents)}</td>
-              <td>${when(x.createdAt)}</td>
-            </tr>`,
-        ),
-        t.none,
-      )}
-    </section>
-    ${
-      d.pledges.length
-        ? html`<section class="card" aria-labelledby="pledges">
-            <h2 id="pledges">${t.pledges}</h2>
-            ${table(
-              t.pledges,
-              [t.client, t.amount, t.status],
-              d.pledges.map(
-                (x) =>
-                  html`<tr>
-                    <td>${[x.name, x.email ?? x.phoneNumber].filter(Boolean).join(' · ')}</td>
-                    <td>${money(x.amountCents)}</td>
-                    <td>${x.state}</td>
-                  </tr>`,
-              ),
-              t.none,
-            )}
-          </section>`
-        : ''
-    }
-    ${
-      d.installments.length
-        ? html`<section class="card" aria-labelledby="installments">
-            <h2 id="installments">${t.installments}</h2>
-            ${table(
-              t.installments,
-              ['#', t.dueDate, t.amount, t.status],
-              d.installments.map(
-                (x) =>
-                  html`<tr>
-                    <td>${x.index + 1}</td>
-                    <td>${formatDate(x.dueDate, chrome.lang)}</td>
-                    <td>${money(x.amountCents + x.feesCents)}</td>
-                    <td>${x.state}</td>
-                  </tr>`,
-              ),
-              t.none,
-            )}
-          </section>`
-        : ''
-    }
-    <section class="card" aria-labelledby="refunds">
-      <h2 id="refunds">${t.refunds}</h2>
-      ${table(
-        t.refunds,
-        [t.amount, t.reason, t.status, t.created],
-        d.refunds.map(
-          (x) =>
-            html`<tr>
-              <td>${money(x.amountCents)}</td>
-              <td>${x.reason ?? '—'}</td>
-              <td>${x.state}</td>
-              <td>${when(x.createdAt)}</td>
-            </tr>`,
-        ),
-        t.none,
-      )}
-    </section>
-    <section class="card" aria-labelledby="purchase-deliveries">
-      <h2 id="purchase-deliveries">${t.purchaseDeliveries}</h2>
-      ${table(
-        t.purchaseDeliveries,
-        [t.created, t.event, t.status, t.attempts, t.lastAnswer],
-        d.deliveries.map(
-          (x) =>
-            html`<tr>
-              <td>${when(x.createdAt)}</td>
-              <td>${deliveryName(x)}<br /><span class="muted">${toDeliveryUid(x.id)}</span></td>
-              <td>${x.status}</td>
-              <td>${x.attempts}</td>
-              <td>${x.lastStatusCode ?? x.lastError ?? '—'}</td>
-            </tr>`,
-        ),
-        t.none,
-      )}
-    </section>
-    <section class="card" aria-labelledby="timeline">
-      <h2 id="timeline">${t.timeline}</h2>
-      <ol class="timeline">
-        ${timeline(d, chrome.lang).map((e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`)}
-      </ol>
-    </section>`;
+<h1>${t.purchase} ${p.ref ?? ''} <span class="state">${state}</span></h1>
+${notice.done ? html`<div class="ok" role="status">${notice.done === 'refund' ? t.refundDone : t.cancelDone}</div>` : ''}
+${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
+<section class="card" aria-labelledby="details"><h2 id="details">${t.details}</h2>
+<dl class="facts">
+<dt>Id</dt><dd>${uid}</dd>
+<dt>${t.reference}</dt><dd>${p.ref ?? '—'}</dd>
+<dt>${t.title}</dt><dd>${p.title}</dd>
+<dt>${t.client}</dt><dd>${client ? `${client} · ` : ''}${p.client.email}</dd>
+<dt>${t.amount}</dt><dd>${money(p.amountCents)}</dd>
+<dt>${t.refunded}</dt><dd>${money(p.refundedCents)}</dd>
+<dt>${t.state}</dt><dd>${state} — ${p.comment}</dd>
+<dt>${t.created}</dt><dd>${when(p.createdAt)}</dd>
+</dl></section>
+${
+  canRefund
+    ? html`<section class="card actions" aria-labelledby="refund-heading"><h2 id="refund-heading">${t.refundHeading}</h2>
+<form method="post" action="/dashboard/purchases/${uid}/refund">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<label for="amount">${t.amount}</label>
+<input id="amount" name="amount" inputmode="decimal" autocomplete="off" value="${notice.amount ?? ''}" aria-describedby="amount-hint">
+<span class="muted" id="amount-hint">${t.refundHint(money(left))}</span>
+<label for="reason">${t.reasonOptional}</label>
+<input id="reason" name="reason" maxlength="500" autocomplete="off" value="${notice.reason ?? ''}">
+<p><button type="submit">${t.refundAction}</button></p>
+</form></section>`
+    : ''
+}
+${
+  canCancel
+    ? html`<section class="card actions" aria-labelledby="cancel-heading"><h2 id="cancel-heading">${t.cancelHeading}</h2>
+<p class="muted">${t.cancelHint}</p>
+<form method="post" action="/dashboard/purchases/${uid}/cancel">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<button type="submit">${t.cancelAction}</button>
+</form></section>`
+    : ''
+}
+<section class="card" aria-labelledby="payments"><h2 id="payments">${t.payments}</h2>
+${table(
+  t.payments,
+  [t.purpose, t.status, t.amount, t.captured, t.refunded, t.created],
+  d.payments.map(
+    (x) =>
+      html`<tr><td>${x.purpose}</td><td>${x.status}</td><td>${money(x.amountCents)}</td><td>${money(x.capturedCents)}</td><td>${money(x.refundedCents)}</td><td>${when(x.createdAt)}</td></tr>`,
+  ),
+  t.none,
+)}</section>
+${
+  d.pledges.length
+    ? html`<section class="card" aria-labelledby="pledges"><h2 id="pledges">${t.pledges}</h2>
+${table(
+  t.pledges,
+  [t.client, t.amount, t.status],
+  d.pledges.map((x) => html`<tr><td>${[x.name, x.email ?? x.phoneNumber].filter(Boolean).join(' · ')}</td><td>${money(x.amountCents)}</td><td>${x.state}</td></tr>`),
+  t.none,
+)}</section>`
+    : ''
+}
+${
+  d.installments.length
+    ? html`<section class="card" aria-labelledby="installments"><h2 id="installments">${t.installments}</h2>
+${table(
+  t.installments,
+  ['#', t.dueDate, t.amount, t.status],
+  d.installments.map((x) => html`<tr><td>${x.index + 1}</td><td>${formatDate(x.dueDate, chrome.lang)}</td><td>${money(x.amountCents + x.feesCents)}</td><td>${x.state}</td></tr>`),
+  t.none,
+)}</section>`
+    : ''
+}
+<section class="card" aria-labelledby="refunds"><h2 id="refunds">${t.refunds}</h2>
+${table(
+  t.refunds,
+  [t.amount, t.reason, t.status, t.created],
+  d.refunds.map((x) => html`<tr><td>${money(x.amountCents)}</td><td>${x.reason ?? '—'}</td><td>${x.state}</td><td>${when(x.createdAt)}</td></tr>`),
+  t.none,
+)}</section>
+<section class="card" aria-labelledby="purchase-deliveries"><h2 id="purchase-deliveries">${t.purchaseDeliveries}</h2>
+${table(
+  t.purchaseDeliveries,
+  [t.created, t.event, t.status, t.attempts, t.lastAnswer],
+  d.deliveries.map(
+    (x) =>
+      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${x.status}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
+  ),
+  t.none,
+)}</section>
+<section class="card" aria-labelledby="timeline"><h2 id="timeline">${t.timeline}</h2>
+<ol class="timeline">${timeline(d, chrome.lang).map((e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`)}</ol></section>`;
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
 }
 
@@ -245,17 +167,16 @@ export function confirmPage(chrome: Chrome, d: PurchaseDetail, action: { kind: '
       : action.amountCents === undefined
         ? t.confirmRefundAll(p.client.email)
         : t.confirmRefund(formatMoney(action.amountCents, p.currency, chrome.lang), p.client.email);
-  const body = html`<div class="card">
-    <h1>${title}</h1>
-    <p>${p.title} — ${formatMoney(p.amountCents, p.currency, chrome.lang)} — ${uid}</p>
-    <p><strong>${question}</strong></p>
-    <form method="post" action="/dashboard/purchases/${uid}/${action.kind}">
-      <input type="hidden" name="csrf" value="${chrome.csrf}" />
-      <input type="hidden" name="confirm" value="yes" />
-      ${action.kind === 'refund' ? html`<input type="hidden" name="amount" value="${action.amount}" /><input type="hidden" name="reason" value="${action.reason}" />` : ''}
-      <p><button type="submit">${action.kind === 'refund' ? t.confirmRefundButton : t.confirmCancelButton}</button></p>
-    </form>
-    <p><a class="button secondary" href="/dashboard/purchases/${uid}">${t.goBack}</a></p>
-  </div>`;
+  const body = html`<div class="card"><h1>${title}</h1>
+<p>${p.title} — ${formatMoney(p.amountCents, p.currency, chrome.lang)} — ${uid}</p>
+<p><strong>${question}</strong></p>
+<form method="post" action="/dashboard/purchases/${uid}/${action.kind}">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<input type="hidden" name="confirm" value="yes">
+${action.kind === 'refund' ? html`<input type="hidden" name="amount" value="${action.amount}"><input type="hidden" name="reason" value="${action.reason}">` : ''}
+<p><button type="submit">${action.kind === 'refund' ? t.confirmRefundButton : t.confirmCancelButton}</button></p>
+</form>
+<p><a class="button secondary" href="/dashboard/purchases/${uid}">${t.goBack}</a></p>
+</div>`;
   return dashboardPage(chrome, title, body);
 }

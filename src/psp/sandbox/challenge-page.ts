@@ -68,25 +68,16 @@ export function challengeLang(returnUrl: string | undefined, fromHeader: Lang): 
 
 function page(title: string, body: SafeHtml, lang: Lang = 'en'): string {
   return html`<!doctype html>
-    <html lang="${lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main>
-          <div class="card">
-            <p class="state">${TEXTS[lang].banner}</p>
-            ${body}
-          </div>
-        </main>
-      </body>
-    </html>`.toString();
+<html lang="${lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style>${STYLE}</style>
+</head>
+<body><main><div class="card"><p class="state">${TEXTS[lang].banner}</p>${body}</div></main></body>
+</html>`.toString();
 }
 
 export function returnLink(returnUrl: string, transactionId: string): string {
@@ -103,35 +94,31 @@ export function challengePage(view: ChallengeView, lang: Lang = 'en'): string {
     return page(
       t.finishedTitle,
       html`
-        <h1>${t.finishedTitle}</h1>
-        <p>${t.finished}</p>
-        <p><a href="${returnLink(view.returnUrl, view.transactionId)}">${t.back}</a></p>
-      `,
+<h1>${t.finishedTitle}</h1>
+<p>${t.finished}</p>
+<p><a href="${returnLink(view.returnUrl, view.transactionId)}">${t.back}</a></p>
+`,
       lang,
     );
   }
   return page(
     t.title,
     html`
-      <h1 id="title">${t.title}</h1>
-      <p class="muted">${t.intro}</p>
-      <p class="amount">${amount}</p>
-      <p>${card}</p>
-      <form method="post" aria-labelledby="title">
-        <input type="hidden" name="token" value="${view.token}" />
-        <button type="submit" name="outcome" value="complete" style="${PRIMARY}">${t.complete}</button>
-        <button type="submit" name="outcome" value="fail" style="${SECONDARY}">${t.fail}</button>
-      </form>
-    `,
+<h1 id="title">${t.title}</h1>
+<p class="muted">${t.intro}</p>
+<p class="amount">${amount}</p>
+<p>${card}</p>
+<form method="post" aria-labelledby="title">
+<input type="hidden" name="token" value="${view.token}">
+<button type="submit" name="outcome" value="complete" style="${PRIMARY}">${t.complete}</button>
+<button type="submit" name="outcome" value="fail" style="${SECONDARY}">${t.fail}</button>
+</form>
+`,
     lang,
   );
 }
 
 /** A short page for errors (unknown challenge, refused form). */
 export function challengeMessagePage(title: string, text: string): string {
-  return page(
-    title,
-    html`<h1>${title}</h1>
-      <p>${text}</p>`,
-  );
+  return page(title, html`<h1>${title}</h1><p>${text}</p>`);
 }
