@@ -6,6 +6,7 @@ import { AttemptBudgets } from './auth/attempt-budgets.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
+import { verifyConfiguredKey } from './crypto/master-key-check.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
@@ -81,6 +82,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ versions: applied }, 'database migrations applied');
+    // Before anything opens a sealed secret: a process with another key would run, and fail each
+    // signature and PSP call one by one (docs/security.md, "The master key").
+    await verifyConfiguredKey(db, config);
 
     const box = new SecretBox(config.masterKey);
     const revokedKeys = new RevokedKeys(db, (err) => logger.warn({ err }, 'could not refresh revoked API keys'));

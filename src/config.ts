@@ -15,6 +15,11 @@ export interface Config {
   env: 'sandbox' | 'production';
   /** 32-byte key that encrypts stored secrets and signs access tokens. */
   masterKey: Buffer;
+  /**
+   * Where `masterKey` came from, for messages (never the key): the `MASTER_KEY` environment
+   * variable or the sandbox's key file. Absent: "the configured master key".
+   */
+  masterKeySource?: string;
   smtpUrl: string | undefined;
   /** From header of outgoing e-mail (`Name <address>` or a bare address). */
   mailFrom: string;
@@ -241,6 +246,7 @@ export function loadConfig(env: Env): Config {
     dataDir,
     env: mode,
     masterKey,
+    masterKeySource: nonEmpty(env, 'MASTER_KEY') ? 'the MASTER_KEY environment variable' : `the file ${join(dataDir, 'master.key')} (MASTER_KEY unset)`,
     smtpUrl,
     mailFrom,
     smsGatewayUrl,

@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { Accounts } from './accounts/accounts.ts';
 import { SecretBox } from './crypto/secret-box.ts';
+import { MasterKeyMismatchError, verifyConfiguredKey } from './crypto/master-key-check.ts';
 import { demoBanner, ensureDemoMerchant } from './sandbox/demo-merchant.ts';
 import { setWebhookFromCli } from './delivery/cli.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
@@ -87,6 +88,7 @@ async function withAccounts<T>(config: Config, fn: (accounts: Accounts) => Promi
   const db = await openDatabase(config);
   try {
     await migrate(db);
+    await verifyConfiguredKey(db, config);
     return await fn(new Accounts(db, new SecretBox(config.masterKey)));
   } finally {
     await db.close();
@@ -155,6 +157,7 @@ async function run(argv: string[]): Promise<void> {
       const db = await openDatabase(config);
       try {
         const applied = await migrate(db);
+        await verifyConfiguredKey(db, config);
         process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'database schema is up to date\n');
       } finally {
         await db.close();
@@ -225,6 +228,7 @@ async function pspAccountCommand(config: Config, command: string, values: Record
   const db = await openDatabase(config);
   try {
     await migrate(db);
+    await verifyConfiguredKey(db, config);
     const box = new SecretBox(config.masterKey);
     const psps = createPspRegistry({
       db,
@@ -304,7 +308,14 @@ async function pspAccountCommand(config: Config, command: string, values: Record
 class CliError extends Error {}
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof CliError || err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof AccountError || err instanceof WebhookSettingsError) {
+  if (
+    err instanceof CliError ||
+    err instanceof ConfigError ||
+    err instanceof MasterKeyMismatchError ||
+    err instanceof DatabaseBusyError ||
+    err instanceof AccountError ||
+    err instanceof WebhookSettingsError
+  ) {
     process.stderr.write(
       err.message
         .split('\n')

@@ -6,7 +6,7 @@ import { hkdfSync } from 'node:crypto';
  */
 export function deriveKey(
   masterKey: Buffer,
-  purpose: 'secret-box' | 'access-token' | 'session' | 'dashboard-session' | 'sandbox-psp-notifications' | 'psp-challenge-relay' | 'psp-operation-fingerprints',
+  purpose: 'secret-box' | 'access-token' | 'session' | 'dashboard-session' | 'sandbox-psp-notifications' | 'psp-challenge-relay' | 'psp-operation-fingerprints' | 'key-check',
 ): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `chipin/${purpose}/v1`, 32));
 }

@@ -152,6 +152,11 @@ export const TABLES = {
     failed_at: 'timestamptz null',
     created_at: 'timestamptz default',
   },
+  master_key_check: {
+    id: 'bool default',
+    kcv: 'bytea',
+    created_at: 'timestamptz default',
+  },
   offers: {
     id: 'uuid',
     account_id: 'uuid',

@@ -2,6 +2,7 @@ import { accountExists } from '../accounts/account-repository.ts';
 import { AccountError } from '../accounts/accounts.ts';
 import type { Config } from '../config.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
+import { verifyConfiguredKey } from '../crypto/master-key-check.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { systemClock } from '../domain/clock.ts';
@@ -19,6 +20,7 @@ export async function setWebhookFromCli(config: Config, input: { account: string
   const db = await openDatabase(config);
   try {
     await migrate(db);
+    await verifyConfiguredKey(db, config);
     if (!accountId || !(await accountExists(db, accountId))) throw new AccountError('unknown_account', `no account ${input.account}`);
     const policy = new AddressPolicy(config.env, config.webhookAllowedHosts ?? []);
     const settings = await setWebhookEndpoint(

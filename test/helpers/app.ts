@@ -20,6 +20,12 @@ import { timed } from './timing.ts';
 
 export { isolatedDatabase, onPostgres, openTestDatabase, type IsolatedDatabase } from './database.ts';
 
+/**
+ * The default master key of this test file's apps: one per file, so that apps sharing a database
+ * (as the processes of one deployment) agree with its key check value.
+ */
+const FILE_MASTER_KEY = randomBytes(32);
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     port: 0,
@@ -28,7 +34,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: process.env.DATABASE_URL,
     dataDir: mkdtempSync(join(tmpdir(), 'chipin-test-')),
     env: 'sandbox',
-    masterKey: randomBytes(32),
+    masterKey: FILE_MASTER_KEY,
     smtpUrl: undefined,
     mailFrom: 'Chipin <no-reply@chipin.invalid>',
     smsGatewayUrl: undefined,

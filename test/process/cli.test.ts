@@ -164,12 +164,28 @@ describe('configuration errors', () => {
   });
 
   it('a refused configuration leaves an empty DATA_DIR untouched (no master.key generated)', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = tempDataDir({ empty: true });
     const r = await runCli(['serve'], cliEnv(dataDir, { PORT: 'abc' }), 20_000);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^chipin: PORT\b/);
     expect(readdirSync(dataDir)).toEqual([]);
   });
+});
+
+describe('the master key check', () => {
+  it("a command or a start with another master key than the database's is refused in one line naming MASTER_KEY, the first key still works", async () => {
+    const dataDir = freshDataDir(); // migrated with DATA_DIR/master.key
+    const other = { MASTER_KEY: 'ab'.repeat(32) };
+    for (const args of [['merchant', 'create', '--name', 'Other Key', '--email', uniqueEmail('kcv')], ['serve']]) {
+      const r = await runCli(args, cliEnv(dataDir, { ...other, PORT: String(await freePort()) }), 30_000);
+      expect(r.code, r.stderr).toBe(1);
+      expectOneLine(r.stderr);
+      expect(r.stderr).toMatch(/^chipin: the master key from the MASTER_KEY environment variable is not the key this database was set up with/);
+      expect(r.stderr).not.toContain(other.MASTER_KEY);
+    }
+    const sameKey = await runCli(['merchant', 'create', '--name', 'Same Key', '--email', uniqueEmail('kcv')], cliEnv(dataDir));
+    expect(sameKey.code, sameKey.stderr).toBe(0);
+  }, 60_000);
 });
 
 describe('migrate', () => {

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,21 @@ const CONFIG_VARS = ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', '
 
 const tempDirs: string[] = [];
 
-/** A new empty DATA_DIR; removed by {@link cleanUp}. An embedded database weighs ~40 MB. */
-export function tempDataDir(): string {
+/**
+ * The master key of every child on PostgreSQL, where they all share DATABASE_URL's database
+ * from run to run: that database keeps the check value of the first key it saw (docs/security.md,
+ * "The master key"), so the key never changes. On PGlite each DATA_DIR has its own database and key.
+ */
+const POSTGRES_MASTER_KEY = 'c4'.repeat(32);
+
+/**
+ * A new DATA_DIR, removed by {@link cleanUp}: empty, or on PostgreSQL holding the suite's
+ * master.key unless `empty`. An embedded database weighs ~40 MB.
+ */
+export function tempDataDir(options: { empty?: boolean } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'chipin-proc-'));
   tempDirs.push(dir);
+  if (onPostgres && !options.empty) writeFileSync(join(dir, 'master.key'), POSTGRES_MASTER_KEY + '\n', { mode: 0o600 });
   return dir;
 }
 
