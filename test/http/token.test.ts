@@ -56,6 +56,21 @@ describe('POST /api/token', () => {
     }
   });
 
+  it('accepts a JSON body with grant_type, client_id and client_secret as the form body (docs/authentication.md)', async () => {
+    const payload = JSON.stringify({ grant_type: 'client_credentials', client_id: m.api_key, client_secret: m.api_secret });
+    const res = await tokenRequest({ 'content-type': 'application/json' }, payload);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ token_type: 'Bearer', expires_in: 600 });
+  });
+
+  it('answers 400 invalid_request "body must be object" to a call with no body, Basic credentials or not (docs/authentication.md)', async () => {
+    for (const headers of [{}, { authorization: basic(m.api_key, m.api_secret) }]) {
+      const res = await app.server.inject({ method: 'POST', url: '/api/token', headers, remoteAddress: '10.0.0.4' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: 'invalid_request', error_description: 'body must be object' });
+    }
+  });
+
   it('answers 400 unsupported_grant_type for another grant type', async () => {
     const res = await tokenRequest({ authorization: basic(m.api_key, m.api_secret), ...FORM }, 'grant_type=password');
     expect(res.statusCode).toBe(400);
