@@ -137,7 +137,9 @@ function rawPost(path: string, body: string, headers: string[]): Promise<{ statu
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: chunked ? dechunk(text) : text });
     });
     socket.on('error', reject);
-    socket.end(request);
+    // Written, not ended: a half-closed socket is a client gone, whose request the service abandons.
+    // `Connection: close` makes the server close once it has answered.
+    socket.write(request);
   });
 }
 
