@@ -26,3 +26,13 @@ export function parsePublicId(prefix: IdPrefix, value: string): string | undefin
   const uuid = value.slice(prefix.length + 1).toLowerCase();
   return isUuid(uuid) ? uuid : undefined;
 }
+
+/**
+ * The uuid of an object whose id one API shows prefixed and another bare (a purchase: `pur_<uuid>`
+ * in the Token API, the uuid in Merchant API v1): either spelling, the uuid in any case;
+ * `undefined` when the text is neither.
+ */
+export function parseEitherSpelling(prefix: IdPrefix, value: string): string | undefined {
+  const bare = value.toLowerCase();
+  return parsePublicId(prefix, value) ?? (isUuid(bare) ? bare : undefined);
+}

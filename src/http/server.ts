@@ -219,7 +219,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   // A JSON body sent WITHOUT any Content-Type header (a published merchant plugin posts its
-  // schedule simulation that way) is read as JSON on the JSON API routes. Fastify hands such
+  // schedule simulation that way; an empty header counts as none, see the onRequest hook) is read as JSON on the JSON API routes. Fastify hands such
   // requests, and those of a type no parser knows, to this catch-all: an explicit other type,
   // and the form-encoded token endpoint, still get 415 / 400 as before, without reading the body.
   app.addContentTypeParser('*', (req, payload, done) => {
@@ -255,6 +255,9 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // An empty (or blank) Content-Type is an absent one, before Fastify picks a body parser: a
+    // published plugin's HTTP client sends `Content-Type:` with no value on its JSON posts.
+    if (request.headers['content-type']?.trim() === '') delete request.headers['content-type'];
     if (request.routeOptions.config.auth !== 'bearer') return done();
     try {
       request.auth = bearerClaims(request, services.tokens, services.revokedKeys);

@@ -114,7 +114,7 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
     return id;
   }
 
-  it('refunds once for one key on …/purchases/<id>/refunds, …/refund%73 and …/purchase%73/<id>/refunds (Merchant API v1)', async () => {
+  it('refunds once for one key on …/purchases/<id>/refunds, …/refund%73, …/purchase%73/<id>/refunds and the pur_<id> spelling (Merchant API v1)', async () => {
     const id = await paid();
     const key = { 'idempotency-key': `spellings-${id}` };
     const answers = [];
@@ -123,11 +123,13 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
       `${URL}/${id}/refund%73`,
       `/api/merchants/v1/purchase%73/${id}/refunds`,
       `/api/merchants/%761/purchases/%${id.charCodeAt(0).toString(16)}${id.slice(1)}/refunds`,
+      `${URL}/pur_${id}/refunds`,
+      `${URL}/pur_${id.toUpperCase()}/refunds`,
     ]) {
       answers.push(await a.post(url, { amount: 1_000 }, key));
     }
-    expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
-    expect(answers.slice(1).map((r) => r.headers['idempotent-replayed'])).toEqual(['true', 'true', 'true']);
+    expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(answers.slice(1).map((r) => r.headers['idempotent-replayed'])).toEqual(['true', 'true', 'true', 'true', 'true']);
     expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
     expect(await refundsOf(id)).toBe(1);
     expect((await a.get(`${URL}/${id}`)).json().refunded_amount).toBe(1_000);

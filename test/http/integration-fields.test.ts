@@ -3,6 +3,7 @@
  * Merchant API v1, a JSON body without a Content-Type header, an `exp` in the trigger_capture
  * signature, and identification by reference.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { leaderFrontResult } from '../../src/use-cases/leader-front-result.ts';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   app = await startTestApp(NO_JOB_POLL, { delivery: TEST_DELIVERY });
   [a] = await twoMerchants(app);
   receiver = await Receiver.start();
+  await app.server.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
   await app?.close();
@@ -92,6 +94,21 @@ describe('a JSON body without Content-Type', () => {
     expect(xml.statusCode).toBe(415);
   });
 
+  it("an empty Content-Type header, as the plugin's HTTP client sends it, is read like an absent one (simulation, purchase creation)", async () => {
+    const simulation = `/api/users/me/merchants/${a.offer('INSTALLMENTS', 3)}/simulate_payment_schedule`;
+    const payload = JSON.stringify({ amount_cents: 30_000, created: '2026-01-31' });
+    const bare = await app.server.inject({ method: 'POST', url: simulation, payload });
+    for (const empty of ['', '   ']) {
+      const answer = await rawPost(simulation, payload, [`Content-Type:${empty}`]);
+      expect(answer.status, answer.body).toBe(200);
+      expect(answer.body).toBe(bare.body);
+      const created = await rawPost('/api/merchants/v1/purchases', JSON.stringify(minimalPurchase()), [`Content-Type:${empty}`, `Authorization: Bearer ${a.token}`]);
+      expect(created.status, created.body).toBe(201);
+    }
+    // An empty body with an empty type is an absent body, as without the header: the schema's 400.
+    expect((await rawPost(simulation, '', ['Content-Type:'])).status).toBe(400);
+  });
+
   it('the token endpoint still wants a form (400), and an unknown route still answers 404', async () => {
     const token = await app.server.inject({ method: 'POST', url: '/api/token', payload: 'grant_type=client_credentials' });
     expect(token.statusCode).toBe(400);
@@ -99,6 +116,44 @@ describe('a JSON body without Content-Type', () => {
     expect(nowhere.statusCode).toBe(404);
   });
 });
+
+/**
+ * A POST written byte by byte on a socket, so that a header given as `Content-Type:` reaches the
+ * server exactly so, empty; the status and body of the answer.
+ */
+function rawPost(path: string, body: string, headers: string[]): Promise<{ status: number; body: string }> {
+  const { port } = app.server.server.address() as { port: number };
+  const request = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', `Content-Length: ${Buffer.byteLength(body)}`, ...headers, '', body].join('\r\n');
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (out += d));
+    socket.on('close', () => {
+      const [head = '', ...rest] = out.split('\r\n\r\n');
+      const text = rest.join('\r\n\r\n');
+      // Chunked answers: the chunk sizes are not part of the body.
+      const chunked = /transfer-encoding: chunked/i.test(head);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: chunked ? dechunk(text) : text });
+    });
+    socket.on('error', reject);
+    // Written, not ended: a half-closed socket is a client gone, whose request the service abandons.
+    // `Connection: close` makes the server close once it has answered.
+    socket.write(request);
+  });
+}
+
+function dechunk(text: string): string {
+  let out = '';
+  let rest = text;
+  for (;;) {
+    const eol = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, eol), 16);
+    if (!size) return out;
+    out += rest.slice(eol + 2, eol + 2 + size);
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+}
 
 describe('trigger_capture', () => {
   const secret = () => a.merchant.offers.find((o) => o.type === 'DEFERRED')!.secret;

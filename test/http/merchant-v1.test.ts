@@ -159,14 +159,33 @@ describe('POST /api/merchants/v1/purchases', () => {
 describe('GET /api/merchants/v1/purchases/{id}', () => {
   it("answers 404 alike for unknown, malformed and other merchants' purchases", async () => {
     const mine = (await a.post(`${V1}/purchases`, minimalPurchase())).json();
-    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `pur_${mine.id}`, "1' OR '1'='1"]) {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `pur_not-a-uuid`, `plg_${mine.id}`, `pur${mine.id}`, "1' OR '1'='1"]) {
       const res = await a.get(`${V1}/purchases/${encodeURIComponent(id)}`);
       expect(res.statusCode, id).toBe(404);
       expect(res.json().error.code).toBe('not_found');
     }
-    const theirs = await b.get(`${V1}/purchases/${mine.id}`);
-    expect(theirs.statusCode).toBe(404);
-    expect(theirs.body).not.toContain(mine.title === undefined ? 'x' : mine.client.email);
+    for (const id of [mine.id, `pur_${mine.id}`]) {
+      const theirs = await b.get(`${V1}/purchases/${id}`);
+      expect(theirs.statusCode, id).toBe(404);
+      expect(theirs.body).not.toContain(mine.client.email);
+      expect((await b.get(`${V1}/purchases/${id}/refunds`)).statusCode, id).toBe(404);
+      expect((await b.post(`${V1}/purchases/${id}/cancel`)).statusCode, id).toBe(404);
+    }
+  });
+
+  it('answers the same purchase for the bare uuid and the Token API spelling pur_<uuid>, on every purchase route', async () => {
+    const mine = (await a.post(`${V1}/purchases`, minimalPurchase())).json();
+    const bare = await a.get(`${V1}/purchases/${mine.id}`);
+    expect(bare.statusCode).toBe(200);
+    for (const id of [`pur_${mine.id}`, `pur_${mine.id.toUpperCase()}`]) {
+      const prefixed = await a.get(`${V1}/purchases/${id}`);
+      expect(prefixed.statusCode, id).toBe(200);
+      expect(prefixed.body).toBe(bare.body);
+      expect((await a.get(`${V1}/purchases/${id}/refunds`)).json()).toEqual({ data: [] });
+    }
+    const cancelled = await a.post(`${V1}/purchases/pur_${mine.id}/cancel`);
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json()).toMatchObject({ id: mine.id, state: 'CANCELLED' });
   });
 });
 

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { isUuid, parsePublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
 import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { purchaseRefunds, refundPurchase } from '../../use-cases/refund-purchase.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
+import { PurchaseIdParams, purchaseIdOf } from '../../http/purchase-id-param.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import type { App } from '../../http/types.ts';
 import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../../http/views/refund-v1.ts';
@@ -16,15 +16,7 @@ import { TokenApiError } from '../../http/routes/schemas.ts';
 const SECURITY = [{ apiKeyBasic: [] }];
 const AUTH_NOTE =
   'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
-const Params = Type.Object({ id: Type.String({ description: 'The purchase: `pur_<uuid>` or the bare uuid', examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }) });
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
-
-/** `pur_<uuid>` (Token API) or the bare uuid (Merchant API v1): the back office shows both. */
-function purchaseIdOf(value: string): string {
-  const id = parsePublicId('pur', value) ?? (isUuid(value.toLowerCase()) ? value.toLowerCase() : undefined);
-  if (!id) throw notFound('purchase');
-  return id;
-}
 
 /**
  * Back office: the refund and cancel actions of Merchant API v1 for the dashboard's staff, with
@@ -44,7 +36,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         summary: 'Refund a purchase, fully or partly',
         description: `${AUTH_NOTE} As \`POST /api/merchants/v1/purchases/{id}/refunds\`; \`Idempotency-Key\` honoured.`,
         security: SECURITY,
-        params: Params,
+        params: PurchaseIdParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String()) }),
         body: NewRefundPayload,
         response: {
@@ -84,7 +76,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         summary: "List a purchase's refunds, oldest first",
         description: AUTH_NOTE,
         security: SECURITY,
-        params: Params,
+        params: PurchaseIdParams,
         response: { 200: Type.Object({ data: Type.Array(RefundSchema) }), ...BackofficeErrors, 404: { ...TokenApiError, description: 'Unknown purchase' } },
       },
     },
@@ -104,7 +96,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         summary: 'Cancel a purchase on which nothing was captured',
         description: `${AUTH_NOTE} As \`POST /api/merchants/v1/purchases/{id}/cancel\`. No body.`,
         security: SECURITY,
-        params: Params,
+        params: PurchaseIdParams,
         response: {
           200: Type.Object({ purchase_uid: Type.String(), state: Type.String({ description: 'The v1 state: CANCELLED' }) }),
           ...BackofficeErrors,

@@ -4,6 +4,7 @@ import { findPurchase, listPurchases } from '../../../purchases/purchase-reposit
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
 import { ApiError, notFound } from '../../errors.ts';
+import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
@@ -94,12 +95,12 @@ export function registerV1Purchases(app: App, services: Services): void {
         tags: ['Merchant API v1'],
         summary: 'Get a purchase',
         security: [{ bearerToken: [] }],
-        params: Type.Object({ id: Type.String({ description: 'Service identifier of the purchase (uuid)' }) }),
+        params: PurchaseIdParams,
         response: { 200: PurchaseSchema, ...V1Errors, 404: { ...V1Error, description: 'Unknown purchase' } },
       },
     },
     async (request) => {
-      const purchase = await findPurchase(db, request.auth!.accountId, request.params.id);
+      const purchase = await findPurchase(db, request.auth!.accountId, purchaseIdOf(request.params.id));
       if (!purchase) throw notFound('purchase');
       return purchaseV1(purchase, config.publicUrl);
     },

@@ -5,6 +5,7 @@ import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purch
 import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { ApiError, notFound } from '../../errors.ts';
+import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
 import { PurchaseSchema, purchaseV1 } from '../../views/purchase-v1.ts';
@@ -14,7 +15,6 @@ import { V1Error } from '../schemas.ts';
 
 const BASE = '/api/merchants/v1';
 const invalid = (message: string) => new ApiError(406, 'invalid_input', message);
-const Params = Type.Object({ id: Type.String({ description: 'Service identifier of the purchase (uuid)' }) });
 
 /** The 409 of a cancel that cannot be made, in words both API families use. */
 export function cancelRefusal(outcome: Exclude<CancelOutcome, { kind: 'cancelled' } | { kind: 'not_found' }>): ApiError {
@@ -45,7 +45,7 @@ export function registerV1Refunds(app: App, services: Services): void {
           'lowered (voided at 0). Each payment is refunded at its PSP; a refusal makes the refund `failed` and changes nothing else. ' +
           'Fully refunded, the purchase is REFUNDED. Send an `Idempotency-Key` header to make retries safe.',
         security: [{ bearerToken: [] }],
-        params: Params,
+        params: PurchaseIdParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'Makes the refund safe to retry (24 h)' })) }),
         body: NewRefundPayload,
         response: {
@@ -60,16 +60,18 @@ export function registerV1Refunds(app: App, services: Services): void {
     },
     async (request, reply) => {
       const accountId = request.auth!.accountId;
+      const purchaseId = purchaseIdOf(request.params.id);
       const body = request.body;
       return idempotent(
         db,
         request,
         reply,
-        { accountId },
+        // The purchase as resolved: `pur_<id>`, `<id>` and `<ID>` are one purchase, so one scope.
+        { accountId, resource: { id: purchaseId } },
         async () => {
           const outcome = await refundPurchase(services.payments, {
             accountId,
-            purchaseId: request.params.id,
+            purchaseId,
             amountCents: body.amount,
             reason: body.reason,
             actor: { label: `api_key:${request.auth!.apiKey}` },
@@ -91,12 +93,12 @@ export function registerV1Refunds(app: App, services: Services): void {
         tags: ['Merchant API v1'],
         summary: "List a purchase's refunds, oldest first",
         security: [{ bearerToken: [] }],
-        params: Params,
+        params: PurchaseIdParams,
         response: { 200: Type.Object({ data: Type.Array(RefundSchema) }), ...V1Errors, 404: { ...V1Error, description: 'Unknown purchase' } },
       },
     },
     async (request) => {
-      const refunds = await purchaseRefunds(services.payments, request.auth!.accountId, request.params.id);
+      const refunds = await purchaseRefunds(services.payments, request.auth!.accountId, purchaseIdOf(request.params.id));
       if (!refunds) throw notFound('purchase');
       return { data: refunds.map(refundV1) };
     },
@@ -111,7 +113,7 @@ export function registerV1Refunds(app: App, services: Services): void {
         summary: 'Cancel a purchase on which nothing was captured',
         description: 'Holds are voided, open pledges closed, installments not collected dropped: CANCELLED. When money was captured: 409, refund instead. No body.',
         security: [{ bearerToken: [] }],
-        params: Params,
+        params: PurchaseIdParams,
         response: {
           200: PurchaseSchema,
           ...V1Errors,
@@ -122,10 +124,11 @@ export function registerV1Refunds(app: App, services: Services): void {
     },
     async (request) => {
       const accountId = request.auth!.accountId;
-      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId: request.params.id, actor: { label: `api_key:${request.auth!.apiKey}` } });
+      const purchaseId = purchaseIdOf(request.params.id);
+      const outcome = await cancelPurchase(services.payments, { accountId, purchaseId, actor: { label: `api_key:${request.auth!.apiKey}` } });
       if (outcome.kind === 'not_found') throw notFound('purchase');
       if (outcome.kind !== 'cancelled') throw cancelRefusal(outcome);
-      return purchaseV1((await findPurchase(db, accountId, request.params.id))!, config.publicUrl);
+      return purchaseV1((await findPurchase(db, accountId, purchaseId))!, config.publicUrl);
     },
   );
 }
