@@ -12,11 +12,7 @@ import type { Caller } from '../helpers/api.ts';
 import { caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { contractSignature, NO_JOB_POLL, Receiver, TEST_DELIVERY } from '../delivery/helpers.ts';
-import { adyenHarness } from './fixtures/adyen/harness.ts';
-import { CREDENTIALS as HIPAY_CREDENTIALS, hipayHarness } from './fixtures/hipay/harness.ts';
-import { lyraHarness } from './fixtures/lyra/harness.ts';
-import { ACCOUNT as OGONE_ACCOUNT, ogoneHarness } from './fixtures/ogone/harness.ts';
-import { stripeHarness } from './fixtures/stripe/harness.ts';
+import { BACK_MODE_PSPS as CONNECTORS, type FakePsp } from './fixtures/back-mode-psps.ts';
 
 const DAY = 86_400;
 
@@ -39,52 +35,6 @@ function readForm(page: string, base?: string): { action: string; fields: Record
   }
   return { action: base ? new URL(action, base).toString() : action, fields };
 }
-
-/** What the test needs of a PSP fake: the account's credentials, its base URL, a card it accepts. */
-interface FakePsp {
-  credentials: Record<string, string>;
-  endpointUrl: string;
-  card: string;
-  /** A card whose issuer asks for 3-D Secure through a form POST (the PSPs that do), and the field naming the outcome on its page. */
-  postChallenge?: { card: string };
-  close(): Promise<void>;
-}
-
-const CONNECTORS: Record<string, () => Promise<FakePsp>> = {
-  stripe: async () => {
-    const h = await stripeHarness();
-    return { credentials: { ...h.account.credentials }, endpointUrl: h.account.baseUrl, card: h.cards.success.number, close: h.teardown };
-  },
-  adyen: async () => {
-    const h = await adyenHarness();
-    return { credentials: { ...h.credentials }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
-  },
-  lyra: async () => {
-    const h = await lyraHarness();
-    return {
-      credentials: { shop_id: h.fake.shopId, password: h.fake.password, hmac_key: h.fake.hmacKey },
-      endpointUrl: h.fake.url,
-      card: h.cards.success.number,
-      postChallenge: { card: h.cards.challenge.number },
-      close: h.teardown,
-    };
-  },
-  ogone: async () => {
-    const h = await ogoneHarness();
-    const a = OGONE_ACCOUNT;
-    return {
-      credentials: { pspid: a.pspid, user_id: a.userId, password: a.password, sha_in: a.shaIn, sha_out: a.shaOut, hash_algorithm: a.algorithm },
-      endpointUrl: h.fake.baseUrl,
-      card: h.cards.success.number,
-      postChallenge: { card: h.cards.challenge.number },
-      close: h.teardown,
-    };
-  },
-  hipay: async () => {
-    const h = await hipayHarness();
-    return { credentials: { ...HIPAY_CREDENTIALS }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
-  },
-};
 
 let db: IsolatedDatabase;
 let app: TestApp;

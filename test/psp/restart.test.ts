@@ -9,56 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { getToken, isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
-import { adyenHarness } from './fixtures/adyen/harness.ts';
-import { CREDENTIALS as HIPAY_CREDENTIALS, hipayHarness } from './fixtures/hipay/harness.ts';
-import { lyraHarness } from './fixtures/lyra/harness.ts';
-import { ACCOUNT as OGONE_ACCOUNT, ogoneHarness } from './fixtures/ogone/harness.ts';
-import { stripeHarness } from './fixtures/stripe/harness.ts';
-
-/** A PSP's fake, as a merchant's PSP account names it; `undefined` for the built-in sandbox (no account). */
-interface FakePsp {
-  credentials: Record<string, string>;
-  endpointUrl: string;
-  card: string;
-  close(): Promise<void>;
-}
+import { BACK_MODE_PSPS, type FakePsp } from './fixtures/back-mode-psps.ts';
 
 const SANDBOX_CARD = '4242 4242 4242 4242';
 
-const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = {
-  sandbox: async () => undefined,
-  stripe: async () => {
-    const h = await stripeHarness();
-    return { credentials: { ...h.account.credentials }, endpointUrl: h.account.baseUrl, card: h.cards.success.number, close: h.teardown };
-  },
-  adyen: async () => {
-    const h = await adyenHarness();
-    return { credentials: { ...h.credentials }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
-  },
-  lyra: async () => {
-    const h = await lyraHarness();
-    return {
-      credentials: { shop_id: h.fake.shopId, password: h.fake.password, hmac_key: h.fake.hmacKey },
-      endpointUrl: h.fake.url,
-      card: h.cards.success.number,
-      close: h.teardown,
-    };
-  },
-  ogone: async () => {
-    const h = await ogoneHarness();
-    const a = OGONE_ACCOUNT;
-    return {
-      credentials: { pspid: a.pspid, user_id: a.userId, password: a.password, sha_in: a.shaIn, sha_out: a.shaOut, hash_algorithm: a.algorithm },
-      endpointUrl: h.fake.baseUrl,
-      card: h.cards.success.number,
-      close: h.teardown,
-    };
-  },
-  hipay: async () => {
-    const h = await hipayHarness();
-    return { credentials: { ...HIPAY_CREDENTIALS }, endpointUrl: h.fake.url, card: h.cards.success.number, close: h.teardown };
-  },
-};
+/** The back-mode connectors' fakes, and the built-in sandbox (no PSP account, so no fake). */
+const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = { sandbox: async () => undefined, ...BACK_MODE_PSPS };
 
 describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
   let db: IsolatedDatabase;
