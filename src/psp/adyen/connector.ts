@@ -86,6 +86,9 @@ function parsePaymentMethodId(id: string): { shopperReference: string; storedPay
   return m ? { shopperReference: m[1]!, storedPaymentMethodId: m[2]! } : undefined;
 }
 
+/** Where each modification is posted, under `/payments/{pspReference}/`. */
+const MODIFICATION_PATHS = { capture: 'captures', void: 'cancels', refund: 'refunds' } as const;
+
 export class AdyenConnector extends KitConnector implements PspConnector {
   readonly name = 'adyen';
   readonly sandbox: boolean;
@@ -377,18 +380,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         // Adyen answers a modification with "received" and its outcome comes later, in a webhook: we
         // refuse here what Adyen's accounting rules would refuse then (one capture, ≤ the authorisation).
         if (p.status !== 'authorised' || input.amountCents > p.amountCents) return this.#refused(p, 'amount_too_large', 'Nothing (or less) is left to capture.');
-        const a = await this.#call(
-          'capture',
-          'POST',
-          `/payments/${encodeURIComponent(p.pspReference)}/captures`,
-          {
-            merchantAccount: this.#merchantAccount,
-            amount: { value: input.amountCents, currency: p.currency },
-            reference: `chipin-${adyenKey}`,
-          },
-          adyenKey,
-        );
-        const mod = this.#readModification('capture', a, p.pspReference, input.amountCents);
+        const mod = await this.#modify('capture', p, adyenKey, input.amountCents);
         if (!p.modifications[mod]) {
           p.modifications[mod] = { kind: 'capture', amount: input.amountCents };
           p.status = 'captured';
@@ -418,17 +410,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
             return resultOf(p);
           case 'authorised':
           case 'pending_action': {
-            const a = await this.#call(
-              'void',
-              'POST',
-              `/payments/${encodeURIComponent(p.pspReference)}/cancels`,
-              {
-                merchantAccount: this.#merchantAccount,
-                reference: `chipin-${adyenKey}`,
-              },
-              adyenKey,
-            );
-            const mod = this.#readModification('void', a, p.pspReference, undefined);
+            const mod = await this.#modify('void', p, adyenKey);
             if (!p.modifications[mod]) {
               p.modifications[mod] = { kind: 'cancel', amount: 0 };
               p.status = 'cancelled';
@@ -456,18 +438,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         const p = this.#payment(input.transaction);
         const left = p.status === 'captured' ? p.capturedCents - p.refundedCents : 0;
         if (input.amountCents > left) return this.#refused(p, 'amount_too_large', 'The refund is larger than what is left to refund.');
-        const a = await this.#call(
-          'refund',
-          'POST',
-          `/payments/${encodeURIComponent(p.pspReference)}/refunds`,
-          {
-            merchantAccount: this.#merchantAccount,
-            amount: { value: input.amountCents, currency: p.currency },
-            reference: `chipin-${adyenKey}`,
-          },
-          adyenKey,
-        );
-        const mod = this.#readModification('refund', a, p.pspReference, input.amountCents);
+        const mod = await this.#modify('refund', p, adyenKey, input.amountCents);
         if (!p.modifications[mod]) {
           p.modifications[mod] = { kind: 'refund', amount: input.amountCents };
           p.refundedCents += input.amountCents;
@@ -479,6 +450,26 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   }
 
   /** Reads a modification answer (201, `status: received`) and gives its own pspReference. */
+  /**
+   * One modification of the payment (`/captures`, `/cancels`, `/refunds`; a cancel carries no
+   * amount), referenced by our key: Adyen answers "received" with the modification's own
+   * pspReference, which this answers; the outcome comes later, in a webhook.
+   */
+  async #modify(op: 'capture' | 'void' | 'refund', p: AdyenPaymentState, adyenKey: string, amountCents?: number): Promise<string> {
+    const a = await this.#call(
+      op,
+      'POST',
+      `/payments/${encodeURIComponent(p.pspReference)}/${MODIFICATION_PATHS[op]}`,
+      {
+        merchantAccount: this.#merchantAccount,
+        ...(amountCents === undefined ? {} : { amount: { value: amountCents, currency: p.currency } }),
+        reference: `chipin-${adyenKey}`,
+      },
+      adyenKey,
+    );
+    return this.#readModification(op, a, p.pspReference, amountCents);
+  }
+
   #readModification(op: string, a: Answer, payment: string, amount: number | undefined): string {
     if (a.status === 422) {
       const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
