@@ -30,11 +30,17 @@ const OFFER: Offer = {
   accountId: '6f1e2d3c-4b5a-4f7e-9a40-0b7e6a523c1d',
   currency: 'EUR',
   accountName: 'Bench',
+  accountTimeZone: 'Europe/Paris',
+  accountCountry: null,
   psp: 'sandbox',
   pspAccountId: null,
   maxAttempts: 3,
   potDeadlineHours: 72,
   expiryHours: 24,
+  pspEnvironment: null,
+  creditLender: null,
+  lender: 'Bench',
+  withdrawalDays: null,
 };
 const memo = new ScheduleMemo();
 

@@ -135,7 +135,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       logger.warn({ email: mailer.kind, sms: sms.kind }, 'SMTP_URL or SMS_GATEWAY_URL unset: purchase links requested on that channel will not be sent');
     }
 
-    const offers = new OfferCache(db);
+    const offers = new OfferCache(db, undefined, undefined, config.creditLender);
     const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
     const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger };
     registerPaymentJobs(jobs, payments);

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Redacted } from './crypto/redacted.ts';
 import { isEmailAddress } from './domain/email.ts';
+import { isPhoneCountry } from './messaging/phone-numbers.ts';
+import type { CountryCode } from 'libphonenumber-js/min';
 
 /** Validated configuration. Built once at boot by {@link loadConfig}; nothing else reads `process.env`. */
 export interface Config {
@@ -29,6 +31,11 @@ export interface Config {
   smsGatewayKey: Redacted | undefined;
   /** Sender name or number shown on SMS. */
   smsSender: string;
+  /**
+   * The shops' country (ISO 3166 alpha-2): national phone numbers typed on the pages are read in
+   * it when the shopper's own is not known (docs/messaging.md, "Phone numbers"). Absent: `FR`.
+   */
+  merchantCountry?: CountryCode;
   logLevel: LogLevel;
   /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address. */
   trustProxy: boolean | number | string;
@@ -48,6 +55,11 @@ export interface Config {
    * Absent: none (docs/security.md).
    */
   pspEndpointAllowlist?: string[];
+  /**
+   * The lender's identity shown with every credit offer (name, legal form, address, registration),
+   * unless an offer names its own; absent: the merchant (docs/schedules.md#credit-mentions).
+   */
+  creditLender?: string;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -107,6 +119,8 @@ function loadMasterKey(env: Env, mode: Config['env'] | undefined, dataDir: strin
   return key;
 }
 
+/** The country of the shops a deployment serves when MERCHANT_COUNTRY is unset. */
+export const DEFAULT_MERCHANT_COUNTRY = 'FR';
 const DEFAULT_MAIL_FROM = 'Chipin <no-reply@chipin.invalid>';
 
 // A display name is plain words (no comma or semicolon, which would start a second address) or quoted.
@@ -195,6 +209,12 @@ export function loadConfig(env: Env): Config {
     return raw;
   }, 'Chipin');
 
+  const merchantCountry = read((): CountryCode => {
+    const raw = nonEmpty(env, 'MERCHANT_COUNTRY') ?? DEFAULT_MERCHANT_COUNTRY;
+    if (!isPhoneCountry(raw)) throw new Problem(`MERCHANT_COUNTRY must be an ISO 3166 country code in capitals, such as FR or GB, got "${raw}"`);
+    return raw;
+  }, DEFAULT_MERCHANT_COUNTRY);
+
   const publicUrl = read(() => {
     const raw = nonEmpty(env, 'PUBLIC_URL');
     const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -232,6 +252,13 @@ export function loadConfig(env: Env): Config {
   const webhookAllowedHosts = hostList('WEBHOOK_ALLOWED_HOSTS');
   const pspEndpointAllowlist = hostList('PSP_ENDPOINT_ALLOWLIST');
 
+  const creditLender = read(() => {
+    const raw = nonEmpty(env, 'CREDIT_LENDER');
+    // Shown on one line of the pages and e-mails, as an offer's own lender is (at most 300 characters).
+    if (raw !== undefined && (raw.length > 300 || /[\r\n]/.test(raw))) throw new Problem('CREDIT_LENDER must be one line of at most 300 characters');
+    return raw;
+  }, undefined);
+
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
   const trustProxy = rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
 
@@ -252,11 +279,13 @@ export function loadConfig(env: Env): Config {
     smsGatewayUrl,
     smsGatewayKey,
     smsSender,
+    merchantCountry,
     logLevel,
     trustProxy,
     jobPollIntervalMs,
     simulationRateLimit,
     webhookAllowedHosts,
     pspEndpointAllowlist,
+    ...(creditLender === undefined ? {} : { creditLender }),
   };
 }

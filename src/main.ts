@@ -25,7 +25,9 @@ const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> 
 Commands:
   serve                                          run the HTTP service (default)
   migrate                                        apply pending database migrations
-  merchant create --name N --email E [--json]    create a merchant account with its offers and first API key
+  merchant create --name N --email E [--time-zone Z] [--country CC] [--json]
+                                                 create a merchant account with its offers and first API key;
+                                                 Z: the IANA zone its times are shown in (default Europe/Paris)
   key create --account acc_... [--json]          create another API key for an account
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
   dashboard reset-password --email E [--json]    give a dashboard user a new random password (printed once) and end their sessions
@@ -108,6 +110,8 @@ async function run(argv: string[]): Promise<void> {
     options: {
       name: { type: 'string' },
       email: { type: 'string' },
+      'time-zone': { type: 'string' },
+      country: { type: 'string' },
       account: { type: 'string' },
       key: { type: 'string' },
       url: { type: 'string' },
@@ -165,12 +169,13 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'merchant create': {
-      const input = { name: required(values, 'name'), email: required(values, 'email') };
+      const input = { name: required(values, 'name'), email: required(values, 'email'), timeZone: values['time-zone'], country: values.country };
       const m = await withAccounts(config, (a) => a.createMerchant(input));
       return out(
         [
           `account_id  ${m.account_id}`,
           `email       ${m.email}`,
+          `time_zone   ${m.time_zone}`,
           `password    ${m.password}`,
           `api_key     ${m.api_key}`,
           `api_secret  ${m.api_secret}`,

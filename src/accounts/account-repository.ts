@@ -3,8 +3,8 @@ import { q, run } from '../db/query.ts';
 
 /** The accounts table: one row per merchant. */
 
-export async function insertAccount(tx: Sql, id: string, name: string): Promise<void> {
-  await run(tx, q.insertInto('accounts').values({ id, name }));
+export async function insertAccount(tx: Sql, id: string, name: string, timeZone?: string, country?: string): Promise<void> {
+  await run(tx, q.insertInto('accounts').values({ id, name, ...(timeZone ? { time_zone: timeZone } : {}), ...(country ? { country } : {}) }));
 }
 
 export async function accountExists(sql: Sql, id: string): Promise<boolean> {
@@ -12,10 +12,29 @@ export async function accountExists(sql: Sql, id: string): Promise<boolean> {
   return found.rows.length > 0;
 }
 
-/** The account's name, or undefined for an unknown account. */
-export async function accountName(sql: Sql, id: string): Promise<string | undefined> {
-  const { rows } = await run(sql, q.selectFrom('accounts').select('name').where('id', '=', id));
-  return rows[0]?.name;
+/** The account's name, time zone and country (null: the deployment's), or undefined for an unknown account. */
+export async function accountProfile(sql: Sql, id: string): Promise<{ name: string; time_zone: string; country: string | null } | undefined> {
+  const { rows } = await run(sql, q.selectFrom('accounts').select(['name', 'time_zone', 'country']).where('id', '=', id));
+  return rows[0];
+}
+
+/** Sets the account's time zone and, unless undefined, its country (in a transaction): the previous ones, or undefined for an unknown account. */
+export async function setAccountSettings(
+  tx: Sql,
+  id: string,
+  settings: { timeZone: string; country?: string | null },
+): Promise<{ time_zone: string; country: string | null } | undefined> {
+  const { rows } = await tx.query<{ time_zone: string; country: string | null }>('SELECT time_zone, country FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+  if (!rows[0]) return undefined;
+  const country = settings.country === undefined ? {} : { country: settings.country };
+  await run(
+    tx,
+    q
+      .updateTable('accounts')
+      .set({ time_zone: settings.timeZone, ...country })
+      .where('id', '=', id),
+  );
+  return rows[0];
 }
 
 export async function countAccounts(sql: Sql): Promise<number> {

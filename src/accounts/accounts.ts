@@ -9,7 +9,9 @@ import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
 import { actorOf } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
-import { accountExists, accountName, countAccounts, insertAccount } from './account-repository.ts';
+import { accountExists, accountProfile, countAccounts, insertAccount, setAccountSettings } from './account-repository.ts';
+import { isPhoneCountry } from '../messaging/phone-numbers.ts';
+import { DEFAULT_TIME_ZONE, timeZoneOf } from '../i18n/format.ts';
 import { findActiveApiKey, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
 import {
   accountIdOfUserEmail,
@@ -35,6 +37,8 @@ export interface DashboardUser {
 export interface CreatedMerchant {
   account_id: string;
   email: string;
+  /** The IANA zone the account's times are shown in. */
+  time_zone: string;
   password: string;
   api_key: string;
   api_secret: string;
@@ -57,7 +61,7 @@ export interface ApiKeyView {
 /** A request the operator's data cannot satisfy; the message is fit to print. */
 export class AccountError extends Error {
   constructor(
-    readonly code: 'invalid_name' | 'invalid_email' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user',
+    readonly code: 'invalid_name' | 'invalid_email' | 'invalid_time_zone' | 'invalid_country' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user',
     message: string,
   ) {
     super(message);
@@ -70,12 +74,20 @@ export class Accounts {
     private readonly box: SecretBox,
   ) {}
 
-  /** Creates an account with its dashboard user, a first API key and the default offers, in one transaction. */
-  async createMerchant(input: { name: string; email: string }): Promise<CreatedMerchant> {
+  /**
+   * Creates an account with its dashboard user, a first API key and the default offers, in one
+   * transaction. `timeZone`: an IANA name ({@link timeZoneOf}); absent, the database's default
+   * (Europe/Paris). `country`: ISO 3166 alpha-2 (`FR`); absent, the deployment's MERCHANT_COUNTRY.
+   */
+  async createMerchant(input: { name: string; email: string; timeZone?: string; country?: string }): Promise<CreatedMerchant> {
     const name = input.name.trim();
     const email = input.email.trim();
     if (name.length === 0 || name.length > 200) throw new AccountError('invalid_name', 'name must be 1 to 200 characters');
     if (!isEmailAddress(email)) throw new AccountError('invalid_email', `email "${email}" is not an e-mail address`);
+    const timeZone = input.timeZone === undefined ? undefined : timeZoneOf(input.timeZone);
+    if (input.timeZone !== undefined && !timeZone) throw new AccountError('invalid_time_zone', `time zone "${input.timeZone}" is not an IANA time zone such as Europe/Paris`);
+    const country = input.country?.trim().toUpperCase();
+    if (country !== undefined && !isPhoneCountry(country)) throw new AccountError('invalid_country', `country "${input.country}" is not an ISO 3166 country code such as FR or GB`);
 
     const password = generatePassword();
     const passwordHash = await hashPassword(password); // slow on purpose: outside the transaction
@@ -85,7 +97,7 @@ export class Accounts {
 
     await this.db.transaction(async (tx) => {
       if (await dashboardEmailTaken(tx, email)) throw new AccountError('email_taken', `a dashboard user with e-mail ${email} already exists`);
-      await insertAccount(tx, accountId, name);
+      await insertAccount(tx, accountId, name, timeZone, country);
       await insertDashboardUser(tx, { id: newUuid(), accountId, email, passwordHash });
       await insertApiKey(tx, accountId, key.apiKey, key.secretHash);
       for (const o of offers) {
@@ -96,6 +108,7 @@ export class Accounts {
     return {
       account_id: toPublicId('acc', accountId),
       email,
+      time_zone: timeZone ?? DEFAULT_TIME_ZONE,
       password,
       api_key: key.apiKey,
       api_secret: key.apiSecret,
@@ -212,9 +225,42 @@ export class Accounts {
     return (await verifyPassword(password, row.password_hash)) ? { userId: row.id, accountId: row.account_id, email: row.email, role: row.role } : undefined;
   }
 
-  /** The account's name, or undefined for an unknown account. */
-  async nameOf(accountId: string): Promise<string | undefined> {
-    return accountName(this.db, accountId);
+  /**
+   * The account's name, time zone (the one its pages and messages show times in) and country
+   * (where its shoppers' national phone numbers are read; null: the deployment's), or undefined
+   * for an unknown account.
+   */
+  async profileOf(accountId: string): Promise<{ name: string; timeZone: string; country: string | null } | undefined> {
+    const row = await accountProfile(this.db, accountId);
+    return row && { name: row.name, timeZone: row.time_zone, country: row.country };
+  }
+
+  /**
+   * An admin's change of the account's settings, with an audit entry for each one changed, in one
+   * transaction. The zone must be one {@link timeZoneOf} knows, the country (empty: the
+   * deployment's; absent: unchanged) one with a numbering plan; otherwise nothing changes and the
+   * answer names the field refused.
+   */
+  async saveSettings(
+    user: { userId: string; accountId: string; email: string },
+    typed: { timeZone: string; country?: string },
+  ): Promise<{ ok: true; timeZone: string } | { ok: false; field: 'time_zone' | 'country' }> {
+    const timeZone = timeZoneOf(typed.timeZone);
+    if (!timeZone) return { ok: false, field: 'time_zone' };
+    const code = typed.country?.trim().toUpperCase();
+    if (code && !isPhoneCountry(code)) return { ok: false, field: 'country' };
+    const country = code === undefined ? undefined : code || null;
+    await this.db.transaction(async (tx) => {
+      const before = await setAccountSettings(tx, user.accountId, { timeZone, country });
+      if (before === undefined) throw new AccountError('unknown_account', 'no such account');
+      const actor = actorOf(user);
+      if (before.time_zone !== timeZone)
+        await recordAudit(tx, { accountId: user.accountId, actor, action: 'time_zone_set', subject: timeZone, details: { from: before.time_zone } });
+      if (country !== undefined && before.country !== country) {
+        await recordAudit(tx, { accountId: user.accountId, actor, action: 'country_set', ...(country ? { subject: country } : {}), details: { from: before.country } });
+      }
+    });
+    return { ok: true, timeZone };
   }
 
   /** The account of the dashboard user with this e-mail (sandbox demo shop: its own merchant, found again after a restart). */

@@ -11,6 +11,8 @@ interface OfferRow {
   min_amount_cents: number;
   max_amount_cents: number;
   account_name: string;
+  account_time_zone: string;
+  account_country: string | null;
   psp: string;
   psp_account_id: string | null;
   max_attempts: number;
@@ -21,12 +23,17 @@ interface OfferRow {
   debit_rate_bps: number;
   funding_cap_cents: number | null;
   usury_ceiling_bps: number | null;
+  psp_environment: 'test' | 'live' | null;
+  credit_lender: string | null;
+  withdrawal_days: number | null;
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
-  o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps
-  FROM offers o JOIN accounts a ON a.id = o.account_id`;
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps,
+  psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days
+  FROM offers o JOIN accounts a ON a.id = o.account_id
+  LEFT JOIN psp_accounts psa ON psa.account_id = o.account_id AND psa.id = o.psp_account_id`;
 
 function toOffer(r: OfferRow): Offer {
   return {
@@ -39,6 +46,8 @@ function toOffer(r: OfferRow): Offer {
     minAmountCents: r.min_amount_cents,
     maxAmountCents: r.max_amount_cents,
     accountName: r.account_name,
+    accountTimeZone: r.account_time_zone,
+    accountCountry: r.account_country,
     psp: r.psp,
     pspAccountId: r.psp_account_id,
     maxAttempts: r.max_attempts,
@@ -49,6 +58,10 @@ function toOffer(r: OfferRow): Offer {
     debitRateBps: r.debit_rate_bps,
     fundingCapCents: r.funding_cap_cents,
     usuryCeilingBps: r.usury_ceiling_bps,
+    pspEnvironment: r.psp_environment,
+    creditLender: r.credit_lender,
+    lender: r.credit_lender ?? r.account_name,
+    withdrawalDays: r.withdrawal_days,
   };
 }
 
@@ -67,8 +80,8 @@ export async function lockOffer(tx: Sql, accountId: string, id: string): Promise
 export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t: EditableTerms): Promise<void> {
   await tx.query(
     `UPDATE offers SET fee_rate_bps = $3, fixed_fee_cents = $4, min_amount_cents = $5, max_amount_cents = $6, expiry_hours = $7,
-       pot_deadline_hours = $8, psp_account_id = $9, psp = $10 WHERE account_id = $1 AND id = $2`,
-    [accountId, id, t.feeRateBps, t.fixedFeeCents, t.minAmountCents, t.maxAmountCents, t.expiryHours, t.potDeadlineHours, t.pspAccountId, t.psp],
+       pot_deadline_hours = $8, psp_account_id = $9, psp = $10, credit_lender = $11, withdrawal_days = $12 WHERE account_id = $1 AND id = $2`,
+    [accountId, id, t.feeRateBps, t.fixedFeeCents, t.minAmountCents, t.maxAmountCents, t.expiryHours, t.potDeadlineHours, t.pspAccountId, t.psp, t.creditLender, t.withdrawalDays],
   );
 }
 

@@ -13,16 +13,22 @@ export class OfferCache {
   /** Offer id → account id, for the credential-less lookup; an offer never changes account. */
   readonly #accountOf = new Map<string, string>();
 
+  /**
+   * `creditLender`: the deployment's lender (`CREDIT_LENDER`), shown on the credit offers that name
+   * none of their own; without it, the merchant (docs/schedules.md#credit-mentions).
+   */
   constructor(
     private readonly sql: Sql,
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
+    private readonly creditLender?: string,
   ) {}
 
   #offers(accountId: string): Promise<Offer[]> {
     const hit = this.#entries.get(accountId);
     if (hit && hit.expiresAt > this.now()) return hit.offers;
-    const offers = listOffers(this.sql, accountId);
+    const lender = this.creditLender;
+    const offers = listOffers(this.sql, accountId).then((list) => (lender === undefined ? list : list.map((o) => (o.creditLender === null ? { ...o, lender } : o))));
     this.#entries.set(accountId, { offers, expiresAt: this.now() + this.ttlMs });
     offers.catch(() => this.#entries.delete(accountId)); // never cache a failure
     if (this.#entries.size > 10_000) this.#entries.delete(this.#entries.keys().next().value!);

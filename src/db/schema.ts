@@ -15,6 +15,8 @@ export const TABLES = {
     id: 'uuid',
     name: 'text',
     created_at: 'timestamptz default',
+    time_zone: 'text default',
+    country: 'text null',
   },
   api_keys: {
     id: 'text',
@@ -178,6 +180,8 @@ export const TABLES = {
     signing_secret_enc: 'text',
     created_at: 'timestamptz default',
     psp_account_id: 'uuid null',
+    credit_lender: 'text null',
+    withdrawal_days: 'int4 null',
   },
   outbound_messages: {
     id: 'uuid',

@@ -6,6 +6,9 @@ import type { OfferTerms } from './schedule.ts';
  */
 export type OfferRules = Omit<OfferTerms, 'type'> & { type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED' };
 
+/** The rules and the credit mentions' settings (domain/credit-mentions.ts): what the messages read of an offer. */
+export type CreditOfferRules = OfferRules & { lender: string; withdrawalDays: number | null };
+
 /** The schedule engine's view of an offer. */
 export function offerTerms(offer: OfferRules): OfferTerms {
   return {

@@ -22,6 +22,10 @@ export interface OfferPatch {
   max_amount_cents?: number;
   expiry_hours?: number;
   pot_deadline_hours?: number;
+  /** The lender shoppers are shown on this credit offer; null: the deployment's (docs/schedules.md#credit-mentions). */
+  credit_lender?: string | null;
+  /** The right of withdrawal's period in days on this credit offer, 0 for none; null: Chipin's rule. */
+  withdrawal_days?: number | null;
 }
 
 /**
@@ -36,7 +40,11 @@ export const OFFER_BOUNDS = {
   max_amount_cents: { min: 1, max: 100_000_000 },
   expiry_hours: { min: 1, max: 720 },
   pot_deadline_hours: { min: 1, max: 720 },
-} as const satisfies Record<Exclude<keyof OfferPatch, 'psp_account_id'>, { min: number; max: number }>;
+  withdrawal_days: { min: 0, max: 30 },
+} as const satisfies Record<Exclude<keyof OfferPatch, 'psp_account_id' | 'credit_lender'>, { min: number; max: number }>;
+
+/** The longest lender identity (name, legal form, address, registration), as the column allows. */
+export const CREDIT_LENDER_MAX = 300;
 
 /**
  * The terms a purchase not yet paid by its leader (CREATED) reads from the live offer: its
@@ -60,17 +68,26 @@ const EDITABLE = [
   'max_amount_cents',
   'expiry_hours',
   'pot_deadline_hours',
+  'credit_lender',
+  'withdrawal_days',
 ] as const satisfies readonly (keyof OfferPatch)[];
 
 /** Integers within bounds, min ≤ max, the pot deadline on SHARED offers only; the first field that breaks a rule. */
 function checkShape(offer: Offer, patch: OfferPatch, next: Offer): Invalid | undefined {
   for (const [field, b] of Object.entries(OFFER_BOUNDS) as [keyof typeof OFFER_BOUNDS, { min: number; max: number }][]) {
     const v = patch[field];
-    if (v === undefined) continue;
+    if (v === undefined || v === null) continue;
     if (!Number.isSafeInteger(v)) return invalid(field, 'must be an integer');
     if (v < b.min || v > b.max) return invalid(field, `must be between ${b.min} and ${b.max}`);
   }
   if (patch.pot_deadline_hours !== undefined && offer.type !== 'SHARED') return invalid('pot_deadline_hours', 'only a SHARED offer has a pot deadline');
+  for (const field of ['credit_lender', 'withdrawal_days'] as const) {
+    if (patch[field] !== undefined && offer.type === 'SHARED') return invalid(field, 'only a credit offer (INSTALLMENTS, DEFERRED) shows credit mentions');
+  }
+  const lender = patch.credit_lender;
+  if (lender !== undefined && lender !== null && (lender.trim() === '' || lender.length > CREDIT_LENDER_MAX || /[\r\n]/.test(lender))) {
+    return invalid('credit_lender', `must be one line of 1 to ${CREDIT_LENDER_MAX} characters, or null for the deployment's lender`);
+  }
   if (next.minAmountCents > next.maxAmountCents) {
     const field = patch.min_amount_cents !== undefined ? 'min_amount_cents' : 'max_amount_cents';
     return invalid(field, `the minimum (${next.minAmountCents}) must not be above the maximum (${next.maxAmountCents})`);
@@ -138,6 +155,8 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
       maxAmountCents: patch.max_amount_cents ?? offer.maxAmountCents,
       expiryHours: patch.expiry_hours ?? offer.expiryHours,
       potDeadlineHours: patch.pot_deadline_hours ?? offer.potDeadlineHours,
+      creditLender: patch.credit_lender === undefined ? offer.creditLender : (patch.credit_lender?.trim() ?? null),
+      withdrawalDays: patch.withdrawal_days === undefined ? offer.withdrawalDays : patch.withdrawal_days,
       ...psp,
     };
     const next: Offer = { ...offer, ...terms };

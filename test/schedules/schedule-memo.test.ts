@@ -15,6 +15,8 @@ const offer = (overrides: Partial<Offer> = {}): Offer => ({
   minAmountCents: 100,
   maxAmountCents: 10_000_000,
   accountName: 'Test Shop',
+  accountTimeZone: 'Europe/Paris',
+  accountCountry: null,
   psp: 'sandbox',
   pspAccountId: null,
   maxAttempts: 3,
@@ -25,6 +27,10 @@ const offer = (overrides: Partial<Offer> = {}): Offer => ({
   debitRateBps: 0,
   fundingCapCents: null,
   usuryCeilingBps: null,
+  pspEnvironment: null,
+  creditLender: null,
+  lender: 'Test Shop',
+  withdrawalDays: null,
   ...overrides,
 });
 

@@ -26,6 +26,8 @@ describe('configuration', () => {
     [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
     [{ CHIPIN_ENV: 'production' }, 'MASTER_KEY'],
     [{ CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'http://shop.example' }, 'PUBLIC_URL'],
+    [{ CREDIT_LENDER: 'Prêteur SA\nRCS Paris' }, 'CREDIT_LENDER'],
+    [{ CREDIT_LENDER: 'x'.repeat(301) }, 'CREDIT_LENDER'],
   ])('rejects %o with an error line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -35,6 +37,11 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.some((line) => line.startsWith(name) && !line.includes('\n'))).toBe(true);
+  });
+
+  it("reads CREDIT_LENDER, the credit offers' lender, trimmed; unset leaves it to the offers and the merchant", () => {
+    expect(loadConfig({ DATA_DIR: dir(), CREDIT_LENDER: ' Chipin Crédit SAS, 75002 Paris ' }).creditLender).toBe('Chipin Crédit SAS, 75002 Paris');
+    expect(loadConfig({ DATA_DIR: dir() }).creditLender).toBeUndefined();
   });
 
   it('names every bad variable at once, one line each', () => {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
-import { editOffer, OFFER_BOUNDS } from '../../use-cases/edit-offer.ts';
+import { CREDIT_LENDER_MAX, editOffer, OFFER_BOUNDS } from '../../use-cases/edit-offer.ts';
 import { listOffersWithPsp } from '../../use-cases/psp-accounts.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
@@ -27,6 +27,13 @@ const OfferPsp = Type.Object(
     max_amount_cents: Type.Integer({ description: 'Largest purchase amount, in minor units (inclusive)' }),
     expiry_hours: Type.Integer({ description: 'An unpaid (CREATED) purchase expires this long after its creation' }),
     pot_deadline_hours: Type.Integer({ description: "SHARED: how long pledgers have to pay, from the leader's payment" }),
+    credit_lender: Type.Union([Type.String(), Type.Null()], {
+      description: "Credit offers: the lender's identity shoppers are shown; null: the deployment's CREDIT_LENDER, else the merchant (docs/schedules.md#credit-mentions)",
+    }),
+    withdrawal_days: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "Credit offers: the right of withdrawal's period shoppers are shown, in calendar days, 0 for none; null: Chipin's rule, 14 days unless the credit is free and repaid within 3 months (docs/schedules.md#credit-mentions)",
+    }),
   },
   { title: 'OfferPsp' },
 );
@@ -80,6 +87,17 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
             expiry_hours: Type.Optional(Type.Integer({ minimum: OFFER_BOUNDS.expiry_hours.min, maximum: OFFER_BOUNDS.expiry_hours.max })),
             pot_deadline_hours: Type.Optional(
               Type.Integer({ minimum: OFFER_BOUNDS.pot_deadline_hours.min, maximum: OFFER_BOUNDS.pot_deadline_hours.max, description: 'SHARED offers only' }),
+            ),
+            credit_lender: Type.Optional(
+              Type.Union([Type.String({ minLength: 1, maxLength: CREDIT_LENDER_MAX }), Type.Null()], {
+                description: "INSTALLMENTS and DEFERRED offers only: one line naming the lender (name, legal form, address, registration); null: the deployment's",
+              }),
+            ),
+            withdrawal_days: Type.Optional(
+              Type.Union([Type.Integer({ minimum: OFFER_BOUNDS.withdrawal_days.min, maximum: OFFER_BOUNDS.withdrawal_days.max }), Type.Null()], {
+                description:
+                  "INSTALLMENTS and DEFERRED offers only: the right of withdrawal's period in days, 0 for none (a credit outside the consumer-credit rules, L312-4); null: Chipin's rule",
+              }),
             ),
           },
           { additionalProperties: false },
