@@ -1,5 +1,5 @@
 import { paymentPageUrl } from '../domain/links.ts';
-import type { OfferRules } from '../domain/offer-terms.ts';
+import type { CreditOfferRules } from '../domain/offer-terms.ts';
 import type { Messenger, OfferSummary } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
 import type { Purchase } from '../purchases/purchase.ts';
@@ -12,6 +12,8 @@ export interface SendPurchaseLinkDeps {
 export interface SendPurchaseLinkInput {
   purchase: Purchase;
   merchantName: string;
+  /** The account's time zone (IANA name). */
+  timeZone: string;
   /** Send the link by e-mail to this address. */
   email?: string;
   /** Send the link by SMS to this number (E.164). */
@@ -19,7 +21,7 @@ export interface SendPurchaseLinkInput {
   /** Greets the leader by name when given. */
   firstName?: string;
   /** The purchase's offer: the messages say what it is (a pot, 3x with its credit terms, a deferred payment). */
-  offer?: OfferRules;
+  offer?: CreditOfferRules;
 }
 
 /** The payment page's URL, and per channel asked for, whether the mail server / SMS gateway accepted the message. */
@@ -41,6 +43,7 @@ export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPu
     purchaseId: purchase.id,
     language: purchase.language,
     merchantName: input.merchantName,
+    timeZone: input.timeZone,
     title: purchase.title,
     amountCents: purchase.amountCents,
     currency: purchase.currency,
@@ -56,7 +59,7 @@ export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPu
 }
 
 /** The offer as the link tells it; left out (the pot's wording) only if its schedule cannot be computed, which purchase creation prevents. */
-function summaryOf(offer: OfferRules, purchase: Purchase): { offer?: OfferSummary } {
+function summaryOf(offer: CreditOfferRules, purchase: Purchase): { offer?: OfferSummary } {
   try {
     return { offer: offerSummary(offer, purchase.amountCents, purchase.createdAt) };
   } catch {

@@ -5,6 +5,8 @@ import { Redacted } from '../../src/crypto/redacted.ts';
 import { createSmsGateway, HttpSmsGateway, NoSmsGateway, SandboxSmsGateway } from '../../src/messaging/sms.ts';
 import { newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { closedPort, insertPurchaseRow, linkMessage } from './fixtures.ts';
+import { INSTALLMENTS_3X, notices } from './shopper-fixtures.ts';
+import type { SmsNotice } from '../../src/messaging/messenger.ts';
 
 const KEY = 'sk_test_do-not-log-me-7f3a9c';
 
@@ -149,6 +151,44 @@ describe('SMS through the messenger', () => {
     expect(await app.services.messenger.sendPurchaseLinkSms('+33612345678', linkMessage(ids))).toBe(false);
     expect((await rows(ids.purchaseId))[0]).toMatchObject({ accepted: false, error: 'SMS gateway answered HTTP 500: upstream broken' });
     expect(app.logs.join('\n')).not.toContain(KEY);
+  });
+
+  it('issue 35 item 5: every SMS says Chipin sends it for the shop, by name, in the language, and is never a bare link', async () => {
+    mode = 'ok';
+    for (const [language, opening] of [
+      ['en_GB', 'Chipin, for Test Shop: '],
+      ['fr_FR', 'Chipin, pour Test Shop : '],
+    ] as const) {
+      const ids = await insertPurchaseRow(app, await newMerchant(app), { language });
+      const link = linkMessage(ids, { language });
+      const pledge = { ...link, kind: 'invitation' as const, inviterName: 'Alice', shareCents: 4_000, deadline: new Date('2026-08-03T12:00:00Z') };
+      const before = gw.hits.length;
+      const sent = [
+        await app.services.messenger.sendPurchaseLinkSms('+33612345678', link),
+        await app.services.messenger.sendPurchaseLinkSms('+33612345678', { ...link, offer: INSTALLMENTS_3X }),
+        await app.services.messenger.sendPledgeSms('+33612345678', pledge),
+        await app.services.messenger.sendPledgeSms('+33612345678', { ...pledge, kind: 'reminder' }),
+        ...(await Promise.all(
+          notices(language)
+            .filter((n): n is SmsNotice => n.kind === 'pledge_receipt' || n.kind === 'pot_complete')
+            .map((n, i) => app.services.messenger.sendNoticeSms('+33612345678', { ...n, ...ids, merchantName: 'Test Shop', key: `${language}-${i}` })),
+        )),
+      ];
+      expect(sent).toEqual([true, true, true, true, true, true]);
+      const texts = gw.hits.slice(before).map((h) => (JSON.parse(h.body) as { text: string }).text);
+      expect(texts).toHaveLength(6);
+      for (const text of texts) {
+        expect(text.startsWith(opening)).toBe(true);
+        // Words besides the opening and any link: what it is about, not only where to click.
+        expect(
+          text
+            .slice(opening.length)
+            .replace(/https?:\/\/\S+/g, '')
+            .trim()
+            .split(/\s+/).length,
+        ).toBeGreaterThan(5);
+      }
+    }
   });
 
   it('an invalid phone number is not sent to the gateway', async () => {

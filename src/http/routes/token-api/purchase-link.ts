@@ -135,6 +135,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
             {
               purchase: outcome.purchase,
               merchantName: outcome.offer.accountName,
+              timeZone: outcome.offer.accountTimeZone,
               email: settings.send_email ? settings.email : undefined,
               phoneNumber: settings.send_sms ? settings.phone_number : undefined,
               firstName: data.firstName,
