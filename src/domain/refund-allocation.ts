@@ -8,8 +8,7 @@
  * 2. The rest is paid back from captured money. On a pot, each contributor (the leader, each
  *    pledger) gets a share proportional to what they still have to be refunded, by the largest
  *    remainder method: exact to the cent, and nobody gets back more than they paid. Within one
- *    contributor (the leader's share, then the rest charged at the deadline), the newest payment
- *    is refunded first.
+ *    contributor the payment created last is refunded first (sources come oldest first).
  */
 
 /** A captured payment with what can still be refunded on it (captured − already allocated). */

@@ -6,8 +6,12 @@ import { LOCALE, type Lang } from './lang.ts';
  * shopper reads the same deadline in the message and on the page it links to.
  */
 
-/** Dates with a time are shown in the service's market's time zone, whatever the reader's. */
-const TIME_ZONE = 'Europe/Paris';
+/**
+ * An account's time zone until its staff choose another (docs/back-office.md#time-zone): the
+ * service's first market. Every date with a time is shown in the zone of the account the page or
+ * message belongs to, whatever the reader's, and says which ({@link formatDateTime}).
+ */
+export const DEFAULT_TIME_ZONE = 'Europe/Paris';
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
@@ -56,18 +60,79 @@ function day(lang: Lang, date: Date, timeZone: string): string {
 }
 
 /**
- * A date and time in the language, Paris time: `23 November 2026, 14:00` (en),
- * `23 novembre 2026 à 14:00`, `1er août 2026 à 09:05` (fr). Throws RangeError for an invalid date.
+ * A date and time in the language, in `timeZone` (an IANA name), followed by that zone's offset
+ * from UTC at that instant: `23 November 2026, 14:00 (UTC+1)` (en),
+ * `23 novembre 2026 à 14:00 (UTC+1)`, `1er août 2026 à 09:05 (UTC+2)` (fr), `… 09:05 (UTC+5:30)`,
+ * `… (UTC)`. Throws RangeError for an invalid date or an unknown zone.
  *
- * This is the rendering the e-mails and SMS had; the pages used `dateStyle: 'long'` with
- * `timeStyle: 'short'` (`23 November 2026 at 14:00`, `1 août 2026 à 09:05`). The e-mails' one won:
- * it is built from parts, so the joiner is ours rather than whatever the ICU data shipped with Node
- * picks for `dateStyle` + `timeStyle`; it has the French ordinal `1er`; and the shorter English
- * form leaves more room in a 160-character SMS.
+ * The offset, not a zone's name: it is unambiguous (`CET`, `EST` or "heure de Paris" are not, or
+ * not for everyone), the same in every language, short enough for a 160-character SMS (ASCII, so
+ * the SMS keeps its 7-bit alphabet), and it changes with daylight saving time as the clock does.
+ * Built by us from the instant rather than asked of Intl (`timeZoneName: 'shortOffset'` says
+ * `GMT+1` in English and `UTC+1` in French, and may change with the ICU data of a Node release).
+ *
+ * The date and time are built from parts, so the joiner is ours rather than whatever the ICU data
+ * shipped with Node picks for `dateStyle` + `timeStyle`; French has its ordinal `1er`.
  */
-export function formatDateTime(date: Date, lang: Lang): string {
-  const time = formats(lang, TIME_ZONE).time.format(date);
-  return lang === 'fr' ? `${day(lang, date, TIME_ZONE)} à ${time}` : `${day(lang, date, TIME_ZONE)}, ${time}`;
+export function formatDateTime(date: Date, lang: Lang, timeZone: string): string {
+  const time = `${formats(lang, timeZone).time.format(date)} (${utcOffset(date, timeZone)})`;
+  return lang === 'fr' ? `${day(lang, date, timeZone)} à ${time}` : `${day(lang, date, timeZone)}, ${time}`;
+}
+
+const wallClocks = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The zone's offset from UTC at that instant, as {@link formatDateTime} states it: `UTC+1`,
+ * `UTC-3`, `UTC+5:30`, `UTC` (no offset); seconds only for the few historical offsets that had
+ * them (`UTC-0:44:30`). The wall clock in the zone, read as if it were UTC, minus the instant.
+ */
+export function utcOffset(date: Date, timeZone: string): string {
+  let f = wallClocks.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      era: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    wallClocks.set(timeZone, f);
+  }
+  const part: Record<string, string> = {};
+  for (const p of f.formatToParts(date)) part[p.type] = p.value;
+  const year = part.era === 'BC' ? 1 - Number(part.year) : Number(part.year);
+  const wall = new Date(0);
+  wall.setUTCFullYear(year, Number(part.month) - 1, Number(part.day));
+  wall.setUTCHours(Number(part.hour), Number(part.minute), Number(part.second), 0);
+  const seconds = Math.round((wall.getTime() - (date.getTime() - (((date.getTime() % 1000) + 1000) % 1000))) / 1000);
+  if (seconds === 0) return 'UTC';
+  const abs = Math.abs(seconds);
+  const [h, m, s] = [Math.floor(abs / 3600), Math.floor((abs % 3600) / 60), abs % 60];
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `UTC${seconds < 0 ? '-' : '+'}${h}${m || s ? `:${pad(m)}` : ''}${s ? `:${pad(s)}` : ''}`;
+}
+
+/**
+ * The time zone to store for what someone typed, or undefined when Intl does not know it: an IANA
+ * name (`Europe/Paris`, `America/New_York`, `UTC`), kept as typed when it is written in its usual
+ * capitals (`Asia/Kolkata`, although this Node's ICU calls it `Asia/Calcutta`), else Intl's own
+ * name for it (`europe/paris` → `Europe/Paris`). Offsets (`+01:00`) are refused: a fixed offset
+ * ignores daylight saving time, which is what a zone is for.
+ */
+export function timeZoneOf(typed: string): string | undefined {
+  const name = typed.trim();
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(name) || name.length > 64) return undefined;
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+  return /^(?:UTC|[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*)$/.test(name) ? name : canonical;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { CreditMentions } from '../domain/credit-mentions.ts';
+
 /** A purchase link to send to the leader, by e-mail or SMS (and the base of {@link PledgeMessage}). */
 export interface PurchaseLinkMessage {
   accountId: string;
@@ -5,6 +7,8 @@ export interface PurchaseLinkMessage {
   /** Locale of the purchase (`fr_FR`, `en_GB`, ...); texts fall back to English. */
   language: string;
   merchantName: string;
+  /** The account's time zone (IANA name): the one every date with a time in the message is shown in, and stated. */
+  timeZone: string;
   title: string;
   amountCents: number;
   currency: string;
@@ -27,6 +31,8 @@ export interface CreditTerms {
   totalDueCents: number;
   /** The fixed APR (TAEG), percent, 2 decimals. */
   taegPercent: number;
+  /** The lender and the right of withdrawal (docs/schedules.md#credit-mentions); undefined: not a credit (a free deferred payment). */
+  mentions: CreditMentions | undefined;
 }
 
 /** One payment of a plan: its date ('yyyy-mm-dd') and what is charged then, fees included. */
@@ -67,8 +73,6 @@ export interface Messenger {
   sendPledgeEmail(to: string, msg: PledgeMessage): Promise<boolean>;
   /** A pledger's invitation or reminder (`msg.kind`), by SMS. */
   sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean>;
-  /** Tells a pledger their share was refunded, by e-mail. */
-  sendPledgeRefundEmail(to: string, msg: PledgeRefundMessage): Promise<boolean>;
   /**
    * A receipt or notice (`notice.kind`), by e-mail, at most once per `notice.key`: a second send
    * with the same key sends nothing and answers false.
@@ -157,18 +161,27 @@ export type ShopperNotice = NoticeBase &
         kind: 'rest_failed';
         restCents: number;
       }
+    | {
+        /** The pot's deadline charged its uncovered rest to the leader's card: the purchase is paid. */
+        kind: 'rest_charged';
+        restCents: number;
+        /** Charged to the leader's card for the purchase in all, the rest included. */
+        chargedCents: number;
+        /** Taken from the amount held at checkout (else charged to the saved card afresh). */
+        fromHold: boolean;
+      }
+    | {
+        /** Money went back to the shopper's card (docs/messaging.md#money-movements-and-their-messages). */
+        kind: 'refund';
+        /** What this refund put back on this card. */
+        refundCents: number;
+        /** This shopper's payments for the purchase, this refund included: net = charged − refunded. */
+        chargedCents: number;
+        refundedCents: number;
+        /** The merchant refunded; or the payment came after its purpose was gone (the pot closed, the purchase expired) and was given back. */
+        reason: 'merchant' | 'given_back';
+      }
   );
 
 /** The notices that also go by SMS, to a shopper known only by a phone number. */
-export type SmsNotice = Extract<ShopperNotice, { kind: 'pledge_receipt' | 'pot_complete' }>;
-
-/**
- * A pledger's share of a shared pot was (partly) paid back after the merchant refunded the
- * purchase (docs/purchase-lifecycle.md#refunds). `amountCents` is the whole purchase; `url` is
- * not used (no action asked).
- */
-export interface PledgeRefundMessage extends Omit<PurchaseLinkMessage, 'url' | 'firstName'> {
-  /** What this pledger gets back, minor units of `currency`. */
-  refundCents: number;
-  pledgerName?: string;
-}
+export type SmsNotice = Extract<ShopperNotice, { kind: 'pledge_receipt' | 'pot_complete' | 'rest_charged' | 'refund' }>;

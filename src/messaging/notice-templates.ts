@@ -13,6 +13,7 @@ import {
   planFigures,
   shortenedTitle,
   smsDate,
+  smsOpening,
   smsSafe,
   type Figures,
   type PurchaseLinkEmail,
@@ -155,7 +156,7 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
             : `Nothing was charged today. ${total} will be charged to ${v.card} on ${v.date(offer.dueDate)}. We will e-mail you a few days before.`,
         );
       } else if (n.pot) {
-        const deadline = formatDateTime(n.pot.deadline, v.lang);
+        const deadline = formatDateTime(n.pot.deadline, v.lang, n.timeZone);
         const friends = fr ? `${n.pot.invited} proche${n.pot.invited > 1 ? 's' : ''}` : `${n.pot.invited} friend${n.pot.invited > 1 ? 's' : ''}`;
         next.push(
           fr
@@ -180,7 +181,7 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
     case 'pledge_receipt': {
       const share = m(n.chargedCents);
       const inviter = oneLine(n.inviterName, 60) || (fr ? 'un proche' : 'a friend');
-      const deadline = formatDateTime(n.deadline, v.lang);
+      const deadline = formatDateTime(n.deadline, v.lang, n.timeZone);
       return {
         subject: fr ? `${v.merchant}${NBSP}: votre part de ${share} pour ${t80} est réglée` : `${v.merchant}: your share of ${share} for ${t80} is paid`,
         paragraphs: [
@@ -310,6 +311,59 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
         link: purchaseLink,
       };
     }
+    case 'rest_charged': {
+      const rest = m(n.restCents);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: ${rest} débités pour ${t80}` : `${v.merchant}: ${rest} charged for ${t80}`,
+        paragraphs: [
+          fr
+            ? `La cagnotte pour ${quote(v, v.title)} (${v.amount}) chez ${v.merchant} s'est terminée avec ${rest} non couverts par vos proches${NBSP}: ${rest} ont été débités sur ${v.card}${n.fromHold ? ', à partir du montant réservé' : ''}, comme prévu lors de votre paiement.`
+            : `The pot for ${quote(v, v.title)} (${v.amount}) at ${v.merchant} closed with ${rest} not covered by your friends: ${rest} was charged to ${v.card}${n.fromHold ? ', from the amount held' : ''}, as agreed when you paid.`,
+        ],
+        figures: [
+          {
+            heading: fr ? 'Votre carte' : 'Your card',
+            rows: [
+              [fr ? 'Débité maintenant' : 'Charged now', rest],
+              [fr ? 'Débité en tout pour cet achat' : 'Charged in all for this purchase', m(n.chargedCents)],
+            ],
+          },
+        ],
+        next: [
+          fr
+            ? `L'achat est payé. Ce qui restait réservé sur votre carte est libéré${NBSP}; rien d'autre ne sera débité.`
+            : 'The purchase is paid. Whatever was still held on your card is released; nothing more will be charged.',
+        ],
+        link: purchaseLink,
+      };
+    }
+    case 'refund': {
+      const back = m(n.refundCents);
+      return {
+        subject: fr ? `${v.merchant}${NBSP}: ${back} remboursés pour ${t80}` : `${v.merchant}: ${back} refunded for ${t80}`,
+        paragraphs: [
+          n.reason === 'merchant'
+            ? fr
+              ? `${v.merchant} vous rembourse ${back} sur votre paiement pour ${quote(v, v.title)}${NBSP}: ils sont reversés sur ${v.card}.`
+              : `${v.merchant} refunded ${back} of your payment for ${quote(v, v.title)}: it is on its way back to ${v.card}.`
+            : fr
+              ? `Votre paiement pour ${quote(v, v.title)} chez ${v.merchant} est arrivé alors qu'il n'était plus attendu (la cagnotte était close ou l'achat n'était plus à payer)${NBSP}: les ${back} débités sont reversés sur ${v.card}.`
+              : `Your payment for ${quote(v, v.title)} at ${v.merchant} came when it was no longer needed (the pot had closed, or the purchase was no longer to pay): the ${back} charged is on its way back to ${v.card}.`,
+        ],
+        figures: [
+          {
+            heading: fr ? 'Vos paiements pour cet achat' : 'Your payments for this purchase',
+            rows: [
+              [fr ? 'Débité' : 'Charged', m(n.chargedCents)],
+              [fr ? 'Remboursé' : 'Refunded', m(n.refundedCents)],
+              [fr ? 'Net débité' : 'Net charged', m(n.chargedCents - n.refundedCents)],
+            ],
+          },
+        ],
+        next: [fr ? 'Le remboursement peut mettre quelques jours à apparaître sur votre relevé.' : 'It may take a few days to appear on your statement.'],
+        link: purchaseLink,
+      };
+    }
   }
 }
 
@@ -322,8 +376,9 @@ export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
 
 /**
  * The SMS of a receipt or notice, for a shopper known only by a phone number: one GSM-7 segment
- * with a typical amount and title (the title is shortened, then left out, to fit). No link: the
- * SMS says all there is to know, and the page's link came with the invitation.
+ * with a typical amount and title, opening with who sends it for which shop ({@link smsOpening};
+ * the title is shortened, then left out, then the thanks, to fit). No link: the SMS says all
+ * there is to know, and the page's link came with the invitation.
  */
 export function noticeSms(n: SmsNotice): string {
   const v = values(n);
@@ -331,42 +386,59 @@ export function noticeSms(n: SmsNotice): string {
   const m = (cents: number) => smsSafe(v.m(cents));
   const merchant = smsSafe(v.merchant);
   const title = smsSafe(v.title);
-  const colon = fr ? ' :' : ':';
-  let build: (title: string) => string;
+  const opening = smsOpening(v.lang, merchant);
+  let build: (title: string, thanks?: boolean) => string;
   switch (n.kind) {
     case 'pledge_receipt': {
       const share = m(n.chargedCents);
       const after =
         n.leftCents > 0
           ? fr
-            ? `Il reste ${m(n.leftCents)} à réunir avant le ${smsDate(formatDateTime(n.deadline, v.lang))}. Rien d'autre ne vous sera débité.`
-            : `${m(n.leftCents)} still to collect before ${smsDate(formatDateTime(n.deadline, v.lang))}. Nothing more will be charged to you.`
+            ? `Il reste ${m(n.leftCents)} à réunir avant le ${smsDate(formatDateTime(n.deadline, v.lang, n.timeZone))}. Rien d'autre ne vous sera débité.`
+            : `${m(n.leftCents)} still to collect before ${smsDate(formatDateTime(n.deadline, v.lang, n.timeZone))}. Nothing more will be charged to you.`
           : fr
             ? "La cagnotte est complète. Rien d'autre ne vous sera débité."
             : 'The pot is complete. Nothing more will be charged to you.';
-      build = (t) =>
+      build = (t, thanks = true) =>
         fr
-          ? `${merchant}${colon} merci, votre part de ${share}${t ? ` pour "${t}"` : ''} est payée. ${after}`
-          : `${merchant}${colon} thank you, your share of ${share}${t ? ` for "${t}"` : ''} is paid. ${after}`;
+          ? `${opening} ${thanks ? 'merci, v' : 'V'}otre part de ${share}${t ? ` pour "${t}"` : ''} est payée. ${after}`
+          : `${opening} ${thanks ? 'thank you, y' : 'Y'}our share of ${share}${t ? ` for "${t}"` : ''} is paid. ${after}`;
       break;
     }
     case 'pot_complete': {
       const after =
         n.releasedCents > 0
           ? fr
-            ? `Les ${m(n.releasedCents)} bloqués sur votre carte sont libérés, rien d'autre ne sera débité.`
+            ? `Les ${m(n.releasedCents)} bloqués sont libérés, rien d'autre ne sera débité.`
             : `The ${m(n.releasedCents)} held on your card is released, nothing more will be charged.`
           : fr
             ? "Rien d'autre ne sera débité."
             : 'Nothing more will be charged.';
       build = (t) =>
         fr
-          ? `${merchant}${colon} vos proches ont complété la cagnotte${t ? ` pour "${t}"` : ''}, l'achat est payé. ${after}`
-          : `${merchant}${colon} your friends completed the pot${t ? ` for "${t}"` : ''}, it is paid. ${after}`;
+          ? `${opening} vos proches ont complété la cagnotte${t ? ` pour "${t}"` : ''}, l'achat est payé. ${after}`
+          : `${opening} your friends completed the pot${t ? ` for "${t}"` : ''}, it is paid. ${after}`;
+      break;
+    }
+    case 'rest_charged': {
+      const rest = m(n.restCents);
+      build = (t) =>
+        fr
+          ? `${opening} la cagnotte${t ? ` pour "${t}"` : ''} est close, ${rest} non couverts ont été débités sur votre carte. L'achat est payé, rien d'autre ne sera débité.`
+          : `${opening} the pot${t ? ` for "${t}"` : ''} closed, the ${rest} not covered was charged to your card. It is paid, nothing more will be charged.`;
+      break;
+    }
+    case 'refund': {
+      const back = m(n.refundCents);
+      const net = m(n.chargedCents - n.refundedCents);
+      build = (t) =>
+        fr
+          ? `${opening} ${back} remboursés sur votre carte${t ? ` pour "${t}"` : ''}. Net débité : ${net}.`
+          : `${opening} ${back} refunded to your card${t ? ` for "${t}"` : ''}. Net charged: ${net}.`;
       break;
     }
   }
-  return firstFitting([() => build(title), () => shortenedTitle(title, build), () => build('')]);
+  return firstFitting([() => build(title), () => shortenedTitle(title, build), () => build(''), () => build('', false)]);
 }
 
 /** The kind of a notice, for the logs and `outbound_messages`. */

@@ -6,10 +6,11 @@ import { newUuid } from '../domain/ids.ts';
 import { errorText } from './error-text.ts';
 import { claimMessage, recordMessage, settleMessage } from './outbound-message-repository.ts';
 import type { Mailer } from './mailer.ts';
-import type { Messenger, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage, ShopperNotice, SmsNotice } from './messenger.ts';
+import type { Messenger, PledgeMessage, PurchaseLinkMessage, ShopperNotice, SmsNotice } from './messenger.ts';
 import { noticeEmail, noticeSms, type NoticeKind } from './notice-templates.ts';
+import { normalizePhone } from './phone-numbers.ts';
 import type { SmsGateway } from './sms.ts';
-import { pledgeEmail, pledgeRefundEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
+import { pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, type PurchaseLinkEmail } from './templates.ts';
 
 export interface OutboundMessengerDeps {
   db: Database;
@@ -32,7 +33,7 @@ interface Outcome {
 }
 
 /** What the message is, for the logs. */
-type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder' | 'pledge_refund' | NoticeKind;
+type MessageKind = 'purchase_link' | 'pledge_invitation' | 'pledge_reminder' | NoticeKind;
 
 function pledgeKind(msg: PledgeMessage): MessageKind {
   return msg.kind === 'reminder' ? 'pledge_reminder' : 'pledge_invitation';
@@ -43,12 +44,6 @@ type MessageIds = Pick<PurchaseLinkMessage, 'accountId' | 'purchaseId'>;
 
 /** A built e-mail, whatever the template. */
 type EmailContent = Pick<PurchaseLinkEmail, 'subject' | 'text' | 'html'>;
-
-/** `+33 6 12-34.56 78` → `+33612345678`; `undefined` unless it is an E.164 number. */
-export function normalizePhone(value: string): string | undefined {
-  const compact = value.replace(/[\s.\-()]/g, '');
-  return /^\+[1-9]\d{6,14}$/.test(compact) ? compact : undefined;
-}
 
 /**
  * Sends shoppers their messages through the configured mail transport and SMS gateway, and
@@ -79,10 +74,6 @@ export class OutboundMessenger implements Messenger {
 
   async sendPledgeSms(to: string, msg: PledgeMessage): Promise<boolean> {
     return this.sendSms(to, msg, pledgeKind(msg), () => pledgeSms(msg));
-  }
-
-  async sendPledgeRefundEmail(to: string, msg: PledgeRefundMessage): Promise<boolean> {
-    return this.sendEmail(to, msg, 'pledge_refund', () => pledgeRefundEmail(msg));
   }
 
   async sendNoticeEmail(to: string, notice: ShopperNotice): Promise<boolean> {

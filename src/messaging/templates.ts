@@ -1,7 +1,8 @@
 import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
 import { langOf, type Lang } from '../i18n/lang.ts';
-import type { CreditTerms, OfferSummary, PledgeMessage, PledgeRefundMessage, PurchaseLinkMessage } from './messenger.ts';
+import { CREDIT_WARNING } from '../domain/credit-mentions.ts';
+import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
  * Texts of the messages sent to shoppers, in the purchase's language (fr and en complete; every
@@ -75,12 +76,16 @@ export const COMMON: Record<Lang, { greeting(name: string | undefined): string; 
 export interface Figures {
   heading: string;
   rows: ReadonlyArray<readonly [label: string, value: string]>;
+  /** Sentences under the rows (too long for a table cell: the lender, the right of withdrawal). */
+  notes?: readonly string[];
+  /** The last sentence, in bold in the HTML part (the credit's statutory warning). */
+  warning?: string;
 }
 
 /** `Heading:` then one `- label: value` line per row (plain-text part). */
 export function figuresText(f: Figures, lang: Lang): string {
   const colon = lang === 'fr' ? `${NBSP}:` : ':';
-  return [`${f.heading}${colon}`, ...f.rows.map(([label, value]) => `- ${label}${colon} ${value}`)].join('\n');
+  return [`${f.heading}${colon}`, ...f.rows.map(([label, value]) => `- ${label}${colon} ${value}`), ...(f.notes ?? []), ...(f.warning ? [f.warning] : [])].join('\n');
 }
 
 /** A two-column data table with its caption (HTML part): readable by screen readers, narrow enough for phones. */
@@ -91,7 +96,7 @@ export function figuresHtml(f: Figures) {
     ([label, value]) =>
       html`<tr><th scope="row" style="text-align:left;font-weight:normal;padding:4px 16px 4px 0;border-top:1px solid #d0d0d0">${label}</th><td style="text-align:right;padding:4px 0;border-top:1px solid #d0d0d0;white-space:nowrap">${value}</td></tr>`,
   )}</tbody>
-</table>`;
+</table>${(f.notes ?? []).map((n) => html`<p style="margin:0 0 8px 0">${n}</p>`)}${f.warning ? html`<p style="font-weight:bold;margin:0 0 16px 0">${f.warning}</p>` : ''}`;
 }
 
 /** The texts of one e-mail, before layout. */
@@ -152,9 +157,14 @@ const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
   }),
 };
 
-/** The credit an installment or deferred offer is, in figures: the same on the checkout page. */
+/**
+ * The credit an installment or deferred offer is, in figures: the same on the checkout page, with
+ * its mentions (lender, right of withdrawal where it applies, the statutory warning under them).
+ */
 export function creditFigures(credit: CreditTerms, currency: string, lang: Lang): Figures {
   const m = (cents: number) => formatMoney(cents, currency, lang);
+  const c = credit.mentions;
+  const days = c && c.withdrawalDays > 0 ? c.withdrawalDays : undefined;
   return lang === 'fr'
     ? {
         heading: 'Crédit',
@@ -164,6 +174,15 @@ export function creditFigures(credit: CreditTerms, currency: string, lang: Lang)
           ['Montant total dû', m(credit.totalDueCents)],
           ['TAEG fixe', formatPercent(credit.taegPercent, lang)],
         ],
+        notes: [
+          ...(c ? [`Prêteur${NBSP}: ${c.lender}`] : []),
+          ...(days
+            ? [
+                `Droit de rétractation${NBSP}: vous pouvez vous rétracter de ce crédit dans un délai de ${days}${NBSP}jours calendaires révolus à compter de son acceptation, sans avoir à vous justifier.`,
+              ]
+            : []),
+        ],
+        ...(c ? { warning: CREDIT_WARNING.fr } : {}),
       }
     : {
         heading: 'Credit',
@@ -173,6 +192,11 @@ export function creditFigures(credit: CreditTerms, currency: string, lang: Lang)
           ['Total amount due', m(credit.totalDueCents)],
           ['Fixed APR', formatPercent(credit.taegPercent, lang)],
         ],
+        notes: [
+          ...(c ? [`Lender: ${c.lender}`] : []),
+          ...(days ? [`Right of withdrawal: you may withdraw from this credit within ${days} calendar days of accepting it, without giving a reason.`] : []),
+        ],
+        ...(c ? { warning: CREDIT_WARNING.en } : {}),
       };
 }
 
@@ -299,7 +323,7 @@ function pledgeParts(msg: PledgeMessage): PledgeParts {
     reminder: msg.kind === 'reminder',
     inviter: oneLine(msg.inviterName, 60) || PLEDGE[p.lang].someone,
     share: formatMoney(msg.shareCents, msg.currency, p.lang),
-    deadline: formatDateTime(msg.deadline, p.lang),
+    deadline: formatDateTime(msg.deadline, p.lang, msg.timeZone),
   };
 }
 
@@ -336,9 +360,17 @@ export function pledgeEmail(msg: PledgeMessage): PurchaseLinkEmail {
 /** Aim of the SMS text: one GSM-7 segment. */
 export const SMS_TARGET_LENGTH = 160;
 
+/**
+ * How every SMS opens: who sends it (Chipin) and for which shop. A text from an unknown sender
+ * that only carries a link reads like phishing (docs/messaging.md, "SMS").
+ */
+export function smsOpening(lang: Lang, merchant: string): string {
+  return lang === 'fr' ? `Chipin, pour ${merchant} :` : `Chipin, for ${merchant}:`;
+}
+
 const SMS: Record<Lang, (merchant: string, title: string, amount: string, url: string) => string> = {
-  en: (m, t, a, u) => (t ? `${m}: your purchase "${t}" (${a}) is ready. Pay here: ${u}` : `${m}: your purchase (${a}) is ready. Pay here: ${u}`),
-  fr: (m, t, a, u) => (t ? `${m} : votre achat "${t}" (${a}) vous attend. Payez ici : ${u}` : `${m} : votre achat (${a}) vous attend. Payez ici : ${u}`),
+  en: (m, t, a, u) => `${smsOpening('en', m)} your purchase ${t ? `"${t}" ` : ''}(${a}) is ready. Pay here: ${u}`,
+  fr: (m, t, a, u) => `${smsOpening('fr', m)} votre achat ${t ? `"${t}" ` : ''}(${a}) vous attend. Payez ici : ${u}`,
 };
 
 /**
@@ -419,32 +451,35 @@ function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, c
     if (fr) {
       return (mer, t, a, u) =>
         t
-          ? `${mer} : "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}`
-          : `${mer} : ${a} en ${n}x, ${first} ce jour dont ${fees} de frais, TAEG ${taeg} : ${u}`;
+          ? `${smsOpening(lang, mer)} "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}`
+          : `${smsOpening(lang, mer)} ${n}x ${a}, ${first} ce jour, frais ${fees}, TAEG ${taeg} : ${u}`;
     }
     return (mer, t, a, u) =>
       t
-        ? `${mer}: "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`
-        : `${mer}: ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
+        ? `${smsOpening(lang, mer)} "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`
+        : `${smsOpening(lang, mer)} ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
   }
   const total = m(offer.credit.totalDueCents);
   const date = smsDate(formatDate(offer.dueDate, lang));
   if (fr) {
     return (mer, t, a, u) =>
       t
-        ? `${mer} : "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}`
-        : `${mer} : autorisez ${total}, débités le ${date} (rien aujourd'hui) : ${u}`;
+        ? `${smsOpening(lang, mer)} "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}`
+        : `${smsOpening(lang, mer)} autorisez ${total}, débités le ${date}, rien ce jour : ${u}`;
   }
   return (mer, t, a, u) =>
-    t ? `${mer}: "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}` : `${mer}: authorise ${total}, charged on ${date} (nothing today): ${u}`;
+    t
+      ? `${smsOpening(lang, mer)} "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}`
+      : `${smsOpening(lang, mer)} authorise ${total}, charged on ${date} (nothing today): ${u}`;
 }
 
 /**
- * The SMS inviting a pledger to pay their share, or reminding them: the e-mail's sentences, then
- * the whole URL. To fit in {@link SMS_TARGET_LENGTH} characters when the URL leaves room, the title
- * is shortened, then left out, then the merchant and total are left out
- * (`<inviter> invites you to chip in <share> before <deadline>: <url>`), then the inviter's name is
- * shortened. Inviter, share, deadline and URL are always there.
+ * The SMS inviting a pledger to pay their share, or reminding them: who sends it and for which
+ * shop ({@link smsOpening}), the e-mail's sentences (the shop already named, so without its
+ * `at <shop> (total …)`), then the whole URL. To fit in {@link SMS_TARGET_LENGTH} characters
+ * when the URL leaves room, the title is shortened, then left out, then the sentences become
+ * `<inviter> invites you to chip in <share> before <deadline>: <url>`, then the inviter's name,
+ * then the shop's are shortened. Shop, inviter, share, deadline and URL are always there.
  */
 export function pledgeSms(msg: PledgeMessage): string {
   const p = pledgeParts(msg);
@@ -453,64 +488,23 @@ export function pledgeSms(msg: PledgeMessage): string {
     inviter: smsSafe(p.inviter),
     share: smsSafe(p.share),
     title: smsSafe(p.title),
-    merchant: smsSafe(p.merchant),
+    merchant: '',
     amount: smsSafe(p.amount),
     deadline: smsDate(p.deadline),
   };
+  const shop = smsSafe(p.merchant);
   const full = (g: PledgeFields) => {
     const s = pledgeSentences(p, g);
-    return `${smsSafe(`${s.intro} ${s.invite}`)} ${p.url}`;
+    return `${smsSafe(`${smsOpening(p.lang, shop)} ${s.intro} ${s.invite}`)} ${p.url}`;
   };
-  const compact = (inviter: string) => `${smsSafe(`${p.reminder ? w.reminder : ''}${w.offer({ ...f, inviter, title: '', merchant: '' })} ${w.before(f.deadline)}`)} ${p.url}`;
+  const compact = (inviter: string, merchant = shop) =>
+    `${smsSafe(`${smsOpening(p.lang, merchant)} ${p.reminder ? w.reminder : ''}${w.offer({ ...f, inviter, title: '' })} ${w.before(f.deadline)}`)} ${p.url}`;
   return firstFitting([
     () => full(f),
     () => shortenedTitle(f.title, (title) => full({ ...f, title })),
     () => full({ ...f, title: '' }),
     () => compact(f.inviter),
     () => compact(oneLine(f.inviter, 20, '...')),
+    () => compact(oneLine(f.inviter, 20, '...'), oneLine(shop, 20, '...')),
   ]);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Refunds: a pledger's share was paid back (docs/purchase-lifecycle.md#refunds). Nothing to do,
-// so no link.
-
-const REFUND: Record<Lang, { subject(share: string, title: string): string; intro(share: string, title: string, merchant: string): string; delay: string }> = {
-  en: {
-    subject: (share, title) => `${share} refunded for ${title}`,
-    intro: (share, title, merchant) => `${merchant} refunded the purchase "${title}": ${share} of your share is on its way back to your card.`,
-    delay: 'It may take a few days to appear on your statement.',
-  },
-  fr: {
-    subject: (share, title) => `${share} remboursés pour ${title}`,
-    intro: (share, title, merchant) => `${merchant} a remboursé l'achat «${NBSP}${title}${NBSP}»${NBSP}: ${share} de votre part vous sont reversés sur votre carte.`,
-    delay: `Le remboursement peut mettre quelques jours à apparaître sur votre relevé.`,
-  },
-};
-
-/** The e-mail telling a pledger that (part of) their share was refunded. */
-export function pledgeRefundEmail(msg: PledgeRefundMessage): PurchaseLinkEmail {
-  const lang = langOf(msg.language);
-  const merchant = oneLine(msg.merchantName, 100) || 'Chipin';
-  const title = oneLine(msg.title, 150);
-  const share = formatMoney(msg.refundCents, msg.currency, lang);
-  const name = msg.pledgerName === undefined ? undefined : oneLine(msg.pledgerName, 60) || undefined;
-  const w = REFUND[lang];
-  const greeting = COMMON[lang].greeting(name);
-  const intro = w.intro(share, title, merchant);
-  const signature = COMMON[lang].signature(merchant);
-  const subject = w.subject(share, oneLine(title, 80));
-  const text = [greeting, '', intro, w.delay, '', '-- ', signature, ''].join('\n');
-  const markup = html`<!DOCTYPE html>
-<html lang="${lang}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
-<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;color:#1a1a1a;background:#ffffff">
-<p>${greeting}</p>
-<p>${intro}</p>
-<p>${w.delay}</p>
-<p style="font-size:13px;color:#555555">${signature}</p>
-</body>
-</html>
-`.toString();
-  return { lang, subject: oneLine(subject, 200), text, html: markup };
 }

@@ -1,4 +1,6 @@
 import type { Offer } from '../accounts/offer.ts';
+import { formatIsoDate } from '../domain/apr.ts';
+import { creditMentions } from '../domain/credit-mentions.ts';
 import { decimalAmount, parseTypedAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';
 import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';
@@ -11,11 +13,11 @@ import type { Purchase } from '../purchases/purchase.ts';
 import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
-import { frameScript, langSwitcher, layout, type FrameData } from './html.ts';
+import { frameScript, langSwitcher, layout, testModeBanner, type FrameData } from './html.ts';
 import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
-  purchase: Purchase & { merchantName: string };
+  purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   offer: Offer;
   lang: Lang;
   csrfToken: string;
@@ -44,6 +46,8 @@ export interface CheckoutView {
   switchBase?: string;
   /** The status page's figures: charged, held, what comes next. */
   result?: LeaderResultFigures;
+  /** The payment runs on a test PSP (the built-in sandbox, or a PSP account in test): the page says so. */
+  testMode?: boolean;
 }
 
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
@@ -67,7 +71,7 @@ function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
 
 function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
   const { offer, lang, purchase: p } = v;
-  if (offer.type === 'SHARED') return html`<p>${t.sharedExplain(formatDateTime(v.potDeadline!, lang))}</p>`;
+  if (offer.type === 'SHARED') return html`<p>${t.sharedExplain(formatDateTime(v.potDeadline!, lang, p.merchantTimeZone))}</p>`;
   const s = v.schedule;
   if (!s) return '';
   if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>${creditDisclosure(v, s, t)}`;
@@ -91,8 +95,15 @@ export function creditFigures(v: { purchase: { amountCents: number }; offer: { t
   return { financed, fees, total: v.purchase.amountCents + fees, taeg: s.taeg };
 }
 
-function creditDisclosure(v: CheckoutView, s: Schedule, t: Texts): SafeHtml {
+/**
+ * The credit box, for a credit only (domain/credit-mentions.ts: not a free deferred payment): its
+ * figures, the statutory warning, the lender and the right of withdrawal where it applies
+ * (docs/schedules.md#credit-mentions).
+ */
+function creditDisclosure(v: CheckoutView, s: Schedule, t: Texts): SafeHtml | '' {
   const { lang, purchase: p } = v;
+  const mentions = creditMentions(v.offer, formatIsoDate(p.createdAt), s.INSTALLMENT);
+  if (!mentions) return '';
   const f = creditFigures(v, s);
   const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
   return html`<section class="credit" aria-labelledby="credit-title"><h3 id="credit-title">${t.creditTitle}</h3><dl>
@@ -100,7 +111,11 @@ function creditDisclosure(v: CheckoutView, s: Schedule, t: Texts): SafeHtml {
   ${item(t.creditCost, formatMoney(f.fees, p.currency, lang), 'credit-fees')}
   ${item(t.totalDue, formatMoney(f.total, p.currency, lang), 'credit-total')}
   ${item(t.fixedApr, formatPercent(f.taeg, lang), 'credit-taeg')}
-</dl></section>`;
+</dl>
+<p class="credit-warning" id="credit-warning">${t.creditWarning}</p>
+<p id="credit-lender">${t.creditLender(mentions.lender)}</p>
+${mentions.withdrawalDays > 0 ? html`<p id="credit-withdrawal">${t.creditWithdrawal(mentions.withdrawalDays)}</p>` : ''}
+</section>`;
 }
 
 /** Typed friend rows' amounts in the page's locale ("30,00", "30 €"); invalid ones count as nothing. */
@@ -143,7 +158,7 @@ function moneySummary(v: CheckoutView, t: Texts): SafeHtml | '' {
   if (v.offer.type !== 'SHARED') return '';
   const p = v.purchase;
   const held = Math.min(typedShares(v), p.amountCents);
-  const deadline = formatDateTime(v.potDeadline!, v.lang);
+  const deadline = formatDateTime(v.potDeadline!, v.lang, p.merchantTimeZone);
   const charged = html`<span id="charged-now">${t.chargedNow(formatMoney(p.amountCents - held, p.currency, v.lang))}</span>`;
   const hold = html`<span id="held-until"${held > 0 ? '' : html` hidden`}>${held > 0 ? html` · ${t.heldUntil(formatMoney(held, p.currency, v.lang), deadline)}` : ''}</span>`;
   return html`<p class="money-summary" id="money-summary" data-charged="${t.chargedNow('{amount}')}" data-held="${t.heldUntil('{amount}', deadline)}">${charged}${hold}</p>`;
@@ -169,7 +184,7 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed)}${testModeBanner(t, v.testMode)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
   <h2 id="pay-title">${t.payHeading}</h2>
   ${explain(v, t)}
   ${errorSummary(t, v.errors)}
@@ -199,7 +214,7 @@ function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml |
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
   const item = (label: string, value: string, id: string) => html`<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`;
   const deferred = v.offer.type === 'DEFERRED' ? r.upcoming[0] : undefined;
-  const heldUntil = r.pot ? formatDateTime(r.pot.deadline, lang) : deferred ? formatDate(deferred.dueDate, lang) : undefined;
+  const heldUntil = r.pot ? formatDateTime(r.pot.deadline, lang, p.merchantTimeZone) : deferred ? formatDate(deferred.dueDate, lang) : undefined;
   const upcoming =
     v.offer.type === 'INSTALLMENTS' && r.upcoming.length > 0
       ? html`<table><caption class="caption">${t.resultNext}</caption><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th></tr></thead><tbody>${r.upcoming.map(
@@ -207,18 +222,33 @@ function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml |
         )}</tbody></table>`
       : '';
   const nothingMore = !r.pot && r.heldCents === 0 && r.upcoming.length === 0;
+  const refunded = r.refundedCents > 0;
   return html`<section class="card" aria-labelledby="result-title"><h2 id="result-title">${t.resultHeading}</h2>
 <dl class="figures">
   ${item(t.resultCharged, m(r.chargedCents), 'result-charged')}
+  ${refunded ? item(t.resultRefunded, m(r.refundedCents), 'result-refunded') : ''}
+  ${refunded ? item(t.resultNet, m(r.chargedCents - r.refundedCents), 'result-net') : ''}
   ${r.heldCents > 0 ? item(heldUntil ? t.resultHeldUntil(heldUntil) : t.resultHeld, m(r.heldCents), 'result-held') : ''}
   ${deferred ? item(t.resultChargedOn(formatDate(deferred.dueDate, lang)), m(deferred.amountCents), 'result-due') : ''}
   ${r.pot ? item(t.resultRest, m(r.pot.restCents), 'result-rest') : ''}
-  ${r.pot ? item(t.resultPotCloses, formatDateTime(r.pot.deadline, lang), 'result-deadline') : ''}
+  ${r.pot ? item(t.resultPotCloses, formatDateTime(r.pot.deadline, lang, p.merchantTimeZone), 'result-deadline') : ''}
 </dl>
-${r.pot ? html`<p>${t.resultRestExplain(m(r.pot.restCents), formatDateTime(r.pot.deadline, lang))}</p>` : ''}
+${r.pot ? html`<p>${t.resultRestExplain(m(r.pot.restCents), formatDateTime(r.pot.deadline, lang, p.merchantTimeZone))}</p>` : ''}
+${refunded ? paymentsTable(v, t) : ''}
 ${upcoming}
 ${nothingMore ? html`<p>${t.resultNothingMore}</p>` : ''}
 </section>`;
+}
+
+/** Once a refund reached the card: each payment with what it charged, what was refunded of it and the net. */
+function paymentsTable(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
+  const { lang, purchase: p } = v;
+  const m = (cents: number) => formatMoney(cents, p.currency, lang);
+  const rows = v.result!.payments.map(
+    (x) =>
+      html`<tr><td>${t.resultPurposes[x.purpose] ?? t.resultPayment}</td><td>${formatDateTime(x.createdAt, lang, p.merchantTimeZone)}</td><td class="num">${m(x.chargedCents)}</td><td class="num">${m(x.refundedCents)}</td><td class="num">${m(x.chargedCents - x.refundedCents)}</td></tr>`,
+  );
+  return html`<table><caption class="caption">${t.resultPayments}</caption><thead><tr><th scope="col">${t.resultPayment}</th><th scope="col">${t.resultPaymentDate}</th><th scope="col" class="num">${t.resultPaymentCharged}</th><th scope="col" class="num">${t.resultPaymentRefunded}</th><th scope="col" class="num">${t.resultPaymentNet}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** After the leader's payment, or for a purchase that is no longer payable: where it stands. */
@@ -249,7 +279,7 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
       )}</tbody></table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
-  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase)}${basket(v, t)}
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed)}${testModeBanner(t, v.testMode)}${basket(v, t)}
 <section class="card">
   <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
 </section>${resultFigures(v, t)}${pot}

@@ -50,11 +50,13 @@ const STYLE = raw(`
   fieldset.friend{border:0;border-top:1px solid #e4e7ec;padding:.5rem 0 0;margin:.5rem 0 0}fieldset.friend legend{font-size:1rem;margin:0;padding:0}
   .credit{border:2px solid #0b5cad;border-radius:10px;padding:.75rem 1rem;margin:1rem 0}.credit h3{margin:0 0 .4rem;font-size:1.05rem}
   .credit dl{margin:0}.credit dl>div{display:flex;justify-content:space-between;gap:1rem;padding:.15rem 0}.credit dt{margin:0}.credit dd{margin:0;font-weight:700;font-size:1.25rem}
+  .credit-warning{font-weight:700;margin:.75rem 0 .4rem}.credit p{margin:.4rem 0 0}
+  .test-mode{background:#fff4ce;border:2px dashed #8a5a00;color:#4a3000;border-radius:10px;padding:.6rem .8rem;margin:0 0 1rem}
   .money-summary{font-weight:600;margin:.5rem 0}
   dl.figures{margin:0}dl.figures>div{display:flex;justify-content:space-between;gap:1rem;padding:.3rem 0;border-bottom:1px solid #e4e7ec}dl.figures dt{margin:0}dl.figures dd{margin:0;font-weight:700;text-align:right;max-width:55%}
   caption.caption{text-align:left;font-weight:600;padding:.75rem 0 .25rem}
   th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}th.num,td.num{padding-left:.75rem}
-  nav.lang{text-align:right;margin:0 0 .5rem}
+  nav.lang{text-align:right;margin:0 0 .5rem}nav.lang.embedded{padding-right:3.5rem}
   button:disabled{background:#e4e7ec;color:#5b6475;cursor:not-allowed}
   button,.button{display:block;width:100%;box-sizing:border-box;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:10px;background:#0b5cad;color:#fff;cursor:pointer;text-align:center;text-decoration:none}
   button.secondary{background:#eef1f6;color:#1d2433;width:auto;display:inline-block;padding:.5rem .9rem;margin:.5rem .5rem 0 0}
@@ -65,12 +67,25 @@ const STYLE = raw(`
 /**
  * The language switcher: a link to the same page in the other language (`?lang=`), marked with
  * its own language. `base` is the page's path and query without `lang`; none, no switcher.
+ * `embedded`: the page is in chipin.js's overlay, whose close button (2.75rem, .5rem from the
+ * frame's top right corner) sits over the frame: the link keeps clear of it (`nav.lang.embedded`),
+ * rather than the script moving its button, whose bytes merchants pin by their hash.
  */
-export function langSwitcher(t: { language: string }, lang: 'en' | 'fr', base: string | undefined): SafeHtml | '' {
+export function langSwitcher(t: { language: string }, lang: 'en' | 'fr', base: string | undefined, embedded = false): SafeHtml | '' {
   if (!base) return '';
   const other = lang === 'fr' ? 'en' : 'fr';
   const href = `${base}${base.includes('?') ? '&' : '?'}lang=${other}`;
-  return html`<nav class="lang" aria-label="${t.language}"><a href="${href}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>`;
+  return html`<nav class="lang${embedded ? ' embedded' : ''}" aria-label="${t.language}"><a href="${href}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>`;
+}
+
+/**
+ * The banner of a page whose payment is a test (the built-in sandbox PSP, or a PSP account in its
+ * test environment): first on the page, a region named "Test mode" so that assistive technology
+ * lists it, in a colour no real payment page uses.
+ */
+export function testModeBanner(t: { testMode: string; testModeText: string }, on: boolean | undefined): SafeHtml | '' {
+  if (!on) return '';
+  return html`<section class="test-mode" aria-label="${t.testMode}"><strong>${t.testMode}</strong> · ${t.testModeText}</section>`;
 }
 
 /** What a page family adds around the hosted pages' layout (the back office: its banner and wider tables). */

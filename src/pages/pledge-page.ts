@@ -1,16 +1,16 @@
-import { html } from '../html/html.ts';
+import { html, type SafeHtml } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
 import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, pageTitle, type FormErrors } from './errors.ts';
-import { langSwitcher, layout } from './html.ts';
-import { TEXT } from './texts.ts';
+import { langSwitcher, layout, testModeBanner } from './html.ts';
+import { TEXT, type Texts } from './texts.ts';
 
 export interface PledgeView {
   pledge: Pledge;
-  purchase: Purchase & { merchantName: string };
+  purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   deadline: Date | null;
   lang: Lang;
   csrfToken: string;
@@ -22,8 +22,12 @@ export interface PledgeView {
   holder?: string;
   /** The page's path without `lang`, for the language switcher. */
   switchBase?: string;
+  /** What refunds gave back of the pledge's payment (shown with the net once there is some). */
+  refundedCents?: number;
   /** Shown instead of the form once there is nothing to pay. */
   done?: 'paid' | 'closed' | 'full';
+  /** The share is paid on a test PSP (the built-in sandbox, or a PSP account in test): the page says so. */
+  testMode?: boolean;
 }
 
 /** A pledger's own page: who invites them, for what, their share, the deadline, a card form. */
@@ -35,7 +39,7 @@ export function pledgePage(v: PledgeView): string {
   const uid = `plg_${v.pledge.id}`;
   const status =
     v.done === 'paid'
-      ? html`<div class="ok" role="status">${t.pledgeThanks}</div><dl class="figures"><div><dt>${t.pledgeCharged}</dt><dd id="pledge-charged">${share}</dd></div></dl><p>${t.pledgeNothingMore}</p>`
+      ? html`<div class="ok" role="status">${t.pledgeThanks}</div><dl class="figures"><div><dt>${t.pledgeCharged}</dt><dd id="pledge-charged">${share}</dd></div>${refundFigures(v, t)}</dl><p>${t.pledgeNothingMore}</p>`
       : v.done === 'full'
         ? html`<div class="ok" role="status">${t.pledgeFullText}</div>`
         : v.done === 'closed'
@@ -50,16 +54,24 @@ export function pledgePage(v: PledgeView): string {
     ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
     <button type="submit">${`${t.pay} ${share}`}</button>
   </form>`;
-  const body = html`${langSwitcher(t, v.lang, v.switchBase)}<section class="card">
+  const body = html`${langSwitcher(t, v.lang, v.switchBase)}${testModeBanner(t, v.testMode)}<section class="card">
   <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
   <h1>${t.pledgeTitle(inviter)}</h1>
   <p>${t.pledgeFor(p.title, p.merchantName)}</p>
   <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
-  ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang))}</p>` : ''}
+  ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang, p.merchantTimeZone))}</p>` : ''}
 </section>
 <section class="card" aria-labelledby="pay-title"><h2 id="pay-title">${t.payHeading}</h2>${status}${form}</section>`;
   const stateTitle = t.pageTitles[v.done === 'paid' ? 'pledgePaid' : v.done === 'full' ? 'pledgeFull' : v.done === 'closed' ? 'pledgeClosed' : 'pledge'];
   return layout(LOCALE[v.lang], pageTitle(t, `${stateTitle} · ${p.title}`, v.errors), body).toString();
+}
+
+/** A share partly or fully refunded: what came back to the card and what the pledger paid in the end. */
+function refundFigures(v: PledgeView, t: Texts): SafeHtml | '' {
+  const refunded = v.refundedCents ?? 0;
+  if (refunded <= 0) return '';
+  const m = (cents: number) => formatMoney(cents, v.purchase.currency, v.lang);
+  return html`<div><dt>${t.resultRefunded}</dt><dd id="pledge-refunded">${m(refunded)}</dd></div><div><dt>${t.resultNet}</dt><dd id="pledge-net">${m(v.pledge.amountCents - refunded)}</dd></div>`;
 }
 
 export function pledgeNotFoundPage(lang: Lang): string {

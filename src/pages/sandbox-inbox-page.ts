@@ -1,18 +1,10 @@
 import { toPublicId } from '../domain/ids.ts';
 import { html, type SafeHtml } from '../html/html.ts';
+import { formatDateTime } from '../i18n/format.ts';
+import type { InboxMessage } from '../messaging/outbound-message-repository.ts';
 
-/** What the page shows of a sent message (src/messaging/outbound-message-repository.ts reads them). */
-export interface InboxEntry {
-  channel: 'email' | 'sms';
-  recipient: string;
-  subject: string | null;
-  body: string;
-  accepted: boolean;
-  error: string | null;
-  /** Bare purchase uuid, or null. */
-  purchaseId: string | null;
-  createdAt: Date;
-}
+/** What the page shows of a sent message: the log's row as its repository reads it, without its id. */
+export type InboxEntry = Omit<InboxMessage, 'id'>;
 
 /** The text, escaped, with its http(s) URLs as links. */
 function linkify(text: string): SafeHtml {
@@ -27,19 +19,14 @@ function linkify(text: string): SafeHtml {
   return html`${parts}${text.slice(last)}`;
 }
 
-function when(d: Date): string {
-  return d
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
-}
-
 /**
  * The sandbox inbox: the messages sent for an account, newest first, each body as plain text with
  * its links clickable. English only, like the rest of the sandbox tooling. `shown` is how many
- * messages the route lists at most.
+ * messages the route lists at most. Times in the account's `timeZone`, stated, as its messages and
+ * back office show them.
  */
-export function sandboxInboxPage(accountName: string, accountId: string, messages: readonly InboxEntry[], shown: number): string {
+export function sandboxInboxPage(accountName: string, accountId: string, messages: readonly InboxEntry[], shown: number, timeZone: string): string {
+  const when = (d: Date) => formatDateTime(d, 'en', timeZone);
   const items = messages.map(
     (m, i) => html`${i > 0 ? '\n' : ''}<article class="msg ${m.accepted ? 'ok' : 'ko'}">
 <header><span class="ch">${m.channel === 'email' ? 'E-mail' : 'SMS'}</span> to <strong>${m.recipient}</strong>

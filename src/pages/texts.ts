@@ -1,3 +1,4 @@
+import { CREDIT_WARNING } from '../domain/credit-mentions.ts';
 import type { Lang } from '../i18n/lang.ts';
 
 /**
@@ -7,6 +8,8 @@ import type { Lang } from '../i18n/lang.ts';
 export const TEXT = {
   en: {
     soldBy: 'Sold by',
+    testMode: 'Test mode',
+    testModeText: 'This payment runs on a test payment account: no real card is charged and no money moves. Use a test card.',
     basket: 'Your basket',
     total: 'Total',
     notFoundTitle: 'Payment link not found',
@@ -31,6 +34,9 @@ export const TEXT = {
     creditCost: 'Fees (total cost of credit)',
     totalDue: 'Total amount due',
     fixedApr: 'Fixed APR (TAEG)',
+    creditWarning: CREDIT_WARNING.en,
+    creditLender: (lender: string) => `Lender: ${lender}`,
+    creditWithdrawal: (days: number) => `Right of withdrawal: you may withdraw from this credit within ${days} calendar days of accepting it, without giving a reason.`,
     amountFeesIncluded: 'Amount (fees included)',
     colon: ':',
     errorTitle: 'There is a problem',
@@ -128,6 +134,23 @@ export const TEXT = {
     resultNothingMore: 'Nothing more will be charged.',
     pledgeCharged: 'Charged to your card',
     pledgeNothingMore: 'Nothing more will be charged to you.',
+    // Refunds: a partly refunded payment is still a payment; its refund and the net are told beside it.
+    resultRefunded: 'Refunded to your card',
+    resultNet: 'Net charged, after refunds',
+    resultPayments: 'Payments on your card',
+    resultPayment: 'Payment',
+    resultPaymentDate: 'Date',
+    resultPaymentCharged: 'Charged',
+    resultPaymentRefunded: 'Refunded',
+    resultPaymentNet: 'Net',
+    resultPurposes: {
+      leader_share: 'Your payment',
+      deferred: 'Deferred payment',
+      first_installment: 'Installment',
+      installment: 'Installment',
+      guarantee: "The pot's uncovered rest",
+      rest: "The pot's uncovered rest",
+    } as Record<string, string>,
     // Pledger page
     pledgeTitle: (inviter: string) => `${inviter} invites you to chip in`,
     pledgeFor: (title: string, merchant: string) => `For "${title}" at ${merchant}.`,
@@ -140,6 +163,8 @@ export const TEXT = {
   },
   fr: {
     soldBy: 'Vendu par',
+    testMode: 'Mode test',
+    testModeText: "Ce paiement passe par un compte de paiement de test\u00a0: aucune carte réelle n'est débitée et aucun argent ne circule. Utilisez une carte de test.",
     basket: 'Votre panier',
     total: 'Total',
     notFoundTitle: 'Lien de paiement introuvable',
@@ -164,6 +189,10 @@ export const TEXT = {
     creditCost: 'Frais (coût total du crédit)',
     totalDue: 'Montant total dû',
     fixedApr: 'TAEG fixe',
+    creditWarning: CREDIT_WARNING.fr,
+    creditLender: (lender: string) => `Prêteur\u00a0: ${lender}`,
+    creditWithdrawal: (days: number) =>
+      `Droit de rétractation\u00a0: vous pouvez vous rétracter de ce crédit dans un délai de ${days} jours calendaires révolus à compter de son acceptation, sans avoir à vous justifier.`,
     amountFeesIncluded: 'Montant (frais inclus)',
     colon: ' :',
     errorTitle: 'Il y a un problème',
@@ -262,6 +291,22 @@ export const TEXT = {
     resultNothingMore: "Rien d'autre ne sera débité.",
     pledgeCharged: 'Débité sur votre carte',
     pledgeNothingMore: "Rien d'autre ne vous sera débité.",
+    resultRefunded: 'Remboursé sur votre carte',
+    resultNet: 'Net débité, après remboursements',
+    resultPayments: 'Paiements sur votre carte',
+    resultPayment: 'Paiement',
+    resultPaymentDate: 'Date',
+    resultPaymentCharged: 'Débité',
+    resultPaymentRefunded: 'Remboursé',
+    resultPaymentNet: 'Net',
+    resultPurposes: {
+      leader_share: 'Votre paiement',
+      deferred: 'Paiement différé',
+      first_installment: 'Échéance',
+      installment: 'Échéance',
+      guarantee: 'Reste non couvert de la cagnotte',
+      rest: 'Reste non couvert de la cagnotte',
+    } as Record<string, string>,
     pledgeTitle: (inviter: string) => `${inviter} vous invite à participer`,
     pledgeFor: (title: string, merchant: string) => `Pour « ${title} » chez ${merchant}.`,
     pledgeShare: 'Votre part',

@@ -384,6 +384,39 @@ export async function chargedAndHeld(sql: Sql, accountId: string, purchaseId: st
   return { chargedCents, heldCents };
 }
 
+/** One payment's money as its cardholder is told it: what was charged (captured), what was refunded of it. */
+export interface CardPayment {
+  id: string;
+  purpose: PaymentPurpose;
+  /** The pledge it paid (a pledger's card); null: the leader's card. */
+  pledgeId: string | null;
+  chargedCents: number;
+  refundedCents: number;
+  createdAt: Date;
+}
+
+/**
+ * The purchase's payments of these purposes that charged a card, oldest first, partly or fully
+ * refunded ones included (a PSP reports a settled transaction as `refunded` once any part of it
+ * is refunded: it was still charged).
+ */
+export async function chargedPayments(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<CardPayment[]> {
+  const { rows } = await sql.query<{ id: string; purpose: PaymentPurpose; pledge_id: string | null; captured_cents: number; refunded_cents: number; created_at: Date }>(
+    `SELECT id, purpose, pledge_id, captured_cents, refunded_cents, created_at FROM payments
+     WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[]) AND status IN ('authorized', 'captured', 'refunded') AND captured_cents > 0
+     ORDER BY created_at, id`,
+    [accountId, purchaseId, [...purposes]],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    purpose: r.purpose,
+    pledgeId: r.pledge_id,
+    chargedCents: Number(r.captured_cents),
+    refundedCents: Number(r.refunded_cents),
+    createdAt: r.created_at,
+  }));
+}
+
 /** The brand and last four digits of the purchase's saved card (the leader's). */
 export async function savedCard(sql: Sql, accountId: string, purchaseId: string): Promise<{ brand: string; last4: string } | undefined> {
   const { rows } = await sql.query<{ brand: string; last4: string }>(

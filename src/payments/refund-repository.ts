@@ -101,13 +101,15 @@ function toRefund(r: RefundRow, allocations: AllocationRow[]): Refund {
 /**
  * The captured payments of a purchase, oldest first, each with what can still be refunded:
  * captured minus every allocation not refused (pending ones included, so that a refund whose
- * PSP call is under way already counts). Call under the purchase's row lock.
+ * PSP call is under way already counts), or minus what the PSP refunded when that is more: money
+ * given back outside any refund (a friend's share taken after the pot closed) is not refundable
+ * again. Call under the purchase's row lock.
  */
 export async function refundSources(sql: Sql, accountId: string, purchaseId: string): Promise<RefundSource[]> {
   const { rows } = await sql.query<{ id: string; pledge_id: string | null; refundable: number }>(
     `SELECT p.id, p.pledge_id,
-       (p.captured_cents - COALESCE((SELECT sum(a.amount_cents) FROM refund_allocations a
-          WHERE a.account_id = p.account_id AND a.payment_id = p.id AND a.kind = 'refund' AND a.state <> 'failed'), 0))::bigint AS refundable
+       (p.captured_cents - GREATEST(p.refunded_cents, COALESCE((SELECT sum(a.amount_cents) FROM refund_allocations a
+          WHERE a.account_id = p.account_id AND a.payment_id = p.id AND a.kind = 'refund' AND a.state <> 'failed'), 0)))::bigint AS refundable
      FROM payments p
      WHERE p.account_id = $1 AND p.purchase_id = $2 AND p.captured_cents > 0
      ORDER BY p.created_at, p.id`,

@@ -88,14 +88,14 @@ export async function findPurchase(sql: Sql, accountId: string, id: string): Pro
 }
 
 /** A purchase by uuid alone: only for pages reached through the purchase's own unguessable link. */
-export async function findPurchaseForPage(sql: Sql, id: string): Promise<(Purchase & { merchantName: string }) | undefined> {
+export async function findPurchaseForPage(sql: Sql, id: string): Promise<(Purchase & { merchantName: string; merchantTimeZone: string }) | undefined> {
   if (!isUuid(id)) return undefined;
-  const { rows } = await sql.query<PurchaseRow & { merchant_name: string }>(
-    `SELECT ${PURCHASE_COLUMNS}, a.name AS merchant_name ${FROM} JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
+  const { rows } = await sql.query<PurchaseRow & { merchant_name: string; merchant_time_zone: string }>(
+    `SELECT ${PURCHASE_COLUMNS}, a.name AS merchant_name, a.time_zone AS merchant_time_zone ${FROM} JOIN accounts a ON a.id = p.account_id WHERE p.id = $1`,
     [id],
   );
   const row = rows[0];
-  return row && { ...toPurchase(row), merchantName: row.merchant_name };
+  return row && { ...toPurchase(row), merchantName: row.merchant_name, merchantTimeZone: row.merchant_time_zone };
 }
 
 export interface PurchaseFilter {

@@ -2,6 +2,7 @@ import type { TransactionResult } from '../psp/connector.ts';
 import { recordResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
+import { sendGivenBackNotice } from './shopper-notices.ts';
 
 /**
  * Money a payment took although its purpose is gone (a pledge closed by the deadline, a purchase
@@ -27,4 +28,8 @@ export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: T
   if (back === result && payment.status === result.status) return;
   const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
   await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now(), options));
+  // Money that reached the card and went back: its cardholder is told, once (the notice's key),
+  // whoever gave it back. A hold voided took nothing.
+  const refunded = back.refundedCents - payment.refunded_cents;
+  if (back.status === 'refunded' && refunded > 0) await sendGivenBackNotice(deps, payment, refunded);
 }

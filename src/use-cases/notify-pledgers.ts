@@ -18,6 +18,7 @@ export async function sendToPledgers(deps: PaymentDeps, accountId: string, purch
       purchaseId,
       language: purchase.language,
       merchantName: offer.accountName,
+      timeZone: offer.accountTimeZone,
       title: purchase.title,
       amountCents: purchase.amountCents,
       currency: purchase.currency,

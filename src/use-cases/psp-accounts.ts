@@ -283,6 +283,8 @@ export interface OfferPspView {
   max_amount_cents: number;
   expiry_hours: number;
   pot_deadline_hours: number;
+  credit_lender: string | null;
+  withdrawal_days: number | null;
 }
 
 /** An offer as the back-office API shows it: what was sold (read-only), its editable terms, its PSP account. */
@@ -301,6 +303,8 @@ export function offerView(o: Offer): OfferPspView {
     max_amount_cents: o.maxAmountCents,
     expiry_hours: o.expiryHours,
     pot_deadline_hours: o.potDeadlineHours,
+    credit_lender: o.creditLender,
+    withdrawal_days: o.withdrawalDays,
   };
 }
 

@@ -1,5 +1,5 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
-import { parsePublicId } from '../domain/ids.ts';
+import { parseEitherSpelling } from '../domain/ids.ts';
 import type { NotificationAck } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
@@ -30,7 +30,8 @@ export async function receivePspNotification(
   pspAccountPublicId: string,
   input: { headers: Record<string, string | undefined>; rawBody: string },
 ): Promise<NotificationOutcome> {
-  const id = parsePublicId('psa', pspAccountPublicId);
+  // Either spelling: Lyra payments created before its connector sent the public id were told the bare uuid's URL.
+  const id = parseEitherSpelling('psa', pspAccountPublicId);
   const accountId = id && (await pspAccountOwner(deps.db, id));
   if (!id || !accountId) return { kind: 'not_found' };
   const connector = await deps.registry.forAccount(accountId, id);

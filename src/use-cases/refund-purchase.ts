@@ -9,7 +9,7 @@ import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
 import { findPayment, pspRef, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
-import { closePledges, listPledges } from '../payments/pledge-repository.ts';
+import { closePledges } from '../payments/pledge-repository.ts';
 import {
   cancelScheduledInstallments,
   findRefund,
@@ -27,10 +27,10 @@ import {
   type RefundAllocationRow,
   type RefundState,
 } from '../payments/refund-repository.ts';
-import { findPurchase } from '../purchases/purchase-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import { sendRefundNotices } from './shopper-notices.ts';
 
 export const REFUND_JOB = 'refund.resume';
 /** A refund whose PSP calls were cut short (crash, PSP unreachable) is taken up again after this. */
@@ -143,11 +143,25 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
   if (!settled) return;
   if (settled.purchaseState === 'REFUNDED') await releaseGuarantee(deps, accountId, refund.purchaseId);
   await cancelJob(db, `${REFUND_JOB}:${refundId}`, deps.clock.now());
-  await tellPledgers(deps, refund, settled.refundedToPledges);
+  await sendRefundNotices(deps, accountId, refund.purchaseId, refund.id, settled.refundedTo);
+}
+
+/** What a refund put back on each card: the leader's, each pledger's. */
+type RefundedTo = { leaderCents: number; pledges: Map<string, number> };
+
+/** Only `refund` allocations put money back on a card; an installment lowered (or a deferred hold voided) took nothing yet. */
+function cardsRefunded(given: readonly RefundAllocationRow[]): RefundedTo {
+  const to: RefundedTo = { leaderCents: 0, pledges: new Map() };
+  for (const a of given) {
+    if (a.kind !== 'refund') continue;
+    if (a.pledgeId) to.pledges.set(a.pledgeId, (to.pledges.get(a.pledgeId) ?? 0) + a.amountCents);
+    else to.leaderCents += a.amountCents;
+  }
+  return to;
 }
 
 /** Records the PSP's answers, settles the refund, and moves the purchase when nothing is left to refund. */
-async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[]): Promise<{ purchaseState: PurchaseState; refundedToPledges: Map<string, number> } | undefined> {
+async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[]): Promise<{ purchaseState: PurchaseState; refundedTo: RefundedTo } | undefined> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = refund;
   return db.transaction(async (tx) => {
@@ -174,9 +188,8 @@ async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[
     if (state === 'pending') return undefined;
     await setRefundState(tx, accountId, refund.id, state, failed?.failureReason ?? null, now);
     const given = current.allocations.filter((a) => a.state === 'succeeded');
-    const refundedToPledges = new Map<string, number>();
-    for (const a of given) if (a.pledgeId) refundedToPledges.set(a.pledgeId, (refundedToPledges.get(a.pledgeId) ?? 0) + a.amountCents);
-    if (given.length === 0) return { purchaseState: locked.state, refundedToPledges };
+    const refundedTo = cardsRefunded(given);
+    if (given.length === 0) return { purchaseState: locked.state, refundedTo };
     await writeEvent(
       tx,
       accountId,
@@ -186,7 +199,7 @@ async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[
       { refund_id: refund.id, state, amount_cents: given.reduce((s, a) => s + a.amountCents, 0), refunded_cents: await refundedSoFar(tx, accountId, purchaseId) },
       now,
     );
-    return { purchaseState: await moveAfterRefund(deps, tx, locked, now), refundedToPledges };
+    return { purchaseState: await moveAfterRefund(deps, tx, locked, now), refundedTo };
   });
 }
 
@@ -212,30 +225,6 @@ async function moveAfterRefund(deps: PaymentDeps, tx: Sql, locked: PurchasePaySt
     return moved.ok ? moved.to : locked.state;
   }
   return locked.state;
-}
-
-/** Pledgers hear that their share was (partly) refunded; a failed send never undoes the refund. */
-async function tellPledgers(deps: PaymentDeps, refund: Refund, amounts: Map<string, number>): Promise<void> {
-  if (amounts.size === 0) return;
-  const { accountId, purchaseId } = refund;
-  const purchase = await findPurchase(deps.db, accountId, purchaseId);
-  const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
-  if (!purchase || !offer) return;
-  for (const pledge of await listPledges(deps.db, accountId, purchaseId)) {
-    const refundCents = amounts.get(pledge.id);
-    if (!refundCents || !pledge.email) continue;
-    await deps.messenger.sendPledgeRefundEmail(pledge.email, {
-      accountId,
-      purchaseId,
-      language: purchase.language,
-      merchantName: offer.accountName,
-      title: purchase.title,
-      amountCents: purchase.amountCents,
-      currency: purchase.currency,
-      refundCents,
-      ...(pledge.name ? { pledgerName: pledge.name } : {}),
-    });
-  }
 }
 
 /** A purchase's refunds, oldest first; undefined when the purchase is not the account's. */

@@ -8,7 +8,7 @@ import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
-import { sendPotCompleteNotice, sendRestFailedNotice } from './shopper-notices.ts';
+import { sendPotCompleteNotice, sendRestChargedNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
 export type DeadlineOutcome =
@@ -51,6 +51,7 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   // The guarantee stays only where the rest was captured from it; any other hold is released.
   if (charged.result.status !== 'captured' || !charged.fromGuarantee) await releaseGuarantee(deps, accountId, purchaseId);
   if (outcome.kind === 'rest_refused') await sendRestFailedNotice(deps, accountId, purchaseId, outcome.restCents);
+  if (outcome.kind === 'rest_charged') await sendRestChargedNotice(deps, accountId, purchaseId, outcome.restCents, charged.fromGuarantee);
   return outcome;
 }
 

@@ -5,11 +5,12 @@ import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
 import { addDays } from '../domain/schedule.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
-import type { InstallmentRef, NoticeBase, ShopperNotice } from '../messaging/messenger.ts';
+import type { InstallmentRef, NoticeBase, ShopperNotice, SmsNotice } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
 import { installmentAttempts, planLines } from '../payments/installment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
-import { chargedAndHeld, findPayment, savedCard } from '../payments/payment-repository.ts';
+import { chargedAndHeld, chargedPayments, findPayment, savedCard, type PaymentRow } from '../payments/payment-repository.ts';
+import { LEADER_CARD_PURPOSES } from '../payments/result-figures.ts';
 import { findPledge, listPledges } from '../payments/pledge-repository.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
@@ -56,6 +57,7 @@ async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: str
     purchaseId: purchase.id,
     language: purchase.language,
     merchantName: offer.accountName,
+    timeZone: offer.accountTimeZone,
     title: purchase.title,
     amountCents: purchase.amountCents,
     currency: purchase.currency,
@@ -70,6 +72,17 @@ async function toLeader(deps: PaymentDeps, purchase: Purchase, key: string, body
   const b = await base(deps, purchase, key, paymentPageUrl(deps.publicUrl, purchase.id), purchase.client.firstName ?? undefined, true);
   if (!b || !purchase.client.email) return;
   await deps.messenger.sendNoticeEmail(purchase.client.email, { ...b, ...body } as ShopperNotice);
+}
+
+/** To the leader by e-mail, or by SMS when they gave only a phone number (the notices that have an SMS form). */
+async function toLeaderByAnyChannel(deps: PaymentDeps, purchase: Purchase, key: string, body: Distribute<SmsNotice>): Promise<void> {
+  if (purchase.client.email) {
+    await toLeader(deps, purchase, key, body);
+    return;
+  }
+  if (!purchase.phoneNumber) return;
+  const b = await base(deps, purchase, key, paymentPageUrl(deps.publicUrl, purchase.id), purchase.client.firstName ?? undefined, true);
+  if (b) await deps.messenger.sendNoticeSms(purchase.phoneNumber, { ...b, ...body } as SmsNotice);
 }
 
 /**
@@ -140,14 +153,7 @@ export async function sendPotCompleteNotice(deps: PaymentDeps, accountId: string
     const guarantee = state.guaranteePaymentId ? await findPayment(deps.db, accountId, state.guaranteePaymentId) : undefined;
     // What the hold had not captured is what its release gave back to the card.
     const releasedCents = guarantee && ['authorized', 'voided', 'expired'].includes(guarantee.status) ? guarantee.amount_cents - guarantee.captured_cents : 0;
-    const key = `pot-complete:${purchaseId}`;
-    if (purchase.client.email) {
-      await toLeader(deps, purchase, key, { kind: 'pot_complete', releasedCents });
-      return;
-    }
-    if (!purchase.phoneNumber) return;
-    const b = await base(deps, purchase, key, paymentPageUrl(deps.publicUrl, purchase.id), purchase.client.firstName ?? undefined, true);
-    if (b) await deps.messenger.sendNoticeSms(purchase.phoneNumber, { ...b, kind: 'pot_complete', releasedCents });
+    await toLeaderByAnyChannel(deps, purchase, `pot-complete:${purchaseId}`, { kind: 'pot_complete', releasedCents });
   });
 }
 
@@ -204,6 +210,76 @@ export async function sendRestFailedNotice(deps: PaymentDeps, accountId: string,
   await safely(deps, 'rest_failed', { accountId, purchaseId }, async () => {
     const purchase = await findPurchase(deps.db, accountId, purchaseId);
     if (purchase) await toLeader(deps, purchase, `rest-failed:${purchaseId}`, { kind: 'rest_failed', restCents });
+  });
+}
+
+/**
+ * The pot's deadline charged the uncovered rest to the leader's card (from the hold, or afresh on
+ * the saved card): what, and what their card was charged in all. Key: `rest-charged:<purchase>`.
+ */
+export async function sendRestChargedNotice(deps: PaymentDeps, accountId: string, purchaseId: string, restCents: number, fromHold: boolean): Promise<void> {
+  await safely(deps, 'rest_charged', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    if (!purchase) return;
+    const { chargedCents } = await cardMoney(deps, accountId, purchaseId);
+    await toLeaderByAnyChannel(deps, purchase, `rest-charged:${purchaseId}`, { kind: 'rest_charged', restCents, chargedCents, fromHold });
+  });
+}
+
+/** Charged and refunded on one cardholder's payments of the purchase: the leader's card, or one pledge's. */
+async function cardMoney(deps: PaymentDeps, accountId: string, purchaseId: string, pledgeId?: string): Promise<{ chargedCents: number; refundedCents: number }> {
+  const payments = pledgeId
+    ? (await chargedPayments(deps.db, accountId, purchaseId, ['pledge'])).filter((p) => p.pledgeId === pledgeId)
+    : await chargedPayments(deps.db, accountId, purchaseId, LEADER_CARD_PURPOSES);
+  return { chargedCents: payments.reduce((s, p) => s + p.chargedCents, 0), refundedCents: payments.reduce((s, p) => s + p.refundedCents, 0) };
+}
+
+/** A refund notice to the leader (no pledge) or to one pledger, by e-mail, else SMS. */
+async function sendRefundNotice(deps: PaymentDeps, purchase: Purchase, key: string, refundCents: number, reason: 'merchant' | 'given_back', pledgeId?: string): Promise<void> {
+  const money = await cardMoney(deps, purchase.accountId, purchase.id, pledgeId);
+  const body = { kind: 'refund' as const, refundCents, reason, ...money };
+  if (!pledgeId) {
+    await toLeaderByAnyChannel(deps, purchase, key, body);
+    return;
+  }
+  const pledge = await findPledge(deps.db, purchase.accountId, pledgeId);
+  if (!pledge || (!pledge.email && !pledge.phoneNumber)) return;
+  const b = await base(deps, purchase, key, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false);
+  if (!b) return;
+  if (pledge.email) await deps.messenger.sendNoticeEmail(pledge.email, { ...b, ...body });
+  else await deps.messenger.sendNoticeSms(pledge.phoneNumber!, { ...b, ...body });
+}
+
+/**
+ * A merchant's refund reached cards: each cardholder refunded (the leader, each pledger) is told
+ * what came back to their card, and their charged, refunded and net. Installments merely lowered
+ * put nothing back on a card and are not told here. Key: `refund:<refund>:leader` or
+ * `refund:<refund>:<pledge>`.
+ */
+export async function sendRefundNotices(
+  deps: PaymentDeps,
+  accountId: string,
+  purchaseId: string,
+  refundId: string,
+  to: { leaderCents: number; pledges: ReadonlyMap<string, number> },
+): Promise<void> {
+  await safely(deps, 'refund', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    if (!purchase) return;
+    if (to.leaderCents > 0) await sendRefundNotice(deps, purchase, `refund:${refundId}:leader`, to.leaderCents, 'merchant');
+    for (const [pledgeId, cents] of to.pledges) if (cents > 0) await sendRefundNotice(deps, purchase, `refund:${refundId}:${pledgeId}`, cents, 'merchant', pledgeId);
+  });
+}
+
+/**
+ * A payment that took money after its purpose was gone was refunded (`giveBack`): its cardholder
+ * is told. A hold merely voided took nothing and is not told. Key: `given-back:<payment>`.
+ */
+export async function sendGivenBackNotice(deps: PaymentDeps, payment: PaymentRow, refundCents: number): Promise<void> {
+  const ids = { accountId: payment.account_id, purchaseId: payment.purchase_id };
+  await safely(deps, 'refund', ids, async () => {
+    const purchase = await findPurchase(deps.db, ids.accountId, ids.purchaseId);
+    if (purchase) await sendRefundNotice(deps, purchase, `given-back:${payment.id}`, refundCents, 'given_back', payment.pledge_id ?? undefined);
   });
 }
 

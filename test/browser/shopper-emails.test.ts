@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeEmail } from '../../src/messaging/notice-templates.ts';
-import { pledgeEmail, pledgeRefundEmail, purchaseLinkEmail } from '../../src/messaging/templates.ts';
+import { pledgeEmail, purchaseLinkEmail } from '../../src/messaging/templates.ts';
 import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser } from '../helpers/browser.ts';
 import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from '../messaging/shopper-fixtures.ts';
@@ -32,7 +32,6 @@ function emails(language: string): { name: string; html: string }[] {
     { name: 'link (deferred)', html: purchaseLinkEmail(link(language, DEFERRED_30)).html },
     { name: 'pledge invitation', html: pledgeEmail(pledge).html },
     { name: 'pledge reminder', html: pledgeEmail({ ...pledge, kind: 'reminder' }).html },
-    { name: 'pledge refund', html: pledgeRefundEmail({ ...link(language), refundCents: 2_500, pledgerName: 'Bob' }).html },
     ...notices(language).map((n, i) => ({ name: `${n.kind} #${i}`, html: noticeEmail(n).html })),
   ];
 }

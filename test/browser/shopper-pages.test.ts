@@ -82,7 +82,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await page.getByRole('group', { name: 'Friend 1' }).getByLabel('Share').fill('100');
       await page.keyboard.press('Tab');
       const summary = page.locator('#money-summary');
-      await expect(summary.textContent()).resolves.toMatch(/^€200\.00 charged now · €100\.00 held, not charged, until \d+ \w+ \d{4}, \d\d:\d\d$/);
+      await expect(summary.textContent()).resolves.toMatch(/^€200\.00 charged now · €100\.00 held, not charged, until \d+ \w+ \d{4}, \d\d:\d\d \(UTC\+[12]\)$/);
       await fillCard(page, 'en', '4242 4242 4242 4242');
       await expect(page.getByRole('button', { name: 'Pay €200.00' }).isVisible()).resolves.toBe(true);
       await shoot(page, 'checkout-shared-en.png');
@@ -244,6 +244,23 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         { phone_number: '+33612345678', amount_cents: 3_000 },
         { phone_number: null, amount_cents: 3_000 },
       ]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async () => {
+    const p = await purchase('en', { amount: 9_000 });
+    const page = await open(p.payment_url, 'en');
+    try {
+      const friend = page.getByRole('group', { name: 'Friend 1' });
+      await friend.getByLabel('Phone').fill('06 12 34 56 78');
+      await friend.getByLabel('Share').fill('30.00');
+      await fillCard(page, 'en', '4242 4242 4242 4242');
+      await page.getByRole('button', { name: /^Pay / }).click();
+      await page.waitForURL(/state=LEADER_PROCESSED/);
+      const pledges = await app.services.db.query<{ phone_number: string | null }>('SELECT phone_number FROM pledges WHERE purchase_id = $1', [p.id]);
+      expect(pledges.rows).toEqual([{ phone_number: '+33612345678' }]);
     } finally {
       await page.close();
     }
@@ -413,7 +430,7 @@ describe.runIf(hasBrowser)('the result page says what was charged, what is held,
         { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
       ]);
       try {
-        const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang);
+        const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
         const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
         expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
         await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);

@@ -8,10 +8,12 @@ import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/pay
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
-import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice } from '../../src/use-cases/shopper-notices.ts';
+import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
+import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice, sendRefundNotices } from '../../src/use-cases/shopper-notices.ts';
+import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
-import { card, CARDS, newShop, type Shop } from '../use-cases/support.ts';
+import { answerChallenge, card, CARDS, newShop, type Shop } from '../use-cases/support.ts';
 
 /**
  * The e-mails a shopper receives over a purchase's life (docs/messaging.md), delivered to a real
@@ -216,6 +218,64 @@ describe("a pot's e-mails", () => {
   });
 });
 
+describe('money moving on any card: its cardholder is told, once (docs/messaging.md#money-movements-and-their-messages)', () => {
+  it("the deadline charges the rest to the leader, a friend's late payment is given back, a refund reaches the leader's and a friend's cards: each told once", async () => {
+    const leader = `rest-${randomUUID()}@example.com`;
+    const ann = `ann-${randomUUID()}@example.com`;
+    const bob = `bob-${randomUUID()}@example.com`;
+    const id = await shop.purchase({ amount: 10_000, language: 'en_GB', client: { email: leader, first_name: 'Lea' } });
+    const led = await payAsLeader(
+      deps(),
+      { id, accountId: shop.accountId },
+      card(CARDS.ok),
+      [
+        { email: ann, amountCents: 2_500, name: 'Ann' },
+        { email: bob, amountCents: 2_500, name: 'Bob' },
+      ],
+      ret,
+    );
+    expect(led).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    const [annPledge, bobPledge] = await listPledges(db, shop.accountId, id);
+    expect(await payPledge(deps(), annPledge!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+    // Bob completes 3-D Secure and never comes back: his share is taken after the pot closed.
+    const started = await payPledge(deps(), bobPledge!, card(CARDS.challenge), ret);
+    if (started.kind !== 'challenge') throw new Error(`expected a challenge, got ${started.kind}`);
+    await answerChallenge(app, started.url, 'complete');
+
+    const state = (await loadPayState(db, shop.accountId, id))!;
+    await advanceTo(new Date(state.potDeadlineAt!.getTime() + 60_000));
+    // The deadline job again: nothing more charged, nobody told twice.
+    expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'not_open' });
+
+    const restMails = mailsTo(leader).filter((m) => subjectOf(m).includes('charged for'));
+    expect(restMails).toHaveLength(1);
+    expect(subjectOf(restMails[0]!)).toBe('Test Shop: €25.00 charged for Weekend in Lisbon');
+    expect(restMails[0]).toContain('closed with €25.00 not covered by your friends: €25.00 was charged to your Visa card ending 4242, from the amount held');
+    expect(restMails[0]).toContain('- Charged in all for this purchase: €75.00');
+
+    const bobBack = mailsTo(bob).filter((m) => subjectOf(m).includes('refunded'));
+    expect(bobBack).toHaveLength(1);
+    expect(bobBack[0]).toContain('Hello Bob,');
+    expect(bobBack[0]).toContain('the €25.00 charged is on its way back to your card');
+    expect(bobBack[0]).toContain('- Net charged: €0.00');
+
+    // The merchant refunds €60: in proportion to what each paid (leader €75, Ann €25), €45 and €15.
+    const refunded = await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 6_000, actor: { label: 'test' } });
+    if (refunded.kind !== 'created') throw new Error(`expected a refund, got ${refunded.kind}`);
+    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 4_500, pledges: new Map([[annPledge!.id, 1_500]]) });
+
+    const leaderBack = mailsTo(leader).filter((m) => subjectOf(m).includes('refunded'));
+    expect(leaderBack).toHaveLength(1);
+    expect(subjectOf(leaderBack[0]!)).toBe('Test Shop: €45.00 refunded for Weekend in Lisbon');
+    expect(leaderBack[0]).toContain('Test Shop refunded €45.00 of your payment for "Weekend in Lisbon": it is on its way back to your Visa card ending 4242.');
+    for (const row of ['- Charged: €75.00', '- Refunded: €45.00', '- Net charged: €30.00']) expect(leaderBack[0]).toContain(row);
+
+    const annBack = mailsTo(ann).filter((m) => subjectOf(m).includes('refunded'));
+    expect(annBack).toHaveLength(1);
+    for (const row of ['- Charged: €25.00', '- Refunded: €15.00', '- Net charged: €10.00']) expect(annBack[0]).toContain(row);
+  });
+});
+
 describe('a pot completed by friends', () => {
   /** The SMS recorded for `phone` (the sandbox gateway keeps them in `outbound_messages`), oldest first. */
   async function smsTo(phone: string): Promise<{ body: string; message_key: string | null; accepted: boolean }[]> {
@@ -227,7 +287,7 @@ describe('a pot completed by friends', () => {
   }
   const phoneNumber = () => `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
 
-  it('a phone-only friend gets their receipt by SMS, once; the leader is told the pot is complete and the guarantee released, once', async () => {
+  it('a phone-only friend gets their receipt by SMS, once; the leader is told the pot is complete and the guarantee released, once; a later refund reaches the friend by SMS', async () => {
     const leader = `full-${randomUUID()}@example.com`;
     const ann = `ann-${randomUUID()}@example.com`;
     const bobPhone = phoneNumber();
@@ -284,6 +344,15 @@ describe('a pot completed by friends', () => {
     await advanceTo(new Date(state.potDeadlineAt!.getTime() + 60_000));
     expect(smtp.received.length).toBe(before);
     expect((await smsTo(bobPhone)).length).toBe(invitation + 1);
+
+    // A €10 refund, split €5 / €2.50 / €2.50: the phone-only friend is told by SMS, once, in French.
+    const refunded = await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 1_000, actor: { label: 'test' } });
+    if (refunded.kind !== 'created') throw new Error(`expected a refund, got ${refunded.kind}`);
+    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 500, pledges: new Map([[bobPledge!.id, 250]]) });
+    const refundSms = (await smsTo(bobPhone)).slice(invitation + 1);
+    expect(refundSms).toEqual([expect.objectContaining({ message_key: `refund:${refunded.refund.id}:${bobPledge!.id}`, accepted: true })]);
+    expect(plain(refundSms[0]!.body)).toContain('2,50 € remboursés sur votre carte pour "Trip to Lisbon". Net débité : 22,50 €.');
+    expect(mailsTo(leader).filter((m) => plain(subjectOf(m)).includes('5,00 € remboursés'))).toHaveLength(1);
   });
 
   it('a leader known only by a phone number is told by SMS that the pot is complete', async () => {

@@ -32,6 +32,7 @@ export function linkMessage(ids: { accountId: string; purchaseId: string }, over
     ...ids,
     language: 'fr_FR',
     merchantName: 'Test Shop',
+    timeZone: 'Europe/Paris',
     title: 'Trip to Lisbon',
     amountCents: 12_345,
     currency: 'EUR',

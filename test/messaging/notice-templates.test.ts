@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatPercent } from '../../src/i18n/format.ts';
 import { noticeEmail, noticeSms } from '../../src/messaging/notice-templates.ts';
+import type { OfferSummary } from '../../src/messaging/messenger.ts';
 import { offerSummary } from '../../src/messaging/offer-summary.ts';
 import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
 import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
@@ -36,6 +37,30 @@ describe('the link says what the offer is', () => {
     expect(en.html).toContain('Shoe &lt;Shop&gt;');
   });
 
+  it('a 3x link e-mail carries the credit mentions: the lender, the right of withdrawal and the statutory warning, verbatim, in bold', () => {
+    const fr = purchaseLinkEmail(link('fr_FR', INSTALLMENTS_3X));
+    const text = plain(fr.text);
+    expect(text).toContain('Prêteur : Crédit <Test> SA, 1 rue de la Paix, 75002 Paris');
+    expect(text).toContain('Droit de rétractation : vous pouvez vous rétracter de ce crédit dans un délai de 14 jours calendaires révolus');
+    expect(text).toContain('Un crédit vous engage et doit être remboursé. Vérifiez vos capacités de remboursement avant de vous engager.');
+    expect(fr.html).toContain('Crédit &lt;Test&gt; SA');
+    expect(plain(fr.html)).toContain('<p style="font-weight:bold;margin:0 0 16px 0">Un crédit vous engage et doit être remboursé.');
+    const en = purchaseLinkEmail(link('en_GB', INSTALLMENTS_3X));
+    expect(en.text).toContain('Taking out a credit is a commitment and it must be repaid. Check your ability to repay before committing.');
+    expect(en.text).toContain('Lender: Crédit <Test> SA');
+    expect(en.text).toContain('Right of withdrawal: you may withdraw from this credit within 14 calendar days');
+    // No right of withdrawal where the offer has none; no mention at all on a free deferred payment or a pot.
+    const plan = INSTALLMENTS_3X as Extract<OfferSummary, { type: 'INSTALLMENTS' }>;
+    const none = purchaseLinkEmail(link('en_GB', { ...plan, credit: { ...plan.credit, mentions: { lender: 'L', withdrawalDays: 0 } } }));
+    expect(none.text).toContain('Lender: L');
+    expect(none.text).not.toContain('withdraw');
+    for (const offer of [DEFERRED_30, undefined]) {
+      const mail = purchaseLinkEmail(link('fr_FR', offer));
+      expect(mail.text).not.toContain('Un crédit vous engage');
+      expect(mail.text).not.toContain('Prêteur');
+    }
+  });
+
   it('a deferred link never says "Pay" when nothing is charged today', () => {
     const en = purchaseLinkEmail(link('en_GB', DEFERRED_30));
     expect(en.text).toContain('nothing is charged today');
@@ -54,16 +79,16 @@ describe('the link says what the offer is', () => {
   it('link SMS: 3x with what is charged today, fees and APR; deferred with its date; within one SMS with a typical URL', () => {
     const en3 = purchaseLinkSms(link('en_GB', INSTALLMENTS_3X));
     // With a typical page URL (75 characters) the SMS is the compact form.
-    expect(en3).toBe(`Shoe <Shop>: 3x €300.00, €104.50 today incl. €4.50 fees, APR 20.00%: ${link('en').url}`);
+    expect(en3).toBe(`Chipin, for Shoe <Shop>: 3x €300.00, €104.50 today incl. €4.50 fees, APR 20.00%: ${link('en').url}`);
     const fr3 = purchaseLinkSms(link('fr_FR', INSTALLMENTS_3X));
-    expect(fr3).toBe(`Shoe <Shop> : 300,00 € en 3x, 104,50 € ce jour dont 4,50 € de frais, TAEG 20,00 % : ${link('en').url}`);
+    expect(fr3).toBe(`Chipin, pour Shoe <Shop> : 3x 300,00 €, 104,50 € ce jour, frais 4,50 €, TAEG 20,00 % : ${link('en').url}`);
     const enD = purchaseLinkSms(link('en_GB', DEFERRED_30));
-    expect(enD).toBe(`Shoe <Shop>: authorise €300.00, charged on 31 August 2026 (nothing today): ${link('en').url}`);
+    expect(enD).toBe(`Chipin, for Shoe <Shop>: authorise €300.00, charged on 31 August 2026 (nothing today): ${link('en').url}`);
     const frD = purchaseLinkSms(link('fr_FR', { ...DEFERRED_30, dueDate: '2026-08-01' } as typeof DEFERRED_30));
-    expect(frD).toContain("autorisez 300,00 €, débités le 1er aout 2026 (rien aujourd'hui)"); // û is not in GSM-7
+    expect(frD).toContain('autorisez 300,00 €, débités le 1er aout 2026, rien ce jour'); // û is not in GSM-7
     // A short URL leaves room for the title and the full sentence.
     expect(purchaseLinkSms({ ...link('en_GB', INSTALLMENTS_3X), url: 'https://c.example/p/1' })).toBe(
-      'Shoe <Shop>: "Red sneakers" (€300.00) in 3 installments, €104.50 today incl. €4.50 fees, APR 20.00%. Pay here: https://c.example/p/1',
+      'Chipin, for Shoe <Shop>: "Red sneakers" (€300.00) in 3 installments, €104.50 today incl. €4.50 fees, APR 20.00%. Pay here: https://c.example/p/1',
     );
     for (const sms of [en3, fr3, enD, frD]) {
       expect(sms.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
@@ -84,6 +109,8 @@ describe('the link says what the offer is', () => {
       fundingCapCents: null,
       debitRateBps: 0,
       usuryCeilingBps: null,
+      lender: 'Test Shop',
+      withdrawalDays: null,
     };
     const s = offerSummary(offer, 30_000, new Date('2026-08-01T10:00:00Z'));
     expect(s).toMatchObject({ type: 'INSTALLMENTS', count: 3, credit: { financedCents: 20_000, feesCents: 450, totalDueCents: 30_450 } });
@@ -117,7 +144,7 @@ describe('receipts and notices', () => {
     expect(mail.text).toContain('- Charged: €50.00');
     expect(mail.text).toContain('- Held, not charged: €50.00');
     expect(mail.text).toContain('- Card: Visa ending 4242');
-    expect(mail.text).toContain('You invited 2 friends to chip in €50.00 in total before 3 August 2026, 14:00.');
+    expect(mail.text).toContain('You invited 2 friends to chip in €50.00 in total before 3 August 2026, 14:00 (UTC+2).');
     const fr = noticeEmail(notices('fr_FR')[0]!);
     expect(plain(fr.text)).toContain('- Réservé, non débité : 50,00 €');
   });
@@ -138,10 +165,31 @@ describe('receipts and notices', () => {
     );
   });
 
-  it('receipt and pot-complete SMS: one GSM-7 segment, even with a long title, in fr and en', () => {
+  it('the rest-charged notice tells the leader what the deadline charged and what their card was charged in all', () => {
+    const n = notices('en_GB').find((x) => x.kind === 'rest_charged')!;
+    const mail = noticeEmail(n);
+    expect(mail.subject).toBe('Shoe <Shop>: €25.00 charged for Red sneakers');
+    expect(mail.text).toContain('closed with €25.00 not covered by your friends: €25.00 was charged to your Visa card ending 4242, from the amount held');
+    expect(mail.text).toContain('- Charged now: €25.00');
+    expect(mail.text).toContain('- Charged in all for this purchase: €75.00');
+    expect(plain(noticeEmail(notices('fr_FR').find((x) => x.kind === 'rest_charged')!).text)).toContain('- Débité en tout pour cet achat : 75,00 €');
+  });
+
+  it('a refund notice gives what came back, and the charged, refunded and net of the cardholder', () => {
+    const [merchant, givenBack] = notices('en_GB').filter((x) => x.kind === 'refund');
+    const mail = noticeEmail(merchant!);
+    expect(mail.subject).toBe('Shoe <Shop>: €30.00 refunded for Red sneakers');
+    expect(mail.text).toContain('Shoe <Shop> refunded €30.00 of your payment for "Red sneakers": it is on its way back to your Visa card ending 4242.');
+    for (const row of ['- Charged: €75.00', '- Refunded: €30.00', '- Net charged: €45.00']) expect(mail.text).toContain(row);
+    expect(noticeEmail(givenBack!).text).toContain('came when it was no longer needed');
+    const fr = plain(noticeEmail(notices('fr_FR').filter((x) => x.kind === 'refund')[0]!).text);
+    for (const row of ['- Débité : 75,00 €', '- Remboursé : 30,00 €', '- Net débité : 45,00 €']) expect(fr).toContain(row);
+  });
+
+  it('receipt, pot-complete, rest-charged and refund SMS: one GSM-7 segment, even with a long title, in fr and en', () => {
     for (const language of ['fr_FR', 'en_GB']) {
       for (const n of notices(language)) {
-        if (n.kind !== 'pledge_receipt' && n.kind !== 'pot_complete') continue;
+        if (n.kind !== 'pledge_receipt' && n.kind !== 'pot_complete' && n.kind !== 'rest_charged' && n.kind !== 'refund') continue;
         for (const title of ['Red sneakers', 'A very long product title that goes on and on about the sneakers and their laces']) {
           const text = noticeSms({ ...n, title });
           expect(text.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
@@ -150,7 +198,8 @@ describe('receipts and notices', () => {
       }
     }
     const receipt = noticeSms(notices('en_GB').find((x) => x.kind === 'pledge_receipt')!);
-    for (const part of ['your share of €25.00', 'is paid', '€25.00 still to collect before 3 August 2026, 14:00']) expect(receipt).toContain(part);
+    // With the shop named and the zone stated, the thanks no longer fit: the sentence starts at "Your share".
+    for (const part of ['Your share of €25.00', 'is paid', '€25.00 still to collect before 3 August 2026, 14:00 (UTC+2)']) expect(receipt).toContain(part);
     expect(smsFr(notices('fr_FR'))).toContain('aout'); // û is not in GSM-7
   });
 });

@@ -13,13 +13,19 @@ export const INSTALLMENTS_3X: OfferSummary = {
     { dueDate: '2026-09-01', amountCents: 10_000 },
     { dueDate: '2026-10-01', amountCents: 10_000 },
   ],
-  credit: { financedCents: 20_000, feesCents: 450, totalDueCents: 30_450, taegPercent: 20 },
+  credit: {
+    financedCents: 20_000,
+    feesCents: 450,
+    totalDueCents: 30_450,
+    taegPercent: 20,
+    mentions: { lender: 'Crédit <Test> SA, 1 rue de la Paix, 75002 Paris', withdrawalDays: 14 },
+  },
 };
 
 export const DEFERRED_30: OfferSummary = {
   type: 'DEFERRED',
   dueDate: '2026-08-31',
-  credit: { financedCents: 30_000, feesCents: 0, totalDueCents: 30_000, taegPercent: 0 },
+  credit: { financedCents: 30_000, feesCents: 0, totalDueCents: 30_000, taegPercent: 0, mentions: undefined },
 };
 
 export function link(language: string, offer?: OfferSummary): PurchaseLinkMessage {
@@ -28,6 +34,7 @@ export function link(language: string, offer?: OfferSummary): PurchaseLinkMessag
     purchaseId: '00000000-0000-4000-8000-000000000002',
     language,
     merchantName: 'Shoe <Shop>',
+    timeZone: 'Europe/Paris',
     title: 'Red sneakers',
     amountCents: 30_000,
     currency: 'EUR',
@@ -68,5 +75,8 @@ export function notices(language: string): ShopperNotice[] {
     { ...base, kind: 'charge_failed', installment: inst },
     { ...base, kind: 'rest_failed', restCents: 2_500 },
     { ...base, kind: 'pot_complete', releasedCents: 5_000 },
+    { ...base, kind: 'rest_charged', restCents: 2_500, chargedCents: 7_500, fromHold: true },
+    { ...base, kind: 'refund', refundCents: 3_000, chargedCents: 7_500, refundedCents: 3_000, reason: 'merchant' },
+    { ...base, kind: 'refund', refundCents: 2_500, chargedCents: 2_500, refundedCents: 2_500, reason: 'given_back' },
   ];
 }

@@ -93,7 +93,7 @@ describe('pledge messages', () => {
     expect(text).toContain('Bonjour Bob');
     expect(text).toContain('Alice <Martin> vous invite à verser 41,15 € pour « Trip to Lisbon » chez Boulangerie Dupont (total 123,45 €).');
     expect(text).toContain('Alice &lt;Martin&gt; vous invite'); // the HTML part, escaped
-    expect(text).toContain(`Réglez votre part avant le 23 novembre 2026 à 14:00 :\n${message.url}\n`);
+    expect(text).toContain(`Réglez votre part avant le 23 novembre 2026 à 14:00 (UTC+1) :\n${message.url}\n`);
 
     const [row] = await rows(app, ids.purchaseId);
     expect(row).toMatchObject({ channel: 'email', recipient: 'pledger@example.test', accepted: true, error: null });
@@ -119,7 +119,7 @@ describe('pledge messages', () => {
     expect(unbuildable).toMatchObject({ channel: 'email', accepted: false, body: '' });
     expect(unbuildable!.error).toMatch(/^could not build the message: /);
     expect(sms).toMatchObject({ channel: 'sms', recipient: '+33612345678', accepted: true, error: null });
-    expect(sms!.body).toBe(`Reminder: Alice <Martin> invites you to chip in €41.15 before 23 November 2026, 14:00: ${reminder.url}`);
+    expect(sms!.body).toBe(`Chipin, for Test Shop: Reminder: Alice <Martin> invites you to chip in €41.15 before 23 November 2026, 14:00 (UTC+1): ${reminder.url}`);
     expect(badPhone).toMatchObject({ channel: 'sms', accepted: false });
     expect(badPhone!.error).toMatch(/invalid phone number/);
   });

@@ -10,6 +10,7 @@ const msg = (over: Partial<PurchaseLinkMessage> = {}): PurchaseLinkMessage => ({
   purchaseId: '5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f71',
   language: 'en_GB',
   merchantName: 'Shoe Shop',
+  timeZone: 'Europe/Paris',
   title: 'Red sneakers',
   amountCents: 12_345,
   currency: 'EUR',
@@ -103,8 +104,8 @@ describe('purchase link SMS', () => {
     const fr = purchaseLinkSms(msg({ language: 'fr_FR' }));
     const en = purchaseLinkSms(msg({ language: 'en_GB' }));
     const de = purchaseLinkSms(msg({ language: 'de_DE' }));
-    expect(fr).toBe(`Shoe Shop : votre achat "Red sneakers" (123,45 €) vous attend. Payez ici : ${URL}`);
-    expect(en).toBe(`Shoe Shop: your purchase "Red sneakers" (€123.45) is ready. Pay here: ${URL}`);
+    expect(fr).toBe(`Chipin, pour Shoe Shop : votre achat "Red sneakers" (123,45 €) vous attend. Payez ici : ${URL}`);
+    expect(en).toBe(`Chipin, for Shoe Shop: your purchase "Red sneakers" (€123.45) is ready. Pay here: ${URL}`);
     expect(de).toBe(en);
     for (const s of [fr, en]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
     expect(fr).not.toMatch(/[\u00a0\u202f«»]/); // GSM-7 friendly
@@ -126,6 +127,8 @@ describe('purchase link SMS', () => {
 
 const PLEDGE_URL = 'https://pay.chipin.example/pledge/plg_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f72';
 const SHORT_URL = 'https://c.ex/p/1';
+/** A concatenated SMS carries 153 GSM-7 characters a segment. */
+const TWO_SEGMENTS = 2 * 153;
 /** 14:00 in Paris (CET, UTC+1, in November). */
 const DEADLINE = new Date('2026-11-23T13:00:00Z');
 const pledge = (over: Partial<PledgeMessage> = {}): PledgeMessage => ({
@@ -143,14 +146,17 @@ const GSM7 = new Set('@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæß�
 const nonGsm7 = (s: string) => [...s].filter((c) => !GSM7.has(c));
 
 describe('deadline formatting', () => {
-  it('writes date and time in the language, in Paris time', () => {
-    expect(formatDateTime(DEADLINE, 'en')).toBe('23 November 2026, 14:00');
-    expect(plain(formatDateTime(DEADLINE, 'fr'))).toBe('23 novembre 2026 à 14:00');
+  it('writes date and time in the language, in the given zone, with its offset from UTC', () => {
+    expect(formatDateTime(DEADLINE, 'en', 'Europe/Paris')).toBe('23 November 2026, 14:00 (UTC+1)');
+    expect(plain(formatDateTime(DEADLINE, 'fr', 'Europe/Paris'))).toBe('23 novembre 2026 à 14:00 (UTC+1)');
     // Summer time (UTC+2) moves the date across midnight.
-    expect(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'en')).toBe('1 July 2026, 00:30');
-    expect(plain(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'fr'))).toBe('1er juillet 2026 à 00:30');
-    expect(plain(formatDateTime(new Date('2026-12-10T08:05:00Z'), 'fr'))).toBe('10 décembre 2026 à 09:05');
-    expect(() => formatDateTime(new Date('nope'), 'en')).toThrow(RangeError);
+    expect(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'en', 'Europe/Paris')).toBe('1 July 2026, 00:30 (UTC+2)');
+    expect(plain(formatDateTime(new Date('2026-06-30T22:30:00Z'), 'fr', 'Europe/Paris'))).toBe('1er juillet 2026 à 00:30 (UTC+2)');
+    expect(plain(formatDateTime(new Date('2026-12-10T08:05:00Z'), 'fr', 'Europe/Paris'))).toBe('10 décembre 2026 à 09:05 (UTC+1)');
+    expect(formatDateTime(DEADLINE, 'en', 'America/New_York')).toBe('23 November 2026, 08:00 (UTC-5)');
+    expect(formatDateTime(DEADLINE, 'en', 'UTC')).toBe('23 November 2026, 13:00 (UTC)');
+    expect(() => formatDateTime(new Date('nope'), 'en', 'Europe/Paris')).toThrow(RangeError);
+    expect(() => formatDateTime(DEADLINE, 'en', 'Mars/Olympus_Mons')).toThrow(RangeError);
   });
 
   it('writes a calendar date (an installment) with the same day rendering, whatever the time zone', () => {
@@ -167,7 +173,7 @@ describe('pledge e-mail', () => {
     expect(mail.subject).toBe('Alice invites you to chip in €41.15 for Red sneakers');
     expect(mail.text).toMatch(/^Hello Bob,\n/); // the pledger, not the leader's firstName
     expect(mail.text).toContain('\nAlice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45).\n');
-    expect(mail.text).toContain(`\nPay your share before 23 November 2026, 14:00:\n${PLEDGE_URL}\n`);
+    expect(mail.text).toContain(`\nPay your share before 23 November 2026, 14:00 (UTC+1):\n${PLEDGE_URL}\n`);
     expect(mail.text).toContain('Chipin, on behalf of Shoe Shop');
     expect(mail.html).toContain('<html lang="en">');
     expect(mail.html).toContain(`href="${PLEDGE_URL}"`);
@@ -180,20 +186,20 @@ describe('pledge e-mail', () => {
     expect(plain(mail.subject)).toBe('Alice vous invite à verser 41,15 € pour Red sneakers');
     expect(mail.text).toMatch(/^Bonjour Bob,\n/);
     expect(plain(mail.text)).toContain('\nAlice vous invite à verser 41,15 € pour « Red sneakers » chez Shoe Shop (total 123,45 €).\n');
-    expect(plain(mail.text)).toContain(`\nRéglez votre part avant le 23 novembre 2026 à 14:00 :\n${PLEDGE_URL}\n`);
+    expect(plain(mail.text)).toContain(`\nRéglez votre part avant le 23 novembre 2026 à 14:00 (UTC+1) :\n${PLEDGE_URL}\n`);
     expect(mail.html).toContain('<html lang="fr">');
     expect(mail.html).toContain('Payer ma part');
   });
 
   it('reminds in English and in French, with the closing date', () => {
     const en = pledgeEmail(pledge({ kind: 'reminder' }));
-    expect(en.subject).toBe('Reminder: the pot for Red sneakers closes on 23 November 2026, 14:00');
+    expect(en.subject).toBe('Reminder: the pot for Red sneakers closes on 23 November 2026, 14:00 (UTC+1)');
     expect(en.text).toContain('\nReminder: Alice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45).\n');
-    expect(en.text).toContain(`\nThe pot closes on 23 November 2026, 14:00. Pay your share here:\n${PLEDGE_URL}\n`);
+    expect(en.text).toContain(`\nThe pot closes on 23 November 2026, 14:00 (UTC+1). Pay your share here:\n${PLEDGE_URL}\n`);
     const fr = pledgeEmail(pledge({ kind: 'reminder', language: 'fr_BE' }));
-    expect(plain(fr.subject)).toBe('Rappel : la cagnotte pour Red sneakers se termine le 23 novembre 2026 à 14:00');
+    expect(plain(fr.subject)).toBe('Rappel : la cagnotte pour Red sneakers se termine le 23 novembre 2026 à 14:00 (UTC+1)');
     expect(plain(fr.text)).toContain('\nRappel : Alice vous invite à verser 41,15 € pour « Red sneakers » chez Shoe Shop (total 123,45 €).\n');
-    expect(plain(fr.text)).toContain(`\nLa cagnotte se termine le 23 novembre 2026 à 14:00. Réglez votre part ici :\n${PLEDGE_URL}\n`);
+    expect(plain(fr.text)).toContain(`\nLa cagnotte se termine le 23 novembre 2026 à 14:00 (UTC+1). Réglez votre part ici :\n${PLEDGE_URL}\n`);
   });
 
   it('falls back to English, and copes with no pledger name, an e-mail as inviter and other currencies', () => {
@@ -231,29 +237,33 @@ describe('pledge e-mail', () => {
 describe('pledge SMS', () => {
   it('says it all in one SMS when the URL is short', () => {
     const en = pledgeSms(pledge({ url: SHORT_URL }));
-    expect(en).toBe(`Alice invites you to chip in €41.15 for "Red sneakers" at Shoe Shop (total €123.45). Pay your share before 23 November 2026, 14:00: ${SHORT_URL}`);
+    expect(en).toBe(`Chipin, for Shoe Shop: Alice invites you to chip in €41.15 for "Red sneakers". Pay your share before 23 November 2026, 14:00 (UTC+1): ${SHORT_URL}`);
     const fr = pledgeSms(pledge({ url: SHORT_URL, language: 'fr_FR' }));
-    expect(fr).toBe(`Alice vous invite à verser 41,15 € pour "Red sneakers" chez Shoe Shop (total 123,45 €). Réglez votre part avant le 23 novembre 2026 à 14:00 : ${SHORT_URL}`);
+    expect(fr).toBe(`Chipin, pour Shoe Shop : Alice vous invite à verser 41,15 € pour "Red sneakers". Réglez votre part avant le 23 novembre 2026 à 14:00 (UTC+1) : ${SHORT_URL}`);
     expect(pledgeSms(pledge({ url: SHORT_URL, language: 'de_DE' }))).toBe(en);
-    // The reminder is longer: no room left for even 12 characters of title, so the title goes.
+    // The reminder is longer: no room left for even 12 characters of title, nor (with the zone
+    // stated) for the merchant and total: its compact form.
     const reminder = pledgeSms(pledge({ url: SHORT_URL, kind: 'reminder' }));
     expect(reminder).toBe(
-      `Reminder: Alice invites you to chip in €41.15 at Shoe Shop (total €123.45). The pot closes on 23 November 2026, 14:00. Pay your share here: ${SHORT_URL}`,
+      `Chipin, for Shoe Shop: Reminder: Alice invites you to chip in €41.15. The pot closes on 23 November 2026, 14:00 (UTC+1). Pay your share here: ${SHORT_URL}`,
     );
     for (const s of [en, fr, reminder]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
   });
 
-  it('keeps inviter, share, deadline and the whole URL within 160 characters with a real page URL', () => {
+  it('keeps shop, inviter, share, deadline and the whole URL with a real page URL: two segments at most, the shop and Chipin before brevity', () => {
     const cases = [
-      [pledge(), `Alice invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`],
-      [pledge({ kind: 'reminder' }), `Reminder: Alice invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`],
-      [pledge({ language: 'fr_FR' }), `Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 : ${PLEDGE_URL}`],
-      [pledge({ language: 'fr_FR', kind: 'reminder' }), `Rappel : Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 : ${PLEDGE_URL}`],
+      [pledge(), `Chipin, for Shoe Shop: Alice invites you to chip in €41.15 before 23 November 2026, 14:00 (UTC+1): ${PLEDGE_URL}`],
+      [pledge({ kind: 'reminder' }), `Chipin, for Shoe Shop: Reminder: Alice invites you to chip in €41.15 before 23 November 2026, 14:00 (UTC+1): ${PLEDGE_URL}`],
+      [pledge({ language: 'fr_FR' }), `Chipin, pour Shoe Shop : Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 (UTC+1) : ${PLEDGE_URL}`],
+      [
+        pledge({ language: 'fr_FR', kind: 'reminder' }),
+        `Chipin, pour Shoe Shop : Rappel : Alice vous invite à verser 41,15 € avant le 23 novembre 2026 à 14:00 (UTC+1) : ${PLEDGE_URL}`,
+      ],
     ] as const;
     for (const [m, expected] of cases) {
       const s = pledgeSms(m);
       expect(s).toBe(expected);
-      expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+      expect(s.length).toBeLessThanOrEqual(TWO_SEGMENTS);
     }
   });
 
@@ -261,18 +271,18 @@ describe('pledge SMS', () => {
     const url = 'https://c.example/p/2';
     const s = pledgeSms(pledge({ url, merchantName: 'Shop', title: 'A very long purchase title '.repeat(10) }));
     expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
-    expect(s).toMatch(/^Alice invites you to chip in €41\.15 for "A very long purchase.*\.\.\." at Shop \(total €123\.45\)\. Pay your share before 23 November 2026, 14:00: /);
+    expect(s).toMatch(/^Chipin, for Shop: Alice invites you to chip in €41\.15 for "A very long purchas.*\.\.\."\. Pay your share before 23 November 2026, 14:00 \(UTC\+1\): /);
     expect(s.endsWith(url)).toBe(true);
 
     const longInviter = pledgeSms(pledge({ inviterName: 'Alexandra-Maximiliana de la Montagne-Sainte-Geneviève' }));
-    expect(longInviter).toBe(`Alexandra-Maximil... invites you to chip in €41.15 before 23 November 2026, 14:00: ${PLEDGE_URL}`);
-    expect(longInviter.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+    expect(longInviter).toBe(`Chipin, for Shoe Shop: Alexandra-Maximil... invites you to chip in €41.15 before 23 November 2026, 14:00 (UTC+1): ${PLEDGE_URL}`);
+    expect(longInviter.length).toBeLessThanOrEqual(TWO_SEGMENTS);
 
     const longUrl = PLEDGE_URL + '?' + 'x'.repeat(150);
     const long = pledgeSms(pledge({ url: longUrl }));
     expect(long.endsWith(` ${longUrl}`)).toBe(true);
     expect(long).toContain('€41.15');
-    expect(long).toContain('23 November 2026, 14:00');
+    expect(long).toContain('23 November 2026, 14:00 (UTC+1)');
   });
 
   it('is GSM-7 only in French too (no no-break spaces, guillemets, or û of août)', () => {
@@ -283,14 +293,14 @@ describe('pledge SMS', () => {
     ]) {
       expect(nonGsm7(pledgeSms(m))).toEqual([]);
     }
-    expect(pledgeSms(pledge({ language: 'fr_FR', url: SHORT_URL, title: 'Sortie « vélo »' }))).toContain('pour "Sortie "vélo"" chez');
-    expect(pledgeSms(pledge({ language: 'fr_FR', deadline: new Date('2026-08-01T08:00:00Z') }))).toContain('avant le 1er aout 2026 à 10:00 : ');
+    expect(pledgeSms(pledge({ language: 'fr_FR', url: SHORT_URL, title: 'Sortie « vélo »' }))).toContain('pour "Sortie "vélo"". Réglez');
+    expect(pledgeSms(pledge({ language: 'fr_FR', deadline: new Date('2026-08-01T08:00:00Z') }))).toContain('avant le 1er aout 2026 à 10:00 (UTC+2) : ');
     expect(nonGsm7(purchaseLinkSms(msg({ language: 'fr_FR' })))).toEqual([]);
   });
 
   it('flattens hostile names to one line', () => {
     const s = pledgeSms(pledge({ inviterName: 'Eve\r\n\u2028Evil', title: 'T\nitle' }));
     expect(s).not.toMatch(/[\r\n\u2028]/);
-    expect(s.startsWith('Eve Evil invites you to chip in €41.15')).toBe(true);
+    expect(s.startsWith('Chipin, for Shoe Shop: Eve Evil invites you to chip in €41.15')).toBe(true);
   });
 });

@@ -2,13 +2,12 @@ import { isPspFault, PspIntegrationError } from '../../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../../domain/email.ts';
-import type { Offer } from '../../../accounts/offer.ts';
+import { inTestMode, type Offer } from '../../../accounts/offer.ts';
 import { parsePublicId } from '../../../domain/ids.ts';
 import { parseTypedAmount } from '../../../domain/money.ts';
 import { MAX_PLEDGERS } from '../../../domain/pot.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { computeSchedule, type Schedule } from '../../../domain/schedule.ts';
-import { countryOfLanguage, normalizeTypedPhone } from '../../../domain/phone.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
 import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../../pages/checkout-page.ts';
@@ -25,6 +24,9 @@ import type { Purchase } from '../../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../../../i18n/lang.ts';
+import { normalizeTypedPhone, shopperCountry } from '../../../messaging/phone-numbers.ts';
+import type { CountryCode } from 'libphonenumber-js/min';
+import { DEFAULT_MERCHANT_COUNTRY } from '../../../config.ts';
 import type { App } from '../../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
@@ -38,13 +40,13 @@ function list(form: Record<string, unknown>, name: string): string[] {
 /**
  * The friends typed in the form: rows left empty are skipped; any other row must be complete.
  * Amounts in the page's locale ("30,00", "30 €"); phone numbers international or national for
- * the shop's country (the purchase language's region), stored in E.164. Each wrong field gets
- * its own message.
+ * `country` (the shopper's, else the merchant's: never the page's language), stored in E.164.
+ * Each wrong field gets its own message.
  */
 function readFriends(
   form: Record<string, unknown>,
   currency: string,
-  country: string | undefined,
+  country: CountryCode,
   t: (typeof TEXT)['en'],
 ): { rows: FriendRow[]; pledges?: NewPledge[]; errors?: FormErrors } {
   const names = list(form, 'pledger_name');
@@ -113,6 +115,8 @@ export function registerCheckout(app: App, services: Services): void {
   const csrf = csrfFor(services);
 
   const ownOrigin = new URL(config.publicUrl).origin;
+  // The merchant's country: the account's own, else the deployment's (docs/messaging.md#phone-numbers).
+  const merchantCountry = (offer: Offer): CountryCode => (offer.accountCountry as CountryCode | null) ?? config.merchantCountry ?? DEFAULT_MERCHANT_COUNTRY;
 
   async function load(request: { params: { purchase_uid: string }; query?: unknown }) {
     const id = parsePublicId('pur', request.params.purchase_uid);
@@ -134,7 +138,7 @@ export function registerCheckout(app: App, services: Services): void {
   async function show(
     request: FastifyRequest,
     reply: FastifyReply,
-    ctx: { purchase: Purchase & { merchantName: string }; offer: Offer; lang: Lang; mode: ReturnType<typeof pageMode> },
+    ctx: { purchase: Purchase & { merchantName: string; merchantTimeZone: string }; offer: Offer; lang: Lang; mode: ReturnType<typeof pageMode> },
     extra: Partial<CheckoutView> = {},
     status = 200,
     decline?: string,
@@ -142,6 +146,7 @@ export function registerCheckout(app: App, services: Services): void {
     pageHeaders(reply, ctx.purchase.callbackUrl);
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
+    const testMode = inTestMode(ctx.offer);
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
     const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
@@ -151,7 +156,7 @@ export function registerCheckout(app: App, services: Services): void {
       // After a failure, the way back to the shop carries the signed error, as a success carries the result.
       const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
       const switchBase = `/pay/${uid}${embed ? '?embed=1' : ''}`;
-      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase, result }, (pid) => pledgePageUrl(config.publicUrl, pid)));
+      return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase, result, testMode }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
     const token = csrf.tokenFor(request, reply, uid);
     return reply.code(status).send(
@@ -165,6 +170,7 @@ export function registerCheckout(app: App, services: Services): void {
         schedule: schedule(ctx.offer, ctx.purchase),
         switchBase: `/pay/${uid}${embed ? '?embed=1' : ''}`,
         potDeadline: new Date(clock.now().getTime() + ctx.offer.potDeadlineHours * 3_600_000),
+        testMode,
         ...extra,
       }),
     );
@@ -230,7 +236,8 @@ export function registerCheckout(app: App, services: Services): void {
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
-    const friends = ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, countryOfLanguage(ctx.purchase.language), t) : { rows: [], pledges: [] };
+    const friends =
+      ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, shopperCountry(ctx.purchase.phoneNumber, merchantCountry(ctx.offer)), t) : { rows: [], pledges: [] };
     // What the shopper typed is kept when the page comes back with an error (never the card's own fields).
     const kept = { friends: friends.rows, holder: typedHolder(form) };
     const checked = checkCard(form, clock.now());

@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { inTestMode } from '../../../accounts/offer.ts';
 import { parsePublicId } from '../../../domain/ids.ts';
 import { pledgeReturnUrl } from '../../../domain/links.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
 import { loadPayState } from '../../../payments/pay-state-repository.ts';
+import { findPayment } from '../../../payments/payment-repository.ts';
 import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
 import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
@@ -16,7 +18,7 @@ import { csrfFor, pageHeaders } from './page-support.ts';
 
 /** A pledger's page: `GET /pledge/<plg_uid>` shows it, `POST` pays the share. */
 export function registerPledgePages(app: App, services: Services): void {
-  const { db, clock, config, payments } = services;
+  const { db, clock, config, payments, offers } = services;
   const csrf = csrfFor(services);
   const params = Type.Object({ pledge_uid: Type.String({ maxLength: 64 }) });
 
@@ -29,7 +31,11 @@ export function registerPledgePages(app: App, services: Services): void {
     // The purchase's language, unless the shopper chose the other one (`?lang=`, the switcher).
     const asked = (request.query as { lang?: unknown } | undefined)?.lang;
     const lang = langOf(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : purchase?.language);
-    return purchase && pay ? { pledge, purchase, deadline: pay.potDeadlineAt, lang } : undefined;
+    if (!purchase || !pay) return undefined;
+    const offer = await offers.byId(purchase.accountId, purchase.offerId);
+    // A paid share partly or fully refunded since: the page tells the refund and the net.
+    const payment = pledge.state === 'paid' && pledge.paymentId ? await findPayment(db, pledge.accountId, pledge.paymentId) : undefined;
+    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode: !offer || inTestMode(offer) };
   }
 
   function doneOf(state: string, reason: string | null): PledgeView['done'] {
