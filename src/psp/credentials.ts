@@ -30,6 +30,8 @@ export function validateCredentials(def: ConnectorDefinition, credentials: Reado
     if (/[\u0000-\u001f\u007f]/.test(value) && !f.secret) return { field: `credentials.${f.name}`, message: 'must not contain control characters' };
     if (f.enum && !f.enum.includes(value)) return { field: `credentials.${f.name}`, message: `must be one of ${f.enum.join(', ')}` };
     if (f.pattern && !new RegExp(`^(?:${f.pattern})$`).test(value)) {
+      // A secret's message never quotes the value, only what was expected.
+      if (f.format) return { field: `credentials.${f.name}`, message: `does not have the expected format: ${f.format}` };
       return { field: `credentials.${f.name}`, message: f.secret ? 'does not have the expected format' : `must match ${f.pattern}` };
     }
   }

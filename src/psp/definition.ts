@@ -50,6 +50,14 @@ export interface CredentialField {
   environments?: readonly PspEnvironment[];
   /** Where the merchant finds it in the PSP's back office. */
   description: string;
+  /** The expected format in words, as a refusal states it (`sk_test_… or sk_live_…`); else the pattern. */
+  format?: string;
+  /**
+   * Made by the PSP for the webhook that points at Chipin's notification URL, which exists only
+   * once the PSP account is saved (`/api/psp/<psa_id>/notifications`): never required, added to
+   * the saved account afterwards. Until then the connector refuses every notification.
+   */
+  afterWebhook?: boolean;
 }
 
 /** A merchant's PSP account, credentials opened: what a connector instance is built from. */

@@ -63,11 +63,11 @@ describe('PSP accounts in the back office', () => {
   it('adds an account checked with the PSP; the secrets are never shown again, in a page or a log line', async () => {
     const res = await post('/dashboard/psp-accounts', stripeForm());
     expect(res.statusCode, res.body).toBe(303);
-    expect(res.headers.location).toBe('/dashboard/psp-accounts?done=created');
     const saved = (await accountsOf(a)).find((x) => x.label === 'Main Stripe')!;
+    expect(res.headers.location).toBe(`/dashboard/psp-accounts/${saved.id}?done=created`);
     expect(saved.credentials).toEqual({ secret_key: `…${SECRET_KEY.slice(-4)}`, webhook_secret: `…${WEBHOOK_SECRET.slice(-4)}` });
-    const list = await get('/dashboard/psp-accounts?done=created');
-    expect(list.body).toContain('PSP account saved.');
+    expect((await get(res.headers.location as string)).body).toContain('PSP account saved.');
+    const list = await get('/dashboard/psp-accounts');
     expect(list.body).toContain(saved.id);
     for (const secret of [SECRET_KEY, WEBHOOK_SECRET]) {
       expect(list.body).not.toContain(secret);
@@ -88,6 +88,48 @@ describe('PSP accounts in the back office', () => {
     expect(rejected.statusCode).toBe(422);
     expect(rejected.body).toContain('The PSP refused these credentials');
     expect((await accountsOf(a)).length).toBe(before);
+  });
+
+  it('labels the fields in words, says what the PSP account needs (raw card data for Stripe) and, on a refused format, the format expected', async () => {
+    const add = await get('/dashboard/psp-accounts/new?psp=stripe');
+    expect(add.body).toMatch(/<label for="cred_secret_key">Secret key<\/label>/);
+    expect(add.body).toMatch(/<label for="cred_webhook_secret">Webhook signing secret <span class="muted">\(optional\)<\/span><\/label>/);
+    expect(add.body).toContain('Raw card data APIs enabled');
+    expect(add.body).toContain('Format: sk_test_… or sk_live_… followed by letters and digits.');
+    expect((await get('/dashboard/psp-accounts/new?psp=adyen')).body).toContain('Raw card data processing approved by Adyen');
+    const bad = await post('/dashboard/psp-accounts', stripeForm({ label: 'Typo', 'credentials.secret_key': 'pk_test_51NotASecretKey000000000000' }));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('id="account-error">Secret key: does not have the expected format: sk_test_… or sk_live_… followed by letters and digits.</div>');
+    expect(bad.body).not.toContain('pk_test_51NotASecretKey');
+    const fr = await post('/dashboard/psp-accounts?lang=fr', stripeForm({ label: 'Typo', 'credentials.secret_key': 'pk_test_51NotASecretKey000000000000' }));
+    expect(fr.body).toContain('Clé secrète\u00a0: n’a pas le format attendu\u00a0: sk_test_… ou sk_live_… suivi de lettres et chiffres.');
+  });
+
+  it('adds a Stripe account before its webhook exists: its page shows the notification URL to copy and the missing signing secret, added then by editing', async () => {
+    const res = await post('/dashboard/psp-accounts', stripeForm({ label: 'Webhook later', 'credentials.webhook_secret': '' }));
+    expect(res.statusCode, res.body).toBe(303);
+    const saved = (await accountsOf(a)).find((x) => x.label === 'Webhook later')!;
+    expect(saved.credentials).toEqual({ secret_key: `…${SECRET_KEY.slice(-4)}` });
+    const url = `${app.services.config.publicUrl.replace(/\/+$/, '')}/api/psp/${saved.id}/notifications`;
+    const page = await get(res.headers.location as string);
+    expect(page.body).toContain('PSP account saved.');
+    expect(page.body).toMatch(new RegExp(`<input id="notification-url-value" type="text" readonly value="${url.replace(/[.?]/g, '\\$&')}"`));
+    expect(page.body).toContain('data-copy="notification-url-value"');
+    expect(page.body).toContain('<script src="/assets/copy.js" defer></script>');
+    expect(page.body).toContain('Webhook signing secret is not set yet');
+    // Notifications are refused until then: no secret, no signature can be checked.
+    const refused = await app.server.inject({ method: 'POST', url: `/api/psp/${saved.id}/notifications`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+
+    const edit = await post(
+      `/dashboard/psp-accounts/${saved.id}`,
+      form({ csrf: sa.csrf, label: 'Webhook later', environment: 'test', 'credentials.webhook_secret': WEBHOOK_SECRET, endpoint_url: stripe.account.baseUrl, verify: 'yes' }),
+    );
+    expect(edit.statusCode, edit.body).toBe(303);
+    expect((await accountsOf(a)).find((x) => x.id === saved.id)!.credentials).toEqual({ secret_key: `…${SECRET_KEY.slice(-4)}`, webhook_secret: `…${WEBHOOK_SECRET.slice(-4)}` });
+    const after = await get(`/dashboard/psp-accounts/${saved.id}`);
+    expect(after.body).not.toContain('is not set yet');
+    expect(after.body).toContain(url);
   });
 
   it('refuses a post without the CSRF token, and changes nothing', async () => {
@@ -200,7 +242,7 @@ describe("a PSP account's page", () => {
       form({ csrf: sa.csrf, label: 'Renamed Stripe', environment: 'test', 'credentials.secret_key': wrong, endpoint_url: stripe.account.baseUrl, verify: 'yes' }),
     );
     expect(res.statusCode).toBe(422);
-    expect(res.body).toMatch(/role="alert" id="account-error">credentials: The PSP refused these credentials/);
+    expect(res.body).toMatch(/role="alert" id="account-error">Credentials: The PSP refused these credentials/);
     expect(res.body).not.toContain(wrong);
     expect(res.body).not.toContain(SECRET_KEY);
     expect(await viewOf(id)).toEqual(before);

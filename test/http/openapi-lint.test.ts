@@ -26,6 +26,11 @@ describe('OpenAPI document', () => {
     expect(errors).toEqual([]);
   });
 
+  it('offers the token request as a form body and as JSON, both of which the route answers', () => {
+    const body = doc.paths['/api/token']?.post?.requestBody as { content: Record<string, unknown> };
+    expect(Object.keys(body.content)).toEqual(['application/x-www-form-urlencoded', 'application/json']);
+  });
+
   it.each([
     ['/api/token', 'post', ['200', '400', '401', '429']],
     ['/api/merchants/v1/purchases', 'post', ['201', '401', '406', '409', '422', 'default']],

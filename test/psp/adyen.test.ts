@@ -154,6 +154,11 @@ describe('adyen notifications', () => {
     const unsigned = f.rawBody.replace(/"hmacSignature":"[^"]*"/, '"hmacSignature":""');
     expect(await c.verifyNotification({ headers: {}, rawBody: unsigned })).toEqual({ ok: false, reason: 'bad_signature' });
     expect(await h.build({ hmac_key: f._hmacKeyHex }).verifyNotification({ headers: {}, rawBody: f.rawBody })).toEqual({ ok: false, reason: 'bad_signature' });
+    // An account saved before its webhook existed has no HMAC key yet: every notification is refused.
+    expect(await h.build({ merchant_account: 'YOUR_MERCHANT_ACCOUNT', hmac_key: '' }).verifyNotification({ headers: {}, rawBody: f.rawBody })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     for (const raw of ['', '{', '{"live":"false"}', '{"live":"false","notificationItems":[{"NotificationRequestItem":{"pspReference":"X"}}]}']) {
       expect(await c.verifyNotification({ headers: {}, rawBody: raw })).toEqual({ ok: false, reason: 'malformed' });
     }

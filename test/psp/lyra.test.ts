@@ -224,7 +224,8 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
       currency: 'EUR',
       paymentMethodToken: expect.stringMatching(/^[0-9a-f]{32}$/),
       transactionOptions: { cardOptions: { manualValidation: 'YES' } },
-      ipnTargetUrl: `${PUBLIC_URL}/api/psp/${ACCOUNT_ID}/notifications`,
+      // The public id the notification route takes: a bare uuid there is answered 404.
+      ipnTargetUrl: `${PUBLIC_URL}/api/psp/psa_${ACCOUNT_ID}/notifications`,
     });
   });
 

@@ -174,6 +174,9 @@ describe('stripe notifications (Stripe-Signature)', () => {
       expect(await h.connector.verifyNotification({ ...n, rawBody: n.rawBody.replace('succeeded', 'canceled') })).toEqual({ ok: false, reason: 'bad_signature' });
       const stranger = h.connectorWith({ credentials: { webhook_secret: 'whsec_AnotherEndpointSecret000000000' } });
       expect(await stranger.verifyNotification(n)).toEqual({ ok: false, reason: 'bad_signature' });
+      // An account saved before its webhook existed has no signing secret yet: every notification is refused.
+      const noSecret = h.connectorWith({ credentials: { webhook_secret: '' } });
+      expect(await noSecret.verifyNotification(n)).toEqual({ ok: false, reason: 'bad_signature' });
       expect(await h.connector.verifyNotification({ headers: {}, rawBody: n.rawBody })).toEqual({ ok: false, reason: 'malformed' });
       for (const bad of ['v1=abc', 't=1', 'garbage', `t=x,${sig.split(',')[1]}`]) {
         expect(await h.connector.verifyNotification({ headers: { 'stripe-signature': bad }, rawBody: n.rawBody })).toEqual({ ok: false, reason: 'malformed' });
@@ -479,7 +482,8 @@ describe('stripe definition', () => {
     expect(stripeDefinition).toMatchObject({ name: 'stripe', label: 'Stripe', environments: ['test', 'live'] });
     expect(stripeDefinition.credentialFields.map((f) => [f.name, f.secret, f.required])).toEqual([
       ['secret_key', true, true],
-      ['webhook_secret', true, true],
+      // Made by Stripe for the webhook to the account's notification URL, which exists once the account is saved.
+      ['webhook_secret', true, false],
     ]);
     const pattern = (name: string) => new RegExp(`^(?:${stripeDefinition.credentialFields.find((f) => f.name === name)!.pattern})$`);
     expect(pattern('secret_key').test(SECRET_KEY)).toBe(true);

@@ -19,6 +19,13 @@ const CredentialField = Type.Object({
   enum: Type.Optional(Type.Array(Type.String())),
   environments: Type.Optional(Type.Array(Type.String(), { description: 'Required only in these environments' })),
   description: Type.String(),
+  format: Type.Optional(Type.String({ description: 'The expected format in words, as a refusal states it', examples: ['sk_test_… or sk_live_… followed by letters and digits'] })),
+  after_webhook: Type.Optional(
+    Type.Boolean({
+      description:
+        "Made by the PSP for its webhook to the account's notification URL (`/api/psp/{psa_id}/notifications`), which exists once the account is saved: optional when adding, set afterwards with PATCH; notifications are refused until it is",
+    }),
+  ),
 });
 
 const Psp = Type.Object(
@@ -112,6 +119,8 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
           ...(f.enum ? { enum: [...f.enum] } : {}),
           ...(f.environments ? { environments: [...f.environments] } : {}),
           description: f.description,
+          ...(f.format ? { format: f.format } : {}),
+          ...(f.afterWebhook ? { after_webhook: true } : {}),
         })),
       }));
     },

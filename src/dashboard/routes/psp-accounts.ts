@@ -31,7 +31,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
     const done = (request.query as Record<string, unknown>).done;
-    const notice = done === 'created' || done === 'deleted' ? done : undefined;
+    const notice = done === 'deleted' ? done : undefined;
     return sendPage(reply, 200, pspAccountsPage(ctx.chrome, await listPspAccounts(deps, ctx.session.accountId), connectors(), notice));
   });
 
@@ -67,7 +67,8 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
           details: { psp: def.name, environment: outcome.account.environment },
         });
         request.log.info({ account_id: session.accountId, psp_account_id: outcome.account.id, psp: def.name }, 'PSP account created (back office)');
-        return seeOther(reply, '/dashboard/psp-accounts?done=created');
+        // To the account's page: it shows the notification URL to set at the PSP, and what the PSP gives for it can be added there.
+        return seeOther(reply, `/dashboard/psp-accounts/${encodeURIComponent(outcome.account.id)}?done=created`);
       case 'invalid':
         return sendPage(reply, 400, newPspAccountPage(chrome, def, typed, { field: outcome.field, message: outcome.message }));
       case 'rejected':
@@ -120,7 +121,8 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
   async function showAccount(reply: FastifyReply, chrome: Chrome, accountId: string, account: PspAccountView, status: number, extra: Parameters<typeof pspAccountPage>[4] = {}) {
     services.offers.forget(accountId);
     const using = (await services.offers.list(accountId)).filter((o) => o.pspAccountId !== null && toPublicId('psa', o.pspAccountId) === account.id);
-    return sendPage(reply, status, pspAccountPage(chrome, account, services.psps.definition(account.psp), using, extra));
+    const notificationUrl = `${services.config.publicUrl.replace(/\/+$/, '')}/api/psp/${encodeURIComponent(account.id)}/notifications`;
+    return sendPage(reply, status, pspAccountPage(chrome, account, services.psps.definition(account.psp), using, { ...extra, notificationUrl }));
   }
 
   app.get('/dashboard/psp-accounts/:psa_id', PAGE, async (request, reply) => {
@@ -131,7 +133,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     const account = await getPspAccount(deps, session.accountId, (request.params as { psa_id: string }).psa_id);
     if (!account) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.pspAccountNotFound));
     const done = (request.query as Record<string, unknown>).done;
-    return showAccount(reply, chrome, session.accountId, account, 200, { notice: done === 'saved' || done === 'verified' ? done : undefined });
+    return showAccount(reply, chrome, session.accountId, account, 200, { notice: done === 'saved' || done === 'created' || done === 'verified' ? done : undefined });
   });
 
   /** The edit form (`edit`) or "Check again" (`verify`), both through `updatePspAccount`, as PATCH and POST …/verify are. */

@@ -18,6 +18,7 @@ export const adyenDefinition: ConnectorDefinition = {
       secret: false,
       required: true,
       pattern: '[A-Za-z0-9][A-Za-z0-9_.-]{0,79}',
+      format: 'up to 80 letters, digits, _, . or -',
       description: 'Customer Area → Settings → Merchant accounts: the merchant account code (not the company account).',
     },
     {
@@ -26,14 +27,18 @@ export const adyenDefinition: ConnectorDefinition = {
       required: true,
       // Adyen documents no format beyond "generated key": printable, no spaces (it goes in a header).
       pattern: '[\\x21-\\x7E]{20,1024}',
+      format: 'at least 20 characters, no spaces',
       description: 'Customer Area → Developers → API credentials → your ws_… credential → Server settings → API key (Generate API key).',
     },
     {
       name: 'hmac_key',
       secret: true,
-      required: true,
+      required: false,
+      afterWebhook: true,
       pattern: '(?:[0-9A-Fa-f]{2}){16,128}',
-      description: 'Customer Area → Developers → Webhooks → your Standard webhook → Security → HMAC key (hexadecimal).',
+      format: '32 to 256 hexadecimal characters (0-9, A-F)',
+      description:
+        'Customer Area → Developers → Webhooks → your Standard webhook, pointing at Chipin’s notification URL (shown once the account is saved) → Security → HMAC key (hexadecimal).',
     },
     {
       name: 'live_url_prefix',
@@ -41,6 +46,7 @@ export const adyenDefinition: ConnectorDefinition = {
       required: true,
       environments: ['live'],
       pattern: LIVE_URL_PREFIX,
+      format: 'letters and digits in groups joined by -, e.g. 1797a841fbb37ca7-AdyenDemo',
       description: 'Live only. Customer Area (live) → Developers → API URLs → Prefix, e.g. 1797a841fbb37ca7-AdyenDemo.',
     },
   ],

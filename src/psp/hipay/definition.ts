@@ -18,6 +18,7 @@ export const hipayDefinition: ConnectorDefinition = {
       required: true,
       // HiPay generates API logins: letters, digits, dots, dashes and underscores.
       pattern: '[A-Za-z0-9._-]{4,128}',
+      format: '4 to 128 letters, digits, ., _ or -',
       description: 'The API login: HiPay back office → Integration → Security settings → Api credentials ("Username"). Use private credentials, not the public ones of the JS SDK.',
     },
     {
@@ -25,6 +26,7 @@ export const hipayDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: '\\S{4,256}',
+      format: '4 to 256 characters, no spaces',
       description: 'The API password shown with the API login (Integration → Security settings → Api credentials → "Password").',
     },
     {
@@ -32,6 +34,7 @@ export const hipayDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: '.{8,256}',
+      format: '8 to 256 characters',
       description:
         'The secret passphrase: Integration → Security settings → Secret passphrase. HiPay signs every notification with it (header X-ALLOPASS-SIGNATURE, SHA-1, SHA-256 or SHA-512 as chosen there).',
     },

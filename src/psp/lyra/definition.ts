@@ -44,6 +44,7 @@ export const lyraDefinition: ConnectorDefinition = {
       secret: false,
       required: true,
       pattern: '[0-9]{8}',
+      format: '8 digits',
       description: 'Shop ID (8 digits): Expert Back Office, Settings > Shop > REST API keys, "User".',
     },
     {
@@ -51,6 +52,7 @@ export const lyraDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: '(testpassword|prodpassword)_[A-Za-z0-9]{20,100}',
+      format: 'testpassword_… or prodpassword_… followed by 20 to 100 letters and digits',
       description:
         'REST API password: Expert Back Office, Settings > Shop > REST API keys, "Test password" (testpassword_…) for the test environment or "Production password" (prodpassword_…) for live. It also signs the IPN.',
     },
@@ -59,6 +61,7 @@ export const lyraDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: '[A-Za-z0-9]{16,128}',
+      format: '16 to 128 letters and digits',
       description: 'HMAC-SHA-256 key (test or production, as the password): Expert Back Office, Settings > Shop > REST API keys. It signs the browser return (kr-hash).',
     },
   ],

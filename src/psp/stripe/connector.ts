@@ -104,7 +104,8 @@ export class StripeConnector extends KitConnector implements PspConnector {
   constructor(opts: StripeConnectorOptions) {
     super();
     if (!/^sk_(test|live)_[0-9A-Za-z]+$/.test(opts.secretKey ?? '')) throw new TypeError('stripe: the secret key must look like sk_test_… or sk_live_…');
-    if (!/^whsec_\S+$/.test(opts.webhookSecret ?? '')) throw new TypeError('stripe: the webhook signing secret must look like whsec_…');
+    // The signing secret comes from the webhook, made once the account is saved: until then, no notification is accepted.
+    if (opts.webhookSecret && !/^whsec_\S+$/.test(opts.webhookSecret)) throw new TypeError('stripe: the webhook signing secret must look like whsec_…');
     if (!Number.isSafeInteger(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('stripe: timeoutMs must be a positive integer');
     const { protocol, host, port } = endpoint(opts.baseUrl);
     this.sandbox = opts.sandbox;
@@ -360,6 +361,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    if (!this.#webhookSecret.reveal()) return { ok: false, reason: 'bad_signature' };
     return verifyStripeNotification(this.#client.webhooks, this.#webhookSecret.reveal(), input, this.#clock.now());
   }
 

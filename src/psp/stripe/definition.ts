@@ -15,14 +15,18 @@ export const stripeDefinition: ConnectorDefinition = {
       secret: true,
       required: true,
       pattern: 'sk_(test|live)_[0-9A-Za-z]{10,247}',
+      format: 'sk_test_… or sk_live_… followed by letters and digits',
       description: 'Dashboard → Developers → API keys → Secret key (sk_test_… in test mode, sk_live_… in live mode).',
     },
     {
       name: 'webhook_secret',
       secret: true,
-      required: true,
+      required: false,
+      afterWebhook: true,
       pattern: 'whsec_[0-9A-Za-z+/=]{16,128}',
-      description: 'Dashboard → Developers → Webhooks → the endpoint pointing at Chipin → Signing secret (whsec_…). Each endpoint has its own.',
+      format: 'whsec_… followed by 16 to 128 letters, digits, +, / or =',
+      description:
+        'Dashboard → Developers → Webhooks → the endpoint pointing at Chipin’s notification URL (shown once the account is saved) → Signing secret (whsec_…). Each endpoint has its own.',
     },
   ],
   validate(credentials: Readonly<Record<string, string>>, environment: PspEnvironment) {

@@ -57,7 +57,9 @@ export function registerToken(app: App, { accounts, tokens, authBudgets }: Servi
           'HTTP Basic with the API key as user name and the API secret as password, form body `grant_type=client_credentials`. ' +
           'The token is valid for 600 seconds; request a new one when it expires. Repeated failures are throttled (429 with Retry-After).',
         security: [{ apiKeyBasic: [] }],
-        consumes: ['application/x-www-form-urlencoded'],
+        // The contract's form body first; a JSON body with the same fields is answered the same way
+        // (docs/authentication.md), so clients generated from this document may send either.
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: Type.Object(
           {
             grant_type: Type.String({ description: 'Exactly `client_credentials`', examples: ['client_credentials'] }),
