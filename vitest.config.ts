@@ -11,8 +11,8 @@ import { defineConfig } from 'vitest/config';
 export const DATABASE_INDEPENDENT = [
   // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto.
   'test/domain/**',
-  'test/unit/{config,crypto,html,request-logger,failure-throttle}.test.ts',
-  'test/messaging/{templates,notice-templates,config}.test.ts',
+  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format}.test.ts',
+  'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/jobs/config.test.ts',
   'test/delivery/{policy,front-result,notification-signature}.test.ts',
@@ -21,6 +21,7 @@ export const DATABASE_INDEPENDENT = [
   // Pages: what they show is the same on either engine (test/browser/** is its own project).
   'test/browser/**',
   'test/sdk/sdk-assets.test.ts',
+  'test/dashboard/french.test.ts',
   // Connectors against their PSP's fake server, and the fakes' kit: HTTP wire formats, no SQL of ours.
   'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit}.test.ts',
   'test/psp/*.live.test.ts',

@@ -71,6 +71,20 @@ export class DashboardGuard {
   }
 
   /**
+   * A page that takes the back-office session or HTTP Basic (the sandbox inbox): a user signed in
+   * to the back office is let in by the session cookie, without being asked for the password
+   * again; without a session (a script, another browser), Basic as before. Basic wins when both
+   * are sent, as on the back-office API. Reads only: a `GET` needs no CSRF proof.
+   */
+  async checkPage(request: FastifyRequest): Promise<DashboardCheck> {
+    if (request.headers.authorization === undefined && this.sessions) {
+      const session = await this.sessions.find(readCookie(request.headers.cookie, SESSION_COOKIE));
+      if (session) return { ok: true, ...session };
+    }
+    return this.check(request);
+  }
+
+  /**
    * The back office's sign-in form: the same credentials, the same failure budgets (a guesser
    * gains nothing by switching from Basic to the form or back).
    */

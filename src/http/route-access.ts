@@ -17,7 +17,7 @@ import { adminOnly, under } from '../dashboard/roles.ts';
 export type Who = 'anyone' | 'api_key' | 'staff' | 'admin';
 
 /** How a caller proves who they are on a route, for the reader of docs/security.md. */
-export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'Basic';
+export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie';
 
 export interface RouteAccess {
   who: Who;
@@ -36,7 +36,7 @@ const BACK_OFFICE: readonly { prefix: string; credentials: Credentials | 'none' 
   { prefix: '/dashboard/invitation', credentials: 'none' },
   { prefix: '/dashboard', credentials: 'session cookie' },
   { prefix: '/api/backoffice', credentials: 'Basic or session cookie' },
-  { prefix: '/sandbox/inbox', credentials: 'Basic' },
+  { prefix: '/sandbox/inbox', credentials: 'Basic or session cookie' },
 ];
 
 export function routeAccess(method: string, route: string, auth: string | undefined): RouteAccess {

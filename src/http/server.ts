@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
+import { API_DOCS_UI } from './api-docs-page.ts';
 import { bearerClaims } from './bearer-guard.ts';
 import { decodedPath, errorBody, familyOf, familyOfRequest, fromFrameworkError, inputError, type Family } from './error-format.ts';
 import { ApiError, pspError } from './errors.ts';
@@ -339,7 +340,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, API_DOCS_UI);
 
   registerRoutes(app, services);
   return app;

@@ -103,7 +103,8 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
     }
   });
 
-  it('adds a PSP account from the form built for the connector, checked with the PSP; the secret is shown masked', async () => {
+  // Three saves checked with the PSP and the notification URL step: more than the default 30 s on a busy machine.
+  it('adds a PSP account from the form built for the connector, checked with the PSP; the notification URL is given to copy; the secret is shown masked', async () => {
     const stripe = await stripeHarness();
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
     try {
@@ -114,11 +115,22 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
       await page.getByRole('link', { name: 'Stripe' }).click();
       await expectAccessible(page, 'add a stripe account');
       await page.getByLabel('Label').fill('Shop Stripe');
-      await page.getByLabel('secret_key').fill(STRIPE_SECRET);
-      await page.getByLabel('webhook_secret').fill(STRIPE_WEBHOOK_SECRET);
-      await page.getByLabel('endpoint_url').fill(stripe.account.baseUrl);
+      await page.getByLabel('Secret key').fill(STRIPE_SECRET);
+      await page.getByLabel('API address, if not the PSP’s own').fill(stripe.account.baseUrl);
       await page.getByRole('button', { name: 'Save the PSP account' }).click();
+      // Saved without its webhook secret: the account's page gives the notification URL to copy into Stripe, then the secret is added.
       await expect.poll(() => page.getByRole('status').textContent()).toBe('PSP account saved.');
+      const notificationUrl = page.getByRole('textbox', { name: 'Notification URL to set at Stripe' });
+      expect(await notificationUrl.inputValue()).toMatch(/\/api\/psp\/psa_[0-9a-f-]{36}\/notifications$/);
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
+      await page.getByRole('button', { name: 'Copy the notification URL' }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await notificationUrl.inputValue());
+      await expect.poll(() => page.getByText('Copied.').count()).toBe(1);
+      await expectAccessible(page, 'psp account with its notification URL');
+      await page.getByLabel('Webhook signing secret').fill(STRIPE_WEBHOOK_SECRET);
+      await page.getByRole('button', { name: 'Save the PSP account' }).click();
+      await expect.poll(() => page.getByText('is not set yet').count()).toBe(0);
+      await page.getByRole('link', { name: 'Go back' }).click();
       const table = page.getByRole('region', { name: 'Your PSP accounts' });
       expect(await table.getByRole('row').filter({ hasText: 'Shop Stripe' }).count()).toBe(1);
       expect(await page.content()).not.toContain(STRIPE_SECRET);
@@ -139,7 +151,7 @@ describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
       await page.close();
       await stripe.teardown();
     }
-  });
+  }, 60_000);
 
   it("edits an offer's fee by its label, and the offer list and the schedule simulation show the new fee", async () => {
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });

@@ -104,7 +104,7 @@ describe.skipIf(!hasBrowser)('roles in Chromium', () => {
     const invited = await browser.newPage({ viewport: { width: 390, height: 844 }, locale: 'en-GB' });
     try {
       await invited.goto(link);
-      const account = (await app.services.accounts.nameOf(a.accountId))!;
+      const account = (await app.services.accounts.profileOf(a.accountId))!.name;
       await expect.poll(() => invited.getByRole('heading', { level: 1 }).textContent()).toBe(`Join ${account} on Chipin`);
       await expectAccessible(invited, 'invitation');
       await invited.getByLabel('New password', { exact: true }).fill('a long enough passphrase');

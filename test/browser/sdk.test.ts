@@ -211,6 +211,28 @@ describe.runIf(hasBrowser)('sandbox demo shop', () => {
     expect(verifyHs256(jwt, app.services.box.open(offer.secretEnc).reveal())).toMatchObject({ purchase: { uid: claims.purchase.uid } });
   });
 
+  it("issue 35 item 15: with the overlay open, its close button leaves the page's language link uncovered and clickable, on a phone and a desktop", async () => {
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 900 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${app.base}/sandbox/demo-shop`);
+      await page.getByRole('button', { name: 'Pay in 3x' }).click();
+      const link = frame(page).getByRole('navigation', { name: 'Language' }).getByRole('link', { name: 'Français' });
+      await link.waitFor();
+      const box = (await link.boundingBox())!;
+      const closeBox = (await page.getByRole('button', { name: 'Close payment' }).boundingBox())!;
+      // What the shopper's pointer meets at the link's centre is the frame, not the close button.
+      const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.tagName, [box.x + box.width / 2, box.y + box.height / 2]);
+      expect(hit, `at ${viewport.width} px`).toBe('IFRAME');
+      const apart = box.x + box.width <= closeBox.x || closeBox.x + closeBox.width <= box.x || box.y + box.height <= closeBox.y || closeBox.y + closeBox.height <= box.y;
+      expect(apart, `at ${viewport.width} px`).toBe(true);
+      await link.click();
+      await expect.poll(() => frame(page).locator('html').getAttribute('lang')).toBe('fr-FR');
+    }
+  });
+
   it('"Split with friends" opens the SHARED checkout in the overlay', async () => {
     await page.goto(`${app.base}/sandbox/demo-shop`);
     await page.getByRole('button', { name: 'Split with friends' }).click();

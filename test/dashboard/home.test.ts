@@ -91,40 +91,40 @@ describe('the home page', () => {
     await app.services.deliveries.worker.runDue();
 
     const body = await home();
-    expect(figure(body, 'Created')).toBe('6');
-    expect(figure(body, 'Paid in full')).toBe('3');
-    expect(figure(body, 'Failed')).toBe('1');
-    expect(figure(body, 'Refunded')).toBe('1');
+    expect(figure(body, 'Purchases created')).toBe('6');
+    expect(figure(body, 'Of these, paid in full')).toBe('3');
+    expect(figure(body, 'Of these, failed')).toBe('1');
+    expect(figure(body, 'Of these, refunded')).toBe('1');
     // Captured: 100 + 200 + the pot by friends 60 + the pot at the deadline 80 = 440.00; refunded 200.00.
-    expect(figure(body, 'Collected (EUR)')).toBe('€440.00');
-    expect(figure(body, 'Refunded (EUR)')).toBe('€200.00');
+    expect(figure(body, 'Collected on them (EUR)')).toBe('€440.00');
+    expect(figure(body, 'Refunded on them (EUR)')).toBe('€200.00');
     expect(figure(body, 'Covered by the friends')).toBe('1');
     expect(figure(body, 'Rest charged to the leader at the deadline')).toBe('1');
     expect(figure(body, 'Delivered')).toBe('0');
     expect(Number(figure(body, 'Failing'))).toBeGreaterThan(0);
     expect(body).toContain('answer HTTP 500');
     expect(body).not.toContain('777.00');
-    expect(body).toMatch(/<svg class="chart"[^>]*aria-hidden="true"/);
+    expect(body).toMatch(/<figure class="chart" aria-hidden="true">[^]*?<svg class="chart"/);
     // The text alternative: today's row in the table of days, with its count and amount.
     expect(body).toMatch(/<td class="num">6<\/td><td class="num">€480.00<\/td>/);
 
     // B sees its own figures only.
     const bBody = await home((await signIn(app, b.merchant)).cookie);
-    expect(figure(bBody, 'Created')).toBe('4');
-    expect(figure(bBody, 'Collected (EUR)')).toBe('€2,381.00');
+    expect(figure(bBody, 'Purchases created')).toBe('4');
+    expect(figure(bBody, 'Collected on them (EUR)')).toBe('€2,381.00');
     expect(figure(bBody, 'Covered by the friends')).toBe('0');
   });
 
   it('is in French with ?lang=fr, amounts in the French format', async () => {
     const res = await app.server.inject({ method: 'GET', url: '/dashboard?lang=fr', headers: { cookie: s.cookie } });
-    expect(figure(res.body, 'Encaissé (EUR)')).toBe('440,00 €');
+    expect(figure(res.body, 'Encaissé sur eux (EUR)')).toBe('440,00 €');
     expect(res.body).toContain('<a href="/dashboard">Accueil</a>');
   });
 
   it("counts from the service clock's today: 31 days later the window is empty", async () => {
     expect((await a.post('/api/sandbox/clock', { advance_seconds: 31 * 86_400 })).statusCode).toBe(200);
     const body = await home();
-    expect(figure(body, 'Created')).toBe('0');
+    expect(figure(body, 'Purchases created')).toBe('0');
     expect(body).toContain('No purchase in these 30 days.');
   });
 });

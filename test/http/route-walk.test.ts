@@ -17,7 +17,7 @@
  * role): a support user refused by role on the canonical path and refused by a CSRF check on a
  * spelling would otherwise look alike. The callers: nobody, an API client (access token), a
  * support user and an admin of the same account (session cookie, with `X-CSRF-Token` for the
- * back-office API; HTTP Basic where only Basic is taken). Page forms are posted without their CSRF
+ * back-office API). Page forms are posted without their CSRF
  * field, so that no action is carried out (the role rule runs before the CSRF check); path
  * parameters are well-formed ids of nothing, so that every lookup answers 404 alike.
  *
@@ -29,7 +29,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredRoutes, type RegisteredRoute } from '../../src/http/server.ts';
 import { caller, type Caller } from '../helpers/api.ts';
-import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, signIn } from '../helpers/dashboard.ts';
 
 type Who = 'nobody' | 'api client' | 'support' | 'admin';
@@ -112,7 +112,6 @@ function variantsOf(template: string): { canonical: string; variants: Variant[] 
 
 let app: TestApp;
 let a: Caller;
-let supportUser: { email: string; password: string };
 let sessions: Record<'support' | 'admin', { cookie: string; csrf: string }>;
 let routes: readonly RegisteredRoute[];
 let seq = 0;
@@ -120,8 +119,7 @@ let seq = 0;
 beforeAll(async () => {
   app = await startTestApp();
   a = await caller(app);
-  supportUser = await addDashboardUser(app, a.accountId, 'support');
-  sessions = { support: await signIn(app, supportUser), admin: await signIn(app, a.merchant) };
+  sessions = { support: await signIn(app, await addDashboardUser(app, a.accountId, 'support')), admin: await signIn(app, a.merchant) };
   routes = registeredRoutes(app.server);
 });
 afterAll(async () => {
@@ -132,13 +130,8 @@ function call(route: RegisteredRoute, path: string, who: Who): Promise<LightMyRe
   const headers: Record<string, string> = {};
   if (who === 'api client') headers.authorization = `Bearer ${a.token}`;
   if (who === 'support' || who === 'admin') {
-    if (route.access.credentials === 'Basic') {
-      const user = who === 'support' ? supportUser : a.merchant;
-      headers.authorization = basic(user.email, user.password);
-    } else {
-      headers.cookie = sessions[who].cookie;
-      headers['x-csrf-token'] = sessions[who].csrf;
-    }
+    headers.cookie = sessions[who].cookie;
+    headers['x-csrf-token'] = sessions[who].csrf;
   }
   const withBody = !['GET', 'HEAD', 'OPTIONS'].includes(route.method);
   const json = route.url.startsWith('/api/') && route.url !== '/api/token';

@@ -1,3 +1,4 @@
+import type { EventType } from '../../domain/events.ts';
 import type { AttemptView, DeliveryView } from '../../delivery/delivery-repository.ts';
 import { toDeliveryUid } from '../../delivery/delivery.ts';
 import { toPublicId } from '../../domain/ids.ts';
@@ -11,19 +12,19 @@ export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: Att
   const t = DASHBOARD_TEXT[chrome.lang];
   const uid = toDeliveryUid(d.id);
   const purchase = toPublicId('pur', d.purchaseId);
-  const when = (date: Date | null) => (date ? html`<time datetime="${date.toISOString()}">${formatDateTime(date, chrome.lang)}</time>` : '—');
+  const when = (date: Date | null) => (date ? html`<time datetime="${date.toISOString()}">${formatDateTime(date, chrome.lang, chrome.timeZone)}</time>` : '—');
   const rows = d.attemptLog.map(
     (a) =>
-      html`<tr><td>${a.attempt}</td><td>${when(a.startedAt)}</td><td>${a.durationMs} ms</td><td>${a.statusCode ?? a.error ?? '—'}</td><td>${a.outcome}</td><td>${when(a.nextAttemptAt)}</td></tr>`,
+      html`<tr><td>${a.attempt}</td><td>${when(a.startedAt)}</td><td>${a.durationMs} ms</td><td>${a.statusCode ?? a.error ?? '—'}</td><td>${t.attemptOutcomeNames[a.outcome]}</td><td>${when(a.nextAttemptAt)}</td></tr>`,
   );
   const body = html`<p><a href="/dashboard/developers">${t.backToDevelopers}</a></p>
 <h1>${t.deliveryTitle} ${uid}</h1>
 <section class="card" aria-labelledby="delivery-facts"><h2 id="delivery-facts">${t.details}</h2>
 <dl class="facts">
-<dt>${t.event}</dt><dd>${d.triggerName ?? d.eventType} (${d.kind})</dd>
+<dt>${t.event}</dt><dd>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType} (${d.kind === 'webhook' ? 'webhook' : t.notification})</dd>
 <dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>
 <dt>URL</dt><dd><code>${d.url}</code></dd>
-<dt>${t.status}</dt><dd>${d.status}</dd>
+<dt>${t.status}</dt><dd>${t.deliveryStatusNames[d.status]}</dd>
 <dt>${t.attempts}</dt><dd>${d.attempts}</dd>
 <dt>${t.nextAttempt}</dt><dd>${when(d.nextAttemptAt)}</dd>
 <dt>${t.created}</dt><dd>${when(d.createdAt)}</dd>

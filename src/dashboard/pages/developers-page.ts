@@ -1,3 +1,4 @@
+import type { EventType } from '../../domain/events.ts';
 import type { ApiKeyView } from '../../accounts/accounts.ts';
 import type { TestEventResult, WebhookEndpointView } from '../../delivery/service.ts';
 import type { DeliveryView } from '../../delivery/delivery-repository.ts';
@@ -32,10 +33,10 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const url = view.typed?.url ?? view.webhook?.url ?? '';
   const chosen = new Set<string>(view.typed?.events ?? view.webhook?.events ?? []);
-  const when = (d: Date) => formatDateTime(d, chrome.lang);
+  const when = (d: Date) => formatDateTime(d, chrome.lang, chrome.timeZone);
   const rows = view.deliveries.map((d) => {
     const uid = toDeliveryUid(d.id);
-    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${t.deliveryStatusNames[d.status]}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
 <td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
   });
   const body = html`<h1>${t.developers}</h1>
@@ -95,7 +96,7 @@ function testOutcome(chrome: Chrome, r: TestEventResult) {
 
 function apiKeysSection(chrome: Chrome, view: DevelopersView) {
   const t = DASHBOARD_TEXT[chrome.lang];
-  const when = (d: Date) => formatDateTime(d, chrome.lang);
+  const when = (d: Date) => formatDateTime(d, chrome.lang, chrome.timeZone);
   const rows = view.keys.map(
     (k) => html`<tr><td><code>${k.apiKey}</code></td><td>${when(k.createdAt)}</td><td>${k.revokedAt ? html`${t.revokedAt} ${when(k.revokedAt)}` : t.live}</td>
 <td>${

@@ -19,10 +19,13 @@ function series(stats: HomeStats, currency: string): { day: string; created: num
 
 /**
  * The daily volume as an inline SVG bar chart (no script, drawn on the server), for eyes; the
- * same figures follow as a table, for screen readers and anyone who wants the numbers. The SVG
- * is hidden from assistive technology so the figures are not read twice.
+ * same figures follow as a table, for screen readers and anyone who wants the numbers. The chart
+ * is hidden from assistive technology so the figures are not read twice. Its labels are HTML
+ * beside the SVG, not SVG text: the SVG scales down to a phone's width, and its text with it (to
+ * 7px at 390px wide), while HTML text keeps the page's size.
  */
 function chart(days: { day: string; amountCents: number }[], currency: string, chrome: Chrome): SafeHtml {
+  const t = DASHBOARD_TEXT[chrome.lang];
   const top = Math.max(0, ...days.map((d) => d.amountCents));
   const max = Math.max(1, top);
   const slot = CHART.width / days.length;
@@ -33,13 +36,15 @@ function chart(days: { day: string; amountCents: number }[], currency: string, c
   });
   const first = days[0]!.day;
   const last = days[days.length - 1]!.day;
-  return html`<svg class="chart" viewBox="0 0 ${String(CHART.width)} ${String(CHART.height + 20)}" width="100%" aria-hidden="true" focusable="false">
+  return html`<figure class="chart" aria-hidden="true">
+<figcaption class="muted">${t.chartOf(currency)}</figcaption>
+<div class="chart-top">${formatMoney(top, currency, chrome.lang)}</div>
+<svg class="chart" viewBox="0 0 ${String(CHART.width)} ${String(CHART.height + 1)}" width="100%" focusable="false" preserveAspectRatio="none">
 <line x1="0" y1="${String(CHART.height + 0.5)}" x2="${String(CHART.width)}" y2="${String(CHART.height + 0.5)}" stroke="#6b7385"></line>
 ${bars}
-<text x="0" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475">${formatDate(first, chrome.lang)}</text>
-<text x="${String(CHART.width)}" y="${String(CHART.height + 16)}" font-size="12" fill="#5b6475" text-anchor="end">${formatDate(last, chrome.lang)}</text>
-<text x="0" y="12" font-size="12" fill="#5b6475">${formatMoney(top, currency, chrome.lang)}</text>
-</svg>`;
+</svg>
+<div class="chart-axis"><span>${formatDate(first, chrome.lang)}</span><span>${formatDate(last, chrome.lang)}</span></div>
+</figure>`;
 }
 
 export function homePage(chrome: Chrome, stats: HomeStats): string {
@@ -75,7 +80,7 @@ ${
   main
     ? html`${chart(series(stats, main), main, chrome)}
 <details><summary>${t.dailyTable}</summary>
-<div class="scroll" tabindex="0" role="region" aria-label="${t.dailyVolume}"><table class="list"><thead><tr><th scope="col">${t.day}</th><th scope="col" class="num">${t.purchases}</th><th scope="col" class="num">${t.amount}</th></tr></thead>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.dailyVolume}"><table class="list"><thead><tr><th scope="col">${t.day}</th><th scope="col" class="num">${t.purchasesCreated}</th><th scope="col" class="num">${t.amountCreated}</th></tr></thead>
 <tbody>${[...byCurrency.keys()].sort().flatMap((c) =>
         series(stats, c)
           .filter((d) => d.created > 0)
@@ -100,7 +105,7 @@ ${figure(t.pendingCount, dl.pending, '/dashboard/developers')}
 </dl>
 ${
   failure
-    ? html`<p class="alert">${t.lastFailure(formatDateTime(failure.at, chrome.lang), failure.triggerName ?? failure.kind, failure.statusCode === null ? (failure.error ?? '—') : `HTTP ${failure.statusCode}`)}</p>`
+    ? html`<p class="alert">${t.lastFailure(formatDateTime(failure.at, chrome.lang, chrome.timeZone), failure.triggerName ?? failure.kind, failure.statusCode === null ? (failure.error ?? '—') : `HTTP ${failure.statusCode}`)}</p>`
     : html`<p class="muted">${t.noFailure}</p>`
 }
 </section>`;

@@ -21,37 +21,44 @@ const STYLE = raw(`
   ol.timeline{padding-left:1.2rem}ol.timeline li{margin:.3rem 0}
   dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
   .actions form{margin-top:.5rem}
+  .copy-row{display:flex;gap:.5rem;align-items:center}.copy-row input{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem}.copy-row button{margin:0}
   a.button.secondary{background:#eef1f6;color:#1d2433}
   dl.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 .75rem}
   dl.figures dt{color:#5b6475;font-size:.9rem}dl.figures dd{margin:0;font-size:1.5rem;font-weight:700}
-  svg.chart{display:block;max-width:100%;height:auto;margin-bottom:.5rem}
+  figure.chart{margin:0 0 .5rem}figure.chart figcaption{font-size:.9rem;margin-bottom:.25rem}
+  svg.chart{display:block;width:100%;height:8rem}
+  .chart-top,.chart-axis{font-size:.8rem;color:#5b6475}.chart-axis{display:flex;justify-content:space-between;gap:1rem}
   @media (max-width:480px){dl.facts{grid-template-columns:1fr}}`);
 
 /** What every signed-in page shows in its banner. */
 export interface Chrome {
   lang: Lang;
   accountName: string;
+  /** The account's time zone (IANA name): every date with a time on the page is shown in it, and says so. */
+  timeZone: string;
   csrf: string;
   /** The signed-in user's role: a support user's menu leaves out the admin-only pages. */
   role: Role;
   /** The page's path and query without `lang`, for the language switcher. */
   path: string;
+  /** A sandbox deployment: the menu links to the sandbox inbox (messages sent), which only it serves. */
+  sandbox?: boolean;
 }
 
-/** A signed-in back-office page: banner with the menu and sign-out, then `body` in `<main>`. */
-export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml): string {
+/** A signed-in back-office page: banner with the menu and sign-out, then `body` in `<main>`; `script`, our own (`/assets/…`), if any. */
+export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml, script?: string): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const header = html`<header class="bo"><div class="bar">
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
 <nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li>${
     chrome.role === 'admin'
-      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li>`
+      ? html`<li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li><li><a href="/dashboard/settings">${t.settings}</a></li>`
       : ''
-  }<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
+  }${chrome.sandbox ? html`<li><a href="/sandbox/inbox">${t.sandboxInbox}</a></li>` : ''}<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}
 <form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
 </div></header>`;
-  return layout(chrome.lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();
+  return layout(chrome.lang, `${title} · ${t.backOffice}`, body, script, { header, style: STYLE }).toString();
 }
 
 /** A page without a session (sign-in, errors before sign-in): the banner holds the name and the language only. */

@@ -14,7 +14,7 @@ export const kindOf = (t: DashboardTexts, o: Pick<Offer, 'type' | 'installments'
 const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
   if (o.pspAccountId === null) return t.sandboxPsp;
   const a = accounts.find((p) => p.id === toPublicId('psa', o.pspAccountId!));
-  return a ? `${a.label} (${a.psp}, ${a.environment})` : o.psp;
+  return a ? `${a.label} (${a.psp}, ${t.environmentNames[a.environment]})` : o.psp;
 };
 
 /** The account's offers: kind, fees, limits, delays and the PSP account each pays through. */
@@ -111,7 +111,7 @@ ${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
 <label for="psp_account_id">${t.pspAccountField}</label>
 <select id="psp_account_id" name="psp_account_id"${invalid('psp_account_id')}>
 <option value=""${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
-${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${a.environment})</option>`)}
+${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${t.environmentNames[a.environment]})</option>`)}
 </select>
 <span class="muted">${t.pspAccountHint}</span>
 </section>

@@ -5,9 +5,13 @@ import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import type { PurchaseDetail } from '../purchase-detail.ts';
+import type { RefundShare } from '../../use-cases/refund-preview.ts';
 import { auditLine } from './audit-line.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
+import { commentIn } from '../purchase-comment.ts';
+import type { EventType } from '../../domain/events.ts';
+import type { PurchaseState } from '../../domain/purchase-states.ts';
 
 /** What the page says after an action, or the action's refusal (a field error names its field). */
 export interface PurchaseNotice {
@@ -20,9 +24,19 @@ export interface PurchaseNotice {
 
 /** What is still refundable: captured money less every refund not failed (pending ones included). */
 export function refundableLeft(d: PurchaseDetail): number {
-  const captured = d.payments.reduce((sum, p) => sum + p.capturedCents, 0);
+  const captured = capturedOf(d);
   const refunded = d.refunds.filter((r) => r.state !== 'failed').reduce((sum, r) => sum + r.amountCents, 0);
   return Math.max(0, captured - refunded);
+}
+
+/** What the purchase's payments captured, refunds not deducted. */
+function capturedOf(d: PurchaseDetail): number {
+  return d.payments.reduce((sum, p) => sum + p.capturedCents, 0);
+}
+
+/** The PSPs call a payment `refunded` once any part of it is: only all of it is "refunded". */
+function partlyRefunded(x: { status: string; capturedCents: number; refundedCents: number }): boolean {
+  return x.status === 'refunded' && x.refundedCents < x.capturedCents;
 }
 
 function table(caption: string, head: string[], rows: SafeHtml[], none: string): SafeHtml {
@@ -37,8 +51,9 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
   const { purchase: p } = d;
   const uid = toPublicId('pur', p.id);
   const money = (cents: number) => formatMoney(cents, p.currency, chrome.lang);
-  const when = (date: Date) => formatDateTime(date, chrome.lang);
-  const state = V1_STATE[p.state];
+  const when = (date: Date) => formatDateTime(date, chrome.lang, chrome.timeZone);
+  const state = t.stateNames[V1_STATE[p.state]];
+  const comment = commentIn(chrome.lang, p.comment);
   const left = refundableLeft(d);
   const canRefund = (p.state === 'LEADER_PROCESSED' || p.state === 'SUCCESSFUL') && left > 0;
   const canCancel = p.state === 'CREATED' || p.state === 'LEADER_PROCESSED';
@@ -50,13 +65,14 @@ ${notice.done ? html`<div class="ok" role="status">${notice.done === 'refund' ? 
 ${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
 <section class="card" aria-labelledby="details"><h2 id="details">${t.details}</h2>
 <dl class="facts">
-<dt>Id</dt><dd>${uid}</dd>
+<dt>${t.purchaseId}</dt><dd>${uid}</dd>
 <dt>${t.reference}</dt><dd>${p.ref ?? '—'}</dd>
 <dt>${t.title}</dt><dd>${p.title}</dd>
 <dt>${t.client}</dt><dd>${client ? `${client} · ` : ''}${p.client.email}</dd>
 <dt>${t.amount}</dt><dd>${money(p.amountCents)}</dd>
 <dt>${t.refunded}</dt><dd>${money(p.refundedCents)}</dd>
-<dt>${t.state}</dt><dd>${state} — ${p.comment}</dd>
+${p.refundedCents > 0 ? html`<dt>${t.net}</dt><dd>${money(capturedOf(d) - p.refundedCents)}</dd>` : ''}
+<dt>${t.state}</dt><dd>${state} — ${comment.translated ? comment.text : html`<span lang="en">${comment.text}</span>`}</dd>
 <dt>${t.created}</dt><dd>${when(p.createdAt)}</dd>
 </dl></section>
 ${
@@ -86,10 +102,10 @@ ${
 <section class="card" aria-labelledby="payments"><h2 id="payments">${t.payments}</h2>
 ${table(
   t.payments,
-  [t.purpose, t.status, t.amount, t.captured, t.refunded, t.created],
+  [t.purpose, t.status, t.amount, t.captured, t.refunded, t.net, t.created],
   d.payments.map(
     (x) =>
-      html`<tr><td>${x.purpose}</td><td>${x.status}</td><td>${money(x.amountCents)}</td><td>${money(x.capturedCents)}</td><td>${money(x.refundedCents)}</td><td>${when(x.createdAt)}</td></tr>`,
+      html`<tr><td>${t.purposeNames[x.purpose as keyof typeof t.purposeNames] ?? x.purpose}</td><td>${partlyRefunded(x) ? t.partlyRefunded : (t.paymentStatusNames[x.status as keyof typeof t.paymentStatusNames] ?? x.status)}</td><td>${money(x.amountCents)}</td><td>${money(x.capturedCents)}</td><td>${money(x.refundedCents)}</td><td>${money(x.capturedCents - x.refundedCents)}</td><td>${when(x.createdAt)}</td></tr>`,
   ),
   t.none,
 )}</section>
@@ -99,7 +115,9 @@ ${
 ${table(
   t.pledges,
   [t.client, t.amount, t.status],
-  d.pledges.map((x) => html`<tr><td>${[x.name, x.email ?? x.phoneNumber].filter(Boolean).join(' · ')}</td><td>${money(x.amountCents)}</td><td>${x.state}</td></tr>`),
+  d.pledges.map(
+    (x) => html`<tr><td>${[x.name, x.email ?? x.phoneNumber].filter(Boolean).join(' · ')}</td><td>${money(x.amountCents)}</td><td>${t.pledgeStateNames[x.state]}</td></tr>`,
+  ),
   t.none,
 )}</section>`
     : ''
@@ -110,7 +128,10 @@ ${
 ${table(
   t.installments,
   ['#', t.dueDate, t.amount, t.status],
-  d.installments.map((x) => html`<tr><td>${x.index + 1}</td><td>${formatDate(x.dueDate, chrome.lang)}</td><td>${money(x.amountCents + x.feesCents)}</td><td>${x.state}</td></tr>`),
+  d.installments.map(
+    (x) =>
+      html`<tr><td>${x.index + 1}</td><td>${formatDate(x.dueDate, chrome.lang)}</td><td>${money(x.amountCents + x.feesCents)}</td><td>${t.installmentStateNames[x.state as keyof typeof t.installmentStateNames] ?? x.state}</td></tr>`,
+  ),
   t.none,
 )}</section>`
     : ''
@@ -119,7 +140,7 @@ ${table(
 ${table(
   t.refunds,
   [t.amount, t.reason, t.status, t.created],
-  d.refunds.map((x) => html`<tr><td>${money(x.amountCents)}</td><td>${x.reason ?? '—'}</td><td>${x.state}</td><td>${when(x.createdAt)}</td></tr>`),
+  d.refunds.map((x) => html`<tr><td>${money(x.amountCents)}</td><td>${x.reason ?? '—'}</td><td>${t.refundStateNames[x.state]}</td><td>${when(x.createdAt)}</td></tr>`),
   t.none,
 )}</section>
 <section class="card" aria-labelledby="purchase-deliveries"><h2 id="purchase-deliveries">${t.purchaseDeliveries}</h2>
@@ -128,7 +149,7 @@ ${table(
   [t.created, t.event, t.status, t.attempts, t.lastAnswer],
   d.deliveries.map(
     (x) =>
-      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${x.status}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
+      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x, chrome.lang)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${t.deliveryStatusNames[x.status]}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
   ),
   t.none,
 )}</section>
@@ -137,26 +158,35 @@ ${table(
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
 }
 
-/** "Webhook paymentProcessed", or "Notification" (back mode's signed payment notification). */
-function deliveryName(x: { kind: 'webhook' | 'notification'; triggerName: string | null }): string {
-  return x.kind === 'webhook' ? `Webhook ${x.triggerName ?? ''}`.trim() : 'Notification';
+/** "Webhook paymentProcessed" (the contract's trigger name), or "Notification" (back mode's signed payment notification). */
+function deliveryName(x: { kind: 'webhook' | 'notification'; triggerName: string | null }, lang: Lang): string {
+  return x.kind === 'webhook' ? `Webhook ${x.triggerName ?? ''}`.trim() : DASHBOARD_TEXT[lang].notification;
 }
 
 /** The purchase's events, every delivery attempt and the staff's actions on it (who did it), oldest first. */
 function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | string }[] {
   const t = DASHBOARD_TEXT[lang];
+  // Events record internal states; staff know them by the names v1 shows (ABORTED reads as cancelled).
+  const stateName = (s: string) => t.stateNames[V1_STATE[s as PurchaseState]] ?? s;
   return [
-    ...d.events.map((e) => ({ at: e.createdAt, what: html`${e.type}${e.fromState ? html` (${e.fromState} → ${e.toState})` : html` (${e.toState})`}` })),
+    ...d.events.map((e) => ({
+      at: e.createdAt,
+      what: html`${t.eventNames[e.type as EventType] ?? e.type}${e.fromState ? html` (${stateName(e.fromState)} → ${stateName(e.toState)})` : html` (${stateName(e.toState)})`}`,
+    })),
     ...d.attempts.map((a) => ({
       at: a.startedAt,
-      what: t.attemptLine(deliveryName(a), a.attempt, a.statusCode === null ? (a.error ?? '—') : `HTTP ${a.statusCode}`, a.outcome),
+      what: t.attemptLine(deliveryName(a, lang), a.attempt, a.statusCode === null ? (a.error ?? '—') : `HTTP ${a.statusCode}`, t.attemptOutcomeNames[a.outcome]),
     })),
     ...d.audit.map((a) => ({ at: a.createdAt, what: auditLine(lang, a) })),
   ].sort((x, y) => x.at.getTime() - y.at.getTime());
 }
 
 /** The confirmation step of a refund or a cancellation: the same form again, with `confirm=yes`. */
-export function confirmPage(chrome: Chrome, d: PurchaseDetail, action: { kind: 'refund'; amountCents?: number; amount: string; reason: string } | { kind: 'cancel' }): string {
+export function confirmPage(
+  chrome: Chrome,
+  d: PurchaseDetail,
+  action: { kind: 'refund'; amountCents?: number; amount: string; reason: string; shares: RefundShare[] } | { kind: 'cancel' },
+): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const p = d.purchase;
   const uid = toPublicId('pur', p.id);
@@ -170,6 +200,7 @@ export function confirmPage(chrome: Chrome, d: PurchaseDetail, action: { kind: '
   const body = html`<div class="card"><h1>${title}</h1>
 <p>${p.title} — ${formatMoney(p.amountCents, p.currency, chrome.lang)} — ${uid}</p>
 <p><strong>${question}</strong></p>
+${action.kind === 'refund' ? refundSplit(chrome, d, action.shares) : ''}
 <form method="post" action="/dashboard/purchases/${uid}/${action.kind}">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
 <input type="hidden" name="confirm" value="yes">
@@ -179,4 +210,20 @@ ${action.kind === 'refund' ? html`<input type="hidden" name="amount" value="${ac
 <p><a class="button secondary" href="/dashboard/purchases/${uid}">${t.goBack}</a></p>
 </div>`;
   return dashboardPage(chrome, title, body);
+}
+
+/** Who gets what back, as the refund rule splits it (src/use-cases/refund-preview.ts): one line per payer. */
+function refundSplit(chrome: Chrome, d: PurchaseDetail, shares: RefundShare[]): SafeHtml {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const money = (cents: number) => formatMoney(cents, d.purchase.currency, chrome.lang);
+  const who = (s: RefundShare) => {
+    if (s.payer === 'leader') return t.refundLeader(d.purchase.client.email);
+    const pledge = d.pledges.find((p) => p.id === s.pledgeId);
+    return t.refundPledger([pledge?.name, pledge?.email ?? pledge?.phoneNumber].filter(Boolean).join(' · ') || '—');
+  };
+  return html`<section aria-labelledby="split"><h2 id="split">${t.refundSplitHeading}</h2>
+<ul>${shares.map(
+    (s) =>
+      html`<li>${who(s)}${s.refundCents > 0 ? html`<br>${t.refundToCard(money(s.refundCents))}` : ''}${s.uncollectedCents > 0 ? html`<br>${t.refundUncollected(money(s.uncollectedCents))}` : ''}</li>`,
+  )}</ul></section>`;
 }

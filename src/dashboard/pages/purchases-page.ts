@@ -39,15 +39,18 @@ export function purchasesPage(chrome: Chrome, view: PurchasesView): string {
 <td>${p.title}</td>
 <td>${p.client.email}</td>
 <td class="num">${formatMoney(p.amountCents, p.currency, chrome.lang)}</td>
-<td><span class="state">${V1_STATE[p.state]}</span></td>
-<td>${formatDateTime(p.createdAt, chrome.lang)}</td>
+<td><span class="state">${t.stateNames[V1_STATE[p.state]]}</span>${
+      // A partial refund leaves the state as it was: the list says it beside the state.
+      p.refundedCents > 0 && p.state !== 'REFUNDED' ? html` <span class="muted">${t.partlyRefundedOf(formatMoney(p.refundedCents, p.currency, chrome.lang))}</span>` : ''
+    }</td>
+<td>${formatDateTime(p.createdAt, chrome.lang, chrome.timeZone)}</td>
 </tr>`,
   );
   const body = html`<h1>${t.purchases}</h1>
 <form method="get" action="/dashboard/purchases" class="card" role="search" aria-label="${t.filters}">
 <div class="filters">
 <div><label for="q">${t.search}</label><input id="q" name="q" type="search" value="${query.q}" aria-describedby="q-hint"><span class="muted" id="q-hint">${t.searchHint}</span></div>
-<div><label for="state">${t.state}</label><select id="state" name="state">${option('', t.anyState, query.state)}${V1_STATES.map((s) => option(s, `${t.stateNames[s]} (${s})`, query.state))}</select></div>
+<div><label for="state">${t.state}</label><select id="state" name="state">${option('', t.anyState, query.state)}${V1_STATES.map((s) => option(s, t.stateNames[s], query.state))}</select></div>
 <div><label for="offer">${t.offer}</label><select id="offer" name="offer">${option('', t.anyOffer, query.offer)}${view.offers.map((o) => option(o.merchantUid, o.label, query.offer))}</select></div>
 <div><label for="from">${t.createdFrom}</label><input id="from" name="from" type="date" value="${query.from}"></div>
 <div><label for="to">${t.createdTo}</label><input id="to" name="to" type="date" value="${query.to}"></div>

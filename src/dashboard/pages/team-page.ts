@@ -24,7 +24,7 @@ export interface TeamView {
 /** The Team page (admins only): the account's members, invitations, and the staff's latest actions. */
 export function teamPage(chrome: Chrome, view: TeamView): string {
   const t = DASHBOARD_TEXT[chrome.lang];
-  const when = (d: Date) => html`<time datetime="${d.toISOString()}">${formatDateTime(d, chrome.lang)}</time>`;
+  const when = (d: Date) => html`<time datetime="${d.toISOString()}">${formatDateTime(d, chrome.lang, chrome.timeZone)}</time>`;
   const csrf = html`<input type="hidden" name="csrf" value="${chrome.csrf}">`;
   const members = view.members.map(
     (m) => html`<tr><td>${m.email}</td><td>${t.roleNames[m.role]}</td><td>${m.lastSignIn ? when(m.lastSignIn) : t.never}</td>

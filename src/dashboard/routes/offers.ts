@@ -81,7 +81,7 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
  */
 function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { patch: OfferPatch } | { bad: OfferInput } {
   const whole = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
-  const parsers: [OfferInput, Exclude<keyof OfferPatch, 'psp_account_id'>, (text: string) => number | undefined][] = [
+  const parsers: [OfferInput, Exclude<keyof OfferPatch, 'psp_account_id' | 'credit_lender'>, (text: string) => number | undefined][] = [
     // A percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents.
     ['fee_rate', 'fee_rate_bps', (text) => (/\d/.test(text) ? parseDecimalAmount(text.replace('%', ''), 'EUR') : undefined)],
     ['fixed_fee', 'fixed_fee_cents', (text) => parseTypedAmount(text, offer.currency)],

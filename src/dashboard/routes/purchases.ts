@@ -7,17 +7,20 @@ import { purchaseDetail } from '../purchase-detail.ts';
 import { confirmPage, purchasePage } from '../pages/purchase-page.ts';
 import { purchaseFilterOf, purchaseIdOf, purchaseQueryOf } from '../purchase-filter.ts';
 import { purchasesPage } from '../pages/purchases-page.ts';
+import { kindOf } from '../pages/offers-page.ts';
 import { csvHeader, csvLine } from '../purchases-csv.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { parseTypedAmount } from '../../domain/money.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
+import { formatMoney } from '../../i18n/format.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import { listPurchases } from '../../purchases/purchase-repository.ts';
 import type { Services } from '../../services.ts';
 import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';
+import { previewRefund } from '../../use-cases/refund-preview.ts';
 import type { App } from '../../http/types.ts';
 import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
@@ -28,12 +31,9 @@ const PAGE_SIZE = 20;
 const EXPORT_BATCH = 200;
 const MAX_REASON = 500;
 
-/** The offer filter's choices: each offer's merchant_uid and a short label. */
-function offerLabels(offers: readonly Offer[]): { merchantUid: string; label: string }[] {
-  return offers.map((o) => ({
-    merchantUid: toPublicId('mer', o.id),
-    label: o.type === 'INSTALLMENTS' ? `${o.type} ×${o.installments}` : o.type === 'DEFERRED' ? `${o.type} +${o.deferredDays}d` : o.type,
-  }));
+/** The offer filter's choices: each offer's merchant_uid and its kind in words ("3 installments"), as the Offers page names it. */
+function offerLabels(offers: readonly Offer[], lang: Lang): { merchantUid: string; label: string }[] {
+  return offers.map((o) => ({ merchantUid: toPublicId('mer', o.id), label: kindOf(DASHBOARD_TEXT[lang], o) }));
 }
 
 function str(value: unknown): string {
@@ -75,7 +75,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       const last = purchases[purchases.length - 1];
       if (rows.length > PAGE_SIZE && last) next = `/dashboard/purchases?${new URLSearchParams({ ...query, cursor: encodeCursor(last.createdAt, last.id) }).toString()}`;
     }
-    return sendPage(reply, errors.length ? 400 : 200, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases, next, paged: Boolean(before), errors }));
+    return sendPage(reply, errors.length ? 400 : 200, purchasesPage(chrome, { query, offers: offerLabels(offers, chrome.lang), purchases, next, paged: Boolean(before), errors }));
   });
 
   // The list's purchases (same filters, same parser, same query) as CSV, streamed: read by keyset
@@ -88,7 +88,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const query = purchaseQueryOf(request.query as Record<string, unknown>);
     const offers = await services.offers.list(session.accountId);
     const { filter, errors } = purchaseFilterOf(query, offers, t);
-    if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers), purchases: [], paged: false, errors }));
+    if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers, chrome.lang), purchases: [], paged: false, errors }));
     const { accountId } = session;
     async function* lines() {
       yield csvHeader();
@@ -146,7 +146,14 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const amountCents = amount ? parseTypedAmount(amount, detail.purchase.currency) : undefined;
     const refusal = (status: number, error: string) => sendPage(reply, status, purchasePage(chrome, detail, { error, amount, reason }));
     if (amount && (amountCents === undefined || amountCents <= 0)) return refusal(400, t.badAmount);
-    if (form.confirm !== 'yes') return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'refund', amountCents, amount, reason }));
+    if (form.confirm !== 'yes') {
+      const preview = await previewRefund(services.db, session.accountId, detail.purchase.id, amountCents);
+      if (preview.kind === 'invalid') {
+        const left = preview.refundableCents;
+        return refusal(400, left > 0 ? t.refundAtMost(formatMoney(left, detail.purchase.currency, chrome.lang)) : t.nothingToRefund);
+      }
+      return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'refund', amountCents, amount, reason, shares: preview.shares }));
+    }
     const outcome = await refundPurchase(services.payments, {
       accountId: session.accountId,
       purchaseId: detail.purchase.id,

@@ -7,6 +7,7 @@ import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
 import { readCookie } from '../../pages/csrf.ts';
+import { DEFAULT_TIME_ZONE } from '../../i18n/format.ts';
 
 const LANG_COOKIE = 'chipin_dashboard_lang';
 /**
@@ -73,7 +74,7 @@ export function refuseForm(reply: FastifyReply, lang: Lang): FastifyReply {
  * `reply`: the redirect to the sign-in page, or 403 for a support user on an admin-only page.
  */
 export async function signedIn(
-  services: Pick<Services, 'accounts'>,
+  services: Pick<Services, 'accounts' | 'config'>,
   sessions: DashboardSessions,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -94,7 +95,19 @@ export async function signedIn(
   const url = new URL(request.url, 'http://x');
   url.searchParams.delete('lang');
   const path = url.pathname + (url.search || '');
-  return { session, chrome: { lang, accountName: (await services.accounts.nameOf(session.accountId)) ?? '', csrf: session.csrf, role: session.role, path } };
+  const account = await services.accounts.profileOf(session.accountId);
+  return {
+    session,
+    chrome: {
+      lang,
+      accountName: account?.name ?? '',
+      timeZone: account?.timeZone ?? DEFAULT_TIME_ZONE,
+      csrf: session.csrf,
+      role: session.role,
+      path,
+      sandbox: services.config.env === 'sandbox',
+    },
+  };
 }
 
 /**
@@ -103,7 +116,7 @@ export async function signedIn(
  * sign-in redirect, the admin-only 403, or the 403 of a refused form (nothing was done).
  */
 export async function signedInForm(
-  services: Pick<Services, 'accounts'>,
+  services: Pick<Services, 'accounts' | 'config'>,
   sessions: DashboardSessions,
   request: FastifyRequest,
   reply: FastifyReply,

@@ -48,8 +48,15 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
     if (!outcome.ok) return sendPage(reply, 400, teamPage(chrome, { ...(await view(session.accountId)), typed, inviteError: t.invitationProblem[outcome.reason] }));
     const { invitation, token } = outcome;
     const link = `${services.config.publicUrl}/dashboard/invitation?token=${token}`;
-    const accountName = (await services.accounts.nameOf(session.accountId)) ?? '';
-    const mail = invitationMail(chrome.lang, { to: invitation.email, accountName, invitedBy: session.email, role, url: link, expiresAt: invitation.expiresAt });
+    const mail = invitationMail(chrome.lang, {
+      to: invitation.email,
+      accountName: chrome.accountName,
+      timeZone: chrome.timeZone,
+      invitedBy: session.email,
+      role,
+      url: link,
+      expiresAt: invitation.expiresAt,
+    });
     const sent = services.mailer.kind === 'smtp' && (await services.mailer.send(mail)).accepted;
     request.log.info({ account_id: session.accountId, invitation_id: invitation.id, emailed: sent }, 'back-office member invited');
     return sendPage(reply, 200, teamPage(chrome, { ...(await view(session.accountId)), invited: { email: invitation.email, link: sent ? undefined : link } }));

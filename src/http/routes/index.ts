@@ -4,6 +4,7 @@ import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
+import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
 import { registerDashboardHome } from '../../dashboard/routes/home.ts';
 import { registerDashboardInvitation } from '../../dashboard/routes/invitation.ts';
@@ -71,6 +72,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardOffers(app, services, sessions);
   registerDashboardPspAccounts(app, services, sessions);
   registerDashboardAccount(app, services, sessions);
+  registerDashboardSettings(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

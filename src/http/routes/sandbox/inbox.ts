@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
 import { listMessages } from '../../../messaging/outbound-message-repository.ts';
 import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../../services.ts';
@@ -43,19 +44,20 @@ function challenge(reply: FastifyReply, status: 401 | 429, text: string, extra: 
  * Sandbox only (not registered in production): the messages the service sent, for the merchant
  * developer to follow the links a shopper would receive.
  *
- * - `GET /sandbox/inbox`: an HTML page, HTTP Basic with the merchant dashboard e-mail and password.
+ * - `GET /sandbox/inbox`: an HTML page, for a user signed in to the back office (its session
+ *   cookie; the back office links to it) or HTTP Basic with the dashboard e-mail and password.
  * - `GET /api/sandbox/messages`: the same as JSON for automated tests, with an access token.
  */
 export function registerSandboxInbox(app: App, { db, accounts }: Services, guard: DashboardGuard): void {
   app.get('/sandbox/inbox', { schema: { hide: true, tags: ['sandbox'], summary: 'Sandbox inbox (HTML)' } }, async (request, reply) => {
-    // The back office's guard and failure budget; only the refusals are worded for a browser.
-    const check = await guard.check(request);
+    // The back office's session or Basic, its failure budget; only the refusals are worded for a browser.
+    const check = await guard.checkPage(request);
     if (!check.ok) {
       switch (check.refusal) {
         case 'throttled':
           return challenge(reply, 429, `Too many failed attempts, retry in ${check.retryAfter} s.\n`, { 'retry-after': String(check.retryAfter) });
         case 'no_credentials':
-          return challenge(reply, 401, 'Sign in with your merchant dashboard e-mail and password.\n');
+          return challenge(reply, 401, 'Sign in to the back office (/dashboard), or give your merchant dashboard e-mail and password.\n');
         case 'wrong_credentials':
           return challenge(reply, 401, 'Wrong e-mail or password.\n');
         case 'invalid_text':
@@ -63,7 +65,7 @@ export function registerSandboxInbox(app: App, { db, accounts }: Services, guard
       }
     }
     const { accountId } = check;
-    const [accountName, messages] = await Promise.all([accounts.nameOf(accountId), listMessages(db, accountId, { limit: HTML_LIMIT })]);
+    const [account, messages] = await Promise.all([accounts.profileOf(accountId), listMessages(db, accountId, { limit: HTML_LIMIT })]);
     return reply
       .headers({
         'content-security-policy': CSP,
@@ -73,7 +75,7 @@ export function registerSandboxInbox(app: App, { db, accounts }: Services, guard
         'cache-control': 'no-store',
       })
       .type('text/html; charset=utf-8')
-      .send(sandboxInboxPage(accountName ?? '', accountId, messages, HTML_LIMIT));
+      .send(sandboxInboxPage(account?.name ?? '', accountId, messages, HTML_LIMIT, account?.timeZone ?? DEFAULT_TIME_ZONE));
   });
 
   app.get(

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { commentIn } from '../../src/dashboard/purchase-comment.ts';
+import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
+import { EVENT } from '../../src/domain/events.ts';
+import { installmentFailedComment, installmentPaidComment } from '../../src/domain/installment-rules.ts';
+import { LEADER_PURPOSES, leaderRefusedComment } from '../../src/domain/leader-plan.ts';
+import { potComment, potCompleteComment, potDeadlineComment } from '../../src/domain/pot.ts';
+import { defaultComment, EXPIRED_COMMENT, MOVES, V1_STATE, type PurchaseState } from '../../src/domain/purchase-states.ts';
+import { CANCELLED_COMMENT } from '../../src/use-cases/cancel-purchase.ts';
+import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
+import { DEFAULT_PSP } from '../../src/psp/registry.ts';
+
+/**
+ * The French back office is French throughout (issue 35 item 13): every text has a French version
+ * that is not the English one, and every value the pages show (states, payment purposes and
+ * statuses, timeline events, the purchase's comment) has a French label.
+ */
+const en = DASHBOARD_TEXT.en as unknown as Record<string, unknown>;
+const fr = DASHBOARD_TEXT.fr as unknown as Record<string, unknown>;
+
+/** Texts that are the same word in both languages (checked by hand, not forgotten). */
+const SAME_IN_BOTH = new Set([
+  'roleNames.support',
+  'action',
+  'actions',
+  'feesOf',
+  'hours',
+  'apiSecret',
+  'webhook',
+  'email',
+  'client',
+  'environmentNames.test',
+  'notification',
+  'net',
+  // The delivery log's English words are the codes docs/webhooks.md documents.
+]);
+/** English labels that are the code they name (the delivery log's words of docs/webhooks.md); French ones never are. */
+const CODES_IN_ENGLISH = new Set(['deliveryStatusNames', 'attemptOutcomeNames', 'environmentNames']);
+
+const SAMPLE = ['A', 'B', 'C', 'D', 'E'];
+const shown = (v: unknown) => (typeof v === 'function' ? String((v as (...a: string[]) => unknown)(...SAMPLE)) : v);
+
+describe('the French back office texts', () => {
+  it('has a French text, different from the English one, for every text of the back office', () => {
+    const untranslated: string[] = [];
+    for (const [key, value] of Object.entries(en)) {
+      if (typeof value === 'string' || typeof value === 'function') {
+        if (shown(fr[key]) === shown(value) && !SAME_IN_BOTH.has(key)) untranslated.push(key);
+        continue;
+      }
+      for (const [sub, label] of Object.entries(value as Record<string, unknown>)) {
+        const frLabel = (fr[key] as Record<string, unknown> | undefined)?.[sub];
+        if (frLabel === undefined || (frLabel === label && !SAME_IN_BOTH.has(`${key}.${sub}`))) untranslated.push(`${key}.${sub}`);
+      }
+    }
+    expect(untranslated).toEqual([]);
+  });
+
+  it('labels every state, payment purpose, status and event type in words, never by its code', () => {
+    const t = DASHBOARD_TEXT.fr;
+    const maps: [string, Record<string, string>, readonly string[]][] = [
+      ['stateNames', t.stateNames, [...new Set(Object.values(V1_STATE))]],
+      ['purposeNames', t.purposeNames, [...LEADER_PURPOSES, 'pledge', 'rest', 'installment']],
+      ['paymentStatusNames', t.paymentStatusNames, ['pending', 'requires_action', 'authorized', 'captured', 'voided', 'refunded', 'declined', 'expired']],
+      ['pledgeStateNames', t.pledgeStateNames, ['draft', 'invited', 'paying', 'paid', 'closed']],
+      ['installmentStateNames', t.installmentStateNames, ['scheduled', 'paid', 'failed', 'cancelled']],
+      ['refundStateNames', t.refundStateNames, ['pending', 'succeeded', 'failed']],
+      ['deliveryStatusNames', t.deliveryStatusNames, ['pending', 'succeeded', 'failed', 'cancelled']],
+      ['attemptOutcomeNames', t.attemptOutcomeNames, ['succeeded', 'retry_scheduled', 'gave_up', 'endpoint_gone', 'interrupted']],
+      ['eventNames', t.eventNames, [...Object.values(EVENT), ...Object.values(MOVES).map((m) => m.event)]],
+    ];
+    for (const [name, labels, values] of maps) {
+      for (const v of values) {
+        expect(labels[v], `${name}.${v}`).toBeTruthy();
+        expect(labels[v]!.toLowerCase(), `${name}.${v}`).not.toBe(v.toLowerCase());
+        expect(labels[v], `${name}.${v}`).not.toMatch(/_|\./);
+      }
+      if (!CODES_IN_ENGLISH.has(name))
+        for (const v of values) expect((DASHBOARD_TEXT.en as unknown as Record<string, Record<string, string>>)[name]![v], `en ${name}.${v}`).not.toBe(v);
+    }
+  });
+
+  it('reads every comment a purchase can carry in French', () => {
+    const comments = [
+      ...(['CREATED', 'ABORTED', 'LEADER_PROCESSED', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'REFUNDED'] as PurchaseState[]).map(defaultComment),
+      EXPIRED_COMMENT,
+      CANCELLED_COMMENT,
+      'The remaining installments were cancelled by a refund.',
+      potComment(3, 1, 4000, 'EUR'),
+      potComment(1, 0, 4000, 'EUR'),
+      potCompleteComment(2, 2),
+      potDeadlineComment(3, 1, 5000, 'EUR', true),
+      potDeadlineComment(3, 2, 5000, 'EUR', false),
+      installmentPaidComment(1, 3),
+      installmentPaidComment(3, 3),
+      installmentPaidComment(1, 1),
+      installmentFailedComment(1, 3, 4, 'insufficient_funds'),
+      installmentFailedComment(0, 1, 4, 'insufficient_funds'),
+      leaderRefusedComment(3, 'do_not_honor'),
+    ];
+    for (const c of comments) {
+      const french = commentIn('fr', c);
+      expect(french.translated, c).toBe(true);
+      expect(french.text, c).not.toBe(c);
+      expect(french.text, c).not.toMatch(/\b(the|of|paid|friends?|leader|installments?|left|refused)\b/);
+    }
+    expect(commentIn('fr', potComment(3, 1, 4000, 'EUR')).text).toBe('1 ami sur 3 a payé, reste 40,00 EUR.');
+    // A sentence no template wrote (an older version's) is kept as stored, for the page to mark as English.
+    expect(commentIn('fr', 'Something else.')).toEqual({ text: 'Something else.', translated: false });
+  });
+
+  it('names every credential field of every connector in words, says its format and what the PSP account needs, in both languages', () => {
+    for (const def of CONNECTOR_DEFINITIONS.filter((d) => d.name !== DEFAULT_PSP)) {
+      for (const lang of ['en', 'fr'] as const) expect(DASHBOARD_TEXT[lang].pspRequirements[def.name]?.length, `${lang} ${def.name}`).toBeGreaterThan(0);
+      for (const f of def.credentialFields) {
+        for (const lang of ['en', 'fr'] as const) {
+          const label = DASHBOARD_TEXT[lang].credentialLabels[f.name];
+          expect(label, `${lang} ${def.name}.${f.name}`).toBeTruthy();
+          expect(label, `${lang} ${def.name}.${f.name}`).not.toContain('_');
+        }
+        if (f.format) expect(DASHBOARD_TEXT.fr.credentialFormats[`${def.name}.${f.name}`], `fr format of ${def.name}.${f.name}`).toBeTruthy();
+      }
+    }
+  });
+});
