@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, cliEnv, getToken, killAll, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant } from '../process/harness.ts';
+import { cleanUp, cliEnv, getToken, killAll, PROCESS_TEST_MS, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant } from '../process/harness.ts';
 import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
 import { Receiver } from './helpers.ts';
 
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedded database'})`, () => {
-  it('SIGKILL with deliveries in flight and pending, then a restart: every event is delivered', { timeout: 120_000 }, async () => {
+  it('SIGKILL with deliveries in flight and pending, then a restart: every event is delivered', { timeout: PROCESS_TEST_MS }, async () => {
     receiver = await Receiver.start();
     db = await isolatedDatabase();
     const dataDir = tempDataDir();
@@ -91,7 +91,7 @@ describe(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedde
 });
 
 describe('chipin webhook set', () => {
-  it('prints the settings for a person, and refuses an unknown account or an unusable URL with a one-line message', { timeout: 60_000 }, async () => {
+  it('prints the settings for a person, and refuses an unknown account or an unusable URL with a one-line message', { timeout: PROCESS_TEST_MS }, async () => {
     const dataDir = tempDataDir();
     const extra = db?.url ? { DATABASE_URL: db.url } : {};
     const created = await runCli(['merchant', 'create', '--name', 'CLI Shop', '--email', uniqueEmail('cli'), '--json'], cliEnv(dataDir, extra));

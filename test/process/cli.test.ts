@@ -19,6 +19,7 @@ import {
   whoami,
   type CreatedMerchant,
   type Result,
+  PROCESS_TEST_MS,
 } from './harness.ts';
 
 afterEach(killAll);
@@ -34,7 +35,7 @@ let firstMigrate: Result;
 beforeAll(async () => {
   templateDir = tempDataDir();
   firstMigrate = await runCli(['migrate'], cliEnv(templateDir));
-}, 60_000);
+}, PROCESS_TEST_MS);
 
 function freshDataDir(): string {
   expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
@@ -49,7 +50,7 @@ function expectOneLine(text: string): void {
   expect(text.trimEnd().split('\n'), JSON.stringify(text)).toHaveLength(1);
 }
 
-describe('merchant create and key commands', () => {
+describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () => {
   let dataDir: string;
   const email = uniqueEmail('cli');
   let created: Result;
@@ -60,7 +61,7 @@ describe('merchant create and key commands', () => {
     created = await runCli(['merchant', 'create', '--name', 'Boulangerie Test', '--email', email, '--json'], cliEnv(dataDir));
     if (created.code !== 0) throw new Error(`merchant create failed (${created.code}): ${created.stderr}`);
     merchant = JSON.parse(created.stdout) as CreatedMerchant;
-  }, 60_000);
+  }, PROCESS_TEST_MS);
 
   it('merchant create --json prints exactly account_id, dashboard login, first API key and the four default offers', () => {
     expect(created.code, created.stderr).toBe(0);
@@ -120,6 +121,24 @@ describe('merchant create and key commands', () => {
     await stopServe(served);
   });
 
+  it(
+    'merchant create --time-zone sets the zone the account shows times in; an unknown zone exits non-zero naming it',
+    async () => {
+      const zoned = uniqueEmail('zoned');
+      const r = await runCli(['merchant', 'create', '--name', 'Padaria', '--email', zoned, '--time-zone', 'America/Sao_Paulo', '--json'], cliEnv(dataDir));
+      expect(r.code, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as CreatedMerchant).time_zone).toBe('America/Sao_Paulo');
+
+      const refused = uniqueEmail('unzoned');
+      const bad = await runCli(['merchant', 'create', '--name', 'Padaria', '--email', refused, '--time-zone', 'Sao Paulo'], cliEnv(dataDir));
+      expect(bad.code).not.toBe(0);
+      expect(bad.stdout).toBe('');
+      expectOneLine(bad.stderr);
+      expect(bad.stderr).toContain('time zone "Sao Paulo" is not an IANA time zone such as Europe/Paris');
+    },
+    PROCESS_TEST_MS,
+  );
+
   it('dashboard reset-password of an unknown e-mail exits non-zero with one line naming it', async () => {
     const unknown = uniqueEmail('nobody');
     const r = await runCli(['dashboard', 'reset-password', '--email', unknown], cliEnv(dataDir));
@@ -139,7 +158,7 @@ describe('merchant create and key commands', () => {
   });
 });
 
-describe('configuration errors', () => {
+describe('configuration errors', { timeout: PROCESS_TEST_MS }, () => {
   const cases: { name: string; env: Record<string, string>; variable: string }[] = [
     { name: 'PORT=abc', env: { PORT: 'abc' }, variable: 'PORT' },
     { name: 'CHIPIN_ENV=staging', env: { CHIPIN_ENV: 'staging' }, variable: 'CHIPIN_ENV' },
@@ -156,7 +175,7 @@ describe('configuration errors', () => {
   // Sequential on purpose: afterEach kills every child still running.
   it.for(cases)('$name: serve exits non-zero at once with one stderr line naming the variable', async ({ env, variable }) => {
     const port = String(await freePort());
-    const r = await runCli(['serve'], cliEnv(tempDataDir(), { PORT: port, ...env }), 20_000);
+    const r = await runCli(['serve'], cliEnv(tempDataDir(), { PORT: port, ...env }));
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
     expectOneLine(r.stderr);
@@ -165,109 +184,129 @@ describe('configuration errors', () => {
 
   it('a refused configuration leaves an empty DATA_DIR untouched (no master.key generated)', async () => {
     const dataDir = tempDataDir({ empty: true });
-    const r = await runCli(['serve'], cliEnv(dataDir, { PORT: 'abc' }), 20_000);
+    const r = await runCli(['serve'], cliEnv(dataDir, { PORT: 'abc' }));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^chipin: PORT\b/);
     expect(readdirSync(dataDir)).toEqual([]);
   });
 });
 
-describe('the master key check', () => {
-  it("a command or a start with another master key than the database's is refused in one line naming MASTER_KEY, the first key still works", async () => {
-    const dataDir = freshDataDir(); // migrated with DATA_DIR/master.key
-    const other = { MASTER_KEY: 'ab'.repeat(32) };
-    for (const args of [['merchant', 'create', '--name', 'Other Key', '--email', uniqueEmail('kcv')], ['serve']]) {
-      const r = await runCli(args, cliEnv(dataDir, { ...other, PORT: String(await freePort()) }), 30_000);
-      expect(r.code, r.stderr).toBe(1);
-      expectOneLine(r.stderr);
-      expect(r.stderr).toMatch(/^chipin: the master key from the MASTER_KEY environment variable is not the key this database was set up with/);
-      expect(r.stderr).not.toContain(other.MASTER_KEY);
-    }
-    const sameKey = await runCli(['merchant', 'create', '--name', 'Same Key', '--email', uniqueEmail('kcv')], cliEnv(dataDir));
-    expect(sameKey.code, sameKey.stderr).toBe(0);
-  }, 60_000);
+describe('the master key check', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    "a command or a start with another master key than the database's is refused in one line naming MASTER_KEY, the first key still works",
+    async () => {
+      const dataDir = freshDataDir(); // migrated with DATA_DIR/master.key
+      const other = { MASTER_KEY: 'ab'.repeat(32) };
+      for (const args of [['merchant', 'create', '--name', 'Other Key', '--email', uniqueEmail('kcv')], ['serve']]) {
+        const r = await runCli(args, cliEnv(dataDir, { ...other, PORT: String(await freePort()) }));
+        expect(r.code, r.stderr).toBe(1);
+        expectOneLine(r.stderr);
+        expect(r.stderr).toMatch(/^chipin: the master key from the MASTER_KEY environment variable is not the key this database was set up with/);
+        expect(r.stderr).not.toContain(other.MASTER_KEY);
+      }
+      const sameKey = await runCli(['merchant', 'create', '--name', 'Same Key', '--email', uniqueEmail('kcv')], cliEnv(dataDir));
+      expect(sameKey.code, sameKey.stderr).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
-describe('migrate', () => {
-  it('applies the migrations on an empty DATA_DIR; a second run says the schema is up to date', async () => {
-    expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
-    expect(firstMigrate.stderr).toBe('');
-    // A shared PostgreSQL server may have been migrated by an earlier run.
-    expect(firstMigrate.stdout).toMatch(onPostgres ? /^(applied migrations \d+(, \d+)*|database schema is up to date)\n$/ : /^applied migrations \d+(, \d+)*\n$/);
+describe('migrate', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    'applies the migrations on an empty DATA_DIR; a second run says the schema is up to date',
+    async () => {
+      expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
+      expect(firstMigrate.stderr).toBe('');
+      // A shared PostgreSQL server may have been migrated by an earlier run.
+      expect(firstMigrate.stdout).toMatch(onPostgres ? /^(applied migrations \d+(, \d+)*|database schema is up to date)\n$/ : /^applied migrations \d+(, \d+)*\n$/);
 
-    const second = await runCli(['migrate'], cliEnv(templateDir));
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toBe('database schema is up to date\n');
-    expect(second.stderr).toBe('');
-  }, 60_000);
+      const second = await runCli(['migrate'], cliEnv(templateDir));
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe('database schema is up to date\n');
+      expect(second.stderr).toBe('');
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 describe.skipIf(onPostgres)('embedded database held by a running server', () => {
-  it('merchant create refuses with "in use by a running process", changes nothing, and works once the server stopped', async () => {
-    const dataDir = freshDataDir();
-    const served = await startServe(dataDir);
-    const serverPid = readFileSync(join(dataDir, 'chipin.pid'), 'utf8').trim();
-    const email = uniqueEmail('busy');
+  it(
+    'merchant create refuses with "in use by a running process", changes nothing, and works once the server stopped',
+    async () => {
+      const dataDir = freshDataDir();
+      const served = await startServe(dataDir);
+      const serverPid = readFileSync(join(dataDir, 'chipin.pid'), 'utf8').trim();
+      const email = uniqueEmail('busy');
 
-    const refused = await runCli(['merchant', 'create', '--name', 'Too Early', '--email', email, '--json'], cliEnv(dataDir));
-    expect(refused.code).not.toBe(0);
-    expect(refused.stdout).toBe('');
-    expectOneLine(refused.stderr);
-    expect(refused.stderr).toMatch(/in use by a running Chipin process/);
-    expect(refused.stderr).toContain(`(pid ${serverPid})`);
-    expect(refused.stderr).toContain(dataDir);
+      const refused = await runCli(['merchant', 'create', '--name', 'Too Early', '--email', email, '--json'], cliEnv(dataDir));
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout).toBe('');
+      expectOneLine(refused.stderr);
+      expect(refused.stderr).toMatch(/in use by a running Chipin process/);
+      expect(refused.stderr).toContain(`(pid ${serverPid})`);
+      expect(refused.stderr).toContain(dataDir);
 
-    // The refused command did not disturb the server.
-    expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
-    const stopped = await stopServe(served);
-    expect(stopped.code, served.proc.output).toBe(0);
-    expect(existsSync(join(dataDir, 'chipin.pid'))).toBe(false);
+      // The refused command did not disturb the server.
+      expect((await fetch(`${served.url}/readyz`)).status).toBe(200);
+      const stopped = await stopServe(served);
+      expect(stopped.code, served.proc.output).toBe(0);
+      expect(existsSync(join(dataDir, 'chipin.pid'))).toBe(false);
 
-    // The refused command left nothing behind: its e-mail is still free; the server's demo merchant is there.
-    expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(true);
-    const now = await runCli(['merchant', 'create', '--name', 'Now It Works', '--email', email, '--json'], cliEnv(dataDir));
-    expect(now.code, now.stderr).toBe(0);
-    expectCreatedMerchant(JSON.parse(now.stdout), email);
-  }, 60_000);
+      // The refused command left nothing behind: its e-mail is still free; the server's demo merchant is there.
+      expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(true);
+      const now = await runCli(['merchant', 'create', '--name', 'Now It Works', '--email', email, '--json'], cliEnv(dataDir));
+      expect(now.code, now.stderr).toBe(0);
+      expectCreatedMerchant(JSON.parse(now.stdout), email);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
-describe('credentials from merchant create on a served instance', () => {
-  it('the api_key and api_secret printed by merchant create obtain a token at POST /api/token of serve on the same data', async () => {
-    const dataDir = freshDataDir();
-    const m = await createMerchant(dataDir);
-    const served = await startServe(dataDir);
-    // An account exists, so the sandbox server made no demo merchant.
-    expect(served.proc.stdout).not.toContain('demo merchant');
-    expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(false);
+describe('credentials from merchant create on a served instance', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    'the api_key and api_secret printed by merchant create obtain a token at POST /api/token of serve on the same data',
+    async () => {
+      const dataDir = freshDataDir();
+      const m = await createMerchant(dataDir);
+      const served = await startServe(dataDir);
+      // An account exists, so the sandbox server made no demo merchant.
+      expect(served.proc.stdout).not.toContain('demo merchant');
+      expect(existsSync(join(dataDir, 'demo-merchant.json'))).toBe(false);
 
-    const token = await getToken(served.url, m.api_key, m.api_secret);
-    const me = await whoami(served.url, token);
-    expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ account_id: m.account_id, api_key: m.api_key });
+      const token = await getToken(served.url, m.api_key, m.api_secret);
+      const me = await whoami(served.url, token);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ account_id: m.account_id, api_key: m.api_key });
 
-    const stopped = await stopServe(served);
-    expect(stopped.code, served.proc.output).toBe(0);
-  }, 60_000);
+      const stopped = await stopServe(served);
+      expect(stopped.code, served.proc.output).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
-describe('psp-account create in production', () => {
-  it("refuses an endpoint_url off the PSP's own hosts, --no-verify or not, unless the operator lists its host", async () => {
-    const dataDir = freshDataDir();
-    const merchant = await createMerchant(dataDir);
-    const credentials = join(dataDir, 'stripe.json');
-    writeFileSync(credentials, JSON.stringify({ secret_key: 'sk_test_51CliEndpointTest000000', webhook_secret: 'whsec_CliEndpointTest0000000000000' }));
-    const production = (extra: Record<string, string> = {}) =>
-      cliEnv(dataDir, { CHIPIN_ENV: 'production', MASTER_KEY: readFileSync(join(dataDir, 'master.key'), 'utf8').trim(), PUBLIC_URL: 'https://pay.example.test', ...extra });
-    const args = ['psp-account', 'create', '--account', merchant.account_id, '--psp', 'stripe', '--environment', 'test', '--label', 'Main'];
-    const create = [...args, '--credentials-file', credentials, '--endpoint-url', 'https://collector.example/x', '--no-verify', '--json'];
+describe('psp-account create in production', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    "refuses an endpoint_url off the PSP's own hosts, --no-verify or not, unless the operator lists its host",
+    async () => {
+      const dataDir = freshDataDir();
+      const merchant = await createMerchant(dataDir);
+      const credentials = join(dataDir, 'stripe.json');
+      writeFileSync(credentials, JSON.stringify({ secret_key: 'sk_test_51CliEndpointTest000000', webhook_secret: 'whsec_CliEndpointTest0000000000000' }));
+      const production = (extra: Record<string, string> = {}) =>
+        cliEnv(dataDir, { CHIPIN_ENV: 'production', MASTER_KEY: readFileSync(join(dataDir, 'master.key'), 'utf8').trim(), PUBLIC_URL: 'https://pay.example.test', ...extra });
+      const args = ['psp-account', 'create', '--account', merchant.account_id, '--psp', 'stripe', '--environment', 'test', '--label', 'Main'];
+      const create = [...args, '--credentials-file', credentials, '--endpoint-url', 'https://collector.example/x', '--no-verify', '--json'];
 
-    const refused = await runCli(create, production());
-    expect(refused.code, refused.stderr).not.toBe(0);
-    expect(refused.stderr).toContain("field endpoint_url must be an https:// URL on one of stripe's own hosts for test in production");
-    expectOneLine(refused.stderr);
+      const refused = await runCli(create, production());
+      expect(refused.code, refused.stderr).not.toBe(0);
+      expect(refused.stderr).toContain("field endpoint_url must be an https:// URL on one of stripe's own hosts for test in production");
+      expectOneLine(refused.stderr);
 
-    const allowed = await runCli(create, production({ PSP_ENDPOINT_ALLOWLIST: 'collector.example' }));
-    expect(allowed.code, allowed.stderr).toBe(0);
-    expect(JSON.parse(allowed.stdout)).toMatchObject({ psp: 'stripe', endpoint_url: 'https://collector.example/x', verified_at: null });
-  }, 60_000);
+      const allowed = await runCli(create, production({ PSP_ENDPOINT_ALLOWLIST: 'collector.example' }));
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(JSON.parse(allowed.stdout)).toMatchObject({ psp: 'stripe', endpoint_url: 'https://collector.example/x', verified_at: null });
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -10,13 +10,11 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
-import { cleanUp, cliEnv, getToken, killAll, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant, type Served } from './harness.ts';
+import { cleanUp, cliEnv, getToken, killAll, PROCESS_TEST_MS, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant, type Served } from './harness.ts';
 
 if (!onPostgres) console.info('crash-recovery tests skipped: they need PostgreSQL (DATABASE_URL)');
 
 afterAll(cleanUp);
-
-const TEST_MS = 90_000;
 
 describe.skipIf(!onPostgres)('a process killed between the PSP answer and its recording', () => {
   let isolated: IsolatedDatabase | undefined;
@@ -158,7 +156,7 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         await t.close();
       }
     },
-    TEST_MS,
+    PROCESS_TEST_MS,
   );
 
   it(
@@ -199,7 +197,7 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         await t.close();
       }
     },
-    TEST_MS,
+    PROCESS_TEST_MS,
   );
 
   it(
@@ -235,6 +233,6 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         await t.close();
       }
     },
-    TEST_MS,
+    PROCESS_TEST_MS,
   );
 });

@@ -194,8 +194,19 @@ export function jsonLines(text: string): Record<string, unknown>[] {
 
 const running = new Set<Proc>();
 
+/**
+ * How long one child may take before it is taken for hung and killed. Not a timing assertion: on
+ * the 2-core CI machine under the full suite's load, a first start on a fresh embedded database
+ * (initdb and every migration, ~4.5 s alone) took over 30 s, and six at once take ~22 s each
+ * (docs/testing.md, "Process tests").
+ */
+export const CHILD_MS = 120_000;
+
+/** The timeout of a test that runs several children one after the other. */
+export const PROCESS_TEST_MS = 300_000;
+
 /** Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Proc {
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS): Proc {
   const child = spawn(TSX, ['src/main.ts', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(child, args, timeoutMs);
 }
@@ -206,7 +217,7 @@ export interface Result extends Exit {
 }
 
 /** Runs one CLI command to completion. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Result> {
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS): Promise<Result> {
   const p = spawnCli(args, env, timeoutMs);
   const exit = await p.exited;
   if (p.timedOut) throw new Error(`chipin ${args.join(' ')} timed out after ${timeoutMs} ms\n${p.output}`);
@@ -245,12 +256,15 @@ export interface Served {
   url: string;
 }
 
-/** `chipin serve` on a free loopback port, resolved once GET /readyz answers 200. */
-export async function startServe(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Served> {
+/**
+ * `chipin serve` on a free loopback port, resolved once GET /readyz answers 200 (within
+ * {@link CHILD_MS}); the server is killed after `timeoutMs` if the test has not stopped it.
+ */
+export async function startServe(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = PROCESS_TEST_MS): Promise<Served> {
   const port = await freePort();
   const proc = spawnCli(['serve'], cliEnv(dataDir, { PORT: String(port), ...extra }), timeoutMs);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + CHILD_MS;
   for (;;) {
     if (proc.exitInfo) throw new Error(`chipin serve exited ${JSON.stringify(proc.exitInfo)} before it was ready\n${proc.output}`);
     try {
@@ -262,7 +276,7 @@ export async function startServe(dataDir: string, extra: Record<string, string |
     }
     if (Date.now() > deadline) {
       proc.kill();
-      throw new Error(`chipin serve was not ready within 30 s\n${proc.output}`);
+      throw new Error(`chipin serve was not ready within ${CHILD_MS / 1000} s\n${proc.output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -277,6 +291,7 @@ export async function stopServe(s: Served, timeoutMs = 10_000): Promise<Exit> {
 export interface CreatedMerchant {
   account_id: string;
   email: string;
+  time_zone: string;
   password: string;
   api_key: string;
   api_secret: string;
@@ -295,6 +310,7 @@ export function expectCreatedMerchant(m: unknown, email?: string): asserts m is 
   expect(m).toEqual({
     account_id: expect.stringMatching(/^acc_[0-9a-f-]{36}$/),
     email: email ?? expect.any(String),
+    time_zone: 'Europe/Paris',
     password: expect.any(String),
     api_key: expect.stringMatching(/^key_[0-9a-f-]{36}$/),
     api_secret: expect.any(String),

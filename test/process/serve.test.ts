@@ -18,6 +18,7 @@ import {
   whoami,
   type CreatedMerchant,
   type Served,
+  PROCESS_TEST_MS,
 } from './harness.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -28,47 +29,51 @@ afterAll(cleanUp);
 describe.skipIf(onPostgres)('sandbox first run on an empty embedded database', () => {
   afterEach(killAll);
 
-  it('writes DATA_DIR/demo-merchant.json and prints a curl line whose credentials obtain a token; a restart makes no second demo merchant', async () => {
-    const dataDir = tempDataDir();
-    const first = await startServe(dataDir);
-    const file = join(dataDir, 'demo-merchant.json');
-    const saved = readFileSync(file, 'utf8');
-    const demo: unknown = JSON.parse(saved);
-    expectCreatedMerchant(demo, 'demo@chipin.test');
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+  it(
+    'writes DATA_DIR/demo-merchant.json and prints a curl line whose credentials obtain a token; a restart makes no second demo merchant',
+    async () => {
+      const dataDir = tempDataDir();
+      const first = await startServe(dataDir);
+      const file = join(dataDir, 'demo-merchant.json');
+      const saved = readFileSync(file, 'utf8');
+      const demo: unknown = JSON.parse(saved);
+      expectCreatedMerchant(demo, 'demo@chipin.test');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
 
-    // The banner's curl line, run with fetch exactly as curl would send it (-u: Basic, -d: form body).
-    const curl = /^\s*curl -s -u '([^':]+):([^']+)' -d grant_type=client_credentials (\S+)\/api\/token$/m.exec(first.proc.stdout);
-    expect(curl, first.proc.stdout).not.toBeNull();
-    const [, user, password, base] = curl!;
-    expect(user).toBe(demo.api_key);
-    expect(password).toBe(demo.api_secret);
-    expect(base).toBe(first.url);
-    const res = await fetch(`${base}/api/token`, {
-      method: 'POST',
-      headers: { authorization: basic(user!, password!), 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials',
-    });
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(res.status, JSON.stringify(body)).toBe(200);
-    const me = await whoami(first.url, body.access_token as string);
-    expect(me.body).toMatchObject({ account_id: demo.account_id, api_key: demo.api_key });
-    // The dashboard line: the back office's sign-in e-mail, password and address.
-    const dashboard = /^\s*dashboard\s+(\S+) \/ (\S+)\s+\(back office: (\S+)\)$/m.exec(first.proc.stdout);
-    expect(dashboard, first.proc.stdout).not.toBeNull();
-    expect(dashboard!.slice(1)).toEqual([demo.email, demo.password, `${first.url}/dashboard`]);
-    const signInPage = await fetch(dashboard![3]!);
-    expect(signInPage.status).toBe(200);
-    expect(await signInPage.text()).toContain('name="password"');
-    expect((await stopServe(first)).code, first.proc.output).toBe(0);
+      // The banner's curl line, run with fetch exactly as curl would send it (-u: Basic, -d: form body).
+      const curl = /^\s*curl -s -u '([^':]+):([^']+)' -d grant_type=client_credentials (\S+)\/api\/token$/m.exec(first.proc.stdout);
+      expect(curl, first.proc.stdout).not.toBeNull();
+      const [, user, password, base] = curl!;
+      expect(user).toBe(demo.api_key);
+      expect(password).toBe(demo.api_secret);
+      expect(base).toBe(first.url);
+      const res = await fetch(`${base}/api/token`, {
+        method: 'POST',
+        headers: { authorization: basic(user!, password!), 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const me = await whoami(first.url, body.access_token as string);
+      expect(me.body).toMatchObject({ account_id: demo.account_id, api_key: demo.api_key });
+      // The dashboard line: the back office's sign-in e-mail, password and address.
+      const dashboard = /^\s*dashboard\s+(\S+) \/ (\S+)\s+\(back office: (\S+)\)$/m.exec(first.proc.stdout);
+      expect(dashboard, first.proc.stdout).not.toBeNull();
+      expect(dashboard!.slice(1)).toEqual([demo.email, demo.password, `${first.url}/dashboard`]);
+      const signInPage = await fetch(dashboard![3]!);
+      expect(signInPage.status).toBe(200);
+      expect(await signInPage.text()).toContain('name="password"');
+      expect((await stopServe(first)).code, first.proc.output).toBe(0);
 
-    const second = await startServe(dataDir);
-    expect(readFileSync(file, 'utf8')).toBe(saved);
-    expect(second.proc.stdout).not.toMatch(/demo merchant|curl /i);
-    // The one demo merchant is still the one in the file.
-    await getToken(second.url, demo.api_key, demo.api_secret);
-    expect((await stopServe(second)).code, second.proc.output).toBe(0);
-  }, 60_000);
+      const second = await startServe(dataDir);
+      expect(readFileSync(file, 'utf8')).toBe(saved);
+      expect(second.proc.stdout).not.toMatch(/demo merchant|curl /i);
+      // The one demo merchant is still the one in the file.
+      await getToken(second.url, demo.api_key, demo.api_secret);
+      expect((await stopServe(second)).code, second.proc.output).toBe(0);
+    },
+    PROCESS_TEST_MS,
+  );
 });
 
 interface RawResponse {
@@ -163,7 +168,7 @@ async function tokenRequestAcrossSigterm(served: Served, m: CreatedMerchant, soc
   return parsed!;
 }
 
-describe('a served instance', () => {
+describe('a served instance', { timeout: PROCESS_TEST_MS }, () => {
   let dataDir: string;
   let m: CreatedMerchant;
   let served: Served | undefined;
@@ -171,7 +176,7 @@ describe('a served instance', () => {
   beforeAll(async () => {
     dataDir = tempDataDir();
     m = await createMerchant(dataDir); // before serve: the embedded database has one writer
-  }, 60_000);
+  }, PROCESS_TEST_MS);
   afterAll(killAll);
 
   /** The server on this DATA_DIR, started again when a test before stopped it. */
@@ -185,155 +190,187 @@ describe('a served instance', () => {
     await s.proc.waitFor(
       (p) => p.stdout.slice(from).includes(`"request_id":"${id}"`) && p.stdout.slice(from).includes('request completed'),
       `the log line of request ${id}`,
-      5_000,
+      30_000,
     );
     return jsonLines(s.proc.stdout.slice(from));
   }
 
-  it('GET /healthz answers 200 and GET /readyz answers 200 {status:"ready"}', async () => {
-    const s = await serving();
-    const health = await fetch(`${s.url}/healthz`);
-    expect(health.status).toBe(200);
-    await health.arrayBuffer();
-    const ready = await fetch(`${s.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
-  }, 60_000);
+  it(
+    'GET /healthz answers 200 and GET /readyz answers 200 {status:"ready"}',
+    async () => {
+      const s = await serving();
+      const health = await fetch(`${s.url}/healthz`);
+      expect(health.status).toBe(200);
+      await health.arrayBuffer();
+      const ready = await fetch(`${s.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready' });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('GET /metrics counts requests per route template (route="/healthz") and exposes the latency histogram', async () => {
-    const s = await serving();
-    await (await fetch(`${s.url}/healthz`)).arrayBuffer();
-    const res = await fetch(`${s.url}/metrics`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    const text = await res.text();
-    expect(text).toMatch(/^chipin_http_requests_total\{[^}]*route="\/healthz"[^}]*\} [1-9]\d*$/m);
-    expect(text).toMatch(/^chipin_http_request_duration_seconds_bucket\{[^}]*le="[^"]+"[^}]*\} \d+$/m);
-  }, 60_000);
+  it(
+    'GET /metrics counts requests per route template (route="/healthz") and exposes the latency histogram',
+    async () => {
+      const s = await serving();
+      await (await fetch(`${s.url}/healthz`)).arrayBuffer();
+      const res = await fetch(`${s.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await res.text();
+      expect(text).toMatch(/^chipin_http_requests_total\{[^}]*route="\/healthz"[^}]*\} [1-9]\d*$/m);
+      expect(text).toMatch(/^chipin_http_request_duration_seconds_bucket\{[^}]*le="[^"]+"[^}]*\} \d+$/m);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('every log line written while serving a request carries request_id, the value of the x-request-id response header', async () => {
-    const s = await serving();
-    const requests: [string, RequestInit][] = [
-      ['/healthz', {}],
-      ['/no/such/route', {}],
-      [
-        '/api/token',
-        {
-          method: 'POST',
-          headers: { authorization: basic('key_00000000-0000-4000-8000-000000000000', 'sk_wrong'), 'content-type': 'application/x-www-form-urlencoded' },
-          body: 'grant_type=client_credentials',
-        },
-      ],
-    ];
-    for (const [path, init] of requests) {
+  it(
+    'every log line written while serving a request carries request_id, the value of the x-request-id response header',
+    async () => {
+      const s = await serving();
+      const requests: [string, RequestInit][] = [
+        ['/healthz', {}],
+        ['/no/such/route', {}],
+        [
+          '/api/token',
+          {
+            method: 'POST',
+            headers: { authorization: basic('key_00000000-0000-4000-8000-000000000000', 'sk_wrong'), 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'grant_type=client_credentials',
+          },
+        ],
+      ];
+      for (const [path, init] of requests) {
+        const from = s.proc.stdout.lastIndexOf('\n') + 1;
+        const res = await fetch(`${s.url}${path}`, init);
+        await res.arrayBuffer();
+        const id = res.headers.get('x-request-id');
+        expect(id, path).toMatch(UUID);
+        const lines = await logsOf(s, id!, from);
+        // The access-log line of an earlier request may land here too: it carries its own id.
+        for (const line of lines) expect(line, path).toEqual(expect.objectContaining({ request_id: expect.stringMatching(/\S/) }));
+        expect(lines.filter((l) => l.request_id === id).map((l) => [l.msg, l.url])).toContainEqual(['request completed', path]);
+      }
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'a given x-request-id request header is echoed in the response and used as request_id in the log',
+    async () => {
+      const s = await serving();
+      const given = `proc-test.${Date.now()}_A-1`;
       const from = s.proc.stdout.lastIndexOf('\n') + 1;
-      const res = await fetch(`${s.url}${path}`, init);
+      const res = await fetch(`${s.url}/healthz`, { headers: { 'x-request-id': given } });
       await res.arrayBuffer();
-      const id = res.headers.get('x-request-id');
-      expect(id, path).toMatch(UUID);
-      const lines = await logsOf(s, id!, from);
-      // The access-log line of an earlier request may land here too: it carries its own id.
-      for (const line of lines) expect(line, path).toEqual(expect.objectContaining({ request_id: expect.stringMatching(/\S/) }));
-      expect(lines.filter((l) => l.request_id === id).map((l) => [l.msg, l.url])).toContainEqual(['request completed', path]);
-    }
-  }, 60_000);
+      expect(res.headers.get('x-request-id')).toBe(given);
+      const lines = await logsOf(s, given, from);
+      expect(lines.some((l) => l.request_id === given && l.msg === 'request completed')).toBe(true);
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('a given x-request-id request header is echoed in the response and used as request_id in the log', async () => {
-    const s = await serving();
-    const given = `proc-test.${Date.now()}_A-1`;
-    const from = s.proc.stdout.lastIndexOf('\n') + 1;
-    const res = await fetch(`${s.url}/healthz`, { headers: { 'x-request-id': given } });
-    await res.arrayBuffer();
-    expect(res.headers.get('x-request-id')).toBe(given);
-    const lines = await logsOf(s, given, from);
-    expect(lines.some((l) => l.request_id === given && l.msg === 'request completed')).toBe(true);
-  }, 60_000);
+  it(
+    'no log line contains the api_secret, dashboard password, access token or Basic credentials after a full token flow',
+    async () => {
+      const s = await serving();
+      const wrongSecret = `${m.api_secret.slice(0, -4)}XXXX`;
+      const token = await getToken(s.url, m.api_key, m.api_secret);
+      const bad = await tokenRequest(s.url, m.api_key, wrongSecret);
+      expect(bad.status).toBe(401);
+      await bad.arrayBuffer();
+      const post = await fetch(`${s.url}/api/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: m.api_key, client_secret: m.api_secret }).toString(),
+      });
+      expect(post.status).toBe(200);
+      const postToken = ((await post.json()) as { access_token: string }).access_token;
+      const from = s.proc.stdout.lastIndexOf('\n') + 1;
+      const me = await fetch(`${s.url}/api/whoami`, { headers: { authorization: `Bearer ${token}` } });
+      expect(me.status).toBe(200);
+      await me.arrayBuffer();
+      await logsOf(s, me.headers.get('x-request-id')!, from);
 
-  it('no log line contains the api_secret, dashboard password, access token or Basic credentials after a full token flow', async () => {
-    const s = await serving();
-    const wrongSecret = `${m.api_secret.slice(0, -4)}XXXX`;
-    const token = await getToken(s.url, m.api_key, m.api_secret);
-    const bad = await tokenRequest(s.url, m.api_key, wrongSecret);
-    expect(bad.status).toBe(401);
-    await bad.arrayBuffer();
-    const post = await fetch(`${s.url}/api/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: m.api_key, client_secret: m.api_secret }).toString(),
-    });
-    expect(post.status).toBe(200);
-    const postToken = ((await post.json()) as { access_token: string }).access_token;
-    const from = s.proc.stdout.lastIndexOf('\n') + 1;
-    const me = await fetch(`${s.url}/api/whoami`, { headers: { authorization: `Bearer ${token}` } });
-    expect(me.status).toBe(200);
-    await me.arrayBuffer();
-    await logsOf(s, me.headers.get('x-request-id')!, from);
+      const output = s.proc.stdout + s.proc.stderr;
+      expect(output).toContain('/api/whoami'); // the flow was logged at all
+      const secrets: Record<string, string> = {
+        api_secret: m.api_secret,
+        wrong_secret: wrongSecret,
+        password: m.password,
+        access_token: token,
+        access_token_post: postToken,
+        access_token_signature: token.slice(token.lastIndexOf('.') + 1),
+        basic_credentials: Buffer.from(`${m.api_key}:${m.api_secret}`).toString('base64'),
+        basic_wrong_credentials: Buffer.from(`${m.api_key}:${wrongSecret}`).toString('base64'),
+        ...Object.fromEntries(m.offers.map((o, i) => [`offer_secret_${i}`, o.secret])),
+      };
+      for (const [name, value] of Object.entries(secrets)) expect(output.includes(value), `${name} appears in the server output`).toBe(false);
+    },
+    PROCESS_TEST_MS,
+  );
 
-    const output = s.proc.stdout + s.proc.stderr;
-    expect(output).toContain('/api/whoami'); // the flow was logged at all
-    const secrets: Record<string, string> = {
-      api_secret: m.api_secret,
-      wrong_secret: wrongSecret,
-      password: m.password,
-      access_token: token,
-      access_token_post: postToken,
-      access_token_signature: token.slice(token.lastIndexOf('.') + 1),
-      basic_credentials: Buffer.from(`${m.api_key}:${m.api_secret}`).toString('base64'),
-      basic_wrong_credentials: Buffer.from(`${m.api_key}:${wrongSecret}`).toString('base64'),
-      ...Object.fromEntries(m.offers.map((o, i) => [`offer_secret_${i}`, o.secret])),
-    };
-    for (const [name, value] of Object.entries(secrets)) expect(output.includes(value), `${name} appears in the server output`).toBe(false);
-  }, 60_000);
+  it(
+    'SIGTERM while POST /api/token is in flight: the request gets its complete 200 response, then "database closed" is logged and the exit code is 0',
+    async () => {
+      const s = await serving();
+      const socket = connect(s.port, '127.0.0.1');
+      try {
+        const res = await tokenRequestAcrossSigterm(s, m, socket, { keepAlive: false });
+        expect(res.status, res.body).toBe(200);
+        const token = JSON.parse(res.body) as Record<string, unknown>;
+        expect(token).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 600 });
 
-  it('SIGTERM while POST /api/token is in flight: the request gets its complete 200 response, then "database closed" is logged and the exit code is 0', async () => {
-    const s = await serving();
-    const socket = connect(s.port, '127.0.0.1');
-    try {
-      const res = await tokenRequestAcrossSigterm(s, m, socket, { keepAlive: false });
-      expect(res.status, res.body).toBe(200);
-      const token = JSON.parse(res.body) as Record<string, unknown>;
-      expect(token).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 600 });
+        const exit = await s.proc.exitWithin(SHUTDOWN_BOUND_MS);
+        expect(exit, s.proc.output).toEqual({ code: 0, signal: null });
+        // Compared by timestamp: pino writes stdout asynchronously and serve() calls process.exit right
+        // after its last line, so the lines written last can land out of order.
+        const lines = s.proc.logLines();
+        const at = (l: Record<string, unknown> | undefined) => (l ? Date.parse(String(l.time)) : NaN);
+        const shutdown = lines.find((l) => String(l.msg).startsWith('shutting down'));
+        const completed = lines.find((l) => l.request_id === res.headers['x-request-id'] && l.msg === 'request completed');
+        const closed = lines.find((l) => String(l.msg).includes('database closed'));
+        expect(shutdown, s.proc.stdout).toBeDefined();
+        expect(completed, `the access-log line of the in-flight request\n${s.proc.stdout}`).toMatchObject({ url: '/api/token', status: 200 });
+        expect(closed, s.proc.stdout).toBeDefined();
+        expect(at(completed), 'the in-flight request completed after the shutdown began').toBeGreaterThanOrEqual(at(shutdown));
+        expect(at(closed), 'the database closed after the in-flight request completed').toBeGreaterThanOrEqual(at(completed));
+      } finally {
+        socket.destroy();
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 
-      const exit = await s.proc.exitWithin(SHUTDOWN_BOUND_MS);
-      expect(exit, s.proc.output).toEqual({ code: 0, signal: null });
-      // Compared by timestamp: pino writes stdout asynchronously and serve() calls process.exit right
-      // after its last line, so the lines written last can land out of order.
-      const lines = s.proc.logLines();
-      const at = (l: Record<string, unknown> | undefined) => (l ? Date.parse(String(l.time)) : NaN);
-      const shutdown = lines.find((l) => String(l.msg).startsWith('shutting down'));
-      const completed = lines.find((l) => l.request_id === res.headers['x-request-id'] && l.msg === 'request completed');
-      const closed = lines.find((l) => String(l.msg).includes('database closed'));
-      expect(shutdown, s.proc.stdout).toBeDefined();
-      expect(completed, `the access-log line of the in-flight request\n${s.proc.stdout}`).toMatchObject({ url: '/api/token', status: 200 });
-      expect(closed, s.proc.stdout).toBeDefined();
-      expect(at(completed), 'the in-flight request completed after the shutdown began').toBeGreaterThanOrEqual(at(shutdown));
-      expect(at(closed), 'the database closed after the in-flight request completed').toBeGreaterThanOrEqual(at(completed));
-    } finally {
-      socket.destroy();
-    }
-  }, 60_000);
+  it(
+    'after SIGTERM the embedded database reopens cleanly: the merchant created before still obtains a token',
+    async () => {
+      if (served && !served.proc.exitInfo) expect((await stopServe(served)).code, served.proc.output).toBe(0);
+      if (!onPostgres) expect(existsSync(join(dataDir, 'chipin.pid')), 'the lock was released').toBe(false);
+      const s = await serving();
+      const token = await getToken(s.url, m.api_key, m.api_secret);
+      const me = await whoami(s.url, token);
+      expect(me).toEqual({ status: 200, body: expect.objectContaining({ account_id: m.account_id, api_key: m.api_key }) });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('after SIGTERM the embedded database reopens cleanly: the merchant created before still obtains a token', async () => {
-    if (served && !served.proc.exitInfo) expect((await stopServe(served)).code, served.proc.output).toBe(0);
-    if (!onPostgres) expect(existsSync(join(dataDir, 'chipin.pid')), 'the lock was released').toBe(false);
-    const s = await serving();
-    const token = await getToken(s.url, m.api_key, m.api_secret);
-    const me = await whoami(s.url, token);
-    expect(me).toEqual({ status: 200, body: expect.objectContaining({ account_id: m.account_id, api_key: m.api_key }) });
-  }, 60_000);
-
-  it(`SIGTERM exits within ${SHUTDOWN_BOUND_MS / 1000} s even when the client of the in-flight request keeps its connection open (HTTP/1.1 keep-alive)`, async () => {
-    const s = await serving();
-    const socket = connect(s.port, '127.0.0.1');
-    try {
-      const res = await tokenRequestAcrossSigterm(s, m, socket, { keepAlive: true });
-      expect(res.status, res.body).toBe(200);
-      // The client keeps its socket open, as a pooling HTTP client does.
-      const exit = await s.proc.exitWithin(SHUTDOWN_BOUND_MS);
-      expect(exit, s.proc.output).toEqual({ code: 0, signal: null });
-      expect(s.proc.stdout).toContain('database closed');
-    } finally {
-      socket.destroy();
-    }
-  }, 60_000);
+  it(
+    `SIGTERM exits within ${SHUTDOWN_BOUND_MS / 1000} s even when the client of the in-flight request keeps its connection open (HTTP/1.1 keep-alive)`,
+    async () => {
+      const s = await serving();
+      const socket = connect(s.port, '127.0.0.1');
+      try {
+        const res = await tokenRequestAcrossSigterm(s, m, socket, { keepAlive: true });
+        expect(res.status, res.body).toBe(200);
+        // The client keeps its socket open, as a pooling HTTP client does.
+        const exit = await s.proc.exitWithin(SHUTDOWN_BOUND_MS);
+        expect(exit, s.proc.output).toEqual({ code: 0, signal: null });
+        expect(s.proc.stdout).toContain('database closed');
+      } finally {
+        socket.destroy();
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 });
