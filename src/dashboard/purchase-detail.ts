@@ -7,6 +7,7 @@ import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { findPurchase, purchaseEventRows } from '../purchases/purchase-repository.ts';
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
+import { previewRefund } from '../use-cases/refund-preview.ts';
 import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/delivery-repository.ts';
 
 /** A purchase has a few dozen events at most: these bounds only stop a runaway page. */
@@ -44,6 +45,11 @@ export interface PurchaseDetail {
   pledges: Pledge[];
   installments: InstallmentLine[];
   refunds: Refund[];
+  /**
+   * What a refund may still take, by the refund's own rule (captured money not yet refunded or
+   * given back, and installments not collected yet): the refund form's "up to".
+   */
+  refundableCents: number;
   events: EventLine[];
   /** Staff actions on this purchase (audit log), newest first. */
   audit: AuditEntry[];
@@ -55,11 +61,12 @@ export interface PurchaseDetail {
 export async function purchaseDetail(sql: Database, accountId: string, purchaseId: string): Promise<PurchaseDetail | undefined> {
   const purchase = await findPurchase(sql, accountId, purchaseId);
   if (!purchase) return undefined;
-  const [payments, pledges, installments, refunds, events, audit, deliveries, attempts] = await Promise.all([
+  const [payments, pledges, installments, refunds, refundable, events, audit, deliveries, attempts] = await Promise.all([
     purchasePaymentRows(sql, accountId, purchaseId),
     listPledges(sql, accountId, purchaseId),
     purchaseInstallmentRows(sql, accountId, purchaseId),
     purchaseRefunds({ db: sql }, accountId, purchaseId),
+    previewRefund(sql, accountId, purchaseId),
     purchaseEventRows(sql, accountId, purchaseId),
     listAudit(sql, accountId, { subject: purchaseId, limit: 100 }),
     listDeliveries(sql, accountId, { purchaseId, limit: SHOWN_DELIVERIES }),
@@ -84,6 +91,7 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
       state: r.state,
     })),
     refunds: refunds ?? [],
+    refundableCents: refundable.kind === 'ok' ? refundable.amountCents : refundable.refundableCents,
     events: events.map((r) => ({ type: r.type, fromState: r.from_state, toState: r.to_state, createdAt: r.created_at })),
     audit,
     deliveries,

@@ -83,6 +83,17 @@ describe('refund and cancel', () => {
     expect(refunds.map((r) => [r.amount, r.reason])).toEqual([[2_500, 'Damaged']]);
   });
 
+  it('offers up to what the refund itself allows: on a 3x plan, the first installment collected and the two not yet collected', async () => {
+    const id = await purchase({ merchant_uid: a.offer('INSTALLMENTS', 3), amount: 30_000 });
+    const page = await get(`/dashboard/purchases/pur_${id}`);
+    // 104.50 collected (the fee included) and 200.00 still to collect, which a refund cancels first.
+    expect(page.body).toContain('Up to €304.50.');
+    const done = await post(`/dashboard/purchases/pur_${id}/refund`, { csrf: s.csrf, amount: '304.50', confirm: 'yes' });
+    expect(done.statusCode, done.body).toBe(303);
+    expect(await v1(id)).toMatchObject({ state: 'REFUNDED' });
+    expect((await get(`/dashboard/purchases/pur_${id}`)).body).not.toContain('id="refund-heading"');
+  });
+
   it('refuses an amount above what is left, saying why, and refunds nothing', async () => {
     const id = await purchase();
     const res = await post(`/dashboard/purchases/pur_${id}/refund`, { csrf: s.csrf, amount: '500', confirm: 'yes' });

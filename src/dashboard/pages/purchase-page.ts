@@ -22,13 +22,6 @@ export interface PurchaseNotice {
   reason?: string;
 }
 
-/** What is still refundable: captured money less every refund not failed (pending ones included). */
-export function refundableLeft(d: PurchaseDetail): number {
-  const captured = capturedOf(d);
-  const refunded = d.refunds.filter((r) => r.state !== 'failed').reduce((sum, r) => sum + r.amountCents, 0);
-  return Math.max(0, captured - refunded);
-}
-
 /** What the purchase's payments captured, refunds not deducted. */
 function capturedOf(d: PurchaseDetail): number {
   return d.payments.reduce((sum, p) => sum + p.capturedCents, 0);
@@ -54,7 +47,7 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
   const when = (date: Date) => formatDateTime(date, chrome.lang, chrome.timeZone);
   const state = t.stateNames[V1_STATE[p.state]];
   const comment = commentIn(chrome.lang, p.comment);
-  const left = refundableLeft(d);
+  const left = d.refundableCents;
   const canRefund = (p.state === 'LEADER_PROCESSED' || p.state === 'SUCCESSFUL') && left > 0;
   const canCancel = p.state === 'CREATED' || p.state === 'LEADER_PROCESSED';
   const client = [p.client.firstName, p.client.lastName].filter(Boolean).join(' ');
