@@ -180,6 +180,11 @@ export type ShopperNotice = NoticeBase &
         refundedCents: number;
         /** The merchant refunded; or the payment came after its purpose was gone (the pot closed, the purchase expired) and was given back. */
         reason: 'merchant' | 'given_back';
+        /**
+         * The leader's only: what this refund took off installments (or a deferred payment) not
+         * collected yet, and what is left to collect after it, in order (empty: nothing more).
+         */
+        lowered?: { cents: number; remaining: PlanLine[] };
       }
   );
 

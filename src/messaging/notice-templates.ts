@@ -339,28 +339,57 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
     }
     case 'refund': {
       const back = m(n.refundCents);
+      const lowered = n.lowered && n.lowered.cents > 0 ? n.lowered : undefined;
+      const less = lowered ? m(lowered.cents) : '';
+      const toCard = n.refundCents > 0;
+      const loweredParagraph = lowered
+        ? toCard
+          ? fr
+            ? `Ce remboursement réduit aussi de ${less} ce qu'il vous reste à payer.`
+            : `This refund also takes ${less} off what you still have to pay.`
+          : fr
+            ? `${v.merchant} vous rembourse ${less} sur votre achat ${quote(v, v.title)} en réduisant ce qu'il vous reste à payer${NBSP}: rien n'est reversé sur ${v.card}, car ce montant n'avait pas encore été débité.`
+            : `${v.merchant} refunded ${less} of your purchase ${quote(v, v.title)} by taking it off what you still have to pay: nothing goes back to ${v.card}, as that money had not been charged yet.`
+        : undefined;
+      const remaining: Figures[] =
+        lowered && lowered.remaining.length > 0
+          ? [{ heading: fr ? "Ce qu'il vous reste à payer" : 'What you still have to pay', rows: lowered.remaining.map((l) => [v.date(l.dueDate), m(l.amountCents)] as const) }]
+          : [];
+      const cardFigures: Figures = {
+        heading: fr ? 'Vos paiements pour cet achat' : 'Your payments for this purchase',
+        rows: [
+          [fr ? 'Débité' : 'Charged', m(n.chargedCents)],
+          [fr ? 'Remboursé' : 'Refunded', m(n.refundedCents)],
+          [fr ? 'Net débité' : 'Net charged', m(n.chargedCents - n.refundedCents)],
+        ],
+      };
       return {
-        subject: fr ? `${v.merchant}${NBSP}: ${back} remboursés pour ${t80}` : `${v.merchant}: ${back} refunded for ${t80}`,
+        subject: toCard
+          ? fr
+            ? `${v.merchant}${NBSP}: ${back} remboursés pour ${t80}`
+            : `${v.merchant}: ${back} refunded for ${t80}`
+          : fr
+            ? `${v.merchant}${NBSP}: ${less} de moins à payer pour ${t80}`
+            : `${v.merchant}: ${less} less to pay for ${t80}`,
         paragraphs: [
-          n.reason === 'merchant'
-            ? fr
-              ? `${v.merchant} vous rembourse ${back} sur votre paiement pour ${quote(v, v.title)}${NBSP}: ils sont reversés sur ${v.card}.`
-              : `${v.merchant} refunded ${back} of your payment for ${quote(v, v.title)}: it is on its way back to ${v.card}.`
-            : fr
-              ? `Votre paiement pour ${quote(v, v.title)} chez ${v.merchant} est arrivé alors qu'il n'était plus attendu (la cagnotte était close ou l'achat n'était plus à payer)${NBSP}: les ${back} débités sont reversés sur ${v.card}.`
-              : `Your payment for ${quote(v, v.title)} at ${v.merchant} came when it was no longer needed (the pot had closed, or the purchase was no longer to pay): the ${back} charged is on its way back to ${v.card}.`,
+          ...(toCard
+            ? [
+                n.reason === 'merchant'
+                  ? fr
+                    ? `${v.merchant} vous rembourse ${back} sur votre paiement pour ${quote(v, v.title)}${NBSP}: ils sont reversés sur ${v.card}.`
+                    : `${v.merchant} refunded ${back} of your payment for ${quote(v, v.title)}: it is on its way back to ${v.card}.`
+                  : fr
+                    ? `Votre paiement pour ${quote(v, v.title)} chez ${v.merchant} est arrivé alors qu'il n'était plus attendu (la cagnotte était close ou l'achat n'était plus à payer)${NBSP}: les ${back} débités sont reversés sur ${v.card}.`
+                    : `Your payment for ${quote(v, v.title)} at ${v.merchant} came when it was no longer needed (the pot had closed, or the purchase was no longer to pay): the ${back} charged is on its way back to ${v.card}.`,
+              ]
+            : []),
+          ...(loweredParagraph ? [loweredParagraph] : []),
         ],
-        figures: [
-          {
-            heading: fr ? 'Vos paiements pour cet achat' : 'Your payments for this purchase',
-            rows: [
-              [fr ? 'Débité' : 'Charged', m(n.chargedCents)],
-              [fr ? 'Remboursé' : 'Refunded', m(n.refundedCents)],
-              [fr ? 'Net débité' : 'Net charged', m(n.chargedCents - n.refundedCents)],
-            ],
-          },
+        figures: [cardFigures, ...remaining],
+        next: [
+          ...(lowered && lowered.remaining.length === 0 ? [fr ? "Rien d'autre ne sera débité pour cet achat." : 'Nothing more will be charged for this purchase.'] : []),
+          ...(toCard ? [fr ? 'Le remboursement peut mettre quelques jours à apparaître sur votre relevé.' : 'It may take a few days to appear on your statement.'] : []),
         ],
-        next: [fr ? 'Le remboursement peut mettre quelques jours à apparaître sur votre relevé.' : 'It may take a few days to appear on your statement.'],
         link: purchaseLink,
       };
     }
@@ -431,10 +460,26 @@ export function noticeSms(n: SmsNotice): string {
     case 'refund': {
       const back = m(n.refundCents);
       const net = m(n.chargedCents - n.refundedCents);
+      const lowered = n.lowered && n.lowered.cents > 0 ? n.lowered : undefined;
+      const next = lowered?.remaining[0];
+      // What is left to pay after a lowering: the next charge, or nothing more.
+      const after = !lowered
+        ? ''
+        : next
+          ? fr
+            ? ` Prochain débit : ${m(next.amountCents)} le ${smsDate(v.date(next.dueDate))}.`
+            : ` Next charge: ${m(next.amountCents)} on ${smsDate(v.date(next.dueDate))}.`
+          : fr
+            ? ' Plus rien à payer.'
+            : ' Nothing more to pay.';
       build = (t) =>
-        fr
-          ? `${opening} ${back} remboursés sur votre carte${t ? ` pour "${t}"` : ''}. Net débité : ${net}.`
-          : `${opening} ${back} refunded to your card${t ? ` for "${t}"` : ''}. Net charged: ${net}.`;
+        n.refundCents > 0
+          ? fr
+            ? `${opening} ${back} remboursés sur votre carte${t ? ` pour "${t}"` : ''}. Net débité : ${net}.${lowered ? ` ${m(lowered.cents)} de moins à payer.${after}` : ''}`
+            : `${opening} ${back} refunded to your card${t ? ` for "${t}"` : ''}. Net charged: ${net}.${lowered ? ` ${m(lowered.cents)} less to pay.${after}` : ''}`
+          : fr
+            ? `${opening} ${m(lowered?.cents ?? 0)} de moins à payer${t ? ` pour "${t}"` : ''}.${after}`
+            : `${opening} ${m(lowered?.cents ?? 0)} less to pay${t ? ` for "${t}"` : ''}.${after}`;
       break;
     }
   }

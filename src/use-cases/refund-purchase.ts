@@ -146,15 +146,18 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
   await sendRefundNotices(deps, accountId, refund.purchaseId, refund.id, settled.refundedTo);
 }
 
-/** What a refund put back on each card: the leader's, each pledger's. */
-type RefundedTo = { leaderCents: number; pledges: Map<string, number> };
+/**
+ * What a refund gave each payer: put back on the leader's card and on each pledger's, and taken
+ * off what the leader still owes (installments not collected yet, a deferred payment).
+ */
+type RefundedTo = { leaderCents: number; pledges: Map<string, number>; leaderLoweredCents: number };
 
-/** Only `refund` allocations put money back on a card; an installment lowered (or a deferred hold voided) took nothing yet. */
+/** Only `refund` allocations put money back on a card; an installment lowered (or a deferred hold voided) lowers what is owed. */
 function cardsRefunded(given: readonly RefundAllocationRow[]): RefundedTo {
-  const to: RefundedTo = { leaderCents: 0, pledges: new Map() };
+  const to: RefundedTo = { leaderCents: 0, pledges: new Map(), leaderLoweredCents: 0 };
   for (const a of given) {
-    if (a.kind !== 'refund') continue;
-    if (a.pledgeId) to.pledges.set(a.pledgeId, (to.pledges.get(a.pledgeId) ?? 0) + a.amountCents);
+    if (a.kind !== 'refund') to.leaderLoweredCents += a.amountCents;
+    else if (a.pledgeId) to.pledges.set(a.pledgeId, (to.pledges.get(a.pledgeId) ?? 0) + a.amountCents);
     else to.leaderCents += a.amountCents;
   }
   return to;

@@ -234,10 +234,30 @@ async function cardMoney(deps: PaymentDeps, accountId: string, purchaseId: strin
   return { chargedCents: payments.reduce((s, p) => s + p.chargedCents, 0), refundedCents: payments.reduce((s, p) => s + p.refundedCents, 0) };
 }
 
-/** A refund notice to the leader (no pledge) or to one pledger, by e-mail, else SMS. */
-async function sendRefundNotice(deps: PaymentDeps, purchase: Purchase, key: string, refundCents: number, reason: 'merchant' | 'given_back', pledgeId?: string): Promise<void> {
+/**
+ * A refund notice to the leader (no pledge) or to one pledger, by e-mail, else SMS; the leader's
+ * says too what the refund took off what they still owe (`loweredCents`), and what is left.
+ */
+async function sendRefundNotice(
+  deps: PaymentDeps,
+  purchase: Purchase,
+  key: string,
+  refundCents: number,
+  reason: 'merchant' | 'given_back',
+  pledgeId?: string,
+  loweredCents = 0,
+): Promise<void> {
   const money = await cardMoney(deps, purchase.accountId, purchase.id, pledgeId);
-  const body = { kind: 'refund' as const, refundCents, reason, ...money };
+  const lowered =
+    loweredCents > 0
+      ? {
+          cents: loweredCents,
+          remaining: (await planLines(deps.db, purchase.accountId, purchase.id))
+            .filter((l) => l.state === 'scheduled' && l.amountCents > 0)
+            .map(({ dueDate, amountCents }) => ({ dueDate, amountCents })),
+        }
+      : undefined;
+  const body = { kind: 'refund' as const, refundCents, reason, ...money, ...(lowered ? { lowered } : {}) };
   if (!pledgeId) {
     await toLeaderByAnyChannel(deps, purchase, key, body);
     return;
@@ -251,22 +271,24 @@ async function sendRefundNotice(deps: PaymentDeps, purchase: Purchase, key: stri
 }
 
 /**
- * A merchant's refund reached cards: each cardholder refunded (the leader, each pledger) is told
- * what came back to their card, and their charged, refunded and net. Installments merely lowered
- * put nothing back on a card and are not told here. Key: `refund:<refund>:leader` or
- * `refund:<refund>:<pledge>`.
+ * A merchant's refund reached its payers: each cardholder refunded (the leader, each pledger) is
+ * told what came back to their card, and their charged, refunded and net; the leader is told too
+ * when it lowered what they still owe (installments not collected yet, a deferred payment), with
+ * what is left to collect — also when nothing went back to the card. Key:
+ * `refund:<refund>:leader` or `refund:<refund>:<pledge>`.
  */
 export async function sendRefundNotices(
   deps: PaymentDeps,
   accountId: string,
   purchaseId: string,
   refundId: string,
-  to: { leaderCents: number; pledges: ReadonlyMap<string, number> },
+  to: { leaderCents: number; pledges: ReadonlyMap<string, number>; leaderLoweredCents: number },
 ): Promise<void> {
   await safely(deps, 'refund', { accountId, purchaseId }, async () => {
     const purchase = await findPurchase(deps.db, accountId, purchaseId);
     if (!purchase) return;
-    if (to.leaderCents > 0) await sendRefundNotice(deps, purchase, `refund:${refundId}:leader`, to.leaderCents, 'merchant');
+    if (to.leaderCents > 0 || to.leaderLoweredCents > 0)
+      await sendRefundNotice(deps, purchase, `refund:${refundId}:leader`, to.leaderCents, 'merchant', undefined, to.leaderLoweredCents);
     for (const [pledgeId, cents] of to.pledges) if (cents > 0) await sendRefundNotice(deps, purchase, `refund:${refundId}:${pledgeId}`, cents, 'merchant', pledgeId);
   });
 }

@@ -155,6 +155,29 @@ describe("a 3x plan's e-mails", () => {
     expect(all).toHaveLength(4);
     expect(all[3]).toContain('That was the last attempt: the payment plan is stopped and the purchase has failed.');
   });
+
+  it('a refund that only lowers the installments not collected yet is told, with what is left; the one that ends the plan too', async () => {
+    const email = `lowered-${randomUUID()}@example.com`;
+    const { id, lines } = await planPurchase(email, 'en_GB', CARDS.ok);
+    const date = (iso: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${iso}T00:00:00Z`));
+    // €120 off a 3x plan of €300 with €104.50 collected: the last installment cancelled, the second lowered to €80. Nothing goes back to the card.
+    const first = await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 12_000, actor: { label: 'test' } });
+    expect(first.kind).toBe('created');
+    const [lowered, ...none] = mailsTo(email).slice(1);
+    expect(none).toEqual([]);
+    expect(subjectOf(lowered!)).toBe('Test Shop: €120.00 less to pay for Weekend in Lisbon');
+    expect(lowered).toContain('nothing goes back to your Visa card ending 4242, as that money had not been charged yet.');
+    expect(lowered).toContain(`- ${date(lines[1]!.dueDate)}: €80.00`);
+    expect(lowered).not.toContain(date(lines[2]!.dueDate));
+
+    // €90 more: the €80 left to collect, then €10 back to the card. The plan is over.
+    expect((await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 9_000, actor: { label: 'test' } })).kind).toBe('created');
+    const [ended] = mailsTo(email).slice(2);
+    expect(subjectOf(ended!)).toBe('Test Shop: €10.00 refunded for Weekend in Lisbon');
+    expect(ended).toContain('This refund also takes €80.00 off what you still have to pay.');
+    expect(ended).toContain('Nothing more will be charged for this purchase.');
+    expect(mailsTo(email)).toHaveLength(3);
+  });
 });
 
 describe("a pot's e-mails", () => {
@@ -262,7 +285,7 @@ describe('money moving on any card: its cardholder is told, once (docs/messaging
     // The merchant refunds €60: in proportion to what each paid (leader €75, Ann €25), €45 and €15.
     const refunded = await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 6_000, actor: { label: 'test' } });
     if (refunded.kind !== 'created') throw new Error(`expected a refund, got ${refunded.kind}`);
-    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 4_500, pledges: new Map([[annPledge!.id, 1_500]]) });
+    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 4_500, pledges: new Map([[annPledge!.id, 1_500]]), leaderLoweredCents: 0 });
 
     const leaderBack = mailsTo(leader).filter((m) => subjectOf(m).includes('refunded'));
     expect(leaderBack).toHaveLength(1);
@@ -348,7 +371,7 @@ describe('a pot completed by friends', () => {
     // A €10 refund, split €5 / €2.50 / €2.50: the phone-only friend is told by SMS, once, in French.
     const refunded = await refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 1_000, actor: { label: 'test' } });
     if (refunded.kind !== 'created') throw new Error(`expected a refund, got ${refunded.kind}`);
-    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 500, pledges: new Map([[bobPledge!.id, 250]]) });
+    await sendRefundNotices(deps(), shop.accountId, id, refunded.refund.id, { leaderCents: 500, pledges: new Map([[bobPledge!.id, 250]]), leaderLoweredCents: 0 });
     const refundSms = (await smsTo(bobPhone)).slice(invitation + 1);
     expect(refundSms).toEqual([expect.objectContaining({ message_key: `refund:${refunded.refund.id}:${bobPledge!.id}`, accepted: true })]);
     expect(plain(refundSms[0]!.body)).toContain('2,50 € remboursés sur votre carte pour "Trip to Lisbon". Net débité : 22,50 €.');

@@ -186,6 +186,27 @@ describe('receipts and notices', () => {
     for (const row of ['- Débité : 75,00 €', '- Remboursé : 30,00 €', '- Net débité : 45,00 €']) expect(fr).toContain(row);
   });
 
+  it('a refund that lowers installments not collected yet says by how much and what is left to pay, even when nothing went back to the card', () => {
+    const [, , onlyLowered, ended] = notices('en_GB').filter((x) => x.kind === 'refund');
+    const lowered = noticeEmail(onlyLowered!);
+    expect(lowered.subject).toBe('Shoe <Shop>: €120.00 less to pay for Red sneakers');
+    expect(lowered.text).toContain(
+      'Shoe <Shop> refunded €120.00 of your purchase "Red sneakers" by taking it off what you still have to pay: nothing goes back to your Visa card ending 4242',
+    );
+    expect(lowered.text).toContain('What you still have to pay');
+    expect(lowered.text).toContain('- 1 September 2026: €80.00');
+    expect(lowered.text).not.toContain('It may take a few days');
+    const last = noticeEmail(ended!);
+    expect(last.subject).toBe('Shoe <Shop>: €10.00 refunded for Red sneakers');
+    expect(last.text).toContain('This refund also takes €80.00 off what you still have to pay.');
+    expect(last.text).toContain('Nothing more will be charged for this purchase.');
+    expect(noticeSms(onlyLowered as Extract<typeof onlyLowered, { kind: 'refund' }>)).toContain('€120.00 less to pay');
+    expect(noticeSms(onlyLowered as Extract<typeof onlyLowered, { kind: 'refund' }>)).toContain('Next charge: €80.00 on 1 September 2026.');
+    const fr = plain(noticeEmail(notices('fr_FR').filter((x) => x.kind === 'refund')[2]!).text);
+    expect(fr).toContain("Ce qu'il vous reste à payer");
+    expect(fr).toContain('- 1er septembre 2026 : 80,00 €');
+  });
+
   it('receipt, pot-complete, rest-charged and refund SMS: one GSM-7 segment, even with a long title, in fr and en', () => {
     for (const language of ['fr_FR', 'en_GB']) {
       for (const n of notices(language)) {

@@ -78,5 +78,16 @@ export function notices(language: string): ShopperNotice[] {
     { ...base, kind: 'rest_charged', restCents: 2_500, chargedCents: 7_500, fromHold: true },
     { ...base, kind: 'refund', refundCents: 3_000, chargedCents: 7_500, refundedCents: 3_000, reason: 'merchant' },
     { ...base, kind: 'refund', refundCents: 2_500, chargedCents: 2_500, refundedCents: 2_500, reason: 'given_back' },
+    // A 3x plan's refunds: one that only lowers what is left to collect, one that ends the plan and pays back part of what was charged.
+    {
+      ...base,
+      kind: 'refund',
+      refundCents: 0,
+      chargedCents: 10_450,
+      refundedCents: 0,
+      reason: 'merchant',
+      lowered: { cents: 12_000, remaining: [{ dueDate: '2026-09-01', amountCents: 8_000 }] },
+    },
+    { ...base, kind: 'refund', refundCents: 1_000, chargedCents: 10_450, refundedCents: 1_000, reason: 'merchant', lowered: { cents: 8_000, remaining: [] } },
   ];
 }
