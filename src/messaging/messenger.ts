@@ -189,4 +189,7 @@ export type ShopperNotice = NoticeBase &
   );
 
 /** The notices that also go by SMS, to a shopper known only by a phone number. */
-export type SmsNotice = Extract<ShopperNotice, { kind: 'pledge_receipt' | 'pot_complete' | 'rest_charged' | 'refund' }>;
+export type SmsNotice = Extract<
+  ShopperNotice,
+  { kind: 'pledge_receipt' | 'pot_complete' | 'rest_charged' | 'rest_failed' | 'refund' | 'installment_receipt' | 'precharge' | 'charge_failed' }
+>;

@@ -457,6 +457,59 @@ export function noticeSms(n: SmsNotice): string {
           : `${opening} the pot${t ? ` for "${t}"` : ''} closed, the ${rest} not covered was charged to your card. It is paid, nothing more will be charged.`;
       break;
     }
+    case 'installment_receipt':
+    case 'precharge':
+    case 'charge_failed': {
+      const i = n.installment;
+      const x = m(i.amountCents);
+      const date = (iso: string) => smsDate(v.date(iso));
+      const last4 = n.card?.last4.replace(/\D/g, '').slice(-4);
+      const card = last4 ? (fr ? `votre carte (fin ${last4})` : `your card ending ${last4}`) : fr ? 'votre carte' : 'your card';
+      // `installment 2/3 for "Title"`, or `"Title"` alone for a deferred payment.
+      const part = (t: string) =>
+        i.count === 1
+          ? t
+            ? ` "${t}"`
+            : fr
+              ? ' votre achat'
+              : ' your purchase'
+          : fr
+            ? ` l'échéance ${i.index + 1}/${i.count}${t ? ` de "${t}"` : ''}`
+            : ` installment ${i.index + 1}/${i.count}${t ? ` of "${t}"` : ''}`;
+      if (n.kind === 'installment_receipt') {
+        const after = n.next
+          ? fr
+            ? `Prochaine : ${m(n.next.amountCents)} le ${date(n.next.dueDate)}.`
+            : `Next: ${m(n.next.amountCents)} on ${date(n.next.dueDate)}.`
+          : fr
+            ? 'Achat entièrement payé.'
+            : 'Paid in full.';
+        build = (t) => (fr ? `${opening} ${x} débités sur ${card} pour${part(t)}. ${after}` : `${opening} ${x} charged to ${card} for${part(t)}. ${after}`);
+      } else if (n.kind === 'precharge') {
+        build = (t) =>
+          fr
+            ? `${opening} ${x} seront débités sur ${card} le ${date(i.dueDate)} pour${part(t)}.`
+            : `${opening} ${x} will be charged to ${card} on ${date(i.dueDate)} for${part(t)}.`;
+      } else {
+        const after = n.retryOn
+          ? fr
+            ? `Nouvel essai le ${date(n.retryOn)}.`
+            : `We will try again on ${date(n.retryOn)}.`
+          : fr
+            ? "C'était le dernier essai : l'achat a échoué."
+            : 'That was the last try: the purchase failed.';
+        build = (t) => (fr ? `${opening} ${x} refusés par ${card} pour${part(t)}. ${after}` : `${opening} ${card} refused ${x} for${part(t)}. ${after}`);
+      }
+      break;
+    }
+    case 'rest_failed': {
+      const rest = m(n.restCents);
+      build = (t) =>
+        fr
+          ? `${opening} la cagnotte${t ? ` pour "${t}"` : ''} est close, ${rest} non couverts ont été refusés par votre carte. L'achat a échoué, la réservation est libérée.`
+          : `${opening} the pot${t ? ` for "${t}"` : ''} closed, your card refused the ${rest} not covered. The purchase failed, the hold is released.`;
+      break;
+    }
     case 'refund': {
       const back = m(n.refundCents);
       const net = m(n.chargedCents - n.refundedCents);

@@ -193,11 +193,15 @@ export async function sendCollectionNotice(
     const found = await installmentRef(deps, accountId, purchaseId, inst.id);
     if (!purchase || !found) return;
     if (outcome === 'paid') {
-      await toLeader(deps, purchase, `installment-paid:${inst.id}`, { kind: 'installment_receipt', installment: found.ref, ...(found.next ? { next: found.next } : {}) });
+      await toLeaderByAnyChannel(deps, purchase, `installment-paid:${inst.id}`, {
+        kind: 'installment_receipt',
+        installment: found.ref,
+        ...(found.next ? { next: found.next } : {}),
+      });
       return;
     }
     const retryIn = outcome === 'retry_scheduled' ? retryDelayDays(attempt) : undefined;
-    await toLeader(deps, purchase, `charge-failed:${inst.id}:${attempt}`, {
+    await toLeaderByAnyChannel(deps, purchase, `charge-failed:${inst.id}:${attempt}`, {
       kind: 'charge_failed',
       installment: found.ref,
       ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn) }),
@@ -209,7 +213,7 @@ export async function sendCollectionNotice(
 export async function sendRestFailedNotice(deps: PaymentDeps, accountId: string, purchaseId: string, restCents: number): Promise<void> {
   await safely(deps, 'rest_failed', { accountId, purchaseId }, async () => {
     const purchase = await findPurchase(deps.db, accountId, purchaseId);
-    if (purchase) await toLeader(deps, purchase, `rest-failed:${purchaseId}`, { kind: 'rest_failed', restCents });
+    if (purchase) await toLeaderByAnyChannel(deps, purchase, `rest-failed:${purchaseId}`, { kind: 'rest_failed', restCents });
   });
 }
 
@@ -338,7 +342,11 @@ export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, 
   let sent = false;
   await safely(deps, 'precharge', { accountId, purchaseId }, async () => {
     const b = await base(deps, purchase, `precharge:${installmentId}`, paymentPageUrl(deps.publicUrl, purchaseId), purchase.client.firstName ?? undefined, true);
-    if (b && purchase.client.email) sent = await deps.messenger.sendNoticeEmail(purchase.client.email, { ...b, kind: 'precharge', installment: found.ref });
+    if (!b) return;
+    const notice = { ...b, kind: 'precharge' as const, installment: found.ref };
+    // By e-mail, or by SMS to a leader who gave only a phone number.
+    if (purchase.client.email) sent = await deps.messenger.sendNoticeEmail(purchase.client.email, notice);
+    else if (purchase.phoneNumber) sent = await deps.messenger.sendNoticeSms(purchase.phoneNumber, notice);
   });
   return sent ? 'sent' : 'not_sent';
 }

@@ -84,6 +84,23 @@ async function planPurchase(email: string, language: string, number: string): Pr
   return { id, lines: await planLines(db, shop.accountId, id) };
 }
 
+/** The SMS recorded for `phone` (the sandbox gateway keeps them in `outbound_messages`), oldest first. */
+async function smsTo(phone: string): Promise<{ body: string; message_key: string | null; accepted: boolean }[]> {
+  const { rows } = await db.query<{ body: string; message_key: string | null; accepted: boolean }>(
+    "SELECT body, message_key, accepted FROM outbound_messages WHERE channel = 'sms' AND recipient = $1 ORDER BY created_at, id",
+    [phone],
+  );
+  return rows;
+}
+const phoneNumber = () => `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+
+/** A purchase whose leader gave only a phone number, as the notices see it. */
+async function phoneOnly(id: string, phone: string): Promise<void> {
+  await db.query('UPDATE purchases SET phone_number = $2 WHERE id = $1', [id, phone]);
+  // A client with a ref of its own, so that several such clients of one account may have no address.
+  await db.query("UPDATE clients SET email = '', ref = $2 WHERE id = (SELECT client_id FROM purchases WHERE id = $1)", [id, `phone-only-${id}`]);
+}
+
 describe("a 3x plan's e-mails", () => {
   it('receipt with the schedule and credit figures at checkout, a pre-charge notice 3 days before each charge (once), a receipt after it', async () => {
     const email = `plan-${randomUUID()}@example.com`;
@@ -154,6 +171,39 @@ describe("a 3x plan's e-mails", () => {
     const all = mailsTo(email).slice(1);
     expect(all).toHaveLength(4);
     expect(all[3]).toContain('That was the last attempt: the payment plan is stopped and the purchase has failed.');
+  });
+
+  it('a leader known only by a phone number gets the pre-charge notice, the receipt and a refusal by SMS, once each', async () => {
+    const paying = phoneNumber();
+    const refusing = phoneNumber();
+    const plan = async (phone: string, number: string) => {
+      const id = await shop.purchase({
+        merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid,
+        amount: 30_000,
+        title: 'Sofa',
+        language: 'en_GB',
+        client: { email: `p-${randomUUID()}@example.com` },
+      });
+      await phoneOnly(id, phone);
+      expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(number), [], ret)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+      return { id, lines: await planLines(db, shop.accountId, id) };
+    };
+    const ok = await plan(paying, CARDS.ok);
+    const ko = await plan(refusing, CARDS.offSessionFails);
+    const second = ok.lines[1]!;
+    const day = (iso: string) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${iso}T00:00:00Z`));
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() - 3 * 24 * HOUR + HOUR));
+    await advanceTo(new Date(dueAt(second.dueDate).getTime() + HOUR));
+    const sent = (await smsTo(paying)).filter((m) => m.message_key !== null);
+    expect(sent.map((m) => m.message_key)).toEqual([`precharge:${second.id}`, `installment-paid:${second.id}`]);
+    expect(sent[0]!.body).toBe(`Chipin, for Test Shop: €100.00 will be charged to your card ending 4242 on ${day(second.dueDate)} for installment 2/3 of "Sofa".`);
+    expect(sent[1]!.body).toBe(`Chipin, for Test Shop: €100.00 charged to your card ending 4242 for installment 2/3 of "Sofa". Next: €100.00 on ${day(ok.lines[2]!.dueDate)}.`);
+    const refused = (await smsTo(refusing)).filter((m) => m.message_key?.startsWith('charge-failed:'));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.body).toContain(
+      `refused €100.00 for installment 2/3 of "Sofa". We will try again on ${day(new Date(dueAt(ko.lines[1]!.dueDate).getTime() + 24 * HOUR).toISOString().slice(0, 10))}.`,
+    );
+    for (const m of [...sent, ...refused]) expect(m.body.length).toBeLessThanOrEqual(160);
   });
 
   it('a refund that only lowers the installments not collected yet is told, with what is left; the one that ends the plan too', async () => {
@@ -300,16 +350,6 @@ describe('money moving on any card: its cardholder is told, once (docs/messaging
 });
 
 describe('a pot completed by friends', () => {
-  /** The SMS recorded for `phone` (the sandbox gateway keeps them in `outbound_messages`), oldest first. */
-  async function smsTo(phone: string): Promise<{ body: string; message_key: string | null; accepted: boolean }[]> {
-    const { rows } = await db.query<{ body: string; message_key: string | null; accepted: boolean }>(
-      "SELECT body, message_key, accepted FROM outbound_messages WHERE channel = 'sms' AND recipient = $1 ORDER BY created_at, id",
-      [phone],
-    );
-    return rows;
-  }
-  const phoneNumber = () => `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-
   it('a phone-only friend gets their receipt by SMS, once; the leader is told the pot is complete and the guarantee released, once; a later refund reaches the friend by SMS', async () => {
     const leader = `full-${randomUUID()}@example.com`;
     const ann = `ann-${randomUUID()}@example.com`;
@@ -381,9 +421,7 @@ describe('a pot completed by friends', () => {
   it('a leader known only by a phone number is told by SMS that the pot is complete', async () => {
     const leaderPhone = phoneNumber();
     const id = await shop.purchase({ amount: 10_000, title: 'Trip to Lisbon', language: 'en_GB', client: { email: `sms-${randomUUID()}@example.com` } });
-    // A phone number and no address: what a leader who gave only a phone number looks like to the notices.
-    await db.query('UPDATE purchases SET phone_number = $2 WHERE id = $1', [id, leaderPhone]);
-    await db.query("UPDATE clients SET email = '' WHERE id = (SELECT client_id FROM purchases WHERE id = $1)", [id]);
+    await phoneOnly(id, leaderPhone);
     expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [{ phoneNumber: phoneNumber(), amountCents: 4_000 }], ret)).toEqual({
       kind: 'processed',
       state: 'LEADER_PROCESSED',

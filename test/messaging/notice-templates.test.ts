@@ -207,10 +207,10 @@ describe('receipts and notices', () => {
     expect(fr).toContain('- 1er septembre 2026 : 80,00 €');
   });
 
-  it('receipt, pot-complete, rest-charged and refund SMS: one GSM-7 segment, even with a long title, in fr and en', () => {
+  it('every notice sent by SMS (receipts, pre-charge, refusals, pot complete, rest charged or refused, refunds): one GSM-7 segment, even with a long title, in fr and en', () => {
     for (const language of ['fr_FR', 'en_GB']) {
       for (const n of notices(language)) {
-        if (n.kind !== 'pledge_receipt' && n.kind !== 'pot_complete' && n.kind !== 'rest_charged' && n.kind !== 'refund') continue;
+        if (n.kind === 'leader_receipt') continue;
         for (const title of ['Red sneakers', 'A very long product title that goes on and on about the sneakers and their laces']) {
           const text = noticeSms({ ...n, title });
           expect(text.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);

@@ -163,20 +163,23 @@ describe('SMS through the messenger', () => {
       const link = linkMessage(ids, { language });
       const pledge = { ...link, kind: 'invitation' as const, inviterName: 'Alice', shareCents: 4_000, deadline: new Date('2026-08-03T12:00:00Z') };
       const before = gw.hits.length;
+      // Every notice that has an SMS form: all but the leader's payment confirmation.
+      const smsNotices = notices(language).filter((n): n is SmsNotice => n.kind !== 'leader_receipt');
       const sent = [
         await app.services.messenger.sendPurchaseLinkSms('+33612345678', link),
         await app.services.messenger.sendPurchaseLinkSms('+33612345678', { ...link, offer: INSTALLMENTS_3X }),
         await app.services.messenger.sendPledgeSms('+33612345678', pledge),
         await app.services.messenger.sendPledgeSms('+33612345678', { ...pledge, kind: 'reminder' }),
         ...(await Promise.all(
-          notices(language)
-            .filter((n): n is SmsNotice => n.kind === 'pledge_receipt' || n.kind === 'pot_complete')
-            .map((n, i) => app.services.messenger.sendNoticeSms('+33612345678', { ...n, ...ids, merchantName: 'Test Shop', key: `${language}-${i}` })),
+          smsNotices.map((n, i) => app.services.messenger.sendNoticeSms('+33612345678', { ...n, ...ids, merchantName: 'Test Shop', key: `${language}-${i}` })),
         )),
       ];
-      expect(sent).toEqual([true, true, true, true, true, true]);
+      expect(smsNotices.map((n) => n.kind)).toEqual(
+        expect.arrayContaining(['pledge_receipt', 'installment_receipt', 'precharge', 'charge_failed', 'rest_failed', 'pot_complete', 'rest_charged', 'refund']),
+      );
+      expect(sent).toEqual(Array(4 + smsNotices.length).fill(true));
       const texts = gw.hits.slice(before).map((h) => (JSON.parse(h.body) as { text: string }).text);
-      expect(texts).toHaveLength(6);
+      expect(texts).toHaveLength(4 + smsNotices.length);
       for (const text of texts) {
         expect(text.startsWith(opening)).toBe(true);
         // Words besides the opening and any link: what it is about, not only where to click.
