@@ -108,6 +108,8 @@ describe('POST /api/merchants/<merchant_uid>/purchase_link', () => {
     ['send_sms without phone_number', { data: data(), purchase_link_settings: { send_sms: true } }, 'purchase_link_settings.phone_number'],
     ['malformed e-mail', { data: data(), purchase_link_settings: { send_email: true, email: 'nope' } }, 'purchase_link_settings.email'],
     ['phone without +', { data: data(), purchase_link_settings: { send_sms: true, phone_number: '0612345678' } }, 'purchase_link_settings.phone_number'],
+    ['phone too short for its country', { data: data(), purchase_link_settings: { send_sms: true, phone_number: '+331234567' } }, 'purchase_link_settings.phone_number'],
+    ['leader phone of no possible length', { data: data({ phoneNumber: '+4412345' }) }, 'data.phoneNumber'],
     ['data.merchantUid differs from the path', { data: data({ merchantUid: 'mer_00000000-0000-4000-8000-000000000000' }) }, 'data.merchantUid'],
     ['amountCents as string', { data: data({ amountCents: '100' }) }, 'data.amountCents'],
     ['negative amountCents', { data: data({ amountCents: -5 }) }, 'data.amountCents'],

@@ -6,6 +6,7 @@ import { createPurchase } from '../../../use-cases/create-purchase.ts';
 import { sendPurchaseLink } from '../../../use-cases/send-purchase-link.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import { normalizePhone } from '../../../messaging/phone-numbers.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
 import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../../views/purchase-v1.ts';
@@ -98,6 +99,14 @@ export function registerPurchaseLink(app: App, services: Services): void {
       }
       if (settings.send_email && !settings.email) throw invalid('field purchase_link_settings.email is required when send_email is true');
       if (settings.send_sms && !settings.phone_number) throw invalid('field purchase_link_settings.phone_number is required when send_sms is true');
+      // The pattern lets through numbers of an impossible length for their country code (`+331234`):
+      // an SMS to one would never arrive, so they are refused here, naming the field.
+      for (const [field, value] of [
+        ['data.phoneNumber', data.phoneNumber],
+        ['purchase_link_settings.phone_number', settings.phone_number],
+      ] as const) {
+        if (value !== undefined && normalizePhone(value) === undefined) throw invalid(`field ${field} is not a possible phone number for its country code: ${value}`);
+      }
       if (data.metadata && Buffer.byteLength(JSON.stringify(data.metadata)) > MAX_METADATA_BYTES) {
         throw invalid(`field data.metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
       }
