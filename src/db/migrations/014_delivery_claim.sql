@@ -1,4 +1,4 @@
--- The delivery workers' claim (src/delivery/store.ts, docs/performance.md). Its plan must not
+-- The delivery workers' claim (src/delivery/delivery-queue-repository.ts, claimDue, docs/performance.md). Its plan must not
 -- depend on row estimates: mid-burst the deliveries table grows by thousands of rows a second,
 -- the estimates lag behind, and the planner switched to sequential scans and sorts of every
 -- pending row (10-30 ms per claim instead of 2). The claim walks the due deliveries in order on
