@@ -82,3 +82,18 @@ it('paying through the form keeps only the token, brand, last four digits and ex
   expect(everything).not.toContain('4242424242424242');
   expect(everything).not.toContain('4242 4242 4242 4242');
 });
+
+it("an issuer's form POST back to the return pages is redirected to the same address as a GET, its fields unread", async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000 }))).json();
+  const payment = '00000000-0000-4000-8000-000000000001';
+  for (const path of [`/pay/pur_${p.id}/return`, `/pledge/plg_00000000-0000-4000-8000-000000000002/return`]) {
+    const res = await app.server.inject({
+      method: 'POST',
+      url: `${path}?payment=${payment}&lang=fr`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'cres=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IjEifQ&threeDSSessionData=abc',
+    });
+    expect(res.statusCode, path).toBe(303);
+    expect(res.headers.location).toBe(`${path}?payment=${payment}&lang=fr`);
+  }
+});

@@ -263,28 +263,25 @@ export function registerCheckout(app: App, services: Services): void {
     return outcome(request, reply, ctx, result, kept);
   });
 
-  app.get(
-    '/pay/:purchase_uid/return',
-    {
-      schema: {
-        hide: true,
-        params,
-        querystring: Type.Object(
-          { payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) },
-          { additionalProperties: true },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const ctx = await load(request);
-      if (!ctx)
-        return pageHeaders(reply)
-          .code(404)
-          .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
-      const paymentId = request.query.payment;
-      if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-      const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
-      return outcome(request, reply, ctx, result);
-    },
+  const returnQuery = Type.Object(
+    { payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) },
+    { additionalProperties: true },
   );
+  // Some PSPs' issuers send the shopper back with a form POST (3-D Secure's TermUrl, Sips'
+  // merchantReturnUrl): answered with a redirect to the same address as a GET, which resumes the
+  // payment from the PSP's own record. The posted fields are not read (docs/hosted-payment.md).
+  app.post('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) =>
+    reply.redirect(`/pay/${encodeURIComponent(request.params.purchase_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`, 303),
+  );
+  app.get('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx)
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    const paymentId = request.query.payment;
+    if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+    const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
+    return outcome(request, reply, ctx, result);
+  });
 }

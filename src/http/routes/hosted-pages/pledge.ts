@@ -111,14 +111,16 @@ export function registerPledgePages(app: App, services: Services): void {
     return outcome(request, reply, result, holder);
   });
 
-  app.get(
-    '/pledge/:pledge_uid/return',
-    { schema: { hide: true, params, querystring: Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true }) } },
-    async (request, reply) => {
-      const ctx = await load(request);
-      if (!ctx) return notFound(request, reply);
-      if (!/^[0-9a-f-]{36}$/.test(request.query.payment)) return reply.redirect(`/pledge/plg_${ctx.pledge.id}${langQuery(request)}`, 303);
-      return outcome(request, reply, await resumePledgeAfterChallenge(payments, ctx.pledge, request.query.payment));
-    },
+  const returnQuery = Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true });
+  // An issuer's form POST back (3-D Secure's TermUrl): a redirect to the same address as a GET,
+  // as on the leader's return (checkout.ts); the posted fields are not read.
+  app.post('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) =>
+    reply.redirect(`/pledge/${encodeURIComponent(request.params.pledge_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`, 303),
   );
+  app.get('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return notFound(request, reply);
+    if (!/^[0-9a-f-]{36}$/.test(request.query.payment)) return reply.redirect(`/pledge/plg_${ctx.pledge.id}${langQuery(request)}`, 303);
+    return outcome(request, reply, await resumePledgeAfterChallenge(payments, ctx.pledge, request.query.payment));
+  });
 }
