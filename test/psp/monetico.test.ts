@@ -283,6 +283,26 @@ describe('monetico connector', () => {
     expect(JSON.stringify(bad)).not.toContain(ACCOUNT.key);
   });
 
+  it('verifies the return-interface call Monetico makes for a payment, then the order is read again', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: MONETICO_CARDS.success });
+    if (!a.ok) throw new Error('attach refused');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 2500,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: 'https://shop.example/r',
+    });
+    const body = h.fake.returnCallFor(r.transactionId);
+    const n = await h.connector.verifyNotification({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
+    expect(n).toEqual({ ok: true, transactionId: r.transactionId, status: 'authorized', ack: MONETICO_ACK });
+    const altered = body.replace('montant=25.00EUR', 'montant=2.50EUR');
+    expect(altered).not.toBe(body);
+    expect(await h.connector.verifyNotification({ headers: {}, rawBody: altered })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.connector.verifyNotification({ headers: {}, rawBody: 'not a form' })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
   it('a transaction without its stored order date and amount cannot be read: unknown_transaction', async () => {
     const states = new StoredStates();
     const err = await h.connector.retrieve(states.ref('C00000000001')).catch((e: unknown) => e);
