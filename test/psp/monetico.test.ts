@@ -303,6 +303,27 @@ describe('monetico connector', () => {
     expect(await h.connector.verifyNotification({ headers: {}, rawBody: 'not a form' })).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('the fake checks the merchant’s MAC and serves the issuer’s page to a POST only', async () => {
+    const f = {
+      version: '3.0',
+      TPE: ACCOUNT.tpe,
+      societe: ACCOUNT.societe,
+      date: '05/01/2026:10:00:00',
+      reference: 'CHIPINCHECK0',
+      date_commande: '05/01/2026',
+      montant: '0.01EUR',
+    };
+    const post = (body: Record<string, string>) =>
+      fetch(`${h.fake.baseUrl}/etatpaiement.cgi`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body).toString(),
+      }).then((r) => r.text());
+    expect(await post({ ...f, MAC: computeMac(f, ACCOUNT.key) })).toContain('<cdr>-1</cdr>');
+    expect(await post({ ...f, MAC: computeMac({ ...f, montant: '0.02EUR' }, ACCOUNT.key) })).toContain('<cdr>-3</cdr>');
+    expect((await fetch(`${h.fake.baseUrl}/acs`)).status).toBe(405);
+  });
+
   it('a transaction without its stored order date and amount cannot be read: unknown_transaction', async () => {
     const states = new StoredStates();
     const err = await h.connector.retrieve(states.ref('C00000000001')).catch((e: unknown) => e);
