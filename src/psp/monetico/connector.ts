@@ -333,7 +333,11 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
     assertKey(key);
     const reference = orderReference(op, key);
     const amount = toMoneticoAmount(amountCents, currency);
-    const send = () => this.#pay(reference, fields, { orderDate: formatOrderDate(this.#clock.now()), amount, autoCapture });
+    const send = () => {
+      // One instant for the request's date and the order's date, which etatpaiement.cgi finds it by.
+      const now = this.#clock.now();
+      return this.#pay(reference, { ...fields, date: formatMoneticoDate(now) }, { orderDate: formatOrderDate(now), amount, autoCapture });
+    };
     const reconcile = async (): Promise<TransactionResult | undefined> => {
       // The order's date is the day it was sent: today, or yesterday for a call sent before midnight.
       const now = this.#clock.now().getTime();
