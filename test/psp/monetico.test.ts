@@ -23,6 +23,8 @@ import {
 } from '../../src/psp/monetico/mapping.ts';
 import { MONETICO_ACK, verifyReturn } from '../../src/psp/monetico/notifications.ts';
 import { describeConnectorContract, StoredStates } from './connector-contract.ts';
+import { caller, minimalPurchase } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ACCOUNT, MONETICO_CARDS, moneticoHarness, type MoneticoHarness } from './fixtures/monetico/harness.ts';
 
 describeConnectorContract('monetico', moneticoHarness);
@@ -328,5 +330,52 @@ describe('monetico connector', () => {
     const states = new StoredStates();
     const err = await h.connector.retrieve(states.ref('C00000000001')).catch((e: unknown) => e);
     expect((err as PspIntegrationError).code).toBe('unknown_transaction');
+  });
+});
+
+describe('monetico return interface through the service (POST /api/psp/{psa_id}/notifications)', () => {
+  let app: TestApp;
+  let h: MoneticoHarness;
+  beforeAll(async () => {
+    app = await startTestApp({ jobPollIntervalMs: 0 });
+    h = await moneticoHarness();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await h?.teardown();
+  });
+
+  it('verifies the call with the account’s key, answers version=2 cdr=0, and refuses a forged one changing nothing', async () => {
+    const m = await caller(app);
+    const json = (method: 'POST' | 'PATCH', url: string, payload: unknown) =>
+      app.server.inject({ method, url, headers: { authorization: m.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const created = await json('POST', '/api/backoffice/psp_accounts', {
+      psp: 'monetico',
+      environment: 'test',
+      label: 'Monetico',
+      credentials: { ...ACCOUNT },
+      endpoint_url: h.fake.baseUrl,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const psa = created.json().id as string;
+    const offer = m.offer('DEFERRED');
+    expect((await json('PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa })).statusCode).toBe(200);
+    const p = (await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000, merchant_uid: offer }))).json() as { id: string };
+    const paid = await m.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: MONETICO_CARDS.success.number });
+    expect(paid.statusCode, paid.body).toBe(200);
+    const { rows } = await app.services.db.query<{ status: string; psp_transaction_id: string }>('SELECT status, psp_transaction_id FROM payments WHERE purchase_id = $1', [p.id]);
+    const txn = rows[0]!.psp_transaction_id;
+    expect(rows[0]!.status).toBe('authorized');
+
+    const body = h.fake.returnCallFor(txn);
+    const post = (payload: string) =>
+      app.server.inject({ method: 'POST', url: `/api/psp/${psa}/notifications`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+    const forged = await post(body.replace(/MAC=([0-9A-F])/, (_m, c: string) => `MAC=${c === '0' ? '1' : '0'}`));
+    expect(forged.statusCode).toBe(401);
+    const ok = await post(body);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.body).toBe('version=2\ncdr=0\n');
+    const after = await app.services.db.query<{ status: string }>('SELECT status FROM payments WHERE purchase_id = $1', [p.id]);
+    expect(after.rows[0]!.status).toBe('authorized');
   });
 });
