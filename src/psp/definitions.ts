@@ -13,4 +13,12 @@ import { stripeDefinition } from './stripe/definition.ts';
  * here: import its folder's `definition.ts` and append it. The registry checks the list at boot
  * (names, duplicates, credential fields).
  */
-export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [sandboxDefinition, stripeDefinition, adyenDefinition, lyraDefinition, ogoneDefinition, hipayDefinition, centralpayDefinition];
+export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
+  sandboxDefinition,
+  stripeDefinition,
+  adyenDefinition,
+  lyraDefinition,
+  ogoneDefinition,
+  hipayDefinition,
+  centralpayDefinition,
+];
