@@ -18,6 +18,7 @@ import { PspIntegrationError, type DeclineReason, type TransactionStatus } from 
 import { validateCredentials } from '../../src/psp/credentials.ts';
 import { bareRef, describeConnectorContract } from './connector-contract.ts';
 import { CENTRALPAY_FAKE_CARDS, CREDENTIALS, centralpayHarness, type CentralpayHarness } from './fixtures/centralpay/harness.ts';
+import { testCard as card } from './fixtures/sandbox/cards.ts';
 import customerFixture from './fixtures/centralpay/customer-created.json' with { type: 'json' };
 
 describeConnectorContract('centralpay', centralpayHarness);
@@ -193,6 +194,60 @@ describe('centralpay connector against the fake', () => {
     expect(r.challengeForm?.action).toBe(`${h.fake.url}/acs`);
     expect(Object.keys(r.challengeForm?.fields ?? {})).toEqual(['creq']);
     expect((await fetch(r.challengeForm!.action)).status).toBe(405);
+  });
+
+  it('a card whose 3-D Secure fails frictionless is declined as authentication_failed, and no transaction is created', async () => {
+    const before = h.fake.transactionCount;
+    const r = await h.centralpay.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: await attach(card('4556 1041 6038 2032')),
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
+    expect(r).toMatchObject({ status: 'declined', capturedCents: 0, decline: { reason: 'authentication_failed' } });
+    expect(h.fake.transactionCount).toBe(before);
+    expect(await h.centralpay.retrieve({ transactionId: r.transactionId, pspState: r.pspState ?? null })).toMatchObject({
+      status: 'declined',
+      decline: { reason: 'authentication_failed' },
+    });
+  });
+
+  it('voiding a payment at its challenge creates nothing, even if the shopper completes the challenge afterwards', async () => {
+    const r = await h.centralpay.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: await attach(CENTRALPAY_FAKE_CARDS.challenge),
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const v = await h.centralpay.void({ idempotencyKey: key(), transaction: { transactionId: r.transactionId, pspState: r.pspState ?? null } });
+    expect(v).toMatchObject({ transactionId: r.transactionId, status: 'voided', capturedCents: 0 });
+    await h.completeChallenge({ transactionId: r.transactionId, pspState: r.pspState ?? null });
+    expect(await h.centralpay.retrieve({ transactionId: r.transactionId, pspState: v.pspState ?? null })).toMatchObject({ status: 'voided' });
+    expect(h.fake.transactionsOf(r.transactionId)).toBe(0);
+  });
+
+  it('an on-session transaction without a passed authentication is refused by the fake (A1), as CentralPay refuses a payment without strong authentication', async () => {
+    const pm = await attach();
+    const [customerId, cardId] = pm.split(':') as [string, string];
+    const res = await fetch(`${h.fake.baseUrl}/transaction`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${CREDENTIALS.login}:${CREDENTIALS.api_key}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        pointOfSaleId: CREDENTIALS.point_of_sale_id,
+        merchantTransactionId: 'm-1',
+        amount: '100',
+        currency: 'EUR',
+        customerId,
+        cardId,
+        source: 'EC',
+      }).toString(),
+    });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ transactionStatus: 'FAILURE', bankCode: 'A1' });
   });
 
   describe('verifyCredentials', () => {
