@@ -430,6 +430,8 @@ const en = {
     sha_in: 'SHA-IN passphrase',
     sha_out: 'SHA-OUT passphrase',
     hash_algorithm: 'Hash algorithm',
+    login: 'API login',
+    point_of_sale_id: 'Point of sale ID',
   } as Record<string, string>,
   endpointUrl: 'API address, if not the PSP’s own',
   endpointUrlHint: 'Leave empty to use the PSP’s published address.',
@@ -462,6 +464,11 @@ const en = {
     ogone: [
       'The DirectLink and Alias Manager options on the contract, and an API user.',
       'Chipin’s server addresses under Data and origin verification, and the notification URL shown once this account is saved as the server-to-server feedback URL (POST).',
+    ],
+    centralpay: [
+      'API access (a login and an API key) and card acceptance with 3-D Secure on the account, and a point of sale for the payments.',
+      'Card data sent server to server (the “direct transaction” mode, for PCI DSS level 1 merchants): Chipin sends card numbers to CentralPay’s API.',
+      'No webhook towards Chipin: CentralPay publishes no signature scheme to check it with, so Chipin reads each payment’s outcome from CentralPay.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -900,6 +907,8 @@ const fr: DashboardTexts = {
     sha_in: 'Phrase SHA-IN',
     sha_out: 'Phrase SHA-OUT',
     hash_algorithm: 'Algorithme de hachage',
+    login: 'Identifiant (login) d’API',
+    point_of_sale_id: 'Identifiant du point de vente',
   },
   endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
   endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
@@ -919,6 +928,9 @@ const fr: DashboardTexts = {
     'lyra.hmac_key': '16 à 128 lettres et chiffres',
     'stripe.secret_key': 'sk_test_… ou sk_live_… suivi de lettres et chiffres',
     'stripe.webhook_secret': 'whsec_… suivi de 16 à 128 lettres, chiffres, +, / ou =',
+    'centralpay.login': '3 à 64 lettres, chiffres, ., _, @ ou -',
+    'centralpay.api_key': '8 à 128 lettres et chiffres',
+    'centralpay.point_of_sale_id': 'un UUID en minuscules (8-4-4-4-12 chiffres hexadécimaux)',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -944,6 +956,11 @@ const fr: DashboardTexts = {
     ogone: [
       'Les options DirectLink et Alias Manager au contrat, et un utilisateur d’API.',
       'Les adresses des serveurs de Chipin sous Vérification des données et de l’origine, et l’URL de notification affichée une fois ce compte enregistré comme URL de retour serveur à serveur (POST).',
+    ],
+    centralpay: [
+      'L’accès à l’API (un login et une clé d’API) et l’acceptation carte avec 3-D Secure sur le compte, et un point de vente pour les paiements.',
+      'L’envoi des données de carte de serveur à serveur (mode «\u00a0transaction directe\u00a0», pour les marchands PCI DSS niveau 1)\u00a0: Chipin envoie les numéros de carte à l’API de CentralPay.',
+      'Aucun webhook vers Chipin\u00a0: CentralPay ne publie pas de schéma de signature pour le vérifier, Chipin lit donc l’issue de chaque paiement chez CentralPay.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

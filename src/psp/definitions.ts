@@ -1,5 +1,6 @@
 import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
+import { centralpayDefinition } from './centralpay/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
@@ -21,4 +22,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   ogoneDefinition,
   hipayDefinition,
   moneticoDefinition,
+  centralpayDefinition,
 ];

@@ -201,7 +201,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     const relay = await app.server.inject({ method: 'GET', url: challengeUrl.pathname + challengeUrl.search });
     expect(relay.statusCode).toBe(200);
     const form = readForm(relay.body);
-    expect(form.action.startsWith(fake.endpointUrl.replace(/\/ncol\/test$/, ''))).toBe(true);
+    expect(form.action.startsWith(fake.endpointUrl.replace(/\/(ncol\/test|v2\/rest)$/, ''))).toBe(true);
     expect(relay.headers['content-security-policy']).toContain(`form-action ${new URL(form.action).origin}`);
     const acs = await fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
     expect(acs.status).toBe(200);
@@ -223,7 +223,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
 
   it("no response of this connector's flows holds a credential", () => {
     const secrets = Object.entries(fake.credentials).filter(
-      ([k]) => !['shop_id', 'pspid', 'user_id', 'merchant_account', 'hash_algorithm', 'username', 'tpe', 'societe'].includes(k),
+      ([k]) => !['shop_id', 'pspid', 'user_id', 'merchant_account', 'hash_algorithm', 'username', 'tpe', 'societe', 'login', 'point_of_sale_id'].includes(k),
     );
     for (const [, value] of secrets) {
       for (const body of bodies) expect(body).not.toContain(value);

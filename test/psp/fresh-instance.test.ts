@@ -1,5 +1,6 @@
 import { describeFreshInstance } from './connector-contract.ts';
 import { adyenHarness } from './fixtures/adyen/harness.ts';
+import { centralpayHarness } from './fixtures/centralpay/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { moneticoHarness } from './fixtures/monetico/harness.ts';
@@ -20,3 +21,4 @@ describeFreshInstance('lyra', () => lyraHarness());
 describeFreshInstance('ogone', () => ogoneHarness());
 describeFreshInstance('hipay', () => hipayHarness());
 describeFreshInstance('monetico', moneticoHarness);
+describeFreshInstance('centralpay', () => centralpayHarness());

@@ -6,6 +6,7 @@ import { PspIntegrationError } from '../../src/psp/connector.ts';
 import type { ConnectorDefinition } from '../../src/psp/definition.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
+import { centralpayDefinition } from '../../src/psp/centralpay/definition.ts';
 import { lyraDefinition } from '../../src/psp/lyra/definition.ts';
 import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
@@ -101,6 +102,7 @@ describe('the five connectors map HTTP statuses alike', () => {
       { pspid: 'chipin', user_id: 'chipin_api', password: 'api-password', sha_in: 'sha-in-passphrase-1', sha_out: 'sha-out-passphrase-1', hash_algorithm: 'sha512' },
     ],
     [hipayDefinition, { username: 'api-login', password: 'api-password', secret_passphrase: 'passphrase' }],
+    [centralpayDefinition, { login: 'api-login', api_key: 'apikey123', point_of_sale_id: '0b6c0b8e-3c5e-4b6e-9a39-5b1f0e3f7a21' }],
   ];
   const build = (definition: ConnectorDefinition, credentials: Record<string, string>) =>
     definition.create(
