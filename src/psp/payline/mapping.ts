@@ -67,6 +67,8 @@ export function currencyFromNumeric(code: string | undefined): string | undefine
  */
 export function toPaylineAmount(amountCents: number, currency: string): string {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError('amount must be a positive integer of minor units');
+  // N12 (Payline "Object - payment"): at most twelve digits.
+  if (amountCents > 999_999_999_999) throw new RangeError('payline: amount has more than 12 digits');
   if (!currencyNumeric(currency)) throw new RangeError(`payline: currency ${currency} is not supported`);
   currencyExponent(currency); // an unknown ISO code throws here
   return String(amountCents);
@@ -74,9 +76,8 @@ export function toPaylineAmount(amountCents: number, currency: string): string {
 
 /** Payline's `amount` back to minor units; undefined unless it is a plain non-negative integer. */
 export function fromPaylineAmount(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
-  const n = Number(text);
-  return Number.isSafeInteger(n) ? n : undefined;
+  if (text === undefined || !/^\d{1,12}$/.test(text)) return undefined;
+  return Number(text);
 }
 
 /** `order.date` and the answers' dates: `dd/mm/yyyy HH:MM` (Payline "Object - order"), in Paris time at Payline; read and written as UTC here. */
