@@ -153,9 +153,54 @@ describe('payline against its fake', () => {
     expect(h.fake.requests.filter((r) => r.operation === 'doImmediateWalletPaymentRequest' && r.body.includes(again.transactionId)).length).toBe(1);
   });
 
+  it("3-D Secure: Payline's page is opened with a GET, and its outcome read with getWebPaymentDetails and the page's token", async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.challenge });
+    if (!a.ok) throw new Error('attach');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1200,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    expect(r.status).toBe('requires_action');
+    expect(r.challengeForm).toBeUndefined();
+    const token = new URL(r.challengeUrl!).searchParams.get('token');
+    expect(token).toBeTruthy();
+    const redirect = h.fake.requests.at(-1)!;
+    expect(redirect.operation).toBe('doAuthorizationRedirectRequest');
+    expect(redirect.body).toContain('<impl:securityMode>SSL</impl:securityMode>');
+    // While the shopper is on the page, the payment waits.
+    expect((await h.connector.retrieve({ transactionId: r.transactionId, pspState: r.pspState! })).status).toBe('requires_action');
+    await h.completeChallenge({ transactionId: r.transactionId, pspState: r.pspState! });
+    const after = await h.connector.retrieve({ transactionId: r.transactionId, pspState: r.pspState! });
+    expect(after).toMatchObject({ status: 'authorized', amountCents: 1200 });
+    const read = h.fake.requests.at(-1)!;
+    expect(read).toMatchObject({ service: 'WebPaymentAPI', operation: 'getWebPaymentDetailsRequest' });
+    expect(read.body).toContain(token!);
+  });
+
+  it('maps HTTP faults: 401 bad_credentials, 503 unreachable, a page that is not SOAP bad_response', async () => {
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => (e as PspIntegrationError).code,
+      );
+    expect(await codeOf(h.connectorWith({ merchant_id: '999' }).retrieve({ transactionId: 'CHPx', pspState: null }))).toBe('bad_credentials');
+    h.fake.fail('server_error', 'getTransactionDetails');
+    expect(await codeOf(h.connector.retrieve({ transactionId: 'CHPx', pspState: null }))).toBe('unreachable');
+    h.fake.fail('not_soap', 'getTransactionDetails');
+    expect(await codeOf(h.connector.retrieve({ transactionId: 'CHPx', pspState: null }))).toBe('bad_response');
+  });
+
+  it('refuses every POST to the notification route: Payline notifies by GET, unsigned, and retrieve reads the outcome', async () => {
+    expect(await h.connector.verifyNotification()).toEqual({ ok: false, reason: 'malformed' });
+  });
+
   it('never puts the access key in a result, an error or its own description', async () => {
     const quick = h.connectorWith({}, 200);
-    h.fake.fail('timeout', 'getTransactionDetails', 2);
+    h.fake.fail('timeout', 'getTransactionDetails');
     const e = await quick.retrieve({ transactionId: 'CHPabc', pspState: null }).catch((x: unknown) => x);
     expect(String(e)).not.toContain(ACCOUNT.accessKey);
     expect(JSON.stringify(h.connector)).not.toContain(ACCOUNT.accessKey);

@@ -60,7 +60,7 @@ export interface PaylineConnectorOptions {
 /** The web services version sent in every request (Payline "API version history"; 29 has every element used here). */
 export const API_VERSION = '29';
 
-type Service = 'DirectPaymentAPI' | 'ExtendedAPI';
+type Service = 'DirectPaymentAPI' | 'ExtendedAPI' | 'WebPaymentAPI';
 
 /** What the connector keeps about a transaction (`pspState`): Payline has no read of later captures and refunds by amount. */
 interface PaylineState {
@@ -74,6 +74,8 @@ interface PaylineState {
   /** ISO date of the authorisation, for the hold's lapse. */
   authorisedAt: string | null;
   declineCode: string | null;
+  /** The token of Payline's 3-D Secure page (doAuthorizationRedirect), read with getWebPaymentDetails until it ends. */
+  webToken?: string | null;
 }
 
 /** A saved card: the wallet and what Payline's redirect flow needs of it (never the card number). */
@@ -284,9 +286,12 @@ export class PaylineConnector extends KitConnector implements PspConnector {
           returnURL: input.returnUrl,
           cancelURL: input.returnUrl,
           order: this.#order(orderRef, input.amountCents, input.currency),
+          securityMode: 'SSL',
         });
         const redirectURL = textAt(r.body, 'redirectURL');
         if (r.code !== CODE.accepted || !redirectURL || !/^https?:\/\//.test(redirectURL)) throw this.fault('bad_response', `doAuthorizationRedirect answered ${r.code}`);
+        // Payline's pages carry their session token in the URL (`?token=`); getWebPaymentDetails reads the outcome with it.
+        const webToken = new URL(redirectURL).searchParams.get('token');
         const pending: PaylineState = {
           status: 'requires_action',
           amountCents: input.amountCents,
@@ -296,6 +301,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
           paylineId: null,
           authorisedAt: null,
           declineCode: null,
+          webToken,
         };
         return this.#result(orderRef, pending, { challengeUrl: redirectURL });
       }
@@ -383,8 +389,24 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     return r;
   }
 
+  /**
+   * The outcome of Payline's 3-D Secure page: getWebPaymentDetails with its token, as the
+   * doAuthorizationRedirect reference asks (02306: the shopper is still there).
+   */
+  async #webPayment(orderRef: string, state: PaylineState, token: string): Promise<TransactionResult> {
+    const w = await this.#call('WebPaymentAPI', 'getWebPaymentDetails', { token });
+    if (w.code === CODE.inProgress) return this.#result(orderRef, state);
+    if (w.code === CODE.noTransactionForToken) throw this.fault('unknown_transaction', `no payment for ${orderRef}`);
+    if (w.code !== CODE.accepted && !isRefusal(w.code)) throw this.fault('bad_response', `getWebPaymentDetails answered ${w.code}`);
+    const action = textAt(w.body, 'payment', 'action') ?? ACTION.authorize;
+    const amountCents = fromPaylineAmount(textAt(w.body, 'payment', 'amount')) ?? state.amountCents;
+    if (amountCents !== state.amountCents) throw this.fault('bad_response', 'getWebPaymentDetails: another amount than requested');
+    return this.#result(orderRef, { ...this.#paid(w.body, w.code, amountCents, state.currency, action), webToken: null });
+  }
+
   /** Payline's view of the payment, with the amounts this connector recorded since (`state`). */
   async #lookup(orderRef: string, state: PaylineState | null): Promise<TransactionResult | undefined> {
+    if (state?.status === 'requires_action' && state.webToken) return this.#webPayment(orderRef, state, state.webToken);
     const d = await this.#details(orderRef, state?.paylineId ?? null);
     // A payment still on Payline's page, or refused at 3-D Secure before any authorisation, is not a transaction there yet.
     if (!d) return state && (state.status === 'requires_action' || state.status === 'declined') ? this.#result(orderRef, state) : undefined;

@@ -26,6 +26,8 @@ export const CODE = {
   invalidTransaction: '02302',
   /** 02303 "Invalid contract number". */
   invalidContract: '02303',
+  /** 02304 "No transaction found for this token" (getWebPaymentDetails). */
+  noTransactionForToken: '02304',
   /** 02306: the shopper has not finished on Payline's page yet (return codes, 02xxx). */
   inProgress: '02306',
   /** 03000: verifyEnrollment answered (3-D Secure "Transaction accepted"). */
