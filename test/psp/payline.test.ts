@@ -131,6 +131,22 @@ describe('payline against its fake', () => {
     expect(h.fake.transactionByOrder(r.transactionId)?.code).toBe(MIT_WITHOUT_REFERENCE);
   });
 
+  it('a wallet made before its answer was lost is read back on the retry, not made twice', async () => {
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'createWallet');
+    const first = await h
+      .connectorWith({}, 300)
+      .attachPaymentMethod({ idempotencyKey: k, card: PAYLINE_CARDS.success })
+      .catch((e: unknown) => e);
+    expect((first as PspIntegrationError).code).toBe('unreachable');
+    const again = await h.connector.attachPaymentMethod({ idempotencyKey: k, card: PAYLINE_CARDS.success });
+    expect(again).toMatchObject({ ok: true, last4: '1111' });
+    if (!again.ok) throw new Error('attach');
+    const walletId = again.paymentMethodId.split('.')[0]!;
+    expect(h.fake.wallets.get(walletId)?.token).toBe(again.paymentMethodId.split('.').slice(3).join('.'));
+    expect(h.fake.requests.filter((r) => r.operation === 'getWalletRequest').length).toBe(1);
+  });
+
   it('a timeout after Payline took a payment is reconciled by its order reference: one payment', async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
     if (!a.ok) throw new Error('attach');

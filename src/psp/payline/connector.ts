@@ -238,6 +238,24 @@ export class PaylineConnector extends KitConnector implements PspConnector {
           card: { number: digits, type, expirationDate: expiry, cvx: input.card.cvc, cardholder: input.card.holderName.slice(0, 100) },
         },
       });
+      if (r.code === CODE.walletExists) {
+        // Made by this key before its answer was lost (the wallet id is derived from the key):
+        // read it back with getWallet rather than create a second one.
+        const w = await this.#call('DirectPaymentAPI', 'getWallet', { contractNumber: this.#credentials.reveal().contractNumber, walletId });
+        const shown = textAt(w.body, 'wallet', 'card', 'number') ?? '';
+        if (w.code !== CODE.walletDone || textAt(w.body, 'wallet', 'card', 'expirationDate') !== expiry || !shown.endsWith(digits.slice(-4))) {
+          throw this.fault('idempotency_conflict', `wallet ${walletId} exists with another card`);
+        }
+        const token = textAt(w.body, 'wallet', 'card', 'token') ?? '';
+        return {
+          ok: true,
+          paymentMethodId: encodeCard({ walletId, type, expiry, token }),
+          brand: brandOf(digits),
+          last4: digits.slice(-4),
+          expMonth: input.card.expMonth,
+          expYear,
+        };
+      }
       if (r.code !== CODE.walletDone && r.code !== CODE.walletDoneWarning) {
         if (isRefusal(r.code) || r.code === '02305')
           return { ok: false, reason: r.code === '02305' ? 'invalid_card' : declineReason(r.code), message: `Payline refused the card (${r.code}).` };
@@ -246,7 +264,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       const token = textAt(r.body, 'card', 'token') ?? '';
       return { ok: true, paymentMethodId: encodeCard({ walletId, type, expiry, token }), brand: brandOf(digits), last4: digits.slice(-4), expMonth: input.card.expMonth, expYear };
     };
-    // A wallet created before a lost answer is not created twice: createWallet answers 02502 then (see docs/psp/payline.md).
+    // A wallet created before a lost answer is not created twice: createWallet answers 02502 then, and the wallet is read back.
     return this.#operations.once('attach', input.idempotencyKey, [digits.slice(-4), expiry], send, async () => undefined);
   }
 
