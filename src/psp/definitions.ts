@@ -5,6 +5,7 @@ import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
+import { paylineDefinition } from './payline/definition.ts';
 import { sandboxDefinition } from './sandbox/definition.ts';
 import { stripeDefinition } from './stripe/definition.ts';
 
@@ -23,4 +24,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   hipayDefinition,
   moneticoDefinition,
   centralpayDefinition,
+  paylineDefinition,
 ];
