@@ -1,5 +1,6 @@
 import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
+import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
@@ -12,4 +13,12 @@ import { stripeDefinition } from './stripe/definition.ts';
  * here: import its folder's `definition.ts` and append it. The registry checks the list at boot
  * (names, duplicates, credential fields).
  */
-export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [sandboxDefinition, stripeDefinition, adyenDefinition, lyraDefinition, ogoneDefinition, hipayDefinition];
+export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
+  sandboxDefinition,
+  stripeDefinition,
+  adyenDefinition,
+  lyraDefinition,
+  ogoneDefinition,
+  hipayDefinition,
+  dalenysDefinition,
+];
