@@ -1,5 +1,6 @@
 import { describeFreshInstance } from './connector-contract.ts';
 import { adyenHarness } from './fixtures/adyen/harness.ts';
+import { dalenysHarness } from './fixtures/dalenys/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { ogoneHarness } from './fixtures/ogone/harness.ts';
@@ -18,3 +19,4 @@ describeFreshInstance('adyen', adyenHarness);
 describeFreshInstance('lyra', () => lyraHarness());
 describeFreshInstance('ogone', () => ogoneHarness());
 describeFreshInstance('hipay', () => hipayHarness());
+describeFreshInstance('dalenys', () => dalenysHarness());
