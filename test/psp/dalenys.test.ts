@@ -124,6 +124,7 @@ describe('dalenys mapping', () => {
       '4016': 'card_declined',
       '5001': 'processing_error',
       '5002': 'processing_error',
+      '5003': 'fault:unreachable',
       '5004': 'processing_error',
       '5005': 'authentication_failed',
       '6001': 'card_declined',
@@ -143,7 +144,7 @@ describe('dalenys mapping', () => {
   it('reads the answers recorded from the SDKs’ examples: a 3-D Secure step and a getTransactions DATA entry', () => {
     const step = readTransaction({ ...payment3ds.answer, OPERATIONTYPE: 'payment' })!;
     expect(toStatus(step)).toBe('requires_action');
-    const form = challengeFormFromRedirectHtml(payment3ds.answer.REDIRECTHTML)!;
+    const form = challengeFormFromRedirectHtml(payment3ds.answer['3DSECUREHTML'])!;
     expect(form).toEqual(payment3ds.expectedForm);
     const entry = readTransaction(getTransactions.DATA[0])!;
     expect(entry).toMatchObject({ transactionId: 'A151621', operationType: 'authorization', execCode: '0000', amountCents: 1500 });
@@ -153,7 +154,7 @@ describe('dalenys mapping', () => {
     expect(readTransaction({ EXECCODE: '0000' })).toBeUndefined();
   });
 
-  it('takes REDIRECTHTML’s action and hidden fields only, never a script or a non-http action', () => {
+  it('takes 3DSECUREHTML’s action and hidden fields only, never a script or a non-http action', () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     expect(
       challengeFormFromRedirectHtml(
@@ -256,6 +257,19 @@ describe('dalenys connector against the fake', () => {
       expect(await codeOf(charge())).toBe('bad_credentials');
       h.fake.failNext('malformed', 1, 'process');
       expect(await codeOf(charge())).toBe('bad_response');
+    });
+    it('maintenance (5003) is unreachable, and the retry with the same key charges once', async () => {
+      const pm = await attach();
+      const k = key();
+      const before = h.fake.transactionCount;
+      h.fake.failNext('maintenance', 1, 'process');
+      expect(await codeOf(h.connector.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 400, currency: 'EUR' }))).toBe('unreachable');
+      expect(h.fake.transactionCount).toBe(before);
+      expect(await h.connector.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 400, currency: 'EUR' })).toMatchObject({
+        status: 'captured',
+        capturedCents: 400,
+      });
+      expect(h.fake.transactionCount).toBe(before + 1);
     });
     it('a wrong password is bad_credentials, and no error carries a credential', async () => {
       const err = (await h
@@ -362,7 +376,7 @@ describe('dalenys connector against the fake', () => {
   });
 
   describe('3-D Secure', () => {
-    it('answers REDIRECTHTML’s form for the relay: the issuer page takes a POST only', async () => {
+    it('answers 3DSECUREHTML’s form for the relay: the issuer page takes a POST only', async () => {
       const pm = await attach(DALENYS_CARDS.challenge);
       const r = await h.connector.authorize({
         idempotencyKey: key(),

@@ -193,6 +193,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
     if (outcome?.kind === 'fault' && outcome.fault === 'bad_credentials') {
       throw this.fault('bad_credentials', `${method}: Dalenys refused the identifier, the password (HASH) or this server's IP address (EXECCODE ${code})`);
     }
+    if (outcome?.kind === 'fault' && outcome.fault === 'unreachable') throw this.fault('unreachable', `${method}: Dalenys is under maintenance (EXECCODE ${code})`);
     if (outcome?.kind === 'fault' && outcome.fault === 'bad_request') throw this.fault('bad_response', `${method}: Dalenys refused the request (EXECCODE ${code})`);
     return answer;
   }
@@ -363,8 +364,10 @@ export class DalenysConnector extends KitConnector implements PspConnector {
         DESCRIPTION: 'Chipin',
         ...CLIENT,
       });
-      const challenge = typeof answer.REDIRECTHTML === 'string' ? challengeFormFromRedirectHtml(answer.REDIRECTHTML) : undefined;
-      if (t.execCode === '0001' && !challenge) throw this.fault('bad_response', `authorisation ${t.transactionId}: 3-D Secure without a readable REDIRECTHTML form`);
+      // 0001 carries the issuer's form in 3DSECUREHTML; 0002 (a redirection) in REDIRECTHTML.
+      const html = answer['3DSECUREHTML'] ?? answer.REDIRECTHTML;
+      const challenge = typeof html === 'string' ? challengeFormFromRedirectHtml(html) : undefined;
+      if (t.execCode === '0001' && !challenge) throw this.fault('bad_response', `authorisation ${t.transactionId}: 3-D Secure without a readable 3DSECUREHTML form`);
       return this.#fold(t, EMPTY, [], challenge);
     };
     return this.#create('authorize', input.idempotencyKey, [input.paymentMethodId, amount, input.currency, input.capture, input.storeForLater === true], send, amount);

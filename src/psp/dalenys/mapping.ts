@@ -91,7 +91,7 @@ export function cardValidityDate(expMonth: number, expYear: number): string {
 /** The EXECCODE values (go-be2bill client.go, after developer.be2bill.com/annexes/execcodes). */
 export const EXECCODES = [
   '0000', // operation succeeded
-  '0001', // 3-D Secure authentication required (REDIRECTHTML)
+  '0001', // 3-D Secure authentication required (3DSECUREHTML)
   '0002', // redirection to an alternative payment page required (REDIRECTHTML)
   '1001', // missing parameter
   '1002', // invalid parameter
@@ -130,6 +130,7 @@ export const EXECCODES = [
   '4016', // transaction refused by the terminal
   '5001', // exchange protocol error
   '5002', // bank network error
+  '5003', // the platform is undergoing maintenance (Payum/Be2Bill Api.php; not in go-be2bill's list)
   '5004', // handler timeout
   '5005', // 3-D Secure display error
   '6001', // refused by the merchant
@@ -177,6 +178,9 @@ export function execOutcome(code: ExecCode): ExecOutcome {
       return { kind: 'fault', fault: 'unknown_alias' };
     case '2002':
       return { kind: 'fault', fault: 'unknown_transaction' };
+    case '5003':
+      // Nothing was done: the call is sent again later (by its ORDERID, never twice).
+      return { kind: 'fault', fault: 'unreachable' };
     case '5001':
     case '5002':
     case '5004':
@@ -321,7 +325,8 @@ function decodeHtml(text: string): string {
 }
 
 /**
- * REDIRECTHTML (EXECCODE 0001) is base64 HTML whose form posts to the issuer's page (ACS): its
+ * 3DSECUREHTML (EXECCODE 0001; REDIRECTHTML for a 0002 redirection) is base64 HTML whose form
+ * posts to the issuer's page (ACS): its
  * action and fields are what Chipin's relay page posts again in the shopper's browser; the HTML
  * itself, scripts included, is never served.
  */
