@@ -8,6 +8,7 @@ import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
 import { lyraDefinition } from '../../src/psp/lyra/definition.ts';
 import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
+import { dalenysDefinition } from '../../src/psp/dalenys/definition.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
 import { connectorSetup, KitConnector } from '../../src/psp/kit/connector-setup.ts';
 import { statusFault } from '../../src/psp/kit/status-fault.ts';
@@ -101,6 +102,7 @@ describe('the five connectors map HTTP statuses alike', () => {
       { pspid: 'chipin', user_id: 'chipin_api', password: 'api-password', sha_in: 'sha-in-passphrase-1', sha_out: 'sha-out-passphrase-1', hash_algorithm: 'sha512' },
     ],
     [hipayDefinition, { username: 'api-login', password: 'api-password', secret_passphrase: 'passphrase' }],
+    [dalenysDefinition, { identifier: 'CHIPIN TEST', password: 'dalenys-password' }],
   ];
   const build = (definition: ConnectorDefinition, credentials: Record<string, string>) =>
     definition.create(
