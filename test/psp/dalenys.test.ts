@@ -224,7 +224,7 @@ describe('dalenys connector against the fake', () => {
   it('signs every call: IDENTIFIER, VERSION, OPERATIONTYPE as the method, and a HASH the fake checks', async () => {
     await attach();
     const p = lastCall('authorization');
-    expect(p).toMatchObject({ IDENTIFIER: ACCOUNT.identifier, OPERATIONTYPE: 'authorization', VERSION: '2.0', CREATEALIAS: 'yes', AMOUNT: '1' });
+    expect(p).toMatchObject({ IDENTIFIER: ACCOUNT.identifier, OPERATIONTYPE: 'authorization', VERSION: '3.0', CREATEALIAS: 'yes', AMOUNT: '1' });
     expect(p.HASH).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -330,7 +330,9 @@ describe('dalenys connector against the fake', () => {
         returnUrl: 'https://shop.example/back',
         storeForLater: true,
       });
-      expect(lastCall('authorization')).toMatchObject({ ALIAS: pm, ALIASMODE: 'oneclick', '3DSECURE': 'yes' });
+      expect(lastCall('authorization')).toMatchObject({ ALIAS: pm, ALIASMODE: 'oneclick', '3DSECURE': 'yes', '3DSECUREPREFERENCE': 'sca' });
+      await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 900, currency: 'EUR', capture: 'manual', returnUrl: 'https://shop.example/back' });
+      expect(lastCall('authorization')['3DSECUREPREFERENCE']).toBeUndefined();
     });
     it('an off-session charge is a subscription payment on the ALIAS, without 3-D Secure', async () => {
       const pm = await attach();
@@ -345,7 +347,7 @@ describe('dalenys connector against the fake', () => {
         const all = {
           IDENTIFIER: ACCOUNT.identifier,
           OPERATIONTYPE: 'payment',
-          VERSION: '2.0',
+          VERSION: '3.0',
           AMOUNT: '100',
           ORDERID: key().slice(0, 30),
           DESCRIPTION: 'x',

@@ -58,8 +58,11 @@ export interface DalenysConnectorOptions {
   logger?: PspLogger | undefined;
 }
 
-/** The API version the SDKs send (`DirectLinkClient::$version`). */
-const VERSION = '2.0';
+/**
+ * The API version: 3.0, as the Dalenys-era integrations send with 3-D Secure 2 (Payum/Be2Bill
+ * `Api::VERSION`, Tikamoon's plugin `INTERFACE_VERSION`); the PHP SDK's default was 2.0.
+ */
+const VERSION = '3.0';
 const PROCESS_PATH = '/front/service/rest/process';
 const EXPORT_PATH = '/front/service/rest/export';
 /** The card check at attach: the smallest authorisation, never captured (Dalenys has no operation that releases one: it lapses). */
@@ -360,6 +363,8 @@ export class DalenysConnector extends KitConnector implements PspConnector {
         ALIASMODE: 'oneclick',
         '3DSECURE': 'yes',
         '3DSECUREDISPLAYMODE': 'main',
+        // PSD2: the checkout that consents to later charges asks the issuer for strong authentication.
+        ...(input.storeForLater ? { '3DSECUREPREFERENCE': 'sca' } : {}),
         CLIENTIDENT: this.#clientIdent(input.paymentMethodId),
         DESCRIPTION: 'Chipin',
         ...CLIENT,
