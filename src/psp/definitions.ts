@@ -1,6 +1,7 @@
 import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
 import { centralpayDefinition } from './centralpay/definition.ts';
+import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
@@ -25,4 +26,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   moneticoDefinition,
   centralpayDefinition,
   paylineDefinition,
+  dalenysDefinition,
 ];

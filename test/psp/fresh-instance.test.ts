@@ -1,6 +1,7 @@
 import { describeFreshInstance } from './connector-contract.ts';
 import { adyenHarness } from './fixtures/adyen/harness.ts';
 import { centralpayHarness } from './fixtures/centralpay/harness.ts';
+import { dalenysHarness } from './fixtures/dalenys/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { moneticoHarness } from './fixtures/monetico/harness.ts';
@@ -22,3 +23,4 @@ describeFreshInstance('ogone', () => ogoneHarness());
 describeFreshInstance('hipay', () => hipayHarness());
 describeFreshInstance('monetico', moneticoHarness);
 describeFreshInstance('centralpay', () => centralpayHarness());
+describeFreshInstance('dalenys', () => dalenysHarness());

@@ -9,6 +9,7 @@ import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
 import { centralpayDefinition } from '../../src/psp/centralpay/definition.ts';
 import { lyraDefinition } from '../../src/psp/lyra/definition.ts';
 import { ogoneDefinition } from '../../src/psp/ogone/definition.ts';
+import { dalenysDefinition } from '../../src/psp/dalenys/definition.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
 import { connectorSetup, KitConnector } from '../../src/psp/kit/connector-setup.ts';
 import { statusFault } from '../../src/psp/kit/status-fault.ts';
@@ -103,6 +104,7 @@ describe('the five connectors map HTTP statuses alike', () => {
     ],
     [hipayDefinition, { username: 'api-login', password: 'api-password', secret_passphrase: 'passphrase' }],
     [centralpayDefinition, { login: 'api-login', api_key: 'apikey123', point_of_sale_id: '0b6c0b8e-3c5e-4b6e-9a39-5b1f0e3f7a21' }],
+    [dalenysDefinition, { identifier: 'CHIPIN TEST', password: 'dalenys-password' }],
   ];
   const build = (definition: ConnectorDefinition, credentials: Record<string, string>) =>
     definition.create(
