@@ -3,6 +3,7 @@ import { adyenHarness } from './fixtures/adyen/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { ogoneHarness } from './fixtures/ogone/harness.ts';
+import { payboxHarness } from './fixtures/paybox/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
@@ -18,3 +19,4 @@ describeFreshInstance('adyen', adyenHarness);
 describeFreshInstance('lyra', () => lyraHarness());
 describeFreshInstance('ogone', () => ogoneHarness());
 describeFreshInstance('hipay', () => hipayHarness());
+describeFreshInstance('paybox', () => payboxHarness());
