@@ -312,6 +312,12 @@ describe('paybox connector against the fake', () => {
     expect((e2 as PspIntegrationError).code).toBe('bad_response');
   });
 
+  it('refuses an answer to another question (NUMQUESTION not echoed) as bad_response', async () => {
+    h.fake.failNext('other_question', 1, '00056');
+    const e = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYBOX_CARDS.success }).catch((x: unknown) => x);
+    expect((e as PspIntegrationError).code).toBe('bad_response');
+  });
+
   it('never shows its key: not in JSON, String() or errors', async () => {
     const shown = [JSON.stringify(h.connector), String(h.connector)];
     const e = await h

@@ -184,6 +184,10 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     if (res.status !== 200) throw this.fault('bad_response', `${what}: HTTP ${res.status}`);
     const fields = parseAnswer(res.text);
     if (!fields) throw this.fault('bad_response', `${what}: the answer has no CODEREPONSE`);
+    // Paybox repeats SITE, RANG and NUMQUESTION so that an answer can be matched to its question (the manual advises checking them).
+    if ((fields.NUMQUESTION !== undefined && Number(fields.NUMQUESTION) !== Number(body.NUMQUESTION)) || (fields.SITE !== undefined && fields.SITE !== c.site)) {
+      throw this.fault('bad_response', `${what}: the answer is not to this question`);
+    }
     const outcome = outcomeOfAny(fields.CODEREPONSE ?? '');
     if (outcome.kind === 'fault') {
       const comment = (fields.COMMENTAIRE ?? '').slice(0, 120);
