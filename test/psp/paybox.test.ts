@@ -287,6 +287,22 @@ describe('paybox connector against the fake', () => {
     expect(h.fake.requests.at(-1)!.params.TYPE).toBe('00011');
   });
 
+  it('a registration whose answer was lost is registered afresh (the token was never seen): one subscriber, a working card', async () => {
+    const k = key();
+    h.fake.failNext('timeout_after_processing', 1, '00056');
+    const e = await h
+      .connectorWith({}, 500)
+      .attachPaymentMethod({ idempotencyKey: k, card: PAYBOX_CARDS.success })
+      .catch((x: unknown) => x);
+    expect((e as PspIntegrationError).code).toBe('unreachable');
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: k, card: PAYBOX_CARDS.success });
+    if (!a.ok) throw new Error(a.message);
+    const types = h.fake.requests.slice(-4).map((r) => r.params.TYPE);
+    expect(types).toEqual(['00056', '00058', '00056', '00055']);
+    const r = await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 250, currency: 'EUR' });
+    expect(r.status).toBe('captured');
+  });
+
   it('a capture whose answer was lost is reconciled from the status, not sent twice', async () => {
     const pm = await attach();
     const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });

@@ -78,11 +78,6 @@ export const payboxDefinition: ConnectorDefinition = {
         'The Paybox Direct key (CLE): the back-office password of the Direct access Paybox sends for server-to-server calls (10 characters since 2013). Not the HMAC key of Paybox System. The Paybox Direct Plus option must be active on the contract.',
     },
   ],
-  validate(credentials) {
-    // Case matters: the site, rank and identifier are digits, the key is compared as given.
-    if ((credentials.cle ?? '').trim() !== (credentials.cle ?? '')) return { field: 'cle', message: 'The key must not start or end with a space.' };
-    return undefined;
-  },
   baseUrl(environment) {
     return BASE_URLS[environment];
   },
