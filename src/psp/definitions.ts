@@ -7,6 +7,7 @@ import { lyraDefinition } from './lyra/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
 import { paylineDefinition } from './payline/definition.ts';
+import { payboxDefinition } from './paybox/definition.ts';
 import { sandboxDefinition } from './sandbox/definition.ts';
 import { stripeDefinition } from './stripe/definition.ts';
 
@@ -27,4 +28,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   centralpayDefinition,
   paylineDefinition,
   dalenysDefinition,
+  payboxDefinition,
 ];

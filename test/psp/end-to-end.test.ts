@@ -237,6 +237,8 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'merchant_id',
       'contract_number',
       'identifier',
+      'site',
+      'rank',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
     for (const [, value] of secrets) {

@@ -6,6 +6,7 @@ import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { moneticoHarness } from './fixtures/monetico/harness.ts';
 import { ogoneHarness } from './fixtures/ogone/harness.ts';
+import { payboxHarness } from './fixtures/paybox/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
@@ -24,3 +25,4 @@ describeFreshInstance('hipay', () => hipayHarness());
 describeFreshInstance('monetico', moneticoHarness);
 describeFreshInstance('centralpay', () => centralpayHarness());
 describeFreshInstance('dalenys', () => dalenysHarness());
+describeFreshInstance('paybox', () => payboxHarness());
