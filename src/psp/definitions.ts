@@ -4,6 +4,7 @@ import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
 import { sandboxDefinition } from './sandbox/definition.ts';
+import { sipsDefinition } from './sips/definition.ts';
 import { stripeDefinition } from './stripe/definition.ts';
 
 /**
@@ -12,4 +13,12 @@ import { stripeDefinition } from './stripe/definition.ts';
  * here: import its folder's `definition.ts` and append it. The registry checks the list at boot
  * (names, duplicates, credential fields).
  */
-export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [sandboxDefinition, stripeDefinition, adyenDefinition, lyraDefinition, ogoneDefinition, hipayDefinition];
+export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
+  sandboxDefinition,
+  stripeDefinition,
+  adyenDefinition,
+  lyraDefinition,
+  ogoneDefinition,
+  hipayDefinition,
+  sipsDefinition,
+];
