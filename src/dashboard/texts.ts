@@ -430,6 +430,9 @@ const en = {
     sha_in: 'SHA-IN passphrase',
     sha_out: 'SHA-OUT passphrase',
     hash_algorithm: 'Hash algorithm',
+    brand: 'Bank offer (brand)',
+    merchant_id: 'Merchant ID (merchantId)',
+    key_version: 'Secret key version',
   } as Record<string, string>,
   endpointUrl: 'API address, if not the PSP’s own',
   endpointUrlHint: 'Leave empty to use the PSP’s published address.',
@@ -462,6 +465,10 @@ const en = {
     ogone: [
       'The DirectLink and Alias Manager options on the contract, and an API user.',
       'Chipin’s server addresses under Data and origin verification, and the notification URL shown once this account is saved as the server-to-server feedback URL (POST).',
+    ],
+    sips: [
+      'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
+      'The secret key downloaded from the Sips merchant extranet, and its version. Sips Office sends no notifications: Chipin reads each payment’s outcome from Sips.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -900,6 +907,9 @@ const fr: DashboardTexts = {
     sha_in: 'Phrase SHA-IN',
     sha_out: 'Phrase SHA-OUT',
     hash_algorithm: 'Algorithme de hachage',
+    brand: 'Offre de la banque (marque)',
+    merchant_id: 'Identifiant marchand (merchantId)',
+    key_version: 'Version de la clé secrète',
   },
   endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
   endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
@@ -919,6 +929,9 @@ const fr: DashboardTexts = {
     'lyra.hmac_key': '16 à 128 lettres et chiffres',
     'stripe.secret_key': 'sk_test_… ou sk_live_… suivi de lettres et chiffres',
     'stripe.webhook_secret': 'whsec_… suivi de 16 à 128 lettres, chiffres, +, / ou =',
+    'sips.merchant_id': '15 chiffres',
+    'sips.secret_key': 'des caractères imprimables, sans espace',
+    'sips.key_version': 'un nombre',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -944,6 +957,10 @@ const fr: DashboardTexts = {
     ogone: [
       'Les options DirectLink et Alias Manager au contrat, et un utilisateur d’API.',
       'Les adresses des serveurs de Chipin sous Vérification des données et de l’origine, et l’URL de notification affichée une fois ce compte enregistré comme URL de retour serveur à serveur (POST).',
+    ],
+    sips: [
+      'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
+      'La clé secrète téléchargée depuis l’extranet marchand Sips, et sa version. Sips Office n’envoie pas de notifications : Chipin lit le résultat de chaque paiement chez Sips.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

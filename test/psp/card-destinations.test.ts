@@ -26,6 +26,7 @@ const CONNECTORS: Record<string, Record<string, string>> = {
   lyra: { shop_id: '69876357', password: `testpassword_${'a'.repeat(30)}`, hmac_key: 'k'.repeat(32) },
   ogone: { pspid: 'chipintest', user_id: 'chipinapi', password: 'api-password-1', sha_in: 'sha-in-phrase-1', sha_out: 'sha-out-phrase-1', hash_algorithm: 'sha256' },
   hipay: { username: 'api.chipin-test', password: 'api-password-1', secret_passphrase: 'secret-passphrase-1' },
+  sips: { brand: 'mercanet', merchant_id: '211000000000042', secret_key: 'sips-secret-key-1', key_version: '1' },
 };
 
 let trap: Trap;

@@ -4,6 +4,7 @@ import { hipayHarness } from './fixtures/hipay/harness.ts';
 import { lyraHarness } from './fixtures/lyra/harness.ts';
 import { ogoneHarness } from './fixtures/ogone/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
+import { sipsHarness } from './fixtures/sips/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
 /**
@@ -18,3 +19,4 @@ describeFreshInstance('adyen', adyenHarness);
 describeFreshInstance('lyra', () => lyraHarness());
 describeFreshInstance('ogone', () => ogoneHarness());
 describeFreshInstance('hipay', () => hipayHarness());
+describeFreshInstance('sips', () => sipsHarness());
