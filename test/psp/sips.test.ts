@@ -20,6 +20,7 @@ import {
 } from '../../src/psp/sips/mapping.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import { ACCOUNT, SIPS_CARDS, sipsHarness, type SipsHarness } from './fixtures/sips/harness.ts';
+import validateAndOrderSample from './fixtures/sips/validate-and-order-request.json' with { type: 'json' };
 
 describeConnectorContract('sips', sipsHarness);
 
@@ -212,11 +213,35 @@ describe('sips connector against the fake Office server', () => {
     const sent = h.fake.requests;
     expect(sent.length).toBeGreaterThan(2);
     for (const r of sent) {
-      expect(r.body.keyVersion).toBe(3);
+      expect(r.body.keyVersion).toBe('3'); // a string, as the reference's request samples write it
       expect(r.body.merchantId).toBe(ACCOUNT.merchantId);
       expect(hasValidSeal(r.body, ACCOUNT.secretKey)).toBe(true);
       expect(JSON.stringify(r.body)).not.toContain(ACCOUNT.secretKey);
     }
+  });
+
+  it('posts Sips’ form to the ACS, then orders with the fields of the reference’s cardValidateAuthenticationAndOrder sample (3-D Secure 2: no paResMessage)', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: SIPS_CARDS.challenge });
+    if (!a.ok) throw new Error('attach refused');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 2500,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
+    expect(r.challengeForm?.action).toBe(`${h.fake.baseUrl}/acs`);
+    expect(Object.keys(r.challengeForm?.fields ?? {}).sort()).toEqual(['MD', 'PaReq', 'TermUrl']);
+    expect(r.challengeForm?.fields.TermUrl).toBe(RETURN_URL);
+    const ref = { transactionId: r.transactionId, pspState: r.pspState ?? null };
+    // The shopper still at the ACS: Sips answers "pending", nothing is ordered.
+    expect((await h.connector.retrieve(ref)).status).toBe('requires_action');
+    await h.completeChallenge(ref);
+    expect(await h.connector.retrieve(ref)).toMatchObject({ status: 'captured', capturedCents: 2500 });
+    const sent = h.fake.requests.filter((x) => x.path.endsWith('/cardValidateAuthenticationAndOrder')).at(-1)!.body;
+    const documented = Object.keys(validateAndOrderSample).filter((k) => k !== 'paResMessage');
+    expect(Object.keys(sent).sort()).toEqual([...documented, 'sealAlgorithm'].sort());
   });
 
   describe('verifyCredentials', () => {

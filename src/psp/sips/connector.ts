@@ -120,7 +120,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
    */
   async #call(path: SipsPath, interfaceVersion: string, fields: Readonly<Record<string, SipsValue>>): Promise<SipsAnswer> {
     const c = this.#credentials.reveal();
-    const message: Record<string, SipsValue> = { ...fields, interfaceVersion, merchantId: c.merchantId, keyVersion: Number(c.keyVersion), sealAlgorithm: SEAL_ALGORITHM };
+    const message: Record<string, SipsValue> = { ...fields, interfaceVersion, merchantId: c.merchantId, keyVersion: c.keyVersion, sealAlgorithm: SEAL_ALGORITHM };
     message.seal = computeSeal(message, c.secretKey);
     const what = path.slice(path.lastIndexOf('/') + 1);
     const answer = await this.#client.json(what, `${this.#baseUrl}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: message });
