@@ -274,6 +274,30 @@ describe('sips connector against the fake Office server', () => {
       await expect(h.connector.verifyCredentials()).rejects.toMatchObject({ code: 'unreachable' });
     });
 
+    it('a payment whose order answer was lost is found again by its transactionReference: a retry never charges twice', async () => {
+      const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: SIPS_CARDS.success });
+      if (!a.ok) throw new Error('attach refused');
+      const k = key();
+      const input = { idempotencyKey: k, paymentMethodId: a.paymentMethodId, amountCents: 1500, currency: 'EUR', capture: 'automatic' as const, returnUrl: RETURN_URL };
+      h.fake.fail('timeout_after_processing', { service: 'cardValidateAuthenticationAndOrder' });
+      await expect(h.connectorWith({}, 100).authorize(input)).rejects.toMatchObject({ code: 'unreachable' });
+      const again = await h.connector.authorize(input);
+      expect(again).toMatchObject({ status: 'captured', capturedCents: 1500 });
+      const orders = h.fake.requests.filter((r) => r.path.endsWith('/cardValidateAuthenticationAndOrder') && r.body.transactionReference === again.transactionId);
+      expect(orders).toHaveLength(1);
+    });
+
+    it('a 3-D Secure check whose answer was lost takes the next transactionReference: one payment, not a conflict', async () => {
+      const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: SIPS_CARDS.success });
+      if (!a.ok) throw new Error('attach refused');
+      const input = { idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 1600, currency: 'EUR', capture: 'manual' as const, returnUrl: RETURN_URL };
+      h.fake.fail('timeout_after_processing', { service: 'walletCheckEnrollment' });
+      await expect(h.connectorWith({}, 100).authorize(input)).rejects.toMatchObject({ code: 'unreachable' });
+      const again = await h.connector.authorize(input);
+      expect(again).toMatchObject({ status: 'authorized', amountCents: 1600 });
+      expect(await h.connector.authorize(input)).toEqual(again);
+    });
+
     it('a refund whose answer was lost is not sent again on retry', async () => {
       const { r } = await paid();
       const k = key();

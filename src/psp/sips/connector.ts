@@ -321,73 +321,94 @@ export class SipsConnector extends KitConnector implements PspConnector {
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const pm = this.#paymentMethod(input.paymentMethodId);
-    const reference = this.#reference('authorize', input.idempotencyKey);
+    // A reference Sips has taken stays taken (`94`) even when the check it started was never
+    // ordered (its answer lost, the redirectionData with it): the next attempt takes the next one.
+    const references = [0, 1, 2].map((i) => this.#reference(i === 0 ? 'authorize' : `authorize#${i}`, input.idempotencyKey));
     const send = async (): Promise<TransactionResult> => {
-      const a = await this.#call(SIPS_PATHS.walletCheckEnrollment, INTERFACE_VERSIONS.checkout, {
-        ...pm,
-        amount: toSipsAmount(input.amountCents, input.currency),
-        currencyCode: toSipsCurrency(input.currency),
-        transactionReference: reference,
-        orderChannel: 'INTERNET',
-        merchantReturnUrl: input.returnUrl,
-        // AUTHOR_CAPTURE: collected at the end of the capture day with no further act; VALIDATION:
-        // a hold, validated by cashManagement/validate within captureDay days, else it expires.
-        captureMode: input.capture === 'automatic' ? 'AUTHOR_CAPTURE' : 'VALIDATION',
-        captureDay: input.capture === 'automatic' ? 0 : HOLD_DAYS,
-        // PSD2: with storeForLater, the first of a series of merchant-initiated payments.
-        paymentPattern: input.storeForLater ? 'RECURRING_1' : 'ONE_SHOT',
-      });
-      if (a.responseCode === '94') throw this.fault('idempotency_conflict', `transaction ${reference} already exists`);
-      if (a.responseCode !== '00') {
-        const m = responseMeaning(a.responseCode as Parameters<typeof responseMeaning>[0]);
-        if (m.kind === 'refused') {
-          return {
-            transactionId: reference,
-            status: 'declined',
-            amountCents: input.amountCents,
-            capturedCents: 0,
-            refundedCents: 0,
-            decline: { reason: m.reason, message: declineMessage(m.reason) },
-          };
-        }
-        throw this.#unexpected('walletCheckEnrollment', a);
+      for (const reference of references) {
+        const r = await this.#checkAndOrder(input, pm, reference);
+        if (r) return r;
       }
-      const redirectionData = typeof a.redirectionData === 'string' ? a.redirectionData : undefined;
-      const messageVersion = typeof a.messageVersion === 'string' ? a.messageVersion : undefined;
-      if (!redirectionData) throw this.fault('bad_response', 'walletCheckEnrollment: no redirectionData');
-      if (a.redirectionStatusCode === '00') {
-        // Sips asks for the shopper at the ACS: a form POST ("POST form to the ACS").
-        if (typeof a.redirectionUrl !== 'string' || !/^https?:\/\//.test(a.redirectionUrl)) throw this.fault('bad_response', 'walletCheckEnrollment: no redirectionUrl');
-        const fields: Record<string, string> = { TermUrl: input.returnUrl, MD: redirectionData };
-        if (typeof a.paReqMessage === 'string') fields.PaReq = a.paReqMessage;
-        return {
-          transactionId: reference,
-          status: 'requires_action',
-          amountCents: input.amountCents,
-          capturedCents: 0,
-          refundedCents: 0,
-          challengeForm: { action: a.redirectionUrl, fields },
-          pspState: {
-            status: 'requires_action',
-            capturedCents: 0,
-            refundedCents: 0,
-            pending: { redirectionData, amountCents: input.amountCents, ...(messageVersion ? { messageVersion } : {}) },
-          },
-        };
+      throw this.fault('bad_response', 'walletCheckEnrollment: every transactionReference of this payment is taken');
+    };
+    const reconcile = async (): Promise<TransactionResult | undefined> => {
+      for (const reference of references) {
+        const found = await this.#found(reference);
+        if (found) return found;
       }
-      // No authentication asked (frictionless, or a card outside 3-D Secure): order at once.
-      const waiting = await this.#order(reference, redirectionData, messageVersion);
-      if (waiting) throw this.fault('bad_response', 'cardValidateAuthenticationAndOrder: pending without a challenge');
-      return this.#read(reference, null);
+      return undefined;
     };
     return this.#operations.once(
       'authorize',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.storeForLater === true],
       send,
-      () => this.#found(reference),
+      reconcile,
       reviveTransaction<TransactionResult>,
     );
+  }
+
+  /**
+   * The 3-D Secure check of a payment under `reference`, and its order when no challenge is asked.
+   * Undefined when Sips already took the reference and holds no payment under it.
+   */
+  async #checkAndOrder(input: AuthorizeInput, pm: { merchantWalletId: string; paymentMeanId: string }, reference: string): Promise<TransactionResult | undefined> {
+    const a = await this.#call(SIPS_PATHS.walletCheckEnrollment, INTERFACE_VERSIONS.checkout, {
+      ...pm,
+      amount: toSipsAmount(input.amountCents, input.currency),
+      currencyCode: toSipsCurrency(input.currency),
+      transactionReference: reference,
+      orderChannel: 'INTERNET',
+      merchantReturnUrl: input.returnUrl,
+      // AUTHOR_CAPTURE: collected at the end of the capture day with no further act; VALIDATION:
+      // a hold, validated by cashManagement/validate within captureDay days, else it expires.
+      captureMode: input.capture === 'automatic' ? 'AUTHOR_CAPTURE' : 'VALIDATION',
+      captureDay: input.capture === 'automatic' ? 0 : HOLD_DAYS,
+      // PSD2: with storeForLater, the first of a series of merchant-initiated payments.
+      paymentPattern: input.storeForLater ? 'RECURRING_1' : 'ONE_SHOT',
+    });
+    if (a.responseCode === '94') return this.#found(reference);
+    if (a.responseCode !== '00') {
+      const m = responseMeaning(a.responseCode as Parameters<typeof responseMeaning>[0]);
+      if (m.kind === 'refused') {
+        return {
+          transactionId: reference,
+          status: 'declined',
+          amountCents: input.amountCents,
+          capturedCents: 0,
+          refundedCents: 0,
+          decline: { reason: m.reason, message: declineMessage(m.reason) },
+        };
+      }
+      throw this.#unexpected('walletCheckEnrollment', a);
+    }
+    const redirectionData = typeof a.redirectionData === 'string' ? a.redirectionData : undefined;
+    const messageVersion = typeof a.messageVersion === 'string' ? a.messageVersion : undefined;
+    if (!redirectionData) throw this.fault('bad_response', 'walletCheckEnrollment: no redirectionData');
+    if (a.redirectionStatusCode === '00') {
+      // Sips asks for the shopper at the ACS: a form POST ("POST form to the ACS").
+      if (typeof a.redirectionUrl !== 'string' || !/^https?:\/\//.test(a.redirectionUrl)) throw this.fault('bad_response', 'walletCheckEnrollment: no redirectionUrl');
+      const fields: Record<string, string> = { TermUrl: input.returnUrl, MD: redirectionData };
+      if (typeof a.paReqMessage === 'string') fields.PaReq = a.paReqMessage;
+      return {
+        transactionId: reference,
+        status: 'requires_action',
+        amountCents: input.amountCents,
+        capturedCents: 0,
+        refundedCents: 0,
+        challengeForm: { action: a.redirectionUrl, fields },
+        pspState: {
+          status: 'requires_action',
+          capturedCents: 0,
+          refundedCents: 0,
+          pending: { redirectionData, amountCents: input.amountCents, ...(messageVersion ? { messageVersion } : {}) },
+        },
+      };
+    }
+    // No authentication asked (frictionless, or a card outside 3-D Secure): order at once.
+    const waiting = await this.#order(reference, redirectionData, messageVersion);
+    if (waiting) throw this.fault('bad_response', 'cardValidateAuthenticationAndOrder: pending without a challenge');
+    return this.#read(reference, null);
   }
 
   async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
