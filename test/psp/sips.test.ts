@@ -244,6 +244,24 @@ describe('sips connector against the fake Office server', () => {
     expect(Object.keys(sent).sort()).toEqual([...documented, 'sealAlgorithm'].sort());
   });
 
+  it('voids a payment still at 3-D Secure: nothing is ordered, even if the shopper finishes afterwards', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: SIPS_CARDS.challenge });
+    if (!a.ok) throw new Error('attach refused');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 2500,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const v = await h.connector.void({ idempotencyKey: key(), transaction: { transactionId: r.transactionId, pspState: r.pspState ?? null } });
+    expect(v).toMatchObject({ status: 'voided', amountCents: 2500, capturedCents: 0 });
+    await h.completeChallenge({ transactionId: r.transactionId, pspState: r.pspState ?? null });
+    expect(await h.connector.retrieve({ transactionId: r.transactionId, pspState: v.pspState ?? null })).toMatchObject({ status: 'voided' });
+    expect(h.fake.transaction(r.transactionId)).toBeUndefined();
+  });
+
   describe('verifyCredentials', () => {
     it('ok with the right credentials', async () => {
       expect(await h.connector.verifyCredentials()).toEqual({ ok: true });

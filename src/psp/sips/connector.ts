@@ -176,7 +176,11 @@ export class SipsConnector extends KitConnector implements PspConnector {
   async #view(transactionId: string, state: PspState | null): Promise<{ result: TransactionResult; sips: SipsTransactionStatus }> {
     if (!/^[A-Za-z0-9]{1,35}$/.test(transactionId)) throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
     const g = await this.#call(SIPS_PATHS.getTransactionData, INTERFACE_VERSIONS.diagnostic, { transactionReference: transactionId });
-    if (g.responseCode === '25') throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
+    if (g.responseCode === '25') {
+      const voided = unorderedVoid(transactionId, state);
+      if (voided) return { result: voided, sips: 'CANCELLED' };
+      throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
+    }
     if (g.responseCode !== '00') throw this.#unexpected('getTransactionData', g);
     const status = g.transactionStatus;
     const amount = fromSipsAmount(g.originAmount);
@@ -465,6 +469,16 @@ export class SipsConnector extends KitConnector implements PspConnector {
     assertKey(key);
     const id = transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
+      const pending = transaction.pspState?.pending;
+      if (op === 'void' && pending && typeof pending === 'object' && !Array.isArray(pending)) {
+        // A payment still at 3-D Secure is not ordered: voiding it is forgetting its check, so
+        // that no later retrieve orders it. Sips has nothing to cancel.
+        const ordered = await this.#found(id);
+        if (!ordered) {
+          const amountCents = typeof (pending as { amountCents?: unknown }).amountCents === 'number' ? (pending as { amountCents: number }).amountCents : 0;
+          return unorderedVoid(id, { status: 'voided', capturedCents: 0, refundedCents: 0, unordered: true, amountCents })!;
+        }
+      }
       const { result: before, sips } = await this.#view(id, transaction.pspState);
       const decision = decide(before, sips);
       if ('transactionId' in decision) return decision;
@@ -559,6 +573,12 @@ export class SipsConnector extends KitConnector implements PspConnector {
     // reconciliation reads the outcome with getTransactionData (retrieve).
     return Promise.resolve({ ok: false, reason: 'malformed' });
   }
+}
+
+/** The result of a payment voided while still at 3-D Secure (never ordered at Sips), from its state. */
+function unorderedVoid(transactionId: string, state: PspState | null): TransactionResult | undefined {
+  if (!state || state.unordered !== true || typeof state.amountCents !== 'number') return undefined;
+  return { transactionId, status: 'voided', amountCents: state.amountCents, capturedCents: 0, refundedCents: 0, pspState: state };
 }
 
 /** Days a manual-capture hold can be validated (captureDay): it lapses on the 7th day, as the contract's holds do. */
