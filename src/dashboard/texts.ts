@@ -436,6 +436,9 @@ const en = {
     rank: 'Rank number',
     identifier: 'Identifier',
     cle: 'Paybox Direct key (CLE)',
+    brand: 'Bank offer (brand)',
+    merchant_id: 'Merchant ID (merchantId)',
+    key_version: 'Secret key version',
   } as Record<string, string>,
   endpointUrl: 'API address, if not the PSP’s own',
   endpointUrlHint: 'Leave empty to use the PSP’s published address.',
@@ -477,6 +480,10 @@ const en = {
     paybox: [
       'The Paybox Direct Plus option on the contract (subscribers), and 3-D Secure (RemoteMPI) for the site.',
       'Chipin sends card numbers to Paybox Direct: the merchant’s PCI DSS compliance for it (SAQ D).',
+    ],
+    sips: [
+      'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
+      'The secret key downloaded from the Sips merchant extranet, and its version. Sips Office sends no notifications: Chipin reads each payment’s outcome from Sips.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -921,6 +928,9 @@ const fr: DashboardTexts = {
     rank: 'Numéro de rang',
     identifier: 'Identifiant',
     cle: 'Clé Paybox Direct (CLE)',
+    brand: 'Offre de la banque (marque)',
+    merchant_id: 'Identifiant marchand (merchantId)',
+    key_version: 'Version de la clé secrète',
   },
   endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
   endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
@@ -947,6 +957,9 @@ const fr: DashboardTexts = {
     'paybox.rank': '2 ou 3 chiffres',
     'paybox.identifier': '1 à 9 chiffres',
     'paybox.cle': '8 à 10 caractères, sans espace',
+    'sips.merchant_id': '15 chiffres',
+    'sips.secret_key': 'des caractères imprimables, sans espace',
+    'sips.key_version': 'un nombre',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -981,6 +994,10 @@ const fr: DashboardTexts = {
     paybox: [
       'L’option Paybox Direct Plus au contrat (abonnés), et le 3-D Secure (RemoteMPI) pour le site.',
       'Chipin envoie les numéros de carte à Paybox Direct\u00a0: la conformité PCI DSS du marchand pour cela (SAQ D).',
+    ],
+    sips: [
+      'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
+      'La clé secrète téléchargée depuis l’extranet marchand Sips, et sa version. Sips Office n’envoie pas de notifications : Chipin lit le résultat de chaque paiement chez Sips.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

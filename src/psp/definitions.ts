@@ -9,6 +9,7 @@ import { ogoneDefinition } from './ogone/definition.ts';
 import { paylineDefinition } from './payline/definition.ts';
 import { payboxDefinition } from './paybox/definition.ts';
 import { sandboxDefinition } from './sandbox/definition.ts';
+import { sipsDefinition } from './sips/definition.ts';
 import { stripeDefinition } from './stripe/definition.ts';
 
 /**
@@ -29,4 +30,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   paylineDefinition,
   dalenysDefinition,
   payboxDefinition,
+  sipsDefinition,
 ];

@@ -27,6 +27,7 @@ const CONNECTORS: Record<string, Record<string, string>> = {
   ogone: { pspid: 'chipintest', user_id: 'chipinapi', password: 'api-password-1', sha_in: 'sha-in-phrase-1', sha_out: 'sha-out-phrase-1', hash_algorithm: 'sha256' },
   hipay: { username: 'api.chipin-test', password: 'api-password-1', secret_passphrase: 'secret-passphrase-1' },
   dalenys: { identifier: 'CHIPIN TEST', password: 'dalenys-password-1' },
+  sips: { brand: 'mercanet', merchant_id: '211000000000042', secret_key: 'sips-secret-key-1', key_version: '1' },
 };
 
 let trap: Trap;

@@ -239,6 +239,8 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'identifier',
       'site',
       'rank',
+      'brand',
+      'key_version',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
     for (const [, value] of secrets) {

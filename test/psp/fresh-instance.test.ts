@@ -8,6 +8,7 @@ import { moneticoHarness } from './fixtures/monetico/harness.ts';
 import { ogoneHarness } from './fixtures/ogone/harness.ts';
 import { payboxHarness } from './fixtures/paybox/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
+import { sipsHarness } from './fixtures/sips/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
 /**
@@ -26,3 +27,4 @@ describeFreshInstance('monetico', moneticoHarness);
 describeFreshInstance('centralpay', () => centralpayHarness());
 describeFreshInstance('dalenys', () => dalenysHarness());
 describeFreshInstance('paybox', () => payboxHarness());
+describeFreshInstance('sips', () => sipsHarness());
