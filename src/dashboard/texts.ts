@@ -439,6 +439,11 @@ const en = {
     brand: 'Bank offer (brand)',
     merchant_id: 'Merchant ID (merchantId)',
     key_version: 'Secret key version',
+    tpe: 'TPE number (virtual terminal)',
+    societe: 'Company code (code société)',
+    key: 'Security key (for the MAC)',
+    access_key: 'Web services access key',
+    contract_number: 'Card contract number',
   } as Record<string, string>,
   endpointUrl: 'API address, if not the PSP’s own',
   endpointUrlHint: 'Leave empty to use the PSP’s published address.',
@@ -480,6 +485,19 @@ const en = {
     paybox: [
       'The Paybox Direct Plus option on the contract (subscribers), and 3-D Secure (RemoteMPI) for the site.',
       'Chipin sends card numbers to Paybox Direct: the merchant’s PCI DSS compliance for it (SAQ D).',
+    ],
+    monetico: [
+      'The server-to-server payment option (direct payment) on the TPE, for a PCI DSS merchant: Chipin sends card numbers to Monetico.',
+      'The TPE set to deferred capture, and the recurring payment option (card alias) for later installments.',
+      'The notification URL shown once this account is saved, as the return interface (CGI2) URL of the TPE.',
+    ],
+    payline: [
+      'The DirectPayment web services and the wallet option on the contract, and an access key.',
+      'A card payment contract on the point of sale, with 3-D Secure. Payline’s notifications are not signed: Chipin reads each payment’s outcome from Payline.',
+    ],
+    dalenys: [
+      'The server-to-server API (direct link) on the account, with aliases (one-click and subscription) for later charges.',
+      'The notification URL shown once this account is saved, as the transaction notification URL of the account.',
     ],
     sips: [
       'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
@@ -931,6 +949,11 @@ const fr: DashboardTexts = {
     brand: 'Offre de la banque (marque)',
     merchant_id: 'Identifiant marchand (merchantId)',
     key_version: 'Version de la clé secrète',
+    tpe: 'Numéro de TPE',
+    societe: 'Code société',
+    key: 'Clé de sécurité (pour le MAC)',
+    access_key: 'Clé d’accès aux web services',
+    contract_number: 'Numéro de contrat carte',
   },
   endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
   endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
@@ -958,6 +981,14 @@ const fr: DashboardTexts = {
     'paybox.identifier': '1 à 9 chiffres',
     'paybox.cle': '8 à 10 caractères, sans espace',
     'sips.merchant_id': '15 chiffres',
+    'monetico.tpe': '7 lettres ou chiffres',
+    'monetico.societe': '1 à 50 lettres, chiffres, points, tirets ou soulignés',
+    'monetico.key': '40 caractères hexadécimaux',
+    'payline.merchant_id': 'des chiffres seulement',
+    'payline.access_key': 'des lettres et des chiffres, tels que Payline les a générés (la casse compte)',
+    'payline.contract_number': 'des lettres et des chiffres',
+    'dalenys.identifier': 'lettres, chiffres, espaces, points, tirets ou soulignés (64 au plus), tel qu’affiché dans le back office Dalenys',
+    'dalenys.password': 'le mot de passe, sans espace au début ni à la fin',
     'sips.secret_key': 'des caractères imprimables, sans espace',
     'sips.key_version': 'un nombre',
   },
@@ -994,6 +1025,19 @@ const fr: DashboardTexts = {
     paybox: [
       'L’option Paybox Direct Plus au contrat (abonnés), et le 3-D Secure (RemoteMPI) pour le site.',
       'Chipin envoie les numéros de carte à Paybox Direct\u00a0: la conformité PCI DSS du marchand pour cela (SAQ D).',
+    ],
+    monetico: [
+      'L’option de paiement serveur à serveur (paiement direct) sur le TPE, pour un marchand PCI DSS\u00a0: Chipin envoie les numéros de carte à Monetico.',
+      'Le TPE en capture différée, et l’option de paiement récurrent (alias de carte) pour les échéances suivantes.',
+      'L’URL de notification affichée une fois ce compte enregistré, comme URL de l’interface retour (CGI2) du TPE.',
+    ],
+    payline: [
+      'Les web services DirectPayment et l’option portefeuille (wallet) au contrat, et une clé d’accès.',
+      'Un contrat de paiement carte sur le point de vente, avec 3-D Secure. Les notifications de Payline ne sont pas signées\u00a0: Chipin lit l’issue de chaque paiement chez Payline.',
+    ],
+    dalenys: [
+      'L’API serveur à serveur (lien direct) sur le compte, avec les alias (one-click et abonnement) pour les débits suivants.',
+      'L’URL de notification affichée une fois ce compte enregistré, comme URL de notification des transactions du compte.',
     ],
     sips: [
       'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
