@@ -202,6 +202,9 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/psp/:psa_id/notifications': open(
     "inbound PSP notifications: authenticated by the PSP's signature, checked by the PSP account's connector (test/http/back-mode.test.ts)",
   ),
+  'GET /api/psp/:psa_id/notifications': open(
+    "inbound PSP notifications sent as a GET (PayBox's RemoteMPI): the query string is the signed message, checked by the connector (test/psp/paybox-notifications.test.ts)",
+  ),
   'GET /healthz': open('liveness probe'),
   'GET /readyz': open('readiness probe'),
   'GET /metrics': open('Prometheus scrape (counts only, no account data)'),
