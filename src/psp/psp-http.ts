@@ -25,13 +25,19 @@ export interface PspAnswer {
   text: string;
 }
 
+/** The methods PSP APIs use (Mercado Pago captures with a PUT, some refund or cancel with a DELETE). */
+export type PspMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface PspRequest {
-  method: 'GET' | 'POST';
+  method: PspMethod;
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
 }
+
+const PSP_METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] satisfies PspMethod[];
+const isPspMethod = (m: string): m is PspMethod => PSP_METHODS.includes(m);
 
 /**
  * How a PSP connector reaches its PSP: through the service's one outbound client
@@ -86,7 +92,7 @@ export class PspHttp {
         headers[key] = value;
       });
       const method = (init.method ?? 'GET').toUpperCase();
-      if (method !== 'GET' && method !== 'POST') throw new PspCallError('refused', `refused: method ${method} is not used with a PSP`);
+      if (!isPspMethod(method)) throw new PspCallError('refused', `refused: method ${method} is not used with a PSP`);
       const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : String(init.body);
       const a = await this.request(String(input instanceof Request ? input.url : input), {
         method,

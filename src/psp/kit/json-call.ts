@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PspIntegrationError } from '../connector.ts';
-import { PspCallError, pspCallFault, type PspAnswer, type PspHttp } from '../psp-http.ts';
+import { PspCallError, pspCallFault, type PspAnswer, type PspHttp, type PspMethod } from '../psp-http.ts';
 
 /** Where a connector's PSP calls are logged (a pino logger fits). */
 export interface PspLogger {
@@ -40,7 +40,7 @@ const RETRYABLE_STATUS = new Set([502, 503, 504]);
 export class PspClient {
   constructor(readonly options: PspClientOptions) {}
 
-  async request(what: string, url: string, r: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<PspCallAnswer> {
+  async request(what: string, url: string, r: { method: PspMethod; headers: Record<string, string>; body?: string }): Promise<PspCallAnswer> {
     const { psp, http, timeoutMs, logger, requestIdHeader } = this.options;
     const requestId = randomUUID();
     const headers = requestIdHeader ? { ...r.headers, [requestIdHeader]: requestId } : r.headers;
@@ -64,7 +64,7 @@ export class PspClient {
   }
 
   /** A JSON call: the body sent as JSON, the answer given back as is (read it with {@link parseJson}). */
-  json(what: string, url: string, r: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: unknown }): Promise<PspCallAnswer> {
+  json(what: string, url: string, r: { method: PspMethod; headers: Record<string, string>; body?: unknown }): Promise<PspCallAnswer> {
     return this.request(what, url, {
       method: r.method,
       headers: { Accept: 'application/json', ...(r.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...r.headers },
