@@ -47,6 +47,25 @@ const stripeForm = (over: Record<string, string> = {}, s = sa) =>
   });
 
 describe('PSP accounts in the back office', () => {
+  it('names the PSPs each connector reaches, and serves the whole catalogue with each route; the page lists them', async () => {
+    const psps = (await app.server.inject({ method: 'GET', url: '/api/backoffice/psps', headers: { authorization: a.dashboard } })).json() as { name: string; reaches: string[] }[];
+    expect(psps.find((p) => p.name === 'sips')!.reaches).toEqual(['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)"]);
+    expect(psps.find((p) => p.name === 'sandbox')!.reaches).toEqual([]);
+    const res = await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue', headers: { authorization: a.dashboard } });
+    expect(res.statusCode).toBe(200);
+    const catalogue = res.json() as { name: string; route: string; connector: string | null; reason: string | null }[];
+    expect(catalogue.find((e) => e.name === 'Sogecommerce')).toEqual({ name: 'Sogecommerce', route: 'direct', connector: 'lyra', reason: null });
+    // Every route names a connector of this build, or says why there is none.
+    const built = new Set(psps.map((p) => p.name));
+    for (const e of catalogue) {
+      if (e.route === 'not_yet') expect(e.reason, e.name).toBeTruthy();
+      else expect(built.has(e.connector!), e.name).toBe(true);
+    }
+    const page = await app.server.inject({ method: 'GET', url: '/dashboard/psp-accounts', headers: { cookie: sa.cookie } });
+    expect(page.body).toContain('Mercanet (BNP Paribas)');
+    expect((await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue' })).statusCode).toBe(401);
+  });
+
   it("builds the add form from the connector's credential fields: secrets as password inputs", async () => {
     const page = await get('/dashboard/psp-accounts');
     expect(page.statusCode).toBe(200);

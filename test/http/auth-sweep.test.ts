@@ -114,6 +114,7 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds` }) }),
   'POST /api/backoffice/purchases/:id/cancel': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.boCancellable}/cancel` }) }),
   'GET /api/backoffice/psps': dashboard(undefined, { none: 'the PSP connectors of this build: no object of an account' }),
+  'GET /api/backoffice/psp_catalogue': dashboard(undefined, { none: 'the PSPs a merchant may name and their routes: no object of an account' }),
   'POST /api/backoffice/psp_accounts': dashboard(undefined, {
     none: 'creates an object of the caller',
     payload: { psp: 'sandbox', environment: 'test', label: 'Sweep', credentials: {} },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { catalogueOf, namesReachedBy } from '../../psp/catalogue.ts';
 import type { Services } from '../../services.ts';
 import { createPspAccount, deletePspAccount, getPspAccount, listPspAccounts, updatePspAccount, type PspAccountOutcome } from '../../use-cases/psp-accounts.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
@@ -34,8 +35,23 @@ const Psp = Type.Object(
     label: Type.String(),
     environments: Type.Array(Type.String({ enum: ['test', 'live'] })),
     credential_fields: Type.Array(CredentialField),
+    reaches: Type.Array(Type.String(), {
+      description:
+        'The PSPs, as merchants name them, this connector reaches (for `hyperswitch`: those routed through a Hyperswitch); the whole list with each route: GET /api/backoffice/psp_catalogue',
+      examples: [['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)"]],
+    }),
   },
   { title: 'Psp' },
+);
+
+const CatalogueEntry = Type.Object(
+  {
+    name: Type.String({ examples: ['Mercanet (BNP Paribas)'] }),
+    route: Type.String({ enum: ['direct', 'via_hyperswitch', 'not_yet'] }),
+    connector: Type.Union([Type.String(), Type.Null()], { description: 'The connector a PSP account names (`psp`): its own for `direct`, `hyperswitch` for `via_hyperswitch`' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is not reached yet' }),
+  },
+  { title: 'PspCatalogueEntry' },
 );
 
 const PspAccount = Type.Object(
@@ -93,6 +109,9 @@ function answer(outcome: PspAccountOutcome) {
  */
 export function registerBackofficePsps(app: App, services: Services, guard: DashboardGuard): void {
   const deps = services.pspAccounts;
+  // The catalogue as this build reaches it: a route whose connector is missing reads not_yet.
+  const catalogue = catalogueOf(services.psps.definitions.map((d) => d.name));
+  const reached = new Set(catalogue.filter((e) => e.route.kind !== 'not_yet').map((e) => e.name));
 
   app.get(
     '/api/backoffice/psps',
@@ -122,7 +141,31 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
           ...(f.format ? { format: f.format } : {}),
           ...(f.afterWebhook ? { after_webhook: true } : {}),
         })),
+        reaches: namesReachedBy(d.name).filter((n) => reached.has(n)),
       }));
+    },
+  );
+
+  app.get(
+    '/api/backoffice/psp_catalogue',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'List the PSPs a merchant may name, and how each is reached',
+        description: `${AUTH_NOTE} Every PSP of the catalogue (docs/psp-connectors.md#the-psp-catalogue): reached by a connector of this build (\`direct\`), through a Hyperswitch the merchant runs or rents (\`via_hyperswitch\`, connector \`hyperswitch\`), or \`not_yet\` with the reason.`,
+        security: SECURITY,
+        response: { 200: Type.Array(CatalogueEntry), ...BackofficeErrors },
+      },
+    },
+    async (request) => {
+      await guard.accountOf(request);
+      return catalogue.map((e) =>
+        e.route.kind === 'direct'
+          ? { name: e.name, route: 'direct', connector: e.route.connector, reason: null }
+          : e.route.kind === 'hyperswitch'
+            ? { name: e.name, route: 'via_hyperswitch', connector: 'hyperswitch', reason: null }
+            : { name: e.name, route: 'not_yet', connector: null, reason: e.route.reason },
+      );
     },
   );
 

@@ -3,6 +3,7 @@ import { toPublicId } from '../../domain/ids.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { kindOf } from './offers-page.ts';
 import type { ConnectorDefinition, CredentialField } from '../../psp/definition.ts';
+import { catalogueOf, namesReachedBy } from '../../psp/catalogue.ts';
 import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
@@ -26,6 +27,8 @@ export function pspAccountsPage(chrome: Chrome, accounts: PspAccountView[], conn
 <td>${a.verified_at ?? t.notVerified}</td>
 <td><form method="post" action="/dashboard/psp-accounts/${a.id}/delete"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.deletePspAccount(a.label)}">${t.delete}</button></form></td></tr>`,
   );
+  // Only names whose route the build lacks: the catalogue never promises what is not here.
+  const notYet = catalogueOf(connectors.map((d) => d.name)).filter((e) => e.route.kind === 'not_yet');
   const body = html`<h1>${t.pspAccounts}</h1>
 ${notice ? html`<div class="ok" role="status">${t.pspAccountDeleted}</div>` : ''}
 ${error ? html`<div class="alert" role="alert">${error}</div>` : ''}
@@ -36,7 +39,15 @@ ${
     : html`<div class="scroll" tabindex="0" role="region" aria-label="${t.pspAccountsTable}"><table class="list"><thead><tr><th scope="col">${t.label}</th><th scope="col">PSP</th><th scope="col">${t.environment}</th><th scope="col">${t.credentials}</th><th scope="col">${t.verifiedAt}</th><th scope="col">${t.actions}</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }
 <section class="card" aria-labelledby="add"><h2 id="add">${t.addPspAccount}</h2>
-<ul>${connectors.map((d) => html`<li><a href="/dashboard/psp-accounts/new?psp=${d.name}">${d.label}</a></li>`)}</ul></section>`;
+<ul>${connectors.map((d) => {
+    const names = namesReachedBy(d.name);
+    return html`<li><a href="/dashboard/psp-accounts/new?psp=${d.name}">${d.label}</a>${names.length ? html` <span class="muted">${t.reaches(names.join(', '))}</span>` : ''}</li>`;
+  })}</ul>
+${
+  notYet.length
+    ? html`<h3 id="not-yet">${t.notReachedYet}</h3><ul aria-labelledby="not-yet">${notYet.map((e) => html`<li>${e.name} <span class="muted" lang="en">${e.route.kind === 'not_yet' ? e.route.reason : ''}</span></li>`)}</ul>`
+    : ''
+}</section>`;
   return dashboardPage(chrome, t.pspAccounts, body);
 }
 
