@@ -439,3 +439,20 @@ export async function purchasePaymentRows(
   );
   return rows;
 }
+
+/**
+ * Whether the purchase's first payment (a pledge's, given `pledgeId`) ran on a test or a live PSP
+ * account: the built-in sandbox PSP is a test one. Undefined when there is no payment yet. The
+ * hosted pages' test-mode banner follows it once money moved, not the offer's PSP account of today.
+ */
+export async function paymentEnvironment(sql: Sql, accountId: string, purchaseId: string, pledgeId?: string): Promise<'test' | 'live' | undefined> {
+  const { rows } = await sql.query<{ psp: string; environment: string | null }>(
+    `SELECT p.psp, a.environment FROM payments p LEFT JOIN psp_accounts a ON a.account_id = p.account_id AND a.id = p.psp_account_id
+     WHERE p.account_id = $1 AND p.purchase_id = $2 AND ($3::uuid IS NULL OR p.pledge_id = $3::uuid) AND ($3::uuid IS NOT NULL OR p.pledge_id IS NULL)
+     ORDER BY p.created_at, p.id LIMIT 1`,
+    [accountId, purchaseId, pledgeId ?? null],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return row.psp !== 'sandbox' && row.environment === 'live' ? 'live' : 'test';
+}

@@ -97,3 +97,27 @@ it("an issuer's form POST back to the return pages is redirected to the same add
     expect(res.headers.location).toBe(`${path}?payment=${payment}&lang=fr`);
   }
 });
+
+it('once paid, the page keeps the "test mode" banner of the PSP account the payment ran on, whatever account the offer names since', async () => {
+  const offer = a.offer('DEFERRED');
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: offer, amount: 5_000 }))).json();
+  expect((await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: '4242424242424242' })).statusCode).toBe(200);
+  const send = (method: 'POST' | 'PATCH', url: string, body: unknown) =>
+    app.server.inject({ method, url, headers: { authorization: a.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const live = await send('POST', '/api/backoffice/psp_accounts?verify=false', {
+    psp: 'stripe',
+    environment: 'live',
+    label: 'Live Stripe',
+    credentials: { secret_key: `sk_live_${'a1B2c3D4e5'.repeat(3)}`, webhook_secret: `whsec_${'Q9w8E7r6T5y4U3i2'.repeat(2)}` },
+  });
+  expect(live.statusCode, live.body).toBe(201);
+  expect((await send('PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: live.json().id })).statusCode).toBe(200);
+  try {
+    const paid = await app.server.inject(new URL(p.payment_url).pathname);
+    expect(paid.body).toContain('class="test-mode"'); // paid on the sandbox PSP: a test payment
+    const fresh = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: offer, amount: 5_000 }))).json();
+    expect((await app.server.inject(new URL(fresh.payment_url).pathname)).body).not.toContain('class="test-mode"'); // not paid yet: the offer's live account
+  } finally {
+    await send('PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: null });
+  }
+});

@@ -16,6 +16,7 @@ import { formatIsoDate } from '../../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
 import { offerTerms } from '../../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../../payments/pledge-repository.ts';
+import { paymentEnvironment } from '../../../payments/payment-repository.ts';
 import { leaderFrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
@@ -146,7 +147,9 @@ export function registerCheckout(app: App, services: Services): void {
     pageHeaders(reply, ctx.purchase.callbackUrl);
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
-    const testMode = inTestMode(ctx.offer);
+    // Once money moved, the banner follows the PSP account the payment ran on, not the offer's of today.
+    const paidOn = ctx.purchase.state === 'CREATED' ? undefined : await paymentEnvironment(db, ctx.purchase.accountId, ctx.purchase.id);
+    const testMode = paidOn ? paidOn === 'test' : inTestMode(ctx.offer);
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
     const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;

@@ -7,7 +7,7 @@ import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
 import { loadPayState } from '../../../payments/pay-state-repository.ts';
-import { findPayment } from '../../../payments/payment-repository.ts';
+import { findPayment, paymentEnvironment } from '../../../payments/payment-repository.ts';
 import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
 import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
@@ -35,7 +35,10 @@ export function registerPledgePages(app: App, services: Services): void {
     const offer = await offers.byId(purchase.accountId, purchase.offerId);
     // A paid share partly or fully refunded since: the page tells the refund and the net.
     const payment = pledge.state === 'paid' && pledge.paymentId ? await findPayment(db, pledge.accountId, pledge.paymentId) : undefined;
-    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode: !offer || inTestMode(offer) };
+    // Once the share was paid, the banner follows the PSP account its payment ran on.
+    const paidOn = payment ? await paymentEnvironment(db, pledge.accountId, pledge.purchaseId, pledge.id) : undefined;
+    const testMode = paidOn ? paidOn === 'test' : !offer || inTestMode(offer);
+    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode };
   }
 
   function doneOf(state: string, reason: string | null): PledgeView['done'] {
