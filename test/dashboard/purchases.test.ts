@@ -98,8 +98,17 @@ describe('refund and cancel', () => {
     const id = await purchase();
     const res = await post(`/dashboard/purchases/pur_${id}/refund`, { csrf: s.csrf, amount: '500', confirm: 'yes' });
     expect(res.statusCode).toBe(400);
-    expect(res.body).toMatch(/role="alert"[^>]*>[^<]*amount/);
+    expect(res.body).toMatch(/role="alert"[^>]*>Amount: at most €100\.00, what is left to refund\./);
     expect((await a.get(`/api/merchants/v1/purchases/${id}/refunds`)).json().data).toEqual([]);
+    // The page's language, even when the refund itself refused it (the confirmation posted directly).
+    const fr = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/purchases/pur_${id}/refund?lang=fr`,
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'fr-FR' },
+      payload: form({ csrf: s.csrf, amount: '500', confirm: 'yes' }),
+    });
+    expect(fr.statusCode).toBe(400);
+    expect(fr.body).toMatch(/role="alert"[^>]*>Montant\u00a0: au plus 100,00\u00a0€, ce qu’il reste à rembourser\./);
   });
 
   it('refuses an amount that is not one, naming the field', async () => {

@@ -162,8 +162,12 @@ export function registerDashboardPurchases(app: App, services: Services, session
       actor: actorOf(session),
     });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
-    // The use case's message names the field (`amount`), as the API's does.
-    if (outcome.kind === 'invalid') return refusal(400, outcome.message);
+    // Refused under the lock (a refund made since the preview): said in the page's language, as the preview says it.
+    if (outcome.kind === 'invalid') {
+      const left = await previewRefund(services.db, session.accountId, detail.purchase.id);
+      const refundable = left.kind === 'ok' ? left.amountCents : left.refundableCents;
+      return refusal(400, refundable > 0 ? t.refundAtMost(formatMoney(refundable, detail.purchase.currency, chrome.lang)) : t.nothingToRefund);
+    }
     return seeOther(reply, `/dashboard/purchases/${uid}?done=refund`);
   });
 
