@@ -147,6 +147,30 @@ describe('checkout against the fake', () => {
     expect(await h.checkout.verifyNotification({ headers: { 'Cko-Signature': sig }, rawBody: body })).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('replays an authorisation whose answer was lost with the same Cko-Idempotency-Key: one payment, the first answer', async () => {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const input = { idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'manual' as const, returnUrl: RETURN_URL };
+    const before = h.fake.paymentCount;
+    h.fake.fail('timeout', { path: '/payments', afterEffect: true });
+    const err = await h
+      .make({ timeoutMs: 200 })
+      .authorize(input)
+      .catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('unreachable');
+    expect(h.fake.paymentCount).toBe(before + 1);
+    const r = await h.checkout.authorize(input);
+    expect(r).toMatchObject({ status: 'authorized', amountCents: 700 });
+    expect(h.fake.paymentCount).toBe(before + 1);
+    expect((await h.checkout.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
+  });
+
+  it('reads a 403 on an action as the action refused, not the key', async () => {
+    const r = await captured(300);
+    const v = await h.checkout.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) });
+    expect(v).toMatchObject({ status: 'captured', decline: { reason: 'amount_too_large' } });
+  });
+
   it('keeps the secret key out of what the connector shows', () => {
     expect(JSON.stringify(h.checkout)).not.toContain(CREDENTIALS.secret_key);
     expect(String(h.checkout)).not.toContain(CREDENTIALS.secret_key);
