@@ -440,6 +440,7 @@ const en = {
     cle: 'Paybox Direct key (CLE)',
     brand: 'Bank offer (brand)',
     merchant_id: 'Merchant ID (merchantId)',
+    processing_channel_id: 'Processing channel ID',
     key_version: 'Secret key version',
     tpe: 'TPE number (virtual terminal)',
     societe: 'Company code (code société)',
@@ -504,6 +505,11 @@ const en = {
     sips: [
       'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
       'The secret key downloaded from the Sips merchant extranet, and its version. Sips Office sends no notifications: Chipin reads each payment’s outcome from Sips.',
+    ],
+    checkout: [
+      'Full card details accepted through the API (Checkout.com enables it for PCI DSS SAQ D merchants): Chipin sends card numbers to Checkout.com’s Payments API.',
+      'A secret key with the gateway scopes (payments, captures, voids, refunds) and the processing channel the payments are booked on, with 3-D Secure.',
+      'A webhook towards the notification URL shown once this account is saved, with the payment events: its secret key can be added then.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -952,6 +958,7 @@ const fr: DashboardTexts = {
     cle: 'Clé Paybox Direct (CLE)',
     brand: 'Offre de la banque (marque)',
     merchant_id: 'Identifiant marchand (merchantId)',
+    processing_channel_id: 'Identifiant du canal de traitement',
     key_version: 'Version de la clé secrète',
     tpe: 'Numéro de TPE',
     societe: 'Code société',
@@ -995,6 +1002,9 @@ const fr: DashboardTexts = {
     'dalenys.password': 'le mot de passe, sans espace au début ni à la fin',
     'sips.secret_key': 'des caractères imprimables, sans espace',
     'sips.key_version': 'un nombre',
+    'checkout.secret_key': 'sk_sbox_… (sandbox) ou sk_… (production) suivi de 27 caractères',
+    'checkout.processing_channel_id': 'pc_ suivi de 26 lettres minuscules et chiffres',
+    'checkout.webhook_secret': '16 à 128 caractères imprimables',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -1046,6 +1056,11 @@ const fr: DashboardTexts = {
     sips: [
       'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
       'La clé secrète téléchargée depuis l’extranet marchand Sips, et sa version. Sips Office n’envoie pas de notifications : Chipin lit le résultat de chaque paiement chez Sips.',
+    ],
+    checkout: [
+      'Les données de carte complètes acceptées par l’API (Checkout.com l’active pour les marchands PCI DSS SAQ D)\u00a0: Chipin envoie les numéros de carte à l’API Payments de Checkout.com.',
+      'Une clé secrète avec les droits gateway (paiements, captures, annulations, remboursements) et le canal de traitement où les paiements sont enregistrés, avec 3-D Secure.',
+      'Un webhook vers l’URL de notification affichée une fois ce compte enregistré, avec les événements de paiement\u00a0: sa clé secrète peut être ajoutée ensuite.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

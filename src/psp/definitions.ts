@@ -1,5 +1,6 @@
 import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
+import { checkoutDefinition } from './checkout/definition.ts';
 import { centralpayDefinition } from './centralpay/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
@@ -31,4 +32,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   dalenysDefinition,
   payboxDefinition,
   sipsDefinition,
+  checkoutDefinition,
 ];

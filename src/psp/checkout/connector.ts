@@ -1,0 +1,299 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { Redacted } from '../../crypto/redacted.ts';
+import {
+  type AmountOperation,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type Operation,
+  type PspConnector,
+  type TransactionRef,
+  type TransactionResult,
+} from '../connector.ts';
+import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
+import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { parseJson, type PspClient } from '../kit/json-call.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { statusFault } from '../kit/status-fault.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { EVENT_STATUSES, PAYMENT_ID, SOURCE_ID, readErrorCodes, readPayment, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
+
+/** api-reference.checkout.com, "Base URLs": one host per environment. */
+export const CHECKOUT_BASE_URLS = { test: 'https://api.sandbox.checkout.com', live: 'https://api.checkout.com' } as const;
+export const CHECKOUT_HOSTS = { test: ['api.sandbox.checkout.com'], live: ['api.checkout.com'] } as const;
+
+/** Checkout.com keeps idempotency keys; we send ours, hashed past this length (docs/psp/checkout.md). */
+const MAX_KEY = 64;
+
+/** The currency of the zero-amount card verification that stores a card (no amount is held). */
+const VERIFICATION_CURRENCY = 'EUR';
+
+function ckoKey(key: string, step = ''): string {
+  const k = step ? `${key}:${step}` : key;
+  return k.length <= MAX_KEY && /^[\x21-\x7e]+$/.test(k) ? k : `chipin-${createHash('sha256').update(k).digest('hex').slice(0, 56)}`;
+}
+
+/**
+ * Checkout.com's Payments API for one merchant's account: `Authorization: <secret key>`, JSON,
+ * a `Cko-Idempotency-Key` on every payment request and action (docs/psp/checkout.md).
+ *
+ * - A card is stored by a zero-amount card verification (`POST /payments`, `amount: 0`,
+ *   `store_for_future_use`): its `source.id` (`src_…`) is our payment method id.
+ * - A payment is `POST /payments` on that source (`type: id`), 3-D Secure on; a 202 `Pending`
+ *   answer names the issuer's page in `_links.redirect.href` (a GET).
+ * - A merchant-initiated payment sends `merchant_initiated: true`, `payment_type: Unscheduled`
+ *   and `previous_payment_id`, the customer-initiated payment that stored the card.
+ * - Captures, voids and refunds are actions (`POST /payments/{id}/captures|voids|refunds`,
+ *   answered 202); the payment is read back with `GET /payments/{id}` (its `balances`).
+ */
+export class CheckoutConnector extends KitConnector implements PspConnector {
+  readonly name = 'checkout';
+  readonly sandbox: boolean;
+  readonly #client: PspClient;
+  readonly #secret: Redacted<{ key: string; webhook: string }>;
+  readonly #channel: string;
+  readonly #base: string;
+  readonly #operations: PspOperations;
+
+  constructor(account: PspAccountConfig, context: ConnectorContext) {
+    super();
+    const { secret_key: key, processing_channel_id: channel, webhook_secret: webhook } = account.credentials;
+    if (!key || !/^sk_(sbox_)?[a-z2-7]{26}[a-z2-7*#$=]$/.test(key)) throw new TypeError('checkout: the secret key must look like sk_sbox_… or sk_…');
+    if (!channel || !/^pc_[a-z0-9]{26}$/.test(channel)) throw new TypeError('checkout: the processing channel id must look like pc_…');
+    const setup = connectorSetup({
+      psp: 'checkout',
+      baseUrl: account.baseUrl,
+      timeoutMs: context.timeoutMs,
+      http: context.http,
+      logger: context.logger,
+      credentials: { key, webhook: webhook ?? '' },
+    });
+    this.sandbox = account.environment === 'test';
+    this.#base = setup.baseUrl;
+    this.#client = setup.client;
+    this.#secret = setup.credentials;
+    this.#channel = channel;
+    this.#operations = context.operations;
+  }
+
+  protected get shownAs(): string {
+    return `CheckoutConnector(${this.#base})`;
+  }
+  protected override get shownFields(): Record<string, unknown> {
+    return { baseUrl: this.#base };
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    assertKey(input.idempotencyKey);
+    const c = input.card;
+    const number = c.number.replace(/ /g, '');
+    const send = async (): Promise<AttachResult> => {
+      const answer = await this.#call(
+        'POST',
+        '/payments',
+        {
+          source: { type: 'card', number, expiry_month: c.expMonth, expiry_year: c.expYear, cvv: c.cvc, name: c.holderName, store_for_future_use: true },
+          amount: 0,
+          currency: VERIFICATION_CURRENCY,
+          processing_channel_id: this.#channel,
+        },
+        ckoKey(input.idempotencyKey, 'verify'),
+      );
+      if (answer.status === 422) {
+        // Checkout.com's validation error codes for card details (api-reference.checkout.com, error codes).
+        const { codes } = readErrorCodes(answer.body);
+        if (codes.includes('card_expired') || codes.some((c) => c.startsWith('card_expiry'))) return { ok: false, reason: 'expired_card', message: 'The card has expired.' };
+        if (codes.includes('cvv_invalid')) return { ok: false, reason: 'incorrect_cvc', message: 'The security code is not valid.' };
+        if (codes.includes('card_number_invalid')) return { ok: false, reason: 'invalid_card', message: 'The card number is not valid.' };
+        throw this.fault('bad_response', `verify card: Checkout.com refused the request: ${codes.join(', ') || 'invalid'}`);
+      }
+      const p = this.#payment(answer, 'verify card');
+      if (p.status === 'Declined' || !p.approved) return { ok: false, reason: toDeclineReason(p.responseCode), message: p.responseSummary ?? 'The card was refused.' };
+      if (!p.source) throw this.fault('bad_response', 'verify card: the answer has no stored source');
+      return {
+        ok: true,
+        paymentMethodId: p.source.id,
+        brand: (p.source.scheme ?? 'card').toLowerCase(),
+        last4: p.source.last4 ?? number.slice(-4),
+        expMonth: p.source.expiryMonth ?? c.expMonth,
+        expYear: p.source.expiryYear ?? c.expYear,
+      };
+    };
+    const params = [number, c.expMonth, c.expYear, c.cvc, c.holderName];
+    // Checkout.com answers the same key with the first answer: a replay is a resend.
+    return this.#operations.once('attach', input.idempotencyKey, params, send, send);
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    this.#source(input.paymentMethodId);
+    const body = {
+      source: { type: 'id', id: input.paymentMethodId },
+      amount: input.amountCents,
+      currency: input.currency,
+      capture: input.capture === 'automatic',
+      processing_channel_id: this.#channel,
+      '3ds': { enabled: true },
+      success_url: input.returnUrl,
+      failure_url: input.returnUrl,
+      // PSD2: a customer-initiated payment; when the shopper agrees to later charges, it is the
+      // first of an unscheduled series, which later merchant-initiated payments reference.
+      payment_type: input.storeForLater ? 'Unscheduled' : 'Regular',
+      merchant_initiated: false,
+    };
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    return this.#create('authorize', input.idempotencyKey, params, body);
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    this.#source(input.paymentMethodId);
+    const previous = input.storedCredential?.initialTransactionId;
+    const body = {
+      source: { type: 'id', id: input.paymentMethodId },
+      amount: input.amountCents,
+      currency: input.currency,
+      capture: true,
+      processing_channel_id: this.#channel,
+      // PSD2 MIT: the shopper is absent; the stored-credential reference is the payment that stored the card.
+      merchant_initiated: true,
+      payment_type: 'Unscheduled',
+      ...(previous ? { previous_payment_id: previous } : {}),
+    };
+    const params = [input.paymentMethodId, input.amountCents, input.currency, previous ?? null];
+    return this.#create('charge_off_session', input.idempotencyKey, params, body);
+  }
+
+  async capture(input: AmountOperation): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#action('capture', 'captures', input, { amount: input.amountCents }, [input.amountCents]);
+  }
+
+  async void(input: Operation): Promise<TransactionResult> {
+    return this.#action('void', 'voids', input, {}, []);
+  }
+
+  async refund(input: AmountOperation): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    return this.#action('refund', 'refunds', input, { amount: input.amountCents }, [input.amountCents]);
+  }
+
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return toTransactionResult(await this.#details(transaction.transactionId));
+  }
+
+  /**
+   * `Cko-Signature`: the HMAC-SHA256 (hex) of the raw body, keyed with the webhook's secret key
+   * (checkout.com/docs/developer-resources/webhooks). The event names the payment (`data.id`).
+   */
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    const secret = this.#secret.reveal().webhook;
+    if (!secret) return { ok: false, reason: 'bad_signature' };
+    const header = Object.entries(input.headers).find(([k]) => k.toLowerCase() === 'cko-signature')?.[1];
+    if (!header || !/^[0-9a-f]{64}$/i.test(header)) return { ok: false, reason: 'bad_signature' };
+    const expected = createHmac('sha256', secret).update(input.rawBody, 'utf8').digest();
+    if (!timingSafeEqual(expected, Buffer.from(header, 'hex'))) return { ok: false, reason: 'bad_signature' };
+    let event: unknown;
+    try {
+      event = JSON.parse(input.rawBody);
+    } catch {
+      return { ok: false, reason: 'malformed' };
+    }
+    const e = event as { type?: unknown; data?: { id?: unknown } } | null;
+    const id = e?.data?.id;
+    const status = typeof e?.type === 'string' ? EVENT_STATUSES[e.type] : undefined;
+    if (typeof id !== 'string' || !PAYMENT_ID.test(id) || !status) return { ok: false, reason: 'malformed' };
+    return { ok: true, transactionId: id, status };
+  }
+
+  /** `GET /payments?reference=…` (the payment list by reference): authenticated, changes nothing. */
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const answer = await this.#client.request('GET /payments?reference', `${this.#base}/payments?reference=chipin-credentials-check`, {
+      method: 'GET',
+      headers: { Accept: 'application/json', Authorization: `Bearer ${this.#secret.reveal().key}` },
+    });
+    if (answer.status === 401 || answer.status === 403) return { ok: false, message: 'Checkout.com refused the secret key (check it in the Dashboard, Developers → Keys).' };
+    const fault = statusFault('checkout', 'GET /payments', answer.status);
+    if (fault) throw fault;
+    if (answer.status !== 200 && answer.status !== 404) throw this.fault('bad_response', `GET /payments: unexpected answer ${answer.status}`);
+    return { ok: true };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  async #call(method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, actionRefusal = false): Promise<{ status: number; body: unknown }> {
+    // NAS secret keys are sent as a bearer token (checkout-sdk-node 5.2.1, auth-builder.js `determineSecretKey`).
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.#secret.reveal().key}` };
+    if (idempotencyKey) headers['Cko-Idempotency-Key'] = idempotencyKey;
+    const where = `${method} ${path.replace(/pay_[a-z0-9]+/g, '{id}')}`;
+    const answer = await this.#client.json(where, `${this.#base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    // On a payment action, 403 is "action not allowed" (the SDK's ActionNotAllowed, services/errors.js), not the key refused.
+    const fault = actionRefusal && answer.status === 403 ? undefined : statusFault('checkout', where, answer.status);
+    if (fault) throw fault;
+    // 409: the idempotency key was already used with another request (api-reference.checkout.com, Cko-Idempotency-Key).
+    if (answer.status === 409) throw this.fault('idempotency_conflict', `${where}: an idempotency key was reused with another request`);
+    return { status: answer.status, body: parseJson('checkout', where, answer) };
+  }
+
+  #payment(answer: { status: number; body: unknown }, what: string): PaymentView {
+    if (answer.status !== 200 && answer.status !== 201 && answer.status !== 202) throw this.fault('bad_response', `${what}: unexpected answer ${answer.status}`);
+    const p = readPayment(answer.body);
+    if (!p) throw this.fault('bad_response', `${what}: a payment we cannot read`);
+    return p;
+  }
+
+  #source(id: string): void {
+    if (!SOURCE_ID.test(id)) throw this.fault('unknown_payment_method', 'not a Checkout.com source id (src_…)');
+  }
+
+  async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown>): Promise<TransactionResult> {
+    const send = async (): Promise<TransactionResult> => {
+      const answer = await this.#call('POST', '/payments', body, ckoKey(key));
+      if (answer.status === 404) throw this.fault('unknown_payment_method', 'Checkout.com does not know this source');
+      if (answer.status === 422) {
+        const e = readErrorCodes(answer.body);
+        if (e.codes.some((c) => c.startsWith('source_id') || c === 'source_invalid'))
+          throw this.fault('unknown_payment_method', `Checkout.com refused the source: ${e.codes.join(', ')}`);
+        throw this.fault('bad_response', `Checkout.com refused the payment request: ${e.codes.join(', ') || e.type || 'invalid'}`);
+      }
+      return toTransactionResult(this.#payment(answer, op));
+    };
+    // Checkout.com answers a repeated Cko-Idempotency-Key with the first payment: a replay is a resend.
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  }
+
+  async #details(id: string): Promise<PaymentView> {
+    if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
+    const answer = await this.#call('GET', `/payments/${id}`, undefined);
+    if (answer.status === 404) throw this.fault('unknown_transaction', `Checkout.com does not know ${id}`);
+    return this.#payment(answer, 'GET /payments/{id}');
+  }
+
+  async #action(op: string, path: string, input: Operation, body: Record<string, unknown>, extra: readonly unknown[]): Promise<TransactionResult> {
+    const id = input.transaction.transactionId;
+    const send = async (): Promise<TransactionResult> => {
+      if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
+      const answer = await this.#call('POST', `/payments/${id}/${path}`, { ...body, reference: ckoKey(input.idempotencyKey) }, ckoKey(input.idempotencyKey), true);
+      if (answer.status === 404) throw this.fault('unknown_transaction', `Checkout.com does not know ${id}`);
+      const now = toTransactionResult(await this.#details(id));
+      if (answer.status === 202 || answer.status === 201 || answer.status === 200) return now;
+      if (answer.status === 403 || answer.status === 422) {
+        // An action the payment does not allow (nothing left to capture or refund, already voided):
+        // the payment as it stands, with the refusal. A void of a voided payment is no refusal.
+        if (op === 'void' && now.status === 'voided') return now;
+        const reason = now.status === 'expired' ? 'authorization_expired' : 'amount_too_large';
+        return { ...now, decline: { reason, message: `Checkout.com refused the ${op}: ${readErrorCodes(answer.body).codes.join(', ') || 'not allowed'}.` } };
+      }
+      throw this.fault('bad_response', `${op}: unexpected answer ${answer.status}`);
+    };
+    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<TransactionResult>);
+  }
+}

@@ -1,0 +1,178 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeclineReason, TransactionStatus } from '../../src/psp/connector.ts';
+import { checkoutDefinition } from '../../src/psp/checkout/definition.ts';
+import { PAYMENT_STATUSES, readPayment, toDeclineReason, toStatus, toTransactionResult, type CheckoutPaymentStatus } from '../../src/psp/checkout/mapping.ts';
+import { bareRef, describeConnectorContract } from './connector-contract.ts';
+import { CHECKOUT_FAKE_CARDS, CREDENTIALS, checkoutHarness, type CheckoutHarness } from './fixtures/checkout/harness.ts';
+
+describeConnectorContract('checkout', checkoutHarness);
+
+const key = () => `test-${randomUUID()}`;
+const RETURN_URL = 'https://shop.example/return';
+const PAY = 'pay_mbabizu24mvu3mela5njyhpit4';
+
+describe('checkout mapping', () => {
+  const statuses: [CheckoutPaymentStatus, TransactionStatus][] = [
+    ['Pending', 'requires_action'],
+    ['Authorized', 'authorized'],
+    ['Card Verified', 'authorized'],
+    ['Partially Captured', 'captured'],
+    ['Captured', 'captured'],
+    ['Partially Refunded', 'refunded'],
+    ['Refunded', 'refunded'],
+    ['Voided', 'voided'],
+    ['Cancelled', 'voided'],
+    ['Declined', 'declined'],
+    ['Expired', 'expired'],
+  ];
+  it.each(statuses)('payment status %s reads %s', (status, ours) => {
+    expect(toStatus(status)).toBe(ours);
+  });
+  it('maps every listed status', () => {
+    for (const s of PAYMENT_STATUSES) expect(typeof toStatus(s)).toBe('string');
+  });
+
+  const codes: [string | undefined, DeclineReason][] = [
+    ['20005', 'card_declined'],
+    ['20051', 'insufficient_funds'],
+    ['20061', 'insufficient_funds'],
+    ['20054', 'expired_card'],
+    ['20087', 'incorrect_cvc'],
+    ['20014', 'invalid_card'],
+    ['20151', 'authentication_failed'],
+    ['20154', 'authentication_failed'],
+    ['20096', 'processing_error'],
+    ['30004', 'card_declined'],
+    [undefined, 'card_declined'],
+  ];
+  it.each(codes)('response code %s → %s', (code, reason) => {
+    expect(toDeclineReason(code)).toBe(reason);
+  });
+
+  it('reads the API reference’s 201 example of "Request a payment" (Authorized, scheme id kept)', () => {
+    const example = {
+      id: PAY,
+      action_id: 'act_mbabizu24mvu3mela5njyhpit4',
+      amount: 6540,
+      currency: 'USD',
+      approved: true,
+      status: 'Authorized',
+      auth_code: '770687',
+      response_code: '10000',
+      response_summary: 'Approved',
+      source: { type: 'card', id: 'src_nwd3m4in3hkuddfpjsaevunhdy', last4: '4242', bin: '424242' },
+      scheme_id: '489341065491658',
+      _links: { self: { href: `https://api.sandbox.checkout.com/payments/${PAY}` } },
+    };
+    const p = readPayment(example);
+    expect(p).toBeDefined();
+    expect(toTransactionResult(p!)).toEqual({
+      transactionId: PAY,
+      status: 'authorized',
+      amountCents: 6540,
+      capturedCents: 0,
+      refundedCents: 0,
+      networkTransactionId: '489341065491658',
+    });
+  });
+
+  it('reads a 202 Pending answer as requires_action with the redirect to open', () => {
+    const p = readPayment({ id: PAY, status: 'Pending', amount: 100, _links: { redirect: { href: 'https://3ds.example/acs' } } });
+    expect(toTransactionResult(p!)).toMatchObject({ status: 'requires_action', challengeUrl: 'https://3ds.example/acs', capturedCents: 0 });
+  });
+
+  it('refuses to read what is not a payment', () => {
+    expect(readPayment({ id: PAY, status: 'Sideways', amount: 1 })).toBeUndefined();
+    expect(readPayment({ id: 'pi_123', status: 'Authorized', amount: 1 })).toBeUndefined();
+    expect(readPayment({ id: PAY, status: 'Authorized', amount: -1 })).toBeUndefined();
+    expect(readPayment({ id: PAY, status: 'Captured', amount: 1, balances: { total_captured: 'x' } })).toBeUndefined();
+    expect(readPayment(null)).toBeUndefined();
+  });
+});
+
+describe('checkout definition', () => {
+  it('wants a sandbox key for a test account and a production key for a live one', () => {
+    expect(checkoutDefinition.validate!({ secret_key: CREDENTIALS.secret_key }, 'test')).toBeUndefined();
+    expect(checkoutDefinition.validate!({ secret_key: CREDENTIALS.secret_key }, 'live')?.field).toBe('secret_key');
+    expect(checkoutDefinition.validate!({ secret_key: 'sk_chipinfakekeyaaaaaaaaaaaaaa' }, 'test')?.field).toBe('secret_key');
+  });
+});
+
+describe('checkout against the fake', () => {
+  let h: CheckoutHarness;
+  beforeAll(async () => {
+    h = await checkoutHarness();
+  });
+  afterAll(() => h?.teardown());
+
+  async function captured(amount = 500) {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    return h.checkout.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: amount, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+  }
+
+  it('sends the secret key as a bearer token and a Cko-Idempotency-Key on every payment request', async () => {
+    await captured();
+    const posts = h.fake.requests.filter((e) => e.startsWith('POST /payments'));
+    expect(posts.length).toBe(2);
+    for (const p of posts) expect(p).toMatch(/ key$/);
+  });
+
+  it('answers bad_credentials when the key is refused, and verifyCredentials says so', async () => {
+    const stranger = h.make({ credentials: { secret_key: 'sk_sbox_otherkeyaaaaaaaaaaaaaaaaaaa' } });
+    expect(await stranger.verifyCredentials()).toMatchObject({ ok: false });
+    expect(await h.checkout.verifyCredentials()).toEqual({ ok: true });
+    const err = await stranger.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('bad_credentials');
+  });
+
+  it('verifies a Cko-Signature event and reads it in our words', async () => {
+    const r = await captured();
+    const n = h.fake.event(r.transactionId);
+    expect(await h.checkout.verifyNotification(n)).toEqual({ ok: true, transactionId: r.transactionId, status: 'captured' });
+    await h.checkout.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 100 });
+    expect(await h.checkout.verifyNotification(h.fake.event(r.transactionId))).toMatchObject({ ok: true, status: 'refunded' });
+  });
+
+  it('refuses a tampered body, another secret, a missing header, and every event when no secret is set', async () => {
+    const r = await captured();
+    const n = h.fake.event(r.transactionId);
+    expect(await h.checkout.verifyNotification({ ...n, rawBody: n.rawBody.replace('payment_captured', 'payment_voided') })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.make({ credentials: { webhook_secret: 'another-webhook-secret-000' } }).verifyNotification(n)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.checkout.verifyNotification({ headers: {}, rawBody: n.rawBody })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.make({ credentials: { webhook_secret: '' } }).verifyNotification(n)).toEqual({ ok: false, reason: 'bad_signature' });
+    const body = JSON.stringify({ type: 'payment_captured', data: { id: 'not-a-payment' } });
+    const sig = createHmac('sha256', CREDENTIALS.webhook_secret).update(body).digest('hex');
+    expect(await h.checkout.verifyNotification({ headers: { 'Cko-Signature': sig }, rawBody: body })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('replays an authorisation whose answer was lost with the same Cko-Idempotency-Key: one payment, the first answer', async () => {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const input = { idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 700, currency: 'EUR', capture: 'manual' as const, returnUrl: RETURN_URL };
+    const before = h.fake.paymentCount;
+    h.fake.fail('timeout', { path: '/payments', afterEffect: true });
+    const err = await h
+      .make({ timeoutMs: 200 })
+      .authorize(input)
+      .catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('unreachable');
+    expect(h.fake.paymentCount).toBe(before + 1);
+    const r = await h.checkout.authorize(input);
+    expect(r).toMatchObject({ status: 'authorized', amountCents: 700 });
+    expect(h.fake.paymentCount).toBe(before + 1);
+    expect((await h.checkout.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
+  });
+
+  it('reads a 403 on an action as the action refused, not the key', async () => {
+    const r = await captured(300);
+    const v = await h.checkout.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) });
+    expect(v).toMatchObject({ status: 'captured', decline: { reason: 'amount_too_large' } });
+  });
+
+  it('keeps the secret key out of what the connector shows', () => {
+    expect(JSON.stringify(h.checkout)).not.toContain(CREDENTIALS.secret_key);
+    expect(String(h.checkout)).not.toContain(CREDENTIALS.secret_key);
+  });
+});
