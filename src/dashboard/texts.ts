@@ -417,6 +417,7 @@ const en = {
   credentialLabels: {
     secret_key: 'Secret key',
     webhook_secret: 'Webhook signing secret',
+    access_token: 'Access token',
     merchant_account: 'Merchant account code',
     api_key: 'API key',
     hmac_key: 'Webhook HMAC key',
@@ -502,6 +503,10 @@ const en = {
     sips: [
       'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
       'The secret key downloaded from the Sips merchant extranet, and its version. Sips Office sends no notifications: Chipin reads each payment’s outcome from Sips.',
+    ],
+    mercadopago: [
+      'An application in Mercado Pago’s Your integrations (Checkout API), with its test or production access token. Chipin sends card numbers to Mercado Pago’s API (card tokens): a PCI DSS SAQ D merchant only.',
+      'A Webhooks notification URL (the one shown once this account is saved) with the Payments event: the secret signature Mercado Pago then shows can be added here.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -927,6 +932,7 @@ const fr: DashboardTexts = {
   credentialLabels: {
     secret_key: 'Clé secrète',
     webhook_secret: 'Secret de signature du webhook',
+    access_token: 'Jeton d’accès (access token)',
     merchant_account: 'Code du compte marchand',
     api_key: 'Clé d’API',
     hmac_key: 'Clé HMAC du webhook',
@@ -991,6 +997,8 @@ const fr: DashboardTexts = {
     'dalenys.password': 'le mot de passe, sans espace au début ni à la fin',
     'sips.secret_key': 'des caractères imprimables, sans espace',
     'sips.key_version': 'un nombre',
+    'mercadopago.access_token': 'TEST-… ou APP_USR-… suivi de chiffres, lettres et tirets',
+    'mercadopago.webhook_secret': '16 à 128 lettres ou chiffres',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -1042,6 +1050,10 @@ const fr: DashboardTexts = {
     sips: [
       'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
       'La clé secrète téléchargée depuis l’extranet marchand Sips, et sa version. Sips Office n’envoie pas de notifications : Chipin lit le résultat de chaque paiement chez Sips.',
+    ],
+    mercadopago: [
+      'Une application dans «\u00a0Vos intégrations\u00a0» de Mercado Pago (Checkout API), avec son jeton d’accès de test ou de production. Chipin envoie les numéros de carte à l’API de Mercado Pago (card tokens)\u00a0: réservé aux marchands PCI DSS SAQ D.',
+      'Une URL de notification Webhooks (celle affichée une fois ce compte enregistré) avec l’événement Paiements\u00a0: la signature secrète que Mercado Pago affiche alors peut être ajoutée ici.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

@@ -9,6 +9,7 @@ import { ogoneHarness } from './fixtures/ogone/harness.ts';
 import { payboxHarness } from './fixtures/paybox/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
 import { sipsHarness } from './fixtures/sips/harness.ts';
+import { mercadopagoHarness } from './fixtures/mercadopago/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
 /**
@@ -28,3 +29,4 @@ describeFreshInstance('centralpay', () => centralpayHarness());
 describeFreshInstance('dalenys', () => dalenysHarness());
 describeFreshInstance('paybox', () => payboxHarness());
 describeFreshInstance('sips', () => sipsHarness());
+describeFreshInstance('mercadopago', () => mercadopagoHarness());
