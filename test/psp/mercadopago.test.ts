@@ -16,7 +16,7 @@ const key = () => `test-${randomUUID()}`;
 describe('mercadopago amounts', () => {
   it('transaction_amount is the exact decimal of the minor units, for any amount and currency, and reads back', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 ** 13 }), fc.constantFrom('EUR', 'BRL', 'ARS', 'MXN', 'CLP', 'JPY', 'KWD'), (cents, currency) => {
+      fc.property(fc.integer({ min: 1, max: 999_999_999_999_999 }), fc.constantFrom('EUR', 'BRL', 'ARS', 'MXN', 'CLP', 'JPY', 'KWD'), (cents, currency) => {
         const a = toMpAmount(cents, currency);
         // What the SDK writes (JSON.stringify) is the decimal itself, digit for digit.
         const exponent = currency === 'CLP' || currency === 'JPY' ? 0 : currency === 'KWD' ? 3 : 2;
@@ -31,6 +31,10 @@ describe('mercadopago amounts', () => {
     expect(() => toMpAmount(12.5, 'EUR')).toThrow(RangeError);
     expect(() => toMpAmount(0, 'EUR')).toThrow(RangeError);
     expect(() => toMpAmount(100, 'XXX')).toThrow();
+    // Past 15 significant digits a JSON number no longer carries every decimal exactly.
+    expect(toMpAmount(999_999_999_999_999, 'EUR')).toBe(9_999_999_999_999.99);
+    expect(() => toMpAmount(1_000_000_000_000_000, 'EUR')).toThrow(RangeError);
+    expect(fromMpAmount(10 ** 13, 'JPY')).toBe(10 ** 13);
     expect(fromMpAmount(12.345, 'EUR')).toBeUndefined();
     expect(fromMpAmount('12.30', 'EUR')).toBeUndefined();
   });
@@ -199,6 +203,10 @@ describe('mercadopago connector against the fake', () => {
       expect(await h.connector.verifyNotification({ headers: {}, rawBody: n.rawBody })).toEqual({ ok: false, reason: 'bad_signature' });
       const old = h.fake.notification(r.transactionId, { ts: Math.floor(h.clock.now().getTime() / 1000) - 3600 });
       expect(await h.connector.verifyNotification(old)).toEqual({ ok: false, reason: 'stale' });
+      // A timestamp in milliseconds, as some of Mercado Pago's examples show, is read as such.
+      expect(await h.connector.verifyNotification(h.fake.notification(r.transactionId, { ts: h.clock.now().getTime() }))).toMatchObject({ ok: true });
+      const oldMs = h.fake.notification(r.transactionId, { ts: h.clock.now().getTime() - 3_600_000 });
+      expect(await h.connector.verifyNotification(oldMs)).toEqual({ ok: false, reason: 'stale' });
       expect(await h.connector.verifyNotification({ headers: n.headers, rawBody: 'not json' })).toEqual({ ok: false, reason: 'malformed' });
     });
 

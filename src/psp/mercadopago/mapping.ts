@@ -1,4 +1,4 @@
-import { currencyExponent, decimalAmount, parseDecimalAmount } from '../../domain/money.ts';
+import { currencyExponent, decimalAmount } from '../../domain/money.ts';
 import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
 
 /**
@@ -17,17 +17,24 @@ export type MpStatus = (typeof MP_STATUSES)[number];
  */
 export function toMpAmount(amountCents: number, currency: string): number {
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amountCents must be a positive integer, got ${amountCents}`);
+  // A double keeps any decimal of up to 15 significant digits exactly (reads back digit for digit).
+  if (amountCents > MAX_CENTS) throw new RangeError(`amountCents beyond what a JSON number carries exactly: ${amountCents}`);
   return Number(decimalAmount(amountCents, currency));
 }
+
+const MAX_CENTS = 999_999_999_999_999;
 
 /** A `transaction_amount` (or refunded amount) read back into minor units; undefined if it has more decimals than the currency. */
 export function fromMpAmount(value: unknown, currency: string): number | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
+  const exponent = currencyExponent(currency);
   // String(number) is the shortest decimal that reads back as the same number: "12.3" for 12.3.
-  const text = String(value);
-  if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
-  currencyExponent(currency);
-  return parseDecimalAmount(text, currency);
+  const m = /^(\d{1,15})(?:\.(\d+))?$/.exec(String(value));
+  if (!m) return undefined;
+  const fraction = m[2] ?? '';
+  if (fraction.length > exponent) return undefined;
+  const cents = Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+  return Number.isSafeInteger(cents) && cents <= MAX_CENTS ? cents : undefined;
 }
 
 /** What Mercado Pago's `status_detail` of a rejection means for Chipin (Payments API, "status_detail"; test cards' outcomes). */

@@ -5,7 +5,7 @@ import { InvalidWebhookSignatureError, SignatureFailureReason, WebhookSignatureV
  * `{"type":"payment","action":"payment.updated","data":{"id":"<payment id>"},…}` with the headers
  * `x-signature: ts=<unix seconds>,v1=<hex HMAC-SHA256>` and `x-request-id`. The MAC is keyed with
  * the application's webhook secret over the manifest `id:<data.id>;request-id:<x-request-id>;ts:<ts>;`.
- * The SDK's `WebhookSignatureValidator` checks it (constant time) and the freshness we give it.
+ * The SDK's `WebhookSignatureValidator` checks it (constant time); freshness is checked here.
  * The notification names the payment only: its status is read back (`retrieve`).
  */
 export const SIGNATURE_HEADER = 'x-signature';
@@ -36,19 +36,18 @@ export function verifySignedNotification(input: { headers: Record<string, string
   const rawId = b?.data?.id;
   const dataId = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? String(rawId) : rawId;
   if (typeof dataId !== 'string' || !/^\d{1,20}$/.test(dataId)) return { ok: false, reason: 'malformed' };
+  const xSignature = headerValue(input.headers, SIGNATURE_HEADER);
   try {
-    WebhookSignatureValidator.validate({
-      xSignature: headerValue(input.headers, SIGNATURE_HEADER),
-      xRequestId: headerValue(input.headers, REQUEST_ID_HEADER),
-      dataId,
-      secret,
-      toleranceSeconds: TOLERANCE_SECONDS,
-      now: () => now.getTime(),
-    });
+    WebhookSignatureValidator.validate({ xSignature, xRequestId: headerValue(input.headers, REQUEST_ID_HEADER), dataId, secret });
   } catch (e) {
     if (e instanceof InvalidWebhookSignatureError) return { ok: false, reason: e.reason === SignatureFailureReason.TimestampOutOfTolerance ? 'stale' : 'bad_signature' };
     throw e;
   }
+  // Freshness on our clock. The SDK reads `ts` as seconds; examples of real headers show both
+  // seconds (10 digits) and milliseconds (13): both are read, by their size.
+  const ts = Number(/(?:^|,)\s*ts=(\d{1,16})\s*(?:,|$)/.exec(xSignature ?? '')?.[1]);
+  const tsMs = ts >= 1e11 ? ts : ts * 1000;
+  if (!Number.isFinite(tsMs) || Math.abs(now.getTime() - tsMs) > TOLERANCE_SECONDS * 1000) return { ok: false, reason: 'stale' };
   // Signed, but only payment events name a payment (merchant orders, chargebacks… are not ours).
   if (b?.type !== 'payment') return { ok: false, reason: 'malformed' };
   return { ok: true, paymentId: dataId };
