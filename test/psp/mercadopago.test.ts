@@ -114,6 +114,27 @@ describe('mercadopago connector against the fake', () => {
     expect(AppConfig.BASE_URL).toBe('https://api.mercadopago.com');
   });
 
+  it('two accounts on two hosts, called at once, each reach only their own host', async () => {
+    const other = await mercadopagoHarness();
+    try {
+      const [a, b] = [h.fake.requests.length, other.fake.requests.length];
+      await Promise.all([
+        h.connector.retrieve({ transactionId: '11', pspState: null }).catch(() => undefined),
+        other.connector.retrieve({ transactionId: '22', pspState: null }).catch(() => undefined),
+        h.connector.retrieve({ transactionId: '33', pspState: null }).catch(() => undefined),
+      ]);
+      expect(
+        h.fake.requests
+          .slice(a)
+          .map((q) => q.path)
+          .sort(),
+      ).toEqual(['/v1/payments/11', '/v1/payments/33']);
+      expect(other.fake.requests.slice(b).map((q) => q.path)).toEqual(['/v1/payments/22']);
+    } finally {
+      await other.teardown();
+    }
+  });
+
   it('authorises with capture false, binary_mode, 3-D Secure optional and an X-Idempotency-Key, the amount as a decimal', async () => {
     const pm = await savedCard();
     const r = await h.connector.authorize({
