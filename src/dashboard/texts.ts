@@ -419,6 +419,7 @@ const en = {
   credentialLabels: {
     secret_key: 'Secret key',
     webhook_secret: 'Webhook signing secret',
+    access_token: 'Access token',
     merchant_account: 'Merchant account code',
     api_key: 'API key',
     hmac_key: 'Webhook HMAC key',
@@ -510,6 +511,10 @@ const en = {
       'Full card details accepted through the API (Checkout.com enables it for PCI DSS SAQ D merchants): Chipin sends card numbers to Checkout.com’s Payments API.',
       'A secret key with the gateway scopes (payments, captures, voids, refunds) and the processing channel the payments are booked on, with 3-D Secure.',
       'A webhook towards the notification URL shown once this account is saved, with the payment events: its secret key can be added then.',
+    ],
+    mercadopago: [
+      'An application in Mercado Pago’s Your integrations (Checkout API), with its test or production access token. Chipin sends card numbers to Mercado Pago’s API (card tokens): a PCI DSS SAQ D merchant only.',
+      'A Webhooks notification URL (the one shown once this account is saved) with the Payments event: the secret signature Mercado Pago then shows can be added here.',
     ],
   } as Record<string, string[]>,
   webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
@@ -937,6 +942,7 @@ const fr: DashboardTexts = {
   credentialLabels: {
     secret_key: 'Clé secrète',
     webhook_secret: 'Secret de signature du webhook',
+    access_token: 'Jeton d’accès (access token)',
     merchant_account: 'Code du compte marchand',
     api_key: 'Clé d’API',
     hmac_key: 'Clé HMAC du webhook',
@@ -1005,6 +1011,8 @@ const fr: DashboardTexts = {
     'checkout.secret_key': 'sk_sbox_… (sandbox) ou sk_… (production) suivi de 27 caractères',
     'checkout.processing_channel_id': 'pc_ suivi de 26 lettres minuscules et chiffres',
     'checkout.webhook_secret': '16 à 128 caractères imprimables',
+    'mercadopago.access_token': 'TEST-… ou APP_USR-… suivi de chiffres, lettres et tirets',
+    'mercadopago.webhook_secret': '16 à 128 lettres ou chiffres',
   },
   pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
   pspRequirements: {
@@ -1061,6 +1069,10 @@ const fr: DashboardTexts = {
       'Les données de carte complètes acceptées par l’API (Checkout.com l’active pour les marchands PCI DSS SAQ D)\u00a0: Chipin envoie les numéros de carte à l’API Payments de Checkout.com.',
       'Une clé secrète avec les droits gateway (paiements, captures, annulations, remboursements) et le canal de traitement où les paiements sont enregistrés, avec 3-D Secure.',
       'Un webhook vers l’URL de notification affichée une fois ce compte enregistré, avec les événements de paiement\u00a0: sa clé secrète peut être ajoutée ensuite.',
+    ],
+    mercadopago: [
+      'Une application dans «\u00a0Vos intégrations\u00a0» de Mercado Pago (Checkout API), avec son jeton d’accès de test ou de production. Chipin envoie les numéros de carte à l’API de Mercado Pago (card tokens)\u00a0: réservé aux marchands PCI DSS SAQ D.',
+      'Une URL de notification Webhooks (celle affichée une fois ce compte enregistré) avec l’événement Paiements\u00a0: la signature secrète que Mercado Pago affiche alors peut être ajoutée ici.',
     ],
   },
   webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,

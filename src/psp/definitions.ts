@@ -5,6 +5,7 @@ import { centralpayDefinition } from './centralpay/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
+import { mercadopagoDefinition } from './mercadopago/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
 import { paylineDefinition } from './payline/definition.ts';
@@ -33,4 +34,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   payboxDefinition,
   sipsDefinition,
   checkoutDefinition,
+  mercadopagoDefinition,
 ];

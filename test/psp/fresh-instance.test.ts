@@ -10,6 +10,7 @@ import { ogoneHarness } from './fixtures/ogone/harness.ts';
 import { payboxHarness } from './fixtures/paybox/harness.ts';
 import { sandboxHarness } from './fixtures/sandbox/harness.ts';
 import { sipsHarness } from './fixtures/sips/harness.ts';
+import { mercadopagoHarness } from './fixtures/mercadopago/harness.ts';
 import { stripeHarness } from './fixtures/stripe/harness.ts';
 
 /**
@@ -30,3 +31,4 @@ describeFreshInstance('dalenys', () => dalenysHarness());
 describeFreshInstance('paybox', () => payboxHarness());
 describeFreshInstance('sips', () => sipsHarness());
 describeFreshInstance('checkout', () => checkoutHarness());
+describeFreshInstance('mercadopago', () => mercadopagoHarness());

@@ -1,0 +1,403 @@
+import { createHash } from 'node:crypto';
+import { CardToken, Customer, CustomerCard, MercadoPagoConfig, MercadoPagoError, MPConnectionError, MPIdempotencyError, Payment, PaymentRefund } from 'mercadopago';
+// The SDK's one exit point reads these two at call time (node_modules/mercadopago/dist/utils/restClient, config): see #send.
+import { AppConfig } from 'mercadopago/dist/utils/config/index.js';
+import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
+import {
+  PspIntegrationError,
+  type AmountOperation,
+  type AttachInput,
+  type AttachResult,
+  type AuthorizeInput,
+  type NotificationResult,
+  type OffSessionInput,
+  type Operation,
+  type PspConnector,
+  type TransactionRef,
+  type TransactionResult,
+} from '../connector.ts';
+import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { statusFault } from '../kit/status-fault.ts';
+import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
+import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
+import { verifySignedNotification } from './notifications.ts';
+
+export interface MercadoPagoConnectorOptions {
+  /** `TEST-…` / `APP_USR-…`. */
+  accessToken: string;
+  /** The application's webhook secret; empty until the webhook is configured. */
+  webhookSecret: string;
+  /** `https://api.mercadopago.com`, or a test double's URL: scheme, host and port only. */
+  baseUrl: string;
+  sandbox: boolean;
+  clock: Clock;
+  timeoutMs: number;
+  /** The service's outbound client: the SDK sends every request through it (see #send). */
+  http: PspHttp;
+  operations: PspOperations;
+}
+
+const NAME = 'mercadopago';
+const PAYMENT_ID = /^\d{1,20}$/;
+/** Our saved card: `<customer id>:<card id>`, both Mercado Pago's. */
+const SAVED_CARD = /^([0-9A-Za-z-]{1,64}):(\d{1,30})$/;
+/** X-Idempotency-Key: kept short (the API documents a UUID-like key). */
+const MAX_KEY = 64;
+
+function stepKey(key: string, step: string): string {
+  const k = `${key}:${step}`;
+  return k.length <= MAX_KEY ? k : `chipin-${createHash('sha256').update(k).digest('hex').slice(0, 56)}`;
+}
+
+type Global = { fetch: typeof fetch };
+
+/**
+ * Mercado Pago through its official Node SDK (`mercadopago` 3.6.1), Payments API `/v1/payments`.
+ * A card is tokenised (`/v1/card_tokens`) and saved on a customer (`/v1/customers/{id}/cards`);
+ * every payment on a saved card is made with a fresh token of that card (`card_id` +
+ * `customer_id`), as Mercado Pago's "Cards and customers" guide does. Every POST and PUT carries
+ * an `X-Idempotency-Key` derived from ours; the SDK's own retries are off (`maxRetries: 0`).
+ */
+export class MercadoPagoConnector extends KitConnector implements PspConnector {
+  readonly name = NAME;
+  readonly sandbox: boolean;
+  readonly #accessToken: Redacted<string>;
+  readonly #webhookSecret: Redacted<string>;
+  readonly #baseUrl: string;
+  readonly #fetch: typeof fetch;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #operations: PspOperations;
+
+  constructor(opts: MercadoPagoConnectorOptions) {
+    super();
+    if (!/^(TEST|APP_USR)-[0-9A-Za-z-]+$/.test(opts.accessToken ?? '')) throw new TypeError('mercadopago: the access token must look like TEST-… or APP_USR-…');
+    if (opts.webhookSecret && !/^\S+$/.test(opts.webhookSecret)) throw new TypeError('mercadopago: the webhook secret must have no spaces');
+    if (!Number.isSafeInteger(opts.timeoutMs) || opts.timeoutMs <= 0) throw new TypeError('mercadopago: timeoutMs must be a positive integer');
+    const url = checkBaseUrl(NAME, opts.baseUrl);
+    if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+      throw new TypeError('mercadopago: baseUrl must be scheme, host and port only (the SDK adds /v1/…)');
+    }
+    this.#baseUrl = url.origin;
+    this.sandbox = opts.sandbox;
+    this.#accessToken = new Redacted(opts.accessToken);
+    this.#webhookSecret = new Redacted(opts.webhookSecret);
+    this.#fetch = opts.http.fetchWith(opts.timeoutMs);
+    this.#clock = opts.clock;
+    this.#timeoutMs = opts.timeoutMs;
+    this.#operations = opts.operations;
+  }
+
+  protected get shownAs(): string {
+    return `MercadoPagoConnector(${this.sandbox ? 'test' : 'live'})`;
+  }
+
+  /** A fresh SDK configuration per call: the SDK's clients merge each call's options into their config and keep them. */
+  #config(idempotencyKey?: string): MercadoPagoConfig {
+    return new MercadoPagoConfig({
+      accessToken: this.#accessToken.reveal(),
+      options: { timeout: this.#timeoutMs, maxRetries: 0, ...(idempotencyKey ? { idempotencyKey } : {}) },
+    });
+  }
+
+  /**
+   * Runs one SDK call through the service's outbound client. The SDK has no fetch or base-URL
+   * option: its single exit point (`RestClient.fetch`) builds the URL from the static
+   * `AppConfig.BASE_URL` and calls the global `fetch`, both synchronously before its first await
+   * (with retries off, it calls fetch once). So both are set for exactly that synchronous span
+   * and restored before anything else can run: no other code, in this process, ever sees them.
+   * A fetch call outside that span (an SDK upgrade that changed this) is caught: the pinned
+   * version's behaviour is asserted here and by test/psp/mercadopago.test.ts.
+   */
+  async #send<T>(call: () => Promise<T>): Promise<T> {
+    const g = globalThis as unknown as Global;
+    const savedFetch = g.fetch;
+    // BASE_URL is declared readonly; it is a plain static property the SDK reads at each call.
+    const config = AppConfig as { BASE_URL: string };
+    const savedBase = config.BASE_URL;
+    let sent = false;
+    const ours = this.#fetch;
+    g.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      sent = true;
+      return ours(input, init);
+    }) as typeof fetch;
+    config.BASE_URL = this.#baseUrl;
+    let pending: Promise<T>;
+    try {
+      pending = call();
+    } finally {
+      g.fetch = savedFetch;
+      config.BASE_URL = savedBase;
+    }
+    if (!sent) {
+      pending.catch(() => undefined);
+      throw new PspIntegrationError(NAME, 'bad_response', 'the Mercado Pago SDK did not send its request synchronously: the outbound hook does not fit this SDK version');
+    }
+    return pending;
+  }
+
+  #fault(e: unknown, missing: 'unknown_transaction' | 'unknown_payment_method' = 'unknown_transaction'): PspIntegrationError {
+    if (e instanceof PspIntegrationError) return e;
+    if (e instanceof MPConnectionError) {
+      const cause = (e as unknown as { __cause__?: unknown }).__cause__;
+      if (cause instanceof PspCallError) return pspCallFault(NAME, 'Mercado Pago', cause, this.#timeoutMs);
+      return new PspIntegrationError(NAME, 'unreachable', `Mercado Pago did not answer within ${this.#timeoutMs} ms or the connection failed`);
+    }
+    if (e instanceof MPIdempotencyError) return new PspIntegrationError(NAME, 'idempotency_conflict', 'an idempotency key was reused with other parameters');
+    if (!(e instanceof MercadoPagoError)) return new PspIntegrationError(NAME, 'bad_response', 'unexpected failure while talking to Mercado Pago');
+    const byStatus = statusFault(NAME, 'Mercado Pago', e.status, e.status === 403 ? ', the access token lacks a permission this call needs' : '');
+    if (byStatus) return byStatus;
+    if (e.status === 404) return new PspIntegrationError(NAME, missing, `Mercado Pago does not know this ${missing === 'unknown_payment_method' ? 'card' : 'payment'}`);
+    return new PspIntegrationError(NAME, 'bad_response', `Mercado Pago refused the request: ${e.status} ${/^[a-z_]{1,64}$/.test(e.error) ? e.error : ''}`.trim());
+  }
+
+  #payment(value: unknown): PaymentView {
+    const p = readPayment(value);
+    if (!p) throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a payment we cannot read');
+    return p;
+  }
+
+  async #get(id: string): Promise<PaymentView> {
+    if (!PAYMENT_ID.test(id)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Mercado Pago payment id');
+    try {
+      return this.#payment(await this.#send(() => new Payment(this.#config()).get({ id })));
+    } catch (e) {
+      throw this.#fault(e);
+    }
+  }
+
+  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<TransactionResult>): Promise<TransactionResult> {
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  }
+
+  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+    assertKey(input.idempotencyKey);
+    const { card } = input;
+    const params = [card.number.replace(/ /g, ''), card.expMonth, card.expYear, card.cvc, card.holderName];
+    const send = () => this.#attach(input);
+    return this.#operations.once('attach', input.idempotencyKey, params, send, send);
+  }
+
+  async #attach(input: AttachInput): Promise<AttachResult> {
+    const { card } = input;
+    try {
+      // Raw card numbers reach Mercado Pago only from a PCI-DSS SAQ D merchant (docs/psp/mercadopago.md).
+      const body = {
+        card_number: card.number.replace(/ /g, ''),
+        expiration_month: String(card.expMonth),
+        expiration_year: String(card.expYear),
+        security_code: card.cvc,
+        cardholder: { name: card.holderName },
+      };
+      const token = await this.#send(() => new CardToken(this.#config(stepKey(input.idempotencyKey, 'token'))).create({ body }));
+      if (typeof token?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a card token we cannot read');
+      const customer = await this.#send(() =>
+        new Customer(this.#config(stepKey(input.idempotencyKey, 'customer'))).create({
+          body: { email: `${createHash('sha256').update(input.idempotencyKey).digest('hex').slice(0, 24)}@chipin.invalid` },
+        }),
+      );
+      if (typeof customer?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a customer we cannot read');
+      const saved = await this.#send(() => new CustomerCard(this.#config(stepKey(input.idempotencyKey, 'card'))).create({ customerId: customer.id!, body: { token: token.id! } }));
+      const cardId = typeof saved?.id === 'string' ? saved.id : undefined;
+      const last4 = typeof saved?.last_four_digits === 'string' ? saved.last_four_digits : undefined;
+      if (!cardId || !last4) throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a saved card we cannot read');
+      return {
+        ok: true,
+        paymentMethodId: `${customer.id}:${cardId}`,
+        brand: typeof saved.payment_method?.id === 'string' ? saved.payment_method.id : 'card',
+        last4,
+        expMonth: typeof saved.expiration_month === 'number' ? saved.expiration_month : card.expMonth,
+        expYear: typeof saved.expiration_year === 'number' ? saved.expiration_year : card.expYear,
+      };
+    } catch (e) {
+      // A card Mercado Pago refuses to tokenise or save is a 400 about the card's data.
+      if (e instanceof MercadoPagoError && e.status === 400 && !(e instanceof MPIdempotencyError))
+        return { ok: false, reason: 'invalid_card', message: 'Mercado Pago refused the card details' };
+      throw this.#fault(e);
+    }
+  }
+
+  /** A fresh single-use token of a saved card: how every payment on it is made. */
+  async #tokenOf(paymentMethodId: string, key: string): Promise<{ token: string; customerId: string }> {
+    const m = SAVED_CARD.exec(paymentMethodId);
+    if (!m) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Mercado Pago saved card');
+    const [, customerId, cardId] = m as unknown as [string, string, string];
+    try {
+      const t = await this.#send(() => new CardToken(this.#config(stepKey(key, 'token'))).create({ body: { customer_id: customerId, card_id: cardId } }));
+      if (typeof t?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a card token we cannot read');
+      return { token: t.id, customerId };
+    } catch (e) {
+      if (e instanceof MercadoPagoError && (e.status === 400 || e.status === 404) && !(e instanceof MPIdempotencyError)) {
+        throw new PspIntegrationError(NAME, 'unknown_payment_method', 'Mercado Pago does not know this saved card');
+      }
+      throw this.#fault(e, 'unknown_payment_method');
+    }
+  }
+
+  async #create(key: string, body: Record<string, unknown>, amountCents: number): Promise<TransactionResult> {
+    try {
+      const created = await this.#send(() => new Payment(this.#config(stepKey(key, 'payment'))).create({ body: body as never }));
+      return toTransactionResult(this.#payment(created), amountCents);
+    } catch (e) {
+      throw this.#fault(e);
+    }
+  }
+
+  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    assertReturnUrl(input.returnUrl);
+    if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    return this.#once('authorize', input.idempotencyKey, params, async () => {
+      const { token, customerId } = await this.#tokenOf(input.paymentMethodId, input.idempotencyKey);
+      return this.#create(
+        input.idempotencyKey,
+        {
+          transaction_amount: toMpAmount(input.amountCents, input.currency),
+          token,
+          installments: 1,
+          payer: { type: 'customer', id: customerId },
+          capture: input.capture === 'automatic',
+          // An approval or a rejection, never `in_process` (manual review): Chipin needs an answer.
+          binary_mode: true,
+          // The issuer decides; a challenge answers `pending_challenge` with three_ds_info.
+          three_d_secure_mode: 'optional',
+          callback_url: input.returnUrl,
+          // The shopper consents to later charges: the first payment of Mercado Pago's "automatic payments messaging".
+          ...(input.storeForLater === true ? { point_of_interaction: { type: 'SUBSCRIPTIONS', transaction_data: { first_time_use: true } } } : {}),
+          external_reference: input.idempotencyKey.slice(0, 64),
+        },
+        input.amountCents,
+      );
+    });
+  }
+
+  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+    assertKey(input.idempotencyKey);
+    assertAmount(input.amountCents);
+    assertCurrency(input.currency);
+    const initial = input.storedCredential?.initialTransactionId;
+    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null];
+    return this.#once('charge', input.idempotencyKey, params, async () => {
+      const { token, customerId } = await this.#tokenOf(input.paymentMethodId, input.idempotencyKey);
+      return this.#create(
+        input.idempotencyKey,
+        {
+          transaction_amount: toMpAmount(input.amountCents, input.currency),
+          token,
+          installments: 1,
+          payer: { type: 'customer', id: customerId },
+          capture: true,
+          binary_mode: true,
+          // A merchant-initiated payment on the saved card: no shopper, no challenge possible.
+          three_d_secure_mode: 'not_supported',
+          // A subsequent payment of "automatic payments messaging": it names the payment that stored the card.
+          point_of_interaction: { type: 'SUBSCRIPTIONS', transaction_data: { first_time_use: false, ...(initial ? { payment_reference: { id: initial } } : {}) } },
+          external_reference: input.idempotencyKey.slice(0, 64),
+        },
+        input.amountCents,
+      );
+    });
+  }
+
+  #authorised(ref: TransactionRef): number | undefined {
+    const v = ref.pspState?.authorisedCents;
+    return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
+  }
+
+  #currency(ref: TransactionRef, p?: PaymentView): string {
+    const c = ref.pspState?.currency;
+    return typeof c === 'string' ? c : (p?.currency ?? 'EUR');
+  }
+
+  /** A refused modification (400 on a payment in the wrong state): the payment as it is, with why. */
+  async #modify(ref: TransactionRef, call: () => Promise<unknown>, readBack: boolean): Promise<TransactionResult> {
+    const id = ref.transactionId;
+    if (!PAYMENT_ID.test(id)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Mercado Pago payment id');
+    try {
+      const answer = await this.#send(call);
+      const p = readBack ? await this.#get(id) : this.#payment(answer);
+      return toTransactionResult(p, this.#authorised(ref));
+    } catch (e) {
+      if (e instanceof MercadoPagoError && e.status === 400 && !(e instanceof MPIdempotencyError) && !(e instanceof MPConnectionError)) {
+        const p = await this.#get(id);
+        const r = toTransactionResult(p, this.#authorised(ref));
+        // A hold Mercado Pago let lapse is the one refusal that is not about the amount left.
+        if (r.status === 'expired') return { ...r, decline: declineFor('expired') };
+        return { ...r, decline: { reason: 'amount_too_large', message: 'Mercado Pago refused the operation on this payment' } };
+      }
+      throw this.#fault(e);
+    }
+  }
+
+  async capture(input: AmountOperation): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    const ref = input.transaction;
+    return this.#once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], () =>
+      this.#modify(
+        ref,
+        () =>
+          new Payment(this.#config(stepKey(input.idempotencyKey, 'capture'))).capture({
+            id: ref.transactionId,
+            transaction_amount: toMpAmount(input.amountCents, this.#currency(ref)),
+          }),
+        false,
+      ),
+    );
+  }
+
+  async void(input: Operation): Promise<TransactionResult> {
+    const ref = input.transaction;
+    return this.#once('void', input.idempotencyKey, [ref.transactionId], async () => {
+      const r = await this.#modify(ref, () => new Payment(this.#config(stepKey(input.idempotencyKey, 'cancel'))).cancel({ id: ref.transactionId }), false);
+      if (r.status === 'voided' && r.decline) delete r.decline;
+      return r;
+    });
+  }
+
+  async refund(input: AmountOperation): Promise<TransactionResult> {
+    assertAmount(input.amountCents);
+    const ref = input.transaction;
+    return this.#once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], () =>
+      this.#modify(
+        ref,
+        () =>
+          new PaymentRefund(this.#config(stepKey(input.idempotencyKey, 'refund'))).create({
+            payment_id: ref.transactionId,
+            body: { amount: toMpAmount(input.amountCents, this.#currency(ref)) },
+          }),
+        true,
+      ),
+    );
+  }
+
+  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+    return toTransactionResult(await this.#get(transaction.transactionId), this.#authorised(transaction));
+  }
+
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+    if (!this.#webhookSecret.reveal()) return { ok: false, reason: 'bad_signature' };
+    const signed = verifySignedNotification(input, this.#webhookSecret.reveal(), this.#clock.now());
+    if (!signed.ok) return signed;
+    // The notification names the payment only: its status is Mercado Pago's current one.
+    const p = await this.#get(signed.paymentId);
+    return { ok: true, transactionId: p.id, status: toTransactionResult(p).status };
+  }
+
+  async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
+    try {
+      // A search of one payment reads and changes nothing, with any access token.
+      await this.#send(() => new Payment(this.#config()).search({ options: { limit: 1 } }));
+      return { ok: true };
+    } catch (e) {
+      const f = this.#fault(e);
+      if (f.code === 'bad_credentials') return { ok: false, message: f.message.replace(/^mercadopago: /, '') };
+      throw f;
+    }
+  }
+}
