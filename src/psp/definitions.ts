@@ -4,6 +4,7 @@ import { centralpayDefinition } from './centralpay/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
+import { midtransDefinition } from './midtrans/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
 import { paylineDefinition } from './payline/definition.ts';
@@ -31,4 +32,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   dalenysDefinition,
   payboxDefinition,
   sipsDefinition,
+  midtransDefinition,
 ];
