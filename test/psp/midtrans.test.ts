@@ -14,9 +14,11 @@ import {
   type MidtransTransactionStatus,
 } from '../../src/psp/midtrans/mapping.ts';
 import { CREDENTIALS, midtransHarness, type MidtransHarness } from './fixtures/midtrans/harness.ts';
+import { contractInIdr } from './fixtures/midtrans/in-idr.ts';
+import { describeConnectorContract } from './connector-contract.ts';
 
-// The contract suite (describeConnectorContract) charges EUR amounts in cents such as 1234: Midtrans
-// takes IDR in whole rupiah only, so this file walks the same behaviours in IDR (docs/psp/midtrans.md).
+// The contract charges EUR in cents; Midtrans takes IDR in whole rupiah: each contract amount N is sent as N rupiah (fixtures/midtrans/in-idr.ts).
+describeConnectorContract('midtrans', async () => contractInIdr(await midtransHarness()));
 
 const key = () => `test-${randomUUID()}`;
 const RETURN_URL = 'https://shop.example/return';

@@ -13,6 +13,7 @@ import {
   type PspConnector,
   type TransactionRef,
   type TransactionResult,
+  type TransactionStatus,
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { checkBaseUrl, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
@@ -20,7 +21,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
-import { notificationSignature, orderIdFor, readTransaction, toGrossAmount, toTransactionResult, type MidtransTransaction } from './mapping.ts';
+import { notificationSignature, orderIdFor, readTransaction, toGrossAmount, toTransactionResult, type Before, type MidtransTransaction } from './mapping.ts';
 
 const NAME = 'midtrans';
 
@@ -182,7 +183,11 @@ export class MidtransConnector extends KitConnector implements PspConnector {
       // 400: the card data is invalid (validation_messages), a refusal of the card, not a fault.
       if (a && a.status === 400) {
         const messages = Array.isArray(a.body.validation_messages) ? a.body.validation_messages.join(' ') : '';
-        return { ok: false, reason: /expir/i.test(messages) ? 'expired_card' : 'invalid_card', message: messages || 'Midtrans refused the card details' };
+        return {
+          ok: false,
+          reason: /expir/i.test(messages) ? 'expired_card' : /cvv/i.test(messages) ? 'incorrect_cvc' : 'invalid_card',
+          message: messages || 'Midtrans refused the card details',
+        };
       }
       throw this.#fault(e);
     }
@@ -267,7 +272,8 @@ export class MidtransConnector extends KitConnector implements PspConnector {
       const a = this.#answerOf(e);
       if (a && (a.status === 412 || a.status === 418)) {
         const now = await this.#status(id, ref);
-        return { ...now, decline: { reason: 'amount_too_large', message: typeof a.body.status_message === 'string' ? a.body.status_message : 'Midtrans refused the operation' } };
+        const reason = now.status === 'expired' ? 'authorization_expired' : 'amount_too_large';
+        return { ...now, decline: { reason, message: typeof a.body.status_message === 'string' ? a.body.status_message : 'Midtrans refused the operation' } };
       }
       throw this.#fault(e);
     }
@@ -295,7 +301,8 @@ export class MidtransConnector extends KitConnector implements PspConnector {
       this.#operate(
         input.transaction,
         () => this.#client.transaction.cancel(id),
-        (r) => r,
+        // Our own cancel: voided, never read as a lapse.
+        (r) => (r.status === 'expired' ? { ...r, status: 'voided', pspState: { ...(r.pspState ?? {}), status: 'voided' } } : r),
       ),
     );
   }
@@ -353,10 +360,11 @@ export class MidtransConnector extends KitConnector implements PspConnector {
   }
 }
 
-function amountsOf(ref: TransactionRef | undefined): { capturedCents: number; refundedCents: number } | undefined {
+function amountsOf(ref: TransactionRef | undefined): Before | undefined {
   const s = ref?.pspState;
   if (!s || typeof s.capturedCents !== 'number' || typeof s.refundedCents !== 'number') return undefined;
-  return { capturedCents: s.capturedCents, refundedCents: s.refundedCents };
+  const status = typeof s.status === 'string' ? (s.status as TransactionStatus) : undefined;
+  return { capturedCents: s.capturedCents, refundedCents: s.refundedCents, ...(status ? { status } : {}) };
 }
 
 function withState(r: TransactionResult, amounts: { capturedCents: number }): TransactionResult {

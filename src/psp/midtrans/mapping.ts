@@ -160,9 +160,19 @@ export interface MidtransState {
   orderId: string;
 }
 
-/** Our result of a Midtrans transaction, given what we knew of its amounts before. */
-export function toTransactionResult(t: MidtransTransaction, before?: { capturedCents: number; refundedCents: number }): TransactionResult {
-  const status = toStatus(t.status, t.fraudStatus);
+/** What the connector knew of a transaction before this answer (its stored state). */
+export interface Before {
+  capturedCents: number;
+  refundedCents: number;
+  status?: TransactionStatus;
+}
+
+/** Our result of a Midtrans transaction, given what we knew of it before. */
+export function toTransactionResult(t: MidtransTransaction, before?: Before): TransactionResult {
+  let status = toStatus(t.status, t.fraudStatus);
+  // Midtrans cancels a pre-authorisation left uncaptured past its time limit ("Status cycle"):
+  // a `cancel` of a hold we did not void is the hold lapsing.
+  if (status === 'voided' && (before?.status === 'authorized' || before?.status === 'expired')) status = 'expired';
   // Midtrans' status answer tells the original gross amount only: a partial capture's amount is ours, kept in the state.
   const capturedCents = status === 'captured' || status === 'refunded' ? (before && before.capturedCents > 0 ? before.capturedCents : t.grossCents) : 0;
   const refundedCents = status === 'refunded' ? (t.refundedCents ?? (before && before.refundedCents > 0 ? before.refundedCents : capturedCents)) : 0;
@@ -172,9 +182,13 @@ export function toTransactionResult(t: MidtransTransaction, before?: { capturedC
     amountCents: t.grossCents,
     capturedCents,
     refundedCents,
-    pspState: { capturedCents, refundedCents, orderId: t.orderId },
+    pspState: { capturedCents, refundedCents, orderId: t.orderId, status },
   };
-  if (status === 'declined') result.decline = { reason: toDeclineReason(t.channelResponseCode), message: t.statusMessage || 'Midtrans declined the card' };
+  if (status === 'declined') {
+    // A bank's refusal carries its response code; a charge denied after its 3-D Secure page, with none, failed authentication.
+    const reason = t.channelResponseCode === undefined && before?.status === 'requires_action' ? 'authentication_failed' : toDeclineReason(t.channelResponseCode);
+    result.decline = { reason, message: t.statusMessage || 'Midtrans declined the card' };
+  }
   if (status === 'requires_action' && t.redirectUrl) result.challengeUrl = t.redirectUrl;
   return result;
 }
