@@ -4,7 +4,11 @@
  * httpClient.js, apiConfig.js, midtransError.js).
  */
 declare module 'midtrans-client' {
-  import type { AxiosInstance } from 'axios';
+  /** The part of the SDK's axios instance the connector sets (axios is the SDK's dependency, not ours). */
+  export interface SdkAxios {
+    defaults: { adapter?: unknown; env?: Record<string, unknown>; maxRedirects?: number; timeout?: number };
+    interceptors: { request: { use(onFulfilled: (config: { method?: string; data?: unknown }) => { method?: string; data?: unknown }): number } };
+  }
 
   export interface MidtransOptions {
     isProduction: boolean;
@@ -17,7 +21,7 @@ declare module 'midtrans-client' {
   export class CoreApi {
     constructor(options: MidtransOptions);
     apiConfig: { getCoreApiBaseUrl(): string };
-    httpClient: { http_client: AxiosInstance };
+    httpClient: { http_client: SdkAxios };
     transaction: {
       status(transactionId: string): Promise<Params>;
       cancel(transactionId: string): Promise<Params>;
