@@ -418,6 +418,8 @@ const en = {
   purchaseId: 'Id',
   credentialLabels: {
     secret_key: 'Secret key',
+    server_key: 'Server key',
+    client_key: 'Client key',
     webhook_secret: 'Webhook signing secret',
     access_token: 'Access token',
     merchant_account: 'Merchant account code',
@@ -502,6 +504,11 @@ const en = {
     dalenys: [
       'The server-to-server API (direct link) on the account, with aliases (one-click and subscription) for later charges.',
       'The notification URL shown once this account is saved, as the transaction notification URL of the account.',
+    ],
+    midtrans: [
+      'Card payments through the Core API on the account, with 3-D Secure, and one-click (saved card tokens) enabled by Midtrans for later charges.',
+      'Offers in Indonesian rupiah (IDR), in whole rupiah: Midtrans takes no other currency and no decimals.',
+      'The notification URL shown once this account is saved, as the Payment Notification URL (Settings → Configuration); notifications are signed with the server key.',
     ],
     sips: [
       'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
@@ -941,6 +948,8 @@ const fr: DashboardTexts = {
   purchaseId: 'Identifiant',
   credentialLabels: {
     secret_key: 'Clé secrète',
+    server_key: 'Clé serveur (server key)',
+    client_key: 'Clé client (client key)',
     webhook_secret: 'Secret de signature du webhook',
     access_token: 'Jeton d’accès (access token)',
     merchant_account: 'Code du compte marchand',
@@ -993,6 +1002,8 @@ const fr: DashboardTexts = {
     'centralpay.login': '3 à 64 lettres, chiffres, ., _, @ ou -',
     'centralpay.api_key': '8 à 128 lettres et chiffres',
     'centralpay.point_of_sale_id': 'un UUID en minuscules (8-4-4-4-12 chiffres hexadécimaux)',
+    'midtrans.server_key': 'SB-Mid-server-… (sandbox) ou Mid-server-… (production)',
+    'midtrans.client_key': 'SB-Mid-client-… (sandbox) ou Mid-client-… (production)',
     'paybox.site': '7 chiffres',
     'paybox.rank': '2 ou 3 chiffres',
     'paybox.identifier': '1 à 9 chiffres',
@@ -1060,6 +1071,11 @@ const fr: DashboardTexts = {
     dalenys: [
       'L’API serveur à serveur (lien direct) sur le compte, avec les alias (one-click et abonnement) pour les débits suivants.',
       'L’URL de notification affichée une fois ce compte enregistré, comme URL de notification des transactions du compte.',
+    ],
+    midtrans: [
+      'Les paiements par carte par la Core API sur le compte, avec 3-D Secure, et le paiement en un clic (jetons de carte enregistrés) activé par Midtrans pour les prélèvements ultérieurs.',
+      'Des offres en roupies indonésiennes (IDR), en roupies entières\u00a0: Midtrans ne prend ni autre devise ni décimales.',
+      'L’URL de notification affichée une fois ce compte enregistré, comme Payment Notification URL (Settings → Configuration)\u00a0; les notifications sont signées avec la clé serveur.',
     ],
     sips: [
       'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',

@@ -6,6 +6,7 @@ import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { mercadopagoDefinition } from './mercadopago/definition.ts';
+import { midtransDefinition } from './midtrans/definition.ts';
 import { moneticoDefinition } from './monetico/definition.ts';
 import { ogoneDefinition } from './ogone/definition.ts';
 import { paylineDefinition } from './payline/definition.ts';
@@ -35,4 +36,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   sipsDefinition,
   checkoutDefinition,
   mercadopagoDefinition,
+  midtransDefinition,
 ];
