@@ -1,6 +1,7 @@
 import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
 import { centralpayDefinition } from './centralpay/definition.ts';
+import { braintreeDefinition } from './braintree/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
@@ -31,4 +32,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   dalenysDefinition,
   payboxDefinition,
   sipsDefinition,
+  braintreeDefinition,
 ];

@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from '../../src/outbound/addresses.ts';
 import { braintreeDefinition } from '../../src/psp/braintree/definition.ts';
+import { braintree } from '../../src/psp/braintree/sdk.ts';
 import {
   declineOf,
   declineOfGatewayRejection,
@@ -227,6 +228,32 @@ describe('braintree connector on its fake', () => {
       await expect(h.connector.retrieve({ transactionId: 'abc', pspState: null })).rejects.toMatchObject({ code: 'unreachable' });
       h.fake.failNext('malformed');
       await expect(h.connector.retrieve({ transactionId: 'abc', pspState: null })).rejects.toMatchObject({ code: 'bad_response' });
+    });
+  });
+
+  describe('notifications (bt_signature / bt_payload, checked by the SDK)', () => {
+    const signer = (privateKey = MERCHANT.privateKey) =>
+      new braintree.BraintreeGateway({ environment: braintree.Environment.Sandbox, merchantId: MERCHANT.merchantId, publicKey: MERCHANT.publicKey, privateKey });
+    const form = (n: { bt_signature: string; bt_payload: string }) => new URLSearchParams(n).toString();
+
+    it('a signed transaction notification is read back from Braintree: the sale and its status', async () => {
+      const pm = await card();
+      const sale = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 700, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      const n = signer().webhookTesting.sampleNotification('transaction_settled', sale.transactionId);
+      expect(await h.connector.verifyNotification({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: form(n) })).toEqual({
+        ok: true,
+        transactionId: sale.transactionId,
+        status: 'captured',
+      });
+    });
+
+    it('refuses a payload signed with another key, a tampered payload and a body without the fields', async () => {
+      const other = signer('anotherprivatekey000').webhookTesting.sampleNotification('transaction_settled', 'abc');
+      expect(await h.connector.verifyNotification({ headers: {}, rawBody: form(other) })).toEqual({ ok: false, reason: 'bad_signature' });
+      const good = signer().webhookTesting.sampleNotification('transaction_settled', 'abc');
+      const tampered = { ...good, bt_payload: Buffer.from(Buffer.from(good.bt_payload, 'base64').toString().replace('abc', 'abd')).toString('base64') };
+      expect(await h.connector.verifyNotification({ headers: {}, rawBody: form(tampered) })).toEqual({ ok: false, reason: 'bad_signature' });
+      expect(await h.connector.verifyNotification({ headers: {}, rawBody: 'hello=1' })).toEqual({ ok: false, reason: 'malformed' });
     });
   });
 

@@ -30,7 +30,7 @@ describe('PSP registry', () => {
     expect(registry.get('sandbox').sandbox).toBe(true);
     expect(registry.sandbox).toBe(registry.get('sandbox'));
     expect(registry.names).toEqual(BUILD);
-    expect(BUILD).toEqual(['adyen', 'centralpay', 'dalenys', 'hipay', 'lyra', 'monetico', 'ogone', 'paybox', 'payline', 'sandbox', 'sips', 'stripe']);
+    expect(BUILD).toEqual(['adyen', 'braintree', 'centralpay', 'dalenys', 'hipay', 'lyra', 'monetico', 'ogone', 'paybox', 'payline', 'sandbox', 'sips', 'stripe']);
     expect(registry.has('stripe')).toBe(true);
     expect(registry.has('acme')).toBe(false);
   });

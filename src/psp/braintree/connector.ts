@@ -378,10 +378,13 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     } catch (e) {
       return { ok: false, reason: errorType(e) === ERR.invalidSignatureError ? 'bad_signature' : 'malformed' };
     }
-    const t = readTransaction(n.transaction ?? n.subject?.transaction);
-    if (!t) return { ok: false, reason: 'malformed' };
-    const sale = t.type === 'credit' && t.refundedTransactionId ? await this.#find(t.refundedTransactionId) : t;
-    const r = await this.#result(await this.#find(sale.id));
+    // The notification says which transaction; its state is read from Braintree (a refund's
+    // credit names the sale it refunds), so an old notification never rolls a payment back.
+    const subject = (n.transaction ?? n.subject?.transaction) as { id?: unknown } | undefined;
+    const id = typeof subject?.id === 'string' ? subject.id : undefined;
+    if (!id || !ID.test(id)) return { ok: false, reason: 'malformed' };
+    const t = await this.#find(id);
+    const r = await this.#result(t.type === 'credit' && t.refundedTransactionId ? await this.#find(t.refundedTransactionId) : t);
     return { ok: true, transactionId: r.transactionId, status: r.status };
   }
 

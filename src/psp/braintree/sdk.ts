@@ -34,7 +34,7 @@ export interface SdkGateway {
     refund(id: string, amount?: string): Promise<SdkResult>;
   };
   webhookNotification: { parse(signature: string, payload: string): Promise<{ kind: string; timestamp: Date; subject: Record<string, unknown>; transaction?: unknown }> };
-  webhookTesting: { sampleNotification(kind: string, id: string): Promise<{ bt_signature: string; bt_payload: string }> };
+  webhookTesting: { sampleNotification(kind: string, id: string): { bt_signature: string; bt_payload: string } };
   plan: { all(): Promise<unknown> };
 }
 
