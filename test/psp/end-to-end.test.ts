@@ -241,6 +241,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'rank',
       'brand',
       'key_version',
+      'public_key',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
     for (const [, value] of secrets) {

@@ -1,5 +1,6 @@
 import { describeFreshInstance } from './connector-contract.ts';
 import { adyenHarness } from './fixtures/adyen/harness.ts';
+import { braintreeHarness } from './fixtures/braintree/harness.ts';
 import { centralpayHarness } from './fixtures/centralpay/harness.ts';
 import { dalenysHarness } from './fixtures/dalenys/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
@@ -28,3 +29,4 @@ describeFreshInstance('centralpay', () => centralpayHarness());
 describeFreshInstance('dalenys', () => dalenysHarness());
 describeFreshInstance('paybox', () => payboxHarness());
 describeFreshInstance('sips', () => sipsHarness());
+describeFreshInstance('braintree', braintreeHarness);
