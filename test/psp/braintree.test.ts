@@ -202,6 +202,78 @@ describe('braintree connector on its fake', () => {
     expect((err as PspIntegrationError).code).toBe('not_supported');
   });
 
+  describe('a lost answer is found again by orderId, never sent twice (Braintree keeps no idempotency key)', () => {
+    const salePath = (path: string) => path.endsWith('/transactions');
+
+    it('a sale whose answer was lost, asked again: one sale at Braintree, the same transaction answered', async () => {
+      const pm = await card();
+      const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 1500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL } as const;
+      const before = h.fake.transactionCount;
+      h.fake.failNext('timeout_after_processing', 1, salePath);
+      await expect(h.connector.authorize(input)).rejects.toMatchObject({ code: 'unreachable' });
+      expect(h.fake.transactionCount).toBe(before + 1);
+      const again = await h.connector.authorize(input);
+      expect(h.fake.transactionCount).toBe(before + 1);
+      expect(h.fake.transaction(again.transactionId)).toMatchObject({ type: 'sale', orderId: input.idempotencyKey, amount: 1500 });
+      expect(again).toMatchObject({ status: 'captured', amountCents: 1500, capturedCents: 1500 });
+      expect(h.fake.requests.some((r) => r.path.endsWith('/transactions/advanced_search_ids') && (r.body.search as Record<string, unknown>).order_id !== undefined)).toBe(true);
+    });
+
+    it('a sale never made (the call refused before Braintree acted) is sent when asked again', async () => {
+      const pm = await card();
+      const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 900, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL } as const;
+      const before = h.fake.transactionCount;
+      h.fake.failNext('timeout', 1, salePath);
+      await expect(h.connector.authorize(input)).rejects.toMatchObject({ code: 'unreachable' });
+      expect(h.fake.transactionCount).toBe(before);
+      const again = await h.connector.authorize(input);
+      expect(again.status).toBe('authorized');
+      expect(h.fake.transactionCount).toBe(before + 1);
+    });
+
+    it('an off-session charge whose answer was lost, asked again: one charge, the same transaction', async () => {
+      const pm = await card();
+      const cit = await h.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 100,
+        currency: 'EUR',
+        capture: 'automatic',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
+      const input = {
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 700,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId, networkTransactionId: cit.networkTransactionId! },
+      };
+      const before = h.fake.transactionCount;
+      h.fake.failNext('timeout_after_processing', 1, salePath);
+      await expect(h.connector.chargeOffSession(input)).rejects.toMatchObject({ code: 'unreachable' });
+      const again = await h.connector.chargeOffSession(input);
+      expect(h.fake.transactionCount).toBe(before + 1);
+      expect(h.fake.transaction(again.transactionId)).toMatchObject({ type: 'sale', orderId: input.idempotencyKey, amount: 700, source: 'unscheduled' });
+      expect(again).toMatchObject({ status: 'captured', capturedCents: 700 });
+    });
+
+    it('a refund whose answer was lost, asked again: one credit at Braintree, the sale answered refunded once', async () => {
+      const pm = await card();
+      const sale = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 2000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+      const input = { idempotencyKey: key(), transaction: { transactionId: sale.transactionId, pspState: sale.pspState ?? null }, amountCents: 800 };
+      const before = h.fake.refundCount;
+      h.fake.failNext('timeout_after_processing', 1, (path) => path.endsWith('/refund'));
+      await expect(h.connector.refund(input)).rejects.toMatchObject({ code: 'unreachable' });
+      expect(h.fake.refundCount).toBe(before + 1);
+      const again = await h.connector.refund(input);
+      expect(h.fake.refundCount).toBe(before + 1);
+      expect(h.fake.transaction(sale.transactionId)?.refundIds).toHaveLength(1);
+      expect(h.fake.transaction(h.fake.transaction(sale.transactionId)!.refundIds[0]!)).toMatchObject({ type: 'credit', orderId: input.idempotencyKey, amount: 800 });
+      expect(again).toMatchObject({ transactionId: sale.transactionId, refundedCents: 800 });
+    });
+  });
+
   describe('outbound calls go through our client', () => {
     it('a redirect from the fake is a fault, never followed', async () => {
       h.fake.failNext('redirect');

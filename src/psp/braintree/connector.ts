@@ -67,7 +67,8 @@ function errorCodes(r: SdkResult): string[] {
  * Braintree through its official Node SDK (`braintree` 3.40.0): the card in the Vault (a customer
  * with one credit card, verified), then Transaction API sales on its token. Braintree has no
  * idempotency key on its API: the operation log (src/psp/kit/operations.ts) is what makes each
- * call happen once; our key goes as the sale's `orderId` so the Control Panel shows it.
+ * call happen once; our key goes as the sale's (and the refund's) `orderId`, so a call whose answer
+ * was lost is found again by transaction search before anything is sent again.
  */
 export class BraintreeConnector extends KitConnector implements PspConnector {
   readonly name = NAME;
@@ -213,12 +214,43 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
   }
 
   async #sale(attributes: Record<string, unknown>, currency: string): Promise<TransactionResult> {
-    const sale = this.#saleResult(await this.#call(() => this.#gateway.transaction.sale(attributes), 'unknown_payment_method'));
+    return this.#saleOutcome(this.#saleResult(await this.#call(() => this.#gateway.transaction.sale(attributes), 'unknown_payment_method')), currency);
+  }
+
+  /** What a sale answers, whether it came back from `sale` or was found again by {@link #byOrderId}. */
+  async #saleOutcome(sale: TransactionView, currency: string): Promise<TransactionResult> {
     // Braintree has no currency field: the merchant account decides it. A sale in another currency
     // than asked is a configuration fault, not an amount to record.
     if (sale.currency !== currency)
       throw new PspIntegrationError(NAME, 'not_supported', `Braintree charged in ${sale.currency}: the merchant account's currency is not ${currency}`);
     return this.#result(sale);
+  }
+
+  /**
+   * The transaction of this type Braintree holds under this `orderId` (our idempotency key), or
+   * undefined when there is none: how a call whose answer was lost is found again, since Braintree
+   * keeps no idempotency key. Transaction search (`advanced_search_ids`, then `advanced_search` on
+   * the ids) covers this merchant's transactions only. Two under one key is not something we
+   * send: a fault, and the call stays unresolved rather than be guessed.
+   */
+  async #byOrderId(orderId: string, type: 'sale' | 'credit'): Promise<TransactionView | undefined> {
+    const found: TransactionView[] = [];
+    await this.#call(async () => {
+      const stream = this.#gateway.transaction.search((s) => {
+        s.orderId().is(orderId);
+        s.type().is(type);
+      });
+      for await (const t of stream) found.push(this.#view(t));
+    });
+    const mine = found.filter((t) => t.type === type && t.orderId === orderId);
+    if (mine.length > 1) throw new PspIntegrationError(NAME, 'bad_response', `Braintree holds ${mine.length} ${type} transactions under one idempotency key`);
+    return mine[0];
+  }
+
+  /** A lost sale answer: the sale Braintree made under this key, or undefined (then it is sent). */
+  async #reconcileSale(key: string, currency: string): Promise<TransactionResult | undefined> {
+    const sale = await this.#byOrderId(key.slice(0, MAX_ORDER_ID), 'sale');
+    return sale && this.#saleOutcome(sale, currency);
   }
 
   async authorize(input: AuthorizeInput): Promise<TransactionResult> {
@@ -229,20 +261,25 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
-    return this.#once('authorize', input.idempotencyKey, params, () =>
-      this.#sale(
-        {
-          amount: toBraintreeAmount(input.amountCents, input.currency),
-          paymentMethodToken: input.paymentMethodId,
-          orderId: input.idempotencyKey.slice(0, MAX_ORDER_ID),
-          // PSD2: the customer-initiated first payment of a stored-credential agreement; later
-          // merchant-initiated sales on the same token reference it (Braintree keeps the scheme's
-          // network transaction id with the vaulted card).
-          ...(input.storeForLater ? { transactionSource: 'recurring_first' } : {}),
-          options: { submitForSettlement: input.capture === 'automatic' },
-        },
-        input.currency,
-      ),
+    return this.#once(
+      'authorize',
+      input.idempotencyKey,
+      params,
+      () =>
+        this.#sale(
+          {
+            amount: toBraintreeAmount(input.amountCents, input.currency),
+            paymentMethodToken: input.paymentMethodId,
+            orderId: input.idempotencyKey.slice(0, MAX_ORDER_ID),
+            // PSD2: the customer-initiated first payment of a stored-credential agreement; later
+            // merchant-initiated sales on the same token reference it (Braintree keeps the scheme's
+            // network transaction id with the vaulted card).
+            ...(input.storeForLater ? { transactionSource: 'recurring_first' } : {}),
+            options: { submitForSettlement: input.capture === 'automatic' },
+          },
+          input.currency,
+        ),
+      () => this.#reconcileSale(input.idempotencyKey, input.currency),
     );
   }
 
@@ -252,25 +289,30 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     assertCurrency(input.currency);
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
-    return this.#once('charge_off_session', input.idempotencyKey, params, () =>
-      this.#sale(
-        {
-          amount: toBraintreeAmount(input.amountCents, input.currency),
-          paymentMethodToken: input.paymentMethodId,
-          orderId: input.idempotencyKey.slice(0, MAX_ORDER_ID),
-          // A merchant-initiated transaction outside a fixed schedule (Chipin's installments and
-          // the pot's rest are triggered by the pot, not a calendar).
-          transactionSource: 'unscheduled',
-          // The card is in Braintree's Vault: Braintree links the MIT to the stored credential
-          // itself. `externalVault.previousNetworkTransactionId` is documented for cards vaulted
-          // outside Braintree; we send it when the CIT gave one, so the scheme reference is explicit.
-          ...(input.storedCredential?.networkTransactionId
-            ? { externalVault: { status: 'vaulted', previousNetworkTransactionId: input.storedCredential.networkTransactionId } }
-            : {}),
-          options: { submitForSettlement: true },
-        },
-        input.currency,
-      ),
+    return this.#once(
+      'charge_off_session',
+      input.idempotencyKey,
+      params,
+      () =>
+        this.#sale(
+          {
+            amount: toBraintreeAmount(input.amountCents, input.currency),
+            paymentMethodToken: input.paymentMethodId,
+            orderId: input.idempotencyKey.slice(0, MAX_ORDER_ID),
+            // A merchant-initiated transaction outside a fixed schedule (Chipin's installments and
+            // the pot's rest are triggered by the pot, not a calendar).
+            transactionSource: 'unscheduled',
+            // The card is in Braintree's Vault: Braintree links the MIT to the stored credential
+            // itself. `externalVault.previousNetworkTransactionId` is documented for cards vaulted
+            // outside Braintree; we send it when the CIT gave one, so the scheme reference is explicit.
+            ...(input.storedCredential?.networkTransactionId
+              ? { externalVault: { status: 'vaulted', previousNetworkTransactionId: input.storedCredential.networkTransactionId } }
+              : {}),
+            options: { submitForSettlement: true },
+          },
+          input.currency,
+        ),
+      () => this.#reconcileSale(input.idempotencyKey, input.currency),
     );
   }
 
@@ -351,10 +393,24 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     const currency = typeof input.transaction.pspState?.currency === 'string' ? input.transaction.pspState.currency : undefined;
-    return this.#once('refund', input.idempotencyKey, [id, input.amountCents], async () => {
-      const cur = currency ?? (await this.#find(id)).currency;
-      return this.#operate(id, () => this.#gateway.transaction.refund(id, toBraintreeAmount(input.amountCents, cur)));
-    });
+    // A refund is a credit transaction of its own: our key goes as its `orderId`, so a refund whose
+    // answer was lost is found again by search, as a sale is (docs/psp/braintree.md#idempotency).
+    const orderId = input.idempotencyKey.slice(0, MAX_ORDER_ID);
+    return this.#once(
+      'refund',
+      input.idempotencyKey,
+      [id, input.amountCents],
+      async () => {
+        const cur = currency ?? (await this.#find(id)).currency;
+        return this.#operate(id, () => this.#gateway.transaction.refund(id, { amount: toBraintreeAmount(input.amountCents, cur), orderId }));
+      },
+      async () => {
+        const credit = await this.#byOrderId(orderId, 'credit');
+        if (!credit) return undefined;
+        if (credit.refundedTransactionId !== id) throw new PspIntegrationError(NAME, 'bad_response', 'Braintree holds a refund under this key for another sale');
+        return this.#result(await this.#find(id));
+      },
+    );
   }
 
   /** Every Braintree transaction is read by its id: the id is all the state needed (the currency saves a read). */

@@ -61,6 +61,8 @@ export interface TransactionView {
   refundIds: string[];
   /** The sale a credit refunds. */
   refundedTransactionId?: string;
+  /** Our idempotency key, sent as `orderId` with sales and refunds. */
+  orderId?: string;
   /** Whether the card was charged with 3-D Secure and the issuer authenticated the shopper. */
   authenticated: boolean;
 }
@@ -120,6 +122,7 @@ export function readTransaction(value: unknown): TransactionView | undefined {
     networkTransactionId: str(t.networkTransactionId),
     refundIds,
     refundedTransactionId: str(t.refundedTransactionId),
+    orderId: str(t.orderId),
     authenticated: three?.liabilityShifted === true,
   };
 }

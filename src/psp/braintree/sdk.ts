@@ -31,11 +31,19 @@ export interface SdkGateway {
     find(id: string): Promise<unknown>;
     submitForSettlement(id: string, amount?: string): Promise<SdkResult>;
     void(id: string): Promise<SdkResult>;
-    refund(id: string, amount?: string): Promise<SdkResult>;
+    refund(id: string, options: { amount: string; orderId: string }): Promise<SdkResult>;
+    /** Without a callback: a stream of the matching transactions (lib/braintree/transaction_gateway.js `search`). */
+    search(build: (s: SdkTransactionSearch) => void): AsyncIterable<unknown>;
   };
   webhookNotification: { parse(signature: string, payload: string): Promise<{ kind: string; timestamp: Date; subject: Record<string, unknown>; transaction?: unknown }> };
   webhookTesting: { sampleNotification(kind: string, id: string): { bt_signature: string; bt_payload: string } };
   plan: { all(): Promise<unknown> };
+}
+
+/** The part of `TransactionSearch` (lib/braintree/transaction_search.js) we use: text and multiple-value fields. */
+export interface SdkTransactionSearch {
+  orderId(): { is(value: string): void };
+  type(): { is(value: 'sale' | 'credit'): void };
 }
 
 /** The SDK's Http instance: `httpRequest` is what every get/post/put/delete of it calls (lib/braintree/http.js). */
