@@ -2,6 +2,7 @@ import type { ConnectorDefinition } from './definition.ts';
 import { adyenDefinition } from './adyen/definition.ts';
 import { checkoutDefinition } from './checkout/definition.ts';
 import { centralpayDefinition } from './centralpay/definition.ts';
+import { braintreeDefinition } from './braintree/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
@@ -37,4 +38,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   checkoutDefinition,
   mercadopagoDefinition,
   midtransDefinition,
+  braintreeDefinition,
 ];

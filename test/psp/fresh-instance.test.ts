@@ -1,6 +1,7 @@
 import { describeFreshInstance } from './connector-contract.ts';
 import { adyenHarness } from './fixtures/adyen/harness.ts';
 import { checkoutHarness } from './fixtures/checkout/harness.ts';
+import { braintreeHarness } from './fixtures/braintree/harness.ts';
 import { centralpayHarness } from './fixtures/centralpay/harness.ts';
 import { dalenysHarness } from './fixtures/dalenys/harness.ts';
 import { hipayHarness } from './fixtures/hipay/harness.ts';
@@ -35,3 +36,4 @@ describeFreshInstance('sips', () => sipsHarness());
 describeFreshInstance('checkout', () => checkoutHarness());
 describeFreshInstance('mercadopago', () => mercadopagoHarness());
 describeFreshInstance('midtrans', async () => contractInIdr(await midtransHarness()));
+describeFreshInstance('braintree', braintreeHarness);

@@ -32,6 +32,7 @@ describe('PSP registry', () => {
     expect(registry.names).toEqual(BUILD);
     expect(BUILD).toEqual([
       'adyen',
+      'braintree',
       'centralpay',
       'checkout',
       'dalenys',

@@ -1,0 +1,61 @@
+import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { BraintreeConnector } from './connector.ts';
+
+/**
+ * Braintree (PayPal): the hosts of the SDK's `Environment.Sandbox` and `Environment.Production`
+ * (braintree 3.40.0, lib/braintree/environment.js), on 443; the SDK adds /merchants/<id>/….
+ */
+const BASE_URLS: Readonly<Record<PspEnvironment, string>> = {
+  test: 'https://api.sandbox.braintreegateway.com',
+  live: 'https://api.braintreegateway.com',
+};
+
+export const braintreeDefinition: ConnectorDefinition = {
+  name: 'braintree',
+  label: 'Braintree (PayPal)',
+  environments: ['test', 'live'],
+  credentialFields: [
+    {
+      name: 'merchant_id',
+      secret: false,
+      required: true,
+      pattern: '[A-Za-z0-9]{1,64}',
+      format: 'letters and digits',
+      description: 'Control Panel › Settings (gear) › Business › Merchant ID, or API › API Keys, "Merchant ID".',
+    },
+    {
+      name: 'public_key',
+      secret: false,
+      required: true,
+      pattern: '[A-Za-z0-9]{1,64}',
+      format: 'letters and digits',
+      description: 'Control Panel › Settings › API › API Keys › the key’s "Public Key".',
+    },
+    {
+      name: 'private_key',
+      secret: true,
+      required: true,
+      pattern: '[A-Za-z0-9]{1,64}',
+      format: 'letters and digits',
+      description:
+        'Control Panel › Settings › API › API Keys › "View" on the key’s Private Key. It also signs webhooks: point a webhook at the notification URL Chipin shows for this account (Settings › Webhooks).',
+    },
+  ],
+  baseUrl(environment) {
+    return BASE_URLS[environment];
+  },
+  publishedHosts: { test: ['api.sandbox.braintreegateway.com'], live: ['api.braintreegateway.com'] },
+  create(account, context) {
+    const c = account.credentials;
+    for (const f of ['merchant_id', 'public_key', 'private_key'] as const) if (!c[f]) throw new TypeError(`braintree: credential ${f} is missing`);
+    return new BraintreeConnector({
+      credentials: { merchantId: c.merchant_id!, publicKey: c.public_key!, privateKey: c.private_key! },
+      baseUrl: account.baseUrl,
+      sandbox: account.environment === 'test',
+      clock: context.clock,
+      timeoutMs: context.timeoutMs,
+      http: context.http,
+      operations: context.operations,
+    });
+  },
+};
