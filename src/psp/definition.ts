@@ -32,6 +32,12 @@ export interface ConnectorDefinition {
    * stands for the start of the first label, nothing else (Adyen's live `*-checkout-live.adyenpayments.com`).
    */
   readonly publishedHosts: Readonly<Record<PspEnvironment, readonly string[]>>;
+  /**
+   * `false` when the PSP sends no notification Chipin can verify (none at all, or unsigned): its
+   * connector refuses every one, outcomes are read from the PSP (`retrieve`), and the back office
+   * gives no notification URL to set there. Absent: it takes them.
+   */
+  readonly takesNotifications?: false;
   /** One connector for one PSP account. Must not call the PSP (the registry builds lazily and caches). */
   create(account: PspAccountConfig, context: ConnectorContext): PspConnector;
 }

@@ -48,7 +48,18 @@ const stripeForm = (over: Record<string, string> = {}, s = sa) =>
 
 describe('PSP accounts in the back office', () => {
   it('names the PSPs each connector reaches, and serves the whole catalogue with each route; the page lists them', async () => {
-    const psps = (await app.server.inject({ method: 'GET', url: '/api/backoffice/psps', headers: { authorization: a.dashboard } })).json() as { name: string; reaches: string[] }[];
+    const psps = (await app.server.inject({ method: 'GET', url: '/api/backoffice/psps', headers: { authorization: a.dashboard } })).json() as {
+      name: string;
+      reaches: string[];
+      takes_notifications: boolean;
+    }[];
+    // The PSPs whose notifications Chipin cannot verify: no URL to set there.
+    expect(
+      psps
+        .filter((p) => !p.takes_notifications)
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['centralpay', 'payline', 'sips']);
     expect(psps.find((p) => p.name === 'sips')!.reaches).toEqual(['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)"]);
     expect(psps.find((p) => p.name === 'sandbox')!.reaches).toEqual([]);
     const res = await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue', headers: { authorization: a.dashboard } });
@@ -122,6 +133,26 @@ describe('PSP accounts in the back office', () => {
     expect(bad.body).not.toContain('pk_test_51NotASecretKey');
     const fr = await post('/dashboard/psp-accounts?lang=fr', stripeForm({ label: 'Typo', 'credentials.secret_key': 'pk_test_51NotASecretKey000000000000' }));
     expect(fr.body).toContain('Clé secrète\u00a0: n’a pas le format attendu\u00a0: sk_test_… ou sk_live_… suivi de lettres et chiffres.');
+  });
+
+  it('gives no notification URL to set at a PSP whose notifications Chipin cannot verify (CentralPay): its outcomes are read from it', async () => {
+    const created = await app.server.inject({
+      method: 'POST',
+      url: '/api/backoffice/psp_accounts?verify=false',
+      headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        psp: 'centralpay',
+        environment: 'test',
+        label: 'No webhooks',
+        credentials: { login: 'chipin-api', api_key: 'ApiKey12345678', point_of_sale_id: '0b6c0b8e-3c5e-4b6e-9a39-5b1f0e3f7a21' },
+      }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const page = await get(`/dashboard/psp-accounts/${created.json().id as string}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('No webhooks');
+    expect(page.body).not.toContain('notification-url-value');
+    expect(page.body).not.toContain('/assets/copy.js');
   });
 
   it('adds a Stripe account before its webhook exists: its page shows the notification URL to copy and the missing signing secret, added then by editing', async () => {

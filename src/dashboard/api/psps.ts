@@ -35,6 +35,10 @@ const Psp = Type.Object(
     label: Type.String(),
     environments: Type.Array(Type.String({ enum: ['test', 'live'] })),
     credential_fields: Type.Array(CredentialField),
+    takes_notifications: Type.Boolean({
+      description:
+        "false: the PSP sends no notification Chipin can verify, so there is no URL to set at it (its outcomes are read from it); true: set `/api/psp/{psa_id}/notifications` in the PSP's back office",
+    }),
     reaches: Type.Array(Type.String(), {
       description:
         'The PSPs, as merchants name them, this connector reaches (for `hyperswitch`: those routed through a Hyperswitch); the whole list with each route: GET /api/backoffice/psp_catalogue',
@@ -141,6 +145,7 @@ export function registerBackofficePsps(app: App, services: Services, guard: Dash
           ...(f.format ? { format: f.format } : {}),
           ...(f.afterWebhook ? { after_webhook: true } : {}),
         })),
+        takes_notifications: d.takesNotifications !== false,
         reaches: namesReachedBy(d.name).filter((n) => reached.has(n)),
       }));
     },

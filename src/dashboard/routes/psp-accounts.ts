@@ -121,8 +121,11 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
   async function showAccount(reply: FastifyReply, chrome: Chrome, accountId: string, account: PspAccountView, status: number, extra: Parameters<typeof pspAccountPage>[4] = {}) {
     services.offers.forget(accountId);
     const using = (await services.offers.list(accountId)).filter((o) => o.pspAccountId !== null && toPublicId('psa', o.pspAccountId) === account.id);
-    const notificationUrl = `${services.config.publicUrl.replace(/\/+$/, '')}/api/psp/${encodeURIComponent(account.id)}/notifications`;
-    return sendPage(reply, status, pspAccountPage(chrome, account, services.psps.definition(account.psp), using, { ...extra, notificationUrl }));
+    const def = services.psps.definition(account.psp);
+    // No URL to set at a PSP whose notifications Chipin cannot verify: its outcomes are read from it.
+    const notificationUrl =
+      def?.takesNotifications === false ? undefined : `${services.config.publicUrl.replace(/\/+$/, '')}/api/psp/${encodeURIComponent(account.id)}/notifications`;
+    return sendPage(reply, status, pspAccountPage(chrome, account, def, using, { ...extra, ...(notificationUrl ? { notificationUrl } : {}) }));
   }
 
   app.get('/dashboard/psp-accounts/:psa_id', PAGE, async (request, reply) => {

@@ -42,6 +42,8 @@ export const centralpayDefinition: ConnectorDefinition = {
   },
   // The API hosts of CentralPay's getting-started pages and published integrations (./connector.ts).
   publishedHosts: CENTRALPAY_HOSTS,
+  // CentralPay publishes no signature scheme for its webhooks (docs/psp/centralpay.md): outcomes are read with `retrieve`.
+  takesNotifications: false,
   create(account, context) {
     return new CentralpayConnector(account, context);
   },

@@ -55,6 +55,8 @@ export const paylineDefinition: ConnectorDefinition = {
     return BASE_URLS[environment];
   },
   publishedHosts: HOSTS,
+  // Payline's notifications are unsigned GETs (docs/psp/payline.md): outcomes are read with `retrieve`.
+  takesNotifications: false,
   create(account, context) {
     const c = account.credentials;
     for (const f of ['merchant_id', 'access_key', 'contract_number'] as const) {

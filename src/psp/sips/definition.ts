@@ -80,6 +80,8 @@ export const sipsDefinition: ConnectorDefinition = {
     return BASE_URLS[isBrand(brand) ? brand : 'worldline'][environment];
   },
   publishedHosts: HOSTS,
+  // Sips Office sends none (docs/psp/sips.md): outcomes are read with `retrieve`.
+  takesNotifications: false,
   create(account, context) {
     const c = account.credentials;
     for (const f of ['merchant_id', 'secret_key', 'key_version'] as const) {
