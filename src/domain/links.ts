@@ -25,3 +25,11 @@ export function leaderReturnUrl(publicUrl: string, purchaseId: string, paymentId
 export function pledgeReturnUrl(publicUrl: string, pledgeId: string, paymentId: string): string {
   return `${pledgePageUrl(publicUrl, pledgeId)}/return?payment=${encodeURIComponent(paymentId)}`;
 }
+
+/**
+ * Where a merchant's PSP account sends its notifications (`/api/psp/{psa_id}/notifications`, set
+ * in the PSP's back office or sent with each payment): by the account's public id.
+ */
+export function pspNotificationUrl(publicUrl: string, pspAccountId: string): string {
+  return `${publicUrl}/api/psp/${toPublicId('psa', pspAccountId)}/notifications`;
+}

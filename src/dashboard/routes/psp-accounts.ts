@@ -3,7 +3,8 @@ import { recordAudit } from '../../audit/audit-repository.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../pages/layout.ts';
 import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../pages/psp-accounts-page.ts';
-import { toPublicId } from '../../domain/ids.ts';
+import { parsePublicId, toPublicId } from '../../domain/ids.ts';
+import { pspNotificationUrl } from '../../domain/links.ts';
 import type { ConnectorDefinition } from '../../psp/definition.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
@@ -123,8 +124,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     const using = (await services.offers.list(accountId)).filter((o) => o.pspAccountId !== null && toPublicId('psa', o.pspAccountId) === account.id);
     const def = services.psps.definition(account.psp);
     // No URL to set at a PSP whose notifications Chipin cannot verify: its outcomes are read from it.
-    const notificationUrl =
-      def?.takesNotifications === false ? undefined : `${services.config.publicUrl.replace(/\/+$/, '')}/api/psp/${encodeURIComponent(account.id)}/notifications`;
+    const notificationUrl = def?.takesNotifications === false ? undefined : pspNotificationUrl(services.config.publicUrl.replace(/\/+$/, ''), parsePublicId('psa', account.id)!);
     return sendPage(reply, status, pspAccountPage(chrome, account, def, using, { ...extra, ...(notificationUrl ? { notificationUrl } : {}) }));
   }
 

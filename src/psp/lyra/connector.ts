@@ -1,4 +1,4 @@
-import { toPublicId } from '../../domain/ids.ts';
+import { pspNotificationUrl } from '../../domain/links.ts';
 import { createHash } from 'node:crypto';
 import { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
@@ -192,9 +192,8 @@ export class LyraConnector extends KitConnector implements PspConnector {
     return `chipin-${createHash('sha256').update(`${op}\0${key}`).digest('hex').slice(0, 40)}`;
   }
 
-  /** The route takes the PSP account's public id (`psa_<uuid>`): a bare uuid there is a 404 (src/http/routes/psp/notifications.ts). */
   #notificationUrl(): string {
-    return `${this.#publicUrl}/api/psp/${toPublicId('psa', this.#accountId)}/notifications`;
+    return pspNotificationUrl(this.#publicUrl, this.#accountId);
   }
 
   /**

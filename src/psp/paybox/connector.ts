@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
-import { toPublicId } from '../../domain/ids.ts';
+import { pspNotificationUrl } from '../../domain/links.ts';
 import type { Redacted } from '../../crypto/redacted.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import {
@@ -326,7 +326,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
         CCNumber: sub.token,
         CCExpDate: sub.dateval,
         URLRetour: s.form?.fields.URLRetour ?? '',
-        URLHttpDirect: `${this.#publicUrl}/api/psp/${toPublicId('psa', this.#accountId)}/notifications`,
+        URLHttpDirect: pspNotificationUrl(this.#publicUrl, this.#accountId),
       },
     };
   }
