@@ -1,14 +1,83 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
 import type { EventType } from '../domain/events.ts';
 import type { V1State } from '../domain/purchase-states.ts';
+import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
 import type { PaymentPurpose } from '../payments/payment-repository.ts';
 import type { PledgeState } from '../payments/pledge-repository.ts';
 import type { RefundState } from '../payments/refund-repository.ts';
 import type { TransactionStatus } from '../psp/connector.ts';
+import type { OfferRefusal } from '../use-cases/edit-offer.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
 
 /** Every text of the back-office pages, in English and French. */
+/** How a refused offer edit shows a bound of its field (an amount, a rate, hours) and an amount. */
+type RefusalShow = { bound: (n: number) => string; money: (cents: number) => string };
+
+const SCHEDULE_REFUSAL_EN: Record<ScheduleErrorCode, string> = {
+  amount_below_minimum: 'the amount is below the offer’s minimum',
+  amount_above_maximum: 'the amount is above the offer’s maximum',
+  amount_above_funding_cap: 'the amount to finance is above the funding cap',
+  usury_ceiling_exceeded: 'its TAEG would exceed the usury ceiling',
+  invalid_amount: 'the amount is not valid',
+  invalid_date: 'the date is not valid',
+};
+
+const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
+  amount_below_minimum: 'le montant est sous le minimum de l’offre',
+  amount_above_maximum: 'le montant dépasse le maximum de l’offre',
+  amount_above_funding_cap: 'le montant à financer dépasse le plafond de financement',
+  usury_ceiling_exceeded: 'son TAEG dépasserait le taux d’usure',
+  invalid_amount: 'le montant n’est pas valide',
+  invalid_date: 'la date n’est pas valide',
+};
+
+function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
+  switch (r.code) {
+    case 'not_integer':
+      return 'must be a whole number';
+    case 'out_of_range':
+      return `must be between ${show.bound(r.min)} and ${show.bound(r.max)}`;
+    case 'pot_deadline_shared_only':
+      return 'only a pot offer has a pot deadline';
+    case 'credit_mentions_credit_only':
+      return 'only a credit offer (installments, deferred payment) shows credit mentions';
+    case 'credit_lender_shape':
+      return `must be one line of 1 to ${r.max} characters`;
+    case 'min_above_max':
+      return `the minimum (${show.money(r.min)}) must not be above the maximum (${show.money(r.max)})`;
+    case 'unsellable':
+      return `no purchase of ${show.money(r.amountCents)} could be sold with these terms: ${SCHEDULE_REFUSAL_EN[r.schedule]}`;
+    case 'sandbox_in_production':
+      return 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)';
+    case 'unpaid_purchases':
+      return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
+  }
+}
+
+function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
+  switch (r.code) {
+    case 'not_integer':
+      return 'doit être un nombre entier';
+    case 'out_of_range':
+      return `doit être entre ${show.bound(r.min)} et ${show.bound(r.max)}`;
+    case 'pot_deadline_shared_only':
+      return 'seule une offre de cagnotte a un délai de cagnotte';
+    case 'credit_mentions_credit_only':
+      return 'seule une offre de crédit (paiement en plusieurs fois, paiement différé) affiche des mentions de crédit';
+    case 'credit_lender_shape':
+      return `doit tenir sur une ligne de 1 à ${r.max} caractères`;
+    case 'min_above_max':
+      return `le minimum (${show.money(r.min)}) ne doit pas dépasser le maximum (${show.money(r.max)})`;
+    case 'unsellable':
+      return `aucun achat de ${show.money(r.amountCents)} ne pourrait être vendu à ces conditions : ${SCHEDULE_REFUSAL_FR[r.schedule]}`;
+    case 'sandbox_in_production':
+      return 'une offre de production a besoin d’un compte PSP (le PSP de test intégré est refusé en production)';
+    case 'unpaid_purchases':
+      return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+  }
+}
+
 const en = {
   home: 'Home',
   homePeriod: (from: string, to: string) => `The last 30 days: ${from} to ${to} (UTC).`,
@@ -210,6 +279,7 @@ const en = {
   potDeadlineHoursField: 'Pledgers have, after the leader pays (hours)',
   badDecimal: 'must be a number with at most 2 decimals',
   badWholeNumber: 'must be a whole number',
+  offerRefusal: offerRefusalEn,
   apiKeys: 'API keys',
   apiKeysHint: 'A key and its secret get access tokens at POST /api/token. The secret is shown once, when the key is made.',
   apiKey: 'Key',
@@ -745,6 +815,7 @@ const fr: DashboardTexts = {
   potDeadlineHoursField: 'Les participants ont, après le paiement de l’initiateur (heures)',
   badDecimal: 'doit être un nombre avec au plus 2 décimales',
   badWholeNumber: 'doit être un nombre entier',
+  offerRefusal: offerRefusalFr,
   apiKeys: "Clés d'API",
   apiKeysHint: "Une clé et son secret obtiennent des jetons d'accès par POST /api/token. Le secret n'est affiché qu'une fois, à la création de la clé.",
   apiKey: 'Clé',
