@@ -80,7 +80,7 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
 
 const en = {
   home: 'Home',
-  homePeriod: (from: string, to: string) => `The last 30 days: ${from} to ${to} (UTC).`,
+  homePeriod: (from: string, to: string, zone: string) => `The last 30 days: ${from} to ${to} (days of ${zone}).`,
   homeCohort: 'Purchases created in these 30 days, by their state now; the amounts are what was captured on them and what refunds gave back.',
   statCreated: 'Purchases created',
   statPaid: 'Of these, paid in full',
@@ -205,7 +205,7 @@ const en = {
   timeZoneHint:
     'Every date and time is shown in this zone, and says so: on the payment pages, in the e-mails and SMS to shoppers, in the sandbox inbox and here. A name such as Europe/Paris or America/New_York.',
   timeZoneNow: (now: string) => `Now in this zone: ${now}.`,
-  timeZoneDays: 'The home page’s days and the purchases’ date filters are UTC days.',
+  timeZoneDays: 'The home page’s days and the purchases’ date filters are days of this time zone.',
   timeZoneSaved: 'Settings saved.',
   saveTimeZone: 'Save the settings',
   badTimeZone: (typed: string) => `Time zone: "${typed}" is not a time zone name such as Europe/Paris. Nothing was changed.`,
@@ -615,7 +615,7 @@ export type DashboardTexts = typeof en;
 
 const fr: DashboardTexts = {
   home: 'Accueil',
-  homePeriod: (from, to) => `Les 30 derniers jours : du ${from} au ${to} (UTC).`,
+  homePeriod: (from, to, zone) => `Les 30 derniers jours : du ${from} au ${to} (jours du fuseau ${zone}).`,
   homeCohort: 'Achats créés pendant ces 30 jours, selon leur état actuel ; les montants sont ce qui a été encaissé sur eux et ce que les remboursements ont rendu.',
   statCreated: 'Achats créés',
   statPaid: 'Dont payés en entier',
@@ -740,7 +740,7 @@ const fr: DashboardTexts = {
   timeZoneHint:
     'Les dates et heures sont affichées dans ce fuseau, en le précisant\u00a0: sur les pages de paiement, dans les e-mails et SMS aux clients, dans la boîte de réception du bac à sable et ici. Un nom comme Europe/Paris ou America/New_York.',
   timeZoneNow: (now) => `Maintenant dans ce fuseau\u00a0: ${now}.`,
-  timeZoneDays: 'Les jours de l’accueil et les filtres de dates des achats sont des jours UTC.',
+  timeZoneDays: 'Les jours de l’accueil et les filtres de dates des achats sont des jours de ce fuseau.',
   timeZoneSaved: 'Réglages enregistrés.',
   saveTimeZone: 'Enregistrer les réglages',
   badTimeZone: (typed) => `Fuseau horaire\u00a0: «\u00a0${typed}\u00a0» n’est pas un nom de fuseau comme Europe/Paris. Rien n’a été changé.`,
