@@ -1,4 +1,5 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
+import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
@@ -75,6 +76,52 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
       return 'une offre de production a besoin d’un compte PSP (le PSP de test intégré est refusé en production)';
     case 'unpaid_purchases':
       return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+  }
+}
+
+function webhookRefusalEn(r: WebhookRule): string {
+  switch (r.code) {
+    case 'too_long':
+      return `Webhook URL: must be at most ${r.max} characters.`;
+    case 'not_absolute':
+      return 'Webhook URL: must be a full address starting with https:// (or http:// outside production).';
+    case 'not_http':
+      return 'Webhook URL: must be an http(s) address.';
+    case 'has_credentials':
+      return 'Webhook URL: must not carry a user name or password.';
+    case 'not_https':
+      return 'Webhook URL: must start with https:// in production.';
+    case 'internal_address':
+      return `Webhook URL: must not point to an internal address (${r.host}).`;
+    case 'localhost':
+      return 'Webhook URL: must not point to localhost.';
+    case 'unknown_event':
+      return `Events sent: "${r.name}" is not an event Chipin sends.`;
+    case 'no_event':
+      return 'Events sent: tick at least one event.';
+  }
+}
+
+function webhookRefusalFr(r: WebhookRule): string {
+  switch (r.code) {
+    case 'too_long':
+      return `URL du webhook : ${r.max} caractères au plus.`;
+    case 'not_absolute':
+      return 'URL du webhook : saisissez une adresse complète commençant par https:// (ou http:// hors production).';
+    case 'not_http':
+      return 'URL du webhook : doit être une adresse http(s).';
+    case 'has_credentials':
+      return 'URL du webhook : ne doit contenir ni nom d’utilisateur ni mot de passe.';
+    case 'not_https':
+      return 'URL du webhook : doit commencer par https:// en production.';
+    case 'internal_address':
+      return `URL du webhook : ne doit pas viser une adresse interne (${r.host}).`;
+    case 'localhost':
+      return 'URL du webhook : ne doit pas viser localhost.';
+    case 'unknown_event':
+      return `Événements envoyés : « ${r.name} » n’est pas un événement envoyé par Chipin.`;
+    case 'no_event':
+      return 'Événements envoyés : cochez au moins un événement.';
   }
 }
 
@@ -306,6 +353,7 @@ const en = {
   webhookUrl: 'Webhook URL',
   webhookUrlHint: 'Where Chipin POSTs your events (https in production).',
   webhookEvents: 'Events sent',
+  webhookRefusal: webhookRefusalEn,
   saveWebhook: 'Save the webhook',
   webhookSaved: 'Webhook saved. Copy the new signing secret and token now: they are not shown again on this page.',
   webhookDisabled: (reason: string) => `Disabled: the endpoint answered 410 Gone (${reason}). Save the URL again to re-enable it.`,
@@ -844,6 +892,7 @@ const fr: DashboardTexts = {
   webhookUrl: 'URL du webhook',
   webhookUrlHint: 'Où Chipin envoie vos événements (https en production).',
   webhookEvents: 'Événements envoyés',
+  webhookRefusal: webhookRefusalFr,
   saveWebhook: 'Enregistrer le webhook',
   webhookSaved: 'Webhook enregistré. Copiez maintenant le nouveau secret de signature et le jeton : ils ne sont plus affichés sur cette page.',
   webhookDisabled: (reason) => `Désactivé : l'adresse a répondu 410 Gone (${reason}). Enregistrez à nouveau l'URL pour le réactiver.`,
