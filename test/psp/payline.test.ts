@@ -264,6 +264,27 @@ describe('payline against its fake', () => {
     expect(sent('doCapture', h.fake.transactionByOrder(r.transactionId)!.id)).toBe(1);
   });
 
+  it('a reset whose answer was lost is found, not refused as a second reset', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
+    if (!a.ok) throw new Error('attach');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 700,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const transaction = { transactionId: r.transactionId, pspState: r.pspState! };
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'doReset');
+    await expect(h.connectorWith({}, 300).void({ idempotencyKey: k, transaction })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await h.fresh().void({ idempotencyKey: k, transaction });
+    expect(again.decline).toBeUndefined();
+    expect(again.status).toBe('voided');
+    expect(sent('doReset', h.fake.transactionByOrder(r.transactionId)!.id)).toBe(1);
+  });
+
   it("3-D Secure: Payline's page is opened with a GET, and its outcome read with getWebPaymentDetails and the page's token", async () => {
     const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.challenge });
     if (!a.ok) throw new Error('attach');
