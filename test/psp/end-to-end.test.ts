@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import type { Caller } from '../helpers/api.ts';
-import { caller } from '../helpers/api.ts';
+import { caller, minimalPurchase } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { contractSignature, NO_JOB_POLL, Receiver, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { BACK_MODE_PSPS as CONNECTORS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
@@ -256,5 +256,86 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       for (const body of bodies) expect(body).not.toContain(value);
       for (const line of app.logs) expect(line).not.toContain(value);
     }
+  });
+});
+
+describe(`what Midtrans cannot charge as it is, refused before a purchase exists (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let fake: FakePsp;
+  let m: Caller;
+  let psa: string;
+
+  beforeAll(async () => {
+    fake = await CONNECTORS.midtrans!();
+    m = await caller(app);
+    const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
+      psp: 'midtrans',
+      environment: 'test',
+      label: 'midtrans',
+      credentials: fake.credentials,
+      endpoint_url: fake.endpointUrl,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    psa = created.json().id as string;
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it('an offer in EUR is not bound to a Midtrans account: the refusal names psp_account_id and the offer keeps its PSP', async () => {
+    const offer = m.offer('SHARED');
+    const refused = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.body).toContain('psp_account_id');
+    expect(refused.body).toContain('Midtrans takes IDR only; this offer is in EUR');
+    const offers = (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: m.dashboard } })).json() as {
+      merchant_uid: string;
+      psp: string;
+    }[];
+    expect(offers.find((o) => o.merchant_uid === offer)).toMatchObject({ psp: 'sandbox' });
+  });
+
+  it('a purchase in IDR with sen is refused at creation on both APIs, naming its amount field, never rounded; whole rupiah is taken', async () => {
+    await priceOffersIn(app, m, 'IDR');
+    const offer = m.offer('SHARED');
+    const bound = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(bound.statusCode, bound.body).toBe(200);
+    const count = async () => Number((await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM purchases WHERE account_id = $1', [m.accountId])).rows[0]!.n);
+
+    const v1 = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_050, merchant_uid: offer }));
+    expect(v1.statusCode, v1.body).toBe(406);
+    expect(v1.json().error.message).toContain('amount must be a multiple of 100 (whole units of IDR: Midtrans takes no minor unit)');
+    const link = await m.post(`/api/merchants/${offer}/purchase_link`, {
+      data: { title: 'Weekend in Bali', amountCents: 1_000_050, email: 'leader@example.com', language: 'en_GB' },
+      purchase_link_settings: {},
+    });
+    expect(link.statusCode, link.body).toBe(400);
+    expect(link.body).toContain('amountCents must be a multiple of 100');
+    expect(await count()).toBe(0);
+
+    const whole = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_000, merchant_uid: offer }));
+    expect(whole.statusCode, whole.body).toBe(201);
+    expect(whole.json()).toMatchObject({ amount: 1_000_000, currency: 'IDR' });
+  });
+
+  it('a 3x purchase whose installments would carry sen is refused at creation, naming amount', async () => {
+    const offer = m.offer('INSTALLMENTS', 3);
+    const bound = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(bound.statusCode, bound.body).toBe(200);
+    // Rp 10,001 in three (and its 1.5 % fee): whole rupiah overall, not each part; Rp 30,000 splits whole.
+    const refused = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_100, merchant_uid: offer }));
+    expect(refused.statusCode, refused.body).toBe(406);
+    expect(refused.json().error.message).toMatch(/amount would make .+, which must be a multiple of 100 \(whole units of IDR: Midtrans takes no minor unit\)/);
+    const even = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 3_000_000, merchant_uid: offer }));
+    expect(even.statusCode, even.body).toBe(201);
+  });
+
+  it("a pledger's share with sen is refused when the leader pays, naming pledgers; no payment is reserved, so nothing reaches Midtrans", async () => {
+    const offer = m.offer('SHARED');
+    const id = await purchase(m, offer, 1_000_000, 'midtrans-sen-share');
+    const res = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card, pledgers: [{ email: 'ann@example.com', amount_cents: 400_050 }] });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain('field pledgers: psp_amount: pledgers[0] of 400050 must be a multiple of 100');
+    expect(await payments(id)).toEqual([]);
+    expect(await state(m, id)).toBe('INITIALIZED');
   });
 });
