@@ -7,6 +7,7 @@ import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError, type ScheduleErrorCode } from '../domain/schedule.ts';
 import { findPspAccount } from '../psp-accounts/psp-account-repository.ts';
+import { currencyRefusal } from '../psp/definition.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
 import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
 
@@ -168,6 +169,9 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
         const psaId = parsePublicId('psa', patch.psp_account_id);
         const row = psaId && (await findPspAccount(tx, accountId, psaId));
         if (!psaId || !row) return { kind: 'not_found', what: 'PSP account' };
+        const definition = deps.psps.definition(row.psp);
+        const refused = definition && currencyRefusal(definition, offer.currency);
+        if (refused) return invalid('psp_account_id', refused);
         psp = { pspAccountId: psaId, psp: row.psp };
       }
       if (deps.deployment === 'production' && psp.psp === DEFAULT_PSP) {
