@@ -68,6 +68,7 @@ export type OfferRefusal =
   | { code: 'min_above_max'; min: number; max: number }
   | { code: 'unsellable'; amountCents: number; schedule: ScheduleErrorCode }
   | { code: 'sandbox_in_production' }
+  | { code: 'psp_currency'; psp: string; takes: string[]; currency: string }
   | { code: 'unpaid_purchases'; count: number };
 
 export type EditOfferOutcome =
@@ -171,7 +172,8 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
         if (!psaId || !row) return { kind: 'not_found', what: 'PSP account' };
         const definition = deps.psps.definition(row.psp);
         const refused = definition && currencyRefusal(definition, offer.currency);
-        if (refused) return invalid('psp_account_id', refused);
+        if (refused)
+          return invalid('psp_account_id', { code: 'psp_currency', psp: definition.label, takes: Object.keys(definition.currencies ?? {}), currency: offer.currency }, refused);
         psp = { pspAccountId: psaId, psp: row.psp };
       }
       if (deps.deployment === 'production' && psp.psp === DEFAULT_PSP) {
