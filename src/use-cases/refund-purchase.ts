@@ -7,6 +7,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import { amountStepRefusal } from '../psp/definition.ts';
 import { findPayment, pspRef, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges } from '../payments/pledge-repository.ts';
@@ -75,6 +76,15 @@ export async function refundPurchase(
     const amount = input.amountCents ?? refundable;
     const plan = planRefund(amount, sources, uncollected);
     if (!plan.ok) return { kind: 'invalid', field: 'amount', message: `field amount must be at most ${plan.refundableCents}, what is left to refund` };
+    // A share a payment's PSP cannot refund as it is (Midtrans: sen in IDR) is refused here, before
+    // anything is reserved, never rounded (docs/psp-connectors.md#currencies).
+    for (const a of plan.allocations) {
+      if (a.kind !== 'refund') continue;
+      const payment = await findPayment(tx, accountId, a.paymentId);
+      const definition = payment && deps.psps.definition(payment.psp);
+      const refused = definition && amountStepRefusal(definition, locked.currency, a.amountCents);
+      if (refused) return { kind: 'invalid', field: 'amount', message: `field amount would refund ${a.amountCents} on one payment, which ${refused}: refund another amount` };
+    }
 
     const refundId = newUuid();
     const now = clock.now();

@@ -338,4 +338,25 @@ describe(`what Midtrans cannot charge as it is, refused before a purchase exists
     expect(await payments(id)).toEqual([]);
     expect(await state(m, id)).toBe('INITIALIZED');
   });
+
+  it('a partial refund that would give back sen is refused (406) naming amount, before anything is reserved; whole rupiah is refunded', async () => {
+    const offer = m.offer('SHARED');
+    const id = await purchase(m, offer, 1_000_000, 'midtrans-sen-refund');
+    const paid = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card });
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(await state(m, id)).toBe('SUCCESSFUL');
+    const refunds = async () => Number((await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds WHERE purchase_id = $1', [id])).rows[0]!.n);
+
+    const refused = await m.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: 250_050 });
+    bodies.push(refused.body);
+    expect(refused.statusCode, refused.body).toBe(406);
+    expect(refused.body).toContain('field amount would refund 250050 on one payment, which must be a multiple of 100');
+    expect(await refunds()).toBe(0);
+    expect((await payments(id)).map((p) => p.captured_cents)).toEqual([1_000_000]);
+
+    const whole = await m.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: 250_000 });
+    bodies.push(whole.body);
+    expect(whole.statusCode, whole.body).toBe(201);
+    expect(await refunds()).toBe(1);
+  });
 });
