@@ -52,7 +52,11 @@ export function registerV1Refunds(app: App, services: Services): void {
           201: RefundSchema,
           ...V1Errors,
           404: { ...V1Error, description: 'Unknown purchase' },
-          406: { ...V1Error, description: '`amount` not a positive integer, above what is refundable, nothing captured, or a share the PSP cannot refund as it is (Midtrans: sen in IDR); the message names the field' },
+          406: {
+            ...V1Error,
+            description:
+              '`amount` not a positive integer, above what is refundable, nothing captured, or a share the PSP cannot refund as it is (Midtrans: sen in IDR); the message names the field',
+          },
           409: { ...V1Error, description: 'A request with the same Idempotency-Key is still in progress' },
           422: { ...V1Error, description: 'The Idempotency-Key was used with another body' },
         },
