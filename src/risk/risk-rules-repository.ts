@@ -20,7 +20,8 @@ export async function loadRiskRules(sql: Sql, accountId: string): Promise<Stored
   const { rows } = await sql.query<{ offer_id: string | null; rules: unknown }>('SELECT offer_id, rules FROM risk_rules WHERE account_id = $1', [accountId]);
   const stored: StoredRiskRules = { account: {}, offers: new Map() };
   for (const row of rows) {
-    if (row.offer_id === null) stored.account = checked(row.rules, `account ${accountId}`) as RiskRules; // written without nulls
+    if (row.offer_id === null)
+      stored.account = checked(row.rules, `account ${accountId}`) as RiskRules; // written without nulls
     else stored.offers.set(row.offer_id, checked(row.rules, `offer ${row.offer_id}`));
   }
   return stored;

@@ -58,9 +58,7 @@ export interface OfferEligibility {
 }
 
 export type EligibilityOutcome =
-  | { kind: 'ok'; offers: OfferEligibility[]; score: Score }
-  | { kind: 'not_found'; field: string }
-  | { kind: 'invalid'; field: string; message: string };
+  { kind: 'ok'; offers: OfferEligibility[]; score: Score } | { kind: 'not_found'; field: string } | { kind: 'invalid'; field: string; message: string };
 
 const KIND_ORDER = { SHARED: 0, INSTALLMENTS: 1, DEFERRED: 2 } as const;
 

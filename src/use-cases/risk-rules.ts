@@ -75,7 +75,13 @@ export async function editRiskRules(deps: RiskRulesDeps, accountId: string, acto
     const changed = changes(before, parsed.rules);
     if (Object.keys(changed).length > 0) {
       await saveRiskRules(tx, accountId, offerId, parsed.rules, deps.clock.now());
-      await recordAudit(tx, { accountId, actor, action: 'risk_rules_update', subject: offerId === null ? toPublicId('acc', accountId) : toPublicId('mer', offerId), details: changed });
+      await recordAudit(tx, {
+        accountId,
+        actor,
+        action: 'risk_rules_update',
+        subject: offerId === null ? toPublicId('acc', accountId) : toPublicId('mer', offerId),
+        details: changed,
+      });
     }
     if (offerId === null) current.account = parsed.rules as RiskRules;
     else current.offers.set(offerId, parsed.rules);

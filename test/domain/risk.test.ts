@@ -144,7 +144,9 @@ describe('defaults and overrides', () => {
     expect(parseRiskRules({ blocked_ip_ranges: ['10.0.0.0/33'] })).toMatchObject({ error: { field: 'rules.blocked_ip_ranges', message: expect.stringContaining('[0]') } });
     expect(parseRiskRules({ min_amount_cents: 10, max_amount_cents: 5 })).toMatchObject({ error: { field: 'rules.min_amount_cents' } });
     expect(parseRiskRules([])).toMatchObject({ error: { field: 'rules' } });
-    expect(parseRiskRules({ blocked_emails: ['A@X.io', 'a@x.io '], card_countries: ['fr'], min_score: null })).toEqual({ rules: { blocked_emails: ['a@x.io'], card_countries: ['FR'] } });
+    expect(parseRiskRules({ blocked_emails: ['A@X.io', 'a@x.io '], card_countries: ['fr'], min_score: null })).toEqual({
+      rules: { blocked_emails: ['a@x.io'], card_countries: ['FR'] },
+    });
     expect(parseRiskRules({ min_score: null }, 'rules', true)).toEqual({ rules: { min_score: null } });
   });
 
@@ -190,12 +192,17 @@ describe("the score's arithmetic (fast-check)", () => {
 
   it('each capped factor stays within its cap and grows with its count', () => {
     fc.assert(
-      fc.property(fc.nat(1_000), fc.integer({ min: -50, max: 50 }).filter((p) => p !== 0), fc.integer({ min: 1, max: 100 }), (n, per, size) => {
-        const cap = Math.sign(per) * size;
-        const points = capped(n, per, cap);
-        expect(Math.abs(points)).toBeLessThanOrEqual(Math.abs(cap));
-        expect(Math.abs(capped(n + 1, per, cap))).toBeGreaterThanOrEqual(Math.abs(points));
-      }),
+      fc.property(
+        fc.nat(1_000),
+        fc.integer({ min: -50, max: 50 }).filter((p) => p !== 0),
+        fc.integer({ min: 1, max: 100 }),
+        (n, per, size) => {
+          const cap = Math.sign(per) * size;
+          const points = capped(n, per, cap);
+          expect(Math.abs(points)).toBeLessThanOrEqual(Math.abs(cap));
+          expect(Math.abs(capped(n + 1, per, cap))).toBeGreaterThanOrEqual(Math.abs(points));
+        },
+      ),
     );
   });
 

@@ -189,7 +189,7 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('front-end simulation, called from shop pages without credentials (rate limited)'),
   'OPTIONS /api/users/me/merchants/:merchant_uid/eligibility': open('CORS preflight of the front-end eligibility call'),
   'POST /api/users/me/merchants/:merchant_uid/eligibility': open(
-    "front-end eligibility call, from shop pages without credentials (rate limited; history reasons collapsed, no score: test/http/eligibility.test.ts)",
+    'front-end eligibility call, from shop pages without credentials (rate limited; history reasons collapsed, no score: test/http/eligibility.test.ts)',
   ),
   'GET /pay/:purchase_uid': open('hosted payment page: the unguessable purchase link is the capability'),
   'POST /pay/:purchase_uid': open('hosted payment page form'),

@@ -57,10 +57,11 @@ const RiskRules = Type.Unsafe<RiskRulesType>(
 
 /** An offer's own rules: each may also be `null`, switching the account's rule off on this offer. */
 const RiskRuleOverrides = Type.Unsafe<RiskRuleOverridesType>(
-  Type.Object(
-    Object.fromEntries((Object.keys(RISK_RULE_KINDS) as RiskRuleName[]).map((n) => [n, Type.Optional(Type.Union([ruleSchema(n), Type.Null()]))])),
-    { additionalProperties: false, title: 'RiskRuleOverrides', examples: [{ max_plans_per_day: null, card_countries: ['FR', 'BE'] }] },
-  ),
+  Type.Object(Object.fromEntries((Object.keys(RISK_RULE_KINDS) as RiskRuleName[]).map((n) => [n, Type.Optional(Type.Union([ruleSchema(n), Type.Null()]))])), {
+    additionalProperties: false,
+    title: 'RiskRuleOverrides',
+    examples: [{ max_plans_per_day: null, card_countries: ['FR', 'BE'] }],
+  }),
 );
 
 const RiskRulesView = Type.Object(
