@@ -146,4 +146,29 @@ export const SCENARIOS: Scenario[] = [
     },
     baseline: { scenario: 'bare GET /bare', targetPercent: 50 },
   },
+  {
+    // The front end's eligibility call: the account's 4 offers, no shopper named, so no query (the
+    // offers and the rules are per-process copies) and 3 schedules from the simulation's memo.
+    name: 'POST public eligibility (4 offers, no shopper)',
+    server: 'chipin',
+    method: 'POST',
+    path: '/api/users/me/merchants/:uid/eligibility',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 30000, created: '2026-01-31' }),
+    setup: async (ctx) => {
+      const offer = (ctx.credentials.offers as { merchant_uid: string }[])[0]!;
+      return { path: `/api/users/me/merchants/${offer.merchant_uid}/eligibility` };
+    },
+    baseline: { scenario: 'POST public simulate_payment_schedule (3x)', targetPercent: 70 },
+  },
+  {
+    // The same with a shopper named: one more statement, the shopper's history (docs/risk.md#the-history-query).
+    name: 'POST /api/merchants/v1/eligibility (4 offers, shopper named)',
+    server: 'chipin',
+    method: 'POST',
+    path: '/api/merchants/v1/eligibility',
+    body: JSON.stringify({ amount: 30000, created: '2026-01-31', shopper: { email: 'leader@example.com', phone: '+33612345678' } }),
+    setup: async (ctx) => ({ headers: { authorization: `Bearer ${await ctx.accessToken()}`, 'content-type': 'application/json' } }),
+    baseline: { scenario: 'POST public simulate_payment_schedule (3x)', targetPercent: 40 },
+  },
 ];

@@ -1,6 +1,7 @@
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
 import { Accounts } from './accounts/accounts.ts';
 import { OfferCache } from './accounts/offers.ts';
+import { RiskRulesCache } from './risk/risk-rules-cache.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { AttemptBudgets } from './auth/attempt-budgets.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
@@ -156,6 +157,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       metrics,
       clock,
       offers,
+      riskRules: new RiskRulesCache(db),
       dueWork,
       jobs,
       sandboxClock,

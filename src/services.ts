@@ -1,5 +1,6 @@
 import type { Accounts } from './accounts/accounts.ts';
 import type { OfferCache } from './accounts/offers.ts';
+import type { RiskRulesCache } from './risk/risk-rules-cache.ts';
 import type { AccessTokens } from './auth/access-tokens.ts';
 import type { AttemptBudgets } from './auth/attempt-budgets.ts';
 import type { RevokedKeys } from './auth/revoked-keys.ts';
@@ -32,6 +33,8 @@ export interface Services {
   /** The service's one clock (docs/jobs-and-clock.md#the-service-clock). */
   clock: Clock;
   offers: OfferCache;
+  /** Each account's risk rules, kept a few seconds per process like its offers (docs/risk.md). */
+  riskRules: RiskRulesCache;
   /** Time-driven background work; the sandbox clock drains it after each advance. */
   dueWork: DueWork;
   /** Durable jobs (src/jobs/scheduler.ts): register handlers here; schedule with `scheduleJob`. */

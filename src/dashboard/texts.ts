@@ -1,6 +1,7 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
 import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
+import type { RiskRuleName } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
@@ -661,6 +662,34 @@ const en = {
   copied: 'Copied.',
   missingWebhookSecret: (field: string, psp: string) =>
     `${field} is not set yet: ${psp}’s notifications are refused until it is. Set the notification URL above at ${psp}, then add the ${field} it gives you in “Change the settings”.`,
+  riskRules: {
+    title: 'Risk rules',
+    hint: 'The rules in effect on this offer, and where each comes from. They are edited by an admin through the back-office API (PUT /api/backoffice/risk_rules/…); docs/risk.md explains each rule and the score.',
+    none: 'No risk rule is in effect on this offer.',
+    rule: 'Rule',
+    value: 'Value',
+    source: 'Set by',
+    sources: { built_in: 'Chipin (built-in)', account: 'the account', offer: 'this offer' },
+    yes: 'yes',
+    no: 'no',
+    names: {
+      min_amount_cents: 'Smallest amount',
+      max_amount_cents: 'Largest amount',
+      max_outstanding_cents: 'Most credit owed by one shopper',
+      max_plans_per_hour: 'Plans per shopper in an hour',
+      max_plans_per_day: 'Plans per shopper in a day',
+      refuse_prepaid_cards: 'Prepaid cards refused for credit',
+      card_countries: 'Card issuing countries allowed',
+      card_must_outlast_plan: 'Card must outlast the plan',
+      blocked_emails: 'Blocked e-mails',
+      blocked_cards: 'Blocked cards',
+      blocked_ip_ranges: 'Blocked IP ranges',
+      allowed_emails: 'Trusted e-mails',
+      allowed_cards: 'Trusted cards',
+      allowed_ip_ranges: 'Trusted IP ranges',
+      min_score: 'Lowest score accepted',
+    } as Record<RiskRuleName, string>,
+  },
 };
 
 export type DashboardTexts = typeof en;
@@ -1242,6 +1271,34 @@ const fr: DashboardTexts = {
   copied: 'Copié.',
   missingWebhookSecret: (field, psp) =>
     `${field}\u00a0: pas encore renseigné(e)\u00a0; les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez ce qu’il vous donne dans «\u00a0Modifier les réglages\u00a0».`,
+  riskRules: {
+    title: 'Règles de risque',
+    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune. Un administrateur les modifie par l’API du back-office (PUT /api/backoffice/risk_rules/…)\u00a0; docs/risk.md explique chaque règle et le score.',
+    none: 'Aucune règle de risque n’est en vigueur sur cette offre.',
+    rule: 'Règle',
+    value: 'Valeur',
+    source: 'Fixée par',
+    sources: { built_in: 'Chipin (par défaut)', account: 'le compte', offer: 'cette offre' },
+    yes: 'oui',
+    no: 'non',
+    names: {
+      min_amount_cents: 'Montant minimal',
+      max_amount_cents: 'Montant maximal',
+      max_outstanding_cents: 'Encours maximal d’un client',
+      max_plans_per_hour: 'Plans par client en une heure',
+      max_plans_per_day: 'Plans par client en un jour',
+      refuse_prepaid_cards: 'Cartes prépayées refusées pour le crédit',
+      card_countries: 'Pays d’émission des cartes acceptés',
+      card_must_outlast_plan: 'La carte doit couvrir tout le plan',
+      blocked_emails: 'E-mails bloqués',
+      blocked_cards: 'Cartes bloquées',
+      blocked_ip_ranges: 'Plages IP bloquées',
+      allowed_emails: 'E-mails de confiance',
+      allowed_cards: 'Cartes de confiance',
+      allowed_ip_ranges: 'Plages IP de confiance',
+      min_score: 'Score minimal accepté',
+    },
+  },
 };
 
 export const DASHBOARD_TEXT: Readonly<Record<Lang, DashboardTexts>> = { en, fr };

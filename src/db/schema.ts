@@ -342,6 +342,12 @@ export const TABLES = {
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
   },
+  risk_rules: {
+    account_id: 'uuid',
+    offer_id: 'uuid null',
+    rules: 'jsonb default',
+    updated_at: 'timestamptz',
+  },
   sandbox_clock: {
     id: 'bool default',
     offset_ms: 'int8 default',

@@ -94,6 +94,7 @@ const ROUTES: Record<string, RouteClass> = {
     expect: '404',
     call: (o) => ({ url: `/api/merchants/${o.installmentsOffer}/simulate_payment_schedule`, payload: SIMULATION }),
   }),
+  'POST /api/merchants/v1/eligibility': bearer({ expect: '404', call: (o) => ({ url: '/api/merchants/v1/eligibility', payload: { amount: 30_000, offers: [o.offer] } }) }),
   // --- Sandbox helpers: access token ---
   'GET /api/sandbox/messages': bearer({ expect: 'hidden', call: (o) => ({ url: `/api/sandbox/messages?purchase_uid=pur_${o.pot}` }) }),
   'POST /api/sandbox/purchases/:purchase_uid/pay': bearer({
@@ -131,6 +132,12 @@ const ROUTES: Record<string, RouteClass> = {
   'PATCH /api/backoffice/offers/:merchant_uid': dashboard(
     { expect: '404', call: (o) => ({ url: `/api/backoffice/offers/${o.offer}`, payload: { psp_account_id: null } }) },
     { payload: { psp_account_id: null } },
+  ),
+  'GET /api/backoffice/risk_rules': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/risk_rules' }) }),
+  'PUT /api/backoffice/risk_rules/account': dashboard(undefined, { none: "replaces the caller's own account's defaults", payload: {} }),
+  'PUT /api/backoffice/risk_rules/offers/:merchant_uid': dashboard(
+    { expect: '404', call: (o) => ({ url: `/api/backoffice/risk_rules/offers/${o.offer}`, payload: {} }) },
+    { payload: {} },
   ),
   // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
   'GET /dashboard': session(undefined, "the caller's own figures: counts and sums, no object of an account (other accounts' data never counted: test/dashboard/home.test.ts)"),
@@ -180,6 +187,10 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/trigger_capture': open('the same, spelled without the trailing slash'),
   'OPTIONS /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('CORS preflight of the front-end simulation'),
   'POST /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('front-end simulation, called from shop pages without credentials (rate limited)'),
+  'OPTIONS /api/users/me/merchants/:merchant_uid/eligibility': open('CORS preflight of the front-end eligibility call'),
+  'POST /api/users/me/merchants/:merchant_uid/eligibility': open(
+    'front-end eligibility call, from shop pages without credentials (rate limited; history reasons collapsed, no score: test/http/eligibility.test.ts)',
+  ),
   'GET /pay/:purchase_uid': open('hosted payment page: the unguessable purchase link is the capability'),
   'POST /pay/:purchase_uid': open('hosted payment page form'),
   'GET /pay/:purchase_uid/return': open('return from the card issuer (3-D Secure) to the hosted page'),

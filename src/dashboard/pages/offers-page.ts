@@ -2,6 +2,8 @@ import type { Offer } from '../../accounts/offer.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { html } from '../../html/html.ts';
 import { decimalAmount } from '../../domain/money.ts';
+import { RISK_RULE_KINDS, RISK_RULE_NAMES, type RiskRuleName, type RiskRules } from '../../domain/risk-rules.ts';
+import type { RiskRulesView } from '../../use-cases/risk-rules.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
@@ -81,7 +83,13 @@ export function offerPage(
   chrome: Chrome,
   o: Offer,
   accounts: PspAccountView[],
-  extra: { error?: { input: OfferInput | undefined; message: string }; typed?: Partial<Record<OfferInput, string>>; saved?: boolean } = {},
+  extra: {
+    error?: { input: OfferInput | undefined; message: string };
+    typed?: Partial<Record<OfferInput, string>>;
+    saved?: boolean;
+    /** The account's risk rules: the page shows those in effect on this offer, read-only. */
+    risk?: RiskRulesView;
+  } = {},
 ): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const uid = toPublicId('mer', o.id);
@@ -117,6 +125,45 @@ ${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? 
 </section>
 <p><button type="submit">${t.saveOffer}</button></p>
 </form>
+${extra.risk ? riskSection(t, o, extra.risk) : ''}
 <p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
   return dashboardPage(chrome, kindOf(t, o), body);
+}
+
+/** A rule's value as staff read it: money in the offer's currency, yes/no, lists comma-separated. */
+function ruleValue(t: DashboardTexts, o: Offer, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
+  switch (RISK_RULE_KINDS[name]) {
+    case 'amount':
+      return `${decimalAmount(value as number, o.currency)} ${o.currency}`;
+    case 'flag':
+      return value ? t.riskRules.yes : t.riskRules.no;
+    case 'count':
+    case 'score':
+      return String(value);
+    default: {
+      const list = value as string[];
+      return list.length <= 10 ? list.join(', ') : `${list.slice(0, 10).join(', ')} (+${list.length - 10})`;
+    }
+  }
+}
+
+/** The risk rules in effect on the offer (docs/risk.md), each with where it comes from: Chipin's default, the account, the offer. */
+function riskSection(t: DashboardTexts, o: Offer, view: RiskRulesView) {
+  const mine = view.offers.find((x) => x.merchant_uid === toPublicId('mer', o.id));
+  if (!mine) return '';
+  const r = t.riskRules;
+  const rows = RISK_RULE_NAMES.flatMap((name) => {
+    const value = mine.effective[name];
+    if (value === undefined) return [];
+    const source = mine.overrides[name] !== undefined ? r.sources.offer : view.account[name] !== undefined ? r.sources.account : r.sources.built_in;
+    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(t, o, name, value)}</td><td>${source}</td></tr>`];
+  });
+  return html`<section class="card" aria-labelledby="risk"><h2 id="risk">${r.title}</h2>
+<p class="muted">${r.hint}</p>
+${
+  rows.length === 0
+    ? html`<p>${r.none}</p>`
+    : html`<table><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table>`
+}
+</section>`;
 }

@@ -9,6 +9,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 import type { Services } from '../../services.ts';
 import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
 import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
+import { readRiskRules } from '../../use-cases/risk-rules.ts';
 import type { App } from '../../http/types.ts';
 import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
@@ -20,6 +21,7 @@ const PAGE = { schema: { hide: true } };
  */
 export function registerDashboardOffers(app: App, services: Services, sessions: DashboardSessions): void {
   const deps = services.pspAccounts;
+  const riskDeps = { db: services.db, clock: services.clock, offers: services.offers, riskRules: services.riskRules };
 
   /** Read fresh: the cache may hold terms another process changed. */
   async function offersOf(accountId: string) {
@@ -44,7 +46,8 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     const offer = await services.offers.find(session.accountId, uid);
     if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, DASHBOARD_TEXT[chrome.lang].notFoundTitle, DASHBOARD_TEXT[chrome.lang].offerNotFound));
     const saved = (request.query as Record<string, unknown>).done === 'saved';
-    return sendPage(reply, 200, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { saved }));
+    const risk = await readRiskRules(riskDeps, session.accountId);
+    return sendPage(reply, 200, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { saved, risk }));
   });
 
   app.post('/dashboard/offers/:merchant_uid', PAGE, async (request, reply) => {

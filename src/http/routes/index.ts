@@ -2,6 +2,7 @@ import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts'
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
+import { registerBackofficeRiskRules } from '../../dashboard/api/risk-rules.ts';
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
@@ -23,6 +24,7 @@ import { registerPledgePages } from './hosted-pages/pledge.ts';
 import { registerPspChallenge } from './hosted-pages/psp-challenge.ts';
 import { registerSdk } from './hosted-pages/sdk.ts';
 import { registerV1Clients } from './merchant-v1/clients.ts';
+import { registerEligibility } from './merchant-v1/eligibility.ts';
 import { registerV1Purchases } from './merchant-v1/purchases.ts';
 import { registerV1Refunds } from './merchant-v1/refunds.ts';
 import { registerHealth } from './platform/health.ts';
@@ -49,6 +51,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerV1Purchases(app, services);
   registerV1Clients(app, services);
   registerV1Refunds(app, services);
+  registerEligibility(app, services);
   registerPurchaseLink(app, services);
   registerAbort(app, services);
   registerTriggerCapture(app, services);
@@ -63,6 +66,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficePurchases(app, services, dashboard);
   registerBackofficePsps(app, services, dashboard);
   registerBackofficeOffers(app, services, dashboard);
+  registerBackofficeRiskRules(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);

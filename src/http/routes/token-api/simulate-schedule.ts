@@ -30,7 +30,8 @@ const SimulationRequest = Type.Object(
   { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST] },
 );
 
-const SimulationResponse = Type.Object(
+/** The schedule simulation's answer; the eligibility call answers the same object per eligible offer. */
+export const SimulationResponse = Type.Object(
   {
     INSTALLMENT: Type.Array(
       Type.Object({

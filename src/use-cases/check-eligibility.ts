@@ -1,0 +1,172 @@
+import { isIP } from 'node:net';
+import type { Offer } from '../accounts/offer.ts';
+import type { OfferCache } from '../accounts/offers.ts';
+import type { ScheduleMemo } from '../accounts/schedule-memo.ts';
+import type { Sql } from '../db/database.ts';
+import type { Clock } from '../domain/clock.ts';
+import { decide, SHOPPER_REASONS, type EligibilityInput, type RiskReason } from '../domain/eligibility.ts';
+import { isEmailAddress } from '../domain/email.ts';
+import { parsePublicId, toPublicId } from '../domain/ids.ts';
+import { effectiveRules, normaliseEmail } from '../domain/risk-rules.ts';
+import { NO_HISTORY, scoreShopper, type Score } from '../domain/risk-score.ts';
+import { ScheduleError, type Schedule } from '../domain/schedule.ts';
+import { normalizePhone } from '../messaging/phone-numbers.ts';
+import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
+import { shopperHistory, type ShopperIdentity } from '../risk/shopper-history-repository.ts';
+
+export interface EligibilityDeps {
+  db: Sql;
+  clock: Clock;
+  offers: OfferCache;
+  riskRules: RiskRulesCache;
+  /** The schedules the simulation computes, shared so that both answer the same figures. */
+  schedules: ScheduleMemo;
+}
+
+/** What the caller tells about the shopper; all optional (docs/risk.md#the-eligibility-call). */
+export interface ShopperData {
+  email?: string;
+  phone?: string;
+  /** ISO 3166 alpha-2; kept for the payment-time decision and the external score (not read by a built-in rule yet). */
+  country?: string;
+  billing_address?: Record<string, string>;
+  /** The merchant's own id of the customer (a client's `ref`). */
+  customer_id?: string;
+  /** The shopper's address, for the IP block and allow lists; the public call uses the caller's. */
+  ip?: string;
+}
+
+export interface EligibilityRequest {
+  amount: number;
+  /** `mer_…` ids; absent: every offer of the account. */
+  offers?: string[];
+  /** `yyyy-mm-dd`; absent: today in the account's time zone. */
+  created?: string;
+  shopper?: ShopperData;
+}
+
+export interface OfferEligibility {
+  merchant_uid: string;
+  type: Offer['type'];
+  installments: number;
+  deferred_days: number;
+  currency: string;
+  eligible: boolean;
+  reasons: RiskReason[];
+  /** The simulation's schedule when eligible and the offer has one (SHARED offers have none). */
+  schedule: Schedule | null;
+}
+
+export type EligibilityOutcome =
+  { kind: 'ok'; offers: OfferEligibility[]; score: Score } | { kind: 'not_found'; field: string } | { kind: 'invalid'; field: string; message: string };
+
+const KIND_ORDER = { SHARED: 0, INSTALLMENTS: 1, DEFERRED: 2 } as const;
+
+/** The default order of the answers: the pot, then installments by number, then deferred payment by days (then by id, for a stable order). */
+function byKind(x: Offer, y: Offer): number {
+  return KIND_ORDER[x.type] - KIND_ORDER[y.type] || x.installments - y.installments || x.deferredDays - y.deferredDays || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+}
+
+/** Today in a time zone, `yyyy-mm-dd` (en-CA formats dates so). */
+function today(now: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+/** The simulation's schedule, or the reason there is none, as the engine takes it. */
+function scheduleOf(memo: ScheduleMemo, offer: Offer, amount: number, created: string): EligibilityInput['schedule'] {
+  if (offer.type === 'SHARED') {
+    if (amount < offer.minAmountCents) return { refused: 'AMOUNT_TOO_LOW', message: `the amount is below the offer's minimum of ${offer.minAmountCents}` };
+    if (amount > offer.maxAmountCents) return { refused: 'AMOUNT_TOO_HIGH', message: `the amount is above the offer's maximum of ${offer.maxAmountCents}` };
+    return undefined;
+  }
+  try {
+    return { ok: memo.schedule(offer, amount, created) };
+  } catch (err) {
+    if (err instanceof ScheduleError) {
+      const code = err.code === 'amount_below_minimum' ? 'AMOUNT_TOO_LOW' : err.code.startsWith('amount_above') ? 'AMOUNT_TOO_HIGH' : 'SCHEDULE_NOT_AVAILABLE';
+      return { refused: code, message: err.message };
+    }
+    // Offer terms no schedule can come from (an operator's mistake): the offer is not sellable.
+    if (err instanceof RangeError) return { refused: 'SCHEDULE_NOT_AVAILABLE', message: 'this offer cannot produce a payment schedule at the moment' };
+    throw err;
+  }
+}
+
+/** The shopper's identity from what the caller sent, or the field that is malformed. */
+function identityOf(shopper: ShopperData | undefined): { identity: ShopperIdentity } | { field: string; message: string } {
+  const identity: ShopperIdentity = {};
+  if (shopper?.email !== undefined) {
+    if (!isEmailAddress(shopper.email.trim())) return { field: 'shopper.email', message: 'must be an e-mail address' };
+    identity.email = normaliseEmail(shopper.email);
+  }
+  if (shopper?.phone !== undefined) {
+    const phone = normalizePhone(shopper.phone);
+    if (phone === undefined) return { field: 'shopper.phone', message: 'must be an international phone number (+33612345678)' };
+    identity.phone = phone;
+  }
+  if (shopper?.customer_id !== undefined) identity.customerId = shopper.customer_id;
+  if (shopper?.ip !== undefined && isIP(shopper.ip) === 0) return { field: 'shopper.ip', message: 'must be an IPv4 or IPv6 address' };
+  return { identity };
+}
+
+/**
+ * The eligibility call (docs/risk.md#the-eligibility-call): for each offer asked (default: every
+ * offer of the account), whether it may be sold for this amount to this shopper, with the reasons
+ * when not and the simulation's schedule when so. Reads only: the rules (cached), the offers
+ * (cached) and, when the shopper is named, their history in one query.
+ *
+ * The credential-less variant answers the same decision through {@link publicView}.
+ */
+export async function checkEligibility(deps: EligibilityDeps, accountId: string, request: EligibilityRequest): Promise<EligibilityOutcome> {
+  const all = await deps.offers.list(accountId);
+  let offers = [...all].sort(byKind);
+  if (request.offers !== undefined) {
+    offers = [];
+    for (const [i, merchantUid] of request.offers.entries()) {
+      const id = parsePublicId('mer', merchantUid);
+      const offer = id === undefined ? undefined : all.find((o) => o.id === id);
+      if (!offer) return { kind: 'not_found', field: `offers[${i}]` };
+      if (!offers.includes(offer)) offers.push(offer);
+    }
+  }
+  const who = identityOf(request.shopper);
+  if ('field' in who) return { kind: 'invalid', ...who };
+  const now = deps.clock.now();
+  const created = request.created ?? today(now, all[0]?.accountTimeZone ?? 'UTC');
+
+  const stored = await deps.riskRules.rules(accountId);
+  const named = who.identity.email !== undefined || who.identity.phone !== undefined || who.identity.customerId !== undefined;
+  const history = named ? await shopperHistory(deps.db, accountId, who.identity, now) : NO_HISTORY;
+  const score = scoreShopper(history, request.amount, now);
+  const shopper = { ...(who.identity.email !== undefined ? { email: who.identity.email } : {}), ...(request.shopper?.ip !== undefined ? { ip: request.shopper.ip } : {}) };
+
+  const answers = offers.map((offer): OfferEligibility => {
+    const schedule = scheduleOf(deps.schedules, offer, request.amount, created);
+    const rules = effectiveRules(stored.account, stored.offers.get(offer.id));
+    const decision = decide({ offerType: offer.type, amountCents: request.amount, created, schedule, rules, shopper, history, score });
+    return {
+      merchant_uid: toPublicId('mer', offer.id),
+      type: offer.type,
+      installments: offer.installments,
+      deferred_days: offer.deferredDays,
+      currency: offer.currency,
+      eligible: decision.eligible,
+      reasons: decision.reasons,
+      schedule: decision.eligible && schedule && 'ok' in schedule ? schedule.ok : null,
+    };
+  });
+  return { kind: 'ok', offers: answers, score };
+}
+
+/**
+ * The answer of the credential-less call: a refusal drawn from the shopper's history or the
+ * account's lists says only `SHOPPER_NOT_ELIGIBLE`, once, and the score is left out — a product
+ * page learns which plans to show, a stranger learns nothing of why (docs/risk.md#the-public-call).
+ */
+export function publicView(offers: OfferEligibility[]): OfferEligibility[] {
+  return offers.map((o) => {
+    const kept = o.reasons.filter((r) => !SHOPPER_REASONS.has(r.code));
+    if (kept.length < o.reasons.length) kept.push({ code: 'SHOPPER_NOT_ELIGIBLE', message: 'this plan cannot be offered to this shopper' });
+    return { ...o, reasons: kept };
+  });
+}
