@@ -242,6 +242,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'brand',
       'key_version',
       'processing_channel_id',
+      'profile_id',
       'public_key',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
