@@ -235,6 +235,23 @@ describe('hyperswitch against the fake', () => {
     expect(again.decline).toBeUndefined();
   });
 
+  it('asks Hyperswitch to sync with the processor when a payment is read to settle its status (force_sync)', async () => {
+    const r = await captured(400);
+    const from = h.fake.requests.length;
+    expect(await h.hyperswitch.retrieve(bareRef(r.transactionId))).toMatchObject({ status: 'captured', capturedCents: 400 });
+    expect(h.fake.requests.slice(from)).toEqual([`GET /payments/${r.transactionId}?force_sync=true key`]);
+  });
+
+  it('answers unknown_payment_method for a saved card Hyperswitch does not have for that customer', async () => {
+    const [method] = (await attach()).split(':');
+    for (const pm of [`${method}:cus_someoneelse`, 'pm_neversaved0000000000:cus_someoneelse', 'not-ours']) {
+      const err = await h.hyperswitch
+        .authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 500, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL })
+        .catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe('unknown_payment_method');
+    }
+  });
+
   it('keeps the API key and the hash key out of what the connector shows', () => {
     for (const shown of [JSON.stringify(h.hyperswitch), String(h.hyperswitch)]) {
       expect(shown).not.toContain(CREDENTIALS.api_key);

@@ -269,8 +269,9 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return this.#operations.once('refund', input.idempotencyKey, [id, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
+  /** `force_sync=true`: Hyperswitch asks the processor first ("the connector call for retrieve request"), since this read settles a status. */
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
-    return toTransactionResult(await this.#details(transaction.transactionId));
+    return toTransactionResult(await this.#details(transaction.transactionId, true));
   }
 
   /**
@@ -307,7 +308,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       return { ok: false, message: 'Hyperswitch refused the API key (check it in the Hyperswitch control centre, Developers → API Keys).' };
     const fault = statusFault('hyperswitch', 'GET /payments/{id}', answer.status);
     if (fault) throw fault;
-    if (answer.status !== 200 && answer.status !== 404 && answer.status !== 400) throw this.fault('bad_response', `GET /payments/{id}: unexpected answer ${answer.status}`);
+    if (answer.status !== 200 && answer.status !== 404) throw this.fault('bad_response', `GET /payments/{id}: unexpected answer ${answer.status}`);
     return { ok: true };
   }
 
@@ -343,15 +344,15 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
   }
 
   /** The payment, or undefined when Hyperswitch has none by that id. */
-  async #find(id: string): Promise<PaymentView | undefined> {
-    const answer = await this.#call('GET', `/payments/${id}`, undefined);
+  async #find(id: string, sync = false): Promise<PaymentView | undefined> {
+    const answer = await this.#call('GET', `/payments/${id}${sync ? '?force_sync=true' : ''}`, undefined);
     if (answer.status === 404 || (answer.status === 400 && readError(answer.body).code === 'HE_02')) return undefined;
     return this.#payment(answer, 'GET /payments/{id}');
   }
 
-  async #details(id: string): Promise<PaymentView> {
+  async #details(id: string, sync = false): Promise<PaymentView> {
     this.#checkId(id);
-    const p = await this.#find(id);
+    const p = await this.#find(id, sync);
     if (!p) throw this.fault('unknown_transaction', `Hyperswitch does not know ${id}`);
     return p;
   }
@@ -363,7 +364,8 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
         const e = readError(answer.body);
         // HE_01: the payment id is taken, so this payment was made before; it is read back.
         if (e.code === 'HE_01') return toTransactionResult(await this.#details(body.payment_id));
-        if (e.code === 'HE_02' || /payment method/i.test(e.message ?? ''))
+        // HE_02 "Payment method does not exist in our records" (a card saved elsewhere, or for another customer).
+        if (e.code === 'HE_02' && /payment method/i.test(e.message ?? ''))
           throw this.fault('unknown_payment_method', `Hyperswitch does not know this payment method: ${e.message ?? e.code ?? ''}`);
         throw this.fault('bad_response', `Hyperswitch refused the payment request: ${e.code ?? answer.status} ${e.message ?? ''}`.trim());
       }
