@@ -32,6 +32,9 @@ export const hyperswitchDefinition: ConnectorDefinition = {
       name: 'payment_response_hash_key',
       secret: true,
       required: false,
+      // Paired with the webhook URL, set once Chipin's notification URL exists: the account page
+      // then says it is missing, as the connector refuses every notification until it is added.
+      afterWebhook: true,
       pattern: '[\\x21-\\x7e]{16,256}',
       format: '16 to 256 printable characters',
       description:
