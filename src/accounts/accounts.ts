@@ -244,13 +244,13 @@ export class Accounts {
   async saveSettings(
     user: { userId: string; accountId: string; email: string },
     typed: { timeZone: string; country?: string },
-  ): Promise<{ ok: true; timeZone: string } | { ok: false; field: 'time_zone' | 'country' }> {
+  ): Promise<{ ok: true; timeZone: string; country: string | null } | { ok: false; field: 'time_zone' | 'country' }> {
     const timeZone = timeZoneOf(typed.timeZone);
     if (!timeZone) return { ok: false, field: 'time_zone' };
     const code = typed.country?.trim().toUpperCase();
     if (code && !isPhoneCountry(code)) return { ok: false, field: 'country' };
     const country = code === undefined ? undefined : code || null;
-    await this.db.transaction(async (tx) => {
+    const kept = await this.db.transaction(async (tx) => {
       const before = await setAccountSettings(tx, user.accountId, { timeZone, country });
       if (before === undefined) throw new AccountError('unknown_account', 'no such account');
       const actor = actorOf(user);
@@ -259,8 +259,10 @@ export class Accounts {
       if (country !== undefined && before.country !== country) {
         await recordAudit(tx, { accountId: user.accountId, actor, action: 'country_set', ...(country ? { subject: country } : {}), details: { from: before.country } });
       }
+      return before.country;
     });
-    return { ok: true, timeZone };
+    // The country as now saved: the one typed, or (absent from the form) the one kept.
+    return { ok: true, timeZone, country: country === undefined ? kept : country };
   }
 
   /** The account of the dashboard user with this e-mail (sandbox demo shop: its own merchant, found again after a restart). */

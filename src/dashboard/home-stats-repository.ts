@@ -12,6 +12,8 @@ export interface StatsWindow {
   /** Purchases (deliveries) created at or after `from` and before `to`. */
   from: Date;
   to: Date;
+  /** The account's IANA time zone: days are its calendar days. */
+  timeZone: string;
 }
 
 const IN_WINDOW = 'p.account_id = $1 AND p.created_at >= $2 AND p.created_at < $3';
@@ -20,13 +22,13 @@ function params(w: StatsWindow): unknown[] {
   return [w.accountId, w.from, w.to];
 }
 
-/** Per UTC day and currency: purchases created, how many are now SUCCESSFUL, FAILED, REFUNDED, and their amount. */
+/** Per day of the account's time zone and currency: purchases created, how many are now SUCCESSFUL, FAILED, REFUNDED, and their amount. */
 export async function purchasesByDay(
   sql: Sql,
   w: StatsWindow,
 ): Promise<{ day: string; currency: string; created: number; paid: number; failed: number; refunded: number; amount_cents: number }[]> {
   const { rows } = await sql.query<{ day: string; currency: string; created: number; paid: number; failed: number; refunded: number; amount_cents: number }>(
-    `SELECT to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, p.currency,
+    `SELECT to_char(p.created_at AT TIME ZONE $4, 'YYYY-MM-DD') AS day, p.currency,
             count(*)::int AS created,
             count(*) FILTER (WHERE p.state = 'SUCCESSFUL')::int AS paid,
             count(*) FILTER (WHERE p.state = 'FAILED')::int AS failed,
@@ -34,7 +36,7 @@ export async function purchasesByDay(
             sum(p.amount_cents)::bigint AS amount_cents
        FROM purchases p WHERE ${IN_WINDOW}
       GROUP BY 1, 2 ORDER BY 1, 2`,
-    params(w),
+    [...params(w), w.timeZone],
   );
   return rows;
 }

@@ -1,12 +1,13 @@
 import type { Sql } from '../db/database.ts';
+import { addDays, zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { collectedAndRefunded, deliveryCounts, lastFailingDelivery, potClosings, purchasesByDay } from './home-stats-repository.ts';
 
-/** Days the home page looks back over, today (UTC) included. */
+/** Days the home page looks back over, today (in the account's time zone) included. */
 export const HOME_DAYS = 30;
 
-/** One UTC day of the window, per currency: purchases created that day and their amounts. */
+/** One day of the window (in the account's time zone), per currency: purchases created that day and their amounts. */
 export interface DayVolume {
-  /** `YYYY-MM-DD` (UTC). */
+  /** `YYYY-MM-DD`, in the account's time zone. */
   day: string;
   currency: string;
   created: number;
@@ -14,7 +15,7 @@ export interface DayVolume {
 }
 
 export interface HomeStats {
-  /** First day of the window (`YYYY-MM-DD`, UTC) and the last (today). */
+  /** First day of the window (`YYYY-MM-DD`, in the account's time zone) and the last (today). */
   from: string;
   to: string;
   /** Purchases created in the window, and how many of them are now SUCCESSFUL, FAILED, REFUNDED. */
@@ -36,18 +37,16 @@ export interface HomeStats {
   };
 }
 
-const DAY_MS = 86_400_000;
-
 /**
- * The home page's figures for one account: purchases created in the last {@link HOME_DAYS} UTC
- * days (today by the service clock), and what became of them (the queries and the indexes
+ * The home page's figures for one account: purchases created in the last {@link HOME_DAYS} days
+ * of the account's time zone (today by the service clock; the days begin at its midnights, so a
+ * purchase at 00:30 in Paris counts on its Paris day), and what became of them (the queries and the indexes
  * they use: home-stats-repository.ts).
  */
-export async function homeStats(sql: Sql, accountId: string, now: Date): Promise<HomeStats> {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const start = new Date(today - (HOME_DAYS - 1) * DAY_MS);
-  const end = new Date(today + DAY_MS);
-  const window = { accountId, from: start, to: end };
+export async function homeStats(sql: Sql, accountId: string, now: Date, timeZone: string): Promise<HomeStats> {
+  const today = zonedDay(now, timeZone);
+  const first = addDays(today, -(HOME_DAYS - 1));
+  const window = { accountId, from: zonedMidnight(first, timeZone), to: zonedMidnight(addDays(today, 1), timeZone), timeZone };
   const [days, money, p, d, f] = await Promise.all([
     purchasesByDay(sql, window),
     collectedAndRefunded(sql, window),
@@ -59,8 +58,8 @@ export async function homeStats(sql: Sql, accountId: string, now: Date): Promise
   const currencies = [...new Set([...days, ...money].map((r) => r.currency))].sort();
   const cents = (currency: string, what: string) => Number(money.find((r) => r.currency === currency && r.what === what)?.cents ?? 0);
   return {
-    from: start.toISOString().slice(0, 10),
-    to: new Date(today).toISOString().slice(0, 10),
+    from: first,
+    to: today,
     created: sum('created'),
     paid: sum('paid'),
     failed: sum('failed'),

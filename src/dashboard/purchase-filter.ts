@@ -1,4 +1,5 @@
 import { isStorableDate } from '../domain/dates.ts';
+import { addDays, zonedMidnight } from '../i18n/format.ts';
 import { isUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { internalStatesOf, type V1State } from '../domain/purchase-states.ts';
 import type { PurchaseFilter } from '../purchases/purchase-repository.ts';
@@ -11,7 +12,7 @@ export function purchaseIdOf(value: string): string | undefined {
   return parsePublicId('pur', value) ?? (isUuid(value.toLowerCase()) ? value.toLowerCase() : undefined);
 }
 
-/** A `YYYY-MM-DD` day (UTC) of the date filters, or undefined. */
+/** A `YYYY-MM-DD` day of the date filters, checked (a real calendar date), or undefined. */
 function dayOf(text: string): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
   const d = new Date(`${text}T00:00:00Z`);
@@ -36,6 +37,8 @@ export function purchaseFilterOf(
   query: PurchaseQuery,
   offers: readonly { id: string }[],
   t: DashboardTexts,
+  /** The account's time zone: the days typed are its calendar days. */
+  timeZone: string,
 ): { filter: Omit<PurchaseFilter, 'limit' | 'before'>; errors: string[] } {
   const errors: string[] = [];
   // Search: a purchase id, else an e-mail (it has an @), else the merchant's reference.
@@ -58,9 +61,10 @@ export function purchaseFilterOf(
       ref: byRef,
       states: state && internalStatesOf(state),
       offerId: offer?.id,
-      createdFrom: from,
-      // The "to" day is inclusive: up to the start of the next one.
-      createdTo: to && new Date(to.getTime() + 86_400_000),
+      // From the first instant of the "from" day in the account's zone; the "to" day is
+      // inclusive: up to the first instant of the next one.
+      createdFrom: from && zonedMidnight(query.from, timeZone),
+      createdTo: to && zonedMidnight(addDays(query.to, 1), timeZone),
     },
     errors,
   };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { purgeSpentBudgets } from '../auth/throttle-repository.ts';
+import { purgeFinishedOperations } from '../psp/psp-operation-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { purgeEndedInvitations } from './invitation-repository.ts';
 import { purgeEndedSessions } from './session-repository.ts';
@@ -19,7 +20,8 @@ export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; 
 }
 
 /**
- * Runs the purge (and that of ended credential failure budgets, src/auth/attempt-budgets.ts)
+ * Runs the purge (and those of ended credential failure budgets, src/auth/attempt-budgets.ts, and
+ * of finished PSP operations past their replay window, src/psp/psp-operation-repository.ts)
  * every `everyMs` of wall-clock time in this process (an unref'd timer; the first
  * run one interval after start). Not a durable job: sessions and invitations expire by the wall
  * clock, not the service clock, so moving the sandbox clock has nothing to run here, and a
@@ -36,6 +38,13 @@ export function startDashboardPurge(db: Database, log: Pick<Logger, 'info' | 'wa
     );
     // The credential budgets' rows of windows long ended, by the same clock and with the same idempotence.
     purgeSpentBudgets(db).catch((err: unknown) => log.warn({ err }, 'could not purge ended failure budgets (tried again at the next run)'));
+    // Finished PSP operations past their replay window (src/psp/psp-operation-repository.ts).
+    purgeFinishedOperations(db).then(
+      (n) => {
+        if (n > 0) log.info({ psp_operations: n }, 'finished PSP operations past their replay window deleted');
+      },
+      (err: unknown) => log.warn({ err }, 'could not purge finished PSP operations (tried again at the next run)'),
+    );
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -1,17 +1,133 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
+import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
 import type { V1State } from '../domain/purchase-states.ts';
+import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
 import type { PaymentPurpose } from '../payments/payment-repository.ts';
 import type { PledgeState } from '../payments/pledge-repository.ts';
 import type { RefundState } from '../payments/refund-repository.ts';
 import type { TransactionStatus } from '../psp/connector.ts';
+import type { OfferRefusal } from '../use-cases/edit-offer.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
 
 /** Every text of the back-office pages, in English and French. */
+/** How a refused offer edit shows a bound of its field (an amount, a rate, hours) and an amount. */
+type RefusalShow = { bound: (n: number) => string; money: (cents: number) => string };
+
+const SCHEDULE_REFUSAL_EN: Record<ScheduleErrorCode, string> = {
+  amount_below_minimum: 'the amount is below the offer’s minimum',
+  amount_above_maximum: 'the amount is above the offer’s maximum',
+  amount_above_funding_cap: 'the amount to finance is above the funding cap',
+  usury_ceiling_exceeded: 'its TAEG would exceed the usury ceiling',
+  invalid_amount: 'the amount is not valid',
+  invalid_date: 'the date is not valid',
+};
+
+const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
+  amount_below_minimum: 'le montant est sous le minimum de l’offre',
+  amount_above_maximum: 'le montant dépasse le maximum de l’offre',
+  amount_above_funding_cap: 'le montant à financer dépasse le plafond de financement',
+  usury_ceiling_exceeded: 'son TAEG dépasserait le taux d’usure',
+  invalid_amount: 'le montant n’est pas valide',
+  invalid_date: 'la date n’est pas valide',
+};
+
+function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
+  switch (r.code) {
+    case 'not_integer':
+      return 'must be a whole number';
+    case 'out_of_range':
+      return `must be between ${show.bound(r.min)} and ${show.bound(r.max)}`;
+    case 'pot_deadline_shared_only':
+      return 'only a pot offer has a pot deadline';
+    case 'credit_mentions_credit_only':
+      return 'only a credit offer (installments, deferred payment) shows credit mentions';
+    case 'credit_lender_shape':
+      return `must be one line of 1 to ${r.max} characters`;
+    case 'min_above_max':
+      return `the minimum (${show.money(r.min)}) must not be above the maximum (${show.money(r.max)})`;
+    case 'unsellable':
+      return `no purchase of ${show.money(r.amountCents)} could be sold with these terms: ${SCHEDULE_REFUSAL_EN[r.schedule]}`;
+    case 'sandbox_in_production':
+      return 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)';
+    case 'unpaid_purchases':
+      return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
+  }
+}
+
+function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
+  switch (r.code) {
+    case 'not_integer':
+      return 'doit être un nombre entier';
+    case 'out_of_range':
+      return `doit être entre ${show.bound(r.min)} et ${show.bound(r.max)}`;
+    case 'pot_deadline_shared_only':
+      return 'seule une offre de cagnotte a un délai de cagnotte';
+    case 'credit_mentions_credit_only':
+      return 'seule une offre de crédit (paiement en plusieurs fois, paiement différé) affiche des mentions de crédit';
+    case 'credit_lender_shape':
+      return `doit tenir sur une ligne de 1 à ${r.max} caractères`;
+    case 'min_above_max':
+      return `le minimum (${show.money(r.min)}) ne doit pas dépasser le maximum (${show.money(r.max)})`;
+    case 'unsellable':
+      return `aucun achat de ${show.money(r.amountCents)} ne pourrait être vendu à ces conditions : ${SCHEDULE_REFUSAL_FR[r.schedule]}`;
+    case 'sandbox_in_production':
+      return 'une offre de production a besoin d’un compte PSP (le PSP de test intégré est refusé en production)';
+    case 'unpaid_purchases':
+      return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+  }
+}
+
+function webhookRefusalEn(r: WebhookRule): string {
+  switch (r.code) {
+    case 'too_long':
+      return `Webhook URL: must be at most ${r.max} characters.`;
+    case 'not_absolute':
+      return 'Webhook URL: must be a full address starting with https:// (or http:// outside production).';
+    case 'not_http':
+      return 'Webhook URL: must be an http(s) address.';
+    case 'has_credentials':
+      return 'Webhook URL: must not carry a user name or password.';
+    case 'not_https':
+      return 'Webhook URL: must start with https:// in production.';
+    case 'internal_address':
+      return `Webhook URL: must not point to an internal address (${r.host}).`;
+    case 'localhost':
+      return 'Webhook URL: must not point to localhost.';
+    case 'unknown_event':
+      return `Events sent: "${r.name}" is not an event Chipin sends.`;
+    case 'no_event':
+      return 'Events sent: tick at least one event.';
+  }
+}
+
+function webhookRefusalFr(r: WebhookRule): string {
+  switch (r.code) {
+    case 'too_long':
+      return `URL du webhook : ${r.max} caractères au plus.`;
+    case 'not_absolute':
+      return 'URL du webhook : saisissez une adresse complète commençant par https:// (ou http:// hors production).';
+    case 'not_http':
+      return 'URL du webhook : doit être une adresse http(s).';
+    case 'has_credentials':
+      return 'URL du webhook : ne doit contenir ni nom d’utilisateur ni mot de passe.';
+    case 'not_https':
+      return 'URL du webhook : doit commencer par https:// en production.';
+    case 'internal_address':
+      return `URL du webhook : ne doit pas viser une adresse interne (${r.host}).`;
+    case 'localhost':
+      return 'URL du webhook : ne doit pas viser localhost.';
+    case 'unknown_event':
+      return `Événements envoyés : « ${r.name} » n’est pas un événement envoyé par Chipin.`;
+    case 'no_event':
+      return 'Événements envoyés : cochez au moins un événement.';
+  }
+}
+
 const en = {
   home: 'Home',
-  homePeriod: (from: string, to: string) => `The last 30 days: ${from} to ${to} (UTC).`,
+  homePeriod: (from: string, to: string, zone: string) => `The last 30 days: ${from} to ${to} (days of ${zone}).`,
   homeCohort: 'Purchases created in these 30 days, by their state now; the amounts are what was captured on them and what refunds gave back.',
   statCreated: 'Purchases created',
   statPaid: 'Of these, paid in full',
@@ -136,7 +252,7 @@ const en = {
   timeZoneHint:
     'Every date and time is shown in this zone, and says so: on the payment pages, in the e-mails and SMS to shoppers, in the sandbox inbox and here. A name such as Europe/Paris or America/New_York.',
   timeZoneNow: (now: string) => `Now in this zone: ${now}.`,
-  timeZoneDays: 'The home page’s days and the purchases’ date filters are UTC days.',
+  timeZoneDays: 'The home page’s days and the purchases’ date filters are days of this time zone.',
   timeZoneSaved: 'Settings saved.',
   saveTimeZone: 'Save the settings',
   badTimeZone: (typed: string) => `Time zone: "${typed}" is not a time zone name such as Europe/Paris. Nothing was changed.`,
@@ -210,6 +326,7 @@ const en = {
   potDeadlineHoursField: 'Pledgers have, after the leader pays (hours)',
   badDecimal: 'must be a number with at most 2 decimals',
   badWholeNumber: 'must be a whole number',
+  offerRefusal: offerRefusalEn,
   apiKeys: 'API keys',
   apiKeysHint: 'A key and its secret get access tokens at POST /api/token. The secret is shown once, when the key is made.',
   apiKey: 'Key',
@@ -236,6 +353,7 @@ const en = {
   webhookUrl: 'Webhook URL',
   webhookUrlHint: 'Where Chipin POSTs your events (https in production).',
   webhookEvents: 'Events sent',
+  webhookRefusal: webhookRefusalEn,
   saveWebhook: 'Save the webhook',
   webhookSaved: 'Webhook saved. Copy the new signing secret and token now: they are not shown again on this page.',
   webhookDisabled: (reason: string) => `Disabled: the endpoint answered 410 Gone (${reason}). Save the URL again to re-enable it.`,
@@ -552,7 +670,7 @@ export type DashboardTexts = typeof en;
 
 const fr: DashboardTexts = {
   home: 'Accueil',
-  homePeriod: (from, to) => `Les 30 derniers jours : du ${from} au ${to} (UTC).`,
+  homePeriod: (from, to, zone) => `Les 30 derniers jours : du ${from} au ${to} (jours du fuseau ${zone}).`,
   homeCohort: 'Achats créés pendant ces 30 jours, selon leur état actuel ; les montants sont ce qui a été encaissé sur eux et ce que les remboursements ont rendu.',
   statCreated: 'Achats créés',
   statPaid: 'Dont payés en entier',
@@ -677,7 +795,7 @@ const fr: DashboardTexts = {
   timeZoneHint:
     'Les dates et heures sont affichées dans ce fuseau, en le précisant\u00a0: sur les pages de paiement, dans les e-mails et SMS aux clients, dans la boîte de réception du bac à sable et ici. Un nom comme Europe/Paris ou America/New_York.',
   timeZoneNow: (now) => `Maintenant dans ce fuseau\u00a0: ${now}.`,
-  timeZoneDays: 'Les jours de l’accueil et les filtres de dates des achats sont des jours UTC.',
+  timeZoneDays: 'Les jours de l’accueil et les filtres de dates des achats sont des jours de ce fuseau.',
   timeZoneSaved: 'Réglages enregistrés.',
   saveTimeZone: 'Enregistrer les réglages',
   badTimeZone: (typed) => `Fuseau horaire\u00a0: «\u00a0${typed}\u00a0» n’est pas un nom de fuseau comme Europe/Paris. Rien n’a été changé.`,
@@ -752,6 +870,7 @@ const fr: DashboardTexts = {
   potDeadlineHoursField: 'Les participants ont, après le paiement de l’initiateur (heures)',
   badDecimal: 'doit être un nombre avec au plus 2 décimales',
   badWholeNumber: 'doit être un nombre entier',
+  offerRefusal: offerRefusalFr,
   apiKeys: "Clés d'API",
   apiKeysHint: "Une clé et son secret obtiennent des jetons d'accès par POST /api/token. Le secret n'est affiché qu'une fois, à la création de la clé.",
   apiKey: 'Clé',
@@ -780,6 +899,7 @@ const fr: DashboardTexts = {
   webhookUrl: 'URL du webhook',
   webhookUrlHint: 'Où Chipin envoie vos événements (https en production).',
   webhookEvents: 'Événements envoyés',
+  webhookRefusal: webhookRefusalFr,
   saveWebhook: 'Enregistrer le webhook',
   webhookSaved: 'Webhook enregistré. Copiez maintenant le nouveau secret de signature et le jeton : ils ne sont plus affichés sur cette page.',
   webhookDisabled: (reason) => `Désactivé : l'adresse a répondu 410 Gone (${reason}). Enregistrez à nouveau l'URL pour le réactiver.`,

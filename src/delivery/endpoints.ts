@@ -16,10 +16,23 @@ export interface WebhookSettings {
 
 const MAX_URL_LENGTH = 2048;
 
-/** The URL or event list cannot be used; the message names the field and is fit to show. */
+/** Which rule a webhook setting broke, for a page to say in its language (`webhookRefusal` in src/dashboard/texts.ts). */
+export type WebhookRule =
+  | { code: 'too_long'; max: number }
+  | { code: 'not_absolute' }
+  | { code: 'not_http' }
+  | { code: 'has_credentials' }
+  | { code: 'not_https' }
+  | { code: 'internal_address'; host: string }
+  | { code: 'localhost' }
+  | { code: 'unknown_event'; name: string }
+  | { code: 'no_event' };
+
+/** The URL or event list cannot be used; the message (English, the API's) names the field and is fit to show. */
 export class WebhookSettingsError extends Error {
   constructor(
     readonly field: 'url' | 'events',
+    readonly rule: WebhookRule,
     message: string,
   ) {
     super(message);
@@ -32,20 +45,21 @@ export class WebhookSettingsError extends Error {
  * checked again at every send, against what they resolve to then.
  */
 function checkWebhookUrl(raw: string, policy: AddressPolicy): string {
-  if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', `field url must be at most ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', { code: 'too_long', max: MAX_URL_LENGTH }, `field url must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new WebhookSettingsError('url', 'field url must be an absolute http(s) URL');
+    throw new WebhookSettingsError('url', { code: 'not_absolute' }, 'field url must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookSettingsError('url', 'field url must be an http(s) URL');
-  if (url.username || url.password) throw new WebhookSettingsError('url', 'field url must not carry a user name or password');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookSettingsError('url', { code: 'not_http' }, 'field url must be an http(s) URL');
+  if (url.username || url.password) throw new WebhookSettingsError('url', { code: 'has_credentials' }, 'field url must not carry a user name or password');
   const host = normalizeHost(url.hostname);
   if (!policy.allowsInternal(host)) {
-    if (url.protocol !== 'https:') throw new WebhookSettingsError('url', 'field url must be an https:// URL in production');
-    if (isIP(host) && isInternalAddress(host)) throw new WebhookSettingsError('url', `field url must not point to an internal address (${host})`);
-    if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookSettingsError('url', 'field url must not point to localhost');
+    if (url.protocol !== 'https:') throw new WebhookSettingsError('url', { code: 'not_https' }, 'field url must be an https:// URL in production');
+    if (isIP(host) && isInternalAddress(host))
+      throw new WebhookSettingsError('url', { code: 'internal_address', host }, `field url must not point to an internal address (${host})`);
+    if (host === 'localhost' || host.endsWith('.localhost')) throw new WebhookSettingsError('url', { code: 'localhost' }, 'field url must not point to localhost');
   }
   return raw;
 }
@@ -54,8 +68,8 @@ function checkWebhookUrl(raw: string, policy: AddressPolicy): string {
 function checkEvents(events: readonly string[] | undefined): TriggerName[] {
   if (events === undefined) return [...DEFAULT_TRIGGERS];
   const unknown = events.find((e) => !isTriggerName(e));
-  if (unknown !== undefined) throw new WebhookSettingsError('events', `field events has an unknown trigger name "${unknown}"`);
-  if (events.length === 0) throw new WebhookSettingsError('events', 'field events must name at least one trigger');
+  if (unknown !== undefined) throw new WebhookSettingsError('events', { code: 'unknown_event', name: unknown }, `field events has an unknown trigger name "${unknown}"`);
+  if (events.length === 0) throw new WebhookSettingsError('events', { code: 'no_event' }, 'field events must name at least one trigger');
   return [...new Set(events as TriggerName[])];
 }
 

@@ -87,6 +87,16 @@ const wallClocks = new Map<string, Intl.DateTimeFormat>();
  * them (`UTC-0:44:30`). The wall clock in the zone, read as if it were UTC, minus the instant.
  */
 export function utcOffset(date: Date, timeZone: string): string {
+  const seconds = offsetSeconds(date, timeZone);
+  if (seconds === 0) return 'UTC';
+  const abs = Math.abs(seconds);
+  const [h, m, s] = [Math.floor(abs / 3600), Math.floor((abs % 3600) / 60), abs % 60];
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `UTC${seconds < 0 ? '-' : '+'}${h}${m || s ? `:${pad(m)}` : ''}${s ? `:${pad(s)}` : ''}`;
+}
+
+/** The wall clock in the zone at that instant, as the fields of a UTC date (`wall.getUTCHours()` is the zone's hour). */
+function wallClock(date: Date, timeZone: string): Date {
   let f = wallClocks.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
@@ -108,12 +118,35 @@ export function utcOffset(date: Date, timeZone: string): string {
   const wall = new Date(0);
   wall.setUTCFullYear(year, Number(part.month) - 1, Number(part.day));
   wall.setUTCHours(Number(part.hour), Number(part.minute), Number(part.second), 0);
-  const seconds = Math.round((wall.getTime() - (date.getTime() - (((date.getTime() % 1000) + 1000) % 1000))) / 1000);
-  if (seconds === 0) return 'UTC';
-  const abs = Math.abs(seconds);
-  const [h, m, s] = [Math.floor(abs / 3600), Math.floor((abs % 3600) / 60), abs % 60];
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `UTC${seconds < 0 ? '-' : '+'}${h}${m || s ? `:${pad(m)}` : ''}${s ? `:${pad(s)}` : ''}`;
+  return wall;
+}
+
+/** The zone's offset from UTC at that instant, in seconds (east positive). */
+function offsetSeconds(date: Date, timeZone: string): number {
+  return Math.round((wallClock(date, timeZone).getTime() - (date.getTime() - (((date.getTime() % 1000) + 1000) % 1000))) / 1000);
+}
+
+/** The calendar date (`YYYY-MM-DD`) the zone's clocks show at that instant. */
+export function zonedDay(date: Date, timeZone: string): string {
+  return wallClock(date, timeZone).toISOString().slice(0, 10);
+}
+
+/**
+ * The instant a calendar date (`YYYY-MM-DD`) begins in the zone: its first wall-clock instant,
+ * so 01:00 on a day whose midnight a daylight-saving change skips. Two passes settle the offset
+ * (the one in force at the guess may differ from the one at the answer).
+ */
+export function zonedMidnight(isoDate: string, timeZone: string): Date {
+  const utcMidnight = Date.parse(`${isoDate}T00:00:00Z`);
+  let t = utcMidnight;
+  for (let pass = 0; pass < 2; pass++) t = utcMidnight - offsetSeconds(new Date(t), timeZone) * 1000;
+  // A skipped midnight (the wall clock jumps over it): the day begins at the jump.
+  return zonedDay(new Date(t), timeZone) === isoDate ? new Date(t) : new Date(t + 3_600_000);
+}
+
+/** The calendar date `days` after (before, when negative) an ISO date. */
+export function addDays(isoDate: string, days: number): string {
+  return new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**

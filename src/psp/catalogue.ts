@@ -16,6 +16,7 @@ export interface CatalogueEntry {
 
 const direct = (connector: string): CatalogueRoute => ({ kind: 'direct', connector });
 const HYPERSWITCH: CatalogueRoute = { kind: 'hyperswitch' };
+const notYet = (reason: string): CatalogueRoute => ({ kind: 'not_yet', reason });
 
 export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'Stripe', route: direct('stripe') },
@@ -26,9 +27,12 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'Systempay', route: direct('lyra') },
   { name: 'Sogecommerce', route: direct('lyra') },
   { name: 'Lyra Collect', route: direct('lyra') },
+  { name: 'Scellius (La Banque Postale)', route: direct('lyra') },
+  { name: 'Clic&Pay (Crédit du Nord)', route: direct('lyra') },
   { name: 'Mercanet (BNP Paribas)', route: direct('sips') },
   { name: 'Sogenactif (Société Générale)', route: direct('sips') },
   { name: "Sherlock's (LCL)", route: direct('sips') },
+  { name: 'Sips (Worldline)', route: direct('sips') },
   { name: 'Monetico (Crédit Mutuel, CIC)', route: direct('monetico') },
   { name: 'PayBox (Verifone)', route: direct('paybox') },
   { name: 'e-Transactions (Crédit Agricole)', route: direct('paybox') },
@@ -47,7 +51,19 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'PayU', route: HYPERSWITCH },
   { name: 'Worldpay', route: HYPERSWITCH },
   { name: 'ACI Worldwide (Pay ON)', route: HYPERSWITCH },
+  { name: 'PayPlug', route: notYet('no connector yet, direct or through Hyperswitch') },
+  { name: 'PayPal', route: notYet("no direct connector; Hyperswitch's PayPal connector is not verified for manual capture and merchant-initiated charges") },
+  { name: 'Mollie', route: notYet("no direct connector; Hyperswitch's Mollie connector is not verified for manual capture and merchant-initiated charges") },
+  {
+    name: 'Worldline Direct (Online Payments)',
+    route: notYet(
+      "its API is not the DirectLink API of the `ogone` connector; Hyperswitch's Worldline connector is not verified for manual capture and merchant-initiated charges",
+    ),
+  },
 ];
+
+/** The number of PSPs the interface contract says are supported; the catalogue names that many. */
+export const CONTRACT_PSP_COUNT = 36;
 
 /** The names a connector of the build reaches: its own direct ones, and for `hyperswitch` those routed through it. */
 export function namesReachedBy(connector: string, catalogue: readonly CatalogueEntry[] = PSP_CATALOGUE): string[] {

@@ -212,15 +212,24 @@ export type DeclineReason =
   | 'amount_too_large' // capture/refund beyond what is left
   | 'processing_error';
 
+/** One transaction a verified notification is about. */
+export interface NotifiedTransaction {
+  transactionId: string;
+  status: TransactionStatus;
+  /** What only this notification tells about the transaction (Adyen): give it to {@link PspConnector.retrieve}. */
+  event?: NotificationEvent;
+}
+
 export type NotificationResult =
-  | {
+  | (NotifiedTransaction & {
       ok: true;
-      transactionId: string;
-      status: TransactionStatus;
       ack?: NotificationAck;
-      /** What only this notification tells about the transaction (Adyen): give it to {@link PspConnector.retrieve}. */
-      event?: NotificationEvent;
-    }
+      /**
+       * The other transactions of a batched notification (Adyen sends several items in one call
+       * when batching is on), each applied as if it had come alone.
+       */
+      also?: readonly NotifiedTransaction[];
+    })
   | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
 
 /** A verified notification's content, as its connector reads it back in `retrieve` (JSON). */

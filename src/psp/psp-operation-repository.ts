@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database, Sql } from '../db/database.ts';
 import type { OperationRecord, OperationStore } from './kit/operations.ts';
 
 /**
@@ -40,4 +40,25 @@ export class PspOperationRepository implements OperationStore {
   async forget(scope: string, operation: string, key: string): Promise<void> {
     await this.db.query(`DELETE FROM psp_operations WHERE scope = $1 AND operation = $2 AND idempotency_key = $3 AND status = 'started'`, [scope, operation, key]);
   }
+}
+
+/**
+ * How long a finished operation is kept: far beyond any retry of the same key (a job resumes within
+ * hours, a shopper's retry within the session), so a replay always finds its outcome.
+ */
+export const FINISHED_OPERATION_DAYS = 90;
+
+/**
+ * Deletes finished operations older than {@link FINISHED_OPERATION_DAYS}, at most `limit` rows a
+ * run (a long backlog goes over several runs, never in one long statement). `started` rows, whose
+ * outcome is unknown until reconciled with the PSP, are never deleted. By the database's wall clock.
+ */
+export async function purgeFinishedOperations(sql: Sql, limit = 10_000): Promise<number> {
+  const { rowCount } = await sql.query(
+    `DELETE FROM psp_operations WHERE (scope, operation, idempotency_key) IN (
+       SELECT scope, operation, idempotency_key FROM psp_operations
+       WHERE status = 'done' AND updated_at < now() - make_interval(days => $1) LIMIT $2)`,
+    [FINISHED_OPERATION_DAYS, limit],
+  );
+  return rowCount;
 }

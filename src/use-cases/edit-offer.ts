@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/audit-repository.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
-import { computeSchedule, ScheduleError } from '../domain/schedule.ts';
+import { computeSchedule, ScheduleError, type ScheduleErrorCode } from '../domain/schedule.ts';
 import { findPspAccount } from '../psp-accounts/psp-account-repository.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
 import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
@@ -54,10 +54,26 @@ export const CREDIT_LENDER_MAX = 300;
  */
 const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents'];
 
-export type EditOfferOutcome = { kind: 'ok'; offer: OfferPspView } | { kind: 'not_found'; what: 'offer' | 'PSP account' } | { kind: 'invalid'; field: string; message: string };
+/**
+ * Why an edit is refused, as data: the back office says it in the page's language
+ * (`offerRefusal` in src/dashboard/texts.ts); the API answers `message`, in English.
+ */
+export type OfferRefusal =
+  | { code: 'not_integer' }
+  | { code: 'out_of_range'; min: number; max: number }
+  | { code: 'pot_deadline_shared_only' }
+  | { code: 'credit_mentions_credit_only' }
+  | { code: 'credit_lender_shape'; max: number }
+  | { code: 'min_above_max'; min: number; max: number }
+  | { code: 'unsellable'; amountCents: number; schedule: ScheduleErrorCode }
+  | { code: 'sandbox_in_production' }
+  | { code: 'unpaid_purchases'; count: number };
+
+export type EditOfferOutcome =
+  { kind: 'ok'; offer: OfferPspView } | { kind: 'not_found'; what: 'offer' | 'PSP account' } | { kind: 'invalid'; field: string; message: string; refusal: OfferRefusal };
 
 type Invalid = Extract<EditOfferOutcome, { kind: 'invalid' }>;
-const invalid = (field: string, message: string): Invalid => ({ kind: 'invalid', field, message });
+const invalid = (field: string, refusal: OfferRefusal, message: string): Invalid => ({ kind: 'invalid', field, message, refusal });
 
 /** Every field an edit may change, as the API names it (and as `offer_update` lists them). */
 const EDITABLE = [
@@ -77,20 +93,30 @@ function checkShape(offer: Offer, patch: OfferPatch, next: Offer): Invalid | und
   for (const [field, b] of Object.entries(OFFER_BOUNDS) as [keyof typeof OFFER_BOUNDS, { min: number; max: number }][]) {
     const v = patch[field];
     if (v === undefined || v === null) continue;
-    if (!Number.isSafeInteger(v)) return invalid(field, 'must be an integer');
-    if (v < b.min || v > b.max) return invalid(field, `must be between ${b.min} and ${b.max}`);
+    if (!Number.isSafeInteger(v)) return invalid(field, { code: 'not_integer' }, 'must be an integer');
+    if (v < b.min || v > b.max) return invalid(field, { code: 'out_of_range', min: b.min, max: b.max }, `must be between ${b.min} and ${b.max}`);
   }
-  if (patch.pot_deadline_hours !== undefined && offer.type !== 'SHARED') return invalid('pot_deadline_hours', 'only a SHARED offer has a pot deadline');
+  if (patch.pot_deadline_hours !== undefined && offer.type !== 'SHARED')
+    return invalid('pot_deadline_hours', { code: 'pot_deadline_shared_only' }, 'only a SHARED offer has a pot deadline');
   for (const field of ['credit_lender', 'withdrawal_days'] as const) {
-    if (patch[field] !== undefined && offer.type === 'SHARED') return invalid(field, 'only a credit offer (INSTALLMENTS, DEFERRED) shows credit mentions');
+    if (patch[field] !== undefined && offer.type === 'SHARED')
+      return invalid(field, { code: 'credit_mentions_credit_only' }, 'only a credit offer (INSTALLMENTS, DEFERRED) shows credit mentions');
   }
   const lender = patch.credit_lender;
   if (lender !== undefined && lender !== null && (lender.trim() === '' || lender.length > CREDIT_LENDER_MAX || /[\r\n]/.test(lender))) {
-    return invalid('credit_lender', `must be one line of 1 to ${CREDIT_LENDER_MAX} characters, or null for the deployment's lender`);
+    return invalid(
+      'credit_lender',
+      { code: 'credit_lender_shape', max: CREDIT_LENDER_MAX },
+      `must be one line of 1 to ${CREDIT_LENDER_MAX} characters, or null for the deployment's lender`,
+    );
   }
   if (next.minAmountCents > next.maxAmountCents) {
     const field = patch.min_amount_cents !== undefined ? 'min_amount_cents' : 'max_amount_cents';
-    return invalid(field, `the minimum (${next.minAmountCents}) must not be above the maximum (${next.maxAmountCents})`);
+    return invalid(
+      field,
+      { code: 'min_above_max', min: next.minAmountCents, max: next.maxAmountCents },
+      `the minimum (${next.minAmountCents}) must not be above the maximum (${next.maxAmountCents})`,
+    );
   }
   return undefined;
 }
@@ -116,7 +142,7 @@ function checkSellable(next: Offer, patch: OfferPatch, today: string): Invalid |
             : amount === next.minAmountCents
               ? 'min_amount_cents'
               : 'max_amount_cents';
-      return invalid(field, `no purchase of ${amount} could be sold with these terms: ${err.message}`);
+      return invalid(field, { code: 'unsellable', amountCents: amount, schedule: err.code }, `no purchase of ${amount} could be sold with these terms: ${err.message}`);
     }
   }
   return undefined;
@@ -145,7 +171,7 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
         psp = { pspAccountId: psaId, psp: row.psp };
       }
       if (deps.deployment === 'production' && psp.psp === DEFAULT_PSP) {
-        return invalid('psp_account_id', 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)');
+        return invalid('psp_account_id', { code: 'sandbox_in_production' }, 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)');
       }
     }
     const terms: EditableTerms = {
@@ -172,6 +198,7 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
       if (unpaid > 0) {
         return invalid(
           locked,
+          { code: 'unpaid_purchases', count: unpaid },
           `cannot change while ${unpaid} purchase(s) of this offer await their leader's payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`,
         );
       }

@@ -1,6 +1,6 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { parseEitherSpelling } from '../domain/ids.ts';
-import type { NotificationAck } from '../psp/connector.ts';
+import type { NotificationAck, NotifiedTransaction, PspConnector } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
@@ -24,6 +24,7 @@ export type NotificationOutcome =
  * (`retrieve`) and recorded through the same functions as every other path (a pending 3-D Secure
  * attempt is resolved as the shopper's return would resolve it; any other payment gets the PSP's
  * answer recorded, at most once), so a replayed or duplicated notification changes nothing twice.
+ * A batch (several transactions in one notification) applies each of them.
  */
 export async function receivePspNotification(
   deps: PaymentDeps & { registry: Pick<PspRegistry, 'forAccount'> },
@@ -38,25 +39,39 @@ export async function receivePspNotification(
   const verified = await connector.verifyNotification(input);
   if (!verified.ok) return { kind: 'refused', reason: verified.reason };
   const ack = verified.ack ? { ack: verified.ack } : {};
-  let payment = await findPaymentByPspTransaction(deps.db, accountId, id, verified.transactionId);
+  let applied = false;
+  // A batched notification (Adyen) is about several transactions: each is applied as if alone.
+  for (const notified of [verified, ...(verified.also ?? [])]) {
+    if (await applyNotified(deps, connector, { accountId, pspAccountId: id, pspAccountPublicId }, notified)) applied = true;
+  }
+  return { kind: 'accepted', applied, ...ack };
+}
+
+/** Applies what a verified notification says of one transaction; true when a payment changed. */
+async function applyNotified(
+  deps: PaymentDeps,
+  connector: PspConnector,
+  where: { accountId: string; pspAccountId: string; pspAccountPublicId: string },
+  notified: NotifiedTransaction,
+): Promise<boolean> {
+  let payment = await findPaymentByPspTransaction(deps.db, where.accountId, where.pspAccountId, notified.transactionId);
   if (!payment) {
-    deps.logger.info({ account_id: accountId, psp_account_id: pspAccountPublicId }, 'PSP notification about a transaction Chipin did not start: ignored');
-    return { kind: 'accepted', applied: false, ...ack };
+    deps.logger.info({ account_id: where.accountId, psp_account_id: where.pspAccountPublicId }, 'PSP notification about a transaction Chipin did not start: ignored');
+    return false;
   }
   // The payment's stored state, with what this notification adds (Adyen's modification outcomes).
-  const current = await connector.retrieve(pspRef(payment), verified.event ? { notification: verified.event } : {});
+  const current = await connector.retrieve(pspRef(payment), notified.event ? { notification: notified.event } : {});
   if (payment.status === 'pending' || payment.status === 'requires_action') {
     // Still with the shopper (3-D Secure): nothing to do until it ends.
-    if (current.status === 'requires_action') return { kind: 'accepted', applied: false, ...ack };
+    if (current.status === 'requires_action') return false;
     // The resolution below reads the transaction from the row's state: give it what this notification said.
-    if (verified.event && current.pspState) payment = await storePspState(deps.db, payment, current.pspState);
+    if (notified.event && current.pspState) payment = await storePspState(deps.db, payment, current.pspState);
     if (payment.purpose === 'pledge') await resolvePledgePayment(deps, payment);
     else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) await resolveLeaderAttempt(deps, payment, 0);
     else await record(deps, payment, current);
-    return { kind: 'accepted', applied: true, ...ack };
+    return true;
   }
-  const applied = await record(deps, payment, current);
-  return { kind: 'accepted', applied, ...ack };
+  return record(deps, payment, current);
 }
 
 async function record(deps: PaymentDeps, payment: Parameters<typeof recordResult>[1], result: Parameters<typeof recordResult>[2]): Promise<boolean> {

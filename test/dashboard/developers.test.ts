@@ -46,10 +46,21 @@ describe('webhook settings', () => {
     const before = await webhookOf(a);
     const badUrl = await post('/dashboard/developers/webhook', `${form({ csrf: s.csrf, url: 'not a url' })}&events=paymentProcessed`);
     expect(badUrl.statusCode).toBe(400);
-    expect(badUrl.body).toMatch(/role="alert"[^>]*>[^<]*url/);
+    expect(badUrl.body).toMatch(/role="alert"[^>]*>Webhook URL: must be a full address/);
     const noEvent = await post('/dashboard/developers/webhook', form({ csrf: s.csrf, url: receiver.url() }));
     expect(noEvent.statusCode).toBe(400);
-    expect(noEvent.body).toMatch(/role="alert"[^>]*>[^<]*events/);
+    expect(noEvent.body).toMatch(/role="alert"[^>]*>Events sent: tick at least one event/);
+    expect(await webhookOf(a)).toEqual(before);
+  });
+
+  it('says the refusal in French on a French page, naming the field as the form does', async () => {
+    const before = await webhookOf(a);
+    const badUrl = await post('/dashboard/developers/webhook?lang=fr', `${form({ csrf: s.csrf, url: 'ftp://files.example/hook' })}&events=paymentProcessed`);
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.body).toMatch(/role="alert"[^>]*>URL du webhook : doit être une adresse http\(s\)/);
+    const noEvent = await post('/dashboard/developers/webhook?lang=fr', form({ csrf: s.csrf, url: receiver.url() }));
+    expect(noEvent.body).toMatch(/role="alert"[^>]*>Événements envoyés : cochez au moins un événement/);
+    expect(badUrl.body + noEvent.body).not.toMatch(/field url|field events/);
     expect(await webhookOf(a)).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
+import { addDays, formatDate } from '../../src/i18n/format.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
@@ -126,5 +127,31 @@ describe('the home page', () => {
     const body = await home();
     expect(figure(body, 'Purchases created')).toBe('0');
     expect(body).toContain('No purchase in these 30 days.');
+  });
+
+  it("counts the days of the account's time zone: a purchase made on the evening of a UTC day counts on the next day at UTC+14, on the home page and in the list it links to", async () => {
+    const settings = await app.server.inject({
+      method: 'POST',
+      url: '/dashboard/settings',
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ csrf: s.csrf, time_zone: 'Pacific/Kiritimati' }).toString(),
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
+    // To 20:00 UTC of the service clock's day: the clocks of Kiritimati (UTC+14) already show the next day.
+    const now = app.services.clock.now();
+    const evening = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 20) + (now.getUTCHours() >= 20 ? 86_400_000 : 0);
+    expect((await a.post('/api/sandbox/clock', { advance_seconds: Math.ceil((evening - now.getTime()) / 1000) })).statusCode).toBe(200);
+    const at = app.services.clock.now();
+    const utcDay = at.toISOString().slice(0, 10);
+    const zoneDay = addDays(utcDay, 1);
+    const id = await created(a, 1_234);
+
+    const body = await home();
+    expect(figure(body, 'Purchases created')).toBe('1');
+    expect(body).toContain(`to ${formatDate(zoneDay, 'en')} (days of Pacific/Kiritimati)`);
+    expect(body).toContain(`<td>${formatDate(zoneDay, 'en')}</td>`);
+    const list = async (day: string) => (await app.server.inject({ method: 'GET', url: `/dashboard/purchases?from=${day}&to=${day}`, headers: { cookie: s.cookie } })).body;
+    expect(await list(zoneDay)).toContain(id);
+    expect(await list(utcDay)).not.toContain(id);
   });
 });

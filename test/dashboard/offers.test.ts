@@ -99,8 +99,22 @@ describe('offers in the back office', () => {
     expect(notNumber.body).toMatch(/id="fee_rate" name="fee_rate"[^>]*value="1.5.0" aria-invalid="true"/);
     const minAboveMax = await post(`/dashboard/offers/${uid}`, form({ csrf: s.csrf, min_amount: '5000', max_amount: '100' }));
     expect(minAboveMax.statusCode).toBe(400);
-    expect(minAboveMax.body).toMatch(/role="alert" id="offer-error">Minimum amount \(EUR\) \(min_amount_cents\): the minimum/);
+    expect(minAboveMax.body).toMatch(/role="alert" id="offer-error">Minimum amount \(EUR\): the minimum \(€5,000.00\) must not be above the maximum \(€100.00\)/);
     expect(minAboveMax.body).toMatch(/id="min_amount"[^>]*aria-invalid="true"/);
+    expect(await offersOf(a)).toEqual(before);
+  });
+
+  it('says a refusal of the rules in French on a French page, amounts and rates in the form’s units (no English from the API)', async () => {
+    const uid = a.offer('INSTALLMENTS', 3);
+    const before = await offersOf(a);
+    const alert = (body: string) => /role="alert" id="offer-error">([^<]*)</.exec(body)?.[1] ?? '';
+    const minAboveMax = await post(`/dashboard/offers/${uid}?lang=fr`, form({ csrf: s.csrf, min_amount: '5000', max_amount: '100' }));
+    expect(minAboveMax.statusCode).toBe(400);
+    expect(alert(minAboveMax.body).replace(/[\u00a0\u202f]/g, ' ')).toBe('Montant minimum (EUR): le minimum (5 000,00 €) ne doit pas dépasser le maximum (100,00 €)');
+    const feeTooHigh = await post(`/dashboard/offers/${uid}?lang=fr`, form({ csrf: s.csrf, fee_rate: '25' }));
+    expect(feeTooHigh.statusCode).toBe(400);
+    expect(alert(feeTooHigh.body).replace(/[\u00a0\u202f]/g, ' ')).toBe('Taux de frais (%): doit être entre 0,00 % et 20,00 %');
+    for (const body of [minAboveMax.body, feeTooHigh.body]) expect(alert(body)).not.toMatch(/must|500000|2000\b/);
     expect(await offersOf(a)).toEqual(before);
   });
 

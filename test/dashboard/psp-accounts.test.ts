@@ -60,7 +60,7 @@ describe('PSP accounts in the back office', () => {
         .map((p) => p.name)
         .sort(),
     ).toEqual(['centralpay', 'payline', 'sips']);
-    expect(psps.find((p) => p.name === 'sips')!.reaches).toEqual(['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)"]);
+    expect(psps.find((p) => p.name === 'sips')!.reaches).toEqual(['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)", 'Sips (Worldline)']);
     expect(psps.find((p) => p.name === 'sandbox')!.reaches).toEqual([]);
     const res = await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue', headers: { authorization: a.dashboard } });
     expect(res.statusCode).toBe(200);

@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { catalogueOf, namesReachedBy, PSP_CATALOGUE, type CatalogueEntry } from '../../src/psp/catalogue.ts';
+import { catalogueOf, CONTRACT_PSP_COUNT, namesReachedBy, PSP_CATALOGUE, type CatalogueEntry } from '../../src/psp/catalogue.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 
 const README = new URL('../../README.md', import.meta.url);
@@ -38,6 +38,11 @@ describe('the PSP catalogue', () => {
     const generated = `${doc.slice(0, start + BEGIN.length)}\n\n${table}\n\n${doc.slice(end)}`;
     if (process.env.CHIPIN_WRITE_DOCS === '1') writeFileSync(README, generated);
     expect(doc, 'the table is stale: regenerate it with CHIPIN_WRITE_DOCS=1 npx vitest run test/docs/psp-catalogue.test.ts').toBe(generated);
+  });
+
+  it('names as many PSPs as the contract says are supported (36), each with its route or the reason it has none', () => {
+    expect(PSP_CATALOGUE.length).toBe(CONTRACT_PSP_COUNT);
+    for (const e of PSP_CATALOGUE) if (e.route.kind === 'not_yet') expect(e.route.reason, e.name).toMatch(/\w{3}/);
   });
 
   it('names each PSP once, and reads a route whose connector is missing from the build as not yet', () => {

@@ -252,6 +252,35 @@ describe('adyen notifications', () => {
     expect(v).toMatchObject({ ok: true, transactionId: r.transactionId, status: 'authorized' });
     expect(await h.build().retrieve(stored(c), { notification: v.ok ? v.event : undefined })).toMatchObject({ status: 'authorized', capturedCents: 0 });
   });
+
+  it('a batched webhook answers every payment it reports on, each with its own items, so none is left unapplied', async () => {
+    const capturedHold = async (amountCents: number) => {
+      const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
+      if (!a.ok) throw new Error(a.reason);
+      const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+      const c = await h.connector.capture({ idempotencyKey: key(), transaction: stored(r), amountCents });
+      const item = parseNotification(h.fake.notifications.at(-1)!)!.items[0]!;
+      return { r, c, failed: { ...item, success: 'false', reason: 'Authorisation expired', additionalData: {} } as NotificationItem };
+    };
+    const one = await capturedHold(700);
+    const two = await capturedHold(900);
+    const v = await h.connector.verifyNotification({ headers: {}, rawBody: notificationBody(h.credentials.hmac_key, [one.failed, two.failed]) });
+    if (!v.ok) throw new Error(v.reason);
+    expect(v).toMatchObject({ transactionId: one.r.transactionId, status: 'authorized' });
+    expect(v.also).toHaveLength(1);
+    const other = v.also![0]!;
+    expect(other).toMatchObject({ transactionId: two.r.transactionId, status: 'authorized' });
+    // Each payment folds only its own items: the other's failed capture leaves it alone.
+    expect(await h.build().retrieve(stored(one.c), { notification: v.event })).toMatchObject({ status: 'authorized', capturedCents: 0, amountCents: 700 });
+    expect(await h.build().retrieve(stored(two.c), { notification: other.event })).toMatchObject({ status: 'authorized', capturedCents: 0, amountCents: 900 });
+    expect(await h.build().retrieve(stored(two.c), { notification: v.event })).toMatchObject({ status: 'captured', capturedCents: 900 });
+    // One badly signed item refuses the whole batch.
+    const tampered = JSON.parse(notificationBody(h.credentials.hmac_key, [one.failed, two.failed])) as {
+      notificationItems: { NotificationRequestItem: { amount: { value: number } } }[];
+    };
+    tampered.notificationItems[1]!.NotificationRequestItem.amount.value += 1;
+    expect(await h.connector.verifyNotification({ headers: {}, rawBody: JSON.stringify(tampered) })).toEqual({ ok: false, reason: 'bad_signature' });
+  });
 });
 
 describe('adyen connector against the fake', () => {

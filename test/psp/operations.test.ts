@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { PspOperations } from '../../src/psp/kit/operations.ts';
-import { PspOperationRepository } from '../../src/psp/psp-operation-repository.ts';
+import { FINISHED_OPERATION_DAYS, PspOperationRepository, purgeFinishedOperations } from '../../src/psp/psp-operation-repository.ts';
 import { openTestDatabase } from '../helpers/database.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 import { stripeHarness, type StripeHarness } from './fixtures/stripe/harness.ts';
@@ -108,6 +108,45 @@ describe('PSP operation log', () => {
     const psp = counted(() => ({ status: 'voided' }));
     expect(await log.once('void', k, ['t1'], psp.send, never)).toEqual({ status: 'voided' });
     expect(psp.calls).toBe(1);
+  });
+
+  it('the purge deletes finished operations past their replay window only: a recent one still replays, an unknown outcome is still reconciled', async () => {
+    const DAY = 86_400_000;
+    // Rows stamped by a log whose clock is FINISHED_OPERATION_DAYS + 1 days behind the database's.
+    const old = new PspOperations(
+      new PspOperationRepository(db),
+      'acme',
+      'psa-purge',
+      randomBytes(32),
+      new ManualClock(new Date(Date.now() - (FINISHED_OPERATION_DAYS + 1) * DAY)),
+    );
+    const recentLog = new PspOperations(
+      new PspOperationRepository(db),
+      'acme',
+      'psa-purge',
+      randomBytes(32),
+      new ManualClock(new Date(Date.now() - (FINISHED_OPERATION_DAYS - 1) * DAY)),
+    );
+    const psp = counted(() => ({ ok: true }));
+    const [gone, kept, unknown] = [randomUUID(), randomUUID(), randomUUID()];
+    await old.once('capture', gone, ['t1'], psp.send, never);
+    await recentLog.once('capture', kept, ['t2'], psp.send, never);
+    const fault = () => Promise.reject(new PspIntegrationError('acme', 'unreachable', 'timeout'));
+    await old.once('refund', unknown, ['t3'], fault, never).catch(() => undefined);
+    const rows = async () =>
+      (await db.query<{ idempotency_key: string; status: string }>("SELECT idempotency_key, status FROM psp_operations WHERE scope = 'psa-purge' ORDER BY status, idempotency_key"))
+        .rows;
+    expect((await rows()).length).toBe(3);
+
+    expect(await purgeFinishedOperations(db)).toBe(1);
+    expect((await rows()).map((r) => r.idempotency_key).sort()).toEqual([kept, unknown].sort());
+    expect(await purgeFinishedOperations(db)).toBe(0);
+    // The recent one replays without a call; the unknown one goes to reconciliation, never straight to the PSP.
+    await recentLog.once('capture', kept, ['t2'], psp.send, never);
+    expect(psp.calls).toBe(2);
+    let reconciled = 0;
+    await old.once('refund', unknown, ['t3'], fault, async () => (reconciled++, { ok: true }));
+    expect(reconciled).toBe(1);
   });
 
   it('keeps a keyed fingerprint of the parameters, never the parameters themselves', async () => {

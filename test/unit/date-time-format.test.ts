@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset } from '../../src/i18n/format.ts';
+import { addDays, DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 
 /** Every zone this Node knows, and UTC (which `supportedValuesOf` leaves out). */
 const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
@@ -79,5 +79,35 @@ describe('time zone names', () => {
   it('refuses what is not a zone Intl knows, and fixed offsets', () => {
     for (const z of ['', ' ', 'Mars/Olympus_Mons', 'Paris', '+01:00', 'UTC+1', 'Europe/Paris; DROP TABLE', '../etc/passwd', 'x'.repeat(65)])
       expect(timeZoneOf(z), z).toBeUndefined();
+  });
+});
+
+describe("a zone's calendar days (the back office's day counts)", () => {
+  it("every instant falls inside the zone day it is on: from that day's first instant to the next day's, in every zone (fast-check)", () => {
+    fc.assert(
+      fc.property(instants, fc.constantFrom(...ZONES), (t, zone) => {
+        const day = zonedDay(t, zone);
+        const start = zonedMidnight(day, zone);
+        const next = zonedMidnight(addDays(day, 1), zone);
+        expect(start.getTime()).toBeLessThanOrEqual(t.getTime());
+        expect(t.getTime()).toBeLessThan(next.getTime());
+        expect(zonedDay(start, zone)).toBe(day);
+        // The instant just before a day begins is still on the day before.
+        expect(zonedDay(new Date(start.getTime() - 1), zone)).toBe(addDays(day, -1));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('begins a day at midnight, or at the jump where daylight saving time skips midnight', () => {
+    expect(zonedMidnight('2026-11-24', 'Europe/Paris').toISOString()).toBe('2026-11-23T23:00:00.000Z');
+    expect(zonedMidnight('2026-07-01', 'Europe/Paris').toISOString()).toBe('2026-06-30T22:00:00.000Z');
+    expect(zonedMidnight('2026-11-24', 'Pacific/Kiritimati').toISOString()).toBe('2026-11-23T10:00:00.000Z');
+    expect(zonedMidnight('2026-11-24', 'Asia/Kolkata').toISOString()).toBe('2026-11-23T18:30:00.000Z');
+    // Chile moved its clocks from 00:00 to 01:00 on 2022-09-11: that day began at 01:00 (UTC-3), 04:00 UTC.
+    expect(zonedMidnight('2022-09-11', 'America/Santiago').toISOString()).toBe('2022-09-11T04:00:00.000Z');
+    expect(zonedDay(new Date('2026-11-23T10:00:00Z'), 'Pacific/Kiritimati')).toBe('2026-11-24');
+    expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
+    expect(addDays('2026-01-01', -1)).toBe('2025-12-31');
   });
 });

@@ -1,17 +1,15 @@
 import { html, type SafeHtml } from '../../html/html.ts';
-import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
+import { addDays, formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
 import { HOME_DAYS, type HomeStats } from '../home-stats.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 
 const CHART = { width: 600, height: 160, gap: 4 };
-const DAY_MS = 86_400_000;
 
 /** Every day of the window, oldest first, with that day's purchases in `currency` (0 when none). */
 function series(stats: HomeStats, currency: string): { day: string; created: number; amountCents: number }[] {
-  const start = Date.parse(`${stats.from}T00:00:00Z`);
   return Array.from({ length: HOME_DAYS }, (_, i) => {
-    const day = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
+    const day = addDays(stats.from, i);
     const row = stats.days.find((d) => d.day === day && d.currency === currency);
     return { day, created: row?.created ?? 0, amountCents: row?.amountCents ?? 0 };
   });
@@ -60,7 +58,7 @@ export function homePage(chrome: Chrome, stats: HomeStats): string {
   const { deliveries: dl, pots } = stats;
   const failure = dl.lastFailure;
   const body = html`<h1>${t.home}</h1>
-<p class="muted">${t.homePeriod(formatDate(stats.from, chrome.lang), formatDate(stats.to, chrome.lang))}</p>
+<p class="muted">${t.homePeriod(formatDate(stats.from, chrome.lang), formatDate(stats.to, chrome.lang), chrome.timeZone)}</p>
 <section class="card" aria-labelledby="h-purchases"><h2 id="h-purchases">${t.purchases}</h2>
 <dl class="figures">
 ${figure(t.statCreated, stats.created, `/dashboard/purchases?${range}`)}

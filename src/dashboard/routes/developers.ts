@@ -75,8 +75,9 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { created: { token: settings.token, secret: settings.secret } })));
     } catch (err) {
       if (!(err instanceof WebhookSettingsError)) throw err;
-      // The message names the field (url or events), as the API's does; nothing was changed.
-      return sendPage(reply, 400, developersPage(chrome, await view(session.accountId, { error: err.message, typed: { url, events } })));
+      // Said in the page's language, naming the field (url or events); nothing was changed.
+      const error = DASHBOARD_TEXT[chrome.lang].webhookRefusal(err.rule);
+      return sendPage(reply, 400, developersPage(chrome, await view(session.accountId, { error, typed: { url, events } })));
     }
   });
 

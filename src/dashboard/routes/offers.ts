@@ -2,6 +2,7 @@ import { actorOf } from '../../audit/audit-log.ts';
 import type { Offer } from '../../accounts/offer.ts';
 import { OFFER_INPUTS, offerInputLabel, offerPage, offersPage, type OfferInput } from '../pages/offers-page.ts';
 import { parseDecimalAmount, parseTypedAmount } from '../../domain/money.ts';
+import { formatMoney, formatPercent } from '../../i18n/format.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -70,7 +71,10 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     if (outcome.kind === 'not_found' && outcome.what === 'offer') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
     if (outcome.kind === 'not_found') return refuse('psp_account_id', t.pspAccountNotFound);
     const input = OFFER_INPUTS[outcome.field as keyof typeof OFFER_INPUTS] as OfferInput | undefined;
-    return refuse(input, `${input ? offerInputLabel(t, offer, input) : outcome.field} (${outcome.field}): ${outcome.message}`);
+    const money = (cents: number) => formatMoney(cents, offer.currency, chrome.lang);
+    // A bound shown in the unit the form takes: amounts in the currency, the rate in percent.
+    const bound = outcome.field.endsWith('_cents') ? money : outcome.field === 'fee_rate_bps' ? (bps: number) => formatPercent(bps / 100, chrome.lang) : String;
+    return refuse(input, `${input ? offerInputLabel(t, offer, input) : outcome.field}: ${t.offerRefusal(outcome.refusal, { bound, money })}`);
   });
 }
 

@@ -62,7 +62,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const raw = request.query as Record<string, unknown>;
     const query = purchaseQueryOf(raw);
     const offers = await services.offers.list(session.accountId);
-    const { filter, errors } = purchaseFilterOf(query, offers, t);
+    const { filter, errors } = purchaseFilterOf(query, offers, t, chrome.timeZone);
     const cursor = str(raw.cursor);
     const before = cursor ? decodeCursor(cursor) : undefined;
     if (cursor && !before) errors.push(t.badCursor);
@@ -87,7 +87,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const t = DASHBOARD_TEXT[chrome.lang];
     const query = purchaseQueryOf(request.query as Record<string, unknown>);
     const offers = await services.offers.list(session.accountId);
-    const { filter, errors } = purchaseFilterOf(query, offers, t);
+    const { filter, errors } = purchaseFilterOf(query, offers, t, chrome.timeZone);
     if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers, chrome.lang), purchases: [], paged: false, errors }));
     const { accountId } = session;
     async function* lines() {

@@ -15,31 +15,32 @@ const PAGE = { schema: { hide: true } };
  */
 export function registerDashboardSettings(app: App, services: Services, sessions: DashboardSessions): void {
   const fallback = services.config.merchantCountry ?? DEFAULT_MERCHANT_COUNTRY;
-  const viewOf = async (accountId: string): Promise<SettingsView> => ({ country: (await services.accounts.profileOf(accountId))?.country ?? null, fallback });
+  // The country as the request's chrome read it (one read of the account a request).
+  const viewOf = (profile: { country: string | null } | undefined): SettingsView => ({ country: profile?.country ?? null, fallback });
 
   app.get('/dashboard/settings', PAGE, async (request, reply) => {
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
-    return sendPage(reply, 200, settingsPage(ctx.chrome, services.clock.now(), await viewOf(ctx.session.accountId)));
+    return sendPage(reply, 200, settingsPage(ctx.chrome, services.clock.now(), viewOf(ctx.profile)));
   });
 
   app.post('/dashboard/settings', PAGE, async (request, reply) => {
     const ctx = await signedInForm(services, sessions, request, reply);
     if (!ctx) return reply;
-    const { session, chrome, form } = ctx;
+    const { session, chrome, profile, form } = ctx;
     const t = DASHBOARD_TEXT[chrome.lang];
     const typed = { timeZone: (form.time_zone ?? '').slice(0, 200), country: form.country?.slice(0, 20) };
     const saved = await services.accounts.saveSettings(session, typed);
     if (!saved.ok) {
       const shown = { timeZone: typed.timeZone, country: typed.country ?? '' };
       const error = saved.field === 'time_zone' ? t.badTimeZone(shown.timeZone) : t.badCountry(shown.country);
-      return sendPage(reply, 400, settingsPage(chrome, services.clock.now(), await viewOf(session.accountId), { field: saved.field, error, typed: shown }));
+      return sendPage(reply, 400, settingsPage(chrome, services.clock.now(), viewOf(profile), { field: saved.field, error, typed: shown }));
     }
     // Offers carry the zone and the country to the pages and messages: this process's copy goes
     // now, other processes' within the cache's 5 s (src/accounts/offers.ts).
     services.offers.forget(session.accountId);
     request.log.info({ account_id: session.accountId, user_id: session.userId, time_zone: saved.timeZone }, 'account settings saved');
     // This page already shows times in the new zone.
-    return sendPage(reply, 200, settingsPage({ ...chrome, timeZone: saved.timeZone }, services.clock.now(), await viewOf(session.accountId), { saved: true }));
+    return sendPage(reply, 200, settingsPage({ ...chrome, timeZone: saved.timeZone }, services.clock.now(), viewOf({ country: saved.country }), { saved: true }));
   });
 }

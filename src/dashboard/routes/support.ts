@@ -9,6 +9,9 @@ import { langFromAcceptLanguage, type Lang } from '../../i18n/lang.ts';
 import { readCookie } from '../../pages/csrf.ts';
 import { DEFAULT_TIME_ZONE } from '../../i18n/format.ts';
 
+/** The account as its pages show it (`Accounts.profileOf`). */
+type AccountProfile = NonNullable<Awaited<ReturnType<Services['accounts']['profileOf']>>>;
+
 const LANG_COOKIE = 'chipin_dashboard_lang';
 /**
  * The back office's CSP (docs/security.md#content-security-policy): the hosted pages' (our own
@@ -78,7 +81,7 @@ export async function signedIn(
   sessions: DashboardSessions,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ session: DashboardSession; chrome: Chrome } | undefined> {
+): Promise<{ session: DashboardSession; chrome: Chrome; profile: AccountProfile | undefined } | undefined> {
   const lang = dashboardLang(request, reply);
   const session = await sessionOf(sessions, request);
   if (!session) {
@@ -98,6 +101,8 @@ export async function signedIn(
   const account = await services.accounts.profileOf(session.accountId);
   return {
     session,
+    // The account's profile, read once a request: a page that shows more of it takes it from here.
+    profile: account,
     chrome: {
       lang,
       accountName: account?.name ?? '',
@@ -120,7 +125,7 @@ export async function signedInForm(
   sessions: DashboardSessions,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ session: DashboardSession; chrome: Chrome; form: Record<string, string> } | undefined> {
+): Promise<{ session: DashboardSession; chrome: Chrome; profile: AccountProfile | undefined; form: Record<string, string> } | undefined> {
   const ctx = await signedIn(services, sessions, request, reply);
   if (!ctx) return undefined;
   const form = formOf(request);

@@ -10,6 +10,7 @@ import {
   type AmountOperation,
   type NotificationEvent,
   type NotificationResult,
+  type NotifiedTransaction,
   type OffSessionInput,
   type Operation,
   type PspConnector,
@@ -548,10 +549,11 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   }
 
   /**
-   * Checks every item's signature and merchant account; answers the payment the first item is
-   * about, the status it reports, and (`event`) that payment's items, for `retrieve` to fold into
-   * the payment's stored state. Items about other payments in the same batch are acknowledged and
-   * not read (Adyen sends one item per webhook unless batching is enabled on the endpoint).
+   * Checks every item's signature and merchant account (one bad item refuses the whole batch);
+   * answers each payment the items are about, the status reported, and (`event`) that payment's
+   * items, for `retrieve` to fold into the payment's stored state: the first payment, then the
+   * others of a batch in `also` (Adyen sends one item per webhook unless batching is enabled on
+   * the endpoint).
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const parsed = parseNotification(input.rawBody);
@@ -561,20 +563,28 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     for (const item of parsed.items) {
       if (!checkItemSignature(hmacKey, item) || item.merchantAccountCode !== this.#merchantAccount) return { ok: false, reason: 'bad_signature' };
     }
-    const first = parsed.items.find((i) => reportedStatus(i) !== undefined);
+    // One transaction per payment the batch reports on, in the batch's order; each carries all of
+    // that payment's items (a capture and its refund may come together).
+    const notified: NotifiedTransaction[] = [];
+    for (const item of parsed.items) {
+      const status = reportedStatus(item);
+      const transactionId = paymentOf(item);
+      if (status === undefined || notified.some((n) => n.transactionId === transactionId)) continue;
+      const items: EventItem[] = parsed.items
+        .filter((i) => paymentOf(i) === transactionId)
+        .map((i) => ({
+          eventCode: i.eventCode,
+          pspReference: i.pspReference,
+          ...(i.originalReference ? { originalReference: i.originalReference } : {}),
+          success: i.success,
+          value: i.amount.value,
+          ...(i.reason ? { reason: i.reason } : {}),
+        }));
+      notified.push({ transactionId, status, event: { items } });
+    }
+    const [first, ...also] = notified;
     if (!first) return { ok: false, reason: 'malformed' };
-    const transactionId = paymentOf(first);
-    const items: EventItem[] = parsed.items
-      .filter((i) => paymentOf(i) === transactionId)
-      .map((i) => ({
-        eventCode: i.eventCode,
-        pspReference: i.pspReference,
-        ...(i.originalReference ? { originalReference: i.originalReference } : {}),
-        success: i.success,
-        value: i.amount.value,
-        ...(i.reason ? { reason: i.reason } : {}),
-      }));
-    return { ok: true, transactionId, status: reportedStatus(first)!, ack: { ...ADYEN_ACK }, event: { items } };
+    return { ok: true, ...first, ack: { ...ADYEN_ACK }, ...(also.length > 0 ? { also } : {}) };
   }
 
   /** Applies one verified webhook item to the payment it concerns. */
