@@ -51,6 +51,8 @@ function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
       return `no purchase of ${show.money(r.amountCents)} could be sold with these terms: ${SCHEDULE_REFUSAL_EN[r.schedule]}`;
     case 'sandbox_in_production':
       return 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)';
+    case 'psp_currency':
+      return `${r.psp} takes ${r.takes.join(', ')} only; this offer is in ${r.currency}`;
     case 'unpaid_purchases':
       return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
   }
@@ -74,6 +76,8 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
       return `aucun achat de ${show.money(r.amountCents)} ne pourrait être vendu à ces conditions : ${SCHEDULE_REFUSAL_FR[r.schedule]}`;
     case 'sandbox_in_production':
       return 'une offre de production a besoin d’un compte PSP (le PSP de test intégré est refusé en production)';
+    case 'psp_currency':
+      return `${r.psp} n’accepte que ${r.takes.join(', ')} ; cette offre est en ${r.currency}`;
     case 'unpaid_purchases':
       return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
   }

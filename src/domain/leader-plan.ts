@@ -70,6 +70,20 @@ export function planLeaderPayment(offer: OfferRules, amountCents: number, pledge
   return { purpose, authorizeCents: first.amountCents + first.feesCents, capture: purpose === 'deferred' ? 'manual' : 'automatic', leaderShareCents: amountCents, schedule: lines };
 }
 
+/**
+ * Every amount the plan will charge, hold or capture at the PSP, named for a person: the leader's
+ * checkout, the leader's share charged apart beside friends, each pledger's share, each later
+ * installment. What a PSP with a coarser step than the currency's minor unit checks before a
+ * purchase is created or paid (Midtrans: whole rupiah).
+ */
+export function plannedCharges(plan: LeaderPlan, pledgerShares: readonly number[]): { what: string; amountCents: number }[] {
+  const charges = pledgerShares.map((share, i) => ({ what: `pledgers[${i}]`, amountCents: share }));
+  charges.push({ what: "the leader's checkout", amountCents: plan.authorizeCents });
+  if (plan.purpose === 'guarantee') charges.push({ what: "the leader's share", amountCents: plan.leaderShareCents });
+  for (const line of plan.schedule?.slice(1) ?? []) charges.push({ what: `installment ${line.index + 1}`, amountCents: line.amountCents + line.feesCents });
+  return charges;
+}
+
 /** v1 `comment` once the leader's card was refused the offer's last time. */
 export function leaderRefusedComment(attempts: number, reason: string): string {
   return `The leader's card was refused ${attempts} times (${reason}).`;

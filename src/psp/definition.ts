@@ -38,6 +38,14 @@ export interface ConnectorDefinition {
    * gives no notification URL to set there. Absent: it takes them.
    */
   readonly takesNotifications?: false;
+  /**
+   * The currencies this PSP takes, each with the step its amounts go by in Chipin's minor units
+   * (ISO 4217's): Midtrans `{ IDR: 100 }`, whole rupiah, no sen. Absent: any currency, any amount.
+   * An offer in another currency is not bound to an account of this PSP, and a purchase whose
+   * amount is off the step is refused at creation ({@link currencyRefusal}, {@link amountStepRefusal}),
+   * so that the connector's own refusal before any call stays a backstop.
+   */
+  readonly currencies?: Readonly<Record<string, number>>;
   /** One connector for one PSP account. Must not call the PSP (the registry builds lazily and caches). */
   create(account: PspAccountConfig, context: ConnectorContext): PspConnector;
 }
@@ -91,4 +99,21 @@ export interface ConnectorContext {
   operations: PspOperations;
   /** Debug logging of PSP calls (method, path, status, request id: never a body or a header value). */
   logger?: PspLogger;
+}
+
+/** Why an offer in `currency` cannot pay through this PSP, or undefined when it can. */
+export function currencyRefusal(definition: Pick<ConnectorDefinition, 'label' | 'currencies'>, currency: string): string | undefined {
+  const taken = definition.currencies;
+  if (taken === undefined || taken[currency] !== undefined) return undefined;
+  return `${definition.label} takes ${Object.keys(taken).join(', ')} only; this offer is in ${currency}`;
+}
+
+/**
+ * Why this PSP cannot charge `amountCents` of `currency` as it is (Midtrans: sen in an IDR
+ * amount), or undefined when it can. Never rounded: the merchant prices the purchase again.
+ */
+export function amountStepRefusal(definition: Pick<ConnectorDefinition, 'label' | 'currencies'>, currency: string, amountCents: number): string | undefined {
+  const step = definition.currencies?.[currency];
+  if (step === undefined || step <= 1 || amountCents % step === 0) return undefined;
+  return `must be a multiple of ${step} (whole units of ${currency}: ${definition.label} takes no minor unit)`;
 }

@@ -1,6 +1,9 @@
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
+import { plannedCharges, planLeaderPayment } from '../domain/leader-plan.ts';
+import { amountStepRefusal } from '../psp/definition.ts';
+import type { PspRegistry } from '../psp/registry.ts';
 import type { Clock } from '../domain/clock.ts';
 import { insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
@@ -10,6 +13,7 @@ export interface CreatePurchaseDeps {
   db: Sql;
   clock: Clock;
   offers: Pick<OfferCache, 'find' | 'defaultOffer'>;
+  psps: Pick<PspRegistry, 'definition'>;
 }
 
 /** A purchase to create, as either API family parsed it (schema-valid; business rules unchecked). */
@@ -32,7 +36,8 @@ export type CreatePurchaseOutcome =
 
 /**
  * Creates a purchase for the Token API's purchase link and Merchant API v1 alike: resolves the
- * offer within the account, checks amount and currency against its terms, stores the purchase
+ * offer within the account, checks amount and currency against its terms and what its PSP can
+ * charge (docs/psp-connectors.md#currencies), stores the purchase
  * with its client and its `purchase.created` event.
  */
 export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurchaseInput): Promise<CreatePurchaseOutcome> {
@@ -42,6 +47,28 @@ export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurc
   const currency = asked ?? offer.currency;
   const violation = checkAmount(offer, rest.amountCents, currency, products);
   if (violation) return { kind: 'invalid', ...violation };
+  const offStep = offPspStep(deps, offer, currency, rest.amountCents);
+  if (offStep) return { kind: 'invalid', field: 'amount', message: offStep };
   const purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
   return { kind: 'created', purchase, offer };
+}
+
+/**
+ * What the offer's PSP could not charge as it is (Midtrans: sen in an IDR amount), in the amount
+ * or in what the leader's plan derives from it (the first installment with its fees, the later
+ * ones): refused here, before the purchase exists, never rounded (docs/psp-connectors.md#currencies).
+ * A pot's shares are the leader's choice, checked when the leader pays.
+ */
+function offPspStep(deps: CreatePurchaseDeps, offer: Offer, currency: string, amountCents: number): string | undefined {
+  const definition = offer.pspAccountId === null ? undefined : deps.psps.definition(offer.psp);
+  if (!definition) return undefined;
+  const own = amountStepRefusal(definition, currency, amountCents);
+  if (own) return own;
+  const plan = planLeaderPayment(offer, amountCents, [], deps.clock.now());
+  if ('problem' in plan) return undefined; // the leader's checkout tells the schedule's own refusal
+  for (const charge of plannedCharges(plan, [])) {
+    const refused = amountStepRefusal(definition, currency, charge.amountCents);
+    if (refused) return `would make ${charge.what} ${charge.amountCents}, which ${refused}`;
+  }
+  return undefined;
 }

@@ -12,7 +12,7 @@ export interface PaymentDeps {
   clock: Clock;
   offers: OfferCache;
   /** The connector of an offer (its PSP account, else the built-in sandbox) and of a payment (the account it ran on). */
-  psps: Pick<PspRegistry, 'forOffer' | 'forPayment'>;
+  psps: Pick<PspRegistry, 'forOffer' | 'forPayment' | 'definition'>;
   messenger: Messenger;
   /** Opens the offers' signing secrets (front-end results, `trigger_capture` signatures). */
   box: SecretBox;

@@ -7,6 +7,7 @@ import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError, type ScheduleErrorCode } from '../domain/schedule.ts';
 import { findPspAccount } from '../psp-accounts/psp-account-repository.ts';
+import { currencyRefusal } from '../psp/definition.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
 import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
 
@@ -67,6 +68,7 @@ export type OfferRefusal =
   | { code: 'min_above_max'; min: number; max: number }
   | { code: 'unsellable'; amountCents: number; schedule: ScheduleErrorCode }
   | { code: 'sandbox_in_production' }
+  | { code: 'psp_currency'; psp: string; takes: string[]; currency: string }
   | { code: 'unpaid_purchases'; count: number };
 
 export type EditOfferOutcome =
@@ -168,6 +170,10 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
         const psaId = parsePublicId('psa', patch.psp_account_id);
         const row = psaId && (await findPspAccount(tx, accountId, psaId));
         if (!psaId || !row) return { kind: 'not_found', what: 'PSP account' };
+        const definition = deps.psps.definition(row.psp);
+        const refused = definition && currencyRefusal(definition, offer.currency);
+        if (refused)
+          return invalid('psp_account_id', { code: 'psp_currency', psp: definition.label, takes: Object.keys(definition.currencies ?? {}), currency: offer.currency }, refused);
         psp = { pspAccountId: psaId, psp: row.psp };
       }
       if (deps.deployment === 'production' && psp.psp === DEFAULT_PSP) {

@@ -1,10 +1,20 @@
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
-import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, type LeaderPlan, type PlanProblem } from '../domain/leader-plan.ts';
+import {
+  isLeaderPurpose,
+  LEADER_BUSY_MS,
+  LEADER_PURPOSES,
+  leaderRefusedComment,
+  planLeaderPayment,
+  plannedCharges,
+  type LeaderPlan,
+  type PlanProblem,
+} from '../domain/leader-plan.ts';
 import { potComment, potDeadline } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { isPspFault, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
+import { amountStepRefusal } from '../psp/definition.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import {
@@ -43,7 +53,7 @@ export type LeaderOutcome =
   | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
   | { kind: 'not_payable'; state: PurchaseState }
   | { kind: 'in_progress' }
-  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } };
+  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'psp_amount'; message: string } };
 
 /** One checkout attempt under way: what the steps after the leader's authorisation need. */
 interface LeaderCheckout {
@@ -85,6 +95,10 @@ export async function payAsLeader(
   );
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const psp = await deps.psps.forOffer(offer);
+  // The pot's shares are the leader's: what the PSP could not charge as it is (Midtrans: sen in
+  // IDR) is refused before anything is reserved or sent, never rounded.
+  const offStep = offPspStep(deps, psp.name, state.currency, plan, pledgers);
+  if (offStep) return { kind: 'invalid', field: 'pledgers', problem: offStep };
 
   // An earlier attempt left unresolved (a crash between the PSP's answer and its recording, an
   // unanswered challenge) is resolved first, with its own idempotency key: the PSP answers what
@@ -108,6 +122,20 @@ export async function payAsLeader(
     if (isPspFault(err)) await releasePendingAttempt(deps.db, payment, LEADER_BUSY_MS, deps.clock.now());
     throw err;
   }
+}
+
+/** The first amount of the plan the PSP cannot charge as it is, as a `psp_amount` problem; undefined when it can charge them all. */
+function offPspStep(deps: PaymentDeps, pspName: string, currency: string, plan: LeaderPlan, pledgers: NewPledge[]): { code: 'psp_amount'; message: string } | undefined {
+  const definition = deps.psps.definition(pspName);
+  if (!definition) return undefined;
+  for (const charge of plannedCharges(
+    plan,
+    pledgers.map((p) => p.amountCents),
+  )) {
+    const refused = amountStepRefusal(definition, currency, charge.amountCents);
+    if (refused) return { code: 'psp_amount', message: `${charge.what} of ${charge.amountCents} ${refused}` };
+  }
+  return undefined;
 }
 
 /** The PSP side of a reserved checkout attempt: attach, authorise, then the steps after. */

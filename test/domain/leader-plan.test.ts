@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLeaderPurpose, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, type LeaderPlan } from '../../src/domain/leader-plan.ts';
+import { isLeaderPurpose, LEADER_PURPOSES, leaderRefusedComment, planLeaderPayment, plannedCharges, type LeaderPlan } from '../../src/domain/leader-plan.ts';
 import type { OfferRules } from '../../src/domain/offer-terms.ts';
 
 const offer = (type: OfferRules['type'], over: Partial<OfferRules> = {}): OfferRules => ({
@@ -80,5 +80,35 @@ describe("the leader's plan at checkout", () => {
 
   it('the FAILED comment names the attempts and the reason', () => {
     expect(leaderRefusedComment(3, 'card_declined')).toBe("The leader's card was refused 3 times (card_declined).");
+  });
+});
+
+describe('what a plan charges at the PSP (plannedCharges)', () => {
+  const total = (charges: { amountCents: number }[]) => charges.reduce((a, c) => a + c.amountCents, 0);
+
+  it("a pot with friends: each pledger's share, the guarantee held on the friends' part, and the leader's share charged apart", () => {
+    const p = plan(offer('SHARED'), 10_000, [4_000, 1_000]);
+    expect(plannedCharges(p, [4_000, 1_000])).toEqual([
+      { what: 'pledgers[0]', amountCents: 4_000 },
+      { what: 'pledgers[1]', amountCents: 1_000 },
+      { what: "the leader's checkout", amountCents: 5_000 },
+      { what: "the leader's share", amountCents: 5_000 },
+    ]);
+  });
+
+  it('INSTALLMENTS: every line of the schedule with its fees, summing to the amount plus the fees', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 5_000, max: 300_000 }), (amount) => {
+        const p = plan(offer('INSTALLMENTS', { minAmountCents: 5_000, maxAmountCents: 300_000 }), amount);
+        const charges = plannedCharges(p, []);
+        expect(charges.map((c) => c.what)).toEqual(["the leader's checkout", 'installment 2', 'installment 3']);
+        expect(total(charges)).toBe(amount + p.schedule!.reduce((a, l) => a + l.feesCents, 0));
+      }),
+    );
+  });
+
+  it('alone or deferred: the one amount charged or held', () => {
+    expect(plannedCharges(plan(offer('SHARED'), 10_000), [])).toEqual([{ what: "the leader's checkout", amountCents: 10_000 }]);
+    expect(plannedCharges(plan(offer('DEFERRED'), 15_000), [])).toEqual([{ what: "the leader's checkout", amountCents: 15_000 }]);
   });
 });

@@ -5,14 +5,16 @@
  * each payment's notification reaches the merchant signed with the offer secret. The fakes refuse
  * an off-session charge without its stored-credential reference, so the later charges here (the
  * pledgers', the installments, the capture 30 days after a hold's life) also prove the PSD2 fields.
+ * A PSP that takes one other currency (Midtrans: IDR, whole rupiah) walks with its offers priced in
+ * it: the figures below are written in EUR cents and read through `amount` (priceOffersIn).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import type { Caller } from '../helpers/api.ts';
-import { caller } from '../helpers/api.ts';
+import { caller, minimalPurchase } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { contractSignature, NO_JOB_POLL, Receiver, TEST_DELIVERY } from '../delivery/helpers.ts';
-import { BACK_MODE_PSPS as CONNECTORS, type FakePsp } from './fixtures/back-mode-psps.ts';
+import { BACK_MODE_PSPS as CONNECTORS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
 
 const DAY = 86_400;
 
@@ -100,10 +102,13 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
   let fake: FakePsp;
   let m: Caller;
   let psa: string;
+  /** The walk's figures (EUR cents) in the offers' currency. */
+  let amount: (eurCents: number) => number;
 
   beforeAll(async () => {
     fake = await CONNECTORS[psp]!();
     m = await caller(app);
+    amount = await priceOffersIn(app, m, fake.currency);
     const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
       psp,
       environment: 'test',
@@ -126,8 +131,9 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
 
   it('takes a full pot: the leader and a pledger pay on the PSP, the purchase succeeds, each payment notified and signed', async () => {
     const offer = m.offer('SHARED');
-    const id = await purchase(m, offer, 10_000, `${psp}-pot`);
-    const leader = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card, pledgers: [{ email: 'ann@example.com', amount_cents: 4_000 }] });
+    const id = await purchase(m, offer, amount(10_000), `${psp}-pot`);
+    expect((await m.get(`/api/merchants/v1/purchases/${id}`)).json()).toMatchObject({ amount: amount(10_000), currency: fake.currency ?? 'EUR' });
+    const leader = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card, pledgers: [{ email: 'ann@example.com', amount_cents: amount(4_000) }] });
     bodies.push(leader.body);
     expect(leader.statusCode, leader.body).toBe(200);
     const pledge = (leader.json() as { pledges: { id: string }[] }).pledges[0]!;
@@ -144,8 +150,8 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     // The leader's guarantee is released once friends cover the pot; the leader's share is charged off session.
     expect(rows.map((r) => [r.purpose, r.status, r.captured_cents])).toEqual([
       ['guarantee', 'voided', 0],
-      ['leader_share', 'captured', 6_000],
-      ['pledge', 'captured', 4_000],
+      ['leader_share', 'captured', amount(6_000)],
+      ['pledge', 'captured', amount(4_000)],
     ]);
     const sent = await notifications(m, offer, `${psp}-pot`);
     expect(sent.length).toBeGreaterThanOrEqual(2);
@@ -154,7 +160,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
 
   it('takes a 3x plan: the first installment on session, the next two off session as the clock moves', async () => {
     const offer = m.offer('INSTALLMENTS', 3);
-    const id = await purchase(m, offer, 30_000, `${psp}-3x`);
+    const id = await purchase(m, offer, amount(30_000), `${psp}-3x`);
     const first = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card });
     bodies.push(first.body);
     expect(first.statusCode, first.body).toBe(200);
@@ -168,16 +174,16 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     expect(charged.every((r) => r.psp === psp && r.psp_account_id === psa.slice(4))).toBe(true);
     // The 3x offer's fee (1.5 %) rides on the first installment.
     expect(charged.map((r) => [r.purpose, r.status, r.captured_cents])).toEqual([
-      ['first_installment', 'captured', 10_450],
-      ['installment', 'captured', 10_000],
-      ['installment', 'captured', 10_000],
+      ['first_installment', 'captured', amount(10_450)],
+      ['installment', 'captured', amount(10_000)],
+      ['installment', 'captured', amount(10_000)],
     ]);
     expect((await notifications(m, offer, `${psp}-3x`)).length).toBeGreaterThanOrEqual(3);
   });
 
   it('takes a deferred payment: a hold on the PSP now, captured there 30 days later', async () => {
     const offer = m.offer('DEFERRED');
-    const id = await purchase(m, offer, 15_000, `${psp}-deferred`);
+    const id = await purchase(m, offer, amount(15_000), `${psp}-deferred`);
     const held = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card });
     bodies.push(held.body);
     expect(held.statusCode, held.body).toBe(200);
@@ -185,13 +191,13 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     expect((await payments(id)).map((r) => [r.purpose, r.status, r.captured_cents])).toEqual([['deferred', 'authorized', 0]]);
     await advance(m, 31);
     expect(await state(m, id)).toBe('SUCCESSFUL');
-    expect((await payments(id)).map((r) => [r.purpose, r.psp, r.status, r.captured_cents])).toEqual([['deferred', psp, 'captured', 15_000]]);
+    expect((await payments(id)).map((r) => [r.purpose, r.psp, r.status, r.captured_cents])).toEqual([['deferred', psp, 'captured', amount(15_000)]]);
     expect((await notifications(m, offer, `${psp}-deferred`)).length).toBeGreaterThanOrEqual(2);
   });
 
   it('3-D Secure that the issuer wants as a form POST: challenge_url is our relay page, which posts the form to the issuer; the payment completes', async (ctx) => {
     if (!fake.postChallenge) return ctx.skip(); // this PSP's challenges are plain redirects
-    const id = await purchase(m, m.offer('DEFERRED'), 9_000, `${psp}-3ds`);
+    const id = await purchase(m, m.offer('DEFERRED'), amount(9_000), `${psp}-3ds`);
     const started = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.postChallenge.card });
     bodies.push(started.body);
     expect(started.statusCode, started.body).toBe(202);
@@ -244,11 +250,93 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'processing_channel_id',
       'profile_id',
       'public_key',
+      'client_key',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
     for (const [, value] of secrets) {
       for (const body of bodies) expect(body).not.toContain(value);
       for (const line of app.logs) expect(line).not.toContain(value);
     }
+  });
+});
+
+describe(`what Midtrans cannot charge as it is, refused before a purchase exists (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let fake: FakePsp;
+  let m: Caller;
+  let psa: string;
+
+  beforeAll(async () => {
+    fake = await CONNECTORS.midtrans!();
+    m = await caller(app);
+    const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
+      psp: 'midtrans',
+      environment: 'test',
+      label: 'midtrans',
+      credentials: fake.credentials,
+      endpoint_url: fake.endpointUrl,
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    psa = created.json().id as string;
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it('an offer in EUR is not bound to a Midtrans account: the refusal names psp_account_id and the offer keeps its PSP', async () => {
+    const offer = m.offer('SHARED');
+    const refused = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.body).toContain('psp_account_id');
+    expect(refused.body).toContain('Midtrans takes IDR only; this offer is in EUR');
+    const offers = (await app.server.inject({ method: 'GET', url: '/api/backoffice/offers', headers: { authorization: m.dashboard } })).json() as {
+      merchant_uid: string;
+      psp: string;
+    }[];
+    expect(offers.find((o) => o.merchant_uid === offer)).toMatchObject({ psp: 'sandbox' });
+  });
+
+  it('a purchase in IDR with sen is refused at creation on both APIs, naming its amount field, never rounded; whole rupiah is taken', async () => {
+    await priceOffersIn(app, m, 'IDR');
+    const offer = m.offer('SHARED');
+    const bound = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(bound.statusCode, bound.body).toBe(200);
+    const count = async () => Number((await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM purchases WHERE account_id = $1', [m.accountId])).rows[0]!.n);
+
+    const v1 = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_050, merchant_uid: offer }));
+    expect(v1.statusCode, v1.body).toBe(406);
+    expect(v1.json().error.message).toContain('amount must be a multiple of 100 (whole units of IDR: Midtrans takes no minor unit)');
+    const link = await m.post(`/api/merchants/${offer}/purchase_link`, {
+      data: { title: 'Weekend in Bali', amountCents: 1_000_050, email: 'leader@example.com', language: 'en_GB' },
+      purchase_link_settings: {},
+    });
+    expect(link.statusCode, link.body).toBe(400);
+    expect(link.body).toContain('amountCents must be a multiple of 100');
+    expect(await count()).toBe(0);
+
+    const whole = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_000, merchant_uid: offer }));
+    expect(whole.statusCode, whole.body).toBe(201);
+    expect(whole.json()).toMatchObject({ amount: 1_000_000, currency: 'IDR' });
+  });
+
+  it('a 3x purchase whose installments would carry sen is refused at creation, naming amount', async () => {
+    const offer = m.offer('INSTALLMENTS', 3);
+    const bound = await send(m, 'PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: psa });
+    expect(bound.statusCode, bound.body).toBe(200);
+    // Rp 10,001 in three (and its 1.5 % fee): whole rupiah overall, not each part; Rp 30,000 splits whole.
+    const refused = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000_100, merchant_uid: offer }));
+    expect(refused.statusCode, refused.body).toBe(406);
+    expect(refused.json().error.message).toMatch(/amount would make .+, which must be a multiple of 100 \(whole units of IDR: Midtrans takes no minor unit\)/);
+    const even = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 3_000_000, merchant_uid: offer }));
+    expect(even.statusCode, even.body).toBe(201);
+  });
+
+  it("a pledger's share with sen is refused when the leader pays, naming pledgers; no payment is reserved, so nothing reaches Midtrans", async () => {
+    const offer = m.offer('SHARED');
+    const id = await purchase(m, offer, 1_000_000, 'midtrans-sen-share');
+    const res = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card, pledgers: [{ email: 'ann@example.com', amount_cents: 400_050 }] });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain('field pledgers: psp_amount: pledgers[0] of 400050 must be a multiple of 100');
+    expect(await payments(id)).toEqual([]);
+    expect(await state(m, id)).toBe('INITIALIZED');
   });
 });

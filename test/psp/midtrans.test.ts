@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PspIntegrationError, type DeclineReason, type TransactionResult, type TransactionStatus } from '../../src/psp/connector.ts';
+import { amountStepRefusal, currencyRefusal } from '../../src/psp/definition.ts';
 import { midtransDefinition } from '../../src/psp/midtrans/definition.ts';
 import {
   TRANSACTION_STATUSES,
@@ -109,6 +111,21 @@ describe('midtrans definition', () => {
     expect(midtransDefinition.validate!({ ...CREDENTIALS }, 'live')?.field).toBe('server_key');
     expect(midtransDefinition.baseUrl('test', {})).toBe('https://api.sandbox.midtrans.com');
     expect(midtransDefinition.baseUrl('live', {})).toBe('https://api.midtrans.com');
+  });
+
+  it('takes offers in IDR only, naming the currencies it takes', () => {
+    expect(currencyRefusal(midtransDefinition, 'IDR')).toBeUndefined();
+    expect(currencyRefusal(midtransDefinition, 'EUR')).toBe('Midtrans takes IDR only; this offer is in EUR');
+  });
+
+  it('refuses an IDR amount with sen (never rounds it) and takes every whole number of rupiah', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1e12 }), (sen) => {
+        const refused = amountStepRefusal(midtransDefinition, 'IDR', sen);
+        expect(refused === undefined).toBe(sen % 100 === 0);
+        if (refused) expect(refused).toBe('must be a multiple of 100 (whole units of IDR: Midtrans takes no minor unit)');
+      }),
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PspIntegrationError, type DeclineReason } from '../../src/psp/connector.ts';
+import { PspIntegrationError, type DeclineReason, type TransactionResult } from '../../src/psp/connector.ts';
 import { validateCredentials } from '../../src/psp/credentials.ts';
 import { mpiUrlFor, payboxDefinition } from '../../src/psp/paybox/definition.ts';
 import {
@@ -317,6 +317,67 @@ describe('paybox connector against the fake', () => {
     const c = await h.connector.capture({ idempotencyKey: k, transaction: ref, amountCents: 600 });
     expect(c).toMatchObject({ status: 'captured', capturedCents: 600 });
     expect(h.fake.requests.filter((x) => x.params.TYPE === '00052' && x.params.NUMTRANS === (r.pspState as { numTrans: string }).numTrans)).toHaveLength(1);
+  });
+
+  /** A payment of 1000 captured at once, as Chipin stores it. */
+  async function captured(): Promise<{ transactionId: string; pspState: NonNullable<TransactionResult['pspState']> }> {
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: await attach(),
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
+    expect(r.status).toBe('captured');
+    return { transactionId: r.transactionId, pspState: r.pspState! };
+  }
+  const refundsOf = (ref: { pspState: unknown }) =>
+    h.fake.requests.filter((x) => x.params.TYPE === '00014' && x.params.NUMTRANS === (ref.pspState as { numTrans: string }).numTrans);
+
+  it('a refund carries a REFERENCE of its own, derived from its key; one whose answer was lost is found by it (TYPE 00011) by a new process: one refund', async () => {
+    const ref = await captured();
+    const k = key();
+    h.fake.failNext('timeout_after_processing', 1, '00014');
+    const e = await h
+      .connectorWith({}, 500)
+      .refund({ idempotencyKey: k, transaction: ref, amountCents: 300 })
+      .catch((x: unknown) => x);
+    expect((e as PspIntegrationError).code).toBe('unreachable');
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction: ref, amountCents: 300 });
+    expect(again.decline).toBeUndefined();
+    expect(again).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 300 });
+    expect(refundsOf(ref)).toHaveLength(1);
+    const sent = refundsOf(ref)[0]!.params;
+    expect(sent.REFERENCE).not.toBe(ref.transactionId);
+    expect(h.fake.refunds.filter((t) => t.reference === sent.REFERENCE).map((t) => t.amount)).toEqual([300]);
+    expect(h.fake.requests.at(-1)!.params).toMatchObject({ TYPE: '00011', REFERENCE: sent.REFERENCE, MONTANT: '0000000300' });
+  });
+
+  it('a second partial refund whose answer was lost (the status says Remboursé either way) is found by its REFERENCE: not sent twice', async () => {
+    const ref = await captured();
+    const first = await h.connector.refund({ idempotencyKey: key(), transaction: ref, amountCents: 200 });
+    const afterFirst = { transactionId: ref.transactionId, pspState: first.pspState! };
+    const k = key();
+    h.fake.failNext('timeout_after_processing', 1, '00014');
+    await expect(h.connectorWith({}, 500).refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 });
+    expect(again).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 400 });
+    expect(refundsOf(ref)).toHaveLength(2);
+    expect(h.fake.transactionByReference(ref.transactionId)!.refunded).toBe(400);
+  });
+
+  it('a second partial refund that never reached Paybox is sent on the retry', async () => {
+    const ref = await captured();
+    const first = await h.connector.refund({ idempotencyKey: key(), transaction: ref, amountCents: 200 });
+    const afterFirst = { transactionId: ref.transactionId, pspState: first.pspState! };
+    const k = key();
+    h.fake.failNext('timeout', 1, '00014');
+    await expect(h.connectorWith({}, 500).refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 })).rejects.toMatchObject({ code: 'unreachable' });
+    expect(h.fake.transactionByReference(ref.transactionId)!.refunded).toBe(200);
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 });
+    expect(again).toMatchObject({ status: 'refunded', refundedCents: 400 });
+    expect(h.fake.transactionByReference(ref.transactionId)!.refunded).toBe(400);
   });
 
   it('a 5xx page or an answer that is not PPPS is a fault, not a refusal', async () => {

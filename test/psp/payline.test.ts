@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PspIntegrationError } from '../../src/psp/connector.ts';
+import { PspIntegrationError, type TransactionResult } from '../../src/psp/connector.ts';
 import { paylineDefinition } from '../../src/psp/payline/definition.ts';
-import { declineReason, fromPaylineAmount, parsePaylineDate, paylineDate, toPaylineAmount } from '../../src/psp/payline/mapping.ts';
+import { declineReason, fromPaylineAmount, parsePaylineDate, paylineDate, paylineHistory, toPaylineAmount } from '../../src/psp/payline/mapping.ts';
 import { parseXml, soapBody, soapEnvelope, textAt } from '../../src/psp/payline/soap.ts';
 import { validateCredentials } from '../../src/psp/credentials.ts';
 import { describeConnectorContract, describeFreshInstance } from './connector-contract.ts';
@@ -40,6 +40,22 @@ describe('payline amounts', () => {
     expect(paylineDate(d)).toBe('24/11/2026 18:05');
     expect(parsePaylineDate('24/11/2026 18:05')?.toISOString()).toBe(d.toISOString());
     expect(parsePaylineDate('2026-11-24')).toBeUndefined();
+  });
+});
+
+describe("payline's associated transactions", () => {
+  it('adds up accepted captures and refunds only; an accepted reset says the hold was released', () => {
+    const list = (items: string) => parseXml(`<associatedTransactionsList>${items}</associatedTransactionsList>`);
+    const item = (type: string, amount: string, status: string) =>
+      `<associatedTransactions><transactionId>1</transactionId><type>${type}</type><amount>${amount}</amount><status>${status}</status></associatedTransactions>`;
+    expect(paylineHistory(undefined)).toBeUndefined();
+    expect(
+      paylineHistory(
+        list(item('AUTHOR+CAP', '1000', 'OK') + item('REFUND', '300', 'OK') + item('REFUND', '200', 'KO') + item('REFUND', '150', 'OK') + item('REFUND', '1.5', 'OK')),
+      ),
+    ).toEqual({ capturedCents: 0, refundedCents: 450, reset: false });
+    expect(paylineHistory(list(item('AUTHOR', '900', 'OK') + item('CAPTURE', '600', 'OK')))).toEqual({ capturedCents: 600, refundedCents: 0, reset: false });
+    expect(paylineHistory(list(item('AUTHOR', '900', 'OK') + item('RESET', '900', 'OK')))).toEqual({ capturedCents: 0, refundedCents: 0, reset: true });
   });
 });
 
@@ -167,6 +183,106 @@ describe('payline against its fake', () => {
     });
     expect(again.status).toBe('captured');
     expect(h.fake.requests.filter((r) => r.operation === 'doImmediateWalletPaymentRequest' && r.body.includes(again.transactionId)).length).toBe(1);
+  });
+
+  /** A captured payment of 1000 and its reference as Chipin stores it. */
+  async function capturedPayment(): Promise<{ transaction: { transactionId: string; pspState: NonNullable<TransactionResult['pspState']> }; paylineId: string }> {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
+    if (!a.ok) throw new Error('attach');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
+    expect(r.status).toBe('captured');
+    return { transaction: { transactionId: r.transactionId, pspState: r.pspState! }, paylineId: h.fake.transactionByOrder(r.transactionId)!.id };
+  }
+
+  const sent = (operation: string, paylineId: string) => h.fake.requests.filter((r) => r.operation === `${operation}Request` && r.body.includes(`>${paylineId}<`)).length;
+
+  it("a refund whose answer was lost is found in Payline's associated transactions by a new process: one refund at Payline", async () => {
+    const { transaction, paylineId } = await capturedPayment();
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'doRefund');
+    await expect(h.connectorWith({}, 300).refund({ idempotencyKey: k, transaction, amountCents: 300 })).rejects.toMatchObject({ code: 'unreachable' });
+    expect(h.fake.transactions.get(paylineId)!.refunded).toBe(300);
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction, amountCents: 300 });
+    expect(again.decline).toBeUndefined();
+    expect(again).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 300 });
+    expect(sent('doRefund', paylineId)).toBe(1);
+    expect(h.fake.transactions.get(paylineId)!.refunded).toBe(300);
+    expect(h.fake.requests.at(-1)!.body).toContain('<impl:transactionHistory>Y</impl:transactionHistory>');
+  });
+
+  it('a second partial refund whose answer was lost is told from the first by the amounts: one more refund, not two', async () => {
+    const { transaction, paylineId } = await capturedPayment();
+    const first = await h.connector.refund({ idempotencyKey: key(), transaction, amountCents: 200 });
+    const afterFirst = { transactionId: transaction.transactionId, pspState: first.pspState! };
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'doRefund');
+    await expect(h.connectorWith({}, 300).refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction: afterFirst, amountCents: 200 });
+    expect(again).toMatchObject({ status: 'refunded', capturedCents: 1000, refundedCents: 400 });
+    expect(sent('doRefund', paylineId)).toBe(2);
+    expect(h.fake.transactions.get(paylineId)!.refunded).toBe(400);
+    // A read with the state from before both refunds shows Payline's own total.
+    expect((await h.fresh().retrieve(transaction)).refundedCents).toBe(400);
+  });
+
+  it('a refund that never reached Payline is sent on the retry', async () => {
+    const { transaction, paylineId } = await capturedPayment();
+    const k = key();
+    h.fake.fail('timeout', 'doRefund');
+    await expect(h.connectorWith({}, 300).refund({ idempotencyKey: k, transaction, amountCents: 250 })).rejects.toMatchObject({ code: 'unreachable' });
+    expect(h.fake.transactions.get(paylineId)!.refunded).toBe(0);
+    const again = await h.fresh().refund({ idempotencyKey: k, transaction, amountCents: 250 });
+    expect(again).toMatchObject({ status: 'refunded', refundedCents: 250 });
+    expect(h.fake.transactions.get(paylineId)!.refunded).toBe(250);
+  });
+
+  it('a capture whose answer was lost is found, not refused as a second capture', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
+    if (!a.ok) throw new Error('attach');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const transaction = { transactionId: r.transactionId, pspState: r.pspState! };
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'doCapture');
+    await expect(h.connectorWith({}, 300).capture({ idempotencyKey: k, transaction, amountCents: 600 })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await h.fresh().capture({ idempotencyKey: k, transaction, amountCents: 600 });
+    expect(again.decline).toBeUndefined();
+    expect(again).toMatchObject({ status: 'captured', capturedCents: 600 });
+    expect(sent('doCapture', h.fake.transactionByOrder(r.transactionId)!.id)).toBe(1);
+  });
+
+  it('a reset whose answer was lost is found, not refused as a second reset', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
+    if (!a.ok) throw new Error('attach');
+    const r = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 700,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const transaction = { transactionId: r.transactionId, pspState: r.pspState! };
+    const k = key();
+    h.fake.fail('timeout_after_processing', 'doReset');
+    await expect(h.connectorWith({}, 300).void({ idempotencyKey: k, transaction })).rejects.toMatchObject({ code: 'unreachable' });
+    const again = await h.fresh().void({ idempotencyKey: k, transaction });
+    expect(again.decline).toBeUndefined();
+    expect(again.status).toBe('voided');
+    expect(sent('doReset', h.fake.transactionByOrder(r.transactionId)!.id)).toBe(1);
   });
 
   it("3-D Secure: Payline's page is opened with a GET, and its outcome read with getWebPaymentDetails and the page's token", async () => {

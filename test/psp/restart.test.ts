@@ -3,13 +3,15 @@
  * each connector, the service is stopped between a payment's authorisation and its capture, and
  * again before its refund and a void, and a new service on the same database does each through
  * the public API and the jobs, from what the payment rows hold. Runs on PGlite and PostgreSQL.
+ * A PSP that takes one other currency (Midtrans: IDR) runs it with its offers priced in it
+ * (priceOffersIn: the figures below are EUR cents, read through `amount`).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { getToken, isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
-import { BACK_MODE_PSPS, type FakePsp } from './fixtures/back-mode-psps.ts';
+import { BACK_MODE_PSPS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
 
 const SANDBOX_CARD = '4242 4242 4242 4242';
 
@@ -68,6 +70,7 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
     await restart();
     m = await caller(app!);
     const offer = m.offer('DEFERRED');
+    const amount = await priceOffersIn(app!, m, fake?.currency);
     if (fake) {
       const created = await app!.server.inject({
         method: 'POST',
@@ -86,8 +89,8 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
     }
     const card = fake?.card ?? SANDBOX_CARD;
     const holds: string[] = [];
-    for (const amount of [15_000, 8_000]) {
-      const p = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount, merchant_uid: offer }));
+    for (const eurCents of [15_000, 8_000]) {
+      const p = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: amount(eurCents), merchant_uid: offer }));
       expect(p.statusCode, p.body).toBe(201);
       const id = p.json().id as string;
       const paid = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: card });
@@ -111,12 +114,12 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
     // The built-in sandbox's holds lapse after 7 days on the sandbox clock: its deferred payment is
     // then charged off session (a new payment). A real PSP's hold lives in real time: captured.
     const lapsed = psp === 'sandbox' ? [['expired', 0, 0]] : [];
-    expect(await payments(toCapture)).toEqual([...lapsed, ['captured', 15_000, 0]]);
+    expect(await payments(toCapture)).toEqual([...lapsed, ['captured', amount(15_000), 0]]);
 
     // And refunded in part by the next one, through the merchant API.
     await restart();
-    const refund = await m.post(`/api/merchants/v1/purchases/${toCapture}/refunds`, { amount: 5_000 });
+    const refund = await m.post(`/api/merchants/v1/purchases/${toCapture}/refunds`, { amount: amount(5_000) });
     expect(refund.statusCode, refund.body).toBeLessThan(300);
-    expect(await payments(toCapture)).toEqual([...lapsed, ['refunded', 15_000, 5_000]]);
+    expect(await payments(toCapture)).toEqual([...lapsed, ['refunded', amount(15_000), amount(5_000)]]);
   });
 });

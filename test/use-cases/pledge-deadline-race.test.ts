@@ -136,6 +136,7 @@ it('a give-back cut short by a PSP fault leaves the payment unresolved; the reco
   // The PSP cannot be reached for refunds while the deadline job runs.
   const unreachable: PaymentDeps['psps'] = {
     forOffer: (offer) => deps.psps.forOffer(offer),
+    definition: (name) => deps.psps.definition(name),
     forPayment: async (payment) => {
       const connector = await deps.psps.forPayment(payment);
       return new Proxy(connector, {

@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { MIDTRANS_BASE_URLS, MIDTRANS_HOSTS, MidtransConnector } from './connector.ts';
+import { MIDTRANS_CURRENCY, SEN_PER_RUPIAH } from './mapping.ts';
 
 /**
  * Midtrans (Indonesia), Core API on the merchant's own Midtrans account (back mode). The server
@@ -10,6 +11,9 @@ export const midtransDefinition: ConnectorDefinition = {
   name: 'midtrans',
   label: 'Midtrans',
   environments: ['test', 'live'],
+  // IDR only, in whole rupiah: Chipin counts IDR in sen (ISO 4217: 2 decimals), Midtrans'
+  // gross_amount has no decimals (mapping.ts, docs/psp/midtrans.md#amounts-and-currencies-a-decision).
+  currencies: { [MIDTRANS_CURRENCY]: SEN_PER_RUPIAH },
   credentialFields: [
     {
       name: 'server_key',

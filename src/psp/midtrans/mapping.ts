@@ -11,7 +11,7 @@ import type { DeclineReason, TransactionResult, TransactionStatus } from '../con
 export const MIDTRANS_CURRENCY = 'IDR';
 
 /** Chipin's minor units per rupiah: ISO 4217 gives IDR two decimals (sen), which Midtrans does not take. */
-const SEN_PER_RUPIAH = 100;
+export const SEN_PER_RUPIAH = 100;
 
 /**
  * Chipin's amount (IDR in sen, ISO 4217's two decimals) as Midtrans' `gross_amount`: an integer

@@ -122,8 +122,10 @@ function readState(ref: TransactionRef): PayboxState | undefined {
  * Idempotency. Paybox takes no idempotency key. Every creation carries a REFERENCE derived from
  * our key, and a creation whose outcome is unknown is looked up by REFERENCE and amount (TYPE
  * 00011) before it is sent again. Capture, cancel and refund go through the operation log, and
- * one whose outcome is unknown is reconciled by reading the transaction's status (TYPE 00017)
- * against the state stored before the call (docs/psp/paybox.md).
+ * one whose outcome is unknown is reconciled before it is sent again: a refund carries its own
+ * REFERENCE, derived from its key, and is looked up by it and its amount (TYPE 00011); a capture
+ * or cancel by the transaction's status (TYPE 00017) against the state stored before the call
+ * (docs/psp/paybox.md).
  *
  * 3-D Secure. An authorisation Paybox answers 00040 (cardholder enrolled, not authenticated)
  * waits for the RemoteMPI: the shopper's browser posts its form (through Chipin's sealed relay),
@@ -449,7 +451,8 @@ export class PayboxConnector extends KitConnector implements PspConnector {
   /**
    * One capture, cancel or refund, once per (operation, key) through the operation log. `decide`
    * refuses (a state with a decline) or names the request; `apply` is the state once Paybox
-   * agreed; `happened` tells from the status now whether a call whose outcome is unknown took effect.
+   * agreed; `happened` tells, from the stored state and the transaction now, whether a call whose
+   * outcome is unknown took effect.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
@@ -457,7 +460,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     transaction: TransactionRef,
     amountCents: number | undefined,
     decide: (before: PayboxState) => { refuse: PayboxState } | { type: string; params: Record<string, string>; apply: PayboxState },
-    happened: (before: PayboxState, now: PayboxState) => boolean,
+    happened: (before: PayboxState, now: PayboxState) => boolean | Promise<boolean>,
   ): Promise<TransactionResult> {
     assertKey(key);
     const stored = readState(transaction);
@@ -472,7 +475,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     };
     const reconcile = async (): Promise<TransactionResult | undefined> => {
       const now = await this.#read(stored);
-      if (!happened(stored, now)) return undefined;
+      if (!(await happened(stored, now))) return undefined;
       const d = decide(stored);
       return 'apply' in d ? this.#result(d.apply) : undefined;
     };
@@ -539,8 +542,22 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     );
   }
 
+  /** Whether Paybox holds a transaction under this REFERENCE and amount (TYPE 00011). */
+  async #exists(reference: string, amountCents: number, currency: string): Promise<boolean> {
+    try {
+      const a = await this.#ask('check', TYPES.check, { MONTANT: toMontant(amountCents), DEVISE: currencyCode(currency), REFERENCE: reference });
+      return a.outcome.kind === 'ok';
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'unknown_transaction') return false;
+      throw e;
+    }
+  }
+
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
+    // Each refund is a transaction of its own at Paybox, under a REFERENCE of its own: this key's,
+    // so that a refund whose answer was lost is found again by it.
+    const reference = this.#reference('refund', input.idempotencyKey);
     return this.#maintain(
       'refund',
       input.idempotencyKey,
@@ -551,12 +568,13 @@ export class PayboxConnector extends KitConnector implements PspConnector {
         if (input.amountCents > left) return this.#refused(before, 'amount_too_large', 'The amount is larger than what is left to refund.');
         return {
           type: TYPES.refund,
-          params: { ...this.#numbers(before), MONTANT: toMontant(input.amountCents) },
+          params: { ...this.#numbers(before), REFERENCE: reference, MONTANT: toMontant(input.amountCents) },
           apply: { ...before, status: 'refunded', refundedCents: before.refundedCents + input.amountCents },
         };
       },
-      // The status tells a first refund only: after one, a lost refund cannot be told from none (docs/psp/paybox.md).
-      (before, now) => before.status === 'captured' && now.status === 'refunded',
+      // Found under its own REFERENCE and amount. Failing that, the status still tells a first
+      // refund (one sent before refunds had their own REFERENCE; docs/psp/paybox.md).
+      async (before, now) => (await this.#exists(reference, input.amountCents, before.currency)) || (before.status === 'captured' && now.status === 'refunded'),
     );
   }
 

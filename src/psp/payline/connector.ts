@@ -35,7 +35,9 @@ import {
   isRefusal,
   parsePaylineDate,
   paylineDate,
+  paylineHistory,
   toPaylineAmount,
+  type PaylineHistory,
 } from './mapping.ts';
 import { child, soapBody, soapEnvelope, textAt, type XmlMessage, type XmlNode } from './soap.ts';
 
@@ -62,7 +64,11 @@ export const API_VERSION = '29';
 
 type Service = 'DirectPaymentAPI' | 'ExtendedAPI' | 'WebPaymentAPI';
 
-/** What the connector keeps about a transaction (`pspState`): Payline has no read of later captures and refunds by amount. */
+/**
+ * What the connector keeps about a transaction (`pspState`): the payment's own read does not carry
+ * later captures, refunds and a reset; they are recorded here from Payline's answers and read back
+ * from its associated transactions ({@link PaylineHistory}).
+ */
 interface PaylineState {
   status: TransactionStatus;
   amountCents: number;
@@ -96,6 +102,18 @@ function decodeCard(pm: string): StoredCard | undefined {
   return { walletId, type, expiry, token: rest.join('.') };
 }
 
+/**
+ * The state with what Payline's associated transactions show beyond it: amounts only grow, so the
+ * larger of the two views is the current one; a reset of a hold not captured voids it.
+ */
+function withHistory(s: PaylineState, h: PaylineHistory | undefined): PaylineState {
+  if (!h || (s.status !== 'authorized' && s.status !== 'captured' && s.status !== 'refunded')) return s;
+  const capturedCents = Math.max(s.capturedCents, Math.min(h.capturedCents, s.amountCents));
+  const refundedCents = Math.max(s.refundedCents, Math.min(h.refundedCents, capturedCents));
+  if (s.status === 'authorized' && capturedCents === 0) return h.reset ? { ...s, status: 'voided' } : s;
+  return { ...s, status: refundedCents > 0 ? 'refunded' : 'captured', capturedCents, refundedCents };
+}
+
 function readState(s: PspState | null): PaylineState | undefined {
   if (!s || typeof s.status !== 'string' || !Number.isSafeInteger(s.amountCents) || typeof s.currency !== 'string') return undefined;
   return s as unknown as PaylineState;
@@ -115,7 +133,9 @@ function readState(s: PspState | null): PaylineState | undefined {
  * `transaction.id` is kept in `pspState`.
  *
  * Idempotency. Payline takes no idempotency key: every mutating call goes through the operation
- * log; a payment whose answer was lost is found again by its order reference.
+ * log; a payment whose answer was lost is found again by its order reference; a capture, reset or
+ * refund whose answer was lost is found in the payment's associated transactions, which every
+ * read asks for (`transactionHistory=Y`), and is not sent again.
  */
 export class PaylineConnector extends KitConnector implements PspConnector {
   readonly name = 'payline';
@@ -397,11 +417,16 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     );
   }
 
-  /** getTransactionDetails by Payline id or order reference; undefined when Payline knows no such transaction. */
-  async #details(orderRef: string, paylineId: string | null): Promise<{ body: XmlNode; code: string } | undefined> {
+  /**
+   * getTransactionDetails by Payline id or order reference; undefined when Payline knows no such
+   * transaction. With `history`, Payline adds the transaction's associated operations (captures,
+   * resets, refunds) to its answer.
+   */
+  async #details(orderRef: string, paylineId: string | null, history = false): Promise<{ body: XmlNode; code: string } | undefined> {
     const r = await this.#call('ExtendedAPI', 'getTransactionDetails', {
       ...(paylineId ? { transactionId: paylineId } : {}),
       orderRef,
+      ...(history ? { transactionHistory: 'Y' } : {}),
     });
     if (r.code === CODE.invalidTransactionId || r.code === CODE.invalidTransaction) return undefined;
     return r;
@@ -422,10 +447,13 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     return this.#result(orderRef, { ...this.#paid(w.body, w.code, amountCents, state.currency, action), webToken: null });
   }
 
-  /** Payline's view of the payment, with the amounts this connector recorded since (`state`). */
+  /**
+   * Payline's view of the payment: its read, the amounts this connector recorded since (`state`),
+   * and what Payline's associated transactions show on top (a call whose answer was lost).
+   */
   async #lookup(orderRef: string, state: PaylineState | null): Promise<TransactionResult | undefined> {
     if (state?.status === 'requires_action' && state.webToken) return this.#webPayment(orderRef, state, state.webToken);
-    const d = await this.#details(orderRef, state?.paylineId ?? null);
+    const d = await this.#details(orderRef, state?.paylineId ?? null, true);
     // A payment still on Payline's page, or refused at 3-D Secure before any authorisation, is not a transaction there yet.
     if (!d) return state && (state.status === 'requires_action' || state.status === 'declined') ? this.#result(orderRef, state) : undefined;
     if (d.code === CODE.inProgress) {
@@ -438,11 +466,13 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     const currency = state?.currency ?? 'EUR';
     if (amountCents === undefined) throw this.fault('bad_response', 'getTransactionDetails: unreadable amount');
     const fresh = this.#paid(d.body, d.code, amountCents, currency, action);
-    // Later captures, refunds and a reset are what this connector recorded (Payline answered them).
+    const history = paylineHistory(child(d.body, 'associatedTransactionsList'));
+    // Later captures, refunds and a reset: what this connector recorded from Payline's answers,
+    // and what Payline's own record shows beyond it (an answer that was lost).
     if (state && state.status !== 'requires_action' && fresh.status !== 'declined') {
-      return this.#result(orderRef, { ...state, paylineId: fresh.paylineId ?? state.paylineId });
+      return this.#result(orderRef, withHistory({ ...state, paylineId: fresh.paylineId ?? state.paylineId }, history));
     }
-    return this.#result(orderRef, fresh);
+    return this.#result(orderRef, withHistory(fresh, history));
   }
 
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
@@ -454,7 +484,10 @@ export class PaylineConnector extends KitConnector implements PspConnector {
 
   /**
    * One maintenance call, once per (operation, key) through the operation log. `decide` refuses
-   * (a result) or names the call to send; the state after an accepted call is `after`.
+   * (a result) or names the call to send; the state after an accepted call is `after`. A call
+   * whose answer was lost is reconciled from Payline's associated transactions: `happened` tells,
+   * from the state the caller stored before the call and the payment as Payline shows it now,
+   * whether it took effect; then it is answered from that read and not sent again.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
@@ -462,6 +495,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     transaction: TransactionRef,
     amountCents: number | undefined,
     decide: (before: TransactionResult, s: PaylineState) => TransactionResult | { operation: string; message: XmlMessage; after: PaylineState },
+    happened: (before: PaylineState, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
     assertKey(key);
     const id = transaction.transactionId;
@@ -479,9 +513,16 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       }
       return this.#result(id, decision.after);
     };
-    // Payline takes no key for these calls and has no per-operation read: a call whose answer was
-    // lost is sent again (docs/psp/payline.md, "Known gaps").
-    return this.#operations.once(op, key, [id, amountCents ?? null], send, async () => undefined, reviveTransaction<TransactionResult>);
+    // Payline takes no key for these calls: what it did is read from the payment's associated
+    // transactions. Without the state from before the call, nothing tells this call's effect from
+    // an earlier one's: sent again (docs/psp/payline.md, "Idempotency").
+    const reconcile = async (): Promise<TransactionResult | undefined> => {
+      const before = readState(transaction.pspState);
+      if (!before) return undefined;
+      const now = await this.retrieve(transaction);
+      return happened(before, now) ? now : undefined;
+    };
+    return this.#operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refuse(before: TransactionResult, reason: NonNullable<TransactionResult['decline']>['reason'], message: string): TransactionResult {
@@ -492,42 +533,63 @@ export class PaylineConnector extends KitConnector implements PspConnector {
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain('capture', input.idempotencyKey, input.transaction, input.amountCents, (before, s) => {
-      if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
-      // A captured payment has released what it did not take: nothing more can be captured.
-      if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, 'amount_too_large', 'Nothing is left to capture.');
-      if (before.status !== 'authorized') return this.#refuse(before, 'processing_error', 'Nothing is held on this transaction.');
-      if (input.amountCents > before.amountCents) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is held.');
-      return {
-        operation: 'doCapture',
-        message: { payment: this.#payment(input.amountCents, s.currency, ACTION.capture) },
-        after: { ...s, status: 'captured', capturedCents: input.amountCents },
-      };
-    });
+    return this.#maintain(
+      'capture',
+      input.idempotencyKey,
+      input.transaction,
+      input.amountCents,
+      (before, s) => {
+        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
+        // A captured payment has released what it did not take: nothing more can be captured.
+        if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, 'amount_too_large', 'Nothing is left to capture.');
+        if (before.status !== 'authorized') return this.#refuse(before, 'processing_error', 'Nothing is held on this transaction.');
+        if (input.amountCents > before.amountCents) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is held.');
+        return {
+          operation: 'doCapture',
+          message: { payment: this.#payment(input.amountCents, s.currency, ACTION.capture) },
+          after: { ...s, status: 'captured', capturedCents: input.amountCents },
+        };
+      },
+      (before, now) => before.status === 'authorized' && now.capturedCents > 0,
+    );
   }
 
   async void(input: Operation): Promise<TransactionResult> {
-    return this.#maintain('void', input.idempotencyKey, input.transaction, undefined, (before, s) => {
-      if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
-      if (before.status === 'voided' || before.status === 'declined') return before;
-      if (before.status !== 'authorized' && before.status !== 'requires_action') return this.#refuse(before, 'processing_error', 'The payment is captured: refund it instead.');
-      if (before.status === 'requires_action' && !s.paylineId) return this.#result(input.transaction.transactionId, { ...s, status: 'voided' });
-      // doReset cancels an authorisation not yet captured.
-      return { operation: 'doReset', message: { comment: 'Chipin: hold released' }, after: { ...s, status: 'voided' } };
-    });
+    return this.#maintain(
+      'void',
+      input.idempotencyKey,
+      input.transaction,
+      undefined,
+      (before, s) => {
+        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
+        if (before.status === 'voided' || before.status === 'declined') return before;
+        if (before.status !== 'authorized' && before.status !== 'requires_action') return this.#refuse(before, 'processing_error', 'The payment is captured: refund it instead.');
+        if (before.status === 'requires_action' && !s.paylineId) return this.#result(input.transaction.transactionId, { ...s, status: 'voided' });
+        // doReset cancels an authorisation not yet captured.
+        return { operation: 'doReset', message: { comment: 'Chipin: hold released' }, after: { ...s, status: 'voided' } };
+      },
+      (before, now) => before.status !== 'voided' && now.status === 'voided',
+    );
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain('refund', input.idempotencyKey, input.transaction, input.amountCents, (before, s) => {
-      const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-      if (input.amountCents > left) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is left to refund.');
-      return {
-        operation: 'doRefund',
-        message: { payment: this.#payment(input.amountCents, s.currency, ACTION.refund) },
-        after: { ...s, status: 'refunded', refundedCents: s.refundedCents + input.amountCents },
-      };
-    });
+    return this.#maintain(
+      'refund',
+      input.idempotencyKey,
+      input.transaction,
+      input.amountCents,
+      (before, s) => {
+        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
+        if (input.amountCents > left) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is left to refund.');
+        return {
+          operation: 'doRefund',
+          message: { payment: this.#payment(input.amountCents, s.currency, ACTION.refund) },
+          after: { ...s, status: 'refunded', refundedCents: s.refundedCents + input.amountCents },
+        };
+      },
+      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { currencyExponent } from '../../domain/money.ts';
 import type { DeclineReason } from '../connector.ts';
+import { textAt, type XmlNode } from './soap.ts';
 
 /**
  * Payline's wire values (Monext documentation, docs.payline.com / docs.monext.fr, "DirectPayment"
@@ -148,4 +149,32 @@ export function declineReason(code: string): DeclineReason {
 /** Whether a code is a refusal of the payment (a result), as opposed to a fault of the call. */
 export function isRefusal(code: string): boolean {
   return /^0[134]\d{3}$/.test(code) || code === '02008' || code === '02319' || code === '02020';
+}
+
+/**
+ * What Payline's own record says was done on a transaction since its authorisation: the
+ * `associatedTransactionsList` that `getTransactionDetails` answers with `transactionHistory=Y`
+ * (Monext "Object - associatedTransactions": `type` AUTHOR, CAPTURE, RESET, REFUND, CREDIT…,
+ * `amount` in minor units, `status` OK or KO). Only accepted (OK) operations count. Undefined when
+ * the answer carries no list: then nothing is known beyond what the connector recorded.
+ */
+export interface PaylineHistory {
+  capturedCents: number;
+  refundedCents: number;
+  reset: boolean;
+}
+
+export function paylineHistory(list: XmlNode | undefined): PaylineHistory | undefined {
+  if (!list) return undefined;
+  const h: PaylineHistory = { capturedCents: 0, refundedCents: 0, reset: false };
+  for (const t of list.children) {
+    if (t.name !== 'associatedTransactions' || textAt(t, 'status') !== 'OK') continue;
+    const amount = fromPaylineAmount(textAt(t, 'amount'));
+    const type = textAt(t, 'type');
+    if (type === 'RESET') h.reset = true;
+    else if (amount === undefined) continue;
+    else if (type === 'CAPTURE') h.capturedCents += amount;
+    else if (type === 'REFUND') h.refundedCents += amount;
+  }
+  return h;
 }

@@ -203,7 +203,12 @@ export function registerCheckout(app: App, services: Services): void {
       case 'in_progress':
         return show(request, reply, ctx, { ...kept, errors: { message: t.inProgress } }, 409);
       case 'invalid': {
-        const message = result.problem.code === 'not_shared' ? t.notShared : result.problem.code === 'schedule' ? result.problem.message : t.invalidShares;
+        const message =
+          result.problem.code === 'not_shared'
+            ? t.notShared
+            : result.problem.code === 'schedule' || result.problem.code === 'psp_amount'
+              ? result.problem.message
+              : t.invalidShares;
         return show(request, reply, ctx, { ...kept, errors: { message } }, 422);
       }
       case 'declined': {

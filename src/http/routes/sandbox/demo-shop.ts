@@ -22,7 +22,7 @@ const DEMO_SHOP_EMAIL = 'demo-shop@chipin.test';
  * only (not registered in production); no credentials, since it acts for its own demo account only.
  */
 export function registerSandboxDemoShop(app: App, services: Services): void {
-  const { accounts, offers, config, db, clock, box } = services;
+  const { accounts, offers, config, db, clock, box, psps } = services;
   let account: Promise<string> | undefined;
 
   async function demoAccount(): Promise<string> {
@@ -62,7 +62,7 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
       const list = await offers.list(accountId);
       const offer = request.body.kind === 'shared' ? list.find((o) => o.type === 'SHARED') : list.find((o) => o.type === 'INSTALLMENTS' && o.installments === 3);
       const created = await createPurchase(
-        { db, clock, offers },
+        { db, clock, offers, psps },
         {
           accountId,
           merchantUid: offer ? `mer_${offer.id}` : undefined,
