@@ -5,6 +5,7 @@ import { centralpayDefinition } from './centralpay/definition.ts';
 import { braintreeDefinition } from './braintree/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
+import { hyperswitchDefinition } from './hyperswitch/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
 import { mercadopagoDefinition } from './mercadopago/definition.ts';
 import { midtransDefinition } from './midtrans/definition.ts';
@@ -39,4 +40,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   mercadopagoDefinition,
   midtransDefinition,
   braintreeDefinition,
+  hyperswitchDefinition,
 ];

@@ -248,6 +248,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'brand',
       'key_version',
       'processing_channel_id',
+      'profile_id',
       'public_key',
       'client_key',
     ];

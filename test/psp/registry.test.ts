@@ -37,6 +37,7 @@ describe('PSP registry', () => {
       'checkout',
       'dalenys',
       'hipay',
+      'hyperswitch',
       'lyra',
       'mercadopago',
       'midtrans',
