@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttemptBudgets } from '../../src/auth/attempt-budgets.ts';
 import { createMailer } from '../../src/messaging/mailer.ts';
 import type { SmsGateway } from '../../src/messaging/sms.ts';
+import { purgeEndedShopperRows } from '../../src/shopper-space/session-repository.ts';
 import { ShopperSessions } from '../../src/shopper-space/sessions.ts';
 import { redeemCode, redeemLink, requestSignIn, type SignInDeps } from '../../src/shopper-space/sign-in.ts';
 import { caller } from '../helpers/api.ts';
@@ -124,5 +125,22 @@ describe('sessions', () => {
     expect(await sessions.find(token)).toMatchObject({ identity: ann });
     clock.advance(2_000);
     expect(await sessions.find(token)).toBeUndefined();
+  });
+});
+
+describe('the purge', () => {
+  it('deletes sessions and sign-in requests ended more than a day ago, and keeps the live ones', async () => {
+    const sessions = new ShopperSessions(app.services.db, app.services.config.masterKey, clock);
+    const old = await sessions.create(ann);
+    await link('f'.repeat(32));
+    clock.advance(3 * 86_400_000);
+    const live = await sessions.create(ann);
+    await purgeEndedShopperRows(app.services.db, clock.now());
+    const { rows } = await app.services.db.query<{ n: number }>(
+      "SELECT (SELECT count(*) FROM shopper_sessions WHERE id = $1)::int4 + (SELECT count(*) FROM shopper_sign_in_requests WHERE expires_at < $2::timestamptz - interval '1 day')::int4 AS n",
+      [old.session.sessionId, clock.now()],
+    );
+    expect(rows[0]!.n).toBe(0);
+    expect(await sessions.find(live.token)).toMatchObject({ identity: ann });
   });
 });
