@@ -50,8 +50,14 @@ function planSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml 
       ? html`<p>${t.planEmpty}</p>`
       : html`<table id="plan"><thead><tr><th scope="col">${t.planNumber}</th><th scope="col">${t.planDate}</th><th scope="col" class="num">${t.planAmount}</th><th scope="col">${t.planState}</th></tr></thead><tbody>${rows}</tbody></table>`
   }
-  ${p.card ? html`<p id="card">${t.cardLine(p.card.brand, p.card.last4)}</p>` : ''}
+  ${p.card ? html`<p id="card">${t.cardLine(brandLabel(p.card.brand), p.card.last4.replace(/\D/g, '').slice(-4))}</p>` : ''}
 </section>`;
+}
+
+/** `visa` → `Visa`, as the receipts write it; an unknown brand is left out. */
+function brandLabel(brand: string): string {
+  const b = brand.trim().slice(0, 20);
+  return !b || b.toLowerCase() === 'unknown' ? '' : b.charAt(0).toUpperCase() + b.slice(1);
 }
 
 function creditSection(lang: Lang, p: SpacePurchaseView): SafeHtml | '' {
