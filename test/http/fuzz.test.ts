@@ -416,7 +416,11 @@ beforeAll(async () => {
   // The hosted pages (hidden from the API document), from the server's own route table.
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
   for (const r of registeredRoutes(app.server)) {
-    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/(dashboard|space)(\/|$)|^\/psp-challenge$/.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`))
+    if (
+      !/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/(dashboard|space)(\/|$)|^\/psp-challenge$/.test(r.url) ||
+      !['GET', 'POST'].includes(r.method) ||
+      documented.has(`${r.method} ${r.url}`)
+    )
       continue;
     const key = `${r.method} ${r.url}`;
     operations.push({
