@@ -70,15 +70,27 @@ export async function requestSignIn(
   if (identity.kind === 'email') {
     const token = randomBytes(32).toString('base64url');
     await insertSignInRequest(deps.db, { ...base, tokenHash: sha256(token), expiresAt });
-    const sent = await deps.mailer.send(signInMail(input.lang, identity.value, spaceSignInLinkUrl(deps.publicUrl, token), minutes));
-    if (!sent.accepted) deps.logger?.warn({ error: sent.error }, 'shopper sign-in e-mail not accepted');
+    sendLater(deps, deps.mailer.send(signInMail(input.lang, identity.value, spaceSignInLinkUrl(deps.publicUrl, token), minutes)), 'e-mail');
   } else {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await insertSignInRequest(deps.db, { ...base, tokenHash: codeHash(deps.masterKey, id, code), expiresAt });
-    const sent = await deps.sms.send(identity.value, signInSms(input.lang, code, minutes));
-    if (!sent.accepted) deps.logger?.warn({ error: sent.error }, 'shopper sign-in SMS not accepted');
+    sendLater(deps, deps.sms.send(identity.value, signInSms(input.lang, code, minutes)), 'SMS');
   }
   return { kind: 'sent', channel };
+}
+
+/**
+ * The answer does not wait for the mail server or the SMS gateway: a known identity (a message
+ * sent) and an unknown one (nothing sent) are then answered alike in time too, not only in words.
+ * A send never throws; one not accepted is logged (without its content: the link or code is a secret).
+ */
+function sendLater(deps: SignInDeps, sending: Promise<{ accepted: boolean; error?: string }>, channel: 'e-mail' | 'SMS'): void {
+  void sending.then(
+    (sent) => {
+      if (!sent.accepted) deps.logger?.warn({ error: sent.error }, `shopper sign-in ${channel} not accepted`);
+    },
+    () => deps.logger?.warn(`shopper sign-in ${channel} not sent`),
+  );
 }
 
 export type SignedIn = { kind: 'signed_in'; identity: ShopperIdentity; returnPath: string | undefined };

@@ -58,14 +58,14 @@ afterAll(async () => {
 async function link(browser: string): Promise<string> {
   const before = smtp.received.length;
   expect(await requestSignIn(deps, { identity: ann, browser, ip: nextIp(), lang: 'en' })).toEqual({ kind: 'sent', channel: 'email' });
-  expect(smtp.received.length).toBe(before + 1);
+  await expect.poll(() => smtp.received.length).toBe(before + 1);
   return /\/space\/sign-in\/link\/([A-Za-z0-9_-]{43})/.exec(decoded(smtp.received.at(-1)!.raw))![1]!;
 }
 
 async function code(browser: string): Promise<string> {
   const before = texts.length;
   expect(await requestSignIn(deps, { identity: annPhone, browser, ip: nextIp(), lang: 'en' })).toEqual({ kind: 'sent', channel: 'phone' });
-  expect(texts.length).toBe(before + 1);
+  await expect.poll(() => texts.length).toBe(before + 1);
   return /(\d{6})/.exec(texts.at(-1)!)![1]!;
 }
 
