@@ -33,6 +33,8 @@ interface NoticeTexts {
   /** The line under the figures (what comes next). */
   next: string[];
   link?: { label: string; url: string };
+  /** The shopper's space on this purchase: what they owe, when, their receipts. */
+  space?: { label: string; url: string };
 }
 
 function renderNotice(lang: Lang, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
@@ -44,6 +46,7 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
     ...t.figures.flatMap((f) => [figuresText(f, lang), '']),
     ...t.next.flatMap((p) => [p, '']),
     ...(t.link ? [`${t.link.label}${colon}`, t.link.url, ''] : []),
+    ...(t.space ? [`${t.space.label}${colon}`, t.space.url, ''] : []),
     '-- ',
     signature,
     '',
@@ -59,6 +62,7 @@ ${t.paragraphs.map((p) => html`<p>${p}</p>`)}
 ${t.figures.map(figuresHtml)}
 ${t.next.map((p) => html`<p>${p}</p>`)}
 ${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
+${t.space ? html`<p><a href="${t.space.url}" style="color:#0b5cad">${t.space.label}</a></p>` : ''}
 <p style="font-size:13px;color:#555555">${signature}</p>
 </main>
 </body>
@@ -400,7 +404,10 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
 export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
   const v = values(n);
   const name = n.name === undefined ? undefined : oneLine(n.name, 60) || undefined;
-  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), texts(n, v));
+  const space = n.spaceUrl
+    ? { label: v.fr ? 'Votre espace Chipin (ce que vous devez, quand, vos reçus)' : 'Your Chipin space (what you owe, when, your receipts)', url: n.spaceUrl }
+    : undefined;
+  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), { ...texts(n, v), ...(space ? { space } : {}) });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { paymentPageUrl, pledgePageUrl } from '../domain/links.ts';
+import { paymentPageUrl, pledgePageUrl, spacePurchaseUrl } from '../domain/links.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
@@ -62,6 +62,7 @@ async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: str
     amountCents: purchase.amountCents,
     currency: purchase.currency,
     url,
+    spaceUrl: spacePurchaseUrl(deps.publicUrl, purchase.id),
     ...(name ? { name } : {}),
     ...(card ? { card } : {}),
   };
