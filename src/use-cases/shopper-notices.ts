@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { paymentPageUrl, pledgePageUrl } from '../domain/links.ts';
+import { paymentPageUrl, pledgePageUrl, spacePurchaseUrl } from '../domain/links.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
@@ -204,7 +204,7 @@ export async function sendCollectionNotice(
     await toLeaderByAnyChannel(deps, purchase, `charge-failed:${inst.id}:${attempt}`, {
       kind: 'charge_failed',
       installment: found.ref,
-      ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn) }),
+      ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn), payUrl: spacePurchaseUrl(deps.publicUrl, purchaseId) }),
     });
   });
 }
