@@ -161,6 +161,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       sandboxClock,
       messenger,
       mailer,
+      sms,
       psps,
       payments,
       pspAccounts: { db, box, clock, psps, offers, deployment: config.env, logger },

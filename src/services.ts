@@ -15,6 +15,7 @@ import type { SandboxClock } from './clock/sandbox-clock.ts';
 import type { Metrics } from './observability/metrics.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import type { Mailer } from './messaging/mailer.ts';
+import type { SmsGateway } from './messaging/sms.ts';
 import type { PspRegistry } from './psp/registry.ts';
 import type { Deliveries } from './delivery/service.ts';
 
@@ -42,6 +43,8 @@ export interface Services {
   messenger: Messenger;
   /** The mail transport itself, for mail to the merchant's staff (back-office invitations). */
   mailer: Mailer;
+  /** The SMS gateway itself, for messages that are no merchant's (the shopper's space sign-in codes). */
+  sms: SmsGateway;
   /**
    * PSP connectors by name (`offers.psp`); `sandbox` is built in and the default
    * (docs/psp-connectors.md#the-registry).

@@ -39,6 +39,10 @@ export const BUDGETS = {
   tokenKey: { scope: 'token_key', limit: 5, windowMs: 60_000 },
   /** `POST /api/token`, per client address. */
   tokenAddress: { scope: 'token_address', limit: 20, windowMs: 60_000 },
+  /** Sign-in links and codes of the shopper's space sent to one e-mail or phone number, per 15 minutes (no mail or SMS bombing). */
+  shopperIdentity: { scope: 'shopper_identity', limit: 5, windowMs: 15 * 60_000 },
+  /** The shopper's space, per client address: sign-in requests, links that open nothing, wrong codes. */
+  shopperAddress: { scope: 'shopper_address', limit: 30, windowMs: 60_000 },
 } as const satisfies Record<string, Budget>;
 
 /** One budget applied to one subject (an e-mail, an address, an API key). */

@@ -6,7 +6,17 @@ import { hkdfSync } from 'node:crypto';
  */
 export function deriveKey(
   masterKey: Buffer,
-  purpose: 'secret-box' | 'access-token' | 'session' | 'dashboard-session' | 'sandbox-psp-notifications' | 'psp-challenge-relay' | 'psp-operation-fingerprints' | 'key-check',
+  purpose:
+    | 'secret-box'
+    | 'access-token'
+    | 'session'
+    | 'dashboard-session'
+    | 'sandbox-psp-notifications'
+    | 'psp-challenge-relay'
+    | 'psp-operation-fingerprints'
+    | 'key-check'
+    | 'shopper-session'
+    | 'shopper-sign-in',
 ): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `chipin/${purpose}/v1`, 32));
 }

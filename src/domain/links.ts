@@ -41,3 +41,23 @@ export function pledgeReturnUrl(publicUrl: string, pledgeId: string, paymentId: 
 export function pspNotificationUrl(publicUrl: string, pspAccountId: string): string {
   return `${publicUrl}/api/psp/${toPublicId('psa', pspAccountId)}/notifications`;
 }
+
+/** The shopper's space (docs/shopper-space.md): the list of their purchases. */
+export function spaceUrl(publicUrl: string): string {
+  return `${publicUrl}/space`;
+}
+
+/** The shopper's space opened on one purchase (sign-in first when the browser has no session): the link of every receipt and notice. */
+export function spacePurchaseUrl(publicUrl: string, purchaseId: string): string {
+  return `${publicUrl}${spacePurchasePath(purchaseId)}`;
+}
+
+/** The path of {@link spacePurchaseUrl}. */
+export function spacePurchasePath(purchaseId: string): string {
+  return `/space/purchases/${toPublicId('pur', purchaseId)}`;
+}
+
+/** A sign-in link of the shopper's space, sent by e-mail. */
+export function spaceSignInLinkUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/space/sign-in/link/${token}`;
+}

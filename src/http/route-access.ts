@@ -12,12 +12,14 @@ import { adminOnly, under } from '../dashboard/roles.ts';
  * - `api_key`: an access token of `POST /api/token` (`config.auth = 'bearer'`, checked by the
  *   server's `onRequest` hook);
  * - `staff`: a back-office user of either role (support or admin);
- * - `admin`: a back-office admin only ({@link adminOnly}).
+ * - `admin`: a back-office admin only ({@link adminOnly});
+ * - `shopper`: a shopper signed in to their space (docs/shopper-space.md), whatever the purchase:
+ *   each page then answers only the purchases the shopper is party to (404 otherwise).
  */
-export type Who = 'anyone' | 'api_key' | 'staff' | 'admin';
+export type Who = 'anyone' | 'api_key' | 'staff' | 'admin' | 'shopper';
 
 /** How a caller proves who they are on a route, for the reader of docs/security.md. */
-export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie';
+export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'shopper session cookie';
 
 export interface RouteAccess {
   who: Who;
@@ -39,8 +41,18 @@ const BACK_OFFICE: readonly { prefix: string; credentials: Credentials | 'none' 
   { prefix: '/sandbox/inbox', credentials: 'Basic or session cookie' },
 ];
 
+/**
+ * The shopper's space: its sign-in form, code form and links ask for nothing (the link's 256-bit
+ * token, or the code with the browser's cookie, is the credential); every other page the session
+ * of `requireShopper` (src/http/routes/shopper-space/guard.ts).
+ */
+const SPACE_OPEN = ['/space/sign-in', '/space/sign-out'];
+
 export function routeAccess(method: string, route: string, auth: string | undefined): RouteAccess {
   if (auth === 'bearer') return { who: 'api_key', credentials: 'access token' };
+  if (under(route, '/space')) {
+    return SPACE_OPEN.some((p) => under(route, p)) ? { who: 'anyone', credentials: 'none' } : { who: 'shopper', credentials: 'shopper session cookie' };
+  }
   const family = BACK_OFFICE.find((f) => under(route, f.prefix));
   if (!family || family.credentials === 'none') return { who: 'anyone', credentials: 'none' };
   return { who: adminOnly(method, route) ? 'admin' : 'staff', credentials: family.credentials };

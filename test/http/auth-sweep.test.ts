@@ -66,12 +66,15 @@ type RouteClass =
   | { access: 'bearer'; tenancy?: Tenancy; none?: string }
   | { access: 'session'; tenancy?: Tenancy; none?: string }
   | { access: 'dashboard'; tenancy?: Tenancy; none?: string; payload?: unknown }
-  | { access: 'public'; reason: string };
+  | { access: 'public'; reason: string }
+  | { access: 'shopper'; reason: string };
 
 const bearer = (tenancy: Tenancy | undefined, none?: string): RouteClass => ({ access: 'bearer', tenancy, none });
 const dashboard = (tenancy: Tenancy | undefined, extra: { none?: string; payload?: unknown } = {}): RouteClass => ({ access: 'dashboard', tenancy, ...extra });
 const session = (tenancy: Tenancy | undefined, none?: string): RouteClass => ({ access: 'session', tenancy, none });
 const open = (reason: string): RouteClass => ({ access: 'public', reason });
+/** A page of the shopper's space: a shopper session, and then only the shopper's own purchases (test/http/shopper-space-*.test.ts). */
+const shopper = (reason: string): RouteClass => ({ access: 'shopper', reason });
 
 const CARD = '4242 4242 4242 4242';
 const SIMULATION = { amount_cents: 30_000, created: '2026-01-31' };
@@ -166,6 +169,16 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /dashboard/team/invitations': session(undefined, "invites to the caller's own account (admins only: test/dashboard/invitations.test.ts)"),
   'POST /dashboard/team/invitations/:id/revoke': session(undefined, "revokes the caller's own account's invitation (another account's: 404, test/dashboard/invitations.test.ts)"),
   'GET /sandbox/inbox': dashboard(undefined, { none: "the caller's own messages (isolation: test/messaging/inbox.test.ts)" }),
+  // --- The shopper's space (docs/shopper-space.md) ---
+  'GET /space': shopper("the shopper's own purchases, found by the session's identity (test/http/shopper-space-purchases.test.ts)"),
+  'GET /space/purchases/:purchase_uid': shopper("one of the shopper's purchases; any other answers 404 (test/http/shopper-space-purchases.test.ts)"),
+  'GET /space/sign-in': open("the shopper's space sign-in form"),
+  'POST /space/sign-in': open('asks for a sign-in link or code, throttled per identity and address (test/http/shopper-space-sign-in.test.ts)'),
+  'GET /space/sign-in/sent': open('"check your e-mail": no data'),
+  'GET /space/sign-in/link/:token': open('a sign-in link: its 256-bit token, in the browser that asked, is the credential (test/http/shopper-space-sign-in.test.ts)'),
+  'GET /space/sign-in/code': open('the code form: no data'),
+  'POST /space/sign-in/code': open("an SMS code, with the asking browser's cookie, 5 tries (test/http/shopper-space-sign-in.test.ts)"),
+  'POST /space/sign-out': open("ends the caller's own session (its CSRF token asked)"),
   // --- Public ---
   'GET /dashboard/sign-in': open('the back-office sign-in form'),
   'GET /dashboard/invitation': open(
@@ -337,7 +350,7 @@ describe('the route table', () => {
 
   it('gives every public route a reason, and every guarded route without an object check a reason too', () => {
     for (const [key, cls] of Object.entries(ROUTES)) {
-      if (cls.access === 'public') expect(cls.reason.length, key).toBeGreaterThan(5);
+      if (cls.access === 'public' || cls.access === 'shopper') expect(cls.reason.length, key).toBeGreaterThan(5);
       else if (!cls.tenancy) expect(cls.none?.length ?? 0, key).toBeGreaterThan(5);
     }
   });
@@ -478,6 +491,25 @@ describe('back-office pages (session cookie)', () => {
       checked.push(r.key);
     }
     expect(checked.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe("the shopper's space", () => {
+  it('sends the browser to the space sign-in without a shopper session, with a forged one, or with a back-office session', async () => {
+    const routes = of('shopper');
+    expect(routes.length).toBeGreaterThanOrEqual(2);
+    const staff = await signIn(app, a.merchant);
+    for (const r of routes) {
+      for (const [what, cookie] of [
+        ['no cookie', undefined],
+        ['a forged cookie', `chipin_space=${randomBytes(32).toString('base64url')}`],
+        ['a back-office session', staff.cookie],
+      ] as const) {
+        const res = await app.server.inject({ method: r.method as 'GET', url: concrete(r.url), headers: cookie ? { cookie } : {} });
+        expect(res.statusCode, `${r.key} (${what})`).toBe(303);
+        expect(res.headers.location, `${r.key} (${what})`).toMatch(/^\/space\/sign-in/);
+      }
+    }
   });
 });
 

@@ -47,6 +47,7 @@ const PARAMS: Record<string, string> = {
   api_key: 'key_000000000000400080000000000000007',
   action: 'revoke',
   transaction_id: 'sbx_00000000-0000-4000-8000-000000000008',
+  token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
   '*': 'index.css',
 };
 
@@ -167,7 +168,7 @@ function answerOf(route: RegisteredRoute, res: LightMyRequestResponse): string {
 function refusal(res: LightMyRequestResponse, path: string): boolean {
   return res.statusCode === 400 || res.statusCode === 404 || (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location === path);
 }
-const signedOut = (answer: string) => answer.startsWith('401') || answer === '303 → /dashboard/sign-in';
+const signedOut = (answer: string) => answer.startsWith('401') || answer === '303 → /dashboard/sign-in' || answer === '303 → /space/sign-in';
 
 describe('every registered route under encoded spellings of its path', () => {
   // One test per part of the route table, each well inside the test time limit on a loaded
@@ -219,6 +220,10 @@ describe('every registered route under encoded spellings of its path', () => {
         case 'staff':
           check(signedOut(answers.nobody), 'nobody is refused');
           for (const w of ['support', 'admin'] as const) check(!signedOut(answers[w]) && !answers[w].endsWith('(role)'), `${w} is let in`);
+          break;
+        case 'shopper':
+          // None of these callers is a signed-in shopper: a back-office session or a token opens no shopper's space.
+          for (const w of CALLERS) check(signedOut(answers[w]), `${w} is sent to the space's sign-in`);
           break;
         case 'admin':
           check(signedOut(answers.nobody), 'nobody is refused');

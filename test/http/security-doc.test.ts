@@ -24,13 +24,15 @@ const COLUMNS: readonly [Who, string][] = [
   ['api_key', 'API client'],
   ['staff', 'support'],
   ['admin', 'admin'],
+  ['shopper', 'shopper'],
 ];
 /** Who of the columns may call a route open to `who`: anyone includes everyone; staff includes admins. */
 const LETS_IN: Record<Who, readonly Who[]> = {
-  anyone: ['anyone', 'api_key', 'staff', 'admin'],
+  anyone: ['anyone', 'api_key', 'staff', 'admin', 'shopper'],
   api_key: ['api_key'],
   staff: ['staff', 'admin'],
   admin: ['admin'],
+  shopper: ['shopper'],
 };
 
 /** The table's markdown: one row per route and method, Fastify's automatic HEAD twin of a GET folded into it. */

@@ -33,6 +33,8 @@ import { registerSandboxDemoShop } from './sandbox/demo-shop.ts';
 import { registerSandboxInbox } from './sandbox/inbox.ts';
 import { registerSandboxPayments } from './sandbox/payments.ts';
 import { registerSandboxPsp } from './sandbox/psp.ts';
+import { registerShopperPurchases } from './shopper-space/purchases.ts';
+import { registerShopperSignIn } from './shopper-space/sign-in.ts';
 import { registerAbort } from './token-api/abort.ts';
 import { registerPurchaseLink } from './token-api/purchase-link.ts';
 import { registerSimulateSchedule } from './token-api/simulate-schedule.ts';
@@ -78,6 +80,8 @@ export function registerRoutes(app: App, services: Services): void {
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
   registerPledgePages(app, services);
+  registerShopperSignIn(app, services);
+  registerShopperPurchases(app, services);
   registerAssets(app);
   registerSdk(app);
   // The sandbox PSP's 3-D Secure page: never in production, which takes no payment on the sandbox PSP.

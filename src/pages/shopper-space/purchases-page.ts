@@ -1,0 +1,49 @@
+import { html } from '../../html/html.ts';
+import { V1_STATE, type PurchaseState } from '../../domain/purchase-states.ts';
+import { formatMoney } from '../../i18n/format.ts';
+import { LOCALE, type Lang } from '../../i18n/lang.ts';
+import { TEXT } from '../texts.ts';
+import { spaceLayout } from './layout.ts';
+import { SPACE_TEXT } from './texts.ts';
+
+/** One purchase of the shopper's list. */
+export interface SpaceListItem {
+  /** `pur_…`: the link to its page. */
+  purchaseUid: string;
+  merchantName: string;
+  title: string;
+  amountCents: number;
+  currency: string;
+  state: PurchaseState;
+  createdAt: Date;
+  role: 'leader' | 'pledger';
+  /** The pledger's share. */
+  shareCents?: number;
+}
+
+export function stateLabel(lang: Lang, state: PurchaseState): string {
+  return TEXT[lang].states[V1_STATE[state]] ?? state;
+}
+
+function day(date: Date, lang: Lang): string {
+  return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+}
+
+/** The shopper's purchases, across shops, newest first: readable without script. */
+export function purchasesPage(lang: Lang, v: { who: string; csrf: string; items: SpaceListItem[] }): string {
+  const t = SPACE_TEXT[lang];
+  const items = v.items.map(
+    (p) => html`<li class="card"><a href="/space/purchases/${p.purchaseUid}">
+  <span class="merchant">${t.soldBy(p.merchantName)}</span><br>
+  <span class="title">${p.title}</span>
+  <span class="amount" style="display:block;font-size:1.3rem">${formatMoney(p.amountCents, p.currency, lang)}</span>
+  <span class="state">${stateLabel(lang, p.state)}</span> · ${p.role === 'leader' ? t.roleLeader : t.rolePledger}${
+    p.shareCents !== undefined ? html` · ${t.yourShare(formatMoney(p.shareCents, p.currency, lang))}` : ''
+  }<br>
+  <span class="muted">${t.boughtOn(day(p.createdAt, lang))}</span></a></li>`,
+  );
+  const body = html`<h1>${t.spaceTitle}</h1><p>${t.listIntro}</p>${
+    v.items.length === 0 ? html`<p class="card">${t.listEmpty}</p>` : html`<ul class="purchase-list">${items}</ul>`
+  }`;
+  return spaceLayout(lang, t.spaceTitle, body, { signedIn: { who: v.who, csrf: v.csrf }, switchBase: '/space' });
+}
