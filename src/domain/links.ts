@@ -16,14 +16,6 @@ export function pledgePageUrl(publicUrl: string, pledgeId: string): string {
   return `${publicUrl}/pledge/${toPublicId('plg', pledgeId)}`;
 }
 
-/**
- * The purchase in the shopper's space (`/space/purchases/<purchase_uid>`): what they owe, and
- * where they pay a refused installment now, repay early or change their card.
- */
-export function spacePurchaseUrl(publicUrl: string, purchaseId: string): string {
-  return `${publicUrl}/space/purchases/${toPublicId('pur', purchaseId)}`;
-}
-
 /** Where the PSP sends the leader back after a 3-D Secure challenge. */
 export function leaderReturnUrl(publicUrl: string, purchaseId: string, paymentId: string): string {
   return `${paymentPageUrl(publicUrl, purchaseId)}/return?payment=${encodeURIComponent(paymentId)}`;
