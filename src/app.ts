@@ -21,6 +21,7 @@ import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
+import { startShopperSpacePurge } from './shopper-space/purge.ts';
 import { createSmsGateway } from './messaging/sms.ts';
 import { createPspRegistry, DEFAULT_PSP } from './psp/registry.ts';
 import type { ConnectorDefinition } from './psp/definition.ts';
@@ -173,6 +174,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     if (pollMs > 0) jobs.start(pollMs);
     await deliveries.start();
     const stopPurge = startDashboardPurge(db, logger);
+    const stopShopperPurge = startShopperSpacePurge(db, clock, logger);
 
     let closing: Promise<void> | undefined;
     return {
@@ -183,6 +185,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         (closing ??= (async () => {
           revokedKeys.stop();
           stopPurge();
+          stopShopperPurge();
           sandboxClock?.stop();
           try {
             await deliveries.stop(); // interrupts attempts in flight and records them, before mail and database go

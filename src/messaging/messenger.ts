@@ -93,6 +93,8 @@ export interface NoticeBase extends Omit<PurchaseLinkMessage, 'firstName' | 'off
   name?: string;
   /** The saved card's brand and last four digits, when there is one. */
   card?: { brand: string; last4: string };
+  /** The shopper's space opened on this purchase (docs/shopper-space.md): every e-mail links to it. */
+  spaceUrl?: string;
 }
 
 /** One installment of a plan, for the installment notices. */

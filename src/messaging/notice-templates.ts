@@ -35,6 +35,8 @@ interface NoticeTexts {
   /** What the shopper can do about it (a refused installment: pay now, change the card), above `link`. */
   action?: { label: string; url: string };
   link?: { label: string; url: string };
+  /** The shopper's space on this purchase: what they owe, when, their receipts. */
+  space?: { label: string; url: string };
 }
 
 function renderNotice(lang: Lang, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
@@ -47,6 +49,7 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
     ...t.next.flatMap((p) => [p, '']),
     ...(t.action ? [`${t.action.label}${colon}`, t.action.url, ''] : []),
     ...(t.link ? [`${t.link.label}${colon}`, t.link.url, ''] : []),
+    ...(t.space ? [`${t.space.label}${colon}`, t.space.url, ''] : []),
     '-- ',
     signature,
     '',
@@ -63,6 +66,7 @@ ${t.figures.map(figuresHtml)}
 ${t.next.map((p) => html`<p>${p}</p>`)}
 ${t.action ? html`<p><a href="${t.action.url}" style="color:#0b5cad;font-weight:bold">${t.action.label}</a></p>` : ''}
 ${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
+${t.space ? html`<p><a href="${t.space.url}" style="color:#0b5cad">${t.space.label}</a></p>` : ''}
 <p style="font-size:13px;color:#555555">${signature}</p>
 </main>
 </body>
@@ -412,7 +416,10 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
 export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
   const v = values(n);
   const name = n.name === undefined ? undefined : oneLine(n.name, 60) || undefined;
-  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), texts(n, v));
+  const space = n.spaceUrl
+    ? { label: v.fr ? 'Votre espace Chipin (ce que vous devez, quand, vos reçus)' : 'Your Chipin space (what you owe, when, your receipts)', url: n.spaceUrl }
+    : undefined;
+  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), { ...texts(n, v), ...(space ? { space } : {}) });
 }
 
 /**

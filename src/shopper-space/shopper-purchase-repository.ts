@@ -90,3 +90,53 @@ export async function listShopperPurchases(sql: Sql, identity: ShopperIdentity, 
   );
   return rows;
 }
+
+/** The pot of a shared purchase, as a pledger and its leader see it: friends' shares, what they paid, the deadline. */
+export interface PotRow {
+  deadline_at: Date | null;
+  leader_share_cents: number | null;
+  friends: number;
+  paid_friends: number;
+  pledged_cents: number;
+  collected_cents: number;
+}
+
+export async function potOf(sql: Sql, accountId: string, purchaseId: string): Promise<PotRow | undefined> {
+  const { rows } = await sql.query<PotRow>(
+    `SELECT p.pot_deadline_at AS deadline_at, p.leader_share_cents,
+            count(g.id)::int4 AS friends,
+            (count(g.id) FILTER (WHERE g.state = 'paid'))::int4 AS paid_friends,
+            COALESCE(sum(g.amount_cents) FILTER (WHERE g.state <> 'closed'), 0)::int8 AS pledged_cents,
+            COALESCE(sum(g.amount_cents) FILTER (WHERE g.state = 'paid'), 0)::int8 AS collected_cents
+       FROM purchases p LEFT JOIN pledges g ON g.purchase_id = p.id AND g.account_id = p.account_id AND g.state <> 'draft'
+      WHERE p.account_id = $1 AND p.id = $2
+      GROUP BY p.id, p.pot_deadline_at, p.leader_share_cents`,
+    [accountId, purchaseId],
+  );
+  return rows[0];
+}
+
+/** One receipt or notice sent to the shopper about a purchase. */
+export interface ReceiptRow {
+  id: string;
+  channel: 'email' | 'sms';
+  subject: string | null;
+  body: string;
+  created_at: Date;
+}
+
+/**
+ * The receipts and notices (keyed messages: docs/messaging.md) the mail server or SMS gateway took
+ * for this identity about this purchase, newest first. Purchase links and pledge invitations are
+ * not receipts.
+ */
+export async function receiptsOf(sql: Sql, accountId: string, purchaseId: string, identity: ShopperIdentity): Promise<ReceiptRow[]> {
+  const { rows } = await sql.query<ReceiptRow>(
+    `SELECT id, channel, subject, body, created_at FROM outbound_messages
+      WHERE account_id = $1 AND purchase_id = $2 AND message_key IS NOT NULL AND accepted
+        AND (($3 = 'email' AND channel = 'email' AND lower(recipient) = $4) OR ($3 = 'phone' AND channel = 'sms' AND recipient = $4))
+      ORDER BY created_at DESC LIMIT 50`,
+    [accountId, purchaseId, identity.kind, identity.value],
+  );
+  return rows;
+}

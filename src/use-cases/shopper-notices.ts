@@ -62,6 +62,7 @@ async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: str
     amountCents: purchase.amountCents,
     currency: purchase.currency,
     url,
+    spaceUrl: spacePurchaseUrl(deps.publicUrl, purchase.id),
     ...(name ? { name } : {}),
     ...(card ? { card } : {}),
   };

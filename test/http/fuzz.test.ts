@@ -1,7 +1,7 @@
 /**
  * Hostile input on every route: each operation of the OpenAPI document (read at run time from
  * GET /api/openapi.json, so routes added later are fuzzed without editing this file) and every
- * hosted page (the server's routes under /pay, /pledge, /sandbox, /sandbox-psp, /psp-challenge) and
+ * hosted page (the server's routes under /pay, /pledge, /sandbox, /sandbox-psp, /psp-challenge, /space) and
  * back-office page (/dashboard, with a signed-in session; forms keep a wrong CSRF token, so the
  * pages' parsing and guards are what is fuzzed, never a real refund).
  *
@@ -380,6 +380,7 @@ beforeAll(async () => {
     pledge_uid: pledge,
     delivery_id: 'dlv_00000000-0000-4000-8000-000000000000',
     transaction_id: '00000000-0000-4000-8000-000000000000',
+    token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
   };
 
   const doc = (await app.server.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
@@ -415,7 +416,11 @@ beforeAll(async () => {
   // The hosted pages (hidden from the API document), from the server's own route table.
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
   for (const r of registeredRoutes(app.server)) {
-    if (!/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/dashboard(\/|$)|^\/psp-challenge$/.test(r.url) || !['GET', 'POST'].includes(r.method) || documented.has(`${r.method} ${r.url}`))
+    if (
+      !/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/(dashboard|space)(\/|$)|^\/psp-challenge$/.test(r.url) ||
+      !['GET', 'POST'].includes(r.method) ||
+      documented.has(`${r.method} ${r.url}`)
+    )
       continue;
     const key = `${r.method} ${r.url}`;
     operations.push({
@@ -456,6 +461,8 @@ describe('hostile input on every route', () => {
         'GET /dashboard/purchases',
         'POST /dashboard/purchases/:id/refund',
         'GET /psp-challenge',
+        'POST /space/sign-in',
+        'GET /space/sign-in/link/:token',
       ]),
     );
   });

@@ -1,4 +1,8 @@
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { pledgePageUrl } from '../../../domain/links.ts';
+import { langOf } from '../../../i18n/lang.ts';
+import { purchasePage } from '../../../pages/shopper-space/purchase-page.ts';
+import { spacePurchase } from '../../../shopper-space/purchase-view.ts';
 import type { PurchaseState } from '../../../domain/purchase-states.ts';
 import { purchasesPage } from '../../../pages/shopper-space/purchases-page.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
@@ -7,7 +11,7 @@ import { maskedIdentity } from '../../../shopper-space/identity.ts';
 import { listShopperPurchases } from '../../../shopper-space/shopper-purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { requireShopper, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';
+import { requireShopper, sendSpacePage, spaceLang } from './guard.ts';
 
 const PAGE = { schema: { hide: true } };
 
@@ -36,12 +40,24 @@ export function registerShopperPurchases(app: App, services: Services): void {
     const session = await requireShopper(services, request, reply);
     if (!session) return reply;
     const lang = spaceLang(request);
-    const id = parsePublicId('pur', (request.params as { purchase_uid: string }).purchase_uid);
-    const party = id ? await shopperPartyTo(services.db, session.identity, id) : null;
-    if (!id || !party) {
+    const uid = (request.params as { purchase_uid: string }).purchase_uid;
+    const id = parsePublicId('pur', uid);
+    const found = id ? await spacePurchase(services, session.identity, id) : { kind: 'not_found' as const };
+    if (found.kind === 'not_found') {
       const t = SPACE_TEXT[lang];
       return sendSpacePage(reply, 404, spaceMessagePage(lang, t.notFoundTitle, t.notFound));
     }
-    return sendSpacePage(reply, 200, spaceMessagePage(lang, id, party.role));
+    const view = found.view;
+    // The purchase's language unless the shopper chose one (`?lang=`).
+    const pageLang = spaceLang(request, langOf(view.language));
+    const pledgeUrl = view.pledgeId ? new URL(pledgePageUrl(services.config.publicUrl, view.pledgeId)).pathname : undefined;
+    const page = purchasePage(pageLang, {
+      who: maskedIdentity(session.identity),
+      csrf: session.csrf,
+      view,
+      switchBase: `/space/purchases/${uid}`,
+      ...(pledgeUrl ? { pledgeUrl } : {}),
+    });
+    return sendSpacePage(reply, 200, page);
   });
 }

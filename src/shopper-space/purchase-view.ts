@@ -1,0 +1,125 @@
+import type { OfferCache } from '../accounts/offers.ts';
+import type { Database } from '../db/database.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import type { CreditTerms } from '../messaging/messenger.ts';
+import { offerSummary } from '../messaging/offer-summary.ts';
+import { planLines } from '../payments/installment-repository.ts';
+import { savedCard } from '../payments/payment-repository.ts';
+import { findPledge } from '../payments/pledge-repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
+import type { ShopperIdentity } from './identity.ts';
+import { potOf, receiptsOf, shopperPartyOf } from './shopper-purchase-repository.ts';
+
+/** One payment of the leader's plan: its date, what is charged (fees included), and where it stands. */
+export interface PlanLineView {
+  /** 1-based. */
+  number: number;
+  dueDate: string;
+  amountCents: number;
+  state: 'scheduled' | 'paid' | 'failed';
+}
+
+/** A purchase as its leader or one of its pledgers sees it in their space (docs/shopper-space.md#what-a-purchase-shows). */
+export interface SpacePurchaseView {
+  purchaseId: string;
+  role: 'leader' | 'pledger';
+  /** The pledger's pledge. */
+  pledgeId?: string;
+  title: string;
+  merchantName: string;
+  /** The shop's site, from the purchase's return addresses, when it gave one. */
+  merchantSite?: string;
+  timeZone: string;
+  amountCents: number;
+  currency: string;
+  state: PurchaseState;
+  language: string;
+  createdAt: Date;
+  offerType: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  /** The leader's: every payment of an installment or deferred plan, in order (empty before the checkout). */
+  plan: PlanLineView[];
+  /** The leader's: the card the plan is charged to. */
+  card?: { brand: string; last4: string };
+  /** The leader's, for a credit (installments, a deferred payment): the disclosure of its cost. */
+  credit?: CreditTerms;
+  /** A shared purchase with friends: the pot's progress and deadline. */
+  pot?: { deadline: Date | null; friends: number; paidFriends: number; pledgedCents: number; collectedCents: number };
+  /** The pledger's share and where it stands. */
+  pledge?: { amountCents: number; state: string; paidAt: Date | null };
+  /** Receipts and notices sent to this shopper about the purchase, newest first. */
+  receipts: { id: string; subject: string | null; body: string; sentAt: Date }[];
+}
+
+export type SpacePurchaseLookup = { kind: 'found'; view: SpacePurchaseView } | { kind: 'not_found' };
+
+/**
+ * A purchase of the shopper's space: found only when the identity is its leader's or a pledger's
+ * (another shopper's purchase is `not_found`, as an unknown one); a pledger sees their share, the
+ * pot and their receipts, never the leader's card or plan.
+ */
+export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCache, 'byId'> }, identity: ShopperIdentity, purchaseId: string): Promise<SpacePurchaseLookup> {
+  const party = await shopperPartyOf(deps.db, identity, purchaseId);
+  if (!party) return { kind: 'not_found' };
+  const purchase = await findPurchase(deps.db, party.accountId, purchaseId);
+  const offer = purchase && (await deps.offers.byId(party.accountId, purchase.offerId));
+  if (!purchase || !offer) return { kind: 'not_found' };
+  const leader = party.role === 'leader';
+  const [lines, card, pot, pledge, receipts] = await Promise.all([
+    leader ? planLines(deps.db, party.accountId, purchaseId) : Promise.resolve([]),
+    leader ? savedCard(deps.db, party.accountId, purchaseId) : Promise.resolve(undefined),
+    offer.type === 'SHARED' ? potOf(deps.db, party.accountId, purchaseId) : Promise.resolve(undefined),
+    party.pledgeId ? findPledge(deps.db, party.accountId, party.pledgeId) : Promise.resolve(undefined),
+    receiptsOf(deps.db, party.accountId, purchaseId, identity),
+  ]);
+  const site = siteOf(purchase.callbackUrl ?? purchase.cancelUrl);
+  const view: SpacePurchaseView = {
+    purchaseId,
+    role: party.role,
+    ...(party.pledgeId ? { pledgeId: party.pledgeId } : {}),
+    title: purchase.title,
+    merchantName: offer.accountName,
+    ...(site ? { merchantSite: site } : {}),
+    timeZone: offer.accountTimeZone,
+    amountCents: purchase.amountCents,
+    currency: purchase.currency,
+    state: purchase.state,
+    language: purchase.language,
+    createdAt: purchase.createdAt,
+    offerType: offer.type,
+    plan: lines.map((l) => ({
+      number: l.index + 1,
+      dueDate: l.dueDate,
+      amountCents: l.amountCents,
+      state: l.state === 'paid' ? 'paid' : l.state === 'failed' ? 'failed' : 'scheduled',
+    })),
+    ...(card ? { card } : {}),
+    ...(leader ? creditOf(offer, purchase.amountCents, purchase.createdAt) : {}),
+    ...(pot && pot.friends > 0
+      ? { pot: { deadline: pot.deadline_at, friends: pot.friends, paidFriends: pot.paid_friends, pledgedCents: pot.pledged_cents, collectedCents: pot.collected_cents } }
+      : {}),
+    ...(pledge ? { pledge: { amountCents: pledge.amountCents, state: pledge.state, paidAt: pledge.paidAt } } : {}),
+    receipts: receipts.map((r) => ({ id: r.id, subject: r.subject, body: r.body, sentAt: r.created_at })),
+  };
+  return { kind: 'found', view };
+}
+
+/** The credit's disclosure, as the checkout page and the leader's receipt gave it (the same computation). */
+function creditOf(offer: Parameters<typeof offerSummary>[0], amountCents: number, createdAt: Date): { credit?: CreditTerms } {
+  try {
+    const summary = offerSummary(offer, amountCents, createdAt);
+    return summary.type === 'SHARED' ? {} : { credit: summary.credit };
+  } catch {
+    // Purchase creation checked the schedule; an offer edited since to refuse this amount leaves the disclosure out rather than the page.
+    return {};
+  }
+}
+
+function siteOf(url: string | null): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { twoMerchants, type Caller } from '../helpers/api.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { expectAccessible } from '../helpers/axe.ts';
+import { hasBrowser, launchBrowser, PHONE, startServedApp } from '../helpers/browser.ts';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
+
+/**
+ * The shopper's space in Chromium (docs/shopper-space.md), on a phone and a desktop, in English
+ * and French: sign in by the e-mail's link, see a 4x plan, see a pot as a pledger; axe-core on
+ * every page, the keyboard, and reading without script. With CHIPIN_SCREENSHOTS=1 it retakes the
+ * space's screenshots in docs/screenshots/.
+ */
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
+const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
+
+const CARD = '4242 4242 4242 4242';
+const DESKTOP = { width: 1280, height: 900 };
+const ANN = 'ann.leroy@example.com';
+let app: TestApp & { base: string };
+let browser: Browser;
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
+let a: Caller;
+let b: Caller;
+let plan: string;
+let pot: string;
+
+const TEXT = {
+  en: {
+    identity: 'E-mail address or mobile number',
+    send: 'Send me a sign-in link',
+    sent: 'Check your e-mail',
+    mine: 'My purchases',
+    payments: 'Your payments',
+    share: 'Your share',
+    pot: 'The pot',
+  },
+  fr: {
+    identity: 'Adresse e-mail ou numéro de mobile',
+    send: 'Recevoir un lien de connexion',
+    sent: 'Consultez vos e-mails',
+    mine: 'Mes achats',
+    payments: 'Vos paiements',
+    share: 'Votre part',
+    pot: 'La cagnotte',
+  },
+} as const;
+
+beforeAll(async () => {
+  if (!hasBrowser) return;
+  smtp = await smtpListener();
+  [app, browser] = await Promise.all([startServedApp({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` }), launchBrowser()]);
+  [a, b] = await twoMerchants(app, ['Atelier Lumière', 'Vélo Cité']);
+  const created = await a.post('/api/merchants/v1/purchases', {
+    title: 'Reading lamp',
+    amount: 48_000,
+    merchant_uid: a.offer('INSTALLMENTS', 4),
+    client: { email: ANN },
+    language: 'en_GB',
+  });
+  plan = created.json().id as string;
+  expect((await a.post(`/api/sandbox/purchases/pur_${plan}/pay`, { card_number: CARD })).statusCode).toBe(200);
+  const shared = await b.post('/api/merchants/v1/purchases', { title: 'Vélo cargo', amount: 120_000, client: { email: 'hugo.petit@example.com' }, language: 'fr_FR' });
+  pot = shared.json().id as string;
+  const pledgers = [
+    { email: ANN, name: 'Ann', amount_cents: 30_000 },
+    { email: 'lina.moreau@example.com', amount_cents: 30_000 },
+  ];
+  expect((await b.post(`/api/sandbox/purchases/pur_${pot}/pay`, { card_number: CARD, pledgers })).statusCode).toBe(200);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await smtp?.close();
+});
+
+/** Signs in through the form and the e-mail's link, as a shopper does; answers the page on the list. */
+async function signIn(lang: 'en' | 'fr', viewport: { width: number; height: number }, javaScriptEnabled = true): Promise<Page> {
+  const t = TEXT[lang];
+  const page = await browser.newPage({ viewport, locale: lang === 'fr' ? 'fr-FR' : 'en-GB', javaScriptEnabled });
+  await page.goto(`${app.base}/space`);
+  expect(new URL(page.url()).pathname).toBe('/space/sign-in');
+  // axe runs in the page's own script world, which a page without script does not have.
+  if (javaScriptEnabled) await expectAccessible(page, `sign-in ${lang}`);
+  if (viewport === PHONE && javaScriptEnabled) await shoot(page, `space-sign-in-${lang}.png`);
+  const before = smtp.received.length;
+  await page.getByLabel(t.identity).fill(ANN);
+  await page.getByRole('button', { name: t.send }).click();
+  await expect.poll(() => page.getByRole('heading', { name: t.sent }).count()).toBe(1);
+  if (javaScriptEnabled) await expectAccessible(page, `sent ${lang}`);
+  await expect.poll(() => smtp.received.length).toBeGreaterThan(before);
+  const link = /http:\/\/\S+\/space\/sign-in\/link\/[A-Za-z0-9_-]{43}/.exec(decoded(smtp.received.at(-1)!.raw))![0];
+  await page.goto(link);
+  await expect.poll(() => page.getByRole('heading', { name: t.mine }).count()).toBe(1);
+  return page;
+}
+
+describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
+  for (const [lang, viewport, size] of [
+    ['en', PHONE, 'phone'],
+    ['fr', DESKTOP, 'desktop'],
+    ['fr', PHONE, 'phone'],
+    ['en', DESKTOP, 'desktop'],
+  ] as const) {
+    it(`signs in by link, shows a 4x plan and a pot seen by a pledger (${lang}, ${size})`, async () => {
+      const t = TEXT[lang];
+      const page = await signIn(lang, viewport);
+      await expectAccessible(page, `list ${lang} ${size}`);
+      await shoot(page, `space-list-${size}-${lang}.png`);
+
+      await page.getByRole('link', { name: /Reading lamp/ }).click();
+      await page.goto(`${page.url()}?lang=${lang}`);
+      await expect.poll(() => page.getByRole('heading', { name: t.payments }).count()).toBe(1);
+      expect(await page.locator('#plan tbody tr').count()).toBe(4);
+      expect(await page.locator('#card').textContent()).toMatch(/4242/);
+      expect(await page.locator('#taeg').textContent()).toMatch(/%/);
+      await expectAccessible(page, `plan ${lang} ${size}`);
+      await shoot(page, `space-plan-${size}-${lang}.png`);
+
+      await page.goto(`${app.base}/space/purchases/pur_${pot}?lang=${lang}`);
+      await expect.poll(() => page.getByRole('heading', { name: t.share }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: t.pot }).count()).toBe(1);
+      expect(await page.locator('#pot-deadline').count()).toBe(1);
+      expect(await page.locator('progress').count()).toBe(1);
+      await expectAccessible(page, `pot ${lang} ${size}`);
+      await shoot(page, `space-pot-${size}-${lang}.png`);
+      if (viewport === PHONE) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await page.close();
+    });
+  }
+
+  it('is read without script, and walked with the keyboard', async () => {
+    const page = await signIn('en', PHONE, false);
+    await page.keyboard.press('Tab');
+    // First the sign-out button, then the language switcher, then the purchases.
+    for (let i = 0; i < 10; i++) {
+      const focused = (await page.locator(':focus').textContent()) ?? '';
+      if (/Reading lamp/.test(focused)) break;
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'Your payments' }).count()).toBe(1);
+    expect(await page.locator('#plan tbody tr').count()).toBe(4);
+    await page.close();
+  });
+});

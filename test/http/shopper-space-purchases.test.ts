@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
+import type { ShopperIdentity } from '../../src/shopper-space/identity.ts';
+import { twoMerchants, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+/**
+ * The shopper's space: what a signed-in shopper sees (docs/shopper-space.md#who-sees-what), with
+ * two shoppers and two merchants: each sees the purchases they lead or chip in to, at every
+ * merchant, and nothing of the other's.
+ */
+const CARD = '4242 4242 4242 4242';
+let app: TestApp;
+let a: Caller;
+let b: Caller;
+/** Bare uuids. */
+let annPlan: string;
+let bobPot: string;
+let bobAtA: string;
+
+async function create(m: Caller, body: Record<string, unknown>): Promise<string> {
+  const res = await m.post('/api/merchants/v1/purchases', body);
+  expect(res.statusCode, res.body).toBe(201);
+  return (res.json() as { id: string }).id;
+}
+
+async function pay(m: Caller, id: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const res = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CARD, ...extra });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  [a, b] = await twoMerchants(app, ['Shoe Shop', 'Bike Shop']);
+  annPlan = await create(a, { title: 'Red shoes', amount: 40_000, merchant_uid: a.offer('INSTALLMENTS', 4), client: { email: 'Ann@example.com' }, language: 'en_GB' });
+  await pay(a, annPlan);
+  bobPot = await create(b, { title: 'Tandem', amount: 90_000, client: { email: 'bob@example.com' }, language: 'fr_FR' });
+  await pay(b, bobPot, { pledgers: [{ email: 'ANN@example.com', amount_cents: 30_000 }] });
+  bobAtA = await create(a, { title: 'Blue boots', amount: 15_000, client: { email: 'bob@example.com' } });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function as(identity: ShopperIdentity) {
+  const { token } = await shopperSessions(app.services).create(identity);
+  return (url: string) => app.server.inject({ method: 'GET', url, headers: { cookie: `chipin_space=${token}` } });
+}
+const ann: ShopperIdentity = { kind: 'email', value: 'ann@example.com' };
+const bob: ShopperIdentity = { kind: 'email', value: 'bob@example.com' };
+
+describe('the list', () => {
+  it("shows a shopper every purchase they lead or chip in to, across merchants, and none of another shopper's", async () => {
+    const get = await as(ann);
+    const list = await get('/space');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('Red shoes');
+    expect(list.body).toContain('Shoe Shop');
+    expect(list.body).toContain('Tandem');
+    expect(list.body).toContain('Bike Shop');
+    expect(list.body).toContain('You chip in');
+    expect(list.body).not.toContain('Blue boots');
+
+    const bobs = await (await as(bob))('/space');
+    expect(bobs.body).toContain('Tandem');
+    expect(bobs.body).toContain('Blue boots');
+    expect(bobs.body).not.toContain('Red shoes');
+  });
+
+  it('shows nothing to a shopper no purchase names', async () => {
+    const res = await (await as({ kind: 'email', value: 'carol@example.com' }))('/space');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('There is no purchase for you here yet.');
+  });
+});
+
+describe('a purchase', () => {
+  it("shows its leader a 4x plan: each payment's date, amount and state, the card, the credit's cost and TAEG, the shop, the receipt", async () => {
+    const res = await (await as(ann))(`/space/purchases/pur_${annPlan}`);
+    expect(res.statusCode).toBe(200);
+    const rows = res.body.match(/<tr><td>\d\/4<\/td>/g) ?? [];
+    expect(rows).toHaveLength(4);
+    expect(res.body).toMatch(/<tr><td>1\/4<\/td>.*?<span class="state">Paid<\/span>/);
+    expect(res.body).toMatch(/<tr><td>2\/4<\/td>.*?<span class="state">To come<\/span>/);
+    expect(res.body).toMatch(/ending 4242/);
+    expect(res.body).toContain('Fixed APR (TAEG)');
+    expect(res.body).toContain('id="taeg"');
+    expect(res.body).toContain('Fees (total cost of credit)');
+    expect(res.body).toContain('Shoe Shop');
+    expect(res.body).toContain('<details class="receipt">');
+  });
+
+  it("shows a pledger their share, the pot's progress and deadline, in the purchase's language, and never the leader's card", async () => {
+    const res = await (await as(ann))(`/space/purchases/pur_${bobPot}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<html lang="fr-FR">');
+    expect(res.body).toContain('Votre part');
+    expect(res.body).toMatch(/id="share">300,00/);
+    expect(res.body).toContain('La cagnotte');
+    expect(res.body).toMatch(/id="pot-progress">0,00\s€ sur 300,00\s€/);
+    expect(res.body).toContain('id="pot-deadline"');
+    expect(res.body).toContain('Payer ma part');
+    expect(res.body).not.toContain('4242');
+    expect(res.body).not.toContain('id="plan"');
+  });
+
+  it("answers 404 for another shopper's purchase, at either merchant, as for an unknown or malformed id", async () => {
+    const get = await as(ann);
+    for (const url of [`/space/purchases/pur_${bobAtA}`, '/space/purchases/pur_00000000-0000-4000-8000-000000000009', '/space/purchases/nonsense']) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body).not.toContain('Blue boots');
+    }
+    expect((await (await as(bob))(`/space/purchases/pur_${annPlan}`)).statusCode).toBe(404);
+  });
+
+  it('shows the leader their pot and the friends invited, in English on ?lang=en', async () => {
+    const res = await (await as(bob))(`/space/purchases/pur_${bobPot}?lang=en`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<html lang="en-GB">');
+    expect(res.body).toContain('0 of 1 friend has paid');
+  });
+});
+
+describe('receipts', () => {
+  it("link every e-mail receipt to the shopper's space, opened on that purchase", async () => {
+    const { rows } = await app.services.db.query<{ body: string }>("SELECT body FROM outbound_messages WHERE purchase_id = $1 AND channel = 'email' AND message_key IS NOT NULL", [
+      annPlan,
+    ]);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.body).toContain(`/space/purchases/pur_${annPlan}`);
+  });
+});
