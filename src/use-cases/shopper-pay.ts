@@ -9,6 +9,7 @@ import {
   lockScheduledInstallments,
   lockShopperPaymentInstallments,
   markInstallmentPaidByShopper,
+  scheduledInstallments,
   setShopperPayment,
   type Installment,
 } from '../payments/installment-repository.ts';
@@ -252,4 +253,22 @@ async function finish(deps: PaymentDeps, payment: PaymentRow, result: Transactio
   // A receipt for a refused installment paid now; an early repayment's is its result page.
   if (!repayment) for (const i of done.lines) await sendCollectionNotice(deps, i, i.attempts, 'paid');
   return { kind: 'paid', amountCents: result.capturedCents, state: done.state };
+}
+
+/** What the leader can do from their space now: the refused installments to pay, the rest to repay, whether a card can be changed. */
+export interface PayableNow {
+  refused: { id: string; number: number; amountCents: number }[];
+  /** The early repayment's amount (principal only), when the plan can be repaid early. */
+  repayCents?: number;
+  cardChange: boolean;
+}
+
+export async function payableNow(deps: PaymentDeps, purchase: { accountId: string; id: string }): Promise<PayableNow> {
+  const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
+  if (!state || state.state !== 'LEADER_PROCESSED') return { refused: [], cardChange: false };
+  const offer = await deps.offers.byId(state.accountId, state.offerId);
+  const left = await scheduledInstallments(deps.db, purchase.accountId, purchase.id);
+  const refused = left.filter((i) => i.attempts > 0).map((i) => ({ id: i.id, number: i.index + 1, amountCents: i.amountCents + i.feesCents }));
+  const repay = offer?.type === 'INSTALLMENTS' && left.length > 0 ? { repayCents: earlyRepayment(left).chargeCents } : {};
+  return { refused, ...repay, cardChange: left.length > 0 };
 }

@@ -94,6 +94,21 @@ describe('paying from the space', () => {
     expect(ok.headers.location).toBe(`/space/purchases/${uid}?done=card_changed`);
   });
 
+  it("the purchase's page offers what can be paid, the forms post to these routes, and it says what happened (fr)", async () => {
+    const { uid, toCollect } = await paidPlan('fay@example.com', CARDS.offSessionFails);
+    expect(await collectInstallment(app.services.payments, shop.accountId, toCollect[0]!, 0)).toBe('retry_scheduled');
+    const fay = await signedIn('fay@example.com');
+    const page = await fay.get(`/space/purchases/${uid}?lang=fr`);
+    expect(page.statusCode).toBe(200);
+    const actions = [...page.body.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]);
+    expect(actions).toEqual(expect.arrayContaining([`/space/purchases/${uid}/installments/${toCollect[0]}/pay`, `/space/purchases/${uid}/repay`, `/space/purchases/${uid}/card`]));
+    expect(page.body).toContain('Payer l&#39;échéance 2 maintenant');
+    const paid = await fay.post(`/space/purchases/${uid}/installments/${toCollect[0]}/pay`, {});
+    const after = await fay.get(`${paid.headers.location as string}&lang=fr`);
+    expect(after.body).toContain('Paiement effectué. Merci.');
+    expect(after.body).not.toContain(`/installments/${toCollect[0]}/pay`);
+  });
+
   it("another shopper's purchase is 404, a form without the session's CSRF token does nothing (403)", async () => {
     const { id, uid } = await paidPlan('eve@example.com', CARDS.ok);
     const mallory = await signedIn('mallory@example.com');
