@@ -498,6 +498,7 @@ const en = {
     pledge: 'A friend’s share',
     rest: 'Rest charged at the deadline',
     installment: 'Installment',
+    card_check: 'New card check',
   } as Record<PaymentPurpose, string>,
   paymentStatusNames: {
     pending: 'Pending',
@@ -1073,6 +1074,7 @@ const fr: DashboardTexts = {
     pledge: 'Part d’un ami',
     rest: 'Reste débité à l’échéance',
     installment: 'Échéance',
+    card_check: 'Vérification de la nouvelle carte',
   },
   paymentStatusNames: {
     pending: 'En attente',

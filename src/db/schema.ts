@@ -138,6 +138,7 @@ export const TABLES = {
     attempts: 'int4 default',
     payment_id: 'uuid null',
     paid_at: 'timestamptz null',
+    shopper_payment_id: 'uuid null',
   },
   jobs: {
     id: 'int8 default',

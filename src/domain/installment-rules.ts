@@ -31,3 +31,23 @@ export function installmentFailedComment(index: number, total: number, attempts:
   const what = total === 1 ? 'The deferred payment' : `Installment ${index + 1} of ${total}`;
   return `${what} could not be collected after ${attempts} attempts (${reason}).`;
 }
+
+/**
+ * Repaying the rest of a plan early (docs/schedules.md#repaying-early): the shopper is charged the
+ * principal still owed, and the fees of the installments not yet due are waived (they pay for
+ * credit no longer used; no rule of the offer says otherwise). Integer minor units.
+ */
+export function earlyRepayment(remaining: readonly { amountCents: number; feesCents: number }[]): { chargeCents: number; waivedFeesCents: number } {
+  let chargeCents = 0;
+  let waivedFeesCents = 0;
+  for (const line of remaining) {
+    chargeCents += line.amountCents;
+    waivedFeesCents += line.feesCents;
+  }
+  return { chargeCents, waivedFeesCents };
+}
+
+/** v1 `comment` once the shopper repaid the rest of the plan early. */
+export function repaidEarlyComment(total: number): string {
+  return total === 1 ? 'The deferred payment is paid.' : `All ${total} installments are paid (the rest repaid early).`;
+}

@@ -151,6 +151,8 @@ export type ShopperNotice = NoticeBase &
         installment: InstallmentRef;
         /** The next try ('yyyy-mm-dd'); absent: it was the last one, the purchase failed. */
         retryOn?: string;
+        /** With a next try: the purchase in the shopper's space, to pay it now or change the card first. */
+        payUrl?: string;
       }
     | {
         /** Friends' shares covered the amount: the purchase is paid, the leader's guarantee released. */

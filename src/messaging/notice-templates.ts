@@ -32,6 +32,8 @@ interface NoticeTexts {
   figures: Figures[];
   /** The line under the figures (what comes next). */
   next: string[];
+  /** What the shopper can do about it (a refused installment: pay now, change the card), above `link`. */
+  action?: { label: string; url: string };
   link?: { label: string; url: string };
   /** The shopper's space on this purchase: what they owe, when, their receipts. */
   space?: { label: string; url: string };
@@ -45,6 +47,7 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
     ...t.paragraphs.flatMap((p) => [p, '']),
     ...t.figures.flatMap((f) => [figuresText(f, lang), '']),
     ...t.next.flatMap((p) => [p, '']),
+    ...(t.action ? [`${t.action.label}${colon}`, t.action.url, ''] : []),
     ...(t.link ? [`${t.link.label}${colon}`, t.link.url, ''] : []),
     ...(t.space ? [`${t.space.label}${colon}`, t.space.url, ''] : []),
     '-- ',
@@ -61,6 +64,7 @@ function renderNotice(lang: Lang, greeting: string, signature: string, t: Notice
 ${t.paragraphs.map((p) => html`<p>${p}</p>`)}
 ${t.figures.map(figuresHtml)}
 ${t.next.map((p) => html`<p>${p}</p>`)}
+${t.action ? html`<p><a href="${t.action.url}" style="color:#0b5cad;font-weight:bold">${t.action.label}</a></p>` : ''}
 ${t.link ? html`<p><a href="${t.link.url}" style="color:#0b5cad">${t.link.label}</a></p>` : ''}
 ${t.space ? html`<p><a href="${t.space.url}" style="color:#0b5cad">${t.space.label}</a></p>` : ''}
 <p style="font-size:13px;color:#555555">${signature}</p>
@@ -271,7 +275,15 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
             : fr
               ? `C'était la dernière tentative${NBSP}: le paiement est arrêté et l'achat a échoué. ${v.merchant} en est informé et pourra vous contacter.`
               : `That was the last attempt: the payment plan is stopped and the purchase has failed. ${v.merchant} has been informed and may contact you.`,
+          ...(n.retryOn && n.payUrl
+            ? [
+                fr
+                  ? 'Vous pouvez aussi payer maintenant, ou changer la carte débitée, depuis votre espace.'
+                  : 'You can also pay now, or change the card to charge, from your space.',
+              ]
+            : []),
         ],
+        ...(n.retryOn && n.payUrl ? { action: { label: fr ? 'Payer maintenant ou changer de carte' : 'Pay now or change your card', url: n.payUrl } } : {}),
         link: purchaseLink,
       };
     }

@@ -17,6 +17,8 @@ export interface Installment {
   state: 'scheduled' | 'paid' | 'failed' | 'cancelled';
   attempts: number;
   paymentId: string | null;
+  /** The shopper's payment (pay now, early repayment) that pays or paid it from their space. */
+  shopperPaymentId: string | null;
 }
 
 type InstallmentRow = RowType<
@@ -32,6 +34,7 @@ type InstallmentRow = RowType<
     state: Installment['state'];
     attempts: number;
     payment_id: string | null;
+    shopper_payment_id: string | null;
   }
 >;
 
@@ -47,6 +50,7 @@ function toInstallment(r: InstallmentRow): Installment {
     state: r.state,
     attempts: r.attempts,
     paymentId: r.payment_id,
+    shopperPaymentId: r.shopper_payment_id,
   };
 }
 
@@ -161,4 +165,35 @@ export async function purchaseInstallmentRows(
     [accountId, purchaseId],
   );
   return rows;
+}
+
+/** The installments still to collect, in order, locked until the caller's transaction ends (the shopper's payment reserves them). */
+export async function lockScheduledInstallments(tx: Sql, accountId: string, purchaseId: string): Promise<Installment[]> {
+  const { rows } = await tx.query<InstallmentRow>("SELECT * FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state = 'scheduled' ORDER BY index FOR UPDATE", [
+    accountId,
+    purchaseId,
+  ]);
+  return rows.map(toInstallment);
+}
+
+/** Names the shopper's payment that is about to pay these installments (before the PSP call). */
+export async function setShopperPayment(tx: Sql, accountId: string, installmentIds: readonly string[], paymentId: string): Promise<void> {
+  await tx.query('UPDATE installments SET shopper_payment_id = $3 WHERE account_id = $1 AND id = ANY($2::uuid[])', [accountId, installmentIds, paymentId]);
+}
+
+/** The installments a shopper's payment was reserved for, in order, locked. */
+export async function lockShopperPaymentInstallments(tx: Sql, accountId: string, paymentId: string): Promise<Installment[]> {
+  const { rows } = await tx.query<InstallmentRow>('SELECT * FROM installments WHERE account_id = $1 AND shopper_payment_id = $2 ORDER BY index FOR UPDATE', [accountId, paymentId]);
+  return rows.map(toInstallment);
+}
+
+/**
+ * Paid by the shopper's payment. `waiveFees`: an early repayment, which charges the principal
+ * only (docs/schedules.md#repaying-early), so the installment's fees become 0.
+ */
+export async function markInstallmentPaidByShopper(tx: Sql, i: Pick<Installment, 'accountId' | 'id'>, paymentId: string, waiveFees: boolean, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE installments SET state = 'paid', payment_id = $3, paid_at = $4${waiveFees ? ', fees_cents = 0' : ''} WHERE account_id = $1 AND id = $2 AND state = 'scheduled'`,
+    [i.accountId, i.id, paymentId, now],
+  );
 }

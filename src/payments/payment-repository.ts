@@ -15,7 +15,7 @@ import type { DeclineReason, PspState, TransactionRef, TransactionResult } from 
  */
 
 /** Why we started a PSP transaction. */
-export type PaymentPurpose = LeaderPurpose | 'pledge' | 'rest' | 'installment';
+export type PaymentPurpose = LeaderPurpose | 'pledge' | 'rest' | 'installment' | 'card_check';
 
 export type PaymentRow = RowType<
   'payments',
@@ -455,4 +455,51 @@ export async function paymentEnvironment(sql: Sql, accountId: string, purchaseId
   const row = rows[0];
   if (!row) return undefined;
   return row.psp !== 'sandbox' && row.environment === 'live' ? 'live' : 'test';
+}
+
+/**
+ * An installment charge of the purchase still unresolved (a collection attempt or the shopper's
+ * payment, pending or awaiting 3-D Secure), other than the one keyed `exceptKey`: while there is
+ * one, no other charge of the plan starts, so that the same money is never taken twice.
+ */
+export async function unresolvedInstallmentCharge(sql: Sql, accountId: string, purchaseId: string, exceptKey = ''): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = 'installment'
+       AND status IN ('pending', 'requires_action') AND idempotency_key <> $3 LIMIT 1`,
+    [accountId, purchaseId, exceptKey],
+  );
+  return rows[0];
+}
+
+/** How many payments of the purchase have an idempotency key starting with `prefix` (numbers the next one). */
+export async function countPaymentsKeyed(sql: Sql, accountId: string, purchaseId: string, prefix: string): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>('SELECT count(*) AS n FROM payments WHERE account_id = $1 AND purchase_id = $2 AND starts_with(idempotency_key, $3)', [
+    accountId,
+    purchaseId,
+    prefix,
+  ]);
+  return Number(rows[0]!.n);
+}
+
+/** The `payment_methods` row of a card the PSP attached for the purchase, by its token. */
+export async function paymentMethodByToken(sql: Sql, accountId: string, purchaseId: string, pspMethodId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>(
+    'SELECT id FROM payment_methods WHERE account_id = $1 AND purchase_id = $2 AND psp_method_id = $3 ORDER BY created_at DESC LIMIT 1',
+    [accountId, purchaseId, pspMethodId],
+  );
+  return rows[0]?.id;
+}
+
+/**
+ * The card change (`card_check`) whose customer-initiated authorisation stored the card
+ * `pspMethodId`: authorised by the PSP (then voided), never one abandoned in 3-D Secure.
+ */
+export async function cardCheckOf(sql: Sql, accountId: string, purchaseId: string, pspMethodId: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = 'card_check' AND psp_method_id = $3
+       AND psp_transaction_id IS NOT NULL AND status IN ('authorized', 'voided', 'captured')
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [accountId, purchaseId, pspMethodId],
+  );
+  return rows[0];
 }

@@ -4,7 +4,7 @@ import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { findInstallment, installmentCounts, markInstallmentPaid, markInstallmentRefused, scheduledInstallments, type Installment } from '../payments/installment-repository.ts';
-import { findPayment, pspRef, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, insertPayment, recordResult, unresolvedInstallmentCharge, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -21,7 +21,8 @@ export async function scheduleCollections(tx: Sql, accountId: string, purchaseId
   }
 }
 
-export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'failed' | 'not_collectable';
+/** `busy`: another charge of the plan is unresolved (the shopper paying now): the job runs again later. */
+export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'failed' | 'not_collectable' | 'busy';
 
 /**
  * Collects one installment (the collection job, or `trigger_capture` for a deferred payment):
@@ -79,18 +80,27 @@ async function charge(
     // money twice; only a hold that lapsed (or refused its capture, above) falls back to a charge.
     return { skipped: hold.status === 'captured' || hold.status === 'refunded' ? 'already_paid' : 'not_collectable' };
   }
-  // The off-session fallback and a plain installment: only while this attempt is still the
-  // installment's next one (a concurrent collector, a refund that cancelled it, settle it).
-  const now = await findInstallment(db, accountId, inst.id);
-  if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts || now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) {
-    return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
-  }
   const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
-  const payment = await insertPayment(
-    db,
-    { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount },
-    clock.now(),
-  );
+  // The off-session fallback and a plain installment: only while this attempt is still the
+  // installment's next one (a concurrent collector, a refund that cancelled it, settle it), and
+  // no other charge of the plan is unresolved (the shopper paying from their space): checked and
+  // reserved under the purchase's lock, as the shopper's payment is (shopper-pay.ts).
+  const reserved = await db.transaction(async (tx): Promise<{ payment: PaymentRow } | { skipped: CollectOutcome }> => {
+    await lockPayState(tx, accountId, inst.purchaseId);
+    const now = await findInstallment(tx, accountId, inst.id, true);
+    if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts || now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) {
+      return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
+    }
+    if (await unresolvedInstallmentCharge(tx, accountId, inst.purchaseId, key)) return { skipped: 'busy' };
+    const payment = await insertPayment(
+      tx,
+      { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount },
+      clock.now(),
+    );
+    return { payment };
+  });
+  if ('skipped' in reserved) return reserved;
+  const { payment } = reserved;
   const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId, amountCents: amount, currency: purchase.currency, storedCredential });
   return { payment, result };
 }

@@ -4,7 +4,7 @@ import type { PaymentDeps } from './deps.ts';
 import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
-import { reconcilePayments } from './reconcile-payments.ts';
+import { RECONCILE_AFTER_MS, reconcilePayments } from './reconcile-payments.ts';
 import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
 import { remindPot } from './remind-pot.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
@@ -25,7 +25,10 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(COLLECT_JOB, async (job) => {
     if (!job.accountId) return;
     const attempts = job.payload.attempts;
-    await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined);
+    const outcome = await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined);
+    // The shopper's own payment of the plan is under way: once it is resolved (at the latest by
+    // the reconciliation), this attempt is made, or finds the installment paid.
+    if (outcome === 'busy') return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_AFTER_MS) };
   });
   // Service-wide and perpetual: it reschedules itself, so a sandbox clock move runs it too.
   jobs.register(RECONCILE_JOB, async () => {

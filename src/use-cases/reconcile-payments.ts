@@ -3,6 +3,8 @@ import { staleUnresolvedPayments } from '../payments/payment-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolveLeaderAttempt } from './pay-as-leader.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
+import { resolveCardCheck } from './change-card.ts';
+import { isShopperPayment, resolveShopperPayment } from './shopper-pay.ts';
 
 /** Unresolved for this long (service clock), a payment is presumed abandoned by its process: longer than a pledge's reservation (3-D Secure included). */
 export const RECONCILE_AFTER_MS = 20 * 60_000;
@@ -14,7 +16,10 @@ const BATCH = 50;
  * retry would use (its own idempotency key replayed, or the PSP asked), so its outcome is
  * recorded, notified and acted on exactly as if the first process had lived.
  *
- * Not here: installment charges and the pot's rest, whose keys derive from stored state and
+ * The shopper's own payments from their space (pay now, repay early, a card change) are resolved
+ * here too: an unresolved one holds back the plan's collection.
+ *
+ * Not here: collection charges and the pot's rest, whose keys derive from stored state and
  * whose jobs run again until recorded (at least once); the leader's `…:share` charge, resolved
  * with its guarantee. Answers how many payments it resolved.
  */
@@ -25,6 +30,12 @@ export async function reconcilePayments(deps: PaymentDeps): Promise<number> {
     try {
       if (payment.purpose === 'pledge') {
         await resolvePledgePayment(deps, payment);
+        resolved++;
+      } else if (isShopperPayment(payment)) {
+        await resolveShopperPayment(deps, payment);
+        resolved++;
+      } else if (payment.purpose === 'card_check') {
+        await resolveCardCheck(deps, payment);
         resolved++;
       } else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) {
         await resolveLeaderAttempt(deps, payment, RECONCILE_AFTER_MS);

@@ -205,7 +205,7 @@ export async function sendCollectionNotice(
     await toLeaderByAnyChannel(deps, purchase, `charge-failed:${inst.id}:${attempt}`, {
       kind: 'charge_failed',
       installment: found.ref,
-      ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn) }),
+      ...(retryIn === undefined ? {} : { retryOn: addDays(found.ref.dueDate, retryIn), payUrl: spacePurchaseUrl(deps.publicUrl, purchaseId) }),
     });
   });
 }

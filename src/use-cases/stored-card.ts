@@ -1,7 +1,7 @@
 import { LEADER_PURPOSES, type LeaderPlan } from '../domain/leader-plan.ts';
 import type { OffSessionInput, TransactionResult } from '../psp/connector.ts';
 import type { AccountConnector } from '../psp/registry.ts';
-import { savedPspMethodId, storedCredentialPayment } from '../payments/payment-repository.ts';
+import { cardCheckOf, savedPspMethodId, storedCredentialPayment } from '../payments/payment-repository.ts';
 import type { PurchasePayState } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -9,7 +9,8 @@ import type { PaymentDeps } from './deps.ts';
  * Stored credentials (PSD2). The leader's checkout is a customer-initiated transaction (CIT) that,
  * when the offer may charge the card later, asks the PSP to store the card (`storeForLater`).
  * Every later off-session charge (the leader's share, installments, the pot's rest, a deferred
- * payment past its hold's life) is a merchant-initiated transaction referencing that CIT.
+ * payment past its hold's life) is a merchant-initiated transaction referencing that CIT. When the
+ * shopper changed their card (`change-card.ts`), the CIT that stored the new card is the one.
  */
 
 /** Whether the leader's checkout must store the card: every plan but a SHARED purchase paid alone, which never charges again. */
@@ -33,7 +34,8 @@ export async function savedCard(
 ): Promise<{ psp: AccountConnector; paymentMethodId: string; storedCredential: OffSessionInput['storedCredential'] }> {
   const { db } = deps;
   const paymentMethodId = (await savedPspMethodId(db, purchase.accountId, purchase.id))!;
-  const cit = await storedCredentialPayment(db, purchase.accountId, purchase.id, LEADER_PURPOSES);
+  // The card change that stored the current card, if the shopper changed it; else the checkout.
+  const cit = (await cardCheckOf(db, purchase.accountId, purchase.id, paymentMethodId)) ?? (await storedCredentialPayment(db, purchase.accountId, purchase.id, LEADER_PURPOSES));
   if (cit) {
     const storedCredential = storedCredentialOf({ transactionId: cit.psp_transaction_id!, networkTransactionId: cit.network_transaction_id ?? undefined });
     return { psp: await deps.psps.forPayment(cit), paymentMethodId, storedCredential };

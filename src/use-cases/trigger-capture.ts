@@ -71,7 +71,7 @@ export async function triggerCapture(deps: PaymentDeps, token: string): Promise<
   }
   if (state.state === 'LEADER_PROCESSED') {
     const outcome = await collectInstallment(deps, accountId, installmentId);
-    if (outcome === 'not_collectable') return refused('invalid_purchase_state', 'the purchase cannot be captured now');
+    if (outcome === 'not_collectable' || outcome === 'busy') return refused('invalid_purchase_state', 'the purchase cannot be captured now');
   }
   const after = (await loadPayState(db, accountId, purchaseId))!;
   return { kind: 'captured', purchaseId, state: after.state };

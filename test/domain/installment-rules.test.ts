@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../../src/domain/installment-rules.ts';
+import { dueAt, earlyRepayment, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../../src/domain/installment-rules.ts';
 import { backModeStatus } from '../../src/domain/transaction-status.ts';
 
 describe('installment collection rules', () => {
@@ -30,5 +31,18 @@ describe('back-mode transaction status', () => {
     expect(backModeStatus('refunded')).toBe('refunded');
     expect(backModeStatus('declined')).toBe('failed');
     expect(backModeStatus('requires_action')).toBeUndefined();
+  });
+});
+
+describe('earlyRepayment', () => {
+  it('charges the remaining principal and waives exactly the remaining fees, in integer cents', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ amountCents: fc.integer({ min: 0, max: 10_000_000 }), feesCents: fc.integer({ min: 0, max: 100_000 }) }), { maxLength: 24 }), (lines) => {
+        const { chargeCents, waivedFeesCents } = earlyRepayment(lines);
+        expect(Number.isSafeInteger(chargeCents)).toBe(true);
+        expect(chargeCents).toBe(lines.reduce((s, l) => s + l.amountCents, 0));
+        expect(chargeCents + waivedFeesCents).toBe(lines.reduce((s, l) => s + l.amountCents + l.feesCents, 0));
+      }),
+    );
   });
 });

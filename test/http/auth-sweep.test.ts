@@ -179,6 +179,14 @@ const ROUTES: Record<string, RouteClass> = {
   // --- The shopper's space (docs/shopper-space.md) ---
   'GET /space': shopper("the shopper's own purchases, found by the session's identity (test/http/shopper-space-purchases.test.ts)"),
   'GET /space/purchases/:purchase_uid': shopper("one of the shopper's purchases; any other answers 404 (test/http/shopper-space-purchases.test.ts)"),
+  'POST /space/purchases/:purchase_uid/installments/:installment_id/pay': shopper(
+    "pays a refused installment of the shopper's own purchase, as its leader; any other: 404 (test/http/shopper-space-pay.test.ts)",
+  ),
+  'POST /space/purchases/:purchase_uid/repay': shopper("repays the rest of the shopper's own plan, as its leader; any other: 404 (test/http/shopper-space-pay.test.ts)"),
+  'POST /space/purchases/:purchase_uid/card': shopper("changes the card of the shopper's own plan, as its leader; any other: 404 (test/http/shopper-space-pay.test.ts)"),
+  'GET /space/purchases/:purchase_uid/payments/:payment_id/return': shopper(
+    "back from 3-D Secure on the shopper's own purchase; any other: 404 (test/http/shopper-space-pay.test.ts)",
+  ),
   'GET /space/sign-in': open("the shopper's space sign-in form"),
   'POST /space/sign-in': open('asks for a sign-in link or code, throttled per identity and address (test/http/shopper-space-sign-in.test.ts)'),
   'GET /space/sign-in/sent': open('"check your e-mail": no data'),
@@ -254,6 +262,8 @@ const PARAMS: Record<string, () => string> = {
   psa_id: () => `psa_${randomUUID()}`,
   api_key: () => `key_${randomUUID().replace(/-/g, '')}`,
   action: () => 'revoke',
+  installment_id: () => randomUUID(),
+  payment_id: () => randomUUID(),
 };
 
 function concrete(url: string): string {

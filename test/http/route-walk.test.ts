@@ -48,6 +48,8 @@ const PARAMS: Record<string, string> = {
   action: 'revoke',
   transaction_id: 'sbx_00000000-0000-4000-8000-000000000008',
   token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+  installment_id: '00000000-0000-4000-8000-000000000009',
+  payment_id: '00000000-0000-4000-8000-00000000000a',
   '*': 'index.css',
 };
 

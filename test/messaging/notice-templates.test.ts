@@ -224,3 +224,18 @@ describe('receipts and notices', () => {
     expect(smsFr(notices('fr_FR'))).toContain('aout'); // û is not in GSM-7
   });
 });
+
+describe('a refused installment notice helps', () => {
+  const [retrying, last] = notices('fr_FR').filter((n) => n.kind === 'charge_failed');
+  it('announces the next try and links to the space to pay now or change the card, in fr and en', () => {
+    const fr = noticeEmail(retrying!);
+    expect(plain(fr.text)).toContain('Nous réessaierons le');
+    expect(plain(fr.text)).toContain('Payer maintenant ou changer de carte :\nhttps://pay.example.com/space/purchases/pur_');
+    expect(fr.html).toContain('<a href="https://pay.example.com/space/purchases/pur_');
+    const en = noticeEmail({ ...retrying!, language: 'en_GB' });
+    expect(en.text).toContain('Pay now or change your card:\nhttps://pay.example.com/space/purchases/pur_');
+  });
+  it('after the last try, no "pay now": the purchase failed', () => {
+    expect(noticeEmail(last!).text).not.toContain('/space/');
+  });
+});

@@ -71,7 +71,7 @@ export function notices(language: string): ShopperNotice[] {
     },
     { ...base, kind: 'installment_receipt', installment: inst, next: { dueDate: '2026-10-01', amountCents: 10_000 } },
     { ...base, kind: 'precharge', installment: inst },
-    { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02' },
+    { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02', payUrl: 'https://pay.example.com/space/purchases/pur_0b1f6f1e-5c43-4b4e-9f47-0a1b2c3d4e5f' },
     { ...base, kind: 'charge_failed', installment: inst },
     { ...base, kind: 'rest_failed', restCents: 2_500 },
     { ...base, kind: 'pot_complete', releasedCents: 5_000 },

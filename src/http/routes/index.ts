@@ -35,6 +35,7 @@ import { registerSandboxDemoShop } from './sandbox/demo-shop.ts';
 import { registerSandboxInbox } from './sandbox/inbox.ts';
 import { registerSandboxPayments } from './sandbox/payments.ts';
 import { registerSandboxPsp } from './sandbox/psp.ts';
+import { registerShopperPay } from './shopper-space/pay.ts';
 import { registerShopperPurchases } from './shopper-space/purchases.ts';
 import { registerShopperSignIn } from './shopper-space/sign-in.ts';
 import { registerAbort } from './token-api/abort.ts';
@@ -86,6 +87,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerPledgePages(app, services);
   registerShopperSignIn(app, services);
   registerShopperPurchases(app, services);
+  registerShopperPay(app, services);
   registerAssets(app);
   registerSdk(app);
   // The sandbox PSP's 3-D Secure page: never in production, which takes no payment on the sandbox PSP.

@@ -1,6 +1,8 @@
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { pledgePageUrl } from '../../../domain/links.ts';
-import { langOf } from '../../../i18n/lang.ts';
+import { langOf, type Lang } from '../../../i18n/lang.ts';
+import { payForms } from '../../../pages/shopper-space/pay-forms.ts';
+import { payableNow } from '../../../use-cases/shopper-pay.ts';
 import { purchasePage } from '../../../pages/shopper-space/purchase-page.ts';
 import { spacePurchase } from '../../../shopper-space/purchase-view.ts';
 import type { PurchaseState } from '../../../domain/purchase-states.ts';
@@ -11,7 +13,7 @@ import { maskedIdentity } from '../../../shopper-space/identity.ts';
 import { listShopperPurchases } from '../../../shopper-space/shopper-purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { requireShopper, sendSpacePage, spaceLang } from './guard.ts';
+import { requireShopper, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';
 
 const PAGE = { schema: { hide: true } };
 
@@ -57,7 +59,29 @@ export function registerShopperPurchases(app: App, services: Services): void {
       view,
       switchBase: `/space/purchases/${uid}`,
       ...(pledgeUrl ? { pledgeUrl } : {}),
+      ...(view.role === 'leader' ? await leaderActions(services, session.identity, view, uid, pageLang, session.csrf, request.query) : {}),
     });
     return sendSpacePage(reply, 200, page);
   });
+}
+
+/** The leader's pay-now, repay and change-card forms, with what the last action did (docs/shopper-space.md#paying-from-the-space). */
+async function leaderActions(
+  services: Services,
+  identity: Parameters<typeof shopperPartyTo>[1],
+  view: { purchaseId: string; currency: string },
+  uid: string,
+  lang: Lang,
+  csrf: string,
+  query: unknown,
+) {
+  const party = await shopperPartyTo(services.db, identity, view.purchaseId);
+  if (!party) return {};
+  const q = (query ?? {}) as Record<string, unknown>;
+  const word = (v: unknown) => (typeof v === 'string' && /^[a-z_]{1,30}$/.test(v) ? v : undefined);
+  const payable = await payableNow(services.payments, { accountId: party.accountId, id: view.purchaseId });
+  const done = word(q.done);
+  const problem = word(q.problem);
+  const extra = payForms(lang, { uid, csrf, currency: view.currency, ...payable, ...(done ? { done } : {}), ...(problem ? { problem } : {}) });
+  return extra ? { extra } : {};
 }

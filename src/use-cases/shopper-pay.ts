@@ -1,0 +1,274 @@
+import { EVENT } from '../domain/events.ts';
+import { earlyRepayment, installmentPaidComment, repaidEarlyComment } from '../domain/installment-rules.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import { cancelJob } from '../jobs/scheduler.ts';
+import { scheduleReconciliation } from '../jobs/reconciliation.ts';
+import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
+import {
+  installmentCounts,
+  lockScheduledInstallments,
+  lockShopperPaymentInstallments,
+  markInstallmentPaidByShopper,
+  scheduledInstallments,
+  setShopperPayment,
+  type Installment,
+} from '../payments/installment-repository.ts';
+import {
+  afterResult,
+  countPaymentsKeyed,
+  findPayment,
+  insertPayment,
+  markDeclined,
+  pspRef,
+  recordResult,
+  resultRef,
+  setPaymentPspMethod,
+  unresolvedInstallmentCharge,
+  writeEvent,
+  type PaymentRow,
+} from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, setComment } from '../payments/pay-state-repository.ts';
+import { applyMove } from '../purchases/transitions.ts';
+import { COLLECT_JOB } from './collect-installment.ts';
+import type { PaymentDeps } from './deps.ts';
+import { giveBack } from './give-back.ts';
+import { PRECHARGE_NOTICE_JOB, sendCollectionNotice } from './shopper-notices.ts';
+import { savedCard } from './stored-card.ts';
+
+/**
+ * The shopper pays from their space (docs/schedules.md#the-shopper-pays-now): a refused
+ * installment now, or the rest of the plan early. A customer-initiated transaction on the saved
+ * card (the shopper is present: 3-D Secure when the issuer asks), captured at once, on the PSP
+ * account that holds the card. One charge per action, whatever the races:
+ * - under the purchase's lock, the installments are reserved for the payment
+ *   (`installments.shopper_payment_id`) only while no other charge of the plan is unresolved,
+ *   and the collection job reserves its attempt under the same lock, so the shopper's payment and
+ *   a collection never both charge;
+ * - the payment row and its idempotency key (`<purchase>:shopper:<n>`, `<purchase>:repay:<n>`) are stored before the PSP
+ *   call: a crash after the PSP's answer is resolved by replaying that key (the reconciliation
+ *   job), never by a second charge;
+ * - paid, the installments' pending collection and pre-charge notice jobs are withdrawn.
+ */
+export type ShopperPayOutcome =
+  | { kind: 'paid'; amountCents: number; state: PurchaseState }
+  | { kind: 'challenge'; url: string }
+  | { kind: 'declined'; reason: DeclineReason; message: string }
+  /** Nothing of that kind to pay: no refused installment by that id, nothing left to repay. */
+  | { kind: 'nothing_to_pay' }
+  | { kind: 'not_payable'; state: PurchaseState }
+  /** Another charge of the plan is under way (a collection, the shopper's own other click). */
+  | { kind: 'in_progress' }
+  | { kind: 'not_found' };
+
+type Target = { kind: 'installment'; installmentId: string } | { kind: 'rest' };
+
+/** Pays one refused installment now (the amount due, fees included). */
+export function payInstallmentNow(
+  deps: PaymentDeps,
+  purchase: { accountId: string; id: string },
+  installmentId: string,
+  returnUrl: (paymentId: string) => string,
+): Promise<ShopperPayOutcome> {
+  return payNow(deps, purchase, { kind: 'installment', installmentId }, returnUrl);
+}
+
+/** Repays every installment still to collect at once: the principal, the remaining fees waived. */
+export function repayEarly(deps: PaymentDeps, purchase: { accountId: string; id: string }, returnUrl: (paymentId: string) => string): Promise<ShopperPayOutcome> {
+  return payNow(deps, purchase, { kind: 'rest' }, returnUrl);
+}
+
+async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: string }, target: Target, returnUrl: (paymentId: string) => string): Promise<ShopperPayOutcome> {
+  const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
+  if (!state) return { kind: 'not_found' };
+  if (state.state !== 'LEADER_PROCESSED') return { kind: 'not_payable', state: state.state };
+  // A deferred payment is one line, whose fee is the price of the deferral: it is not "repaid
+  // early" (once refused it is paid now, in full; before, `trigger_capture` is the merchant's).
+  if (target.kind === 'rest' && (await deps.offers.byId(state.accountId, state.offerId))?.type !== 'INSTALLMENTS') return { kind: 'nothing_to_pay' };
+  const card = await savedCard(deps, state);
+  const reserved = await reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl);
+  if ('outcome' in reserved) return reserved.outcome;
+  const { payment } = reserved;
+  const result = await card.psp.authorize({
+    idempotencyKey: payment.idempotency_key,
+    paymentMethodId: card.paymentMethodId,
+    amountCents: payment.amount_cents,
+    currency: state.currency,
+    capture: 'automatic',
+    returnUrl: payment.psp_return_url!,
+  });
+  return finish(deps, payment, result, target.kind === 'rest');
+}
+
+/**
+ * Under the purchase's lock: which installments the payment pays and how much, the payment row
+ * with its key, and the installments reserved for it, before any PSP call.
+ */
+async function reserve(
+  deps: PaymentDeps,
+  state: { accountId: string; id: string },
+  target: Target,
+  psp: { name: string; pspAccountId: string | null },
+  paymentMethodId: string,
+  returnUrl: (paymentId: string) => string,
+): Promise<{ payment: PaymentRow } | { outcome: ShopperPayOutcome }> {
+  const { db, clock } = deps;
+  const { accountId, id: purchaseId } = state;
+  return db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, accountId, purchaseId);
+    if (locked.state !== 'LEADER_PROCESSED') return { outcome: { kind: 'not_payable', state: locked.state } };
+    const scheduled = await lockScheduledInstallments(tx, accountId, purchaseId);
+    // A deferred payment whose hold is still authorised is captured from it (`trigger_capture`,
+    // or its due date), never charged a second time beside it.
+    const payable: Installment[] = [];
+    for (const i of scheduled) if (!(i.paymentId && (await findPayment(tx, accountId, i.paymentId))?.status === 'authorized')) payable.push(i);
+    const lines = target.kind === 'rest' ? payable : payable.filter((i) => i.id === target.installmentId && i.attempts > 0);
+    if (lines.length === 0) return { outcome: { kind: 'nothing_to_pay' } };
+    if (await unresolvedInstallmentCharge(tx, accountId, purchaseId)) return { outcome: { kind: 'in_progress' } };
+    const amountCents = target.kind === 'rest' ? earlyRepayment(lines).chargeCents : lines[0]!.amountCents + lines[0]!.feesCents;
+    const now = clock.now();
+    const prefix = `${purchaseId}:${target.kind === 'rest' ? 'repay' : 'shopper'}:`;
+    const n = (await countPaymentsKeyed(tx, accountId, purchaseId, prefix)) + 1;
+    const payment = await insertPayment(
+      tx,
+      { accountId, purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${prefix}${n}`, amountCents },
+      now,
+    );
+    const back = returnUrl(payment.id);
+    await setPaymentPspMethod(tx, payment, paymentMethodId, back);
+    await setShopperPayment(
+      tx,
+      accountId,
+      lines.map((i) => i.id),
+      payment.id,
+    );
+    await scheduleReconciliation(tx, now);
+    return { payment: { ...payment, psp_method_id: paymentMethodId, psp_return_url: back } };
+  });
+}
+
+/** After the 3-D Secure challenge: the PSP's outcome of the shopper's payment decides. */
+export async function resumeShopperPayment(deps: PaymentDeps, accountId: string, paymentId: string): Promise<ShopperPayOutcome> {
+  const payment = await findPayment(deps.db, accountId, paymentId);
+  if (!payment || !isShopperPayment(payment)) return { kind: 'not_found' };
+  if (payment.status !== 'requires_action') return settled(deps, payment);
+  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
+  return finish(deps, payment, result, isRepayment(payment));
+}
+
+/**
+ * The reconciliation job's resolution of a shopper's payment nobody came back for: never sent,
+ * abandoned; sent, replayed with its key (the PSP answers what it did); left in 3-D Secure, voided
+ * so that it cannot be completed later. Its outcome is recorded as the first process would have.
+ */
+export async function resolveShopperPayment(deps: PaymentDeps, payment: PaymentRow): Promise<void> {
+  const psp = await deps.psps.forPayment(payment);
+  if (payment.status === 'pending' && !payment.psp_method_id) {
+    await markDeclined(deps.db, payment, 'abandoned', deps.clock.now());
+    return;
+  }
+  let result: TransactionResult;
+  if (payment.status === 'pending') {
+    const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!;
+    result = await psp.authorize({
+      idempotencyKey: payment.idempotency_key,
+      paymentMethodId: payment.psp_method_id!,
+      amountCents: payment.amount_cents,
+      currency: state.currency,
+      capture: 'automatic',
+      returnUrl: payment.psp_return_url!,
+    });
+  } else {
+    result = await psp.retrieve(pspRef(payment));
+    if (result.status === 'requires_action') {
+      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transaction: resultRef(payment, result) });
+      // Refused: the shopper completed the challenge in between; its outcome decides.
+      result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
+    }
+  }
+  await finish(deps, payment, result, isRepayment(payment));
+}
+
+/** Whether a payment is one the shopper made from their space (its key: `<purchase>:shopper:<n>` pays one installment now, `<purchase>:repay:<n>` the rest early). */
+export function isShopperPayment(payment: Pick<PaymentRow, 'purpose' | 'idempotency_key'>): boolean {
+  return payment.purpose === 'installment' && /:(shopper|repay):\d+$/.test(payment.idempotency_key);
+}
+
+function isRepayment(payment: Pick<PaymentRow, 'idempotency_key'>): boolean {
+  return /:repay:\d+$/.test(payment.idempotency_key);
+}
+
+/** What a payment already resolved answers when asked again (a return page reloaded). */
+async function settled(deps: PaymentDeps, payment: PaymentRow): Promise<ShopperPayOutcome> {
+  const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
+  if (payment.status === 'captured') return { kind: 'paid', amountCents: payment.captured_cents, state };
+  if (payment.status === 'pending') return { kind: 'in_progress' };
+  return { kind: 'declined', reason: (payment.decline_reason as DeclineReason | null) ?? 'processing_error', message: 'The payment was refused.' };
+}
+
+/**
+ * Records the PSP's answer, once. Captured: the reserved installments are paid (an early
+ * repayment's fees waived), their jobs withdrawn, `installment.paid` written for each, and the
+ * last one makes the purchase SUCCESSFUL, in one transaction. Money taken after its installments
+ * were settled otherwise (a refund cancelled them meanwhile) is given back.
+ */
+async function finish(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, repayment: boolean): Promise<ShopperPayOutcome> {
+  const { db, clock } = deps;
+  const { account_id: accountId, purchase_id: purchaseId } = payment;
+  if (result.status === 'requires_action') {
+    await db.transaction(async (tx) => recordResult(tx, payment, result, (await lockPayState(tx, accountId, purchaseId)).state, clock.now()));
+    return { kind: 'challenge', url: result.challengeUrl! };
+  }
+  const done = await db.transaction(async (tx) => {
+    const now = clock.now();
+    const locked = await lockPayState(tx, accountId, purchaseId);
+    const recorded = await recordResult(tx, payment, result, locked.state, now);
+    if (result.status !== 'captured') return { kind: 'refused' as const };
+    const lines = (await lockShopperPaymentInstallments(tx, accountId, payment.id)).filter((i) => i.state === 'scheduled');
+    if (lines.length === 0 || locked.state !== 'LEADER_PROCESSED') return { kind: recorded ? ('give_back' as const) : ('already' as const), state: locked.state };
+    for (const i of lines) {
+      await markInstallmentPaidByShopper(tx, i, payment.id, repayment, now);
+      const amount = repayment ? i.amountCents : i.amountCents + i.feesCents;
+      await writeEvent(tx, accountId, purchaseId, EVENT.installmentPaid, locked.state, { installment_id: i.id, index: i.index, amount_cents: amount, by: 'shopper' }, now);
+      await cancelJob(tx, `${COLLECT_JOB}:${i.id}:${i.attempts}`, now);
+      await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
+    }
+    const counts = await installmentCounts(tx, accountId, purchaseId);
+    if (counts.paid === counts.total) {
+      const comment = repayment ? repaidEarlyComment(counts.total) : installmentPaidComment(counts.paid, counts.total);
+      const moved = await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
+      return { kind: 'paid' as const, lines, state: moved.ok ? moved.to : locked.state };
+    }
+    await setComment(tx, accountId, purchaseId, installmentPaidComment(counts.paid, counts.total));
+    return { kind: 'paid' as const, lines, state: locked.state };
+  });
+  if (done.kind === 'refused') {
+    const decline = result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
+    return { kind: 'declined', reason: decline.reason, message: decline.message };
+  }
+  if (done.kind === 'give_back') {
+    await giveBack(deps, afterResult(payment, result), result);
+    return { kind: 'not_payable', state: done.state };
+  }
+  if (done.kind !== 'paid') return settled(deps, afterResult(payment, result));
+  // A receipt for a refused installment paid now; an early repayment's is its result page.
+  if (!repayment) for (const i of done.lines) await sendCollectionNotice(deps, i, i.attempts, 'paid');
+  return { kind: 'paid', amountCents: result.capturedCents, state: done.state };
+}
+
+/** What the leader can do from their space now: the refused installments to pay, the rest to repay, whether a card can be changed. */
+export interface PayableNow {
+  refused: { id: string; number: number; amountCents: number }[];
+  /** The early repayment's amount (principal only), when the plan can be repaid early. */
+  repayCents?: number;
+  cardChange: boolean;
+}
+
+export async function payableNow(deps: PaymentDeps, purchase: { accountId: string; id: string }): Promise<PayableNow> {
+  const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
+  if (!state || state.state !== 'LEADER_PROCESSED') return { refused: [], cardChange: false };
+  const offer = await deps.offers.byId(state.accountId, state.offerId);
+  const left = await scheduledInstallments(deps.db, purchase.accountId, purchase.id);
+  const refused = left.filter((i) => i.attempts > 0).map((i) => ({ id: i.id, number: i.index + 1, amountCents: i.amountCents + i.feesCents }));
+  const repay = offer?.type === 'INSTALLMENTS' && left.length > 0 ? { repayCents: earlyRepayment(left).chargeCents } : {};
+  return { refused, ...repay, cardChange: left.length > 0 };
+}
