@@ -188,7 +188,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     'the shopper changes the card and repays the rest early: the new card stored by a voided CIT, then charged merchant-initiated, the rest once',
     async () => {
       const offer = m.offer('INSTALLMENTS', 3);
-      const id = await purchase(m, offer, 30_000, `${psp}-space`);
+      const id = await purchase(m, offer, amount(30_000), `${psp}-space`);
       const first = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.card });
       expect(first.statusCode, first.body).toBe(200);
       const deps = app.services.payments;
@@ -197,14 +197,14 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       expect(await changeCard(deps, here, newCard, () => 'http://127.0.0.1:3000/space/return')).toMatchObject({ kind: 'changed' });
       // The fakes refuse a MIT without the reference of a CIT of the same card: this one cites the change's.
       await advance(m, 32);
-      expect(await repayEarly(deps, here, () => 'http://127.0.0.1:3000/space/return')).toEqual({ kind: 'paid', amountCents: 10_000, state: 'SUCCESSFUL' });
+      expect(await repayEarly(deps, here, () => 'http://127.0.0.1:3000/space/return')).toEqual({ kind: 'paid', amountCents: amount(10_000), state: 'SUCCESSFUL' });
       const charged = await payments(id);
       expect(charged.every((r) => r.psp === psp && r.psp_account_id === psa.slice(4))).toBe(true);
       expect(charged.map((r) => [r.purpose, r.status, r.captured_cents])).toEqual([
-        ['first_installment', 'captured', 10_450],
+        ['first_installment', 'captured', amount(10_450)],
         ['card_check', 'voided', 0],
-        ['installment', 'captured', 10_000],
-        ['installment', 'captured', 10_000],
+        ['installment', 'captured', amount(10_000)],
+        ['installment', 'captured', amount(10_000)],
       ]);
     },
   );
