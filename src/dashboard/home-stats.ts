@@ -1,5 +1,6 @@
 import type { Sql } from '../db/database.ts';
-import { addDays, zonedDay, zonedMidnight } from '../i18n/format.ts';
+import { addDays } from '../domain/apr.ts';
+import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { collectedAndRefunded, deliveryCounts, lastFailingDelivery, potClosings, purchasesByDay } from './home-stats-repository.ts';
 
 /** Days the home page looks back over, today (in the account's time zone) included. */

@@ -1,5 +1,6 @@
 import { isStorableDate } from '../domain/dates.ts';
-import { addDays, zonedMidnight } from '../i18n/format.ts';
+import { addDays } from '../domain/apr.ts';
+import { zonedMidnight } from '../i18n/format.ts';
 import { isUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { internalStatesOf, type V1State } from '../domain/purchase-states.ts';
 import type { PurchaseFilter } from '../purchases/purchase-repository.ts';

@@ -144,11 +144,6 @@ export function zonedMidnight(isoDate: string, timeZone: string): Date {
   return zonedDay(new Date(t), timeZone) === isoDate ? new Date(t) : new Date(t + 3_600_000);
 }
 
-/** The calendar date `days` after (before, when negative) an ISO date. */
-export function addDays(isoDate: string, days: number): string {
-  return new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
 /**
  * The time zone to store for what someone typed, or undefined when Intl does not know it: an IANA
  * name (`Europe/Paris`, `America/New_York`, `UTC`), kept as typed when it is written in its usual

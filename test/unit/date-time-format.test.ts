@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
+import { addDays } from '../../src/domain/apr.ts';
+import { DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 
 /** Every zone this Node knows, and UTC (which `supportedValuesOf` leaves out). */
 const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];

@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '../../html/html.ts';
-import { addDays, formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
+import { addDays } from '../../domain/apr.ts';
+import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
 import { HOME_DAYS, type HomeStats } from '../home-stats.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
