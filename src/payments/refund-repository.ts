@@ -105,9 +105,9 @@ function toRefund(r: RefundRow, allocations: AllocationRow[]): Refund {
  * given back outside any refund (a friend's share taken after the pot closed) is not refundable
  * again. Call under the purchase's row lock.
  */
-export async function refundSources(sql: Sql, accountId: string, purchaseId: string): Promise<RefundSource[]> {
-  const { rows } = await sql.query<{ id: string; pledge_id: string | null; refundable: number }>(
-    `SELECT p.id, p.pledge_id,
+export async function refundSources(sql: Sql, accountId: string, purchaseId: string): Promise<(RefundSource & { psp: string })[]> {
+  const { rows } = await sql.query<{ id: string; pledge_id: string | null; psp: string; refundable: number }>(
+    `SELECT p.id, p.pledge_id, p.psp,
        (p.captured_cents - GREATEST(p.refunded_cents, COALESCE((SELECT sum(a.amount_cents) FROM refund_allocations a
           WHERE a.account_id = p.account_id AND a.payment_id = p.id AND a.kind = 'refund' AND a.state <> 'failed'), 0)))::bigint AS refundable
      FROM payments p
@@ -120,6 +120,8 @@ export async function refundSources(sql: Sql, accountId: string, purchaseId: str
     payer: r.pledge_id ? 'pledger' : 'leader',
     ...(r.pledge_id ? { pledgeId: r.pledge_id } : {}),
     refundableCents: Number(r.refundable),
+    // The connector the payment ran on: what it can give back as it is (src/psp/definition.ts).
+    psp: r.psp,
   }));
 }
 

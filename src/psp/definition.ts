@@ -117,3 +117,16 @@ export function amountStepRefusal(definition: Pick<ConnectorDefinition, 'label' 
   if (step === undefined || step <= 1 || amountCents % step === 0) return undefined;
   return `must be a multiple of ${step} (whole units of ${currency}: ${definition.label} takes no minor unit)`;
 }
+
+/** The first of `charges` this PSP cannot charge as it is ({@link amountStepRefusal}), with why; undefined when it can charge them all. */
+export function firstOffStep<C extends { amountCents: number }>(
+  definition: Pick<ConnectorDefinition, 'label' | 'currencies'>,
+  currency: string,
+  charges: Iterable<C>,
+): { charge: C; refused: string } | undefined {
+  for (const charge of charges) {
+    const refused = amountStepRefusal(definition, currency, charge.amountCents);
+    if (refused) return { charge, refused };
+  }
+  return undefined;
+}

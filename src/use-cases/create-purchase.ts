@@ -2,7 +2,7 @@ import type { OfferCache } from '../accounts/offers.ts';
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import { plannedCharges, planLeaderPayment } from '../domain/leader-plan.ts';
-import { amountStepRefusal } from '../psp/definition.ts';
+import { amountStepRefusal, firstOffStep } from '../psp/definition.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import type { Clock } from '../domain/clock.ts';
 import { insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';
@@ -66,9 +66,6 @@ function offPspStep(deps: CreatePurchaseDeps, offer: Offer, currency: string, am
   if (own) return own;
   const plan = planLeaderPayment(offer, amountCents, [], deps.clock.now());
   if ('problem' in plan) return undefined; // the leader's checkout tells the schedule's own refusal
-  for (const charge of plannedCharges(plan, [])) {
-    const refused = amountStepRefusal(definition, currency, charge.amountCents);
-    if (refused) return `would make ${charge.what} ${charge.amountCents}, which ${refused}`;
-  }
-  return undefined;
+  const off = firstOffStep(definition, currency, plannedCharges(plan, []));
+  return off && `would make ${off.charge.what} ${off.charge.amountCents}, which ${off.refused}`;
 }

@@ -14,7 +14,7 @@ import {
 import { potComment, potDeadline } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { isPspFault, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
-import { amountStepRefusal } from '../psp/definition.ts';
+import { firstOffStep } from '../psp/definition.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import {
@@ -128,14 +128,15 @@ export async function payAsLeader(
 function offPspStep(deps: PaymentDeps, pspName: string, currency: string, plan: LeaderPlan, pledgers: NewPledge[]): { code: 'psp_amount'; message: string } | undefined {
   const definition = deps.psps.definition(pspName);
   if (!definition) return undefined;
-  for (const charge of plannedCharges(
-    plan,
-    pledgers.map((p) => p.amountCents),
-  )) {
-    const refused = amountStepRefusal(definition, currency, charge.amountCents);
-    if (refused) return { code: 'psp_amount', message: `${charge.what} of ${charge.amountCents} ${refused}` };
-  }
-  return undefined;
+  const off = firstOffStep(
+    definition,
+    currency,
+    plannedCharges(
+      plan,
+      pledgers.map((p) => p.amountCents),
+    ),
+  );
+  return off && { code: 'psp_amount', message: `${off.charge.what} of ${off.charge.amountCents} ${off.refused}` };
 }
 
 /** The PSP side of a reserved checkout attempt: attach, authorise, then the steps after. */

@@ -80,8 +80,8 @@ export async function refundPurchase(
     // anything is reserved, never rounded (docs/psp-connectors.md#currencies).
     for (const a of plan.allocations) {
       if (a.kind !== 'refund') continue;
-      const payment = await findPayment(tx, accountId, a.paymentId);
-      const definition = payment && deps.psps.definition(payment.psp);
+      const psp = sources.find((source) => source.paymentId === a.paymentId)?.psp;
+      const definition = psp === undefined ? undefined : deps.psps.definition(psp);
       const refused = definition && amountStepRefusal(definition, locked.currency, a.amountCents);
       if (refused) return { kind: 'invalid', field: 'amount', message: `field amount would refund ${a.amountCents} on one payment, which ${refused}: refund another amount` };
     }
