@@ -14,12 +14,18 @@ describe('fake-server kit', () => {
       method: 'POST',
       path: '/v1/x',
       url: new URL('http://127.0.0.1/v1/x?a=1'),
-      headers: { authorization: basic('u', 'p'), 'x-api-key': 'k', 'idempotency-key': 'i' },
+      headers: { authorization: basic('u', 'p'), 'x-api-key': 'k', 'api-key': 'hk', 'idempotency-key': 'i' },
       body: 'b=2',
       clientGone: () => false,
     } as FakeRequest;
     const masked = new RequestLog().record(req);
-    expect(masked).toEqual({ method: 'POST', path: '/v1/x', query: '?a=1', headers: { authorization: '***', 'x-api-key': '***', 'idempotency-key': 'i' }, body: 'b=2' });
+    expect(masked).toEqual({
+      method: 'POST',
+      path: '/v1/x',
+      query: '?a=1',
+      headers: { authorization: '***', 'x-api-key': '***', 'api-key': '***', 'idempotency-key': 'i' },
+      body: 'b=2',
+    });
     expect(new RequestLog({ keep: ['X-API-Key'] }).record(req).headers).toMatchObject({ authorization: '***', 'x-api-key': 'k' });
   });
 
