@@ -7,6 +7,7 @@ import { AttemptBudgets } from './auth/attempt-budgets.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
+import { deriveKey } from './crypto/keys.ts';
 import { verifyConfiguredKey } from './crypto/master-key-check.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -139,7 +140,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
     const offers = new OfferCache(db, undefined, undefined, config.creditLender);
     const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
-    const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger };
+    const riskRules = new RiskRulesCache(db);
+    const risk = { rules: riskRules, cardKey: deriveKey(config.masterKey, 'card-fingerprints') };
+    const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
     registerPaymentJobs(jobs, payments);
 
     const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });
@@ -158,7 +161,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       metrics,
       clock,
       offers,
-      riskRules: new RiskRulesCache(db),
+      riskRules,
       dueWork,
       jobs,
       sandboxClock,

@@ -14,6 +14,7 @@ export function deriveKey(
     | 'sandbox-psp-notifications'
     | 'psp-challenge-relay'
     | 'psp-operation-fingerprints'
+    | 'card-fingerprints'
     | 'key-check'
     | 'shopper-session'
     | 'shopper-sign-in',

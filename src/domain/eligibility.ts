@@ -1,12 +1,13 @@
 import { listed, type RiskRules } from './risk-rules.ts';
 import type { Score, ShopperHistory } from './risk-score.ts';
+import type { CardFacts } from './card-facts.ts';
 import type { Schedule } from './schedule.ts';
 
 /**
  * The risk engine's decision for one offer (docs/risk.md): every rule is checked and every
  * refusal is given, so that a merchant sees all the reasons at once, not the first one. Pure: the
- * eligibility call fills what it knows (amount, shopper, history, score); the payment path adds
- * the card (funding, issuing country, expiry, fingerprint) and the 3-D Secure outcome.
+ * eligibility call fills what it knows (amount, shopper, history, score); the payment-time
+ * decision adds the card (funding, issuing country, expiry, fingerprint).
  */
 
 /** Stable, machine-readable reasons of a refusal (docs/risk.md#reason-codes). Never renamed. */
@@ -21,6 +22,8 @@ export type RiskReasonCode =
   | 'CARD_PREPAID'
   | 'CARD_COUNTRY'
   | 'CARD_EXPIRES_BEFORE_LAST_DUE'
+  /** Payment time only: the account's external scoring hook refused, or could not answer and the account's default is to refuse. */
+  | 'EXTERNAL_SCORE_REFUSED'
   /** Only in the credential-less call, in place of the four {@link SHOPPER_REASONS}. */
   | 'SHOPPER_NOT_ELIGIBLE';
 
@@ -35,6 +38,7 @@ export const RISK_REASON_CODES: readonly RiskReasonCode[] = [
   'CARD_PREPAID',
   'CARD_COUNTRY',
   'CARD_EXPIRES_BEFORE_LAST_DUE',
+  'EXTERNAL_SCORE_REFUSED',
   'SHOPPER_NOT_ELIGIBLE',
 ];
 
@@ -45,16 +49,6 @@ export interface RiskReason {
   code: RiskReasonCode;
   /** One sentence for the merchant's developer; the code is what programs read. */
   message: string;
-}
-
-/** What the payment path knows of the card (next step of issue 32); the eligibility call has none. */
-export interface CardFacts {
-  funding: 'credit' | 'debit' | 'prepaid' | 'unknown';
-  /** Issuing country, ISO 3166 alpha-2, when the PSP or the BIN tells it. */
-  country?: string;
-  expMonth: number;
-  expYear: number;
-  fingerprint?: string;
 }
 
 export interface ShopperFacts {
@@ -69,7 +63,7 @@ export interface EligibilityInput {
   /** `yyyy-mm-dd`, the day the purchase would be created. */
   created: string;
   /** The simulation's schedule, or why there is none (the offer's own limits, its usury ceiling); SHARED offers have none. */
-  schedule: { ok: Schedule } | { refused: 'AMOUNT_TOO_LOW' | 'AMOUNT_TOO_HIGH' | 'SCHEDULE_NOT_AVAILABLE'; message: string } | undefined;
+  schedule: { ok: Pick<Schedule, 'INSTALLMENT'> } | { refused: 'AMOUNT_TOO_LOW' | 'AMOUNT_TOO_HIGH' | 'SCHEDULE_NOT_AVAILABLE'; message: string } | undefined;
   rules: RiskRules;
   shopper: ShopperFacts;
   card?: CardFacts;
@@ -86,7 +80,7 @@ export interface Decision {
  * The credit a plan grants: what is still owed once the checkout is paid, fees included — every
  * line due after the day of purchase (all of a deferred payment, all but the first installment).
  */
-export function planCredit(schedule: Schedule, created: string): number {
+export function planCredit(schedule: Pick<Schedule, 'INSTALLMENT'>, created: string): number {
   return schedule.INSTALLMENT.filter((l) => l.payment_date > created).reduce((sum, l) => sum + l.amount_cents + l.fees, 0);
 }
 

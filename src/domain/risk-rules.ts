@@ -210,3 +210,8 @@ export function listed(rules: RiskRules, kind: 'blocked' | 'allowed', who: { ema
   if (who.cardFingerprint !== undefined && cards.includes(normaliseCard(who.cardFingerprint))) return true;
   return who.ip !== undefined && ipInRanges(who.ip, ranges);
 }
+
+/** The purchase's comment after a refusal of the risk rules: the reason codes, for the merchant (docs/risk.md#what-the-merchant-sees). */
+export function riskRefusedComment(codes: readonly string[]): string {
+  return `The payment was refused by the risk rules (${codes.join(', ')}).`;
+}

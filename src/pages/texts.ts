@@ -101,6 +101,7 @@ export const TEXT = {
     invalidFriend: (n: number) => `Friend ${n}: give an e-mail address or a phone number, and a share.`,
     tooManyFriends: (n: number) => `You can invite at most ${n} friends.`,
     notShared: 'This purchase cannot be shared.',
+    riskRefused: 'This way of paying is not available for this purchase with this card. Nothing was charged.',
     inProgress: 'A payment is already in progress for this purchase. Wait a moment and reload the page.',
     expiredForm: 'This page has expired. Reload it and try again.',
     states: {
@@ -258,6 +259,7 @@ export const TEXT = {
     invalidFriend: (n: number) => `Ami ${n}\u00a0: indiquez un e-mail ou un numéro de téléphone, et une part.`,
     tooManyFriends: (n: number) => `Vous pouvez inviter au plus ${n} amis.`,
     notShared: 'Cet achat ne peut pas être partagé.',
+    riskRefused: "Ce mode de paiement n'est pas disponible pour cet achat avec cette carte. Rien n'a été débité.",
     inProgress: 'Un paiement est déjà en cours pour cet achat. Patientez un instant puis rechargez la page.',
     expiredForm: 'Cette page a expiré. Rechargez-la et réessayez.',
     states: {

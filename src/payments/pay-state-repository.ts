@@ -20,6 +20,8 @@ export interface PurchasePayState {
   potDeadlineAt: Date | null;
   guaranteePaymentId: string | null;
   paymentMethodId: string | null;
+  /** Who the leader is, as the risk history recognises shoppers (docs/risk.md#shopper-identity): the client's e-mail and ref, the purchase's phone. */
+  shopper: { email?: string; phone?: string; customerId?: string };
 }
 
 /** Reads (and with `lock`, locks until the transaction ends) a purchase's payment state. */
@@ -37,10 +39,14 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
     pot_deadline_at: Date | null;
     guarantee_payment_id: string | null;
     payment_method_id: string | null;
+    phone_number: string | null;
+    client_email: string | null;
+    client_ref: string | null;
   }>(
-    `SELECT id, account_id, offer_id, state, amount_cents, currency, created_at, attempts, leader_share_cents, pot_deadline_at,
-            guarantee_payment_id, payment_method_id
-     FROM purchases WHERE account_id = $1 AND id = $2 ${lock ? 'FOR UPDATE' : ''}`,
+    `SELECT p.id, p.account_id, p.offer_id, p.state, p.amount_cents, p.currency, p.created_at, p.attempts, p.leader_share_cents, p.pot_deadline_at,
+            p.guarantee_payment_id, p.payment_method_id, p.phone_number, c.email AS client_email, c.ref AS client_ref
+     FROM purchases p LEFT JOIN clients c ON c.account_id = p.account_id AND c.id = p.client_id
+     WHERE p.account_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE OF p' : ''}`,
     [accountId, purchaseId],
   );
   const r = rows[0];
@@ -58,6 +64,11 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
       potDeadlineAt: r.pot_deadline_at,
       guaranteePaymentId: r.guarantee_payment_id,
       paymentMethodId: r.payment_method_id,
+      shopper: {
+        ...(r.client_email ? { email: r.client_email } : {}),
+        ...(r.phone_number ? { phone: r.phone_number } : {}),
+        ...(r.client_ref ? { customerId: r.client_ref } : {}),
+      },
     }
   );
 }

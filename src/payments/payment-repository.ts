@@ -239,7 +239,7 @@ export function afterResult(payment: PaymentRow, r: TransactionResult): PaymentR
 }
 
 /** A refusal before any PSP transaction existed (the card could not even be attached): no transaction event. */
-export async function markDeclined(sql: Sql, payment: PaymentRow, reason: DeclineReason | 'abandoned', now: Date): Promise<void> {
+export async function markDeclined(sql: Sql, payment: PaymentRow, reason: DeclineReason | 'abandoned' | 'risk_refused', now: Date): Promise<void> {
   await sql.query("UPDATE payments SET status = 'declined', decline_reason = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND status = 'pending'", [
     payment.account_id,
     payment.id,

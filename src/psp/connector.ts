@@ -113,7 +113,19 @@ export interface AttachInput {
 }
 
 export type AttachResult =
-  { ok: true; paymentMethodId: string; brand: string; last4: string; expMonth: number; expYear: number } | { ok: false; reason: DeclineReason; message: string };
+  | {
+      ok: true;
+      paymentMethodId: string;
+      brand: string;
+      last4: string;
+      expMonth: number;
+      expYear: number;
+      /** The card's funding, where the PSP's tokeniser tells it (Stripe, the sandbox): the prepaid rule reads it (docs/risk.md#card-facts). */
+      funding?: 'credit' | 'debit' | 'prepaid';
+      /** The issuing country, ISO 3166 alpha-2, where the PSP tells it. */
+      country?: string;
+    }
+  | { ok: false; reason: DeclineReason; message: string };
 
 export interface AuthorizeInput {
   idempotencyKey: string;

@@ -270,6 +270,11 @@ export async function lockPurchaseState(tx: Sql, accountId: string, purchaseId: 
   return rows[0]?.state;
 }
 
+/** Sets the comment of a purchase whose state does not change (a risk refusal: docs/risk.md#what-the-merchant-sees). */
+export async function setPurchaseComment(tx: Sql, accountId: string, purchaseId: string, comment: string, now: Date): Promise<void> {
+  await tx.query('UPDATE purchases SET comment = $3, updated_at = $4 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, comment, now]);
+}
+
 /** Sets the purchase's state and comment (the state gate's write: purchases/transitions.ts). */
 export async function setPurchaseState(tx: Sql, accountId: string, purchaseId: string, state: PurchaseState, comment: string, now: Date): Promise<void> {
   await tx.query('UPDATE purchases SET state = $3, comment = $4, updated_at = $5 WHERE account_id = $1 AND id = $2', [accountId, purchaseId, state, comment, now]);

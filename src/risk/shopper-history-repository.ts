@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 import type { ShopperHistory } from '../domain/risk-score.ts';
 
@@ -9,64 +10,73 @@ export interface ShopperIdentity {
   phone?: string;
   /** The merchant's own customer id: a client's `ref`. */
   customerId?: string;
+  /** Chipin's keyed fingerprint of the card (payment time only). */
+  cardFingerprint?: string;
 }
 
-/** Declines older than this do not count against a shopper. */
-const DECLINE_WINDOW = '180 days';
-
 /**
- * Every figure the score and the outstanding-credit and velocity rules read, in ONE statement
- * (docs/risk.md#the-history-query): the shopper's purchases on this account, found by e-mail or
- * customer id (through their clients: `clients_account_email_idx`, `clients_account_ref_key`) or
- * by phone (`purchases_account_phone_idx`), then their installments and declined payments by
- * purchase (`installments_purchase_idx`, `payments_purchase_idx`). `now` is the service clock.
+ * Every figure the score and the outstanding-credit and velocity rules read, in ONE call of
+ * `chipin_shopper_history` (migration 033, docs/risk.md#the-history-query): the shopper's other
+ * purchases on this account, found by e-mail or customer id (through their clients), by phone, or
+ * by card (the cards of earlier decisions), then their installments, payments and decisions.
+ *
+ * `decided` is the payment-time decision's: the purchase being decided (left out of the figures)
+ * and the advisory lock keys to take first, in the caller's transaction, so that two decisions
+ * about one shopper are serialised ({@link shopperLockKeys}). `now` is the service clock.
  */
-export async function shopperHistory(sql: Sql, accountId: string, who: ShopperIdentity, now: Date): Promise<ShopperHistory> {
+export async function shopperHistory(
+  sql: Sql,
+  accountId: string,
+  who: ShopperIdentity,
+  now: Date,
+  decided?: { purchaseId: string; locks: readonly string[] },
+): Promise<ShopperHistory> {
   const { rows } = await sql.query<{
-    completed: number;
-    failed: number;
-    first_seen: Date | null;
-    largest_paid: string | number | null;
-    plans_hour: number;
-    plans_day: number;
-    outstanding: string | number;
-    declines: number;
-  }>(
-    `WITH mine AS MATERIALIZED (
-       SELECT p.id, p.state, p.amount_cents, p.created_at, o.type <> 'SHARED' AS credit
-         FROM purchases p JOIN offers o ON o.id = p.offer_id
-        WHERE p.account_id = $1
-          AND p.id IN (SELECT p2.id FROM clients c JOIN purchases p2 ON p2.account_id = c.account_id AND p2.client_id = c.id
-                        WHERE c.account_id = $1 AND (lower(c.email) = $2::text OR c.ref = $4::text)
-                       UNION
-                       SELECT p3.id FROM purchases p3 WHERE p3.account_id = $1 AND p3.phone_number = $3::text)
-     )
-     SELECT count(*) FILTER (WHERE state IN ('SUCCESSFUL', 'REFUNDED'))::int AS completed,
-            count(*) FILTER (WHERE state = 'FAILED')::int AS failed,
-            min(created_at) AS first_seen,
-            max(amount_cents) FILTER (WHERE state IN ('SUCCESSFUL', 'REFUNDED'))::bigint AS largest_paid,
-            count(*) FILTER (WHERE credit AND created_at > $5::timestamptz - interval '1 hour' AND created_at <= $5::timestamptz)::int AS plans_hour,
-            count(*) FILTER (WHERE credit AND created_at > $5::timestamptz - interval '1 day' AND created_at <= $5::timestamptz)::int AS plans_day,
-            (SELECT coalesce(sum(i.amount_cents + i.fees_cents), 0)::bigint
-               FROM mine m JOIN installments i ON i.account_id = $1 AND i.purchase_id = m.id
-              WHERE m.state = 'LEADER_PROCESSED' AND i.state <> 'paid') AS outstanding,
-            (SELECT count(*)::int
-               FROM mine m JOIN payments pay ON pay.account_id = $1 AND pay.purchase_id = m.id
-              WHERE pay.pledge_id IS NULL AND pay.status = 'declined' AND pay.created_at > $5::timestamptz - interval '${DECLINE_WINDOW}') AS declines
-       FROM mine`,
-    [accountId, who.email ?? null, who.phone ?? null, who.customerId ?? null, now],
-  );
+    h_completed: number;
+    h_failed: number;
+    h_first_seen: Date | null;
+    h_largest_paid: string | number | null;
+    h_plans_hour: number;
+    h_plans_day: number;
+    h_outstanding: string | number;
+    h_reserved: string | number;
+    h_declines: number;
+  }>('SELECT * FROM chipin_shopper_history($1, $2::bigint[], $3, $4, $5, $6, $7, $8)', [
+    accountId,
+    decided?.locks ?? [],
+    who.email ?? null,
+    who.phone ?? null,
+    who.customerId ?? null,
+    who.cardFingerprint ?? null,
+    decided?.purchaseId ?? null,
+    now,
+  ]);
   const r = rows[0]!;
   return {
-    completedPurchases: r.completed,
-    failedPurchases: r.failed,
-    recentDeclines: r.declines,
+    completedPurchases: r.h_completed,
+    failedPurchases: r.h_failed,
+    recentDeclines: r.h_declines,
     // Chipin receives no dispute notifications yet: docs/risk.md#what-is-not-there-yet.
     chargebacks: 0,
-    outstandingCents: Number(r.outstanding),
-    largestPaidCents: r.largest_paid === null ? 0 : Number(r.largest_paid),
-    firstSeenAt: r.first_seen === null ? undefined : new Date(r.first_seen),
-    plansLastHour: r.plans_hour,
-    plansLastDay: r.plans_day,
+    outstandingCents: Number(r.h_outstanding) + Number(r.h_reserved),
+    largestPaidCents: r.h_largest_paid === null ? 0 : Number(r.h_largest_paid),
+    firstSeenAt: r.h_first_seen === null ? undefined : new Date(r.h_first_seen),
+    plansLastHour: r.h_plans_hour,
+    plansLastDay: r.h_plans_day,
   };
+}
+
+/**
+ * The advisory lock keys of a shopper (one per identity key, scoped by account), as signed 64-bit
+ * integers in decimal: the first 8 bytes of SHA-256, so that two keys collide only by chance
+ * (a collision serialises two unrelated decisions, nothing worse).
+ */
+export function shopperLockKeys(accountId: string, who: ShopperIdentity): string[] {
+  const parts = [
+    who.email !== undefined ? `email|${who.email}` : undefined,
+    who.phone !== undefined ? `phone|${who.phone}` : undefined,
+    who.customerId !== undefined ? `ref|${who.customerId}` : undefined,
+    who.cardFingerprint !== undefined ? `card|${who.cardFingerprint}` : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.map((p) => createHash('sha256').update(`risk|${accountId}|${p}`).digest().readBigInt64BE(0).toString());
 }

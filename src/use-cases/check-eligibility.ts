@@ -73,7 +73,7 @@ function today(now: Date, timeZone: string): string {
 }
 
 /** The simulation's schedule, or the reason there is none, as the engine takes it. */
-function scheduleOf(memo: ScheduleMemo, offer: Offer, amount: number, created: string): EligibilityInput['schedule'] {
+function scheduleOf(memo: ScheduleMemo, offer: Offer, amount: number, created: string): { ok: Schedule } | Exclude<EligibilityInput['schedule'], { ok: unknown }> {
   if (offer.type === 'SHARED') {
     if (amount < offer.minAmountCents) return { refused: 'AMOUNT_TOO_LOW', message: `the amount is below the offer's minimum of ${offer.minAmountCents}` };
     if (amount > offer.maxAmountCents) return { refused: 'AMOUNT_TOO_HIGH', message: `the amount is above the offer's maximum of ${offer.maxAmountCents}` };

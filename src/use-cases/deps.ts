@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Messenger } from '../messaging/messenger.ts';
 import type { PspRegistry } from '../psp/registry.ts';
+import type { RiskDeps } from './payment-risk.ts';
 
 /** What the payment use cases need: a narrow view of the services. */
 export interface PaymentDeps {
@@ -18,4 +19,6 @@ export interface PaymentDeps {
   box: SecretBox;
   publicUrl: string;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The payment-time risk decision's rules, card key and scoring hook (docs/risk.md#the-decision-at-payment-time). */
+  risk: RiskDeps;
 }

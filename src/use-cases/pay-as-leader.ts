@@ -12,6 +12,9 @@ import {
   type PlanProblem,
 } from '../domain/leader-plan.ts';
 import { potComment, potDeadline } from '../domain/pot.ts';
+import { formatIsoDate } from '../domain/apr.ts';
+import type { RiskReason } from '../domain/eligibility.ts';
+import { riskRefusedComment } from '../domain/risk-rules.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { isPspFault, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
@@ -46,11 +49,15 @@ import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { storedCredentialOf, storeForLater } from './stored-card.ts';
+import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
+import { setPurchaseComment } from '../purchases/purchase-repository.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
   | { kind: 'challenge'; url: string }
   | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
+  /** The risk rules refused the plan before anything was authorised (docs/risk.md#the-decision-at-payment-time). */
+  | { kind: 'risk_refused'; reasons: RiskReason[]; attemptsLeft: number; state: PurchaseState }
   | { kind: 'not_payable'; state: PurchaseState }
   | { kind: 'in_progress' }
   | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'psp_amount'; message: string } };
@@ -81,6 +88,7 @@ export async function payAsLeader(
   card: CardInput,
   pledgers: NewPledge[],
   returnUrl: (paymentId: string) => string,
+  context: { ip?: string } = {},
 ): Promise<LeaderOutcome> {
   const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
   if (!state) return { kind: 'not_payable', state: 'CANCELLED' };
@@ -114,7 +122,7 @@ export async function payAsLeader(
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   try {
-    return await checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl);
+    return await checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl, context);
   } catch (err) {
     // A PSP fault (unreachable, timeout, 5xx): the row stays pending (with its card if the
     // authorisation was sent), so the leader's next attempt replays it with the same key first —
@@ -139,30 +147,71 @@ function offPspStep(deps: PaymentDeps, pspName: string, currency: string, plan: 
   return off && { code: 'psp_amount', message: `${off.charge.what} of ${off.charge.amountCents} ${off.refused}` };
 }
 
-/** The PSP side of a reserved checkout attempt: attach, authorise, then the steps after. */
+/**
+ * The PSP side of a reserved checkout attempt: attach, the risk decision on the card (before
+ * anything is authorised or held), authorise, then the steps after.
+ */
 async function checkoutAtPsp(
   deps: PaymentDeps,
   { state, offer, plan, psp, payment }: { state: PurchasePayState; offer: Offer; plan: LeaderPlan; psp: AccountConnector; payment: PaymentRow },
   card: CardInput,
   returnUrl: (paymentId: string) => string,
+  context: { ip?: string },
 ): Promise<LeaderOutcome> {
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
   if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
-  // The card goes on the payment row before the authorisation, so that a crash after it can be
-  // replayed; a row resolved meanwhile as abandoned (the process was too slow) is not charged.
-  const back = returnUrl(payment.id);
-  if (!(await saveCard(deps, state, psp.name, attached, payment, back))) return { kind: 'in_progress' };
+  const risk: PaymentRiskInput = {
+    purpose: 'leader',
+    accountId: state.accountId,
+    purchaseId: state.id,
+    offer,
+    amountCents: state.amountCents,
+    ...(plan.schedule ? { schedule: plan.schedule } : {}),
+    created: formatIsoDate(state.createdAt),
+    shopper: { ...state.shopper, ...(context.ip !== undefined ? { ip: context.ip } : {}) },
+    card: cardFactsOf(deps.risk, state.accountId, card, attached),
+    paymentId: payment.id,
+    pledgeId: null,
+    stored: await deps.risk.rules.rules(state.accountId),
+  };
+  const card_ = { psp: psp.name, attached, returnUrl: returnUrl(payment.id) };
+  let saved: Saved;
+  if (!deps.risk.hook) {
+    saved = await deps.db.transaction(async (tx) => {
+      const verdict = await decidePaymentRisk(tx, deps.risk, deps.clock, risk);
+      if (!verdict.accepted) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons) };
+      return saveCard(deps, tx, state, payment, card_);
+    });
+  } else {
+    // The account's scoring hook is an HTTP call: asked between two transactions, the card saved
+    // only once it accepted, so that a crash meanwhile leaves an attempt never sent (abandoned).
+    const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, risk));
+    if (!verdict.accepted) {
+      const outcome = await deps.db.transaction((tx) => riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons));
+      return outcome;
+    }
+    const answer = await askScoringHook(deps.risk, risk, verdict);
+    saved = await deps.db.transaction(async (tx) => {
+      await recordHookAnswer(tx, state.accountId, verdict, answer);
+      if (answer?.refused) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, answer.refused) };
+      return saveCard(deps, tx, state, payment, card_);
+    });
+  }
+  if (saved === 'gone') return { kind: 'in_progress' };
+  if (saved.kind === 'refused') return saved.outcome;
   const result = await psp.authorize({
     idempotencyKey: payment.idempotency_key,
     paymentMethodId: attached.paymentMethodId,
     amountCents: plan.authorizeCents,
     currency: state.currency,
     capture: plan.capture,
-    returnUrl: back,
+    returnUrl: card_.returnUrl,
     storeForLater: storeForLater(plan),
   });
   return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
 }
+
+type Saved = { kind: 'saved' } | { kind: 'refused'; outcome: LeaderOutcome } | 'gone';
 
 /** After the 3-D Secure challenge: the PSP's outcome of the leader's authorisation decides. */
 export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: string, paymentId: string): Promise<LeaderOutcome> {
@@ -289,24 +338,21 @@ async function reserveAttempt(
 
 /**
  * The card the PSP attached becomes the purchase's saved card (token, brand, last four, expiry
- * only) and the attempt's card, in one transaction; false when the attempt is no longer pending.
+ * only) and the attempt's card, in the transaction of the risk decision; `gone` when the attempt
+ * is no longer pending (resolved meanwhile as abandoned: the process was too slow).
  */
 async function saveCard(
   deps: PaymentDeps,
+  tx: Sql,
   state: PurchasePayState,
-  pspName: string,
-  attached: Extract<AttachResult, { ok: true }>,
   payment: PaymentRow,
-  returnUrl: string,
-): Promise<boolean> {
-  const { db, clock } = deps;
-  return db.transaction(async (tx) => {
-    if (!(await setPaymentPspMethod(tx, payment, attached.paymentMethodId, returnUrl))) return false;
-    const card = { psp: pspName, pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
-    const methodId = await insertPaymentMethod(tx, state.accountId, state.id, card, clock.now());
-    await setPaymentMethod(tx, state.accountId, state.id, methodId);
-    return true;
-  });
+  { psp, attached, returnUrl }: { psp: string; attached: Extract<AttachResult, { ok: true }>; returnUrl: string },
+): Promise<Saved> {
+  if (!(await setPaymentPspMethod(tx, payment, attached.paymentMethodId, returnUrl))) return 'gone';
+  const card = { psp, pspMethodId: attached.paymentMethodId, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
+  const methodId = await insertPaymentMethod(tx, state.accountId, state.id, card, deps.clock.now());
+  await setPaymentMethod(tx, state.accountId, state.id, methodId);
+  return { kind: 'saved' };
 }
 
 /** The steps after the PSP answered the checkout authorisation (at once, or after 3-D Secure). */
@@ -441,23 +487,50 @@ function stateAfter(move: MoveResult, unchanged: PurchaseState): PurchaseState {
  * purchase stays CREATED and records `payment.failed`; the offer's last allowed attempt makes it FAILED.
  */
 async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentRow, refusal: Decline | undefined, result?: TransactionResult): Promise<LeaderOutcome> {
-  const { db, clock } = deps;
   const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
-  const after = await db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
-    const now = clock.now();
-    if (result?.transactionId) await recordResult(tx, payment, result, locked.state, now);
-    else await markDeclined(tx, payment, decline.reason, now);
-    if (locked.state !== 'CREATED') return { state: locked.state, attempts: locked.attempts };
-    const attempts = locked.attempts + 1;
-    await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);
-    await writeEvent(tx, payment.account_id, payment.purchase_id, EVENT.paymentFailed, locked.state, { reason: decline.reason, payment_id: payment.id, attempt: attempts }, now);
-    if (attempts < offer.maxAttempts) return { state: locked.state, attempts };
-    const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', {
-      comment: leaderRefusedComment(attempts, decline.reason),
-      data: { reason: decline.reason },
-    });
-    return { state: stateAfter(failed, locked.state), attempts };
-  });
+  const after = await deps.db.transaction((tx) => failAttempt(deps, tx, offer, payment, decline.reason, result, {}));
   return { kind: 'declined', reason: decline.reason, message: decline.message, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
+}
+
+/**
+ * A refusal of the risk rules or of the account's scoring hook, in the transaction that records
+ * the decision: the attempt fails as a declined card does (it counts against the offer's
+ * attempts), `payment.failed` names the reasons and the purchase's comment says them
+ * (docs/risk.md#what-the-merchant-sees). Nothing was sent to the PSP but the card's tokenisation.
+ */
+async function riskRefused(deps: PaymentDeps, tx: Sql, offer: Offer, payment: PaymentRow, decisionId: string, reasons: RiskReason[]): Promise<LeaderOutcome> {
+  const codes = reasons.map((r) => r.code);
+  const after = await failAttempt(deps, tx, offer, payment, 'risk_refused', undefined, { risk: { decision_id: decisionId, reasons: codes } }, riskRefusedComment(codes));
+  return { kind: 'risk_refused', reasons, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
+}
+
+/** The failed attempt's writes: the payment row, the attempts count, `payment.failed`, and FAILED after the offer's last attempt. */
+async function failAttempt(
+  deps: PaymentDeps,
+  tx: Sql,
+  offer: Offer,
+  payment: PaymentRow,
+  reason: DeclineReason | 'risk_refused',
+  result: TransactionResult | undefined,
+  data: Record<string, unknown>,
+  comment?: string,
+): Promise<{ state: PurchaseState; attempts: number }> {
+  const { clock } = deps;
+  const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
+  const now = clock.now();
+  if (result?.transactionId) await recordResult(tx, payment, result, locked.state, now);
+  else await markDeclined(tx, payment, reason, now);
+  if (locked.state !== 'CREATED') return { state: locked.state, attempts: locked.attempts };
+  const attempts = locked.attempts + 1;
+  await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);
+  await writeEvent(tx, payment.account_id, payment.purchase_id, EVENT.paymentFailed, locked.state, { reason, payment_id: payment.id, attempt: attempts, ...data }, now);
+  if (attempts < offer.maxAttempts) {
+    if (comment !== undefined) await setPurchaseComment(tx, payment.account_id, payment.purchase_id, comment, now);
+    return { state: locked.state, attempts };
+  }
+  const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', {
+    comment: comment ?? leaderRefusedComment(attempts, reason),
+    data: { reason },
+  });
+  return { state: stateAfter(failed, locked.state), attempts };
 }

@@ -1,7 +1,11 @@
 import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
-import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
+import type { Offer } from '../accounts/offer.ts';
+import { formatIsoDate } from '../domain/apr.ts';
+import type { RiskReason } from '../domain/eligibility.ts';
+import type { AttachResult, CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
+import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
 import {
   countPledgePayments,
   findPayment,
@@ -14,7 +18,7 @@ import {
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
-import { loadPayState, lockPayState } from '../payments/pay-state-repository.ts';
+import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -27,6 +31,8 @@ export type PledgeOutcome =
   | { kind: 'paid' }
   | { kind: 'challenge'; url: string }
   | { kind: 'declined'; reason: DeclineReason; message: string }
+  /** The account's block lists or card countries refused the pledger's card before anything was charged (docs/risk.md#pledges). */
+  | { kind: 'risk_refused'; reasons: RiskReason[] }
   | { kind: 'already_paid' }
   | { kind: 'closed'; reason: string }
   | { kind: 'in_progress' };
@@ -36,7 +42,13 @@ export type PledgeOutcome =
  * that concurrent pledgers never over-fund the pot: a pledge that no longer fits is closed and
  * never charged. Then the card is charged outside any transaction, and the outcome recorded.
  */
-export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInput, returnUrl: (paymentId: string) => string): Promise<PledgeOutcome> {
+export async function payPledge(
+  deps: PaymentDeps,
+  pledge: Pledge,
+  card: CardInput,
+  returnUrl: (paymentId: string) => string,
+  context: { ip?: string } = {},
+): Promise<PledgeOutcome> {
   const { db, clock, offers, psps } = deps;
   if (pledge.state === 'paid') return { kind: 'already_paid' };
   if (pledge.state === 'closed') return { kind: 'closed', reason: pledge.closedReason ?? 'closed' };
@@ -57,6 +69,8 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
 
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${clock.now().getTime()}`, card });
   if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message };
+  const refused = await decidePledge(deps, pledge, purchase, offer, card, attached, context);
+  if (refused) return { kind: 'risk_refused', reasons: refused };
 
   const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl);
   if ('outcome' in reservation) return reservation.outcome;
@@ -69,6 +83,44 @@ export async function payPledge(deps: PaymentDeps, pledge: Pledge, card: CardInp
     returnUrl: reservation.payment.psp_return_url!,
   });
   return finishPledge(deps, pledge, reservation.payment, result);
+}
+
+/**
+ * The risk decision on a pledger's card (docs/risk.md#pledges): recorded whatever its outcome,
+ * before the share is reserved or anything charged; the reasons when refused. A pledger lends
+ * nothing: no history is read, only the block lists and the card's country apply.
+ */
+async function decidePledge(
+  deps: PaymentDeps,
+  pledge: Pledge,
+  purchase: PurchasePayState,
+  offer: Offer,
+  card: CardInput,
+  attached: Extract<AttachResult, { ok: true }>,
+  context: { ip?: string },
+): Promise<RiskReason[] | undefined> {
+  const input: PaymentRiskInput = {
+    purpose: 'pledge',
+    accountId: pledge.accountId,
+    purchaseId: pledge.purchaseId,
+    offer,
+    amountCents: pledge.amountCents,
+    created: formatIsoDate(purchase.createdAt),
+    shopper: {
+      ...(pledge.email ? { email: pledge.email } : {}),
+      ...(pledge.phoneNumber ? { phone: pledge.phoneNumber } : {}),
+      ...(context.ip !== undefined ? { ip: context.ip } : {}),
+    },
+    card: cardFactsOf(deps.risk, pledge.accountId, card, attached),
+    paymentId: null,
+    pledgeId: pledge.id,
+    stored: await deps.risk.rules.rules(pledge.accountId),
+  };
+  const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, input));
+  if (!verdict.accepted) return verdict.reasons;
+  const asked = await askScoringHook(deps.risk, input, verdict);
+  if (asked) await deps.db.transaction((tx) => recordHookAnswer(tx, pledge.accountId, verdict, asked));
+  return asked?.refused;
 }
 
 /** After the pledger's 3-D Secure challenge: the PSP's outcome of the authorisation decides. */

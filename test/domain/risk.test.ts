@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decide, expiresBefore, planCredit, type CardFacts, type EligibilityInput } from '../../src/domain/eligibility.ts';
+import type { CardFacts } from '../../src/domain/card-facts.ts';
+import { decide, expiresBefore, planCredit, type EligibilityInput } from '../../src/domain/eligibility.ts';
 import { BUILT_IN_RULES, effectiveRules, ipInRanges, parseRiskRules, type RiskRules } from '../../src/domain/risk-rules.ts';
 import { capped, NO_HISTORY, outstandingPoints, SCORE_MODEL, scoreShopper, type ShopperHistory } from '../../src/domain/risk-score.ts';
 import { computeSchedule, type OfferTerms } from '../../src/domain/schedule.ts';
@@ -42,7 +43,7 @@ function input(rules: RiskRules, over: Partial<EligibilityInput> = {}): Eligibil
   };
 }
 const codes = (i: EligibilityInput) => decide(i).reasons.map((r) => r.code);
-const CARD: CardFacts = { funding: 'credit', country: 'FR', expMonth: 12, expYear: 2030, fingerprint: 'fp_ann' };
+const CARD: CardFacts = { bin: '424242', last4: '4242', brand: 'visa', funding: 'credit', country: 'FR', expMonth: 12, expYear: 2030, fingerprint: 'fp_ann' };
 
 describe('the risk rules, each accepting and refusing with its reason code', () => {
   it('with no rules set, a purchase the schedule accepts is eligible', () => {

@@ -15,9 +15,19 @@ const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000000000000341': 'decline_off_session',
 };
 
+/**
+ * The funding and issuing country the sandbox tells for a card (docs/psp-connectors.md#test-cards),
+ * as Stripe's test cards of the same numbers do: what the risk rules read (docs/risk.md#card-facts).
+ * Any other card is a French credit card.
+ */
+const FUNDING: Readonly<Record<string, 'debit' | 'prepaid'>> = { '4000056655665556': 'debit', '5105105105105100': 'prepaid' };
+const COUNTRY: Readonly<Record<string, string>> = { '4000000760000002': 'BR', '4000008260000000': 'GB', '4000002760000016': 'DE' };
+
 /** What may be kept of a card: never the number or the CVC. */
 export interface CardSummary {
   brand: string;
+  funding: 'credit' | 'debit' | 'prepaid';
+  country: string;
   last4: string;
   expMonth: number;
   expYear: number;
@@ -75,6 +85,14 @@ export function checkCard(card: CardInput, now: Date): CardCheck {
   }
   return {
     ok: true,
-    card: { brand: cardBrand(digits), last4: digits.slice(-4), expMonth, expYear, behaviour: TEST_CARDS[digits] ?? 'approve' },
+    card: {
+      brand: cardBrand(digits),
+      funding: FUNDING[digits] ?? 'credit',
+      country: COUNTRY[digits] ?? 'FR',
+      last4: digits.slice(-4),
+      expMonth,
+      expYear,
+      behaviour: TEST_CARDS[digits] ?? 'approve',
+    },
   };
 }

@@ -149,13 +149,15 @@ export class SandboxPsp implements PspConnector {
     const now = this.#clock.now();
     const check = checkCard(input.card, now);
     // The fingerprint must not let anyone recover the card: only what is kept anyway goes in.
-    const params = check.ok ? [check.card.brand, check.card.last4, check.card.expMonth, check.card.expYear, check.card.behaviour] : ['refused', check.code];
+    const params = check.ok
+      ? [check.card.brand, check.card.last4, check.card.expMonth, check.card.expYear, check.card.behaviour, check.card.funding, check.card.country]
+      : ['refused', check.code];
     return this.#idempotent('attach', input.idempotencyKey, params, async (tx, at): Promise<AttachResult> => {
       if (!check.ok) return { ok: false, ...decline(check.code, check.message) };
       const id = `sbx_pm_${randomUUID()}`;
       await insertPaymentMethod(tx, id, check.card, at);
-      const { brand, last4, expMonth, expYear } = check.card;
-      return { ok: true, paymentMethodId: id, brand, last4, expMonth, expYear };
+      const { brand, last4, expMonth, expYear, funding, country } = check.card;
+      return { ok: true, paymentMethodId: id, brand, last4, expMonth, expYear, funding, country };
     });
   }
 

@@ -4,7 +4,8 @@ import type { SandboxDeclineCode, SandboxStatus, TransactionRow } from './mappin
 
 /** The sandbox PSP's tables (migration 003). Every function takes the handle to run on. */
 
-export interface PaymentMethodRow extends CardSummary {
+/** The funding and country are told at tokenisation only (not stored). */
+export interface PaymentMethodRow extends Omit<CardSummary, 'funding' | 'country'> {
   id: string;
 }
 

@@ -225,7 +225,8 @@ export class StripeConnector extends KitConnector implements PspConnector {
       if (typeof customer?.id !== 'string') throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a Customer we cannot read');
       const attached = readPaymentMethod(await this.#client.paymentMethods.attach(pm.id, { customer: customer.id }, { idempotencyKey: stepKey(input.idempotencyKey, 'attach') }));
       if (!attached) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a PaymentMethod we cannot read');
-      return { ok: true, paymentMethodId: attached.id, brand: attached.brand, last4: attached.last4, expMonth: attached.expMonth, expYear: attached.expYear };
+      const { id: paymentMethodId, brand, last4, expMonth, expYear, funding, country } = attached;
+      return { ok: true, paymentMethodId, brand, last4, expMonth, expYear, ...(funding ? { funding } : {}), ...(country ? { country } : {}) };
     } catch (e) {
       if (e instanceof Stripe.errors.StripeCardError) return { ok: false, ...declineOf(raw(e)) };
       throw this.#fault(e);

@@ -341,7 +341,10 @@ export function refused(pi: IntentView, decline: { reason: DeclineReason; messag
 }
 
 /** Card brand as Stripe names it (`card.brand`): visa, mastercard, amex, discover, diners, jcb, unionpay, eftpos_au, unknown. */
-export function readPaymentMethod(value: unknown): { id: string; customer: string | null; brand: string; last4: string; expMonth: number; expYear: number } | undefined {
+export function readPaymentMethod(
+  value: unknown,
+):
+  { id: string; customer: string | null; brand: string; last4: string; expMonth: number; expYear: number; funding?: 'credit' | 'debit' | 'prepaid'; country?: string } | undefined {
   const pm = obj(value);
   if (!pm || pm.object !== 'payment_method') return undefined;
   const card = obj(pm.card);
@@ -352,5 +355,18 @@ export function readPaymentMethod(value: unknown): { id: string; customer: strin
   const expYear = int(card?.exp_year);
   if (!id || !brand || !last4 || expMonth === undefined || expYear === undefined) return undefined;
   const customer = typeof pm.customer === 'string' ? pm.customer : (str(obj(pm.customer)?.id) ?? null);
-  return { id, customer, brand, last4, expMonth, expYear };
+  // `card.funding` (credit, debit, prepaid or unknown) and `card.country` (ISO alpha-2), per
+  // Stripe's PaymentMethod object: what the risk rules read (docs/risk.md#card-facts).
+  const funding = str(card?.funding);
+  const country = str(card?.country);
+  return {
+    id,
+    customer,
+    brand,
+    last4,
+    expMonth,
+    expYear,
+    ...(funding === 'credit' || funding === 'debit' || funding === 'prepaid' ? { funding } : {}),
+    ...(country && /^[A-Z]{2}$/.test(country) ? { country } : {}),
+  };
 }

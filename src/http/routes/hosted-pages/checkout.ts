@@ -211,6 +211,12 @@ export function registerCheckout(app: App, services: Services): void {
               : t.invalidShares;
         return show(request, reply, ctx, { ...kept, errors: { message } }, 422);
       }
+      case 'risk_refused': {
+        // Not accusing, and no reason told: the reasons are the merchant's (the event and the comment).
+        const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
+        const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
+        return show(request, reply, fresh, { ...kept, errors: { message: `${t.riskRefused} ${left}`.trim() } }, 402, 'risk_refused');
+      }
       case 'declined': {
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
         const reason = t.errors[result.reason] ?? t.errors.processing_error!;
@@ -261,7 +267,7 @@ export function registerCheckout(app: App, services: Services): void {
     const returnUrl = (paymentId: string) => `${leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId)}&${back.toString()}`;
     let result: LeaderOutcome;
     try {
-      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl);
+      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl, { ip: request.ip });
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;
       // A PSP fault: the purchase is unchanged and a new attempt replays this one first (never a second charge).

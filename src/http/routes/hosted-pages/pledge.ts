@@ -69,6 +69,8 @@ export function registerPledgePages(app: App, services: Services): void {
         const field = DECLINE_FIELD[result.reason];
         return show(request, reply, ctx, { holder, errors: { message: reason, fields: field ? { [field]: reason } : {} } }, 402);
       }
+      case 'risk_refused':
+        return show(request, reply, ctx, { holder, errors: { message: t.riskRefused } }, 402);
       case 'in_progress':
         return show(request, reply, ctx, { holder, errors: { message: t.inProgress } }, 409);
       case 'paid':
@@ -110,7 +112,7 @@ export function registerPledgePages(app: App, services: Services): void {
     }
     // The 3-D Secure return carries the page's language: the sandbox's challenge page speaks it too.
     const returnUrl = (paymentId: string) => `${pledgeReturnUrl(config.publicUrl, ctx.pledge.id, paymentId)}&lang=${ctx.lang}`;
-    const result = await payPledge(payments, ctx.pledge, checked.card, returnUrl);
+    const result = await payPledge(payments, ctx.pledge, checked.card, returnUrl, { ip: request.ip });
     return outcome(request, reply, result, holder);
   });
 

@@ -31,9 +31,17 @@ const PayResponse = Type.Object({
 });
 const Card = Type.String({ pattern: '^[0-9 ]{12,23}$', description: 'A sandbox test card number (see docs/psp-connectors.md)', examples: ['4242 4242 4242 4242'] });
 
-/** The helpers act with a test expiry, CVC and name: only the card number matters in the sandbox. */
-function sandboxCard(number: string, now: Date, holderName: string): CardInput {
-  return { number: number.replace(/\s/g, ''), expMonth: 12, expYear: now.getUTCFullYear() + 3, cvc: '123', holderName };
+/** The helpers act with a test CVC and name, and a test expiry unless the body gives one. */
+const CardExpiry = Type.String({
+  pattern: '^(0[1-9]|1[0-2])/20[0-9]{2}$',
+  description: "The card's expiry, `MM/YYYY` (default: December, three years from now)",
+  examples: ['12/2029'],
+});
+
+/** A test card; expiring in December three years from now unless `expiry` (`MM/YYYY`) says when. */
+function sandboxCard(number: string, now: Date, holderName: string, expiry?: string): CardInput {
+  const [month, year] = expiry ? expiry.split('/').map(Number) : [12, now.getUTCFullYear() + 3];
+  return { number: number.replace(/\s/g, ''), expMonth: month!, expYear: year!, cvc: '123', holderName };
 }
 
 const declined = (reason: string, message: string) => new ApiError(402, reason as 'card_declined', message);
@@ -74,6 +82,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         body: Type.Object(
           {
             card_number: Card,
+            card_expiry: Type.Optional(CardExpiry),
             pledgers: Type.Optional(
               Type.Array(
                 Type.Object(
@@ -113,9 +122,10 @@ export function registerSandboxPayments(app: App, services: Services): void {
         if (p.email && !isEmailAddress(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);
         return { email: p.email, phoneNumber: p.phone_number, name: p.name, amountCents: p.amount_cents };
       });
-      const result: LeaderOutcome = await payAsLeader(payments, purchase, sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader'), pledgers, (paymentId) =>
-        leaderReturnUrl(config.publicUrl, purchase.id, paymentId),
-      );
+      const card = sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader', request.body.card_expiry);
+      const result: LeaderOutcome = await payAsLeader(payments, purchase, card, pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId), {
+        ip: request.ip,
+      });
       switch (result.kind) {
         case 'processed':
           return view(accountId, purchase.id);
@@ -123,6 +133,12 @@ export function registerSandboxPayments(app: App, services: Services): void {
           return reply.code(202).send({ ...(await view(accountId, purchase.id)), challenge_url: result.url });
         case 'declined':
           throw declined(result.reason, `card refused (${result.reason}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`);
+        case 'risk_refused':
+          throw new ApiError(
+            402,
+            'risk_refused' as 'card_declined',
+            `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`,
+          );
         case 'not_payable':
           throw new ApiError(409, 'purchase_not_payable', `a purchase in state ${result.state} cannot be paid`);
         case 'in_progress':
@@ -142,7 +158,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         summary: 'Sandbox: pay a pledge as the pledger with a test card',
         security: [{ bearerToken: [] }],
         params: Type.Object({ pledge_id: Type.String({ maxLength: 64 }) }),
-        body: Type.Object({ card_number: Card }, { additionalProperties: false }),
+        body: Type.Object({ card_number: Card, card_expiry: Type.Optional(CardExpiry) }, { additionalProperties: false }),
         response: {
           200: PayResponse,
           202: PayResponse,
@@ -159,8 +175,12 @@ export function registerSandboxPayments(app: App, services: Services): void {
       const id = parsePublicId('plg', request.params.pledge_id);
       const pledge = id ? await findPledge(db, accountId, id) : undefined;
       if (!pledge || pledge.state === 'draft') throw notFound('pledge');
-      const result: PledgeOutcome = await payPledge(payments, pledge, sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger'), (paymentId) =>
-        pledgeReturnUrl(config.publicUrl, pledge.id, paymentId),
+      const result: PledgeOutcome = await payPledge(
+        payments,
+        pledge,
+        sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger', request.body.card_expiry),
+        (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId),
+        { ip: request.ip },
       );
       switch (result.kind) {
         case 'paid':
@@ -169,6 +189,8 @@ export function registerSandboxPayments(app: App, services: Services): void {
           return reply.code(202).send({ ...(await view(accountId, pledge.purchaseId)), challenge_url: result.url });
         case 'declined':
           throw declined(result.reason, `card refused (${result.reason})`);
+        case 'risk_refused':
+          throw new ApiError(402, 'risk_refused' as 'card_declined', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
         case 'already_paid':
           return view(accountId, pledge.purchaseId);
         case 'closed':
