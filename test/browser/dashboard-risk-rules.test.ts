@@ -9,7 +9,8 @@ import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../help
  * Editing an offer's risk rules on its back-office page, in French, in Chromium
  * (docs/risk.md#editing-the-rules): a refused value is named beside its input and nothing is
  * saved; once corrected the rule is saved, shown as the offer's own, and the eligibility call
- * applies it at once. The page passes axe with the refusal shown and after saving.
+ * applies it at once. The page passes axe with the refusal shown and after saving, as does the
+ * account's Risk rules page it links to.
  */
 let app: TestApp & { base: string };
 let browser: Browser;
@@ -65,6 +66,10 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
       const row = page.getByRole('row', { name: /Montant maximal/ });
       expect(await row.textContent()).toMatch(/150\.00 EUR.*cette offre/);
       await expectAccessible(page, 'offer page, risk rules saved');
+      // The account's defaults: the same form, reached from the offer's.
+      await page.getByRole('link', { name: 'Les valeurs par défaut du compte' }).click();
+      await expect.poll(() => page.title()).toBe('Règles de risque · Back-office Chipin');
+      await expectAccessible(page, 'Risk rules page');
     } finally {
       await page.close();
     }
