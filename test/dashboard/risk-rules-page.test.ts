@@ -1,6 +1,7 @@
 /**
  * The offer page's risk rules section (docs/risk.md#defaults-and-overrides): the rules in effect
- * on the offer, each with where it comes from, in English and French.
+ * on the offer, each with where it comes from, in English and French; and the forms editing the
+ * offer's own rules and the account's defaults (docs/risk.md#editing-the-rules).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, type Caller } from '../helpers/api.ts';
