@@ -1,7 +1,7 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
 import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
-import type { RiskRuleName } from '../domain/risk-rules.ts';
+import type { RiskRuleName, RiskRuleRefusal } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
@@ -81,6 +81,74 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
       return `${r.psp} n’accepte que ${r.takes.join(', ')} ; cette offre est en ${r.currency}`;
     case 'unpaid_purchases':
       return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+  }
+}
+
+/** Why a risk rule's typed value is refused: the schema's refusals (src/domain/risk-rules.ts) and the form's own (not a number). */
+export type RiskFormRefusal = RiskRuleRefusal | { code: 'not_amount' } | { code: 'not_whole' };
+/** How a refusal shows a bound: `money` in the form's unit (the offer's currency, or minor units). */
+type RiskShow = { money: (minor: number) => string };
+
+const RISK_ENTRY_EN = {
+  text: (max: number) => `must not be empty and have at most ${max} characters`,
+  country: () => 'must be a two-letter country code (ISO 3166, like FR)',
+  email: () => 'must be an e-mail address',
+  ip_range: () => 'must be an IP address or a CIDR range (203.0.113.0/24)',
+};
+const RISK_ENTRY_FR: typeof RISK_ENTRY_EN = {
+  text: (max) => `ne doit pas être vide et doit avoir au plus ${max} caractères`,
+  country: () => 'doit être un code pays à deux lettres (ISO 3166, comme FR)',
+  email: () => 'doit être une adresse e-mail',
+  ip_range: () => 'doit être une adresse IP ou une plage CIDR (203.0.113.0/24)',
+};
+
+function riskRuleRefusalEn(r: RiskFormRefusal, show: RiskShow): string {
+  switch (r.code) {
+    case 'not_object':
+      return 'is not a set of rules';
+    case 'unknown_rule':
+      return 'is not a rule';
+    case 'out_of_range':
+      return r.amount ? `must be between ${show.money(r.min)} and ${show.money(r.max)}` : `must be a whole number between ${r.min} and ${r.max}`;
+    case 'not_boolean':
+      return 'must be yes or no';
+    case 'not_list':
+      return 'must be a list, one entry per line';
+    case 'too_many':
+      return `must have at most ${r.max} lines`;
+    case 'bad_entry':
+      return `line ${r.index + 1} ${RISK_ENTRY_EN[r.expected](r.maxLength)}`;
+    case 'min_above_max':
+      return `must not be above the largest amount (${show.money(r.max)})`;
+    case 'not_amount':
+      return 'must be an amount, like 12.50';
+    case 'not_whole':
+      return 'must be a whole number';
+  }
+}
+
+function riskRuleRefusalFr(r: RiskFormRefusal, show: RiskShow): string {
+  switch (r.code) {
+    case 'not_object':
+      return 'n’est pas un ensemble de règles';
+    case 'unknown_rule':
+      return 'n’est pas une règle';
+    case 'out_of_range':
+      return r.amount ? `doit être entre ${show.money(r.min)} et ${show.money(r.max)}` : `doit être un nombre entier entre ${r.min} et ${r.max}`;
+    case 'not_boolean':
+      return 'doit être oui ou non';
+    case 'not_list':
+      return 'doit être une liste, une entrée par ligne';
+    case 'too_many':
+      return `doit avoir au plus ${r.max} lignes`;
+    case 'bad_entry':
+      return `la ligne ${r.index + 1} ${RISK_ENTRY_FR[r.expected](r.maxLength)}`;
+    case 'min_above_max':
+      return `ne doit pas dépasser le montant maximal (${show.money(r.max)})`;
+    case 'not_amount':
+      return 'doit être un montant, comme 12,50';
+    case 'not_whole':
+      return 'doit être un nombre entier';
   }
 }
 
@@ -332,6 +400,7 @@ const en = {
   badDecimal: 'must be a number with at most 2 decimals',
   badWholeNumber: 'must be a whole number',
   offerRefusal: offerRefusalEn,
+  riskRuleRefusal: riskRuleRefusalEn,
   apiKeys: 'API keys',
   apiKeysHint: 'A key and its secret get access tokens at POST /api/token. The secret is shown once, when the key is made.',
   apiKey: 'Key',
@@ -670,9 +739,40 @@ const en = {
   copied: 'Copied.',
   missingWebhookSecret: (field: string, psp: string) =>
     `${field} is not set yet: ${psp}’s notifications are refused until it is. Set the notification URL above at ${psp}, then add the ${field} it gives you in “Change the settings”.`,
+  riskForm: {
+    offerTitle: 'Change this offer’s rules',
+    offerHint:
+      'Each rule follows the account’s default unless it is switched off on this offer or given its own value. Lists: one entry per line. A change applies to the next eligibility check (other servers within 5 seconds) and is recorded in the audit log.',
+    accountTitle: 'Risk rules',
+    accountHint:
+      'The account’s defaults: every offer follows them, rule by rule, unless it sets its own on its page. A rule not set here takes Chipin’s default where there is one, else does not apply. Lists: one entry per line. A change applies to the next eligibility check (other servers within 5 seconds) and is recorded in the audit log.',
+    accountLink: 'The account’s defaults',
+    settingsLink: 'Risk rules: the account’s defaults for every offer',
+    follow: (now: string) => `Follow the account (now: ${now})`,
+    off: 'Switch off on this offer',
+    set: 'Set a value',
+    unset: (now: string) => `Not set (${now})`,
+    notInEffect: 'not in effect',
+    builtIn: (value: string) => `Chipin’s default: ${value}`,
+    value: 'Value',
+    valueIn: (unit: string) => `Value (${unit})`,
+    minorUnits: 'in minor units, like cents',
+    listHints: {
+      countries: 'One two-letter country code per line (FR, BE…).',
+      emails: 'One e-mail address per line.',
+      cards: 'One card fingerprint per line.',
+      ip_ranges: 'One IP address or CIDR range per line (203.0.113.0/24).',
+    },
+    named: (rule: string, why: string) => `${rule}: ${why}`,
+    notSaved: (error: string) => `Nothing was saved. ${error}.`,
+    saveOffer: 'Save this offer’s rules',
+    saveAccount: 'Save the account’s rules',
+    offerSaved: 'This offer’s risk rules were saved.',
+    accountSaved: 'The account’s risk rules were saved.',
+  },
   riskRules: {
     title: 'Risk rules',
-    hint: 'The rules in effect on this offer, and where each comes from. They are edited by an admin through the back-office API (PUT /api/backoffice/risk_rules/…); docs/risk.md explains each rule and the score.',
+    hint: 'The rules in effect on this offer, and where each comes from; docs/risk.md explains each rule and the score.',
     none: 'No risk rule is in effect on this offer.',
     rule: 'Rule',
     value: 'Value',
@@ -905,6 +1005,7 @@ const fr: DashboardTexts = {
   badDecimal: 'doit être un nombre avec au plus 2 décimales',
   badWholeNumber: 'doit être un nombre entier',
   offerRefusal: offerRefusalFr,
+  riskRuleRefusal: riskRuleRefusalFr,
   apiKeys: "Clés d'API",
   apiKeysHint: "Une clé et son secret obtiennent des jetons d'accès par POST /api/token. Le secret n'est affiché qu'une fois, à la création de la clé.",
   apiKey: 'Clé',
@@ -1290,9 +1391,40 @@ const fr: DashboardTexts = {
   copied: 'Copié.',
   missingWebhookSecret: (field, psp) =>
     `${field}\u00a0: pas encore renseigné(e)\u00a0; les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez ce qu’il vous donne dans «\u00a0Modifier les réglages\u00a0».`,
+  riskForm: {
+    offerTitle: 'Modifier les règles de cette offre',
+    offerHint:
+      'Chaque règle suit celle du compte, sauf si elle est désactivée sur cette offre ou reçoit sa propre valeur. Listes\u00a0: une entrée par ligne. Une modification s’applique à la prochaine vérification d’éligibilité (sur les autres serveurs sous 5 secondes) et est inscrite au journal d’audit.',
+    accountTitle: 'Règles de risque',
+    accountHint:
+      'Les valeurs par défaut du compte\u00a0: chaque offre les suit, règle par règle, sauf si elle fixe les siennes sur sa page. Une règle non fixée ici prend la valeur par défaut de Chipin s’il y en a une, sinon ne s’applique pas. Listes\u00a0: une entrée par ligne. Une modification s’applique à la prochaine vérification d’éligibilité (sur les autres serveurs sous 5 secondes) et est inscrite au journal d’audit.',
+    accountLink: 'Les valeurs par défaut du compte',
+    settingsLink: 'Règles de risque\u00a0: les valeurs par défaut du compte pour toutes les offres',
+    follow: (now: string) => `Suivre le compte (actuellement\u00a0: ${now})`,
+    off: 'Désactiver sur cette offre',
+    set: 'Fixer une valeur',
+    unset: (now: string) => `Non fixée (${now})`,
+    notInEffect: 'pas en vigueur',
+    builtIn: (value: string) => `valeur par défaut de Chipin\u00a0: ${value}`,
+    value: 'Valeur',
+    valueIn: (unit: string) => `Valeur (${unit})`,
+    minorUnits: 'en unités mineures, comme les centimes',
+    listHints: {
+      countries: 'Un code pays à deux lettres par ligne (FR, BE…).',
+      emails: 'Une adresse e-mail par ligne.',
+      cards: 'Une empreinte de carte par ligne.',
+      ip_ranges: 'Une adresse IP ou une plage CIDR par ligne (203.0.113.0/24).',
+    },
+    named: (rule: string, why: string) => `${rule}\u00a0: ${why}`,
+    notSaved: (error: string) => `Rien n’a été enregistré. ${error}.`,
+    saveOffer: 'Enregistrer les règles de cette offre',
+    saveAccount: 'Enregistrer les règles du compte',
+    offerSaved: 'Les règles de risque de cette offre ont été enregistrées.',
+    accountSaved: 'Les règles de risque du compte ont été enregistrées.',
+  },
   riskRules: {
     title: 'Règles de risque',
-    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune. Un administrateur les modifie par l’API du back-office (PUT /api/backoffice/risk_rules/…)\u00a0; docs/risk.md explique chaque règle et le score.',
+    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune\u00a0; docs/risk.md explique chaque règle et le score.',
     none: 'Aucune règle de risque n’est en vigueur sur cette offre.',
     rule: 'Règle',
     value: 'Valeur',

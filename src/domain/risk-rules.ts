@@ -72,11 +72,54 @@ export const RISK_BOUNDS = { maxAmountCents: 100_000_000, maxCount: 1_000, maxLi
  */
 export const BUILT_IN_RULES: Readonly<RiskRules> = { refuse_prepaid_cards: true, card_must_outlast_plan: true };
 
-/** A rule set that breaks the schema: the first offending field, named as the API names it. */
+/** Why a rule's value is refused, as data: the API words it in English (`message`), the back office in the page's language. */
+export type RiskRuleRefusal =
+  | { code: 'not_object' }
+  | { code: 'unknown_rule' }
+  | { code: 'out_of_range'; min: number; max: number; amount: boolean }
+  | { code: 'not_boolean' }
+  | { code: 'not_list' }
+  | { code: 'too_many'; max: number }
+  | { code: 'bad_entry'; index: number; expected: 'text' | 'country' | 'email' | 'ip_range'; maxLength: number }
+  | { code: 'min_above_max'; max: number };
+
+/** A rule set that breaks the schema: the first offending field, named as the API names it, why (`refusal`) and the API's English `message`. */
 export interface RiskRulesError {
   field: string;
   message: string;
+  refusal: RiskRuleRefusal;
 }
+
+/** A refusal in the API's words (`field … <message>`). */
+export function riskRuleMessage(r: RiskRuleRefusal): string {
+  switch (r.code) {
+    case 'not_object':
+      return 'must be an object';
+    case 'unknown_rule':
+      return `is not a rule (rules: ${RISK_RULE_NAMES.join(', ')})`;
+    case 'out_of_range':
+      return `must be an integer between ${r.min} and ${r.max}`;
+    case 'not_boolean':
+      return 'must be true or false';
+    case 'not_list':
+      return 'must be an array of strings';
+    case 'too_many':
+      return `must have at most ${r.max} entries`;
+    case 'bad_entry':
+      return `[${r.index}] ${ENTRY_MESSAGES[r.expected](r.maxLength)}`;
+    case 'min_above_max':
+      return `must not be above max_amount_cents (${r.max})`;
+  }
+}
+
+const ENTRY_MESSAGES: Record<'text' | 'country' | 'email' | 'ip_range', (maxLength: number) => string> = {
+  text: (maxLength) => `must be a non-empty string of at most ${maxLength} characters`,
+  country: () => 'must be an ISO 3166 alpha-2 country code',
+  email: () => 'must be an e-mail address',
+  ip_range: () => 'must be an IP address or a CIDR range (203.0.113.0/24)',
+};
+
+const refused = (field: string, refusal: RiskRuleRefusal) => ({ error: { field, message: riskRuleMessage(refusal), refusal } });
 
 /** An e-mail as rules and history compare it: trimmed, lower-case (docs/risk.md#shopper-identity). */
 export function normaliseEmail(email: string): string {
@@ -122,31 +165,32 @@ export function ipInRanges(ip: string, ranges: readonly string[]): boolean {
 export function parseRiskRules(value: unknown, prefix?: string): { rules: RiskRules } | { error: RiskRulesError };
 export function parseRiskRules(value: unknown, prefix: string, overrides: true): { rules: RiskRuleOverrides } | { error: RiskRulesError };
 export function parseRiskRules(value: unknown, prefix = 'rules', overrides = false): { rules: RiskRuleOverrides } | { error: RiskRulesError } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: { field: prefix, message: 'must be an object' } };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refused(prefix, { code: 'not_object' });
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     const field = `${prefix}.${key}`;
     const kind = (RISK_RULE_KINDS as Record<string, Kind | undefined>)[key];
-    if (kind === undefined) return { error: { field, message: `is not a rule (rules: ${RISK_RULE_NAMES.join(', ')})` } };
+    if (kind === undefined) return refused(field, { code: 'unknown_rule' });
     if (v === undefined) continue;
     if (v === null) {
       if (overrides) out[key] = null;
       continue;
     }
     const parsed = parseValue(kind, v);
-    if (typeof parsed === 'string') return { error: { field, message: parsed } };
-    out[key] = parsed;
+    if ('refusal' in parsed) return refused(field, parsed.refusal);
+    out[key] = parsed.value;
   }
   const rules = out as RiskRuleOverrides;
   if (typeof rules.min_amount_cents === 'number' && typeof rules.max_amount_cents === 'number' && rules.min_amount_cents > rules.max_amount_cents) {
-    return { error: { field: `${prefix}.min_amount_cents`, message: `must not be above max_amount_cents (${rules.max_amount_cents})` } };
+    return refused(`${prefix}.min_amount_cents`, { code: 'min_above_max', max: rules.max_amount_cents });
   }
   return { rules };
 }
 
 /** The value, normalised, or why it is refused. */
-function parseValue(kind: Kind, v: unknown): unknown {
-  const integer = (min: number, max: number) => (Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? v : `must be an integer between ${min} and ${max}`);
+function parseValue(kind: Kind, v: unknown): { value: unknown } | { refusal: RiskRuleRefusal } {
+  const integer = (min: number, max: number) =>
+    Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? { value: v } : { refusal: { code: 'out_of_range' as const, min, max, amount: kind === 'amount' } };
   switch (kind) {
     case 'amount':
       return integer(0, RISK_BOUNDS.maxAmountCents);
@@ -155,39 +199,40 @@ function parseValue(kind: Kind, v: unknown): unknown {
     case 'score':
       return integer(0, 100);
     case 'flag':
-      return typeof v === 'boolean' ? v : 'must be true or false';
+      return typeof v === 'boolean' ? { value: v } : { refusal: { code: 'not_boolean' } };
     default:
       return parseList(kind, v);
   }
 }
 
-function parseList(kind: 'countries' | 'emails' | 'cards' | 'ip_ranges', v: unknown): string[] | string {
-  if (!Array.isArray(v)) return 'must be an array of strings';
-  if (v.length > RISK_BOUNDS.maxListLength) return `must have at most ${RISK_BOUNDS.maxListLength} entries`;
+function parseList(kind: 'countries' | 'emails' | 'cards' | 'ip_ranges', v: unknown): { value: string[] } | { refusal: RiskRuleRefusal } {
+  if (!Array.isArray(v)) return { refusal: { code: 'not_list' } };
+  if (v.length > RISK_BOUNDS.maxListLength) return { refusal: { code: 'too_many', max: RISK_BOUNDS.maxListLength } };
   const out = new Set<string>();
+  const bad = (index: number, expected: 'text' | 'country' | 'email' | 'ip_range') => ({
+    refusal: { code: 'bad_entry' as const, index, expected, maxLength: RISK_BOUNDS.maxEntryLength },
+  });
   for (const [i, entry] of v.entries()) {
-    if (typeof entry !== 'string' || entry.trim() === '' || entry.length > RISK_BOUNDS.maxEntryLength) {
-      return `[${i}] must be a non-empty string of at most ${RISK_BOUNDS.maxEntryLength} characters`;
-    }
+    if (typeof entry !== 'string' || entry.trim() === '' || entry.length > RISK_BOUNDS.maxEntryLength) return bad(i, 'text');
     switch (kind) {
       case 'countries':
-        if (!/^[A-Za-z]{2}$/.test(entry.trim())) return `[${i}] must be an ISO 3166 alpha-2 country code`;
+        if (!/^[A-Za-z]{2}$/.test(entry.trim())) return bad(i, 'country');
         out.add(entry.trim().toUpperCase());
         break;
       case 'emails':
-        if (!/^[^\s@]+@[^\s@]+$/.test(entry.trim())) return `[${i}] must be an e-mail address`;
+        if (!/^[^\s@]+@[^\s@]+$/.test(entry.trim())) return bad(i, 'email');
         out.add(normaliseEmail(entry));
         break;
       case 'cards':
         out.add(normaliseCard(entry));
         break;
       case 'ip_ranges':
-        if (!parseIpRange(entry)) return `[${i}] must be an IP address or a CIDR range (203.0.113.0/24)`;
+        if (!parseIpRange(entry)) return bad(i, 'ip_range');
         out.add(entry.trim());
         break;
     }
   }
-  return [...out];
+  return { value: [...out] };
 }
 
 /**

@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
-import { BUILT_IN_RULES, effectiveRules, parseRiskRules, RISK_RULE_NAMES, type RiskRuleOverrides, type RiskRules } from '../domain/risk-rules.ts';
+import { BUILT_IN_RULES, effectiveRules, parseRiskRules, RISK_RULE_NAMES, type RiskRuleOverrides, type RiskRuleRefusal, type RiskRules } from '../domain/risk-rules.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
 import { loadRiskRules, lockRiskRules, saveRiskRules, type StoredRiskRules } from '../risk/risk-rules-repository.ts';
 
@@ -22,7 +22,7 @@ export interface RiskRulesView {
   offers: { merchant_uid: string; type: string; overrides: RiskRuleOverrides; effective: RiskRules }[];
 }
 
-export type EditRiskRulesOutcome = { kind: 'ok'; rules: RiskRulesView } | { kind: 'not_found' } | { kind: 'invalid'; field: string; message: string };
+export type EditRiskRulesOutcome = { kind: 'ok'; rules: RiskRulesView } | { kind: 'not_found' } | { kind: 'invalid'; field: string; message: string; refusal: RiskRuleRefusal };
 
 async function viewOf(deps: RiskRulesDeps, accountId: string, stored: StoredRiskRules): Promise<RiskRulesView> {
   const offers = await deps.offers.list(accountId);

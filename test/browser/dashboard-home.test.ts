@@ -137,6 +137,7 @@ describe.skipIf(!hasBrowser)('back-office home and export in Chromium', () => {
       ['delivery', `/dashboard/developers/deliveries/dlv_${delivery}`],
       ['offers', '/dashboard/offers'],
       ['offer', `/dashboard/offers/${a.offer('INSTALLMENTS')}`],
+      ['risk-rules', '/dashboard/settings/risk-rules'],
       ['psp-accounts', '/dashboard/psp-accounts'],
       ['psp-account-new', '/dashboard/psp-accounts/new?psp=stripe'],
       ['team', '/dashboard/team'],

@@ -139,8 +139,10 @@ describe('defaults and overrides', () => {
   });
 
   it('the schema refuses unknown rules and bad values naming the field, and normalises lists', () => {
-    expect(parseRiskRules({ max_score: 3 })).toEqual({ error: { field: 'rules.max_score', message: expect.stringContaining('is not a rule') } });
-    expect(parseRiskRules({ min_score: 101 })).toEqual({ error: { field: 'rules.min_score', message: 'must be an integer between 0 and 100' } });
+    expect(parseRiskRules({ max_score: 3 })).toEqual({ error: { field: 'rules.max_score', message: expect.stringContaining('is not a rule'), refusal: { code: 'unknown_rule' } } });
+    expect(parseRiskRules({ min_score: 101 })).toEqual({
+      error: { field: 'rules.min_score', message: 'must be an integer between 0 and 100', refusal: { code: 'out_of_range', min: 0, max: 100, amount: false } },
+    });
     expect(parseRiskRules({ max_plans_per_day: 0 })).toMatchObject({ error: { field: 'rules.max_plans_per_day' } });
     expect(parseRiskRules({ blocked_ip_ranges: ['10.0.0.0/33'] })).toMatchObject({ error: { field: 'rules.blocked_ip_ranges', message: expect.stringContaining('[0]') } });
     expect(parseRiskRules({ min_amount_cents: 10, max_amount_cents: 5 })).toMatchObject({ error: { field: 'rules.min_amount_cents' } });

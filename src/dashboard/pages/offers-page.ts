@@ -2,11 +2,13 @@ import type { Offer } from '../../accounts/offer.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { html } from '../../html/html.ts';
 import { decimalAmount } from '../../domain/money.ts';
-import { RISK_RULE_KINDS, RISK_RULE_NAMES, type RiskRuleName, type RiskRules } from '../../domain/risk-rules.ts';
+import { effectiveRules, RISK_RULE_NAMES } from '../../domain/risk-rules.ts';
 import type { RiskRulesView } from '../../use-cases/risk-rules.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
+import { riskRulesForm, ruleValue } from './risk-rules-page.ts';
+import { formOfRules, type RiskForm, type RiskFormError } from '../risk-rules-form.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
 
 /** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days". */
@@ -87,8 +89,12 @@ export function offerPage(
     error?: { input: OfferInput | undefined; message: string };
     typed?: Partial<Record<OfferInput, string>>;
     saved?: boolean;
-    /** The account's risk rules: the page shows those in effect on this offer, read-only. */
+    /** The account's risk rules: the page shows those in effect on this offer, and the form editing the offer's own. */
     risk?: RiskRulesView;
+    /** The risk rules form as typed, after a refusal (`riskError`). */
+    riskForm?: RiskForm;
+    riskError?: RiskFormError;
+    riskSaved?: boolean;
   } = {},
 ): string {
   const t = DASHBOARD_TEXT[chrome.lang];
@@ -125,45 +131,46 @@ ${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? 
 </section>
 <p><button type="submit">${t.saveOffer}</button></p>
 </form>
-${extra.risk ? riskSection(t, o, extra.risk) : ''}
+${extra.risk ? riskSection(chrome, o, extra.risk, extra) : ''}
 <p><a class="button secondary" href="/dashboard/offers">${t.goBack}</a></p>`;
   return dashboardPage(chrome, kindOf(t, o), body);
 }
 
-/** A rule's value as staff read it: money in the offer's currency, yes/no, lists comma-separated. */
-function ruleValue(t: DashboardTexts, o: Offer, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
-  switch (RISK_RULE_KINDS[name]) {
-    case 'amount':
-      return `${decimalAmount(value as number, o.currency)} ${o.currency}`;
-    case 'flag':
-      return value ? t.riskRules.yes : t.riskRules.no;
-    case 'count':
-    case 'score':
-      return String(value);
-    default: {
-      const list = value as string[];
-      return list.length <= 10 ? list.join(', ') : `${list.slice(0, 10).join(', ')} (+${list.length - 10})`;
-    }
-  }
-}
-
-/** The risk rules in effect on the offer (docs/risk.md), each with where it comes from: Chipin's default, the account, the offer. */
-function riskSection(t: DashboardTexts, o: Offer, view: RiskRulesView) {
-  const mine = view.offers.find((x) => x.merchant_uid === toPublicId('mer', o.id));
+/**
+ * The risk rules in effect on the offer (docs/risk.md), each with where it comes from: Chipin's
+ * default, the account, the offer; then the form editing the offer's own rules
+ * (`PUT /api/backoffice/risk_rules/offers/{merchant_uid}`'s use case).
+ */
+function riskSection(chrome: Chrome, o: Offer, view: RiskRulesView, extra: { riskForm?: RiskForm; riskError?: RiskFormError; riskSaved?: boolean }) {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const uid = toPublicId('mer', o.id);
+  const mine = view.offers.find((x) => x.merchant_uid === uid);
   if (!mine) return '';
   const r = t.riskRules;
   const rows = RISK_RULE_NAMES.flatMap((name) => {
     const value = mine.effective[name];
     if (value === undefined) return [];
     const source = mine.overrides[name] !== undefined ? r.sources.offer : view.account[name] !== undefined ? r.sources.account : r.sources.built_in;
-    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(t, o, name, value)}</td><td>${source}</td></tr>`];
+    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(t, o.currency, name, value)}</td><td>${source}</td></tr>`];
+  });
+  const form = riskRulesForm(chrome, {
+    target: 'offer',
+    action: `/dashboard/offers/${uid}/risk-rules`,
+    form: extra.riskForm ?? formOfRules(mine.overrides, o.currency),
+    inherited: effectiveRules(view.account, {}),
+    currency: o.currency,
+    ...(extra.riskError ? { error: extra.riskError } : {}),
   });
   return html`<section class="card" aria-labelledby="risk"><h2 id="risk">${r.title}</h2>
+${extra.riskSaved ? html`<div class="ok" role="status">${t.riskForm.offerSaved}</div>` : ''}
 <p class="muted">${r.hint}</p>
 ${
   rows.length === 0
     ? html`<p>${r.none}</p>`
     : html`<table><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table>`
 }
+<h3 id="risk-edit">${t.riskForm.offerTitle}</h3>
+<p class="muted">${t.riskForm.offerHint} <a href="/dashboard/settings/risk-rules">${t.riskForm.accountLink}</a></p>
+${form}
 </section>`;
 }

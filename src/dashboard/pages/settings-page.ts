@@ -22,7 +22,8 @@ export interface SettingsRefusal {
 /**
  * The account's settings (admins): its time zone, with the time now as the pages will show it,
  * and its country, where its shoppers' national phone numbers are read. After a refusal, what
- * was typed is shown again, the refused input marked and the message naming it.
+ * was typed is shown again, the refused input marked and the message naming it. Links to the
+ * account's risk rules (src/dashboard/routes/risk-rules.ts).
  */
 export function settingsPage(chrome: Chrome, now: Date, view: SettingsView, outcome?: SettingsRefusal | { saved: true }): string {
   const t = DASHBOARD_TEXT[chrome.lang];
@@ -40,6 +41,7 @@ ${error ? html`<div class="alert" role="alert" id="settings-error">${error.error
 <p><label for="country">${t.country}</label><input id="country" name="country" type="text" maxlength="2" autocomplete="off" spellcheck="false" placeholder="${view.fallback}" aria-describedby="${countryError ? 'settings-error ' : ''}country-hint" value="${error ? error.typed.country : (view.country ?? '')}"${countryError ? html` aria-invalid="true"` : ''}>
 <br><span class="muted" id="country-hint">${t.countryHint(view.fallback)}</span></p>
 <p><button type="submit">${t.saveTimeZone}</button></p>
-</form>`;
+</form>
+<p class="card"><a href="/dashboard/settings/risk-rules">${t.riskForm.settingsLink}</a></p>`;
   return dashboardPage(chrome, t.settings, body);
 }

@@ -9,7 +9,8 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 import type { Services } from '../../services.ts';
 import { editOffer, type OfferPatch } from '../../use-cases/edit-offer.ts';
 import { listPspAccounts } from '../../use-cases/psp-accounts.ts';
-import { readRiskRules } from '../../use-cases/risk-rules.ts';
+import { editRiskRules, readRiskRules } from '../../use-cases/risk-rules.ts';
+import { formRefusal, rulesOfForm, typedForm, type RiskFormError } from '../risk-rules-form.ts';
 import type { App } from '../../http/types.ts';
 import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
@@ -17,7 +18,9 @@ const PAGE = { schema: { hide: true } };
 
 /**
  * Back office: the account's offers; each one's fees, limits, delays and PSP account edited with
- * `PATCH /api/backoffice/offers/{merchant_uid}`'s use case (editOffer, which audits).
+ * `PATCH /api/backoffice/offers/{merchant_uid}`'s use case (editOffer, which audits); its own risk
+ * rules with `PUT /api/backoffice/risk_rules/offers/{merchant_uid}`'s (editRiskRules, which checks
+ * and audits: docs/risk.md#editing-the-rules).
  */
 export function registerDashboardOffers(app: App, services: Services, sessions: DashboardSessions): void {
   const deps = services.pspAccounts;
@@ -45,9 +48,9 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     services.offers.forget(session.accountId);
     const offer = await services.offers.find(session.accountId, uid);
     if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, DASHBOARD_TEXT[chrome.lang].notFoundTitle, DASHBOARD_TEXT[chrome.lang].offerNotFound));
-    const saved = (request.query as Record<string, unknown>).done === 'saved';
+    const done = (request.query as Record<string, unknown>).done;
     const risk = await readRiskRules(riskDeps, session.accountId);
-    return sendPage(reply, 200, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { saved, risk }));
+    return sendPage(reply, 200, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { saved: done === 'saved', riskSaved: done === 'risk_saved', risk }));
   });
 
   app.post('/dashboard/offers/:merchant_uid', PAGE, async (request, reply) => {
@@ -78,6 +81,37 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
     // A bound shown in the unit the form takes: amounts in the currency, the rate in percent.
     const bound = outcome.field.endsWith('_cents') ? money : outcome.field === 'fee_rate_bps' ? (bps: number) => formatPercent(bps / 100, chrome.lang) : String;
     return refuse(input, `${input ? offerInputLabel(t, offer, input) : outcome.field}: ${t.offerRefusal(outcome.refusal, { bound, money })}`);
+  });
+
+  app.post('/dashboard/offers/:merchant_uid/risk-rules', PAGE, async (request, reply) => {
+    const ctx = await signedInForm(services, sessions, request, reply);
+    if (!ctx) return reply;
+    const { session, chrome, form: fields } = ctx;
+    const t = DASHBOARD_TEXT[chrome.lang];
+    const uid = (request.params as { merchant_uid: string }).merchant_uid;
+    services.offers.forget(session.accountId);
+    const offer = await services.offers.find(session.accountId, uid);
+    if (!offer) return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
+    const typed = typedForm(fields, true);
+    // Nothing is written: the page again, with what was typed and the refused rule marked.
+    const refuse = async (riskError: RiskFormError) =>
+      sendPage(
+        reply,
+        400,
+        offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { risk: await readRiskRules(riskDeps, session.accountId), riskForm: typed, riskError }),
+      );
+    const parsed = rulesOfForm(typed, offer.currency);
+    if ('error' in parsed) return refuse(parsed.error);
+    const outcome = await editRiskRules(riskDeps, session.accountId, actorOf(session), uid, parsed.rules);
+    if (outcome.kind === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.offerNotFound));
+    if (outcome.kind === 'invalid') {
+      const error = formRefusal(typed, outcome.field, outcome.refusal);
+      // The form sends rules by their names only: a refusal of anything else is not the staff's.
+      if (!error) throw new Error(`risk rules form refused outside its rules: ${outcome.field}`);
+      return refuse(error);
+    }
+    request.log.info({ account_id: session.accountId, merchant_uid: uid }, 'offer risk rules edited (back office)');
+    return seeOther(reply, `/dashboard/offers/${encodeURIComponent(uid)}?done=risk_saved#risk`);
   });
 }
 

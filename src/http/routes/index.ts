@@ -6,6 +6,7 @@ import { registerBackofficeRiskRules } from '../../dashboard/api/risk-rules.ts';
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
+import { registerDashboardRiskRules } from '../../dashboard/routes/risk-rules.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
 import { registerDashboardHome } from '../../dashboard/routes/home.ts';
 import { registerDashboardInvitation } from '../../dashboard/routes/invitation.ts';
@@ -80,6 +81,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardPspAccounts(app, services, sessions);
   registerDashboardAccount(app, services, sessions);
   registerDashboardSettings(app, services, sessions);
+  registerDashboardRiskRules(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);
