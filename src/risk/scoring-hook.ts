@@ -66,7 +66,8 @@ export async function callScoringHook(deps: Omit<ScoringHookDeps, 'db'>, hook: S
   const now = deps.wallNow ?? (() => new Date());
   // Opened here, used twice, dropped with this call: never logged, never in a verdict.
   const secret = deps.box.open(hook.secretEnc).reveal();
-  const body = JSON.stringify(request);
+  // A BIN is 6 to 8 digits and last4 is 4: whatever a caller passes, no more of a card number leaves Chipin.
+  const body = JSON.stringify({ ...request, card: { ...request.card, bin: request.card.bin.slice(0, 8), last4: request.card.last4.slice(-4) } });
   const attempt = await sendRequest(hook.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, [SCORING_HOOK_SIGNATURE_HEADER]: signTimestamped(secret, body, now()) },

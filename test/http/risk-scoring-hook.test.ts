@@ -250,6 +250,18 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
     expect(r.body).not.toMatch(/\b4242424242424242\b/);
   });
 
+  it('never sends more of a card number than the BIN (8 digits at most) and the last 4, whatever the caller passes', async () => {
+    const { c, secret } = await hooked();
+    receiver.answer = signed(secret, { decision: 'accept' });
+    const before = receiver.received.length;
+    const pan = '4242424242424242';
+    await askScoringHook(deps, c.accountId, { ...REQUEST, card: { ...REQUEST.card, bin: pan, last4: pan } });
+    const sent = receiver.received.slice(before);
+    expect(sent).toHaveLength(1);
+    expect((JSON.parse(sent[0]!.body) as ScoringHookRequest).card).toMatchObject({ bin: '42424242', last4: '4242' });
+    expect(sent[0]!.body).not.toContain(pan);
+  });
+
   it('takes a signed refusal with its reason', async () => {
     const { c, secret } = await hooked();
     const { verdict } = await ask(c, signed(secret, { decision: 'refuse', reason: 'FRAUD_SUSPECTED', score: 3 }));
