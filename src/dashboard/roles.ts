@@ -6,7 +6,7 @@ export const ROLES: readonly Role[] = ['admin', 'support'];
 /** Pages an admin only may open, any method: the prefix covers every page added below it later. */
 const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/psp-accounts', '/dashboard/settings', '/dashboard/team'];
 /** Back-office API routes an admin only may call, any method. */
-const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/api/backoffice/psps', '/api/backoffice/risk_rules'];
+const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/api/backoffice/psps', '/api/backoffice/risk_rules', '/api/backoffice/risk_scoring_hook'];
 /** Back-office API routes a support user may read but not change. */
 const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'];
 

@@ -349,6 +349,15 @@ export const TABLES = {
     rules: 'jsonb default',
     updated_at: 'timestamptz',
   },
+  risk_scoring_hooks: {
+    account_id: 'uuid',
+    url: 'text',
+    secret_enc: 'text',
+    timeout_ms: 'int4 default',
+    on_error: 'text default',
+    enabled: 'bool default',
+    updated_at: 'timestamptz',
+  },
   sandbox_clock: {
     id: 'bool default',
     offset_ms: 'int8 default',

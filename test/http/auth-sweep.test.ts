@@ -142,6 +142,9 @@ const ROUTES: Record<string, RouteClass> = {
     { expect: '404', call: (o) => ({ url: `/api/backoffice/risk_rules/offers/${o.offer}`, payload: {} }) },
     { payload: {} },
   ),
+  'GET /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "the caller's own hook (another merchant's: 404, test/http/risk-scoring-hook.test.ts)" }),
+  'PUT /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "sets the caller's own hook", payload: { url: 'https://fraud.example/score' } }),
+  'DELETE /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "removes the caller's own hook (another merchant's stays: test/http/risk-scoring-hook.test.ts)" }),
   // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
   'GET /dashboard': session(undefined, "the caller's own figures: counts and sums, no object of an account (other accounts' data never counted: test/dashboard/home.test.ts)"),
   'POST /dashboard/sign-out': session(undefined, "ends the caller's own session"),

@@ -3,6 +3,7 @@ import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
 import { registerBackofficeRiskRules } from '../../dashboard/api/risk-rules.ts';
+import { registerBackofficeRiskScoringHook } from '../../dashboard/api/risk-scoring-hook.ts';
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
@@ -71,6 +72,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficePsps(app, services, dashboard);
   registerBackofficeOffers(app, services, dashboard);
   registerBackofficeRiskRules(app, services, dashboard);
+  registerBackofficeRiskScoringHook(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
