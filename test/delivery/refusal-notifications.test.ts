@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyNotificationSignature } from '../../src/delivery/notification-signature.ts';
 import { newUuid } from '../../src/domain/ids.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import { card, CARDS } from '../use-cases/support.ts';
+import { answerChallenge, card, CARDS } from '../use-cases/support.ts';
 import { contractSignature, deliveries, insertEvent, newLinkPurchase, newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
 
 // Refusal notifications (docs/webhooks.md#refusal-notifications): every refused payment attempt of
@@ -69,6 +69,28 @@ describe(`refusal notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
     expect(verifyNotificationSignature({ ...refusal!, error: 'processing_error' }, offerSecret(m))).toBe(false);
     expect(receiver.received[0]!.headers['webhook-id']).toMatch(/^dlv_[0-9a-f-]{36}$/);
     expect((await deliveries(app, m.accountId)).filter((d) => d.kind === 'refusal').map((d) => d.status)).toEqual(['succeeded']);
+    // The back office lists it as a delivery of its own kind.
+    const listed = await app.server.inject({ url: `/api/backoffice/deliveries?purchase_uid=pur_${p}`, headers: { authorization: m.dashboard } });
+    expect(listed.json().data).toEqual([expect.objectContaining({ kind: 'refusal', event: 'payment.failed', status: 'succeeded', url: receiver.url('/refused?shop=1') })]);
+  });
+
+  it('3-D Secure failed: a refusal with authentication_failed', async () => {
+    const m = await caller(app);
+    const p = await newPurchase(m, { errorNotificationUrl: receiver.url('/refused') });
+    let paymentId = '';
+    const first = await payAsLeader(
+      app.services.payments,
+      { id: p, accountId: m.accountId },
+      card(CARDS.challenge),
+      [],
+      (id) => ((paymentId = id), `http://127.0.0.1:3000/return?payment=${id}`),
+    );
+    await answerChallenge(app, (first as { url: string }).url, 'fail');
+    expect(await resumeLeaderAfterChallenge(app.services.payments, m.accountId, paymentId)).toMatchObject({ kind: 'declined', reason: 'authentication_failed' });
+    await runDue();
+    const [refusal] = bodies('/refused');
+    expect(refusal).toMatchObject({ status: 'failed', error: 'authentication_failed', additional_data: { payer: 'leader', attempt: 1 } });
+    expect(verifyNotificationSignature(refusal!, offerSecret(m))).toBe(true);
   });
 
   it('sends nothing for a refusal of a purchase without errorNotificationUrl', async () => {
