@@ -3,6 +3,7 @@ import { verifyNotificationSignature } from '../../src/delivery/notification-sig
 import { newUuid } from '../../src/domain/ids.ts';
 import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, type Caller } from '../helpers/api.ts';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { answerChallenge, card, CARDS } from '../use-cases/support.ts';
 import { contractSignature, deliveries, insertEvent, newLinkPurchase, newPurchase, NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
@@ -14,15 +15,20 @@ import { contractSignature, deliveries, insertEvent, newLinkPurchase, newPurchas
 let db: IsolatedDatabase;
 let app: TestApp;
 let receiver: Receiver;
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
 
 beforeAll(async () => {
+  smtp = await smtpListener();
   db = await isolatedDatabase();
-  app = await startTestApp(NO_JOB_POLL, { db: db.open(), delivery: TEST_DELIVERY });
+  // A mailto: refusal is one SMTP exchange within the attempt's time limit: 10 s rather than
+  // TEST_DELIVERY's 300 ms, as in notifications.test.ts. No test here waits for that limit to pass.
+  app = await startTestApp({ ...NO_JOB_POLL, smtpUrl: `smtp://127.0.0.1:${smtp.port}` }, { db: db.open(), delivery: { ...TEST_DELIVERY, timeoutMs: 10_000 } });
   receiver = await Receiver.start();
 });
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
+  await smtp?.close();
   await db?.dispose();
 });
 beforeEach(async () => {
@@ -161,6 +167,21 @@ describe(`refusal notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
 
     expect(bodies('/notify').map((b) => b.id)).toEqual(['psp_tx_p1', 'psp_tx_l1']);
     expect(bodies('/refused')).toEqual([expect.objectContaining({ id: 'psp_tx_p1', error: 'insufficient_funds', additional_data: { payer: 'pledger' } })]);
+  });
+
+  it('a mailto: errorNotificationUrl gets the same signed body as an e-mail titled "Refusal notification"', async () => {
+    const m = await caller(app);
+    const p = await newPurchase(m, { ref: 'MAIL-R1', errorNotificationUrl: 'mailto:refusals@shop.example' });
+    await declinedPayment(m, p);
+    await runDue();
+    const mail = smtp.received.find((r) => r.to.includes('refusals@shop.example'));
+    expect(mail, 'an e-mail to refusals@shop.example').toBeDefined();
+    const text = decoded(mail!.raw);
+    expect(text).toMatch(/Subject: Refusal notification MAIL-R1/);
+    const { rows } = await app.services.db.query<{ body: string }>(`SELECT body FROM outbound_messages WHERE account_id = $1 AND purchase_id = $2`, [m.accountId, p]);
+    const body = JSON.parse(rows[0]!.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'failed', error: 'card_declined', reference: 'MAIL-R1' });
+    expect(verifyNotificationSignature(body, offerSecret(m))).toBe(true);
   });
 
   it('is retried with the same webhook-id and the same bytes until the receiver takes it', async () => {
