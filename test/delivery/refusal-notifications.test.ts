@@ -3,6 +3,7 @@ import { verifyNotificationSignature } from '../../src/delivery/notification-sig
 import { newUuid } from '../../src/domain/ids.ts';
 import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, type Caller } from '../helpers/api.ts';
+import { signIn } from '../helpers/dashboard.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { answerChallenge, card, CARDS } from '../use-cases/support.ts';
@@ -78,6 +79,10 @@ describe(`refusal notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
     // The back office lists it as a delivery of its own kind.
     const listed = await app.server.inject({ url: `/api/backoffice/deliveries?purchase_uid=pur_${p}`, headers: { authorization: m.dashboard } });
     expect(listed.json().data).toEqual([expect.objectContaining({ kind: 'refusal', event: 'payment.failed', status: 'succeeded', url: receiver.url('/refused?shop=1') })]);
+    // And the purchase's page names it.
+    const { cookie } = await signIn(app, m.merchant);
+    const page = await app.server.inject({ url: `/dashboard/purchases/pur_${p}`, headers: { cookie } });
+    expect(page.body).toMatch(/Refusal notification<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>succeeded<\/td>/);
   });
 
   it('3-D Secure failed: a refusal with authentication_failed', async () => {
