@@ -15,7 +15,7 @@ export const DATABASE_INDEPENDENT = [
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/jobs/config.test.ts',
-  'test/delivery/{policy,front-result,notification-signature}.test.ts',
+  'test/delivery/{policy,front-result,notification-signature,refusal-body}.test.ts',
   'test/outbound/**',
   'test/psp/endpoints.test.ts',
   // Pages: what they show is the same on either engine (test/browser/** is its own project).

@@ -610,6 +610,7 @@ const en = {
   } as Record<EventType, string>,
   environmentNames: { test: 'test', live: 'live' } as Record<PspEnvironment, string>,
   notification: 'Notification',
+  refusalNotification: 'Refusal notification',
   purchaseId: 'Id',
   credentialLabels: {
     secret_key: 'Secret key',
@@ -1219,6 +1220,7 @@ const fr: DashboardTexts = {
   },
   environmentNames: { test: 'test', live: 'production' },
   notification: 'Notification',
+  refusalNotification: 'Notification de refus',
   purchaseId: 'Identifiant',
   credentialLabels: {
     secret_key: 'Clé secrète',

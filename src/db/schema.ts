@@ -313,6 +313,7 @@ export const TABLES = {
     pot_deadline_at: 'timestamptz null',
     guarantee_payment_id: 'uuid null',
     payment_method_id: 'uuid null',
+    error_notification_url: 'text null',
   },
   refund_allocations: {
     id: 'uuid',

@@ -20,8 +20,8 @@ export async function postRequest(r: AttemptRequest, opts: { timeoutMs: number; 
   return { ...res, delivered: !res.interrupted && verdictOf(res.statusCode) === 'succeeded' };
 }
 
-/** A `mailto:` notification: the same JSON body, as the text of an e-mail. */
-export async function mailNotification(url: string, body: string, mailer: Mailer | undefined, timeoutMs: number): Promise<Sent> {
+/** A `mailto:` notification: the same JSON body, as the text of an e-mail (subject: `title`, then the reference). */
+export async function mailNotification(url: string, body: string, mailer: Mailer | undefined, timeoutMs: number, title = 'Payment notification'): Promise<Sent> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const to = mailtoAddress(url);
@@ -32,7 +32,7 @@ export async function mailNotification(url: string, body: string, mailer: Mailer
   } catch {
     /* the body is ours: always JSON */
   }
-  const subject = reference ? `Payment notification ${reference}` : 'Payment notification';
+  const subject = reference ? `${title} ${reference}` : title;
   if (!mailer) return { delivered: false, error: 'no mailer configured', durationMs: 0 };
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<{ accepted: false; error: string; messageId?: string }>((resolve) => {

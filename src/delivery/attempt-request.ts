@@ -15,8 +15,8 @@ export interface AttemptRequest {
 }
 
 /**
- * The request of a claimed delivery, or why it is no longer to be sent: a notification goes as
- * stored; a webhook is built for its endpoint as it is now (`endpoints`: those read for its
+ * The request of a claimed delivery, or why it is no longer to be sent: a notification (back-mode
+ * or refusal) goes as stored; a webhook is built for its endpoint as it is now (`endpoints`: those read for its
  * claim, else read here).
  */
 export async function prepareRequest(
@@ -27,7 +27,7 @@ export async function prepareRequest(
 ): Promise<AttemptRequest | { cancel: string }> {
   const msgId = toDeliveryUid(d.id);
   const base = { 'content-type': 'application/json', 'user-agent': USER_AGENT, 'webhook-id': msgId };
-  if (d.kind === 'notification') return { url: d.url, body: d.payload, headers: base };
+  if (d.kind !== 'webhook') return { url: d.url, body: d.payload, headers: base };
   const endpoint = (endpoints ?? (await findWebhookEndpoints(read.db, read.box, [d.accountId]))).get(d.accountId);
   if (!endpoint) return { cancel: 'the webhook endpoint was removed' };
   if (endpoint.disabledAt) return { cancel: `the webhook endpoint is disabled: ${endpoint.disabledReason ?? ''}`.trim() };

@@ -48,7 +48,9 @@ export class Attempts {
         log.info({ ...context, reason: request.cancel }, 'delivery cancelled');
         return { recorded: Promise.resolve() };
       }
-      const sent = request.url.startsWith('mailto:') ? await mailNotification(request.url, request.body, this.#deps.mailer, this.#timeoutMs) : await this.#post(request);
+      const sent = request.url.startsWith('mailto:')
+        ? await mailNotification(request.url, request.body, this.#deps.mailer, this.#timeoutMs, d.kind === 'refusal' ? 'Refusal notification' : 'Payment notification')
+        : await this.#post(request);
       return { recorded: this.#recorder.record(d, request.url, startedAt, sent, context) };
     } catch (err) {
       // Database trouble: the lease runs out and the delivery is taken again.

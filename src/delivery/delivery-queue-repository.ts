@@ -254,7 +254,7 @@ async function finish(tx: Sql, id: string, status: DeliveryStatus, a: AttemptRec
 /**
  * 410 Gone: the destination asked never to be called again. A webhook endpoint is disabled
  * (until its URL is set again) and its pending deliveries cancelled; for a notification URL, the
- * pending notifications of the account to that same URL are cancelled.
+ * pending notifications of the account to that same URL, back-mode and refusal ones alike, are cancelled.
  */
 async function stopDestination(tx: Sql, d: ClaimedDelivery, now: Date): Promise<void> {
   const reason = `${d.kind === 'webhook' ? 'endpoint' : 'notification URL'} answered 410 Gone (delivery ${toDeliveryUid(d.id)})`;
@@ -262,7 +262,7 @@ async function stopDestination(tx: Sql, d: ClaimedDelivery, now: Date): Promise<
     await disableWebhookEndpoint(tx, d.accountId, reason, now);
     await cancelPending(tx, d.accountId, `kind = 'webhook'`, [], reason, now);
   } else {
-    await cancelPending(tx, d.accountId, `kind = 'notification' AND url = $4`, [d.url], reason, now);
+    await cancelPending(tx, d.accountId, `kind IN ('notification', 'refusal') AND url = $4`, [d.url], reason, now);
   }
 }
 

@@ -1,7 +1,10 @@
 import { isUuid } from '../domain/ids.ts';
 
-/** What a delivery is: a webhook or a back-mode notification, and where it stands (docs/webhooks.md). */
-export type DeliveryKind = 'webhook' | 'notification';
+/**
+ * What a delivery is: a webhook, a back-mode notification, or a refusal notification (to the
+ * purchase's `errorNotificationUrl`), and where it stands (docs/webhooks.md).
+ */
+export type DeliveryKind = 'webhook' | 'notification' | 'refusal';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 /** What one attempt came to (the `outcome` of its row). */

@@ -2,8 +2,9 @@ import { offerSigningSecrets } from '../accounts/offer-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid } from '../domain/ids.ts';
-import { sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
+import { paymentsOfEvents } from '../payments/payment-repository.ts';
 import { buildNotification } from './notification.ts';
+import { buildRefusalNotification, refusalOf, type Refusal } from './refusal-notification.ts';
 import { claimUndispatchedEvents, insertDeliveries, markDispatched, type EventRow, type NewDelivery } from './outbox-repository.ts';
 import { transactionOf } from './transaction.ts';
 import { NOTIFIED_EVENT } from './triggers.ts';
@@ -27,6 +28,9 @@ export interface DispatcherDeps {
  * - A back-mode notification for `payment.transaction` events of purchases with a
  *   `notification_url`, signed with the purchase offer's secret; `sandbox` as the PSP account
  *   the payment ran on says.
+ * - A refusal notification for each refused payment attempt (`payment.failed`, a pledge's failed
+ *   `payment.transaction`) of purchases with an `error_notification_url`, signed the same way
+ *   (docs/webhooks.md#refusal-notifications).
  */
 export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200): Promise<number> {
   return deps.db.transaction(async (tx) => {
@@ -49,13 +53,16 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const endpointOf = new Map(endpoints.map((e) => [e.account_id, e]));
 
   const notified = events.filter((e) => e.type === NOTIFIED_EVENT && e.notification_url);
-  const offerIds = [...new Set(notified.map((e) => e.offer_id))];
+  const refusals = new Map<number, Refusal>();
+  for (const e of events) {
+    const refusal = e.error_notification_url ? refusalOf(e) : undefined;
+    if (refusal) refusals.set(Number(e.id), refusal);
+  }
+  const signed = [...notified, ...events.filter((e) => refusals.has(Number(e.id)))];
+  const offerIds = [...new Set(signed.map((e) => e.offer_id))];
   const offers = offerIds.length === 0 ? [] : await offerSigningSecrets(tx, offerIds);
   const offerOf = new Map(offers.map((o) => [o.id, o]));
-  const sandboxOf = await sandboxOfTransactionEvents(
-    tx,
-    notified.map((e) => e.id),
-  );
+  const paymentOf = await paymentsOfEvents(tx, [...new Set(signed.map((e) => Number(e.id)))]);
 
   const out: NewDelivery[] = [];
   for (const e of events) {
@@ -72,32 +79,58 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
       out.push({ ...base, id: newUuid(), kind: 'webhook', trigger_name: message.triggerName, url: endpoint.url, payload: JSON.stringify(message) });
     }
     if (e.type === NOTIFIED_EVENT && e.notification_url) {
-      const planned = notificationFor(deps, e, offerOf.get(e.offer_id), sandboxOf.get(Number(e.id)) ?? true);
+      const planned = notificationFor(deps, e, offerOf.get(e.offer_id), paymentOf.get(Number(e.id))?.sandbox ?? true);
       if (planned) out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: planned });
+    }
+    const refusal = refusals.get(Number(e.id));
+    if (refusal && e.error_notification_url) {
+      const payment = paymentOf.get(Number(e.id));
+      const secret = signingSecret(deps, e, offerOf.get(e.offer_id));
+      if (secret !== undefined) {
+        const body = buildRefusalNotification(
+          {
+            refusal,
+            createdAt: new Date(e.created_at),
+            storedPspTransactionId: payment?.pspTransactionId,
+            reference: e.ref,
+            metadata: e.metadata ?? {},
+            sandbox: payment?.sandbox ?? true,
+          },
+          secret,
+        );
+        out.push({ ...base, id: newUuid(), kind: 'refusal', trigger_name: null, url: e.error_notification_url, payload: JSON.stringify(body) });
+      }
     }
   }
   return out;
 }
 
-function notificationFor(deps: DispatcherDeps, e: EventRow, offer: { account_id: string; signing_secret_enc: string } | undefined, sandbox: boolean): string | undefined {
-  const context = { event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id };
+function notificationFor(deps: DispatcherDeps, e: EventRow, offer: SigningOffer | undefined, sandbox: boolean): string | undefined {
   const transaction = transactionOf(e.data);
   if (!transaction) {
-    deps.log.error(context, 'payment.transaction event without a valid data.transaction: no notification sent');
+    deps.log.error({ event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id }, 'payment.transaction event without a valid data.transaction: no notification sent');
     return undefined;
   }
+  const secret = signingSecret(deps, e, offer);
+  if (secret === undefined) return undefined;
+  const body = buildNotification({ transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox }, secret);
+  return JSON.stringify(body);
+}
+
+type SigningOffer = { account_id: string; signing_secret_enc: string };
+
+/** The secret of the purchase's offer, which signs its notifications; undefined (logged) when it cannot be had. */
+function signingSecret(deps: DispatcherDeps, e: EventRow, offer: SigningOffer | undefined): string | undefined {
+  const context = { event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id };
   if (!offer || offer.account_id !== e.account_id) {
     deps.log.error(context, "the purchase's offer is missing: no notification sent");
     return undefined;
   }
-  let secret: string;
   try {
-    secret = deps.box.open(offer.signing_secret_enc).reveal();
+    return deps.box.open(offer.signing_secret_enc).reveal();
   } catch (err) {
     // Sealed under another master key: every process of a deployment needs the same MASTER_KEY.
     deps.log.error({ ...context, err }, "could not open the offer's signing secret: no notification sent");
     return undefined;
   }
-  const body = buildNotification({ transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox }, secret);
-  return JSON.stringify(body);
 }

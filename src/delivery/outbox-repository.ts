@@ -1,5 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
+import type { DeliveryKind } from './delivery.ts';
 
 /**
  * The outbox: `purchase_events` not yet dispatched, and the deliveries the dispatcher turns them
@@ -17,6 +18,8 @@ export interface EventRow {
   /** The purchase's own account: an event filed under another is never sent (see planDeliveries). */
   purchase_account_id: string | null;
   notification_url: string | null;
+  /** Where refusals are notified (docs/webhooks.md#refusal-notifications). */
+  error_notification_url: string | null;
   ref: string | null;
   metadata: Record<string, unknown>;
   offer_id: string;
@@ -27,7 +30,7 @@ export interface NewDelivery {
   account_id: string;
   purchase_id: string;
   event_id: number;
-  kind: 'webhook' | 'notification';
+  kind: DeliveryKind;
   trigger_name: string | null;
   url: string;
   payload: string;
@@ -51,9 +54,9 @@ export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<E
        FOR UPDATE SKIP LOCKED
      )
      SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.created_at,
-       p.account_id AS purchase_account_id, p.notification_url, p.ref, p.metadata, p.offer_id
+       p.account_id AS purchase_account_id, p.notification_url, p.error_notification_url, p.ref, p.metadata, p.offer_id
      FROM e LEFT JOIN LATERAL (
-       SELECT account_id, notification_url, ref, metadata, offer_id FROM purchases WHERE id = e.purchase_id OFFSET 0
+       SELECT account_id, notification_url, error_notification_url, ref, metadata, offer_id FROM purchases WHERE id = e.purchase_id OFFSET 0
      ) p ON true
      ORDER BY e.id`,
     [limit],

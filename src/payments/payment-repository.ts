@@ -265,9 +265,19 @@ export async function writeEvent(sql: Sql, accountId: string, purchaseId: string
  * What the notification's and the front-end result's `sandbox` say.
  */
 export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, boolean>> {
+  const payments = await paymentsOfEvents(sql, eventIds);
+  return new Map([...payments].map(([id, p]) => [id, p.sandbox]));
+}
+
+/**
+ * For each event naming a payment (`data.payment_id`: `payment.transaction`, `payment.failed`):
+ * whether it is a test payment (as {@link sandboxOfTransactionEvents} says) and the payment's PSP
+ * transaction id, if it has one (what the refusal notification names it by).
+ */
+export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, { sandbox: boolean; pspTransactionId: string | null }>> {
   if (eventIds.length === 0) return new Map();
-  const { rows } = await sql.query<{ id: number | string; sandbox: boolean }>(
-    `SELECT e.id, a.environment IS DISTINCT FROM 'live' AS sandbox
+  const { rows } = await sql.query<{ id: number | string; sandbox: boolean; psp_transaction_id: string | null }>(
+    `SELECT e.id, a.environment IS DISTINCT FROM 'live' AS sandbox, pay.psp_transaction_id
      FROM purchase_events e
      JOIN purchases p ON p.account_id = e.account_id AND p.id = e.purchase_id
      JOIN offers o ON o.account_id = p.account_id AND o.id = p.offer_id
@@ -280,7 +290,7 @@ export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly nu
     // Not prepared: a plan cached while purchase_events was small would scan all of it.
     { prepare: false },
   );
-  return new Map(rows.map((r) => [Number(r.id), r.sandbox]));
+  return new Map(rows.map((r) => [Number(r.id), { sandbox: r.sandbox, pspTransactionId: r.psp_transaction_id }]));
 }
 
 /**

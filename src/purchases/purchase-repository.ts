@@ -8,7 +8,7 @@ import type { Product, Purchase } from './purchase.ts';
 /** Columns selected for a Purchase, with the client joined as `c`. */
 export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
-  p.cancel_url, p.notification_url, p.metadata, p.products, p.created_at, p.updated_at,
+  p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
   (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
      WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS refunded_cents,
   c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
@@ -32,6 +32,7 @@ export interface PurchaseRow {
   callback_url: string | null;
   cancel_url: string | null;
   notification_url: string | null;
+  error_notification_url: string | null;
   metadata: Record<string, unknown>;
   products: Product[];
   created_at: Date;
@@ -63,6 +64,7 @@ export function toPurchase(r: PurchaseRow): Purchase {
     callbackUrl: r.callback_url,
     cancelUrl: r.cancel_url,
     notificationUrl: r.notification_url,
+    errorNotificationUrl: r.error_notification_url,
     metadata: r.metadata,
     products: r.products,
     createdAt: r.created_at,
@@ -174,6 +176,8 @@ export interface NewPurchase {
   callbackUrl?: string;
   cancelUrl?: string;
   notificationUrl?: string;
+  /** Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications). */
+  errorNotificationUrl?: string;
   metadata: Record<string, unknown>;
   products: Product[];
   client: { ref?: string; email: string; firstName?: string; lastName?: string };
@@ -218,8 +222,8 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), p AS (
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
-         metadata, products, created_at, updated_at)
-       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7
+         metadata, products, created_at, updated_at, error_notification_url)
+       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $28
        FROM c
        RETURNING *
      ), e AS (
@@ -258,6 +262,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       EVENT.purchaseCreated,
       EXPIRE_JOB,
       new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
+      p.errorNotificationUrl ?? null,
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

@@ -27,6 +27,8 @@ export interface Purchase {
   callbackUrl: string | null;
   cancelUrl: string | null;
   notificationUrl: string | null;
+  /** Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications). */
+  errorNotificationUrl: string | null;
   metadata: Record<string, unknown>;
   products: Product[];
   createdAt: Date;

@@ -21,7 +21,9 @@ const Status = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), T
 
 const DeliveryFields = {
   id: Type.String({ description: 'Delivery id, also sent as the `webhook-id` header', examples: ['dlv_0b8e4a9c-7a51-4c0e-9d33-3c1d2f6b8a10'] }),
-  kind: Type.Union([Type.Literal('webhook'), Type.Literal('notification')]),
+  kind: Type.Union([Type.Literal('webhook'), Type.Literal('notification'), Type.Literal('refusal')], {
+    description: "`notification`: back mode's, to paymentNotificationUrl; `refusal`: a refused payment attempt, to errorNotificationUrl",
+  }),
   purchase_uid: Type.String({ examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
   event: Type.String({ description: 'The event delivered', examples: ['purchase.leader_processed'] }),
   trigger_id: Type.Integer({ description: 'The webhook `triggerID` (the event number)' }),

@@ -1,5 +1,5 @@
 import { toPublicId } from '../../domain/ids.ts';
-import { toDeliveryUid } from '../../delivery/delivery.ts';
+import { toDeliveryUid, type DeliveryKind } from '../../delivery/delivery.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../i18n/format.ts';
@@ -151,9 +151,13 @@ ${table(
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
 }
 
-/** "Webhook paymentProcessed" (the contract's trigger name), or "Notification" (back mode's signed payment notification). */
-function deliveryName(x: { kind: 'webhook' | 'notification'; triggerName: string | null }, lang: Lang): string {
-  return x.kind === 'webhook' ? `Webhook ${x.triggerName ?? ''}`.trim() : DASHBOARD_TEXT[lang].notification;
+/**
+ * "Webhook paymentProcessed" (the contract's trigger name), "Notification" (back mode's signed
+ * payment notification) or "Refusal notification" (to the purchase's errorNotificationUrl).
+ */
+function deliveryName(x: { kind: DeliveryKind; triggerName: string | null }, lang: Lang): string {
+  if (x.kind === 'webhook') return `Webhook ${x.triggerName ?? ''}`.trim();
+  return x.kind === 'refusal' ? DASHBOARD_TEXT[lang].refusalNotification : DASHBOARD_TEXT[lang].notification;
 }
 
 /** The purchase's events, every delivery attempt and the staff's actions on it (who did it), oldest first. */

@@ -15,6 +15,15 @@ export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'I
  * (docs/webhooks.md#back-mode-notification).
  */
 export const NotificationUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^(https?://|mailto:)' });
+/**
+ * Where every refused payment attempt of the purchase is sent, signed as back-mode notifications
+ * are, with the reason code (docs/webhooks.md#refusal-notifications). Same rules as `NotificationUrl`.
+ */
+export const ErrorNotificationUrl = Type.String({
+  ...NotificationUrl,
+  description:
+    'Receives a signed refusal notification (`status` "failed", `error` the reason code) for every refused payment attempt of the purchase: http(s) or mailto:, as paymentNotificationUrl',
+});
 
 export const ProductSchema = Type.Object(
   {
@@ -52,6 +61,7 @@ export const NewPurchasePayload = Type.Object(
     products: Type.Optional(Type.Array(ProductSchema, { maxItems: 100 })),
     merchant_uid: Type.Optional(Type.String({ maxLength: 64, description: "Offer (`mer_...`); default: the account's SHARED offer" })),
     paymentNotificationUrl: Type.Optional(NotificationUrl),
+    errorNotificationUrl: Type.Optional(ErrorNotificationUrl),
     // Integrations written for the Token API's purchase_link send these to v1 too.
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
@@ -102,6 +112,7 @@ export const PurchaseSchema = Type.Object(
     products: Type.Array(ProductSchema),
     merchant_uid: Type.String(),
     paymentNotificationUrl: Type.Optional(Type.String()),
+    errorNotificationUrl: Type.Optional(Type.String({ description: 'Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications)' })),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     refunded_amount: Type.Integer({ description: 'What refunds gave back so far, minor units (`GET .../refunds` details them)' }),
@@ -135,6 +146,7 @@ export function purchaseV1(p: Purchase, publicUrl: string): PurchaseV1 {
     products: p.products,
     merchant_uid: toPublicId('mer', p.offerId),
     paymentNotificationUrl: opt(p.notificationUrl),
+    errorNotificationUrl: opt(p.errorNotificationUrl),
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
     refunded_amount: p.refundedCents,

@@ -73,6 +73,7 @@ export function registerV1Purchases(app: App, services: Services): void {
             metadata: body.metadata,
             callbackUrl: body.callback_url,
             notificationUrl: body.paymentNotificationUrl,
+            errorNotificationUrl: body.errorNotificationUrl,
             products: body.products,
             client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
           });

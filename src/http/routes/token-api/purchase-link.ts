@@ -9,7 +9,7 @@ import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
 import { normalizePhone } from '../../../messaging/phone-numbers.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
-import { CurrencyCode, Email, HttpUrl, NotificationUrl } from '../../views/purchase-v1.ts';
+import { CurrencyCode, Email, ErrorNotificationUrl, HttpUrl, NotificationUrl } from '../../views/purchase-v1.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const Phone = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'International format with a leading +', examples: ['+33612345678'] });
@@ -32,6 +32,7 @@ const PurchaseLinkData = Type.Object(
     subtitle: opt(255),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Returned with notifications' })),
     paymentNotificationUrl: Type.Optional(NotificationUrl),
+    errorNotificationUrl: Type.Optional(ErrorNotificationUrl),
     redirectUrl: Type.Optional(HttpUrl),
     cancelUrl: Type.Optional(HttpUrl),
   },
@@ -133,6 +134,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
             callbackUrl: data.redirectUrl,
             cancelUrl: data.cancelUrl,
             notificationUrl: data.paymentNotificationUrl,
+            errorNotificationUrl: data.errorNotificationUrl,
             metadata: data.metadata,
             client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
           });
