@@ -8,6 +8,8 @@ import { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
 import { deriveKey } from './crypto/keys.ts';
+import { callScoringHook } from './risk/scoring-hook.ts';
+import type { RiskDeps } from './use-cases/payment-risk.ts';
 import { verifyConfiguredKey } from './crypto/master-key-check.ts';
 import type { Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -141,7 +143,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const offers = new OfferCache(db, undefined, undefined, config.creditLender);
     const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
     const riskRules = new RiskRulesCache(db);
-    const risk = { rules: riskRules, cardKey: deriveKey(config.masterKey, 'card-fingerprints') };
+    // The scoring hook goes out through the webhooks' address rule and pool (`deliveries`, made below).
+    const risk: RiskDeps = {
+      rules: riskRules,
+      cardKey: deriveKey(config.masterKey, 'card-fingerprints'),
+      callHook: (hook, question) => callScoringHook({ box, policy: deliveries.policy }, hook, question),
+    };
     const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
     registerPaymentJobs(jobs, payments);
 

@@ -173,10 +173,11 @@ async function checkoutAtPsp(
     paymentId: payment.id,
     pledgeId: null,
     stored: await deps.risk.rules.rules(state.accountId),
+    hook: await deps.risk.rules.scoringHook(state.accountId),
   };
   const card_ = { psp: psp.name, attached, returnUrl: returnUrl(payment.id) };
   let saved: Saved;
-  if (!deps.risk.hook) {
+  if (!risk.hook) {
     saved = await deps.db.transaction(async (tx) => {
       const verdict = await decidePaymentRisk(tx, deps.risk, deps.clock, risk);
       if (!verdict.accepted) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons) };

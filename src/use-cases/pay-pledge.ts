@@ -115,6 +115,7 @@ async function decidePledge(
     paymentId: null,
     pledgeId: pledge.id,
     stored: await deps.risk.rules.rules(pledge.accountId),
+    hook: await deps.risk.rules.scoringHook(pledge.accountId),
   };
   const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, input));
   if (!verdict.accepted) return verdict.reasons;

@@ -13,6 +13,8 @@ import type { AttachResult, CardInput } from '../psp/connector.ts';
 import { insertRiskDecision, refuseAfterHook, setDecisionHook } from '../risk/risk-decision-repository.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
 import type { StoredRiskRules } from '../risk/risk-rules-repository.ts';
+import type { HookVerdict, ScoringHookRequest } from '../risk/scoring-hook.ts';
+import type { StoredScoringHook } from '../risk/scoring-hook-repository.ts';
 import { shopperHistory, shopperLockKeys, type ShopperIdentity } from '../risk/shopper-history-repository.ts';
 
 /**
@@ -22,37 +24,12 @@ import { shopperHistory, shopperLockKeys, type ShopperIdentity } from '../risk/s
  * decision is a record (`risk_decisions`), written in the transaction of the attempt it decides.
  */
 
-/** The external scoring hook's answer (docs/risk.md#the-external-scoring-hook), as the decision records it. */
-export interface HookAnswer {
-  source: 'hook' | 'default';
-  outcome: 'accept' | 'refuse';
-  reason?: string;
-  score?: number;
-  error?: string;
-  latencyMs: number;
-}
-
-/** What the hook is sent (no card number: BIN, last four, fingerprint). */
-export interface HookQuestion {
-  decision_id: string;
-  purchase_uid: string;
-  merchant_uid: string;
-  offer_type: Offer['type'];
-  installments: number;
-  amount_cents: number;
-  currency: string;
-  purpose: 'leader' | 'pledge';
-  shopper: { email?: string; phone?: string; customer_id?: string; ip?: string };
-  card: { bin: string; last4: string; brand: string; funding: string; country?: string; exp_month: number; exp_year: number; fingerprint: string };
-  chipin: { eligible: boolean; reasons: string[]; score: number | null };
-}
-
 export interface RiskDeps {
   rules: RiskRulesCache;
   /** The key of Chipin's card fingerprints (derived from the master key: 'card-fingerprints'). */
   cardKey: Buffer;
-  /** Asks the account's external scoring hook; undefined when it has none enabled. */
-  hook?: (accountId: string, question: HookQuestion) => Promise<HookAnswer | undefined>;
+  /** Calls an account's external scoring hook (src/risk/scoring-hook.ts); never throws for the hook's faults. */
+  callHook: (hook: StoredScoringHook, question: ScoringHookRequest) => Promise<HookVerdict>;
 }
 
 export interface PaymentRiskInput {
@@ -72,6 +49,8 @@ export interface PaymentRiskInput {
   pledgeId: string | null;
   /** The account's rules, read before the decision's transaction (the per-process copy: src/risk/risk-rules-cache.ts). */
   stored: StoredRiskRules;
+  /** The account's enabled scoring hook, read with the rules; undefined when it has none. */
+  hook: StoredScoringHook | undefined;
 }
 
 export interface RiskVerdict {
@@ -206,7 +185,7 @@ function historyRecord(h: ShopperHistory): Record<string, unknown> {
 
 /** The hook's answer about an accepted decision, and the reasons when it turns it into a refusal. */
 export interface HookOutcome {
-  answer: HookAnswer;
+  answer: HookVerdict;
   latencyMs: number;
   refused?: RiskReason[];
 }
@@ -218,9 +197,9 @@ export interface HookOutcome {
  * `EXTERNAL_SCORE_REFUSED`. Undefined: the account has no hook.
  */
 export async function askScoringHook(risk: RiskDeps, input: PaymentRiskInput, verdict: RiskVerdict): Promise<HookOutcome | undefined> {
-  if (!risk.hook) return undefined;
+  if (!input.hook) return undefined;
   const { offer, card } = input;
-  const answer = await risk.hook(input.accountId, {
+  const answer = await risk.callHook(input.hook, {
     decision_id: verdict.decisionId,
     purchase_uid: `pur_${input.purchaseId}`,
     merchant_uid: `mer_${offer.id}`,
@@ -247,13 +226,12 @@ export async function askScoringHook(risk: RiskDeps, input: PaymentRiskInput, ve
     },
     chipin: { eligible: verdict.accepted, reasons: verdict.reasons.map((r) => r.code), score: verdict.score?.value ?? null },
   });
-  if (!answer) return undefined;
   const latencyMs = Math.round(performance.now() - verdict.startedAt);
   if (answer.outcome === 'accept') return { answer, latencyMs };
   const message =
     answer.source === 'hook'
       ? `the account's scoring service refused${answer.reason ? ` (${answer.reason})` : ''}`
-      : `the account's scoring service did not answer (${answer.error ?? 'error'}) and the account's default is to refuse`;
+      : `the account's scoring service did not answer (${answer.error}) and the account's default is to refuse`;
   return { answer, latencyMs, refused: [{ code: 'EXTERNAL_SCORE_REFUSED', message }] };
 }
 

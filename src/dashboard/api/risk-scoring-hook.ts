@@ -98,6 +98,7 @@ export function registerBackofficeRiskScoringHook(app: App, services: Services, 
       const { accountId, userId, email } = await guard.userOf(request);
       const outcome = await setScoringHook(deps, accountId, { userId, label: email }, request.body);
       if (outcome.kind === 'invalid') throw new ApiError(400, 'invalid_request', outcome.message);
+      services.riskRules.forget(accountId); // this process's payments ask the new hook at once
       void reply.header('cache-control', 'no-store');
       return outcome.hook;
     },
@@ -117,6 +118,7 @@ export function registerBackofficeRiskScoringHook(app: App, services: Services, 
     async (request, reply) => {
       const { accountId, userId, email } = await guard.userOf(request);
       if (!(await removeScoringHook(deps, accountId, { userId, label: email }))) throw notFound('scoring hook');
+      services.riskRules.forget(accountId);
       return reply.code(204).send(null);
     },
   );
