@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, Sql } from '../../src/db/database.ts';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
@@ -135,4 +136,45 @@ describe('payAsLeader', () => {
     expect(rows.rows).toEqual([{ status: 'refunded', captured_cents: 10_450, refunded_cents: 10_450 }]);
     expect((await stateOf(id)).state).toBe('ABORTED');
   });
+
+  it('the risk decision costs the checkout one read (locks and history in one call) and writes its record in the transaction that saves the card', async () => {
+    const id = await shop.purchase({ merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000 });
+    await pay(await shop.purchase(), CARDS.ok); // the rules and the hook's settings now in this process's copy
+    const { db, log } = recording(app.services.db);
+    const outcome = await payAsLeader({ ...app.services.payments, db }, { id, accountId: shop.accountId }, card(CARDS.ok), [], returnUrl);
+    expect(outcome).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    const history = log.filter((s) => s.text.includes('chipin_shopper_history'));
+    const record = log.filter((s) => s.text.includes('INSERT INTO risk_decisions'));
+    const cardSaved = log.filter((s) => s.text.includes('SET psp_method_id'));
+    expect([history.length, record.length, cardSaved.length]).toEqual([1, 1, 1]);
+    // One transaction holds the shopper's locks from the history read to the record and the saved card.
+    expect(history[0]!.tx).not.toBeNull();
+    expect([record[0]!.tx, cardSaved[0]!.tx]).toEqual([history[0]!.tx, history[0]!.tx]);
+    expect(log.filter((s) => /risk_rules|risk_scoring_hooks/.test(s.text))).toEqual([]);
+  });
 });
+
+/** A database handle that records every statement and the transaction it ran in (null: none). */
+function recording(real: Database): { db: Database; log: { text: string; tx: number | null }[] } {
+  const log: { text: string; tx: number | null }[] = [];
+  let transactions = 0;
+  const wrap = (sql: Sql, tx: number | null): Sql => ({
+    query: (text, params, options) => {
+      log.push({ text, tx });
+      return sql.query(text, params, options);
+    },
+    exec: (script) => sql.exec(script),
+    notify: (channel) => sql.notify(channel),
+  });
+  const db: Database = {
+    ...wrap(real, null),
+    kind: real.kind,
+    transaction: (fn) => {
+      const n = ++transactions;
+      return real.transaction((tx) => fn(wrap(tx, n)));
+    },
+    listen: (channel, onNotify) => real.listen(channel, onNotify),
+    close: () => real.close(),
+  } as Database;
+  return { db, log };
+}
