@@ -73,8 +73,11 @@ const atPsp = async (purchaseId: string) =>
     )
   ).rows;
 
-describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', () => {
-  it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async () => {
+// The tests of a describe run at once (`concurrent`): each works on purchases of its own, in pages
+// of their own browser context, and moves no clock; Chromium renders in its own processes while
+// the app answers.
+describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', { concurrent: true }, () => {
+  it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -97,7 +100,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 1: the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async () => {
+  it('item 1: the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -119,7 +122,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 2 (${lang}): the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async () => {
+    it(`item 2 (${lang}): the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async ({ expect }) => {
       const offer = a.offer('INSTALLMENTS', 3);
       const p = await purchase(lang, {}, offer);
       const sim = (await a.post(`/api/merchants/${offer}/simulate_payment_schedule`, { amount_cents: 30_000, created: formatIsoDate(app.services.clock.now()) })).json() as {
@@ -149,7 +152,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 2: a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async () => {
+  it('item 2: a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async ({ expect }) => {
     const p = await purchase('en', {}, a.offer('DEFERRED'));
     const page = await open(p.payment_url);
     try {
@@ -163,7 +166,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 3 (${lang}): an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async () => {
+    it(`item 3 (${lang}): an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async ({ expect }) => {
       const p = await purchase(lang);
       const page = await open(p.payment_url, lang);
       try {
@@ -193,7 +196,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 3: an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async () => {
+  it('item 3: an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -215,7 +218,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 4: French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async () => {
+  it('item 4: French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async ({ expect }) => {
     const p = await purchase('fr', { amount: 9_000 });
     const page = await open(p.payment_url, 'fr');
     try {
@@ -249,7 +252,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async () => {
+  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async ({ expect }) => {
     const p = await purchase('en', { amount: 9_000 });
     const page = await open(p.payment_url, 'en');
     try {
@@ -266,7 +269,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 6: the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async () => {
+  it('item 6: the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async ({ expect }) => {
     const p = await purchase('fr');
     const page = await open(p.payment_url, 'en');
     try {
@@ -292,7 +295,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 8: the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async () => {
+  it('item 8: the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -316,7 +319,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('expectAccessible fails on a serious violation (the helper is not a no-op)', async () => {
+  it('expectAccessible fails on a serious violation (the helper is not a no-op)', async ({ expect }) => {
     const page = await browser.newPage();
     try {
       await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="data:,"><input></main></html>');
@@ -326,8 +329,9 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('axe-core: every shopper page state in fr and en, at phone and desktop widths, has no serious or critical violation', async () => {
-    for (const lang of ['en', 'fr'] as const) {
+  it('axe-core: every shopper page state in fr and en, at phone and desktop widths, has no serious or critical violation', async ({ expect }) => {
+    // The two languages at once: each walks purchases and pages of its own.
+    const walk = async (lang: Lang) => {
       // Leader: the form (SHARED, installments, deferred), the status after paying with a friend invited.
       const shared = await purchase(lang);
       const urls = [shared.payment_url, (await purchase(lang, {}, a.offer('INSTALLMENTS', 3))).payment_url, (await purchase(lang, {}, a.offer('DEFERRED'))).payment_url];
@@ -372,7 +376,8 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       const missing = await open(`${app.base}/pay/pur_00000000-0000-4000-8000-000000000000`, lang);
       await expectAccessible(missing);
       await missing.close();
-    }
+    };
+    await Promise.all((['en', 'fr'] as const).map(walk));
   }, 180_000); // some twenty page states, two languages, two widths: room on a loaded CI machine
 });
 
@@ -420,9 +425,9 @@ async function payAndOpenResult(lang: Lang, offer: string, friends: { email: str
   return { id: p.id, page };
 }
 
-describe.runIf(hasBrowser)('the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)', () => {
+describe.runIf(hasBrowser)('the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)', { concurrent: true }, () => {
   for (const lang of ['en', 'fr'] as const) {
-    it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async () => {
+    it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async ({ expect }) => {
       const m = (cents: number) => formatMoney(cents, 'EUR', lang);
       const r = RESULT[lang];
       const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
@@ -465,7 +470,7 @@ describe.runIf(hasBrowser)('the result page says what was charged, what is held,
       }
     });
 
-    it(`3x (${lang}): the first installment charged, the next dates and amounts`, async () => {
+    it(`3x (${lang}): the first installment charged, the next dates and amounts`, async ({ expect }) => {
       const m = (cents: number) => formatMoney(cents, 'EUR', lang);
       const r = RESULT[lang];
       const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
@@ -482,7 +487,7 @@ describe.runIf(hasBrowser)('the result page says what was charged, what is held,
       }
     });
 
-    it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async () => {
+    it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async ({ expect }) => {
       const m = (cents: number) => formatMoney(cents, 'EUR', lang);
       const r = RESULT[lang];
       const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));

@@ -7,7 +7,7 @@
  * (priceOffersIn: the figures below are EUR cents, read through `amount`).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { getToken, isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
@@ -18,23 +18,33 @@ const SANDBOX_CARD = '4242 4242 4242 4242';
 /** The back-mode connectors' fakes, and the built-in sandbox (no PSP account, so no fake). */
 const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = { sandbox: async () => undefined, ...BACK_MODE_PSPS };
 
-describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
+/**
+ * The connectors' walks run at once (`describe.concurrent`), each on a database, a fake and apps of
+ * its own, so what one walk waits for (a PSP's answer on loopback, a password hash on the thread
+ * pool, PostgreSQL) another fills; {@link WALKS_AT_ONCE} at a time, so that no app start waits
+ * behind a dozen others for the event loop (Fastify gives a plugin 10 s to load).
+ */
+const WALKS_AT_ONCE = 3;
+/** A hang guard for one walk, its wait for a turn included; not a timing assertion. */
+const WALK_MS = 300_000;
+let walking = 0;
+const waiting: (() => void)[] = [];
+async function turn(): Promise<() => void> {
+  while (walking >= WALKS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  walking++;
+  return () => {
+    walking--;
+    waiting.shift()?.();
+  };
+}
+
+describe.concurrent.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
   let db: IsolatedDatabase;
   let app: TestApp | undefined;
   let fake: FakePsp | undefined;
   let m: Caller;
   // Every service of a deployment has the same master key (PSP credentials are sealed with it).
   const masterKey = randomBytes(32);
-
-  beforeAll(async () => {
-    db = await isolatedDatabase();
-    fake = await CONNECTORS[psp]!();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-    await db?.dispose();
-  });
 
   /** Stops the running service (if any) and starts a new one on the same database: nothing kept in memory. */
   async function restart(): Promise<void> {
@@ -66,7 +76,21 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
 
   const state = async (id: string) => ((await m.get(`/api/merchants/v1/purchases/${id}`)).json() as { state: string }).state;
 
-  it('authorised by one service, captured, refunded and voided by the next ones', async () => {
+  it('authorised by one service, captured, refunded and voided by the next ones', { timeout: WALK_MS }, async () => {
+    const done = await turn();
+    try {
+      db = await isolatedDatabase();
+      fake = await CONNECTORS[psp]!();
+      await walk();
+    } finally {
+      await app?.close();
+      await fake?.close();
+      await db?.dispose();
+      done();
+    }
+  });
+
+  async function walk(): Promise<void> {
     await restart();
     m = await caller(app!);
     const offer = m.offer('DEFERRED');
@@ -121,5 +145,5 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
     const refund = await m.post(`/api/merchants/v1/purchases/${toCapture}/refunds`, { amount: amount(5_000) });
     expect(refund.statusCode, refund.body).toBeLessThan(300);
     expect(await payments(toCapture)).toEqual([...lapsed, ['refunded', amount(15_000), amount(5_000)]]);
-  });
+  }
 });
