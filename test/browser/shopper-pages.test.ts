@@ -75,8 +75,10 @@ const atPsp = async (purchaseId: string) =>
 
 // The tests of a describe run at once (`concurrent`): each works on purchases of its own, in pages
 // of their own browser context, and moves no clock; Chromium renders in its own processes while
-// the app answers.
-describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', { concurrent: true }, () => {
+// the app answers. Tests at once share the cores, so each gets a longer hang guard than the
+// default 30 s (a loaded machine took the pot tests past it): not a timing assertion.
+const CONCURRENT_TEST_MS = 120_000;
+describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', { concurrent: true, timeout: CONCURRENT_TEST_MS }, () => {
   it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
@@ -425,87 +427,91 @@ async function payAndOpenResult(lang: Lang, offer: string, friends: { email: str
   return { id: p.id, page };
 }
 
-describe.runIf(hasBrowser)('the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)', { concurrent: true }, () => {
-  for (const lang of ['en', 'fr'] as const) {
-    it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async ({ expect }) => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
-        { email: 'ann@example.com', share: lang === 'fr' ? '50,00' : '50' },
-        { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
-      ]);
-      try {
-        const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
-        const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
-        await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
-        await expectAccessible(page);
+describe.runIf(hasBrowser)(
+  'the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)',
+  { concurrent: true, timeout: CONCURRENT_TEST_MS },
+  () => {
+    for (const lang of ['en', 'fr'] as const) {
+      it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
+          { email: 'ann@example.com', share: lang === 'fr' ? '50,00' : '50' },
+          { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
+        ]);
+        try {
+          const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
+          const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
+          await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
+          await expectAccessible(page);
 
-        // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
-        const [ann] = await listPledges(app.services.db, a.accountId, id);
-        expect(
-          await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`),
-        ).toEqual({ kind: 'paid' });
-        await page.reload();
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
-        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
+          // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
+          const [ann] = await listPledges(app.services.db, a.accountId, id);
+          expect(
+            await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`),
+          ).toEqual({ kind: 'paid' });
+          await page.reload();
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
+          await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
 
-        // Bob pays: the pot is complete, the hold released.
-        const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
-        expect(
-          await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`),
-        ).toEqual({ kind: 'paid' });
-        await page.reload();
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
-        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);
+          // Bob pays: the pot is complete, the hold released.
+          const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
+          expect(
+            await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`),
+          ).toEqual({ kind: 'paid' });
+          await page.reload();
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
+          await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);
 
-        // Bob's own page: what he was charged.
-        await page.goto(`${app.base}/pledge/plg_${bob.id}`);
-        const charged = page.getByRole('definition');
-        await expect(charged.textContent()).resolves.toBe(m(5_000));
-        await expect(page.getByRole('term').textContent()).resolves.toBe(r.charged);
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
+          // Bob's own page: what he was charged.
+          await page.goto(`${app.base}/pledge/plg_${bob.id}`);
+          const charged = page.getByRole('definition');
+          await expect(charged.textContent()).resolves.toBe(m(5_000));
+          await expect(page.getByRole('term').textContent()).resolves.toBe(r.charged);
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
 
-    it(`3x (${lang}): the first installment charged, the next dates and amounts`, async ({ expect }) => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
-      try {
-        const lines = await planLines(app.services.db, a.accountId, id);
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(lines[0]!.amountCents) });
-        const table = page.getByRole('table', { name: r.next });
-        const rows = await table.getByRole('row').allTextContents();
-        expect(rows.slice(1)).toEqual(lines.slice(1).map((l) => `${formatDate(l.dueDate, lang)}${m(l.amountCents)}`));
-        await expect(page.getByRole('link', { name: r.back }).count()).resolves.toBe(1);
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
+      it(`3x (${lang}): the first installment charged, the next dates and amounts`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
+        try {
+          const lines = await planLines(app.services.db, a.accountId, id);
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(lines[0]!.amountCents) });
+          const table = page.getByRole('table', { name: r.next });
+          const rows = await table.getByRole('row').allTextContents();
+          expect(rows.slice(1)).toEqual(lines.slice(1).map((l) => `${formatDate(l.dueDate, lang)}${m(l.amountCents)}`));
+          await expect(page.getByRole('link', { name: r.back }).count()).resolves.toBe(1);
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
 
-    it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async ({ expect }) => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));
-      try {
-        const [line] = await planLines(app.services.db, a.accountId, id);
-        const date = formatDate(line!.dueDate, lang);
-        expect(await resultFigures(page, lang)).toEqual({
-          [r.charged]: m(0),
-          [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
-          [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
-        });
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
-  }
-});
+      it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));
+        try {
+          const [line] = await planLines(app.services.db, a.accountId, id);
+          const date = formatDate(line!.dueDate, lang);
+          expect(await resultFigures(page, lang)).toEqual({
+            [r.charged]: m(0),
+            [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
+            [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
+          });
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
+    }
+  },
+);
 
 /** WCAG contrast ratio of two `rgb(…)` colours. */
 function contrast(c1: string, c2: string): number {
