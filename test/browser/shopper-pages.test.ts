@@ -73,8 +73,13 @@ const atPsp = async (purchaseId: string) =>
     )
   ).rows;
 
-describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', () => {
-  it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async () => {
+// The tests of a describe run at once (`concurrent`): each works on purchases of its own, in pages
+// of their own browser context, and moves no clock; Chromium renders in its own processes while
+// the app answers. Tests at once share the cores, so each gets a longer hang guard than the
+// default 30 s (a loaded machine took the pot tests past it): not a timing assertion.
+const CONCURRENT_TEST_MS = 120_000;
+describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', { concurrent: true, timeout: CONCURRENT_TEST_MS }, () => {
+  it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -97,7 +102,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 1: the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async () => {
+  it('item 1: the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -119,7 +124,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 2 (${lang}): the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async () => {
+    it(`item 2 (${lang}): the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async ({ expect }) => {
       const offer = a.offer('INSTALLMENTS', 3);
       const p = await purchase(lang, {}, offer);
       const sim = (await a.post(`/api/merchants/${offer}/simulate_payment_schedule`, { amount_cents: 30_000, created: formatIsoDate(app.services.clock.now()) })).json() as {
@@ -149,7 +154,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 2: a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async () => {
+  it('item 2: a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async ({ expect }) => {
     const p = await purchase('en', {}, a.offer('DEFERRED'));
     const page = await open(p.payment_url);
     try {
@@ -163,7 +168,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 3 (${lang}): an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async () => {
+    it(`item 3 (${lang}): an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async ({ expect }) => {
       const p = await purchase(lang);
       const page = await open(p.payment_url, lang);
       try {
@@ -193,7 +198,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 3: an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async () => {
+  it('item 3: an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -215,7 +220,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 4: French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async () => {
+  it('item 4: French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async ({ expect }) => {
     const p = await purchase('fr', { amount: 9_000 });
     const page = await open(p.payment_url, 'fr');
     try {
@@ -249,7 +254,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async () => {
+  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async ({ expect }) => {
     const p = await purchase('en', { amount: 9_000 });
     const page = await open(p.payment_url, 'en');
     try {
@@ -266,7 +271,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 6: the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async () => {
+  it('item 6: the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async ({ expect }) => {
     const p = await purchase('fr');
     const page = await open(p.payment_url, 'en');
     try {
@@ -292,7 +297,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 8: the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async () => {
+  it('item 8: the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -316,7 +321,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('expectAccessible fails on a serious violation (the helper is not a no-op)', async () => {
+  it('expectAccessible fails on a serious violation (the helper is not a no-op)', async ({ expect }) => {
     const page = await browser.newPage();
     try {
       await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="data:,"><input></main></html>');
@@ -326,8 +331,9 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('axe-core: every shopper page state in fr and en, at phone and desktop widths, has no serious or critical violation', async () => {
-    for (const lang of ['en', 'fr'] as const) {
+  it('axe-core: every shopper page state in fr and en, at phone and desktop widths, has no serious or critical violation', async ({ expect }) => {
+    // The two languages at once: each walks purchases and pages of its own.
+    const walk = async (lang: Lang) => {
       // Leader: the form (SHARED, installments, deferred), the status after paying with a friend invited.
       const shared = await purchase(lang);
       const urls = [shared.payment_url, (await purchase(lang, {}, a.offer('INSTALLMENTS', 3))).payment_url, (await purchase(lang, {}, a.offer('DEFERRED'))).payment_url];
@@ -372,7 +378,8 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       const missing = await open(`${app.base}/pay/pur_00000000-0000-4000-8000-000000000000`, lang);
       await expectAccessible(missing);
       await missing.close();
-    }
+    };
+    await Promise.all((['en', 'fr'] as const).map(walk));
   }, 180_000); // some twenty page states, two languages, two widths: room on a loaded CI machine
 });
 
@@ -420,87 +427,91 @@ async function payAndOpenResult(lang: Lang, offer: string, friends: { email: str
   return { id: p.id, page };
 }
 
-describe.runIf(hasBrowser)('the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)', () => {
-  for (const lang of ['en', 'fr'] as const) {
-    it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async () => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
-        { email: 'ann@example.com', share: lang === 'fr' ? '50,00' : '50' },
-        { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
-      ]);
-      try {
-        const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
-        const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
-        await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
-        await expectAccessible(page);
+describe.runIf(hasBrowser)(
+  'the result page says what was charged, what is held, what comes next, and leads back to the shop (Chromium)',
+  { concurrent: true, timeout: CONCURRENT_TEST_MS },
+  () => {
+    for (const lang of ['en', 'fr'] as const) {
+      it(`a pot (${lang}): charged, held until the deadline, the uncovered rest lowered by each share paid; then nothing more`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('SHARED'), [
+          { email: 'ann@example.com', share: lang === 'fr' ? '50,00' : '50' },
+          { email: 'bob@example.com', share: lang === 'fr' ? '50,00' : '50' },
+        ]);
+        try {
+          const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
+          const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
+          await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
+          await expectAccessible(page);
 
-        // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
-        const [ann] = await listPledges(app.services.db, a.accountId, id);
-        expect(
-          await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`),
-        ).toEqual({ kind: 'paid' });
-        await page.reload();
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
-        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
+          // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.
+          const [ann] = await listPledges(app.services.db, a.accountId, id);
+          expect(
+            await payPledge(app.services.payments, ann!, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ann' }, () => `${app.base}/return`),
+          ).toEqual({ kind: 'paid' });
+          await page.reload();
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(5_000), [r.closes]: deadline });
+          await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(m(5_000));
 
-        // Bob pays: the pot is complete, the hold released.
-        const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
-        expect(
-          await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`),
-        ).toEqual({ kind: 'paid' });
-        await page.reload();
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
-        await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);
+          // Bob pays: the pot is complete, the hold released.
+          const bob = (await listPledges(app.services.db, a.accountId, id))[1]!;
+          expect(
+            await payPledge(app.services.payments, bob, { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Bob' }, () => `${app.base}/return`),
+          ).toEqual({ kind: 'paid' });
+          await page.reload();
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000) });
+          await expect(page.getByRole('region', { name: r.heading }).textContent()).resolves.toContain(r.nothing);
 
-        // Bob's own page: what he was charged.
-        await page.goto(`${app.base}/pledge/plg_${bob.id}`);
-        const charged = page.getByRole('definition');
-        await expect(charged.textContent()).resolves.toBe(m(5_000));
-        await expect(page.getByRole('term').textContent()).resolves.toBe(r.charged);
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
+          // Bob's own page: what he was charged.
+          await page.goto(`${app.base}/pledge/plg_${bob.id}`);
+          const charged = page.getByRole('definition');
+          await expect(charged.textContent()).resolves.toBe(m(5_000));
+          await expect(page.getByRole('term').textContent()).resolves.toBe(r.charged);
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
 
-    it(`3x (${lang}): the first installment charged, the next dates and amounts`, async () => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
-      try {
-        const lines = await planLines(app.services.db, a.accountId, id);
-        expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(lines[0]!.amountCents) });
-        const table = page.getByRole('table', { name: r.next });
-        const rows = await table.getByRole('row').allTextContents();
-        expect(rows.slice(1)).toEqual(lines.slice(1).map((l) => `${formatDate(l.dueDate, lang)}${m(l.amountCents)}`));
-        await expect(page.getByRole('link', { name: r.back }).count()).resolves.toBe(1);
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
+      it(`3x (${lang}): the first installment charged, the next dates and amounts`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('INSTALLMENTS', 3));
+        try {
+          const lines = await planLines(app.services.db, a.accountId, id);
+          expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(lines[0]!.amountCents) });
+          const table = page.getByRole('table', { name: r.next });
+          const rows = await table.getByRole('row').allTextContents();
+          expect(rows.slice(1)).toEqual(lines.slice(1).map((l) => `${formatDate(l.dueDate, lang)}${m(l.amountCents)}`));
+          await expect(page.getByRole('link', { name: r.back }).count()).resolves.toBe(1);
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
 
-    it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async () => {
-      const m = (cents: number) => formatMoney(cents, 'EUR', lang);
-      const r = RESULT[lang];
-      const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));
-      try {
-        const [line] = await planLines(app.services.db, a.accountId, id);
-        const date = formatDate(line!.dueDate, lang);
-        expect(await resultFigures(page, lang)).toEqual({
-          [r.charged]: m(0),
-          [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
-          [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
-        });
-        await expectAccessible(page);
-      } finally {
-        await page.close();
-      }
-    });
-  }
-});
+      it(`deferred (${lang}): nothing charged, the amount held until the capture date`, async ({ expect }) => {
+        const m = (cents: number) => formatMoney(cents, 'EUR', lang);
+        const r = RESULT[lang];
+        const { id, page } = await payAndOpenResult(lang, a.offer('DEFERRED'));
+        try {
+          const [line] = await planLines(app.services.db, a.accountId, id);
+          const date = formatDate(line!.dueDate, lang);
+          expect(await resultFigures(page, lang)).toEqual({
+            [r.charged]: m(0),
+            [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
+            [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
+          });
+          await expectAccessible(page);
+        } finally {
+          await page.close();
+        }
+      });
+    }
+  },
+);
 
 /** WCAG contrast ratio of two `rgb(…)` colours. */
 function contrast(c1: string, c2: string): number {

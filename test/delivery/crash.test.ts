@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { cleanUp, cliEnv, getToken, killAll, PROCESS_TEST_MS, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant } from '../process/harness.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanUp, cliEnv, getToken, PROCESS_TEST_MS, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant } from '../process/harness.ts';
 import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
 import { Receiver } from './helpers.ts';
 
 /**
- * The embedded database's lock names the Node process under the tsx wrapper: once the wrapper
- * is gone that process may still await reaping for a moment, and would look alive to the lock.
+ * The process named in the embedded database's pid file, gone: a killed process may still await
+ * reaping for a moment, and would look alive to anyone checking its pid.
  */
 async function pidGone(file: string): Promise<void> {
   if (!existsSync(file)) return;
@@ -28,14 +28,19 @@ async function pidGone(file: string): Promise<void> {
 let receiver: Receiver | undefined;
 let db: IsolatedDatabase | undefined;
 
-afterEach(killAll);
+/**
+ * The two describes run at once (`describe.concurrent`): the crash test spends most of its time
+ * waiting for its leases to run out, the CLI test runs its children meanwhile, each on a DATA_DIR
+ * of its own (on PostgreSQL, a database of its own for the crash test). Children still running at the end are killed by
+ * `cleanUp`.
+ */
 afterAll(async () => {
   await cleanUp();
   await receiver?.close();
   await db?.dispose();
 });
 
-describe(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedded database'})`, () => {
+describe.concurrent(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedded database'})`, () => {
   it('SIGKILL with deliveries in flight and pending, then a restart: every event is delivered', { timeout: PROCESS_TEST_MS }, async () => {
     receiver = await Receiver.start();
     db = await isolatedDatabase();
@@ -90,10 +95,11 @@ describe(`a killed server loses no event (${onPostgres ? 'PostgreSQL' : 'embedde
   });
 });
 
-describe('chipin webhook set', () => {
+describe.concurrent('chipin webhook set', () => {
   it('prints the settings for a person, and refuses an unknown account or an unusable URL with a one-line message', { timeout: PROCESS_TEST_MS }, async () => {
     const dataDir = tempDataDir();
-    const extra = db?.url ? { DATABASE_URL: db.url } : {};
+    // On PostgreSQL the suite's database (cliEnv), as test/process/cli.test.ts: not the crash test's, which runs meanwhile.
+    const extra = {};
     const created = await runCli(['merchant', 'create', '--name', 'CLI Shop', '--email', uniqueEmail('cli'), '--json'], cliEnv(dataDir, extra));
     const m = JSON.parse(created.stdout) as CreatedMerchant;
     const human = await runCli(['webhook', 'set', '--account', m.account_id, '--url', 'https://shop.example/hooks'], cliEnv(dataDir, extra));

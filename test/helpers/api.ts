@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import type { ChipinApp } from '../../src/app.ts';
@@ -54,3 +55,20 @@ export const minimalPurchase = (over: Record<string, unknown> = {}) => ({
   client: { email: 'leader@example.com' },
   ...over,
 });
+
+/**
+ * Stores the merchant's dashboard password hashed with scrypt at N=2^10 instead of the product's
+ * 2^15: the stored hash names its parameters and verifyPassword reads them (src/crypto/passwords.ts),
+ * so each Basic check of `m.dashboard` costs a thirty-second of the CPU. For suites that send the
+ * merchant's Basic credentials hundreds of times (test/http/fuzz.test.ts) or on every connector's
+ * walk (test/psp/end-to-end.test.ts, test/psp/restart.test.ts), whose outcome does not depend on the hash's cost; the
+ * passwords' own rules are tested in test/unit/crypto.test.ts and the sign-in suites.
+ */
+export async function cheapDashboardPassword(app: ChipinApp, m: Caller): Promise<void> {
+  const N = 2 ** 10;
+  const salt = randomBytes(16);
+  const key = scryptSync(m.merchant.password.normalize('NFKC'), salt, 32, { N, r: 8, p: 1 });
+  const hash = ['scrypt', N, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const { rowCount } = await app.services.db.query('UPDATE dashboard_users SET password_hash = $1 WHERE account_id = $2', [hash, m.accountId]);
+  if (rowCount !== 1) throw new Error(`expected one dashboard user for ${m.merchant.account_id}, updated ${rowCount}`);
+}

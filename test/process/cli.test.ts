@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cleanUp,
   cliEnv,
@@ -9,7 +9,6 @@ import {
   expectCreatedMerchant,
   freePort,
   getToken,
-  killAll,
   onPostgres,
   runCli,
   startServe,
@@ -22,7 +21,13 @@ import {
   PROCESS_TEST_MS,
 } from './harness.ts';
 
-afterEach(killAll);
+/**
+ * The describes below run at once (`describe.concurrent`), each on a DATA_DIR of its own, so the
+ * file lasts about as long as its longest chain of children instead of their sum; the tests of one
+ * describe run in order (`it.sequential`) where they share a DATA_DIR, which the embedded
+ * database lets one process hold at a time. Children still running when the file ends (a failed
+ * test's server) are killed by `cleanUp`; none outlives its own hard timeout (harness.ts).
+ */
 afterAll(cleanUp);
 
 /**
@@ -50,7 +55,26 @@ function expectOneLine(text: string): void {
   expect(text.trimEnd().split('\n'), JSON.stringify(text)).toHaveLength(1);
 }
 
-describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () => {
+// First and alone: the second `migrate` opens the template DATA_DIR, which the describes below copy.
+describe('migrate', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    'applies the migrations on an empty DATA_DIR; a second run says the schema is up to date',
+    async () => {
+      expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
+      expect(firstMigrate.stderr).toBe('');
+      // A shared PostgreSQL server may have been migrated by an earlier run.
+      expect(firstMigrate.stdout).toMatch(onPostgres ? /^(applied migrations \d+(, \d+)*|database schema is up to date)\n$/ : /^applied migrations \d+(, \d+)*\n$/);
+
+      const second = await runCli(['migrate'], cliEnv(templateDir));
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe('database schema is up to date\n');
+      expect(second.stderr).toBe('');
+    },
+    PROCESS_TEST_MS,
+  );
+});
+
+describe.concurrent('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () => {
   let dataDir: string;
   const email = uniqueEmail('cli');
   let created: Result;
@@ -63,14 +87,14 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     merchant = JSON.parse(created.stdout) as CreatedMerchant;
   }, PROCESS_TEST_MS);
 
-  it('merchant create --json prints exactly account_id, dashboard login, first API key and the four default offers', () => {
+  it.sequential('merchant create --json prints exactly account_id, dashboard login, first API key and the four default offers', () => {
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toBe('');
     const printed: unknown = JSON.parse(created.stdout);
     expectCreatedMerchant(printed, email);
   });
 
-  it('key create --account --json prints a new API key and secret for that account', async () => {
+  it.sequential('key create --account --json prints a new API key and secret for that account', async () => {
     const r = await runCli(['key', 'create', '--account', merchant.account_id, '--json'], cliEnv(dataDir));
     expect(r.code, r.stderr).toBe(0);
     const key = JSON.parse(r.stdout) as Record<string, string>;
@@ -79,14 +103,14 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     expect(key.api_secret).not.toBe(merchant.api_secret);
   });
 
-  it('key revoke --key revokes an existing key, says so on stdout and exits 0', async () => {
+  it.sequential('key revoke --key revokes an existing key, says so on stdout and exits 0', async () => {
     const r = await runCli(['key', 'revoke', '--key', merchant.api_key], cliEnv(dataDir));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(`revoked ${merchant.api_key}; its access tokens stop working within 5 s\n`);
   });
 
-  it('key create for an unknown account exits non-zero with one line naming the account', async () => {
+  it.sequential('key create for an unknown account exits non-zero with one line naming the account', async () => {
     const unknown = `acc_${randomUUID()}`;
     const r = await runCli(['key', 'create', '--account', unknown, '--json'], cliEnv(dataDir));
     expect(r.code).not.toBe(0);
@@ -96,7 +120,7 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
   });
 
-  it('key revoke of an unknown key exits non-zero with one line naming the key', async () => {
+  it.sequential('key revoke of an unknown key exits non-zero with one line naming the key', async () => {
     const unknown = `key_${randomUUID()}`;
     const r = await runCli(['key', 'revoke', '--key', unknown], cliEnv(dataDir));
     expect(r.code).not.toBe(0);
@@ -105,8 +129,20 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     expect(r.stderr).toContain(unknown);
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
   });
+});
 
-  it('dashboard reset-password prints a new password once; the old one stops working, the new one signs in', async () => {
+/** A merchant of its own (another DATA_DIR): these run while the key commands above run. */
+describe.concurrent('dashboard reset-password and merchant create options', { timeout: PROCESS_TEST_MS }, () => {
+  let dataDir: string;
+  const email = uniqueEmail('cli');
+  let merchant: CreatedMerchant;
+
+  beforeAll(async () => {
+    dataDir = freshDataDir();
+    merchant = await createMerchant(dataDir, email);
+  }, PROCESS_TEST_MS);
+
+  it.sequential('dashboard reset-password prints a new password once; the old one stops working, the new one signs in', async () => {
     const r = await runCli(['dashboard', 'reset-password', '--email', email.toUpperCase(), '--json'], cliEnv(dataDir));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
@@ -121,7 +157,7 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     await stopServe(served);
   });
 
-  it(
+  it.sequential(
     'merchant create --time-zone sets the zone the account shows times in; an unknown zone exits non-zero naming it',
     async () => {
       const zoned = uniqueEmail('zoned');
@@ -139,7 +175,7 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     PROCESS_TEST_MS,
   );
 
-  it('dashboard reset-password of an unknown e-mail exits non-zero with one line naming it', async () => {
+  it.sequential('dashboard reset-password of an unknown e-mail exits non-zero with one line naming it', async () => {
     const unknown = uniqueEmail('nobody');
     const r = await runCli(['dashboard', 'reset-password', '--email', unknown], cliEnv(dataDir));
     expect(r.code).not.toBe(0);
@@ -148,7 +184,7 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
     expect(r.stderr).toContain(unknown);
   });
 
-  it('merchant create without --name exits non-zero and prints the usage', async () => {
+  it.sequential('merchant create without --name exits non-zero and prints the usage', async () => {
     const r = await runCli(['merchant', 'create', '--email', uniqueEmail('noname')], cliEnv(dataDir));
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
@@ -158,7 +194,7 @@ describe('merchant create and key commands', { timeout: PROCESS_TEST_MS }, () =>
   });
 });
 
-describe('configuration errors', { timeout: PROCESS_TEST_MS }, () => {
+describe.concurrent('configuration errors', { timeout: PROCESS_TEST_MS }, () => {
   const cases: { name: string; env: Record<string, string>; variable: string }[] = [
     { name: 'PORT=abc', env: { PORT: 'abc' }, variable: 'PORT' },
     { name: 'CHIPIN_ENV=staging', env: { CHIPIN_ENV: 'staging' }, variable: 'CHIPIN_ENV' },
@@ -172,7 +208,7 @@ describe('configuration errors', { timeout: PROCESS_TEST_MS }, () => {
     { name: 'DATABASE_URL=mysql://...', env: { DATABASE_URL: 'mysql://root@127.0.0.1/chipin' }, variable: 'DATABASE_URL' },
   ];
 
-  // Sequential on purpose: afterEach kills every child still running.
+  // At once: each case has a DATA_DIR and a port of its own.
   it.for(cases)('$name: serve exits non-zero at once with one stderr line naming the variable', async ({ env, variable }) => {
     const port = String(await freePort());
     const r = await runCli(['serve'], cliEnv(tempDataDir(), { PORT: port, ...env }));
@@ -191,7 +227,7 @@ describe('configuration errors', { timeout: PROCESS_TEST_MS }, () => {
   });
 });
 
-describe('the master key check', { timeout: PROCESS_TEST_MS }, () => {
+describe.concurrent('the master key check', { timeout: PROCESS_TEST_MS }, () => {
   it(
     "a command or a start with another master key than the database's is refused in one line naming MASTER_KEY, the first key still works",
     async () => {
@@ -211,25 +247,7 @@ describe('the master key check', { timeout: PROCESS_TEST_MS }, () => {
   );
 });
 
-describe('migrate', { timeout: PROCESS_TEST_MS }, () => {
-  it(
-    'applies the migrations on an empty DATA_DIR; a second run says the schema is up to date',
-    async () => {
-      expect(firstMigrate.code, firstMigrate.stderr).toBe(0);
-      expect(firstMigrate.stderr).toBe('');
-      // A shared PostgreSQL server may have been migrated by an earlier run.
-      expect(firstMigrate.stdout).toMatch(onPostgres ? /^(applied migrations \d+(, \d+)*|database schema is up to date)\n$/ : /^applied migrations \d+(, \d+)*\n$/);
-
-      const second = await runCli(['migrate'], cliEnv(templateDir));
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stdout).toBe('database schema is up to date\n');
-      expect(second.stderr).toBe('');
-    },
-    PROCESS_TEST_MS,
-  );
-});
-
-describe.skipIf(onPostgres)('embedded database held by a running server', () => {
+describe.skipIf(onPostgres)('embedded database held by a running server', { concurrent: true }, () => {
   it(
     'merchant create refuses with "in use by a running process", changes nothing, and works once the server stopped',
     async () => {
@@ -262,7 +280,7 @@ describe.skipIf(onPostgres)('embedded database held by a running server', () => 
   );
 });
 
-describe('credentials from merchant create on a served instance', { timeout: PROCESS_TEST_MS }, () => {
+describe.concurrent('credentials from merchant create on a served instance', { timeout: PROCESS_TEST_MS }, () => {
   it(
     'the api_key and api_secret printed by merchant create obtain a token at POST /api/token of serve on the same data',
     async () => {
@@ -285,7 +303,7 @@ describe('credentials from merchant create on a served instance', { timeout: PRO
   );
 });
 
-describe('psp-account create in production', { timeout: PROCESS_TEST_MS }, () => {
+describe.concurrent('psp-account create in production', { timeout: PROCESS_TEST_MS }, () => {
   it(
     "refuses an endpoint_url off the PSP's own hosts, --no-verify or not, unless the operator lists its host",
     async () => {

@@ -1,11 +1,13 @@
 /**
- * Runs the real CLI (`node_modules/.bin/tsx src/main.ts ...`) as child processes for the
- * process-level tests. Every child gets its own process group, a hard timeout, and is killed
- * (SIGKILL to its group: the tsx wrapper and the Node process it starts) by {@link killAll}.
+ * Runs the real CLI as child processes for the process-level tests, started as `npm start` and
+ * `npm run chipin` start it: `node --import tsx src/main.ts ...`, one Node process (the `tsx`
+ * binary would add a wrapper process and its own start-up, about a second of CPU a child: see
+ * docs/testing.md, "Process tests"). Every child gets its own process group, a hard timeout, and
+ * is killed (SIGKILL to its group) by {@link killAll}.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 /** The suite runs on PGlite by default and on PostgreSQL when DATABASE_URL is set. */
 export const onPostgres = !!process.env.DATABASE_URL?.trim();
@@ -113,7 +114,7 @@ export class Proc {
     for (const l of this.#listeners) l();
   }
 
-  /** SIGKILL to the whole process group: the tsx wrapper and the Node process running src/main.ts. */
+  /** SIGKILL to the whole process group: the Node process running src/main.ts and anything it started. */
   kill(): void {
     if (this.exitInfo || this.child.pid === undefined) return;
     try {
@@ -125,13 +126,13 @@ export class Proc {
 
   /**
    * Sends a signal to the Node process running src/main.ts, as an orchestrator does when it starts
-   * `node --import tsx src/main.ts`. Not to the tsx wrapper: tsx relays the signal but SIGKILLs its
-   * child when the child has not acknowledged it within ~30 ms, which happens under CPU load.
+   * `node --import tsx src/main.ts`: the child itself (no tsx wrapper in between, whose relay
+   * SIGKILLs its child when the child has not acknowledged a signal within ~30 ms under CPU load).
    */
   signal(sig: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
-    process.kill(mainPid(pid) ?? pid, sig);
+    process.kill(pid, sig);
   }
 
   get output(): string {
@@ -175,16 +176,6 @@ export class Proc {
   }
 }
 
-/** The child of the tsx wrapper `pid` that runs src/main.ts (Linux /proc), if there is one. */
-function mainPid(pid: number): number | undefined {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    return children.find((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('src/main.ts'));
-  } catch {
-    return undefined;
-  }
-}
-
 export function jsonLines(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
@@ -207,7 +198,7 @@ export const PROCESS_TEST_MS = 300_000;
 
 /** Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS): Proc {
-  const child = spawn(TSX, ['src/main.ts', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(child, args, timeoutMs);
 }
 

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import type { Caller } from '../helpers/api.ts';
-import { caller, minimalPurchase } from '../helpers/api.ts';
+import { caller, cheapDashboardPassword, minimalPurchase } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { contractSignature, NO_JOB_POLL, Receiver, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { BACK_MODE_PSPS as CONNECTORS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
@@ -110,6 +110,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
   beforeAll(async () => {
     fake = await CONNECTORS[psp]!();
     m = await caller(app);
+    await cheapDashboardPassword(app, m); // its back-office calls below: a cheap scrypt each
     amount = await priceOffersIn(app, m, fake.currency);
     const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
       psp,
@@ -296,6 +297,7 @@ describe(`what Midtrans cannot charge as it is, refused before a purchase exists
   beforeAll(async () => {
     fake = await CONNECTORS.midtrans!();
     m = await caller(app);
+    await cheapDashboardPassword(app, m);
     const created = await send(m, 'POST', '/api/backoffice/psp_accounts', {
       psp: 'midtrans',
       environment: 'test',

@@ -7,8 +7,8 @@
  * (priceOffersIn: the figures below are EUR cents, read through `amount`).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { describe, expect, it } from 'vitest';
+import { caller, cheapDashboardPassword, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { getToken, isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 import { BACK_MODE_PSPS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
@@ -18,23 +18,35 @@ const SANDBOX_CARD = '4242 4242 4242 4242';
 /** The back-mode connectors' fakes, and the built-in sandbox (no PSP account, so no fake). */
 const CONNECTORS: Record<string, () => Promise<FakePsp | undefined>> = { sandbox: async () => undefined, ...BACK_MODE_PSPS };
 
-describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
+/**
+ * On PostgreSQL the connectors' walks run at once (`describe.concurrent`), {@link WALKS_AT_ONCE}
+ * at a time, each on a database, a fake and apps of its own: while one walk waits for the server,
+ * another runs (79 s alone before, 54 s after: docs/testing.md). On PGlite they take turns: the
+ * embedded database runs on this thread, which a profile shows busy 96 % of a walk (the database,
+ * then Fastify's schema compilers at each app start), so walks at once would only share it, and
+ * an app start would wait behind the others' queries (Fastify gives a plugin 10 s to load).
+ */
+const WALKS_AT_ONCE = onPostgres ? 3 : 1;
+/** A hang guard for one walk, its wait for a turn included; not a timing assertion. */
+const WALK_MS = 300_000;
+let walking = 0;
+const waiting: (() => void)[] = [];
+async function turn(): Promise<() => void> {
+  while (walking >= WALKS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  walking++;
+  return () => {
+    walking--;
+    waiting.shift()?.();
+  };
+}
+
+describe.concurrent.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, (psp) => {
   let db: IsolatedDatabase;
   let app: TestApp | undefined;
   let fake: FakePsp | undefined;
   let m: Caller;
   // Every service of a deployment has the same master key (PSP credentials are sealed with it).
   const masterKey = randomBytes(32);
-
-  beforeAll(async () => {
-    db = await isolatedDatabase();
-    fake = await CONNECTORS[psp]!();
-  });
-  afterAll(async () => {
-    await app?.close();
-    await fake?.close();
-    await db?.dispose();
-  });
 
   /** Stops the running service (if any) and starts a new one on the same database: nothing kept in memory. */
   async function restart(): Promise<void> {
@@ -66,9 +78,24 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
 
   const state = async (id: string) => ((await m.get(`/api/merchants/v1/purchases/${id}`)).json() as { state: string }).state;
 
-  it('authorised by one service, captured, refunded and voided by the next ones', async () => {
+  it('authorised by one service, captured, refunded and voided by the next ones', { timeout: WALK_MS }, async () => {
+    const done = await turn();
+    try {
+      db = await isolatedDatabase();
+      fake = await CONNECTORS[psp]!();
+      await walk();
+    } finally {
+      await app?.close();
+      await fake?.close();
+      await db?.dispose();
+      done();
+    }
+  });
+
+  async function walk(): Promise<void> {
     await restart();
     m = await caller(app!);
+    await cheapDashboardPassword(app!, m); // its back-office calls below: a cheap scrypt each
     const offer = m.offer('DEFERRED');
     const amount = await priceOffersIn(app!, m, fake?.currency);
     if (fake) {
@@ -121,5 +148,5 @@ describe.each(Object.keys(CONNECTORS))(`a %s payment across service restarts (${
     const refund = await m.post(`/api/merchants/v1/purchases/${toCapture}/refunds`, { amount: amount(5_000) });
     expect(refund.statusCode, refund.body).toBeLessThan(300);
     expect(await payments(toCapture)).toEqual([...lapsed, ['refunded', amount(15_000), amount(5_000)]]);
-  });
+  }
 });
