@@ -10,9 +10,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { riskRefusedComment } from '../../src/domain/risk-rules.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver, type Answer } from '../delivery/helpers.ts';
+import { answerChallenge } from '../use-cases/support.ts';
 
 let app: TestApp;
 let receiver: Receiver;
@@ -29,6 +31,7 @@ const VISA = '4242 4242 4242 4242';
 const MASTERCARD = '5555 5555 5555 4444';
 const PREPAID = '5105 1051 0510 5100';
 const BRAZIL = '4000 0007 6000 0002';
+const CHALLENGE = '4000 0000 0000 3220';
 
 const put = async (c: Caller, url: string, body: unknown) => {
   const res = await app.server.inject({ method: 'PUT', url, headers: { authorization: c.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
@@ -147,6 +150,20 @@ describe(`every rule at payment time, accepted and refused with its reason code 
     await expectRefused(c, await newPurchase(c, { client }), MASTERCARD, ['OUTSTANDING_CREDIT_LIMIT']); // + 200.00 > 300.00
     // A shopper the history does not tie to the first plan is not held.
     await expectPaid(c, await newPurchase(c, { client: { email: 'other@example.com' } }), MASTERCARD);
+  });
+
+  it('an accepted plan awaiting 3-D Secure reserves its credit: a second plan is held by it until that attempt fails', async () => {
+    const c = await caller(app);
+    await setAccountRules(c, { max_outstanding_cents: 30_000 });
+    const client = { email: 'pending@example.com' };
+    const first = await newPurchase(c, { client });
+    const challenged = await pay(c, first, CHALLENGE);
+    expect(challenged.statusCode, challenged.body).toBe(202);
+    await expectRefused(c, await newPurchase(c, { client }), VISA, ['OUTSTANDING_CREDIT_LIMIT']);
+    await answerChallenge(app, (challenged.json() as { challenge_url: string }).challenge_url, 'fail');
+    const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE account_id = $1 AND purchase_id = $2', [c.accountId, first]);
+    expect(await resumeLeaderAfterChallenge(app.services.payments, c.accountId, rows[0]!.id)).toMatchObject({ kind: 'declined' });
+    await expectPaid(c, await newPurchase(c, { client }), VISA);
   });
 
   it('VELOCITY_LIMIT: plans started per hour, counted by e-mail and by card', async () => {
@@ -343,6 +360,23 @@ describe(`the external scoring hook at payment time, a real receiver (${onPostgr
     const id = await newPurchase(c);
     await withAnswer(signed(secret, { decision: 'refuse', reason: 'FRAUD_SUSPECTED' }), () => expectRefused(c, id, VISA, ['EXTERNAL_SCORE_REFUSED']));
     expect((await decisionsOf(c, id))[0]).toMatchObject({ outcome: 'refused', hook: { source: 'hook', outcome: 'refuse', reason: 'FRAUD_SUSPECTED' } });
+  });
+
+  it("is asked about a pledger's card too: its refusal refuses the pledge, nothing charged", async () => {
+    const { c, secret } = await hooked();
+    const id = await newPurchase(c, { merchant_uid: c.offer('SHARED') });
+    const { result: led } = await withAnswer(signed(secret, { decision: 'accept' }), () =>
+      expectPaid(c, id, VISA, { pledgers: [{ email: 'pal@example.com', amount_cents: 10_000 }] }),
+    );
+    const before = await pspTransactions();
+    const { result: res, asked } = await withAnswer(signed(secret, { decision: 'refuse', reason: 'MULE_ACCOUNT' }), () => payPledge(c, led.pledges[0]!.id, MASTERCARD));
+    expect(res.statusCode, res.body).toBe(402);
+    expect(res.body).toContain('(EXTERNAL_SCORE_REFUSED)');
+    expect(await pspTransactions()).toBe(before);
+    expect(asked).toEqual([expect.objectContaining({ purpose: 'pledge', shopper: expect.objectContaining({ email: 'pal@example.com' }), card: expect.objectContaining({ bin: '555555', last4: '4444' }) })]);
+    const pledge = (await decisionsOf(c, id)).find((d) => d.purpose === 'pledge')!;
+    expect(pledge).toMatchObject({ outcome: 'refused', reasons: [{ code: 'EXTERNAL_SCORE_REFUSED' }], hook: { source: 'hook', outcome: 'refuse', reason: 'MULE_ACCOUNT' } });
+    expect((await purchaseOf(c, id)).state).toBe('LEADER_PROCESSED');
   });
 
   it('is not asked when the rules already refused', async () => {
