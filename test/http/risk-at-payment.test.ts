@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { riskRefusedComment } from '../../src/domain/risk-rules.ts';
+import { TEXT } from '../../src/pages/texts.ts';
 import { resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -277,6 +278,33 @@ describe(`a refusal at payment time (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, 
   });
 });
 
+describe(`the hosted checkout page at payment time (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it("a shopper refused from a blocked address sees the page's non-accusing message, no reason code; nothing is charged", async () => {
+    const c = await caller(app);
+    await setAccountRules(c, { blocked_ip_ranges: ['203.0.113.0/24'] });
+    const id = await newPurchase(c);
+    const path = `/pay/pur_${id}`;
+    const page = await app.server.inject({ url: path, remoteAddress: '203.0.113.50' });
+    const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const before = await pspTransactions();
+    const res = await app.server.inject({
+      method: 'POST',
+      url: path,
+      remoteAddress: '203.0.113.50',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `csrf=${encodeURIComponent(csrf)}&holder_name=Ann&card_number=4242+4242+4242+4242&card_expiry=12%2F${(app.services.clock.now().getUTCFullYear() + 3) % 100}&card_cvc=123`,
+    });
+    expect(res.statusCode).toBe(402);
+    expect(res.body).toContain(TEXT.en.riskRefused);
+    expect(res.body).not.toContain('BLOCKED');
+    expect(await pspTransactions()).toBe(before);
+    const purchase = await purchaseOf(c, id);
+    expect([purchase.state, purchase.comment]).toEqual(['INITIALIZED', riskRefusedComment(['BLOCKED'])]);
+    expect((await decisionsOf(c, id))[0]!.inputs).toMatchObject({ shopper: { ip: '203.0.113.50' } });
+  });
+});
+
 describe(`pledges at payment time (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   it("a blocked pledger's e-mail or a card from a country not allowed refuses the pledge; nothing is charged and the pot goes on", async () => {
     const c = await caller(app);
@@ -373,7 +401,13 @@ describe(`the external scoring hook at payment time, a real receiver (${onPostgr
     expect(res.statusCode, res.body).toBe(402);
     expect(res.body).toContain('(EXTERNAL_SCORE_REFUSED)');
     expect(await pspTransactions()).toBe(before);
-    expect(asked).toEqual([expect.objectContaining({ purpose: 'pledge', shopper: expect.objectContaining({ email: 'pal@example.com' }), card: expect.objectContaining({ bin: '555555', last4: '4444' }) })]);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        purpose: 'pledge',
+        shopper: expect.objectContaining({ email: 'pal@example.com' }),
+        card: expect.objectContaining({ bin: '555555', last4: '4444' }),
+      }),
+    ]);
     const pledge = (await decisionsOf(c, id)).find((d) => d.purpose === 'pledge')!;
     expect(pledge).toMatchObject({ outcome: 'refused', reasons: [{ code: 'EXTERNAL_SCORE_REFUSED' }], hook: { source: 'hook', outcome: 'refuse', reason: 'MULE_ACCOUNT' } });
     expect((await purchaseOf(c, id)).state).toBe('LEADER_PROCESSED');
