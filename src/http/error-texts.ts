@@ -38,6 +38,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   authorization_expired: { en: 'The authorisation expired.', fr: "L'autorisation a expiré." },
   amount_too_large: { en: 'The amount is too large.', fr: 'Le montant est trop élevé.' },
   processing_error: { en: 'The payment could not be completed.', fr: "Le paiement n'a pas pu aboutir." },
+  risk_refused: {
+    en: 'This payment option is not available for this purchase. Nothing was charged.',
+    fr: "Ce mode de paiement n'est pas disponible pour cet achat. Rien n'a été débité.",
+  },
   purchase_not_payable: { en: 'This purchase can no longer be paid.', fr: 'Cet achat ne peut plus être payé.' },
   pledge_closed: { en: 'This contribution is closed.', fr: 'Cette participation est close.' },
   payment_in_progress: { en: 'A payment is already in progress.', fr: 'Un paiement est déjà en cours.' },

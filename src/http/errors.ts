@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'authorization_expired'
   | 'amount_too_large'
   | 'processing_error'
+  // the risk rules refused the attempt before anything was charged (docs/risk.md)
+  | 'risk_refused'
   | 'purchase_not_payable'
   | 'pledge_closed'
   | 'payment_in_progress'

@@ -105,7 +105,10 @@ export function registerSandboxPayments(app: App, services: Services): void {
           202: PayResponse,
           400: { ...TokenApiError, description: 'Invalid input, e.g. shares that leave the leader nothing' },
           ...BearerErrors,
-          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ...)' },
+          402: {
+            ...TokenApiError,
+            description: "The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ..., `risk_refused` with the rules' codes in the message)",
+          },
           404: { ...TokenApiError, description: "Unknown purchase, or another account's" },
           409: { ...TokenApiError, description: '`purchase_not_payable` or `payment_in_progress`' },
         },
@@ -136,7 +139,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         case 'risk_refused':
           throw new ApiError(
             402,
-            'risk_refused' as 'card_declined',
+            'risk_refused',
             `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`,
           );
         case 'not_payable':
@@ -164,7 +167,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
           202: PayResponse,
           400: TokenApiError,
           ...BearerErrors,
-          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason' },
+          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`risk_refused`: the risk rules, their codes in the message)' },
           404: { ...TokenApiError, description: "Unknown pledge, or another account's" },
           409: { ...TokenApiError, description: '`pledge_closed` (pot full, deadline passed, purchase settled) or `payment_in_progress`' },
         },
@@ -190,7 +193,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         case 'declined':
           throw declined(result.reason, `card refused (${result.reason})`);
         case 'risk_refused':
-          throw new ApiError(402, 'risk_refused' as 'card_declined', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
+          throw new ApiError(402, 'risk_refused', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
         case 'already_paid':
           return view(accountId, pledge.purchaseId);
         case 'closed':
