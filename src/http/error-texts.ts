@@ -33,6 +33,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   insufficient_funds: { en: 'The card has insufficient funds.', fr: 'Provision insuffisante.' },
   expired_card: { en: 'The card has expired.', fr: 'La carte a expiré.' },
   incorrect_cvc: { en: 'The CVC is incorrect.', fr: 'Le cryptogramme est incorrect.' },
+  risk_refused: {
+    en: 'This way of paying is not available for this purchase with this card. Nothing was charged.',
+    fr: "Ce mode de paiement n'est pas disponible pour cet achat avec cette carte. Rien n'a été débité.",
+  },
   invalid_card: { en: 'The card number is not valid.', fr: "Le numéro de carte n'est pas valide." },
   authentication_failed: { en: 'The card authentication failed.', fr: "L'authentification de la carte a échoué." },
   authorization_expired: { en: 'The authorisation expired.', fr: "L'autorisation a expiré." },

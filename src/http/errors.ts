@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'expired_card'
   | 'incorrect_cvc'
   | 'invalid_card'
+  // the payment-time risk decision refused the attempt (docs/risk.md): nothing charged or held
+  | 'risk_refused'
   | 'authentication_failed'
   | 'authorization_expired'
   | 'amount_too_large'
