@@ -105,7 +105,11 @@ export function registerSandboxPayments(app: App, services: Services): void {
           202: PayResponse,
           400: { ...TokenApiError, description: 'Invalid input, e.g. shares that leave the leader nothing' },
           ...BearerErrors,
-          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ...)' },
+          402: {
+            ...TokenApiError,
+            description:
+              'The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ..., or `risk_refused` by the risk rules, `debug` naming their codes)',
+          },
           404: { ...TokenApiError, description: "Unknown purchase, or another account's" },
           409: { ...TokenApiError, description: '`purchase_not_payable` or `payment_in_progress`' },
         },
@@ -164,7 +168,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
           202: PayResponse,
           400: TokenApiError,
           ...BearerErrors,
-          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason' },
+          402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`risk_refused`: by the risk rules, `debug` naming their codes)' },
           404: { ...TokenApiError, description: "Unknown pledge, or another account's" },
           409: { ...TokenApiError, description: '`pledge_closed` (pot full, deadline passed, purchase settled) or `payment_in_progress`' },
         },
