@@ -18,12 +18,12 @@ export type ErrorCode =
   | 'expired_card'
   | 'incorrect_cvc'
   | 'invalid_card'
+  // the payment-time risk decision refused the attempt (docs/risk.md): nothing charged or held
+  | 'risk_refused'
   | 'authentication_failed'
   | 'authorization_expired'
   | 'amount_too_large'
   | 'processing_error'
-  // the risk rules refused the attempt before anything was charged (docs/risk.md)
-  | 'risk_refused'
   | 'purchase_not_payable'
   | 'pledge_closed'
   | 'payment_in_progress'

@@ -69,8 +69,10 @@ BEGIN
          (SELECT count(*) FILTER (WHERE state = 'FAILED') FROM mine)::int,
          (SELECT min(created_at) FROM mine),
          (SELECT max(amount_cents) FILTER (WHERE state IN ('SUCCESSFUL', 'REFUNDED')) FROM mine)::bigint,
-         (SELECT count(*) FROM started WHERE at > p_now - interval '1 hour' AND at <= p_now)::int,
-         (SELECT count(*) FROM started WHERE at > p_now - interval '1 day' AND at <= p_now)::int,
+         -- No upper bound: `p_now` is read before the lock is waited for, so a decision that took
+         -- it first may be stamped after `p_now`; it was started all the same (docs/risk.md#under-concurrency).
+         (SELECT count(*) FROM started WHERE at > p_now - interval '1 hour')::int,
+         (SELECT count(*) FROM started WHERE at > p_now - interval '1 day')::int,
          (SELECT coalesce(sum(i.amount_cents + i.fees_cents), 0)
             FROM mine m JOIN installments i ON i.account_id = p_account AND i.purchase_id = m.id
            WHERE m.state = 'LEADER_PROCESSED' AND i.state <> 'paid')::bigint,
