@@ -52,7 +52,8 @@ function riskOf(value: unknown): Refusal['risk'] {
  * The refusal an event records, or undefined when it records none:
  * - `payment.failed`: the leader's attempt refused (card declined, 3-D Secure failed, risk refused);
  * - `payment.transaction` of a pledge with status `failed`: a pledger's card refused by the PSP
- *   (pledges write no `payment.failed`).
+ *   (pledges write no `payment.failed`);
+ * - `pledge.refused`: a pledger's card refused by the risk rules, before any payment row.
  */
 export function refusalOf(event: { type: string; data: Record<string, unknown> | null }): Refusal | undefined {
   const data = event.data ?? {};
@@ -66,6 +67,9 @@ export function refusalOf(event: { type: string; data: Record<string, unknown> |
       attempt: typeof data.attempt === 'number' ? data.attempt : undefined,
       risk: riskOf(data.risk),
     };
+  }
+  if (event.type === EVENT.pledgeRefused) {
+    return { reason: reasonCode(data.reason) ?? 'risk_refused', paymentId: undefined, pspTransactionId: undefined, payer: 'pledger', attempt: undefined, risk: riskOf(data.risk) };
   }
   if (event.type === EVENT.transaction && data.purpose === 'pledge') {
     const t = transactionOf(data);
@@ -104,7 +108,8 @@ export function buildRefusalNotification(input: RefusalNotificationInput, secret
   }
   const unsigned = {
     created_at: input.createdAt.toISOString(),
-    id: r.pspTransactionId ?? input.storedPspTransactionId ?? r.paymentId ?? '',
+    // A pledger refused by the risk rules has no payment row: the decision names the attempt.
+    id: r.pspTransactionId ?? input.storedPspTransactionId ?? r.paymentId ?? r.risk?.decisionId ?? '',
     additional_data: additional,
     metadata: input.metadata ?? {},
     status: 'failed',

@@ -18,6 +18,7 @@ export const TRIGGERS = {
   purchaseRefunded: EVENT.refundMade,
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,
+  pledgeRefused: EVENT.pledgeRefused,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

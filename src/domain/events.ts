@@ -14,6 +14,8 @@ import { MOVES } from './purchase-states.ts';
  *   amount_cents, created_at, error }` — the back-mode notification is built from it.
  * - `pledge.paid`: a pledger contributed. `data`: `{ pledge_id, client_id, amount_cents }`.
  * - `installment.paid` / `installment.failed`: `data`: `{ installment_id, index, amount_cents, attempt?, reason? }`.
+ * - `pledge.refused`: the risk rules (or the account's scoring hook) refused a pledger's card before
+ *   anything was charged; the pot goes on. `data`: `{ pledge_id, reason: 'risk_refused', risk: { decision_id, reasons } }`.
  * - `refund.made`: a merchant refund moved money (every refund, partial or full; the full one
  *   also moves the purchase to REFUNDED). `data`: `{ refund_id, state, amount_cents, refunded_cents }`
  *   (`amount_cents` what this refund gave back, `refunded_cents` the purchase's total so far).
@@ -32,6 +34,7 @@ export const EVENT = {
   installmentPaid: 'installment.paid',
   installmentFailed: 'installment.failed',
   refundMade: 'refund.made',
+  pledgeRefused: 'pledge.refused',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

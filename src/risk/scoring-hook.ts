@@ -27,7 +27,7 @@ export interface ScoringHookRequest {
   purpose: 'leader' | 'pledge';
   shopper: { email?: string; phone?: string; customer_id?: string; ip?: string };
   card: { bin: string; last4: string; brand: string; funding: string; country?: string; exp_month: number; exp_year: number; fingerprint: string };
-  /** Chipin's own decision; `score` is null for a pledger (no score is computed for them: docs/risk.md#pledges). */
+  /** Chipin's own decision; `score` is null for a pledger (no score is computed for them: docs/risk.md#what-applies). */
   chipin: { eligible: boolean; reasons: string[]; score: number | null };
 }
 

@@ -1,3 +1,4 @@
+import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
@@ -31,7 +32,7 @@ export type PledgeOutcome =
   | { kind: 'paid' }
   | { kind: 'challenge'; url: string }
   | { kind: 'declined'; reason: DeclineReason; message: string }
-  /** The account's block lists or card countries refused the pledger's card before anything was charged (docs/risk.md#pledges). */
+  /** The account's block lists or card countries refused the pledger's card before anything was charged (docs/risk.md#what-applies). */
   | { kind: 'risk_refused'; reasons: RiskReason[] }
   | { kind: 'already_paid' }
   | { kind: 'closed'; reason: string }
@@ -86,7 +87,7 @@ export async function payPledge(
 }
 
 /**
- * The risk decision on a pledger's card (docs/risk.md#pledges): recorded whatever its outcome,
+ * The risk decision on a pledger's card (docs/risk.md#what-applies): recorded whatever its outcome,
  * before the share is reserved or anything charged; the reasons when refused. A pledger lends
  * nothing: no history is read, only the block lists and the card's country apply.
  */
@@ -117,10 +118,30 @@ async function decidePledge(
     stored: await deps.risk.rules.rules(pledge.accountId),
     hook: await deps.risk.rules.scoringHook(pledge.accountId),
   };
-  const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, input));
+  // A refusal is told to the merchant as `pledge.refused` (webhook `pledgeRefused`, the purchase's
+  // errorNotificationUrl), in the transaction of its record; the purchase's state and comment stay.
+  const refused = (tx: Sql, decisionId: string, reasons: RiskReason[]) =>
+    writeEvent(
+      tx,
+      pledge.accountId,
+      pledge.purchaseId,
+      EVENT.pledgeRefused,
+      purchase.state,
+      { pledge_id: pledge.id, reason: 'risk_refused', risk: { decision_id: decisionId, reasons: reasons.map((r) => r.code) } },
+      deps.clock.now(),
+    );
+  const verdict = await deps.db.transaction(async (tx) => {
+    const decided = await decidePaymentRisk(tx, deps.risk, deps.clock, input);
+    if (!decided.accepted) await refused(tx, decided.decisionId, decided.reasons);
+    return decided;
+  });
   if (!verdict.accepted) return verdict.reasons;
   const asked = await askScoringHook(deps.risk, input, verdict);
-  if (asked) await deps.db.transaction((tx) => recordHookAnswer(tx, pledge.accountId, verdict, asked));
+  if (asked)
+    await deps.db.transaction(async (tx) => {
+      await recordHookAnswer(tx, pledge.accountId, verdict, asked);
+      if (asked.refused) await refused(tx, verdict.decisionId, asked.refused);
+    });
   return asked?.refused;
 }
 

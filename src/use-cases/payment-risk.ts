@@ -78,7 +78,7 @@ export function cardFactsOf(risk: RiskDeps, accountId: string, card: CardInput, 
 
 /**
  * What applies to a pledger: a pledger lends nothing and has no history with the merchant, so
- * only the block lists and the card's country are theirs (docs/risk.md#pledges).
+ * only the block lists and the card's country are theirs (docs/risk.md#what-applies).
  */
 function pledgeRules(rules: RiskRules): RiskRules {
   const { blocked_emails, blocked_cards, blocked_ip_ranges, card_countries } = rules;

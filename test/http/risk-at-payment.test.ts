@@ -333,6 +333,15 @@ describe(`pledges at payment time (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
       ['refused', ['BLOCKED']],
       ['refused', ['CARD_COUNTRY']],
     ]);
+    // The merchant is told each refusal with its codes: `pledge.refused` (webhook pledgeRefused).
+    const told = await app.services.db.query<{ data: { pledge_id: string; reason: string; risk: { decision_id: string; reasons: string[] } } }>(
+      "SELECT data FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 AND type = 'pledge.refused' ORDER BY id",
+      [c.accountId, id],
+    );
+    expect(told.rows.map((r) => [r.data.reason, r.data.risk.reasons, r.data.risk.decision_id])).toEqual([
+      ['risk_refused', ['BLOCKED'], pledges[0]!.id],
+      ['risk_refused', ['CARD_COUNTRY'], pledges[1]!.id],
+    ]);
     // The pot goes on: the purchase still waits for its pledges, and the friend pays with a French card.
     expect((await purchaseOf(c, id)).state).toBe('LEADER_PROCESSED');
     const paid = await payPledge(c, pledgeOf('friend@example.com'), VISA);
