@@ -30,6 +30,7 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   },
   schedule_not_available: { en: 'This payment option has no payment schedule.', fr: "Ce mode de paiement n'a pas d'échéancier." },
   card_declined: { en: 'The card was declined.', fr: 'La carte a été refusée.' },
+  risk_refused: { en: 'This payment cannot be accepted with this plan or this card.', fr: 'Ce paiement ne peut pas être accepté avec ce plan ou cette carte.' },
   insufficient_funds: { en: 'The card has insufficient funds.', fr: 'Provision insuffisante.' },
   expired_card: { en: 'The card has expired.', fr: 'La carte a expiré.' },
   incorrect_cvc: { en: 'The CVC is incorrect.', fr: 'Le cryptogramme est incorrect.' },

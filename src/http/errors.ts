@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'purchase_non_abortable'
   // payments (sandbox helpers): a refusal answers its reason
   | 'card_declined'
+  // refused by the risk rules before anything was charged (docs/risk.md#reason-codes)
+  | 'risk_refused'
   | 'insufficient_funds'
   | 'expired_card'
   | 'incorrect_cvc'

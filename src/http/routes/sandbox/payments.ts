@@ -136,7 +136,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         case 'risk_refused':
           throw new ApiError(
             402,
-            'risk_refused' as 'card_declined',
+            'risk_refused',
             `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`,
           );
         case 'not_payable':
@@ -190,7 +190,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         case 'declined':
           throw declined(result.reason, `card refused (${result.reason})`);
         case 'risk_refused':
-          throw new ApiError(402, 'risk_refused' as 'card_declined', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
+          throw new ApiError(402, 'risk_refused', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
         case 'already_paid':
           return view(accountId, pledge.purchaseId);
         case 'closed':
