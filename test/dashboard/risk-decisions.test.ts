@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeOldRiskDecisions } from '../../src/risk/risk-decision-repository.ts';
+import { purgeOldRiskDecisions, setDecisionHook } from '../../src/risk/risk-decision-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, signIn } from '../helpers/dashboard.ts';
@@ -68,6 +68,26 @@ describe("the purchase's timeline", () => {
     const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${purchaseId}?lang=fr`, headers: { cookie: s.cookie } });
     expect(page.body).toContain('Décision de risque sur la carte de l’organisateur : refusée');
     expect(page.body).toContain('carte prépayée pour un crédit (<code>CARD_PREPAID</code>)');
+  });
+
+  it("says the scoring hook's verdict when it was asked, and when the account's default answered for it", async () => {
+    const db = app.services.db;
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM risk_decisions WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id', [a.accountId, purchaseId]);
+    const [refused, accepted] = rows.map((r) => r.id);
+    await setDecisionHook(db, a.accountId, refused!, { source: 'hook', outcome: 'refuse', reason: 'mule', latencyMs: 40 }, 45);
+    await setDecisionHook(db, a.accountId, accepted!, { source: 'default', outcome: 'accept', error: 'timeout', latencyMs: 2000 }, 2004);
+    const s = await signIn(app, a.merchant);
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${purchaseId}`, headers: { cookie: s.cookie } });
+    expect(page.body).toContain('decided in 45 ms · scoring service: refused');
+    expect(page.body).toContain('decided in 2004 ms · scoring service did not answer (timeout), the account’s default: accepted');
+    const csv = await exportCsv(a.dashboard, new URLSearchParams(period()).toString());
+    expect(
+      csv.body
+        .split('\r\n')
+        .slice(1, 3)
+        .map((l) => l.split(',').at(-1)),
+    ).toEqual(['refuse', 'accept']);
+    await db.query('UPDATE risk_decisions SET hook = NULL WHERE account_id = $1 AND purchase_id = $2', [a.accountId, purchaseId]);
   });
 
   it('another account does not see the purchase, nor its decisions', async () => {
