@@ -176,7 +176,7 @@ describe('the export', () => {
       ['from=2026-02-30&to=2026-03-01', /^query parameter from/],
       ['from=2026-03-02&to=2026-03-01', /to must be on or after from/],
       ['from=2026-03-01&to=2026-03-02&cursor=bm9wZQ', /cursor is not a cursor/],
-      ['from=2026-03-01', /field to is required/],
+      ['from=2026-03-01', /query parameter to is required/],
     ];
     for (const [query, message] of cases) {
       const res = await exportJson(a, query);

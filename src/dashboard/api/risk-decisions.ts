@@ -22,9 +22,11 @@ const EXPORT_BATCH = 200;
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
 
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A calendar day `YYYY-MM-DD` in the account’s time zone', examples: ['2026-11-01'] });
+// Optional in the schema, required by the handler: a request without credentials is answered 401
+// before its query is judged (the schema runs before the handler's sign-in check).
 const Range = {
-  from: Type.String({ ...Day, description: 'First day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' }),
-  to: Type.String({ ...Day, description: 'Last day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' }),
+  from: Type.Optional(Type.String({ ...Day, description: 'Required. First day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' })),
+  to: Type.Optional(Type.String({ ...Day, description: 'Required. Last day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' })),
 };
 
 const Reason = Type.Object({ code: Type.String({ description: 'A reason code of docs/risk.md#reason-codes' }), message: Type.String() });
@@ -149,7 +151,9 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
   const { db } = services;
 
   /** The period as instants: from the first instant of `from` to the first of the day after `to`, in the account's zone. */
-  async function rangeOf(accountId: string, query: { from: string; to: string }): Promise<{ from: Date; to: Date }> {
+  async function rangeOf(accountId: string, query: { from?: string; to?: string }): Promise<{ from: Date; to: Date }> {
+    if (query.from === undefined) throw invalid('query parameter from is required');
+    if (query.to === undefined) throw invalid('query parameter to is required');
     if (!isDay(query.from)) throw invalid('query parameter from must be a calendar day YYYY-MM-DD');
     if (!isDay(query.to)) throw invalid('query parameter to must be a calendar day YYYY-MM-DD');
     if (query.to < query.from) throw invalid('query parameter to must be on or after from');
@@ -232,7 +236,7 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
       return reply
         .code(200)
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="chipin-risk-decisions-${request.query.from}-${request.query.to}.csv"`)
+        .header('content-disposition', `attachment; filename="chipin-risk-decisions-${request.query.from ?? ''}-${request.query.to ?? ''}.csv"`)
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-store')
         .send(Readable.from(lines()) as never);
