@@ -98,6 +98,31 @@ describe("the purchase's timeline", () => {
   });
 });
 
+describe("a pot's pledgers", () => {
+  it("each friend's card has its decision on the timeline and in the export, with its pledge", async () => {
+    const c = await caller(app);
+    const pot = (await c.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json() as { id: string };
+    const led = await c.post(`/api/sandbox/purchases/pur_${pot.id}/pay`, { card_number: GOOD, pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }] });
+    expect(led.statusCode, led.body).toBe(200);
+    const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM pledges WHERE account_id = $1 AND purchase_id = $2', [c.accountId, pot.id]);
+    const pledge = `plg_${rows[0]!.id}`;
+    const paid = await c.post(`/api/sandbox/pledges/${pledge}/pay`, { card_number: '4000 0082 6000 0000' });
+    expect(paid.statusCode, paid.body).toBe(200);
+
+    const s = await signIn(app, c.merchant);
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${pot.id}`, headers: { cookie: s.cookie } });
+    expect(page.body).toContain('Risk decision on the friend’s card: accepted');
+    expect(page.body).toContain('•••• 0000, credit, GB');
+    const { from, to } = period();
+    const data = (await exportJson(c, `from=${from}&to=${to}`)).json().data as { purpose: string; pledge_uid: string | null; score: unknown }[];
+    expect(data.map((d) => [d.purpose, d.pledge_uid])).toEqual([
+      ['leader', null],
+      ['pledge', pledge],
+    ]);
+    expect(data[1]!.score).toBeNull();
+  });
+});
+
 describe('the export', () => {
   it('pages the JSON oldest first with a cursor; the record holds the card as BIN, last four and fingerprint', async () => {
     const { from, to } = period();
