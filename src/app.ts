@@ -185,7 +185,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     sandboxClock?.start();
     if (pollMs > 0) jobs.start(pollMs);
     await deliveries.start();
-    const stopPurge = startDashboardPurge(db, logger);
+    const stopPurge = startDashboardPurge(db, logger, undefined, config.riskDecisionRetentionDays);
     const stopShopperPurge = startShopperSpacePurge(db, clock, logger);
 
     let closing: Promise<void> | undefined;

@@ -60,7 +60,15 @@ export interface Config {
    * unless an offer names its own; absent: the merchant (docs/schedules.md#credit-mentions).
    */
   creditLender?: string;
+  /**
+   * Days a payment-time risk decision is kept before the hourly purge deletes it
+   * (docs/risk.md#retention). Absent: {@link DEFAULT_RISK_DECISION_RETENTION_DAYS}.
+   */
+  riskDecisionRetentionDays?: number;
 }
+
+/** 400 days: 13 months, the longest card chargeback window (120 days after a due date up to a year away) with a margin. */
+export const DEFAULT_RISK_DECISION_RETENTION_DAYS = 400;
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -238,6 +246,7 @@ export function loadConfig(env: Env): Config {
   // Polling faster than this only loads the database; 0 turns polling off.
   if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
   const simulationRateLimit = intInRange('SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
+  const riskDecisionRetentionDays = intInRange('RISK_DECISION_RETENTION_DAYS', DEFAULT_RISK_DECISION_RETENTION_DAYS, 1, 36_500);
 
   const hostList = (name: string) =>
     read(() => {
@@ -284,6 +293,7 @@ export function loadConfig(env: Env): Config {
     trustProxy,
     jobPollIntervalMs,
     simulationRateLimit,
+    riskDecisionRetentionDays,
     webhookAllowedHosts,
     pspEndpointAllowlist,
     ...(creditLender === undefined ? {} : { creditLender }),

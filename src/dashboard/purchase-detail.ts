@@ -8,6 +8,7 @@ import type { Purchase } from '../purchases/purchase.ts';
 import { findPurchase, purchaseEventRows } from '../purchases/purchase-repository.ts';
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
 import { previewRefund } from '../use-cases/refund-preview.ts';
+import { purchaseDecisions, type RiskDecisionRow } from '../risk/risk-decision-repository.ts';
 import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/delivery-repository.ts';
 
 /** A purchase has a few dozen events at most: these bounds only stop a runaway page. */
@@ -56,12 +57,14 @@ export interface PurchaseDetail {
   /** Its webhooks and notifications, newest first, and every attempt at sending them, oldest first. */
   deliveries: DeliveryView[];
   attempts: PurchaseAttemptView[];
+  /** Its payment-time risk decisions (leader and pledgers), oldest first (docs/risk.md#decisions-as-records). */
+  decisions: RiskDecisionRow[];
 }
 
 export async function purchaseDetail(sql: Database, accountId: string, purchaseId: string): Promise<PurchaseDetail | undefined> {
   const purchase = await findPurchase(sql, accountId, purchaseId);
   if (!purchase) return undefined;
-  const [payments, pledges, installments, refunds, refundable, events, audit, deliveries, attempts] = await Promise.all([
+  const [payments, pledges, installments, refunds, refundable, events, audit, deliveries, attempts, decisions] = await Promise.all([
     purchasePaymentRows(sql, accountId, purchaseId),
     listPledges(sql, accountId, purchaseId),
     purchaseInstallmentRows(sql, accountId, purchaseId),
@@ -71,6 +74,7 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     listAudit(sql, accountId, { subject: purchaseId, limit: 100 }),
     listDeliveries(sql, accountId, { purchaseId, limit: SHOWN_DELIVERIES }),
     listPurchaseAttempts(sql, accountId, purchaseId, SHOWN_ATTEMPTS),
+    purchaseDecisions(sql, accountId, purchaseId),
   ]);
   return {
     purchase,
@@ -96,5 +100,6 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     audit,
     deliveries,
     attempts,
+    decisions,
   };
 }

@@ -4,6 +4,8 @@ import { purgeFinishedOperations } from '../psp/psp-operation-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { purgeEndedInvitations } from './invitation-repository.ts';
 import { purgeEndedSessions } from './session-repository.ts';
+import { purgeOldRiskDecisions } from '../risk/risk-decision-repository.ts';
+import { DEFAULT_RISK_DECISION_RETENTION_DAYS } from '../config.ts';
 
 /** How often each process purges (wall clock). */
 export const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
@@ -20,15 +22,21 @@ export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; 
 }
 
 /**
- * Runs the purge (and those of ended credential failure budgets, src/auth/attempt-budgets.ts, and
- * of finished PSP operations past their replay window, src/psp/psp-operation-repository.ts)
+ * Runs the purge (and those of ended credential failure budgets, src/auth/attempt-budgets.ts, of
+ * finished PSP operations past their replay window, src/psp/psp-operation-repository.ts, and of
+ * risk decisions older than `riskDecisionRetentionDays` by the wall clock, docs/risk.md#retention)
  * every `everyMs` of wall-clock time in this process (an unref'd timer; the first
  * run one interval after start). Not a durable job: sessions and invitations expire by the wall
  * clock, not the service clock, so moving the sandbox clock has nothing to run here, and a
  * purge missed by a stopped process is done by the next run of any process (the deletes are
  * idempotent). Answers the function that stops it.
  */
-export function startDashboardPurge(db: Database, log: Pick<Logger, 'info' | 'warn'>, everyMs = DASHBOARD_PURGE_EVERY_MS): () => void {
+export function startDashboardPurge(
+  db: Database,
+  log: Pick<Logger, 'info' | 'warn'>,
+  everyMs = DASHBOARD_PURGE_EVERY_MS,
+  riskDecisionRetentionDays = DEFAULT_RISK_DECISION_RETENTION_DAYS,
+): () => void {
   const timer = setInterval(() => {
     purgeDashboardRows(db).then(
       (n) => {
@@ -44,6 +52,13 @@ export function startDashboardPurge(db: Database, log: Pick<Logger, 'info' | 'wa
         if (n > 0) log.info({ psp_operations: n }, 'finished PSP operations past their replay window deleted');
       },
       (err: unknown) => log.warn({ err }, 'could not purge finished PSP operations (tried again at the next run)'),
+    );
+    // Risk decisions past their retention (docs/risk.md#retention), by batches.
+    purgeOldRiskDecisions(db, riskDecisionRetentionDays, new Date()).then(
+      (n) => {
+        if (n > 0) log.info({ risk_decisions: n }, 'risk decisions past their retention deleted');
+      },
+      (err: unknown) => log.warn({ err }, 'could not purge old risk decisions (tried again at the next run)'),
     );
   }, everyMs);
   timer.unref();

@@ -1,6 +1,7 @@
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
 import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
+import type { RiskReasonCode } from '../domain/eligibility.ts';
 import type { RiskRuleName, RiskRuleRefusal } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
@@ -802,6 +803,33 @@ const en = {
       min_score: 'Lowest score accepted',
     } as Record<RiskRuleName, string>,
   },
+  riskDecision: {
+    line: (who: string, outcome: string) => `Risk decision on the ${who}’s card: ${outcome}`,
+    who: { leader: 'leader', pledge: 'friend' },
+    outcomes: { accepted: 'accepted', refused: 'refused' },
+    score: (value: number) => `score ${value}/100`,
+    card: 'card',
+    fingerprint: 'fingerprint',
+    latency: (ms: number) => `decided in ${ms} ms`,
+    funding: { credit: 'credit', debit: 'debit', prepaid: 'prepaid', unknown: 'funding unknown' } as Record<string, string>,
+    hook: (outcome: string) => `scoring service: ${outcome}`,
+    hookDefault: (outcome: string, error: string) => `scoring service did not answer (${error}), the account’s default: ${outcome}`,
+    hookOutcomes: { accept: 'accepted', refuse: 'refused' } as Record<string, string>,
+    reasons: {
+      AMOUNT_TOO_LOW: 'amount below the minimum',
+      AMOUNT_TOO_HIGH: 'amount above the maximum',
+      SCHEDULE_NOT_AVAILABLE: 'no schedule possible for this amount',
+      OUTSTANDING_CREDIT_LIMIT: 'shopper’s outstanding credit too high',
+      VELOCITY_LIMIT: 'too many plans started recently',
+      BLOCKED: 'on a block list',
+      SCORE_TOO_LOW: 'score too low',
+      CARD_PREPAID: 'prepaid card for a credit plan',
+      CARD_COUNTRY: 'card issuing country not allowed',
+      CARD_EXPIRES_BEFORE_LAST_DUE: 'card expires before the last payment',
+      EXTERNAL_SCORE_REFUSED: 'refused by the scoring service',
+      SHOPPER_NOT_ELIGIBLE: 'shopper not eligible',
+    } as Record<RiskReasonCode, string>,
+  },
 };
 
 export type DashboardTexts = typeof en;
@@ -1456,6 +1484,33 @@ const fr: DashboardTexts = {
       allowed_cards: 'Cartes de confiance',
       allowed_ip_ranges: 'Plages IP de confiance',
       min_score: 'Score minimal accepté',
+    },
+  },
+  riskDecision: {
+    line: (who: string, outcome: string) => `Décision de risque sur la carte ${who} : ${outcome}`,
+    who: { leader: 'de l’organisateur', pledge: 'd’un ami' },
+    outcomes: { accepted: 'acceptée', refused: 'refusée' },
+    score: (value: number) => `score ${value}/100`,
+    card: 'carte',
+    fingerprint: 'empreinte',
+    latency: (ms: number) => `décidée en ${ms} ms`,
+    funding: { credit: 'crédit', debit: 'débit', prepaid: 'prépayée', unknown: 'type inconnu' },
+    hook: (outcome: string) => `service de score : ${outcome}`,
+    hookDefault: (outcome: string, error: string) => `le service de score n’a pas répondu (${error}), choix par défaut du compte : ${outcome}`,
+    hookOutcomes: { accept: 'accepté', refuse: 'refusé' },
+    reasons: {
+      AMOUNT_TOO_LOW: 'montant inférieur au minimum',
+      AMOUNT_TOO_HIGH: 'montant supérieur au maximum',
+      SCHEDULE_NOT_AVAILABLE: 'aucun échéancier possible pour ce montant',
+      OUTSTANDING_CREDIT_LIMIT: 'encours du client trop élevé',
+      VELOCITY_LIMIT: 'trop de plans ouverts récemment',
+      BLOCKED: 'sur une liste de blocage',
+      SCORE_TOO_LOW: 'score trop bas',
+      CARD_PREPAID: 'carte prépayée pour un crédit',
+      CARD_COUNTRY: 'pays d’émission de la carte non accepté',
+      CARD_EXPIRES_BEFORE_LAST_DUE: 'la carte expire avant la dernière échéance',
+      EXTERNAL_SCORE_REFUSED: 'refusée par le service de score',
+      SHOPPER_NOT_ELIGIBLE: 'client non éligible',
     },
   },
 };

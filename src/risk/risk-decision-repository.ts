@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 
-/** A risk decision as stored (migration 033, docs/risk.md#decisions-as-records). */
+/** A risk decision as stored (migration 031, docs/risk.md#decisions-as-records). */
 export interface RiskDecisionRow {
   id: string;
   accountId: string;
@@ -144,7 +144,16 @@ export async function decisionsPage(
   return rows.map(toRow);
 }
 
-/** Deletes decisions older than the retention (docs/risk.md#retention), a batch at a time; answers how many went. */
+/** Rows deleted per statement of the retention purge: each DELETE stays short, whatever the backlog. */
+export const RISK_DECISION_PURGE_BATCH = 1_000;
+/** Batches per run at most (a million rows): a larger backlog is left to the next hourly run. */
+const PURGE_MAX_BATCHES = 1_000;
+
+/**
+ * Deletes decisions created before `before` (docs/risk.md#retention), `batch` at a time, across
+ * every account (an operator's retention, not an account's); found by `risk_decisions_created_idx`
+ * (migration 034). Answers how many went.
+ */
 export async function purgeRiskDecisions(sql: Sql, before: Date, batch: number): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
     `WITH gone AS (DELETE FROM risk_decisions WHERE id IN (SELECT id FROM risk_decisions WHERE created_at < $1 LIMIT $2) RETURNING 1)
@@ -152,4 +161,16 @@ export async function purgeRiskDecisions(sql: Sql, before: Date, batch: number):
     [before, batch],
   );
   return rows[0]!.n;
+}
+
+/** The retention purge: every decision older than `retentionDays` before `now`, by batches until none is left. */
+export async function purgeOldRiskDecisions(sql: Sql, retentionDays: number, now: Date, batch = RISK_DECISION_PURGE_BATCH): Promise<number> {
+  const before = new Date(now.getTime() - retentionDays * 86_400_000);
+  let total = 0;
+  for (let i = 0; i < PURGE_MAX_BATCHES; i++) {
+    const n = await purgeRiskDecisions(sql, before, batch);
+    total += n;
+    if (n < batch) break;
+  }
+  return total;
 }

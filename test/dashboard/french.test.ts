@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commentIn } from '../../src/dashboard/purchase-comment.ts';
 import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
 import { EVENT } from '../../src/domain/events.ts';
+import { RISK_REASON_CODES } from '../../src/domain/eligibility.ts';
 import { installmentFailedComment, installmentPaidComment } from '../../src/domain/installment-rules.ts';
 import { LEADER_PURPOSES, leaderRefusedComment } from '../../src/domain/leader-plan.ts';
 import { potComment, potCompleteComment, potDeadlineComment } from '../../src/domain/pot.ts';
@@ -34,8 +35,8 @@ const SAME_IN_BOTH = new Set([
   'net',
   // The delivery log's English words are the codes docs/webhooks.md documents.
 ]);
-/** English labels that are the code they name (the delivery log's words of docs/webhooks.md); French ones never are. */
-const CODES_IN_ENGLISH = new Set(['deliveryStatusNames', 'attemptOutcomeNames', 'environmentNames']);
+/** English labels that are the code they name (the delivery log's words of docs/webhooks.md, a card's funding); French ones never are. */
+const CODES_IN_ENGLISH = new Set(['deliveryStatusNames', 'attemptOutcomeNames', 'environmentNames', 'riskDecision.funding']);
 
 const SAMPLE = ['A', 'B', 'C', 'D', 'E'];
 const SHOW = { bound: String, money: (cents: number) => `${cents}c` };
@@ -114,6 +115,9 @@ describe('the French back office texts', () => {
       ['deliveryStatusNames', t.deliveryStatusNames, ['pending', 'succeeded', 'failed', 'cancelled']],
       ['attemptOutcomeNames', t.attemptOutcomeNames, ['succeeded', 'retry_scheduled', 'gave_up', 'endpoint_gone', 'interrupted']],
       ['eventNames', t.eventNames, [...Object.values(EVENT), ...Object.values(MOVES).map((m) => m.event)]],
+      // A risk decision on the purchase's timeline: its reasons and the card's funding in words.
+      ['riskDecision.reasons', t.riskDecision.reasons, RISK_REASON_CODES],
+      ['riskDecision.funding', t.riskDecision.funding, ['credit', 'debit', 'prepaid', 'unknown']],
     ];
     for (const [name, labels, values] of maps) {
       for (const v of values) {
@@ -122,7 +126,10 @@ describe('the French back office texts', () => {
         expect(labels[v], `${name}.${v}`).not.toMatch(/_|\./);
       }
       if (!CODES_IN_ENGLISH.has(name))
-        for (const v of values) expect((DASHBOARD_TEXT.en as unknown as Record<string, Record<string, string>>)[name]![v], `en ${name}.${v}`).not.toBe(v);
+        for (const v of values) {
+          const english = name.split('.').reduce<Record<string, unknown>>((o, k) => o[k] as Record<string, unknown>, DASHBOARD_TEXT.en as unknown as Record<string, unknown>);
+          expect(english[v], `en ${name}.${v}`).not.toBe(v);
+        }
     }
   });
 

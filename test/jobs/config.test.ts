@@ -11,6 +11,11 @@ describe('job and simulation settings', () => {
     expect(loadConfig({ DATA_DIR: dir() })).toMatchObject({ jobPollIntervalMs: 1_000, simulationRateLimit: 60 });
   });
 
+  it('keep risk decisions 400 days unless RISK_DECISION_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).riskDecisionRetentionDays).toBe(400);
+    expect(loadConfig({ DATA_DIR: dir(), RISK_DECISION_RETENTION_DAYS: '730' }).riskDecisionRetentionDays).toBe(730);
+  });
+
   it('accept 0 (no polling) and explicit values', () => {
     expect(loadConfig({ DATA_DIR: dir(), JOB_POLL_INTERVAL_MS: '0', SIMULATION_RATE_LIMIT: '600' })).toMatchObject({
       jobPollIntervalMs: 0,
@@ -25,6 +30,8 @@ describe('job and simulation settings', () => {
     [{ JOB_POLL_INTERVAL_MS: '600000' }, 'JOB_POLL_INTERVAL_MS'],
     [{ SIMULATION_RATE_LIMIT: '0' }, 'SIMULATION_RATE_LIMIT'],
     [{ SIMULATION_RATE_LIMIT: '1.5' }, 'SIMULATION_RATE_LIMIT'],
+    [{ RISK_DECISION_RETENTION_DAYS: '0' }, 'RISK_DECISION_RETENTION_DAYS'],
+    [{ RISK_DECISION_RETENTION_DAYS: 'a year' }, 'RISK_DECISION_RETENTION_DAYS'],
   ])('refuse %o with one line naming %s', (env, name) => {
     let error: unknown;
     try {

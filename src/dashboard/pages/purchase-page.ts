@@ -12,6 +12,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 import { commentIn } from '../purchase-comment.ts';
 import type { EventType } from '../../domain/events.ts';
 import type { PurchaseState } from '../../domain/purchase-states.ts';
+import type { RiskDecisionRow } from '../../risk/risk-decision-repository.ts';
 
 /** What the page says after an action, or the action's refusal (a field error names its field). */
 export interface PurchaseNotice {
@@ -175,7 +176,43 @@ function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | s
       what: t.attemptLine(deliveryName(a, lang), a.attempt, a.statusCode === null ? (a.error ?? '—') : `HTTP ${a.statusCode}`, t.attemptOutcomeNames[a.outcome]),
     })),
     ...d.audit.map((a) => ({ at: a.createdAt, what: auditLine(lang, a) })),
+    ...d.decisions.map((x) => ({ at: x.createdAt, what: decisionLine(x, lang) })),
   ].sort((x, y) => x.at.getTime() - y.at.getTime());
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * A payment-time risk decision on the timeline (docs/risk.md#decisions-as-records): whose card,
+ * the outcome, each reason in words with its code, the score, the card as recorded (brand, last
+ * four, funding, issuing country; never more of its number), Chipin's fingerprint, the latency and
+ * the scoring hook's verdict when it was asked.
+ */
+function decisionLine(x: RiskDecisionRow, lang: Lang): SafeHtml {
+  const t = DASHBOARD_TEXT[lang].riskDecision;
+  const card = (x.inputs.card ?? {}) as Record<string, unknown>;
+  const score = x.score && typeof x.score === 'object' && typeof (x.score as { value?: unknown }).value === 'number' ? (x.score as { value: number }).value : undefined;
+  const funding = text(card.funding);
+  const cardText = [
+    [text(card.brand), text(card.last4) ? `•••• ${text(card.last4)}` : undefined].filter(Boolean).join(' '),
+    funding ? (t.funding[funding] ?? funding) : undefined,
+    text(card.country),
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const hook = x.hook;
+  const hookOutcome = hook ? (t.hookOutcomes[String(hook.outcome)] ?? String(hook.outcome)) : undefined;
+  const facts: (SafeHtml | string)[] = [
+    ...(score !== undefined ? [t.score(score)] : []),
+    ...(cardText ? [`${t.card} ${cardText}`] : []),
+    ...(x.cardFingerprint ? [html`${t.fingerprint} <code>${x.cardFingerprint}</code>`] : []),
+    t.latency(x.latencyMs),
+    ...(hook && hookOutcome ? [hook.source === 'default' ? t.hookDefault(hookOutcome, String(hook.error ?? '')) : t.hook(hookOutcome)] : []),
+  ];
+  const reasons = x.reasons.map((r) => html`${t.reasons[r.code as keyof typeof t.reasons] ?? r.message} (<code>${r.code}</code>)`);
+  return html`<span class="risk-decision" data-outcome="${x.outcome}">${t.line(t.who[x.purpose], t.outcomes[x.outcome])}${
+    reasons.length ? html` — ${reasons.map((r, i) => html`${i ? ', ' : ''}${r}`)}` : ''
+  }<br><span class="muted">${facts.map((f, i) => html`${i ? ' · ' : ''}${f}`)}</span></span>`;
 }
 
 /** The confirmation step of a refund or a cancellation: the same form again, with `confirm=yes`. */

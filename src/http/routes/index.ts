@@ -1,4 +1,5 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
+import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
@@ -73,6 +74,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeOffers(app, services, dashboard);
   registerBackofficeRiskRules(app, services, dashboard);
   registerBackofficeRiskScoringHook(app, services, dashboard);
+  registerBackofficeRiskDecisions(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
