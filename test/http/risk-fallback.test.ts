@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { switchOffer } from '../../src/use-cases/switch-offer.ts';
+import type { Sql } from '../../src/db/database.ts';
+import { planLeaderPayment } from '../../src/domain/leader-plan.ts';
+import { decidePaymentRisk, fallbackCandidates } from '../../src/use-cases/payment-risk.ts';
 
 let app: TestApp;
 let a: Caller;
@@ -180,5 +183,49 @@ describe(`the fallback after a risk refusal (${onPostgres ? 'PostgreSQL' : 'PGli
     const page = await switchTo(o, c.offer('DEFERRED'));
     expect(page.statusCode).toBe(409);
     expect(page.body).toContain('cannot take the amount');
+  });
+
+  it("decides the fallbacks on the one history read of the refused decision: the shopper's history function is called once", async () => {
+    const c = await caller(app);
+    const four = c.offer('INSTALLMENTS', 4);
+    await putRules(c, `offers/${four}`, { fallback_offers: [c.offer('INSTALLMENTS', 3), c.offer('DEFERRED'), c.offer('SHARED')] });
+    const o = await opened(c, four);
+    const services = app.services;
+    const offer = (await services.offers.byId(c.accountId, four.slice(4)))!;
+    const stored = await services.riskRules.rules(c.accountId);
+    const created = new Date();
+    const plan = planLeaderPayment(offer, 30_000, [], created);
+    if ('problem' in plan) throw new Error(plan.problem.code);
+    const candidates = await fallbackCandidates((acc, id) => services.offers.byId(acc, id), stored, offer, { amountCents: 30_000, currency: 'EUR', createdAt: created });
+    expect(candidates.map((f) => f.offer.type)).toEqual(['INSTALLMENTS', 'DEFERRED', 'SHARED']);
+    const statements: string[] = [];
+    const verdict = await services.db.transaction((tx) => {
+      const counting: Sql = {
+        query: (text, params, options) => (statements.push(text), tx.query(text, params, options)),
+        exec: (script) => tx.exec(script),
+        notify: (ch) => tx.notify(ch),
+      };
+      return decidePaymentRisk(counting, services.payments.risk, services.clock, {
+        purpose: 'leader',
+        accountId: c.accountId,
+        purchaseId: o.id,
+        offer,
+        amountCents: 30_000,
+        schedule: plan.schedule!,
+        created: created.toISOString().slice(0, 10),
+        shopper: { email: 'leader@example.com' },
+        card: { bin: '510510', last4: '5100', brand: 'mastercard', funding: 'prepaid', expMonth: 12, expYear: 2030, fingerprint: 'cfp_test' },
+        paymentId: null,
+        pledgeId: null,
+        stored,
+        hook: undefined,
+        fallbacks: candidates,
+      });
+    });
+    expect(verdict.accepted).toBe(false);
+    expect(verdict.reasons.map((r) => r.code)).toEqual(['CARD_PREPAID']);
+    // Prepaid refuses every credit plan: only the pot, paid in full now.
+    expect(verdict.fallbacks.map((f) => f.type)).toEqual(['SHARED']);
+    expect(statements.filter((q) => q.includes('chipin_shopper_history'))).toHaveLength(1);
   });
 });
