@@ -63,7 +63,7 @@ describe.skipIf(!hasBrowser)('the fallback after a risk refusal, in French, in C
       const fallback = page.getByRole('button', { name: /^Payer 300,00\s€ maintenant$/ });
       expect(await fallback.isVisible()).toBe(true);
       await expectAccessible(page, 'checkout refused by the risk rules, with a fallback');
-      await shoot(page, 'checkout-risk-fallback.png');
+      await shoot(page, 'checkout-risk-fallback-fr.png');
 
       // Nothing authorised or held at the PSP for the refused card: only its tokenisation.
       const sandbox = async (last4: string) =>
