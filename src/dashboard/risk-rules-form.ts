@@ -113,7 +113,7 @@ export function rulesOfForm(form: RiskForm, currency: string | null): { rules: R
 export function formRefusal(form: RiskForm, field: string, refusal: RiskRuleRefusal): RiskFormError | undefined {
   const name = field.replace(/^rules\./, '') as RiskRuleName;
   if (!(name in RISK_RULE_KINDS)) return undefined;
-  if (refusal.code !== 'bad_entry') return { rule: name, refusal };
+  if (refusal.code !== 'bad_entry' && refusal.code !== 'not_account_offer') return { rule: name, refusal };
   const line = linesOf(form[name].value).lines[refusal.index];
   return { rule: name, refusal: { ...refusal, index: line ?? refusal.index } };
 }

@@ -95,12 +95,14 @@ const RISK_ENTRY_EN = {
   country: () => 'must be a two-letter country code (ISO 3166, like FR)',
   email: () => 'must be an e-mail address',
   ip_range: () => 'must be an IP address or a CIDR range (203.0.113.0/24)',
+  offer: () => 'must be an offer id (mer_…)',
 };
 const RISK_ENTRY_FR: typeof RISK_ENTRY_EN = {
   text: (max) => `ne doit pas être vide et doit avoir au plus ${max} caractères`,
   country: () => 'doit être un code pays à deux lettres (ISO 3166, comme FR)',
   email: () => 'doit être une adresse e-mail',
   ip_range: () => 'doit être une adresse IP ou une plage CIDR (203.0.113.0/24)',
+  offer: () => 'doit être un identifiant d’offre (mer_…)',
 };
 
 function riskRuleRefusalEn(r: RiskFormRefusal, show: RiskShow): string {
@@ -121,6 +123,8 @@ function riskRuleRefusalEn(r: RiskFormRefusal, show: RiskShow): string {
       return `line ${r.index + 1} ${RISK_ENTRY_EN[r.expected](r.maxLength)}`;
     case 'min_above_max':
       return `must not be above the largest amount (${show.money(r.max)})`;
+    case 'not_account_offer':
+      return `line ${r.index + 1} must be another offer of this account`;
     case 'not_amount':
       return 'must be an amount, like 12.50';
     case 'not_whole':
@@ -146,6 +150,8 @@ function riskRuleRefusalFr(r: RiskFormRefusal, show: RiskShow): string {
       return `la ligne ${r.index + 1} ${RISK_ENTRY_FR[r.expected](r.maxLength)}`;
     case 'min_above_max':
       return `ne doit pas dépasser le montant maximal (${show.money(r.max)})`;
+    case 'not_account_offer':
+      return `la ligne ${r.index + 1} doit être une autre offre de ce compte`;
     case 'not_amount':
       return 'doit être un montant, comme 12,50';
     case 'not_whole':
@@ -609,6 +615,7 @@ const en = {
     'installment.failed': 'Installment not collected',
     'pledge.refused': "A friend's card was refused by the risk rules",
     'refund.made': 'Refund made',
+    'purchase.offer_changed': 'Offer changed after a risk refusal',
   } as Record<EventType, string>,
   environmentNames: { test: 'test', live: 'live' } as Record<PspEnvironment, string>,
   notification: 'Notification',
@@ -767,6 +774,7 @@ const en = {
       emails: 'One e-mail address per line.',
       cards: 'One card fingerprint per line.',
       ip_ranges: 'One IP address or CIDR range per line (203.0.113.0/24).',
+      offers: 'One offer id (mer_…) per line, in the order they are proposed.',
     },
     named: (rule: string, why: string) => `${rule}: ${why}`,
     notSaved: (error: string) => `Nothing was saved. ${error}.`,
@@ -801,6 +809,7 @@ const en = {
       allowed_cards: 'Trusted cards',
       allowed_ip_ranges: 'Trusted IP ranges',
       min_score: 'Lowest score accepted',
+      fallback_offers: 'Offers proposed after a refusal',
     } as Record<RiskRuleName, string>,
   },
   riskDecision: {
@@ -1247,6 +1256,7 @@ const fr: DashboardTexts = {
     'installment.failed': 'Échéance non encaissée',
     'pledge.refused': "La carte d'un ami a été refusée par les règles de risque",
     'refund.made': 'Remboursement effectué',
+    'purchase.offer_changed': 'Offre changée après un refus de risque',
   },
   environmentNames: { test: 'test', live: 'production' },
   notification: 'Notification',
@@ -1450,6 +1460,7 @@ const fr: DashboardTexts = {
       emails: 'Une adresse e-mail par ligne.',
       cards: 'Une empreinte de carte par ligne.',
       ip_ranges: 'Une adresse IP ou une plage CIDR par ligne (203.0.113.0/24).',
+      offers: 'Un identifiant d’offre (mer_…) par ligne, dans l’ordre où elles sont proposées.',
     },
     named: (rule: string, why: string) => `${rule}\u00a0: ${why}`,
     notSaved: (error: string) => `Rien n’a été enregistré. ${error}.`,
@@ -1484,6 +1495,7 @@ const fr: DashboardTexts = {
       allowed_cards: 'Cartes de confiance',
       allowed_ip_ranges: 'Plages IP de confiance',
       min_score: 'Score minimal accepté',
+      fallback_offers: 'Offres proposées après un refus',
     },
   },
   riskDecision: {

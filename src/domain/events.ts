@@ -19,6 +19,9 @@ import { MOVES } from './purchase-states.ts';
  * - `refund.made`: a merchant refund moved money (every refund, partial or full; the full one
  *   also moves the purchase to REFUNDED). `data`: `{ refund_id, state, amount_cents, refunded_cents }`
  *   (`amount_cents` what this refund gave back, `refunded_cents` the purchase's total so far).
+ * - `purchase.offer_changed`: after a risk refusal, the leader took one of the offer's fallbacks
+ *   (docs/risk.md#the-fallback); the purchase stays CREATED. `data`: `{ from, to }` (`mer_…` ids).
+ *   No webhook trigger sends it: the back office's timeline shows it.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -35,6 +38,7 @@ export const EVENT = {
   installmentFailed: 'installment.failed',
   refundMade: 'refund.made',
   pledgeRefused: 'pledge.refused',
+  offerChanged: 'purchase.offer_changed',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { parsePublicId } from './ids.ts';
 
 /**
  * The risk rules of an offer (docs/risk.md#the-rules), stored as JSON: an account's defaults, and
@@ -32,6 +33,12 @@ export interface RiskRules {
   allowed_ip_ranges?: string[];
   /** Refused below this score, 0..100 (SCORE_TOO_LOW); absent: the score is reported, never refuses. */
   min_score?: number;
+  /**
+   * When this offer is refused at payment time, the offers the checkout proposes instead, in this
+   * order, each only if the engine accepts it for the same amount, shopper and card (`mer_…` ids of
+   * the same account; docs/risk.md#the-fallback). Never a reason of refusal itself.
+   */
+  fallback_offers?: string[];
 }
 
 export type RiskRuleName = keyof RiskRules;
@@ -39,7 +46,7 @@ export type RiskRuleName = keyof RiskRules;
 /** An offer's own rules: a value overrides the account's; `null` switches the account's rule off on this offer. */
 export type RiskRuleOverrides = { [K in RiskRuleName]?: RiskRules[K] | null };
 
-type Kind = 'amount' | 'count' | 'flag' | 'countries' | 'emails' | 'cards' | 'ip_ranges' | 'score';
+type Kind = 'amount' | 'count' | 'flag' | 'countries' | 'emails' | 'cards' | 'ip_ranges' | 'score' | 'offers';
 
 /** Every rule and the kind of value it takes: the one schema the API, the store and the forms read. */
 export const RISK_RULE_KINDS: Readonly<Record<RiskRuleName, Kind>> = {
@@ -58,12 +65,13 @@ export const RISK_RULE_KINDS: Readonly<Record<RiskRuleName, Kind>> = {
   allowed_cards: 'cards',
   allowed_ip_ranges: 'ip_ranges',
   min_score: 'score',
+  fallback_offers: 'offers',
 };
 
 export const RISK_RULE_NAMES = Object.keys(RISK_RULE_KINDS) as RiskRuleName[];
 
-/** Bounds of the values: amounts as an offer's (1,000,000.00 at most), counts up to 1,000, lists up to 1,000 entries. */
-export const RISK_BOUNDS = { maxAmountCents: 100_000_000, maxCount: 1_000, maxListLength: 1_000, maxEntryLength: 254 } as const;
+/** Bounds of the values: amounts as an offer's (1,000,000.00 at most), counts up to 1,000, lists up to 1,000 entries (fallback offers: 10). */
+export const RISK_BOUNDS = { maxAmountCents: 100_000_000, maxCount: 1_000, maxListLength: 1_000, maxEntryLength: 254, maxFallbacks: 10 } as const;
 
 /**
  * What applies when neither the account nor the offer sets a rule: card checks that no serious
@@ -80,8 +88,10 @@ export type RiskRuleRefusal =
   | { code: 'not_boolean' }
   | { code: 'not_list' }
   | { code: 'too_many'; max: number }
-  | { code: 'bad_entry'; index: number; expected: 'text' | 'country' | 'email' | 'ip_range'; maxLength: number }
-  | { code: 'min_above_max'; max: number };
+  | { code: 'bad_entry'; index: number; expected: 'text' | 'country' | 'email' | 'ip_range' | 'offer'; maxLength: number }
+  | { code: 'min_above_max'; max: number }
+  /** A fallback offer that is not one of the account's offers, or is the offer itself (the use case checks, src/use-cases/risk-rules.ts). */
+  | { code: 'not_account_offer'; index: number };
 
 /** A rule set that breaks the schema: the first offending field, named as the API names it, why (`refusal`) and the API's English `message`. */
 export interface RiskRulesError {
@@ -109,14 +119,17 @@ export function riskRuleMessage(r: RiskRuleRefusal): string {
       return `[${r.index}] ${ENTRY_MESSAGES[r.expected](r.maxLength)}`;
     case 'min_above_max':
       return `must not be above max_amount_cents (${r.max})`;
+    case 'not_account_offer':
+      return `[${r.index}] must be another offer (mer_…) of this account`;
   }
 }
 
-const ENTRY_MESSAGES: Record<'text' | 'country' | 'email' | 'ip_range', (maxLength: number) => string> = {
+const ENTRY_MESSAGES: Record<'text' | 'country' | 'email' | 'ip_range' | 'offer', (maxLength: number) => string> = {
   text: (maxLength) => `must be a non-empty string of at most ${maxLength} characters`,
   country: () => 'must be an ISO 3166 alpha-2 country code',
   email: () => 'must be an e-mail address',
   ip_range: () => 'must be an IP address or a CIDR range (203.0.113.0/24)',
+  offer: () => 'must be an offer id (mer_…)',
 };
 
 const refused = (field: string, refusal: RiskRuleRefusal) => ({ error: { field, message: riskRuleMessage(refusal), refusal } });
@@ -205,11 +218,12 @@ function parseValue(kind: Kind, v: unknown): { value: unknown } | { refusal: Ris
   }
 }
 
-function parseList(kind: 'countries' | 'emails' | 'cards' | 'ip_ranges', v: unknown): { value: string[] } | { refusal: RiskRuleRefusal } {
+function parseList(kind: 'countries' | 'emails' | 'cards' | 'ip_ranges' | 'offers', v: unknown): { value: string[] } | { refusal: RiskRuleRefusal } {
   if (!Array.isArray(v)) return { refusal: { code: 'not_list' } };
-  if (v.length > RISK_BOUNDS.maxListLength) return { refusal: { code: 'too_many', max: RISK_BOUNDS.maxListLength } };
+  const max = kind === 'offers' ? RISK_BOUNDS.maxFallbacks : RISK_BOUNDS.maxListLength;
+  if (v.length > max) return { refusal: { code: 'too_many', max } };
   const out = new Set<string>();
-  const bad = (index: number, expected: 'text' | 'country' | 'email' | 'ip_range') => ({
+  const bad = (index: number, expected: 'text' | 'country' | 'email' | 'ip_range' | 'offer') => ({
     refusal: { code: 'bad_entry' as const, index, expected, maxLength: RISK_BOUNDS.maxEntryLength },
   });
   for (const [i, entry] of v.entries()) {
@@ -230,6 +244,12 @@ function parseList(kind: 'countries' | 'emails' | 'cards' | 'ip_ranges', v: unkn
         if (!parseIpRange(entry)) return bad(i, 'ip_range');
         out.add(entry.trim());
         break;
+      case 'offers': {
+        const id = parsePublicId('mer', entry.trim());
+        if (id === undefined) return bad(i, 'offer');
+        out.add(`mer_${id}`);
+        break;
+      }
     }
   }
   return { value: [...out] };

@@ -48,6 +48,46 @@ export interface CheckoutView {
   result?: LeaderResultFigures;
   /** The payment runs on a test PSP (the built-in sandbox, or a PSP account in test): the page says so. */
   testMode?: boolean;
+  /** After a risk refusal: the offers the rules accept instead (docs/risk.md#the-fallback), one button each. */
+  fallbacks?: FallbackChoice[];
+}
+
+/** One fallback offer as the page proposes it. */
+export interface FallbackChoice {
+  merchantUid: string;
+  offer: Pick<Offer, 'type' | 'installments'>;
+  /** Its schedule for this purchase (INSTALLMENTS, DEFERRED). */
+  schedule?: Schedule;
+}
+
+/** The button of a fallback: "Pay 300.00 € now" (SHARED, the leader alone), "Pay in 3 installments of 100.00 €", "Pay 300.00 € on 25 Dec 2026". */
+export function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
+  const lines = f.schedule?.INSTALLMENT ?? [];
+  const first = lines[0];
+  if (f.offer.type === 'SHARED' || !first) return t.fallbackPayNow(formatMoney(p.amountCents, p.currency, lang));
+  const due = (l: { amount_cents: number; fees: number }) => l.amount_cents + l.fees;
+  if (f.offer.type === 'DEFERRED') return t.fallbackDeferred(formatMoney(due(first), p.currency, lang), formatDate(first.payment_date, lang));
+  return t.fallbackInstallments(
+    lines.length,
+    formatMoney(due(first), p.currency, lang),
+    lines.every((l) => due(l) === due(first)),
+  );
+}
+
+/** One small form per fallback, posting to `/pay/{uid}/switch` with the page's CSRF tokens. */
+function fallbackForms(v: CheckoutView, t: Texts): SafeHtml | '' {
+  if (!v.fallbacks?.length) return '';
+  const uid = `pur_${v.purchase.id}`;
+  return html`<section class="fallbacks" id="fallbacks" aria-labelledby="fallbacks-title"><h3 id="fallbacks-title">${t.fallbackLabel}</h3><p>${t.fallbackIntro}</p>
+${v.fallbacks.map(
+  (f) => html`<form method="post" action="/pay/${uid}/switch${v.query ?? ''}">
+  <input type="hidden" name="csrf" value="${v.csrfToken}">
+  ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
+  <input type="hidden" name="offer" value="${f.merchantUid}">
+  <button type="submit" class="secondary" data-fallback="${f.merchantUid}">${fallbackLabel(t, v.lang, v.purchase, f)}</button>
+</form>`,
+)}
+</section>`;
 }
 
 function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
@@ -188,6 +228,7 @@ export function checkoutPage(v: CheckoutView): string {
   <h2 id="pay-title">${t.payHeading}</h2>
   ${explain(v, t)}
   ${errorSummary(t, v.errors)}
+  ${fallbackForms(v, t)}
   <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}

@@ -103,6 +103,15 @@ export const TEXT = {
     notShared: 'This purchase cannot be shared.',
     riskRefused: 'This way of paying is not available for this purchase with this card. Nothing was charged.',
     inProgress: 'A payment is already in progress for this purchase. Wait a moment and reload the page.',
+    fallbackIntro: 'You can pay another way instead:',
+    fallbackLabel: 'Other ways to pay',
+    fallbackPayNow: (amount: string) => `Pay ${amount} now`,
+    fallbackInstallments: (n: number, amount: string, equal: boolean) => (equal ? `Pay in ${n} installments of ${amount}` : `Pay in ${n} installments, ${amount} today`),
+    fallbackDeferred: (amount: string, date: string) => `Pay ${amount} on ${date}`,
+    switchRefused: {
+      not_offered: 'This way of paying is not offered for this purchase. Choose one of those shown.',
+      amount: 'This way of paying cannot take the amount of this purchase.',
+    } as Record<'not_offered' | 'amount', string>,
     expiredForm: 'This page has expired. Reload it and try again.',
     states: {
       INITIALIZED: 'Waiting for payment',
@@ -261,6 +270,15 @@ export const TEXT = {
     notShared: 'Cet achat ne peut pas être partagé.',
     riskRefused: "Ce mode de paiement n'est pas disponible pour cet achat avec cette carte. Rien n'a été débité.",
     inProgress: 'Un paiement est déjà en cours pour cet achat. Patientez un instant puis rechargez la page.',
+    fallbackIntro: 'Vous pouvez payer autrement\u00a0:',
+    fallbackLabel: 'Autres façons de payer',
+    fallbackPayNow: (amount: string) => `Payer ${amount} maintenant`,
+    fallbackInstallments: (n: number, amount: string, equal: boolean) => (equal ? `Payer en ${n} fois de ${amount}` : `Payer en ${n} fois, ${amount} aujourd’hui`),
+    fallbackDeferred: (amount: string, date: string) => `Payer ${amount} le ${date}`,
+    switchRefused: {
+      not_offered: "Ce mode de paiement n'est pas proposé pour cet achat. Choisissez l'un de ceux affichés.",
+      amount: 'Ce mode de paiement ne peut pas prendre le montant de cet achat.',
+    },
     expiredForm: 'Cette page a expiré. Rechargez-la et réessayez.',
     states: {
       INITIALIZED: 'En attente de paiement',

@@ -138,3 +138,8 @@ export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ acco
   const r = rows[0];
   return r && { accountId: r.account_id, type: r.type, secretEnc: r.signing_secret_enc };
 }
+
+/** Moves a CREATED purchase to another offer of its account (a fallback after a risk refusal: src/use-cases/switch-offer.ts). */
+export async function setPurchaseOffer(tx: Sql, accountId: string, purchaseId: string, offerId: string, now: Date): Promise<void> {
+  await tx.query("UPDATE purchases SET offer_id = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [accountId, purchaseId, offerId, now]);
+}

@@ -49,15 +49,18 @@ import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { storedCredentialOf, storeForLater } from './stored-card.ts';
-import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
+import { askScoringHook, cardFactsOf, decidePaymentRisk, fallbackCandidates, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
 import { setPurchaseComment } from '../purchases/purchase-repository.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
   | { kind: 'challenge'; url: string }
   | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
-  /** The risk rules refused the plan before anything was authorised (docs/risk.md#the-decision-at-payment-time). */
-  | { kind: 'risk_refused'; reasons: RiskReason[]; attemptsLeft: number; state: PurchaseState }
+  /**
+   * The risk rules refused the plan before anything was authorised (docs/risk.md#the-decision-at-payment-time);
+   * `fallbacks`: the offers the rules accept instead, while the purchase is still CREATED (docs/risk.md#the-fallback).
+   */
+  | { kind: 'risk_refused'; reasons: RiskReason[]; attemptsLeft: number; state: PurchaseState; fallbacks: Offer[] }
   | { kind: 'not_payable'; state: PurchaseState }
   | { kind: 'in_progress' }
   | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'psp_amount'; message: string } };
@@ -160,6 +163,7 @@ async function checkoutAtPsp(
 ): Promise<LeaderOutcome> {
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
   if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
+  const stored = await deps.risk.rules.rules(state.accountId);
   const risk: PaymentRiskInput = {
     purpose: 'leader',
     accountId: state.accountId,
@@ -172,15 +176,16 @@ async function checkoutAtPsp(
     card: cardFactsOf(deps.risk, state.accountId, card, attached),
     paymentId: payment.id,
     pledgeId: null,
-    stored: await deps.risk.rules.rules(state.accountId),
+    stored,
     hook: await deps.risk.rules.scoringHook(state.accountId),
+    fallbacks: await fallbackCandidates((a, id) => deps.offers.byId(a, id), stored, offer, state),
   };
   const card_ = { psp: psp.name, attached, returnUrl: returnUrl(payment.id) };
   let saved: Saved;
   if (!risk.hook) {
     saved = await deps.db.transaction(async (tx) => {
       const verdict = await decidePaymentRisk(tx, deps.risk, deps.clock, risk);
-      if (!verdict.accepted) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons) };
+      if (!verdict.accepted) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons, verdict.fallbacks) };
       return saveCard(deps, tx, state, payment, card_);
     });
   } else {
@@ -188,13 +193,14 @@ async function checkoutAtPsp(
     // only once it accepted, so that a crash meanwhile leaves an attempt never sent (abandoned).
     const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, risk));
     if (!verdict.accepted) {
-      const outcome = await deps.db.transaction((tx) => riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons));
+      const outcome = await deps.db.transaction((tx) => riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons, verdict.fallbacks));
       return outcome;
     }
     const answer = await askScoringHook(deps.risk, risk, verdict);
     saved = await deps.db.transaction(async (tx) => {
       await recordHookAnswer(tx, state.accountId, verdict, answer);
-      if (answer?.refused) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, answer.refused) };
+      // The hook was asked about this offer only: its refusal proposes no fallback.
+      if (answer?.refused) return { kind: 'refused', outcome: await riskRefused(deps, tx, offer, payment, verdict.decisionId, answer.refused, []) };
       return saveCard(deps, tx, state, payment, card_);
     });
   }
@@ -499,10 +505,16 @@ async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentR
  * attempts), `payment.failed` names the reasons and the purchase's comment says them
  * (docs/risk.md#what-the-merchant-sees). Nothing was sent to the PSP but the card's tokenisation.
  */
-async function riskRefused(deps: PaymentDeps, tx: Sql, offer: Offer, payment: PaymentRow, decisionId: string, reasons: RiskReason[]): Promise<LeaderOutcome> {
+async function riskRefused(deps: PaymentDeps, tx: Sql, offer: Offer, payment: PaymentRow, decisionId: string, reasons: RiskReason[], fallbacks: Offer[]): Promise<LeaderOutcome> {
   const codes = reasons.map((r) => r.code);
   const after = await failAttempt(deps, tx, offer, payment, 'risk_refused', undefined, { risk: { decision_id: decisionId, reasons: codes } }, riskRefusedComment(codes));
-  return { kind: 'risk_refused', reasons, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
+  return {
+    kind: 'risk_refused',
+    reasons,
+    attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts),
+    state: after.state,
+    fallbacks: after.state === 'CREATED' ? fallbacks : [],
+  };
 }
 
 /** The failed attempt's writes: the payment row, the attempts count, `payment.failed`, and FAILED after the offer's last attempt. */

@@ -6,7 +6,8 @@ import type { Sql } from '../db/database.ts';
 import { binOf, type CardFacts } from '../domain/card-facts.ts';
 import type { Clock } from '../domain/clock.ts';
 import { decide, type RiskReason } from '../domain/eligibility.ts';
-import type { PlannedInstallment } from '../domain/leader-plan.ts';
+import { parsePublicId, toPublicId } from '../domain/ids.ts';
+import { planLeaderPayment, type PlannedInstallment } from '../domain/leader-plan.ts';
 import { effectiveRules, normaliseEmail, type RiskRules } from '../domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper, type Score, type ShopperHistory } from '../domain/risk-score.ts';
 import type { AttachResult, CardInput } from '../psp/connector.ts';
@@ -51,6 +52,14 @@ export interface PaymentRiskInput {
   stored: StoredRiskRules;
   /** The account's enabled scoring hook, read with the rules; undefined when it has none. */
   hook: StoredScoringHook | undefined;
+  /** The leader's fallback offers that could take this purchase ({@link fallbackCandidates}), decided only if this offer is refused. */
+  fallbacks?: readonly FallbackCandidate[];
+}
+
+/** A fallback offer (docs/risk.md#the-fallback) and the leader's plan lines on it (none for SHARED: paid in full now). */
+export interface FallbackCandidate {
+  offer: Offer;
+  schedule?: readonly PlannedInstallment[];
 }
 
 export interface RiskVerdict {
@@ -60,6 +69,34 @@ export interface RiskVerdict {
   score: Score | null;
   /** What the start of the decision took, for its record. */
   startedAt: number;
+  /** Refused: the fallback offers the engine accepts for the same amount, shopper and card, in the rules' order. */
+  fallbacks: Offer[];
+}
+
+/**
+ * The offers the checkout may propose when `offer` is refused (its rule `fallback_offers`, in
+ * order): another offer of the account in the purchase's currency whose own limits and schedule
+ * take the amount; a SHARED offer is the leader paying in full now. Read before the decision's
+ * transaction (the offers' per-process copy); the decision then runs the rules on each.
+ */
+export async function fallbackCandidates(
+  byId: (accountId: string, id: string) => Promise<Offer | undefined>,
+  stored: StoredRiskRules,
+  offer: Offer,
+  purchase: { amountCents: number; currency: string; createdAt: Date },
+): Promise<FallbackCandidate[]> {
+  const ids = effectiveRules(stored.account, stored.offers.get(offer.id)).fallback_offers ?? [];
+  const out: FallbackCandidate[] = [];
+  for (const uid of ids) {
+    const id = parsePublicId('mer', uid);
+    const other = id === undefined || id === offer.id ? undefined : await byId(offer.accountId, id);
+    if (!other || other.currency !== purchase.currency) continue;
+    if (purchase.amountCents < other.minAmountCents || purchase.amountCents > other.maxAmountCents) continue;
+    const plan = planLeaderPayment(other, purchase.amountCents, [], purchase.createdAt);
+    if ('problem' in plan) continue;
+    out.push({ offer: other, ...(plan.schedule ? { schedule: plan.schedule } : {}) });
+  }
+  return out;
 }
 
 /** The card as the rules and the record see it: the PSP's answer to the tokenisation, and Chipin's BIN and fingerprint of the number. */
@@ -119,18 +156,26 @@ export async function decidePaymentRisk(tx: Sql, risk: RiskDeps, clock: Clock, i
   };
   const history: ShopperHistory = leader ? await shopperHistory(tx, accountId, who, now, { purchaseId: input.purchaseId, locks: shopperLockKeys(accountId, who) }) : NO_HISTORY;
   const score = leader ? scoreShopper(history, input.amountCents, now) : null;
-  const lines = input.schedule?.map((l) => ({ amount_cents: l.amountCents, fees: l.feesCents, payment_date: l.dueDate }));
-  const decision = decide({
-    offerType: leader ? offer.type : 'SHARED',
-    amountCents: input.amountCents,
-    created: input.created,
-    schedule: lines ? { ok: { INSTALLMENT: lines } } : undefined,
-    rules,
-    shopper: { ...(who.email !== undefined ? { email: who.email } : {}), ...(input.shopper.ip !== undefined ? { ip: input.shopper.ip } : {}) },
-    card,
-    history,
-    score: score ?? scoreShopper(NO_HISTORY, input.amountCents, now),
-  });
+  const decideOn = (offerType: Offer['type'], schedule: readonly PlannedInstallment[] | undefined, on: RiskRules) => {
+    const lines = schedule?.map((l) => ({ amount_cents: l.amountCents, fees: l.feesCents, payment_date: l.dueDate }));
+    return decide({
+      offerType,
+      amountCents: input.amountCents,
+      created: input.created,
+      schedule: lines ? { ok: { INSTALLMENT: lines } } : undefined,
+      rules: on,
+      shopper: { ...(who.email !== undefined ? { email: who.email } : {}), ...(input.shopper.ip !== undefined ? { ip: input.shopper.ip } : {}) },
+      card,
+      history,
+      score: score ?? scoreShopper(NO_HISTORY, input.amountCents, now),
+    });
+  };
+  const decision = decideOn(leader ? offer.type : 'SHARED', input.schedule, rules);
+  // Refused, the fallback offers are decided on the same history and card: no other read.
+  const fallbacks =
+    leader && !decision.eligible
+      ? (input.fallbacks ?? []).filter((f) => decideOn(f.offer.type, f.schedule, effectiveRules(stored.account, stored.offers.get(f.offer.id))).eligible).map((f) => f.offer)
+      : [];
   const decisionId = randomUUID();
   await insertRiskDecision(tx, {
     id: decisionId,
@@ -159,6 +204,7 @@ export async function decidePaymentRisk(tx: Sql, risk: RiskDeps, clock: Clock, i
       },
       shopper: { email: who.email ?? null, phone: who.phone ?? null, customer_id: who.customerId ?? null, ip: input.shopper.ip ?? null },
       ...(leader ? { history: historyRecord(history) } : {}),
+      ...(fallbacks.length > 0 ? { fallbacks: fallbacks.map((o) => toPublicId('mer', o.id)) } : {}),
       created: input.created,
     },
     hook: null,
@@ -166,7 +212,7 @@ export async function decidePaymentRisk(tx: Sql, risk: RiskDeps, clock: Clock, i
     latencyMs: Math.round(performance.now() - startedAt),
     createdAt: now,
   });
-  return { decisionId, accepted: decision.eligible, reasons: decision.reasons, score, startedAt };
+  return { decisionId, accepted: decision.eligible, reasons: decision.reasons, score, startedAt, fallbacks };
 }
 
 /** The history's figures as the record keeps them (snake_case, dates as ISO strings). */

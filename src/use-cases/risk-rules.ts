@@ -4,7 +4,16 @@ import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
-import { BUILT_IN_RULES, effectiveRules, parseRiskRules, RISK_RULE_NAMES, type RiskRuleOverrides, type RiskRuleRefusal, type RiskRules } from '../domain/risk-rules.ts';
+import {
+  BUILT_IN_RULES,
+  effectiveRules,
+  parseRiskRules,
+  RISK_RULE_NAMES,
+  riskRuleMessage,
+  type RiskRuleOverrides,
+  type RiskRuleRefusal,
+  type RiskRules,
+} from '../domain/risk-rules.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
 import { loadRiskRules, lockRiskRules, saveRiskRules, type StoredRiskRules } from '../risk/risk-rules-repository.ts';
 
@@ -54,6 +63,25 @@ function changes(before: RiskRuleOverrides, after: RiskRuleOverrides): Record<st
 }
 
 /**
+ * The first fallback offer (docs/risk.md#the-fallback) that is not another offer of the account:
+ * the schema checked the ids' form, this checks they are the account's (an offer never falls
+ * back on itself).
+ */
+async function foreignFallback(
+  deps: RiskRulesDeps,
+  accountId: string,
+  offerId: string | null,
+  fallbacks: readonly string[] | null | undefined,
+): Promise<{ field: string; message: string; refusal: RiskRuleRefusal } | undefined> {
+  if (!fallbacks || fallbacks.length === 0) return undefined;
+  const mine = new Set((await deps.offers.list(accountId)).map((o) => toPublicId('mer', o.id)));
+  const index = fallbacks.findIndex((uid) => !mine.has(uid) || uid === (offerId === null ? null : toPublicId('mer', offerId)));
+  if (index < 0) return undefined;
+  const refusal: RiskRuleRefusal = { code: 'not_account_offer', index };
+  return { field: 'rules.fallback_offers', message: riskRuleMessage(refusal), refusal };
+}
+
+/**
  * Replaces the account's defaults (`target` = `account`) or one offer's overrides (`mer_…`) with
  * `rules`, checked against the rules' schema; `{}` clears them. Written and audited
  * (`risk_rules_update`, each changed rule from → to) in one transaction; this process's copy is
@@ -69,6 +97,8 @@ export async function editRiskRules(deps: RiskRulesDeps, accountId: string, acto
   }
   const parsed = offerId === null ? parseRiskRules(rules) : parseRiskRules(rules, 'rules', true);
   if ('error' in parsed) return { kind: 'invalid', ...parsed.error };
+  const foreign = await foreignFallback(deps, accountId, offerId, parsed.rules.fallback_offers);
+  if (foreign) return { kind: 'invalid', ...foreign };
   const stored = await deps.db.transaction(async (tx) => {
     const current = await lockRiskRules(tx, accountId);
     const before = offerId === null ? current.account : (current.offers.get(offerId) ?? {});

@@ -144,6 +144,17 @@ describe('editing the risk rules on the back-office pages', () => {
     expect(amount.statusCode).toBe(400);
     expect(amount.body).toContain('id="error-max_outstanding_cents">Encours maximal d’un client\u00a0: doit être un montant, comme 12,50</p>');
 
+    // A fallback offer (docs/risk.md#the-fallback) that is not another offer of the account: its line as typed.
+    const other = await caller(app);
+    const fallback = await postForm(
+      `/dashboard/offers/${uid}/risk-rules`,
+      { mode_fallback_offers: 'set', value_fallback_offers: `${a.offer('SHARED')}\n\n${other.offer('SHARED')}` },
+      s,
+      'fr',
+    );
+    expect(fallback.statusCode).toBe(400);
+    expect(fallback.body).toContain('id="error-fallback_offers">Offres proposées après un refus\u00a0: la ligne 3 doit être une autre offre de ce compte</p>');
+
     expect(await overridesOf(uid)).toEqual({ max_plans_per_hour: 5 });
     expect(await audits()).toEqual(before);
   });

@@ -28,6 +28,8 @@ const DESCRIPTIONS: Record<RiskRuleName, string> = {
   allowed_cards: 'Trusted card fingerprints',
   allowed_ip_ranges: 'Trusted IP addresses or CIDR ranges',
   min_score: 'SCORE_TOO_LOW below this score (0..100); absent: the score never refuses',
+  fallback_offers:
+    'Not a refusal: when this offer is refused at payment time, these other offers of the account (`mer_…`, at most 10) are proposed in this order, each only if the rules accept it for the same amount, shopper and card (docs/risk.md#the-fallback)',
 };
 
 function ruleSchema(name: RiskRuleName): TSchema {
@@ -41,6 +43,8 @@ function ruleSchema(name: RiskRuleName): TSchema {
       return Type.Integer({ minimum: 0, maximum: 100, description });
     case 'flag':
       return Type.Boolean({ description });
+    case 'offers':
+      return Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['mer_6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f'] }), { maxItems: RISK_BOUNDS.maxFallbacks, description });
     default:
       return Type.Array(Type.String({ minLength: 1, maxLength: RISK_BOUNDS.maxEntryLength }), { maxItems: RISK_BOUNDS.maxListLength, description });
   }
@@ -81,7 +85,10 @@ const RiskRulesView = Type.Object(
 );
 
 const ERRORS = {
-  400: { ...TokenApiError, description: '`invalid_request`: a rule is unknown or its value breaks the schema (the message names the field)' },
+  400: {
+    ...TokenApiError,
+    description: '`invalid_request`: a rule is unknown or its value breaks the schema, or a fallback offer is not another offer of the account (the message names the field)',
+  },
   ...BackofficeErrors,
 };
 

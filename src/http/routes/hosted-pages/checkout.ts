@@ -3,14 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../../domain/email.ts';
 import { inTestMode, type Offer } from '../../../accounts/offer.ts';
-import { parsePublicId } from '../../../domain/ids.ts';
+import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { parseTypedAmount } from '../../../domain/money.ts';
 import { MAX_PLEDGERS } from '../../../domain/pot.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { computeSchedule, type Schedule } from '../../../domain/schedule.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
-import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView } from '../../../pages/checkout-page.ts';
+import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
 import { formatIsoDate } from '../../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
@@ -21,6 +21,7 @@ import { leaderFrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import { switchOffer } from '../../../use-cases/switch-offer.ts';
 import type { Purchase } from '../../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
@@ -127,7 +128,7 @@ export function registerCheckout(app: App, services: Services): void {
     return purchase && offer ? { purchase, offer, lang: langOf(mode.lang ?? purchase.language), mode } : undefined;
   }
 
-  function schedule(offer: Offer, purchase: Purchase): Schedule | undefined {
+  function schedule(offer: Offer, purchase: Pick<Purchase, 'amountCents' | 'createdAt'>): Schedule | undefined {
     if (offer.type === 'SHARED') return undefined;
     try {
       return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt));
@@ -215,7 +216,10 @@ export function registerCheckout(app: App, services: Services): void {
         // Not accusing, and no reason told: the reasons are the merchant's (the event and the comment).
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
         const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
-        return show(request, reply, fresh, { ...kept, errors: { message: `${t.riskRefused} ${left}`.trim() } }, 402, 'risk_refused');
+        // The offers the rules accept instead, one button each (docs/risk.md#the-fallback).
+        const fallbacks: FallbackChoice[] =
+          fresh.purchase.state === 'CREATED' ? result.fallbacks.map((o) => ({ merchantUid: toPublicId('mer', o.id), offer: o, schedule: schedule(o, fresh.purchase) })) : [];
+        return show(request, reply, fresh, { ...kept, errors: { message: `${t.riskRefused} ${left}`.trim() }, fallbacks }, 402, 'risk_refused');
       }
       case 'declined': {
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
@@ -275,6 +279,30 @@ export function registerCheckout(app: App, services: Services): void {
       return show(request, reply, ctx, { ...kept, errors: { message: t.errors.processing_error } }, isPspFault(err) ? 502 : 503);
     }
     return outcome(request, reply, ctx, result, kept);
+  });
+
+  // After a risk refusal, the leader takes one of the offer's fallbacks (docs/risk.md#the-fallback):
+  // the purchase moves to that offer and its checkout is shown again, in the same mode and language.
+  const switchBody = Type.Object(
+    { offer: Type.Optional(Type.String({ maxLength: 64 })), csrf: Type.Optional(Type.String({ maxLength: 512 })), csrf_frame: Type.Optional(Type.String({ maxLength: 512 })) },
+    { additionalProperties: true },
+  );
+  app.post('/pay/:purchase_uid/switch', { schema: { hide: true, params, querystring, body: switchBody } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx)
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    const t = TEXT[ctx.lang];
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
+    const switched = await switchOffer(services, ctx.purchase.accountId, ctx.purchase.id, typeof form.offer === 'string' ? form.offer.trim() : '');
+    if (switched.kind === 'switched') return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+    if (switched.kind === 'not_found') return pageHeaders(reply).code(404).send(notFoundPage(ctx.lang));
+    const refusal = switched.refusal;
+    const fresh = (await load(request))!;
+    const message = refusal.code === 'in_progress' ? t.inProgress : refusal.code === 'not_payable' ? t.expiredForm : t.switchRefused[refusal.code];
+    return show(request, reply, fresh, { errors: { message } }, 409);
   });
 
   const returnQuery = Type.Object(
