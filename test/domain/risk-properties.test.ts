@@ -30,18 +30,16 @@ const terms = fc.oneof(
     usuryCeilingBps: null,
     ...t,
   })),
-  fc
-    .record({ deferredDays: fc.integer({ min: 1, max: 90 }), feeRateBps: fc.nat(500), fixedFeeCents: fc.nat(1_000) })
-    .map((t): OfferTerms => ({
-      type: 'DEFERRED',
-      installments: 1,
-      minAmountCents: 5_000,
-      maxAmountCents: 500_000,
-      fundingCapCents: null,
-      debitRateBps: 0,
-      usuryCeilingBps: null,
-      ...t,
-    })),
+  fc.record({ deferredDays: fc.integer({ min: 1, max: 90 }), feeRateBps: fc.nat(500), fixedFeeCents: fc.nat(1_000) }).map((t): OfferTerms => ({
+    type: 'DEFERRED',
+    installments: 1,
+    minAmountCents: 5_000,
+    maxAmountCents: 500_000,
+    fundingCapCents: null,
+    debitRateBps: 0,
+    usuryCeilingBps: null,
+    ...t,
+  })),
 );
 
 describe('the outstanding-credit ceiling in `decide`', () => {
