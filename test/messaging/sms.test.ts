@@ -178,7 +178,13 @@ describe('SMS through the messenger', () => {
         expect.arrayContaining(['pledge_receipt', 'installment_receipt', 'precharge', 'charge_failed', 'rest_failed', 'pot_complete', 'rest_charged', 'refund']),
       );
       expect(sent).toEqual(Array(4 + smsNotices.length).fill(true));
-      const texts = gw.hits.slice(before).map((h) => (JSON.parse(h.body) as { text: string }).text);
+      // Bodied requests only: a CI run once recorded a stray empty request here under load (a
+      // socket of an earlier test's hung request, never answered); every SMS Chipin sends is JSON,
+      // and the count below still fails when one is missing.
+      const texts = gw.hits
+        .slice(before)
+        .filter((h) => h.body !== '')
+        .map((h) => (JSON.parse(h.body) as { text: string }).text);
       expect(texts).toHaveLength(4 + smsNotices.length);
       for (const text of texts) {
         expect(text.startsWith(opening)).toBe(true);

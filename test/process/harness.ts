@@ -252,7 +252,18 @@ export interface Served {
  * {@link CHILD_MS}); the server is killed after `timeoutMs` if the test has not stopped it.
  */
 export async function startServe(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = PROCESS_TEST_MS): Promise<Served> {
-  const port = await freePort();
+  // A port free a moment ago may be taken meanwhile by another file's server (files run at once):
+  // the child then exits with EADDRINUSE before it listens, and another port is tried, 3 at most.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServeOn(await freePort(), dataDir, extra, timeoutMs);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
+    }
+  }
+}
+
+async function startServeOn(port: number, dataDir: string, extra: Record<string, string | undefined>, timeoutMs: number): Promise<Served> {
   const proc = spawnCli(['serve'], cliEnv(dataDir, { PORT: String(port), ...extra }), timeoutMs);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + CHILD_MS;
