@@ -66,6 +66,43 @@ export interface PspConnector {
    * throws {@link PspIntegrationError} `unreachable`.
    */
   verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }>;
+
+  /**
+   * The PSP's own records of the transactions that moved in `[from, to)`, read through its
+   * documented report or list API, a page at a time (docs/money-operations.md#reconciliation).
+   * Absent when the PSP has no such API (or it is not built yet): reconciliation then asks
+   * {@link retrieve} about each of Chipin's payments instead, and cannot see what only the PSP knows.
+   */
+  listTransactions?(input: ListTransactionsInput): Promise<PspRecordPage>;
+}
+
+export interface ListTransactionsInput {
+  from: Date;
+  to: Date;
+  /** Where the previous page ended (its `nextCursor`); null for the first page. */
+  cursor: string | null;
+}
+
+/** One page of the PSP's records; `nextCursor` null on the last. */
+export interface PspRecordPage {
+  records: readonly PspRecord[];
+  nextCursor: string | null;
+}
+
+/**
+ * The PSP's current totals of one transaction that moved in the period: the same transaction may
+ * appear on several pages (one per movement); every appearance carries its current totals.
+ */
+export interface PspRecord {
+  /** The id Chipin stores as `payments.psp_transaction_id`. */
+  transactionId: string;
+  status: TransactionStatus;
+  currency: string;
+  amountCents: number;
+  capturedCents: number;
+  refundedCents: number;
+  /** Taken back from the merchant by lost chargebacks. */
+  chargedBackCents: number;
 }
 
 /**
