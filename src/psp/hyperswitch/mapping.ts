@@ -101,6 +101,8 @@ export interface PaymentView {
   amountCapturable: number;
   /** `amount_received`: what was captured. */
   amountReceived: number;
+  /** `currency`, ISO 4217 (a payment read and a listed payment carry it). */
+  currency?: string;
   customerId?: string;
   paymentMethodId?: string;
   networkTransactionId?: string;
@@ -163,6 +165,8 @@ export function readPayment(value: unknown): PaymentView | undefined {
   if (!paymentId || amount === undefined || amountReceived === undefined) return undefined;
   if (typeof status !== 'string' || !(INTENT_STATUSES as readonly string[]).includes(status)) return undefined;
   const view: PaymentView = { paymentId, status: status as IntentStatus, amount, amountCapturable, amountReceived };
+  const currency = str(p.currency);
+  if (currency && /^[A-Z]{3}$/.test(currency)) view.currency = currency;
   const customerId = str(p.customer_id);
   if (customerId) view.customerId = customerId;
   const pm = str(p.payment_method_id);
