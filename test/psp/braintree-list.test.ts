@@ -107,6 +107,19 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
     for (const absent of [ids.untouched, ids.after]) expect(seen.has(absent)).toBe(false);
   });
 
+  it('gives each payment the totals retrieve reads', async () => {
+    const { records } = await listAll(lister, start, end);
+    for (const id of [ids.refundedInPeriod, ids.capturedInPeriod, ids.refunded, ids.partlyCaptured, ids.onlyHeld, ids.voided, ids.declined]) {
+      const listed = records.find((r) => r.transactionId === id)!;
+      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
+      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
+        status: read.status,
+        capturedCents: read.capturedCents,
+        refundedCents: read.refundedCents,
+      });
+    }
+  });
+
   it('searches as the SDK sends it: the type and a date range (both ends included), then the page by ids', async () => {
     const before = h.fake.requests.length;
     await lister.listTransactions({ from: start, to: end, cursor: null });

@@ -98,6 +98,19 @@ describe('hyperswitch listTransactions (payments list, refunds list; docs/money-
     expect(records.every((r) => r.amountCents > 0)).toBe(true);
   });
 
+  it('gives each payment the totals retrieve reads', async () => {
+    const { records } = await listAll(lister, start, end);
+    for (const id of [ids.refundedInPeriod, ids.refunded, ids.partlyCaptured, ids.onlyHeld, ids.voided, ids.declined]) {
+      const listed = records.find((r) => r.transactionId === id)!;
+      const read = await h.hyperswitch.retrieve({ transactionId: id, pspState: null });
+      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
+        status: read.status,
+        capturedCents: read.capturedCents,
+        refundedCents: read.refundedCents,
+      });
+    }
+  });
+
   it('sends the documented lists: created.gte / created.lt / limit / starting_after, then start_time / end_time / offset / limit', async () => {
     const before = h.fake.requests.length;
     const bodies = h.fake.bodies.length;

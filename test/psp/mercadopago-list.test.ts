@@ -110,6 +110,20 @@ describe('mercadopago listTransactions (payment search, docs/money-operations.md
     expect(seen.get(ids.refundedInPeriod)).toHaveLength(1);
   });
 
+  it('gives each payment the totals retrieve reads', async () => {
+    const { records } = await listAll(lister, start, end);
+    // A chargeback is apart from refunds here; retrieve reads a charged-back payment as refunded (docs/psp/mercadopago.md), and a partly captured one with the authorised amount of its state.
+    for (const id of [ids.refundedInPeriod, ids.refunded, ids.onlyHeld]) {
+      const listed = records.find((r) => r.transactionId === id)!;
+      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
+      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
+        status: read.status,
+        capturedCents: read.capturedCents,
+        refundedCents: read.refundedCents,
+      });
+    }
+  });
+
   it('sends the documented search: range, begin_date and end_date (both included), sort, criteria, offset, limit', async () => {
     const before = h.fake.requests.length;
     await listAll(lister, start, end);

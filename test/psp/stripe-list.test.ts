@@ -133,6 +133,19 @@ describe('stripe listTransactions (balance transactions, docs/money-operations.m
     for (const absent of [ids.before, ids.after, ids.onlyHeld]) expect(seen.has(absent)).toBe(false);
   });
 
+  it('gives each payment the totals retrieve reads', async () => {
+    const { records } = await listAll(lister, start, end);
+    for (const id of [ids.refunded, ids.partlyCaptured, ids.lost, ids.won]) {
+      const listed = records.find((r) => r.transactionId === id)!;
+      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
+      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
+        status: read.status,
+        capturedCents: read.capturedCents,
+        refundedCents: read.refundedCents,
+      });
+    }
+  });
+
   it('sends Stripe the documented list request: seconds, expand[]=data.source, limit, starting_after', async () => {
     const before = h.fake.requests.length;
     await listAll(lister, start, end);
