@@ -50,6 +50,9 @@ describe('hyperswitch listTransactions (payments list, refunds list; docs/money-
     const held = await pay(8_000, 'manual');
     ids.partlyCaptured = held.transactionId;
     await h.hyperswitch.capture({ idempotencyKey: key(), transaction: held, amountCents: 6_500 });
+    // The processor reports disputes: one lost (its amount taken back), one won (nothing).
+    h.fake.settleDispute(h.fake.openDispute(held.transactionId, 5_000), 'dispute_lost');
+    h.fake.settleDispute(h.fake.openDispute(refunded.transactionId), 'dispute_won');
     ids.onlyHeld = (await pay(2_500, 'manual')).transactionId;
     const toVoid = await pay(1_500, 'manual');
     ids.voided = toVoid.transactionId;
@@ -89,7 +92,14 @@ describe('hyperswitch listTransactions (payments list, refunds list; docs/money-
     // Listed once as created, twice as refunded in the period; the refund after it already counts.
     expect(seen.get(ids.refunded)).toHaveLength(3);
     expect(totals(ids.refunded)).toEqual({ ...base, transactionId: ids.refunded, status: 'refunded', amountCents: 5_000, capturedCents: 5_000, refundedCents: 2_000 });
-    expect(totals(ids.partlyCaptured)).toEqual({ ...base, transactionId: ids.partlyCaptured, status: 'captured', amountCents: 8_000, capturedCents: 6_500 });
+    expect(totals(ids.partlyCaptured)).toEqual({
+      ...base,
+      transactionId: ids.partlyCaptured,
+      status: 'captured',
+      amountCents: 8_000,
+      capturedCents: 6_500,
+      chargedBackCents: 5_000,
+    });
     expect(totals(ids.onlyHeld)).toEqual({ ...base, transactionId: ids.onlyHeld, status: 'authorized', amountCents: 2_500, capturedCents: 0 });
     expect(totals(ids.voided)).toEqual({ ...base, transactionId: ids.voided, status: 'voided', amountCents: 1_500, capturedCents: 0 });
     expect(totals(ids.declined)).toEqual({ ...base, transactionId: ids.declined, status: 'declined', amountCents: 600, capturedCents: 0 });

@@ -23,7 +23,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
-import { MONEY_MOVED, readCursor, refundListPayments, toRecord, writeCursor } from './records.ts';
+import { disputedCents, hasLostDispute, LOST_DISPUTES, MONEY_MOVED, readCursor, refundListPayments, toRecord, writeCursor } from './records.ts';
 
 /** The hosted Hyperswitch (the OpenAPI document's `servers`, and hyperswitch.io's production API). */
 export const HYPERSWITCH_BASE_URLS = { test: 'https://sandbox.hyperswitch.io', live: 'https://api.hyperswitch.io' } as const;
@@ -316,8 +316,9 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * /refunds/list`, `start_time` / `end_time` both included, `offset`), whose payments may be
    * older. A listed payment carries no refunds: one whose money moved is read again
    * (`GET /payments/{id}`) for its current totals, as is each refunded one. Zero-amount card
-   * setups move no money and are left out. Hyperswitch's disputes are not read: a chargeback
-   * shows only if the processor reports it as a refund.
+   * setups move no money and are left out. A payment whose read lists a lost or accepted
+   * dispute has its disputes' amounts read (`GET /disputes/list`) as charged back; a dispute lost
+   * in the period on a payment neither created nor refunded in it is not seen.
    */
   async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
     if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('hyperswitch: the period must be from < to');
@@ -325,8 +326,8 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     if (!at) throw new RangeError('hyperswitch: not a cursor of this connector');
     const limit = this.#listPageSize;
     const records: PspRecord[] = [];
-    const record = (p: PaymentView): void => {
-      const r = toRecord(p);
+    const record = async (p: PaymentView): Promise<void> => {
+      const r = toRecord(p, hasLostDispute(p) ? await this.#lostDisputeCents(p.paymentId) : 0);
       if (!r) throw this.fault('bad_response', 'a payment without its currency');
       records.push(r);
     };
@@ -339,7 +340,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       const listed = data.map((item) => readPayment(item) ?? this.#unreadable('GET /payments/list'));
       for (const p of listed) {
         if (p.amount === 0) continue;
-        record(MONEY_MOVED.includes(p.status) ? await this.#listed(p.paymentId) : p);
+        await record(MONEY_MOVED.includes(p.status) ? await this.#listed(p.paymentId) : p);
       }
       const last = listed.at(-1)?.paymentId;
       return { records, nextCursor: listed.length === limit && last ? writeCursor({ phase: 'payments', after: last }) : writeCursor({ phase: 'refunds', offset: 0 }) };
@@ -354,9 +355,17 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     const read = new Map<string, PaymentView>();
     for (const id of paymentIds) {
       if (!read.has(id)) read.set(id, await this.#listed(id));
-      record(read.get(id)!);
+      await record(read.get(id)!);
     }
     return { records, nextCursor: paymentIds.length === limit ? writeCursor({ phase: 'refunds', offset: at.offset + limit }) : null };
+  }
+
+  /** What a payment's lost (or accepted) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted`. */
+  async #lostDisputeCents(paymentId: string): Promise<number> {
+    const q = new URLSearchParams({ payment_id: paymentId, dispute_status: LOST_DISPUTES.join(',') });
+    const cents = disputedCents(await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined));
+    if (cents === undefined) throw this.fault('bad_response', 'GET /disputes/list: a list we cannot read');
+    return cents;
   }
 
   /** A payment Hyperswitch has just listed: not finding it is a bad answer, not an unknown transaction of ours. */

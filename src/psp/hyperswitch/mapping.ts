@@ -114,6 +114,8 @@ export interface PaymentView {
   card?: { network?: string; last4?: string; expMonth?: number; expYear?: number };
   /** `refunds`, when the answer lists them (a payment read does). */
   refunds?: RefundView[];
+  /** The `dispute_status` of each of `disputes` (`DisputeResponsePaymentsRetrieve`), when a payment read lists them. */
+  disputeStatuses?: string[];
 }
 
 const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
@@ -188,6 +190,11 @@ export function readPayment(value: unknown): PaymentView | undefined {
     const refunds = p.refunds.map(readRefund);
     if (refunds.some((r) => r === undefined)) return undefined;
     view.refunds = refunds as RefundView[];
+  }
+  if (Array.isArray(p.disputes)) {
+    const statuses = p.disputes.map((d) => str(obj(d)?.dispute_status));
+    if (statuses.some((s) => s === undefined)) return undefined;
+    view.disputeStatuses = statuses as string[];
   }
   return view;
 }

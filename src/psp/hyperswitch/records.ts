@@ -14,8 +14,8 @@ import { readRefund, toTransactionResult, type IntentStatus, type PaymentView } 
  */
 export const MONEY_MOVED: readonly IntentStatus[] = ['succeeded', 'partially_captured', 'partially_captured_and_capturable', 'cancelled_post_capture'];
 
-/** A payment's current totals as a record; undefined without its currency. Hyperswitch's disputes are not read (yet): `chargedBackCents` is 0. */
-export function toRecord(p: PaymentView): PspRecord | undefined {
+/** A payment's current totals as a record, with what its lost disputes took back; undefined without its currency. */
+export function toRecord(p: PaymentView, chargedBackCents = 0): PspRecord | undefined {
   if (!p.currency) return undefined;
   const r = toTransactionResult(p);
   return {
@@ -25,8 +25,31 @@ export function toRecord(p: PaymentView): PspRecord | undefined {
     amountCents: r.amountCents,
     capturedCents: r.capturedCents,
     refundedCents: r.refundedCents,
-    chargedBackCents: 0,
+    chargedBackCents,
   };
+}
+
+/**
+ * The dispute statuses whose amount the processor took back (`DisputeStatus`): lost, or accepted
+ * by the merchant. Opened, challenged, won, expired and cancelled ones take nothing back.
+ */
+export const LOST_DISPUTES = ['dispute_lost', 'dispute_accepted'] as const;
+
+/** Whether a payment read lists a dispute that took money back (then `GET /disputes/list` gives the amounts). */
+export function hasLostDispute(p: PaymentView): boolean {
+  return (p.disputeStatuses ?? []).some((s) => (LOST_DISPUTES as readonly string[]).includes(s));
+}
+
+/** The sum of a `GET /disputes/list` answer's `amount`s (`StringMinorUnit`: minor units as a string); undefined when unreadable. */
+export function disputedCents(value: unknown): number | undefined {
+  if (!Array.isArray(value)) return undefined;
+  let sum = 0;
+  for (const d of value) {
+    const amount = (d as { amount?: unknown } | null)?.amount;
+    if (typeof amount !== 'string' || !/^\d{1,15}$/.test(amount)) return undefined;
+    sum += Number(amount);
+  }
+  return sum;
 }
 
 /** The payment ids of a `RefundListResponse`'s refunds, in order; undefined when it is not one. */
