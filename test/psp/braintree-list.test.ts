@@ -64,6 +64,10 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
     const held = await pay(8_000, 'manual');
     ids.partlyCaptured = held.transactionId;
     await capture(held, 6_500);
+    // Chargebacks: one lost in part (its amount taken back), one won, a retrieval request (nothing taken).
+    h.fake.dispute(held.transactionId, 'lost', { amount: 5_000 });
+    h.fake.dispute(refunded.transactionId, 'won');
+    h.fake.dispute(refunded.transactionId, 'lost', { kind: 'retrieval' });
     ids.onlyHeld = (await pay(2_500, 'manual')).transactionId;
     const toVoid = await pay(1_500, 'manual');
     ids.voided = toVoid.transactionId;
@@ -100,7 +104,14 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
     // Created (and settled) in the period, refunded twice in it: three records; the refund after it already counts.
     expect(seen.get(ids.refunded)).toHaveLength(4);
     expect(totals(ids.refunded)).toEqual({ ...base, transactionId: ids.refunded, status: 'refunded', amountCents: 5_000, capturedCents: 5_000, refundedCents: 2_000 });
-    expect(totals(ids.partlyCaptured)).toEqual({ ...base, transactionId: ids.partlyCaptured, status: 'captured', amountCents: 8_000, capturedCents: 6_500 });
+    expect(totals(ids.partlyCaptured)).toEqual({
+      ...base,
+      transactionId: ids.partlyCaptured,
+      status: 'captured',
+      amountCents: 8_000,
+      capturedCents: 6_500,
+      chargedBackCents: 5_000,
+    });
     expect(totals(ids.onlyHeld)).toEqual({ ...base, transactionId: ids.onlyHeld, status: 'authorized', amountCents: 2_500, capturedCents: 0 });
     expect(totals(ids.voided)).toEqual({ ...base, transactionId: ids.voided, status: 'voided', amountCents: 1_500, capturedCents: 0 });
     expect(totals(ids.declined)).toMatchObject({ transactionId: ids.declined, status: 'declined', capturedCents: 0, refundedCents: 0 });

@@ -430,8 +430,8 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
    * of older authorisations), and refund credits created in it (`type: credit`), each read as the
    * sale it refunds. Range ends are both included: the period's last millisecond ends it. A page
    * asks for the pass's ids (`advanced_search_ids`), then for the page's transactions by id; each
-   * sale's refunds are read as `retrieve` reads them. Disputes are not read: a chargeback shows
-   * only as Braintree's own credit, if any.
+   * sale's refunds are read as `retrieve` reads them, its lost chargebacks from its `disputes`. A
+   * dispute lost in the period on a sale neither created, captured nor refunded in it is not seen.
    */
   async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
     if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('braintree: the period must be from < to');
@@ -488,7 +488,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
         amountCents: r.amountCents,
         capturedCents: r.capturedCents,
         refundedCents: r.refundedCents,
-        chargedBackCents: 0,
+        chargedBackCents: sale.lostDisputeCents,
       });
     }
     const next = offset + this.#listPageSize;
