@@ -5,10 +5,13 @@ import {
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type ListTransactionsInput,
   type NotificationResult,
   type OffSessionInput,
   type Operation,
   type PspConnector,
+  type PspRecord,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
@@ -35,6 +38,8 @@ export interface BraintreeConnectorOptions {
   /** The service's outbound client: the SDK sends every request through it (src/psp/braintree/sdk.ts). */
   http: PspHttp;
   operations: PspOperations;
+  /** Transactions per page of {@link BraintreeConnector.listTransactions}, 50 (Braintree's search page) if absent. */
+  listPageSize?: number;
 }
 
 const NAME = 'braintree';
@@ -77,6 +82,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
   readonly #timeoutMs: number;
   readonly #operations: PspOperations;
   readonly #merchantId: string;
+  readonly #listPageSize: number;
 
   constructor(opts: BraintreeConnectorOptions) {
     super();
@@ -93,6 +99,8 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     this.#timeoutMs = opts.timeoutMs;
     this.#operations = opts.operations;
     this.#merchantId = c.merchantId;
+    this.#listPageSize = opts.listPageSize ?? 50;
+    if (!Number.isSafeInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 1000) throw new TypeError('braintree: listPageSize must be 1 to 1000');
     // An Environment of our base URL (the SDK's Sandbox and Production are these hosts on 443):
     // the host is what the outbound client checks; the GraphQL and auth hosts are never called.
     const environment = new braintree.Environment(url.hostname.replace(/^\[|\]$/g, ''), port, 'https://auth.invalid', ssl, 'graphql.invalid', '443');
@@ -414,6 +422,91 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
   }
 
   /** Every Braintree transaction is read by its id: the id is all the state needed (the currency saves a read). */
+  /**
+   * The period's sales, through transaction search (`gateway.transaction.search`,
+   * developer.paypal.com/braintree/docs/reference/request/transaction/search), in three passes
+   * sharing one cursor (`<pass>:<offset>` into the pass's ids): sales created in `[from, to)`
+   * (`createdAt`), sales submitted for settlement in it (`submittedForSettlementAt`: the captures
+   * of older authorisations), and refund credits created in it (`type: credit`), each read as the
+   * sale it refunds. Range ends are both included: the period's last millisecond ends it. A page
+   * asks for the pass's ids (`advanced_search_ids`), then for the page's transactions by id; each
+   * sale's refunds are read as `retrieve` reads them, its lost chargebacks from its `disputes`. A
+   * dispute lost in the period on a sale neither created, captured nor refunded in it is not seen.
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('braintree: the period must be from < to');
+    const m = /^(created|submitted|credits):(\d{1,9})$/.exec(input.cursor ?? 'created:0');
+    if (!m) throw new RangeError('braintree: not a cursor of this connector');
+    const pass = m[1] as 'created' | 'submitted' | 'credits';
+    const offset = Number(m[2]);
+    const min = input.from;
+    const max = new Date(input.to.getTime() - 1);
+    const ids = await this.#call(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          this.#gateway.transaction.search(
+            (s) => {
+              if (pass === 'submitted') s.submittedForSettlementAt().between(min, max);
+              else s.createdAt().between(min, max);
+              s.type().is(pass === 'credits' ? 'credit' : 'sale');
+            },
+            (err, response) => {
+              const found = (response as { ids?: unknown } | null)?.ids;
+              if (err) reject(err);
+              else if (Array.isArray(found) && found.every((id) => typeof id === 'string')) resolve(found as string[]);
+              else reject(new PspIntegrationError(NAME, 'bad_response', 'Braintree refused the transaction search'));
+            },
+          );
+        }),
+    );
+    const page = ids.slice(offset, offset + this.#listPageSize);
+    const found = new Map<string, TransactionView>();
+    if (page.length > 0) {
+      await this.#call(async () => {
+        for await (const t of this.#gateway.transaction.search((s) => s.ids().in(page))) {
+          const view = this.#view(t);
+          found.set(view.id, view);
+        }
+      });
+    }
+    const records: PspRecord[] = [];
+    const sales = new Map<string, TransactionView>();
+    for (const id of page) {
+      const t = found.get(id);
+      if (!t) throw new PspIntegrationError(NAME, 'bad_response', 'Braintree found a transaction, then did not send it');
+      let sale = t;
+      if (t.type === 'credit') {
+        if (!t.refundedTransactionId) continue; // a credit of no sale (Braintree's standalone credits): no payment of Chipin's
+        sale = sales.get(t.refundedTransactionId) ?? (await this.#listed(t.refundedTransactionId));
+      }
+      sales.set(sale.id, sale);
+      const r = await this.#result(sale);
+      records.push({
+        transactionId: sale.id,
+        status: r.status,
+        currency: sale.currency,
+        amountCents: r.amountCents,
+        capturedCents: r.capturedCents,
+        refundedCents: r.refundedCents,
+        chargedBackCents: sale.lostDisputeCents,
+      });
+    }
+    const next = offset + this.#listPageSize;
+    const nextPass = pass === 'created' ? 'submitted' : pass === 'submitted' ? 'credits' : null;
+    return { records, nextCursor: next < ids.length ? `${pass}:${next}` : nextPass ? `${nextPass}:0` : null };
+  }
+
+  /** A sale Braintree's own credit names: not finding it is a bad answer, not an unknown transaction of ours. */
+  async #listed(id: string): Promise<TransactionView> {
+    try {
+      return await this.#find(id);
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'unknown_transaction')
+        throw new PspIntegrationError(NAME, 'bad_response', 'Braintree listed a refund of a sale it does not know');
+      throw e;
+    }
+  }
+
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
     return this.#result(await this.#find(transaction.transactionId));
   }

@@ -65,6 +65,27 @@ export interface TransactionView {
   orderId?: string;
   /** Whether the card was charged with 3-D Secure and the issuer authenticated the shopper. */
   authenticated: boolean;
+  /** What the sale's lost or accepted chargebacks took back (`disputes`: `amountDisputed` of those `lost`, `accepted`, `auto_accepted`; a retrieval request takes nothing). */
+  lostDisputeCents: number;
+}
+
+/** The dispute statuses whose amount the merchant lost (the SDK's `Dispute.Status`). */
+const LOST_DISPUTE_STATUSES = ['lost', 'accepted', 'auto_accepted'];
+
+/** The sum of the lost chargebacks among a transaction's `disputes`; undefined when one of them is unreadable. */
+function lostDisputes(value: unknown, currency: string): number | undefined {
+  if (value === undefined || value === null) return 0;
+  if (!Array.isArray(value)) return undefined;
+  let sum = 0;
+  for (const d of value as unknown[]) {
+    if (typeof d !== 'object' || d === null) return undefined;
+    const { status, kind, amountDisputed } = d as Record<string, unknown>;
+    if (typeof status !== 'string' || !LOST_DISPUTE_STATUSES.includes(status) || kind === 'retrieval') continue;
+    const cents = toMinor(amountDisputed, currency);
+    if (cents === undefined) return undefined;
+    sum += cents;
+  }
+  return sum;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -109,6 +130,8 @@ export function readTransaction(value: unknown): TransactionView | undefined {
   const amountCents = authorizedCents !== undefined && authorizedCents >= currentCents ? authorizedCents : currentCents;
   const refundIds = Array.isArray(t.refundIds) ? t.refundIds.filter((r): r is string => typeof r === 'string') : [];
   const three = typeof t.threeDSecureInfo === 'object' && t.threeDSecureInfo !== null ? (t.threeDSecureInfo as Record<string, unknown>) : undefined;
+  const lostDisputeCents = lostDisputes(t.disputes, currency);
+  if (lostDisputeCents === undefined) return undefined;
   return {
     id,
     status: t.status,
@@ -124,6 +147,7 @@ export function readTransaction(value: unknown): TransactionView | undefined {
     refundedTransactionId: str(t.refundedTransactionId),
     orderId: str(t.orderId),
     authenticated: three?.liabilityShifted === true,
+    lostDisputeCents,
   };
 }
 

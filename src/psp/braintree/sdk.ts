@@ -32,18 +32,32 @@ export interface SdkGateway {
     submitForSettlement(id: string, amount?: string): Promise<SdkResult>;
     void(id: string): Promise<SdkResult>;
     refund(id: string, options: { amount: string; orderId: string }): Promise<SdkResult>;
-    /** Without a callback: a stream of the matching transactions (lib/braintree/transaction_gateway.js `search`). */
+    /**
+     * Without a callback: a stream of the matching transactions (lib/braintree/transaction_gateway.js
+     * `search`). With one: the matching ids only (`advanced_search_ids`), as a {@link SdkSearchIds}
+     * (lib/braintree/gateway.js `searchResponseHandler`), or an error response.
+     */
     search(build: (s: SdkTransactionSearch) => void): AsyncIterable<unknown>;
+    search(build: (s: SdkTransactionSearch) => void, callback: (err: unknown, response: SdkSearchIds | SdkResult | null) => void): unknown;
   };
   webhookNotification: { parse(signature: string, payload: string): Promise<{ kind: string; timestamp: Date; subject: Record<string, unknown>; transaction?: unknown }> };
   webhookTesting: { sampleNotification(kind: string, id: string): { bt_signature: string; bt_payload: string } };
   plan: { all(): Promise<unknown> };
 }
 
-/** The part of `TransactionSearch` (lib/braintree/transaction_search.js) we use: text and multiple-value fields. */
+/** The part of `TransactionSearch` (lib/braintree/transaction_search.js) we use: text, multiple-value and range fields. */
 export interface SdkTransactionSearch {
   orderId(): { is(value: string): void };
   type(): { is(value: 'sale' | 'credit'): void };
+  ids(): { in(values: readonly string[]): void };
+  createdAt(): { between(min: Date, max: Date): void };
+  submittedForSettlementAt(): { between(min: Date, max: Date): void };
+}
+
+/** A search's ids (lib/braintree/search_response.js, `setResponse`): all of them, and the page size Braintree reads them by. */
+export interface SdkSearchIds {
+  ids: string[];
+  pageSize: number;
 }
 
 /** The SDK's Http instance: `httpRequest` is what every get/post/put/delete of it calls (lib/braintree/http.js). */

@@ -1,14 +1,18 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Redacted } from '../../crypto/redacted.ts';
 import {
+  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type ListTransactionsInput,
   type NotificationResult,
   type OffSessionInput,
   type Operation,
   type PspConnector,
+  type PspRecord,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
@@ -19,6 +23,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
+import { disputedCents, hasLostDispute, LOST_DISPUTES, MONEY_MOVED, readCursor, refundListPayments, toRecord, writeCursor } from './records.ts';
 
 /** The hosted Hyperswitch (the OpenAPI document's `servers`, and hyperswitch.io's production API). */
 export const HYPERSWITCH_BASE_URLS = { test: 'https://sandbox.hyperswitch.io', live: 'https://api.hyperswitch.io' } as const;
@@ -69,8 +74,10 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
   readonly #base: string;
   readonly #operations: PspOperations;
   readonly #clock: ConnectorContext['clock'];
+  readonly #listPageSize: number;
 
-  constructor(account: PspAccountConfig, context: ConnectorContext) {
+  /** `options.listPageSize`: objects per page of {@link listTransactions} (1 to 100, the list's `limit`), 20 if absent. */
+  constructor(account: PspAccountConfig, context: ConnectorContext, options: { listPageSize?: number } = {}) {
     super();
     const { api_key: apiKey, profile_id: profile, payment_response_hash_key: hashKey } = account.credentials;
     if (!apiKey || !/^[A-Za-z0-9_]{16,128}$/.test(apiKey)) throw new TypeError('hyperswitch: the API key must be 16 to 128 letters, digits and underscores (snd_…, prd_…)');
@@ -90,6 +97,8 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     this.#profile = profile;
     this.#operations = context.operations;
     this.#clock = context.clock;
+    this.#listPageSize = options.listPageSize ?? 20;
+    if (!Number.isSafeInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 100) throw new TypeError('hyperswitch: listPageSize must be 1 to 100');
   }
 
   protected get shownAs(): string {
@@ -298,6 +307,93 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     const status = typeof e?.event_type === 'string' ? EVENT_STATUSES[e.event_type] : undefined;
     if ((kind !== 'payment_details' && kind !== 'refund_details') || typeof id !== 'string' || !PAYMENT_ID.test(id) || !status) return { ok: false, reason: 'malformed' };
     return { ok: true, transactionId: id, status };
+  }
+
+  /**
+   * The period's payments in two passes sharing one cursor: the payments created in `[from, to)`
+   * (`GET /payments/list`, `created.gte` / `created.lt`, newest first, `starting_after` the last
+   * id, a page shorter than `limit` is the last), then the refunds made in it (`POST
+   * /refunds/list`, `start_time` / `end_time` both included, `offset`), whose payments may be
+   * older. A listed payment carries no refunds: one whose money moved is read again
+   * (`GET /payments/{id}`) for its current totals, as is each refunded one. Zero-amount card
+   * setups move no money and are left out. A payment whose read lists a lost or accepted
+   * dispute has its disputes' amounts read (`GET /disputes/list`) as charged back; a dispute lost
+   * in the period on a payment neither created nor refunded in it is not seen.
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('hyperswitch: the period must be from < to');
+    const at = readCursor(input.cursor);
+    if (!at) throw new RangeError('hyperswitch: not a cursor of this connector');
+    const limit = this.#listPageSize;
+    const records: PspRecord[] = [];
+    const record = async (p: PaymentView): Promise<void> => {
+      const r = toRecord(p, hasLostDispute(p) ? await this.#lostDisputeCents(p.paymentId) : 0);
+      if (!r) throw this.fault('bad_response', 'a payment without its currency');
+      records.push(r);
+    };
+    if (at.phase === 'payments') {
+      const q = new URLSearchParams({ 'created.gte': input.from.toISOString(), 'created.lt': input.to.toISOString(), limit: String(limit) });
+      if (at.after) q.set('starting_after', at.after);
+      const body = await this.#listCall('GET /payments/list', `/payments/list?${q.toString()}`, undefined);
+      const data = (body as { data?: unknown } | null)?.data;
+      if (!Array.isArray(data)) throw this.fault('bad_response', 'GET /payments/list: a list we cannot read');
+      const listed = data.map((item) => readPayment(item) ?? this.#unreadable('GET /payments/list'));
+      for (const p of listed) {
+        if (p.amount === 0) continue;
+        await record(MONEY_MOVED.includes(p.status) ? await this.#listed(p.paymentId) : p);
+      }
+      const last = listed.at(-1)?.paymentId;
+      return { records, nextCursor: listed.length === limit && last ? writeCursor({ phase: 'payments', after: last }) : writeCursor({ phase: 'refunds', offset: 0 }) };
+    }
+    const body = await this.#listCall('POST /refunds/list', '/refunds/list', {
+      start_time: input.from.toISOString(),
+      end_time: new Date(input.to.getTime() - 1).toISOString(),
+      offset: at.offset,
+      limit,
+    });
+    const paymentIds = refundListPayments(body) ?? this.#unreadable('POST /refunds/list');
+    const read = new Map<string, PaymentView>();
+    for (const id of paymentIds) {
+      if (!read.has(id)) read.set(id, await this.#listed(id));
+      await record(read.get(id)!);
+    }
+    return { records, nextCursor: paymentIds.length === limit ? writeCursor({ phase: 'refunds', offset: at.offset + limit }) : null };
+  }
+
+  /** What a payment's lost (or accepted) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted`. */
+  async #lostDisputeCents(paymentId: string): Promise<number> {
+    const q = new URLSearchParams({ payment_id: paymentId, dispute_status: LOST_DISPUTES.join(',') });
+    const cents = disputedCents(await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined));
+    if (cents === undefined) throw this.fault('bad_response', 'GET /disputes/list: a list we cannot read');
+    return cents;
+  }
+
+  /** A payment Hyperswitch has just listed: not finding it is a bad answer, not an unknown transaction of ours. */
+  async #listed(id: string): Promise<PaymentView> {
+    try {
+      return await this.#details(id);
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'unknown_transaction') throw this.fault('bad_response', `Hyperswitch listed ${id}, then did not know it`);
+      throw e;
+    }
+  }
+
+  #unreadable(where: string): never {
+    throw this.fault('bad_response', `${where}: an object we cannot read`);
+  }
+
+  /** A list call: any answer but 200 is a fault (a list of ours is never refused for what it asks). */
+  async #listCall(where: string, path: string, body: unknown): Promise<unknown> {
+    const answer = await this.#client.json(where, `${this.#base}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: this.#headers(),
+      ...(body !== undefined ? { body } : {}),
+    });
+    const fault = statusFault('hyperswitch', where, answer.status);
+    if (fault) throw fault;
+    const parsed = parseJson('hyperswitch', where, answer);
+    if (answer.status !== 200) throw this.fault('bad_response', `${where}: unexpected answer ${answer.status} ${readError(parsed).code ?? ''}`.trim());
+    return parsed;
   }
 
   /** `GET /payments/{id}` of a payment that does not exist: authenticated, changes nothing (404 means the key was taken). */

@@ -101,6 +101,8 @@ export interface PaymentView {
   amountCapturable: number;
   /** `amount_received`: what was captured. */
   amountReceived: number;
+  /** `currency`, ISO 4217 (a payment read and a listed payment carry it). */
+  currency?: string;
   customerId?: string;
   paymentMethodId?: string;
   networkTransactionId?: string;
@@ -112,6 +114,8 @@ export interface PaymentView {
   card?: { network?: string; last4?: string; expMonth?: number; expYear?: number };
   /** `refunds`, when the answer lists them (a payment read does). */
   refunds?: RefundView[];
+  /** The `dispute_status` of each of `disputes` (`DisputeResponsePaymentsRetrieve`), when a payment read lists them. */
+  disputeStatuses?: string[];
 }
 
 const obj = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
@@ -163,6 +167,8 @@ export function readPayment(value: unknown): PaymentView | undefined {
   if (!paymentId || amount === undefined || amountReceived === undefined) return undefined;
   if (typeof status !== 'string' || !(INTENT_STATUSES as readonly string[]).includes(status)) return undefined;
   const view: PaymentView = { paymentId, status: status as IntentStatus, amount, amountCapturable, amountReceived };
+  const currency = str(p.currency);
+  if (currency && /^[A-Z]{3}$/.test(currency)) view.currency = currency;
   const customerId = str(p.customer_id);
   if (customerId) view.customerId = customerId;
   const pm = str(p.payment_method_id);
@@ -184,6 +190,11 @@ export function readPayment(value: unknown): PaymentView | undefined {
     const refunds = p.refunds.map(readRefund);
     if (refunds.some((r) => r === undefined)) return undefined;
     view.refunds = refunds as RefundView[];
+  }
+  if (Array.isArray(p.disputes)) {
+    const statuses = p.disputes.map((d) => str(obj(d)?.dispute_status));
+    if (statuses.some((s) => s === undefined)) return undefined;
+    view.disputeStatuses = statuses as string[];
   }
   return view;
 }

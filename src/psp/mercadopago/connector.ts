@@ -10,10 +10,13 @@ import {
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type ListTransactionsInput,
   type NotificationResult,
   type OffSessionInput,
   type Operation,
   type PspConnector,
+  type PspRecord,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
@@ -24,6 +27,7 @@ import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../inp
 import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
 import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
 import { verifySignedNotification } from './notifications.ts';
+import { readCursor, toRecord, writeCursor } from './records.ts';
 
 export interface MercadoPagoConnectorOptions {
   /** `TEST-…` / `APP_USR-…`. */
@@ -38,6 +42,8 @@ export interface MercadoPagoConnectorOptions {
   /** The service's outbound client: the SDK sends every request through it (see #send). */
   http: PspHttp;
   operations: PspOperations;
+  /** Payments per page of {@link MercadoPagoConnector.listTransactions} (the search's `limit`), 50 if absent. */
+  listPageSize?: number;
 }
 
 const NAME = 'mercadopago';
@@ -71,6 +77,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #operations: PspOperations;
+  readonly #listPageSize: number;
 
   constructor(opts: MercadoPagoConnectorOptions) {
     super();
@@ -89,6 +96,8 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     this.#clock = opts.clock;
     this.#timeoutMs = opts.timeoutMs;
     this.#operations = opts.operations;
+    this.#listPageSize = opts.listPageSize ?? 50;
+    if (!Number.isSafeInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 1000) throw new TypeError('mercadopago: listPageSize must be 1 to 1000');
   }
 
   protected get shownAs(): string {
@@ -378,6 +387,51 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
 
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
     return toTransactionResult(await this.#get(transaction.transactionId), this.#authorised(transaction));
+  }
+
+  /**
+   * The period's payments through the payment search (`GET /v1/payments/search`, SDK
+   * `Payment.search`), in two passes whose pages share one cursor: the payments created in
+   * `[from, to)` (`range=date_created`), then those last updated in it (`range=date_last_updated`),
+   * each sorted by `date_created` ascending (a payment created meanwhile comes last and shifts no
+   * page), `offset`/`limit`. A payment appears once per pass it matches, with its current totals.
+   * Mercado Pago keeps only a payment's last update: one created before the period and changed
+   * in it and again after is in neither pass, which reconciliation covers with `retrieve`.
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('mercadopago: the period must be from < to');
+    const at = readCursor(input.cursor);
+    if (!at) throw new RangeError('mercadopago: not a cursor of this connector');
+    const limit = this.#listPageSize;
+    let answer;
+    try {
+      answer = await this.#send(() =>
+        new Payment(this.#config()).search({
+          options: {
+            range: at.phase === 'created' ? 'date_created' : 'date_last_updated',
+            // Both ends included: the period's last millisecond ends it.
+            begin_date: input.from.toISOString(),
+            end_date: new Date(input.to.getTime() - 1).toISOString(),
+            sort: 'date_created',
+            criteria: 'asc',
+            offset: at.offset,
+            limit,
+          },
+        }),
+      );
+    } catch (e) {
+      const f = this.#fault(e);
+      throw f.code === 'unknown_transaction' ? new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago refused the payment search') : f;
+    }
+    const results: unknown = answer?.results;
+    const total: unknown = answer?.paging?.total;
+    if (!Array.isArray(results) || typeof total !== 'number' || !Number.isSafeInteger(total))
+      throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a search answer we cannot read');
+    const records: PspRecord[] = results.map((value) => toRecord(this.#payment(value)));
+    const next = at.offset + limit;
+    const nextCursor =
+      results.length === limit && next < total ? writeCursor({ phase: at.phase, offset: next }) : at.phase === 'created' ? writeCursor({ phase: 'updated', offset: 0 }) : null;
+    return { records, nextCursor };
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {

@@ -8,10 +8,13 @@ import {
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type ListTransactionsInput,
   type NotificationResult,
   type OffSessionInput,
   type Operation,
   type PspConnector,
+  type PspRecord,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
@@ -20,6 +23,7 @@ import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
+import { lostDisputeCents, readBalanceTransaction, readChargeTotals, toRecord, type ChargeTotals } from './records.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
 
@@ -37,6 +41,8 @@ export interface StripeConnectorOptions {
   http: PspHttp;
   /** The operation log of this PSP account (idempotency across processes and restarts). */
   operations: PspOperations;
+  /** Balance transactions per page of {@link StripeConnector.listTransactions}: 1 to 100 (Stripe's `limit`), 100 if absent. */
+  listPageSize?: number;
 }
 
 const NAME = 'stripe';
@@ -46,6 +52,8 @@ const PM_ID = /^pm_[A-Za-z0-9]{1,255}$/;
 const MAX_KEY = 255;
 /** What we read of an intent in every answer: the charge, for refunds and the hold's end. */
 const EXPAND = ['latest_charge'];
+/** A balance transaction id: the cursor of {@link StripeConnector.listTransactions}. */
+const BALANCE_TX_ID = /^txn_[A-Za-z0-9]{1,255}$/;
 
 /**
  * The Stripe key of one step of one of our calls. Our key names the call; a call made of several
@@ -100,6 +108,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #operations: PspOperations;
+  readonly #listPageSize: number;
 
   constructor(opts: StripeConnectorOptions) {
     super();
@@ -112,6 +121,8 @@ export class StripeConnector extends KitConnector implements PspConnector {
     this.#clock = opts.clock;
     this.#timeoutMs = opts.timeoutMs;
     this.#operations = opts.operations;
+    this.#listPageSize = opts.listPageSize ?? 100;
+    if (!Number.isSafeInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 100) throw new TypeError('stripe: listPageSize must be 1 to 100');
     this.#webhookSecret = new Redacted(opts.webhookSecret);
     // The SDK keeps the key in its own (non-enumerable) state; the client sits in a #private
     // field, so neither JSON.stringify nor util.inspect of the connector reaches it.
@@ -359,6 +370,86 @@ export class StripeConnector extends KitConnector implements PspConnector {
   /** Stripe reads every intent by its id: the intent id is all the state this connector needs. */
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
     return toTransactionResult(await this.#retrieveIntent(transaction.transactionId));
+  }
+
+  /**
+   * The period's balance transactions (`GET /v1/balance_transactions`, `created[gte]`/`created[lt]`
+   * in seconds, `expand[]=data.source`, newest first, cursor `starting_after` = the page's last
+   * id; docs.stripe.com/api/balance_transactions/list), one record per movement of a payment: a
+   * capture, a refund, a dispute's withdrawal or reinstatement, each with its PaymentIntent's
+   * current totals read from its charge (listed as the source, else `GET /v1/charges/:id`) and,
+   * for a disputed charge, the amount of its lost disputes (`GET /v1/disputes?charge=`).
+   * Authorisations move no funds and are not listed. The SDK's auto-pagination is not used: one
+   * call reads one page, so a run that fails resumes from its last cursor.
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    const from = Math.ceil(input.from.getTime() / 1000);
+    const to = Math.ceil(input.to.getTime() / 1000);
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || input.from.getTime() >= input.to.getTime()) throw new RangeError('stripe: the period must be from < to');
+    if (input.cursor !== null && !BALANCE_TX_ID.test(input.cursor)) throw new RangeError('stripe: not a cursor of this connector (a balance transaction id)');
+    let page;
+    try {
+      page = await this.#client.balanceTransactions.list({
+        created: { gte: from, lt: to },
+        limit: this.#listPageSize,
+        expand: ['data.source'],
+        ...(input.cursor ? { starting_after: input.cursor } : {}),
+      });
+    } catch (e) {
+      throw this.#listFault(e);
+    }
+    if (!Array.isArray(page?.data) || typeof page.has_more !== 'boolean')
+      throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a list of balance transactions we cannot read');
+    const charges = new Map<string, ChargeTotals>();
+    const wanted: string[] = [];
+    const views = page.data.map((value) => {
+      const view = readBalanceTransaction(value);
+      if (!view) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a balance transaction we cannot read');
+      if (view.movement.kind === 'charge') charges.set(view.movement.charge.id, view.movement.charge);
+      else if (view.movement.kind !== 'other') wanted.push(view.movement.chargeId);
+      return view;
+    });
+    for (const id of wanted) if (!charges.has(id)) charges.set(id, await this.#chargeTotals(id));
+    const chargedBack = new Map<string, number>();
+    for (const c of charges.values()) chargedBack.set(c.id, c.disputed ? await this.#lostDisputes(c.id) : 0);
+    const records: PspRecord[] = [];
+    for (const { movement } of views) {
+      if (movement.kind === 'other') continue;
+      const charge = charges.get(movement.kind === 'charge' ? movement.charge.id : movement.chargeId)!;
+      records.push(toRecord(charge, chargedBack.get(charge.id)!));
+    }
+    const last = views.at(-1)?.id;
+    return { records, nextCursor: page.has_more && last ? last : null };
+  }
+
+  async #chargeTotals(id: string): Promise<ChargeTotals> {
+    let charge;
+    try {
+      charge = readChargeTotals(await this.#client.charges.retrieve(id));
+    } catch (e) {
+      throw this.#listFault(e);
+    }
+    if (!charge) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a Charge we cannot read');
+    return charge;
+  }
+
+  /** The lost disputes of a charge (a charge has a handful at most: one page of 100). */
+  async #lostDisputes(chargeId: string): Promise<number> {
+    let list;
+    try {
+      list = await this.#client.disputes.list({ charge: chargeId, limit: 100 });
+    } catch (e) {
+      throw this.#listFault(e);
+    }
+    const cents = Array.isArray(list?.data) ? lostDisputeCents(list.data) : undefined;
+    if (cents === undefined) throw new PspIntegrationError(NAME, 'bad_response', 'Stripe sent a list of disputes we cannot read');
+    return cents;
+  }
+
+  /** While listing, what Stripe does not know (a cursor, a charge it listed) is a bad answer, not an unknown transaction of ours. */
+  #listFault(e: unknown): PspIntegrationError {
+    const f = this.#fault(e);
+    return f.code === 'unknown_transaction' ? new PspIntegrationError(NAME, 'bad_response', 'Stripe no longer knows an object of its own list') : f;
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
