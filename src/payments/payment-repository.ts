@@ -48,6 +48,8 @@ export type PaymentRow = RowType<
      * the PSP's answer not recorded yet.
      */
     psp_state: PspState | null;
+    /** Written before the PSP call: a hold placed by the call lapses no earlier than its validity after it. */
+    created_at: Date;
     updated_at: Date;
   }
 >;
@@ -94,12 +96,13 @@ export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMeth
 /**
  * The leader's latest checkout attempt still unresolved (pending: the PSP's answer was never
  * recorded; requires_action: a 3-D Secure challenge not answered), if any. The share charge
- * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee.
+ * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee; nor is a
+ * re-authorisation (`…:reauth:<n>`), resolved by its own job (docs/money-operations.md#re-authorisation).
  */
 export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
-       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share'
+       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%'
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [accountId, purchaseId, purposes],
   );
@@ -113,6 +116,12 @@ export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: num
     limit,
   ]);
   return rows;
+}
+
+/** The merchant account's payment with this idempotency key, if it was ever recorded. */
+export async function findPaymentByKey(sql: Sql, accountId: string, idempotencyKey: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND idempotency_key = $2', [accountId, idempotencyKey]);
+  return rows[0];
 }
 
 export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
@@ -343,12 +352,13 @@ export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: 
 /**
  * The customer-initiated transaction that stored the leader's card (PSD2): the purchase's latest
  * leader checkout payment the PSP accepted. Every later merchant-initiated charge on the card
- * references it, and runs on the PSP account that holds the card (`psp_account_id`).
+ * references it, and runs on the PSP account that holds the card (`psp_account_id`). A
+ * re-authorisation (`…:reauth:<n>`, itself merchant-initiated) is never one.
  */
 export async function storedCredentialPayment(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
-       AND idempotency_key NOT LIKE '%:share' AND psp_transaction_id IS NOT NULL
+       AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%' AND psp_transaction_id IS NOT NULL
        AND status IN ('authorized', 'captured', 'refunded', 'voided', 'expired')
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [accountId, purchaseId, purposes],
