@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { dueAt } from '../../src/domain/installment-rules.ts';
 import { EVENT } from '../../src/domain/events.ts';
+import { triggerOf } from '../../src/delivery/triggers.ts';
 import { sandboxDefinition } from '../../src/psp/sandbox/definition.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { findPayment } from '../../src/payments/payment-repository.ts';
@@ -273,6 +274,7 @@ describe(`re-authorisation before a hold lapses (${onPostgres ? 'PostgreSQL' : '
     const failed = await eventsOf(id, EVENT.paymentReauthorizationFailed);
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ purpose: 'deferred', amount_cents: 10_000, reason: expect.any(String) });
+    expect(triggerOf(EVENT.paymentReauthorizationFailed)).toBe('reauthorizationFailed'); // the merchant's webhook, for endpoints that chose it
     expect(await eventsOf(id, EVENT.paymentReauthorized)).toHaveLength(0);
     const txns = await sandboxTxns(id);
     expect(txns.map((t) => t.status)).toEqual(['held', 'failed']); // the old hold kept
