@@ -158,8 +158,10 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * answer (two `trigger_capture`, a job and a retry), or a late answer about a row another path
  * already moved on (a void refused because the hold was captured meanwhile), writes nothing.
  * With `notify: false` the row is written without an event: a pledge's money given back is
- * never announced (docs/hosted-payment.md, "The pot and late payments"). Answers whether it
- * recorded.
+ * never announced (docs/hosted-payment.md, "The pot and late payments"). With `reauth: true` the
+ * event is marked as a hold's renewal (or the release of the hold it replaced,
+ * docs/money-operations.md#re-authorisation): notified as any other, never the checkout's result.
+ * Answers whether it recorded.
  */
 export async function recordResult(
   sql: Sql,
@@ -167,7 +169,7 @@ export async function recordResult(
   r: TransactionResult,
   purchaseState: PurchaseState,
   now: Date,
-  options: { notify?: boolean } = {},
+  options: { notify?: boolean; reauth?: boolean } = {},
 ): Promise<boolean> {
   const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
@@ -205,6 +207,8 @@ export async function recordResult(
       payment_id: payment.id,
       purpose: payment.purpose,
       pledge_id: payment.pledge_id,
+      // A hold's renewal or the release of the hold it replaced: not the leader's checkout (lastTransactionEvent).
+      ...(options.reauth ? { reauth: true } : {}),
       transaction: {
         id: r.transactionId,
         status,
@@ -304,7 +308,8 @@ export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): P
 
 /**
  * The latest `payment.transaction` event of the purchase among `purposes`, with the offer's
- * sealed signing secret (the front-end result is signed with it).
+ * sealed signing secret (the front-end result is signed with it). A renewal's events are not
+ * the checkout's result.
  */
 export async function lastTransactionEvent(
   sql: Sql,
@@ -313,7 +318,7 @@ export async function lastTransactionEvent(
 ): Promise<{ id: number; data: Record<string, unknown>; secret: string } | undefined> {
   const { rows } = await sql.query<{ id: number | string; data: Record<string, unknown>; secret: string }>(
     `SELECT e.id, e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
-     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[])
+     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[]) AND e.data->>'reauth' IS NULL
      ORDER BY e.id DESC LIMIT 1`,
     [purchase.accountId, purchase.id, purchase.offerId, EVENT.transaction, purposes],
   );

@@ -172,7 +172,7 @@ async function recordRenewal(
   const now = deps.clock.now();
   const locked = await lockPayState(tx, old.account_id, old.purchase_id);
   const current = (await findPayment(tx, old.account_id, fresh.id))!;
-  const wrote = await recordResult(tx, current, result, locked.state, now);
+  const wrote = await recordResult(tx, current, result, locked.state, now, { reauth: true });
   if (result.status !== 'authorized') {
     if (!wrote) return 'refused_before';
     await writeEvent(
@@ -234,6 +234,6 @@ async function voidHold(deps: PaymentDeps, hold: PaymentRow, suffix: string): Pr
   return deps.db.transaction(async (tx) => {
     const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
     const current = (await findPayment(tx, hold.account_id, hold.id))!;
-    return recordResult(tx, current, result, locked.state, deps.clock.now());
+    return recordResult(tx, current, result, locked.state, deps.clock.now(), { reauth: true });
   });
 }

@@ -5,7 +5,8 @@ import { EVENT } from '../../src/domain/events.ts';
 import { triggerOf } from '../../src/delivery/triggers.ts';
 import { sandboxDefinition } from '../../src/psp/sandbox/definition.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
-import { findPayment } from '../../src/payments/payment-repository.ts';
+import { findPayment, lastTransactionEvent } from '../../src/payments/payment-repository.ts';
+import { LEADER_PURPOSES } from '../../src/domain/leader-plan.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
 import { nextReauthKey, reauthorizeHold, REAUTH_JOB } from '../../src/use-cases/reauthorize-hold.ts';
@@ -260,6 +261,11 @@ describe(`re-authorisation before a hold lapses (${onPostgres ? 'PostgreSQL' : '
     const txns = await sandboxTxns(id);
     expect(txns.map((t) => t.status)).toEqual(['cancelled', 'held']);
     expect(await eventsOf(id, EVENT.paymentReauthorized)).toHaveLength(1);
+    // The merchant's front end still reads the checkout's result, not the renewal's void.
+    const offerId = (await db.query<{ offer_id: string }>('SELECT offer_id FROM purchases WHERE id = $1', [id])).rows[0]!.offer_id;
+    const last = (await lastTransactionEvent(db, { accountId: shop.accountId, id, offerId }, LEADER_PURPOSES))!;
+    expect(last.data.reauth).toBeUndefined();
+    expect(last.data.transaction).toMatchObject({ status: 'completed' }); // the leader's share
   });
 
   it('a refused renewal keeps the old hold, tells the shopper and the merchant, and the due date falls back to an off-session charge', async () => {
