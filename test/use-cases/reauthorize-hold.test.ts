@@ -61,10 +61,14 @@ async function advanceTo(shop: Shop, at: Date): Promise<void> {
   expect(res.statusCode, res.body).toBe(200);
 }
 
-/** Walks the clock to `until` half a day at a time, as a live service's jobs would see it pass. */
+/** Walks the clock to `until` from one of the shop's jobs to the next, each run when it falls due as a live service runs it. */
 async function walk(shop: Shop, until: Date): Promise<void> {
-  while (app.services.clock.now().getTime() < until.getTime()) {
-    await advanceTo(shop, new Date(Math.min(until.getTime(), app.services.clock.now().getTime() + 12 * HOUR)));
+  for (;;) {
+    const now = app.services.clock.now();
+    if (now.getTime() >= until.getTime()) return;
+    const { rows } = await db.query<{ at: Date | null }>('SELECT min(run_at) AS at FROM jobs WHERE account_id = $1 AND done_at IS NULL AND run_at > $2', [shop.accountId, now]);
+    const next = rows[0]?.at ? new Date(rows[0].at).getTime() : Infinity;
+    await advanceTo(shop, new Date(Math.min(next, until.getTime())));
   }
 }
 
