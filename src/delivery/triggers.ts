@@ -19,6 +19,8 @@ export const TRIGGERS = {
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,
   pledgeRefused: EVENT.pledgeRefused,
+  // Renewing a hold before it lapses was refused (docs/money-operations.md#re-authorisation).
+  reauthorizationFailed: EVENT.paymentReauthorizationFailed,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

@@ -22,6 +22,11 @@ import { MOVES } from './purchase-states.ts';
  * - `purchase.offer_changed`: after a risk refusal, the leader took one of the offer's fallbacks
  *   (docs/risk.md#the-fallback); the purchase stays CREATED. `data`: `{ from, to }` (`mer_…` ids).
  *   No webhook trigger sends it: the back office's timeline shows it.
+ * - `payment.reauthorized`: a hold (the pot's guarantee, a deferred payment's authorisation) was
+ *   renewed before it lapsed (docs/money-operations.md#re-authorisation). `data`:
+ *   `{ payment_id, replaced_payment_id, purpose, amount_cents, hold_expires_at }`.
+ * - `payment.reauthorization_failed`: renewing it was refused; the old hold stays until it lapses.
+ *   `data`: `{ payment_id, attempted_payment_id, purpose, amount_cents, reason, hold_expires_at }`.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -39,6 +44,8 @@ export const EVENT = {
   refundMade: 'refund.made',
   pledgeRefused: 'pledge.refused',
   offerChanged: 'purchase.offer_changed',
+  paymentReauthorized: 'payment.reauthorized',
+  paymentReauthorizationFailed: 'payment.reauthorization_failed',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

@@ -161,6 +161,17 @@ export type ShopperNotice = NoticeBase &
         releasedCents: number;
       }
     | {
+        /**
+         * Renewing the hold on the leader's card before it lapses was refused
+         * (docs/money-operations.md#re-authorisation): the hold stays until `lapsesAt`, then
+         * what is due is charged to the card on `dueAt` (the pot's deadline, the deferred date).
+         */
+        kind: 'hold_renewal_failed';
+        heldCents: number;
+        lapsesAt: Date;
+        dueAt: Date;
+      }
+    | {
         /** The pot's uncovered rest was refused at the deadline: the purchase failed. */
         kind: 'rest_failed';
         restCents: number;
@@ -195,5 +206,5 @@ export type ShopperNotice = NoticeBase &
 /** The notices that also go by SMS, to a shopper known only by a phone number. */
 export type SmsNotice = Extract<
   ShopperNotice,
-  { kind: 'pledge_receipt' | 'pot_complete' | 'rest_charged' | 'rest_failed' | 'refund' | 'installment_receipt' | 'precharge' | 'charge_failed' }
+  { kind: 'pledge_receipt' | 'pot_complete' | 'rest_charged' | 'rest_failed' | 'refund' | 'installment_receipt' | 'precharge' | 'charge_failed' | 'hold_renewal_failed' }
 >;

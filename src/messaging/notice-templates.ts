@@ -309,6 +309,28 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
         link: purchaseLink,
       };
     }
+    case 'hold_renewal_failed': {
+      const held = m(n.heldCents);
+      const lapses = formatDateTime(n.lapsesAt, v.lang, n.timeZone);
+      const due = formatDateTime(n.dueAt, v.lang, n.timeZone);
+      return {
+        subject: fr
+          ? `${v.merchant}${NBSP}: la réservation de ${held} sur votre carte n'a pas pu être renouvelée`
+          : `${v.merchant}: the hold of ${held} on your card could not be renewed`,
+        paragraphs: [
+          fr
+            ? `Pour ${quote(v, v.title)} (${v.amount}), ${v.card} garantit ${held} jusqu'au ${due}. Votre banque a refusé de renouveler cette réservation, qui prend fin le ${lapses}.`
+            : `For ${quote(v, v.title)} (${v.amount}), ${v.card} guarantees ${held} until ${due}. Your bank refused to renew this hold, which ends on ${lapses}.`,
+        ],
+        figures: [],
+        next: [
+          fr
+            ? `Le ${due}, ce qui sera dû sera débité sur ${v.card}. Assurez-vous d'ici là que votre carte peut être débitée, ou changez-la depuis votre espace.`
+            : `On ${due}, what is due will be charged to ${v.card}. Please make sure your card can be charged by then, or change it from your space.`,
+        ],
+        link: purchaseLink,
+      };
+    }
     case 'rest_failed': {
       const rest = m(n.restCents);
       return {
@@ -519,6 +541,15 @@ export function noticeSms(n: SmsNotice): string {
             : 'That was the last try: the purchase failed.';
         build = (t) => (fr ? `${opening} ${x} refusés par ${card} pour${part(t)}. ${after}` : `${opening} ${card} refused ${x} for${part(t)}. ${after}`);
       }
+      break;
+    }
+    case 'hold_renewal_failed': {
+      const held = m(n.heldCents);
+      const due = smsDate(formatDateTime(n.dueAt, v.lang, n.timeZone));
+      build = (t) =>
+        fr
+          ? `${opening} votre banque a refusé de renouveler la réservation de ${held}${t ? ` pour "${t}"` : ''}. Le ${due}, le dû sera débité sur votre carte.`
+          : `${opening} your bank refused to renew the hold of ${held}${t ? ` for "${t}"` : ''}. On ${due}, what is due will be charged to your card.`;
       break;
     }
     case 'rest_failed': {

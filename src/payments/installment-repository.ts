@@ -197,3 +197,26 @@ export async function markInstallmentPaidByShopper(tx: Sql, i: Pick<Installment,
     [i.accountId, i.id, paymentId, now],
   );
 }
+
+/** The installment still to collect that a hold (a deferred payment's authorisation) is for, if any. */
+export async function installmentHeldBy(sql: Sql, accountId: string, paymentId: string, lock = false): Promise<Installment | undefined> {
+  const { rows } = await sql.query<InstallmentRow>(`SELECT * FROM installments WHERE account_id = $1 AND payment_id = $2 AND state = 'scheduled' ${lock ? 'FOR UPDATE' : ''}`, [
+    accountId,
+    paymentId,
+  ]);
+  return rows[0] && toInstallment(rows[0]);
+}
+
+/**
+ * Points a scheduled installment at a re-authorised hold, only while it still points at the one
+ * it replaces (docs/money-operations.md#re-authorisation). Answers whether it moved.
+ */
+export async function replaceInstallmentHold(tx: Sql, accountId: string, installmentId: string, fromPaymentId: string, toPaymentId: string): Promise<boolean> {
+  const { rows } = await tx.query("UPDATE installments SET payment_id = $4 WHERE account_id = $1 AND id = $2 AND payment_id = $3 AND state = 'scheduled' RETURNING 1", [
+    accountId,
+    installmentId,
+    fromPaymentId,
+    toPaymentId,
+  ]);
+  return rows.length > 0;
+}

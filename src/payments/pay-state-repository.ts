@@ -143,3 +143,18 @@ export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ acco
 export async function setPurchaseOffer(tx: Sql, accountId: string, purchaseId: string, offerId: string, now: Date): Promise<void> {
   await tx.query("UPDATE purchases SET offer_id = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [accountId, purchaseId, offerId, now]);
 }
+
+/**
+ * Points the purchase's guarantee at a re-authorised hold, only while it still points at the one
+ * it replaces (docs/money-operations.md#re-authorisation). Answers whether it moved.
+ */
+export async function replaceGuarantee(tx: Sql, accountId: string, purchaseId: string, fromPaymentId: string, toPaymentId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query('UPDATE purchases SET guarantee_payment_id = $4, updated_at = $5 WHERE account_id = $1 AND id = $2 AND guarantee_payment_id = $3 RETURNING 1', [
+    accountId,
+    purchaseId,
+    fromPaymentId,
+    toPaymentId,
+    now,
+  ]);
+  return rows.length > 0;
+}

@@ -48,6 +48,8 @@ export type PaymentRow = RowType<
      * the PSP's answer not recorded yet.
      */
     psp_state: PspState | null;
+    /** Written before the PSP call: a hold placed by the call lapses no earlier than its validity after it. */
+    created_at: Date;
     updated_at: Date;
   }
 >;
@@ -94,12 +96,13 @@ export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMeth
 /**
  * The leader's latest checkout attempt still unresolved (pending: the PSP's answer was never
  * recorded; requires_action: a 3-D Secure challenge not answered), if any. The share charge
- * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee.
+ * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee; nor is a
+ * re-authorisation (`…:reauth:<n>`), resolved by its own job (docs/money-operations.md#re-authorisation).
  */
 export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
-       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share'
+       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%'
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [accountId, purchaseId, purposes],
   );
@@ -113,6 +116,12 @@ export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: num
     limit,
   ]);
   return rows;
+}
+
+/** The merchant account's payment with this idempotency key, if it was ever recorded. */
+export async function findPaymentByKey(sql: Sql, accountId: string, idempotencyKey: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND idempotency_key = $2', [accountId, idempotencyKey]);
+  return rows[0];
 }
 
 export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
@@ -149,8 +158,10 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * answer (two `trigger_capture`, a job and a retry), or a late answer about a row another path
  * already moved on (a void refused because the hold was captured meanwhile), writes nothing.
  * With `notify: false` the row is written without an event: a pledge's money given back is
- * never announced (docs/hosted-payment.md, "The pot and late payments"). Answers whether it
- * recorded.
+ * never announced (docs/hosted-payment.md, "The pot and late payments"). With `reauth: true` the
+ * event is marked as a hold's renewal (or the release of the hold it replaced,
+ * docs/money-operations.md#re-authorisation): notified as any other, never the checkout's result.
+ * Answers whether it recorded.
  */
 export async function recordResult(
   sql: Sql,
@@ -158,7 +169,7 @@ export async function recordResult(
   r: TransactionResult,
   purchaseState: PurchaseState,
   now: Date,
-  options: { notify?: boolean } = {},
+  options: { notify?: boolean; reauth?: boolean } = {},
 ): Promise<boolean> {
   const { rows } = await sql.query(
     `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
@@ -196,6 +207,8 @@ export async function recordResult(
       payment_id: payment.id,
       purpose: payment.purpose,
       pledge_id: payment.pledge_id,
+      // A hold's renewal or the release of the hold it replaced: not the leader's checkout (lastTransactionEvent).
+      ...(options.reauth ? { reauth: true } : {}),
       transaction: {
         id: r.transactionId,
         status,
@@ -295,7 +308,8 @@ export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): P
 
 /**
  * The latest `payment.transaction` event of the purchase among `purposes`, with the offer's
- * sealed signing secret (the front-end result is signed with it).
+ * sealed signing secret (the front-end result is signed with it). A renewal's events are not
+ * the checkout's result.
  */
 export async function lastTransactionEvent(
   sql: Sql,
@@ -304,7 +318,7 @@ export async function lastTransactionEvent(
 ): Promise<{ id: number; data: Record<string, unknown>; secret: string } | undefined> {
   const { rows } = await sql.query<{ id: number | string; data: Record<string, unknown>; secret: string }>(
     `SELECT e.id, e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
-     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[])
+     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[]) AND e.data->>'reauth' IS NULL
      ORDER BY e.id DESC LIMIT 1`,
     [purchase.accountId, purchase.id, purchase.offerId, EVENT.transaction, purposes],
   );
@@ -343,12 +357,13 @@ export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: 
 /**
  * The customer-initiated transaction that stored the leader's card (PSD2): the purchase's latest
  * leader checkout payment the PSP accepted. Every later merchant-initiated charge on the card
- * references it, and runs on the PSP account that holds the card (`psp_account_id`).
+ * references it, and runs on the PSP account that holds the card (`psp_account_id`). A
+ * re-authorisation (`…:reauth:<n>`, itself merchant-initiated) is never one.
  */
 export async function storedCredentialPayment(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>(
     `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
-       AND idempotency_key NOT LIKE '%:share' AND psp_transaction_id IS NOT NULL
+       AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%' AND psp_transaction_id IS NOT NULL
        AND status IN ('authorized', 'captured', 'refunded', 'voided', 'expired')
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [accountId, purchaseId, purposes],

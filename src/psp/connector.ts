@@ -46,7 +46,8 @@ export interface PspConnector {
   /**
    * Charges a saved payment method with the shopper absent (installments, the pot's rest):
    * a merchant-initiated transaction (PSD2) referencing the customer-initiated one that stored
-   * the card (`storedCredential`), so that no new 3-D Secure challenge is needed. Captured at once.
+   * the card (`storedCredential`), so that no new 3-D Secure challenge is needed. Captured at once,
+   * unless `capture: 'manual'` (where the definition declares `offSessionHold`).
    */
   chargeOffSession(input: OffSessionInput): Promise<TransactionResult>;
 
@@ -192,6 +193,13 @@ export interface OffSessionInput {
    * MIT without such a reference must send it; the fakes refuse a MIT without it, as the PSPs do.
    */
   storedCredential?: { initialTransactionId: string; networkTransactionId?: string };
+  /**
+   * `manual`: a merchant-initiated hold, captured later (a re-authorisation,
+   * docs/money-operations.md#re-authorisation). Default `automatic`: captured at once. Only the
+   * connectors whose definition declares `authorizationValidity.offSessionHold` honour `manual`;
+   * no one else is asked for it.
+   */
+  capture?: 'automatic' | 'manual';
 }
 
 /** Our view of a PSP transaction. */

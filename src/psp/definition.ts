@@ -46,11 +46,49 @@ export interface ConnectorDefinition {
    * so that the connector's own refusal before any call stays a backstop.
    */
   readonly currencies?: Readonly<Record<string, number>>;
+  /**
+   * How long this PSP's manual-capture authorisations (holds) stay capturable, per card brand
+   * where it documents it, how long a voided one may still weigh on the shopper's card, and
+   * whether it can place a hold merchant-initiated (docs/money-operations.md#re-authorisation).
+   * Absent: 7 days, not documented, no merchant-initiated hold.
+   */
+  readonly authorizationValidity?: AuthorizationValidity;
   /** One connector for one PSP account. Must not call the PSP (the registry builds lazily and caches). */
   create(account: PspAccountConfig, context: ConnectorContext): PspConnector;
 }
 
 export type PspEnvironment = 'test' | 'live';
+
+/** See {@link ConnectorDefinition.authorizationValidity}; the table: docs/psp-connectors.md#authorisation-validity. */
+export interface AuthorizationValidity {
+  /** Days a hold stays capturable when its card brand has no figure of its own. */
+  readonly default: number;
+  /** Days per card brand, as the tokeniser names it (`visa`, `mastercard`, …), where the PSP documents it. */
+  readonly byBrand?: Readonly<Record<string, number>>;
+  /**
+   * Hours a voided hold may still show on the shopper's card before the issuer releases it: the
+   * longest two holds may coexist after a re-authorisation. 0: released at the void; null: the PSP
+   * does not document it (the issuer decides).
+   */
+  readonly voidReleaseHours: number | null;
+  /** Where the figures come from: the PSP's page, or "not documented" and what was assumed. */
+  readonly source: string;
+  /**
+   * Its connector's `chargeOffSession` honours `capture: 'manual'`: a merchant-initiated hold on
+   * the stored card, what a re-authorisation needs. Absent: it does not (the lapse fallback applies).
+   */
+  readonly offSessionHold?: true;
+}
+
+/** Days before which a hold is assumed to lapse where the PSP says nothing: card networks' common 7 days for online payments. */
+export const DEFAULT_HOLD_DAYS = 7;
+
+/** Days a hold of a `brand` card stays capturable at the PSP of `definition`. */
+export function holdValidityDays(definition: Pick<ConnectorDefinition, 'authorizationValidity'> | undefined, brand: string | undefined): number {
+  const v = definition?.authorizationValidity;
+  if (!v) return DEFAULT_HOLD_DAYS;
+  return (brand ? v.byBrand?.[brand.toLowerCase()] : undefined) ?? v.default;
+}
 
 export interface CredentialField {
   name: string;

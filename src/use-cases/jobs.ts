@@ -6,11 +6,12 @@ import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
 import { RECONCILE_AFTER_MS, reconcilePayments } from './reconcile-payments.ts';
 import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
+import { reauthorizeHold, REAUTH_JOB } from './reauthorize-hold.ts';
 import { remindPot } from './remind-pot.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
 
-/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, expiry, refunds cut short. */
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, expiry, refunds cut short, hold renewals. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
@@ -44,6 +45,11 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
     await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true });
+  });
+  // A hold renewed before it lapses (docs/money-operations.md#re-authorisation).
+  jobs.register(REAUTH_JOB, async (job) => {
+    if (!job.accountId) return;
+    await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId));
   });
   // A few days before each off-session charge (docs/messaging.md).
   jobs.register(PRECHARGE_NOTICE_JOB, async (job) => {

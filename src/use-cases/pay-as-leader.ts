@@ -45,6 +45,8 @@ import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { invitePledgers } from './notify-pledgers.ts';
 import { schedulePotJobs } from './pot-jobs.ts';
+import { scheduleReauthorization } from './reauthorize-hold.ts';
+import { dueAt } from '../domain/installment-rules.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
 import type { AccountConnector } from '../psp/registry.ts';
@@ -480,6 +482,10 @@ async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout
   }
   if (deadline) await schedulePotJobs(tx, accountId, purchaseId, now, deadline);
   if (plan.schedule) await scheduleCollections(tx, accountId, purchaseId);
+  // A hold that must outlive the card authorisation is renewed before it lapses (docs/money-operations.md#re-authorisation).
+  if (deadline && plan.purpose === 'guarantee') await scheduleReauthorization(tx, deps, payment, deadline);
+  const deferredLine = plan.purpose === 'deferred' ? plan.schedule?.[0] : undefined;
+  if (deferredLine) await scheduleReauthorization(tx, deps, payment, dueAt(deferredLine.dueDate));
   return 'LEADER_PROCESSED';
 }
 

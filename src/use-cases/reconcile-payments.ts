@@ -4,6 +4,7 @@ import type { PaymentDeps } from './deps.ts';
 import { resolveLeaderAttempt } from './pay-as-leader.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { resolveCardCheck } from './change-card.ts';
+import { isReauthorization } from './reauthorize-hold.ts';
 import { isShopperPayment, resolveShopperPayment } from './shopper-pay.ts';
 
 /** Unresolved for this long (service clock), a payment is presumed abandoned by its process: longer than a pledge's reservation (3-D Secure included). */
@@ -21,7 +22,7 @@ const BATCH = 50;
  *
  * Not here: collection charges and the pot's rest, whose keys derive from stored state and
  * whose jobs run again until recorded (at least once); the leader's `…:share` charge, resolved
- * with its guarantee. Answers how many payments it resolved.
+ * with its guarantee; a re-authorisation (`…:reauth:<n>`), resolved by its job. Answers how many payments it resolved.
  */
 export async function reconcilePayments(deps: PaymentDeps): Promise<number> {
   const stale = await staleUnresolvedPayments(deps.db, new Date(deps.clock.now().getTime() - RECONCILE_AFTER_MS), BATCH);
@@ -37,7 +38,7 @@ export async function reconcilePayments(deps: PaymentDeps): Promise<number> {
       } else if (payment.purpose === 'card_check') {
         await resolveCardCheck(deps, payment);
         resolved++;
-      } else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) {
+      } else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share') && !isReauthorization(payment)) {
         await resolveLeaderAttempt(deps, payment, RECONCILE_AFTER_MS);
         resolved++;
       }

@@ -219,6 +219,28 @@ export async function sendRestFailedNotice(deps: PaymentDeps, accountId: string,
 }
 
 /**
+ * The hold on the leader's card could not be renewed before it lapses
+ * (docs/money-operations.md#re-authorisation). Key: `hold-renewal-failed:<hold payment>`.
+ */
+export async function sendHoldRenewalFailedNotice(
+  deps: PaymentDeps,
+  accountId: string,
+  purchaseId: string,
+  hold: { paymentId: string; heldCents: number; lapsesAt: Date; dueAt: Date },
+): Promise<void> {
+  await safely(deps, 'hold_renewal_failed', { accountId, purchaseId }, async () => {
+    const purchase = await findPurchase(deps.db, accountId, purchaseId);
+    if (!purchase) return;
+    await toLeaderByAnyChannel(deps, purchase, `hold-renewal-failed:${hold.paymentId}`, {
+      kind: 'hold_renewal_failed',
+      heldCents: hold.heldCents,
+      lapsesAt: hold.lapsesAt,
+      dueAt: hold.dueAt,
+    });
+  });
+}
+
+/**
  * The pot's deadline charged the uncovered rest to the leader's card (from the hold, or afresh on
  * the saved card): what, and what their card was charged in all. Key: `rest-charged:<purchase>`.
  */

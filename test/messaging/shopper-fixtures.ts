@@ -74,6 +74,7 @@ export function notices(language: string): ShopperNotice[] {
     { ...base, kind: 'charge_failed', installment: inst, retryOn: '2026-09-02', payUrl: 'https://pay.example.com/space/purchases/pur_0b1f6f1e-5c43-4b4e-9f47-0a1b2c3d4e5f' },
     { ...base, kind: 'charge_failed', installment: inst },
     { ...base, kind: 'rest_failed', restCents: 2_500 },
+    { ...base, kind: 'hold_renewal_failed', heldCents: 5_000, lapsesAt: new Date('2026-08-07T12:00:00Z'), dueAt: new Date('2026-08-31T00:00:00Z') },
     { ...base, kind: 'pot_complete', releasedCents: 5_000 },
     { ...base, kind: 'rest_charged', restCents: 2_500, chargedCents: 7_500, fromHold: true },
     { ...base, kind: 'refund', refundCents: 3_000, chargedCents: 7_500, refundedCents: 3_000, reason: 'merchant' },

@@ -313,6 +313,35 @@ describe('stripe connector against the fake', () => {
       expect(strict.fake.intents.get(ok.transactionId)?.offSession).toBe(true);
     });
 
+    it('a merchant-initiated hold (capture manual, a re-authorisation): off_session, confirm, capture_method=manual → authorized, captured later; replayed by its key', async () => {
+      const pm = await attach(STRIPE_CARDS.success, strict.connector);
+      const cit = await strict.connector.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 1000,
+        currency: 'EUR',
+        capture: 'manual',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
+      const input = {
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 800,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId },
+        capture: 'manual' as const,
+      };
+      const hold = await strict.connector.chargeOffSession(input);
+      expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+      const intent = strict.fake.intents.get(hold.transactionId)!;
+      expect({ offSession: intent.offSession, captureMethod: intent.captureMethod }).toEqual({ offSession: true, captureMethod: 'manual' });
+      expect((await strict.connector.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+      const captured = await strict.connector.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 });
+      expect(captured).toMatchObject({ status: 'captured', capturedCents: 500 });
+      expect(stripeDefinition.authorizationValidity).toMatchObject({ default: 7, offSessionHold: true });
+    });
+
     it('a CIT without storeForLater does not store the card', async () => {
       const pm = await attach(STRIPE_CARDS.success, strict.connector);
       const cit = await strict.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });

@@ -11,6 +11,16 @@ const LIVE_URL_PREFIX = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
 export const adyenDefinition: ConnectorDefinition = {
   name: 'adyen',
   label: 'Adyen',
+  authorizationValidity: {
+    // docs.adyen.com/online-payments/adjust-authorisation#validity lists validity per scheme;
+    // Visa and Mastercard: 7 days as modelled by ADYEN_HOLD_DAYS (src/psp/adyen/connector.ts).
+    // Other schemes: not checked here, 7 assumed. Release after cancel: issuer's, not documented.
+    default: 7,
+    byBrand: { visa: 7, mastercard: 7 },
+    voidReleaseHours: null,
+    source:
+      'https://docs.adyen.com/online-payments/adjust-authorisation#validity (per scheme; Visa, Mastercard 7 days); other schemes and release after cancel: not documented here, 7 days assumed',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

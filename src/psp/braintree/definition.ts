@@ -13,6 +13,12 @@ const BASE_URLS: Readonly<Record<PspEnvironment, string>> = {
 export const braintreeDefinition: ConnectorDefinition = {
   name: 'braintree',
   label: 'Braintree (PayPal)',
+  authorizationValidity: {
+    // Braintree (PayPal): not documented here, 7 days assumed; release after void: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Braintree (PayPal): not documented here, 7 days assumed; release after void: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -9,6 +9,12 @@ import { CENTRALPAY_BASE_URLS, CENTRALPAY_HOSTS, CentralpayConnector } from './c
 export const centralpayDefinition: ConnectorDefinition = {
   name: 'centralpay',
   label: 'CentralPay',
+  authorizationValidity: {
+    // CentralPay: 7 days to capture (CENTRALPAY_HOLD_DAYS, src/psp/centralpay/mapping.ts); release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'CentralPay: 7 days to capture (CENTRALPAY_HOLD_DAYS, src/psp/centralpay/mapping.ts); release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -9,6 +9,12 @@ import { CHECKOUT_BASE_URLS, CHECKOUT_HOSTS, CheckoutConnector } from './connect
 export const checkoutDefinition: ConnectorDefinition = {
   name: 'checkout',
   label: 'Checkout.com',
+  authorizationValidity: {
+    // Checkout.com: not documented here, 7 days assumed; release after void: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Checkout.com: not documented here, 7 days assumed; release after void: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

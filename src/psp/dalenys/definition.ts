@@ -24,6 +24,12 @@ const HOSTS: Readonly<Record<PspEnvironment, readonly string[]>> = {
 export const dalenysDefinition: ConnectorDefinition = {
   name: 'dalenys',
   label: 'Dalenys (Be2bill, Payplug group) server-to-server API',
+  authorizationValidity: {
+    // Dalenys: an authorisation not captured lapses after 7 days (HOLD_DAYS, src/psp/dalenys/mapping.ts); it has no void: the hold stays until it lapses, not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Dalenys: an authorisation not captured lapses after 7 days (HOLD_DAYS, src/psp/dalenys/mapping.ts); it has no void: the hold stays until it lapses, not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

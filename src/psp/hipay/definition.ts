@@ -10,6 +10,12 @@ import { HIPAY_GATEWAYS, HIPAY_HOSTS, HipayConnector } from './connector.ts';
 export const hipayDefinition: ConnectorDefinition = {
   name: 'hipay',
   label: 'HiPay Enterprise',
+  authorizationValidity: {
+    // HiPay Enterprise: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'HiPay Enterprise: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

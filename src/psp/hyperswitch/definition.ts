@@ -9,6 +9,12 @@ import { HYPERSWITCH_BASE_URLS, HYPERSWITCH_HOSTS, HyperswitchConnector } from '
 export const hyperswitchDefinition: ConnectorDefinition = {
   name: 'hyperswitch',
   label: 'Hyperswitch',
+  authorizationValidity: {
+    // Hyperswitch: the underlying processor decides, not documented, 7 days assumed; release after void: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Hyperswitch: the underlying processor decides, not documented, 7 days assumed; release after void: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

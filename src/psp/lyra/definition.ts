@@ -37,6 +37,12 @@ const PASSWORD_PREFIX: Record<PspEnvironment, string> = { test: 'testpassword_',
 export const lyraDefinition: ConnectorDefinition = {
   name: 'lyra',
   label: 'Lyra (PayZen, Systempay, Sogecommerce, Lyra Collect)',
+  authorizationValidity: {
+    // Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -9,6 +9,12 @@ import { MercadoPagoConnector } from './connector.ts';
 export const mercadopagoDefinition: ConnectorDefinition = {
   name: 'mercadopago',
   label: 'Mercado Pago',
+  authorizationValidity: {
+    // Mercado Pago: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Mercado Pago: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

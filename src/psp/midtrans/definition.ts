@@ -10,6 +10,12 @@ import { MIDTRANS_CURRENCY, SEN_PER_RUPIAH } from './mapping.ts';
 export const midtransDefinition: ConnectorDefinition = {
   name: 'midtrans',
   label: 'Midtrans',
+  authorizationValidity: {
+    // Midtrans: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Midtrans: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   // IDR only, in whole rupiah: Chipin counts IDR in sen (ISO 4217: 2 decimals), Midtrans'
   // gross_amount has no decimals (mapping.ts, docs/psp/midtrans.md#amounts-and-currencies-a-decision).

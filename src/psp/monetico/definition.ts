@@ -28,6 +28,12 @@ const KEY_PATTERN = '[0-9A-Fa-f]{38}(?:[0-9A-Fa-f]{2}|[G-Z][0-9A-F]|[0-9A-F]M)';
 export const moneticoDefinition: ConnectorDefinition = {
   name: 'monetico',
   label: 'Monetico Paiement (Crédit Mutuel, CIC)',
+  authorizationValidity: {
+    // Monetico Paiement: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Monetico Paiement: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

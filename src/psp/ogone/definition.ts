@@ -28,6 +28,12 @@ function isHashAlgorithm(value: string | undefined): value is HashAlgorithm {
 export const ogoneDefinition: ConnectorDefinition = {
   name: 'ogone',
   label: 'Ogone (Ingenico ePayments) DirectLink',
+  authorizationValidity: {
+    // Ogone DirectLink: 7 days from the authorisation day (HOLD_DAYS, src/psp/ogone/mapping.ts); release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Ogone DirectLink: 7 days from the authorisation day (HOLD_DAYS, src/psp/ogone/mapping.ts); release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

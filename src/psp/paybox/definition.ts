@@ -42,6 +42,12 @@ export function mpiUrlFor(baseUrl: string): string {
 export const payboxDefinition: ConnectorDefinition = {
   name: 'paybox',
   label: 'PayBox by Verifone / e-Transactions (Crédit Agricole): Paybox Direct Plus',
+  authorizationValidity: {
+    // Paybox Direct Plus: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Paybox Direct Plus: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -23,6 +23,12 @@ const HOSTS: Readonly<Record<PspEnvironment, readonly string[]>> = {
 export const paylineDefinition: ConnectorDefinition = {
   name: 'payline',
   label: 'Payline by Monext (DirectPayment web services)',
+  authorizationValidity: {
+    // Payline: not documented here, 7 days assumed; release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Payline: not documented here, 7 days assumed; release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -245,10 +245,13 @@ export class SandboxPsp implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const initial = input.storedCredential?.initialTransactionId;
-    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null];
+    const manual = input.capture === 'manual';
+    // `manual` only where asked, so that a charge's fingerprint stays what it always was.
+    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null, ...(manual ? ['manual'] : [])];
     return this.#idempotent('charge_off_session', input.idempotencyKey, params, async (tx, now) => {
       const pm = await this.#paymentMethod(tx, input.paymentMethodId);
-      const row = newTransaction(pm.id, input.amountCents, input.currency, 'automatic', true, now);
+      // A merchant-initiated hold (a re-authorisation) holds SANDBOX_HOLD_DAYS like any other.
+      const row = newTransaction(pm.id, input.amountCents, input.currency, manual ? 'manual' : 'automatic', true, now);
       // PSD2: a merchant-initiated charge must reference the customer-initiated transaction that
       // stored this card; without it (or with another card's) the issuer asks for authentication,
       // which an absent shopper cannot give: declined, as the real PSPs do.

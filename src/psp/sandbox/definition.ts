@@ -9,6 +9,13 @@ import type { ConnectorDefinition } from '../definition.ts';
 export const sandboxDefinition: ConnectorDefinition = {
   name: 'sandbox',
   label: 'Chipin sandbox PSP (test cards, no real money)',
+  authorizationValidity: {
+    // Its own rule (src/psp/sandbox/connector.ts, SANDBOX_HOLD_DAYS); a void cancels the hold at once.
+    default: 7,
+    voidReleaseHours: 0,
+    source: 'Chipin sandbox PSP: holds lapse 7 days after authorisation; a void releases at once (docs/psp-connectors.md#the-sandbox-psp)',
+    offSessionHold: true,
+  },
   environments: ['test'],
   credentialFields: [],
   baseUrl: () => 'builtin:sandbox',

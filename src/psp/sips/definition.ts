@@ -36,6 +36,12 @@ const HOSTS: Readonly<Record<PspEnvironment, readonly string[]>> = {
 export const sipsDefinition: ConnectorDefinition = {
   name: 'sips',
   label: 'Worldline Sips 2.0 Office (Mercanet BNP Paribas, Sogenactif Société Générale, Sherlock’s LCL)',
+  authorizationValidity: {
+    // Worldline Sips: captureDay at most 6, the hold lapses on the 7th day (src/psp/sips/connector.ts); release after cancel: not documented
+    default: 7,
+    voidReleaseHours: null,
+    source: 'Worldline Sips: captureDay at most 6, the hold lapses on the 7th day (src/psp/sips/connector.ts); release after cancel: not documented',
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

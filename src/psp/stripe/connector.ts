@@ -283,7 +283,8 @@ export class StripeConnector extends KitConnector implements PspConnector {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    const manual = input.capture === 'manual';
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#chargeOffSession(input));
   }
 
@@ -296,7 +297,9 @@ export class StripeConnector extends KitConnector implements PspConnector {
           currency: input.currency.toLowerCase(),
           customer,
           payment_method: input.paymentMethodId,
-          capture_method: 'automatic',
+          // `manual`: a merchant-initiated hold (a re-authorisation), captured later
+          // (docs.stripe.com/payments/place-a-hold-on-a-payment-method; off_session=true, confirm=true).
+          capture_method: input.capture === 'manual' ? 'manual' : 'automatic',
           confirm: true,
           // A merchant-initiated transaction: Stripe finds the stored-credential agreement (the
           // CIT with setup_future_usage) from the customer and payment method and sends the

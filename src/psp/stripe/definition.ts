@@ -8,6 +8,15 @@ import { StripeConnector } from './connector.ts';
 export const stripeDefinition: ConnectorDefinition = {
   name: 'stripe',
   label: 'Stripe',
+  authorizationValidity: {
+    // docs.stripe.com/payments/place-a-hold-on-a-payment-method: an online card authorisation
+    // holds 7 days (extended authorisations, opt-in per card brand, are not used). The release of
+    // a cancelled authorisation is the issuer's: Stripe gives no figure.
+    default: 7,
+    voidReleaseHours: null,
+    source: 'https://docs.stripe.com/payments/place-a-hold-on-a-payment-method (7 days, online card payments); release after cancel: not documented',
+    offSessionHold: true,
+  },
   environments: ['test', 'live'],
   credentialFields: [
     {

@@ -1,0 +1,239 @@
+import type { Sql } from '../db/database.ts';
+import { EVENT } from '../domain/events.ts';
+import { dueAt } from '../domain/installment-rules.ts';
+import { uncovered } from '../domain/pot.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
+import { holdValidityDays } from '../psp/definition.ts';
+import type { TransactionResult } from '../psp/connector.ts';
+import { installmentHeldBy, replaceInstallmentHold } from '../payments/installment-repository.ts';
+import { findPayment, findPaymentByKey, insertPayment, pspRef, recordResult, savedCard as savedCardFacts, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { listPledges } from '../payments/pledge-repository.ts';
+import type { PaymentDeps } from './deps.ts';
+import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
+import { savedCard } from './stored-card.ts';
+
+/**
+ * Re-authorisation (docs/money-operations.md#re-authorisation): a hold that must outlive the
+ * card authorisation (the pot's guarantee until its deadline, a deferred payment's until its due
+ * date) is renewed a margin before it lapses: a merchant-initiated hold of what is still to be
+ * captured from it, on the stored card; the purchase (or installment) is pointed at the new hold
+ * in one transaction, then the old hold is voided. Refused: the shopper and the merchant are told,
+ * the old hold stays until it lapses, and the deadline's off-session fallback applies.
+ */
+export const REAUTH_JOB = 'payment.reauthorize';
+
+/** How long before a hold lapses it is renewed: a day, so that a failed run has time to be retried. */
+export const REAUTH_MARGIN_MS = 86_400_000;
+
+const DAY_MS = 86_400_000;
+const REAUTH_KEY = /:reauth:(\d+)$/;
+
+/** Whether a payment is a re-authorisation (its key `<first hold's key>:reauth:<n>`). */
+export function isReauthorization(payment: Pick<PaymentRow, 'idempotency_key'>): boolean {
+  return REAUTH_KEY.test(payment.idempotency_key);
+}
+
+/** The idempotency key of the hold that renews the one keyed `key`: `<first key>:reauth:<n + 1>`. */
+export function nextReauthKey(key: string): string {
+  const m = REAUTH_KEY.exec(key);
+  if (!m) return `${key}:reauth:1`;
+  return `${key.slice(0, m.index)}:reauth:${Number(m[1]) + 1}`;
+}
+
+/** When a hold placed at `heldSince` for `validityDays` lapses at the latest (Chipin's view: the row is written before the PSP call). */
+export function holdLapsesAt(heldSince: Date, validityDays: number): Date {
+  return new Date(heldSince.getTime() + validityDays * DAY_MS);
+}
+
+/**
+ * Schedules the renewal of a hold just recorded, in the caller's transaction, when it would lapse
+ * (less the margin) before `deadline` and its PSP can place a merchant-initiated hold. Answers
+ * whether a job was scheduled.
+ */
+export async function scheduleReauthorization(
+  tx: Sql,
+  deps: Pick<PaymentDeps, 'psps'>,
+  hold: Pick<PaymentRow, 'id' | 'account_id' | 'purchase_id' | 'psp' | 'created_at'>,
+  deadline: Date,
+): Promise<boolean> {
+  const definition = deps.psps.definition(hold.psp);
+  if (!definition?.authorizationValidity?.offSessionHold) return false;
+  const card = await savedCardFacts(tx, hold.account_id, hold.purchase_id);
+  const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, card?.brand));
+  const runAt = new Date(lapses.getTime() - REAUTH_MARGIN_MS);
+  if (runAt.getTime() >= deadline.getTime()) return false;
+  return scheduleJob(tx, { kind: REAUTH_JOB, key: `${REAUTH_JOB}:${hold.id}`, runAt, payload: { paymentId: hold.id }, accountId: hold.account_id });
+}
+
+/** What the hold is for, while it still is: the pot's guarantee or a deferred installment, with its deadline and what is left to capture. */
+type Target = { kind: 'guarantee'; deadline: Date; amountCents: number } | { kind: 'installment'; installmentId: string; deadline: Date; amountCents: number };
+
+async function targetOf(sql: Sql, purchase: PurchasePayState, hold: PaymentRow, lock: boolean): Promise<Target | undefined> {
+  if (purchase.guaranteePaymentId === hold.id && purchase.potDeadlineAt) {
+    const paid = (await listPledges(sql, purchase.accountId, purchase.id)).filter((p) => p.state === 'paid');
+    const rest = uncovered(
+      purchase.amountCents,
+      purchase.leaderShareCents ?? 0,
+      paid.map((p) => p.amountCents),
+    );
+    // Never more than the hold it renews: pledges paid since only lower what the deadline takes.
+    return { kind: 'guarantee', deadline: purchase.potDeadlineAt, amountCents: Math.min(rest, hold.amount_cents - hold.captured_cents) };
+  }
+  const inst = await installmentHeldBy(sql, purchase.accountId, hold.id, lock);
+  if (inst) return { kind: 'installment', installmentId: inst.id, deadline: dueAt(inst.dueDate), amountCents: inst.amountCents + inst.feesCents };
+  return undefined;
+}
+
+export type ReauthOutcome =
+  /** A new hold replaces the old one, which was voided. */
+  | 'reauthorized'
+  /** The PSP refused the new hold: the old one stays until it lapses. */
+  | 'refused'
+  /** Already renewed (a run that stopped between the switch and the void): the old hold was voided now. */
+  | 'old_voided'
+  /** Nothing to renew: settled, captured, lapsed, past its deadline, or a PSP without merchant-initiated holds. */
+  | 'not_needed';
+
+/** The re-authorisation job of one hold. Idempotent: every PSP call has a key derived from the hold's. */
+export async function reauthorizeHold(deps: PaymentDeps, accountId: string, holdId: string): Promise<ReauthOutcome> {
+  const { db, clock } = deps;
+  const old = await findPayment(db, accountId, holdId);
+  if (!old) return 'not_needed';
+  const purchase = await loadPayState(db, accountId, old.purchase_id);
+  if (!purchase) return 'not_needed';
+  const target = await targetOf(db, purchase, old, false);
+  if (!target) {
+    // No longer what the purchase points at. Renewed already (the switch committed, the process
+    // stopped before the void): the old hold is released now. Never a hold still pointed at.
+    const successor = await findPaymentByKey(db, accountId, nextReauthKey(old.idempotency_key));
+    if (successor && (successor.status === 'authorized' || successor.status === 'captured')) return (await voidOld(deps, old)) ? 'old_voided' : 'not_needed';
+    return 'not_needed';
+  }
+  const now = clock.now();
+  if (purchase.state !== 'LEADER_PROCESSED' || old.status !== 'authorized' || !old.psp_transaction_id) return 'not_needed';
+  if (target.amountCents <= 0 || target.deadline.getTime() <= now.getTime()) return 'not_needed';
+  if (!deps.psps.definition(old.psp)?.authorizationValidity?.offSessionHold) return 'not_needed';
+
+  const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
+  if (!deps.psps.definition(psp.name)?.authorizationValidity?.offSessionHold) return 'not_needed';
+  const fresh = await insertPayment(
+    db,
+    {
+      accountId,
+      purchaseId: old.purchase_id,
+      purpose: old.purpose,
+      psp: psp.name,
+      pspAccountId: psp.pspAccountId,
+      idempotencyKey: nextReauthKey(old.idempotency_key),
+      amountCents: target.amountCents,
+    },
+    now,
+  );
+  const result = await psp.chargeOffSession({
+    idempotencyKey: fresh.idempotency_key,
+    paymentMethodId,
+    amountCents: fresh.amount_cents,
+    currency: purchase.currency,
+    storedCredential,
+    capture: 'manual',
+  });
+  const validity = holdValidityDays(deps.psps.definition(old.psp), (await savedCardFacts(db, accountId, old.purchase_id))?.brand);
+  const oldLapses = holdLapsesAt(old.created_at, validity);
+  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, oldLapses));
+  if (recorded === 'switched') {
+    await voidOld(deps, old);
+    return 'reauthorized';
+  }
+  if (recorded === 'stale') {
+    // The purchase moved on (settled, cancelled, captured) while the PSP answered: the new hold is not needed.
+    const unneeded = await findPayment(db, accountId, fresh.id);
+    if (unneeded?.status === 'authorized' && unneeded.psp_transaction_id) await voidHold(deps, unneeded, 'release');
+    return 'not_needed';
+  }
+  if (recorded === 'refused_now') {
+    await sendHoldRenewalFailedNotice(deps, accountId, old.purchase_id, { paymentId: old.id, heldCents: target.amountCents, lapsesAt: oldLapses, dueAt: target.deadline });
+  }
+  return 'refused';
+}
+
+/**
+ * Records the PSP's answer about the new hold and, accepted, points the purchase (or installment)
+ * at it, writes `payment.reauthorized` and schedules its own renewal, all in one transaction.
+ */
+async function recordRenewal(
+  deps: PaymentDeps,
+  tx: Sql,
+  old: PaymentRow,
+  fresh: PaymentRow,
+  result: TransactionResult,
+  oldLapses: Date,
+): Promise<'switched' | 'stale' | 'refused_now' | 'refused_before'> {
+  const now = deps.clock.now();
+  const locked = await lockPayState(tx, old.account_id, old.purchase_id);
+  const current = (await findPayment(tx, old.account_id, fresh.id))!;
+  const wrote = await recordResult(tx, current, result, locked.state, now, { reauth: true });
+  if (result.status !== 'authorized') {
+    if (!wrote) return 'refused_before';
+    await writeEvent(
+      tx,
+      old.account_id,
+      old.purchase_id,
+      EVENT.paymentReauthorizationFailed,
+      locked.state,
+      {
+        payment_id: old.id,
+        attempted_payment_id: fresh.id,
+        purpose: old.purpose,
+        amount_cents: fresh.amount_cents,
+        reason: result.decline?.reason ?? 'processing_error',
+        hold_expires_at: oldLapses.toISOString(),
+      },
+      now,
+    );
+    return 'refused_now';
+  }
+  if (locked.state !== 'LEADER_PROCESSED') return 'stale';
+  const target = await targetOf(tx, locked, old, true);
+  if (!target) return 'stale';
+  const moved =
+    target.kind === 'guarantee'
+      ? await replaceGuarantee(tx, old.account_id, old.purchase_id, old.id, fresh.id, now)
+      : await replaceInstallmentHold(tx, old.account_id, target.installmentId, old.id, fresh.id);
+  if (!moved) return 'stale';
+  const validity = holdValidityDays(deps.psps.definition(fresh.psp), (await savedCardFacts(tx, old.account_id, old.purchase_id))?.brand);
+  await writeEvent(
+    tx,
+    old.account_id,
+    old.purchase_id,
+    EVENT.paymentReauthorized,
+    locked.state,
+    {
+      payment_id: fresh.id,
+      replaced_payment_id: old.id,
+      purpose: old.purpose,
+      amount_cents: fresh.amount_cents,
+      hold_expires_at: holdLapsesAt(fresh.created_at, validity).toISOString(),
+    },
+    now,
+  );
+  // Chains: the new hold is renewed in its turn if it too would lapse before the deadline.
+  await scheduleReauthorization(tx, deps, fresh, target.deadline);
+  return 'switched';
+}
+
+/** Voids the hold a re-authorisation replaced (idempotent: its key derives from the hold's). Answers whether it voided now. */
+async function voidOld(deps: PaymentDeps, old: PaymentRow): Promise<boolean> {
+  const fresh = await findPayment(deps.db, old.account_id, old.id);
+  if (!fresh || fresh.status !== 'authorized' || !fresh.psp_transaction_id) return false;
+  return voidHold(deps, fresh, 'reauth-void');
+}
+
+async function voidHold(deps: PaymentDeps, hold: PaymentRow, suffix: string): Promise<boolean> {
+  const result = await (await deps.psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:${suffix}`, transaction: pspRef(hold) });
+  return deps.db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
+    const current = (await findPayment(tx, hold.account_id, hold.id))!;
+    return recordResult(tx, current, result, locked.state, deps.clock.now(), { reauth: true });
+  });
+}
