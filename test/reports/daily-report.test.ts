@@ -4,6 +4,7 @@
  * payments' totals, day by day of the account's time zone (a property over random flows); the
  * JSON API, the CSV and the page show the same rows to admins of the account only.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
@@ -281,5 +282,37 @@ describe('the back office', () => {
     expect(bad.body).toContain('query parameter to must be on or after from');
     const byDefault = await app.server.inject({ method: 'GET', url: '/dashboard/reports', headers: { cookie: s.cookie } });
     expect(byDefault.statusCode).toBe(200);
+  });
+});
+
+describe('migration 037', () => {
+  it("backfills one capture and one refund entry per payment recorded before it, at the payment's last change, adding up to its totals", async () => {
+    const text = readFileSync(new URL('../../src/db/migrations/037_ledger_entries.sql', import.meta.url), 'utf8');
+    const select = /INSERT INTO ledger_entries \([^)]*\)\s*(SELECT[\s\S]*?);\s*$/.exec(text)?.[1];
+    expect(select).toBeDefined();
+    const { shop } = await runFlow(
+      [
+        { type: 'INSTALLMENTS', amount: 20_000, collect: 2, refundPerMille: 500, hours: 0 },
+        { type: 'SHARED', amount: 8_000, collect: 0, refundPerMille: 1000, hours: 5 },
+      ],
+      'UTC',
+    );
+    // The migration's own statement, read only (the ledger already has these payments' entries).
+    const backfill = await q<{ payment_id: string; kind: string; amount_cents: number; occurred_at: Date }>(
+      `SELECT b.id AS payment_id, b.kind, b.amount_cents, b.updated_at AS occurred_at FROM (${select!}) AS b WHERE b.account_id = $1 ORDER BY b.id, b.kind`,
+      [shop.accountId],
+    );
+    const payments = await q<{ id: string; captured_cents: number; refunded_cents: number; updated_at: Date }>(
+      'SELECT id, captured_cents, refunded_cents, updated_at FROM payments WHERE account_id = $1 ORDER BY id',
+      [shop.accountId],
+    );
+    const expected = payments.flatMap((p) =>
+      [
+        { payment_id: p.id, kind: 'capture', amount_cents: p.captured_cents, occurred_at: p.updated_at },
+        { payment_id: p.id, kind: 'refund', amount_cents: p.refunded_cents, occurred_at: p.updated_at },
+      ].filter((e) => e.amount_cents > 0),
+    );
+    expect(backfill).toEqual(expected);
+    expect(backfill.some((e) => e.kind === 'refund')).toBe(true);
   });
 });
