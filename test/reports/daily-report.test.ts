@@ -52,9 +52,18 @@ const step: fc.Arbitrary<Step> = fc.record({
 const ZONES = ['UTC', 'Europe/Paris', 'America/Los_Angeles', 'Pacific/Kiritimati'];
 
 /** Runs the steps on a new shop whose account is in `zone`; answers the shop, its purchases and the clock's last instant. */
-async function runFlow(steps: Step[], zone: string): Promise<{ shop: Shop; purchases: string[]; end: Date }> {
+async function runFlow(steps: Step[], zone: string, options: { pspAccount?: string } = {}): Promise<{ shop: Shop; purchases: string[]; end: Date }> {
   const shop = await newShop(app);
   await app.services.db.query('UPDATE accounts SET time_zone = $2 WHERE id = $1', [shop.accountId, zone]);
+  if (options.pspAccount) {
+    // The SHARED offer pays through a PSP account of the merchant's (the sandbox connector, back mode).
+    const bo = (method: 'POST' | 'PATCH', url: string, payload: object) =>
+      app.server.inject({ method, url, headers: { authorization: shop.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const created = await bo('POST', '/api/backoffice/psp_accounts', { psp: 'sandbox', environment: 'test', label: options.pspAccount, credentials: {} });
+    expect(created.statusCode, created.body).toBe(201);
+    const bound = await bo('PATCH', `/api/backoffice/offers/${shop.offer('SHARED').merchant_uid}`, { psp_account_id: created.json().id });
+    expect(bound.statusCode, bound.body).toBe(200);
+  }
   const clock = jumpingClock(app.services.clock);
   const deps = { ...app.services.payments, clock };
   const purchases: string[] = [];
@@ -198,6 +207,7 @@ describe('the back office', () => {
         { type: 'DEFERRED', amount: 9_000, collect: 1, refundPerMille: 0, hours: 30 },
       ],
       'Europe/Paris',
+      { pspAccount: 'Main sandbox account' },
     );
     shop = flow.shop;
     await cheapDashboardPassword(app, { ...shop, offer: () => '' });
@@ -211,6 +221,12 @@ describe('the back office', () => {
     expect(whole).toMatchObject({ time_zone: 'Europe/Paris', has_more: false });
     expect(whole.data.length).toBeGreaterThanOrEqual(3);
     expect(whole.data[0]).toMatchObject({ psp: 'sandbox', psp_account_id: null, currency: 'EUR' });
+    // The SHARED purchase ran on the merchant's PSP account: its own rows, with its id and label.
+    type Json = { psp_account_id: string | null; psp_account_label: string | null; captured_cents: number; purchases: { successful: number } };
+    const onAccount = (whole.data as Json[]).filter((r) => r.psp_account_id !== null);
+    expect(onAccount.length).toBeGreaterThanOrEqual(1);
+    expect(onAccount[0]).toMatchObject({ psp_account_id: expect.stringMatching(/^psa_/), psp_account_label: 'Main sandbox account', captured_cents: 12_000 });
+    expect(onAccount.reduce((n, r) => n + r.purchases.successful, 0)).toBe(1);
     const paged: unknown[] = [];
     let cursor = '';
     for (let i = 0; i < 20; i++) {

@@ -12,14 +12,15 @@ CREATE TABLE ledger_entries (
   payment_id      uuid NOT NULL REFERENCES payments (id),
   psp             text NOT NULL,
   -- The merchant's PSP account (back mode); NULL: the built-in sandbox PSP.
-  psp_account_id  uuid REFERENCES psp_accounts (id),
+  psp_account_id  uuid,
   kind            text NOT NULL CHECK (kind IN ('capture', 'refund', 'chargeback', 'chargeback_reversal')),
   amount_cents    bigint NOT NULL CHECK (amount_cents > 0),
   currency        text NOT NULL,
   -- The dispute a chargeback or its reversal belongs to: at most one of each kind per dispute,
   -- so a notification told twice writes once.
   dispute_id      uuid REFERENCES disputes (id),
-  occurred_at     timestamptz NOT NULL
+  occurred_at     timestamptz NOT NULL,
+  FOREIGN KEY (account_id, psp_account_id) REFERENCES psp_accounts (account_id, id)
 );
 -- The daily reports: an account's entries of a period.
 CREATE INDEX ledger_entries_account_idx ON ledger_entries (account_id, occurred_at);
