@@ -27,6 +27,11 @@ CREATE INDEX ledger_entries_account_idx ON ledger_entries (account_id, occurred_
 -- A payment's entries (the check against its totals, reconciliation).
 CREATE INDEX ledger_entries_payment_idx ON ledger_entries (account_id, payment_id);
 CREATE UNIQUE INDEX ledger_entries_dispute_idx ON ledger_entries (dispute_id, kind) WHERE dispute_id IS NOT NULL;
+-- The daily reports' other reads of a period (src/reports/report-repository.ts), so that they read
+-- the period's rows, not every row of the account: the installments whose fees were charged, and
+-- the purchases' state moves (a small part of their events).
+CREATE INDEX installments_fees_paid_idx ON installments (account_id, paid_at) WHERE state = 'paid' AND fees_cents > 0;
+CREATE INDEX purchase_events_moves_idx ON purchase_events (account_id, created_at) WHERE from_state IS DISTINCT FROM to_state;
 
 -- Payments recorded before this migration: one capture and one refund entry each, dated at the
 -- payment's last change (the only date kept of them).
