@@ -140,9 +140,11 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
 }
 
 /**
- * Stores the PSP's answer on the payment row and, for an outcome, writes the purchase's
- * `payment.transaction` event (the back-mode notification is built from it), in the caller's
- * transaction.
+ * Stores the PSP's answer on the payment row, appends to the ledger what it added to
+ * `captured_cents` and `refunded_cents` (`ledger_entries`: one `capture` and/or `refund` entry by
+ * the difference, in the same statement; docs/money-operations.md#the-ledger) and, for an outcome,
+ * writes the purchase's `payment.transaction` event (the back-mode notification is built from
+ * it), in the caller's transaction.
  *
  * Recorded once: only if the row is still in the status `payment` was read in (the state the
  * outcome applies to) and the answer changes it. A concurrent recorder of the same replayed
