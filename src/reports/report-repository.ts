@@ -146,14 +146,3 @@ export async function dailyReportPage(
     },
   }));
 }
-
-/** The account's ledger totals of `[from, to)` per currency (the check that a report adds up to its ledger). */
-export async function ledgerTotals(sql: Sql, accountId: string, range: { from: Date; to: Date }): Promise<{ currency: string; capturedCents: number; refundedCents: number }[]> {
-  const { rows } = await sql.query<{ currency: string; captured: number; refunded: number }>(
-    `SELECT currency, COALESCE(sum(amount_cents) FILTER (WHERE kind = 'capture'), 0)::bigint AS captured,
-            COALESCE(sum(amount_cents) FILTER (WHERE kind = 'refund'), 0)::bigint AS refunded
-       FROM ledger_entries WHERE account_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY currency ORDER BY currency`,
-    [accountId, range.from, range.to],
-  );
-  return rows.map((r) => ({ currency: r.currency, capturedCents: r.captured, refundedCents: r.refunded }));
-}
