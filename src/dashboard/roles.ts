@@ -4,9 +4,16 @@ export type Role = 'admin' | 'support';
 export const ROLES: readonly Role[] = ['admin', 'support'];
 
 /** Pages an admin only may open, any method: the prefix covers every page added below it later. */
-const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/psp-accounts', '/dashboard/settings', '/dashboard/team'];
+const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/psp-accounts', '/dashboard/reports', '/dashboard/settings', '/dashboard/team'];
 /** Back-office API routes an admin only may call, any method. */
-const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/api/backoffice/psps', '/api/backoffice/risk_rules', '/api/backoffice/risk_scoring_hook'];
+const ADMIN_API = [
+  '/api/backoffice/webhook',
+  '/api/backoffice/psp_accounts',
+  '/api/backoffice/psps',
+  '/api/backoffice/reports',
+  '/api/backoffice/risk_rules',
+  '/api/backoffice/risk_scoring_hook',
+];
 /** Back-office API routes a support user may read but not change. */
 const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'];
 
@@ -25,7 +32,8 @@ export function under(route: string, prefix: string): boolean {
  * admin-only: a caller that has none refuses rather than lets through.
  *
  * Support staff read purchases, refund and cancel; they do not change what the account sends,
- * charges or who works on it.
+ * charges or who works on it, nor read its finance reports (the account's takings per day:
+ * docs/back-office.md#roles).
  */
 export function adminOnly(method: string, route: string | undefined): boolean {
   if (route === undefined) return true;

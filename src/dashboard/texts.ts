@@ -753,6 +753,31 @@ const en = {
   copied: 'Copied.',
   missingWebhookSecret: (field: string, psp: string) =>
     `${field} is not set yet: ${psp}’s notifications are refused until it is. Set the notification URL above at ${psp}, then add the ${field} it gives you in “Change the settings”.`,
+  reports: 'Reports',
+  report: {
+    title: 'Daily report',
+    intro: (zone: string) =>
+      `Per day, PSP account and currency: what was captured, refunded and charged back, the fees charged to shoppers, the net, and the purchases that reached each state. Days of ${zone}, the account’s time zone.`,
+    from: 'From',
+    to: 'To',
+    show: 'Show',
+    csv: 'Download as CSV',
+    chartOf: (currency: string) => `Net per day, in ${currency}`,
+    chartTitle: (currency: string, from: string, to: string) => `Net per day in ${currency}, ${from} to ${to}; the figures are in the table below`,
+    table: 'The figures, day by day',
+    pspAccount: 'PSP account',
+    builtInSandbox: 'built-in sandbox PSP',
+    currency: 'Currency',
+    captured: 'Captured',
+    refunded: 'Refunded',
+    chargedBack: 'Charged back',
+    fees: 'Shopper fees',
+    net: 'Net',
+    outcomes: 'Purchases: paid · failed · cancelled · refunded',
+    nothing: 'Nothing happened in this period.',
+    tooMany: (n: number) => `Only the first ${n} rows are shown: download the CSV for the whole period.`,
+    badPeriod: 'The period is not valid: ',
+  },
   riskForm: {
     offerTitle: 'Change this offer’s rules',
     offerHint:
@@ -1441,6 +1466,31 @@ const fr: DashboardTexts = {
   copied: 'Copié.',
   missingWebhookSecret: (field, psp) =>
     `${field}\u00a0: pas encore renseigné(e)\u00a0; les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez ce qu’il vous donne dans «\u00a0Modifier les réglages\u00a0».`,
+  reports: 'Rapports',
+  report: {
+    title: 'Rapport quotidien',
+    intro: (zone) =>
+      `Par jour, compte PSP et devise\u00a0: ce qui a été encaissé, remboursé et repris par rétrofacturation, les frais facturés aux acheteurs, le net, et les achats arrivés à chaque état. Jours du fuseau ${zone}, celui du compte.`,
+    from: 'Du',
+    to: 'Au',
+    show: 'Afficher',
+    csv: 'Télécharger en CSV',
+    chartOf: (currency) => `Net par jour, en ${currency}`,
+    chartTitle: (currency, from, to) => `Net par jour en ${currency}, du ${from} au ${to}\u00a0; les chiffres sont dans le tableau ci-dessous`,
+    table: 'Les chiffres, jour par jour',
+    pspAccount: 'Compte PSP',
+    builtInSandbox: 'PSP de test intégré',
+    currency: 'Devise',
+    captured: 'Encaissé',
+    refunded: 'Remboursé',
+    chargedBack: 'Rétrofacturé',
+    fees: 'Frais acheteurs',
+    net: 'Solde net',
+    outcomes: 'Achats\u00a0: payés · échoués · annulés · remboursés',
+    nothing: 'Rien ne s’est passé sur cette période.',
+    tooMany: (n) => `Seules les ${n} premières lignes sont affichées\u00a0: téléchargez le CSV pour toute la période.`,
+    badPeriod: 'La période n’est pas valide\u00a0: ',
+  },
   riskForm: {
     offerTitle: 'Modifier les règles de cette offre',
     offerHint:

@@ -149,9 +149,11 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
 }
 
 /**
- * Stores the PSP's answer on the payment row and, for an outcome, writes the purchase's
- * `payment.transaction` event (the back-mode notification is built from it), in the caller's
- * transaction.
+ * Stores the PSP's answer on the payment row, appends to the ledger what it added to
+ * `captured_cents` and `refunded_cents` (`ledger_entries`: one `capture` and/or `refund` entry by
+ * the difference, in the same statement; docs/money-operations.md#the-ledger) and, for an outcome,
+ * writes the purchase's `payment.transaction` event (the back-mode notification is built from
+ * it), in the caller's transaction.
  *
  * Recorded once: only if the row is still in the status `payment` was read in (the state the
  * outcome applies to) and the answer changes it. A concurrent recorder of the same replayed
@@ -171,14 +173,30 @@ export async function recordResult(
   now: Date,
   options: { notify?: boolean; reauth?: boolean } = {},
 ): Promise<boolean> {
+  // One statement (the payment hot path): the row as it was (locked), the update, and the ledger's
+  // entries for what the answer added to captured_cents and refunded_cents (docs/money-operations.md#the-ledger).
   const { rows } = await sql.query(
-    `UPDATE payments SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
-       decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, network_transaction_id),
-       psp_state = COALESCE($12::jsonb, psp_state)
-     WHERE account_id = $1 AND id = $2 AND status = $10
-       AND (status, captured_cents, refunded_cents, decline_reason, psp_transaction_id)
-           IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
-     RETURNING 1`,
+    `WITH old AS (
+       SELECT id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND id = $2 AND status = $10 FOR UPDATE
+     ), updated AS (
+       UPDATE payments p SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
+         decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, p.network_transaction_id),
+         psp_state = COALESCE($12::jsonb, p.psp_state)
+         FROM old
+       WHERE p.account_id = $1 AND p.id = old.id AND p.status = $10
+         AND (p.status, p.captured_cents, p.refunded_cents, p.decline_reason, p.psp_transaction_id)
+             IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
+       RETURNING p.account_id, p.purchase_id, p.id, p.psp, p.psp_account_id,
+         p.captured_cents - old.captured_cents AS captured, p.refunded_cents - old.refunded_cents AS refunded
+     ), entries AS (
+       INSERT INTO ledger_entries (account_id, purchase_id, payment_id, psp, psp_account_id, kind, amount_cents, currency, occurred_at)
+       SELECT u.account_id, u.purchase_id, u.id, u.psp, u.psp_account_id, v.kind, v.amount_cents, pu.currency, $9
+         FROM updated u
+         JOIN purchases pu ON pu.account_id = u.account_id AND pu.id = u.purchase_id
+         CROSS JOIN LATERAL (VALUES ('capture', u.captured), ('refund', u.refunded)) AS v (kind, amount_cents)
+        WHERE v.amount_cents > 0
+     )
+     SELECT 1 FROM updated`,
     [
       payment.account_id,
       payment.id,

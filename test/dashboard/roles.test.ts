@@ -41,6 +41,8 @@ describe('the admin-only rule', () => {
       '/dashboard/team/members/:id',
       '/api/backoffice/psp_accounts/:id',
       '/dashboard/team/audit',
+      '/dashboard/reports',
+      '/api/backoffice/reports/daily.csv',
     ])
       expect(adminOnly('GET', route), route).toBe(true);
     expect(adminOnly('PATCH', '/api/backoffice/offers/:merchant_uid')).toBe(true);

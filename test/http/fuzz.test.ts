@@ -59,6 +59,7 @@ let sessionCookie: string;
 /** Query parameters of the back-office pages that take some. */
 const PAGE_QUERIES: Record<string, string[]> = {
   '/dashboard/purchases': ['q', 'state', 'offer', 'from', 'to', 'cursor', 'lang'],
+  '/dashboard/reports': ['from', 'to', 'lang'],
   '/psp-challenge': ['f', 's'],
 };
 

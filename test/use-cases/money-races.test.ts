@@ -48,9 +48,18 @@ async function duplicateNotifications(purchaseId: string): Promise<unknown[]> {
     [purchaseId],
   );
 }
+/** What Chipin's own ledger (`ledger_entries`, docs/money-operations.md#the-ledger) says was kept. */
+async function ledgerNet(purchaseId: string): Promise<number> {
+  const rows = await q<{ net: number | null }>(
+    "SELECT sum(CASE kind WHEN 'capture' THEN amount_cents WHEN 'refund' THEN -amount_cents ELSE 0 END)::int AS net FROM ledger_entries WHERE purchase_id = $1",
+    [purchaseId],
+  );
+  return rows[0]?.net ?? 0;
+}
 async function expectLedger(purchaseId: string, amount: number): Promise<void> {
   const psp = await pspNet(purchaseId);
   expect(psp).toBe(await recordedNet(purchaseId));
+  expect(await ledgerNet(purchaseId)).toBe(psp);
   expect(psp).toBeLessThanOrEqual(amount);
   expect(await duplicateNotifications(purchaseId)).toEqual([]);
 }

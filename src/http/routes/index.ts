@@ -1,4 +1,5 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
+import { registerBackofficeReports } from '../../dashboard/api/reports.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
@@ -9,6 +10,7 @@ import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
 import { registerDashboardRiskRules } from '../../dashboard/routes/risk-rules.ts';
+import { registerDashboardReports } from '../../dashboard/routes/reports.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
 import { registerDashboardHome } from '../../dashboard/routes/home.ts';
 import { registerDashboardInvitation } from '../../dashboard/routes/invitation.ts';
@@ -75,6 +77,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskRules(app, services, dashboard);
   registerBackofficeRiskScoringHook(app, services, dashboard);
   registerBackofficeRiskDecisions(app, services, dashboard);
+  registerBackofficeReports(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
@@ -86,6 +89,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardAccount(app, services, sessions);
   registerDashboardSettings(app, services, sessions);
   registerDashboardRiskRules(app, services, sessions);
+  registerDashboardReports(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

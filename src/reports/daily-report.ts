@@ -1,0 +1,117 @@
+import { addDays } from '../domain/apr.ts';
+import { isStorableDate } from '../domain/dates.ts';
+import { isUuid, toPublicId } from '../domain/ids.ts';
+import { zonedMidnight } from '../i18n/format.ts';
+import { REPORT_OUTCOMES, type DailyReportRow, type ReportKey } from './report-repository.ts';
+
+/**
+ * The daily report's rules shared by its JSON API, its CSV and its back-office page
+ * (docs/money-operations.md#reports): the period asked for, the cursor, and a row's shapes.
+ */
+
+/** The longest period one request may ask for, in days (both ends included). */
+export const MAX_REPORT_DAYS = 366;
+
+/** The days a report may name: its instants (the day after the last, in any zone) stay dates both JS and PostgreSQL hold. */
+const FIRST_DAY = '1970-01-01';
+const LAST_DAY = '9998-12-31';
+
+/** A `YYYY-MM-DD` that is a real calendar day, from {@link FIRST_DAY} to {@link LAST_DAY}. */
+export function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || text < FIRST_DAY || text > LAST_DAY) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return isStorableDate(d) && d.toISOString().startsWith(text);
+}
+
+export type ReportPeriod = { ok: true; from: string; to: string; range: { from: Date; to: Date; timeZone: string } } | { ok: false; field: 'from' | 'to'; message: string };
+
+/**
+ * The period of `from` to `to` (both `YYYY-MM-DD`, included) in the account's time zone, as the
+ * instants the repository reads between; or which field is wrong and why.
+ */
+export function reportPeriod(query: { from?: string; to?: string }, timeZone: string): ReportPeriod {
+  const bad = (field: 'from' | 'to', message: string): ReportPeriod => ({ ok: false, field, message: `query parameter ${field} ${message}` });
+  if (query.from === undefined) return bad('from', 'is required');
+  if (query.to === undefined) return bad('to', 'is required');
+  if (!isDay(query.from)) return bad('from', `must be a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`);
+  if (!isDay(query.to)) return bad('to', `must be a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`);
+  if (query.to < query.from) return bad('to', 'must be on or after from');
+  const days = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days > MAX_REPORT_DAYS) return bad('to', `must be at most ${MAX_REPORT_DAYS} days from from (both included)`);
+  return {
+    ok: true,
+    from: query.from,
+    to: query.to,
+    range: { from: zonedMidnight(query.from, timeZone), to: zonedMidnight(addDays(query.to, 1), timeZone), timeZone },
+  };
+}
+
+/** Opaque cursor: the key of the last row of a page. */
+export function encodeReportCursor(k: ReportKey): string {
+  return Buffer.from(JSON.stringify([k.day, k.psp, k.pspAccountId, k.currency])).toString('base64url');
+}
+
+export function decodeReportCursor(cursor: string): ReportKey | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(v) || v.length !== 4) return undefined;
+    const [day, psp, pspAccountId, currency] = v as unknown[];
+    if (typeof day !== 'string' || !isDay(day) || typeof psp !== 'string' || psp.length > 40 || typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) return undefined;
+    if (pspAccountId !== null && (typeof pspAccountId !== 'string' || !isUuid(pspAccountId))) return undefined;
+    return { day, psp, pspAccountId, currency };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A row as the JSON API answers it. */
+export function reportRowJson(r: DailyReportRow) {
+  return {
+    day: r.day,
+    psp: r.psp,
+    psp_account_id: r.pspAccountId === null ? null : toPublicId('psa', r.pspAccountId),
+    psp_account_label: r.pspAccountLabel,
+    currency: r.currency,
+    captured_cents: r.capturedCents,
+    refunded_cents: r.refundedCents,
+    charged_back_cents: r.chargedBackCents,
+    fees_cents: r.feesCents,
+    net_cents: r.netCents,
+    purchases: Object.fromEntries(REPORT_OUTCOMES.map((o) => [o.toLowerCase(), r.outcomes[o]])) as Record<Lowercase<(typeof REPORT_OUTCOMES)[number]>, number>,
+  };
+}
+
+/** The CSV's columns, in order (docs/money-operations.md#reports lists them). */
+export const REPORT_CSV_COLUMNS = [
+  'day',
+  'time_zone',
+  'psp',
+  'psp_account_id',
+  'psp_account_label',
+  'currency',
+  'captured_cents',
+  'refunded_cents',
+  'charged_back_cents',
+  'fees_cents',
+  'net_cents',
+  ...REPORT_OUTCOMES.map((o) => `purchases_${o.toLowerCase()}`),
+] as const;
+
+/** A row's CSV cells, in {@link REPORT_CSV_COLUMNS} order (the caller quotes them). */
+export function reportCsvCells(r: DailyReportRow, timeZone: string): (string | number | null)[] {
+  const j = reportRowJson(r);
+  return [
+    j.day,
+    timeZone,
+    j.psp,
+    j.psp_account_id,
+    j.psp_account_label,
+    j.currency,
+    j.captured_cents,
+    j.refunded_cents,
+    j.charged_back_cents,
+    j.fees_cents,
+    j.net_cents,
+    ...REPORT_OUTCOMES.map((o) => r.outcomes[o]),
+  ];
+}

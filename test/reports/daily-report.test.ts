@@ -1,0 +1,334 @@
+/**
+ * The ledger and the daily finance report (docs/money-operations.md#reports): every capture and
+ * refund recorded on a payment is in the ledger, and the report's sums equal the ledger's and the
+ * payments' totals, day by day of the account's time zone (a property over random flows); the
+ * JSON API, the CSV and the page show the same rows to admins of the account only.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
+import { appendLedgerEntry, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
+import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
+import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-repository.ts';
+import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
+import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
+import { addDays } from '../../src/domain/apr.ts';
+import { newUuid } from '../../src/domain/ids.ts';
+import { cheapDashboardPassword } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { addDashboardUser, signIn } from '../helpers/dashboard.ts';
+import { card, CARDS, jumpingClock, newShop, type Shop } from '../use-cases/support.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+const q = async <T>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows;
+const ret = () => 'http://127.0.0.1:3000/return';
+const HOUR = 3_600_000;
+
+interface Step {
+  type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  amount: number;
+  /** Installments collected after the checkout (capped by the plan). */
+  collect: number;
+  /** Per mille of what was captured, refunded afterwards (0: no refund). */
+  refundPerMille: number;
+  /** Hours the clock moves before the step. */
+  hours: number;
+}
+
+const step: fc.Arbitrary<Step> = fc.record({
+  type: fc.constantFrom('SHARED' as const, 'INSTALLMENTS' as const, 'DEFERRED' as const),
+  amount: fc.integer({ min: 5_000, max: 150_000 }),
+  collect: fc.integer({ min: 0, max: 3 }),
+  refundPerMille: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1000 })),
+  hours: fc.integer({ min: 0, max: 30 }),
+});
+const ZONES = ['UTC', 'Europe/Paris', 'America/Los_Angeles', 'Pacific/Kiritimati'];
+
+/** Runs the steps on a new shop whose account is in `zone`; answers the shop, its purchases and the clock's last instant. */
+async function runFlow(steps: Step[], zone: string, options: { pspAccount?: string } = {}): Promise<{ shop: Shop; purchases: string[]; end: Date }> {
+  const shop = await newShop(app);
+  await app.services.db.query('UPDATE accounts SET time_zone = $2 WHERE id = $1', [shop.accountId, zone]);
+  if (options.pspAccount) {
+    // The SHARED offer pays through a PSP account of the merchant's (the sandbox connector, back mode).
+    const bo = (method: 'POST' | 'PATCH', url: string, payload: object) =>
+      app.server.inject({ method, url, headers: { authorization: shop.dashboard, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    const created = await bo('POST', '/api/backoffice/psp_accounts', { psp: 'sandbox', environment: 'test', label: options.pspAccount, credentials: {} });
+    expect(created.statusCode, created.body).toBe(201);
+    const bound = await bo('PATCH', `/api/backoffice/offers/${shop.offer('SHARED').merchant_uid}`, { psp_account_id: created.json().id });
+    expect(bound.statusCode, bound.body).toBe(200);
+  }
+  const clock = jumpingClock(app.services.clock);
+  const deps = { ...app.services.payments, clock };
+  const purchases: string[] = [];
+  for (const [n, s] of steps.entries()) {
+    clock.jump(s.hours * HOUR);
+    const offer = s.type === 'INSTALLMENTS' ? shop.offer('INSTALLMENTS', 3) : shop.offer(s.type);
+    const id = await shop.purchase({ merchant_uid: offer.merchant_uid, amount: s.amount, client: { email: `shopper${n}@example.com` } });
+    purchases.push(id);
+    const paid = await payAsLeader(deps, { id, accountId: shop.accountId }, card(CARDS.ok), [], ret);
+    expect(paid.kind).toBe('processed');
+    const left = await scheduledInstallments(app.services.db, shop.accountId, id);
+    for (const i of left.slice(0, s.collect)) {
+      clock.jump(HOUR);
+      expect(await collectInstallment(deps, shop.accountId, i.id)).toBe('paid');
+    }
+    if (s.refundPerMille > 0) {
+      const [row] = await q<{ kept: number }>('SELECT COALESCE(sum(captured_cents - refunded_cents), 0)::int AS kept FROM payments WHERE purchase_id = $1', [id]);
+      const amountCents = Math.floor((row!.kept * s.refundPerMille) / 1000);
+      if (amountCents > 0) {
+        clock.jump(HOUR);
+        const refunded = await refundPurchase(deps, { accountId: shop.accountId, purchaseId: id, amountCents, actor: { label: 'test' } });
+        expect(refunded.kind).toBe('created');
+      }
+    }
+  }
+  return { shop, purchases, end: clock.now() };
+}
+
+/** The whole report of the account from a day before the first purchase to a day after `end`. */
+async function wholeReport(accountId: string, zone: string, end: Date): Promise<DailyReportRow[]> {
+  const from = addDays(zonedDay(app.services.clock.now(), zone), -1);
+  const to = addDays(zonedDay(end, zone), 1);
+  return dailyReportPage(app.services.db, accountId, { from: zonedMidnight(from, zone), to: zonedMidnight(addDays(to, 1), zone), timeZone: zone }, undefined, 10_000);
+}
+
+/** Sums `value` of `items` per key. */
+function sumBy<T>(items: T[], key: (t: T) => string, value: (t: T) => number): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const i of items) m.set(key(i), (m.get(key(i)) ?? 0) + value(i));
+  for (const [k, v] of m) if (v === 0) m.delete(k);
+  return m;
+}
+
+describe('the ledger', () => {
+  it("per payment, after any flow, Σ capture − Σ refund equals captured − refunded; the report's sums equal the ledger's and the payments', day by day of the account's zone", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 3 }), fc.constantFrom(...ZONES), async (steps, zone) => {
+        const { shop, purchases, end } = await runFlow(steps, zone);
+        const acc = shop.accountId;
+        // Per payment: the ledger adds up to the payment's own totals.
+        for (const id of purchases) {
+          const payments = await q<{ id: string; captured_cents: number; refunded_cents: number }>(
+            'SELECT id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND purchase_id = $2 AND captured_cents > 0 ORDER BY id',
+            [acc, id],
+          );
+          const sums = await ledgerSumsOfPurchase(app.services.db, acc, id);
+          expect(sums.map((s) => [s.paymentId, s.capturedCents - s.refundedCents])).toEqual(payments.map((p) => [p.id, p.captured_cents - p.refunded_cents]));
+          expect(sums.map((s) => [s.capturedCents, s.refundedCents])).toEqual(payments.map((p) => [p.captured_cents, p.refunded_cents]));
+        }
+        // Day by day: the report against the ledger's entries and the installments' fees, bucketed here.
+        const report = await wholeReport(acc, zone, end);
+        const entries = await q<{ kind: string; amount_cents: number; occurred_at: Date }>('SELECT kind, amount_cents, occurred_at FROM ledger_entries WHERE account_id = $1', [
+          acc,
+        ]);
+        const fees = await q<{ fees_cents: number; paid_at: Date }>("SELECT fees_cents, paid_at FROM installments WHERE account_id = $1 AND state = 'paid'", [acc]);
+        const day = (d: Date) => zonedDay(d, zone);
+        const of = (kind: string) =>
+          sumBy(
+            entries.filter((e) => e.kind === kind),
+            (e) => day(e.occurred_at),
+            (e) => e.amount_cents,
+          );
+        const reported = (v: (r: DailyReportRow) => number) =>
+          sumBy(
+            report,
+            (r) => r.day,
+            (r) => v(r),
+          );
+        expect(reported((r) => r.capturedCents)).toEqual(of('capture'));
+        expect(reported((r) => r.refundedCents)).toEqual(of('refund'));
+        expect(reported((r) => r.feesCents)).toEqual(
+          sumBy(
+            fees,
+            (f) => day(f.paid_at),
+            (f) => f.fees_cents,
+          ),
+        );
+        for (const r of report) expect(r.netCents).toBe(r.capturedCents - r.refundedCents - r.chargedBackCents);
+        // In total: the report equals the payments' own totals.
+        const [totals] = await q<{ captured: number; refunded: number }>(
+          'SELECT COALESCE(sum(captured_cents), 0)::int AS captured, COALESCE(sum(refunded_cents), 0)::int AS refunded FROM payments WHERE account_id = $1',
+          [acc],
+        );
+        expect([report.reduce((s, r) => s + r.capturedCents, 0), report.reduce((s, r) => s + r.refundedCents, 0)]).toEqual([totals!.captured, totals!.refunded]);
+        // Every purchase was paid by its leader: one LEADER_PROCESSED each; as many SUCCESSFUL as purchases in it or past it.
+        expect(report.reduce((s, r) => s + r.outcomes.LEADER_PROCESSED, 0)).toBe(purchases.length);
+        const [moves] = await q<{ successful: number }>(
+          "SELECT count(*)::int AS successful FROM purchase_events WHERE account_id = $1 AND to_state = 'SUCCESSFUL' AND from_state <> 'SUCCESSFUL'",
+          [acc],
+        );
+        expect(report.reduce((s, r) => s + r.outcomes.SUCCESSFUL, 0)).toBe(moves!.successful);
+        expect(new Set(report.map((r) => r.currency))).toEqual(new Set(['EUR']));
+      }),
+      { numRuns: 8, seed: 33 },
+    );
+  });
+
+  it('a lost chargeback is appended once per dispute, counts as charged back and lowers the net', async () => {
+    const { shop, purchases, end } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 0, hours: 0 }], 'UTC');
+    const acc = shop.accountId;
+    const [payment] = await q<{ id: string; captured_cents: number }>('SELECT id, captured_cents FROM payments WHERE purchase_id = $1 AND captured_cents > 0', [purchases[0]]);
+    const disputeId = newUuid();
+    const now = app.services.clock.now();
+    await app.services.db.query(
+      `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, amount_cents, currency, opened_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'sandbox', $5, 'chargeback', 'lost', 2500, 'EUR', $6, $6, $6)`,
+      [disputeId, acc, purchases[0], payment!.id, `dp_${disputeId}`, now],
+    );
+    const entry = { accountId: acc, paymentId: payment!.id, kind: 'chargeback' as const, amountCents: 2_500, disputeId, occurredAt: now };
+    expect(await appendLedgerEntry(app.services.db, entry)).toBe(true);
+    expect(await appendLedgerEntry(app.services.db, entry)).toBe(false); // the notification told twice
+    expect(await appendLedgerEntry(app.services.db, { ...entry, accountId: (await newShop(app)).accountId })).toBe(false); // another account's payment
+    const report = await wholeReport(acc, 'UTC', end);
+    expect(report.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(2_500);
+    expect(report.reduce((s, r) => s + r.netCents, 0)).toBe(payment!.captured_cents - 2_500);
+    expect(await appendLedgerEntry(app.services.db, { ...entry, kind: 'chargeback_reversal' })).toBe(true);
+    const after = await wholeReport(acc, 'UTC', end);
+    expect(after.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(0);
+    expect((await ledgerSumsOfPurchase(app.services.db, acc, purchases[0]!))[0]!.chargedBackCents).toBe(0);
+  });
+});
+
+describe('the back office', () => {
+  let shop: Shop;
+  let range: string;
+  beforeAll(async () => {
+    const flow = await runFlow(
+      [
+        { type: 'INSTALLMENTS', amount: 30_000, collect: 1, refundPerMille: 200, hours: 0 },
+        { type: 'SHARED', amount: 12_000, collect: 0, refundPerMille: 0, hours: 30 },
+        { type: 'DEFERRED', amount: 9_000, collect: 1, refundPerMille: 0, hours: 30 },
+      ],
+      'Europe/Paris',
+      { pspAccount: 'Main sandbox account' },
+    );
+    shop = flow.shop;
+    await cheapDashboardPassword(app, { ...shop, offer: () => '' });
+    const from = addDays(zonedDay(app.services.clock.now(), 'Europe/Paris'), -1);
+    range = `from=${from}&to=${addDays(zonedDay(flow.end, 'Europe/Paris'), 1)}`;
+  });
+  const get = (url: string, auth = shop.dashboard) => app.server.inject({ method: 'GET', url, headers: { authorization: auth } });
+
+  it('the JSON pages, cursor after cursor, hold the rows of the whole report and state the time zone; the CSV has the same rows', async () => {
+    const whole = (await get(`/api/backoffice/reports/daily?${range}`)).json();
+    expect(whole).toMatchObject({ time_zone: 'Europe/Paris', has_more: false });
+    expect(whole.data.length).toBeGreaterThanOrEqual(3);
+    expect(whole.data[0]).toMatchObject({ psp: 'sandbox', psp_account_id: null, currency: 'EUR' });
+    // The SHARED purchase ran on the merchant's PSP account: its own rows, with its id and label.
+    type Json = { psp_account_id: string | null; psp_account_label: string | null; captured_cents: number; purchases: { successful: number } };
+    const onAccount = (whole.data as Json[]).filter((r) => r.psp_account_id !== null);
+    expect(onAccount.length).toBeGreaterThanOrEqual(1);
+    expect(onAccount[0]).toMatchObject({ psp_account_id: expect.stringMatching(/^psa_/), psp_account_label: 'Main sandbox account', captured_cents: 12_000 });
+    expect(onAccount.reduce((n, r) => n + r.purchases.successful, 0)).toBe(1);
+    const paged: unknown[] = [];
+    let cursor = '';
+    for (let i = 0; i < 20; i++) {
+      const page = (await get(`/api/backoffice/reports/daily?${range}&limit=1${cursor}`)).json();
+      paged.push(...page.data);
+      if (!page.has_more) break;
+      cursor = `&cursor=${page.next_cursor}`;
+    }
+    expect(paged).toEqual(whole.data);
+    const csv = await get(`/api/backoffice/reports/daily.csv?${range}`);
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const lines = csv.body.trimEnd().split('\r\n');
+    expect(lines[0]).toBe(
+      'day,time_zone,psp,psp_account_id,psp_account_label,currency,captured_cents,refunded_cents,charged_back_cents,fees_cents,net_cents,purchases_leader_processed,purchases_successful,purchases_failed,purchases_cancelled,purchases_aborted,purchases_refunded',
+    );
+    type Row = { day: string; captured_cents: number; net_cents: number };
+    expect(lines.slice(1).map((l) => l.split(',').filter((_, i) => [0, 6, 10].includes(i)))).toEqual(
+      (whole.data as Row[]).map((r) => [r.day, String(r.captured_cents), String(r.net_cents)]),
+    );
+  });
+
+  it('refuses a bad period with 400 naming the field', async () => {
+    const cases: [string, string][] = [
+      ['from=2026-02-30&to=2026-03-01', 'from'],
+      ['from=2026-03-01&to=2026-3-2', 'to'],
+      ['from=2026-03-02&to=2026-03-01', 'to'],
+      ['from=2025-01-01&to=2026-01-02', 'to'],
+      ['to=2026-01-02', 'from'],
+      ['from=9999-12-31&to=9999-12-31', 'from'],
+      ['from=1969-12-31&to=1970-01-01', 'from'],
+    ];
+    for (const [query, field] of cases) {
+      for (const path of ['daily', 'daily.csv']) {
+        const res = await get(`/api/backoffice/reports/${path}?${query}`);
+        expect(res.statusCode, `${path}?${query}`).toBe(400);
+        expect(res.json().error?.message ?? res.body).toContain(field);
+      }
+    }
+    expect((await get('/api/backoffice/reports/daily?from=2025-01-01&to=2025-12-31')).statusCode).toBe(200); // 365 days
+    expect((await get('/api/backoffice/reports/daily?from=2024-01-01&to=2024-12-31')).statusCode).toBe(200); // 366 days
+    expect((await get(`/api/backoffice/reports/daily?${range}&cursor=nope`)).statusCode).toBe(400);
+  });
+
+  it('another account sees none of the rows; a support user is refused', async () => {
+    const other = await newShop(app);
+    expect((await get(`/api/backoffice/reports/daily?${range}`, other.dashboard)).json().data).toEqual([]);
+    const support = await addDashboardUser(app, shop.accountId, 'support');
+    const basic = `Basic ${Buffer.from(`${support.email}:${support.password}`).toString('base64')}`;
+    expect((await get(`/api/backoffice/reports/daily?${range}`, basic)).statusCode).toBe(403);
+    const s = await signIn(app, support);
+    expect((await app.server.inject({ method: 'GET', url: '/dashboard/reports', headers: { cookie: s.cookie } })).statusCode).toBe(403);
+  });
+
+  it('the page draws the net per day with a title and lists the rows, in English and French; a bad period is a 400 saying which field', async () => {
+    const s = await signIn(app, shop.merchant);
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/reports?${range}`, headers: { cookie: s.cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<a href="/dashboard/reports">Reports</a>');
+    expect(page.body).toMatch(/<svg class="chart" role="img" aria-labelledby="chart-title-0"[^>]*>\s*<title id="chart-title-0">Net per day in EUR/);
+    expect(page.body).toContain('Days of Europe/Paris');
+    expect(page.body).toContain(`href="/api/backoffice/reports/daily.csv?${range.replace('&', '&amp;')}"`);
+    expect(page.body.match(/<tbody>[\s\S]*<\/tbody>/)?.[0].match(/<tr>/g)?.length).toBeGreaterThanOrEqual(3);
+    const fr = await app.server.inject({ method: 'GET', url: `/dashboard/reports?${range}&lang=fr`, headers: { cookie: s.cookie } });
+    expect(fr.body).toContain('Rapport quotidien');
+    expect(fr.body).toContain('Net par jour en EUR');
+    const bad = await app.server.inject({ method: 'GET', url: '/dashboard/reports?from=2026-01-05&to=2026-01-01', headers: { cookie: s.cookie } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('query parameter to must be on or after from');
+    const byDefault = await app.server.inject({ method: 'GET', url: '/dashboard/reports', headers: { cookie: s.cookie } });
+    expect(byDefault.statusCode).toBe(200);
+  });
+});
+
+describe('migration 037', () => {
+  it("backfills one capture and one refund entry per payment recorded before it, at the payment's last change, adding up to its totals", async () => {
+    const text = readFileSync(new URL('../../src/db/migrations/037_ledger_entries.sql', import.meta.url), 'utf8');
+    const select = /INSERT INTO ledger_entries \([^)]*\)\s*(SELECT[\s\S]*?);\s*$/.exec(text)?.[1];
+    expect(select).toBeDefined();
+    const { shop } = await runFlow(
+      [
+        { type: 'INSTALLMENTS', amount: 20_000, collect: 2, refundPerMille: 500, hours: 0 },
+        { type: 'SHARED', amount: 8_000, collect: 0, refundPerMille: 1000, hours: 5 },
+      ],
+      'UTC',
+    );
+    // The migration's own statement, read only (the ledger already has these payments' entries).
+    const backfill = await q<{ payment_id: string; kind: string; amount_cents: number; occurred_at: Date }>(
+      `SELECT b.id AS payment_id, b.kind, b.amount_cents, b.updated_at AS occurred_at FROM (${select!}) AS b WHERE b.account_id = $1 ORDER BY b.id, b.kind`,
+      [shop.accountId],
+    );
+    const payments = await q<{ id: string; captured_cents: number; refunded_cents: number; updated_at: Date }>(
+      'SELECT id, captured_cents, refunded_cents, updated_at FROM payments WHERE account_id = $1 ORDER BY id',
+      [shop.accountId],
+    );
+    const expected = payments.flatMap((p) =>
+      [
+        { payment_id: p.id, kind: 'capture', amount_cents: p.captured_cents, occurred_at: p.updated_at },
+        { payment_id: p.id, kind: 'refund', amount_cents: p.refunded_cents, occurred_at: p.updated_at },
+      ].filter((e) => e.amount_cents > 0),
+    );
+    expect(backfill).toEqual(expected);
+    expect(backfill.some((e) => e.kind === 'refund')).toBe(true);
+  });
+});
