@@ -356,6 +356,10 @@ export const TABLES = {
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
   },
+  reconciliation_run_items: {
+    run_id: 'uuid',
+    transaction_id: 'text',
+  },
   reconciliation_runs: {
     id: 'uuid',
     account_id: 'uuid',

@@ -22,6 +22,11 @@ import { MOVES } from './purchase-states.ts';
  * - `purchase.offer_changed`: after a risk refusal, the leader took one of the offer's fallbacks
  *   (docs/risk.md#the-fallback); the purchase stays CREATED. `data`: `{ from, to }` (`mer_…` ids).
  *   No webhook trigger sends it: the back office's timeline shows it.
+ * - `reconciliation.mismatch`: a reconciliation run found a new difference between Chipin's
+ *   payment and the PSP's records (docs/money-operations.md#reconciliation); written for a
+ *   mismatch whose payment Chipin knows (the purchase's state unchanged). `data`:
+ *   `{ reconciliation_mismatch_id, kind, operation, transaction_id, payment_id, chipin_cents,
+ *   psp_cents, chipin_status, psp_status, currency }`.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -39,6 +44,7 @@ export const EVENT = {
   refundMade: 'refund.made',
   pledgeRefused: 'pledge.refused',
   offerChanged: 'purchase.offer_changed',
+  reconciliationMismatch: 'reconciliation.mismatch',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

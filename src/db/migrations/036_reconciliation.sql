@@ -55,3 +55,11 @@ CREATE UNIQUE INDEX reconciliation_mismatches_key_idx
   ON reconciliation_mismatches (account_id, psp, COALESCE(psp_account_id, '00000000-0000-0000-0000-000000000000'::uuid), transaction_id, operation, kind);
 -- The back office's list by state, newest first.
 CREATE INDEX reconciliation_mismatches_state_idx ON reconciliation_mismatches (account_id, state, created_at DESC, id);
+
+-- The transactions a run in progress compared from the PSP's list, so that its pass over Chipin's
+-- payments (those the list did not show) skips them after a resume too. Emptied when the run completes.
+CREATE TABLE reconciliation_run_items (
+  run_id          uuid NOT NULL REFERENCES reconciliation_runs (id),
+  transaction_id  text NOT NULL,
+  PRIMARY KEY (run_id, transaction_id)
+);
