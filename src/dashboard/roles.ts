@@ -8,7 +8,7 @@ const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/p
 /** Back-office API routes an admin only may call, any method. */
 const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/api/backoffice/psps', '/api/backoffice/risk_rules', '/api/backoffice/risk_scoring_hook'];
 /** Back-office API routes a support user may read but not change. */
-const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'];
+const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers', '/api/backoffice/reconciliation_mismatches', '/api/backoffice/reconciliation_runs'];
 
 /** `route` is `prefix` itself or a route below it (`/dashboard/team/:id`, not `/dashboard/teams`). */
 export function under(route: string, prefix: string): boolean {

@@ -19,6 +19,8 @@ export const TRIGGERS = {
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,
   pledgeRefused: EVENT.pledgeRefused,
+  // A new difference with the PSP's records (docs/money-operations.md#reconciliation).
+  reconciliationMismatch: EVENT.reconciliationMismatch,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

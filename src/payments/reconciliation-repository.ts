@@ -299,3 +299,27 @@ export async function pspsInUse(sql: Sql, accountId: string, from: Date, to: Dat
   );
   return rows;
 }
+
+/** Whether the run of that period has completed. */
+export async function runCompleted(sql: Sql, accountId: string, psp: string, pspAccountId: string | null, from: Date, to: Date): Promise<boolean> {
+  const { rows } = await sql.query(
+    `SELECT 1 FROM reconciliation_runs
+      WHERE account_id = $1 AND psp = $2 AND psp_account_id IS NOT DISTINCT FROM $3::uuid AND period_from = $4 AND period_to = $5 AND state = 'completed'`,
+    [accountId, psp, pspAccountId, from, to],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Service-wide, for the daily job: every (account, PSP, PSP account) whose payments moved since
+ * `since`, with the account's time zone.
+ */
+export async function recentPspUse(sql: Sql, since: Date): Promise<{ account_id: string; time_zone: string; psp: string; psp_account_id: string | null }[]> {
+  const { rows } = await sql.query<{ account_id: string; time_zone: string; psp: string; psp_account_id: string | null }>(
+    `SELECT DISTINCT p.account_id, a.time_zone, p.psp, p.psp_account_id
+       FROM payments p JOIN accounts a ON a.id = p.account_id
+      WHERE p.updated_at >= $1 AND p.psp_transaction_id IS NOT NULL`,
+    [since],
+  );
+  return rows;
+}

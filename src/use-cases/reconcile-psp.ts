@@ -12,6 +12,8 @@ import {
   interruptRun,
   paymentsByTransactions,
   paymentsTouched,
+  recentPspUse,
+  runCompleted,
   resolveMatched,
   setMismatchState,
   upsertMismatches,
@@ -20,6 +22,8 @@ import {
   type NewMismatch,
   type RunRow,
 } from '../payments/reconciliation-repository.ts';
+import { addDays } from '../domain/apr.ts';
+import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { insertPurchaseEvent } from '../purchases/purchase-repository.ts';
 import { PspIntegrationError, type PspConnector, type PspRecord, type PspState } from '../psp/connector.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
@@ -239,4 +243,34 @@ export async function updateMismatch(
     await recordAudit(tx, { accountId, actor, action: 'reconciliation_mismatch_update', subject: id, details: { state: change.state, note: change.note } });
     return { kind: 'updated', mismatch: row } as const;
   });
+}
+
+/** The daily reconciliation job (service-wide, perpetual): see {@link reconcileYesterday}. */
+export const DAILY_RECON_JOB = 'reconciliation.daily';
+/** How often it looks for a day to reconcile (service clock). */
+export const DAILY_RECON_EVERY_MS = 60 * 60_000;
+const LOOK_BACK_MS = 3 * 86_400_000;
+
+/**
+ * The daily job's pass: for each PSP (account) an account's payments used lately, yesterday in
+ * the account's time zone is reconciled once completed (an interrupted run is resumed by the next
+ * pass; a completed one is left alone). Answers the runs it made or resumed.
+ */
+export async function reconcileYesterday(deps: ReconDeps): Promise<number> {
+  const now = deps.clock.now();
+  let runs = 0;
+  for (const use of await recentPspUse(deps.db, new Date(now.getTime() - LOOK_BACK_MS))) {
+    const today = zonedDay(now, use.time_zone);
+    const from = zonedMidnight(addDays(today, -1), use.time_zone);
+    const to = zonedMidnight(today, use.time_zone);
+    if (await runCompleted(deps.db, use.account_id, use.psp, use.psp_account_id, from, to)) continue;
+    try {
+      await runReconciliation(deps, { accountId: use.account_id, pspAccountId: use.psp_account_id, psp: use.psp, from, to });
+      runs++;
+    } catch (err) {
+      // One account's failure (its PSP account deleted …) does not stop the others'.
+      deps.logger.error({ err, accountId: use.account_id, psp: use.psp }, 'daily reconciliation failed');
+    }
+  }
+  return runs;
 }

@@ -142,6 +142,15 @@ const ROUTES: Record<string, RouteClass> = {
     { expect: '404', call: (o) => ({ url: `/api/backoffice/risk_rules/offers/${o.offer}`, payload: {} }) },
     { payload: {} },
   ),
+  'POST /api/backoffice/reconciliation_runs': dashboard(undefined, { none: "reconciles the caller's own account's payments", payload: { from: '2026-11-01', to: '2026-11-01' } }),
+  'GET /api/backoffice/reconciliation_runs': dashboard(undefined, { none: "the caller's own account's runs (test/dashboard/reconciliation.test.ts)" }),
+  'GET /api/backoffice/reconciliation_mismatches': dashboard(undefined, {
+    none: "the caller's own account's mismatches (another account's: none, test/dashboard/reconciliation.test.ts)",
+  }),
+  'PATCH /api/backoffice/reconciliation_mismatches/:id': dashboard(undefined, {
+    none: "another account's mismatch answers 404 (test/dashboard/reconciliation.test.ts)",
+    payload: { state: 'explained' },
+  }),
   'GET /api/backoffice/risk_decisions': dashboard(undefined, { none: "the caller's own account's decisions (another account's: none, test/dashboard/risk-decisions.test.ts)" }),
   'GET /api/backoffice/risk_decisions.csv': dashboard(undefined, { none: "the caller's own account's decisions (another account's: none, test/dashboard/risk-decisions.test.ts)" }),
   'GET /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "the caller's own hook (another merchant's: 404, test/http/risk-scoring-hook.test.ts)" }),

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { listMismatches } from '../../src/payments/reconciliation-repository.ts';
-import { runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
+import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
 
 const OK = '4242424242424242';
 const DAY = 86_400_000;
@@ -161,5 +161,26 @@ describe('reconciliation with the sandbox PSP', () => {
       sandbox.listPageSize = pageSize;
       sandbox.listTransactions = list;
     }
+  });
+
+  it("the daily job, on the service clock, reconciles yesterday in the account's time zone once, with the injected difference", async () => {
+    const c = await caller(app);
+    await paid(c, 7_000, 0);
+    const [p] = await capturedPayments(c.accountId);
+    const expected = await inject(p!, 'amount_changed');
+    // A day and an hour later on the service clock: the jobs that fell due ran (the daily one among them).
+    const moved = await c.post('/api/sandbox/clock', { advance_seconds: 25 * 3600 });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const ran = await app.services.db.query("SELECT 1 FROM reconciliation_runs WHERE account_id = $1 AND state = 'completed'", [c.accountId]);
+    expect(ran.rows).toHaveLength(1);
+    expect(await reconcileYesterday(app.services.payments)).toBe(0); // a second pass leaves a completed day alone
+    const { rows } = await app.services.db.query<{ state: string; period_from: Date; period_to: Date }>(
+      'SELECT state, period_from, period_to FROM reconciliation_runs WHERE account_id = $1',
+      [c.accountId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.state).toBe('completed');
+    expect(rows[0]!.period_to.getTime() - rows[0]!.period_from.getTime()).toBeGreaterThanOrEqual(23 * 3600_000);
+    expect(await openKeys(c.accountId)).toEqual(expected);
   });
 });

@@ -1,5 +1,6 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
+import { registerBackofficeReconciliation } from '../../dashboard/api/reconciliation.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
@@ -75,6 +76,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskRules(app, services, dashboard);
   registerBackofficeRiskScoringHook(app, services, dashboard);
   registerBackofficeRiskDecisions(app, services, dashboard);
+  registerBackofficeReconciliation(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
