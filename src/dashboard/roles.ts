@@ -7,6 +7,8 @@ export const ROLES: readonly Role[] = ['admin', 'support'];
 const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/psp-accounts', '/dashboard/settings', '/dashboard/team'];
 /** Back-office API routes an admin only may call, any method. */
 const ADMIN_API = ['/api/backoffice/webhook', '/api/backoffice/psp_accounts', '/api/backoffice/psps', '/api/backoffice/risk_rules', '/api/backoffice/risk_scoring_hook'];
+/** Pages a support user may read but not post to (their forms are an admin's). */
+const ADMIN_PAGE_WRITES = ['/dashboard/reconciliation'];
 /** Back-office API routes a support user may read but not change. */
 const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers', '/api/backoffice/reconciliation_mismatches', '/api/backoffice/reconciliation_runs'];
 
@@ -31,5 +33,5 @@ export function adminOnly(method: string, route: string | undefined): boolean {
   if (route === undefined) return true;
   if (ADMIN_PAGES.some((p) => under(route, p)) || ADMIN_API.some((p) => under(route, p))) return true;
   const reads = method === 'GET' || method === 'HEAD';
-  return !reads && ADMIN_API_WRITES.some((p) => under(route, p));
+  return !reads && (ADMIN_API_WRITES.some((p) => under(route, p)) || ADMIN_PAGE_WRITES.some((p) => under(route, p)));
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
-import { addDashboardUser } from '../helpers/dashboard.ts';
+import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 
 /**
  * The back office's reconciliation API (docs/money-operations.md#reconciliation): an admin runs a
@@ -93,4 +93,44 @@ describe('the reconciliation API', () => {
     const res = await call(a.dashboard, 'POST', '/api/backoffice/reconciliation_runs', { from: '2026-11-02', to: '2026-11-01' });
     expect(res.statusCode).toBe(400);
   });
+
+  it('the Reconciliation page: listed in the menu, shows the open mismatch in English and French; an admin runs a day and resolves it, a support user reads only', async () => {
+    const c = await caller(app);
+    const res = await c.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000 }));
+    const id = res.json().id as string;
+    await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' });
+    await app.services.db.query(`DELETE FROM sandbox_psp_transactions WHERE id = (SELECT psp_transaction_id FROM payments WHERE account_id = $1 AND captured_cents > 0)`, [
+      c.accountId,
+    ]);
+    const admin = await signIn(app, c.merchant);
+    const page = (cookie: string, lang = 'en') => app.server.inject({ method: 'GET', url: `/dashboard/reconciliation?lang=${lang}`, headers: { cookie } });
+    const post = (s: { cookie: string; csrf: string }, url: string, fields: Record<string, string>) =>
+      app.server.inject({ method: 'POST', url, headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form({ csrf: s.csrf, ...fields }) });
+    const before = await page(admin.cookie);
+    expect(before.statusCode).toBe(200);
+    expect(before.body).toContain('href="/dashboard/reconciliation"');
+    expect(before.body).toContain('No open mismatch.');
+    const { from, to } = days();
+    expect((await post(admin, '/dashboard/reconciliation/runs', { from: '2026-01-02', to: '2026-01-01' })).statusCode).toBe(400);
+    const ran = await post(admin, '/dashboard/reconciliation/runs', { from, to });
+    expect(ran.statusCode, ran.body).toBe(200);
+    expect(ran.body).toContain('missing at the PSP');
+    expect(ran.body).toContain(`pur_${id}`);
+    expect((await page(admin.cookie, 'fr')).body).toContain('absent chez le PSP');
+
+    const support = await signIn(app, await addDashboardUser(app, c.accountId, 'support'));
+    const seen = await page(support.cookie);
+    expect(seen.body).toContain('missing at the PSP');
+    expect(seen.body).not.toContain('Mark resolved');
+    const [mismatch] = await listMismatchesOf(c.accountId);
+    expect((await post(support, `/dashboard/reconciliation/mismatches/${mismatch}`, { state: 'resolved' })).statusCode).toBe(403);
+    const marked = await post(admin, `/dashboard/reconciliation/mismatches/${mismatch}`, { state: 'resolved', note: 'refunded by hand at the PSP' });
+    expect(marked.statusCode).toBe(200);
+    expect(marked.body).toContain('No open mismatch.');
+  });
 });
+
+async function listMismatchesOf(accountId: string): Promise<string[]> {
+  const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM reconciliation_mismatches WHERE account_id = $1', [accountId]);
+  return rows.map((r) => r.id);
+}

@@ -9,6 +9,7 @@ import { registerBackofficeRiskScoringHook } from '../../dashboard/api/risk-scor
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
+import { registerDashboardReconciliation } from '../../dashboard/routes/reconciliation.ts';
 import { registerDashboardRiskRules } from '../../dashboard/routes/risk-rules.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
 import { registerDashboardHome } from '../../dashboard/routes/home.ts';
@@ -87,6 +88,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardPspAccounts(app, services, sessions);
   registerDashboardAccount(app, services, sessions);
   registerDashboardSettings(app, services, sessions);
+  registerDashboardReconciliation(app, services, sessions);
   registerDashboardRiskRules(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
