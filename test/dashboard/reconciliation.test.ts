@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
+import { webhookMessage } from '../../src/delivery/webhook-payload.ts';
 
 /**
  * The back office's reconciliation API (docs/money-operations.md#reconciliation): an admin runs a
@@ -62,11 +63,17 @@ describe('the reconciliation API', () => {
     expect((await call(b.dashboard, 'GET', '/api/backoffice/reconciliation_mismatches')).json().data).toEqual([]);
     expect((await call(b.dashboard, 'GET', '/api/backoffice/reconciliation_runs')).json().data).toEqual([]);
 
-    const { rows: events } = await app.services.db.query<{ data: { reconciliation_mismatch_id: string } }>(
-      `SELECT data FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 AND type = 'reconciliation.mismatch'`,
+    const { rows: events } = await app.services.db.query<{ id: number; type: string; data: { reconciliation_mismatch_id: string }; created_at: Date }>(
+      `SELECT id, type, data, created_at FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 AND type = 'reconciliation.mismatch'`,
       [a.accountId, purchaseId],
     );
     expect(events.map((e) => e.data.reconciliation_mismatch_id)).toEqual([m.id]);
+    // Sent as the opt-in webhook reconciliationMismatch, naming the purchase and the mismatch.
+    const e = events[0]!;
+    expect(webhookMessage({ id: e.id, type: e.type, purchaseId, data: e.data, createdAt: e.created_at })?.objects).toEqual({
+      purchaseId,
+      reconciliationMismatchId: m.id,
+    });
 
     expect((await call(b.dashboard, 'PATCH', `/api/backoffice/reconciliation_mismatches/${m.id}`, { state: 'explained' })).statusCode).toBe(404);
     const support = await addDashboardUser(app, a.accountId, 'support');
