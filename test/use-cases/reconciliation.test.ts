@@ -1,8 +1,8 @@
 /**
  * Reconciliation with the sandbox PSP (docs/money-operations.md#reconciliation), on both databases:
  * random payments and refunds, then PSP-side differences injected into the sandbox's own tables
- * (a capture missing, a transaction gone, an amount changed, an unknown refund); a run reports
- * exactly the injected differences. A PSP fault mid-run leaves the run interrupted at its cursor,
+ * (a capture missing, a transaction gone, an amount changed, an unknown refund) and lost
+ * chargebacks the PSP does not show; a run reports exactly the injected differences. A PSP fault mid-run leaves the run interrupted at its cursor,
  * never half-recorded; the next run resumes it; re-runs never duplicate; a fixed difference resolves.
  */
 import fc from 'fast-check';
@@ -25,9 +25,12 @@ afterAll(async () => {
   await app?.close();
 });
 
-type Injection = 'none' | 'capture_missing' | 'transaction_gone' | 'amount_changed' | 'unknown_refund';
+type Injection = 'none' | 'capture_missing' | 'transaction_gone' | 'amount_changed' | 'unknown_refund' | 'lost_chargeback';
 
 interface Paid {
+  paymentId: string;
+  purchaseId: string;
+  currency: string;
   transactionId: string;
   captured: number;
   refunded: number;
@@ -47,15 +50,22 @@ async function paid(c: Caller, amount: number, refund: number): Promise<void> {
 }
 
 async function capturedPayments(accountId: string): Promise<Paid[]> {
-  const { rows } = await app.services.db.query<{ psp_transaction_id: string; captured_cents: number; refunded_cents: number }>(
-    `SELECT psp_transaction_id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND captured_cents > 0 ORDER BY psp_transaction_id`,
+  const { rows } = await app.services.db.query<{ id: string; purchase_id: string; psp_transaction_id: string; captured_cents: number; refunded_cents: number }>(
+    `SELECT id, purchase_id, psp_transaction_id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND captured_cents > 0 ORDER BY psp_transaction_id`,
     [accountId],
   );
-  return rows.map((r) => ({ transactionId: r.psp_transaction_id, captured: r.captured_cents, refunded: r.refunded_cents }));
+  return rows.map((r) => ({
+    paymentId: r.id,
+    purchaseId: r.purchase_id,
+    currency: 'EUR',
+    transactionId: r.psp_transaction_id,
+    captured: r.captured_cents,
+    refunded: r.refunded_cents,
+  }));
 }
 
 /** Applies the injection on the sandbox's side; answers the mismatch keys it must produce. */
-async function inject(p: Paid, what: Injection): Promise<string[]> {
+async function inject(p: Paid, what: Injection, accountId: string): Promise<string[]> {
   const sql = (text: string, params: unknown[]) => app.services.db.query(text, params);
   const key = (op: string, kind: string) => `${p.transactionId}/${op}/${kind}`;
   switch (what) {
@@ -74,6 +84,17 @@ async function inject(p: Paid, what: Injection): Promise<string[]> {
     case 'unknown_refund':
       await sql('UPDATE sandbox_psp_transactions SET refunded_cents = refunded_cents + 1 WHERE id = $1', [p.transactionId]);
       return [key('refund', p.refunded > 0 ? 'amount_differs' : 'unknown_to_chipin')];
+    case 'lost_chargeback': {
+      // A chargeback Chipin recorded as lost (docs/money-operations.md#disputes) that the sandbox,
+      // which reports none yet, does not show: missing at the PSP.
+      const now = app.services.clock.now();
+      await sql(
+        `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, amount_cents, currency, opened_at, closed_at, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, 'sandbox', $4, 'chargeback', 'lost', $5, $6, $7, $7, $7, $7)`,
+        [accountId, p.purchaseId, p.paymentId, `dp_${p.transactionId}`, Math.max(1, p.captured - p.refunded), p.currency, now],
+      );
+      return [key('chargeback', 'missing_at_psp')];
+    }
   }
 }
 
@@ -95,7 +116,7 @@ describe('reconciliation with the sandbox PSP', () => {
           fc.record({
             amount: fc.integer({ min: 1_000, max: 50_000 }),
             refundShare: fc.constantFrom(0, 0, 30, 99),
-            injection: fc.constantFrom<Injection>('none', 'capture_missing', 'transaction_gone', 'amount_changed', 'unknown_refund'),
+            injection: fc.constantFrom<Injection>('none', 'capture_missing', 'transaction_gone', 'amount_changed', 'unknown_refund', 'lost_chargeback'),
           }),
           { minLength: 1, maxLength: 4 },
         ),
@@ -107,14 +128,14 @@ describe('reconciliation with the sandbox PSP', () => {
           const payments = await capturedPayments(c.accountId);
           expect(payments).toHaveLength(plan.length);
           const expected: string[] = [];
-          for (const [i, p] of payments.entries()) expected.push(...(await inject(p, plan[i]!.injection)));
+          for (const [i, p] of payments.entries()) expected.push(...(await inject(p, plan[i]!.injection, c.accountId)));
           const outcome = await runReconciliation(app.services.payments, { accountId: c.accountId, pspAccountId: null, ...period() });
           expect(outcome.kind).toBe('completed');
           expect(await openKeys(c.accountId)).toEqual(expected.sort());
           if (outcome.kind === 'completed') expect(outcome.run.mismatch_count).toBe(expected.length);
         },
       ),
-      { numRuns: 4, seed: 3333 },
+      { numRuns: 6, seed: 3333 },
     );
   });
 
@@ -122,7 +143,7 @@ describe('reconciliation with the sandbox PSP', () => {
     const c = await caller(app);
     for (const amount of [2_000, 3_000, 4_000, 5_000, 6_000]) await paid(c, amount, 0);
     const payments = await capturedPayments(c.accountId);
-    const expected = [...(await inject(payments[0]!, 'amount_changed')), ...(await inject(payments[4]!, 'unknown_refund'))].sort();
+    const expected = [...(await inject(payments[0]!, 'amount_changed', c.accountId)), ...(await inject(payments[4]!, 'unknown_refund', c.accountId))].sort();
     const sandbox = app.services.psps.sandbox;
     const list = sandbox.listTransactions.bind(sandbox);
     const pageSize = sandbox.listPageSize;
@@ -167,7 +188,7 @@ describe('reconciliation with the sandbox PSP', () => {
     const c = await caller(app);
     await paid(c, 7_000, 0);
     const [p] = await capturedPayments(c.accountId);
-    const expected = await inject(p!, 'amount_changed');
+    const expected = await inject(p!, 'amount_changed', c.accountId);
     // A day and an hour later on the service clock: the jobs that fell due ran (the daily one among them).
     const moved = await c.post('/api/sandbox/clock', { advance_seconds: 25 * 3600 });
     expect(moved.statusCode, moved.body).toBe(200);
