@@ -14,8 +14,10 @@ const ADMIN_API = [
   '/api/backoffice/risk_rules',
   '/api/backoffice/risk_scoring_hook',
 ];
+/** Pages a support user may read but not post to (their forms are an admin's). */
+const ADMIN_PAGE_WRITES = ['/dashboard/reconciliation'];
 /** Back-office API routes a support user may read but not change. */
-const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'];
+const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers', '/api/backoffice/reconciliation_mismatches', '/api/backoffice/reconciliation_runs'];
 
 /** `route` is `prefix` itself or a route below it (`/dashboard/team/:id`, not `/dashboard/teams`). */
 export function under(route: string, prefix: string): boolean {
@@ -39,5 +41,5 @@ export function adminOnly(method: string, route: string | undefined): boolean {
   if (route === undefined) return true;
   if (ADMIN_PAGES.some((p) => under(route, p)) || ADMIN_API.some((p) => under(route, p))) return true;
   const reads = method === 'GET' || method === 'HEAD';
-  return !reads && ADMIN_API_WRITES.some((p) => under(route, p));
+  return !reads && (ADMIN_API_WRITES.some((p) => under(route, p)) || ADMIN_PAGE_WRITES.some((p) => under(route, p)));
 }

@@ -21,6 +21,8 @@ export const TRIGGERS = {
   pledgeRefused: EVENT.pledgeRefused,
   // Renewing a hold before it lapses was refused (docs/money-operations.md#re-authorisation).
   reauthorizationFailed: EVENT.paymentReauthorizationFailed,
+  // A new difference with the PSP's records (docs/money-operations.md#reconciliation).
+  reconciliationMismatch: EVENT.reconciliationMismatch,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

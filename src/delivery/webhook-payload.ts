@@ -8,7 +8,7 @@ export interface WebhookMessage {
   triggerName: TriggerName;
   /** When the event happened (service clock), ISO 8601 UTC. */
   triggerDate: string;
-  objects: { purchaseId: string; clientId?: string };
+  objects: { purchaseId: string; clientId?: string; reconciliationMismatchId?: string };
 }
 
 export interface EventForWebhook {
@@ -27,6 +27,10 @@ export function webhookMessage(event: EventForWebhook): WebhookMessage | undefin
   const objects: WebhookMessage['objects'] = { purchaseId: event.purchaseId };
   // The contract: pledgerContributes concerns "Client and Purchase".
   if (triggerName === 'pledgerContributes' && typeof event.data.client_id === 'string') objects.clientId = event.data.client_id;
+  // The mismatch to fetch (`GET /api/backoffice/reconciliation_mismatches`, docs/webhooks.md).
+  if (triggerName === 'reconciliationMismatch' && typeof event.data.reconciliation_mismatch_id === 'string') {
+    objects.reconciliationMismatchId = event.data.reconciliation_mismatch_id;
+  }
   return { triggerID: event.id, triggerName, triggerDate: event.createdAt.toISOString(), objects };
 }
 

@@ -27,6 +27,11 @@ import { MOVES } from './purchase-states.ts';
  *   `{ payment_id, replaced_payment_id, purpose, amount_cents, hold_expires_at }`.
  * - `payment.reauthorization_failed`: renewing it was refused; the old hold stays until it lapses.
  *   `data`: `{ payment_id, attempted_payment_id, purpose, amount_cents, reason, hold_expires_at }`.
+ * - `reconciliation.mismatch`: a reconciliation run found a new difference between Chipin's
+ *   payment and the PSP's records (docs/money-operations.md#reconciliation); written for a
+ *   mismatch whose payment Chipin knows (the purchase's state unchanged). `data`:
+ *   `{ reconciliation_mismatch_id, kind, operation, transaction_id, payment_id, chipin_cents,
+ *   psp_cents, chipin_status, psp_status, currency }`.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -46,6 +51,7 @@ export const EVENT = {
   offerChanged: 'purchase.offer_changed',
   paymentReauthorized: 'payment.reauthorized',
   paymentReauthorizationFailed: 'payment.reauthorization_failed',
+  reconciliationMismatch: 'reconciliation.mismatch',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

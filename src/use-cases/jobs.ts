@@ -7,7 +7,9 @@ import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
 import { RECONCILE_AFTER_MS, reconcilePayments } from './reconcile-payments.ts';
 import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
 import { reauthorizeHold, REAUTH_JOB } from './reauthorize-hold.ts';
+import { DAILY_RECON_EVERY_MS, DAILY_RECON_JOB, reconcileYesterday } from './reconcile-psp.ts';
 import { remindPot } from './remind-pot.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
 
@@ -34,7 +36,14 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   // Service-wide and perpetual: it reschedules itself, so a sandbox clock move runs it too.
   jobs.register(RECONCILE_JOB, async () => {
     await reconcilePayments(deps);
+    // The daily reconciliation with the PSPs starts with the first payment, as this job does (a no-op once it exists).
+    await scheduleJob(deps.db, { kind: DAILY_RECON_JOB, key: DAILY_RECON_JOB, runAt: deps.clock.now(), payload: {} });
     return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_EVERY_MS) };
+  });
+  // Reconciliation with the PSPs, yesterday in each account's time zone (docs/money-operations.md#reconciliation).
+  jobs.register(DAILY_RECON_JOB, async () => {
+    await reconcileYesterday(deps);
+    return { retryAt: new Date(deps.clock.now().getTime() + DAILY_RECON_EVERY_MS) };
   });
   // Expiry and refunds cut short (docs/purchase-lifecycle.md#expiry, #refunds).
   jobs.register(EXPIRE_JOB, async (job) => {

@@ -1,6 +1,7 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
 import { registerBackofficeReports } from '../../dashboard/api/reports.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
+import { registerBackofficeReconciliation } from '../../dashboard/api/reconciliation.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
@@ -9,6 +10,7 @@ import { registerBackofficeRiskScoringHook } from '../../dashboard/api/risk-scor
 import { registerBackofficeWebhook } from '../../dashboard/api/webhook.ts';
 import { registerDashboardAccount } from '../../dashboard/routes/account.ts';
 import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
+import { registerDashboardReconciliation } from '../../dashboard/routes/reconciliation.ts';
 import { registerDashboardRiskRules } from '../../dashboard/routes/risk-rules.ts';
 import { registerDashboardReports } from '../../dashboard/routes/reports.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
@@ -78,6 +80,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskScoringHook(app, services, dashboard);
   registerBackofficeRiskDecisions(app, services, dashboard);
   registerBackofficeReports(app, services, dashboard);
+  registerBackofficeReconciliation(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
@@ -88,6 +91,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardPspAccounts(app, services, sessions);
   registerDashboardAccount(app, services, sessions);
   registerDashboardSettings(app, services, sessions);
+  registerDashboardReconciliation(app, services, sessions);
   registerDashboardRiskRules(app, services, sessions);
   registerDashboardReports(app, services, sessions);
   registerPspNotifications(app, services);

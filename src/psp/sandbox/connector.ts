@@ -10,12 +10,15 @@ import {
   type OffSessionInput,
   type Operation,
   type NotificationResult,
+  type ListTransactionsInput,
   type PspConnector,
+  type PspRecord,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
 import { checkCard } from './cards.ts';
-import { decline, notificationBody, readNotification, toTransactionResult, type TransactionRow } from './mapping.ts';
+import { decline, notificationBody, readNotification, toStatus, toTransactionResult, type TransactionRow } from './mapping.ts';
 import { SIGNATURE_HEADER, checkSignature, headerValue, signNotification } from './notifications.ts';
 import {
   claimIdempotencyKey,
@@ -23,6 +26,7 @@ import {
   findTransaction,
   insertPaymentMethod,
   insertTransaction,
+  listTransactionsMoved,
   storeIdempotentResult,
   updateTransaction,
   type PaymentMethodRow,
@@ -45,6 +49,27 @@ export interface SandboxPspOptions {
 /** How long a manual authorisation holds, as card networks commonly allow for online payments. */
 export const SANDBOX_HOLD_DAYS = 7;
 const DAY_MS = 86_400_000;
+/** Records per page of the sandbox's list API. */
+export const SANDBOX_LIST_PAGE = 100;
+
+function readListCursor(cursor: string): { updatedAt: Date; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { u?: unknown; i?: unknown };
+    const updatedAt = typeof v.u === 'string' ? new Date(v.u) : new Date(NaN);
+    if (typeof v.i === 'string' && !Number.isNaN(updatedAt.getTime())) return { updatedAt, id: v.i };
+  } catch {
+    // fall through
+  }
+  throw new PspIntegrationError('sandbox', 'bad_response', 'bad list cursor');
+}
+
+/**
+ * What lost chargebacks took back on a sandbox transaction. The sandbox's disputes (issue 33,
+ * docs/money-operations.md#disputes) are to report it here; none yet.
+ */
+function sandboxChargedBackCents(_row: TransactionRow): number {
+  return 0;
+}
 
 const TRANSACTION_ID = /^sbx_txn_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -90,6 +115,8 @@ export class SandboxPsp implements PspConnector {
   readonly #clock: Clock;
   readonly #publicUrl: string;
   readonly #secret: Buffer;
+  /** Records per page of {@link listTransactions}; tests lower it to cross pages. */
+  listPageSize = SANDBOX_LIST_PAGE;
 
   constructor(opts: SandboxPspOptions) {
     let url: URL;
@@ -286,6 +313,35 @@ export class SandboxPsp implements PspConnector {
   /** The built-in sandbox has no credentials: always accepted. */
   async verifyCredentials(): Promise<{ ok: true }> {
     return { ok: true };
+  }
+
+  /**
+   * The sandbox's records of the transactions that moved in `[from, to)`, in pages of
+   * {@link SANDBOX_LIST_PAGE} (docs/money-operations.md#reconciliation). The cursor is opaque
+   * (base64url JSON of the last row's `updated_at` and id).
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    const after = input.cursor === null ? null : readListCursor(input.cursor);
+    const rows = await listTransactionsMoved(this.#db, input.from, input.to, after, this.listPageSize + 1);
+    const page = rows.slice(0, this.listPageSize);
+    const now = this.#clock.now();
+    const records: PspRecord[] = page.map((stored) => {
+      const row = isLapsed(stored, now) ? { ...stored, status: 'lapsed' as const } : stored;
+      return {
+        transactionId: row.id,
+        status: toStatus(row.status, row.refunded_cents),
+        currency: row.currency,
+        amountCents: row.amount_cents,
+        capturedCents: row.captured_cents,
+        refundedCents: row.refunded_cents,
+        // The sandbox's lost chargebacks: the disputes helper (issue 33, item 3) fills this in from
+        // its dispute records; until then the sandbox takes nothing back.
+        chargedBackCents: sandboxChargedBackCents(row),
+      };
+    });
+    const last = page[page.length - 1];
+    const nextCursor = rows.length > this.listPageSize && last ? Buffer.from(JSON.stringify({ u: last.updated_at.toISOString(), i: last.id })).toString('base64url') : null;
+    return { records, nextCursor };
   }
 
   async retrieve(transaction: TransactionRef): Promise<TransactionResult> {

@@ -108,3 +108,17 @@ export async function claimIdempotencyKey(
 export async function storeIdempotentResult(sql: Sql, operation: string, key: string, result: unknown): Promise<void> {
   await sql.query('UPDATE sandbox_psp_idempotency SET result = $3::jsonb WHERE operation = $1 AND idempotency_key = $2', [operation, key, JSON.stringify(result)]);
 }
+
+/**
+ * The transactions that moved in `[from, to)` (by `updated_at`), after `after` in (updated_at, id)
+ * order, at most `limit`: the sandbox's list API (docs/money-operations.md#reconciliation).
+ */
+export async function listTransactionsMoved(sql: Sql, from: Date, to: Date, after: { updatedAt: Date; id: string } | null, limit: number): Promise<TransactionRow[]> {
+  const { rows } = await sql.query<TransactionRow>(
+    `SELECT ${TX_COLUMNS} FROM sandbox_psp_transactions
+      WHERE updated_at >= $1 AND updated_at < $2 AND ($3::timestamptz IS NULL OR (updated_at, id) > ($3::timestamptz, $4::text))
+      ORDER BY updated_at, id LIMIT $5`,
+    [from, to, after?.updatedAt ?? null, after?.id ?? '', limit],
+  );
+  return rows;
+}

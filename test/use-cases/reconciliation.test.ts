@@ -1,0 +1,207 @@
+/**
+ * Reconciliation with the sandbox PSP (docs/money-operations.md#reconciliation), on both databases:
+ * random payments and refunds, then PSP-side differences injected into the sandbox's own tables
+ * (a capture missing, a transaction gone, an amount changed, an unknown refund) and lost
+ * chargebacks the PSP does not show; a run reports exactly the injected differences. A PSP fault mid-run leaves the run interrupted at its cursor,
+ * never half-recorded; the next run resumes it; re-runs never duplicate; a fixed difference resolves.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
+import { PspIntegrationError } from '../../src/psp/connector.ts';
+import { listMismatches } from '../../src/payments/reconciliation-repository.ts';
+import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
+
+const OK = '4242424242424242';
+const DAY = 86_400_000;
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp(NO_JOB_POLL, { delivery: TEST_DELIVERY });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+type Injection = 'none' | 'capture_missing' | 'transaction_gone' | 'amount_changed' | 'unknown_refund' | 'lost_chargeback';
+
+interface Paid {
+  paymentId: string;
+  purchaseId: string;
+  currency: string;
+  transactionId: string;
+  captured: number;
+  refunded: number;
+}
+
+/** A SHARED purchase paid by the leader alone (captured in full), then refunded by `refund` cents. */
+async function paid(c: Caller, amount: number, refund: number): Promise<void> {
+  const res = await c.post('/api/merchants/v1/purchases', minimalPurchase({ amount }));
+  expect(res.statusCode, res.body).toBe(201);
+  const id = res.json().id as string;
+  const pay = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: OK });
+  expect(pay.json().state, pay.body).toBe('SUCCESSFUL');
+  if (refund > 0) {
+    const r = await c.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: refund }, { 'idempotency-key': `r-${id}` });
+    expect(r.statusCode, r.body).toBeLessThan(300);
+  }
+}
+
+async function capturedPayments(accountId: string): Promise<Paid[]> {
+  const { rows } = await app.services.db.query<{ id: string; purchase_id: string; psp_transaction_id: string; captured_cents: number; refunded_cents: number }>(
+    `SELECT id, purchase_id, psp_transaction_id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND captured_cents > 0 ORDER BY psp_transaction_id`,
+    [accountId],
+  );
+  return rows.map((r) => ({
+    paymentId: r.id,
+    purchaseId: r.purchase_id,
+    currency: 'EUR',
+    transactionId: r.psp_transaction_id,
+    captured: r.captured_cents,
+    refunded: r.refunded_cents,
+  }));
+}
+
+/** Applies the injection on the sandbox's side; answers the mismatch keys it must produce. */
+async function inject(p: Paid, what: Injection, accountId: string): Promise<string[]> {
+  const sql = (text: string, params: unknown[]) => app.services.db.query(text, params);
+  const key = (op: string, kind: string) => `${p.transactionId}/${op}/${kind}`;
+  switch (what) {
+    case 'none':
+      return [];
+    case 'capture_missing':
+      await sql('UPDATE sandbox_psp_transactions SET captured_cents = 0, refunded_cents = 0 WHERE id = $1', [p.transactionId]);
+      return [key('capture', 'missing_at_psp'), ...(p.refunded > 0 ? [key('refund', 'missing_at_psp')] : [])];
+    case 'transaction_gone':
+      await sql('DELETE FROM sandbox_psp_transactions WHERE id = $1', [p.transactionId]);
+      return [key('transaction', 'missing_at_psp')];
+    case 'amount_changed':
+      // One cent less captured at the PSP (the refund, below the capture, still fits).
+      await sql('UPDATE sandbox_psp_transactions SET captured_cents = captured_cents - 1 WHERE id = $1', [p.transactionId]);
+      return [key('capture', 'amount_differs')];
+    case 'unknown_refund':
+      await sql('UPDATE sandbox_psp_transactions SET refunded_cents = refunded_cents + 1 WHERE id = $1', [p.transactionId]);
+      return [key('refund', p.refunded > 0 ? 'amount_differs' : 'unknown_to_chipin')];
+    case 'lost_chargeback': {
+      // A chargeback Chipin recorded as lost (docs/money-operations.md#disputes) that the sandbox,
+      // which reports none yet, does not show: missing at the PSP.
+      const now = app.services.clock.now();
+      await sql(
+        `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, amount_cents, currency, opened_at, closed_at, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, 'sandbox', $4, 'chargeback', 'lost', $5, $6, $7, $7, $7, $7)`,
+        [accountId, p.purchaseId, p.paymentId, `dp_${p.transactionId}`, Math.max(1, p.captured - p.refunded), p.currency, now],
+      );
+      return [key('chargeback', 'missing_at_psp')];
+    }
+  }
+}
+
+async function openKeys(accountId: string): Promise<string[]> {
+  const rows = await listMismatches(app.services.db, accountId, 'open', 1000, null);
+  return rows.map((m) => `${m.transaction_id}/${m.operation}/${m.kind}`).sort();
+}
+
+function period(): { from: Date; to: Date } {
+  const now = app.services.clock.now().getTime();
+  return { from: new Date(now - DAY), to: new Date(now + DAY) };
+}
+
+describe('reconciliation with the sandbox PSP', () => {
+  it('reports exactly the injected PSP-side differences, and nothing of another account (seeded)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            amount: fc.integer({ min: 1_000, max: 50_000 }),
+            refundShare: fc.constantFrom(0, 0, 30, 99),
+            injection: fc.constantFrom<Injection>('none', 'capture_missing', 'transaction_gone', 'amount_changed', 'unknown_refund', 'lost_chargeback'),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (plan) => {
+          // A fresh merchant per case: the platform's sandbox lists every account's transactions,
+          // and only this account's are judged.
+          const c = await caller(app);
+          for (const p of plan) await paid(c, p.amount, Math.floor((p.amount * p.refundShare) / 100));
+          const payments = await capturedPayments(c.accountId);
+          expect(payments).toHaveLength(plan.length);
+          const expected: string[] = [];
+          for (const [i, p] of payments.entries()) expected.push(...(await inject(p, plan[i]!.injection, c.accountId)));
+          const outcome = await runReconciliation(app.services.payments, { accountId: c.accountId, pspAccountId: null, ...period() });
+          expect(outcome.kind).toBe('completed');
+          expect(await openKeys(c.accountId)).toEqual(expected.sort());
+          if (outcome.kind === 'completed') expect(outcome.run.mismatch_count).toBe(expected.length);
+        },
+      ),
+      { numRuns: 6, seed: 3333 },
+    );
+  });
+
+  it('stops at a PSP fault with its cursor and nothing half-recorded, resumes, never duplicates, and resolves a fixed difference', async () => {
+    const c = await caller(app);
+    for (const amount of [2_000, 3_000, 4_000, 5_000, 6_000]) await paid(c, amount, 0);
+    const payments = await capturedPayments(c.accountId);
+    const expected = [...(await inject(payments[0]!, 'amount_changed', c.accountId)), ...(await inject(payments[4]!, 'unknown_refund', c.accountId))].sort();
+    const sandbox = app.services.psps.sandbox;
+    const list = sandbox.listTransactions.bind(sandbox);
+    const pageSize = sandbox.listPageSize;
+    let calls = 0;
+    try {
+      sandbox.listPageSize = 2;
+      sandbox.listTransactions = async (input) => {
+        calls++;
+        if (calls === 3) throw new PspIntegrationError('sandbox', 'unreachable', 'timed out after 15000 ms');
+        return list(input);
+      };
+      const req = { accountId: c.accountId, pspAccountId: null, ...period(), pageSize: 2 };
+      const first = await runReconciliation(app.services.payments, req);
+      expect(first.kind).toBe('interrupted');
+      if (first.kind !== 'interrupted') return;
+      expect(first.run.state).toBe('interrupted');
+      expect(first.run.cursor).toMatch(/^psp:/);
+      expect(first.run.pages).toBe(2);
+      const second = await runReconciliation(app.services.payments, req);
+      expect(second.kind).toBe('completed');
+      if (second.kind !== 'completed') return;
+      expect(second.run.id).toBe(first.run.id);
+      expect(await openKeys(c.accountId)).toEqual(expected);
+      // A re-run of the completed period: the same run, the same records.
+      const third = await runReconciliation(app.services.payments, req);
+      expect(third.kind === 'completed' && third.run.id).toBe(first.run.id);
+      const all = await listMismatches(app.services.db, c.accountId, null, 100, null);
+      expect(all).toHaveLength(expected.length);
+      // The first difference fixed at the PSP: the next run marks it resolved.
+      await app.services.db.query('UPDATE sandbox_psp_transactions SET captured_cents = captured_cents + 1 WHERE id = $1', [payments[0]!.transactionId]);
+      await runReconciliation(app.services.payments, req);
+      expect(await openKeys(c.accountId)).toEqual(expected.filter((k) => !k.startsWith(payments[0]!.transactionId)));
+      const resolved = await listMismatches(app.services.db, c.accountId, 'resolved', 100, null);
+      expect(resolved.map((m) => m.transaction_id)).toEqual([payments[0]!.transactionId]);
+    } finally {
+      sandbox.listPageSize = pageSize;
+      sandbox.listTransactions = list;
+    }
+  });
+
+  it("the daily job, on the service clock, reconciles yesterday in the account's time zone once, with the injected difference", async () => {
+    const c = await caller(app);
+    await paid(c, 7_000, 0);
+    const [p] = await capturedPayments(c.accountId);
+    const expected = await inject(p!, 'amount_changed', c.accountId);
+    // A day and an hour later on the service clock: the jobs that fell due ran (the daily one among them).
+    const moved = await c.post('/api/sandbox/clock', { advance_seconds: 25 * 3600 });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const ran = await app.services.db.query("SELECT 1 FROM reconciliation_runs WHERE account_id = $1 AND state = 'completed'", [c.accountId]);
+    expect(ran.rows).toHaveLength(1);
+    expect(await reconcileYesterday(app.services.payments)).toBe(0); // a second pass leaves a completed day alone
+    const { rows } = await app.services.db.query<{ state: string; period_from: Date; period_to: Date }>(
+      'SELECT state, period_from, period_to FROM reconciliation_runs WHERE account_id = $1',
+      [c.accountId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.state).toBe('completed');
+    expect(rows[0]!.period_to.getTime() - rows[0]!.period_from.getTime()).toBeGreaterThanOrEqual(23 * 3600_000);
+    expect(await openKeys(c.accountId)).toEqual(expected);
+  });
+});
