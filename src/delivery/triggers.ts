@@ -19,6 +19,9 @@ export const TRIGGERS = {
   installmentPaid: EVENT.installmentPaid,
   installmentFailed: EVENT.installmentFailed,
   pledgeRefused: EVENT.pledgeRefused,
+  // Disputes (docs/money-operations.md#disputes).
+  purchaseDisputed: EVENT.purchaseDisputed,
+  disputeClosed: EVENT.disputeClosed,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

@@ -22,6 +22,11 @@ import { MOVES } from './purchase-states.ts';
  * - `purchase.offer_changed`: after a risk refusal, the leader took one of the offer's fallbacks
  *   (docs/risk.md#the-fallback); the purchase stays CREATED. `data`: `{ from, to }` (`mer_…` ids).
  *   No webhook trigger sends it: the back office's timeline shows it.
+ * - `purchase.disputed`: the PSP notified a dispute on one of the purchase's payments (a
+ *   chargeback, a retrieval request or a fraud warning; docs/money-operations.md#disputes).
+ *   `data`: `{ dispute_id, payment_id, kind, reason, amount_cents, currency, evidence_due_at }`.
+ * - `dispute.closed`: a dispute ended. `data`: `{ dispute_id, payment_id, kind, outcome: 'won'|'lost'|'closed', amount_cents, currency }`;
+ *   a chargeback may end twice (a reversal after a loss): each outcome is an event.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -39,6 +44,8 @@ export const EVENT = {
   refundMade: 'refund.made',
   pledgeRefused: 'pledge.refused',
   offerChanged: 'purchase.offer_changed',
+  purchaseDisputed: 'purchase.disputed',
+  disputeClosed: 'dispute.closed',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

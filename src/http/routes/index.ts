@@ -1,5 +1,6 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
+import { registerBackofficeDisputes } from '../../dashboard/api/disputes.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
@@ -35,6 +36,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { registerPspNotifications } from './psp/notifications.ts';
 import { registerSandboxClock } from './sandbox/clock.ts';
 import { registerSandboxDemoShop } from './sandbox/demo-shop.ts';
+import { registerSandboxDisputes } from './sandbox/disputes.ts';
 import { registerSandboxInbox } from './sandbox/inbox.ts';
 import { registerSandboxPayments } from './sandbox/payments.ts';
 import { registerSandboxPsp } from './sandbox/psp.ts';
@@ -75,6 +77,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskRules(app, services, dashboard);
   registerBackofficeRiskScoringHook(app, services, dashboard);
   registerBackofficeRiskDecisions(app, services, dashboard);
+  registerBackofficeDisputes(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
@@ -103,6 +106,7 @@ export function registerRoutes(app: App, services: Services): void {
     registerSandboxInbox(app, services, dashboard);
     registerSandboxPayments(app, services);
     registerSandboxDemoShop(app, services);
+    registerSandboxDisputes(app, services);
   }
   if (services.sandboxClock) registerSandboxClock(app, services, services.sandboxClock);
 }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/database.ts';
 import type { CardSummary } from './cards.ts';
-import type { SandboxDeclineCode, SandboxStatus, TransactionRow } from './mapping.ts';
+import type { SandboxDeclineCode, SandboxDisputeRow, SandboxDisputeStatus, SandboxStatus, TransactionRow } from './mapping.ts';
 
 /** The sandbox PSP's tables (migration 003). Every function takes the handle to run on. */
 
@@ -107,4 +107,33 @@ export async function claimIdempotencyKey(
 
 export async function storeIdempotentResult(sql: Sql, operation: string, key: string, result: unknown): Promise<void> {
   await sql.query('UPDATE sandbox_psp_idempotency SET result = $3::jsonb WHERE operation = $1 AND idempotency_key = $2', [operation, key, JSON.stringify(result)]);
+}
+
+/** The sandbox's disputes (migration 038). */
+export async function insertSandboxDispute(sql: Sql, row: SandboxDisputeRow): Promise<void> {
+  await sql.query(
+    `INSERT INTO sandbox_psp_disputes (id, transaction_id, kind, status, reason, amount_cents, currency, evidence_due_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [row.id, row.transaction_id, row.kind, row.status, row.reason, row.amount_cents, row.currency, row.evidence_due_at, row.created_at, row.updated_at],
+  );
+}
+
+/** The dispute, locked until the end of the caller's transaction when `forUpdate`. */
+export async function findSandboxDispute(sql: Sql, id: string, forUpdate = false): Promise<SandboxDisputeRow | undefined> {
+  const { rows } = await sql.query<SandboxDisputeRow>(
+    `SELECT id, transaction_id, kind, status, reason, amount_cents, currency, evidence_due_at, created_at, updated_at
+       FROM sandbox_psp_disputes WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  const r = rows[0];
+  return r && { ...r, amount_cents: Number(r.amount_cents) };
+}
+
+export async function setSandboxDisputeStatus(sql: Sql, id: string, status: SandboxDisputeStatus, now: Date): Promise<void> {
+  await sql.query('UPDATE sandbox_psp_disputes SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]);
+}
+
+/** A lost chargeback: the bank took `amountCents` of the transaction back from the merchant. */
+export async function addChargedBack(sql: Sql, transactionId: string, amountCents: number, now: Date): Promise<void> {
+  await sql.query('UPDATE sandbox_psp_transactions SET charged_back_cents = charged_back_cents + $2, updated_at = $3 WHERE id = $1', [transactionId, amountCents, now]);
 }
