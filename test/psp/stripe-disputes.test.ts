@@ -105,7 +105,7 @@ describe('stripe disputes, against the fake', () => {
       status: 'under_review',
       evidence: { uncategorizedText: 'Delivered on 3 May, signed by the card holder.', submitted: true, submissionCount: 1 },
     });
-    expect(h.fake.log.find((r) => r.path === `/v1/disputes/${d.id}`).map((r) => r.idempotencyKey)).toEqual([idem, idem]);
+    expect(h.fake.requests.filter((r) => r.path === `/v1/disputes/${d.id}`).map((r) => r.idempotencyKey)).toEqual([idem, idem]);
     const again = await h.connector.submitDisputeEvidence({ idempotencyKey: key(), pspDisputeId: d.id, text: 'More' });
     expect(again.ok).toBe(false);
   });
