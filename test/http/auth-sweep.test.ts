@@ -53,8 +53,9 @@ interface Owned {
   dispute: string;
   /** Bare uuid of the purchase that dispute is on. */
   disputed: string;
-  /** `dsp_...` of another, for the sandbox helpers that decide it. */
+  /** `dsp_...` of another, for the sandbox helpers that decide it, and a third for the back-office page's evidence form. */
   sandboxDispute: string;
+  pageDispute: string;
 }
 
 interface Call {
@@ -168,6 +169,8 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/purchases.csv': session({ expect: 'hidden', call: () => ({ url: '/dashboard/purchases.csv' }) }),
   'GET /dashboard/purchases/:id': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.purchase}` }) }),
   'POST /dashboard/purchases/:id/refund': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.pot}/refund`, payload: { amount: '0.01' } }) }),
+  'GET /dashboard/disputes': session({ expect: 'hidden', call: () => ({ url: '/dashboard/disputes' }) }),
+  'POST /dashboard/disputes/:id/evidence': session({ expect: '404', call: (o) => ({ url: `/dashboard/disputes/${o.pageDispute}/evidence`, payload: { text: 'Sweep' } }) }),
   'POST /dashboard/purchases/:id/cancel': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.boCancellable}/cancel` }) }),
   'GET /dashboard/developers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/developers' }) }),
   'POST /dashboard/developers/webhook': session(undefined, "sets the caller's own endpoint"),
@@ -337,7 +340,7 @@ beforeAll(async () => {
     expect(res.statusCode, res.body).toBe(201);
     return (res.json() as { id: string }).id;
   };
-  // Two disputes of A's (one the sandbox helpers decide, one for the evidence): the sandbox's
+  // Three disputes of A's (one the sandbox helpers decide, one for each evidence route): the sandbox's
   // chargeback card opens one once captured, notified by a job.
   const disputedPurchase = async () => {
     const made = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) }))).json() as { id: string };
@@ -346,11 +349,13 @@ beforeAll(async () => {
   };
   const disputed = await disputedPurchase();
   const disputedToo = await disputedPurchase();
+  const disputedThird = await disputedPurchase();
   await app.services.jobs.runDue();
   const disputeOf = async (id: string) => ((await a.get(`/api/sandbox/purchases/pur_${id}/disputes`)).json() as { disputes: { id: string }[] }).disputes[0]!.id;
   owned = {
     dispute: await disputeOf(disputed),
     sandboxDispute: await disputeOf(disputedToo),
+    pageDispute: await disputeOf(disputedThird),
     disputed,
     purchase: purchase.id,
     pot: pot.id,

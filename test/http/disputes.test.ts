@@ -11,6 +11,7 @@ import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-c
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver, setWebhook } from '../delivery/helpers.ts';
+import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 
 let app: TestApp;
 let receiver: Receiver;
@@ -162,5 +163,87 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
     const other = await caller(app);
     expect((await other.post(`/api/sandbox/disputes/${d!.id}/win`)).statusCode).toBe(404);
     expect((await other.get(`/api/sandbox/purchases/pur_${id}/disputes`)).statusCode).toBe(404);
+  });
+
+  it('the back office lists open disputes by deadline and marks evidence as sent (API and page, a support user too), audited, once', async () => {
+    const first = await paidPurchase(CHARGEBACK);
+    await advance(DAY);
+    const second = await paidPurchase(INQUIRY);
+    await advance(1);
+    const [d1] = await disputesOf(first);
+    const [d2] = await disputesOf(second);
+    const api = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+      app.server.inject({
+        method,
+        url,
+        headers: { authorization: c.dashboard, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        ...(payload ? { payload: JSON.stringify(payload) } : {}),
+      });
+    const listed = await api('GET', '/api/backoffice/disputes?limit=1');
+    expect(listed.statusCode, listed.body).toBe(200);
+    const page1 = listed.json() as { data: Dispute[]; has_more: boolean; next_cursor?: string };
+    // Deadlines: the first opened a day earlier, so it is due first (earlier tests' disputes are ended or due before).
+    const open: Dispute[] = [...page1.data];
+    let cursor = page1.next_cursor;
+    while (cursor) {
+      const more = (await api('GET', `/api/backoffice/disputes?limit=1&cursor=${cursor}`)).json() as { data: Dispute[]; next_cursor?: string };
+      open.push(...more.data);
+      cursor = more.next_cursor;
+    }
+    const ids = open.map((d) => d.id);
+    expect(ids.indexOf(d1!.id)).toBeLessThan(ids.indexOf(d2!.id));
+    expect(open.every((d) => d.state === 'open' || d.state === 'evidence_sent')).toBe(true);
+    const dues = open.map((d) => d.evidence_due_at ?? '9999');
+    expect([...dues].sort()).toEqual(dues);
+    expect((await api('GET', '/api/backoffice/disputes?state=bogus')).statusCode).toBe(400);
+
+    const marked = await api('POST', `/api/backoffice/disputes/${d1!.id}/evidence`, { text: 'Signed delivery receipt' });
+    expect(marked.statusCode, marked.body).toBe(200);
+    expect(marked.json()).toMatchObject({ dispute: { id: d1!.id, state: 'evidence_sent' }, submitted_to_psp: false });
+    expect((await api('POST', `/api/backoffice/disputes/${d1!.id}/evidence`, { text: 'again' })).statusCode).toBe(409);
+    const { rows } = await app.services.db.query<{ action: string }>("SELECT action FROM audit_log WHERE account_id = $1 AND action = 'dispute_evidence_sent'", [c.accountId]);
+    expect(rows.length).toBe(1);
+    // The bank still decides: won after the evidence.
+    expect((await c.post(`/api/sandbox/disputes/${d1!.id}/win`)).json()).toMatchObject({ state: 'won' });
+
+    // The pages: a support user sees the dispute on the purchase and the open list, and marks the evidence with the form.
+    const support = await addDashboardUser(app, c.accountId, 'support');
+    const s = await signIn(app, support);
+    const get = (url: string) => app.server.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+    const purchasePage = await get(`/dashboard/purchases/pur_${second}`);
+    expect(purchasePage.statusCode).toBe(200);
+    expect(purchasePage.body).toContain('Retrieval request');
+    expect(purchasePage.body).toContain(`/dashboard/disputes/${d2!.id}/evidence`);
+    const list = await get('/dashboard/disputes');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`pur_${second}`);
+    expect(list.body).not.toContain(`pur_${first}`);
+    const posted = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/disputes/${d2!.id}/evidence`,
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ csrf: s.csrf, text: 'Invoice attached' }),
+    });
+    expect(posted.statusCode, posted.body.slice(0, 300)).toBe(303);
+    expect(posted.headers.location).toBe(`/dashboard/purchases/pur_${second}?done=evidence#disputes`);
+    expect((await disputesOf(second)).map((d) => d.state)).toEqual(['evidence_sent']);
+    const forged = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/disputes/${d2!.id}/evidence`,
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ csrf: 'forged', text: 'x' }),
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  it("a lost chargeback shows on the purchase's page as money lost, beside the refunds", async () => {
+    const id = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [d] = await disputesOf(id);
+    await c.post(`/api/sandbox/disputes/${d!.id}/lose`);
+    const s = await signIn(app, c.merchant);
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${id}`, headers: { cookie: s.cookie } });
+    expect(page.body).toContain('Lost to chargebacks');
+    expect(page.body).toContain('Lost</td>');
   });
 });

@@ -16,6 +16,7 @@ import { registerDashboardInvitation } from '../../dashboard/routes/invitation.t
 import { registerDashboardOffers } from '../../dashboard/routes/offers.ts';
 import { registerDashboardPspAccounts } from '../../dashboard/routes/psp-accounts.ts';
 import { registerDashboardPurchases } from '../../dashboard/routes/purchases.ts';
+import { registerDashboardDisputes } from '../../dashboard/routes/disputes.ts';
 import { registerDashboardSession } from '../../dashboard/routes/session.ts';
 import { registerDashboardTeam } from '../../dashboard/routes/team.ts';
 import { DashboardSessions } from '../../dashboard/sessions.ts';
@@ -82,6 +83,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
   registerDashboardPurchases(app, services, sessions);
+  registerDashboardDisputes(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
   registerDashboardTeam(app, services, sessions);
   registerDashboardOffers(app, services, sessions);
