@@ -76,9 +76,10 @@ export interface NewDispute {
 
 /**
  * Inserts the dispute unless (psp, psp_dispute_id) exists, then answers the row locked for the
- * rest of `tx` and whether this call created it (a redelivered notice finds it).
+ * rest of `tx` and whether this call created it (a redelivered notice finds it); undefined when
+ * that PSP dispute is another account's.
  */
-export async function upsertDisputeLocked(tx: Sql, d: NewDispute, now: Date): Promise<{ row: DisputeRow; created: boolean }> {
+export async function upsertDisputeLocked(tx: Sql, d: NewDispute, now: Date): Promise<{ row: DisputeRow; created: boolean } | undefined> {
   const inserted = await tx.query<{ id: string }>(
     `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, reason, amount_cents, currency,
                            evidence_due_at, evidence_sent_at, opened_at, closed_at, created_at, updated_at)
@@ -103,8 +104,8 @@ export async function upsertDisputeLocked(tx: Sql, d: NewDispute, now: Date): Pr
   );
   const { rows } = await tx.query<DisputeRow>('SELECT * FROM disputes WHERE account_id = $1 AND psp = $2 AND psp_dispute_id = $3 FOR UPDATE', [d.accountId, d.psp, d.pspDisputeId]);
   const row = rows[0];
-  if (!row) throw new Error(`dispute ${d.psp}/${d.pspDisputeId} belongs to another account`);
-  return { row: normalise(row), created: inserted.rows.length > 0 };
+  // Undefined: (psp, psp_dispute_id) is another account's.
+  return row && { row: normalise(row), created: inserted.rows.length > 0 };
 }
 
 export interface DisputeChange {

@@ -8,7 +8,7 @@ import type { JobScheduler } from '../jobs/scheduler.ts';
 import { findDisputedPayment, findDispute, sandboxTransactionOwner, setEvidenceSent, updateDispute, upsertDisputeLocked, type DisputeRow } from '../payments/dispute-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { findPayment, writeEvent } from '../payments/payment-repository.ts';
-import type { NotifiedDispute, PspConnector } from '../psp/connector.ts';
+import { PspIntegrationError, type NotifiedDispute, type PspConnector } from '../psp/connector.ts';
 import { SANDBOX_DISPUTE_LAPSE_JOB, SANDBOX_DISPUTE_NOTICE_JOB, type SandboxPsp } from '../psp/sandbox/connector.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -34,13 +34,13 @@ export async function applyDisputeNotice(
     deps.logger.info({ account_id: where.accountId }, 'PSP dispute notice about a transaction Chipin did not start: ignored');
     return 'unknown_payment';
   }
-  return deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx): Promise<DisputeNoticeOutcome> => {
     const now = deps.clock.now();
     const purchase = await loadPayState(tx, where.accountId, payment.purchase_id);
     if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
     const amountCents = notice.amountCents ?? payment.captured_cents;
     const firstState = nextDisputeState(undefined, notice.kind, notice.status);
-    const { row, created } = await upsertDisputeLocked(
+    const upserted = await upsertDisputeLocked(
       tx,
       {
         accountId: where.accountId,
@@ -57,6 +57,12 @@ export async function applyDisputeNotice(
       },
       now,
     );
+    if (!upserted) {
+      // The PSP's dispute id is already another account's: never touched from this one.
+      deps.logger.warn({ account_id: where.accountId }, 'PSP dispute notice naming a dispute of another account: ignored');
+      return 'unknown_payment';
+    }
+    const { row, created } = upserted;
     if (created) {
       await writeEvent(tx, where.accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
       if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
@@ -142,7 +148,14 @@ export async function markEvidenceSent(
   // The connector itself: the PSP account's wrapper forwards the payment calls only.
   const connector: PspConnector | undefined = payment && (await deps.psps.forPayment(payment)).inner;
   if (connector?.submitDisputeEvidence && text.trim() !== '') {
-    const r = await connector.submitDisputeEvidence({ idempotencyKey: `dispute-evidence:${dispute.id}`, pspDisputeId: dispute.psp_dispute_id, text });
+    let r: { ok: true } | { ok: false; message: string };
+    try {
+      r = await connector.submitDisputeEvidence({ idempotencyKey: `dispute-evidence:${dispute.id}`, pspDisputeId: dispute.psp_dispute_id, text });
+    } catch (e) {
+      // Unreachable, or an answer it could not read: nothing is marked, staff may try again.
+      if (e instanceof PspIntegrationError) return { kind: 'psp_refused', message: e.message };
+      throw e;
+    }
     if (!r.ok) return { kind: 'psp_refused', message: r.message };
     submitted = true;
   }
