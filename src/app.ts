@@ -16,6 +16,7 @@ import { migrate } from './db/migrate.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
 import { systemClock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
+import { registerSandboxDisputeJobs } from './use-cases/dispute.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
@@ -151,6 +152,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     };
     const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
     registerPaymentJobs(jobs, payments);
+    registerSandboxDisputeJobs(jobs, payments, psps.sandbox);
 
     const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });
     const deliveries = new Deliveries({ db, box, clock, config, mailer, metrics, log: logger }, opts.delivery);

@@ -9,6 +9,7 @@ import { findPurchase, purchaseEventRows } from '../purchases/purchase-repositor
 import { purchaseRefunds } from '../use-cases/refund-purchase.ts';
 import { previewRefund } from '../use-cases/refund-preview.ts';
 import { purchaseDecisions, type RiskDecisionRow } from '../risk/risk-decision-repository.ts';
+import { chargedBackCents, disputesOfPurchase, type DisputeRow } from '../payments/dispute-repository.ts';
 import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseAttemptView } from '../delivery/delivery-repository.ts';
 
 /** A purchase has a few dozen events at most: these bounds only stop a runaway page. */
@@ -59,12 +60,15 @@ export interface PurchaseDetail {
   attempts: PurchaseAttemptView[];
   /** Its payment-time risk decisions (leader and pledgers), oldest first (docs/risk.md#decisions-as-records). */
   decisions: RiskDecisionRow[];
+  /** Its disputes, oldest first, and what lost chargebacks took back (docs/money-operations.md#disputes). */
+  disputes: DisputeRow[];
+  chargedBackCents: number;
 }
 
 export async function purchaseDetail(sql: Database, accountId: string, purchaseId: string): Promise<PurchaseDetail | undefined> {
   const purchase = await findPurchase(sql, accountId, purchaseId);
   if (!purchase) return undefined;
-  const [payments, pledges, installments, refunds, refundable, events, audit, deliveries, attempts, decisions] = await Promise.all([
+  const [payments, pledges, installments, refunds, refundable, events, audit, deliveries, attempts, decisions, disputes, chargedBack] = await Promise.all([
     purchasePaymentRows(sql, accountId, purchaseId),
     listPledges(sql, accountId, purchaseId),
     purchaseInstallmentRows(sql, accountId, purchaseId),
@@ -75,6 +79,8 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     listDeliveries(sql, accountId, { purchaseId, limit: SHOWN_DELIVERIES }),
     listPurchaseAttempts(sql, accountId, purchaseId, SHOWN_ATTEMPTS),
     purchaseDecisions(sql, accountId, purchaseId),
+    disputesOfPurchase(sql, accountId, purchaseId),
+    chargedBackCents(sql, accountId, purchaseId),
   ]);
   return {
     purchase,
@@ -101,5 +107,7 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     deliveries,
     attempts,
     decisions,
+    disputes,
+    chargedBackCents: chargedBack,
   };
 }

@@ -457,6 +457,18 @@ export const TABLES = {
     offset_ms: 'int8 default',
     updated_at: 'timestamptz default',
   },
+  sandbox_psp_disputes: {
+    id: 'text',
+    transaction_id: 'text',
+    kind: 'text',
+    status: 'text',
+    reason: 'text',
+    amount_cents: 'int8',
+    currency: 'text',
+    evidence_due_at: 'timestamptz null',
+    created_at: 'timestamptz',
+    updated_at: 'timestamptz',
+  },
   sandbox_psp_idempotency: {
     operation: 'text',
     idempotency_key: 'text',
@@ -489,6 +501,7 @@ export const TABLES = {
     expires_at: 'timestamptz null',
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
+    charged_back_cents: 'int8 default',
   },
   schema_migrations: {
     version: 'int4',

@@ -23,6 +23,9 @@ export const TRIGGERS = {
   reauthorizationFailed: EVENT.paymentReauthorizationFailed,
   // A new difference with the PSP's records (docs/money-operations.md#reconciliation).
   reconciliationMismatch: EVENT.reconciliationMismatch,
+  // Disputes (docs/money-operations.md#disputes).
+  purchaseDisputed: EVENT.purchaseDisputed,
+  disputeClosed: EVENT.disputeClosed,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

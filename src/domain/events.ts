@@ -32,6 +32,11 @@ import { MOVES } from './purchase-states.ts';
  *   mismatch whose payment Chipin knows (the purchase's state unchanged). `data`:
  *   `{ reconciliation_mismatch_id, kind, operation, transaction_id, payment_id, chipin_cents,
  *   psp_cents, chipin_status, psp_status, currency }`.
+ * - `purchase.disputed`: the PSP notified a dispute on one of the purchase's payments (a
+ *   chargeback, a retrieval request or a fraud warning; docs/money-operations.md#disputes).
+ *   `data`: `{ dispute_id, payment_id, kind, reason, amount_cents, currency, evidence_due_at }`.
+ * - `dispute.closed`: a dispute ended. `data`: `{ dispute_id, payment_id, kind, outcome: 'won'|'lost'|'closed', amount_cents, currency }`;
+ *   a chargeback may end twice (a reversal after a loss): each outcome is an event.
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -52,6 +57,8 @@ export const EVENT = {
   paymentReauthorized: 'payment.reauthorized',
   paymentReauthorizationFailed: 'payment.reauthorization_failed',
   reconciliationMismatch: 'reconciliation.mismatch',
+  purchaseDisputed: 'purchase.disputed',
+  disputeClosed: 'dispute.closed',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'psp_unreachable'
   | 'psp_unavailable'
   | 'psp_account_in_use'
+  // disputes (docs/money-operations.md#disputes): already decided, or evidence already sent
+  | 'dispute_not_open'
   // general
   | 'not_found'
   // back office: a cookie-authenticated write without CSRF proof

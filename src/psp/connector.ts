@@ -75,6 +75,13 @@ export interface PspConnector {
    * {@link retrieve} about each of Chipin's payments instead, and cannot see what only the PSP knows.
    */
   listTransactions?(input: ListTransactionsInput): Promise<PspRecordPage>;
+
+  /**
+   * Submits the merchant's evidence on a dispute, where the PSP has an API for it (Stripe's
+   * `POST /v1/disputes/{id}`; docs/money-operations.md#disputes). Absent when it has none: staff
+   * send the evidence through the PSP's back office and only mark it as sent in Chipin's.
+   */
+  submitDisputeEvidence?(input: { idempotencyKey: string; pspDisputeId: string; text: string }): Promise<{ ok: true } | { ok: false; message: string }>;
 }
 
 export interface ListTransactionsInput {
@@ -275,6 +282,39 @@ export interface NotifiedTransaction {
   status: TransactionStatus;
   /** What only this notification tells about the transaction (Adyen): give it to {@link PspConnector.retrieve}. */
   event?: NotificationEvent;
+  /**
+   * Present when the notification is about a dispute on this transaction (a chargeback, a
+   * retrieval request, a fraud warning; docs/money-operations.md#disputes): Chipin records the
+   * dispute and does not read the transaction again.
+   */
+  dispute?: NotifiedDispute;
+}
+
+/** What a dispute is: a chargeback takes money back; a retrieval request asks for information; a fraud warning (TC40/SAFE) only warns. */
+export type DisputeKind = 'chargeback' | 'retrieval' | 'fraud_warning';
+
+/** A dispute's status as the PSP tells it, mapped by each connector. */
+export type DisputeStatus = 'opened' | 'evidence_needed' | 'won' | 'lost' | 'closed';
+
+/** A dispute as one verified notification tells it (its current state at the PSP). */
+export interface NotifiedDispute {
+  /** The PSP's id of the dispute (Stripe `dp_…`, Adyen's chargeback pspReference …); unique per PSP. */
+  pspDisputeId: string;
+  /** The disputed transaction (the id Chipin stores as `payments.psp_transaction_id`). */
+  transactionId: string;
+  kind: DisputeKind;
+  status: DisputeStatus;
+  /** The PSP's reason code or label, verbatim. */
+  reason: string | null;
+  /**
+   * What the bank disputes, minor units (a lost chargeback takes it from the merchant), and its
+   * currency. Absent when the PSP's notice does not tell it (Stripe's early fraud warning): the
+   * disputed payment's captured amount, in the purchase's currency.
+   */
+  amountCents?: number;
+  currency?: string;
+  /** When the merchant's evidence is due, where the PSP tells it. */
+  evidenceDueAt?: Date;
 }
 
 export type NotificationResult =

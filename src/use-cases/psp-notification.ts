@@ -6,6 +6,7 @@ import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { pspAccountOwner } from '../psp-accounts/psp-account-repository.ts';
 import type { PaymentDeps } from './deps.ts';
+import { applyDisputeNotice } from './dispute.ts';
 import { resolveLeaderAttempt } from './pay-as-leader.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 
@@ -24,7 +25,8 @@ export type NotificationOutcome =
  * (`retrieve`) and recorded through the same functions as every other path (a pending 3-D Secure
  * attempt is resolved as the shopper's return would resolve it; any other payment gets the PSP's
  * answer recorded, at most once), so a replayed or duplicated notification changes nothing twice.
- * A batch (several transactions in one notification) applies each of them.
+ * A batch (several transactions in one notification) applies each of them. A notice about a
+ * dispute is recorded as the payment's dispute (`dispute.ts`), once however often it comes.
  */
 export async function receivePspNotification(
   deps: PaymentDeps & { registry: Pick<PspRegistry, 'forAccount'> },
@@ -54,6 +56,8 @@ async function applyNotified(
   where: { accountId: string; pspAccountId: string; pspAccountPublicId: string },
   notified: NotifiedTransaction,
 ): Promise<boolean> {
+  // A dispute on the transaction (docs/money-operations.md#disputes): the dispute is recorded; the transaction is not read again.
+  if (notified.dispute) return (await applyDisputeNotice(deps, { accountId: where.accountId, pspAccountId: where.pspAccountId }, notified.dispute)) === 'changed';
   let payment = await findPaymentByPspTransaction(deps.db, where.accountId, where.pspAccountId, notified.transactionId);
   if (!payment) {
     deps.logger.info({ account_id: where.accountId, psp_account_id: where.pspAccountPublicId }, 'PSP notification about a transaction Chipin did not start: ignored');

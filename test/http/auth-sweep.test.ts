@@ -49,6 +49,13 @@ interface Owned {
   /** `psa_...` of A's PSP account (bound to nothing), and one the DELETE sweep may delete. */
   pspAccount: string;
   sparePspAccount: string;
+  /** `dsp_...` of an open dispute on a payment of A's (the sandbox's chargeback card). */
+  dispute: string;
+  /** Bare uuid of the purchase that dispute is on. */
+  disputed: string;
+  /** `dsp_...` of another, for the sandbox helpers that decide it, and a third for the back-office page's evidence form. */
+  sandboxDispute: string;
+  pageDispute: string;
 }
 
 interface Call {
@@ -105,6 +112,9 @@ const ROUTES: Record<string, RouteClass> = {
     call: (o) => ({ url: `/api/sandbox/purchases/pur_${o.purchase}/pay`, payload: { card_number: CARD } }),
   }),
   'POST /api/sandbox/pledges/:pledge_id/pay': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/pledges/${o.pledge}/pay`, payload: { card_number: CARD } }) }),
+  'GET /api/sandbox/purchases/:purchase_uid/disputes': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/purchases/pur_${o.disputed}/disputes` }) }),
+  'POST /api/sandbox/disputes/:dispute_id/win': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/disputes/${o.sandboxDispute}/win` }) }),
+  'POST /api/sandbox/disputes/:dispute_id/lose': bearer({ expect: '404', call: (o) => ({ url: `/api/sandbox/disputes/${o.sandboxDispute}/lose` }) }),
   'GET /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
   'POST /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
   // --- Back office and sandbox inbox: dashboard credentials ---
@@ -117,6 +127,11 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds`, payload: { amount: 1 } }) }),
   'GET /api/backoffice/purchases/:id/refunds': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.pot}/refunds` }) }),
   'POST /api/backoffice/purchases/:id/cancel': dashboard({ expect: '404', call: (o) => ({ url: `/api/backoffice/purchases/pur_${o.boCancellable}/cancel` }) }),
+  'GET /api/backoffice/disputes': dashboard({ expect: 'hidden', call: () => ({ url: '/api/backoffice/disputes?state=all' }) }),
+  'POST /api/backoffice/disputes/:id/evidence': dashboard(
+    { expect: '404', call: (o) => ({ url: `/api/backoffice/disputes/${o.dispute}/evidence`, payload: { text: 'Sweep' } }) },
+    { payload: { text: 'Sweep' } },
+  ),
   'GET /api/backoffice/psps': dashboard(undefined, { none: 'the PSP connectors of this build: no object of an account' }),
   'GET /api/backoffice/psp_catalogue': dashboard(undefined, { none: 'the PSPs a merchant may name and their routes: no object of an account' }),
   'POST /api/backoffice/psp_accounts': dashboard(undefined, {
@@ -165,6 +180,8 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/purchases.csv': session({ expect: 'hidden', call: () => ({ url: '/dashboard/purchases.csv' }) }),
   'GET /dashboard/purchases/:id': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.purchase}` }) }),
   'POST /dashboard/purchases/:id/refund': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.pot}/refund`, payload: { amount: '0.01' } }) }),
+  'GET /dashboard/disputes': session({ expect: 'hidden', call: () => ({ url: '/dashboard/disputes' }) }),
+  'POST /dashboard/disputes/:id/evidence': session({ expect: '404', call: (o) => ({ url: `/dashboard/disputes/${o.pageDispute}/evidence`, payload: { text: 'Sweep' } }) }),
   'POST /dashboard/purchases/:id/cancel': session({ expect: '404', call: (o) => ({ url: `/dashboard/purchases/pur_${o.boCancellable}/cancel` }) }),
   'GET /dashboard/developers': session({ expect: 'hidden', call: () => ({ url: '/dashboard/developers' }) }),
   'POST /dashboard/developers/webhook': session(undefined, "sets the caller's own endpoint"),
@@ -291,6 +308,7 @@ const PARAMS: Record<string, () => string> = {
   action: () => 'revoke',
   installment_id: () => randomUUID(),
   payment_id: () => randomUUID(),
+  dispute_id: () => `dsp_${randomUUID()}`,
 };
 
 function concrete(url: string): string {
@@ -337,7 +355,23 @@ beforeAll(async () => {
     expect(res.statusCode, res.body).toBe(201);
     return (res.json() as { id: string }).id;
   };
+  // Three disputes of A's (one the sandbox helpers decide, one for each evidence route): the sandbox's
+  // chargeback card opens one once captured, notified by a job.
+  const disputedPurchase = async () => {
+    const made = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) }))).json() as { id: string };
+    expect((await a.post(`/api/sandbox/purchases/pur_${made.id}/pay`, { card_number: '4000 0000 0000 0259' })).statusCode).toBe(200);
+    return made.id;
+  };
+  const disputed = await disputedPurchase();
+  const disputedToo = await disputedPurchase();
+  const disputedThird = await disputedPurchase();
+  await app.services.jobs.runDue();
+  const disputeOf = async (id: string) => ((await a.get(`/api/sandbox/purchases/pur_${id}/disputes`)).json() as { disputes: { id: string }[] }).disputes[0]!.id;
   owned = {
+    dispute: await disputeOf(disputed),
+    sandboxDispute: await disputeOf(disputedToo),
+    pageDispute: await disputeOf(disputedThird),
+    disputed,
     purchase: purchase.id,
     pot: pot.id,
     client: purchase.client.id,

@@ -300,17 +300,18 @@ describe('sandbox PSP', () => {
     const { rows: tables } = await h.db.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'sandbox_psp%' AND table_schema = current_schema() ORDER BY 1",
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['sandbox_psp_idempotency', 'sandbox_psp_payment_methods', 'sandbox_psp_transactions']);
+    expect(tables.map((t) => t.table_name)).toEqual(['sandbox_psp_disputes', 'sandbox_psp_idempotency', 'sandbox_psp_payment_methods', 'sandbox_psp_transactions']);
     const { rows: columns } = await h.db.query<{ column_name: string }>(
       "SELECT column_name FROM information_schema.columns WHERE table_name LIKE 'sandbox_psp%' AND table_schema = current_schema()",
     );
     for (const c of columns) expect(c.column_name).not.toMatch(/number|pan|cvc|cvv|security/i);
 
     // Identifier and token columns have fixed shapes (checked below), so they cannot carry card data.
-    const ID = /^sbx_(pm|txn)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const ID = /^sbx_(pm|txn|dp)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     const shapes: Record<string, RegExp> = {
       id: ID,
       payment_method_id: ID,
+      transaction_id: ID,
       challenge_token: /^[A-Za-z0-9_-]{32}$/,
       fingerprint: /^[0-9a-f]{64}$/,
     };

@@ -16,7 +16,7 @@ import type { RiskDecisionRow } from '../../risk/risk-decision-repository.ts';
 
 /** What the page says after an action, or the action's refusal (a field error names its field). */
 export interface PurchaseNotice {
-  done?: 'refund' | 'cancel';
+  done?: 'refund' | 'cancel' | 'evidence' | 'evidence_submitted';
   error?: string;
   /** The refund form as typed, shown back after a refusal. */
   amount?: string;
@@ -55,7 +55,7 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
 
   const body = html`<p><a href="/dashboard/purchases">${t.backToPurchases}</a></p>
 <h1>${t.purchase} ${p.ref ?? ''} <span class="state">${state}</span></h1>
-${notice.done ? html`<div class="ok" role="status">${notice.done === 'refund' ? t.refundDone : t.cancelDone}</div>` : ''}
+${notice.done ? html`<div class="ok" role="status">${doneText(t, notice.done)}</div>` : ''}
 ${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
 <section class="card" aria-labelledby="details"><h2 id="details">${t.details}</h2>
 <dl class="facts">
@@ -65,7 +65,8 @@ ${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice
 <dt>${t.client}</dt><dd>${client ? `${client} · ` : ''}${p.client.email}</dd>
 <dt>${t.amount}</dt><dd>${money(p.amountCents)}</dd>
 <dt>${t.refunded}</dt><dd>${money(p.refundedCents)}</dd>
-${p.refundedCents > 0 ? html`<dt>${t.net}</dt><dd>${money(capturedOf(d) - p.refundedCents)}</dd>` : ''}
+${d.chargedBackCents > 0 ? html`<dt>${t.disputes.lostToChargebacks}</dt><dd>${money(d.chargedBackCents)}</dd>` : ''}
+${p.refundedCents > 0 || d.chargedBackCents > 0 ? html`<dt>${t.net}</dt><dd>${money(capturedOf(d) - p.refundedCents - d.chargedBackCents)}</dd>` : ''}
 <dt>${t.state}</dt><dd>${state} — ${comment.translated ? comment.text : html`<span lang="en">${comment.text}</span>`}</dd>
 <dt>${t.created}</dt><dd>${when(p.createdAt)}</dd>
 </dl></section>
@@ -137,6 +138,7 @@ ${table(
   d.refunds.map((x) => html`<tr><td>${money(x.amountCents)}</td><td>${x.reason ?? '—'}</td><td>${t.refundStateNames[x.state]}</td><td>${when(x.createdAt)}</td></tr>`),
   t.none,
 )}</section>
+${d.disputes.length ? disputesSection(chrome, d) : ''}
 <section class="card" aria-labelledby="purchase-deliveries"><h2 id="purchase-deliveries">${t.purchaseDeliveries}</h2>
 ${table(
   t.purchaseDeliveries,
@@ -150,6 +152,49 @@ ${table(
 <section class="card" aria-labelledby="timeline"><h2 id="timeline">${t.timeline}</h2>
 <ol class="timeline">${timeline(d, chrome.lang).map((e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`)}</ol></section>`;
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
+}
+
+function doneText(t: (typeof DASHBOARD_TEXT)[Lang], done: NonNullable<PurchaseNotice['done']>): string {
+  switch (done) {
+    case 'refund':
+      return t.refundDone;
+    case 'cancel':
+      return t.cancelDone;
+    case 'evidence':
+      return t.disputes.evidenceDone;
+    case 'evidence_submitted':
+      return t.disputes.evidenceSubmitted;
+  }
+}
+
+/**
+ * The purchase's disputes (docs/money-operations.md#disputes): kind, state, reason, amount and
+ * evidence deadline; an open one has the form that marks its evidence as sent.
+ */
+function disputesSection(chrome: Chrome, d: PurchaseDetail): SafeHtml {
+  const t = DASHBOARD_TEXT[chrome.lang];
+  const td = t.disputes;
+  const money = (cents: number, currency: string) => formatMoney(cents, currency, chrome.lang);
+  const when = (date: Date | null) => (date ? formatDateTime(date, chrome.lang, chrome.timeZone) : td.noDeadline);
+  const open = d.disputes.filter((x) => x.state === 'open');
+  return html`<section class="card" aria-labelledby="disputes"><h2 id="disputes">${td.heading}</h2>
+${table(
+  td.heading,
+  [td.kind, td.state, td.reason, td.amount, td.deadline, td.opened],
+  d.disputes.map(
+    (x) =>
+      html`<tr><td>${td.kindNames[x.kind]}<br><span class="muted">${x.psp} · ${x.psp_dispute_id}</span></td><td>${td.stateNames[x.state]}</td><td>${x.reason ?? '—'}</td><td>${money(x.amount_cents, x.currency)}</td><td>${when(x.evidence_due_at)}</td><td>${when(x.opened_at)}</td></tr>`,
+  ),
+  td.none,
+)}
+${open.map(
+  (x) => html`<form method="post" action="/dashboard/disputes/${toPublicId('dsp', x.id)}/evidence">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<label for="evidence-${x.id}">${td.evidenceLabel} — ${td.kindNames[x.kind]} ${money(x.amount_cents, x.currency)}</label>
+<textarea id="evidence-${x.id}" name="text" rows="3" maxlength="20000"></textarea>
+<p><button type="submit">${td.evidenceAction}</button></p>
+</form>`,
+)}</section>`;
 }
 
 /**

@@ -119,7 +119,8 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const detail = purchaseId && (await purchaseDetail(db, session.accountId, purchaseId));
     if (!detail) return notFound(reply, chrome.lang);
     const done = (request.query as Record<string, unknown>).done;
-    return sendPage(reply, 200, purchasePage(chrome, detail, { done: done === 'refund' || done === 'cancel' ? done : undefined }));
+    const shown = done === 'refund' || done === 'cancel' || done === 'evidence' || done === 'evidence_submitted' ? done : undefined;
+    return sendPage(reply, 200, purchasePage(chrome, detail, { done: shown }));
   });
 
   /** The common steps of an action: session, CSRF token, the account's purchase. */

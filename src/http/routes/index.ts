@@ -2,6 +2,7 @@ import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts'
 import { registerBackofficeReports } from '../../dashboard/api/reports.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
 import { registerBackofficeReconciliation } from '../../dashboard/api/reconciliation.ts';
+import { registerBackofficeDisputes } from '../../dashboard/api/disputes.ts';
 import { registerBackofficeOffers } from '../../dashboard/api/offers.ts';
 import { registerBackofficePsps } from '../../dashboard/api/psps.ts';
 import { registerBackofficePurchases } from '../../dashboard/api/purchases.ts';
@@ -19,6 +20,7 @@ import { registerDashboardInvitation } from '../../dashboard/routes/invitation.t
 import { registerDashboardOffers } from '../../dashboard/routes/offers.ts';
 import { registerDashboardPspAccounts } from '../../dashboard/routes/psp-accounts.ts';
 import { registerDashboardPurchases } from '../../dashboard/routes/purchases.ts';
+import { registerDashboardDisputes } from '../../dashboard/routes/disputes.ts';
 import { registerDashboardSession } from '../../dashboard/routes/session.ts';
 import { registerDashboardTeam } from '../../dashboard/routes/team.ts';
 import { DashboardSessions } from '../../dashboard/sessions.ts';
@@ -39,6 +41,7 @@ import { registerOpenApi } from './platform/openapi.ts';
 import { registerPspNotifications } from './psp/notifications.ts';
 import { registerSandboxClock } from './sandbox/clock.ts';
 import { registerSandboxDemoShop } from './sandbox/demo-shop.ts';
+import { registerSandboxDisputes } from './sandbox/disputes.ts';
 import { registerSandboxInbox } from './sandbox/inbox.ts';
 import { registerSandboxPayments } from './sandbox/payments.ts';
 import { registerSandboxPsp } from './sandbox/psp.ts';
@@ -81,10 +84,12 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskDecisions(app, services, dashboard);
   registerBackofficeReports(app, services, dashboard);
   registerBackofficeReconciliation(app, services, dashboard);
+  registerBackofficeDisputes(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
   registerDashboardInvitation(app, services, dashboard, sessions);
   registerDashboardHome(app, services, sessions);
   registerDashboardPurchases(app, services, sessions);
+  registerDashboardDisputes(app, services, sessions);
   registerDashboardDevelopers(app, services, sessions);
   registerDashboardTeam(app, services, sessions);
   registerDashboardOffers(app, services, sessions);
@@ -111,6 +116,7 @@ export function registerRoutes(app: App, services: Services): void {
     registerSandboxInbox(app, services, dashboard);
     registerSandboxPayments(app, services);
     registerSandboxDemoShop(app, services);
+    registerSandboxDisputes(app, services);
   }
   if (services.sandboxClock) registerSandboxClock(app, services, services.sandboxClock);
 }

@@ -30,6 +30,7 @@ import {
   type AdyenPaymentState,
   type AdyenServiceError,
 } from './mapping.ts';
+import { readDisputeItem } from './disputes.ts';
 import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { connectorSetup, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
@@ -567,9 +568,15 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     // that payment's items (a capture and its refund may come together).
     const notified: NotifiedTransaction[] = [];
     for (const item of parsed.items) {
+      // A dispute item (docs/money-operations.md#disputes) is about the dispute alone: one entry each.
+      const dispute = readDisputeItem(item);
+      if (dispute) {
+        notified.push({ transactionId: dispute.transactionId, status: 'captured', dispute });
+        continue;
+      }
       const status = reportedStatus(item);
       const transactionId = paymentOf(item);
-      if (status === undefined || notified.some((n) => n.transactionId === transactionId)) continue;
+      if (status === undefined || notified.some((n) => !n.dispute && n.transactionId === transactionId)) continue;
       const items: EventItem[] = parsed.items
         .filter((i) => paymentOf(i) === transactionId)
         .map((i) => ({

@@ -20,6 +20,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { pspCallFault, type PspHttp } from '../psp-http.ts';
 import { declineOfProcessorCode, declineOfValidationCodes, readTransaction, toBraintreeAmount, toTransactionResult, type TransactionView } from './mapping.ts';
+import { readDisputeNotification } from './disputes.ts';
 import { braintree, routeThrough, SdkCallError, type SdkGateway, type SdkResult } from './sdk.ts';
 
 export interface BraintreeCredentials {
@@ -527,6 +528,10 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     } catch (e) {
       return { ok: false, reason: errorType(e) === ERR.invalidSignatureError ? 'bad_signature' : 'malformed' };
     }
+    // A dispute notification (docs/money-operations.md#disputes) is about the dispute alone.
+    const dispute = readDisputeNotification(n as { kind?: unknown; dispute?: unknown });
+    if (dispute === 'malformed') return { ok: false, reason: 'malformed' };
+    if (dispute) return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
     // The notification says which transaction; its state is read from Braintree (a refund's
     // credit names the sale it refunds), so an old notification never rolls a payment back.
     const subject = (n.transaction ?? n.subject?.transaction) as { id?: unknown } | undefined;

@@ -5,7 +5,21 @@ import type { SandboxDeclineCode } from './mapping.ts';
  * What a test card number makes the sandbox do (docs/psp-connectors.md#test-cards). Any other valid
  * number approves, like 4242 4242 4242 4242.
  */
-export type CardBehaviour = 'approve' | 'do_not_honor' | 'insufficient_funds' | 'challenge' | 'decline_off_session';
+export type CardBehaviour =
+  | 'approve'
+  | 'do_not_honor'
+  | 'insufficient_funds'
+  | 'challenge'
+  | 'decline_off_session'
+  // Approve, then open a dispute once captured (docs/money-operations.md#disputes), as Stripe's
+  // test cards of the same numbers do: a `fraudulent` chargeback, an inquiry (a retrieval
+  // request), an early fraud warning.
+  | 'dispute_fraudulent'
+  | 'dispute_inquiry'
+  | 'fraud_warning';
+
+/** The behaviours that approve like 4242 4242 4242 4242 and open a dispute on capture. */
+export const DISPUTE_BEHAVIOURS: readonly CardBehaviour[] = ['dispute_fraudulent', 'dispute_inquiry', 'fraud_warning'];
 
 const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4242424242424242': 'approve',
@@ -13,6 +27,9 @@ const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000000000003220': 'challenge',
   '4000000000009995': 'insufficient_funds',
   '4000000000000341': 'decline_off_session',
+  '4000000000000259': 'dispute_fraudulent',
+  '4000000000001976': 'dispute_inquiry',
+  '4000000000005423': 'fraud_warning',
 };
 
 /**

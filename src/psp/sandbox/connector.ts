@@ -17,12 +17,17 @@ import {
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
-import { checkCard } from './cards.ts';
-import { decline, notificationBody, readNotification, toStatus, toTransactionResult, type TransactionRow } from './mapping.ts';
+import { scheduleJob } from '../../jobs/scheduler.ts';
+import { checkCard, type CardBehaviour } from './cards.ts';
+import { decline, disputeNotificationBody, notificationBody, readNotification, toStatus, toTransactionResult, type SandboxDisputeRow, type TransactionRow } from './mapping.ts';
 import { SIGNATURE_HEADER, checkSignature, headerValue, signNotification } from './notifications.ts';
 import {
+  addChargedBack,
   claimIdempotencyKey,
   findPaymentMethod,
+  findSandboxDispute,
+  insertSandboxDispute,
+  setSandboxDisputeStatus,
   findTransaction,
   insertPaymentMethod,
   insertTransaction,
@@ -63,13 +68,14 @@ function readListCursor(cursor: string): { updatedAt: Date; id: string } {
   throw new PspIntegrationError('sandbox', 'bad_response', 'bad list cursor');
 }
 
-/**
- * What lost chargebacks took back on a sandbox transaction. The sandbox's disputes (issue 33,
- * docs/money-operations.md#disputes) are to report it here; none yet.
- */
-function sandboxChargedBackCents(_row: TransactionRow): number {
-  return 0;
-}
+/** How long the merchant has to answer a sandbox chargeback or retrieval request before it lapses (lost). */
+export const SANDBOX_DISPUTE_RESPONSE_DAYS = 7;
+
+/** The sandbox's durable jobs (registered by src/use-cases/dispute.ts): its dispute notices to Chipin, and unanswered disputes lapsing. */
+export const SANDBOX_DISPUTE_NOTICE_JOB = 'sandbox_psp.dispute_notice';
+export const SANDBOX_DISPUTE_LAPSE_JOB = 'sandbox_psp.dispute_lapse';
+
+const DISPUTE_ID = /^sbx_dp_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const TRANSACTION_ID = /^sbx_txn_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -201,6 +207,9 @@ export class SandboxPsp implements PspConnector {
       switch (pm.behaviour) {
         case 'approve':
         case 'decline_off_session': // only charges without the shopper fail
+        case 'dispute_fraudulent':
+        case 'dispute_inquiry':
+        case 'fraud_warning':
           approve(row, now);
           break;
         case 'do_not_honor':
@@ -215,6 +224,7 @@ export class SandboxPsp implements PspConnector {
           break;
       }
       await insertTransaction(tx, row);
+      await this.#disputeOnCapture(tx, row, pm.behaviour, now);
       return this.#result(row);
     });
   }
@@ -232,7 +242,9 @@ export class SandboxPsp implements PspConnector {
         return { ...this.#result(row), decline: decline('exceeds_available', `At most ${row.amount_cents} can be captured.`) };
       }
       // One capture per hold: capturing less releases the rest, as card PSPs do.
-      return this.#result(await updateTransaction(tx, row, { status: 'settled', captured_cents: input.amountCents, expires_at: null }, now));
+      const captured = await updateTransaction(tx, row, { status: 'settled', captured_cents: input.amountCents, expires_at: null }, now);
+      await this.#disputeOnCapture(tx, captured, (await this.#paymentMethod(tx, row.payment_method_id)).behaviour, now);
+      return this.#result(captured);
     });
   }
 
@@ -285,7 +297,7 @@ export class SandboxPsp implements PspConnector {
       // (A card that declines off session declines this anyway, with its own reason.)
       const cit = initial && TRANSACTION_ID.test(initial) ? await findTransaction(tx, initial) : undefined;
       const authenticated = cit !== undefined && cit.payment_method_id === pm.id && !cit.off_session && cit.status !== 'failed' && cit.status !== 'pending_authentication';
-      if (!authenticated && (pm.behaviour === 'approve' || pm.behaviour === 'challenge')) {
+      if (!authenticated && pm.behaviour !== 'do_not_honor' && pm.behaviour !== 'insufficient_funds' && pm.behaviour !== 'decline_off_session') {
         refuse(row, 'authentication_failed');
         await insertTransaction(tx, row);
         return this.#result(row);
@@ -295,6 +307,9 @@ export class SandboxPsp implements PspConnector {
         // are exempt from 3-D Secure, so the challenge card succeeds off session.
         case 'approve':
         case 'challenge':
+        case 'dispute_fraudulent':
+        case 'dispute_inquiry':
+        case 'fraud_warning':
           approve(row, now);
           break;
         case 'do_not_honor':
@@ -306,8 +321,74 @@ export class SandboxPsp implements PspConnector {
           break;
       }
       await insertTransaction(tx, row);
+      await this.#disputeOnCapture(tx, row, pm.behaviour, now);
       return this.#result(row);
     });
+  }
+
+  /**
+   * A dispute card's captured transaction gets its dispute (docs/money-operations.md#disputes):
+   * recorded, notified to Chipin by a durable job, and (a chargeback or retrieval request) lapsing
+   * at its deadline unless decided before.
+   */
+  async #disputeOnCapture(tx: Sql, row: TransactionRow, behaviour: CardBehaviour, now: Date): Promise<void> {
+    if (row.status !== 'settled' || row.captured_cents <= 0) return;
+    const opened = DISPUTE_OPENED[behaviour as keyof typeof DISPUTE_OPENED] as (typeof DISPUTE_OPENED)[keyof typeof DISPUTE_OPENED] | undefined;
+    if (!opened) return;
+    const dispute: SandboxDisputeRow = {
+      id: `sbx_dp_${randomUUID()}`,
+      transaction_id: row.id,
+      kind: opened.kind,
+      status: 'needs_response',
+      reason: opened.reason,
+      amount_cents: row.captured_cents,
+      currency: row.currency,
+      evidence_due_at: opened.kind === 'fraud_warning' ? null : new Date(now.getTime() + SANDBOX_DISPUTE_RESPONSE_DAYS * DAY_MS),
+      created_at: now,
+      updated_at: now,
+    };
+    await insertSandboxDispute(tx, dispute);
+    await this.#notifyDispute(tx, dispute.id, 'needs_response', now);
+    if (dispute.evidence_due_at) {
+      await scheduleJob(tx, { kind: SANDBOX_DISPUTE_LAPSE_JOB, key: `sandbox-dispute-lapse:${dispute.id}`, runAt: dispute.evidence_due_at, payload: { disputeId: dispute.id } });
+    }
+  }
+
+  /** Schedules the notice of a dispute's new status, due at once (one per status: a repeat adds nothing). */
+  async #notifyDispute(tx: Sql, id: string, status: string, now: Date): Promise<void> {
+    await scheduleJob(tx, { kind: SANDBOX_DISPUTE_NOTICE_JOB, key: `sandbox-dispute-notice:${id}:${status}`, runAt: now, payload: { disputeId: id } });
+  }
+
+  /**
+   * The bank decides a dispute still awaiting it: a chargeback is won or lost (lost: its amount is
+   * charged back), a retrieval request or fraud warning is closed. False when it was already decided.
+   */
+  async decideDispute(id: string, outcome: 'won' | 'lost'): Promise<boolean> {
+    if (!DISPUTE_ID.test(id)) return false;
+    return this.#db.transaction(async (tx) => {
+      const row = await findSandboxDispute(tx, id, true);
+      if (!row || row.status !== 'needs_response') return false;
+      const now = this.#clock.now();
+      const status = row.kind === 'chargeback' ? outcome : 'closed';
+      await setSandboxDisputeStatus(tx, id, status, now);
+      if (status === 'lost') await addChargedBack(tx, row.transaction_id, row.amount_cents, now);
+      await this.#notifyDispute(tx, id, status, now);
+      return true;
+    });
+  }
+
+  /** The deadline passed without a decision: lost, as an unanswered chargeback is (the job of {@link SANDBOX_DISPUTE_LAPSE_JOB}). */
+  async lapseDispute(id: string): Promise<boolean> {
+    return this.decideDispute(id, 'lost');
+  }
+
+  /** A signed `dispute.updated` notification for the dispute's current state; undefined for an unknown id. */
+  async disputeNotificationFor(id: string): Promise<{ headers: Record<string, string>; rawBody: string } | undefined> {
+    const row = DISPUTE_ID.test(id) ? await findSandboxDispute(this.#db, id) : undefined;
+    if (!row) return undefined;
+    const now = this.#clock.now();
+    const rawBody = JSON.stringify(disputeNotificationBody(row, `sbx_evt_${randomUUID()}`, now));
+    return { headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signNotification(this.#secret, rawBody, now) }, rawBody };
   }
 
   /** The built-in sandbox has no credentials: always accepted. */
@@ -334,9 +415,8 @@ export class SandboxPsp implements PspConnector {
         amountCents: row.amount_cents,
         capturedCents: row.captured_cents,
         refundedCents: row.refunded_cents,
-        // The sandbox's lost chargebacks: the disputes helper (issue 33, item 3) fills this in from
-        // its dispute records; until then the sandbox takes nothing back.
-        chargedBackCents: sandboxChargedBackCents(row),
+        // What its lost chargebacks took back (migration 038, docs/money-operations.md#disputes).
+        chargedBackCents: Number(row.charged_back_cents),
       };
     });
     const last = page[page.length - 1];
@@ -428,13 +508,20 @@ function newTransaction(paymentMethodId: string, amountCents: number, currency: 
   };
 }
 
-/** An approved authorisation: captured at once, or held for {@link SANDBOX_HOLD_DAYS}. */
+/** What each dispute card opens once captured (reasons as Stripe's test cards of the same numbers give them). */
+const DISPUTE_OPENED = {
+  dispute_fraudulent: { kind: 'chargeback', reason: 'fraudulent' },
+  dispute_inquiry: { kind: 'retrieval', reason: 'inquiry' },
+  fraud_warning: { kind: 'fraud_warning', reason: 'fraud_warning' },
+} as const satisfies Partial<Record<CardBehaviour, { kind: SandboxDisputeRow['kind']; reason: string }>>;
+
 /** The sandbox refuses the charge with its own decline code (mapped to ours in mapping.ts). */
 function refuse(row: TransactionRow, code: 'do_not_honor' | 'insufficient_funds' | 'authentication_failed'): void {
   row.status = 'failed';
   row.decline_code = code;
 }
 
+/** An approved authorisation: captured at once, or held for {@link SANDBOX_HOLD_DAYS}. */
 function approve(row: TransactionRow, now: Date): void {
   row.decline_code = null;
   if (row.capture_mode === 'automatic') {

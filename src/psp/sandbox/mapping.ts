@@ -1,4 +1,4 @@
-import type { DeclineReason, NotificationResult, TransactionResult, TransactionStatus } from '../connector.ts';
+import type { DeclineReason, DisputeKind, DisputeStatus, NotificationResult, NotifiedDispute, TransactionResult, TransactionStatus } from '../connector.ts';
 
 /**
  * The sandbox PSP's own vocabulary and its mapping onto Chipin's (the "transformers" of a
@@ -160,6 +160,91 @@ export function notificationBody(row: TransactionRow, eventId: string, now: Date
   };
 }
 
+/** Dispute states as the sandbox PSP names them (sandbox_psp_disputes.status). */
+export type SandboxDisputeStatus = 'needs_response' | 'won' | 'lost' | 'closed';
+
+export interface SandboxDisputeRow {
+  id: string;
+  transaction_id: string;
+  kind: DisputeKind;
+  status: SandboxDisputeStatus;
+  reason: string;
+  amount_cents: number;
+  currency: string;
+  evidence_due_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const DISPUTE_KINDS: readonly DisputeKind[] = ['chargeback', 'retrieval', 'fraud_warning'];
+
+export function toDisputeStatus(kind: DisputeKind, status: SandboxDisputeStatus): DisputeStatus {
+  switch (status) {
+    case 'needs_response':
+      return kind === 'fraud_warning' ? 'opened' : 'evidence_needed';
+    case 'won':
+    case 'lost':
+    case 'closed':
+      return status;
+    default:
+      return unreachable(status);
+  }
+}
+
+/** Body of a sandbox dispute notification: `{"type":"dispute.updated","data":{"dispute_id","transaction_id","kind","status",...}}`. */
+export interface SandboxDisputeNotificationBody {
+  id: string;
+  type: 'dispute.updated';
+  created: number;
+  data: {
+    dispute_id: string;
+    transaction_id: string;
+    kind: DisputeKind;
+    status: SandboxDisputeStatus;
+    reason: string;
+    amount_cents: number;
+    currency: string;
+    evidence_due_at: number | null;
+  };
+}
+
+export function disputeNotificationBody(row: SandboxDisputeRow, eventId: string, now: Date): SandboxDisputeNotificationBody {
+  return {
+    id: eventId,
+    type: 'dispute.updated',
+    created: Math.floor(now.getTime() / 1000),
+    data: {
+      dispute_id: row.id,
+      transaction_id: row.transaction_id,
+      kind: row.kind,
+      status: row.status,
+      reason: row.reason,
+      amount_cents: row.amount_cents,
+      currency: row.currency,
+      evidence_due_at: row.evidence_due_at ? Math.floor(row.evidence_due_at.getTime() / 1000) : null,
+    },
+  };
+}
+
+function readDispute(data: Partial<SandboxDisputeNotificationBody['data']>): NotifiedDispute | undefined {
+  const statuses: readonly string[] = ['needs_response', 'won', 'lost', 'closed'];
+  if (typeof data.dispute_id !== 'string' || typeof data.transaction_id !== 'string') return undefined;
+  if (!DISPUTE_KINDS.includes(data.kind as DisputeKind) || !statuses.includes(data.status as string)) return undefined;
+  if (!Number.isSafeInteger(data.amount_cents) || (data.amount_cents as number) < 0 || typeof data.currency !== 'string') return undefined;
+  const kind = data.kind as DisputeKind;
+  const dispute: NotifiedDispute = {
+    pspDisputeId: data.dispute_id,
+    transactionId: data.transaction_id,
+    kind,
+    status: toDisputeStatus(kind, data.status as SandboxDisputeStatus),
+    reason: typeof data.reason === 'string' ? data.reason : null,
+    amountCents: data.amount_cents as number,
+    currency: data.currency,
+  };
+  if (typeof data.evidence_due_at === 'number') dispute.evidenceDueAt = new Date(data.evidence_due_at * 1000);
+  return dispute;
+}
+
 /** Reads a verified notification body; anything unexpected is `malformed`. */
 export function readNotification(rawBody: string): NotificationResult {
   let body: unknown;
@@ -167,6 +252,13 @@ export function readNotification(rawBody: string): NotificationResult {
     body = JSON.parse(rawBody);
   } catch {
     return { ok: false, reason: 'malformed' };
+  }
+  const d = body as Partial<SandboxDisputeNotificationBody> | null;
+  if (d?.type === 'dispute.updated') {
+    const dispute = typeof d.data === 'object' && d.data !== null ? readDispute(d.data) : undefined;
+    if (!dispute) return { ok: false, reason: 'malformed' };
+    // The disputed transaction itself has not changed: Chipin records the dispute only.
+    return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
   }
   const b = body as Partial<SandboxNotificationBody> | null;
   const data = b?.data;

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/database.ts';
 import type { CardSummary } from './cards.ts';
-import type { SandboxDeclineCode, SandboxStatus, TransactionRow } from './mapping.ts';
+import type { SandboxDeclineCode, SandboxDisputeRow, SandboxDisputeStatus, SandboxStatus, TransactionRow } from './mapping.ts';
 
 /** The sandbox PSP's tables (migration 003). Every function takes the handle to run on. */
 
@@ -113,12 +113,47 @@ export async function storeIdempotentResult(sql: Sql, operation: string, key: st
  * The transactions that moved in `[from, to)` (by `updated_at`), after `after` in (updated_at, id)
  * order, at most `limit`: the sandbox's list API (docs/money-operations.md#reconciliation).
  */
-export async function listTransactionsMoved(sql: Sql, from: Date, to: Date, after: { updatedAt: Date; id: string } | null, limit: number): Promise<TransactionRow[]> {
-  const { rows } = await sql.query<TransactionRow>(
-    `SELECT ${TX_COLUMNS} FROM sandbox_psp_transactions
+export async function listTransactionsMoved(
+  sql: Sql,
+  from: Date,
+  to: Date,
+  after: { updatedAt: Date; id: string } | null,
+  limit: number,
+): Promise<(TransactionRow & { charged_back_cents: number })[]> {
+  const { rows } = await sql.query<TransactionRow & { charged_back_cents: number }>(
+    `SELECT ${TX_COLUMNS}, charged_back_cents FROM sandbox_psp_transactions
       WHERE updated_at >= $1 AND updated_at < $2 AND ($3::timestamptz IS NULL OR (updated_at, id) > ($3::timestamptz, $4::text))
       ORDER BY updated_at, id LIMIT $5`,
     [from, to, after?.updatedAt ?? null, after?.id ?? '', limit],
   );
   return rows;
+}
+
+/** The sandbox's disputes (migration 038). */
+export async function insertSandboxDispute(sql: Sql, row: SandboxDisputeRow): Promise<void> {
+  await sql.query(
+    `INSERT INTO sandbox_psp_disputes (id, transaction_id, kind, status, reason, amount_cents, currency, evidence_due_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [row.id, row.transaction_id, row.kind, row.status, row.reason, row.amount_cents, row.currency, row.evidence_due_at, row.created_at, row.updated_at],
+  );
+}
+
+/** The dispute, locked until the end of the caller's transaction when `forUpdate`. */
+export async function findSandboxDispute(sql: Sql, id: string, forUpdate = false): Promise<SandboxDisputeRow | undefined> {
+  const { rows } = await sql.query<SandboxDisputeRow>(
+    `SELECT id, transaction_id, kind, status, reason, amount_cents, currency, evidence_due_at, created_at, updated_at
+       FROM sandbox_psp_disputes WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  const r = rows[0];
+  return r && { ...r, amount_cents: Number(r.amount_cents) };
+}
+
+export async function setSandboxDisputeStatus(sql: Sql, id: string, status: SandboxDisputeStatus, now: Date): Promise<void> {
+  await sql.query('UPDATE sandbox_psp_disputes SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]);
+}
+
+/** A lost chargeback: the bank took `amountCents` of the transaction back from the merchant. */
+export async function addChargedBack(sql: Sql, transactionId: string, amountCents: number, now: Date): Promise<void> {
+  await sql.query('UPDATE sandbox_psp_transactions SET charged_back_cents = charged_back_cents + $2, updated_at = $3 WHERE id = $1', [transactionId, amountCents, now]);
 }

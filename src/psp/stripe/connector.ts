@@ -460,6 +460,22 @@ export class StripeConnector extends KitConnector implements PspConnector {
     return verifyStripeNotification(this.#client.webhooks, this.#webhookSecret.reveal(), input, this.#clock.now());
   }
 
+  /**
+   * Submits the merchant's evidence on a dispute (docs.stripe.com/api/disputes/update):
+   * `evidence[uncategorized_text]` with `submit=true`, so Stripe sends it to the bank at once.
+   * Stripe refusing it (the dispute closed, a text too long) is a result; a fault throws.
+   */
+  async submitDisputeEvidence(input: { idempotencyKey: string; pspDisputeId: string; text: string }): Promise<{ ok: true } | { ok: false; message: string }> {
+    if (!/^(dp|du)_[0-9A-Za-z]+$/.test(input.pspDisputeId)) return { ok: false, message: 'not a Stripe dispute id' };
+    try {
+      await this.#client.disputes.update(input.pspDisputeId, { evidence: { uncategorized_text: input.text }, submit: true }, { idempotencyKey: input.idempotencyKey });
+      return { ok: true };
+    } catch (e) {
+      if (isStripeError(e) && e.statusCode === 400) return { ok: false, message: `Stripe refused the evidence: ${raw(e).code ?? raw(e).type ?? 'invalid request'}` };
+      throw this.#fault(e);
+    }
+  }
+
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     try {
       // The balance is readable by every secret key and changes nothing.

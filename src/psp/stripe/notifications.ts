@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { NotificationAck, NotificationResult } from '../connector.ts';
+import type { DisputeStatus, NotificationAck, NotificationResult, NotifiedDispute } from '../connector.ts';
 import { readCharge, readIntent, toStatus, toTransactionResult } from './mapping.ts';
 
 /**
@@ -42,11 +42,69 @@ export function signatureTimestamp(header: string | undefined): number | undefin
   return v1 ? t : undefined;
 }
 
-/** Reads a verified event: PaymentIntent events carry the intent, charge events the charge. */
+/**
+ * A Dispute's status (docs.stripe.com/api/disputes/object#dispute_object-status): `warning_*` are
+ * inquiries (a retrieval request: no money moved yet), the others chargebacks.
+ */
+const DISPUTE_STATUS: Readonly<Record<string, DisputeStatus>> = {
+  warning_needs_response: 'evidence_needed',
+  warning_under_review: 'opened',
+  warning_closed: 'closed',
+  needs_response: 'evidence_needed',
+  under_review: 'opened',
+  won: 'won',
+  lost: 'lost',
+};
+
+/**
+ * A `charge.dispute.*` event's Dispute object (docs.stripe.com/api/disputes/object): `created`,
+ * `updated`, `closed` (won, lost, warning_closed), `funds_withdrawn`, `funds_reinstated` all carry
+ * the dispute's current state, which is all Chipin records.
+ */
+export function readDispute(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
+  const status = typeof object?.status === 'string' ? DISPUTE_STATUS[object.status] : undefined;
+  if (!object || !status || typeof object.id !== 'string' || typeof object.payment_intent !== 'string') return undefined;
+  if (!Number.isSafeInteger(object.amount) || (object.amount as number) < 0 || typeof object.currency !== 'string') return undefined;
+  const dispute: NotifiedDispute = {
+    pspDisputeId: object.id,
+    transactionId: object.payment_intent,
+    kind: (object.status as string).startsWith('warning_') ? 'retrieval' : 'chargeback',
+    status,
+    reason: typeof object.reason === 'string' ? object.reason : null,
+    amountCents: object.amount as number,
+    currency: object.currency.toUpperCase(),
+  };
+  const due = (object.evidence_details as { due_by?: unknown } | undefined)?.due_by;
+  if (typeof due === 'number' && Number.isSafeInteger(due)) dispute.evidenceDueAt = new Date(due * 1000);
+  return dispute;
+}
+
+/**
+ * `radar.early_fraud_warning.created|updated` (docs.stripe.com/api/radar/early_fraud_warnings/object):
+ * the issuer's fraud report (TC40/SAFE), a fraud warning on the payment; `actionable: false` once
+ * the charge is refunded or disputed, which closes it. It tells no amount: the payment's is taken.
+ */
+export function readEarlyFraudWarning(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
+  if (!object || typeof object.id !== 'string' || typeof object.payment_intent !== 'string') return undefined;
+  return {
+    pspDisputeId: object.id,
+    transactionId: object.payment_intent,
+    kind: 'fraud_warning',
+    status: object.actionable === false ? 'closed' : 'opened',
+    reason: typeof object.fraud_type === 'string' ? object.fraud_type : null,
+  };
+}
+
+/** Reads a verified event: PaymentIntent events carry the intent, charge events the charge, dispute events the dispute. */
 export function readEvent(event: unknown): NotificationResult {
   const e = event as { type?: unknown; data?: { object?: unknown } } | null;
   if (typeof e?.type !== 'string' || typeof e.data !== 'object' || e.data === null) return { ok: false, reason: 'malformed' };
   const object = e.data.object as Record<string, unknown> | undefined;
+  if (e.type.startsWith('charge.dispute.') || e.type.startsWith('radar.early_fraud_warning.')) {
+    const dispute = e.type.startsWith('charge.dispute.') ? readDispute(object) : readEarlyFraudWarning(object);
+    if (!dispute) return { ok: false, reason: 'malformed' };
+    return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute, ack: STRIPE_ACK };
+  }
   if (e.type.startsWith('payment_intent.')) {
     const pi = readIntent(object);
     if (!pi) return { ok: false, reason: 'malformed' };
@@ -61,7 +119,7 @@ export function readEvent(event: unknown): NotificationResult {
     const status = object?.status === 'failed' ? 'declined' : captured ? toStatus({ status: 'succeeded', cancellationReason: null }, charge.amountRefunded) : 'authorized';
     return { ok: true, transactionId: intent, status, ack: STRIPE_ACK };
   }
-  // Another event type (the endpoint should subscribe to payment_intent.* and charge.* only).
+  // Another event type (the endpoint should subscribe to payment_intent.*, charge.* and radar.early_fraud_warning.* only).
   return { ok: false, reason: 'malformed' };
 }
 

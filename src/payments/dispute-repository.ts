@@ -1,0 +1,184 @@
+import type { Sql } from '../db/database.ts';
+import type { RowType } from '../db/schema.ts';
+import type { DisputeKind, DisputeState } from '../domain/disputes.ts';
+import { newUuid } from '../domain/ids.ts';
+
+/**
+ * The disputes aggregate (migration 035, docs/money-operations.md#disputes): one row per PSP
+ * dispute, UNIQUE (psp, psp_dispute_id), on the payment it disputes.
+ */
+
+export type DisputeRow = RowType<
+  'disputes',
+  {
+    id: string;
+    account_id: string;
+    purchase_id: string;
+    payment_id: string;
+    psp: string;
+    psp_dispute_id: string;
+    kind: DisputeKind;
+    state: DisputeState;
+    reason: string | null;
+    amount_cents: number;
+    currency: string;
+    evidence_due_at: Date | null;
+    evidence_sent_at: Date | null;
+    opened_at: Date;
+    closed_at: Date | null;
+    created_at: Date;
+    updated_at: Date;
+  }
+>;
+
+/** The payment a dispute notice names: by its PSP account (null: the built-in sandbox) and PSP transaction id. */
+export async function findDisputedPayment(
+  sql: Sql,
+  accountId: string,
+  pspAccountId: string | null,
+  transactionId: string,
+): Promise<{ id: string; purchase_id: string; psp: string; captured_cents: number } | undefined> {
+  const { rows } = await sql.query<{ id: string; purchase_id: string; psp: string; captured_cents: number }>(
+    `SELECT id, purchase_id, psp, captured_cents FROM payments
+      WHERE account_id = $1 AND psp_account_id IS NOT DISTINCT FROM $2 AND psp_transaction_id = $3
+      ORDER BY created_at DESC LIMIT 1`,
+    [accountId, pspAccountId, transactionId],
+  );
+  const r = rows[0];
+  return r && { ...r, captured_cents: Number(r.captured_cents) };
+}
+
+/**
+ * The account a built-in sandbox PSP transaction belongs to: the sandbox does not know its
+ * merchants, so its notices are addressed by transaction (ids are random uuids, unique service-wide).
+ * An owner lookup, like the PSP accounts' (`pspAccountOwner`); every later read is by account.
+ */
+export async function sandboxTransactionOwner(sql: Sql, transactionId: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ account_id: string }>("SELECT account_id FROM payments WHERE psp = 'sandbox' AND psp_account_id IS NULL AND psp_transaction_id = $1 LIMIT 1", [
+    transactionId,
+  ]);
+  return rows[0]?.account_id;
+}
+
+export interface NewDispute {
+  accountId: string;
+  purchaseId: string;
+  paymentId: string;
+  psp: string;
+  pspDisputeId: string;
+  kind: DisputeKind;
+  state: DisputeState;
+  reason: string | null;
+  amountCents: number;
+  currency: string;
+  evidenceDueAt: Date | null;
+}
+
+/**
+ * Inserts the dispute unless (psp, psp_dispute_id) exists, then answers the row locked for the
+ * rest of `tx` and whether this call created it (a redelivered notice finds it); undefined when
+ * that PSP dispute is another account's.
+ */
+export async function upsertDisputeLocked(tx: Sql, d: NewDispute, now: Date): Promise<{ row: DisputeRow; created: boolean } | undefined> {
+  const inserted = await tx.query<{ id: string }>(
+    `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, reason, amount_cents, currency,
+                           evidence_due_at, evidence_sent_at, opened_at, closed_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, $13, $14, $13, $13)
+     ON CONFLICT (psp, psp_dispute_id) DO NOTHING RETURNING id`,
+    [
+      newUuid(),
+      d.accountId,
+      d.purchaseId,
+      d.paymentId,
+      d.psp,
+      d.pspDisputeId,
+      d.kind,
+      d.state,
+      d.reason,
+      d.amountCents,
+      d.currency,
+      d.evidenceDueAt,
+      now,
+      d.state === 'open' || d.state === 'evidence_sent' ? null : now,
+    ],
+  );
+  const { rows } = await tx.query<DisputeRow>('SELECT * FROM disputes WHERE account_id = $1 AND psp = $2 AND psp_dispute_id = $3 FOR UPDATE', [d.accountId, d.psp, d.pspDisputeId]);
+  const row = rows[0];
+  // Undefined: (psp, psp_dispute_id) is another account's.
+  return row && { row: normalise(row), created: inserted.rows.length > 0 };
+}
+
+export interface DisputeChange {
+  kind: DisputeKind;
+  state: DisputeState;
+  reason: string | null;
+  amountCents: number;
+  evidenceDueAt: Date | null;
+  closedAt: Date | null;
+}
+
+export async function updateDispute(tx: Sql, row: DisputeRow, c: DisputeChange, now: Date): Promise<DisputeRow> {
+  const { rows } = await tx.query<DisputeRow>(
+    `UPDATE disputes SET kind = $3, state = $4, reason = $5, amount_cents = $6, evidence_due_at = $7, closed_at = $8, updated_at = $9
+      WHERE account_id = $1 AND id = $2 RETURNING *`,
+    [row.account_id, row.id, c.kind, c.state, c.reason, c.amountCents, c.evidenceDueAt, c.closedAt, now],
+  );
+  return normalise(rows[0]!);
+}
+
+export async function findDispute(sql: Sql, accountId: string, id: string, forUpdate = false): Promise<DisputeRow | undefined> {
+  const { rows } = await sql.query<DisputeRow>(`SELECT * FROM disputes WHERE account_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [accountId, id]);
+  return rows[0] && normalise(rows[0]);
+}
+
+/** Staff sent the evidence: an open dispute becomes `evidence_sent`. */
+export async function setEvidenceSent(tx: Sql, row: DisputeRow, now: Date): Promise<DisputeRow> {
+  const { rows } = await tx.query<DisputeRow>("UPDATE disputes SET state = 'evidence_sent', evidence_sent_at = $3, updated_at = $3 WHERE account_id = $1 AND id = $2 RETURNING *", [
+    row.account_id,
+    row.id,
+    now,
+  ]);
+  return normalise(rows[0]!);
+}
+
+/** The purchase's disputes, oldest first. */
+export async function disputesOfPurchase(sql: Sql, accountId: string, purchaseId: string): Promise<DisputeRow[]> {
+  const { rows } = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE account_id = $1 AND purchase_id = $2 ORDER BY opened_at, id', [accountId, purchaseId]);
+  return rows.map(normalise);
+}
+
+/** What lost chargebacks took from the purchase's merchant (the refunded/lost figures). */
+export async function chargedBackCents(sql: Sql, accountId: string, purchaseId: string): Promise<number> {
+  const { rows } = await sql.query<{ total: string | number | null }>(
+    "SELECT COALESCE(SUM(amount_cents), 0) AS total FROM disputes WHERE account_id = $1 AND purchase_id = $2 AND kind = 'chargeback' AND state = 'lost'",
+    [accountId, purchaseId],
+  );
+  return Number(rows[0]?.total ?? 0);
+}
+
+/** Position in the list of disputes by deadline: (evidence_due_at, id); a dispute without deadline sorts last. */
+export interface DisputeCursor {
+  dueAt: Date | null;
+  id: string;
+}
+
+/**
+ * The account's disputes in `states`, by deadline (the nearest first, those without one last),
+ * then id; `limit` rows after `after`.
+ */
+export async function listDisputes(sql: Sql, accountId: string, states: readonly DisputeState[], after: DisputeCursor | null, limit: number): Promise<DisputeRow[]> {
+  const far = new Date('9999-12-31T00:00:00Z');
+  const { rows } = await sql.query<DisputeRow>(
+    `SELECT * FROM disputes
+      WHERE account_id = $1 AND state = ANY($2::text[])
+        AND ($3::timestamptz IS NULL OR (COALESCE(evidence_due_at, $5::timestamptz), id) > ($3::timestamptz, $4::uuid))
+      ORDER BY COALESCE(evidence_due_at, $5::timestamptz), id
+      LIMIT $6`,
+    [accountId, states, after ? (after.dueAt ?? far) : null, after?.id ?? null, far, limit],
+  );
+  return rows.map(normalise);
+}
+
+function normalise(r: DisputeRow): DisputeRow {
+  return { ...r, amount_cents: Number(r.amount_cents) };
+}

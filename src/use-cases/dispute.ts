@@ -1,0 +1,241 @@
+import { recordAudit } from '../audit/audit-repository.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import type { Sql } from '../db/database.ts';
+import { isEnded, nextDisputeKind, nextDisputeState, type DisputeState } from '../domain/disputes.ts';
+import { EVENT } from '../domain/events.ts';
+import { toPublicId } from '../domain/ids.ts';
+import type { JobScheduler } from '../jobs/scheduler.ts';
+import { findDisputedPayment, findDispute, sandboxTransactionOwner, setEvidenceSent, updateDispute, upsertDisputeLocked, type DisputeRow } from '../payments/dispute-repository.ts';
+import { loadPayState } from '../payments/pay-state-repository.ts';
+import { findPayment, writeEvent } from '../payments/payment-repository.ts';
+import { appendLedgerEntry } from '../payments/ledger-repository.ts';
+import { PspIntegrationError, type NotifiedDispute, type PspConnector } from '../psp/connector.ts';
+import { SANDBOX_DISPUTE_LAPSE_JOB, SANDBOX_DISPUTE_NOTICE_JOB, type SandboxPsp } from '../psp/sandbox/connector.ts';
+import type { PaymentDeps } from './deps.ts';
+
+/**
+ * Disputes (docs/money-operations.md#disputes): what a PSP's dispute notice does to the dispute
+ * record of the payment it names, and what staff do with it (evidence sent).
+ */
+
+export type DisputeNoticeOutcome = 'unknown_payment' | 'unchanged' | 'changed';
+
+/**
+ * Applies a verified dispute notice: the dispute row is created or moved (domain/disputes.ts) in
+ * one transaction with its events (`purchase.disputed` when it is first seen, `dispute.closed` at
+ * each outcome). A redelivered notice finds the row as it left it and changes nothing.
+ */
+export async function applyDisputeNotice(
+  deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>,
+  where: { accountId: string; pspAccountId: string | null },
+  notice: NotifiedDispute,
+): Promise<DisputeNoticeOutcome> {
+  const payment = await findDisputedPayment(deps.db, where.accountId, where.pspAccountId, notice.transactionId);
+  if (!payment) {
+    deps.logger.info({ account_id: where.accountId }, 'PSP dispute notice about a transaction Chipin did not start: ignored');
+    return 'unknown_payment';
+  }
+  return deps.db.transaction(async (tx): Promise<DisputeNoticeOutcome> => {
+    const now = deps.clock.now();
+    const purchase = await loadPayState(tx, where.accountId, payment.purchase_id);
+    if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
+    const amountCents = notice.amountCents ?? payment.captured_cents;
+    const firstState = nextDisputeState(undefined, notice.kind, notice.status);
+    const upserted = await upsertDisputeLocked(
+      tx,
+      {
+        accountId: where.accountId,
+        purchaseId: payment.purchase_id,
+        paymentId: payment.id,
+        psp: payment.psp,
+        pspDisputeId: notice.pspDisputeId,
+        kind: notice.kind,
+        state: firstState,
+        reason: notice.reason,
+        amountCents,
+        currency: notice.currency ?? purchase.currency,
+        evidenceDueAt: notice.evidenceDueAt ?? null,
+      },
+      now,
+    );
+    if (!upserted) {
+      // The PSP's dispute id is already another account's: never touched from this one.
+      deps.logger.warn({ account_id: where.accountId }, 'PSP dispute notice naming a dispute of another account: ignored');
+      return 'unknown_payment';
+    }
+    const { row, created } = upserted;
+    if (created) {
+      await writeEvent(tx, where.accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
+      if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
+      return 'changed';
+    }
+    const kind = nextDisputeKind(row.kind, notice.kind);
+    const state = nextDisputeState(row.state, kind, notice.status);
+    const evidenceDueAt = notice.evidenceDueAt ?? row.evidence_due_at;
+    const same =
+      kind === row.kind &&
+      state === row.state &&
+      (notice.reason ?? row.reason) === row.reason &&
+      amountCents === row.amount_cents &&
+      evidenceDueAt?.getTime() === row.evidence_due_at?.getTime();
+    if (same) return 'unchanged';
+    const next = await updateDispute(
+      tx,
+      row,
+      { kind, state, reason: notice.reason ?? row.reason, amountCents, evidenceDueAt, closedAt: isEnded(state) ? (state === row.state ? row.closed_at : now) : null },
+      now,
+    );
+    if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now, row.state);
+    return 'changed';
+  });
+}
+
+function disputedData(row: DisputeRow) {
+  return {
+    dispute_id: toPublicId('dsp', row.id),
+    payment_id: row.payment_id,
+    kind: row.kind,
+    reason: row.reason,
+    amount_cents: row.amount_cents,
+    currency: row.currency,
+    evidence_due_at: row.evidence_due_at?.toISOString() ?? null,
+  };
+}
+
+async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof writeEvent>[4], now: Date, before?: DisputeState): Promise<void> {
+  await writeEvent(
+    tx,
+    row.account_id,
+    row.purchase_id,
+    EVENT.disputeClosed,
+    purchaseState,
+    { dispute_id: toPublicId('dsp', row.id), payment_id: row.payment_id, kind: row.kind, outcome: row.state, amount_cents: row.amount_cents, currency: row.currency },
+    now,
+  );
+  if (row.kind !== 'chargeback') return;
+  if (row.state === 'lost') await onDisputeLost(tx, row, now);
+  else if (row.state === 'won' && before === 'lost') await onDisputeReversed(tx, row, now);
+}
+
+/**
+ * A chargeback was lost: its `amount_cents` was taken back from the merchant. The ledger gets its
+ * `chargeback` entry in the transaction that records the loss (docs/money-operations.md#the-ledger):
+ * once per dispute, however often the PSP tells it.
+ */
+async function onDisputeLost(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
+  if (dispute.amount_cents <= 0) return;
+  await appendLedgerEntry(tx, {
+    accountId: dispute.account_id,
+    paymentId: dispute.payment_id,
+    kind: 'chargeback',
+    amountCents: dispute.amount_cents,
+    disputeId: dispute.id,
+    occurredAt: now,
+  });
+}
+
+/** A lost chargeback reversed in the merchant's favour (Adyen's CHARGEBACK_REVERSED): the money comes back. */
+async function onDisputeReversed(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
+  if (dispute.amount_cents <= 0) return;
+  await appendLedgerEntry(tx, {
+    accountId: dispute.account_id,
+    paymentId: dispute.payment_id,
+    kind: 'chargeback_reversal',
+    amountCents: dispute.amount_cents,
+    disputeId: dispute.id,
+    occurredAt: now,
+  });
+}
+
+export type EvidenceOutcome =
+  { kind: 'marked'; dispute: DisputeRow; submitted: boolean } | { kind: 'not_found' } | { kind: 'not_open'; state: DisputeState } | { kind: 'psp_refused'; message: string };
+
+/**
+ * Staff mark a dispute's evidence as sent (audited). Where the PSP has an evidence API
+ * (`submitDisputeEvidence`: Stripe), the text is submitted there first, outside any transaction;
+ * elsewhere staff sent it through the PSP's own back office.
+ */
+export async function markEvidenceSent(
+  deps: Pick<PaymentDeps, 'db' | 'clock' | 'psps'>,
+  actor: Actor,
+  accountId: string,
+  disputeId: string,
+  text: string,
+): Promise<EvidenceOutcome> {
+  const dispute = await findDispute(deps.db, accountId, disputeId);
+  if (!dispute) return { kind: 'not_found' };
+  if (dispute.state !== 'open') return { kind: 'not_open', state: dispute.state };
+  let submitted = false;
+  const payment = await findPayment(deps.db, accountId, dispute.payment_id);
+  // The connector itself: the PSP account's wrapper forwards the payment calls only.
+  const connector: PspConnector | undefined = payment && (await deps.psps.forPayment(payment)).inner;
+  if (connector?.submitDisputeEvidence && text.trim() !== '') {
+    let r: { ok: true } | { ok: false; message: string };
+    try {
+      r = await connector.submitDisputeEvidence({ idempotencyKey: `dispute-evidence:${dispute.id}`, pspDisputeId: dispute.psp_dispute_id, text });
+    } catch (e) {
+      // Unreachable, or an answer it could not read: nothing is marked, staff may try again.
+      if (e instanceof PspIntegrationError) return { kind: 'psp_refused', message: e.message };
+      throw e;
+    }
+    if (!r.ok) return { kind: 'psp_refused', message: r.message };
+    submitted = true;
+  }
+  return deps.db.transaction(async (tx): Promise<EvidenceOutcome> => {
+    const locked = await findDispute(tx, accountId, disputeId, true);
+    if (!locked) return { kind: 'not_found' };
+    if (locked.state !== 'open') return { kind: 'not_open', state: locked.state };
+    const next = await setEvidenceSent(tx, locked, deps.clock.now());
+    await recordAudit(tx, {
+      accountId,
+      actor,
+      action: 'dispute_evidence_sent',
+      subject: locked.purchase_id,
+      details: { dispute_id: toPublicId('dsp', locked.id), submitted_to_psp: submitted },
+    });
+    return { kind: 'marked', dispute: next, submitted };
+  });
+}
+
+/**
+ * The built-in sandbox PSP notifies its disputes as it notifies transactions: a signed notice,
+ * verified by the connector and applied by {@link applyDisputeNotice}. Service-wide: the sandbox
+ * does not know its merchants, so the payment's account is found from the transaction.
+ */
+export async function deliverSandboxDisputeNotice(deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp, pspDisputeId: string): Promise<DisputeNoticeOutcome> {
+  const notice = await sandbox.disputeNotificationFor(pspDisputeId);
+  if (!notice) return 'unknown_payment';
+  const verified = await sandbox.verifyNotification(notice);
+  if (!verified.ok || !verified.dispute) throw new Error(`sandbox dispute notice ${pspDisputeId} did not verify`);
+  const accountId = await sandboxTransactionOwner(deps.db, verified.dispute.transactionId);
+  if (!accountId) return 'unknown_payment';
+  return applyDisputeNotice(deps, { accountId, pspAccountId: null }, verified.dispute);
+}
+
+export type SandboxDisputeOutcome = { kind: 'resolved'; dispute: DisputeRow } | { kind: 'not_found' } | { kind: 'ended'; state: DisputeState };
+
+/** Sandbox helper: the bank decides a sandbox dispute (`won` or `lost`); Chipin is notified before this answers. */
+export async function resolveSandboxDispute(
+  deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>,
+  sandbox: SandboxPsp,
+  accountId: string,
+  disputeId: string,
+  outcome: 'won' | 'lost',
+): Promise<SandboxDisputeOutcome> {
+  const dispute = await findDispute(deps.db, accountId, disputeId);
+  if (!dispute || dispute.psp !== 'sandbox') return { kind: 'not_found' };
+  const decided = await sandbox.decideDispute(dispute.psp_dispute_id, outcome);
+  if (!decided) return { kind: 'ended', state: dispute.state };
+  await deliverSandboxDisputeNotice(deps, sandbox, dispute.psp_dispute_id);
+  return { kind: 'resolved', dispute: (await findDispute(deps.db, accountId, disputeId))! };
+}
+
+/** The sandbox PSP's dispute jobs: its notices to Chipin, and the deadlines that lapse as lost. */
+export function registerSandboxDisputeJobs(jobs: JobScheduler, deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp): void {
+  jobs.register(SANDBOX_DISPUTE_NOTICE_JOB, async (job) => {
+    await deliverSandboxDisputeNotice(deps, sandbox, String(job.payload.disputeId));
+  });
+  jobs.register(SANDBOX_DISPUTE_LAPSE_JOB, async (job) => {
+    await sandbox.lapseDispute(String(job.payload.disputeId));
+  });
+}

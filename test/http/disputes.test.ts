@@ -1,0 +1,249 @@
+/**
+ * Disputes end to end on the sandbox PSP (docs/money-operations.md#disputes): a dispute card's
+ * captured payment opens a dispute at the sandbox, which notifies Chipin (a durable job); the
+ * dispute is recorded once with `purchase.disputed` (webhook `purchaseDisputed` to a REAL
+ * receiver); the sandbox helpers win or lose it (`dispute.closed`, webhook `disputeClosed`; a lost
+ * chargeback charged back at the sandbox); an unanswered one lapses as lost with the clock; a
+ * redelivered notice changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
+import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
+import { Receiver, setWebhook } from '../delivery/helpers.ts';
+import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
+
+let app: TestApp;
+let receiver: Receiver;
+let c: Caller;
+beforeAll(async () => {
+  app = await startTestApp({ jobPollIntervalMs: 0 });
+  receiver = await Receiver.start();
+  c = await caller(app);
+  await setWebhook(app, c, receiver.url('/hook'), ['purchaseDisputed', 'disputeClosed']);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await app?.close();
+});
+
+const CHARGEBACK = '4000 0000 0000 0259';
+const INQUIRY = '4000 0000 0000 1976';
+const FRAUD_WARNING = '4000 0000 0000 5423';
+const DAY = 86_400;
+
+interface Dispute {
+  id: string;
+  psp_dispute_id: string;
+  kind: string;
+  state: string;
+  reason: string | null;
+  amount_cents: number;
+  currency: string;
+  evidence_due_at: string | null;
+  closed_at: string | null;
+}
+
+/** A purchase of `c` on the 3x offer paid as the leader with `card` (its first installment captured at once); its bare id. */
+async function paidPurchase(card: string): Promise<string> {
+  const created = await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('INSTALLMENTS', 3) }));
+  expect(created.statusCode, created.body).toBe(201);
+  const id = (created.json() as { id: string }).id;
+  const paid = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: card });
+  expect(paid.statusCode, paid.body).toBe(200);
+  return id;
+}
+
+/** Moves the sandbox clock, which runs what fell due (the sandbox's dispute notices among it). */
+async function advance(seconds: number): Promise<void> {
+  const res = await c.post('/api/sandbox/clock', { advance_seconds: seconds });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+async function disputesOf(id: string): Promise<Dispute[]> {
+  const res = await c.get(`/api/sandbox/purchases/pur_${id}/disputes`);
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as { disputes: Dispute[] }).disputes;
+}
+
+async function eventsOf(id: string): Promise<{ type: string; data: Record<string, unknown> }[]> {
+  const { rows } = await app.services.db.query<{ type: string; data: unknown }>(
+    "SELECT type, data FROM purchase_events WHERE account_id = $1 AND purchase_id = $2 AND type IN ('purchase.disputed', 'dispute.closed') ORDER BY id",
+    [c.accountId, id],
+  );
+  return rows.map((r) => ({ type: r.type, data: (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as Record<string, unknown> }));
+}
+
+const webhooksFor = (id: string, trigger: string) =>
+  receiver.received.filter((r) => {
+    const body = JSON.parse(r.body) as { triggerName: string; objects: { purchaseId: string } };
+    return body.triggerName === trigger && body.objects.purchaseId === id;
+  });
+
+async function capturedCents(id: string): Promise<number> {
+  const { rows } = await app.services.db.query<{ captured: string }>(
+    'SELECT COALESCE(SUM(captured_cents), 0) AS captured FROM payments WHERE account_id = $1 AND purchase_id = $2',
+    [c.accountId, id],
+  );
+  return Number(rows[0]!.captured);
+}
+
+describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('a chargeback card opens a dispute once captured, told by purchaseDisputed; lost via the helper, it is charged back and told by disputeClosed', async () => {
+    const id = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [opened, ...more] = await disputesOf(id);
+    expect(more).toEqual([]);
+    const captured = await capturedCents(id);
+    expect(captured).toBeGreaterThan(0);
+    expect(opened).toMatchObject({ kind: 'chargeback', state: 'open', reason: 'fraudulent', amount_cents: captured, currency: 'EUR', closed_at: null });
+    expect(opened!.evidence_due_at).not.toBeNull();
+    await receiver.waitFor(() => webhooksFor(id, 'purchaseDisputed').length === 1, 'purchaseDisputed');
+
+    const lost = await c.post(`/api/sandbox/disputes/${opened!.id}/lose`);
+    expect(lost.statusCode, lost.body).toBe(200);
+    expect(lost.json()).toMatchObject({ id: opened!.id, state: 'lost' });
+    const { rows } = await app.services.db.query<{ charged_back_cents: string }>(
+      'SELECT charged_back_cents FROM sandbox_psp_transactions t JOIN sandbox_psp_disputes d ON d.transaction_id = t.id WHERE d.id = $1',
+      [opened!.psp_dispute_id],
+    );
+    expect(Number(rows[0]!.charged_back_cents)).toBe(captured);
+    await receiver.waitFor(() => webhooksFor(id, 'disputeClosed').length === 1, 'disputeClosed');
+    expect((await eventsOf(id)).map((e) => [e.type, e.data.dispute_id, e.data.outcome ?? null])).toEqual([
+      ['purchase.disputed', opened!.id, null],
+      ['dispute.closed', opened!.id, 'lost'],
+    ]);
+    // Decided once: a second decision is refused.
+    const again = await c.post(`/api/sandbox/disputes/${opened!.id}/win`);
+    expect(again.statusCode, again.body).toBe(409);
+  });
+
+  it('a redelivered or replayed notice records nothing twice', async () => {
+    const id = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [d] = await disputesOf(id);
+    const sandbox = app.services.psps.sandbox;
+    expect(await deliverSandboxDisputeNotice(app.services.payments, sandbox, d!.psp_dispute_id)).toBe('unchanged');
+    const notice = await sandbox.disputeNotificationFor(d!.psp_dispute_id);
+    const verified = await sandbox.verifyNotification(notice!);
+    if (!verified.ok || !verified.dispute) throw new Error('the sandbox notice did not verify');
+    expect(await applyDisputeNotice(app.services.payments, { accountId: c.accountId, pspAccountId: null }, verified.dispute)).toBe('unchanged');
+    // An older "opened" notice after the outcome does not reopen it.
+    expect((await c.post(`/api/sandbox/disputes/${d!.id}/win`)).statusCode).toBe(200);
+    expect(await applyDisputeNotice(app.services.payments, { accountId: c.accountId, pspAccountId: null }, verified.dispute)).toBe('unchanged');
+    expect((await disputesOf(id)).map((x) => x.state)).toEqual(['won']);
+    expect((await eventsOf(id)).map((e) => [e.type, e.data.outcome ?? null])).toEqual([
+      ['purchase.disputed', null],
+      ['dispute.closed', 'won'],
+    ]);
+    const { rows } = await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM disputes WHERE account_id = $1 AND purchase_id = $2', [c.accountId, id]);
+    expect(Number(rows[0]!.n)).toBe(1);
+  });
+
+  it('a retrieval request and a fraud warning open as such and end closed; an unanswered chargeback lapses as lost at its deadline', async () => {
+    const inquiry = await paidPurchase(INQUIRY);
+    const warning = await paidPurchase(FRAUD_WARNING);
+    const lapsing = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [r] = await disputesOf(inquiry);
+    const [w] = await disputesOf(warning);
+    expect(r).toMatchObject({ kind: 'retrieval', state: 'open', reason: 'inquiry' });
+    expect(w).toMatchObject({ kind: 'fraud_warning', state: 'open', evidence_due_at: null });
+    expect((await c.post(`/api/sandbox/disputes/${w!.id}/lose`)).json()).toMatchObject({ state: 'closed' });
+    await advance(8 * DAY);
+    expect((await disputesOf(inquiry)).map((x) => x.state)).toEqual(['closed']);
+    expect((await disputesOf(lapsing)).map((x) => x.state)).toEqual(['lost']);
+    expect((await eventsOf(lapsing)).map((e) => e.data.outcome ?? null)).toEqual([null, 'lost']);
+  });
+
+  it("another account's dispute is not found", async () => {
+    const id = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [d] = await disputesOf(id);
+    const other = await caller(app);
+    expect((await other.post(`/api/sandbox/disputes/${d!.id}/win`)).statusCode).toBe(404);
+    expect((await other.get(`/api/sandbox/purchases/pur_${id}/disputes`)).statusCode).toBe(404);
+  });
+
+  it('the back office lists open disputes by deadline and marks evidence as sent (API and page, a support user too), audited, once', async () => {
+    const first = await paidPurchase(CHARGEBACK);
+    await advance(DAY);
+    const second = await paidPurchase(INQUIRY);
+    await advance(1);
+    const [d1] = await disputesOf(first);
+    const [d2] = await disputesOf(second);
+    const api = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+      app.server.inject({
+        method,
+        url,
+        headers: { authorization: c.dashboard, ...(payload ? { 'content-type': 'application/json' } : {}) },
+        ...(payload ? { payload: JSON.stringify(payload) } : {}),
+      });
+    const listed = await api('GET', '/api/backoffice/disputes?limit=1');
+    expect(listed.statusCode, listed.body).toBe(200);
+    const page1 = listed.json() as { data: Dispute[]; has_more: boolean; next_cursor?: string };
+    // Deadlines: the first opened a day earlier, so it is due first (earlier tests' disputes are ended or due before).
+    const open: Dispute[] = [...page1.data];
+    let cursor = page1.next_cursor;
+    while (cursor) {
+      const more = (await api('GET', `/api/backoffice/disputes?limit=1&cursor=${cursor}`)).json() as { data: Dispute[]; next_cursor?: string };
+      open.push(...more.data);
+      cursor = more.next_cursor;
+    }
+    const ids = open.map((d) => d.id);
+    expect(ids.indexOf(d1!.id)).toBeLessThan(ids.indexOf(d2!.id));
+    expect(open.every((d) => d.state === 'open' || d.state === 'evidence_sent')).toBe(true);
+    const dues = open.map((d) => d.evidence_due_at ?? '9999');
+    expect([...dues].sort()).toEqual(dues);
+    expect((await api('GET', '/api/backoffice/disputes?state=bogus')).statusCode).toBe(400);
+
+    const marked = await api('POST', `/api/backoffice/disputes/${d1!.id}/evidence`, { text: 'Signed delivery receipt' });
+    expect(marked.statusCode, marked.body).toBe(200);
+    expect(marked.json()).toMatchObject({ dispute: { id: d1!.id, state: 'evidence_sent' }, submitted_to_psp: false });
+    expect((await api('POST', `/api/backoffice/disputes/${d1!.id}/evidence`, { text: 'again' })).statusCode).toBe(409);
+    const { rows } = await app.services.db.query<{ action: string }>("SELECT action FROM audit_log WHERE account_id = $1 AND action = 'dispute_evidence_sent'", [c.accountId]);
+    expect(rows.length).toBe(1);
+    // The bank still decides: won after the evidence.
+    expect((await c.post(`/api/sandbox/disputes/${d1!.id}/win`)).json()).toMatchObject({ state: 'won' });
+
+    // The pages: a support user sees the dispute on the purchase and the open list, and marks the evidence with the form.
+    const support = await addDashboardUser(app, c.accountId, 'support');
+    const s = await signIn(app, support);
+    const get = (url: string) => app.server.inject({ method: 'GET', url, headers: { cookie: s.cookie } });
+    const purchasePage = await get(`/dashboard/purchases/pur_${second}`);
+    expect(purchasePage.statusCode).toBe(200);
+    expect(purchasePage.body).toContain('Retrieval request');
+    expect(purchasePage.body).toContain(`/dashboard/disputes/${d2!.id}/evidence`);
+    const list = await get('/dashboard/disputes');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain(`pur_${second}`);
+    expect(list.body).not.toContain(`pur_${first}`);
+    const posted = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/disputes/${d2!.id}/evidence`,
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ csrf: s.csrf, text: 'Invoice attached' }),
+    });
+    expect(posted.statusCode, posted.body.slice(0, 300)).toBe(303);
+    expect(posted.headers.location).toBe(`/dashboard/purchases/pur_${second}?done=evidence#disputes`);
+    expect((await disputesOf(second)).map((d) => d.state)).toEqual(['evidence_sent']);
+    const forged = await app.server.inject({
+      method: 'POST',
+      url: `/dashboard/disputes/${d2!.id}/evidence`,
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ csrf: 'forged', text: 'x' }),
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  it("a lost chargeback shows on the purchase's page as money lost, beside the refunds", async () => {
+    const id = await paidPurchase(CHARGEBACK);
+    await advance(1);
+    const [d] = await disputesOf(id);
+    await c.post(`/api/sandbox/disputes/${d!.id}/lose`);
+    const s = await signIn(app, c.merchant);
+    const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${id}`, headers: { cookie: s.cookie } });
+    expect(page.body).toContain('Lost to chargebacks');
+    expect(page.body).toContain('Lost</td>');
+  });
+});
