@@ -346,6 +346,50 @@ describe('adyen connector against the fake', () => {
     });
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): ContAuth + UnscheduledCardOnFile + additionalData.manualCapture → authorised, then captured or cancelled', async () => {
+    const pm = await attach();
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const hold = (k: string, amountCents: number) =>
+      h.connector.chargeOffSession({
+        idempotencyKey: k,
+        paymentMethodId: pm,
+        amountCents,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId, networkTransactionId: cit.networkTransactionId },
+        capture: 'manual',
+      });
+    const k = key();
+    const first = await hold(k, 800);
+    expect(first).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    const sent = h.fake.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent).toMatchObject({
+      shopperInteraction: 'ContAuth',
+      recurringProcessingModel: 'UnscheduledCardOnFile',
+      additionalData: { manualCapture: 'true', networkTxReference: cit.networkTransactionId },
+    });
+    expect(sent.captureDelayHours).toBeUndefined();
+    expect(h.fake.payments.get(first.transactionId)).toMatchObject({ status: 'Authorised', captured: 0, shopperInteraction: 'ContAuth' });
+    // Replayed by its key; the same key for an automatic charge is another call.
+    expect((await hold(k, 800)).transactionId).toBe(first.transactionId);
+    const auto = await fault(
+      h.connector.chargeOffSession({ idempotencyKey: k, paymentMethodId: pm, amountCents: 800, currency: 'EUR', storedCredential: { initialTransactionId: cit.transactionId } }),
+    );
+    expect(auto.code).toBe('idempotency_conflict');
+    const captured = await h.connector.capture({ idempotencyKey: key(), transaction: stored(first), amountCents: 500 });
+    expect(captured).toMatchObject({ status: 'captured', capturedCents: 500 });
+    const second = await hold(key(), 300);
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: stored(second) })).status).toBe('voided');
+    expect(adyenDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('the fake refuses a MIT that lacks the stored-credential reference (38 Authentication required)', async () => {
     const pm = await attach();
     const [shopperReference, storedPaymentMethodId] = pm.split(':');

@@ -14,8 +14,9 @@ describe('authorisation validity of the connectors', () => {
     expect(v.source.length).toBeGreaterThan(10);
   });
 
-  it('only the sandbox and Stripe place merchant-initiated holds (the others keep the lapse fallback)', () => {
-    expect(CONNECTOR_DEFINITIONS.filter((d) => d.authorizationValidity?.offSessionHold).map((d) => d.name)).toEqual(['sandbox', 'stripe']);
+  it('the connectors that place merchant-initiated holds are exactly those listed (the others keep the lapse fallback)', () => {
+    const holding = CONNECTOR_DEFINITIONS.filter((d) => d.authorizationValidity?.offSessionHold).map((d) => d.name);
+    expect([...holding].sort()).toEqual(['adyen', 'braintree', 'checkout', 'hyperswitch', 'mercadopago', 'sandbox', 'stripe']);
   });
 
   it('reads the brand’s own figure, else the default, else 7 days', () => {

@@ -18,7 +18,7 @@ import {
 } from '../../src/psp/braintree/mapping.ts';
 import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
 import { PspHttp } from '../../src/psp/psp-http.ts';
-import { describeConnectorContract } from './connector-contract.ts';
+import { bareRef, describeConnectorContract } from './connector-contract.ts';
 import { braintreeHarness, BRAINTREE_CARDS, MERCHANT, type BraintreeHarness } from './fixtures/braintree/harness.ts';
 
 describeConnectorContract('braintree', braintreeHarness);
@@ -177,6 +177,39 @@ describe('braintree connector on its fake', () => {
         options: { submit_for_settlement: true },
       },
     });
+  });
+
+  it('a merchant-initiated hold (capture manual, a re-authorisation): an unscheduled sale not submitted for settlement → authorized, then settled or voided', async () => {
+    const pm = await card();
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId, networkTransactionId: cit.networkTransactionId! },
+      capture: 'manual' as const,
+    };
+    const hold = await h.connector.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    expect(h.fake.requests.at(-1)!.body).toMatchObject({ transaction: { transaction_source: 'unscheduled', options: { submit_for_settlement: false } } });
+    expect(h.fake.transaction(hold.transactionId)).toMatchObject({ status: 'authorized', source: 'unscheduled' });
+    expect((await h.connector.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(await h.connector.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+      status: 'captured',
+      capturedCents: 500,
+    });
+    const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+    expect(braintreeDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
   });
 
   it('a card needing 3-D Secure is declined authentication_failed (no server-side challenge)', async () => {

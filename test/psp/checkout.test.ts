@@ -165,6 +165,45 @@ describe('checkout against the fake', () => {
     expect((await h.checkout.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): capture false, merchant_initiated, Unscheduled with previous_payment_id → authorized, then captured or voided', async () => {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const pm = a.paymentMethodId;
+    const cit = await h.checkout.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await h.checkout.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    const details = (await fetch(`${h.fake.url}/payments/${hold.transactionId}`, { headers: { Authorization: `Bearer ${CREDENTIALS.secret_key}` } }).then((r) =>
+      r.json(),
+    )) as Record<string, unknown>;
+    expect(details).toMatchObject({ status: 'Authorized', merchant_initiated: true, payment_type: 'Unscheduled', balances: { total_captured: 0, available_to_capture: 800 } });
+    expect((await h.checkout.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(await h.checkout.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+      status: 'captured',
+      capturedCents: 500,
+    });
+    const other = await h.checkout.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.checkout.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+    // Without the stored-credential reference the fake refuses the MIT, held or not (20057).
+    expect((await h.checkout.chargeOffSession({ ...input, idempotencyKey: key(), storedCredential: undefined })).status).toBe('declined');
+    expect(checkoutDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('reads a 403 on an action as the action refused, not the key', async () => {
     const r = await captured(300);
     const v = await h.checkout.void({ idempotencyKey: key(), transaction: bareRef(r.transactionId) });

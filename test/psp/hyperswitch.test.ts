@@ -165,6 +165,23 @@ describe('hyperswitch against the fake', () => {
     });
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): off_session, capture_method manual, recurring_details → requires_capture, then captured or cancelled', async () => {
+    const pm = await attach();
+    const from = h.fake.bodies.length;
+    const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 800, currency: 'EUR', capture: 'manual' as const };
+    const hold = await h.hyperswitch.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    expect(h.fake.bodies[from]!.body).toMatchObject({ off_session: true, capture_method: 'manual', mit_category: 'unscheduled', recurring_details: { type: 'payment_method_id' } });
+    expect((await h.hyperswitch.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(await h.hyperswitch.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 800 })).toMatchObject({
+      status: 'captured',
+      capturedCents: 800,
+    });
+    const other = await h.hyperswitch.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.hyperswitch.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+    expect(hyperswitchDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('answers bad_credentials when the key is refused, and verifyCredentials says so', async () => {
     const stranger = h.make({ credentials: { api_key: 'snd_someoneelseskey00000000000000' } });
     expect(await stranger.verifyCredentials()).toMatchObject({ ok: false });

@@ -176,6 +176,42 @@ describe('mercadopago connector against the fake', () => {
     expect(later.point_of_interaction.transaction_data).toMatchObject({ first_time_use: false, payment_reference: { id: cit.transactionId } });
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): capture false on the saved card → authorized, then captured or cancelled', async () => {
+    const pm = await savedCard();
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: 'https://shop.example/r',
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await h.connector.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    const sent = JSON.parse(h.fake.requests.filter((q) => q.path === '/v1/payments').at(-1)!.body);
+    expect(sent).toMatchObject({
+      capture: false,
+      three_d_secure_mode: 'not_supported',
+      point_of_interaction: { transaction_data: { first_time_use: false, payment_reference: { id: cit.transactionId } } },
+    });
+    expect(h.fake.payment(hold.transactionId)).toMatchObject({ status: 'authorized', status_detail: 'pending_capture' });
+    expect((await h.connector.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    const ref = (r: typeof hold) => ({ transactionId: r.transactionId, pspState: r.pspState ?? null });
+    expect(await h.connector.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+    const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+    expect(mercadopagoDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('a wrong access token is bad_credentials, and verifyCredentials says so without the token', async () => {
     const wrong = h.connectorWith({ access_token: 'TEST-9999999999999999-000000-wrongwrongwrongwrongwrongwrong-000000001' });
     const v = await wrong.verifyCredentials();

@@ -507,7 +507,8 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const sc = input.storedCredential;
-    const params = [input.paymentMethodId, input.amountCents, input.currency, sc?.initialTransactionId ?? null, sc?.networkTransactionId ?? null];
+    const manual = input.capture === 'manual';
+    const params = [input.paymentMethodId, input.amountCents, input.currency, sc?.initialTransactionId ?? null, sc?.networkTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#idempotent(
       'charge_off_session',
       input.idempotencyKey,
@@ -527,11 +528,24 @@ export class AdyenConnector extends KitConnector implements PspConnector {
           shopperInteraction: 'ContAuth',
           recurringProcessingModel: 'UnscheduledCardOnFile',
           returnUrl: `${this.#publicUrl}/`,
-          captureDelayHours: 0,
+          // `manual`: a merchant-initiated hold (a re-authorisation, docs/money-operations.md#re-authorisation),
+          // made manual for this payment alone by `additionalData.manualCapture` as the customer-initiated
+          // `authorize` does; otherwise captured at once.
+          ...(manual ? {} : { captureDelayHours: 0 }),
         };
-        if (networkTxReference) body.additionalData = { networkTxReference };
+        const additionalData: Record<string, string> = {};
+        if (networkTxReference) additionalData.networkTxReference = networkTxReference;
+        if (manual) additionalData.manualCapture = 'true';
+        if (Object.keys(additionalData).length > 0) body.additionalData = additionalData;
         const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
-        return resultOf(this.#readPayment('charge_off_session', a, { amountCents: input.amountCents, currency: input.currency, capture: 'automatic', offSession: true }, adyenKey));
+        return resultOf(
+          this.#readPayment(
+            'charge_off_session',
+            a,
+            { amountCents: input.amountCents, currency: input.currency, capture: manual ? 'manual' : 'automatic', offSession: true },
+            adyenKey,
+          ),
+        );
       },
       reviveTransaction<TransactionResult>,
     );

@@ -14,12 +14,15 @@ export const adyenDefinition: ConnectorDefinition = {
   authorizationValidity: {
     // docs.adyen.com/online-payments/adjust-authorisation#validity lists validity per scheme;
     // Visa and Mastercard: 7 days as modelled by ADYEN_HOLD_DAYS (src/psp/adyen/connector.ts).
-    // Other schemes: not checked here, 7 assumed. Release after cancel: issuer's, not documented.
+    // Other schemes: not checked here, 7 assumed. Adyen's own expiry (28 days, Cartes Bancaires 12)
+    // is longer than the schemes': the schemes' figure rules. Release after cancel: issuer's, not documented.
+    // Merchant-initiated holds: ContAuth + UnscheduledCardOnFile with additionalData.manualCapture.
     default: 7,
     byBrand: { visa: 7, mastercard: 7 },
     voidReleaseHours: null,
     source:
-      'https://docs.adyen.com/online-payments/adjust-authorisation#validity (per scheme; Visa, Mastercard 7 days); other schemes and release after cancel: not documented here, 7 days assumed',
+      'https://docs.adyen.com/online-payments/adjust-authorisation#validity (per scheme; Visa, Mastercard 7 days); https://www.adyen.help/hc/en-us/articles/115001179684 (Adyen itself expires authorisations after 28 days, Cartes Bancaires 12: the schemes lapse sooner); other schemes and release after cancel: not documented here, 7 days assumed',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -297,7 +297,8 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    const manual = input.capture === 'manual';
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#once(
       'charge_off_session',
       input.idempotencyKey,
@@ -317,7 +318,9 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
             ...(input.storedCredential?.networkTransactionId
               ? { externalVault: { status: 'vaulted', previousNetworkTransactionId: input.storedCredential.networkTransactionId } }
               : {}),
-            options: { submitForSettlement: true },
+            // `manual`: a merchant-initiated hold left `authorized` (a re-authorisation,
+            // docs/money-operations.md#re-authorisation), submitted for settlement or voided later.
+            options: { submitForSettlement: !manual },
           },
           input.currency,
         ),

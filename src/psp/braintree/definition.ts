@@ -14,10 +14,15 @@ export const braintreeDefinition: ConnectorDefinition = {
   name: 'braintree',
   label: 'Braintree (PayPal)',
   authorizationValidity: {
-    // Braintree (PayPal): not documented here, 7 days assumed; release after void: not documented
+    // Braintree: Visa authorisations expire after 7 days; Mastercard pre-authorisations after 30
+    // but final authorisations (recurring) after 7. Which type an unscheduled merchant-initiated
+    // sale gets is not said: 7 kept for every brand. Release after void: not documented.
+    // Merchant-initiated holds: a sale with transactionSource unscheduled, not submitted for settlement.
     default: 7,
     voidReleaseHours: null,
-    source: 'Braintree (PayPal): not documented here, 7 days assumed; release after void: not documented',
+    source:
+      'https://developer.paypal.com/braintree/articles/control-panel/transactions/managing-authorizations (expiry by payment method type); https://www.braintreepayments.com/blog/visa-compliance-updates-new-authorization-expiration-time-frames/ (Visa 7 days); https://www.braintreepayments.com/blog/changes-to-mastercard-authorization-handling/ (Mastercard final authorisation 7 days, pre-authorisation 30); release after void: not documented',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -157,18 +157,21 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     assertCurrency(input.currency);
     this.#source(input.paymentMethodId);
     const previous = input.storedCredential?.initialTransactionId;
+    const manual = input.capture === 'manual';
     const body = {
       source: { type: 'id', id: input.paymentMethodId },
       amount: input.amountCents,
       currency: input.currency,
-      capture: true,
+      // `manual` (`capture: false`): a merchant-initiated hold, captured or voided later (a
+      // re-authorisation, docs/money-operations.md#re-authorisation); otherwise captured at once.
+      capture: !manual,
       processing_channel_id: this.#channel,
       // PSD2 MIT: the shopper is absent; the stored-credential reference is the payment that stored the card.
       merchant_initiated: true,
       payment_type: 'Unscheduled',
       ...(previous ? { previous_payment_id: previous } : {}),
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, previous ?? null];
+    const params = [input.paymentMethodId, input.amountCents, input.currency, previous ?? null, ...(manual ? ['manual'] : [])];
     return this.#create('charge_off_session', input.idempotencyKey, params, body);
   }
 

@@ -10,10 +10,15 @@ export const checkoutDefinition: ConnectorDefinition = {
   name: 'checkout',
   label: 'Checkout.com',
   authorizationValidity: {
-    // Checkout.com: not documented here, 7 days assumed; release after void: not documented
+    // Checkout.com treats every payment as a final authorisation unless told otherwise; its pages
+    // found here give no validity in days (only Mastercard estimated authorisations can be
+    // extended): 7 days assumed, the schemes' common window. Release after void: not documented.
+    // Merchant-initiated holds: capture false, merchant_initiated, payment_type Unscheduled.
     default: 7,
     voidReleaseHours: null,
-    source: 'Checkout.com: not documented here, 7 days assumed; release after void: not documented',
+    source:
+      'https://www.checkout.com/docs/payments/manage-payments/authorize-a-payment (final authorisation by default; no validity in days given there), https://www.checkout.com/docs/payments/manage-payments/authorize-a-payment/adjust-an-estimated-authorization; 7 days assumed; release after void: not documented',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -208,13 +208,16 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const { method, customer } = this.#method(input.paymentMethodId);
+    const manual = input.capture === 'manual';
     const body = {
       amount: input.amountCents,
       currency: input.currency,
       payment_id: hyperswitchId('pay', 'charge_off_session', input.idempotencyKey),
       profile_id: this.#profile,
       confirm: true,
-      capture_method: 'automatic',
+      // `manual`: a merchant-initiated hold (`requires_capture`), captured or cancelled later (a
+      // re-authorisation, docs/money-operations.md#re-authorisation); otherwise captured at once.
+      capture_method: manual ? 'manual' : 'automatic',
       customer_id: customer,
       // PSD2 MIT: the shopper is absent. Hyperswitch keeps the stored-credential reference (the
       // processor's mandate or the scheme's network transaction id) with the saved payment method.
@@ -223,7 +226,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       mit_category: 'unscheduled',
       is_stored_credential: true,
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#create('charge_off_session', input.idempotencyKey, params, body);
   }
 

@@ -10,10 +10,13 @@ export const hyperswitchDefinition: ConnectorDefinition = {
   name: 'hyperswitch',
   label: 'Hyperswitch',
   authorizationValidity: {
-    // Hyperswitch: the underlying processor decides, not documented, 7 days assumed; release after void: not documented
+    // Hyperswitch: the processor it routes to decides; Hyperswitch documents no figure of its own,
+    // 7 days assumed (the schemes' common window). Release after void: not documented.
+    // Merchant-initiated holds: off_session true, capture_method manual, recurring_details.
     default: 7,
     voidReleaseHours: null,
-    source: 'Hyperswitch: the underlying processor decides, not documented, 7 days assumed; release after void: not documented',
+    source: 'Hyperswitch: the underlying processor decides; no figure in its documentation (https://docs.hyperswitch.io), 7 days assumed; release after void: not documented',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

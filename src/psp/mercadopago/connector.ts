@@ -291,7 +291,8 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const initial = input.storedCredential?.initialTransactionId;
-    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null];
+    const manual = input.capture === 'manual';
+    const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null, ...(manual ? ['manual'] : [])];
     return this.#once('charge', input.idempotencyKey, params, async () => {
       const { token, customerId } = await this.#tokenOf(input.paymentMethodId, input.idempotencyKey);
       return this.#create(
@@ -301,7 +302,9 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
           token,
           installments: 1,
           payer: { type: 'customer', id: customerId },
-          capture: true,
+          // `manual` (`capture: false`, a reserve of the amount): a merchant-initiated hold, captured
+          // or cancelled later (a re-authorisation, docs/money-operations.md#re-authorisation).
+          capture: !manual,
           binary_mode: true,
           // A merchant-initiated payment on the saved card: no shopper, no challenge possible.
           three_d_secure_mode: 'not_supported',

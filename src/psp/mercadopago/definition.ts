@@ -10,10 +10,14 @@ export const mercadopagoDefinition: ConnectorDefinition = {
   name: 'mercadopago',
   label: 'Mercado Pago',
   authorizationValidity: {
-    // Mercado Pago: not documented here, 7 days assumed; release after cancel: not documented
+    // Mercado Pago: "The time limit to capture the authorized payment is 7 days from its creation"
+    // (its Mexico page; its Peru page says 22: the shorter is kept). Release after cancel: not documented.
+    // Merchant-initiated holds: capture false on the saved card.
     default: 7,
     voidReleaseHours: null,
-    source: 'Mercado Pago: not documented here, 7 days assumed; release after cancel: not documented',
+    source:
+      'https://mercadopago.com.mx/developers/en/docs/checkout-bricks/additional-content/payment-management/capture-authorized-payment (7 days from creation; https://mercadopago.com.pe/developers/en/docs/checkout-bricks/additional-content/payment-management/capture-authorized-payment says 22: the shorter kept); release after cancel: not documented',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [
