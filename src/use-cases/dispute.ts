@@ -152,7 +152,7 @@ export type EvidenceOutcome =
 
 /**
  * Staff mark a dispute's evidence as sent (audited). Where the PSP has an evidence API
- * (`submitDisputeEvidence`: Stripe), the text is submitted there first, outside any transaction;
+ * (`submitDisputeEvidence`: Stripe, Checkout.com), the text is submitted there first, outside any transaction;
  * elsewhere staff sent it through the PSP's own back office.
  */
 export async function markEvidenceSent(

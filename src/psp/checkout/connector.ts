@@ -18,6 +18,7 @@ import { parseJson, type PspClient } from '../kit/json-call.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { DISPUTE_ID, EVIDENCE_TEXT_MAX, readDisputeEvent } from './disputes.ts';
 import { EVENT_STATUSES, PAYMENT_ID, SOURCE_ID, readErrorCodes, readPayment, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
 
 /** api-reference.checkout.com, "Base URLs": one host per environment. */
@@ -195,7 +196,8 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   /**
    * `Cko-Signature`: the HMAC-SHA256 (hex) of the raw body, keyed with the webhook's secret key
-   * (checkout.com/docs/developer-resources/webhooks). The event names the payment (`data.id`).
+   * (checkout.com/docs/developer-resources/webhooks). The event names the payment (`data.id`);
+   * a dispute event names the dispute and its payment (`data.payment_id`; src/psp/checkout/disputes.ts).
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const secret = this.#secret.reveal().webhook;
@@ -211,10 +213,48 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
       return { ok: false, reason: 'malformed' };
     }
     const e = event as { type?: unknown; data?: { id?: unknown } } | null;
+    // A dispute event (docs/money-operations.md#disputes) is about the dispute alone.
+    const dispute = e ? readDisputeEvent(e) : undefined;
+    if (dispute === 'malformed') return { ok: false, reason: 'malformed' };
+    if (dispute) return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
     const id = e?.data?.id;
     const status = typeof e?.type === 'string' ? EVENT_STATUSES[e.type] : undefined;
     if (typeof id !== 'string' || !PAYMENT_ID.test(id) || !status) return { ok: false, reason: 'malformed' };
     return { ok: true, transactionId: id, status };
+  }
+
+  /**
+   * Sends the merchant's evidence on a dispute (docs/money-operations.md#disputes), in the two
+   * steps of the Disputes API: `PUT /disputes/{id}/evidence` attaches it (the text in
+   * `additional_evidence_text`, the documented free-text field, 500 characters at most), then
+   * `POST /disputes/{id}/evidence` submits it (both 204). Checkout.com refusing either (the
+   * dispute no longer takes evidence: 400/422; unknown: 404) is a result, unless the dispute reads
+   * `evidence_under_review` (`GET /disputes/{id}`): an earlier call went through, which is a success.
+   */
+  async submitDisputeEvidence(input: { idempotencyKey: string; pspDisputeId: string; text: string }): Promise<{ ok: true } | { ok: false; message: string }> {
+    const id = input.pspDisputeId;
+    if (!DISPUTE_ID.test(id)) return { ok: false, message: 'not a Checkout.com dispute id (dsp_…)' };
+    const text = input.text.trim();
+    if (text.length === 0) return { ok: false, message: 'the evidence text is empty' };
+    if (text.length > EVIDENCE_TEXT_MAX)
+      return { ok: false, message: `Checkout.com takes at most ${EVIDENCE_TEXT_MAX} characters of text evidence; this text has ${text.length}.` };
+    const path = `/disputes/${id}/evidence`;
+    for (const [method, body] of [
+      ['PUT', { additional_evidence_text: text }],
+      ['POST', undefined],
+    ] as const) {
+      const answer = await this.#call(method, path, body);
+      if (answer.status === 204 || answer.status === 200) continue;
+      if (answer.status !== 400 && answer.status !== 404 && answer.status !== 422)
+        throw this.fault('bad_response', `${method} /disputes/{id}/evidence: unexpected answer ${answer.status}`);
+      if (answer.status !== 404 && (await this.#disputeStatus(id)) === 'evidence_under_review') return { ok: true };
+      const codes = readErrorCodes(answer.body).codes.join(', ');
+      return {
+        ok: false,
+        message: answer.status === 404 ? `Checkout.com does not know the dispute ${id}` : `Checkout.com refused the evidence: ${codes || `HTTP ${answer.status}`}`,
+      };
+    }
+    return { ok: true };
   }
 
   /** `GET /payments?reference=…` (the payment list by reference): authenticated, changes nothing. */
@@ -232,11 +272,11 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   // ---------------------------------------------------------------------------------------------
 
-  async #call(method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, actionRefusal = false): Promise<{ status: number; body: unknown }> {
+  async #call(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, idempotencyKey?: string, actionRefusal = false): Promise<{ status: number; body: unknown }> {
     // NAS secret keys are sent as a bearer token (checkout-sdk-node 5.2.1, auth-builder.js `determineSecretKey`).
     const headers: Record<string, string> = { Authorization: `Bearer ${this.#secret.reveal().key}` };
     if (idempotencyKey) headers['Cko-Idempotency-Key'] = idempotencyKey;
-    const where = `${method} ${path.replace(/pay_[a-z0-9]+/g, '{id}')}`;
+    const where = `${method} ${path.replace(/pay_[a-z0-9]+|dsp_\w+/g, '{id}')}`;
     const answer = await this.#client.json(where, `${this.#base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     // On a payment action, 403 is "action not allowed" (the SDK's ActionNotAllowed, services/errors.js), not the key refused.
     const fault = actionRefusal && answer.status === 403 ? undefined : statusFault('checkout', where, answer.status);
@@ -271,6 +311,15 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     };
     // Checkout.com answers a repeated Cko-Idempotency-Key with the first payment: a replay is a resend.
     return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  }
+
+  /** A dispute's `status` (`GET /disputes/{id}`, the `Dispute` schema); undefined when Checkout.com does not know it. */
+  async #disputeStatus(id: string): Promise<string | undefined> {
+    const answer = await this.#call('GET', `/disputes/${id}`, undefined);
+    if (answer.status === 404) return undefined;
+    const status = (answer.body as { status?: unknown } | null | undefined)?.status;
+    if (answer.status !== 200 || typeof status !== 'string') throw this.fault('bad_response', `GET /disputes/{id}: unexpected answer ${answer.status}`);
+    return status;
   }
 
   async #details(id: string): Promise<PaymentView> {

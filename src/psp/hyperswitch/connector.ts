@@ -23,6 +23,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
+import { readDisputeWebhook } from './disputes.ts';
 import { disputedCents, hasLostDispute, LOST_DISPUTES, MONEY_MOVED, readCursor, refundListPayments, toRecord, writeCursor } from './records.ts';
 
 /** The hosted Hyperswitch (the OpenAPI document's `servers`, and hyperswitch.io's production API). */
@@ -289,7 +290,8 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
   /**
    * `X-Webhook-Signature-512`: the HMAC-SHA512 (hex) of the raw body, keyed with the business
    * profile's `payment_response_hash_key` (Hyperswitch, crates/router/src/core/webhooks/types.rs).
-   * The event (`OutgoingWebhook`) carries the payment, or the refund naming its payment.
+   * The event (`OutgoingWebhook`) carries the payment, the refund naming its payment, or the
+   * dispute naming its payment (src/psp/hyperswitch/disputes.ts).
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const secret = this.#secret.reveal().hashKey;
@@ -305,6 +307,10 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       return { ok: false, reason: 'malformed' };
     }
     const e = event as { event_type?: unknown; content?: { type?: unknown; object?: { payment_id?: unknown } } } | null;
+    // A dispute webhook (docs/money-operations.md#disputes) is about the dispute alone.
+    const dispute = e ? readDisputeWebhook(e) : undefined;
+    if (dispute === 'malformed') return { ok: false, reason: 'malformed' };
+    if (dispute) return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
     const id = e?.content?.object?.payment_id;
     const kind = e?.content?.type;
     const status = typeof e?.event_type === 'string' ? EVENT_STATUSES[e.event_type] : undefined;
@@ -319,7 +325,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * /refunds/list`, `start_time` / `end_time` both included, `offset`), whose payments may be
    * older. A listed payment carries no refunds: one whose money moved is read again
    * (`GET /payments/{id}`) for its current totals, as is each refunded one. Zero-amount card
-   * setups move no money and are left out. A payment whose read lists a lost or accepted
+   * setups move no money and are left out. A payment whose read lists a lost, accepted or expired
    * dispute has its disputes' amounts read (`GET /disputes/list`) as charged back; a dispute lost
    * in the period on a payment neither created nor refunded in it is not seen.
    */
@@ -363,7 +369,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return { records, nextCursor: paymentIds.length === limit ? writeCursor({ phase: 'refunds', offset: at.offset + limit }) : null };
   }
 
-  /** What a payment's lost (or accepted) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted`. */
+  /** What a payment's lost (accepted, expired) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted,dispute_expired`. */
   async #lostDisputeCents(paymentId: string): Promise<number> {
     const q = new URLSearchParams({ payment_id: paymentId, dispute_status: LOST_DISPUTES.join(',') });
     const cents = disputedCents(await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined));

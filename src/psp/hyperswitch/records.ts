@@ -30,10 +30,11 @@ export function toRecord(p: PaymentView, chargedBackCents = 0): PspRecord | unde
 }
 
 /**
- * The dispute statuses whose amount the processor took back (`DisputeStatus`): lost, or accepted
- * by the merchant. Opened, challenged, won, expired and cancelled ones take nothing back.
+ * The dispute statuses whose amount the processor took back (`DisputeStatus`): lost, accepted by
+ * the merchant, or expired (not answered in time), as the dispute webhooks read them
+ * (src/psp/hyperswitch/disputes.ts). Opened, challenged, won and cancelled ones take nothing back.
  */
-export const LOST_DISPUTES = ['dispute_lost', 'dispute_accepted'] as const;
+export const LOST_DISPUTES = ['dispute_lost', 'dispute_accepted', 'dispute_expired'] as const;
 
 /** Whether a payment read lists a dispute that took money back (then `GET /disputes/list` gives the amounts). */
 export function hasLostDispute(p: PaymentView): boolean {
