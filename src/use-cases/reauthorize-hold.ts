@@ -41,11 +41,6 @@ export function nextReauthKey(key: string): string {
   return `${key.slice(0, m.index)}:reauth:${Number(m[1]) + 1}`;
 }
 
-/** A renewal's hold is merchant-initiated: some brands hold it for less (docs/psp-connectors.md#authorisation-validity). */
-function isRenewal(hold: Pick<PaymentRow, 'idempotency_key'>): boolean {
-  return hold.idempotency_key.includes(':reauth:');
-}
-
 /** When a hold placed at `heldSince` for `validityDays` lapses at the latest (Chipin's view: the row is written before the PSP call). */
 export function holdLapsesAt(heldSince: Date, validityDays: number): Date {
   return new Date(heldSince.getTime() + validityDays * DAY_MS);
@@ -65,7 +60,7 @@ export async function scheduleReauthorization(
   const definition = deps.psps.definition(hold.psp);
   if (!definition?.authorizationValidity?.offSessionHold) return false;
   const card = await savedCardFacts(tx, hold.account_id, hold.purchase_id);
-  const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, card?.brand, isRenewal(hold)));
+  const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, card?.brand, isReauthorization(hold)));
   const runAt = new Date(lapses.getTime() - REAUTH_MARGIN_MS);
   if (runAt.getTime() >= deadline.getTime()) return false;
   return scheduleJob(tx, { kind: REAUTH_JOB, key: `${REAUTH_JOB}:${hold.id}`, runAt, payload: { paymentId: hold.id }, accountId: hold.account_id });
@@ -143,7 +138,7 @@ export async function reauthorizeHold(deps: PaymentDeps, accountId: string, hold
     storedCredential,
     capture: 'manual',
   });
-  const validity = holdValidityDays(deps.psps.definition(old.psp), (await savedCardFacts(db, accountId, old.purchase_id))?.brand, isRenewal(old));
+  const validity = holdValidityDays(deps.psps.definition(old.psp), (await savedCardFacts(db, accountId, old.purchase_id))?.brand, isReauthorization(old));
   const oldLapses = holdLapsesAt(old.created_at, validity);
   const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, oldLapses));
   if (recorded === 'switched') {

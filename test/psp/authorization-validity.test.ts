@@ -10,6 +10,8 @@ describe('authorisation validity of the connectors', () => {
     expect(v).toBeDefined();
     expect(Number.isInteger(v.default) && v.default >= 1 && v.default <= 31).toBe(true);
     for (const days of Object.values(v.byBrand ?? {})) expect(Number.isInteger(days) && days >= 1).toBe(true);
+    // A merchant-initiated window is never longer than the customer-initiated one it shortens.
+    for (const [brand, days] of Object.entries(v.merchantInitiatedByBrand ?? {})) expect(days > 0 && days <= (v.byBrand?.[brand] ?? v.default)).toBe(true);
     expect(v.voidReleaseHours === null || v.voidReleaseHours >= 0).toBe(true);
     expect(v.source.length).toBeGreaterThan(10);
   });
@@ -19,12 +21,17 @@ describe('authorisation validity of the connectors', () => {
     expect([...holding].sort()).toEqual(['adyen', 'braintree', 'checkout', 'hyperswitch', 'mercadopago', 'sandbox', 'stripe']);
   });
 
-  it('reads the brand’s own figure, else the default, else 7 days', () => {
+  it('reads the brand’s own figure (a renewal’s merchant-initiated one first), else the default, else 7 days', () => {
     const def = { authorizationValidity: { default: 5, byBrand: { visa: 9 }, voidReleaseHours: null, source: 'test definition' } };
     expect(holdValidityDays(def, 'VISA')).toBe(9);
     expect(holdValidityDays(def, 'mastercard')).toBe(5);
     expect(holdValidityDays(def, undefined)).toBe(5);
     expect(holdValidityDays(undefined, 'visa')).toBe(DEFAULT_HOLD_DAYS);
+    const mit = { authorizationValidity: { ...def.authorizationValidity, merchantInitiatedByBrand: { visa: 4.75 } } };
+    expect(holdValidityDays(mit, 'visa', true)).toBe(4.75);
+    expect(holdValidityDays(mit, 'visa', false)).toBe(9);
+    expect(holdValidityDays(mit, 'mastercard', true)).toBe(5);
+    expect(holdLapsesAt(new Date('2026-01-01T10:00:00Z'), 4.75).toISOString()).toBe('2026-01-06T04:00:00.000Z');
     expect(holdLapsesAt(new Date('2026-01-01T10:00:00Z'), 7).toISOString()).toBe('2026-01-08T10:00:00.000Z');
   });
 
