@@ -1,7 +1,8 @@
 /**
  * Reconciliation with the sandbox PSP (docs/money-operations.md#reconciliation), on both databases:
- * random payments and refunds, then PSP-side differences injected into the sandbox's own tables
- * (a capture missing, a transaction gone, an amount changed, an unknown refund) and lost
+ * random payments, refunds and disputes (the sandbox's chargeback card, won or lost through its
+ * helper: Chipin and the PSP agree), then PSP-side differences injected into the sandbox's own
+ * tables (a capture missing, a transaction gone, an amount changed, an unknown refund) and lost
  * chargebacks the PSP does not show; a run reports exactly the injected differences. A PSP fault mid-run leaves the run interrupted at its cursor,
  * never half-recorded; the next run resumes it; re-runs never duplicate; a fixed difference resolves.
  */
@@ -15,6 +16,8 @@ import { listMismatches } from '../../src/payments/reconciliation-repository.ts'
 import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
 
 const OK = '4242424242424242';
+/** The sandbox's chargeback card: captured, then disputed as fraudulent (docs/money-operations.md#the-sandbox-psps-disputes). */
+const CHARGEBACK = '4000000000000259';
 const DAY = 86_400_000;
 
 let app: TestApp;
@@ -26,6 +29,7 @@ afterAll(async () => {
 });
 
 type Injection = 'none' | 'capture_missing' | 'transaction_gone' | 'amount_changed' | 'unknown_refund' | 'lost_chargeback';
+type Disputed = 'none' | 'won' | 'lost';
 
 interface Paid {
   paymentId: string;
@@ -36,16 +40,33 @@ interface Paid {
   refunded: number;
 }
 
-/** A SHARED purchase paid by the leader alone (captured in full), then refunded by `refund` cents. */
-async function paid(c: Caller, amount: number, refund: number): Promise<void> {
+/** A SHARED purchase paid by the leader alone (captured in full), then refunded by `refund` cents; its bare id. */
+async function paid(c: Caller, amount: number, refund: number, card = OK): Promise<string> {
   const res = await c.post('/api/merchants/v1/purchases', minimalPurchase({ amount }));
   expect(res.statusCode, res.body).toBe(201);
   const id = res.json().id as string;
-  const pay = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: OK });
+  const pay = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: card });
   expect(pay.json().state, pay.body).toBe('SUCCESSFUL');
   if (refund > 0) {
     const r = await c.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: refund }, { 'idempotency-key': `r-${id}` });
     expect(r.statusCode, r.body).toBeLessThan(300);
+  }
+  return id;
+}
+
+/**
+ * Delivers the sandbox's dispute notices (a second on the service clock runs them), then decides
+ * each purchase's dispute through the sandbox helper: the same chargeback on both sides.
+ */
+async function decideDisputes(c: Caller, decisions: readonly { purchase: string; outcome: 'won' | 'lost' }[]): Promise<void> {
+  if (decisions.length === 0) return;
+  expect((await c.post('/api/sandbox/clock', { advance_seconds: 1 })).statusCode).toBe(200);
+  for (const d of decisions) {
+    const listed = await c.get(`/api/sandbox/purchases/pur_${d.purchase}/disputes`);
+    const [dispute] = (listed.json() as { disputes: { id: string; state: string }[] }).disputes;
+    expect(dispute?.state, listed.body).toBe('open');
+    const decided = await c.post(`/api/sandbox/disputes/${dispute!.id}/${d.outcome === 'won' ? 'win' : 'lose'}`);
+    expect(decided.statusCode, decided.body).toBe(200);
   }
 }
 
@@ -65,7 +86,7 @@ async function capturedPayments(accountId: string): Promise<Paid[]> {
 }
 
 /** Applies the injection on the sandbox's side; answers the mismatch keys it must produce. */
-async function inject(p: Paid, what: Injection, accountId: string): Promise<string[]> {
+async function inject(p: Paid, what: Injection, accountId: string, disputed: Disputed = 'none'): Promise<string[]> {
   const sql = (text: string, params: unknown[]) => app.services.db.query(text, params);
   const key = (op: string, kind: string) => `${p.transactionId}/${op}/${kind}`;
   switch (what) {
@@ -85,15 +106,15 @@ async function inject(p: Paid, what: Injection, accountId: string): Promise<stri
       await sql('UPDATE sandbox_psp_transactions SET refunded_cents = refunded_cents + 1 WHERE id = $1', [p.transactionId]);
       return [key('refund', p.refunded > 0 ? 'amount_differs' : 'unknown_to_chipin')];
     case 'lost_chargeback': {
-      // A chargeback Chipin recorded as lost (docs/money-operations.md#disputes) that the sandbox,
-      // which reports none yet, does not show: missing at the PSP.
+      // A chargeback Chipin recorded as lost (docs/money-operations.md#disputes) that the sandbox
+      // does not show: missing at the PSP, or, beside one both sides lost, a differing amount.
       const now = app.services.clock.now();
       await sql(
         `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, amount_cents, currency, opened_at, closed_at, created_at, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, 'sandbox', $4, 'chargeback', 'lost', $5, $6, $7, $7, $7, $7)`,
         [accountId, p.purchaseId, p.paymentId, `dp_${p.transactionId}`, Math.max(1, p.captured - p.refunded), p.currency, now],
       );
-      return [key('chargeback', 'missing_at_psp')];
+      return [key('chargeback', disputed === 'lost' ? 'amount_differs' : 'missing_at_psp')];
     }
   }
 }
@@ -116,6 +137,8 @@ describe('reconciliation with the sandbox PSP', () => {
           fc.record({
             amount: fc.integer({ min: 1_000, max: 50_000 }),
             refundShare: fc.constantFrom(0, 0, 30, 99),
+            // A disputed payment is not refunded (its dispute takes the captured amount).
+            disputed: fc.constantFrom<Disputed>('none', 'none', 'won', 'lost'),
             injection: fc.constantFrom<Injection>('none', 'capture_missing', 'transaction_gone', 'amount_changed', 'unknown_refund', 'lost_chargeback'),
           }),
           { minLength: 1, maxLength: 4 },
@@ -124,11 +147,22 @@ describe('reconciliation with the sandbox PSP', () => {
           // A fresh merchant per case: the platform's sandbox lists every account's transactions,
           // and only this account's are judged.
           const c = await caller(app);
-          for (const p of plan) await paid(c, p.amount, Math.floor((p.amount * p.refundShare) / 100));
+          const purchases: string[] = [];
+          for (const p of plan) {
+            const refund = p.disputed === 'none' ? Math.floor((p.amount * p.refundShare) / 100) : 0;
+            purchases.push(await paid(c, p.amount, refund, p.disputed === 'none' ? OK : CHARGEBACK));
+          }
+          await decideDisputes(
+            c,
+            plan.flatMap((p, i) => (p.disputed === 'none' ? [] : [{ purchase: purchases[i]!, outcome: p.disputed }])),
+          );
           const payments = await capturedPayments(c.accountId);
           expect(payments).toHaveLength(plan.length);
           const expected: string[] = [];
-          for (const [i, p] of payments.entries()) expected.push(...(await inject(p, plan[i]!.injection, c.accountId)));
+          for (const p of payments) {
+            const i = purchases.indexOf(p.purchaseId);
+            expected.push(...(await inject(p, plan[i]!.injection, c.accountId, plan[i]!.disputed)));
+          }
           const outcome = await runReconciliation(app.services.payments, { accountId: c.accountId, pspAccountId: null, ...period() });
           expect(outcome.kind).toBe('completed');
           expect(await openKeys(c.accountId)).toEqual(expected.sort());
@@ -137,6 +171,9 @@ describe('reconciliation with the sandbox PSP', () => {
       ),
       { numRuns: 6, seed: 3333 },
     );
+    // The seed's cases include chargebacks lost on both sides (the sandbox took the money back).
+    const { rows } = await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM sandbox_psp_transactions WHERE charged_back_cents > 0', []);
+    expect(Number(rows[0]!.n)).toBeGreaterThan(0);
   });
 
   it('stops at a PSP fault with its cursor and nothing half-recorded, resumes, never duplicates, and resolves a fixed difference', async () => {
