@@ -835,7 +835,7 @@ const en = {
     note: 'Note',
     explain: 'Mark explained',
     resolve: 'Mark resolved',
-    badDays: 'Enter two days (YYYY-MM-DD), the second on or after the first.',
+    badDays: 'Enter two calendar days (YYYY-MM-DD), the second on or after the first and at most 31 days in all.',
     done: 'Saved.',
     runStates: { running: 'running', interrupted: 'interrupted (resumes at the next run)', completed: 'completed' } as Record<string, string>,
     kinds: { missing_at_psp: 'missing at the PSP', unknown_to_chipin: 'unknown to Chipin', amount_differs: 'amount differs', status_differs: 'status differs' } as Record<
@@ -1614,7 +1614,7 @@ const fr: DashboardTexts = {
     note: 'Commentaire',
     explain: 'Marquer expliqué',
     resolve: 'Marquer résolu',
-    badDays: 'Saisissez deux jours (AAAA-MM-JJ), le second égal ou postérieur au premier.',
+    badDays: 'Saisissez deux jours du calendrier (AAAA-MM-JJ), le second égal ou postérieur au premier, 31 jours au plus en tout.',
     done: 'Enregistré.',
     runStates: { running: 'en cours', interrupted: 'interrompu (reprend au prochain lancement)', completed: 'terminé' },
     kinds: { missing_at_psp: 'absent chez le PSP', unknown_to_chipin: 'inconnu de Chipin', amount_differs: 'montant différent', status_differs: 'statut différent' },

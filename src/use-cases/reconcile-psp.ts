@@ -42,6 +42,9 @@ import type { PaymentDeps } from './deps.ts';
  * runs: what only the PSP knows cannot be seen.
  */
 
+/** The longest period of an on-demand run, in days: it answers when it ends (docs/money-operations.md#reconciliation). */
+export const MAX_RECON_DAYS = 31;
+
 /** Payments compared per page of the payments' pass. */
 export const RECON_PAGE = 100;
 

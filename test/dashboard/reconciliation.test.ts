@@ -96,9 +96,21 @@ describe('the reconciliation API', () => {
     expect(all.map((x: { id: string; state: string }) => [x.id, x.state])).toEqual([[m.id, 'explained']]);
   });
 
-  it('refuses a period that ends before it starts', async () => {
-    const res = await call(a.dashboard, 'POST', '/api/backoffice/reconciliation_runs', { from: '2026-11-02', to: '2026-11-01' });
-    expect(res.statusCode).toBe(400);
+  it.each([
+    [{ from: '2026-11-02', to: '2026-11-01' }, 'field to must be on or after from'],
+    [{ from: '2026-13-45', to: '2026-11-01' }, 'field from must be a calendar day'],
+    [{ from: '2026-11-01', to: '0000-00-00' }, 'field to must be a calendar day'],
+    [{ from: '0001-01-01', to: '9999-12-31' }, 'field from must be a calendar day'],
+    [{ from: '2026-10-01', to: '2026-11-01' }, 'field to must be at most 31 days'],
+  ])('refuses the period %o with a 400 naming the field, and runs nothing', async (body, message) => {
+    const res = await call(a.dashboard, 'POST', '/api/backoffice/reconciliation_runs', body);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain(message);
+  });
+
+  it('runs a period of 31 days, both included', async () => {
+    const res = await call(a.dashboard, 'POST', '/api/backoffice/reconciliation_runs', { from: '2026-10-01', to: '2026-10-31' });
+    expect(res.statusCode, res.body).toBe(200);
   });
 
   it('the Reconciliation page: listed in the menu, shows the open mismatch in English and French; an admin runs a day and resolves it, a support user reads only', async () => {

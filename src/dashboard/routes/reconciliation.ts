@@ -4,7 +4,8 @@ import type { App } from '../../http/types.ts';
 import { zonedDay, zonedMidnight } from '../../i18n/format.ts';
 import { listMismatches, listRuns, pspsInUse } from '../../payments/reconciliation-repository.ts';
 import type { Services } from '../../services.ts';
-import { runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
+import { isDay } from '../../reports/daily-report.ts';
+import { MAX_RECON_DAYS, runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
 import { reconciliationPage } from '../pages/reconciliation-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -12,7 +13,6 @@ import type { Chrome } from '../pages/layout.ts';
 import { sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const SHOWN = 50;
 
 /**
@@ -42,7 +42,7 @@ export function registerDashboardReconciliation(app: App, services: Services, se
     const { session, chrome, form } = ctx;
     const from = form.from ?? '';
     const to = form.to ?? '';
-    if (!DAY.test(from) || !DAY.test(to) || to < from) {
+    if (!isDay(from) || !isDay(to) || to < from || addDays(from, MAX_RECON_DAYS) <= to) {
       return sendPage(reply, 400, await render(chrome, session.accountId, 400, { error: DASHBOARD_TEXT[chrome.lang].recon.badDays }));
     }
     const period = { from: zonedMidnight(from, chrome.timeZone), to: zonedMidnight(addDays(to, 1), chrome.timeZone) };
