@@ -118,10 +118,13 @@ describe('mercadopago connector against the fake', () => {
     const other = await mercadopagoHarness();
     try {
       const [a, b] = [h.fake.requests.length, other.fake.requests.length];
+      // A timeout long enough for a loaded CI machine: a call cut short never reaches the fake, and
+      // this test is about where calls go, not how fast (the unknown payments answer 404: caught).
+      const [mine, theirs] = [h.connectorWith({}, 60_000), other.connectorWith({}, 60_000)];
       await Promise.all([
-        h.connector.retrieve({ transactionId: '11', pspState: null }).catch(() => undefined),
-        other.connector.retrieve({ transactionId: '22', pspState: null }).catch(() => undefined),
-        h.connector.retrieve({ transactionId: '33', pspState: null }).catch(() => undefined),
+        mine.retrieve({ transactionId: '11', pspState: null }).catch(() => undefined),
+        theirs.retrieve({ transactionId: '22', pspState: null }).catch(() => undefined),
+        mine.retrieve({ transactionId: '33', pspState: null }).catch(() => undefined),
       ]);
       expect(
         h.fake.requests
