@@ -113,38 +113,19 @@ async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof
     now,
   );
   if (row.kind !== 'chargeback') return;
-  if (row.state === 'lost') await onDisputeLost(tx, row, now);
-  else if (row.state === 'won' && before === 'lost') await onDisputeReversed(tx, row, now);
+  if (row.state === 'lost') await appendDisputeEntry(tx, row, 'chargeback', now);
+  else if (row.state === 'won' && before === 'lost') await appendDisputeEntry(tx, row, 'chargeback_reversal', now);
 }
 
 /**
- * A chargeback was lost: its `amount_cents` was taken back from the merchant. The ledger gets its
- * `chargeback` entry in the transaction that records the loss (docs/money-operations.md#the-ledger):
- * once per dispute, however often the PSP tells it.
+ * A chargeback lost (its `amount_cents` taken back from the merchant), or a loss reversed in the
+ * merchant's favour (Adyen's CHARGEBACK_REVERSED): the ledger's entry, in the transaction that
+ * records the outcome (docs/money-operations.md#the-ledger), once per dispute and kind however
+ * often the PSP tells it.
  */
-async function onDisputeLost(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
+async function appendDisputeEntry(tx: Sql, dispute: DisputeRow, kind: 'chargeback' | 'chargeback_reversal', now: Date): Promise<void> {
   if (dispute.amount_cents <= 0) return;
-  await appendLedgerEntry(tx, {
-    accountId: dispute.account_id,
-    paymentId: dispute.payment_id,
-    kind: 'chargeback',
-    amountCents: dispute.amount_cents,
-    disputeId: dispute.id,
-    occurredAt: now,
-  });
-}
-
-/** A lost chargeback reversed in the merchant's favour (Adyen's CHARGEBACK_REVERSED): the money comes back. */
-async function onDisputeReversed(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
-  if (dispute.amount_cents <= 0) return;
-  await appendLedgerEntry(tx, {
-    accountId: dispute.account_id,
-    paymentId: dispute.payment_id,
-    kind: 'chargeback_reversal',
-    amountCents: dispute.amount_cents,
-    disputeId: dispute.id,
-    occurredAt: now,
-  });
+  await appendLedgerEntry(tx, { accountId: dispute.account_id, paymentId: dispute.payment_id, kind, amountCents: dispute.amount_cents, disputeId: dispute.id, occurredAt: now });
 }
 
 export type EvidenceOutcome =

@@ -108,6 +108,12 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
       [opened!.psp_dispute_id],
     );
     expect(Number(rows[0]!.charged_back_cents)).toBe(captured);
+    // The ledger took the loss once, in the transaction that recorded it (docs/money-operations.md#the-ledger).
+    const ledger = await app.services.db.query<{ kind: string; amount_cents: string }>(
+      "SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 AND purchase_id = $2 AND kind IN ('chargeback', 'chargeback_reversal')",
+      [c.accountId, id],
+    );
+    expect(ledger.rows.map((r) => [r.kind, Number(r.amount_cents)])).toEqual([['chargeback', captured]]);
     await receiver.waitFor(() => webhooksFor(id, 'disputeClosed').length === 1, 'disputeClosed');
     expect((await eventsOf(id)).map((e) => [e.type, e.data.dispute_id, e.data.outcome ?? null])).toEqual([
       ['purchase.disputed', opened!.id, null],
