@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { dueAt } from '../../src/domain/installment-rules.ts';
 import { planLines } from '../../src/payments/installment-repository.ts';
@@ -320,6 +320,8 @@ describe('money moving on any card: its cardholder is told, once (docs/messaging
     // The deadline job again: nothing more charged, nobody told twice.
     expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'not_open' });
 
+    // The SMTP listener may still be reading the message when the clock's answer comes back.
+    await vi.waitFor(() => expect(mailsTo(leader).filter((m) => subjectOf(m).includes('charged for'))).toHaveLength(1), { timeout: 10_000 });
     const restMails = mailsTo(leader).filter((m) => subjectOf(m).includes('charged for'));
     expect(restMails).toHaveLength(1);
     expect(subjectOf(restMails[0]!)).toBe('Test Shop: €25.00 charged for Weekend in Lisbon');
