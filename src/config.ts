@@ -13,6 +13,14 @@ export interface Config {
   publicUrl: string;
   /** PostgreSQL server URL; `undefined` means the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * `transaction` when `databaseUrl` reaches PostgreSQL through a pooler in transaction mode
+   * (PgBouncer `pool_mode = transaction`): no server-side named statements, and LISTEN only on
+   * {@link databaseListenUrl} (docs/deployment.md#pgbouncer). Absent: a direct connection.
+   */
+  databasePooler?: 'transaction';
+  /** A connection for LISTEN that is not pooled per transaction (direct, or a session-mode pool). */
+  databaseListenUrl?: string;
   dataDir: string;
   env: 'sandbox' | 'production';
   /** 32-byte key that encrypts stored secrets and signs access tokens. */
@@ -180,6 +188,21 @@ export function loadConfig(env: Env): Config {
     return raw === undefined ? undefined : parseUrl('DATABASE_URL', raw, ['postgres:', 'postgresql:']);
   }, undefined);
 
+  const databasePooler = read((): 'transaction' | undefined => {
+    const raw = nonEmpty(env, 'DATABASE_POOLER');
+    if (raw === undefined || raw === 'none') return undefined;
+    if (raw !== 'transaction') throw new Problem(`DATABASE_POOLER must be "none" or "transaction", got "${raw}"`);
+    if (databaseUrl === undefined) throw new Problem('DATABASE_POOLER needs DATABASE_URL (the embedded database has no pooler)');
+    return raw;
+  }, undefined);
+
+  const databaseListenUrl = read(() => {
+    const raw = nonEmpty(env, 'DATABASE_LISTEN_URL');
+    if (raw === undefined) return undefined;
+    if (databaseUrl === undefined) throw new Problem('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no pooler)');
+    return parseUrl('DATABASE_LISTEN_URL', raw, ['postgres:', 'postgresql:']);
+  }, undefined);
+
   const smtpUrl = read(() => {
     const raw = nonEmpty(env, 'SMTP_URL');
     return raw === undefined ? undefined : parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']);
@@ -279,6 +302,8 @@ export function loadConfig(env: Env): Config {
     host,
     publicUrl,
     databaseUrl,
+    ...(databasePooler === undefined ? {} : { databasePooler }),
+    ...(databaseListenUrl === undefined ? {} : { databaseListenUrl }),
     dataDir,
     env: mode,
     masterKey,

@@ -6,6 +6,8 @@ import { openPostgres } from './postgres.ts';
 
 export interface DatabaseTarget {
   databaseUrl: string | undefined;
+  databasePooler?: 'transaction';
+  databaseListenUrl?: string;
   dataDir: string;
 }
 
@@ -14,7 +16,12 @@ export interface DatabaseTarget {
  * locked for this process. `close()` releases the lock too.
  */
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  if (target.databaseUrl) return openPostgres(target.databaseUrl);
+  if (target.databaseUrl) {
+    return openPostgres(target.databaseUrl, {
+      ...(target.databasePooler ? { pooler: target.databasePooler } : {}),
+      ...(target.databaseListenUrl ? { listenUrl: target.databaseListenUrl } : {}),
+    });
+  }
   const release = await lockDataDir(target.dataDir);
   try {
     const db = await openPglite(join(target.dataDir, 'pg'));

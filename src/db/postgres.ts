@@ -57,12 +57,29 @@ export const notifyThrough =
     await client.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [channel, payload]);
   };
 
+export interface PostgresOptions {
+  /** Connections of this process's pool. Default 10. */
+  max?: number;
+  /**
+   * `transaction`: `url` is a pooler in transaction mode (PgBouncer as Debian ships it, 1.18),
+   * which hands each transaction to any server connection: a statement prepared on one would be
+   * missing on the next, so none is named; and a LISTEN would stay on a server connection the
+   * pooler gives to others, so it is made on `listenUrl` only (docs/deployment.md#pgbouncer).
+   */
+  pooler?: 'transaction';
+  /** Where to LISTEN, when not on `url`: a direct connection (or a session-mode pool). */
+  listenUrl?: string;
+}
+
 /** A PostgreSQL server through a `pg` connection pool. */
-export function openPostgres(url: string, opts: { max?: number } = {}): Database {
+export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
   const pool = new pg.Pool({ connectionString: url, types, max: opts.max ?? 10 });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
-  const names = new StatementNames();
+  const names = new StatementNames(opts.pooler === 'transaction' ? 0 : MAX_NAMED);
+  // Through a transaction pooler without a LISTEN connection, other processes' commits are
+  // seen by the workers' polls only (a lost wake-up only delays: docs/jobs-and-clock.md).
+  const listenUrl = opts.listenUrl ?? (opts.pooler === 'transaction' ? undefined : url);
   const notifier = new CommitNotifier(notifyThrough(pool));
   const outer = wrap(pool, names, (channel) => notifier.publish(channel));
   const listeners = new Set<() => Promise<void>>();
@@ -89,7 +106,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Database
     },
     async listen(channel, onNotify) {
       const unlistenLocal = notifier.listen(channel, onNotify);
-      const stop = await listenPostgres(url, channel, (payload) => notifier.receive(channel, payload), listeners);
+      if (listenUrl === undefined) return async () => unlistenLocal();
+      const stop = await listenPostgres(listenUrl, channel, (payload) => notifier.receive(channel, payload), listeners);
       return async () => {
         unlistenLocal();
         await stop();

@@ -21,6 +21,10 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://h/db', DATABASE_POOLER: 'session' }, 'DATABASE_POOLER'],
+    [{ DATABASE_POOLER: 'transaction' }, 'DATABASE_POOLER'],
+    [{ DATABASE_URL: 'postgres://h/db', DATABASE_LISTEN_URL: 'http://h/db' }, 'DATABASE_LISTEN_URL'],
+    [{ DATABASE_LISTEN_URL: 'postgres://h/db' }, 'DATABASE_LISTEN_URL'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
     [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
@@ -37,6 +41,18 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.some((line) => line.startsWith(name) && !line.includes('\n'))).toBe(true);
+  });
+
+  it('reads DATABASE_POOLER and DATABASE_LISTEN_URL (a transaction pooler in front of PostgreSQL); none by default', () => {
+    const c = loadConfig({
+      DATA_DIR: dir(),
+      DATABASE_URL: 'postgres://u@bouncer:6432/chipin',
+      DATABASE_POOLER: 'transaction',
+      DATABASE_LISTEN_URL: 'postgres://u@primary:5432/chipin',
+    });
+    expect([c.databasePooler, c.databaseListenUrl]).toEqual(['transaction', 'postgres://u@primary:5432/chipin']);
+    const plain = loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'postgres://u@primary:5432/chipin', DATABASE_POOLER: 'none' });
+    expect([plain.databasePooler, plain.databaseListenUrl]).toEqual([undefined, undefined]);
   });
 
   it("reads CREDIT_LENDER, the credit offers' lender, trimmed; unset leaves it to the offers and the merchant", () => {
