@@ -45,7 +45,7 @@ describe.concurrent(`a killed server loses no event (${onPostgres ? 'PostgreSQL'
     receiver = await Receiver.start();
     db = await isolatedDatabase();
     const dataDir = tempDataDir();
-    const extra = db.url ? { DATABASE_URL: db.url } : {};
+    const extra = db.env;
 
     const created = await runCli(['merchant', 'create', '--name', 'Crash Shop', '--email', uniqueEmail('crash'), '--json'], cliEnv(dataDir, extra));
     expect(created.code, created.stderr).toBe(0);

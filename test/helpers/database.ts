@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { databaseUrlNamed } from './postgres-url.ts';
+import { testConnection, type TestConnection } from './postgres-url.ts';
 import { timed } from './timing.ts';
 
 /**
@@ -35,6 +35,8 @@ export interface IsolatedDatabase {
    * PGlite, where a child process uses its own embedded database.
    */
   readonly url: string | undefined;
+  /** The environment of a child process on this database (DATABASE_URL, and the pooler's settings when the run uses one); empty on PGlite. */
+  readonly env: Record<string, string>;
   /**
    * Opens a handle: another connection pool on PostgreSQL (as a second process would have), the
    * one in-memory database on PGlite. Closing a handle is idempotent; on PGlite it closes the
@@ -59,7 +61,7 @@ export interface TestDatabaseOptions {
 export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promise<IsolatedDatabase> {
   if (!onPostgres) {
     const db = closingOnce(await timed('database loaded', async () => openPglite(undefined, options.empty ? undefined : await pgliteSnapshot())));
-    return { url: undefined, open: async () => db, dispose: () => db.close() };
+    return { url: undefined, env: {}, open: async () => db, dispose: () => db.close() };
   }
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
@@ -68,12 +70,13 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
   // template0: an empty database whatever the server's template1 holds.
   const template = options.empty ? 'template0' : inject('postgresTemplate');
   await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
-  const url = databaseUrlNamed(base, name);
+  const connection: TestConnection = testConnection(base, name);
   let disposed: Promise<void> | undefined;
   return {
-    url,
+    url: connection.url,
+    env: connection.env,
     async open() {
-      const db = closingOnce(openPostgres(url));
+      const db = closingOnce(openPostgres(connection.url, connection.options));
       handles.push(db);
       return db;
     },

@@ -29,7 +29,7 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
     isolated = await isolatedDatabase();
     const url = isolated.url!;
     const dataDir = tempDataDir();
-    const extra = { DATABASE_URL: url, JOB_POLL_INTERVAL_MS: '0' };
+    const extra = { ...isolated.env, JOB_POLL_INTERVAL_MS: '0' };
     const r = await runCli(['merchant', 'create', '--name', 'Crash Shop', '--email', uniqueEmail('crash'), '--json'], cliEnv(dataDir, extra));
     expect(r.code, r.stderr).toBe(0);
     const merchant = JSON.parse(r.stdout) as CreatedMerchant;

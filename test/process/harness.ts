@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { testConnection } from '../helpers/postgres-url.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -58,7 +59,10 @@ export function cliEnv(dataDir: string, extra: Record<string, string | undefined
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARS) delete env[name];
   Object.assign(env, { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'debug' }); // debug: access lines of successful requests too
-  if (onPostgres) env.DATABASE_URL = process.env.DATABASE_URL;
+  if (onPostgres) {
+    const base = process.env.DATABASE_URL!;
+    Object.assign(env, testConnection(base, new URL(base).pathname.slice(1)).env);
+  }
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

@@ -68,7 +68,7 @@ describe.skipIf(!onPostgres)('the shopper rules hold with two processes deciding
   beforeAll(async () => {
     isolated = await isolatedDatabase();
     const url = isolated.url!;
-    const extra = { DATABASE_URL: url, JOB_POLL_INTERVAL_MS: '0' };
+    const extra = { ...isolated.env, JOB_POLL_INTERVAL_MS: '0' };
     const r = await runCli(['merchant', 'create', '--name', 'Risk Race Shop', '--email', uniqueEmail('risk-race'), '--json'], cliEnv(tempDataDir(), extra));
     expect(r.code, r.stderr).toBe(0);
     merchant = JSON.parse(r.stdout) as CreatedMerchant;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { databaseUrlNamed } from '../helpers/postgres-url.ts';
+import { testConnection } from '../helpers/postgres-url.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,12 +21,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `chipin_tpl_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
   await admin.query(`CREATE DATABASE ${template}`);
-  const db = openPostgres(databaseUrlNamed(base, template), { max: 1 });
+  // Through the pooler when the run uses one: the migrations must pass through it too.
+  const { url, options } = testConnection(base, template);
+  const db = openPostgres(url, { ...options, max: 1 });
   try {
     await migrate(db);
   } finally {
-    // A template is cloned only while nobody is connected to it.
+    // A template is cloned only while nobody is connected to it: a pooler keeps its server
+    // connections open after the client leaves, so they are ended here.
     await db.close();
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [template]);
   }
   project.provide('postgresTemplate', template);
   return async () => {

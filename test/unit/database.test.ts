@@ -28,7 +28,7 @@ describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 
   it('a transaction rolls back everything when it throws', async () => {
-    await db.query('CREATE TEMP TABLE IF NOT EXISTS tx_probe (v int)');
+    await db.query('CREATE TABLE IF NOT EXISTS tx_probe (v int)');
     await expect(
       db.transaction(async (tx) => {
         await tx.query('INSERT INTO tx_probe VALUES (1)');
