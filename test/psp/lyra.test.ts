@@ -267,7 +267,15 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
 
   it('a merchant-initiated hold (capture manual, a re-authorisation): SILENT on the token with manualValidation YES and the chaining reference → authorized, then captured or voided; one hold per key', async () => {
     const pm = await attach();
-    const cit = await psp.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1000, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL, storeForLater: true });
+    const cit = await psp.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
     const input = {
       idempotencyKey: key(),
       paymentMethodId: pm,

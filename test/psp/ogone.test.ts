@@ -315,7 +315,10 @@ describe('ogone connector against the fake DirectLink', () => {
       const before = h.fake.transactionCount;
       expect((await h.connectorWith({}).chargeOffSession(input)).transactionId).toBe(hold.transactionId);
       expect(h.fake.transactionCount).toBe(before);
-      expect(await h.connector.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+      expect(await h.connector.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+        status: 'captured',
+        capturedCents: 500,
+      });
       const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
       expect((await h.connector.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
       expect(ogoneDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
