@@ -265,6 +265,39 @@ describe('lyra connector against the fake: PSP-specific behaviour', () => {
     expect(mit2.status).toBe('captured');
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): SILENT on the token with manualValidation YES and the chaining reference → authorized, then captured or voided; one hold per key', async () => {
+    const pm = await attach();
+    const cit = await psp.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: pm,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await psp.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    expect(h.fake.requests.at(-1)).toMatchObject({
+      webService: 'Charge/CreatePayment',
+      body: { formAction: 'SILENT', transactionOptions: { cardOptions: { manualValidation: 'YES', initialIssuerTransactionIdentifier: cit.networkTransactionId } } },
+    });
+    expect((await h.another().chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(h.fake.debitsOf(hold.transactionId)).toBe(1);
+    expect(await psp.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+    const other = await psp.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await psp.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+    expect(lyraDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('the fake refuses a merchant-initiated payment without the stored-credential reference, as the issuer does', async () => {
     const pm = await attach();
     const token = pm.split('~')[0]!;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
+import { PspIntegrationError, type DeclineReason, type TransactionResult, type TransactionStatus } from '../../src/psp/connector.ts';
 import { validateCredentials } from '../../src/psp/credentials.ts';
 import { moneticoDefinition } from '../../src/psp/monetico/definition.ts';
 import {
@@ -255,6 +255,41 @@ describe('monetico connector', () => {
     expect(mit.status).toBe('captured');
     const sent = h.fake.requests.filter((r) => r.page === 'paiement.cgi' && r.fields.reference === mit.transactionId);
     expect(sent[0]?.fields).toMatchObject({ aliascb: a.paymentMethodId, numero_dossier: cit.transactionId, '3dsdebrayable': '1' });
+  });
+
+  it('a merchant-initiated hold (capture manual, a re-authorisation): paiement.cgi with the alias, 3dsdebrayable and numero_dossier, not captured → authorized, then captured or cancelled; one order per key', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: MONETICO_CARDS.success });
+    if (!a.ok) throw new Error('attach refused');
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: 'https://shop.example/r',
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await h.connector.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    const sent = h.fake.requests.filter((r) => r.fields.reference === hold.transactionId);
+    expect(sent.map((r) => r.page)).not.toContain('capture_paiement.cgi');
+    expect(sent.find((r) => r.page === 'paiement.cgi')?.fields).toMatchObject({ aliascb: a.paymentMethodId, numero_dossier: cit.transactionId, '3dsdebrayable': '1' });
+    const count = h.fake.orderCount;
+    expect((await h.connectorWith({}).chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(h.fake.orderCount).toBe(count);
+    const ref = (r: TransactionResult) => ({ transactionId: r.transactionId, pspState: r.pspState! });
+    expect(await h.connector.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+    const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+    expect(moneticoDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
   });
 
   it('a lost answer is reconciled by reading the order: one payment, not two', async () => {

@@ -299,6 +299,30 @@ describe('ogone connector against the fake DirectLink', () => {
       await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 300, currency: 'EUR' });
       expect(h.fake.requests.filter((q) => q.page === 'orderdirect.asp').at(-1)!.params).toMatchObject({ ALIAS: pm, COF_INITIATOR: 'MIT', COF_TRANSACTION: 'SUBSEQ', ECI: '9' });
     });
+    it('a merchant-initiated hold (capture manual, a re-authorisation): RES on the alias, MIT SUBSEQ UNSCHED → authorized (status 5), then captured or deleted; one order per key', async () => {
+      const pm = await attach();
+      const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 800, currency: 'EUR', capture: 'manual' as const };
+      const hold = await h.connector.chargeOffSession(input);
+      expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+      expect(h.fake.requests.filter((q) => q.page === 'orderdirect.asp').at(-1)!.params).toMatchObject({
+        OPERATION: 'RES',
+        ALIAS: pm,
+        ECI: '9',
+        COF_INITIATOR: 'MIT',
+        COF_TRANSACTION: 'SUBSEQ',
+        COF_SCHEDULE: 'UNSCHED',
+      });
+      const before = h.fake.transactionCount;
+      expect((await h.connectorWith({}).chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+      expect(h.fake.transactionCount).toBe(before);
+      expect(await h.connector.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+        status: 'captured',
+        capturedCents: 500,
+      });
+      const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+      expect((await h.connector.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+      expect(ogoneDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+    });
     it('the fake refuses a MIT on a card no customer-initiated first payment stored, or without COF_TRANSACTION', async () => {
       const post = async (params: Record<string, string>) => {
         const all = { PSPID: ACCOUNT.pspid, USERID: ACCOUNT.userId, PSWD: ACCOUNT.password, CURRENCY: 'EUR', AMOUNT: '100', ...params };

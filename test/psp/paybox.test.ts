@@ -215,6 +215,24 @@ describe('paybox connector against the fake', () => {
     expect(h.fake.requests.at(-1)!.params).toMatchObject({ TYPE: '00053', ACTIVITE: '027' });
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): TYPE 00051 with ACTIVITE 027 on the subscriber → authorized, then captured (00052) or cancelled (00055); one hold per key', async () => {
+    const pm = await attach();
+    const input = { idempotencyKey: key(), paymentMethodId: pm, amountCents: 800, currency: 'EUR', capture: 'manual' as const };
+    const hold = await h.connector.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    expect(h.fake.requests.at(-1)!.params).toMatchObject({ TYPE: '00051', ACTIVITE: '027', REFABONNE: decodePaymentMethod(pm)!.refAbonne });
+    const sent = h.fake.requests.length;
+    expect((await h.connectorWith({}).chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(h.fake.requests.length).toBe(sent);
+    const ref = (r: TransactionResult) => ({ transactionId: r.transactionId, pspState: r.pspState! });
+    expect(await h.connector.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+    expect(h.fake.requests.at(-1)!.params.TYPE).toBe('00052');
+    const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+    expect(h.fake.transactionByReference(other.transactionId)?.label).toBe('Annulé');
+    expect(payboxDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('refuses a charge on a payment method that is no Paybox subscriber, or an unknown subscriber, as unknown_payment_method', async () => {
     const e1 = await h.connector.chargeOffSession({ idempotencyKey: key(), paymentMethodId: 'pm_card_visa', amountCents: 700, currency: 'EUR' }).catch((e: unknown) => e);
     expect((e1 as PspIntegrationError).code).toBe('unknown_payment_method');

@@ -147,6 +147,41 @@ describe('payline against its fake', () => {
     expect(h.fake.transactionByOrder(r.transactionId)?.code).toBe(MIT_WITHOUT_REFERENCE);
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): doImmediateWalletPayment action 100 naming the CIT → authorized, then captured or reset; one payment per key', async () => {
+    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: PAYLINE_CARDS.success });
+    if (!a.ok) throw new Error('attach');
+    const cit = await h.connector.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const input = {
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 800,
+      currency: 'EUR',
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await h.connector.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+    const sentHold = h.fake.requests.filter((r) => r.operation === 'doImmediateWalletPaymentRequest').at(-1)!.body;
+    expect(sentHold).toContain('<impl:linkedTransactionId>');
+    expect(h.fake.transactionByOrder(hold.transactionId)).toMatchObject({ action: '100', code: '00000', captured: 0 });
+    const again = await h.connectorWith({}).chargeOffSession(input);
+    expect(again.transactionId).toBe(hold.transactionId);
+    expect(h.fake.requests.filter((r) => r.operation === 'doImmediateWalletPaymentRequest' && r.body.includes(hold.transactionId)).length).toBe(1);
+    const ref = (r: TransactionResult) => ({ transactionId: r.transactionId, pspState: r.pspState! });
+    expect(await h.connector.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+    const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+    expect((await h.connector.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+    expect(paylineDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('a wallet made before its answer was lost is read back on the retry, not made twice', async () => {
     const k = key();
     h.fake.fail('timeout_after_processing', 'createWallet');

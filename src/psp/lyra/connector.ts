@@ -444,7 +444,15 @@ export class LyraConnector extends KitConnector implements PspConnector {
     assertCurrency(input.currency);
     const { token, chaining } = parsePaymentMethod(input.paymentMethodId);
     const stored = input.storedCredential;
-    const params = [input.paymentMethodId, input.amountCents, input.currency, stored?.initialTransactionId ?? null, stored?.networkTransactionId ?? null];
+    const manual = input.capture === 'manual';
+    const params = [
+      input.paymentMethodId,
+      input.amountCents,
+      input.currency,
+      stored?.initialTransactionId ?? null,
+      stored?.networkTransactionId ?? null,
+      ...(manual ? ['manual'] : []),
+    ];
     const print = fingerprint(['charge_off_session', ...params]);
     return this.#once('charge_off_session', input.idempotencyKey, params, async () => {
       const orderId = this.#orderId('charge_off_session', input.idempotencyKey);
@@ -464,7 +472,10 @@ export class LyraConnector extends KitConnector implements PspConnector {
         paymentMethodToken: token,
         // SILENT: a payment by token without the buyer (no form, no 3-D Secure): a merchant-initiated transaction.
         formAction: 'SILENT',
-        transactionOptions: { cardOptions: { manualValidation: 'NO', ...(reference ? { initialIssuerTransactionIdentifier: reference } : {}) } },
+        // manualValidation YES: a merchant-initiated hold (AUTHORISED_TO_VALIDATE), validated by the
+        // capture's Transaction/Update or cancelled by the void, as the checkout's own hold (a
+        // re-authorisation, docs/money-operations.md#re-authorisation); NO: captured at once.
+        transactionOptions: { cardOptions: { manualValidation: manual ? 'YES' : 'NO', ...(reference ? { initialIssuerTransactionIdentifier: reference } : {}) } },
         ipnTargetUrl: this.#notificationUrl(),
         metadata: { chipin_fingerprint: print },
       });

@@ -38,10 +38,14 @@ export const lyraDefinition: ConnectorDefinition = {
   name: 'lyra',
   label: 'Lyra (PayZen, Systempay, Sogecommerce, Lyra Collect)',
   authorizationValidity: {
-    // Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented
+    // Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented.
+    // Merchant-initiated holds: Charge/CreatePayment formAction SILENT on the token with
+    // transactionOptions.cardOptions.manualValidation YES (documented parameters of that call).
     default: 7,
     voidReleaseHours: null,
-    source: 'Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented',
+    source:
+      'Lyra: 7 days (LYRA_HOLD_DAYS, src/psp/lyra/mapping.ts); release after cancel: not documented; merchant-initiated hold: https://docs.lyra.com/en/rest/V4.0/api/playground/Charge/CreatePayment (formAction SILENT, transactionOptions.cardOptions.manualValidation)',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -416,13 +416,17 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
     // and the reference of the customer-initiated payment that stored it (numero_dossier).
     const fields: Record<string, string> = { aliascb: input.paymentMethodId, '3dsdebrayable': '1' };
     if (input.storedCredential) fields.numero_dossier = input.storedCredential.initialTransactionId;
+    // The TPE captures in deferred mode: every payment is an authorisation. `manual` leaves it so,
+    // a merchant-initiated hold that capture_paiement.cgi captures or cancels as the checkout's (a
+    // re-authorisation, docs/money-operations.md#re-authorisation); otherwise captured at once.
+    const manual = input.capture === 'manual';
     return this.#create(
       'charge',
       input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null],
+      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
       input.amountCents,
       input.currency,
-      true,
+      !manual,
       fields,
     );
   }

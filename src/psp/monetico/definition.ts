@@ -32,7 +32,11 @@ export const moneticoDefinition: ConnectorDefinition = {
     // Monetico Paiement: not documented here, 7 days assumed; release after cancel: not documented
     default: 7,
     voidReleaseHours: null,
-    source: 'Monetico Paiement: not documented here, 7 days assumed; release after cancel: not documented',
+    // Merchant-initiated holds: paiement.cgi on the alias with 3dsdebrayable and numero_dossier on a
+    // TPE in deferred capture ("paiement différé"), left uncaptured; capture_paiement.cgi after.
+    source:
+      'Monetico Paiement: not documented here, 7 days assumed; release after cancel: not documented; merchant-initiated hold: a server-to-server payment on the alias (aliascb, 3dsdebrayable, numero_dossier) on a deferred-capture TPE, captured or cancelled by capture_paiement.cgi (docs/psp/monetico.md#sources)',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

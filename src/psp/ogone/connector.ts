@@ -334,7 +334,10 @@ export class OgoneConnector extends KitConnector implements PspConnector {
     const params: Record<string, string> = {
       AMOUNT: toOgoneAmount(input.amountCents, input.currency),
       CURRENCY: input.currency,
-      OPERATION: 'SAL',
+      // RES with `capture: 'manual'`: a merchant-initiated hold (status 5), captured (SAL/SAS) or
+      // deleted (DES) by the same maintenance calls as the checkout's hold (a re-authorisation,
+      // docs/money-operations.md#re-authorisation); otherwise SAL, captured at once.
+      OPERATION: input.capture === 'manual' ? 'RES' : 'SAL',
       ALIAS: input.paymentMethodId,
       ECI: '9',
       COF_INITIATOR: 'MIT',

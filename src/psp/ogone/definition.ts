@@ -32,7 +32,12 @@ export const ogoneDefinition: ConnectorDefinition = {
     // Ogone DirectLink: 7 days from the authorisation day (HOLD_DAYS, src/psp/ogone/mapping.ts); release after cancel: not documented
     default: 7,
     voidReleaseHours: null,
-    source: 'Ogone DirectLink: 7 days from the authorisation day (HOLD_DAYS, src/psp/ogone/mapping.ts); release after cancel: not documented',
+    // Merchant-initiated holds: orderdirect.asp OPERATION RES on the Alias with ECI 9 and
+    // COF_INITIATOR MIT, COF_TRANSACTION SUBSEQ, COF_SCHEDULE UNSCHED (the DirectLink guide's new
+    // order request and its stored-credentials section).
+    source:
+      'Ogone DirectLink: 7 days from the authorisation day (HOLD_DAYS, src/psp/ogone/mapping.ts); release after cancel: not documented; merchant-initiated hold: https://support.legacy.worldline-solutions.com/en/integration-solutions/integrations/directlink (OPERATION RES, COF_INITIATOR MIT)',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

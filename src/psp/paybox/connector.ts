@@ -389,13 +389,17 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     this.#subscriber(input.paymentMethodId);
     // The stored credential of a Paybox MIT is the subscriber itself (REFABONNE and its token),
     // registered by the shopper; ACTIVITE 027 tells the acquirer the shopper is not there.
+    // `manual`: TYPE 00051 (authorisation only) instead of 00053, a merchant-initiated hold that
+    // 00052 captures and 00055 cancels as the checkout's (a re-authorisation,
+    // docs/money-operations.md#re-authorisation).
+    const capture = input.capture === 'manual' ? 'manual' : 'automatic';
     const start: PayboxState = {
       phase: 'final',
       reference: this.#reference('charge', input.idempotencyKey),
       pm: input.paymentMethodId,
       amountCents: input.amountCents,
       currency: input.currency,
-      capture: 'automatic',
+      capture,
       status: 'declined',
       capturedCents: 0,
       refundedCents: 0,
@@ -405,7 +409,8 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       const found = await this.#found(start);
       return found && this.#result(found);
     };
-    return this.#operations.once('charge', input.idempotencyKey, [input.paymentMethodId, input.amountCents, input.currency], send, reconcile, reviveTransaction<TransactionResult>);
+    const params = [input.paymentMethodId, input.amountCents, input.currency, ...(capture === 'manual' ? ['manual'] : [])];
+    return this.#operations.once('charge', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   /** The transaction now: Paybox's status label (TYPE 00017) over the amounts of the stored state. */

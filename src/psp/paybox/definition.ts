@@ -46,7 +46,11 @@ export const payboxDefinition: ConnectorDefinition = {
     // Paybox Direct Plus: not documented here, 7 days assumed; release after cancel: not documented
     default: 7,
     voidReleaseHours: null,
-    source: 'Paybox Direct Plus: not documented here, 7 days assumed; release after cancel: not documented',
+    // Merchant-initiated holds: TYPE 00051 (subscriber authorisation only) with ACTIVITE 027 on
+    // the subscriber, captured by 00052 and cancelled by 00055 (the Direct Plus manual's questions).
+    source:
+      'Paybox Direct Plus: not documented here, 7 days assumed; release after cancel: not documented; merchant-initiated hold: the Paybox Direct / Direct Plus integration manual (TYPE 00051, ACTIVITE 027; docs/psp/paybox.md#sources)',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -388,6 +388,10 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     toPaylineAmount(input.amountCents, input.currency);
     const card = this.#card(input.paymentMethodId);
     const orderRef = this.#ref('charge', input.idempotencyKey);
+    // `manual`: action 100, a merchant-initiated authorisation held for doCapture or doReset as the
+    // checkout's (a re-authorisation, docs/money-operations.md#re-authorisation); else 101, captured.
+    const manual = input.capture === 'manual';
+    const action = manual ? ACTION.authorize : ACTION.sale;
     const send = async (): Promise<TransactionResult> => {
       // PSD2: a merchant-initiated payment names the customer-initiated one (linkedTransactionId,
       // Payline's transaction id of the CIT, read back by its order reference).
@@ -397,20 +401,20 @@ export class PaylineConnector extends KitConnector implements PspConnector {
         linked = cit ? textAt(cit.body, 'transaction', 'id') : undefined;
       }
       const p = await this.#call('DirectPaymentAPI', 'doImmediateWalletPayment', {
-        payment: this.#payment(input.amountCents, input.currency, ACTION.sale),
+        payment: this.#payment(input.amountCents, input.currency, action),
         order: this.#order(orderRef, input.amountCents, input.currency),
         walletId: card.walletId,
         cardInd: '1',
         ...(linked ? { linkedTransactionId: linked } : {}),
       });
       if (p.code !== CODE.accepted && !isRefusal(p.code)) throw this.fault('bad_response', `doImmediateWalletPayment answered ${p.code}`);
-      return this.#result(orderRef, this.#paid(p.body, p.code, input.amountCents, input.currency, ACTION.sale));
+      return this.#result(orderRef, this.#paid(p.body, p.code, input.amountCents, input.currency, action));
     };
     const reconcile = async () => this.#lookup(orderRef, null).catch(() => undefined);
     return this.#operations.once(
       'charge',
       input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null],
+      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
       send,
       reconcile,
       reviveTransaction<TransactionResult>,

@@ -27,7 +27,11 @@ export const paylineDefinition: ConnectorDefinition = {
     // Payline: not documented here, 7 days assumed; release after cancel: not documented
     default: 7,
     voidReleaseHours: null,
-    source: 'Payline: not documented here, 7 days assumed; release after cancel: not documented',
+    // Merchant-initiated holds: doImmediateWalletPayment with payment.action 100 (authorisation
+    // only) on the wallet, naming the CIT in linkedTransactionId; doCapture / doReset after.
+    source:
+      'Payline: not documented here, 7 days assumed; release after cancel: not documented; merchant-initiated hold: https://docs.payline.com/display/DT/Webservice+-+doImmediateWalletPaymentRequest (payment.action 100, linkedTransactionId)',
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [
