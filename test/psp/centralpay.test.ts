@@ -340,6 +340,43 @@ describe('centralpay connector against the fake', () => {
       expect(r).toMatchObject({ status: 'captured', capturedCents: 900 });
       expect(h.fake.requests).toContain('POST /v2/rest/3ds2/authentication');
     });
+
+    it('a merchant-initiated hold (capture manual, a re-authorisation): source=RECURRING with capture=false → SUCCESS, then captured or cancelled; one hold per key', async () => {
+      const pm = await attach();
+      const cit = await h.centralpay.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 2000,
+        currency: 'EUR',
+        capture: 'manual',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
+      const input = {
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 800,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId },
+        capture: 'manual' as const,
+      };
+      const before = h.fake.transactionCount;
+      const hold = await h.centralpay.chargeOffSession(input);
+      expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+      expect((await h.centralpay.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+      expect(h.fake.transactionCount).toBe(before + 1);
+      const seen = (await fetch(`${h.fake.baseUrl}/transaction/${String(hold.pspState?.cp)}`, {
+        headers: { authorization: `Basic ${Buffer.from(`${CREDENTIALS.login}:${CREDENTIALS.api_key}`).toString('base64')}` },
+      }).then((r) => r.json())) as Record<string, unknown>;
+      expect(seen).toMatchObject({ source: 'RECURRING', capture: false, transactionStatus: 'SUCCESS', capturedAmount: 0 });
+      expect(await h.centralpay.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+        status: 'captured',
+        capturedCents: 500,
+      });
+      const other = await h.centralpay.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+      expect((await h.centralpay.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+      expect(centralpayDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+    });
   });
 
   describe('credentials never show', () => {

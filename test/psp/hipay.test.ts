@@ -314,6 +314,43 @@ describe('hipay connector against the fake', () => {
       });
       expect(refused.status).toBe('declined');
     });
+
+    it('a merchant-initiated hold (capture manual, a re-authorisation): operation Authorization, eci 9 → authorized (116), then captured or cancelled; one hold per key', async () => {
+      const pm = await attach();
+      const cit = await h.hipay.authorize({
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 2000,
+        currency: 'EUR',
+        capture: 'manual',
+        returnUrl: RETURN_URL,
+        storeForLater: true,
+      });
+      const input = {
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 800,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: cit.transactionId },
+        capture: 'manual' as const,
+      };
+      const before = h.fake.transactionCount;
+      const hold = await h.hipay.chargeOffSession(input);
+      expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+      expect((await h.make().chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+      expect(h.fake.transactionCount).toBe(before + 1);
+      const seen = (await fetch(`${h.fake.url}/rest/v1/transaction/${hold.transactionId}`, {
+        headers: { accept: 'application/json', authorization: `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}` },
+      }).then((r) => r.json())) as { transaction: Record<string, unknown> };
+      expect(seen.transaction).toMatchObject({ eci: '9', status: '116', capturedAmount: '0.00' });
+      expect(await h.hipay.capture({ idempotencyKey: key(), transaction: bareRef(hold.transactionId), amountCents: 500 })).toMatchObject({
+        status: 'captured',
+        capturedCents: 500,
+      });
+      const other = await h.hipay.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+      expect((await h.hipay.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+      expect(hipayDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+    });
   });
 
   describe('credentials never show', () => {

@@ -242,6 +242,37 @@ describe('midtrans connector on the fake (the SDK through our outbound client)',
     expect(mit).toMatchObject({ status: 'captured', capturedCents: 40_000 });
   });
 
+  it('a merchant-initiated hold (capture manual, a re-authorisation): type authorize on the saved token, no authentication → authorize, then captured or cancelled; one hold per key', async () => {
+    const method = await pm();
+    const cit = await h.midtrans.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: method,
+      amountCents: 10_000,
+      currency: IDR,
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+      storeForLater: true,
+    });
+    const k = key();
+    const input = {
+      idempotencyKey: k,
+      paymentMethodId: method,
+      amountCents: 30_000,
+      currency: IDR,
+      storedCredential: { initialTransactionId: cit.transactionId },
+      capture: 'manual' as const,
+    };
+    const hold = await h.midtrans.chargeOffSession(input);
+    expect(hold).toMatchObject({ status: 'authorized', amountCents: 30_000, capturedCents: 0 });
+    expect(h.fake.creditCardOf(orderIdFor(k))).toEqual({ token_id: method, type: 'authorize' });
+    expect((await h.fresh().chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+    expect(h.fake.transactionsOf(orderIdFor(k))).toBe(1);
+    expect(await h.midtrans.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 20_000 })).toMatchObject({ status: 'captured', capturedCents: 20_000 });
+    const other = await h.midtrans.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 5_000 });
+    expect((await h.midtrans.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+    expect(midtransDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+  });
+
   it('charges once per idempotency key, in this instance or a fresh one', async () => {
     const method = await pm();
     const k = key();

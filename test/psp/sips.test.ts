@@ -349,6 +349,35 @@ describe('sips connector against the fake Office server', () => {
       expect(h.fake.transaction(off.transactionId)?.fromTransactionReference).toBe(r.transactionId);
     });
 
+    it('a merchant-initiated hold (capture manual, a re-authorisation): a duplicate with captureMode VALIDATION → TO_VALIDATE, then validated or cancelled; one hold per key', async () => {
+      const { pm, r } = await paid('manual', true);
+      const input = {
+        idempotencyKey: key(),
+        paymentMethodId: pm,
+        amountCents: 800,
+        currency: 'EUR',
+        storedCredential: { initialTransactionId: r.transactionId },
+        capture: 'manual' as const,
+      };
+      const duplicates = () => h.fake.requests.filter((q) => q.path.endsWith('/cashManagement/duplicate')).length;
+      const before = duplicates();
+      const hold = await h.connector.chargeOffSession(input);
+      expect(hold).toMatchObject({ status: 'authorized', amountCents: 800, capturedCents: 0 });
+      expect((await h.connector.chargeOffSession(input)).transactionId).toBe(hold.transactionId);
+      expect(duplicates()).toBe(before + 1);
+      expect(h.fake.transaction(hold.transactionId)).toMatchObject({
+        status: 'TO_VALIDATE',
+        captureMode: 'VALIDATION',
+        fromTransactionReference: r.transactionId,
+        paymentPattern: 'RECURRING_N',
+      });
+      const ref = (t: typeof hold) => ({ transactionId: t.transactionId, pspState: t.pspState ?? null });
+      expect(await h.connector.capture({ idempotencyKey: key(), transaction: ref(hold), amountCents: 500 })).toMatchObject({ status: 'captured', capturedCents: 500 });
+      const other = await h.connector.chargeOffSession({ ...input, idempotencyKey: key(), amountCents: 300 });
+      expect((await h.connector.void({ idempotencyKey: key(), transaction: ref(other) })).status).toBe('voided');
+      expect(sipsDefinition.authorizationValidity).toMatchObject({ offSessionHold: true });
+    });
+
     it('the fake refuses a duplicate of a payment that started no series', async () => {
       const { pm, r } = await paid('automatic', false);
       const off = await h.connector.chargeOffSession({

@@ -212,8 +212,11 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     // CentralPay's stored credential is the customer's card itself (created from the first,
     // customer-initiated payment's token); `source=RECURRING` marks the charge merchant-initiated,
     // without 3-D Secure. CentralPay refuses it for a card no authenticated payment stored.
-    const send = () => this.#create(id, { ...pm, amountCents: input.amountCents, currency: input.currency, capture: true, source: 'RECURRING' });
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    // `manual` (`capture=false`, as on session): a merchant-initiated hold (SUCCESS), captured or
+    // cancelled later (a re-authorisation, docs/money-operations.md#re-authorisation).
+    const manual = input.capture === 'manual';
+    const send = () => this.#create(id, { ...pm, amountCents: input.amountCents, currency: input.currency, capture: !manual, source: 'RECURRING' });
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<TransactionResult>);
   }
 

@@ -14,6 +14,8 @@ export const centralpayDefinition: ConnectorDefinition = {
     default: 7,
     voidReleaseHours: null,
     source: 'CentralPay: 7 days to capture (CENTRALPAY_HOLD_DAYS, src/psp/centralpay/mapping.ts); release after cancel: not documented',
+    // `POST /transaction` with `source=RECURRING` and `capture=false` (docs/psp/centralpay.md).
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

@@ -198,8 +198,11 @@ export class HipayConnector extends KitConnector implements PspConnector {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const { product, token } = this.#paymentMethod(input.paymentMethodId);
+    const manual = input.capture === 'manual';
     const fields: Record<string, string> = {
-      operation: 'Sale',
+      // `Authorization` for `manual`: a merchant-initiated hold, captured or cancelled later by the
+      // maintenance calls (a re-authorisation, docs/money-operations.md#re-authorisation).
+      operation: manual ? 'Authorization' : 'Sale',
       payment_product: product,
       cardtoken: token,
       amount: toHipayAmount(input.amountCents, input.currency),
@@ -217,7 +220,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
       // HiPay's SDKs send it: PHP SDK Request/RequestSerializer.php, ThreeDSTwo/PreviousAuthInfo.php).
       fields.previous_auth_info = JSON.stringify({ transaction_reference: initial });
     }
-    const print = fingerprintOf(['charge_off_session', input.paymentMethodId, input.amountCents, input.currency, initial ?? null]);
+    const print = fingerprintOf(['charge_off_session', input.paymentMethodId, input.amountCents, input.currency, initial ?? null, ...(manual ? ['manual'] : [])]);
     return this.#order(referenceFor('mit', input.idempotencyKey), print, fields);
   }
 

@@ -15,6 +15,8 @@ export const hipayDefinition: ConnectorDefinition = {
     default: 7,
     voidReleaseHours: null,
     source: 'HiPay Enterprise: not documented here, 7 days assumed; release after cancel: not documented',
+    // `POST /rest/v1/order` with `operation` `Authorization`, `eci` 9, `previous_auth_info` (docs/psp/hipay.md).
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [

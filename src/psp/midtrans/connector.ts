@@ -220,10 +220,15 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const gross = toGrossAmount(input.amountCents, input.currency);
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null];
+    const manual = input.capture === 'manual';
+    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     // A merchant-initiated charge: the saved token a CIT stored is the stored-credential reference
-    // Midtrans knows; no authentication (the shopper is absent).
-    return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#charge(input.idempotencyKey, input.paymentMethodId, gross, {}));
+    // Midtrans knows; no authentication (the shopper is absent). `manual`: a pre-authorisation
+    // (`type: authorize`), captured or cancelled later (a re-authorisation,
+    // docs/money-operations.md#re-authorisation).
+    return this.#once('charge_off_session', input.idempotencyKey, params, () =>
+      this.#charge(input.idempotencyKey, input.paymentMethodId, gross, manual ? { type: 'authorize' } : {}),
+    );
   }
 
   async #charge(key: string, token: string, gross: number, creditCard: Answer): Promise<TransactionResult> {

@@ -11,10 +11,13 @@ export const midtransDefinition: ConnectorDefinition = {
   name: 'midtrans',
   label: 'Midtrans',
   authorizationValidity: {
-    // Midtrans: not documented here, 7 days assumed; release after cancel: not documented
+    // Midtrans: a pre-authorisation not captured is released after 7 days by default; release after cancel: not documented
     default: 7,
     voidReleaseHours: null,
-    source: 'Midtrans: not documented here, 7 days assumed; release after cancel: not documented',
+    source:
+      'Midtrans: "reserved fund will be released after seven days if there is no capture" (docs.midtrans.com/reference/card-feature-pre-authorization); release after cancel: not documented',
+    // `POST /v2/charge` with the saved token, no `authentication`, `credit_card.type` `authorize` (docs/psp/midtrans.md).
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   // IDR only, in whole rupiah: Chipin counts IDR in sen (ISO 4217: 2 decimals), Midtrans'

@@ -421,12 +421,15 @@ export class SipsConnector extends KitConnector implements PspConnector {
     assertCurrency(input.currency);
     const pm = this.#paymentMethod(input.paymentMethodId);
     const reference = this.#reference('charge', input.idempotencyKey);
+    const manual = input.capture === 'manual';
     const common = {
       amount: toSipsAmount(input.amountCents, input.currency),
       currencyCode: toSipsCurrency(input.currency),
       transactionReference: reference,
-      captureMode: 'AUTHOR_CAPTURE',
-      captureDay: 0,
+      // `manual`: a merchant-initiated hold (VALIDATION, as on session), validated or cancelled
+      // later (a re-authorisation, docs/money-operations.md#re-authorisation).
+      captureMode: manual ? 'VALIDATION' : 'AUTHOR_CAPTURE',
+      captureDay: manual ? HOLD_DAYS : 0,
     };
     const send = async (): Promise<TransactionResult> => {
       // A merchant-initiated payment is a duplicate of the customer-initiated one that stored the
@@ -445,7 +448,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
     return this.#operations.once(
       'charge',
       input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null],
+      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
       send,
       () => this.#found(reference),
       reviveTransaction<TransactionResult>,

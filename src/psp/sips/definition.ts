@@ -41,6 +41,8 @@ export const sipsDefinition: ConnectorDefinition = {
     default: 7,
     voidReleaseHours: null,
     source: 'Worldline Sips: captureDay at most 6, the hold lapses on the 7th day (src/psp/sips/connector.ts); release after cancel: not documented',
+    // `cashManagement/duplicate` of the stored-credential CIT with `captureMode` VALIDATION (docs/psp/sips.md).
+    offSessionHold: true,
   },
   environments: ['test', 'live'],
   credentialFields: [
