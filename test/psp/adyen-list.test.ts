@@ -105,7 +105,9 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     const files = sent.map((r) => r.path);
     const name = (t: number) => `/reports/download/MerchantAccount/ChipinTestECOM/payments_accounting_report_${day(new Date(t)).replace(/-/g, '_')}.csv`;
     expect(files[0]).toBe(name(from.getTime()));
-    expect(new Set(files)).toEqual(new Set([...Array.from({ length: ADYEN_REPORT_LOOKBACK_DAYS }, (_, n) => name(from.getTime() - (n + 1) * DAY)), name(from.getTime()), name(from.getTime() + DAY)]));
+    expect(new Set(files)).toEqual(
+      new Set([...Array.from({ length: ADYEN_REPORT_LOOKBACK_DAYS }, (_, n) => name(from.getTime() - (n + 1) * DAY)), name(from.getTime()), name(from.getTime() + DAY)]),
+    );
     for (const r of sent) {
       expect(r.method).toBe('GET');
       expect(r.headers['x-api-key']).toBe(h.credentials.report_api_key);
