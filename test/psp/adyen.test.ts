@@ -508,6 +508,7 @@ describe('adyen definition', () => {
       ['merchant_account', false],
       ['api_key', true],
       ['hmac_key', true],
+      ['report_api_key', true],
       ['live_url_prefix', false],
     ]);
     expect(adyenDefinition.baseUrl('test', {})).toBe('https://checkout-test.adyen.com');

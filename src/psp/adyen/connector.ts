@@ -11,9 +11,11 @@ import {
   type NotificationEvent,
   type NotificationResult,
   type NotifiedTransaction,
+  type ListTransactionsInput,
   type OffSessionInput,
   type Operation,
   type PspConnector,
+  type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
   type TransactionStatus,
@@ -38,6 +40,7 @@ import { parseJson, type PspClient } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { paymentStateOf, resultOf } from './state.ts';
+import { readReport, recordsOf, reportFileName, ReportFormatError, type ReportRow } from './report.ts';
 
 /**
  * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). Not the official
@@ -60,6 +63,46 @@ export const ADYEN_API_VERSION = 'v71';
  */
 export const ADYEN_HOLD_DAYS = 7;
 const DAY_MS = 86_400_000;
+
+/**
+ * How many days before a period {@link AdyenConnector.listTransactions} reads to total the
+ * payments that moved in it: a day's report holds that day's records of a payment only, and Adyen
+ * has no payment read to complete them. 35 days covers a hold's life (Adyen expires
+ * authorisations after 28 days) and a month of refunds; a capture, refund or chargeback of a
+ * payment booked earlier than that is not counted (docs/psp-connectors.md#reconciliation-list-or-retrieve).
+ */
+export const ADYEN_REPORT_LOOKBACK_DAYS = 35;
+/** Payments per page of {@link AdyenConnector.listTransactions} unless the constructor is told otherwise. */
+const REPORT_PAGE_SIZE = 200;
+/** Report files downloaded at once while totalling a page. */
+const REPORT_DOWNLOADS_AT_ONCE = 4;
+
+/**
+ * Where the merchant account's reports are downloaded (docs.adyen.com/reporting/automatically-get-reports:
+ * `https://ca-test.adyen.com/reports/download/MerchantAccount/…`; live, the Customer Area's live
+ * host `ca-live.adyen.com`): Adyen's Customer Area host of the environment the Checkout API base
+ * URL belongs to, or, for any other base URL (a local fake, an operator's own endpoint), that URL's
+ * origin.
+ */
+export function reportBaseUrl(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  if (u.hostname === 'checkout-test.adyen.com') return 'https://ca-test.adyen.com';
+  if (u.hostname.endsWith('-checkout-live.adyenpayments.com')) return 'https://ca-live.adyen.com';
+  return u.origin;
+}
+
+/** `YYYY-MM-DD` of a UTC instant. */
+function utcDay(t: number): string {
+  return new Date(t).toISOString().slice(0, 10);
+}
+/** The UTC calendar days that `[from, to)` touches, oldest first. */
+function daysOf(from: Date, to: Date): string[] {
+  const days: string[] = [];
+  if (to.getTime() <= from.getTime()) return days;
+  const last = Date.parse(`${utcDay(to.getTime() - 1)}T00:00:00Z`);
+  for (let d = Date.parse(`${utcDay(from.getTime())}T00:00:00Z`); d <= last; d += DAY_MS) days.push(utcDay(d));
+  return days;
+}
 
 /** The parts of a PSP account this connector reads. */
 export interface AdyenCredentials {
@@ -96,14 +139,17 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   readonly sandbox: boolean;
   readonly #accountId: string;
   readonly #merchantAccount: string;
-  readonly #keys: Redacted<{ apiKey: string; hmacKey: string }>;
+  readonly #keys: Redacted<{ apiKey: string; hmacKey: string; reportApiKey: string }>;
+  readonly #reportBaseUrl: string;
+  readonly #reportPageSize: number;
   readonly #baseUrl: string;
   readonly #clock: Clock;
   readonly #client: PspClient;
   readonly #operations: PspOperations;
   readonly #publicUrl: string;
 
-  constructor(account: PspAccountConfig, context: ConnectorContext) {
+  /** `options.reportPageSize`: payments per page of {@link listTransactions} (1 to 1,000), 200 if absent. */
+  constructor(account: PspAccountConfig, context: ConnectorContext, options: { reportPageSize?: number } = {}) {
     super();
     const c = account.credentials;
     const merchantAccount = c.merchant_account;
@@ -118,13 +164,16 @@ export class AdyenConnector extends KitConnector implements PspConnector {
       timeoutMs: context.timeoutMs,
       http: context.http,
       logger: context.logger,
-      credentials: { apiKey, hmacKey: hmacKey ?? '' },
+      credentials: { apiKey, hmacKey: hmacKey ?? '', reportApiKey: c.report_api_key ?? '' },
     });
     this.sandbox = account.environment === 'test';
     this.#accountId = account.id;
     this.#merchantAccount = merchantAccount;
     this.#keys = setup.credentials;
     this.#baseUrl = setup.baseUrl;
+    this.#reportBaseUrl = reportBaseUrl(setup.baseUrl);
+    this.#reportPageSize = options.reportPageSize ?? REPORT_PAGE_SIZE;
+    if (!Number.isSafeInteger(this.#reportPageSize) || this.#reportPageSize < 1 || this.#reportPageSize > 1_000) throw new TypeError('adyen: reportPageSize must be 1 to 1000');
     this.#clock = context.clock;
     this.#client = setup.client;
     this.#operations = context.operations;
@@ -678,6 +727,67 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     }
   }
 
+  /**
+   * The payments that moved in `[from, to)` with their totals, from Adyen's daily Payment
+   * accounting reports (./report.ts; docs/psp-connectors.md#reconciliation-list-or-retrieve). The
+   * cursor walks the period's days (`YYYY-MM-DD:<offset>`): a page is up to `reportPageSize` of the
+   * payments a day's report shows, by Psp Reference; each is totalled over the reports of
+   * {@link ADYEN_REPORT_LOOKBACK_DAYS} days before the period and of every day of the period.
+   * A period day whose report Adyen does not have yet (404: generated the next morning) and a
+   * 5xx are `unreachable`, so the run resumes at this page later; a lookback day without a report
+   * counts as a day without records (the report did not exist then). An answer that is not the
+   * report is `bad_response`; refused report credentials, or none saved, `bad_credentials`.
+   */
+  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+    const days = daysOf(input.from, input.to);
+    if (days.length === 0) return { records: [], nextCursor: null };
+    const [day, offset] = parseReportCursor(input.cursor, days);
+    const dayRows = await this.#report(day, true);
+    const moved = [...new Set(dayRows.map((r) => r.pspReference))].sort();
+    const ids = moved.slice(offset, offset + this.#reportPageSize);
+    const following = days[days.indexOf(day) + 1];
+    const nextCursor = offset + this.#reportPageSize < moved.length ? `${day}:${offset + this.#reportPageSize}` : following ? `${following}:0` : null;
+    if (ids.length === 0) return { records: [], nextCursor };
+    const first = Date.parse(`${days[0]}T00:00:00Z`);
+    const window: string[] = [];
+    for (let n = ADYEN_REPORT_LOOKBACK_DAYS; n >= 1; n--) window.push(utcDay(first - n * DAY_MS));
+    window.push(...days);
+    const rows: ReportRow[][] = [];
+    for (let i = 0; i < window.length; i += REPORT_DOWNLOADS_AT_ONCE) {
+      const chunk = window.slice(i, i + REPORT_DOWNLOADS_AT_ONCE);
+      rows.push(...(await Promise.all(chunk.map((d) => (d === day ? dayRows : this.#report(d, days.includes(d)))))));
+    }
+    const records = recordsOf(rows.flat(), new Set(ids));
+    return { records: ids.map((id) => records.get(id)!), nextCursor };
+  }
+
+  /**
+   * One day's Payment accounting report of the merchant account, downloaded as Adyen documents
+   * (`GET {Customer Area}/reports/download/MerchantAccount/{account}/{file}` with the report
+   * credential's `X-API-Key`). `required`: a day of the period, whose missing report (404) is
+   * `unreachable`; otherwise a missing report is a day without records.
+   */
+  async #report(day: string, required: boolean): Promise<ReportRow[]> {
+    const op = 'list_transactions';
+    const key = this.#keys.reveal().reportApiKey;
+    if (!key) throw this.fault('bad_credentials', `${op}: no report_api_key is saved for this account: Adyen's reports cannot be downloaded`);
+    const url = `${this.#reportBaseUrl}/reports/download/MerchantAccount/${encodeURIComponent(this.#merchantAccount)}/${reportFileName(day)}`;
+    const res = await this.#client.request(op, url, { method: 'GET', headers: { 'X-API-Key': key, Accept: 'text/csv' } });
+    if (res.status === 404) {
+      if (required) throw this.fault('unreachable', `${op}: Adyen has no payment accounting report for ${day} yet`);
+      return [];
+    }
+    const fault = statusFault(this.name, op, res.status);
+    if (fault) throw fault;
+    if (res.status !== 200) throw this.fault('bad_response', `${op}: the report of ${day} answered HTTP ${res.status}`);
+    try {
+      return readReport(res.text, this.#merchantAccount);
+    } catch (err) {
+      if (err instanceof ReportFormatError) throw this.fault('bad_response', `${op}: the report of ${day} cannot be read: ${err.message}`);
+      throw err;
+    }
+  }
+
   /** `POST /paymentMethods` for the merchant account: harmless, and refused without working credentials. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     const a = await this.#call('verify_credentials', 'POST', '/paymentMethods', { merchantAccount: this.#merchantAccount }, undefined, true);
@@ -687,6 +797,14 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     if (a.status !== 200) throw this.#unexpected('verify_credentials', a);
     return { ok: true };
   }
+}
+
+/** A cursor of {@link AdyenConnector.listTransactions}: a day of the period and an offset into its payments. */
+function parseReportCursor(cursor: string | null, days: readonly string[]): [string, number] {
+  if (cursor === null) return [days[0]!, 0];
+  const m = /^(\d{4}-\d{2}-\d{2}):(\d{1,9})$/.exec(cursor);
+  if (!m || !days.includes(m[1]!)) throw new RangeError(`adyen: ${JSON.stringify(cursor)} is not a cursor of this period`);
+  return [m[1]!, Number(m[2])];
 }
 
 /** Adyen's key (at most 64 characters): a digest of (operation, our key), so keys never collide across operations. */

@@ -54,6 +54,15 @@ export const adyenDefinition: ConnectorDefinition = {
         'Customer Area → Developers → Webhooks → your Standard webhook, pointing at Chipin’s notification URL (shown once the account is saved) → Security → HMAC key (hexadecimal).',
     },
     {
+      name: 'report_api_key',
+      secret: true,
+      required: false,
+      pattern: '[\\x21-\\x7E]{20,1024}',
+      format: 'at least 20 characters, no spaces',
+      description:
+        'Optional; needed for reconciliation from Adyen’s reports. Customer Area → Developers → API credentials → your report service user (report…@Company.…) → API key; its role must let it download merchant reports, and the Payment accounting report must be generated daily (Reports → Payment accounting → automatic).',
+    },
+    {
       name: 'live_url_prefix',
       secret: false,
       required: true,
@@ -77,7 +86,9 @@ export const adyenDefinition: ConnectorDefinition = {
   },
   // docs.adyen.com/development-resources/live-endpoints: Checkout API test host, and the live
   // host built from the company account's prefix (Customer Area → Developers → API URLs).
-  publishedHosts: { test: ['checkout-test.adyen.com'], live: ['*-checkout-live.adyenpayments.com'] },
+  // docs.adyen.com/reporting/automatically-get-reports: reports are downloaded from the Customer
+  // Area's host, ca-test.adyen.com (live: ca-live.adyen.com), by listTransactions.
+  publishedHosts: { test: ['checkout-test.adyen.com', 'ca-test.adyen.com'], live: ['*-checkout-live.adyenpayments.com', 'ca-live.adyen.com'] },
   create(account, context) {
     return new AdyenConnector(account, context);
   },
