@@ -162,17 +162,17 @@ describe(`disputes in back mode (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
     for (const n of [mercadopago.fake.chargebackNotification(cb), mercadopago.fake.notification(p.transactionId)]) expect((await notify(psa, n)).statusCode).toBe(200);
     expect((await disputes(m, p.id)).map((x) => x.state)).toEqual(['lost']);
     const { rows } = await app.services.db.query<{ kind: string; amount_cents: string }>(
-      "SELECT l.kind, l.amount_cents FROM ledger_entries l JOIN payments p ON p.account_id = l.account_id AND p.id = l.payment_id WHERE l.account_id = $1 AND p.psp_transaction_id = $2 ORDER BY l.id",
+      'SELECT l.kind, l.amount_cents FROM ledger_entries l JOIN payments p ON p.account_id = l.account_id AND p.id = l.payment_id WHERE l.account_id = $1 AND p.psp_transaction_id = $2 ORDER BY l.id',
       [m.accountId, p.transactionId],
     );
     expect(rows.map((r) => [r.kind, Number(r.amount_cents)])).toEqual([
       ['capture', p.capturedCents],
       ['chargeback', p.capturedCents],
     ]);
-    const pay = await app.services.db.query<{ status: string; refunded_cents: string }>('SELECT status, refunded_cents FROM payments WHERE account_id = $1 AND psp_transaction_id = $2', [
-      m.accountId,
-      p.transactionId,
-    ]);
+    const pay = await app.services.db.query<{ status: string; refunded_cents: string }>(
+      'SELECT status, refunded_cents FROM payments WHERE account_id = $1 AND psp_transaction_id = $2',
+      [m.accountId, p.transactionId],
+    );
     expect(pay.rows.map((r) => [r.status, Number(r.refunded_cents)])).toEqual([['captured', 0]]);
   });
 });

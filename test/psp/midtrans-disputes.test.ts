@@ -55,7 +55,11 @@ describe('midtrans chargebacks, against the fake', () => {
 
   it('a charged-back transaction is refunded only by what Chipin refunded before, whatever refund_amount says', () => {
     const t = readTransaction({ transaction_id: 'tx-1', order_id: 'o-1', gross_amount: '8000.00', transaction_status: 'chargeback', refund_amount: '8000.00' })!;
-    expect(toTransactionResult(t, { capturedCents: 800_000, refundedCents: 200_000, status: 'refunded' })).toMatchObject({ status: 'refunded', capturedCents: 800_000, refundedCents: 200_000 });
+    expect(toTransactionResult(t, { capturedCents: 800_000, refundedCents: 200_000, status: 'refunded' })).toMatchObject({
+      status: 'refunded',
+      capturedCents: 800_000,
+      refundedCents: 200_000,
+    });
     expect(toTransactionResult(t, { capturedCents: 800_000, refundedCents: 0, status: 'captured' })).toMatchObject({ status: 'captured', refundedCents: 0 });
   });
 
@@ -68,7 +72,10 @@ describe('midtrans chargebacks, against the fake', () => {
   it('refuses a chargeback notice signed with another server key, or changed after signing', async () => {
     const r = await captured(300_000);
     h.fake.chargeback(r.transactionId);
-    expect(await h.midtrans.verifyNotification({ headers: {}, rawBody: h.fake.notificationFor(r.transactionId, 'SB-Mid-server-another') })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await h.midtrans.verifyNotification({ headers: {}, rawBody: h.fake.notificationFor(r.transactionId, 'SB-Mid-server-another') })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     const good = h.fake.notificationFor(r.transactionId);
     expect(await h.midtrans.verifyNotification({ headers: {}, rawBody: good.replace('"3000.00"', '"1.00"') })).toEqual({ ok: false, reason: 'bad_signature' });
   });

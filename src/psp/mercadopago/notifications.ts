@@ -24,9 +24,7 @@ export function headerValue(headers: Record<string, string | undefined>, name: s
 export const CHARGEBACK_TYPE = 'topic_chargebacks_wh';
 
 export type SignedNotification =
-  | { ok: true; paymentId: string }
-  | { ok: true; chargebackId: string; paymentId: string | undefined }
-  | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
+  { ok: true; paymentId: string } | { ok: true; chargebackId: string; paymentId: string | undefined } | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
 
 /**
  * `data.id` as it is written in the body. A chargeback's id is a number of 18 digits in the

@@ -187,7 +187,11 @@ export function toTransactionResult(t: MidtransTransaction, before?: Before): Tr
   // Midtrans' status answer tells the original gross amount only: a partial capture's amount is ours, kept in the state.
   const capturedCents = status === 'captured' || status === 'refunded' ? (before && before.capturedCents > 0 ? before.capturedCents : t.grossCents) : 0;
   const refundedCents =
-    status !== 'refunded' ? 0 : chargedBack ? Math.min(before?.refundedCents ?? 0, capturedCents) : (t.refundedCents ?? (before && before.refundedCents > 0 ? before.refundedCents : capturedCents));
+    status !== 'refunded'
+      ? 0
+      : chargedBack
+        ? Math.min(before?.refundedCents ?? 0, capturedCents)
+        : (t.refundedCents ?? (before && before.refundedCents > 0 ? before.refundedCents : capturedCents));
   const result: TransactionResult = {
     transactionId: t.transactionId,
     status,
