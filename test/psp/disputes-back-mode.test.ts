@@ -3,26 +3,31 @@
  * a Stripe or an Adyen PSP account on its local fake; the fake's signed dispute events reach
  * `POST /api/psp/{psa_id}/notifications` and become the payment's dispute, once however often they
  * are delivered, with its events; staff's evidence on a Stripe dispute is submitted to Stripe
- * (the fake records it); an Adyen chargeback lost then reversed ends won, each outcome an event.
+ * (the fake records it); an Adyen chargeback lost then reversed ends won, each outcome an event;
+ * a Mercado Pago chargeback lost is counted once, as the dispute's, even when the charged-back
+ * payment is read again (its payment webhook): never a refund as well.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, cheapDashboardPassword, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 import { adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
+import { ACCESS_TOKEN as MERCADOPAGO_TOKEN, WEBHOOK_SECRET as MERCADOPAGO_WEBHOOK_SECRET, mercadopagoHarness, type MercadoPagoHarness } from './fixtures/mercadopago/harness.ts';
 import { stripeHarness, type StripeHarness } from './fixtures/stripe/harness.ts';
 
 let app: TestApp;
 let stripe: StripeHarness;
 let adyen: AdyenHarness;
+let mercadopago: MercadoPagoHarness;
 beforeAll(async () => {
   app = await startTestApp(NO_JOB_POLL);
-  [stripe, adyen] = await Promise.all([stripeHarness(), adyenHarness()]);
+  [stripe, adyen, mercadopago] = await Promise.all([stripeHarness(), adyenHarness(), mercadopagoHarness()]);
 });
 afterAll(async () => {
   await app?.close();
   await stripe?.teardown();
   await adyen?.teardown();
+  await mercadopago?.teardown();
 });
 
 const json = (m: Caller, method: 'POST' | 'PATCH' | 'GET', url: string, payload?: unknown) =>
@@ -144,5 +149,30 @@ describe(`disputes in back mode (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
       ['dispute.closed', 'lost'],
       ['dispute.closed', 'won'],
     ]);
+  });
+
+  it('Mercado Pago: a settled chargeback is a lost dispute, in the ledger once; the payment read again is not refunded', async () => {
+    const credentials = { access_token: MERCADOPAGO_TOKEN, webhook_secret: MERCADOPAGO_WEBHOOK_SECRET };
+    const { m, psa, offer } = await boundMerchant('mercadopago', credentials, mercadopago.fake.url);
+    const p = await paid(m, offer, mercadopago.cards.success.number);
+    const cb = mercadopago.fake.openChargeback(p.transactionId, { reason: 'fraud' });
+    expect((await notify(psa, mercadopago.fake.chargebackNotification(cb))).statusCode).toBe(200);
+    expect(await disputes(m, p.id)).toMatchObject([{ kind: 'chargeback', state: 'open', reason: 'fraud', amount_cents: p.capturedCents }]);
+    mercadopago.fake.decideChargeback(cb, 'settled');
+    for (const n of [mercadopago.fake.chargebackNotification(cb), mercadopago.fake.notification(p.transactionId)]) expect((await notify(psa, n)).statusCode).toBe(200);
+    expect((await disputes(m, p.id)).map((x) => x.state)).toEqual(['lost']);
+    const { rows } = await app.services.db.query<{ kind: string; amount_cents: string }>(
+      'SELECT l.kind, l.amount_cents FROM ledger_entries l JOIN payments p ON p.account_id = l.account_id AND p.id = l.payment_id WHERE l.account_id = $1 AND p.psp_transaction_id = $2 ORDER BY l.id',
+      [m.accountId, p.transactionId],
+    );
+    expect(rows.map((r) => [r.kind, Number(r.amount_cents)])).toEqual([
+      ['capture', p.capturedCents],
+      ['chargeback', p.capturedCents],
+    ]);
+    const pay = await app.services.db.query<{ status: string; refunded_cents: string }>(
+      'SELECT status, refunded_cents FROM payments WHERE account_id = $1 AND psp_transaction_id = $2',
+      [m.accountId, p.transactionId],
+    );
+    expect(pay.rows.map((r) => [r.status, Number(r.refunded_cents)])).toEqual([['captured', 0]]);
   });
 });

@@ -62,7 +62,7 @@ describe('hipay mapping', () => {
     124: 'refunded',
     125: 'refunded',
     126: 'refunded',
-    129: 'refunded',
+    129: 'captured', // a chargeback is not a refund (hipay-disputes.test.ts)
     131: 'captured',
     132: 'captured',
     140: 'requires_action',

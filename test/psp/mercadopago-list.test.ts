@@ -112,8 +112,8 @@ describe('mercadopago listTransactions (payment search, docs/money-operations.md
 
   it('gives each payment the totals retrieve reads', async () => {
     const { records } = await listAll(lister, start, end);
-    // A chargeback is apart from refunds here; retrieve reads a charged-back payment as refunded (docs/psp/mercadopago.md), and a partly captured one with the authorised amount of its state.
-    for (const id of [ids.refundedInPeriod, ids.refunded, ids.onlyHeld]) {
+    // A charged-back payment reads the same both ways (captured, its chargeback apart from refunds); a partly captured one is read by retrieve with the authorised amount of its state.
+    for (const id of [ids.refundedInPeriod, ids.refunded, ids.onlyHeld, ids.chargedBack, ids.reimbursed]) {
       const listed = records.find((r) => r.transactionId === id)!;
       const read = await h.connector.retrieve({ transactionId: id, pspState: null });
       expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({

@@ -17,6 +17,7 @@ import { withAmounts } from '../kit/amounts-state.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HipayClient, errorOf } from './client.ts';
+import { CHARGED_BACK, toNotifiedDispute } from './disputes.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import {
   checkCardLocally,
@@ -260,7 +261,11 @@ export class HipayConnector extends KitConnector implements PspConnector {
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const check = checkSignature(this.#credentials.reveal().passphrase, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
     if (check !== 'ok') return { ok: false, reason: check };
-    return readNotification(input.rawBody);
+    const read = readNotification(input.rawBody);
+    if (!read.ok || new URLSearchParams(input.rawBody).get('status') !== String(CHARGED_BACK)) return read;
+    // A chargeback (disputes.ts): the transaction read back tells the amount taken.
+    const t = await this.#transaction(read.transactionId);
+    return { ...read, status: withAmounts(toTransactionResult(t)).status, dispute: toNotifiedDispute(t) };
   }
 
   /** `GET /rest/v2/security-settings`: authenticated, changes nothing (HiPay Node SDK, HiPay.js). */

@@ -79,11 +79,14 @@ export function toStatus(status: HipayStatus, refundedCents: number): Transactio
     case 131: // Debited
     case 132: // Partially debited
     case 165: // Refund refused: the capture stands
+    // Charged back: the card holder's bank took the money back. A chargeback is not a refund: the
+    // transaction stays captured (refunded only by the merchant's own refunds), and what the bank
+    // took is the lost dispute's (`chargebackedAmount`, disputes.ts), never counted twice.
+    case 129:
       return refundedCents > 0 ? 'refunded' : 'captured';
     case 124: // Refund requested
     case 125: // Refunded
     case 126: // Partially refunded
-    case 129: // Charged back: the money went back to the cardholder
     case 166: // Issuer credited
       return 'refunded';
     default:
@@ -216,6 +219,8 @@ export interface HipayTransaction {
   authorizedCents: number;
   capturedCents: number;
   refundedCents: number;
+  /** `chargebackedAmount` (Gateway `Transaction`): what chargebacks took, apart from the refunds; 0 when absent. */
+  chargebackedCents: number;
   orderId?: string;
   forwardUrl?: string;
   reason?: { code?: number; message?: string };
@@ -245,7 +250,8 @@ export function readTransaction(raw: unknown): HipayTransaction | undefined {
   }
   const captured = fromHipayAmount(t.capturedAmount ?? '0', currency);
   const refunded = fromHipayAmount(t.refundedAmount ?? '0', currency);
-  if (authorized === undefined || captured === undefined || refunded === undefined) return undefined;
+  const chargebacked = fromHipayAmount(t.chargebackedAmount ?? '0', currency);
+  if (authorized === undefined || captured === undefined || refunded === undefined || chargebacked === undefined) return undefined;
   const reason = readReason(t.reason);
   const result: HipayTransaction = {
     transactionReference: reference,
@@ -255,6 +261,7 @@ export function readTransaction(raw: unknown): HipayTransaction | undefined {
     authorizedCents: authorized,
     capturedCents: captured,
     refundedCents: refunded,
+    chargebackedCents: chargebacked,
   };
   if (typeof order.id === 'string') result.orderId = order.id;
   if (typeof t.forwardUrl === 'string' && t.forwardUrl !== '') result.forwardUrl = t.forwardUrl;
@@ -290,13 +297,17 @@ function readCustomData(raw: unknown): string | undefined {
 
 /** Our view of a HiPay transaction. */
 export function toTransactionResult(t: HipayTransaction): TransactionResult {
-  const status = toStatus(t.status, t.refundedCents);
+  // What was charged back is never refunded as well (the reference keeps the two amounts apart; should a
+  // refunded amount ever include a chargeback, what passes the captured amount less the chargebacks is not a refund).
+  const capturedCents = Math.min(t.capturedCents, t.authorizedCents);
+  const refundedCents = Math.max(0, Math.min(t.refundedCents, capturedCents - t.chargebackedCents));
+  const status = toStatus(t.status, refundedCents);
   const result: TransactionResult = {
     transactionId: t.transactionReference,
     status,
     amountCents: t.authorizedCents,
-    capturedCents: Math.min(t.capturedCents, t.authorizedCents),
-    refundedCents: Math.min(t.refundedCents, t.capturedCents),
+    capturedCents,
+    refundedCents,
   };
   if (status === 'declined') result.decline = declineOf(t.status, t.reason);
   if (status === 'requires_action' && t.forwardUrl) result.challengeUrl = t.forwardUrl;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CardToken, Customer, CustomerCard, MercadoPagoConfig, MercadoPagoError, MPConnectionError, MPIdempotencyError, Payment, PaymentRefund } from 'mercadopago';
+import { CardToken, Chargeback, Customer, CustomerCard, MercadoPagoConfig, MercadoPagoError, MPConnectionError, MPIdempotencyError, Payment, PaymentRefund } from 'mercadopago';
 // The SDK's one exit point reads these two at call time (node_modules/mercadopago/dist/utils/restClient, config): see #send.
 import { AppConfig } from 'mercadopago/dist/utils/config/index.js';
 import { Redacted } from '../../crypto/redacted.ts';
@@ -26,6 +26,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
 import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
+import { disputedPaymentId, readChargeback, toNotifiedDispute } from './disputes.ts';
 import { verifySignedNotification } from './notifications.ts';
 import { readCursor, toRecord, writeCursor } from './records.ts';
 
@@ -441,9 +442,30 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     if (!this.#webhookSecret.reveal()) return { ok: false, reason: 'bad_signature' };
     const signed = verifySignedNotification(input, this.#webhookSecret.reveal(), this.#clock.now());
     if (!signed.ok) return signed;
+    if ('chargebackId' in signed) return this.#chargebackNotice(signed.chargebackId, signed.paymentId);
     // The notification names the payment only: its status is Mercado Pago's current one.
     const p = await this.#get(signed.paymentId);
     return { ok: true, transactionId: p.id, status: toTransactionResult(p).status };
+  }
+
+  /**
+   * A *Chargebacks* webhook: the chargeback read with `GET /v1/chargebacks/{id}` (SDK
+   * `Chargeback.get`), then its payment, whose `status_detail` tells the outcome (disputes.ts).
+   */
+  async #chargebackNotice(chargebackId: string, notifiedPaymentId: string | undefined): Promise<NotificationResult> {
+    let answer: unknown;
+    try {
+      answer = await this.#send(() => new Chargeback(this.#config()).get({ id: chargebackId }));
+    } catch (e) {
+      const f = this.#fault(e);
+      throw f.code === 'unknown_transaction' ? new PspIntegrationError(NAME, 'unknown_transaction', 'Mercado Pago does not know this chargeback') : f;
+    }
+    const cb = readChargeback(answer);
+    if (!cb || cb.id !== chargebackId) throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a chargeback we cannot read');
+    const paymentId = disputedPaymentId(cb, notifiedPaymentId);
+    if (!paymentId) return { ok: false, reason: 'malformed' };
+    const p = await this.#get(paymentId);
+    return { ok: true, transactionId: p.id, status: toTransactionResult(p).status, dispute: toNotifiedDispute(cb, p) };
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {

@@ -119,23 +119,43 @@ export function readPayment(value: unknown): PaymentView | undefined {
  */
 export const HOLD_MS = 7 * 86_400_000;
 
+/**
+ * A captured payment the card holder's bank disputes: `in_mediation` while it is reviewed, then
+ * `charged_back` (`status_detail` `in_process` while disputed, `settled` when the money was
+ * retained from the seller, `reimbursed` when it was given back; Payments API, "Get payment
+ * status"). A chargeback is not a refund: such a payment reads `captured` (or `refunded` for the
+ * merchant's own refunds, `transaction_amount_refunded`), and what a settled chargeback took is
+ * a lost dispute's (docs/money-operations.md#disputes), never counted as refunded as well.
+ */
+export function isDisputed(p: PaymentView): boolean {
+  // Only a captured payment can be charged back, whatever its `captured` flag says.
+  return p.status === 'charged_back' || (p.captured && p.status === 'in_mediation');
+}
+
+/** What a settled chargeback retained from the seller: the captured amount less the merchant's refunds. */
+export function chargedBackCents(p: PaymentView): number {
+  return p.status === 'charged_back' && p.statusDetail === 'settled' ? Math.max(0, p.amountCents - p.refundedCents) : 0;
+}
+
 /** Our status of a payment. */
 export function toStatus(p: PaymentView): TransactionStatus {
+  if (isDisputed(p)) return p.refundedCents > 0 ? 'refunded' : 'captured';
   switch (p.status) {
     case 'authorized':
       return 'authorized';
     case 'approved':
       return p.refundedCents > 0 ? 'refunded' : 'captured';
     case 'refunded':
-    case 'charged_back':
       return 'refunded';
     case 'cancelled':
       return p.statusDetail === 'expired' ? 'expired' : 'voided';
     case 'rejected':
       return 'declined';
+    case 'charged_back': // read above: disputed
+      return 'captured';
     case 'pending':
     case 'in_process':
-    case 'in_mediation':
+    case 'in_mediation': // not captured: still being paid
       return p.challenge ? 'requires_action' : p.status === 'pending' && p.statusDetail === 'pending_challenge' ? 'requires_action' : 'authorized';
   }
 }
@@ -153,7 +173,7 @@ export function toTransactionResult(p: PaymentView, authorisedCents?: number): T
     status,
     amountCents,
     capturedCents,
-    refundedCents: status === 'refunded' ? (p.status === 'refunded' || p.status === 'charged_back' ? Math.max(p.refundedCents, capturedCents) : p.refundedCents) : 0,
+    refundedCents: status === 'refunded' ? (p.status === 'refunded' ? Math.max(p.refundedCents, capturedCents) : p.refundedCents) : 0,
     pspState: { authorisedCents: amountCents, currency: p.currency },
   };
   if (status === 'declined') result.decline = declineFor(p.statusDetail);

@@ -1,5 +1,5 @@
 import type { PspRecord } from '../connector.ts';
-import { toTransactionResult, type PaymentView } from './mapping.ts';
+import { chargedBackCents, toTransactionResult, type PaymentView } from './mapping.ts';
 
 /**
  * Mercado Pago's payments as reconciliation records (docs/money-operations.md#reconciliation).
@@ -8,25 +8,22 @@ import { toTransactionResult, type PaymentView } from './mapping.ts';
  * `status` / `status_detail` (a chargeback: `in_mediation` while the bank reviews it, then
  * `charged_back` with `settled`, the money taken back from the seller, or `reimbursed`, returned).
  *
- * A chargeback is not a refund: a disputed payment reads `captured` (or `refunded` if the
- * merchant refunded part of it), its refunds are `transaction_amount_refunded`, and what a
- * settled chargeback took back (the captured amount less the refunds) is `chargedBackCents`.
+ * A chargeback is not a refund: a disputed payment reads as `retrieve` reads it (`captured`, or
+ * `refunded` if the merchant refunded part of it: `isDisputed` in mapping.ts), and what a settled
+ * chargeback took back (the captured amount less the refunds) is `chargedBackCents`.
  * After a partial capture Mercado Pago's `transaction_amount` is the captured amount, and the
  * search tells nothing of the authorised one: `amountCents` is then the captured amount.
  */
 export function toRecord(p: PaymentView): PspRecord {
   const r = toTransactionResult(p);
-  const disputed = p.captured && (p.status === 'in_mediation' || p.status === 'charged_back');
-  const refundedCents = disputed ? p.refundedCents : r.refundedCents;
-  const status = disputed ? (refundedCents > 0 ? 'refunded' : 'captured') : r.status;
   return {
     transactionId: p.id,
-    status,
+    status: r.status,
     currency: p.currency,
     amountCents: r.amountCents,
-    capturedCents: status === 'captured' || status === 'refunded' ? p.amountCents : 0,
-    refundedCents,
-    chargedBackCents: p.status === 'charged_back' && p.statusDetail === 'settled' ? Math.max(0, p.amountCents - p.refundedCents) : 0,
+    capturedCents: r.capturedCents,
+    refundedCents: r.refundedCents,
+    chargedBackCents: chargedBackCents(p),
   };
 }
 

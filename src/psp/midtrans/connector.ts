@@ -22,6 +22,7 @@ import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
 import { notificationSignature, orderIdFor, readTransaction, toGrossAmount, toTransactionResult, type Before, type MidtransTransaction } from './mapping.ts';
+import { readChargeback } from './disputes.ts';
 
 const NAME = 'midtrans';
 
@@ -347,7 +348,8 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'bad_signature' };
     const t = readTransaction(o);
     if (!t) return { ok: false, reason: 'malformed' };
-    return { ok: true, transactionId: t.transactionId, status: toTransactionResult(t).status };
+    const dispute = readChargeback(t);
+    return { ok: true, transactionId: t.transactionId, status: toTransactionResult(t).status, ...(dispute ? { dispute } : {}) };
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {

@@ -76,10 +76,17 @@ export function toStatus(status: MidtransTransactionStatus, fraudStatus: string 
       return 'expired';
     case 'refund':
     case 'partial_refund':
+      return 'refunded';
+    // A chargeback is not a refund: the transaction stays captured (refunded only by the
+    // merchant's own refunds, toTransactionResult), what the bank took is the dispute's (disputes.ts).
     case 'chargeback':
     case 'partial_chargeback':
-      return 'refunded';
+      return 'captured';
   }
+}
+
+export function isChargeback(status: MidtransTransactionStatus): boolean {
+  return status === 'chargeback' || status === 'partial_chargeback';
 }
 
 /**
@@ -170,12 +177,21 @@ export interface Before {
 /** Our result of a Midtrans transaction, given what we knew of it before. */
 export function toTransactionResult(t: MidtransTransaction, before?: Before): TransactionResult {
   let status = toStatus(t.status, t.fraudStatus);
+  // Charged back: refunded only by what Chipin itself refunded before (its state). Midtrans keeps
+  // chargebacks in the same records as refunds (`refund_amount` is not documented as refunds only).
+  const chargedBack = isChargeback(t.status);
+  if (chargedBack && before && before.refundedCents > 0) status = 'refunded';
   // Midtrans cancels a pre-authorisation left uncaptured past its time limit ("Status cycle"):
   // a `cancel` of a hold we did not void is the hold lapsing.
   if (status === 'voided' && (before?.status === 'authorized' || before?.status === 'expired')) status = 'expired';
   // Midtrans' status answer tells the original gross amount only: a partial capture's amount is ours, kept in the state.
   const capturedCents = status === 'captured' || status === 'refunded' ? (before && before.capturedCents > 0 ? before.capturedCents : t.grossCents) : 0;
-  const refundedCents = status === 'refunded' ? (t.refundedCents ?? (before && before.refundedCents > 0 ? before.refundedCents : capturedCents)) : 0;
+  const refundedCents =
+    status !== 'refunded'
+      ? 0
+      : chargedBack
+        ? Math.min(before?.refundedCents ?? 0, capturedCents)
+        : (t.refundedCents ?? (before && before.refundedCents > 0 ? before.refundedCents : capturedCents));
   const result: TransactionResult = {
     transactionId: t.transactionId,
     status,
