@@ -3,7 +3,7 @@ import { hostOf, type AddressPolicy } from '../outbound/addresses.ts';
 import { sendRequest } from '../outbound/http-request.ts';
 import { PspIntegrationError } from './connector.ts';
 
-/** The largest answer a PSP call reads: PSP answers are small JSON or XML documents. */
+/** The largest answer a PSP call reads unless it says otherwise: PSP answers are small JSON or XML documents. */
 const MAX_ANSWER_BYTES = 1_048_576;
 
 export type PspCallFailure = 'refused' | 'timeout' | 'network' | 'redirect' | 'too_large';
@@ -34,6 +34,8 @@ export interface PspRequest {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The largest answer read, when larger than an API answer's 1 MiB (a report file). */
+  maxBytes?: number;
 }
 
 const PSP_METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] satisfies PspMethod[];
@@ -66,7 +68,7 @@ export class PspHttp {
       policy: this.policy,
       timeoutMs: r.timeoutMs,
       ...(r.signal ? { signal: r.signal } : {}),
-      read: { whole: MAX_ANSWER_BYTES },
+      read: { whole: r.maxBytes ?? MAX_ANSWER_BYTES },
     });
     if (a.statusCode === undefined) {
       const kind: PspCallFailure = a.refused ? 'refused' : a.timedOut ? 'timeout' : a.error?.startsWith('the answer is larger') ? 'too_large' : 'network';

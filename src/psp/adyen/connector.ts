@@ -76,6 +76,12 @@ export const ADYEN_REPORT_LOOKBACK_DAYS = 35;
 const REPORT_PAGE_SIZE = 200;
 /** Report files downloaded at once while totalling a page. */
 const REPORT_DOWNLOADS_AT_ONCE = 4;
+/**
+ * A day's report of a busy merchant account is far larger than an API answer (about 300 bytes a
+ * record, several records a payment): read up to 64 MiB, within a minute.
+ */
+const REPORT_MAX_BYTES = 64 * 1_048_576;
+const REPORT_TIMEOUT_MS = 60_000;
 
 /**
  * Where the merchant account's reports are downloaded (docs.adyen.com/reporting/automatically-get-reports:
@@ -772,7 +778,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const key = this.#keys.reveal().reportApiKey;
     if (!key) throw this.fault('bad_credentials', `${op}: no report_api_key is saved for this account: Adyen's reports cannot be downloaded`);
     const url = `${this.#reportBaseUrl}/reports/download/MerchantAccount/${encodeURIComponent(this.#merchantAccount)}/${reportFileName(day)}`;
-    const res = await this.#client.request(op, url, { method: 'GET', headers: { 'X-API-Key': key, Accept: 'text/csv' } });
+    const res = await this.#client.request(op, url, { method: 'GET', headers: { 'X-API-Key': key, Accept: 'text/csv' }, timeoutMs: REPORT_TIMEOUT_MS, maxBytes: REPORT_MAX_BYTES });
     if (res.status === 404) {
       if (required) throw this.fault('unreachable', `${op}: Adyen has no payment accounting report for ${day} yet`);
       return [];

@@ -40,14 +40,21 @@ const RETRYABLE_STATUS = new Set([502, 503, 504]);
 export class PspClient {
   constructor(readonly options: PspClientOptions) {}
 
-  async request(what: string, url: string, r: { method: PspMethod; headers: Record<string, string>; body?: string }): Promise<PspCallAnswer> {
+  /** `r.timeoutMs` and `r.maxBytes` override the client's time limit and the 1 MiB answer cap for one call (a report download). */
+  async request(what: string, url: string, r: { method: PspMethod; headers: Record<string, string>; body?: string; timeoutMs?: number; maxBytes?: number }): Promise<PspCallAnswer> {
     const { psp, http, timeoutMs, logger, requestIdHeader } = this.options;
     const requestId = randomUUID();
     const headers = requestIdHeader ? { ...r.headers, [requestIdHeader]: requestId } : r.headers;
     const attempts = r.method === 'GET' ? 2 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        const answer = await http.request(url, { method: r.method, headers, ...(r.body !== undefined ? { body: r.body } : {}), timeoutMs });
+        const answer = await http.request(url, {
+          method: r.method,
+          headers,
+          ...(r.body !== undefined ? { body: r.body } : {}),
+          timeoutMs: r.timeoutMs ?? timeoutMs,
+          ...(r.maxBytes !== undefined ? { maxBytes: r.maxBytes } : {}),
+        });
         logger?.debug({ psp, what, method: r.method, path: pathOf(url), status: answer.status, request_id: requestId, attempt }, 'PSP call answered');
         if (attempt < attempts && RETRYABLE_STATUS.has(answer.status)) continue;
         return { ...answer, requestId };
