@@ -140,6 +140,8 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
       await expectAccessible(page, 'reports (fr)');
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Télécharger en CSV' }).click()]);
+      // The page's period: the last 30 days, today included.
+      expect(download.suggestedFilename()).toBe(`chipin-daily-report-${addDays(today, -29)}-${today}.csv`);
       const chunks: Buffer[] = [];
       for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
       const csv = parseCsv(Buffer.concat(chunks).toString('utf8'));
