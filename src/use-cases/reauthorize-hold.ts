@@ -49,18 +49,20 @@ export function holdLapsesAt(heldSince: Date, validityDays: number): Date {
 /**
  * Schedules the renewal of a hold just recorded, in the caller's transaction, when it would lapse
  * (less the margin) before `deadline` and its PSP can place a merchant-initiated hold. Answers
- * whether a job was scheduled.
+ * whether a job was scheduled. `card`: the saved card's brand when the caller has read it already
+ * (a renewal), else it is read here.
  */
 export async function scheduleReauthorization(
   tx: Sql,
   deps: Pick<PaymentDeps, 'psps'>,
   hold: Pick<PaymentRow, 'id' | 'account_id' | 'purchase_id' | 'psp' | 'created_at' | 'idempotency_key'>,
   deadline: Date,
+  card?: { brand: string | undefined },
 ): Promise<boolean> {
   const definition = deps.psps.definition(hold.psp);
   if (!definition?.authorizationValidity?.offSessionHold) return false;
-  const card = await savedCardFacts(tx, hold.account_id, hold.purchase_id);
-  const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, card?.brand, isReauthorization(hold)));
+  const brand = card ? card.brand : (await savedCardFacts(tx, hold.account_id, hold.purchase_id))?.brand;
+  const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, brand, isReauthorization(hold)));
   const runAt = new Date(lapses.getTime() - REAUTH_MARGIN_MS);
   if (runAt.getTime() >= deadline.getTime()) return false;
   return scheduleJob(tx, { kind: REAUTH_JOB, key: `${REAUTH_JOB}:${hold.id}`, runAt, payload: { paymentId: hold.id }, accountId: hold.account_id });
@@ -138,9 +140,11 @@ export async function reauthorizeHold(deps: PaymentDeps, accountId: string, hold
     storedCredential,
     capture: 'manual',
   });
-  const validity = holdValidityDays(deps.psps.definition(old.psp), (await savedCardFacts(db, accountId, old.purchase_id))?.brand, isReauthorization(old));
-  const oldLapses = holdLapsesAt(old.created_at, validity);
-  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, oldLapses));
+  // The saved card's brand, read once per run: how long the old hold lives, the new one, and when
+  // the new one is renewed in its turn all depend on it.
+  const brand = (await savedCardFacts(db, accountId, old.purchase_id))?.brand;
+  const oldLapses = holdLapsesAt(old.created_at, holdValidityDays(deps.psps.definition(old.psp), brand, isReauthorization(old)));
+  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, oldLapses, brand));
   if (recorded === 'switched') {
     await voidOld(deps, old);
     return 'reauthorized';
@@ -168,6 +172,7 @@ async function recordRenewal(
   fresh: PaymentRow,
   result: TransactionResult,
   oldLapses: Date,
+  brand: string | undefined,
 ): Promise<'switched' | 'stale' | 'refused_now' | 'refused_before'> {
   const now = deps.clock.now();
   const locked = await lockPayState(tx, old.account_id, old.purchase_id);
@@ -201,7 +206,7 @@ async function recordRenewal(
       ? await replaceGuarantee(tx, old.account_id, old.purchase_id, old.id, fresh.id, now)
       : await replaceInstallmentHold(tx, old.account_id, target.installmentId, old.id, fresh.id);
   if (!moved) return 'stale';
-  const validity = holdValidityDays(deps.psps.definition(fresh.psp), (await savedCardFacts(tx, old.account_id, old.purchase_id))?.brand, true);
+  const validity = holdValidityDays(deps.psps.definition(fresh.psp), brand, true);
   await writeEvent(
     tx,
     old.account_id,
@@ -218,7 +223,7 @@ async function recordRenewal(
     now,
   );
   // Chains: the new hold is renewed in its turn if it too would lapse before the deadline.
-  await scheduleReauthorization(tx, deps, fresh, target.deadline);
+  await scheduleReauthorization(tx, deps, fresh, target.deadline, { brand });
   return 'switched';
 }
 

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
-import { hasBrowser, launchBrowser, PHONE, signedInPage, startServedApp } from '../helpers/browser.ts';
+import { hasBrowser, launchBrowser, overflowing, PHONE, signedInPage, startServedApp } from '../helpers/browser.ts';
 
 /**
  * The back office on a phone (390×844) and in French (issue 35 items 13 and 14), in Chromium:
@@ -86,20 +86,6 @@ const pages = () => [
   '/dashboard/psp-accounts',
   '/dashboard/psp-accounts/new?psp=stripe',
 ];
-
-/** Every element wider than the screen, except inside a region that scrolls sideways (a table's). */
-const overflowing = (page: Page) =>
-  page.evaluate(() => {
-    const width = document.documentElement.clientWidth;
-    const out: string[] = [];
-    for (const el of document.querySelectorAll('body *')) {
-      if (el.closest('.scroll') && !el.matches('.scroll')) continue;
-      const r = el.getBoundingClientRect();
-      if (r.width > 0 && (r.right > width + 0.5 || r.left < -0.5))
-        out.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`);
-    }
-    return { out, scrollWidth: document.documentElement.scrollWidth, width };
-  });
 
 /** Codes and English the French pages must not show: v1 states, purposes, statuses, event types, the comment's sentences. */
 const RAW = [

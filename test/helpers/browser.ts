@@ -60,3 +60,41 @@ export async function signedInPage(browser: Browser, base: string, user: { email
   await expect.poll(() => page.title()).toBe('Home · Chipin back office');
   return page;
 }
+
+/** Every element wider than the screen, except inside a region that scrolls sideways (a table's). */
+export const overflowing = (page: Page) =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    for (const el of document.querySelectorAll('body *')) {
+      if (el.closest('.scroll') && !el.matches('.scroll')) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && (r.right > width + 0.5 || r.left < -0.5))
+        out.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${el.className} ${Math.round(r.left)}..${Math.round(r.right)}`);
+    }
+    return { out, scrollWidth: document.documentElement.scrollWidth, width };
+  });
+
+/**
+ * What goes wrong on a page while a test drives it: console errors, script errors, requests that
+ * fail, and answers of 400 or more except those the test expects (`allow(path, status)`: a refusal
+ * the test provokes on purpose). Chromium also logs a refused answer to the console; that line is
+ * left out with it.
+ */
+export function watchProblems(page: Page): { problems: string[]; allow: (path: string, status: number) => void } {
+  const problems: string[] = [];
+  const allowed = new Set<string>();
+  const expected = (url: string, status: number) => allowed.has(`${status} ${new URL(url).pathname}`);
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const status = /status of (\d{3})/.exec(m.text())?.[1];
+    if (status && expected(m.location().url, Number(status))) return;
+    problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on('requestfailed', (r) => problems.push(`failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !expected(r.url(), r.status())) problems.push(`answered ${r.status()}: ${r.request().method()} ${r.url()}`);
+  });
+  return { problems, allow: (path, status) => void allowed.add(`${status} ${path}`) };
+}

@@ -4,29 +4,17 @@
  * with the dispute's reference, reason code and defence deadline; signed and checked as every
  * Adyen webhook; in a batch beside a payment's own item.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationBody, parseNotification } from '../../src/psp/adyen/notifications.ts';
 import { ADYEN_CARDS, adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
-
-const key = () => `test-${randomUUID()}`;
+import { cardPayment } from './fixtures/list-all.ts';
 
 describe('adyen dispute webhooks, against the fake', () => {
   let h: AdyenHarness;
   let payment: string;
   beforeAll(async () => {
     h = await adyenHarness();
-    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
-    if (!a.ok) throw new Error(a.reason);
-    const r = await h.connector.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: a.paymentMethodId,
-      amountCents: 900,
-      currency: 'EUR',
-      capture: 'automatic',
-      returnUrl: 'https://chipin.example/r',
-    });
-    payment = r.transactionId;
+    payment = (await cardPayment(h.connector, ADYEN_CARDS.success, 900)).transactionId;
   });
   afterAll(() => h?.teardown());
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPspFault, type PspRecord, type TransactionRef } from '../../src/psp/connector.ts';
+import { isPspFault, type TransactionRef } from '../../src/psp/connector.ts';
 import { BraintreeConnector } from '../../src/psp/braintree/connector.ts';
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 import { unusedOperations } from './fixtures/operations.ts';
 import { MERCHANT, braintreeHarness, type BraintreeHarness } from './fixtures/braintree/harness.ts';
 import { testCard } from './fixtures/sandbox/cards.ts';
-import { listAll } from './fixtures/list-all.ts';
+import { byTransaction, cardPayment, expectListedAsRetrieved, listAll } from './fixtures/list-all.ts';
 
 const key = () => `list-${randomUUID()}`;
 const HOUR = 3_600_000;
@@ -29,19 +29,7 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
       operations: unusedOperations(h.clock),
       listPageSize: 2,
     });
-  const pay = async (amountCents: number, capture: 'automatic' | 'manual', card = '4111 1111 1111 1111'): Promise<TransactionRef> => {
-    const pm = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: testCard(card) });
-    if (!pm.ok) throw new Error(pm.reason);
-    const r = await h.connector.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: pm.paymentMethodId,
-      amountCents,
-      currency: 'EUR',
-      capture,
-      returnUrl: 'https://shop.example/back',
-    });
-    return { transactionId: r.transactionId, pspState: r.pspState ?? null };
-  };
+  const pay = (amountCents: number, capture: 'automatic' | 'manual', card = '4111 1111 1111 1111') => cardPayment(h.connector, testCard(card), amountCents, capture);
   const refund = (transaction: TransactionRef, amountCents: number) => h.connector.refund({ idempotencyKey: key(), transaction, amountCents });
   const capture = (transaction: TransactionRef, amountCents: number) => h.connector.capture({ idempotencyKey: key(), transaction, amountCents });
 
@@ -84,13 +72,7 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
   it('lists the sales created, captured or refunded in the period, a page at a time, with their current totals', async () => {
     const { records, pages } = await listAll(lister, start, end);
     expect(pages).toBeGreaterThan(4);
-    const seen = new Map<string, PspRecord[]>();
-    for (const r of records) seen.set(r.transactionId, [...(seen.get(r.transactionId) ?? []), r]);
-    const totals = (id: string) => {
-      const all = seen.get(id) ?? [];
-      for (const r of all) expect(r).toEqual(all[0]);
-      return all[0];
-    };
+    const { seen, totals } = byTransaction(records);
     const base = { currency: 'EUR', refundedCents: 0, chargedBackCents: 0 };
     expect(totals(ids.refundedInPeriod)).toEqual({
       ...base,
@@ -119,16 +101,15 @@ describe('braintree listTransactions (transaction search, docs/money-operations.
   });
 
   it('gives each payment the totals retrieve reads', async () => {
-    const { records } = await listAll(lister, start, end);
-    for (const id of [ids.refundedInPeriod, ids.capturedInPeriod, ids.refunded, ids.partlyCaptured, ids.onlyHeld, ids.voided, ids.declined]) {
-      const listed = records.find((r) => r.transactionId === id)!;
-      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
-      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
-        status: read.status,
-        capturedCents: read.capturedCents,
-        refundedCents: read.refundedCents,
-      });
-    }
+    await expectListedAsRetrieved(h.connector, (await listAll(lister, start, end)).records, [
+      ids.refundedInPeriod,
+      ids.capturedInPeriod,
+      ids.refunded,
+      ids.partlyCaptured,
+      ids.onlyHeld,
+      ids.voided,
+      ids.declined,
+    ]);
   });
 
   it('searches as the SDK sends it: the type and a date range (both ends included), then the page by ids', async () => {

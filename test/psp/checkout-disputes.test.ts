@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DisputeKind, DisputeStatus } from '../../src/psp/connector.ts';
 import { CHECKOUT_DISPUTE_EVENT_TYPES } from '../../src/psp/checkout/disputes.ts';
 import { CHECKOUT_FAKE_CARDS, CREDENTIALS, checkoutHarness, type CheckoutHarness } from './fixtures/checkout/harness.ts';
+import { cardPayment } from './fixtures/list-all.ts';
 
 const key = () => `test-${randomUUID()}`;
 
@@ -17,16 +18,7 @@ describe('checkout dispute webhooks, against the fake', () => {
   let payment: string;
   beforeAll(async () => {
     h = await checkoutHarness();
-    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
-    if (!a.ok) throw new Error(a.reason);
-    const r = await h.checkout.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: a.paymentMethodId,
-      amountCents: 1250,
-      currency: 'EUR',
-      capture: 'automatic',
-      returnUrl: 'https://shop.example/return',
-    });
+    const r = await cardPayment(h.checkout, CHECKOUT_FAKE_CARDS.success, 1250);
     if (r.status !== 'captured') throw new Error(`payment ${r.status}`);
     payment = r.transactionId;
   });

@@ -4,29 +4,19 @@
  * `DisputeResponse`, with the dispute's id, reason, amount (a `StringMinorUnit`) and challenge
  * deadline; signed and checked as every outgoing webhook. No evidence is submitted (marked only).
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HYPERSWITCH_DISPUTE_EVENT_TYPES } from '../../src/psp/hyperswitch/disputes.ts';
 import { CREDENTIALS, HYPERSWITCH_FAKE_CARDS, hyperswitchHarness, type HyperswitchHarness } from './fixtures/hyperswitch/harness.ts';
 import type { DisputeStatus } from './fixtures/hyperswitch/fake-server.ts';
-
-const key = () => `test-${randomUUID()}`;
+import { cardPayment } from './fixtures/list-all.ts';
 
 describe('hyperswitch dispute webhooks, against the fake', () => {
   let h: HyperswitchHarness;
   let payment: string;
   beforeAll(async () => {
     h = await hyperswitchHarness();
-    const a = await h.hyperswitch.attachPaymentMethod({ idempotencyKey: key(), card: HYPERSWITCH_FAKE_CARDS.success });
-    if (!a.ok) throw new Error(a.reason);
-    const r = await h.hyperswitch.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: a.paymentMethodId,
-      amountCents: 3000,
-      currency: 'EUR',
-      capture: 'automatic',
-      returnUrl: 'https://shop.example/return',
-    });
+    const r = await cardPayment(h.hyperswitch, HYPERSWITCH_FAKE_CARDS.success, 3000);
     if (r.status !== 'captured') throw new Error(`payment ${r.status}`);
     payment = r.transactionId;
   });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPspFault, type PspRecord, type TransactionRef } from '../../src/psp/connector.ts';
+import { isPspFault, type TransactionRef } from '../../src/psp/connector.ts';
 import { HyperswitchConnector } from '../../src/psp/hyperswitch/connector.ts';
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 import { unusedOperations } from './fixtures/operations.ts';
 import { CREDENTIALS, HYPERSWITCH_FAKE_CARDS, PUBLIC_URL, hyperswitchHarness, type HyperswitchHarness } from './fixtures/hyperswitch/harness.ts';
 import { testCard } from './fixtures/sandbox/cards.ts';
-import { listAll } from './fixtures/list-all.ts';
+import { byTransaction, expectListedAsRetrieved, listAll } from './fixtures/list-all.ts';
 
 const key = () => `list-${randomUUID()}`;
 const HOUR = 3_600_000;
@@ -73,13 +73,7 @@ describe('hyperswitch listTransactions (payments list, refunds list; docs/money-
   it('lists the payments created in the period and those refunded in it, a page at a time, with their current totals', async () => {
     const { records, pages } = await listAll(lister, start, end);
     expect(pages).toBeGreaterThan(3);
-    const seen = new Map<string, PspRecord[]>();
-    for (const r of records) seen.set(r.transactionId, [...(seen.get(r.transactionId) ?? []), r]);
-    const totals = (id: string) => {
-      const all = seen.get(id) ?? [];
-      for (const r of all) expect(r).toEqual(all[0]);
-      return all[0];
-    };
+    const { seen, totals } = byTransaction(records);
     const base = { currency: 'EUR', refundedCents: 0, chargedBackCents: 0 };
     expect(totals(ids.refundedInPeriod)).toEqual({
       ...base,
@@ -109,16 +103,14 @@ describe('hyperswitch listTransactions (payments list, refunds list; docs/money-
   });
 
   it('gives each payment the totals retrieve reads', async () => {
-    const { records } = await listAll(lister, start, end);
-    for (const id of [ids.refundedInPeriod, ids.refunded, ids.partlyCaptured, ids.onlyHeld, ids.voided, ids.declined]) {
-      const listed = records.find((r) => r.transactionId === id)!;
-      const read = await h.hyperswitch.retrieve({ transactionId: id, pspState: null });
-      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
-        status: read.status,
-        capturedCents: read.capturedCents,
-        refundedCents: read.refundedCents,
-      });
-    }
+    await expectListedAsRetrieved(h.hyperswitch, (await listAll(lister, start, end)).records, [
+      ids.refundedInPeriod,
+      ids.refunded,
+      ids.partlyCaptured,
+      ids.onlyHeld,
+      ids.voided,
+      ids.declined,
+    ]);
   });
 
   it('sends the documented lists: created.gte / created.lt / limit / starting_after, then start_time / end_time / offset / limit', async () => {

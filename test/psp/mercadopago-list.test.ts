@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPspFault, type PspRecord, type TransactionRef } from '../../src/psp/connector.ts';
+import { isPspFault, type TransactionRef } from '../../src/psp/connector.ts';
 import { MercadoPagoConnector } from '../../src/psp/mercadopago/connector.ts';
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 import { unusedOperations } from './fixtures/operations.ts';
 import { ACCESS_TOKEN, WEBHOOK_SECRET, mercadopagoHarness, type MercadoPagoHarness } from './fixtures/mercadopago/harness.ts';
 import { testCard } from './fixtures/sandbox/cards.ts';
-import { listAll } from './fixtures/list-all.ts';
+import { byTransaction, cardPayment, expectListedAsRetrieved, listAll } from './fixtures/list-all.ts';
 
 const key = () => `list-${randomUUID()}`;
 const HOUR = 3_600_000;
@@ -31,19 +31,7 @@ describe('mercadopago listTransactions (payment search, docs/money-operations.md
       listPageSize: 2,
     });
 
-  const pay = async (amountCents: number, capture: 'automatic' | 'manual'): Promise<TransactionRef> => {
-    const pm = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: testCard('4111 1111 1111 1111') });
-    if (!pm.ok) throw new Error('card refused');
-    const r = await h.connector.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: pm.paymentMethodId,
-      amountCents,
-      currency: 'EUR',
-      capture,
-      returnUrl: 'https://shop.example/return',
-    });
-    return { transactionId: r.transactionId, pspState: r.pspState ?? null };
-  };
+  const pay = (amountCents: number, capture: 'automatic' | 'manual') => cardPayment(h.connector, testCard('4111 1111 1111 1111'), amountCents, capture);
   const refund = (transaction: TransactionRef, amountCents: number) => h.connector.refund({ idempotencyKey: key(), transaction, amountCents });
 
   beforeAll(async () => {
@@ -80,13 +68,7 @@ describe('mercadopago listTransactions (payment search, docs/money-operations.md
   it('lists the payments created or last changed in the period, a page at a time, with their current totals', async () => {
     const { records, pages } = await listAll(lister, start, end);
     expect(pages).toBeGreaterThan(4);
-    const seen = new Map<string, PspRecord[]>();
-    for (const r of records) seen.set(r.transactionId, [...(seen.get(r.transactionId) ?? []), r]);
-    const totals = (id: string) => {
-      const all = seen.get(id) ?? [];
-      for (const r of all) expect(r).toEqual(all[0]);
-      return all[0];
-    };
+    const { seen, totals } = byTransaction(records);
     const base = { currency: 'EUR', refundedCents: 0, chargedBackCents: 0 };
     // Created before the period, refunded in it: found by its last update.
     expect(totals(ids.refundedInPeriod)).toEqual({
@@ -111,17 +93,8 @@ describe('mercadopago listTransactions (payment search, docs/money-operations.md
   });
 
   it('gives each payment the totals retrieve reads', async () => {
-    const { records } = await listAll(lister, start, end);
     // A charged-back payment reads the same both ways (captured, its chargeback apart from refunds); a partly captured one is read by retrieve with the authorised amount of its state.
-    for (const id of [ids.refundedInPeriod, ids.refunded, ids.onlyHeld, ids.chargedBack, ids.reimbursed]) {
-      const listed = records.find((r) => r.transactionId === id)!;
-      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
-      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
-        status: read.status,
-        capturedCents: read.capturedCents,
-        refundedCents: read.refundedCents,
-      });
-    }
+    await expectListedAsRetrieved(h.connector, (await listAll(lister, start, end)).records, [ids.refundedInPeriod, ids.refunded, ids.onlyHeld, ids.chargedBack, ids.reimbursed]);
   });
 
   it('sends the documented search: range, begin_date and end_date (both included), sort, criteria, offset, limit', async () => {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_ACK } from '../../src/psp/stripe/notifications.ts';
 import { STRIPE_CARDS, stripeHarness, type StripeHarness } from './fixtures/stripe/harness.ts';
+import { cardPayment } from './fixtures/list-all.ts';
 
 const key = () => `test-${randomUUID()}`;
 
@@ -17,19 +18,7 @@ describe('stripe disputes, against the fake', () => {
   });
   afterAll(() => h?.teardown());
 
-  async function captured(amount = 500): Promise<string> {
-    const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: STRIPE_CARDS.success });
-    if (!a.ok) throw new Error(a.reason);
-    const r = await h.connector.authorize({
-      idempotencyKey: key(),
-      paymentMethodId: a.paymentMethodId,
-      amountCents: amount,
-      currency: 'EUR',
-      capture: 'automatic',
-      returnUrl: 'https://shop.example/r',
-    });
-    return r.transactionId;
-  }
+  const captured = async (amount = 500): Promise<string> => (await cardPayment(h.connector, STRIPE_CARDS.success, amount)).transactionId;
 
   it('reads a chargeback from created to lost, each event with the dispute as it stands', async () => {
     const pi = await captured(700);

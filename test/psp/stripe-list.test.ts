@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPspFault, type PspRecord } from '../../src/psp/connector.ts';
+import { isPspFault } from '../../src/psp/connector.ts';
 import { StripeConnector } from '../../src/psp/stripe/connector.ts';
 import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 import { unusedOperations } from './fixtures/operations.ts';
 import { SECRET_KEY, WEBHOOK_SECRET, stripeHarness, testCard, type StripeHarness } from './fixtures/stripe/harness.ts';
-import { listAll } from './fixtures/list-all.ts';
+import { byTransaction, cardPayment, expectListedAsRetrieved, listAll } from './fixtures/list-all.ts';
 
 const key = () => `list-${randomUUID()}`;
-const RETURN_URL = 'https://shop.example/return';
 const HOUR = 3_600_000;
 
 describe('stripe listTransactions (balance transactions, docs/money-operations.md#reconciliation)', () => {
@@ -19,12 +18,7 @@ describe('stripe listTransactions (balance transactions, docs/money-operations.m
   let end: Date;
   const ids = {} as Record<'before' | 'refunded' | 'partlyCaptured' | 'onlyHeld' | 'lost' | 'won' | 'after', string>;
 
-  const pay = async (card: string, amountCents: number, capture: 'automatic' | 'manual') => {
-    const pm = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: testCard(card) });
-    if (!pm.ok) throw new Error('card refused');
-    const r = await h.connector.authorize({ idempotencyKey: key(), paymentMethodId: pm.paymentMethodId, amountCents, currency: 'EUR', capture, returnUrl: RETURN_URL });
-    return { transactionId: r.transactionId, pspState: r.pspState ?? null };
-  };
+  const pay = (card: string, amountCents: number, capture: 'automatic' | 'manual') => cardPayment(h.connector, testCard(card), amountCents, capture);
 
   beforeAll(async () => {
     h = await stripeHarness();
@@ -75,24 +69,13 @@ describe('stripe listTransactions (balance transactions, docs/money-operations.m
   });
   afterAll(() => h.teardown());
 
-  const byTransaction = (records: readonly PspRecord[]) => {
-    const map = new Map<string, PspRecord[]>();
-    for (const r of records) map.set(r.transactionId, [...(map.get(r.transactionId) ?? []), r]);
-    return map;
-  };
-
   it('lists every payment that moved in the period, a page at a time, with its current totals', async () => {
     const { records, pages } = await listAll(lister, start, end);
     expect(pages).toBeGreaterThan(2);
-    const seen = byTransaction(records);
+    const { seen, totals } = byTransaction(records);
     expect(new Set(seen.keys())).toEqual(new Set([ids.refunded, ids.partlyCaptured, ids.lost, ids.won]));
     // One record per movement: a capture and two refunds; a capture; a capture, a dispute; a capture, a dispute, its reversal.
     expect([ids.refunded, ids.partlyCaptured, ids.lost, ids.won].map((id) => seen.get(id)!.length)).toEqual([3, 1, 2, 3]);
-    const totals = (id: string) => {
-      const all = seen.get(id)!;
-      for (const r of all) expect(r).toEqual(all[0]);
-      return all[0];
-    };
     // The refund made after the period already counts: the totals are today's.
     expect(totals(ids.refunded)).toEqual({
       transactionId: ids.refunded,
@@ -134,16 +117,7 @@ describe('stripe listTransactions (balance transactions, docs/money-operations.m
   });
 
   it('gives each payment the totals retrieve reads', async () => {
-    const { records } = await listAll(lister, start, end);
-    for (const id of [ids.refunded, ids.partlyCaptured, ids.lost, ids.won]) {
-      const listed = records.find((r) => r.transactionId === id)!;
-      const read = await h.connector.retrieve({ transactionId: id, pspState: null });
-      expect({ status: listed.status, capturedCents: listed.capturedCents, refundedCents: listed.refundedCents }).toEqual({
-        status: read.status,
-        capturedCents: read.capturedCents,
-        refundedCents: read.refundedCents,
-      });
-    }
+    await expectListedAsRetrieved(h.connector, (await listAll(lister, start, end)).records, [ids.refunded, ids.partlyCaptured, ids.lost, ids.won]);
   });
 
   it('sends Stripe the documented list request: seconds, expand[]=data.source, limit, starting_after', async () => {

@@ -1,12 +1,12 @@
-import { Readable } from 'node:stream';
 import { Type } from 'typebox';
+import { streamCsvExport } from '../../http/csv-export.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { DEFAULT_TIME_ZONE } from '../../i18n/format.ts';
 import { decodeReportCursor, encodeReportCursor, REPORT_CSV_COLUMNS, reportCsvCells, reportPeriod, reportRowJson, MAX_REPORT_DAYS } from '../../reports/daily-report.ts';
-import { dailyReportPage, type ReportKey } from '../../reports/report-repository.ts';
+import { dailyReportPage, type DailyReportRow, type ReportKey } from '../../reports/report-repository.ts';
 import type { Services } from '../../services.ts';
 import { csvCell } from '../purchases-csv.ts';
 import { BackofficeErrors } from './webhook.ts';
@@ -132,24 +132,13 @@ export function registerBackofficeReports(app: App, services: Services, guard: D
     async (request, reply) => {
       const accountId = await guard.accountOf(request);
       const period = await periodOf(accountId, request.query);
-      async function* lines() {
-        yield REPORT_CSV_COLUMNS.join(',') + '\r\n';
-        let after: ReportKey | undefined;
-        for (;;) {
-          const rows = await dailyReportPage(db, accountId, period.range, after, EXPORT_BATCH);
-          if (rows.length) yield rows.map((r) => reportCsvCells(r, period.range.timeZone).map(csvCell).join(',') + '\r\n').join('');
-          const last = rows[rows.length - 1];
-          if (rows.length < EXPORT_BATCH || !last) return;
-          after = last;
-        }
-      }
-      return reply
-        .code(200)
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="chipin-daily-report-${period.from}-${period.to}.csv"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store')
-        .send(Readable.from(lines()) as never);
+      return streamCsvExport<DailyReportRow>(reply, {
+        filename: `chipin-daily-report-${period.from}-${period.to}.csv`,
+        header: REPORT_CSV_COLUMNS.join(',') + '\r\n',
+        batch: EXPORT_BATCH,
+        page: (last) => dailyReportPage(db, accountId, period.range, last, EXPORT_BATCH),
+        line: (r) => reportCsvCells(r, period.range.timeZone).map(csvCell).join(',') + '\r\n',
+      });
     },
   );
 }

@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { addDays } from '../../domain/apr.ts';
 import { isStorableDate } from '../../domain/dates.ts';
 import { toPublicId } from '../../domain/ids.ts';
+import { streamCsvExport } from '../../http/csv-export.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
@@ -222,24 +222,13 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
     async (request, reply) => {
       const accountId = await guard.accountOf(request);
       const range = await rangeOf(accountId, request.query);
-      async function* lines() {
-        yield RISK_DECISION_CSV_COLUMNS.join(',') + '\r\n';
-        let after: { createdAt: Date; id: string } | undefined;
-        for (;;) {
-          const rows = await decisionsPage(db, accountId, range, after, EXPORT_BATCH);
-          if (rows.length) yield rows.map(csvLine).join('');
-          const last = rows[rows.length - 1];
-          if (rows.length < EXPORT_BATCH || !last) return;
-          after = { createdAt: last.createdAt, id: last.id };
-        }
-      }
-      return reply
-        .code(200)
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="chipin-risk-decisions-${request.query.from ?? ''}-${request.query.to ?? ''}.csv"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store')
-        .send(Readable.from(lines()) as never);
+      return streamCsvExport(reply, {
+        filename: `chipin-risk-decisions-${request.query.from ?? ''}-${request.query.to ?? ''}.csv`,
+        header: RISK_DECISION_CSV_COLUMNS.join(',') + '\r\n',
+        batch: EXPORT_BATCH,
+        page: (last) => decisionsPage(db, accountId, range, last, EXPORT_BATCH),
+        line: csvLine,
+      });
     },
   );
 }

@@ -1,5 +1,4 @@
 import { actorOf } from '../../audit/audit-log.ts';
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Offer } from '../../accounts/offer.ts';
 import type { DashboardSessions } from '../sessions.ts';
@@ -23,6 +22,7 @@ import { refundPurchase } from '../../use-cases/refund-purchase.ts';
 import { previewRefund } from '../../use-cases/refund-preview.ts';
 import type { App } from '../../http/types.ts';
 import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
+import { streamCsvExport } from '../../http/csv-export.ts';
 import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 
 const PAGE = { schema: { hide: true } };
@@ -90,25 +90,14 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const { filter, errors } = purchaseFilterOf(query, offers, t, chrome.timeZone);
     if (errors.length) return sendPage(reply, 400, purchasesPage(chrome, { query, offers: offerLabels(offers, chrome.lang), purchases: [], paged: false, errors }));
     const { accountId } = session;
-    async function* lines() {
-      yield csvHeader();
-      let before: { createdAt: Date; id: string } | undefined;
-      for (;;) {
-        const rows = await listPurchases(db, accountId, { ...filter, before, limit: EXPORT_BATCH });
-        if (rows.length) yield rows.map(csvLine).join('');
-        const last = rows[rows.length - 1];
-        if (rows.length < EXPORT_BATCH || !last) return;
-        before = { createdAt: last.createdAt, id: last.id };
-      }
-    }
     const day = services.clock.now().toISOString().slice(0, 10);
-    return reply
-      .code(200)
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="chipin-purchases-${day}.csv"`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'no-store')
-      .send(Readable.from(lines()));
+    return streamCsvExport(reply, {
+      filename: `chipin-purchases-${day}.csv`,
+      header: csvHeader(),
+      batch: EXPORT_BATCH,
+      page: (last) => listPurchases(db, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
+      line: csvLine,
+    });
   });
 
   app.get('/dashboard/purchases/:id', PAGE, async (request, reply) => {
