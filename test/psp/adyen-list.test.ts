@@ -72,7 +72,7 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
   });
   afterAll(() => h.teardown());
 
-  it('lists the payments each day of the period shows, in small pages, with their totals over the lookback and the period', async () => {
+  it('lists the payments each day of the period shows, in small pages, with their totals over the lookback, the period and the days since', async () => {
     const { records, pages } = await listAll(h.build({ reportPageSize: 2 }), from, to);
     // P1 shows five payments (three pages of two), P2 three (two pages).
     expect(pages).toBe(5);
@@ -86,8 +86,8 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     const base = { currency: 'EUR', capturedCents: 0, refundedCents: 0, chargedBackCents: 0 };
     // Captured before the period (the lookback), its Settled record in it: counted once.
     expect(totals(ids.early)).toEqual({ ...base, transactionId: ids.early, status: 'refunded', amountCents: 10_000, capturedCents: 10_000, refundedCents: 2_500 });
-    // The refund after the period is not in the period's reports: totals as of the period's end.
-    expect(totals(ids.refunded)).toEqual({ ...base, transactionId: ids.refunded, status: 'refunded', amountCents: 5_000, capturedCents: 5_000, refundedCents: 1_500 });
+    // The refund after the period counts too (the reports up to today's are read): totals as current as Adyen's last report.
+    expect(totals(ids.refunded)).toEqual({ ...base, transactionId: ids.refunded, status: 'refunded', amountCents: 5_000, capturedCents: 5_000, refundedCents: 2_000 });
     expect(totals(ids.onlyHeld)).toEqual({ ...base, transactionId: ids.onlyHeld, status: 'authorized', amountCents: 2_500 });
     expect(totals(ids.declined)).toEqual({ ...base, transactionId: ids.declined, status: 'declined', amountCents: 600 });
     // Listed on both days, with the same totals: its chargeback reversed.
@@ -98,15 +98,19 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     for (const absent of [ids.untouched, ids.after]) expect(seen.has(absent)).toBe(false);
   });
 
-  it('downloads each day’s documented file with the report user’s X-API-Key, the lookback days included', async () => {
+  it('downloads each day’s documented file with the report user’s X-API-Key: the lookback, the period and the days after it up to today', async () => {
     const before = h.fake.requests.length;
     await h.connector.listTransactions({ from, to, cursor: null });
     const sent = h.fake.requests.slice(before);
     const files = sent.map((r) => r.path);
     const name = (t: number) => `/reports/download/MerchantAccount/ChipinTestECOM/payments_accounting_report_${day(new Date(t)).replace(/-/g, '_')}.csv`;
     expect(files[0]).toBe(name(from.getTime()));
+    // The lookback, the period's two days, then every day after it up to today's.
+    const after: string[] = [];
+    for (let t = from.getTime() + 2 * DAY; day(new Date(t)) <= day(h.clock.now()); t += DAY) after.push(name(t));
+    expect(after.length).toBeGreaterThan(0);
     expect(new Set(files)).toEqual(
-      new Set([...Array.from({ length: ADYEN_REPORT_LOOKBACK_DAYS }, (_, n) => name(from.getTime() - (n + 1) * DAY)), name(from.getTime()), name(from.getTime() + DAY)]),
+      new Set([...Array.from({ length: ADYEN_REPORT_LOOKBACK_DAYS }, (_, n) => name(from.getTime() - (n + 1) * DAY)), name(from.getTime()), name(from.getTime() + DAY), ...after]),
     );
     for (const r of sent) {
       expect(r.method).toBe('GET');

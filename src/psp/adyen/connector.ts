@@ -758,6 +758,11 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const window: string[] = [];
     for (let n = ADYEN_REPORT_LOOKBACK_DAYS; n >= 1; n--) window.push(utcDay(first - n * DAY_MS));
     window.push(...days);
+    // The reports after the period too, up to today's (not there yet: a day without records), so
+    // that totals are as current as Chipin's, which the run compares them with: a refund made
+    // the morning after the period is then not a mismatch.
+    const today = utcDay(this.#clock.now().getTime());
+    for (let d = Date.parse(`${days[days.length - 1]}T00:00:00Z`) + DAY_MS, n = 0; utcDay(d) <= today && n < ADYEN_REPORT_LOOKBACK_DAYS; d += DAY_MS, n++) window.push(utcDay(d));
     const rows: ReportRow[][] = [];
     for (let i = 0; i < window.length; i += REPORT_DOWNLOADS_AT_ONCE) {
       const chunk = window.slice(i, i + REPORT_DOWNLOADS_AT_ONCE);
