@@ -18,7 +18,24 @@ describe('authorisation validity of the connectors', () => {
 
   it('the connectors that place merchant-initiated holds are exactly those listed (the others keep the lapse fallback)', () => {
     const holding = CONNECTOR_DEFINITIONS.filter((d) => d.authorizationValidity?.offSessionHold).map((d) => d.name);
-    expect([...holding].sort()).toEqual(['adyen', 'braintree', 'centralpay', 'checkout', 'hipay', 'hyperswitch', 'lyra', 'mercadopago', 'midtrans', 'monetico', 'ogone', 'paybox', 'payline', 'sandbox', 'sips', 'stripe']);
+    expect([...holding].sort()).toEqual([
+      'adyen',
+      'braintree',
+      'centralpay',
+      'checkout',
+      'hipay',
+      'hyperswitch',
+      'lyra',
+      'mercadopago',
+      'midtrans',
+      'monetico',
+      'ogone',
+      'paybox',
+      'payline',
+      'sandbox',
+      'sips',
+      'stripe',
+    ]);
   });
 
   it('reads the brand’s own figure (a renewal’s merchant-initiated one first), else the default, else 7 days', () => {

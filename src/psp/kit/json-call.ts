@@ -41,7 +41,11 @@ export class PspClient {
   constructor(readonly options: PspClientOptions) {}
 
   /** `r.timeoutMs` and `r.maxBytes` override the client's time limit and the 1 MiB answer cap for one call (a report download). */
-  async request(what: string, url: string, r: { method: PspMethod; headers: Record<string, string>; body?: string; timeoutMs?: number; maxBytes?: number }): Promise<PspCallAnswer> {
+  async request(
+    what: string,
+    url: string,
+    r: { method: PspMethod; headers: Record<string, string>; body?: string; timeoutMs?: number; maxBytes?: number },
+  ): Promise<PspCallAnswer> {
     const { psp, http, timeoutMs, logger, requestIdHeader } = this.options;
     const requestId = randomUUID();
     const headers = requestIdHeader ? { ...r.headers, [requestIdHeader]: requestId } : r.headers;
