@@ -192,14 +192,15 @@ export function loadConfig(env: Env): Config {
     const raw = nonEmpty(env, 'DATABASE_POOLER');
     if (raw === undefined || raw === 'none') return undefined;
     if (raw !== 'transaction') throw new Problem(`DATABASE_POOLER must be "none" or "transaction", got "${raw}"`);
-    if (databaseUrl === undefined) throw new Problem('DATABASE_POOLER needs DATABASE_URL (the embedded database has no pooler)');
+    // A DATABASE_URL refused above is named once, not again here.
+    if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_POOLER needs DATABASE_URL (the embedded database has no pooler)');
     return raw;
   }, undefined);
 
   const databaseListenUrl = read(() => {
     const raw = nonEmpty(env, 'DATABASE_LISTEN_URL');
     if (raw === undefined) return undefined;
-    if (databaseUrl === undefined) throw new Problem('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no pooler)');
+    if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no pooler)');
     return parseUrl('DATABASE_LISTEN_URL', raw, ['postgres:', 'postgresql:']);
   }, undefined);
 

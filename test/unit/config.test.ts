@@ -53,6 +53,10 @@ describe('configuration', () => {
     expect([c.databasePooler, c.databaseListenUrl]).toEqual(['transaction', 'postgres://u@primary:5432/chipin']);
     const plain = loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'postgres://u@primary:5432/chipin', DATABASE_POOLER: 'none' });
     expect([plain.databasePooler, plain.databaseListenUrl]).toEqual([undefined, undefined]);
+    // A refused DATABASE_URL is named once: the pooler's settings beside it do not add lines.
+    expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'mysql://x/db', DATABASE_POOLER: 'transaction', DATABASE_LISTEN_URL: 'postgres://p/db' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringMatching(/^DATABASE_URL /)] }),
+    );
   });
 
   it("reads CREDIT_LENDER, the credit offers' lender, trimmed; unset leaves it to the offers and the merchant", () => {
