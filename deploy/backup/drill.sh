@@ -58,7 +58,9 @@ fail() {
 psql_at() { # port, SQL: one unaligned line per row
   "${as[@]}" psql -X -q -At -h 127.0.0.1 -p "$1" -U postgres -d postgres -v ON_ERROR_STOP=1 -c "$2"
 }
-json() { node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(eval("v" + process.argv[1]))' "$1"; }
+json() { # .field of the JSON on stdin
+  node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")); console.log(v[process.argv[1].slice(1)] ?? "")' "$1"
+}
 
 # --- 1. A primary with WAL archiving on: the settings of postgresql.backup.conf, on loopback.
 "${as[@]}" mkdir "$dir/archive"
@@ -104,20 +106,20 @@ token=$(curl -sf -m 10 -u "$api_key:$api_secret" -d grant_type=client_credential
 step "chipin serve ready"
 
 # Creates and pays one purchase (Merchant API v1, then the sandbox's leader payment with the
-# success card); prints its id once both calls are answered: acknowledged.
+# success card); its id is in $bought once both calls are answered: acknowledged.
 buy() {
-  local n=$1 amount=$2 id state
+  local n=$1 amount=$2 id
   id=$(curl -sf -m 30 -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H "Idempotency-Key: drill-$n" \
     -d "{\"title\":\"Drill $n\",\"amount\":$amount,\"client\":{\"email\":\"drill-$n@example.com\"}}" \
     "$url/api/merchants/v1/purchases" | json .id) || fail "purchase $n not created"
-  state=$(curl -sf -m 30 -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    -d '{"card_number":"4242 4242 4242 4242"}' "$url/api/sandbox/purchases/pur_$id/pay" | json .state) || fail "purchase $n not paid"
-  echo "$id $state"
+  curl -sf -m 30 -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -o /dev/null \
+    -d '{"card_number":"4242 4242 4242 4242"}' "$url/api/sandbox/purchases/pur_$id/pay" || fail "purchase $n not paid"
+  bought=$id
 }
 before_ids=()
 for i in $(seq 1 "$before_n"); do
-  read -r id state < <(buy "b$i" $((10000 + i * 1000)))
-  before_ids+=("$id")
+  buy "b$i" $((10000 + i * 1000))
+  before_ids+=("$bought")
 done
 step "$before_n purchases paid before T"
 
@@ -125,17 +127,18 @@ step "$before_n purchases paid before T"
 # request above was answered. The fingerprints are md5s of the rows' ids, states and amounts.
 figures_sql="SELECT (SELECT count(*) || ' ' || coalesce(sum(amount_cents), 0) || ' ' || md5(coalesce(string_agg(id || ':' || state || ':' || amount_cents, ',' ORDER BY id), '')) FROM purchases),
   (SELECT count(*) || ' ' || coalesce(sum(amount_cents), 0) || ' ' || md5(coalesce(string_agg(id || ':' || purchase_id || ':' || kind || ':' || amount_cents, ',' ORDER BY id), '')) FROM ledger_entries)"
-IFS='|' read -r target p_at_t l_at_t < <(psql_at "$src_port" "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00'), f.* FROM ($figures_sql) f(p, l); COMMIT;")
-[ -n "$target" ] || fail "no time T"
+at_t=$(psql_at "$src_port" "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US+00'), f.* FROM ($figures_sql) f(p, l); COMMIT;") || fail "no time T"
+IFS='|' read -r target p_at_t l_at_t <<<"$at_t"
 step "T noted"
 
 # --- 6. More purchases after T: the restore must have none of them.
 after_ids=()
 for i in $(seq 1 "$after_n"); do
-  read -r id state < <(buy "a$i" $((50000 + i * 1000)))
-  after_ids+=("$id")
+  buy "a$i" $((50000 + i * 1000))
+  after_ids+=("$bought")
 done
-IFS='|' read -r p_end l_end < <(psql_at "$src_port" "$figures_sql")
+at_end=$(psql_at "$src_port" "$figures_sql") || fail "no figures at the end"
+IFS='|' read -r p_end l_end <<<"$at_end"
 step "$after_n purchases paid after T"
 
 # The segment holding the last commits is archived when it is full or archive_timeout passes: the
@@ -164,7 +167,8 @@ done
 step "restore to T, recovery, promote"
 
 # --- 8. Exactly the rows of T.
-IFS='|' read -r p_restored l_restored < <(psql_at "$dst_port" "$figures_sql")
+restored=$(psql_at "$dst_port" "$figures_sql") || fail "no figures on the restored cluster"
+IFS='|' read -r p_restored l_restored <<<"$restored"
 ids_sql() { local list; list=$(printf "'%s'," "$@"); echo "SELECT count(*) FROM purchases WHERE id IN (${list%,})"; }
 before_found=$(psql_at "$dst_port" "$(ids_sql "${before_ids[@]}")")
 after_found=$(psql_at "$dst_port" "$(ids_sql "${after_ids[@]}")")
