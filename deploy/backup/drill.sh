@@ -32,9 +32,9 @@ if [ "$(id -u)" = 0 ]; then
 fi
 serve_pid=
 cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
+  if [ -n "$serve_pid" ]; then kill -KILL "$serve_pid" 2>/dev/null || true; fi
   for d in primary restored; do
-    [ -f "$dir/$d/postmaster.pid" ] && "${as[@]}" "$pg/pg_ctl" -D "$dir/$d" -m immediate -t 20 stop >/dev/null 2>&1 || true
+    if [ -f "$dir/$d/postmaster.pid" ]; then "${as[@]}" "$pg/pg_ctl" -D "$dir/$d" -m immediate -t 20 stop >/dev/null 2>&1 || true; fi
   done
   rm -rf "$dir"
 }
@@ -79,7 +79,8 @@ step "initdb and start (archiving on)"
 
 # --- 2. Chipin's schema and a merchant, by the CLI.
 export DATABASE_URL="postgres://postgres@127.0.0.1:$src_port/postgres"
-export DATA_DIR="$dir/chipin" MASTER_KEY=$(openssl rand -hex 32) LOG_LEVEL=warn CHIPIN_ENV=sandbox
+MASTER_KEY=$(openssl rand -hex 32)
+export DATA_DIR="$dir/chipin" MASTER_KEY LOG_LEVEL=warn CHIPIN_ENV=sandbox
 unset DATABASE_POOLER DATABASE_LISTEN_URL PORT HOST PUBLIC_URL
 mkdir -p "$DATA_DIR"
 migrated=$(npm run -s chipin -- migrate 2>&1) || fail "migrate: $migrated"
@@ -144,7 +145,9 @@ step "$after_n purchases paid after T"
 # The segment holding the last commits is archived when it is full or archive_timeout passes: the
 # drill switches it now and waits for the archiver (an operator restoring after a loss has what
 # was archived: up to archive_timeout less).
-kill "$serve_pid" && wait "$serve_pid" 2>/dev/null || true
+kill "$serve_pid" 2>/dev/null || true
+for _ in $(seq 1 40); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.5; done
+kill -0 "$serve_pid" 2>/dev/null && fail "chipin serve still running 20 s after SIGTERM"
 serve_pid=
 last_seg=$(psql_at "$src_port" "SELECT pg_walfile_name(pg_switch_wal())")
 for _ in $(seq 1 60); do
