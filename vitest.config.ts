@@ -34,6 +34,8 @@ export const DATABASE_INDEPENDENT = [
   'test/http/security-doc.test.ts',
   // The docs read against the tree (module lists, citations): files only, no database.
   'test/docs/**',
+  // The backup's archive_command on plain files (deploy/backup/archive-wal.sh).
+  'test/deploy/archive-wal.test.ts',
 ];
 
 const BROWSER = ['test/browser/**/*.test.ts'];
