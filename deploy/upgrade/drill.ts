@@ -192,7 +192,9 @@ async function main(): Promise<void> {
     lines.push(line);
     process.stdout.write(line + '\n');
   };
-  say(`rolling upgrade drill: N = ${process.env.OLD_COMMIT!.slice(0, 10)}, N+1 = ${process.env.NEW_COMMIT!.slice(0, 10)}${process.env.NEW_COMMIT!.includes('+') ? ' (+ uncommitted)' : ''}`);
+  say(
+    `rolling upgrade drill: N = ${process.env.OLD_COMMIT!.slice(0, 10)}, N+1 = ${process.env.NEW_COMMIT!.slice(0, 10)}${process.env.NEW_COMMIT!.includes('+') ? ' (+ uncommitted)' : ''}`,
+  );
 
   const oldServer = await serve('N');
   const merchant = JSON.parse(await cli('N', ['merchant', 'create', '--name', 'Upgrade Drill Shop', '--email', `drill-${randomUUID()}@shop.test`, '--json'])) as {
@@ -252,7 +254,9 @@ async function main(): Promise<void> {
   const failures = phases.flatMap((p) => p.tally.failures);
   const byN = acknowledged.filter((a) => a.by === 'N').length;
   say('');
-  say(`purchases acknowledged: ${acknowledged.length} (by N ${byN}, by N+1 ${acknowledged.length - byN}); read back on N+1 after N stopped: ${acknowledged.length - missing}, missing or different: ${missing}`);
+  say(
+    `purchases acknowledged: ${acknowledged.length} (by N ${byN}, by N+1 ${acknowledged.length - byN}); read back on N+1 after N stopped: ${acknowledged.length - missing}, missing or different: ${missing}`,
+  );
   say(`N's exit on SIGTERM: ${oldExit}; N+1's: ${newExit}; ${Math.round((Date.now() - started) / 1000)} s in all`);
   for (const f of failures.slice(0, 10)) say(`failure: ${f}`);
   const pass = failures.length === 0 && missing === 0 && oldExit === 0 && newExit === 0 && /applied migrations/.test(migrateOutput);

@@ -65,7 +65,10 @@ describe('migrations are expand/contract (docs/deployment.md#rolling-upgrade)', 
         if (!allowed?.kinds.includes(step.kind)) offences.push(`${file(m)}: ${step.kind} in "${step.statement.slice(0, 120)}"`);
       }
     }
-    expect(offences, 'version N still runs on this schema during a rolling upgrade: only add; the contract step goes one release later, listed in CONTRACT with its release').toEqual([]);
+    expect(
+      offences,
+      'version N still runs on this schema during a rolling upgrade: only add; the contract step goes one release later, listed in CONTRACT with its release',
+    ).toEqual([]);
   });
 
   it('every CONTRACT entry names an existing migration after the baseline, its release, and a step it really holds', () => {
