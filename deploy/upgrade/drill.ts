@@ -224,13 +224,22 @@ async function main(): Promise<void> {
   rotation = [oldServer, newServer];
   await load('N and N+1', { count: PHASE_REQUESTS.both });
 
+  // A process of N restarted (a crash, a node replaced) starts on N+1's schema and serves.
+  const restarting = serve('N');
+  await load('a second N starts on the newer schema', { until: restarting });
+  const oldAgain = await restarting;
+  say("a second N process started on N+1's schema: ready");
+  rotation = [oldServer, newServer, oldAgain];
+  await load('N, N+1 and the second N', { count: PHASE_REQUESTS.both });
+
   // N leaves the rotation and is stopped while requests sent to it are in flight.
   const draining = load('N stopped, N+1 serves', { count: PHASE_REQUESTS.new });
   rotation = [newServer];
   oldServer.child.kill('SIGTERM');
-  const oldExit = await oldServer.exited;
+  oldAgain.child.kill('SIGTERM');
+  const oldExit = Math.max((await oldServer.exited) ?? 1, (await oldAgain.exited) ?? 1);
   await draining;
-  const oldLog = oldServer.log;
+  const oldLog = oldServer.log + oldAgain.log;
 
   // Every acknowledged purchase, read back from N+1 alone.
   let missing = 0;
@@ -257,7 +266,7 @@ async function main(): Promise<void> {
   say(
     `purchases acknowledged: ${acknowledged.length} (by N ${byN}, by N+1 ${acknowledged.length - byN}); read back on N+1 after N stopped: ${acknowledged.length - missing}, missing or different: ${missing}`,
   );
-  say(`N's exit on SIGTERM: ${oldExit}; N+1's: ${newExit}; ${Math.round((Date.now() - started) / 1000)} s in all`);
+  say(`N's exits on SIGTERM: ${oldExit === 0 ? 'both 0' : oldExit}; N+1's: ${newExit}; ${Math.round((Date.now() - started) / 1000)} s in all`);
   for (const f of failures.slice(0, 10)) say(`failure: ${f}`);
   const pass = failures.length === 0 && missing === 0 && oldExit === 0 && newExit === 0 && /applied migrations/.test(migrateOutput);
   say(pass ? 'PASS' : 'FAIL');

@@ -30,7 +30,6 @@ DB_URL="${ADMIN_URL%/*}/$DB"
 
 cleanup() {
   git worktree remove --force "$WORK/old" >/dev/null 2>&1 || true
-  git worktree prune >/dev/null 2>&1 || true
   psql -q "$ADMIN_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || echo "could not drop database $DB" >&2
   rm -rf "$WORK"
 }
