@@ -12,7 +12,7 @@ import { callScoringHook } from './risk/scoring-hook.ts';
 import type { RiskDeps } from './use-cases/payment-risk.ts';
 import { verifyConfiguredKey } from './crypto/master-key-check.ts';
 import type { Database } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, newerMigrations } from './db/migrate.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
 import { systemClock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
@@ -88,6 +88,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ versions: applied }, 'database migrations applied');
+    // A rolling upgrade: the next release migrated ahead of this process, which keeps serving.
+    const newer = await newerMigrations(db);
+    if (newer.length > 0) logger.info({ versions: newer }, 'database schema is newer than this build: serving on it (rolling upgrade)');
     // Before anything opens a sealed secret: a process with another key would run, and fail each
     // signature and PSP call one by one (docs/security.md, "The master key").
     await verifyConfiguredKey(db, config);

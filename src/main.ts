@@ -3,7 +3,7 @@ import { AccountError } from './accounts/accounts.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DatabaseBusyError } from './db/lock.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate, MigrationOrderError, newerMigrations } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { Accounts } from './accounts/accounts.ts';
 import { SecretBox } from './crypto/secret-box.ts';
@@ -162,7 +162,10 @@ async function run(argv: string[]): Promise<void> {
       try {
         const applied = await migrate(db);
         await verifyConfiguredKey(db, config);
-        process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'database schema is up to date\n');
+        const newer = await newerMigrations(db);
+        // An older build's `chipin migrate` on a newer schema changes nothing and says so.
+        if (newer.length > 0) process.stdout.write(`database schema is newer than this build (migrations ${newer.join(', ')}): nothing to apply\n`);
+        else process.stdout.write(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'database schema is up to date\n');
       } finally {
         await db.close();
       }
@@ -318,6 +321,7 @@ run(process.argv.slice(2)).catch((err: unknown) => {
     err instanceof ConfigError ||
     err instanceof MasterKeyMismatchError ||
     err instanceof DatabaseBusyError ||
+    err instanceof MigrationOrderError ||
     err instanceof AccountError ||
     err instanceof WebhookSettingsError
   ) {

@@ -33,9 +33,32 @@ async function ensureTable(sql: Sql): Promise<void> {
 }
 
 /**
+ * A migration of this build that the database lacks while it already has a later one: applying
+ * it now would run the history out of order (an older build on a newer schema, or a number
+ * reused), so nothing is applied and the operator is told which build to migrate with.
+ */
+export class MigrationOrderError extends Error {
+  constructor(
+    readonly version: number,
+    readonly latestApplied: number,
+  ) {
+    super(
+      `migration ${version} is not applied but the database already has migration ${latestApplied}: ` +
+        'migrations only run forward, in order; migrate with the build that ships the newest migrations (docs/deployment.md#rolling-upgrade)',
+    );
+    this.name = 'MigrationOrderError';
+  }
+}
+
+/**
  * Applies the migrations not yet applied, each in its own transaction with its bookkeeping row.
  * A transaction-scoped advisory lock makes concurrent starts (several processes on one
  * PostgreSQL) apply each migration exactly once. Returns the versions applied now.
+ *
+ * During a rolling upgrade the database may hold migrations newer than this build's (the next
+ * release migrated it while this one still serves): they are left alone and this build runs on
+ * that schema, which the expand/contract rule keeps compatible (docs/deployment.md#rolling-upgrade).
+ * A migration of this build older than the newest applied one is refused (MigrationOrderError).
  */
 export async function migrate(db: Database, migrations = bundledMigrations()): Promise<number[]> {
   const applied: number[] = [];
@@ -45,6 +68,9 @@ export async function migrate(db: Database, migrations = bundledMigrations()): P
       await ensureTable(tx);
       const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
       if (rows.length > 0) return false;
+      const latest = await tx.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+      const latestApplied = latest.rows[0]?.version ?? null;
+      if (latestApplied !== null && latestApplied > m.version) throw new MigrationOrderError(m.version, latestApplied);
       await tx.exec(m.sql);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
       return true;
@@ -52,6 +78,18 @@ export async function migrate(db: Database, migrations = bundledMigrations()): P
     if (done) applied.push(m.version);
   }
   return applied;
+}
+
+/**
+ * Versions applied to the database that are newer than every migration of this build: non-empty
+ * while a newer release has migrated ahead of this process (a rolling upgrade).
+ */
+export async function newerMigrations(sql: Sql, migrations = bundledMigrations()): Promise<number[]> {
+  const { rows } = await sql.query<{ exists: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS exists");
+  if (!rows[0]?.exists) return [];
+  const newest = Math.max(0, ...migrations.map((m) => m.version));
+  const res = await sql.query<{ version: number }>('SELECT version FROM schema_migrations WHERE version > $1 ORDER BY version', [newest]);
+  return res.rows.map((r) => r.version);
 }
 
 /** Versions the code expects but the database lacks: empty when the schema is current. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { bundledMigrations, migrate, pendingMigrations } from '../../src/db/migrate.ts';
+import { bundledMigrations, migrate, MigrationOrderError, newerMigrations, pendingMigrations } from '../../src/db/migrate.ts';
 import { StatementNames } from '../../src/db/postgres.ts';
 import { onPostgres, openTestDatabase } from '../helpers/app.ts';
 
@@ -25,6 +25,25 @@ describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(await pendingMigrations(db)).toEqual([]);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(new Set(versions).size).toBe(versions.length);
+  });
+
+  it('an older build on a newer schema applies nothing, stays ready, and refuses a migration older than the newest applied', async () => {
+    await migrate(db);
+    // The next release migrated ahead of this build (a rolling upgrade: docs/deployment.md).
+    await db.query("INSERT INTO schema_migrations (version, name) VALUES (9999, 'next_release')");
+    try {
+      expect(await migrate(db)).toEqual([]);
+      expect(await pendingMigrations(db)).toEqual([]);
+      expect(await newerMigrations(db)).toEqual([9999]);
+      // A migration this build has and the database lacks, older than one applied: never run.
+      const late = { version: 9000, name: 'late', sql: 'CREATE TABLE late_probe (v int)' };
+      await expect(migrate(db, [...bundledMigrations(), late])).rejects.toThrow(MigrationOrderError);
+      const { rows } = await db.query<{ t: string | null }>("SELECT to_regclass('late_probe')::text AS t");
+      expect(rows[0]!.t).toBeNull();
+    } finally {
+      await db.query('DELETE FROM schema_migrations WHERE version = 9999');
+    }
+    expect(await newerMigrations(db)).toEqual([]);
   });
 
   it('a transaction rolls back everything when it throws', async () => {

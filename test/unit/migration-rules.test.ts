@@ -1,0 +1,111 @@
+/**
+ * The expand/contract rule of migrations (docs/deployment.md#rolling-upgrade), checked on the SQL
+ * files themselves: during a rolling upgrade version N serves on N+1's schema, so a migration may
+ * only add (nullable or defaulted columns, tables, indexes). Removing, renaming or retyping what N
+ * reads or writes is the contract step, one release later, and needs an entry in CONTRACT below
+ * naming that release. Pure: reads the files, no database.
+ */
+import { describe, expect, it } from 'vitest';
+import { bundledMigrations } from '../../src/db/migrate.ts';
+
+/**
+ * Migrations up to this one were written before the rule was checked (020 renames a column, for
+ * one); the check holds from the next one on.
+ */
+const BASELINE = 38;
+
+/**
+ * Contract steps allowed, by file name: the statement kinds the migration may hold, and the
+ * release it belongs to (the one after the release whose code stopped using what it removes).
+ * Example: `'045_drop_old_flag.sql': { kinds: ['DROP COLUMN'], release: '0.3.0: 0.2.0 stopped reading purchases.old_flag' }`.
+ */
+const CONTRACT: Record<string, { kinds: ContractKind[]; release: string }> = {};
+
+type ContractKind = 'DROP COLUMN' | 'DROP TABLE' | 'RENAME' | 'ALTER COLUMN TYPE' | 'SET NOT NULL' | 'ADD COLUMN NOT NULL WITHOUT DEFAULT';
+
+const RULES: { kind: ContractKind; pattern: RegExp }[] = [
+  { kind: 'DROP COLUMN', pattern: /\bDROP\s+COLUMN\b/i },
+  { kind: 'DROP TABLE', pattern: /\bDROP\s+TABLE\b/i },
+  { kind: 'RENAME', pattern: /\bRENAME\b/i },
+  { kind: 'ALTER COLUMN TYPE', pattern: /\bALTER\s+(?:COLUMN\s+)?"?\w+"?\s+(?:SET\s+DATA\s+)?TYPE\b/i },
+  { kind: 'SET NOT NULL', pattern: /\bSET\s+NOT\s+NULL\b/i },
+];
+
+/** The SQL without comments, split into statements (no migration puts `;` inside a string or a function body it checks). */
+function statements(sql: string): string[] {
+  const bare = sql.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  return bare
+    .split(';')
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter(Boolean);
+}
+
+/** Every contract statement of a migration, with its kind: what version N could break on. */
+function contractSteps(sql: string): { kind: ContractKind; statement: string }[] {
+  const found: { kind: ContractKind; statement: string }[] = [];
+  for (const statement of statements(sql)) {
+    for (const { kind, pattern } of RULES) if (pattern.test(statement)) found.push({ kind, statement });
+    // N does not write a column it does not know: NOT NULL without a DEFAULT fails N's inserts.
+    for (const column of statement.match(/\bADD\s+(?:COLUMN\s+)?[^,]*/gi) ?? []) {
+      if (/^ADD\s+(?:CONSTRAINT|PRIMARY|UNIQUE|CHECK|FOREIGN)\b/i.test(column)) continue;
+      if (/\bNOT\s+NULL\b/i.test(column) && !/\bDEFAULT\b/i.test(column)) found.push({ kind: 'ADD COLUMN NOT NULL WITHOUT DEFAULT', statement });
+    }
+  }
+  return found;
+}
+
+const file = (m: { version: number; name: string }) => `${String(m.version).padStart(3, '0')}_${m.name}.sql`;
+
+describe('migrations are expand/contract (docs/deployment.md#rolling-upgrade)', () => {
+  it('from the baseline on, a migration only expands unless CONTRACT names its release', () => {
+    const offences: string[] = [];
+    for (const m of bundledMigrations().filter((m) => m.version > BASELINE)) {
+      const allowed = CONTRACT[file(m)];
+      for (const step of contractSteps(m.sql)) {
+        if (!allowed?.kinds.includes(step.kind)) offences.push(`${file(m)}: ${step.kind} in "${step.statement.slice(0, 120)}"`);
+      }
+    }
+    expect(
+      offences,
+      'version N still runs on this schema during a rolling upgrade: only add; the contract step goes one release later, listed in CONTRACT with its release',
+    ).toEqual([]);
+  });
+
+  it('every CONTRACT entry names an existing migration after the baseline, its release, and a step it really holds', () => {
+    const byFile = new Map(bundledMigrations().map((m) => [file(m), m]));
+    for (const [name, entry] of Object.entries(CONTRACT)) {
+      const m = byFile.get(name);
+      expect(m, name).toBeDefined();
+      expect(m!.version, name).toBeGreaterThan(BASELINE);
+      expect(entry.release.trim(), name).not.toBe('');
+      const kinds = new Set(contractSteps(m!.sql).map((s) => s.kind));
+      for (const k of entry.kinds) expect(kinds.has(k), `${name} holds no ${k}: remove it from CONTRACT`).toBe(true);
+    }
+  });
+
+  it('the baseline is a shipped migration, so the check starts where the history stands', () => {
+    expect(bundledMigrations().map((m) => m.version)).toContain(BASELINE);
+  });
+
+  it('flags each contract statement and passes additive ones', () => {
+    const kinds = (sql: string) => contractSteps(sql).map((s) => s.kind);
+    expect(kinds('ALTER TABLE purchases DROP COLUMN note;')).toEqual(['DROP COLUMN']);
+    expect(kinds('DROP TABLE IF EXISTS old_things;')).toEqual(['DROP TABLE']);
+    expect(kinds('ALTER TABLE idempotency_keys RENAME COLUMN endpoint TO scope;')).toEqual(['RENAME']);
+    expect(kinds('ALTER TABLE a RENAME TO b;')).toEqual(['RENAME']);
+    expect(kinds('ALTER TABLE a ALTER COLUMN amount TYPE numeric;')).toEqual(['ALTER COLUMN TYPE']);
+    expect(kinds('ALTER TABLE a ALTER COLUMN amount SET DATA TYPE bigint;')).toEqual(['ALTER COLUMN TYPE']);
+    expect(kinds('ALTER TABLE a ALTER COLUMN note SET NOT NULL;')).toEqual(['SET NOT NULL']);
+    expect(kinds('ALTER TABLE a ADD COLUMN flag boolean NOT NULL;')).toEqual(['ADD COLUMN NOT NULL WITHOUT DEFAULT']);
+    // Expand steps, and a contract word in a comment only:
+    expect(kinds('ALTER TABLE a ADD COLUMN flag boolean NOT NULL DEFAULT false, ADD COLUMN note text;')).toEqual([]);
+    expect(kinds('CREATE TABLE t (id text PRIMARY KEY, v int NOT NULL); CREATE INDEX t_v_idx ON t (v);')).toEqual([]);
+    expect(kinds('ALTER TABLE a ADD CONSTRAINT a_check CHECK (v IS NOT NULL);')).toEqual([]);
+    expect(kinds('-- we used to DROP TABLE here\nALTER TABLE a ADD COLUMN b text;')).toEqual([]);
+  });
+
+  it('the checker finds the rename of migration 020, written before the rule', () => {
+    const m020 = bundledMigrations().find((m) => m.version === 20)!;
+    expect(contractSteps(m020.sql).map((s) => s.kind)).toContain('RENAME');
+  });
+});
