@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 export const DATABASE_INDEPENDENT = [
   // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto.
   'test/domain/**',
-  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness}.test.ts',
+  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica}.test.ts',
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/jobs/config.test.ts',

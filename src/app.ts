@@ -22,6 +22,7 @@ import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
 import { startDashboardPurge } from './dashboard/purge.ts';
 import { openDatabase } from './db/open.ts';
+import { openPostgres } from './db/postgres.ts';
 import { openReplicaReads, type ReplicaReads } from './db/read-replica.ts';
 import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
@@ -90,7 +91,8 @@ function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStre
 function openReads(db: Database, url: string, maxLagMs: number, metrics: Metrics, logger: Logger): ReplicaReads {
   metrics.registerReadReplica();
   const log = logger.child({ component: 'read-replica' });
-  return openReplicaReads(db, url, {
+  // Five connections: the back office's reads are few and each is short (keyset pages).
+  return openReplicaReads(db, openPostgres(url, { max: 5 }), {
     maxLagMs,
     onVerdict(v, previous) {
       metrics.readReplicaInUse.set(v.useReplica ? 1 : 0);

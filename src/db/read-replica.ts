@@ -1,5 +1,4 @@
 import type { Database, QueryOptions, QueryResult, Sql } from './database.ts';
-import { openPostgres } from './postgres.ts';
 import { parseLsn, pruneSamples, replicaStalenessMs, type LsnSample } from './replica-staleness.ts';
 
 /** What the last check found: whether reads may go to the replica, and why. */
@@ -41,27 +40,28 @@ export interface ReplicaReads extends Sql {
 }
 
 /**
- * Opens `replicaUrl` beside `primary` and checks the replica's staleness every period, never per
+ * Reads on `replica` (opened by the caller; closed with the handle) beside `primary`, and checks the replica's staleness every period, never per
  * query: a query reads the cached verdict. The verdict lapses after three periods without a
  * finished check (a hung replica, a blocked event loop): the reads then go to the primary.
  */
-export function openReplicaReads(primary: Database, replicaUrl: string, opts: ReplicaReadsOptions): ReplicaReads {
+export function openReplicaReads(primary: Sql, replica: Database, opts: ReplicaReadsOptions): ReplicaReads {
   const now = opts.now ?? Date.now;
   const every = opts.checkEveryMs ?? Math.min(1_000, Math.max(100, Math.floor(opts.maxLagMs / 5)));
   // Samples older than the limit plus two periods can only tell "too stale", as none does.
   const keepMs = opts.maxLagMs + 2 * every;
-  const replica = openPostgres(replicaUrl, { max: 5 });
   let samples: LsnSample[] = [];
   let verdict: ReplicaVerdict | undefined;
   let checkedAt = -Infinity;
   let running: Promise<ReplicaVerdict> | undefined;
 
   const measure = async (): Promise<ReplicaVerdict> => {
-    // The primary first: the replica's position read after it can only be later.
+    // The primary first: the replica's position read after it can only be later. The sample's
+    // time is taken before asking: a commit acknowledged before then is within the position read.
     let replayed: string | null;
     try {
+      const asked = now();
       const p = await primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-      samples.push({ at: now(), lsn: parseLsn(p.rows[0]!.lsn) });
+      samples.push({ at: asked, lsn: parseLsn(p.rows[0]!.lsn) });
       samples = pruneSamples(samples, now(), keepMs);
       const r = await replica.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
       replayed = r.rows[0]!.lsn;
