@@ -91,8 +91,9 @@ function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStre
 function openReads(db: Database, url: string, maxLagMs: number, metrics: Metrics, logger: Logger): ReplicaReads {
   metrics.registerReadReplica();
   const log = logger.child({ component: 'read-replica' });
-  // Five connections: the back office's reads are few and each is short (keyset pages).
-  return openReplicaReads(db, openPostgres(url, { max: 5 }), {
+  // Five connections: the back office's reads are few and each is short (keyset pages). A replica
+  // that does not answer fails its connection in 2 s: the reads go to the primary meanwhile.
+  return openReplicaReads(db, openPostgres(url, { max: 5, connectTimeoutMs: 2_000 }), {
     maxLagMs,
     onVerdict(v, previous) {
       metrics.readReplicaInUse.set(v.useReplica ? 1 : 0);
@@ -186,7 +187,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     metrics.setDeliveryQueueProbe(() => deliveries.queueStats());
     if (config.databaseReadUrl !== undefined) {
       replicaReads = openReads(db, config.databaseReadUrl, config.databaseReadMaxLagMs ?? 5_000, metrics, logger);
-      await replicaReads.check(); // the first requests know where to read; a replica down is no failure
+      // The first requests know where to read; a replica down is no failure (reads go to the primary).
+      await replicaReads.check();
     }
 
     const services: Services = {
