@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 export const DATABASE_INDEPENDENT = [
   // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto.
   'test/domain/**',
-  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format}.test.ts',
+  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica}.test.ts',
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/jobs/config.test.ts',
@@ -32,6 +32,8 @@ export const DATABASE_INDEPENDENT = [
   // the roles table of docs/security.md generated from the route registry.
   'test/http/route-walk.test.ts',
   'test/http/security-doc.test.ts',
+  // Its own throwaway primary and standby (initdb, pg_basebackup), whatever DATABASE_URL names.
+  'test/deploy/read-replica.test.ts',
   // The docs read against the tree (module lists, citations): files only, no database.
   'test/docs/**',
   // The backup's archive_command on plain files (deploy/backup/archive-wal.sh).

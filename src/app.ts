@@ -22,6 +22,8 @@ import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
 import { startDashboardPurge } from './dashboard/purge.ts';
 import { openDatabase } from './db/open.ts';
+import { openPostgres } from './db/postgres.ts';
+import { openReplicaReads, type ReplicaReads } from './db/read-replica.ts';
 import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
@@ -81,10 +83,35 @@ function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStre
   );
 }
 
+/**
+ * The back office's read handle on the replica (docs/deployment.md#read-replicas): its verdicts
+ * go to /metrics, and each change of where the reads go to the log (a warning when they leave the
+ * replica, so operators see a lagging or lost replica before staff see old figures).
+ */
+function openReads(db: Database, url: string, maxLagMs: number, metrics: Metrics, logger: Logger): ReplicaReads {
+  metrics.registerReadReplica();
+  const log = logger.child({ component: 'read-replica' });
+  // Five connections: the back office's reads are few and each is short (keyset pages). A replica
+  // that does not answer fails its connection in 2 s: the reads go to the primary meanwhile.
+  return openReplicaReads(db, openPostgres(url, { max: 5, connectTimeoutMs: 2_000 }), {
+    maxLagMs,
+    onVerdict(v, previous) {
+      metrics.readReplicaInUse.set(v.useReplica ? 1 : 0);
+      if (v.lagMs !== undefined) metrics.readReplicaLag.set(v.lagMs / 1000);
+      if (previous !== undefined && previous.useReplica === v.useReplica && previous.reason === v.reason) return;
+      if (v.useReplica) log.info({ lagMs: v.lagMs }, 'back-office reads go to the read replica');
+      else log.warn({ reason: v.reason, lagMs: v.lagMs, maxLagMs, err: v.error }, 'back-office reads go to the primary: the read replica is not usable');
+    },
+    onQuery: (target) => metrics.readQueries.inc({ target }),
+    onReplicaError: (err) => log.warn({ err }, 'a read failed on the read replica: run on the primary'),
+  });
+}
+
 /** The composition root: config in, a ready service out. The only place that wires parts together. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<ChipinApp> {
   const logger = createLogger(config, opts.logStream);
   const db = opts.db ?? (await openDatabase(config));
+  let replicaReads: ReplicaReads | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ versions: applied }, 'database migrations applied');
@@ -161,10 +188,16 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const deliveries = new Deliveries({ db, box, clock, config, mailer, metrics, log: logger }, opts.delivery);
     dueWork.register(deliveries.worker);
     metrics.setDeliveryQueueProbe(() => deliveries.queueStats());
+    if (config.databaseReadUrl !== undefined) {
+      replicaReads = openReads(db, config.databaseReadUrl, config.databaseReadMaxLagMs ?? 5_000, metrics, logger);
+      // The first requests know where to read; a replica down is no failure (reads go to the primary).
+      await replicaReads.check();
+    }
 
     const services: Services = {
       config,
       db,
+      reads: replicaReads ?? db,
       box,
       accounts: new Accounts(db, box),
       tokens: new AccessTokens(config.masterKey),
@@ -210,11 +243,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
             await server.close();
           } finally {
             await jobs.stop(); // lets a running job finish before its database goes
+            await replicaReads?.close();
             await db.close();
           }
         })()),
     };
   } catch (err) {
+    await replicaReads?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }

@@ -21,6 +21,14 @@ export interface Config {
   databasePooler?: 'transaction';
   /** A connection for LISTEN that is not pooled per transaction (direct, or a session-mode pool). */
   databaseListenUrl?: string;
+  /**
+   * A streaming replica for the back office's lists, exports, home figures and reports, used
+   * while its staleness is at most {@link databaseReadMaxLagMs}; else those read the primary
+   * (docs/deployment.md#read-replicas). Absent: everything reads `databaseUrl`.
+   */
+  databaseReadUrl?: string;
+  /** The staleness beyond which the replica's reads go to the primary. Default 5000. */
+  databaseReadMaxLagMs?: number;
   dataDir: string;
   env: 'sandbox' | 'production';
   /** 32-byte key that encrypts stored secrets and signs access tokens. */
@@ -204,6 +212,13 @@ export function loadConfig(env: Env): Config {
     return parseUrl('DATABASE_LISTEN_URL', raw, ['postgres:', 'postgresql:']);
   }, undefined);
 
+  const databaseReadUrl = read(() => {
+    const raw = nonEmpty(env, 'DATABASE_READ_URL');
+    if (raw === undefined) return undefined;
+    if (databaseUrl === undefined) throw new Problem('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+    return parseUrl('DATABASE_READ_URL', raw, ['postgres:', 'postgresql:']);
+  }, undefined);
+
   const smtpUrl = read(() => {
     const raw = nonEmpty(env, 'SMTP_URL');
     return raw === undefined ? undefined : parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']);
@@ -269,6 +284,8 @@ export function loadConfig(env: Env): Config {
   const jobPollIntervalMs = intInRange('JOB_POLL_INTERVAL_MS', 1_000, 0, 60_000);
   // Polling faster than this only loads the database; 0 turns polling off.
   if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
+  // Below 100 ms the bound is finer than the check's own period (docs/deployment.md#read-replicas).
+  const databaseReadMaxLagMs = intInRange('DATABASE_READ_MAX_LAG_MS', 5_000, 100, 3_600_000);
   const simulationRateLimit = intInRange('SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
   const riskDecisionRetentionDays = intInRange('RISK_DECISION_RETENTION_DAYS', DEFAULT_RISK_DECISION_RETENTION_DAYS, 1, 36_500);
 
@@ -305,6 +322,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl,
     ...(databasePooler === undefined ? {} : { databasePooler }),
     ...(databaseListenUrl === undefined ? {} : { databaseListenUrl }),
+    ...(databaseReadUrl === undefined ? {} : { databaseReadUrl, databaseReadMaxLagMs }),
     dataDir,
     env: mode,
     masterKey,

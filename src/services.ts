@@ -6,7 +6,7 @@ import type { AttemptBudgets } from './auth/attempt-budgets.ts';
 import type { RevokedKeys } from './auth/revoked-keys.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
-import type { Database } from './db/database.ts';
+import type { Database, Sql } from './db/database.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import type { PspAccountDeps } from './use-cases/psp-accounts.ts';
 import type { Clock } from './domain/clock.ts';
@@ -24,6 +24,12 @@ import type { Deliveries } from './delivery/service.ts';
 export interface Services {
   config: Config;
   db: Database;
+  /**
+   * Reads that may be a few seconds old: the back office's lists, CSV exports, home figures and
+   * reports. The read replica while it is fresh enough, else the primary; `db` itself without
+   * DATABASE_READ_URL (docs/deployment.md#read-replicas). Money decisions never use it.
+   */
+  reads: Sql;
   box: SecretBox;
   accounts: Accounts;
   tokens: AccessTokens;

@@ -69,11 +69,13 @@ export interface PostgresOptions {
   pooler?: 'transaction';
   /** Where to LISTEN, when not on `url`: a direct connection (or a session-mode pool). */
   listenUrl?: string;
+  /** Give up a new connection after this long (a replica that does not answer); default: wait. */
+  connectTimeoutMs?: number;
 }
 
 /** A PostgreSQL server through a `pg` connection pool. */
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, types, max: opts.max ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, types, max: opts.max ?? 10, ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}) });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const names = new StatementNames(opts.pooler === 'transaction' ? 0 : MAX_NAMED);

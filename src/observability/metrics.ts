@@ -33,6 +33,27 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  // The read replica (docs/deployment.md#read-replicas): absent from /metrics without DATABASE_READ_URL.
+  readonly readReplicaInUse = new Gauge({
+    name: 'chipin_read_replica_in_use',
+    help: "1 while the back office's reads go to the replica (DATABASE_READ_URL), 0 while they go to the primary (lag beyond DATABASE_READ_MAX_LAG_MS, replica unreachable, not checked lately)",
+    registers: [],
+  });
+  readonly readReplicaLag = new Gauge({
+    name: 'chipin_read_replica_lag_seconds',
+    help: "The replica's staleness at the last check: every commit older than this is replayed there (at least this when it is behind every sample kept; not set while unreachable)",
+    registers: [],
+  });
+  readonly readQueries = new Counter({
+    name: 'chipin_read_queries_total',
+    help: "Queries of the back office's read handle, by where they ran (replica, primary)",
+    labelNames: ['target'] as const,
+    registers: [],
+  });
+  /** Adds the read-replica metrics to /metrics: called once when DATABASE_READ_URL is set. */
+  registerReadReplica(): void {
+    for (const m of [this.readReplicaInUse, this.readReplicaLag, this.readQueries]) this.registry.registerMetric(m);
+  }
   #deliveryQueue: DeliveryQueueProbe | undefined;
   #deliverySnapshot: { at: number; value: Promise<{ depth: number; oldestDueAgeSeconds: number } | undefined> } | undefined;
   readonly deliveryQueueDepth = new Gauge({

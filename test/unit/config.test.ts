@@ -25,6 +25,10 @@ describe('configuration', () => {
     [{ DATABASE_POOLER: 'transaction' }, 'DATABASE_POOLER'],
     [{ DATABASE_URL: 'postgres://h/db', DATABASE_LISTEN_URL: 'http://h/db' }, 'DATABASE_LISTEN_URL'],
     [{ DATABASE_LISTEN_URL: 'postgres://h/db' }, 'DATABASE_LISTEN_URL'],
+    [{ DATABASE_READ_URL: 'postgres://replica/db' }, 'DATABASE_READ_URL'],
+    [{ DATABASE_URL: 'postgres://h/db', DATABASE_READ_URL: 'http://replica/db' }, 'DATABASE_READ_URL'],
+    [{ DATABASE_URL: 'postgres://h/db', DATABASE_READ_URL: 'postgres://r/db', DATABASE_READ_MAX_LAG_MS: '50' }, 'DATABASE_READ_MAX_LAG_MS'],
+    [{ DATABASE_URL: 'postgres://h/db', DATABASE_READ_URL: 'postgres://r/db', DATABASE_READ_MAX_LAG_MS: '5s' }, 'DATABASE_READ_MAX_LAG_MS'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL'],
     [{ MASTER_KEY: 'short' }, 'MASTER_KEY'],
@@ -57,6 +61,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'mysql://x/db', DATABASE_POOLER: 'transaction', DATABASE_LISTEN_URL: 'postgres://p/db' })).toThrow(
       expect.objectContaining({ problems: [expect.stringMatching(/^DATABASE_URL /)] }),
     );
+  });
+
+  it('reads DATABASE_READ_URL with its staleness limit, 5000 ms by default; unset, no replica and no limit', () => {
+    const base = { DATA_DIR: dir(), DATABASE_URL: 'postgres://u@primary:5432/chipin' };
+    const c = loadConfig({ ...base, DATABASE_READ_URL: 'postgres://u@replica:5432/chipin' });
+    expect([c.databaseReadUrl, c.databaseReadMaxLagMs]).toEqual(['postgres://u@replica:5432/chipin', 5000]);
+    expect(loadConfig({ ...base, DATABASE_READ_URL: 'postgres://u@replica/chipin', DATABASE_READ_MAX_LAG_MS: '30000' }).databaseReadMaxLagMs).toBe(30000);
+    const none = loadConfig(base);
+    expect([none.databaseReadUrl, none.databaseReadMaxLagMs]).toEqual([undefined, undefined]);
   });
 
   it("reads CREDIT_LENDER, the credit offers' lender, trimmed; unset leaves it to the offers and the merchant", () => {

@@ -52,7 +52,8 @@ const ReportRow = Type.Object(
  * days, and the answer says which time zone. Admins only (src/dashboard/roles.ts).
  */
 export function registerBackofficeReports(app: App, services: Services, guard: DashboardGuard): void {
-  const { db } = services;
+  // Reads only, seconds old at most: the replica while fresh (docs/deployment.md#read-replicas).
+  const db = services.reads;
 
   async function periodOf(accountId: string, query: { from?: string; to?: string }) {
     const timeZone = (await services.accounts.profileOf(accountId))?.timeZone ?? DEFAULT_TIME_ZONE;

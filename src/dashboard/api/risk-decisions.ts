@@ -148,7 +148,8 @@ function isDay(text: string): boolean {
  * signed-in account; admins and support users alike, as the purchases export.
  */
 export function registerBackofficeRiskDecisions(app: App, services: Services, guard: DashboardGuard): void {
-  const { db } = services;
+  // Reads only, seconds old at most: the replica while fresh (docs/deployment.md#read-replicas).
+  const db = services.reads;
 
   /** The period as instants: from the first instant of `from` to the first of the day after `to`, in the account's zone. */
   async function rangeOf(accountId: string, query: { from?: string; to?: string }): Promise<{ from: Date; to: Date }> {

@@ -15,6 +15,6 @@ export function registerDashboardHome(app: App, services: Services, sessions: Da
   app.get('/dashboard', PAGE, async (request, reply) => {
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
-    return sendPage(reply, 200, homePage(ctx.chrome, await homeStats(services.db, ctx.session.accountId, services.clock.now(), ctx.chrome.timeZone)));
+    return sendPage(reply, 200, homePage(ctx.chrome, await homeStats(services.reads, ctx.session.accountId, services.clock.now(), ctx.chrome.timeZone)));
   });
 }

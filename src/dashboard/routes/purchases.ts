@@ -67,10 +67,12 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const before = cursor ? decodeCursor(cursor) : undefined;
     if (cursor && !before) errors.push(t.badCursor);
 
+    // The list and its export read the replica while fresh (docs/deployment.md#read-replicas); a
+    // purchase's page reads the primary: staff land there after a refund or a cancel.
     let purchases: Awaited<ReturnType<typeof listPurchases>> = [];
     let next: string | undefined;
     if (errors.length === 0) {
-      const rows = await listPurchases(db, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
+      const rows = await listPurchases(services.reads, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
       purchases = rows.slice(0, PAGE_SIZE);
       const last = purchases[purchases.length - 1];
       if (rows.length > PAGE_SIZE && last) next = `/dashboard/purchases?${new URLSearchParams({ ...query, cursor: encodeCursor(last.createdAt, last.id) }).toString()}`;
@@ -95,7 +97,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       filename: `chipin-purchases-${day}.csv`,
       header: csvHeader(),
       batch: EXPORT_BATCH,
-      page: (last) => listPurchases(db, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
+      page: (last) => listPurchases(services.reads, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
       line: csvLine,
     });
   });

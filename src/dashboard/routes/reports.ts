@@ -31,7 +31,7 @@ export function registerDashboardReports(app: App, services: Services, sessions:
     };
     const period = reportPeriod(asked, chrome.timeZone);
     if (!period.ok) return sendPage(reply, 400, reportsPage(chrome, { ...asked, rows: [], truncated: false, error: period.message }));
-    const rows = await dailyReportPage(services.db, ctx.session.accountId, period.range, undefined, PAGE_ROWS + 1);
+    const rows = await dailyReportPage(services.reads, ctx.session.accountId, period.range, undefined, PAGE_ROWS + 1);
     return sendPage(reply, 200, reportsPage(chrome, { from: period.from, to: period.to, rows: rows.slice(0, PAGE_ROWS), truncated: rows.length > PAGE_ROWS ? PAGE_ROWS : false }));
   });
 }
