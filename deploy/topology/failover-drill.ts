@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 
@@ -27,7 +28,14 @@ const AFTER_RECOVERY_MS = 5_000;
 /** The drill gives up (FAIL) if no write succeeds this long after the kill. */
 const GIVE_UP_MS = 90_000;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Past the reconciliation job's 20 minutes (RECONCILE_AFTER_MS), in seconds. */
+const RECONCILE_AFTER_S = 21 * 60;
 
+/** Every delivery attempt of a paid purchase is awaited at most this long after the load. */
+const WEBHOOK_WAIT_MS = 60_000;
+const WEBHOOK_PORT = 5459;
+
+const webhook = JSON.parse(readFileSync(join(dir, 'webhook.json'), 'utf8')) as { token: string };
 const merchant = JSON.parse(readFileSync(join(dir, 'merchant.json'), 'utf8')) as { api_key: string; api_secret: string };
 const t0 = performance.now();
 const now = (): number => performance.now() - t0;
@@ -80,7 +88,9 @@ let stopAt = Infinity;
 function noteFailure(kind: string, status: number): void {
   const key = `${kind} ${status || 'no answer'}`;
   failures.set(key, (failures.get(key) ?? 0) + 1);
-  if (killAt !== undefined) lastFailureAfterKill = now();
+  // A 409 is an answer of a working service (a key whose first request died with the primary,
+  // held until abandoned; a purchase already paid), not the outage.
+  if (killAt !== undefined && status !== 409) lastFailureAfterKill = now();
 }
 
 /**
@@ -130,6 +140,34 @@ async function worker(w: number): Promise<void> {
   }
 }
 
+/**
+ * The merchant's webhook endpoint: what it received, by purchase. Deliveries are at least once
+ * (a retry after an answer lost in the failover): duplicates are counted by `triggerID`, which
+ * the receiver de-duplicates on (docs/webhooks.md).
+ */
+const processed = new Set<string>(); // purchase ids with a paymentProcessed
+const triggerIds = new Set<number>();
+let webhookDuplicates = 0;
+let webhookBadToken = 0;
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+  req.on('end', () => {
+    try {
+      const event = JSON.parse(body) as { triggerID: number; triggerName: string; token: string; objects: { purchaseId?: string } };
+      if (event.token !== webhook.token) webhookBadToken++;
+      else if (triggerIds.has(event.triggerID)) webhookDuplicates++;
+      else {
+        triggerIds.add(event.triggerID);
+        if (event.triggerName === 'paymentProcessed' && event.objects.purchaseId) processed.add(event.objects.purchaseId);
+      }
+    } catch {
+      webhookBadToken++;
+    }
+    res.writeHead(200).end();
+  });
+});
+
 async function leader(): Promise<keyof typeof NODES | undefined> {
   for (const [name, port] of Object.entries(NODES) as [keyof typeof NODES, number][]) {
     const res = await fetch(`http://127.0.0.1:${port}/primary`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
@@ -141,6 +179,7 @@ async function leader(): Promise<keyof typeof NODES | undefined> {
 const pidIn = (file: string): number => Number(readFileSync(file, 'utf8').split('\n')[0]);
 
 async function main(): Promise<void> {
+  await new Promise<void>((resolve, reject) => receiver.once('error', reject).listen(WEBHOOK_PORT, '127.0.0.1', resolve));
   await refreshToken();
   const before = await leader();
   if (!before) throw new Error('no leader: is the topology up (npm run topology:up)?');
@@ -153,7 +192,9 @@ async function main(): Promise<void> {
   killAt = now();
   if (killMode === 'node') process.kill(pidIn(join(dir, 'run', `patroni-${before}.pid`)), 'SIGKILL');
   process.kill(postmaster, 'SIGKILL');
-  console.log(`SIGKILL ${killMode === 'node' ? `${before}'s Patroni and postmaster` : `${before}'s postmaster`} (pid ${postmaster}) after ${createdBeforeKill} acknowledged purchases`);
+  console.log(
+    `SIGKILL ${killMode === 'node' ? `${before}'s Patroni and postmaster` : `${before}'s postmaster`} (pid ${postmaster}) after ${createdBeforeKill} acknowledged purchases`,
+  );
 
   while (firstWriteAfterKill === undefined && now() - killAt < GIVE_UP_MS) await new Promise((r) => setTimeout(r, 50));
   stopAt = firstWriteAfterKill === undefined ? now() : now() + AFTER_RECOVERY_MS;
@@ -163,13 +204,23 @@ async function main(): Promise<void> {
   // The checks, on whatever is primary now (through HAProxy's primary port).
   const db = new pg.Client({ connectionString: PRIMARY_URL });
   await db.connect();
+  const orphanCharges = `SELECT t.id FROM sandbox_psp_transactions t
+      WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`;
+  // A payment whose process lost the database between the PSP's answer and its recording stays
+  // pending (and its charge unreferenced) until the reconciliation job asks the PSP, 20 minutes
+  // later (src/use-cases/reconcile-payments.ts): the sandbox clock is moved past that and the
+  // due jobs run, as they would have by themselves.
+  const unresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
+  const orphansBefore = await db.query(orphanCharges);
+  await refreshToken();
+  const clock = await post('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S });
+  if (clock.status !== 200) throw new Error(`sandbox clock: ${clock.status} ${JSON.stringify(clock.body)}`);
   const ids = [...acknowledgedCreates];
   const found = await db.query<{ id: string }>('SELECT id FROM purchases WHERE id = ANY($1::uuid[])', [ids]);
   const missing = ids.length - found.rowCount!;
-  const paidRows = await db.query<{ id: string }>(
-    "SELECT DISTINCT purchase_id AS id FROM payments WHERE purchase_id = ANY($1::uuid[]) AND status IN ('authorized', 'captured')",
-    [[...acknowledgedPays]],
-  );
+  const paidRows = await db.query<{ id: string }>("SELECT DISTINCT purchase_id AS id FROM payments WHERE purchase_id = ANY($1::uuid[]) AND status IN ('authorized', 'captured')", [
+    [...acknowledgedPays],
+  ]);
   const paidMissing = acknowledgedPays.size - paidRows.rowCount!;
   // A card charged twice: two live payments for one purpose of one purchase (and pledge), or a
   // sandbox PSP charge no payment refers to, or one charge two payments refer to.
@@ -177,13 +228,18 @@ async function main(): Promise<void> {
     `SELECT purchase_id, purpose, pledge_id, count(*) FROM payments
       WHERE status IN ('authorized', 'captured') GROUP BY 1, 2, 3 HAVING count(*) > 1`,
   );
-  const orphans = await db.query(
-    `SELECT t.id FROM sandbox_psp_transactions t
-      WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`,
-  );
+  const orphans = await db.query(orphanCharges);
+  const stillUnresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
   const shared = await db.query('SELECT psp_transaction_id FROM payments WHERE psp_transaction_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1');
-  const sync = await db.query<{ names: string }>('SELECT current_setting(\'synchronous_standby_names\') AS names');
+  const sync = await db.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
   await db.end();
+
+  // Every acknowledged payment's paymentProcessed reaches the merchant, the failover
+  // notwithstanding (the delivery is written with the payment, in its transaction).
+  const waitFrom = now();
+  while ([...acknowledgedPays].some((id) => !processed.has(id)) && now() - waitFrom < WEBHOOK_WAIT_MS) await new Promise((r) => setTimeout(r, 200));
+  const webhooksMissing = [...acknowledgedPays].filter((id) => !processed.has(id)).length;
+  receiver.close();
 
   const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
   const lines = [
@@ -193,10 +249,21 @@ async function main(): Promise<void> {
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
+    `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
+    `webhooks: paymentProcessed for ${acknowledgedPays.size - webhooksMissing} of ${acknowledgedPays.size} acknowledged payments (missing: ${webhooksMissing}); ${webhookDuplicates} delivered twice (same triggerID); ${webhookBadToken} with a wrong token`,
     `cards charged twice: ${doubled.rowCount} doubled payments, ${orphans.rowCount} PSP charges no payment refers to, ${shared.rowCount} charges shared by two payments`,
   ];
   for (const line of lines) console.log(line);
-  const pass = recovery !== undefined && missing === 0 && paidMissing === 0 && doubled.rowCount === 0 && orphans.rowCount === 0 && shared.rowCount === 0;
+  const pass =
+    recovery !== undefined &&
+    missing === 0 &&
+    paidMissing === 0 &&
+    doubled.rowCount === 0 &&
+    orphans.rowCount === 0 &&
+    shared.rowCount === 0 &&
+    stillUnresolved.rowCount === 0 &&
+    webhooksMissing === 0 &&
+    webhookBadToken === 0;
   console.log(pass ? 'PASS' : 'FAIL');
   process.exitCode = pass ? 0 : 1;
 }

@@ -5,7 +5,7 @@
 # to 3 Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default
 # /tmp/chipin-topology); deploy/topology/down.sh stops it and removes it.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
-# 5001 (standby), 7000 (Chipin HTTP), Chipin 3101-3103. docs/deployment.md#reference-topology-and-failover.
+# 5001 (standby), 7000 (Chipin HTTP), Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO"
@@ -83,5 +83,10 @@ echo "chipin      3101, 3102, 3103 ready, behind 127.0.0.1:7000"
 env "${chipin_env[@]}" DATA_DIR="$TOPOLOGY_DIR/chipin1" node --import tsx src/main.ts merchant create \
   --name 'Failover Drill' --email drill@chipin.test --json > "$TOPOLOGY_DIR/merchant.json"
 chmod 600 "$TOPOLOGY_DIR/merchant.json"
-echo "merchant    credentials in $TOPOLOGY_DIR/merchant.json"
+# The drill's webhook receiver listens on 5459 while it runs (deploy/topology/failover-drill.ts).
+account=$(node -p "require('$TOPOLOGY_DIR/merchant.json').account_id")
+env "${chipin_env[@]}" DATA_DIR="$TOPOLOGY_DIR/chipin1" node --import tsx src/main.ts webhook set \
+  --account "$account" --url http://127.0.0.1:5459/webhooks --json > "$TOPOLOGY_DIR/webhook.json"
+chmod 600 "$TOPOLOGY_DIR/webhook.json"
+echo "merchant    credentials in $TOPOLOGY_DIR/merchant.json, webhooks to 127.0.0.1:5459"
 echo "== up: patronictl -c $TOPOLOGY_DIR/node1.yml list; deploy/topology/down.sh to stop"
