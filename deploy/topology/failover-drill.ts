@@ -183,6 +183,10 @@ async function main(): Promise<void> {
   await refreshToken();
   const before = await leader();
   if (!before) throw new Error('no leader: is the topology up (npm run topology:up)?');
+  // Without a synchronous standby the kill would leave nothing to promote.
+  const standby = (Object.keys(NODES) as (keyof typeof NODES)[]).find((n) => n !== before)!;
+  const syncAnswer = await fetch(`http://127.0.0.1:${NODES[standby]}/sync`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby: deploy/topology/rejoin.sh ${standby} first`);
   console.log(`== failover drill: ${WORKERS} clients, kill mode "${killMode}", leader ${before}`);
 
   const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
@@ -269,6 +273,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 2;
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(2); // the webhook receiver would keep the process alive
 });

@@ -3,8 +3,8 @@
 # purchases created and paid through HAProxy, the leader killed with SIGKILL, then PASS/FAIL on
 # kill -> first successful write, acknowledged purchases present on the new primary and no card
 # charged twice (deploy/topology/failover-drill.ts). DRILL_KILL=postgres kills the postmaster
-# only (Patroni restarts it in place). The killed node stays down: run down.sh and up.sh before
-# another drill. docs/deployment.md#reference-topology-and-failover.
+# only (Patroni restarts it in place). The killed node stays down until deploy/topology/rejoin.sh
+# starts it again. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO"
