@@ -92,6 +92,17 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
     notify: outer.notify,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // The pool listens for errors on idle connections only. One the server or the socket
+      // raises while this transaction holds the connection but runs no statement (the primary
+      // killed while the transaction awaits a PSP: "terminating connection due to unexpected
+      // postmaster exit") is emitted on the client, and without a listener would crash the
+      // process, every process at once in a failover (docs/deployment.md#reference-topology-and-failover).
+      // Kept here: the next statement fails, the transaction rolls back, the connection is dropped.
+      let broken: Error | undefined;
+      const onError = (err: Error): void => {
+        broken = err;
+      };
+      client.on('error', onError);
       const committed = new Set<string>();
       try {
         await client.query('BEGIN');
@@ -103,7 +114,8 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        client.release(broken); // with an error: the pool closes the connection instead of lending it again
       }
     },
     async listen(channel, onNotify) {

@@ -57,6 +57,26 @@ describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     const { rows } = await db.query('SELECT * FROM tx_probe');
     expect(rows).toEqual([]);
   });
+
+  // A failover kills the primary while transactions hold connections between two statements:
+  // the server's farewell arrives with no statement running. Without the transaction's own error
+  // listener, node-postgres emits it unhandled and the process dies (vitest reports it).
+  it.runIf(onPostgres)('a connection killed between two statements of a transaction fails that transaction only, and the pool goes on', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const pid = rows[0]!.pid;
+        await db.query('SELECT pg_terminate_backend($1)', [pid]);
+        // Gone from pg_stat_activity once it has sent its FATAL and closed; the polls' round
+        // trips let this process read that while the transaction runs no statement.
+        while ((await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount > 0);
+        await db.query('SELECT 1');
+        await tx.query('SELECT 1');
+      }),
+    ).rejects.toThrow();
+    const { rows } = await db.query<{ one: number }>('SELECT 1 AS one');
+    expect(rows).toEqual([{ one: 1 }]);
+  });
 });
 
 describe('prepared statements', () => {

@@ -1,0 +1,278 @@
+/**
+ * The failover drill (npm run drill:failover, through deploy/topology/failover.sh): with the
+ * topology of deploy/topology/up.sh running, a bounded load of purchases created through the
+ * Merchant API and paid with the sandbox PSP's card, the primary killed with SIGKILL in the
+ * middle, then the checks that matter: how long from the kill to the first successful write,
+ * every acknowledged purchase on the new primary, no card charged twice.
+ * docs/deployment.md#reference-topology-and-failover.
+ *
+ * DRILL_KILL=node (default): SIGKILL the leader's Patroni and its postmaster, a machine lost;
+ * the standby is promoted once the leader key expires (ttl). DRILL_KILL=postgres: SIGKILL the
+ * postmaster only; the leader's Patroni, still holding the key, restarts it in place.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const dir = process.env.CHIPIN_TOPOLOGY_DIR ?? '/tmp/chipin-topology';
+const killMode = process.env.DRILL_KILL === 'postgres' ? 'postgres' : 'node';
+const BASE = 'http://127.0.0.1:7000';
+const PRIMARY_URL = 'postgres://postgres@127.0.0.1:5000/chipin';
+const NODES = { node1: 8008, node2: 8009 } as const;
+const WORKERS = 6;
+const WARM_UP_MS = 4_000;
+/** After the first successful write, the load goes on this long (the pools settle). */
+const AFTER_RECOVERY_MS = 5_000;
+/** The drill gives up (FAIL) if no write succeeds this long after the kill. */
+const GIVE_UP_MS = 90_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Past the reconciliation job's 20 minutes (RECONCILE_AFTER_MS), in seconds. */
+const RECONCILE_AFTER_S = 21 * 60;
+
+/** Every delivery attempt of a paid purchase is awaited at most this long after the load. */
+const WEBHOOK_WAIT_MS = 60_000;
+const WEBHOOK_PORT = 5459;
+
+const webhook = JSON.parse(readFileSync(join(dir, 'webhook.json'), 'utf8')) as { token: string };
+const merchant = JSON.parse(readFileSync(join(dir, 'merchant.json'), 'utf8')) as { api_key: string; api_secret: string };
+const t0 = performance.now();
+const now = (): number => performance.now() - t0;
+const seconds = (ms: number): string => (ms / 1000).toFixed(2) + ' s';
+
+let token = '';
+async function refreshToken(): Promise<void> {
+  const res = await fetch(`${BASE}/api/token`, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + Buffer.from(`${merchant.api_key}:${merchant.api_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status}`);
+  token = ((await res.json()) as { access_token: string }).access_token;
+}
+
+interface Outcome {
+  status: number; // 0: no answer (connection refused or cut, timeout)
+  body: unknown;
+}
+async function post(path: string, body: unknown, idempotencyKey?: string): Promise<Outcome> {
+  try {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    const res = await fetch(BASE + path, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* HAProxy's own 503 page is HTML */
+    }
+    return { status: res.status, body: parsed };
+  } catch {
+    return { status: 0, body: undefined };
+  }
+}
+
+// What the load saw.
+const acknowledgedCreates = new Set<string>();
+const acknowledgedPays = new Set<string>();
+const failures = new Map<string, number>(); // "create 503" -> count
+let requests = 0;
+let killAt: number | undefined;
+let firstWriteAfterKill: number | undefined;
+let lastFailureAfterKill: number | undefined;
+let stopAt = Infinity;
+
+function noteFailure(kind: string, status: number): void {
+  const key = `${kind} ${status || 'no answer'}`;
+  failures.set(key, (failures.get(key) ?? 0) + 1);
+  // A 409 is an answer of a working service (a key whose first request died with the primary,
+  // held until abandoned; a purchase already paid), not the outage.
+  if (killAt !== undefined && status !== 409) lastFailureAfterKill = now();
+}
+
+/**
+ * A write acknowledged: the first one whose request left after the kill marks recovery.
+ * Requests sent before the kill may have been answered by the old primary in its last instant.
+ */
+function noteWrite(startedAt: number): void {
+  if (killAt !== undefined && startedAt > killAt && firstWriteAfterKill === undefined) firstWriteAfterKill = now();
+}
+
+/** One client: create a purchase (retrying with the same Idempotency-Key), pay every other one. */
+async function worker(w: number): Promise<void> {
+  for (let n = 0; now() < stopAt; n++) {
+    const key = randomUUID();
+    let id: string | undefined;
+    while (id === undefined && now() < stopAt) {
+      const startedAt = now();
+      requests++;
+      const res = await post('/api/merchants/v1/purchases', { title: `Drill ${w}-${n}`, amount: 1000 + n, client: { email: `drill-${w}-${n}@shop.test` } }, key);
+      if (res.status === 201 || res.status === 200) {
+        id = (res.body as { id: string }).id;
+        acknowledgedCreates.add(id);
+        noteWrite(startedAt);
+      } else {
+        if (res.status === 401) await refreshToken().catch(() => {});
+        noteFailure('create', res.status);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    if (id === undefined || n % 2 === 1) continue;
+    // Paying again after an answer that never came is what a shopper's browser does: the
+    // second attempt must not charge the card again (checked at the end).
+    for (let attempt = 0; now() < stopAt; attempt++) {
+      const startedAt = now();
+      requests++;
+      const res = await post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242 4242 4242 4242' });
+      if (res.status === 200) {
+        acknowledgedPays.add(id);
+        noteWrite(startedAt);
+        break;
+      }
+      noteFailure('pay', res.status);
+      if (res.status === 409) break; // paid by an attempt whose answer was lost, or no longer payable
+      if (res.status === 401) await refreshToken().catch(() => {});
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * The merchant's webhook endpoint: what it received, by purchase. Deliveries are at least once
+ * (a retry after an answer lost in the failover): duplicates are counted by `triggerID`, which
+ * the receiver de-duplicates on (docs/webhooks.md).
+ */
+const processed = new Set<string>(); // purchase ids with a paymentProcessed
+const triggerIds = new Set<number>();
+let webhookDuplicates = 0;
+let webhookBadToken = 0;
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+  req.on('end', () => {
+    try {
+      const event = JSON.parse(body) as { triggerID: number; triggerName: string; token: string; objects: { purchaseId?: string } };
+      if (event.token !== webhook.token) webhookBadToken++;
+      else if (triggerIds.has(event.triggerID)) webhookDuplicates++;
+      else {
+        triggerIds.add(event.triggerID);
+        if (event.triggerName === 'paymentProcessed' && event.objects.purchaseId) processed.add(event.objects.purchaseId);
+      }
+    } catch {
+      webhookBadToken++;
+    }
+    res.writeHead(200).end();
+  });
+});
+
+async function leader(): Promise<keyof typeof NODES | undefined> {
+  for (const [name, port] of Object.entries(NODES) as [keyof typeof NODES, number][]) {
+    const res = await fetch(`http://127.0.0.1:${port}/primary`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+    if (res?.status === 200) return name;
+  }
+  return undefined;
+}
+
+const pidIn = (file: string): number => Number(readFileSync(file, 'utf8').split('\n')[0]);
+
+async function main(): Promise<void> {
+  await new Promise<void>((resolve, reject) => receiver.once('error', reject).listen(WEBHOOK_PORT, '127.0.0.1', resolve));
+  await refreshToken();
+  const before = await leader();
+  if (!before) throw new Error('no leader: is the topology up (npm run topology:up)?');
+  // Without a synchronous standby the kill would leave nothing to promote.
+  const standby = (Object.keys(NODES) as (keyof typeof NODES)[]).find((n) => n !== before)!;
+  const syncAnswer = await fetch(`http://127.0.0.1:${NODES[standby]}/sync`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby: deploy/topology/rejoin.sh ${standby} first`);
+  console.log(`== failover drill: ${WORKERS} clients, kill mode "${killMode}", leader ${before}`);
+
+  const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+  await new Promise((r) => setTimeout(r, WARM_UP_MS));
+  const createdBeforeKill = acknowledgedCreates.size;
+  const postmaster = pidIn(join(dir, before, 'postmaster.pid'));
+  killAt = now();
+  if (killMode === 'node') process.kill(pidIn(join(dir, 'run', `patroni-${before}.pid`)), 'SIGKILL');
+  process.kill(postmaster, 'SIGKILL');
+  console.log(
+    `SIGKILL ${killMode === 'node' ? `${before}'s Patroni and postmaster` : `${before}'s postmaster`} (pid ${postmaster}) after ${createdBeforeKill} acknowledged purchases`,
+  );
+
+  while (firstWriteAfterKill === undefined && now() - killAt < GIVE_UP_MS) await new Promise((r) => setTimeout(r, 50));
+  stopAt = firstWriteAfterKill === undefined ? now() : now() + AFTER_RECOVERY_MS;
+  await load;
+  const after = await leader();
+
+  // The checks, on whatever is primary now (through HAProxy's primary port).
+  const db = new pg.Client({ connectionString: PRIMARY_URL });
+  await db.connect();
+  const orphanCharges = `SELECT t.id FROM sandbox_psp_transactions t
+      WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`;
+  // A payment whose process lost the database between the PSP's answer and its recording stays
+  // pending (and its charge unreferenced) until the reconciliation job asks the PSP, 20 minutes
+  // later (src/use-cases/reconcile-payments.ts): the sandbox clock is moved past that and the
+  // due jobs run, as they would have by themselves.
+  const unresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
+  const orphansBefore = await db.query(orphanCharges);
+  await refreshToken();
+  const clock = await post('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S });
+  if (clock.status !== 200) throw new Error(`sandbox clock: ${clock.status} ${JSON.stringify(clock.body)}`);
+  const ids = [...acknowledgedCreates];
+  const found = await db.query<{ id: string }>('SELECT id FROM purchases WHERE id = ANY($1::uuid[])', [ids]);
+  const missing = ids.length - found.rowCount!;
+  const paidRows = await db.query<{ id: string }>("SELECT DISTINCT purchase_id AS id FROM payments WHERE purchase_id = ANY($1::uuid[]) AND status IN ('authorized', 'captured')", [
+    [...acknowledgedPays],
+  ]);
+  const paidMissing = acknowledgedPays.size - paidRows.rowCount!;
+  // A card charged twice: two live payments for one purpose of one purchase (and pledge), or a
+  // sandbox PSP charge no payment refers to, or one charge two payments refer to.
+  const doubled = await db.query(
+    `SELECT purchase_id, purpose, pledge_id, count(*) FROM payments
+      WHERE status IN ('authorized', 'captured') GROUP BY 1, 2, 3 HAVING count(*) > 1`,
+  );
+  const orphans = await db.query(orphanCharges);
+  const stillUnresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
+  const shared = await db.query('SELECT psp_transaction_id FROM payments WHERE psp_transaction_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1');
+  const sync = await db.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
+  await db.end();
+
+  // Every acknowledged payment's paymentProcessed reaches the merchant, the failover
+  // notwithstanding (the delivery is written with the payment, in its transaction).
+  const waitFrom = now();
+  while ([...acknowledgedPays].some((id) => !processed.has(id)) && now() - waitFrom < WEBHOOK_WAIT_MS) await new Promise((r) => setTimeout(r, 200));
+  const webhooksMissing = [...acknowledgedPays].filter((id) => !processed.has(id)).length;
+  receiver.close();
+
+  const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
+  const lines = [
+    `leader before: ${before}; after: ${after ?? 'none'}; synchronous_standby_names now: '${sync.rows[0]!.names}'`,
+    `kill -> first successful write: ${recovery === undefined ? `none within ${seconds(GIVE_UP_MS)}` : seconds(recovery)}`,
+    `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killAt)}`,
+    `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
+    `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
+    `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
+    `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
+    `webhooks: paymentProcessed for ${acknowledgedPays.size - webhooksMissing} of ${acknowledgedPays.size} acknowledged payments (missing: ${webhooksMissing}); ${webhookDuplicates} delivered twice (same triggerID); ${webhookBadToken} with a wrong token`,
+    `cards charged twice: ${doubled.rowCount} doubled payments, ${orphans.rowCount} PSP charges no payment refers to, ${shared.rowCount} charges shared by two payments`,
+  ];
+  for (const line of lines) console.log(line);
+  const pass =
+    recovery !== undefined &&
+    missing === 0 &&
+    paidMissing === 0 &&
+    doubled.rowCount === 0 &&
+    orphans.rowCount === 0 &&
+    shared.rowCount === 0 &&
+    stillUnresolved.rowCount === 0 &&
+    webhooksMissing === 0 &&
+    webhookBadToken === 0;
+  console.log(pass ? 'PASS' : 'FAIL');
+  process.exitCode = pass ? 0 : 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(2); // the webhook receiver would keep the process alive
+});

@@ -1,0 +1,28 @@
+# Shared by up.sh, down.sh and failover.sh: where the topology lives and how to wait.
+TOPOLOGY_DIR=${CHIPIN_TOPOLOGY_DIR:-/tmp/chipin-topology}
+PG_BIN=/usr/lib/postgresql/15/bin
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# wait_for SECONDS DESCRIPTION COMMAND...: runs COMMAND every 0.2 s until it succeeds.
+wait_for() {
+  local deadline=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "timed out waiting for $what" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# http_ok URL: the URL answers 2xx.
+http_ok() { curl -fsS -o /dev/null --max-time 2 "$1"; }
+
+# as_postgres COMMAND...: PostgreSQL refuses to run as root.
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# alive PIDFILE: the process named in PIDFILE runs.
+alive() { [ -s "$1" ] && kill -0 "$(head -1 "$1")" 2>/dev/null; }

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# npm run topology:up: Chipin's reference topology on this one machine, from Debian 12's packages
+# (apt-get install patroni etcd-server etcd-client haproxy postgresql-15): one etcd member,
+# PostgreSQL primary + synchronous standby managed by Patroni, HAProxy routing to the leader and
+# to 3 Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default
+# /tmp/chipin-topology); deploy/topology/down.sh stops it and removes it.
+# Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
+# 5001 (standby), 7000 (Chipin HTTP), Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$REPO"
+
+for bin in etcd patroni haproxy "$PG_BIN/postgres"; do
+  command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server haproxy postgresql-15)" >&2; exit 2; }
+done
+[ -e "$TOPOLOGY_DIR" ] && { echo "$TOPOLOGY_DIR exists: run deploy/topology/down.sh first" >&2; exit 2; }
+for port in 2379 2380 5451 5452 8008 8009 5000 5001 7000 3101 3102 3103; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is in use" >&2; exit 2; fi
+done
+
+mkdir -p "$TOPOLOGY_DIR"/{run,etcd}
+chmod 755 "$TOPOLOGY_DIR"
+echo "== topology in $TOPOLOGY_DIR"
+
+# etcd: the reference variables with the data directory replaced.
+sed -e "s|^ETCD_DATA_DIR=.*|ETCD_DATA_DIR=$TOPOLOGY_DIR/etcd|" deploy/etcd/etcd.env > "$TOPOLOGY_DIR/etcd.env"
+(set -a; . "$TOPOLOGY_DIR/etcd.env"; set +a; exec setsid etcd >"$TOPOLOGY_DIR/etcd.log" 2>&1) &
+echo $! > "$TOPOLOGY_DIR/run/etcd.pid"
+wait_for 30 etcd http_ok http://127.0.0.1:2379/health
+echo "etcd        127.0.0.1:2379 (one member)"
+
+# Patroni: each node's reference file with its paths replaced; runs as postgres.
+chown postgres: "$TOPOLOGY_DIR" "$TOPOLOGY_DIR/run"
+start_node() {
+  local node=$1
+  sed -e "s|^  data_dir: .*|  data_dir: $TOPOLOGY_DIR/$node|" \
+      -e "s|^  pgpass: .*|  pgpass: $TOPOLOGY_DIR/run/$node.pgpass|" \
+      -e "s|^    unix_socket_directories: .*|    unix_socket_directories: $TOPOLOGY_DIR/run|" \
+      "deploy/patroni/$node.yml" > "$TOPOLOGY_DIR/$node.yml"
+  chown postgres: "$TOPOLOGY_DIR/$node.yml"
+  as_postgres bash -c 'setsid patroni "$1" >"$2" 2>&1 & echo $! > "$3"' _ \
+    "$TOPOLOGY_DIR/$node.yml" "$TOPOLOGY_DIR/$node.log" "$TOPOLOGY_DIR/run/patroni-$node.pid"
+}
+start_node node1
+wait_for 90 "node1 to lead" http_ok http://127.0.0.1:8008/primary
+echo "patroni     node1 leads (PostgreSQL 127.0.0.1:5451, REST 8008)"
+start_node node2
+# /sync answers 200 on the member named in synchronous_standby_names.
+wait_for 120 "node2 to be the synchronous standby" http_ok http://127.0.0.1:8009/sync
+echo "patroni     node2 is the synchronous standby (PostgreSQL 127.0.0.1:5452, REST 8009)"
+
+# HAProxy: the reference file with its admin socket under the topology.
+sed -e "s|^    stats socket .*|    stats socket $TOPOLOGY_DIR/run/haproxy.sock mode 600 level admin|" \
+  deploy/haproxy/haproxy.cfg > "$TOPOLOGY_DIR/haproxy.cfg"
+haproxy -D -p "$TOPOLOGY_DIR/run/haproxy.pid" -f "$TOPOLOGY_DIR/haproxy.cfg"
+pg_leader() { "$PG_BIN/psql" -h 127.0.0.1 -p 5000 -U postgres -d postgres -XAtqc "$1"; }
+# HAProxy starts with every server up until its checks say otherwise: wait until three
+# connections in a row reach a primary (not in recovery) before writing.
+on_leader_thrice() { for _ in 1 2 3; do [ "$(pg_leader 'SELECT pg_is_in_recovery()')" = f ] || return 1; done; }
+wait_for 30 "HAProxy's primary port to reach the leader only" on_leader_thrice
+pg_leader 'CREATE DATABASE chipin'
+echo "haproxy     5000 -> leader, 5001 -> standby, 7000 -> Chipin"
+
+# Chipin: 3 processes, one master key, the database through HAProxy's primary port (LISTEN too).
+openssl rand -hex 32 > "$TOPOLOGY_DIR/master.key"
+chmod 600 "$TOPOLOGY_DIR/master.key"
+chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
+  DATABASE_URL=postgres://postgres@127.0.0.1:5000/chipin
+  DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
+  PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1)
+for i in 1 2 3; do
+  mkdir -p "$TOPOLOGY_DIR/chipin$i"
+  (exec env "${chipin_env[@]}" PORT=310$i DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --import tsx src/main.ts serve \
+    >"$TOPOLOGY_DIR/chipin$i.log" 2>&1) &
+  echo $! > "$TOPOLOGY_DIR/run/chipin$i.pid"
+  # The first applies the migrations; the others start once it has.
+  [ "$i" = 1 ] && wait_for 120 "chipin1 to be ready" http_ok http://127.0.0.1:3101/readyz
+done
+for i in 2 3; do wait_for 120 "chipin$i to be ready" http_ok "http://127.0.0.1:310$i/readyz"; done
+wait_for 30 "HAProxy's Chipin port" http_ok http://127.0.0.1:7000/readyz
+echo "chipin      3101, 3102, 3103 ready, behind 127.0.0.1:7000"
+
+env "${chipin_env[@]}" DATA_DIR="$TOPOLOGY_DIR/chipin1" node --import tsx src/main.ts merchant create \
+  --name 'Failover Drill' --email drill@chipin.test --json > "$TOPOLOGY_DIR/merchant.json"
+chmod 600 "$TOPOLOGY_DIR/merchant.json"
+# The drill's webhook receiver listens on 5459 while it runs (deploy/topology/failover-drill.ts).
+account=$(node -p "require('$TOPOLOGY_DIR/merchant.json').account_id")
+env "${chipin_env[@]}" DATA_DIR="$TOPOLOGY_DIR/chipin1" node --import tsx src/main.ts webhook set \
+  --account "$account" --url http://127.0.0.1:5459/webhooks --json > "$TOPOLOGY_DIR/webhook.json"
+chmod 600 "$TOPOLOGY_DIR/webhook.json"
+echo "merchant    credentials in $TOPOLOGY_DIR/merchant.json, webhooks to 127.0.0.1:5459"
+echo "== up: patronictl -c $TOPOLOGY_DIR/node1.yml list; deploy/topology/down.sh to stop"
