@@ -54,6 +54,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   unsupported_media_type: { en: 'This content type is not supported.', fr: "Ce type de contenu n'est pas pris en charge." },
   payload_too_large: { en: 'The request is too large.', fr: 'La requête est trop volumineuse.' },
   too_many_requests: { en: 'Too many attempts, please try again later.', fr: 'Trop de tentatives, veuillez réessayer plus tard.' },
+  service_unavailable: {
+    en: 'The service is briefly unavailable, please try again in a few seconds.',
+    fr: 'Le service est momentanément indisponible, veuillez réessayer dans quelques secondes.',
+  },
   internal_error: { en: 'An unexpected error occurred.', fr: 'Une erreur inattendue est survenue.' },
 };
 

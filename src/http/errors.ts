@@ -57,6 +57,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'too_many_requests'
+  // the database was unreachable or went away under the request (a failover): retry
+  | 'service_unavailable'
   | 'internal_error';
 
 export class ApiError extends Error {

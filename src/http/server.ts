@@ -20,7 +20,20 @@ import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
 import { routeAccess, type RouteAccess } from './route-access.ts';
 import { registerRoutes } from './routes/index.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { App } from './types.ts';
+
+/**
+ * A request the database could not serve (a failover, a restart: src/db/unavailable.ts): 503 and
+ * Retry-After, never a 500. What it changed rolled back with its transaction; a write is retried
+ * with the same Idempotency-Key (docs/api-conventions.md#errors-during-a-failover).
+ */
+const DATABASE_UNAVAILABLE = new ApiError(
+  503,
+  'service_unavailable',
+  'the database is briefly unavailable (a failover or a restart); retry in a few seconds, a write with the same Idempotency-Key',
+  { 'retry-after': '2' },
+);
 
 const VERSION = '0.1.0';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -304,8 +317,11 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
           ? pspError(error)
           : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
             ? new ApiError(413, 'payload_too_large', `request body is larger than ${bodyLimitOf(request)} bytes`)
-            : fromFrameworkError(error, family);
+            : isDatabaseUnavailable(error)
+              ? DATABASE_UNAVAILABLE
+              : fromFrameworkError(error, family);
     if (error instanceof PspIntegrationError) request.log.warn({ psp: error.connector, psp_error: error.code, err: error }, 'PSP fault');
+    else if (err === DATABASE_UNAVAILABLE) request.log.warn({ err: error }, 'database unavailable: answered 503, retryable');
     else if (err.status >= 500) request.log.error({ err: error }, 'unhandled error');
     void reply
       .code(err.status)
