@@ -126,7 +126,9 @@ describe('the CSV export', () => {
     expect(none.headers.location).toBe('/dashboard/sign-in');
   });
 
-  it('streams an export larger than one read (several keyset pages): every purchase once, newest first', async () => {
+  // 450 purchases made one by one: about 10 s alone, past the default 30 s bound on a loaded CI
+  // machine (2026-11-25). A hang guard, not a timing assertion.
+  it('streams an export larger than one read (several keyset pages): every purchase once, newest first', { timeout: 120_000 }, async () => {
     const c = await caller(app);
     const ids: string[] = [];
     for (let i = 0; i < 450; i++) ids.push(await purchase(c, { ref: `BULK-${i}` }));

@@ -106,14 +106,35 @@ describe.runIf(runs)('through PgBouncer in transaction mode (deploy/pgbouncer/pg
     expect(rows[0]!.n).toBe(100);
   });
 
-  it('named statements would break on it: the same stream without the setting fails on a statement prepared elsewhere', async () => {
-    const named = open(viaPooler, {});
-    const attempt = Promise.all(
-      [0, 1, 2, 3].map(async (worker) => {
-        for (let n = 0; n < 25; n++) await named.query('SELECT $1::int + $2::int AS s', [worker, n]);
-      }),
-    );
-    await expect(attempt).rejects.toThrow(/prepared statement/);
+  it('named statements would break on it: a statement prepared on one server connection is missing on the next', async () => {
+    // One client connection, statements named (no DATABASE_POOLER): node-postgres prepares a
+    // statement once per client connection, and PgBouncer lends a server connection per
+    // transaction. The first call prepares it on server connection X; X is then lent to an open
+    // transaction (PgBouncer reuses the last released connection first); the second call of the
+    // same statement reaches another server connection, where it was never prepared.
+    const named = open(viaPooler, { max: 1 });
+    const blocker = open(viaPooler, { max: 1, pooler: 'transaction' });
+    await named.query('SELECT $1::int AS n', [1]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const isHolding = new Promise<void>((r) => (holding = r));
+    const holder = blocker.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      holding();
+      await held;
+    });
+    await isHolding;
+    try {
+      await expect(named.query('SELECT $1::int AS n', [2])).rejects.toThrow(/prepared statement .* does not exist/);
+    } finally {
+      release();
+      await holder;
+    }
+    // With the setting, the same sequence works: nothing is named.
+    const unnamed = open(viaPooler, { max: 1, pooler: 'transaction' });
+    expect((await unnamed.query<{ n: number }>('SELECT $1::int AS n', [3])).rows[0]!.n).toBe(3);
+    expect((await unnamed.query<{ n: number }>('SELECT $1::int AS n', [4])).rows[0]!.n).toBe(4);
   });
 
   it('a commit in one process wakes the listener of another through DATABASE_LISTEN_URL; without it, only its own commits wake it', async () => {
