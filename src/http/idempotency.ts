@@ -44,8 +44,9 @@ export function idempotencyScope(method: string, route: string, resource: Readon
  * Runs a creation at most once per `Idempotency-Key` (per account, route and resource: see
  * {@link idempotencyScope}): the first success is stored and replayed for the same key and body
  * (header `Idempotent-Replayed: true`); the same key with another body answers 422; while the
- * first is still running, 409. A failure is not stored, so the request may be retried with the
- * same key. Keys are kept 24 h.
+ * first is still running, 409. A refusal is not stored, so the corrected request may be sent with
+ * the same key; after any other failure the key stays claimed until taken over (60 s). Keys are
+ * kept 24 h.
  */
 export async function idempotent<T>(
   db: Database,
@@ -89,7 +90,11 @@ export async function idempotent<T>(
   try {
     result = await run();
   } catch (err) {
-    await releaseKey(db, key);
+    // A refusal (an ApiError below 500) changed nothing: the key is free for the corrected
+    // request. Any other failure (the database lost mid-request, a fault) may have come after a
+    // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays:
+    // a retry answers 409 until the claim is taken over (60 s), never runs a second time at once.
+    if (err instanceof ApiError && err.status < 500) await releaseKey(db, key);
     throw err;
   }
   await storeResponse(db, key, result.status, JSON.stringify(result.body));
