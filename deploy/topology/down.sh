@@ -15,6 +15,7 @@ stop() {
   kill -9 "$pid" 2>/dev/null
 }
 for i in 1 2 3; do stop "$TOPOLOGY_DIR/run/chipin$i.pid"; done
+stop "$TOPOLOGY_DIR/pgbouncer/pgbouncer.pid"
 stop "$TOPOLOGY_DIR/run/haproxy.pid"
 # Patroni stops its PostgreSQL on SIGTERM; a postmaster left behind (its Patroni was killed by
 # the drill) is stopped from its own pid file.

@@ -1,9 +1,10 @@
 /**
  * The failover drill (npm run drill:failover, through deploy/topology/failover.sh): with the
  * topology of deploy/topology/up.sh running, a bounded load of purchases created through the
- * Merchant API and paid with the sandbox PSP's card, the primary killed with SIGKILL in the
- * middle, then the checks that matter: how long from the kill to the first successful write,
- * every acknowledged purchase on the new primary, no card charged twice.
+ * Merchant API, paid with the sandbox PSP's card and partly refunded, the primary killed with
+ * SIGKILL in the middle, then the checks that matter: how long from the kill to the first
+ * successful write, every acknowledged purchase and refund on the new primary, no card charged
+ * or refunded twice.
  * docs/deployment.md#reference-topology-and-failover.
  *
  * DRILL_KILL=node (default): SIGKILL the leader's Patroni and its postmaster, a machine lost;
@@ -34,6 +35,8 @@ const RECONCILE_AFTER_S = 21 * 60;
 /** Every delivery attempt of a paid purchase is awaited at most this long after the load. */
 const WEBHOOK_WAIT_MS = 60_000;
 const WEBHOOK_PORT = 5459;
+/** Every fourth paid purchase is refunded this much, once, through the Merchant API. */
+const REFUND_CENTS = 300;
 
 const webhook = JSON.parse(readFileSync(join(dir, 'webhook.json'), 'utf8')) as { token: string };
 const merchant = JSON.parse(readFileSync(join(dir, 'merchant.json'), 'utf8')) as { api_key: string; api_secret: string };
@@ -78,6 +81,7 @@ async function post(path: string, body: unknown, idempotencyKey?: string): Promi
 // What the load saw.
 const acknowledgedCreates = new Set<string>();
 const acknowledgedPays = new Set<string>();
+const acknowledgedRefunds = new Map<string, string>(); // refund id -> purchase id
 const failures = new Map<string, number>(); // "create 503" -> count
 let requests = 0;
 let killAt: number | undefined;
@@ -134,6 +138,24 @@ async function worker(w: number): Promise<void> {
       }
       noteFailure('pay', res.status);
       if (res.status === 409) break; // paid by an attempt whose answer was lost, or no longer payable
+      if (res.status === 401) await refreshToken().catch(() => {});
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!acknowledgedPays.has(id) || n % 4 !== 0) continue;
+    // A partial refund, retried with its Idempotency-Key until acknowledged: however many
+    // attempts the failover cost, the shopper gets it back once (checked at the end).
+    const refundKey = randomUUID();
+    while (now() < stopAt) {
+      const startedAt = now();
+      requests++;
+      const res = await post(`/api/merchants/v1/purchases/pur_${id}/refunds`, { amount: REFUND_CENTS, reason: 'drill' }, refundKey);
+      if (res.status === 201 || res.status === 200) {
+        acknowledgedRefunds.set((res.body as { id: string }).id.replace(/^ref_/, ''), id);
+        noteWrite(startedAt);
+        break;
+      }
+      noteFailure('refund', res.status);
+      if (res.status === 406) break; // not refundable (an answer of a working service)
       if (res.status === 401) await refreshToken().catch(() => {});
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -222,17 +244,29 @@ async function main(): Promise<void> {
   const ids = [...acknowledgedCreates];
   const found = await db.query<{ id: string }>('SELECT id FROM purchases WHERE id = ANY($1::uuid[])', [ids]);
   const missing = ids.length - found.rowCount!;
-  const paidRows = await db.query<{ id: string }>("SELECT DISTINCT purchase_id AS id FROM payments WHERE purchase_id = ANY($1::uuid[]) AND status IN ('authorized', 'captured')", [
-    [...acknowledgedPays],
-  ]);
+  const paidRows = await db.query<{ id: string }>(
+    "SELECT DISTINCT purchase_id AS id FROM payments WHERE purchase_id = ANY($1::uuid[]) AND status IN ('authorized', 'captured', 'refunded')",
+    [[...acknowledgedPays]],
+  );
   const paidMissing = acknowledgedPays.size - paidRows.rowCount!;
-  // A card charged twice: two live payments for one purpose of one purchase (and pledge), or a
+  // A card charged twice: two live payments (a refunded one included) for one purpose of one purchase (and pledge), or a
   // sandbox PSP charge no payment refers to, or one charge two payments refer to.
   const doubled = await db.query(
     `SELECT purchase_id, purpose, pledge_id, count(*) FROM payments
-      WHERE status IN ('authorized', 'captured') GROUP BY 1, 2, 3 HAVING count(*) > 1`,
+      WHERE status IN ('authorized', 'captured', 'refunded') GROUP BY 1, 2, 3 HAVING count(*) > 1`,
   );
   const orphans = await db.query(orphanCharges);
+  // Every acknowledged refund on the new primary, succeeded; each refunded purchase refunded once,
+  // by Chipin and at the sandbox PSP.
+  const refundIds = [...acknowledgedRefunds.keys()];
+  const refundsFound = await db.query("SELECT id FROM refunds WHERE id = ANY($1::uuid[]) AND state = 'succeeded'", [refundIds]);
+  const refundsMissing = refundIds.length - refundsFound.rowCount!;
+  const refundedTwice = await db.query(
+    `SELECT p.purchase_id FROM payments p JOIN sandbox_psp_transactions t ON t.id = p.psp_transaction_id
+      WHERE p.purchase_id = ANY($1::uuid[]) GROUP BY p.purchase_id
+      HAVING sum(t.refunded_cents) <> $2 OR (SELECT coalesce(sum(r.amount_cents), 0) FROM refunds r WHERE r.purchase_id = p.purchase_id AND r.state = 'succeeded') <> $2`,
+    [[...new Set(acknowledgedRefunds.values())], REFUND_CENTS],
+  );
   const stillUnresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
   const shared = await db.query('SELECT psp_transaction_id FROM payments WHERE psp_transaction_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1');
   const sync = await db.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
@@ -253,6 +287,7 @@ async function main(): Promise<void> {
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
+    `acknowledged refunds: ${acknowledgedRefunds.size}; missing on the new primary: ${refundsMissing}; purchases refunded other than once (Chipin or PSP): ${refundedTwice.rowCount}`,
     `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
     `webhooks: paymentProcessed for ${acknowledgedPays.size - webhooksMissing} of ${acknowledgedPays.size} acknowledged payments (missing: ${webhooksMissing}); ${webhookDuplicates} delivered twice (same triggerID); ${webhookBadToken} with a wrong token`,
     `cards charged twice: ${doubled.rowCount} doubled payments, ${orphans.rowCount} PSP charges no payment refers to, ${shared.rowCount} charges shared by two payments`,
@@ -262,6 +297,8 @@ async function main(): Promise<void> {
     recovery !== undefined &&
     missing === 0 &&
     paidMissing === 0 &&
+    refundsMissing === 0 &&
+    refundedTwice.rowCount === 0 &&
     doubled.rowCount === 0 &&
     orphans.rowCount === 0 &&
     shared.rowCount === 0 &&

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # npm run topology:up: Chipin's reference topology on this one machine, from Debian 12's packages
-# (apt-get install patroni etcd-server etcd-client haproxy postgresql-15): one etcd member,
-# PostgreSQL primary + synchronous standby managed by Patroni, HAProxy routing to the leader and
-# to 3 Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default
+# (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15): one etcd
+# member, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy routing to the
+# leader, PgBouncer in transaction mode in front of it, and HAProxy in front of 3 Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default
 # /tmp/chipin-topology); deploy/topology/down.sh stops it and removes it.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
-# 5001 (standby), 7000 (Chipin HTTP), Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
+# 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO"
 
-for bin in etcd patroni haproxy "$PG_BIN/postgres"; do
-  command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server haproxy postgresql-15)" >&2; exit 2; }
+for bin in etcd patroni haproxy pgbouncer "$PG_BIN/postgres"; do
+  command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server haproxy pgbouncer postgresql-15)" >&2; exit 2; }
 done
 [ -e "$TOPOLOGY_DIR" ] && { echo "$TOPOLOGY_DIR exists: run deploy/topology/down.sh first" >&2; exit 2; }
-for port in 2379 2380 5451 5452 8008 8009 5000 5001 7000 3101 3102 3103; do
+for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is in use" >&2; exit 2; fi
 done
 
@@ -61,11 +61,32 @@ wait_for 30 "HAProxy's primary port to reach the leader only" on_leader_thrice
 pg_leader 'CREATE DATABASE chipin'
 echo "haproxy     5000 -> leader, 5001 -> standby, 7000 -> Chipin"
 
-# Chipin: 3 processes, one master key, the database through HAProxy's primary port (LISTEN too).
+# PgBouncer: the reference file in front of HAProxy's leader port, its paths under the topology
+# and loopback trust instead of scram (a demo; docs/deployment.md#pgbouncer). It drops to the
+# postgres user when started as root.
+mkdir -p "$TOPOLOGY_DIR/pgbouncer"
+chmod 777 "$TOPOLOGY_DIR/pgbouncer"
+printf '"postgres" ""\n' > "$TOPOLOGY_DIR/pgbouncer/userlist.txt"
+sed -e "s|^\* = host=.*|* = host=127.0.0.1 port=5000|" \
+  -e "s|^unix_socket_dir = .*|unix_socket_dir =|" \
+  -e "s|^auth_type = .*|auth_type = trust|" \
+  -e "s|^auth_file = .*|auth_file = $TOPOLOGY_DIR/pgbouncer/userlist.txt|" \
+  -e "s|^logfile = .*|logfile = $TOPOLOGY_DIR/pgbouncer/pgbouncer.log|" \
+  -e "s|^pidfile = .*|pidfile = $TOPOLOGY_DIR/pgbouncer/pgbouncer.pid|" \
+  deploy/pgbouncer/pgbouncer.ini > "$TOPOLOGY_DIR/pgbouncer/pgbouncer.ini"
+chmod 644 "$TOPOLOGY_DIR/pgbouncer"/*
+as_postgres=(); [ "$(id -u)" = 0 ] && as_postgres=(-u postgres)
+pgbouncer "${as_postgres[@]}" -d "$TOPOLOGY_DIR/pgbouncer/pgbouncer.ini"
+bouncer_ok() { "$PG_BIN/psql" -h 127.0.0.1 -p 6432 -U postgres -d chipin -XAtqc 'SELECT 1' >/dev/null 2>&1; }
+wait_for 30 "PgBouncer on 6432" bouncer_ok
+echo "pgbouncer   6432 -> HAProxy 5000, transaction mode"
+
+# Chipin: 3 processes, one master key, the database through PgBouncer (LISTEN through HAProxy's
+# primary port: a transaction pool cannot hold it).
 openssl rand -hex 32 > "$TOPOLOGY_DIR/master.key"
 chmod 600 "$TOPOLOGY_DIR/master.key"
 chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
-  DATABASE_URL=postgres://postgres@127.0.0.1:5000/chipin
+  DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
   DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
   PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1)
 for i in 1 2 3; do
