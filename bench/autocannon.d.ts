@@ -13,6 +13,10 @@ declare module 'autocannon' {
     pipelining?: number;
     timeout?: number;
     title?: string;
+    /** Requests each connection sends in turn, cycling (instead of one url/method/body). */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
+    /** Requests per second in all, across connections (a steady load). */
+    overallRate?: number;
   }
 
   interface Histogram {
