@@ -29,6 +29,9 @@ const AFTER_RECOVERY_MS = 5_000;
 /** The drill gives up (FAIL) if no write succeeds this long after the kill. */
 const GIVE_UP_MS = 90_000;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** The checks' connection to the new primary: connecting, and each statement. */
+const DB_CONNECT_TIMEOUT_MS = 10_000;
+const DB_STATEMENT_TIMEOUT_MS = 30_000;
 /** Past the reconciliation job's 20 minutes (RECONCILE_AFTER_MS), in seconds. */
 const RECONCILE_AFTER_S = 21 * 60;
 
@@ -230,7 +233,12 @@ async function main(): Promise<void> {
   const after = await leader();
 
   // The checks, on whatever is primary now (through HAProxy's primary port).
-  const db = new pg.Client({ connectionString: PRIMARY_URL });
+  const db = new pg.Client({
+    connectionString: PRIMARY_URL,
+    connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+    statement_timeout: DB_STATEMENT_TIMEOUT_MS,
+    query_timeout: DB_STATEMENT_TIMEOUT_MS + 5_000,
+  });
   await db.connect();
   const orphanCharges = `SELECT t.id FROM sandbox_psp_transactions t
       WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`;
