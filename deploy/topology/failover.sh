@@ -7,6 +7,7 @@
 # only (Patroni restarts it in place). The killed node stays down until deploy/topology/rejoin.sh
 # starts it again. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
+# shellcheck source=deploy/topology/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$REPO"
 [ -f "$TOPOLOGY_DIR/merchant.json" ] || { echo "no topology at $TOPOLOGY_DIR: npm run topology:up first" >&2; exit 2; }
