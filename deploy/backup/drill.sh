@@ -8,8 +8,9 @@
 # to T (restore.sh) started on a new data directory, and the check that exactly the purchases and
 # ledger rows committed at T are there: none missing, none after. Prints PASS or FAIL with figures
 # and durations; removes everything it made. Every wait is bounded. Needs PostgreSQL 15's server
-# binaries (PG_BIN, default /usr/lib/postgresql/15/bin), psql, curl; run as root it runs
-# PostgreSQL as the postgres user.
+# binaries (PG_BIN, default /usr/lib/postgresql/15/bin), psql, curl, node; run as root it runs
+# PostgreSQL as the postgres user, with copies of this folder's scripts in its own directory (the
+# checkout may be where postgres cannot read, such as /root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -30,6 +31,10 @@ if [ "$(id -u)" = 0 ]; then
   as=(runuser -u postgres --)
   chown postgres "$dir"
 fi
+# The scripts PostgreSQL and the postgres user run, from the drill's directory (readable by all).
+mkdir "$dir/bin"
+cp "$root"/deploy/backup/{archive-wal,base-backup,restore}.sh "$dir/bin/"
+chmod 755 "$dir/bin" "$dir"/bin/*.sh
 serve_pid=
 cleanup() {
   if [ -n "$serve_pid" ]; then kill -KILL "$serve_pid" 2>/dev/null || true; fi
@@ -47,7 +52,7 @@ step_ms=$start_ms
 step() { # closes the step that ran since the last call, under this name
   local now
   now=$(ms)
-  durations+=("$(printf '%-36s %6.1f s' "$1" "$(echo "($now - $step_ms) / 1000" | bc -l)")")
+  durations+=("$(awk -v name="$1" -v ms=$((now - step_ms)) 'BEGIN { printf "%-36s %6.1f s", name, ms / 1000 }')")
   step_ms=$now
 }
 fail() {
@@ -71,7 +76,7 @@ listen_addresses = '127.0.0.1'
 unix_socket_directories = '$dir'
 wal_level = replica
 archive_mode = on
-archive_command = '$root/deploy/backup/archive-wal.sh %p %f $dir/archive'
+archive_command = '$dir/bin/archive-wal.sh %p %f $dir/archive'
 archive_timeout = 60
 CONF
 "${as[@]}" "$pg/pg_ctl" -D "$dir/primary" -l "$dir/primary.log" -w -t 30 start >/dev/null || fail "the primary did not start"
@@ -79,7 +84,7 @@ step "initdb and start (archiving on)"
 
 # --- 2. Chipin's schema and a merchant, by the CLI.
 export DATABASE_URL="postgres://postgres@127.0.0.1:$src_port/postgres"
-MASTER_KEY=$(openssl rand -hex 32)
+MASTER_KEY=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 export DATA_DIR="$dir/chipin" MASTER_KEY LOG_LEVEL=warn CHIPIN_ENV=sandbox
 unset DATABASE_POOLER DATABASE_LISTEN_URL PORT HOST PUBLIC_URL
 mkdir -p "$DATA_DIR"
@@ -90,7 +95,7 @@ api_secret=$(echo "$merchant" | json .api_secret)
 step "migrate and merchant create"
 
 # --- 3. The base backup, verified.
-backup_out=$("${as[@]}" "$root/deploy/backup/base-backup.sh" "host=127.0.0.1 port=$src_port user=postgres" "$dir/base" 2>&1) || fail "base backup: $backup_out"
+backup_out=$("${as[@]}" "$dir/bin/base-backup.sh" "host=127.0.0.1 port=$src_port user=postgres" "$dir/base" 2>&1) || fail "base backup: $backup_out"
 step "base backup (pg_basebackup, verify)"
 
 # --- 4. chipin serve on the sandbox PSP; purchases created and paid through its API.
@@ -160,7 +165,7 @@ archived=$(find "$dir/archive" -maxdepth 1 -type f | wc -l)
 step "WAL switched and archived, stopped"
 
 # --- 7. Point-in-time restore to T into a new data directory, started on its own port.
-restore_out=$("${as[@]}" "$root/deploy/backup/restore.sh" "$dir/base" "$dir/restored" "$dir/archive" "$target" 2>&1) || fail "restore: $restore_out"
+restore_out=$("${as[@]}" "$dir/bin/restore.sh" "$dir/base" "$dir/restored" "$dir/archive" "$target" 2>&1) || fail "restore: $restore_out"
 "${as[@]}" "$pg/pg_ctl" -D "$dir/restored" -l "$dir/restored.log" -o "-p $dst_port" -w -t 60 start >/dev/null || fail "the restored server did not start"
 for _ in $(seq 1 120); do
   [ "$(psql_at "$dst_port" "SELECT pg_is_in_recovery()" 2>/dev/null)" = f ] && break
@@ -178,7 +183,7 @@ after_found=$(psql_at "$dst_port" "$(ids_sql "${after_ids[@]}")")
 stopped_at=$(grep -o 'recovery stopping .*' "$dir/restored.log" | head -n 1 || true)
 step "checks"
 
-total=$(echo "($(ms) - $start_ms) / 1000" | bc -l)
+total_ms=$(($(ms) - start_ms))
 ok=true
 [ "$p_restored" = "$p_at_t" ] || ok=false
 [ "$l_restored" = "$l_at_t" ] || ok=false
@@ -194,5 +199,5 @@ printf '%-28s %s\n' "" "count  sum(amount_cents)  md5(rows)" \
 echo "acknowledged before T found: $before_found of $before_n; paid after T found: $after_found of $after_n"
 echo "WAL files archived: $archived; recovery: ${stopped_at:-no stop line in the log}"
 printf '  %s\n' "${durations[@]}"
-printf 'total %.1f s\n' "$total"
+awk -v ms="$total_ms" 'BEGIN { printf "total %.1f s\n", ms / 1000 }'
 if $ok; then echo "PASS"; else echo "FAIL"; exit 1; fi

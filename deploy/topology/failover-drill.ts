@@ -4,7 +4,7 @@
  * Merchant API, paid with the sandbox PSP's card and partly refunded, the primary killed with
  * SIGKILL in the middle, then the checks that matter: how long from the kill to the first
  * successful write, every acknowledged purchase and refund on the new primary, no card charged
- * or refunded twice.
+ * or refunded twice, no job run twice nor ledger row written twice, no answer 500.
  * docs/deployment.md#reference-topology-and-failover.
  *
  * DRILL_KILL=node (default): SIGKILL the leader's Patroni and its postmaster, a machine lost;
@@ -29,6 +29,9 @@ const AFTER_RECOVERY_MS = 5_000;
 /** The drill gives up (FAIL) if no write succeeds this long after the kill. */
 const GIVE_UP_MS = 90_000;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** The checks' connection to the new primary: connecting, and each statement. */
+const DB_CONNECT_TIMEOUT_MS = 10_000;
+const DB_STATEMENT_TIMEOUT_MS = 30_000;
 /** Past the reconciliation job's 20 minutes (RECONCILE_AFTER_MS), in seconds. */
 const RECONCILE_AFTER_S = 21 * 60;
 
@@ -201,6 +204,8 @@ async function leader(): Promise<keyof typeof NODES | undefined> {
 const pidIn = (file: string): number => Number(readFileSync(file, 'utf8').split('\n')[0]);
 
 async function main(): Promise<void> {
+  // The jobs checked are those scheduled from here on (the database's clock is this machine's).
+  const startedAt = new Date();
   await new Promise<void>((resolve, reject) => receiver.once('error', reject).listen(WEBHOOK_PORT, '127.0.0.1', resolve));
   await refreshToken();
   const before = await leader();
@@ -228,7 +233,12 @@ async function main(): Promise<void> {
   const after = await leader();
 
   // The checks, on whatever is primary now (through HAProxy's primary port).
-  const db = new pg.Client({ connectionString: PRIMARY_URL });
+  const db = new pg.Client({
+    connectionString: PRIMARY_URL,
+    connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+    statement_timeout: DB_STATEMENT_TIMEOUT_MS,
+    query_timeout: DB_STATEMENT_TIMEOUT_MS + 5_000,
+  });
   await db.connect();
   const orphanCharges = `SELECT t.id FROM sandbox_psp_transactions t
       WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`;
@@ -269,6 +279,22 @@ async function main(): Promise<void> {
   );
   const stillUnresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
   const shared = await db.query('SELECT psp_transaction_id FROM payments WHERE psp_transaction_id IS NOT NULL GROUP BY 1 HAVING count(*) > 1');
+  // Jobs run once: a job is claimed again only if its run was cut off before its outcome was
+  // recorded (at least once, docs/jobs-and-clock.md); every job of the drill falls due after the
+  // recovery (refund resumptions, reconciliation: the sandbox clock move), so none should have
+  // more than one attempt.
+  const jobsTwice = await db.query<{ kind: string; n: number }>('SELECT kind, count(*)::int AS n FROM jobs WHERE attempts > 1 AND created_at >= $1 GROUP BY kind ORDER BY kind', [
+    startedAt,
+  ]);
+  const jobsRunTwice = jobsTwice.rows.reduce((sum, r) => sum + r.n, 0);
+  // Ledger rows written once: the ledger has no natural key per operation (migration 037: only a
+  // dispute's entries are unique), so a row written twice shows as a payment whose entries do not
+  // add up to its captured_cents - refunded_cents, the ledger's invariant.
+  const ledgerOff = await db.query(
+    `SELECT p.id FROM payments p LEFT JOIN ledger_entries l ON l.payment_id = p.id AND l.kind IN ('capture', 'refund')
+      GROUP BY p.id, p.captured_cents, p.refunded_cents
+     HAVING coalesce(sum(CASE l.kind WHEN 'capture' THEN l.amount_cents ELSE -l.amount_cents END), 0) <> p.captured_cents - p.refunded_cents`,
+  );
   const sync = await db.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
   await db.end();
 
@@ -279,22 +305,28 @@ async function main(): Promise<void> {
   const webhooksMissing = [...acknowledgedPays].filter((id) => !processed.has(id)).length;
   receiver.close();
 
+  // Every database failure answers 503 (docs/api-conventions.md#errors-during-a-failover): a 500
+  // is a failure the code did not expect.
+  const answers500 = [...failures].filter(([k]) => k.endsWith(' 500')).reduce((sum, [, v]) => sum + v, 0);
   const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
   const lines = [
     `leader before: ${before}; after: ${after ?? 'none'}; synchronous_standby_names now: '${sync.rows[0]!.names}'`,
     `kill -> first successful write: ${recovery === undefined ? `none within ${seconds(GIVE_UP_MS)}` : seconds(recovery)}`,
     `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killAt)}`,
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
+    `answers 500: ${answers500}`,
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
     `acknowledged refunds: ${acknowledgedRefunds.size}; missing on the new primary: ${refundsMissing}; purchases refunded other than once (Chipin or PSP): ${refundedTwice.rowCount}`,
     `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
     `webhooks: paymentProcessed for ${acknowledgedPays.size - webhooksMissing} of ${acknowledgedPays.size} acknowledged payments (missing: ${webhooksMissing}); ${webhookDuplicates} delivered twice (same triggerID); ${webhookBadToken} with a wrong token`,
     `cards charged twice: ${doubled.rowCount} doubled payments, ${orphans.rowCount} PSP charges no payment refers to, ${shared.rowCount} charges shared by two payments`,
+    `jobs run more than once (attempts > 1): ${jobsRunTwice}${jobsRunTwice ? ` (${jobsTwice.rows.map((r) => `${r.kind} x${r.n}`).join(', ')})` : ''}; payments whose ledger rows do not add up to captured - refunded: ${ledgerOff.rowCount}`,
   ];
   for (const line of lines) console.log(line);
   const pass =
     recovery !== undefined &&
+    answers500 === 0 &&
     missing === 0 &&
     paidMissing === 0 &&
     refundsMissing === 0 &&
@@ -304,7 +336,9 @@ async function main(): Promise<void> {
     shared.rowCount === 0 &&
     stillUnresolved.rowCount === 0 &&
     webhooksMissing === 0 &&
-    webhookBadToken === 0;
+    webhookBadToken === 0 &&
+    jobsRunTwice === 0 &&
+    ledgerOff.rowCount === 0;
   console.log(pass ? 'PASS' : 'FAIL');
   process.exitCode = pass ? 0 : 1;
 }

@@ -1,6 +1,9 @@
-# Shared by up.sh, down.sh and failover.sh: where the topology lives and how to wait.
+# shellcheck shell=bash disable=SC2034
+# (Sourced by bash scripts, which use the variables set here.)
+# Shared by up.sh, down.sh, failover.sh and rejoin.sh: where the topology lives and how to wait.
 TOPOLOGY_DIR=${CHIPIN_TOPOLOGY_DIR:-/tmp/chipin-topology}
-PG_BIN=/usr/lib/postgresql/15/bin
+# PostgreSQL 15's server binaries (Debian's postgresql-15); up.sh gives Patroni the same (bin_dir).
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # wait_for SECONDS DESCRIPTION COMMAND...: runs COMMAND every 0.2 s until it succeeds.

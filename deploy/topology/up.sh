@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
-# npm run topology:up: Chipin's reference topology on this one machine, from Debian 12's packages
-# (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15): one etcd
-# member, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy routing to the
-# leader, PgBouncer in transaction mode in front of it, and HAProxy in front of 3 Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default
-# /tmp/chipin-topology); deploy/topology/down.sh stops it and removes it.
+# npm run topology:up, as root: Chipin's reference topology on this one machine, from Debian 12's
+# packages (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15 curl
+# openssl): one etcd member, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy
+# routing to the leader, PgBouncer in transaction mode in front of it, and HAProxy in front of 3
+# Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default /tmp/chipin-topology);
+# deploy/topology/down.sh stops it and removes it. Debian's etcd and pgbouncer services, which
+# their packages start on install, are stopped and disabled first: they hold the ports below.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
 # 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
+# shellcheck source=deploy/topology/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$REPO"
 
-for bin in etcd patroni haproxy pgbouncer "$PG_BIN/postgres"; do
-  command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server haproxy pgbouncer postgresql-15)" >&2; exit 2; }
+# Root: PostgreSQL and Patroni run as the postgres user (runuser), which owns their directories.
+[ "$(id -u)" = 0 ] || { echo "run as root: up.sh runs PostgreSQL and Patroni as the postgres user and gives it the topology's directory" >&2; exit 2; }
+for bin in etcd patroni patronictl haproxy pgbouncer curl openssl "$PG_BIN/postgres" "$PG_BIN/psql"; do
+  command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15 curl openssl; PG_BIN=$PG_BIN)" >&2; exit 2; }
+done
+# Debian's etcd-server and pgbouncer start their own services on install (etcd on 2379-2380,
+# PgBouncer on 6432): stop them and keep them from starting at boot. The topology runs its own.
+for service in etcd pgbouncer; do
+  if [ -d /run/systemd/system ]; then
+    systemctl disable --now "$service" >/dev/null 2>&1 || true
+  else
+    service "$service" stop >/dev/null 2>&1 || true
+    update-rc.d "$service" disable >/dev/null 2>&1 || true
+  fi
 done
 [ -e "$TOPOLOGY_DIR" ] && { echo "$TOPOLOGY_DIR exists: run deploy/topology/down.sh first" >&2; exit 2; }
 for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103; do
@@ -24,6 +39,7 @@ echo "== topology in $TOPOLOGY_DIR"
 
 # etcd: the reference variables with the data directory replaced.
 sed -e "s|^ETCD_DATA_DIR=.*|ETCD_DATA_DIR=$TOPOLOGY_DIR/etcd|" deploy/etcd/etcd.env > "$TOPOLOGY_DIR/etcd.env"
+# shellcheck disable=SC1091 # written just above
 (set -a; . "$TOPOLOGY_DIR/etcd.env"; set +a; exec setsid etcd >"$TOPOLOGY_DIR/etcd.log" 2>&1) &
 echo $! > "$TOPOLOGY_DIR/run/etcd.pid"
 wait_for 30 etcd http_ok http://127.0.0.1:2379/health
@@ -35,9 +51,11 @@ start_node() {
   local node=$1
   sed -e "s|^  data_dir: .*|  data_dir: $TOPOLOGY_DIR/$node|" \
       -e "s|^  pgpass: .*|  pgpass: $TOPOLOGY_DIR/run/$node.pgpass|" \
+      -e "s|^  bin_dir: .*|  bin_dir: $PG_BIN|" \
       -e "s|^    unix_socket_directories: .*|    unix_socket_directories: $TOPOLOGY_DIR/run|" \
       "deploy/patroni/$node.yml" > "$TOPOLOGY_DIR/$node.yml"
   chown postgres: "$TOPOLOGY_DIR/$node.yml"
+  # shellcheck disable=SC2016 # expanded by the inner bash
   as_postgres bash -c 'setsid patroni "$1" >"$2" 2>&1 & echo $! > "$3"' _ \
     "$TOPOLOGY_DIR/$node.yml" "$TOPOLOGY_DIR/$node.log" "$TOPOLOGY_DIR/run/patroni-$node.pid"
 }

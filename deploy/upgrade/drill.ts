@@ -28,6 +28,12 @@ const MASTER_KEY = randomBytes(32).toString('hex');
 const CLIENTS = 6;
 /** Requests per phase: N alone, both together, N+1 alone (the migration's phase lasts as long as it does). */
 const PHASE_REQUESTS = { old: 150, both: 300, new: 150 };
+/** The longest a CLI command (`chipin migrate`, `merchant create`) may run. */
+const CLI_TIMEOUT_MS = 120_000;
+/** The longest a process may take to exit after SIGTERM (systemd's TimeoutStopSec in deploy/systemd/chipin@.service). */
+const STOP_TIMEOUT_MS = 30_000;
+/** The longest any request of the drill may wait for its answer. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 type Version = 'N' | 'N+1';
 
@@ -78,9 +84,21 @@ function run(version: Version, args: string[], extra: Record<string, string> = {
   return { child, exited, out: () => out };
 }
 
+/** `promise`, or a rejection naming `what` if it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function cli(version: Version, args: string[]): Promise<string> {
   const p = run(version, args);
-  const code = await p.exited;
+  // On a timeout the child is killed by main's finally, with every other one.
+  const code = await within(p.exited, CLI_TIMEOUT_MS, `chipin ${args.join(' ')} (${version})`);
   if (code !== 0) throw new Error(`chipin ${args.join(' ')} (${version}) exited ${code}\n${p.out()}`);
   return p.out();
 }
@@ -153,7 +171,7 @@ async function oneRequest(tally: Tally, n: number): Promise<void> {
         method: 'POST',
         headers: { ...headers, 'idempotency-key': randomUUID() },
         body: JSON.stringify({ title: 'Rolling upgrade', amount, client: { email: 'leader@example.com' } }),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
       const body = (await res.json()) as { id?: string; amount?: number };
       if (res.status !== 201 || typeof body.id !== 'string' || body.amount !== amount) {
@@ -161,7 +179,7 @@ async function oneRequest(tally: Tally, n: number): Promise<void> {
       } else acknowledged.push({ id: body.id, amount, by: server.version });
     } else {
       const p = acknowledged[Math.floor(Math.random() * acknowledged.length)]!;
-      const res = await fetch(`${server.url}/api/merchants/v1/purchases/${p.id}`, { headers, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${server.url}/api/merchants/v1/purchases/${p.id}`, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body = (await res.json()) as { amount?: number };
       if (res.status !== 200 || body.amount !== p.amount) tally.failures.push(`read on ${server.version}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
     }
@@ -205,6 +223,7 @@ async function main(): Promise<void> {
     method: 'POST',
     headers: { authorization: 'Basic ' + Buffer.from(`${merchant.api_key}:${merchant.api_secret}`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials',
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   token = ((await res.json()) as { access_token: string }).access_token;
   rotation = [oldServer];
@@ -237,7 +256,10 @@ async function main(): Promise<void> {
   rotation = [newServer];
   oldServer.child.kill('SIGTERM');
   oldAgain.child.kill('SIGTERM');
-  const oldExit = Math.max((await oldServer.exited) ?? 1, (await oldAgain.exited) ?? 1);
+  const oldExit = Math.max(
+    (await within(oldServer.exited, STOP_TIMEOUT_MS, "N's exit after SIGTERM")) ?? 1,
+    (await within(oldAgain.exited, STOP_TIMEOUT_MS, "the second N's exit after SIGTERM")) ?? 1,
+  );
   await draining;
   const oldLog = oldServer.log + oldAgain.log;
 
@@ -247,14 +269,17 @@ async function main(): Promise<void> {
   await Promise.all(
     [...Array(CLIENTS)].map(async () => {
       for (let p = ids.pop(); p; p = ids.pop()) {
-        const r = await fetch(`${newServer.url}/api/merchants/v1/purchases/${p.id}`, { headers: { authorization: `Bearer ${token}` } });
+        const r = await fetch(`${newServer.url}/api/merchants/v1/purchases/${p.id}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
         const body = (await r.json()) as { amount?: number };
         if (r.status !== 200 || body.amount !== p.amount) missing++;
       }
     }),
   );
   newServer.child.kill('SIGTERM');
-  const newExit = await newServer.exited;
+  const newExit = await within(newServer.exited, STOP_TIMEOUT_MS, "N+1's exit after SIGTERM");
 
   say('');
   say('| phase | requests | to N | to N+1 | failed |');
