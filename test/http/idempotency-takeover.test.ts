@@ -1,8 +1,8 @@
 /**
  * A request with an Idempotency-Key that committed and lost its answer (the database cut under it
  * after the commit, as in a failover: docs/api-conventions.md#idempotency-key), retried with the
- * same key after the 60 s takeover window: the retry finds what the first attempt committed (the
- * refund) and answers it; nothing is made twice, no money goes back twice.
+ * same key after the 60 s takeover window: the retry finds what the first attempt committed — the
+ * refund, the purchase — and answers it; nothing is made twice, no money goes back twice.
  *
  * The cut is a trigger that fails one statement with SQLSTATE 57P01 (the server shutting the
  * connection down, src/db/unavailable.ts): the request answers 503 as in a failover, on either
@@ -145,5 +145,50 @@ describe('a retry after the takeover finds what the first attempt committed', ()
     expect(retried.json()).toMatchObject({ id: refId(made), amount: 2_500, state: 'succeeded' });
     expect(await refundsOf(id)).toBe(1);
     expect(await atPsp(id)).toEqual({ refundedCents: 2_500, refunds: 1 });
+  });
+
+  it('a purchase created whose answer was lost: the retry answers that purchase, none is created twice', async () => {
+    const key = 'purchase-answer-lost';
+    const body = minimalPurchase({ ref: key });
+    const count = () => one<number>('SELECT count(*)::int AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    const cut = await cutOn('cut_purchase_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect503(await a.post(URL, body, { 'idempotency-key': key }));
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    expect((await a.post(URL, body, { 'idempotency-key': key })).statusCode).toBe(409);
+
+    await passTakeoverWindow(key);
+    const retried = await a.post(URL, body, { 'idempotency-key': key });
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json().id).toBe(made);
+    expect(await count()).toBe(1);
+    const replayed = await a.post(URL, body, { 'idempotency-key': key });
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json().id).toBe(made);
+  });
+
+  it('a purchase_link whose answer was lost: the retry answers that purchase', async () => {
+    const key = 'link-answer-lost';
+    const url = `/api/merchants/${a.offer('SHARED')}/purchase_link`;
+    const body = { data: { title: 'Bike', amountCents: 5000, email: 'link-lost@example.com', reference: key } };
+    const cut = await cutOn('cut_link_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect((await a.post(url, body, { 'idempotency-key': key })).statusCode).toBe(503);
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    await passTakeoverWindow(key);
+    const retried = await a.post(url, body, { 'idempotency-key': key });
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().purchase_uid).toBe(`pur_${made}`);
+    expect(await one<number>('SELECT count(*)::int AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key])).toBe(1);
+  });
+
+  it('a key used afresh after its 24 h (expired) is a new request: it creates anew', async () => {
+    const key = 'reused-after-expiry';
+    const first = await a.post(URL, minimalPurchase(), { 'idempotency-key': key });
+    await app.services.db.query("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1", [key]);
+    const later = await a.post(URL, minimalPurchase(), { 'idempotency-key': key });
+    expect(later.statusCode).toBe(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(later.json().id).not.toBe(first.json().id);
   });
 });
