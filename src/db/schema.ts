@@ -346,6 +346,7 @@ export const TABLES = {
     guarantee_payment_id: 'uuid null',
     payment_method_id: 'uuid null',
     error_notification_url: 'text null',
+    request_key: 'text null',
   },
   reconciliation_mismatches: {
     id: 'uuid',
@@ -417,6 +418,7 @@ export const TABLES = {
     failure_reason: 'text null',
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
+    request_key: 'text null',
   },
   risk_decisions: {
     id: 'uuid',

@@ -2,8 +2,9 @@
  * Whether an error says the database could not be reached, or went away under a statement (a
  * failover, a restart, a connection cut), rather than that the statement was wrong: the request
  * that met it may be retried (docs/deployment.md#reference-topology-and-failover). A transaction
- * cut this way rolled back; a commit whose answer was lost may have landed, which is why a
- * retried write carries its Idempotency-Key.
+ * cut this way rolled back, but the request's earlier transactions, or a commit whose answer was
+ * lost, may have landed: a retried write carries its Idempotency-Key, whose takeover finds what
+ * the first attempt committed (docs/api-conventions.md#idempotency-key).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { claimKey, findKey, releaseKey, storeResponse } from '../idempotency/idempotency-repository.ts';
+import { claimKey, findKey, releaseKey, storeResponse, type IdempotencyKey } from '../idempotency/idempotency-repository.ts';
 import { ApiError } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -41,12 +41,28 @@ export function idempotencyScope(method: string, route: string, resource: Readon
 }
 
 /**
+ * The request identity a creation stores on what it makes (a refund's, a purchase's `request_key`):
+ * a hash of the account, the scope, the key and the claim's generation (`claimKey`), the same
+ * for a request and each retry that takes its claim over, another once the key was released or
+ * expired and is used afresh.
+ */
+function requestKey(key: IdempotencyKey, generation: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([key.accountId, key.scope, key.key, generation]))
+    .digest('hex');
+}
+
+/**
  * Runs a creation at most once per `Idempotency-Key` (per account, route and resource: see
- * {@link idempotencyScope}): the first success is stored and replayed for the same key and body
- * (header `Idempotent-Replayed: true`); the same key with another body answers 422; while the
- * first is still running, 409. A refusal is not stored, so the corrected request may be sent with
- * the same key; after any other failure the key stays claimed until taken over (60 s). Keys are
- * kept 24 h.
+ * {@link idempotencyScope}), docs/api-conventions.md#idempotency-key: the first success is stored
+ * and replayed for the same key and body (header `Idempotent-Replayed: true`); the same key with
+ * another body answers 422; while the first is still running, 409. A refusal is not stored, so
+ * the corrected request may be sent with the same key. After any other failure the key stays
+ * claimed (409) until a retry takes it over (60 s): that failure may have followed a commit whose
+ * answer was lost, so `run` gets the request's key (undefined without an Idempotency-Key) and
+ * stores it on what it creates; run again by the takeover, it finds what the first attempt
+ * committed and answers it rather than creating it twice (refunds and purchases). Keys are kept
+ * 24 h.
  */
 export async function idempotent<T>(
   db: Database,
@@ -57,11 +73,11 @@ export async function idempotent<T>(
     /** The resource the route acts on, as it resolves it; default: the decoded path parameters. */
     resource?: Record<string, string>;
   },
-  run: () => Promise<IdempotentResult<T>>,
+  run: (requestKey: string | undefined) => Promise<IdempotentResult<T>>,
   invalidKey: (message: string) => ApiError,
 ): Promise<T> {
   const header = request.headers['idempotency-key'];
-  if (header === undefined) return send(reply, await run());
+  if (header === undefined) return send(reply, await run(undefined));
   if (typeof header !== 'string' || !KEY.test(header)) {
     throw invalidKey('header Idempotency-Key must be 1 to 255 visible ASCII characters');
   }
@@ -74,7 +90,8 @@ export async function idempotent<T>(
     .digest('hex');
   const key = { accountId: scope.accountId, scope: idempotencyScope(request.method, route, resource), key: header };
 
-  if (!(await claimKey(db, key, hash))) {
+  const claim = await claimKey(db, key, hash);
+  if (!claim) {
     const stored = await findKey(db, key);
     if (stored && stored.requestHash !== hash) {
       throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
@@ -88,12 +105,13 @@ export async function idempotent<T>(
 
   let result: IdempotentResult<T>;
   try {
-    result = await run();
+    result = await run(requestKey(key, claim.generation));
   } catch (err) {
     // A refusal (an ApiError below 500) changed nothing: the key is free for the corrected
     // request. Any other failure (the database lost mid-request, a fault) may have come after a
     // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays:
-    // a retry answers 409 until the claim is taken over (60 s), never runs a second time at once.
+    // a retry answers 409 until the claim is taken over (60 s), never runs a second time at once;
+    // the takeover finds, by the request key, the refund or purchase the first attempt committed.
     if (err instanceof ApiError && err.status < 500) await releaseKey(db, key);
     throw err;
   }

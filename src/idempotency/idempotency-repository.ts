@@ -21,22 +21,28 @@ export interface IdempotencyRecord {
 
 /**
  * Claims the key for a request with this body hash. Succeeds when the key is new, expired, or
- * claimed by a request with the same body that died before answering (abandoned for 60 s).
+ * claimed by a request with the same body that died before answering (abandoned for 60 s), and
+ * returns the claim's generation: the same for the first request and every takeover of its
+ * claim, a new one when the key is claimed afresh (new, expired, or released after a refusal).
+ * It is the key's expiry, which a takeover keeps: a key is kept 24 h from its first request.
+ * Undefined when the key is held (in flight, or answered: `findKey`).
  */
-export async function claimKey(sql: Sql, k: IdempotencyKey, requestHash: string): Promise<boolean> {
-  const claimed = await sql.query(
+export async function claimKey(sql: Sql, k: IdempotencyKey, requestHash: string): Promise<{ generation: string } | undefined> {
+  const claimed = await sql.query<{ generation: string }>(
     `INSERT INTO idempotency_keys AS k (account_id, scope, key, request_hash, expires_at)
      VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
      ON CONFLICT (account_id, scope, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, created_at = now(), expires_at = EXCLUDED.expires_at,
+       SET request_hash = EXCLUDED.request_hash, created_at = now(),
+           expires_at = CASE WHEN k.expires_at < now() THEN EXCLUDED.expires_at ELSE k.expires_at END,
            response_status = NULL, response_body = NULL
        WHERE k.expires_at < now()
           OR (k.response_status IS NULL AND k.request_hash = EXCLUDED.request_hash
               AND k.created_at < now() - make_interval(secs => $6))
-     RETURNING 1`,
+     RETURNING (floor(extract(epoch FROM k.expires_at) * 1000000))::bigint::text AS generation`,
     [k.accountId, k.scope, k.key, requestHash, KEEP_SECONDS, ABANDONED_SECONDS],
   );
-  return claimed.rowCount !== 0;
+  const row = claimed.rows[0];
+  return row && { generation: row.generation };
 }
 
 export async function findKey(sql: Sql, k: IdempotencyKey): Promise<IdempotencyRecord | undefined> {

@@ -164,19 +164,14 @@ export async function cancelScheduledInstallments(sql: Sql, accountId: string, p
 /** Stores a refund and its allocations, in the caller's (locking) transaction. */
 export async function insertRefund(
   sql: Sql,
-  r: { id: string; accountId: string; purchaseId: string; amountCents: number; reason: string | undefined; state: RefundState },
+  r: { id: string; accountId: string; purchaseId: string; amountCents: number; reason: string | undefined; state: RefundState; requestKey?: string | undefined },
   allocations: readonly (Allocation & { state: RefundState; idempotencyKey: string | null })[],
   now: Date,
 ): Promise<void> {
-  await sql.query(`INSERT INTO refunds (id, account_id, purchase_id, amount_cents, reason, state, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, [
-    r.id,
-    r.accountId,
-    r.purchaseId,
-    r.amountCents,
-    r.reason ?? null,
-    r.state,
-    now,
-  ]);
+  await sql.query(
+    `INSERT INTO refunds (id, account_id, purchase_id, amount_cents, reason, state, created_at, updated_at, request_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`,
+    [r.id, r.accountId, r.purchaseId, r.amountCents, r.reason ?? null, r.state, now, r.requestKey ?? null],
+  );
   let position = 0;
   for (const a of allocations) {
     await sql.query(
@@ -234,6 +229,15 @@ export async function findRefund(sql: Sql, accountId: string, refundId: string):
     refundId,
   ]);
   return toRefund(rows[0], allocations);
+}
+
+/**
+ * The refund of the purchase that a request with this request key created, if one was committed
+ * (the key of an Idempotency-Key request: `requestKey` in src/http/idempotency.ts).
+ */
+export async function findRefundIdByRequestKey(sql: Sql, accountId: string, purchaseId: string, requestKey: string): Promise<string | undefined> {
+  const { rows } = await sql.query<{ id: string }>('SELECT id FROM refunds WHERE account_id = $1 AND request_key = $2 AND purchase_id = $3', [accountId, requestKey, purchaseId]);
+  return rows[0]?.id;
 }
 
 /** A purchase's refunds, oldest first, with their allocations. */

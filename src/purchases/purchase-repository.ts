@@ -89,6 +89,15 @@ export async function findPurchase(sql: Sql, accountId: string, id: string): Pro
   return rows[0] && toPurchase(rows[0]);
 }
 
+/**
+ * The account's purchase that a request with this request key created, if one was committed
+ * (the key of an Idempotency-Key request: `requestKey` in src/http/idempotency.ts).
+ */
+export async function findPurchaseByRequestKey(sql: Sql, accountId: string, requestKey: string): Promise<Purchase | undefined> {
+  const { rows } = await sql.query<PurchaseRow>(`SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE p.account_id = $1 AND p.request_key = $2`, [accountId, requestKey]);
+  return rows[0] && toPurchase(rows[0]);
+}
+
 /** A purchase by uuid alone: only for pages reached through the purchase's own unguessable link. */
 export async function findPurchaseForPage(sql: Sql, id: string): Promise<(Purchase & { merchantName: string; merchantTimeZone: string }) | undefined> {
   if (!isUuid(id)) return undefined;
@@ -181,6 +190,8 @@ export interface NewPurchase {
   metadata: Record<string, unknown>;
   products: Product[];
   client: { ref?: string; email: string; firstName?: string; lastName?: string };
+  /** The creating request's key, when it carried an Idempotency-Key (`requestKey` in src/http/idempotency.ts). */
+  requestKey?: string | undefined;
 }
 
 // A client is unique per account by the merchant's ref, else by e-mail
@@ -222,8 +233,8 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), p AS (
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
-         metadata, products, created_at, updated_at, error_notification_url)
-       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $28
+         metadata, products, created_at, updated_at, error_notification_url, request_key)
+       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $28, $29
        FROM c
        RETURNING *
      ), e AS (
@@ -263,6 +274,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       EXPIRE_JOB,
       new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
       p.errorNotificationUrl ?? null,
+      p.requestKey ?? null,
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

@@ -5,14 +5,14 @@ import { plannedCharges, planLeaderPayment } from '../domain/leader-plan.ts';
 import { amountStepRefusal, firstOffStep } from '../psp/definition.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import type { Clock } from '../domain/clock.ts';
-import { insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';
+import { findPurchaseByRequestKey, insertPurchase, type NewPurchase } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { checkAmount, type Violation } from '../purchases/validate.ts';
 
 export interface CreatePurchaseDeps {
   db: Sql;
   clock: Clock;
-  offers: Pick<OfferCache, 'find' | 'defaultOffer'>;
+  offers: Pick<OfferCache, 'find' | 'defaultOffer' | 'byId'>;
   psps: Pick<PspRegistry, 'definition'>;
 }
 
@@ -39,9 +39,16 @@ export type CreatePurchaseOutcome =
  * offer within the account, checks amount and currency against its terms and what its PSP can
  * charge (docs/psp-connectors.md#currencies), stores the purchase
  * with its client and its `purchase.created` event.
+ *
+ * `requestKey` (a request sent with an Idempotency-Key: src/http/idempotency.ts) is stored on the
+ * purchase. When a purchase with that key is already there, an earlier attempt of this very
+ * request created it and lost its answer (docs/api-conventions.md#idempotency-key): that purchase
+ * is answered, as it is now, and none is created.
  */
 export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurchaseInput): Promise<CreatePurchaseOutcome> {
   const { accountId, merchantUid, currency: asked, metadata = {}, products = [], ...rest } = input;
+  const earlier = input.requestKey === undefined ? undefined : await earlierPurchase(deps, accountId, input.requestKey);
+  if (earlier) return earlier;
   const offer = merchantUid === undefined ? await deps.offers.defaultOffer(accountId) : await deps.offers.find(accountId, merchantUid);
   if (!offer) return { kind: 'no_offer', merchantUid };
   const currency = asked ?? offer.currency;
@@ -49,7 +56,26 @@ export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurc
   if (violation) return { kind: 'invalid', ...violation };
   const offStep = offPspStep(deps, offer, currency, rest.amountCents);
   if (offStep) return { kind: 'invalid', field: 'amount', message: offStep };
-  const purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
+  let purchase: Purchase;
+  try {
+    purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
+  } catch (err) {
+    // The key's claim guards against two attempts at once; should one still run late while a
+    // takeover creates (a first attempt slower than the takeover's 60 s), the unique request key
+    // makes the later insert fail: it answers the purchase the other made.
+    const other = input.requestKey !== undefined && (err as { code?: unknown }).code === '23505' ? await earlierPurchase(deps, accountId, input.requestKey) : undefined;
+    if (!other) throw err;
+    return other;
+  }
+  return { kind: 'created', purchase, offer };
+}
+
+/** The purchase an earlier attempt of the request with this key created, with its offer. */
+async function earlierPurchase(deps: CreatePurchaseDeps, accountId: string, requestKey: string): Promise<CreatePurchaseOutcome | undefined> {
+  const purchase = await findPurchaseByRequestKey(deps.db, accountId, requestKey);
+  if (!purchase) return undefined;
+  const offer = await deps.offers.byId(accountId, purchase.offerId);
+  if (!offer) throw new Error(`purchase ${purchase.id}: its offer ${purchase.offerId} is not the account's`);
   return { kind: 'created', purchase, offer };
 }
 

@@ -14,6 +14,7 @@ import { closePledges } from '../payments/pledge-repository.ts';
 import {
   cancelScheduledInstallments,
   findRefund,
+  findRefundIdByRequestKey,
   insertRefund,
   listRefunds,
   lowerInstallment,
@@ -55,10 +56,16 @@ const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
  * once. Then, outside any transaction, each payment's share is refunded at its PSP (a deferred
  * hold lowered to nothing is voided) with its own idempotency key, and the answers are recorded
  * ({@link executeRefund}).
+ *
+ * `requestKey` (a request sent with an Idempotency-Key: src/http/idempotency.ts) is stored on the
+ * refund. When a refund with that key is already there, an earlier attempt of this very request
+ * committed it and lost its answer (docs/api-conventions.md#idempotency-key): nothing new is
+ * reserved; that refund is resumed — its PSP calls with their own keys, after asking the PSP what
+ * it already holds — and answered.
  */
 export async function refundPurchase(
   deps: PaymentDeps,
-  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor },
+  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor; requestKey?: string | undefined },
 ): Promise<RefundOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
@@ -66,9 +73,13 @@ export async function refundPurchase(
   if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
     return { kind: 'invalid', field: 'amount', message: 'field amount must be a positive integer (minor units of the currency)' };
   }
-  const reserved = await db.transaction(async (tx): Promise<RefundOutcome | { refundId: string }> => {
+  const reserved = await db.transaction(async (tx): Promise<RefundOutcome | { refundId: string; resumed: boolean }> => {
     const locked = await loadPayState(tx, accountId, purchaseId, true);
     if (!locked) return { kind: 'not_found' };
+    // Looked up under the purchase's lock, before the amount is checked: the earlier attempt's
+    // refund already counts against what is refundable, and the answer is that refund.
+    const earlier = input.requestKey === undefined ? undefined : await findRefundIdByRequestKey(tx, accountId, purchaseId, input.requestKey);
+    if (earlier !== undefined) return { refundId: earlier, resumed: true };
     const sources = await refundSources(tx, accountId, purchaseId);
     const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
     const refundable = REFUNDABLE.includes(locked.state) ? refundableCents(sources, uncollected) : 0;
@@ -95,14 +106,17 @@ export async function refundPurchase(
       return { ...a, state: voids ? ('pending' as const) : ('succeeded' as const), idempotencyKey: voids ? `${refundId}:${a.paymentId}:void` : null };
     });
     for (const a of allocations) if (a.kind === 'installment') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
-    await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending' }, allocations, now);
+    await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending', requestKey: input.requestKey }, allocations, now);
     await recordAudit(tx, { accountId, actor: input.actor, action: 'refund', subject: purchaseId, details: { refund_id: refundId, amount_cents: amount } });
     // Taken up again if this process dies before the PSP answered (the keys make it safe).
     await scheduleJob(tx, { kind: REFUND_JOB, key: `${REFUND_JOB}:${refundId}`, runAt: new Date(now.getTime() + RESUME_AFTER_MS), payload: { refundId }, accountId });
-    return { refundId };
+    return { refundId, resumed: false };
   });
   if ('kind' in reserved) return reserved;
-  await executeRefund(deps, accountId, reserved.refundId);
+  if (reserved.resumed)
+    deps.logger.info({ account_id: accountId, refund_id: reserved.refundId }, 'refund request retried after its answer was lost: the refund it made is resumed, not made again');
+  // Resumed, the PSP is asked first what it holds: not every PSP keeps our idempotency key.
+  await executeRefund(deps, accountId, reserved.refundId, { resumed: reserved.resumed });
   return { kind: 'created', refund: (await findRefund(db, accountId, reserved.refundId))! };
 }
 

@@ -57,8 +57,15 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
         reply,
         // The purchase as resolved: `pur_<id>`, `<id>` and `<ID>` are one purchase, so one scope.
         { accountId, resource: { id: purchaseId } },
-        async () => {
-          const outcome = await refundPurchase(services.payments, { accountId, purchaseId, amountCents: body.amount, reason: body.reason, actor: { userId, label: email } });
+        async (requestKey) => {
+          const outcome = await refundPurchase(services.payments, {
+            accountId,
+            purchaseId,
+            amountCents: body.amount,
+            reason: body.reason,
+            actor: { userId, label: email },
+            requestKey,
+          });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };

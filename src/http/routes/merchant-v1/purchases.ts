@@ -58,9 +58,10 @@ export function registerV1Purchases(app: App, services: Services): void {
         request,
         reply,
         { accountId },
-        async () => {
+        async (requestKey) => {
           const outcome = await createPurchase(services, {
             accountId,
+            requestKey,
             merchantUid: body.merchant_uid,
             ref: body.ref,
             title: body.title,

@@ -72,13 +72,14 @@ export function registerV1Refunds(app: App, services: Services): void {
         reply,
         // The purchase as resolved: `pur_<id>`, `<id>` and `<ID>` are one purchase, so one scope.
         { accountId, resource: { id: purchaseId } },
-        async () => {
+        async (requestKey) => {
           const outcome = await refundPurchase(services.payments, {
             accountId,
             purchaseId,
             amountCents: body.amount,
             reason: body.reason,
             actor: { label: `api_key:${request.auth!.apiKey}` },
+            requestKey,
           });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);

@@ -120,9 +120,10 @@ export function registerPurchaseLink(app: App, services: Services): void {
         request,
         reply,
         { accountId, resource },
-        async () => {
+        async (requestKey) => {
           const outcome = await createPurchase(services, {
             accountId,
+            requestKey,
             merchantUid: request.params.merchant_uid,
             ref: data.reference,
             title: data.title,

@@ -1,0 +1,194 @@
+/**
+ * A request with an Idempotency-Key that committed and lost its answer (the database cut under it
+ * after the commit, as in a failover: docs/api-conventions.md#idempotency-key), retried with the
+ * same key after the 60 s takeover window: the retry finds what the first attempt committed — the
+ * refund, the purchase — and answers it; nothing is made twice, no money goes back twice.
+ *
+ * The cut is a trigger that fails one statement with SQLSTATE 57P01 (the server shutting the
+ * connection down, src/db/unavailable.ts): the request answers 503 as in a failover, on either
+ * engine. The takeover window is passed by ageing the claim, as test/http/idempotency.test.ts does.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { NO_JOB_POLL } from '../delivery/helpers.ts';
+
+const URL = '/api/merchants/v1/purchases';
+const OK = '4242424242424242';
+
+let app: TestApp;
+let a: Caller;
+beforeAll(async () => {
+  // No job poller: the refund's resume job (10 min later) must not be what completes it here.
+  app = await startTestApp(NO_JOB_POLL);
+  [a] = await twoMerchants(app);
+});
+afterAll(() => app?.close());
+
+const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await app.services.db.query<{ v: T }>(sql, params)).rows[0]!.v;
+
+/**
+ * Fails, until `heal()`, every statement of `event` on `table` whose row matches `when` (SQL on
+ * NEW), as a connection cut under it would: SQLSTATE 57P01.
+ */
+async function cutOn(name: string, table: string, event: 'INSERT' | 'UPDATE', when: string): Promise<{ heal(): Promise<void> }> {
+  const db = app.services.db;
+  await db.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
+  await db.exec(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`);
+  return {
+    heal: async () => {
+      await db.exec(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}();`);
+    },
+  };
+}
+
+/** The first attempt's claim abandoned for over a minute: the next request with the key takes it over. */
+const passTakeoverWindow = (key: string) => app.services.db.query("UPDATE idempotency_keys SET created_at = now() - interval '2 minutes' WHERE key = $1", [key]);
+
+async function paid(): Promise<string> {
+  const id = (await a.post(URL, minimalPurchase({ amount: 10_000 }))).json().id as string;
+  expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: OK })).json().state).toBe('SUCCESSFUL');
+  return id;
+}
+
+const refundsOf = (purchaseId: string) => one<number>('SELECT count(*)::int AS v FROM refunds WHERE purchase_id = $1', [purchaseId]);
+/** What the sandbox PSP gave back on the purchase's payment, and how many refund calls it took (one per PSP key `<refund id>:<payment id>`). */
+async function atPsp(purchaseId: string): Promise<{ refundedCents: number; refunds: number }> {
+  const { rows } = await app.services.db.query<{ id: string; tx: string }>('SELECT id, psp_transaction_id AS tx FROM payments WHERE purchase_id = $1', [purchaseId]);
+  expect(rows).toHaveLength(1);
+  const refundedCents = Number(await one<number>('SELECT refunded_cents AS v FROM sandbox_psp_transactions WHERE id = $1', [rows[0]!.tx]));
+  const refunds = await one<number>("SELECT count(*)::int AS v FROM sandbox_psp_idempotency WHERE operation = 'refund' AND idempotency_key LIKE '%:' || $1", [rows[0]!.id]);
+  return { refundedCents, refunds };
+}
+
+const refId = (uuid: string) => `ref_${uuid}`;
+
+/** 503 `service_unavailable`, in either family's body (Merchant API v1 `code`, the back office's `app_error`). */
+function expect503(res: { statusCode: number; json(): { error: { code?: string; app_error?: string } } }): void {
+  expect(res.statusCode).toBe(503);
+  const error = res.json().error;
+  expect(error.code ?? error.app_error).toBe('service_unavailable');
+}
+
+describe('a retry after the takeover finds what the first attempt committed', () => {
+  it('a partial refund whose recording was cut after the PSP refunded: the retry records that refund, never sends a second', async () => {
+    const id = await paid();
+    const key = `refund-cut-${id}`;
+    const post = () => a.post(`${URL}/${id}/refunds`, { amount: 3_000 }, { 'idempotency-key': key });
+    // The refund is reserved and sent to the PSP; recording the PSP's answer is cut.
+    const cut = await cutOn('cut_refund_recording', 'refund_allocations', 'UPDATE', `NEW.purchase_id = '${id}' AND NEW.state <> 'pending'`);
+    expect503(await post());
+    await cut.heal();
+    const pending = (await app.services.db.query<{ id: string; state: string }>('SELECT id, state FROM refunds WHERE purchase_id = $1', [id])).rows;
+    expect(pending).toEqual([{ id: expect.any(String), state: 'pending' }]);
+    expect(await atPsp(id)).toEqual({ refundedCents: 3_000, refunds: 1 });
+
+    // At once: the key is still claimed.
+    const held = await post();
+    expect(held.statusCode).toBe(409);
+    expect(held.json().error.code).toBe('idempotency_key_in_use');
+
+    await passTakeoverWindow(key);
+    const retried = await post();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    expect(retried.json()).toMatchObject({ id: refId(pending[0]!.id), amount: 3_000, state: 'succeeded' });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 3_000, refunds: 1 });
+    expect((await a.get(`${URL}/${id}`)).json().refunded_amount).toBe(3_000);
+    expect(Number(await one<number>('SELECT refunded_cents AS v FROM payments WHERE purchase_id = $1', [id]))).toBe(3_000);
+
+    // Stored now: replayed.
+    const replayed = await post();
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json()).toEqual(retried.json());
+    expect(await refundsOf(id)).toBe(1);
+  });
+
+  it('a refund made in full whose answer was lost (storing it cut): the retry answers that refund, not "nothing left to refund" nor a second one', async () => {
+    const id = await paid();
+    const key = `refund-answer-lost-${id}`;
+    const post = () => a.post(`${URL}/${id}/refunds`, {}, { 'idempotency-key': key });
+    const cut = await cutOn('cut_refund_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect503(await post());
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM refunds WHERE purchase_id = $1', [id]);
+    expect(await atPsp(id)).toEqual({ refundedCents: 10_000, refunds: 1 });
+
+    await passTakeoverWindow(key);
+    const retried = await post();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json()).toMatchObject({ id: refId(made), amount: 10_000, state: 'succeeded' });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 10_000, refunds: 1 });
+    expect((await a.get(`${URL}/${id}`)).json().state).toBe('REFUNDED');
+  });
+
+  it('the back-office refund resumes the same way', async () => {
+    const id = await paid();
+    const key = `bo-refund-cut-${id}`;
+    const post = () =>
+      app.server.inject({
+        method: 'POST',
+        url: `/api/backoffice/purchases/pur_${id}/refunds`,
+        headers: { authorization: a.dashboard, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify({ amount: 2_500 }),
+      });
+    const cut = await cutOn('cut_bo_refund_recording', 'refund_allocations', 'UPDATE', `NEW.purchase_id = '${id}' AND NEW.state <> 'pending'`);
+    expect503(await post());
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM refunds WHERE purchase_id = $1', [id]);
+    await passTakeoverWindow(key);
+    const retried = await post();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json()).toMatchObject({ id: refId(made), amount: 2_500, state: 'succeeded' });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 2_500, refunds: 1 });
+  });
+
+  it('a purchase created whose answer was lost: the retry answers that purchase, none is created twice', async () => {
+    const key = 'purchase-answer-lost';
+    const body = minimalPurchase({ ref: key });
+    const count = () => one<number>('SELECT count(*)::int AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    const cut = await cutOn('cut_purchase_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect503(await a.post(URL, body, { 'idempotency-key': key }));
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    expect((await a.post(URL, body, { 'idempotency-key': key })).statusCode).toBe(409);
+
+    await passTakeoverWindow(key);
+    const retried = await a.post(URL, body, { 'idempotency-key': key });
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json().id).toBe(made);
+    expect(await count()).toBe(1);
+    const replayed = await a.post(URL, body, { 'idempotency-key': key });
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json().id).toBe(made);
+  });
+
+  it('a purchase_link whose answer was lost: the retry answers that purchase', async () => {
+    const key = 'link-answer-lost';
+    const url = `/api/merchants/${a.offer('SHARED')}/purchase_link`;
+    const body = { data: { title: 'Bike', amountCents: 5000, email: 'link-lost@example.com', reference: key } };
+    const cut = await cutOn('cut_link_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect((await a.post(url, body, { 'idempotency-key': key })).statusCode).toBe(503);
+    await cut.heal();
+    const made = await one<string>('SELECT id::text AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key]);
+    await passTakeoverWindow(key);
+    const retried = await a.post(url, body, { 'idempotency-key': key });
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().purchase_uid).toBe(`pur_${made}`);
+    expect(await one<number>('SELECT count(*)::int AS v FROM purchases WHERE account_id = $1 AND ref = $2', [a.accountId, key])).toBe(1);
+  });
+
+  it('a key used afresh after its 24 h (expired) is a new request: it creates anew', async () => {
+    const key = 'reused-after-expiry';
+    const first = await a.post(URL, minimalPurchase(), { 'idempotency-key': key });
+    await app.services.db.query("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1", [key]);
+    const later = await a.post(URL, minimalPurchase(), { 'idempotency-key': key });
+    expect(later.statusCode).toBe(201);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
+    expect(later.json().id).not.toBe(first.json().id);
+  });
+});
