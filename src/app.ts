@@ -20,6 +20,7 @@ import { registerSandboxDisputeJobs } from './use-cases/dispute.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
+import { ExpirySweep } from './use-cases/expire-purchase.ts';
 import { startDashboardPurge } from './dashboard/purge.ts';
 import { openDatabase } from './db/open.ts';
 import { openPostgres } from './db/postgres.ts';
@@ -183,6 +184,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
     registerPaymentJobs(jobs, payments);
     registerSandboxDisputeJobs(jobs, payments, psps.sandbox);
+    // Unpaid purchases expire by a sweep over their expiry's index, not by a job each (docs/purchase-lifecycle.md#expiry).
+    const expiries = new ExpirySweep({ db, clock, log: logger });
+    dueWork.register(expiries);
 
     const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });
     const deliveries = new Deliveries({ db, box, clock, config, mailer, metrics, log: logger }, opts.delivery);
@@ -221,7 +225,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const server = await buildServer(services, logger);
     const pollMs = config.jobPollIntervalMs ?? 1_000;
     sandboxClock?.start();
-    if (pollMs > 0) jobs.start(pollMs);
+    if (pollMs > 0) {
+      jobs.start(pollMs);
+      expiries.start(pollMs);
+    }
     await deliveries.start();
     const stopPurge = startDashboardPurge(db, logger, undefined, config.riskDecisionRetentionDays);
     const stopShopperPurge = startShopperSpacePurge(db, clock, logger);
@@ -243,6 +250,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
             await server.close();
           } finally {
             await jobs.stop(); // lets a running job finish before its database goes
+            await expiries.stop();
             await replicaReads?.close();
             await db.close();
           }

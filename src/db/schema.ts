@@ -346,6 +346,7 @@ export const TABLES = {
     guarantee_payment_id: 'uuid null',
     payment_method_id: 'uuid null',
     error_notification_url: 'text null',
+    expires_at: 'timestamptz null',
     request_key: 'text null',
   },
   reconciliation_mismatches: {

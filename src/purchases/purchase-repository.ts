@@ -205,13 +205,11 @@ const UPSERT_BY_EMAIL = `ON CONFLICT (account_id, lower(email)) WHERE ref IS NUL
 const SAME_BY_REF = `cl.ref = $3 AND cl.email = $4`;
 const SAME_BY_EMAIL = `cl.ref IS NULL AND lower(cl.email) = lower($4)`;
 
-/** The job that expires a purchase left unpaid (src/use-cases/expire-purchase.ts). */
-const EXPIRE_JOB = 'purchase.expire';
-
 /**
- * Stores the purchase, its client, its `purchase.created` event and the job that expires it
- * unpaid after the offer's `expiry_hours` in ONE statement: atomic without an explicit
- * transaction, and one database round trip on the API's busiest write.
+ * Stores the purchase (with `expires_at`: creation + the offer's `expiry_hours`, when the expiry
+ * sweep cancels it if still unpaid: docs/purchase-lifecycle.md#expiry), its client and its
+ * `purchase.created` event in ONE statement: atomic without an explicit transaction, and one
+ * database round trip on the API's busiest write.
  */
 export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promise<Purchase> {
   const byRef = p.client.ref !== undefined;
@@ -233,16 +231,13 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), p AS (
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
-         metadata, products, created_at, updated_at, error_notification_url, request_key)
-       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $28, $29
+         metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key)
+       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28
        FROM c
        RETURNING *
      ), e AS (
        INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at)
        SELECT account_id, id, $25, NULL, 'CREATED', created_at FROM p
-     ), j AS (
-       INSERT INTO jobs (account_id, kind, dedupe_key, run_at, payload)
-       SELECT account_id, $26, $26 || ':' || id::text, $27, jsonb_build_object('purchaseId', id) FROM p
      )
      SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
     [
@@ -271,7 +266,6 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       JSON.stringify(p.metadata),
       JSON.stringify(p.products),
       EVENT.purchaseCreated,
-      EXPIRE_JOB,
       new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
       p.errorNotificationUrl ?? null,
       p.requestKey ?? null,
@@ -279,6 +273,41 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
   );
   sql.notify(OUTBOX_CHANNEL);
   return toPurchase(rows[0]!);
+}
+
+/**
+ * The expiry sweep's statements (docs/purchase-lifecycle.md#expiry), all on the partial index
+ * `purchases_expiry_idx` (CREATED purchases with an `expires_at`, migration 039): what they read
+ * is the purchases due or about to be, never every purchase. Across accounts: the sweep is
+ * service-wide work, and each purchase found is then acted on with its own account_id.
+ */
+const EXPIRY_DUE = `state = 'CREATED' AND expires_at IS NOT NULL AND expires_at <= $1`;
+
+/** Up to `limit` unpaid purchases due to expire at `now` (service clock), the longest due first. */
+export async function dueExpiries(sql: Sql, now: Date, limit: number): Promise<{ accountId: string; purchaseId: string }[]> {
+  const { rows } = await sql.query<{ account_id: string; id: string }>(`SELECT account_id, id FROM purchases WHERE ${EXPIRY_DUE} ORDER BY expires_at LIMIT $2`, [now, limit]);
+  return rows.map((r) => ({ accountId: r.account_id, purchaseId: r.id }));
+}
+
+/**
+ * Takes one due purchase for its expiry, in the caller's transaction: locks its row unless
+ * another transaction holds it (`SKIP LOCKED`: another sweep, or a payment, is at it), and only
+ * if it is still CREATED and due. Answers whether it was taken; the lock lasts until commit.
+ */
+export async function claimDueExpiry(tx: Sql, accountId: string, purchaseId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(`SELECT 1 FROM purchases WHERE account_id = $2 AND id = $3 AND ${EXPIRY_DUE} FOR UPDATE SKIP LOCKED`, [now, accountId, purchaseId]);
+  return rows.length > 0;
+}
+
+/** Moves a still unpaid purchase's expiry to `until` (its expiry waits for a payment under way, or is retried after a failure). */
+export async function postponeExpiry(sql: Sql, accountId: string, purchaseId: string, until: Date): Promise<void> {
+  await sql.query(`UPDATE purchases SET expires_at = $3 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'`, [accountId, purchaseId, until]);
+}
+
+/** How many unpaid purchases are due to expire at `now`. */
+export async function countDueExpiries(sql: Sql, now: Date): Promise<number> {
+  const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM purchases WHERE ${EXPIRY_DUE}`, [now]);
+  return rows[0]?.n ?? 0;
 }
 
 /** Locks the purchase's row for a move and reads its state; undefined when the account has no such purchase. */

@@ -13,7 +13,7 @@ import { scheduleJob } from '../jobs/scheduler.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
 
-/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, expiry, refunds cut short, hold renewals. */
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, legacy expiry jobs, refunds cut short, hold renewals. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
@@ -45,7 +45,9 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     await reconcileYesterday(deps);
     return { retryAt: new Date(deps.clock.now().getTime() + DAILY_RECON_EVERY_MS) };
   });
-  // Expiry and refunds cut short (docs/purchase-lifecycle.md#expiry, #refunds).
+  // Refunds cut short (docs/purchase-lifecycle.md#refunds). Expiry is a sweep (ExpirySweep, app.ts);
+  // this job expires the purchases created with one instead: before migration 039, and by the
+  // previous build during a rolling upgrade (docs/deployment.md#rolling-upgrade).
   jobs.register(EXPIRE_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await expirePurchase(deps, job.accountId, String(job.payload.purchaseId));

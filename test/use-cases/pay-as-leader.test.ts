@@ -60,7 +60,8 @@ describe('payAsLeader', () => {
     // The two invitations, and the leader's receipt (docs/messaging.md).
     expect(sent.rows.map((r) => r.recipient)).toEqual(['ann@example.com', 'bob@example.com', 'leader@example.com']);
     const jobs = await app.services.db.query<{ kind: string }>('SELECT kind FROM jobs WHERE dedupe_key LIKE $1 ORDER BY kind', [`%${id}%`]);
-    expect(jobs.rows.map((j) => j.kind)).toEqual(['pot.deadline', 'pot.reminder', 'purchase.expire']); // expiry was scheduled at creation; it finds the purchase paid and does nothing
+    // No expiry job: the purchase left CREATED, and so the expiry sweep's index (docs/purchase-lifecycle.md#expiry).
+    expect(jobs.rows.map((j) => j.kind)).toEqual(['pot.deadline', 'pot.reminder']);
   });
 
   it('INSTALLMENTS: the first installment with its fees is captured and the rest is planned', async () => {

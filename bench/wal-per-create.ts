@@ -1,0 +1,234 @@
+/**
+ * WAL written per purchase create, on PostgreSQL: records, bytes and B-tree leaf inserts (index
+ * entries) per `POST /api/merchants/v1/purchases`, the write path's cost on the primary, its
+ * replicas and its WAL archive.
+ *
+ *   WAL_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx bench/wal-per-create.ts
+ *
+ * It creates a database of its own on that server (`chipin_wal_<random>`, dropped at the end),
+ * turns autovacuum off on its tables (a vacuum started mid-run would be counted), starts one
+ * `chipin serve` on it (loopback only), creates WAL_WARMUP purchases, waits for their events to be
+ * dispatched, reads `pg_current_wal_lsn()`, creates WAL_CREATES purchases (WAL_CONCURRENCY at a
+ * time), waits for their dispatch, reads it again, and decodes that range with pg_waldump. Other
+ * databases of the server write WAL meanwhile (a shared machine): only the records of this
+ * database's relations, and the commit records of the transactions that wrote them, are counted.
+ * It must read the server's pg_wal directory (run it as root or as the postgres user). A
+ * temporary physical replication slot, held by its own connection for the run, keeps the server
+ * from recycling that WAL before it is decoded (it goes with the connection, even on a crash).
+ *
+ * Environment (all optional):
+ *   WAL_DATABASE_URL   a PostgreSQL superuser's URL on a loopback server (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   WAL_CREATES=2000   purchases measured
+ *   WAL_WARMUP=200     purchases created first, not measured
+ *   WAL_CONCURRENCY=4  creates in flight at once
+ *   WAL_CLIENTS=same   `same`: every purchase for one client e-mail (as bench/scenarios.ts); `new`: a new client each
+ *   PG_WALDUMP         default /usr/lib/postgresql/15/bin/pg_waldump
+ *   PG_WAL_DIR         default <data_directory>/pg_wal as the server says
+ *
+ * Prints a table per record type and the per-create figures; exits non-zero on any failure.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openPostgres } from '../src/db/postgres.ts';
+import type { Database } from '../src/db/database.ts';
+import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { basicAuth, type Credentials } from './scenarios.ts';
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+const adminUrl = process.env.WAL_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
+const creates = intEnv('WAL_CREATES', 2_000, 1, 100_000);
+const warmup = intEnv('WAL_WARMUP', 200, 0, 10_000);
+const concurrency = intEnv('WAL_CONCURRENCY', 4, 1, 64);
+const clients = process.env.WAL_CLIENTS?.trim() || 'same';
+if (clients !== 'same' && clients !== 'new') throw new Error(`WAL_CLIENTS must be "same" or "new", got "${clients}"`);
+const waldump = process.env.PG_WALDUMP?.trim() || '/usr/lib/postgresql/15/bin/pg_waldump';
+const host = new URL(adminUrl).hostname;
+if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`WAL_DATABASE_URL must name a loopback server, got ${host}`);
+
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** Posts one purchase; throws unless 201. Bounded by a 10 s timeout. */
+async function create(url: string, token: string, i: number): Promise<void> {
+  const email = clients === 'same' ? 'leader@example.com' : `leader-${i}@example.com`;
+  const res = await fetch(`${url}/api/merchants/v1/purchases`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Weekend in Lisbon', amount: 30000, client: { email } }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`POST /api/merchants/v1/purchases answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+async function createMany(url: string, token: string, n: number, offset: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) await create(url, token, offset + next++);
+    }),
+  );
+}
+
+/** Waits (at most 60 s) until every purchase event was dispatched by the delivery worker: its writes belong to the creates. */
+async function untilDispatched(db: Database): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE dispatched_at IS NULL');
+    if (rows[0]!.n === 0) break;
+    if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 60 s`);
+    await sleep(200);
+  }
+  await sleep(1_500); // the worker's last marks and the job poll's idle reads
+}
+
+async function lsn(db: Database): Promise<string> {
+  return (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+}
+
+interface Tally {
+  records: number;
+  bytes: number;
+  /** With full-page images: depends on when the last checkpoint was. */
+  bytesWithFpi: number;
+}
+
+/**
+ * Decodes [start, end) and tallies this database's records by `rmgr/TYPE`, and index entries by
+ * index: INSERT_LEAF (a new leaf tuple) and INSERT_POST (a duplicate added to a deduplicated
+ * posting list: an index entry too).
+ */
+function decode(walDir: string, start: string, end: string, dbOid: number, names: Map<number, string>) {
+  const out = execFileSync(waldump, ['-p', walDir, '-s', start, '-e', end], { maxBuffer: 1 << 30, encoding: 'utf8' });
+  const line = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+), lsn: \S+, prev \S+, desc: (\S+)(.*)$/;
+  const parsed: { rmgr: string; rec: number; tot: number; tx: number; type: string; rels: { db: number; rel: number }[] }[] = [];
+  for (const text of out.split('\n')) {
+    const m = line.exec(text);
+    if (!m) continue;
+    const rels = [...m[6]!.matchAll(/rel \d+\/(\d+)\/(\d+)/g)].map((r) => ({ db: Number(r[1]), rel: Number(r[2]) }));
+    parsed.push({ rmgr: m[1]!, rec: Number(m[2]), tot: Number(m[3]), tx: Number(m[4]), type: m[5]!.replace(/[,:]$/, ''), rels });
+  }
+  // Ours: a record on a block of this database, and every record of a transaction that wrote one (its commit).
+  const ourTx = new Set(parsed.filter((r) => r.tx !== 0 && r.rels.some((x) => x.db === dbOid)).map((r) => r.tx));
+  const byType = new Map<string, Tally>();
+  const entries = new Map<string, { leaf: number; post: number }>();
+  const total: Tally = { records: 0, bytes: 0, bytesWithFpi: 0 };
+  let others = 0;
+  for (const r of parsed) {
+    const ours = r.rels.some((x) => x.db === dbOid) || (r.tx !== 0 && ourTx.has(r.tx) && r.rels.length === 0);
+    if (!ours) {
+      others++;
+      continue;
+    }
+    const key = `${r.rmgr}/${r.type}`;
+    const t = byType.get(key) ?? { records: 0, bytes: 0, bytesWithFpi: 0 };
+    for (const x of [t, total]) {
+      x.records++;
+      x.bytes += r.rec;
+      x.bytesWithFpi += r.tot;
+    }
+    byType.set(key, t);
+    if (r.rmgr === 'Btree' && (r.type === 'INSERT_LEAF' || r.type === 'INSERT_POST')) {
+      const name = names.get(r.rels[0]!.rel) ?? `relfilenode ${r.rels[0]!.rel}`;
+      const e = entries.get(name) ?? { leaf: 0, post: 0 };
+      if (r.type === 'INSERT_LEAF') e.leaf++;
+      else e.post++;
+      entries.set(name, e);
+    }
+  }
+  return { byType, entries, total, others };
+}
+
+async function main(): Promise<void> {
+  const dbName = `chipin_wal_${randomBytes(5).toString('hex')}`;
+  const admin = openPostgres(adminUrl, { max: 1 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'chipin-wal-'));
+  const slot = new pg.Client({ connectionString: adminUrl });
+  let db: Database | undefined;
+  try {
+    await slot.connect();
+    await slot.query('SELECT pg_create_physical_replication_slot($1, true, true)', [dbName]);
+    const walDir = process.env.PG_WAL_DIR?.trim() || join((await admin.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]!.d, 'pg_wal');
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    const dbUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
+    const env = { CHIPIN_ENV: 'sandbox', DATA_DIR: dataDir, DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', HOST: LOOPBACK, PUBLIC_URL: undefined };
+    // Migrates the new database and makes the merchant.
+    const credentials = JSON.parse(
+      await runTs('src/main.ts', ['merchant', 'create', '--name', 'WAL Shop', '--email', `wal-${process.pid}@chipin.test`, '--json'], env),
+    ) as Credentials;
+    db = openPostgres(dbUrl, { max: 2 });
+    const tables = await db.query<{ t: string }>("SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public'");
+    for (const { t } of tables.rows) await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+
+    const port = await freePort();
+    const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) });
+    const url = `http://${LOOPBACK}:${port}`;
+    await waitForOk(child, `${url}/readyz`, 60_000);
+    const tokenRes = await fetch(`${url}/api/token`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(credentials), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+      signal: AbortSignal.timeout(10_000),
+    });
+    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+
+    await createMany(url, token, warmup, 0);
+    await untilDispatched(db);
+    const dbOid = (await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_database WHERE datname = current_database()')).rows[0]!.oid;
+    const start = await lsn(db);
+    const t0 = performance.now();
+    await createMany(url, token, creates, warmup);
+    const seconds = (performance.now() - t0) / 1000;
+    await untilDispatched(db);
+    const end = await lsn(db);
+    const names = new Map(
+      (await db.query<{ f: number; name: string }>("SELECT pg_relation_filenode(c.oid)::int AS f, c.relname AS name FROM pg_class c WHERE c.relkind IN ('r', 'i', 't')")).rows
+        .filter((r) => r.f !== null)
+        .map((r) => [r.f, r.name]),
+    );
+    await stopAll();
+
+    const { byType, entries, total, others } = decode(walDir, start, end, dbOid, names);
+    const per = (n: number) => (n / creates).toFixed(2);
+    console.log(`WAL per purchase create: ${creates} creates (${clients} client), ${warmup} warm-up, ${concurrency} at once, ${seconds.toFixed(1)} s; LSN ${start} .. ${end}`);
+    console.log(`(${others} records of other databases or of the server in that range were left out)\n`);
+    console.log('| record | count | per create | bytes per create | with full-page images |');
+    console.log('|---|---:|---:|---:|---:|');
+    for (const [key, t] of [...byType].sort((a, b) => b[1].records - a[1].records)) {
+      console.log(`| ${key} | ${t.records} | ${per(t.records)} | ${per(t.bytes)} | ${per(t.bytesWithFpi)} |`);
+    }
+    console.log(`| **total** | ${total.records} | ${per(total.records)} | ${per(total.bytes)} | ${per(total.bytesWithFpi)} |\n`);
+    console.log('| index | INSERT_LEAF per create | INSERT_POST per create |');
+    console.log('|---|---:|---:|');
+    for (const [name, e] of [...entries].sort((a, b) => b[1].leaf + b[1].post - a[1].leaf - a[1].post)) console.log(`| ${name} | ${per(e.leaf)} | ${per(e.post)} |`);
+    const leaves = [...entries.values()].reduce((a, e) => a + e.leaf, 0);
+    const posts = [...entries.values()].reduce((a, e) => a + e.post, 0);
+    console.log(`| **total** | ${per(leaves)} | ${per(posts)} |\n`);
+    console.log(
+      `per create: ${per(total.records)} records, ${per(total.bytes)} bytes (${per(total.bytesWithFpi)} with full-page images), ${per(leaves)} B-tree leaf inserts (+ ${per(posts)} into posting lists)`,
+    );
+  } finally {
+    await stopAll();
+    await db?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch((err: unknown) => console.error(`could not drop ${dbName}:`, err));
+    await admin.close();
+    await slot.end().catch(() => {}); // drops the temporary slot
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+process.on('exit', killAllSync);
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
