@@ -183,7 +183,7 @@ describe(`migration 039 (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       const waiting = await legacy('CREATED', { runAt: pushed, done: false }); // its job pushed back by a payment under way
       const paid = await legacy('SUCCESSFUL', { runAt, done: false });
       const done = await legacy('CREATED', { runAt, done: true }); // not expected in real data: left to the job's outcome
-      expect(await migrate(db)).toEqual([39]);
+      expect(await migrate(db)).toContain(39); // and any migration after it
 
       const { rows } = await db.query<{ id: string; expires_at: Date | null }>('SELECT id, expires_at FROM purchases');
       const expiresAt = new Map(rows.map((r) => [r.id, r.expires_at?.toISOString() ?? null]));
