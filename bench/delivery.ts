@@ -74,6 +74,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { saveRows } from './rows.ts';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -798,6 +799,7 @@ function issueMain(): void {
   log('');
   if (!producersRate) {
     log('the calibration run failed: no paced row');
+    saveRows('delivery', [{ row: 'webhook delivery, paced', target: '', measured: 'the calibration run failed', verdict: 'NOT MEASURED' }]);
     return;
   }
   const rate = Math.max(50, Math.min(PACED.maxRate, Math.floor(producersRate / 50) * 50));
@@ -833,6 +835,10 @@ function issueMain(): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   log('');
   for (const r of rows) log(r.map((c, i) => c.padEnd(widths[i]!)).join(' | '));
+  saveRows(
+    'delivery',
+    rows.slice(1).map(([row, target, measured, verdict]) => ({ row: row!, target: target!, measured: measured!, verdict: verdict === 'MET' ? 'MET' : 'NOT MET' })),
+  );
 }
 
 async function runOnce(): Promise<void> {

@@ -21,6 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { saveRows } from './rows.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
 
 function intEnv(name: string, fallback: number, min: number, max: number): number {
@@ -152,9 +153,13 @@ async function main(): Promise<void> {
       `\nrequests ${result.requests.total} (${statuses}), errors ${result.errors}, timeouts ${result.timeouts}\n` +
         `RSS at start ${start} MiB, 1 min ${one?.rssMiB} MiB, 10 min ${ten?.rssMiB} MiB, ${end?.minute.toFixed(1)} min ${end?.rssMiB} MiB; peak ${Math.max(...samples.map((s) => s.rssMiB))} MiB\n`,
     );
+    const target = `RSS at the end within ${Math.round((GROWTH.ratio - 1) * 100)} % (or ${GROWTH.slackMiB} MiB) of 10 min`;
+    const row = `memory, one process under ${settings.rate} req/s of mixed load for ${settings.minutes} min (${settings.databaseUrl ? 'PostgreSQL' : 'PGlite'})`;
     if (settings.minutes >= 20 && ten && end) {
       const met = end.rssMiB <= Math.max(ten.rssMiB * GROWTH.ratio, ten.rssMiB + GROWTH.slackMiB);
-      process.stdout.write(`target: RSS at the end within ${Math.round((GROWTH.ratio - 1) * 100)} % (or ${GROWTH.slackMiB} MiB) of 10 min: ${met ? 'MET' : 'NOT MET'}\n`);
+      process.stdout.write(`target: ${target}: ${met ? 'MET' : 'NOT MET'}\n`);
+      const measured = `RSS ${ten.rssMiB} MiB at 10 min, ${end.rssMiB} MiB at ${end.minute.toFixed(0)} min; ${result.errors + result.timeouts} errors`;
+      saveRows('memory', [{ row, target, measured, verdict: met && result.errors + result.timeouts === 0 ? 'MET' : 'NOT MET' }]);
     } else process.stdout.write('target: needs BENCH_MINUTES ≥ 20 (a 10-minute point and a later one)\n');
   } finally {
     clearInterval(sampler);

@@ -33,6 +33,7 @@ import { cpus, freemem, tmpdir, totalmem, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { LOOPBACK, ROOT, cpuTimeMs, freePort, machineBusyMs, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { loadRows } from './rows.ts';
 import { PostgresServer, chooseCores, coreList, coresBusyMs, pin } from './pinning.ts';
 import { SCENARIOS, basicAuth, type BenchContext, type Credentials, type RequestSpec, type Scenario } from './scenarios.ts';
 
@@ -590,6 +591,17 @@ async function main(): Promise<void> {
   const processesLabel = `  ${Math.max(2, settings.processes)} processes on the same core(s) and PostgreSQL, reads, target ≥ ${PROCESSES_TARGET.ratio} × one process: `;
   if (!processes) process.stdout.write(`${processesLabel}not run (needs BENCH_DATABASE_URL and BENCH_PROCESSES ≥ 2)\n`);
   else process.stdout.write(`${processesLabel}${processes.summary}: ${processes.verdict}\n`);
+  // The rows the longer benchmarks measure, as they last ran on this machine.
+  for (const [name, command] of [
+    ['delivery', 'npm run bench:delivery'],
+    ['memory', 'npm run bench:memory'],
+    ['start', 'npm run bench:start'],
+    ['scale', 'npm run bench:scale'],
+  ] as const) {
+    const saved = loadRows(name);
+    if (!saved) process.stdout.write(`  ${name}: not measured here yet (${command})\n`);
+    else for (const r of saved.rows) process.stdout.write(`  ${r.row}, target ${r.target}: ${r.measured}: ${r.verdict} (${command}, ${saved.date.slice(0, 16)}Z)\n`);
+  }
 
   const outDir = join(ROOT, 'bench/results');
   mkdirSync(outDir, { recursive: true });

@@ -14,6 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { saveRows, type Row } from './rows.ts';
 import { LOOPBACK, freePort, killAllSync, spawnTs, stop, stopAll, waitForOk } from './children.ts';
 
 const starts = Number(process.env.BENCH_STARTS ?? 3);
@@ -50,13 +51,19 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`  PGlite, new DATA_DIR (migrations, demo merchant): ${show(first)}\n`);
   process.stdout.write(`  PGlite, existing DATA_DIR: ${show(later)}\n`);
+  const rows: Row[] = [
+    { row: 'start to /readyz, PGlite, new DATA_DIR', target: 'reported', measured: show(first), verdict: 'MET' },
+    { row: 'start to /readyz, PGlite, existing DATA_DIR', target: 'reported', measured: show(later), verdict: 'MET' },
+  ];
   if (databaseUrl) {
     const dir = mkdtempSync(join(tmpdir(), 'chipin-bench-start-'));
     dirs.push(dir);
     const pg: number[] = [];
     for (let i = 0; i < starts; i++) pg.push(await startOnce({ DATA_DIR: dir, DATABASE_URL: databaseUrl, MASTER_KEY: process.env.MASTER_KEY }));
     process.stdout.write(`  PostgreSQL (BENCH_DATABASE_URL as it is): ${show(pg)}\n`);
+    rows.push({ row: 'start to /readyz, PostgreSQL (BENCH_DATABASE_URL)', target: 'reported', measured: show(pg), verdict: 'MET' });
   } else process.stdout.write('  PostgreSQL: needs BENCH_DATABASE_URL\n');
+  saveRows('start', rows);
 }
 
 try {
