@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
-import { appendLedgerEntry, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
+import { bookDisputeLedger, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-repository.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
@@ -171,7 +171,7 @@ describe('the ledger', () => {
     );
   });
 
-  it('a lost chargeback is appended once per dispute, counts as charged back and lowers the net', async () => {
+  it('a lost chargeback is appended once per dispute, by its differences when its amount moves, counts as charged back and lowers the net', async () => {
     const { shop, purchases, end } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 0, hours: 0 }], 'UTC');
     const acc = shop.accountId;
     const [payment] = await q<{ id: string; captured_cents: number }>('SELECT id, captured_cents FROM payments WHERE purchase_id = $1 AND captured_cents > 0', [purchases[0]]);
@@ -182,14 +182,17 @@ describe('the ledger', () => {
        VALUES ($1, $2, $3, $4, 'sandbox', $5, 'chargeback', 'lost', 2500, 'EUR', $6, $6, $6)`,
       [disputeId, acc, purchases[0], payment!.id, `dp_${disputeId}`, now],
     );
-    const entry = { accountId: acc, paymentId: payment!.id, kind: 'chargeback' as const, amountCents: 2_500, disputeId, occurredAt: now };
-    expect(await appendLedgerEntry(app.services.db, entry)).toBe(true);
-    expect(await appendLedgerEntry(app.services.db, entry)).toBe(false); // the notification told twice
-    expect(await appendLedgerEntry(app.services.db, { ...entry, accountId: (await newShop(app)).accountId })).toBe(false); // another account's payment
+    const entry = { accountId: acc, paymentId: payment!.id, disputeId, chargedBackCents: 2_500, occurredAt: now };
+    expect(await bookDisputeLedger(app.services.db, entry)).toEqual({ kind: 'chargeback', amountCents: 2_500 });
+    expect(await bookDisputeLedger(app.services.db, entry)).toBeUndefined(); // the notification told twice
+    expect(await bookDisputeLedger(app.services.db, { ...entry, accountId: (await newShop(app)).accountId })).toBeUndefined(); // another account's payment
     const report = await wholeReport(acc, 'UTC', end);
     expect(report.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(2_500);
     expect(report.reduce((s, r) => s + r.netCents, 0)).toBe(payment!.captured_cents - 2_500);
-    expect(await appendLedgerEntry(app.services.db, { ...entry, kind: 'chargeback_reversal' })).toBe(true);
+    // A second partial chargeback of the same dispute: the difference, as an adjustment.
+    expect(await bookDisputeLedger(app.services.db, { ...entry, chargedBackCents: 3_000 })).toEqual({ kind: 'chargeback', amountCents: 500 });
+    expect((await wholeReport(acc, 'UTC', end)).reduce((s, r) => s + r.chargedBackCents, 0)).toBe(3_000);
+    expect(await bookDisputeLedger(app.services.db, { ...entry, chargedBackCents: 0 })).toEqual({ kind: 'chargeback_reversal', amountCents: 3_000 });
     const after = await wholeReport(acc, 'UTC', end);
     expect(after.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(0);
     expect((await ledgerSumsOfPurchase(app.services.db, acc, purchases[0]!))[0]!.chargedBackCents).toBe(0);
