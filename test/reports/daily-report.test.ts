@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 import { bookDisputeLedger, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
+import { findPayment, recordResult } from '../../src/payments/payment-repository.ts';
 import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-repository.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -169,6 +170,31 @@ describe('the ledger', () => {
       }),
       { numRuns: 8, seed: 33 },
     );
+  });
+
+  it("a PSP's answer never lowers a payment's refunded total, so the row and the ledger keep agreeing (a payment charged back before this release, recorded then as refunded, read again as captured)", async () => {
+    const { shop, purchases } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 400, hours: 0 }], 'UTC');
+    const acc = shop.accountId;
+    const [{ id }] = (await q<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND status = 'refunded'", [purchases[0]])) as [{ id: string }];
+    const before = (await findPayment(app.services.db, acc, id))!;
+    expect(before.refunded_cents).toBeGreaterThan(0);
+    const agree = async () => {
+      const row = (await findPayment(app.services.db, acc, id))!;
+      const sums = (await ledgerSumsOfPurchase(app.services.db, acc, purchases[0]!)).find((x) => x.paymentId === id)!;
+      expect([sums.capturedCents, sums.refundedCents]).toEqual([Number(row.captured_cents), Number(row.refunded_cents)]);
+      return row;
+    };
+    const answer = { transactionId: before.psp_transaction_id!, amountCents: Number(before.captured_cents), capturedCents: Number(before.captured_cents) };
+    // Read again as captured, refunded 0 (a chargeback is no refund any more): nothing to record.
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'captured', refundedCents: 0 }, 'REFUNDED', app.services.clock.now())).toBe(false);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: before.refunded_cents });
+    // Less refunded than recorded (a refund failed at the PSP after it answered): kept, for reconciliation to show.
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'refunded', refundedCents: 1 }, 'REFUNDED', app.services.clock.now())).toBe(false);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: before.refunded_cents });
+    // More refunded: recorded, and in the ledger by the difference.
+    const more = Number(before.refunded_cents) + 100;
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'refunded', refundedCents: more }, 'REFUNDED', app.services.clock.now())).toBe(true);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: more });
   });
 
   it('a lost chargeback is appended once per dispute, by its differences when its amount moves, counts as charged back and lowers the net', async () => {
