@@ -183,6 +183,40 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     expect(() => readReport('Psp Reference,Record Type\r\nA,B', 'M')).toThrow(/no column/);
   });
 
+  it('reads an amount written with more decimals than its currency has when they are zeros ("10.00" JPY, "12.340" EUR); a digit beyond, or an amount past exact integers, is not an amount', () => {
+    const header = 'Merchant Account,Psp Reference,Record Type,Payment Currency,Authorised (PC),Captured (PC)';
+    const rows = readReport(
+      [header, 'M,AAAA000000000001,SentForSettle,JPY,,10.00', 'M,AAAA000000000002,SentForSettle,EUR,,-12.340', 'M,AAAA000000000003,SentForSettle,EUR,,7.000'].join('\n'),
+      'M',
+    );
+    expect(rows.map((r) => r.captured)).toEqual([10, 1_234, 700]);
+    expect(() => readReport(`${header}\nM,AAAA000000000001,SentForSettle,EUR,,12.341`, 'M')).toThrow(/not an amount/);
+    expect(() => readReport(`${header}\nM,AAAA000000000001,SentForSettle,KWD,,9999999999999.999`, 'M')).toThrow(/not an amount/);
+  });
+
+  it('a payment whose capture lies before the lookback and that shows only refund or chargeback rows reads captured', () => {
+    const row = (pspReference: string, recordType: string, captured: number) => ({
+      pspReference,
+      recordType,
+      currency: 'EUR',
+      authorised: undefined,
+      captured,
+      received: undefined,
+    });
+    const records = recordsOf(
+      [
+        row('AAAA000000000001', 'Chargeback', 3_000),
+        row('AAAA000000000002', 'SentForRefund', 500),
+        row('AAAA000000000002', 'RefundFailed', 500),
+        row('AAAA000000000003', 'SentForRefund', 700),
+      ],
+      new Set(['AAAA000000000001', 'AAAA000000000002', 'AAAA000000000003']),
+    );
+    expect(records.get('AAAA000000000001')).toMatchObject({ status: 'captured', capturedCents: 0, chargedBackCents: 3_000 });
+    expect(records.get('AAAA000000000002')).toMatchObject({ status: 'captured', capturedCents: 0, refundedCents: 0 });
+    expect(records.get('AAAA000000000003')).toMatchObject({ status: 'refunded', refundedCents: 700 });
+  });
+
   it('downloads reports from Adyen’s Customer Area host of the account’s environment', () => {
     expect(reportBaseUrl('https://checkout-test.adyen.com')).toBe('https://ca-test.adyen.com');
     expect(reportBaseUrl('https://1797a841fbb37ca7-AdyenDemo-checkout-live.adyenpayments.com/checkout')).toBe('https://ca-live.adyen.com');
