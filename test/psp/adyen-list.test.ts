@@ -118,6 +118,21 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     }
   });
 
+  it('downloads each day’s report once per run however many pages read it (only today’s, not made yet, is asked again)', async () => {
+    const before = h.fake.requests.length;
+    const { pages } = await listAll(h.build({ reportPageSize: 2 }), from, to);
+    expect(pages).toBe(5);
+    const asked = new Map<string, number>();
+    for (const r of h.fake.requests.slice(before)) asked.set(r.path, (asked.get(r.path) ?? 0) + 1);
+    const today = `payments_accounting_report_${day(h.clock.now()).replace(/-/g, '_')}.csv`;
+    expect(asked.size).toBe(ADYEN_REPORT_LOOKBACK_DAYS + 2 + Math.round((h.clock.now().getTime() - to.getTime()) / DAY) + 1);
+    for (const [path, n] of asked) expect(n, path).toBe(path.endsWith(today) ? pages : 1);
+    // A new run (the first page again) downloads afresh.
+    const again = h.fake.requests.length;
+    await h.build({ reportPageSize: 2 }).listTransactions({ from, to, cursor: null });
+    expect(h.fake.requests.length - again).toBe(asked.size);
+  });
+
   it('a period day without its report yet, and a 5xx, are unreachable; the same cursor works once Adyen answers', async () => {
     const lister = h.build({ reportPageSize: 2 });
     const today = new Date(h.clock.now().getTime() - (h.clock.now().getTime() % DAY));
