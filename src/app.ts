@@ -24,7 +24,7 @@ import { ExpirySweep } from './use-cases/expire-purchase.ts';
 import { startDashboardPurge } from './dashboard/purge.ts';
 import { openDatabase } from './db/open.ts';
 import { openPostgres } from './db/postgres.ts';
-import { openReplicaReads, type ReplicaReads } from './db/read-replica.ts';
+import { openReplicaReads, REPLICA_POOL, type ReplicaReads } from './db/read-replica.ts';
 import { Metrics } from './observability/metrics.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
@@ -92,9 +92,9 @@ function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStre
 function openReads(db: Database, url: string, maxLagMs: number, metrics: Metrics, logger: Logger): ReplicaReads {
   metrics.registerReadReplica();
   const log = logger.child({ component: 'read-replica' });
-  // Five connections: the back office's reads are few and each is short (keyset pages). A replica
-  // that does not answer fails its connection in 2 s: the reads go to the primary meanwhile.
-  return openReplicaReads(db, openPostgres(url, { max: 5, connectTimeoutMs: 2_000 }), {
+  // REPLICA_POOL: a replica that does not answer fails its connection in 2 s and a statement in
+  // 5 s: the reads go to the primary meanwhile.
+  return openReplicaReads(db, openPostgres(url, REPLICA_POOL), {
     maxLagMs,
     onVerdict(v, previous) {
       metrics.readReplicaInUse.set(v.useReplica ? 1 : 0);

@@ -215,7 +215,8 @@ export function loadConfig(env: Env): Config {
   const databaseReadUrl = read(() => {
     const raw = nonEmpty(env, 'DATABASE_READ_URL');
     if (raw === undefined) return undefined;
-    if (databaseUrl === undefined) throw new Problem('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+    // A DATABASE_URL refused above is named once, not again here.
+    if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
     return parseUrl('DATABASE_READ_URL', raw, ['postgres:', 'postgresql:']);
   }, undefined);
 

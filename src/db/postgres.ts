@@ -57,8 +57,11 @@ export const notifyThrough =
     await client.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [channel, payload]);
   };
 
+/** Connections of a process's pool unless told otherwise. */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface PostgresOptions {
-  /** Connections of this process's pool. Default 10. */
+  /** Connections of this process's pool. Default {@link DEFAULT_POOL_SIZE}. */
   max?: number;
   /**
    * `transaction`: `url` is a pooler in transaction mode (PgBouncer as Debian ships it, 1.18),
@@ -69,13 +72,33 @@ export interface PostgresOptions {
   pooler?: 'transaction';
   /** Where to LISTEN, when not on `url`: a direct connection (or a session-mode pool). */
   listenUrl?: string;
-  /** Give up a new connection after this long (a replica that does not answer); default: wait. */
+  /**
+   * Give up a new connection after this long (a replica that does not answer); default: wait.
+   * pg-pool applies it to waiting for a free connection too (`timeout exceeded when trying to
+   * connect`, {@link isPoolWaitTimeout}).
+   */
   connectTimeoutMs?: number;
+  /** Give up a statement after this long, dropping its connection (a hung replica); default: wait. */
+  queryTimeoutMs?: number;
+  /** TCP keepalive on the connections, so a peer gone silently is found by the kernel. */
+  keepAlive?: boolean;
+}
+
+/** pg-pool's error when no connection of a full pool came free within `connectTimeoutMs`: the pool was busy, the server not at fault. */
+export function isPoolWaitTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'timeout exceeded when trying to connect';
 }
 
 /** A PostgreSQL server through a `pg` connection pool. */
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, types, max: opts.max ?? 10, ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    max: opts.max ?? DEFAULT_POOL_SIZE,
+    ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
+    ...(opts.queryTimeoutMs ? { query_timeout: opts.queryTimeoutMs } : {}),
+    ...(opts.keepAlive ? { keepAlive: true } : {}),
+  });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   const names = new StatementNames(opts.pooler === 'transaction' ? 0 : MAX_NAMED);

@@ -1,5 +1,15 @@
 import type { Database, QueryOptions, QueryResult, Sql } from './database.ts';
+import { DEFAULT_POOL_SIZE, isPoolWaitTimeout, type PostgresOptions } from './postgres.ts';
 import { parseLsn, pruneSamples, replicaStalenessMs, type LsnSample } from './replica-staleness.ts';
+
+/**
+ * The replica's pool (docs/deployment.md#read-replicas): as many connections as the primary's, so
+ * the back office's concurrent reads do not queue behind each other; a new connection given up
+ * after 2 s and a statement after 5 s (a replica that hangs: the read runs again on the primary,
+ * and neither the staleness check nor shutdown waits on it), with TCP keepalive (a replica gone
+ * silently is found by the kernel).
+ */
+export const REPLICA_POOL: PostgresOptions = { max: DEFAULT_POOL_SIZE, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000, keepAlive: true };
 
 /** What the last check found: whether reads may go to the replica, and why. */
 export interface ReplicaVerdict {
@@ -66,6 +76,8 @@ export function openReplicaReads(primary: Sql, replica: Database, opts: ReplicaR
       const r = await replica.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
       replayed = r.rows[0]!.lsn;
     } catch (error) {
+      // Every connection busy with reads: no verdict (check() keeps the last one, which lapses after three periods).
+      if (isPoolWaitTimeout(error)) throw error;
       return { useReplica: false, reason: 'unreachable', error };
     }
     // NULL: a server that is not in recovery (a promoted replica, or the primary itself).
@@ -78,13 +90,18 @@ export function openReplicaReads(primary: Sql, replica: Database, opts: ReplicaR
 
   const check = (): Promise<ReplicaVerdict> =>
     (running ??= measure()
-      .then((v) => {
-        const previous = verdict;
-        verdict = v;
-        checkedAt = now();
-        opts.onVerdict?.(v, previous);
-        return v;
-      })
+      .then(
+        (v) => {
+          const previous = verdict;
+          verdict = v;
+          checkedAt = now();
+          opts.onVerdict?.(v, previous);
+          return v;
+        },
+        // The replica's pool had no free connection in time: the pool was busy, not the replica
+        // unreachable. The last verdict stands, unrenewed.
+        (error: unknown): ReplicaVerdict => verdict ?? { useReplica: false, reason: 'unreachable', error },
+      )
       .finally(() => {
         running = undefined;
       }));
@@ -103,8 +120,9 @@ export function openReplicaReads(primary: Sql, replica: Database, opts: ReplicaR
           return res;
         } catch (err) {
           // A read can run again: on the primary, and the replica is left until the next check
-          // finds it well (an error from the query itself fails there too).
-          if (verdict?.useReplica) verdict = { useReplica: false, reason: 'unreachable', error: err };
+          // finds it well (an error from the query itself fails there too), unless no connection
+          // of its pool came free in time (every one busy with other reads): the replica is not at fault.
+          if (verdict?.useReplica && !isPoolWaitTimeout(err)) verdict = { useReplica: false, reason: 'unreachable', error: err };
           opts.onReplicaError?.(err);
         }
       }

@@ -186,6 +186,8 @@ export const TABLES = {
     currency: 'text',
     dispute_id: 'uuid null',
     occurred_at: 'timestamptz',
+    adjusts_dispute_id: 'uuid null',
+    adjustment_no: 'int4 null',
   },
   master_key_check: {
     id: 'bool default',

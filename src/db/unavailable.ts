@@ -17,9 +17,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (NODE_CODES.has(code)) return true;
   }
   // node-postgres's own messages for a connection that ended or never opened.
-  return /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/.test(
-    err.message,
-  );
+  return /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(err.message);
 }
 
 const NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

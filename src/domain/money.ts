@@ -65,8 +65,9 @@ export function decimalAmount(amountCents: number, currency: string): string {
 
 /**
  * What a person typed as an amount ("25", "25.5", "25,50", "1 234.00") in minor units, or
- * undefined when it is not a non-negative amount with at most the currency's decimals. Integer
- * arithmetic on the digits: "0.1" is exactly 10 cents.
+ * undefined when it is not a non-negative amount with at most the currency's decimals, or is
+ * beyond the integers a number holds exactly. Integer arithmetic on the digits: "0.1" is exactly
+ * 10 cents.
  */
 export function parseDecimalAmount(text: string, currency: string): number | undefined {
   const exponent = currencyExponent(currency);
@@ -78,7 +79,9 @@ export function parseDecimalAmount(text: string, currency: string): number | und
   if (!m) return undefined;
   const fraction = m[2] ?? '';
   if (fraction.length > exponent) return undefined;
-  return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+  const cents = Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+  // 13 digits in a currency of 3 decimals go past the integers a number holds exactly.
+  return Number.isSafeInteger(cents) ? cents : undefined;
 }
 
 /**

@@ -37,15 +37,15 @@ export async function findDisputedPayment(
   accountId: string,
   pspAccountId: string | null,
   transactionId: string,
-): Promise<{ id: string; purchase_id: string; psp: string; captured_cents: number } | undefined> {
-  const { rows } = await sql.query<{ id: string; purchase_id: string; psp: string; captured_cents: number }>(
-    `SELECT id, purchase_id, psp, captured_cents FROM payments
+): Promise<{ id: string; purchase_id: string; psp: string; captured_cents: number; refunded_cents: number } | undefined> {
+  const { rows } = await sql.query<{ id: string; purchase_id: string; psp: string; captured_cents: number; refunded_cents: number }>(
+    `SELECT id, purchase_id, psp, captured_cents, refunded_cents FROM payments
       WHERE account_id = $1 AND psp_account_id IS NOT DISTINCT FROM $2 AND psp_transaction_id = $3
       ORDER BY created_at DESC LIMIT 1`,
     [accountId, pspAccountId, transactionId],
   );
   const r = rows[0];
-  return r && { ...r, captured_cents: Number(r.captured_cents) };
+  return r && { ...r, captured_cents: Number(r.captured_cents), refunded_cents: Number(r.refunded_cents) };
 }
 
 /**

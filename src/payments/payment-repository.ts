@@ -175,18 +175,26 @@ export async function recordResult(
 ): Promise<boolean> {
   // One statement (the payment hot path): the row as it was (locked), the update, and the ledger's
   // entries for what the answer added to captured_cents and refunded_cents (docs/money-operations.md#the-ledger).
-  const { rows } = await sql.query(
+  // The refunded total never goes down: the ledger only books what grew, so a lower answer (a
+  // payment charged back before this release, recorded then as refunded and read now as captured;
+  // a refund that failed at the PSP after it was answered) keeps the recorded total, and its
+  // status `refunded`, for reconciliation to show the difference.
+  const { rows } = await sql.query<{ status: TransactionResult['status']; refunded_cents: number }>(
     `WITH old AS (
        SELECT id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND id = $2 AND status = $10 FOR UPDATE
+     ), next AS (
+       SELECT id, GREATEST($6::bigint, refunded_cents) AS refunded,
+              CASE WHEN $4::text = 'captured' AND GREATEST($6::bigint, refunded_cents) > 0 THEN 'refunded' ELSE $4::text END AS status
+         FROM old
      ), updated AS (
-       UPDATE payments p SET psp_transaction_id = $3, status = $4, captured_cents = $5, refunded_cents = $6,
+       UPDATE payments p SET psp_transaction_id = $3, status = n.status, captured_cents = $5, refunded_cents = n.refunded,
          decline_reason = $7, challenge_url = $8, updated_at = $9, network_transaction_id = COALESCE($11, p.network_transaction_id),
          psp_state = COALESCE($12::jsonb, p.psp_state)
-         FROM old
+         FROM old JOIN next n ON n.id = old.id
        WHERE p.account_id = $1 AND p.id = old.id AND p.status = $10
          AND (p.status, p.captured_cents, p.refunded_cents, p.decline_reason, p.psp_transaction_id)
-             IS DISTINCT FROM ($4::text, $5::bigint, $6::bigint, $7::text, $3::text)
-       RETURNING p.account_id, p.purchase_id, p.id, p.psp, p.psp_account_id,
+             IS DISTINCT FROM (n.status, $5::bigint, n.refunded, $7::text, $3::text)
+       RETURNING p.account_id, p.purchase_id, p.id, p.psp, p.psp_account_id, p.status, p.refunded_cents,
          p.captured_cents - old.captured_cents AS captured, p.refunded_cents - old.refunded_cents AS refunded
      ), entries AS (
        INSERT INTO ledger_entries (account_id, purchase_id, payment_id, psp, psp_account_id, kind, amount_cents, currency, occurred_at)
@@ -196,7 +204,7 @@ export async function recordResult(
          CROSS JOIN LATERAL (VALUES ('capture', u.captured), ('refund', u.refunded)) AS v (kind, amount_cents)
         WHERE v.amount_cents > 0
      )
-     SELECT 1 FROM updated`,
+     SELECT status, refunded_cents FROM updated`,
     [
       payment.account_id,
       payment.id,
@@ -212,8 +220,9 @@ export async function recordResult(
       r.pspState ? JSON.stringify(r.pspState) : null,
     ],
   );
-  if (rows.length === 0) return false;
-  const status = backModeStatus(r.status);
+  const stored = rows[0];
+  if (!stored) return false;
+  const status = backModeStatus(stored.status);
   if (!status || options.notify === false) return true;
   await writeEvent(
     sql,
@@ -230,7 +239,7 @@ export async function recordResult(
       transaction: {
         id: r.transactionId,
         status,
-        amount_cents: status === 'refunded' ? r.refundedCents : status === 'completed' ? r.capturedCents : r.amountCents,
+        amount_cents: status === 'refunded' ? Number(stored.refunded_cents) : status === 'completed' ? r.capturedCents : r.amountCents,
         created_at: now.toISOString(),
         error: r.decline ? r.decline.reason : '',
         ...(r.processor ? { processor: processorData(r.processor) } : {}),
@@ -258,12 +267,14 @@ export async function storePspState(sql: Sql, payment: PaymentRow, pspState: Psp
 
 /** The row as it stands after {@link recordResult} stored `r` on it (to record a next answer about it). */
 export function afterResult(payment: PaymentRow, r: TransactionResult): PaymentRow {
+  // As recordResult stores it: the refunded total never lower than recorded.
+  const refunded = Math.max(Number(payment.refunded_cents), r.refundedCents);
   return {
     ...payment,
-    status: r.status,
+    status: r.status === 'captured' && refunded > 0 ? 'refunded' : r.status,
     psp_transaction_id: r.transactionId,
     captured_cents: r.capturedCents,
-    refunded_cents: r.refundedCents,
+    refunded_cents: refunded,
     decline_reason: r.decline?.reason ?? null,
     psp_state: r.pspState ?? payment.psp_state,
   };

@@ -309,7 +309,7 @@ export interface NotifiedDispute {
   /**
    * What the bank disputes, minor units (a lost chargeback takes it from the merchant), and its
    * currency. Absent when the PSP's notice does not tell it (Stripe's early fraud warning): the
-   * disputed payment's captured amount, in the purchase's currency.
+   * disputed payment's captured amount less its refunds, in the purchase's currency.
    */
   amountCents?: number;
   currency?: string;

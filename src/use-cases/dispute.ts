@@ -8,7 +8,7 @@ import type { JobScheduler } from '../jobs/scheduler.ts';
 import { findDisputedPayment, findDispute, sandboxTransactionOwner, setEvidenceSent, updateDispute, upsertDisputeLocked, type DisputeRow } from '../payments/dispute-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { findPayment, writeEvent } from '../payments/payment-repository.ts';
-import { appendLedgerEntry } from '../payments/ledger-repository.ts';
+import { bookDisputeLedger } from '../payments/ledger-repository.ts';
 import { PspIntegrationError, type NotifiedDispute, type PspConnector } from '../psp/connector.ts';
 import { SANDBOX_DISPUTE_LAPSE_JOB, SANDBOX_DISPUTE_NOTICE_JOB, type SandboxPsp } from '../psp/sandbox/connector.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -39,7 +39,9 @@ export async function applyDisputeNotice(
     const now = deps.clock.now();
     const purchase = await loadPayState(tx, where.accountId, payment.purchase_id);
     if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
-    const amountCents = notice.amountCents ?? payment.captured_cents;
+    // No amount told: what the payment still holds. A part already refunded is not taken twice
+    // (Midtrans' chargeback after a refund, HiPay's chargebackedAmount of 0).
+    const amountCents = notice.amountCents ?? Math.max(0, payment.captured_cents - payment.refunded_cents);
     const firstState = nextDisputeState(undefined, notice.kind, notice.status);
     const upserted = await upsertDisputeLocked(
       tx,
@@ -67,6 +69,7 @@ export async function applyDisputeNotice(
     if (created) {
       await writeEvent(tx, where.accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
       if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
+      await bookDispute(tx, row, now);
       return 'changed';
     }
     const kind = nextDisputeKind(row.kind, notice.kind);
@@ -85,7 +88,9 @@ export async function applyDisputeNotice(
       { kind, state, reason: notice.reason ?? row.reason, amountCents, evidenceDueAt, closedAt: isEnded(state) ? (state === row.state ? row.closed_at : now) : null },
       now,
     );
-    if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now, row.state);
+    if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now);
+    // On every change, not only the outcome's: a lost chargeback's amount told again moves the ledger too.
+    await bookDispute(tx, next, now);
     return 'changed';
   });
 }
@@ -102,7 +107,7 @@ function disputedData(row: DisputeRow) {
   };
 }
 
-async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof writeEvent>[4], now: Date, before?: DisputeState): Promise<void> {
+async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof writeEvent>[4], now: Date): Promise<void> {
   await writeEvent(
     tx,
     row.account_id,
@@ -112,20 +117,18 @@ async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof
     { dispute_id: toPublicId('dsp', row.id), payment_id: row.payment_id, kind: row.kind, outcome: row.state, amount_cents: row.amount_cents, currency: row.currency },
     now,
   );
-  if (row.kind !== 'chargeback') return;
-  if (row.state === 'lost') await appendDisputeEntry(tx, row, 'chargeback', now);
-  else if (row.state === 'won' && before === 'lost') await appendDisputeEntry(tx, row, 'chargeback_reversal', now);
 }
 
 /**
- * A chargeback lost (its `amount_cents` taken back from the merchant), or a loss reversed in the
- * merchant's favour (Adyen's CHARGEBACK_REVERSED): the ledger's entry, in the transaction that
- * records the outcome (docs/money-operations.md#the-ledger), once per dispute and kind however
- * often the PSP tells it.
+ * The ledger's entries of the dispute brought to what it took: a lost chargeback its
+ * `amount_cents`, any other dispute nothing. In the transaction that records the dispute (its row
+ * locked), so a loss, a reversal, a loss again, or a lost chargeback's amount told anew is each
+ * appended by its difference, once however often the PSP tells it
+ * (docs/money-operations.md#the-ledger).
  */
-async function appendDisputeEntry(tx: Sql, dispute: DisputeRow, kind: 'chargeback' | 'chargeback_reversal', now: Date): Promise<void> {
-  if (dispute.amount_cents <= 0) return;
-  await appendLedgerEntry(tx, { accountId: dispute.account_id, paymentId: dispute.payment_id, kind, amountCents: dispute.amount_cents, disputeId: dispute.id, occurredAt: now });
+async function bookDispute(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
+  const chargedBackCents = dispute.kind === 'chargeback' && dispute.state === 'lost' ? dispute.amount_cents : 0;
+  await bookDisputeLedger(tx, { accountId: dispute.account_id, paymentId: dispute.payment_id, disputeId: dispute.id, chargedBackCents, occurredAt: now });
 }
 
 export type EvidenceOutcome =

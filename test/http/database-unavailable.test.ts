@@ -16,6 +16,7 @@ describe('which database errors are retryable (src/db/unavailable.ts)', () => {
     ['a refused connection (ECONNREFUSED)', withCode('ECONNREFUSED'), true],
     ['node-postgres: the connection ended', new Error('Connection terminated unexpectedly'), true],
     ['node-postgres: the pool could not connect in time', new Error('timeout exceeded when trying to connect'), true],
+    ['node-postgres: a new connection given up at its timeout', new Error('Connection terminated due to connection timeout'), true],
     ['a unique violation (23505): the request, not the database', withCode('23505'), false],
     ['a syntax error (42601)', withCode('42601'), false],
     ['a serialization failure (40001)', withCode('40001'), false],

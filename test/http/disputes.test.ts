@@ -80,6 +80,26 @@ const webhooksFor = (id: string, trigger: string) =>
     return body.triggerName === trigger && body.objects.purchaseId === id;
   });
 
+const OK_CARD = '4242 4242 4242 4242';
+
+/** The purchase's captured payment: its PSP transaction id, what it captured and refunded. */
+async function capturedPayment(id: string): Promise<{ transactionId: string; capturedCents: number; refundedCents: number }> {
+  const { rows } = await app.services.db.query<{ psp_transaction_id: string; captured_cents: string; refunded_cents: string }>(
+    'SELECT psp_transaction_id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND purchase_id = $2 AND captured_cents > 0 ORDER BY created_at LIMIT 1',
+    [c.accountId, id],
+  );
+  return { transactionId: rows[0]!.psp_transaction_id, capturedCents: Number(rows[0]!.captured_cents), refundedCents: Number(rows[0]!.refunded_cents) };
+}
+
+/** The purchase's chargeback entries in the ledger, in the order appended. */
+async function disputeLedger(id: string): Promise<[string, number][]> {
+  const { rows } = await app.services.db.query<{ kind: string; amount_cents: string }>(
+    "SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 AND purchase_id = $2 AND kind IN ('chargeback', 'chargeback_reversal') ORDER BY id",
+    [c.accountId, id],
+  );
+  return rows.map((r) => [r.kind, Number(r.amount_cents)]);
+}
+
 async function capturedCents(id: string): Promise<number> {
   const { rows } = await app.services.db.query<{ captured: string }>(
     'SELECT COALESCE(SUM(captured_cents), 0) AS captured FROM payments WHERE account_id = $1 AND purchase_id = $2',
@@ -240,6 +260,66 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
       payload: form({ csrf: 'forged', text: 'x' }),
     });
     expect(forged.statusCode).toBe(403);
+  });
+
+  it('a lost chargeback that tells no amount takes what is left after the refunds, not the refunded part again', async () => {
+    const id = await paidPurchase(OK_CARD);
+    const payment = await capturedPayment(id);
+    // Money not collected yet is refunded first (installments lowered): refund all of it and part of the captured payment.
+    const { rows } = await app.services.db.query<{ amount_cents: string }>('SELECT amount_cents FROM purchases WHERE account_id = $1 AND id = $2', [c.accountId, id]);
+    const refunded = await c.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: Number(rows[0]!.amount_cents) - payment.capturedCents + 1_000 });
+    expect(refunded.statusCode, refunded.body).toBe(201);
+    const { refundedCents } = await capturedPayment(id);
+    expect(refundedCents).toBeGreaterThan(0);
+    expect(refundedCents).toBeLessThan(payment.capturedCents);
+    const notice = { pspDisputeId: `dp_${id}`, transactionId: payment.transactionId, kind: 'chargeback' as const, status: 'lost' as const, reason: null };
+    expect(await applyDisputeNotice(app.services.payments, { accountId: c.accountId, pspAccountId: null }, notice)).toBe('changed');
+    const [d] = await disputesOf(id);
+    expect(d).toMatchObject({ state: 'lost', amount_cents: payment.capturedCents - refundedCents });
+    expect(await disputeLedger(id)).toEqual([['chargeback', payment.capturedCents - refundedCents]]);
+  });
+
+  it('a lost chargeback whose amount the PSP tells again, larger or smaller, moves the ledger by the difference; each outcome that turns too', async () => {
+    const id = await paidPurchase(OK_CARD);
+    const payment = await capturedPayment(id);
+    const where = { accountId: c.accountId, pspAccountId: null };
+    const notice = (status: 'lost' | 'won', amountCents: number) => ({
+      pspDisputeId: `dp_${id}`,
+      transactionId: payment.transactionId,
+      kind: 'chargeback' as const,
+      status,
+      reason: null,
+      amountCents,
+      currency: 'EUR',
+    });
+    const net = async () => (await disputeLedger(id)).reduce((s, [kind, cents]) => s + (kind === 'chargeback' ? cents : -cents), 0);
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_000))).toBe('changed');
+    expect(await net()).toBe(1_000);
+    // A second partial chargeback of the same dispute (HiPay's chargebackedAmount read again).
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_500))).toBe('changed');
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_500))).toBe('unchanged');
+    expect(await net()).toBe(1_500);
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_200))).toBe('changed');
+    expect(await net()).toBe(1_200);
+    // Reversed, then lost again (a second chargeback): each turn is in the ledger.
+    expect(await applyDisputeNotice(app.services.payments, where, notice('won', 1_200))).toBe('changed');
+    expect(await net()).toBe(0);
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_200))).toBe('changed');
+    expect(await net()).toBe(1_200);
+    expect(await applyDisputeNotice(app.services.payments, where, notice('lost', 1_200))).toBe('unchanged');
+    expect(await disputeLedger(id)).toEqual([
+      ['chargeback', 1_000],
+      ['chargeback', 500],
+      ['chargeback_reversal', 300],
+      ['chargeback_reversal', 1_200],
+      ['chargeback', 1_200],
+    ]);
+    // The ledger's charged-back figure is the lost disputes' (what the purchase's page and reconciliation read).
+    const { rows } = await app.services.db.query<{ lost: string }>(
+      "SELECT COALESCE(SUM(amount_cents), 0) AS lost FROM disputes WHERE account_id = $1 AND purchase_id = $2 AND kind = 'chargeback' AND state = 'lost'",
+      [c.accountId, id],
+    );
+    expect(Number(rows[0]!.lost)).toBe(await net());
   });
 
   it("a lost chargeback shows on the purchase's page as money lost, beside the refunds", async () => {

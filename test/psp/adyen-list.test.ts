@@ -118,6 +118,21 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     }
   });
 
+  it('downloads each day’s report once per run however many pages read it (only today’s, not made yet, is asked again)', async () => {
+    const before = h.fake.requests.length;
+    const { pages } = await listAll(h.build({ reportPageSize: 2 }), from, to);
+    expect(pages).toBe(5);
+    const asked = new Map<string, number>();
+    for (const r of h.fake.requests.slice(before)) asked.set(r.path, (asked.get(r.path) ?? 0) + 1);
+    const today = `payments_accounting_report_${day(h.clock.now()).replace(/-/g, '_')}.csv`;
+    expect(asked.size).toBe(ADYEN_REPORT_LOOKBACK_DAYS + 2 + Math.round((h.clock.now().getTime() - to.getTime()) / DAY) + 1);
+    for (const [path, n] of asked) expect(n, path).toBe(path.endsWith(today) ? pages : 1);
+    // A new run (the first page again) downloads afresh.
+    const again = h.fake.requests.length;
+    await h.build({ reportPageSize: 2 }).listTransactions({ from, to, cursor: null });
+    expect(h.fake.requests.length - again).toBe(asked.size);
+  });
+
   it('a period day without its report yet, and a 5xx, are unreachable; the same cursor works once Adyen answers', async () => {
     const lister = h.build({ reportPageSize: 2 });
     const today = new Date(h.clock.now().getTime() - (h.clock.now().getTime() % DAY));
@@ -181,6 +196,40 @@ describe('adyen listTransactions (daily Payment accounting reports; docs/money-o
     expect(plus.get('AAAA000000000003')).toMatchObject({ currency: 'JPY', capturedCents: 500 });
     expect(() => readReport(`${header}\r\nM,x,AAAA000000000001,SentForSettle,EUR,,1.234,`, 'M')).toThrow(/not an amount/);
     expect(() => readReport('Psp Reference,Record Type\r\nA,B', 'M')).toThrow(/no column/);
+  });
+
+  it('reads an amount written with more decimals than its currency has when they are zeros ("10.00" JPY, "12.340" EUR); a digit beyond, or an amount past exact integers, is not an amount', () => {
+    const header = 'Merchant Account,Psp Reference,Record Type,Payment Currency,Authorised (PC),Captured (PC)';
+    const rows = readReport(
+      [header, 'M,AAAA000000000001,SentForSettle,JPY,,10.00', 'M,AAAA000000000002,SentForSettle,EUR,,-12.340', 'M,AAAA000000000003,SentForSettle,EUR,,7.000'].join('\n'),
+      'M',
+    );
+    expect(rows.map((r) => r.captured)).toEqual([10, 1_234, 700]);
+    expect(() => readReport(`${header}\nM,AAAA000000000001,SentForSettle,EUR,,12.341`, 'M')).toThrow(/not an amount/);
+    expect(() => readReport(`${header}\nM,AAAA000000000001,SentForSettle,KWD,,9999999999999.999`, 'M')).toThrow(/not an amount/);
+  });
+
+  it('a payment whose capture lies before the lookback and that shows only refund or chargeback rows reads captured', () => {
+    const row = (pspReference: string, recordType: string, captured: number) => ({
+      pspReference,
+      recordType,
+      currency: 'EUR',
+      authorised: undefined,
+      captured,
+      received: undefined,
+    });
+    const records = recordsOf(
+      [
+        row('AAAA000000000001', 'Chargeback', 3_000),
+        row('AAAA000000000002', 'SentForRefund', 500),
+        row('AAAA000000000002', 'RefundFailed', 500),
+        row('AAAA000000000003', 'SentForRefund', 700),
+      ],
+      new Set(['AAAA000000000001', 'AAAA000000000002', 'AAAA000000000003']),
+    );
+    expect(records.get('AAAA000000000001')).toMatchObject({ status: 'captured', capturedCents: 0, chargedBackCents: 3_000 });
+    expect(records.get('AAAA000000000002')).toMatchObject({ status: 'captured', capturedCents: 0, refundedCents: 0 });
+    expect(records.get('AAAA000000000003')).toMatchObject({ status: 'refunded', refundedCents: 700 });
   });
 
   it('downloads reports from Adyen’s Customer Area host of the account’s environment', () => {

@@ -75,6 +75,15 @@ describe('PspClient', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('a call with its own time limit (a report download) is told by that limit when it passes', async () => {
+    const silent = () => {}; // never answers
+    script = [silent, silent];
+    const err = await client()
+      .request('download', `${base}/reports/1`, { method: 'GET', headers: {}, timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'unreachable', message: expect.stringContaining('no answer within 150 ms') });
+  });
+
   it('sends a request id where the PSP documents a header for it, and logs it with no header value, body or query', async () => {
     const secret = 'sk_test_secretvalue123';
     await client('Acme-Request-Id').json('charge', `${base}/payments?token=tok_hidden`, {

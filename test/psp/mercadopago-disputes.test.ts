@@ -92,6 +92,16 @@ describe('mercadopago chargebacks, against the fake', () => {
     expect(await h.connector.verifyNotification(h.fake.chargebackNotification(id, { paymentId: '999' }))).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('a case in another currency than its payment’s tells no amount of the payment (its captured amount is taken)', async () => {
+    const payment = await captured(2_500);
+    const id = h.fake.openChargeback(payment, { amount: 2_000, currency: 'BRL' });
+    const n = await h.connector.verifyNotification(h.fake.chargebackNotification(id));
+    if (!n.ok) throw new Error(n.reason);
+    expect(n.dispute).toMatchObject({ pspDisputeId: id, transactionId: payment, kind: 'chargeback' });
+    expect(n.dispute).not.toHaveProperty('amountCents');
+    expect(n.dispute).not.toHaveProperty('currency');
+  });
+
   it('refuses a chargeback notice signed with another secret, with a changed id, or stale', async () => {
     const id = h.fake.openChargeback(await captured(900));
     expect(await h.connector.verifyNotification(h.fake.chargebackNotification(id, { secret: 'AnotherSecret000000000000' }))).toEqual({ ok: false, reason: 'bad_signature' });

@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
-import { appendLedgerEntry, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
+import { bookDisputeLedger, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
+import { findPayment, recordResult } from '../../src/payments/payment-repository.ts';
 import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-repository.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -171,7 +172,32 @@ describe('the ledger', () => {
     );
   });
 
-  it('a lost chargeback is appended once per dispute, counts as charged back and lowers the net', async () => {
+  it("a PSP's answer never lowers a payment's refunded total, so the row and the ledger keep agreeing (a payment charged back before this release, recorded then as refunded, read again as captured)", async () => {
+    const { shop, purchases } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 400, hours: 0 }], 'UTC');
+    const acc = shop.accountId;
+    const [{ id }] = (await q<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND status = 'refunded'", [purchases[0]])) as [{ id: string }];
+    const before = (await findPayment(app.services.db, acc, id))!;
+    expect(before.refunded_cents).toBeGreaterThan(0);
+    const agree = async () => {
+      const row = (await findPayment(app.services.db, acc, id))!;
+      const sums = (await ledgerSumsOfPurchase(app.services.db, acc, purchases[0]!)).find((x) => x.paymentId === id)!;
+      expect([sums.capturedCents, sums.refundedCents]).toEqual([Number(row.captured_cents), Number(row.refunded_cents)]);
+      return row;
+    };
+    const answer = { transactionId: before.psp_transaction_id!, amountCents: Number(before.captured_cents), capturedCents: Number(before.captured_cents) };
+    // Read again as captured, refunded 0 (a chargeback is no refund any more): nothing to record.
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'captured', refundedCents: 0 }, 'REFUNDED', app.services.clock.now())).toBe(false);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: before.refunded_cents });
+    // Less refunded than recorded (a refund failed at the PSP after it answered): kept, for reconciliation to show.
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'refunded', refundedCents: 1 }, 'REFUNDED', app.services.clock.now())).toBe(false);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: before.refunded_cents });
+    // More refunded: recorded, and in the ledger by the difference.
+    const more = Number(before.refunded_cents) + 100;
+    expect(await recordResult(app.services.db, before, { ...answer, status: 'refunded', refundedCents: more }, 'REFUNDED', app.services.clock.now())).toBe(true);
+    expect(await agree()).toMatchObject({ status: 'refunded', refunded_cents: more });
+  });
+
+  it('a lost chargeback is appended once per dispute, by its differences when its amount moves, counts as charged back and lowers the net', async () => {
     const { shop, purchases, end } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 0, hours: 0 }], 'UTC');
     const acc = shop.accountId;
     const [payment] = await q<{ id: string; captured_cents: number }>('SELECT id, captured_cents FROM payments WHERE purchase_id = $1 AND captured_cents > 0', [purchases[0]]);
@@ -182,14 +208,17 @@ describe('the ledger', () => {
        VALUES ($1, $2, $3, $4, 'sandbox', $5, 'chargeback', 'lost', 2500, 'EUR', $6, $6, $6)`,
       [disputeId, acc, purchases[0], payment!.id, `dp_${disputeId}`, now],
     );
-    const entry = { accountId: acc, paymentId: payment!.id, kind: 'chargeback' as const, amountCents: 2_500, disputeId, occurredAt: now };
-    expect(await appendLedgerEntry(app.services.db, entry)).toBe(true);
-    expect(await appendLedgerEntry(app.services.db, entry)).toBe(false); // the notification told twice
-    expect(await appendLedgerEntry(app.services.db, { ...entry, accountId: (await newShop(app)).accountId })).toBe(false); // another account's payment
+    const entry = { accountId: acc, paymentId: payment!.id, disputeId, chargedBackCents: 2_500, occurredAt: now };
+    expect(await bookDisputeLedger(app.services.db, entry)).toEqual({ kind: 'chargeback', amountCents: 2_500 });
+    expect(await bookDisputeLedger(app.services.db, entry)).toBeUndefined(); // the notification told twice
+    expect(await bookDisputeLedger(app.services.db, { ...entry, accountId: (await newShop(app)).accountId })).toBeUndefined(); // another account's payment
     const report = await wholeReport(acc, 'UTC', end);
     expect(report.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(2_500);
     expect(report.reduce((s, r) => s + r.netCents, 0)).toBe(payment!.captured_cents - 2_500);
-    expect(await appendLedgerEntry(app.services.db, { ...entry, kind: 'chargeback_reversal' })).toBe(true);
+    // A second partial chargeback of the same dispute: the difference, as an adjustment.
+    expect(await bookDisputeLedger(app.services.db, { ...entry, chargedBackCents: 3_000 })).toEqual({ kind: 'chargeback', amountCents: 500 });
+    expect((await wholeReport(acc, 'UTC', end)).reduce((s, r) => s + r.chargedBackCents, 0)).toBe(3_000);
+    expect(await bookDisputeLedger(app.services.db, { ...entry, chargedBackCents: 0 })).toEqual({ kind: 'chargeback_reversal', amountCents: 3_000 });
     const after = await wholeReport(acc, 'UTC', end);
     expect(after.reduce((s, r) => s + r.chargedBackCents, 0)).toBe(0);
     expect((await ledgerSumsOfPurchase(app.services.db, acc, purchases[0]!))[0]!.chargedBackCents).toBe(0);

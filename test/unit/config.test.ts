@@ -58,9 +58,9 @@ describe('configuration', () => {
     const plain = loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'postgres://u@primary:5432/chipin', DATABASE_POOLER: 'none' });
     expect([plain.databasePooler, plain.databaseListenUrl]).toEqual([undefined, undefined]);
     // A refused DATABASE_URL is named once: the pooler's settings beside it do not add lines.
-    expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'mysql://x/db', DATABASE_POOLER: 'transaction', DATABASE_LISTEN_URL: 'postgres://p/db' })).toThrow(
-      expect.objectContaining({ problems: [expect.stringMatching(/^DATABASE_URL /)] }),
-    );
+    expect(() =>
+      loadConfig({ DATA_DIR: dir(), DATABASE_URL: 'mysql://x/db', DATABASE_POOLER: 'transaction', DATABASE_LISTEN_URL: 'postgres://p/db', DATABASE_READ_URL: 'postgres://r/db' }),
+    ).toThrow(expect.objectContaining({ problems: [expect.stringMatching(/^DATABASE_URL /)] }));
   });
 
   it('reads DATABASE_READ_URL with its staleness limit, 5000 ms by default; unset, no replica and no limit', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { bundledMigrations, migrate, MigrationOrderError, newerMigrations, pendingMigrations } from '../../src/db/migrate.ts';
-import { StatementNames } from '../../src/db/postgres.ts';
+import { openPostgres, StatementNames } from '../../src/db/postgres.ts';
 import { onPostgres, openTestDatabase } from '../helpers/app.ts';
 
 let db: Database;
@@ -103,6 +103,18 @@ describe('prepared statements', () => {
       return rows.map((r) => r.statement);
     });
     expect(prepared).toEqual(pooled ? [] : ['SELECT $1::int AS n /* probe: prepared */']);
+  });
+
+  it.skipIf(!onPostgres)("a pool with a statement timeout (the read replica's) gives up a statement that hangs, and its next statements run", async () => {
+    const pool = openPostgres(process.env.DATABASE_URL!, { max: 1, queryTimeoutMs: 300, keepAlive: true });
+    try {
+      const started = Date.now();
+      await expect(pool.query('SELECT pg_sleep(5)')).rejects.toThrow(/Query read timeout/);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect((await pool.query<{ n: number }>('SELECT 1 AS n')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('a statement that fails to prepare leaves the connection and its other statements working', async () => {

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { Database, QueryResult, Sql } from '../../src/db/database.ts';
-import { openReplicaReads, type ReplicaReadsOptions } from '../../src/db/read-replica.ts';
+import { DEFAULT_POOL_SIZE } from '../../src/db/postgres.ts';
+import { openReplicaReads, REPLICA_POOL, type ReplicaReadsOptions } from '../../src/db/read-replica.ts';
 
 /**
  * The back office's read handle (src/db/read-replica.ts, docs/deployment.md#read-replicas) on
  * two fake servers and a hand-moved clock: where each query goes, from the cached verdict only.
  */
 function fakes(opts: Partial<ReplicaReadsOptions> = {}) {
-  const state = { now: 1_000_000, primaryLsn: '0/100', replayed: '0/100' as string | null, replicaDown: false, primaryQueries: 0, replicaQueries: 0, checks: 0 };
+  const state = {
+    now: 1_000_000,
+    primaryLsn: '0/100',
+    replayed: '0/100' as string | null,
+    replicaDown: false,
+    /** What the replica's next queries fail with, when set. */
+    replicaError: undefined as Error | undefined,
+    primaryQueries: 0,
+    replicaQueries: 0,
+    checks: 0,
+  };
   const answer = <R>(rows: unknown[]): QueryResult<R> => ({ rows: rows as R[], rowCount: rows.length });
   const primary = {
     async query<R>(text: string) {
@@ -19,6 +30,7 @@ function fakes(opts: Partial<ReplicaReadsOptions> = {}) {
   const replica = {
     async query<R>(text: string) {
       if (state.replicaDown) throw new Error('connect ECONNREFUSED');
+      if (state.replicaError) throw state.replicaError;
       if (text.includes('pg_last_wal_replay_lsn')) {
         state.checks++;
         return answer<R>([{ lsn: state.replayed }]);
@@ -88,6 +100,44 @@ describe('the read handle routes by the last check, never checking per query', (
     await reads.check();
     expect(await where()).toBe('replica');
     await reads.close();
+  });
+
+  it('a read the replica does not answer in time (its statement timeout) runs on the primary, cleanly', async () => {
+    const seen: unknown[] = [];
+    const { state, reads, where } = fakes({ onReplicaError: (err) => seen.push(err) });
+    await reads.check();
+    state.replicaError = new Error('Query read timeout');
+    expect(await where()).toBe('primary');
+    expect(seen).toEqual([state.replicaError]);
+    expect(await reads.check()).toMatchObject({ useReplica: false, reason: 'unreachable' });
+    await reads.close();
+  });
+
+  it('a pool with no free connection in time (every one busy with reads) is not the replica unreachable: the read runs on the primary, the replica stays in use', async () => {
+    const seen: unknown[] = [];
+    const verdicts: unknown[] = [];
+    const { state, reads, where } = fakes({ onReplicaError: (err) => seen.push(err), onVerdict: (v) => verdicts.push(v) });
+    await reads.check();
+    state.replicaError = new Error('timeout exceeded when trying to connect');
+    expect(await where()).toBe('primary');
+    expect(seen).toHaveLength(1);
+    expect(reads.verdict).toMatchObject({ useReplica: true });
+    // The check that waited as long has no verdict: the last one stands (and lapses after three periods).
+    expect(await reads.check()).toMatchObject({ useReplica: true });
+    expect(verdicts).toHaveLength(1);
+    state.replicaError = undefined;
+    expect(await where()).toBe('replica');
+    state.replicaError = new Error('timeout exceeded when trying to connect');
+    state.now += 3_001;
+    await reads.check();
+    expect(await where()).toBe('primary');
+    await reads.close();
+  });
+
+  it("the replica's pool: as many connections as the primary's, a statement timeout, TCP keepalive", () => {
+    expect(REPLICA_POOL).toMatchObject({ max: DEFAULT_POOL_SIZE, connectTimeoutMs: 2_000, keepAlive: true });
+    expect(REPLICA_POOL.queryTimeoutMs).toBeGreaterThan(0);
+    expect(REPLICA_POOL.queryTimeoutMs).toBeLessThanOrEqual(10_000);
   });
 
   it('a server not in recovery (a promoted replica) is not used', async () => {

@@ -82,6 +82,19 @@ const REPORT_DOWNLOADS_AT_ONCE = 4;
  */
 const REPORT_MAX_BYTES = 64 * 1_048_576;
 const REPORT_TIMEOUT_MS = 60_000;
+/**
+ * Rows of the reports one run keeps read between its pages (each page totals its payments over
+ * the same days): past this, a day's report is read again by each page that needs it, as before,
+ * so a busy account's run holds about this many rows at most, not every day's.
+ */
+const REPORT_CACHE_MAX_ROWS = 200_000;
+
+/** The reports a run has read, by day, for its next pages: one period's, up to {@link REPORT_CACHE_MAX_ROWS} rows. */
+interface ReportCache {
+  period: string;
+  days: Map<string, ReportRow[]>;
+  rows: number;
+}
 
 /**
  * Where the merchant account's reports are downloaded (docs.adyen.com/reporting/automatically-get-reports:
@@ -153,6 +166,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   readonly #client: PspClient;
   readonly #operations: PspOperations;
   readonly #publicUrl: string;
+  #reportCache: ReportCache | undefined;
 
   /** `options.reportPageSize`: payments per page of {@link listTransactions} (1 to 1,000), 200 if absent. */
   constructor(account: PspAccountConfig, context: ConnectorContext, options: { reportPageSize?: number } = {}) {
@@ -748,7 +762,12 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const days = daysOf(input.from, input.to);
     if (days.length === 0) return { records: [], nextCursor: null };
     const [day, offset] = parseReportCursor(input.cursor, days);
-    const dayRows = await this.#report(day, true);
+    // One run reads the same days for each of its pages: kept from its first page (a new first
+    // page, or another period, starts afresh).
+    const period = `${input.from.toISOString()}/${input.to.toISOString()}`;
+    if (input.cursor === null || this.#reportCache?.period !== period) this.#reportCache = { period, days: new Map(), rows: 0 };
+    const cache = this.#reportCache;
+    const dayRows = await this.#report(day, true, cache);
     const moved = [...new Set(dayRows.map((r) => r.pspReference))].sort();
     const ids = moved.slice(offset, offset + this.#reportPageSize);
     const following = days[days.indexOf(day) + 1];
@@ -763,12 +782,16 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     // the morning after the period is then not a mismatch.
     const today = utcDay(this.#clock.now().getTime());
     for (let d = Date.parse(`${days[days.length - 1]}T00:00:00Z`) + DAY_MS, n = 0; utcDay(d) <= today && n < ADYEN_REPORT_LOOKBACK_DAYS; d += DAY_MS, n++) window.push(utcDay(d));
-    const rows: ReportRow[][] = [];
+    // Each day's rows of this page's payments only, as soon as it is read.
+    const only = new Set(ids);
+    const rows: ReportRow[] = [];
     for (let i = 0; i < window.length; i += REPORT_DOWNLOADS_AT_ONCE) {
       const chunk = window.slice(i, i + REPORT_DOWNLOADS_AT_ONCE);
-      rows.push(...(await Promise.all(chunk.map((d) => (d === day ? dayRows : this.#report(d, days.includes(d)))))));
+      for (const read of await Promise.all(chunk.map((d) => (d === day ? dayRows : this.#report(d, days.includes(d), cache))))) {
+        for (const r of read) if (only.has(r.pspReference)) rows.push(r);
+      }
     }
-    const records = recordsOf(rows.flat(), new Set(ids));
+    const records = recordsOf(rows, only);
     return { records: ids.map((id) => records.get(id)!), nextCursor };
   }
 
@@ -776,9 +799,24 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * One day's Payment accounting report of the merchant account, downloaded as Adyen documents
    * (`GET {Customer Area}/reports/download/MerchantAccount/{account}/{file}` with the report
    * credential's `X-API-Key`). `required`: a day of the period, whose missing report (404) is
-   * `unreachable`; otherwise a missing report is a day without records.
+   * `unreachable`; otherwise a missing report is a day without records. Kept in the run's `cache`
+   * while it has room: a report read, and a report missing for a day two days past (Adyen makes a
+   * day's the next morning: it will not come).
    */
-  async #report(day: string, required: boolean): Promise<ReportRow[]> {
+  async #report(day: string, required: boolean, cache: ReportCache): Promise<ReportRow[]> {
+    const kept = cache.days.get(day);
+    if (kept) return kept;
+    const rows = await this.#downloadReport(day, required);
+    const settled = rows !== undefined || day <= utcDay(this.#clock.now().getTime() - 2 * DAY_MS);
+    if (settled && cache.rows + (rows?.length ?? 0) <= REPORT_CACHE_MAX_ROWS) {
+      cache.days.set(day, rows ?? []);
+      cache.rows += rows?.length ?? 0;
+    }
+    return rows ?? [];
+  }
+
+  /** One day's report as read; undefined: Adyen has none (404) for a day not `required`. */
+  async #downloadReport(day: string, required: boolean): Promise<ReportRow[] | undefined> {
     const op = 'list_transactions';
     const key = this.#keys.reveal().reportApiKey;
     if (!key) throw this.fault('bad_credentials', `${op}: no report_api_key is saved for this account: Adyen's reports cannot be downloaded`);
@@ -786,7 +824,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const res = await this.#client.request(op, url, { method: 'GET', headers: { 'X-API-Key': key, Accept: 'text/csv' }, timeoutMs: REPORT_TIMEOUT_MS, maxBytes: REPORT_MAX_BYTES });
     if (res.status === 404) {
       if (required) throw this.fault('unreachable', `${op}: Adyen has no payment accounting report for ${day} yet`);
-      return [];
+      return undefined;
     }
     const fault = statusFault(this.name, op, res.status);
     if (fault) throw fault;

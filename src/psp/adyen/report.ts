@@ -71,12 +71,18 @@ export class ReportFormatError extends Error {
   override readonly name = 'ReportFormatError';
 }
 
-/** An amount of the report (`12.34`, `-12.34`, `0`) as the magnitude in minor units. */
+/**
+ * An amount of the report (`12.34`, `-12.34`, `0`) as the magnitude in minor units. Zeros past the
+ * currency's decimals say nothing (`10.00` JPY is 10, `12.340` EUR 1234): dropped before the
+ * decimals are checked; a digit other than 0 there is not an amount.
+ */
 function magnitude(text: string, currency: string, where: string): number | undefined {
   const t = text.trim();
   if (t === '') return undefined;
-  const cents = parseDecimalAmount(t.startsWith('-') || t.startsWith('+') ? t.slice(1) : t, currency);
-  if (cents === undefined || !/^[+-]?\d+(?:\.\d+)?$/.test(t)) throw new ReportFormatError(`${where}: "${t}" is not an amount in ${currency}`);
+  const unsigned = t.startsWith('-') || t.startsWith('+') ? t.slice(1) : t;
+  const significant = unsigned.includes('.') ? unsigned.replace(/0+$/, '').replace(/\.$/, '') : unsigned;
+  const cents = /^[+-]?\d+(?:\.\d+)?$/.test(t) ? parseDecimalAmount(significant, currency) : undefined;
+  if (cents === undefined) throw new ReportFormatError(`${where}: "${t}" is not an amount in ${currency}`);
   return cents;
 }
 
@@ -125,6 +131,8 @@ interface Totals {
   refunded: number;
   chargedBack: number;
   ended: 'voided' | 'expired' | 'declined' | undefined;
+  /** A refund or chargeback row was read: the payment was captured, maybe before the rows read. */
+  settledBefore: boolean;
 }
 
 /**
@@ -139,7 +147,7 @@ export function recordsOf(rows: readonly ReportRow[], only: ReadonlySet<string>)
     if (!only.has(row.pspReference)) continue;
     let t = totals.get(row.pspReference);
     if (!t) {
-      t = { currency: row.currency, authorised: undefined, received: undefined, captured: 0, refunded: 0, chargedBack: 0, ended: undefined };
+      t = { currency: row.currency, authorised: undefined, received: undefined, captured: 0, refunded: 0, chargedBack: 0, ended: undefined, settledBefore: false };
       totals.set(row.pspReference, t);
     }
     if (row.received !== undefined) t.received = row.received;
@@ -156,6 +164,7 @@ export function recordsOf(rows: readonly ReportRow[], only: ReadonlySet<string>)
         if (effect.total === 'captured') t.captured += v;
         else if (effect.total === 'refunded') t.refunded += v;
         else t.chargedBack += v;
+        if (effect.total !== 'captured') t.settledBefore = true;
         break;
       }
       case 'none':
@@ -167,7 +176,9 @@ export function recordsOf(rows: readonly ReportRow[], only: ReadonlySet<string>)
     const captured = Math.max(0, t.captured);
     const refunded = Math.max(0, t.refunded);
     // Neither authorised nor ended in the rows read: received, awaiting the shopper (3-D Secure).
-    const status: TransactionStatus = refunded > 0 ? 'refunded' : captured > 0 ? 'captured' : (t.ended ?? (t.authorised !== undefined ? 'authorized' : 'requires_action'));
+    // Only refund or chargeback rows (the capture booked before the lookback): money was taken, so captured.
+    const status: TransactionStatus =
+      refunded > 0 ? 'refunded' : captured > 0 || t.settledBefore ? 'captured' : (t.ended ?? (t.authorised !== undefined ? 'authorized' : 'requires_action'));
     out.set(transactionId, {
       transactionId,
       status,

@@ -8,7 +8,7 @@ import type { DisputeKind, DisputeStatus, NotifiedDispute } from '../connector.t
  * `data` is the dispute: `id` (`dsp_…`, the same through its stages), `payment_id`, `amount`
  * (minor units, in the processing currency), `currency`, `reason_code` (the scheme's),
  * `category`, `evidence_required_by`. Older examples leave out the amount: then the payment's
- * captured amount is taken.
+ * captured amount less its refunds is taken.
  *
  * | type | kind | status |
  * |---|---|---|

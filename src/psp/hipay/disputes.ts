@@ -12,8 +12,8 @@ import type { HipayTransaction } from './mapping.ts';
  *
  * So a `129` notice is a chargeback already **lost** (the money is taken), keyed by the
  * transaction (`<reference>-chargeback`: one dispute per transaction, a second `129` on it is the
- * same dispute), its amount `chargebackedAmount` (the payment's captured amount when HiPay tells
- * none). HiPay documents no status for a retrieval request, a fraud warning, a defence or a
+ * same dispute), its amount `chargebackedAmount` (the payment's captured amount less its refunds
+ * when HiPay tells none). HiPay documents no status for a retrieval request, a fraud warning, a defence or a
  * chargeback reversed in the merchant's favour: those stay in HiPay's back office, and a
  * reversed chargeback stays lost in Chipin.
  */

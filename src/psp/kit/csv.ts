@@ -2,7 +2,7 @@
  * A small RFC 4180 reader for the CSV reports PSPs publish (Adyen's payment accounting report):
  * fields separated by commas, records by CRLF or LF, a field in double quotes may hold commas,
  * line breaks and doubled quotes (`""`). No dependency: the project has no CSV library, and a
- * report is at most the 1 MB an answer may weigh (src/psp/psp-http.ts).
+ * report is at most the 64 MiB its download may weigh (`REPORT_MAX_BYTES`, src/psp/adyen/connector.ts).
  *
  * Answers the records, each an array of fields, or undefined when the text is not CSV: a quote
  * inside an unquoted field, text after a closing quote, a quoted field never closed. A byte

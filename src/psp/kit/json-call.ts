@@ -69,7 +69,7 @@ export class PspClient {
         );
         const retryable = err instanceof PspCallError && (err.kind === 'network' || err.kind === 'timeout');
         if (attempt < attempts && retryable) continue;
-        throw pspCallFault(psp, what, err, timeoutMs);
+        throw pspCallFault(psp, what, err, r.timeoutMs ?? timeoutMs);
       }
     }
   }

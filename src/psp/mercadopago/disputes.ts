@@ -94,8 +94,9 @@ export function toNotifiedDispute(cb: ChargebackView, payment: PaymentView): Not
     status: chargebackStatus(cb, payment),
     reason: cb.reason,
   };
-  // The case's amount is the disputed payment's only when the case has one payment; else the payment's captured amount is taken.
-  if (cb.paymentIds.length === 1 && cb.amountCents !== undefined && cb.amountCents > 0) {
+  // The case's amount is the disputed payment's only when the case has one payment and is in the
+  // payment's currency; else the payment's captured amount less its refunds is taken.
+  if (cb.paymentIds.length === 1 && cb.currency === payment.currency && cb.amountCents !== undefined && cb.amountCents > 0) {
     dispute.amountCents = cb.amountCents;
     dispute.currency = cb.currency;
   }
