@@ -288,7 +288,7 @@ async function untilQuiet(): Promise<void> {
     const percent = ((b1 - b0) / (performance.now() - w0) / availableParallelism()) * 100;
     if (percent < QUIET_MACHINE_PERCENT) return;
     if (performance.now() - t0 > QUIET_WAIT_MS) {
-      process.stdout.write(` (machine still busy after ${QUIET_WAIT_MS / 1000} s)`);
+      process.stdout.write(` (machine still ${Math.round(percent)} % busy after ${QUIET_WAIT_MS / 1000} s)`);
       return;
     }
   }

@@ -163,11 +163,13 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     // The same with a shopper named: one more statement, the shopper's history (docs/risk.md#the-history-query).
+    // Not the create row's client: that one has every purchase the create row made (thousands), and
+    // the history reads all of a shopper's purchases; a shopper with a handful is the usual case.
     name: 'POST /api/merchants/v1/eligibility (4 offers, shopper named)',
     server: 'chipin',
     method: 'POST',
     path: '/api/merchants/v1/eligibility',
-    body: JSON.stringify({ amount: 30000, created: '2026-01-31', shopper: { email: 'leader@example.com', phone: '+33612345678' } }),
+    body: JSON.stringify({ amount: 30000, created: '2026-01-31', shopper: { email: 'shopper@example.com', phone: '+33612345678' } }),
     setup: async (ctx) => ({ headers: { authorization: `Bearer ${await ctx.accessToken()}`, 'content-type': 'application/json' } }),
     baseline: { scenario: 'POST public simulate_payment_schedule (3x)', targetPercent: 40 },
   },
