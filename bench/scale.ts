@@ -1193,6 +1193,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${text}\n`);
   if (levels.some((l) => l.fromEarlierRun)) process.stdout.write('* figures of an earlier run on the same database (bench/results/scale.json)\n');
   process.stdout.write('p50 / p99 of sequential requests (HTTP: to the last byte; SQL: the call, in a transaction rolled back). Ratios: p50 (p99) against the first level.\n');
+  const busy = levels.map((l) => {
+    const b = Object.values(l.rows).flatMap((m) => (m.machineBusyPercent === undefined ? [] : [m.machineBusyPercent]));
+    return `${fmtLevel(l.level)} ${b.length ? Math.round(b.reduce((x, y) => x + y, 0) / b.length) : '-'} %`;
+  });
+  process.stdout.write(`machine busy during the rows (all ${availableParallelism()} cores, this benchmark's own processes included): ${busy.join(', ')}\n`);
   const seeds = levels.filter((l) => l.seed);
   if (seeds.length) {
     process.stdout.write(
