@@ -70,6 +70,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { availableParallelism, cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOOPBACK, ROOT, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stop, stopAll, type Child } from './children.ts';
+import { saveRows } from './rows.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { Database, Sql } from '../src/db/database.ts';
 import { claimDue } from '../src/delivery/delivery-queue-repository.ts';
@@ -1223,6 +1224,16 @@ async function main(): Promise<void> {
     ) + '\n',
   );
   process.stdout.write(`results written to ${file}\n`);
+  const levelsLabel = levels.map((l) => fmtLevel(l.level)).join(' / ');
+  saveRows(
+    'scale',
+    verdicts.map((v) => ({
+      row: `data growth (${levelsLabel}): ${v.row}`,
+      target: v.target,
+      measured: 'see bench/results/scale.json',
+      verdict: v.verdict.startsWith('MET') ? 'MET' : v.verdict.startsWith('NOT MET') ? 'NOT MET' : 'NOT MEASURED',
+    })),
+  );
   if (settings.keep || settings.databaseUrl)
     process.stdout.write(`database kept: ${target.name} (BENCH_SCALE_REUSE=1 or BENCH_DATABASE_URL=${withDatabase(settings.adminUrl, target.name)})\n`);
 }
