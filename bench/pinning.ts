@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 
 export interface Cores {
   /** The load generator's cores, as taskset reads them (`0`). */
@@ -21,7 +21,7 @@ export interface Cores {
 /** The split, or why there is none: fewer than 2 cores, no taskset, or BENCH_PIN=0. */
 export function chooseCores(env: string | undefined): Cores | { none: string } {
   if (env?.trim() === '0') return { none: 'BENCH_PIN=0' };
-  const n = availableParallelism();
+  const n = cpus().length; // the machine's, whatever this process's affinity
   if (n < 2) return { none: `${n} core` };
   try {
     execFileSync('taskset', ['-V'], { stdio: 'ignore' });

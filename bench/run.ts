@@ -29,7 +29,7 @@
  */
 import autocannon, { type Instance, type Result } from 'autocannon';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, tmpdir, totalmem, availableParallelism } from 'node:os';
+import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { LOOPBACK, ROOT, cpuTimeMs, freePort, machineBusyMs, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
@@ -65,6 +65,11 @@ const pinned = 'load' in settings.cores ? settings.cores : undefined;
 if (settings.processes > 1 && !settings.databaseUrl) throw new Error('BENCH_PROCESSES needs BENCH_DATABASE_URL: processes share a PostgreSQL database');
 
 const READY_TIMEOUT_MS = 120_000;
+/**
+ * The machine's cores. Not `availableParallelism()`: it follows this process's affinity, which
+ * pinning sets to the load generator's one core.
+ */
+const MACHINE_CORES = cpus().length;
 /**
  * CPU used by the rest of the machine above which a measurement is flagged as disturbed. On a quiet
  * machine this is kernel network work for loopback traffic, about 10 to 30 % of a core here.
@@ -285,7 +290,7 @@ async function untilQuiet(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_000));
     const b1 = machineBusyMs();
     if (b0 === undefined || b1 === undefined) return; // not Linux: no reading
-    const percent = ((b1 - b0) / (performance.now() - w0) / availableParallelism()) * 100;
+    const percent = ((b1 - b0) / (performance.now() - w0) / MACHINE_CORES) * 100;
     if (percent < QUIET_MACHINE_PERCENT) return;
     if (performance.now() - t0 > QUIET_WAIT_MS) {
       process.stdout.write(` (machine still ${Math.round(percent)} % busy after ${QUIET_WAIT_MS / 1000} s)`);
@@ -363,7 +368,7 @@ function machine() {
     /* not Linux */
   }
   return {
-    cpus: availableParallelism(),
+    cpus: MACHINE_CORES,
     cpuModel,
     cpuMHz: cpus()[0]?.speed,
     memTotalGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
@@ -453,8 +458,8 @@ async function main(): Promise<void> {
     `Chipin benchmark: ${settings.rounds > 1 ? `best of ${settings.rounds} rounds, ` : ''}${settings.duration} s per scenario after ${settings.warmup} s warm-up, ${settings.connections} connections, ` +
       `LOG_LEVEL=${settings.logLevel} (log to /dev/null), ${db}.\n` +
       (pinned
-        ? `Pinned: autocannon on core ${pinned.load}; the servers and PostgreSQL on core(s) ${pinned.server} of ${availableParallelism()}.\n\n`
-        : `Not pinned (${'none' in settings.cores ? settings.cores.none : ''}): autocannon shares the ${availableParallelism()} CPU(s) with the servers, so figures are relative, not capacity.\n\n`),
+        ? `Pinned: autocannon on core ${pinned.load}; the servers and PostgreSQL on core(s) ${pinned.server} of ${MACHINE_CORES}.\n\n`
+        : `Not pinned (${'none' in settings.cores ? settings.cores.none : ''}): autocannon shares the ${MACHINE_CORES} CPU(s) with the servers, so figures are relative, not capacity.\n\n`),
   );
 
   const [bareUrl, chipin] = await Promise.all([
