@@ -468,7 +468,14 @@ async function main(): Promise<void> {
   ]);
   if (settings.databaseUrl) {
     postgres = await postgresServer(settings.databaseUrl);
-    if (pinned) postgres.pin(pinned.server);
+    if (pinned) {
+      try {
+        postgres.pin(pinned.server);
+      } catch (err) {
+        // Another user's server (not root): measured, but sharing every core.
+        process.stdout.write(`  PostgreSQL not pinned (${(err as Error).message.split('\n')[0]}): its processes may share autocannon's core\n`);
+      }
+    }
   }
   // The load generator is this process (autocannon runs in it): its core, every thread. After the
   // servers' start, which it would otherwise confine to that core (children inherit it).
