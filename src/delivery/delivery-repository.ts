@@ -123,7 +123,10 @@ export async function listDeliveries(sql: Sql, accountId: string, f: DeliveryFil
     where.push(`(d.created_at, d.event_id, d.id) < ($${n - 2}, $${n - 1}, $${n})`);
   }
   params.push(f.limit);
-  const { rows } = await sql.query<DeliveryRow>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.event_id DESC, d.id DESC LIMIT $${params.length}`, params);
+  // Unprepared: a cached generic plan reads every row older than the cursor (docs/performance.md#keyset-lists-run-unprepared).
+  const { rows } = await sql.query<DeliveryRow>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.event_id DESC, d.id DESC LIMIT $${params.length}`, params, {
+    prepare: false,
+  });
   return rows.map(toView);
 }
 

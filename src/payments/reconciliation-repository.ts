@@ -150,6 +150,8 @@ export async function paymentsTouched(
         AND NOT EXISTS (SELECT 1 FROM reconciliation_run_items i WHERE i.run_id = $6 AND i.transaction_id = p.psp_transaction_id)
       ORDER BY p.id LIMIT $8`,
     [q.accountId, q.psp, q.pspAccountId, q.from, q.to, q.runId, q.after, q.limit],
+    // Unprepared: the best plan depends on the period and the cursor (docs/performance.md#keyset-lists-run-unprepared).
+    { prepare: false },
   );
   return rows;
 }

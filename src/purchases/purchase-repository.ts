@@ -145,9 +145,11 @@ export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilt
     where.push(`(p.created_at, p.id) < ($${params.length - 1}, $${params.length})`);
   }
   params.push(f.limit);
+  // Unprepared: a cached generic plan reads every row older than the cursor (docs/performance.md#keyset-lists-run-unprepared).
   const { rows } = await sql.query<PurchaseRow>(
     `SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE ${where.join(' AND ')} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
     params,
+    { prepare: false },
   );
   return rows.map(toPurchase);
 }

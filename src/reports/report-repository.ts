@@ -124,6 +124,8 @@ export async function dailyReportPage(
       ORDER BY r.day COLLATE "C", r.psp COLLATE "C", COALESCE(r.psp_account_id::text, '') COLLATE "C", r.currency COLLATE "C"
       LIMIT $9`,
     [accountId, range.timeZone, range.from, range.to, ...key, limit],
+    // Unprepared: the best plan depends on the period's length (docs/performance.md#keyset-lists-run-unprepared).
+    { prepare: false },
   );
   return rows.map((r) => ({
     day: r.day,

@@ -140,6 +140,8 @@ export async function decisionsPage(
         AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
       ORDER BY created_at, id LIMIT $6`,
     [accountId, range.from, range.to, after?.createdAt ?? null, after?.id ?? null, limit],
+    // Unprepared: the best plan depends on the period and the cursor (docs/performance.md#keyset-lists-run-unprepared).
+    { prepare: false },
   );
   return rows.map(toRow);
 }
