@@ -61,6 +61,15 @@ function procStat(pid: number): ProcStat | undefined {
   }
 }
 
+/** A process's command name (/proc/<pid>/comm). */
+function commOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The live children of a process, from /proc. */
 function childrenOf(ppid: number): number[] {
   const found: number[] = [];
@@ -81,7 +90,10 @@ export class PostgresServer {
 
   constructor(backendPid: number) {
     const stat = procStat(backendPid);
-    if (!stat) throw new Error(`no process ${backendPid}: is PostgreSQL on this machine?`);
+    // A server elsewhere answers with a pid of its own machine: never take a local process for it.
+    if (!stat || commOf(backendPid) !== 'postgres' || commOf(stat.ppid) !== 'postgres') {
+      throw new Error(`process ${backendPid} is not a PostgreSQL backend of this machine: BENCH_DATABASE_URL must name a local server`);
+    }
     this.postmaster = stat.ppid;
   }
 
