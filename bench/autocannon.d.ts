@@ -14,7 +14,14 @@ declare module 'autocannon' {
     timeout?: number;
     title?: string;
     /** Requests each connection sends in turn, cycling (instead of one url/method/body). */
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      /** Called as each request is sent; what it returns is sent (e.g. a header that changes). */
+      setupRequest?: (req: { headers?: Record<string, string> }) => { headers?: Record<string, string> };
+    }[];
     /** Requests per second in all, across connections (a steady load). */
     overallRate?: number;
   }
