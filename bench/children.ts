@@ -23,6 +23,15 @@ export interface Child {
 
 const children = new Set<Child>();
 
+/** An integer setting of a benchmark from the environment, refused with its name and range when out of it. */
+export function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
 /** Busy CPU time (all cores, everything but idle and iowait, ms) of the whole machine so far, from /proc/stat; Linux only. */
 export function machineBusyMs(): number | undefined {
   try {

@@ -85,17 +85,9 @@ import pg from 'pg';
 import { CommitNotifier } from '../src/db/notifier.ts';
 import { notifyThrough } from '../src/db/postgres.ts';
 import { OUTBOX_CHANNEL } from '../src/domain/events.ts';
-import { LOOPBACK, ROOT, cpuTimeMs, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { LOOPBACK, ROOT, cpuTimeMs, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 
 // --- settings ------------------------------------------------------------------------------
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 /** The variables that choose one run; with none of them set, the issue's two rows run. */
 const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED', 'BENCH_QUIET'];

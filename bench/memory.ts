@@ -20,17 +20,9 @@ import autocannon, { type Instance } from 'autocannon';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { saveRows } from './rows.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 const settings = {
   minutes: intEnv('BENCH_MINUTES', 30, 1, 240),

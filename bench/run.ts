@@ -32,18 +32,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { LOOPBACK, ROOT, cpuTimeMs, freePort, machineBusyMs, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { LOOPBACK, ROOT, cpuTimeMs, freePort, machineBusyMs, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { loadRows } from './rows.ts';
 import { PostgresServer, chooseCores, coreList, coresBusyMs, pin } from './pinning.ts';
 import { SCENARIOS, basicAuth, type BenchContext, type Credentials, type RequestSpec, type Scenario } from './scenarios.ts';
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 const settings = {
   duration: intEnv('BENCH_DURATION', 10, 1, 500), // tokens live 600 s; setup fetches one per scenario

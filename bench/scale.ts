@@ -69,7 +69,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOOPBACK, ROOT, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stop, stopAll, type Child } from './children.ts';
+import { LOOPBACK, ROOT, freePort, killAllSync, machineBusyMs, runTs, spawnTs, stop, stopAll, type Child, intEnv } from './children.ts';
 import { saveRows } from './rows.ts';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { Database, Sql } from '../src/db/database.ts';
@@ -79,14 +79,6 @@ import { encodeCursor } from '../src/http/routes/cursor.ts';
 import { parsePublicId, toPublicId } from '../src/domain/ids.ts';
 
 // --- settings ------------------------------------------------------------------------------
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 function levelsEnv(): number[] {
   const raw = process.env.BENCH_SCALE_LEVELS?.trim() || '10000,1000000,10000000';

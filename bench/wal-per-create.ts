@@ -35,16 +35,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { Database } from '../src/db/database.ts';
-import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk } from './children.ts';
+import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 const adminUrl = process.env.WAL_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const creates = intEnv('WAL_CREATES', 2_000, 1, 100_000);
