@@ -503,6 +503,11 @@ async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | undefined>
       process.stdout.write(`  recreating ${defs.length} secondary indexes ...\n`);
       await recreateIndexes(c, defs);
     }
+    // The seed writes with triggers off (session_replication_role = replica): the home page's
+    // running sums (migration 044) are recounted from the rows, as the migration does.
+    const tSums = performance.now();
+    await c.query('SELECT chipin_home_stats_rebuild()');
+    process.stdout.write(`  home page sums recounted in ${((performance.now() - tSums) / 1000).toFixed(1)} s\n`);
     const t2 = performance.now();
     process.stdout.write('  VACUUM (ANALYZE) ...\n');
     await c.query('VACUUM (ANALYZE)');
@@ -521,7 +526,7 @@ async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | undefined>
       added,
       batches,
       insertSeconds: round1((t1 - t0) / 1000),
-      ...(defs ? { indexSeconds: round1((t2 - t1) / 1000), droppedIndexes: defs.length } : {}),
+      ...(defs ? { indexSeconds: round1((tSums - t1) / 1000), droppedIndexes: defs.length } : {}),
       vacuumAnalyzeSeconds: round1((t3 - t2) / 1000),
       totalSeconds: round1((t3 - t0) / 1000),
       rows,

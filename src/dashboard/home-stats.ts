@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { addDays } from '../domain/apr.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
-import { collectedAndRefunded, deliveryCounts, lastFailingDelivery, potClosings, purchasesByDay } from './home-stats-repository.ts';
+import { deliveryCounts, lastFailingDelivery, purchasesByDay } from './home-stats-repository.ts';
 
 /** Days the home page looks back over, today (in the account's time zone) included. */
 export const HOME_DAYS = 30;
@@ -41,23 +41,17 @@ export interface HomeStats {
 /**
  * The home page's figures for one account: purchases created in the last {@link HOME_DAYS} days
  * of the account's time zone (today by the service clock; the days begin at its midnights, so a
- * purchase at 00:30 in Paris counts on its Paris day), and what became of them (the queries and the indexes
- * they use: home-stats-repository.ts).
+ * purchase at 00:30 in Paris counts on its Paris day), and what became of them (from the running sums
+ * the database keeps: home-stats-repository.ts).
  */
 export async function homeStats(sql: Sql, accountId: string, now: Date, timeZone: string): Promise<HomeStats> {
   const today = zonedDay(now, timeZone);
   const first = addDays(today, -(HOME_DAYS - 1));
   const window = { accountId, from: zonedMidnight(first, timeZone), to: zonedMidnight(addDays(today, 1), timeZone), timeZone };
-  const [days, money, p, d, f] = await Promise.all([
-    purchasesByDay(sql, window),
-    collectedAndRefunded(sql, window),
-    potClosings(sql, window),
-    deliveryCounts(sql, window),
-    lastFailingDelivery(sql, window),
-  ]);
-  const sum = (k: 'created' | 'paid' | 'failed' | 'refunded') => days.reduce((n, r) => n + Number(r[k]), 0);
-  const currencies = [...new Set([...days, ...money].map((r) => r.currency))].sort();
-  const cents = (currency: string, what: string) => Number(money.find((r) => r.currency === currency && r.what === what)?.cents ?? 0);
+  const [rows, d, f] = await Promise.all([purchasesByDay(sql, window), deliveryCounts(sql, window), lastFailingDelivery(sql, window)]);
+  const sum = (k: 'created' | 'paid' | 'failed' | 'refunded' | 'pots_by_friends' | 'pots_by_leader' | 'pots_rest_refused') => rows.reduce((n, r) => n + Number(r[k]), 0);
+  const currencies = [...new Set(rows.map((r) => r.currency))].sort();
+  const cents = (currency: string, k: 'collected_cents' | 'refunded_cents') => rows.filter((r) => r.currency === currency).reduce((n, r) => n + Number(r[k]), 0);
   return {
     from: first,
     to: today,
@@ -65,9 +59,10 @@ export async function homeStats(sql: Sql, accountId: string, now: Date, timeZone
     paid: sum('paid'),
     failed: sum('failed'),
     refunded: sum('refunded'),
-    money: currencies.map((c) => ({ currency: c, collectedCents: cents(c, 'collected'), refundedCents: cents(c, 'refunded') })),
-    days: days.map((r) => ({ day: r.day, currency: r.currency, created: Number(r.created), amountCents: Number(r.amount_cents) })),
-    pots: { byFriends: Number(p?.by_friends ?? 0), byLeader: Number(p?.by_leader ?? 0), restRefused: Number(p?.rest_refused ?? 0) },
+    money: currencies.map((c) => ({ currency: c, collectedCents: cents(c, 'collected_cents'), refundedCents: cents(c, 'refunded_cents') })),
+    // A day shows once a purchase was created on it (a slot's row outlives a purchase deleted since).
+    days: rows.filter((r) => Number(r.created) > 0).map((r) => ({ day: r.day, currency: r.currency, created: Number(r.created), amountCents: Number(r.amount_cents) })),
+    pots: { byFriends: sum('pots_by_friends'), byLeader: sum('pots_by_leader'), restRefused: sum('pots_rest_refused') },
     deliveries: {
       delivered: Number(d?.delivered ?? 0),
       failing: Number(d?.failing ?? 0),
