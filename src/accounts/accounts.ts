@@ -9,10 +9,11 @@ import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
 import { actorOf } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
+import type { ThrottleRow } from '../auth/throttle-repository.ts';
 import { accountExists, accountProfile, countAccounts, insertAccount, setAccountSettings } from './account-repository.ts';
 import { isPhoneCountry } from '../messaging/phone-numbers.ts';
 import { DEFAULT_TIME_ZONE, timeZoneOf } from '../i18n/format.ts';
-import { findActiveApiKey, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
+import { findActiveApiKeyWithBudgets, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
 import {
   accountIdOfUserEmail,
   dashboardEmailTaken,
@@ -199,10 +200,17 @@ export class Accounts {
     return rows.map((r) => ({ apiKey: r.id, createdAt: r.created_at, revokedAt: r.revoked_at ?? undefined }));
   }
 
-  /** The key's account and secret hash, when the key exists and is not revoked. */
-  async findActiveKey(apiKey: string): Promise<{ accountId: string; secretHash: Buffer } | undefined> {
-    const row = await findActiveApiKey(this.db, apiKey);
-    return row && { accountId: row.account_id, secretHash: Buffer.from(row.secret_hash) };
+  /**
+   * The key's account and secret hash, when the key exists and is not revoked, with the stored
+   * rows of these failure budgets (`AttemptBudgets.rowsOf`) read in the same statement: the token
+   * route needs both on every request, and one round trip costs less than two.
+   */
+  async findActiveKey(
+    apiKey: string,
+    budgets: { scopes: readonly string[]; subjects: readonly string[] },
+  ): Promise<{ accountId: string; secretHash: Buffer; budgets: ThrottleRow[] } | undefined> {
+    const row = await findActiveApiKeyWithBudgets(this.db, apiKey, budgets.scopes, budgets.subjects);
+    return row && { accountId: row.account_id, secretHash: Buffer.from(row.secret_hash), budgets: row.budgets };
   }
 
   /**

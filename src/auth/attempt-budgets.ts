@@ -51,6 +51,17 @@ export interface Claim {
   subject: string;
 }
 
+/**
+ * The auth_throttle rows of some claims' budgets, as the table names them: the (scope, subject
+ * digest) pairs, one per budget and subject (in the order of {@link ordered}), and the budget each
+ * pair belongs to.
+ */
+export interface BudgetRows {
+  readonly scopes: readonly string[];
+  readonly subjects: readonly string[];
+  readonly budgets: readonly Budget[];
+}
+
 /** A reserved attempt: settle it once the credentials were compared. */
 export interface Reservation {
   ok: true;
@@ -134,21 +145,31 @@ export class AttemptBudgets {
 
   /** Seconds before these subjects may try again (the longest wait of their budgets), 0 when they may: one read. */
   async wait(claims: readonly Claim[]): Promise<number> {
+    const rows = this.rowsOf(claims);
+    if (rows.scopes.length === 0) return 0;
+    return this.waitOf(rows, await throttleRows(this.sql, rows.scopes, rows.subjects));
+  }
+
+  /**
+   * The stored rows of these claims' budgets, for a statement that reads them beside rows of its
+   * own (the token route reads them in its API key's lookup, one round trip instead of two);
+   * {@link waitOf} then answers from what it read, as {@link wait} would have.
+   */
+  rowsOf(claims: readonly Claim[]): BudgetRows {
     const rows = ordered(claims);
-    if (rows.length === 0) return 0;
+    return { scopes: rows.map((r) => r.budget.scope), subjects: rows.map((r) => r.key), budgets: rows.map((r) => r.budget) };
+  }
+
+  /** Seconds before the subjects of `rows` may try again, from their rows as read (`found`; a budget without a row has no failure), 0 when they may. */
+  waitOf(rows: BudgetRows, found: readonly ThrottleRow[]): number {
     const now = this.now();
-    const found = await throttleRows(
-      this.sql,
-      rows.map((r) => r.budget.scope),
-      rows.map((r) => r.key),
-    );
     let wait = 0;
-    for (const r of rows) {
-      const row = found.find((f) => f.scope === r.budget.scope && f.subject === r.key);
-      if (!row) continue;
+    rows.budgets.forEach((budget, i) => {
+      const row = found.find((f) => f.scope === rows.scopes[i] && f.subject === rows.subjects[i]);
+      if (!row) return;
       const left = new Date(row.resets_at).getTime() - now;
-      if (left > 0 && row.failures >= r.budget.limit) wait = Math.max(wait, Math.ceil(left / 1000));
-    }
+      if (left > 0 && row.failures >= budget.limit) wait = Math.max(wait, Math.ceil(left / 1000));
+    });
     return wait;
   }
 

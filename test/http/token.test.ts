@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AccessTokens } from '../../src/auth/access-tokens.ts';
 import { basic, getToken, newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
@@ -97,6 +97,34 @@ describe('POST /api/token', () => {
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(blocked.json().error).toBe('too_many_requests');
+  });
+
+  it('reads the key and both budgets in one statement, and answers from both up to their limits', async () => {
+    const victim = await newMerchant(app);
+    const right = (address: string) => tokenRequest({ authorization: basic(victim.api_key, victim.api_secret), ...FORM }, 'grant_type=client_credentials', address);
+    const wrong = (key: string, address: string) => tokenRequest({ authorization: basic(key, 'bad'), ...FORM }, 'grant_type=client_credentials', address);
+    // 4 failures of the key and 19 of the address: one below each limit, so the right secret is served.
+    for (let i = 0; i < 4; i++) expect((await wrong(victim.api_key, '10.4.0.1')).statusCode).toBe(401);
+    for (let i = 0; i < 15; i++) expect((await wrong(`key_other${i}`, '10.4.0.1')).statusCode).toBe(401);
+    const queries = vi.spyOn(app.services.db, 'query');
+    try {
+      expect((await right('10.4.0.1')).statusCode).toBe(200);
+      const credentialReads = queries.mock.calls.filter(([text]) => /\b(api_keys|auth_throttle)\b/.test(text));
+      expect(credentialReads).toHaveLength(1);
+    } finally {
+      queries.mockRestore();
+    }
+    // The address's 20th failure spends its budget: the right secret is refused there, served elsewhere.
+    expect((await wrong('key_other15', '10.4.0.1')).statusCode).toBe(401);
+    const atAddress = await right('10.4.0.1');
+    expect(atAddress.statusCode).toBe(429);
+    expect(Number(atAddress.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await right('10.4.0.2')).statusCode).toBe(200);
+    // The key's 5th failure spends its budget: refused from any address.
+    expect((await wrong(victim.api_key, '10.4.0.3')).statusCode).toBe(401);
+    const anywhere = await right('10.4.0.4');
+    expect(anywhere.statusCode).toBe(429);
+    expect(anywhere.json()).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(/^too many failed attempts, retry in \d+ s$/) });
   });
 
   it('throttles repeated failures per client address across keys', async () => {

@@ -102,16 +102,16 @@ export function registerToken(app: App, { accounts, tokens, authBudgets }: Servi
       // The secret (256 random bits, one SHA-256) is compared first; the budgets' answer comes
       // from one atomic statement after it, so guesses sent at once are answered as if sent one
       // by one, and a merchant may ask for tokens on many connections at once
-      // (src/auth/attempt-budgets.ts). The budgets are read beside the key.
+      // (src/auth/attempt-budgets.ts). The budgets are read in the key's own statement: one round
+      // trip instead of two on every request.
       const claims = [byAddress, { budget: BUDGETS.tokenKey, subject: creds.id }];
-      const spent = authBudgets.wait(claims);
-      spent.catch(() => {}); // awaited below on the right secret only
-      const key = await accounts.findActiveKey(creds.id);
+      const budgetRows = authBudgets.rowsOf(claims);
+      const key = await accounts.findActiveKey(creds.id, budgetRows);
       if (!key || !apiSecretMatches(creds.secret, key.secretHash)) {
         const wait = await authBudgets.fail(claims);
         throw wait > 0 ? throttled(wait) : invalidClient();
       }
-      const wait = await spent;
+      const wait = authBudgets.waitOf(budgetRows, key.budgets);
       if (wait > 0) throw throttled(wait);
       if (request.body.grant_type !== 'client_credentials') {
         throw new ApiError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
