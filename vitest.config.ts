@@ -75,6 +75,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'browser',
+          // A page test takes 3-6 s alone but shares 2 cores with Chromium and the other
+          // projects' workers; under that load the 30 s default cut several off mid-page
+          // (docs/testing.md#timeouts). Hangs still end.
+          testTimeout: 90_000,
           include: BROWSER,
           globalSetup: ['./test/setup/pglite-snapshot.ts', './test/setup/browser-server.ts'],
           setupFiles: ['./test/setup/without-postgres.ts'],
