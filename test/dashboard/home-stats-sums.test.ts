@@ -86,6 +86,17 @@ interface Made {
 }
 const pick = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.length] : undefined);
 
+/** A payment of 5,000.00 on the purchase, `captured` of it captured. */
+async function insertPayment(purchase: string, captured: number, status: 'captured' | 'authorized', at: Date): Promise<string> {
+  const id = randomUUID();
+  await db.query(
+    `INSERT INTO payments (id, account_id, purchase_id, purpose, psp, idempotency_key, amount_cents, captured_cents, status, created_at, updated_at)
+     SELECT $1, account_id, id, 'guarantee', 'sandbox', $5, 500000, $2, $6, $3, $3 FROM purchases WHERE id = $4`,
+    [id, captured, at, purchase, `sums-${id}`, status],
+  );
+  return id;
+}
+
 async function apply(made: Made, o: Op): Promise<void> {
   const at = new Date(T0);
   switch (o.op) {
@@ -108,13 +119,7 @@ async function apply(made: Made, o: Op): Promise<void> {
     case 'capture': {
       const p = pick(made.purchases, o.p);
       if (!p) return;
-      const id = randomUUID();
-      await db.query(
-        `INSERT INTO payments (id, account_id, purchase_id, purpose, psp, idempotency_key, amount_cents, captured_cents, status, created_at, updated_at)
-         SELECT $1, account_id, id, 'guarantee', 'sandbox', $5, 500000, $2, 'captured', $3, $3 FROM purchases WHERE id = $4`,
-        [id, o.cents, at, p, `sums-${id}`],
-      );
-      made.payments.push(id);
+      made.payments.push(await insertPayment(p, o.cents, 'captured', at));
       return;
     }
     case 'recapture': {
@@ -128,12 +133,7 @@ async function apply(made: Made, o: Op): Promise<void> {
       const refund = randomUUID();
       const id = randomUUID();
       // Refunded from a payment of its own, captured by nothing here: only the allocation moves a figure.
-      const payment = randomUUID();
-      await db.query(
-        `INSERT INTO payments (id, account_id, purchase_id, purpose, psp, idempotency_key, amount_cents, status, created_at, updated_at)
-         SELECT $1, account_id, id, 'guarantee', 'sandbox', $2, 500000, 'authorized', $3, $3 FROM purchases WHERE id = $4`,
-        [payment, `sums-${payment}`, at, p],
-      );
+      const payment = await insertPayment(p, 0, 'authorized', at);
       await db.query(
         `INSERT INTO refunds (id, account_id, purchase_id, amount_cents, state, created_at, updated_at)
          SELECT $1, account_id, id, $2, 'pending', $3, $3 FROM purchases WHERE id = $4`,
