@@ -151,6 +151,25 @@ describe(`the claim's plan (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
     expect(rest.map((d) => d.eventId)).toEqual([...rest.map((d) => d.eventId)].sort((a, b) => a - b));
     expect(new Set([...first, ...rest].map((d) => d.id)).size).toBe(42);
   });
+
+  it("writes no lease when nothing is due: an idle claim does not run the deliveries' statement trigger (the home page's sums)", async () => {
+    const app = await bed.freshApp();
+    const m = await caller(app);
+    await setWebhook(app, m, bed.receiver.url('/busy'), ['paymentFailed']);
+    // Calls of the trigger function within one transaction (track_functions counts PL/pgSQL calls).
+    const triggerCallsOfClaim = () =>
+      app.services.db.transaction(async (tx) => {
+        await tx.query("SET LOCAL track_functions = 'pl'");
+        const claimed = await claimDue(tx, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, limit: 10, perDestination: 10 });
+        const { rows } = await tx.query<{ n: number }>("SELECT coalesce(pg_stat_get_xact_function_calls('chipin_delivery_stats_of_deliveries'::regproc), 0)::int AS n");
+        return { claimed: claimed.length, calls: rows[0]!.n };
+      });
+    expect(await triggerCallsOfClaim()).toEqual({ claimed: 0, calls: 0 });
+    // The counter does count it once a claim writes leases.
+    await burst(app, m, 3);
+    await dispatch(app);
+    expect(await triggerCallsOfClaim()).toEqual({ claimed: 3, calls: 1 });
+  });
 });
 
 describe(`the lease a claim writes (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
