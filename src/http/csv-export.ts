@@ -19,16 +19,26 @@ export interface CsvExport<Row> {
  * Streams a CSV export as a `text/csv` attachment in constant memory: the header, then the rows
  * read by keyset pages and written as they come, until a page comes back short. Not cached, and
  * not sniffed as anything but text.
+ *
+ * The next page is asked for before this one is turned into lines, so that the database reads it
+ * while this process formats and sends: two pages at most are held at once
+ * (docs/performance.md#the-csv-export).
  */
 export function streamCsvExport<Row>(reply: FastifyReply, csv: CsvExport<Row>): FastifyReply {
   async function* lines() {
     yield csv.header;
-    let last: Row | undefined;
-    for (;;) {
-      const rows = await csv.page(last);
-      if (rows.length) yield rows.map(csv.line).join('');
-      last = rows[rows.length - 1];
-      if (rows.length < csv.batch || last === undefined) return;
+    let next: Promise<Row[]> | undefined = csv.page(undefined);
+    try {
+      while (next) {
+        const rows: Row[] = await next;
+        const last = rows[rows.length - 1];
+        next = rows.length === csv.batch && last !== undefined ? csv.page(last) : undefined;
+        if (rows.length) yield rows.map(csv.line).join('');
+      }
+    } finally {
+      // The download stopped (the browser went away) with a page still being read: its outcome
+      // has no one left to take it, and a failure must not become an unhandled rejection.
+      next?.catch(() => {});
     }
   }
   return reply

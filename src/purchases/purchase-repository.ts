@@ -124,8 +124,8 @@ export interface PurchaseFilter {
   limit: number;
 }
 
-/** The account's purchases, newest first, by keyset pagination (stable under concurrent inserts). */
-export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilter): Promise<Purchase[]> {
+/** The WHERE clause of a filter, and its parameters, the account's id first: the list's and the export's. */
+function purchaseWhere(accountId: string, f: PurchaseFilter): { where: string; params: unknown[] } {
   const params: unknown[] = [accountId];
   const where = ['p.account_id = $1'];
   const add = (clause: (n: string) => string, value: unknown) => {
@@ -145,13 +145,50 @@ export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilt
     where.push(`(p.created_at, p.id) < ($${params.length - 1}, $${params.length})`);
   }
   params.push(f.limit);
+  return { where: where.join(' AND '), params };
+}
+
+/** The account's purchases, newest first, by keyset pagination (stable under concurrent inserts). */
+export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilter): Promise<Purchase[]> {
+  const { where, params } = purchaseWhere(accountId, f);
   // Unprepared: a cached generic plan reads every row older than the cursor (docs/performance.md#keyset-lists-run-unprepared).
-  const { rows } = await sql.query<PurchaseRow>(
-    `SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE ${where.join(' AND ')} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
+  const { rows } = await sql.query<PurchaseRow>(`SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE ${where} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`, params, {
+    prepare: false,
+  });
+  return rows.map(toPurchase);
+}
+
+/** A purchase as the back office's CSV export shows it (src/dashboard/purchases-csv.ts), with its keyset cursor. */
+export interface PurchaseExportRow {
+  id: string;
+  ref: string | null;
+  createdAt: Date;
+  state: PurchaseState;
+  offerId: string;
+  title: string;
+  amountCents: number;
+  currency: string;
+  clientEmail: string;
+  refundedCents: number;
+}
+
+/**
+ * `listPurchases`, the same filter and order, with only the export's ten columns: a whole
+ * purchase carries its metadata and products as JSON, parsed for every row, and fifteen columns
+ * more that the file does not show (docs/performance.md#the-csv-export).
+ */
+export async function listPurchasesForExport(sql: Sql, accountId: string, f: PurchaseFilter): Promise<PurchaseExportRow[]> {
+  const { where, params } = purchaseWhere(accountId, f);
+  const { rows } = await sql.query<PurchaseExportRow>(
+    `SELECT p.id, p.ref, p.created_at AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
+       p.currency, c.email AS "clientEmail",
+       (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
+          WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS "refundedCents"
+     ${FROM} WHERE ${where} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
     params,
     { prepare: false },
   );
-  return rows.map(toPurchase);
+  return rows;
 }
 
 export interface Client {

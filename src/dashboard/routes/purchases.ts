@@ -15,7 +15,7 @@ import { parseTypedAmount } from '../../domain/money.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { Lang } from '../../i18n/lang.ts';
-import { listPurchases } from '../../purchases/purchase-repository.ts';
+import { listPurchases, listPurchasesForExport } from '../../purchases/purchase-repository.ts';
 import type { Services } from '../../services.ts';
 import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';
@@ -28,7 +28,7 @@ import { seeOther, sendPage, signedIn, signedInForm } from './support.ts';
 const PAGE = { schema: { hide: true } };
 const PAGE_SIZE = 20;
 /** Rows read per query of the CSV export: memory stays this small whatever the export's size. */
-const EXPORT_BATCH = 200;
+const EXPORT_BATCH = 1000;
 const MAX_REASON = 500;
 
 /** The offer filter's choices: each offer's merchant_uid and its kind in words ("3 installments"), as the Offers page names it. */
@@ -97,7 +97,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       filename: `chipin-purchases-${day}.csv`,
       header: csvHeader(),
       batch: EXPORT_BATCH,
-      page: (last) => listPurchases(services.reads, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
+      page: (last) => listPurchasesForExport(services.reads, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
       line: csvLine,
     });
   });
