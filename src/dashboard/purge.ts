@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { purgeSpentBudgets } from '../auth/throttle-repository.ts';
 import { purgeFinishedOperations } from '../psp/psp-operation-repository.ts';
+import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { purgeEndedInvitations } from './invitation-repository.ts';
 import { purgeEndedSessions } from './session-repository.ts';
@@ -23,7 +24,8 @@ export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; 
 
 /**
  * Runs the purge (and those of ended credential failure budgets, src/auth/attempt-budgets.ts, of
- * finished PSP operations past their replay window, src/psp/psp-operation-repository.ts, and of
+ * finished PSP operations past their replay window, src/psp/psp-operation-repository.ts, of
+ * expired Idempotency-Keys, src/idempotency/idempotency-repository.ts, and of
  * risk decisions older than `riskDecisionRetentionDays` by the wall clock, docs/risk.md#retention)
  * every `everyMs` of wall-clock time in this process (an unref'd timer; the first
  * run one interval after start). Not a durable job: sessions and invitations expire by the wall
@@ -52,6 +54,13 @@ export function startDashboardPurge(
         if (n > 0) log.info({ psp_operations: n }, 'finished PSP operations past their replay window deleted');
       },
       (err: unknown) => log.warn({ err }, 'could not purge finished PSP operations (tried again at the next run)'),
+    );
+    // Idempotency-Keys past their 24 hours (docs/api-conventions.md#idempotency-key), by batches.
+    purgeExpiredIdempotencyKeys(db).then(
+      (n) => {
+        if (n > 0) log.info({ idempotency_keys: n }, 'expired idempotency keys deleted');
+      },
+      (err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys (tried again at the next run)'),
     );
     // Risk decisions past their retention (docs/risk.md#retention), by batches.
     purgeOldRiskDecisions(db, riskDecisionRetentionDays, new Date()).then(

@@ -80,3 +80,19 @@ export async function storeResponse(sql: Sql, k: IdempotencyKey, status: number,
       .where('key', '=', k.key),
   );
 }
+
+/**
+ * Deletes keys past their expiry, at most `limit` a run (a backlog goes over several runs, never
+ * in one long statement). An expired key answers nothing any more: `claimKey` treats it as new.
+ * The expiry is checked again on the row being deleted, so a key claimed afresh meanwhile (its
+ * expiry moved 24 h on) is kept with its new request. By the database's wall clock, as the expiry.
+ */
+export async function purgeExpiredIdempotencyKeys(sql: Sql, limit = 10_000): Promise<number> {
+  const { rowCount } = await sql.query(
+    `DELETE FROM idempotency_keys k
+     WHERE (k.account_id, k.scope, k.key) IN (SELECT account_id, scope, key FROM idempotency_keys WHERE expires_at < now() LIMIT $1)
+       AND k.expires_at < now()`,
+    [limit],
+  );
+  return rowCount;
+}

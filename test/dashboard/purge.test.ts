@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeDashboardRows, startDashboardPurge } from '../../src/dashboard/purge.ts';
-import { caller, type Caller } from '../helpers/api.ts';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { signIn } from '../helpers/dashboard.ts';
 
-/** The purge of dead back-office rows (docs/back-office.md#sessions): ended sessions and old invitations go, live ones stay. */
+/** The purge of dead rows (docs/back-office.md#sessions): ended sessions, old invitations and expired Idempotency-Keys go, live ones stay. */
 let app: TestApp;
 let a: Caller;
 
@@ -56,10 +56,15 @@ describe('the back-office purge', () => {
     await signIn(app, a.merchant);
     const [first] = await sessionIds();
     await app.services.db.query("UPDATE dashboard_sessions SET revoked_at = now() - interval '2 days' WHERE id = $1", [first]);
+    // An Idempotency-Key past its 24 h goes in the same run (docs/api-conventions.md#idempotency-key).
+    expect((await a.post('/api/merchants/v1/purchases', minimalPurchase(), { 'idempotency-key': 'purge-loop' })).statusCode).toBe(201);
+    await app.services.db.query("UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE key = 'purge-loop'");
+    const keyLeft = async () => (await app.services.db.query("SELECT 1 FROM idempotency_keys WHERE key = 'purge-loop'")).rows.length;
     const lines: unknown[] = [];
     const stop = startDashboardPurge(app.services.db, { info: (o: unknown) => void lines.push(o), warn: () => {} } as never, 20);
     try {
       await expect.poll(async () => (await sessionIds()).includes(first!)).toBe(false);
+      await expect.poll(keyLeft).toBe(0);
       await expect.poll(() => lines.length).toBeGreaterThan(0);
     } finally {
       stop();

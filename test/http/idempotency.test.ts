@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { bundledMigrations, migrate } from '../../src/db/migrate.ts';
 import { newUuid } from '../../src/domain/ids.ts';
+import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency-repository.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { openTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -107,6 +108,34 @@ describe('Idempotency-Key', () => {
 });
 
 /** The key's scope is the account, the matched route and the resource: never the URL as sent (issue 26). */
+describe('expired Idempotency-Keys', () => {
+  const keysNamed = async (prefix: string) =>
+    (await app.services.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key', [`${prefix}%`])).rows.map((r) => r.key);
+  const expire = (keys: string[]) => app.services.db.query("UPDATE idempotency_keys SET expires_at = now() - interval '1 minute' WHERE key = ANY($1)", [keys]);
+  const expiredCount = async () => (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_keys WHERE expires_at < now()')).rows[0]!.n;
+
+  it('are deleted by the purge, a batch at a time; live keys and a key claimed afresh after its expiry stay', async () => {
+    for (const key of ['purge-live', 'purge-old-1', 'purge-old-2', 'purge-old-3', 'purge-reclaimed']) {
+      expect((await b.post(URL, minimalPurchase(), { 'idempotency-key': key })).statusCode).toBe(201);
+    }
+    await expire(['purge-old-1', 'purge-old-2', 'purge-old-3', 'purge-reclaimed']);
+    // Past its expiry a key is new again: another body is a new request, and the key lives 24 h more.
+    const again = await b.post(URL, minimalPurchase({ amount: 31_000 }), { 'idempotency-key': 'purge-reclaimed' });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+
+    const expired = await expiredCount();
+    expect(expired).toBeGreaterThanOrEqual(3);
+    expect(await purgeExpiredIdempotencyKeys(app.services.db, expired - 1)).toBe(expired - 1);
+    expect(await purgeExpiredIdempotencyKeys(app.services.db)).toBe(1);
+    expect(await purgeExpiredIdempotencyKeys(app.services.db)).toBe(0);
+    expect(await keysNamed('purge-')).toEqual(['purge-live', 'purge-reclaimed']);
+    // The live key still answers its first response.
+    const replay = await b.post(URL, minimalPurchase(), { 'idempotency-key': 'purge-live' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+  });
+});
+
 describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
   const refundsOf = async (purchaseId: string) =>
     (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds WHERE purchase_id = $1', [purchaseId])).rows[0]!.n;
