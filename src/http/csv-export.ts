@@ -25,20 +25,23 @@ export interface CsvExport<Row> {
  * (docs/performance.md#the-csv-export).
  */
 export function streamCsvExport<Row>(reply: FastifyReply, csv: CsvExport<Row>): FastifyReply {
+  // A page asked ahead may fail while the stream waits for a slow reader (or after the reader went
+  // away), when nothing awaits it yet: marked handled at once, or that failure would be an
+  // unhandled rejection, which ends the process. The `await` below still throws it, and the
+  // download ends cut short.
+  const ask = (last: Row | undefined): Promise<Row[]> => {
+    const page = csv.page(last);
+    page.catch(() => {});
+    return page;
+  };
   async function* lines() {
     yield csv.header;
-    let next: Promise<Row[]> | undefined = csv.page(undefined);
-    try {
-      while (next) {
-        const rows: Row[] = await next;
-        const last = rows[rows.length - 1];
-        next = rows.length === csv.batch && last !== undefined ? csv.page(last) : undefined;
-        if (rows.length) yield rows.map(csv.line).join('');
-      }
-    } finally {
-      // The download stopped (the browser went away) with a page still being read: its outcome
-      // has no one left to take it, and a failure must not become an unhandled rejection.
-      next?.catch(() => {});
+    let next: Promise<Row[]> | undefined = ask(undefined);
+    while (next) {
+      const rows: Row[] = await next;
+      const last = rows[rows.length - 1];
+      next = rows.length === csv.batch && last !== undefined ? ask(last) : undefined;
+      if (rows.length) yield rows.map(csv.line).join('');
     }
   }
   return reply
