@@ -173,21 +173,34 @@ export interface PurchaseExportRow {
 }
 
 /**
+ * Makes the statement it is in run without parallel workers: a statement calling a function
+ * marked PARALLEL UNSAFE (`set_config` is one) is never given a parallel plan, and this call is
+ * a one-time filter that changes nothing (it sets the value the setting has). For pages of the
+ * export, PostgreSQL started two workers for every 1,000 rows: their start-up cost more than the
+ * page itself (docs/performance.md#the-csv-export).
+ */
+export const NO_PARALLEL_WORKERS = `set_config('max_parallel_workers_per_gather', current_setting('max_parallel_workers_per_gather'), true) IS NOT NULL`;
+
+/** The statement of a page of the export (exported for the test of its plan). */
+export function purchaseExportQuery(accountId: string, f: PurchaseFilter): { text: string; params: unknown[] } {
+  const { where, params } = purchaseWhere(accountId, f);
+  const text = `SELECT p.id, p.ref, p.created_at AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
+       p.currency, c.email AS "clientEmail",
+       (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
+          WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS "refundedCents"
+     ${FROM} WHERE ${where} AND ${NO_PARALLEL_WORKERS} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`;
+  return { text, params };
+}
+
+/**
  * `listPurchases`, the same filter and order, with only the export's ten columns: a whole
  * purchase carries its metadata and products as JSON, parsed for every row, and fifteen columns
  * more that the file does not show (docs/performance.md#the-csv-export).
  */
 export async function listPurchasesForExport(sql: Sql, accountId: string, f: PurchaseFilter): Promise<PurchaseExportRow[]> {
-  const { where, params } = purchaseWhere(accountId, f);
-  const { rows } = await sql.query<PurchaseExportRow>(
-    `SELECT p.id, p.ref, p.created_at AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
-       p.currency, c.email AS "clientEmail",
-       (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
-          WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS "refundedCents"
-     ${FROM} WHERE ${where} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`,
-    params,
-    { prepare: false },
-  );
+  const { text, params } = purchaseExportQuery(accountId, f);
+  // Unprepared, as the list (docs/performance.md#keyset-lists-run-unprepared).
+  const { rows } = await sql.query<PurchaseExportRow>(text, params, { prepare: false });
   return rows;
 }
 

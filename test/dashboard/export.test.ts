@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvCell } from '../../src/dashboard/purchases-csv.ts';
+import { NO_PARALLEL_WORKERS, purchaseExportQuery } from '../../src/purchases/purchase-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { onPostgres } from '../helpers/database.ts';
 import { signIn } from '../helpers/dashboard.ts';
 
 /** The purchases list's CSV export (docs/back-office.md): the list's filters, RFC 4180, no formula cells, one account only. */
@@ -110,6 +112,23 @@ describe('the CSV export', () => {
         if (!csvCell(x).startsWith('"')) expect(csvCell(x)).not.toMatch(/[",\r\n]/);
       }),
     );
+  });
+
+  it.skipIf(!onPostgres)('plans a page of the export without parallel workers: its guard keeps PostgreSQL from starting them', async () => {
+    // A Gather is what starts workers. force_parallel_mode (PostgreSQL 15; debug_parallel_query
+    // since 16) puts one over every plan that is parallel safe: the guard must make a statement
+    // that gets one serial. (The export's own statement is not parallel safe as a whole, so this
+    // mode cannot show it; with a million purchases PostgreSQL gave its pages a Gather Merge
+    // below the refund subquery: docs/performance.md#the-csv-export.)
+    expect(purchaseExportQuery(a.accountId, { limit: 1000 }).text).toContain(`AND ${NO_PARALLEL_WORKERS} ORDER BY`);
+    const plans = await app.services.db.transaction(async (tx) => {
+      await tx.query("SELECT set_config(name, 'on', true) FROM pg_settings WHERE name IN ('force_parallel_mode', 'debug_parallel_query')");
+      const plan = async (sql: string) => JSON.stringify((await tx.query('EXPLAIN (FORMAT JSON) ' + sql, [a.accountId])).rows);
+      const count = 'SELECT count(*) FROM purchases p WHERE p.account_id = $1';
+      return { plain: await plan(count), guarded: await plan(`${count} AND ${NO_PARALLEL_WORKERS}`) };
+    });
+    expect(plans.plain).toContain('Gather');
+    expect(plans.guarded).not.toContain('Gather');
   });
 
   it('keeps the list’s filters, names a wrong one (400, nothing exported), and the list links to it with them', async () => {
