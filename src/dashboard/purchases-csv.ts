@@ -35,7 +35,7 @@ export function csvHeader(): string {
  */
 export function csvLine(p: PurchaseExportRow): string {
   return (
-    `${toPublicId('pur', p.id)},${csvCell(p.ref)},${p.createdAt.toISOString()},${V1_STATE[p.state]},${toPublicId('mer', p.offerId)},` +
+    `${toPublicId('pur', p.id)},${csvCell(p.ref)},${p.createdAt},${V1_STATE[p.state]},${toPublicId('mer', p.offerId)},` +
     `${csvCell(p.title)},${p.amountCents},${p.currency},${csvCell(p.clientEmail)},${p.refundedCents}\r\n`
   );
 }

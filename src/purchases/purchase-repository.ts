@@ -162,7 +162,12 @@ export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilt
 export interface PurchaseExportRow {
   id: string;
   ref: string | null;
-  createdAt: Date;
+  /**
+   * ISO 8601 in UTC to the millisecond, as `Date.toISOString` writes it, formatted by the
+   * database: parsing a date per row and writing it back cost this process 3–4 µs of its 11–15 a
+   * row (docs/performance.md#the-csv-export). The keyset cursor is the same instant.
+   */
+  createdAt: string;
   state: PurchaseState;
   offerId: string;
   title: string;
@@ -184,7 +189,7 @@ export const NO_PARALLEL_WORKERS = `set_config('max_parallel_workers_per_gather'
 /** The statement of a page of the export (exported for the test of its plan). */
 export function purchaseExportQuery(accountId: string, f: PurchaseFilter): { text: string; params: unknown[] } {
   const { where, params } = purchaseWhere(accountId, f);
-  const text = `SELECT p.id, p.ref, p.created_at AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
+  const text = `SELECT p.id, p.ref, to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
        p.currency, c.email AS "clientEmail",
        (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
           WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS "refundedCents"

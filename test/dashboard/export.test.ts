@@ -87,6 +87,13 @@ describe('the CSV export', () => {
     expect(new Date(createdAt!).toISOString()).toBe(createdAt);
   });
 
+  it('writes created_at in UTC to the millisecond as Date.toISOString does, a stored microsecond fraction cut, not rounded', async () => {
+    const id = await purchase(a, { ref: 'CSV-MICROS' });
+    await app.services.db.query(`UPDATE purchases SET created_at = '2026-01-02 03:04:05.678901+00' WHERE id = $1`, [id]);
+    const rows = parse((await csv('?q=CSV-MICROS')).body);
+    expect(rows[1]![2]).toBe(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)).toISOString());
+  });
+
   it('quotes commas, quotes and line breaks (RFC 4180) and defuses cells a spreadsheet would run as formulas', async () => {
     await purchase(a, { ref: '=HYPERLINK("http://evil.example","x")', title: 'Bed, "king" size' });
     await purchase(a, { ref: '+1+1', title: '@SUM(A1)' });

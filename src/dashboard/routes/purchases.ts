@@ -97,7 +97,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       filename: `chipin-purchases-${day}.csv`,
       header: csvHeader(),
       batch: EXPORT_BATCH,
-      page: (last) => listPurchasesForExport(services.reads, accountId, { ...filter, before: last, limit: EXPORT_BATCH }),
+      page: (last) => listPurchasesForExport(services.reads, accountId, { ...filter, before: last && { createdAt: new Date(last.createdAt), id: last.id }, limit: EXPORT_BATCH }),
       line: csvLine,
     });
   });
