@@ -180,8 +180,8 @@ export interface PurchaseExportRow {
 /**
  * Makes the statement it is in run without parallel workers: a statement calling a function
  * marked PARALLEL UNSAFE (`set_config` is one) is never given a parallel plan, and this call is
- * a one-time filter that changes nothing (it sets the value the setting has). For pages of the
- * export, PostgreSQL started two workers for every 1,000 rows: their start-up cost more than the
+ * a one-time filter that changes nothing (it sets the value the setting has). For some pages of
+ * the export, PostgreSQL started two workers for 1,000 rows: their start-up cost more than the
  * page itself (docs/performance.md#the-csv-export).
  */
 export const NO_PARALLEL_WORKERS = `set_config('max_parallel_workers_per_gather', current_setting('max_parallel_workers_per_gather'), true) IS NOT NULL`;
