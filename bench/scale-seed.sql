@@ -292,6 +292,10 @@ BEGIN
       row_number() OVER (PARTITION BY p.id ORDER BY pay.at, pay.id), 'refund', pay.id, NULL, pay.payer, pay.pledge_id,
       pay.refunded, 'succeeded', 'refund:' || pay.id, NULL, p.t3, p.t3
       FROM bs_p p JOIN bs_pay pay ON pay.purchase_id = p.id AND pay.refunded > 0;
+  -- What the refunds gave back, kept on the purchase (a trigger does it in the service: migration 049).
+  UPDATE purchases p SET refunded_cents = r.cents
+    FROM (SELECT purchase_id, sum(refunded) AS cents FROM bs_pay WHERE refunded > 0 GROUP BY purchase_id) r
+   WHERE p.id = r.purchase_id;
 
   -- The ledger: a capture per captured payment, a refund per refunded one.
   INSERT INTO ledger_entries (account_id, purchase_id, payment_id, psp, psp_account_id, kind, amount_cents, currency, dispute_id, occurred_at)

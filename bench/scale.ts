@@ -1130,6 +1130,19 @@ function machine() {
   return { cpus: availableParallelism(), cpuModel, memTotalGiB: round1(totalmem() / 2 ** 30), node: process.version };
 }
 
+/**
+ * The server's settings the figures depend on most: with a database larger than
+ * `shared_buffers`, a row's pages come from the host's page cache or the disk
+ * (docs/performance.md#data-growth), so a run states what it had.
+ */
+async function postgresSettings(db: pg.Pool): Promise<Record<'server_version' | 'shared_buffers' | 'effective_cache_size' | 'work_mem', string>> {
+  const { rows } = await db.query<{ name: string; setting: string }>(
+    "SELECT name, current_setting(name) AS setting FROM pg_settings WHERE name IN ('server_version', 'shared_buffers', 'effective_cache_size', 'work_mem')",
+  );
+  const of = (name: string) => rows.find((r) => r.name === name)?.setting ?? 'unknown';
+  return { server_version: of('server_version'), shared_buffers: of('shared_buffers'), effective_cache_size: of('effective_cache_size'), work_mem: of('work_mem') };
+}
+
 function earlierResults(name: string): LevelResult[] {
   try {
     const old = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as { database?: string; levels?: LevelResult[] };
@@ -1149,6 +1162,10 @@ async function main(): Promise<void> {
   );
   const target = await chooseDatabase();
   const db = pool(target.url, 2);
+  const postgres = await postgresSettings(db);
+  process.stdout.write(
+    `PostgreSQL ${postgres.server_version}: shared_buffers ${postgres.shared_buffers}, effective_cache_size ${postgres.effective_cache_size}, work_mem ${postgres.work_mem}.\n`,
+  );
   const merchant = await prepare(target, db);
   if (existsSync(RESULTS_DIR) === false) mkdirSync(RESULTS_DIR, { recursive: true });
   const earlier = earlierResults(target.name);
@@ -1211,6 +1228,7 @@ async function main(): Promise<void> {
       {
         date: new Date().toISOString(),
         machine: machine(),
+        postgres,
         database: target.name,
         settings: { ...settings, databaseUrl: settings.databaseUrl ? '(set)' : undefined },
         levels,

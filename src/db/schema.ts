@@ -374,6 +374,8 @@ export const TABLES = {
     error_notification_url: 'text null',
     expires_at: 'timestamptz null',
     request_key: 'text null',
+    /** The sum of its succeeded refund allocations, kept by a trigger (migration 049). */
+    refunded_cents: 'int8 default',
   },
   reconciliation_mismatches: {
     id: 'uuid',

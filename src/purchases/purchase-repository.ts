@@ -5,13 +5,14 @@ import { isUuid, newUuid } from '../domain/ids.ts';
 import { defaultComment, type PurchaseState } from '../domain/purchase-states.ts';
 import type { Product, Purchase } from './purchase.ts';
 
-/** Columns selected for a Purchase, with the client joined as `c`. */
+/**
+ * Columns selected for a Purchase, with the client joined as `c`. `refunded_cents` is the sum of
+ * the purchase's succeeded refund allocations, kept on its row by a trigger (migration 049).
+ */
 export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
-  (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
-     WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS refunded_cents,
-  c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
+  p.refunded_cents, c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
   c.last_name AS client_last_name`;
 
 export interface PurchaseRow {
@@ -190,9 +191,7 @@ export const NO_PARALLEL_WORKERS = `set_config('max_parallel_workers_per_gather'
 export function purchaseExportQuery(accountId: string, f: PurchaseFilter): { text: string; params: unknown[] } {
   const { where, params } = purchaseWhere(accountId, f);
   const text = `SELECT p.id, p.ref, to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", p.state, p.offer_id AS "offerId", p.title, p.amount_cents AS "amountCents",
-       p.currency, c.email AS "clientEmail",
-       (SELECT COALESCE(sum(ra.amount_cents), 0) FROM refund_allocations ra
-          WHERE ra.account_id = p.account_id AND ra.purchase_id = p.id AND ra.state = 'succeeded')::bigint AS "refundedCents"
+       p.currency, c.email AS "clientEmail", p.refunded_cents AS "refundedCents"
      ${FROM} WHERE ${where} AND ${NO_PARALLEL_WORKERS} ORDER BY p.created_at DESC, p.id DESC LIMIT $${params.length}`;
   return { text, params };
 }

@@ -125,8 +125,8 @@ describe('the CSV export', () => {
     // A Gather is what starts workers. force_parallel_mode (PostgreSQL 15; debug_parallel_query
     // since 16) puts one over every plan that is parallel safe: the guard must make a statement
     // that gets one serial. (The export's own statement is not parallel safe as a whole, so this
-    // mode cannot show it; with a million purchases PostgreSQL gave its pages a Gather Merge
-    // below the refund subquery: docs/performance.md#the-csv-export.)
+    // mode cannot show it; with a million purchases PostgreSQL gave some of its pages a Gather
+    // Merge: docs/performance.md#the-csv-export.)
     expect(purchaseExportQuery(a.accountId, { limit: 1000 }).text).toContain(`AND ${NO_PARALLEL_WORKERS} ORDER BY`);
     const plans = await app.services.db.transaction(async (tx) => {
       await tx.query("SELECT set_config(name, 'on', true) FROM pg_settings WHERE name IN ('force_parallel_mode', 'debug_parallel_query')");
