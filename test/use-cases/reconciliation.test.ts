@@ -14,6 +14,8 @@ import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { listMismatches } from '../../src/payments/reconciliation-repository.ts';
 import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
+import { addDays } from '../../src/domain/apr.ts';
+import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 
 const OK = '4242424242424242';
 /** The sandbox's chargeback card: captured, then disputed as fraudulent (docs/money-operations.md#the-sandbox-psps-disputes). */
@@ -226,8 +228,13 @@ describe('reconciliation with the sandbox PSP', () => {
     await paid(c, 7_000, 0);
     const [p] = await capturedPayments(c.accountId);
     const expected = await inject(p!, 'amount_changed', c.accountId);
-    // A day and an hour later on the service clock: the jobs that fell due ran (the daily one among them).
-    const moved = await c.post('/api/sandbox/clock', { advance_seconds: 25 * 3600 });
+    // To 01:00 of the next day in the account's time zone on the service clock, so that the
+    // payment's day is yesterday there whatever the hour the test runs at (a fixed 25 hours missed
+    // it when run between 23:00 and midnight there): the jobs that fell due ran, the daily one among them.
+    const { rows: zone } = await app.services.db.query<{ time_zone: string }>('SELECT time_zone FROM accounts WHERE id = $1', [c.accountId]);
+    const now = app.services.clock.now();
+    const target = zonedMidnight(addDays(zonedDay(now, zone[0]!.time_zone), 1), zone[0]!.time_zone).getTime() + 3600_000;
+    const moved = await c.post('/api/sandbox/clock', { advance_seconds: Math.ceil((target - now.getTime()) / 1000) });
     expect(moved.statusCode, moved.body).toBe(200);
     const ran = await app.services.db.query("SELECT 1 FROM reconciliation_runs WHERE account_id = $1 AND state = 'completed'", [c.accountId]);
     expect(ran.rows).toHaveLength(1);
