@@ -176,7 +176,9 @@ describe('reconciliation with the sandbox PSP', () => {
     // The seed's cases include chargebacks lost on both sides (the sandbox took the money back).
     const { rows } = await app.services.db.query<{ n: string }>('SELECT count(*) AS n FROM sandbox_psp_transactions WHERE charged_back_cents > 0', []);
     expect(Number(rows[0]!.n)).toBeGreaterThan(0);
-  });
+    // Six merchants' payments, disputes and runs: 29-30 s on a loaded 2-core CI machine, where the
+    // default 30 s cut it short and its cases, still running, added accounts under the next test.
+  }, 120_000);
 
   it('stops at a PSP fault with its cursor and nothing half-recorded, resumes, never duplicates, and resolves a fixed difference', async () => {
     const c = await caller(app);
@@ -228,13 +230,18 @@ describe('reconciliation with the sandbox PSP', () => {
     await paid(c, 7_000, 0);
     const [p] = await capturedPayments(c.accountId);
     const expected = await inject(p!, 'amount_changed', c.accountId);
-    // To 01:00 of the next day in the account's time zone on the service clock, so that the
-    // payment's day is yesterday there whatever the hour the test runs at (a fixed 25 hours missed
-    // it when run between 23:00 and midnight there): the jobs that fell due ran, the daily one among them.
-    const { rows: zone } = await app.services.db.query<{ time_zone: string }>('SELECT time_zone FROM accounts WHERE id = $1', [c.accountId]);
-    const now = app.services.clock.now();
-    const target = zonedMidnight(addDays(zonedDay(now, zone[0]!.time_zone), 1), zone[0]!.time_zone).getTime() + 3600_000;
-    const moved = await c.post('/api/sandbox/clock', { advance_seconds: Math.ceil((target - now.getTime()) / 1000) });
+    // To 01:00 of the day after the payment's in the account's time zone on the service clock, so
+    // that the payment's day is yesterday there whatever the hour the test runs at (a fixed 25
+    // hours missed it when run between 23:00 and midnight there, and an anchor read after the
+    // payment misses it when the payment is made just before midnight): the jobs that fell due
+    // ran, the daily one among them.
+    const { rows: at } = await app.services.db.query<{ time_zone: string; created_at: Date }>(
+      'SELECT a.time_zone, pay.created_at FROM accounts a JOIN payments pay ON pay.account_id = a.id WHERE pay.id = $1',
+      [p!.paymentId],
+    );
+    const { time_zone: zone, created_at: paidAt } = at[0]!;
+    const target = zonedMidnight(addDays(zonedDay(paidAt, zone), 1), zone).getTime() + 3600_000;
+    const moved = await c.post('/api/sandbox/clock', { advance_seconds: Math.ceil((target - app.services.clock.now().getTime()) / 1000) });
     expect(moved.statusCode, moved.body).toBe(200);
     const ran = await app.services.db.query("SELECT 1 FROM reconciliation_runs WHERE account_id = $1 AND state = 'completed'", [c.accountId]);
     expect(ran.rows).toHaveLength(1);
