@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { dueAt } from '../../src/domain/installment-rules.ts';
+import { PLEDGE_RESERVATION_MS } from '../../src/domain/pot.ts';
 import { planLines } from '../../src/payments/installment-repository.ts';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
 import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { RECONCILE_AFTER_MS } from '../../src/use-cases/reconcile-payments.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
 import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice, sendRefundNotices } from '../../src/use-cases/shopper-notices.ts';
 import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
@@ -310,13 +312,21 @@ describe('money moving on any card: its cardholder is told, once (docs/messaging
     expect(led).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
     const [annPledge, bobPledge] = await listPledges(db, shop.accountId, id);
     expect(await payPledge(deps(), annPledge!, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
-    // Bob completes 3-D Secure and never comes back: his share is taken after the pot closed.
+    // Bob completes 3-D Secure 5 minutes before the deadline and never comes back: his share is
+    // taken after the pot closed. The deadline is passed once his reservation has ended but before
+    // the reconciliation would resolve his payment: had both been due in one move, the two jobs
+    // would race for his pledge, and the reconciliation, winning, would count his share in the pot
+    // (docs/jobs-and-clock.md#what-one-move-runs).
+    const state = (await loadPayState(db, shop.accountId, id))!;
+    const deadline = state.potDeadlineAt!.getTime();
+    await advanceTo(new Date(deadline - 5 * 60_000));
     const started = await payPledge(deps(), bobPledge!, card(CARDS.challenge), ret);
     if (started.kind !== 'challenge') throw new Error(`expected a challenge, got ${started.kind}`);
     await answerChallenge(app, started.url, 'complete');
 
-    const state = (await loadPayState(db, shop.accountId, id))!;
-    await advanceTo(new Date(state.potDeadlineAt!.getTime() + 60_000));
+    const afterReservation = deadline - 5 * 60_000 + PLEDGE_RESERVATION_MS + 60_000;
+    expect(afterReservation, 'before the reconciliation takes up his payment').toBeLessThan(deadline - 5 * 60_000 + RECONCILE_AFTER_MS);
+    await advanceTo(new Date(afterReservation));
     // The deadline job again: nothing more charged, nobody told twice.
     expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'not_open' });
 
