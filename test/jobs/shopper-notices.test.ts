@@ -318,14 +318,14 @@ describe('money moving on any card: its cardholder is told, once (docs/messaging
     // would race for his pledge, and the reconciliation, winning, would count his share in the pot
     // (docs/jobs-and-clock.md#what-one-move-runs).
     const state = (await loadPayState(db, shop.accountId, id))!;
-    const deadline = state.potDeadlineAt!.getTime();
-    await advanceTo(new Date(deadline - 5 * 60_000));
+    const bobPaysAt = state.potDeadlineAt!.getTime() - 5 * 60_000;
+    await advanceTo(new Date(bobPaysAt));
     const started = await payPledge(deps(), bobPledge!, card(CARDS.challenge), ret);
     if (started.kind !== 'challenge') throw new Error(`expected a challenge, got ${started.kind}`);
     await answerChallenge(app, started.url, 'complete');
 
-    const afterReservation = deadline - 5 * 60_000 + PLEDGE_RESERVATION_MS + 60_000;
-    expect(afterReservation, 'before the reconciliation takes up his payment').toBeLessThan(deadline - 5 * 60_000 + RECONCILE_AFTER_MS);
+    const afterReservation = bobPaysAt + PLEDGE_RESERVATION_MS + 60_000;
+    expect(afterReservation, 'before the reconciliation takes up his payment').toBeLessThan(bobPaysAt + RECONCILE_AFTER_MS);
     await advanceTo(new Date(afterReservation));
     // The deadline job again: nothing more charged, nobody told twice.
     expect(await settlePotDeadline(deps(), shop.accountId, id)).toEqual({ kind: 'not_open' });
