@@ -18,6 +18,7 @@ import { findBadText, jsonTooDeep, MAX_JSON_DEPTH } from './input-rules.ts';
 import { storableDate } from '../domain/dates.ts';
 import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
+import { responseSerializer } from './response-serializer.ts';
 import { routeAccess, type RouteAccess } from './route-access.ts';
 import { registerRoutes } from './routes/index.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -197,6 +198,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
   });
 
   app.setValidatorCompiler(validators());
+  app.setSerializerCompiler(responseSerializer);
   app.decorateRequest('auth', null);
   app.decorateRequest('lang', null);
 
