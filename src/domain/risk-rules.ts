@@ -268,9 +268,11 @@ export function effectiveRules(account: RiskRules, offer: RiskRuleOverrides | un
 
 /** Whether a shopper's e-mail, card or address is in one of these lists. */
 export function listed(rules: RiskRules, kind: 'blocked' | 'allowed', who: { email?: string; cardFingerprint?: string; ip?: string }): boolean {
-  const emails = rules[`${kind}_emails`] ?? [];
-  const cards = rules[`${kind}_cards`] ?? [];
-  const ranges = rules[`${kind}_ip_ranges`] ?? [];
+  // Named properties, not keys built from `kind`: the eligibility call runs this twice per offer.
+  const blocked = kind === 'blocked';
+  const emails = (blocked ? rules.blocked_emails : rules.allowed_emails) ?? [];
+  const cards = (blocked ? rules.blocked_cards : rules.allowed_cards) ?? [];
+  const ranges = (blocked ? rules.blocked_ip_ranges : rules.allowed_ip_ranges) ?? [];
   if (who.email !== undefined && emails.includes(normaliseEmail(who.email))) return true;
   if (who.cardFingerprint !== undefined && cards.includes(normaliseCard(who.cardFingerprint))) return true;
   return who.ip !== undefined && ipInRanges(who.ip, ranges);

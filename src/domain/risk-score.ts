@@ -100,23 +100,26 @@ export function outstandingPoints(outstandingCents: number, amountCents: number)
 export function scoreShopper(history: ShopperHistory, amountCents: number, now: Date): Score {
   const m = SCORE_MODEL;
   const reasons: ScoreReason[] = [];
-  const add = (code: ScoreReasonCode, points: number) => {
-    if (points !== 0) reasons.push({ code, points });
-  };
-  if (history.completedPurchases === 0) add('FIRST_PURCHASE', m.firstPurchase);
-  else add('RETURNING_SHOPPER', capped(history.completedPurchases, m.perCompletedPurchase, m.maxReturning));
-  add('PAST_DECLINES', capped(history.recentDeclines, m.perDecline, m.maxDeclines));
-  add('PAST_FAILED_PURCHASES', capped(history.failedPurchases, m.perFailedPurchase, m.maxFailedPurchases));
-  add('PAST_CHARGEBACKS', capped(history.chargebacks, m.perChargeback, m.maxChargebacks));
-  add('OUTSTANDING_CREDIT', outstandingPoints(history.outstandingCents, amountCents));
+  if (history.completedPurchases === 0) add(reasons, 'FIRST_PURCHASE', m.firstPurchase);
+  else add(reasons, 'RETURNING_SHOPPER', capped(history.completedPurchases, m.perCompletedPurchase, m.maxReturning));
+  add(reasons, 'PAST_DECLINES', capped(history.recentDeclines, m.perDecline, m.maxDeclines));
+  add(reasons, 'PAST_FAILED_PURCHASES', capped(history.failedPurchases, m.perFailedPurchase, m.maxFailedPurchases));
+  add(reasons, 'PAST_CHARGEBACKS', capped(history.chargebacks, m.perChargeback, m.maxChargebacks));
+  add(reasons, 'OUTSTANDING_CREDIT', outstandingPoints(history.outstandingCents, amountCents));
   if (history.firstSeenAt !== undefined) {
     const days = Math.max(0, Math.floor((now.getTime() - history.firstSeenAt.getTime()) / DAY_MS));
-    add('KNOWN_SINCE', Math.min(Math.floor(days / m.daysPerKnownPoint), m.maxKnownSince));
+    add(reasons, 'KNOWN_SINCE', Math.min(Math.floor(days / m.daysPerKnownPoint), m.maxKnownSince));
   }
   if (history.largestPaidCents > 0) {
-    if (amountCents > 5 * history.largestPaidCents) add('AMOUNT_ABOVE_HISTORY', m.aboveHistory5x);
-    else if (amountCents > 2 * history.largestPaidCents) add('AMOUNT_ABOVE_HISTORY', m.aboveHistory2x);
+    if (amountCents > 5 * history.largestPaidCents) add(reasons, 'AMOUNT_ABOVE_HISTORY', m.aboveHistory5x);
+    else if (amountCents > 2 * history.largestPaidCents) add(reasons, 'AMOUNT_ABOVE_HISTORY', m.aboveHistory2x);
   }
-  const sum = reasons.reduce<number>((s, r) => s + r.points, m.base);
+  let sum: number = m.base;
+  for (const r of reasons) sum += r.points;
   return { value: Math.min(100, Math.max(0, sum)), base: m.base, reasons };
+}
+
+/** A factor that moved the score; one of zero points is left out. */
+function add(reasons: ScoreReason[], code: ScoreReasonCode, points: number): void {
+  if (points !== 0) reasons.push({ code, points });
 }

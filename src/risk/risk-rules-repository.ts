@@ -1,11 +1,27 @@
 import type { Sql } from '../db/database.ts';
-import { parseRiskRules, type RiskRuleOverrides, type RiskRules } from '../domain/risk-rules.ts';
+import { effectiveRules, parseRiskRules, type RiskRuleOverrides, type RiskRules } from '../domain/risk-rules.ts';
 
 /** An account's risk rules as stored: its defaults and each offer's overrides (docs/risk.md#defaults-and-overrides). */
 export interface StoredRiskRules {
   account: RiskRules;
   /** Offer id (bare uuid) → the rules that offer overrides. */
   offers: Map<string, RiskRuleOverrides>;
+}
+
+const IN_EFFECT = new WeakMap<StoredRiskRules, Map<string, Readonly<RiskRules>>>();
+
+/**
+ * The rules in effect on one offer ({@link effectiveRules}), merged once per loaded copy of the
+ * account's rules: the per-process copy (src/risk/risk-rules-cache.ts) is the same object for its
+ * few seconds, and the eligibility call asks for every offer of the account on each request.
+ * Frozen, as callers share it; a new copy (a reload, an edit) merges again.
+ */
+export function rulesInEffect(stored: StoredRiskRules, offerId: string): Readonly<RiskRules> {
+  let byOffer = IN_EFFECT.get(stored);
+  if (byOffer === undefined) IN_EFFECT.set(stored, (byOffer = new Map()));
+  let rules = byOffer.get(offerId);
+  if (rules === undefined) byOffer.set(offerId, (rules = Object.freeze(effectiveRules(stored.account, stored.offers.get(offerId)))));
+  return rules;
 }
 
 /** The JSON of a row, checked against the rules' schema: only the use case writes it, after the same check. */

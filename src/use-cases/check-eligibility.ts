@@ -6,12 +6,14 @@ import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { decide, SHOPPER_REASONS, type EligibilityInput, type RiskReason } from '../domain/eligibility.ts';
 import { isEmailAddress } from '../domain/email.ts';
+import { zonedDay } from '../i18n/format.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
-import { effectiveRules, normaliseEmail } from '../domain/risk-rules.ts';
+import { normaliseEmail } from '../domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper, type Score } from '../domain/risk-score.ts';
 import { ScheduleError, type Schedule } from '../domain/schedule.ts';
 import { normalizePhone } from '../messaging/phone-numbers.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
+import { rulesInEffect } from '../risk/risk-rules-repository.ts';
 import { shopperHistory, type ShopperIdentity } from '../risk/shopper-history-repository.ts';
 
 export interface EligibilityDeps {
@@ -67,9 +69,13 @@ function byKind(x: Offer, y: Offer): number {
   return KIND_ORDER[x.type] - KIND_ORDER[y.type] || x.installments - y.installments || x.deferredDays - y.deferredDays || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 }
 
-/** Today in a time zone, `yyyy-mm-dd` (en-CA formats dates so). */
-function today(now: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+/** The account's offers in the default order, sorted once per copy of the offer cache's list. */
+const SORTED = new WeakMap<readonly Offer[], readonly Offer[]>();
+
+function inDefaultOrder(all: readonly Offer[]): readonly Offer[] {
+  let sorted = SORTED.get(all);
+  if (sorted === undefined) SORTED.set(all, (sorted = [...all].sort(byKind)));
+  return sorted;
 }
 
 /** The simulation's schedule, or the reason there is none, as the engine takes it. */
@@ -119,20 +125,21 @@ function identityOf(shopper: ShopperData | undefined): { identity: ShopperIdenti
  */
 export async function checkEligibility(deps: EligibilityDeps, accountId: string, request: EligibilityRequest): Promise<EligibilityOutcome> {
   const all = await deps.offers.list(accountId);
-  let offers = [...all].sort(byKind);
+  let offers = inDefaultOrder(all);
   if (request.offers !== undefined) {
-    offers = [];
+    const asked: Offer[] = [];
     for (const [i, merchantUid] of request.offers.entries()) {
       const id = parsePublicId('mer', merchantUid);
       const offer = id === undefined ? undefined : all.find((o) => o.id === id);
       if (!offer) return { kind: 'not_found', field: `offers[${i}]` };
-      if (!offers.includes(offer)) offers.push(offer);
+      if (!asked.includes(offer)) asked.push(offer);
     }
+    offers = asked;
   }
   const who = identityOf(request.shopper);
   if ('field' in who) return { kind: 'invalid', ...who };
   const now = deps.clock.now();
-  const created = request.created ?? today(now, all[0]?.accountTimeZone ?? 'UTC');
+  const created = request.created ?? zonedDay(now, all[0]?.accountTimeZone ?? 'UTC');
 
   const stored = await deps.riskRules.rules(accountId);
   const named = who.identity.email !== undefined || who.identity.phone !== undefined || who.identity.customerId !== undefined;
@@ -142,7 +149,7 @@ export async function checkEligibility(deps: EligibilityDeps, accountId: string,
 
   const answers = offers.map((offer): OfferEligibility => {
     const schedule = scheduleOf(deps.schedules, offer, request.amount, created);
-    const rules = effectiveRules(stored.account, stored.offers.get(offer.id));
+    const rules = rulesInEffect(stored, offer.id);
     const decision = decide({ offerType: offer.type, amountCents: request.amount, created, schedule, rules, shopper, history, score });
     return {
       merchant_uid: toPublicId('mer', offer.id),
@@ -165,6 +172,7 @@ export async function checkEligibility(deps: EligibilityDeps, accountId: string,
  */
 export function publicView(offers: OfferEligibility[]): OfferEligibility[] {
   return offers.map((o) => {
+    if (!o.reasons.some((r) => SHOPPER_REASONS.has(r.code))) return o;
     const kept = o.reasons.filter((r) => !SHOPPER_REASONS.has(r.code));
     if (kept.length < o.reasons.length) kept.push({ code: 'SHOPPER_NOT_ELIGIBLE', message: 'this plan cannot be offered to this shopper' });
     return { ...o, reasons: kept };

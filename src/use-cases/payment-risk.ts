@@ -8,12 +8,12 @@ import type { Clock } from '../domain/clock.ts';
 import { decide, type RiskReason } from '../domain/eligibility.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { planLeaderPayment, type PlannedInstallment } from '../domain/leader-plan.ts';
-import { effectiveRules, normaliseEmail, type RiskRules } from '../domain/risk-rules.ts';
+import { normaliseEmail, type RiskRules } from '../domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper, type Score, type ShopperHistory } from '../domain/risk-score.ts';
 import type { AttachResult, CardInput } from '../psp/connector.ts';
 import { insertRiskDecision, refuseAfterHook, setDecisionHook } from '../risk/risk-decision-repository.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
-import type { StoredRiskRules } from '../risk/risk-rules-repository.ts';
+import { rulesInEffect, type StoredRiskRules } from '../risk/risk-rules-repository.ts';
 import type { HookVerdict, ScoringHookRequest } from '../risk/scoring-hook.ts';
 import type { StoredScoringHook } from '../risk/scoring-hook-repository.ts';
 import { shopperHistory, shopperLockKeys, type ShopperIdentity } from '../risk/shopper-history-repository.ts';
@@ -85,7 +85,7 @@ export async function fallbackCandidates(
   offer: Offer,
   purchase: { amountCents: number; currency: string; createdAt: Date },
 ): Promise<FallbackCandidate[]> {
-  const ids = effectiveRules(stored.account, stored.offers.get(offer.id)).fallback_offers ?? [];
+  const ids = rulesInEffect(stored, offer.id).fallback_offers ?? [];
   const out: FallbackCandidate[] = [];
   for (const uid of ids) {
     const id = parsePublicId('mer', uid);
@@ -145,7 +145,7 @@ export async function decidePaymentRisk(tx: Sql, risk: RiskDeps, clock: Clock, i
   const now = clock.now();
   const { offer, accountId, card } = input;
   const { stored } = input;
-  const inEffect = effectiveRules(stored.account, stored.offers.get(offer.id));
+  const inEffect = rulesInEffect(stored, offer.id);
   const leader = input.purpose === 'leader';
   const rules = leader ? inEffect : pledgeRules(inEffect);
   const who: ShopperIdentity = {
@@ -173,9 +173,7 @@ export async function decidePaymentRisk(tx: Sql, risk: RiskDeps, clock: Clock, i
   const decision = decideOn(leader ? offer.type : 'SHARED', input.schedule, rules);
   // Refused, the fallback offers are decided on the same history and card: no other read.
   const fallbacks =
-    leader && !decision.eligible
-      ? (input.fallbacks ?? []).filter((f) => decideOn(f.offer.type, f.schedule, effectiveRules(stored.account, stored.offers.get(f.offer.id))).eligible).map((f) => f.offer)
-      : [];
+    leader && !decision.eligible ? (input.fallbacks ?? []).filter((f) => decideOn(f.offer.type, f.schedule, rulesInEffect(stored, f.offer.id)).eligible).map((f) => f.offer) : [];
   const decisionId = randomUUID();
   await insertRiskDecision(tx, {
     id: decisionId,

@@ -5,11 +5,11 @@ import { EVENT } from '../domain/events.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES, planLeaderPayment } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { effectiveRules } from '../domain/risk-rules.ts';
 import { unresolvedLeaderAttempt, writeEvent } from '../payments/payment-repository.ts';
 import { lockPayState, loadPayState, setPurchaseOffer } from '../payments/pay-state-repository.ts';
 import { insertDraftPledges } from '../payments/pledge-repository.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
+import { rulesInEffect } from '../risk/risk-rules-repository.ts';
 
 export interface SwitchOfferDeps {
   db: Database;
@@ -51,7 +51,7 @@ export async function switchOffer(deps: SwitchOfferDeps, accountId: string, purc
     if (locked.state !== 'CREATED') return refused({ code: 'not_payable', state: locked.state });
     if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return refused({ code: 'in_progress' });
     const from = toPublicId('mer', locked.offerId);
-    const offered = effectiveRules(stored.account, stored.offers.get(locked.offerId)).fallback_offers ?? [];
+    const offered = rulesInEffect(stored, locked.offerId).fallback_offers ?? [];
     if (!target || target.id === locked.offerId || !offered.includes(toPublicId('mer', target.id))) return refused({ code: 'not_offered' });
     const fits =
       target.currency === locked.currency &&
