@@ -17,6 +17,16 @@ const app = Fastify({ logger: false });
 
 app.get('/bare', async () => ({ status: 'ok', service: 'bare' }));
 
+// The bare GET plus 25 µs of busy work: what a route that much slower costs in all. On a virtual
+// machine the difference is more than the 25 µs, as the load generator, less busy, must be woken
+// for more of the answers (docs/performance.md#what-limits-each-row). Informative only.
+const SPIN_NS = 25_000n;
+app.get('/bare/spin', async () => {
+  const until = process.hrtime.bigint() + SPIN_NS;
+  while (process.hrtime.bigint() < until);
+  return { status: 'ok', service: 'bare' };
+});
+
 // What a validated JSON POST costs Fastify alone: the simulation's body shape and schema, a fixed
 // answer. Informative only (no target compares with it): it shows the floor of a POST route.
 app.post(

@@ -592,6 +592,16 @@ async function main(): Promise<void> {
         '\n',
     );
   }
+  // Informative: what a route 25 µs slower than the bare GET costs beyond those 25 µs.
+  const bare = results.find((r) => r.name === 'bare GET /bare');
+  const spin = results.find((r) => r.name === 'bare GET /bare/spin (+25 µs of work)');
+  if (bare?.cpuUsPerRequest !== undefined && spin?.cpuUsPerRequest !== undefined) {
+    const extra = round1(spin.cpuUsPerRequest - bare.cpuUsPerRequest - 25);
+    process.stdout.write(
+      `  (informative) 25 µs more work per request cost ${round1(spin.cpuUsPerRequest - bare.cpuUsPerRequest)} µs of CPU per request: ${extra} µs more, ` +
+        'the kernel waking the less busy load generator (docs/performance.md#what-limits-each-row)\n',
+    );
+  }
   const processesLabel = `  ${Math.max(2, settings.processes)} processes on the same core(s) and PostgreSQL, reads, target ≥ ${PROCESSES_TARGET.ratio} × one process: `;
   if (!processes) process.stdout.write(`${processesLabel}not run (needs BENCH_DATABASE_URL and BENCH_PROCESSES ≥ 2)\n`);
   else process.stdout.write(`${processesLabel}${processes.summary}: ${processes.verdict}\n`);

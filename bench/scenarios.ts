@@ -173,4 +173,13 @@ export const SCENARIOS: Scenario[] = [
     setup: async (ctx) => ({ headers: { authorization: `Bearer ${await ctx.accessToken()}`, 'content-type': 'application/json' } }),
     baseline: { scenario: 'POST public simulate_payment_schedule (3x)', targetPercent: 40 },
   },
+  {
+    // Informative, last so that it changes nothing for the rows before it: the bare GET with 25 µs
+    // of work added. Its CPU per request minus the bare GET's, minus 25, is what waking the load
+    // generator adds to a slower route on this host (docs/performance.md#what-limits-each-row).
+    name: 'bare GET /bare/spin (+25 µs of work)',
+    server: 'bare',
+    method: 'GET',
+    path: '/bare/spin',
+  },
 ];
