@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.ts';
 
 /** What the delivery queue gauges read at scrape time (src/delivery/delivery-queue-repository.ts `queueStats`). */
 export type DeliveryQueueProbe = () => Promise<{ depth: number; oldestDueAgeSeconds: number }>;
@@ -6,19 +7,17 @@ export type DeliveryQueueProbe = () => Promise<{ depth: number; oldestDueAgeSeco
 /** Prometheus metrics of one process: its own registry, so tests can run several apps side by side. */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'chipin_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'chipin_http_request_duration_seconds',
-    help: 'Time from request received to response sent, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  readonly #requests = new RequestMetrics(
+    this.registry,
+    {
+      counter: { name: 'chipin_http_requests_total', help: 'HTTP requests answered, by method, route template and status code' },
+      histogram: {
+        name: 'chipin_http_request_duration_seconds',
+        help: 'Time from request received to response sent, by method, route template and status code',
+      },
+    },
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
 
   readonly deliveryAttempts = new Counter({
     name: 'chipin_delivery_attempts_total',
@@ -79,20 +78,8 @@ export class Metrics {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'chipin_' });
   }
 
-  // The labelled children of each (method, route, status): prom-client hashes a labels object on
-  // every call otherwise, and this runs on every request.
-  readonly #children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let child = this.#children.get(key);
-    if (!child) {
-      const labels = { method, route, status_code: String(status) };
-      child = { count: this.requests.labels(labels), time: this.latency.labels(labels) };
-      this.#children.set(key, child);
-    }
-    child.count.inc();
-    child.time.observe(seconds);
+    this.#requests.observe(method, route, status, seconds);
   }
 
   observeDeliveryAttempt(kind: string, outcome: string, seconds: number): void {
