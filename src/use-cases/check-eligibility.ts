@@ -6,11 +6,11 @@ import type { Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { decide, SHOPPER_REASONS, type EligibilityInput, type RiskReason } from '../domain/eligibility.ts';
 import { isEmailAddress } from '../domain/email.ts';
-import { zonedDay } from '../i18n/format.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { normaliseEmail } from '../domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper, type Score } from '../domain/risk-score.ts';
 import { ScheduleError, type Schedule } from '../domain/schedule.ts';
+import { zonedDay } from '../i18n/format.ts';
 import { normalizePhone } from '../messaging/phone-numbers.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
 import { rulesInEffect } from '../risk/risk-rules-repository.ts';
@@ -174,7 +174,7 @@ export function publicView(offers: OfferEligibility[]): OfferEligibility[] {
   return offers.map((o) => {
     if (!o.reasons.some((r) => SHOPPER_REASONS.has(r.code))) return o;
     const kept = o.reasons.filter((r) => !SHOPPER_REASONS.has(r.code));
-    if (kept.length < o.reasons.length) kept.push({ code: 'SHOPPER_NOT_ELIGIBLE', message: 'this plan cannot be offered to this shopper' });
+    kept.push({ code: 'SHOPPER_NOT_ELIGIBLE', message: 'this plan cannot be offered to this shopper' });
     return { ...o, reasons: kept };
   });
 }
