@@ -229,6 +229,12 @@ describe('GET /api/merchants/v1/purchases (listing)', () => {
     expect(cancelled.data.map((p: { id: string }) => p.id)).toEqual([ids[0]]);
     expect(cancelled.data[0].comment).toMatch(/merchant/i);
 
+    // One v1 state is one internal state: an equality the list's index checks (docs/performance.md#the-state-filter).
+    const open1 = (await c.get(`${V1}/purchases?state=INITIALIZED&limit=2`)).json();
+    const open2 = (await c.get(`${V1}/purchases?state=INITIALIZED&limit=2&cursor=${open1.next_cursor}`)).json();
+    expect([...open1.data, ...open2.data].map((p: { id: string }) => p.id)).toEqual([ids[4], ids[3], ids[2], ids[1]]);
+    expect(open2).toMatchObject({ has_more: false, next_cursor: null });
+
     const created = page1.data[1].created_at;
     const range = (await c.get(`${V1}/purchases?created_to=${encodeURIComponent(created)}`)).json();
     expect(range.data.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1], ids[0]]);
