@@ -2,7 +2,7 @@
 -- (the v1 list's `state=`, the back office's state filter, the export's) checks it in the index's
 -- entries and reads from the table only the purchases it returns, in the index's order. Before,
 -- it read every purchase of the account newest first and dropped those of other states: at 10 M
--- purchases, 750 table rows for a page of 20 refunded ones (docs/performance.md#the-state-filter).
+-- purchases, 985 table rows for a page of 21 refunded ones (docs/performance.md#the-state-filter).
 --
 -- No write gains an index entry: `state` is already in the predicate of purchases_expiry_idx, so
 -- an update that changes it is never HOT and writes an entry into every index of the table.
