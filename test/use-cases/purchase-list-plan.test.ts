@@ -44,7 +44,7 @@ async function planOf(state: 'CREATED'): Promise<{ plan: string; found: number }
 /** The lines of the plan's scan of the list index: the node and its conditions, up to the next node. */
 function listIndexScan(plan: string): string {
   const lines = plan.split('\n');
-  const start = lines.findIndex((l) => l.includes('Index Scan') && l.includes('purchases_account_created_idx'));
+  const start = lines.findIndex((l) => l.includes('Index Scan') && l.includes('purchases_account_created_state_idx'));
   expect(start, plan).toBeGreaterThanOrEqual(0);
   const rest = lines.slice(start + 1);
   const end = rest.findIndex((l) => l.includes('->'));

@@ -7,9 +7,9 @@
 -- No write gains an index entry: `state` is already in the predicate of purchases_expiry_idx, so
 -- an update that changes it is never HOT and writes an entry into every index of the table.
 --
--- The new index is built under a new name first: the build blocks the table's writes, not its
--- reads, and only the drop at the end takes the table's exclusive lock, briefly
--- (docs/deployment.md#rolling-upgrade).
+-- The new index is built before the old one is dropped: the build blocks the table's writes, not
+-- its reads, and only the drop at the end takes the table's exclusive lock, briefly
+-- (docs/deployment.md#rolling-upgrade). It keeps its own name: a rename is a contract step
+-- (test/unit/migration-rules.test.ts), though no statement names an index.
 CREATE INDEX purchases_account_created_state_idx ON purchases (account_id, created_at DESC, id DESC, state);
 DROP INDEX purchases_account_created_idx;
-ALTER INDEX purchases_account_created_state_idx RENAME TO purchases_account_created_idx;
