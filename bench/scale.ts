@@ -388,9 +388,13 @@ async function readMeta(db: pg.Pool): Promise<Meta | undefined> {
  * history instead of the seeded data. A create's cost does not depend on its merchant's other
  * purchases: every index it writes is shared by all merchants.
  */
-async function makeCreator(target: Target): Promise<Merchant> {
-  const email = `create-${Date.now().toString(36)}@scale-bench.example`;
-  const out = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', 'Scale Create Shop', '--email', email, '--json'], chipinEnv(target))) as {
+function makeCreator(target: Target): Promise<Merchant> {
+  return createMerchant(target, 'Scale Create Shop', `create-${Date.now().toString(36)}@scale-bench.example`);
+}
+
+/** A new merchant, made by the service's own `chipin merchant create` (API key, dashboard password, offers). */
+async function createMerchant(target: Target, name: string, email: string): Promise<Merchant> {
+  const out = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', name, '--email', email, '--json'], chipinEnv(target))) as {
     account_id: string;
     email: string;
     password: string;
@@ -410,18 +414,9 @@ async function prepare(target: Target, db: pg.Pool): Promise<Merchant> {
   let meta = await readMeta(db);
   let merchant: Merchant;
   if (!meta) {
-    const out = JSON.parse(await runTs('src/main.ts', ['merchant', 'create', '--name', 'Scale Big Shop', '--email', BIG_EMAIL, '--json'], env)) as {
-      account_id: string;
-      email: string;
-      password: string;
-      api_key: string;
-      api_secret: string;
-    };
-    const accountId = parsePublicId('acc', out.account_id);
-    if (!accountId) throw new Error('merchant create: no account id in its output');
-    merchant = { accountId, email: out.email, apiKey: out.api_key, apiSecret: out.api_secret, password: out.password };
+    merchant = await createMerchant(target, 'Scale Big Shop', BIG_EMAIL);
     const t0 = performance.now();
-    await db.query('CALL bench_scale_setup($1, $2, $3, $4, $5)', [accountId, out.email, settings.accounts, settings.bigSharePct, settings.spanDays]);
+    await db.query('CALL bench_scale_setup($1, $2, $3, $4, $5)', [merchant.accountId, merchant.email, settings.accounts, settings.bigSharePct, settings.spanDays]);
     process.stdout.write(`  ${settings.accounts - 1} more accounts created in SQL in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     meta = (await readMeta(db))!;
   } else {
