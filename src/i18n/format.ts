@@ -140,6 +140,10 @@ export function zonedMidnight(isoDate: string, timeZone: string): Date {
   const utcMidnight = Date.parse(`${isoDate}T00:00:00Z`);
   let t = utcMidnight;
   for (let pass = 0; pass < 2; pass++) t = utcMidnight - offsetSeconds(new Date(t), timeZone) * 1000;
+  // A repeated midnight (the wall clock goes back over it, Lisbon on 29 September 1985): the day
+  // begins at its first occurrence, under the offset in force just before.
+  const first = utcMidnight - offsetSeconds(new Date(t - 1), timeZone) * 1000;
+  if (first < t && zonedDay(new Date(first), timeZone) === isoDate && zonedDay(new Date(first - 1), timeZone) !== isoDate) return new Date(first);
   // A skipped midnight (the wall clock jumps over it): the day begins at the jump.
   return zonedDay(new Date(t), timeZone) === isoDate ? new Date(t) : new Date(t + 3_600_000);
 }

@@ -100,13 +100,16 @@ describe("a zone's calendar days (the back office's day counts)", () => {
     );
   });
 
-  it('begins a day at midnight, or at the jump where daylight saving time skips midnight', () => {
+  it('begins a day at midnight, at the jump where daylight saving time skips midnight, or at the first of two midnights', () => {
     expect(zonedMidnight('2026-11-24', 'Europe/Paris').toISOString()).toBe('2026-11-23T23:00:00.000Z');
     expect(zonedMidnight('2026-07-01', 'Europe/Paris').toISOString()).toBe('2026-06-30T22:00:00.000Z');
     expect(zonedMidnight('2026-11-24', 'Pacific/Kiritimati').toISOString()).toBe('2026-11-23T10:00:00.000Z');
     expect(zonedMidnight('2026-11-24', 'Asia/Kolkata').toISOString()).toBe('2026-11-23T18:30:00.000Z');
     // Chile moved its clocks from 00:00 to 01:00 on 2022-09-11: that day began at 01:00 (UTC-3), 04:00 UTC.
     expect(zonedMidnight('2022-09-11', 'America/Santiago').toISOString()).toBe('2022-09-11T04:00:00.000Z');
+    // Lisbon went back from 01:00 (UTC+1) to 00:00 (UTC) on 1985-09-29: midnight came twice, the day
+    // began at the first, 23:00 UTC the day before (found by the property above).
+    expect(zonedMidnight('1985-09-29', 'Europe/Lisbon').toISOString()).toBe('1985-09-28T23:00:00.000Z');
     expect(zonedDay(new Date('2026-11-23T10:00:00Z'), 'Pacific/Kiritimati')).toBe('2026-11-24');
     expect(addDays('2024-02-28', 1)).toBe('2024-02-29');
     expect(addDays('2026-01-01', -1)).toBe('2025-12-31');
