@@ -17,6 +17,7 @@ import { countDueExpiries, dueExpiries } from '../../src/purchases/purchase-repo
 import { EXPIRE_JOB, ExpirySweep } from '../../src/use-cases/expire-purchase.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { planWithoutSeqScan, recordingSql, type Statement } from '../helpers/plans.ts';
 import { jumpingClock } from './support.ts';
 
 const HOUR = 3_600_000;
@@ -124,23 +125,12 @@ describe(`the expiry sweep (${onPostgres ? 'PostgreSQL, two connection pools' : 
 
   it("reads the due purchases through the partial index, whatever the table's size", async () => {
     await purchases(2);
-    const seen: { text: string; params: readonly unknown[] }[] = [];
-    const recording: Sql = {
-      query: (text, params = [], options) => (seen.push({ text, params }), db1.query(text, params, options)),
-      exec: (s) => db1.exec(s),
-      notify: (c) => db1.notify(c),
-    };
+    const seen: Statement[] = [];
+    const recording = recordingSql(db1, seen);
     await dueExpiries(recording, app1.services.clock.now(), 100);
     await countDueExpiries(recording, app1.services.clock.now());
     expect(seen).toHaveLength(2);
-    for (const { text, params } of seen) {
-      const plan = await db1.transaction(async (tx) => {
-        // On a table this small a sequential scan would be cheaper: forbid it to see which index answers.
-        await tx.query('SET LOCAL enable_seqscan = off');
-        return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      });
-      expect(plan, text).toContain('purchases_expiry_idx');
-    }
+    for (const statement of seen) expect(await planWithoutSeqScan(db1, statement), statement.text).toContain('purchases_expiry_idx');
   });
 });
 

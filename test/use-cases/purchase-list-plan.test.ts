@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sql } from '../../src/db/database.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { listPurchases } from '../../src/purchases/purchase-repository.ts';
 import { createPurchase } from '../../src/use-cases/create-purchase.ts';
 import { twoMerchants } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
+import { planWithoutSeqScan, recordingSql, type Statement } from '../helpers/plans.ts';
 
 // The list's state filter and the index that serves it (migration 050,
 // docs/performance.md#the-state-filter): one state is checked in the index's entries, so a page
@@ -22,23 +22,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** The plan of the statement `listPurchases` runs for one state, with sequential scans off (the table is tiny). */
+/** The plan of the statement `listPurchases` runs for one state, and how many purchases it found. */
 async function planOf(state: 'CREATED'): Promise<{ plan: string; found: number }> {
-  const seen: { text: string; params: readonly unknown[] }[] = [];
+  const seen: Statement[] = [];
   const db = app.services.db;
-  const recording: Sql = {
-    query: (text, params = [], options) => (seen.push({ text, params }), db.query(text, params, options)),
-    exec: (s) => db.exec(s),
-    notify: (c) => db.notify(c),
-  };
-  const page = await listPurchases(recording, accountId, { states: [state], createdFrom: new Date(Date.now() - 30 * 86_400_000), limit: 21 });
+  const page = await listPurchases(recordingSql(db, seen), accountId, { states: [state], createdFrom: new Date(Date.now() - 30 * 86_400_000), limit: 21 });
   expect(seen).toHaveLength(1);
-  const { text, params } = seen[0]!;
-  const plan = await db.transaction(async (tx) => {
-    await tx.query('SET LOCAL enable_seqscan = off');
-    return (await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
-  return { plan, found: page.length };
+  return { plan: await planWithoutSeqScan(db, seen[0]!), found: page.length };
 }
 
 /** The lines of the plan's scan of the list index: the node and its conditions, up to the next node. */
