@@ -20,21 +20,26 @@ export interface SwitchOfferDeps {
 
 /** Why a switch is refused: the hosted page words each in the shopper's language. */
 export type SwitchRefusal =
-  /** The purchase is no longer waiting for its leader's payment. */
-  | { code: 'not_payable'; state: PurchaseState }
-  /** A payment attempt on the current offer is under way (or unresolved): it decides first. */
-  | { code: 'in_progress' }
   /** The target is not among the current offer's fallbacks (or not an offer of the account). */
   | { code: 'not_offered' }
   /** The target offer cannot take this purchase: another currency, outside its amount limits, no schedule. */
   | { code: 'amount' };
 
-export type SwitchOutcome = { kind: 'switched'; from: string; to: string } | { kind: 'not_found' } | { kind: 'refused'; refusal: SwitchRefusal };
+export type SwitchOutcome =
+  | { kind: 'switched'; from: string; to: string }
+  | { kind: 'not_found' }
+  /**
+   * The offer is fixed (docs/risk.md#the-fallback): the leader's attempt has started. `retryable`
+   * while that attempt is unresolved (pending, or awaiting 3-D Secure): once refused, it lets the
+   * switch through. Not retryable once the purchase is past CREATED (`state`).
+   */
+  | { kind: 'offer_fixed'; retryable: boolean; state: PurchaseState }
+  | { kind: 'refused'; refusal: SwitchRefusal };
 
 /**
  * After a risk refusal, the leader takes one of the offer's fallbacks (docs/risk.md#the-fallback):
  * in one transaction, under the purchase's row lock, a CREATED purchase with no attempt under way
- * moves to `toOfferId` (`mer_…`) when the current offer's rules in effect list it in
+ * (else `offer_fixed`) moves to `toOfferId` (`mer_…`) when the current offer's rules in effect list it in
  * `fallback_offers` and the target's own limits take the amount. The purchase keeps its amount,
  * its attempts and its expiry; the event `purchase.offer_changed` `{from, to}` records the change
  * (no webhook is sent for it). The next payment is decided on the new offer's rules.
@@ -48,8 +53,10 @@ export async function switchOffer(deps: SwitchOfferDeps, accountId: string, purc
   return deps.db.transaction(async (tx): Promise<SwitchOutcome> => {
     const locked = await lockPayState(tx, accountId, purchaseId);
     const refused = (refusal: SwitchRefusal): SwitchOutcome => ({ kind: 'refused', refusal });
-    if (locked.state !== 'CREATED') return refused({ code: 'not_payable', state: locked.state });
-    if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return refused({ code: 'in_progress' });
+    // The leader's attempt reserves its payment row under this same lock, with the offer it was
+    // planned on: from then on the offer is fixed until the attempt is refused.
+    if (locked.state !== 'CREATED') return { kind: 'offer_fixed', retryable: false, state: locked.state };
+    if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { kind: 'offer_fixed', retryable: true, state: locked.state };
     const from = toPublicId('mer', locked.offerId);
     const offered = rulesInEffect(stored, locked.offerId).fallback_offers ?? [];
     if (!target || target.id === locked.offerId || !offered.includes(toPublicId('mer', target.id))) return refused({ code: 'not_offered' });

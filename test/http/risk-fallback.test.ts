@@ -2,7 +2,8 @@
  * The fallback after a risk refusal (docs/risk.md#the-fallback): the rule `fallback_offers`
  * checked as the account's offers, the refused checkout proposing only the fallbacks the rules
  * accept for the same amount, shopper and card, and `POST /pay/{uid}/switch` moving the purchase
- * to one of them (CSRF, CREATED only, listed only, the purchase's account only).
+ * to one of them (CSRF, CREATED only, listed only, the purchase's account only); the offer fixed
+ * while the leader's attempt is unresolved.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
@@ -170,6 +171,37 @@ describe(`the fallback after a risk refusal (${onPostgres ? 'PostgreSQL' : 'PGli
       payload: 'offer=x',
     });
     expect(unknown.statusCode).toBe(404);
+  });
+
+  it('an attempt awaiting 3-D Secure fixes the offer: the switch answers 409 and keeps it, then switches once the attempt was refused', async () => {
+    const c = await caller(app);
+    const four = c.offer('INSTALLMENTS', 4);
+    await putRules(c, `offers/${four}`, { fallback_offers: [c.offer('SHARED')] });
+    const o = await opened(c, four, { language: 'fr_FR' });
+    expect((await pay(o, PREPAID)).statusCode).toBe(402);
+    const again = { ...o, ...cookieAndToken(await app.server.inject(o.path)) };
+    const challenged = await pay(again, '4000+0000+0000+3220');
+    expect(challenged.statusCode).toBe(303);
+    const busy = await switchTo(again, c.offer('SHARED'));
+    expect(busy.statusCode).toBe(409);
+    expect(busy.body).toContain('Un paiement est déjà en cours pour cet achat');
+    expect(busy.body).toContain('id="error-summary"');
+    expect(await offerOf(o.id)).toBe(four.slice(4));
+    // The shopper fails the challenge and comes back: the attempt is refused, the fallback open again.
+    const challenge = new URL(String(challenged.headers.location));
+    const page = await app.server.inject(challenge.pathname + challenge.search);
+    const token = /name="token" value="([^"]+)"/.exec(page.body)![1]!;
+    const answered = await app.server.inject({
+      method: 'POST',
+      url: challenge.pathname + challenge.search,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ outcome: 'fail', token }).toString(),
+    });
+    const back = new URL(String(answered.headers.location), 'http://127.0.0.1');
+    expect((await app.server.inject(back.pathname + back.search)).statusCode).toBe(402);
+    const switched = await switchTo(again, c.offer('SHARED'));
+    expect(switched.statusCode, switched.body).toBe(303);
+    expect(await offerOf(o.id)).toBe(c.offer('SHARED').slice(4));
   });
 
   it("switchOffer finds no purchase of another account, and refuses an amount outside the target offer's limits", async () => {

@@ -299,9 +299,11 @@ export function registerCheckout(app: App, services: Services): void {
     const switched = await switchOffer(services, ctx.purchase.accountId, ctx.purchase.id, typeof form.offer === 'string' ? form.offer.trim() : '');
     if (switched.kind === 'switched') return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
     if (switched.kind === 'not_found') return pageHeaders(reply).code(404).send(notFoundPage(ctx.lang));
-    const refusal = switched.refusal;
     const fresh = (await load(request))!;
-    const message = refusal.code === 'in_progress' ? t.inProgress : refusal.code === 'not_payable' ? t.expiredForm : t.switchRefused[refusal.code];
+    // The offer is fixed once the leader's attempt started (docs/risk.md#the-fallback): wait for
+    // it while it runs (the shopper may try again once it was refused); past CREATED, the page
+    // as it now is.
+    const message = switched.kind === 'offer_fixed' ? (switched.retryable ? t.inProgress : t.expiredForm) : t.switchRefused[switched.refusal.code];
     return show(request, reply, fresh, { errors: { message } }, 409);
   });
 
