@@ -575,6 +575,7 @@ const en = {
   refundUncollected: (amount: string) => `${amount} less to pay on the installments not collected yet`,
   refundAtMost: (left: string) => `Amount: at most ${left}, what is left to refund.`,
   nothingToRefund: 'Nothing is left to refund on this purchase.',
+  chargeDisputed: (left: string) => `A chargeback is open on a payment this refund needs: it cannot be refunded until the bank decides. At most ${left} can be refunded now.`,
   cancelHeading: 'Cancel the purchase',
   cancelHint: 'Possible while nothing was captured: holds are released and the shopper owes nothing.',
   cancelAction: 'Cancel the purchase…',
@@ -1312,6 +1313,8 @@ const fr: DashboardTexts = {
   refundUncollected: (amount) => `${amount} de moins à payer sur les échéances pas encore encaissées`,
   refundAtMost: (left) => `Montant\u00a0: au plus ${left}, ce qu’il reste à rembourser.`,
   nothingToRefund: 'Il ne reste rien à rembourser sur cet achat.',
+  chargeDisputed: (left) =>
+    `Une rétrofacturation est ouverte sur un paiement que ce remboursement demande\u00a0: il ne peut pas être remboursé avant la décision de la banque. Au plus ${left} peut être remboursé maintenant.`,
   cancelHeading: "Annuler l'achat",
   cancelHint: "Possible tant que rien n'a été encaissé : les empreintes sont libérées et le client ne doit rien.",
   cancelAction: "Annuler l'achat…",

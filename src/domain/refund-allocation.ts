@@ -1,23 +1,55 @@
 /**
- * How a refund is split (docs/purchase-lifecycle.md#refunds). Pure arithmetic on integer minor
- * units, no I/O.
+ * How a refund is split (docs/purchase-lifecycle.md#refunds), and what a payment can still give
+ * back (docs/money-operations.md#refunds-and-disputes). Pure arithmetic on integer minor units, no
+ * I/O.
  *
+ * 0. What can be refunded on a payment is what it captured, less what was refunded (or is being
+ *    refunded), less what lost chargebacks took, less what an open chargeback disputes: a payment
+ *    with a chargeback open is held whole until the bank decides, as the PSPs refuse to refund a
+ *    disputed transaction (Stripe's `charge_disputed`).
  * 1. Money not collected yet comes first: installments still scheduled are lowered from the last
  *    one backwards (an installment lowered to nothing is cancelled; a deferred hold lowered to
  *    nothing is voided), so that the payer owes less before anything is paid back.
  * 2. The rest is paid back from captured money. On a pot, each contributor (the leader, each
  *    pledger) gets a share proportional to what they still have to be refunded, by the largest
  *    remainder method: exact to the cent, and nobody gets back more than they paid. Within one
- *    contributor the payment created last is refunded first (sources come oldest first).
+ *    contributor the payment created last is refunded first (sources come oldest first). A
+ *    payment held by an open chargeback takes no share: a refund the other payments can serve is
+ *    allocated around it, one that needs it is refused (`charge_disputed`).
  */
 
-/** A captured payment with what can still be refunded on it (captured − already allocated). */
+/** A captured payment (one PSP transaction), with what was already given back on it. */
 export interface RefundSource {
   paymentId: string;
   /** The leader, or the pledge the payment paid. */
   payer: 'leader' | 'pledger';
   pledgeId?: string;
-  refundableCents: number;
+  capturedCents: number;
+  /**
+   * What is refunded on it: the refund allocations not refused (pending ones included, so that a
+   * refund whose PSP call is under way already counts), or what the PSP refunded when that is
+   * more (money given back outside any refund).
+   */
+  refundedCents: number;
+  /** What its lost chargebacks took, as the PSP told them (counted here at most what was left). */
+  chargedBackCents: number;
+  /** A chargeback is open on it (not decided yet): nothing of it can be refunded meanwhile. */
+  chargebackOpen: boolean;
+}
+
+/** What the payment still holds: captured − refunded − charged back, never below 0. */
+export function heldCents(s: RefundSource): number {
+  return Math.max(0, s.capturedCents - s.refundedCents - s.chargedBackCents);
+}
+
+/** What can be refunded on the payment now: what it holds, or nothing while a chargeback is open on it. */
+export function sourceRefundableCents(s: RefundSource): number {
+  return s.chargebackOpen ? 0 : heldCents(s);
+}
+
+/** What open chargebacks hold out of reach of a refund, over the payments: the whole of each disputed payment. */
+export function disputedCents(sources: readonly RefundSource[]): number {
+  return sum(sources.map((s) => (s.chargebackOpen ? heldCents(s) : 0)));
 }
 
 /** An installment not collected yet, with what is still due on it (amount + fees). */
@@ -33,11 +65,43 @@ export type Allocation =
   | { kind: 'installment'; installmentId: string; paymentId?: string; payer: 'leader'; amountCents: number; remainingCents: number }
   | { kind: 'refund'; paymentId: string; payer: 'leader' | 'pledger'; pledgeId?: string; amountCents: number };
 
-export type RefundPlan = { ok: true; allocations: Allocation[] } | { ok: false; refundableCents: number };
+/**
+ * A refusal says what is refundable, and what open chargebacks hold besides; `charge_disputed`
+ * when the amount asked fits only with the disputed payments (`amount` otherwise).
+ */
+export type RefundPlan = { ok: true; allocations: Allocation[] } | { ok: false; reason: 'amount' | 'charge_disputed'; refundableCents: number; disputedCents: number };
 
-/** Everything that can still be refunded: what is due but uncollected, plus what was captured and not refunded. */
+/**
+ * Everything that can be refunded now: what is due but uncollected, plus, per payment, what was
+ * captured and not refunded nor charged back, on payments without an open chargeback.
+ */
 export function refundableCents(sources: readonly RefundSource[], uncollected: readonly UncollectedInstallment[]): number {
-  return sum(uncollected.map((u) => u.dueCents)) + sum(sources.map((s) => s.refundableCents));
+  return sum(uncollected.map((u) => u.dueCents)) + sum(sources.map(sourceRefundableCents));
+}
+
+/**
+ * What a refund without an amount asks for: everything left on the purchase, the payments held
+ * by an open chargeback included (so that such a request is refused with `charge_disputed`
+ * rather than made in part).
+ */
+export function everythingCents(sources: readonly RefundSource[], uncollected: readonly UncollectedInstallment[]): number {
+  return refundableCents(sources, uncollected) + disputedCents(sources);
+}
+
+/**
+ * What each lost chargeback of one payment takes, in the order they were opened: its amount, at
+ * most what the payment still held after its refunds and the chargebacks before it, so that the
+ * refunds and the chargebacks together never give back more than was captured. `lostCents` is a
+ * lost chargeback's amount as the PSP told it, 0 for any other dispute (open, won). Σ result =
+ * min(Σ lost, captured − refunded) (0 when refunded ≥ captured).
+ */
+export function chargebackTakes(capturedCents: number, refundedCents: number, lostCents: readonly number[]): number[] {
+  let left = Math.max(0, capturedCents - refundedCents);
+  return lostCents.map((lost) => {
+    const take = Math.min(Math.max(0, lost), left);
+    left -= take;
+    return take;
+  });
 }
 
 /**
@@ -72,7 +136,12 @@ export function largestRemainder(amountCents: number, weights: readonly number[]
  */
 export function planRefund(amountCents: number, sources: readonly RefundSource[], uncollected: readonly UncollectedInstallment[]): RefundPlan {
   const refundable = refundableCents(sources, uncollected);
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0 || amountCents > refundable) return { ok: false, refundableCents: refundable };
+  const disputed = disputedCents(sources);
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0 || amountCents > refundable) {
+    // More than the other payments hold, not more than they and the disputed ones do: it needs a disputed payment.
+    const needsDisputed = Number.isSafeInteger(amountCents) && amountCents > refundable && amountCents <= refundable + disputed;
+    return { ok: false, reason: needsDisputed ? 'charge_disputed' : 'amount', refundableCents: refundable, disputedCents: disputed };
+  }
   const allocations: Allocation[] = [];
   let left = amountCents;
 
@@ -95,7 +164,7 @@ export function planRefund(amountCents: number, sources: readonly RefundSource[]
   // Contributors in the order of their first payment: the leader usually comes first.
   const contributors: { key: string; payer: 'leader' | 'pledger'; pledgeId?: string; sources: RefundSource[] }[] = [];
   for (const s of sources) {
-    if (s.refundableCents <= 0) continue;
+    if (sourceRefundableCents(s) <= 0) continue;
     const key = s.payer === 'leader' ? 'leader' : `pledge:${s.pledgeId ?? s.paymentId}`;
     let c = contributors.find((x) => x.key === key);
     if (!c) contributors.push((c = { key, payer: s.payer, ...(s.pledgeId ? { pledgeId: s.pledgeId } : {}), sources: [] }));
@@ -103,13 +172,13 @@ export function planRefund(amountCents: number, sources: readonly RefundSource[]
   }
   const shares = largestRemainder(
     left,
-    contributors.map((c) => sum(c.sources.map((s) => s.refundableCents))),
+    contributors.map((c) => sum(c.sources.map(sourceRefundableCents))),
   );
   contributors.forEach((c, i) => {
     let share = shares[i]!;
     for (const s of [...c.sources].reverse()) {
       if (share === 0) break;
-      const take = Math.min(share, s.refundableCents);
+      const take = Math.min(share, sourceRefundableCents(s));
       allocations.push({ kind: 'refund', paymentId: s.paymentId, payer: c.payer, ...(c.pledgeId ? { pledgeId: c.pledgeId } : {}), amountCents: take });
       share -= take;
     }

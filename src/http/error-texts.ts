@@ -49,6 +49,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   missing_identifier: { en: 'The purchase is not identified.', fr: "L'achat n'est pas identifié." },
   invalid_purchase_state: { en: 'This purchase cannot be captured now.', fr: 'Cet achat ne peut pas être encaissé maintenant.' },
   dispute_not_open: { en: 'This dispute is no longer open.', fr: "Ce litige n'est plus ouvert." },
+  charge_disputed: {
+    en: 'A chargeback is open on this payment: it cannot be refunded until the bank decides.',
+    fr: 'Une rétrofacturation est ouverte sur ce paiement : il ne peut pas être remboursé avant la décision de la banque.',
+  },
   not_found: { en: 'Not found.', fr: 'Introuvable.' },
   invalid_input: { en: 'Some information is invalid.', fr: 'Certaines informations sont invalides.' },
   unsupported_media_type: { en: 'This content type is not supported.', fr: "Ce type de contenu n'est pas pris en charge." },

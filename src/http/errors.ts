@@ -49,6 +49,8 @@ export type ErrorCode =
   | 'psp_account_in_use'
   // disputes (docs/money-operations.md#disputes): already decided, or evidence already sent
   | 'dispute_not_open'
+  // a refund needs a payment a chargeback is open on (docs/money-operations.md#refunds-and-disputes)
+  | 'charge_disputed'
   // general
   | 'not_found'
   // back office: a cookie-authenticated write without CSRF proof

@@ -99,18 +99,24 @@ function toRefund(r: RefundRow, allocations: AllocationRow[]): Refund {
 }
 
 /**
- * The captured payments of a purchase, oldest first, each with what can still be refunded:
- * captured minus every allocation not refused (pending ones included, so that a refund whose
- * PSP call is under way already counts), or minus what the PSP refunded when that is more: money
- * given back outside any refund (a friend's share taken after the pot closed) is not refundable
- * again. Call under the purchase's row lock.
+ * The captured payments of a purchase, oldest first, each with what was given back on it
+ * (docs/money-operations.md#refunds-and-disputes): refunded — every allocation not refused
+ * (pending ones included, so that a refund whose PSP call is under way already counts), or what
+ * the PSP refunded when that is more (money given back outside any refund, a friend's share taken
+ * after the pot closed); charged back — the amounts of its lost chargebacks; and whether a
+ * chargeback is open on it. What is left to refund is the domain's rule
+ * (`sourceRefundableCents`, src/domain/refund-allocation.ts). Call under the purchase's row lock.
  */
 export async function refundSources(sql: Sql, accountId: string, purchaseId: string): Promise<(RefundSource & { psp: string })[]> {
-  const { rows } = await sql.query<{ id: string; pledge_id: string | null; psp: string; refundable: number }>(
-    `SELECT p.id, p.pledge_id, p.psp,
-       (p.captured_cents - GREATEST(p.refunded_cents, COALESCE((SELECT sum(a.amount_cents) FROM refund_allocations a
-          WHERE a.account_id = p.account_id AND a.payment_id = p.id AND a.kind = 'refund' AND a.state <> 'failed'), 0)))::bigint AS refundable
+  const { rows } = await sql.query<{ id: string; pledge_id: string | null; psp: string; captured_cents: number; refunded: number; charged_back: number; chargeback_open: boolean }>(
+    `SELECT p.id, p.pledge_id, p.psp, p.captured_cents,
+       GREATEST(p.refunded_cents, COALESCE((SELECT sum(a.amount_cents) FROM refund_allocations a
+          WHERE a.account_id = p.account_id AND a.payment_id = p.id AND a.kind = 'refund' AND a.state <> 'failed'), 0))::bigint AS refunded,
+       COALESCE(d.charged_back, 0)::bigint AS charged_back, COALESCE(d.chargeback_open, false) AS chargeback_open
      FROM payments p
+     LEFT JOIN LATERAL (SELECT sum(amount_cents) FILTER (WHERE state = 'lost') AS charged_back,
+                               bool_or(state IN ('open', 'evidence_sent')) AS chargeback_open
+                          FROM disputes WHERE account_id = p.account_id AND payment_id = p.id AND kind = 'chargeback') d ON true
      WHERE p.account_id = $1 AND p.purchase_id = $2 AND p.captured_cents > 0
      ORDER BY p.created_at, p.id`,
     [accountId, purchaseId],
@@ -119,7 +125,10 @@ export async function refundSources(sql: Sql, accountId: string, purchaseId: str
     paymentId: r.id,
     payer: r.pledge_id ? 'pledger' : 'leader',
     ...(r.pledge_id ? { pledgeId: r.pledge_id } : {}),
-    refundableCents: Number(r.refundable),
+    capturedCents: Number(r.captured_cents),
+    refundedCents: Number(r.refunded),
+    chargedBackCents: Number(r.charged_back),
+    chargebackOpen: r.chargeback_open === true,
     // The connector the payment ran on: what it can give back as it is (src/psp/definition.ts).
     psp: r.psp,
   }));

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { isUuid } from '../domain/ids.ts';
-import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
+import { everythingCents, planRefund } from '../domain/refund-allocation.ts';
 import { refundSources, uncollectedInstallments } from '../payments/refund-repository.ts';
 
 /** What one payer gets from a refund: money paid back to their card, and what they no longer owe. */
@@ -14,8 +14,15 @@ export interface RefundShare {
   uncollectedCents: number;
 }
 
-/** The split, or the refusal the refund itself would answer, with what is left to refund (0: nothing). */
-export type RefundPreview = { kind: 'ok'; amountCents: number; shares: RefundShare[] } | { kind: 'invalid'; refundableCents: number };
+/**
+ * The split, or the refusal the refund itself would answer, with what is left to refund (0:
+ * nothing): `charge_disputed` when the amount needs a payment an open chargeback holds
+ * (`disputedCents` of them, docs/money-operations.md#refunds-and-disputes).
+ */
+export type RefundPreview =
+  | { kind: 'ok'; amountCents: number; shares: RefundShare[] }
+  | { kind: 'invalid'; refundableCents: number }
+  | { kind: 'charge_disputed'; refundableCents: number; disputedCents: number };
 
 /**
  * How a refund of `amountCents` (everything left when absent) would be split across the payers,
@@ -27,11 +34,16 @@ export type RefundPreview = { kind: 'ok'; amountCents: number; shares: RefundSha
 export async function previewRefund(db: Sql, accountId: string, purchaseId: string, amountCents?: number): Promise<RefundPreview> {
   if (!isUuid(purchaseId)) return { kind: 'invalid', refundableCents: 0 };
   const [sources, uncollected] = await Promise.all([refundSources(db, accountId, purchaseId), uncollectedInstallments(db, accountId, purchaseId)]);
-  const refundable = refundableCents(sources, uncollected);
-  if (refundable === 0) return { kind: 'invalid', refundableCents: 0 };
-  const amount = amountCents ?? refundable;
+  // Everything left, the payments an open chargeback holds included: refused then, as the refund would be.
+  const everything = everythingCents(sources, uncollected);
+  if (everything === 0) return { kind: 'invalid', refundableCents: 0 };
+  const amount = amountCents ?? everything;
   const plan = planRefund(amount, sources, uncollected);
-  if (!plan.ok) return { kind: 'invalid', refundableCents: plan.refundableCents };
+  if (!plan.ok) {
+    return plan.reason === 'charge_disputed'
+      ? { kind: 'charge_disputed', refundableCents: plan.refundableCents, disputedCents: plan.disputedCents }
+      : { kind: 'invalid', refundableCents: plan.refundableCents };
+  }
   const shares: RefundShare[] = [];
   for (const a of plan.allocations) {
     const pledgeId = a.kind === 'refund' ? a.pledgeId : undefined;

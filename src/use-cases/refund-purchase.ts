@@ -4,7 +4,7 @@ import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { planRefund, refundableCents } from '../domain/refund-allocation.ts';
+import { everythingCents, planRefund } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
 import { amountStepRefusal } from '../psp/definition.ts';
@@ -43,7 +43,9 @@ export type RefundOutcome =
   /** Malformed, unknown and other accounts' purchases alike. */
   | { kind: 'not_found' }
   /** The amount is not refundable (≤ 0, fractional, more than what is left, nothing captured). */
-  | { kind: 'invalid'; field: 'amount'; message: string };
+  | { kind: 'invalid'; field: 'amount'; message: string }
+  /** The amount needs a payment a chargeback is open on (docs/money-operations.md#refunds-and-disputes). */
+  | { kind: 'charge_disputed'; message: string };
 
 /** States in which money may have been collected: the others have nothing to refund. */
 const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
@@ -82,10 +84,16 @@ export async function refundPurchase(
     if (earlier !== undefined) return { refundId: earlier, resumed: true };
     const sources = await refundSources(tx, accountId, purchaseId);
     const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
-    const refundable = REFUNDABLE.includes(locked.state) ? refundableCents(sources, uncollected) : 0;
-    if (refundable === 0) return { kind: 'invalid', field: 'amount', message: 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)' };
-    const amount = input.amountCents ?? refundable;
+    // Everything left, the payments an open chargeback holds included: without an amount, such a
+    // refund is refused (`charge_disputed`), never made in part (docs/money-operations.md#refunds-and-disputes).
+    const everything = REFUNDABLE.includes(locked.state) ? everythingCents(sources, uncollected) : 0;
+    if (everything === 0) return { kind: 'invalid', field: 'amount', message: 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)' };
+    const amount = input.amountCents ?? everything;
     const plan = planRefund(amount, sources, uncollected);
+    if (!plan.ok && plan.reason === 'charge_disputed') {
+      const message = `a chargeback is open on a payment this refund needs: it cannot be refunded until the bank decides; at most ${plan.refundableCents} can be refunded now`;
+      return { kind: 'charge_disputed', message };
+    }
     if (!plan.ok) return { kind: 'invalid', field: 'amount', message: `field amount must be at most ${plan.refundableCents}, what is left to refund` };
     // A share a payment's PSP cannot refund as it is (Midtrans: sen in IDR) is refused here, before
     // anything is reserved, never rounded (docs/psp-connectors.md#currencies).
@@ -239,7 +247,8 @@ async function moveAfterRefund(deps: PaymentDeps, tx: Sql, locked: PurchasePaySt
   const { accountId, id: purchaseId } = locked;
   if (!REFUNDABLE.includes(locked.state)) return locked.state;
   const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
-  const left = refundableCents(await refundSources(tx, accountId, purchaseId), uncollected);
+  // A payment an open chargeback holds is not refunded yet: the purchase is not REFUNDED while one is.
+  const left = everythingCents(await refundSources(tx, accountId, purchaseId), uncollected);
   const { pending, installments } = await pendingAllocationsAndInstallments(tx, accountId, purchaseId);
   if (left === 0 && pending === 0) {
     await closePledges(tx, accountId, purchaseId, ['draft', 'invited', 'paying'], 'refunded', now);

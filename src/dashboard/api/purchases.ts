@@ -44,6 +44,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
           ...BackofficeErrors,
           400: { ...TokenApiError, description: '`amount` not refundable; the message names the field' },
           404: { ...TokenApiError, description: 'Unknown purchase' },
+          409: { ...TokenApiError, description: '`charge_disputed`: the amount needs a payment a chargeback is open on' },
         },
       },
     },
@@ -68,6 +69,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
           });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
+          if (outcome.kind === 'charge_disputed') throw new ApiError(409, 'charge_disputed', outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };
         },
         invalid,

@@ -144,6 +144,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
         const left = preview.refundableCents;
         return refusal(400, left > 0 ? t.refundAtMost(formatMoney(left, detail.purchase.currency, chrome.lang)) : t.nothingToRefund);
       }
+      if (preview.kind === 'charge_disputed') return refusal(409, t.chargeDisputed(formatMoney(preview.refundableCents, detail.purchase.currency, chrome.lang)));
       return sendPage(reply, 200, confirmPage(chrome, detail, { kind: 'refund', amountCents, amount, reason, shares: preview.shares }));
     }
     const outcome = await refundPurchase(services.payments, {
@@ -159,6 +160,10 @@ export function registerDashboardPurchases(app: App, services: Services, session
       const left = await previewRefund(services.db, session.accountId, detail.purchase.id);
       const refundable = left.kind === 'ok' ? left.amountCents : left.refundableCents;
       return refusal(400, refundable > 0 ? t.refundAtMost(formatMoney(refundable, detail.purchase.currency, chrome.lang)) : t.nothingToRefund);
+    }
+    if (outcome.kind === 'charge_disputed') {
+      const left = await previewRefund(services.db, session.accountId, detail.purchase.id);
+      return refusal(409, t.chargeDisputed(formatMoney(left.kind === 'ok' ? left.amountCents : left.refundableCents, detail.purchase.currency, chrome.lang)));
     }
     return seeOther(reply, `/dashboard/purchases/${uid}?done=refund`);
   });

@@ -57,7 +57,12 @@ export function registerV1Refunds(app: App, services: Services): void {
             description:
               '`amount` not a positive integer, above what is refundable, nothing captured, or a share the PSP cannot refund as it is (Midtrans: sen in IDR); the message names the field',
           },
-          409: { ...V1Error, description: 'A request with the same Idempotency-Key is still in progress' },
+          409: {
+            ...V1Error,
+            description:
+              '`idempotency_key_in_use`: a request with the same Idempotency-Key is still in progress; ' +
+              '`charge_disputed`: the amount (everything left, without `amount`) needs a payment a chargeback is open on, which cannot be refunded until the bank decides; the message says how much can be refunded now',
+          },
           422: { ...V1Error, description: 'The Idempotency-Key was used with another body' },
         },
       },
@@ -83,6 +88,7 @@ export function registerV1Refunds(app: App, services: Services): void {
           });
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
+          if (outcome.kind === 'charge_disputed') throw new ApiError(409, 'charge_disputed', outcome.message);
           return { status: 201, body: refundV1(outcome.refund) };
         },
         invalid,
