@@ -147,13 +147,26 @@ export async function disputesOfPurchase(sql: Sql, accountId: string, purchaseId
   return rows.map(normalise);
 }
 
-/** What lost chargebacks took from the purchase's merchant (the refunded/lost figures). */
+/**
+ * What lost chargebacks took from the purchase's merchant (the refunded/lost figures): per
+ * payment, its lost chargebacks' amounts, at most what it held after its refunds — what the
+ * ledger books (docs/money-operations.md#refunds-and-disputes).
+ */
 export async function chargedBackCents(sql: Sql, accountId: string, purchaseId: string): Promise<number> {
   const { rows } = await sql.query<{ total: string | number | null }>(
-    "SELECT COALESCE(SUM(amount_cents), 0) AS total FROM disputes WHERE account_id = $1 AND purchase_id = $2 AND kind = 'chargeback' AND state = 'lost'",
+    `SELECT COALESCE(SUM(LEAST(d.lost, GREATEST(p.captured_cents - p.refunded_cents, 0))), 0) AS total
+       FROM (SELECT payment_id, SUM(amount_cents) AS lost FROM disputes
+              WHERE account_id = $1 AND purchase_id = $2 AND kind = 'chargeback' AND state = 'lost' GROUP BY payment_id) d
+       JOIN payments p ON p.account_id = $1 AND p.id = d.payment_id`,
     [accountId, purchaseId],
   );
   return Number(rows[0]?.total ?? 0);
+}
+
+/** The payment's disputes in the order they were opened: each lost chargeback takes after the ones before it. */
+export async function disputesOfPayment(sql: Sql, accountId: string, paymentId: string): Promise<DisputeRow[]> {
+  const { rows } = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE account_id = $1 AND payment_id = $2 ORDER BY opened_at, id', [accountId, paymentId]);
+  return rows.map(normalise);
 }
 
 /** Position in the list of disputes by deadline: (evidence_due_at, id); a dispute without deadline sorts last. */

@@ -17,7 +17,11 @@ export interface DisputeLedgerTarget {
   paymentId: string;
   /** The `disputes` row. */
   disputeId: string;
-  /** What the dispute has taken, minor units of the purchase's currency: a lost chargeback's `amount_cents`, else 0. */
+  /**
+   * What the dispute has taken, minor units of the purchase's currency: a lost chargeback's
+   * `amount_cents`, at most what its payment held after its refunds and the lost chargebacks
+   * opened before it (`chargebackTakes`, docs/money-operations.md#refunds-and-disputes); else 0.
+   */
   chargedBackCents: number;
   /** When the money moved (the PSP's date, else the service clock's now). */
   occurredAt: Date;

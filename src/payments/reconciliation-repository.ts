@@ -113,8 +113,9 @@ export interface ChipinPaymentRow {
 const PAYMENT_SELECT = `
   SELECT p.id AS payment_id, p.purchase_id, pu.state AS purchase_state, p.psp_transaction_id AS transaction_id, p.status,
          pu.currency, p.captured_cents, p.refunded_cents, p.psp_state,
-         COALESCE((SELECT sum(d.amount_cents) FROM disputes d
-                    WHERE d.account_id = p.account_id AND d.payment_id = p.id AND d.kind = 'chargeback' AND d.state = 'lost'), 0)::bigint AS charged_back_cents
+         LEAST(COALESCE((SELECT sum(d.amount_cents) FROM disputes d
+                          WHERE d.account_id = p.account_id AND d.payment_id = p.id AND d.kind = 'chargeback' AND d.state = 'lost'), 0),
+               GREATEST(p.captured_cents - p.refunded_cents, 0))::bigint AS charged_back_cents
     FROM payments p JOIN purchases pu ON pu.account_id = p.account_id AND pu.id = p.purchase_id`;
 
 /** The account's payments on that PSP (account) whose transaction is one of `transactionIds`. */

@@ -4,8 +4,18 @@ import type { Sql } from '../db/database.ts';
 import { isEnded, nextDisputeKind, nextDisputeState, type DisputeState } from '../domain/disputes.ts';
 import { EVENT } from '../domain/events.ts';
 import { toPublicId } from '../domain/ids.ts';
+import { chargebackTakes } from '../domain/refund-allocation.ts';
 import type { JobScheduler } from '../jobs/scheduler.ts';
-import { findDisputedPayment, findDispute, sandboxTransactionOwner, setEvidenceSent, updateDispute, upsertDisputeLocked, type DisputeRow } from '../payments/dispute-repository.ts';
+import {
+  disputesOfPayment,
+  findDisputedPayment,
+  findDispute,
+  sandboxTransactionOwner,
+  setEvidenceSent,
+  updateDispute,
+  upsertDisputeLocked,
+  type DisputeRow,
+} from '../payments/dispute-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { findPayment, writeEvent } from '../payments/payment-repository.ts';
 import { bookDisputeLedger } from '../payments/ledger-repository.ts';
@@ -37,11 +47,15 @@ export async function applyDisputeNotice(
   }
   return deps.db.transaction(async (tx): Promise<DisputeNoticeOutcome> => {
     const now = deps.clock.now();
-    const purchase = await loadPayState(tx, where.accountId, payment.purchase_id);
+    // Under the purchase's row lock, as refunds are reserved and recorded under it: what the
+    // payment captured and refunded is read as it stands, for the amount and the ledger.
+    const purchase = await loadPayState(tx, where.accountId, payment.purchase_id, true);
     if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
+    const current = (await findPayment(tx, where.accountId, payment.id))!;
+    const money = { capturedCents: Number(current.captured_cents), refundedCents: Number(current.refunded_cents) };
     // No amount told: what the payment still holds. A part already refunded is not taken twice
     // (Midtrans' chargeback after a refund, HiPay's chargebackedAmount of 0).
-    const amountCents = notice.amountCents ?? Math.max(0, payment.captured_cents - payment.refunded_cents);
+    const amountCents = notice.amountCents ?? Math.max(0, money.capturedCents - money.refundedCents);
     const firstState = nextDisputeState(undefined, notice.kind, notice.status);
     const upserted = await upsertDisputeLocked(
       tx,
@@ -69,7 +83,7 @@ export async function applyDisputeNotice(
     if (created) {
       await writeEvent(tx, where.accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
       if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
-      await bookDispute(tx, row, now);
+      await bookChargebacks(tx, where.accountId, payment.id, money, now);
       return 'changed';
     }
     const kind = nextDisputeKind(row.kind, notice.kind);
@@ -90,7 +104,7 @@ export async function applyDisputeNotice(
     );
     if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now);
     // On every change, not only the outcome's: a lost chargeback's amount told again moves the ledger too.
-    await bookDispute(tx, next, now);
+    await bookChargebacks(tx, where.accountId, payment.id, money, now);
     return 'changed';
   });
 }
@@ -120,15 +134,24 @@ async function closed(tx: Sql, row: DisputeRow, purchaseState: Parameters<typeof
 }
 
 /**
- * The ledger's entries of the dispute brought to what it took: a lost chargeback its
- * `amount_cents`, any other dispute nothing. In the transaction that records the dispute (its row
- * locked), so a loss, a reversal, a loss again, or a lost chargeback's amount told anew is each
- * appended by its difference, once however often the PSP tells it
- * (docs/money-operations.md#the-ledger).
+ * The ledger's entries of the payment's disputes brought to what each took: a lost chargeback its
+ * `amount_cents`, at most what the payment held after its refunds and the lost chargebacks opened
+ * before it (`chargebackTakes`), any other dispute nothing. In the transaction that records a
+ * dispute of the payment, under its purchase's row lock, so a loss, a reversal, a loss again, or a
+ * lost chargeback's amount told anew is each appended by its difference, once however often the
+ * PSP tells it; a reversal lets a later chargeback take what it could not
+ * (docs/money-operations.md#the-ledger, docs/money-operations.md#refunds-and-disputes).
  */
-async function bookDispute(tx: Sql, dispute: DisputeRow, now: Date): Promise<void> {
-  const chargedBackCents = dispute.kind === 'chargeback' && dispute.state === 'lost' ? dispute.amount_cents : 0;
-  await bookDisputeLedger(tx, { accountId: dispute.account_id, paymentId: dispute.payment_id, disputeId: dispute.id, chargedBackCents, occurredAt: now });
+async function bookChargebacks(tx: Sql, accountId: string, paymentId: string, money: { capturedCents: number; refundedCents: number }, now: Date): Promise<void> {
+  const disputes = await disputesOfPayment(tx, accountId, paymentId);
+  const takes = chargebackTakes(
+    money.capturedCents,
+    money.refundedCents,
+    disputes.map((d) => (d.kind === 'chargeback' && d.state === 'lost' ? d.amount_cents : 0)),
+  );
+  for (const [i, d] of disputes.entries()) {
+    await bookDisputeLedger(tx, { accountId, paymentId, disputeId: d.id, chargedBackCents: takes[i]!, occurredAt: now });
+  }
 }
 
 export type EvidenceOutcome =

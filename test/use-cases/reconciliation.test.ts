@@ -109,14 +109,15 @@ async function inject(p: Paid, what: Injection, accountId: string, disputed: Dis
       return [key('refund', p.refunded > 0 ? 'amount_differs' : 'unknown_to_chipin')];
     case 'lost_chargeback': {
       // A chargeback Chipin recorded as lost (docs/money-operations.md#disputes) that the sandbox
-      // does not show: missing at the PSP, or, beside one both sides lost, a differing amount.
+      // does not show: missing at the PSP. Beside one both sides lost, which took all the payment
+      // held, it takes nothing (docs/money-operations.md#refunds-and-disputes): no difference.
       const now = app.services.clock.now();
       await sql(
         `INSERT INTO disputes (id, account_id, purchase_id, payment_id, psp, psp_dispute_id, kind, state, amount_cents, currency, opened_at, closed_at, created_at, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, 'sandbox', $4, 'chargeback', 'lost', $5, $6, $7, $7, $7, $7)`,
         [accountId, p.purchaseId, p.paymentId, `dp_${p.transactionId}`, Math.max(1, p.captured - p.refunded), p.currency, now],
       );
-      return [key('chargeback', disputed === 'lost' ? 'amount_differs' : 'missing_at_psp')];
+      return disputed === 'lost' ? [] : [key('chargeback', 'missing_at_psp')];
     }
   }
 }

@@ -29,6 +29,7 @@ import {
   insertSandboxDispute,
   setSandboxDisputeStatus,
   findTransaction,
+  disputeHold,
   insertPaymentMethod,
   insertTransaction,
   listTransactionsMoved,
@@ -272,7 +273,13 @@ export class SandboxPsp implements PspConnector {
     assertAmount(input.amountCents);
     return this.#idempotent('refund', input.idempotencyKey, [transactionId, input.amountCents], async (tx, now) => {
       const row = await this.#lockTransaction(tx, transactionId, now);
-      const refundable = row.status === 'settled' ? row.captured_cents - row.refunded_cents : 0;
+      // A chargeback awaiting the bank's decision holds the whole transaction, as Stripe's
+      // `charge_disputed` does (docs/money-operations.md#refunds-and-disputes).
+      const hold = await disputeHold(tx, row.id);
+      if (hold.openChargeback) {
+        return { ...this.#result(row), decline: decline('exceeds_available', 'A chargeback is open on this transaction: it cannot be refunded until the bank decides.') };
+      }
+      const refundable = row.status === 'settled' ? Math.max(0, row.captured_cents - row.refunded_cents - hold.chargedBackCents) : 0;
       if (input.amountCents > refundable) {
         return { ...this.#result(row), decline: decline('exceeds_available', `At most ${refundable} can be refunded.`) };
       }

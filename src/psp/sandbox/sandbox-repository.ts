@@ -153,7 +153,28 @@ export async function setSandboxDisputeStatus(sql: Sql, id: string, status: Sand
   await sql.query('UPDATE sandbox_psp_disputes SET status = $2, updated_at = $3 WHERE id = $1', [id, status, now]);
 }
 
-/** A lost chargeback: the bank took `amountCents` of the transaction back from the merchant. */
+/**
+ * A lost chargeback: the bank took `amountCents` of the transaction back from the merchant, at most
+ * what the transaction still held after its refunds and earlier chargebacks
+ * (docs/money-operations.md#refunds-and-disputes).
+ */
 export async function addChargedBack(sql: Sql, transactionId: string, amountCents: number, now: Date): Promise<void> {
-  await sql.query('UPDATE sandbox_psp_transactions SET charged_back_cents = charged_back_cents + $2, updated_at = $3 WHERE id = $1', [transactionId, amountCents, now]);
+  await sql.query(
+    `UPDATE sandbox_psp_transactions SET charged_back_cents = charged_back_cents + LEAST($2::bigint, GREATEST(captured_cents - refunded_cents - charged_back_cents, 0)), updated_at = $3
+      WHERE id = $1`,
+    [transactionId, amountCents, now],
+  );
+}
+
+/**
+ * What the transaction's disputes hold from a refund: whether a chargeback awaits the bank's
+ * decision (then nothing can be refunded), and what lost chargebacks took back.
+ */
+export async function disputeHold(sql: Sql, transactionId: string): Promise<{ openChargeback: boolean; chargedBackCents: number }> {
+  const { rows } = await sql.query<{ open: boolean; charged_back_cents: number }>(
+    `SELECT EXISTS (SELECT 1 FROM sandbox_psp_disputes WHERE transaction_id = t.id AND kind = 'chargeback' AND status = 'needs_response') AS open, t.charged_back_cents
+       FROM sandbox_psp_transactions t WHERE t.id = $1`,
+    [transactionId],
+  );
+  return { openChargeback: rows[0]?.open === true, chargedBackCents: Number(rows[0]?.charged_back_cents ?? 0) };
 }
