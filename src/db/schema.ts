@@ -240,6 +240,18 @@ export const TABLES = {
     created_at: 'timestamptz default',
     message_key: 'text null',
   },
+  parked_dispute_notices: {
+    id: 'int8 default',
+    account_id: 'uuid',
+    psp_account_id: 'uuid null',
+    transaction_id: 'text',
+    psp_dispute_id: 'text',
+    notice: 'jsonb',
+    notice_key: 'text',
+    received_at: 'timestamptz',
+    matched_at: 'timestamptz null',
+    payment_id: 'uuid null',
+  },
   payment_methods: {
     id: 'uuid',
     account_id: 'uuid',

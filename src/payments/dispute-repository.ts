@@ -169,6 +169,84 @@ export async function disputesOfPayment(sql: Sql, accountId: string, paymentId: 
   return rows.map(normalise);
 }
 
+/** A dispute notice kept until its transaction is recorded (migration 052). */
+export interface ParkedNotice {
+  id: number;
+  accountId: string;
+  pspAccountId: string | null;
+  transactionId: string;
+  /** The notice as the connector read it (`NotifiedDispute`, its dates as ISO strings). */
+  notice: Record<string, unknown>;
+  receivedAt: Date;
+  matchedAt: Date | null;
+}
+
+type ParkedRow = RowType<
+  'parked_dispute_notices',
+  {
+    id: number;
+    account_id: string;
+    psp_account_id: string | null;
+    transaction_id: string;
+    notice: unknown;
+    received_at: Date;
+    matched_at: Date | null;
+  }
+>;
+
+function toParked(r: ParkedRow): ParkedNotice {
+  return {
+    id: Number(r.id),
+    accountId: r.account_id,
+    pspAccountId: r.psp_account_id,
+    transactionId: r.transaction_id,
+    // jsonb, parsed by both drivers.
+    notice: (typeof r.notice === 'string' ? JSON.parse(r.notice) : r.notice) as Record<string, unknown>,
+    receivedAt: r.received_at,
+    matchedAt: r.matched_at,
+  };
+}
+
+const PARKED_COLUMNS = 'id, account_id, psp_account_id, transaction_id, notice, received_at, matched_at';
+
+/**
+ * Keeps a dispute notice whose transaction no payment of the account has recorded yet; answers its
+ * id, or undefined when the same notice (`noticeKey`) is kept already (a redelivery).
+ */
+export async function parkNotice(
+  sql: Sql,
+  n: { accountId: string; pspAccountId: string | null; transactionId: string; pspDisputeId: string; notice: Record<string, unknown>; noticeKey: string; receivedAt: Date },
+): Promise<number | undefined> {
+  const { rows } = await sql.query<{ id: number | string }>(
+    `INSERT INTO parked_dispute_notices (account_id, psp_account_id, transaction_id, psp_dispute_id, notice, notice_key, received_at)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)
+     ON CONFLICT (account_id, notice_key) DO NOTHING RETURNING id`,
+    [n.accountId, n.pspAccountId, n.transactionId, n.pspDisputeId, JSON.stringify(n.notice), n.noticeKey, n.receivedAt],
+  );
+  return rows[0] === undefined ? undefined : Number(rows[0].id);
+}
+
+export async function findParkedNotice(sql: Sql, accountId: string, id: number): Promise<ParkedNotice | undefined> {
+  const { rows } = await sql.query<ParkedRow>(`SELECT ${PARKED_COLUMNS} FROM parked_dispute_notices WHERE account_id = $1 AND id = $2`, [accountId, id]);
+  return rows[0] && toParked(rows[0]);
+}
+
+/** The notices still kept for this transaction of the account's PSP account, in the order they came, locked for the rest of `tx`. */
+export async function lockWaitingNotices(tx: Sql, accountId: string, pspAccountId: string | null, transactionId: string): Promise<ParkedNotice[]> {
+  const { rows } = await tx.query<ParkedRow>(
+    `SELECT ${PARKED_COLUMNS} FROM parked_dispute_notices
+      WHERE account_id = $1 AND transaction_id = $3 AND psp_account_id IS NOT DISTINCT FROM $2::uuid AND matched_at IS NULL
+      ORDER BY id FOR UPDATE`,
+    [accountId, pspAccountId, transactionId],
+  );
+  return rows.map(toParked);
+}
+
+/** The kept notice was applied to this payment. */
+export async function markNoticeMatched(tx: Sql, accountId: string, id: number, paymentId: string, now: Date): Promise<void> {
+  await tx.query('UPDATE parked_dispute_notices SET matched_at = $3, payment_id = $4 WHERE account_id = $1 AND id = $2 AND matched_at IS NULL', [accountId, id, now, paymentId]);
+}
+
 /** Position in the list of disputes by deadline: (evidence_due_at, id); a dispute without deadline sorts last. */
 export interface DisputeCursor {
   dueAt: Date | null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import type { Sql } from '../db/database.ts';
@@ -5,11 +6,15 @@ import { isEnded, nextDisputeKind, nextDisputeState, type DisputeState } from '.
 import { EVENT } from '../domain/events.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { chargebackTakes } from '../domain/refund-allocation.ts';
-import type { JobScheduler } from '../jobs/scheduler.ts';
+import { scheduleJob, type JobScheduler } from '../jobs/scheduler.ts';
 import {
   disputesOfPayment,
   findDisputedPayment,
   findDispute,
+  findParkedNotice,
+  lockWaitingNotices,
+  markNoticeMatched,
+  parkNotice,
   sandboxTransactionOwner,
   setEvidenceSent,
   updateDispute,
@@ -28,85 +33,183 @@ import type { PaymentDeps } from './deps.ts';
  * record of the payment it names, and what staff do with it (evidence sent).
  */
 
-export type DisputeNoticeOutcome = 'unknown_payment' | 'unchanged' | 'changed';
+/**
+ * `parked`: no payment of the account has recorded the transaction yet; the notice is kept and
+ * applied once one does (docs/money-operations.md#refunds-and-disputes). `unknown_payment`: the
+ * PSP dispute is another account's.
+ */
+export type DisputeNoticeOutcome = 'unknown_payment' | 'parked' | 'unchanged' | 'changed';
+
+/** The retry of a kept notice (docs/money-operations.md#refunds-and-disputes). */
+export const PARKED_NOTICE_JOB = 'dispute.parked_notice';
+/** A kept notice is first tried again this long after it came, then after as long again as it has waited (at most a day between tries). */
+const PARKED_FIRST_RETRY_MS = 5_000;
+const PARKED_MAX_RETRY_MS = 86_400_000;
+/** Past this age a kept notice is no longer tried on its own: it stays kept, and a later notice of its transaction applies it first. */
+const PARKED_RETRY_FOR_MS = 7 * 86_400_000;
+
+type Where = { accountId: string; pspAccountId: string | null };
+type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'logger'>;
+type DisputedPayment = { id: string; purchase_id: string; psp: string };
 
 /**
  * Applies a verified dispute notice: the dispute row is created or moved (domain/disputes.ts) in
  * one transaction with its events (`purchase.disputed` when it is first seen, `dispute.closed` at
- * each outcome). A redelivered notice finds the row as it left it and changes nothing.
+ * each outcome). A redelivered notice finds the row as it left it and changes nothing. A notice
+ * about a transaction no payment of the account has recorded yet is kept, never dropped, and
+ * applied once the transaction is recorded (`parked`).
  */
-export async function applyDisputeNotice(
-  deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>,
-  where: { accountId: string; pspAccountId: string | null },
-  notice: NotifiedDispute,
-): Promise<DisputeNoticeOutcome> {
+export async function applyDisputeNotice(deps: Deps, where: Where, notice: NotifiedDispute): Promise<DisputeNoticeOutcome> {
   const payment = await findDisputedPayment(deps.db, where.accountId, where.pspAccountId, notice.transactionId);
-  if (!payment) {
-    deps.logger.info({ account_id: where.accountId }, 'PSP dispute notice about a transaction Chipin did not start: ignored');
+  if (!payment) return parkDisputeNotice(deps, where, notice);
+  return deps.db.transaction(async (tx) => {
+    // Notices kept for this transaction came first: they are applied before this one.
+    await applyWaitingNotices(tx, deps, where, payment, notice.transactionId);
+    return recordDisputeNotice(tx, deps, where.accountId, payment, notice);
+  });
+}
+
+/** The dispute of one notice on its payment, in the caller's transaction. */
+async function recordDisputeNotice(tx: Sql, deps: Deps, accountId: string, payment: DisputedPayment, notice: NotifiedDispute): Promise<DisputeNoticeOutcome> {
+  const now = deps.clock.now();
+  // Under the purchase's row lock, as refunds are reserved and recorded under it: what the
+  // payment captured and refunded is read as it stands, for the amount and the ledger.
+  const purchase = await loadPayState(tx, accountId, payment.purchase_id, true);
+  if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
+  const current = (await findPayment(tx, accountId, payment.id))!;
+  const money = { capturedCents: Number(current.captured_cents), refundedCents: Number(current.refunded_cents) };
+  // No amount told: what the payment still holds. A part already refunded is not taken twice
+  // (Midtrans' chargeback after a refund, HiPay's chargebackedAmount of 0).
+  const amountCents = notice.amountCents ?? Math.max(0, money.capturedCents - money.refundedCents);
+  const firstState = nextDisputeState(undefined, notice.kind, notice.status);
+  const upserted = await upsertDisputeLocked(
+    tx,
+    {
+      accountId,
+      purchaseId: payment.purchase_id,
+      paymentId: payment.id,
+      psp: payment.psp,
+      pspDisputeId: notice.pspDisputeId,
+      kind: notice.kind,
+      state: firstState,
+      reason: notice.reason,
+      amountCents,
+      currency: notice.currency ?? purchase.currency,
+      evidenceDueAt: notice.evidenceDueAt ?? null,
+    },
+    now,
+  );
+  if (!upserted) {
+    // The PSP's dispute id is already another account's: never touched from this one.
+    deps.logger.warn({ account_id: accountId }, 'PSP dispute notice naming a dispute of another account: ignored');
     return 'unknown_payment';
   }
-  return deps.db.transaction(async (tx): Promise<DisputeNoticeOutcome> => {
-    const now = deps.clock.now();
-    // Under the purchase's row lock, as refunds are reserved and recorded under it: what the
-    // payment captured and refunded is read as it stands, for the amount and the ledger.
-    const purchase = await loadPayState(tx, where.accountId, payment.purchase_id, true);
-    if (!purchase) throw new Error(`dispute notice: purchase ${payment.purchase_id} not found`);
-    const current = (await findPayment(tx, where.accountId, payment.id))!;
-    const money = { capturedCents: Number(current.captured_cents), refundedCents: Number(current.refunded_cents) };
-    // No amount told: what the payment still holds. A part already refunded is not taken twice
-    // (Midtrans' chargeback after a refund, HiPay's chargebackedAmount of 0).
-    const amountCents = notice.amountCents ?? Math.max(0, money.capturedCents - money.refundedCents);
-    const firstState = nextDisputeState(undefined, notice.kind, notice.status);
-    const upserted = await upsertDisputeLocked(
-      tx,
-      {
-        accountId: where.accountId,
-        purchaseId: payment.purchase_id,
-        paymentId: payment.id,
-        psp: payment.psp,
-        pspDisputeId: notice.pspDisputeId,
-        kind: notice.kind,
-        state: firstState,
-        reason: notice.reason,
-        amountCents,
-        currency: notice.currency ?? purchase.currency,
-        evidenceDueAt: notice.evidenceDueAt ?? null,
-      },
-      now,
-    );
-    if (!upserted) {
-      // The PSP's dispute id is already another account's: never touched from this one.
-      deps.logger.warn({ account_id: where.accountId }, 'PSP dispute notice naming a dispute of another account: ignored');
-      return 'unknown_payment';
-    }
-    const { row, created } = upserted;
-    if (created) {
-      await writeEvent(tx, where.accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
-      if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
-      await bookChargebacks(tx, where.accountId, payment.id, money, now);
-      return 'changed';
-    }
-    const kind = nextDisputeKind(row.kind, notice.kind);
-    const state = nextDisputeState(row.state, kind, notice.status);
-    const evidenceDueAt = notice.evidenceDueAt ?? row.evidence_due_at;
-    const same =
-      kind === row.kind &&
-      state === row.state &&
-      (notice.reason ?? row.reason) === row.reason &&
-      amountCents === row.amount_cents &&
-      evidenceDueAt?.getTime() === row.evidence_due_at?.getTime();
-    if (same) return 'unchanged';
-    const next = await updateDispute(
-      tx,
-      row,
-      { kind, state, reason: notice.reason ?? row.reason, amountCents, evidenceDueAt, closedAt: isEnded(state) ? (state === row.state ? row.closed_at : now) : null },
-      now,
-    );
-    if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now);
-    // On every change, not only the outcome's: a lost chargeback's amount told again moves the ledger too.
-    await bookChargebacks(tx, where.accountId, payment.id, money, now);
+  const { row, created } = upserted;
+  if (created) {
+    await writeEvent(tx, accountId, row.purchase_id, EVENT.purchaseDisputed, purchase.state, disputedData(row), now);
+    if (isEnded(row.state)) await closed(tx, row, purchase.state, now);
+    await bookChargebacks(tx, accountId, payment.id, money, now);
     return 'changed';
+  }
+  const kind = nextDisputeKind(row.kind, notice.kind);
+  const state = nextDisputeState(row.state, kind, notice.status);
+  const evidenceDueAt = notice.evidenceDueAt ?? row.evidence_due_at;
+  const same =
+    kind === row.kind &&
+    state === row.state &&
+    (notice.reason ?? row.reason) === row.reason &&
+    amountCents === row.amount_cents &&
+    evidenceDueAt?.getTime() === row.evidence_due_at?.getTime();
+  if (same) return 'unchanged';
+  const next = await updateDispute(
+    tx,
+    row,
+    { kind, state, reason: notice.reason ?? row.reason, amountCents, evidenceDueAt, closedAt: isEnded(state) ? (state === row.state ? row.closed_at : now) : null },
+    now,
+  );
+  if (state !== row.state && isEnded(state)) await closed(tx, next, purchase.state, now);
+  // On every change, not only the outcome's: a lost chargeback's amount told again moves the ledger too.
+  await bookChargebacks(tx, accountId, payment.id, money, now);
+  return 'changed';
+}
+
+/** What a kept notice holds: the notice as read, its date as an ISO string. */
+function storedNotice(n: NotifiedDispute): Record<string, unknown> {
+  return {
+    pspDisputeId: n.pspDisputeId,
+    transactionId: n.transactionId,
+    kind: n.kind,
+    status: n.status,
+    reason: n.reason,
+    ...(n.amountCents !== undefined ? { amountCents: n.amountCents } : {}),
+    ...(n.currency !== undefined ? { currency: n.currency } : {}),
+    ...(n.evidenceDueAt !== undefined ? { evidenceDueAt: n.evidenceDueAt.toISOString() } : {}),
+  };
+}
+
+function noticeOf(stored: Record<string, unknown>): NotifiedDispute {
+  const n = stored as Omit<NotifiedDispute, 'evidenceDueAt'> & { evidenceDueAt?: string };
+  const { evidenceDueAt, ...rest } = n;
+  return { ...rest, ...(typeof evidenceDueAt === 'string' ? { evidenceDueAt: new Date(evidenceDueAt) } : {}) };
+}
+
+/**
+ * Keeps a notice whose transaction no payment of the account has recorded yet, once (a
+ * redelivery finds it kept: `unchanged`), with the job that tries it again.
+ */
+async function parkDisputeNotice(deps: Deps, where: Where, notice: NotifiedDispute): Promise<DisputeNoticeOutcome> {
+  const stored = storedNotice(notice);
+  const noticeKey = createHash('sha256')
+    .update(JSON.stringify([where.pspAccountId, stored]))
+    .digest('hex');
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx): Promise<DisputeNoticeOutcome> => {
+    const id = await parkNotice(tx, { ...where, transactionId: notice.transactionId, pspDisputeId: notice.pspDisputeId, notice: stored, noticeKey, receivedAt: now });
+    if (id === undefined) return 'unchanged';
+    await scheduleJob(tx, {
+      kind: PARKED_NOTICE_JOB,
+      key: `${PARKED_NOTICE_JOB}:${id}`,
+      runAt: new Date(now.getTime() + PARKED_FIRST_RETRY_MS),
+      payload: { noticeId: id },
+      accountId: where.accountId,
+    });
+    deps.logger.info({ account_id: where.accountId, parked_notice_id: id }, 'PSP dispute notice about a transaction not recorded yet: kept until it is');
+    return 'parked';
   });
+}
+
+/** The notices kept for the payment's transaction, applied in the order they came, in the caller's transaction. */
+async function applyWaitingNotices(tx: Sql, deps: Deps, where: Where, payment: DisputedPayment, transactionId: string): Promise<number> {
+  const waiting = await lockWaitingNotices(tx, where.accountId, where.pspAccountId, transactionId);
+  for (const kept of waiting) {
+    await recordDisputeNotice(tx, deps, where.accountId, payment, noticeOf(kept.notice));
+    await markNoticeMatched(tx, where.accountId, kept.id, payment.id, deps.clock.now());
+  }
+  return waiting.length;
+}
+
+/**
+ * The retry of a kept notice (its job): once a payment of the account has recorded its
+ * transaction, every notice kept for that transaction is applied, in the order they came.
+ * Answers when to try again while none has, nothing once applied (or too old to be tried again:
+ * it stays kept).
+ */
+export async function retryParkedNotice(deps: Deps, accountId: string, noticeId: number): Promise<{ retryAt: Date } | undefined> {
+  const kept = await findParkedNotice(deps.db, accountId, noticeId);
+  if (!kept || kept.matchedAt) return undefined;
+  const where = { accountId, pspAccountId: kept.pspAccountId };
+  const payment = await findDisputedPayment(deps.db, accountId, kept.pspAccountId, kept.transactionId);
+  if (payment) {
+    await deps.db.transaction((tx) => applyWaitingNotices(tx, deps, where, payment, kept.transactionId));
+    return undefined;
+  }
+  const now = deps.clock.now();
+  const waited = now.getTime() - kept.receivedAt.getTime();
+  if (waited >= PARKED_RETRY_FOR_MS) {
+    deps.logger.warn({ account_id: accountId, parked_notice_id: noticeId }, 'PSP dispute notice kept for a week without its transaction: no longer tried on its own');
+    return undefined;
+  }
+  return { retryAt: new Date(now.getTime() + Math.min(PARKED_MAX_RETRY_MS, Math.max(PARKED_FIRST_RETRY_MS, waited))) };
 }
 
 function disputedData(row: DisputeRow) {
@@ -237,10 +340,22 @@ export async function resolveSandboxDispute(
   return { kind: 'resolved', dispute: (await findDispute(deps.db, accountId, disputeId))! };
 }
 
-/** The sandbox PSP's dispute jobs: its notices to Chipin, and the deadlines that lapse as lost. */
+/**
+ * The disputes' jobs: the sandbox PSP's notices to Chipin and the deadlines that lapse as lost, and
+ * the retries of notices kept until their transaction is recorded
+ * (docs/money-operations.md#refunds-and-disputes).
+ */
 export function registerSandboxDisputeJobs(jobs: JobScheduler, deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp): void {
   jobs.register(SANDBOX_DISPUTE_NOTICE_JOB, async (job) => {
-    await deliverSandboxDisputeNotice(deps, sandbox, String(job.payload.disputeId));
+    const outcome = await deliverSandboxDisputeNotice(deps, sandbox, String(job.payload.disputeId));
+    // No payment has recorded the sandbox transaction yet (its notice was sent between the
+    // sandbox's answer and Chipin's record), so its account is not known: the sandbox sends the
+    // notice again, with the scheduler's backoff, as a PSP resends a notification not acknowledged.
+    if (outcome === 'unknown_payment') throw new Error('sandbox dispute notice: no payment has recorded its transaction yet; it is sent again');
+  });
+  jobs.register(PARKED_NOTICE_JOB, async (job) => {
+    if (!job.accountId) return;
+    return retryParkedNotice(deps, job.accountId, Number(job.payload.noticeId));
   });
   jobs.register(SANDBOX_DISPUTE_LAPSE_JOB, async (job) => {
     await sandbox.lapseDispute(String(job.payload.disputeId));
