@@ -202,6 +202,14 @@ export const TABLES = {
     kcv: 'bytea',
     created_at: 'timestamptz default',
   },
+  money_claims: {
+    account_id: 'uuid',
+    purchase_id: 'uuid',
+    operation: 'text',
+    token: 'uuid',
+    claimed_at: 'timestamptz',
+    lease_until: 'timestamptz',
+  },
   offers: {
     id: 'uuid',
     account_id: 'uuid',

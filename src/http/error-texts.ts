@@ -45,6 +45,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   purchase_not_payable: { en: 'This purchase can no longer be paid.', fr: 'Cet achat ne peut plus être payé.' },
   pledge_closed: { en: 'This contribution is closed.', fr: 'Cette participation est close.' },
   payment_in_progress: { en: 'A payment is already in progress.', fr: 'Un paiement est déjà en cours.' },
+  operation_in_progress: {
+    en: 'Another operation on this purchase is in progress: please try again in a few seconds.',
+    fr: 'Une autre opération sur cet achat est en cours : veuillez réessayer dans quelques secondes.',
+  },
   invalid_signature: { en: 'The signature is invalid.', fr: 'La signature est invalide.' },
   missing_identifier: { en: 'The purchase is not identified.', fr: "L'achat n'est pas identifié." },
   invalid_purchase_state: { en: 'This purchase cannot be captured now.', fr: 'Cet achat ne peut pas être encaissé maintenant.' },

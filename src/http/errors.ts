@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'purchase_not_payable'
   | 'pledge_closed'
   | 'payment_in_progress'
+  // another money operation holds the purchase (docs/money-operations.md#one-money-operation-at-a-time): retry
+  | 'operation_in_progress'
   // trigger_capture
   | 'invalid_signature'
   | 'missing_identifier'
@@ -76,6 +78,14 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
+
+/**
+ * Another money operation on the same purchase is under way (docs/money-operations.md#one-money-operation-at-a-time):
+ * 409, retryable; `Retry-After` says when.
+ */
+export function operationInProgress(message: string): ApiError {
+  return new ApiError(409, 'operation_in_progress', message, { 'Retry-After': '2' });
+}
 
 /**
  * A PSP fault met while serving a request (docs/psp-connectors.md#faults-never-charge-twice):

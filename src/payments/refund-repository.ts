@@ -278,6 +278,12 @@ export async function otherPendingRefund(sql: Sql, accountId: string, paymentId:
   return rows[0]!.n > 0;
 }
 
+/** Whether a refund of the purchase still has allocations awaiting their PSP answer (a refund not finished). */
+export async function pendingRefundOf(sql: Sql, accountId: string, purchaseId: string): Promise<boolean> {
+  const { rows } = await sql.query("SELECT 1 FROM refund_allocations WHERE account_id = $1 AND purchase_id = $2 AND state = 'pending' LIMIT 1", [accountId, purchaseId]);
+  return rows.length > 0;
+}
+
 /** Whether any payment of the purchase captured money (then it is refunded, not cancelled). */
 export async function anyCaptured(sql: Sql, accountId: string, purchaseId: string): Promise<boolean> {
   const { rows } = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE account_id = $1 AND purchase_id = $2 AND captured_cents > 0', [

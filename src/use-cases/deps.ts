@@ -21,4 +21,10 @@ export interface PaymentDeps {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** The payment-time risk decision's rules, card key and scoring hook (docs/risk.md#the-decision-at-payment-time). */
   risk: RiskDeps;
+  /**
+   * How long a request waits for another operation's claim on the same purchase before answering
+   * 409 `operation_in_progress` (docs/money-operations.md#one-money-operation-at-a-time); 2 s when
+   * not set. The forced-interleaving tests set 0: their flows must not poll.
+   */
+  claimWaitMs?: number;
 }

@@ -1,0 +1,55 @@
+import type { Sql } from '../db/database.ts';
+
+/**
+ * The purchases' money claims (`money_claims`): at most one operation at a time may move a
+ * purchase's money (docs/money-operations.md#one-money-operation-at-a-time). Leases are on the
+ * database's clock, never the sandbox clock: moving the sandbox clock must not hand a live claim
+ * to another operation.
+ */
+
+/** Takes the purchase's claim for `operation` unless another run holds it and its lease is live; answers the holder's operation when refused. */
+export async function takeMoneyClaim(
+  tx: Sql,
+  claim: { accountId: string; purchaseId: string; operation: string; token: string },
+  leaseMs: number,
+): Promise<{ taken: true } | { taken: false; heldBy: string }> {
+  const { rows } = await tx.query<{ token: string }>(
+    `INSERT INTO money_claims (account_id, purchase_id, operation, token, claimed_at, lease_until)
+     VALUES ($1, $2, $3, $4, now(), now() + $5 * interval '1 millisecond')
+     ON CONFLICT (purchase_id) DO UPDATE SET operation = EXCLUDED.operation, token = EXCLUDED.token, claimed_at = EXCLUDED.claimed_at, lease_until = EXCLUDED.lease_until
+       WHERE money_claims.account_id = EXCLUDED.account_id AND (money_claims.lease_until < now() OR money_claims.token = EXCLUDED.token)
+     RETURNING token`,
+    [claim.accountId, claim.purchaseId, claim.operation, claim.token, leaseMs],
+  );
+  if (rows.length > 0) return { taken: true };
+  const held = await tx.query<{ operation: string }>('SELECT operation FROM money_claims WHERE account_id = $1 AND purchase_id = $2', [claim.accountId, claim.purchaseId]);
+  return { taken: false, heldBy: held.rows[0]?.operation ?? 'unknown' };
+}
+
+/** Extends a claim this run still holds (before another PSP call of a long operation); answers whether it still held it. */
+export async function renewMoneyClaim(sql: Sql, claim: { accountId: string; purchaseId: string; token: string }, leaseMs: number): Promise<boolean> {
+  const { rows } = await sql.query(
+    "UPDATE money_claims SET lease_until = now() + $4 * interval '1 millisecond' WHERE account_id = $1 AND purchase_id = $2 AND token = $3 RETURNING 1",
+    [claim.accountId, claim.purchaseId, claim.token, leaseMs],
+  );
+  return rows.length > 0;
+}
+
+/** Gives the claim back, if this run still holds it. */
+export async function releaseMoneyClaim(sql: Sql, claim: { accountId: string; purchaseId: string; token: string }): Promise<void> {
+  await sql.query('DELETE FROM money_claims WHERE account_id = $1 AND purchase_id = $2 AND token = $3', [claim.accountId, claim.purchaseId, claim.token]);
+}
+
+/**
+ * A charge of the purchase still unresolved (pending, or awaiting 3-D Secure) that could still take
+ * money when it resolves: an installment's (a collection, the shopper's payment now), the pot's
+ * rest, or a hold's renewal. `exceptKey`: the caller's own charge, being retried.
+ */
+export async function unresolvedMoneyCharge(sql: Sql, accountId: string, purchaseId: string, exceptKey = ''): Promise<{ id: string; purpose: string } | undefined> {
+  const { rows } = await sql.query<{ id: string; purpose: string }>(
+    `SELECT id, purpose FROM payments WHERE account_id = $1 AND purchase_id = $2 AND status IN ('pending', 'requires_action')
+       AND (purpose IN ('installment', 'rest') OR idempotency_key LIKE '%:reauth:%') AND idempotency_key <> $3 LIMIT 1`,
+    [accountId, purchaseId, exceptKey],
+  );
+  return rows[0];
+}

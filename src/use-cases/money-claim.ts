@@ -1,0 +1,96 @@
+import type { Sql } from '../db/database.ts';
+import { newUuid } from '../domain/ids.ts';
+import { releaseMoneyClaim, renewMoneyClaim, takeMoneyClaim, unresolvedMoneyCharge } from '../payments/money-claim-repository.ts';
+import { pendingRefundOf } from '../payments/refund-repository.ts';
+import type { PaymentDeps } from './deps.ts';
+
+/**
+ * One money operation at a time per purchase (docs/money-operations.md#one-money-operation-at-a-time).
+ *
+ * Every operation that can capture, charge, refund, void, re-authorise or change what a purchase
+ * owes takes the purchase's claim in the transaction that reserves its PSP call (under the
+ * purchase's row lock, so it also waits for any other writer of the purchase's money), re-reads
+ * what it acts on under it, and gives it back once the PSP's answer is recorded. Another operation
+ * meanwhile is told `operation_in_progress`: a request waits a little and then answers 409
+ * (retryable), a job runs again later. A process that dies holding a claim loses it when its lease
+ * ends.
+ */
+
+/** The operations that take the claim, as the 409's message and the docs' table name them. */
+export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorization' | 'pot_settlement' | 'shopper_payment' | 'card_change' | 'give_back';
+
+/** How long a claim lives without renewal: longer than the PSP calls an operation makes between two renewals (15 s each at most: src/psp/registry.ts). */
+export const CLAIM_LEASE_MS = 120_000;
+/** When a job that found the purchase claimed runs again (service clock). */
+export const CLAIM_RETRY_MS = 30_000;
+/** How long a request waits for another operation's claim before answering 409, unless the deps say otherwise. */
+const DEFAULT_WAIT_MS = 2_000;
+const POLL_MS = 40;
+
+export interface MoneyClaim {
+  accountId: string;
+  purchaseId: string;
+  operation: MoneyOperation;
+  token: string;
+}
+
+/** Another operation holds the purchase, or money of it is still in flight. */
+export interface InProgress {
+  kind: 'operation_in_progress';
+  /** What is under way: another operation's name, a charge awaiting its outcome, or a refund not finished. */
+  operation: string;
+}
+
+export const isInProgress = (x: unknown): x is InProgress => typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'operation_in_progress';
+
+/**
+ * Takes the purchase's claim in the caller's transaction, which must hold the purchase's row lock
+ * (lockPayState). `unresolvedBlocks`: the operation changes what is owed or refundable, so a
+ * charge still awaiting its outcome (which would take the old amount) or a refund not finished
+ * (whose allocations are not settled) makes it wait as well. `exceptKey`: the caller's own charge.
+ */
+export async function claimPurchase(
+  tx: Sql,
+  accountId: string,
+  purchaseId: string,
+  operation: MoneyOperation,
+  opts: { unresolvedBlocks?: boolean; exceptKey?: string } = {},
+): Promise<MoneyClaim | InProgress> {
+  if (opts.unresolvedBlocks) {
+    const charge = await unresolvedMoneyCharge(tx, accountId, purchaseId, opts.exceptKey);
+    if (charge) return { kind: 'operation_in_progress', operation: `${charge.purpose}_charge` };
+    if (await pendingRefundOf(tx, accountId, purchaseId)) return { kind: 'operation_in_progress', operation: 'refund' };
+  }
+  const claim: MoneyClaim = { accountId, purchaseId, operation, token: newUuid() };
+  const taken = await takeMoneyClaim(tx, claim, CLAIM_LEASE_MS);
+  return taken.taken ? claim : { kind: 'operation_in_progress', operation: taken.heldBy };
+}
+
+/**
+ * Runs `attempt` (one reserving transaction) again while it answers in progress, for at most the
+ * deps' wait: a request arriving a moment after another operation on the same purchase is served
+ * once that one ends instead of refused. Jobs pass no wait (`waitMs` 0): they run again later.
+ */
+export async function waitForClaim<T>(deps: Pick<PaymentDeps, 'claimWaitMs'>, attempt: () => Promise<T>, waitMs = deps.claimWaitMs ?? DEFAULT_WAIT_MS): Promise<T> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const outcome = await attempt();
+    if (!isInProgress(outcome) || Date.now() + POLL_MS > until) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Extends the claim before another PSP call of a long operation (a refund over many payers). */
+export async function renewClaim(deps: Pick<PaymentDeps, 'db'>, claim: MoneyClaim): Promise<void> {
+  await renewMoneyClaim(deps.db, claim, CLAIM_LEASE_MS);
+}
+
+/** Gives the claim back (whatever happened: called from `finally`, or in the reserving transaction when it reserved nothing). */
+export async function releaseClaim(sql: Sql, claim: MoneyClaim): Promise<void> {
+  await releaseMoneyClaim(sql, claim);
+}
+
+/** The message of the 409 every API family answers for {@link InProgress}. */
+export function inProgressMessage(p: InProgress): string {
+  return `another operation on this purchase is in progress (${p.operation}): retry in a few seconds`;
+}
