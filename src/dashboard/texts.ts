@@ -587,6 +587,7 @@ const en = {
   cancelDone: 'Purchase cancelled.',
   badAmount: 'Amount: enter an amount such as 12.50.',
   cannotCancelCaptured: 'Money was captured on this purchase: refund it instead.',
+  operationInProgress: 'Another operation on this purchase is in progress (a payment, a refund or a cancellation). Try again in a few seconds.',
   cannotCancelState: (state: string) => `A purchase in state ${state} cannot be cancelled.`,
   errorTitle: 'There is a problem',
   stateNames: {
@@ -650,6 +651,7 @@ const en = {
     'reconciliation.mismatch': 'Reconciliation: the PSP’s records differ',
     'purchase.disputed': "Disputed by the card holder's bank",
     'dispute.closed': 'Dispute closed',
+    'payment.release_failed': 'Release of a hold refused by the PSP: retried',
   } as Record<EventType, string>,
   environmentNames: { test: 'test', live: 'live' } as Record<PspEnvironment, string>,
   notification: 'Notification',
@@ -1326,6 +1328,7 @@ const fr: DashboardTexts = {
   cancelDone: 'Achat annulé.',
   badAmount: 'Montant : saisissez un montant comme 12,50.',
   cannotCancelCaptured: "De l'argent a été encaissé sur cet achat : remboursez-le plutôt.",
+  operationInProgress: 'Une autre opération sur cet achat est en cours (un paiement, un remboursement ou une annulation). Réessayez dans quelques secondes.',
   cannotCancelState: (state) => `Un achat à l'état ${state} ne peut pas être annulé.`,
   errorTitle: 'Il y a un problème',
   stateNames: {
@@ -1388,6 +1391,7 @@ const fr: DashboardTexts = {
     'reconciliation.mismatch': 'Rapprochement : les relevés du PSP diffèrent',
     'purchase.disputed': 'Contesté par la banque du porteur',
     'dispute.closed': 'Litige clos',
+    'payment.release_failed': "Libération d'une autorisation refusée par le PSP : nouvel essai",
   },
   environmentNames: { test: 'test', live: 'production' },
   notification: 'Notification',

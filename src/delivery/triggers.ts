@@ -26,6 +26,9 @@ export const TRIGGERS = {
   // Disputes (docs/money-operations.md#disputes).
   purchaseDisputed: EVENT.purchaseDisputed,
   disputeClosed: EVENT.disputeClosed,
+  // A hold a cancelled purchase must give back was refused by its PSP: followed up until released
+  // (docs/money-operations.md#one-money-operation-at-a-time).
+  releaseFailed: EVENT.releaseFailed,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

@@ -21,6 +21,7 @@ import {
 } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
+import { claimPurchase, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**
@@ -54,15 +55,23 @@ export async function changeCard(
   if (!state) return { kind: 'not_found' };
   if (state.state !== 'LEADER_PROCESSED') return { kind: 'not_payable', state: state.state };
   const { psp } = await savedCard(deps, state);
-  const reserved = await db.transaction(async (tx): Promise<{ payment: PaymentRow } | { outcome: ChangeCardOutcome }> => {
+  const reserved = await db.transaction(async (tx): Promise<{ payment: PaymentRow; claim: MoneyClaim } | { outcome: ChangeCardOutcome }> => {
     const locked = await lockPayState(tx, purchase.accountId, purchase.id);
     if (locked.state !== 'LEADER_PROCESSED') return { outcome: { kind: 'not_payable', state: locked.state } };
+    // Under the purchase's claim (docs/money-operations.md#one-money-operation-at-a-time): no
+    // collection, refund or cancel runs while the card the plan is charged to changes.
+    const claim = await claimPurchase(tx, purchase.accountId, purchase.id, 'card_change');
+    if (isInProgress(claim)) return { outcome: { kind: 'in_progress' } };
+    const refused = async (outcome: ChangeCardOutcome) => {
+      await releaseClaim(tx, claim);
+      return { outcome };
+    };
     const next = (await scheduledInstallments(tx, purchase.accountId, purchase.id))[0];
-    if (!next) return { outcome: { kind: 'nothing_to_pay' } };
+    if (!next) return refused({ kind: 'nothing_to_pay' });
     const prefix = `${purchase.id}:card:`;
     const n = await countPaymentsKeyed(tx, purchase.accountId, purchase.id, prefix);
     // One change at a time: a double click finds the first one still unresolved.
-    if (await unresolvedLeaderAttempt(tx, purchase.accountId, purchase.id, ['card_check'])) return { outcome: { kind: 'in_progress' } };
+    if (await unresolvedLeaderAttempt(tx, purchase.accountId, purchase.id, ['card_check'])) return refused({ kind: 'in_progress' });
     const now = clock.now();
     const payment = await insertPayment(
       tx,
@@ -78,10 +87,27 @@ export async function changeCard(
       now,
     );
     await scheduleReconciliation(tx, now);
-    return { payment };
+    return { payment, claim };
   });
   if ('outcome' in reserved) return reserved.outcome;
-  const { payment } = reserved;
+  try {
+    return await checkNewCard(deps, purchase, card, returnUrl, state.currency, psp, reserved.payment);
+  } finally {
+    await releaseClaim(db, reserved.claim);
+  }
+}
+
+/** The new card attached, stored and authorised (then voided), under the claim taken by {@link changeCard}. */
+async function checkNewCard(
+  deps: PaymentDeps,
+  purchase: { accountId: string; id: string },
+  card: CardInput,
+  returnUrl: (paymentId: string) => string,
+  currency: string,
+  psp: Awaited<ReturnType<typeof savedCard>>['psp'],
+  payment: PaymentRow,
+): Promise<ChangeCardOutcome> {
+  const { db, clock } = deps;
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
   if (!attached.ok) {
     await markDeclined(db, payment, attached.reason, clock.now());
@@ -102,7 +128,7 @@ export async function changeCard(
     idempotencyKey: payment.idempotency_key,
     paymentMethodId: attached.paymentMethodId,
     amountCents: payment.amount_cents,
-    currency: state.currency,
+    currency,
     capture: 'manual',
     returnUrl: back,
     storeForLater: true,

@@ -9,6 +9,7 @@ import { loadPayState, lockPayState, setComment, type PurchasePayState } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
+import { claimPurchase, isInProgress, releaseClaim, waitForClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';
@@ -21,8 +22,13 @@ export async function scheduleCollections(tx: Sql, accountId: string, purchaseId
   }
 }
 
-/** `busy`: another charge of the plan is unresolved (the shopper paying now): the job runs again later. */
-export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'failed' | 'not_collectable' | 'busy';
+/**
+ * `busy`: another charge of the plan is unresolved (the shopper paying now): the job runs again
+ * once it is resolved. `in_progress`: another money operation holds the purchase (a refund, a
+ * cancel, a renewal: docs/money-operations.md#one-money-operation-at-a-time): the job runs again
+ * shortly, `trigger_capture` answers 409.
+ */
+export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'failed' | 'not_collectable' | 'busy' | 'in_progress';
 
 /**
  * Collects one installment (the collection job, or `trigger_capture` for a deferred payment):
@@ -31,7 +37,37 @@ export type CollectOutcome = 'paid' | 'already_paid' | 'retry_scheduled' | 'fail
  * idempotency key, so a retried job never charges twice. The last installment collected makes
  * the purchase SUCCESSFUL; a refusal past the dunning schedule FAILED.
  */
-export async function collectInstallment(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {
+export async function collectInstallment(
+  deps: PaymentDeps,
+  accountId: string,
+  installmentId: string,
+  expectedAttempts?: number,
+  opts: { waitMs?: number } = {},
+): Promise<CollectOutcome> {
+  const { db } = deps;
+  const first = await findInstallment(db, accountId, installmentId);
+  if (!first) return 'not_collectable';
+  if (first.state === 'paid') return 'already_paid';
+  // Under the purchase's claim, the installment, its hold and the purchase are read again: no
+  // refund, cancel or renewal can change them until this attempt's answer is recorded.
+  const claim = await waitForClaim(
+    deps,
+    () =>
+      db.transaction(async (tx) => {
+        await lockPayState(tx, accountId, first.purchaseId);
+        return claimPurchase(tx, accountId, first.purchaseId, 'collection');
+      }),
+    opts.waitMs,
+  );
+  if (isInProgress(claim)) return 'in_progress';
+  try {
+    return await collectClaimed(deps, accountId, installmentId, expectedAttempts);
+  } finally {
+    await releaseClaim(db, claim);
+  }
+}
+
+async function collectClaimed(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {
   const { db } = deps;
   const inst = await findInstallment(db, accountId, installmentId);
   if (!inst) return 'not_collectable';
@@ -88,9 +124,10 @@ async function charge(
   const reserved = await db.transaction(async (tx): Promise<{ payment: PaymentRow } | { skipped: CollectOutcome }> => {
     await lockPayState(tx, accountId, inst.purchaseId);
     const now = await findInstallment(tx, accountId, inst.id, true);
-    if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts || now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) {
-      return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
-    }
+    if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts) return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
+    // Changed under the claim by a writer that took none: never charged at the old amount, nor
+    // abandoned; the job runs again and charges what is due then.
+    if (now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) return { skipped: 'in_progress' };
     if (await unresolvedInstallmentCharge(tx, accountId, inst.purchaseId, key)) return { skipped: 'busy' };
     const payment = await insertPayment(
       tx,

@@ -1,6 +1,8 @@
 import type { JobScheduler } from '../jobs/scheduler.ts';
+import { RELEASE_JOB, releaseHold } from './cancel-purchase.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
+import { CLAIM_RETRY_MS } from './money-claim.ts';
 import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
@@ -28,10 +30,13 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(COLLECT_JOB, async (job) => {
     if (!job.accountId) return;
     const attempts = job.payload.attempts;
-    const outcome = await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined);
+    const outcome = await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined, { waitMs: 0 });
     // The shopper's own payment of the plan is under way: once it is resolved (at the latest by
     // the reconciliation), this attempt is made, or finds the installment paid.
     if (outcome === 'busy') return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_AFTER_MS) };
+    // Another money operation holds the purchase: never abandoned, tried again once it is done
+    // (docs/money-operations.md#one-money-operation-at-a-time).
+    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   });
   // Service-wide and perpetual: it reschedules itself, so a sandbox clock move runs it too.
   jobs.register(RECONCILE_JOB, async () => {
@@ -55,12 +60,20 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   });
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
-    await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true });
+    const outcome = await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true });
+    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   });
   // A hold renewed before it lapses (docs/money-operations.md#re-authorisation).
   jobs.register(REAUTH_JOB, async (job) => {
     if (!job.accountId) return;
-    await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId));
+    const outcome = await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId));
+    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
+  });
+  // A hold of a cancelled purchase its PSP refused to release, tried again until released
+  // (docs/money-operations.md#one-money-operation-at-a-time).
+  jobs.register(RELEASE_JOB, async (job) => {
+    if (!job.accountId) return;
+    return releaseHold(deps, job.accountId, String(job.payload.paymentId));
   });
   // A few days before each off-session charge (docs/messaging.md).
   jobs.register(PRECHARGE_NOTICE_JOB, async (job) => {

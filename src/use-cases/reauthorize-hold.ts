@@ -10,6 +10,7 @@ import { findPayment, findPaymentByKey, insertPayment, pspRef, recordResult, sav
 import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { listPledges } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
+import { claimPurchase, isInProgress, releaseClaim } from './money-claim.ts';
 import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
@@ -95,10 +96,32 @@ export type ReauthOutcome =
   /** Already renewed (a run that stopped between the switch and the void): the old hold was voided now. */
   | 'old_voided'
   /** Nothing to renew: settled, captured, lapsed, past its deadline, or a PSP without merchant-initiated holds. */
-  | 'not_needed';
+  | 'not_needed'
+  /** Another money operation holds the purchase (a capture, a refund, a cancel): the job runs again shortly. */
+  | 'in_progress';
 
-/** The re-authorisation job of one hold. Idempotent: every PSP call has a key derived from the hold's. */
+/**
+ * The re-authorisation job of one hold. Idempotent: every PSP call has a key derived from the
+ * hold's. Under the purchase's claim (docs/money-operations.md#one-money-operation-at-a-time): a
+ * capture, refund or cancel never runs between the new hold and the old one's void.
+ */
 export async function reauthorizeHold(deps: PaymentDeps, accountId: string, holdId: string): Promise<ReauthOutcome> {
+  const { db } = deps;
+  const old = await findPayment(db, accountId, holdId);
+  if (!old) return 'not_needed';
+  const claim = await db.transaction(async (tx) => {
+    await lockPayState(tx, accountId, old.purchase_id);
+    return claimPurchase(tx, accountId, old.purchase_id, 'reauthorization');
+  });
+  if (isInProgress(claim)) return 'in_progress';
+  try {
+    return await renewClaimed(deps, accountId, holdId);
+  } finally {
+    await releaseClaim(db, claim);
+  }
+}
+
+async function renewClaimed(deps: PaymentDeps, accountId: string, holdId: string): Promise<ReauthOutcome> {
   const { db, clock } = deps;
   const old = await findPayment(db, accountId, holdId);
   if (!old) return 'not_needed';

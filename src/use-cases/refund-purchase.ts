@@ -32,6 +32,7 @@ import {
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import { claimPurchase, isInProgress, releaseClaim, renewClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { sendRefundNotices } from './shopper-notices.ts';
 
 export const REFUND_JOB = 'refund.resume';
@@ -45,7 +46,9 @@ export type RefundOutcome =
   /** The amount is not refundable (≤ 0, fractional, more than what is left, nothing captured). */
   | { kind: 'invalid'; field: 'amount'; message: string }
   /** The amount needs a payment a chargeback is open on (docs/money-operations.md#refunds-and-disputes). */
-  | { kind: 'charge_disputed'; message: string };
+  | { kind: 'charge_disputed'; message: string }
+  /** Another money operation holds the purchase, or money of it is in flight: retry (docs/money-operations.md#one-money-operation-at-a-time). */
+  | InProgress;
 
 /** States in which money may have been collected: the others have nothing to refund. */
 const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
@@ -69,32 +72,65 @@ export async function refundPurchase(
   deps: PaymentDeps,
   input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor; requestKey?: string | undefined },
 ): Promise<RefundOutcome> {
-  const { db, clock } = deps;
+  const { db } = deps;
   const { accountId, purchaseId } = input;
   if (!isUuid(purchaseId)) return { kind: 'not_found' };
   if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
     return { kind: 'invalid', field: 'amount', message: 'field amount must be a positive integer (minor units of the currency)' };
   }
-  const reserved = await db.transaction(async (tx): Promise<RefundOutcome | { refundId: string; resumed: boolean }> => {
+  const reserved = await waitForClaim(deps, () => reserveRefund(deps, input));
+  if ('kind' in reserved) return reserved;
+  const { claim } = reserved;
+  try {
+    if (reserved.resumed)
+      deps.logger.info({ account_id: accountId, refund_id: reserved.refundId }, 'refund request retried after its answer was lost: the refund it made is resumed, not made again');
+    // Resumed, the PSP is asked first what it holds: not every PSP keeps our idempotency key.
+    await executeRefund(deps, accountId, reserved.refundId, { resumed: reserved.resumed, claim });
+  } finally {
+    await releaseClaim(db, claim);
+  }
+  return { kind: 'created', refund: (await findRefund(db, accountId, reserved.refundId))! };
+}
+
+/**
+ * The refund's transaction: under the purchase's lock and claim, what is refundable is read and
+ * the refund stored with its allocations (or the earlier attempt's refund found). The claim stays
+ * taken for the PSP calls; a refusal gives it back in the same transaction.
+ */
+async function reserveRefund(
+  deps: PaymentDeps,
+  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor; requestKey?: string | undefined },
+): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> {
+  const { db, clock } = deps;
+  const { accountId, purchaseId } = input;
+  return db.transaction(async (tx): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> => {
     const locked = await loadPayState(tx, accountId, purchaseId, true);
     if (!locked) return { kind: 'not_found' };
     // Looked up under the purchase's lock, before the amount is checked: the earlier attempt's
     // refund already counts against what is refundable, and the answer is that refund.
     const earlier = input.requestKey === undefined ? undefined : await findRefundIdByRequestKey(tx, accountId, purchaseId, input.requestKey);
-    if (earlier !== undefined) return { refundId: earlier, resumed: true };
+    if (earlier !== undefined) {
+      const resumedClaim = await claimPurchase(tx, accountId, purchaseId, 'refund');
+      return isInProgress(resumedClaim) ? resumedClaim : { refundId: earlier, resumed: true, claim: resumedClaim };
+    }
+    // Nothing else may move the purchase's money until this refund's answers are recorded; a
+    // charge awaiting its outcome or a refund not finished would make what is refundable wrong.
+    const claim = await claimPurchase(tx, accountId, purchaseId, 'refund', { unresolvedBlocks: true });
+    if (isInProgress(claim)) return claim;
+    const refusal = (field: 'amount', message: string): Promise<RefundOutcome> => releaseClaim(tx, claim).then(() => ({ kind: 'invalid', field, message }));
     const sources = await refundSources(tx, accountId, purchaseId);
     const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
     // Everything left, the payments an open chargeback holds included: without an amount, such a
     // refund is refused (`charge_disputed`), never made in part (docs/money-operations.md#refunds-and-disputes).
     const everything = REFUNDABLE.includes(locked.state) ? everythingCents(sources, uncollected) : 0;
-    if (everything === 0) return { kind: 'invalid', field: 'amount', message: 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)' };
+    if (everything === 0) return refusal('amount', 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)');
     const amount = input.amountCents ?? everything;
     const plan = planRefund(amount, sources, uncollected);
     if (!plan.ok && plan.reason === 'charge_disputed') {
       const message = `a chargeback is open on a payment this refund needs: it cannot be refunded until the bank decides; at most ${plan.refundableCents} can be refunded now`;
-      return { kind: 'charge_disputed', message };
+      return releaseClaim(tx, claim).then(() => ({ kind: 'charge_disputed', message }));
     }
-    if (!plan.ok) return { kind: 'invalid', field: 'amount', message: `field amount must be at most ${plan.refundableCents}, what is left to refund` };
+    if (!plan.ok) return refusal('amount', `field amount must be at most ${plan.refundableCents}, what is left to refund`);
     // A share a payment's PSP cannot refund as it is (Midtrans: sen in IDR) is refused here, before
     // anything is reserved, never rounded (docs/psp-connectors.md#currencies).
     for (const a of plan.allocations) {
@@ -102,30 +138,26 @@ export async function refundPurchase(
       const psp = sources.find((source) => source.paymentId === a.paymentId)?.psp;
       const definition = psp === undefined ? undefined : deps.psps.definition(psp);
       const refused = definition && amountStepRefusal(definition, locked.currency, a.amountCents);
-      if (refused) return { kind: 'invalid', field: 'amount', message: `field amount would refund ${a.amountCents} on one payment, which ${refused}: refund another amount` };
+      if (refused) return refusal('amount', `field amount would refund ${a.amountCents} on one payment, which ${refused}: refund another amount`);
     }
 
     const refundId = newUuid();
     const now = clock.now();
     const allocations = plan.allocations.map((a) => {
       if (a.kind === 'refund') return { ...a, state: 'pending' as const, idempotencyKey: `${refundId}:${a.paymentId}` };
-      // Lowered now, under the lock; a deferred hold lowered to nothing is voided after the commit.
+      // Lowered now, under the lock. A deferred hold lowered to nothing is voided after the commit,
+      // and its installment lowered only once the PSP voided it: a void refused leaves the
+      // installment as it was, still to collect (docs/money-operations.md#one-money-operation-at-a-time).
       const voids = a.remainingCents === 0 && a.paymentId !== undefined;
       return { ...a, state: voids ? ('pending' as const) : ('succeeded' as const), idempotencyKey: voids ? `${refundId}:${a.paymentId}:void` : null };
     });
-    for (const a of allocations) if (a.kind === 'installment') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
+    for (const a of allocations) if (a.kind === 'installment' && a.state === 'succeeded') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
     await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending', requestKey: input.requestKey }, allocations, now);
     await recordAudit(tx, { accountId, actor: input.actor, action: 'refund', subject: purchaseId, details: { refund_id: refundId, amount_cents: amount } });
     // Taken up again if this process dies before the PSP answered (the keys make it safe).
     await scheduleJob(tx, { kind: REFUND_JOB, key: `${REFUND_JOB}:${refundId}`, runAt: new Date(now.getTime() + RESUME_AFTER_MS), payload: { refundId }, accountId });
-    return { refundId, resumed: false };
+    return { refundId, resumed: false, claim };
   });
-  if ('kind' in reserved) return reserved;
-  if (reserved.resumed)
-    deps.logger.info({ account_id: accountId, refund_id: reserved.refundId }, 'refund request retried after its answer was lost: the refund it made is resumed, not made again');
-  // Resumed, the PSP is asked first what it holds: not every PSP keeps our idempotency key.
-  await executeRefund(deps, accountId, reserved.refundId, { resumed: reserved.resumed });
-  return { kind: 'created', refund: (await findRefund(db, accountId, reserved.refundId))! };
 }
 
 type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: TransactionResult };
@@ -144,12 +176,36 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * refund of that payment is pending (which could account for it), the earlier call went through:
  * it is recorded from that answer and not sent again.
  */
-export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string, opts: { resumed?: boolean } = {}): Promise<void> {
+export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string, opts: { resumed?: boolean; claim?: MoneyClaim } = {}): Promise<'done' | 'in_progress'> {
+  const { db } = deps;
+  if (opts.claim) {
+    await executeClaimed(deps, accountId, refundId, opts.claim, opts.resumed ?? false);
+    return 'done';
+  }
+  // The resume job: the refund's PSP calls are made under the purchase's claim, as the request's were.
+  const refund = await findRefund(db, accountId, refundId);
+  if (!refund) return 'done';
+  const claim = await db.transaction(async (tx) => {
+    await lockPayState(tx, accountId, refund.purchaseId);
+    return claimPurchase(tx, accountId, refund.purchaseId, 'refund');
+  });
+  if (isInProgress(claim)) return 'in_progress';
+  try {
+    await executeClaimed(deps, accountId, refundId, claim, opts.resumed ?? false);
+  } finally {
+    await releaseClaim(db, claim);
+  }
+  return 'done';
+}
+
+async function executeClaimed(deps: PaymentDeps, accountId: string, refundId: string, claim: MoneyClaim, resumed: boolean): Promise<void> {
   const { db, psps, logger } = deps;
+  const opts = { resumed };
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return;
   const answers: Answer[] = [];
   for (const allocation of refund.allocations.filter((a) => a.state === 'pending')) {
+    await renewClaim(deps, claim);
     const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
     const psp = await psps.forPayment(payment);
     try {
@@ -209,6 +265,8 @@ async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[
       // The payment's new PSP state, and its `payment.transaction` event: the back-mode
       // notification `refunded` (or `voided`) of this payment.
       if (refused) continue;
+      // A deferred hold voided: only now is its installment lowered to nothing (cancelled).
+      if (allocation.kind === 'installment' && allocation.installmentId) await lowerInstallment(tx, accountId, allocation.installmentId, allocation.amountCents);
       // Read again under the purchase's lock: a concurrent refund of the same payment may have
       // recorded since, and the conditional recordResult only writes over the state it was
       // read in. The PSP's totals only grow, so the larger of the two views is the current one.

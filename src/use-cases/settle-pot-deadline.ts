@@ -7,6 +7,7 @@ import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
+import { CLAIM_RETRY_MS, claimPurchase, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { sendPotCompleteNotice, sendRestChargedNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
@@ -33,6 +34,15 @@ export type DeadlineOutcome =
 export async function settlePotDeadline(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<DeadlineOutcome> {
   const closed = await closeThePot(deps, accountId, purchaseId);
   if (closed.kind !== 'closed') return closed;
+  try {
+    return await settleClosed(deps, accountId, purchaseId, closed);
+  } finally {
+    await releaseClaim(deps.db, closed.claim);
+  }
+}
+
+/** The pot closed under the claim: late payments given back, the rest taken, the purchase settled. */
+async function settleClosed(deps: PaymentDeps, accountId: string, purchaseId: string, closed: Closed): Promise<DeadlineOutcome> {
   // Pledges closed while a payment of theirs was unresolved (a challenge never answered, a
   // charge whose answer was never recorded): the one rule of finishPledge gives that money back.
   for (const paymentId of closed.unresolved) {
@@ -55,7 +65,7 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   return outcome;
 }
 
-type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number; unresolved: string[] };
+type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number; unresolved: string[]; claim: MoneyClaim };
 
 /** Closes the pledges still unpaid, unless one is being paid right now; answers the rest to charge. */
 async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<Closed | { kind: 'not_open' } | { kind: 'wait'; until: Date }> {
@@ -67,6 +77,10 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
     const pledges = await listPledges(tx, accountId, purchaseId);
     const inFlight = pledges.find((p) => p.state === 'paying' && p.payingUntil && p.payingUntil > now);
     if (inFlight) return { kind: 'wait' as const, until: inFlight.payingUntil! };
+    // The rest is taken under the purchase's claim (docs/money-operations.md#one-money-operation-at-a-time):
+    // a refund, cancel or renewal under way first ends.
+    const claim = await claimPurchase(tx, accountId, purchaseId, 'pot_settlement');
+    if (isInProgress(claim)) return { kind: 'wait' as const, until: new Date(now.getTime() + CLAIM_RETRY_MS) };
     await closePledges(tx, accountId, purchaseId, ['invited', 'paying'], 'deadline', now);
     const paid = pledges.filter((p) => p.state === 'paid');
     const rest = uncovered(
@@ -75,7 +89,7 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
       paid.map((p) => p.amountCents),
     );
     const unresolved = pledges.filter((p) => p.state === 'paying' && p.paymentId).map((p) => p.paymentId!);
-    return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length, unresolved };
+    return { kind: 'closed' as const, locked, rest, paidCount: paid.length, invited: pledges.filter((p) => p.state !== 'draft').length, unresolved, claim };
   });
 }
 

@@ -33,6 +33,7 @@ import { COLLECT_JOB } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { PRECHARGE_NOTICE_JOB, sendCollectionNotice } from './shopper-notices.ts';
+import { claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**
@@ -87,16 +88,22 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   const card = await savedCard(deps, state);
   const reserved = await reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl);
   if ('outcome' in reserved) return reserved.outcome;
-  const { payment } = reserved;
-  const result = await card.psp.authorize({
-    idempotencyKey: payment.idempotency_key,
-    paymentMethodId: card.paymentMethodId,
-    amountCents: payment.amount_cents,
-    currency: state.currency,
-    capture: 'automatic',
-    returnUrl: payment.psp_return_url!,
-  });
-  return finish(deps, payment, result, target.kind === 'rest');
+  const { payment, claim } = reserved;
+  try {
+    const result = await card.psp.authorize({
+      idempotencyKey: payment.idempotency_key,
+      paymentMethodId: card.paymentMethodId,
+      amountCents: payment.amount_cents,
+      currency: state.currency,
+      capture: 'automatic',
+      returnUrl: payment.psp_return_url!,
+    });
+    return await finish(deps, payment, result, target.kind === 'rest');
+  } finally {
+    // Awaiting 3-D Secure, the payment itself (unresolved) keeps refunds, cancels and collections
+    // waiting (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
+    await releaseClaim(deps.db, claim);
+  }
 }
 
 /**
@@ -110,20 +117,40 @@ async function reserve(
   psp: { name: string; pspAccountId: string | null },
   paymentMethodId: string,
   returnUrl: (paymentId: string) => string,
-): Promise<{ payment: PaymentRow } | { outcome: ShopperPayOutcome }> {
+): Promise<{ payment: PaymentRow; claim: MoneyClaim } | { outcome: ShopperPayOutcome }> {
+  return waitForClaim(deps, () => reserveClaimed(deps, state, target, psp, paymentMethodId, returnUrl)).then((r) =>
+    isInProgress(r) ? { outcome: { kind: 'in_progress' as const } } : r,
+  );
+}
+
+async function reserveClaimed(
+  deps: PaymentDeps,
+  state: { accountId: string; id: string },
+  target: Target,
+  psp: { name: string; pspAccountId: string | null },
+  paymentMethodId: string,
+  returnUrl: (paymentId: string) => string,
+): Promise<{ payment: PaymentRow; claim: MoneyClaim } | { outcome: ShopperPayOutcome } | InProgress> {
   const { db, clock } = deps;
   const { accountId, id: purchaseId } = state;
   return db.transaction(async (tx) => {
     const locked = await lockPayState(tx, accountId, purchaseId);
     if (locked.state !== 'LEADER_PROCESSED') return { outcome: { kind: 'not_payable', state: locked.state } };
+    // Nothing else moves the purchase's money while the installments and amount are chosen and charged.
+    const claim = await claimPurchase(tx, accountId, purchaseId, 'shopper_payment');
+    if (isInProgress(claim)) return claim;
+    const refused = async (outcome: ShopperPayOutcome) => {
+      await releaseClaim(tx, claim);
+      return { outcome };
+    };
     const scheduled = await lockScheduledInstallments(tx, accountId, purchaseId);
     // A deferred payment whose hold is still authorised is captured from it (`trigger_capture`,
     // or its due date), never charged a second time beside it.
     const payable: Installment[] = [];
     for (const i of scheduled) if (!(i.paymentId && (await findPayment(tx, accountId, i.paymentId))?.status === 'authorized')) payable.push(i);
     const lines = target.kind === 'rest' ? payable : payable.filter((i) => i.id === target.installmentId && i.attempts > 0);
-    if (lines.length === 0) return { outcome: { kind: 'nothing_to_pay' } };
-    if (await unresolvedInstallmentCharge(tx, accountId, purchaseId)) return { outcome: { kind: 'in_progress' } };
+    if (lines.length === 0) return refused({ kind: 'nothing_to_pay' });
+    if (await unresolvedInstallmentCharge(tx, accountId, purchaseId)) return refused({ kind: 'in_progress' });
     const amountCents = target.kind === 'rest' ? earlyRepayment(lines).chargeCents : lines[0]!.amountCents + lines[0]!.feesCents;
     const now = clock.now();
     const prefix = `${purchaseId}:${target.kind === 'rest' ? 'repay' : 'shopper'}:`;
@@ -142,7 +169,7 @@ async function reserve(
       payment.id,
     );
     await scheduleReconciliation(tx, now);
-    return { payment: { ...payment, psp_method_id: paymentMethodId, psp_return_url: back } };
+    return { payment: { ...payment, psp_method_id: paymentMethodId, psp_return_url: back }, claim };
   });
 }
 

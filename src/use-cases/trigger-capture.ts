@@ -5,12 +5,15 @@ import { deferredInstallmentId } from '../payments/installment-repository.ts';
 import { findOfferPurchaseId, findOfferPurchaseIdByRef, findOfferSecret, loadPayState } from '../payments/pay-state-repository.ts';
 import { collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
+import type { InProgress } from './money-claim.ts';
 
 export type TriggerCaptureOutcome =
   /** Captured now, or already captured before (idempotent): the purchase's state after. */
   | { kind: 'captured'; purchaseId: string; state: PurchaseState }
   | { kind: 'refused'; code: 'invalid_signature' | 'missing_identifier' | 'invalid_purchase_state'; message: string }
-  | { kind: 'not_found'; message: string };
+  | { kind: 'not_found'; message: string }
+  /** Another money operation holds the purchase (a refund, a cancel, a renewal): retry. */
+  | InProgress;
 
 /** The unverified payload: only to learn which offer's secret verifies it. */
 function peek(token: string): Record<string, unknown> | undefined {
@@ -71,7 +74,12 @@ export async function triggerCapture(deps: PaymentDeps, token: string): Promise<
   }
   if (state.state === 'LEADER_PROCESSED') {
     const outcome = await collectInstallment(deps, accountId, installmentId);
-    if (outcome === 'not_collectable' || outcome === 'busy') return refused('invalid_purchase_state', 'the purchase cannot be captured now');
+    if (outcome === 'in_progress' || outcome === 'busy') return { kind: 'operation_in_progress', operation: outcome === 'busy' ? 'installment_charge' : 'collection' };
+    if (outcome === 'not_collectable') {
+      // Settled while this call waited for the claim (cancelled, refunded): its state says why.
+      const now = (await loadPayState(db, accountId, purchaseId))!;
+      return refused('invalid_purchase_state', `a purchase in state ${V1_STATE[now.state]} cannot be captured`);
+    }
   }
   const after = (await loadPayState(db, accountId, purchaseId))!;
   return { kind: 'captured', purchaseId, state: after.state };

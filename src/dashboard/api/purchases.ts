@@ -4,7 +4,8 @@ import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
 import { purchaseRefunds, refundPurchase } from '../../use-cases/refund-purchase.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { ApiError, notFound, operationInProgress } from '../../http/errors.ts';
+import { inProgressMessage } from '../../use-cases/money-claim.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../http/purchase-id-param.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import type { App } from '../../http/types.ts';
@@ -44,7 +45,11 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
           ...BackofficeErrors,
           400: { ...TokenApiError, description: '`amount` not refundable; the message names the field' },
           404: { ...TokenApiError, description: 'Unknown purchase' },
-          409: { ...TokenApiError, description: '`charge_disputed`: the amount needs a payment a chargeback is open on' },
+          409: {
+            ...TokenApiError,
+            description:
+              '`idempotency_key_in_use`, or `operation_in_progress`: another money operation on this purchase is under way, retry after `Retry-After` seconds; `charge_disputed`: the amount needs a payment a chargeback is open on',
+          },
         },
       },
     },
@@ -70,6 +75,7 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           if (outcome.kind === 'charge_disputed') throw new ApiError(409, 'charge_disputed', outcome.message);
+          if (outcome.kind === 'operation_in_progress') throw operationInProgress(inProgressMessage(outcome));
           return { status: 201, body: refundV1(outcome.refund) };
         },
         invalid,
@@ -110,7 +116,10 @@ export function registerBackofficePurchases(app: App, services: Services, guard:
           200: Type.Object({ purchase_uid: Type.String(), state: Type.String({ description: 'The v1 state: CANCELLED' }) }),
           ...BackofficeErrors,
           404: { ...TokenApiError, description: 'Unknown purchase' },
-          409: { ...TokenApiError, description: '`invalid_purchase_state`: money was captured (refund instead), or already settled' },
+          409: {
+            ...TokenApiError,
+            description: '`invalid_purchase_state`: money was captured (refund instead), or already settled; `operation_in_progress`: another money operation is under way, retry',
+          },
         },
       },
     },

@@ -155,6 +155,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       actor: actorOf(session),
     });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
+    if (outcome.kind === 'operation_in_progress') return sendPage(reply, 409, purchasePage(chrome, detail, { error: t.operationInProgress }));
     // Refused under the lock (a refund made since the preview): said in the page's language, as the preview says it.
     if (outcome.kind === 'invalid') {
       const left = await previewRefund(services.db, session.accountId, detail.purchase.id);
@@ -177,7 +178,8 @@ export function registerDashboardPurchases(app: App, services: Services, session
     const outcome = await cancelPurchase(services.payments, { accountId: session.accountId, purchaseId: detail.purchase.id, actor: actorOf(session) });
     if (outcome.kind === 'not_found') return notFound(reply, chrome.lang);
     if (outcome.kind !== 'cancelled') {
-      const error = outcome.kind === 'captured' ? t.cannotCancelCaptured : t.cannotCancelState(V1_STATE[outcome.state]);
+      const error =
+        outcome.kind === 'captured' ? t.cannotCancelCaptured : outcome.kind === 'operation_in_progress' ? t.operationInProgress : t.cannotCancelState(V1_STATE[outcome.state]);
       return sendPage(reply, 409, purchasePage(chrome, detail, { error }));
     }
     return seeOther(reply, `/dashboard/purchases/${uid}?done=cancel`);

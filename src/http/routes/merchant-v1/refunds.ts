@@ -4,7 +4,8 @@ import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-pu
 import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purchase.ts';
 import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, notFound, operationInProgress } from '../../errors.ts';
+import { inProgressMessage } from '../../../use-cases/money-claim.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
@@ -18,6 +19,7 @@ const invalid = (message: string) => new ApiError(406, 'invalid_input', message)
 
 /** The 409 of a cancel that cannot be made, in words both API families use. */
 export function cancelRefusal(outcome: Exclude<CancelOutcome, { kind: 'cancelled' } | { kind: 'not_found' }>): ApiError {
+  if (outcome.kind === 'operation_in_progress') return operationInProgress(inProgressMessage(outcome));
   return outcome.kind === 'captured'
     ? new ApiError(409, 'invalid_purchase_state', 'money was captured on this purchase: refund it instead')
     : new ApiError(409, 'invalid_purchase_state', `a purchase in state ${V1_STATE[outcome.state]} cannot be cancelled`);
@@ -60,7 +62,7 @@ export function registerV1Refunds(app: App, services: Services): void {
           409: {
             ...V1Error,
             description:
-              '`idempotency_key_in_use`: a request with the same Idempotency-Key is still in progress; ' +
+              '`idempotency_key_in_use`: a request with the same Idempotency-Key is still in progress; `operation_in_progress`: another money operation on this purchase (a collection, a capture, a cancel, another refund not finished) is under way, retry after `Retry-After` seconds; ' +
               '`charge_disputed`: the amount (everything left, without `amount`) needs a payment a chargeback is open on, which cannot be refunded until the bank decides; the message says how much can be refunded now',
           },
           422: { ...V1Error, description: 'The Idempotency-Key was used with another body' },
@@ -89,6 +91,7 @@ export function registerV1Refunds(app: App, services: Services): void {
           if (outcome.kind === 'not_found') throw notFound('purchase');
           if (outcome.kind === 'invalid') throw invalid(outcome.message);
           if (outcome.kind === 'charge_disputed') throw new ApiError(409, 'charge_disputed', outcome.message);
+          if (outcome.kind === 'operation_in_progress') throw operationInProgress(inProgressMessage(outcome));
           return { status: 201, body: refundV1(outcome.refund) };
         },
         invalid,
@@ -129,7 +132,11 @@ export function registerV1Refunds(app: App, services: Services): void {
           200: PurchaseSchema,
           ...V1Errors,
           404: { ...V1Error, description: 'Unknown purchase' },
-          409: { ...V1Error, description: '`invalid_purchase_state`: money was captured (refund instead), or the purchase is already settled' },
+          409: {
+            ...V1Error,
+            description:
+              '`invalid_purchase_state`: money was captured (refund instead), or the purchase is already settled; `operation_in_progress`: another money operation on this purchase is under way, retry after `Retry-After` seconds',
+          },
         },
       },
     },

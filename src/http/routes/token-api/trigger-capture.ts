@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import { toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { Services } from '../../../services.ts';
+import { inProgressMessage } from '../../../use-cases/money-claim.ts';
 import { triggerCapture } from '../../../use-cases/trigger-capture.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError, operationInProgress } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { TokenApiError } from '../schemas.ts';
 
@@ -28,6 +29,10 @@ export function registerTriggerCapture(app: App, services: Services): void {
       200: Type.Object({ purchase_uid: Type.String(), state: Type.String({ description: 'Merchant API v1 state after the capture' }) }),
       400: { ...TokenApiError, description: '`invalid_signature`, `missing_identifier` or `invalid_purchase_state`' },
       404: { ...TokenApiError, description: 'Unknown merchantUid, purchaseUid or reference' },
+      409: {
+        ...TokenApiError,
+        description: '`operation_in_progress`: another money operation on this purchase (a refund, a cancel) is under way; retry after `Retry-After` seconds',
+      },
     },
   };
   const handler = async (request: { query: { signature?: string } }) => {
@@ -41,6 +46,8 @@ export function registerTriggerCapture(app: App, services: Services): void {
         throw new ApiError(400, outcome.code, outcome.message);
       case 'not_found':
         throw new ApiError(404, 'not_found', outcome.message);
+      case 'operation_in_progress':
+        throw operationInProgress(inProgressMessage(outcome));
     }
   };
   // The contract writes the path with a trailing slash; both spellings work.
