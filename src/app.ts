@@ -16,7 +16,7 @@ import { migrate, newerMigrations } from './db/migrate.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
 import { systemClock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
-import { registerSandboxDisputeJobs } from './use-cases/dispute.ts';
+import { registerDisputeJobs } from './use-cases/dispute.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
@@ -183,7 +183,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     };
     const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
     registerPaymentJobs(jobs, payments);
-    registerSandboxDisputeJobs(jobs, payments, psps.sandbox);
+    registerDisputeJobs(jobs, payments, psps.sandbox);
     // Unpaid purchases expire by a sweep over their expiry's index, not by a job each (docs/purchase-lifecycle.md#expiry).
     const expiries = new ExpirySweep({ db, clock, log: logger });
     dueWork.register(expiries);

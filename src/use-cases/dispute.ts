@@ -345,7 +345,7 @@ export async function resolveSandboxDispute(
  * the retries of notices kept until their transaction is recorded
  * (docs/money-operations.md#refunds-and-disputes).
  */
-export function registerSandboxDisputeJobs(jobs: JobScheduler, deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp): void {
+export function registerDisputeJobs(jobs: JobScheduler, deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp): void {
   jobs.register(SANDBOX_DISPUTE_NOTICE_JOB, async (job) => {
     const outcome = await deliverSandboxDisputeNotice(deps, sandbox, String(job.payload.disputeId));
     // No payment has recorded the sandbox transaction yet (its notice was sent between the
