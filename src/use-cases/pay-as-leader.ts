@@ -65,6 +65,12 @@ export type LeaderOutcome =
   | { kind: 'risk_refused'; reasons: RiskReason[]; attemptsLeft: number; state: PurchaseState; fallbacks: Offer[] }
   | { kind: 'not_payable'; state: PurchaseState }
   | { kind: 'in_progress' }
+  /**
+   * The purchase moved to another offer (a fallback taken, docs/risk.md#the-fallback) between the
+   * page's offer and the attempt's start: nothing was started nor charged; the leader is shown the
+   * new offer's checkout and pays again on its terms.
+   */
+  | { kind: 'offer_changed' }
   | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'psp_amount'; message: string } };
 
 /** One checkout attempt under way: what the steps after the leader's authorisation need. */
@@ -237,7 +243,8 @@ export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: s
   const offer = (await offers.byId(accountId, state.offerId))!;
   const psp = await psps.forPayment(payment);
   const result = await psp.retrieve(pspRef(payment));
-  // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
+  // The plan is not stored: computed again from the drafts the leader submitted and the offer,
+  // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const pspMethodId = (await savedPspMethodId(db, accountId, payment.purchase_id))!;
@@ -267,7 +274,8 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
     await markDeclined(db, payment, 'abandoned', now);
     return undefined;
   }
-  // The plan is not stored: computed again from the drafts the leader submitted, it is the same.
+  // The plan is not stored: computed again from the drafts the leader submitted and the offer,
+  // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   let result: TransactionResult;
@@ -306,8 +314,9 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
 
 /**
  * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
- * row lock, refuses while another attempt runs, stores the invitations as drafts and the payment
- * row (with its idempotency key) before any PSP call.
+ * row lock, refuses while another attempt runs or when the purchase's offer is no longer the
+ * plan's, stores the invitations as drafts and the payment row (with its idempotency key) before
+ * any PSP call. From then on the offer is fixed: a switch waits for the attempt's outcome.
  */
 async function reserveAttempt(
   deps: PaymentDeps,
@@ -321,6 +330,11 @@ async function reserveAttempt(
   return db.transaction(async (tx) => {
     const locked = await lockPayState(tx, accountId, purchaseId);
     if (locked.state !== 'CREATED') return { outcome: { kind: 'not_payable', state: locked.state } };
+    // The offer is fixed once the attempt starts (docs/risk.md#the-fallback): the plan was
+    // computed from the offer read before this lock; after a switch made since, it is charged
+    // neither on the old offer's terms (the purchase is no longer on it) nor on the new one's (the
+    // leader was not shown them).
+    if (locked.offerId !== state.offerId) return { outcome: { kind: 'offer_changed' } };
     const now = clock.now();
     const attempts = await leaderAttempts(tx, accountId, purchaseId, LEADER_PURPOSES, new Date(now.getTime() - LEADER_BUSY_MS));
     if (attempts.busy > 0) return { outcome: { kind: 'in_progress' } };

@@ -3,7 +3,8 @@
  * checked as the account's offers, the refused checkout proposing only the fallbacks the rules
  * accept for the same amount, shopper and card, and `POST /pay/{uid}/switch` moving the purchase
  * to one of them (CSRF, CREATED only, listed only, the purchase's account only); the offer fixed
- * while the leader's attempt is unresolved.
+ * once the leader's attempt started, on either side of the race (test/use-cases/offer-switch-race.test.ts
+ * forces every interleaving).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
@@ -202,6 +203,65 @@ describe(`the fallback after a risk refusal (${onPostgres ? 'PostgreSQL' : 'PGli
     const switched = await switchTo(again, c.offer('SHARED'));
     expect(switched.statusCode, switched.body).toBe(303);
     expect(await offerOf(o.id)).toBe(c.offer('SHARED').slice(4));
+  });
+
+  /**
+   * Runs `paying` while the fallback's button, in another tab, lands just before the payment reserves
+   * its attempt (its first transaction): the payment read the refused offer, the purchase is then
+   * on the fallback. Answers the payment's response and the switch's outcome.
+   */
+  async function switchedBeforeTheAttempt<T>(accountId: string, purchaseId: string, to: string, paying: () => Promise<T>): Promise<[T, unknown]> {
+    const deps = app.services.payments;
+    const real = deps.db;
+    let switched: unknown;
+    deps.db = new Proxy(real, {
+      get(target, prop) {
+        if (prop === 'transaction')
+          return async (fn: Parameters<typeof real.transaction>[0]) => {
+            switched ??= await switchOffer(app.services, accountId, purchaseId, to);
+            return target.transaction(fn);
+          };
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      return [await paying(), switched];
+    } finally {
+      deps.db = real;
+    }
+  }
+
+  const statuses = async (id: string) => (await app.services.db.query<{ status: string }>('SELECT status FROM payments WHERE purchase_id = $1', [id])).rows.map((r) => r.status);
+
+  it("a switch made between the page's payment reading the offer and its attempt: nothing charged, 409 with the new offer's checkout", async () => {
+    const c = await caller(app);
+    const four = c.offer('INSTALLMENTS', 4);
+    await putRules(c, `offers/${four}`, { fallback_offers: [c.offer('SHARED')] });
+    const o = await opened(c, four);
+    expect((await pay(o, PREPAID)).statusCode).toBe(402);
+    const again = { ...o, ...cookieAndToken(await app.server.inject(o.path)) };
+    const [res, switched] = await switchedBeforeTheAttempt(c.accountId, o.id, c.offer('SHARED'), () => pay(again, CREDIT));
+    expect(switched).toMatchObject({ kind: 'switched' });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('The way of paying for this purchase has just changed. Nothing was charged');
+    expect(res.body).toContain('id="friends"'); // the pot's checkout, to be paid on its own terms
+    expect(await statuses(o.id)).toEqual(['declined']); // the refused attempt only
+  });
+
+  it('the same race through the sandbox helper answers 409 operation_in_progress, nothing charged', async () => {
+    const c = await caller(app);
+    const four = c.offer('INSTALLMENTS', 4);
+    await putRules(c, `offers/${four}`, { fallback_offers: [c.offer('SHARED')] });
+    const o = await opened(c, four);
+    expect((await pay(o, PREPAID)).statusCode).toBe(402);
+    const [res] = await switchedBeforeTheAttempt(c.accountId, o.id, c.offer('SHARED'), () =>
+      c.post(`/api/sandbox/purchases/pur_${o.id}/pay`, { card_number: '4242 4242 4242 4242' }),
+    );
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toMatchObject({ app_error: 'operation_in_progress', debug: expect.stringContaining('nothing was charged') });
+    expect(await statuses(o.id)).toEqual(['declined']);
+    expect((await c.post(`/api/sandbox/purchases/pur_${o.id}/pay`, { card_number: '4242 4242 4242 4242' })).json().state).toBe('SUCCESSFUL');
   });
 
   it("switchOffer finds no purchase of another account, and refuses an amount outside the target offer's limits", async () => {

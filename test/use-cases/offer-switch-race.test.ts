@@ -1,15 +1,21 @@
 /**
- * The offer is fixed once the leader's attempt starts (docs/risk.md#the-fallback): what the
- * fallback's switch answers while the leader's attempt is unresolved, and once the purchase is
- * past CREATED; the money read at the sandbox PSP against the purchase's offer.
+ * The fallback's switch of offer racing the leader's payment (issue 52, finding 5): a purchase
+ * whose leader was refused by the risk rules offers a fallback; the leader pays again on the
+ * refused offer while the switch to the fallback runs. Every interleaving of the two is forced
+ * with pause points on the real database, and the money is read at the sandbox PSP: what it
+ * keeps (and holds) is what the purchase's final offer says, and the purchase's offer is the
+ * one its payment was charged under (docs/risk.md#the-fallback: the offer is fixed once the
+ * leader's attempt starts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
 import { toPublicId } from '../../src/domain/ids.ts';
 import { planLeaderPayment } from '../../src/domain/leader-plan.ts';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
 import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { switchOffer } from '../../src/use-cases/switch-offer.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
+import { forEachInterleaving, runInterleaved } from './interleavings.ts';
 import { keptAtPsp } from './psp-ledger.ts';
 import { answerChallenge, card, CARDS, newShop, type Shop } from './support.ts';
 
@@ -95,6 +101,55 @@ async function expectChargedUnderItsOffer(id: string): Promise<void> {
 }
 
 describe(`the fallback's switch racing the leader's payment (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it.each([
+    [['INSTALLMENTS', 3], ['SHARED']],
+    [['DEFERRED'], ['SHARED']],
+  ] as [OfferName, OfferName][])(
+    'from %j to %j: in every interleaving the PSP keeps what the final offer says, charged under that offer',
+    async (from, to) => {
+      await fallbackTo(from, to);
+      const payAnswers = new Set<string>();
+      const switchAnswers = new Set<string>();
+      const interleavings = await forEachInterleaving(async (schedule) => {
+        const id = await refusedOn(from, to);
+        const run = await runInterleaved(
+          app.services.db,
+          [
+            // The leader pays again, with a credit card, on the page of the refused offer…
+            (db: Database) => payAsLeader({ ...deps(), db }, { id, accountId: shop.accountId }, card(CARDS.ok), [], ret),
+            // …while the fallback's button switches the purchase.
+            (db: Database) => switchOffer({ ...app.services, db }, shop.accountId, id, uidOf(to)),
+          ],
+          schedule,
+        );
+        for (const r of run.results) if (r.status === 'rejected') throw r.reason;
+        const [paid, switched] = run.results.map((r) => (r as PromiseFulfilledResult<{ kind: string }>).value);
+        payAnswers.add(paid!.kind);
+        switchAnswers.add(switched!.kind);
+        try {
+          await expectChargedUnderItsOffer(id);
+          // The rest of the story: a purchase left CREATED is paid on the offer its page now shows.
+          if ((await purchaseRow(id)).state === 'CREATED') {
+            expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).toMatchObject({ kind: 'processed' });
+            await expectChargedUnderItsOffer(id);
+          }
+        } catch (err) {
+          throw Object.assign(err as Error, {
+            message: `steps ${run.taken.join('')} (0: the payment, 1: the switch), answers ${JSON.stringify([paid, switched])}: ${(err as Error).message}`,
+          });
+        }
+        return run;
+      });
+      expect(interleavings).toBeGreaterThan(10);
+      // Every outcome was forced: the switch first (the payment then pays on the fallback), the
+      // payment's attempt first (the switch then finds the offer fixed), and the switch between
+      // the payment's read of the offer and its attempt (the payment then starts nothing).
+      expect(payAnswers).toEqual(new Set(['processed', 'offer_changed']));
+      expect(switchAnswers).toEqual(new Set(['switched', 'offer_fixed']));
+    },
+    120_000,
+  );
+
   it('an attempt awaiting 3-D Secure fixes the offer: the switch answers offer_fixed (retryable), then switches once the challenge failed', async () => {
     const from: OfferName = ['INSTALLMENTS', 3];
     const to: OfferName = ['SHARED'];

@@ -203,6 +203,12 @@ export function registerCheckout(app: App, services: Services): void {
         return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       case 'in_progress':
         return show(request, reply, ctx, { ...kept, errors: { message: t.inProgress } }, 409);
+      case 'offer_changed': {
+        // A fallback was taken as the leader paid (docs/risk.md#the-fallback): nothing was charged;
+        // the new offer's checkout is shown, to be paid on the terms it shows.
+        const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
+        return show(request, reply, fresh, { holder: kept.holder, errors: { message: t.offerChanged } }, 409);
+      }
       case 'invalid': {
         const message =
           result.problem.code === 'not_shared'

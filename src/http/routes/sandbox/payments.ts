@@ -110,7 +110,11 @@ export function registerSandboxPayments(app: App, services: Services): void {
             description: "The card was refused; `app_error` is the reason (`card_declined`, `insufficient_funds`, ..., `risk_refused` with the rules' codes in the message)",
           },
           404: { ...TokenApiError, description: "Unknown purchase, or another account's" },
-          409: { ...TokenApiError, description: '`purchase_not_payable` or `payment_in_progress`' },
+          409: {
+            ...TokenApiError,
+            description:
+              "`purchase_not_payable`, `payment_in_progress`, or `operation_in_progress`: the purchase's offer changed (a fallback taken) as it was paid; nothing was charged, pay again",
+          },
         },
       },
     },
@@ -146,6 +150,8 @@ export function registerSandboxPayments(app: App, services: Services): void {
           throw new ApiError(409, 'purchase_not_payable', `a purchase in state ${result.state} cannot be paid`);
         case 'in_progress':
           throw new ApiError(409, 'payment_in_progress', 'a payment of this purchase is in progress');
+        case 'offer_changed':
+          throw new ApiError(409, 'operation_in_progress', "the purchase's offer changed (a fallback was taken) as it was paid; nothing was charged: pay again on its offer now");
         case 'invalid':
           throw new ApiError(400, 'invalid_request', `field pledgers: ${result.problem.code}${'message' in result.problem ? `: ${result.problem.message}` : ''}`);
       }
