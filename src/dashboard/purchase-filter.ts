@@ -1,4 +1,4 @@
-import { isStorableDate } from '../domain/dates.ts';
+import { isDay, isDayText } from '../domain/dates.ts';
 import { addDays } from '../domain/apr.ts';
 import { zonedMidnight } from '../i18n/format.ts';
 import { isUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
@@ -13,11 +13,14 @@ export function purchaseIdOf(value: string): string | undefined {
   return parsePublicId('pur', value) ?? (isUuid(value.toLowerCase()) ? value.toLowerCase() : undefined);
 }
 
-/** A `YYYY-MM-DD` day of the date filters, checked (a real calendar date), or undefined. */
-function dayOf(text: string): Date | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
-  const d = new Date(`${text}T00:00:00Z`);
-  return isStorableDate(d) && d.toISOString().startsWith(text) ? d : undefined;
+/**
+ * What is wrong with a day typed in a date filter, in the page's words, or undefined when it is a
+ * day the service computes with: a real calendar day `YYYY-MM-DD` within the days any route may
+ * name (src/domain/dates.ts; the day after it is where the filter ends).
+ */
+function dayProblem(text: string, field: string, t: DashboardTexts): string | undefined {
+  if (!isDayText(text)) return t.badDate(field);
+  return isDay(text) ? undefined : t.dateOutOfRange(field);
 }
 
 function str(value: unknown): string {
@@ -51,10 +54,12 @@ export function purchaseFilterOf(
   if (query.state && !state) errors.push(`${t.state}: ${query.state}?`);
   const offer = query.offer ? offers.find((o) => toPublicId('mer', o.id) === query.offer) : undefined;
   if (query.offer && !offer) errors.push(`${t.offer}: ${query.offer}?`);
-  const from = query.from ? dayOf(query.from) : undefined;
-  if (query.from && !from) errors.push(t.badDate(t.createdFrom));
-  const to = query.to ? dayOf(query.to) : undefined;
-  if (query.to && !to) errors.push(t.badDate(t.createdTo));
+  const fromProblem = query.from ? dayProblem(query.from, t.createdFrom, t) : undefined;
+  if (fromProblem) errors.push(fromProblem);
+  const toProblem = query.to ? dayProblem(query.to, t.createdTo, t) : undefined;
+  if (toProblem) errors.push(toProblem);
+  const from = query.from && !fromProblem;
+  const to = query.to && !toProblem;
   return {
     filter: {
       id,
@@ -64,8 +69,8 @@ export function purchaseFilterOf(
       offerId: offer?.id,
       // From the first instant of the "from" day in the account's zone; the "to" day is
       // inclusive: up to the first instant of the next one.
-      createdFrom: from && zonedMidnight(query.from, timeZone),
-      createdTo: to && zonedMidnight(addDays(query.to, 1), timeZone),
+      createdFrom: from ? zonedMidnight(query.from, timeZone) : undefined,
+      createdTo: to ? zonedMidnight(addDays(query.to, 1), timeZone) : undefined,
     },
     errors,
   };

@@ -18,3 +18,29 @@ export function storableDate(iso: string): Date | undefined {
   const d = new Date(iso);
   return isStorableDate(d) ? d : undefined;
 }
+
+/**
+ * The days a request may name (a period's `from` and `to`, a filter's day): one rule for every
+ * route and page that takes a `YYYY-MM-DD` (docs/back-office.md#days-a-request-may-name). The
+ * instants a day stands for, the day after the last included, in any time zone (UTC−12 to UTC+14),
+ * stay within the years {@link isStorableDate} holds; 1970 is the start of the Unix epoch, before
+ * any record of the service.
+ */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '9998-12-31';
+
+/** How a refusal names the rule: `must be ${DAY_RULE}`. */
+export const DAY_RULE = `a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`;
+
+/** Whether `text` is `YYYY-MM-DD` of a day that exists, from {@link FIRST_DAY} to {@link LAST_DAY}. */
+export function isDay(text: string): boolean {
+  if (!isDayText(text)) return false;
+  return text >= FIRST_DAY && text <= LAST_DAY;
+}
+
+/** Whether `text` is `YYYY-MM-DD` of a day that exists (Gregorian, years 0001 to 9999), whatever the range. */
+export function isDayText(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return isStorableDate(d) && d.toISOString().startsWith(text);
+}

@@ -1,5 +1,5 @@
 import { addDays } from '../domain/apr.ts';
-import { isStorableDate } from '../domain/dates.ts';
+import { DAY_RULE, isDay } from '../domain/dates.ts';
 import { isUuid, toPublicId } from '../domain/ids.ts';
 import { zonedMidnight } from '../i18n/format.ts';
 import { REPORT_OUTCOMES, type DailyReportRow, type ReportKey } from './report-repository.ts';
@@ -12,17 +12,6 @@ import { REPORT_OUTCOMES, type DailyReportRow, type ReportKey } from './report-r
 /** The longest period one request may ask for, in days (both ends included). */
 export const MAX_REPORT_DAYS = 366;
 
-/** The days a report may name: its instants (the day after the last, in any zone) stay dates both JS and PostgreSQL hold. */
-const FIRST_DAY = '1970-01-01';
-const LAST_DAY = '9998-12-31';
-
-/** A `YYYY-MM-DD` that is a real calendar day, from {@link FIRST_DAY} to {@link LAST_DAY}. */
-export function isDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || text < FIRST_DAY || text > LAST_DAY) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return isStorableDate(d) && d.toISOString().startsWith(text);
-}
-
 export type ReportPeriod = { ok: true; from: string; to: string; range: { from: Date; to: Date; timeZone: string } } | { ok: false; field: 'from' | 'to'; message: string };
 
 /**
@@ -33,8 +22,9 @@ export function reportPeriod(query: { from?: string; to?: string }, timeZone: st
   const bad = (field: 'from' | 'to', message: string): ReportPeriod => ({ ok: false, field, message: `query parameter ${field} ${message}` });
   if (query.from === undefined) return bad('from', 'is required');
   if (query.to === undefined) return bad('to', 'is required');
-  if (!isDay(query.from)) return bad('from', `must be a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`);
-  if (!isDay(query.to)) return bad('to', `must be a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`);
+  // The days any route may name (src/domain/dates.ts): one rule for the report, the risk decisions, the purchases list and reconciliation.
+  if (!isDay(query.from)) return bad('from', `must be ${DAY_RULE}`);
+  if (!isDay(query.to)) return bad('to', `must be ${DAY_RULE}`);
   if (query.to < query.from) return bad('to', 'must be on or after from');
   const days = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / 86_400_000 + 1;
   if (days > MAX_REPORT_DAYS) return bad('to', `must be at most ${MAX_REPORT_DAYS} days from from (both included)`);

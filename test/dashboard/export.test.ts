@@ -149,6 +149,11 @@ describe('the CSV export', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toMatch(/^text\/html/);
     expect(bad.body).toContain('Created from: enter a date as YYYY-MM-DD.');
+    // A day the service cannot compute with (issue 60): the same 400 page, never a 500.
+    const far = await csv('?from=0001-01-01&to=9999-12-31');
+    expect(far.statusCode).toBe(400);
+    expect(far.headers['content-type']).toMatch(/^text\/html/);
+    expect(far.body).toContain('Created up to (inclusive): enter a date from 1970-01-01 to 9998-12-31.');
 
     const list = await app.server.inject({ method: 'GET', url: '/dashboard/purchases?q=CSV-FILTER&state=INITIALIZED', headers: { cookie: s.cookie } });
     expect(list.body).toContain('href="/dashboard/purchases.csv?q=CSV-FILTER&amp;state=INITIALIZED&amp;offer=&amp;from=&amp;to="');

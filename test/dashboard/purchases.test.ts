@@ -66,6 +66,20 @@ describe('the purchases list', () => {
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Created from: enter a date as YYYY-MM-DD.');
   });
+
+  it('refuses a day the service cannot compute with (400, the form naming the field, in the page’s language), never a 500 (issue 60)', async () => {
+    const res = await get('/dashboard/purchases?from=0001-01-01&to=9999-12-31');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('Created from: enter a date from 1970-01-01 to 9998-12-31.');
+    expect(res.body).toContain('Created up to (inclusive): enter a date from 1970-01-01 to 9998-12-31.');
+    const to = await get('/dashboard/purchases?to=9999-12-31');
+    expect(to.statusCode).toBe(400);
+    expect(to.body).not.toContain('Created from:');
+    const fr = await app.server.inject({ method: 'GET', url: '/dashboard/purchases?to=9999-12-31&lang=fr', headers: { cookie: s.cookie, 'accept-language': 'fr-FR' } });
+    expect(fr.statusCode).toBe(400);
+    expect(fr.body).toContain('Créé jusqu&#39;au (inclus)\u00a0: saisissez une date du 1970-01-01 au 9998-12-31.');
+    expect((await get('/dashboard/purchases?from=1970-01-01&to=9998-12-31')).statusCode).toBe(200);
+  });
 });
 
 describe('refund and cancel', () => {

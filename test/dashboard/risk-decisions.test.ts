@@ -209,6 +209,19 @@ describe('the export', () => {
       expect((res.json() as { error: { debug: string } }).error.debug, query).toMatch(message);
     }
     expect((await exportCsv(a.dashboard, 'from=2026-13-01&to=2026-12-01')).statusCode).toBe(400);
+    // Days the service cannot compute with (issue 60): 400 naming the parameter, as the daily report, never a 500.
+    for (const [query, field] of [
+      ['from=0001-01-01&to=9999-12-31', 'from'],
+      ['from=2026-01-01&to=9999-12-31', 'to'],
+      ['from=1969-12-31&to=2026-01-01', 'from'],
+    ] as const) {
+      for (const res of [await exportJson(a, query), await exportCsv(a.dashboard, query)]) {
+        expect(res.statusCode, query).toBe(400);
+        expect((res.json() as { error: { debug: string } }).error.debug, query).toBe(`query parameter ${field} must be a calendar day YYYY-MM-DD, 1970-01-01 to 9998-12-31`);
+      }
+    }
+    expect((await exportJson(a, 'from=1970-01-01&to=1970-01-02')).statusCode).toBe(200);
+    expect((await exportJson(a, 'from=9998-12-30&to=9998-12-31')).statusCode).toBe(200);
     expect((await app.server.inject({ method: 'GET', url: '/api/backoffice/risk_decisions?from=2026-01-01&to=2026-01-02' })).statusCode).toBe(401);
   });
 });

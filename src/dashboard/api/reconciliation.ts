@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { addDays } from '../../domain/apr.ts';
+import { DAY_RULE, isDay } from '../../domain/dates.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
@@ -9,7 +10,6 @@ import type { App } from '../../http/types.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../i18n/format.ts';
 import { listMismatches, listRuns, type MismatchRow, type MismatchState, type RunRow } from '../../payments/reconciliation-repository.ts';
 import type { Services } from '../../services.ts';
-import { isDay } from '../../reports/daily-report.ts';
 import { MAX_RECON_DAYS, runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
 import { BackofficeErrors } from './webhook.ts';
 
@@ -140,8 +140,8 @@ export function registerBackofficeReconciliation(app: App, services: Services, g
     async (request) => {
       const accountId = await guard.accountOf(request);
       const { from, to, psp_account_id } = request.body;
-      if (!isDay(from)) throw invalid('field from must be a calendar day YYYY-MM-DD');
-      if (!isDay(to)) throw invalid('field to must be a calendar day YYYY-MM-DD');
+      if (!isDay(from)) throw invalid(`field from must be ${DAY_RULE}`);
+      if (!isDay(to)) throw invalid(`field to must be ${DAY_RULE}`);
       if (to < from) throw invalid('field to must be on or after from');
       if (addDays(from, MAX_RECON_DAYS) <= to) throw invalid(`field to must be at most ${MAX_RECON_DAYS} days from from (both included): a run answers when it ends`);
       let pspAccountId: string | null = null;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { addDays } from '../../domain/apr.ts';
-import { isStorableDate } from '../../domain/dates.ts';
+import { DAY_RULE, isDay } from '../../domain/dates.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { streamCsvExport } from '../../http/csv-export.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -25,8 +25,8 @@ const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A cal
 // Optional in the schema, required by the handler: a request without credentials is answered 401
 // before its query is judged (the schema runs before the handler's sign-in check).
 const Range = {
-  from: Type.Optional(Type.String({ ...Day, description: 'Required. First day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' })),
-  to: Type.Optional(Type.String({ ...Day, description: 'Required. Last day, inclusive, in the account’s time zone (`YYYY-MM-DD`)' })),
+  from: Type.Optional(Type.String({ ...Day, description: 'Required. First day, inclusive, in the account’s time zone (`YYYY-MM-DD`, 1970-01-01 to 9998-12-31)' })),
+  to: Type.Optional(Type.String({ ...Day, description: 'Required. Last day, inclusive, in the account’s time zone (`YYYY-MM-DD`, 1970-01-01 to 9998-12-31)' })),
 };
 
 const Reason = Type.Object({ code: Type.String({ description: 'A reason code of docs/risk.md#reason-codes' }), message: Type.String() });
@@ -135,12 +135,6 @@ function csvLine(d: RiskDecisionRow): string {
   return cells.map(csvCell).join(',') + '\r\n';
 }
 
-/** A `YYYY-MM-DD` that is a real calendar day. */
-function isDay(text: string): boolean {
-  const d = new Date(`${text}T00:00:00Z`);
-  return isStorableDate(d) && d.toISOString().startsWith(text);
-}
-
 /**
  * Back office: the account's payment-time risk decisions of a period, as JSON pages with a cursor
  * or as one CSV streamed in constant memory (docs/risk.md#decisions-as-records). The days are the
@@ -155,8 +149,9 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
   async function rangeOf(accountId: string, query: { from?: string; to?: string }): Promise<{ from: Date; to: Date }> {
     if (query.from === undefined) throw invalid('query parameter from is required');
     if (query.to === undefined) throw invalid('query parameter to is required');
-    if (!isDay(query.from)) throw invalid('query parameter from must be a calendar day YYYY-MM-DD');
-    if (!isDay(query.to)) throw invalid('query parameter to must be a calendar day YYYY-MM-DD');
+    // The days any route may name (src/domain/dates.ts): the day after `to` is still a day the service computes with.
+    if (!isDay(query.from)) throw invalid(`query parameter from must be ${DAY_RULE}`);
+    if (!isDay(query.to)) throw invalid(`query parameter to must be ${DAY_RULE}`);
     if (query.to < query.from) throw invalid('query parameter to must be on or after from');
     const zone = (await services.accounts.profileOf(accountId))?.timeZone ?? DEFAULT_TIME_ZONE;
     return { from: zonedMidnight(query.from, zone), to: zonedMidnight(addDays(query.to, 1), zone) };

@@ -1,10 +1,10 @@
 import { addDays } from '../../domain/apr.ts';
+import { isDay } from '../../domain/dates.ts';
 import { isUuid } from '../../domain/ids.ts';
 import type { App } from '../../http/types.ts';
 import { zonedDay, zonedMidnight } from '../../i18n/format.ts';
 import { listMismatches, listRuns, pspsInUse } from '../../payments/reconciliation-repository.ts';
 import type { Services } from '../../services.ts';
-import { isDay } from '../../reports/daily-report.ts';
 import { MAX_RECON_DAYS, runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
 import { reconciliationPage } from '../pages/reconciliation-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
