@@ -20,6 +20,7 @@ import { requestLogger } from '../observability/request-logger.ts';
 import { redactUrl } from './redact.ts';
 import { responseSerializer } from './response-serializer.ts';
 import { routeAccess, type RouteAccess } from './route-access.ts';
+import { securityHeaders } from './security-headers.ts';
 import { registerRoutes } from './routes/index.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { App } from './types.ts';
@@ -99,10 +100,11 @@ function bodyLimitOf(request: FastifyRequest): number {
 
 /**
  * Refusals the router makes before any route or hook runs (bad percent-encoding, a path parameter
- * over 100 characters; Fastify's `frameworkErrors`): in the API family's format, with a request id.
+ * over 100 characters; Fastify's `frameworkErrors`): in the API family's format, with a request id
+ * and the security headers of every answer (docs/security.md#security-headers).
  */
-function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', request.id);
+function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, security: Readonly<Record<string, string>>): void {
+  void reply.header('x-request-id', request.id).headers(security);
   const family = familyOfRequest(request);
   const err = fromFrameworkError(error, family);
   void reply
@@ -120,9 +122,10 @@ function familyOfPacket(raw: unknown): Family {
 
 /**
  * Node's HTTP parser refused the request (Fastify's `clientErrorHandler`): answer in the API
- * family's format with a request id, then close, as Fastify's default handler does.
+ * family's format with a request id and the security headers of every answer, then close, as
+ * Fastify's default handler does.
  */
-function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
+function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: string; rawPacket?: unknown }, socket: Socket, security: Readonly<Record<string, string>>): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const id = randomUUID();
   const [status, reason, message] =
@@ -138,7 +141,9 @@ function clientError(this: { log: FastifyBaseLogger }, err: Error & { code?: str
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+        `x-request-id: ${id}\r\n${Object.entries(security)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);
@@ -169,6 +174,7 @@ export function registeredRoutes(app: object): readonly RegisteredRoute[] {
 
 export async function buildServer(services: Services, logger: FastifyServerOptions['loggerInstance']): Promise<App> {
   const { config, metrics } = services;
+  const security = securityHeaders(config.publicUrl);
   const app = Fastify({
     loggerInstance: logger,
     // One access-log line per request (onResponse below) instead of Fastify's two.
@@ -180,10 +186,12 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     bodyLimit: BODY_LIMIT,
     childLoggerFactory: requestLogger,
     forceCloseConnections: 'idle',
-    frameworkErrors: routerError,
+    frameworkErrors: (error, request, reply) => routerError(error, request, reply, security),
     // Refusals of Node's HTTP parser (malformed request line or header, headers over 16 KB):
     // there is no request object, so the answer is written on the socket here.
-    clientErrorHandler: clientError,
+    clientErrorHandler: function (this: { log: FastifyBaseLogger }, err, socket) {
+      clientError.call(this, err, socket, security);
+    },
     // Fastify accepts a hop count at run time; its typings omit numbers.
     trustProxy: config.trustProxy as boolean | string,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -274,7 +282,9 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    // The security headers of every answer, in this one place (docs/security.md#security-headers):
+    // set before anything can refuse the request, so that refusals carry them too.
+    reply.header('x-request-id', request.id).headers(security);
     // An empty (or blank) Content-Type is an absent one, before Fastify picks a body parser: a
     // published plugin's HTTP client sends `Content-Type:` with no value on its JSON posts.
     if (request.headers['content-type']?.trim() === '') delete request.headers['content-type'];

@@ -167,6 +167,8 @@ describe('refusals before routing', () => {
     const bad = await raw('GET /api/merchants/v1/purchases HTTP/1.1\r\nHost: x\r\nBad Header: \x01\r\n\r\n');
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(bad).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    // The security headers of every answer (docs/security.md#security-headers), these included.
+    expect(bad).toMatch(/\r\nx-content-type-options: nosniff\r\nreferrer-policy: no-referrer\r\n/);
     expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'invalid_input', message: 'the request is not valid HTTP' } });
 
     const big = await raw(`GET /api/whoami HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);

@@ -34,15 +34,13 @@ export function dashboardLang(request: FastifyRequest, reply: FastifyReply): Lan
   return kept === 'en' || kept === 'fr' ? kept : langFromAcceptLanguage(request.headers['accept-language']);
 }
 
-/** Headers of every back-office page: our CSP without framing, no sniffing, never cached. */
+/** Headers of every back-office page: our CSP without framing, never cached (no sniffing, no referrer: every answer's, docs/security.md#security-headers). */
 export function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('content-security-policy', BACK_OFFICE_CSP)
     .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
     .send(page);
 }

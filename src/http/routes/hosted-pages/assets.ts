@@ -7,7 +7,7 @@ const SCRIPTS = ['checkout.js', 'result.js', 'copy.js'].map((name) => ({ name, t
 export function registerAssets(app: App): void {
   for (const { name, text } of SCRIPTS) {
     app.get(`/assets/${name}`, { schema: { hide: true } }, async (_request, reply) => {
-      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(text);
+      return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(text);
     });
   }
 }

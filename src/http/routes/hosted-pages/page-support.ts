@@ -4,8 +4,9 @@ import { pageCsp } from '../../../pages/html.ts';
 import type { Services } from '../../../services.ts';
 
 /**
- * Headers of every hosted page: our CSP, no sniffing, no caching of personal pages. A purchase
- * page may be embedded by the merchant's own site: the origin of its callback URL.
+ * Headers of every hosted page: our CSP, no caching of personal pages (no sniffing and no
+ * referrer: every answer's, docs/security.md#security-headers). A purchase page may be embedded
+ * by the merchant's own site: the origin of its callback URL.
  */
 export function pageHeaders(reply: FastifyReply, callbackUrl?: string | null): FastifyReply {
   let embedder: string | undefined;
@@ -14,12 +15,7 @@ export function pageHeaders(reply: FastifyReply, callbackUrl?: string | null): F
   } catch {
     embedder = undefined;
   }
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('content-security-policy', pageCsp(embedder))
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-store');
+  return reply.type('text/html; charset=utf-8').header('content-security-policy', pageCsp(embedder)).header('cache-control', 'no-store');
 }
 
 /** CSRF tokens for the hosted forms, with the cookie they are bound to. */

@@ -5,7 +5,8 @@ import { CHALLENGE_RELAY_PATH } from '../../../psp/challenge-relay.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 
-const HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+/** The page that answers a relay link we did not seal: framable by any site, as the relay is (it is shown in the same overlay). */
+const GONE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors *";
 
 /**
  * The 3-D Secure relay: a PSP whose issuer page wants a form POST (Ogone, Lyra, Adyen's POST
@@ -20,8 +21,8 @@ export function registerPspChallenge(app: App, { psps }: Services): void {
     async (request, reply) => {
       const lang = langFromAcceptLanguage(request.headers['accept-language']);
       const form = psps.challengeRelay?.open(request.query.f, request.query.s);
-      reply.type('text/html; charset=utf-8').headers(HEADERS);
-      if (!form) return reply.code(404).header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'").send(challengeRelayGonePage(lang));
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (!form) return reply.code(404).header('content-security-policy', GONE_CSP).send(challengeRelayGonePage(lang));
       return reply.header('content-security-policy', challengeRelayCsp(form)).send(challengeRelayPage(form, lang));
     },
   );

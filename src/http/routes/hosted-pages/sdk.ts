@@ -14,7 +14,6 @@ export function registerSdk(app: App): void {
     return reply
       .type('text/javascript; charset=utf-8')
       .header('cache-control', cache)
-      .header('x-content-type-options', 'nosniff')
       .header('access-control-allow-origin', '*')
       .header('cross-origin-resource-policy', 'cross-origin')
       .header('x-chipin-integrity', integrity)

@@ -41,13 +41,12 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DEMO_SHOP_CSP)
-      .header('x-content-type-options', 'nosniff')
       .header('cache-control', 'no-store')
       .send(demoShopPage({ src: '/sdk/v1/chipin.js', integrity: sdkBundle().integrity }));
   });
 
   app.get('/sandbox/demo-shop/shop.js', { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(SCRIPT);
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(SCRIPT);
   });
 
   app.post(

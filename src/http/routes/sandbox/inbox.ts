@@ -69,9 +69,7 @@ export function registerSandboxInbox(app: App, { db, accounts }: Services, guard
     return reply
       .headers({
         'content-security-policy': CSP,
-        'x-content-type-options': 'nosniff',
         'x-frame-options': 'DENY',
-        'referrer-policy': 'no-referrer',
         'cache-control': 'no-store',
       })
       .type('text/html; charset=utf-8')

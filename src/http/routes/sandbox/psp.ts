@@ -9,11 +9,7 @@ import type { App } from '../../types.ts';
 const Params = Type.Object({ transaction_id: Type.String({ maxLength: 100 }) });
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .headers({ 'content-security-policy': CHALLENGE_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
-    .send(body);
+  return reply.code(status).type('text/html; charset=utf-8').headers({ 'content-security-policy': CHALLENGE_CSP, 'cache-control': 'no-store' }).send(body);
 }
 
 const NOT_FOUND = ['Authentication not found', 'There is no 3-D Secure check at this address. Go back to the shop and try the payment again.'] as const;

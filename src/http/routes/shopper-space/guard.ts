@@ -42,15 +42,13 @@ export function spaceLang(request: FastifyRequest, fallback?: Lang): Lang {
   return fallback ?? langFromAcceptLanguage(request.headers['accept-language']);
 }
 
-/** Headers of every page of the space: its CSP, never framed, never cached, no referrer. */
+/** Headers of every page of the space: its CSP, never framed, never cached (no sniffing, no referrer: every answer's, docs/security.md#security-headers). */
 export function sendSpacePage(reply: FastifyReply, status: number, page: string): FastifyReply {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('content-security-policy', SPACE_CSP)
     .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')
     .send(page);
 }
