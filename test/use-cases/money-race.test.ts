@@ -38,7 +38,7 @@ afterAll(() => app.close());
 const fixedSeed = 52;
 const randomSeed = Number(process.env.MONEY_RACE_SEED ?? Date.now() % 2_147_483_647);
 
-describe('money under concurrency, at the PSP', () => {
+describe('money under concurrency, at the PSP', { timeout: 120_000 }, () => {
   for (const [name, seed] of [
     ['a fixed seed', fixedSeed],
     ['a random seed', randomSeed],
