@@ -4,8 +4,22 @@
  * src/risk/scoring-hook.ts; the signature of both bodies is src/domain/timestamped-signature.ts.
  */
 
-/** The request and answer header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
+/**
+ * The request and answer header: `t=<unix seconds>,v1=<hex HMAC-SHA256>`. The request's MAC covers
+ * `<t>.<body>`; the answer's covers `<t>.<decision_id>.<request v1>.<answer body>` ({@link hookAnswerSigned}).
+ */
 export const SCORING_HOOK_SIGNATURE_HEADER = 'chipin-signature';
+
+/**
+ * What the answer's signature covers after its timestamp (docs/risk.md#the-signature): the
+ * decision it answers (the request's `decision_id`), the request's own signature (the `v1` of the
+ * request's header, 64 hex digits) and the answer's raw body, joined by dots. An answer is thereby
+ * bound to the one request it answers: the signed accept of one payment, sent again for another
+ * within its 5 minutes, does not verify, and the hook's default decision applies.
+ */
+export function hookAnswerSigned(decisionId: string, requestSignature: string, rawAnswer: string): string {
+  return `${decisionId}.${requestSignature}.${rawAnswer}`;
+}
 
 export const SCORING_HOOK_TIMEOUT = { min: 100, max: 5_000, default: 1_500 } as const;
 

@@ -6,7 +6,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * freshness check mean something: a captured body cannot be replayed later under a new `t`.
  *
  * Used by the sandbox PSP's notifications (`sandbox-psp-signature`, src/psp/sandbox/notifications.ts)
- * and by the external scoring hook in both directions (`Chipin-Signature`, docs/risk.md#the-external-scoring-hook).
+ * and by the external scoring hook in both directions (`Chipin-Signature`, docs/risk.md#the-external-scoring-hook):
+ * its answer signs, in place of the bare body, the body bound to the request it answers
+ * (`hookAnswerSigned`, src/domain/scoring-hook.ts).
  * Pure: the time is passed in.
  */
 
@@ -22,6 +24,11 @@ export function timestampedMac(secret: Buffer | string, timestamp: number, rawBo
 export function signTimestamped(secret: Buffer | string, rawBody: string, now: Date): string {
   const t = Math.floor(now.getTime() / 1000);
   return `t=${t},v1=${timestampedMac(secret, t, rawBody).toString('hex')}`;
+}
+
+/** The first `v1` value of a header {@link signTimestamped} wrote (64 hex digits), or undefined. */
+export function signatureOf(header: string): string | undefined {
+  return /(?:^|,)v1=([0-9a-f]{64})(?:,|$)/.exec(header)?.[1];
 }
 
 export type SignatureCheck = 'ok' | 'malformed' | 'bad_signature' | 'stale';

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/database.ts';
-import { HOOK_ANSWER_MAX_BYTES, parseHookAnswer, SCORING_HOOK_SIGNATURE_HEADER, type HookDecision } from '../domain/scoring-hook.ts';
-import { checkTimestamped, signTimestamped } from '../domain/timestamped-signature.ts';
+import { HOOK_ANSWER_MAX_BYTES, hookAnswerSigned, parseHookAnswer, SCORING_HOOK_SIGNATURE_HEADER, type HookDecision } from '../domain/scoring-hook.ts';
+import { checkTimestamped, signatureOf, signTimestamped } from '../domain/timestamped-signature.ts';
 import type { AddressPolicy } from '../outbound/addresses.ts';
 import { sendRequest } from '../outbound/http-request.ts';
 import { findScoringHook, type StoredScoringHook } from './scoring-hook-repository.ts';
@@ -11,7 +11,7 @@ import { findScoringHook, type StoredScoringHook } from './scoring-hook-reposito
  * The external scoring hook (docs/risk.md#the-external-scoring-hook): the merchant's own fraud
  * provider, asked before a credit plan or a pot's pledge is charged. One signed POST through the
  * outbound client (the webhooks' address rule, no redirect followed, the hook's own timeout); its
- * signed answer, or the hook's configured default decision with the fault named. Nothing here
+ * answer, signed for this very request, or the hook's configured default decision with the fault named. Nothing here
  * throws for the hook's faults, and the secret appears in no error and no log.
  */
 
@@ -69,9 +69,10 @@ export async function callScoringHook(deps: Omit<ScoringHookDeps, 'db'>, hook: S
   const secret = deps.box.open(hook.secretEnc).reveal();
   // A BIN is 6 to 8 digits and last4 is 4: whatever a caller passes, no more of a card number leaves Chipin.
   const body = JSON.stringify({ ...request, card: { ...request.card, bin: request.card.bin.slice(0, 8), last4: request.card.last4.slice(-4) } });
+  const signature = signTimestamped(secret, body, now());
   const attempt = await sendRequest(hook.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, [SCORING_HOOK_SIGNATURE_HEADER]: signTimestamped(secret, body, now()) },
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, [SCORING_HOOK_SIGNATURE_HEADER]: signature },
     body,
     policy: deps.policy,
     timeoutMs: hook.timeoutMs,
@@ -83,8 +84,11 @@ export async function callScoringHook(deps: Omit<ScoringHookDeps, 'db'>, hook: S
   if (attempt.statusCode < 200 || attempt.statusCode > 299) return fallback('http_status');
   const raw = attempt.body?.toString('utf8') ?? '';
   const header = attempt.headers?.[SCORING_HOOK_SIGNATURE_HEADER];
-  // The signature first: an unsigned body is not read at all. Missing, wrong or stale alike.
-  if (checkTimestamped(secret, typeof header === 'string' ? header : undefined, raw, now()) !== 'ok') return fallback('bad_signature');
+  // The signature first: an unsigned body is not read at all. Missing, wrong or stale alike, and
+  // one signed for another request (another decision, or this decision's request signed anew):
+  // the answer's MAC covers this request's decision id and signature (docs/risk.md#the-signature).
+  const bound = hookAnswerSigned(request.decision_id, signatureOf(signature) ?? '', raw);
+  if (checkTimestamped(secret, typeof header === 'string' ? header : undefined, bound, now()) !== 'ok') return fallback('bad_signature');
   const answer = parseHookAnswer(raw);
   if (!answer) return fallback('malformed');
   return {

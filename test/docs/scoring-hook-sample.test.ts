@@ -1,8 +1,9 @@
 /**
  * The scoring hook sample of docs/risk.md#the-signature is run as written (its code block is
  * copied into a module and imported): a hook built on it, on a real server on 127.0.0.1, accepts
- * Chipin's signed request and answers what Chipin's own call (`callScoringHook`) trusts; it
- * refuses anything else without throwing.
+ * Chipin's signed request and answers what Chipin's own call (`callScoringHook`) trusts, bound to
+ * that request (an answer kept and sent again for another decision is not trusted); it refuses
+ * anything else without throwing. The page's worked example of the answer's signature is checked too.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/crypto/secret-box.ts';
-import { signTimestamped } from '../../src/domain/timestamped-signature.ts';
+import { hookAnswerSigned } from '../../src/domain/scoring-hook.ts';
+import { signatureOf, signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { AddressPolicy } from '../../src/outbound/addresses.ts';
 import { callScoringHook, type ScoringHookRequest } from '../../src/risk/scoring-hook.ts';
 
 type Verify = (secret: string, header: string | undefined, rawBody: string | Buffer, nowSeconds?: number) => boolean;
-type Sign = (secret: string, rawBody: string, nowSeconds?: number) => string;
+type Sign = (secret: string, decisionId: string, requestHeader: string | undefined, rawBody: string, nowSeconds?: number) => string;
 
 const SECRET = 'hooksec_' + Buffer.alloc(32, 7).toString('base64url');
 const NOW = new Date('2026-03-04T10:15:00Z');
@@ -32,6 +34,8 @@ function sampleFromDoc(): string {
   if (!sample) throw new Error('docs/risk.md has no code block defining verifyChipinSignature');
   return sample;
 }
+
+const riskDoc = () => readFileSync(new URL('../../docs/risk.md', import.meta.url), 'utf8');
 
 const REQUEST: ScoringHookRequest = {
   decision_id: 'dec_1',
@@ -53,6 +57,9 @@ let sign: Sign;
 let server: Server;
 let url: string;
 const seen: boolean[] = [];
+/** When set, the server sends this answer (kept from an earlier request) instead of answering the request. */
+let replay: { headers: Record<string, string>; body: string } | undefined;
+let lastAnswer: { headers: Record<string, string>; body: string } | undefined;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chipin-hook-sample-'));
   const file = join(dir, 'hook.mjs');
@@ -67,9 +74,12 @@ beforeAll(async () => {
       const ok = verify(SECRET, req.headers['chipin-signature'] as string | undefined, raw);
       seen.push(ok);
       if (!ok) return void res.writeHead(401).end();
+      if (replay) return void res.writeHead(200, replay.headers).end(replay.body);
       const request = JSON.parse(raw.toString('utf8')) as ScoringHookRequest;
       const answer = JSON.stringify(request.amount_cents > 10_000 ? { decision: 'refuse', reason: 'TOO_MUCH_FOR_US', score: 20 } : { decision: 'accept' });
-      res.writeHead(200, { 'content-type': 'application/json', 'chipin-signature': sign(SECRET, answer) }).end(answer);
+      const headers = { 'content-type': 'application/json', 'chipin-signature': sign(SECRET, request.decision_id, req.headers['chipin-signature'] as string | undefined, answer) };
+      lastAnswer = { headers, body: answer };
+      res.writeHead(200, headers).end(answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,12 +103,38 @@ describe('docs/risk.md: the scoring hook sample, run as written', () => {
     expect(seen.at(-1)).toBe(false);
   });
 
-  it('accepts what the service signs, as a string or a Buffer, and signs as the service does', () => {
+  it('binds its answer to the request: its accept of one decision, sent again for another, is not trusted (issue 60)', async () => {
+    const box = new SecretBox(randomBytes(32));
+    const hook = { url, secretEnc: box.seal(SECRET), timeoutMs: 5_000, onError: 'refuse' as const, enabled: true, updatedAt: NOW };
+    const deps = { box, policy: new AddressPolicy('sandbox') };
+    const small = { ...REQUEST, amount_cents: 5_000 };
+    expect(await callScoringHook(deps, hook, small)).toMatchObject({ source: 'hook', outcome: 'accept' });
+    replay = lastAnswer;
+    try {
+      expect(await callScoringHook(deps, hook, { ...small, decision_id: 'dec_2' })).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
+    } finally {
+      replay = undefined;
+    }
+  });
+
+  it("signs the page's worked example as the page says", () => {
+    const doc = riskDoc();
+    const request = 't=1772619300,v1=00318689d95bbe2e041af12bbc646b4a0bb12933daa755fb2c46b39965002dfb';
+    const answer = 't=1772619301,v1=88d04b3d38675cb2bd67c90fd77061758bca89c79b7ab996790f8c58cbb13dfa';
+    expect(doc).toContain(`\`${request}\``);
+    expect(doc).toContain(`\`${answer}\``);
+    expect(signTimestamped('hooksec_example', '{"decision_id":"0b9f5e3c-3f57-4d5a-9a57-2f1e4b8f6c21"}', new Date(1772619300_000))).toBe(request);
+    expect(sign('hooksec_example', '0b9f5e3c-3f57-4d5a-9a57-2f1e4b8f6c21', request, '{"decision":"accept"}', 1772619301)).toBe(answer);
+    expect(doc).toContain(`1772619301.0b9f5e3c-3f57-4d5a-9a57-2f1e4b8f6c21.${signatureOf(request)}.{"decision":"accept"}`);
+  });
+
+  it('accepts what the service signs, as a string or a Buffer, and signs its answer as the service checks it', () => {
     const body = JSON.stringify(REQUEST);
     const header = signTimestamped(SECRET, body, NOW);
     expect(verify(SECRET, header, body, NOW_SECONDS)).toBe(true);
     expect(verify(SECRET, header, Buffer.from(body), NOW_SECONDS)).toBe(true);
-    expect(sign(SECRET, body, NOW_SECONDS)).toBe(header);
+    const answer = '{"decision":"accept"}';
+    expect(sign(SECRET, REQUEST.decision_id, header, answer, NOW_SECONDS)).toBe(signTimestamped(SECRET, hookAnswerSigned(REQUEST.decision_id, signatureOf(header)!, answer), NOW));
   });
 
   it('refuses a tampered body, another secret and a stale timestamp, and answers false without throwing for garbage', () => {

@@ -6,8 +6,8 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseHookAnswer } from '../../src/domain/scoring-hook.ts';
-import { checkTimestamped, signTimestamped } from '../../src/domain/timestamped-signature.ts';
+import { hookAnswerSigned, parseHookAnswer } from '../../src/domain/scoring-hook.ts';
+import { checkTimestamped, signatureOf, signTimestamped } from '../../src/domain/timestamped-signature.ts';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const secret = fc.string({ minLength: 1, maxLength: 64, unit: 'binary' });
@@ -81,6 +81,39 @@ describe('the timestamped signature', () => {
   it('calls a missing or garbled header malformed', () => {
     for (const header of [undefined, '', 'v1=00', 't=1', 't=x,v1=' + '0'.repeat(64), 't=1,t=2,v1=' + '0'.repeat(64), 'nonsense'])
       expect(checkTimestamped('k', header, 'b', NOW), String(header)).toBe('malformed');
+  });
+});
+
+describe("the answer's signature, bound to its request (issue 60)", () => {
+  it('is HMAC-SHA256 of "<t>.<decision_id>.<request v1>.<answer body>"', () => {
+    const t = Math.floor(NOW.getTime() / 1000);
+    const request = signTimestamped('hooksec_x', '{"decision_id":"dec_1"}', NOW);
+    const v1 = signatureOf(request)!;
+    expect(request).toBe(`t=${t},v1=${v1}`);
+    const mac = createHmac('sha256', 'hooksec_x').update(`${t}.dec_1.${v1}.{"decision":"accept"}`).digest('hex');
+    expect(signTimestamped('hooksec_x', hookAnswerSigned('dec_1', v1, '{"decision":"accept"}'), NOW)).toBe(`t=${t},v1=${mac}`);
+  });
+
+  it('does not verify for another decision, another request signature, or the body alone', () => {
+    fc.assert(
+      fc.property(secret, fc.uuid(), fc.uuid(), body, (s, one, two, b) => {
+        fc.pre(one !== two);
+        const v1 = signatureOf(signTimestamped(s, one, NOW))!;
+        const other = signatureOf(signTimestamped(s, two, NOW))!;
+        const header = signTimestamped(s, hookAnswerSigned(one, v1, b), NOW);
+        expect(checkTimestamped(s, header, hookAnswerSigned(one, v1, b), NOW)).toBe('ok');
+        expect(checkTimestamped(s, header, hookAnswerSigned(two, v1, b), NOW)).toBe('bad_signature');
+        expect(checkTimestamped(s, header, hookAnswerSigned(one, other, b), NOW)).toBe('bad_signature');
+        expect(checkTimestamped(s, header, b, NOW)).toBe('bad_signature');
+      }),
+      { seed: 60, numRuns: 200 },
+    );
+  });
+
+  it("reads a request header's v1, and nothing from what is not one", () => {
+    const header = signTimestamped('k', 'b', NOW);
+    expect(signatureOf(header)).toMatch(/^[0-9a-f]{64}$/);
+    for (const h of ['', 't=1', 'v1=zz', `t=1,v1=${'0'.repeat(63)}`]) expect(signatureOf(h), h).toBeUndefined();
   });
 });
 

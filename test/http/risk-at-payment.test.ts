@@ -8,13 +8,13 @@
  * a REAL receiver on 127.0.0.1, decides end to end (accept, refuse, timeout, bad signature).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { riskRefusedComment } from '../../src/domain/risk-rules.ts';
 import { TEXT } from '../../src/pages/texts.ts';
 import { resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
-import { Receiver, type Answer } from '../delivery/helpers.ts';
+import { Receiver, type Answer, type Received } from '../delivery/helpers.ts';
+import { hookAnswer } from '../helpers/scoring-hook.ts';
 import { answerChallenge } from '../use-cases/support.ts';
 
 let app: TestApp;
@@ -163,7 +163,7 @@ describe(`every rule at payment time, accepted and refused with its reason code 
     await expectRefused(c, await newPurchase(c, { client }), VISA, ['OUTSTANDING_CREDIT_LIMIT']);
     await answerChallenge(app, (challenged.json() as { challenge_url: string }).challenge_url, 'fail');
     const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE account_id = $1 AND purchase_id = $2', [c.accountId, first]);
-    expect(await resumeLeaderAfterChallenge(app.services.payments, c.accountId, rows[0]!.id)).toMatchObject({ kind: 'declined' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id: first, accountId: c.accountId }, rows[0]!.id)).toMatchObject({ kind: 'declined' });
     await expectPaid(c, await newPurchase(c, { client }), VISA);
   });
 
@@ -361,11 +361,12 @@ describe(`the external scoring hook at payment time, a real receiver (${onPostgr
     expect(body.secret).toMatch(/^hooksec_/);
     return { c, secret: body.secret as string };
   }
-  const signed = (secret: string, body: unknown): Answer => {
-    const raw = JSON.stringify(body);
-    return { kind: 'status', code: 200, headers: { 'content-type': 'application/json', 'chipin-signature': signTimestamped(secret, raw, new Date()) }, body: raw };
-  };
-  async function withAnswer<T>(answer: Answer, run: () => Promise<T>): Promise<{ result: T; asked: Record<string, unknown>[] }> {
+  /** The hook's answer to each request it receives, signed as docs/risk.md#the-signature says. */
+  const signed =
+    (secret: string, body: unknown) =>
+    (r: Received): Answer =>
+      hookAnswer(secret, r, body);
+  async function withAnswer<T>(answer: Answer | ((r: Received) => Answer), run: () => Promise<T>): Promise<{ result: T; asked: Record<string, unknown>[] }> {
     const before = receiver.received.length;
     receiver.answer = answer;
     const result = await run();
@@ -439,6 +440,21 @@ describe(`the external scoring hook at payment time, a real receiver (${onPostgr
     const paid = await newPurchase(accepting.c);
     await withAnswer({ kind: 'hang' }, () => expectPaid(accepting.c, paid, VISA));
     expect((await decisionsOf(accepting.c, paid))[0]).toMatchObject({ outcome: 'accepted', hook: { source: 'default', outcome: 'accept', error: 'timeout' } });
+  });
+
+  it("the hook's signed accept of one payment, sent again for another, is not the hook's answer: refused by the default (issue 60)", async () => {
+    const { c, secret } = await hooked({ on_error: 'refuse' });
+    // Payment 1: the hook accepts it; its answer, headers and body, is kept.
+    let kept: Answer | undefined;
+    const first = await newPurchase(c);
+    await withAnswer(
+      (r) => (kept = signed(secret, { decision: 'accept' })(r)),
+      () => expectPaid(c, first, VISA),
+    );
+    // Payment 2 (another purchase, within the answer's 5 minutes): the kept accept is sent again.
+    const second = await newPurchase(c);
+    await withAnswer(kept!, () => expectRefused(c, second, VISA, ['EXTERNAL_SCORE_REFUSED']));
+    expect((await decisionsOf(c, second))[0]!.hook).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
   });
 
   it("a signed accept with a bad signature is not the hook's answer: the default decision", async () => {

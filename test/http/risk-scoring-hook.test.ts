@@ -6,8 +6,7 @@
  * non-2xx, redirect not followed, bad or stale signature, malformed answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signTimestamped } from '../../src/domain/timestamped-signature.ts';
-import { checkTimestamped } from '../../src/domain/timestamped-signature.ts';
+import { checkTimestamped, signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { AddressPolicy } from '../../src/outbound/addresses.ts';
 import { askScoringHook, type HookVerdict, type ScoringHookDeps, type ScoringHookRequest } from '../../src/risk/scoring-hook.ts';
 import { setScoringHook } from '../../src/use-cases/risk-scoring-hook.ts';
@@ -15,6 +14,7 @@ import { caller, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, signIn } from '../helpers/dashboard.ts';
 import { Receiver, type Answer, type Received } from '../delivery/helpers.ts';
+import { hookAnswer } from '../helpers/scoring-hook.ts';
 
 let app: TestApp;
 let a: Caller;
@@ -222,11 +222,11 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
     return { c, secret: secret! };
   }
 
-  /** The hook's answer, signed with `secret` at `at`. */
-  const signed = (secret: string, body: unknown, at = new Date()): Answer => {
-    const raw = typeof body === 'string' ? body : JSON.stringify(body);
-    return { kind: 'status', code: 200, headers: { 'content-type': 'application/json', 'chipin-signature': signTimestamped(secret, raw, at) }, body: raw };
-  };
+  /** The hook's answer to the request it receives, signed with `secret` at `at` as docs/risk.md#the-signature says. */
+  const signed =
+    (secret: string, body: unknown, at = new Date()) =>
+    (r: Received): Answer =>
+      hookAnswer(secret, r, body, at);
 
   async function ask(c: Caller, answer: Answer | ((r: Received) => Answer)): Promise<{ verdict: HookVerdict | undefined; received: Received[] }> {
     const before = receiver.received.length;
@@ -282,9 +282,31 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
     for (const answer of [unsigned, signed('hooksec_not-the-secret', body), signed(secret, body, tenMinutesAgo)])
       expect((await ask(c, answer)).verdict).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
+    // Signed as before issue 60, over the body alone: not bound to the request, refused.
+    const unbound: Answer = {
+      kind: 'status',
+      code: 200,
+      headers: { 'content-type': 'application/json', 'chipin-signature': signTimestamped(secret, JSON.stringify(body), new Date()) },
+      body: JSON.stringify(body),
+    };
+    expect((await ask(c, unbound)).verdict).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
     // Signed for another body: a changed answer.
-    const tampered: Answer = { ...(signed(secret, body) as Extract<Answer, { kind: 'status' }>), body: JSON.stringify({ decision: 'accept', score: 99 }) };
+    const tampered = (r: Received): Answer => ({ ...(signed(secret, body)(r) as Extract<Answer, { kind: 'status' }>), body: JSON.stringify({ decision: 'accept', score: 99 }) });
     expect((await ask(c, tampered)).verdict).toMatchObject({ source: 'default', error: 'bad_signature' });
+  });
+
+  it("does not take an answer signed for another request: the accept of one decision replayed for the next is bad_signature, the hook's default (issue 60)", async () => {
+    const { c, secret } = await hooked({ on_error: 'refuse' });
+    // The hook accepts decision 1, signed as it must; an attacker keeps that answer, headers and body.
+    const { verdict: first, received } = await ask(c, signed(secret, { decision: 'accept' }));
+    expect(first).toMatchObject({ source: 'hook', outcome: 'accept' });
+    const kept = signed(secret, { decision: 'accept' })(received[0]!);
+    // Decision 2, another payment: the kept answer, within its 5 minutes, is sent again for it.
+    const before = receiver.received.length;
+    receiver.answer = kept;
+    const replayed = await askScoringHook(deps, c.accountId, { ...REQUEST, decision_id: 'dec_second', amount_cents: 99_000 });
+    expect(receiver.received.length).toBe(before + 1);
+    expect(replayed).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
   });
 
   it('takes the default decision on a 500 (http_status), and on a signed answer that is not the format (malformed)', async () => {
@@ -297,7 +319,7 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
   it('does not follow a redirect: a 3xx is an http_status fault and nothing else is asked', async () => {
     const { c, secret } = await hooked();
     const { verdict, received } = await ask(c, (r) =>
-      r.path === '/score' ? { kind: 'status', code: 307, headers: { location: receiver.url('/elsewhere') } } : signed(secret, { decision: 'refuse' }),
+      r.path === '/score' ? { kind: 'status', code: 307, headers: { location: receiver.url('/elsewhere') } } : signed(secret, { decision: 'refuse' })(r),
     );
     expect(verdict).toMatchObject({ source: 'default', outcome: 'accept', error: 'http_status' });
     expect(received.map((r) => r.path)).toEqual(['/score']);

@@ -36,7 +36,7 @@ const ScoringHookSet = Type.Object(
     secret: Type.Optional(
       Type.String({
         description:
-          'The signing secret (`hooksec_…`), answered ONCE: by the PUT that creates the hook and by a PUT with `rotate_secret`. Keep it in the hook; it signs both the request and the answer (`Chipin-Signature`)',
+          'The signing secret (`hooksec_…`), answered ONCE: by the PUT that creates the hook and by a PUT with `rotate_secret`. Keep it in the hook; it signs both the request and the answer (`Chipin-Signature`; the answer is signed bound to the request it answers: its decision_id and the request’s own signature, docs/risk.md#the-signature)',
       }),
     ),
   },
