@@ -6,6 +6,7 @@ import { readCookie } from '../pages/csrf.ts';
 import { BUDGETS, type AttemptBudgets } from '../auth/attempt-budgets.ts';
 import { ApiError } from './errors.ts';
 import { textProblem } from './input-rules.ts';
+import { routeAccess } from './route-access.ts';
 
 /** `user:password` of a Basic header (RFC 7617, UTF-8), or undefined. */
 function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
@@ -26,6 +27,50 @@ export type DashboardCheck =
   | { ok: false; refusal: 'throttled'; retryAfter: number };
 
 const BACKOFFICE_CHALLENGE = 'Basic realm="Chipin back office", charset="UTF-8"';
+
+/** Methods that change nothing: the cross-site rule of Basic writes leaves them be. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The Content-Types a page of any site can post without the browser asking the service first (an
+ * HTML form's three, which a `no-cors` fetch may send too): never what a JSON API is sent.
+ */
+const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+
+const CROSS_SITE =
+  "a back-office write with HTTP Basic credentials must not come from a browser on another site, which sends the Basic credentials it keeps with any page's requests";
+
+/**
+ * Why a write with HTTP Basic credentials looks like a browser's request made by another site's
+ * page, naming the header; undefined when it does not (a script sends neither `Origin` nor
+ * `Sec-Fetch-Site`, and JSON or no body). docs/security.md#cross-site-writes-with-basic-credentials.
+ */
+function crossSiteProblem(headers: FastifyRequest['headers'], ownOrigin: string | undefined): string | undefined {
+  const site = headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `${CROSS_SITE} (Sec-Fetch-Site: ${site})`;
+  const origin = headers.origin;
+  if (origin !== undefined && origin !== ownOrigin) return `${CROSS_SITE} (Origin: ${origin} is not this service's ${ownOrigin ?? 'origin'})`;
+  const type = headers['content-type'];
+  const media = type?.split(';', 1)[0]?.trim().toLowerCase();
+  if (media !== undefined && FORM_TYPES.has(media)) {
+    return `a back-office write with HTTP Basic credentials takes JSON (Content-Type: application/json) or no body, never a form's Content-Type (${media}), which any site's page can post`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the request asks for an HTML page first (`Accept` names `text/html` with a weight above
+ * 0): a browser's navigation, never curl (any type) nor a script asking for `application/json`.
+ */
+function asksForHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((part) => {
+    const [range = '', ...params] = part.split(';');
+    if (range.trim().toLowerCase() !== 'text/html') return false;
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
 
 /**
  * Merchant dashboard credentials (HTTP Basic: dashboard e-mail and password,
@@ -155,7 +200,8 @@ export class DashboardGuard {
 
   /**
    * The back-office API's form: the signed-in user (HTTP Basic, or the back-office session
-   * cookie), or an ApiError in the Token API format (401 with `WWW-Authenticate: Basic`; 429 with
+   * cookie), or an ApiError in the Token API format (401 with `WWW-Authenticate: Basic`, but to a
+   * browser asking for a page; 429 with
    * `Retry-After`; 403 for a cookie-authenticated write without CSRF proof, and for a support
    * user on an admin-only route).
    */
@@ -165,6 +211,26 @@ export class DashboardGuard {
     let user = this.#users.get(request);
     if (!user) this.#users.set(request, (user = this.#userOf(request)));
     return user;
+  }
+
+  /**
+   * The cross-site rule of writes with HTTP Basic credentials, as an `onRequest` hook: before the
+   * credentials are checked (a page of another site spends no failure budget), the body read or
+   * the route's handler run, on every route taking the back office's credentials (its family in
+   * `routeAccess`, by the matched route's template). A browser that once answered the Basic
+   * prompt sends the credentials again with any page's requests to the service, a form posted by
+   * another site included: such a write is refused with 403 `forbidden`, naming the header
+   * (`Sec-Fetch-Site` other than `same-origin` or `none`, an `Origin` other than ours, a form's
+   * `Content-Type`). A script sends none of them and is not concerned; a write with the session
+   * cookie (no `Authorization` header) has its own rule, the CSRF token ({@link userOf}).
+   * docs/security.md#cross-site-writes-with-basic-credentials.
+   */
+  refuseCrossSiteBasicWrites(request: FastifyRequest): void {
+    if (request.headers.authorization === undefined || READS.has(request.method)) return;
+    const route = request.routeOptions.url;
+    if (route === undefined || routeAccess(request.method, route, request.routeOptions.config.auth).credentials !== 'Basic or session cookie') return;
+    const problem = crossSiteProblem(request.headers, this.ownOrigin);
+    if (problem) throw new ApiError(403, 'forbidden', problem, { 'cache-control': 'no-store' });
   }
 
   /**
@@ -192,9 +258,9 @@ export class DashboardGuard {
       case 'invalid_text':
         throw new ApiError(400, 'invalid_request', check.message);
       case 'no_credentials':
-        throw unauthorized('sign in with HTTP Basic: your merchant dashboard e-mail and password');
+        throw unauthorized(request, 'sign in with HTTP Basic: your merchant dashboard e-mail and password');
       case 'wrong_credentials':
-        throw unauthorized('wrong dashboard e-mail or password');
+        throw unauthorized(request, 'wrong dashboard e-mail or password');
     }
   }
 }
@@ -211,6 +277,16 @@ function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRe
 
 const ADMIN_ONLY_MESSAGE = 'your role (support) may not use this: ask an admin of the account';
 
-function unauthorized(message: string): ApiError {
+/**
+ * 401 with the Basic challenge, except to a browser asking for a page: it would prompt for the
+ * password and keep it, to send again with any site's requests; in a browser the back office's
+ * session opens this API (docs/authentication.md#back-office-dashboard-credentials-and-the-session-cookie).
+ */
+function unauthorized(request: FastifyRequest, message: string): ApiError {
+  if (asksForHtml(request.headers.accept)) {
+    return new ApiError(401, 'invalid_client', `${message}; in a browser, sign in to the back office at /dashboard/sign-in, whose session opens this API`, {
+      'cache-control': 'no-store',
+    });
+  }
   return new ApiError(401, 'invalid_client', message, { 'www-authenticate': BACKOFFICE_CHALLENGE, 'cache-control': 'no-store' });
 }

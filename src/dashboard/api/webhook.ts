@@ -19,11 +19,15 @@ const Settings = {
 };
 
 export const BackofficeErrors = {
-  401: { ...TokenApiError, description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`)' },
+  401: {
+    ...TokenApiError,
+    description: 'Missing or wrong dashboard e-mail and password (`WWW-Authenticate: Basic`, except to a browser asking for HTML: it signs in to the back office instead)',
+  },
   403: {
     ...TokenApiError,
     description:
-      '`forbidden`: a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request; or a `support` user on an admin-only route (webhook, PSP accounts, connectors, offer changes, delivery replay: docs/back-office.md#roles)',
+      "`forbidden`: a write with HTTP Basic sent by a browser from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, an `Origin` other than the service's, or a form's `Content-Type`: `application/x-www-form-urlencoded`, `multipart/form-data`, `text/plain`; the message names the header); " +
+      'a write with the session cookie but neither the `X-CSRF-Token` header nor a same-origin request; or a `support` user on an admin-only route (webhook, PSP accounts, connectors, offer changes, delivery replay: docs/back-office.md#roles)',
   },
   429: { ...TokenApiError, description: 'Too many failed sign-ins from this address or for this user (`Retry-After`)' },
 };

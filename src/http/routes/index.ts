@@ -73,7 +73,12 @@ export function registerRoutes(app: App, services: Services): void {
   // form included). The back-office API also takes the pages' session cookie.
   const sessions = new DashboardSessions(services.db, services.config.masterKey);
   const dashboard = new DashboardGuard(services.accounts, services.authBudgets, sessions, new URL(services.config.publicUrl).origin);
-  app.addHook('onRequest', (request) => dashboard.refuseSupportOnAdminRoutes(request));
+  // Before any body is read or any SQL runs: a write with Basic credentials sent by another site's
+  // page (docs/security.md#cross-site-writes-with-basic-credentials), then the role rule.
+  app.addHook('onRequest', async (request) => {
+    dashboard.refuseCrossSiteBasicWrites(request);
+    await dashboard.refuseSupportOnAdminRoutes(request);
+  });
   registerBackofficeWebhook(app, services, dashboard);
   registerBackofficeDeliveries(app, services, dashboard);
   registerBackofficePurchases(app, services, dashboard);
