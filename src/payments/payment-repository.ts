@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import type { RowType } from '../db/schema.ts';
 import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
-import { newUuid } from '../domain/ids.ts';
+import { isUuid, newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
@@ -126,6 +126,25 @@ export async function findPaymentByKey(sql: Sql, accountId: string, idempotencyK
 
 export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND id = $2', [accountId, id]);
+  return rows[0];
+}
+
+/**
+ * One purchase's payment, by the purchase AND the payment (docs/security.md#returns-and-ids): the
+ * lookup of every return from 3-D Secure that names a purchase, so that another purchase's payment,
+ * even of the same account, is not found, as an unknown one is. A malformed id finds nothing,
+ * without a query.
+ */
+export async function findPurchasePayment(sql: Sql, accountId: string, purchaseId: string, paymentId: string): Promise<PaymentRow | undefined> {
+  if (!isUuid(purchaseId) || !isUuid(paymentId)) return undefined;
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND id = $3', [accountId, purchaseId, paymentId]);
+  return rows[0];
+}
+
+/** One pledge's payment, by the pledge AND the payment: the pledger's return (as {@link findPurchasePayment}). */
+export async function findPledgePayment(sql: Sql, accountId: string, pledgeId: string, paymentId: string): Promise<PaymentRow | undefined> {
+  if (!isUuid(pledgeId) || !isUuid(paymentId)) return undefined;
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND pledge_id = $2 AND id = $3', [accountId, pledgeId, paymentId]);
   return rows[0];
 }
 

@@ -6,6 +6,7 @@ import {
   afterResult,
   countPaymentsKeyed,
   findPayment,
+  findPurchasePayment,
   insertPayment,
   insertPaymentMethod,
   markDeclined,
@@ -136,9 +137,13 @@ async function checkNewCard(
   return finishCardCheck(deps, row, result);
 }
 
-/** After the 3-D Secure challenge of a card change: the PSP's outcome decides. */
-export async function resumeCardChange(deps: PaymentDeps, accountId: string, paymentId: string): Promise<ChangeCardOutcome> {
-  const payment = await findPayment(deps.db, accountId, paymentId);
+/**
+ * After the 3-D Secure challenge of a card change: the PSP's outcome decides. The payment is found
+ * by the purchase AND its id (docs/security.md#returns-and-ids): another purchase's card change is
+ * `not_found`, and neither its card nor its challenge is touched.
+ */
+export async function resumeCardChange(deps: PaymentDeps, purchase: { id: string; accountId: string }, paymentId: string): Promise<ChangeCardOutcome> {
+  const payment = await findPurchasePayment(deps.db, purchase.accountId, purchase.id, paymentId);
   if (!payment || payment.purpose !== 'card_check') return { kind: 'not_found' };
   if (payment.status !== 'requires_action') return settledCheck(deps, payment);
   const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));

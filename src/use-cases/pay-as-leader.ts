@@ -22,7 +22,7 @@ import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import {
   afterResult,
-  findPayment,
+  findPurchasePayment,
   insertPayment,
   insertPaymentMethod,
   leaderAttempts,
@@ -228,11 +228,21 @@ async function checkoutAtPsp(
 
 type Saved = { kind: 'saved' } | { kind: 'refused'; outcome: LeaderOutcome } | 'gone';
 
-/** After the 3-D Secure challenge: the PSP's outcome of the leader's authorisation decides. */
-export async function resumeLeaderAfterChallenge(deps: PaymentDeps, accountId: string, paymentId: string): Promise<LeaderOutcome> {
+/**
+ * After the 3-D Secure challenge: the PSP's outcome of the leader's authorisation decides. The
+ * payment is found by the purchase AND its id (docs/security.md#returns-and-ids): another
+ * purchase's payment, or one that is no leader authorisation sent to the PSP, is `not_found` and
+ * nothing is asked of the PSP.
+ */
+export async function resumeLeaderAfterChallenge(
+  deps: PaymentDeps,
+  purchase: { id: string; accountId: string },
+  paymentId: string,
+): Promise<LeaderOutcome | { kind: 'not_found' }> {
   const { db, offers, psps } = deps;
-  const payment = await findPayment(db, accountId, paymentId);
-  if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_payable', state: 'CREATED' };
+  const { accountId } = purchase;
+  const payment = await findPurchasePayment(db, accountId, purchase.id, paymentId);
+  if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_found' };
   const state = (await loadPayState(db, accountId, payment.purchase_id))!;
   if (state.state !== 'CREATED') {
     // Aborted or expired while the shopper was in 3-D Secure: what the challenge let the PSP

@@ -10,6 +10,7 @@ import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type 
 import {
   countPledgePayments,
   findPayment,
+  findPledgePayment,
   insertPayment,
   markDeclined,
   pspRef,
@@ -145,10 +146,14 @@ async function decidePledge(
   return asked?.refused;
 }
 
-/** After the pledger's 3-D Secure challenge: the PSP's outcome of the authorisation decides. */
-export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pledge, paymentId: string): Promise<PledgeOutcome> {
-  const payment = await findPayment(deps.db, pledge.accountId, paymentId);
-  if (!payment || payment.pledge_id !== pledge.id || !payment.psp_transaction_id) return { kind: 'closed', reason: 'unknown' };
+/**
+ * After the pledger's 3-D Secure challenge: the PSP's outcome of the authorisation decides. The
+ * payment is found by the pledge AND its id (docs/security.md#returns-and-ids): another pledge's
+ * payment, or one never sent to the PSP, is `not_found` and nothing is asked of the PSP.
+ */
+export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pledge, paymentId: string): Promise<PledgeOutcome | { kind: 'not_found' }> {
+  const payment = await findPledgePayment(deps.db, pledge.accountId, pledge.id, paymentId);
+  if (!payment || !payment.psp_transaction_id) return { kind: 'not_found' };
   if (pledge.state === 'paid') return { kind: 'already_paid' };
   const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
   return finishPledge(deps, pledge, payment, result);

@@ -17,6 +17,7 @@ import {
   afterResult,
   countPaymentsKeyed,
   findPayment,
+  findPurchasePayment,
   insertPayment,
   markDeclined,
   pspRef,
@@ -173,9 +174,13 @@ async function reserveClaimed(
   });
 }
 
-/** After the 3-D Secure challenge: the PSP's outcome of the shopper's payment decides. */
-export async function resumeShopperPayment(deps: PaymentDeps, accountId: string, paymentId: string): Promise<ShopperPayOutcome> {
-  const payment = await findPayment(deps.db, accountId, paymentId);
+/**
+ * After the 3-D Secure challenge: the PSP's outcome of the shopper's payment decides. The payment
+ * is found by the purchase AND its id (docs/security.md#returns-and-ids): another purchase's
+ * payment, or one that is no payment of the shopper's, is `not_found` and nothing is asked of the PSP.
+ */
+export async function resumeShopperPayment(deps: PaymentDeps, purchase: { id: string; accountId: string }, paymentId: string): Promise<ShopperPayOutcome> {
+  const payment = await findPurchasePayment(deps.db, purchase.accountId, purchase.id, paymentId);
   if (!payment || !isShopperPayment(payment)) return { kind: 'not_found' };
   if (payment.status !== 'requires_action') return settled(deps, payment);
   const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));

@@ -97,7 +97,10 @@ describe(`refusal notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =
       (id) => ((paymentId = id), `http://127.0.0.1:3000/return?payment=${id}`),
     );
     await answerChallenge(app, (first as { url: string }).url, 'fail');
-    expect(await resumeLeaderAfterChallenge(app.services.payments, m.accountId, paymentId)).toMatchObject({ kind: 'declined', reason: 'authentication_failed' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id: p, accountId: m.accountId }, paymentId)).toMatchObject({
+      kind: 'declined',
+      reason: 'authentication_failed',
+    });
     await runDue();
     const [refusal] = bodies('/refused');
     expect(refusal).toMatchObject({ status: 'failed', error: 'authentication_failed', additional_data: { payer: 'leader', attempt: 1 } });

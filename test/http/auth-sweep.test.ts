@@ -228,7 +228,7 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /space/purchases/:purchase_uid/repay': shopper("repays the rest of the shopper's own plan, as its leader; any other: 404 (test/http/shopper-space-pay.test.ts)"),
   'POST /space/purchases/:purchase_uid/card': shopper("changes the card of the shopper's own plan, as its leader; any other: 404 (test/http/shopper-space-pay.test.ts)"),
   'GET /space/purchases/:purchase_uid/payments/:payment_id/return': shopper(
-    "back from 3-D Secure on the shopper's own purchase; any other: 404 (test/http/shopper-space-pay.test.ts)",
+    "back from 3-D Secure on the shopper's own purchase, with one of its own payments; any other purchase, or another's payment: 404 (test/http/shopper-space-pay.test.ts, test/http/return-binding.test.ts)",
   ),
   'GET /space/sign-in': open("the shopper's space sign-in form"),
   'POST /space/sign-in': open('asks for a sign-in link or code, throttled per identity and address (test/http/shopper-space-sign-in.test.ts)'),
@@ -258,11 +258,15 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /pay/:purchase_uid': open('hosted payment page: the unguessable purchase link is the capability'),
   'POST /pay/:purchase_uid': open('hosted payment page form'),
   'POST /pay/:purchase_uid/switch': open('hosted payment page: the fallback offer after a risk refusal (CSRF-checked form; the purchase link is the capability)'),
-  'GET /pay/:purchase_uid/return': open('return from the card issuer (3-D Secure) to the hosted page'),
+  'GET /pay/:purchase_uid/return': open(
+    "return from the card issuer (3-D Secure) to the hosted page: the purchase's own payment only, another's 404 (test/http/return-binding.test.ts)",
+  ),
   'POST /pay/:purchase_uid/return': open("the card issuer's form POST back, redirected to the GET"),
   'GET /pledge/:pledge_uid': open('hosted pledge page: the unguessable pledge link is the capability'),
   'POST /pledge/:pledge_uid': open('hosted pledge page form'),
-  'GET /pledge/:pledge_uid/return': open('return from the card issuer (3-D Secure) to the pledge page'),
+  'GET /pledge/:pledge_uid/return': open(
+    "return from the card issuer (3-D Secure) to the pledge page: the pledge's own payment only, another's 404 (test/http/return-binding.test.ts)",
+  ),
   'POST /pledge/:pledge_uid/return': open("the card issuer's form POST back, redirected to the GET"),
   'GET /assets/checkout.js': open('static script of the hosted pages'),
   'GET /assets/result.js': open('static script of the hosted pages'),

@@ -83,7 +83,7 @@ describe(`expiry on the sandbox clock (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
     // The shopper fails the challenge: the attempt is refused, and the next sweep expires the purchase.
     await answerChallenge(app, (challenged.json() as { challenge_url: string }).challenge_url, 'fail');
     const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id]);
-    expect(await resumeLeaderAfterChallenge(app.services.payments, b.accountId, rows[0]!.id)).toMatchObject({ kind: 'declined' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: b.accountId }, rows[0]!.id)).toMatchObject({ kind: 'declined' });
     expect((await v1(b, id)).state).toBe('INITIALIZED');
     await advance(301);
     expect(await v1(b, id)).toMatchObject({ state: 'CANCELLED', comment: 'Expired unpaid.' });

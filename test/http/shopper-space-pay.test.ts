@@ -29,7 +29,7 @@ async function paidPlan(email: string, number: string): Promise<{ id: string; ui
     // The leader's card asks for 3-D Secure at checkout too: answered, and the checkout resumed.
     await answerChallenge(app, paid.json().challenge_url as string, 'complete');
     const paymentId = (await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id])).rows[0]!.id;
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({ kind: 'processed' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: shop.accountId }, paymentId)).toMatchObject({ kind: 'processed' });
   } else expect(paid.statusCode, paid.body).toBe(200);
   return { id, uid: `pur_${id}`, toCollect: (await scheduledInstallments(app.services.db, shop.accountId, id)).map((i) => i.id) };
 }

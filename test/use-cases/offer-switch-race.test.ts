@@ -161,7 +161,7 @@ describe(`the fallback's switch racing the leader's payment (${onPostgres ? 'Pos
     expect((await purchaseRow(id)).offer_id).toBe(uidOf(from).slice(4));
     await answerChallenge(app, started.url, 'fail');
     const paymentId = (await app.services.db.query<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND status = 'requires_action'", [id])).rows[0]!.id;
-    expect(await resumeLeaderAfterChallenge(deps(), shop.accountId, paymentId)).toMatchObject({ kind: 'declined', state: 'CREATED' });
+    expect(await resumeLeaderAfterChallenge(deps(), { id, accountId: shop.accountId }, paymentId)).toMatchObject({ kind: 'declined', state: 'CREATED' });
     // The attempt was refused: the fallback is what it is for.
     expect(await switchOffer(app.services, shop.accountId, id, uidOf(to))).toMatchObject({ kind: 'switched', to: uidOf(to) });
     expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).toMatchObject({ kind: 'processed' });

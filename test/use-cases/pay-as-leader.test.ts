@@ -103,10 +103,10 @@ describe('payAsLeader', () => {
     expect(first).toMatchObject({ kind: 'challenge', url: expect.stringContaining('/sandbox-psp/challenge/') });
     expect((await stateOf(id)).state).toBe('CREATED');
     await answerChallenge(app, (first as { url: string }).url, 'complete');
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: shop.accountId }, paymentId)).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
     expect((await stateOf(id)).leaderShareCents).toBe(6_000); // re-planned from the drafts the leader submitted
     // Returning twice (back button) changes nothing.
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'not_payable', state: 'LEADER_PROCESSED' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: shop.accountId }, paymentId)).toEqual({ kind: 'not_payable', state: 'LEADER_PROCESSED' });
   });
 
   it('3-D Secure failed: a refusal like a declined card', async () => {
@@ -114,7 +114,7 @@ describe('payAsLeader', () => {
     let paymentId = '';
     const first = await payAsLeader(app.services.payments, { id, accountId: shop.accountId }, card(CARDS.challenge), [], (p) => ((paymentId = p), returnUrl(p)));
     await answerChallenge(app, (first as { url: string }).url, 'fail');
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toMatchObject({
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: shop.accountId }, paymentId)).toMatchObject({
       kind: 'declined',
       reason: 'authentication_failed',
       attemptsLeft: 2,
@@ -129,7 +129,7 @@ describe('payAsLeader', () => {
     expect(first).toMatchObject({ kind: 'challenge' });
     expect(await abortPurchase(app.services, { accountId: shop.accountId, purchaseId: id })).toMatchObject({ kind: 'aborted' });
     await answerChallenge(app, (first as { url: string }).url, 'complete');
-    expect(await resumeLeaderAfterChallenge(app.services.payments, shop.accountId, paymentId)).toEqual({ kind: 'not_payable', state: 'ABORTED' });
+    expect(await resumeLeaderAfterChallenge(app.services.payments, { id, accountId: shop.accountId }, paymentId)).toEqual({ kind: 'not_payable', state: 'ABORTED' });
     const rows = await app.services.db.query<{ status: string; captured_cents: number; refunded_cents: number }>(
       'SELECT status, captured_cents, refunded_cents FROM payments WHERE purchase_id = $1',
       [id],

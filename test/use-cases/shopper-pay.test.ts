@@ -37,7 +37,7 @@ async function paid(number: string): Promise<{ id: string; toCollect: { id: stri
   if (outcome.kind === 'challenge') {
     await answerChallenge(app, outcome.url, 'complete');
     const paymentId = (await q<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id]))[0]!.id;
-    expect(await resumeLeaderAfterChallenge(deps(), shop.accountId, paymentId)).toMatchObject({ kind: 'processed' });
+    expect(await resumeLeaderAfterChallenge(deps(), ref(id), paymentId)).toMatchObject({ kind: 'processed' });
   } else expect(outcome).toEqual({ kind: 'processed', state: 'LEADER_PROCESSED' });
   return { id, toCollect: await scheduledInstallments(app.services.db, shop.accountId, id) };
 }
@@ -172,8 +172,8 @@ describe('repay the rest early', () => {
     if (outcome.kind !== 'challenge') return;
     await answerChallenge(app, outcome.url, 'complete');
     const paymentId = (await q<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND idempotency_key LIKE '%:repay:1'", [id]))[0]!.id;
-    expect(await resumeShopperPayment(deps(), shop.accountId, paymentId)).toEqual({ kind: 'paid', amountCents: principal, state: 'SUCCESSFUL' });
-    expect(await resumeShopperPayment(deps(), shop.accountId, paymentId)).toEqual({ kind: 'paid', amountCents: principal, state: 'SUCCESSFUL' });
+    expect(await resumeShopperPayment(deps(), ref(id), paymentId)).toEqual({ kind: 'paid', amountCents: principal, state: 'SUCCESSFUL' });
+    expect(await resumeShopperPayment(deps(), ref(id), paymentId)).toEqual({ kind: 'paid', amountCents: principal, state: 'SUCCESSFUL' });
     expect((await atPsp(id)).filter((t) => t.captured_cents === principal)).toHaveLength(1);
   });
 });
@@ -210,6 +210,6 @@ describe('change the card', () => {
     if (outcome.kind !== 'challenge') return;
     await answerChallenge(app, outcome.url, 'complete');
     const paymentId = (await q<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND purpose = 'card_check'", [id]))[0]!.id;
-    expect(await resumeCardChange(deps(), shop.accountId, paymentId)).toEqual({ kind: 'changed', brand: 'visa', last4: '3220' });
+    expect(await resumeCardChange(deps(), ref(id), paymentId)).toEqual({ kind: 'changed', brand: 'visa', last4: '3220' });
   });
 });

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../../domain/email.ts';
 import { inTestMode, type Offer } from '../../../accounts/offer.ts';
-import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
+import { isUuid, parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { parseTypedAmount } from '../../../domain/money.ts';
 import { MAX_PLEDGERS } from '../../../domain/pot.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
@@ -329,9 +329,14 @@ export function registerCheckout(app: App, services: Services): void {
       return pageHeaders(reply)
         .code(404)
         .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
-    const paymentId = request.query.payment;
-    if (!/^[0-9a-f-]{36}$/.test(paymentId)) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-    const result = await resumeLeaderAfterChallenge(payments, ctx.purchase.accountId, paymentId);
+    // The payment is this purchase's or nothing (docs/security.md#returns-and-ids): a malformed id,
+    // an unknown one and another purchase's are the page's 404, before any query for a malformed one.
+    const paymentId = request.query.payment.toLowerCase();
+    const result = isUuid(paymentId) ? await resumeLeaderAfterChallenge(payments, ctx.purchase, paymentId) : ({ kind: 'not_found' } as const);
+    if (result.kind === 'not_found')
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     return outcome(request, reply, ctx, result);
   });
 }

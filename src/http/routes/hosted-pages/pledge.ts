@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { inTestMode } from '../../../accounts/offer.ts';
-import { parsePublicId } from '../../../domain/ids.ts';
+import { isUuid, parsePublicId } from '../../../domain/ids.ts';
 import { pledgeReturnUrl } from '../../../domain/links.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
@@ -125,7 +125,11 @@ export function registerPledgePages(app: App, services: Services): void {
   app.get('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
     const ctx = await load(request);
     if (!ctx) return notFound(request, reply);
-    if (!/^[0-9a-f-]{36}$/.test(request.query.payment)) return reply.redirect(`/pledge/plg_${ctx.pledge.id}${langQuery(request)}`, 303);
-    return outcome(request, reply, await resumePledgeAfterChallenge(payments, ctx.pledge, request.query.payment));
+    // The payment is this pledge's or nothing (docs/security.md#returns-and-ids): a malformed id,
+    // an unknown one and another pledge's are the page's 404, before any query for a malformed one.
+    const paymentId = request.query.payment.toLowerCase();
+    const result = isUuid(paymentId) ? await resumePledgeAfterChallenge(payments, ctx.pledge, paymentId) : ({ kind: 'not_found' } as const);
+    if (result.kind === 'not_found') return notFound(request, reply);
+    return outcome(request, reply, result);
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parsePublicId } from '../../../domain/ids.ts';
+import { isUuid, parsePublicId } from '../../../domain/ids.ts';
 import { spacePurchasePath } from '../../../domain/links.ts';
 import { checkCard } from '../../../pages/card-form.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
@@ -12,7 +12,6 @@ import type { App } from '../../types.ts';
 import { requireShopper, requireShopperForm, seeOther, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';
 
 const PAGE = { schema: { hide: true } };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The leader pays from their space (docs/shopper-space.md#paying-from-the-space): a refused
@@ -24,14 +23,19 @@ export function registerShopperPay(app: App, services: Services): void {
   const { payments } = services;
   const returnUrl = (purchaseId: string) => (paymentId: string) => `${services.config.publicUrl}${spacePurchasePath(purchaseId)}/payments/${paymentId}/return`;
 
+  /** The space's 404 page: an unknown purchase's, and a payment that is not the purchase's. */
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const lang = spaceLang(request);
+    const t = SPACE_TEXT[lang];
+    return sendSpacePage(reply, 404, spaceMessagePage(lang, t.notFoundTitle, t.notFound));
+  };
+
   /** The purchase of the path, when the signed-in shopper is its leader; else the 404 page is sent. */
   const leaderPurchase = async (request: FastifyRequest, reply: FastifyReply, identity: ShopperIdentity) => {
     const id = parsePublicId('pur', (request.params as { purchase_uid: string }).purchase_uid);
     const party = id ? await shopperPartyTo(services.db, identity, id) : null;
     if (!id || !party || party.role !== 'leader') {
-      const lang = spaceLang(request);
-      const t = SPACE_TEXT[lang];
-      void sendSpacePage(reply, 404, spaceMessagePage(lang, t.notFoundTitle, t.notFound));
+      void notFound(request, reply);
       return undefined;
     }
     return { id, accountId: party.accountId };
@@ -43,7 +47,7 @@ export function registerShopperPay(app: App, services: Services): void {
     const purchase = await leaderPurchase(request, reply, posted.session.identity);
     if (!purchase) return reply;
     const installmentId = (request.params as { installment_id: string }).installment_id;
-    const outcome = UUID.test(installmentId) ? await payInstallmentNow(payments, purchase, installmentId, returnUrl(purchase.id)) : ({ kind: 'nothing_to_pay' } as const);
+    const outcome = isUuid(installmentId) ? await payInstallmentNow(payments, purchase, installmentId, returnUrl(purchase.id)) : ({ kind: 'nothing_to_pay' } as const);
     return seeOther(reply, afterPayment(purchase.id, outcome, 'paid'));
   });
 
@@ -71,11 +75,16 @@ export function registerShopperPay(app: App, services: Services): void {
     if (!session) return reply;
     const purchase = await leaderPurchase(request, reply, session.identity);
     if (!purchase) return reply;
-    const paymentId = (request.params as { payment_id: string }).payment_id;
-    if (!UUID.test(paymentId)) return seeOther(reply, `${spacePurchasePath(purchase.id)}?problem=not_found`);
-    const pay = await resumeShopperPayment(payments, purchase.accountId, paymentId);
+    // The payment is this purchase's or nothing (docs/security.md#returns-and-ids): a malformed id,
+    // an unknown one and another purchase's (another shopper's) are the space's 404, before any
+    // query for a malformed one.
+    const paymentId = (request.params as { payment_id: string }).payment_id.toLowerCase();
+    if (!isUuid(paymentId)) return notFound(request, reply);
+    const pay = await resumeShopperPayment(payments, purchase, paymentId);
     if (pay.kind !== 'not_found') return seeOther(reply, afterPayment(purchase.id, pay, 'paid'));
-    return seeOther(reply, afterCardChange(purchase.id, await resumeCardChange(payments, purchase.accountId, paymentId)));
+    const change = await resumeCardChange(payments, purchase, paymentId);
+    if (change.kind === 'not_found') return notFound(request, reply);
+    return seeOther(reply, afterCardChange(purchase.id, change));
   });
 }
 
