@@ -1,9 +1,14 @@
 /**
  * Hostile input on every route: each operation of the OpenAPI document (read at run time from
  * GET /api/openapi.json, so routes added later are fuzzed without editing this file) and every
- * hosted page (the server's routes under /pay, /pledge, /sandbox, /sandbox-psp, /psp-challenge, /space) and
- * back-office page (/dashboard, with a signed-in session; forms keep a wrong CSRF token, so the
- * pages' parsing and guards are what is fuzzed, never a real refund).
+ * other route of the server's own route table (`registeredRoutes`, as test/http/route-walk.test.ts
+ * walks it): the hosted pages (/pay, /pledge, /sandbox, /sandbox-psp, /psp-challenge), the
+ * shopper's space (/space, with a signed-in shopper who leads the purchase of the path), the
+ * back-office pages (/dashboard, with a signed-in session; forms keep a wrong CSRF token, so the
+ * pages' parsing and guards are what is fuzzed, never a real refund), and the documents, scripts
+ * and probes. Only a HEAD route whose GET is fuzzed is left out (Fastify's twin, the same
+ * handler); a route added later is fuzzed without editing this file, and the enumeration test
+ * fails if one is not.
  *
  * Each case starts from a request the route would accept (valid credentials, a body built from
  * the operation's schema or a known-good one) and spoils ONE part of it with a generated hostile
@@ -14,6 +19,11 @@
  * - in the route's documented error format (docs/api-conventions.md) when it is a refusal, with
  *   an `x-request-id` header on every answer;
  * - without effect: the row count of every table, and the sandbox clock, are unchanged.
+ *
+ * Then every path parameter and every query parameter of every route gets each of the hostile ids
+ * of issue 60 (docs/security.md#returns-and-ids), not at random: 36 dashes, 36 × `f`, the id's
+ * prefix with either, over-long, non-ASCII, `../`, percent-encoded (the valid id, and NUL or bad
+ * escapes after it). Never a 5xx, and a refusal changes nothing.
  *
  * CI runs a fixed seed and a bounded number of cases per route. A longer run:
  *   FUZZ_RUNS=500 FUZZ_SEED=$RANDOM npx vitest run test/http/fuzz.test.ts
@@ -27,6 +37,7 @@ import { basic, isolatedDatabase, startTestApp, type IsolatedDatabase, type Test
 import { cheapDashboardPassword, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { signIn } from '../helpers/dashboard.ts';
+import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
 
 /** Cases per route; the default keeps this file well under a minute on PGlite. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -39,9 +50,11 @@ interface Operation {
   /** Fastify form, `:name` for parameters. */
   path: string;
   family: 'oauth' | 'v1' | 'token' | 'page';
-  auth: 'bearer' | 'key' | 'dashboard' | 'session' | 'none';
+  auth: 'bearer' | 'key' | 'dashboard' | 'session' | 'shopper' | 'none';
   /** Query parameter names the operation declares. */
   query: string[];
+  /** Valid values of the query parameters a request needs to reach the route's handler (a return's `payment`). */
+  baseQuery: Record<string, string>;
   /** A body the route accepts (or at least one of the right shape), undefined when it takes none. */
   body: Record<string, Json> | undefined;
   form: boolean;
@@ -56,12 +69,28 @@ let params: Record<string, string>;
 let tables: string[];
 /** Merchant A's back-office session cookie. */
 let sessionCookie: string;
-/** Query parameters of the back-office pages that take some. */
+/** The space's session cookie of the shopper who leads merchant A's purchases. */
+let shopperCookie: string;
+/** Query parameters of the pages (outside the API document) that take some. */
 const PAGE_QUERIES: Record<string, string[]> = {
   '/dashboard/purchases': ['q', 'state', 'offer', 'from', 'to', 'cursor', 'lang'],
+  '/dashboard/purchases.csv': ['q', 'state', 'offer', 'from', 'to'],
   '/dashboard/reports': ['from', 'to', 'lang'],
+  '/dashboard/developers': ['revoked', 'before', 'done'],
+  '/dashboard/disputes': ['cursor'],
+  '/dashboard/invitation': ['token'],
+  '/dashboard/psp-accounts/new': ['psp'],
   '/psp-challenge': ['f', 's'],
+  '/pay/:purchase_uid': ['embed', 'lang'],
+  '/pay/:purchase_uid/return': ['payment', 'embed', 'lang'],
+  '/pledge/:pledge_uid/return': ['payment', 'lang'],
+  '/space/purchases/:purchase_uid': ['done', 'problem', 'reason', 'fields', 'lang'],
+  '/space/sign-in': ['then'],
+  '/sandbox/inbox': ['purchase_uid'],
 };
+/** The path parameters in a route's template: `:name`s, and `*` for a wildcard. */
+const paramNames = (path: string) => [...path.matchAll(/:([a-z_]+)|\*$/g)].map((m) => m[1] ?? '*');
+const fillPath = (path: string, value: (name: string) => string) => path.replace(/:([a-z_]+)|\*$/g, (_, n: string | undefined) => value(n ?? '*'));
 
 // ---------------------------------------------------------------------------------------------
 // Known-good bodies where the schema alone does not make one (patterns, cross-field rules)
@@ -164,11 +193,43 @@ const hostileJson: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('null', 'true', '[]', '{}', '1e308', '-0', '9007199254740993', '"' + 'x'.repeat(300_000) + '"', '[' + '1,'.repeat(20_000) + '1]'),
 );
 
+/**
+ * Hostile values for an id (issue 60), already in URL form, made from the parameter's valid value
+ * (its prefix, `pur_`, `plg_`, …, is kept on some): ids a loose check such as `/^[0-9a-f-]{36}$/`
+ * let through to the database, over-long, non-ASCII, `../`, and percent-encoded ones.
+ */
+function hostileIds(valid: string | undefined): string[] {
+  const id = valid ?? '00000000-0000-4000-8000-000000000000';
+  const prefix = /^[a-z]+_/.exec(id)?.[0] ?? '';
+  const encodeAll = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return [
+    ...new Set([
+      '-'.repeat(36),
+      'f'.repeat(36),
+      'F'.repeat(36),
+      `${prefix}${'-'.repeat(36)}`,
+      `${prefix}${'f'.repeat(36)}`,
+      `${prefix}ffffffff-ffff-ffff-ffff-fffffffffff-`,
+      `${id}0`,
+      'f'.repeat(2_000),
+      encodeURIComponent('é'.repeat(36)),
+      encodeURIComponent(`${prefix}ｆｆｆｆｆｆｆｆ-ｆｆｆｆ-４ｆｆｆ-８ｆｆｆ-ｆｆｆｆｆｆｆｆｆｆｆｆ`),
+      '..%2F..%2Fetc%2Fpasswd',
+      '..',
+      encodeAll(id),
+      `${id}%00`,
+      `${id.slice(0, -1)}%ZZ`,
+      id.toUpperCase(),
+    ]),
+  ];
+}
+
 /** A path parameter value, already in URL form. */
 const hostileParam = fc.oneof(
   fc.constantFrom(...BAD_ENCODINGS),
   fc.integer({ min: 101, max: 400 }).map((n) => 'p'.repeat(n)),
   fc.constantFrom('pur_%00', 'mer_%ED%A0%80', '..%2F..%2Fetc', 'pur_' + '0'.repeat(200), '%20', 'null', '-1'),
+  fc.constantFrom(...hostileIds('pur_00000000-0000-4000-8000-000000000000')),
 );
 
 /** A query string value, already in URL form. */
@@ -178,6 +239,7 @@ const hostileQueryValue = fc.oneof(
   fc.constantFrom('2026-06-30T23:59:60Z', '0000-01-01T00:00:00Z').map((s) => s.replace(/:/g, '%3A')),
   cursorArb(),
   fc.constantFrom('-1', '1e400', '0x10', 'true', '', 'x'.repeat(5_000)),
+  fc.constantFrom(...hostileIds(undefined), '../../etc/passwd'),
 );
 
 /** Hand-made cursors of both lists: out-of-range dates, huge event ids, NUL. */
@@ -205,14 +267,14 @@ const hostileBasic = fc.oneof(
 type Spoil =
   | { part: 'body'; at: number; json: string }
   | { part: 'query'; name: number; value: string }
-  | { part: 'param'; value: string }
+  | { part: 'param'; at: number; value: string }
   | { part: 'credentials'; header: string }
   | { part: 'form'; at: number; value: string };
 
 const spoil: fc.Arbitrary<Spoil> = fc.oneof(
   { arbitrary: fc.record({ part: fc.constant('body' as const), at: fc.nat(), json: hostileJson }), weight: 4 },
   { arbitrary: fc.record({ part: fc.constant('query' as const), name: fc.nat(), value: hostileQueryValue }), weight: 2 },
-  { arbitrary: fc.record({ part: fc.constant('param' as const), value: hostileParam }), weight: 2 },
+  { arbitrary: fc.record({ part: fc.constant('param' as const), at: fc.nat(), value: hostileParam }), weight: 2 },
   { arbitrary: fc.record({ part: fc.constant('credentials' as const), header: hostileBasic }), weight: 1 },
   { arbitrary: fc.record({ part: fc.constant('form' as const), at: fc.nat(), value: fc.oneof(hostileText, fc.constantFrom(...BAD_ENCODINGS)) }), weight: 1 },
 );
@@ -267,14 +329,25 @@ function credentials(op: Operation): Record<string, string> {
       return { authorization: a.dashboard };
     case 'session':
       return { cookie: sessionCookie };
+    case 'shopper':
+      return { cookie: shopperCookie };
     case 'none':
       return {};
   }
 }
 
+/** `?a=1&b=2` from values already in URL form (empty when there are none). */
+const queryText = (query: Record<string, string>) => {
+  const text = Object.entries(query)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  return text ? `?${text}` : '';
+};
+
 function build(op: Operation, s: Spoil): Built {
-  const names = [...op.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
-  let url = op.path.replace(/:([a-z_]+)/g, (_, n: string) => params[n] ?? 'x');
+  const names = paramNames(op.path);
+  let url = fillPath(op.path, (n) => params[n] ?? 'x');
+  const query = { ...op.baseQuery };
   const headers: Record<string, string> = { ...credentials(op) };
   let payload: string | undefined;
   let what: string;
@@ -303,7 +376,7 @@ function build(op: Operation, s: Spoil): Built {
     }
     case 'query': {
       const name = op.query.length > 0 ? op.query[s.name % op.query.length]! : 'q';
-      url += `?${name}=${s.value}`;
+      query[name] = s.value;
       what = `query ${name}=${s.value.slice(0, 80)}`;
       break;
     }
@@ -311,8 +384,8 @@ function build(op: Operation, s: Spoil): Built {
       if (names.length === 0) {
         url += `/${s.value}`;
       } else {
-        const name = names[0]!;
-        url = op.path.replace(/:([a-z_]+)/g, (_, n: string) => (n === name ? s.value : (params[n] ?? 'x')));
+        const name = names[s.at % names.length]!;
+        url = fillPath(op.path, (n) => (n === name ? s.value : (params[n] ?? 'x')));
       }
       what = `path ${url.slice(0, 120)}`;
       break;
@@ -322,7 +395,7 @@ function build(op: Operation, s: Spoil): Built {
       what = `authorization ${s.header}`;
       break;
   }
-  return { method: op.method, url, headers, payload, what };
+  return { method: op.method, url: url + queryText(query), headers, payload, what };
 }
 
 let ipSeq = 0;
@@ -340,6 +413,7 @@ function expectDocumentedError(res: LightMyRequestResponse, family: Operation['f
   const type = String(res.headers['content-type'] ?? '');
   if (family === 'page' && /^text\/(html|plain)/.test(type)) return; // the page's own error page
   expect(type, `${label}: content-type`).toMatch(/^application\/json/);
+  if (res.raw.req.method === 'HEAD') return; // its GET's headers, no body
   const body = res.json() as Record<string, unknown>;
   if (family === 'oauth') {
     expect(body, label).toEqual({ error: expect.any(String), error_description: expect.any(String) });
@@ -375,7 +449,10 @@ beforeAll(async () => {
   const led = await a.post(`/api/sandbox/purchases/pur_${paid.id}/pay`, { card_number: CARD, pledgers: [{ email: 'ann@example.com', amount_cents: 3_000 }] });
   expect(led.statusCode).toBe(200);
   const pledge = (led.json() as { pledges: { id: string }[] }).pledges[0]!.id;
+  const payment = (await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1 ORDER BY created_at LIMIT 1', [paid.id])).rows[0]!.id;
   sessionCookie = (await signIn(app, a.merchant)).cookie;
+  // The leader of both purchases (minimalPurchase's client), signed in to the space.
+  shopperCookie = `chipin_space=${(await shopperSessions(app.services).create({ kind: 'email', value: 'leader@example.com' })).token}`;
   params = {
     id: purchase,
     purchase_uid: `pur_${purchase}`,
@@ -383,8 +460,16 @@ beforeAll(async () => {
     pledge_id: pledge,
     pledge_uid: pledge,
     delivery_id: 'dlv_00000000-0000-4000-8000-000000000000',
-    transaction_id: '00000000-0000-4000-8000-000000000000',
+    transaction_id: 'sbx_txn_00000000-0000-4000-8000-000000000000',
     token: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    psa_id: 'psa_00000000-0000-4000-8000-000000000000',
+    dispute_id: 'dsp_00000000-0000-4000-8000-000000000000',
+    api_key: 'key_00000000-0000-4000-8000-000000000000',
+    action: 'revoke',
+    installment_id: '00000000-0000-4000-8000-000000000000',
+    // Another purchase's payment: the space's and the pages' returns answer it 404 (issue 60).
+    payment_id: payment,
+    '*': 'index.css',
   };
 
   const doc = (await app.server.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
@@ -412,29 +497,32 @@ beforeAll(async () => {
         family: familyOf(path),
         auth: security === 'bearerToken' ? 'bearer' : security === 'apiKeyBasic' ? (path === '/api/token' ? 'key' : 'dashboard') : 'none',
         query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+        baseQuery: {},
         body: GOOD_BODIES[key] ?? (schema ? (sample(schema) as Record<string, Json>) : undefined),
         form,
       });
     }
   }
-  // The hosted pages (hidden from the API document), from the server's own route table.
+  // Every other route (the hosted pages, the space, the back office, documents and probes, hidden
+  // from the API document), from the server's own route table. A HEAD route is Fastify's twin of
+  // its GET, the same handler: fuzzed as that GET.
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
+  const gets = new Set(registeredRoutes(app.server).flatMap((r) => (r.method === 'GET' ? [r.url] : [])));
   for (const r of registeredRoutes(app.server)) {
-    if (
-      !/^\/(pay|pledge|sandbox|sandbox-psp)\/|^\/(dashboard|space)(\/|$)|^\/psp-challenge$/.test(r.url) ||
-      !['GET', 'POST'].includes(r.method) ||
-      documented.has(`${r.method} ${r.url}`)
-    )
-      continue;
     const key = `${r.method} ${r.url}`;
+    if (documented.has(key) || (r.method === 'HEAD' && gets.has(r.url))) continue;
+    const page = !r.url.startsWith('/api/');
+    const withBody = !['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(r.method);
     operations.push({
       method: r.method,
       path: r.url,
-      family: 'page',
-      auth: r.url === '/sandbox/inbox' ? 'dashboard' : r.url.startsWith('/dashboard') ? 'session' : 'none',
-      query: r.url.endsWith('/return') ? ['payment'] : (PAGE_QUERIES[r.url] ?? []),
-      body: r.method === 'POST' ? (GOOD_BODIES[key] ?? { csrf: 'x', answer: 'ok' }) : undefined,
-      form: r.method === 'POST',
+      family: familyOf(r.url),
+      auth: r.url === '/sandbox/inbox' ? 'dashboard' : r.url.startsWith('/dashboard') ? 'session' : /^\/space(\/|$)/.test(r.url) ? 'shopper' : 'none',
+      query: PAGE_QUERIES[r.url] ?? [],
+      // A return needs its payment to reach its handler: another purchase's, answered 404 (issue 60).
+      baseQuery: r.url.endsWith('/return') ? { payment } : {},
+      body: withBody ? (GOOD_BODIES[key] ?? (page ? { csrf: 'x', answer: 'ok' } : {})) : undefined,
+      form: withBody && page,
     });
   }
 
@@ -453,8 +541,11 @@ afterAll(async () => {
 });
 
 describe('hostile input on every route', () => {
-  it('enumerates the API document and the hosted pages', () => {
-    expect(operations.length).toBeGreaterThanOrEqual(20);
+  it('enumerates the API document and every other route of the route table (a HEAD as its GET)', () => {
+    const fuzzed = new Set(operations.map((o) => `${o.method} ${o.path}`));
+    const left = registeredRoutes(app.server).filter((r) => !fuzzed.has(`${r.method} ${r.url}`) && !(r.method === 'HEAD' && fuzzed.has(`GET ${r.url}`)));
+    expect(left.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    expect(operations.length).toBeGreaterThanOrEqual(150);
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
       expect.arrayContaining([
         'POST /api/token',
@@ -467,6 +558,12 @@ describe('hostile input on every route', () => {
         'GET /psp-challenge',
         'POST /space/sign-in',
         'GET /space/sign-in/link/:token',
+        'GET /pay/:purchase_uid/return',
+        'GET /pledge/:pledge_uid/return',
+        'GET /space/purchases/:purchase_uid/payments/:payment_id/return',
+        'GET /sandbox-psp/challenge/:transaction_id',
+        'GET /docs/static/*',
+        'GET /metrics',
       ]),
     );
   });
@@ -499,5 +596,35 @@ describe('hostile input on every route', () => {
     // The generators produce hostile input: almost every case that writes must be refused (GET
     // routes ignore a body and unknown query parameters, and may rightly answer 200).
     expect(refused / cases).toBeGreaterThan(0.8);
+  }, 300_000);
+
+  it('gives every path and query parameter of every route each hostile id (36 dashes, 36 × f, over-long, non-ASCII, ../, percent-encoded): never a 5xx (issue 60)', async () => {
+    let sent = 0;
+    let slots = 0;
+    for (const op of operations) {
+      const spoils = [
+        ...paramNames(op.path).map((name, at) => ({ name, make: (value: string): Spoil => ({ part: 'param', at, value }) })),
+        ...op.query.map((name, at) => ({ name, make: (value: string): Spoil => ({ part: 'query', name: at, value }) })),
+      ];
+      for (const { name, make } of spoils) {
+        slots++;
+        const before = await snapshot();
+        let refusedAll = true;
+        for (const value of hostileIds(params[name] ?? op.baseQuery[name])) {
+          const b = build(op, make(value));
+          const res = await send(b);
+          sent++;
+          const label = `${op.method} ${op.path} with ${b.what} → ${res.statusCode} ${res.body.slice(0, 300)}`;
+          expect(res.statusCode, label).toBeLessThan(500);
+          expectDocumentedError(res, familyOf(b.url.split('?')[0]!), label);
+          if (res.statusCode < 400) refusedAll = false;
+        }
+        // Refused every time: nothing changed. (A percent-encoded valid id is the valid request,
+        // which may act.)
+        if (refusedAll) expect(await snapshot(), `${op.method} ${op.path}, ${name}: a refusal changed the data`).toEqual(before);
+      }
+    }
+    expect(slots).toBeGreaterThan(150);
+    expect(sent).toBeGreaterThan(2_000);
   }, 300_000);
 });
