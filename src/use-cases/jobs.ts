@@ -2,7 +2,7 @@ import type { JobScheduler } from '../jobs/scheduler.ts';
 import { RELEASE_JOB, releaseHold } from './cancel-purchase.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
-import { CLAIM_RETRY_MS } from './money-claim.ts';
+import { CLAIM_RETRY_MS, JOB_CLAIM_WAIT_MS } from './money-claim.ts';
 import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
@@ -19,7 +19,7 @@ import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts'
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
-    const outcome = await settlePotDeadline(deps, job.accountId, String(job.payload.purchaseId));
+    const outcome = await settlePotDeadline(deps, job.accountId, String(job.payload.purchaseId), { waitMs: JOB_CLAIM_WAIT_MS });
     // A pledger's payment still in flight: run again once its reservation ends.
     if (outcome.kind === 'wait') return { retryAt: outcome.until };
   });
@@ -30,7 +30,9 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(COLLECT_JOB, async (job) => {
     if (!job.accountId) return;
     const attempts = job.payload.attempts;
-    const outcome = await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined, { waitMs: 0 });
+    const outcome = await collectInstallment(deps, job.accountId, String(job.payload.installmentId), typeof attempts === 'number' ? attempts : undefined, {
+      waitMs: JOB_CLAIM_WAIT_MS,
+    });
     // The shopper's own payment of the plan is under way: once it is resolved (at the latest by
     // the reconciliation), this attempt is made, or finds the installment paid.
     if (outcome === 'busy') return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_AFTER_MS) };
@@ -60,13 +62,13 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   });
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
-    const outcome = await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true });
+    const outcome = await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true, waitMs: JOB_CLAIM_WAIT_MS });
     if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   });
   // A hold renewed before it lapses (docs/money-operations.md#re-authorisation).
   jobs.register(REAUTH_JOB, async (job) => {
     if (!job.accountId) return;
-    const outcome = await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId));
+    const outcome = await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId), { waitMs: JOB_CLAIM_WAIT_MS });
     if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   });
   // A hold of a cancelled purchase its PSP refused to release, tried again until released

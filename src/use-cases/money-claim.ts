@@ -23,6 +23,12 @@ export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorizati
 export const CLAIM_LEASE_MS = 120_000;
 /** When a job that found the purchase claimed runs again (service clock). */
 export const CLAIM_RETRY_MS = 30_000;
+/**
+ * How long a job waits for another operation's claim before it is rescheduled: jobs due together
+ * (a sandbox clock move runs a renewal and the collection of one purchase in one batch) then run
+ * one after the other instead of the later one waiting for the next move of the clock.
+ */
+export const JOB_CLAIM_WAIT_MS = 5_000;
 /** How long a request waits for another operation's claim before answering 409, unless the deps say otherwise. */
 const DEFAULT_WAIT_MS = 2_000;
 const POLL_MS = 40;

@@ -176,7 +176,12 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * refund of that payment is pending (which could account for it), the earlier call went through:
  * it is recorded from that answer and not sent again.
  */
-export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string, opts: { resumed?: boolean; claim?: MoneyClaim } = {}): Promise<'done' | 'in_progress'> {
+export async function executeRefund(
+  deps: PaymentDeps,
+  accountId: string,
+  refundId: string,
+  opts: { resumed?: boolean; claim?: MoneyClaim; waitMs?: number } = {},
+): Promise<'done' | 'in_progress'> {
   const { db } = deps;
   if (opts.claim) {
     await executeClaimed(deps, accountId, refundId, opts.claim, opts.resumed ?? false);
@@ -185,10 +190,15 @@ export async function executeRefund(deps: PaymentDeps, accountId: string, refund
   // The resume job: the refund's PSP calls are made under the purchase's claim, as the request's were.
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return 'done';
-  const claim = await db.transaction(async (tx) => {
-    await lockPayState(tx, accountId, refund.purchaseId);
-    return claimPurchase(tx, accountId, refund.purchaseId, 'refund');
-  });
+  const claim = await waitForClaim(
+    deps,
+    () =>
+      db.transaction(async (tx) => {
+        await lockPayState(tx, accountId, refund.purchaseId);
+        return claimPurchase(tx, accountId, refund.purchaseId, 'refund');
+      }),
+    opts.waitMs,
+  );
   if (isInProgress(claim)) return 'in_progress';
   try {
     await executeClaimed(deps, accountId, refundId, claim, opts.resumed ?? false);

@@ -7,7 +7,7 @@ import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
-import { CLAIM_RETRY_MS, claimPurchase, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
+import { CLAIM_RETRY_MS, claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { sendPotCompleteNotice, sendRestChargedNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
@@ -31,8 +31,9 @@ export type DeadlineOutcome =
  * the leader's guarantee (or, when the hold has lapsed, charged off-session on the saved card):
  * SUCCESSFUL, or FAILED when refused.
  */
-export async function settlePotDeadline(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<DeadlineOutcome> {
-  const closed = await closeThePot(deps, accountId, purchaseId);
+export async function settlePotDeadline(deps: PaymentDeps, accountId: string, purchaseId: string, opts: { waitMs?: number } = {}): Promise<DeadlineOutcome> {
+  const closed = await waitForClaim(deps, () => closeThePot(deps, accountId, purchaseId), opts.waitMs);
+  if (isInProgress(closed)) return { kind: 'wait', until: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   if (closed.kind !== 'closed') return closed;
   try {
     return await settleClosed(deps, accountId, purchaseId, closed);
@@ -68,7 +69,7 @@ async function settleClosed(deps: PaymentDeps, accountId: string, purchaseId: st
 type Closed = { kind: 'closed'; locked: PurchasePayState; rest: number; paidCount: number; invited: number; unresolved: string[]; claim: MoneyClaim };
 
 /** Closes the pledges still unpaid, unless one is being paid right now; answers the rest to charge. */
-async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<Closed | { kind: 'not_open' } | { kind: 'wait'; until: Date }> {
+async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<Closed | { kind: 'not_open' } | { kind: 'wait'; until: Date } | InProgress> {
   const { db, clock } = deps;
   return db.transaction(async (tx) => {
     const now = clock.now();
@@ -80,7 +81,7 @@ async function closeThePot(deps: PaymentDeps, accountId: string, purchaseId: str
     // The rest is taken under the purchase's claim (docs/money-operations.md#one-money-operation-at-a-time):
     // a refund, cancel or renewal under way first ends.
     const claim = await claimPurchase(tx, accountId, purchaseId, 'pot_settlement');
-    if (isInProgress(claim)) return { kind: 'wait' as const, until: new Date(now.getTime() + CLAIM_RETRY_MS) };
+    if (isInProgress(claim)) return claim;
     await closePledges(tx, accountId, purchaseId, ['invited', 'paying'], 'deadline', now);
     const paid = pledges.filter((p) => p.state === 'paid');
     const rest = uncovered(
