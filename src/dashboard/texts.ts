@@ -739,6 +739,7 @@ const en = {
     paybox: [
       'The Paybox Direct Plus option on the contract (subscribers), and 3-D Secure (RemoteMPI) for the site.',
       'Chipin sends card numbers to Paybox Direct: the merchant’s PCI DSS compliance for it (SAQ D).',
+      'Paybox’s public key (pubkey.pem, in Paybox’s integrator documentation): Chipin checks with it that a 3-D Secure result comes from Paybox.',
     ],
     monetico: [
       'The server-to-server payment option (direct payment) on the TPE, for a PCI DSS merchant: Chipin sends card numbers to Monetico.',
@@ -1467,6 +1468,7 @@ const fr: DashboardTexts = {
     'paybox.rank': '2 ou 3 chiffres',
     'paybox.identifier': '1 à 9 chiffres',
     'paybox.cle': '8 à 10 caractères, sans espace',
+    'paybox.public_key': 'le PEM de pubkey.pem sur une ligne (ses lignes BEGIN et END peuvent rester), ou sa seule partie base64',
     'sips.merchant_id': '15 chiffres',
     'monetico.tpe': '7 lettres ou chiffres',
     'monetico.societe': '1 à 50 lettres, chiffres, points, tirets ou soulignés',
@@ -1524,6 +1526,7 @@ const fr: DashboardTexts = {
     paybox: [
       'L’option Paybox Direct Plus au contrat (abonnés), et le 3-D Secure (RemoteMPI) pour le site.',
       'Chipin envoie les numéros de carte à Paybox Direct\u00a0: la conformité PCI DSS du marchand pour cela (SAQ D).',
+      'La clé publique de Paybox (pubkey.pem, dans la documentation intégrateur de Paybox)\u00a0: Chipin vérifie avec elle qu’un résultat 3-D Secure vient bien de Paybox.',
     ],
     monetico: [
       'L’option de paiement serveur à serveur (paiement direct) sur le TPE, pour un marchand PCI DSS\u00a0: Chipin envoie les numéros de carte à Monetico.',

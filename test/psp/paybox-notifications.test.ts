@@ -92,4 +92,50 @@ describe(`PayBox's RemoteMPI return through Chipin (${onPostgres ? 'PostgreSQL' 
     expect(rows[0]!.n).toBe(1);
     expect(ok.body + forged.body).not.toContain(CREDENTIALS.cle);
   });
+
+  it('a shopper who failed 3-D Secure cannot claim "authenticated": a return with 3DSTATUS forged is refused, nothing authorised; the signed failure declines (issue 60)', async () => {
+    const link = await m.post(`/api/merchants/${m.offer('DEFERRED')}/purchase_link`, {
+      data: { title: 'Weekend in Porto', amountCents: 9_500, email: 'leader@example.com', language: 'en_GB', reference: 'paybox-mpi-forged' },
+      purchase_link_settings: {},
+    });
+    expect(link.statusCode, link.body).toBe(200);
+    const id = parsePublicId('pur', (link.json() as { purchase_uid: string }).purchase_uid)!;
+    expect((await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: h.cards.challenge.number })).statusCode).toBe(202);
+    const payment = async () =>
+      (
+        await app.services.db.query<{ status: string; psp_transaction_id: string; psp_state: { form?: { action: string; fields: Record<string, string> } } }>(
+          'SELECT status, psp_transaction_id, psp_state FROM payments WHERE purchase_id = $1',
+          [id],
+        )
+      ).rows[0]!;
+    const form = (await payment()).psp_state.form!;
+    const arrival = await fetch(form.action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form.fields).toString(),
+    });
+    const md = /name="MD" value="([^"]+)"/.exec(await arrival.text())?.[1];
+    // The shopper fails the issuer's page; RemoteMPI's return (which the browser sees too, posted to
+    // URLRetour) says so, with the authentication's ID3D.
+    await submitChallenge(form.action, { IdSession: form.fields.IdSession!, MD: md! }, 'fail', 200);
+    const failed = h.fake.mpiCallback(form.fields.IdSession!)!;
+    expect(failed).toMatch(/3DSTATUS=N/);
+    expect(failed).toMatch(/ID3D=\d+/);
+    const get = (q: string) => app.server.inject({ method: 'GET', url: `/api/psp/${psa}/notifications?${q}` });
+
+    // The same return, "authenticated": 3DSTATUS and StatusPBX changed, Paybox's signature kept,
+    // then dropped; Chipin's IdSession MAC is intact in both.
+    const claimed = failed.replace('3DSTATUS=N', '3DSTATUS=Y').replace('StatusPBX=Timeout', 'StatusPBX=Autorisation%20%e0%20faire');
+    for (const forged of [claimed, claimed.replace(/&Check=[^&]*$/, '')]) {
+      const res = await get(forged);
+      expect(res.statusCode, forged).toBe(401);
+      expect((await payment()).status).toBe('requires_action');
+    }
+    expect(h.fake.transactionByReference((await payment()).psp_transaction_id)).toBeUndefined();
+
+    // RemoteMPI's own signed return: the payment is declined (authentication failed), nothing at Paybox.
+    expect((await get(failed)).statusCode).toBe(200);
+    expect((await payment()).status).toBe('declined');
+    expect(h.fake.transactionByReference((await payment()).psp_transaction_id)).toBeUndefined();
+  });
 });

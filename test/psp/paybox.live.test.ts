@@ -14,7 +14,8 @@ import { card } from './fixtures/paybox/harness.ts';
  * at the RemoteMPI and the 7-day hold a clock that moves: those tests fail against the real
  * system by design (docs/psp/paybox.md); the rest is the same suite as against the fake.
  */
-const VARS = ['SITE', 'RANK', 'IDENTIFIER', 'CLE'].map((v) => `CHIPIN_TEST_PAYBOX_${v}`);
+// PUBLIC_KEY: Paybox's pubkey.pem on one line (docs/psp/paybox.md#credentials-the-psp-account-form).
+const VARS = ['SITE', 'RANK', 'IDENTIFIER', 'CLE', 'PUBLIC_KEY'].map((v) => `CHIPIN_TEST_PAYBOX_${v}`);
 const env = Object.fromEntries(VARS.map((v) => [v, process.env[v]]));
 const configured = VARS.every((v) => env[v]);
 
@@ -29,6 +30,7 @@ if (!configured) {
       rank: env.CHIPIN_TEST_PAYBOX_RANK!,
       identifier: env.CHIPIN_TEST_PAYBOX_IDENTIFIER!,
       cle: env.CHIPIN_TEST_PAYBOX_CLE!,
+      public_key: env.CHIPIN_TEST_PAYBOX_PUBLIC_KEY!,
     };
     const problem = validateCredentials(payboxDefinition, credentials, 'test');
     if (problem) throw new Error(`CHIPIN_TEST_PAYBOX_${problem.field.replace('credentials.', '').toUpperCase()}: ${problem.message}`);

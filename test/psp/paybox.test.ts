@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PspIntegrationError, type DeclineReason, type TransactionResult } from '../../src/psp/connector.ts';
@@ -18,8 +18,9 @@ import {
   toMontant,
   toStatus,
 } from '../../src/psp/paybox/mapping.ts';
-import { parseMpiReturn, signedSession, verifyMpiReturn, verifySession } from '../../src/psp/paybox/notifications.ts';
+import { parseMpiReturn, payboxPublicKey, payboxSignedPart, signedSession, verifyMpiReturn, verifySession } from '../../src/psp/paybox/notifications.ts';
 import { bareRef, describeConnectorContract } from './connector-contract.ts';
+import { FAKE_PAYBOX_KEY, signedMpiQuery } from './fixtures/paybox/fake-server.ts';
 import { ACCOUNT, CREDENTIALS, PAYBOX_CARDS, payboxHarness, type PayboxHarness } from './fixtures/paybox/harness.ts';
 
 describeConnectorContract('paybox', payboxHarness);
@@ -139,10 +140,80 @@ describe('paybox RemoteMPI return (notifications)', () => {
   });
 
   it('refuses a return whose IdSession Chipin did not sign, and names the transaction of one it did', () => {
+    const paybox = payboxPublicKey(FAKE_PAYBOX_KEY.publicKey);
     const s = signedSession('Cabc', cle);
-    expect(verifyMpiReturn(`IdSession=Cabc.00000000000000000000000000000000&ID3D=1&3DSTATUS=Y`, cle)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verifyMpiReturn('nothing=here', cle)).toEqual({ ok: false, reason: 'malformed' });
-    expect(verifyMpiReturn(`IdSession=${s}&ID3D=1&3DSTATUS=Y`, cle)).toMatchObject({ ok: true, transactionId: 'Cabc', event: { id3d: '1', authenticated: true } });
+    const signed = (fields: Record<string, string>) => signedMpiQuery(fields);
+    expect(verifyMpiReturn(signed({ IdSession: 'Cabc.00000000000000000000000000000000', '3DSTATUS': 'Y', ID3D: '1' }), cle, paybox)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(verifyMpiReturn('nothing=here', cle, paybox)).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifyMpiReturn(signed({ IdSession: s, '3DSTATUS': 'Y', '3DENROLLED': 'Y', ID3D: '1' }), cle, paybox)).toMatchObject({
+      ok: true,
+      transactionId: 'Cabc',
+      event: { id3d: '1', authenticated: true },
+    });
+  });
+
+  // Issue 60: the return's 3DSTATUS, 3DENROLLED, ID3D and StatusPBX were unsigned as Chipin read them.
+  describe("Paybox's signature of the return (Check, RSA SHA-1 over the parameters before it)", () => {
+    const paybox = payboxPublicKey(FAKE_PAYBOX_KEY.publicKey)!;
+    const s = signedSession('Cdef', cle);
+    const failed = { IdSession: s, StatusPBX: 'Timeout', '3DSTATUS': 'N', '3DSIGNVAL': 'Y', '3DENROLLED': 'Y', '3DERROR': '0', ID3D: '2000000481516' };
+    const authenticated = { ...failed, StatusPBX: 'Autorisation à faire', '3DSTATUS': 'Y' };
+
+    it('trusts a return Paybox signed, whatever it says, and reads only the part it signed', () => {
+      expect(verifyMpiReturn(signedMpiQuery(failed), cle, paybox)).toMatchObject({ ok: true, status: 'declined', event: { authenticated: false, id3d: '2000000481516' } });
+      expect(verifyMpiReturn(signedMpiQuery(authenticated), cle, paybox)).toMatchObject({ ok: true, status: 'requires_action', event: { authenticated: true } });
+      expect(signedMpiQuery(authenticated)).toContain('StatusPBX=Autorisation%20%e0%20faire&');
+      expect(payboxSignedPart(signedMpiQuery(failed), paybox)).toBe(signedMpiQuery(failed).replace(/&Check=[^&]*$/, ''));
+    });
+
+    it('refuses a failed return claimed authenticated: 3DSTATUS, 3DENROLLED, StatusPBX or ID3D changed, the signature dropped or moved, a field added', () => {
+      const q = signedMpiQuery(failed);
+      for (const forged of [
+        q.replace('3DSTATUS=N', '3DSTATUS=Y'),
+        q.replace('3DSTATUS=N', '3DSTATUS=A'),
+        q.replace('3DENROLLED=Y', '3DENROLLED=N'),
+        q.replace('StatusPBX=Timeout', 'StatusPBX=Autorisation%20%e0%20faire'),
+        q.replace('ID3D=2000000481516', 'ID3D=2000000481517'),
+        q.replace(/&Check=[^&]*$/, ''),
+        q.replace(/&Check=[^&]*$/, '') + '&3DSTATUS=Y',
+        `${q}&3DSTATUS=Y`,
+        `3DSTATUS=Y&${q}`,
+        q.replace('&Check=', '&3DSTATUS=Y&Check='),
+      ]) {
+        expect(forged).not.toBe(q);
+        expect(verifyMpiReturn(forged, cle, paybox), forged).toEqual({ ok: false, reason: 'bad_signature' });
+      }
+    });
+
+    it('changes any one byte of a field and the signature fails', () => {
+      const q = signedMpiQuery(authenticated);
+      const cut = q.indexOf('&Check=');
+      fc.assert(
+        fc.property(fc.nat({ max: cut - 1 }), fc.constantFrom('0', '1', 'Y', 'N', 'A', 'x'), (at, c) => {
+          fc.pre(q[at] !== c && q[at] !== '&' && q[at] !== '=' && q[at] !== '%' && !/%[0-9a-f]?$/i.test(q.slice(0, at)));
+          const changed = q.slice(0, at) + c + q.slice(at + 1);
+          expect(verifyMpiReturn(changed, cle, paybox)).toMatchObject({ ok: false });
+        }),
+        { seed: 60, numRuns: 200 },
+      );
+    });
+
+    it('trusts nothing without the key, or under another key', () => {
+      const other = generateKeyPairSync('rsa', { modulusLength: 1024 });
+      const q = signedMpiQuery(authenticated);
+      expect(verifyMpiReturn(q, cle, undefined)).toEqual({ ok: false, reason: 'bad_signature' });
+      expect(verifyMpiReturn(q, cle, other.publicKey)).toEqual({ ok: false, reason: 'bad_signature' });
+      expect(verifyMpiReturn(signedMpiQuery(authenticated, other.privateKey), cle, paybox)).toEqual({ ok: false, reason: 'bad_signature' });
+    });
+
+    it('reads the key as pubkey.pem is written, or its base64 alone, and refuses anything else', () => {
+      const pem = `-----BEGIN PUBLIC KEY-----\n${FAKE_PAYBOX_KEY.publicKey.match(/.{1,64}/g)!.join('\n')}\n-----END PUBLIC KEY-----\n`;
+      for (const text of [pem, pem.replace(/\n/g, ''), pem.replace(/\n/g, ' '), FAKE_PAYBOX_KEY.publicKey]) expect(payboxPublicKey(text), text).toBeDefined();
+      for (const text of [undefined, '', 'not a key', FAKE_PAYBOX_KEY.publicKey.slice(0, 100)]) expect(payboxPublicKey(text), String(text)).toBeUndefined();
+    });
   });
 });
 
@@ -164,6 +235,12 @@ describe('paybox definition', () => {
     expect(check({ ...CREDENTIALS, cle: 'has space!' })?.field).toBe('credentials.cle');
     const { cle: _cle, ...withoutKey } = CREDENTIALS;
     expect(check(withoutKey)?.field).toBe('credentials.cle');
+    // Paybox's public key, required since issue 60: the 3-D Secure return's signature is checked with it.
+    const { public_key: _pk, ...withoutPublicKey } = CREDENTIALS;
+    expect(check(withoutPublicKey)?.field).toBe('credentials.public_key');
+    expect(check({ ...CREDENTIALS, public_key: 'A'.repeat(200) })?.field).toBe('credentials.public_key');
+    expect(check({ ...CREDENTIALS, public_key: 'not a key at all' })?.field).toBe('credentials.public_key');
+    expect(check({ ...CREDENTIALS, public_key: `-----BEGIN PUBLIC KEY-----${CREDENTIALS.public_key}-----END PUBLIC KEY-----` })).toBeUndefined();
   });
 
   it('publishes the PPPS hosts and finds the RemoteMPI beside them', () => {

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, randomInt, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import type { Redacted } from '../../crypto/redacted.ts';
@@ -45,13 +45,15 @@ import {
   type Outcome,
   type Subscriber,
 } from './mapping.ts';
-import { signedSession, verifyMpiReturn } from './notifications.ts';
+import { payboxPublicKey, signedSession, verifyMpiReturn } from './notifications.ts';
 
 export interface PayboxCredentials {
   site: string;
   rank: string;
   identifier: string;
   cle: string;
+  /** Paybox's public key (PEM, or its base64): checks the RemoteMPI return's signature. Absent or unreadable: no return is trusted. */
+  publicKey?: string;
 }
 
 export interface PayboxConnectorOptions {
@@ -129,7 +131,8 @@ function readState(ref: TransactionRef): PayboxState | undefined {
  *
  * 3-D Secure. An authorisation Paybox answers 00040 (cardholder enrolled, not authenticated)
  * waits for the RemoteMPI: the shopper's browser posts its form (through Chipin's sealed relay),
- * RemoteMPI calls back the account's notification URL with the authentication's ID3D, and
+ * RemoteMPI calls back the account's notification URL with the authentication's outcome and
+ * ID3D, signed by Paybox (checked with the account's `public_key`, ./notifications.ts), and
  * `retrieve` given that notification sends the authorisation again with ID3D, once.
  */
 export class PayboxConnector extends KitConnector implements PspConnector {
@@ -143,6 +146,8 @@ export class PayboxConnector extends KitConnector implements PspConnector {
   readonly #clock: Clock;
   readonly #client: PspClient;
   readonly #operations: PspOperations;
+  /** Paybox's key for the RemoteMPI return's signature; undefined: every return is refused (bad_signature). */
+  readonly #mpiKey: KeyObject | undefined;
 
   constructor(opts: PayboxConnectorOptions) {
     super();
@@ -156,6 +161,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     this.#clock = opts.clock;
     this.#client = setup.client;
     this.#operations = opts.operations;
+    this.#mpiKey = payboxPublicKey(opts.credentials.publicKey);
   }
 
   protected get shownAs(): string {
@@ -583,8 +589,9 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     );
   }
 
+  /** The RemoteMPI return: Paybox's RSA signature, then Chipin's on IdSession (./notifications.ts). */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    return verifyMpiReturn(input.rawBody, this.#credentials.reveal().cle);
+    return verifyMpiReturn(input.rawBody, this.#credentials.reveal().cle, this.#mpiKey);
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {

@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PayboxConnector } from './connector.ts';
+import { payboxPublicKey } from './notifications.ts';
 
 /**
  * PayBox (Verifone e-commerce) Paybox Direct / Direct Plus, also sold by Crédit Agricole as
@@ -87,7 +88,23 @@ export const payboxDefinition: ConnectorDefinition = {
       description:
         'The Paybox Direct key (CLE): the back-office password of the Direct access Paybox sends for server-to-server calls (10 characters since 2013). Not the HMAC key of Paybox System. The Paybox Direct Plus option must be active on the contract.',
     },
+    {
+      // Required since issue 60: without it no 3-D Secure return can be trusted (docs/psp/paybox.md#3-d-secure-remotempi).
+      name: 'public_key',
+      secret: false,
+      required: true,
+      pattern: '(-----BEGIN PUBLIC KEY-----)?[A-Za-z0-9+/= ]{100,1500}(-----END PUBLIC KEY-----)?',
+      format: 'the PEM of pubkey.pem on one line, or its base64',
+      description:
+        "Paybox's public key, with which Chipin checks the signature of the 3-D Secure (RemoteMPI) return: the file pubkey.pem of Paybox's integrator documentation (the same for e-Transactions), pasted whole (its line breaks are dropped) or only the base64 between its BEGIN and END lines.",
+    },
   ],
+  validate(credentials) {
+    if (credentials.public_key !== undefined && !payboxPublicKey(credentials.public_key)) {
+      return { field: 'public_key', message: 'is not an RSA public key: paste pubkey.pem as Paybox publishes it (its BEGIN and END lines may stay)' };
+    }
+    return undefined;
+  },
   baseUrl(environment) {
     return BASE_URLS[environment];
   },
@@ -98,7 +115,8 @@ export const payboxDefinition: ConnectorDefinition = {
       if (!c[f]) throw new TypeError(`paybox: credential ${f} is missing`);
     }
     return new PayboxConnector({
-      credentials: { site: c.site!, rank: c.rank!, identifier: c.identifier!, cle: c.cle! },
+      // public_key is required for new accounts; one saved before issue 60 has none, and its 3-D Secure returns are refused until it is added.
+      credentials: { site: c.site!, rank: c.rank!, identifier: c.identifier!, cle: c.cle!, ...(c.public_key ? { publicKey: c.public_key } : {}) },
       baseUrl: account.baseUrl,
       mpiUrl: mpiUrlFor(account.baseUrl),
       accountId: account.id,

@@ -1,17 +1,25 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPublicKey, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import type { NotificationResult } from '../connector.ts';
 
 /**
  * Paybox Direct answers every operation in the same HTTPS exchange and sends no notification of
  * its own. The one call it makes to Chipin is the 3-D Secure RemoteMPI's server-to-server return
  * (URLHttpDirect, "PAYBOX RemoteMPI" guide referenced by the Direct manual): a GET whose query
- * string carries the session id Chipin gave (IdSession), the authentication's id (ID3D) and its outcome.
- * Paybox signs that return with its RSA key (a Sign field checked against Paybox's published
- * public key), which this connector does not check yet (docs/psp/paybox.md); Chipin signs its
- * own IdSession instead: `<reference>.<HMAC-SHA256 of the
- * reference under a key derived from the account's CLE>` (first 32 hex digits). A callback
- * whose IdSession does not carry Chipin's signature is `bad_signature`; there is no timestamp,
- * hence no `stale` (an ID3D can only be used once, with this account's credentials).
+ * string carries the session id Chipin gave (IdSession), the authentication's id (ID3D) and its
+ * outcome (3DENROLLED, 3DSTATUS, StatusPBX…), the same fields the shopper's browser posts to
+ * URLRetour, so the shopper sees them all.
+ *
+ * Two signatures hold, both checked (docs/psp/paybox.md#3-d-secure-remotempi):
+ * - **Paybox's**: an RSA signature (SHA-1, PKCS #1 v1.5) in the last parameter (`Check`), base64
+ *   and URL-encoded, over the parameters before it as `name=value` joined by `&`, each value
+ *   URL-decoded, verified with Paybox's public key (the PSP account's `public_key`). It covers
+ *   3DSTATUS and the rest: a shopper who failed the authentication cannot claim otherwise (until
+ *   issue 60 it was not checked, and a forged `3DSTATUS=Y` authorised the payment).
+ * - **Chipin's own** on IdSession: `<reference>.<HMAC-SHA256 of the reference under a key derived
+ *   from the account's CLE>` (first 32 hex digits), so that a return Paybox signed for another
+ *   account's session (or another merchant's) names no transaction of this one.
+ * A return failing either is `bad_signature`. There is no timestamp, hence no `stale`: a return
+ * replayed is one Paybox signed for that session, and its ID3D is used once (operation log).
  */
 export function signedSession(reference: string, cle: string): string {
   return `${reference}.${sessionMac(reference, cle)}`;
@@ -31,6 +39,60 @@ export function verifySession(idSession: string, cle: string): string | undefine
   return given.length === expected.length && timingSafeEqual(given, expected) ? reference : undefined;
 }
 
+/**
+ * Paybox's public key from the PSP account's `public_key`: the PEM Paybox publishes (`pubkey.pem`),
+ * whole or only its base64, with or without its line breaks and spaces. Undefined when it is not an
+ * RSA public key.
+ */
+export function payboxPublicKey(text: string | undefined): KeyObject | undefined {
+  if (!text) return undefined;
+  const base64 = text.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return undefined;
+  try {
+    const key = createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'rsa' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `%xx` to its byte, every other character as its ISO-8859-1 byte: how Paybox's signed values are read from a query string (no `+` rule). */
+function percentBytes(text: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '%' && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(text.charCodeAt(i) & 0xff);
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * The part of a RemoteMPI return Paybox signed (the query string without its last parameter, the
+ * signature), when the signature holds under `key`; else undefined. Nothing after the signature
+ * is read: anything added to the query becomes "the signature" and fails.
+ */
+export function payboxSignedPart(rawQuery: string, key: KeyObject): string | undefined {
+  const pairs = rawQuery.replace(/^\?/, '').split('&');
+  const last = pairs.pop();
+  if (pairs.length === 0 || last === undefined) return undefined;
+  const eq = last.indexOf('=');
+  if (eq <= 0) return undefined;
+  const signature = Buffer.from(percentBytes(last.slice(eq + 1)).toString('latin1'), 'base64');
+  const parts: Buffer[] = [];
+  for (const [i, pair] of pairs.entries()) {
+    const at = pair.indexOf('=');
+    if (at <= 0) return undefined;
+    parts.push(Buffer.from(`${i > 0 ? '&' : ''}${pair.slice(0, at + 1)}`, 'latin1'), percentBytes(pair.slice(at + 1)));
+  }
+  try {
+    return signature.length > 0 && verify('sha1', Buffer.concat(parts), key, signature) ? pairs.join('&') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the RemoteMPI return tells: the session and whether the shopper was authenticated (with the ID3D to authorise with). */
 export interface MpiReturn {
   idSession: string;
@@ -39,11 +101,11 @@ export interface MpiReturn {
 }
 
 /**
- * Reads the RemoteMPI return (the same fields in the server-to-server call's query string and in
- * the browser's POST to URLRetour): IdSession, ID3D, 3DENROLLED, 3DSTATUS, StatusPBX. The
- * authentication went through when there is an ID3D, the card is not enrolled (3DENROLLED=N) or
- * the issuer authenticated the shopper (3DSTATUS Y, or A: attempted), and StatusPBX, when
- * present, is "Autorisation à faire" (authorisation to do) rather than an "Erreur …".
+ * Reads the RemoteMPI return's fields (the part Paybox signed): IdSession, ID3D, 3DENROLLED,
+ * 3DSTATUS, StatusPBX. The authentication went through when there is an ID3D, the card is not
+ * enrolled (3DENROLLED=N) or the issuer authenticated the shopper (3DSTATUS Y, or A: attempted),
+ * and StatusPBX, when present, is "Autorisation à faire" (authorisation to do) rather than an
+ * "Erreur …" or "Timeout". Trust it only once {@link payboxSignedPart} checked it.
  */
 export function parseMpiReturn(rawBody: string): MpiReturn | undefined {
   const q = new URLSearchParams(rawBody.replace(/^\?/, ''));
@@ -61,8 +123,16 @@ export function parseMpiReturn(rawBody: string): MpiReturn | undefined {
   return { idSession, id3d, authenticated };
 }
 
-export function verifyMpiReturn(rawBody: string, cle: string): NotificationResult {
-  const r = parseMpiReturn(rawBody);
+/**
+ * Verifies a RemoteMPI return: Paybox's signature under `publicKey` (none: nothing is trusted),
+ * then Chipin's on IdSession under `cle`. Only the part Paybox signed is read.
+ */
+export function verifyMpiReturn(rawBody: string, cle: string, publicKey: KeyObject | undefined): NotificationResult {
+  const unsigned = parseMpiReturn(rawBody);
+  if (!unsigned) return { ok: false, reason: 'malformed' };
+  const signed = publicKey && payboxSignedPart(rawBody, publicKey);
+  if (!signed) return { ok: false, reason: 'bad_signature' };
+  const r = parseMpiReturn(signed);
   if (!r) return { ok: false, reason: 'malformed' };
   const reference = verifySession(r.idSession, cle);
   if (!reference) return { ok: false, reason: 'bad_signature' };
