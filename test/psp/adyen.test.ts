@@ -253,6 +253,59 @@ describe('adyen notifications', () => {
     expect(await h.build().retrieve(stored(c), { notification: v.ok ? v.event : undefined })).toMatchObject({ status: 'authorized', capturedCents: 0 });
   });
 
+  // Issue 60: an item carries no freshness Adyen signs, and the payment's state is rebuilt from
+  // items; an old signed item must not move a payment backwards (docs/psp/adyen.md#notifications).
+  describe('an item that would move a payment backwards is ignored', () => {
+    /** What Chipin does with a webhook body: verified, then folded into the payment's stored state. */
+    const fold = async (state: TransactionResult, body: string) => {
+      const v = await h.connector.verifyNotification({ headers: {}, rawBody: body });
+      if (!v.ok) throw new Error(v.reason);
+      return h.build().retrieve(stored(state), { notification: v.event });
+    };
+    const hold = async (amountCents: number) => {
+      const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
+      if (!a.ok) throw new Error(a.reason);
+      return h.connector.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+    };
+
+    it('a failed capture replayed after the payment was captured again leaves it captured, its eventDate rewritten or not', async () => {
+      const r = await hold(700);
+      const first = await h.connector.capture({ idempotencyKey: key(), transaction: stored(r), amountCents: 700 });
+      const capture = parseNotification(h.fake.notifications.at(-1)!)!.items[0]!;
+      // Adyen reports the first capture failed: the payment is authorised again.
+      const failedBody = notificationBody(h.credentials.hmac_key, [{ ...capture, success: 'false', reason: 'Insufficient balance on payment', additionalData: {} }]);
+      const back = await fold(first, failedBody);
+      expect(back).toMatchObject({ status: 'authorized', capturedCents: 0 });
+      // Captured again, with another modification.
+      h.clock.advance(60_000);
+      const again = await h.connector.capture({ idempotencyKey: key(), transaction: stored(back), amountCents: 700 });
+      expect(again).toMatchObject({ status: 'captured', capturedCents: 700 });
+      // The first capture's failure, signed by Adyen, sent again: as it was, and with a fresh
+      // eventDate (eventDate is not in the HMAC's string). Nothing moves.
+      expect(await fold(again, failedBody)).toMatchObject({ status: 'captured', capturedCents: 700 });
+      const fresh = notificationBody(h.credentials.hmac_key, [{ ...capture, success: 'false', eventDate: h.clock.now().toISOString(), additionalData: {} }]);
+      expect(await fold(again, fresh)).toMatchObject({ status: 'captured', capturedCents: 700 });
+    });
+
+    it('an older event delivered after a newer one for the same pspReference is ignored: a refund that failed does not come back', async () => {
+      const r = await hold(900);
+      const captured = await h.connector.capture({ idempotencyKey: key(), transaction: stored(r), amountCents: 900 });
+      const refunded = await h.connector.refund({ idempotencyKey: key(), transaction: stored(captured), amountCents: 300 });
+      expect(refunded).toMatchObject({ status: 'refunded', refundedCents: 300 });
+      const refund = parseNotification(h.fake.notifications.at(-1)!)!.items[0]!;
+      expect(refund).toMatchObject({ eventCode: 'REFUND', success: 'true' });
+      // Later, the refund fails at the scheme: REFUND_FAILED, delivered first...
+      const failedAt = new Date(Date.parse(refund.eventDate!) + 3_600_000).toISOString();
+      const failed = await fold(refunded, notificationBody(h.credentials.hmac_key, [{ ...refund, eventCode: 'REFUND_FAILED', eventDate: failedAt, additionalData: {} }]));
+      expect(failed).toMatchObject({ status: 'captured', refundedCents: 0 });
+      // ... and the REFUND of an hour before comes after it (a retried delivery): the refund stays failed.
+      expect(await fold(failed, notificationBody(h.credentials.hmac_key, [{ ...refund, additionalData: {} }]))).toMatchObject({ status: 'captured', refundedCents: 0 });
+      // A newer event of another modification still applies.
+      const second = await h.connector.refund({ idempotencyKey: key(), transaction: stored(failed), amountCents: 200 });
+      expect(second).toMatchObject({ status: 'refunded', refundedCents: 200 });
+    });
+  });
+
   it('a batched webhook answers every payment it reports on, each with its own items, so none is left unapplied', async () => {
     const capturedHold = async (amountCents: number) => {
       const a = await h.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });

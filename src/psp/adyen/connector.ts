@@ -22,6 +22,7 @@ import {
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import {
+  ADYEN_EVENTS_KEPT,
   CARD_VALIDATION_ERRORS,
   brandName,
   expiryFields,
@@ -669,6 +670,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
           success: i.success,
           value: i.amount.value,
           ...(i.reason ? { reason: i.reason } : {}),
+          ...(typeof i.eventDate === 'string' && !Number.isNaN(Date.parse(i.eventDate)) ? { eventDate: i.eventDate } : {}),
         }));
       notified.push({ transactionId, status, event: { items } });
     }
@@ -677,8 +679,30 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     return { ok: true, ...first, ack: { ...ADYEN_ACK }, ...(also.length > 0 ? { also } : {}) };
   }
 
-  /** Applies one verified webhook item to the payment it concerns. */
+  /**
+   * Applies one verified webhook item to the payment it concerns, unless it would move the payment
+   * backwards (issue 60, docs/psp/adyen.md#notifications). Adyen signs no freshness and may deliver
+   * an item again, or late, after a newer one; the payment's state is rebuilt from items, so:
+   * - an item already folded in (the same eventCode, pspReference and success: what Adyen signs, and
+   *   the duplicate key of Adyen's own plugins) changes nothing again, whatever its eventDate, which
+   *   the HMAC does not cover: a replay of an old signed item is one;
+   * - an item older (eventDate) than one already folded in for the same pspReference changes
+   *   nothing: a REFUND delivered after the REFUND_FAILED that followed it.
+   */
   #apply(p: AdyenPaymentState, item: EventItem): void {
+    const seen = p.events ?? [];
+    if (seen.some((e) => e.eventCode === item.eventCode && e.pspReference === item.pspReference && e.success === item.success)) return;
+    const at = item.eventDate === undefined ? NaN : Date.parse(item.eventDate);
+    if (!Number.isNaN(at) && seen.some((e) => e.pspReference === item.pspReference && e.eventDate !== undefined && Date.parse(e.eventDate) > at)) return;
+    p.events = [
+      ...seen,
+      { eventCode: item.eventCode, pspReference: item.pspReference, success: item.success, ...(item.eventDate === undefined ? {} : { eventDate: item.eventDate }) },
+    ].slice(-ADYEN_EVENTS_KEPT);
+    this.#fold(p, item);
+  }
+
+  /** What one item, in order, does to the payment. */
+  #fold(p: AdyenPaymentState, item: EventItem): void {
     const ok = item.success === 'true';
     const value = item.value;
     switch (item.eventCode) {
@@ -878,6 +902,8 @@ type EventItem = {
   success: 'true' | 'false';
   value: number;
   reason?: string;
+  /** Adyen's `eventDate` (ISO 8601), unsigned: it orders items, it never makes one count twice. */
+  eventDate?: string;
 };
 
 /** The payment an item is about: its own reference for an authorisation, the original one for a modification. */
@@ -914,6 +940,11 @@ function readEventItems(event: NotificationEvent | undefined): EventItem[] {
   if (!Array.isArray(items)) return [];
   return items.filter(
     (i): i is EventItem =>
-      isObject(i) && typeof i.eventCode === 'string' && typeof i.pspReference === 'string' && (i.success === 'true' || i.success === 'false') && Number.isSafeInteger(i.value),
+      isObject(i) &&
+      typeof i.eventCode === 'string' &&
+      typeof i.pspReference === 'string' &&
+      (i.success === 'true' || i.success === 'false') &&
+      Number.isSafeInteger(i.value) &&
+      (i.eventDate === undefined || typeof i.eventDate === 'string'),
   ) as EventItem[];
 }

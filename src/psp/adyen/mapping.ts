@@ -160,7 +160,25 @@ export interface AdyenPaymentState {
   networkTxReference?: string;
   /** Modifications already counted, by their own pspReference: a replayed answer or webhook counts once. */
   modifications: Record<string, AdyenModification>;
+  /**
+   * The webhook items already folded in (the last {@link ADYEN_EVENTS_KEPT}), by what Adyen signs
+   * of them (eventCode, pspReference, success) and their eventDate: an item seen again, or older
+   * than one already folded for the same pspReference, changes nothing (docs/psp/adyen.md#notifications).
+   */
+  events?: AdyenEventSeen[];
 }
+
+/** A webhook item as a payment's state remembers it. */
+export interface AdyenEventSeen {
+  eventCode: string;
+  pspReference: string;
+  success: 'true' | 'false';
+  /** ISO 8601 as Adyen sent it; absent when the item had none. Not covered by Adyen's HMAC. */
+  eventDate?: string;
+}
+
+/** How many folded items a payment's state keeps: a payment sees a handful (authorisation, capture, refunds, their failures). */
+export const ADYEN_EVENTS_KEPT = 50;
 
 export interface AdyenModification {
   kind: 'capture' | 'refund' | 'cancel';

@@ -8,8 +8,10 @@ import type { NotificationAck } from '../connector.ts';
  * `additionalData.hmacSignature` = base64(HMAC-SHA256(hex-decoded key, signing string)), the
  * signing string being the item's
  * `pspReference:originalReference:merchantAccountCode:merchantReference:amount.value:amount.currency:eventCode:success`
- * (an absent field is the empty string). Adyen signs no timestamp: there is no freshness to check
- * (`stale` never occurs); a replay can only repeat a state Adyen already reported.
+ * (an absent field is the empty string). Adyen signs no timestamp (its `eventDate` is outside the
+ * signing string): there is no freshness to check (`stale` never occurs). A replayed or late item
+ * is the connector's to ignore when it would move a payment backwards (`#apply` in ./connector.ts,
+ * docs/psp/adyen.md#notifications).
  */
 
 /** The answer Adyen expects, else it retries the delivery. */

@@ -1,5 +1,5 @@
 import { PspIntegrationError, type PspState, type TransactionRef, type TransactionResult } from '../connector.ts';
-import { toTransactionResult, type AdyenModification, type AdyenPaymentState } from './mapping.ts';
+import { toTransactionResult, type AdyenEventSeen, type AdyenModification, type AdyenPaymentState } from './mapping.ts';
 
 /**
  * An Adyen payment's state as it travels in `pspState` (stored with the payment, given back in
@@ -11,7 +11,7 @@ const STATUSES = new Set<AdyenPaymentState['status']>(['pending_action', 'author
 
 /** The `pspState` of a payment state. */
 export function pspStateOf(p: AdyenPaymentState): PspState {
-  const { expiresAt, challengeForm, decline, modifications, ...rest } = p;
+  const { expiresAt, challengeForm, decline, modifications, events, ...rest } = p;
   return JSON.parse(
     JSON.stringify({
       ...rest,
@@ -19,6 +19,7 @@ export function pspStateOf(p: AdyenPaymentState): PspState {
       ...(challengeForm ? { challengeForm } : {}),
       ...(decline ? { decline } : {}),
       modifications,
+      ...(events && events.length > 0 ? { events } : {}),
     }),
   ) as PspState;
 }
@@ -66,5 +67,17 @@ export function paymentStateOf(ref: TransactionRef): AdyenPaymentState {
   if (isObject(s.challengeForm)) p.challengeForm = structuredClone(s.challengeForm) as unknown as NonNullable<AdyenPaymentState['challengeForm']>;
   if (typeof s.expiresAt === 'string') p.expiresAt = new Date(s.expiresAt);
   if (typeof s.networkTxReference === 'string') p.networkTxReference = s.networkTxReference;
+  // The webhook items already folded in; a state stored before issue 60 has none.
+  if (Array.isArray(s.events)) p.events = s.events.filter(isEventSeen).map((e) => ({ ...e }));
   return p;
+}
+
+function isEventSeen(v: unknown): v is AdyenEventSeen {
+  return (
+    isObject(v) &&
+    typeof v.eventCode === 'string' &&
+    typeof v.pspReference === 'string' &&
+    (v.success === 'true' || v.success === 'false') &&
+    (v.eventDate === undefined || typeof v.eventDate === 'string')
+  );
 }
