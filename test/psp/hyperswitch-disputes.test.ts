@@ -74,6 +74,18 @@ describe('hyperswitch dispute webhooks, against the fake', () => {
     expect(await h.hyperswitch.verifyNotification({ headers: { 'x-webhook-signature-512': signature }, rawBody })).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('a dispute webhook sent again after the dispute moved on reports the dispute as Hyperswitch has it now, not as its body says (issue 60)', async () => {
+    const id = h.fake.openDispute(payment, 2500);
+    h.fake.settleDispute(id, 'dispute_won');
+    const won = h.fake.disputeEvent(id);
+    expect(await h.hyperswitch.verifyNotification(won)).toMatchObject({ ok: true, dispute: { pspDisputeId: id, status: 'won' } });
+    // Lost later (at pre-arbitration, under the same dispute id); the old "won" webhook comes again.
+    h.fake.settleDispute(id, 'dispute_lost');
+    const from = h.fake.requests.length;
+    expect(await h.hyperswitch.verifyNotification(won)).toMatchObject({ ok: true, transactionId: payment, dispute: { pspDisputeId: id, status: 'lost', amountCents: 2500 } });
+    expect(h.fake.requests.slice(from)).toEqual([`GET /disputes/list?dispute_id=${id}&payment_id=${payment} key`]);
+  });
+
   it('submits no evidence: the published OpenAPI document has no evidence request, so staff only mark it as sent', () => {
     expect('submitDisputeEvidence' in h.hyperswitch).toBe(false);
   });

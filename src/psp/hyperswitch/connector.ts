@@ -8,6 +8,7 @@ import {
   type AuthorizeInput,
   type ListTransactionsInput,
   type NotificationResult,
+  type NotifiedDispute,
   type OffSessionInput,
   type Operation,
   type PspConnector,
@@ -292,6 +293,12 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * profile's `payment_response_hash_key` (Hyperswitch, crates/router/src/core/webhooks/types.rs).
    * The event (`OutgoingWebhook`) carries the payment, the refund naming its payment, or the
    * dispute naming its payment (src/psp/hyperswitch/disputes.ts).
+   *
+   * No freshness is checked: Hyperswitch's retries send the first delivery's body again, its
+   * `timestamp` with it. A webhook only names what to read: nothing of the state its body reports
+   * is applied (docs/psp/hyperswitch.md#webhooks). A payment's is read with `retrieve`; a
+   * dispute's here, from `GET /disputes/list` by its id, so that a webhook sent again after the
+   * dispute moved on (won, then lost) tells where it stands now (issue 60).
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const secret = this.#secret.reveal().hashKey;
@@ -308,9 +315,12 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     }
     const e = event as { event_type?: unknown; content?: { type?: unknown; object?: { payment_id?: unknown } } } | null;
     // A dispute webhook (docs/money-operations.md#disputes) is about the dispute alone.
-    const dispute = e ? readDisputeWebhook(e) : undefined;
-    if (dispute === 'malformed') return { ok: false, reason: 'malformed' };
-    if (dispute) return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
+    const named = e ? readDisputeWebhook(e) : undefined;
+    if (named === 'malformed') return { ok: false, reason: 'malformed' };
+    if (named) {
+      const dispute = await this.#currentDispute(named.pspDisputeId, named.transactionId);
+      return { ok: true, transactionId: dispute.transactionId, status: 'captured', dispute };
+    }
     const id = e?.content?.object?.payment_id;
     const kind = e?.content?.type;
     const status = typeof e?.event_type === 'string' ? EVENT_STATUSES[e.event_type] : undefined;
@@ -370,6 +380,17 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
   }
 
   /** What a payment's lost (accepted, expired) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted,dispute_expired`. */
+  /** A dispute as Hyperswitch has it now (`GET /disputes/list` by its id and payment): what a dispute webhook reports. */
+  async #currentDispute(disputeId: string, paymentId: string): Promise<NotifiedDispute> {
+    const q = new URLSearchParams({ dispute_id: disputeId, payment_id: paymentId });
+    const rows = await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined);
+    const row = Array.isArray(rows) ? rows.find((r) => (r as { dispute_id?: unknown } | null)?.dispute_id === disputeId) : undefined;
+    // A dispute the webhook names and Hyperswitch does not list (yet): a fault, the webhook is retried.
+    const dispute = row === undefined ? undefined : readDisputeWebhook({ content: { type: 'dispute_details', object: row } });
+    if (!dispute || dispute === 'malformed' || dispute.transactionId !== paymentId) throw this.fault('bad_response', 'GET /disputes/list: not the dispute the webhook names');
+    return dispute;
+  }
+
   async #lostDisputeCents(paymentId: string): Promise<number> {
     const q = new URLSearchParams({ payment_id: paymentId, dispute_status: LOST_DISPUTES.join(',') });
     const cents = disputedCents(await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined));
