@@ -232,6 +232,7 @@ export function checkoutPage(v: CheckoutView): string {
   <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
+    <input type="hidden" name="offer" value="mer_${v.offer.id}">
     ${v.offer.type === 'SHARED' ? friendsEditor(v, t) : ''}
     ${cardFields(t, { holder: v.holder }, v.errors)}
     ${moneySummary(v, t)}

@@ -99,11 +99,14 @@ export async function payAsLeader(
   card: CardInput,
   pledgers: NewPledge[],
   returnUrl: (paymentId: string) => string,
-  context: { ip?: string } = {},
+  context: { ip?: string; offerId?: string } = {},
 ): Promise<LeaderOutcome> {
   const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
   if (!state) return { kind: 'not_payable', state: 'CANCELLED' };
   if (state.state !== 'CREATED') return { kind: 'not_payable', state: state.state };
+  // The offer whose terms the leader was shown (the checkout's form says which): a fallback taken
+  // since, in another tab, is not charged on terms the leader did not see (docs/risk.md#the-fallback).
+  if (context.offerId !== undefined && context.offerId !== state.offerId) return { kind: 'offer_changed' };
   const offer = (await deps.offers.byId(purchase.accountId, state.offerId))!;
   if (offer.type !== 'SHARED' && pledgers.length > 0) return { kind: 'invalid', field: 'pledgers', problem: { code: 'not_shared' } };
   const plan = planLeaderPayment(

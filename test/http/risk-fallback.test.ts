@@ -249,6 +249,29 @@ describe(`the fallback after a risk refusal (${onPostgres ? 'PostgreSQL' : 'PGli
     expect(await statuses(o.id)).toEqual(['declined']); // the refused attempt only
   });
 
+  it('a page opened on one offer and paid after a switch made in another tab: nothing charged, 409 with the new offer', async () => {
+    const c = await caller(app);
+    const four = c.offer('INSTALLMENTS', 4);
+    await putRules(c, `offers/${four}`, { fallback_offers: [c.offer('SHARED')] });
+    const o = await opened(c, four);
+    const refused = await pay(o, PREPAID);
+    expect(refused.statusCode).toBe(402);
+    // The refused page's form names the offer it shows.
+    expect(refused.body).toContain(`<input type="hidden" name="offer" value="${four}">`);
+    const shown = { ...o, token: /name="csrf" value="([^"]+)"/.exec(refused.body)![1]! };
+    expect((await switchTo(shown, c.offer('SHARED'))).statusCode).toBe(303);
+    // The old tab's form, on the 4x offer's terms, posted after the switch.
+    const res = await app.server.inject({
+      method: 'POST',
+      url: o.path,
+      headers: { cookie: shown.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form({ csrf: shown.token, offer: four, holder_name: 'Léa', card_number: CREDIT, card_expiry: '12/30', card_cvc: '123' }),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('The way of paying for this purchase has just changed. Nothing was charged');
+    expect(await statuses(o.id)).toEqual(['declined']);
+  });
+
   it('the same race through the sandbox helper answers 409 operation_in_progress, nothing charged', async () => {
     const c = await caller(app);
     const four = c.offer('INSTALLMENTS', 4);

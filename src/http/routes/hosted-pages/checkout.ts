@@ -277,7 +277,9 @@ export function registerCheckout(app: App, services: Services): void {
     const returnUrl = (paymentId: string) => `${leaderReturnUrl(config.publicUrl, ctx.purchase.id, paymentId)}&${back.toString()}`;
     let result: LeaderOutcome;
     try {
-      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl, { ip: request.ip });
+      // The offer the page showed, when its form says (a page rendered before this field did not).
+      const shown = typeof form.offer === 'string' ? parsePublicId('mer', form.offer) : undefined;
+      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl, { ip: request.ip, ...(shown ? { offerId: shown } : {}) });
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;
       // A PSP fault: the purchase is unchanged and a new attempt replays this one first (never a second charge).
