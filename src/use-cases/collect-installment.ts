@@ -9,7 +9,7 @@ import { loadPayState, lockPayState, setComment, type PurchasePayState } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
-import { claimPurchase, isInProgress, releaseClaim, waitForClaim } from './money-claim.ts';
+import { claimAlone, isInProgress, releaseClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';
@@ -50,15 +50,7 @@ export async function collectInstallment(
   if (first.state === 'paid') return 'already_paid';
   // Under the purchase's claim, the installment, its hold and the purchase are read again: no
   // refund, cancel or renewal can change them until this attempt's answer is recorded.
-  const claim = await waitForClaim(
-    deps,
-    () =>
-      db.transaction(async (tx) => {
-        await lockPayState(tx, accountId, first.purchaseId);
-        return claimPurchase(tx, accountId, first.purchaseId, 'collection');
-      }),
-    opts.waitMs,
-  );
+  const claim = await claimAlone(deps, accountId, first.purchaseId, 'collection', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
   try {
     return await collectClaimed(deps, accountId, installmentId, expectedAttempts);

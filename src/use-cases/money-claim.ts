@@ -1,6 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { newUuid } from '../domain/ids.ts';
 import { releaseMoneyClaim, renewMoneyClaim, takeMoneyClaim, unresolvedMoneyCharge } from '../payments/money-claim-repository.ts';
+import { lockPayState } from '../payments/pay-state-repository.ts';
 import { pendingRefundOf } from '../payments/refund-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -84,6 +85,29 @@ export async function waitForClaim<T>(deps: Pick<PaymentDeps, 'claimWaitMs'>, at
     if (!isInProgress(outcome) || Date.now() + POLL_MS > until) return outcome;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/**
+ * Takes the purchase's claim in a transaction of its own, under the row lock, for an operation
+ * that reserves nothing else with it (a collection, a renewal, a refund's resume), waiting as
+ * {@link waitForClaim} does.
+ */
+export function claimAlone(
+  deps: Pick<PaymentDeps, 'db' | 'claimWaitMs'>,
+  accountId: string,
+  purchaseId: string,
+  operation: MoneyOperation,
+  waitMs?: number,
+): Promise<MoneyClaim | InProgress> {
+  return waitForClaim(
+    deps,
+    () =>
+      deps.db.transaction(async (tx) => {
+        await lockPayState(tx, accountId, purchaseId);
+        return claimPurchase(tx, accountId, purchaseId, operation);
+      }),
+    waitMs,
+  );
 }
 
 /** Extends the claim before another PSP call of a long operation (a refund over many payers). */

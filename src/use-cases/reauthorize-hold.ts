@@ -10,7 +10,7 @@ import { findPayment, findPaymentByKey, insertPayment, pspRef, recordResult, sav
 import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { listPledges } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, isInProgress, releaseClaim, waitForClaim } from './money-claim.ts';
+import { claimAlone, isInProgress, releaseClaim } from './money-claim.ts';
 import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
@@ -109,15 +109,7 @@ export async function reauthorizeHold(deps: PaymentDeps, accountId: string, hold
   const { db } = deps;
   const old = await findPayment(db, accountId, holdId);
   if (!old) return 'not_needed';
-  const claim = await waitForClaim(
-    deps,
-    () =>
-      db.transaction(async (tx) => {
-        await lockPayState(tx, accountId, old.purchase_id);
-        return claimPurchase(tx, accountId, old.purchase_id, 'reauthorization');
-      }),
-    opts.waitMs,
-  );
+  const claim = await claimAlone(deps, accountId, old.purchase_id, 'reauthorization', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
   try {
     return await renewClaimed(deps, accountId, holdId);

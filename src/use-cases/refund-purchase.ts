@@ -32,7 +32,7 @@ import {
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, isInProgress, releaseClaim, renewClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimAlone, claimPurchase, isInProgress, releaseClaim, renewClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { sendRefundNotices } from './shopper-notices.ts';
 
 export const REFUND_JOB = 'refund.resume';
@@ -190,15 +190,7 @@ export async function executeRefund(
   // The resume job: the refund's PSP calls are made under the purchase's claim, as the request's were.
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return 'done';
-  const claim = await waitForClaim(
-    deps,
-    () =>
-      db.transaction(async (tx) => {
-        await lockPayState(tx, accountId, refund.purchaseId);
-        return claimPurchase(tx, accountId, refund.purchaseId, 'refund');
-      }),
-    opts.waitMs,
-  );
+  const claim = await claimAlone(deps, accountId, refund.purchaseId, 'refund', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
   try {
     await executeClaimed(deps, accountId, refundId, claim, opts.resumed ?? false);
