@@ -37,8 +37,8 @@ import { MOVES } from './purchase-states.ts';
  *   `data`: `{ dispute_id, payment_id, kind, reason, amount_cents, currency, evidence_due_at }`.
  * - `dispute.closed`: a dispute ended. `data`: `{ dispute_id, payment_id, kind, outcome: 'won'|'lost'|'closed', amount_cents, currency }`;
  *   a chargeback may end twice (a reversal after a loss): each outcome is an event.
- * - `payment.release_failed`: a hold (or money) a cancelled purchase must give back was refused by
- *   its PSP, or the PSP could not be reached; a durable job tries again hourly until it is released
+ * - `payment.release_failed`: a hold (or money) a purchase must give back (cancelled, or money taken
+ *   after its purpose was gone) was refused by its PSP, or the PSP could not be reached; a durable job tries again hourly until it is released
  *   (docs/money-operations.md#one-money-operation-at-a-time). Written once per payment. `data`:
  *   `{ payment_id, amount_cents, reason }`.
  */

@@ -1,7 +1,8 @@
-import type { TransactionResult } from '../psp/connector.ts';
-import { recordResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
+import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import { findPayment, recordResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
+import { followUp, holdsMoney } from './release-hold.ts';
 import { sendGivenBackNotice } from './shopper-notices.ts';
 
 /**
@@ -17,17 +18,28 @@ export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: T
   const psp = await deps.psps.forPayment(payment);
   const ref = (r: TransactionResult) => resultRef(payment, r);
   let back: TransactionResult;
-  if (result.status === 'requires_action' || result.status === 'authorized') {
-    back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: ref(result) });
-    // Refused: the challenge was completed in between and the money captured; refunded below.
-    if (back.status !== 'voided') back = await psp.retrieve(ref(back));
-  } else back = result;
-  if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
-    back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transaction: ref(back), amountCents: back.capturedCents - back.refundedCents });
+  try {
+    if (result.status === 'requires_action' || result.status === 'authorized') {
+      back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: ref(result) });
+      // Refused: the challenge was completed in between and the money captured; refunded below.
+      if (back.status !== 'voided') back = await psp.retrieve(ref(back));
+    } else back = result;
+    if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
+      back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transaction: ref(back), amountCents: back.capturedCents - back.refundedCents });
+    }
+  } catch (err) {
+    // The PSP unreachable: a payment whose answer was recorded is followed up by the durable job
+    // (an unresolved one, a pledge's, is taken up by the reconciliation job, which gives it back).
+    if (err instanceof PspIntegrationError && holdsMoney(payment)) await followUp(deps, payment, `${err.code}: ${err.message}`);
+    throw err;
   }
   if (back === result && payment.status === result.status) return;
   const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
   await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now(), options));
+  // Refused by the PSP: never only a log line; the durable follow-up tries again until it is given
+  // back, and the merchant is told (docs/money-operations.md#one-money-operation-at-a-time).
+  const after = await findPayment(deps.db, payment.account_id, payment.id);
+  if (after && holdsMoney(after)) await followUp(deps, after, back.decline ? `${back.decline.reason}: ${back.decline.message}` : `the PSP shows the payment ${back.status}`);
   // Money that reached the card and went back: its cardholder is told, once (the notice's key),
   // whoever gave it back. A hold voided took nothing.
   const refunded = back.refundedCents - payment.refunded_cents;

@@ -1,5 +1,5 @@
 import type { JobScheduler } from '../jobs/scheduler.ts';
-import { RELEASE_JOB, releaseHold } from './cancel-purchase.ts';
+import { RELEASE_JOB, releaseHold } from './release-hold.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { CLAIM_RETRY_MS, JOB_CLAIM_WAIT_MS } from './money-claim.ts';
@@ -71,7 +71,7 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     const outcome = await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId), { waitMs: JOB_CLAIM_WAIT_MS });
     if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   });
-  // A hold of a cancelled purchase its PSP refused to release, tried again until released
+  // Money a purchase must give back that its PSP refused to release, tried again until released
   // (docs/money-operations.md#one-money-operation-at-a-time).
   jobs.register(RELEASE_JOB, async (job) => {
     if (!job.accountId) return;

@@ -15,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
-import { cancelPurchase, releaseHold } from '../../src/use-cases/cancel-purchase.ts';
+import { findPayment } from '../../src/payments/payment-repository.ts';
+import { cancelPurchase } from '../../src/use-cases/cancel-purchase.ts';
+import { giveBack } from '../../src/use-cases/give-back.ts';
+import { releaseHold } from '../../src/use-cases/release-hold.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -42,6 +45,25 @@ const ret = () => 'http://127.0.0.1:3000/return';
 const deps = (db = app.services.db): PaymentDeps => ({ ...app.services.payments, db, claimWaitMs: 0 });
 const actor = { label: 'test' };
 const q = async <T>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows;
+
+/** The deps with the payments' PSP unreachable for one operation (a fault outside the machine). */
+function unreachable(operation: 'void' | 'refund'): PaymentDeps {
+  return {
+    ...deps(),
+    psps: {
+      ...app.services.payments.psps,
+      forPayment: async (payment) => {
+        const real = await app.services.payments.psps.forPayment(payment);
+        return new Proxy(real, {
+          get: (target, prop) =>
+            prop === operation
+              ? () => Promise.reject(new PspIntegrationError(real.name, 'unreachable', `${operation}: no answer within 15000 ms`))
+              : (Reflect.get(target, prop, target) as unknown),
+        });
+      },
+    },
+  };
+}
 
 type Plan = 'DEFERRED' | 'INSTALLMENTS_3' | 'INSTALLMENTS_4';
 
@@ -214,21 +236,7 @@ describe('finding 2: a cancel gives back what the PSP refused to release', { tim
   it('a void the PSP could not take is followed up by a durable job until released, and the merchant is told once', async () => {
     const { id } = await paidPurchase('DEFERRED', 15_000);
     // The PSP is unreachable for the cancel's void (a fault outside the machine).
-    const down: PaymentDeps = {
-      ...deps(),
-      psps: {
-        ...app.services.payments.psps,
-        forPayment: async (payment) => {
-          const real = await app.services.payments.psps.forPayment(payment);
-          return new Proxy(real, {
-            get: (target, prop) =>
-              prop === 'void'
-                ? () => Promise.reject(new PspIntegrationError(real.name, 'unreachable', 'void: no answer within 15000 ms'))
-                : (Reflect.get(target, prop, target) as unknown),
-          });
-        },
-      },
-    };
+    const down = unreachable('void');
     expect(await cancelPurchase(down, { accountId: shop.accountId, purchaseId: id, actor })).toEqual({ kind: 'cancelled', state: 'CANCELLED' });
     const events = await q<{ type: string }>("SELECT type FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.release_failed'", [id]);
     expect(events).toHaveLength(1);
@@ -245,6 +253,21 @@ describe('finding 2: a cancel gives back what the PSP refused to release', { tim
     const held = await q(`SELECT t.id FROM payments p JOIN sandbox_psp_transactions t ON t.id = p.psp_transaction_id WHERE p.purchase_id = $1 AND t.status = 'held'`, [id]);
     expect(held).toEqual([]);
     expect(await q('SELECT status FROM payments WHERE purchase_id = $1', [id])).toEqual([{ status: 'voided' }]);
+  });
+});
+
+describe('a give-back the PSP could not take is followed up', { timeout: 120_000 }, () => {
+  it('money taken after its purpose was gone, whose refund failed at the PSP, is refunded by the durable job', async () => {
+    const { id } = await paidPurchase('INSTALLMENTS_3', 30_000);
+    const [captured] = await q<{ id: string }>("SELECT id FROM payments WHERE purchase_id = $1 AND status = 'captured'", [id]);
+    const payment = (await findPayment(app.services.db, shop.accountId, captured!.id))!;
+    const real = await app.services.payments.psps.forPayment(payment);
+    const result = await real.retrieve({ transactionId: payment.psp_transaction_id!, pspState: payment.psp_state });
+    await expect(giveBack(unreachable('refund'), payment, result)).rejects.toThrow(PspIntegrationError);
+    expect(await q("SELECT 1 FROM purchase_events WHERE purchase_id = $1 AND type = 'payment.release_failed'", [id])).toHaveLength(1);
+    expect(await releaseHold(deps(), shop.accountId, payment.id)).toBeUndefined();
+    expect(await findPayment(app.services.db, shop.accountId, payment.id)).toMatchObject({ status: 'refunded', refunded_cents: payment.captured_cents });
+    expect(await keptAtPsp(app.services.db, id)).toBe(0);
   });
 });
 

@@ -1,0 +1,86 @@
+import { EVENT } from '../domain/events.ts';
+import { scheduleJob } from '../jobs/scheduler.ts';
+import { findPayment, pspRef, recordResult, resultRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { lockPayState } from '../payments/pay-state-repository.ts';
+import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import type { PaymentDeps } from './deps.ts';
+
+/**
+ * Money a purchase must give back and whose PSP refused, or could not be reached
+ * (docs/money-operations.md#one-money-operation-at-a-time): a hold of a cancelled purchase, a
+ * payment taken after its purpose was gone (give-back.ts). Never only a log line: a durable job
+ * tries again until the PSP released it, and the merchant is told once.
+ */
+export const RELEASE_JOB = 'payment.release';
+/** How often a refused release is tried again (service clock). */
+const RELEASE_RETRY_MS = 60 * 60_000;
+/** The first follow-up runs soon after the refusal: most PSP faults are short. */
+const RELEASE_FIRST_MS = 60_000;
+
+/**
+ * One try at giving back what a payment holds: its hold voided, or what it captured refunded (a
+ * void refused because the PSP captured it; the amount is what the PSP shows left, so a refund
+ * that went through unanswered before is never made twice). `key` names the try: the first one's
+ * derives from the payment's key alone, so whoever makes it asks the PSP for the same operation; a
+ * follow-up's adds its run's instant, since an idempotent PSP answers a refused key's refusal again.
+ */
+export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: string): Promise<{ done: true } | { done: false; reason: string }> {
+  const { db, clock, logger } = deps;
+  const where = { account_id: hold.account_id, purchase_id: hold.purchase_id, payment_id: hold.id };
+  try {
+    const psp = await deps.psps.forPayment(hold);
+    let result: TransactionResult = hold.status === 'authorized' ? await psp.void({ idempotencyKey: key, transaction: pspRef(hold) }) : await psp.retrieve(pspRef(hold));
+    if (result.decline || result.status === 'captured') {
+      // Refused: what does the PSP hold? Captured money is given back; a hold still there is not.
+      const seen = result.status === 'captured' ? result : await psp.retrieve(resultRef(hold, result));
+      if (seen.status === 'captured' && seen.capturedCents - seen.refundedCents > 0) {
+        result = await psp.refund({ idempotencyKey: `${key}-refund`, transaction: resultRef(hold, seen), amountCents: seen.capturedCents - seen.refundedCents });
+      } else result = seen;
+    }
+    const released = !result.decline && (result.status === 'voided' || result.status === 'refunded' || result.status === 'expired' || result.status === 'declined');
+    await db.transaction(async (tx) => {
+      const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
+      const current = (await findPayment(tx, hold.account_id, hold.id))!;
+      // A refusal itself is not the payment's new state: only what the PSP holds is recorded.
+      if (!result.decline) await recordResult(tx, current, result, locked.state, clock.now());
+    });
+    if (released) return { done: true };
+    const reason = result.decline ? `${result.decline.reason}: ${result.decline.message}` : `the PSP shows the payment ${result.status}`;
+    logger.warn({ ...where, reason }, 'the PSP refused to give back what a payment holds: followed up');
+    return { done: false, reason };
+  } catch (err) {
+    if (!(err instanceof PspIntegrationError)) throw err;
+    logger.warn({ err, ...where }, 'could not give back what a payment holds: followed up');
+    return { done: false, reason: `${err.code}: ${err.message}` };
+  }
+}
+
+/** Whether a payment still holds money at its PSP, as Chipin recorded it: an authorisation, or captured money not refunded. */
+export function holdsMoney(p: Pick<PaymentRow, 'status' | 'captured_cents' | 'refunded_cents' | 'psp_transaction_id'>): boolean {
+  return p.psp_transaction_id !== null && (p.status === 'authorized' || p.status === 'requires_action' || (p.captured_cents > p.refunded_cents && p.status !== 'refunded'));
+}
+
+/** A release not done yet: the durable job takes it up, and the merchant learns it once (event `payment.release_failed`, webhook `releaseFailed`). */
+export async function followUp(deps: PaymentDeps, hold: PaymentRow, reason: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
+    const added = await scheduleJob(tx, {
+      kind: RELEASE_JOB,
+      key: `${RELEASE_JOB}:${hold.id}`,
+      runAt: new Date(now.getTime() + RELEASE_FIRST_MS),
+      payload: { paymentId: hold.id },
+      accountId: hold.account_id,
+    });
+    if (added) await writeEvent(tx, hold.account_id, hold.purchase_id, EVENT.releaseFailed, locked.state, { payment_id: hold.id, amount_cents: hold.amount_cents, reason }, now);
+  });
+}
+
+/** The follow-up job of one payment: tried again hourly until the PSP released it. Answers when to run again, if it must. */
+export async function releaseHold(deps: PaymentDeps, accountId: string, paymentId: string): Promise<{ retryAt: Date } | undefined> {
+  const hold = await findPayment(deps.db, accountId, paymentId);
+  if (!hold || !holdsMoney(hold)) return undefined;
+  const now = deps.clock.now();
+  const released = await releaseOnce(deps, hold, `${hold.idempotency_key}:release:${now.getTime()}`);
+  return released.done ? undefined : { retryAt: new Date(now.getTime() + RELEASE_RETRY_MS) };
+}
