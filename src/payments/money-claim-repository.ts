@@ -7,23 +7,30 @@ import type { Sql } from '../db/database.ts';
  * to another operation.
  */
 
-/** Takes the purchase's claim for `operation` unless another run holds it and its lease is live; answers the holder's operation when refused. */
+/**
+ * Takes a claim on the purchase for `operation` unless a live claim of another run forbids it: any
+ * live claim does, but those of `sharesWith` (operations that may run beside this one). Call under
+ * the purchase's row lock: the check and the insert are then one step for every claimant. Lapsed
+ * claims of the purchase are deleted on the way. Answers the holder's operation when refused.
+ */
 export async function takeMoneyClaim(
   tx: Sql,
   claim: { accountId: string; purchaseId: string; operation: string; token: string },
   leaseMs: number,
+  sharesWith: readonly string[] = [],
 ): Promise<{ taken: true } | { taken: false; heldBy: string }> {
-  const { rows } = await tx.query<{ token: string }>(
+  await tx.query('DELETE FROM money_claims WHERE account_id = $1 AND purchase_id = $2 AND lease_until < now()', [claim.accountId, claim.purchaseId]);
+  const held = await tx.query<{ operation: string }>(
+    'SELECT operation FROM money_claims WHERE account_id = $1 AND purchase_id = $2 AND token <> $3 AND NOT (operation = ANY($4::text[])) LIMIT 1',
+    [claim.accountId, claim.purchaseId, claim.token, sharesWith],
+  );
+  if (held.rows[0]) return { taken: false, heldBy: held.rows[0].operation };
+  await tx.query(
     `INSERT INTO money_claims (account_id, purchase_id, operation, token, claimed_at, lease_until)
-     VALUES ($1, $2, $3, $4, now(), now() + $5 * interval '1 millisecond')
-     ON CONFLICT (purchase_id) DO UPDATE SET operation = EXCLUDED.operation, token = EXCLUDED.token, claimed_at = EXCLUDED.claimed_at, lease_until = EXCLUDED.lease_until
-       WHERE money_claims.account_id = EXCLUDED.account_id AND (money_claims.lease_until < now() OR money_claims.token = EXCLUDED.token)
-     RETURNING token`,
+     VALUES ($1, $2, $3, $4, now(), now() + $5 * interval '1 millisecond')`,
     [claim.accountId, claim.purchaseId, claim.operation, claim.token, leaseMs],
   );
-  if (rows.length > 0) return { taken: true };
-  const held = await tx.query<{ operation: string }>('SELECT operation FROM money_claims WHERE account_id = $1 AND purchase_id = $2', [claim.accountId, claim.purchaseId]);
-  return { taken: false, heldBy: held.rows[0]?.operation ?? 'unknown' };
+  return { taken: true };
 }
 
 /** Extends a claim this run still holds (before another PSP call of a long operation); answers whether it still held it. */

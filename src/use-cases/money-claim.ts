@@ -34,6 +34,15 @@ export const JOB_CLAIM_WAIT_MS = 5_000;
 const DEFAULT_WAIT_MS = 2_000;
 const POLL_MS = 40;
 
+/**
+ * The operations that may hold the purchase beside one another: collections only. Two collections
+ * of one installment's attempt send the same PSP keys (the PSP captures or charges once, the first
+ * answer recorded is the one), and collections of different installments change no amount the
+ * other reads. A collection retried after its process died therefore goes on at once, beside the
+ * dead run's claim, instead of waiting for its lease.
+ */
+const SHARES_WITH: Partial<Record<MoneyOperation, readonly MoneyOperation[]>> = { collection: ['collection'] };
+
 export interface MoneyClaim {
   accountId: string;
   purchaseId: string;
@@ -69,7 +78,7 @@ export async function claimPurchase(
     if (await pendingRefundOf(tx, accountId, purchaseId)) return { kind: 'operation_in_progress', operation: 'refund' };
   }
   const claim: MoneyClaim = { accountId, purchaseId, operation, token: newUuid() };
-  const taken = await takeMoneyClaim(tx, claim, CLAIM_LEASE_MS);
+  const taken = await takeMoneyClaim(tx, claim, CLAIM_LEASE_MS, SHARES_WITH[operation] ?? []);
   return taken.taken ? claim : { kind: 'operation_in_progress', operation: taken.heldBy };
 }
 

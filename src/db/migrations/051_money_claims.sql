@@ -7,7 +7,9 @@
 -- never the sandbox clock) when another may take it over because the holder's process died.
 --
 -- Rows come and go with each operation: a table of their own keeps the purchases' rows (and their
--- HOT updates) untouched. The primary key is the purchase's: at most one claim per purchase.
+-- HOT updates) untouched. One row per holder: only collections share a purchase (the same
+-- installment's attempt carries the same PSP keys), which the code decides under the purchase's
+-- row lock; every other operation holds it alone.
 CREATE TABLE money_claims (
   account_id  uuid NOT NULL,
   purchase_id uuid NOT NULL REFERENCES purchases (id),
@@ -15,5 +17,5 @@ CREATE TABLE money_claims (
   token       uuid NOT NULL,
   claimed_at  timestamptz NOT NULL,
   lease_until timestamptz NOT NULL,
-  PRIMARY KEY (purchase_id)
+  PRIMARY KEY (purchase_id, token)
 );
