@@ -681,7 +681,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
 
   /**
    * Applies one verified webhook item to the payment it concerns, unless it would move the payment
-   * backwards (issue 60, docs/psp/adyen.md#notifications). Adyen signs no freshness and may deliver
+   * backwards (docs/psp/adyen.md#notifications). Adyen signs no freshness and may deliver
    * an item again, or late, after a newer one; the payment's state is rebuilt from items, so:
    * - an item already folded in (the same eventCode, pspReference and success: what Adyen signs, and
    *   the duplicate key of Adyen's own plugins) changes nothing again, whatever its eventDate, which

@@ -67,7 +67,7 @@ export function paymentStateOf(ref: TransactionRef): AdyenPaymentState {
   if (isObject(s.challengeForm)) p.challengeForm = structuredClone(s.challengeForm) as unknown as NonNullable<AdyenPaymentState['challengeForm']>;
   if (typeof s.expiresAt === 'string') p.expiresAt = new Date(s.expiresAt);
   if (typeof s.networkTxReference === 'string') p.networkTxReference = s.networkTxReference;
-  // The webhook items already folded in; a state stored before issue 60 has none.
+  // The webhook items already folded in; a state stored before they were kept has none.
   if (Array.isArray(s.events)) p.events = s.events.filter(isEventSeen).map((e) => ({ ...e }));
   return p;
 }

@@ -298,7 +298,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * `timestamp` with it. A webhook only names what to read: nothing of the state its body reports
    * is applied (docs/psp/hyperswitch.md#webhooks). A payment's is read with `retrieve`; a
    * dispute's here, from `GET /disputes/list` by its id, so that a webhook sent again after the
-   * dispute moved on (won, then lost) tells where it stands now (issue 60).
+   * dispute moved on (won, then lost) tells where it stands now.
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
     const secret = this.#secret.reveal().hashKey;

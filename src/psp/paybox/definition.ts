@@ -89,7 +89,7 @@ export const payboxDefinition: ConnectorDefinition = {
         'The Paybox Direct key (CLE): the back-office password of the Direct access Paybox sends for server-to-server calls (10 characters since 2013). Not the HMAC key of Paybox System. The Paybox Direct Plus option must be active on the contract.',
     },
     {
-      // Required since issue 60: without it no 3-D Secure return can be trusted (docs/psp/paybox.md#3-d-secure-remotempi).
+      // Required: without it no 3-D Secure return can be trusted (docs/psp/paybox.md#3-d-secure-remotempi).
       name: 'public_key',
       secret: false,
       required: true,
@@ -115,7 +115,7 @@ export const payboxDefinition: ConnectorDefinition = {
       if (!c[f]) throw new TypeError(`paybox: credential ${f} is missing`);
     }
     return new PayboxConnector({
-      // public_key is required for new accounts; one saved before issue 60 has none, and its 3-D Secure returns are refused until it is added.
+      // public_key is required for new accounts; an account saved before the field existed has none, and its 3-D Secure returns are refused until it is added (docs/psp/paybox.md).
       credentials: { site: c.site!, rank: c.rank!, identifier: c.identifier!, cle: c.cle!, ...(c.public_key ? { publicKey: c.public_key } : {}) },
       baseUrl: account.baseUrl,
       mpiUrl: mpiUrlFor(account.baseUrl),

@@ -13,8 +13,8 @@ import type { NotificationResult } from '../connector.ts';
  * - **Paybox's**: an RSA signature (SHA-1, PKCS #1 v1.5) in the last parameter (`Check`), base64
  *   and URL-encoded, over the parameters before it as `name=value` joined by `&`, each value
  *   URL-decoded, verified with Paybox's public key (the PSP account's `public_key`). It covers
- *   3DSTATUS and the rest: a shopper who failed the authentication cannot claim otherwise (until
- *   issue 60 it was not checked, and a forged `3DSTATUS=Y` authorised the payment).
+ *   3DSTATUS and the rest: a shopper who failed the authentication cannot claim otherwise (left
+ *   unchecked, a forged `3DSTATUS=Y` would authorise the payment).
  * - **Chipin's own** on IdSession: `<reference>.<HMAC-SHA256 of the reference under a key derived
  *   from the account's CLE>` (first 32 hex digits), so that a return Paybox signed for another
  *   account's session (or another merchant's) names no transaction of this one.
