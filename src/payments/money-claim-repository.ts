@@ -50,13 +50,13 @@ export async function releaseMoneyClaim(sql: Sql, claim: { accountId: string; pu
 /**
  * A charge of the purchase still unresolved (pending, or awaiting 3-D Secure) that could still take
  * money when it resolves: an installment's (a collection, the shopper's payment now), the pot's
- * rest, or a hold's renewal. `exceptKey`: the caller's own charge, being retried.
+ * rest, or a hold's renewal.
  */
-export async function unresolvedMoneyCharge(sql: Sql, accountId: string, purchaseId: string, exceptKey = ''): Promise<{ id: string; purpose: string } | undefined> {
+export async function unresolvedMoneyCharge(sql: Sql, accountId: string, purchaseId: string): Promise<{ id: string; purpose: string } | undefined> {
   const { rows } = await sql.query<{ id: string; purpose: string }>(
     `SELECT id, purpose FROM payments WHERE account_id = $1 AND purchase_id = $2 AND status IN ('pending', 'requires_action')
-       AND (purpose IN ('installment', 'rest') OR idempotency_key LIKE '%:reauth:%') AND idempotency_key <> $3 LIMIT 1`,
-    [accountId, purchaseId, exceptKey],
+       AND (purpose IN ('installment', 'rest') OR idempotency_key LIKE '%:reauth:%') LIMIT 1`,
+    [accountId, purchaseId],
   );
   return rows[0];
 }

@@ -18,7 +18,7 @@ import type { PaymentDeps } from './deps.ts';
  */
 
 /** The operations that take the claim, as the 409's message and the docs' table name them. */
-export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorization' | 'pot_settlement' | 'shopper_payment' | 'card_change' | 'give_back';
+export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorization' | 'pot_settlement' | 'shopper_payment' | 'card_change';
 
 /** How long a claim lives without renewal: longer than the PSP calls an operation makes between two renewals (15 s each at most: src/psp/registry.ts). */
 export const CLAIM_LEASE_MS = 120_000;
@@ -63,17 +63,17 @@ export const isInProgress = (x: unknown): x is InProgress => typeof x === 'objec
  * Takes the purchase's claim in the caller's transaction, which must hold the purchase's row lock
  * (lockPayState). `unresolvedBlocks`: the operation changes what is owed or refundable, so a
  * charge still awaiting its outcome (which would take the old amount) or a refund not finished
- * (whose allocations are not settled) makes it wait as well. `exceptKey`: the caller's own charge.
+ * (whose allocations are not settled) makes it wait as well.
  */
 export async function claimPurchase(
   tx: Sql,
   accountId: string,
   purchaseId: string,
   operation: MoneyOperation,
-  opts: { unresolvedBlocks?: boolean; exceptKey?: string } = {},
+  opts: { unresolvedBlocks?: boolean } = {},
 ): Promise<MoneyClaim | InProgress> {
   if (opts.unresolvedBlocks) {
-    const charge = await unresolvedMoneyCharge(tx, accountId, purchaseId, opts.exceptKey);
+    const charge = await unresolvedMoneyCharge(tx, accountId, purchaseId);
     if (charge) return { kind: 'operation_in_progress', operation: `${charge.purpose}_charge` };
     if (await pendingRefundOf(tx, accountId, purchaseId)) return { kind: 'operation_in_progress', operation: 'refund' };
   }
