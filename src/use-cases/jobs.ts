@@ -17,6 +17,8 @@ import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts'
 
 /** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, legacy expiry jobs, refunds cut short, hold renewals. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
+  /** A job that found the purchase claimed by another money operation runs again shortly (docs/money-operations.md#one-money-operation-at-a-time). */
+  const shortly = () => ({ retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) });
   jobs.register(POT_DEADLINE_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await settlePotDeadline(deps, job.accountId, String(job.payload.purchaseId), { waitMs: JOB_CLAIM_WAIT_MS });
@@ -38,7 +40,7 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     if (outcome === 'busy') return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_AFTER_MS) };
     // Another money operation holds the purchase: never abandoned, tried again once it is done
     // (docs/money-operations.md#one-money-operation-at-a-time).
-    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
+    if (outcome === 'in_progress') return shortly();
   });
   // Service-wide and perpetual: it reschedules itself, so a sandbox clock move runs it too.
   jobs.register(RECONCILE_JOB, async () => {
@@ -63,13 +65,13 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
   jobs.register(REFUND_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await executeRefund(deps, job.accountId, String(job.payload.refundId), { resumed: true, waitMs: JOB_CLAIM_WAIT_MS });
-    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
+    if (outcome === 'in_progress') return shortly();
   });
   // A hold renewed before it lapses (docs/money-operations.md#re-authorisation).
   jobs.register(REAUTH_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await reauthorizeHold(deps, job.accountId, String(job.payload.paymentId), { waitMs: JOB_CLAIM_WAIT_MS });
-    if (outcome === 'in_progress') return { retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
+    if (outcome === 'in_progress') return shortly();
   });
   // Money a purchase must give back that its PSP refused to release, tried again until released
   // (docs/money-operations.md#one-money-operation-at-a-time).

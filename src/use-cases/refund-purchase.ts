@@ -202,7 +202,6 @@ export async function executeRefund(
 
 async function executeClaimed(deps: PaymentDeps, accountId: string, refundId: string, claim: MoneyClaim, resumed: boolean): Promise<void> {
   const { db, psps, logger } = deps;
-  const opts = { resumed };
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return;
   const answers: Answer[] = [];
@@ -211,7 +210,7 @@ async function executeClaimed(deps: PaymentDeps, accountId: string, refundId: st
     const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
     const psp = await psps.forPayment(payment);
     try {
-      if (opts.resumed && allocation.kind === 'refund' && !(await otherPendingRefund(db, accountId, payment.id, allocation.id))) {
+      if (resumed && allocation.kind === 'refund' && !(await otherPendingRefund(db, accountId, payment.id, allocation.id))) {
         const seen = await psp.retrieve(pspRef(payment));
         if (seen.refundedCents - payment.refunded_cents >= allocation.amountCents) {
           logger.info({ account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'resumed refund already applied at the PSP: recorded, not sent again');

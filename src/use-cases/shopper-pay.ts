@@ -87,7 +87,9 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   // early" (once refused it is paid now, in full; before, `trigger_capture` is the merchant's).
   if (target.kind === 'rest' && (await deps.offers.byId(state.accountId, state.offerId))?.type !== 'INSTALLMENTS') return { kind: 'nothing_to_pay' };
   const card = await savedCard(deps, state);
-  const reserved = await reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl);
+  // Another money operation on the purchase: this request waits for it a little, then is in progress.
+  const reserved = await waitForClaim(deps, () => reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl));
+  if (isInProgress(reserved)) return { kind: 'in_progress' };
   if ('outcome' in reserved) return reserved.outcome;
   const { payment, claim } = reserved;
   try {
@@ -108,23 +110,10 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
 }
 
 /**
- * Under the purchase's lock: which installments the payment pays and how much, the payment row
- * with its key, and the installments reserved for it, before any PSP call.
+ * Under the purchase's lock and claim: which installments the payment pays and how much, the
+ * payment row with its key, and the installments reserved for it, before any PSP call.
  */
 async function reserve(
-  deps: PaymentDeps,
-  state: { accountId: string; id: string },
-  target: Target,
-  psp: { name: string; pspAccountId: string | null },
-  paymentMethodId: string,
-  returnUrl: (paymentId: string) => string,
-): Promise<{ payment: PaymentRow; claim: MoneyClaim } | { outcome: ShopperPayOutcome }> {
-  return waitForClaim(deps, () => reserveClaimed(deps, state, target, psp, paymentMethodId, returnUrl)).then((r) =>
-    isInProgress(r) ? { outcome: { kind: 'in_progress' as const } } : r,
-  );
-}
-
-async function reserveClaimed(
   deps: PaymentDeps,
   state: { accountId: string; id: string },
   target: Target,

@@ -74,7 +74,7 @@ export async function triggerCapture(deps: PaymentDeps, token: string): Promise<
   }
   if (state.state === 'LEADER_PROCESSED') {
     const outcome = await collectInstallment(deps, accountId, installmentId);
-    if (outcome === 'in_progress' || outcome === 'busy') return { kind: 'operation_in_progress', operation: outcome === 'busy' ? 'installment_charge' : 'collection' };
+    if (outcome === 'in_progress' || outcome === 'busy') return { kind: 'operation_in_progress', operation: outcome === 'busy' ? 'installment_charge' : 'money_operation' };
     if (outcome === 'not_collectable') {
       // Settled while this call waited for the claim (cancelled, refunded): its state says why.
       const now = (await loadPayState(db, accountId, purchaseId))!;
