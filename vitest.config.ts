@@ -34,6 +34,8 @@ export const DATABASE_INDEPENDENT = [
   'test/http/security-doc.test.ts',
   // Its own throwaway primary and standby (initdb, pg_basebackup), whatever DATABASE_URL names.
   'test/deploy/read-replica.test.ts',
+  // The plugins' fixtures and their re-stated signature rules (test/compat/README.md): files and hashes, no database.
+  'test/compat/fixtures.test.ts',
   // The docs read against the tree (module lists, citations): files only, no database.
   'test/docs/**',
   // The backup's archive_command on plain files (deploy/backup/archive-wal.sh).
