@@ -6,7 +6,7 @@
  * that route's cost that is Chipin's own arithmetic. Run: `npm run bench:schedule`. Figures:
  * docs/performance.md.
  */
-import type { Offer } from '../src/accounts/offer.ts';
+import { MERCHANT_PARAMETER_DEFAULTS, type Offer } from '../src/accounts/offer.ts';
 import { ScheduleMemo } from '../src/accounts/schedule-memo.ts';
 import { computeSchedule, type OfferTerms } from '../src/domain/schedule.ts';
 
@@ -41,6 +41,7 @@ const OFFER: Offer = {
   creditLender: null,
   lender: 'Bench',
   withdrawalDays: null,
+  ...MERCHANT_PARAMETER_DEFAULTS,
 };
 const memo = new ScheduleMemo();
 

@@ -26,12 +26,24 @@ interface OfferRow {
   psp_environment: 'test' | 'live' | null;
   credit_lender: string | null;
   withdrawal_days: number | null;
+  country_code: string | null;
+  css_url: string | null;
+  gtu_url: string | null;
+  gtu_label: string | null;
+  use_3ds: Offer['use3ds'];
+  leader_can_pay_alone: boolean;
+  purchase_end_notification_url: string | null;
+  send_confirmation_email: boolean;
+  send_owed_share_reminder: boolean;
+  hold_renewal_days: number;
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
   o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps,
-  psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days
+  psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days,
+  o.country_code, o.css_url, o.gtu_url, o.gtu_label, o.use_3ds, o.leader_can_pay_alone, o.purchase_end_notification_url,
+  o.send_confirmation_email, o.send_owed_share_reminder, o.hold_renewal_days
   FROM offers o JOIN accounts a ON a.id = o.account_id
   LEFT JOIN psp_accounts psa ON psa.account_id = o.account_id AND psa.id = o.psp_account_id`;
 
@@ -62,6 +74,16 @@ function toOffer(r: OfferRow): Offer {
     creditLender: r.credit_lender,
     lender: r.credit_lender ?? r.account_name,
     withdrawalDays: r.withdrawal_days,
+    countryCode: r.country_code,
+    cssUrl: r.css_url,
+    gtuUrl: r.gtu_url,
+    gtuLabel: r.gtu_label,
+    use3ds: r.use_3ds,
+    leaderCanPayAlone: r.leader_can_pay_alone,
+    purchaseEndNotificationUrl: r.purchase_end_notification_url,
+    sendConfirmationEmail: r.send_confirmation_email,
+    sendOwedShareReminder: r.send_owed_share_reminder,
+    holdRenewalDays: r.hold_renewal_days,
   };
 }
 
@@ -80,8 +102,35 @@ export async function lockOffer(tx: Sql, accountId: string, id: string): Promise
 export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t: EditableTerms): Promise<void> {
   await tx.query(
     `UPDATE offers SET fee_rate_bps = $3, fixed_fee_cents = $4, min_amount_cents = $5, max_amount_cents = $6, expiry_hours = $7,
-       pot_deadline_hours = $8, psp_account_id = $9, psp = $10, credit_lender = $11, withdrawal_days = $12 WHERE account_id = $1 AND id = $2`,
-    [accountId, id, t.feeRateBps, t.fixedFeeCents, t.minAmountCents, t.maxAmountCents, t.expiryHours, t.potDeadlineHours, t.pspAccountId, t.psp, t.creditLender, t.withdrawalDays],
+       pot_deadline_hours = $8, psp_account_id = $9, psp = $10, credit_lender = $11, withdrawal_days = $12,
+       country_code = $13, css_url = $14, gtu_url = $15, gtu_label = $16, use_3ds = $17, leader_can_pay_alone = $18,
+       purchase_end_notification_url = $19, send_confirmation_email = $20, send_owed_share_reminder = $21, hold_renewal_days = $22,
+       funding_cap_cents = $23 WHERE account_id = $1 AND id = $2`,
+    [
+      accountId,
+      id,
+      t.feeRateBps,
+      t.fixedFeeCents,
+      t.minAmountCents,
+      t.maxAmountCents,
+      t.expiryHours,
+      t.potDeadlineHours,
+      t.pspAccountId,
+      t.psp,
+      t.creditLender,
+      t.withdrawalDays,
+      t.countryCode,
+      t.cssUrl,
+      t.gtuUrl,
+      t.gtuLabel,
+      t.use3ds,
+      t.leaderCanPayAlone,
+      t.purchaseEndNotificationUrl,
+      t.sendConfirmationEmail,
+      t.sendOwedShareReminder,
+      t.holdRenewalDays,
+      t.fundingCapCents,
+    ],
   );
 }
 

@@ -40,7 +40,49 @@ export interface Offer {
   lender: string;
   /** The right of withdrawal's period set on this offer, in days (0: none); null: Chipin's rule (domain/credit-mentions.ts). */
   withdrawalDays: number | null;
+  /**
+   * The merchant parameters of the original interface (docs/back-office.md#merchant-parameters-of-the-original-interface).
+   * `countryCode`: where national phone numbers are read when the purchase names no country (ISO 3166 alpha-2);
+   * null: the account's, else the deployment's (docs/messaging.md#phone-numbers).
+   */
+  countryCode: string | null;
+  /** The merchant's stylesheet linked on the offer's hosted pages (https; docs/security.md#merchant-stylesheets); null: none. */
+  cssUrl: string | null;
+  /** The merchant's terms, linked by the pay button of a SHARED offer's pages; null: no link. */
+  gtuUrl: string | null;
+  /** The words of that link; null: Chipin's wording. */
+  gtuLabel: string | null;
+  /** When 3-D Secure is asked for: `always`, `never` (unless the card requires it), `auto` (Chipin's behaviour before the parameter existed). */
+  use3ds: 'always' | 'never' | 'auto';
+  /** Whether a SHARED purchase goes ahead when the leader names no friend (the leader then pays alone). */
+  leaderCanPayAlone: boolean;
+  /** Told `{reference, uid}` when a pot ends; null: nothing sent. */
+  purchaseEndNotificationUrl: string | null;
+  /** Whether the shopper is e-mailed a confirmation at the end of the payment. */
+  sendConfirmationEmail: boolean;
+  /** Whether the shopper is reminded, before it is charged, that a share (an installment, a deferred payment) will soon be debited. */
+  sendOwedShareReminder: boolean;
+  /**
+   * Days after it was placed when a hold that must outlive its authorisation is renewed at the
+   * latest (1 to 30); a hold its PSP lets lapse sooner is still renewed a day before it lapses
+   * (docs/money-operations.md#re-authorisation). 7, the default, changes nothing with holds of 7 days.
+   */
+  holdRenewalDays: number;
 }
+
+/** The merchant parameters of an offer that sets none (migration defaults): Chipin's behaviour before they existed. */
+export const MERCHANT_PARAMETER_DEFAULTS: Readonly<Omit<MerchantParameters, 'fundingCapCents'>> = {
+  countryCode: null,
+  cssUrl: null,
+  gtuUrl: null,
+  gtuLabel: null,
+  use3ds: 'auto',
+  leaderCanPayAlone: true,
+  purchaseEndNotificationUrl: null,
+  sendConfirmationEmail: true,
+  sendOwedShareReminder: true,
+  holdRenewalDays: 7,
+};
 
 /** Whether payments on this offer are tests: the built-in sandbox PSP, or a PSP account in its test environment. */
 export function inTestMode(offer: Pick<Offer, 'pspEnvironment'>): boolean {
@@ -51,4 +93,21 @@ export function inTestMode(offer: Pick<Offer, 'pspEnvironment'>): boolean {
 export type EditableTerms = Pick<
   Offer,
   'feeRateBps' | 'fixedFeeCents' | 'minAmountCents' | 'maxAmountCents' | 'expiryHours' | 'potDeadlineHours' | 'pspAccountId' | 'psp' | 'creditLender' | 'withdrawalDays'
+> &
+  MerchantParameters;
+
+/** The merchant parameters of the original interface an offer holds (docs/back-office.md#merchant-parameters-of-the-original-interface). */
+export type MerchantParameters = Pick<
+  Offer,
+  | 'countryCode'
+  | 'cssUrl'
+  | 'gtuUrl'
+  | 'gtuLabel'
+  | 'use3ds'
+  | 'leaderCanPayAlone'
+  | 'purchaseEndNotificationUrl'
+  | 'sendConfirmationEmail'
+  | 'sendOwedShareReminder'
+  | 'holdRenewalDays'
+  | 'fundingCapCents'
 >;

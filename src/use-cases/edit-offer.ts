@@ -189,6 +189,17 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
       potDeadlineHours: patch.pot_deadline_hours ?? offer.potDeadlineHours,
       creditLender: patch.credit_lender === undefined ? offer.creditLender : (patch.credit_lender?.trim() ?? null),
       withdrawalDays: patch.withdrawal_days === undefined ? offer.withdrawalDays : patch.withdrawal_days,
+      countryCode: offer.countryCode,
+      cssUrl: offer.cssUrl,
+      gtuUrl: offer.gtuUrl,
+      gtuLabel: offer.gtuLabel,
+      use3ds: offer.use3ds,
+      leaderCanPayAlone: offer.leaderCanPayAlone,
+      purchaseEndNotificationUrl: offer.purchaseEndNotificationUrl,
+      sendConfirmationEmail: offer.sendConfirmationEmail,
+      sendOwedShareReminder: offer.sendOwedShareReminder,
+      holdRenewalDays: offer.holdRenewalDays,
+      fundingCapCents: offer.fundingCapCents,
       ...psp,
     };
     const next: Offer = { ...offer, ...terms };

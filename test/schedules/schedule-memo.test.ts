@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Offer } from '../../src/accounts/offer.ts';
+import { MERCHANT_PARAMETER_DEFAULTS, type Offer } from '../../src/accounts/offer.ts';
 import { ScheduleMemo } from '../../src/accounts/schedule-memo.ts';
 import { offerTerms } from '../../src/domain/offer-terms.ts';
 import { computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';
@@ -31,6 +31,7 @@ const offer = (overrides: Partial<Offer> = {}): Offer => ({
   creditLender: null,
   lender: 'Test Shop',
   withdrawalDays: null,
+  ...MERCHANT_PARAMETER_DEFAULTS,
   ...overrides,
 });
 
