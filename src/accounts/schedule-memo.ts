@@ -1,4 +1,4 @@
-import { computeSchedule, type Schedule } from '../domain/schedule.ts';
+import { computeSchedule, type RequestedDates, type Schedule } from '../domain/schedule.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import type { Offer } from './offer.ts';
 
@@ -20,12 +20,12 @@ export class ScheduleMemo {
   /** @param max schedules kept in all (a few hundred bytes each) */
   constructor(private readonly max = 10_000) {}
 
-  /** computeSchedule(offerTerms(offer), amountCents, created), frozen: callers share it. */
-  schedule(offer: Offer, amountCents: number, created: string): Schedule {
-    const key = `${offer.id} ${amountCents} ${created}`;
+  /** computeSchedule(offerTerms(offer), amountCents, created, dates), frozen: callers share it. */
+  schedule(offer: Offer, amountCents: number, created: string, dates: RequestedDates = {}): Schedule {
+    const key = `${offer.id} ${amountCents} ${created} ${dates.secondInstallmentDate ?? ''} ${dates.deferredDate ?? ''}`;
     const known = this.#entries.get(key);
     if (known !== undefined && known.offer === offer) return known.schedule;
-    const schedule = freeze(computeSchedule(offerTerms(offer), amountCents, created));
+    const schedule = freeze(computeSchedule(offerTerms(offer), amountCents, created, dates));
     this.#entries.delete(key);
     if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(key, { offer, schedule });
@@ -36,5 +36,6 @@ export class ScheduleMemo {
 function freeze(s: Schedule): Schedule {
   for (const line of s.INSTALLMENT) Object.freeze(line);
   Object.freeze(s.INSTALLMENT);
+  if (s.DEFERRED) Object.freeze(s.DEFERRED);
   return Object.freeze(s);
 }

@@ -24,6 +24,8 @@ const SCHEDULE_REFUSAL_EN: Record<ScheduleErrorCode, string> = {
   usury_ceiling_exceeded: 'its TAEG would exceed the usury ceiling',
   invalid_amount: 'the amount is not valid',
   invalid_date: 'the date is not valid',
+  invalid_second_installment_date: 'the second installment date is not possible',
+  invalid_deferred_date: 'the deferred payment date is not possible',
 };
 
 const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
@@ -33,6 +35,8 @@ const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
   usury_ceiling_exceeded: 'son TAEG dépasserait le taux d’usure',
   invalid_amount: 'le montant n’est pas valide',
   invalid_date: 'la date n’est pas valide',
+  invalid_second_installment_date: 'la date de la deuxième échéance n’est pas possible',
+  invalid_deferred_date: 'la date du paiement différé n’est pas possible',
 };
 
 function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {

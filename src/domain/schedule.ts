@@ -44,8 +44,10 @@ export type ScheduleLine = {
 
 /** The schedule simulation response body. */
 export type Schedule = {
-  /** Chronological; the sum of `amount_cents` is the purchase amount. */
+  /** Chronological; the sum of `amount_cents` is the purchase amount. A DEFERRED offer has one line. */
   INSTALLMENT: ScheduleLine[];
+  /** DEFERRED offers only: the single payment again, as its own object (the shape the original provider's shop plugins read). */
+  DEFERRED?: ScheduleLine;
   /** Percent, e.g. 0 or 4.5. */
   debit_rate: number;
   /** Percent, 2 decimals, rounded half up. */
@@ -53,7 +55,34 @@ export type Schedule = {
 };
 
 /** Why a schedule cannot be offered; a closed set so each API family maps it in one place. */
-export type ScheduleErrorCode = 'amount_below_minimum' | 'amount_above_maximum' | 'amount_above_funding_cap' | 'usury_ceiling_exceeded' | 'invalid_amount' | 'invalid_date';
+export type ScheduleErrorCode =
+  | 'amount_below_minimum'
+  | 'amount_above_maximum'
+  | 'amount_above_funding_cap'
+  | 'usury_ceiling_exceeded'
+  | 'invalid_amount'
+  | 'invalid_date'
+  | 'invalid_second_installment_date'
+  | 'invalid_deferred_date';
+
+/**
+ * Due dates a purchase asks for instead of the offer's own (docs/schedules.md#requested-dates).
+ * Each is checked as a real 'yyyy-mm-dd' date whatever the offer's type, and used only by the
+ * type it names.
+ */
+export type RequestedDates = {
+  /**
+   * INSTALLMENTS: the second installment's due date; the later ones fall monthly from it. On or
+   * before `created` it is ignored (the offer's own dates apply); installments that would fall
+   * more than 12 months after `created` are added to the last one that does not.
+   */
+  secondInstallmentDate?: string;
+  /** DEFERRED: the payment's due date, after `created` and at the latest `created` + the offer's deferred days. */
+  deferredDate?: string;
+};
+
+/** The longest funding, in months from `created`, an installment plan may have (docs/schedules.md#requested-dates). */
+export const MAX_FUNDING_MONTHS = 12;
 
 /** A refusal caused by the request (amount, date) measured against the offer's terms. */
 export class ScheduleError extends Error {
@@ -67,11 +96,12 @@ export class ScheduleError extends Error {
 }
 
 /**
- * The schedule of a purchase of `amountCents` created on `created` ('yyyy-mm-dd').
+ * The schedule of a purchase of `amountCents` created on `created` ('yyyy-mm-dd'), on the
+ * offer's dates or on those the purchase asks for (`dates`).
  * @throws ScheduleError when the request does not fit the offer.
  * @throws RangeError when the offer terms themselves are inconsistent (a configuration bug).
  */
-export function computeSchedule(terms: OfferTerms, amountCents: number, created: string): Schedule {
+export function computeSchedule(terms: OfferTerms, amountCents: number, created: string, dates: RequestedDates = {}): Schedule {
   assertTerms(terms);
   if (!Number.isSafeInteger(amountCents) || amountCents <= 0) {
     throw new ScheduleError('invalid_amount', `amount must be a positive integer number of cents, got ${amountCents}`);
@@ -87,12 +117,14 @@ export function computeSchedule(terms: OfferTerms, amountCents: number, created:
   if (amountCents > terms.maxAmountCents) {
     throw new ScheduleError('amount_above_maximum', `amount ${amountCents} is above this offer's maximum of ${terms.maxAmountCents}`);
   }
+  checkDate(dates.secondInstallmentDate, 'invalid_second_installment_date', 'the second installment date');
+  checkDate(dates.deferredDate, 'invalid_deferred_date', 'the deferred payment date');
   const fees = feeCents(terms, amountCents);
   if (!Number.isSafeInteger(amountCents + fees)) {
     throw new ScheduleError('invalid_amount', `amount ${amountCents} plus fees is too large to represent exactly`);
   }
 
-  const lines = scheduleLines(terms, amountCents, fees, created);
+  const lines = scheduleLines(terms, amountCents, fees, created, dates);
   const credit = creditCents(terms, amountCents, lines);
   if (terms.fundingCapCents !== null && credit > terms.fundingCapCents) {
     throw new ScheduleError('amount_above_funding_cap', `the credit of ${credit} (amount not paid at checkout) is above this offer's funding cap of ${terms.fundingCapCents}`);
@@ -102,7 +134,18 @@ export function computeSchedule(terms: OfferTerms, amountCents: number, created:
   if (terms.usuryCeilingBps !== null && Math.round(taeg * 100) > terms.usuryCeilingBps) {
     throw new ScheduleError('usury_ceiling_exceeded', `the TAEG of ${taeg} % is above the usury ceiling of ${terms.usuryCeilingBps / 100} % for this offer`);
   }
-  return { INSTALLMENT: lines, debit_rate: terms.debitRateBps / 100, taeg };
+  const schedule: Schedule = { INSTALLMENT: lines, debit_rate: terms.debitRateBps / 100, taeg };
+  if (terms.type === 'DEFERRED') schedule.DEFERRED = { ...lines[0]! };
+  return schedule;
+}
+
+function checkDate(date: string | undefined, code: ScheduleErrorCode, what: string): void {
+  if (date === undefined) return;
+  try {
+    parseIsoDate(date);
+  } catch {
+    throw new ScheduleError(code, `${what} must be a real calendar date in yyyy-mm-dd form, got ${JSON.stringify(date)}`);
+  }
 }
 
 /**
@@ -127,24 +170,49 @@ export function feeCents(terms: Pick<OfferTerms, 'feeRateBps' | 'fixedFeeCents'>
   return Number(rateFee) + terms.fixedFeeCents;
 }
 
-function scheduleLines(terms: OfferTerms, amountCents: number, fees: number, created: string): ScheduleLine[] {
+function scheduleLines(terms: OfferTerms, amountCents: number, fees: number, created: string, dates: RequestedDates): ScheduleLine[] {
   try {
     if (terms.type === 'DEFERRED') {
-      return [{ amount_cents: amountCents, fees, payment_date: addDays(created, terms.deferredDays) }];
+      return [{ amount_cents: amountCents, fees, payment_date: deferredDate(terms, created, dates.deferredDate) }];
     }
     const n = terms.installments;
     const share = Math.floor(amountCents / n);
-    // The first line takes the remainder: the customer never pays a later cent more than the first.
-    return Array.from({ length: n }, (_, k) => ({
-      amount_cents: k === 0 ? amountCents - share * (n - 1) : share,
-      fees: k === 0 ? fees : 0,
-      payment_date: addMonthsClamped(created, k),
-    }));
+    // A second date on or before the purchase's own is no delay: the offer's dates apply.
+    const second = dates.secondInstallmentDate !== undefined && dates.secondInstallmentDate > created ? dates.secondInstallmentDate : undefined;
+    // The offer's own dates end at most 11 months after created: only a requested date can go further.
+    const latest = second === undefined ? '9999-12-31' : addMonthsClamped(created, MAX_FUNDING_MONTHS);
+    if (second !== undefined && second > latest) {
+      throw new ScheduleError(
+        'invalid_second_installment_date',
+        `the second installment date ${second} is more than ${MAX_FUNDING_MONTHS} months after created ${created}: the latest is ${latest}`,
+      );
+    }
+    const lines: ScheduleLine[] = [];
+    for (let k = 0; k < n; k++) {
+      // The first line takes the remainder: the customer never pays a later cent more than the first.
+      const amount = k === 0 ? amountCents - share * (n - 1) : share;
+      const date = k === 0 ? created : second === undefined ? addMonthsClamped(created, k) : addMonthsClamped(second, k - 1);
+      // Funding may not last beyond MAX_FUNDING_MONTHS: what would fall later is due with the last line that does not.
+      if (date > latest) lines[lines.length - 1]!.amount_cents += amount;
+      else lines.push({ amount_cents: amount, fees: k === 0 ? fees : 0, payment_date: date });
+    }
+    return lines;
   } catch (error) {
     // Only reachable near year 9999, where a later payment date has no yyyy-mm-dd form.
     if (error instanceof RangeError) throw new ScheduleError('invalid_date', `created ${created} is too late: ${error.message}`);
     throw error;
   }
+}
+
+/** The offer's latest date (created + deferred days), or the purchase's own date within (created, latest]. */
+function deferredDate(terms: OfferTerms, created: string, asked: string | undefined): string {
+  const latest = addDays(created, terms.deferredDays);
+  if (asked === undefined) return latest;
+  if (asked <= created) throw new ScheduleError('invalid_deferred_date', `the deferred payment date ${asked} must be after created ${created}`);
+  if (asked > latest) {
+    throw new ScheduleError('invalid_deferred_date', `the deferred payment date ${asked} is after the latest this offer allows, ${latest} (created + ${terms.deferredDays} days)`);
+  }
+  return asked;
 }
 
 function creditCents(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[]): number {

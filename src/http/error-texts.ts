@@ -21,6 +21,14 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   idempotency_key_in_use: { en: 'This request is already being processed.', fr: 'Cette requête est déjà en cours de traitement.' },
   invalid_amount: { en: 'The amount is not valid.', fr: "Le montant n'est pas valide." },
   invalid_date: { en: 'The date is not valid.', fr: "La date n'est pas valide." },
+  invalid_second_installment_date: {
+    en: 'The date of the second installment is not possible for this payment option.',
+    fr: "La date de la deuxième échéance n'est pas possible pour ce mode de paiement.",
+  },
+  invalid_deferred_date: {
+    en: 'The date of the deferred payment is not possible for this payment option.',
+    fr: "La date du paiement différé n'est pas possible pour ce mode de paiement.",
+  },
   amount_below_minimum: { en: 'The amount is too low for this payment option.', fr: 'Le montant est trop faible pour ce mode de paiement.' },
   amount_above_maximum: { en: 'The amount is too high for this payment option.', fr: 'Le montant est trop élevé pour ce mode de paiement.' },
   amount_above_funding_cap: { en: 'The amount to finance is too high for this payment option.', fr: 'Le montant à financer est trop élevé pour ce mode de paiement.' },

@@ -39,6 +39,8 @@ export type ErrorCode =
   // schedule simulation (ScheduleError codes, src/domain/schedule.ts, plus SHARED offers)
   | 'invalid_amount'
   | 'invalid_date'
+  | 'invalid_second_installment_date'
+  | 'invalid_deferred_date'
   | 'amount_below_minimum'
   | 'amount_above_maximum'
   | 'amount_above_funding_cap'

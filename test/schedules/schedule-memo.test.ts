@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MERCHANT_PARAMETER_DEFAULTS, type Offer } from '../../src/accounts/offer.ts';
 import { ScheduleMemo } from '../../src/accounts/schedule-memo.ts';
 import { offerTerms } from '../../src/domain/offer-terms.ts';
-import { computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';
+import { addDays, computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';
 
 const offer = (overrides: Partial<Offer> = {}): Offer => ({
   id: '0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a',
@@ -57,11 +57,15 @@ describe('schedule memo', () => {
         fc.constantFrom(2, 3, 4, 10),
         fc.integer({ min: 0, max: 1_000 }),
         fc.integer({ min: 0, max: 500 }),
-        (amount, created, n, feeRateBps, fixedFeeCents) => {
+        fc.option(fc.integer({ min: 0, max: 400 }), { nil: undefined }),
+        (amount, created, n, feeRateBps, fixedFeeCents, secondAfter) => {
           const o = offer({ installments: n, feeRateBps, fixedFeeCents });
-          const expected = outcome(() => computeSchedule(offerTerms(o), amount, created));
-          expect(outcome(() => memo.schedule(o, amount, created))).toEqual(expected);
-          expect(outcome(() => memo.schedule(o, amount, created))).toEqual(expected);
+          // A requested second date is part of what is remembered: the same amount and day with another date is another schedule.
+          const dates = secondAfter === undefined ? {} : { secondInstallmentDate: addDays(created, secondAfter) };
+          const expected = outcome(() => computeSchedule(offerTerms(o), amount, created, dates));
+          expect(outcome(() => memo.schedule(o, amount, created, dates))).toEqual(expected);
+          expect(outcome(() => memo.schedule(o, amount, created, dates))).toEqual(expected);
+          expect(outcome(() => memo.schedule(o, amount, created))).toEqual(outcome(() => computeSchedule(offerTerms(o), amount, created)));
         },
       ),
       { numRuns: 300 },

@@ -79,10 +79,11 @@ describe('schedule simulation: happy paths', () => {
     });
   });
 
-  it('deferred 30 days: one line on created + 30 days; with the default zero fee the TAEG is 0', async () => {
+  it('deferred 30 days: one line on created + 30 days, also as DEFERRED; with the default zero fee the TAEG is 0', async () => {
     const res = await a.post(back(a.offer('DEFERRED')), { amount_cents: 30_000, created: '2026-01-31' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ INSTALLMENT: [{ amount_cents: 30_000, fees: 0, payment_date: '2026-03-02' }], debit_rate: 0, taeg: 0 });
+    const line = { amount_cents: 30_000, fees: 0, payment_date: '2026-03-02' };
+    expect(res.json()).toEqual({ INSTALLMENT: [line], DEFERRED: line, debit_rate: 0, taeg: 0 });
   });
 
   it('uses every term of the offer: fee rate, fixed fee, debit rate', async () => {

@@ -30,16 +30,20 @@ const SimulationRequest = Type.Object(
   { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST] },
 );
 
+const Line = {
+  amount_cents: Type.Integer({ description: 'Share of the purchase amount paid on this date; the shares add up to the amount' }),
+  fees: Type.Integer({ description: 'Fees paid on top of amount_cents on this date (all on the first line)' }),
+  payment_date: Type.String({ format: 'date', description: '`yyyy-mm-dd`; the first line of an installment plan is paid at checkout' }),
+};
+
 /** The schedule simulation's answer; the eligibility call answers the same object per eligible offer. */
 export const SimulationResponse = Type.Object(
   {
-    INSTALLMENT: Type.Array(
-      Type.Object({
-        amount_cents: Type.Integer({ description: 'Share of the purchase amount paid on this date; the shares add up to the amount' }),
-        fees: Type.Integer({ description: 'Fees paid on top of amount_cents on this date (all on the first line)' }),
-        payment_date: Type.String({ format: 'date', description: '`yyyy-mm-dd`; the first line of an installment plan is paid at checkout' }),
+    INSTALLMENT: Type.Array(Type.Object(Line), { description: 'Chronological; one line for a DEFERRED offer' }),
+    DEFERRED: Type.Optional(
+      Type.Object(Line, {
+        description: "DEFERRED offers only: the single payment again (the same figures as INSTALLMENT's one line), the object the original provider's shop plugins read",
       }),
-      { description: 'Chronological' },
     ),
     debit_rate: Type.Number({ description: 'Nominal annual interest rate of the offer, in percent (0 for fee-only offers)' }),
     taeg: Type.Number({ description: 'Annual percentage rate of charge (Directive 2008/48/EC), in percent, 2 decimals' }),
@@ -67,6 +71,9 @@ const Params = Type.Object({ merchant_uid: Type.String({ description: 'Offer (`m
 const FIELD_OF: Record<ScheduleError['code'], string | undefined> = {
   invalid_amount: 'amount_cents',
   invalid_date: 'created',
+  invalid_second_installment_date: 'second_installment_date',
+  // The simulation takes no deferred date: only a purchase's deferredPaymentDate asks for one.
+  invalid_deferred_date: undefined,
   amount_below_minimum: 'amount_cents',
   amount_above_maximum: 'amount_cents',
   amount_above_funding_cap: 'amount_cents',
