@@ -406,6 +406,10 @@ export const TABLES = {
     request_key: 'text null',
     /** The sum of its succeeded refund allocations, kept by a trigger (migration 049). */
     refunded_cents: 'int8 default',
+    plugin_settings: 'jsonb null',
+    merchant_origin: 'text null',
+    second_installment_date: 'date null',
+    deferred_payment_date: 'date null',
   },
   reconciliation_mismatches: {
     id: 'uuid',

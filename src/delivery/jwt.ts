@@ -19,7 +19,8 @@ export function signHs256(payload: Readonly<Record<string, unknown>>, secret: st
 
 /**
  * The payload of a token signed with `secret` under HS256, or undefined when it is malformed,
- * uses another algorithm, or its signature does not match. Claims (`exp`, ...) are the caller's.
+ * uses another algorithm, or its signature does not match. Claims (`exp`, ...) are the caller's,
+ * or {@link verifyHs256Claims}'.
  */
 export function verifyHs256(token: string, secret: string): Record<string, unknown> | undefined {
   const parts = token.split('.');
@@ -32,6 +33,46 @@ export function verifyHs256(token: string, secret: string): Record<string, unkno
     const expected = mac(`${header}.${payload}`, secret);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     const body: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a token was refused by {@link verifyHs256Claims}. */
+export type JwtRefusal = 'invalid' | 'expired' | 'not_yet_valid';
+
+/**
+ * {@link verifyHs256}, then its time claims at `now`: `exp` (RFC 7519 §4.1.4) and `nbf` (§4.1.5)
+ * when present, each a number of seconds, with `leewaySeconds` of clock skew between the
+ * signer and us. A time claim that is not a number makes the token invalid.
+ */
+export function verifyHs256Claims(
+  token: string,
+  secret: string,
+  now: Date,
+  leewaySeconds = 30,
+): { ok: true; payload: Record<string, unknown> } | { ok: false; reason: JwtRefusal } {
+  const payload = verifyHs256(token, secret);
+  if (!payload) return { ok: false, reason: 'invalid' };
+  const t = now.getTime() / 1000;
+  const { exp, nbf } = payload;
+  if ((exp !== undefined && typeof exp !== 'number') || (nbf !== undefined && typeof nbf !== 'number')) return { ok: false, reason: 'invalid' };
+  if (typeof exp === 'number' && t > exp + leewaySeconds) return { ok: false, reason: 'expired' };
+  if (typeof nbf === 'number' && t < nbf - leewaySeconds) return { ok: false, reason: 'not_yet_valid' };
+  return { ok: true, payload };
+}
+
+/**
+ * The payload of a compact JWS read WITHOUT checking its signature: only to learn which key
+ * verifies it (the offer a signed direct call names). Nothing read here may be trusted before
+ * {@link verifyHs256} accepted the token with that key.
+ */
+export function unverifiedPayload(token: string): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const body: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
     return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -171,6 +171,11 @@ export const TEXT = {
     pledgeClosedText: 'This pot is closed: nothing will be charged.',
     pledgeFullText: 'The pot is already complete: nothing will be charged. Thank you!',
     pledgeNotFound: 'This link does not exist.',
+    directRefusedTitle: 'This payment could not be started',
+    directRefused: 'The shop sent a request this payment service cannot use. Go back to the shop and try again, or choose another means of payment.',
+    directRefusedDetail: 'For the shop:',
+    directPaidTitle: 'Already paid',
+    directPaid: 'This order is already paid. Nothing more will be charged.',
   },
   fr: {
     soldBy: 'Vendu par',
@@ -337,6 +342,12 @@ export const TEXT = {
     pledgeClosedText: 'Cette cagnotte est close\u00a0: rien ne sera débité.',
     pledgeFullText: 'La cagnotte est déjà complète\u00a0: rien ne sera débité. Merci\u00a0!',
     pledgeNotFound: "Ce lien n'existe pas.",
+    directRefusedTitle: "Ce paiement n'a pas pu démarrer",
+    directRefused:
+      'La boutique a envoyé une demande que ce service de paiement ne peut pas utiliser. Revenez à la boutique pour réessayer, ou choisissez un autre moyen de paiement.',
+    directRefusedDetail: 'Pour la boutique\u00a0:',
+    directPaidTitle: 'Déjà payée',
+    directPaid: 'Cette commande est déjà payée. Rien de plus ne sera débité.',
   },
 } satisfies Record<Lang, unknown>;
 

@@ -12,7 +12,8 @@ import type { Product, Purchase } from './purchase.ts';
 export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
-  p.refunded_cents, c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
+  p.refunded_cents, p.merchant_origin, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
+  to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
   c.last_name AS client_last_name`;
 
 export interface PurchaseRow {
@@ -39,6 +40,9 @@ export interface PurchaseRow {
   created_at: Date;
   updated_at: Date;
   refunded_cents: number;
+  merchant_origin: string | null;
+  second_installment_date: string | null;
+  deferred_payment_date: string | null;
   client_id: string;
   client_ref: string | null;
   client_email: string;
@@ -71,6 +75,9 @@ export function toPurchase(r: PurchaseRow): Purchase {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     refundedCents: Number(r.refunded_cents ?? 0),
+    merchantOrigin: r.merchant_origin ?? null,
+    secondInstallmentDate: r.second_installment_date ?? null,
+    deferredPaymentDate: r.deferred_payment_date ?? null,
     client: {
       id: r.client_id,
       ref: r.client_ref,
@@ -97,6 +104,27 @@ export async function findPurchase(sql: Sql, accountId: string, id: string): Pro
 export async function findPurchaseByRequestKey(sql: Sql, accountId: string, requestKey: string): Promise<Purchase | undefined> {
   const { rows } = await sql.query<PurchaseRow>(`SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE p.account_id = $1 AND p.request_key = $2`, [accountId, requestKey]);
   return rows[0] && toPurchase(rows[0]);
+}
+
+/**
+ * The offer's purchases of a merchant reference, newest first (at most 20: a reference has a
+ * handful): what the direct call of the front reuses or refuses (docs/plugin-integration.md#reloads-and-references).
+ */
+export async function findReferencePurchases(sql: Sql, accountId: string, offerId: string, ref: string): Promise<Purchase[]> {
+  const { rows } = await sql.query<PurchaseRow>(
+    `SELECT ${PURCHASE_COLUMNS} ${FROM} WHERE p.account_id = $1 AND p.ref = $2 AND p.offer_id = $3 ORDER BY p.created_at DESC, p.id DESC LIMIT 20`,
+    [accountId, ref, offerId],
+  );
+  return rows.map(toPurchase);
+}
+
+/**
+ * Takes, until the caller's transaction ends, the lock of one offer's reference: calls of the
+ * direct call of the front for one order run one at a time, so that two at once find one
+ * purchase (docs/plugin-integration.md#reloads-and-references).
+ */
+export async function lockReference(tx: Sql, offerId: string, ref: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`purchase-ref:${offerId}:${ref}`]);
 }
 
 /** A purchase by uuid alone: only for pages reached through the purchase's own unguessable link. */
@@ -251,6 +279,12 @@ export interface NewPurchase {
   client: { ref?: string; email: string; firstName?: string; lastName?: string };
   /** The creating request's key, when it carried an Idempotency-Key (`requestKey` in src/http/idempotency.ts). */
   requestKey?: string | undefined;
+  /** The direct call of the front's own (docs/plugin-integration.md): see {@link Purchase}. */
+  merchantOrigin?: string;
+  secondInstallmentDate?: string;
+  deferredPaymentDate?: string;
+  /** The settings kept without a column of their own (migration comment: `plugin_settings`). */
+  pluginSettings?: Record<string, unknown>;
 }
 
 // A client is unique per account by the merchant's ref, else by e-mail
@@ -290,8 +324,10 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), p AS (
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
-         metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key)
-       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28
+         metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key, merchant_origin,
+         second_installment_date, deferred_payment_date, plugin_settings)
+       SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28, $29,
+         $30::date, $31::date, $32::jsonb
        FROM c
        RETURNING *
      ), e AS (
@@ -328,6 +364,10 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       new Date(now.getTime() + p.offer.expiryHours * 3_600_000),
       p.errorNotificationUrl ?? null,
       p.requestKey ?? null,
+      p.merchantOrigin ?? null,
+      p.secondInstallmentDate ?? null,
+      p.deferredPaymentDate ?? null,
+      p.pluginSettings === undefined ? null : JSON.stringify(p.pluginSettings),
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

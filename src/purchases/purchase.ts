@@ -35,6 +35,15 @@ export interface Purchase {
   updatedAt: Date;
   /** What the merchant's refunds gave back so far (succeeded allocations), minor units. */
   refundedCents: number;
+  /**
+   * The origin that may frame the hosted checkout and receives its messages, when the purchase
+   * was created by the direct call of the front (docs/plugin-integration.md#the-merchant-origin);
+   * null: the callback URL's origin.
+   */
+  merchantOrigin: string | null;
+  /** `YYYY-MM-DD` asked by the direct call's secondInstallmentPaymentDate / deferredPaymentDate (docs/schedules.md). */
+  secondInstallmentDate: string | null;
+  deferredPaymentDate: string | null;
   client: {
     id: string;
     ref: string | null;

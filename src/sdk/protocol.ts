@@ -144,7 +144,8 @@ export function acceptMessage(
 
 /**
  * Where the hosted page may post (its `targetOrigin`) and who may frame it: the purchase's
- * merchant origin (the callback URL's origin), else Chipin's own origin. Never `*`.
+ * merchant origin (the direct call's, else the callback URL's origin: `callbackUrl` is either),
+ * else Chipin's own origin. Never `*`.
  */
 export function merchantOrigin(callbackUrl: string | null | undefined, chipinOrigin: string): string {
   return originOf(callbackUrl) ?? chipinOrigin;

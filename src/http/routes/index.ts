@@ -30,6 +30,7 @@ import type { App } from '../types.ts';
 import { registerAssets } from './hosted-pages/assets.ts';
 import { registerCheckout } from './hosted-pages/checkout.ts';
 import { registerPledgePages } from './hosted-pages/pledge.ts';
+import { registerDirectCall } from './hosted-pages/purchase.ts';
 import { registerPspChallenge } from './hosted-pages/psp-challenge.ts';
 import { registerSdk } from './hosted-pages/sdk.ts';
 import { registerV1Clients } from './merchant-v1/clients.ts';
@@ -108,6 +109,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);
   registerCheckout(app, services);
+  registerDirectCall(app, services);
   registerPledgePages(app, services);
   registerShopperSignIn(app, services);
   registerShopperPurchases(app, services);

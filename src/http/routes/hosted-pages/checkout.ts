@@ -145,7 +145,7 @@ export function registerCheckout(app: App, services: Services): void {
     status = 200,
     decline?: string,
   ) {
-    pageHeaders(reply, ctx.purchase.callbackUrl);
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl);
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // Once money moved, the banner follows the PSP account the payment ran on, not the offer's of today.
@@ -153,7 +153,7 @@ export function registerCheckout(app: App, services: Services): void {
     const testMode = paidOn ? paidOn === 'test' : inTestMode(ctx.offer);
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
     const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
-    const frame = message || embed ? { target: merchantOrigin(ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
+    const frame = message || embed ? { target: merchantOrigin(ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
       const result = await leaderResultFigures(db, ctx.purchase.accountId, ctx.purchase.id);

@@ -6,12 +6,13 @@ import type { Services } from '../../../services.ts';
 /**
  * Headers of every hosted page: our CSP, no caching of personal pages (no sniffing and no
  * referrer: every answer's, docs/security.md#security-headers). A purchase page may be embedded
- * by the merchant's own site: the origin of its callback URL.
+ * by the merchant's own site: its merchant origin (docs/plugin-integration.md#the-merchant-origin),
+ * else the origin of its callback URL; `embedderUrl` is either, a URL or an origin.
  */
-export function pageHeaders(reply: FastifyReply, callbackUrl?: string | null): FastifyReply {
+export function pageHeaders(reply: FastifyReply, embedderUrl?: string | null): FastifyReply {
   let embedder: string | undefined;
   try {
-    embedder = callbackUrl ? new URL(callbackUrl).origin : undefined;
+    embedder = embedderUrl ? new URL(embedderUrl).origin : undefined;
   } catch {
     embedder = undefined;
   }
