@@ -23,7 +23,7 @@ export const DATABASE_INDEPENDENT = [
   'test/sdk/sdk-assets.test.ts',
   'test/dashboard/french.test.ts',
   // Connectors against their PSP's fake server, and the fakes' kit: HTTP wire formats, no SQL of ours.
-  'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit,monetico,centralpay,payline,dalenys,paybox,sips,checkout,mercadopago,midtrans,braintree,hyperswitch,hyperswitch-openapi}.test.ts',
+  'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit,monetico,centralpay,payline,dalenys,paybox,sips,checkout,mercadopago,midtrans,braintree,hyperswitch,hyperswitch-openapi,three-d-secure-choice}.test.ts',
   'test/psp/*.live.test.ts',
   // Hostile input against the HTTP layer: refused before any SQL runs.
   'test/http/fuzz.test.ts',

@@ -186,6 +186,32 @@ export interface AuthorizeInput {
    * PSP's equivalent). Chipin sets it on the leader's checkout of every offer that charges later.
    */
   storeForLater?: boolean;
+  /**
+   * The merchant's 3-D Secure choice, the offer's `use3ds` (docs/psp-connectors.md#the-merchants-3-d-secure-choice):
+   * `always` asks the PSP to authenticate the shopper; `never` asks it not to, unless the card's
+   * issuer requires it. Absent: the offer's `auto`, the PSP (and the issuer) decide as they always
+   * did. A connector reads it through {@link askedThreeDSecure}, never directly.
+   */
+  threeDSecure?: 'always' | 'never';
+}
+
+/** An offer's 3-D Secure choice, as the merchant sets it (`use3ds`). */
+export type ThreeDSecureChoice = 'always' | 'never' | 'auto';
+
+/** The part of an authorisation that carries an offer's 3-D Secure choice: nothing for `auto`, so that its calls stay what they were. */
+export function threeDSecureInput(choice: ThreeDSecureChoice): Pick<AuthorizeInput, 'threeDSecure'> {
+  return choice === 'auto' ? {} : { threeDSecure: choice };
+}
+
+/**
+ * What a connector asks its PSP for. `never` is not honoured on a checkout that stores the card
+ * for later charges: PSD2 wants that consent strongly authenticated, and the merchant-initiated
+ * charges that follow are declined without it; such a checkout asks as under `auto`.
+ */
+export function askedThreeDSecure(input: Pick<AuthorizeInput, 'threeDSecure' | 'storeForLater'>): ThreeDSecureChoice {
+  if (input.threeDSecure === 'always') return 'always';
+  if (input.threeDSecure === 'never' && !input.storeForLater) return 'never';
+  return 'auto';
 }
 
 /** A merchant-initiated charge on a stored card (PSD2 MIT). */

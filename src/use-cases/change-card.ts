@@ -1,6 +1,6 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import type { CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
 import {
   afterResult,
@@ -92,7 +92,8 @@ export async function changeCard(
   });
   if ('outcome' in reserved) return reserved.outcome;
   try {
-    return await checkNewCard(deps, purchase, card, returnUrl, state.currency, psp, reserved.payment);
+    const use3ds = (await deps.offers.byId(state.accountId, state.offerId))?.use3ds ?? 'auto';
+    return await checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, reserved.payment);
   } finally {
     await releaseClaim(db, reserved.claim);
   }
@@ -104,7 +105,7 @@ async function checkNewCard(
   purchase: { accountId: string; id: string },
   card: CardInput,
   returnUrl: (paymentId: string) => string,
-  currency: string,
+  { currency, use3ds }: { currency: string; use3ds: ThreeDSecureChoice },
   psp: Awaited<ReturnType<typeof savedCard>>['psp'],
   payment: PaymentRow,
 ): Promise<ChangeCardOutcome> {
@@ -133,6 +134,7 @@ async function checkNewCard(
     capture: 'manual',
     returnUrl: back,
     storeForLater: true,
+    ...threeDSecureInput(use3ds),
   });
   return finishCardCheck(deps, row, result);
 }
@@ -160,6 +162,7 @@ export async function resolveCardCheck(deps: PaymentDeps, payment: PaymentRow): 
   let result: TransactionResult;
   if (payment.status === 'pending') {
     const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!;
+    const offer = await deps.offers.byId(payment.account_id, state.offerId);
     result = await psp.authorize({
       idempotencyKey: payment.idempotency_key,
       paymentMethodId: payment.psp_method_id!,
@@ -168,6 +171,7 @@ export async function resolveCardCheck(deps: PaymentDeps, payment: PaymentRow): 
       capture: 'manual',
       returnUrl: payment.psp_return_url!,
       storeForLater: true,
+      ...threeDSecureInput(offer?.use3ds ?? 'auto'),
     });
   } else {
     result = await psp.retrieve(pspRef(payment));

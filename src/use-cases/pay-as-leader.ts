@@ -16,7 +16,7 @@ import { formatIsoDate } from '../domain/apr.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
 import { riskRefusedComment } from '../domain/risk-rules.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { isPspFault, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
+import { isPspFault, threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
@@ -225,6 +225,7 @@ async function checkoutAtPsp(
     capture: plan.capture,
     returnUrl: card_.returnUrl,
     storeForLater: storeForLater(plan),
+    ...threeDSecureInput(offer.use3ds),
   });
   return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
 }
@@ -301,6 +302,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
       capture: plan.capture,
       returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
       storeForLater: storeForLater(plan),
+      ...threeDSecureInput(offer.use3ds),
     });
   } else {
     result = await psp.retrieve(pspRef(payment));

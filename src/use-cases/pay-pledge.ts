@@ -5,7 +5,7 @@ import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { Offer } from '../accounts/offer.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
-import type { AttachResult, CardInput, DeclineReason, TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
 import {
   countPledgePayments,
@@ -83,6 +83,7 @@ export async function payPledge(
     currency: reservation.currency,
     capture: 'automatic',
     returnUrl: reservation.payment.psp_return_url!,
+    ...threeDSecureInput(offer.use3ds),
   });
   return finishPledge(deps, pledge, reservation.payment, result);
 }
@@ -179,6 +180,7 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
       return undefined;
     }
     const purchase = (await loadPayState(db, payment.account_id, payment.purchase_id))!;
+    const offer = await deps.offers.byId(payment.account_id, purchase.offerId);
     result = await psp.authorize({
       idempotencyKey: payment.idempotency_key,
       paymentMethodId: payment.psp_method_id,
@@ -186,6 +188,7 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
       currency: purchase.currency,
       capture: 'automatic',
       returnUrl: payment.psp_return_url ?? pledgeReturnUrl(deps.publicUrl, pledge.id, payment.id),
+      ...threeDSecureInput(offer?.use3ds ?? 'auto'),
     });
   } else if (payment.status === 'requires_action' && payment.psp_transaction_id) {
     result = await psp.retrieve(pspRef(payment));

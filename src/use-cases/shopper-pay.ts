@@ -3,7 +3,7 @@ import { earlyRepayment, installmentPaidComment, repaidEarlyComment } from '../d
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelJob } from '../jobs/scheduler.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import {
   installmentCounts,
   lockScheduledInstallments,
@@ -85,7 +85,8 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   if (state.state !== 'LEADER_PROCESSED') return { kind: 'not_payable', state: state.state };
   // A deferred payment is one line, whose fee is the price of the deferral: it is not "repaid
   // early" (once refused it is paid now, in full; before, `trigger_capture` is the merchant's).
-  if (target.kind === 'rest' && (await deps.offers.byId(state.accountId, state.offerId))?.type !== 'INSTALLMENTS') return { kind: 'nothing_to_pay' };
+  const offer = await deps.offers.byId(state.accountId, state.offerId);
+  if (target.kind === 'rest' && offer?.type !== 'INSTALLMENTS') return { kind: 'nothing_to_pay' };
   const card = await savedCard(deps, state);
   // Another money operation on the purchase: this request waits for it a little, then is in progress.
   const reserved = await waitForClaim(deps, () => reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl));
@@ -100,6 +101,7 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
       currency: state.currency,
       capture: 'automatic',
       returnUrl: payment.psp_return_url!,
+      ...threeDSecureInput(offer?.use3ds ?? 'auto'),
     });
     return await finish(deps, payment, result, target.kind === 'rest');
   } finally {
@@ -190,6 +192,7 @@ export async function resolveShopperPayment(deps: PaymentDeps, payment: PaymentR
   let result: TransactionResult;
   if (payment.status === 'pending') {
     const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!;
+    const offer = await deps.offers.byId(payment.account_id, state.offerId);
     result = await psp.authorize({
       idempotencyKey: payment.idempotency_key,
       paymentMethodId: payment.psp_method_id!,
@@ -197,6 +200,7 @@ export async function resolveShopperPayment(deps: PaymentDeps, payment: PaymentR
       currency: state.currency,
       capture: 'automatic',
       returnUrl: payment.psp_return_url!,
+      ...threeDSecureInput(offer?.use3ds ?? 'auto'),
     });
   } else {
     result = await psp.retrieve(pspRef(payment));

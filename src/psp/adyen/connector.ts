@@ -19,6 +19,7 @@ import {
   type TransactionRef,
   type TransactionResult,
   type TransactionStatus,
+  askedThreeDSecure,
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import {
@@ -395,7 +396,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
           recurringProcessingModel: input.storeForLater ? 'UnscheduledCardOnFile' : 'CardOnFile',
           returnUrl: input.returnUrl,
           channel: 'Web',
-          authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' } },
+          authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' }, ...attemptAuthentication(askedThreeDSecure(input)) },
         };
         if (input.storeForLater) body.storePaymentMethod = true;
         if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
@@ -947,4 +948,14 @@ function readEventItems(event: NotificationEvent | undefined): EventItem[] {
       Number.isSafeInteger(i.value) &&
       (i.eventDate === undefined || typeof i.eventDate === 'string'),
   ) as EventItem[];
+}
+
+/**
+ * The merchant's 3-D Secure choice as Adyen's `authenticationData.attemptAuthentication`, which
+ * overrides its Dynamic 3D Secure rules. Adyen's `never` declines a payment that PSD2 or the
+ * issuer requires authenticated instead of authenticating it
+ * (docs/psp-connectors.md#the-merchants-3-d-secure-choice). `auto`: not sent, Adyen's rules decide.
+ */
+function attemptAuthentication(choice: 'always' | 'never' | 'auto'): { attemptAuthentication?: 'always' | 'never' } {
+  return choice === 'auto' ? {} : { attemptAuthentication: choice };
 }

@@ -11,6 +11,7 @@ import {
   type PspConnector,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
@@ -140,7 +141,9 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
       currency: input.currency,
       capture: input.capture === 'automatic',
       processing_channel_id: this.#channel,
-      '3ds': { enabled: true },
+      // The merchant's 3-D Secure choice as the issuer is told it (`challenge_indicator`); `auto`:
+      // Checkout.com's default, no preference (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
+      '3ds': { enabled: true, ...challengeIndicator(askedThreeDSecure(input)) },
       success_url: input.returnUrl,
       failure_url: input.returnUrl,
       // PSD2: a customer-initiated payment; when the shopper agrees to later charges, it is the
@@ -348,4 +351,10 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     };
     return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<TransactionResult>);
   }
+}
+
+/** Checkout.com's `3ds.challenge_indicator` for a merchant's 3-D Secure choice: a challenge asked for, or none; nothing for `auto`. */
+function challengeIndicator(choice: 'always' | 'never' | 'auto'): { challenge_indicator?: 'challenge_requested' | 'no_challenge_requested' } {
+  if (choice === 'always') return { challenge_indicator: 'challenge_requested' };
+  return choice === 'never' ? { challenge_indicator: 'no_challenge_requested' } : {};
 }

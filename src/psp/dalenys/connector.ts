@@ -15,6 +15,7 @@ import {
   type PspState,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
@@ -363,8 +364,10 @@ export class DalenysConnector extends KitConnector implements PspConnector {
         ALIASMODE: 'oneclick',
         '3DSECURE': 'yes',
         '3DSECUREDISPLAYMODE': 'main',
-        // PSD2: the checkout that consents to later charges asks the issuer for strong authentication.
-        ...(input.storeForLater ? { '3DSECUREPREFERENCE': 'sca' } : {}),
+        // PSD2: the checkout that consents to later charges asks the issuer for strong
+        // authentication, as does the merchant's `always`; its `never` asks for none, the issuer
+        // deciding whether it may (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
+        ...threeDSecurePreference(input),
         CLIENTIDENT: this.#clientIdent(input.paymentMethodId),
         DESCRIPTION: 'Chipin',
         ...CLIENT,
@@ -508,4 +511,11 @@ export class DalenysConnector extends KitConnector implements PspConnector {
       throw e;
     }
   }
+}
+
+/** Dalenys' `3DSECUREPREFERENCE` of an on-session payment; none: the issuer decides. */
+function threeDSecurePreference(input: AuthorizeInput): { '3DSECUREPREFERENCE'?: 'sca' | 'frictionless' } {
+  const asked = askedThreeDSecure(input);
+  if (input.storeForLater || asked === 'always') return { '3DSECUREPREFERENCE': 'sca' };
+  return asked === 'never' ? { '3DSECUREPREFERENCE': 'frictionless' } : {};
 }

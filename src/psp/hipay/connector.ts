@@ -12,6 +12,7 @@ import {
   type PspConnector,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import { withAmounts } from '../kit/amounts-state.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
@@ -169,6 +170,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const { product, token } = this.#paymentMethod(input.paymentMethodId);
     const storeForLater = input.storeForLater === true;
+    const asked = askedThreeDSecure(input);
     const fields: Record<string, string> = {
       operation: input.capture === 'automatic' ? 'Sale' : 'Authorization',
       payment_product: product,
@@ -179,8 +181,10 @@ export class HipayConnector extends KitConnector implements PspConnector {
       // E-commerce, shopper present (appendix, "Electronic Commerce Indicator").
       eci: '7',
       // 3-D Secure if available; mandatory when the card is stored for merchant-initiated charges
-      // (PSD2: the consent to store needs strong customer authentication).
-      authentication_indicator: storeForLater ? '2' : '1',
+      // (PSD2: the consent to store needs strong customer authentication) or the merchant wants it
+      // always; bypassed (0) when the merchant wants it never, the issuer deciding whether it may
+      // (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
+      authentication_indicator: storeForLater || asked === 'always' ? '2' : asked === 'never' ? '0' : '1',
       accept_url: input.returnUrl,
       decline_url: input.returnUrl,
       pending_url: input.returnUrl,

@@ -16,6 +16,7 @@ import {
   type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
@@ -192,9 +193,10 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       confirm: true,
       capture_method: input.capture,
       customer_id: customer,
-      // PSD2 CIT: the shopper is here and may be asked for 3-D Secure.
+      // PSD2 CIT: the shopper is here and may be asked for 3-D Secure; not when the merchant wants
+      // it never (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
       off_session: false,
-      authentication_type: 'three_ds',
+      authentication_type: askedThreeDSecure(input) === 'never' ? 'no_three_ds' : 'three_ds',
       return_url: input.returnUrl,
       payment_method: 'card',
       recurring_details: { type: 'payment_method_id', data: method },

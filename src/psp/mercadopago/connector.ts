@@ -19,6 +19,7 @@ import {
   type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
@@ -275,8 +276,11 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
           capture: input.capture === 'automatic',
           // An approval or a rejection, never `in_process` (manual review): Chipin needs an answer.
           binary_mode: true,
-          // The issuer decides; a challenge answers `pending_challenge` with three_ds_info.
-          three_d_secure_mode: 'optional',
+          // The issuer decides; a challenge answers `pending_challenge` with three_ds_info. The
+          // merchant's `never`: `not_supported`, no 3-D Secure (Mercado Pago rejects what the issuer
+          // requires authenticated); its `always` has no value of its own and is `optional`
+          // (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
+          three_d_secure_mode: askedThreeDSecure(input) === 'never' ? 'not_supported' : 'optional',
           callback_url: input.returnUrl,
           // The shopper consents to later charges: the first payment of Mercado Pago's "automatic payments messaging".
           ...(input.storeForLater === true ? { point_of_interaction: { type: 'SUBSCRIPTIONS', transaction_data: { first_time_use: true } } } : {}),

@@ -13,6 +13,7 @@ import {
   type PspState,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
@@ -399,11 +400,13 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
       input.currency,
       input.capture === 'automatic',
       {
-        // The card registered under the alias, the shopper present: 3-D Secure as the issuer wants.
+        // The card registered under the alias, the shopper present: 3-D Secure as the issuer wants,
+        // a challenge preferred when the card is stored or the merchant wants it always, none
+        // requested when the merchant wants it never (docs/psp-connectors.md#the-merchants-3-d-secure-choice).
         aliascb: input.paymentMethodId,
         url_retour_ok: input.returnUrl,
         url_retour_err: input.returnUrl,
-        ThreeDSecureChallenge: input.storeForLater ? 'challenge_preferred' : 'no_preference',
+        ThreeDSecureChallenge: challengePreference(input),
       },
     );
   }
@@ -552,4 +555,11 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
       throw e;
     }
   }
+}
+
+/** Monetico's `ThreeDSecureChallenge` for an on-session payment. */
+function challengePreference(input: AuthorizeInput): 'challenge_preferred' | 'no_challenge_requested' | 'no_preference' {
+  const asked = askedThreeDSecure(input);
+  if (input.storeForLater || asked === 'always') return 'challenge_preferred';
+  return asked === 'never' ? 'no_challenge_requested' : 'no_preference';
 }

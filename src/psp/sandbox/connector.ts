@@ -3,6 +3,7 @@ import type { Database, Sql } from '../../db/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
+  askedThreeDSecure,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -200,6 +201,9 @@ export class SandboxPsp implements PspConnector {
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError(`capture must be automatic or manual`);
+    const asked = askedThreeDSecure(input);
+    // The 3-D Secure choice is not part of the call's identity (as in every connector): a replay
+    // after the merchant changed it answers what was done.
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl];
     return this.#idempotent('authorize', input.idempotencyKey, params, async (tx, now) => {
       const pm = await this.#paymentMethod(tx, input.paymentMethodId);
@@ -211,7 +215,10 @@ export class SandboxPsp implements PspConnector {
         case 'dispute_fraudulent':
         case 'dispute_inquiry':
         case 'fraud_warning':
-          approve(row, now);
+          // `always`: the issuer of every approving card challenges when asked to. `never` changes
+          // nothing here: the only card that challenges requires it (docs/psp-connectors.md#test-cards).
+          if (asked === 'always') challenge(row);
+          else approve(row, now);
           break;
         case 'do_not_honor':
           refuse(row, 'do_not_honor');
@@ -220,8 +227,7 @@ export class SandboxPsp implements PspConnector {
           refuse(row, 'insufficient_funds');
           break;
         case 'challenge':
-          row.status = 'pending_authentication';
-          row.challenge_token = randomBytes(24).toString('base64url');
+          challenge(row);
           break;
       }
       await insertTransaction(tx, row);
@@ -493,6 +499,12 @@ export class SandboxPsp implements PspConnector {
       return { ok: true, changed: true, returnUrl: row.return_url };
     });
   }
+}
+
+/** The transaction waits for the shopper on the 3-D Secure page, whose form carries this token. */
+function challenge(row: TransactionRow): void {
+  row.status = 'pending_authentication';
+  row.challenge_token = randomBytes(24).toString('base64url');
 }
 
 function newTransaction(paymentMethodId: string, amountCents: number, currency: string, capture: 'automatic' | 'manual', offSession: boolean, now: Date): TransactionRow {

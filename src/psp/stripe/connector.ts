@@ -17,6 +17,7 @@ import {
   type PspRecordPage,
   type TransactionRef,
   type TransactionResult,
+  askedThreeDSecure,
 } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
@@ -269,6 +270,10 @@ export class StripeConnector extends KitConnector implements PspConnector {
           // PSD2 CIT that stores the card: later off-session intents on this customer and
           // payment method are merchant-initiated, and Stripe links them to this one itself.
           ...(input.storeForLater ? { setup_future_usage: 'off_session' as const } : {}),
+          // The merchant's `always`: 3-D Secure asked of the issuer whatever Radar would decide.
+          // Stripe has no value that forgoes it (`automatic`, its default, is `auto` and `never`:
+          // docs/psp-connectors.md#the-merchants-3-d-secure-choice).
+          ...(askedThreeDSecure(input) === 'always' ? { payment_method_options: { card: { request_three_d_secure: 'any' as const } } } : {}),
           expand: EXPAND,
         },
         { idempotencyKey: input.idempotencyKey },

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
+import { smtpListener } from '../helpers/smtp.ts';
+import { card, CARDS, newShop, type Shop } from './support.ts';
+
+/**
+ * The merchant parameters that change what happens (docs/back-office.md's table; their meaning in
+ * docs/hosted-payment.md, docs/messaging.md, docs/money-operations.md, docs/psp-connectors.md),
+ * each observed both ways through what a shopper or the PSP sees: the sandbox PSP's 3-D Secure
+ * challenge, the leader refused alone, e-mails received at a real SMTP listener, the renewal
+ * job's due time. A database of its own: the pre-charge notice moves the sandbox clock.
+ */
+
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
+let iso: IsolatedDatabase;
+let db: Database;
+let app: TestApp;
+beforeAll(async () => {
+  smtp = await smtpListener();
+  iso = await isolatedDatabase();
+  db = await iso.open();
+  app = await startTestApp({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, jobPollIntervalMs: 0, logLevel: 'silent' }, { db, shareDatabase: true });
+});
+afterAll(async () => {
+  await app?.close();
+  await iso?.dispose();
+  await smtp?.close();
+});
+
+const ret = () => 'http://127.0.0.1:3000/return';
+const deps = () => app.services.payments;
+
+/** A shop whose offers of `type` set these merchant parameters (columns of migration 053). */
+async function shopWith(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', set: Record<string, unknown>): Promise<Shop> {
+  const shop = await newShop(app);
+  for (const [column, value] of Object.entries(set)) await db.query(`UPDATE offers SET ${column} = $2 WHERE account_id = $1 AND type = $3`, [shop.accountId, value, type]);
+  app.services.payments.offers.forget(shop.accountId);
+  return shop;
+}
+
+describe('use3ds: the 3-D Secure challenge the sandbox PSP asks for', () => {
+  it('always: a card that never asks is challenged, the leader’s and a pledger’s; auto: not', async () => {
+    const always = await shopWith('SHARED', { use_3ds: 'always' });
+    const id = await always.purchase();
+    const leader = await payAsLeader(deps(), { id, accountId: always.accountId }, card(CARDS.ok), [], ret);
+    expect(leader.kind).toBe('challenge');
+
+    const auto = await shopWith('SHARED', { use_3ds: 'auto' });
+    const plain = await auto.purchase();
+    expect(await payAsLeader(deps(), { id: plain, accountId: auto.accountId }, card(CARDS.ok), [], ret)).toEqual({ kind: 'processed', state: 'SUCCESSFUL' });
+
+    // A pledger of a pot whose offer says `always`: the pot opened with a leader who completed
+    // nothing yet would not do, so the pot is opened under `auto`, then the offer turns to `always`.
+    const pot = await auto.purchase();
+    expect(await payAsLeader(deps(), { id: pot, accountId: auto.accountId }, card(CARDS.ok), [{ email: 'ann@example.com', amountCents: 3_000 }], ret)).toEqual({
+      kind: 'processed',
+      state: 'LEADER_PROCESSED',
+    });
+    await db.query("UPDATE offers SET use_3ds = 'always' WHERE account_id = $1 AND type = 'SHARED'", [auto.accountId]);
+    app.services.payments.offers.forget(auto.accountId);
+    const [pledge] = await listPledges(db, auto.accountId, pot);
+    const paid = await payPledge(deps(), pledge!, card(CARDS.ok), ret);
+    expect(paid.kind).toBe('challenge');
+  });
+
+  it('never: a card that requires 3-D Secure is still challenged (the issuer decides), any other goes through as under auto', async () => {
+    const never = await shopWith('SHARED', { use_3ds: 'never' });
+    const required = await never.purchase();
+    expect((await payAsLeader(deps(), { id: required, accountId: never.accountId }, card(CARDS.challenge), [], ret)).kind).toBe('challenge');
+    const plain = await never.purchase();
+    expect(await payAsLeader(deps(), { id: plain, accountId: never.accountId }, card(CARDS.ok), [], ret)).toEqual({ kind: 'processed', state: 'SUCCESSFUL' });
+  });
+});
