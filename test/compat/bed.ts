@@ -42,9 +42,11 @@ export function compatBed(): CompatBed {
     await bed.receiver?.close();
     await db?.dispose();
   });
-  beforeEach(() => {
+  beforeEach(async () => {
     bed.receiver.received.length = 0;
     bed.receiver.answer = { kind: 'status', code: 404 };
+    // Each test's shop is a new one: deliveries still pending for an earlier test's shop are dropped.
+    await bed.app.services.db.query(`UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE status = 'pending'`);
   });
   bed.offer = (kind) => bed.merchant.merchant.offers.find((o) => o.type === kind && (kind !== 'INSTALLMENTS' || o.installments === 3))!;
   bed.target = (kind) => ({ merchantUid: bed.offer(kind).merchant_uid, shopOrigin: `http://127.0.0.1:${bed.receiver.port}` });
