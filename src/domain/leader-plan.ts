@@ -40,6 +40,17 @@ export interface LeaderPlan {
 
 export type PlanProblem = ShareProblem | { code: 'schedule'; message: string };
 
+/** Why a leader alone is refused, as the API says it (the hosted page says it in the shopper's language). */
+export const PLEDGER_REQUIRED = 'at least one pledger is required: this offer does not let the leader pay alone';
+
+/**
+ * Whether a leader about to pay alone must invite someone first: a pot whose merchant turned
+ * `leaderCanPayAlone` off is paid with at least one pledger (docs/hosted-payment.md#rules).
+ */
+export function pledgerRequired(offer: { type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED'; leaderCanPayAlone: boolean }, pledgerCount: number): boolean {
+  return offer.type === 'SHARED' && !offer.leaderCanPayAlone && pledgerCount === 0;
+}
+
 /**
  * The leader's plan for a purchase of `amountCents` created on `createdAt`, pledgers' shares
  * given. SHARED alone: everything captured. SHARED with friends: a guarantee holding only what

@@ -181,7 +181,7 @@ function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
   const mine = Math.max(p.amountCents - typedShares(v), 0);
   return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}" data-legend="${t.friendLegend(0)}">
   <legend>${t.friends}</legend>
-  <p class="muted">${t.friendsHint}</p>
+  <p class="muted" id="friends-hint">${v.offer.leaderCanPayAlone ? t.friendsHint : `${t.friendRequired} ${t.friendsHint}`}</p>
   <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, v.errors))}</div>
   <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
   <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>

@@ -8,6 +8,8 @@ import {
   leaderRefusedComment,
   planLeaderPayment,
   plannedCharges,
+  pledgerRequired,
+  PLEDGER_REQUIRED,
   type LeaderPlan,
   type PlanProblem,
 } from '../domain/leader-plan.ts';
@@ -71,7 +73,7 @@ export type LeaderOutcome =
    * new offer's checkout and pays again on its terms.
    */
   | { kind: 'offer_changed' }
-  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'psp_amount'; message: string } };
+  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'pledger_required'; message: string } | { code: 'psp_amount'; message: string } };
 
 /** One checkout attempt under way: what the steps after the leader's authorisation need. */
 interface LeaderCheckout {
@@ -109,6 +111,9 @@ export async function payAsLeader(
   if (context.offerId !== undefined && context.offerId !== state.offerId) return { kind: 'offer_changed' };
   const offer = (await deps.offers.byId(purchase.accountId, state.offerId))!;
   if (offer.type !== 'SHARED' && pledgers.length > 0) return { kind: 'invalid', field: 'pledgers', problem: { code: 'not_shared' } };
+  // Checked before anything is reserved or attached, at each attempt: a checkout already under way
+  // (a challenge, a replay) goes on under the terms it started with.
+  if (pledgerRequired(offer, pledgers.length)) return { kind: 'invalid', field: 'pledgers', problem: { code: 'pledger_required', message: PLEDGER_REQUIRED } };
   const plan = planLeaderPayment(
     offer,
     state.amountCents,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
+import { PLEDGER_REQUIRED } from '../../src/domain/leader-plan.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
@@ -73,5 +74,50 @@ describe('use3ds: the 3-D Secure challenge the sandbox PSP asks for', () => {
     expect((await payAsLeader(deps(), { id: required, accountId: never.accountId }, card(CARDS.challenge), [], ret)).kind).toBe('challenge');
     const plain = await never.purchase();
     expect(await payAsLeader(deps(), { id: plain, accountId: never.accountId }, card(CARDS.ok), [], ret)).toEqual({ kind: 'processed', state: 'SUCCESSFUL' });
+  });
+});
+
+describe('leaderCanPayAlone', () => {
+  it('false: the leader alone is refused, nothing attached nor charged; with one friend the pot opens', async () => {
+    const shop = await shopWith('SHARED', { leader_can_pay_alone: false });
+    const id = await shop.purchase();
+    expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).toEqual({
+      kind: 'invalid',
+      field: 'pledgers',
+      problem: { code: 'pledger_required', message: PLEDGER_REQUIRED },
+    });
+    expect((await db.query('SELECT 1 FROM payments WHERE purchase_id = $1', [id])).rows).toEqual([]);
+    expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [{ email: 'bob@example.com', amountCents: 2_500 }], ret)).toEqual({
+      kind: 'processed',
+      state: 'LEADER_PROCESSED',
+    });
+  });
+
+  it('false: the hosted checkout says a friend is needed, refuses a form without one (422, the first friend’s field named) and charges nothing; true: paid alone', async () => {
+    const shop = await shopWith('SHARED', { leader_can_pay_alone: false });
+    const id = await shop.purchase();
+    const path = `/pay/pur_${id}`;
+    const page = await app.server.inject(path);
+    expect(page.body).toContain('Invite at least one friend');
+    const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+    const token = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const form = `csrf=${encodeURIComponent(token)}&holder_name=Lea&card_number=4242424242424242&card_expiry=12%2F30&card_cvc=123`;
+    const alone = await app.server.inject({ method: 'POST', url: path, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form });
+    expect(alone.statusCode).toBe(422);
+    expect(alone.body).toContain('Invite at least one friend: this shop does not let you pay for this purchase alone.');
+    expect(alone.body).toMatch(/id="pledger_email_0"[^>]*aria-invalid="true"/);
+    expect((await db.query('SELECT 1 FROM payments WHERE purchase_id = $1', [id])).rows).toEqual([]);
+
+    const open = await shopWith('SHARED', {});
+    const other = await open.purchase();
+    const otherPage = await app.server.inject(`/pay/pur_${other}`);
+    expect(otherPage.body).not.toContain('Invite at least one friend');
+    const res = await app.server.inject({
+      method: 'POST',
+      url: `/pay/pur_${other}`,
+      headers: { cookie: String(otherPage.headers['set-cookie']).split(';')[0]!, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `csrf=${encodeURIComponent(/name="csrf" value="([^"]+)"/.exec(otherPage.body)![1]!)}&holder_name=Lea&card_number=4242424242424242&card_expiry=12%2F30&card_cvc=123`,
+    });
+    expect(res.statusCode).toBe(303);
   });
 });

@@ -210,6 +210,9 @@ export function registerCheckout(app: App, services: Services): void {
         return show(request, reply, fresh, { holder: kept.holder, errors: { message: t.offerChanged } }, 409);
       }
       case 'invalid': {
+        // The merchant requires a pot: the first friend's row is where to act (docs/hosted-payment.md#rules).
+        if (result.problem.code === 'pledger_required')
+          return show(request, reply, ctx, { ...kept, errors: { message: t.friendRequired, fields: { pledger_email_0: t.friendRequired } } }, 422);
         const message =
           result.problem.code === 'not_shared'
             ? t.notShared
