@@ -14,6 +14,7 @@ export const DATABASE_INDEPENDENT = [
   'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica}.test.ts',
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
+  'test/sdk/pledg-script.test.ts',
   'test/jobs/config.test.ts',
   'test/delivery/{policy,front-result,notification-signature,refusal-body}.test.ts',
   'test/outbound/**',

@@ -2,24 +2,25 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 
-/** The built SDK: minified JavaScript and its Subresource Integrity hash. */
+/** A built script: minified JavaScript and its Subresource Integrity hash. */
 export interface SdkBundle {
   code: string;
-  /** `sha384-…`, what a merchant's `<script integrity>` holds (docs/front-end.md prints it). */
+  /** `sha384-…`, what a merchant's `<script integrity>` holds (docs/front-end.md prints chipin.js's). */
   integrity: string;
 }
 
-let cached: SdkBundle | undefined;
+const cached = new Map<string, SdkBundle>();
 
 /**
- * Builds src/sdk/chipin.ts once per process (lazily, ~20 ms) with esbuild. The output depends
- * only on the sources and the pinned esbuild version, so the SRI hash is the same on every
- * process and every start; test/sdk/sdk-assets.test.ts checks the docs print that hash.
+ * Builds an entry point of src/sdk once per process (lazily, ~20 ms) with esbuild. The output
+ * depends only on the sources and the pinned esbuild version, so the SRI hash is the same on
+ * every process and every start; test/sdk/sdk-assets.test.ts checks the docs print that hash.
  */
-export function sdkBundle(): SdkBundle {
-  if (cached) return cached;
+function build(entry: string): SdkBundle {
+  const done = cached.get(entry);
+  if (done) return done;
   const result = buildSync({
-    entryPoints: [fileURLToPath(new URL('./chipin.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     bundle: true,
     minify: true,
     format: 'iife',
@@ -32,6 +33,17 @@ export function sdkBundle(): SdkBundle {
     sourcemap: false,
   });
   const code = result.outputFiles[0]!.text;
-  cached = { code, integrity: `sha384-${createHash('sha384').update(code, 'utf8').digest('base64')}` };
-  return cached;
+  const bundle = { code, integrity: `sha384-${createHash('sha384').update(code, 'utf8').digest('base64')}` };
+  cached.set(entry, bundle);
+  return bundle;
+}
+
+/** chipin.js, from ./chipin.ts. */
+export function sdkBundle(): SdkBundle {
+  return build('./chipin.ts');
+}
+
+/** The Pledg script (the original provider's plugin.min.js, for its shop plugins), from ./pledg.ts. */
+export function pledgBundle(): SdkBundle {
+  return build('./pledg.ts');
 }

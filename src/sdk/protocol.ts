@@ -3,8 +3,13 @@
  * on the merchant's page. Pure (no DOM, no Node): bundled into the SDK and imported by the
  * server and the unit tests, so both ends share one definition.
  *
+ * The Pledg script (./pledg.ts) speaks this protocol too, plus the messages of
+ * ./pledg-protocol.ts: they live there because any change to this file's code changes the bytes
+ * of the immutable `/sdk/v1/chipin.js`, which merchants pin with its SRI hash (comments aside).
+ *
  * Direction and trust:
- * - Only the hosted page speaks; the SDK sends it nothing. The page posts with `targetOrigin`
+ * - Only the hosted page speaks; chipin.js sends it nothing (the Pledg script sends the two
+ *   messages of ./pledg-protocol.ts, which the page checks as strictly). The page posts with `targetOrigin`
  *   set to the purchase's merchant origin (never `*`), so the browser drops the message if the
  *   frame is embedded anywhere else.
  * - The SDK accepts a message only when its `origin` is Chipin's origin (where chipin.js came

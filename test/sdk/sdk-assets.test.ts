@@ -35,6 +35,24 @@ describe('chipin.js', () => {
   });
 });
 
+describe('the Pledg script', () => {
+  it('is served at the paths of the original plugin.min.js, master and staging with the same bytes, under a short cache, to any origin', async () => {
+    const master = await app.server.inject('/ecard-plugin/master/plugin.min.js');
+    const staging = await app.server.inject('/ecard-plugin/staging/plugin.min.js');
+    for (const res of [master, staging]) {
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('public, max-age=300');
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['x-chipin-integrity']).toBe(`sha384-${createHash('sha384').update(res.rawPayload).digest('base64')}`);
+    }
+    expect(staging.body).toBe(master.body);
+    expect(master.body).toContain('window.Pledg=');
+    // docs/front-end.md states its size.
+    expect(master.rawPayload.length).toBeLessThan(12 * 1024);
+  });
+});
+
 describe('hosted pages in a frame', () => {
   async function page(path: string) {
     const res = await app.server.inject(path);

@@ -29,6 +29,7 @@ import { DashboardGuard } from '../dashboard-guard.ts';
 import type { App } from '../types.ts';
 import { registerAssets } from './hosted-pages/assets.ts';
 import { registerCheckout } from './hosted-pages/checkout.ts';
+import { registerEcardPlugin } from './hosted-pages/ecard-plugin.ts';
 import { registerPledgePages } from './hosted-pages/pledge.ts';
 import { registerDirectCall } from './hosted-pages/purchase.ts';
 import { registerPspChallenge } from './hosted-pages/psp-challenge.ts';
@@ -116,6 +117,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerShopperPay(app, services);
   registerAssets(app);
   registerSdk(app);
+  registerEcardPlugin(app);
   // The sandbox PSP's 3-D Secure page: never in production, which takes no payment on the sandbox PSP.
   if (services.config.env === 'sandbox') registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
