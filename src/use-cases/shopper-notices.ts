@@ -5,7 +5,7 @@ import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
 import { addDays } from '../domain/schedule.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
-import type { InstallmentRef, NoticeBase, ShopperNotice, SmsNotice } from '../messaging/messenger.ts';
+import type { InstallmentRef, NoticeBase, OfferSummary, ShopperNotice, SmsNotice } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
 import { installmentAttempts, planLines } from '../payments/installment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
@@ -87,10 +87,20 @@ async function toLeaderByAnyChannel(deps: PaymentDeps, purchase: Purchase, key: 
 }
 
 /**
+ * Whether the leader's receipt is the credit's confirmation on a durable medium (its figures and
+ * mentions: docs/schedules.md#credit-mentions), which the lender owes the borrower whatever the
+ * merchant's `sendConfirmationEmail` (docs/messaging.md#the-merchants-confirmation-e-mail-and-owed-share-reminder).
+ */
+function isCreditDocument(summary: OfferSummary): boolean {
+  return summary.type !== 'SHARED' && summary.credit.mentions !== undefined;
+}
+
+/**
  * The leader's receipt once the checkout is recorded (LEADER_PROCESSED, or SUCCESSFUL for a pot
  * paid alone): what was charged and what is held, read from the payments rows; the pot's
- * deadline and invitations, or the plan with its credit figures, or the deferred date.
- * Key: `receipt:<checkout payment>`.
+ * deadline and invitations, or the plan with its credit figures, or the deferred date. It is the
+ * merchant's "confirmation e-mail": not sent when the offer's `sendConfirmationEmail` is off,
+ * unless it confirms a credit. Key: `receipt:<checkout payment>`.
  */
 export async function sendLeaderReceipt(deps: PaymentDeps, accountId: string, purchaseId: string, checkoutPaymentId: string): Promise<void> {
   await safely(deps, 'leader_receipt', { accountId, purchaseId }, async () => {
@@ -98,12 +108,14 @@ export async function sendLeaderReceipt(deps: PaymentDeps, accountId: string, pu
     const state = await loadPayState(deps.db, accountId, purchaseId);
     const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
     if (!purchase || !state || !offer) return;
+    const summary = offerSummary(offer, purchase.amountCents, state.createdAt);
+    if (!offer.sendConfirmationEmail && !isCreditDocument(summary)) return;
     const money = await chargedAndHeld(deps.db, accountId, purchaseId, LEADER_PURPOSES);
     const invited = state.potDeadlineAt ? (await listPledges(deps.db, accountId, purchaseId)).filter((p) => p.state !== 'draft') : [];
     const body: Distribute<Notice<'leader_receipt'>> = {
       kind: 'leader_receipt',
       ...money,
-      offer: offerSummary(offer, purchase.amountCents, state.createdAt),
+      offer: summary,
       ...(state.potDeadlineAt && invited.length > 0
         ? { pot: { deadline: state.potDeadlineAt, invited: invited.length, pledgedCents: invited.reduce((s, p) => s + p.amountCents, 0) } }
         : {}),
@@ -343,14 +355,15 @@ export async function schedulePreChargeNotice(tx: Sql, accountId: string, instal
   await scheduleJob(tx, { kind: PRECHARGE_NOTICE_JOB, key: `${PRECHARGE_NOTICE_JOB}:${installment.id}`, runAt, payload: { installmentId: installment.id }, accountId });
 }
 
-export type PreChargeOutcome = 'sent' | 'not_sent' | 'too_late' | 'not_due';
+export type PreChargeOutcome = 'sent' | 'not_sent' | 'too_late' | 'not_due' | 'turned_off';
 
 /**
  * The pre-charge notice job: to the leader, the date, the amount (fees included) and the card's
  * last four digits of the coming off-session charge. Not sent when the installment is no longer
  * to collect (paid, cancelled, purchase no longer open) or its first attempt was already made,
  * nor when the charge is less than {@link PRECHARGE_MIN_LEAD_MS} away (a due date close to the
- * checkout: its receipt said it; a sandbox clock jumped past it). Key: `precharge:<installment>`,
+ * checkout: its receipt said it; a sandbox clock jumped past it), nor when the offer's
+ * `sendOwedShareReminder` is off. Key: `precharge:<installment>`,
  * so a job run twice, or by two processes, sends it once.
  */
 export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, installmentId: string): Promise<PreChargeOutcome> {
@@ -362,6 +375,8 @@ export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, 
   const found = await installmentRef(deps, accountId, purchaseId, installmentId);
   if (!state || !purchase || !found || state.state !== 'LEADER_PROCESSED' || found.state !== 'scheduled' || row.attempts > 0) return 'not_due';
   if (dueAt(found.ref.dueDate).getTime() - deps.clock.now().getTime() < PRECHARGE_MIN_LEAD_MS) return 'too_late';
+  // The merchant's "owed share reminder", read when it is due: an offer that turned it off since the plan was stored sends none.
+  if (!(await deps.offers.byId(accountId, purchase.offerId))?.sendOwedShareReminder) return 'turned_off';
   let sent = false;
   await safely(deps, 'precharge', { accountId, purchaseId }, async () => {
     const b = await base(deps, purchase, `precharge:${installmentId}`, paymentPageUrl(deps.publicUrl, purchaseId), purchase.client.firstName ?? undefined, true);

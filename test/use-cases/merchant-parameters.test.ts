@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
+import { dueAt } from '../../src/domain/installment-rules.ts';
 import { PLEDGER_REQUIRED } from '../../src/domain/leader-plan.ts';
+import { planLines } from '../../src/payments/installment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
@@ -42,6 +45,14 @@ async function shopWith(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', set: Recor
   app.services.payments.offers.forget(shop.accountId);
   return shop;
 }
+
+const mailsTo = (to: string) => smtp.received.filter((r) => r.to.includes(to));
+const keysOf = async (purchaseId: string) =>
+  (
+    await db.query<{ message_key: string | null }>('SELECT message_key FROM outbound_messages WHERE purchase_id = $1 AND message_key IS NOT NULL ORDER BY message_key', [
+      purchaseId,
+    ])
+  ).rows.map((r) => r.message_key!.split(':')[0]);
 
 describe('use3ds: the 3-D Secure challenge the sandbox PSP asks for', () => {
   it('always: a card that never asks is challenged, the leader’s and a pledger’s; auto: not', async () => {
@@ -119,5 +130,62 @@ describe('leaderCanPayAlone', () => {
       payload: `csrf=${encodeURIComponent(/name="csrf" value="([^"]+)"/.exec(otherPage.body)![1]!)}&holder_name=Lea&card_number=4242424242424242&card_expiry=12%2F30&card_cvc=123`,
     });
     expect(res.statusCode).toBe(303);
+  });
+});
+
+describe('sendConfirmationEmail', () => {
+  it('false: no payment confirmation to the leader of a pot paid alone; true: one', async () => {
+    const off = await shopWith('SHARED', { send_confirmation_email: false });
+    const quiet = `quiet-${randomUUID()}@example.com`;
+    const id = await off.purchase({ client: { email: quiet, first_name: 'Alice' } });
+    expect((await payAsLeader(deps(), { id, accountId: off.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+    expect(mailsTo(quiet)).toEqual([]);
+    expect(await keysOf(id)).toEqual([]);
+
+    const on = await shopWith('SHARED', {});
+    const told = `told-${randomUUID()}@example.com`;
+    const other = await on.purchase({ client: { email: told, first_name: 'Alice' } });
+    expect((await payAsLeader(deps(), { id: other, accountId: on.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+    expect(mailsTo(told)).toHaveLength(1);
+    expect(await keysOf(other)).toEqual(['receipt']);
+  });
+
+  it('false: a credit’s confirmation (3x: its figures and mentions) is still sent, as the lender owes it', async () => {
+    const off = await shopWith('INSTALLMENTS', { send_confirmation_email: false });
+    const email = `credit-${randomUUID()}@example.com`;
+    const id = await off.purchase({ merchant_uid: off.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000, client: { email, first_name: 'Alice' } });
+    expect((await payAsLeader(deps(), { id, accountId: off.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+    expect(mailsTo(email)).toHaveLength(1);
+  });
+});
+
+describe('sendOwedShareReminder: the pre-charge notice 3 days before an installment', () => {
+  it('false: none when it falls due; true: one', async () => {
+    const off = await shopWith('INSTALLMENTS', { send_owed_share_reminder: false });
+    const on = await shopWith('INSTALLMENTS', {});
+    const plan = async (shop: Shop, email: string) => {
+      const id = await shop.purchase({ merchant_uid: shop.offer('INSTALLMENTS', 3).merchant_uid, amount: 30_000, client: { email, first_name: 'Alice' } });
+      expect((await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [], ret)).kind).toBe('processed');
+      return id;
+    };
+    const quiet = `quiet-plan-${randomUUID()}@example.com`;
+    const told = `told-plan-${randomUUID()}@example.com`;
+    const quietId = await plan(off, quiet);
+    const toldId = await plan(on, told);
+    const second = (await planLines(db, on.accountId, toldId))[1]!;
+    // Both plans were stored today: their second installments fall due the same day. The clock is
+    // moved to that notice's time through the sandbox route, which runs the jobs due.
+    const seconds = Math.ceil((dueAt(second.dueDate, -3).getTime() + 60_000 - app.services.clock.now().getTime()) / 1000);
+    const res = await app.server.inject({
+      method: 'POST',
+      url: '/api/sandbox/clock',
+      headers: { authorization: `Bearer ${on.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ advance_seconds: seconds }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await keysOf(toldId)).toEqual(['precharge', 'receipt']);
+    expect(mailsTo(told)).toHaveLength(2);
+    expect(await keysOf(quietId)).toEqual(['receipt']);
+    expect(mailsTo(quiet)).toHaveLength(1);
   });
 });
