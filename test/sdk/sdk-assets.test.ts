@@ -106,6 +106,24 @@ describe('hosted pages in a frame', () => {
     expect(paid.statusCode).toBe(303);
   });
 
+  it("/purchase's refusal, inside the Pledg script's frame, is posted to parent_origin as chipin:invalid-request; without embed nothing is posted", async () => {
+    const frameData = (body: string) => /<script type="application\/json" id="chipin-frame">(.*?)<\/script>/.exec(body)?.[1];
+    const refused = await app.server.inject('/purchase?amountCents=100&embed=1&parent_origin=https%3A%2F%2Fshop.example');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['content-security-policy']).toMatch(/frame-ancestors 'self' https:\/\/shop\.example$/);
+    const data = JSON.parse(frameData(refused.body)!);
+    expect(data).toEqual({
+      target: 'https://shop.example',
+      purchase_uid: '',
+      embed: false,
+      message: { chipin: 1, type: 'chipin:invalid-request', message: expect.stringContaining('merchantUid') },
+    });
+    expect(refused.body).toContain('/assets/result.js');
+    const plain = await app.server.inject('/purchase?amountCents=100&parent_origin=https%3A%2F%2Fshop.example');
+    expect(plain.statusCode).toBe(400);
+    expect(frameData(plain.body)).toBeUndefined();
+  });
+
   it('an aborted purchase tells the embedding page purchase_aborted, with a JWT', async () => {
     const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ callback_url: 'https://shop.example/done' }))).json();
     expect((await a.post(`/api/purchases/pur_${p.id}/abort`)).statusCode).toBeLessThan(300);

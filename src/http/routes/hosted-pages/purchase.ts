@@ -37,7 +37,7 @@ export function registerDirectCall(app: App, services: Services): void {
       return pageHeaders(reply, frameable)
         .code(429)
         .header('retry-after', String(wait))
-        .send(directRefusedPage(browserLang, `too many payment requests from this address, retry in ${wait} s`));
+        .send(directRefusedPage(browserLang, `too many payment requests from this address, retry in ${wait} s`, frameable));
     }
     throttle.fail(request.ip);
 
@@ -52,11 +52,11 @@ export function registerDirectCall(app: App, services: Services): void {
       case 'already_paid':
         return pageHeaders(reply, frameable)
           .code(409)
-          .send(directPaidPage(outcome.lang ? langOf(outcome.lang) : browserLang));
+          .send(directPaidPage(outcome.lang ? langOf(outcome.lang) : browserLang, frameable));
       case 'refused':
         return pageHeaders(reply, frameable)
           .code(400)
-          .send(directRefusedPage(outcome.lang ? langOf(outcome.lang) : browserLang, outcome.message));
+          .send(directRefusedPage(outcome.lang ? langOf(outcome.lang) : browserLang, outcome.message, frameable));
     }
   };
 
