@@ -660,7 +660,7 @@ const en = {
   } as Record<EventType, string>,
   environmentNames: { test: 'test', live: 'live' } as Record<PspEnvironment, string>,
   notification: 'Notification',
-  refusalNotification: 'Refusal notification',
+  refusalNotification: 'Error notification',
   purchaseId: 'Id',
   credentialLabels: {
     secret_key: 'Secret key',
@@ -1402,7 +1402,7 @@ const fr: DashboardTexts = {
   },
   environmentNames: { test: 'test', live: 'production' },
   notification: 'Notification',
-  refusalNotification: 'Notification de refus',
+  refusalNotification: "Notification d'erreur",
   purchaseId: 'Identifiant',
   credentialLabels: {
     secret_key: 'Clé secrète',

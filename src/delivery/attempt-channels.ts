@@ -28,7 +28,11 @@ export async function mailNotification(url: string, body: string, mailer: Mailer
   if (!to) return { delivered: false, error: 'invalid mailto: address', durationMs: 0 };
   let reference = '';
   try {
-    reference = String((JSON.parse(body) as { reference?: unknown }).reference ?? '');
+    const parsed = JSON.parse(body) as { reference?: unknown; signature?: unknown };
+    // An error notification carries its body as a JWT's claims (src/delivery/error-notification.ts).
+    const claims =
+      parsed.reference === undefined && typeof parsed.signature === 'string' ? JSON.parse(Buffer.from(parsed.signature.split('.')[1] ?? '', 'base64url').toString('utf8')) : parsed;
+    reference = String((claims as { reference?: unknown }).reference ?? '');
   } catch {
     /* the body is ours: always JSON */
   }

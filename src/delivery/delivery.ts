@@ -1,7 +1,7 @@
 import { isUuid } from '../domain/ids.ts';
 
 /**
- * What a delivery is: a webhook, a back-mode notification, or a refusal notification (to the
+ * What a delivery is: a webhook, a back-mode notification, or an error notification (kind `refusal`, to the
  * purchase's `errorNotificationUrl`), and where it stands (docs/webhooks.md).
  */
 export type DeliveryKind = 'webhook' | 'notification' | 'refusal';

@@ -1,13 +1,14 @@
 import { offerSigningSecrets } from '../accounts/offer-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { newUuid } from '../domain/ids.ts';
+import { newUuid, toPublicId } from '../domain/ids.ts';
+import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { paymentsOfEvents } from '../payments/payment-repository.ts';
 import { buildNotification } from './notification.ts';
-import { buildRefusalNotification, refusalOf, type Refusal } from './refusal-notification.ts';
-import { claimUndispatchedEvents, insertDeliveries, markDispatched, type EventRow, type NewDelivery } from './outbox-repository.ts';
-import { transactionOf } from './transaction.ts';
-import { NOTIFIED_EVENT } from './triggers.ts';
+import { buildErrorNotification } from './error-notification.ts';
+import { backModeNotificationOf, errorStateOf, type BackModeNotification } from './outcomes.ts';
+import { checkoutTransactionEvents, claimUndispatchedEvents, insertDeliveries, markDispatched, type EventRow, type NewDelivery } from './outbox-repository.ts';
+import { asCheckoutOutcome, transactionOf } from './transaction.ts';
 import { enabledEndpointsOf } from './webhook-endpoint-repository.ts';
 import { webhookMessage } from './webhook-payload.ts';
 
@@ -25,12 +26,11 @@ export interface DispatcherDeps {
  * were dispatched.
  *
  * - A webhook when the account has an enabled endpoint subscribed to the event's trigger.
- * - A back-mode notification for `payment.transaction` events of purchases with a
+ * - A back-mode notification of the purchase's outcomes (src/delivery/outcomes.ts) to its
  *   `notification_url`, signed with the purchase offer's secret; `sandbox` as the PSP account
  *   the payment ran on says.
- * - A refusal notification for each refused payment attempt (`payment.failed`, a pledge's failed
- *   `payment.transaction`) of purchases with an `error_notification_url`, signed the same way
- *   (docs/webhooks.md#refusal-notifications).
+ * - An error notification (delivery kind `refusal`) when the purchase fails before it was
+ *   secured, to its `error_notification_url` (docs/webhooks.md#error-notification).
  */
 export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200): Promise<number> {
   return deps.db.transaction(async (tx) => {
@@ -52,17 +52,25 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const endpoints = await enabledEndpointsOf(tx, accountIds);
   const endpointOf = new Map(endpoints.map((e) => [e.account_id, e]));
 
-  const notified = events.filter((e) => e.type === NOTIFIED_EVENT && e.notification_url);
-  const refusals = new Map<number, Refusal>();
+  const notifiedAs = new Map<number, BackModeNotification>();
   for (const e of events) {
-    const refusal = e.error_notification_url ? refusalOf(e) : undefined;
-    if (refusal) refusals.set(Number(e.id), refusal);
+    const kind = e.notification_url ? backModeNotificationOf(e) : undefined;
+    if (kind) notifiedAs.set(Number(e.id), kind);
   }
-  const signed = [...notified, ...events.filter((e) => refusals.has(Number(e.id)))];
+  const checkouts = await checkoutTransactionEvents(
+    tx,
+    events.filter((e) => notifiedAs.get(Number(e.id))?.kind === 'checkout'),
+    LEADER_PURPOSES,
+  );
+  const errors = events.filter((e) => e.error_notification_url && errorStateOf(e));
+  const signed = [...events.filter((e) => notifiedAs.has(Number(e.id))), ...errors];
   const offerIds = [...new Set(signed.map((e) => e.offer_id))];
   const offers = offerIds.length === 0 ? [] : await offerSigningSecrets(tx, offerIds);
   const offerOf = new Map(offers.map((o) => [o.id, o]));
-  const paymentOf = await paymentsOfEvents(tx, [...new Set(signed.map((e) => Number(e.id)))]);
+  // The payment each notified transaction ran on: a checkout's is its transaction event's.
+  const transactionEventOf = (e: EventRow) => (notifiedAs.get(Number(e.id))?.kind === 'checkout' ? checkouts.get(Number(e.id)) : { id: Number(e.id), data: e.data });
+  const transactionEventIds = [...notifiedAs.keys()].map((id) => transactionEventOf(events.find((e) => Number(e.id) === id)!)?.id).filter((id) => id !== undefined);
+  const paymentOf = await paymentsOfEvents(tx, [...new Set(transactionEventIds)]);
 
   const out: NewDelivery[] = [];
   for (const e of events) {
@@ -78,42 +86,44 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
     if (endpoint && message && endpoint.events.includes(message.triggerName)) {
       out.push({ ...base, id: newUuid(), kind: 'webhook', trigger_name: message.triggerName, url: endpoint.url, payload: JSON.stringify(message) });
     }
-    if (e.type === NOTIFIED_EVENT && e.notification_url) {
-      const planned = notificationFor(deps, e, offerOf.get(e.offer_id), paymentOf.get(Number(e.id))?.sandbox ?? true);
+    const notified = notifiedAs.get(Number(e.id));
+    if (notified && e.notification_url) {
+      const source = transactionEventOf(e);
+      const sandbox = (source && paymentOf.get(source.id)?.sandbox) ?? true;
+      const planned = source && notificationFor(deps, e, source.data, notified, offerOf.get(e.offer_id), sandbox);
       if (planned) out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: planned });
+      else if (!source)
+        deps.log.error({ event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id }, 'checkout without a transaction of the leader: no notification sent');
     }
-    const refusal = refusals.get(Number(e.id));
-    if (refusal && e.error_notification_url) {
-      const payment = paymentOf.get(Number(e.id));
+    const state = e.error_notification_url ? errorStateOf(e) : undefined;
+    if (state && e.error_notification_url) {
       const secret = signingSecret(deps, e, offerOf.get(e.offer_id));
       if (secret !== undefined) {
-        const body = buildRefusalNotification(
-          {
-            refusal,
-            createdAt: new Date(e.created_at),
-            storedPspTransactionId: payment?.pspTransactionId,
-            reference: e.ref,
-            metadata: e.metadata ?? {},
-            sandbox: payment?.sandbox ?? true,
-          },
-          secret,
-        );
-        out.push({ ...base, id: newUuid(), kind: 'refusal', trigger_name: null, url: e.error_notification_url, payload: JSON.stringify(body) });
+        const payload = buildErrorNotification({ reference: e.ref, purchaseUid: toPublicId('pur', e.purchase_id), state }, secret);
+        out.push({ ...base, id: newUuid(), kind: 'refusal', trigger_name: null, url: e.error_notification_url, payload });
       }
     }
   }
   return out;
 }
 
-function notificationFor(deps: DispatcherDeps, e: EventRow, offer: SigningOffer | undefined, sandbox: boolean): string | undefined {
-  const transaction = transactionOf(e.data);
+function notificationFor(
+  deps: DispatcherDeps,
+  e: EventRow,
+  data: Record<string, unknown>,
+  notified: BackModeNotification,
+  offer: SigningOffer | undefined,
+  sandbox: boolean,
+): string | undefined {
+  const transaction = transactionOf(data);
   if (!transaction) {
     deps.log.error({ event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id }, 'payment.transaction event without a valid data.transaction: no notification sent');
     return undefined;
   }
   const secret = signingSecret(deps, e, offer);
   if (secret === undefined) return undefined;
-  const body = buildNotification({ transaction, reference: e.ref, metadata: e.metadata ?? {}, sandbox }, secret);
+  const reported = notified.kind === 'checkout' ? asCheckoutOutcome(transaction) : transaction;
+  const body = buildNotification({ transaction: reported, reference: e.ref, metadata: e.metadata ?? {}, sandbox }, secret);
   return JSON.stringify(body);
 }
 

@@ -40,7 +40,9 @@ export function buildNotification(input: NotificationInput, secret: string): Not
   const unsigned = {
     created_at: t.created_at,
     id: t.id,
-    additional_data: t.additional_data ?? {},
+    // `charge_id`: the PSP's transaction id, where the original interface's PrestaShop plugin
+    // reads it (docs/migrating.md); outside the signature as all of additional_data.
+    additional_data: { charge_id: t.id, ...t.additional_data },
     metadata: input.metadata ?? {},
     status: t.status,
     sandbox: input.sandbox ? ('true' as const) : ('false' as const),

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { OUTBOX_CHANNEL } from '../domain/events.ts';
+import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import type { DeliveryKind } from './delivery.ts';
 
 /**
@@ -14,11 +14,13 @@ export interface EventRow {
   purchase_id: string;
   type: string;
   data: Record<string, unknown>;
+  /** The purchase's state before the event. */
+  from_state: string | null;
   created_at: Date;
   /** The purchase's own account: an event filed under another is never sent (see planDeliveries). */
   purchase_account_id: string | null;
   notification_url: string | null;
-  /** Where refusals are notified (docs/webhooks.md#refusal-notifications). */
+  /** Where a purchase that fails is notified (docs/webhooks.md#error-notification). */
   error_notification_url: string | null;
   ref: string | null;
   metadata: Record<string, unknown>;
@@ -47,13 +49,13 @@ export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<E
   // (docs/performance.md). OFFSET 0 keeps the purchase lookup to the primary key.
   const { rows } = await tx.query<EventRow>(
     `WITH e AS MATERIALIZED (
-       SELECT id, account_id, purchase_id, type, data, created_at FROM purchase_events
+       SELECT id, account_id, purchase_id, type, data, from_state, created_at FROM purchase_events
        WHERE dispatched_at IS NULL
        ORDER BY id
        LIMIT $1
        FOR UPDATE SKIP LOCKED
      )
-     SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.created_at,
+     SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.from_state, e.created_at,
        p.account_id AS purchase_account_id, p.notification_url, p.error_notification_url, p.ref, p.metadata, p.offer_id
      FROM e LEFT JOIN LATERAL (
        SELECT account_id, notification_url, error_notification_url, ref, metadata, offer_id FROM purchases WHERE id = e.purchase_id OFFSET 0
@@ -62,6 +64,32 @@ export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<E
     [limit],
   );
   return rows;
+}
+
+/**
+ * For each event, the latest `payment.transaction` event of its purchase before it among the
+ * leader's checkout purposes (a hold's renewal excluded): the transaction a checkout's back-mode
+ * notification reports (src/delivery/outcomes.ts). Keyed by the event's id.
+ */
+export async function checkoutTransactionEvents(
+  tx: Sql,
+  events: readonly Pick<EventRow, 'id' | 'account_id' | 'purchase_id'>[],
+  purposes: readonly string[],
+): Promise<Map<number, { id: number; data: Record<string, unknown> }>> {
+  if (events.length === 0) return new Map();
+  const { rows } = await tx.query<{ event_id: number | string; id: number | string; data: Record<string, unknown> }>(
+    `SELECT x.event_id, t.id, t.data
+       FROM unnest($1::bigint[], $2::uuid[], $3::uuid[]) AS x(event_id, account_id, purchase_id)
+       CROSS JOIN LATERAL (
+         SELECT e.id, e.data FROM purchase_events e
+          WHERE e.account_id = x.account_id AND e.purchase_id = x.purchase_id AND e.id < x.event_id AND e.type = $4
+            AND e.data->>'purpose' = ANY($5::text[]) AND e.data->>'reauth' IS NULL
+          ORDER BY e.id DESC LIMIT 1
+       ) t`,
+    [events.map((e) => e.id), events.map((e) => e.account_id), events.map((e) => e.purchase_id), EVENT.transaction, purposes],
+    { prepare: false },
+  );
+  return new Map(rows.map((r) => [Number(r.event_id), { id: Number(r.id), data: r.data }]));
 }
 
 /** Stores the deliveries, pending and due at `now` (one per event and kind), and wakes the workers at commit. */

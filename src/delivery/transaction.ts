@@ -70,3 +70,13 @@ export function transactionErrorText(error: unknown): string {
   }
   return JSON.stringify(error) ?? '';
 }
+
+/**
+ * The leader's accepted checkout transaction as the merchant is told of it: `completed`, whatever
+ * the card holds (a deferred payment's or a pot's hold is `authorized` at the PSP), since the
+ * purchase is secured and the merchant paid in full (docs/webhooks.md#back-mode-notification). A
+ * refused one is left as it is. Pure.
+ */
+export function asCheckoutOutcome(t: TransactionData): TransactionData {
+  return t.status === 'authorized' || t.status === 'completed' ? { ...t, status: 'completed', error: '' } : t;
+}

@@ -54,6 +54,3 @@ export function triggerOf(eventType: string): TriggerName | undefined {
 export function isTriggerName(value: string): value is TriggerName {
   return Object.hasOwn(TRIGGERS, value);
 }
-
-/** The transaction event behind each back-mode notification. */
-export const NOTIFIED_EVENT = EVENT.transaction;

@@ -7,8 +7,8 @@ import { MOVES } from './purchase-states.ts';
  * - Lifecycle moves: one event each, named in MOVES (`purchase.created` for creation).
  * - `payment.failed`: a card was refused or 3-D Secure failed; the purchase may keep its state
  *   (the leader can retry). `data`: `{ reason, payment_id, attempt, transaction? }` (a risk
- *   refusal adds `risk: { decision_id, reasons }`); the purchase's `errorNotificationUrl` gets a
- *   refusal notification for it (docs/webhooks.md#refusal-notifications).
+ *   refusal adds `risk: { decision_id, reasons }`); the purchase's `errorNotificationUrl` gets
+ *   the error notification when the last attempt fails (docs/webhooks.md#error-notification).
  * - `payment.transaction`: a PSP transaction happened (authorised, captured, voided, refunded,
  *   failed). `data.transaction`: `{ id, status: 'authorized'|'completed'|'failed'|'voided'|'refunded',
  *   amount_cents, created_at, error }` — the back-mode notification is built from it.

@@ -181,7 +181,10 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * With `notify: false` the row is written without an event: a pledge's money given back is
  * never announced (docs/hosted-payment.md, "The pot and late payments"). With `reauth: true` the
  * event is marked as a hold's renewal (or the release of the hold it replaced,
- * docs/money-operations.md#re-authorisation): notified as any other, never the checkout's result.
+ * docs/money-operations.md#re-authorisation): never the checkout's result. With `outcome: true`
+ * the transaction is one the merchant asked for (a refund, a cancel's void) and its back-mode
+ * notification is sent; other transactions are the purchase's inner workings, which the
+ * notification does not report (docs/webhooks.md#back-mode-notification).
  * Answers whether it recorded.
  */
 export async function recordResult(
@@ -190,7 +193,7 @@ export async function recordResult(
   r: TransactionResult,
   purchaseState: PurchaseState,
   now: Date,
-  options: { notify?: boolean; reauth?: boolean } = {},
+  options: { notify?: boolean; reauth?: boolean; outcome?: boolean } = {},
 ): Promise<boolean> {
   // One statement (the payment hot path): the row as it was (locked), the update, and the ledger's
   // entries for what the answer added to captured_cents and refunded_cents (docs/money-operations.md#the-ledger).
@@ -255,6 +258,8 @@ export async function recordResult(
       pledge_id: payment.pledge_id,
       // A hold's renewal or the release of the hold it replaced: not the leader's checkout (lastTransactionEvent).
       ...(options.reauth ? { reauth: true } : {}),
+      // Asked for by the merchant: its back-mode notification is sent (src/delivery/outcomes.ts).
+      ...(options.outcome ? { outcome: true } : {}),
       transaction: {
         id: r.transactionId,
         status,
@@ -333,7 +338,7 @@ export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly nu
 /**
  * For each event naming a payment (`data.payment_id`: `payment.transaction`, `payment.failed`):
  * whether it is a test payment (as {@link sandboxOfTransactionEvents} says) and the payment's PSP
- * transaction id, if it has one (what the refusal notification names it by).
+ * transaction id, if it has one.
  */
 export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, { sandbox: boolean; pspTransactionId: string | null }>> {
   if (eventIds.length === 0) return new Map();

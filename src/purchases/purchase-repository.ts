@@ -272,7 +272,7 @@ export interface NewPurchase {
   callbackUrl?: string;
   cancelUrl?: string;
   notificationUrl?: string;
-  /** Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications). */
+  /** Where a purchase failing before it was secured is notified (docs/webhooks.md#error-notification). */
   errorNotificationUrl?: string;
   metadata: Record<string, unknown>;
   products: Product[];

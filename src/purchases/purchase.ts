@@ -27,7 +27,7 @@ export interface Purchase {
   callbackUrl: string | null;
   cancelUrl: string | null;
   notificationUrl: string | null;
-  /** Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications). */
+  /** Where a purchase failing before it was secured is notified (docs/webhooks.md#error-notification). */
   errorNotificationUrl: string | null;
   metadata: Record<string, unknown>;
   products: Product[];

@@ -1,5 +1,5 @@
 import { frontResultHandover, processorRefused, type FrontResult } from '../delivery/front-result.ts';
-import { transactionOf } from '../delivery/transaction.ts';
+import { asCheckoutOutcome, transactionOf } from '../delivery/transaction.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { lastTransactionEvent, sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
@@ -24,7 +24,8 @@ export async function leaderFrontResult(
   return {
     refused: processorRefused(transaction),
     ...frontResultHandover(
-      { transaction, sandbox, purchase: { uid: toPublicId('pur', purchase.id), reference: purchase.ref, metadata: purchase.metadata } },
+      // `completed` once accepted, as the back-mode notification says it (docs/webhooks.md#front-end-result).
+      { transaction: asCheckoutOutcome(transaction), sandbox, purchase: { uid: toPublicId('pur', purchase.id), reference: purchase.ref, metadata: purchase.metadata } },
       deps.box.open(row.secret).reveal(),
     ),
   };

@@ -273,7 +273,7 @@ async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[
       // read in. The PSP's totals only grow, so the larger of the two views is the current one.
       const current = (await findPayment(tx, accountId, payment.id)) ?? payment;
       const latest = { ...result, capturedCents: Math.max(result.capturedCents, current.captured_cents), refundedCents: Math.max(result.refundedCents, current.refunded_cents) };
-      await recordResult(tx, current, latest, locked.state, now);
+      await recordResult(tx, current, latest, locked.state, now, { outcome: true });
     }
     const current = (await findRefund(tx, accountId, refund.id))!;
     if (current.state !== 'pending') return undefined;

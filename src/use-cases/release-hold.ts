@@ -41,8 +41,11 @@ export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: stri
     await db.transaction(async (tx) => {
       const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
       const current = (await findPayment(tx, hold.account_id, hold.id))!;
-      // A refusal itself is not the payment's new state: only what the PSP holds is recorded.
-      if (!result.decline) await recordResult(tx, current, result, locked.state, clock.now());
+      // A refusal itself is not the payment's new state: only what the PSP holds is recorded. A
+      // cancelled purchase's hold released is the cancel's outcome, notified in back mode; a
+      // pledger's money given back never is (docs/webhooks.md#back-mode-notification).
+      const outcome = locked.state === 'CANCELLED' && current.purpose !== 'pledge';
+      if (!result.decline) await recordResult(tx, current, result, locked.state, clock.now(), { outcome });
     });
     if (released) return { done: true };
     const reason = result.decline ? `${result.decline.reason}: ${result.decline.message}` : `the PSP shows the payment ${result.status}`;

@@ -86,12 +86,17 @@ describe('back-mode notification signature (contract: Back mode, notification)',
       'SECRET',
     );
     expect(Object.keys(body)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'signature']);
-    expect(body).toEqual({ ...example.body, signature: example.signature });
+    // additional_data also names the PSP's transaction as `charge_id` (unsigned, docs/webhooks.md#back-mode-notification).
+    expect(body).toEqual({
+      ...example.body,
+      additional_data: { charge_id: 'test-valid', ...(example.body.additional_data as Record<string, unknown>) },
+      signature: example.signature,
+    });
     const failed = buildNotification(
       { transaction: { id: 't', status: 'failed', created_at: 'x', error: { code: 'do_not_honor', message: 'Card declined' } }, reference: null, metadata: {}, sandbox: false },
       'S',
     );
-    expect(failed).toMatchObject({ error: 'Card declined', reference: '', sandbox: 'false', additional_data: {}, metadata: {} });
+    expect(failed).toMatchObject({ error: 'Card declined', reference: '', sandbox: 'false', additional_data: { charge_id: 't' }, metadata: {} });
     expect(verifyNotificationSignature(failed as unknown as Record<string, unknown>, 'S')).toBe(true);
   });
 

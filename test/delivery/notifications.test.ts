@@ -4,7 +4,19 @@ import { insertPayment } from '../../src/payments/payment-repository.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import { contractSignature, deliveries, insertEvent, newLinkPurchase, newPurchase, NO_JOB_POLL, pspAccount, Receiver, setWebhook, TEST_DELIVERY } from './helpers.ts';
+import {
+  contractSignature,
+  deliveries,
+  insertEvent,
+  leaderProcessed,
+  newLinkPurchase,
+  newPurchase,
+  NO_JOB_POLL,
+  pspAccount,
+  Receiver,
+  setWebhook,
+  TEST_DELIVERY,
+} from './helpers.ts';
 
 let db: IsolatedDatabase;
 let app: TestApp;
@@ -36,56 +48,65 @@ const runDue = () => app.services.deliveries.worker.runDue();
 
 const offerSecret = (m: Caller) => m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
 
+/** A transaction the merchant asked for (a refund, a cancel's void): its event carries `outcome`, as recordResult writes it. */
 function transaction(over: Record<string, unknown> = {}) {
-  return { transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null, ...over } };
+  return { outcome: true, transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null, ...over } };
 }
 
 describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  it('POSTs the contract body to paymentNotificationUrl after each PSP transaction, signed with the offer secret', async () => {
+  it('POSTs the contract body to paymentNotificationUrl for each outcome the merchant asked for, signed with the offer secret', async () => {
     const m = await caller(app);
     await setWebhook(app, m, receiver.url('/webhook'), ['paymentProcessed', 'paymentFailed', 'pledgerContributes', 'purchaseSucceeded']);
     const p = await newLinkPurchase(m, { reference: 'ORDER-1', metadata: { order: 'A-1', items: 2 }, paymentNotificationUrl: receiver.url('/notify?shop=1') });
-    await insertEvent(app, m, p, 'payment.transaction', transaction());
-    await insertEvent(
-      app,
-      m,
-      p,
-      'payment.transaction',
-      transaction({ id: 'psp_tx_2', status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' }, additional_data: { psp_ref: 'R9' } }),
-    );
+    await insertEvent(app, m, p, 'payment.transaction', transaction({ status: 'refunded', additional_data: { psp_ref: 'R9' } }));
+    // The purchase's inner workings: a refused card the leader may retry, an installment collected.
+    const inner = (over: Record<string, unknown>) => ({ purpose: 'first_installment', transaction: { ...transaction(over).transaction } });
+    await insertEvent(app, m, p, 'payment.transaction', inner({ id: 'psp_tx_2', status: 'failed', error: { code: 'do_not_honor', message: 'Card declined' } }));
+    await insertEvent(app, m, p, 'payment.transaction', inner({ id: 'psp_tx_3', status: 'completed' }));
     await runDue();
 
-    expect(receiver.received.map((r) => r.path)).toEqual(['/notify?shop=1', '/notify?shop=1']); // no webhook for transactions
-    const [first, second] = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(receiver.received.map((r) => r.path)).toEqual(['/notify?shop=1']); // no webhook for transactions
+    const [first] = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
     expect(Object.keys(first!)).toEqual(['created_at', 'id', 'additional_data', 'metadata', 'status', 'sandbox', 'error', 'reference', 'signature']);
     expect(first).toEqual({
       created_at: '2026-03-04T10:15:00.123Z',
       id: 'psp_tx_1',
-      additional_data: {},
+      additional_data: { charge_id: 'psp_tx_1', psp_ref: 'R9' },
       metadata: { order: 'A-1', items: 2 },
-      status: 'completed',
+      status: 'refunded',
       sandbox: 'true',
       error: '',
       reference: 'ORDER-1',
       signature: contractSignature(first!, offerSecret(m)),
     });
     expect(first!.signature).toMatch(/^[0-9A-F]{64}$/);
-    expect(second).toEqual({
-      created_at: '2026-03-04T10:15:00.123Z',
-      id: 'psp_tx_2',
-      additional_data: { psp_ref: 'R9' },
-      metadata: { order: 'A-1', items: 2 },
-      status: 'failed',
-      sandbox: 'true',
-      error: 'Card declined',
-      reference: 'ORDER-1',
-      signature: contractSignature(second!, offerSecret(m)),
-    });
     expect(contractSignature(first!, 'another secret')).not.toBe(first!.signature);
     expect(receiver.received[0]!.headers['webhook-id']).toMatch(/^dlv_/);
-    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status])).toEqual([
-      ['notification', 'succeeded'],
-      ['notification', 'succeeded'],
+    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status])).toEqual([['notification', 'succeeded']]);
+  });
+
+  it("a secured checkout is one `completed` notification naming the leader's transaction, even for a hold (deferred, a pot's guarantee)", async () => {
+    const m = await caller(app);
+    const p = await newLinkPurchase(m, { reference: 'ORDER-D', paymentNotificationUrl: receiver.url('/checkout') });
+    const hold = { purpose: 'deferred', transaction: { id: 'psp_hold', status: 'authorized', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: '' } };
+    await insertEvent(app, m, p, 'payment.transaction', { purpose: 'deferred', transaction: { ...hold.transaction, id: 'psp_refused', status: 'failed', error: 'card_declined' } });
+    await insertEvent(app, m, p, 'payment.failed', { reason: 'card_declined', attempt: 1 });
+    await insertEvent(app, m, p, 'payment.transaction', hold);
+    await leaderProcessed(app, m, p);
+    await runDue();
+    const sent = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(sent).toEqual([
+      {
+        created_at: '2026-03-04T10:15:00.123Z',
+        id: 'psp_hold',
+        additional_data: { charge_id: 'psp_hold' },
+        metadata: {},
+        status: 'completed',
+        sandbox: 'true',
+        error: '',
+        reference: 'ORDER-D',
+        signature: contractSignature(sent[0]!, offerSecret(m)),
+      },
     ]);
   });
 

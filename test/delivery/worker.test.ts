@@ -154,7 +154,7 @@ describe('target policy in production', () => {
 
     const byName = await newLinkPurchase(m, { paymentNotificationUrl: `http://localhost:${bed.receiver.port}/n` });
     const byAddress = await newLinkPurchase(m, { paymentNotificationUrl: bed.receiver.url('/n') });
-    const tx = { transaction: { id: 't', status: 'completed', created_at: new Date().toISOString(), error: null } };
+    const tx = { outcome: true, transaction: { id: 't', status: 'completed', created_at: new Date().toISOString(), error: null } };
     await insertEvent(app, m, byName, 'payment.transaction', tx);
     await insertEvent(app, m, byAddress, 'payment.transaction', tx);
     await app.services.deliveries.worker.runDue();
@@ -281,7 +281,10 @@ describe.skipIf(!onPostgres)('events are dispatched beside the claims, not befor
           m.accountId,
           [first, second],
           ['payment.failed', 'payment.transaction'],
-          ['{}', JSON.stringify({ transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null } })],
+          [
+            '{}',
+            JSON.stringify({ outcome: true, transaction: { id: 'psp_tx_1', status: 'completed', amount_cents: 30_000, created_at: '2026-03-04T10:15:00.123Z', error: null } }),
+          ],
         ],
       );
       app.services.db.notify(OUTBOX_CHANNEL);

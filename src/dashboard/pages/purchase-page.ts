@@ -199,7 +199,7 @@ ${open.map(
 
 /**
  * "Webhook paymentProcessed" (the contract's trigger name), "Notification" (back mode's signed
- * payment notification) or "Refusal notification" (to the purchase's errorNotificationUrl).
+ * payment notification) or "Error notification" (to the purchase's errorNotificationUrl).
  */
 function deliveryName(x: { kind: DeliveryKind; triggerName: string | null }, lang: Lang): string {
   if (x.kind === 'webhook') return `Webhook ${x.triggerName ?? ''}`.trim();

@@ -16,13 +16,13 @@ export const CurrencyCode = Type.String({ pattern: '^[A-Z]{3}$', description: 'I
  */
 export const NotificationUrl = Type.String({ format: 'uri', maxLength: 2048, pattern: '^(https?://|mailto:)' });
 /**
- * Where every refused payment attempt of the purchase is sent, signed as back-mode notifications
- * are, with the reason code (docs/webhooks.md#refusal-notifications). Same rules as `NotificationUrl`.
+ * Where the purchase is notified once when it fails before it was secured, with the original
+ * interface's error notification (docs/webhooks.md#error-notification). Same rules as `NotificationUrl`.
  */
 export const ErrorNotificationUrl = Type.String({
   ...NotificationUrl,
   description:
-    'Receives a signed refusal notification (`status` "failed", `error` the reason code) for every refused payment attempt of the purchase: http(s) or mailto:, as paymentNotificationUrl',
+    'Receives the error notification, once, when the purchase fails before it was secured: `{"signature": <JWT HS256 of {reference, purchase_state (PRIMARY_KO, SCORING_KO), purchase_uid, state}>}` signed with the offer\'s secret. http(s) or mailto:, as paymentNotificationUrl',
 });
 
 export const ProductSchema = Type.Object(
@@ -112,7 +112,7 @@ export const PurchaseSchema = Type.Object(
     products: Type.Array(ProductSchema),
     merchant_uid: Type.String(),
     paymentNotificationUrl: Type.Optional(Type.String()),
-    errorNotificationUrl: Type.Optional(Type.String({ description: 'Where refused payment attempts are notified (docs/webhooks.md#refusal-notifications)' })),
+    errorNotificationUrl: Type.Optional(Type.String({ description: 'Where the purchase failing before it was secured is notified (docs/webhooks.md#error-notification)' })),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     refunded_amount: Type.Integer({ description: 'What refunds gave back so far, minor units (`GET .../refunds` details them)' }),
