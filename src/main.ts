@@ -18,8 +18,9 @@ import { parsePublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
-import { editOffer } from './use-cases/edit-offer.ts';
-import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountDeps, type PspAccountView } from './use-cases/psp-accounts.ts';
+import { editOffer, type EditOfferDeps } from './use-cases/edit-offer.ts';
+import { AddressPolicy } from './outbound/addresses.ts';
+import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountView } from './use-cases/psp-accounts.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -257,7 +258,16 @@ async function pspAccountCommand(config: Config, command: string, values: Record
       },
     });
     const quiet = { info: () => {}, warn: () => {} };
-    const deps = { db, box, clock: systemClock, psps, offers: new OfferCache(db), deployment: config.env, logger: quiet } as PspAccountDeps;
+    const deps = {
+      db,
+      box,
+      clock: systemClock,
+      psps,
+      offers: new OfferCache(db),
+      deployment: config.env,
+      logger: quiet,
+      policy: new AddressPolicy(config.env, config.webhookAllowedHosts ?? []),
+    } satisfies EditOfferDeps;
     const show = (a: PspAccountView) =>
       `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials)
         .map(([k, v]) => `${k}=${v}`)

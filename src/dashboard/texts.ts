@@ -11,6 +11,7 @@ import type { PledgeState } from '../payments/pledge-repository.ts';
 import type { RefundState } from '../payments/refund-repository.ts';
 import type { TransactionStatus } from '../psp/connector.ts';
 import type { OfferRefusal } from '../use-cases/edit-offer.ts';
+import { OFFER_PARAMETER_TEXT } from './offer-parameter-texts.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
 
 /** Every text of the back-office pages, in English and French. */
@@ -61,6 +62,8 @@ function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
       return `${r.psp} takes ${r.takes.join(', ')} only; this offer is in ${r.currency}`;
     case 'unpaid_purchases':
       return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
+    default:
+      return OFFER_PARAMETER_TEXT.en.refusal(r, show.bound);
   }
 }
 
@@ -86,6 +89,8 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
       return `${r.psp} n’accepte que ${r.takes.join(', ')} ; cette offre est en ${r.currency}`;
     case 'unpaid_purchases':
       return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+    default:
+      return OFFER_PARAMETER_TEXT.fr.refusal(r, show.bound);
   }
 }
 
@@ -414,6 +419,7 @@ const en = {
   badDecimal: 'must be a number with at most 2 decimals',
   badWholeNumber: 'must be a whole number',
   offerRefusal: offerRefusalEn,
+  offerParameters: OFFER_PARAMETER_TEXT.en,
   riskRuleRefusal: riskRuleRefusalEn,
   apiKeys: 'API keys',
   apiKeysHint: 'A key and its secret get access tokens at POST /api/token. The secret is shown once, when the key is made.',
@@ -1153,6 +1159,7 @@ const fr: DashboardTexts = {
   badDecimal: 'doit être un nombre avec au plus 2 décimales',
   badWholeNumber: 'doit être un nombre entier',
   offerRefusal: offerRefusalFr,
+  offerParameters: OFFER_PARAMETER_TEXT.fr,
   riskRuleRefusal: riskRuleRefusalFr,
   apiKeys: "Clés d'API",
   apiKeysHint: "Une clé et son secret obtiennent des jetons d'accès par POST /api/token. Le secret n'est affiché qu'une fois, à la création de la clé.",

@@ -9,13 +9,15 @@ import { computeSchedule, ScheduleError, type ScheduleErrorCode } from '../domai
 import { findPspAccount } from '../psp-accounts/psp-account-repository.ts';
 import { currencyRefusal } from '../psp/definition.ts';
 import { DEFAULT_PSP } from '../psp/registry.ts';
+import type { AddressPolicy } from '../outbound/addresses.ts';
+import { applyParameters, auditedValue, PARAMETER_FIELDS, type ParameterPatch, type ParameterRefusal } from './offer-parameters.ts';
 import { offerView, type OfferPspView, type PspAccountDeps } from './psp-accounts.ts';
 
 /**
  * What the back office may change on an offer, by its API name; a field left out keeps its value.
  * Type, currency, installments and deferred days define what was sold: they are never edited.
  */
-export interface OfferPatch {
+export interface OfferPatch extends ParameterPatch {
   psp_account_id?: string | null;
   fee_rate_bps?: number;
   fixed_fee_cents?: number;
@@ -42,7 +44,7 @@ export const OFFER_BOUNDS = {
   expiry_hours: { min: 1, max: 720 },
   pot_deadline_hours: { min: 1, max: 720 },
   withdrawal_days: { min: 0, max: 30 },
-} as const satisfies Record<Exclude<keyof OfferPatch, 'psp_account_id' | 'credit_lender'>, { min: number; max: number }>;
+} as const satisfies Record<Exclude<keyof OfferPatch, 'psp_account_id' | 'credit_lender' | keyof ParameterPatch>, { min: number; max: number }>;
 
 /** The longest lender identity (name, legal form, address, registration), as the column allows. */
 export const CREDIT_LENDER_MAX = 300;
@@ -53,7 +55,7 @@ export const CREDIT_LENDER_MAX = 300;
  * amount is checked against the limits again then. Changing them under such a purchase would
  * change what its leader pays, so they are locked while the offer has one (docs/back-office.md).
  */
-const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents'];
+const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents', 'funding_cap_cents'];
 
 /**
  * Why an edit is refused, as data: the back office says it in the page's language
@@ -69,7 +71,11 @@ export type OfferRefusal =
   | { code: 'unsellable'; amountCents: number; schedule: ScheduleErrorCode }
   | { code: 'sandbox_in_production' }
   | { code: 'psp_currency'; psp: string; takes: string[]; currency: string }
-  | { code: 'unpaid_purchases'; count: number };
+  | { code: 'unpaid_purchases'; count: number }
+  | ParameterRefusal;
+
+/** What `editOffer` needs: the PSP accounts' deps, and the webhooks' address policy (the purchase end notification URL follows the webhook URL's rule). */
+export type EditOfferDeps = PspAccountDeps & { policy: AddressPolicy };
 
 export type EditOfferOutcome =
   { kind: 'ok'; offer: OfferPspView } | { kind: 'not_found'; what: 'offer' | 'PSP account' } | { kind: 'invalid'; field: string; message: string; refusal: OfferRefusal };
@@ -88,6 +94,7 @@ const EDITABLE = [
   'pot_deadline_hours',
   'credit_lender',
   'withdrawal_days',
+  ...PARAMETER_FIELDS,
 ] as const satisfies readonly (keyof OfferPatch)[];
 
 /** Integers within bounds, min ≤ max, the pot deadline on SHARED offers only; the first field that breaks a rule. */
@@ -140,7 +147,9 @@ function checkSellable(next: Offer, patch: OfferPatch, today: string): Invalid |
         err.code === 'usury_ceiling_exceeded'
           ? feeField
           : err.code === 'amount_above_funding_cap'
-            ? 'max_amount_cents'
+            ? patch.funding_cap_cents !== undefined
+              ? 'funding_cap_cents'
+              : 'max_amount_cents'
             : amount === next.minAmountCents
               ? 'min_amount_cents'
               : 'max_amount_cents';
@@ -151,13 +160,14 @@ function checkSellable(next: Offer, patch: OfferPatch, today: string): Invalid |
 }
 
 /**
- * Edits an offer's fees, limits, delays and PSP account: the one use case of
+ * Edits an offer's fees, limits, delays, PSP account and merchant parameters
+ * (src/use-cases/offer-parameters.ts): the one use case of
  * `PATCH /api/backoffice/offers/{merchant_uid}`, the Offers page and the CLI. Checked, written and
  * audited (`offer_update`, each changed field from → to) in one transaction, the offer's row
  * locked; a refusal names the field and changes nothing. This process's offer cache is dropped;
  * other processes see the edit when their copy expires (OfferCache's TTL, 5 s).
  */
-export async function editOffer(deps: PspAccountDeps, accountId: string, actor: Actor, merchantUid: string, patch: OfferPatch): Promise<EditOfferOutcome> {
+export async function editOffer(deps: EditOfferDeps, accountId: string, actor: Actor, merchantUid: string, patch: OfferPatch): Promise<EditOfferOutcome> {
   const id = parsePublicId('mer', merchantUid);
   if (!id) return { kind: 'not_found', what: 'offer' };
   const outcome = await deps.db.transaction(async (tx): Promise<EditOfferOutcome> => {
@@ -180,6 +190,8 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
         return invalid('psp_account_id', { code: 'sandbox_in_production' }, 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)');
       }
     }
+    const parameters = applyParameters(offer, patch, deps);
+    if (!('ok' in parameters)) return invalid(parameters.field, parameters.refusal, parameters.message);
     const terms: EditableTerms = {
       feeRateBps: patch.fee_rate_bps ?? offer.feeRateBps,
       fixedFeeCents: patch.fixed_fee_cents ?? offer.fixedFeeCents,
@@ -189,17 +201,7 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
       potDeadlineHours: patch.pot_deadline_hours ?? offer.potDeadlineHours,
       creditLender: patch.credit_lender === undefined ? offer.creditLender : (patch.credit_lender?.trim() ?? null),
       withdrawalDays: patch.withdrawal_days === undefined ? offer.withdrawalDays : patch.withdrawal_days,
-      countryCode: offer.countryCode,
-      cssUrl: offer.cssUrl,
-      gtuUrl: offer.gtuUrl,
-      gtuLabel: offer.gtuLabel,
-      use3ds: offer.use3ds,
-      leaderCanPayAlone: offer.leaderCanPayAlone,
-      purchaseEndNotificationUrl: offer.purchaseEndNotificationUrl,
-      sendConfirmationEmail: offer.sendConfirmationEmail,
-      sendOwedShareReminder: offer.sendOwedShareReminder,
-      holdRenewalDays: offer.holdRenewalDays,
-      fundingCapCents: offer.fundingCapCents,
+      ...parameters.ok,
       ...psp,
     };
     const next: Offer = { ...offer, ...terms };
@@ -222,7 +224,7 @@ export async function editOffer(deps: PspAccountDeps, accountId: string, actor: 
     }
     if (changed.length === 0) return { kind: 'ok', offer: offerView(offer) };
     await updateOfferTerms(tx, accountId, offer.id, terms);
-    const details = Object.fromEntries(changed.map((k) => [k, { from: before[k], to: after[k] }]));
+    const details = Object.fromEntries(changed.map((k) => [k, { from: auditedValue(k, before[k]), to: auditedValue(k, after[k]) }]));
     await recordAudit(tx, { accountId, actor, action: 'offer_update', subject: toPublicId('mer', offer.id), details });
     return { kind: 'ok', offer: offerView(next) };
   });

@@ -1,3 +1,4 @@
+import { parameterView, type ParameterView } from './offer-parameters.ts';
 import type { Logger } from 'pino';
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Offer } from '../accounts/offer.ts';
@@ -269,7 +270,7 @@ export async function deletePspAccount(deps: PspAccountDeps, accountId: string, 
   return outcome;
 }
 
-export interface OfferPspView {
+export interface OfferPspView extends ParameterView {
   merchant_uid: string;
   type: Offer['type'];
   installments: number;
@@ -305,6 +306,7 @@ export function offerView(o: Offer): OfferPspView {
     pot_deadline_hours: o.potDeadlineHours,
     credit_lender: o.creditLender,
     withdrawal_days: o.withdrawalDays,
+    ...parameterView(o),
   };
 }
 

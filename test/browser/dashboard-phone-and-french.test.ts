@@ -83,6 +83,7 @@ const pages = () => [
   '/dashboard/developers',
   `/dashboard/developers/deliveries/dlv_${ids.delivery}`,
   '/dashboard/offers',
+  `/dashboard/offers/${a.offer('SHARED')}`,
   '/dashboard/psp-accounts',
   '/dashboard/psp-accounts/new?psp=stripe',
 ];

@@ -33,6 +33,7 @@ const SAME_IN_BOTH = new Set([
   'environmentNames.test',
   'notification',
   'net',
+  'offerParameters.use3ds',
   // The delivery log's English words are the codes docs/webhooks.md documents.
 ]);
 /** English labels that are the code they name (the delivery log's words of docs/webhooks.md, a card's funding); French ones never are. */
@@ -53,6 +54,16 @@ const REFUSALS: Record<string, unknown[][]> = {
     { code: 'sandbox_in_production' },
     { code: 'psp_currency', psp: 'Midtrans', takes: ['IDR'], currency: 'EUR' },
     { code: 'unpaid_purchases', count: 2 },
+    ...(['too_long', 'not_absolute', 'not_http', 'has_credentials', 'not_https', 'internal_address', 'localhost'] as const).map((code) => ({
+      code: 'url',
+      rule: { code, max: 2048, host: '10.0.0.1' },
+    })),
+    { code: 'not_country' },
+    { code: 'one_line', max: 100 },
+    { code: 'not_choice', choices: ['always', 'never', 'auto'] },
+    { code: 'not_boolean' },
+    { code: 'shared_only' },
+    { code: 'credit_only' },
   ].map((r) => [r, SHOW]),
   riskRuleRefusal: [
     { code: 'not_object' },

@@ -58,6 +58,64 @@ describe(`editing an offer's terms through the back-office API (${onPostgres ? '
     });
   });
 
+  it('edits the merchant parameters of the original interface: a new offer holds the defaults, the edit is answered and read back, and audited (the end-of-pot URL by its host)', async () => {
+    const m = await caller(app); // its own account: the tests below count this one's audit entries
+    const uid = m.offer('SHARED');
+    expect(await offerOf(m, uid)).toMatchObject({
+      country_code: null,
+      css_url: null,
+      gtu_url: null,
+      gtu_label: null,
+      use_3ds: 'auto',
+      leader_can_pay_alone: true,
+      purchase_end_notification_url: null,
+      send_confirmation_email: true,
+      send_owed_share_reminder: true,
+      hold_renewal_days: 7,
+      funding_cap_cents: null,
+    });
+    const parameters = {
+      country_code: 'BE',
+      css_url: 'https://shop.example/pay.css',
+      gtu_url: 'https://shop.example/terms',
+      gtu_label: 'Our terms',
+      use_3ds: 'never',
+      leader_can_pay_alone: false,
+      purchase_end_notification_url: 'https://shop.example/pot-end?key=s3cret',
+      send_confirmation_email: false,
+      hold_renewal_days: 4,
+    };
+    const res = await patch(m, uid, parameters);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject(parameters);
+    expect(await offerOf(m, uid)).toMatchObject(parameters);
+    const entry = (await audits(m))[0]!;
+    expect(entry.details).toMatchObject({
+      purchase_end_notification_url: { from: null, to: 'shop.example' },
+      use_3ds: { from: 'auto', to: 'never' },
+      hold_renewal_days: { from: 7, to: 4 },
+    });
+    expect(JSON.stringify(entry.details)).not.toContain('s3cret');
+    // A funding limit must still let the offer sell its maximum (the simulation's rule).
+    expect((await patch(m, m.offer('DEFERRED'), { funding_cap_cents: 150_000 })).json()).toMatchObject({ funding_cap_cents: 150_000 });
+  });
+
+  it.each([
+    [{ country_code: 'ZZ' }, 'country_code'],
+    [{ css_url: 'javascript:alert(1)' }, 'css_url'],
+    [{ gtu_url: 'https://shop.example/terms' }, 'gtu_url'], // a credit offer has no GTU link (SHARED only)
+    [{ use_3ds: 'sometimes' }, 'use_3ds'],
+    [{ send_confirmation_email: 'no' }, 'send_confirmation_email'],
+    [{ hold_renewal_days: 31 }, 'hold_renewal_days'],
+    [{ funding_cap_cents: 50 }, 'funding_cap_cents'], // below what the offer's minimum would finance: unsellable
+  ])('refuses the parameter %j with a 400 naming %s, and changes nothing', async (body, field) => {
+    const before = await offersOf(a);
+    const res = await patch(a, a.offer('INSTALLMENTS', 3), body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.debug).toContain(field);
+    expect(await offersOf(a)).toEqual(before);
+  });
+
   it('new purchases are checked against the new limits', async () => {
     const uid = a.offer('SHARED');
     expect((await patch(a, uid, { min_amount_cents: 2_000 })).statusCode).toBe(200);

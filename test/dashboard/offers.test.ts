@@ -118,6 +118,48 @@ describe('offers in the back office', () => {
     expect(await offersOf(a)).toEqual(before);
   });
 
+  it('edits the merchant parameters from the offer page (empty is none, yes/no choices), and names a refused one in the page language', async () => {
+    const uid = a.offer('SHARED');
+    const saved = await post(
+      `/dashboard/offers/${uid}`,
+      form({
+        csrf: s.csrf,
+        country_code: 'be',
+        css_url: 'https://shop.example/pay.css',
+        gtu_url: 'https://shop.example/terms',
+        gtu_label: 'Our terms',
+        use_3ds: 'always',
+        leader_can_pay_alone: 'no',
+        purchase_end_notification_url: '',
+        send_confirmation_email: 'no',
+        hold_renewal_days: '5',
+      }),
+    );
+    expect(saved.statusCode).toBe(303);
+    expect((await offersOf(a)).find((o) => o.merchant_uid === uid)).toMatchObject({
+      country_code: 'BE',
+      css_url: 'https://shop.example/pay.css',
+      gtu_label: 'Our terms',
+      use_3ds: 'always',
+      leader_can_pay_alone: false,
+      purchase_end_notification_url: null,
+      send_confirmation_email: false,
+      hold_renewal_days: 5,
+    });
+    const page = (await get(saved.headers.location as string)).body;
+    expect(page).toMatch(/id="css_url" name="css_url" type="url"[^>]*value="https:\/\/shop.example\/pay.css"/);
+    expect(page).toMatch(/<option value="always" selected>/);
+    expect(page).not.toContain('id="funding_cap"'); // a pot has no credit to cap
+    const before = await offersOf(a);
+    const refused = await post(`/dashboard/offers/${uid}?lang=fr`, form({ csrf: s.csrf, country_code: 'ZZ' }));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/role="alert" id="offer-error">Pays des numéros de téléphone nationaux \(ISO 3166, comme FR\)\u00a0?: doit être un code pays/);
+    expect(refused.body).toMatch(/id="country_code"[^>]*value="ZZ" aria-invalid="true"/);
+    const credit = await post(`/dashboard/offers/${a.offer('INSTALLMENTS', 3)}`, form({ csrf: s.csrf, funding_cap: '12.5.0' }));
+    expect(credit.body).toMatch(/role="alert" id="offer-error">Funding limit \(EUR\)[^<]*: must be a number/);
+    expect(await offersOf(a)).toEqual(before);
+  });
+
   it('refuses a save without the CSRF token', async () => {
     const psa = await newPspAccount(a, 'CSRF');
     const before = await offersOf(a);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
 import { CREDIT_LENDER_MAX, editOffer, OFFER_BOUNDS } from '../../use-cases/edit-offer.ts';
+import { GTU_LABEL_MAX, PARAMETER_BOUNDS, PARAMETER_URL_MAX, USE_3DS } from '../../use-cases/offer-parameters.ts';
 import { listOffersWithPsp } from '../../use-cases/psp-accounts.ts';
 import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
@@ -11,6 +12,28 @@ import { TokenApiError } from '../../http/routes/schemas.ts';
 const SECURITY = [{ apiKeyBasic: [] }];
 const AUTH_NOTE =
   'HTTP Basic with the merchant dashboard e-mail and password (not the API key), or the back-office session cookie (writes then need the `X-CSRF-Token` header: docs/authentication.md).';
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
+
+/**
+ * The merchant parameters of the original interface (docs/back-office.md#merchant-parameters-of-the-original-interface):
+ * what they mean, shared by the offer's schema and the PATCH body's.
+ */
+const PARAMETER_DOCS = {
+  country_code:
+    "Where national phone numbers of this offer's purchases are read when the purchase names no country (ISO 3166 alpha-2 with a telephone numbering plan; lower case accepted); null: the account's country, else the deployment's",
+  css_url: "A stylesheet linked on this offer's hosted pages (https only in production); it may restyle them, never run script (docs/security.md#merchant-stylesheets); null: none",
+  gtu_url: "SHARED offers: the merchant's terms of use, linked by the pay button of the offer's pages; null: no link",
+  gtu_label: "SHARED offers: the words of that link; null: Chipin's wording",
+  use_3ds: 'When 3-D Secure is asked for: always, never (unless the card requires it), auto (the default)',
+  leader_can_pay_alone: 'SHARED offers: whether the purchase goes ahead when the leader names no friend (true by default)',
+  purchase_end_notification_url: "SHARED offers: told {reference, uid} when a pot ends (the webhook URL's rule: https and no internal address in production); null: nothing sent",
+  send_confirmation_email: 'Whether the shopper is e-mailed a confirmation at the end of the payment (true by default)',
+  send_owed_share_reminder: 'INSTALLMENTS and DEFERRED offers: whether the shopper is reminded before a share is debited (true by default)',
+  hold_renewal_days:
+    'Days after it was placed when a card hold that must outlive its authorisation is renewed at the latest; one its PSP lets lapse sooner is still renewed a day before it lapses (docs/money-operations.md#re-authorisation). 7 by default',
+  funding_cap_cents: 'INSTALLMENTS and DEFERRED offers: the funding limit, the largest credit on one purchase (what is not paid at checkout), in minor units; null: none',
+} as const;
 
 const OfferPsp = Type.Object(
   {
@@ -34,6 +57,17 @@ const OfferPsp = Type.Object(
       description:
         "Credit offers: the right of withdrawal's period shoppers are shown, in calendar days, 0 for none; null: Chipin's rule, 14 days unless the credit is free and repaid within 3 months (docs/schedules.md#credit-mentions)",
     }),
+    country_code: nullable(Type.String(), PARAMETER_DOCS.country_code),
+    css_url: nullable(Type.String(), PARAMETER_DOCS.css_url),
+    gtu_url: nullable(Type.String(), PARAMETER_DOCS.gtu_url),
+    gtu_label: nullable(Type.String(), PARAMETER_DOCS.gtu_label),
+    use_3ds: Type.String({ enum: [...USE_3DS], description: PARAMETER_DOCS.use_3ds }),
+    leader_can_pay_alone: Type.Boolean({ description: PARAMETER_DOCS.leader_can_pay_alone }),
+    purchase_end_notification_url: nullable(Type.String(), PARAMETER_DOCS.purchase_end_notification_url),
+    send_confirmation_email: Type.Boolean({ description: PARAMETER_DOCS.send_confirmation_email }),
+    send_owed_share_reminder: Type.Boolean({ description: PARAMETER_DOCS.send_owed_share_reminder }),
+    hold_renewal_days: Type.Integer({ description: PARAMETER_DOCS.hold_renewal_days }),
+    funding_cap_cents: nullable(Type.Integer(), PARAMETER_DOCS.funding_cap_cents),
   },
   { title: 'OfferPsp' },
 );
@@ -43,7 +77,7 @@ const OfferPsp = Type.Object(
  * and the PSP account each pays through (back mode, docs/psp-connectors.md#psp-accounts).
  */
 export function registerBackofficeOffers(app: App, services: Services, guard: DashboardGuard): void {
-  const deps = services.pspAccounts;
+  const deps = { ...services.pspAccounts, policy: services.deliveries.policy };
 
   app.get(
     '/api/backoffice/offers',
@@ -67,13 +101,15 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
     {
       schema: {
         tags: ['back office'],
-        summary: "Edit an offer's terms and PSP account",
+        summary: "Edit an offer's terms, merchant parameters and PSP account",
         description:
           `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited. ` +
           '`psp_account_id`: the offer pays through this PSP account from its next payment on (payments already made keep theirs for captures and refunds); `null` puts it back on the built-in sandbox PSP (refused in production). ' +
           "Fees and limits of an INSTALLMENTS or DEFERRED offer are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
           "A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation's rules). " +
-          'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. Each edit is audited (`offer_update`). ' +
+          'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. ' +
+          'The merchant parameters of the original interface (country_code to funding_cap_cents: docs/back-office.md#merchant-parameters-of-the-original-interface) are edited here too; one that only a SHARED (or only a credit) offer uses is refused on the other kind unless sent with its unset value. ' +
+          'Each edit is audited (`offer_update`; of the purchase end notification URL only its host). ' +
           'Other server processes see an edit within 5 seconds (their offer cache).',
         security: SECURITY,
         params: Type.Object({ merchant_uid: Type.String({ maxLength: 64 }) }),
@@ -98,6 +134,21 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
                 description:
                   "INSTALLMENTS and DEFERRED offers only: the right of withdrawal's period in days, 0 for none (a credit outside the consumer-credit rules, L312-4); null: Chipin's rule",
               }),
+            ),
+            country_code: Type.Optional(nullable(Type.String({ minLength: 2, maxLength: 2 }), PARAMETER_DOCS.country_code)),
+            css_url: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: PARAMETER_URL_MAX }), PARAMETER_DOCS.css_url)),
+            gtu_url: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: PARAMETER_URL_MAX }), PARAMETER_DOCS.gtu_url)),
+            gtu_label: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: GTU_LABEL_MAX }), PARAMETER_DOCS.gtu_label)),
+            use_3ds: Type.Optional(Type.Union([Type.Literal('always'), Type.Literal('never'), Type.Literal('auto')], { description: PARAMETER_DOCS.use_3ds })),
+            leader_can_pay_alone: Type.Optional(Type.Boolean({ description: PARAMETER_DOCS.leader_can_pay_alone })),
+            purchase_end_notification_url: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: PARAMETER_URL_MAX }), PARAMETER_DOCS.purchase_end_notification_url)),
+            send_confirmation_email: Type.Optional(Type.Boolean({ description: PARAMETER_DOCS.send_confirmation_email })),
+            send_owed_share_reminder: Type.Optional(Type.Boolean({ description: PARAMETER_DOCS.send_owed_share_reminder })),
+            hold_renewal_days: Type.Optional(
+              Type.Integer({ minimum: PARAMETER_BOUNDS.hold_renewal_days.min, maximum: PARAMETER_BOUNDS.hold_renewal_days.max, description: PARAMETER_DOCS.hold_renewal_days }),
+            ),
+            funding_cap_cents: Type.Optional(
+              nullable(Type.Integer({ minimum: PARAMETER_BOUNDS.funding_cap_cents.min, maximum: PARAMETER_BOUNDS.funding_cap_cents.max }), PARAMETER_DOCS.funding_cap_cents),
             ),
           },
           { additionalProperties: false },

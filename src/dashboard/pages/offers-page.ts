@@ -6,6 +6,7 @@ import { effectiveRules, RISK_RULE_NAMES } from '../../domain/risk-rules.ts';
 import type { RiskRulesView } from '../../use-cases/risk-rules.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
+import { USE_3DS } from '../../use-cases/offer-parameters.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { riskRulesForm, ruleValue } from './risk-rules-page.ts';
 import { formOfRules, type RiskForm, type RiskFormError } from '../risk-rules-form.ts';
@@ -46,6 +47,17 @@ export const OFFER_INPUTS = {
   max_amount_cents: 'max_amount',
   expiry_hours: 'expiry_hours',
   pot_deadline_hours: 'pot_deadline_hours',
+  country_code: 'country_code',
+  css_url: 'css_url',
+  gtu_url: 'gtu_url',
+  gtu_label: 'gtu_label',
+  use_3ds: 'use_3ds',
+  leader_can_pay_alone: 'leader_can_pay_alone',
+  purchase_end_notification_url: 'purchase_end_notification_url',
+  send_confirmation_email: 'send_confirmation_email',
+  send_owed_share_reminder: 'send_owed_share_reminder',
+  hold_renewal_days: 'hold_renewal_days',
+  funding_cap_cents: 'funding_cap',
 } as const;
 export type OfferInput = (typeof OFFER_INPUTS)[keyof typeof OFFER_INPUTS];
 
@@ -59,9 +71,23 @@ export function offerInputLabel(t: DashboardTexts, o: Offer, input: OfferInput):
     max_amount: t.maxAmountField(o.currency),
     expiry_hours: t.expiryHoursField,
     pot_deadline_hours: t.potDeadlineHoursField,
+    country_code: t.offerParameters.countryCode,
+    css_url: t.offerParameters.cssUrl,
+    gtu_url: t.offerParameters.gtuUrl,
+    gtu_label: t.offerParameters.gtuLabel,
+    use_3ds: t.offerParameters.use3ds,
+    leader_can_pay_alone: t.offerParameters.leaderCanPayAlone,
+    purchase_end_notification_url: t.offerParameters.purchaseEndNotificationUrl,
+    send_confirmation_email: t.offerParameters.sendConfirmationEmail,
+    send_owed_share_reminder: t.offerParameters.sendOwedShareReminder,
+    hold_renewal_days: t.offerParameters.holdRenewalDays,
+    funding_cap: t.offerParameters.fundingCap(o.currency),
   };
   return labels[input];
 }
+
+/** A yes/no choice as the form sends it (a select, so that "no" is sent too, unlike an unticked checkbox). */
+export const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
 /** What the inputs show: the offer's terms as typed numbers (a percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents). */
 function inputsOf(o: Offer): Record<OfferInput, string> {
@@ -73,6 +99,17 @@ function inputsOf(o: Offer): Record<OfferInput, string> {
     max_amount: decimalAmount(o.maxAmountCents, o.currency),
     expiry_hours: String(o.expiryHours),
     pot_deadline_hours: String(o.potDeadlineHours),
+    country_code: o.countryCode ?? '',
+    css_url: o.cssUrl ?? '',
+    gtu_url: o.gtuUrl ?? '',
+    gtu_label: o.gtuLabel ?? '',
+    use_3ds: o.use3ds,
+    leader_can_pay_alone: yesNo(o.leaderCanPayAlone),
+    purchase_end_notification_url: o.purchaseEndNotificationUrl ?? '',
+    send_confirmation_email: yesNo(o.sendConfirmationEmail),
+    send_owed_share_reminder: yesNo(o.sendOwedShareReminder),
+    hold_renewal_days: String(o.holdRenewalDays),
+    funding_cap: o.fundingCapCents === null ? '' : decimalAmount(o.fundingCapCents, o.currency),
   };
 }
 
@@ -103,6 +140,20 @@ export function offerPage(
   const invalid = (input: OfferInput) => (extra.error && extra.error.input === input ? html` aria-invalid="true" aria-describedby="offer-error"` : '');
   const text = (input: Exclude<OfferInput, 'psp_account_id'>, mode: 'decimal' | 'numeric') =>
     html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><input id="${input}" name="${input}" inputmode="${mode}" autocomplete="off" required value="${v[input]}"${invalid(input)}></p>`;
+  const p = t.offerParameters;
+  // Optional inputs: empty is none (the API's null).
+  const optional = (input: OfferInput, type: 'url' | 'text', hint = '') =>
+    html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><input id="${input}" name="${input}" type="${type}" autocomplete="off" value="${v[input]}"${invalid(input)}>${hint ? html`<span class="muted">${hint}</span>` : ''}</p>`;
+  const choice = (input: OfferInput, options: [string, string][]) =>
+    html`<p><label for="${input}">${offerInputLabel(t, o, input)}</label><select id="${input}" name="${input}"${invalid(input)}>${options.map(
+      ([value, label]) => html`<option value="${value}"${value === v[input] ? html` selected` : ''}>${label}</option>`,
+    )}</select></p>`;
+  const yesNoOf = (input: OfferInput) =>
+    choice(input, [
+      ['yes', p.yes],
+      ['no', p.no],
+    ]);
+  const shared = o.type === 'SHARED';
   const body = html`<h1>${kindOf(t, o)}</h1>
 ${extra.saved ? html`<div class="ok" role="status">${t.offerSaved}</div>` : ''}
 ${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.error.message}</div>` : ''}
@@ -120,6 +171,23 @@ ${text('min_amount', 'decimal')}
 ${text('max_amount', 'decimal')}
 ${text('expiry_hours', 'numeric')}
 ${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
+</section>
+<section class="card" aria-labelledby="parameters"><h2 id="parameters">${p.title}</h2>
+<p class="muted">${p.hint}</p>
+${optional('country_code', 'text')}
+${optional('css_url', 'url', p.cssUrlHint)}
+${shared ? optional('gtu_url', 'url') : ''}
+${shared ? optional('gtu_label', 'text') : ''}
+${choice(
+  'use_3ds',
+  USE_3DS.map((k) => [k, p.use3dsNames[k]]),
+)}
+${shared ? yesNoOf('leader_can_pay_alone') : ''}
+${shared ? optional('purchase_end_notification_url', 'url') : ''}
+${yesNoOf('send_confirmation_email')}
+${shared ? '' : yesNoOf('send_owed_share_reminder')}
+${text('hold_renewal_days', 'numeric')}
+${shared ? '' : html`<p><label for="funding_cap">${offerInputLabel(t, o, 'funding_cap')}</label><input id="funding_cap" name="funding_cap" inputmode="decimal" autocomplete="off" value="${v.funding_cap}"${invalid('funding_cap')}></p>`}
 </section>
 <section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
 <label for="psp_account_id">${t.pspAccountField}</label>

@@ -23,7 +23,7 @@ const PAGE = { schema: { hide: true } };
  * and audits: docs/risk.md#editing-the-rules).
  */
 export function registerDashboardOffers(app: App, services: Services, sessions: DashboardSessions): void {
-  const deps = services.pspAccounts;
+  const deps = { ...services.pspAccounts, policy: services.deliveries.policy };
   const riskDeps = { db: services.db, clock: services.clock, offers: services.offers, riskRules: services.riskRules };
 
   /** Read fresh: the cache may hold terms another process changed. */
@@ -68,7 +68,10 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
       sendPage(reply, 400, offerPage(chrome, offer, await listPspAccounts(deps, session.accountId), { error: { input, message }, typed }));
 
     const parsed = patchOf(offer, typed);
-    if ('bad' in parsed) return refuse(parsed.bad, `${offerInputLabel(t, offer, parsed.bad)}: ${parsed.bad.endsWith('hours') ? t.badWholeNumber : t.badDecimal}`);
+    if ('bad' in parsed) {
+      const why = parsed.why === 'whole' ? t.badWholeNumber : parsed.why === 'yes_no' ? t.offerParameters.refusal({ code: 'not_boolean' }, String) : t.badDecimal;
+      return refuse(parsed.bad, `${offerInputLabel(t, offer, parsed.bad)}: ${why}`);
+    }
     const outcome = await editOffer(deps, session.accountId, actorOf(session), uid, parsed.patch);
     if (outcome.kind === 'ok') {
       request.log.info({ account_id: session.accountId, merchant_uid: uid }, 'offer edited (back office)');
@@ -115,14 +118,17 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
   });
 }
 
+type NumberField = 'fee_rate_bps' | 'fixed_fee_cents' | 'min_amount_cents' | 'max_amount_cents' | 'expiry_hours' | 'pot_deadline_hours' | 'hold_renewal_days';
+
 /**
  * The form's typed values as the API's patch, with integer arithmetic only: amounts in the
  * offer's currency with up to its decimals, the fee rate in percent with up to 2 decimals, hours
- * whole. The first input that is not such a number is named.
+ * and days whole; an empty optional text is none (null); yes/no choices as booleans. The first
+ * input that cannot be read is named, with why (the use case judges the rest).
  */
-function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { patch: OfferPatch } | { bad: OfferInput } {
+function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { patch: OfferPatch } | { bad: OfferInput; why: 'whole' | 'decimal' | 'yes_no' } {
   const whole = (text: string) => (/^\s*\d{1,9}\s*$/.test(text) ? Number(text) : undefined);
-  const parsers: [OfferInput, Exclude<keyof OfferPatch, 'psp_account_id' | 'credit_lender'>, (text: string) => number | undefined][] = [
+  const parsers: [OfferInput, NumberField, (text: string) => number | undefined][] = [
     // A percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents.
     ['fee_rate', 'fee_rate_bps', (text) => (/\d/.test(text) ? parseDecimalAmount(text.replace('%', ''), 'EUR') : undefined)],
     ['fixed_fee', 'fixed_fee_cents', (text) => parseTypedAmount(text, offer.currency)],
@@ -130,6 +136,7 @@ function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { pa
     ['max_amount', 'max_amount_cents', (text) => parseTypedAmount(text, offer.currency)],
     ['expiry_hours', 'expiry_hours', whole],
     ['pot_deadline_hours', 'pot_deadline_hours', whole],
+    ['hold_renewal_days', 'hold_renewal_days', whole],
   ];
   const patch: OfferPatch = {};
   // The empty option is the built-in sandbox PSP, as `null` is in the API.
@@ -138,8 +145,25 @@ function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { pa
     const text = typed[input];
     if (text === undefined) continue;
     const value = parse(text);
-    if (value === undefined) return { bad: input };
+    if (value === undefined) return { bad: input, why: parse === whole ? 'whole' : 'decimal' };
     patch[field] = value;
+  }
+  for (const field of ['country_code', 'css_url', 'gtu_url', 'gtu_label', 'purchase_end_notification_url'] as const) {
+    const text = typed[field];
+    if (text !== undefined) patch[field] = text.trim() === '' ? null : text.trim();
+  }
+  if (typed.use_3ds !== undefined) patch.use_3ds = typed.use_3ds as Offer['use3ds'];
+  for (const field of ['leader_can_pay_alone', 'send_confirmation_email', 'send_owed_share_reminder'] as const) {
+    const text = typed[field];
+    if (text === undefined) continue;
+    if (text !== 'yes' && text !== 'no') return { bad: field, why: 'yes_no' };
+    patch[field] = text === 'yes';
+  }
+  if (typed.funding_cap !== undefined) {
+    const text = typed.funding_cap.trim();
+    const cents = text === '' ? null : parseTypedAmount(text, offer.currency);
+    if (cents === undefined) return { bad: 'funding_cap', why: 'decimal' };
+    patch.funding_cap_cents = cents;
   }
   return { patch };
 }
