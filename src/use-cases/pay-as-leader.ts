@@ -517,9 +517,9 @@ async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout
   if (deadline) await schedulePotJobs(tx, accountId, purchaseId, now, deadline);
   if (plan.schedule) await scheduleCollections(tx, accountId, purchaseId);
   // A hold that must outlive the card authorisation is renewed before it lapses (docs/money-operations.md#re-authorisation).
-  if (deadline && plan.purpose === 'guarantee') await scheduleReauthorization(tx, deps, payment, deadline);
+  if (deadline && plan.purpose === 'guarantee') await scheduleReauthorization(tx, deps, payment, deadline, offer.holdRenewalDays);
   const deferredLine = plan.purpose === 'deferred' ? plan.schedule?.[0] : undefined;
-  if (deferredLine) await scheduleReauthorization(tx, deps, payment, dueAt(deferredLine.dueDate));
+  if (deferredLine) await scheduleReauthorization(tx, deps, payment, dueAt(deferredLine.dueDate), offer.holdRenewalDays);
   return 'LEADER_PROCESSED';
 }
 

@@ -24,8 +24,11 @@ import { savedCard } from './stored-card.ts';
  */
 export const REAUTH_JOB = 'payment.reauthorize';
 
-/** How long before a hold lapses it is renewed: a day, so that a failed run has time to be retried. */
+/** How long before a hold lapses it is renewed at the latest: a day, so that a failed run has time to be retried. */
 export const REAUTH_MARGIN_MS = 86_400_000;
+
+/** The renewal period of an offer that can no longer be read (deleted since): the doc's default, 7 days. */
+const DEFAULT_RENEWAL_DAYS = 7;
 
 const DAY_MS = 86_400_000;
 const REAUTH_KEY = /:reauth:(\d+)$/;
@@ -48,23 +51,36 @@ export function holdLapsesAt(heldSince: Date, validityDays: number): Date {
 }
 
 /**
- * Schedules the renewal of a hold just recorded, in the caller's transaction, when it would lapse
- * (less the margin) before `deadline` and its PSP can place a merchant-initiated hold. Answers
- * whether a job was scheduled. `card`: the saved card's brand when the caller has read it already
- * (a renewal), else it is read here.
+ * When a hold placed at `heldSince`, lapsing at `lapses`, is renewed: after the offer's renewal
+ * period (`holdRenewalDays`), but never later than the margin before it lapses (what the card
+ * network allows: docs/money-operations.md#re-authorisation) nor sooner than that margin after it
+ * was placed, so that a renewal is never renewed at once in its turn.
+ */
+export function renewalAt(heldSince: Date, lapses: Date, renewalDays: number): Date {
+  const latest = lapses.getTime() - REAUTH_MARGIN_MS;
+  const wanted = heldSince.getTime() + Math.max(renewalDays * DAY_MS, REAUTH_MARGIN_MS);
+  return new Date(Math.min(latest, wanted));
+}
+
+/**
+ * Schedules the renewal of a hold just recorded, in the caller's transaction, when it falls due
+ * ({@link renewalAt}, the offer's `renewalDays`) before `deadline` and its PSP can place a
+ * merchant-initiated hold. Answers whether a job was scheduled. `card`: the saved card's brand
+ * when the caller has read it already (a renewal), else it is read here.
  */
 export async function scheduleReauthorization(
   tx: Sql,
   deps: Pick<PaymentDeps, 'psps'>,
   hold: Pick<PaymentRow, 'id' | 'account_id' | 'purchase_id' | 'psp' | 'created_at' | 'idempotency_key'>,
   deadline: Date,
+  renewalDays: number,
   card?: { brand: string | undefined },
 ): Promise<boolean> {
   const definition = deps.psps.definition(hold.psp);
   if (!definition?.authorizationValidity?.offSessionHold) return false;
   const brand = card ? card.brand : (await savedCardFacts(tx, hold.account_id, hold.purchase_id))?.brand;
   const lapses = holdLapsesAt(hold.created_at, holdValidityDays(definition, brand, isReauthorization(hold)));
-  const runAt = new Date(lapses.getTime() - REAUTH_MARGIN_MS);
+  const runAt = renewalAt(hold.created_at, lapses, renewalDays);
   if (runAt.getTime() >= deadline.getTime()) return false;
   return scheduleJob(tx, { kind: REAUTH_JOB, key: `${REAUTH_JOB}:${hold.id}`, runAt, payload: { paymentId: hold.id }, accountId: hold.account_id });
 }
@@ -242,8 +258,10 @@ async function recordRenewal(
     },
     now,
   );
-  // Chains: the new hold is renewed in its turn if it too would lapse before the deadline.
-  await scheduleReauthorization(tx, deps, fresh, target.deadline, { brand });
+  // Chains: the new hold is renewed in its turn if it too falls due before the deadline, on the
+  // offer's period as it is now.
+  const offer = await deps.offers.byId(old.account_id, locked.offerId);
+  await scheduleReauthorization(tx, deps, fresh, target.deadline, offer?.holdRenewalDays ?? DEFAULT_RENEWAL_DAYS, { brand });
   return 'switched';
 }
 

@@ -7,6 +7,7 @@ import { planLines } from '../../src/payments/installment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { REAUTH_JOB } from '../../src/use-cases/reauthorize-hold.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { smtpListener } from '../helpers/smtp.ts';
 import { card, CARDS, newShop, type Shop } from './support.ts';
@@ -18,6 +19,8 @@ import { card, CARDS, newShop, type Shop } from './support.ts';
  * challenge, the leader refused alone, e-mails received at a real SMTP listener, the renewal
  * job's due time. A database of its own: the pre-charge notice moves the sandbox clock.
  */
+
+const DAY = 86_400_000;
 
 let smtp: Awaited<ReturnType<typeof smtpListener>>;
 let iso: IsolatedDatabase;
@@ -187,5 +190,27 @@ describe('sendOwedShareReminder: the pre-charge notice 3 days before an installm
     expect(mailsTo(told)).toHaveLength(2);
     expect(await keysOf(quietId)).toEqual(['receipt']);
     expect(mailsTo(quiet)).toHaveLength(1);
+  });
+});
+
+describe('holdRenewalDays: when the renewal job of a 30-day pot’s hold falls due', () => {
+  it('3 days: 3 days after the hold; 7 (the default): a day before the 7-day hold lapses; 20: no later than that', async () => {
+    const dueAfter = async (days: number | undefined): Promise<number> => {
+      const shop = await shopWith('SHARED', { pot_deadline_hours: 30 * 24, ...(days === undefined ? {} : { hold_renewal_days: days }) });
+      const id = await shop.purchase();
+      expect(await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [{ email: 'ann@example.com', amountCents: 3_000 }], ret)).toEqual({
+        kind: 'processed',
+        state: 'LEADER_PROCESSED',
+      });
+      const { rows } = await db.query<{ run_at: Date; created_at: Date }>(
+        "SELECT j.run_at, p.created_at FROM payments p JOIN jobs j ON j.dedupe_key = $2 || ':' || p.id WHERE p.purchase_id = $1 AND p.purpose = 'guarantee'",
+        [id, REAUTH_JOB],
+      );
+      expect(rows).toHaveLength(1);
+      return (new Date(rows[0]!.run_at).getTime() - new Date(rows[0]!.created_at).getTime()) / DAY;
+    };
+    expect(await dueAfter(3)).toBe(3);
+    expect(await dueAfter(undefined)).toBe(6);
+    expect(await dueAfter(20)).toBe(6);
   });
 });
