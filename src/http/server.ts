@@ -257,6 +257,23 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     if (type !== undefined || !route.startsWith('/api/') || familyOf(route) === 'oauth') {
       return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(type ?? ''), undefined);
     }
+    readJson(req, payload, done);
+  });
+
+  // text/plain is what a browser sends with a string body when the page sets no type, which keeps
+  // a cross-origin POST a CORS "simple request" (no preflight): the published shop plugins post
+  // their schedule simulation from the checkout page that way. Read as JSON only on the routes
+  // that say so (`config.plainTextJson`); elsewhere 415 like any other type, the body unread
+  // (docs/api-conventions.md#input). Fastify's own text/plain parser (a string) goes.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', (req, payload, done) => {
+    if (req.is404) return done(null, undefined);
+    if (req.routeOptions.config.plainTextJson !== true) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type'] ?? ''), undefined);
+    readJson(req, payload, done);
+  });
+
+  /** The body as JSON, streamed up to the body limit; an empty or blank body is absent. */
+  function readJson(req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -278,7 +295,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
       if (text.trim() === '') return done(null, undefined);
       parseJson(req, text, done);
     });
-  });
+  }
 
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {

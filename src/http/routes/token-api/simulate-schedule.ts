@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Offer } from '../../../accounts/offer.ts';
 import { FailureThrottle } from '../../../auth/failure-throttle.ts';
 import { ScheduleMemo } from '../../../accounts/schedule-memo.ts';
+import { pluginAmountMessage, readPluginAmountCents } from '../../../domain/plugin-amount.ts';
 import { ScheduleError, type Schedule } from '../../../domain/schedule.ts';
 import type { Services } from '../../../services.ts';
 import { describeValidation } from '../../error-format.ts';
@@ -11,6 +12,8 @@ import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
 
 const EXAMPLE_REQUEST = { amount_cents: 30_000, created: '2026-01-31' };
+const EXAMPLE_DELAYED = { amount_cents: 30_000, created: '2026-01-31', second_installment_date: '2026-03-15' };
+const EXAMPLE_PLUGIN = { created: '2026-01-31', amount_cents: 1998.9999999999998 };
 // The default 3x offer (150 bps): docs/schedules.md works this example through.
 const EXAMPLE_RESPONSE: Schedule = {
   INSTALLMENT: [
@@ -24,10 +27,24 @@ const EXAMPLE_RESPONSE: Schedule = {
 
 const SimulationRequest = Type.Object(
   {
-    amount_cents: Type.Integer({ minimum: 1, description: "Purchase amount in minor units of the offer's currency", examples: [30_000] }),
+    amount_cents: Type.Number({
+      description:
+        "Purchase amount in minor units of the offer's currency, at least 1: an integer, or a float within a thousandth of a cent of one (a shop's " +
+        '`19.99 * 100` = `1998.9999999999998` is 1999); a fraction of a cent is refused, never rounded (docs/migrating.md#amounts)',
+      examples: [30_000],
+    }),
     created: Type.String({ format: 'date', description: 'Day the purchase would be created, `yyyy-mm-dd` (a real calendar date)', examples: ['2026-01-31'] }),
+    second_installment_date: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "INSTALLMENTS offers: the second installment's due date, the later ones monthly from it; ignored on or before `created` and by a DEFERRED " +
+          'offer; installments that would fall more than 12 months after `created` are added to the last one within (docs/schedules.md#requested-dates)',
+        examples: ['2026-03-15'],
+      }),
+    ),
   },
-  { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST] },
+  { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST, EXAMPLE_DELAYED, EXAMPLE_PLUGIN] },
 );
 
 const Line = {
@@ -57,12 +74,14 @@ const ERRORS = {
   400: {
     ...TokenApiError,
     description:
-      'Invalid input, named in `debug`: `invalid_amount` (amount_cents missing or not a positive integer), `invalid_date` (created missing or not a real ' +
-      '`yyyy-mm-dd` date), `invalid_request` (unknown field, body not JSON), `amount_below_minimum` / `amount_above_maximum` / ' +
+      'Invalid input, named in `debug`: `invalid_amount` (amount_cents missing, not a number, below 1 or with a fraction of a cent), `invalid_date` ' +
+      '(created missing or not a real `yyyy-mm-dd` date), `invalid_second_installment_date` (not a real `yyyy-mm-dd` date, or more than 12 months ' +
+      'after created), `invalid_request` (unknown field, body not JSON), `amount_below_minimum` / `amount_above_maximum` / ' +
       "`amount_above_funding_cap` (outside the offer's limits), `usury_ceiling_exceeded` (the TAEG would be above the offer's usury " +
       'ceiling), `schedule_not_available` (a SHARED offer: the pot has no schedule)',
   },
   404: { ...TokenApiError, description: 'Unknown merchant_uid (or, with an access token, one of another account)' },
+  415: { ...TokenApiError, description: '`unsupported_media_type`: a Content-Type other than `application/json` or `text/plain` (both read as JSON; none at all too)' },
 };
 
 const Params = Type.Object({ merchant_uid: Type.String({ description: 'Offer (`mer_...`)', examples: ['mer_0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a'] }) });
@@ -87,14 +106,14 @@ function validationError(request: FastifyRequest): ApiError {
   const message = describeValidation(issues, err?.validationContext);
   const first = issues[0];
   const field = first?.keyword === 'required' ? first.params.missingProperty : first?.instancePath.split('/')[1];
-  if (first?.keyword === 'additionalProperties' || (field !== 'amount_cents' && field !== 'created')) return new ApiError(400, 'invalid_request', message);
-  const code: ErrorCode = field === 'amount_cents' ? 'invalid_amount' : 'invalid_date';
-  if (first?.keyword === 'required') return new ApiError(400, code, message);
-  return new ApiError(
-    400,
-    code,
-    field === 'amount_cents' ? 'field amount_cents must be a positive integer number of cents' : 'field created must be a real calendar date in yyyy-mm-dd form',
-  );
+  const known: Partial<Record<string, [ErrorCode, string]>> = {
+    amount_cents: ['invalid_amount', 'field amount_cents must be a whole number of cents'],
+    created: ['invalid_date', 'field created must be a real calendar date in yyyy-mm-dd form'],
+    second_installment_date: ['invalid_second_installment_date', 'field second_installment_date must be a real calendar date in yyyy-mm-dd form'],
+  };
+  const named = typeof field === 'string' ? known[field] : undefined;
+  if (first?.keyword === 'additionalProperties' || named === undefined) return new ApiError(400, 'invalid_request', message);
+  return new ApiError(400, named[0], first?.keyword === 'required' ? message : named[1]);
 }
 
 /** The schedule of `body` under `offer`, or the Token API error that explains why there is none. */
@@ -104,8 +123,10 @@ function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | un
   if (offer.type === 'SHARED') {
     throw new ApiError(400, 'schedule_not_available', 'this offer is a SHARED pot: it has no payment schedule; simulate an INSTALLMENTS or DEFERRED offer');
   }
+  const amount = readPluginAmountCents(body.amount_cents);
+  if (!amount.ok) throw new ApiError(400, 'invalid_amount', `field ${pluginAmountMessage('amount_cents', amount.reason)}`);
   try {
-    return memo.schedule(offer, body.amount_cents, body.created);
+    return memo.schedule(offer, amount.cents, body.created, { secondInstallmentDate: body.second_installment_date });
   } catch (err) {
     if (err instanceof ScheduleError) {
       const field = FIELD_OF[err.code];
@@ -151,7 +172,7 @@ export function registerSimulateSchedule(app: App, services: Services): void {
   app.post(
     '/api/merchants/:merchant_uid/simulate_payment_schedule',
     {
-      config: { auth: 'bearer' },
+      config: { auth: 'bearer', plainTextJson: true },
       attachValidation: true,
       schema: {
         tags: ['Token API'],
@@ -180,6 +201,8 @@ export function registerSimulateSchedule(app: App, services: Services): void {
   app.post(
     PUBLIC_PATH,
     {
+      // Shop plugins post from the checkout page without setting a type (text/plain, no preflight).
+      config: { plainTextJson: true },
       attachValidation: true,
       onRequest: async (request, reply) => {
         // First, so that every answer (429 and errors included) is readable by the page.
