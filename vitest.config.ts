@@ -16,7 +16,7 @@ export const DATABASE_INDEPENDENT = [
   'test/sdk/protocol.test.ts',
   'test/sdk/pledg-script.test.ts',
   'test/jobs/config.test.ts',
-  'test/delivery/{policy,front-result,notification-signature,outcomes}.test.ts',
+  'test/delivery/{policy,front-result,notification-signature,outcomes,shop-return}.test.ts',
   'test/outbound/**',
   'test/psp/endpoints.test.ts',
   // Pages: what they show is the same on either engine (test/browser/** is its own project).

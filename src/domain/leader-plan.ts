@@ -1,7 +1,7 @@
 import { formatIsoDate } from './apr.ts';
 import { offerTerms, type OfferRules } from './offer-terms.ts';
 import { leaderShare, type ShareProblem } from './pot.ts';
-import { computeSchedule, ScheduleError } from './schedule.ts';
+import { computeSchedule, ScheduleError, type RequestedDates } from './schedule.ts';
 
 /** The purposes of the leader's checkout transaction. */
 export type LeaderPurpose = 'guarantee' | 'leader_share' | 'first_installment' | 'deferred';
@@ -57,9 +57,15 @@ export function pledgerRequired(offer: { type: 'SHARED' | 'INSTALLMENTS' | 'DEFE
  * the friends owe (amount − leader's share; the one 3-D Secure challenge) and the leader's share
  * charged separately, so the card never ties up more than the amount (docs/hosted-payment.md).
  * INSTALLMENTS: the first line with all the fees captured. DEFERRED: its single line authorised,
- * captured later.
+ * captured later. `dates`: the due dates the purchase asked for (docs/schedules.md#requested-dates).
  */
-export function planLeaderPayment(offer: OfferRules, amountCents: number, pledgerShares: readonly number[], createdAt: Date): LeaderPlan | { problem: PlanProblem } {
+export function planLeaderPayment(
+  offer: OfferRules,
+  amountCents: number,
+  pledgerShares: readonly number[],
+  createdAt: Date,
+  dates: RequestedDates = {},
+): LeaderPlan | { problem: PlanProblem } {
   if (offer.type === 'SHARED') {
     if (pledgerShares.length === 0) {
       return { purpose: 'leader_share', authorizeCents: amountCents, capture: 'automatic', leaderShareCents: amountCents };
@@ -70,7 +76,7 @@ export function planLeaderPayment(offer: OfferRules, amountCents: number, pledge
   }
   let lines: PlannedInstallment[];
   try {
-    const s = computeSchedule(offerTerms(offer), amountCents, formatIsoDate(createdAt));
+    const s = computeSchedule(offerTerms(offer), amountCents, formatIsoDate(createdAt), dates);
     lines = s.INSTALLMENT.map((l, index) => ({ index, dueDate: l.payment_date, amountCents: l.amount_cents, feesCents: l.fees }));
   } catch (err) {
     if (err instanceof ScheduleError) return { problem: { code: 'schedule', message: err.message } };

@@ -38,7 +38,9 @@ export interface CheckoutView {
   embed?: boolean;
   /** The page's query (`?embed=1&lang=fr`), kept in the form's action. */
   query?: string;
-  /** The status page's "back to the shop" link, carrying the outcome (`error` JWT after a failure). */
+  /** The checkout's cancel link: the shop's cancel URL, saying the shopper cancelled (src/delivery/shop-return.ts). */
+  cancelUrl?: string;
+  /** The status page's "back to the shop" link, carrying the outcome (the result, or the error after a failure). */
   backUrl?: string;
   /** The result or error posted to an embedding page (assets/result.js). */
   frame?: FrameData;
@@ -238,7 +240,7 @@ export function checkoutPage(v: CheckoutView): string {
     ${moneySummary(v, t)}
     <button type="submit" id="pay-button">${payLabel(v, t)}</button>
   </form>
-  ${p.cancelUrl ? html`<p class="center"><a href="${p.cancelUrl}">${t.cancel}</a></p>` : ''}
+  ${v.cancelUrl ? html`<p class="center"><a href="${v.cancelUrl}" id="cancel">${t.cancel}</a></p>` : ''}
 </section>`;
   const title = pageTitle(t, `${t.pageTitles.pay} · ${p.title} · ${p.merchantName}`, v.errors);
   return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();

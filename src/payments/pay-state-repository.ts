@@ -1,5 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
+import type { RequestedDates } from '../domain/schedule.ts';
+import { requestedDatesOf } from '../purchases/purchase.ts';
 
 /**
  * The payment side of a purchase: its money columns (the leader's share, the pot's deadline, the
@@ -20,6 +22,8 @@ export interface PurchasePayState {
   potDeadlineAt: Date | null;
   guaranteePaymentId: string | null;
   paymentMethodId: string | null;
+  /** The due dates the purchase asked for (the direct call's secondInstallmentPaymentDate / deferredPaymentDate): its plan's. */
+  requestedDates: RequestedDates;
   /** Who the leader is, as the risk history recognises shoppers (docs/risk.md#shopper-identity): the client's e-mail and ref, the purchase's phone. */
   shopper: { email?: string; phone?: string; customerId?: string };
 }
@@ -42,9 +46,12 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
     phone_number: string | null;
     client_email: string | null;
     client_ref: string | null;
+    second_installment_date: string | null;
+    deferred_payment_date: string | null;
   }>(
     `SELECT p.id, p.account_id, p.offer_id, p.state, p.amount_cents, p.currency, p.created_at, p.attempts, p.leader_share_cents, p.pot_deadline_at,
-            p.guarantee_payment_id, p.payment_method_id, p.phone_number, c.email AS client_email, c.ref AS client_ref
+            p.guarantee_payment_id, p.payment_method_id, p.phone_number, c.email AS client_email, c.ref AS client_ref,
+            to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date
      FROM purchases p LEFT JOIN clients c ON c.account_id = p.account_id AND c.id = p.client_id
      WHERE p.account_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE OF p' : ''}`,
     [accountId, purchaseId],
@@ -64,6 +71,7 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
       potDeadlineAt: r.pot_deadline_at,
       guaranteePaymentId: r.guarantee_payment_id,
       paymentMethodId: r.payment_method_id,
+      requestedDates: requestedDatesOf({ secondInstallmentDate: r.second_installment_date, deferredPaymentDate: r.deferred_payment_date }),
       shopper: {
         ...(r.client_email ? { email: r.client_email } : {}),
         ...(r.phone_number ? { phone: r.phone_number } : {}),

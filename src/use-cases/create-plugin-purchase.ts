@@ -7,7 +7,10 @@ import { readPluginSettings, settingsFromQuery, type PluginSettings } from '../d
 import { isPhoneCountry, normalizeTypedPhone } from '../messaging/phone-numbers.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import { findReferencePurchases, lockReference } from '../purchases/purchase-repository.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
+import { formatIsoDate } from '../domain/apr.ts';
+import { offerTerms } from '../domain/offer-terms.ts';
+import { computeSchedule, ScheduleError, type RequestedDates } from '../domain/schedule.ts';
 import { originOf } from '../sdk/protocol.ts';
 import { createPurchase, type CreatePurchaseDeps } from './create-purchase.ts';
 
@@ -94,6 +97,10 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
   const origin = merchantOriginOf(s, request.parentOrigin, signature !== undefined);
   if ('field' in origin) return refused(origin.field, origin.message);
 
+  const dates = requestedDatesOf({ secondInstallmentDate: s.secondInstallmentPaymentDate ?? null, deferredPaymentDate: s.deferredPaymentDate ?? null });
+  const dateRefusal = requestedDateRefusal(offer, s.amountCents, deps.clock.now(), dates);
+  if (dateRefusal) return refused(dateRefusal.field, dateRefusal.message);
+
   // A national number is read in the purchase's country, else the offer's, else the merchant's
   // (docs/messaging.md#phone-numbers); a number that cannot be read is dropped, not refused: the
   // plugins send the shopper's billing phone as typed, and the payment does not need it.
@@ -140,6 +147,23 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
       return refused(outcome.field === 'amount' ? 'amountCents' : outcome.field, `${outcome.field === 'amount' ? 'amountCents' : outcome.field} ${outcome.message}`);
     return { kind: 'ready', purchase: outcome.purchase, offer: outcome.offer, reused: false } as const;
   });
+}
+
+/**
+ * Why the due dates the call asks for cannot make the offer's plan (docs/schedules.md#requested-dates),
+ * told now to the shop rather than to the shopper at the payment. The amount's own refusals are
+ * the purchase creation's.
+ */
+function requestedDateRefusal(offer: Offer, amountCents: number, now: Date, dates: RequestedDates): { field: string; message: string } | undefined {
+  if (offer.type === 'SHARED' || Object.keys(dates).length === 0) return undefined;
+  try {
+    computeSchedule(offerTerms(offer), amountCents, formatIsoDate(now), dates);
+  } catch (err) {
+    if (!(err instanceof ScheduleError)) throw err;
+    if (err.code === 'invalid_second_installment_date') return { field: 'secondInstallmentPaymentDate', message: `secondInstallmentPaymentDate: ${err.message}` };
+    if (err.code === 'invalid_deferred_date') return { field: 'deferredPaymentDate', message: `deferredPaymentDate: ${err.message}` };
+  }
+  return undefined;
 }
 
 function lastOf(v: unknown): string | undefined {

@@ -2,9 +2,13 @@ import { errorCodeOf, frontError, frontErrorJwt } from '../delivery/front-error.
 import { toPublicId } from '../domain/ids.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
-import { PROTOCOL_VERSION, type ChipinMessage, type ErrorCode } from '../sdk/protocol.ts';
+import { PROTOCOL_VERSION, type ChipinError, type ChipinMessage, type ErrorCode, type ErrorMessage } from '../sdk/protocol.ts';
+import { pledgErrorType, type PledgErrorType } from '../delivery/shop-return.ts';
 import type { PaymentDeps } from './deps.ts';
 import { leaderFrontResult } from './leader-front-result.ts';
+
+/** An error as told to the front end, with the original provider's `type` beside Chipin's `code`. */
+export type FrontOutcome = Exclude<ChipinMessage, ErrorMessage> | (ErrorMessage & { error: ChipinError & { type: PledgErrorType } });
 
 /**
  * What the hosted page tells the merchant's front end (chipin.js, or any embedding page) about
@@ -18,7 +22,7 @@ export async function leaderFrontOutcome(
   deps: Pick<PaymentDeps, 'db' | 'box'>,
   purchase: Pick<Purchase, 'id' | 'accountId' | 'offerId' | 'ref' | 'metadata' | 'state'>,
   decline?: string,
-): Promise<ChipinMessage | null> {
+): Promise<FrontOutcome | null> {
   const uid = toPublicId('pur', purchase.id);
   // A payable page with no refusal to report (every first view): no query at all.
   if ((purchase.state === 'CREATED' && decline === undefined) || purchase.state === 'REFUNDED') return null;
@@ -31,6 +35,7 @@ export async function leaderFrontOutcome(
   let code: ErrorCode;
   let retryable = false;
   const lastError = handover?.result.transaction.error;
+  const reason = decline ?? lastError?.code ?? lastError?.message;
   if (paid) {
     // The card processor's contract variant: a label other than an accepted authorisation is
     // passed as an error, never as a result (docs/front-end.md).
@@ -40,7 +45,7 @@ export async function leaderFrontOutcome(
     code = errorCodeOf(decline);
     retryable = true;
   } else if (purchase.state === 'FAILED') {
-    code = errorCodeOf(decline ?? lastError?.code ?? lastError?.message);
+    code = errorCodeOf(reason);
   } else if (purchase.state === 'ABORTED') {
     code = 'purchase_aborted';
   } else if (purchase.state === 'CANCELLED') {
@@ -49,7 +54,8 @@ export async function leaderFrontOutcome(
   } else {
     return null;
   }
-  const error = frontError(code, uid, retryable);
+  // The original provider's error type beside Chipin's code: what its shop plugins and script read (docs/plugin-integration.md#the-return-to-the-shop).
+  const error = { ...frontError(code, uid, retryable), type: pledgErrorType(code, purchase.state === 'CREATED' ? decline : reason, paid) };
   // `iat` in real time, as webhook timestamps: the merchant compares it with its own clock.
   const offer = await findOfferSecret(deps.db, purchase.offerId);
   const secret = offer && offer.accountId === purchase.accountId ? deps.box.open(offer.secretEnc).reveal() : undefined;

@@ -119,6 +119,7 @@ export async function payAsLeader(
     state.amountCents,
     pledgers.map((p) => p.amountCents),
     state.createdAt,
+    state.requestedDates,
   );
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const psp = await deps.psps.forOffer(offer);
@@ -264,7 +265,7 @@ export async function resumeLeaderAfterChallenge(
   const result = await psp.retrieve(pspRef(payment));
   // The plan is not stored: computed again from the drafts the leader submitted and the offer,
   // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
-  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt);
+  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt, state.requestedDates);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const pspMethodId = (await savedPspMethodId(db, accountId, payment.purchase_id))!;
   return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
@@ -295,7 +296,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
   }
   // The plan is not stored: computed again from the drafts the leader submitted and the offer,
   // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
-  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt);
+  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt, state.requestedDates);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   let result: TransactionResult;
   if (payment.status === 'pending') {

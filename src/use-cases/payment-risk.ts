@@ -10,6 +10,7 @@ import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { planLeaderPayment, type PlannedInstallment } from '../domain/leader-plan.ts';
 import { normaliseEmail, type RiskRules } from '../domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper, type Score, type ShopperHistory } from '../domain/risk-score.ts';
+import type { RequestedDates } from '../domain/schedule.ts';
 import type { AttachResult, CardInput } from '../psp/connector.ts';
 import { insertRiskDecision, refuseAfterHook, setDecisionHook } from '../risk/risk-decision-repository.ts';
 import type { RiskRulesCache } from '../risk/risk-rules-cache.ts';
@@ -83,7 +84,7 @@ export async function fallbackCandidates(
   byId: (accountId: string, id: string) => Promise<Offer | undefined>,
   stored: StoredRiskRules,
   offer: Offer,
-  purchase: { amountCents: number; currency: string; createdAt: Date },
+  purchase: { amountCents: number; currency: string; createdAt: Date; requestedDates?: RequestedDates },
 ): Promise<FallbackCandidate[]> {
   const ids = rulesInEffect(stored, offer.id).fallback_offers ?? [];
   const out: FallbackCandidate[] = [];
@@ -92,7 +93,7 @@ export async function fallbackCandidates(
     const other = id === undefined || id === offer.id ? undefined : await byId(offer.accountId, id);
     if (!other || other.currency !== purchase.currency) continue;
     if (purchase.amountCents < other.minAmountCents || purchase.amountCents > other.maxAmountCents) continue;
-    const plan = planLeaderPayment(other, purchase.amountCents, [], purchase.createdAt);
+    const plan = planLeaderPayment(other, purchase.amountCents, [], purchase.createdAt, purchase.requestedDates);
     if ('problem' in plan) continue;
     out.push({ offer: other, ...(plan.schedule ? { schedule: plan.schedule } : {}) });
   }

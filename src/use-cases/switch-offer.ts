@@ -64,7 +64,7 @@ export async function switchOffer(deps: SwitchOfferDeps, accountId: string, purc
       target.currency === locked.currency &&
       locked.amountCents >= target.minAmountCents &&
       locked.amountCents <= target.maxAmountCents &&
-      !('problem' in planLeaderPayment(target, locked.amountCents, [], locked.createdAt));
+      !('problem' in planLeaderPayment(target, locked.amountCents, [], locked.createdAt, locked.requestedDates));
     if (!fits) return refused({ code: 'amount' });
     const now = deps.clock.now();
     const to = toPublicId('mer', target.id);

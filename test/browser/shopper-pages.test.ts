@@ -443,7 +443,11 @@ describe.runIf(hasBrowser)(
           const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
           const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
           expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
-          await expect(page.getByRole('link', { name: r.back }).getAttribute('href')).resolves.toBe(`${app.base}/healthz`);
+          // Back to the shop with the outcome, as the redirect after paying carries it (docs/plugin-integration.md#the-return-to-the-shop).
+          const back = new URL((await page.getByRole('link', { name: r.back }).getAttribute('href'))!);
+          expect(`${back.origin}${back.pathname}`).toBe(`${app.base}/healthz`);
+          expect(back.searchParams.get('purchase_uid')).toBe(`pur_${id}`);
+          expect(JSON.parse(back.searchParams.get('pledg_result')!)).toMatchObject({ purchase: { uid: `pur_${id}` } });
           await expectAccessible(page);
 
           // Ann pays: the hold stays on the card (a card authorisation is not lowered), but what the deadline will take is now €50.

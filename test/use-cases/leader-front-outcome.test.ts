@@ -69,13 +69,14 @@ describe(`leader front outcome, card-processor variant (${onPostgres ? 'PostgreS
     expect(verifyHs256(told.jwt!, offerSecret())).toEqual(told.result);
   });
 
-  it('not AUTHORISED (Lyra still verifying it): onError gets {code, message, purchase_uid, retryable}, and the signed error names the transaction', async () => {
+  it('not AUTHORISED (Lyra still verifying it): onError gets {code, message, purchase_uid, retryable, type: bad_gateway}, and the signed error names the transaction', async () => {
     const purchase = await paidThroughLyra('UNDER_VERIFICATION');
     const told = await leaderFrontOutcome(app.services.payments, purchase);
     expect(told?.type).toBe('chipin:error');
     if (told?.type !== 'chipin:error') return;
     const uid = `pur_${purchase.id}`;
-    expect(told.error).toEqual({ code: 'processing_error', message: 'The payment could not be completed.', purchase_uid: uid, retryable: false });
+    // The merchant's card processor did not accept the payment: the original provider's `bad_gateway`.
+    expect(told.error).toEqual({ code: 'processing_error', message: 'The payment could not be completed.', purchase_uid: uid, retryable: false, type: 'bad_gateway' });
     const claims = verifyHs256(told.jwt!, offerSecret()) as Record<string, unknown>;
     expect(claims).toMatchObject({
       error: told.error,

@@ -17,12 +17,13 @@ import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
 import { offerTerms } from '../../../domain/offer-terms.ts';
 import { listPledges, type NewPledge } from '../../../payments/pledge-repository.ts';
 import { paymentEnvironment } from '../../../payments/payment-repository.ts';
-import { leaderFrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
+import { leaderFrontOutcome, type FrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
+import { shopReturnUrl, type ShopOutcome } from '../../../delivery/shop-return.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
 import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
 import { switchOffer } from '../../../use-cases/switch-offer.ts';
-import type { Purchase } from '../../../purchases/purchase.ts';
+import { requestedDatesOf, type Purchase } from '../../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, langOf, type Lang } from '../../../i18n/lang.ts';
@@ -81,18 +82,19 @@ function readFriends(
 }
 
 /**
- * Where the leader goes after the payment: the merchant's callback with the result (`result`:
- * the contract's back-mode result as a JWT signed with the offer's secret,
- * docs/webhooks.md#front-end-result), else our status page.
+ * Where the leader goes back to the shop with what the page told (docs/plugin-integration.md#the-return-to-the-shop):
+ * a success to the callback with the result, a failure to the cancel URL (else the callback) with
+ * the error, each in Chipin's and the original provider's parameters; undefined when there is
+ * nothing to tell or nowhere to go.
  */
-function afterPayment(purchase: Purchase, state: string, result: string | undefined, param: 'result' | 'error' = 'result'): string {
-  const uid = `pur_${purchase.id}`;
-  if (!purchase.callbackUrl) return `/pay/${uid}`;
-  const url = new URL(purchase.callbackUrl);
-  url.searchParams.set('purchase_uid', uid);
-  url.searchParams.set('state', state);
-  if (result) url.searchParams.set(param, result);
-  return url.toString();
+function shopReturn(purchase: Purchase, state: Purchase['state'], told: FrontOutcome | null): string | undefined {
+  if (told?.type === 'chipin:cancel') return undefined;
+  const outcome: ShopOutcome = !told
+    ? { kind: 'state' }
+    : told.type === 'chipin:result'
+      ? { kind: 'result', result: told.result, jwt: told.jwt }
+      : { kind: 'error', type: told.error.type, message: told.error.message, jwt: told.jwt };
+  return shopReturnUrl(purchase, V1_STATE[state], outcome);
 }
 
 /** The page's own query, kept through the form and the 3-D Secure return: `embed=1` (chipin.js's overlay), `lang`. */
@@ -128,10 +130,11 @@ export function registerCheckout(app: App, services: Services): void {
     return purchase && offer ? { purchase, offer, lang: langOf(mode.lang ?? purchase.language), mode } : undefined;
   }
 
-  function schedule(offer: Offer, purchase: Pick<Purchase, 'amountCents' | 'createdAt'>): Schedule | undefined {
+  // The plan shown is the one the payment will make: on the due dates the purchase asked for, if any.
+  function schedule(offer: Offer, purchase: Pick<Purchase, 'amountCents' | 'createdAt' | 'secondInstallmentDate' | 'deferredPaymentDate'>): Schedule | undefined {
     if (offer.type === 'SHARED') return undefined;
     try {
-      return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt));
+      return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt), requestedDatesOf(purchase));
     } catch {
       return undefined; // the payment itself refuses with the reason
     }
@@ -157,8 +160,8 @@ export function registerCheckout(app: App, services: Services): void {
     if (ctx.purchase.state !== 'CREATED') {
       const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
       const result = await leaderResultFigures(db, ctx.purchase.accountId, ctx.purchase.id);
-      // After a failure, the way back to the shop carries the signed error, as a success carries the result.
-      const backUrl = message?.type === 'chipin:error' && message.jwt ? afterPayment(ctx.purchase, V1_STATE[ctx.purchase.state], message.jwt, 'error') : undefined;
+      // The way back to the shop carries the outcome: the error after a failure, the result after a success.
+      const backUrl = shopReturn(ctx.purchase, ctx.purchase.state, message);
       const switchBase = `/pay/${uid}${embed ? '?embed=1' : ''}`;
       return reply.code(status).send(purchaseStatusPage({ ...ctx, pledges, frame, embed, backUrl, switchBase, result, testMode }, (pid) => pledgePageUrl(config.publicUrl, pid)));
     }
@@ -169,6 +172,8 @@ export function registerCheckout(app: App, services: Services): void {
         csrfToken: token,
         csrfFrameToken: csrf.frameTokenFor(uid),
         embed,
+        // Cancelling goes back to the shop saying so (`pledg_error` of type abandonment); in a frame the embedding script closes it.
+        cancelUrl: !embed && (ctx.purchase.cancelUrl || ctx.purchase.merchantOrigin) ? shopReturnUrl(ctx.purchase, V1_STATE[ctx.purchase.state], { kind: 'cancel' }) : undefined,
         query: ctx.mode.query,
         frame,
         schedule: schedule(ctx.offer, ctx.purchase),
@@ -178,6 +183,17 @@ export function registerCheckout(app: App, services: Services): void {
         ...extra,
       }),
     );
+  }
+
+  /**
+   * After the last refusal, a purchase of the direct call of the front goes back to the shop at
+   * once, with the error (docs/plugin-integration.md#the-return-to-the-shop): the shop plugins
+   * expect the shopper on their cancel URL. Other purchases, and any page in a frame, stay on the
+   * status page, whose button goes back with the same error.
+   */
+  async function failedBackToShop(ctx: NonNullable<Awaited<ReturnType<typeof load>>>, decline: string): Promise<string | undefined> {
+    if (ctx.purchase.state === 'CREATED' || ctx.mode.embed || ctx.purchase.merchantOrigin === null) return undefined;
+    return shopReturn(ctx.purchase, ctx.purchase.state, await leaderFrontOutcome(payments, ctx.purchase, decline));
   }
 
   async function outcome(
@@ -192,10 +208,10 @@ export function registerCheckout(app: App, services: Services): void {
       case 'processed': {
         // Inside chipin.js's overlay the shopper stays on our status page, which posts the result.
         if (ctx.mode.embed) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
-        // The signed result, or the signed error when the card processor did not accept the payment.
+        // The result, or the error when the card processor did not accept the payment; without a
+        // way back to the shop (or anything to tell), our status page.
         const told = await leaderFrontOutcome(payments, { ...ctx.purchase, state: result.state });
-        const jwt = told && told.type !== 'chipin:cancel' ? (told.jwt ?? undefined) : undefined;
-        return reply.redirect(afterPayment(ctx.purchase, V1_STATE[result.state], jwt, told?.type === 'chipin:error' ? 'error' : 'result'), 303);
+        return reply.redirect(shopReturn(ctx.purchase, result.state, told) ?? `/pay/pur_${ctx.purchase.id}`, 303);
       }
       case 'challenge':
         return reply.redirect(result.url, 303);
@@ -224,6 +240,8 @@ export function registerCheckout(app: App, services: Services): void {
       case 'risk_refused': {
         // Not accusing, and no reason told: the reasons are the merchant's (the event and the comment).
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
+        const back = await failedBackToShop(fresh, 'risk_refused');
+        if (back) return reply.redirect(back, 303);
         const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
         // The offers the rules accept instead, one button each (docs/risk.md#the-fallback).
         const fallbacks: FallbackChoice[] =
@@ -232,6 +250,8 @@ export function registerCheckout(app: App, services: Services): void {
       }
       case 'declined': {
         const fresh = (await load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
+        const back = await failedBackToShop(fresh, result.reason);
+        if (back) return reply.redirect(back, 303);
         const reason = t.errors[result.reason] ?? t.errors.processing_error!;
         const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
         // A refusal about one field (expired card, wrong CVC, bad number) is that field's message too.
