@@ -168,10 +168,16 @@ export async function insertOffer(
   );
 }
 
-/** The sealed signing secrets of these offers (the back-mode notifications are signed with them). */
-export async function offerSigningSecrets(sql: Sql, ids: readonly string[]): Promise<{ id: string; account_id: string; signing_secret_enc: string }[]> {
-  const { rows } = await sql.query<{ id: string; account_id: string; signing_secret_enc: string }>(
-    'SELECT id, account_id, signing_secret_enc FROM offers WHERE id = ANY($1::uuid[])',
+/**
+ * The sealed signing secrets of these offers (the back-mode notifications are signed with them),
+ * with what else the dispatcher needs of them: their type and purchase end notification URL.
+ */
+export async function offerSigningSecrets(
+  sql: Sql,
+  ids: readonly string[],
+): Promise<{ id: string; account_id: string; signing_secret_enc: string; type: string; purchase_end_notification_url: string | null }[]> {
+  const { rows } = await sql.query<{ id: string; account_id: string; signing_secret_enc: string; type: string; purchase_end_notification_url: string | null }>(
+    'SELECT id, account_id, signing_secret_enc, type, purchase_end_notification_url FROM offers WHERE id = ANY($1::uuid[])',
     [ids],
   );
   return rows;

@@ -667,6 +667,7 @@ const en = {
   environmentNames: { test: 'test', live: 'live' } as Record<PspEnvironment, string>,
   notification: 'Notification',
   refusalNotification: 'Error notification',
+  purchaseEndNotification: 'Purchase end notification',
   purchaseId: 'Id',
   credentialLabels: {
     secret_key: 'Secret key',
@@ -1410,6 +1411,7 @@ const fr: DashboardTexts = {
   environmentNames: { test: 'test', live: 'production' },
   notification: 'Notification',
   refusalNotification: "Notification d'erreur",
+  purchaseEndNotification: 'Notification de fin de cagnotte',
   purchaseId: 'Identifiant',
   credentialLabels: {
     secret_key: 'Clé secrète',

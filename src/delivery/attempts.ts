@@ -49,7 +49,13 @@ export class Attempts {
         return { recorded: Promise.resolve() };
       }
       const sent = request.url.startsWith('mailto:')
-        ? await mailNotification(request.url, request.body, this.#deps.mailer, this.#timeoutMs, d.kind === 'refusal' ? 'Error notification' : 'Payment notification')
+        ? await mailNotification(
+            request.url,
+            request.body,
+            this.#deps.mailer,
+            this.#timeoutMs,
+            d.kind === 'refusal' ? 'Error notification' : d.kind === 'purchase_end' ? 'Purchase end notification' : 'Payment notification',
+          )
         : await this.#post(request);
       return { recorded: this.#recorder.record(d, request.url, startedAt, sent, context) };
     } catch (err) {

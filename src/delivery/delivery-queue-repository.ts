@@ -262,7 +262,7 @@ async function stopDestination(tx: Sql, d: ClaimedDelivery, now: Date): Promise<
     await disableWebhookEndpoint(tx, d.accountId, reason, now);
     await cancelPending(tx, d.accountId, `kind = 'webhook'`, [], reason, now);
   } else {
-    await cancelPending(tx, d.accountId, `kind IN ('notification', 'refusal') AND url = $4`, [d.url], reason, now);
+    await cancelPending(tx, d.accountId, `kind IN ('notification', 'refusal', 'purchase_end') AND url = $4`, [d.url], reason, now);
   }
 }
 

@@ -1,10 +1,11 @@
 import { isUuid } from '../domain/ids.ts';
 
 /**
- * What a delivery is: a webhook, a back-mode notification, or an error notification (kind `refusal`, to the
- * purchase's `errorNotificationUrl`), and where it stands (docs/webhooks.md).
+ * What a delivery is: a webhook, a back-mode notification, an error notification (kind `refusal`, to the
+ * purchase's `errorNotificationUrl`), or a pot's end (kind `purchase_end`, to the offer's purchase
+ * end notification URL), and where it stands (docs/webhooks.md).
  */
-export type DeliveryKind = 'webhook' | 'notification' | 'refusal';
+export type DeliveryKind = 'webhook' | 'notification' | 'refusal' | 'purchase_end';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 /** What one attempt came to (the `outcome` of its row). */

@@ -6,7 +6,7 @@ import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { paymentsOfEvents } from '../payments/payment-repository.ts';
 import { buildNotification } from './notification.ts';
 import { buildErrorNotification } from './error-notification.ts';
-import { backModeNotificationOf, errorStateOf, type BackModeNotification } from './outcomes.ts';
+import { backModeNotificationOf, endsPot, errorStateOf, purchaseEndBody, type BackModeNotification } from './outcomes.ts';
 import { checkoutTransactionEvents, claimUndispatchedEvents, insertDeliveries, markDispatched, type EventRow, type NewDelivery } from './outbox-repository.ts';
 import { asCheckoutOutcome, transactionOf } from './transaction.ts';
 import { enabledEndpointsOf } from './webhook-endpoint-repository.ts';
@@ -31,6 +31,8 @@ export interface DispatcherDeps {
  *   the payment ran on says.
  * - An error notification (delivery kind `refusal`) when the purchase fails before it was
  *   secured, to its `error_notification_url` (docs/webhooks.md#error-notification).
+ * - A purchase end notification (kind `purchase_end`) when a pot ends, to its offer's
+ *   `purchase_end_notification_url` (docs/webhooks.md#purchase-end-notification).
  */
 export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200): Promise<number> {
   return deps.db.transaction(async (tx) => {
@@ -63,7 +65,9 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
     LEADER_PURPOSES,
   );
   const errors = events.filter((e) => e.error_notification_url && errorStateOf(e));
-  const signed = [...events.filter((e) => notifiedAs.has(Number(e.id))), ...errors];
+  // Moves that may end a pot: whether they do depends on their offer's type, read below.
+  const potEnds = events.filter((e) => endsPot(e, 'SHARED'));
+  const signed = [...events.filter((e) => notifiedAs.has(Number(e.id))), ...errors, ...potEnds];
   const offerIds = [...new Set(signed.map((e) => e.offer_id))];
   const offers = offerIds.length === 0 ? [] : await offerSigningSecrets(tx, offerIds);
   const offerOf = new Map(offers.map((o) => [o.id, o]));
@@ -94,6 +98,11 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
       if (planned) out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: planned });
       else if (!source)
         deps.log.error({ event_id: e.id, account_id: e.account_id, purchase_id: e.purchase_id }, 'checkout without a transaction of the leader: no notification sent');
+    }
+    const offer = offerOf.get(e.offer_id);
+    if (offer?.purchase_end_notification_url && offer.account_id === e.account_id && endsPot(e, offer.type)) {
+      const payload = purchaseEndBody(e.ref, toPublicId('pur', e.purchase_id));
+      out.push({ ...base, id: newUuid(), kind: 'purchase_end', trigger_name: null, url: offer.purchase_end_notification_url, payload });
     }
     const state = e.error_notification_url ? errorStateOf(e) : undefined;
     if (state && e.error_notification_url) {

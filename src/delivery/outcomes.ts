@@ -43,3 +43,17 @@ export function errorStateOf(e: OutcomeEvent): 'PRIMARY_KO' | 'SCORING_KO' | und
   if (e.type !== MOVES.fail.event || e.from_state !== 'CREATED') return undefined;
   return e.data?.reason === 'risk_refused' ? 'SCORING_KO' : 'PRIMARY_KO';
 }
+
+/**
+ * Whether an event ends a pot (a SHARED purchase leaving LEADER_PROCESSED: every friend paid, or
+ * the deadline settled it either way), which the offer's purchase end notification URL is told of
+ * (docs/webhooks.md#purchase-end-notification).
+ */
+export function endsPot(e: OutcomeEvent, offerType: string): boolean {
+  return offerType === 'SHARED' && e.from_state === 'LEADER_PROCESSED' && (e.type === MOVES.succeed.event || e.type === MOVES.fail.event);
+}
+
+/** The purchase end notification's body: the original interface's, unsigned (it carries identifiers only). */
+export function purchaseEndBody(reference: string | null, purchaseUid: string): string {
+  return JSON.stringify({ reference: reference ?? '', uid: purchaseUid });
+}

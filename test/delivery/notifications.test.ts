@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newUuid } from '../../src/domain/ids.ts';
+import { applyMove } from '../../src/purchases/transitions.ts';
 import { insertPayment } from '../../src/payments/payment-repository.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, type Caller } from '../helpers/api.ts';
@@ -108,6 +109,21 @@ describe(`back-mode notifications (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, ()
         signature: contractSignature(sent[0]!, offerSecret(m)),
       },
     ]);
+  });
+
+  it("a pot's end is told to the offer's purchase end notification URL as {reference, uid}; other offers' ends and other moves are not", async () => {
+    const m = await caller(app);
+    await app.services.db.query(`UPDATE offers SET purchase_end_notification_url = $2 WHERE account_id = $1`, [m.accountId, receiver.url('/end')]);
+    app.services.offers.forget(m.accountId);
+    const pot = await newLinkPurchase(m, { reference: 'POT-1' });
+    await leaderProcessed(app, m, pot);
+    await runDue();
+    expect(receiver.received).toEqual([]); // the pot is open: not its end
+    const moved = await app.services.db.transaction((tx) => applyMove(tx, app.services.clock, m.accountId, pot, 'succeed'));
+    expect(moved.ok).toBe(true);
+    await runDue();
+    expect(receiver.received.map((r) => [r.path, JSON.parse(r.body)])).toEqual([['/end', { reference: 'POT-1', uid: `pur_${pot}` }]]);
+    expect((await deliveries(app, m.accountId)).map((d) => [d.kind, d.status])).toEqual([['purchase_end', 'succeeded']]);
   });
 
   it('carries reference and metadata byte for byte whatever characters they hold (quotes, backslashes, braces, NULL, non-ASCII)', async () => {

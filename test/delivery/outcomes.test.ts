@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildErrorNotification } from '../../src/delivery/error-notification.ts';
 import { verifyHs256 } from '../../src/delivery/jwt.ts';
-import { backModeNotificationOf, errorStateOf } from '../../src/delivery/outcomes.ts';
+import { backModeNotificationOf, endsPot, errorStateOf, purchaseEndBody } from '../../src/delivery/outcomes.ts';
 import { asCheckoutOutcome } from '../../src/delivery/transaction.ts';
 
 // Which events reach the merchant's back end (docs/webhooks.md#back-mode-notification, #error-notification). Pure.
@@ -32,6 +32,17 @@ describe('outcomes told to the merchant', () => {
     expect(errorStateOf({ type: 'purchase.failed', from_state: 'CREATED', data: { reason: 'risk_refused' } })).toBe('SCORING_KO');
     expect(errorStateOf({ type: 'purchase.failed', from_state: 'LEADER_PROCESSED', data: {} })).toBeUndefined();
     expect(errorStateOf({ type: 'payment.failed', from_state: 'CREATED', data: { reason: 'card_declined' } })).toBeUndefined();
+  });
+
+  it("a pot's end: a SHARED purchase leaving LEADER_PROCESSED for SUCCESSFUL or FAILED, and nothing else", () => {
+    const move = (type: string, from_state: string) => ({ type, from_state, data: {} });
+    expect(endsPot(move('purchase.succeeded', 'LEADER_PROCESSED'), 'SHARED')).toBe(true);
+    expect(endsPot(move('purchase.failed', 'LEADER_PROCESSED'), 'SHARED')).toBe(true);
+    expect(endsPot(move('purchase.succeeded', 'LEADER_PROCESSED'), 'INSTALLMENTS')).toBe(false);
+    expect(endsPot(move('purchase.failed', 'CREATED'), 'SHARED')).toBe(false);
+    expect(endsPot(move('purchase.cancelled', 'LEADER_PROCESSED'), 'SHARED')).toBe(false);
+    expect(endsPot(move('purchase.leader_processed', 'CREATED'), 'SHARED')).toBe(false);
+    expect(JSON.parse(purchaseEndBody(null, 'pur_1'))).toEqual({ reference: '', uid: 'pur_1' });
   });
 
   it("the error notification is the interface's body as the claims of a JWT signed with the offer's secret", () => {

@@ -21,8 +21,9 @@ const Status = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), T
 
 const DeliveryFields = {
   id: Type.String({ description: 'Delivery id, also sent as the `webhook-id` header', examples: ['dlv_0b8e4a9c-7a51-4c0e-9d33-3c1d2f6b8a10'] }),
-  kind: Type.Union([Type.Literal('webhook'), Type.Literal('notification'), Type.Literal('refusal')], {
-    description: "`notification`: back mode's, to paymentNotificationUrl; `refusal`: a refused payment attempt, to errorNotificationUrl",
+  kind: Type.Union([Type.Literal('webhook'), Type.Literal('notification'), Type.Literal('refusal'), Type.Literal('purchase_end')], {
+    description:
+      "`notification`: back mode's, to paymentNotificationUrl; `refusal`: the error notification, to errorNotificationUrl; `purchase_end`: a pot's end, to the offer's purchase end notification URL",
   }),
   purchase_uid: Type.String({ examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
   event: Type.String({ description: 'The event delivered', examples: ['purchase.leader_processed'] }),

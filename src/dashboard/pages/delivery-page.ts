@@ -21,7 +21,7 @@ export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: Att
 <h1>${t.deliveryTitle} ${uid}</h1>
 <section class="card" aria-labelledby="delivery-facts"><h2 id="delivery-facts">${t.details}</h2>
 <dl class="facts">
-<dt>${t.event}</dt><dd>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType} (${d.kind === 'webhook' ? 'webhook' : d.kind === 'refusal' ? t.refusalNotification : t.notification})</dd>
+<dt>${t.event}</dt><dd>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType} (${d.kind === 'webhook' ? 'webhook' : d.kind === 'refusal' ? t.refusalNotification : d.kind === 'purchase_end' ? t.purchaseEndNotification : t.notification})</dd>
 <dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>
 <dt>URL</dt><dd><code>${d.url}</code></dd>
 <dt>${t.status}</dt><dd>${t.deliveryStatusNames[d.status]}</dd>

@@ -199,11 +199,13 @@ ${open.map(
 
 /**
  * "Webhook paymentProcessed" (the contract's trigger name), "Notification" (back mode's signed
- * payment notification) or "Error notification" (to the purchase's errorNotificationUrl).
+ * payment notification), "Error notification" (to the purchase's errorNotificationUrl) or
+ * "Purchase end notification" (to the offer's purchase end notification URL).
  */
 function deliveryName(x: { kind: DeliveryKind; triggerName: string | null }, lang: Lang): string {
   if (x.kind === 'webhook') return `Webhook ${x.triggerName ?? ''}`.trim();
-  return x.kind === 'refusal' ? DASHBOARD_TEXT[lang].refusalNotification : DASHBOARD_TEXT[lang].notification;
+  const t = DASHBOARD_TEXT[lang];
+  return x.kind === 'refusal' ? t.refusalNotification : x.kind === 'purchase_end' ? t.purchaseEndNotification : t.notification;
 }
 
 /** The purchase's events, every delivery attempt and the staff's actions on it (who did it), oldest first. */
