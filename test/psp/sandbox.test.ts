@@ -40,6 +40,9 @@ describe('sandbox PSP card checks', () => {
     ['letters in the CVC', { cvc: '12a' }, 'incorrect_cvc'],
     ['the number is checked before expiry and CVC', { number: '1', expYear: 2001, cvc: 'x' }, 'invalid_card'],
     ['expiry is checked before the CVC', { expYear: 2001, cvc: 'x' }, 'expired_card'],
+    ['an Amex without 3-D Secure (the integration guide’s failing card)', { number: '3782 822463 10005', cvc: '2222' }, 'authentication_failed'],
+    ['its expiry is checked first', { number: '378282246310005', expYear: 2001 }, 'expired_card'],
+    ['another Amex', { number: '371449635398431', cvc: '2222' }, 'ok'],
   ];
   it.each(cases)('%s', (_name, change, expected) => {
     const r = checkCard({ ...base, ...change }, now);

@@ -25,6 +25,8 @@ const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4242424242424242': 'approve',
   '4000000000000002': 'do_not_honor',
   '4000000000003220': 'challenge',
+  // The original provider's integration guide's "3-D Secure required, challenge succeeds" card.
+  '4000000000003063': 'challenge',
   '4000000000009995': 'insufficient_funds',
   '4000000000000341': 'decline_off_session',
   '4000000000000259': 'dispute_fraudulent',
@@ -39,6 +41,15 @@ const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
  */
 const FUNDING: Readonly<Record<string, 'debit' | 'prepaid'>> = { '4000056655665556': 'debit', '5105105105105100': 'prepaid' };
 const COUNTRY: Readonly<Record<string, string>> = { '4000000760000002': 'BR', '4000008260000000': 'GB', '4000002760000016': 'DE' };
+
+/**
+ * Cards without 3-D Secure, which the sandbox requires of them: refused `authentication_failed`
+ * when attached, before any transaction (docs/psp-connectors.md#test-cards), as the original
+ * provider's test PSP refused this Amex. At attach, because the stored behaviours are a closed
+ * set in the database and the outcome for the shopper is the same: a payment refused for failed
+ * authentication, nothing held.
+ */
+const WITHOUT_3DS: ReadonlySet<string> = new Set(['378282246310005']);
 
 /** What may be kept of a card: never the number or the CVC. */
 export interface CardSummary {
@@ -81,7 +92,7 @@ export function cardBrand(digits: string): string {
 /**
  * Checks card details the way a PSP's tokeniser does, in order: number (digits once spaces are
  * removed, 12 to 19 of them, Luhn valid), expiry (the card is valid to the end of its month, in
- * UTC), CVC (3 or 4 digits). A two-digit year means 20yy.
+ * UTC), CVC (3 or 4 digits), then 3-D Secure support. A two-digit year means 20yy.
  */
 export function checkCard(card: CardInput, now: Date): CardCheck {
   const digits = card.number.replace(/ /g, '');
@@ -99,6 +110,9 @@ export function checkCard(card: CardInput, now: Date): CardCheck {
   }
   if (!/^[0-9]{3,4}$/.test(card.cvc)) {
     return { ok: false, code: 'incorrect_cvc', message: "The card's security code is incorrect." };
+  }
+  if (WITHOUT_3DS.has(digits)) {
+    return { ok: false, code: 'authentication_failed', message: 'This card does not support 3-D Secure, which this payment requires: authentication failed.' };
   }
   return {
     ok: true,
