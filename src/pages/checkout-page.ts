@@ -13,7 +13,7 @@ import type { Purchase } from '../purchases/purchase.ts';
 import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
-import { frameScript, langSwitcher, layout, testModeBanner, type FrameData } from './html.ts';
+import { frameScript, gtuLink, langSwitcher, layout, testModeBanner, type FrameData } from './html.ts';
 import { TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
@@ -239,11 +239,12 @@ export function checkoutPage(v: CheckoutView): string {
     ${cardFields(t, { holder: v.holder }, v.errors)}
     ${moneySummary(v, t)}
     <button type="submit" id="pay-button">${payLabel(v, t)}</button>
+    ${gtuLink(t, v.offer)}
   </form>
   ${v.cancelUrl ? html`<p class="center"><a href="${v.cancelUrl}" id="cancel">${t.cancel}</a></p>` : ''}
 </section>`;
   const title = pageTitle(t, `${t.pageTitles.pay} · ${p.title} · ${p.merchantName}`, v.errors);
-  return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js').toString();
+  return layout(LOCALE[v.lang], title, body, v.frame ? ['/assets/checkout.js', '/assets/result.js'] : '/assets/checkout.js', { stylesheet: v.offer.cssUrl }).toString();
 }
 
 /**
@@ -329,7 +330,7 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
 </section>${resultFigures(v, t)}${pot}
 ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.callbackUrl}">${t.backToShop}</a></p>` : ''}`;
   const title = `${t.pageTitles[expired ? 'EXPIRED' : state] ?? t.states[state]} · ${p.title} · ${p.merchantName}`;
-  return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined).toString();
+  return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined, { stylesheet: v.offer.cssUrl }).toString();
 }
 
 export function notFoundPage(lang: Lang): string {

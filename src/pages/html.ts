@@ -1,3 +1,4 @@
+import type { Offer } from '../accounts/offer.ts';
 import { html, raw, type SafeHtml } from '../html/html.ts';
 
 /**
@@ -14,9 +15,36 @@ export const PAGE_CSP =
  */
 export const CHALLENGE_CSP = PAGE_CSP.replace("frame-ancestors 'self'", 'frame-ancestors *');
 
-/** The CSP, letting the merchant's own site (the origin of its callback URL) embed the page. */
-export function pageCsp(embedderOrigin?: string): string {
-  return embedderOrigin ? PAGE_CSP.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${embedderOrigin}`) : PAGE_CSP;
+/**
+ * The CSP, letting the merchant's own site (the origin of its callback URL) embed the page, and
+ * the origin of the offer's stylesheet (`css_url`) serve that stylesheet and its fonts: that origin
+ * only, never a script (docs/security.md#merchant-stylesheets).
+ */
+export function pageCsp(embedderOrigin?: string, stylesheetUrl?: string | null): string {
+  let csp = embedderOrigin ? PAGE_CSP.replace("frame-ancestors 'self'", `frame-ancestors 'self' ${embedderOrigin}`) : PAGE_CSP;
+  const styleOrigin = originOf(stylesheetUrl);
+  if (styleOrigin) csp = csp.replace("style-src 'unsafe-inline'", `style-src 'unsafe-inline' ${styleOrigin}`).replace('; img-src', `; font-src ${styleOrigin}; img-src`);
+  return csp;
+}
+
+/** An http(s) URL's origin (scheme, host, port: nothing a CSP could misread), or undefined. */
+function originOf(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an offer sets on its pages (docs/back-office.md#merchant-parameters-of-the-original-interface): the merchant's stylesheet, and its terms' link (SHARED). */
+export type MerchantPageSettings = Pick<Offer, 'type' | 'cssUrl' | 'gtuUrl' | 'gtuLabel'>;
+
+/** The link to the merchant's terms by a SHARED offer's pay button, opened in a new tab (the payment stays where it is). */
+export function gtuLink(t: { gtu: string }, offer: MerchantPageSettings | undefined): SafeHtml | '' {
+  if (!offer || offer.type !== 'SHARED' || !offer.gtuUrl) return '';
+  return html`<p class="center gtu"><a href="${offer.gtuUrl}" target="_blank" rel="noopener noreferrer">${offer.gtuLabel ?? t.gtu}</a></p>`;
 }
 
 /** JSON inside a `<script type="application/json">` block: `<` escaped so no text can close it. */
@@ -94,6 +122,8 @@ export interface LayoutExtras {
   header?: SafeHtml;
   /** More CSS, after the shared style. */
   style?: SafeHtml;
+  /** The merchant's stylesheet (an offer's `css_url`), after ours so that it may restyle the page; its origin must be in the page's CSP (`pageCsp`). */
+  stylesheet?: string | null;
 }
 
 /** A complete mobile-first page in `lang`. */
@@ -107,6 +137,7 @@ export function layout(lang: string, title: string, body: SafeHtml, script?: str
 <meta name="referrer" content="no-referrer">
 <title>${title}</title>
 <style>${STYLE}${extras.style ?? ''}</style>
+${extras.stylesheet ? html`<link rel="stylesheet" href="${extras.stylesheet}" referrerpolicy="no-referrer">` : ''}
 </head>
 <body>${extras.header ?? ''}<main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
 </html>`;

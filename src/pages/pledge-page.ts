@@ -5,7 +5,7 @@ import type { Pledge } from '../payments/pledge-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, pageTitle, type FormErrors } from './errors.ts';
-import { langSwitcher, layout, testModeBanner } from './html.ts';
+import { gtuLink, langSwitcher, layout, testModeBanner, type MerchantPageSettings } from './html.ts';
 import { TEXT, type Texts } from './texts.ts';
 
 export interface PledgeView {
@@ -28,6 +28,8 @@ export interface PledgeView {
   done?: 'paid' | 'closed' | 'full';
   /** The share is paid on a test PSP (the built-in sandbox, or a PSP account in test): the page says so. */
   testMode?: boolean;
+  /** The offer's stylesheet and terms' link (docs/back-office.md#merchant-parameters-of-the-original-interface). */
+  offer?: MerchantPageSettings;
 }
 
 /** A pledger's own page: who invites them, for what, their share, the deadline, a card form. */
@@ -53,6 +55,7 @@ export function pledgePage(v: PledgeView): string {
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
     <button type="submit">${`${t.pay} ${share}`}</button>
+    ${gtuLink(t, v.offer)}
   </form>`;
   const body = html`${langSwitcher(t, v.lang, v.switchBase)}${testModeBanner(t, v.testMode)}<section class="card">
   <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
@@ -63,7 +66,7 @@ export function pledgePage(v: PledgeView): string {
 </section>
 <section class="card" aria-labelledby="pay-title"><h2 id="pay-title">${t.payHeading}</h2>${status}${form}</section>`;
   const stateTitle = t.pageTitles[v.done === 'paid' ? 'pledgePaid' : v.done === 'full' ? 'pledgeFull' : v.done === 'closed' ? 'pledgeClosed' : 'pledge'];
-  return layout(LOCALE[v.lang], pageTitle(t, `${stateTitle} · ${p.title}`, v.errors), body).toString();
+  return layout(LOCALE[v.lang], pageTitle(t, `${stateTitle} · ${p.title}`, v.errors), body, undefined, { stylesheet: v.offer?.cssUrl }).toString();
 }
 
 /** A share partly or fully refunded: what came back to the card and what the pledger paid in the end. */

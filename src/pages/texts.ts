@@ -23,6 +23,8 @@ export const TEXT = {
     cvcHint: '3 or 4 digits on the back',
     pay: 'Pay',
     cancel: 'Cancel and return to the shop',
+    /** The link to the merchant's terms of an offer that sets none of its own words (docs/back-office.md#merchant-parameters-of-the-original-interface). */
+    gtu: 'The shop’s terms and conditions',
     sharedExplain: (deadline: string) =>
       `You pay your share now. What your friends owe is held on your card, not charged, until ${deadline}: whatever they have not paid by then is charged, the rest of the hold is released, and the hold is released as soon as they have all paid.`,
     payHeading: 'Payment',
@@ -195,6 +197,7 @@ export const TEXT = {
     cvcHint: '3 ou 4 chiffres au dos',
     pay: 'Payer',
     cancel: 'Annuler et revenir à la boutique',
+    gtu: 'Conditions générales de la boutique',
     sharedExplain: (deadline: string) =>
       `Vous payez votre part maintenant. La part de vos amis est bloquée sur votre carte, sans être débitée, jusqu'au ${deadline} : ce qu'ils n'auront pas payé sera alors débité et le reste débloqué ; tout est débloqué dès qu'ils ont tous payé.`,
     payHeading: 'Paiement',

@@ -121,3 +121,31 @@ it('once paid, the page keeps the "test mode" banner of the PSP account the paym
     await send('PATCH', `/api/backoffice/offers/${offer}`, { psp_account_id: null });
   }
 });
+
+it("an offer's stylesheet is linked on its pages, its origin alone allowed by the CSP, and its terms' link sits by the pay button of a pot", async () => {
+  const uid = a.offer('SHARED');
+  const edit = await app.server.inject({
+    method: 'PATCH',
+    url: `/api/backoffice/offers/${uid}`,
+    headers: { authorization: a.dashboard, 'content-type': 'application/json' },
+    payload: JSON.stringify({ css_url: 'https://cdn.shop.example:8443/theme/pay.css?v=2', gtu_url: 'https://shop.example/terms', gtu_label: 'Our terms' }),
+  });
+  expect(edit.statusCode).toBe(200);
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: uid }))).json();
+  const res = await app.server.inject(new URL(p.payment_url).pathname);
+  const csp = String(res.headers['content-security-policy']);
+  expect(csp).toContain("style-src 'unsafe-inline' https://cdn.shop.example:8443;");
+  expect(csp).toContain('font-src https://cdn.shop.example:8443;');
+  expect(csp).toContain("script-src 'self';"); // a stylesheet never brings a script source
+  expect(res.body).toContain('<link rel="stylesheet" href="https://cdn.shop.example:8443/theme/pay.css?v=2" referrerpolicy="no-referrer">');
+  expect(res.body).toMatch(
+    /id="pay-button">[^<]*<\/button>\s*<p class="center gtu"><a href="https:\/\/shop.example\/terms" target="_blank" rel="noopener noreferrer">Our terms<\/a>/,
+  );
+
+  // Another offer sets none: no link, the CSP as before.
+  const plain = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) }))).json();
+  const other = await app.server.inject(new URL(plain.payment_url).pathname);
+  expect(other.headers['content-security-policy']).toContain("style-src 'unsafe-inline'; img-src");
+  expect(other.body).not.toContain('rel="stylesheet"');
+  expect(other.body).not.toContain('class="center gtu"');
+});

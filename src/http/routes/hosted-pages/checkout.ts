@@ -119,8 +119,8 @@ export function registerCheckout(app: App, services: Services): void {
   const csrf = csrfFor(services);
 
   const ownOrigin = new URL(config.publicUrl).origin;
-  // The merchant's country: the account's own, else the deployment's (docs/messaging.md#phone-numbers).
-  const merchantCountry = (offer: Offer): CountryCode => (offer.accountCountry as CountryCode | null) ?? config.merchantCountry ?? DEFAULT_MERCHANT_COUNTRY;
+  // The merchant's country: the offer's `country_code`, else the account's, else the deployment's (docs/messaging.md#phone-numbers).
+  const merchantCountry = (offer: Offer): CountryCode => ((offer.countryCode ?? offer.accountCountry) as CountryCode | null) ?? config.merchantCountry ?? DEFAULT_MERCHANT_COUNTRY;
 
   async function load(request: { params: { purchase_uid: string }; query?: unknown }) {
     const id = parsePublicId('pur', request.params.purchase_uid);
@@ -148,7 +148,7 @@ export function registerCheckout(app: App, services: Services): void {
     status = 200,
     decline?: string,
   ) {
-    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl);
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer.cssUrl);
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // Once money moved, the banner follows the PSP account the payment ran on, not the offer's of today.

@@ -7,16 +7,17 @@ import type { Services } from '../../../services.ts';
  * Headers of every hosted page: our CSP, no caching of personal pages (no sniffing and no
  * referrer: every answer's, docs/security.md#security-headers). A purchase page may be embedded
  * by the merchant's own site: its merchant origin (docs/plugin-integration.md#the-merchant-origin),
- * else the origin of its callback URL; `embedderUrl` is either, a URL or an origin.
+ * else the origin of its callback URL; `embedderUrl` is either, a URL or an origin. `stylesheetUrl`:
+ * the offer's `css_url`, whose origin the CSP lets serve the page's styles.
  */
-export function pageHeaders(reply: FastifyReply, embedderUrl?: string | null): FastifyReply {
+export function pageHeaders(reply: FastifyReply, embedderUrl?: string | null, stylesheetUrl?: string | null): FastifyReply {
   let embedder: string | undefined;
   try {
     embedder = embedderUrl ? new URL(embedderUrl).origin : undefined;
   } catch {
     embedder = undefined;
   }
-  return reply.type('text/html; charset=utf-8').header('content-security-policy', pageCsp(embedder)).header('cache-control', 'no-store');
+  return reply.type('text/html; charset=utf-8').header('content-security-policy', pageCsp(embedder, stylesheetUrl)).header('cache-control', 'no-store');
 }
 
 /** CSRF tokens for the hosted forms, with the cookie they are bound to. */

@@ -38,7 +38,7 @@ export function registerPledgePages(app: App, services: Services): void {
     // Once the share was paid, the banner follows the PSP account its payment ran on.
     const paidOn = payment ? await paymentEnvironment(db, pledge.accountId, pledge.purchaseId, pledge.id) : undefined;
     const testMode = paidOn ? paidOn === 'test' : !offer || inTestMode(offer);
-    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode };
+    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode, ...(offer ? { offer } : {}) };
   }
 
   function doneOf(state: string, reason: string | null): PledgeView['done'] {
@@ -49,7 +49,7 @@ export function registerPledgePages(app: App, services: Services): void {
 
   async function show(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>, extra: Partial<PledgeView> = {}, status = 200) {
     // The merchant's site may frame the pledge page too (the purchase's callback origin).
-    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl);
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer?.cssUrl);
     const done = extra.done ?? doneOf(ctx.pledge.state, ctx.pledge.closedReason) ?? (ctx.purchase.state !== 'LEADER_PROCESSED' ? 'closed' : undefined);
     const token = done ? '' : csrf.tokenFor(request, reply, `plg_${ctx.pledge.id}`);
     const frameToken = done ? '' : csrf.frameTokenFor(`plg_${ctx.pledge.id}`);
