@@ -155,10 +155,10 @@ function read(raw: Readonly<Record<string, unknown>>): PluginSettings {
   assign(s, 'phoneNumber', text(get('phoneNumber'), 'phoneNumber', 40));
   assign(s, 'countryCode', country(get('countryCode'), 'countryCode'));
   assign(s, 'address', address(get('address'), 'address'));
-  assign(s, 'shippingAddress', address(get('shippingAddress'), 'shippingAddress'));
-  const civility = text(get('civility'), 'civility', 3);
-  if (civility !== undefined && civility !== 'Mr' && civility !== 'Ms') throw new Refusal('civility', 'civility must be Mr or Ms');
-  assign(s, 'civility', civility);
+  // Magento's module names it `shipping_address` (docs/plugin-integration.md).
+  const shippingKey = get('shippingAddress') === undefined && get('shipping_address') !== undefined ? 'shipping_address' : 'shippingAddress';
+  assign(s, 'shippingAddress', address(get(shippingKey), shippingKey));
+  assign(s, 'civility', civilityOf(text(get('civility'), 'civility', 20)));
   const birthDate = text(get('birthDate'), 'birthDate', 10);
   if (birthDate !== undefined && !isDayText(birthDate)) throw new Refusal('birthDate', 'birthDate must be a calendar day YYYY-MM-DD');
   assign(s, 'birthDate', birthDate);
@@ -169,7 +169,9 @@ function read(raw: Readonly<Record<string, unknown>>): PluginSettings {
   assign(s, 'metadata', metadata(get('metadata')));
   assign(s, 'redirectUrl', url(get('redirectUrl'), 'redirectUrl', false));
   assign(s, 'cancelUrl', url(get('cancelUrl'), 'cancelUrl', false));
-  assign(s, 'paymentNotificationUrl', url(get('paymentNotificationUrl'), 'paymentNotificationUrl', true));
+  // PrestaShop's module signs it as `notificationUrl` (docs/plugin-integration.md).
+  const notificationKey = get('paymentNotificationUrl') === undefined && get('notificationUrl') !== undefined ? 'notificationUrl' : 'paymentNotificationUrl';
+  assign(s, 'paymentNotificationUrl', url(get(notificationKey), notificationKey, true));
   assign(s, 'errorNotificationUrl', url(get('errorNotificationUrl'), 'errorNotificationUrl', true));
   for (const name of ['secondInstallmentPaymentDate', 'deferredPaymentDate', 'balancePaymentDate'] as const) {
     const day = text(get(name), name, 10);
@@ -179,6 +181,35 @@ function read(raw: Readonly<Record<string, unknown>>): PluginSettings {
   assign(s, 'showCloseButton', flag(get('showCloseButton'), 'showCloseButton'));
   assign(s, 'externalCheckoutValidation', flag(get('externalCheckoutValidation'), 'externalCheckoutValidation'));
   return s;
+}
+
+/**
+ * The interface's `Mr` / `Ms`, from what the shop plugins write: PrestaShop's module sends `Mme`
+ * for every customer who is not `Mr`; French and English titles are read alike. Anything else is
+ * refused, naming the setting (docs/plugin-integration.md).
+ */
+const CIVILITIES: Readonly<Record<string, 'Mr' | 'Ms'>> = {
+  mr: 'Mr',
+  'mr.': 'Mr',
+  m: 'Mr',
+  'm.': 'Mr',
+  monsieur: 'Mr',
+  ms: 'Ms',
+  'ms.': 'Ms',
+  mrs: 'Ms',
+  'mrs.': 'Ms',
+  miss: 'Ms',
+  mme: 'Ms',
+  mlle: 'Ms',
+  madame: 'Ms',
+  mademoiselle: 'Ms',
+};
+
+function civilityOf(value: string | undefined): 'Mr' | 'Ms' | undefined {
+  if (value === undefined) return undefined;
+  const civility = Object.hasOwn(CIVILITIES, value.toLowerCase()) ? CIVILITIES[value.toLowerCase()] : undefined;
+  if (!civility) throw new Refusal('civility', 'civility must be Mr or Ms (Mme, Mlle, Mrs and Miss are read as Ms)');
+  return civility;
 }
 
 function assign<K extends keyof PluginSettings>(s: PluginSettings, key: K, value: PluginSettings[K] | undefined): void {

@@ -92,6 +92,24 @@ describe('the direct call settings (docs/plugin-integration.md#the-settings)', (
     expect(readPluginSettings({ ...base, amountCents: 0 })).toMatchObject({ ok: false, field: 'amountCents' });
   });
 
+  it("reads the shop plugins' own spellings: PrestaShop's Mme and notificationUrl, Magento's shipping_address", () => {
+    const base = { merchantUid: 'mer_1', amountCents: 100, email: 'a@b.example', title: 'T' };
+    const civility = (c: string) => {
+      const r = readPluginSettings({ ...base, civility: c });
+      return r.ok ? r.settings.civility : r.field;
+    };
+    expect(['Mr', 'M.', 'monsieur', 'Ms', 'Mme', 'Mlle', 'Mrs', 'Miss', 'Madame'].map(civility)).toEqual(['Mr', 'Mr', 'Mr', 'Ms', 'Ms', 'Ms', 'Ms', 'Ms', 'Ms']);
+    const r = readPluginSettings({
+      ...base,
+      notificationUrl: 'https://shop.example/n?amount=100',
+      shipping_address: { street: '1 rue A', city: 'Lyon', zipcode: '69003', country: 'FR' },
+    });
+    expect(r.ok && [r.settings.paymentNotificationUrl, r.settings.shippingAddress?.city]).toEqual(['https://shop.example/n?amount=100', 'Lyon']);
+    // The interface's own name wins when both are given.
+    const both = readPluginSettings({ ...base, notificationUrl: 'https://a.example/', paymentNotificationUrl: 'https://b.example/' });
+    expect(both.ok && both.settings.paymentNotificationUrl).toBe('https://b.example/');
+  });
+
   it.each([
     [{ merchantUid: undefined }, 'merchantUid'],
     [{ amountCents: '' }, 'amountCents'],
@@ -99,7 +117,7 @@ describe('the direct call settings (docs/plugin-integration.md#the-settings)', (
     [{ title: '  ' }, 'title'],
     [{ currency: 'EURO' }, 'currency'],
     [{ lang: 'fr FR' }, 'lang'],
-    [{ civility: 'Mrs' }, 'civility'],
+    [{ civility: 'Dr' }, 'civility'],
     [{ birthDate: '1990-02-30' }, 'birthDate'],
     [{ deferredPaymentDate: '20300120' }, 'deferredPaymentDate'],
     [{ countryCode: 'FRA' }, 'countryCode'],
