@@ -8,7 +8,7 @@
  * checked as chipin.js does; every page of Chipin's origin is Chipin's own) and from then on
  * hears only messages naming that uid. chipin.js never sees these types (parseMessage ignores them).
  */
-import { parseMessage, PROTOCOL_VERSION, type ChipinMessage } from './protocol.ts';
+import { parseMessage, PROTOCOL_VERSION, type ChipinError, type ChipinMessage, type ErrorMessage } from './protocol.ts';
 
 const PURCHASE_UID = /^pur_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -38,7 +38,23 @@ export interface InvalidRequestMessage {
   message: string;
 }
 
-export type PledgFrameMessage = ChipinMessage | ReadyMessage | FormStatusMessage | InvalidRequestMessage;
+/** The original provider's error types (and `abandonment`, which its plugins test for), as the hosted page adds them to an error (src/delivery/shop-return.ts). */
+export const PLEDG_ERROR_TYPES = [
+  'invalid_request_error',
+  'maintenance',
+  'internal_error',
+  'payment_refused',
+  'bad_gateway',
+  '3DS_confirmation_timeout',
+  'not_eligible',
+  'abandonment',
+] as const;
+export type PledgErrorType = (typeof PLEDG_ERROR_TYPES)[number];
+
+/** `chipin:error` as the Pledg script reads it: the error's `type` kept when it is one of the original's. */
+export type PledgErrorMessage = ErrorMessage & { error: ChipinError & { type?: PledgErrorType } };
+
+export type PledgFrameMessage = Exclude<ChipinMessage, ErrorMessage> | PledgErrorMessage | ReadyMessage | FormStatusMessage | InvalidRequestMessage;
 
 /**
  * Script → page, the only direction where the merchant's page speaks: posted to the frame with
@@ -66,7 +82,10 @@ export function parsePledgMessage(data: unknown): PledgFrameMessage | undefined 
   if (data.type === 'chipin:ready') return { chipin: PROTOCOL_VERSION, type: 'chipin:ready', purchase_uid: uid };
   if (data.type === 'chipin:form-status')
     return typeof data.ready === 'boolean' ? { chipin: PROTOCOL_VERSION, type: 'chipin:form-status', purchase_uid: uid, ready: data.ready } : undefined;
-  return parseMessage(data);
+  const message = parseMessage(data);
+  if (message?.type !== 'chipin:error') return message;
+  const type = isRecord(data.error) ? data.error.type : undefined;
+  return (PLEDG_ERROR_TYPES as readonly unknown[]).includes(type) ? { ...message, error: { ...message.error, type: type as PledgErrorType } } : message;
 }
 
 /**

@@ -5,10 +5,11 @@
  * error types its `onError` receives. Pure: bundled into the script, and unit-tested in Node.
  */
 import { pluginAmountMessage, readPluginAmountCents } from '../domain/plugin-amount.ts';
+import type { PledgErrorType } from './pledg-protocol.ts';
 
 /** The error object of the original plugin's `onError`: one of its documented types and a sentence. */
 export interface PledgError {
-  type: 'invalid_request_error' | 'maintenance' | 'internal_error' | 'payment_refused' | 'bad_gateway' | '3DS_confirmation_timeout' | 'not_eligible';
+  type: PledgErrorType;
   message: string;
 }
 
@@ -97,11 +98,12 @@ export function purchaseQuery(settings: Record<string, unknown>, parentOrigin: s
 }
 
 /**
- * A Chipin error that ends the payment, as the original's `onError` gets it. Chipin tells every
- * such end (the last refused attempt, an expired, cancelled or aborted purchase) after the
- * payment screen: `payment_refused`, with Chipin's sentence saying which. A refusal with attempts
- * left never gets here (the shopper retries in the frame).
+ * A Chipin error that ends the payment (the last refused attempt, an expired, cancelled or aborted
+ * purchase), as the original's `onError` gets it: the type the hosted page gives it
+ * (`payment_refused`, `not_eligible` after the risk rules, `bad_gateway`, `abandonment`:
+ * docs/plugin-integration.md#the-return-to-the-shop), else `payment_refused`, and Chipin's
+ * sentence. A refusal with attempts left never gets here (the shopper retries in the frame).
  */
-export function paymentError(error: { message: string }): PledgError {
-  return { type: 'payment_refused', message: error.message };
+export function paymentError(error: { message: string; type?: PledgErrorType }): PledgError {
+  return { type: error.type ?? 'payment_refused', message: error.message };
 }

@@ -316,6 +316,8 @@ describe.runIf(hasBrowser)('the Pledg script on the plugins’ pages', () => {
       purchase: { reference: 'Pledg_1234_1767225600', uid: back.searchParams.get('purchase_uid') },
       transaction: { status: 'completed' },
     });
+    // What WooCommerce's own return reads: pledg_result, the result with its signature.
+    expect(JSON.parse(back.searchParams.get('pledg_result')!)).toMatchObject({ purchase: { reference: 'Pledg_1234_1767225600' }, signature: back.searchParams.get('result') });
     await page.close();
   });
 });

@@ -107,8 +107,9 @@ describe('settings', () => {
     );
   });
 
-  it('an error that ends the payment is payment_refused, with Chipin’s sentence', () => {
+  it('an error that ends the payment keeps the type the page gave it, else payment_refused, with Chipin’s sentence', () => {
     expect(paymentError({ message: 'The card was declined.' })).toEqual({ type: 'payment_refused', message: 'The card was declined.' });
+    expect(paymentError({ message: 'The payment failed.', type: 'not_eligible' })).toEqual({ type: 'not_eligible', message: 'The payment failed.' });
   });
 });
 
@@ -126,6 +127,10 @@ describe('messages the script hears', () => {
       message: 'amountCents is missing',
     });
     expect(parsePledgMessage({ chipin: 1, type: 'chipin:cancel', purchase_uid: UID })).toEqual({ chipin: 1, type: 'chipin:cancel', purchase_uid: UID });
+    const error = { code: 'card_declined', message: 'The card was declined.', purchase_uid: UID, retryable: false };
+    const posted = { chipin: 1, type: 'chipin:error', purchase_uid: UID, jwt: null };
+    expect(parsePledgMessage({ ...posted, error: { ...error, type: 'not_eligible' } })).toEqual({ ...posted, error: { ...error, type: 'not_eligible' } });
+    expect(parsePledgMessage({ ...posted, error: { ...error, type: 'made_up' } })).toEqual({ ...posted, error });
     for (const bad of [
       { ...ready, chipin: 2 },
       { ...ready, purchase_uid: 'pur_nope' },
