@@ -273,6 +273,8 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /assets/copy.js': open("static script of the back office's copy buttons"),
   'GET /sdk/chipin.js': open("chipin.js for merchants' pages (static, public by nature)"),
   'GET /sdk/v1/chipin.js': open('chipin.js, versioned and immutable (SRI-pinned by shops)'),
+  'GET /purchase': open("the direct call of the front: the shop plugins' settings (unsigned public input, or signed with the offer's secret), throttled per address"),
+  'GET /purchases': open('the direct call of the front at the path the original documentation gives'),
   'GET /ecard-plugin/master/plugin.min.js': open("the Pledg script for the original provider's shop plugins (static, public by nature)"),
   'GET /ecard-plugin/staging/plugin.min.js': open('the Pledg script, same bytes, at the path of a test shop'),
   'GET /sandbox/demo-shop': open('sandbox-only demo merchant page (static HTML around chipin.js)'),
