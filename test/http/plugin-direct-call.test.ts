@@ -306,3 +306,20 @@ describe('the return to the shop in a new page', () => {
     expect((await get(`${location}?embed=1`)).body).not.toContain('id="cancel"');
   });
 });
+
+describe('throttle', () => {
+  it('each client address gets SIMULATION_RATE_LIMIT calls a minute, whatever their outcome; then a 429 page with Retry-After', async () => {
+    const small = await startTestApp({ simulationRateLimit: 2 });
+    try {
+      const hit = () => small.server.inject({ method: 'GET', url: '/purchase?merchantUid=nope' });
+      expect((await hit()).statusCode).toBe(400);
+      expect((await hit()).statusCode).toBe(400);
+      const over = await hit();
+      expect(over.statusCode).toBe(429);
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      expect(over.headers['content-type']).toContain('text/html');
+    } finally {
+      await small.close();
+    }
+  });
+});
