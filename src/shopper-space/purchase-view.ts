@@ -1,3 +1,4 @@
+import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Database } from '../db/database.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
@@ -93,7 +94,7 @@ export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCach
       state: l.state === 'paid' ? 'paid' : l.state === 'failed' ? 'failed' : 'scheduled',
     })),
     ...(card ? { card } : {}),
-    ...(leader ? creditOf(offer, purchase.amountCents, purchase.createdAt) : {}),
+    ...(leader ? creditOf(offer, purchase) : {}),
     ...(pot && pot.friends > 0
       ? { pot: { deadline: pot.deadline_at, friends: pot.friends, paidFriends: pot.paid_friends, pledgedCents: pot.pledged_cents, collectedCents: pot.collected_cents } }
       : {}),
@@ -104,9 +105,9 @@ export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCach
 }
 
 /** The credit's disclosure, as the checkout page and the leader's receipt gave it (the same computation). */
-function creditOf(offer: Parameters<typeof offerSummary>[0], amountCents: number, createdAt: Date): { credit?: CreditTerms } {
+function creditOf(offer: Parameters<typeof offerSummary>[0], purchase: Purchase): { credit?: CreditTerms } {
   try {
-    const summary = offerSummary(offer, amountCents, createdAt);
+    const summary = offerSummary(offer, purchase.amountCents, purchase.createdAt, requestedDatesOf(purchase));
     return summary.type === 'SHARED' ? {} : { credit: summary.credit };
   } catch {
     // Purchase creation checked the schedule; an offer edited since to refuse this amount leaves the disclosure out rather than the page.

@@ -2,7 +2,7 @@ import { paymentPageUrl } from '../domain/links.ts';
 import type { CreditOfferRules } from '../domain/offer-terms.ts';
 import type { Messenger, OfferSummary } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
 
 export interface SendPurchaseLinkDeps {
   messenger: Pick<Messenger, 'sendPurchaseLinkEmail' | 'sendPurchaseLinkSms'>;
@@ -61,7 +61,7 @@ export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPu
 /** The offer as the link tells it; left out (the pot's wording) only if its schedule cannot be computed, which purchase creation prevents. */
 function summaryOf(offer: CreditOfferRules, purchase: Purchase): { offer?: OfferSummary } {
   try {
-    return { offer: offerSummary(offer, purchase.amountCents, purchase.createdAt) };
+    return { offer: offerSummary(offer, purchase.amountCents, purchase.createdAt, requestedDatesOf(purchase)) };
   } catch {
     return {};
   }

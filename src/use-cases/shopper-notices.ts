@@ -108,7 +108,7 @@ export async function sendLeaderReceipt(deps: PaymentDeps, accountId: string, pu
     const state = await loadPayState(deps.db, accountId, purchaseId);
     const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
     if (!purchase || !state || !offer) return;
-    const summary = offerSummary(offer, purchase.amountCents, state.createdAt);
+    const summary = offerSummary(offer, purchase.amountCents, state.createdAt, state.requestedDates);
     if (!offer.sendConfirmationEmail && !isCreditDocument(summary)) return;
     const money = await chargedAndHeld(deps.db, accountId, purchaseId, LEADER_PURPOSES);
     const invited = state.potDeadlineAt ? (await listPledges(deps.db, accountId, purchaseId)).filter((p) => p.state !== 'draft') : [];
