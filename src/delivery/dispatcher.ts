@@ -73,7 +73,7 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const offerOf = new Map(offers.map((o) => [o.id, o]));
   // The payment each notified transaction ran on: a checkout's is its transaction event's.
   const transactionEventOf = (e: EventRow) => (notifiedAs.get(Number(e.id))?.kind === 'checkout' ? checkouts.get(Number(e.id)) : { id: Number(e.id), data: e.data });
-  const transactionEventIds = [...notifiedAs.keys()].map((id) => transactionEventOf(events.find((e) => Number(e.id) === id)!)?.id).filter((id) => id !== undefined);
+  const transactionEventIds = events.filter((e) => notifiedAs.has(Number(e.id))).flatMap((e) => transactionEventOf(e)?.id ?? []);
   const paymentOf = await paymentsOfEvents(tx, [...new Set(transactionEventIds)]);
 
   const out: NewDelivery[] = [];

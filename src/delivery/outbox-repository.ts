@@ -67,9 +67,9 @@ export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<E
 }
 
 /**
- * For each event, the latest `payment.transaction` event of its purchase before it among the
- * leader's checkout purposes (a hold's renewal excluded): the transaction a checkout's back-mode
- * notification reports (src/delivery/outcomes.ts). Keyed by the event's id.
+ * For each event, the latest accepted `payment.transaction` event of its purchase before it among
+ * the leader's checkout purposes (a hold's renewal excluded): the transaction a checkout's
+ * back-mode notification reports (src/delivery/outcomes.ts). Keyed by the event's id.
  */
 export async function checkoutTransactionEvents(
   tx: Sql,
@@ -84,6 +84,7 @@ export async function checkoutTransactionEvents(
          SELECT e.id, e.data FROM purchase_events e
           WHERE e.account_id = x.account_id AND e.purchase_id = x.purchase_id AND e.id < x.event_id AND e.type = $4
             AND e.data->>'purpose' = ANY($5::text[]) AND e.data->>'reauth' IS NULL
+            AND e.data->'transaction'->>'status' IN ('authorized', 'completed')
           ORDER BY e.id DESC LIMIT 1
        ) t`,
     [events.map((e) => e.id), events.map((e) => e.account_id), events.map((e) => e.purchase_id), EVENT.transaction, purposes],
