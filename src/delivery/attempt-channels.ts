@@ -6,6 +6,7 @@ import type { AttemptRequest } from './attempt-request.ts';
 import { postJson, type HttpAttempt } from './http-sender.ts';
 import { verdictOf } from './policy.ts';
 import type { AttemptRecord } from './delivery-queue-repository.ts';
+import { unverifiedPayload } from './jwt.ts';
 
 /** What sending came to, whatever the channel. */
 export interface Sent extends HttpAttempt {
@@ -30,9 +31,8 @@ export async function mailNotification(url: string, body: string, mailer: Mailer
   try {
     const parsed = JSON.parse(body) as { reference?: unknown; signature?: unknown };
     // An error notification carries its body as a JWT's claims (src/delivery/error-notification.ts).
-    const claims =
-      parsed.reference === undefined && typeof parsed.signature === 'string' ? JSON.parse(Buffer.from(parsed.signature.split('.')[1] ?? '', 'base64url').toString('utf8')) : parsed;
-    reference = String((claims as { reference?: unknown }).reference ?? '');
+    const claims = parsed.reference === undefined && typeof parsed.signature === 'string' ? unverifiedPayload(parsed.signature) : parsed;
+    reference = String(claims?.reference ?? '');
   } catch {
     /* the body is ours: always JSON */
   }

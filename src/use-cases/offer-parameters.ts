@@ -9,19 +9,6 @@ import type { AddressPolicy } from '../outbound/addresses.ts';
  * a patch of them becomes the offer's new values. `editOffer` writes and audits them with the
  * offer's other terms.
  */
-export interface ParameterPatch {
-  country_code?: string | null;
-  css_url?: string | null;
-  gtu_url?: string | null;
-  gtu_label?: string | null;
-  use_3ds?: Offer['use3ds'];
-  leader_can_pay_alone?: boolean;
-  purchase_end_notification_url?: string | null;
-  send_confirmation_email?: boolean;
-  send_owed_share_reminder?: boolean;
-  hold_renewal_days?: number;
-  funding_cap_cents?: number | null;
-}
 
 /** The parameters as the API shows them. */
 export interface ParameterView {
@@ -37,6 +24,9 @@ export interface ParameterView {
   hold_renewal_days: number;
   funding_cap_cents: number | null;
 }
+
+/** A patch of them: any of the view's fields (null clears one that can be unset). */
+export type ParameterPatch = Partial<ParameterView>;
 
 export const USE_3DS = ['always', 'never', 'auto'] as const satisfies readonly Offer['use3ds'][];
 
