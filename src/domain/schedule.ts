@@ -129,7 +129,7 @@ export function computeSchedule(terms: OfferTerms, amountCents: number, created:
   if (terms.fundingCapCents !== null && credit > terms.fundingCapCents) {
     throw new ScheduleError('amount_above_funding_cap', `the credit of ${credit} (amount not paid at checkout) is above this offer's funding cap of ${terms.fundingCapCents}`);
   }
-  const taeg = scheduleTaeg(terms, amountCents, lines, created);
+  const taeg = taegOf(terms, amountCents, lines, created, dates);
   // Compared on the announced 2-decimal figure: that is the rate the ceiling is checked against.
   if (terms.usuryCeilingBps !== null && Math.round(taeg * 100) > terms.usuryCeilingBps) {
     throw new ScheduleError('usury_ceiling_exceeded', `the TAEG of ${taeg} % is above the usury ceiling of ${terms.usuryCeilingBps / 100} % for this offer`);
@@ -247,5 +247,22 @@ function assertTerms(terms: OfferTerms): void {
   }
   if (terms.type === 'DEFERRED' && !(terms.installments === 1 && Number.isInteger(terms.deferredDays) && terms.deferredDays >= 1)) {
     throw new RangeError(`a DEFERRED offer needs 1 installment and at least 1 deferred day, got ${terms.installments} / ${terms.deferredDays}`);
+  }
+}
+
+/**
+ * The schedule's TAEG. A requested second date a few days after checkout can make the fees of a
+ * small credit an annual rate past any the solver brackets: that date is refused, naming it,
+ * rather than a schedule with no legal rate to show (docs/schedules.md#requested-dates).
+ */
+function taegOf(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string, dates: RequestedDates): number {
+  try {
+    return scheduleTaeg(terms, amountCents, lines, created);
+  } catch (err) {
+    if (!(err instanceof RangeError) || dates.secondInstallmentDate === undefined) throw err;
+    throw new ScheduleError(
+      'invalid_second_installment_date',
+      `the second installment date ${dates.secondInstallmentDate} is too soon for this credit: no annual rate can be computed`,
+    );
   }
 }
