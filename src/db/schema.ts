@@ -35,6 +35,18 @@ export const TABLES = {
     details: 'jsonb default',
     created_at: 'timestamptz default',
   },
+  balance_postings: {
+    id: 'int8 default',
+    account_id: 'uuid',
+    currency: 'text',
+    journal: 'text',
+    kind: 'text',
+    book: 'text',
+    amount_cents: 'int8',
+    purchase_id: 'uuid null',
+    payout_id: 'uuid null',
+    occurred_at: 'timestamptz',
+  },
   auth_throttle: {
     scope: 'text',
     subject: 'text',
@@ -243,6 +255,9 @@ export const TABLES = {
     send_confirmation_email: 'bool default',
     send_owed_share_reminder: 'bool default',
     hold_renewal_days: 'int4 default',
+    payment_mode: 'text default',
+    commission_bps: 'int4 default',
+    commission_fixed_cents: 'int8 default',
   },
   outbound_messages: {
     id: 'uuid',
@@ -326,7 +341,8 @@ export const TABLES = {
   },
   psp_accounts: {
     id: 'uuid',
-    account_id: 'uuid',
+    /** The merchant owning it; null: an operator's collecting account (transfer mode, migration 056). */
+    account_id: 'uuid null',
     psp: 'text',
     environment: 'text',
     label: 'text',
@@ -410,6 +426,7 @@ export const TABLES = {
     merchant_origin: 'text null',
     second_installment_date: 'date null',
     deferred_payment_date: 'date null',
+    payment_mode: 'text default',
   },
   reconciliation_mismatches: {
     id: 'uuid',

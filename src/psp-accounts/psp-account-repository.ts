@@ -17,7 +17,8 @@ export type PspAccountRow = RowType<
   'psp_accounts',
   {
     id: string;
-    account_id: string;
+    /** null: an operator's collecting account (docs/money-operations.md#transfer-mode). */
+    account_id: string | null;
     psp: string;
     environment: PspEnvironment;
     label: string;

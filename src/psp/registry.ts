@@ -68,7 +68,8 @@ export class EndpointRefusedError extends PspIntegrationError {
 /** A merchant's PSP account as the registry builds a connector from it (credentials opened, kept in Redacted). */
 export interface StoredPspAccount {
   id: string;
-  accountId: string;
+  /** null: an operator's collecting account (docs/money-operations.md#transfer-mode). */
+  accountId: string | null;
   psp: string;
   environment: PspEnvironment;
   credentials: Redacted<Record<string, string>>;
