@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balancedLegs, commissionOf, type Leg } from '../../src/domain/balance-books.ts';
 import { bookBalances, owedCents, postJournal } from '../../src/payments/balance-repository.ts';
-import { twoMerchants, type Caller } from '../helpers/api.ts';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 let app: TestApp;
@@ -118,5 +118,23 @@ describe('PSP accounts of an offer or a payment', () => {
     const own = await pspAccount(a.accountId);
     await expect(db().query('UPDATE offers SET psp_account_id = $1 WHERE account_id = $2 AND id = $3', [own, a.accountId, offerId(a)])).rejects.toThrow(/transfer mode/);
     await db().query(`UPDATE offers SET psp_account_id = NULL, payment_mode = 'back' WHERE account_id = $1 AND id = $2`, [a.accountId, offerId(a)]);
+  });
+});
+
+describe("payments on an operator's collecting account", () => {
+  it("records a merchant's payment on an operator's account, and refuses one on another merchant's", async () => {
+    const operator = await pspAccount(null);
+    const theirs = await pspAccount(b.accountId);
+    const created = await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000, merchant_uid: a.offer('SHARED') }));
+    expect(created.statusCode).toBe(201);
+    const purchaseId = String(created.json().id).replace(/^pur_/, '');
+    const insert = (psa: string) =>
+      db().query(
+        `INSERT INTO payments (id, account_id, purchase_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at)
+         VALUES ($1, $2, $3, 'guarantee', 'sandbox', $4, $5, 100, 'authorized', now(), now())`,
+        [randomUUID(), a.accountId, purchaseId, psa, randomUUID()],
+      );
+    await insert(operator);
+    await expect(insert(theirs)).rejects.toThrow(/another merchant/);
   });
 });

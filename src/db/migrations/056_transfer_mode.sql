@@ -52,8 +52,11 @@ BEGIN
   IF owner IS NOT NULL AND owner <> NEW.account_id THEN
     RAISE EXCEPTION 'PSP account % belongs to another merchant', NEW.psp_account_id USING ERRCODE = '23503';
   END IF;
-  IF TG_TABLE_NAME = 'offers' AND (owner IS NULL) <> (NEW.payment_mode = 'transfer') THEN
-    RAISE EXCEPTION 'an offer in % mode cannot pay through PSP account %', NEW.payment_mode, NEW.psp_account_id USING ERRCODE = '23514';
+  -- Nested: a payments row has no payment_mode, and PL/pgSQL may read every field of an expression.
+  IF TG_TABLE_NAME = 'offers' THEN
+    IF (owner IS NULL) <> (NEW.payment_mode = 'transfer') THEN
+      RAISE EXCEPTION 'an offer in % mode cannot pay through PSP account %', NEW.payment_mode, NEW.psp_account_id USING ERRCODE = '23514';
+    END IF;
   END IF;
   RETURN NEW;
 END $$;
