@@ -7,7 +7,8 @@ import { disableWebhookEndpoint } from './webhook-endpoint-repository.ts';
 export interface ClaimedDelivery {
   id: string;
   accountId: string;
-  purchaseId: string;
+  /** Null for an event about no purchase (a payout's webhook). */
+  purchaseId: string | null;
   eventId: number;
   kind: DeliveryKind;
   triggerName: string | null;
@@ -26,7 +27,7 @@ export interface ClaimedDelivery {
 interface ClaimedRow {
   id: string;
   account_id: string;
-  purchase_id: string;
+  purchase_id: string | null;
   event_id: number;
   kind: DeliveryKind;
   trigger_name: string | null;

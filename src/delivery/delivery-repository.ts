@@ -8,7 +8,8 @@ import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './delivery.ts
 export interface DeliveryView {
   id: string;
   accountId: string;
-  purchaseId: string;
+  /** Null for an event about no purchase (a payout's webhook). */
+  purchaseId: string | null;
   eventId: number;
   eventType: string;
   kind: DeliveryKind;
@@ -39,7 +40,7 @@ export interface AttemptView {
 interface DeliveryRow {
   id: string;
   account_id: string;
-  purchase_id: string;
+  purchase_id: string | null;
   event_id: number;
   event_type: string;
   kind: DeliveryKind;

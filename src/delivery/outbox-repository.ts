@@ -30,7 +30,8 @@ export interface EventRow {
 export interface NewDelivery {
   id: string;
   account_id: string;
-  purchase_id: string;
+  /** Null for an event about no purchase (a payout's). */
+  purchase_id: string | null;
   event_id: number;
   kind: DeliveryKind;
   trigger_name: string | null;
@@ -108,6 +109,21 @@ export async function insertDeliveries(tx: Sql, deliveries: readonly NewDelivery
     [column('id'), column('account_id'), column('purchase_id'), column('event_id'), column('kind'), column('trigger_name'), column('url'), column('payload'), now],
   );
   tx.notify(OUTBOX_CHANNEL);
+}
+
+/**
+ * Writes an event of the merchant's about no purchase (a payout's: `purchase_id`, `from_state`,
+ * `to_state` NULL), already dispatched: its caller plans its deliveries in the same transaction
+ * (src/delivery/account-events.ts), so no dispatcher, of this build or of the previous one during a
+ * rolling upgrade, ever reads it. Answers its id.
+ */
+export async function insertAccountEvent(tx: Sql, e: { accountId: string; type: string; data: Record<string, unknown>; at: Date }): Promise<number> {
+  const { rows } = await tx.query<{ id: number | string }>(
+    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+     VALUES ($1, NULL, $2, NULL, NULL, $3, $4, $4) RETURNING id`,
+    [e.accountId, e.type, JSON.stringify(e.data), e.at],
+  );
+  return Number(rows[0]!.id);
 }
 
 export async function markDispatched(tx: Sql, eventIds: readonly number[], now: Date): Promise<void> {

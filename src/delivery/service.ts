@@ -115,14 +115,19 @@ export class Deliveries {
    * Sends one signed test webhook to the account's endpoint now and answers what the endpoint
    * said. Not a delivery: nothing is recorded, retried, or counted (docs/webhooks.md#test-event).
    * The body has the real shape, for the first event the endpoint takes, with `triggerID` 0 and
-   * the nil purchase id (no real event has either); `webhook-id` is `msg_test_…`.
+   * the nil purchase id (or payout id, `po_` and the nil uuid, for `payoutPaid`: no real event has
+   * either); `webhook-id` is `msg_test_…`.
    */
   async sendTest(accountId: string): Promise<TestEventResult> {
     const endpoint = await findWebhookEndpoint(this.#deps.db, this.#deps.box, accountId);
     if (!endpoint) return { kind: 'no_endpoint' };
     if (endpoint.disabledAt) return { kind: 'disabled' };
     const triggerName = endpoint.events[0] ?? TRIGGER_NAMES[0]!;
-    const message: WebhookMessage = { triggerID: 0, triggerName, triggerDate: this.#deps.clock.now().toISOString(), objects: { purchaseId: NIL_UUID } };
+    const now = this.#deps.clock.now().toISOString();
+    // A payout's webhook is about a payout: the nil one, of nothing, today.
+    const objects: WebhookMessage['objects'] =
+      triggerName === 'payoutPaid' ? { payoutId: `po_${NIL_UUID}`, amountCents: 0, currency: 'EUR', businessDay: now.slice(0, 10), lineCount: 0 } : { purchaseId: NIL_UUID };
+    const message: WebhookMessage = { triggerID: 0, triggerName, triggerDate: now, objects };
     const sent = await this.worker.sendNow(endpoint, `msg_test_${newUuid()}`, message);
     return { kind: 'sent', triggerName, delivered: sent.delivered, statusCode: sent.statusCode ?? null, error: sent.error ?? null, durationMs: sent.durationMs };
   }

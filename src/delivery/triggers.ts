@@ -29,6 +29,8 @@ export const TRIGGERS = {
   // A hold a cancelled purchase must give back was refused by its PSP: followed up until released
   // (docs/money-operations.md#one-money-operation-at-a-time).
   releaseFailed: EVENT.releaseFailed,
+  // A payout of transfer mode was sent to the merchant's bank account (docs/money-operations.md#payouts).
+  payoutPaid: EVENT.payoutPaid,
 } as const satisfies Record<string, string>;
 
 export type TriggerName = keyof typeof TRIGGERS;

@@ -8,14 +8,22 @@ export interface WebhookMessage {
   triggerName: TriggerName;
   /** When the event happened (service clock), ISO 8601 UTC. */
   triggerDate: string;
-  objects: { purchaseId: string; clientId?: string; reconciliationMismatchId?: string };
+  objects: WebhookObjects;
 }
+
+/**
+ * What a webhook is about: a purchase (its Merchant API v1 id), or, for `payoutPaid`, a payout
+ * and its figures (the merchant's, about no purchase: docs/webhooks.md#webhook-payload).
+ */
+export type WebhookObjects =
+  | { purchaseId: string; clientId?: string; reconciliationMismatchId?: string }
+  | { payoutId: string; amountCents: number; currency: string; businessDay: string; lineCount: number };
 
 export interface EventForWebhook {
   id: number;
   type: string;
-  /** Bare uuid (the Merchant API v1 `id`). */
-  purchaseId: string;
+  /** Bare uuid (the Merchant API v1 `id`); null for an event about no purchase (a payout's). */
+  purchaseId: string | null;
   data: Record<string, unknown>;
   createdAt: Date;
 }
@@ -24,14 +32,27 @@ export interface EventForWebhook {
 export function webhookMessage(event: EventForWebhook): WebhookMessage | undefined {
   const triggerName = triggerOf(event.type);
   if (!triggerName) return undefined;
-  const objects: WebhookMessage['objects'] = { purchaseId: event.purchaseId };
+  const triggerDate = event.createdAt.toISOString();
+  if (triggerName === 'payoutPaid') {
+    const d = event.data;
+    const payout = {
+      payoutId: String(d.payout_id),
+      amountCents: Number(d.amount_cents),
+      currency: String(d.currency),
+      businessDay: String(d.business_day),
+      lineCount: Number(d.line_count),
+    };
+    return { triggerID: event.id, triggerName, triggerDate, objects: payout };
+  }
+  if (event.purchaseId === null) return undefined;
+  const objects: { purchaseId: string; clientId?: string; reconciliationMismatchId?: string } = { purchaseId: event.purchaseId };
   // The contract: pledgerContributes concerns "Client and Purchase".
   if (triggerName === 'pledgerContributes' && typeof event.data.client_id === 'string') objects.clientId = event.data.client_id;
   // The mismatch to fetch (`GET /api/backoffice/reconciliation_mismatches`, docs/webhooks.md).
   if (triggerName === 'reconciliationMismatch' && typeof event.data.reconciliation_mismatch_id === 'string') {
     objects.reconciliationMismatchId = event.data.reconciliation_mismatch_id;
   }
-  return { triggerID: event.id, triggerName, triggerDate: event.createdAt.toISOString(), objects };
+  return { triggerID: event.id, triggerName, triggerDate, objects };
 }
 
 /** The exact JSON body: `{triggerID, triggerName, triggerDate, token, objects}`, in that order. */

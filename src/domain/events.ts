@@ -41,6 +41,10 @@ import { MOVES } from './purchase-states.ts';
  *   after its purpose was gone) was refused by its PSP, or the PSP could not be reached; a durable job tries again hourly until it is released
  *   (docs/money-operations.md#one-money-operation-at-a-time). Written once per payment. `data`:
  *   `{ payment_id, amount_cents, reason }`.
+ * - `payout.paid`: the operator marked a payout of transfer mode sent: its credit transfer to the
+ *   merchant's bank account was made (docs/money-operations.md#payouts). The merchant's, about no
+ *   purchase: `purchase_id`, `from_state` and `to_state` are NULL. `data`:
+ *   `{ payout_id, amount_cents, currency, business_day, line_count }` (`po_…`).
  */
 /**
  * Notified (`Sql.notify`) with every write of events or due deliveries: wakes the delivery
@@ -64,6 +68,7 @@ export const EVENT = {
   purchaseDisputed: 'purchase.disputed',
   disputeClosed: 'dispute.closed',
   releaseFailed: 'payment.release_failed',
+  payoutPaid: 'payout.paid',
 } as const;
 
 export type EventType = (typeof EVENT)[keyof typeof EVENT] | (typeof MOVES)[keyof typeof MOVES]['event'];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /** Prefixes of public identifiers (docs/api-conventions.md#identifiers-and-tenancy): `acc_<uuid>`, `mer_<uuid>`, `pur_<uuid>`, ... */
-export type IdPrefix = 'acc' | 'mer' | 'pur' | 'plg' | 'key' | 'ref' | 'psa' | 'dsp';
+export type IdPrefix = 'acc' | 'mer' | 'pur' | 'plg' | 'key' | 'ref' | 'psa' | 'dsp' | 'po' | 'pex';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

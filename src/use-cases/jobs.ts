@@ -14,8 +14,9 @@ import { remindPot } from './remind-pot.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import { settlePotDeadline } from './settle-pot-deadline.ts';
 import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
+import { PAYOUT_EVERY_MS, PAYOUT_JOB, runPayouts } from './payouts.ts';
 
-/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, legacy expiry jobs, refunds cut short, hold renewals. */
+/** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, transfer mode's payouts, legacy expiry jobs, refunds cut short, hold renewals. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {
   /** A job that found the purchase claimed by another money operation runs again shortly (docs/money-operations.md#one-money-operation-at-a-time). */
   const shortly = () => ({ retryAt: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) });
@@ -47,12 +48,19 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     await reconcilePayments(deps);
     // The daily reconciliation with the PSPs starts with the first payment, as this job does (a no-op once it exists).
     await scheduleJob(deps.db, { kind: DAILY_RECON_JOB, key: DAILY_RECON_JOB, runAt: deps.clock.now(), payload: {} });
+    // So do the daily payouts of transfer mode (docs/money-operations.md#payouts).
+    await scheduleJob(deps.db, { kind: PAYOUT_JOB, key: PAYOUT_JOB, runAt: deps.clock.now(), payload: {} });
     return { retryAt: new Date(deps.clock.now().getTime() + RECONCILE_EVERY_MS) };
   });
   // Reconciliation with the PSPs, yesterday in each account's time zone (docs/money-operations.md#reconciliation).
   jobs.register(DAILY_RECON_JOB, async () => {
     await reconcileYesterday(deps);
     return { retryAt: new Date(deps.clock.now().getTime() + DAILY_RECON_EVERY_MS) };
+  });
+  // Transfer mode's payouts, each merchant's day once ended in its time zone (docs/money-operations.md#payouts).
+  jobs.register(PAYOUT_JOB, async () => {
+    await runPayouts(deps);
+    return { retryAt: new Date(deps.clock.now().getTime() + PAYOUT_EVERY_MS) };
   });
   // Refunds cut short (docs/purchase-lifecycle.md#refunds). Expiry is a sweep (ExpirySweep, app.ts);
   // this job expires the purchases created with one instead: before migration 039, and by the

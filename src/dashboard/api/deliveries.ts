@@ -25,7 +25,9 @@ const DeliveryFields = {
     description:
       "`notification`: back mode's, to paymentNotificationUrl; `refusal`: the error notification, to errorNotificationUrl; `purchase_end`: a pot's end, to the offer's purchase end notification URL",
   }),
-  purchase_uid: Type.String({ examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
+  purchase_uid: Type.Optional(
+    Type.String({ description: 'The purchase the event is about; absent for a payout’s webhook (`payoutPaid`)', examples: ['pur_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
+  ),
   event: Type.String({ description: 'The event delivered', examples: ['purchase.leader_processed'] }),
   trigger_id: Type.Integer({ description: 'The webhook `triggerID` (the event number)' }),
   trigger_name: Type.Optional(Type.String({ description: 'Webhooks: the `triggerName`', examples: ['paymentProcessed'] })),
@@ -59,7 +61,7 @@ function deliveryJson(d: DeliveryView) {
   return {
     id: toDeliveryUid(d.id),
     kind: d.kind,
-    purchase_uid: toPublicId('pur', d.purchaseId),
+    ...(d.purchaseId !== null ? { purchase_uid: toPublicId('pur', d.purchaseId) } : {}),
     event: d.eventType,
     trigger_id: d.eventId,
     ...(d.triggerName ? { trigger_name: d.triggerName } : {}),

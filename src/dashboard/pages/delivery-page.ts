@@ -11,7 +11,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: AttemptView[] }): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const uid = toDeliveryUid(d.id);
-  const purchase = toPublicId('pur', d.purchaseId);
+  const purchase = d.purchaseId === null ? undefined : toPublicId('pur', d.purchaseId);
   const when = (date: Date | null) => (date ? html`<time datetime="${date.toISOString()}">${formatDateTime(date, chrome.lang, chrome.timeZone)}</time>` : '—');
   const rows = d.attemptLog.map(
     (a) =>
@@ -22,7 +22,7 @@ export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: Att
 <section class="card" aria-labelledby="delivery-facts"><h2 id="delivery-facts">${t.details}</h2>
 <dl class="facts">
 <dt>${t.event}</dt><dd>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType} (${d.kind === 'webhook' ? 'webhook' : d.kind === 'refusal' ? t.refusalNotification : d.kind === 'purchase_end' ? t.purchaseEndNotification : t.notification})</dd>
-<dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>
+${purchase ? html`<dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>` : ''}
 <dt>URL</dt><dd><code>${d.url}</code></dd>
 <dt>${t.status}</dt><dd>${t.deliveryStatusNames[d.status]}</dd>
 <dt>${t.attempts}</dt><dd>${d.attempts}</dd>

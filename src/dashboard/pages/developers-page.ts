@@ -36,7 +36,7 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   const when = (d: Date) => formatDateTime(d, chrome.lang, chrome.timeZone);
   const rows = view.deliveries.map((d) => {
     const uid = toDeliveryUid(d.id);
-    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType}<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span></td><td>${t.deliveryStatusNames[d.status]}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType}${d.purchaseId === null ? '' : html`<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span>`}</td><td>${t.deliveryStatusNames[d.status]}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
 <td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
   });
   const body = html`<h1>${t.developers}</h1>
