@@ -5,6 +5,8 @@ import { Redacted } from './crypto/redacted.ts';
 import { isEmailAddress } from './domain/email.ts';
 import { isPhoneCountry } from './messaging/phone-numbers.ts';
 import type { CountryCode } from 'libphonenumber-js/min';
+import { checkBankDetails, type BankDetails } from './payouts/bank-details.ts';
+import { DEFAULT_PAIN_FORMAT, PAIN_FORMATS, type PainFormat } from './payouts/pain001.ts';
 
 /** Validated configuration. Built once at boot by {@link loadConfig}; nothing else reads `process.env`. */
 export interface Config {
@@ -81,6 +83,14 @@ export interface Config {
    * (docs/risk.md#retention). Absent: {@link DEFAULT_RISK_DECISION_RETENTION_DAYS}.
    */
   riskDecisionRetentionDays?: number;
+  /**
+   * The operator's bank account the merchants' payouts are paid from, the debtor of the pain.001
+   * file (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC, all three or none). Absent: payouts are made
+   * but no file can be exported (docs/deployment.md#payouts).
+   */
+  operatorDebtor?: BankDetails;
+  /** The pain.001 version the operator's bank takes (PAYOUT_PAIN_FORMAT). Absent: {@link DEFAULT_PAIN_FORMAT}. */
+  payoutPainFormat?: PainFormat;
 }
 
 /** 400 days: 13 months, the longest card chargeback window (120 days after a due date up to a year away) with a margin. */
@@ -310,6 +320,24 @@ export function loadConfig(env: Env): Config {
     return raw;
   }, undefined);
 
+  // The operator's debtor account: the same checks as a merchant's bank details, named by variable.
+  const operatorDebtor = read((): BankDetails | undefined => {
+    const names = { holder_name: 'OPERATOR_NAME', iban: 'OPERATOR_IBAN', bic: 'OPERATOR_BIC' } as const;
+    const given = { holder_name: nonEmpty(env, names.holder_name), iban: nonEmpty(env, names.iban), bic: nonEmpty(env, names.bic) };
+    const set = Object.values(given).filter((v) => v !== undefined).length;
+    if (set === 0) return undefined;
+    if (set < 3) throw new Problem('OPERATOR_NAME, OPERATOR_IBAN and OPERATOR_BIC go together (the account payouts are paid from): set all three or none');
+    const checked = checkBankDetails(given);
+    if (!checked.ok) throw new Problem(`${names[checked.field]} ${checked.message.replace(/^field \S+ /, '')}`);
+    return checked.details;
+  }, undefined);
+
+  const payoutPainFormat = read((): PainFormat => {
+    const raw = nonEmpty(env, 'PAYOUT_PAIN_FORMAT') ?? DEFAULT_PAIN_FORMAT;
+    if (!(PAIN_FORMATS as readonly string[]).includes(raw)) throw new Problem(`PAYOUT_PAIN_FORMAT must be one of ${PAIN_FORMATS.join(', ')}, got "${raw}"`);
+    return raw as PainFormat;
+  }, DEFAULT_PAIN_FORMAT);
+
   const rawProxy = nonEmpty(env, 'TRUST_PROXY');
   const trustProxy = rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
 
@@ -342,5 +370,7 @@ export function loadConfig(env: Env): Config {
     webhookAllowedHosts,
     pspEndpointAllowlist,
     ...(creditLender === undefined ? {} : { creditLender }),
+    ...(operatorDebtor === undefined ? {} : { operatorDebtor }),
+    payoutPainFormat,
   };
 }

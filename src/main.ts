@@ -12,7 +12,7 @@ import { MasterKeyMismatchError, verifyConfiguredKey } from './crypto/master-key
 import { demoBanner, ensureDemoMerchant } from './sandbox/demo-merchant.ts';
 import { setWebhookFromCli } from './delivery/cli.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { OfferCache } from './accounts/offers.ts';
 import { parsePublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
@@ -21,6 +21,7 @@ import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.
 import { editOffer, type EditOfferDeps } from './use-cases/edit-offer.ts';
 import { AddressPolicy } from './outbound/addresses.ts';
 import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountView } from './use-cases/psp-accounts.ts';
+import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli, type CliAnswer } from './payouts/cli.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -43,6 +44,14 @@ Commands:
                                                  delete a PSP account no offer or payment uses
   offer set-psp-account --account acc_... --offer mer_... --psp-account psa_...|none
                                                  make an offer pay through a PSP account (none: the sandbox PSP)
+  payout run [--date D] [--json]                 transfer mode's payouts now: each merchant's day D (default: its yesterday)
+  payout export [--date D] [--execution-date E] [--out F] [--json]
+                                                 the euro payouts created (of days up to D) as one pain.001 file,
+                                                 written to F (default: stdout), and marked exported
+  payout file --export pex_... [--out F]         a pain.001 file exported before, again
+  payout mark --payout po_... --status sent|returned [--json]
+                                                 the bank sent the transfer, or it came back (owed again)
+  payout list [--status S] [--json]              the newest payouts of every merchant
 
 Configuration comes from the environment; see README.md.`;
 
@@ -132,6 +141,12 @@ async function run(argv: string[]): Promise<void> {
       id: { type: 'string' },
       offer: { type: 'string' },
       'psp-account': { type: 'string' },
+      date: { type: 'string' },
+      'execution-date': { type: 'string' },
+      out: { type: 'string' },
+      payout: { type: 'string' },
+      status: { type: 'string' },
+      export: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -153,6 +168,11 @@ async function run(argv: string[]): Promise<void> {
     'psp-account list',
     'psp-account delete',
     'offer set-psp-account',
+    'payout run',
+    'payout export',
+    'payout file',
+    'payout mark',
+    'payout list',
   ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
@@ -219,6 +239,16 @@ async function run(argv: string[]): Promise<void> {
     case 'psp-account delete':
     case 'offer set-psp-account':
       return pspAccountCommand(config, command, values, out);
+    case 'payout run':
+      return printAnswer(await runPayoutsFromCli(config, { date: values.date }), values, out);
+    case 'payout export':
+      return printAnswer(await exportPayoutsFromCli(config, { date: values.date, executionDate: values['execution-date'] }), values, out);
+    case 'payout file':
+      return printAnswer(await exportedFileFromCli(config, { export: values.export }), values, out);
+    case 'payout mark':
+      return printAnswer(await markPayoutFromCli(config, { payout: values.payout, status: values.status }), values, out);
+    case 'payout list':
+      return printAnswer(await listPayoutsFromCli(config, { status: values.status }), values, out);
     case 'webhook set': {
       const events =
         typeof values.events === 'string'
@@ -328,12 +358,38 @@ async function pspAccountCommand(config: Config, command: string, values: Record
   }
 }
 
+/**
+ * A payout command's answer: a pain.001 file goes to `--out` (written beside it, then renamed, so a
+ * reader never sees half a file) or, without it, to stdout with the summary on stderr; otherwise
+ * the summary (or `--json` data) to stdout.
+ */
+function printAnswer(answer: CliAnswer, values: Record<string, unknown>, out: (human: string, data: unknown) => void): void {
+  if (answer.xml === undefined) return out(answer.human, answer.data);
+  const file = typeof values.out === 'string' && values.out !== '' ? values.out : undefined;
+  if (!file) {
+    process.stdout.write(answer.xml + '\n');
+    process.stderr.write(answer.human + '\n');
+    return;
+  }
+  const partial = `${file}.partial`;
+  try {
+    writeFileSync(partial, answer.xml + '\n', { flag: 'w' });
+    renameSync(partial, file);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    const exportId = (answer.data as { exported?: { export_id?: string } | null; export_id?: string }).exported?.export_id ?? (answer.data as { export_id?: string }).export_id;
+    throw new CliError(`could not write ${file} (${(err as Error).message}); the file is kept: "chipin payout file --export ${exportId ?? 'pex_…'} --out ${file}"`);
+  }
+  out(`${answer.human}\nwritten to ${file}`, answer.data);
+}
+
 /** A refusal of a CLI command, printed as one line. */
 class CliError extends Error {}
 
 run(process.argv.slice(2)).catch((err: unknown) => {
   if (
     err instanceof CliError ||
+    err instanceof PayoutCliError ||
     err instanceof ConfigError ||
     err instanceof MasterKeyMismatchError ||
     err instanceof DatabaseBusyError ||

@@ -4,9 +4,12 @@ export type Role = 'admin' | 'support';
 export const ROLES: readonly Role[] = ['admin', 'support'];
 
 /** Pages an admin only may open, any method: the prefix covers every page added below it later. */
-const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/psp-accounts', '/dashboard/reports', '/dashboard/settings', '/dashboard/team'];
+const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/payouts', '/dashboard/psp-accounts', '/dashboard/reports', '/dashboard/settings', '/dashboard/team'];
 /** Back-office API routes an admin only may call, any method. */
 const ADMIN_API = [
+  '/api/backoffice/balance',
+  '/api/backoffice/payout_bank_details',
+  '/api/backoffice/payouts',
   '/api/backoffice/webhook',
   '/api/backoffice/psp_accounts',
   '/api/backoffice/psps',
@@ -34,8 +37,8 @@ export function under(route: string, prefix: string): boolean {
  * admin-only: a caller that has none refuses rather than lets through.
  *
  * Support staff read purchases, refund and cancel; they do not change what the account sends,
- * charges or who works on it, nor read its finance reports (the account's takings per day:
- * docs/back-office.md#roles).
+ * charges or who works on it, nor read its finance reports (the account's takings per day, its
+ * balance and payouts in transfer mode, where they are paid: docs/back-office.md#roles).
  */
 export function adminOnly(method: string, route: string | undefined): boolean {
   if (route === undefined) return true;

@@ -46,7 +46,6 @@ export function checkBankDetails(input: { holder_name?: unknown; iban?: unknown;
   const holderName = typeof input.holder_name === 'string' ? input.holder_name.trim().replace(/\s+/g, ' ') : '';
   if (holderName === '') return { ok: false, field: 'holder_name', message: 'field holder_name is required: the name of the account holder, as the bank knows it' };
   if (holderName.length > HOLDER_NAME_MAX) return { ok: false, field: 'holder_name', message: `field holder_name must be at most ${HOLDER_NAME_MAX} characters` };
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(holderName)) return { ok: false, field: 'holder_name', message: 'field holder_name must not contain control characters' };
   if (!/[A-Za-z]/.test(sepaText(holderName, HOLDER_NAME_MAX)))
     return { ok: false, field: 'holder_name', message: 'field holder_name must be written in Latin letters: a SEPA transfer carries no others' };

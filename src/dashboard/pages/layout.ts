@@ -54,7 +54,7 @@ export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml, scr
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
 <nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/disputes">${t.disputes.menu}</a></li><li><a href="/dashboard/reconciliation">${t.reconciliation}</a></li>${
     chrome.role === 'admin'
-      ? html`<li><a href="/dashboard/reports">${t.reports}</a></li><li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li><li><a href="/dashboard/settings">${t.settings}</a></li>`
+      ? html`<li><a href="/dashboard/reports">${t.reports}</a></li><li><a href="/dashboard/payouts">${t.payouts.menu}</a></li><li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li><li><a href="/dashboard/settings">${t.settings}</a></li>`
       : ''
   }${chrome.sandbox ? html`<li><a href="/sandbox/inbox">${t.sandboxInbox}</a></li>` : ''}<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
 ${langSwitcher(t, chrome.lang, chrome.path)}

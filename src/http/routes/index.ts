@@ -1,5 +1,6 @@
 import { registerBackofficeDeliveries } from '../../dashboard/api/deliveries.ts';
 import { registerBackofficeReports } from '../../dashboard/api/reports.ts';
+import { registerBackofficePayouts } from '../../dashboard/api/payouts.ts';
 import { registerBackofficeRiskDecisions } from '../../dashboard/api/risk-decisions.ts';
 import { registerBackofficeReconciliation } from '../../dashboard/api/reconciliation.ts';
 import { registerBackofficeDisputes } from '../../dashboard/api/disputes.ts';
@@ -14,6 +15,7 @@ import { registerDashboardSettings } from '../../dashboard/routes/settings.ts';
 import { registerDashboardReconciliation } from '../../dashboard/routes/reconciliation.ts';
 import { registerDashboardRiskRules } from '../../dashboard/routes/risk-rules.ts';
 import { registerDashboardReports } from '../../dashboard/routes/reports.ts';
+import { registerDashboardPayouts } from '../../dashboard/routes/payouts.ts';
 import { registerDashboardDevelopers } from '../../dashboard/routes/developers.ts';
 import { registerDashboardHome } from '../../dashboard/routes/home.ts';
 import { registerDashboardInvitation } from '../../dashboard/routes/invitation.ts';
@@ -90,6 +92,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerBackofficeRiskScoringHook(app, services, dashboard);
   registerBackofficeRiskDecisions(app, services, dashboard);
   registerBackofficeReports(app, services, dashboard);
+  registerBackofficePayouts(app, services, dashboard);
   registerBackofficeReconciliation(app, services, dashboard);
   registerBackofficeDisputes(app, services, dashboard);
   registerDashboardSession(app, services, dashboard, sessions);
@@ -106,6 +109,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardReconciliation(app, services, sessions);
   registerDashboardRiskRules(app, services, sessions);
   registerDashboardReports(app, services, sessions);
+  registerDashboardPayouts(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);
