@@ -146,7 +146,7 @@ export function validateXml(xml: string, xsd: string): void {
     execFileSync('xmllint', ['--noout', '--schema', xsd, file], { stdio: 'pipe' });
   } catch (err) {
     const e = err as { stderr?: Buffer };
-    throw new Error(`pain.001 does not validate against ${xsd}: ${e.stderr?.toString() ?? String(err)}`);
+    throw new Error(`pain.001 does not validate against ${xsd}: ${e.stderr?.toString() ?? String(err)}`, { cause: err });
   }
 }
 
