@@ -43,6 +43,11 @@ describe('the admin-only rule', () => {
       '/dashboard/team/audit',
       '/dashboard/reports',
       '/api/backoffice/reports/daily.csv',
+      '/dashboard/payouts',
+      '/dashboard/payouts/:id',
+      '/api/backoffice/payouts/:payout_id/lines.csv',
+      '/api/backoffice/balance',
+      '/api/backoffice/payout_bank_details',
     ])
       expect(adminOnly('GET', route), route).toBe(true);
     expect(adminOnly('PATCH', '/api/backoffice/offers/:merchant_uid')).toBe(true);

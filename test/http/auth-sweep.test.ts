@@ -173,6 +173,15 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "the caller's own hook (another merchant's: 404, test/http/risk-scoring-hook.test.ts)" }),
   'PUT /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "sets the caller's own hook", payload: { url: 'https://fraud.example/score' } }),
   'DELETE /api/backoffice/risk_scoring_hook': dashboard(undefined, { none: "removes the caller's own hook (another merchant's stays: test/http/risk-scoring-hook.test.ts)" }),
+  'GET /api/backoffice/balance': dashboard(undefined, { none: "the caller's own account's balance (another account's: none, test/payouts/back-office.test.ts)" }),
+  'GET /api/backoffice/payouts': dashboard(undefined, { none: "the caller's own account's payouts (another account's: none, test/payouts/back-office.test.ts)" }),
+  'GET /api/backoffice/payouts/:payout_id': dashboard(undefined, { none: "another account's payout answers 404 (test/payouts/back-office.test.ts)" }),
+  'GET /api/backoffice/payouts/:payout_id/lines.csv': dashboard(undefined, { none: "another account's payout answers 404 (test/payouts/back-office.test.ts)" }),
+  'GET /api/backoffice/payout_bank_details': dashboard(undefined, { none: "the caller's own account's bank details (another account's: 404, test/payouts/back-office.test.ts)" }),
+  'PUT /api/backoffice/payout_bank_details': dashboard(undefined, {
+    none: "sets the caller's own account's bank details",
+    payload: { holder_name: 'Sweep', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPP' },
+  }),
   // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
   'GET /dashboard': session(undefined, "the caller's own figures: counts and sums, no object of an account (other accounts' data never counted: test/dashboard/home.test.ts)"),
   'POST /dashboard/sign-out': session(undefined, "ends the caller's own session"),
@@ -211,6 +220,9 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /dashboard/reconciliation/mismatches/:id': session(undefined, "another account's mismatch answers 404 (admins only: test/dashboard/reconciliation.test.ts)"),
   'GET /dashboard/settings': session(undefined, "the caller's own account's time zone: no object another account could name"),
   'GET /dashboard/reports': session(undefined, "the caller's own account's daily figures: no object another account could name (test/reports/daily-report.test.ts)"),
+  'GET /dashboard/payouts': session(undefined, "the caller's own account's balance, bank details and payouts (another account's: none, test/payouts/back-office.test.ts)"),
+  'POST /dashboard/payouts/bank-details': session(undefined, "sets the caller's own account's bank details (admins only: test/payouts/back-office.test.ts)"),
+  'GET /dashboard/payouts/:id': session(undefined, "another account's payout answers 404 (test/payouts/back-office.test.ts)"),
   'POST /dashboard/settings': session(undefined, "sets the caller's own account's time zone (admins only: test/dashboard/settings.test.ts)"),
   'GET /dashboard/settings/risk-rules': session(undefined, "the caller's own account's default risk rules: no object another account could name"),
   'POST /dashboard/settings/risk-rules': session(undefined, "sets the caller's own account's default risk rules (admins only: test/dashboard/risk-rules-page.test.ts)"),
@@ -317,6 +329,7 @@ const PARAMS: Record<string, () => string> = {
   installment_id: () => randomUUID(),
   payment_id: () => randomUUID(),
   dispute_id: () => `dsp_${randomUUID()}`,
+  payout_id: () => `po_${randomUUID()}`,
 };
 
 function concrete(url: string): string {

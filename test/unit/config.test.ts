@@ -36,6 +36,11 @@ describe('configuration', () => {
     [{ CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'http://shop.example' }, 'PUBLIC_URL'],
     [{ CREDIT_LENDER: 'Prêteur SA\nRCS Paris' }, 'CREDIT_LENDER'],
     [{ CREDIT_LENDER: 'x'.repeat(301) }, 'CREDIT_LENDER'],
+    [{ OPERATOR_NAME: 'Chipin SAS' }, 'OPERATOR_NAME, OPERATOR_IBAN and OPERATOR_BIC go together'],
+    [{ OPERATOR_NAME: 'Chipin SAS', OPERATOR_IBAN: 'FR7630006000011234567890188', OPERATOR_BIC: 'AGRIFRPP' }, 'OPERATOR_IBAN'],
+    [{ OPERATOR_NAME: 'Chipin SAS', OPERATOR_IBAN: 'FR7630006000011234567890189', OPERATOR_BIC: 'COBADEFF' }, 'OPERATOR_BIC'],
+    [{ OPERATOR_NAME: '北京', OPERATOR_IBAN: 'FR7630006000011234567890189', OPERATOR_BIC: 'AGRIFRPP' }, 'OPERATOR_NAME'],
+    [{ PAYOUT_PAIN_FORMAT: 'pain.001.001.02' }, 'PAYOUT_PAIN_FORMAT'],
   ])('rejects %o with an error line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -75,6 +80,14 @@ describe('configuration', () => {
   it("reads CREDIT_LENDER, the credit offers' lender, trimmed; unset leaves it to the offers and the merchant", () => {
     expect(loadConfig({ DATA_DIR: dir(), CREDIT_LENDER: ' Chipin Crédit SAS, 75002 Paris ' }).creditLender).toBe('Chipin Crédit SAS, 75002 Paris');
     expect(loadConfig({ DATA_DIR: dir() }).creditLender).toBeUndefined();
+  });
+
+  it("reads the operator's debtor account (payouts) checked as bank details, and the pain.001 version, .09 by default; unset, no debtor", () => {
+    const c = loadConfig({ DATA_DIR: dir(), OPERATOR_NAME: ' Chipin SAS ', OPERATOR_IBAN: 'fr76 3000 6000 0112 3456 7890 189', OPERATOR_BIC: 'agrifrpp' });
+    expect(c.operatorDebtor).toEqual({ holderName: 'Chipin SAS', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPP' });
+    expect(c.payoutPainFormat).toBe('pain.001.001.09');
+    expect(loadConfig({ DATA_DIR: dir(), PAYOUT_PAIN_FORMAT: 'pain.001.001.03' }).payoutPainFormat).toBe('pain.001.001.03');
+    expect(loadConfig({ DATA_DIR: dir() }).operatorDebtor).toBeUndefined();
   });
 
   it('names every bad variable at once, one line each', () => {
