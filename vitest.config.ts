@@ -43,6 +43,8 @@ export const DATABASE_INDEPENDENT = [
   'test/deploy/archive-wal.test.ts',
   // The pain.001 file built and checked against its schema (xmllint): no database.
   'test/payouts/pain001.test.ts',
+  // The payout CLI's options, output and file as a process: the use cases under it run on both (test/payouts/).
+  'test/process/payout-cli.test.ts',
 ];
 
 const BROWSER = ['test/browser/**/*.test.ts'];

@@ -15,7 +15,7 @@ import { decimalOfCents, payoutTransition, type PayoutStatus } from '../../src/d
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 import type { PainFormat } from '../../src/payouts/pain001.ts';
 import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
-import { exportPayouts } from '../../src/use-cases/payout-export.ts';
+import { exportedFile, exportPayouts } from '../../src/use-cases/payout-export.ts';
 import { markPayout, payoutOfDay, runPayouts, type PayoutDeps, type PayoutOutcome } from '../../src/use-cases/payouts.ts';
 import { startTestApp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
@@ -259,7 +259,10 @@ describe('payout runs', () => {
     const first = await payoutOfDay(deps, { accountId: m.accountId, currency: 'EUR', day: '2032-06-01', timeZone: m.timeZone });
     expect(first).toMatchObject({ kind: 'created', payout: { amount_cents: 10_000, line_count: 1 } });
     if (first.kind !== 'created') throw new Error('unreachable');
-    await exportPayouts({ db: db(), box: app.services.box, clock }, { debtor: OPERATOR, format: 'pain.001.001.09' });
+    const exported = await exportPayouts({ db: db(), box: app.services.box, clock }, { debtor: OPERATOR, format: 'pain.001.001.09' });
+    if (exported.kind !== 'exported') throw new Error('nothing exported');
+    // Kept sealed, the file is produced again as it was.
+    expect(await exportedFile({ db: db(), box: app.services.box }, exported.exportId)).toEqual({ xml: exported.xml, messageId: exported.messageId, createdAt: clock.now() });
     expect(await markPayout(deps, first.payout.id, 'sent', { label: 'test' })).toMatchObject({ kind: 'marked', payout: { status: 'sent' } });
     expect(await markPayout(deps, first.payout.id, 'sent', { label: 'test' })).toEqual({ kind: 'refused', message: 'the payout is already sent' });
     expect(await markPayout(deps, first.payout.id, 'returned', { label: 'test' })).toMatchObject({ kind: 'marked', payout: { status: 'returned' } });

@@ -21,7 +21,22 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const onPostgres = !!process.env.DATABASE_URL?.trim();
 
 /** Every variable src/config.ts reads: none may leak in from the developer's shell. */
-const CONFIG_VARS = ['PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'CHIPIN_ENV', 'MASTER_KEY', 'SMTP_URL', 'LOG_LEVEL', 'TRUST_PROXY'];
+const CONFIG_VARS = [
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'DATABASE_URL',
+  'DATA_DIR',
+  'CHIPIN_ENV',
+  'MASTER_KEY',
+  'SMTP_URL',
+  'LOG_LEVEL',
+  'TRUST_PROXY',
+  'OPERATOR_NAME',
+  'OPERATOR_IBAN',
+  'OPERATOR_BIC',
+  'PAYOUT_PAIN_FORMAT',
+];
 
 const tempDirs: string[] = [];
 
