@@ -34,6 +34,9 @@ const SAME_IN_BOTH = new Set([
   'notification',
   'net',
   'offerParameters.use3ds',
+  // A bank account's identifiers are named by their acronyms in both.
+  'payouts.iban',
+  'payouts.bic',
   // The delivery log's English words are the codes docs/webhooks.md documents.
 ]);
 /** English labels that are the code they name (the delivery log's words of docs/webhooks.md, a card's funding); French ones never are. */
