@@ -34,6 +34,7 @@ const PARAMS: Record<string, string> = {
   installment_id: '00000000-0000-4000-8000-000000000009',
   payment_id: '00000000-0000-4000-8000-00000000000a',
   dispute_id: 'dsp_00000000-0000-4000-8000-00000000000b',
+  payout_id: 'po_00000000-0000-4000-8000-00000000000c',
   '*': 'index.css',
 };
 
