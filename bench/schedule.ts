@@ -26,6 +26,8 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 50_000);
 
 const OFFER: Offer = {
   ...TERMS,
+  depositPercent: null,
+  maxBalanceDelayDays: null,
   id: '0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a',
   accountId: '6f1e2d3c-4b5a-4f7e-9a40-0b7e6a523c1d',
   currency: 'EUR',

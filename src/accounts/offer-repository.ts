@@ -7,6 +7,8 @@ interface OfferRow {
   type: Offer['type'];
   installments: number;
   deferred_days: number;
+  deposit_percent: number | null;
+  max_balance_delay_days: number | null;
   currency: string;
   min_amount_cents: number;
   max_amount_cents: number;
@@ -38,7 +40,7 @@ interface OfferRow {
   hold_renewal_days: number;
 }
 
-const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.currency,
+const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.deposit_percent, o.max_balance_delay_days, o.currency,
   o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps,
   psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days,
@@ -54,6 +56,8 @@ function toOffer(r: OfferRow): Offer {
     type: r.type,
     installments: r.installments,
     deferredDays: r.deferred_days,
+    depositPercent: r.deposit_percent,
+    maxBalanceDelayDays: r.max_balance_delay_days,
     currency: r.currency,
     minAmountCents: r.min_amount_cents,
     maxAmountCents: r.max_amount_cents,
@@ -155,6 +159,8 @@ export async function insertOffer(
     type: string;
     installments: number;
     deferredDays: number;
+    depositPercent: number | null;
+    maxBalanceDelayDays: number | null;
     feeRateBps: number;
     minAmountCents: number;
     maxAmountCents: number;
@@ -162,9 +168,9 @@ export async function insertOffer(
   },
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO offers (id, account_id, type, installments, deferred_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [o.id, o.accountId, o.type, o.installments, o.deferredDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, o.signingSecretEnc],
+    `INSERT INTO offers (id, account_id, type, installments, deferred_days, deposit_percent, max_balance_delay_days, fee_rate_bps, min_amount_cents, max_amount_cents, signing_secret_enc)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [o.id, o.accountId, o.type, o.installments, o.deferredDays, o.depositPercent, o.maxBalanceDelayDays, o.feeRateBps, o.minAmountCents, o.maxAmountCents, o.signingSecretEnc],
   );
 }
 

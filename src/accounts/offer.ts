@@ -1,10 +1,15 @@
+import type { OfferType } from '../domain/offer-terms.ts';
 /** An offer ("merchant uid") as the purchase rules need it. */
 export interface Offer {
   id: string;
   accountId: string;
-  type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  type: OfferType;
   installments: number;
   deferredDays: number;
+  /** DOWN_PAYMENT: the deposit in percent of the amount (1..99); null for the other types (docs/schedules.md#down-payment). */
+  depositPercent: number | null;
+  /** DOWN_PAYMENT: the most days from the purchase's creation to the balance's due date (1..365); null for the other types. */
+  maxBalanceDelayDays: number | null;
   currency: string;
   minAmountCents: number;
   maxAmountCents: number;

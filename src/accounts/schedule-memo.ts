@@ -22,7 +22,7 @@ export class ScheduleMemo {
 
   /** computeSchedule(offerTerms(offer), amountCents, created, dates), frozen: callers share it. */
   schedule(offer: Offer, amountCents: number, created: string, dates: RequestedDates = {}): Schedule {
-    const key = `${offer.id} ${amountCents} ${created} ${dates.secondInstallmentDate ?? ''} ${dates.deferredDate ?? ''}`;
+    const key = `${offer.id} ${amountCents} ${created} ${dates.secondInstallmentDate ?? ''} ${dates.deferredDate ?? ''} ${dates.balanceDate ?? ''}`;
     const known = this.#entries.get(key);
     if (known !== undefined && known.offer === offer) return known.schedule;
     const schedule = freeze(computeSchedule(offerTerms(offer), amountCents, created, dates));

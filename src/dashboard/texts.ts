@@ -27,6 +27,7 @@ const SCHEDULE_REFUSAL_EN: Record<ScheduleErrorCode, string> = {
   invalid_date: 'the date is not valid',
   invalid_second_installment_date: 'the second installment date is not possible',
   invalid_deferred_date: 'the deferred payment date is not possible',
+  invalid_balance_payment_date: 'the balance payment date is not possible',
 };
 
 const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
@@ -38,6 +39,7 @@ const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
   invalid_date: 'la date n’est pas valide',
   invalid_second_installment_date: 'la date de la deuxième échéance n’est pas possible',
   invalid_deferred_date: 'la date du paiement différé n’est pas possible',
+  invalid_balance_payment_date: 'la date de paiement du solde n’est pas possible',
 };
 
 function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {

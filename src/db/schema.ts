@@ -258,6 +258,8 @@ export const TABLES = {
     payment_mode: 'text default',
     commission_bps: 'int4 default',
     commission_fixed_cents: 'int8 default',
+    deposit_percent: 'int4 null',
+    max_balance_delay_days: 'int4 null',
   },
   outbound_messages: {
     id: 'uuid',
@@ -465,6 +467,7 @@ export const TABLES = {
     second_installment_date: 'date null',
     deferred_payment_date: 'date null',
     payment_mode: 'text default',
+    balance_payment_date: 'date null',
   },
   reconciliation_mismatches: {
     id: 'uuid',

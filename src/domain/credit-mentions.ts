@@ -1,3 +1,4 @@
+import type { OfferType } from './offer-terms.ts';
 import { addMonthsClamped } from './apr.ts';
 
 /**
@@ -28,7 +29,7 @@ export const CONSUMER_CREDIT_WITHDRAWAL_DAYS = 14;
  * is a delay the shop grants, outside the consumer-credit rules (L312-4: no more than three
  * months, no interest, no fees): no credit box, no warning, as its e-mails already did.
  */
-export function isCredit(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', feesCents: number): boolean {
+export function isCredit(type: OfferType, feesCents: number): boolean {
   return type === 'INSTALLMENTS' || (type === 'DEFERRED' && feesCents > 0);
 }
 
@@ -46,7 +47,7 @@ export function withdrawalDays(offer: { withdrawalDays: number | null }, created
 
 /** The mentions of a credit offer's schedule (`lines`: its due dates), or undefined when it is no credit. */
 export function creditMentions(
-  offer: { type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED'; lender: string; withdrawalDays: number | null },
+  offer: { type: OfferType; lender: string; withdrawalDays: number | null },
   created: string,
   lines: ReadonlyArray<{ payment_date: string; fees: number }>,
 ): CreditMentions | undefined {

@@ -1,3 +1,4 @@
+import type { OfferType } from './offer-terms.ts';
 import { listed, type RiskRules } from './risk-rules.ts';
 import type { Score, ShopperHistory } from './risk-score.ts';
 import type { CardFacts } from './card-facts.ts';
@@ -58,7 +59,7 @@ export interface ShopperFacts {
 }
 
 export interface EligibilityInput {
-  offerType: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  offerType: OfferType;
   amountCents: number;
   /** `yyyy-mm-dd`, the day the purchase would be created. */
   created: string;

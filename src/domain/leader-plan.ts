@@ -1,5 +1,5 @@
 import { formatIsoDate } from './apr.ts';
-import { offerTerms, type OfferRules } from './offer-terms.ts';
+import { offerTerms, type OfferRules, type OfferType } from './offer-terms.ts';
 import { leaderShare, type ShareProblem } from './pot.ts';
 import { computeSchedule, ScheduleError, type RequestedDates } from './schedule.ts';
 
@@ -47,7 +47,7 @@ export const PLEDGER_REQUIRED = 'at least one pledger is required: this offer do
  * Whether a leader about to pay alone must invite someone first: a pot whose merchant turned
  * `leaderCanPayAlone` off is paid with at least one pledger (docs/hosted-payment.md#rules).
  */
-export function pledgerRequired(offer: { type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED'; leaderCanPayAlone: boolean }, pledgerCount: number): boolean {
+export function pledgerRequired(offer: { type: OfferType; leaderCanPayAlone: boolean }, pledgerCount: number): boolean {
   return offer.type === 'SHARED' && !offer.leaderCanPayAlone && pledgerCount === 0;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Payment schedule engine (docs/schedules.md#rules): splits a purchase into installments or one deferred
- * payment, puts the offer's fees on the first line, and states the resulting TAEG.
+ * Payment schedule engine (docs/schedules.md#rules): splits a purchase into installments, one deferred
+ * payment, or a deposit and a balance (docs/schedules.md#down-payment), puts the offer's fees on the
+ * first line, and states the resulting TAEG.
  * Pure: integers for money, 'yyyy-mm-dd' strings for dates, no I/O.
  */
 import { addDays, addMonthsClamped, aprPercent, parseIsoDate, solveApr, type DatedFlow } from './apr.ts';
@@ -12,11 +13,15 @@ export { addDays, addMonthsClamped, parseIsoDate } from './apr.ts';
  * (docs/api-conventions.md#money), rates in basis points.
  */
 export type OfferTerms = {
-  type: 'INSTALLMENTS' | 'DEFERRED';
-  /** 2..12 for INSTALLMENTS; 1 for DEFERRED. */
+  type: 'INSTALLMENTS' | 'DEFERRED' | 'DOWN_PAYMENT';
+  /** 2..12 for INSTALLMENTS; 1 for DEFERRED; 2 for DOWN_PAYMENT (the deposit and the balance). */
   installments: number;
-  /** Days from `created` to the single DEFERRED payment; ignored for INSTALLMENTS. */
+  /** Days from `created` to the single DEFERRED payment; ignored by the other types. */
   deferredDays: number;
+  /** DOWN_PAYMENT only: the deposit, in percent of the amount (1..99). */
+  depositPercent?: number | null;
+  /** DOWN_PAYMENT only: the most days from `created` to the balance's due date (1..365), the date used when none is asked. */
+  maxBalanceDelayDays?: number | null;
   /** Fee as a share of the amount, in basis points (150 = 1.50 %). */
   feeRateBps: number;
   /** Flat fee added to the rate-based fee. */
@@ -44,7 +49,10 @@ export type ScheduleLine = {
 
 /** The schedule simulation response body. */
 export type Schedule = {
-  /** Chronological; the sum of `amount_cents` is the purchase amount. A DEFERRED offer has one line. */
+  /**
+   * Chronological; the sum of `amount_cents` is the purchase amount. A DEFERRED offer has one line;
+   * a DOWN_PAYMENT offer two, the deposit (paid at checkout) and the balance.
+   */
   INSTALLMENT: ScheduleLine[];
   /** DEFERRED offers only: the single payment again, as its own object (the shape the original provider's shop plugins read). */
   DEFERRED?: ScheduleLine;
@@ -63,7 +71,8 @@ export type ScheduleErrorCode =
   | 'invalid_amount'
   | 'invalid_date'
   | 'invalid_second_installment_date'
-  | 'invalid_deferred_date';
+  | 'invalid_deferred_date'
+  | 'invalid_balance_payment_date';
 
 /**
  * Due dates a purchase asks for instead of the offer's own (docs/schedules.md#requested-dates).
@@ -79,7 +88,12 @@ export type RequestedDates = {
   secondInstallmentDate?: string;
   /** DEFERRED: the payment's due date, after `created` and at the latest `created` + the offer's deferred days. */
   deferredDate?: string;
+  /** DOWN_PAYMENT: the balance's due date, after `created` and at the latest `created` + the offer's maximum balance delay. */
+  balanceDate?: string;
 };
+
+/** The longest maximum balance delay a DOWN_PAYMENT offer may have, in days (docs/schedules.md#down-payment). */
+export const MAX_BALANCE_DELAY_DAYS = 365;
 
 /** The longest funding, in months from `created`, an installment plan may have (docs/schedules.md#requested-dates). */
 export const MAX_FUNDING_MONTHS = 12;
@@ -119,6 +133,11 @@ export function computeSchedule(terms: OfferTerms, amountCents: number, created:
   }
   checkDate(dates.secondInstallmentDate, 'invalid_second_installment_date', 'the second installment date');
   checkDate(dates.deferredDate, 'invalid_deferred_date', 'the deferred payment date');
+  checkDate(dates.balanceDate, 'invalid_balance_payment_date', 'the balance payment date');
+  // A deposit and a balance of at least one cent each (docs/schedules.md#down-payment).
+  if (terms.type === 'DOWN_PAYMENT' && amountCents < 2) {
+    throw new ScheduleError('amount_below_minimum', `amount ${amountCents} is too small for a down payment: the deposit and the balance need at least 1 cent each`);
+  }
   const fees = feeCents(terms, amountCents);
   if (!Number.isSafeInteger(amountCents + fees)) {
     throw new ScheduleError('invalid_amount', `amount ${amountCents} plus fees is too large to represent exactly`);
@@ -151,14 +170,15 @@ function checkDate(date: string | undefined, code: ScheduleErrorCode, what: stri
 /**
  * The cash flows the TAEG is computed on (Annex I): the credit as a drawdown at `created`, then
  * every fee and every payment not made at checkout at its date.
- * INSTALLMENTS: the first line is paid at checkout, so the credit is amount − first line, and
- * its fees are a charge at t = 0. DEFERRED: nothing is paid at checkout, so the whole amount is
- * credit and amount + fees are repaid on the single date.
+ * INSTALLMENTS and DOWN_PAYMENT: the first line (the first installment, the deposit) is paid at
+ * checkout, so the credit is amount − first line, and its fees are a charge at t = 0. DEFERRED:
+ * nothing is paid at checkout, so the whole amount is credit and amount + fees are repaid on the
+ * single date.
  */
 export function taegFlows(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string): DatedFlow[] {
   const flows: DatedFlow[] = [{ date: created, amount: creditCents(terms, amountCents, lines) }];
   lines.forEach((line, k) => {
-    const paidAtCheckout = terms.type === 'INSTALLMENTS' && k === 0;
+    const paidAtCheckout = terms.type !== 'DEFERRED' && k === 0;
     flows.push({ date: line.payment_date, amount: -(line.fees + (paidAtCheckout ? 0 : line.amount_cents)) });
   });
   return flows;
@@ -174,6 +194,13 @@ function scheduleLines(terms: OfferTerms, amountCents: number, fees: number, cre
   try {
     if (terms.type === 'DEFERRED') {
       return [{ amount_cents: amountCents, fees, payment_date: deferredDate(terms, created, dates.deferredDate) }];
+    }
+    if (terms.type === 'DOWN_PAYMENT') {
+      const deposit = depositCents(terms.depositPercent!, amountCents);
+      return [
+        { amount_cents: deposit, fees, payment_date: created },
+        { amount_cents: amountCents - deposit, fees: 0, payment_date: balanceDate(terms, created, dates.balanceDate) },
+      ];
     }
     const n = terms.installments;
     const share = Math.floor(amountCents / n);
@@ -215,12 +242,39 @@ function deferredDate(terms: OfferTerms, created: string, asked: string | undefi
   return asked;
 }
 
+/**
+ * The deposit of a down payment (docs/schedules.md#down-payment): `percent` × amount rounded half
+ * up to the cent, kept between 1 cent and the amount − 1 cent so that the checkout captures
+ * something and a balance is left to collect (it matters only for amounts of a few cents). The
+ * balance is the rest, so deposit + balance is the amount exactly. BigInt: exact for any safe amount.
+ * `amountCents` must be at least 2.
+ */
+export function depositCents(percent: number, amountCents: number): number {
+  const rounded = Number((BigInt(percent) * BigInt(amountCents) + 50n) / 100n);
+  return Math.min(Math.max(rounded, 1), amountCents - 1);
+}
+
+/** The offer's latest balance date (created + the maximum delay), or the purchase's own within (created, latest]. */
+function balanceDate(terms: OfferTerms, created: string, asked: string | undefined): string {
+  const days = terms.maxBalanceDelayDays!;
+  const latest = addDays(created, days);
+  if (asked === undefined) return latest;
+  if (asked <= created) throw new ScheduleError('invalid_balance_payment_date', `the balance payment date ${asked} must be after created ${created}`);
+  if (asked > latest) {
+    throw new ScheduleError(
+      'invalid_balance_payment_date',
+      `the balance payment date ${asked} is after the latest this offer allows, ${latest} (created + ${days} days, the maximum balance payment delay)`,
+    );
+  }
+  return asked;
+}
+
 function creditCents(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[]): number {
   return terms.type === 'DEFERRED' ? amountCents : amountCents - lines[0]!.amount_cents;
 }
 
 function scheduleTaeg(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string): number {
-  const checkoutFees = terms.type === 'INSTALLMENTS' ? lines[0]!.fees : 0;
+  const checkoutFees = terms.type === 'DEFERRED' ? 0 : lines[0]!.fees;
   const totalFees = lines.reduce((sum, line) => sum + line.fees, 0);
   if (totalFees === 0) return 0;
   const credit = creditCents(terms, amountCents, lines);
@@ -229,6 +283,7 @@ function scheduleTaeg(terms: OfferTerms, amountCents: number, lines: readonly Sc
   if (checkoutFees >= credit) {
     throw new ScheduleError('amount_below_minimum', `amount ${amountCents} is too small for this offer: fees of ${checkoutFees} due at checkout reach the credit of ${credit}`);
   }
+  // A balance falls a number of days after checkout, off any month grid: days/365, as a deferred payment.
   const dayCount = terms.type === 'INSTALLMENTS' ? 'monthly' : 'actual365';
   return aprPercent(solveApr(taegFlows(terms, amountCents, lines, created), dayCount));
 }
@@ -248,18 +303,30 @@ function assertTerms(terms: OfferTerms): void {
   if (terms.type === 'DEFERRED' && !(terms.installments === 1 && Number.isInteger(terms.deferredDays) && terms.deferredDays >= 1)) {
     throw new RangeError(`a DEFERRED offer needs 1 installment and at least 1 deferred day, got ${terms.installments} / ${terms.deferredDays}`);
   }
+  if (terms.type === 'DOWN_PAYMENT') {
+    const percent = terms.depositPercent;
+    const days = terms.maxBalanceDelayDays;
+    if (!(Number.isInteger(percent) && percent! >= 1 && percent! <= 99)) throw new RangeError(`a DOWN_PAYMENT offer needs a deposit of 1 to 99 percent, got ${percent}`);
+    if (!(Number.isInteger(days) && days! >= 1 && days! <= MAX_BALANCE_DELAY_DAYS)) {
+      throw new RangeError(`a DOWN_PAYMENT offer needs a maximum balance payment delay of 1 to ${MAX_BALANCE_DELAY_DAYS} days, got ${days}`);
+    }
+  }
 }
 
 /**
- * The schedule's TAEG. A requested second date a few days after checkout can make the fees of a
- * small credit an annual rate past any the solver brackets: that date is refused, naming it,
- * rather than a schedule with no legal rate to show (docs/schedules.md#requested-dates).
+ * The schedule's TAEG. A requested second date (or balance date) a few days after checkout can
+ * make the fees of a small credit an annual rate past any the solver brackets: that date is
+ * refused, naming it, rather than a schedule with no legal rate to show (docs/schedules.md#requested-dates).
  */
 function taegOf(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string, dates: RequestedDates): number {
   try {
     return scheduleTaeg(terms, amountCents, lines, created);
   } catch (err) {
-    if (!(err instanceof RangeError) || dates.secondInstallmentDate === undefined) throw err;
+    if (!(err instanceof RangeError)) throw err;
+    if (terms.type === 'DOWN_PAYMENT' && dates.balanceDate !== undefined) {
+      throw new ScheduleError('invalid_balance_payment_date', `the balance payment date ${dates.balanceDate} is too soon for this credit: no annual rate can be computed`);
+    }
+    if (dates.secondInstallmentDate === undefined) throw err;
     throw new ScheduleError(
       'invalid_second_installment_date',
       `the second installment date ${dates.secondInstallmentDate} is too soon for this credit: no annual rate can be computed`,

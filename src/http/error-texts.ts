@@ -29,6 +29,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
     en: 'The date of the deferred payment is not possible for this payment option.',
     fr: "La date du paiement différé n'est pas possible pour ce mode de paiement.",
   },
+  invalid_balance_payment_date: {
+    en: 'The date of the balance payment is not possible for this payment option.',
+    fr: "La date de paiement du solde n'est pas possible pour ce mode de paiement.",
+  },
   amount_below_minimum: { en: 'The amount is too low for this payment option.', fr: 'Le montant est trop faible pour ce mode de paiement.' },
   amount_above_maximum: { en: 'The amount is too high for this payment option.', fr: 'Le montant est trop élevé pour ce mode de paiement.' },
   amount_above_funding_cap: { en: 'The amount to finance is too high for this payment option.', fr: 'Le montant à financer est trop élevé pour ce mode de paiement.' },

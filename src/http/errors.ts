@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'invalid_date'
   | 'invalid_second_installment_date'
   | 'invalid_deferred_date'
+  | 'invalid_balance_payment_date'
   | 'amount_below_minimum'
   | 'amount_above_maximum'
   | 'amount_above_funding_cap'

@@ -22,7 +22,7 @@ export interface PurchasePayState {
   potDeadlineAt: Date | null;
   guaranteePaymentId: string | null;
   paymentMethodId: string | null;
-  /** The due dates the purchase asked for (the direct call's secondInstallmentPaymentDate / deferredPaymentDate): its plan's. */
+  /** The due dates the purchase asked for (docs/schedules.md#requested-dates): its plan's. */
   requestedDates: RequestedDates;
   /** Who the leader is, as the risk history recognises shoppers (docs/risk.md#shopper-identity): the client's e-mail and ref, the purchase's phone. */
   shopper: { email?: string; phone?: string; customerId?: string };
@@ -48,10 +48,12 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
     client_ref: string | null;
     second_installment_date: string | null;
     deferred_payment_date: string | null;
+    balance_payment_date: string | null;
   }>(
     `SELECT p.id, p.account_id, p.offer_id, p.state, p.amount_cents, p.currency, p.created_at, p.attempts, p.leader_share_cents, p.pot_deadline_at,
             p.guarantee_payment_id, p.payment_method_id, p.phone_number, c.email AS client_email, c.ref AS client_ref,
-            to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date
+            to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date,
+            to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date
      FROM purchases p LEFT JOIN clients c ON c.account_id = p.account_id AND c.id = p.client_id
      WHERE p.account_id = $1 AND p.id = $2 ${lock ? 'FOR UPDATE OF p' : ''}`,
     [accountId, purchaseId],
@@ -71,7 +73,11 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
       potDeadlineAt: r.pot_deadline_at,
       guaranteePaymentId: r.guarantee_payment_id,
       paymentMethodId: r.payment_method_id,
-      requestedDates: requestedDatesOf({ secondInstallmentDate: r.second_installment_date, deferredPaymentDate: r.deferred_payment_date }),
+      requestedDates: requestedDatesOf({
+        secondInstallmentDate: r.second_installment_date,
+        deferredPaymentDate: r.deferred_payment_date,
+        balancePaymentDate: r.balance_payment_date,
+      }),
       shopper: {
         ...(r.client_email ? { email: r.client_email } : {}),
         ...(r.phone_number ? { phone: r.phone_number } : {}),

@@ -13,8 +13,8 @@ export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comm
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
   p.refunded_cents, p.merchant_origin, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
-  to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name,
-  c.last_name AS client_last_name`;
+  to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date,
+  c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name, c.last_name AS client_last_name`;
 
 export interface PurchaseRow {
   id: string;
@@ -43,6 +43,7 @@ export interface PurchaseRow {
   merchant_origin: string | null;
   second_installment_date: string | null;
   deferred_payment_date: string | null;
+  balance_payment_date: string | null;
   client_id: string;
   client_ref: string | null;
   client_email: string;
@@ -78,6 +79,7 @@ export function toPurchase(r: PurchaseRow): Purchase {
     merchantOrigin: r.merchant_origin ?? null,
     secondInstallmentDate: r.second_installment_date ?? null,
     deferredPaymentDate: r.deferred_payment_date ?? null,
+    balancePaymentDate: r.balance_payment_date ?? null,
     client: {
       id: r.client_id,
       ref: r.client_ref,
@@ -283,6 +285,8 @@ export interface NewPurchase {
   merchantOrigin?: string;
   secondInstallmentDate?: string;
   deferredPaymentDate?: string;
+  /** The balance's due date asked for a DOWN_PAYMENT offer (docs/schedules.md#down-payment). */
+  balancePaymentDate?: string;
   /** The settings kept without a column of their own (migration comment: `plugin_settings`). */
   pluginSettings?: Record<string, unknown>;
 }
@@ -325,9 +329,9 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
          metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key, merchant_origin,
-         second_installment_date, deferred_payment_date, plugin_settings)
+         second_installment_date, deferred_payment_date, plugin_settings, balance_payment_date)
        SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28, $29,
-         $30::date, $31::date, $32::jsonb
+         $30::date, $31::date, $32::jsonb, $33::date
        FROM c
        RETURNING *
      ), e AS (
@@ -368,6 +372,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       p.secondInstallmentDate ?? null,
       p.deferredPaymentDate ?? null,
       p.pluginSettings === undefined ? null : JSON.stringify(p.pluginSettings),
+      p.balancePaymentDate ?? null,
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

@@ -42,9 +42,13 @@ export interface Purchase {
    * null: the callback URL's origin.
    */
   merchantOrigin: string | null;
-  /** `YYYY-MM-DD` asked by the direct call's secondInstallmentPaymentDate / deferredPaymentDate (docs/schedules.md). */
+  /**
+   * `YYYY-MM-DD` asked by the direct call's secondInstallmentPaymentDate / deferredPaymentDate /
+   * balancePaymentDate, or the APIs' balance date (docs/schedules.md#requested-dates).
+   */
   secondInstallmentDate: string | null;
   deferredPaymentDate: string | null;
+  balancePaymentDate: string | null;
   client: {
     id: string;
     ref: string | null;
@@ -55,9 +59,10 @@ export interface Purchase {
 }
 
 /** The due dates a purchase asked for, as its schedule takes them (docs/schedules.md#requested-dates). */
-export function requestedDatesOf(p: { secondInstallmentDate: string | null; deferredPaymentDate: string | null }): RequestedDates {
+export function requestedDatesOf(p: { secondInstallmentDate: string | null; deferredPaymentDate: string | null; balancePaymentDate: string | null }): RequestedDates {
   return {
     ...(p.secondInstallmentDate ? { secondInstallmentDate: p.secondInstallmentDate } : {}),
     ...(p.deferredPaymentDate ? { deferredDate: p.deferredPaymentDate } : {}),
+    ...(p.balancePaymentDate ? { balanceDate: p.balancePaymentDate } : {}),
   };
 }

@@ -7,7 +7,7 @@ import type { Product } from './purchase.ts';
  * `products[<i>].currency`); each API family renames it to its own field when it tells the client.
  */
 export interface Violation {
-  field: 'amount' | 'currency' | `products[${number}].currency`;
+  field: 'amount' | 'currency' | `products[${number}].currency` | 'balance_payment_date';
   /** What is wrong, without the field's name: `must be at least 100 for this offer`. */
   message: string;
 }

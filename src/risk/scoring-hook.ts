@@ -1,3 +1,4 @@
+import type { OfferType } from '../domain/offer-terms.ts';
 import { performance } from 'node:perf_hooks';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/database.ts';
@@ -20,7 +21,7 @@ export interface ScoringHookRequest {
   decision_id: string;
   purchase_uid: string;
   merchant_uid: string;
-  offer_type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  offer_type: OfferType;
   installments: number;
   amount_cents: number;
   currency: string;

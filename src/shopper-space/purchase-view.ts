@@ -1,3 +1,4 @@
+import type { OfferType } from '../domain/offer-terms.ts';
 import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Database } from '../db/database.ts';
@@ -36,7 +37,7 @@ export interface SpacePurchaseView {
   state: PurchaseState;
   language: string;
   createdAt: Date;
-  offerType: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+  offerType: OfferType;
   /** The leader's: every payment of an installment or deferred plan, in order (empty before the checkout). */
   plan: PlanLineView[];
   /** The leader's: the card the plan is charged to. */

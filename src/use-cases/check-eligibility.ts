@@ -62,11 +62,20 @@ export interface OfferEligibility {
 export type EligibilityOutcome =
   { kind: 'ok'; offers: OfferEligibility[]; score: Score } | { kind: 'not_found'; field: string } | { kind: 'invalid'; field: string; message: string };
 
-const KIND_ORDER = { SHARED: 0, INSTALLMENTS: 1, DEFERRED: 2 } as const;
+const KIND_ORDER = { SHARED: 0, INSTALLMENTS: 1, DEFERRED: 2, DOWN_PAYMENT: 3 } as const;
 
-/** The default order of the answers: the pot, then installments by number, then deferred payment by days (then by id, for a stable order). */
+/**
+ * The default order of the answers: the pot, then installments by number, then deferred payment by
+ * days, then down payments by their maximum balance delay (then by id, for a stable order).
+ */
 function byKind(x: Offer, y: Offer): number {
-  return KIND_ORDER[x.type] - KIND_ORDER[y.type] || x.installments - y.installments || x.deferredDays - y.deferredDays || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+  return (
+    KIND_ORDER[x.type] - KIND_ORDER[y.type] ||
+    x.installments - y.installments ||
+    x.deferredDays - y.deferredDays ||
+    (x.maxBalanceDelayDays ?? 0) - (y.maxBalanceDelayDays ?? 0) ||
+    (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)
+  );
 }
 
 /** The account's offers in the default order, sorted once per copy of the offer cache's list. */

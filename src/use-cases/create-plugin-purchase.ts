@@ -97,7 +97,11 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
   const origin = merchantOriginOf(s, request.parentOrigin, signature !== undefined);
   if ('field' in origin) return refused(origin.field, origin.message);
 
-  const dates = requestedDatesOf({ secondInstallmentDate: s.secondInstallmentPaymentDate ?? null, deferredPaymentDate: s.deferredPaymentDate ?? null });
+  const dates = requestedDatesOf({
+    secondInstallmentDate: s.secondInstallmentPaymentDate ?? null,
+    deferredPaymentDate: s.deferredPaymentDate ?? null,
+    balancePaymentDate: s.balancePaymentDate ?? null,
+  });
   const dateRefusal = requestedDateRefusal(offer, s.amountCents, deps.clock.now(), dates);
   if (dateRefusal) return refused(dateRefusal.field, dateRefusal.message);
 
@@ -139,12 +143,15 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
         merchantOrigin: origin.origin,
         secondInstallmentDate: s.secondInstallmentPaymentDate,
         deferredPaymentDate: s.deferredPaymentDate,
+        balancePaymentDate: s.balancePaymentDate,
         pluginSettings: keptSettings(s, phoneNumber === undefined ? s.phoneNumber : undefined),
       },
     );
     if (outcome.kind === 'no_offer') return refused('merchantUid', 'merchantUid names no offer');
-    if (outcome.kind === 'invalid')
-      return refused(outcome.field === 'amount' ? 'amountCents' : outcome.field, `${outcome.field === 'amount' ? 'amountCents' : outcome.field} ${outcome.message}`);
+    if (outcome.kind === 'invalid') {
+      const field = outcome.field === 'amount' ? 'amountCents' : outcome.field === 'balance_payment_date' ? 'balancePaymentDate' : outcome.field;
+      return refused(field, `${field} ${outcome.message}`);
+    }
     return { kind: 'ready', purchase: outcome.purchase, offer: outcome.offer, reused: false } as const;
   });
 }
@@ -162,6 +169,7 @@ function requestedDateRefusal(offer: Offer, amountCents: number, now: Date, date
     if (!(err instanceof ScheduleError)) throw err;
     if (err.code === 'invalid_second_installment_date') return { field: 'secondInstallmentPaymentDate', message: `secondInstallmentPaymentDate: ${err.message}` };
     if (err.code === 'invalid_deferred_date') return { field: 'deferredPaymentDate', message: `deferredPaymentDate: ${err.message}` };
+    if (err.code === 'invalid_balance_payment_date') return { field: 'balancePaymentDate', message: `balancePaymentDate: ${err.message}` };
   }
   return undefined;
 }
@@ -212,7 +220,6 @@ function keptSettings(s: PluginSettings, unreadPhone: string | undefined): Recor
     address: s.address,
     shippingAddress: s.shippingAddress,
     countryCode: s.countryCode,
-    balancePaymentDate: s.balancePaymentDate,
     showCloseButton: s.showCloseButton,
     externalCheckoutValidation: s.externalCheckoutValidation,
     unreadPhoneNumber: unreadPhone,

@@ -1,7 +1,10 @@
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
+import { formatIsoDate } from '../domain/apr.ts';
 import { plannedCharges, planLeaderPayment } from '../domain/leader-plan.ts';
+import { offerTerms } from '../domain/offer-terms.ts';
+import { computeSchedule, ScheduleError } from '../domain/schedule.ts';
 import { amountStepRefusal, firstOffStep } from '../psp/definition.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -56,6 +59,8 @@ export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurc
   if (violation) return { kind: 'invalid', ...violation };
   const offStep = offPspStep(deps, offer, currency, rest.amountCents);
   if (offStep) return { kind: 'invalid', field: 'amount', message: offStep };
+  const balanceDate = balanceDateRefusal(offer, rest.amountCents, deps.clock.now(), rest.balancePaymentDate);
+  if (balanceDate) return { kind: 'invalid', field: 'balance_payment_date', message: balanceDate };
   let purchase: Purchase;
   try {
     purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
@@ -77,6 +82,22 @@ async function earlierPurchase(deps: CreatePurchaseDeps, accountId: string, requ
   const offer = await deps.offers.byId(accountId, purchase.offerId);
   if (!offer) throw new Error(`purchase ${purchase.id}: its offer ${purchase.offerId} is not the account's`);
   return { kind: 'created', purchase, offer };
+}
+
+/**
+ * Why the balance's due date asked for a DOWN_PAYMENT offer cannot be the plan's (not after the
+ * purchase's creation, or after the offer's maximum balance delay: docs/schedules.md#down-payment),
+ * told now to the merchant rather than to the shopper at the payment. Other offers ignore it.
+ */
+function balanceDateRefusal(offer: Offer, amountCents: number, now: Date, balanceDate: string | undefined): string | undefined {
+  if (balanceDate === undefined || offer.type !== 'DOWN_PAYMENT') return undefined;
+  try {
+    computeSchedule(offerTerms(offer), amountCents, formatIsoDate(now), { balanceDate });
+  } catch (err) {
+    if (!(err instanceof ScheduleError)) throw err;
+    if (err.code === 'invalid_balance_payment_date') return `is not possible for this offer: ${err.message}`;
+  }
+  return undefined;
 }
 
 /**

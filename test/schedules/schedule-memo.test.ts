@@ -11,6 +11,8 @@ const offer = (overrides: Partial<Offer> = {}): Offer => ({
   type: 'INSTALLMENTS',
   installments: 3,
   deferredDays: 0,
+  depositPercent: null,
+  maxBalanceDelayDays: null,
   currency: 'EUR',
   minAmountCents: 100,
   maxAmountCents: 10_000_000,

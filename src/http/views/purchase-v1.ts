@@ -72,6 +72,15 @@ export const NewPurchasePayload = Type.Object(
     language: Type.Optional(
       Type.String({ pattern: '^[a-z]{2}_[A-Z]{2}$', description: "The shopper's locale (`xx_XX`); default from Accept-Language", examples: ['fr_FR', 'en_GB'] }),
     ),
+    balance_payment_date: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "DOWN_PAYMENT offers: the balance's due date (`yyyy-mm-dd`), after the purchase's creation and at the latest its creation + the offer's " +
+          'maximum balance payment delay (the date used without it); ignored by the other offers (docs/schedules.md#down-payment)',
+        examples: ['2026-03-15'],
+      }),
+    ),
   },
   { additionalProperties: false, title: 'NewPurchasePayload' },
 );

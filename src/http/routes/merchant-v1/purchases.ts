@@ -76,6 +76,7 @@ export function registerV1Purchases(app: App, services: Services): void {
             notificationUrl: body.paymentNotificationUrl,
             errorNotificationUrl: body.errorNotificationUrl,
             products: body.products,
+            balancePaymentDate: body.balance_payment_date,
             client: { ref: body.client.ref, email: body.client.email, firstName: body.client.first_name, lastName: body.client.last_name },
           });
           if (outcome.kind === 'no_offer') {

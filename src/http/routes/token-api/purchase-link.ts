@@ -35,6 +35,14 @@ const PurchaseLinkData = Type.Object(
     errorNotificationUrl: Type.Optional(ErrorNotificationUrl),
     redirectUrl: Type.Optional(HttpUrl),
     cancelUrl: Type.Optional(HttpUrl),
+    balancePaymentDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "DOWN_PAYMENT offers: the balance's due date (`yyyy-mm-dd`), after the purchase's creation and at the latest its creation + the offer's " +
+          'maximum balance payment delay (the date used without it); ignored by the other offers (docs/schedules.md#down-payment)',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -51,9 +59,11 @@ const PurchaseLinkSettings = Type.Object(
 
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
 
-/** The use case names fields as Merchant API v1 does; this API's are inside `data`. */
+/** The use case names fields as Merchant API v1 does; this API's are inside `data`, in camelCase. */
 function fieldOf(v: Violation): string {
-  return v.field === 'amount' ? 'data.amountCents' : `data.${v.field}`;
+  if (v.field === 'amount') return 'data.amountCents';
+  if (v.field === 'balance_payment_date') return 'data.balancePaymentDate';
+  return `data.${v.field}`;
 }
 
 /** Metadata is stored and sent back with every notification: keep it small. */
@@ -136,6 +146,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
             cancelUrl: data.cancelUrl,
             notificationUrl: data.paymentNotificationUrl,
             errorNotificationUrl: data.errorNotificationUrl,
+            balancePaymentDate: data.balancePaymentDate,
             metadata: data.metadata,
             client: { email: data.email, firstName: data.firstName, lastName: data.lastName },
           });

@@ -14,6 +14,7 @@ import { BearerErrors, TokenApiError } from '../schemas.ts';
 const EXAMPLE_REQUEST = { amount_cents: 30_000, created: '2026-01-31' };
 const EXAMPLE_DELAYED = { amount_cents: 30_000, created: '2026-01-31', second_installment_date: '2026-03-15' };
 const EXAMPLE_PLUGIN = { created: '2026-01-31', amount_cents: 1998.9999999999998 };
+const EXAMPLE_BALANCE = { amount_cents: 30_000, created: '2026-01-31', balance_payment_date: '2026-03-15' };
 // The default 3x offer (150 bps): docs/schedules.md works this example through.
 const EXAMPLE_RESPONSE: Schedule = {
   INSTALLMENT: [
@@ -43,20 +44,31 @@ const SimulationRequest = Type.Object(
         examples: ['2026-03-15'],
       }),
     ),
+    balance_payment_date: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "DOWN_PAYMENT offers: the balance's due date, after `created` and at the latest `created` + the offer's maximum balance payment delay " +
+          '(the date used without it); ignored by the other types (docs/schedules.md#down-payment)',
+        examples: ['2026-03-15'],
+      }),
+    ),
   },
-  { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST, EXAMPLE_DELAYED, EXAMPLE_PLUGIN] },
+  { additionalProperties: false, title: 'ScheduleSimulationRequest', examples: [EXAMPLE_REQUEST, EXAMPLE_DELAYED, EXAMPLE_PLUGIN, EXAMPLE_BALANCE] },
 );
 
 const Line = {
   amount_cents: Type.Integer({ description: 'Share of the purchase amount paid on this date; the shares add up to the amount' }),
   fees: Type.Integer({ description: 'Fees paid on top of amount_cents on this date (all on the first line)' }),
-  payment_date: Type.String({ format: 'date', description: '`yyyy-mm-dd`; the first line of an installment plan is paid at checkout' }),
+  payment_date: Type.String({ format: 'date', description: '`yyyy-mm-dd`; the first line of an installment plan (the deposit of a down payment) is paid at checkout' }),
 };
 
 /** The schedule simulation's answer; the eligibility call answers the same object per eligible offer. */
 export const SimulationResponse = Type.Object(
   {
-    INSTALLMENT: Type.Array(Type.Object(Line), { description: 'Chronological; one line for a DEFERRED offer' }),
+    INSTALLMENT: Type.Array(Type.Object(Line), {
+      description: 'Chronological; one line for a DEFERRED offer, two for a DOWN_PAYMENT offer (the deposit, paid at checkout, then the balance)',
+    }),
     DEFERRED: Type.Optional(
       Type.Object(Line, {
         description: "DEFERRED offers only: the single payment again (the same figures as INSTALLMENT's one line), the object the original provider's shop plugins read",
@@ -76,7 +88,8 @@ const ERRORS = {
     description:
       'Invalid input, named in `debug`: `invalid_amount` (amount_cents missing, not a number, below 1 or with a fraction of a cent), `invalid_date` ' +
       '(created missing or not a real `yyyy-mm-dd` date), `invalid_second_installment_date` (not a real `yyyy-mm-dd` date, or more than 12 months ' +
-      'after created), `invalid_request` (unknown field, body not JSON), `amount_below_minimum` / `amount_above_maximum` / ' +
+      'after created), `invalid_balance_payment_date` (not a real `yyyy-mm-dd` date, or a DOWN_PAYMENT offer’s balance date not after created or ' +
+      "after created + the offer's maximum balance payment delay), `invalid_request` (unknown field, body not JSON), `amount_below_minimum` / `amount_above_maximum` / " +
       "`amount_above_funding_cap` (outside the offer's limits), `usury_ceiling_exceeded` (the TAEG would be above the offer's usury " +
       'ceiling), `schedule_not_available` (a SHARED offer: the pot has no schedule)',
   },
@@ -93,6 +106,7 @@ const FIELD_OF: Record<ScheduleError['code'], string | undefined> = {
   invalid_second_installment_date: 'second_installment_date',
   // The simulation takes no deferred date: only a purchase's deferredPaymentDate asks for one.
   invalid_deferred_date: undefined,
+  invalid_balance_payment_date: 'balance_payment_date',
   amount_below_minimum: 'amount_cents',
   amount_above_maximum: 'amount_cents',
   amount_above_funding_cap: 'amount_cents',
@@ -110,6 +124,7 @@ function validationError(request: FastifyRequest): ApiError {
     amount_cents: ['invalid_amount', 'field amount_cents must be a whole number of cents'],
     created: ['invalid_date', 'field created must be a real calendar date in yyyy-mm-dd form'],
     second_installment_date: ['invalid_second_installment_date', 'field second_installment_date must be a real calendar date in yyyy-mm-dd form'],
+    balance_payment_date: ['invalid_balance_payment_date', 'field balance_payment_date must be a real calendar date in yyyy-mm-dd form'],
   };
   const named = typeof field === 'string' ? known[field] : undefined;
   if (first?.keyword === 'additionalProperties' || named === undefined) return new ApiError(400, 'invalid_request', message);
@@ -121,12 +136,12 @@ function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | un
   if (!offer) throw notFound('merchant_uid');
   if (request.validationError) throw validationError(request);
   if (offer.type === 'SHARED') {
-    throw new ApiError(400, 'schedule_not_available', 'this offer is a SHARED pot: it has no payment schedule; simulate an INSTALLMENTS or DEFERRED offer');
+    throw new ApiError(400, 'schedule_not_available', 'this offer is a SHARED pot: it has no payment schedule; simulate an INSTALLMENTS, DEFERRED or DOWN_PAYMENT offer');
   }
   const amount = readPluginAmountCents(body.amount_cents);
   if (!amount.ok) throw new ApiError(400, 'invalid_amount', `field ${pluginAmountMessage('amount_cents', amount.reason)}`);
   try {
-    return memo.schedule(offer, amount.cents, body.created, { secondInstallmentDate: body.second_installment_date });
+    return memo.schedule(offer, amount.cents, body.created, { secondInstallmentDate: body.second_installment_date, balanceDate: body.balance_payment_date });
   } catch (err) {
     if (err instanceof ScheduleError) {
       const field = FIELD_OF[err.code];
@@ -178,7 +193,7 @@ export function registerSimulateSchedule(app: App, services: Services): void {
         tags: ['Token API'],
         summary: 'Simulate the payment schedule of an amount (back end)',
         description:
-          'The installments (or the single deferred payment), their fees and dates, and the TAEG a purchase of `amount_cents` created on ' +
+          'The installments (the single deferred payment, the deposit and the balance), their fees and dates, and the TAEG a purchase of `amount_cents` created on ' +
           '`created` would have under this offer of your account. Needs an access token: call it from your server, never from a browser ' +
           'or an app (that would expose your credentials); front ends use `/api/users/me/merchants/{merchant_uid}/simulate_payment_schedule`.',
         security: [{ bearerToken: [] }],
