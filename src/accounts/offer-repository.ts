@@ -109,7 +109,7 @@ export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t
        pot_deadline_hours = $8, psp_account_id = $9, psp = $10, credit_lender = $11, withdrawal_days = $12,
        country_code = $13, css_url = $14, gtu_url = $15, gtu_label = $16, use_3ds = $17, leader_can_pay_alone = $18,
        purchase_end_notification_url = $19, send_confirmation_email = $20, send_owed_share_reminder = $21, hold_renewal_days = $22,
-       funding_cap_cents = $23 WHERE account_id = $1 AND id = $2`,
+       funding_cap_cents = $23, deposit_percent = $24, max_balance_delay_days = $25 WHERE account_id = $1 AND id = $2`,
     [
       accountId,
       id,
@@ -134,6 +134,8 @@ export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t
       t.sendOwedShareReminder,
       t.holdRenewalDays,
       t.fundingCapCents,
+      t.depositPercent,
+      t.maxBalanceDelayDays,
     ],
   );
 }

@@ -76,7 +76,7 @@ export interface Offer {
 }
 
 /** The merchant parameters of an offer that sets none (migration defaults): Chipin's behaviour before they existed. */
-export const MERCHANT_PARAMETER_DEFAULTS: Readonly<Omit<MerchantParameters, 'fundingCapCents'>> = {
+export const MERCHANT_PARAMETER_DEFAULTS: Readonly<Omit<MerchantParameters, 'fundingCapCents' | 'depositPercent' | 'maxBalanceDelayDays'>> = {
   countryCode: null,
   cssUrl: null,
   gtuUrl: null,
@@ -115,4 +115,6 @@ export type MerchantParameters = Pick<
   | 'sendOwedShareReminder'
   | 'holdRenewalDays'
   | 'fundingCapCents'
+  | 'depositPercent'
+  | 'maxBalanceDelayDays'
 >;

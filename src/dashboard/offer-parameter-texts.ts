@@ -62,7 +62,11 @@ function refusalEn(r: ParameterRefusal, bound: (n: number) => string): string {
     case 'shared_only':
       return 'only a pot offer uses it';
     case 'credit_only':
-      return 'only a credit offer (installments, deferred payment) uses it';
+      return 'only a credit offer (installments, deferred payment, down payment) uses it';
+    case 'down_payment_only':
+      return 'only a down payment offer uses it';
+    case 'required':
+      return 'a down payment offer must have one';
   }
 }
 
@@ -85,7 +89,11 @@ function refusalFr(r: ParameterRefusal, bound: (n: number) => string): string {
     case 'shared_only':
       return 'seule une offre de cagnotte l’utilise';
     case 'credit_only':
-      return 'seule une offre de crédit (paiement en plusieurs fois, paiement différé) l’utilise';
+      return 'seule une offre de crédit (paiement en plusieurs fois, paiement différé, acompte et solde) l’utilise';
+    case 'down_payment_only':
+      return 'seule une offre d’acompte et solde l’utilise';
+    case 'required':
+      return 'une offre d’acompte et solde en a besoin';
   }
 }
 
@@ -105,6 +113,8 @@ const en = {
   sendOwedShareReminder: 'Remind the shopper before a share is debited',
   holdRenewalDays: 'Renew a card hold after at most (days)',
   fundingCap: (currency: string) => `Funding limit (${currency}): largest amount financed, empty for none`,
+  depositPercent: 'Deposit (% of the amount, paid at checkout)',
+  maxBalanceDelayDays: 'Balance paid at the latest after (days)',
   yes: 'Yes',
   no: 'No',
   refusal: refusalEn,
@@ -128,6 +138,8 @@ const fr: OfferParameterTexts = {
   sendOwedShareReminder: 'Prévenir avant le prélèvement d’une échéance',
   holdRenewalDays: 'Renouveler une autorisation de carte au plus tard après (jours)',
   fundingCap: (currency) => `Plafond de financement (${currency}) : montant financé le plus élevé, vide pour aucun`,
+  depositPercent: 'Acompte (% du montant, payé à la commande)',
+  maxBalanceDelayDays: 'Solde payé au plus tard après (jours)',
   yes: 'Oui',
   no: 'Non',
   refusal: refusalFr,

@@ -25,12 +25,13 @@ export const CONSUMER_CREDIT_WITHDRAWAL_DAYS = 14;
 
 /**
  * Whether an offer is a credit for the shopper: 3x/4x always (the rest is paid later, on the
- * lender's money), a deferred payment only when it costs something. A free payment in 30 days
- * is a delay the shop grants, outside the consumer-credit rules (L312-4: no more than three
- * months, no interest, no fees): no credit box, no warning, as its e-mails already did.
+ * lender's money), a deferred payment or a down payment's balance only when it costs something. A
+ * free payment in 30 days, or a free balance after a deposit, is a delay the shop grants, outside
+ * the consumer-credit rules (L312-4: no more than three months, no interest, no fees): no credit
+ * box, no warning, as its e-mails already did (docs/schedules.md#credit-mentions).
  */
 export function isCredit(type: OfferType, feesCents: number): boolean {
-  return type === 'INSTALLMENTS' || (type === 'DEFERRED' && feesCents > 0);
+  return type === 'INSTALLMENTS' || ((type === 'DEFERRED' || type === 'DOWN_PAYMENT') && feesCents > 0);
 }
 
 /**

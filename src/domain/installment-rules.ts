@@ -20,15 +20,19 @@ export function dueAt(dueDate: string | Date, plusDays = 0): Date {
   return new Date(Date.parse(`${day}T00:00:00Z`) + plusDays * 86_400_000);
 }
 
-/** v1 `comment` after one more installment is paid; a deferred payment is a plan of one. */
-export function installmentPaidComment(paid: number, total: number): string {
+/**
+ * v1 `comment` after one more installment is paid; a deferred payment is a plan of one, a down
+ * payment (`downPayment`) a deposit and its balance (docs/schedules.md#down-payment).
+ */
+export function installmentPaidComment(paid: number, total: number, downPayment = false): string {
+  if (downPayment) return paid === total ? 'The balance is paid.' : 'The deposit is paid.';
   if (paid === total) return total === 1 ? 'The deferred payment is collected.' : `All ${total} installments are paid.`;
   return `${paid} of ${total} installments paid.`;
 }
 
 /** v1 `comment` once dunning is exhausted. `index` is 0-based. */
-export function installmentFailedComment(index: number, total: number, attempts: number, reason: string): string {
-  const what = total === 1 ? 'The deferred payment' : `Installment ${index + 1} of ${total}`;
+export function installmentFailedComment(index: number, total: number, attempts: number, reason: string, downPayment = false): string {
+  const what = downPayment ? 'The balance' : total === 1 ? 'The deferred payment' : `Installment ${index + 1} of ${total}`;
   return `${what} could not be collected after ${attempts} attempts (${reason}).`;
 }
 
@@ -47,7 +51,8 @@ export function earlyRepayment(remaining: readonly { amountCents: number; feesCe
   return { chargeCents, waivedFeesCents };
 }
 
-/** v1 `comment` once the shopper repaid the rest of the plan early. */
-export function repaidEarlyComment(total: number): string {
+/** v1 `comment` once the shopper repaid the rest of the plan early (a down payment's balance paid before its date). */
+export function repaidEarlyComment(total: number, downPayment = false): string {
+  if (downPayment) return 'The balance is paid (before its date).';
   return total === 1 ? 'The deferred payment is paid.' : `All ${total} installments are paid (the rest repaid early).`;
 }

@@ -34,7 +34,7 @@ export interface LeaderPlan {
   capture: 'automatic' | 'manual';
   /** The part of the amount the leader owes; the pledgers owe the rest. */
   leaderShareCents: number;
-  /** Installments (INSTALLMENTS, DEFERRED); index 0 is the one paid or held at checkout. */
+  /** Installments (INSTALLMENTS, DEFERRED, DOWN_PAYMENT); index 0 is the one paid (the deposit) or held at checkout. */
   schedule?: PlannedInstallment[];
 }
 
@@ -56,8 +56,8 @@ export function pledgerRequired(offer: { type: OfferType; leaderCanPayAlone: boo
  * given. SHARED alone: everything captured. SHARED with friends: a guarantee holding only what
  * the friends owe (amount − leader's share; the one 3-D Secure challenge) and the leader's share
  * charged separately, so the card never ties up more than the amount (docs/hosted-payment.md).
- * INSTALLMENTS: the first line with all the fees captured. DEFERRED: its single line authorised,
- * captured later. `dates`: the due dates the purchase asked for (docs/schedules.md#requested-dates).
+ * INSTALLMENTS: the first line with all the fees captured; DOWN_PAYMENT likewise, its deposit
+ * (docs/schedules.md#down-payment). DEFERRED: its single line authorised, captured later. `dates`: the due dates the purchase asked for (docs/schedules.md#requested-dates).
  */
 export function planLeaderPayment(
   offer: OfferRules,

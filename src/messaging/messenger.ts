@@ -23,7 +23,7 @@ export interface PurchaseLinkMessage {
 
 /** The figures a consumer-credit offer discloses (amounts in minor units of the message's currency). */
 export interface CreditTerms {
-  /** The credit: what is not paid at checkout (INSTALLMENTS: amount − first line; DEFERRED: the amount). */
+  /** The credit: what is not paid at checkout (INSTALLMENTS: amount − first line; DEFERRED: the amount; DOWN_PAYMENT: the balance). */
   financedCents: number;
   /** All the fees: the total cost of the credit. */
   feesCents: number;
@@ -43,7 +43,11 @@ export interface PlanLine {
 
 /** What an offer is, as the messages tell it. */
 export type OfferSummary =
-  { type: 'SHARED' } | { type: 'INSTALLMENTS'; count: number; lines: PlanLine[]; credit: CreditTerms } | { type: 'DEFERRED'; dueDate: string; credit: CreditTerms };
+  | { type: 'SHARED' }
+  | { type: 'INSTALLMENTS'; count: number; lines: PlanLine[]; credit: CreditTerms }
+  | { type: 'DEFERRED'; dueDate: string; credit: CreditTerms }
+  /** A deposit paid at checkout (its line with the fees), then the balance on its date (docs/schedules.md#down-payment). */
+  | { type: 'DOWN_PAYMENT'; deposit: PlanLine; balance: PlanLine; credit: CreditTerms };
 
 /**
  * A pledger's message of the shared pot: the leader paid for the purchase and invites friends
@@ -101,8 +105,10 @@ export interface NoticeBase extends Omit<PurchaseLinkMessage, 'firstName' | 'off
 export interface InstallmentRef {
   /** 0-based. */
   index: number;
-  /** Installments in the plan (1 for a deferred payment). */
+  /** Installments in the plan (1 for a deferred payment, 2 for a down payment). */
   count: number;
+  /** The balance of a down payment (docs/schedules.md#down-payment): told as "the balance", not as an installment. */
+  balance?: true;
   dueDate: string;
   /** Charged for it, fees included. */
   amountCents: number;

@@ -125,8 +125,9 @@ function cardLabel(card: { brand: string; last4: string }, fr: boolean): string 
 
 const quote = (v: Values, s: string) => (v.fr ? `«${NBSP}${s}${NBSP}»` : `"${s}"`);
 
-/** `installment 2 of 3 of "<title>"`, or `your purchase "<title>"` for a deferred payment. */
+/** `installment 2 of 3 of "<title>"`, `the balance of "<title>"`, or `your purchase "<title>"` for a deferred payment. */
 function what(v: Values, i: InstallmentRef): string {
+  if (i.balance) return v.fr ? `le solde de ${quote(v, v.title)}` : `the balance of ${quote(v, v.title)}`;
   if (i.count === 1) return v.fr ? `votre achat ${quote(v, v.title)}` : `your purchase ${quote(v, v.title)}`;
   return v.fr ? `l'échéance ${i.index + 1} sur ${i.count} de ${quote(v, v.title)}` : `installment ${i.index + 1} of ${i.count} of ${quote(v, v.title)}`;
 }
@@ -154,6 +155,15 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
           fr
             ? `Les échéances suivantes seront débitées sur ${v.card} aux dates ci-dessus. Nous vous écrirons quelques jours avant chacune.`
             : `The next installments will be charged to ${v.card} on the dates above. We will e-mail you a few days before each one.`,
+        );
+      } else if (offer.type === 'DOWN_PAYMENT') {
+        figures.push(planFigures([offer.deposit, offer.balance], n.currency, v.lang, true));
+        if (offer.credit.feesCents > 0) figures.push(creditFigures(offer.credit, n.currency, v.lang));
+        const balance = m(offer.balance.amountCents);
+        next.push(
+          fr
+            ? `Le solde de ${balance} sera débité sur ${v.card} le ${v.date(offer.balance.dueDate)}. Nous vous écrirons quelques jours avant.`
+            : `The balance of ${balance} will be charged to ${v.card} on ${v.date(offer.balance.dueDate)}. We will e-mail you a few days before.`,
         );
       } else if (offer.type === 'DEFERRED') {
         if (offer.credit.feesCents > 0) figures.push(creditFigures(offer.credit, n.currency, v.lang));
@@ -219,9 +229,13 @@ function texts(n: ShopperNotice, v: Values): NoticeTexts {
             ? fr
               ? `${v.merchant}${NBSP}: ${x} débités pour ${t80}`
               : `${v.merchant}: ${x} charged for ${t80}`
-            : fr
-              ? `${v.merchant}${NBSP}: échéance ${i.index + 1} sur ${i.count} réglée pour ${t80}`
-              : `${v.merchant}: installment ${i.index + 1} of ${i.count} paid for ${t80}`,
+            : i.balance
+              ? fr
+                ? `${v.merchant}${NBSP}: solde réglé pour ${t80}`
+                : `${v.merchant}: balance paid for ${t80}`
+              : fr
+                ? `${v.merchant}${NBSP}: échéance ${i.index + 1} sur ${i.count} réglée pour ${t80}`
+                : `${v.merchant}: installment ${i.index + 1} of ${i.count} paid for ${t80}`,
         paragraphs: [fr ? `${x} ont été débités sur ${v.card} pour ${what(v, i)} chez ${v.merchant}.` : `${x} was charged to ${v.card} for ${what(v, i)} at ${v.merchant}.`],
         figures: [],
         next: [
@@ -506,17 +520,20 @@ export function noticeSms(n: SmsNotice): string {
       const date = (iso: string) => smsDate(v.date(iso));
       const last4 = n.card?.last4.replace(/\D/g, '').slice(-4);
       const card = last4 ? (fr ? `votre carte (fin ${last4})` : `your card ending ${last4}`) : fr ? 'votre carte' : 'your card';
-      // `installment 2/3 for "Title"`, or `"Title"` alone for a deferred payment.
+      // `installment 2/3 for "Title"`, `the balance of "Title"`, or `"Title"` alone for a deferred payment.
+      const balance = (t: string) => (fr ? ` le solde${t ? ` de "${t}"` : ''}` : ` the balance${t ? ` of "${t}"` : ''}`);
       const part = (t: string) =>
-        i.count === 1
-          ? t
-            ? ` "${t}"`
+        i.balance
+          ? balance(t)
+          : i.count === 1
+            ? t
+              ? ` "${t}"`
+              : fr
+                ? ' votre achat'
+                : ' your purchase'
             : fr
-              ? ' votre achat'
-              : ' your purchase'
-          : fr
-            ? ` l'échéance ${i.index + 1}/${i.count}${t ? ` de "${t}"` : ''}`
-            : ` installment ${i.index + 1}/${i.count}${t ? ` of "${t}"` : ''}`;
+              ? ` l'échéance ${i.index + 1}/${i.count}${t ? ` de "${t}"` : ''}`
+              : ` installment ${i.index + 1}/${i.count}${t ? ` of "${t}"` : ''}`;
       if (n.kind === 'installment_receipt') {
         const after = n.next
           ? fr

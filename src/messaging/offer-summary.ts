@@ -25,5 +25,6 @@ export function offerSummary(offer: CreditOfferRules, amountCents: number, creat
     mentions: creditMentions(offer, created, schedule.INSTALLMENT),
   };
   if (offer.type === 'DEFERRED') return { type: 'DEFERRED', dueDate: first.payment_date, credit };
+  if (offer.type === 'DOWN_PAYMENT') return { type: 'DOWN_PAYMENT', deposit: lines[0]!, balance: lines[1]!, credit };
   return { type: 'INSTALLMENTS', count: lines.length, lines, credit };
 }

@@ -227,6 +227,7 @@ function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' 
       cta: fr ? `Payer ${first}` : `Pay ${first}`,
     };
   }
+  if (offer.type === 'DOWN_PAYMENT') return downPaymentEmailTexts(p, base, offer, currency);
   const total = m(offer.credit.totalDueCents);
   const date = formatDate(offer.dueDate, p.lang);
   return {
@@ -237,6 +238,29 @@ function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' 
     figures: offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [],
     invite: fr ? `Autorisez ${total} (débités le ${date}) en suivant ce lien${NBSP}:` : `Authorise ${total} (charged on ${date}) at this link:`,
     cta: fr ? `Autoriser ${total}` : `Authorise ${total}`,
+  };
+}
+
+/**
+ * How the link e-mail tells a down payment (docs/schedules.md#down-payment): the deposit paid now
+ * (its fees included), the balance and its date; the credit's figures when the balance costs something.
+ */
+function downPaymentEmailTexts(p: Parts, base: EmailTexts, offer: Extract<OfferSummary, { type: 'DOWN_PAYMENT' }>, currency: string): EmailTexts {
+  const fr = p.lang === 'fr';
+  const m = (cents: number) => formatMoney(cents, currency, p.lang);
+  const deposit = m(offer.deposit.amountCents);
+  const balance = m(offer.balance.amountCents);
+  const date = formatDate(offer.balance.dueDate, p.lang);
+  const fees = offer.credit.feesCents > 0 ? m(offer.credit.feesCents) : undefined;
+  const credit = offer.credit.mentions !== undefined;
+  return {
+    ...base,
+    intro: fr
+      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, payable par carte en deux temps${NBSP}: un acompte de ${deposit} aujourd'hui${fees ? ` (dont ${fees} de frais)` : ''}, puis le solde de ${balance}, débité le ${date}.${credit ? ` Payer le solde plus tard est un crédit.` : ''}`
+      : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in two parts: a deposit of ${deposit} today${fees ? ` (including ${fees} of fees)` : ''}, then the balance of ${balance}, charged on ${date}.${credit ? ' Paying the balance later is a credit.' : ''}`,
+    figures: [planFigures([offer.deposit, offer.balance], currency, p.lang, true), ...(offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [])],
+    invite: fr ? `Payez l'acompte de ${deposit} en suivant ce lien${NBSP}:` : `Pay the deposit of ${deposit} at this link:`,
+    cta: fr ? `Payer ${deposit}` : `Pay ${deposit}`,
   };
 }
 
@@ -436,8 +460,8 @@ export function smsDate(text: string): string {
 }
 
 /**
- * The link SMS of an installment or deferred offer: what is charged today with the fees and APR,
- * or what is authorised and when it is charged. Without a title (the compact form the SMS falls
+ * The link SMS of an installment, deferred or down payment offer: what is charged today with the
+ * fees and APR, what is authorised and when it is charged, or the deposit today and the balance's date. Without a title (the compact form the SMS falls
  * back to when the URL leaves too little room), shorter words.
  */
 function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
@@ -458,6 +482,27 @@ function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, c
       t
         ? `${smsOpening(lang, mer)} "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`
         : `${smsOpening(lang, mer)} ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
+  }
+  if (offer.type === 'DOWN_PAYMENT') {
+    const deposit = m(offer.deposit.amountCents);
+    const balance = m(offer.balance.amountCents);
+    const date = smsDate(formatDate(offer.balance.dueDate, lang));
+    // A balance that costs something is a credit: its fees and APR are said, as for installments.
+    const costs = offer.credit.feesCents > 0;
+    const fees = m(offer.credit.feesCents);
+    const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
+    if (fr) {
+      const cost = costs ? ` dont ${fees} de frais, TAEG ${taeg},` : '';
+      return (mer, t, a, u) =>
+        t
+          ? `${smsOpening(lang, mer)} "${t}" (${a}), acompte ${deposit} aujourd'hui${cost} solde ${balance} le ${date}. Payez ici : ${u}`
+          : `${smsOpening(lang, mer)} acompte ${deposit} ce jour${cost} solde ${balance} le ${date} : ${u}`;
+    }
+    const cost = costs ? ` incl. ${fees} fees, APR ${taeg},` : '';
+    return (mer, t, a, u) =>
+      t
+        ? `${smsOpening(lang, mer)} "${t}" (${a}), deposit ${deposit} today${cost} balance ${balance} on ${date}. Pay here: ${u}`
+        : `${smsOpening(lang, mer)} deposit ${deposit} today${cost} balance ${balance} on ${date}: ${u}`;
   }
   const total = m(offer.credit.totalDueCents);
   const date = smsDate(formatDate(offer.dueDate, lang));

@@ -21,7 +21,7 @@ export interface CheckoutView {
   offer: Offer;
   lang: Lang;
   csrfToken: string;
-  /** The installment plan (INSTALLMENTS, DEFERRED), computed for the purchase's creation date. */
+  /** The installment plan (INSTALLMENTS, DEFERRED, DOWN_PAYMENT), computed for the purchase's creation date. */
   schedule?: Schedule;
   /** When the pot would close if the leader paid now (SHARED). */
   potDeadline?: Date;
@@ -58,7 +58,7 @@ export interface CheckoutView {
 export interface FallbackChoice {
   merchantUid: string;
   offer: Pick<Offer, 'type' | 'installments'>;
-  /** Its schedule for this purchase (INSTALLMENTS, DEFERRED). */
+  /** Its schedule for this purchase (INSTALLMENTS, DEFERRED, DOWN_PAYMENT). */
   schedule?: Schedule;
 }
 
@@ -69,6 +69,8 @@ export function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; cu
   if (f.offer.type === 'SHARED' || !first) return t.fallbackPayNow(formatMoney(p.amountCents, p.currency, lang));
   const due = (l: { amount_cents: number; fees: number }) => l.amount_cents + l.fees;
   if (f.offer.type === 'DEFERRED') return t.fallbackDeferred(formatMoney(due(first), p.currency, lang), formatDate(first.payment_date, lang));
+  const balance = lines[1];
+  if (f.offer.type === 'DOWN_PAYMENT' && balance) return t.fallbackDownPayment(formatMoney(due(first), p.currency, lang), formatDate(balance.payment_date, lang));
   return t.fallbackInstallments(
     lines.length,
     formatMoney(due(first), p.currency, lang),
@@ -121,13 +123,22 @@ function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
     (l) =>
       html`<tr><td>${formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
   );
-  return html`<p>${t.installmentsExplain(s.INSTALLMENT.length)}</p>
+  const [deposit, balance] = s.INSTALLMENT;
+  const intro =
+    offer.type === 'DOWN_PAYMENT' && deposit && balance
+      ? t.downPaymentExplain(
+          formatMoney(deposit.amount_cents + deposit.fees, p.currency, lang),
+          formatMoney(balance.amount_cents, p.currency, lang),
+          formatDate(balance.payment_date, lang),
+        )
+      : t.installmentsExplain(s.INSTALLMENT.length);
+  return html`<p>${intro}</p>
 ${creditDisclosure(v, s, t)}
 <table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /**
- * The credit's figures (consumer credit: a paid 3x/4x, a deferred payment), above the card form
+ * The credit's figures (consumer credit: a paid 3x/4x, a deferred payment, a down payment's balance), above the card form
  * and as prominent as the total: amount financed (what is not paid at checkout), fees (the total
  * cost of credit), total amount due, and the fixed APR (TAEG) of the schedule simulation.
  */
@@ -206,10 +217,10 @@ function moneySummary(v: CheckoutView, t: Texts): SafeHtml | '' {
   return html`<p class="money-summary" id="money-summary" data-charged="${t.chargedNow('{amount}')}" data-held="${t.heldUntil('{amount}', deadline)}">${charged}${hold}</p>`;
 }
 
-/** What the leader pays now: their share (SHARED), the first installment with fees, or nothing (DEFERRED authorises only). */
+/** What the leader pays now: their share (SHARED), the first installment (the deposit) with fees, or nothing (DEFERRED authorises only). */
 function payLabel(v: CheckoutView, t: Texts): string {
   const p = v.purchase;
-  if (v.offer.type === 'INSTALLMENTS' && v.schedule) {
+  if ((v.offer.type === 'INSTALLMENTS' || v.offer.type === 'DOWN_PAYMENT') && v.schedule) {
     const first = v.schedule.INSTALLMENT[0]!;
     return `${t.pay} ${formatMoney(first.amount_cents + first.fees, p.currency, v.lang)}`;
   }
@@ -250,7 +261,7 @@ export function checkoutPage(v: CheckoutView): string {
 /**
  * The status page's money, as the receipt tells it: what was charged to the card, what is held
  * and until when, for a pot what its deadline will take if friends do not pay (the uncovered
- * rest, lowered by each share paid), and the dates still to come (3x/4x, the deferred capture).
+ * rest, lowered by each share paid), and the dates still to come (3x/4x, a down payment's balance, the deferred capture).
  */
 function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml | '' {
   const r = v.result;
@@ -261,7 +272,7 @@ function resultFigures(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml |
   const deferred = v.offer.type === 'DEFERRED' ? r.upcoming[0] : undefined;
   const heldUntil = r.pot ? formatDateTime(r.pot.deadline, lang, p.merchantTimeZone) : deferred ? formatDate(deferred.dueDate, lang) : undefined;
   const upcoming =
-    v.offer.type === 'INSTALLMENTS' && r.upcoming.length > 0
+    (v.offer.type === 'INSTALLMENTS' || v.offer.type === 'DOWN_PAYMENT') && r.upcoming.length > 0
       ? html`<table><caption class="caption">${t.resultNext}</caption><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th></tr></thead><tbody>${r.upcoming.map(
           (l) => html`<tr><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td></tr>`,
         )}</tbody></table>`
@@ -289,9 +300,10 @@ ${nothingMore ? html`<p>${t.resultNothingMore}</p>` : ''}
 function paymentsTable(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
   const { lang, purchase: p } = v;
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
+  const purposes = v.offer.type === 'DOWN_PAYMENT' ? { ...t.resultPurposes, ...t.resultDownPaymentPurposes } : t.resultPurposes;
   const rows = v.result!.payments.map(
     (x) =>
-      html`<tr><td>${t.resultPurposes[x.purpose] ?? t.resultPayment}</td><td>${formatDateTime(x.createdAt, lang, p.merchantTimeZone)}</td><td class="num">${m(x.chargedCents)}</td><td class="num">${m(x.refundedCents)}</td><td class="num">${m(x.chargedCents - x.refundedCents)}</td></tr>`,
+      html`<tr><td>${purposes[x.purpose] ?? t.resultPayment}</td><td>${formatDateTime(x.createdAt, lang, p.merchantTimeZone)}</td><td class="num">${m(x.chargedCents)}</td><td class="num">${m(x.refundedCents)}</td><td class="num">${m(x.chargedCents - x.refundedCents)}</td></tr>`,
   );
   return html`<table><caption class="caption">${t.resultPayments}</caption><thead><tr><th scope="col">${t.resultPayment}</th><th scope="col">${t.resultPaymentDate}</th><th scope="col" class="num">${t.resultPaymentCharged}</th><th scope="col" class="num">${t.resultPaymentRefunded}</th><th scope="col" class="num">${t.resultPaymentNet}</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

@@ -72,6 +72,8 @@ export const TEXT = {
     } as Record<string, string>,
     installmentsExplain: (n: number) => `Pay in ${n} installments. The first one, with the fees, is charged now; the others on the dates below, on the same card.`,
     deferredExplain: (date: string) => `Nothing is charged today: your card is authorised now and charged on ${date}.`,
+    downPaymentExplain: (deposit: string, balance: string, date: string) =>
+      `Pay a deposit of ${deposit} now, with the fees; the balance of ${balance} is charged on ${date}, on the same card.`,
     schedule: 'Payment schedule',
     dueDate: 'Date',
     amount: 'Amount',
@@ -112,6 +114,7 @@ export const TEXT = {
     fallbackPayNow: (amount: string) => `Pay ${amount} now`,
     fallbackInstallments: (n: number, amount: string, equal: boolean) => (equal ? `Pay in ${n} installments of ${amount}` : `Pay in ${n} installments, ${amount} today`),
     fallbackDeferred: (amount: string, date: string) => `Pay ${amount} on ${date}`,
+    fallbackDownPayment: (deposit: string, date: string) => `Pay a deposit of ${deposit} today, the balance on ${date}`,
     switchRefused: {
       not_offered: 'This way of paying is not offered for this purchase. Choose one of those shown.',
       amount: 'This way of paying cannot take the amount of this purchase.',
@@ -165,6 +168,8 @@ export const TEXT = {
       guarantee: "The pot's uncovered rest",
       rest: "The pot's uncovered rest",
     } as Record<string, string>,
+    /** A down payment's payments (docs/schedules.md#down-payment), by purpose. */
+    resultDownPaymentPurposes: { first_installment: 'Deposit', installment: 'Balance' } as Record<string, string>,
     // Pledger page
     pledgeTitle: (inviter: string) => `${inviter} invites you to chip in`,
     pledgeFor: (title: string, merchant: string) => `For "${title}" at ${merchant}.`,
@@ -247,6 +252,8 @@ export const TEXT = {
     installmentsExplain: (n: number) =>
       `Payez en ${n} fois. La première échéance, avec les frais, est débitée maintenant\u00a0; les suivantes aux dates ci-dessous, sur la même carte.`,
     deferredExplain: (date: string) => `Rien n'est débité aujourd'hui\u00a0: votre carte est autorisée maintenant et débitée le ${date}.`,
+    downPaymentExplain: (deposit: string, balance: string, date: string) =>
+      `Payez un acompte de ${deposit} maintenant, avec les frais\u00a0; le solde de ${balance} est débité le ${date}, sur la même carte.`,
     schedule: 'Échéancier',
     dueDate: 'Date',
     amount: 'Montant',
@@ -287,6 +294,7 @@ export const TEXT = {
     fallbackPayNow: (amount: string) => `Payer ${amount} maintenant`,
     fallbackInstallments: (n: number, amount: string, equal: boolean) => (equal ? `Payer en ${n} fois de ${amount}` : `Payer en ${n} fois, ${amount} aujourd’hui`),
     fallbackDeferred: (amount: string, date: string) => `Payer ${amount} le ${date}`,
+    fallbackDownPayment: (deposit: string, date: string) => `Payer un acompte de ${deposit} aujourd’hui, le solde le ${date}`,
     switchRefused: {
       not_offered: "Ce mode de paiement n'est pas proposé pour cet achat. Choisissez l'un de ceux affichés.",
       amount: 'Ce mode de paiement ne peut pas prendre le montant de cet achat.',
@@ -339,6 +347,7 @@ export const TEXT = {
       guarantee: 'Reste non couvert de la cagnotte',
       rest: 'Reste non couvert de la cagnotte',
     } as Record<string, string>,
+    resultDownPaymentPurposes: { first_installment: 'Acompte', installment: 'Solde' } as Record<string, string>,
     pledgeTitle: (inviter: string) => `${inviter} vous invite à participer`,
     pledgeFor: (title: string, merchant: string) => `Pour « ${title} » chez ${merchant}.`,
     pledgeShare: 'Votre part',

@@ -52,6 +52,9 @@ export interface OfferEligibility {
   type: Offer['type'];
   installments: number;
   deferred_days: number;
+  /** DOWN_PAYMENT offers only (docs/schedules.md#down-payment). */
+  deposit_percent?: number;
+  max_balance_delay_days?: number;
   currency: string;
   eligible: boolean;
   reasons: RiskReason[];
@@ -165,6 +168,7 @@ export async function checkEligibility(deps: EligibilityDeps, accountId: string,
       type: offer.type,
       installments: offer.installments,
       deferred_days: offer.deferredDays,
+      ...(offer.type === 'DOWN_PAYMENT' ? { deposit_percent: offer.depositPercent!, max_balance_delay_days: offer.maxBalanceDelayDays! } : {}),
       currency: offer.currency,
       eligible: decision.eligible,
       reasons: decision.reasons,

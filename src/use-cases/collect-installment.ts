@@ -151,12 +151,13 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
     await recordResult(tx, payment, result, locked.state, now);
     if (current.state !== 'scheduled') return current.state === 'paid' ? 'already_paid' : 'not_collectable';
     const counts = await installmentCounts(tx, accountId, purchaseId);
+    const downPayment = (await deps.offers.byId(accountId, locked.offerId))?.type === 'DOWN_PAYMENT';
     const event = { installment_id: inst.id, index: inst.index, amount_cents: amount, attempt };
     if (result.status === 'captured') {
       await markInstallmentPaid(tx, inst, attempt, payment.id, now);
       await writeEvent(tx, accountId, purchaseId, EVENT.installmentPaid, locked.state, event, now);
       const paid = counts.paid + 1;
-      const comment = installmentPaidComment(paid, counts.total);
+      const comment = installmentPaidComment(paid, counts.total, downPayment);
       if (paid === counts.total) await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
       else await setComment(tx, accountId, purchaseId, comment);
       return 'paid';
@@ -176,7 +177,7 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
       return 'retry_scheduled';
     }
     await applyMove(tx, clock, accountId, purchaseId, 'fail', {
-      comment: installmentFailedComment(inst.index, counts.total, attempt, reason),
+      comment: installmentFailedComment(inst.index, counts.total, attempt, reason, downPayment),
       data: { installment_id: inst.id, reason },
     });
     return 'failed';

@@ -55,7 +55,15 @@ export const CREDIT_LENDER_MAX = 300;
  * amount is checked against the limits again then. Changing them under such a purchase would
  * change what its leader pays, so they are locked while the offer has one (docs/back-office.md).
  */
-const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = ['fee_rate_bps', 'fixed_fee_cents', 'min_amount_cents', 'max_amount_cents', 'funding_cap_cents'];
+const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = [
+  'fee_rate_bps',
+  'fixed_fee_cents',
+  'min_amount_cents',
+  'max_amount_cents',
+  'funding_cap_cents',
+  'deposit_percent',
+  'max_balance_delay_days',
+];
 
 /**
  * Why an edit is refused, as data: the back office says it in the page's language
@@ -109,7 +117,7 @@ function checkShape(offer: Offer, patch: OfferPatch, next: Offer): Invalid | und
     return invalid('pot_deadline_hours', { code: 'pot_deadline_shared_only' }, 'only a SHARED offer has a pot deadline');
   for (const field of ['credit_lender', 'withdrawal_days'] as const) {
     if (patch[field] !== undefined && offer.type === 'SHARED')
-      return invalid(field, { code: 'credit_mentions_credit_only' }, 'only a credit offer (INSTALLMENTS, DEFERRED) shows credit mentions');
+      return invalid(field, { code: 'credit_mentions_credit_only' }, 'only a credit offer (INSTALLMENTS, DEFERRED, DOWN_PAYMENT) shows credit mentions');
   }
   const lender = patch.credit_lender;
   if (lender !== undefined && lender !== null && (lender.trim() === '' || lender.length > CREDIT_LENDER_MAX || /[\r\n]/.test(lender))) {

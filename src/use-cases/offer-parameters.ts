@@ -2,6 +2,7 @@ import type { MerchantParameters, Offer } from '../accounts/offer.ts';
 import { checkWebhookUrl, WebhookSettingsError, type WebhookRule } from '../delivery/endpoints.ts';
 import { isPhoneCountry } from '../messaging/phone-numbers.ts';
 import type { AddressPolicy } from '../outbound/addresses.ts';
+import { MAX_BALANCE_DELAY_DAYS } from '../domain/schedule.ts';
 
 /**
  * The merchant parameters of the original interface an offer holds, as the back-office API names
@@ -23,6 +24,10 @@ export interface ParameterView {
   send_owed_share_reminder: boolean;
   hold_renewal_days: number;
   funding_cap_cents: number | null;
+  /** DOWN_PAYMENT offers: the deposit in percent of the amount (the original "Deposit percentage"); null on the others. */
+  deposit_percent: number | null;
+  /** DOWN_PAYMENT offers: the most days from a purchase's creation to its balance (the original "Maximum balance payment delay"); null on the others. */
+  max_balance_delay_days: number | null;
 }
 
 /** A patch of them: any of the view's fields (null clears one that can be unset). */
@@ -39,16 +44,22 @@ export const GTU_LABEL_MAX = 100;
  * `hold_renewal_days`: a renewal runs a day before a hold lapses at the latest
  * (docs/money-operations.md#re-authorisation), so 1 renews daily; card holds live 7 days at most
  * PSPs and 30 at the longest a card scheme allows, so more than 30 would never be reached.
- * `funding_cap_cents`: as the offer's amounts, 1 minor unit to 1,000,000.00.
+ * `funding_cap_cents`: as the offer's amounts, 1 minor unit to 1,000,000.00. `deposit_percent` and
+ * `max_balance_delay_days`: what the schedule engine takes (docs/schedules.md#down-payment), a deposit
+ * and a balance both above nothing, the balance within a year.
  */
 export const PARAMETER_BOUNDS = {
   hold_renewal_days: { min: 1, max: 30 },
   funding_cap_cents: { min: 1, max: 100_000_000 },
+  deposit_percent: { min: 1, max: 99 },
+  max_balance_delay_days: { min: 1, max: MAX_BALANCE_DELAY_DAYS },
 } as const;
 
 /** The parameters only one kind of offer uses; the other kinds may send them only with the value they hold when unset. */
 const SHARED_ONLY = ['gtu_url', 'gtu_label', 'leader_can_pay_alone', 'purchase_end_notification_url'] as const;
 const CREDIT_ONLY = ['send_owed_share_reminder', 'funding_cap_cents'] as const;
+/** What a down payment is made of: required on a DOWN_PAYMENT offer, unset (null) on every other. */
+const DOWN_PAYMENT_ONLY = ['deposit_percent', 'max_balance_delay_days'] as const;
 const UNSET: Partial<ParameterView> = {
   gtu_url: null,
   gtu_label: null,
@@ -56,6 +67,8 @@ const UNSET: Partial<ParameterView> = {
   purchase_end_notification_url: null,
   send_owed_share_reminder: true,
   funding_cap_cents: null,
+  deposit_percent: null,
+  max_balance_delay_days: null,
 };
 
 /** Why a parameter is refused, as data (the back office says it in the page's language: src/dashboard/offer-parameter-texts.ts). */
@@ -68,7 +81,9 @@ export type ParameterRefusal =
   | { code: 'not_integer' }
   | { code: 'out_of_range'; min: number; max: number }
   | { code: 'shared_only' }
-  | { code: 'credit_only' };
+  | { code: 'credit_only' }
+  | { code: 'down_payment_only' }
+  | { code: 'required' };
 
 export type ParameterOutcome = { ok: MerchantParameters } | { field: keyof ParameterPatch; refusal: ParameterRefusal; message: string };
 
@@ -115,7 +130,13 @@ export function applyParameters(offer: Offer, patch: ParameterPatch, ctx: { depl
     if (value === undefined || value === UNSET[field]) continue;
     if (offer.type !== 'SHARED' && (SHARED_ONLY as readonly string[]).includes(field)) return refuse(field, { code: 'shared_only' }, 'only a SHARED offer uses it');
     if (offer.type === 'SHARED' && (CREDIT_ONLY as readonly string[]).includes(field))
-      return refuse(field, { code: 'credit_only' }, 'only a credit offer (INSTALLMENTS, DEFERRED) uses it');
+      return refuse(field, { code: 'credit_only' }, 'only a credit offer (INSTALLMENTS, DEFERRED, DOWN_PAYMENT) uses it');
+  }
+  for (const field of DOWN_PAYMENT_ONLY) {
+    const value = patch[field];
+    if (value === undefined) continue;
+    if (offer.type !== 'DOWN_PAYMENT' && value !== UNSET[field]) return refuse(field, { code: 'down_payment_only' }, 'only a DOWN_PAYMENT offer uses it');
+    if (offer.type === 'DOWN_PAYMENT' && value === null) return refuse(field, { code: 'required' }, 'a DOWN_PAYMENT offer must have one');
   }
   for (const [field, httpsOnly] of [
     ['css_url', ctx.deployment === 'production'],
@@ -173,6 +194,8 @@ export function applyParameters(offer: Offer, patch: ParameterPatch, ctx: { depl
       sendOwedShareReminder: keep(patch.send_owed_share_reminder, offer.sendOwedShareReminder),
       holdRenewalDays: keep(patch.hold_renewal_days, offer.holdRenewalDays),
       fundingCapCents: keep(patch.funding_cap_cents, offer.fundingCapCents),
+      depositPercent: keep(patch.deposit_percent, offer.depositPercent),
+      maxBalanceDelayDays: keep(patch.max_balance_delay_days, offer.maxBalanceDelayDays),
     },
   };
 }
@@ -191,6 +214,8 @@ export function parameterView(o: MerchantParameters): ParameterView {
     send_owed_share_reminder: o.sendOwedShareReminder,
     hold_renewal_days: o.holdRenewalDays,
     funding_cap_cents: o.fundingCapCents,
+    deposit_percent: o.depositPercent,
+    max_balance_delay_days: o.maxBalanceDelayDays,
   };
 }
 
@@ -207,6 +232,8 @@ export const PARAMETER_FIELDS = [
   'send_owed_share_reminder',
   'hold_renewal_days',
   'funding_cap_cents',
+  'deposit_percent',
+  'max_balance_delay_days',
 ] as const satisfies readonly (keyof ParameterView)[];
 
 /** What the audit log keeps of a value: only the host of the notification URL, whose path or query may carry the merchant's own secret (as for `webhook_set`). */

@@ -173,16 +173,17 @@ export async function sendPotCompleteNotice(deps: PaymentDeps, accountId: string
 /** The installment, as the notices tell it, and the next one still to collect. */
 async function installmentRef(
   deps: PaymentDeps,
-  accountId: string,
-  purchaseId: string,
+  purchase: Pick<Purchase, 'accountId' | 'id' | 'offerId'>,
   installmentId: string,
 ): Promise<{ ref: InstallmentRef; next?: { dueDate: string; amountCents: number }; state: string } | undefined> {
-  const lines = await planLines(deps.db, accountId, purchaseId);
+  const lines = await planLines(deps.db, purchase.accountId, purchase.id);
   const line = lines.find((l) => l.id === installmentId);
   if (!line) return undefined;
   const next = lines.find((l) => l.index > line.index && l.state === 'scheduled');
+  // A down payment's second line is its balance (docs/schedules.md#down-payment).
+  const balance = line.index > 0 && (await deps.offers.byId(purchase.accountId, purchase.offerId))?.type === 'DOWN_PAYMENT';
   return {
-    ref: { index: line.index, count: lines.length, dueDate: line.dueDate, amountCents: line.amountCents },
+    ref: { index: line.index, count: lines.length, dueDate: line.dueDate, amountCents: line.amountCents, ...(balance ? { balance: true as const } : {}) },
     state: line.state,
     ...(next ? { next: { dueDate: next.dueDate, amountCents: next.amountCents } } : {}),
   };
@@ -203,7 +204,7 @@ export async function sendCollectionNotice(
   const { accountId, purchaseId } = inst;
   await safely(deps, outcome === 'paid' ? 'installment_receipt' : 'charge_failed', { accountId, purchaseId }, async () => {
     const purchase = await findPurchase(deps.db, accountId, purchaseId);
-    const found = await installmentRef(deps, accountId, purchaseId, inst.id);
+    const found = purchase && (await installmentRef(deps, purchase, inst.id));
     if (!purchase || !found) return;
     if (outcome === 'paid') {
       await toLeaderByAnyChannel(deps, purchase, `installment-paid:${inst.id}`, {
@@ -372,7 +373,7 @@ export async function sendPreChargeNotice(deps: PaymentDeps, accountId: string, 
   const purchaseId = row.purchaseId;
   const state = await loadPayState(deps.db, accountId, purchaseId);
   const purchase = await findPurchase(deps.db, accountId, purchaseId);
-  const found = await installmentRef(deps, accountId, purchaseId, installmentId);
+  const found = purchase && (await installmentRef(deps, purchase, installmentId));
   if (!state || !purchase || !found || state.state !== 'LEADER_PROCESSED' || found.state !== 'scheduled' || row.attempts > 0) return 'not_due';
   if (dueAt(found.ref.dueDate).getTime() - deps.clock.now().getTime() < PRECHARGE_MIN_LEAD_MS) return 'too_late';
   // The merchant's "owed share reminder", read when it is due: an offer that turned it off since the plan was stored sends none.

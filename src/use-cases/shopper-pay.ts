@@ -85,8 +85,9 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   if (state.state !== 'LEADER_PROCESSED') return { kind: 'not_payable', state: state.state };
   // A deferred payment is one line, whose fee is the price of the deferral: it is not "repaid
   // early" (once refused it is paid now, in full; before, `trigger_capture` is the merchant's).
+  // A down payment's balance may be paid before its date, as the rest of installments.
   const offer = await deps.offers.byId(state.accountId, state.offerId);
-  if (target.kind === 'rest' && offer?.type !== 'INSTALLMENTS') return { kind: 'nothing_to_pay' };
+  if (target.kind === 'rest' && offer?.type !== 'INSTALLMENTS' && offer?.type !== 'DOWN_PAYMENT') return { kind: 'nothing_to_pay' };
   const card = await savedCard(deps, state);
   // Another money operation on the purchase: this request waits for it a little, then is in progress.
   const reserved = await waitForClaim(deps, () => reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl));
@@ -258,12 +259,13 @@ async function finish(deps: PaymentDeps, payment: PaymentRow, result: Transactio
       await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
     }
     const counts = await installmentCounts(tx, accountId, purchaseId);
+    const downPayment = (await deps.offers.byId(accountId, locked.offerId))?.type === 'DOWN_PAYMENT';
     if (counts.paid === counts.total) {
-      const comment = repayment ? repaidEarlyComment(counts.total) : installmentPaidComment(counts.paid, counts.total);
+      const comment = repayment ? repaidEarlyComment(counts.total, downPayment) : installmentPaidComment(counts.paid, counts.total, downPayment);
       const moved = await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
       return { kind: 'paid' as const, lines, state: moved.ok ? moved.to : locked.state };
     }
-    await setComment(tx, accountId, purchaseId, installmentPaidComment(counts.paid, counts.total));
+    await setComment(tx, accountId, purchaseId, installmentPaidComment(counts.paid, counts.total, downPayment));
     return { kind: 'paid' as const, lines, state: locked.state };
   });
   if (done.kind === 'refused') {
@@ -286,6 +288,8 @@ export interface PayableNow {
   /** The early repayment's amount (principal only), when the plan can be repaid early. */
   repayCents?: number;
   cardChange: boolean;
+  /** A down payment: what is left is its balance, and the page says so (docs/schedules.md#down-payment). */
+  downPayment?: true;
 }
 
 export async function payableNow(deps: PaymentDeps, purchase: { accountId: string; id: string }): Promise<PayableNow> {
@@ -294,6 +298,7 @@ export async function payableNow(deps: PaymentDeps, purchase: { accountId: strin
   const offer = await deps.offers.byId(state.accountId, state.offerId);
   const left = await scheduledInstallments(deps.db, purchase.accountId, purchase.id);
   const refused = left.filter((i) => i.attempts > 0).map((i) => ({ id: i.id, number: i.index + 1, amountCents: i.amountCents + i.feesCents }));
-  const repay = offer?.type === 'INSTALLMENTS' && left.length > 0 ? { repayCents: earlyRepayment(left).chargeCents } : {};
-  return { refused, ...repay, cardChange: left.length > 0 };
+  const early = offer?.type === 'INSTALLMENTS' || offer?.type === 'DOWN_PAYMENT';
+  const repay = early && left.length > 0 ? { repayCents: earlyRepayment(left).chargeCents } : {};
+  return { refused, ...repay, cardChange: left.length > 0, ...(offer?.type === 'DOWN_PAYMENT' ? { downPayment: true as const } : {}) };
 }

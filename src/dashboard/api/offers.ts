@@ -7,6 +7,7 @@ import type { DashboardGuard } from '../../http/dashboard-guard.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';
 import { BackofficeErrors } from './webhook.ts';
+import { OFFER_TYPES } from '../../domain/offer-terms.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
@@ -29,16 +30,20 @@ const PARAMETER_DOCS = {
   leader_can_pay_alone: 'SHARED offers: whether the purchase goes ahead when the leader names no friend (true by default)',
   purchase_end_notification_url: "SHARED offers: told {reference, uid} when a pot ends (the webhook URL's rule: https and no internal address in production); null: nothing sent",
   send_confirmation_email: 'Whether the shopper is e-mailed a confirmation at the end of the payment (true by default)',
-  send_owed_share_reminder: 'INSTALLMENTS and DEFERRED offers: whether the shopper is reminded before a share is debited (true by default)',
+  send_owed_share_reminder: 'INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers: whether the shopper is reminded before a share is debited (true by default)',
   hold_renewal_days:
     'Days after it was placed when a card hold that must outlive its authorisation is renewed at the latest; one its PSP lets lapse sooner is still renewed a day before it lapses (docs/money-operations.md#re-authorisation). 7 by default',
-  funding_cap_cents: 'INSTALLMENTS and DEFERRED offers: the funding limit, the largest credit on one purchase (what is not paid at checkout), in minor units; null: none',
+  funding_cap_cents: 'INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers: the funding limit, the largest credit on one purchase (what is not paid at checkout), in minor units; null: none',
+  deposit_percent:
+    'DOWN_PAYMENT offers (required there, null on the others): the deposit captured at checkout, in percent of the amount, rounded half up to the cent (docs/schedules.md#down-payment)',
+  max_balance_delay_days:
+    "DOWN_PAYMENT offers (required there, null on the others): the most days from a purchase's creation to its balance's due date, the date used when the purchase asks none",
 } as const;
 
 const OfferPsp = Type.Object(
   {
     merchant_uid: Type.String({ examples: ['mer_5f0c6c2e-8f7b-4d5e-9c1a-2b3c4d5e6f70'] }),
-    type: Type.String({ enum: ['SHARED', 'INSTALLMENTS', 'DEFERRED'] }),
+    type: Type.String({ enum: [...OFFER_TYPES] }),
     installments: Type.Integer(),
     deferred_days: Type.Integer(),
     currency: Type.String(),
@@ -68,6 +73,8 @@ const OfferPsp = Type.Object(
     send_owed_share_reminder: Type.Boolean({ description: PARAMETER_DOCS.send_owed_share_reminder }),
     hold_renewal_days: Type.Integer({ description: PARAMETER_DOCS.hold_renewal_days }),
     funding_cap_cents: nullable(Type.Integer(), PARAMETER_DOCS.funding_cap_cents),
+    deposit_percent: nullable(Type.Integer(), PARAMETER_DOCS.deposit_percent),
+    max_balance_delay_days: nullable(Type.Integer(), PARAMETER_DOCS.max_balance_delay_days),
   },
   { title: 'OfferPsp' },
 );
@@ -103,12 +110,12 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
         tags: ['back office'],
         summary: "Edit an offer's terms, merchant parameters and PSP account",
         description:
-          `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited. ` +
+          `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited; a DOWN_PAYMENT offer's deposit_percent and max_balance_delay_days are edited as its fees. ` +
           '`psp_account_id`: the offer pays through this PSP account from its next payment on (payments already made keep theirs for captures and refunds); `null` puts it back on the built-in sandbox PSP (refused in production). ' +
-          "Fees and limits of an INSTALLMENTS or DEFERRED offer are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
+          "Fees and limits of an INSTALLMENTS, DEFERRED or DOWN_PAYMENT offer (a down payment's deposit and delay too) are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
           "A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation's rules). " +
           'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. ' +
-          'The merchant parameters of the original interface (country_code to funding_cap_cents: docs/back-office.md#merchant-parameters-of-the-original-interface) are edited here too; one that only a SHARED (or only a credit) offer uses is refused on the other kind unless sent with its unset value. ' +
+          'The merchant parameters of the original interface (country_code to max_balance_delay_days: docs/back-office.md#merchant-parameters-of-the-original-interface) are edited here too; one that only a SHARED (or only a credit, or only a DOWN_PAYMENT) offer uses is refused on the other kinds unless sent with its unset value. ' +
           'Each edit is audited (`offer_update`; of the purchase end notification URL only its host). ' +
           'Other server processes see an edit within 5 seconds (their offer cache).',
         security: SECURITY,
@@ -126,13 +133,13 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
             ),
             credit_lender: Type.Optional(
               Type.Union([Type.String({ minLength: 1, maxLength: CREDIT_LENDER_MAX }), Type.Null()], {
-                description: "INSTALLMENTS and DEFERRED offers only: one line naming the lender (name, legal form, address, registration); null: the deployment's",
+                description: "INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers only: one line naming the lender (name, legal form, address, registration); null: the deployment's",
               }),
             ),
             withdrawal_days: Type.Optional(
               Type.Union([Type.Integer({ minimum: OFFER_BOUNDS.withdrawal_days.min, maximum: OFFER_BOUNDS.withdrawal_days.max }), Type.Null()], {
                 description:
-                  "INSTALLMENTS and DEFERRED offers only: the right of withdrawal's period in days, 0 for none (a credit outside the consumer-credit rules, L312-4); null: Chipin's rule",
+                  "INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers only: the right of withdrawal's period in days, 0 for none (a credit outside the consumer-credit rules, L312-4); null: Chipin's rule",
               }),
             ),
             country_code: Type.Optional(nullable(Type.String({ minLength: 2, maxLength: 2 }), PARAMETER_DOCS.country_code)),
@@ -149,6 +156,15 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
             ),
             funding_cap_cents: Type.Optional(
               nullable(Type.Integer({ minimum: PARAMETER_BOUNDS.funding_cap_cents.min, maximum: PARAMETER_BOUNDS.funding_cap_cents.max }), PARAMETER_DOCS.funding_cap_cents),
+            ),
+            deposit_percent: Type.Optional(
+              nullable(Type.Integer({ minimum: PARAMETER_BOUNDS.deposit_percent.min, maximum: PARAMETER_BOUNDS.deposit_percent.max }), PARAMETER_DOCS.deposit_percent),
+            ),
+            max_balance_delay_days: Type.Optional(
+              nullable(
+                Type.Integer({ minimum: PARAMETER_BOUNDS.max_balance_delay_days.min, maximum: PARAMETER_BOUNDS.max_balance_delay_days.max }),
+                PARAMETER_DOCS.max_balance_delay_days,
+              ),
             ),
           },
           { additionalProperties: false },

@@ -12,9 +12,19 @@ import { riskRulesForm, ruleValue } from './risk-rules-page.ts';
 import { formOfRules, type RiskForm, type RiskFormError } from '../risk-rules-form.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
 
-/** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days". */
-export const kindOf = (t: DashboardTexts, o: Pick<Offer, 'type' | 'installments' | 'deferredDays'>) =>
-  o.type === 'SHARED' ? t.kindShared : o.type === 'INSTALLMENTS' ? t.kindInstallments(o.installments) : t.kindDeferred(o.deferredDays);
+/** An offer's kind as staff read it: "Shared pot", "3 installments", "Deferred by 30 days", "30 % deposit, balance within 60 days". */
+export function kindOf(t: DashboardTexts, o: Pick<Offer, 'type' | 'installments' | 'deferredDays' | 'depositPercent' | 'maxBalanceDelayDays'>): string {
+  switch (o.type) {
+    case 'SHARED':
+      return t.kindShared;
+    case 'INSTALLMENTS':
+      return t.kindInstallments(o.installments);
+    case 'DEFERRED':
+      return t.kindDeferred(o.deferredDays);
+    case 'DOWN_PAYMENT':
+      return t.kindDownPayment(o.depositPercent ?? 0, o.maxBalanceDelayDays ?? 0);
+  }
+}
 
 const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
   if (o.pspAccountId === null) return t.sandboxPsp;
@@ -58,6 +68,8 @@ export const OFFER_INPUTS = {
   send_owed_share_reminder: 'send_owed_share_reminder',
   hold_renewal_days: 'hold_renewal_days',
   funding_cap_cents: 'funding_cap',
+  deposit_percent: 'deposit_percent',
+  max_balance_delay_days: 'max_balance_delay_days',
 } as const;
 export type OfferInput = (typeof OFFER_INPUTS)[keyof typeof OFFER_INPUTS];
 
@@ -82,6 +94,8 @@ export function offerInputLabel(t: DashboardTexts, o: Offer, input: OfferInput):
     send_owed_share_reminder: t.offerParameters.sendOwedShareReminder,
     hold_renewal_days: t.offerParameters.holdRenewalDays,
     funding_cap: t.offerParameters.fundingCap(o.currency),
+    deposit_percent: t.offerParameters.depositPercent,
+    max_balance_delay_days: t.offerParameters.maxBalanceDelayDays,
   };
   return labels[input];
 }
@@ -110,6 +124,8 @@ function inputsOf(o: Offer): Record<OfferInput, string> {
     send_owed_share_reminder: yesNo(o.sendOwedShareReminder),
     hold_renewal_days: String(o.holdRenewalDays),
     funding_cap: o.fundingCapCents === null ? '' : decimalAmount(o.fundingCapCents, o.currency),
+    deposit_percent: o.depositPercent === null ? '' : String(o.depositPercent),
+    max_balance_delay_days: o.maxBalanceDelayDays === null ? '' : String(o.maxBalanceDelayDays),
   };
 }
 
@@ -171,6 +187,7 @@ ${text('min_amount', 'decimal')}
 ${text('max_amount', 'decimal')}
 ${text('expiry_hours', 'numeric')}
 ${o.type === 'SHARED' ? text('pot_deadline_hours', 'numeric') : ''}
+${o.type === 'DOWN_PAYMENT' ? html`${text('deposit_percent', 'numeric')}${text('max_balance_delay_days', 'numeric')}` : ''}
 </section>
 <section class="card" aria-labelledby="parameters"><h2 id="parameters">${p.title}</h2>
 <p class="muted">${p.hint}</p>

@@ -118,7 +118,16 @@ export function registerDashboardOffers(app: App, services: Services, sessions: 
   });
 }
 
-type NumberField = 'fee_rate_bps' | 'fixed_fee_cents' | 'min_amount_cents' | 'max_amount_cents' | 'expiry_hours' | 'pot_deadline_hours' | 'hold_renewal_days';
+type NumberField =
+  | 'fee_rate_bps'
+  | 'fixed_fee_cents'
+  | 'min_amount_cents'
+  | 'max_amount_cents'
+  | 'expiry_hours'
+  | 'pot_deadline_hours'
+  | 'hold_renewal_days'
+  | 'deposit_percent'
+  | 'max_balance_delay_days';
 
 /**
  * The form's typed values as the API's patch, with integer arithmetic only: amounts in the
@@ -137,6 +146,8 @@ function patchOf(offer: Offer, typed: Partial<Record<OfferInput, string>>): { pa
     ['expiry_hours', 'expiry_hours', whole],
     ['pot_deadline_hours', 'pot_deadline_hours', whole],
     ['hold_renewal_days', 'hold_renewal_days', whole],
+    ['deposit_percent', 'deposit_percent', whole],
+    ['max_balance_delay_days', 'max_balance_delay_days', whole],
   ];
   const patch: OfferPatch = {};
   // The empty option is the built-in sandbox PSP, as `null` is in the API.

@@ -15,6 +15,7 @@ const T = {
     title: 'Pay or change your card',
     payNow: (n: number, amount: string) => `Pay installment ${n} now (${amount})`,
     repay: (amount: string) => `Repay the rest now (${amount}, no further fees)`,
+    payBalance: (amount: string) => `Pay the balance now (${amount})`,
     changeCard: 'Use this card from now on',
     changeTitle: 'Change the card for the next payments',
     done: { paid: 'Paid. Thank you.', repaid: 'The rest is repaid: nothing more will be charged.', card_changed: 'Your new card will be charged from now on.' } as Record<
@@ -34,6 +35,7 @@ const T = {
     title: 'Payer ou changer de carte',
     payNow: (n: number, amount: string) => `Payer l'échéance ${n} maintenant (${amount})`,
     repay: (amount: string) => `Rembourser le reste maintenant (${amount}, sans autres frais)`,
+    payBalance: (amount: string) => `Payer le solde maintenant (${amount})`,
     changeCard: 'Utiliser cette carte désormais',
     changeTitle: 'Changer la carte des prochains paiements',
     done: {
@@ -59,6 +61,8 @@ export interface PayFormsInput {
   refused: { id: string; number: number; amountCents: number }[];
   repayCents?: number;
   cardChange: boolean;
+  /** A down payment: its one line left is the balance. */
+  downPayment?: true;
   done?: string;
   problem?: string;
 }
@@ -72,8 +76,16 @@ export function payForms(lang: Lang, v: PayFormsInput): SafeHtml | undefined {
   const csrf = html`<input type="hidden" name="csrf" value="${v.csrf}">`;
   return html`<section class="card" aria-labelledby="pay-title" id="pay"><h2 id="pay-title">${t.title}</h2>
   ${said ? html`<p role="status" id="pay-result"><strong>${said}</strong></p>` : ''}
-  ${v.refused.map((i) => html`<form method="post" action="${base}/installments/${i.id}/pay">${csrf}<button class="button" type="submit">${t.payNow(i.number, m(i.amountCents))}</button></form>`)}
-  ${v.repayCents !== undefined ? html`<form method="post" action="${base}/repay">${csrf}<button class="button" type="submit">${t.repay(m(v.repayCents))}</button></form>` : ''}
+  ${v.refused.map(
+    (i) =>
+      html`<form method="post" action="${base}/installments/${i.id}/pay">${csrf}<button class="button" type="submit">${v.downPayment ? t.payBalance(m(i.amountCents)) : t.payNow(i.number, m(i.amountCents))}</button></form>`,
+  )}
+  ${
+    // A refused balance is paid by its own button above; "pay the balance now" is for one not yet due.
+    v.repayCents !== undefined && !(v.downPayment && v.refused.length > 0)
+      ? html`<form method="post" action="${base}/repay">${csrf}<button class="button" type="submit">${v.downPayment ? t.payBalance(m(v.repayCents)) : t.repay(m(v.repayCents))}</button></form>`
+      : ''
+  }
   ${
     v.cardChange
       ? html`<details><summary>${t.changeTitle}</summary><form method="post" action="${base}/card">${csrf}${cardFields(TEXT[lang])}<button class="button" type="submit">${t.changeCard}</button></form></details>`

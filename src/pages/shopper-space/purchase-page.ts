@@ -42,7 +42,7 @@ function planSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml 
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
   const rows = p.plan.map(
     (l) =>
-      html`<tr><td>${l.number}/${p.plan.length}</td><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td><td><span class="state">${t.planStates[l.state] ?? l.state}</span></td></tr>`,
+      html`<tr><td>${(p.offerType === 'DOWN_PAYMENT' && t.planDownPayment[l.number - 1]) || `${l.number}/${p.plan.length}`}</td><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td><td><span class="state">${t.planStates[l.state] ?? l.state}</span></td></tr>`,
   );
   return html`<section class="card" aria-labelledby="plan-title"><h2 id="plan-title">${t.planTitle}</h2>
   ${

@@ -48,6 +48,8 @@ export const SPACE_TEXT = {
     backToList: 'All my purchases',
     planTitle: 'Your payments',
     planNumber: 'Payment',
+    /** A down payment's two lines (docs/schedules.md#down-payment). */
+    planDownPayment: ['Deposit', 'Balance'] as readonly string[],
     planDate: 'Date',
     planAmount: 'Amount',
     planState: 'State',
@@ -115,6 +117,7 @@ export const SPACE_TEXT = {
     backToList: 'Tous mes achats',
     planTitle: 'Vos paiements',
     planNumber: 'Paiement',
+    planDownPayment: ['Acompte', 'Solde'] as readonly string[],
     planDate: 'Date',
     planAmount: 'Montant',
     planState: 'État',

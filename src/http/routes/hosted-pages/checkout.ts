@@ -131,7 +131,10 @@ export function registerCheckout(app: App, services: Services): void {
   }
 
   // The plan shown is the one the payment will make: on the due dates the purchase asked for, if any.
-  function schedule(offer: Offer, purchase: Pick<Purchase, 'amountCents' | 'createdAt' | 'secondInstallmentDate' | 'deferredPaymentDate' | 'balancePaymentDate'>): Schedule | undefined {
+  function schedule(
+    offer: Offer,
+    purchase: Pick<Purchase, 'amountCents' | 'createdAt' | 'secondInstallmentDate' | 'deferredPaymentDate' | 'balancePaymentDate'>,
+  ): Schedule | undefined {
     if (offer.type === 'SHARED') return undefined;
     try {
       return computeSchedule(offerTerms(offer), purchase.amountCents, formatIsoDate(purchase.createdAt), requestedDatesOf(purchase));

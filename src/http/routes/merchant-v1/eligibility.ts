@@ -11,6 +11,7 @@ import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { TokenApiError, V1Error } from '../schemas.ts';
 import { SimulationResponse } from '../token-api/simulate-schedule.ts';
+import { OFFER_TYPES } from '../../../domain/offer-terms.ts';
 import { V1Errors } from './purchases.ts';
 
 const SCORE_REASONS: ScoreReasonCode[] = [
@@ -72,9 +73,15 @@ const Reason = Type.Object(
 const OfferEligibility = Type.Object(
   {
     merchant_uid: Type.String({ examples: ['mer_0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a'] }),
-    type: Type.String({ enum: ['SHARED', 'INSTALLMENTS', 'DEFERRED'] }),
+    type: Type.String({ enum: [...OFFER_TYPES] }),
     installments: Type.Integer(),
     deferred_days: Type.Integer(),
+    deposit_percent: Type.Optional(
+      Type.Integer({ description: 'DOWN_PAYMENT offers only: the deposit paid at checkout, in percent of the amount (docs/schedules.md#down-payment)' }),
+    ),
+    max_balance_delay_days: Type.Optional(
+      Type.Integer({ description: "DOWN_PAYMENT offers only: the most days from the purchase's creation to the balance, the schedule's date when none is asked" }),
+    ),
     currency: Type.String(),
     eligible: Type.Boolean(),
     reasons: Type.Array(Reason, { description: 'Every reason of a refusal; empty when eligible' }),
