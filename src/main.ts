@@ -210,7 +210,10 @@ async function run(argv: string[]): Promise<void> {
           `api_key     ${m.api_key}`,
           `api_secret  ${m.api_secret}`,
           'offers:',
-          ...m.offers.map((o) => `  ${o.merchant_uid}  ${o.type} ${o.installments}x ${o.deferred_days}d  secret ${o.secret}`),
+          ...m.offers.map(
+            (o) =>
+              `  ${o.merchant_uid}  ${o.type} ${o.type === 'DOWN_PAYMENT' ? `${o.deposit_percent}% ${o.max_balance_delay_days}d` : `${o.installments}x ${o.deferred_days}d`}  secret ${o.secret}`,
+          ),
           'Keep these now: the password and secrets are not shown again.',
         ].join('\n'),
         m,

@@ -43,7 +43,16 @@ export interface CreatedMerchant {
   password: string;
   api_key: string;
   api_secret: string;
-  offers: { merchant_uid: string; type: string; installments: number; deferred_days: number; secret: string }[];
+  offers: {
+    merchant_uid: string;
+    type: string;
+    installments: number;
+    deferred_days: number;
+    /** DOWN_PAYMENT offers (docs/schedules.md#down-payment); null on the others. */
+    deposit_percent: number | null;
+    max_balance_delay_days: number | null;
+    secret: string;
+  }[];
 }
 
 export interface CreatedKey {
@@ -118,6 +127,8 @@ export class Accounts {
         type: o.type,
         installments: o.installments,
         deferred_days: o.deferredDays,
+        deposit_percent: o.depositPercent,
+        max_balance_delay_days: o.maxBalanceDelayDays,
         secret: o.secret,
       })),
     };

@@ -212,4 +212,38 @@ describe(`editing an offer's terms through the back-office API (${onPostgres ? '
     // New purchases are priced with the new fees.
     expect((await simulate(c, uid, 30_000)).INSTALLMENT[0].fees).toBe(1_200 + 99);
   });
+
+  it('a down payment’s deposit percent and maximum balance delay are edited as its fees: audited, used by the next schedule, locked by an unpaid purchase, refused on other offers', async () => {
+    const c = await caller(app);
+    const uid = c.offer('DOWN_PAYMENT');
+    expect(await offerOf(c, uid)).toMatchObject({ type: 'DOWN_PAYMENT', installments: 2, deposit_percent: 30, max_balance_delay_days: 60 });
+    expect(await offerOf(c, c.offer('DEFERRED'))).toMatchObject({ deposit_percent: null, max_balance_delay_days: null });
+
+    const res = await patch(c, uid, { deposit_percent: 40, max_balance_delay_days: 90 });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ deposit_percent: 40, max_balance_delay_days: 90 });
+    expect((await audits(c))[0]!.details).toEqual({ deposit_percent: { from: 30, to: 40 }, max_balance_delay_days: { from: 60, to: 90 } });
+    expect((await simulate(c, uid, 30_000)).INSTALLMENT).toEqual([
+      { amount_cents: 12_000, fees: 0, payment_date: '2026-11-23' },
+      { amount_cents: 18_000, fees: 0, payment_date: '2027-02-21' },
+    ]);
+
+    for (const [body, field] of [
+      [{ deposit_percent: 0 }, 'deposit_percent'],
+      [{ deposit_percent: null }, 'deposit_percent'],
+      [{ max_balance_delay_days: 366 }, 'max_balance_delay_days'],
+    ] as const) {
+      const refused = await patch(c, uid, body);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error.debug).toContain(field);
+    }
+    const other = await patch(c, c.offer('INSTALLMENTS', 3), { deposit_percent: 30 });
+    expect(other.statusCode).toBe(400);
+    expect(other.json().error.debug).toBe('field deposit_percent: only a DOWN_PAYMENT offer uses it');
+
+    expect((await c.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 30_000, merchant_uid: uid }))).statusCode).toBe(201);
+    const locked = await patch(c, uid, { deposit_percent: 50 });
+    expect(locked.statusCode).toBe(400);
+    expect(locked.json().error.debug).toMatch(/^field deposit_percent: cannot change while 1 purchase/);
+  });
 });

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import type { ChipinApp } from '../../src/app.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
+import type { OfferType } from '../../src/domain/offer-terms.ts';
 import { basic, getToken, newMerchant } from './app.ts';
 
 /**
@@ -16,7 +17,7 @@ export interface Caller {
   accountId: string;
   /** Authorization header with the dashboard e-mail and password (back office, sandbox inbox). */
   dashboard: string;
-  offer(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', installments?: number): string;
+  offer(type: OfferType, installments?: number): string;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   post(url: string, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }

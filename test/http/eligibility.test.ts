@@ -55,11 +55,21 @@ describe(`the eligibility call (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       ['INSTALLMENTS', 3, true],
       ['INSTALLMENTS', 4, true],
       ['DEFERRED', 1, true],
+      ['DOWN_PAYMENT', 2, true],
     ]);
     const simulated = await c.post(`/api/merchants/${c.offer('INSTALLMENTS', 3)}/simulate_payment_schedule`, { amount_cents: 30_000, created: '2026-01-31' });
     expect(answer.offers[1]!.schedule).toEqual(simulated.json());
     expect(answer.offers[0]!.schedule).toBeNull(); // a pot has no schedule
     expect(answer.score).toEqual({ value: 40, base: 50, reasons: [{ code: 'FIRST_PURCHASE', points: -10 }] });
+  });
+
+  it('a down payment answers its deposit percent and maximum balance delay, and the simulation’s two lines; no other offer says them', async () => {
+    const answer = await eligibility(a, { amount: 30_000, created: '2026-01-31' });
+    const down = answer.offers.find((o) => o.type === 'DOWN_PAYMENT')!;
+    expect(down).toMatchObject({ merchant_uid: a.offer('DOWN_PAYMENT'), deposit_percent: 30, max_balance_delay_days: 60, eligible: true });
+    const simulated = await a.post(`/api/merchants/${a.offer('DOWN_PAYMENT')}/simulate_payment_schedule`, { amount_cents: 30_000, created: '2026-01-31' });
+    expect(down.schedule).toEqual(simulated.json());
+    expect(answer.offers.filter((o) => 'deposit_percent' in o || 'max_balance_delay_days' in o).map((o) => o.type)).toEqual(['DOWN_PAYMENT']);
   });
 
   it("refuses outside the offer's own limits with AMOUNT_TOO_LOW / AMOUNT_TOO_HIGH and no schedule", async () => {
@@ -80,6 +90,7 @@ describe(`the eligibility call (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () =>
       ['INSTALLMENTS', 3, ['AMOUNT_TOO_HIGH']],
       ['INSTALLMENTS', 4, []],
       ['DEFERRED', 1, []],
+      ['DOWN_PAYMENT', 2, ['AMOUNT_TOO_HIGH']],
     ]);
   });
 

@@ -14,7 +14,7 @@ afterAll(async () => {
   await app.close();
 });
 
-type OfferType = 'SHARED' | 'INSTALLMENTS' | 'DEFERRED';
+type OfferType = 'SHARED' | 'INSTALLMENTS' | 'DEFERRED' | 'DOWN_PAYMENT';
 const offerOf = (type: OfferType = 'INSTALLMENTS') => a.merchant.offers.find((o) => o.type === type)!;
 let refs = 0;
 const settings = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -52,7 +52,8 @@ const uidOf = (location: string) => /\/pay\/pur_([0-9a-f-]{36})/.exec(location)!
 const row = async (id: string) =>
   (
     await app.services.db.query<Record<string, unknown>>(
-      `SELECT p.*, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second, c.email, c.first_name, c.last_name
+      `SELECT p.*, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second,
+         to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance, c.email, c.first_name, c.last_name
        FROM purchases p JOIN clients c ON c.id = p.client_id WHERE p.id = $1`,
       [id],
     )
@@ -123,9 +124,10 @@ describe('GET /purchase: the direct call of the front', () => {
       address: { street: 'Rue Neuve 1', city: 'Bruxelles', zipcode: '1000', country: 'BE' },
       shippingAddress: { street: 'Rue Haute 2', city: 'Bruxelles', zipcode: '1000', country: 'BE' },
       countryCode: 'BE',
-      balancePaymentDate: '2030-01-01',
       showCloseButton: true,
     });
+    // Its own column now (a down payment's balance date): an installment offer ignores it.
+    expect(p.balance).toBe('2030-01-01');
   });
 
   it('reads JSON-encoded nested settings (the WooCommerce unsigned call), a float amount, an E.164 number without its +; drops an unreadable phone number', async () => {
@@ -266,6 +268,42 @@ describe('requested dates change the real schedule', () => {
     const late = await call(settings({ merchantUid: offerOf('DEFERRED').merchant_uid, deferredPaymentDate: '2099-01-01' }));
     expect(late.statusCode).toBe(400);
     expect(late.body).toContain('deferredPaymentDate');
+  });
+
+  it('balancePaymentDate is the date a down payment’s balance is due: the deposit (30 %) is captured at checkout, the balance scheduled on that date', async () => {
+    const balance = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+    const res = await call(settings({ merchantUid: offerOf('DOWN_PAYMENT').merchant_uid, balancePaymentDate: balance }));
+    expect(res.statusCode, res.body).toBe(303);
+    const id = uidOf(res.headers.location as string);
+    expect((await row(id)).balance).toBe(balance);
+    const page = await get(res.headers.location as string);
+    expect(page.body).toContain('91,65'); // the deposit, 30 % of 305.50 rounded half up, in French
+    expect((await pay(res.headers.location as string)).statusCode).toBe(303);
+    const { rows } = await app.services.db.query<{ due: string; amount_cents: number; state: string }>(
+      `SELECT to_char(due_date, 'YYYY-MM-DD') AS due, amount_cents, state FROM installments WHERE purchase_id = $1 ORDER BY index`,
+      [id],
+    );
+    expect(rows.map((r) => [r.amount_cents, r.state])).toEqual([
+      [9_165, 'paid'],
+      [21_385, 'scheduled'],
+    ]);
+    expect(rows[1]!.due).toBe(balance);
+    const captured = await app.services.db.query<{ purpose: string; amount_cents: number; status: string }>(
+      'SELECT purpose, amount_cents, status FROM payments WHERE purchase_id = $1',
+      [id],
+    );
+    expect(captured.rows).toEqual([{ purpose: 'first_installment', amount_cents: 9_165, status: 'captured' }]);
+  });
+
+  it('a balancePaymentDate after the maximum delay (60 days), or on the day of the purchase, is refused naming it, and creates nothing', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    for (const date of ['2099-01-01', today]) {
+      const s = settings({ merchantUid: offerOf('DOWN_PAYMENT').merchant_uid, balancePaymentDate: date });
+      const res = await call(s);
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('balancePaymentDate');
+      expect(await count(s.reference as string)).toBe(0);
+    }
   });
 });
 

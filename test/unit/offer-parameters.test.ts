@@ -75,6 +75,8 @@ describe('merchant parameters of an offer: checks', () => {
       send_owed_share_reminder: true,
       hold_renewal_days: 5,
       funding_cap_cents: null,
+      deposit_percent: null,
+      max_balance_delay_days: null,
     });
     const credit = applyParameters(offer('INSTALLMENTS'), { send_owed_share_reminder: false, funding_cap_cents: 50_000 }, sandbox);
     expect('ok' in credit && credit.ok).toMatchObject({ ...MERCHANT_PARAMETER_DEFAULTS, sendOwedShareReminder: false, fundingCapCents: 50_000 });
@@ -118,6 +120,29 @@ describe('merchant parameters of an offer: checks', () => {
     // What GET answers for the other kind may be sent back as it is.
     expect(refusedField(offer('INSTALLMENTS'), { gtu_url: null, gtu_label: null, leader_can_pay_alone: true, purchase_end_notification_url: null })).toBeUndefined();
     expect(refusedField(offer('SHARED'), { funding_cap_cents: null, send_owed_share_reminder: true })).toBeUndefined();
+  });
+
+  it('a down payment’s deposit (1 to 99 %) and maximum balance delay (1 to 365 days): set on a DOWN_PAYMENT offer, required there, unset elsewhere', () => {
+    const set = applyParameters(offer('DOWN_PAYMENT'), { deposit_percent: 40, max_balance_delay_days: 90 }, sandbox);
+    expect('ok' in set && [set.ok.depositPercent, set.ok.maxBalanceDelayDays]).toEqual([40, 90]);
+    const kept = applyParameters(offer('DOWN_PAYMENT'), { use_3ds: 'always' }, sandbox);
+    expect('ok' in kept && [kept.ok.depositPercent, kept.ok.maxBalanceDelayDays]).toEqual([30, 60]);
+    for (const [field, patch] of [
+      ['deposit_percent', { deposit_percent: 0 }],
+      ['deposit_percent', { deposit_percent: 100 }],
+      ['deposit_percent', { deposit_percent: 33.3 }],
+      ['max_balance_delay_days', { max_balance_delay_days: 0 }],
+      ['max_balance_delay_days', { max_balance_delay_days: 366 }],
+    ] as const) {
+      expect(refusedField(offer('DOWN_PAYMENT'), patch)).toBe(field);
+    }
+    expect(applyParameters(offer('DOWN_PAYMENT'), { deposit_percent: null }, sandbox)).toMatchObject({ field: 'deposit_percent', refusal: { code: 'required' } });
+    expect(applyParameters(offer('INSTALLMENTS'), { max_balance_delay_days: 30 }, sandbox)).toMatchObject({
+      field: 'max_balance_delay_days',
+      refusal: { code: 'down_payment_only' },
+    });
+    // What GET answers for another kind (null) may be sent back as it is.
+    expect(refusedField(offer('SHARED'), { deposit_percent: null, max_balance_delay_days: null })).toBeUndefined();
   });
 
   it('in production: the stylesheet over https only, the end-of-pot URL under the webhook URL rule (https, no internal address)', () => {
