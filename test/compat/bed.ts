@@ -11,7 +11,7 @@ import { NO_JOB_POLL, Receiver, TEST_DELIVERY, type Answer, type Received } from
 import { requestUrl, type Fixture, type FixtureRequest, type Target } from './fixtures.ts';
 import type { HandlerAnswer } from './plugins/shop.ts';
 
-export type OfferKind = 'INSTALLMENTS' | 'DEFERRED' | 'SHARED';
+export type OfferKind = 'INSTALLMENTS' | 'DEFERRED' | 'SHARED' | 'DOWN_PAYMENT';
 
 export interface CompatBed {
   app: TestApp;

@@ -14,6 +14,9 @@ describe(`the plugins' simulation calls (${onPostgres ? 'PostgreSQL' : 'PGlite'}
     ['PrestaShop 1.7, text/plain, 3x', fixture('prestashop1.7', 'simulation'), 'INSTALLMENTS', 'INSTALLMENT'],
     ['Sylius, server side without Content-Type, 3x', fixture('sylius', 'simulation'), 'INSTALLMENTS', 'INSTALLMENT'],
     ['Sylius, server side without Content-Type, deferred', fixture('sylius', 'simulation'), 'DEFERRED', 'DEFERRED'],
+    ['WooCommerce, a float amount, text/plain, a down payment', fixture('woocommerce', 'simulation'), 'DOWN_PAYMENT', 'INSTALLMENT'],
+    ['PrestaShop 1.7, text/plain, a down payment', fixture('prestashop1.7', 'simulation'), 'DOWN_PAYMENT', 'INSTALLMENT'],
+    ['Sylius, server side without Content-Type, a down payment', fixture('sylius', 'simulation'), 'DOWN_PAYMENT', 'INSTALLMENT'],
   ];
   for (const [name, f, kind, key] of cases) {
     it(`${name}: 200 with ${key} and the keys the plugin reads`, async () => {
@@ -29,6 +32,14 @@ describe(`the plugins' simulation calls (${onPostgres ? 'PostgreSQL' : 'PGlite'}
         for (const k of wanted) expect(row, k).toHaveProperty(k);
         expect(Number.isInteger(row.amount_cents)).toBe(true);
         expect(Number.isNaN(new Date(String(row.payment_date)).getTime())).toBe(false);
+      }
+      if (kind === 'DOWN_PAYMENT') {
+        // No plugin knows a down payment: each reads INSTALLMENT (WooCommerce and PrestaShop before DEFERRED,
+        // Sylius DEFERRED first, so there must be none) and shows the deposit, then the balance, as two due dates.
+        expect(data).not.toHaveProperty('DEFERRED');
+        expect(rows.map((r) => r.payment_date)).toEqual(['2026-01-01', '2026-03-02']);
+        const amount = Math.round(Number(JSON.parse((f.request as FixtureRequest).body!).amount_cents));
+        expect(rows.reduce((sum, r) => sum + Number(r.amount_cents), 0)).toBe(amount);
       }
     });
   }

@@ -91,6 +91,43 @@ describe('second_installment_date', () => {
   });
 });
 
+describe('balance_payment_date (a down payment)', () => {
+  const created = '2026-01-01';
+  const downPayment = { type: 'DOWN_PAYMENT' as const, installments: 2, deferredDays: 0, depositPercent: 30, maxBalanceDelayDays: 60, feeRateBps: 0, fixedFeeCents: 0 };
+  const terms = { ...downPayment, minAmountCents: 1_000, maxAmountCents: 300_000, fundingCapCents: null, debitRateBps: 0, usuryCeilingBps: null };
+
+  it('two INSTALLMENT lines, the deposit on created and the balance on the date asked (else created + 60 days); no DEFERRED object; other offers ignore it', async () => {
+    const asked = await plain(m.offer('DOWN_PAYMENT'), JSON.stringify({ amount_cents: 30_000, created, balance_payment_date: '2026-02-15' }));
+    expect(asked.statusCode, asked.body).toBe(200);
+    expect(asked.json()).toEqual({
+      INSTALLMENT: [
+        { amount_cents: 9_000, fees: 0, payment_date: '2026-01-01' },
+        { amount_cents: 21_000, fees: 0, payment_date: '2026-02-15' },
+      ],
+      debit_rate: 0,
+      taeg: 0,
+    });
+    expect(asked.json()).toEqual(computeSchedule(terms, 30_000, created, { balanceDate: '2026-02-15' }));
+    const latest = await plain(m.offer('DOWN_PAYMENT'), JSON.stringify({ amount_cents: 30_000, created }));
+    expect(latest.json().INSTALLMENT[1].payment_date).toBe('2026-03-02');
+    const threeX = await plain(m.offer('INSTALLMENTS', 3), JSON.stringify({ amount_cents: 30_000, created, balance_payment_date: '2026-02-15' }));
+    expect(threeX.json()).toEqual((await plain(m.offer('INSTALLMENTS', 3), JSON.stringify({ amount_cents: 30_000, created }))).json());
+  });
+
+  it.each([
+    ['not a date', '15/02/2026', 'must be a real calendar date'],
+    ['not a real day', '2026-02-30', 'must be a real calendar date'],
+    ['the day of the purchase', '2026-01-01', 'must be after created 2026-01-01'],
+    ['after the maximum delay', '2026-03-03', 'after the latest this offer allows, 2026-03-02'],
+  ])('400 invalid_balance_payment_date naming the field when it is %s', async (_name, date, says) => {
+    const res = await plain(m.offer('DOWN_PAYMENT'), JSON.stringify({ amount_cents: 30_000, created, balance_payment_date: date }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.app_error).toBe('invalid_balance_payment_date');
+    expect(res.json().error.debug).toMatch(new RegExp(`^field balance_payment_date.*${says}`));
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+});
+
 it('the eligibility call answers the same schedule object per offer, DEFERRED included', async () => {
   const uid = m.offer('DEFERRED');
   const res = await app.server.inject({ method: 'POST', url: `/api/users/me/merchants/${uid}/eligibility`, payload: { amount: 30_000, created: '2026-01-01' } });

@@ -79,4 +79,24 @@ describe('createPurchase (both API families)', () => {
     expect(await createPurchase(app.services, input(a, { products }))).toEqual({ kind: 'invalid', field: 'products[1].currency', message: "must be EUR, the purchase's currency" });
     expect(await stored(a)).toBe(before);
   });
+
+  it('a DOWN_PAYMENT purchase keeps the balance date asked within the maximum delay; one outside it is refused naming balance_payment_date, and stores nothing', async () => {
+    const today = app.services.clock.now().toISOString().slice(0, 10);
+    const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    const merchantUid = offerOf(a, 'DOWN_PAYMENT');
+    const kept = await createPurchase(app.services, input(a, { merchantUid, balancePaymentDate: day(60) }));
+    expect(kept.kind === 'created' && kept.purchase.balancePaymentDate).toBe(day(60));
+    const before = await stored(a);
+    for (const [date, says] of [
+      [day(61), `is after the latest this offer allows, ${day(60)}`],
+      [today, `must be after created ${today}`],
+    ] as const) {
+      const refused = await createPurchase(app.services, input(a, { merchantUid, balancePaymentDate: date }));
+      expect(refused).toMatchObject({ kind: 'invalid', field: 'balance_payment_date' });
+      expect(refused.kind === 'invalid' && refused.message).toMatch(new RegExp(`^is not possible for this offer: the balance payment date ${date} ${says}`));
+    }
+    expect(await stored(a)).toBe(before);
+    // Another offer ignores it, as a requested date of another type (docs/schedules.md#requested-dates).
+    expect((await createPurchase(app.services, input(a, { merchantUid: offerOf(a, 'DEFERRED'), balancePaymentDate: day(400) }))).kind).toBe('created');
+  });
 });
