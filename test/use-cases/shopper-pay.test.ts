@@ -164,6 +164,22 @@ describe('repay the rest early', () => {
     expect(await repayEarly(deps(), ref(id), ret)).toEqual({ kind: 'nothing_to_pay' });
   });
 
+  it('a down payment’s balance is paid before its date, once; refused, it is paid now from the space', async () => {
+    const early = await shop.purchase({ merchant_uid: shop.offer('DOWN_PAYMENT').merchant_uid, amount: 30_000 });
+    expect(await payAsLeader(deps(), ref(early), card(CARDS.ok), [], ret)).toMatchObject({ kind: 'processed' });
+    expect(await repayEarly(deps(), ref(early), ret)).toEqual({ kind: 'paid', amountCents: 21_000, state: 'SUCCESSFUL' });
+    expect(await purchaseOf(early)).toMatchObject({ state: 'SUCCESSFUL', comment: 'The balance is paid (before its date).' });
+    expect(await capturedAtPsp(early)).toBe(30_000);
+
+    const refused = await shop.purchase({ merchant_uid: shop.offer('DOWN_PAYMENT').merchant_uid, amount: 30_000 });
+    expect(await payAsLeader(deps(), ref(refused), card(CARDS.offSessionFails), [], ret)).toMatchObject({ kind: 'processed' });
+    const [balance] = await scheduledInstallments(app.services.db, shop.accountId, refused);
+    expect(await collectInstallment(deps(), shop.accountId, balance!.id, 0)).toBe('retry_scheduled');
+    expect(await payInstallmentNow(deps(), ref(refused), balance!.id, ret)).toEqual({ kind: 'paid', amountCents: 21_000, state: 'SUCCESSFUL' });
+    expect(await purchaseOf(refused)).toMatchObject({ state: 'SUCCESSFUL', comment: 'The balance is paid.' });
+    expect((await atPsp(refused)).at(-1)).toMatchObject({ off_session: false, captured_cents: 21_000 });
+  });
+
   it('asks for 3-D Secure when the issuer does, and pays after the challenge', async () => {
     const { id, toCollect } = await paid(CARDS.challenge);
     const principal = toCollect.reduce((s, i) => s + i.amountCents, 0);

@@ -3,6 +3,7 @@ import type { Clock } from '../../src/domain/clock.ts';
 import type { CardInput } from '../../src/psp/connector.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
+import type { OfferType } from '../../src/domain/offer-terms.ts';
 
 /** The sandbox PSP's test cards (docs/psp-connectors.md). */
 export const CARDS = {
@@ -17,7 +18,7 @@ export const card = (number: string): CardInput => ({ number, expMonth: 12, expY
 /** A merchant whose purchases the use cases act on, created through the API as merchants do. */
 export interface Shop extends Omit<Caller, 'offer'> {
   /** The offer itself (its secret signs `trigger_capture`), not only its `merchant_uid`. */
-  offer(type: 'SHARED' | 'INSTALLMENTS' | 'DEFERRED', installments?: number): CreatedMerchant['offers'][number];
+  offer(type: OfferType, installments?: number): CreatedMerchant['offers'][number];
   /** Creates a purchase (CREATED) and answers its bare uuid. */
   purchase(over?: Record<string, unknown>): Promise<string>;
 }
