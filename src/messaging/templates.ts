@@ -491,18 +491,19 @@ function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, c
     const costs = offer.credit.feesCents > 0;
     const fees = m(offer.credit.feesCents);
     const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
+    // With fees the text may take two SMS: the cost of a credit is never left out to fit in one.
     if (fr) {
-      const cost = costs ? ` dont ${fees} de frais, TAEG ${taeg},` : '';
+      const cost = costs ? ` dont ${fees} de frais, TAEG ${taeg}` : '';
       return (mer, t, a, u) =>
         t
-          ? `${smsOpening(lang, mer)} "${t}" (${a}), acompte ${deposit} aujourd'hui${cost} solde ${balance} le ${date}. Payez ici : ${u}`
-          : `${smsOpening(lang, mer)} acompte ${deposit} ce jour${cost} solde ${balance} le ${date} : ${u}`;
+          ? `${smsOpening(lang, mer)} "${t}" (${a}), acompte ${deposit} aujourd'hui${cost}, solde ${balance} le ${date}. Payez ici : ${u}`
+          : `${smsOpening(lang, mer)} acompte ${deposit} ce jour${cost}, solde ${balance} le ${date} : ${u}`;
     }
-    const cost = costs ? ` incl. ${fees} fees, APR ${taeg},` : '';
+    const cost = costs ? ` incl. ${fees} fees, APR ${taeg}` : '';
     return (mer, t, a, u) =>
       t
-        ? `${smsOpening(lang, mer)} "${t}" (${a}), deposit ${deposit} today${cost} balance ${balance} on ${date}. Pay here: ${u}`
-        : `${smsOpening(lang, mer)} deposit ${deposit} today${cost} balance ${balance} on ${date}: ${u}`;
+        ? `${smsOpening(lang, mer)} "${t}" (${a}), deposit ${deposit} today${cost}, balance ${balance} on ${date}. Pay here: ${u}`
+        : `${smsOpening(lang, mer)} deposit ${deposit} today${cost}, balance ${balance} on ${date}: ${u}`;
   }
   const total = m(offer.credit.totalDueCents);
   const date = smsDate(formatDate(offer.dueDate, lang));

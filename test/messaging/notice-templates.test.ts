@@ -4,7 +4,7 @@ import { noticeEmail, noticeSms } from '../../src/messaging/notice-templates.ts'
 import type { OfferSummary } from '../../src/messaging/messenger.ts';
 import { offerSummary } from '../../src/messaging/offer-summary.ts';
 import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
-import { DEFERRED_30, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
+import { DEFERRED_30, DOWN_PAYMENT_30, DOWN_PAYMENT_FEES, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
 
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
@@ -72,6 +72,41 @@ describe('the link says what the offer is', () => {
     expect(fr.text).not.toMatch(/Payez|Payer/);
   });
 
+  it('a down payment link: the deposit paid today, the balance and its date; the credit figures and mentions only when the balance costs something', () => {
+    const en = purchaseLinkEmail(link('en_GB', DOWN_PAYMENT_30));
+    expect(en.text).toContain('payable by card in two parts: a deposit of €90.00 today, then the balance of €210.00, charged on 30 September 2026.');
+    expect(en.text).toContain('- Today: €90.00');
+    expect(en.text).toContain('- 30 September 2026: €210.00');
+    expect(en.text).toContain('Pay the deposit of €90.00 at this link:');
+    expect(en.html).toContain('>Pay €90.00</a>');
+    expect(en.text).not.toContain('credit');
+    const fr = plain(purchaseLinkEmail(link('fr_FR', DOWN_PAYMENT_FEES)).text);
+    for (const s of [
+      'payable par carte en deux temps : un acompte de 94,50 € aujourd\'hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.',
+      'Montant financé : 210,00 €',
+      'TAEG fixe : 14,09 %',
+      'Un crédit vous engage et doit être remboursé.',
+      'Prêteur : Crédit <Test> SA',
+    ]) {
+      expect(fr).toContain(s);
+    }
+  });
+
+  it('a down payment link SMS: the deposit today and the balance on its date, with fees and APR when it costs something (then in two SMS if need be)', () => {
+    const en = purchaseLinkSms(link('en_GB', DOWN_PAYMENT_30));
+    expect(en).toBe(`Chipin, for Shoe <Shop>: deposit €90.00 today, balance €210.00 on 30 September 2026: ${link('en').url}`);
+    expect(en.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+    const fr = purchaseLinkSms(link('fr_FR', DOWN_PAYMENT_FEES));
+    expect(fr).toContain('acompte 94,50 € ce jour dont 4,50 € de frais, TAEG 14,09 %, solde 210,00 € le 30 septembre 2026');
+    expect(purchaseLinkSms({ ...link('en_GB', DOWN_PAYMENT_30), url: 'https://c.example/p/1' })).toBe(
+      'Chipin, for Shoe <Shop>: "Red sneakers" (€300.00), deposit €90.00 today, balance €210.00 on 30 September 2026. Pay here: https://c.example/p/1',
+    );
+    for (const sms of [en, fr]) {
+      expect(sms.endsWith(link('en').url)).toBe(true);
+      expect(sms).not.toMatch(/[\u00a0\u202f«»]/);
+    }
+  });
+
   it('a pot link keeps its wording', () => {
     expect(purchaseLinkEmail(link('en_GB', { type: 'SHARED' })).text).toContain('Pay for it on your own or with friends at this link:');
   });
@@ -117,6 +152,61 @@ describe('the link says what the offer is', () => {
     if (s.type !== 'INSTALLMENTS') throw new Error('unreachable');
     expect(s.lines.map((l) => l.amountCents)).toEqual([10_450, 10_000, 10_000]);
     expect(s.credit.taegPercent).toBeGreaterThan(0);
+  });
+});
+
+describe('a down payment’s receipt and notices', () => {
+  const all = (language: string) => notices(language).slice(-4);
+
+  it('the receipt shows the deposit charged, the schedule and the balance’s date; the balance is named as such in its reminder, receipt and refusal', () => {
+    const [receipt, precharge, paid, refused] = all('en_GB').map((n) => noticeEmail(n));
+    expect(receipt!.text).toContain('- Charged: €94.50');
+    expect(receipt!.text).toContain('- 30 September 2026: €210.00');
+    expect(receipt!.text).toContain('The balance of €210.00 will be charged to your Visa card ending 4242 on 30 September 2026. We will e-mail you a few days before.');
+    expect(receipt!.text).toContain('Taking out a credit is a commitment');
+    expect(precharge!.text).toContain('On 30 September 2026, €210.00 will be charged to your Visa card ending 4242 for the balance of "Red sneakers" at Shoe <Shop>');
+    expect(paid!.subject).toBe('Shoe <Shop>: balance paid for Red sneakers');
+    expect(paid!.text).toContain('Your purchase is paid in full.');
+    expect(refused!.text).toContain('We could not charge €210.00 to your Visa card ending 4242 for the balance of "Red sneakers"');
+    const fr = all('fr_FR').map((n) => plain(noticeEmail(n).text));
+    expect(fr[0]).toContain('Le solde de 210,00 € sera débité sur votre carte Visa se terminant par 4242 le 30 septembre 2026.');
+    expect(fr[1]).toContain('pour le solde de « Red sneakers »');
+  });
+
+  it('its SMS say "the balance", never "installment 2/2"', () => {
+    for (const language of ['en_GB', 'fr_FR']) {
+      for (const n of all(language).slice(1)) {
+        const sms = noticeSms(n as Parameters<typeof noticeSms>[0]);
+        expect(sms).toMatch(language === 'en_GB' ? /the balance of "Red sneakers"/ : /le solde de "Red sneakers"/);
+        expect(sms).not.toContain('2/2');
+      }
+    }
+  });
+
+  it('the summary comes from the schedule engine: the deposit with its fees, the balance, the balance as the credit', () => {
+    const offer = {
+      type: 'DOWN_PAYMENT' as const,
+      installments: 2,
+      deferredDays: 0,
+      depositPercent: 30,
+      maxBalanceDelayDays: 60,
+      feeRateBps: 150,
+      fixedFeeCents: 0,
+      minAmountCents: 1_000,
+      maxAmountCents: 300_000,
+      fundingCapCents: null,
+      debitRateBps: 0,
+      usuryCeilingBps: null,
+      lender: 'Test Shop',
+      withdrawalDays: null,
+    };
+    expect(offerSummary(offer, 30_000, new Date('2026-08-01T10:00:00Z'))).toEqual({
+      type: 'DOWN_PAYMENT',
+      deposit: { dueDate: '2026-08-01', amountCents: 9_450 },
+      balance: { dueDate: '2026-09-30', amountCents: 21_000 },
+      credit: { financedCents: 21_000, feesCents: 450, totalDueCents: 30_450, taegPercent: 14.09, mentions: { lender: 'Test Shop', withdrawalDays: 14 } },
+    });
+    expect(offerSummary({ ...offer, feeRateBps: 0 }, 30_000, new Date('2026-08-01T10:00:00Z'))).toMatchObject({ credit: { feesCents: 0, mentions: undefined } });
   });
 });
 

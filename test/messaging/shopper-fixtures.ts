@@ -28,6 +28,28 @@ export const DEFERRED_30: OfferSummary = {
   credit: { financedCents: 30_000, feesCents: 0, totalDueCents: 30_000, taegPercent: 0, mentions: undefined },
 };
 
+/** The default down payment offer (30 %, balance 60 days later, free): not a credit. */
+export const DOWN_PAYMENT_30: OfferSummary = {
+  type: 'DOWN_PAYMENT',
+  deposit: { dueDate: '2026-08-01', amountCents: 9_000 },
+  balance: { dueDate: '2026-09-30', amountCents: 21_000 },
+  credit: { financedCents: 21_000, feesCents: 0, totalDueCents: 30_000, taegPercent: 0, mentions: undefined },
+};
+
+/** The same with 1.50 % of fees on the deposit: a credit, with its mentions. */
+export const DOWN_PAYMENT_FEES: OfferSummary = {
+  type: 'DOWN_PAYMENT',
+  deposit: { dueDate: '2026-08-01', amountCents: 9_450 },
+  balance: { dueDate: '2026-09-30', amountCents: 21_000 },
+  credit: {
+    financedCents: 21_000,
+    feesCents: 450,
+    totalDueCents: 30_450,
+    taegPercent: 14.09,
+    mentions: { lender: 'Crédit <Test> SA, 1 rue de la Paix, 75002 Paris', withdrawalDays: 14 },
+  },
+};
+
 export function link(language: string, offer?: OfferSummary): PurchaseLinkMessage {
   return {
     accountId: '00000000-0000-4000-8000-000000000001',
@@ -47,6 +69,7 @@ export function link(language: string, offer?: OfferSummary): PurchaseLinkMessag
 export function notices(language: string): ShopperNotice[] {
   const base = { ...link(language), key: 'k', name: 'Alice', card: { brand: 'visa', last4: '4242' } };
   const inst = { index: 1, count: 3, dueDate: '2026-09-01', amountCents: 10_000 };
+  const balance = { index: 1, count: 2, dueDate: '2026-09-30', amountCents: 21_000, balance: true as const };
   return [
     {
       ...base,
@@ -90,5 +113,10 @@ export function notices(language: string): ShopperNotice[] {
       lowered: { cents: 12_000, remaining: [{ dueDate: '2026-09-01', amountCents: 8_000 }] },
     },
     { ...base, kind: 'refund', refundCents: 1_000, chargedCents: 10_450, refundedCents: 1_000, reason: 'merchant', lowered: { cents: 8_000, remaining: [] } },
+    // A down payment: the receipt of its deposit, then its balance's reminder, receipt and refusal.
+    { ...base, kind: 'leader_receipt', chargedCents: 9_450, heldCents: 0, offer: DOWN_PAYMENT_FEES },
+    { ...base, kind: 'precharge', installment: balance },
+    { ...base, kind: 'installment_receipt', installment: balance },
+    { ...base, kind: 'charge_failed', installment: balance, retryOn: '2026-10-01', payUrl: 'https://pay.example.com/space/purchases/pur_0b1f6f1e-5c43-4b4e-9f47-0a1b2c3d4e5f' },
   ];
 }
