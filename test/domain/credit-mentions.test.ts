@@ -10,10 +10,13 @@ describe('credit mentions', () => {
     expect(CREDIT_WARNING.en).toBe('Taking out a credit is a commitment and it must be repaid. Check your ability to repay before committing.');
   });
 
-  it('3x/4x is always a credit; a deferred payment only when it costs something; a pot never', () => {
+  it('3x/4x is always a credit; a deferred payment or a down payment only when it costs something; a pot never', () => {
     expect(isCredit('INSTALLMENTS', 0)).toBe(true);
     expect(isCredit('DEFERRED', 0)).toBe(false);
     expect(isCredit('DEFERRED', 1)).toBe(true);
+    // A down payment's balance is a delay the shop grants when free, a credit when it costs something (docs/schedules.md#credit-mentions).
+    expect(isCredit('DOWN_PAYMENT', 0)).toBe(false);
+    expect(isCredit('DOWN_PAYMENT', 1)).toBe(true);
     expect(isCredit('SHARED', 100)).toBe(false);
   });
 

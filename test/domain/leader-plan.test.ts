@@ -66,6 +66,23 @@ describe("the leader's plan at checkout", () => {
     expect(p.schedule).toEqual([{ index: 0, dueDate: '2025-04-09', amountCents: 20_000, feesCents: 0 }]);
   });
 
+  it('DOWN_PAYMENT captures the deposit with all the fees at checkout and plans the balance on the date asked, summing to the amount', () => {
+    const o = offer('DOWN_PAYMENT', { installments: 2, depositPercent: 30, maxBalanceDelayDays: 60, feeRateBps: 150 });
+    const p = planLeaderPayment(o, 30_000, [], created, { balanceDate: '2025-04-01' }) as LeaderPlan;
+    expect(p).toMatchObject({ purpose: 'first_installment', capture: 'automatic', authorizeCents: 9_000 + 450, leaderShareCents: 30_000 });
+    expect(p.schedule).toEqual([
+      { index: 0, dueDate: '2025-03-10', amountCents: 9_000, feesCents: 450 },
+      { index: 1, dueDate: '2025-04-01', amountCents: 21_000, feesCents: 0 },
+    ]);
+    expect(plannedCharges(p, [])).toEqual([
+      { what: "the leader's checkout", amountCents: 9_450 },
+      { what: 'installment 2', amountCents: 21_000 },
+    ]);
+    expect(planLeaderPayment(o, 30_000, [], created, { balanceDate: '2025-05-10' })).toEqual({
+      problem: { code: 'schedule', message: 'the balance payment date 2025-05-10 is after the latest this offer allows, 2025-05-09 (created + 60 days, the maximum balance payment delay)' },
+    });
+  });
+
   it("an amount the schedule refuses is a problem with the schedule's reason", () => {
     const p = planLeaderPayment(offer('INSTALLMENTS', { minAmountCents: 5_000 }), 100, [], created);
     expect(p).toMatchObject({ problem: { code: 'schedule' } });
