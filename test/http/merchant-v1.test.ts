@@ -73,9 +73,12 @@ describe('POST /api/merchants/v1/purchases', () => {
     ['negative product amount', { products: [{ label: 'x', amount: -5, currency: 'EUR' }] }, 'products[0].amount'],
     ['merchant_uid of another account', { merchant_uid: 'OTHER' }, 'merchant_uid'],
     ['title too long', { title: 'x'.repeat(256) }, 'title'],
+    ['balance date not a date', { balance_payment_date: '2026-02-30' }, 'balance_payment_date'],
+    ['down payment balance after the maximum delay', { merchant_uid: 'DOWN_PAYMENT', balance_payment_date: '2999-01-01' }, 'balance_payment_date'],
   ])('%s → 406 naming the field, nothing stored', async (_name, over, field) => {
     const overrides = { ...over } as Record<string, unknown>;
     if (overrides.merchant_uid === 'OTHER') overrides.merchant_uid = b.offer('SHARED');
+    if (overrides.merchant_uid === 'DOWN_PAYMENT') overrides.merchant_uid = a.offer('DOWN_PAYMENT');
     const payload = minimalPurchase(overrides);
     for (const k of Object.keys(payload)) if ((payload as Record<string, unknown>)[k] === undefined) delete (payload as Record<string, unknown>)[k];
     const before = await count('purchases');

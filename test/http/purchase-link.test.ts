@@ -67,6 +67,20 @@ describe('POST /api/merchants/<merchant_uid>/purchase_link', () => {
     });
   });
 
+  it('a down payment: data.balancePaymentDate is its balance date; one the offer cannot take is refused naming it', async () => {
+    const uid = a.offer('DOWN_PAYMENT');
+    const today = (await a.get('/api/sandbox/clock')).json().now.slice(0, 10) as string;
+    const day = (n: number) => new Date(Date.parse(`${today}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    const res = await link(a, { data: data({ reference: 'DP-1', balancePaymentDate: day(10) }) }, uid);
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().purchase_uid.slice(4);
+    const { rows } = await app.services.db.query<{ d: string }>("SELECT to_char(balance_payment_date, 'YYYY-MM-DD') AS d FROM purchases WHERE id = $1", [id]);
+    expect(rows[0]!.d).toBe(day(10));
+    const late = await link(a, { data: data({ reference: 'DP-2', balancePaymentDate: day(61) }) }, uid);
+    expect(late.statusCode).toBe(400);
+    expect(late.json().error.debug).toMatch(/^field data\.balancePaymentDate is not possible for this offer: the balance payment date .* is after the latest this offer allows/);
+  });
+
   it('sends the SMS through the HTTP gateway, in the purchase language', async () => {
     const res = await link(a, { data: data({ language: 'fr_FR' }), purchase_link_settings: { send_sms: true, phone_number: '+33612345678' } });
     expect(res.json()).toMatchObject({ sms_has_been_sent: true });
