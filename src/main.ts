@@ -44,6 +44,9 @@ Commands:
                                                  delete a PSP account no offer or payment uses
   offer set-psp-account --account acc_... --offer mer_... --psp-account psa_...|none
                                                  make an offer pay through a PSP account (none: the sandbox PSP)
+  offer create --account acc_... --type SHARED|INSTALLMENTS|DEFERRED|DOWN_PAYMENT [--installments N]
+               [--deferred-days D] [--deposit-percent P] [--max-balance-delay-days D] [--json]
+                                                 add an offer with its type's default terms and a signing secret (printed once)
   payout run [--date D] [--json]                 transfer mode's payouts now: each merchant's day D (default: its yesterday)
   payout export [--date D] [--execution-date E] [--out F] [--json]
                                                  the euro payouts created (of days up to D) as one pain.001 file,
@@ -141,6 +144,11 @@ async function run(argv: string[]): Promise<void> {
       id: { type: 'string' },
       offer: { type: 'string' },
       'psp-account': { type: 'string' },
+      type: { type: 'string' },
+      installments: { type: 'string' },
+      'deferred-days': { type: 'string' },
+      'deposit-percent': { type: 'string' },
+      'max-balance-delay-days': { type: 'string' },
       date: { type: 'string' },
       'execution-date': { type: 'string' },
       out: { type: 'string' },
@@ -168,6 +176,7 @@ async function run(argv: string[]): Promise<void> {
     'psp-account list',
     'psp-account delete',
     'offer set-psp-account',
+    'offer create',
     'payout run',
     'payout export',
     'payout file',
@@ -218,6 +227,24 @@ async function run(argv: string[]): Promise<void> {
         ].join('\n'),
         m,
       );
+    }
+    case 'offer create': {
+      const whole = (name: string): number | undefined => {
+        const v = values[name as keyof typeof values];
+        if (v === undefined) return undefined;
+        if (typeof v !== 'string' || !/^\d{1,6}$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+        return Number(v);
+      };
+      const choice = {
+        type: required(values, 'type'),
+        installments: whole('installments'),
+        deferredDays: whole('deferred-days'),
+        depositPercent: whole('deposit-percent'),
+        maxBalanceDelayDays: whole('max-balance-delay-days'),
+      };
+      const o = await withAccounts(config, (a) => a.createOffer(required(values, 'account'), choice));
+      const terms = o.type === 'DOWN_PAYMENT' ? `${o.deposit_percent}% ${o.max_balance_delay_days}d` : `${o.installments}x ${o.deferred_days}d`;
+      return out(`${o.merchant_uid}  ${o.type} ${terms}  secret ${o.secret}\nKeep the secret now: it is not shown again.`, o);
     }
     case 'key create': {
       const account = required(values, 'account');

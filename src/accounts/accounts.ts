@@ -4,7 +4,9 @@ import { generatePassword, hashPassword, verifyPassword } from '../crypto/passwo
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { generateApiKey } from './api-keys.ts';
-import { DEFAULT_OFFERS } from './default-offers.ts';
+import { DEFAULT_OFFERS, type OfferTemplate } from './default-offers.ts';
+import { OFFER_TYPES, type OfferType } from '../domain/offer-terms.ts';
+import { MAX_BALANCE_DELAY_DAYS } from '../domain/schedule.ts';
 import { isEmailAddress } from '../domain/email.ts';
 import type { Role } from '../dashboard/roles.ts';
 import { actorOf } from '../audit/audit-log.ts';
@@ -26,7 +28,6 @@ import {
 } from './dashboard-user-repository.ts';
 import { insertOffer } from './offer-repository.ts';
 
-/** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 /** A dashboard user whose password was checked: who they are and what they may do. */
 export interface DashboardUser {
   userId: string;
@@ -35,6 +36,19 @@ export interface DashboardUser {
   role: Role;
 }
 
+/** An offer as `merchant create` and `offer create` print it, with its signing secret (shown once). */
+export interface CreatedOffer {
+  merchant_uid: string;
+  type: string;
+  installments: number;
+  deferred_days: number;
+  /** DOWN_PAYMENT offers (docs/schedules.md#down-payment); null on the others. */
+  deposit_percent: number | null;
+  max_balance_delay_days: number | null;
+  secret: string;
+}
+
+/** What `chipin merchant create` prints: every secret here is shown once and stored only hashed or sealed. */
 export interface CreatedMerchant {
   account_id: string;
   email: string;
@@ -43,16 +57,20 @@ export interface CreatedMerchant {
   password: string;
   api_key: string;
   api_secret: string;
-  offers: {
-    merchant_uid: string;
-    type: string;
-    installments: number;
-    deferred_days: number;
-    /** DOWN_PAYMENT offers (docs/schedules.md#down-payment); null on the others. */
-    deposit_percent: number | null;
-    max_balance_delay_days: number | null;
-    secret: string;
-  }[];
+  offers: CreatedOffer[];
+}
+
+/** What `chipin offer create` may choose of a new offer; the rest is its type's default terms (src/accounts/default-offers.ts). */
+export interface OfferChoice {
+  type: string;
+  /** INSTALLMENTS: 2 to 12. */
+  installments?: number;
+  /** DEFERRED: 1 to 365. */
+  deferredDays?: number;
+  /** DOWN_PAYMENT: 1 to 99. */
+  depositPercent?: number;
+  /** DOWN_PAYMENT: 1 to 365. */
+  maxBalanceDelayDays?: number;
 }
 
 export interface CreatedKey {
@@ -71,7 +89,8 @@ export interface ApiKeyView {
 /** A request the operator's data cannot satisfy; the message is fit to print. */
 export class AccountError extends Error {
   constructor(
-    readonly code: 'invalid_name' | 'invalid_email' | 'invalid_time_zone' | 'invalid_country' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user',
+    readonly code:
+      'invalid_name' | 'invalid_email' | 'invalid_time_zone' | 'invalid_country' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user' | 'invalid_offer',
     message: string,
   ) {
     super(message);
@@ -122,16 +141,34 @@ export class Accounts {
       password,
       api_key: key.apiKey,
       api_secret: key.apiSecret,
-      offers: offers.map((o) => ({
-        merchant_uid: toPublicId('mer', o.id),
-        type: o.type,
-        installments: o.installments,
-        deferred_days: o.deferredDays,
-        deposit_percent: o.depositPercent,
-        max_balance_delay_days: o.maxBalanceDelayDays,
-        secret: o.secret,
-      })),
+      offers: offers.map(createdOffer),
     };
+  }
+
+  /**
+   * Adds an offer to an existing account (`chipin offer create`): an account made before a payment
+   * solution existed (a down payment: docs/schedules.md#down-payment) gets one, or a second offer
+   * of a type (6x beside 3x and 4x). It starts with its type's default terms, with what `choice`
+   * says of what it sells; its fees, limits and parameters are edited afterwards like any offer's
+   * (docs/back-office.md#editing-an-offer). Audited (`offer_create`) in the insert's transaction.
+   */
+  async createOffer(accountPublicId: string, choice: OfferChoice): Promise<CreatedOffer> {
+    const accountId = parsePublicId('acc', accountPublicId);
+    const template = offerTemplate(choice);
+    const offer = { ...template, id: newUuid(), secret: randomBytes(32).toString('base64url') };
+    await this.db.transaction(async (tx) => {
+      if (!accountId || !(await accountExists(tx, accountId))) throw new AccountError('unknown_account', `no account ${accountPublicId}`);
+      await insertOffer(tx, { ...offer, accountId, signingSecretEnc: this.box.seal(offer.secret) });
+      const details = {
+        type: offer.type,
+        installments: offer.installments,
+        deferred_days: offer.deferredDays,
+        deposit_percent: offer.depositPercent,
+        max_balance_delay_days: offer.maxBalanceDelayDays,
+      };
+      await recordAudit(tx, { accountId, actor: { label: 'cli' }, action: 'offer_create', subject: toPublicId('mer', offer.id), details });
+    });
+    return createdOffer(offer);
   }
 
   async createKey(accountPublicId: string): Promise<CreatedKey> {
@@ -296,3 +333,41 @@ export class Accounts {
 
 /** Hash of a random password, computed once: what an unknown dashboard e-mail is checked against. */
 let dummyHash: Promise<string> | undefined;
+
+function createdOffer(o: OfferTemplate & { id: string; secret: string }): CreatedOffer {
+  return {
+    merchant_uid: toPublicId('mer', o.id),
+    type: o.type,
+    installments: o.installments,
+    deferred_days: o.deferredDays,
+    deposit_percent: o.depositPercent,
+    max_balance_delay_days: o.maxBalanceDelayDays,
+    secret: o.secret,
+  };
+}
+
+/** The terms of a new offer of `choice.type`: its default ones, with the choices its type takes, each checked. */
+function offerTemplate(choice: OfferChoice): OfferTemplate {
+  const type = OFFER_TYPES.find((t) => t === choice.type);
+  if (!type) throw new AccountError('invalid_offer', `type must be one of ${OFFER_TYPES.join(', ')}`);
+  const base = DEFAULT_OFFERS.find((o) => o.type === type)!;
+  const named: [keyof OfferChoice, string, OfferType, number, number][] = [
+    ['installments', 'installments', 'INSTALLMENTS', 2, 12],
+    ['deferredDays', 'deferred-days', 'DEFERRED', 1, 365],
+    ['depositPercent', 'deposit-percent', 'DOWN_PAYMENT', 1, 99],
+    ['maxBalanceDelayDays', 'max-balance-delay-days', 'DOWN_PAYMENT', 1, MAX_BALANCE_DELAY_DAYS],
+  ];
+  for (const [key, option, only, min, max] of named) {
+    const v = choice[key];
+    if (v === undefined) continue;
+    if (type !== only) throw new AccountError('invalid_offer', `--${option} is for a ${only} offer only`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw new AccountError('invalid_offer', `--${option} must be a whole number from ${min} to ${max}`);
+  }
+  return {
+    ...base,
+    installments: choice.installments ?? base.installments,
+    deferredDays: choice.deferredDays ?? base.deferredDays,
+    depositPercent: choice.depositPercent ?? base.depositPercent,
+    maxBalanceDelayDays: choice.maxBalanceDelayDays ?? base.maxBalanceDelayDays,
+  };
+}

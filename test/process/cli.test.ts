@@ -87,7 +87,7 @@ describe.concurrent('merchant create and key commands', { timeout: PROCESS_TEST_
     merchant = JSON.parse(created.stdout) as CreatedMerchant;
   }, PROCESS_TEST_MS);
 
-  it.sequential('merchant create --json prints exactly account_id, dashboard login, first API key and the four default offers', () => {
+  it.sequential('merchant create --json prints exactly account_id, dashboard login, first API key and the five default offers', () => {
     expect(created.code, created.stderr).toBe(0);
     expect(created.stderr).toBe('');
     const printed: unknown = JSON.parse(created.stdout);
@@ -101,6 +101,28 @@ describe.concurrent('merchant create and key commands', { timeout: PROCESS_TEST_
     expect(key).toEqual({ account_id: merchant.account_id, api_key: expect.stringMatching(/^key_[0-9a-f-]{36}$/), api_secret: expect.any(String) });
     expect(key.api_key).not.toBe(merchant.api_key);
     expect(key.api_secret).not.toBe(merchant.api_secret);
+  });
+
+  it.sequential('offer create --type DOWN_PAYMENT adds a down payment to an existing account, with its own secret; an option of another type is refused in one line', async () => {
+    const args = ['offer', 'create', '--account', merchant.account_id, '--type', 'DOWN_PAYMENT', '--deposit-percent', '40', '--max-balance-delay-days', '90', '--json'];
+    const r = await runCli(args, cliEnv(dataDir));
+    expect(r.code, r.stderr).toBe(0);
+    const offer = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(offer).toEqual({
+      merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+      type: 'DOWN_PAYMENT',
+      installments: 2,
+      deferred_days: 0,
+      deposit_percent: 40,
+      max_balance_delay_days: 90,
+      secret: expect.any(String),
+    });
+    expect(merchant.offers.map((o) => o.secret)).not.toContain(offer.secret);
+    const refused = await runCli(['offer', 'create', '--account', merchant.account_id, '--type', 'DEFERRED', '--deposit-percent', '40'], cliEnv(dataDir));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe('');
+    expectOneLine(refused.stderr);
+    expect(refused.stderr).toContain('--deposit-percent is for a DOWN_PAYMENT offer only');
   });
 
   it.sequential('key revoke --key revokes an existing key, says so on stdout and exits 0', async () => {

@@ -336,17 +336,58 @@ export function expectCreatedMerchant(m: unknown, email?: string): asserts m is 
     api_key: expect.stringMatching(/^key_[0-9a-f-]{36}$/),
     api_secret: expect.any(String),
     offers: [
-      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'SHARED', installments: 1, deferred_days: 0, secret: expect.any(String) },
-      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'INSTALLMENTS', installments: 3, deferred_days: 0, secret: expect.any(String) },
-      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'INSTALLMENTS', installments: 4, deferred_days: 0, secret: expect.any(String) },
-      { merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/), type: 'DEFERRED', installments: 1, deferred_days: 30, secret: expect.any(String) },
+      {
+        merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+        type: 'SHARED',
+        installments: 1,
+        deferred_days: 0,
+        deposit_percent: null,
+        max_balance_delay_days: null,
+        secret: expect.any(String),
+      },
+      {
+        merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+        type: 'INSTALLMENTS',
+        installments: 3,
+        deferred_days: 0,
+        deposit_percent: null,
+        max_balance_delay_days: null,
+        secret: expect.any(String),
+      },
+      {
+        merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+        type: 'INSTALLMENTS',
+        installments: 4,
+        deferred_days: 0,
+        deposit_percent: null,
+        max_balance_delay_days: null,
+        secret: expect.any(String),
+      },
+      {
+        merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+        type: 'DEFERRED',
+        installments: 1,
+        deferred_days: 30,
+        deposit_percent: null,
+        max_balance_delay_days: null,
+        secret: expect.any(String),
+      },
+      {
+        merchant_uid: expect.stringMatching(/^mer_[0-9a-f-]{36}$/),
+        type: 'DOWN_PAYMENT',
+        installments: 2,
+        deferred_days: 0,
+        deposit_percent: 30,
+        max_balance_delay_days: 60,
+        secret: expect.any(String),
+      },
     ],
   });
   const c = m as CreatedMerchant;
   expect(c.password.length).toBeGreaterThanOrEqual(12);
   expect(c.api_secret.length).toBeGreaterThanOrEqual(32);
-  expect(new Set(c.offers.map((o) => o.merchant_uid)).size).toBe(4);
-  expect(new Set(c.offers.map((o) => o.secret)).size).toBe(4);
+  expect(new Set(c.offers.map((o) => o.merchant_uid)).size).toBe(5);
+  expect(new Set(c.offers.map((o) => o.secret)).size).toBe(5);
 }
 
 /** POST /api/token as the contract shows it: Basic API key and secret, form body. */
