@@ -149,3 +149,29 @@ it("an offer's stylesheet is linked on its pages, its origin alone allowed by th
   expect(other.body).not.toContain('rel="stylesheet"');
   expect(other.body).not.toContain('class="center gtu"');
 });
+
+it('a down payment’s page: the deposit now with the fees, the balance and its date, the pay button for the deposit; the credit box only when it costs something', async () => {
+  const today = (await a.get('/api/sandbox/clock')).json().now.slice(0, 10) as string;
+  const balanceDate = new Date(Date.parse(`${today}T00:00:00Z`) + 20 * 86_400_000).toISOString().slice(0, 10);
+  const longDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${balanceDate}T00:00:00Z`));
+  const page = async (c: Caller) => {
+    const p = (await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('DOWN_PAYMENT'), amount: 30_000, balance_payment_date: balanceDate, language: 'en_GB' }))).json();
+    return (await app.server.inject(new URL(p.payment_url).pathname)).body;
+  };
+  const free = await page(a);
+  expect(free).toContain(`Pay a deposit of €90.00 now, with the fees; the balance of €210.00 is charged on ${longDate}, on the same card.`);
+  expect(free).toContain('>Pay €90.00</button>');
+  expect(free).not.toContain('id="credit-warning"');
+  const costly = await caller(app);
+  const set = await app.server.inject({
+    method: 'PATCH',
+    url: `/api/backoffice/offers/${costly.offer('DOWN_PAYMENT')}`,
+    headers: { authorization: costly.dashboard, 'content-type': 'application/json' },
+    payload: JSON.stringify({ fee_rate_bps: 150 }),
+  });
+  expect(set.statusCode, set.body).toBe(200);
+  const credit = await page(costly);
+  expect(credit).toContain('>Pay €94.50</button>');
+  expect(credit).toContain('id="credit-warning"');
+  expect(credit).toMatch(/id="credit-financed">€210\.00</);
+});
