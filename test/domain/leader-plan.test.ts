@@ -79,7 +79,10 @@ describe("the leader's plan at checkout", () => {
       { what: 'installment 2', amountCents: 21_000 },
     ]);
     expect(planLeaderPayment(o, 30_000, [], created, { balanceDate: '2025-05-10' })).toEqual({
-      problem: { code: 'schedule', message: 'the balance payment date 2025-05-10 is after the latest this offer allows, 2025-05-09 (created + 60 days, the maximum balance payment delay)' },
+      problem: {
+        code: 'schedule',
+        message: 'the balance payment date 2025-05-10 is after the latest this offer allows, 2025-05-09 (created + 60 days, the maximum balance payment delay)',
+      },
     });
   });
 

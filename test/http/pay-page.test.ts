@@ -155,7 +155,9 @@ it('a down payment’s page: the deposit now with the fees, the balance and its 
   const balanceDate = new Date(Date.parse(`${today}T00:00:00Z`) + 20 * 86_400_000).toISOString().slice(0, 10);
   const longDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${balanceDate}T00:00:00Z`));
   const page = async (c: Caller) => {
-    const p = (await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('DOWN_PAYMENT'), amount: 30_000, balance_payment_date: balanceDate, language: 'en_GB' }))).json();
+    const p = (
+      await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('DOWN_PAYMENT'), amount: 30_000, balance_payment_date: balanceDate, language: 'en_GB' }))
+    ).json();
     return (await app.server.inject(new URL(p.payment_url).pathname)).body;
   };
   const free = await page(a);

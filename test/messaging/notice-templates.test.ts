@@ -82,7 +82,7 @@ describe('the link says what the offer is', () => {
     expect(en.text).not.toContain('credit');
     const fr = plain(purchaseLinkEmail(link('fr_FR', DOWN_PAYMENT_FEES)).text);
     for (const s of [
-      'payable par carte en deux temps : un acompte de 94,50 € aujourd\'hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.',
+      "payable par carte en deux temps : un acompte de 94,50 € aujourd'hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.",
       'Montant financé : 210,00 €',
       'TAEG fixe : 14,09 %',
       'Un crédit vous engage et doit être remboursé.',

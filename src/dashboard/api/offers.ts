@@ -33,7 +33,8 @@ const PARAMETER_DOCS = {
   send_owed_share_reminder: 'INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers: whether the shopper is reminded before a share is debited (true by default)',
   hold_renewal_days:
     'Days after it was placed when a card hold that must outlive its authorisation is renewed at the latest; one its PSP lets lapse sooner is still renewed a day before it lapses (docs/money-operations.md#re-authorisation). 7 by default',
-  funding_cap_cents: 'INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers: the funding limit, the largest credit on one purchase (what is not paid at checkout), in minor units; null: none',
+  funding_cap_cents:
+    'INSTALLMENTS, DEFERRED and DOWN_PAYMENT offers: the funding limit, the largest credit on one purchase (what is not paid at checkout), in minor units; null: none',
   deposit_percent:
     'DOWN_PAYMENT offers (required there, null on the others): the deposit captured at checkout, in percent of the amount, rounded half up to the cent (docs/schedules.md#down-payment)',
   max_balance_delay_days:
