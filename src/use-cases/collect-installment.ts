@@ -78,7 +78,9 @@ async function collectClaimed(deps: PaymentDeps, accountId: string, installmentI
   const attempt = inst.attempts + 1;
   const charged = await charge(deps, purchase, inst, attempt);
   if ('skipped' in charged) return charged.skipped;
-  const outcome = await recordAttempt(deps, inst, attempt, charged);
+  // Read before the recording's transaction: the offer cache queries outside it when it must load.
+  const downPayment = (await deps.offers.byId(accountId, purchase.offerId))?.type === 'DOWN_PAYMENT';
+  const outcome = await recordAttempt(deps, inst, attempt, charged, downPayment);
   await sendCollectionNotice(deps, inst, attempt, outcome);
   return outcome;
 }
@@ -134,8 +136,17 @@ async function charge(
   return { payment, result };
 }
 
-/** Records the attempt, then pays the installment, schedules the next dunning try, or fails the purchase. */
-async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: number, charged: { payment: PaymentRow; result: TransactionResult }): Promise<CollectOutcome> {
+/**
+ * Records the attempt, then pays the installment, schedules the next dunning try, or fails the
+ * purchase. `downPayment`: the plan is a down payment's, whose comments name its balance.
+ */
+async function recordAttempt(
+  deps: PaymentDeps,
+  inst: Installment,
+  attempt: number,
+  charged: { payment: PaymentRow; result: TransactionResult },
+  downPayment: boolean,
+): Promise<CollectOutcome> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = inst;
   const { payment, result } = charged;
@@ -151,7 +162,6 @@ async function recordAttempt(deps: PaymentDeps, inst: Installment, attempt: numb
     await recordResult(tx, payment, result, locked.state, now);
     if (current.state !== 'scheduled') return current.state === 'paid' ? 'already_paid' : 'not_collectable';
     const counts = await installmentCounts(tx, accountId, purchaseId);
-    const downPayment = (await deps.offers.byId(accountId, locked.offerId))?.type === 'DOWN_PAYMENT';
     const event = { installment_id: inst.id, index: inst.index, amount_cents: amount, attempt };
     if (result.status === 'captured') {
       await markInstallmentPaid(tx, inst, attempt, payment.id, now);

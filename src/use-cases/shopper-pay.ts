@@ -244,6 +244,9 @@ async function finish(deps: PaymentDeps, payment: PaymentRow, result: Transactio
     await db.transaction(async (tx) => recordResult(tx, payment, result, (await lockPayState(tx, accountId, purchaseId)).state, clock.now()));
     return { kind: 'challenge', url: result.challengeUrl! };
   }
+  // Read before the transaction: the offer cache queries outside it when it must load.
+  const state = await loadPayState(db, accountId, purchaseId);
+  const downPayment = state !== undefined && (await deps.offers.byId(accountId, state.offerId))?.type === 'DOWN_PAYMENT';
   const done = await db.transaction(async (tx) => {
     const now = clock.now();
     const locked = await lockPayState(tx, accountId, purchaseId);
@@ -259,7 +262,6 @@ async function finish(deps: PaymentDeps, payment: PaymentRow, result: Transactio
       await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
     }
     const counts = await installmentCounts(tx, accountId, purchaseId);
-    const downPayment = (await deps.offers.byId(accountId, locked.offerId))?.type === 'DOWN_PAYMENT';
     if (counts.paid === counts.total) {
       const comment = repayment ? repaidEarlyComment(counts.total, downPayment) : installmentPaidComment(counts.paid, counts.total, downPayment);
       const moved = await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
