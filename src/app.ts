@@ -33,7 +33,7 @@ import { startShopperSpacePurge } from './shopper-space/purge.ts';
 import { createSmsGateway } from './messaging/sms.ts';
 import { createPspRegistry, DEFAULT_PSP } from './psp/registry.ts';
 import type { ConnectorDefinition } from './psp/definition.ts';
-import { findPspAccount, offersOnSandboxPsp, pspNamesInUse, toStored } from './psp-accounts/psp-account-repository.ts';
+import { findPaymentPspAccount, offersOnSandboxPsp, pspNamesInUse, toStored } from './psp-accounts/psp-account-repository.ts';
 import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
@@ -144,7 +144,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       production: config.env === 'production',
       endpointAllowlist: config.pspEndpointAllowlist ?? [],
       loadAccount: async (accountId, id) => {
-        const row = await findPspAccount(db, accountId, id);
+        const row = await findPaymentPspAccount(db, accountId, id);
         return row && toStored(box, row);
       },
       ...(opts.pspDefinitions ? { definitions: opts.pspDefinitions } : {}),

@@ -14,14 +14,16 @@ import { setWebhookFromCli } from './delivery/cli.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { OfferCache } from './accounts/offers.ts';
-import { parsePublicId } from './domain/ids.ts';
+import { parsePublicId, toPublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
-import { findPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
+import { findPaymentPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
 import { editOffer, type EditOfferDeps } from './use-cases/edit-offer.ts';
 import { AddressPolicy } from './outbound/addresses.ts';
-import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountView } from './use-cases/psp-accounts.ts';
+import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountOutcome, type PspAccountView } from './use-cases/psp-accounts.ts';
 import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli, type CliAnswer } from './payouts/cli.ts';
+import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts, updateOperatorAccount } from './use-cases/operator-accounts.ts';
+import { setOfferMode } from './use-cases/offer-mode.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -55,6 +57,20 @@ Commands:
   payout mark --payout po_... --status sent|returned [--json]
                                                  the bank sent the transfer, or it came back (owed again)
   payout list [--status S] [--json]              the newest payouts of every merchant
+  operator-account create --psp P --environment test|live --label L
+                     --credentials-file F|- [--endpoint-url U] [--no-verify] [--json]
+                                                 add one of the operator's collecting accounts (transfer mode)
+  operator-account list [--json]                 list the operator's collecting accounts (secrets as their last 4 characters)
+  operator-account update --id psa_... [--label L] [--environment E] [--credentials-file F|-]
+                     [--endpoint-url U|none] [--no-verify] [--json]
+                                                 change one (the credentials file's fields are set, null removes one)
+  operator-account verify --id psa_... [--json]  check a collecting account's saved credentials with its PSP again
+  operator-account delete --id psa_...           delete a collecting account no offer or payment uses
+  offer set-mode --offer mer_... --mode transfer --operator-account psa_...|--sandbox
+                     [--commission-bps N] [--commission-fixed-cents N] [--json]
+  offer set-mode --offer mer_... --mode back [--psp-account psa_...|--sandbox] [--json]
+                                                 who collects an offer's payments: the operator (transfer, with its
+                                                 commission) or the merchant's PSP account (back); audited
 
 Configuration comes from the environment; see README.md.`;
 
@@ -155,6 +171,11 @@ async function run(argv: string[]): Promise<void> {
       payout: { type: 'string' },
       status: { type: 'string' },
       export: { type: 'string' },
+      'operator-account': { type: 'string' },
+      sandbox: { type: 'boolean', default: false },
+      mode: { type: 'string' },
+      'commission-bps': { type: 'string' },
+      'commission-fixed-cents': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -182,6 +203,12 @@ async function run(argv: string[]): Promise<void> {
     'payout file',
     'payout mark',
     'payout list',
+    'operator-account create',
+    'operator-account list',
+    'operator-account update',
+    'operator-account verify',
+    'operator-account delete',
+    'offer set-mode',
   ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
@@ -279,6 +306,13 @@ async function run(argv: string[]): Promise<void> {
       return printAnswer(await markPayoutFromCli(config, { payout: values.payout, status: values.status }), values, out);
     case 'payout list':
       return printAnswer(await listPayoutsFromCli(config, { status: values.status }), values, out);
+    case 'operator-account create':
+    case 'operator-account list':
+    case 'operator-account update':
+    case 'operator-account verify':
+    case 'operator-account delete':
+    case 'offer set-mode':
+      return operatorCommand(config, command, values, out);
     case 'webhook set': {
       const events =
         typeof values.events === 'string'
@@ -296,10 +330,8 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** The back-mode commands (docs/psp-connectors.md#psp-accounts): the same use cases as the back office. */
-async function pspAccountCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
-  const accountId = parsePublicId('acc', required(values, 'account'));
-  if (!accountId) throw new UsageError('--account must be acc_<uuid>');
+/** Runs `fn` with the PSP-account use cases' dependencies, on the configured database with the schema up to date, then closes it. */
+async function withPspDeps<T>(config: Config, fn: (deps: EditOfferDeps) => Promise<T>): Promise<T> {
   const db = await openDatabase(config);
   try {
     await migrate(db);
@@ -313,12 +345,12 @@ async function pspAccountCommand(config: Config, command: string, values: Record
       production: config.env === 'production',
       endpointAllowlist: config.pspEndpointAllowlist ?? [],
       loadAccount: async (account, id) => {
-        const row = await findPspAccount(db, account, id);
+        const row = await findPaymentPspAccount(db, account, id);
         return row && toStored(box, row);
       },
     });
     const quiet = { info: () => {}, warn: () => {} };
-    const deps = {
+    return await fn({
       db,
       box,
       clock: systemClock,
@@ -327,46 +359,66 @@ async function pspAccountCommand(config: Config, command: string, values: Record
       deployment: config.env,
       logger: quiet,
       policy: new AddressPolicy(config.env, config.webhookAllowedHosts ?? []),
-    } satisfies EditOfferDeps;
-    const show = (a: PspAccountView) =>
-      `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')}`;
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/** A PSP account as the CLI prints it: its secrets as their last 4 characters. */
+const showPspAccount = (a: PspAccountView) =>
+  `${a.id}  ${a.psp} ${a.environment}  "${a.label}"  ${a.verified_at ? `verified ${a.verified_at}` : 'not verified'}  ${Object.entries(a.credentials)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}`;
+
+/** The JSON object of credential fields in `--credentials-file` (a path, or - for stdin). */
+function credentialsFile(values: Record<string, unknown>): Record<string, unknown> {
+  const file = required(values, 'credentials-file');
+  let credentials: unknown;
+  try {
+    credentials = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch {
+    throw new UsageError("--credentials-file must hold a JSON object of the connector's credential fields");
+  }
+  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw new UsageError('--credentials-file must hold a JSON object');
+  return credentials as Record<string, unknown>;
+}
+
+/** A saved or refused PSP account, printed; a refusal is one line. */
+function pspAccountOutcome(r: PspAccountOutcome, out: (human: string, data: unknown) => void): void {
+  switch (r.kind) {
+    case 'ok':
+      return out(showPspAccount(r.account), r.account);
+    case 'invalid':
+      throw new CliError(`field ${r.field} ${r.message}`);
+    case 'rejected':
+      throw new CliError(`psp_credentials_rejected: ${r.message}`);
+    case 'unreachable':
+      throw new CliError('psp_unreachable: the PSP could not be reached to check the credentials; nothing was saved (retry, or --no-verify)');
+    case 'not_found':
+      throw new CliError('not found');
+  }
+}
+
+/** The back-mode commands (docs/psp-connectors.md#psp-accounts): the same use cases as the back office. */
+async function pspAccountCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
+  const accountId = parsePublicId('acc', required(values, 'account'));
+  if (!accountId) throw new UsageError('--account must be acc_<uuid>');
+  return withPspDeps(config, async (deps) => {
     switch (command) {
       case 'psp-account create': {
-        const file = required(values, 'credentials-file');
-        let credentials: unknown;
-        try {
-          credentials = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
-        } catch {
-          throw new UsageError("--credentials-file must hold a JSON object of the connector's credential fields");
-        }
-        if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) throw new UsageError('--credentials-file must hold a JSON object');
         const input = {
           psp: required(values, 'psp'),
           environment: required(values, 'environment'),
           label: required(values, 'label'),
-          credentials: credentials as Record<string, unknown>,
+          credentials: credentialsFile(values),
           endpoint_url: typeof values['endpoint-url'] === 'string' ? values['endpoint-url'] : null,
         };
-        const r = await createPspAccount(deps, accountId, input, { verify: values['no-verify'] !== true });
-        switch (r.kind) {
-          case 'ok':
-            return out(show(r.account), r.account);
-          case 'invalid':
-            throw new CliError(`field ${r.field} ${r.message}`);
-          case 'rejected':
-            throw new CliError(`psp_credentials_rejected: ${r.message}`);
-          case 'unreachable':
-            throw new CliError('psp_unreachable: the PSP could not be reached to check the credentials; nothing was saved (retry, or --no-verify)');
-          case 'not_found':
-            throw new CliError('not found');
-        }
-        return;
+        return pspAccountOutcome(await createPspAccount(deps, accountId, input, { verify: values['no-verify'] !== true }), out);
       }
       case 'psp-account list': {
         const list = await listPspAccounts(deps, accountId);
-        return out(list.length ? list.map(show).join('\n') : 'no PSP account', list);
+        return out(list.length ? list.map(showPspAccount).join('\n') : 'no PSP account', list);
       }
       case 'psp-account delete': {
         const id = required(values, 'id');
@@ -383,9 +435,98 @@ async function pspAccountCommand(config: Config, command: string, values: Record
         return out(`${r.offer.merchant_uid} now pays through ${r.offer.psp_account_id ?? 'the built-in sandbox PSP'} (${r.offer.psp})`, r.offer);
       }
     }
-  } finally {
-    await db.close();
-  }
+  });
+}
+
+/** A whole number option (`--commission-bps 150`); undefined when not given. */
+function wholeOption(values: Record<string, unknown>, name: string): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d{1,15}$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(v);
+}
+
+/**
+ * The operator's transfer-mode commands (docs/money-operations.md#transfer-mode): its collecting
+ * accounts, and the payment mode of a merchant's offer. No merchant's back office or API reaches them.
+ */
+async function operatorCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
+  return withPspDeps(config, async (deps) => {
+    const verify = values['no-verify'] !== true;
+    switch (command) {
+      case 'operator-account create': {
+        const input = {
+          psp: required(values, 'psp'),
+          environment: required(values, 'environment'),
+          label: required(values, 'label'),
+          credentials: credentialsFile(values),
+          endpoint_url: typeof values['endpoint-url'] === 'string' ? values['endpoint-url'] : null,
+        };
+        return pspAccountOutcome(await createOperatorAccount(deps, input, { verify }), out);
+      }
+      case 'operator-account list': {
+        const list = await listOperatorAccounts(deps);
+        return out(list.length ? list.map(showPspAccount).join('\n') : 'no collecting account', list);
+      }
+      case 'operator-account update': {
+        const endpoint = values['endpoint-url'];
+        const patch = {
+          ...(typeof values.label === 'string' ? { label: values.label } : {}),
+          ...(typeof values.environment === 'string' ? { environment: values.environment } : {}),
+          ...(values['credentials-file'] !== undefined ? { credentials: credentialsFile(values) } : {}),
+          ...(typeof endpoint === 'string' ? { endpoint_url: endpoint === 'none' ? null : endpoint } : {}),
+        };
+        const r = await updateOperatorAccount(deps, required(values, 'id'), patch, { verify });
+        if (r.kind === 'not_found') throw new CliError(`no collecting account ${String(values.id)}`);
+        return pspAccountOutcome(r, out);
+      }
+      case 'operator-account verify': {
+        const r = await updateOperatorAccount(deps, required(values, 'id'), {}, { verify: true, recheck: true });
+        if (r.kind === 'not_found') throw new CliError(`no collecting account ${String(values.id)}`);
+        return pspAccountOutcome(r, out);
+      }
+      case 'operator-account delete': {
+        const id = required(values, 'id');
+        const r = await deleteOperatorAccount(deps, id);
+        if (r.kind === 'not_found') throw new CliError(`no collecting account ${id}`);
+        if (r.kind === 'in_use') throw new CliError(`psp_account_in_use: used by ${r.offers} offer(s) and ${r.payments} payment(s)`);
+        return out(`deleted ${id}`, { id, deleted: true });
+      }
+      case 'offer set-mode': {
+        const mode = required(values, 'mode');
+        if (mode !== 'transfer' && mode !== 'back') throw new UsageError('--mode must be transfer or back');
+        const named = mode === 'transfer' ? 'operator-account' : 'psp-account';
+        const other = mode === 'transfer' ? 'psp-account' : 'operator-account';
+        if (values[other] !== undefined) throw new UsageError(`--${other} does not apply to --mode ${mode}: use --${named}`);
+        const account = values[named];
+        if ((typeof account === 'string') === (values.sandbox === true)) throw new UsageError(`--mode ${mode} needs either --${named} psa_... or --sandbox`);
+        const r = await setOfferMode(deps, required(values, 'offer'), {
+          mode,
+          pspAccountId: typeof account === 'string' ? account : null,
+          ...(values['commission-bps'] !== undefined ? { commissionBps: wholeOption(values, 'commission-bps')! } : {}),
+          ...(values['commission-fixed-cents'] !== undefined ? { commissionFixedCents: wholeOption(values, 'commission-fixed-cents')! } : {}),
+        });
+        if (r.kind === 'not_found')
+          throw new CliError(
+            r.what === 'offer' ? `no offer ${String(values.offer)}` : `no ${mode === 'transfer' ? 'collecting account' : "PSP account of the offer's merchant"} ${String(account)}`,
+          );
+        if (r.kind === 'invalid') throw new CliError(`--${r.field}: ${r.message}`);
+        const o = r.offer;
+        const data = {
+          merchant_uid: toPublicId('mer', o.id),
+          account_id: toPublicId('acc', r.accountId),
+          payment_mode: o.paymentMode,
+          psp: o.psp,
+          psp_account_id: o.pspAccountId === null ? null : toPublicId('psa', o.pspAccountId),
+          commission_bps: o.commissionBps,
+          commission_fixed_cents: o.commissionFixedCents,
+        };
+        const where = data.psp_account_id ?? 'the built-in sandbox PSP';
+        const commission = o.paymentMode === 'transfer' ? `, commission ${o.commissionBps} bps + ${o.commissionFixedCents}` : '';
+        return out(`${data.merchant_uid} now pays in ${o.paymentMode} mode through ${where} (${o.psp})${commission}`, data);
+      }
+    }
+  });
 }
 
 /**

@@ -17,6 +17,9 @@ interface OfferRow {
   account_country: string | null;
   psp: string;
   psp_account_id: string | null;
+  payment_mode: Offer['paymentMode'];
+  commission_bps: number;
+  commission_fixed_cents: number;
   max_attempts: number;
   pot_deadline_hours: number;
   expiry_hours: number;
@@ -41,13 +44,15 @@ interface OfferRow {
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.deposit_percent, o.max_balance_delay_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.payment_mode, o.commission_bps, o.commission_fixed_cents, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps,
   psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days,
   o.country_code, o.css_url, o.gtu_url, o.gtu_label, o.use_3ds, o.leader_can_pay_alone, o.purchase_end_notification_url,
   o.send_confirmation_email, o.send_owed_share_reminder, o.hold_renewal_days
   FROM offers o JOIN accounts a ON a.id = o.account_id
-  LEFT JOIN psp_accounts psa ON psa.account_id = o.account_id AND psa.id = o.psp_account_id`;
+  LEFT JOIN psp_accounts psa ON psa.id = o.psp_account_id`;
+// By its id alone: an offer's PSP account is its merchant's or an operator's (account_id NULL), never
+// another merchant's, which the database's trigger keeps (migration 056).
 
 function toOffer(r: OfferRow): Offer {
   return {
@@ -66,6 +71,9 @@ function toOffer(r: OfferRow): Offer {
     accountCountry: r.account_country,
     psp: r.psp,
     pspAccountId: r.psp_account_id,
+    paymentMode: r.payment_mode,
+    commissionBps: r.commission_bps,
+    commissionFixedCents: r.commission_fixed_cents,
     maxAttempts: r.max_attempts,
     potDeadlineHours: r.pot_deadline_hours,
     expiryHours: r.expiry_hours,
@@ -138,6 +146,37 @@ export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t
       t.maxBalanceDelayDays,
     ],
   );
+}
+
+/**
+ * Sets the offer's payment mode, PSP account and commission (the operator's CLI:
+ * src/use-cases/offer-mode.ts); the database's trigger refuses a mode that disagrees with the
+ * account's owner (migration 056).
+ */
+export async function setOfferPaymentMode(
+  tx: Sql,
+  accountId: string,
+  id: string,
+  o: Pick<Offer, 'paymentMode' | 'pspAccountId' | 'psp' | 'commissionBps' | 'commissionFixedCents'>,
+): Promise<void> {
+  await tx.query('UPDATE offers SET payment_mode = $3, psp_account_id = $4, psp = $5, commission_bps = $6, commission_fixed_cents = $7 WHERE account_id = $1 AND id = $2', [
+    accountId,
+    id,
+    o.paymentMode,
+    o.pspAccountId,
+    o.psp,
+    o.commissionBps,
+    o.commissionFixedCents,
+  ]);
+}
+
+/** How many pots of the offer are collecting (SHARED, leader paid, not settled): their pledgers pay on the offer's PSP account. */
+export async function openPotCount(tx: Sql, accountId: string, offerId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM purchases WHERE account_id = $1 AND offer_id = $2 AND state = 'LEADER_PROCESSED'", [
+    accountId,
+    offerId,
+  ]);
+  return rows[0]!.n;
 }
 
 /** How many of the offer's purchases the leader has not paid yet (CREATED): their schedule still reads the offer (editOffer). */

@@ -20,8 +20,20 @@ export interface Offer {
   accountCountry: string | null;
   /** PSP connector name (registry key): the PSP account's connector, `sandbox` without one. */
   psp: string;
-  /** The merchant PSP account the offer pays through (back mode); null: the built-in sandbox PSP. */
+  /**
+   * The PSP account the offer pays through: the merchant's own (back mode) or an operator's
+   * collecting account (transfer mode); null: the built-in sandbox PSP.
+   */
   pspAccountId: string | null;
+  /**
+   * Who collects (docs/money-operations.md#transfer-mode): `back`, the merchant's PSP account;
+   * `transfer`, the operator's, which then owes the merchant its validated purchases less its
+   * commission. Set by the operator's CLI only.
+   */
+  paymentMode: 'back' | 'transfer';
+  /** The operator's commission on each validated purchase in transfer mode: basis points of its amount, plus a fixed part (minor units). */
+  commissionBps: number;
+  commissionFixedCents: number;
   /** Card refusals a leader may have before the purchase goes FAILED. */
   maxAttempts: number;
   /** How long pledgers have to pay, from the leader's payment (SHARED). */

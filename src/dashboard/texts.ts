@@ -64,6 +64,8 @@ function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
       return `${r.psp} takes ${r.takes.join(', ')} only; this offer is in ${r.currency}`;
     case 'unpaid_purchases':
       return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
+    case 'transfer_mode':
+      return 'this offer is in transfer mode: it pays through the operator’s collecting account, which only the operator changes';
     default:
       return OFFER_PARAMETER_TEXT.en.refusal(r, show.bound);
   }
@@ -91,6 +93,8 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
       return `${r.psp} n’accepte que ${r.takes.join(', ')} ; cette offre est en ${r.currency}`;
     case 'unpaid_purchases':
       return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
+    case 'transfer_mode':
+      return 'cette offre est en mode virement : elle encaisse sur le compte d’encaissement de l’opérateur, que seul l’opérateur change';
     default:
       return OFFER_PARAMETER_TEXT.fr.refusal(r, show.bound);
   }
@@ -398,6 +402,12 @@ const en = {
   pspAccountField: 'PSP account its next payments run on',
   pspAccountHint: 'Payments already made keep theirs for captures and refunds.',
   sandboxPsp: 'Built-in sandbox PSP',
+  paymentMode: 'Payment mode',
+  paymentModes: { back: 'Back: your PSP account collects', transfer: 'Transfer: the operator collects and pays you out by bank transfer' },
+  transferPsp: 'The operator’s collecting account',
+  commission: 'Operator’s commission',
+  commissionOf: (percent: string, fixed: string) => `${percent} % + ${fixed} per validated purchase`,
+  paymentModeHint: 'Set by the operator; it cannot be changed here.',
   saveOffer: 'Save the offer',
   offerSaved: 'Offer saved.',
   offerNotFound: 'There is no such offer in this account.',
@@ -1200,6 +1210,12 @@ const fr: DashboardTexts = {
   pspAccountField: 'Compte PSP de ses prochains paiements',
   pspAccountHint: 'Les paiements déjà faits gardent le leur pour les encaissements et remboursements.',
   sandboxPsp: 'PSP sandbox intégré',
+  paymentMode: 'Mode d’encaissement',
+  paymentModes: { back: 'Back : votre compte PSP encaisse', transfer: 'Virement : l’opérateur encaisse et vous reverse par virement' },
+  transferPsp: 'Le compte d’encaissement de l’opérateur',
+  commission: 'Commission de l’opérateur',
+  commissionOf: (percent: string, fixed: string) => `${percent} % + ${fixed} par achat validé`,
+  paymentModeHint: 'Fixé par l’opérateur ; il ne se change pas ici.',
   saveOffer: "Enregistrer l'offre",
   offerSaved: 'Offre enregistrée.',
   offerNotFound: "Cette offre n'existe pas dans ce compte.",

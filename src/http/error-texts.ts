@@ -69,6 +69,10 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
     en: 'A chargeback is open on this payment: it cannot be refunded until the bank decides.',
     fr: 'Une rétrofacturation est ouverte sur ce paiement : il ne peut pas être remboursé avant la décision de la banque.',
   },
+  not_ready: {
+    en: 'The transaction this notice names is not recorded yet: send it again later.',
+    fr: "La transaction que cet avis nomme n'est pas encore enregistrée : renvoyez-le plus tard.",
+  },
   not_found: { en: 'Not found.', fr: 'Introuvable.' },
   invalid_input: { en: 'Some information is invalid.', fr: 'Certaines informations sont invalides.' },
   unsupported_media_type: { en: 'This content type is not supported.', fr: "Ce type de contenu n'est pas pris en charge." },

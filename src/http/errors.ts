@@ -56,6 +56,8 @@ export type ErrorCode =
   | 'dispute_not_open'
   // a refund needs a payment a chargeback is open on (docs/money-operations.md#refunds-and-disputes)
   | 'charge_disputed'
+  // a notification to an operator's collecting account about a transaction not recorded yet: sent again (docs/money-operations.md#transfer-mode)
+  | 'not_ready'
   // general
   | 'not_found'
   // back office: a cookie-authenticated write without CSRF proof

@@ -1,11 +1,13 @@
 import type { Sql } from '../db/database.ts';
+import { bookLedgerEntries } from './transfer-booking-repository.ts';
 
 /**
  * The ledger (`ledger_entries`, migration 037, docs/money-operations.md#the-ledger): one row per
  * movement of money at the PSP, appended in the transaction that records it, never changed.
  * Captures and refunds are appended by `recordResult` (payment-repository.ts) in the same
  * statement that stores the PSP's answer; chargebacks and their reversals by
- * {@link bookDisputeLedger}.
+ * {@link bookDisputeLedger}. In transfer mode each entry's journal is booked with it
+ * (src/payments/transfer-booking-repository.ts).
  */
 
 export type LedgerKind = 'capture' | 'refund' | 'chargeback' | 'chargeback_reversal';
@@ -57,16 +59,20 @@ export async function bookDisputeLedger(sql: Sql, e: DisputeLedgerTarget): Promi
   const kind = difference > 0 ? 'chargeback' : 'chargeback_reversal';
   const first = (kind === 'chargeback' ? booked.chargebacks : booked.reversals) === 0;
   const amountCents = Math.abs(difference);
-  const inserted = await sql.query(
+  const inserted = await sql.query<{ id: number; purchase_id: string }>(
     `INSERT INTO ledger_entries (account_id, purchase_id, payment_id, psp, psp_account_id, kind, amount_cents, currency, dispute_id, adjusts_dispute_id, adjustment_no, occurred_at)
      SELECT p.account_id, p.purchase_id, p.id, p.psp, p.psp_account_id, $3, $4, pu.currency, $5, $6, $7, $8
        FROM payments p JOIN purchases pu ON pu.account_id = p.account_id AND pu.id = p.purchase_id
       WHERE p.account_id = $1 AND p.id = $2
      ON CONFLICT DO NOTHING
-     RETURNING 1`,
+     RETURNING id, purchase_id`,
     [e.accountId, e.paymentId, kind, amountCents, first ? e.disputeId : null, first ? null : e.disputeId, first ? null : booked.adjustments + 1, e.occurredAt],
   );
-  return inserted.rows.length > 0 ? { kind, amountCents } : undefined;
+  const entry = inserted.rows[0];
+  if (!entry) return undefined;
+  // Transfer mode: the entry's journal in the merchant's balance, in this transaction (docs/money-operations.md#bookings-per-event).
+  await bookLedgerEntries(sql, e.accountId, [{ id: Number(entry.id), purchaseId: entry.purchase_id, kind, amountCents, occurredAt: e.occurredAt }]);
+  return { kind, amountCents };
 }
 
 /** Per payment of a purchase: what its ledger entries add up to, by kind (0 when none). */

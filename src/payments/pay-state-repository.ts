@@ -16,6 +16,8 @@ export interface PurchasePayState {
   state: PurchaseState;
   amountCents: number;
   currency: string;
+  /** Who collects its money (docs/money-operations.md#transfer-mode): its offer's mode when it was created, or when its leader's checkout started. */
+  paymentMode: 'back' | 'transfer';
   createdAt: Date;
   attempts: number;
   leaderShareCents: number | null;
@@ -37,6 +39,7 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
     state: PurchaseState;
     amount_cents: number;
     currency: string;
+    payment_mode: 'back' | 'transfer';
     created_at: Date;
     attempts: number;
     leader_share_cents: number | null;
@@ -50,7 +53,7 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
     deferred_payment_date: string | null;
     balance_payment_date: string | null;
   }>(
-    `SELECT p.id, p.account_id, p.offer_id, p.state, p.amount_cents, p.currency, p.created_at, p.attempts, p.leader_share_cents, p.pot_deadline_at,
+    `SELECT p.id, p.account_id, p.offer_id, p.state, p.amount_cents, p.currency, p.payment_mode, p.created_at, p.attempts, p.leader_share_cents, p.pot_deadline_at,
             p.guarantee_payment_id, p.payment_method_id, p.phone_number, c.email AS client_email, c.ref AS client_ref,
             to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date, to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date,
             to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date
@@ -67,6 +70,7 @@ export async function loadPayState(sql: Sql, accountId: string, purchaseId: stri
       state: r.state,
       amountCents: r.amount_cents,
       currency: r.currency,
+      paymentMode: r.payment_mode,
       createdAt: r.created_at,
       attempts: r.attempts,
       leaderShareCents: r.leader_share_cents,
@@ -153,9 +157,28 @@ export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ acco
   return r && { accountId: r.account_id, type: r.type, secretEnc: r.signing_secret_enc };
 }
 
-/** Moves a CREATED purchase to another offer of its account (a fallback after a risk refusal: src/use-cases/switch-offer.ts). */
-export async function setPurchaseOffer(tx: Sql, accountId: string, purchaseId: string, offerId: string, now: Date): Promise<void> {
-  await tx.query("UPDATE purchases SET offer_id = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [accountId, purchaseId, offerId, now]);
+/**
+ * Moves a CREATED purchase to another offer of its account (a fallback after a risk refusal:
+ * src/use-cases/switch-offer.ts), with that offer's payment mode.
+ */
+export async function setPurchaseOffer(tx: Sql, accountId: string, purchaseId: string, offer: { id: string; paymentMode: 'back' | 'transfer' }, now: Date): Promise<void> {
+  await tx.query("UPDATE purchases SET offer_id = $3, payment_mode = $5, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [
+    accountId,
+    purchaseId,
+    offer.id,
+    now,
+    offer.paymentMode,
+  ]);
+}
+
+/**
+ * A purchase whose leader's checkout starts takes the mode of the offer that charges it (its PSP
+ * account is the offer's from then on), in the transaction that reserves the attempt: nothing was
+ * charged nor booked before, so it is booked the way it is charged even when the operator changed
+ * the offer's mode since the purchase was created (docs/money-operations.md#transfer-mode).
+ */
+export async function setPurchasePaymentMode(tx: Sql, accountId: string, purchaseId: string, mode: 'back' | 'transfer'): Promise<void> {
+  await tx.query("UPDATE purchases SET payment_mode = $3 WHERE account_id = $1 AND id = $2 AND state = 'CREATED' AND payment_mode <> $3", [accountId, purchaseId, mode]);
 }
 
 /**

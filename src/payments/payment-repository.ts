@@ -7,6 +7,16 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
 import { processorData } from '../delivery/transaction.ts';
 import type { DeclineReason, PspState, TransactionRef, TransactionResult } from '../psp/connector.ts';
+import type { LedgerKind } from './ledger-repository.ts';
+import { bookLedgerEntries } from './transfer-booking-repository.ts';
+
+/** A ledger entry as recordResult's statement answers it (json: the ids come as numbers). */
+interface LedgerEntryJson {
+  id: number | string;
+  purchase_id: string;
+  kind: LedgerKind;
+  amount_cents: number | string;
+}
 
 /**
  * The payments aggregate: `payments` (one row per PSP transaction we start), the cards saved
@@ -184,7 +194,10 @@ export async function countPledgePayments(sql: Sql, accountId: string, pledgeId:
  * docs/money-operations.md#re-authorisation): never the checkout's result. With `outcome: true`
  * the transaction is one the merchant asked for (a refund, a cancel's void) and its back-mode
  * notification is sent; other transactions are the purchase's inner workings, which the
- * notification does not report (docs/webhooks.md#back-mode-notification).
+ * notification does not report (docs/webhooks.md#back-mode-notification). With
+ * `merchantRefund: true` what it refunds is the merchant's refund (a refund allocation): in
+ * transfer mode the merchant bears it, where money given back for another reason goes back
+ * against what the shopper owes (src/payments/transfer-booking-repository.ts).
  * Answers whether it recorded.
  */
 export async function recordResult(
@@ -193,7 +206,7 @@ export async function recordResult(
   r: TransactionResult,
   purchaseState: PurchaseState,
   now: Date,
-  options: { notify?: boolean; reauth?: boolean; outcome?: boolean } = {},
+  options: { notify?: boolean; reauth?: boolean; outcome?: boolean; merchantRefund?: boolean } = {},
 ): Promise<boolean> {
   // One statement (the payment hot path): the row as it was (locked), the update, and the ledger's
   // entries for what the answer added to captured_cents and refunded_cents (docs/money-operations.md#the-ledger).
@@ -201,7 +214,7 @@ export async function recordResult(
   // payment charged back before this release, recorded then as refunded and read now as captured;
   // a refund that failed at the PSP after it was answered) keeps the recorded total, and its
   // status `refunded`, for reconciliation to show the difference.
-  const { rows } = await sql.query<{ status: TransactionResult['status']; refunded_cents: number }>(
+  const { rows } = await sql.query<{ status: TransactionResult['status']; refunded_cents: number; payment_mode: 'back' | 'transfer'; entries: LedgerEntryJson[] | null }>(
     `WITH old AS (
        SELECT id, captured_cents, refunded_cents FROM payments WHERE account_id = $1 AND id = $2 AND status = $10 FOR UPDATE
      ), next AS (
@@ -225,8 +238,11 @@ export async function recordResult(
          JOIN purchases pu ON pu.account_id = u.account_id AND pu.id = u.purchase_id
          CROSS JOIN LATERAL (VALUES ('capture', u.captured), ('refund', u.refunded)) AS v (kind, amount_cents)
         WHERE v.amount_cents > 0
+       RETURNING id, purchase_id, kind, amount_cents
      )
-     SELECT status, refunded_cents FROM updated`,
+     SELECT u.status, u.refunded_cents, pu.payment_mode,
+            (SELECT json_agg(json_build_object('id', e.id, 'purchase_id', e.purchase_id, 'kind', e.kind, 'amount_cents', e.amount_cents) ORDER BY e.id) FROM entries e) AS entries
+       FROM updated u JOIN purchases pu ON pu.account_id = u.account_id AND pu.id = u.purchase_id`,
     [
       payment.account_id,
       payment.id,
@@ -244,6 +260,12 @@ export async function recordResult(
   );
   const stored = rows[0];
   if (!stored) return false;
+  // Transfer mode: each entry's journal in the merchant's balance, in this transaction
+  // (docs/money-operations.md#bookings-per-event). A back-mode purchase books nothing.
+  if (stored.payment_mode === 'transfer' && stored.entries) {
+    const entries = stored.entries.map((e) => ({ id: Number(e.id), purchaseId: e.purchase_id, kind: e.kind, amountCents: Number(e.amount_cents), occurredAt: now }));
+    await bookLedgerEntries(sql, payment.account_id, entries, { merchantRefund: options.merchantRefund === true });
+  }
   const status = backModeStatus(stored.status);
   if (!status || options.notify === false) return true;
   await writeEvent(
@@ -349,7 +371,7 @@ export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): P
      JOIN offers o ON o.account_id = p.account_id AND o.id = p.offer_id
      LEFT JOIN payments pay ON pay.account_id = e.account_id
        AND pay.id = CASE WHEN e.data->>'payment_id' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (e.data->>'payment_id')::uuid END
-     LEFT JOIN psp_accounts a ON a.account_id = e.account_id
+     LEFT JOIN psp_accounts a ON (a.account_id = e.account_id OR a.account_id IS NULL)
        AND a.id = CASE WHEN pay.id IS NULL THEN o.psp_account_id ELSE pay.psp_account_id END
      WHERE e.id = ANY($1::bigint[])`,
     [eventIds],
@@ -430,6 +452,19 @@ export async function findPaymentByPspTransaction(sql: Sql, accountId: string, p
     'SELECT * FROM payments WHERE account_id = $1 AND psp_account_id = $2 AND psp_transaction_id = $3 ORDER BY created_at DESC LIMIT 1',
     [accountId, pspAccountId, transactionId],
   );
+  return rows[0];
+}
+
+/**
+ * The payment a notification to an operator's collecting account names (transfer mode): that
+ * account's transactions are several merchants', so this is an owner lookup across accounts, like
+ * `pspAccountOwner`; its caller scopes everything after by the payment's `account_id`.
+ */
+export async function findOperatorAccountPayment(sql: Sql, pspAccountId: string, transactionId: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE psp_account_id = $1 AND psp_transaction_id = $2 ORDER BY created_at DESC LIMIT 1', [
+    pspAccountId,
+    transactionId,
+  ]);
   return rows[0];
 }
 
@@ -525,7 +560,7 @@ export async function purchasePaymentRows(
  */
 export async function paymentEnvironment(sql: Sql, accountId: string, purchaseId: string, pledgeId?: string): Promise<'test' | 'live' | undefined> {
   const { rows } = await sql.query<{ psp: string; environment: string | null }>(
-    `SELECT p.psp, a.environment FROM payments p LEFT JOIN psp_accounts a ON a.account_id = p.account_id AND a.id = p.psp_account_id
+    `SELECT p.psp, a.environment FROM payments p LEFT JOIN psp_accounts a ON a.id = p.psp_account_id AND (a.account_id = p.account_id OR a.account_id IS NULL)
      WHERE p.account_id = $1 AND p.purchase_id = $2 AND ($3::uuid IS NULL OR p.pledge_id = $3::uuid) AND ($3::uuid IS NOT NULL OR p.pledge_id IS NULL)
      ORDER BY p.created_at, p.id LIMIT 1`,
     [accountId, purchaseId, pledgeId ?? null],

@@ -77,8 +77,13 @@ export interface StoredPspAccount {
   updatedAt: Date;
 }
 
-/** Reads one PSP account of one merchant account (the composition root gives the repository's). */
-export type PspAccountLoader = (accountId: string, pspAccountId: string) => Promise<StoredPspAccount | undefined>;
+/**
+ * Reads one PSP account a merchant account's payments may run on: its own, or an operator's
+ * collecting account (transfer mode); `accountId` null: an operator's account only (an inbound
+ * notification to it, before its payment tells the merchant). The composition root gives the
+ * repository's.
+ */
+export type PspAccountLoader = (accountId: string | null, pspAccountId: string) => Promise<StoredPspAccount | undefined>;
 
 /**
  * A connector bound to the PSP account it was built for (`null`: the built-in sandbox of an
@@ -91,6 +96,11 @@ export class AccountConnector implements PspConnector {
     readonly pspAccountId: string | null,
     /** Turns a connector's POST challenge into a URL of ours (absent: the connector never answers one). */
     readonly relay?: ChallengeRelay,
+    /**
+     * The PSP account is an operator's collecting account (docs/money-operations.md#transfer-mode):
+     * its transactions are every transfer-mode merchant's, as the built-in sandbox PSP's are.
+     */
+    readonly operatorAccount = false,
   ) {}
   /** The payment flows and the contract speak of a challenge URL only: a form to post becomes our relay page's URL. */
   async #out(result: Promise<TransactionResult>): Promise<TransactionResult> {
@@ -274,13 +284,18 @@ export class PspRegistry {
     return this.forAccount(payment.account_id, payment.psp_account_id);
   }
 
-  /** The connector of one merchant PSP account, built once and cached briefly. */
-  async forAccount(accountId: string, pspAccountId: string): Promise<AccountConnector> {
+  /**
+   * The connector of one PSP account a merchant's payments run on (its own, or an operator's
+   * collecting account), built once and cached briefly. `accountId` null: an operator's account,
+   * before any merchant is known (an inbound notification). Cached per merchant and account, so a
+   * merchant is never handed another merchant's account from the cache.
+   */
+  async forAccount(accountId: string | null, pspAccountId: string): Promise<AccountConnector> {
     const back = this.#back;
     if (!back) throw new PspIntegrationError(DEFAULT_PSP, 'not_supported', 'this registry has no back mode');
     const now = (back.now ?? Date.now)();
     const ttl = back.cacheMs ?? CONNECTOR_CACHE_MS;
-    const key = `${accountId}/${pspAccountId}`;
+    const key = `${accountId ?? 'operator'}/${pspAccountId}`;
     const hit = this.#cache.get(key);
     if (hit && now - hit.checkedAt < ttl) return hit.connector;
     const row = await back.loadAccount(accountId, pspAccountId);
@@ -294,7 +309,7 @@ export class PspRegistry {
       return hit.connector;
     }
     const connector = Promise.resolve().then(
-      () => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay),
+      () => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay, row.accountId === null),
     );
     this.#cache.set(key, { connector, version, checkedAt: now });
     connector.catch(() => this.#cache.delete(key)); // never cache a failure
@@ -323,9 +338,16 @@ export class PspRegistry {
     return def.create(config, { ...back.context, http: back.endpoints.httpFor(def, environment), operations: back.context.operations.for(def.name, id) });
   }
 
-  /** Forgets the cached connector of a PSP account changed or deleted in this process. */
-  invalidate(accountId: string, pspAccountId: string): void {
-    this.#cache.delete(`${accountId}/${pspAccountId}`);
+  /**
+   * Forgets the cached connector of a PSP account changed or deleted in this process; `accountId`
+   * null: an operator's account, cached once per merchant that paid on it.
+   */
+  invalidate(accountId: string | null, pspAccountId: string): void {
+    if (accountId !== null) {
+      this.#cache.delete(`${accountId}/${pspAccountId}`);
+      return;
+    }
+    for (const key of [...this.#cache.keys()]) if (key.endsWith(`/${pspAccountId}`)) this.#cache.delete(key);
   }
 
   /**

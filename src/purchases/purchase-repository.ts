@@ -329,9 +329,9 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
          metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key, merchant_origin,
-         second_installment_date, deferred_payment_date, plugin_settings, balance_payment_date)
+         second_installment_date, deferred_payment_date, plugin_settings, balance_payment_date, payment_mode)
        SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28, $29,
-         $30::date, $31::date, $32::jsonb, $33::date
+         $30::date, $31::date, $32::jsonb, $33::date, $34
        FROM c
        RETURNING *
      ), e AS (
@@ -373,6 +373,8 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       p.deferredPaymentDate ?? null,
       p.pluginSettings === undefined ? null : JSON.stringify(p.pluginSettings),
       p.balancePaymentDate ?? null,
+      // The offer's mode, kept by the purchase (docs/money-operations.md#transfer-mode).
+      p.offer.paymentMode,
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

@@ -118,7 +118,7 @@ export async function dailyReportPage(
         GROUP BY day, psp, psp_account_id, currency
      )
      SELECT r.*, a.label AS psp_account_label
-       FROM rows r LEFT JOIN psp_accounts a ON a.account_id = $1 AND a.id = r.psp_account_id
+       FROM rows r LEFT JOIN psp_accounts a ON a.id = r.psp_account_id AND (a.account_id = $1 OR a.account_id IS NULL)
       WHERE (r.day COLLATE "C", r.psp COLLATE "C", COALESCE(r.psp_account_id::text, '') COLLATE "C", r.currency COLLATE "C")
             > ($5 COLLATE "C", $6 COLLATE "C", $7 COLLATE "C", $8 COLLATE "C")
       ORDER BY r.day COLLATE "C", r.psp COLLATE "C", COALESCE(r.psp_account_id::text, '') COLLATE "C", r.currency COLLATE "C"

@@ -78,6 +78,8 @@ export type OfferRefusal =
   | { code: 'min_above_max'; min: number; max: number }
   | { code: 'unsellable'; amountCents: number; schedule: ScheduleErrorCode }
   | { code: 'sandbox_in_production' }
+  /** A transfer-mode offer pays through the operator's collecting account: only the operator changes it (docs/money-operations.md#transfer-mode). */
+  | { code: 'transfer_mode' }
   | { code: 'psp_currency'; psp: string; takes: string[]; currency: string }
   | { code: 'unpaid_purchases'; count: number }
   | ParameterRefusal;
@@ -182,7 +184,15 @@ export async function editOffer(deps: EditOfferDeps, accountId: string, actor: A
     const offer = await lockOffer(tx, accountId, id);
     if (!offer) return { kind: 'not_found', what: 'offer' };
     let psp = { pspAccountId: offer.pspAccountId, psp: offer.psp };
-    if (patch.psp_account_id !== undefined) {
+    // A transfer-mode offer shows no PSP account (null): sending that back changes nothing.
+    if (offer.paymentMode === 'transfer' && patch.psp_account_id !== undefined && patch.psp_account_id !== null) {
+      return invalid(
+        'psp_account_id',
+        { code: 'transfer_mode' },
+        "this offer is in transfer mode: it pays through the operator's collecting account, which only the operator changes (chipin offer set-mode)",
+      );
+    }
+    if (patch.psp_account_id !== undefined && offer.paymentMode === 'back') {
       psp = { pspAccountId: null, psp: DEFAULT_PSP };
       if (patch.psp_account_id !== null) {
         const psaId = parsePublicId('psa', patch.psp_account_id);

@@ -39,7 +39,7 @@ import {
   resultRef,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
-import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { draftShares, insertDraftPledges, inviteDrafts, type NewPledge } from '../payments/pledge-repository.ts';
 import { applyMove, type MoveResult } from '../purchases/transitions.ts';
 import { scheduleCollections } from './collect-installment.ts';
@@ -138,7 +138,7 @@ export async function payAsLeader(
     if (resolved && resolved.state !== 'CREATED') return resolved;
   }
 
-  const reserved = await reserveAttempt(deps, state, plan, pledgers, psp);
+  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp);
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   try {
@@ -342,6 +342,7 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
 async function reserveAttempt(
   deps: PaymentDeps,
   state: PurchasePayState,
+  offer: Offer,
   plan: LeaderPlan,
   pledgers: NewPledge[],
   psp: AccountConnector,
@@ -362,6 +363,8 @@ async function reserveAttempt(
     // Never a second key for the same money while an earlier attempt is unresolved.
     if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { outcome: { kind: 'in_progress' } };
     await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
+    // Charged on the offer's PSP account from now on: booked in the offer's mode (docs/money-operations.md#transfer-mode).
+    if (offer.paymentMode !== locked.paymentMode) await setPurchasePaymentMode(tx, accountId, purchaseId, offer.paymentMode);
     const payment = await insertPayment(
       tx,
       {
@@ -489,7 +492,9 @@ async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout
   const shared = offer.type === 'SHARED';
   const invitations = (await draftShares(tx, accountId, purchaseId)).length;
   const comment = shared && invitations > 0 ? potComment(invitations, 0, locked.amountCents - plan.leaderShareCents, offer.currency) : undefined;
-  const processed = await applyMove(tx, deps.clock, accountId, purchaseId, 'leaderProcessed', { comment, data: { payment_id: payment.id } });
+  // Validated: in transfer mode, the move books what the shopper owes and the merchant is owed (src/purchases/transitions.ts).
+  const shopperFeesCents = (plan.schedule ?? []).reduce((sum, line) => sum + line.feesCents, 0);
+  const processed = await applyMove(tx, deps.clock, accountId, purchaseId, 'leaderProcessed', { comment, data: { payment_id: payment.id }, shopperFeesCents });
   if (!processed.ok) return stateAfter(processed, locked.state);
 
   const deadline = shared ? potDeadline(now, offer.potDeadlineHours) : null;

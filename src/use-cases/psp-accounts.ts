@@ -87,10 +87,10 @@ export function viewOf(deps: Pick<PspAccountDeps, 'box' | 'psps'>, row: PspAccou
   };
 }
 
-type Checked = { def: ConnectorDefinition; environment: PspEnvironment; credentials: Record<string, string>; endpointUrl: string | null };
+export type Checked = { def: ConnectorDefinition; environment: PspEnvironment; credentials: Record<string, string>; endpointUrl: string | null };
 
-/** Every rule of a PSP account's settings, naming the first field that breaks one. */
-function check(
+/** Every rule of a PSP account's settings, naming the first field that breaks one (a merchant's and an operator's alike). */
+export function check(
   deps: PspAccountDeps,
   psp: string,
   environment: string,
@@ -126,7 +126,7 @@ function scrub(message: string, credentials: Record<string, string>): string {
  * The one harmless authenticated call (docs/psp-connectors.md#credentials); answers when it was
  * made, or why it failed.
  */
-async function verify(deps: PspAccountDeps, c: Checked, id: string): Promise<{ at: Date } | { kind: 'rejected'; message: string } | { kind: 'unreachable' }> {
+export async function verify(deps: PspAccountDeps, c: Checked, id: string): Promise<{ at: Date } | { kind: 'rejected'; message: string } | { kind: 'unreachable' }> {
   const connector = deps.psps.build(c.def.name, c.environment, c.credentials, c.endpointUrl, id);
   try {
     const result = await connector.verifyCredentials();
@@ -278,6 +278,9 @@ export interface OfferPspView extends ParameterView {
   currency: string;
   psp: string;
   psp_account_id: string | null;
+  payment_mode: Offer['paymentMode'];
+  commission_bps: number;
+  commission_fixed_cents: number;
   fee_rate_bps: number;
   fixed_fee_cents: number;
   min_amount_cents: number;
@@ -288,7 +291,11 @@ export interface OfferPspView extends ParameterView {
   withdrawal_days: number | null;
 }
 
-/** An offer as the back-office API shows it: what was sold (read-only), its editable terms, its PSP account. */
+/**
+ * An offer as the back-office API shows it: what was sold (read-only), its editable terms, its PSP
+ * account, and its payment mode and commission (read-only: the operator's). A transfer-mode offer
+ * shows no PSP account: the operator's collecting accounts are never shown to a merchant.
+ */
 export function offerView(o: Offer): OfferPspView {
   return {
     merchant_uid: toPublicId('mer', o.id),
@@ -297,7 +304,10 @@ export function offerView(o: Offer): OfferPspView {
     deferred_days: o.deferredDays,
     currency: o.currency,
     psp: o.psp,
-    psp_account_id: o.pspAccountId ? toPublicId('psa', o.pspAccountId) : null,
+    psp_account_id: o.pspAccountId && o.paymentMode === 'back' ? toPublicId('psa', o.pspAccountId) : null,
+    payment_mode: o.paymentMode,
+    commission_bps: o.commissionBps,
+    commission_fixed_cents: o.commissionFixedCents,
     fee_rate_bps: o.feeRateBps,
     fixed_fee_cents: o.fixedFeeCents,
     min_amount_cents: o.minAmountCents,

@@ -2,7 +2,7 @@ import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { parseEitherSpelling } from '../domain/ids.ts';
 import type { NotificationAck, NotifiedTransaction, PspConnector } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
-import { findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
+import { findOperatorAccountPayment, findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { pspAccountOwner } from '../psp-accounts/psp-account-repository.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -16,11 +16,18 @@ export type NotificationOutcome =
   /** Signature, freshness or format refused: nothing changed. */
   | { kind: 'refused'; reason: 'bad_signature' | 'malformed' | 'stale' }
   /** Verified; `applied` says whether a payment changed. Answer with `ack` (else 200). */
-  | { kind: 'accepted'; applied: boolean; ack?: NotificationAck };
+  | { kind: 'accepted'; applied: boolean; ack?: NotificationAck }
+  /**
+   * Verified, on an operator's collecting account, about a dispute of a transaction no payment has
+   * recorded yet: whose it is cannot be known, so it cannot be kept for a merchant. Answered 503 so
+   * that the PSP sends it again (what it applied meanwhile is applied once).
+   */
+  | { kind: 'retry_later' };
 
 /**
- * An inbound notification of a merchant's PSP (`POST /api/psp/{psa_id}/notifications`): verified
- * by the PSP account's connector (signature, freshness), then applied to the payment it names.
+ * An inbound notification of a merchant's PSP, or of an operator's collecting account
+ * (`POST /api/psp/{psa_id}/notifications`): verified by the PSP account's connector (signature,
+ * freshness), then applied to the payment it names, scoped by that payment's merchant account.
  * The notification only says "look again": the transaction's state is read from the PSP
  * (`retrieve`) and recorded through the same functions as every other path (a pending 3-D Secure
  * attempt is resolved as the shopper's return would resolve it; any other payment gets the PSP's
@@ -35,47 +42,62 @@ export async function receivePspNotification(
 ): Promise<NotificationOutcome> {
   // Either spelling: Lyra payments created before its connector sent the public id were told the bare uuid's URL.
   const id = parseEitherSpelling('psa', pspAccountPublicId);
-  const accountId = id && (await pspAccountOwner(deps.db, id));
-  if (!id || !accountId) return { kind: 'not_found' };
-  const connector = await deps.registry.forAccount(accountId, id);
+  const owner = id && (await pspAccountOwner(deps.db, id));
+  if (!id || !owner) return { kind: 'not_found' };
+  // An operator's collecting account (owner null) is every transfer-mode merchant's: each
+  // transaction's payment tells whose it is (docs/money-operations.md#transfer-mode).
+  const connector = await deps.registry.forAccount(owner.accountId, id);
   const verified = await connector.verifyNotification(input);
   if (!verified.ok) return { kind: 'refused', reason: verified.reason };
   const ack = verified.ack ? { ack: verified.ack } : {};
   let applied = false;
+  let retry = false;
   // A batched notification (Adyen) is about several transactions: each is applied as if alone.
   for (const notified of [verified, ...(verified.also ?? [])]) {
-    if (await applyNotified(deps, connector, { accountId, pspAccountId: id, pspAccountPublicId }, notified)) applied = true;
+    const outcome = await applyNotified(deps, connector, { accountId: owner.accountId, pspAccountId: id, pspAccountPublicId }, notified);
+    if (outcome === 'applied') applied = true;
+    if (outcome === 'retry_later') retry = true;
   }
+  if (retry) return { kind: 'retry_later' };
   return { kind: 'accepted', applied, ...ack };
 }
 
-/** Applies what a verified notification says of one transaction; true when a payment changed. */
+/** Applies what a verified notification says of one transaction: `applied` when a payment changed. */
 async function applyNotified(
   deps: PaymentDeps,
   connector: PspConnector,
-  where: { accountId: string; pspAccountId: string; pspAccountPublicId: string },
+  where: { accountId: string | null; pspAccountId: string; pspAccountPublicId: string },
   notified: NotifiedTransaction,
-): Promise<boolean> {
+): Promise<'applied' | 'unchanged' | 'retry_later'> {
+  const done = (changed: boolean) => (changed ? 'applied' : 'unchanged');
   // A dispute on the transaction (docs/money-operations.md#disputes): the dispute is recorded; the transaction is not read again.
-  if (notified.dispute) return (await applyDisputeNotice(deps, { accountId: where.accountId, pspAccountId: where.pspAccountId }, notified.dispute)) === 'changed';
-  let payment = await findPaymentByPspTransaction(deps.db, where.accountId, where.pspAccountId, notified.transactionId);
+  if (notified.dispute) {
+    // On an operator's account, the merchant is the one whose payment recorded the transaction.
+    const accountId = where.accountId ?? (await findOperatorAccountPayment(deps.db, where.pspAccountId, notified.dispute.transactionId))?.account_id;
+    if (!accountId) return 'retry_later';
+    return done((await applyDisputeNotice(deps, { accountId, pspAccountId: where.pspAccountId }, notified.dispute)) === 'changed');
+  }
+  let payment =
+    where.accountId === null
+      ? await findOperatorAccountPayment(deps.db, where.pspAccountId, notified.transactionId)
+      : await findPaymentByPspTransaction(deps.db, where.accountId, where.pspAccountId, notified.transactionId);
   if (!payment) {
     deps.logger.info({ account_id: where.accountId, psp_account_id: where.pspAccountPublicId }, 'PSP notification about a transaction Chipin did not start: ignored');
-    return false;
+    return 'unchanged';
   }
   // The payment's stored state, with what this notification adds (Adyen's modification outcomes).
   const current = await connector.retrieve(pspRef(payment), notified.event ? { notification: notified.event } : {});
   if (payment.status === 'pending' || payment.status === 'requires_action') {
     // Still with the shopper (3-D Secure): nothing to do until it ends.
-    if (current.status === 'requires_action') return false;
+    if (current.status === 'requires_action') return 'unchanged';
     // The resolution below reads the transaction from the row's state: give it what this notification said.
     if (notified.event && current.pspState) payment = await storePspState(deps.db, payment, current.pspState);
     if (payment.purpose === 'pledge') await resolvePledgePayment(deps, payment);
     else if (isLeaderPurpose(payment.purpose) && !payment.idempotency_key.endsWith(':share')) await resolveLeaderAttempt(deps, payment, 0);
     else await record(deps, payment, current);
-    return true;
+    return 'applied';
   }
-  return record(deps, payment, current);
+  return done(await record(deps, payment, current));
 }
 
 async function record(deps: PaymentDeps, payment: Parameters<typeof recordResult>[1], result: Parameters<typeof recordResult>[2]): Promise<boolean> {

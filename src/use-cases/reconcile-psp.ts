@@ -26,7 +26,7 @@ import { addDays } from '../domain/apr.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { insertPurchaseEvent } from '../purchases/purchase-repository.ts';
 import { PspIntegrationError, type PspConnector, type PspRecord, type PspState } from '../psp/connector.ts';
-import { DEFAULT_PSP } from '../psp/registry.ts';
+import { DEFAULT_PSP, type AccountConnector } from '../psp/registry.ts';
 import type { PaymentDeps } from './deps.ts';
 
 /**
@@ -91,7 +91,7 @@ function pspView(r: PspRecord): PspView {
 
 /** Runs (or resumes) the reconciliation of one PSP (account) of an account over `[from, to)`. */
 export async function runReconciliation(deps: ReconDeps, req: RunRequest): Promise<RunOutcome> {
-  let connector: PspConnector;
+  let connector: AccountConnector;
   try {
     connector = await deps.psps.forPayment({ account_id: req.accountId, psp_account_id: req.pspAccountId, psp: req.psp ?? DEFAULT_PSP });
   } catch (err) {
@@ -99,7 +99,10 @@ export async function runReconciliation(deps: ReconDeps, req: RunRequest): Promi
     throw err;
   }
   // The registry wraps the connector (AccountConnector): the list API is the wrapped one's.
-  const inner = (connector as { inner?: PspConnector }).inner ?? connector;
+  const inner = connector.inner;
+  // The platform's PSP and an operator's collecting account (transfer mode) hold several
+  // merchants' transactions; a merchant's own PSP account holds only its own.
+  const shared = req.pspAccountId === null || connector.operatorAccount;
   const list = inner.listTransactions?.bind(inner);
   const psp = connector.name;
   const scope = { accountId: req.accountId, psp, pspAccountId: req.pspAccountId };
@@ -122,10 +125,11 @@ export async function runReconciliation(deps: ReconDeps, req: RunRequest): Promi
           records.map((r) => r.transactionId),
         );
         const mine = new Set(payments.map((p) => p.transaction_id));
-        // On the platform's PSP every merchant's transactions are listed: only this account's are
-        // judged (one no payment knows may be another account's). On the merchant's own PSP
-        // account, a transaction no payment knows is unknown to Chipin.
-        const judged = req.pspAccountId === null ? records.filter((r) => mine.has(r.transactionId)) : records;
+        // On the platform's PSP, or an operator's collecting account, every merchant's transactions
+        // are listed: only this account's are judged (one no payment knows may be another
+        // account's). On the merchant's own PSP account, a transaction no payment knows is unknown
+        // to Chipin.
+        const judged = shared ? records.filter((r) => mine.has(r.transactionId)) : records;
         const next = page.nextCursor ? CURSOR_PSP + page.nextCursor : CURSOR_CHIPIN;
         await recordPage(deps, run, scope, payments, judged.map(pspView), { nextCursor: next, completed: false, fromList: true });
         cursor = next;

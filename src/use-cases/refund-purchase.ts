@@ -29,6 +29,7 @@ import {
   type RefundAllocationRow,
   type RefundState,
 } from '../payments/refund-repository.ts';
+import { bookInstallmentLowered } from '../payments/transfer-booking-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -151,7 +152,12 @@ async function reserveRefund(
       const voids = a.remainingCents === 0 && a.paymentId !== undefined;
       return { ...a, state: voids ? ('pending' as const) : ('succeeded' as const), idempotencyKey: voids ? `${refundId}:${a.paymentId}:void` : null };
     });
-    for (const a of allocations) if (a.kind === 'installment' && a.state === 'succeeded') await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
+    for (const a of allocations) {
+      if (a.kind !== 'installment' || a.state !== 'succeeded') continue;
+      await lowerInstallment(tx, accountId, a.installmentId, a.amountCents);
+      // Transfer mode: what the shopper no longer pays is what the purchase gives up (docs/money-operations.md#who-bears-what).
+      await bookInstallmentLowered(tx, { accountId, purchaseId, refundId, installmentId: a.installmentId, cents: a.amountCents, occurredAt: now });
+    }
     await insertRefund(tx, { id: refundId, accountId, purchaseId, amountCents: amount, reason: input.reason, state: 'pending', requestKey: input.requestKey }, allocations, now);
     await recordAudit(tx, { accountId, actor: input.actor, action: 'refund', subject: purchaseId, details: { refund_id: refundId, amount_cents: amount } });
     // Taken up again if this process dies before the PSP answered (the keys make it safe).
@@ -267,13 +273,17 @@ async function recordAnswers(deps: PaymentDeps, refund: Refund, answers: Answer[
       // notification `refunded` (or `voided`) of this payment.
       if (refused) continue;
       // A deferred hold voided: only now is its installment lowered to nothing (cancelled).
-      if (allocation.kind === 'installment' && allocation.installmentId) await lowerInstallment(tx, accountId, allocation.installmentId, allocation.amountCents);
+      if (allocation.kind === 'installment' && allocation.installmentId) {
+        await lowerInstallment(tx, accountId, allocation.installmentId, allocation.amountCents);
+        await bookInstallmentLowered(tx, { accountId, purchaseId, refundId: refund.id, installmentId: allocation.installmentId, cents: allocation.amountCents, occurredAt: now });
+      }
       // Read again under the purchase's lock: a concurrent refund of the same payment may have
       // recorded since, and the conditional recordResult only writes over the state it was
       // read in. The PSP's totals only grow, so the larger of the two views is the current one.
       const current = (await findPayment(tx, accountId, payment.id)) ?? payment;
       const latest = { ...result, capturedCents: Math.max(result.capturedCents, current.captured_cents), refundedCents: Math.max(result.refundedCents, current.refunded_cents) };
-      await recordResult(tx, current, latest, locked.state, now, { outcome: true });
+      // A refund allocation's money is the merchant's refund: in transfer mode the merchant bears it.
+      await recordResult(tx, current, latest, locked.state, now, { outcome: true, merchantRefund: allocation.kind === 'refund' });
     }
     const current = (await findRefund(tx, accountId, refund.id))!;
     if (current.state !== 'pending') return undefined;

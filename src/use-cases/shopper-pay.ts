@@ -29,6 +29,7 @@ import {
   type PaymentRow,
 } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setComment } from '../payments/pay-state-repository.ts';
+import { bookFeesWaived } from '../payments/transfer-booking-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { COLLECT_JOB } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -261,6 +262,8 @@ async function finish(deps: PaymentDeps, payment: PaymentRow, result: Transactio
       await cancelJob(tx, `${COLLECT_JOB}:${i.id}:${i.attempts}`, now);
       await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
     }
+    // Transfer mode: the fees an early repayment waives are the operator's (docs/money-operations.md#who-bears-what).
+    if (repayment) await bookFeesWaived(tx, { accountId, purchaseId, paymentId: payment.id, feesCents: lines.reduce((sum, i) => sum + i.feesCents, 0), occurredAt: now });
     const counts = await installmentCounts(tx, accountId, purchaseId);
     if (counts.paid === counts.total) {
       const comment = repayment ? repaidEarlyComment(counts.total, downPayment) : installmentPaidComment(counts.paid, counts.total, downPayment);

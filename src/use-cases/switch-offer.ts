@@ -68,7 +68,7 @@ export async function switchOffer(deps: SwitchOfferDeps, accountId: string, purc
     if (!fits) return refused({ code: 'amount' });
     const now = deps.clock.now();
     const to = toPublicId('mer', target.id);
-    await setPurchaseOffer(tx, accountId, purchaseId, target.id, now);
+    await setPurchaseOffer(tx, accountId, purchaseId, target, now);
     // A pot's invitations typed on the old offer are its own: the new checkout starts without them.
     await insertDraftPledges(tx, accountId, purchaseId, [], now);
     await writeEvent(tx, accountId, purchaseId, EVENT.offerChanged, locked.state, { from, to }, now);

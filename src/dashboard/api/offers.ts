@@ -49,7 +49,16 @@ const OfferPsp = Type.Object(
     deferred_days: Type.Integer(),
     currency: Type.String(),
     psp: Type.String({ description: 'The connector its payments run on' }),
-    psp_account_id: Type.Union([Type.String(), Type.Null()], { description: 'The PSP account it pays through; null: the built-in sandbox PSP' }),
+    psp_account_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The account's PSP account it pays through (back mode); null: the built-in sandbox PSP, or in transfer mode the operator's collecting account (not shown)",
+    }),
+    payment_mode: Type.String({
+      enum: ['back', 'transfer'],
+      description:
+        "Read-only, set by the operator: back, the shoppers pay on the account's PSP account (or the built-in sandbox); transfer, they pay on the operator's collecting account and the operator owes the account its validated purchases less its commission, paid out by bank transfer (docs/money-operations.md#transfer-mode)",
+    }),
+    commission_bps: Type.Integer({ description: "Read-only: the operator's commission in transfer mode, basis points of each validated purchase's amount (0 in back mode)" }),
+    commission_fixed_cents: Type.Integer({ description: "Read-only: the fixed part of the operator's commission per validated purchase, minor units (0 in back mode)" }),
     fee_rate_bps: Type.Integer({ description: 'Fee as a share of the amount, in basis points (150 = 1.50 %), on the first installment (docs/schedules.md)' }),
     fixed_fee_cents: Type.Integer({ description: 'Flat fee added to the rate-based fee, in minor units' }),
     min_amount_cents: Type.Integer({ description: 'Smallest purchase amount, in minor units (inclusive)' }),
@@ -113,6 +122,7 @@ export function registerBackofficeOffers(app: App, services: Services, guard: Da
         description:
           `${AUTH_NOTE} Every field is optional; one left out keeps its value. The type, currency, installments and deferred days define what was sold and are never edited; a DOWN_PAYMENT offer's deposit_percent and max_balance_delay_days are edited as its fees. ` +
           '`psp_account_id`: the offer pays through this PSP account from its next payment on (payments already made keep theirs for captures and refunds); `null` puts it back on the built-in sandbox PSP (refused in production). ' +
+          "A transfer-mode offer's PSP account is the operator's: naming one is refused (400, field psp_account_id); its payment mode and commission are the operator's and not fields of this body (docs/money-operations.md#transfer-mode). " +
           "Fees and limits of an INSTALLMENTS, DEFERRED or DOWN_PAYMENT offer (a down payment's deposit and delay too) are refused (400) while one of its purchases awaits its leader's payment: that purchase's schedule is computed from them then, so an edit would change what it costs. " +
           "A credit offer must still be sellable at its minimum and its maximum (usury ceiling, funding cap: the schedule simulation's rules). " +
           'New expiry hours apply to purchases created afterwards, a new pot deadline to pots opened afterwards. ' +

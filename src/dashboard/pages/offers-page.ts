@@ -27,6 +27,8 @@ export function kindOf(t: DashboardTexts, o: Pick<Offer, 'type' | 'installments'
 }
 
 const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
+  // Transfer mode: the operator's collecting account is never shown to a merchant (docs/back-office.md#payment-mode).
+  if (o.paymentMode === 'transfer') return o.pspAccountId === null ? `${t.transferPsp} (${t.sandboxPsp})` : `${t.transferPsp} (${o.psp})`;
   if (o.pspAccountId === null) return t.sandboxPsp;
   const a = accounts.find((p) => p.id === toPublicId('psa', o.pspAccountId!));
   return a ? `${a.label} (${a.psp}, ${t.environmentNames[a.environment]})` : o.psp;
@@ -106,7 +108,7 @@ export const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 /** What the inputs show: the offer's terms as typed numbers (a percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents). */
 function inputsOf(o: Offer): Record<OfferInput, string> {
   return {
-    psp_account_id: o.pspAccountId === null ? '' : toPublicId('psa', o.pspAccountId),
+    psp_account_id: o.pspAccountId === null || o.paymentMode === 'transfer' ? '' : toPublicId('psa', o.pspAccountId),
     fee_rate: decimalAmount(o.feeRateBps, 'EUR'),
     fixed_fee: decimalAmount(o.fixedFeeCents, o.currency),
     min_amount: decimalAmount(o.minAmountCents, o.currency),
@@ -176,7 +178,14 @@ ${extra.error ? html`<div class="alert" role="alert" id="offer-error">${extra.er
 <section class="card" aria-labelledby="sold"><h2 id="sold">${t.soldTerms}</h2>
 <dl class="facts"><dt>${t.offer}</dt><dd>${kindOf(t, o)} <span class="muted">${uid}</span></dd>
 <dt>${t.currencyLabel}</dt><dd>${o.currency}</dd>
-</dl></section>
+<dt>${t.paymentMode}</dt><dd>${t.paymentModes[o.paymentMode]}</dd>
+${
+  o.paymentMode === 'transfer'
+    ? html`<dt>${t.commission}</dt><dd>${t.commissionOf((o.commissionBps / 100).toLocaleString(chrome.lang), formatMoney(o.commissionFixedCents, o.currency, chrome.lang))}</dd>
+<dt>${t.pspAccount}</dt><dd>${pspOf(t, o, accounts)}</dd>`
+    : ''
+}
+</dl><p class="muted">${t.paymentModeHint}</p></section>
 <form method="post" action="/dashboard/offers/${uid}">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
 <section class="card" aria-labelledby="terms"><h2 id="terms">${t.editOfferTerms}</h2>
@@ -206,14 +215,18 @@ ${shared ? '' : yesNoOf('send_owed_share_reminder')}
 ${text('hold_renewal_days', 'numeric')}
 ${shared ? '' : html`<p><label for="funding_cap">${offerInputLabel(t, o, 'funding_cap')}</label><input id="funding_cap" name="funding_cap" inputmode="decimal" autocomplete="off" value="${v.funding_cap}"${invalid('funding_cap')}></p>`}
 </section>
-<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
+${
+  o.paymentMode === 'transfer'
+    ? ''
+    : html`<section class="card" aria-labelledby="psp"><h2 id="psp">${t.pspAccount}</h2>
 <label for="psp_account_id">${t.pspAccountField}</label>
 <select id="psp_account_id" name="psp_account_id"${invalid('psp_account_id')}>
 <option value=""${v.psp_account_id === '' ? html` selected` : ''}>${t.sandboxPsp}</option>
 ${accounts.map((a) => html`<option value="${a.id}"${a.id === v.psp_account_id ? html` selected` : ''}>${a.label} (${a.psp}, ${t.environmentNames[a.environment]})</option>`)}
 </select>
 <span class="muted">${t.pspAccountHint}</span>
-</section>
+</section>`
+}
 <p><button type="submit">${t.saveOffer}</button></p>
 </form>
 ${extra.risk ? riskSection(chrome, o, extra.risk, extra) : ''}

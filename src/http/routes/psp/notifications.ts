@@ -27,6 +27,11 @@ export function registerPspNotifications(app: App, services: Services): void {
       401: { ...TokenApiError, description: '`invalid_signature`: bad or stale signature; nothing changed' },
       400: { ...TokenApiError, description: 'The notification could not be read' },
       404: { ...TokenApiError, description: 'No such PSP account' },
+      503: {
+        ...TokenApiError,
+        description:
+          "`not_ready`: a dispute notice to an operator's collecting account about a transaction Chipin has not recorded yet; the PSP sends it again (docs/money-operations.md#transfer-mode)",
+      },
     };
 
     /** One notification, its signed text being the body (POST) or the query string (GET). */
@@ -40,6 +45,9 @@ export function registerPspNotifications(app: App, services: Services): void {
           request.log.info({ psp_account_id: request.params.psa_id, reason: outcome.reason }, 'PSP notification refused');
           if (outcome.reason === 'malformed') throw new ApiError(400, 'invalid_request', 'the notification could not be read');
           throw new ApiError(401, 'invalid_signature', `the notification's signature is ${outcome.reason === 'stale' ? 'too old' : 'not valid'}`);
+        case 'retry_later':
+          reply.header('retry-after', '60');
+          throw new ApiError(503, 'not_ready', 'the transaction this notice names is not recorded yet: send it again later');
         case 'accepted':
           if (outcome.ack)
             return reply
