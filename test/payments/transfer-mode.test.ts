@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { cancelPurchase } from '../../src/use-cases/cancel-purchase.ts';
-import { deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
+import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
 import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts } from '../../src/use-cases/operator-accounts.ts';
 import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
@@ -298,6 +298,18 @@ describe('bookings per event', () => {
       ['chargeback', { psp_cash: -7_000, merchant_payable: 7_000 }],
     ]);
     expect(await purchaseBooks(app.services.db, a.accountId, id)).toMatchObject({ psp_cash: 0, shopper_receivable: 0, merchant_payable: 0 });
+    // The bank reverses it (as Adyen's CHARGEBACK_REVERSED tells it), told twice: the merchant is owed it again, once.
+    const [txn] = await q<{ psp_transaction_id: string }>('SELECT psp_transaction_id FROM payments WHERE purchase_id = $1', [id]);
+    const reversed = {
+      pspDisputeId: dispute!.psp_dispute_id,
+      transactionId: txn!.psp_transaction_id,
+      kind: 'chargeback' as const,
+      status: 'won' as const,
+      reason: 'fraudulent',
+      amountCents: 7_000,
+    };
+    for (let i = 0; i < 2; i++) await applyDisputeNotice(deps(), { accountId: a.accountId, pspAccountId: null }, reversed);
+    expect((await journals(id)).slice(3).map((x) => [x.kind, x.legs])).toEqual([['chargeback_reversal', { psp_cash: 7_000, merchant_payable: -7_000 }]]);
   });
 
   it('a back-mode purchase books nothing, whatever happens to it', async () => {
