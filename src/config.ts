@@ -85,8 +85,10 @@ export interface Config {
   riskDecisionRetentionDays?: number;
   /**
    * The operator's bank account the merchants' payouts are paid from, the debtor of the pain.001
-   * file (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC, all three or none). Absent: payouts are made
-   * but no file can be exported (docs/deployment.md#payouts).
+   * file (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC, all three or none), and the account a shopper
+   * paying a transfer-mode purchase by bank transfer is told to pay (docs/money-operations.md#payment-by-transfer).
+   * Absent: payouts are made but no file can be exported, and payment by transfer is not offered
+   * (docs/deployment.md#payouts).
    */
   operatorDebtor?: BankDetails;
   /** The pain.001 version the operator's bank takes (PAYOUT_PAIN_FORMAT). Absent: {@link DEFAULT_PAIN_FORMAT}. */
@@ -374,3 +376,4 @@ export function loadConfig(env: Env): Config {
     payoutPainFormat,
   };
 }
+

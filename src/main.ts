@@ -14,7 +14,7 @@ import { setWebhookFromCli } from './delivery/cli.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { OfferCache } from './accounts/offers.ts';
-import { parsePublicId, toPublicId } from './domain/ids.ts';
+import { parseEitherSpelling, parsePublicId, toPublicId } from './domain/ids.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import { findPaymentPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
@@ -24,6 +24,8 @@ import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountOut
 import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli, type CliAnswer } from './payouts/cli.ts';
 import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts, updateOperatorAccount } from './use-cases/operator-accounts.ts';
 import { setOfferMode } from './use-cases/offer-mode.ts';
+import { receiveTransfer } from './use-cases/receive-transfer.ts';
+import { recordRefundTransferSent, transfersToSend } from './use-cases/transfer-refunds.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 
@@ -71,6 +73,11 @@ Commands:
   offer set-mode --offer mer_... --mode back [--psp-account psa_...|--sandbox] [--json]
                                                  who collects an offer's payments: the operator (transfer, with its
                                                  commission) or the merchant's PSP account (back); audited
+  transfer received --purchase pur_... --amount-cents N [--date YYYY-MM-DD] [--json]
+                                                 record a shopper's bank transfer received for a transfer-mode
+                                                 purchase (from the bank statement): the purchase is paid
+  transfer refunds [--json]                      list the refunds by transfer still to send (every merchant's)
+  transfer refund-sent --refund ref_... [--json] record a refund by transfer sent
 
 Configuration comes from the environment; see README.md.`;
 
@@ -176,6 +183,9 @@ async function run(argv: string[]): Promise<void> {
       mode: { type: 'string' },
       'commission-bps': { type: 'string' },
       'commission-fixed-cents': { type: 'string' },
+      purchase: { type: 'string' },
+      'amount-cents': { type: 'string' },
+      refund: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -209,6 +219,9 @@ async function run(argv: string[]): Promise<void> {
     'operator-account verify',
     'operator-account delete',
     'offer set-mode',
+    'transfer received',
+    'transfer refunds',
+    'transfer refund-sent',
   ];
   if (!known.includes(command)) throw new UsageError(`unknown command "${command}"`);
 
@@ -313,6 +326,10 @@ async function run(argv: string[]): Promise<void> {
     case 'operator-account delete':
     case 'offer set-mode':
       return operatorCommand(config, command, values, out);
+    case 'transfer received':
+    case 'transfer refunds':
+    case 'transfer refund-sent':
+      return transferCommand(config, command, values, out);
     case 'webhook set': {
       const events =
         typeof values.events === 'string'
@@ -552,6 +569,95 @@ function printAnswer(answer: CliAnswer, values: Record<string, unknown>, out: (h
     throw new CliError(`could not write ${file} (${(err as Error).message}); the file is kept: "chipin payout file --export ${exportId ?? 'pex_…'} --out ${file}"`);
   }
   out(`${answer.human}\nwritten to ${file}`, answer.data);
+}
+
+/** The operator's bank transfers of transfer mode (docs/money-operations.md#payment-by-transfer). */
+async function transferCommand(config: Config, command: string, values: Record<string, unknown>, out: (human: string, data: unknown) => void): Promise<void> {
+  const db = await openDatabase(config);
+  try {
+    await migrate(db);
+    await verifyConfiguredKey(db, config);
+    const deps = { db, clock: systemClock };
+    const actor = { label: 'cli' };
+    switch (command) {
+      case 'transfer received': {
+        const purchase = required(values, 'purchase');
+        const purchaseId = parseEitherSpelling('pur', purchase);
+        if (!purchaseId) throw new UsageError('--purchase must be pur_<uuid>');
+        const amount = required(values, 'amount-cents');
+        if (!/^\d{1,15}$/.test(amount)) throw new UsageError('--amount-cents must be a whole number of cents, e.g. 12990 for 129.90');
+        const date = typeof values.date === 'string' ? values.date : undefined;
+        const r = await receiveTransfer(deps, { purchaseId, amountCents: Number(amount), ...(date === undefined ? {} : { valueDate: date }), actor });
+        switch (r.kind) {
+          case 'recorded': {
+            const p = r.purchase;
+            const uid = toPublicId('pur', p.purchaseId);
+            const data = {
+              purchase_uid: uid,
+              account_id: toPublicId('acc', p.accountId),
+              amount_cents: p.amountCents,
+              currency: p.currency,
+              value_date: p.valueDate,
+              state: p.state,
+              already_recorded: r.already,
+            };
+            return out(
+              r.already
+                ? `${uid}: this transfer was already recorded on ${p.valueDate}; nothing changed`
+                : `${uid}: ${p.amountCents} ${p.currency} received on ${p.valueDate}; the purchase is paid (${p.state})`,
+              data,
+            );
+          }
+          case 'not_found':
+            throw new CliError(`no purchase ${purchase}`);
+          case 'not_transfer_mode':
+            throw new CliError(`${purchase} was not created in transfer mode: its money is not the operator's to collect; send the transfer back`);
+          case 'wrong_amount':
+          case 'not_payable':
+          case 'invalid_date':
+          case 'in_progress':
+            throw new CliError(`${purchase}: ${r.message}`);
+        }
+        return;
+      }
+      case 'transfer refunds': {
+        const list = await transfersToSend(deps);
+        const rows = list.map((t) => ({
+          refund_id: toPublicId('ref', t.refundId),
+          purchase_uid: toPublicId('pur', t.purchaseId),
+          reference: t.reference,
+          merchant: t.merchantName,
+          account_id: toPublicId('acc', t.accountId),
+          amount_cents: t.amountCents,
+          currency: t.currency,
+          shopper: t.shopperName === null ? t.shopperEmail : `${t.shopperName} <${t.shopperEmail}>`,
+          received_on: t.receivedOn,
+          booked_at: t.bookedAt.toISOString(),
+        }));
+        const human = rows.map(
+          (r) =>
+            `${r.refund_id}  ${r.amount_cents} ${r.currency}  to ${r.shopper}  for ${r.purchase_uid}${r.reference ? ` (${r.reference})` : ''} of ${r.merchant}; ` +
+            `their transfer arrived on ${r.received_on ?? '?'}; booked ${r.booked_at}`,
+        );
+        return out(rows.length ? human.join('\n') : 'no refund by transfer to send', rows);
+      }
+      case 'transfer refund-sent': {
+        const refund = required(values, 'refund');
+        const refundId = parsePublicId('ref', refund);
+        if (!refundId) throw new UsageError('--refund must be ref_<uuid>');
+        const r = await recordRefundTransferSent(deps, { refundId, actor });
+        if (r.kind === 'not_found') throw new CliError(`no refund by transfer ${refund}`);
+        const sentAt = r.transfer.sentAt?.toISOString() ?? '';
+        return out(r.kind === 'sent' ? `${refund} recorded sent` : `${refund} was already recorded sent on ${sentAt}`, {
+          refund_id: refund,
+          sent_at: sentAt,
+          already_sent: r.kind === 'already_sent',
+        });
+      }
+    }
+  } finally {
+    await db.close();
+  }
 }
 
 /** A refusal of a CLI command, printed as one line. */

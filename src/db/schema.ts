@@ -47,6 +47,18 @@ export const TABLES = {
     payout_id: 'uuid null',
     occurred_at: 'timestamptz',
   },
+  bank_transfers: {
+    id: 'uuid',
+    account_id: 'uuid',
+    purchase_id: 'uuid',
+    direction: 'text',
+    amount_cents: 'int8',
+    currency: 'text',
+    refund_id: 'uuid null',
+    value_date: 'date null',
+    sent_at: 'timestamptz null',
+    created_at: 'timestamptz',
+  },
   auth_throttle: {
     scope: 'text',
     subject: 'text',

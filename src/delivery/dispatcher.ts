@@ -9,6 +9,7 @@ import { buildErrorNotification } from './error-notification.ts';
 import { backModeNotificationOf, endsPot, errorStateOf, purchaseEndBody, type BackModeNotification } from './outcomes.ts';
 import { checkoutTransactionEvents, claimUndispatchedEvents, insertDeliveries, markDispatched, type EventRow, type NewDelivery } from './outbox-repository.ts';
 import { asCheckoutOutcome, transactionOf } from './transaction.ts';
+import { signedTransferNotification, transferNotificationBody } from './transfer-notification.ts';
 import { enabledEndpointsOf } from './webhook-endpoint-repository.ts';
 import { webhookMessage } from './webhook-payload.ts';
 
@@ -28,7 +29,9 @@ export interface DispatcherDeps {
  * - A webhook when the account has an enabled endpoint subscribed to the event's trigger.
  * - A back-mode notification of the purchase's outcomes (src/delivery/outcomes.ts) to its
  *   `notification_url`, signed with the purchase offer's secret; `sandbox` as the PSP account
- *   the payment ran on says.
+ *   the payment ran on says. A transfer-mode purchase's `notification_url` gets its payment
+ *   notification only, once, when it is validated, in the original interface's transfer-mode
+ *   body signed as a JWT (src/delivery/transfer-notification.ts).
  * - An error notification (delivery kind `refusal`) when the purchase fails before it was
  *   secured, to its `error_notification_url` (docs/webhooks.md#error-notification).
  * - A purchase end notification (kind `purchase_end`) when a pot ends, to its offer's
@@ -57,11 +60,14 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const notifiedAs = new Map<number, BackModeNotification>();
   for (const e of events) {
     const kind = e.notification_url ? backModeNotificationOf(e) : undefined;
-    if (kind) notifiedAs.set(Number(e.id), kind);
+    // Transfer mode tells the merchant of the validation only (docs/webhooks.md#transfer-mode-payment-notification).
+    if (kind && (e.payment_mode !== 'transfer' || kind.kind === 'checkout')) notifiedAs.set(Number(e.id), kind);
   }
+  // A transfer-mode checkout reports no PSP transaction: the shopper may have paid by bank transfer.
+  const backMode = (e: EventRow) => e.payment_mode !== 'transfer';
   const checkouts = await checkoutTransactionEvents(
     tx,
-    events.filter((e) => notifiedAs.get(Number(e.id))?.kind === 'checkout'),
+    events.filter((e) => notifiedAs.get(Number(e.id))?.kind === 'checkout' && backMode(e)),
     LEADER_PURPOSES,
   );
   const errors = events.filter((e) => e.error_notification_url && errorStateOf(e));
@@ -73,7 +79,7 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
   const offerOf = new Map(offers.map((o) => [o.id, o]));
   // The payment each notified transaction ran on: a checkout's is its transaction event's.
   const transactionEventOf = (e: EventRow) => (notifiedAs.get(Number(e.id))?.kind === 'checkout' ? checkouts.get(Number(e.id)) : { id: Number(e.id), data: e.data });
-  const transactionEventIds = events.filter((e) => notifiedAs.has(Number(e.id))).flatMap((e) => transactionEventOf(e)?.id ?? []);
+  const transactionEventIds = events.filter((e) => notifiedAs.has(Number(e.id)) && backMode(e)).flatMap((e) => transactionEventOf(e)?.id ?? []);
   const paymentOf = await paymentsOfEvents(tx, [...new Set(transactionEventIds)]);
 
   const out: NewDelivery[] = [];
@@ -91,7 +97,19 @@ async function planDeliveries(tx: Sql, deps: DispatcherDeps, events: EventRow[])
       out.push({ ...base, id: newUuid(), kind: 'webhook', trigger_name: message.triggerName, url: endpoint.url, payload: JSON.stringify(message) });
     }
     const notified = notifiedAs.get(Number(e.id));
-    if (notified && e.notification_url) {
+    if (notified && e.notification_url && !backMode(e)) {
+      const secret = signingSecret(deps, e, offerOf.get(e.offer_id));
+      if (secret !== undefined) {
+        const body = transferNotificationBody({
+          reference: e.ref,
+          validatedAt: new Date(e.created_at),
+          offerId: e.offer_id,
+          purchaseId: e.purchase_id,
+          amountCents: Number(e.amount_cents),
+        });
+        out.push({ ...base, id: newUuid(), kind: 'notification', trigger_name: null, url: e.notification_url, payload: signedTransferNotification(body, secret) });
+      }
+    } else if (notified && e.notification_url) {
       const source = transactionEventOf(e);
       const sandbox = (source && paymentOf.get(source.id)?.sandbox) ?? true;
       const planned = source && notificationFor(deps, e, source.data, notified, offerOf.get(e.offer_id), sandbox);

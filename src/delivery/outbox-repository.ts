@@ -25,6 +25,9 @@ export interface EventRow {
   ref: string | null;
   metadata: Record<string, unknown>;
   offer_id: string;
+  /** The mode the purchase was created in: a transfer-mode purchase's payment notification has its own body (src/delivery/transfer-notification.ts). */
+  payment_mode: 'back' | 'transfer' | null;
+  amount_cents: number | null;
 }
 
 export interface NewDelivery {
@@ -57,9 +60,9 @@ export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<E
        FOR UPDATE SKIP LOCKED
      )
      SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.from_state, e.created_at,
-       p.account_id AS purchase_account_id, p.notification_url, p.error_notification_url, p.ref, p.metadata, p.offer_id
+       p.account_id AS purchase_account_id, p.notification_url, p.error_notification_url, p.ref, p.metadata, p.offer_id, p.payment_mode, p.amount_cents
      FROM e LEFT JOIN LATERAL (
-       SELECT account_id, notification_url, error_notification_url, ref, metadata, offer_id FROM purchases WHERE id = e.purchase_id OFFSET 0
+       SELECT account_id, notification_url, error_notification_url, ref, metadata, offer_id, payment_mode, amount_cents FROM purchases WHERE id = e.purchase_id OFFSET 0
      ) p ON true
      ORDER BY e.id`,
     [limit],

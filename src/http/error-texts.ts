@@ -73,6 +73,14 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
     en: 'The transaction this notice names is not recorded yet: send it again later.',
     fr: "La transaction que cet avis nomme n'est pas encore enregistrée : renvoyez-le plus tard.",
   },
+  not_transfer_mode: {
+    en: 'This purchase is not paid in transfer mode.',
+    fr: "Cet achat n'est pas payé en mode virement.",
+  },
+  purchase_not_releasable: {
+    en: 'Nothing can be released on this purchase any more: refund it instead.',
+    fr: 'Plus rien ne peut être libéré sur cet achat : remboursez-le plutôt.',
+  },
   not_found: { en: 'Not found.', fr: 'Introuvable.' },
   invalid_input: { en: 'Some information is invalid.', fr: 'Certaines informations sont invalides.' },
   unsupported_media_type: { en: 'This content type is not supported.', fr: "Ce type de contenu n'est pas pris en charge." },

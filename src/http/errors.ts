@@ -58,6 +58,10 @@ export type ErrorCode =
   | 'charge_disputed'
   // a notification to an operator's collecting account about a transaction not recorded yet: sent again (docs/money-operations.md#transfer-mode)
   | 'not_ready'
+  // transfer mode (docs/money-operations.md#transfer-mode): a transfer-mode route on a purchase or
+  // offer of the other mode; a release of a purchase whose money was taken or that is settled
+  | 'not_transfer_mode'
+  | 'purchase_not_releasable'
   // general
   | 'not_found'
   // back office: a cookie-authenticated write without CSRF proof

@@ -10,10 +10,24 @@ import { newUuid } from '../domain/ids.ts';
 
 export type RefundState = 'pending' | 'succeeded' | 'failed';
 
+/**
+ * `refund`: paid back on a captured payment; `installment`: an installment not collected yet
+ * lowered; `transfer`: paid back by the operator's bank transfer, on a purchase the shopper paid by
+ * transfer (docs/money-operations.md#refunds-by-transfer).
+ */
+export type AllocationKind = 'refund' | 'installment' | 'transfer';
+
+/** The part of a refund given back by bank transfer: no payment, no installment. */
+export interface TransferAllocation {
+  kind: 'transfer';
+  payer: 'leader';
+  amountCents: number;
+}
+
 export interface RefundAllocationRow {
   id: string;
   position: number;
-  kind: 'refund' | 'installment';
+  kind: AllocationKind;
   paymentId: string | null;
   installmentId: string | null;
   payer: 'leader' | 'pledger';
@@ -56,7 +70,7 @@ type AllocationRow = RowType<
     id: string;
     refund_id: string;
     position: number;
-    kind: 'refund' | 'installment';
+    kind: AllocationKind;
     payment_id: string | null;
     installment_id: string | null;
     payer: 'leader' | 'pledger';
@@ -174,7 +188,7 @@ export async function cancelScheduledInstallments(sql: Sql, accountId: string, p
 export async function insertRefund(
   sql: Sql,
   r: { id: string; accountId: string; purchaseId: string; amountCents: number; reason: string | undefined; state: RefundState; requestKey?: string | undefined },
-  allocations: readonly (Allocation & { state: RefundState; idempotencyKey: string | null })[],
+  allocations: readonly ((Allocation | TransferAllocation) & { state: RefundState; idempotencyKey: string | null })[],
   now: Date,
 ): Promise<void> {
   await sql.query(
@@ -194,7 +208,7 @@ export async function insertRefund(
         r.purchaseId,
         position++,
         a.kind,
-        a.paymentId ?? null,
+        a.kind === 'transfer' ? null : (a.paymentId ?? null),
         a.kind === 'installment' ? a.installmentId : null,
         a.payer,
         a.kind === 'refund' ? (a.pledgeId ?? null) : null,

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { unverifiedPayload, verifyHs256Claims } from '../delivery/jwt.ts';
 import { readPluginSettings, settingsFromQuery, type PluginSettings } from '../domain/plugin-settings.ts';
 import { isPhoneCountry, normalizeTypedPhone } from '../messaging/phone-numbers.ts';
+import { offerPaymentMode } from '../payments/bank-transfer-repository.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import { findReferencePurchases, lockReference } from '../purchases/purchase-repository.ts';
 import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
@@ -33,6 +34,12 @@ export interface PluginPurchaseRequest {
   fallbackLang: string;
   /** Real time, for the JWT's `exp` / `nbf` (the merchant signs with its clock, not the sandbox's). */
   now: Date;
+  /**
+   * The direct call of the back (`/api/payment_by_transfer`, docs/plugin-integration.md#the-direct-call-of-the-back):
+   * the shopper pays by bank transfer, so the settings must be signed, the offer must be a SHARED
+   * one in transfer mode, and redirectUrl / cancelUrl do not apply (nothing returns to the shop).
+   */
+  byTransfer?: boolean;
 }
 
 export type PluginPurchaseOutcome =
@@ -40,8 +47,8 @@ export type PluginPurchaseOutcome =
   | { kind: 'ready'; purchase: Purchase; offer: Offer; reused: boolean }
   /** The reference is already paid on that offer: nothing was created. */
   | { kind: 'already_paid'; lang: string | undefined }
-  /** A setting (or the signature) is wrong: nothing was created. `field` names it for the page. */
-  | { kind: 'refused'; field: string; message: string; lang: string | undefined };
+  /** A setting (or the signature) is wrong: nothing was created. `field` names it for the page; `notTransferMode`: the offer is not in transfer mode (the back's call). */
+  | { kind: 'refused'; field: string; message: string; lang: string | undefined; notTransferMode?: true };
 
 /** States in which a purchase's reference counts as paid: the shop must not be paid twice for one order. */
 const PAID = new Set(['LEADER_PROCESSED', 'SUCCESSFUL', 'REFUNDED']);
@@ -63,6 +70,10 @@ const PAID = new Set(['LEADER_PROCESSED', 'SUCCESSFUL', 'REFUNDED']);
  */
 export async function createPluginPurchase(deps: PluginPurchaseDeps, request: PluginPurchaseRequest): Promise<PluginPurchaseOutcome> {
   const signature = lastOf(request.query.signature);
+  const byTransfer = request.byTransfer === true;
+  if (byTransfer && signature === undefined) {
+    return { kind: 'refused', field: 'signature', message: 'signature is required: the direct call of the back takes signed settings only', lang: undefined };
+  }
   let raw: Record<string, unknown>;
   let offer: Offer | undefined;
   if (signature !== undefined) {
@@ -93,8 +104,15 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
   offer ??= await deps.offers.findPublic(s.merchantUid);
   if (!offer) return refused('merchantUid', 'merchantUid names no offer');
 
-  if (!request.embed && !s.redirectUrl) return refused('redirectUrl', 'redirectUrl is required when the checkout is not in the Pledg script (embed=1)');
-  const origin = merchantOriginOf(s, request.parentOrigin, signature !== undefined);
+  if (byTransfer) {
+    if ((await offerPaymentMode(deps.db, offer.id)) !== 'transfer') {
+      return { kind: 'refused', field: 'merchantUid', message: 'merchantUid names an offer that is not in transfer mode', lang: s.lang, notTransferMode: true };
+    }
+    // A transfer pays the whole amount at once: a plan of installments or a deferred charge has nothing to take it.
+    if (offer.type !== 'SHARED') return refused('merchantUid', 'merchantUid must name a SHARED offer: a payment by transfer pays the whole amount at once');
+  } else if (!request.embed && !s.redirectUrl) return refused('redirectUrl', 'redirectUrl is required when the checkout is not in the Pledg script (embed=1)');
+  // Nothing returns to the shop after a payment by transfer: its return URLs and their origin are not kept.
+  const origin = byTransfer ? {} : merchantOriginOf(s, request.parentOrigin, signature !== undefined);
   if ('field' in origin) return refused(origin.field, origin.message);
 
   const dates = requestedDatesOf({
@@ -134,8 +152,8 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
         currency: s.currency,
         language: s.lang ?? request.fallbackLang,
         phoneNumber,
-        callbackUrl: s.redirectUrl,
-        cancelUrl: s.cancelUrl,
+        callbackUrl: byTransfer ? undefined : s.redirectUrl,
+        cancelUrl: byTransfer ? undefined : s.cancelUrl,
         notificationUrl: s.paymentNotificationUrl,
         errorNotificationUrl: s.errorNotificationUrl,
         metadata: s.metadata,

@@ -44,15 +44,28 @@ export type RefundOutcome =
   | { kind: 'created'; refund: Refund }
   /** Malformed, unknown and other accounts' purchases alike. */
   | { kind: 'not_found' }
-  /** The amount is not refundable (≤ 0, fractional, more than what is left, nothing captured). */
-  | { kind: 'invalid'; field: 'amount'; message: string }
+  /** The amount is not refundable (≤ 0, fractional, more than what is left, nothing captured); the message names the request's field. */
+  | { kind: 'invalid'; field: string; message: string }
   /** The amount needs a payment a chargeback is open on (docs/money-operations.md#refunds-and-disputes). */
   | { kind: 'charge_disputed'; message: string }
   /** Another money operation holds the purchase, or money of it is in flight: retry (docs/money-operations.md#one-money-operation-at-a-time). */
   | InProgress;
 
+/** A merchant's refund request, whichever route it came by. */
+export interface RefundRequest {
+  accountId: string;
+  purchaseId: string;
+  /** Absent: everything still refundable. */
+  amountCents?: number;
+  reason?: string;
+  actor: Actor;
+  requestKey?: string | undefined;
+  /** The request's name for the amount, which refusals name: `amount` (Merchant API v1, back office) unless told. */
+  amountField?: string;
+}
+
 /** States in which money may have been collected: the others have nothing to refund. */
-const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
+export const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
 
 /**
  * A merchant refund (docs/purchase-lifecycle.md#refunds). In one transaction under the
@@ -69,15 +82,13 @@ const REFUNDABLE: readonly PurchaseState[] = ['LEADER_PROCESSED', 'SUCCESSFUL'];
  * reserved; that refund is resumed — its PSP calls with their own keys, after asking the PSP what
  * it already holds — and answered.
  */
-export async function refundPurchase(
-  deps: PaymentDeps,
-  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor; requestKey?: string | undefined },
-): Promise<RefundOutcome> {
+export async function refundPurchase(deps: PaymentDeps, input: RefundRequest): Promise<RefundOutcome> {
   const { db } = deps;
   const { accountId, purchaseId } = input;
+  const field = input.amountField ?? 'amount';
   if (!isUuid(purchaseId)) return { kind: 'not_found' };
   if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
-    return { kind: 'invalid', field: 'amount', message: 'field amount must be a positive integer (minor units of the currency)' };
+    return { kind: 'invalid', field, message: `field ${field} must be a positive integer (minor units of the currency)` };
   }
   const reserved = await waitForClaim(deps, () => reserveRefund(deps, input));
   if ('kind' in reserved) return reserved;
@@ -98,12 +109,10 @@ export async function refundPurchase(
  * the refund stored with its allocations (or the earlier attempt's refund found). The claim stays
  * taken for the PSP calls; a refusal gives it back in the same transaction.
  */
-async function reserveRefund(
-  deps: PaymentDeps,
-  input: { accountId: string; purchaseId: string; amountCents?: number; reason?: string; actor: Actor; requestKey?: string | undefined },
-): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> {
+async function reserveRefund(deps: PaymentDeps, input: RefundRequest): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
+  const field = input.amountField ?? 'amount';
   return db.transaction(async (tx): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> => {
     const locked = await loadPayState(tx, accountId, purchaseId, true);
     if (!locked) return { kind: 'not_found' };
@@ -118,20 +127,20 @@ async function reserveRefund(
     // charge awaiting its outcome or a refund not finished would make what is refundable wrong.
     const claim = await claimPurchase(tx, accountId, purchaseId, 'refund', { unresolvedBlocks: true });
     if (isInProgress(claim)) return claim;
-    const refusal = (field: 'amount', message: string): Promise<RefundOutcome> => releaseClaim(tx, claim).then(() => ({ kind: 'invalid', field, message }));
+    const refusal = (message: string): Promise<RefundOutcome> => releaseClaim(tx, claim).then(() => ({ kind: 'invalid', field, message }));
     const sources = await refundSources(tx, accountId, purchaseId);
     const uncollected = await uncollectedInstallments(tx, accountId, purchaseId);
     // Everything left, the payments an open chargeback holds included: without an amount, such a
     // refund is refused (`charge_disputed`), never made in part (docs/money-operations.md#refunds-and-disputes).
     const everything = REFUNDABLE.includes(locked.state) ? everythingCents(sources, uncollected) : 0;
-    if (everything === 0) return refusal('amount', 'field amount: nothing is left to refund on this purchase (nothing captured, or already refunded)');
+    if (everything === 0) return refusal(`field ${field}: nothing is left to refund on this purchase (nothing captured, or already refunded)`);
     const amount = input.amountCents ?? everything;
     const plan = planRefund(amount, sources, uncollected);
     if (!plan.ok && plan.reason === 'charge_disputed') {
       const message = `a chargeback is open on a payment this refund needs: it cannot be refunded until the bank decides; at most ${plan.refundableCents} can be refunded now`;
       return releaseClaim(tx, claim).then(() => ({ kind: 'charge_disputed', message }));
     }
-    if (!plan.ok) return refusal('amount', `field amount must be at most ${plan.refundableCents}, what is left to refund`);
+    if (!plan.ok) return refusal(`field ${field} must be at most ${plan.refundableCents}, what is left to refund`);
     // A share a payment's PSP cannot refund as it is (Midtrans: sen in IDR) is refused here, before
     // anything is reserved, never rounded (docs/psp-connectors.md#currencies).
     for (const a of plan.allocations) {
@@ -139,7 +148,7 @@ async function reserveRefund(
       const psp = sources.find((source) => source.paymentId === a.paymentId)?.psp;
       const definition = psp === undefined ? undefined : deps.psps.definition(psp);
       const refused = definition && amountStepRefusal(definition, locked.currency, a.amountCents);
-      if (refused) return refusal('amount', `field amount would refund ${a.amountCents} on one payment, which ${refused}: refund another amount`);
+      if (refused) return refusal(`field ${field} would refund ${a.amountCents} on one payment, which ${refused}: refund another amount`);
     }
 
     const refundId = newUuid();

@@ -97,6 +97,12 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/merchants/v1/clients/:id': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/clients/${o.client}` }) }),
   'POST /api/merchants/:merchant_uid/purchase_link': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/${o.offer}/purchase_link`, payload: LINK }) }),
   'POST /api/purchases/:purchase_uid/abort': bearer({ expect: '404', call: (o) => ({ url: `/api/purchases/pur_${o.purchase}/abort` }) }),
+  // A's call releases (cancels) the purchase the v1 cancel sweep cancels too: either order answers 200 or 409, never 404.
+  'POST /api/purchases/:purchase_uid/release': bearer({ expect: '404', call: (o) => ({ url: `/api/purchases/pur_${o.cancellable}/release` }) }),
+  'POST /api/purchases/:purchase_uid/credit_by_transfer': bearer({
+    expect: '404',
+    call: (o) => ({ url: `/api/purchases/pur_${o.pot}/credit_by_transfer`, payload: { amount_cents: 1 } }),
+  }),
   'POST /api/merchants/v1/purchases/:id/refunds': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.pot}/refunds`, payload: { amount: 1 } }) }),
   'GET /api/merchants/v1/purchases/:id/refunds': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.pot}/refunds` }) }),
   'POST /api/merchants/v1/purchases/:id/cancel': bearer({ expect: '404', call: (o) => ({ url: `/api/merchants/v1/purchases/${o.cancellable}/cancel` }) }),
@@ -261,6 +267,10 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/token': open('the token endpoint: authenticates the API key and secret itself (test/http/token.test.ts)'),
   'POST /api/trigger_capture/': open('authenticated by an HS256 signature of the offer secret in the query, not a token (test/payments/installments.test.ts)'),
   'POST /api/trigger_capture': open('the same, spelled without the trailing slash'),
+  'GET /api/payment_by_transfer': open(
+    "the direct call of the back: the shop's settings signed with the offer's secret (mandatory), not a token; creates at most an unpaid purchase (test/http/transfer-mode.test.ts)",
+  ),
+  'POST /api/payment_by_transfer': open('the same call, its signature in the query or a JSON body'),
   'OPTIONS /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('CORS preflight of the front-end simulation'),
   'POST /api/users/me/merchants/:merchant_uid/simulate_payment_schedule': open('front-end simulation, called from shop pages without credentials (rate limited)'),
   'OPTIONS /api/users/me/merchants/:merchant_uid/eligibility': open('CORS preflight of the front-end eligibility call'),

@@ -53,6 +53,9 @@ import { registerShopperPay } from './shopper-space/pay.ts';
 import { registerShopperPurchases } from './shopper-space/purchases.ts';
 import { registerShopperSignIn } from './shopper-space/sign-in.ts';
 import { registerAbort } from './token-api/abort.ts';
+import { registerCreditByTransfer } from './token-api/credit-by-transfer.ts';
+import { registerPaymentByTransfer } from './token-api/payment-by-transfer.ts';
+import { registerRelease } from './token-api/release.ts';
 import { registerPurchaseLink } from './token-api/purchase-link.ts';
 import { registerSimulateSchedule } from './token-api/simulate-schedule.ts';
 import { registerToken } from './token-api/token.ts';
@@ -71,6 +74,9 @@ export function registerRoutes(app: App, services: Services): void {
   registerEligibility(app, services);
   registerPurchaseLink(app, services);
   registerAbort(app, services);
+  registerRelease(app, services);
+  registerCreditByTransfer(app, services);
+  registerPaymentByTransfer(app, services);
   registerTriggerCapture(app, services);
   // Dashboard credentials (back office, its pages, sandbox inbox page): ONE guard, so that one
   // failure budget per user and per address covers every route that accepts them (the sign-in

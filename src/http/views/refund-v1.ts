@@ -8,8 +8,10 @@ const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Ty
 
 export const RefundAllocationSchema = Type.Object(
   {
-    kind: Type.Union([Type.Literal('refund'), Type.Literal('installment')], {
-      description: '`refund`: paid back on a captured payment; `installment`: an installment not collected yet lowered (cancelled at 0; a deferred hold lowered, or voided at 0)',
+    kind: Type.Union([Type.Literal('refund'), Type.Literal('installment'), Type.Literal('transfer')], {
+      description:
+        '`refund`: paid back on a captured payment; `installment`: an installment not collected yet lowered (cancelled at 0; a deferred hold lowered, or voided at 0); ' +
+        "`transfer`: paid back by the operator's bank transfer, on a transfer-mode purchase the shopper paid by bank transfer",
     }),
     payment_id: Type.Optional(Type.String({ format: 'uuid', description: 'The payment refunded (or the deferred hold lowered)' })),
     installment_id: Type.Optional(Type.String({ format: 'uuid' })),
