@@ -15,6 +15,7 @@ import { WebhookSettingsError } from './delivery/endpoints.ts';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { OfferCache } from './accounts/offers.ts';
 import { parseEitherSpelling, parsePublicId, toPublicId } from './domain/ids.ts';
+import { decimalAmount } from './domain/money.ts';
 import { systemClock } from './domain/clock.ts';
 import { createPspRegistry } from './psp/registry.ts';
 import { findPaymentPspAccount, toStored } from './psp-accounts/psp-account-repository.ts';
@@ -604,7 +605,7 @@ async function transferCommand(config: Config, command: string, values: Record<s
             return out(
               r.already
                 ? `${uid}: this transfer was already recorded on ${p.valueDate}; nothing changed`
-                : `${uid}: ${p.amountCents} ${p.currency} received on ${p.valueDate}; the purchase is paid (${p.state})`,
+                : `${uid}: ${decimalAmount(p.amountCents, p.currency)} ${p.currency} received on ${p.valueDate}; the purchase is paid (${p.state})`,
               data,
             );
           }
@@ -636,7 +637,7 @@ async function transferCommand(config: Config, command: string, values: Record<s
         }));
         const human = rows.map(
           (r) =>
-            `${r.refund_id}  ${r.amount_cents} ${r.currency}  to ${r.shopper}  for ${r.purchase_uid}${r.reference ? ` (${r.reference})` : ''} of ${r.merchant}; ` +
+            `${r.refund_id}  ${decimalAmount(r.amount_cents, r.currency)} ${r.currency}  to ${r.shopper}  for ${r.purchase_uid}${r.reference ? ` (${r.reference})` : ''} of ${r.merchant}; ` +
             `their transfer arrived on ${r.received_on ?? '?'}; booked ${r.booked_at}`,
         );
         return out(rows.length ? human.join('\n') : 'no refund by transfer to send', rows);

@@ -3,8 +3,8 @@ import { compatBed } from './bed.ts';
 import { fixture, type FixtureRequest } from './fixtures.ts';
 
 // Sylius's back-office client (fixtures/sylius/backoffice-refund.json): the token it asks for
-// before a refund. Its credit_by_transfer refund is transfer mode, which Chipin does not offer
-// (docs/migrating.md#transfer-mode-and-virtual-cards).
+// before a refund. Its credit_by_transfer refund, on a transfer-mode purchase, is replayed in
+// test/compat/transfer-mode.test.ts (docs/migrating.md#front-mode-and-virtual-cards-transfer-mode).
 
 const bed = compatBed();
 

@@ -350,3 +350,27 @@ describe.concurrent('psp-account create in production', { timeout: PROCESS_TEST_
     PROCESS_TEST_MS,
   );
 });
+
+describe.concurrent('transfer commands', { timeout: PROCESS_TEST_MS }, () => {
+  it(
+    'transfer received names what is wrong in one line (no such purchase, a malformed amount), and transfer refunds lists nothing to send',
+    async () => {
+      const dataDir = freshDataDir();
+      const unknown = `pur_${randomUUID()}`;
+      const missing = await runCli(['transfer', 'received', '--purchase', unknown, '--amount-cents', '12990'], cliEnv(dataDir));
+      expect(missing.code).not.toBe(0);
+      expect(missing.stdout).toBe('');
+      expectOneLine(missing.stderr);
+      expect(missing.stderr).toBe(`chipin: no purchase ${unknown}\n`);
+
+      const decimal = await runCli(['transfer', 'received', '--purchase', unknown, '--amount-cents', '129.90'], cliEnv(dataDir));
+      expect(decimal.code).not.toBe(0);
+      expect(decimal.stderr).toMatch(/^chipin: --amount-cents must be a whole number of cents, e\.g\. 12990 for 129\.90\n/);
+
+      const list = await runCli(['transfer', 'refunds', '--json'], cliEnv(dataDir));
+      expect(list.code, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
+});
