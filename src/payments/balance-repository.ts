@@ -57,5 +57,6 @@ export async function bookBalances(sql: Sql, accountId: string, currency: string
 
 /** What the operator owes the merchant in a currency (negative: the merchant owes the operator, carried to the next payout). */
 export function owedCents(balances: BookBalances): number {
-  return -balances.merchant_payable;
+  // Subtracted from 0, not negated: nothing owed is 0, never -0.
+  return 0 - balances.merchant_payable;
 }
