@@ -376,4 +376,3 @@ export function loadConfig(env: Env): Config {
     payoutPainFormat,
   };
 }
-

@@ -4,13 +4,17 @@
  * in transfer mode and a 4x in back mode, paid (some with the sandbox's chargeback card), friends
  * paying, the service clock moving (installments collected, pots settled, deferred payments
  * captured, dispute notices delivered), partial and full refunds, cancels, chargebacks lost, won or
- * reversed. After every step, per merchant and currency:
+ * reversed, and the merchant's payouts: the daily job as the clock moves, and runs of the merchant's
+ * yesterday once, twice, two at once, or dying before their commit and run again
+ * (docs/money-operations.md#payouts). After every step, per merchant and currency:
  * (a) the cash book is what the ledger (`ledger_entries`, an independent record) says the
  *     operator's PSP holds for the merchant's transfer-mode purchases;
  * (b) Σ collected − Σ refunded − Σ charged back + receivable = Σ paid out + owed + commission + fees;
  * (c) per purchase, what the merchant is owed is its amount less the commission less what it gave
  *     up, the merchant bearing up to the amount (docs/money-operations.md#who-bears-what), for a
  *     validated purchase, 0 otherwise; what its shopper owes is what its plan still asks;
+ * (d) what is owed is exactly what no payout holds yet, Σ payouts not returned is Σ paid out, and no
+ *     posting is in two payouts: nothing paid twice, nothing lost;
  * and every sandbox dispute notice told again books nothing more. A back-mode purchase books nothing.
  */
 import fc from 'fast-check';
@@ -22,6 +26,11 @@ import { cancelPurchase } from '../../src/use-cases/cancel-purchase.ts';
 import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
 import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
+import { addDays } from '../../src/domain/apr.ts';
+import { zonedDay } from '../../src/i18n/format.ts';
+import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
+import { payoutOfDay, type PayoutDeps } from '../../src/use-cases/payouts.ts';
+import { BANKS, crashingAtJournal, SILENT, sumsOf } from '../payouts/helpers.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -48,7 +57,8 @@ type Step =
   | { op: 'time'; hours: number }
   | { op: 'refund'; p: number; perMille: number | null }
   | { op: 'cancel'; p: number }
-  | { op: 'decide'; p: number; outcome: 'won' | 'lost' | 'reversed' };
+  | { op: 'decide'; p: number; outcome: 'won' | 'lost' | 'reversed' }
+  | { op: 'payout'; repeat: 'once' | 'twice' | 'concurrent' | 'crash' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -66,6 +76,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('refund' as const), p: fc.nat(), perMille: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: null }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('cancel' as const), p: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('decide' as const), p: fc.nat(), outcome: fc.constantFrom('won' as const, 'lost' as const, 'reversed' as const) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('payout' as const), repeat: fc.constantFrom('once' as const, 'twice' as const, 'concurrent' as const, 'crash' as const) }) },
 );
 
 interface Bought {
@@ -127,6 +138,21 @@ async function runStep(m: Caller, bought: Bought[], s: Step): Promise<void> {
       if (!b) return;
       const r = await cancelPurchase(deps(), { accountId: m.accountId, purchaseId: b.id, actor });
       expect(['cancelled', 'captured', 'not_cancellable']).toContain(r.kind);
+      return;
+    }
+    case 'payout': {
+      // The merchant's yesterday paid by hand, as `chipin payout run` does, beside the daily job.
+      const [account] = await q<{ time_zone: string }>('SELECT time_zone FROM accounts WHERE id = $1', [m.accountId]);
+      const pd: PayoutDeps = { db: app.services.db, clock: app.services.clock, logger: SILENT };
+      const ask = { accountId: m.accountId, currency: 'EUR', day: addDays(zonedDay(app.services.clock.now(), account!.time_zone), -1), timeZone: account!.time_zone };
+      if (s.repeat === 'crash') {
+        // Dies at its journal when it has a payout to make; otherwise it wrote nothing anyway.
+        const crashed = await payoutOfDay({ ...pd, db: crashingAtJournal(app.services.db) }, ask).catch((err: Error) => err.message);
+        expect(typeof crashed === 'string' ? crashed : crashed.kind).not.toBe('created');
+      }
+      const first = s.repeat === 'concurrent' ? await Promise.all([payoutOfDay(pd, ask), payoutOfDay(pd, ask)]) : [await payoutOfDay(pd, ask)];
+      if (s.repeat === 'twice') first.push(await payoutOfDay(pd, ask));
+      expect(first.filter((o) => o.kind === 'created').length, JSON.stringify(first)).toBeLessThanOrEqual(1);
       return;
     }
     case 'decide': {
@@ -233,6 +259,12 @@ async function checkBalance(m: Caller, bought: Bought[], commission: { bps: numb
   const before = await q<{ n: number }>('SELECT count(*)::int AS n FROM balance_postings WHERE account_id = $1', [m.accountId]);
   for (const d of disputes.slice(0, 2)) await deliverSandboxDisputeNotice(deps(), app.services.psps.sandbox, d.psp_dispute_id);
   expect(await q<{ n: number }>('SELECT count(*)::int AS n FROM balance_postings WHERE account_id = $1', [m.accountId])).toEqual(before);
+  // (d) the payouts.
+  const sums = await sumsOf(db, m.accountId, 'EUR');
+  expect(sums.unpaid, 'owed = what no payout holds').toBe(sums.owed);
+  expect(sums.payoutsNotReturned, 'Σ payouts = Σ paid out').toBe(sums.paidOut);
+  expect(sums.doubled, 'no posting in two payouts').toBe(0);
+  for (const p of sums.payouts) expect(p.amount, 'a payout is the sum of its lines').toBe(p.linesSum);
 }
 
 describe(`the merchant's balance in transfer mode (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
@@ -257,6 +289,8 @@ describe(`the merchant's balance in transfer mode (${onPostgres ? 'PostgreSQL' :
               expect(set.kind).toBe('ok');
             }
             app.services.offers.forget(m.accountId);
+            // With bank details, the daily job pays the merchant as the clock moves.
+            await setBankDetails({ db: app.services.db, box: app.services.box, clock: app.services.clock }, m.accountId, { label: 'test' }, BANKS[0]!);
             const bought: Bought[] = [];
             for (const s of steps) {
               await runStep(m, bought, s);

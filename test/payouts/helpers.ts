@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Sql } from '../../src/db/database.ts';
+import type { Database, Sql } from '../../src/db/database.ts';
 import type { Leg } from '../../src/domain/balance-books.ts';
 import { postJournal } from '../../src/payments/balance-repository.ts';
 import type { PainFormat } from '../../src/payouts/pain001.ts';
@@ -166,3 +166,21 @@ export const BANKS = [
 ];
 
 export const OPERATOR = { holderName: 'Chipin Opérateur SAS', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPPXXX' };
+
+/** The database, its transactions failing at the payout's journal: a run that dies before its commit. */
+export function crashingAtJournal(real: Database): Database {
+  const wrap = (tx: Sql): Sql => ({
+    query: (text, params, options) => (text.includes('INSERT INTO balance_postings') ? Promise.reject(new Error('crash before commit')) : tx.query(text, params, options)),
+    exec: (script) => tx.exec(script),
+    notify: (channel) => tx.notify(channel),
+  });
+  return {
+    kind: real.kind,
+    query: (text, params, options) => real.query(text, params, options),
+    exec: (script) => real.exec(script),
+    notify: (channel) => real.notify(channel),
+    listen: (channel, fn) => real.listen(channel, fn),
+    close: () => real.close(),
+    transaction: (fn) => real.transaction((tx) => fn(wrap(tx))),
+  };
+}

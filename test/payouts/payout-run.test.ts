@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Sql } from '../../src/db/database.ts';
+import type { Sql } from '../../src/db/database.ts';
 import { addDays } from '../../src/domain/apr.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { decimalOfCents, payoutTransition, type PayoutStatus } from '../../src/domain/payouts.ts';
@@ -19,7 +19,7 @@ import { exportedFile, exportPayouts } from '../../src/use-cases/payout-export.t
 import { markPayout, payoutOfDay, runPayouts, type PayoutDeps, type PayoutOutcome } from '../../src/use-cases/payouts.ts';
 import { startTestApp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
-import { BANKS, book, fileTotals, OPERATOR, painSchemas, SILENT, sumsOf, unpaidBefore, validateXml, type SyntheticKind } from './helpers.ts';
+import { BANKS, book, crashingAtJournal, fileTotals, OPERATOR, painSchemas, SILENT, sumsOf, unpaidBefore, validateXml, type SyntheticKind } from './helpers.ts';
 
 let app: TestApp;
 let schemas: Record<PainFormat, string>;
@@ -111,24 +111,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('mark' as const), pick: fc.nat(), to: fc.constantFrom('sent' as const, 'returned' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('bank' as const), m: fc.nat(1) }) },
 );
-
-/** The database, its transactions failing at the payout's journal: a run that dies before its commit. */
-function crashingAtJournal(real: Database): Database {
-  const wrap = (tx: Sql): Sql => ({
-    query: (text, params, options) => (text.includes('INSERT INTO balance_postings') ? Promise.reject(new Error('crash before commit')) : tx.query(text, params, options)),
-    exec: (script) => tx.exec(script),
-    notify: (channel) => tx.notify(channel),
-  });
-  return {
-    kind: real.kind,
-    query: (text, params, options) => real.query(text, params, options),
-    exec: (script) => real.exec(script),
-    notify: (channel) => real.notify(channel),
-    listen: (channel, fn) => real.listen(channel, fn),
-    close: () => real.close(),
-    transaction: (fn) => real.transaction((tx) => fn(wrap(tx))),
-  };
-}
 
 let runNo = 0;
 

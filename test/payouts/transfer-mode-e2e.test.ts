@@ -153,7 +153,10 @@ describe(`transfer mode, from checkout to the payout file (${onPostgres ? 'Postg
     expect((await a.post('/api/sandbox/clock', { advance_seconds: 2 * DAY })).statusCode).toBe(200);
     await runPayouts(payoutDeps());
     const again = (await runPayouts(payoutDeps())).filter((r) => r.accountId === a.accountId || r.accountId === b.accountId);
-    expect(again.filter((r) => r.outcome.kind !== 'already_paid'), JSON.stringify(again)).toEqual([]);
+    expect(
+      again.filter((r) => r.outcome.kind !== 'already_paid'),
+      JSON.stringify(again),
+    ).toEqual([]);
     const payoutsOfB = await q<{ business_day: string; amount_cents: string }>(
       "SELECT business_day::text AS business_day, amount_cents::text AS amount_cents FROM payouts WHERE account_id = $1 AND status <> 'returned'",
       [b.accountId],
@@ -175,10 +178,16 @@ describe(`transfer mode, from checkout to the payout file (${onPostgres ? 'Postg
     expect(mine.reduce((s, p) => s + p.amount_cents, 0)).toBe(owedA + owedB);
 
     // The back office shows the same: nothing owed, all of it in payouts on their way.
-    for (const [c, owed] of [[a, owedA], [b, owedB]] as const) {
+    for (const [c, owed] of [
+      [a, owedA],
+      [b, owedB],
+    ] as const) {
       const balance = await app.server.inject({ method: 'GET', url: '/api/backoffice/balance', headers: { authorization: c.dashboard } });
       expect(balance.statusCode, balance.body).toBe(200);
-      expect(balance.json()).toMatchObject({ bank_details_set: true, currencies: [{ currency: 'EUR', owed_cents: 0, in_payouts_cents: owed, paid_out_cents: 0, next_payout: 'nothing_owed' }] });
+      expect(balance.json()).toMatchObject({
+        bank_details_set: true,
+        currencies: [{ currency: 'EUR', owed_cents: 0, in_payouts_cents: owed, paid_out_cents: 0, next_payout: 'nothing_owed' }],
+      });
     }
   });
 });
