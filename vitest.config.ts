@@ -86,6 +86,9 @@ export default defineConfig({
           // projects' workers; under that load the 30 s default cut several off mid-page
           // (docs/testing.md#timeouts). Hangs still end.
           testTimeout: 90_000,
+          // The same load made expect.poll's 1 s default give up on a page still answering (a
+          // payment's callbacks, a status line): polls wait up to 20 s here.
+          expect: { poll: { timeout: 20_000 } },
           include: BROWSER,
           globalSetup: ['./test/setup/pglite-snapshot.ts', './test/setup/browser-server.ts'],
           setupFiles: ['./test/setup/without-postgres.ts'],

@@ -180,7 +180,10 @@ async function renewClaimed(deps: PaymentDeps, accountId: string, holdId: string
   // the new one is renewed in its turn all depend on it.
   const brand = (await savedCardFacts(db, accountId, old.purchase_id))?.brand;
   const oldLapses = holdLapsesAt(old.created_at, holdValidityDays(deps.psps.definition(old.psp), brand, isReauthorization(old)));
-  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, oldLapses, brand));
+  // The offer's renewal period, read before the transaction: the offer cache queries outside it
+  // when it must load, which on the embedded database waits for this very transaction.
+  const renewalDays = (await deps.offers.byId(accountId, purchase.offerId))?.holdRenewalDays ?? DEFAULT_RENEWAL_DAYS;
+  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, { oldLapses, brand, renewalDays }));
   if (recorded === 'switched') {
     await voidOld(deps, old);
     return 'reauthorized';
@@ -207,9 +210,9 @@ async function recordRenewal(
   old: PaymentRow,
   fresh: PaymentRow,
   result: TransactionResult,
-  oldLapses: Date,
-  brand: string | undefined,
+  facts: { oldLapses: Date; brand: string | undefined; renewalDays: number },
 ): Promise<'switched' | 'stale' | 'refused_now' | 'refused_before'> {
+  const { oldLapses, brand } = facts;
   const now = deps.clock.now();
   const locked = await lockPayState(tx, old.account_id, old.purchase_id);
   const current = (await findPayment(tx, old.account_id, fresh.id))!;
@@ -259,9 +262,8 @@ async function recordRenewal(
     now,
   );
   // Chains: the new hold is renewed in its turn if it too falls due before the deadline, on the
-  // offer's period as it is now.
-  const offer = await deps.offers.byId(old.account_id, locked.offerId);
-  await scheduleReauthorization(tx, deps, fresh, target.deadline, offer?.holdRenewalDays ?? DEFAULT_RENEWAL_DAYS, { brand });
+  // offer's period as it is now (a LEADER_PROCESSED purchase never changes offer).
+  await scheduleReauthorization(tx, deps, fresh, target.deadline, facts.renewalDays, { brand });
   return 'switched';
 }
 

@@ -331,12 +331,12 @@ describe('/api/payment_by_transfer (the direct call of the back)', () => {
     expect(res.json().error).toMatchObject({ app_error: 'invalid_request', debug: expect.stringContaining('amountCents') });
   });
 
-  it('answers 503 when the operator has no bank account configured', async () => {
+  it('answers 404 not_found (not offered) when the operator has no bank account configured', async () => {
     const bare = await startTestApp({ jobPollIntervalMs: 0 });
     try {
       const res = await bare.server.inject({ method: 'GET', url: `/api/payment_by_transfer?${signed(settings())}` });
-      expect(res.statusCode).toBe(503);
-      expect(res.json().error).toMatchObject({ app_error: 'psp_unavailable', debug: expect.stringContaining("operator's bank account") });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toMatchObject({ app_error: 'not_found', debug: expect.stringContaining("operator's bank account") });
     } finally {
       await bare.close();
     }

@@ -272,6 +272,20 @@ describe(`re-authorisation before a hold lapses (${onPostgres ? 'PostgreSQL' : '
     expect(last.data.transaction).toMatchObject({ status: 'completed' }); // the leader's share
   });
 
+  // In CI a renewal hung for good (money-claim.test.ts, finding 4): past the offer cache's 5 s the
+  // offer was loaded inside the renewal's transaction, on a query that waits for that transaction
+  // on the embedded database.
+  it('renews a hold when the offer cache must load the offer (nothing is read outside the renewal’s transaction while it is open)', async () => {
+    const shop = await shopWith('pot', 20);
+    const id = await shop.purchase({ client: { email: 'cold@example.com' } });
+    await payAsLeader(deps(), { id, accountId: shop.accountId }, card(CARDS.ok), [{ email: 'ann@example.com', amountCents: 5_000 }], ret);
+    const { rows } = await db.query<{ guarantee_payment_id: string }>('SELECT guarantee_payment_id FROM purchases WHERE id = $1', [id]);
+    await db.query('UPDATE jobs SET done_at = now() WHERE dedupe_key = $1', [`${REAUTH_JOB}:${rows[0]!.guarantee_payment_id}`]); // driven by hand here
+    await walk(shop, new Date(app.services.clock.now().getTime() + 6 * DAY));
+    app.services.payments.offers.forget(shop.accountId);
+    expect(await reauthorizeHold(deps(), shop.accountId, rows[0]!.guarantee_payment_id)).toBe('reauthorized');
+  });
+
   it('a refused renewal keeps the old hold, tells the shopper and the merchant, and the due date falls back to an off-session charge', async () => {
     const shop = await shopWith('deferred', 30);
     const email = 'refused@example.com';

@@ -53,7 +53,9 @@ export function registerPaymentByTransfer(app: App, services: Services): void {
     // POST may carry the signature in its JSON body instead of the query.
     const settings = query.signature === undefined && body?.signature !== undefined ? { signature: body.signature } : query;
     const bank = config.operatorDebtor;
-    if (!bank) throw new ApiError(503, 'psp_unavailable', "payment by transfer is not available: the operator's bank account is not configured");
+    // Not offered by this deployment, whatever the call says: the route is as good as absent
+    // (docs/money-operations.md#payment-by-transfer), not failing.
+    if (!bank) throw new ApiError(404, 'not_found', "payment by transfer is not offered here: the operator's bank account is not configured");
     const outcome = await createPluginPurchase(deps, { query: settings, embed: false, byTransfer: true, fallbackLang: 'en_GB', now: new Date() });
     if (outcome.kind !== 'ready' && outcome.lang) request.lang = langOf(outcome.lang);
     switch (outcome.kind) {
@@ -109,7 +111,7 @@ export function registerPaymentByTransfer(app: App, services: Services): void {
         ...TokenApiError,
         description: '`not_transfer_mode`: the offer is not in transfer mode; `purchase_not_payable`: the reference is already paid on that offer',
       },
-      503: { ...TokenApiError, description: "`psp_unavailable`: the operator's bank account is not configured" },
+      404: { ...TokenApiError, description: "`not_found`: payment by transfer is not offered here (the operator's bank account is not configured)" },
     },
   };
   app.get('/api/payment_by_transfer', { schema }, handler);
