@@ -39,7 +39,9 @@ async function whileLocked(url: string | undefined, lock: string, during: () => 
   }
 }
 
-describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+// A fresh app per test, a real receiver and real timers: under CI's load (four workers and Chromium
+// on two cores) a test took 30-46 s (docs/testing.md#timeouts); the waits for a first send are 15 s.
+describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, { timeout: 90_000 }, () => {
   it('delivers within moments of the commit (notified after it), without waiting for the safety poll', async () => {
     const app = await freshApp({ delivery: { background: true, pollMs: 60_000 } });
     const m = await caller(app);
@@ -48,7 +50,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     const p = await newPurchase(m);
     const committed = Date.now();
     await leaderProcessed(app, m, p);
-    await bed.receiver.waitFor((r) => r.length === 1, 'the webhook', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the webhook', 15_000);
     expect(bed.receiver.received[0]!.at - committed).toBeLessThan(2_000);
 
     // A replay wakes it too.
@@ -65,7 +67,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     bed.receiver.answer = () => (++calls === 1 ? { kind: 'status', code: 500 } : { kind: 'status', code: 200 });
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
-    await bed.receiver.waitFor((r) => r.length === 1, 'the first attempt', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the first attempt', 15_000);
     // Due 5 s later (the sandbox clock runs with real time): a timer wakes the worker, not the 60 s poll.
     await bed.receiver.waitFor((r) => r.length === 2, 'the retry', 10_000);
     expect(bed.receiver.received[1]!.at - bed.receiver.received[0]!.at).toBeGreaterThanOrEqual(4_500);
@@ -79,7 +81,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     bed.receiver.answer = { kind: 'hang' };
     const p = await newPurchase(m);
     await leaderProcessed(app, m, p);
-    await bed.receiver.waitFor((r) => r.length === 1, 'the attempt in flight', 5_000);
+    await bed.receiver.waitFor((r) => r.length === 1, 'the attempt in flight', 15_000);
     const db = app.services.db;
     const rows = await deliveries(app, m.accountId);
     // Keep the database open past close() to read what was recorded: stop the worker only.
@@ -114,7 +116,7 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
   });
 });
 
-describe('dispatching events', () => {
+describe('dispatching events', { timeout: 90_000 }, () => {
   it("never sends an event filed under another account than its purchase's: marked dispatched unsent, and logged", async () => {
     const app = await freshApp({ delivery: { background: false } });
     const [a, b] = [await caller(app), await caller(app)];
@@ -139,7 +141,7 @@ describe('dispatching events', () => {
   });
 });
 
-describe('target policy in production', () => {
+describe('target policy in production', { timeout: 90_000 }, () => {
   it('refuses targets resolving to loopback unless the host is in WEBHOOK_ALLOWED_HOSTS; the refusal is a recorded attempt', async () => {
     const app = await freshApp({ config: { env: 'production' } });
     const m = await caller(app);

@@ -114,123 +114,135 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 let runNo = 0;
 
-describe('payout runs', () => {
-  it('pay what is owed once, carry debit balances, and make files that validate and add up, whatever the order of postings, runs, exports and returns', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), fc.constantFrom(...ZONES), async (ops, zone) => {
-        runNo++;
-        // Each run its own merchants (the second without bank details at first) and its own time.
-        const merchants = [await merchant(zone, BANKS[runNo % 2]), await merchant(ZONES[runNo % ZONES.length]!)];
-        const hasBank = [true, false];
-        const clock = new ManualClock(new Date(Date.UTC(2031, 0, 1) + runNo * 90 * 86_400_000 + 9 * HOUR));
-        const deps: PayoutDeps = { db: db(), clock, logger: SILENT };
-        const owed = new Map<string, number>();
-        const key = (m: Merchant, c: string) => `${m.accountId} ${c}`;
-        const check = async () => {
-          for (const m of merchants) for (const c of CURRENCIES) await expectInvariants(db(), m, c, owed.get(key(m, c)) ?? 0);
-        };
-        const payoutsOfRun = async () =>
-          (
-            await db().query<{ id: string; account_id: string; currency: string; amount_cents: number; status: PayoutStatus }>(
-              'SELECT id, account_id, currency, amount_cents, status FROM payouts WHERE account_id = ANY($1::uuid[]) ORDER BY created_at, id',
-              [merchants.map((m) => m.accountId)],
-            )
-          ).rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
+const RUNS = Number(process.env.PAYOUT_RUNS ?? 10);
 
-        for (const o of ops) {
-          if (o.op === 'post') {
-            const m = merchants[o.m]!;
-            const c = CURRENCIES[o.currency]!;
-            const added = await book(db(), { accountId: m.accountId, currency: c, kind: o.kind, cents: o.cents, at: clock.now() });
-            owed.set(key(m, c), (owed.get(key(m, c)) ?? 0) + added);
-          } else if (o.op === 'advance') {
-            clock.advance(o.hours * HOUR);
-          } else if (o.op === 'bank') {
-            await setBankDetails({ db: db(), box: app.services.box, clock }, merchants[o.m]!.accountId, { label: 'test' }, BANKS[o.m]!);
-            hasBank[o.m] = true;
-          } else if (o.op === 'run') {
-            // Every merchant and currency, the way the daily run goes over them.
-            for (const [mi, m, c] of merchants.flatMap((m, mi) => CURRENCIES.map((c) => [mi, m, c] as const))) {
-              const day = addDays(zonedDay(clock.now(), m.timeZone), -o.back);
-              const ask = { accountId: m.accountId, currency: c, day, timeZone: m.timeZone };
-              const end = zonedMidnight(addDays(day, 1), m.timeZone);
-              const before = await sumsOf(db(), m.accountId, c);
-              const unpaid = await unpaidBefore(db(), m.accountId, c, end);
-              const hadPayout = before.payouts.some((p) => p.businessDay === day);
-              let outcomes: PayoutOutcome[];
-              if (o.repeat === 'crash') {
-                // Dies before its commit: nothing of it stays; then the run resumed does the whole.
-                if (end <= clock.now() && !hadPayout && unpaid.owed > 0 && hasBank[mi]) {
-                  await expect(payoutOfDay({ ...deps, db: crashingAtJournal(db()) }, ask)).rejects.toThrow(/crash/);
-                  expect((await sumsOf(db(), m.accountId, c)).payouts).toEqual(before.payouts);
+describe('payout runs', () => {
+  it(
+    'pay what is owed once, carry debit balances, and make files that validate and add up, whatever the order of postings, runs, exports and returns',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), fc.constantFrom(...ZONES), async (ops, zone) => {
+          runNo++;
+          // Each run its own merchants (the second without bank details at first) and its own time.
+          const merchants = [await merchant(zone, BANKS[runNo % 2]), await merchant(ZONES[runNo % ZONES.length]!)];
+          const hasBank = [true, false];
+          const clock = new ManualClock(new Date(Date.UTC(2031, 0, 1) + runNo * 90 * 86_400_000 + 9 * HOUR));
+          const deps: PayoutDeps = { db: db(), clock, logger: SILENT };
+          const owed = new Map<string, number>();
+          const key = (m: Merchant, c: string) => `${m.accountId} ${c}`;
+          const check = async () => {
+            for (const m of merchants) for (const c of CURRENCIES) await expectInvariants(db(), m, c, owed.get(key(m, c)) ?? 0);
+          };
+          const payoutsOfRun = async () =>
+            (
+              await db().query<{ id: string; account_id: string; currency: string; amount_cents: number; status: PayoutStatus }>(
+                'SELECT id, account_id, currency, amount_cents, status FROM payouts WHERE account_id = ANY($1::uuid[]) ORDER BY created_at, id',
+                [merchants.map((m) => m.accountId)],
+              )
+            ).rows.map((r) => ({ ...r, amount_cents: Number(r.amount_cents) }));
+
+          for (const o of ops) {
+            if (o.op === 'post') {
+              const m = merchants[o.m]!;
+              const c = CURRENCIES[o.currency]!;
+              const added = await book(db(), { accountId: m.accountId, currency: c, kind: o.kind, cents: o.cents, at: clock.now() });
+              owed.set(key(m, c), (owed.get(key(m, c)) ?? 0) + added);
+            } else if (o.op === 'advance') {
+              clock.advance(o.hours * HOUR);
+            } else if (o.op === 'bank') {
+              await setBankDetails({ db: db(), box: app.services.box, clock }, merchants[o.m]!.accountId, { label: 'test' }, BANKS[o.m]!);
+              hasBank[o.m] = true;
+            } else if (o.op === 'run') {
+              // Every merchant and currency, the way the daily run goes over them.
+              for (const [mi, m, c] of merchants.flatMap((m, mi) => CURRENCIES.map((c) => [mi, m, c] as const))) {
+                const day = addDays(zonedDay(clock.now(), m.timeZone), -o.back);
+                const ask = { accountId: m.accountId, currency: c, day, timeZone: m.timeZone };
+                const end = zonedMidnight(addDays(day, 1), m.timeZone);
+                const before = await sumsOf(db(), m.accountId, c);
+                const unpaid = await unpaidBefore(db(), m.accountId, c, end);
+                const hadPayout = before.payouts.some((p) => p.businessDay === day);
+                let outcomes: PayoutOutcome[];
+                if (o.repeat === 'crash') {
+                  // Dies before its commit: nothing of it stays; then the run resumed does the whole.
+                  if (end <= clock.now() && !hadPayout && unpaid.owed > 0 && hasBank[mi]) {
+                    await expect(payoutOfDay({ ...deps, db: crashingAtJournal(db()) }, ask)).rejects.toThrow(/crash/);
+                    expect((await sumsOf(db(), m.accountId, c)).payouts).toEqual(before.payouts);
+                  }
+                  outcomes = [await payoutOfDay(deps, ask)];
+                } else if (o.repeat === 'concurrent') {
+                  outcomes = await Promise.all([payoutOfDay(deps, ask), payoutOfDay(deps, ask)]);
+                } else {
+                  outcomes = [await payoutOfDay(deps, ask)];
+                  if (o.repeat === 'twice') outcomes.push(await payoutOfDay(deps, ask));
                 }
-                outcomes = [await payoutOfDay(deps, ask)];
-              } else if (o.repeat === 'concurrent') {
-                outcomes = await Promise.all([payoutOfDay(deps, ask), payoutOfDay(deps, ask)]);
-              } else {
-                outcomes = [await payoutOfDay(deps, ask)];
-                if (o.repeat === 'twice') outcomes.push(await payoutOfDay(deps, ask));
+                const created = outcomes.filter((x) => x.kind === 'created');
+                expect(created.length, 'one payout at most for a day, however many runs').toBeLessThanOrEqual(1);
+                const first = created[0] ?? outcomes[0]!;
+                if (end > clock.now()) {
+                  expect(outcomes.every((x) => x.kind === 'day_not_ended')).toBe(true);
+                } else if (hadPayout) {
+                  expect(outcomes.every((x) => x.kind === 'already_paid')).toBe(true);
+                } else if (unpaid.count === 0) {
+                  expect(outcomes.every((x) => x.kind === 'nothing_owed')).toBe(true);
+                } else if (unpaid.owed <= 0) {
+                  // A debit balance: no payout, the lines stay for the next day.
+                  expect(outcomes.every((x) => x.kind === 'not_positive' && x.owedCents === unpaid.owed)).toBe(true);
+                  expect(await unpaidBefore(db(), m.accountId, c, end)).toEqual(unpaid);
+                } else if (!hasBank[mi]) {
+                  expect(outcomes.every((x) => x.kind === 'no_bank_details' && x.owedCents === unpaid.owed)).toBe(true);
+                } else {
+                  expect(first.kind).toBe('created');
+                  if (first.kind !== 'created') throw new Error('unreachable');
+                  expect(first.payout.amount_cents).toBe(unpaid.owed);
+                  expect(first.payout.line_count).toBe(unpaid.count);
+                  expect(outcomes.slice(1).every((x) => x.kind === 'already_paid')).toBe(true);
+                  expect((await unpaidBefore(db(), m.accountId, c, end)).count, 'the day is paid up to its end').toBe(0);
+                  owed.set(key(m, c), (owed.get(key(m, c)) ?? 0) - unpaid.owed);
+                }
               }
-              const created = outcomes.filter((x) => x.kind === 'created');
-              expect(created.length, 'one payout at most for a day, however many runs').toBeLessThanOrEqual(1);
-              const first = created[0] ?? outcomes[0]!;
-              if (end > clock.now()) {
-                expect(outcomes.every((x) => x.kind === 'day_not_ended')).toBe(true);
-              } else if (hadPayout) {
-                expect(outcomes.every((x) => x.kind === 'already_paid')).toBe(true);
-              } else if (unpaid.count === 0) {
-                expect(outcomes.every((x) => x.kind === 'nothing_owed')).toBe(true);
-              } else if (unpaid.owed <= 0) {
-                // A debit balance: no payout, the lines stay for the next day.
-                expect(outcomes.every((x) => x.kind === 'not_positive' && x.owedCents === unpaid.owed)).toBe(true);
-                expect(await unpaidBefore(db(), m.accountId, c, end)).toEqual(unpaid);
-              } else if (!hasBank[mi]) {
-                expect(outcomes.every((x) => x.kind === 'no_bank_details' && x.owedCents === unpaid.owed)).toBe(true);
-              } else {
-                expect(first.kind).toBe('created');
-                if (first.kind !== 'created') throw new Error('unreachable');
-                expect(first.payout.amount_cents).toBe(unpaid.owed);
-                expect(first.payout.line_count).toBe(unpaid.count);
-                expect(outcomes.slice(1).every((x) => x.kind === 'already_paid')).toBe(true);
-                expect((await unpaidBefore(db(), m.accountId, c, end)).count, 'the day is paid up to its end').toBe(0);
-                owed.set(key(m, c), (owed.get(key(m, c)) ?? 0) - unpaid.owed);
-              }
-            }
-          } else if (o.op === 'export') {
-            const outcome = await exportPayouts({ db: db(), box: app.services.box, clock }, { debtor: OPERATOR, format: o.format }, { executionDay: zonedDay(clock.now(), 'UTC') });
-            expect(outcome.otherRails.every((p) => p.currency !== 'EUR' && p.status === 'created')).toBe(true);
-            if (outcome.kind === 'exported') {
-              validateXml(outcome.xml, schemas[o.format]);
-              const { rows } = await db().query<{ n: number | string; total: number | string }>(
-                'SELECT count(DISTINCT p.id) AS n, coalesce(sum(l.amount_cents), 0) AS total FROM payouts p JOIN payout_lines l ON l.payout_id = p.id WHERE p.export_id = $1',
-                [outcome.exportId],
+            } else if (o.op === 'export') {
+              const outcome = await exportPayouts(
+                { db: db(), box: app.services.box, clock },
+                { debtor: OPERATOR, format: o.format },
+                { executionDay: zonedDay(clock.now(), 'UTC') },
               );
-              const totals = fileTotals(outcome.xml);
-              expect(totals.sums).toEqual([decimalOfCents(Number(rows[0]!.total)), decimalOfCents(Number(rows[0]!.total))]);
-              expect(totals.counts).toEqual([String(rows[0]!.n), String(rows[0]!.n)]);
-              expect(outcome.payouts.every((p) => p.currency === 'EUR')).toBe(true);
-              expect(Number(rows[0]!.n)).toBe(outcome.payouts.length);
+              expect(outcome.otherRails.every((p) => p.currency !== 'EUR' && p.status === 'created')).toBe(true);
+              if (outcome.kind === 'exported') {
+                validateXml(outcome.xml, schemas[o.format]);
+                const { rows } = await db().query<{ n: number | string; total: number | string }>(
+                  'SELECT count(DISTINCT p.id) AS n, coalesce(sum(l.amount_cents), 0) AS total FROM payouts p JOIN payout_lines l ON l.payout_id = p.id WHERE p.export_id = $1',
+                  [outcome.exportId],
+                );
+                const totals = fileTotals(outcome.xml);
+                expect(totals.sums).toEqual([decimalOfCents(Number(rows[0]!.total)), decimalOfCents(Number(rows[0]!.total))]);
+                expect(totals.counts).toEqual([String(rows[0]!.n), String(rows[0]!.n)]);
+                expect(outcome.payouts.every((p) => p.currency === 'EUR')).toBe(true);
+                expect(Number(rows[0]!.n)).toBe(outcome.payouts.length);
+              }
+              expect((await db().query("SELECT 1 FROM payouts WHERE status = 'created' AND currency = 'EUR'")).rows, 'every euro payout created is in a file').toHaveLength(0);
+            } else {
+              const payouts = await payoutsOfRun();
+              if (payouts.length === 0) continue;
+              const p = payouts[o.pick % payouts.length]!;
+              const allowed = payoutTransition(p.status, o.to, p.currency).ok;
+              const outcome = await markPayout(deps, p.id, o.to, { label: 'test' });
+              expect(outcome.kind).toBe(allowed ? 'marked' : 'refused');
+              if (allowed && o.to === 'returned') {
+                // Owed again: the next payout takes it.
+                const m = merchants.find((x) => x.accountId === p.account_id)!;
+                owed.set(key(m, p.currency), (owed.get(key(m, p.currency)) ?? 0) + p.amount_cents);
+              }
             }
-            expect((await db().query("SELECT 1 FROM payouts WHERE status = 'created' AND currency = 'EUR'")).rows, 'every euro payout created is in a file').toHaveLength(0);
-          } else {
-            const payouts = await payoutsOfRun();
-            if (payouts.length === 0) continue;
-            const p = payouts[o.pick % payouts.length]!;
-            const allowed = payoutTransition(p.status, o.to, p.currency).ok;
-            const outcome = await markPayout(deps, p.id, o.to, { label: 'test' });
-            expect(outcome.kind).toBe(allowed ? 'marked' : 'refused');
-            if (allowed && o.to === 'returned') {
-              // Owed again: the next payout takes it.
-              const m = merchants.find((x) => x.accountId === p.account_id)!;
-              owed.set(key(m, p.currency), (owed.get(key(m, p.currency)) ?? 0) + p.amount_cents);
-            }
+            await check();
           }
-          await check();
-        }
-      }),
-      { numRuns: 20 },
-    );
-  }, 240_000);
+        }),
+        // 10 flows per database in CI (a run of 20 took over 240 s on PostgreSQL under CI's load);
+        // PAYOUT_RUNS=100 for a deeper local run.
+        { numRuns: RUNS },
+      );
+    },
+    RUNS * 30_000,
+  );
 
   it('a returned payout is owed again and goes into the next day’s payout, with its own line', async () => {
     const m = await merchant('Europe/Paris', BANKS[0]);
