@@ -1,8 +1,7 @@
-import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
+import { parsePublicId } from '../domain/ids.ts';
 import {
   deleteOperatorPspAccount,
   findOperatorPspAccount,
-  insertPspAccount,
   listOperatorPspAccounts,
   openCredentials,
   operatorPspAccountUse,
@@ -11,6 +10,7 @@ import {
 } from '../psp-accounts/psp-account-repository.ts';
 import {
   check,
+  createCheckedPspAccount,
   verify,
   viewOf,
   type DeleteOutcome,
@@ -30,31 +30,7 @@ import {
  */
 
 export async function createOperatorAccount(deps: PspAccountDeps, input: PspAccountInput, opts: { verify: boolean }): Promise<PspAccountOutcome> {
-  const c = check(deps, input.psp, input.environment, input.credentials, input.endpoint_url ?? null);
-  if ('field' in c) return { kind: 'invalid', ...c };
-  const id = newUuid();
-  let verifiedAt: Date | null = null;
-  if (opts.verify) {
-    const v = await verify(deps, c, id);
-    if (!('at' in v)) return v;
-    verifiedAt = v.at;
-  }
-  const row = await insertPspAccount(
-    deps.db,
-    {
-      id,
-      accountId: null,
-      psp: c.def.name,
-      environment: c.environment,
-      label: input.label,
-      credentialsEnc: sealCredentials(deps.box, c.credentials),
-      endpointUrl: c.endpointUrl,
-      verifiedAt,
-    },
-    deps.clock.now(),
-  );
-  deps.logger.info({ psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null }, "operator's collecting account created");
-  return { kind: 'ok', account: viewOf(deps, row) };
+  return createCheckedPspAccount(deps, null, input, opts);
 }
 
 export async function listOperatorAccounts(deps: PspAccountDeps): Promise<PspAccountView[]> {

@@ -141,6 +141,15 @@ export async function verify(deps: PspAccountDeps, c: Checked, id: string): Prom
 }
 
 export async function createPspAccount(deps: PspAccountDeps, accountId: string, input: PspAccountInput, opts: { verify: boolean }): Promise<PspAccountOutcome> {
+  return createCheckedPspAccount(deps, accountId, input, opts);
+}
+
+/**
+ * Checks, verifies with its PSP (unless told not to) and stores a PSP account of `owner`, a
+ * merchant's account id, or null for one of the operator's collecting accounts
+ * (src/use-cases/operator-accounts.ts): the same rules for both.
+ */
+export async function createCheckedPspAccount(deps: PspAccountDeps, owner: string | null, input: PspAccountInput, opts: { verify: boolean }): Promise<PspAccountOutcome> {
   const c = check(deps, input.psp, input.environment, input.credentials, input.endpoint_url ?? null);
   if ('field' in c) return { kind: 'invalid', ...c };
   const id = newUuid();
@@ -154,7 +163,7 @@ export async function createPspAccount(deps: PspAccountDeps, accountId: string, 
     deps.db,
     {
       id,
-      accountId,
+      accountId: owner,
       psp: c.def.name,
       environment: c.environment,
       label: input.label,
@@ -164,10 +173,9 @@ export async function createPspAccount(deps: PspAccountDeps, accountId: string, 
     },
     deps.clock.now(),
   );
-  deps.logger.info(
-    { account_id: accountId, psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null },
-    'PSP account created',
-  );
+  const facts = { psp_account_id: toPublicId('psa', id), psp: row.psp, environment: row.environment, verified: verifiedAt !== null };
+  if (owner === null) deps.logger.info(facts, "operator's collecting account created");
+  else deps.logger.info({ account_id: owner, ...facts }, 'PSP account created');
   return { kind: 'ok', account: viewOf(deps, row) };
 }
 
