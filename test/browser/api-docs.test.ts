@@ -35,8 +35,9 @@ describe.runIf(hasBrowser)('API reference (/docs) in Chromium', () => {
       expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self';/);
 
       await expect(page.title()).resolves.toBe('Chipin API reference');
-      // The document's own title opens the page (Swagger UI renders it once its bundle has run).
-      await page.getByRole('heading', { name: /^Chipin/ }).waitFor({ timeout: 20_000 });
+      // The document's own title opens the page (Swagger UI renders it once its bundle has run
+      // and the document is parsed: over 20 s once in CI with both cores loaded, docs/testing.md#timeouts).
+      await page.getByRole('heading', { name: /^Chipin/ }).waitFor({ timeout: 60_000 });
       // An operation opens (its schemas and examples render) under the same policy.
       await page
         .getByRole('button', { name: /POST\s*\/api\/token/ })
