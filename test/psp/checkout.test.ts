@@ -1,6 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeclineReason, TransactionStatus } from '../../src/psp/connector.ts';
+import { ckoReference } from '../../src/psp/checkout/connector.ts';
 import { checkoutDefinition } from '../../src/psp/checkout/definition.ts';
 import { PAYMENT_STATUSES, readPayment, toDeclineReason, toStatus, toTransactionResult, type CheckoutPaymentStatus } from '../../src/psp/checkout/mapping.ts';
 import { bareRef, describeConnectorContract } from './connector-contract.ts';
@@ -11,6 +13,20 @@ describeConnectorContract('checkout', checkoutHarness);
 const key = () => `test-${randomUUID()}`;
 const RETURN_URL = 'https://shop.example/return';
 const PAY = 'pay_mbabizu24mvu3mela5njyhpit4';
+
+describe('checkout action reference', () => {
+  it('is at most 30 printable characters, the key itself when it fits, and one key always gives the same reference', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 64 }), (k) => {
+        const ref = ckoReference(k);
+        expect(ref.length).toBeLessThanOrEqual(30);
+        expect(ref).toMatch(/^[\x21-\x7e]+$/);
+        expect(ckoReference(k)).toBe(ref);
+        if (k.length <= 30 && /^[\x21-\x7e]+$/.test(k)) expect(ref).toBe(k);
+      }),
+    );
+  });
+});
 
 describe('checkout mapping', () => {
   const statuses: [CheckoutPaymentStatus, TransactionStatus][] = [
@@ -145,6 +161,50 @@ describe('checkout against the fake', () => {
     const body = JSON.stringify({ type: 'payment_captured', data: { id: 'not-a-payment' } });
     const sig = createHmac('sha256', CREDENTIALS.webhook_secret).update(body).digest('hex');
     expect(await h.checkout.verifyNotification({ headers: { 'Cko-Signature': sig }, rawBody: body })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('issue 59: captures, voids and refunds under 64-character keys send a reference the document allows (at most 50, here 30)', async () => {
+    // Keys as Chipin's use cases make them (an installment's `<purchase>:<n>:rest`-like keys run to 64).
+    const long = (tag: string) => `${randomUUID()}:${randomUUID()}`.slice(0, 60) + tag;
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const hold = await h.checkout.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 900,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    const capture = await h.checkout.capture({ idempotencyKey: long(':cap'), transaction: bareRef(hold.transactionId), amountCents: 900 });
+    expect(capture.decline).toBeUndefined();
+    expect(capture.status).toBe('captured');
+    const refund = await h.checkout.refund({ idempotencyKey: long(':ref'), transaction: bareRef(hold.transactionId), amountCents: 400 });
+    expect(refund.decline).toBeUndefined();
+    expect(refund.refundedCents).toBe(400);
+    const other = await h.checkout.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: a.paymentMethodId,
+      amountCents: 300,
+      currency: 'EUR',
+      capture: 'manual',
+      returnUrl: RETURN_URL,
+    });
+    expect((await h.checkout.void({ idempotencyKey: long(':voi'), transaction: bareRef(other.transactionId) })).status).toBe('voided');
+  });
+
+  it("issue 59: the fake refuses an action's reference over the document's 50 characters, as Checkout.com refuses a field", async () => {
+    const r = await captured();
+    const send = (reference: string) =>
+      fetch(`${h.fake.url}/payments/${r.transactionId}/refunds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CREDENTIALS.secret_key}`, 'content-type': 'application/json', 'cko-idempotency-key': key() },
+        body: JSON.stringify({ amount: 100, reference }),
+      });
+    const refused = await send('r'.repeat(51));
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ error_type: 'request_invalid', error_codes: ['reference_invalid'] });
+    expect((await send('r'.repeat(50))).status).toBe(202);
   });
 
   it('replays an authorisation whose answer was lost with the same Cko-Idempotency-Key: one payment, the first answer', async () => {

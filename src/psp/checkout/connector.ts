@@ -38,6 +38,21 @@ function ckoKey(key: string, step = ''): string {
 }
 
 /**
+ * The `reference` of a capture, void or refund: at most 50 characters in Checkout.com's document
+ * (`CaptureRequest`, `VoidRequest`, `RefundRequest`), and 30 for American Express; our keys run to
+ * 64. Kept when it fits in 30, else `chipin-` and 23 hex digits of its SHA-256 (docs/psp/checkout.md).
+ */
+const MAX_REFERENCE = 30;
+export function ckoReference(key: string): string {
+  return key.length <= MAX_REFERENCE && /^[\x21-\x7e]+$/.test(key)
+    ? key
+    : `chipin-${createHash('sha256')
+        .update(key)
+        .digest('hex')
+        .slice(0, MAX_REFERENCE - 'chipin-'.length)}`;
+}
+
+/**
  * Checkout.com's Payments API for one merchant's account: `Authorization: <secret key>`, JSON,
  * a `Cko-Idempotency-Key` on every payment request and action (docs/psp/checkout.md).
  *
@@ -336,7 +351,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     const id = input.transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
       if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
-      const answer = await this.#call('POST', `/payments/${id}/${path}`, { ...body, reference: ckoKey(input.idempotencyKey) }, ckoKey(input.idempotencyKey), true);
+      const answer = await this.#call('POST', `/payments/${id}/${path}`, { ...body, reference: ckoReference(input.idempotencyKey) }, ckoKey(input.idempotencyKey), true);
       if (answer.status === 404) throw this.fault('unknown_transaction', `Checkout.com does not know ${id}`);
       const now = toTransactionResult(await this.#details(id));
       if (answer.status === 202 || answer.status === 201 || answer.status === 200) return now;
