@@ -1,4 +1,5 @@
 import { listAudit, type AuditEntry } from '../audit/audit-repository.ts';
+import { cancelBar, type CancelBar } from '../domain/purchase-states.ts';
 import type { Database } from '../db/database.ts';
 import { purchaseInstallmentRows } from '../payments/installment-repository.ts';
 import { purchasePaymentRows } from '../payments/payment-repository.ts';
@@ -52,6 +53,11 @@ export interface PurchaseDetail {
    * given back, and installments not collected yet): the refund form's "up to".
    */
   refundableCents: number;
+  /**
+   * Why the cancel would be refused, by the cancel's own rule (`cancelBar`, as
+   * src/use-cases/cancel-purchase.ts applies it): `undefined` when it may go ahead.
+   */
+  cancelBar: CancelBar | undefined;
   events: EventLine[];
   /** Staff actions on this purchase (audit log), newest first. */
   audit: AuditEntry[];
@@ -102,6 +108,11 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     })),
     refunds: refunds ?? [],
     refundableCents: refundable.kind === 'ok' ? refundable.amountCents : refundable.refundableCents,
+    // Captured as the cancel reads it (anyCaptured): any payment of the purchase with money captured.
+    cancelBar: cancelBar(
+      purchase.state,
+      payments.some((r) => Number(r.captured_cents) > 0),
+    ),
     events: events.map((r) => ({ type: r.type, fromState: r.from_state, toState: r.to_state, createdAt: r.created_at })),
     audit,
     deliveries,

@@ -52,6 +52,21 @@ export const MOVES = {
 
 export type MoveName = keyof typeof MOVES;
 
+/** Why the merchant's cancel is refused: money was captured (refund instead), or the purchase is settled. */
+export type CancelBar = 'captured' | 'not_cancellable';
+
+/**
+ * The merchant's cancel (docs/purchase-lifecycle.md#cancel): possible from the states the `cancel`
+ * move starts from while nothing was captured on the purchase; a SUCCESSFUL purchase has its money
+ * (refund instead). `undefined` when the cancel may go ahead. One rule for the cancel itself
+ * (src/use-cases/cancel-purchase.ts, under the purchase's lock) and the back office's purchase page,
+ * which offers the action only when it holds (docs/back-office.md).
+ */
+export function cancelBar(state: PurchaseState, captured: boolean): CancelBar | undefined {
+  if (!(MOVES.cancel.from as readonly PurchaseState[]).includes(state)) return state === 'SUCCESSFUL' ? 'captured' : 'not_cancellable';
+  return captured ? 'captured' : undefined;
+}
+
 /** The `comment` of a purchase CANCELLED because it stayed unpaid past its offer's `expiry_hours`. */
 export const EXPIRED_COMMENT = 'Expired unpaid.';
 

@@ -1,7 +1,7 @@
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import { isUuid } from '../domain/ids.ts';
-import type { PurchaseState } from '../domain/purchase-states.ts';
+import { cancelBar, type PurchaseState } from '../domain/purchase-states.ts';
 import { findPayment } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { closePledges } from '../payments/pledge-repository.ts';
@@ -42,9 +42,9 @@ export async function cancelPurchase(deps: PaymentDeps, input: { accountId: stri
     db.transaction(async (tx): Promise<CancelOutcome | { kind: 'cancelled'; state: 'CANCELLED'; claim: MoneyClaim }> => {
       const locked = await loadPayState(tx, accountId, purchaseId, true);
       if (!locked) return { kind: 'not_found' };
-      if (locked.state !== 'CREATED' && locked.state !== 'LEADER_PROCESSED') {
-        return locked.state === 'SUCCESSFUL' ? { kind: 'captured', state: locked.state } : { kind: 'not_cancellable', state: locked.state };
-      }
+      // The state alone first: no claim is taken on a purchase its state already bars.
+      const byState = cancelBar(locked.state, false);
+      if (byState) return { kind: byState, state: locked.state };
       // A charge awaiting its outcome (an installment, the shopper paying now) could still capture:
       // the cancel waits for it, then finds the money captured (refund instead) or nothing.
       const claim = await claimPurchase(tx, accountId, purchaseId, 'cancel', { unresolvedBlocks: true });
@@ -53,7 +53,8 @@ export async function cancelPurchase(deps: PaymentDeps, input: { accountId: stri
         await releaseClaim(tx, claim);
         return o;
       };
-      if (await anyCaptured(tx, accountId, purchaseId)) return refused({ kind: 'captured', state: locked.state });
+      const bar = cancelBar(locked.state, await anyCaptured(tx, accountId, purchaseId));
+      if (bar) return refused({ kind: bar, state: locked.state });
       const now = clock.now();
       const moved = await applyMove(tx, clock, accountId, purchaseId, 'cancel', { comment: CANCELLED_COMMENT, data: { by: 'merchant' } });
       if (!moved.ok) return refused({ kind: 'not_cancellable', state: locked.state });

@@ -85,6 +85,9 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
         await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Successful');
         expect(page.url()).toContain(refundable);
         await expectAccessible(page, 'purchase');
+        // Money was captured: no cancel on offer, a line says a refund gives it back (issue 56 item 2).
+        expect(await page.getByRole('button', { name: 'Cancel the purchase…' }).count()).toBe(0);
+        expect(await page.getByText('Money was captured, so this purchase can no longer be cancelled: a refund gives the money back.').count()).toBe(1);
 
         // Part of it: 30.00 of 100.00, with a confirmation step.
         await page.getByLabel('Amount').fill('30.00');
@@ -121,7 +124,17 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
         await page.getByRole('searchbox', { name: 'Search' }).fill('BROWSER-CANCEL');
         await page.getByRole('button', { name: 'Apply' }).click();
         await page.getByRole('link', { name: 'BROWSER-CANCEL' }).click();
-        await page.getByRole('button', { name: 'Cancel the purchase…' }).click();
+        // A destructive secondary action, not a full-width primary button like the refund's (issue 56 item 2).
+        const cancel = page.getByRole('button', { name: 'Cancel the purchase…' });
+        const look = await cancel.evaluate((b) => ({
+          width: b.getBoundingClientRect().width,
+          form: b.parentElement!.clientWidth,
+          background: getComputedStyle(b).backgroundColor,
+        }));
+        expect(look.width).toBeLessThan(look.form * 0.8);
+        expect(look.background).not.toBe('rgb(11, 92, 173)');
+        await expectAccessible(page, 'purchase with cancel');
+        await cancel.click();
         await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Confirm the cancellation');
         await expectAccessible(page, 'cancel confirmation');
         await page.getByRole('button', { name: 'Confirm the cancellation' }).click();

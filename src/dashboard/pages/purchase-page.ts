@@ -50,7 +50,8 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
   const comment = commentIn(chrome.lang, p.comment);
   const left = d.refundableCents;
   const canRefund = (p.state === 'LEADER_PROCESSED' || p.state === 'SUCCESSFUL') && left > 0;
-  const canCancel = p.state === 'CREATED' || p.state === 'LEADER_PROCESSED';
+  // Offered only when the cancel itself would go ahead (its rule, PurchaseDetail.cancelBar).
+  const canCancel = d.cancelBar === undefined;
   const client = [p.client.firstName, p.client.lastName].filter(Boolean).join(' ');
 
   const body = html`<p><a href="/dashboard/purchases">${t.backToPurchases}</a></p>
@@ -73,6 +74,7 @@ ${p.refundedCents > 0 || d.chargedBackCents > 0 ? html`<dt>${t.net}</dt><dd>${mo
 ${
   canRefund
     ? html`<section class="card actions" aria-labelledby="refund-heading"><h2 id="refund-heading">${t.refundHeading}</h2>
+${d.cancelBar === 'captured' ? html`<p class="muted">${t.cancelCapturedHint}</p>` : ''}
 <form method="post" action="/dashboard/purchases/${uid}/refund">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
 <label for="amount">${t.amount}</label>
@@ -90,7 +92,7 @@ ${
 <p class="muted">${t.cancelHint}</p>
 <form method="post" action="/dashboard/purchases/${uid}/cancel">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
-<button type="submit">${t.cancelAction}</button>
+<button type="submit" class="secondary">${t.cancelAction}</button>
 </form></section>`
     : ''
 }
