@@ -39,8 +39,8 @@ Commands:
   key create --account acc_... [--json]          create another API key for an account
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
   dashboard reset-password --email E [--json]    give a dashboard user a new random password (printed once) and end their sessions
-  webhook set --account acc_... --url U [--events a,b] [--json]
-                                                 set the account's webhook URL (new token and signing secret)
+  webhook set --account acc_... --url U [--events a,b] [--rotate] [--json]
+                                                 set the account's webhook URL and events (--rotate: new token and signing secret)
   psp-account create --account acc_... --psp P --environment test|live --label L
                      --credentials-file F|- [--endpoint-url U] [--no-verify] [--json]
                                                  add a PSP account (credentials as a JSON object, from a file or stdin)
@@ -187,6 +187,7 @@ async function run(argv: string[]): Promise<void> {
       purchase: { type: 'string' },
       'amount-cents': { type: 'string' },
       refund: { type: 'string' },
+      rotate: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -339,11 +340,19 @@ async function run(argv: string[]): Promise<void> {
               .map((e) => e.trim())
               .filter(Boolean)
           : undefined;
-      const w = await setWebhookFromCli(config, { account: required(values, 'account'), url: required(values, 'url'), ...(events ? { events } : {}) });
-      return out(
-        [`url     ${w.url}`, `events  ${w.events.join(', ')}`, `token   ${w.token}`, `secret  ${w.secret}`, 'The previous token and secret no longer apply.'].join('\n'),
-        w,
-      );
+      const w = await setWebhookFromCli(config, { account: required(values, 'account'), url: required(values, 'url'), ...(events ? { events } : {}), rotate: values.rotate });
+      const kept = !w.issued ? ['The token and signing secret are unchanged (--rotate for new ones).'] : [];
+      const overlap = w.previousSecretUntil ? [`The previous signing secret also signs until ${w.previousSecretUntil.toISOString()}; the previous token no longer applies.`] : [];
+      const json = {
+        account_id: w.account_id,
+        url: w.url,
+        token: w.token,
+        secret: w.secret,
+        events: w.events,
+        new_secret: w.issued,
+        ...(w.previousSecretUntil ? { previous_secret_until: w.previousSecretUntil.toISOString() } : {}),
+      };
+      return out([`url     ${w.url}`, `events  ${w.events.join(', ')}`, `token   ${w.token}`, `secret  ${w.secret}`, ...kept, ...overlap].join('\n'), json);
     }
   }
 }

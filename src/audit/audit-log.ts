@@ -15,8 +15,8 @@ export function actorOf(user: { userId: string; email: string }): Actor {
  * routes record it right after the change. Only the URL's host and the events: the URL's path or
  * query may carry the merchant's own secret, and the signing secret never goes here.
  */
-export function webhookAudit(accountId: string, actor: Actor, settings: { url: string; events: readonly string[] }) {
-  return { accountId, actor, action: 'webhook_set', details: { host: new URL(settings.url).host, events: settings.events } };
+export function webhookAudit(accountId: string, actor: Actor, settings: { url: string; events: readonly string[]; issued: boolean }) {
+  return { accountId, actor, action: 'webhook_set', details: { host: new URL(settings.url).host, events: settings.events, new_secret: settings.issued } };
 }
 
 /** A test event's audit entry: what the endpoint answered (its host only, as for `webhook_set`). */

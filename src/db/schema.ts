@@ -674,6 +674,8 @@ export const TABLES = {
     disabled_reason: 'text null',
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
+    previous_secret_enc: 'text null',
+    previous_secret_until: 'timestamptz null',
   },
 } as const satisfies Record<string, Record<string, ColumnSpec>>;
 

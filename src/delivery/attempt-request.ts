@@ -34,11 +34,18 @@ export async function prepareRequest(
   return webhookRequest(endpoint, msgId, JSON.parse(d.payload) as WebhookMessage, wallNow);
 }
 
-/** A webhook as it is sent: the endpoint's current token in the body, signed with its secret (Standard Webhooks headers). */
+/**
+ * A webhook as it is sent: the endpoint's current token in the body, signed with its secret
+ * (Standard Webhooks headers), and also with the secret a rotation replaced while that one still
+ * signs: Standard Webhooks puts several signatures in the header, separated by spaces, and a
+ * receiver accepts the webhook when one of them verifies (docs/webhooks.md#rotating-the-secret).
+ */
 export function webhookRequest(endpoint: WebhookEndpoint, msgId: string, message: WebhookMessage, wallNow: () => Date): AttemptRequest {
   const body = webhookBody(message, endpoint.token.reveal());
   // Real time, not the service clock: receivers compare it with their own clock.
-  const timestamp = Math.floor(wallNow().getTime() / 1000);
+  const now = wallNow();
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now ? [endpoint.previousSecret] : [])];
   return {
     url: endpoint.url,
     body,
@@ -47,7 +54,7 @@ export function webhookRequest(endpoint: WebhookEndpoint, msgId: string, message
       'user-agent': USER_AGENT,
       'webhook-id': msgId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': standardWebhookSignature(endpoint.secret.reveal(), msgId, timestamp, body),
+      'webhook-signature': secrets.map((secret) => standardWebhookSignature(secret.reveal(), msgId, timestamp, body)).join(' '),
     },
   };
 }

@@ -7,15 +7,18 @@ import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { systemClock } from '../domain/clock.ts';
 import { parsePublicId } from '../domain/ids.ts';
-import { setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
+import { setWebhookEndpoint, type WebhookSetResult } from './endpoints.ts';
 import { AddressPolicy } from '../outbound/addresses.ts';
 
 /**
- * `chipin webhook set --account acc_... --url U [--events a,b] [--json]`: what
+ * `chipin webhook set --account acc_... --url U [--events a,b] [--rotate] [--json]`: what
  * `PUT /api/backoffice/webhook` does, for the operator. Throws AccountError for an unknown
  * account and WebhookSettingsError for a URL or event list that cannot be used.
  */
-export async function setWebhookFromCli(config: Config, input: { account: string; url: string; events?: string[] }): Promise<WebhookSettings & { account_id: string }> {
+export async function setWebhookFromCli(
+  config: Config,
+  input: { account: string; url: string; events?: string[]; rotate?: boolean },
+): Promise<WebhookSetResult & { account_id: string }> {
   const accountId = parsePublicId('acc', input.account);
   const db = await openDatabase(config);
   try {
@@ -27,7 +30,7 @@ export async function setWebhookFromCli(config: Config, input: { account: string
       db,
       new SecretBox(config.masterKey),
       accountId,
-      { url: input.url, ...(input.events ? { events: input.events } : {}) },
+      { url: input.url, ...(input.events ? { events: input.events } : {}), rotate: input.rotate === true },
       systemClock.now(),
       policy,
     );

@@ -6,13 +6,26 @@ import { DEFAULT_TRIGGERS, isTriggerName, type TriggerName } from './triggers.ts
 import { upsertWebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { isInternalAddress, normalizeHost, type AddressPolicy } from '../outbound/addresses.ts';
 
-/** What setting the endpoint answers, once, and what the dashboard user may read back. */
+/** What setting the endpoint answers, and what the dashboard user may read back. */
 export interface WebhookSettings {
   url: string;
   token: string;
   secret: string;
   events: TriggerName[];
+  /** Until when the secret a rotation replaced still signs beside `secret` (null: only `secret` signs). */
+  previousSecretUntil: Date | null;
 }
+
+/** What setting the endpoint did: `issued` when it made the token and secret it answers (a new endpoint, or a rotation). */
+export interface WebhookSetResult extends WebhookSettings {
+  issued: boolean;
+}
+
+/**
+ * How long the secret a rotation replaced keeps signing beside the new one: a day for the merchant
+ * to deploy the new secret without a webhook its receiver refuses (docs/webhooks.md#rotating-the-secret).
+ */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
 
 const MAX_URL_LENGTH = 2048;
 
@@ -85,22 +98,38 @@ function generateSigningSecret(): string {
 }
 
 /**
- * Sets the account's endpoint (replacing any previous one, and re-enabling it), with a new
- * token and a new signing secret, which are answered. Pending deliveries go to the new URL, with
- * the new token and signature.
+ * Sets the account's endpoint (its URL and events, re-enabling it). A new endpoint gets a new token
+ * and signing secret; an existing one keeps its own, so the merchant's checks go on working,
+ * unless `rotate` asks for new ones: then the previous secret still signs beside the new one for
+ * {@link SECRET_OVERLAP_MS}, and the token changes at once (a payload carries one). Pending
+ * deliveries go to the URL set, with the token and signatures current when each is sent.
  */
 export async function setWebhookEndpoint(
   sql: Sql,
   box: SecretBox,
   accountId: string,
-  input: { url: string; events?: readonly string[] },
+  input: { url: string; events?: readonly string[]; rotate?: boolean },
   now: Date,
   policy: AddressPolicy,
-): Promise<WebhookSettings> {
+): Promise<WebhookSetResult> {
   const url = checkWebhookUrl(input.url, policy);
   const events = checkEvents(input.events);
   const token = generateToken();
   const secret = generateSigningSecret();
-  await upsertWebhookEndpoint(sql, { accountId, url, events, tokenEnc: box.seal(token), secretEnc: box.seal(secret) }, now);
-  return { url, token, secret, events };
+  const sealed = box.seal(secret);
+  const stored = await upsertWebhookEndpoint(
+    sql,
+    { accountId, url, events, tokenEnc: box.seal(token), secretEnc: sealed, rotateUntil: input.rotate ? new Date(now.getTime() + SECRET_OVERLAP_MS) : null },
+    now,
+  );
+  // A sealed value never repeats (a random nonce each time): ours came back only if it was stored.
+  const issued = stored.secretEnc === sealed;
+  return {
+    url,
+    token: issued ? token : box.open(stored.tokenEnc).reveal(),
+    secret: issued ? secret : box.open(stored.secretEnc).reveal(),
+    events,
+    previousSecretUntil: stored.previousSecretUntil && stored.previousSecretUntil > now ? stored.previousSecretUntil : null,
+    issued,
+  };
 }

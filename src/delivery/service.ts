@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Mailer } from '../messaging/mailer.ts';
-import { setWebhookEndpoint, type WebhookSettings } from './endpoints.ts';
+import { setWebhookEndpoint, type WebhookSetResult, type WebhookSettings } from './endpoints.ts';
 import { findWebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { findDelivery, listAttempts, listDeliveries, replayDelivery, type AttemptView, type DeliveryFilter, type DeliveryView, type ReplayResult } from './delivery-repository.ts';
 import { queueStats } from './delivery-queue-repository.ts';
@@ -80,8 +80,8 @@ export class Deliveries {
     return this.worker.stop();
   }
 
-  /** Sets the account's endpoint with a new token and signing secret, answered once here. */
-  async setWebhook(accountId: string, input: { url: string; events?: readonly string[] }): Promise<WebhookSettings> {
+  /** Sets the account's endpoint; a new token and signing secret only for a new endpoint or when `rotate` asks (setWebhookEndpoint). */
+  async setWebhook(accountId: string, input: { url: string; events?: readonly string[]; rotate?: boolean }): Promise<WebhookSetResult> {
     const settings = await setWebhookEndpoint(this.#deps.db, this.#deps.box, accountId, input, this.#deps.clock.now(), this.policy);
     this.worker.wake();
     return settings;
@@ -95,6 +95,7 @@ export class Deliveries {
         token: e.token.reveal(),
         secret: e.secret.reveal(),
         events: e.events,
+        previousSecretUntil: e.previousSecretUntil && e.previousSecretUntil > this.#deps.clock.now() ? e.previousSecretUntil : null,
         disabledAt: e.disabledAt,
         disabledReason: e.disabledReason,
         updatedAt: e.updatedAt,

@@ -10,25 +10,38 @@ export interface WebhookEndpoint {
   events: TriggerName[];
   token: Redacted;
   secret: Redacted;
+  /** The secret a rotation replaced, which still signs beside `secret` until `previousSecretUntil`. */
+  previousSecret: Redacted | null;
+  previousSecretUntil: Date | null;
   /** Set when the endpoint answered 410 Gone: nothing is sent to it until its URL is set again. */
   disabledAt: Date | null;
   disabledReason: string | null;
   updatedAt: Date;
 }
 
-/** Stores the account's endpoint (replacing any previous one, and re-enabling it), its token and secret sealed. */
+/**
+ * Stores the account's endpoint in one statement (re-enabling it). A new endpoint takes the given
+ * token and secret; an existing one keeps its own unless `rotateUntil` is given, when it takes
+ * them and its current secret becomes the previous one, still signing until `rotateUntil`.
+ * Answers the token and secret now stored (sealed): the given ones when they were taken.
+ */
 export async function upsertWebhookEndpoint(
   sql: Sql,
-  e: { accountId: string; url: string; events: readonly TriggerName[]; tokenEnc: string; secretEnc: string },
+  e: { accountId: string; url: string; events: readonly TriggerName[]; tokenEnc: string; secretEnc: string; rotateUntil: Date | null },
   now: Date,
-): Promise<void> {
-  await sql.query(
+): Promise<{ tokenEnc: string; secretEnc: string; previousSecretUntil: Date | null }> {
+  const rotation = `, token_enc = EXCLUDED.token_enc, secret_enc = EXCLUDED.secret_enc,
+       previous_secret_enc = webhook_endpoints.secret_enc, previous_secret_until = $7`;
+  const { rows } = await sql.query<{ token_enc: string; secret_enc: string; previous_secret_until: Date | null }>(
     `INSERT INTO webhook_endpoints (account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, created_at, updated_at)
      VALUES ($1, $2, $3::text[], $4, $5, NULL, NULL, $6, $6)
-     ON CONFLICT (account_id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, token_enc = EXCLUDED.token_enc,
-       secret_enc = EXCLUDED.secret_enc, disabled_at = NULL, disabled_reason = NULL, updated_at = EXCLUDED.updated_at`,
-    [e.accountId, e.url, e.events, e.tokenEnc, e.secretEnc, now],
+     ON CONFLICT (account_id) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events,
+       disabled_at = NULL, disabled_reason = NULL, updated_at = EXCLUDED.updated_at${e.rotateUntil ? rotation : ''}
+     RETURNING token_enc, secret_enc, previous_secret_until`,
+    [e.accountId, e.url, e.events, e.tokenEnc, e.secretEnc, now, ...(e.rotateUntil ? [e.rotateUntil] : [])],
   );
+  const r = rows[0]!;
+  return { tokenEnc: r.token_enc, secretEnc: r.secret_enc, previousSecretUntil: r.previous_secret_until };
 }
 
 interface EndpointRow {
@@ -40,9 +53,11 @@ interface EndpointRow {
   disabled_at: Date | null;
   disabled_reason: string | null;
   updated_at: Date;
+  previous_secret_enc: string | null;
+  previous_secret_until: Date | null;
 }
 
-const COLUMNS = 'account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, updated_at';
+const COLUMNS = 'account_id, url, events, token_enc, secret_enc, disabled_at, disabled_reason, updated_at, previous_secret_enc, previous_secret_until';
 
 function toEndpoint(r: EndpointRow, box: SecretBox): WebhookEndpoint {
   return {
@@ -51,6 +66,8 @@ function toEndpoint(r: EndpointRow, box: SecretBox): WebhookEndpoint {
     events: r.events.filter(isTriggerName),
     token: box.open(r.token_enc),
     secret: box.open(r.secret_enc),
+    previousSecret: r.previous_secret_enc === null ? null : box.open(r.previous_secret_enc),
+    previousSecretUntil: r.previous_secret_until,
     disabledAt: r.disabled_at,
     disabledReason: r.disabled_reason,
     updatedAt: r.updated_at,

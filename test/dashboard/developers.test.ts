@@ -42,6 +42,27 @@ describe('webhook settings', () => {
     expect(later.body).not.toContain(api.token);
   });
 
+  it('issue 56 item 4: saving again keeps the signing secret and token and says so; the rotate box makes new ones, the previous secret signing until a day later', async () => {
+    const first = await webhookOf(a);
+    const again = await post('/dashboard/developers/webhook', `${form({ csrf: s.csrf, url: receiver.url('/moved') })}&events=paymentFailed`);
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toContain('Webhook saved. Its signing secret and token are unchanged.');
+    expect(again.body).not.toContain(first.secret);
+    expect(await webhookOf(a)).toMatchObject({ url: receiver.url('/moved'), events: ['paymentFailed'], secret: first.secret, token: first.token });
+
+    const rotated = await post('/dashboard/developers/webhook?lang=fr', `${form({ csrf: s.csrf, url: receiver.url('/moved'), rotate: '1' })}&events=paymentFailed`);
+    expect(rotated.statusCode).toBe(200);
+    const now = await webhookOf(a);
+    expect(now.secret).not.toBe(first.secret);
+    expect(now.token).not.toBe(first.token);
+    expect(rotated.body).toContain(now.secret);
+    expect(rotated.body).toContain(now.token);
+    expect(now.previous_secret_until).toEqual(expect.any(String));
+    expect(rotated.body).toContain('L’ancien secret de signature signe aussi chaque webhook jusqu’au');
+    // The box is offered once an endpoint exists, with what a rotation does.
+    expect((await get('/dashboard/developers')).body).toMatch(/<input type="checkbox" id="rotate" name="rotate" value="1"[^>]*aria-describedby="rotate-hint"/);
+  });
+
   it('refuses a URL that is not one and no event ticked, naming the field, and changes nothing', async () => {
     const before = await webhookOf(a);
     const badUrl = await post('/dashboard/developers/webhook', `${form({ csrf: s.csrf, url: 'not a url' })}&events=paymentProcessed`);

@@ -53,7 +53,14 @@ describe.concurrent(`a killed server loses no event (${onPostgres ? 'PostgreSQL'
     const set = await runCli(['webhook', 'set', '--account', m.account_id, '--url', receiver.url(), '--events', 'purchaseAborted', '--json'], cliEnv(dataDir, extra));
     expect(set.code, set.stderr).toBe(0);
     const hook = JSON.parse(set.stdout) as { account_id: string; url: string; token: string; secret: string; events: string[] };
-    expect(hook).toEqual({ account_id: m.account_id, url: receiver.url(), token: expect.any(String), secret: expect.stringMatching(/^whsec_/), events: ['purchaseAborted'] });
+    expect(hook).toEqual({
+      account_id: m.account_id,
+      url: receiver.url(),
+      token: expect.any(String),
+      secret: expect.stringMatching(/^whsec_/),
+      events: ['purchaseAborted'],
+      new_secret: true,
+    });
 
     // The receiver holds every request open: attempts stay in flight until the kill.
     receiver.answer = { kind: 'hang' };

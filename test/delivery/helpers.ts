@@ -127,14 +127,15 @@ export interface WebhookSettingsJson {
   token: string;
   secret: string;
   events: string[];
+  previous_secret_until?: string;
 }
 
-export async function setWebhook(app: ChipinApp, m: Caller, url: string, events?: string[]): Promise<WebhookSettingsJson> {
+export async function setWebhook(app: ChipinApp, m: Caller, url: string, events?: string[], rotate?: boolean): Promise<WebhookSettingsJson> {
   const res = await app.server.inject({
     method: 'PUT',
     url: '/api/backoffice/webhook',
     headers: { authorization: m.dashboard, 'content-type': 'application/json' },
-    payload: JSON.stringify(events ? { url, events } : { url }),
+    payload: JSON.stringify({ url, ...(events ? { events } : {}), ...(rotate !== undefined ? { rotate } : {}) }),
   });
   if (res.statusCode !== 200) throw new Error(`PUT /api/backoffice/webhook: ${res.statusCode} ${res.body}`);
   return res.json() as WebhookSettingsJson;

@@ -56,7 +56,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect((await inject('GET', '/api/backoffice/webhook', m.dashboard)).statusCode).toBe(404);
     });
 
-    it('sets the URL with a new random token and whsec_ secret, answered once and readable back; the default events are the contract three', async () => {
+    it('sets the URL with a new random token and whsec_ secret, readable back; the default events are the contract three; setting it again keeps both', async () => {
       const m = await caller(app);
       const first = await setWebhook(app, m, receiver.url());
       expect(first).toEqual({
@@ -70,16 +70,51 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(read.headers['cache-control']).toBe('no-store');
       expect(read.json()).toEqual({ ...first, updated_at: expect.any(String) });
 
+      // Issue 56 item 4: a change of URL or events keeps the token and secret the merchant checks with.
       const second = await setWebhook(app, m, receiver.url('/other'), ['purchaseAborted', 'paymentProcessed', 'purchaseAborted']);
-      expect(second.token).not.toBe(first.token);
-      expect(second.secret).not.toBe(first.secret);
-      expect(second.events).toEqual(['purchaseAborted', 'paymentProcessed']);
+      expect(second).toEqual({ url: receiver.url('/other'), token: first.token, secret: first.secret, events: ['purchaseAborted', 'paymentProcessed'] });
+      expect((await setWebhook(app, m, receiver.url('/other'), undefined, false)).secret).toBe(first.secret);
       // Stored sealed, never in clear.
       const { rows } = await app.services.db.query<{ token_enc: string; secret_enc: string }>('SELECT token_enc, secret_enc FROM webhook_endpoints WHERE account_id = $1', [
         m.accountId,
       ]);
       expect(JSON.stringify(rows)).not.toContain(second.token);
       expect(JSON.stringify(rows)).not.toContain(second.secret.slice(6));
+    });
+
+    it('rotates only when asked: a new token and secret, the previous secret signing beside the new one for 24 hours, then alone the new', async () => {
+      const m = await caller(app);
+      const first = await setWebhook(app, m, receiver.url());
+      const before = Date.now();
+      const rotated = await setWebhook(app, m, receiver.url(), undefined, true);
+      expect(rotated.token).not.toBe(first.token);
+      expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(rotated.secret).not.toBe(first.secret);
+      const until = Date.parse(rotated.previous_secret_until!);
+      expect(until - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000);
+      expect(until - Date.now()).toBeLessThanOrEqual(24 * 3_600_000);
+      expect((await inject('GET', '/api/backoffice/webhook', m.dashboard)).json()).toMatchObject({ secret: rotated.secret, previous_secret_until: rotated.previous_secret_until });
+      // Setting it again within the day keeps the new secret and the overlap.
+      expect(await setWebhook(app, m, receiver.url())).toMatchObject({ token: rotated.token, secret: rotated.secret, previous_secret_until: rotated.previous_secret_until });
+
+      // A webhook sent in the overlap verifies with either secret (two signatures, Standard Webhooks' list), and carries the new token.
+      const p = await newPurchase(m);
+      await leaderProcessed(app, m, p);
+      await runDue();
+      const r = receiver.received.at(-1)!;
+      expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=* v1,[A-Za-z0-9+/]+=*$/);
+      expect(new Webhook(rotated.secret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({ token: rotated.token });
+      expect(new Webhook(first.secret).verify(r.body, r.headers as Record<string, string>)).toMatchObject({ token: rotated.token });
+
+      // Once the overlap is over, only the new secret signs.
+      await app.services.db.query("UPDATE webhook_endpoints SET previous_secret_until = now() - interval '1 second' WHERE account_id = $1", [m.accountId]);
+      expect((await inject('GET', '/api/backoffice/webhook', m.dashboard)).json().previous_secret_until).toBeUndefined();
+      const test = await inject('POST', '/api/backoffice/webhook/test', m.dashboard);
+      expect(test.json()).toMatchObject({ delivered: true });
+      const t = receiver.received.at(-1)!;
+      expect(t.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(new Webhook(rotated.secret).verify(t.body, t.headers as Record<string, string>)).toBeTruthy();
+      expect(() => new Webhook(first.secret).verify(t.body, t.headers as Record<string, string>)).toThrow();
     });
 
     it('refuses bad input with 400 naming the field, and stores nothing', async () => {
@@ -91,6 +126,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         [{ url: receiver.url(), events: ['paymentProcessed', 'somethingElse'] }, 'events'],
         [{ url: receiver.url(), events: [] }, 'events'],
         [{ url: receiver.url(), extra: 1 }, 'extra'],
+        [{ url: receiver.url(), rotate: 'yes' }, 'rotate'],
         [{}, 'url'],
       ] as const) {
         const res = await inject('PUT', '/api/backoffice/webhook', m.dashboard, body);

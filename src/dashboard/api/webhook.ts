@@ -1,7 +1,7 @@
 import { webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
 import { recordAudit } from '../../audit/audit-repository.ts';
 import { Type } from 'typebox';
-import { WebhookSettingsError } from '../../delivery/endpoints.ts';
+import { WebhookSettingsError, type WebhookSettings } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
@@ -16,7 +16,18 @@ const Settings = {
   token: Type.String({ description: 'Carried in every payload as `token`: compare it to check the origin' }),
   secret: Type.String({ description: 'Standard Webhooks signing secret (`whsec_...`) of the `webhook-signature` header' }),
   events: Type.Array(Type.String(), { description: 'Trigger names sent to this endpoint', examples: [[...DEFAULT_TRIGGERS]] }),
+  previous_secret_until: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'After a rotation: until when the previous signing secret still signs beside `secret` (docs/webhooks.md#rotating-the-secret)',
+    }),
+  ),
 };
+
+/** The settings as the API answers them: `previous_secret_until` only while the previous secret signs. */
+function settingsBody(s: WebhookSettings) {
+  return { url: s.url, token: s.token, secret: s.secret, events: s.events, ...(s.previousSecretUntil ? { previous_secret_until: s.previousSecretUntil.toISOString() } : {}) };
+}
 
 export const BackofficeErrors = {
   401: {
@@ -38,7 +49,7 @@ const AUTH_NOTE =
 
 /**
  * Back office: the account's webhook endpoint (docs/webhooks.md#setting-the-webhook-url). One per
- * account; setting it generates a new `token` and signing secret.
+ * account; its `token` and signing secret are made with it and change only when a rotation asks.
  */
 export function registerBackofficeWebhook(app: App, services: Services, guard: DashboardGuard): void {
   app.put(
@@ -48,19 +59,21 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
         tags: ['back office'],
         summary: 'Set the webhook URL',
         description:
-          `${AUTH_NOTE} Sets the account's webhook endpoint, replacing the previous one (and re-enabling it after a 410), with a new random ` +
-          '`token` and a new `whsec_` signing secret: the previous ones stop being used at once, also for deliveries still pending. ' +
+          `${AUTH_NOTE} Sets the account's webhook URL and events (and re-enables the endpoint after a 410). The first call makes a random ` +
+          '`token` and a `whsec_` signing secret; later calls keep them, unless `rotate` is true: then a new token and secret are made, the token ' +
+          'changes at once (also for deliveries still pending), and the previous secret keeps signing beside the new one for 24 hours (`previous_secret_until`). ' +
           `\`events\` chooses the triggers (${TRIGGER_LIST}); by default the contract's three: ${DEFAULT_TRIGGERS.join(', ')}.`,
         security: SECURITY,
         body: Type.Object(
           {
             url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL; https in production', examples: ['https://shop.example/chipin/webhooks'] }),
             events: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32, description: `Trigger names, among ${TRIGGER_LIST}` })),
+            rotate: Type.Optional(Type.Boolean({ description: 'true: a new token and signing secret (the previous secret still signs for 24 hours). Default false: both kept' })),
           },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object(Settings, { title: 'WebhookEndpoint', description: 'The endpoint, with its new token and secret' }),
+          200: Type.Object(Settings, { title: 'WebhookEndpoint', description: 'The endpoint, with its token and secret (new ones on the first call and on a rotation)' }),
           400: { ...TokenApiError, description: 'Invalid url or events (the message names the field)' },
           ...BackofficeErrors,
         },
@@ -71,9 +84,9 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       try {
         const settings = await services.deliveries.setWebhook(accountId, request.body);
         await recordAudit(services.db, webhookAudit(accountId, { userId, label: email }, settings));
-        request.log.info({ account_id: accountId, events: settings.events }, 'webhook endpoint set');
+        request.log.info({ account_id: accountId, events: settings.events, rotated: request.body.rotate === true }, 'webhook endpoint set');
         void reply.header('cache-control', 'no-store');
-        return settings;
+        return settingsBody(settings);
       } catch (err) {
         if (err instanceof WebhookSettingsError) throw new ApiError(400, 'invalid_request', err.message);
         throw err;
@@ -148,10 +161,7 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       if (!e) throw notFound('webhook endpoint');
       void reply.header('cache-control', 'no-store');
       return {
-        url: e.url,
-        token: e.token,
-        secret: e.secret,
-        events: e.events,
+        ...settingsBody(e),
         ...(e.disabledAt ? { disabled_at: e.disabledAt.toISOString(), disabled_reason: e.disabledReason ?? '' } : {}),
         updated_at: e.updatedAt.toISOString(),
       };

@@ -16,8 +16,8 @@ export interface DevelopersView {
   keys: ApiKeyView[];
   /** Right after creating or rotating a key: its secret, shown this once (`replaced`: the revoked key). */
   newKey?: { apiKey: string; apiSecret: string; replaced?: string };
-  /** Right after saving: the new token and secret, shown this once. */
-  created?: { token: string; secret: string };
+  /** Right after saving: the token and secret when they were made (shown this once), else only that they were kept. */
+  saved?: { issued: true; token: string; secret: string; previousSecretUntil: Date | null } | { issued: false };
   /** The form as typed, after a refusal (`error` names the field). */
   typed?: { url: string; events: string[] };
   error?: string;
@@ -46,9 +46,13 @@ ${view.error ? html`<div class="alert" role="alert" id="webhook-error">${view.er
 ${apiKeysSection(chrome, view)}
 <section class="card" aria-labelledby="webhook"><h2 id="webhook">${t.webhook}</h2>
 ${
-  view.created
-    ? html`<div class="ok" role="status"><p>${t.webhookSaved}</p><dl class="facts"><dt>${t.signingSecret}</dt><dd><code>${view.created.secret}</code></dd><dt>${t.payloadToken}</dt><dd><code>${view.created.token}</code></dd></dl></div>`
-    : html`<p class="muted">${view.webhook ? t.webhookSecretNote : t.noWebhook}</p>`
+  view.saved?.issued
+    ? html`<div class="ok" role="status"><p>${t.webhookSaved}</p><dl class="facts"><dt>${t.signingSecret}</dt><dd><code>${view.saved.secret}</code></dd><dt>${t.payloadToken}</dt><dd><code>${view.saved.token}</code></dd></dl>${
+        view.saved.previousSecretUntil ? html`<p>${t.webhookPreviousSecret(formatDateTime(view.saved.previousSecretUntil, chrome.lang, chrome.timeZone))}</p>` : ''
+      }</div>`
+    : view.saved
+      ? html`<div class="ok" role="status"><p>${t.webhookSavedKept}</p></div>`
+      : html`<p class="muted">${view.webhook ? t.webhookSecretNote : t.noWebhook}</p>`
 }
 ${view.webhook?.disabledAt ? html`<div class="alert">${t.webhookDisabled(view.webhook.disabledReason ?? '')}</div>` : ''}
 <form method="post" action="/dashboard/developers/webhook">
@@ -62,6 +66,12 @@ ${TRIGGER_NAMES.map(
     html`<div><input type="checkbox" id="event-${name}" name="events" value="${name}" style="width:auto"${chosen.has(name) ? html` checked` : ''}> <label for="event-${name}" style="display:inline">${name}</label></div>`,
 )}
 </fieldset>
+${
+  view.webhook
+    ? html`<div><input type="checkbox" id="rotate" name="rotate" value="1" style="width:auto" aria-describedby="rotate-hint"> <label for="rotate" style="display:inline">${t.rotateWebhookSecret}</label>
+<p class="muted" id="rotate-hint">${t.rotateWebhookHint}</p></div>`
+    : ''
+}
 <p><button type="submit">${t.saveWebhook}</button></p>
 </form>
 ${view.test ? testOutcome(chrome, view.test) : ''}

@@ -68,11 +68,15 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const raw = (request.body as Record<string, unknown> | undefined)?.events;
     const events = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
     const url = (form.url ?? '').trim();
+    const rotate = form.rotate === '1';
     try {
-      const settings = await services.deliveries.setWebhook(session.accountId, { url, events });
+      const settings = await services.deliveries.setWebhook(session.accountId, { url, events, rotate });
       await recordAudit(services.db, webhookAudit(session.accountId, actorOf(session), settings));
-      request.log.info({ account_id: session.accountId, events: settings.events }, 'webhook endpoint set (back office)');
-      return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { created: { token: settings.token, secret: settings.secret } })));
+      request.log.info({ account_id: session.accountId, events: settings.events, rotated: rotate }, 'webhook endpoint set (back office)');
+      const saved = settings.issued
+        ? { issued: true as const, token: settings.token, secret: settings.secret, previousSecretUntil: settings.previousSecretUntil }
+        : { issued: false as const };
+      return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { saved })));
     } catch (err) {
       if (!(err instanceof WebhookSettingsError)) throw err;
       // Said in the page's language, naming the field (url or events); nothing was changed.
