@@ -120,13 +120,16 @@ describe('payout runs', () => {
   it(
     'pay what is owed once, carry debit balances, and make files that validate and add up, whatever the order of postings, runs, exports and returns',
     async () => {
+      // Everything a run depends on is generated (zones, bank, day of the year), so a counterexample
+      // replays from its seed and path; `runNo` only moves each run to a later year of its own.
+      const setting = fc.record({ zones: fc.tuple(fc.constantFrom(...ZONES), fc.constantFrom(...ZONES)), bank: fc.nat(1), day: fc.nat(364) });
       await fc.assert(
-        fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), fc.constantFrom(...ZONES), async (ops, zone) => {
+        fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), setting, async (ops, { zones: [zone, zone2], bank, day: dayOfYear }) => {
           runNo++;
           // Each run its own merchants (the second without bank details at first) and its own time.
-          const merchants = [await merchant(zone, BANKS[runNo % 2]), await merchant(ZONES[runNo % ZONES.length]!)];
+          const merchants = [await merchant(zone, BANKS[bank]), await merchant(zone2)];
           const hasBank = [true, false];
-          const clock = new ManualClock(new Date(Date.UTC(2031, 0, 1) + runNo * 90 * 86_400_000 + 9 * HOUR));
+          const clock = new ManualClock(new Date(Date.UTC(2031 + runNo, 0, 1) + dayOfYear * 86_400_000 + 9 * HOUR));
           const deps: PayoutDeps = { db: db(), clock, logger: SILENT };
           const owed = new Map<string, number>();
           const key = (m: Merchant, c: string) => `${m.accountId} ${c}`;
@@ -195,7 +198,8 @@ describe('payout runs', () => {
                   if (first.kind !== 'created') throw new Error('unreachable');
                   expect(first.payout.amount_cents).toBe(unpaid.owed);
                   expect(first.payout.line_count).toBe(unpaid.count);
-                  expect(outcomes.slice(1).every((x) => x.kind === 'already_paid')).toBe(true);
+                  // Two runs at once: either may take the lock first, so the one created is not always the first answer.
+                  expect(outcomes.filter((x) => x !== first).every((x) => x.kind === 'already_paid')).toBe(true);
                   expect((await unpaidBefore(db(), m.accountId, c, end)).count, 'the day is paid up to its end').toBe(0);
                   owed.set(key(m, c), (owed.get(key(m, c)) ?? 0) - unpaid.owed);
                 }
