@@ -479,6 +479,7 @@ export const TABLES = {
     second_installment_date: 'date null',
     deferred_payment_date: 'date null',
     payment_mode: 'text default',
+    language_set: 'bool default',
     balance_payment_date: 'date null',
   },
   reconciliation_mismatches: {

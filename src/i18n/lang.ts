@@ -30,3 +30,12 @@ export function langFromAcceptLanguage(header: string | undefined): Lang {
   }
   return 'en';
 }
+
+/**
+ * A hosted page's language: the shopper's choice (`?lang=`, the switcher), else the purchase's
+ * language when the merchant set one, else the browser's Accept-Language (docs/hosted-payment.md#language).
+ */
+export function pageLang(asked: string | undefined, purchase: { language: string; languageSet: boolean } | undefined, acceptLanguage: string | undefined): Lang {
+  if (asked) return langOf(asked);
+  return purchase?.languageSet === false ? langFromAcceptLanguage(acceptLanguage) : langOf(purchase?.language);
+}

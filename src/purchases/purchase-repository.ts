@@ -10,7 +10,7 @@ import type { Product, Purchase } from './purchase.ts';
  * the purchase's succeeded refund allocations, kept on its row by a trigger (migration 049).
  */
 export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
-  p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.phone_number, p.callback_url,
+  p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.language_set, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
   p.refunded_cents, p.merchant_origin, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
   to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date,
@@ -30,6 +30,7 @@ export interface PurchaseRow {
   amount_cents: number;
   currency: string;
   language: string;
+  language_set: boolean;
   phone_number: string | null;
   callback_url: string | null;
   cancel_url: string | null;
@@ -66,6 +67,7 @@ export function toPurchase(r: PurchaseRow): Purchase {
     amountCents: r.amount_cents,
     currency: r.currency,
     language: r.language,
+    languageSet: r.language_set,
     phoneNumber: r.phone_number,
     callbackUrl: r.callback_url,
     cancelUrl: r.cancel_url,
@@ -270,6 +272,8 @@ export interface NewPurchase {
   amountCents: number;
   currency: string;
   language: string;
+  /** False when the merchant gave no language and `language` is a default: the pages then follow the shopper's browser. Default true. */
+  languageSet?: boolean;
   phoneNumber?: string;
   callbackUrl?: string;
   cancelUrl?: string;
@@ -329,9 +333,9 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
        INSERT INTO purchases (id, account_id, offer_id, client_id, state, comment, ref, title, subtitle, description,
          picture_url, amount_cents, currency, language, phone_number, callback_url, cancel_url, notification_url,
          metadata, products, created_at, updated_at, error_notification_url, expires_at, request_key, merchant_origin,
-         second_installment_date, deferred_payment_date, plugin_settings, balance_payment_date, payment_mode)
+         second_installment_date, deferred_payment_date, plugin_settings, balance_payment_date, payment_mode, language_set)
        SELECT $8, $2, $9, c.id, 'CREATED', $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $7, $7, $27, $26, $28, $29,
-         $30::date, $31::date, $32::jsonb, $33::date, $34
+         $30::date, $31::date, $32::jsonb, $33::date, $34, $35
        FROM c
        RETURNING *
      ), e AS (
@@ -375,6 +379,7 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       p.balancePaymentDate ?? null,
       // The offer's mode, kept by the purchase (docs/money-operations.md#transfer-mode).
       p.offer.paymentMode,
+      p.languageSet ?? true,
     ],
   );
   sql.notify(OUTBOX_CHANNEL);

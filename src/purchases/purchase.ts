@@ -24,6 +24,11 @@ export interface Purchase {
   amountCents: number;
   currency: string;
   language: string;
+  /**
+   * Whether the merchant chose `language`. When not (Merchant API v1 and the Token API's purchase
+   * link without one), the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
+   */
+  languageSet: boolean;
   phoneNumber: string | null;
   callbackUrl: string | null;
   cancelUrl: string | null;

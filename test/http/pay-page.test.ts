@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { pageLang } from '../../src/i18n/lang.ts';
 
 let app: TestApp;
 let a: Caller;
@@ -34,6 +35,35 @@ it('the page speaks the purchase language', async () => {
   expect(res.body).toContain('lang="fr-FR"');
   expect(res.body).toContain('Vendu par');
   expect(res.body).toMatch(/999,50\s€/);
+});
+
+it("issue 56 item 3: a purchase made without a language follows the shopper's browser; one with a language keeps it; ?lang= beats both", async () => {
+  const page = async (url: string, acceptLanguage?: string) =>
+    (await app.server.inject({ url: new URL(url).pathname + new URL(url).search, headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} })).body;
+  // Merchant API v1 from the merchant's server: no Accept-Language, no language.
+  const bare = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json();
+  expect(await page(bare.payment_url, 'fr-FR,fr;q=0.9,en;q=0.5')).toContain('lang="fr-FR"');
+  expect(await page(bare.payment_url, 'fr-FR,fr;q=0.9,en;q=0.5')).toContain('Vendu par');
+  expect(await page(bare.payment_url, 'en-US')).toContain('lang="en-GB"');
+  expect(await page(`${bare.payment_url}?lang=en`, 'fr-FR')).toContain('lang="en-GB"');
+  // The Token API's purchase link without a language: the same.
+  const link = (await a.post(`/api/merchants/${a.offer('SHARED')}/purchase_link`, { data: { title: 'Vélo', amountCents: 9_950, email: 'x@example.com' } })).json();
+  expect(await page(link.url, 'fr')).toContain('lang="fr-FR"');
+  // A language the merchant chose wins over the browser's.
+  const english = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ language: 'en_GB' }))).json();
+  expect(await page(english.payment_url, 'fr-FR')).toContain('lang="en-GB"');
+  expect(await page(english.payment_url, 'fr-FR')).not.toContain('Vendu par');
+});
+
+it('pageLang: the shopper’s choice, else the language the merchant set, else the browser’s', () => {
+  const set = { language: 'en_GB', languageSet: true };
+  const unset = { language: 'en_GB', languageSet: false };
+  expect(pageLang('fr', set, 'en')).toBe('fr');
+  expect(pageLang(undefined, set, 'fr-FR')).toBe('en');
+  expect(pageLang(undefined, unset, 'fr-FR')).toBe('fr');
+  expect(pageLang(undefined, unset, undefined)).toBe('en');
+  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'de')).toBe('en');
+  expect(pageLang(undefined, undefined, 'fr')).toBe('en');
 });
 
 it('an unknown or malformed link answers a 404 page', async () => {

@@ -26,7 +26,7 @@ import { switchOffer } from '../../../use-cases/switch-offer.ts';
 import { requestedDatesOf, type Purchase } from '../../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, langOf, type Lang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, pageLang, type Lang } from '../../../i18n/lang.ts';
 import { normalizeTypedPhone, shopperCountry } from '../../../messaging/phone-numbers.ts';
 import type { CountryCode } from 'libphonenumber-js/min';
 import { DEFAULT_MERCHANT_COUNTRY } from '../../../config.ts';
@@ -122,12 +122,12 @@ export function registerCheckout(app: App, services: Services): void {
   // The merchant's country: the offer's `country_code`, else the account's, else the deployment's (docs/messaging.md#phone-numbers).
   const merchantCountry = (offer: Offer): CountryCode => ((offer.countryCode ?? offer.accountCountry) as CountryCode | null) ?? config.merchantCountry ?? DEFAULT_MERCHANT_COUNTRY;
 
-  async function load(request: { params: { purchase_uid: string }; query?: unknown }) {
+  async function load(request: { params: { purchase_uid: string }; query?: unknown; headers?: { 'accept-language'?: string } }) {
     const id = parsePublicId('pur', request.params.purchase_uid);
     const purchase = id ? await findPurchaseForPage(db, id) : undefined;
     const offer = purchase && (await offers.byId(purchase.accountId, purchase.offerId));
     const mode = pageMode((request.query ?? {}) as PageQuery);
-    return purchase && offer ? { purchase, offer, lang: langOf(mode.lang ?? purchase.language), mode } : undefined;
+    return purchase && offer ? { purchase, offer, lang: pageLang(mode.lang, purchase, request.headers?.['accept-language']), mode } : undefined;
   }
 
   // The plan shown is the one the payment will make: on the due dates the purchase asked for, if any.

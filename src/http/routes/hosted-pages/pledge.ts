@@ -12,7 +12,7 @@ import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
 import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
@@ -22,15 +22,15 @@ export function registerPledgePages(app: App, services: Services): void {
   const csrf = csrfFor(services);
   const params = Type.Object({ pledge_uid: Type.String({ maxLength: 64 }) });
 
-  async function load(request: { params: { pledge_uid: string }; query?: unknown }) {
+  async function load(request: { params: { pledge_uid: string }; query?: unknown; headers?: { 'accept-language'?: string } }) {
     const id = parsePublicId('plg', request.params.pledge_uid);
     const pledge = id ? await findPledgeForPage(db, id) : undefined;
     if (!pledge || pledge.state === 'draft') return undefined;
     const purchase = await findPurchaseForPage(db, pledge.purchaseId);
     const pay = await loadPayState(db, pledge.accountId, pledge.purchaseId);
-    // The purchase's language, unless the shopper chose the other one (`?lang=`, the switcher).
+    // The shopper's choice (`?lang=`, the switcher), else the purchase's language, or the browser's when the merchant set none.
     const asked = (request.query as { lang?: unknown } | undefined)?.lang;
-    const lang = langOf(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : purchase?.language);
+    const lang = pageLang(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
     if (!purchase || !pay) return undefined;
     const offer = await offers.byId(purchase.accountId, purchase.offerId);
     // A paid share partly or fully refunded since: the page tells the refund and the net.

@@ -70,7 +70,9 @@ export function registerV1Purchases(app: App, services: Services): void {
             pictureUrl: body.picture_url,
             amountCents: body.amount,
             currency: body.currency,
+            // Without one, a default for the messages; the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
             language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB'),
+            languageSet: body.language !== undefined,
             metadata: body.metadata,
             callbackUrl: body.callback_url,
             notificationUrl: body.paymentNotificationUrl,

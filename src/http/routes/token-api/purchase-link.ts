@@ -141,6 +141,8 @@ export function registerPurchaseLink(app: App, services: Services): void {
             amountCents: data.amountCents,
             currency: data.currency,
             language,
+            // Without one, the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
+            languageSet: data.language !== undefined,
             phoneNumber: data.phoneNumber,
             callbackUrl: data.redirectUrl,
             cancelUrl: data.cancelUrl,
