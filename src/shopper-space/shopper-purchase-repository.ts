@@ -50,6 +50,16 @@ export async function isKnownShopper(sql: Sql, identity: ShopperIdentity): Promi
   return rows[0]?.known === true;
 }
 
+/** The merchant accounts the identity has a purchase with, as leader or pledger (the sandbox's inboxes of its sign-in messages). */
+export async function accountsOfShopper(sql: Sql, identity: ShopperIdentity): Promise<string[]> {
+  const { rows } = await sql.query<{ account_id: string }>(
+    `SELECT p.account_id FROM purchases p JOIN clients c ON c.id = p.client_id AND c.account_id = p.account_id WHERE ${LEADER}
+      UNION SELECT g.account_id FROM pledges g WHERE ${PLEDGER}`,
+    [identity.kind, identity.value],
+  );
+  return rows.map((r) => r.account_id);
+}
+
 /** One line of the shopper's list: a purchase and their part in it. */
 export interface ShopperPurchaseRow {
   account_id: string;

@@ -9,11 +9,12 @@ import { newUuid } from '../domain/ids.ts';
 import { spaceSignInLinkUrl } from '../domain/links.ts';
 import type { Lang } from '../i18n/lang.ts';
 import type { Mailer } from '../messaging/mailer.ts';
+import { recordMessage } from '../messaging/outbound-message-repository.ts';
 import type { SmsGateway } from '../messaging/sms.ts';
 import { identityOf, type ShopperIdentity } from './identity.ts';
 import { sha256 } from './sessions.ts';
 import { signInMail, signInSms } from './sign-in-messages.ts';
-import { isKnownShopper } from './shopper-purchase-repository.ts';
+import { accountsOfShopper, isKnownShopper } from './shopper-purchase-repository.ts';
 import { findSignInRequestByToken, insertSignInRequest, tryCodeRequest, useSignInRequest } from './sign-in-repository.ts';
 
 /** A link works for 15 minutes, a code for 10, with 5 tries (docs/shopper-space.md#sign-in). */
@@ -30,6 +31,13 @@ export interface SignInDeps {
   masterKey: Buffer;
   publicUrl: string;
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * The sandbox: each sign-in message is also written in the inbox (`/sandbox/inbox`,
+   * `/api/sandbox/messages`) of every merchant account the shopper has a purchase with, so a
+   * developer without a mail server can sign in (docs/shopper-space.md#sign-in-in-the-sandbox).
+   * Never in production, where the link or code is the shopper's secret.
+   */
+  sandboxInbox?: boolean;
 }
 
 /** The browser's binding cookie, as stored: a hash, like every other token. */
@@ -70,11 +78,13 @@ export async function requestSignIn(
   if (identity.kind === 'email') {
     const token = randomBytes(32).toString('base64url');
     await insertSignInRequest(deps.db, { ...base, tokenHash: sha256(token), expiresAt });
-    sendLater(deps, deps.mailer.send(signInMail(input.lang, identity.value, spaceSignInLinkUrl(deps.publicUrl, token), minutes)), 'e-mail');
+    const mail = signInMail(input.lang, identity.value, spaceSignInLinkUrl(deps.publicUrl, token), minutes);
+    sendLater(deps, deps.mailer.send(mail), { identity, subject: mail.subject, body: mail.text });
   } else {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await insertSignInRequest(deps.db, { ...base, tokenHash: codeHash(deps.masterKey, id, code), expiresAt });
-    sendLater(deps, deps.sms.send(identity.value, signInSms(input.lang, code, minutes)), 'SMS');
+    const text = signInSms(input.lang, code, minutes);
+    sendLater(deps, deps.sms.send(identity.value, text), { identity, subject: null, body: text });
   }
   return { kind: 'sent', channel };
 }
@@ -82,15 +92,32 @@ export async function requestSignIn(
 /**
  * The answer does not wait for the mail server or the SMS gateway: a known identity (a message
  * sent) and an unknown one (nothing sent) are then answered alike in time too, not only in words.
- * A send never throws; one not accepted is logged (without its content: the link or code is a secret).
+ * A send never throws; one not accepted is logged (without its content: the link or code is a
+ * secret). In the sandbox the message then goes to the inboxes of the shopper's merchants.
  */
-function sendLater(deps: SignInDeps, sending: Promise<{ accepted: boolean; error?: string }>, channel: 'e-mail' | 'SMS'): void {
-  void sending.then(
-    (sent) => {
-      if (!sent.accepted) deps.logger?.warn({ error: sent.error }, `shopper sign-in ${channel} not accepted`);
-    },
-    () => deps.logger?.warn(`shopper sign-in ${channel} not sent`),
-  );
+function sendLater(deps: SignInDeps, sending: Promise<{ accepted: boolean; error?: string }>, message: { identity: ShopperIdentity; subject: string | null; body: string }): void {
+  const channel = message.identity.kind === 'email' ? 'e-mail' : 'SMS';
+  void sending
+    .then(
+      (sent) => {
+        if (!sent.accepted) deps.logger?.warn({ error: sent.error }, `shopper sign-in ${channel} not accepted`);
+        return sent;
+      },
+      () => {
+        deps.logger?.warn(`shopper sign-in ${channel} not sent`);
+        return { accepted: false, error: 'not sent' };
+      },
+    )
+    .then(async (sent) => {
+      if (!deps.sandboxInbox) return;
+      const { identity, subject, body } = message;
+      const now = deps.clock.now();
+      for (const accountId of await accountsOfShopper(deps.db, identity)) {
+        const record = { accountId, purchaseId: null, channel: identity.kind === 'email' ? ('email' as const) : ('sms' as const), recipient: identity.value, subject, body };
+        await recordMessage(deps.db, { ...record, accepted: sent.accepted, error: sent.error ?? null, providerId: null }, null, now);
+      }
+    })
+    .catch((err: unknown) => deps.logger?.warn({ err }, `shopper sign-in ${channel} not written to the sandbox inbox`));
 }
 
 export type SignedIn = { kind: 'signed_in'; identity: ShopperIdentity; returnPath: string | undefined };

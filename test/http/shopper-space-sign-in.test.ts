@@ -4,6 +4,7 @@ import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cookiesOf, csrfField, form } from '../helpers/dashboard.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
+import { requestSignIn } from '../../src/shopper-space/sign-in.ts';
 
 /** The shopper's space: sign-in by e-mail link or SMS code, sessions, sign-out (docs/shopper-space.md), through HTTP. */
 let smtp: Awaited<ReturnType<typeof smtpListener>>;
@@ -244,5 +245,74 @@ describe('sign-in by SMS code', () => {
     const right = await br.post('/space/sign-in/code', { csrf: csrfField(form.body), code });
     expect(right.statusCode).toBe(410);
     expect(cookiesOf(right).chipin_space).toBeUndefined();
+  });
+});
+
+describe('issue 56 item 1: sign-in messages in the sandbox inbox', () => {
+  type InboxMessage = { channel: string; recipient: string; subject: string | null; body: string; purchase_uid: string | null };
+  const inbox = async (c: Caller) =>
+    ((await app.server.inject({ method: 'GET', url: '/api/sandbox/messages', headers: { authorization: `Bearer ${c.token}` } })).json() as { messages: InboxMessage[] }).messages;
+  /** The newest message `pick` matches once there are more than `before` of them (the inbox is newest first). */
+  async function newMessage(c: Caller, pick: (m: InboxMessage) => boolean, before: number): Promise<InboxMessage> {
+    for (let i = 0; i < 200; i++) {
+      const found = (await inbox(c)).filter(pick);
+      if (found.length > before) return found[0]!;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the message never reached the inbox');
+  }
+
+  it("writes the sign-in link in the inbox of the shopper's merchant only, and that link signs in", async () => {
+    const br = browser();
+    const page = await br.get('/space/sign-in');
+    const isLink = (m: InboxMessage) => m.recipient === 'ann@example.com' && m.subject === 'Your sign-in link to your Chipin space';
+    const before = (await inbox(a)).filter(isLink).length;
+    expect((await br.post('/space/sign-in', { csrf: csrfField(page.body), identity: 'ann@example.com' })).statusCode).toBe(303);
+    const mail = await newMessage(a, isLink, before);
+    expect(mail).toMatchObject({ channel: 'email', purchase_uid: null });
+    // Ann bought nothing at B: B's inbox never shows her link.
+    expect((await inbox(b)).some((m) => m.recipient === 'ann@example.com')).toBe(false);
+    const link = new URL(/https?:\/\/\S+\/space\/sign-in\/link\/[A-Za-z0-9_-]{43}/.exec(mail.body)![0]).pathname;
+    const opened = await br.get(link);
+    expect(opened.statusCode).toBe(303);
+    expect((await br.get('/space')).body).toContain('Red shoes');
+  });
+
+  it('writes the SMS code there too, and it signs in', async () => {
+    const br = browser();
+    const page = await br.get('/space/sign-in');
+    const isCode = (m: InboxMessage) => m.recipient === '+33612345678' && m.channel === 'sms';
+    const before = (await inbox(a)).filter(isCode).length;
+    expect((await br.post('/space/sign-in', { csrf: csrfField(page.body), identity: '+33612345678' })).statusCode).toBe(303);
+    const sms = await newMessage(a, isCode, before);
+    expect(sms.body).toMatch(/code de connexion est \d{6}|sign-in code is \d{6}/);
+    const code = /(\d{6})/.exec(sms.body)![1]!;
+    const form = await br.get('/space/sign-in/code?sent=1');
+    const res = await br.post('/space/sign-in/code', { csrf: csrfField(form.body), code });
+    expect(res.statusCode).toBe(303);
+    expect((await br.get('/space')).body).toContain('Tent');
+  });
+
+  it('writes nothing outside the sandbox: the link or code is the shopper’s secret', async () => {
+    const sent: string[] = [];
+    const { services } = app;
+    const deps = {
+      db: services.db,
+      clock: services.clock,
+      mailer: { send: async (m: { to: string }) => (sent.push(m.to), { accepted: true }) },
+      sms: { send: async (to: string) => (sent.push(to), { accepted: true }) },
+      budgets: services.authBudgets,
+      masterKey: services.config.masterKey,
+      publicUrl: services.config.publicUrl,
+      sandboxInbox: false,
+    };
+    const before = (await inbox(b)).length;
+    const asked = await requestSignIn(deps, { identity: { kind: 'email', value: 'bob@example.com' }, browser: 'b'.repeat(32), ip: '192.0.2.7', lang: 'en' });
+    expect(asked).toEqual({ kind: 'sent', channel: 'email' });
+    for (let i = 0; i < 100 && sent.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(sent).toEqual(['bob@example.com']);
+    // The same path with sandboxInbox writes within a few ticks (the tests above); here, nothing.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await inbox(b)).length).toBe(before);
   });
 });

@@ -45,6 +45,7 @@ export function registerShopperSignIn(app: App, services: Services): void {
     budgets: services.authBudgets,
     masterKey: services.config.masterKey,
     publicUrl,
+    sandboxInbox: services.config.env !== 'production',
   };
   const country = services.config.merchantCountry ?? 'FR';
 
