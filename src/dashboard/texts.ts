@@ -621,9 +621,11 @@ const en = {
   operationInProgress: 'Another operation on this purchase is in progress (a payment, a refund or a cancellation). Try again in a few seconds.',
   cannotCancelState: (state: string) => `A purchase in state ${state} cannot be cancelled.`,
   errorTitle: 'There is a problem',
+  // Words for every kind of offer: LEADER_PROCESSED is a pot's leader paid, a plan's first
+  // installment, a deferred purchase's card held, a down payment's deposit: under way, not done.
   stateNames: {
-    INITIALIZED: 'Initialized',
-    LEADER_PROCESSED: 'Leader paid',
+    INITIALIZED: 'Not paid yet',
+    LEADER_PROCESSED: 'In progress',
     SUCCESSFUL: 'Successful',
     FAILED: 'Failed',
     CANCELLED: 'Cancelled',
@@ -1440,8 +1442,8 @@ const fr: DashboardTexts = {
   cannotCancelState: (state) => `Un achat à l'état ${state} ne peut pas être annulé.`,
   errorTitle: 'Il y a un problème',
   stateNames: {
-    INITIALIZED: 'Initialisé',
-    LEADER_PROCESSED: 'Payé par le meneur',
+    INITIALIZED: 'Pas encore payé',
+    LEADER_PROCESSED: 'En cours',
     SUCCESSFUL: 'Réussi',
     FAILED: 'Échoué',
     CANCELLED: 'Annulé',

@@ -175,7 +175,7 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
       const details = await page.getByRole('region', { name: 'Détails' }).innerText();
       expect(details).toContain('1 ami sur 2 a payé ; le meneur a payé le reste, 100,00 EUR, à l’échéance.');
       expect(await page.getByRole('region', { name: 'Paiements' }).first().getByRole('cell', { name: 'Part d’un ami', exact: true }).count()).toBe(1);
-      expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement du meneur autorisé (Initialisé → Payé par le meneur)').count()).toBe(1);
+      expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement du meneur autorisé (Pas encore payé → En cours)').count()).toBe(1);
     } finally {
       await page.close();
     }

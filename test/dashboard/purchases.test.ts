@@ -49,6 +49,24 @@ describe('the purchases list', () => {
     expect(await has('state=SUCCESSFUL&q=LIST-REF-1')).toEqual({ mine: true, other: false });
   });
 
+  it('issue 56 item 7: names the states in words that fit every offer: a 3x plan under way is "In progress", not the pot\'s "Leader paid"', async () => {
+    const plan = await purchase({ ref: 'LIST-3X', merchant_uid: a.offer('INSTALLMENTS', 3) });
+    const unpaid = await purchase({ ref: 'LIST-UNPAID' }, false);
+    const row = async (ref: string, lang = 'en') => {
+      const body = (await get(`/dashboard/purchases?q=${ref}&lang=${lang}`)).body;
+      const at = body.indexOf(`>${ref}</a>`);
+      expect(at, ref).toBeGreaterThan(0);
+      return body.slice(at, body.indexOf('</tr>', at));
+    };
+    expect(await row('LIST-3X')).toContain('<span class="state">In progress</span>');
+    expect(await row('LIST-UNPAID')).toContain('<span class="state">Not paid yet</span>');
+    expect(await row('LIST-3X', 'fr')).toContain('<span class="state">En cours</span>');
+    expect(await row('LIST-UNPAID', 'fr')).toContain('<span class="state">Pas encore payé</span>');
+    expect((await get('/dashboard/purchases')).body).not.toContain('Leader paid');
+    expect((await v1(plan)).state).toBe('LEADER_PROCESSED');
+    expect((await v1(unpaid)).state).toBe('INITIALIZED');
+  });
+
   it('pages with a cursor, keeping the filters', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 22; i++) ids.push(await purchase({ ref: 'PAGED' }, false));

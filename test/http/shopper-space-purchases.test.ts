@@ -67,6 +67,22 @@ describe('the list', () => {
     expect(bobs.body).not.toContain('Red shoes');
   });
 
+  it('issue 56 item 7: a purchase not paid yet is "your purchase", started on its day, not bought; a paid one is bought', async () => {
+    const get = await as(bob);
+    const list = (await get('/space?lang=en')).body;
+    const card = (title: string) => list.split('<li class="card">').find((c) => c.includes(title))!;
+    expect(card('Blue boots')).toContain('Your purchase');
+    expect(card('Blue boots')).toContain('Started on');
+    expect(card('Blue boots')).not.toContain('You bought it');
+    expect(card('Blue boots')).not.toContain('Bought on');
+    expect(card('Tandem')).toContain('You bought it');
+    expect(card('Tandem')).toContain('Bought on');
+    const page = (await get(`/space/purchases/pur_${bobAtA}?lang=fr`)).body;
+    expect(page).toContain('Votre achat');
+    expect(page).toContain('Commencé le');
+    expect(page).not.toContain('Vous l’avez acheté');
+  });
+
   it('shows nothing to a shopper no purchase names', async () => {
     const res = await (await as({ kind: 'email', value: 'carol@example.com' }))('/space');
     expect(res.statusCode).toBe(200);

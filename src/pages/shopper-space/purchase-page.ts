@@ -4,7 +4,7 @@ import type { Lang } from '../../i18n/lang.ts';
 import type { SpacePurchaseView } from '../../shopper-space/purchase-view.ts';
 import { TEXT } from '../texts.ts';
 import { spaceLayout } from './layout.ts';
-import { stateLabel } from './purchases-page.ts';
+import { dateLine, roleLine, stateLabel } from './purchases-page.ts';
 import { SPACE_TEXT, type SpaceTexts } from './texts.ts';
 
 /**
@@ -22,8 +22,8 @@ export function purchasePage(lang: Lang, v: { who: string; csrf: string; view: S
   <p class="merchant">${t.soldBy(p.merchantName)}</p>
   <h1>${p.title}</h1>
   <p class="amount">${m(p.amountCents)}</p>
-  <p><span class="state">${stateLabel(lang, p.state)}</span> · ${p.role === 'leader' ? t.roleLeader : t.rolePledger}</p>
-  <p class="muted">${t.boughtOn(formatDateTime(p.createdAt, lang, p.timeZone))}</p>
+  <p><span class="state">${stateLabel(lang, p.state)}</span> · ${roleLine(lang, p)}</p>
+  <p class="muted">${dateLine(lang, p, formatDateTime(p.createdAt, lang, p.timeZone))}</p>
 </section>
 ${p.role === 'leader' && p.offerType !== 'SHARED' ? planSection(lang, t, v.view) : ''}
 ${p.credit ? creditSection(lang, v.view) : ''}

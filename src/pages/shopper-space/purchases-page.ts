@@ -25,6 +25,19 @@ export function stateLabel(lang: Lang, state: PurchaseState): string {
   return TEXT[lang].states[V1_STATE[state]] ?? state;
 }
 
+/** Nothing is bought while nothing is paid: a purchase still CREATED is "your purchase", started on its day. */
+const unpaid = (p: { state: PurchaseState }) => p.state === 'CREATED';
+
+export function roleLine(lang: Lang, p: { role: 'leader' | 'pledger'; state: PurchaseState }): string {
+  const t = SPACE_TEXT[lang];
+  if (p.role === 'pledger') return t.rolePledger;
+  return unpaid(p) ? t.roleLeaderUnpaid : t.roleLeader;
+}
+
+export function dateLine(lang: Lang, p: { state: PurchaseState }, date: string): string {
+  return unpaid(p) ? SPACE_TEXT[lang].startedOn(date) : SPACE_TEXT[lang].boughtOn(date);
+}
+
 function day(date: Date, lang: Lang): string {
   return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'long', timeZone: 'UTC' }).format(date);
 }
@@ -37,10 +50,10 @@ export function purchasesPage(lang: Lang, v: { who: string; csrf: string; items:
   <span class="merchant">${t.soldBy(p.merchantName)}</span><br>
   <span class="title">${p.title}</span>
   <span class="amount" style="display:block;font-size:1.3rem">${formatMoney(p.amountCents, p.currency, lang)}</span>
-  <span class="state">${stateLabel(lang, p.state)}</span> · ${p.role === 'leader' ? t.roleLeader : t.rolePledger}${
+  <span class="state">${stateLabel(lang, p.state)}</span> · ${roleLine(lang, p)}${
     p.shareCents !== undefined ? html` · ${t.yourShare(formatMoney(p.shareCents, p.currency, lang))}` : ''
   }<br>
-  <span class="muted">${t.boughtOn(day(p.createdAt, lang))}</span></a></li>`,
+  <span class="muted">${dateLine(lang, p, day(p.createdAt, lang))}</span></a></li>`,
   );
   const body = html`<h1>${t.spaceTitle}</h1><p>${t.listIntro}</p>${
     v.items.length === 0 ? html`<p class="card">${t.listEmpty}</p>` : html`<ul class="purchase-list">${items}</ul>`
