@@ -26,7 +26,7 @@ export const TEXT = {
     /** The link to the merchant's terms of an offer that sets none of its own words (docs/back-office.md#merchant-parameters-of-the-original-interface). */
     gtu: 'The shop’s terms and conditions',
     sharedExplain: (deadline: string) =>
-      `You pay your share now. What your friends owe is held on your card, not charged, until ${deadline}: whatever they have not paid by then is charged, the rest of the hold is released, and the hold is released as soon as they have all paid.`,
+      `You pay your share now. What your friends owe is held on your card, not charged, until ${deadline}. Once they have all paid, the hold is released; whatever they have not paid by then is charged and the rest released.`,
     payHeading: 'Payment',
     chargedNow: (amount: string) => `${amount} charged now`,
     heldUntil: (amount: string, deadline: string) => `${amount} held, not charged, until ${deadline}`,
@@ -80,7 +80,7 @@ export const TEXT = {
     fees: 'Fees',
     taeg: (taeg: string) => `APR (TAEG): ${taeg}`,
     friends: 'Invite friends to chip in',
-    friendsHint: 'Each friend gets a link to pay their share. Leave a row empty to skip it.',
+    friendsHint: 'Each friend gets a link to pay their share, by e-mail or by SMS: give one of the two. Leave a row empty to skip it.',
     friendName: 'Name',
     friendEmail: 'E-mail',
     friendPhone: 'Phone',
@@ -260,7 +260,7 @@ export const TEXT = {
     fees: 'Frais',
     taeg: (taeg: string) => `TAEG\u00a0: ${taeg}`,
     friends: 'Invitez des amis à participer',
-    friendsHint: 'Chaque ami reçoit un lien pour payer sa part. Laissez une ligne vide pour l’ignorer.',
+    friendsHint: 'Chaque ami reçoit un lien pour payer sa part, par e-mail ou par SMS : indiquez l’un des deux. Laissez une ligne vide pour l’ignorer.',
     friendName: 'Nom',
     friendEmail: 'E-mail',
     friendPhone: 'Téléphone',
