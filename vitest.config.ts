@@ -39,8 +39,9 @@ export const DATABASE_INDEPENDENT = [
   'test/compat/fixtures.test.ts',
   // The docs read against the tree (module lists, citations): files only, no database.
   'test/docs/**',
-  // The backup's archive_command on plain files (deploy/backup/archive-wal.sh).
-  'test/deploy/archive-wal.test.ts',
+  // The backup's archive_command on plain files (deploy/backup/archive-wal.sh), and the topology's
+  // down.sh on plain processes.
+  'test/deploy/{archive-wal,topology-down}.test.ts',
   // The pain.001 file built and checked against its schema (xmllint): no database.
   'test/payouts/pain001.test.ts',
   // The payout CLI's options, output and file as a process: the use cases under it run on both (test/payouts/).

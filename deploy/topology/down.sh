@@ -5,11 +5,16 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 [ -d "$TOPOLOGY_DIR" ] || { echo "nothing at $TOPOLOGY_DIR"; exit 0; }
 
-# stop PIDFILE: SIGTERM, then SIGKILL after 15 s.
+# stop PIDFILE: SIGTERM, then SIGKILL after 15 s, only to a process this topology started (ours,
+# lib.sh): a stale pid file naming another process is reported and left alone.
 stop() {
   alive "$1" || return 0
   local pid
   pid=$(head -1 "$1")
+  if ! ours "$pid"; then
+    echo "not stopping process $pid named by $1: it is not one the topology started" >&2
+    return 0
+  fi
   kill "$pid" 2>/dev/null
   for _ in $(seq 1 75); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
   kill -9 "$pid" 2>/dev/null

@@ -29,3 +29,16 @@ as_postgres() {
 
 # alive PIDFILE: the process named in PIDFILE runs.
 alive() { [ -s "$1" ] && kill -0 "$(head -1 "$1")" 2>/dev/null; }
+
+# ours PID: the process is one this topology started: its command line or environment names
+# $TOPOLOGY_DIR (a config file, DATA_DIR, ETCD_DATA_DIR), or it runs in a directory under it (a
+# postmaster runs in its data directory). A pid file left behind by a crash or a drill may name a
+# process id the system has since given to something else; that process is never signalled.
+ours() {
+  local pid=$1 cwd
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$TOPOLOGY_DIR" && return 0
+  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qF -- "$TOPOLOGY_DIR" && return 0
+  cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || return 1
+  [ "$cwd" = "$TOPOLOGY_DIR" ] || [ "${cwd#"$TOPOLOGY_DIR"/}" != "$cwd" ]
+}

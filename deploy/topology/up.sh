@@ -4,8 +4,8 @@
 # openssl): one etcd member, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy
 # routing to the leader, PgBouncer in transaction mode in front of it, and HAProxy in front of 3
 # Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default /tmp/chipin-topology);
-# deploy/topology/down.sh stops it and removes it. Debian's etcd and pgbouncer services, which
-# their packages start on install, are stopped and disabled first: they hold the ports below.
+# deploy/topology/down.sh stops it and removes it. It touches no service: a port below in use
+# (Debian's etcd and pgbouncer services start on install) is refused with what probably holds it.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
 # 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
@@ -18,19 +18,20 @@ cd "$REPO"
 for bin in etcd patroni patronictl haproxy pgbouncer curl openssl "$PG_BIN/postgres" "$PG_BIN/psql"; do
   command -v "$bin" >/dev/null || { echo "$bin is missing (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15 curl openssl; PG_BIN=$PG_BIN)" >&2; exit 2; }
 done
-# Debian's etcd-server and pgbouncer start their own services on install (etcd on 2379-2380,
-# PgBouncer on 6432): stop them and keep them from starting at boot. The topology runs its own.
-for service in etcd pgbouncer; do
-  if [ -d /run/systemd/system ]; then
-    systemctl disable --now "$service" >/dev/null 2>&1 || true
-  else
-    service "$service" stop >/dev/null 2>&1 || true
-    update-rc.d "$service" disable >/dev/null 2>&1 || true
-  fi
-done
 [ -e "$TOPOLOGY_DIR" ] && { echo "$TOPOLOGY_DIR exists: run deploy/topology/down.sh first" >&2; exit 2; }
+# A port in use is refused, never freed: the script stops no service and no process it did not
+# start. Debian's etcd-server and pgbouncer packages start their own services on install, which
+# hold 2379-2380 and 6432: the message says so, and the operator decides.
 for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103; do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is in use" >&2; exit 2; fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    case $port in
+      2379 | 2380) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
+      6432) hint=" (Debian's pgbouncer service starts on install: systemctl disable --now pgbouncer, or service pgbouncer stop)" ;;
+      *) hint="" ;;
+    esac
+    echo "port $port is in use$hint" >&2
+    exit 2
+  fi
 done
 
 mkdir -p "$TOPOLOGY_DIR"/{run,etcd}
