@@ -909,8 +909,7 @@ const en = {
   },
   reconciliation: 'Reconciliation',
   recon: {
-    intro:
-      'Chipin’s payments compared with the PSP’s own records, day by day (docs/money-operations.md#reconciliation). A daily run checks yesterday; run a period again here. Days are in the account’s time zone.',
+    intro: 'Chipin’s payments compared with the PSP’s own records, day by day. A daily run checks yesterday; run a period again here. Days are in the account’s time zone.',
     runTitle: 'Run a period',
     from: 'From (day)',
     to: 'To (day, inclusive)',
@@ -935,6 +934,7 @@ const en = {
     resolve: 'Mark resolved',
     badDays: 'Enter two calendar days (YYYY-MM-DD), the second on or after the first and at most 31 days in all.',
     done: 'Saved.',
+    ran: (runs: number) => (runs === 1 ? 'The period was checked: its run is listed below.' : `The period was checked: its ${runs} runs (one per PSP) are listed below.`),
     runStates: { running: 'running', interrupted: 'interrupted (resumes at the next run)', completed: 'completed' } as Record<string, string>,
     kinds: { missing_at_psp: 'missing at the PSP', unknown_to_chipin: 'unknown to Chipin', amount_differs: 'amount differs', status_differs: 'status differs' } as Record<
       string,
@@ -1774,7 +1774,7 @@ const fr: DashboardTexts = {
   reconciliation: 'Rapprochement',
   recon: {
     intro:
-      'Les paiements de Chipin comparés aux relevés du PSP, jour par jour (docs/money-operations.md#reconciliation). Un rapprochement quotidien vérifie la veille\u00a0; relancez une période ici. Les jours sont ceux du fuseau horaire du compte.',
+      'Les paiements de Chipin comparés aux relevés du PSP, jour par jour. Un rapprochement quotidien vérifie la veille\u00a0; relancez une période ici. Les jours sont ceux du fuseau horaire du compte.',
     runTitle: 'Rapprocher une période',
     from: 'Du (jour)',
     to: 'Au (jour, inclus)',
@@ -1799,6 +1799,10 @@ const fr: DashboardTexts = {
     resolve: 'Marquer résolu',
     badDays: 'Saisissez deux jours du calendrier (AAAA-MM-JJ), le second égal ou postérieur au premier, 31 jours au plus en tout.',
     done: 'Enregistré.',
+    ran: (runs: number) =>
+      runs === 1
+        ? 'La période a été vérifiée\u00a0: son rapprochement est listé ci-dessous.'
+        : `La période a été vérifiée\u00a0: ses ${runs} rapprochements (un par PSP) sont listés ci-dessous.`,
     runStates: { running: 'en cours', interrupted: 'interrompu (reprend au prochain lancement)', completed: 'terminé' },
     kinds: { missing_at_psp: 'absent chez le PSP', unknown_to_chipin: 'inconnu de Chipin', amount_differs: 'montant différent', status_differs: 'statut différent' },
     operations: { transaction: 'transaction entière', capture: 'encaissement', refund: 'remboursement', chargeback: 'rétrofacturation' },

@@ -257,17 +257,23 @@ export interface DisputeCursor {
  * The account's disputes in `states`, by deadline (the nearest first, those without one last),
  * then id; `limit` rows after `after`.
  */
-export async function listDisputes(sql: Sql, accountId: string, states: readonly DisputeState[], after: DisputeCursor | null, limit: number): Promise<DisputeRow[]> {
+/** A dispute as a list shows it: with its purchase's reference and customer, so staff know which sale it is. */
+export type DisputeListRow = DisputeRow & { purchase_ref: string | null; client_email: string };
+
+export async function listDisputes(sql: Sql, accountId: string, states: readonly DisputeState[], after: DisputeCursor | null, limit: number): Promise<DisputeListRow[]> {
   const far = new Date('9999-12-31T00:00:00Z');
-  const { rows } = await sql.query<DisputeRow>(
-    `SELECT * FROM disputes
-      WHERE account_id = $1 AND state = ANY($2::text[])
-        AND ($3::timestamptz IS NULL OR (COALESCE(evidence_due_at, $5::timestamptz), id) > ($3::timestamptz, $4::uuid))
-      ORDER BY COALESCE(evidence_due_at, $5::timestamptz), id
+  const { rows } = await sql.query<DisputeListRow>(
+    `SELECT d.*, p.ref AS purchase_ref, c.email AS client_email
+       FROM disputes d
+       JOIN purchases p ON p.id = d.purchase_id AND p.account_id = d.account_id
+       JOIN clients c ON c.id = p.client_id AND c.account_id = p.account_id
+      WHERE d.account_id = $1 AND d.state = ANY($2::text[])
+        AND ($3::timestamptz IS NULL OR (COALESCE(d.evidence_due_at, $5::timestamptz), d.id) > ($3::timestamptz, $4::uuid))
+      ORDER BY COALESCE(d.evidence_due_at, $5::timestamptz), d.id
       LIMIT $6`,
     [accountId, states, after ? (after.dueAt ?? far) : null, after?.id ?? null, far, limit],
   );
-  return rows.map(normalise);
+  return rows.map((r) => ({ ...normalise(r), purchase_ref: r.purchase_ref, client_email: r.client_email }));
 }
 
 function normalise(r: DisputeRow): DisputeRow {

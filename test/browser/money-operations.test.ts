@@ -170,7 +170,10 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
       await page.getByLabel('From (day)').fill(today);
       await page.getByLabel('To (day, inclusive)').fill(today);
       await page.getByRole('button', { name: 'Run', exact: true }).click();
-      await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+      await expect.poll(() => page.getByRole('status').textContent()).toBe('The period was checked: its run is listed below.');
+      // Issue 56 item 11: the runs' cells are spaced, not run together ("sandboxcompleted16").
+      const cell = page.getByRole('region', { name: 'Runs' }).getByRole('cell').nth(1);
+      expect(await cell.evaluate((td) => getComputedStyle(td).paddingLeft)).not.toBe('0px');
       const [paidTx, refundedTx] = [await transactionOf(ids.paid), await transactionOf(ids.refunded)];
       const shown = (await rows(page, 'Open mismatches')).map((r) => r.slice(1, 6).join(' | '));
       const en = (c: number) => formatMoney(c, 'EUR', 'en');
@@ -238,7 +241,7 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
             state,
             'fraudulent',
             formatMoney(8_000, 'EUR', lang),
-            uid,
+            `${uid} leader@example.com`,
             formatDateTime(dispute!.opened_at, lang, DEFAULT_TIME_ZONE),
           ],
         ]);

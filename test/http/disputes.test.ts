@@ -45,8 +45,8 @@ interface Dispute {
 }
 
 /** A purchase of `c` on the 3x offer paid as the leader with `card` (its first installment captured at once); its bare id. */
-async function paidPurchase(card: string): Promise<string> {
-  const created = await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('INSTALLMENTS', 3) }));
+async function paidPurchase(card: string, ref?: string): Promise<string> {
+  const created = await c.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: c.offer('INSTALLMENTS', 3), ...(ref ? { ref } : {}) }));
   expect(created.statusCode, created.body).toBe(201);
   const id = (created.json() as { id: string }).id;
   const paid = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: card });
@@ -194,7 +194,7 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
   it('the back office lists open disputes by deadline and marks evidence as sent (API and page, a support user too), audited, once', async () => {
     const first = await paidPurchase(CHARGEBACK);
     await advance(DAY);
-    const second = await paidPurchase(INQUIRY);
+    const second = await paidPurchase(INQUIRY, 'ORDER-2042');
     await advance(1);
     const [d1] = await disputesOf(first);
     const [d2] = await disputesOf(second);
@@ -244,6 +244,8 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain(`pur_${second}`);
     expect(list.body).not.toContain(`pur_${first}`);
+    // Issue 56 item 11: the sale named as staff know it, by its reference and customer.
+    expect(list.body).toContain(`>ORDER-2042</a><br><span class="muted">leader@example.com</span>`);
     const posted = await app.server.inject({
       method: 'POST',
       url: `/dashboard/disputes/${d2!.id}/evidence`,

@@ -13,7 +13,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 export function reconciliationPage(
   chrome: Chrome,
   view: { runs: readonly RunRow[]; open: readonly MismatchRow[]; days: { from: string; to: string } },
-  outcome?: { error: string } | { saved: true },
+  outcome?: { error: string } | { saved: true } | { ran: number },
 ): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const r = t.recon;
@@ -23,6 +23,7 @@ export function reconciliationPage(
   const body = html`<h1>${t.reconciliation}</h1>
 <p class="muted">${r.intro}</p>
 ${outcome && 'saved' in outcome ? html`<div class="ok" role="status">${r.done}</div>` : ''}
+${outcome && 'ran' in outcome ? html`<div class="ok" role="status">${r.ran(outcome.ran)}</div>` : ''}
 ${outcome && 'error' in outcome ? html`<div class="alert" role="alert" id="recon-error">${outcome.error}</div>` : ''}
 ${
   admin
@@ -39,7 +40,7 @@ ${
 ${
   view.open.length === 0
     ? html`<p>${r.noOpen}</p>`
-    : html`<div class="scroll" tabindex="0" role="region" aria-label="${r.open}"><table><thead><tr><th>${r.transaction}</th><th>${r.purchase}</th><th>${r.kind}</th><th>${r.operation}</th><th>${r.chipin}</th><th>${r.psp}</th>${admin ? html`<th>${r.note}</th>` : ''}</tr></thead><tbody>
+    : html`<div class="scroll" tabindex="0" role="region" aria-label="${r.open}"><table class="list"><thead><tr><th>${r.transaction}</th><th>${r.purchase}</th><th>${r.kind}</th><th>${r.operation}</th><th>${r.chipin}</th><th>${r.psp}</th>${admin ? html`<th>${r.note}</th>` : ''}</tr></thead><tbody>
 ${view.open.map(
   (m) => html`<tr><td><code>${m.transaction_id}</code><br><span class="muted">${m.psp} · ${when(m.created_at)}</span></td>
 <td>${m.purchase_id ? html`<a href="/dashboard/purchases/${toPublicId('pur', m.purchase_id)}">${toPublicId('pur', m.purchase_id)}</a>` : '—'}</td>
@@ -59,7 +60,7 @@ ${
 ${
   view.runs.length === 0
     ? html`<p>${r.noRuns}</p>`
-    : html`<div class="scroll" tabindex="0" role="region" aria-label="${r.runs}"><table><thead><tr><th>${r.period}</th><th>PSP</th><th>${r.state}</th><th>${r.matched}</th><th>${r.mismatches}</th><th>${r.error}</th></tr></thead><tbody>
+    : html`<div class="scroll" tabindex="0" role="region" aria-label="${r.runs}"><table class="list"><thead><tr><th>${r.period}</th><th>PSP</th><th>${r.state}</th><th>${r.matched}</th><th>${r.mismatches}</th><th>${r.error}</th></tr></thead><tbody>
 ${view.runs.map(
   (
     run,

@@ -24,7 +24,7 @@ const SHOWN = 50;
 export function registerDashboardReconciliation(app: App, services: Services, sessions: DashboardSessions): void {
   const { db } = services;
 
-  async function render(chrome: Chrome, accountId: string, status: number, outcome?: { error: string } | { saved: true }) {
+  async function render(chrome: Chrome, accountId: string, status: number, outcome?: { error: string } | { saved: true } | { ran: number }) {
     const yesterday = addDays(zonedDay(services.clock.now(), chrome.timeZone), -1);
     const [runs, open] = await Promise.all([listRuns(db, accountId, SHOWN, null), listMismatches(db, accountId, 'open', SHOWN, null)]);
     return reconciliationPage(chrome, { runs, open, days: { from: yesterday, to: yesterday } }, outcome);
@@ -51,7 +51,7 @@ export function registerDashboardReconciliation(app: App, services: Services, se
     for (const u of targets) {
       await runReconciliation(services.payments, { accountId: session.accountId, pspAccountId: u.psp_account_id, psp: u.psp, ...period });
     }
-    return sendPage(reply, 200, await render(chrome, session.accountId, 200, { saved: true }));
+    return sendPage(reply, 200, await render(chrome, session.accountId, 200, { ran: targets.length }));
   });
 
   app.post<{ Params: { id: string } }>('/dashboard/reconciliation/mismatches/:id', PAGE, async (request, reply) => {
