@@ -116,12 +116,12 @@ describe.runIf(hasBrowser)('the "test mode" banner (Chromium)', () => {
     const p = await purchase('fr', a.offer('SHARED'));
     const page = await open(p.payment_url, 'fr');
     try {
-      await expect(banner(page, 'fr').textContent()).resolves.toContain("aucune carte réelle n'est débitée");
+      await expect(banner(page, 'fr').textContent()).resolves.toContain('aucune carte réelle n’est débitée');
       await page.getByRole('group', { name: 'Ami 1' }).getByLabel('E-mail').fill('ann@example.com');
       await page.getByRole('group', { name: 'Ami 1' }).getByLabel('Part').fill('100');
       await page.getByLabel('Nom du titulaire').fill('Léa Martin');
       await page.getByLabel('Numéro de carte').fill('4242 4242 4242 4242');
-      await page.getByLabel("Date d'expiration").fill('12/30');
+      await page.getByLabel('Date d’expiration').fill('12/30');
       await page.getByLabel('Cryptogramme (CVC)').fill('123');
       await page.locator('#pay-button').click();
       await page.waitForURL(/state=LEADER_PROCESSED/);

@@ -160,12 +160,12 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     try {
       await fr.goto(link.json().url);
       await expect(fr.getByLabel('Numéro de carte').isVisible()).resolves.toBe(true);
-      await expect(fr.getByLabel("Date d'expiration").isVisible()).resolves.toBe(true);
+      await expect(fr.getByLabel('Date d’expiration').isVisible()).resolves.toBe(true);
       await expect(fr.locator('#pay-button').textContent()).resolves.toBe('Payer 120,00\u00a0€');
       await shoot(fr, 'leader-page-fr.png');
       await fr.getByLabel('Nom du titulaire').fill('Léa Martin');
       await fr.getByLabel('Numéro de carte').fill('4000 0000 0000 9995');
-      await fr.getByLabel("Date d'expiration").fill('12/30');
+      await fr.getByLabel('Date d’expiration').fill('12/30');
       await fr.getByLabel('Cryptogramme (CVC)').fill('123');
       await fr.getByRole('button', { name: /^Payer / }).click();
       await expect(fr.getByRole('alert').first().textContent()).resolves.toMatch(/Provision insuffisante/);

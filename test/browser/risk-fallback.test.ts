@@ -33,7 +33,7 @@ afterAll(async () => {
 async function fillCard(p: Page, number: string) {
   await p.getByLabel('Nom du titulaire').fill('Léa Martin');
   await p.getByLabel('Numéro de carte').fill(number);
-  await p.getByLabel("Date d'expiration").fill('12/30');
+  await p.getByLabel('Date d’expiration').fill('12/30');
   await p.getByLabel('Cryptogramme (CVC)').fill('123');
 }
 
@@ -57,7 +57,7 @@ describe.skipIf(!hasBrowser)('the fallback after a risk refusal, in French, in C
       await fillCard(page, '5105 1051 0510 5100');
       await page.locator('#pay-button').click();
       const message = page.locator('#form-error');
-      await expect.poll(() => message.textContent()).toContain("Ce mode de paiement n'est pas disponible pour cet achat avec cette carte. Rien n'a été débité.");
+      await expect.poll(() => message.textContent()).toContain('Ce mode de paiement n’est pas disponible pour cet achat avec cette carte. Rien n’a été débité.');
       // The error summary takes the focus, so that a screen reader reads it first.
       await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('error-summary');
       const fallback = page.getByRole('button', { name: /^Payer 300,00\s€ maintenant$/ });

@@ -53,7 +53,7 @@ async function purchase(lang: Lang, over: Record<string, unknown> = {}, offer: s
 
 const LABELS = {
   en: { holder: 'Cardholder name', number: 'Card number', expiry: 'Expiry date', cvc: 'CVC', pay: /^Pay / },
-  fr: { holder: 'Nom du titulaire', number: 'Numéro de carte', expiry: "Date d'expiration", cvc: 'Cryptogramme (CVC)', pay: /^Payer / },
+  fr: { holder: 'Nom du titulaire', number: 'Numéro de carte', expiry: 'Date d’expiration', cvc: 'Cryptogramme (CVC)', pay: /^Payer / },
 };
 
 async function fillCard(page: Page, lang: Lang, number: string, expiry = '12/30') {
@@ -400,7 +400,7 @@ const RESULT = {
     closes: 'Fin de la cagnotte',
     next: 'Prochains paiements',
     back: 'Retour à la boutique',
-    nothing: "Rien d'autre ne sera débité.",
+    nothing: 'Rien d’autre ne sera débité.',
   },
 };
 
@@ -441,7 +441,7 @@ describe.runIf(hasBrowser)(
         ]);
         try {
           const deadline = formatDateTime((await loadPayState(app.services.db, a.accountId, id))!.potDeadlineAt!, lang, 'Europe/Paris');
-          const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
+          const held = lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu’au ${deadline}` : `Held on your card, not charged, until ${deadline}`;
           expect(await resultFigures(page, lang)).toEqual({ [r.charged]: m(20_000), [held]: m(10_000), [r.rest]: m(10_000), [r.closes]: deadline });
           // Back to the shop with the outcome, as the redirect after paying carries it (docs/plugin-integration.md#the-return-to-the-shop).
           const back = new URL((await page.getByRole('link', { name: r.back }).getAttribute('href'))!);
@@ -505,7 +505,7 @@ describe.runIf(hasBrowser)(
           const date = formatDate(line!.dueDate, lang);
           expect(await resultFigures(page, lang)).toEqual({
             [r.charged]: m(0),
-            [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu'au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
+            [lang === 'fr' ? `Bloqué sur votre carte, non débité, jusqu’au ${date}` : `Held on your card, not charged, until ${date}`]: m(line!.amountCents),
             [lang === 'fr' ? `À débiter le ${date}` : `To be charged on ${date}`]: m(line!.amountCents),
           });
           await expectAccessible(page);

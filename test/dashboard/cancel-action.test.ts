@@ -62,7 +62,7 @@ describe('the cancel action on the purchase page (issue 56 item 2)', () => {
       expect(body).not.toContain('Cancel the purchase…');
       expect(body).toContain('id="refund-heading"');
       expect(body).toContain(CAPTURED_HINT);
-      expect(await page(id, 'fr')).toContain('De l&#39;argent a été encaissé, cet achat ne peut donc plus être annulé\u00a0: un remboursement rend l&#39;argent.');
+      expect(await page(id, 'fr')).toContain('De l’argent a été encaissé, cet achat ne peut donc plus être annulé\u00a0: un remboursement rend l’argent.');
     }
   });
 

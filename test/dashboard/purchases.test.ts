@@ -95,7 +95,7 @@ describe('the purchases list', () => {
     expect(to.body).not.toContain('Created from:');
     const fr = await app.server.inject({ method: 'GET', url: '/dashboard/purchases?to=9999-12-31&lang=fr', headers: { cookie: s.cookie, 'accept-language': 'fr-FR' } });
     expect(fr.statusCode).toBe(400);
-    expect(fr.body).toContain('Créé jusqu&#39;au (inclus)\u00a0: saisissez une date du 1970-01-01 au 9998-12-31.');
+    expect(fr.body).toContain('Créé jusqu’au (inclus)\u00a0: saisissez une date du 1970-01-01 au 9998-12-31.');
     expect((await get('/dashboard/purchases?from=1970-01-01&to=9998-12-31')).statusCode).toBe(200);
   });
 });

@@ -101,7 +101,7 @@ describe(`the fallback after a risk refusal (${onPostgres ? 'PostgreSQL' : 'PGli
     const o = await opened(c, four, { language: 'fr_FR' });
     const res = await pay(o, PREPAID);
     expect(res.statusCode).toBe(402);
-    expect(res.body).toContain('Rien n&#39;a été débité');
+    expect(res.body).toContain('Rien n’a été débité');
     expect(res.body).toMatch(/Payer 300,00\s€ maintenant/);
     expect(res.body).toContain(`value="${c.offer('SHARED')}"`);
     expect(res.body).not.toContain(`value="${c.offer('INSTALLMENTS', 3)}"`);

@@ -265,7 +265,7 @@ ${extra.riskSaved ? html`<div class="ok" role="status">${t.riskForm.offerSaved}<
 ${
   rows.length === 0
     ? html`<p>${r.none}</p>`
-    : html`<table class="list"><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<table><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 <h3 id="risk-edit">${t.riskForm.offerTitle}</h3>
 <p class="muted">${t.riskForm.offerHint} <a href="/dashboard/settings/risk-rules">${t.riskForm.accountLink}</a></p>

@@ -87,14 +87,14 @@ export const SPACE_TEXT = {
     send: 'Recevoir un lien de connexion',
     sentTitle: 'Consultez vos e-mails',
     sentEmail: (minutes: number) =>
-      `Si cette adresse a un achat avec Chipin, nous lui avons envoyé un lien de connexion. Ouvrez-le dans ce navigateur, dans les ${minutes} minutes ; il ne fonctionne qu'une fois.`,
+      `Si cette adresse a un achat avec Chipin, nous lui avons envoyé un lien de connexion. Ouvrez-le dans ce navigateur, dans les ${minutes} minutes ; il ne fonctionne qu’une fois.`,
     sentPhone: (minutes: number) => `Si ce numéro a un achat avec Chipin, nous lui avons envoyé un code par SMS. Saisissez-le ci-dessous dans les ${minutes} minutes.`,
     codeTitle: 'Saisissez le code reçu',
     codeLabel: 'Code à six chiffres',
     codeMalformed: 'Le code a six chiffres.',
     codeWrong: (left: number) =>
-      left > 0 ? `Ce code n'est pas le bon. Encore ${left} essai${left === 1 ? '' : 's'}.` : "Ce code n'est pas le bon et il ne reste plus d'essai : demandez un nouveau code.",
-    codeNone: "Il n'y a plus de code à vérifier dans ce navigateur (utilisé, expiré ou trop d'essais) : demandez-en un nouveau.",
+      left > 0 ? `Ce code n’est pas le bon. Encore ${left} essai${left === 1 ? '' : 's'}.` : 'Ce code n’est pas le bon et il ne reste plus d’essai : demandez un nouveau code.',
+    codeNone: 'Il n’y a plus de code à vérifier dans ce navigateur (utilisé, expiré ou trop d’essais) : demandez-en un nouveau.',
     codeSubmit: 'Me connecter',
     askAgain: 'Demander un nouveau lien ou code',
     throttled: (seconds: number) => `Trop de tentatives. Réessayez dans ${seconds} secondes.`,
@@ -104,7 +104,7 @@ export const SPACE_TEXT = {
     linkOtherBrowser:
       'Pour votre sécurité, un lien de connexion ne fonctionne que dans le navigateur où il a été demandé. Copiez-le dans ce navigateur, ou demandez un nouveau lien ici.',
     expiredFormTitle: 'Ce formulaire a expiré',
-    expiredForm: "Rien n'a été fait. Revenez en arrière, rechargez la page et recommencez.",
+    expiredForm: 'Rien n’a été fait. Revenez en arrière, rechargez la page et recommencez.',
     signedInAs: (who: string) => `Connecté en tant que ${who}`,
     signOut: 'Me déconnecter',
     signedOut: 'Vous êtes déconnecté.',
