@@ -57,6 +57,17 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     expect(res.body).not.toMatch(/<script/i);
   });
 
+  it("issue 56 item 10: speaks the language the page is asked in (?lang=), over the browser's and the return address's", async () => {
+    const { path } = await challenged();
+    const fr = await app.server.inject({ url: `${path}?lang=fr`, headers: { 'accept-language': 'en-GB' } });
+    expect(fr.body).toContain('<html lang="fr">');
+    expect(fr.body).toContain('Faire échouer l’authentification');
+    const en = await app.server.inject({ url: `${path}?lang=en`, headers: { 'accept-language': 'fr-FR' } });
+    expect(en.body).toContain('<html lang="en">');
+    // Anything else is no choice: the browser's language then.
+    expect((await app.server.inject({ url: `${path}?lang=xx`, headers: { 'accept-language': 'fr-FR' } })).body).toContain('<html lang="fr">');
+  });
+
   it('refuses a POST with a wrong or missing token (403) and changes nothing', async () => {
     const { id, path } = await challenged();
     for (const form of [{ outcome: 'complete', token: 'forged-token' }, { outcome: 'complete' }] as Record<string, string>[]) {

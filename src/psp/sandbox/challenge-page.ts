@@ -56,8 +56,9 @@ const TEXTS = {
   },
 } satisfies Record<Lang, unknown>;
 
-/** The shopper's language for this challenge: the return URL's `lang`, else Accept-Language's choice. */
-export function challengeLang(returnUrl: string | undefined, fromHeader: Lang): Lang {
+/** The shopper's language for this challenge: the page's own `?lang=`, else the return URL's `lang`, else Accept-Language's choice. */
+export function challengeLang(returnUrl: string | undefined, fromHeader: Lang, own?: unknown): Lang {
+  if (own === 'fr' || own === 'en') return own;
   try {
     const asked = returnUrl ? new URL(returnUrl).searchParams.get('lang') : null;
     return asked === 'fr' || asked === 'en' ? asked : fromHeader;

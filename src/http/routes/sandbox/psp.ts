@@ -27,7 +27,8 @@ export function registerSandboxPsp(app: App, { psps }: Services): void {
   app.get('/sandbox-psp/challenge/:transaction_id', { schema: { hide: true, params: Params } }, async (request, reply) => {
     const view = await sandbox.challengeView(request.params.transaction_id);
     if (!view) return html(reply, 404, challengeMessagePage(...NOT_FOUND));
-    return html(reply, 200, challengePage(view, challengeLang(view.returnUrl, langFromAcceptLanguage(request.headers['accept-language']))));
+    const own = (request.query as { lang?: unknown } | undefined)?.lang;
+    return html(reply, 200, challengePage(view, challengeLang(view.returnUrl, langFromAcceptLanguage(request.headers['accept-language']), own)));
   });
 
   app.post('/sandbox-psp/challenge/:transaction_id', { schema: { hide: true, params: Params } }, async (request, reply) => {
