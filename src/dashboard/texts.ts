@@ -6,6 +6,7 @@ import type { RiskRuleName, RiskRuleRefusal } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
+import type { NotYetWhy } from '../psp/catalogue.ts';
 import type { PaymentPurpose } from '../payments/payment-repository.ts';
 import type { PledgeState } from '../payments/pledge-repository.ts';
 import type { RefundState } from '../payments/refund-repository.ts';
@@ -376,6 +377,18 @@ const en = {
   addPspAccount: 'Add a PSP account',
   reaches: (names: string) => `Reaches ${names}.`,
   notReachedYet: 'Not reached yet',
+  notReachedWhy: (why: NotYetWhy) => {
+    switch (why.code) {
+      case 'no_connector':
+        return 'no connector yet, direct or through Hyperswitch';
+      case 'hyperswitch_unverified':
+        return `no direct connector; Hyperswitch’s ${why.hyperswitchConnector} connector is not verified for manual capture and merchant-initiated charges`;
+      case 'other_api':
+        return `its API is not the one of the ${why.connector} connector; Hyperswitch’s ${why.hyperswitchConnector} connector is not verified for manual capture and merchant-initiated charges`;
+      case 'not_in_build':
+        return `its connector (${why.connector}) is not in this build`;
+    }
+  },
   addPspAccountOf: (psp: string) => `Add a ${psp} account`,
   optional: 'optional',
   verifyWithPsp: 'Check the credentials with the PSP before saving',
@@ -1191,6 +1204,18 @@ const fr: DashboardTexts = {
   addPspAccount: 'Ajouter un compte PSP',
   reaches: (names) => `Pour ${names}.`,
   notReachedYet: 'Pas encore accessibles',
+  notReachedWhy: (why) => {
+    switch (why.code) {
+      case 'no_connector':
+        return 'pas encore de connecteur, ni direct ni par Hyperswitch';
+      case 'hyperswitch_unverified':
+        return `pas de connecteur direct\u00a0; le connecteur ${why.hyperswitchConnector} d’Hyperswitch n’est pas vérifié pour la capture manuelle et les débits à l’initiative du marchand`;
+      case 'other_api':
+        return `son API n’est pas celle du connecteur ${why.connector}\u00a0; le connecteur ${why.hyperswitchConnector} d’Hyperswitch n’est pas vérifié pour la capture manuelle et les débits à l’initiative du marchand`;
+      case 'not_in_build':
+        return `son connecteur (${why.connector}) n’est pas dans cette version`;
+    }
+  },
   addPspAccountOf: (psp) => `Ajouter un compte ${psp}`,
   optional: 'facultatif',
   verifyWithPsp: 'Vérifier les identifiants auprès du PSP avant d’enregistrer',

@@ -6,7 +6,17 @@
  * /api/backoffice/psp_catalogue` serves it, and each connector of `GET /api/backoffice/psps` lists
  * the names it reaches.
  */
-export type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hyperswitch' } | { kind: 'not_yet'; reason: string };
+export type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hyperswitch' } | { kind: 'not_yet'; reason: string; why: NotYetWhy };
+
+/**
+ * Why a PSP is not reached, as data, for a page to say in its language (`notReachedWhy` in
+ * src/dashboard/texts.ts); `reason` is the same in English, for the API and the README.
+ */
+export type NotYetWhy =
+  | { code: 'no_connector' }
+  | { code: 'hyperswitch_unverified'; hyperswitchConnector: string }
+  | { code: 'other_api'; connector: string; hyperswitchConnector: string }
+  | { code: 'not_in_build'; connector: string };
 
 export interface CatalogueEntry {
   /** As merchants know it. */
@@ -16,7 +26,7 @@ export interface CatalogueEntry {
 
 const direct = (connector: string): CatalogueRoute => ({ kind: 'direct', connector });
 const HYPERSWITCH: CatalogueRoute = { kind: 'hyperswitch' };
-const notYet = (reason: string): CatalogueRoute => ({ kind: 'not_yet', reason });
+const notYet = (reason: string, why: NotYetWhy): CatalogueRoute => ({ kind: 'not_yet', reason, why });
 
 export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'Stripe', route: direct('stripe') },
@@ -51,13 +61,26 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'PayU', route: HYPERSWITCH },
   { name: 'Worldpay', route: HYPERSWITCH },
   { name: 'ACI Worldwide (Pay ON)', route: HYPERSWITCH },
-  { name: 'PayPlug', route: notYet('no connector yet, direct or through Hyperswitch') },
-  { name: 'PayPal', route: notYet("no direct connector; Hyperswitch's PayPal connector is not verified for manual capture and merchant-initiated charges") },
-  { name: 'Mollie', route: notYet("no direct connector; Hyperswitch's Mollie connector is not verified for manual capture and merchant-initiated charges") },
+  { name: 'PayPlug', route: notYet('no connector yet, direct or through Hyperswitch', { code: 'no_connector' }) },
+  {
+    name: 'PayPal',
+    route: notYet("no direct connector; Hyperswitch's PayPal connector is not verified for manual capture and merchant-initiated charges", {
+      code: 'hyperswitch_unverified',
+      hyperswitchConnector: 'PayPal',
+    }),
+  },
+  {
+    name: 'Mollie',
+    route: notYet("no direct connector; Hyperswitch's Mollie connector is not verified for manual capture and merchant-initiated charges", {
+      code: 'hyperswitch_unverified',
+      hyperswitchConnector: 'Mollie',
+    }),
+  },
   {
     name: 'Worldline Direct (Online Payments)',
     route: notYet(
       "its API is not the DirectLink API of the `ogone` connector; Hyperswitch's Worldline connector is not verified for manual capture and merchant-initiated charges",
+      { code: 'other_api', connector: 'ogone', hyperswitchConnector: 'Worldline' },
     ),
   },
 ];
@@ -80,6 +103,6 @@ export function catalogueOf(connectors: readonly string[], catalogue: readonly C
   return catalogue.map((e) => {
     const needs = e.route.kind === 'direct' ? e.route.connector : e.route.kind === 'hyperswitch' ? 'hyperswitch' : undefined;
     if (needs === undefined || connectors.includes(needs)) return e;
-    return { name: e.name, route: { kind: 'not_yet', reason: `its connector (${needs}) is not in this build` } };
+    return { name: e.name, route: { kind: 'not_yet', reason: `its connector (${needs}) is not in this build`, why: { code: 'not_in_build', connector: needs } } };
   });
 }

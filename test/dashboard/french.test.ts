@@ -81,6 +81,12 @@ const REFUSALS: Record<string, unknown[][]> = {
     { code: 'not_amount' },
     { code: 'not_whole' },
   ].map((r) => [r, SHOW]),
+  notReachedWhy: [
+    { code: 'no_connector' },
+    { code: 'hyperswitch_unverified', hyperswitchConnector: 'PayPal' },
+    { code: 'other_api', connector: 'ogone', hyperswitchConnector: 'Worldline' },
+    { code: 'not_in_build', connector: 'adyen' },
+  ].map((r) => [r]),
   webhookRefusal: [
     { code: 'too_long', max: 2048 },
     { code: 'not_absolute' },

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { catalogueOf } from '../../src/psp/catalogue.ts';
+import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
 import { form, signIn } from '../helpers/dashboard.ts';
 import { SECRET_KEY, WEBHOOK_SECRET, stripeHarness, type StripeHarness } from '../psp/fixtures/stripe/harness.ts';
 
@@ -75,6 +77,21 @@ describe('PSP accounts in the back office', () => {
     const page = await app.server.inject({ method: 'GET', url: '/dashboard/psp-accounts', headers: { cookie: sa.cookie } });
     expect(page.body).toContain('Mercanet (BNP Paribas)');
     expect((await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue' })).statusCode).toBe(401);
+  });
+
+  it("issue 56 item 10: says why a PSP is not reached in the page's language, without Markdown", async () => {
+    const fr = (await get('/dashboard/psp-accounts?lang=fr')).body;
+    expect(fr).toContain('Pas encore accessibles');
+    expect(fr).toContain('son API n’est pas celle du connecteur ogone');
+    expect(fr).toContain('pas encore de connecteur, ni direct ni par Hyperswitch');
+    const en = (await get('/dashboard/psp-accounts?lang=en')).body;
+    expect(en).toContain('its API is not the one of the ogone connector');
+    for (const body of [fr, en]) expect(body).not.toMatch(/<li>[^<]*<span class="muted"[^>]*>[^<]*`/);
+    // Every reason of the catalogue has its words in both languages.
+    for (const e of catalogueOf(['stripe'])) {
+      if (e.route.kind !== 'not_yet') continue;
+      for (const lang of ['en', 'fr'] as const) expect(DASHBOARD_TEXT[lang].notReachedWhy(e.route.why), `${e.name} ${lang}`).toMatch(/^[^`]{10,}$/);
+    }
   });
 
   it("builds the add form from the connector's credential fields: secrets as password inputs", async () => {

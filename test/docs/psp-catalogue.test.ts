@@ -55,8 +55,16 @@ describe('the PSP catalogue', () => {
     expect(new Set(names).size).toBe(names.length);
     const without = catalogueOf(['stripe']);
     expect(without.find((e) => e.name === 'Stripe')!.route).toEqual({ kind: 'direct', connector: 'stripe' });
-    expect(without.find((e) => e.name === 'Adyen')!.route).toEqual({ kind: 'not_yet', reason: 'its connector (adyen) is not in this build' });
-    expect(without.find((e) => e.name === 'Worldpay')!.route).toEqual({ kind: 'not_yet', reason: 'its connector (hyperswitch) is not in this build' });
+    expect(without.find((e) => e.name === 'Adyen')!.route).toEqual({
+      kind: 'not_yet',
+      reason: 'its connector (adyen) is not in this build',
+      why: { code: 'not_in_build', connector: 'adyen' },
+    });
+    expect(without.find((e) => e.name === 'Worldpay')!.route).toEqual({
+      kind: 'not_yet',
+      reason: 'its connector (hyperswitch) is not in this build',
+      why: { code: 'not_in_build', connector: 'hyperswitch' },
+    });
   });
 
   it('has every connector of the build but the sandbox reach at least one PSP', () => {

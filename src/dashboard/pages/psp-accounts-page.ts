@@ -45,7 +45,7 @@ ${
   })}</ul>
 ${
   notYet.length
-    ? html`<h3 id="not-yet">${t.notReachedYet}</h3><ul aria-labelledby="not-yet">${notYet.map((e) => html`<li>${e.name} <span class="muted" lang="en">${e.route.kind === 'not_yet' ? e.route.reason : ''}</span></li>`)}</ul>`
+    ? html`<h3 id="not-yet">${t.notReachedYet}</h3><ul aria-labelledby="not-yet">${notYet.map((e) => html`<li>${e.name} <span class="muted">${e.route.kind === 'not_yet' ? t.notReachedWhy(e.route.why) : ''}</span></li>`)}</ul>`
     : ''
 }</section>`;
   return dashboardPage(chrome, t.pspAccounts, body);
