@@ -7,7 +7,7 @@ import type { InboxMessage } from '../messaging/outbound-message-repository.ts';
 export type InboxEntry = Omit<InboxMessage, 'id'>;
 
 /** The text, escaped, with its http(s) URLs as links. */
-function linkify(text: string): SafeHtml {
+export function linkify(text: string): SafeHtml {
   const parts: SafeHtml[] = [];
   let last = 0;
   for (const m of text.matchAll(/https?:\/\/[^\s<>"']+/g)) {
@@ -21,7 +21,8 @@ function linkify(text: string): SafeHtml {
 
 /**
  * The sandbox inbox: the messages sent for an account, newest first, each body as plain text with
- * its links clickable. English only, like the rest of the sandbox tooling. `shown` is how many
+ * its links clickable, for a caller with HTTP Basic (a signed-in user gets the back office's page,
+ * src/dashboard/pages/inbox-page.ts, in their language). English. `shown` is how many
  * messages the route lists at most. Times in the account's `timeZone`, stated, as its messages and
  * back office show them.
  */

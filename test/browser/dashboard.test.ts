@@ -165,6 +165,9 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
       expect(res.status()).toBe(200);
       expect(res.headers()['www-authenticate']).toBeUndefined();
       await expect(page.getByRole('heading', { level: 1, name: 'Sandbox inbox' }).isVisible()).resolves.toBe(true);
+      // A back-office page: its menu stays, and it passes the same accessibility check.
+      await expect(page.getByRole('navigation', { name: 'Main menu' }).isVisible()).resolves.toBe(true);
+      await expectAccessible(page, 'sandbox inbox');
     } finally {
       await page.close();
     }

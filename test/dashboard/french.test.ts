@@ -22,6 +22,9 @@ const fr = DASHBOARD_TEXT.fr as unknown as Record<string, unknown>;
 /** Texts that are the same word in both languages (checked by hand, not forgotten). */
 const SAME_IN_BOTH = new Set([
   'roleNames.support',
+  // The channels' names are the same words in French.
+  'inbox.email',
+  'inbox.sms',
   'action',
   'actions',
   'feesOf',

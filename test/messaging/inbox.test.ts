@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { basic, getToken, newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertPurchaseRow, linkMessage } from './fixtures.ts';
+import { signIn } from '../helpers/dashboard.ts';
 
 const HOSTILE = '<script>alert(1)</script>';
 
@@ -80,6 +81,23 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
     expect(other.statusCode).toBe(200);
     expect(other.body).toContain('only-b@example.test');
     expect(other.body).not.toContain('-a@example.test');
+  });
+
+  it("issue 56 item 10: a signed-in user reads it as a back-office page, with its menu, in their language; only their account's messages", async () => {
+    const s = await signIn(app, a.merchant);
+    const fr = await app.server.inject({ method: 'GET', url: '/sandbox/inbox?lang=fr', headers: { cookie: s.cookie } });
+    expect(fr.statusCode).toBe(200);
+    expect(fr.body).toContain('<html lang="fr"');
+    expect(fr.body).toMatch(/<nav aria-label="Menu principal">/);
+    expect(fr.body).toContain('<h1>Messages envoyés (sandbox)</h1>');
+    expect(fr.body).toContain('à latest-a@example.test');
+    expect(fr.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(fr.body).not.toContain('only-b@example.test');
+    const url = `http://127.0.0.1:3000/pay/pur_${aPurchases[0]}`;
+    expect(fr.body).toContain(`<a href="${url}" rel="noopener noreferrer">${url}</a>`);
+    const en = await app.server.inject({ method: 'GET', url: '/sandbox/inbox?lang=en', headers: { cookie: s.cookie } });
+    expect(en.body).toContain('<h1>Sandbox inbox</h1>');
+    expect(en.body).toMatch(/<nav aria-label="Main menu">/);
   });
 
   it('throttles repeated failures for one user (429 with Retry-After)', async () => {

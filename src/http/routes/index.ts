@@ -132,7 +132,7 @@ export function registerRoutes(app: App, services: Services): void {
   if (services.config.env === 'sandbox') registerSandboxPsp(app, services);
   // Sandbox helpers are not served at all in production.
   if (services.config.env === 'sandbox') {
-    registerSandboxInbox(app, services, dashboard);
+    registerSandboxInbox(app, services, dashboard, sessions);
     registerSandboxPayments(app, services);
     registerSandboxDemoShop(app, services);
     registerSandboxDisputes(app, services);

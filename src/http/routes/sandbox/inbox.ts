@@ -5,6 +5,9 @@ import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
 import { listMessages } from '../../../messaging/outbound-message-repository.ts';
 import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../../services.ts';
+import { inboxPage } from '../../../dashboard/pages/inbox-page.ts';
+import { sendPage, sessionOf, signedIn } from '../../../dashboard/routes/support.ts';
+import type { DashboardSessions } from '../../../dashboard/sessions.ts';
 import type { DashboardGuard } from '../../dashboard-guard.ts';
 import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
@@ -44,12 +47,21 @@ function challenge(reply: FastifyReply, status: 401 | 429, text: string, extra: 
  * Sandbox only (not registered in production): the messages the service sent, for the merchant
  * developer to follow the links a shopper would receive.
  *
- * - `GET /sandbox/inbox`: an HTML page, for a user signed in to the back office (its session
- *   cookie; the back office links to it) or HTTP Basic with the dashboard e-mail and password.
+ * - `GET /sandbox/inbox`: an HTML page: for a user signed in to the back office (its session
+ *   cookie; the back office links to it), a back-office page in their language; with HTTP Basic
+ *   (the dashboard e-mail and password), a page of its own, in English.
  * - `GET /api/sandbox/messages`: the same as JSON for automated tests, with an access token.
  */
-export function registerSandboxInbox(app: App, { db, accounts }: Services, guard: DashboardGuard): void {
+export function registerSandboxInbox(app: App, services: Services, guard: DashboardGuard, sessions: DashboardSessions): void {
+  const { db, accounts } = services;
   app.get('/sandbox/inbox', { schema: { hide: true, tags: ['sandbox'], summary: 'Sandbox inbox (HTML)' } }, async (request, reply) => {
+    // A user signed in to the back office reads it as one of its pages: their language, its menu.
+    if (request.headers.authorization === undefined && (await sessionOf(sessions, request))) {
+      const ctx = await signedIn(services, sessions, request, reply);
+      if (!ctx) return reply;
+      const messages = await listMessages(db, ctx.session.accountId, { limit: HTML_LIMIT });
+      return sendPage(reply, 200, inboxPage(ctx.chrome, messages, HTML_LIMIT));
+    }
     // The back office's session or Basic, its failure budget; only the refusals are worded for a browser.
     const check = await guard.checkPage(request);
     if (!check.ok) {
