@@ -1,4 +1,6 @@
 import { defaultComment, EXPIRED_COMMENT, type PurchaseState } from '../domain/purchase-states.ts';
+import { parseDecimalAmount } from '../domain/money.ts';
+import { formatMoney } from '../i18n/format.ts';
 import type { Lang } from '../i18n/lang.ts';
 import { CANCELLED_COMMENT } from '../use-cases/cancel-purchase.ts';
 
@@ -39,21 +41,27 @@ const FIXED: Record<string, string> = {
   'The deferred payment is collected.': 'Le paiement différé est encaissé.',
 };
 
-/** "40.00" → "40,00": the stored amounts are written the v1 way. */
-const amount = (decimal: string) => decimal.replace('.', ',');
+/**
+ * "40.00" and "EUR" → "40,00 €": the stored amounts are written the v1 way; the page writes them as
+ * it writes every other amount (one that does not parse stays as it was stored).
+ */
+const money = (decimal: string, currency: string) => {
+  const cents = parseDecimalAmount(decimal, currency);
+  return cents === undefined ? `${decimal} ${currency}` : formatMoney(cents, currency, 'fr');
+};
 /** "1 ami sur 3 a payé", "2 amis sur 3 ont payé": in French the count of those who paid agrees. */
 const paidOf = (paid: string, invited: string) => (Number(paid) <= 1 ? `${paid} ami sur ${invited} a payé` : `${paid} amis sur ${invited} ont payé`);
 
 const PATTERNS: [RegExp, (...m: string[]) => string][] = [
-  [/^(\d+) of (\d+) friends? paid, ([\d.]+) ([A-Z]{3}) left\.$/, (p, n, a, c) => `${paidOf(p!, n!)}, reste ${amount(a!)} ${c}.`],
+  [/^(\d+) of (\d+) friends? paid, ([\d.]+) ([A-Z]{3}) left\.$/, (p, n, a, c) => `${paidOf(p!, n!)}, reste ${money(a!, c!)}.`],
   [/^The pot is complete: (\d+) of (\d+) friends? paid\.$/, (p, n) => `La cagnotte est complète : ${paidOf(p!, n!)}.`],
   [
     /^(\d+) of (\d+) friends? paid; the leader paid the remaining ([\d.]+) ([A-Z]{3}) at the deadline\.$/,
-    (p, n, a, c) => `${paidOf(p!, n!)} ; le meneur a payé le reste, ${amount(a!)} ${c}, à l’échéance.`,
+    (p, n, a, c) => `${paidOf(p!, n!)} ; le meneur a payé le reste, ${money(a!, c!)}, à l’échéance.`,
   ],
   [
     /^(\d+) of (\d+) friends? paid; charging the remaining ([\d.]+) ([A-Z]{3}) to the leader was refused\.$/,
-    (p, n, a, c) => `${paidOf(p!, n!)} ; le débit du reste, ${amount(a!)} ${c}, au meneur a été refusé.`,
+    (p, n, a, c) => `${paidOf(p!, n!)} ; le débit du reste, ${money(a!, c!)}, au meneur a été refusé.`,
   ],
   [/^All (\d+) installments are paid\.$/, (n) => `Les ${n} échéances sont payées.`],
   [/^(\d+) of (\d+) installments paid\.$/, (p, n) => (Number(p) <= 1 ? `${p} échéance sur ${n} payée.` : `${p} échéances sur ${n} payées.`)],

@@ -173,7 +173,7 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
       }
       await page.goto(`${app.base}/dashboard/purchases/pur_${ids.pot}?lang=fr`);
       const details = await page.getByRole('region', { name: 'Détails' }).innerText();
-      expect(details).toContain('1 ami sur 2 a payé ; le meneur a payé le reste, 100,00 EUR, à l’échéance.');
+      expect(details).toContain('1 ami sur 2 a payé ; le meneur a payé le reste, 100,00\u00a0€, à l’échéance.');
       expect(await page.getByRole('region', { name: 'Paiements' }).first().getByRole('cell', { name: 'Part d’un ami', exact: true }).count()).toBe(1);
       expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement du meneur autorisé (Pas encore payé → En cours)').count()).toBe(1);
     } finally {

@@ -64,7 +64,7 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
       await page.getByRole('button', { name: 'Enregistrer les règles de cette offre' }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toBe('Les règles de risque de cette offre ont été enregistrées.');
       const row = page.getByRole('row', { name: /Montant maximal/ });
-      expect(await row.textContent()).toMatch(/150\.00 EUR.*cette offre/);
+      expect(await row.textContent()).toMatch(/150,00\u00a0€.*cette offre/);
       await expectAccessible(page, 'offer page, risk rules saved');
       // The account's defaults: the same form, reached from the offer's.
       await page.getByRole('link', { name: 'Les valeurs par défaut du compte' }).click();

@@ -180,7 +180,7 @@ describe('the French back office texts', () => {
       expect(french.text, c).not.toBe(c);
       expect(french.text, c).not.toMatch(/\b(the|of|paid|friends?|leader|installments?|left|refused)\b/);
     }
-    expect(commentIn('fr', potComment(3, 1, 4000, 'EUR')).text).toBe('1 ami sur 3 a payé, reste 40,00 EUR.');
+    expect(commentIn('fr', potComment(3, 1, 4000, 'EUR')).text).toBe('1 ami sur 3 a payé, reste 40,00\u00a0€.');
     // A sentence no template wrote (an older version's) is kept as stored, for the page to mark as English.
     expect(commentIn('fr', 'Something else.')).toEqual({ text: 'Something else.', translated: false });
   });

@@ -36,7 +36,7 @@ describe("the offer page's risk rules", () => {
     expect(en.statusCode).toBe(200);
     expect(en.body).toContain('<h2 id="risk">Risk rules</h2>');
     expect(rows(en.body)).toEqual([
-      'Most credit owed by one shopper max_outstanding_cents | 3000.00 EUR | the account',
+      'Most credit owed by one shopper max_outstanding_cents | €3,000.00 | the account',
       'Plans per shopper in a day max_plans_per_day | 2 | this offer',
       'Prepaid cards refused for credit refuse_prepaid_cards | no | this offer',
       'Card issuing countries allowed card_countries | FR, BE | the account',
@@ -45,6 +45,8 @@ describe("the offer page's risk rules", () => {
     const fr = await page(uid, 'fr');
     expect(fr.body).toContain('<h2 id="risk">Règles de risque</h2>');
     expect(rows(fr.body)[1]).toBe('Plans par client en un jour max_plans_per_day | 2 | cette offre');
+    // Issue 56 item 10: amounts as every French amount is written, not "3000.00 EUR".
+    expect(rows(fr.body)[0]).toBe('Encours maximal d’un client max_outstanding_cents | 3\u202f000,00\u00a0€ | le compte');
   });
 });
 

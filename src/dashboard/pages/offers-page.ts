@@ -249,7 +249,7 @@ function riskSection(chrome: Chrome, o: Offer, view: RiskRulesView, extra: { ris
     const value = mine.effective[name];
     if (value === undefined) return [];
     const source = mine.overrides[name] !== undefined ? r.sources.offer : view.account[name] !== undefined ? r.sources.account : r.sources.built_in;
-    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(t, o.currency, name, value)}</td><td>${source}</td></tr>`];
+    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(chrome.lang, o.currency, name, value)}</td><td>${source}</td></tr>`];
   });
   const form = riskRulesForm(chrome, {
     target: 'offer',

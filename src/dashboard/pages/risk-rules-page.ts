@@ -1,20 +1,20 @@
-import { decimalAmount } from '../../domain/money.ts';
 import { RISK_RULE_KINDS, RISK_RULE_NAMES, type RiskRuleName, type RiskRules } from '../../domain/risk-rules.ts';
 import { html, type SafeHtml } from '../../html/html.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import type { RiskForm, RiskFormError } from '../risk-rules-form.ts';
-import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
+import { DASHBOARD_TEXT } from '../texts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 
 /**
- * A rule's value as staff read it: money in `currency` (minor units when there is none), yes/no,
- * lists comma-separated (the first 10).
+ * A rule's value as staff read it: money in `currency` as every amount of the page's language is
+ * written (minor units when there is none), yes/no, lists comma-separated (the first 10).
  */
-export function ruleValue(t: DashboardTexts, currency: string | null, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
+export function ruleValue(lang: Lang, currency: string | null, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
+  const t = DASHBOARD_TEXT[lang];
   switch (RISK_RULE_KINDS[name]) {
     case 'amount':
-      return currency === null ? `${value as number} (${t.riskForm.minorUnits})` : `${decimalAmount(value as number, currency)} ${currency}`;
+      return currency === null ? `${value as number} (${t.riskForm.minorUnits})` : formatMoney(value as number, currency, lang);
     case 'flag':
       return value ? t.riskRules.yes : t.riskRules.no;
     case 'count':
@@ -62,7 +62,7 @@ export function riskRulesForm(chrome: Chrome, view: RiskFormView): SafeHtml {
     const kind = RISK_RULE_KINDS[name];
     const typed = view.form[name];
     const inherited = view.inherited[name];
-    const now = inherited === undefined ? f.notInEffect : ruleValue(t, view.currency, name, inherited);
+    const now = inherited === undefined ? f.notInEffect : ruleValue(chrome.lang, view.currency, name, inherited);
     const choices: [string, string][] =
       view.target === 'offer'
         ? [
