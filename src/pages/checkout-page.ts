@@ -119,9 +119,10 @@ function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
   const s = v.schedule;
   if (!s) return '';
   if (offer.type === 'DEFERRED') return html`<p>${t.deferredExplain(formatDate(s.INSTALLMENT[0]!.payment_date, lang))}</p>${creditDisclosure(v, s, t)}`;
+  // The first line is charged with this payment: "today", not a date to decode.
   const rows = s.INSTALLMENT.map(
-    (l) =>
-      html`<tr><td>${formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
+    (l, i) =>
+      html`<tr><td>${i === 0 ? t.today : formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
   );
   const [deposit, balance] = s.INSTALLMENT;
   const intro =

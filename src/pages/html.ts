@@ -63,6 +63,7 @@ const STYLE = raw(`
   .muted{color:#5b6475}
   img.picture{max-width:100%;border-radius:8px}
   table{width:100%;border-collapse:collapse}td{padding:.25rem 0}td.num{text-align:right}
+  table+form,table+div,table+section{margin-top:1.25rem}
   .state{display:inline-block;padding:.1rem .6rem;border-radius:999px;background:#eef1f6;font-size:.85rem}
   fieldset{border:0;padding:0;margin:0 0 1rem}legend{font-weight:600;font-size:1.1rem;margin-bottom:.5rem}
   label{display:block;font-weight:500;margin:.6rem 0 .2rem}

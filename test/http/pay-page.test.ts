@@ -66,6 +66,18 @@ it('pageLang: the shopper’s choice, else the language the merchant set, else t
   expect(pageLang(undefined, undefined, 'fr')).toBe('en');
 });
 
+it('issue 56 item 12: a 3x plan\'s first line says "Today", the others their date', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3), language: 'en_GB' }))).json();
+  const body = (await app.server.inject(new URL(p.payment_url).pathname)).body;
+  const table = body.slice(body.indexOf('<table aria-label="Payment schedule">'), body.indexOf('</table>', body.indexOf('<table aria-label="Payment schedule">')));
+  const firstCells = [...table.matchAll(/<tr><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+  expect(firstCells).toHaveLength(3);
+  expect(firstCells[0]).toBe('Today');
+  expect(firstCells.slice(1).every((d) => /\d{4}/.test(d!))).toBe(true);
+  const fr = (await app.server.inject(`${new URL(p.payment_url).pathname}?lang=fr`)).body;
+  expect(fr).toMatch(/<table aria-label="Échéancier">.*?<tr><td>Aujourd’hui<\/td>/s);
+});
+
 it('an unknown or malformed link answers a 404 page', async () => {
   for (const uid of ['pur_00000000-0000-4000-8000-000000000000', 'nope']) {
     const res = await app.server.inject(`/pay/${uid}`);
