@@ -182,6 +182,33 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     }
   });
 
+  it("issue 56 item 12: on a 1280 px screen an admin's banner is the name, language and sign-out on one line and the menu on at most two under it, in English and French", async () => {
+    for (const lang of ['en', 'fr'] as const) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: lang === 'fr' ? 'fr-FR' : 'en-GB' });
+      try {
+        await page.goto(`${app.base}/dashboard?lang=${lang}`);
+        await page.getByLabel('E-mail').fill(a.merchant.email);
+        await page.getByLabel(lang === 'fr' ? 'Mot de passe' : 'Password').fill(a.merchant.password);
+        await page.getByRole('button', { name: lang === 'fr' ? 'Se connecter' : 'Sign in' }).click();
+        const menu = page.getByRole('navigation', { name: lang === 'fr' ? 'Menu principal' : 'Main menu' });
+        await menu.waitFor();
+        const lines = await menu.locator('li').evaluateAll((items) => new Set(items.map((li) => Math.round(li.getBoundingClientRect().top))).size);
+        expect(lines, lang).toBeLessThanOrEqual(2);
+        // The account's name, the language switch and sign-out share the line above the menu.
+        const [brand, langSwitch, signOut, nav] = await page.locator('header.bo .bar').evaluate((bar) =>
+          ['.brand', 'nav.lang', 'form', 'nav.menu'].map((q) => {
+            const r = bar.querySelector(q)!.getBoundingClientRect();
+            return { top: r.top, bottom: r.bottom };
+          }),
+        );
+        for (const item of [langSwitch!, signOut!]) expect(item.top < brand!.bottom && brand!.top < item.bottom, lang).toBe(true);
+        expect(nav!.top, lang).toBeGreaterThanOrEqual(Math.max(brand!.bottom, signOut!.bottom) - 1);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   it("answers 404 for another merchant's purchase", async () => {
     const b = await caller(app);
     const theirs = (await b.post('/api/merchants/v1/purchases', minimalPurchase())).json().id as string;

@@ -88,7 +88,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
     const fr = await app.server.inject({ method: 'GET', url: '/sandbox/inbox?lang=fr', headers: { cookie: s.cookie } });
     expect(fr.statusCode).toBe(200);
     expect(fr.body).toContain('<html lang="fr"');
-    expect(fr.body).toMatch(/<nav aria-label="Menu principal">/);
+    expect(fr.body).toMatch(/<nav aria-label="Menu principal"/);
     expect(fr.body).toContain('<h1>Messages envoyés (sandbox)</h1>');
     expect(fr.body).toContain('à latest-a@example.test');
     expect(fr.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -97,7 +97,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
     expect(fr.body).toContain(`<a href="${url}" rel="noopener noreferrer">${url}</a>`);
     const en = await app.server.inject({ method: 'GET', url: '/sandbox/inbox?lang=en', headers: { cookie: s.cookie } });
     expect(en.body).toContain('<h1>Sandbox inbox</h1>');
-    expect(en.body).toMatch(/<nav aria-label="Main menu">/);
+    expect(en.body).toMatch(/<nav aria-label="Main menu"/);
   });
 
   it('throttles repeated failures for one user (429 with Retry-After)', async () => {

@@ -8,7 +8,8 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 const STYLE = raw(`
   main{max-width:60rem}
   header.bo{background:#1d2433;color:#fff;padding:.5rem 1rem}
-  header.bo .bar{max-width:60rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
+  header.bo nav.menu{flex-basis:100%}
+  header.bo .bar{max-width:80rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}
   header.bo a{color:#fff}header.bo .brand{font-weight:700;margin-right:auto}
   header.bo nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
   header.bo form{margin:0}header.bo button{background:#eef1f6;color:#1d2433;width:auto;padding:.4rem .8rem}
@@ -50,15 +51,17 @@ export interface Chrome {
 /** A signed-in back-office page: banner with the menu and sign-out, then `body` in `<main>`; `script`, our own (`/assets/…`), if any. */
 export function dashboardPage(chrome: Chrome, title: string, body: SafeHtml, script?: string): string {
   const t = DASHBOARD_TEXT[chrome.lang];
+  // Name, language and sign-out on the first line, the menu under them across the width: on a
+  // desktop screen the banner takes two lines (three in French at 1280 px), not four.
   const header = html`<header class="bo"><div class="bar">
 <span class="brand">${t.backOffice} · ${chrome.accountName}</span>
-<nav aria-label="${t.mainMenu}"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/disputes">${t.disputes.menu}</a></li><li><a href="/dashboard/reconciliation">${t.reconciliation}</a></li>${
+${langSwitcher(t, chrome.lang, chrome.path)}
+<form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
+<nav aria-label="${t.mainMenu}" class="menu"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/disputes">${t.disputes.menu}</a></li><li><a href="/dashboard/reconciliation">${t.reconciliation}</a></li>${
     chrome.role === 'admin'
       ? html`<li><a href="/dashboard/reports">${t.reports}</a></li><li><a href="/dashboard/payouts">${t.payouts.menu}</a></li><li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li><li><a href="/dashboard/settings">${t.settings}</a></li>`
       : ''
   }${chrome.sandbox ? html`<li><a href="/sandbox/inbox">${t.sandboxInbox}</a></li>` : ''}<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
-${langSwitcher(t, chrome.lang, chrome.path)}
-<form method="post" action="/dashboard/sign-out"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit">${t.signOut}</button></form>
 </div></header>`;
   return layout(chrome.lang, `${title} · ${t.backOffice}`, body, script, { header, style: STYLE }).toString();
 }
