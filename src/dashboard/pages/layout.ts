@@ -18,6 +18,8 @@ const STYLE = raw(`
   .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end}
   .filters button{margin-top:.8rem}
   .scroll{overflow-x:auto}
+  /* A table wider than the screen shows a shadow on the side it scrolls to (the white covers are "local": they move with the table and hide a shadow once its edge is reached); on white, in a card or not. */
+  .scroll{background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)),linear-gradient(to right,rgba(255,255,255,0),#fff 70%) 100% 0,radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.18),rgba(0,0,0,0)),radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.18),rgba(0,0,0,0)) 100% 0;background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;background-attachment:local,local,scroll,scroll;background-color:#fff}
   table.list th,table.list td{padding:.4rem .5rem;border-bottom:1px solid #e4e7ec;vertical-align:top}
   ol.timeline{padding-left:1.2rem}ol.timeline li{margin:.3rem 0}
   dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
