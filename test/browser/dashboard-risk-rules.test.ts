@@ -40,7 +40,11 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
     try {
       await page.goto(`${app.base}/dashboard/offers/${uid}?lang=fr`);
       const largest = page.getByRole('group', { name: /Montant maximal/ });
+      // Issue 56 item 8: a rule's value box shows once "Set" is chosen, not before; no code name beside the rule.
+      expect(await largest.getByLabel('Valeur (EUR)').isVisible()).toBe(false);
+      expect(await largest.locator('legend').textContent()).not.toMatch(/_cents|max_/);
       await largest.getByLabel('Fixer une valeur').check();
+      expect(await largest.getByLabel('Valeur (EUR)').isVisible()).toBe(true);
       await largest.getByLabel('Valeur (EUR)').fill('150,00');
       const perDay = page.getByRole('group', { name: /Plans par client en un jour/ });
       await perDay.getByLabel('Fixer une valeur').check();

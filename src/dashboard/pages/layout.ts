@@ -25,6 +25,8 @@ const STYLE = raw(`
   dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0;word-break:break-word}
   .actions form{margin-top:.5rem}
   fieldset.rule{border-top:1px solid #e4e7ec;padding:.6rem 0 0;margin:.6rem 0 0}fieldset.rule legend{font-size:1rem;margin:0;padding:0}
+  /* A rule's value box only once "Set" is chosen (without :has, every box shows, as before). */
+  fieldset.rule:has(input[value="set"]:not(:checked)) .rule-value{display:none}
   .choices label{display:inline;font-weight:400;margin:0}.choices input{width:auto;margin:.3rem .4rem .3rem 0}
   .copy-row{display:flex;gap:.5rem;align-items:center}.copy-row input{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem}.copy-row button{margin:0}
   a.button.secondary{background:#eef1f6;color:#1d2433}

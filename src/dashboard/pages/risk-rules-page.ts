@@ -89,14 +89,14 @@ export function riskRulesForm(chrome: Chrome, view: RiskFormView): SafeHtml {
           ? html`<textarea id="${id}" name="value_${name}" rows="3" autocomplete="off" spellcheck="false"${aria}>${typed.value}</textarea>`
           : html`<input id="${id}" name="value_${name}" inputmode="${kind === 'amount' && view.currency !== null ? 'decimal' : 'numeric'}" autocomplete="off" value="${typed.value}"${aria}>`;
     const label = kind === 'amount' ? f.valueIn(unit) : f.value;
-    return html`<fieldset class="rule"><legend>${t.riskRules.names[name]} <span class="muted">${name}</span></legend>
+    return html`<fieldset class="rule"><legend>${t.riskRules.names[name]}</legend>
 <div class="choices">${choices.map(
       ([mode, text]) =>
         html`<div><input type="radio" id="mode-${name}-${mode}" name="mode_${name}" value="${mode}"${typed.mode === mode ? html` checked` : ''}> <label for="mode-${name}-${mode}">${text}</label></div>`,
     )}</div>
-<label for="${id}">${label}</label>
+<div class="rule-value"><label for="${id}">${label}</label>
 ${input}
-${isList ? html`<span class="muted" id="hint-${name}">${f.listHints[kind as keyof typeof f.listHints]}</span>` : ''}
+${isList ? html`<span class="muted" id="hint-${name}">${f.listHints[kind as keyof typeof f.listHints]}</span>` : ''}</div>
 ${refused && error ? html`<p class="field-error" id="error-${name}">${f.named(error.rule, error.why)}</p>` : ''}
 </fieldset>`;
   };
