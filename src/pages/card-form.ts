@@ -20,7 +20,7 @@ export function cardFields(t: Texts, values: { holder?: string } = {}, errors?: 
   <div class="row">
     <div><label for="card_expiry">${t.expiry}</label>
       ${fieldError(errors, 'card_expiry')}
-      <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}"${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}>
+      <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}" data-error="${t.fieldErrors.card_expiry}"${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}>
       <small id="card_expiry_hint" class="muted">${t.expiryHint}</small></div>
     <div><label for="card_cvc">${t.cvc}</label>
       ${fieldError(errors, 'card_cvc')}

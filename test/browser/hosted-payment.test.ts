@@ -47,6 +47,28 @@ const pledgeUrls = async (id: string) =>
   (await app.services.db.query<{ id: string }>('SELECT id FROM pledges WHERE purchase_id = $1 ORDER BY position', [id])).rows.map((r) => `${app.base}/pledge/plg_${r.id}`);
 
 describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
+  it('issue 56 item 9: an expiry the server would refuse is named before anything is sent, so the card number and CVC stay typed', async () => {
+    const p = await newPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) });
+    await page.goto(p.payment_url);
+    const posts: string[] = [];
+    page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.url())));
+    await fillCard(page, '4242 4242 4242 4242');
+    await page.getByLabel('Expiry date').fill('13/30');
+    await page.getByRole('button', { name: /^Pay / }).click();
+    const error = page.locator('#card_expiry_error');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('Enter the expiry date as MM/YY, with a month from 01 to 12.');
+    expect(posts).toEqual([]);
+    await expect(page.getByLabel('Card number').inputValue()).resolves.toBe('4242 4242 4242 4242');
+    await expect(page.getByLabel('CVC').inputValue()).resolves.toBe('123');
+    expect(await page.getByLabel('Expiry date').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('card_expiry');
+    // Corrected, it pays.
+    await page.getByLabel('Expiry date').fill('12/30');
+    await page.getByRole('button', { name: /^Pay / }).click();
+    await page.waitForURL(/\/healthz\?purchase_uid=pur_.*&state=LEADER_PROCESSED/);
+  });
+
   it('the leader pays with 4242 and invites two friends; both pay on their pages; the purchase is SUCCESSFUL', async () => {
     const p = await newPurchase();
     await page.goto(p.payment_url);

@@ -175,8 +175,9 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         await page.locator('#pledger_email_0').fill('ann@example.com');
         await page.locator('#pledger_amount_0').fill(lang === 'fr' ? '100,00' : '100.00');
         await fillCard(page, lang, '4242 4242 4242 4242', '13/30');
-        await page.getByRole('button', { name: LABELS[lang].pay }).click();
-        await page.waitForLoadState('load');
+        // Sent past the page's script, which names a bad expiry before sending (test/browser/hosted-payment.test.ts):
+        // the server's answer, as a browser without the script gets it (form.submit() fires no submit event).
+        await Promise.all([page.waitForNavigation(), page.evaluate(() => (document.getElementById('checkout') as HTMLFormElement).submit())]);
         await expect(page.title()).resolves.toMatch(lang === 'fr' ? /^Erreur\u00a0: / : /^Error: /);
         await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe('error-summary'); // the page's script moves focus once it runs
         await expect(page.getByRole('alert').first().getByRole('heading').textContent()).resolves.toBe(lang === 'fr' ? 'Il y a un problème' : 'There is a problem');

@@ -9,6 +9,35 @@
   var summary = document.getElementById('error-summary');
   if (summary && document.activeElement !== summary) summary.focus();
   var form = document.getElementById('checkout');
+  // An expiry date the server would refuse is caught here, before the card's fields go: the server
+  // never writes card data back into a page, so its refusal empties the card number and CVC. The
+  // rule and the words are the server's (checkCard in src/pages/card-form.ts, the data-error text).
+  var expiry = document.getElementById('card_expiry');
+  function expiryOk(text) {
+    var m = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(text.trim());
+    if (!m) return false;
+    var month = Number(m[1]);
+    var year = Number(m[2]) < 100 ? 2000 + Number(m[2]) : Number(m[2]);
+    return month >= 1 && month <= 12 && year <= new Date().getUTCFullYear() + 30;
+  }
+  if (form && expiry) {
+    form.addEventListener('submit', function (event) {
+      var shown = document.getElementById('card_expiry_error');
+      if (expiryOk(expiry.value)) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      if (!shown) {
+        shown = document.createElement('p');
+        shown.className = 'field-error';
+        shown.id = 'card_expiry_error';
+        shown.textContent = expiry.dataset.error;
+        expiry.parentNode.insertBefore(shown, expiry);
+      }
+      expiry.setAttribute('aria-invalid', 'true');
+      expiry.setAttribute('aria-describedby', 'card_expiry_error card_expiry_hint');
+      expiry.focus();
+    });
+  }
   var fs = document.getElementById('friends');
   if (!form || !fs) return;
   var amount = Number(fs.dataset.amount);
