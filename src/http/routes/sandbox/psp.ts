@@ -18,8 +18,8 @@ const NOT_FOUND = ['Authentication not found', 'There is no 3-D Secure check at 
  * The sandbox PSP's 3-D Secure challenge page (the `challengeUrl` of a `requires_action`
  * transaction). The transaction id in the URL is the capability to see it; the form carries a
  * random per-transaction token, checked on POST, so another site cannot complete or fail a
- * challenge on the shopper's behalf. Served in every mode: the sandbox connector is registered
- * (and the offers' default) in production too, and its challenges need this page.
+ * challenge on the shopper's behalf. Registered in sandbox deployments only (src/http/routes/index.ts):
+ * production takes no payment on the sandbox PSP.
  */
 export function registerSandboxPsp(app: App, { psps }: Services): void {
   const sandbox = psps.sandbox;
