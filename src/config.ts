@@ -55,8 +55,8 @@ export interface Config {
    */
   merchantCountry?: CountryCode;
   logLevel: LogLevel;
-  /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address. */
-  trustProxy: boolean | number | string;
+  /** Fastify `trustProxy`: whose X-Forwarded-For to believe for the client address (all, none, or these addresses). */
+  trustProxy: boolean | string;
   /** How often each process polls for due jobs (ms); 0 = never (only the sandbox clock runs them). Absent: 1000. */
   jobPollIntervalMs?: number;
   /** Requests per minute per client address on the public schedule simulation. Absent: 60. */
@@ -340,8 +340,15 @@ export function loadConfig(env: Env): Config {
     return raw as PainFormat;
   }, DEFAULT_PAIN_FORMAT);
 
-  const rawProxy = nonEmpty(env, 'TRUST_PROXY');
-  const trustProxy = rawProxy === undefined || rawProxy === 'false' ? false : rawProxy === 'true' ? true : /^\d+$/.test(rawProxy) ? Number(rawProxy) : rawProxy;
+  const trustProxy = read((): Config['trustProxy'] => {
+    const raw = nonEmpty(env, 'TRUST_PROXY');
+    if (raw === undefined || raw === 'false') return false;
+    if (raw === 'true') return true;
+    // Fastify trusts no proxy for a hop count (it cannot check who sent the header), so every
+    // client would get the proxy's address and share its throttles: refused rather than ignored.
+    if (/^\d+$/.test(raw)) throw new Problem(`TRUST_PROXY must be true, false or the proxies' addresses (comma-separated addresses or CIDR ranges), not a hop count: got "${raw}"`);
+    return raw;
+  }, false);
 
   // Last, so that a configuration refused for another reason never creates the key file.
   const masterKey = read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));

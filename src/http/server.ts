@@ -193,7 +193,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
       clientError.call(this, err, socket, security);
     },
     // Fastify accepts a hop count at run time; its typings omit numbers.
-    trustProxy: config.trustProxy as boolean | string,
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Recorded before any plugin or route is registered, so that the list is complete.

@@ -41,6 +41,8 @@ describe('configuration', () => {
     [{ OPERATOR_NAME: 'Chipin SAS', OPERATOR_IBAN: 'FR7630006000011234567890189', OPERATOR_BIC: 'COBADEFF' }, 'OPERATOR_BIC'],
     [{ OPERATOR_NAME: '北京', OPERATOR_IBAN: 'FR7630006000011234567890189', OPERATOR_BIC: 'AGRIFRPP' }, 'OPERATOR_NAME'],
     [{ PAYOUT_PAIN_FORMAT: 'pain.001.001.02' }, 'PAYOUT_PAIN_FORMAT'],
+    // A hop count trusts no proxy in Fastify: every client would get the proxy's address.
+    [{ TRUST_PROXY: '1' }, 'TRUST_PROXY'],
   ])('rejects %o with an error line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -50,6 +52,13 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.some((line) => line.startsWith(name) && !line.includes('\n'))).toBe(true);
+  });
+
+  it('reads TRUST_PROXY as false (unset or "false"), true, or the proxies\' addresses', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ DATA_DIR: dir(), TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy).toBe('127.0.0.1, 10.0.0.0/8');
   });
 
   it('reads DATABASE_POOLER and DATABASE_LISTEN_URL (a transaction pooler in front of PostgreSQL); none by default', () => {
