@@ -2,6 +2,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import { findWebhookEndpoints, type WebhookEndpoint } from './webhook-endpoint-repository.ts';
 import type { ClaimedDelivery } from './delivery-queue-repository.ts';
+import { stillSigningUntil } from './endpoints.ts';
 import { toDeliveryUid } from './delivery.ts';
 import { standardWebhookSignature, webhookBody, type WebhookMessage } from './webhook-payload.ts';
 
@@ -45,7 +46,7 @@ export function webhookRequest(endpoint: WebhookEndpoint, msgId: string, message
   // Real time, not the service clock: receivers compare it with their own clock.
   const now = wallNow();
   const timestamp = Math.floor(now.getTime() / 1000);
-  const secrets = [endpoint.secret, ...(endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now ? [endpoint.previousSecret] : [])];
+  const secrets = [endpoint.secret, ...(endpoint.previousSecret && stillSigningUntil(endpoint.previousSecretUntil, now) ? [endpoint.previousSecret] : [])];
   return {
     url: endpoint.url,
     body,

@@ -27,6 +27,11 @@ export interface WebhookSetResult extends WebhookSettings {
  */
 export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
 
+/** Until when the replaced secret still signs, as of `now`: null once its overlap is over (or there is none). */
+export function stillSigningUntil(until: Date | null, now: Date): Date | null {
+  return until && until > now ? until : null;
+}
+
 const MAX_URL_LENGTH = 2048;
 
 /** Which rule a webhook setting broke, for a page to say in its language (`webhookRefusal` in src/dashboard/texts.ts). */
@@ -129,7 +134,7 @@ export async function setWebhookEndpoint(
     token: issued ? token : box.open(stored.tokenEnc).reveal(),
     secret: issued ? secret : box.open(stored.secretEnc).reveal(),
     events,
-    previousSecretUntil: stored.previousSecretUntil && stored.previousSecretUntil > now ? stored.previousSecretUntil : null,
+    previousSecretUntil: stillSigningUntil(stored.previousSecretUntil, now),
     issued,
   };
 }

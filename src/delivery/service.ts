@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Mailer } from '../messaging/mailer.ts';
-import { setWebhookEndpoint, type WebhookSetResult, type WebhookSettings } from './endpoints.ts';
+import { setWebhookEndpoint, stillSigningUntil, type WebhookSetResult, type WebhookSettings } from './endpoints.ts';
 import { findWebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { findDelivery, listAttempts, listDeliveries, replayDelivery, type AttemptView, type DeliveryFilter, type DeliveryView, type ReplayResult } from './delivery-repository.ts';
 import { queueStats } from './delivery-queue-repository.ts';
@@ -95,7 +95,7 @@ export class Deliveries {
         token: e.token.reveal(),
         secret: e.secret.reveal(),
         events: e.events,
-        previousSecretUntil: e.previousSecretUntil && e.previousSecretUntil > this.#deps.clock.now() ? e.previousSecretUntil : null,
+        previousSecretUntil: stillSigningUntil(e.previousSecretUntil, this.#deps.clock.now()),
         disabledAt: e.disabledAt,
         disabledReason: e.disabledReason,
         updatedAt: e.updatedAt,

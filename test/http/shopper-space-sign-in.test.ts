@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cookiesOf, csrfField, form } from '../helpers/dashboard.ts';
@@ -253,13 +253,15 @@ describe('issue 56 item 1: sign-in messages in the sandbox inbox', () => {
   const inbox = async (c: Caller) =>
     ((await app.server.inject({ method: 'GET', url: '/api/sandbox/messages', headers: { authorization: `Bearer ${c.token}` } })).json() as { messages: InboxMessage[] }).messages;
   /** The newest message `pick` matches once there are more than `before` of them (the inbox is newest first). */
-  async function newMessage(c: Caller, pick: (m: InboxMessage) => boolean, before: number): Promise<InboxMessage> {
-    for (let i = 0; i < 200; i++) {
-      const found = (await inbox(c)).filter(pick);
-      if (found.length > before) return found[0]!;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the message never reached the inbox');
+  function newMessage(c: Caller, pick: (m: InboxMessage) => boolean, before: number): Promise<InboxMessage> {
+    return vi.waitFor(
+      async () => {
+        const found = (await inbox(c)).filter(pick);
+        if (found.length <= before) throw new Error('the message never reached the inbox');
+        return found[0]!;
+      },
+      { timeout: 2_000, interval: 10 },
+    );
   }
 
   it("writes the sign-in link in the inbox of the shopper's merchant only, and that link signs in", async () => {
