@@ -50,7 +50,7 @@ export async function isKnownShopper(sql: Sql, identity: ShopperIdentity): Promi
   return rows[0]?.known === true;
 }
 
-/** The merchant accounts the identity has a purchase with, as leader or pledger (the sandbox's inboxes of its sign-in messages). */
+/** The merchant accounts the identity has a purchase with, as leader or pledger (whose sandbox inbox may show its sign-in messages). */
 export async function accountsOfShopper(sql: Sql, identity: ShopperIdentity): Promise<string[]> {
   const { rows } = await sql.query<{ account_id: string }>(
     `SELECT p.account_id FROM purchases p JOIN clients c ON c.id = p.client_id AND c.account_id = p.account_id WHERE ${LEADER}

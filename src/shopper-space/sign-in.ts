@@ -33,9 +33,10 @@ export interface SignInDeps {
   logger?: Pick<Logger, 'warn'>;
   /**
    * The sandbox: each sign-in message is also written in the inbox (`/sandbox/inbox`,
-   * `/api/sandbox/messages`) of every merchant account the shopper has a purchase with, so a
-   * developer without a mail server can sign in (docs/shopper-space.md#sign-in-in-the-sandbox).
-   * Never in production, where the link or code is the shopper's secret.
+   * `/api/sandbox/messages`) of the merchant account the shopper has purchases with, when there is
+   * one only, so a developer without a mail server can sign in
+   * (docs/shopper-space.md#sign-in-in-the-sandbox). Never in production, where the link or code is
+   * the shopper's secret.
    */
   sandboxInbox?: boolean;
 }
@@ -112,10 +113,20 @@ function sendLater(deps: SignInDeps, sending: Promise<{ accepted: boolean; error
       if (!deps.sandboxInbox) return;
       const { identity, subject, body } = message;
       const now = deps.clock.now();
-      for (const accountId of await accountsOfShopper(deps.db, identity)) {
-        const record = { accountId, purchaseId: null, channel: identity.kind === 'email' ? ('email' as const) : ('sms' as const), recipient: identity.value, subject, body };
-        await recordMessage(deps.db, { ...record, accepted: sent.accepted, error: sent.error ?? null, providerId: null }, null, now);
-      }
+      // The link or code opens the shopper's whole space: only a merchant it shows nothing else of
+      // may read it. A shopper with purchases at several merchants (test addresses do collide in a
+      // shared sandbox) has no copy in any inbox.
+      const accounts = await accountsOfShopper(deps.db, identity);
+      if (accounts.length !== 1) return;
+      const record = {
+        accountId: accounts[0]!,
+        purchaseId: null,
+        channel: identity.kind === 'email' ? ('email' as const) : ('sms' as const),
+        recipient: identity.value,
+        subject,
+        body,
+      };
+      await recordMessage(deps.db, { ...record, accepted: sent.accepted, error: sent.error ?? null, providerId: null }, null, now);
     })
     .catch((err: unknown) => deps.logger?.warn({ err }, `shopper sign-in ${channel} not written to the sandbox inbox`));
 }

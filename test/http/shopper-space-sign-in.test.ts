@@ -295,6 +295,19 @@ describe('issue 56 item 1: sign-in messages in the sandbox inbox', () => {
     expect((await br.get('/space')).body).toContain('Tent');
   });
 
+  it('writes no copy for a shopper with purchases at two merchants: the link would show either the other’s purchases', async () => {
+    await a.post('/api/merchants/v1/purchases', { title: 'Socks', amount: 1_000, client: { email: 'both@example.com' } });
+    await b.post('/api/merchants/v1/purchases', { title: 'Bell', amount: 2_000, client: { email: 'both@example.com' } });
+    const br = browser();
+    const page = await br.get('/space/sign-in');
+    const before = smtp.received.length;
+    expect((await br.post('/space/sign-in', { csrf: csrfField(page.body), identity: 'both@example.com' })).statusCode).toBe(303);
+    await vi.waitFor(() => expect(smtp.received.length).toBeGreaterThan(before), { timeout: 2_000, interval: 10 });
+    // The same path writes a single merchant's copy within a few ticks (the tests above); here, none.
+    await new Promise((r) => setTimeout(r, 200));
+    for (const c of [a, b]) expect((await inbox(c)).some((m) => m.recipient === 'both@example.com' && m.subject !== null && m.subject.includes('sign-in'))).toBe(false);
+  });
+
   it('writes nothing outside the sandbox: the link or code is the shopper’s secret', async () => {
     const sent: string[] = [];
     const { services } = app;
