@@ -37,7 +37,10 @@ export const DATABASE_INDEPENDENT = [
   'test/deploy/read-replica.test.ts',
   // The plugins' fixtures and their re-stated signature rules (test/compat/README.md): files and hashes, no database.
   'test/compat/fixtures.test.ts',
-  // The docs read against the tree (module lists, citations): files only, no database.
+  // The docs read against the tree (module lists, citations): files only, no database. And
+  // README.md's walkthrough, run against one sandbox server on the embedded database: what it
+  // checks is that the README still matches the API; the SQL under its calls runs on both
+  // engines in test/http/ and test/use-cases/.
   'test/docs/**',
   // The backup's archive_command on plain files (deploy/backup/archive-wal.sh), and the topology's
   // down.sh on plain processes.
