@@ -1000,7 +1000,7 @@ const en = {
   },
   riskRules: {
     title: 'Risk rules',
-    hint: 'The rules in effect on this offer, and where each comes from; docs/risk.md explains each rule and the score.',
+    hint: 'The rules in effect on this offer, and where each comes from.',
     none: 'No risk rule is in effect on this offer.',
     rule: 'Rule',
     value: 'Value',
@@ -1889,7 +1889,7 @@ const fr: DashboardTexts = {
   },
   riskRules: {
     title: 'Règles de risque',
-    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune\u00a0; docs/risk.md explique chaque règle et le score.',
+    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune.',
     none: 'Aucune règle de risque n’est en vigueur sur cette offre.',
     rule: 'Règle',
     value: 'Valeur',

@@ -39,8 +39,13 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
     const page = await signedInPage(browser, app.base, a.merchant);
     try {
       await page.goto(`${app.base}/dashboard/offers/${uid}?lang=fr`);
+      // The form is folded under its heading until opened (docs/back-office.md#risk-rules).
+      const form = page.getByRole('button', { name: 'Enregistrer les règles de cette offre' });
+      expect(await form.isVisible()).toBe(false);
+      await page.getByText('Modifier les règles de cette offre').click();
+      await expect.poll(() => form.isVisible()).toBe(true);
       const largest = page.getByRole('group', { name: /Montant maximal/ });
-      // Issue 56 item 8: a rule's value box shows once "Set" is chosen, not before; no code name beside the rule.
+      // A rule's value box shows once "Set" is chosen, not before; no code name beside the rule.
       expect(await largest.getByLabel('Valeur (EUR)').isVisible()).toBe(false);
       expect(await largest.locator('legend').textContent()).not.toMatch(/_cents|max_/);
       await largest.getByLabel('Fixer une valeur').check();
@@ -51,7 +56,8 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
       await perDay.getByLabel('Valeur', { exact: true }).fill('0');
       await page.getByRole('button', { name: 'Enregistrer les règles de cette offre' }).click();
 
-      // Refused: named beside the input (its description), what was typed kept, nothing saved.
+      // Refused: named beside the input (its description), what was typed kept, nothing saved;
+      // the form comes back open on the refusal.
       const refused = page.getByRole('group', { name: /Plans par client en un jour/ }).getByLabel('Valeur', { exact: true });
       await expect.poll(() => refused.getAttribute('aria-invalid')).toBe('true');
       expect(await page.locator('#error-max_plans_per_day').textContent()).toBe('Plans par client en un jour\u00a0: doit être un nombre entier entre 1 et 1000');
@@ -70,7 +76,8 @@ describe.skipIf(!hasBrowser)("an offer's risk rules edited on its page, in Frenc
       const row = page.getByRole('row', { name: /Montant maximal/ });
       expect(await row.textContent()).toMatch(/150,00\u00a0€.*cette offre/);
       await expectAccessible(page, 'offer page, risk rules saved');
-      // The account's defaults: the same form, reached from the offer's.
+      // The account's defaults: the same form, reached from the offer's (folded again after a save).
+      await page.getByText('Modifier les règles de cette offre').click();
       await page.getByRole('link', { name: 'Les valeurs par défaut du compte' }).click();
       await expect.poll(() => page.title()).toBe('Règles de risque · Back-office Chipin');
       await expectAccessible(page, 'Risk rules page');

@@ -28,25 +28,27 @@ const rows = (body: string) =>
   );
 
 describe("the offer page's risk rules", () => {
-  it('shows the rules in effect on the offer and who set each: Chipin, the account, the offer; a rule switched off on the offer is gone', async () => {
+  it('shows the rules in effect on the offer by their names in words and who set each: Chipin, the account, the offer; a rule switched off on the offer is gone', async () => {
     const uid = a.offer('INSTALLMENTS', 3);
     expect((await put('/api/backoffice/risk_rules/account', { max_outstanding_cents: 300_000, min_score: 30, card_countries: ['FR', 'BE'] })).statusCode).toBe(200);
     expect((await put(`/api/backoffice/risk_rules/offers/${uid}`, { min_score: null, max_plans_per_day: 2, refuse_prepaid_cards: false })).statusCode).toBe(200);
     const en = await page(uid, 'en');
     expect(en.statusCode).toBe(200);
+    // Staff read words: no API name beside a rule, no path into the project's docs.
+    expect(en.body.split('id="risk"')[1]!.replace(/<[^>]+>/g, '')).not.toMatch(/_cents|_cards|_plan|docs\//);
     expect(en.body).toContain('<h2 id="risk">Risk rules</h2>');
     expect(rows(en.body)).toEqual([
-      'Most credit owed by one shopper max_outstanding_cents | €3,000.00 | the account',
-      'Plans per shopper in a day max_plans_per_day | 2 | this offer',
-      'Prepaid cards refused for credit refuse_prepaid_cards | no | this offer',
-      'Card issuing countries allowed card_countries | FR, BE | the account',
-      'Card must outlast the plan card_must_outlast_plan | yes | Chipin (built-in)',
+      'Most credit owed by one shopper | €3,000.00 | the account',
+      'Plans per shopper in a day | 2 | this offer',
+      'Prepaid cards refused for credit | no | this offer',
+      'Card issuing countries allowed | FR, BE | the account',
+      'Card must outlast the plan | yes | Chipin (built-in)',
     ]);
     const fr = await page(uid, 'fr');
     expect(fr.body).toContain('<h2 id="risk">Règles de risque</h2>');
-    expect(rows(fr.body)[1]).toBe('Plans par client en un jour max_plans_per_day | 2 | cette offre');
+    expect(rows(fr.body)[1]).toBe('Plans par client en un jour | 2 | cette offre');
     // Issue 56 item 10: amounts as every French amount is written, not "3000.00 EUR".
-    expect(rows(fr.body)[0]).toBe('Encours maximal d’un client max_outstanding_cents | 3\u202f000,00\u00a0€ | le compte');
+    expect(rows(fr.body)[0]).toBe('Encours maximal d’un client | 3\u202f000,00\u00a0€ | le compte');
   });
 });
 

@@ -27,7 +27,9 @@ const STYLE = raw(`
   fieldset.rule{border-top:1px solid #e4e7ec;padding:.6rem 0 0;margin:.6rem 0 0}fieldset.rule legend{font-size:1rem;margin:0;padding:0}
   /* A rule's value box only once "Set" is chosen (without :has, every box shows, as before). */
   fieldset.rule:has(input[value="set"]:not(:checked)) .rule-value{display:none}
-  .choices label{display:inline;font-weight:400;margin:0}.choices input{width:auto;margin:.3rem .4rem .3rem 0}
+  /* A rule's choices side by side, wrapping on a phone: a rule is two or three lines, not five. */
+  .choices{display:flex;flex-wrap:wrap;column-gap:1.25rem}.choices label{display:inline;font-weight:400;margin:0}.choices input{width:auto;margin:.3rem .4rem .3rem 0}
+  details.edit>summary{cursor:pointer;margin:1rem 0 .5rem}details.edit>summary h3{display:inline;margin:0}
   .copy-row{display:flex;gap:.5rem;align-items:center}.copy-row input{flex:1;min-width:0;font-family:ui-monospace,monospace;font-size:.9rem}.copy-row button{margin:0}
   a.button.secondary{background:#eef1f6;color:#1d2433}
   dl.figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:.75rem;margin:0 0 .75rem}

@@ -237,7 +237,9 @@ ${extra.risk ? riskSection(chrome, o, extra.risk, extra) : ''}
 /**
  * The risk rules in effect on the offer (docs/risk.md), each with where it comes from: Chipin's
  * default, the account, the offer; then the form editing the offer's own rules
- * (`PUT /api/backoffice/risk_rules/offers/{merchant_uid}`'s use case).
+ * (`PUT /api/backoffice/risk_rules/offers/{merchant_uid}`'s use case), folded under its heading
+ * (docs/back-office.md#risk-rules): seventeen rules are most of a phone's page, and most visits
+ * read the table. A refused save opens it on the refusal.
  */
 function riskSection(chrome: Chrome, o: Offer, view: RiskRulesView, extra: { riskForm?: RiskForm; riskError?: RiskFormError; riskSaved?: boolean }) {
   const t = DASHBOARD_TEXT[chrome.lang];
@@ -249,7 +251,7 @@ function riskSection(chrome: Chrome, o: Offer, view: RiskRulesView, extra: { ris
     const value = mine.effective[name];
     if (value === undefined) return [];
     const source = mine.overrides[name] !== undefined ? r.sources.offer : view.account[name] !== undefined ? r.sources.account : r.sources.built_in;
-    return [html`<tr><th scope="row">${r.names[name]} <span class="muted">${name}</span></th><td>${ruleValue(chrome.lang, o.currency, name, value)}</td><td>${source}</td></tr>`];
+    return [html`<tr><th scope="row">${r.names[name]}</th><td>${ruleValue(chrome.lang, o.currency, name, value)}</td><td>${source}</td></tr>`];
   });
   const form = riskRulesForm(chrome, {
     target: 'offer',
@@ -265,10 +267,11 @@ ${extra.riskSaved ? html`<div class="ok" role="status">${t.riskForm.offerSaved}<
 ${
   rows.length === 0
     ? html`<p>${r.none}</p>`
-    : html`<table><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<div class="scroll"><table class="list"><thead><tr><th scope="col">${r.rule}</th><th scope="col">${r.value}</th><th scope="col">${r.source}</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }
-<h3 id="risk-edit">${t.riskForm.offerTitle}</h3>
+<details class="edit"${extra.riskError ? html` open` : ''}><summary><h3 id="risk-edit">${t.riskForm.offerTitle}</h3></summary>
 <p class="muted">${t.riskForm.offerHint} <a href="/dashboard/settings/risk-rules">${t.riskForm.accountLink}</a></p>
 ${form}
+</details>
 </section>`;
 }
