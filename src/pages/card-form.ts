@@ -17,7 +17,7 @@ export function cardFields(t: Texts, values: { holder?: string } = {}, errors?: 
   <label for="card_number">${t.cardNumber}</label>
   ${fieldError(errors, 'card_number')}
   <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234"${invalidAttrs(errors, 'card_number')}>
-  <div class="row">
+  <div class="card-pair">
     <div><label for="card_expiry">${t.expiry}</label>
       ${fieldError(errors, 'card_expiry')}
       <input id="card_expiry" name="card_expiry" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="${t.expiryHint}" data-error="${t.fieldErrors.card_expiry}"${invalidAttrs(errors, 'card_expiry', 'card_expiry_hint')}>

@@ -75,6 +75,10 @@ const STYLE = raw(`
   .error-summary h2{font-size:1.1rem;margin:0 0 .3rem}.error-summary ul{margin:.3rem 0 0;padding-left:1.2rem}.error-summary a{color:#b42318;font-weight:600}
   .error-summary:focus{outline:3px solid #1d2433;outline-offset:2px}
   .row{display:flex;gap:.75rem}.row>div{flex:1}
+  /* Expiry and CVC side by side, their inputs level whatever sits above one of them (an error, a label on two lines): each column's label, error, input and hint sit on the pair's shared grid rows. */
+  .card-pair{display:grid;grid-template-columns:1fr 1fr;grid-template-rows:repeat(4,auto);column-gap:.75rem}
+  .card-pair>div{display:grid;grid-row:1/span 4;grid-template-rows:subgrid}
+  .card-pair label{grid-row:1;align-self:end}.card-pair .field-error{grid-row:2}.card-pair input{grid-row:3}.card-pair small{grid-row:4}
   @media (max-width:480px){.friend .row{flex-direction:column;gap:0}}
   fieldset.friend{border:0;border-top:1px solid #e4e7ec;padding:.5rem 0 0;margin:.5rem 0 0}fieldset.friend legend{font-size:1rem;margin:0;padding:0}
   .credit{border:2px solid #0b5cad;border-radius:10px;padding:.75rem 1rem;margin:1rem 0}.credit h3{margin:0 0 .4rem;font-size:1.05rem}

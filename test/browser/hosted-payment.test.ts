@@ -69,6 +69,27 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     await page.waitForURL(/\/healthz\?purchase_uid=pur_.*&state=LEADER_PROCESSED/);
   });
 
+  it('without script, an expiry the server refused is named above its input while the expiry and CVC inputs stay side by side and level', async () => {
+    const p = await newPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) });
+    const noScript = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-GB', javaScriptEnabled: false });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(p.payment_url);
+      await fillCard(plain, '4242 4242 4242 4242');
+      await plain.getByLabel('Expiry date').fill('13/30');
+      await plain.getByRole('button', { name: /^Pay / }).click();
+      await plain.locator('#card_expiry_error').waitFor();
+      const expiry = (await plain.getByLabel('Expiry date').boundingBox())!;
+      const cvc = (await plain.getByLabel('CVC').boundingBox())!;
+      expect(cvc.y).toBe(expiry.y);
+      expect(cvc.x).toBeGreaterThan(expiry.x + expiry.width);
+      // The card's own fields are never sent back to the page; the server says so by asking again.
+      await expect(plain.getByLabel('Card number').inputValue()).resolves.toBe('');
+    } finally {
+      await noScript.close();
+    }
+  });
+
   it('the leader pays with 4242 and invites two friends; both pay on their pages; the purchase is SUCCESSFUL', async () => {
     const p = await newPurchase();
     await page.goto(p.payment_url);
