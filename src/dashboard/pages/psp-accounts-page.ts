@@ -125,7 +125,7 @@ ${requirements(t, def)}
 <p><label for="environment">${t.environment}</label><select id="environment" name="environment"${invalid('environment')}>${def.environments.map((e) => html`<option value="${e}"${typed.environment === e ? html` selected` : ''}>${t.environmentNames[e]}</option>`)}</select></p>
 ${fields}
 ${endpointInput(t, typed, invalid)}
-<p><input type="checkbox" id="verify" name="verify" value="yes" checked> <label for="verify">${t.verifyWithPsp}</label></p>
+<p><input type="checkbox" id="verify" name="verify" value="yes" checked style="width:auto"> <label for="verify" style="display:inline">${t.verifyWithPsp}</label></p>
 <p><button type="submit">${t.savePspAccount}</button></p>
 </form>
 <p><a class="button secondary" href="/dashboard/psp-accounts">${t.goBack}</a></p>`;
@@ -187,7 +187,7 @@ ${
 <p class="muted">${t.keepBlank}</p>
 ${credentialInputs(chrome, def, typed, invalid, a.credentials)}
 ${endpointInput(t, typed, invalid)}
-<p><input type="checkbox" id="verify" name="verify" value="yes" checked> <label for="verify">${t.verifyWithPsp}</label></p>
+<p><input type="checkbox" id="verify" name="verify" value="yes" checked style="width:auto"> <label for="verify" style="display:inline">${t.verifyWithPsp}</label></p>
 <p><button type="submit">${t.savePspAccount}</button></p>
 </form>`
     : ''
