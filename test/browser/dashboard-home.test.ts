@@ -7,18 +7,13 @@ import { caller, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../helpers/browser.ts';
-import { inviteMember } from '../../src/dashboard/invitations.ts';
 
 /**
  * The back office's home page and CSV export in Chromium (docs/back-office.md), on a shop with
- * two weeks of realistic activity made through the API and the sandbox clock. With
- * CHIPIN_SCREENSHOTS=1 it also retakes the back office's screenshots in docs/screenshots/.
+ * two weeks of realistic activity made through the API and the sandbox clock.
  */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
-const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
 
 const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 const CARD = '4242424242424242';
 const DECLINED = '4000000000000002';
 
@@ -26,7 +21,6 @@ let app: TestApp & { base: string };
 let browser: Browser;
 let a: Caller;
 let hook: Server;
-let detailId = '';
 
 const TRIPS = [
   ['Weekend in Lisbon', 42_000],
@@ -77,7 +71,6 @@ async function seed(): Promise<void> {
       expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CARD, pledgers })).statusCode).toBe(200);
       if (pot && n % 2 === 0) for (const p of await listPledges(app.services.db, a.accountId, id)) await a.post(`/api/sandbox/pledges/plg_${p.id}/pay`, { card_number: CARD });
       if (n % 10 === 5) await a.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: Math.floor(amount / 4), reason: 'One night cancelled' });
-      if (pot && n % 2 === 0) detailId = id;
     }
     await advanceDays(1);
   }
@@ -121,51 +114,6 @@ describe.skipIf(!hasBrowser)('back-office home and export in Chromium', () => {
       expect(lines.slice(1).every((l) => l.split(',')[3] === 'SUCCESSFUL')).toBe(true);
     } finally {
       await page.close();
-    }
-  });
-
-  it.runIf(process.env.CHIPIN_SCREENSHOTS === '1')('retakes the back office screenshots, desktop and phone', async () => {
-    const db = app.services.db;
-    const delivery = (await db.query<{ id: string }>('SELECT id FROM deliveries WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1', [a.accountId])).rows[0]!.id;
-    const invited = await inviteMember(db, a.accountId, { label: a.merchant.email }, { email: 'new.colleague@atlantico.example', role: 'support' });
-    if (!invited.ok) throw new Error('the screenshot invitation was refused');
-    const pages: [string, string][] = [
-      ['home', '/dashboard'],
-      ['purchases', '/dashboard/purchases'],
-      ['purchase', `/dashboard/purchases/pur_${detailId}`],
-      ['developers', '/dashboard/developers'],
-      ['delivery', `/dashboard/developers/deliveries/dlv_${delivery}`],
-      ['offers', '/dashboard/offers'],
-      ['offer', `/dashboard/offers/${a.offer('INSTALLMENTS')}`],
-      ['risk-rules', '/dashboard/settings/risk-rules'],
-      ['psp-accounts', '/dashboard/psp-accounts'],
-      ['psp-account-new', '/dashboard/psp-accounts/new?psp=stripe'],
-      ['team', '/dashboard/team'],
-      ['password', '/dashboard/account/password'],
-    ];
-    for (const [size, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      const anonymous = await browser.newPage({ viewport, locale: 'en-GB' });
-      try {
-        await anonymous.goto(`${app.base}/dashboard/sign-in`);
-        await shoot(anonymous, `dashboard-sign-in-${size}.png`);
-        await anonymous.goto(`${app.base}/dashboard/invitation?token=${invited.token}`);
-        await shoot(anonymous, `dashboard-invitation-${size}.png`);
-      } finally {
-        await anonymous.close();
-      }
-      const page = await signedIn(viewport);
-      try {
-        for (const [name, path] of pages) {
-          const res = await page.goto(`${app.base}${path}`);
-          expect(res?.status(), path).toBe(200);
-          await shoot(page, `dashboard-${name}-${size}.png`);
-        }
-      } finally {
-        await page.close();
-      }
     }
   });
 });

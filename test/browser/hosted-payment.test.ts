@@ -4,10 +4,6 @@ import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
 
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
-/** The docs' screenshots are rewritten only on request (`CHIPIN_SCREENSHOTS=1 npm test`), so a test run leaves the work tree clean. */
-const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
-
 let app: TestApp & { base: string };
 let browser: Browser;
 let page: Page;
@@ -104,7 +100,6 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     await expect(page.locator('#leader-share').textContent()).resolves.toBe('€30.00');
     await fillCard(page, '4242 4242 4242 4242');
     await expect(page.locator('#pay-button').textContent()).resolves.toBe('Pay €30.00');
-    await shoot(page, 'leader-page.png');
     await page.getByRole('button', { name: /^Pay / }).click();
     await page.waitForURL(/\/healthz\?purchase_uid=pur_.*&state=LEADER_PROCESSED/);
     expect(await state(p.id)).toBe('LEADER_PROCESSED');
@@ -113,7 +108,6 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
     await page.goto(ann!);
     await expect(page.getByRole('heading', { name: /invites you to chip in/ }).isVisible()).resolves.toBe(true);
     await fillCard(page, '4242 4242 4242 4242');
-    await shoot(page, 'pledger-page.png');
     await page.getByRole('button', { name: 'Pay €30.00' }).click();
     await expect(page.getByRole('status').first().textContent()).resolves.toContain('Your share is paid');
     await page.goto(bob!);
@@ -205,7 +199,6 @@ describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
       await expect(fr.getByLabel('Numéro de carte').isVisible()).resolves.toBe(true);
       await expect(fr.getByLabel('Date d’expiration').isVisible()).resolves.toBe(true);
       await expect(fr.locator('#pay-button').textContent()).resolves.toBe('Payer 120,00\u00a0€');
-      await shoot(fr, 'leader-page-fr.png');
       await fr.getByLabel('Nom du titulaire').fill('Léa Martin');
       await fr.getByLabel('Numéro de carte').fill('4000 0000 0000 9995');
       await fr.getByLabel('Date d’expiration').fill('12/30');

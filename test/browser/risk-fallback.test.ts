@@ -12,9 +12,6 @@ import { hasBrowser, launchBrowser, PHONE, startServedApp } from '../helpers/bro
  * to the pot offer, whose checkout takes a credit card. The refused attempt authorised and held
  * nothing at the sandbox PSP; the refusal page passes axe.
  */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
-/** The docs' screenshots are rewritten only on request (`CHIPIN_SCREENSHOTS=1`), so a test run leaves the work tree clean. */
-const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
 
 let app: TestApp & { base: string };
 let browser: Browser;
@@ -63,7 +60,6 @@ describe.skipIf(!hasBrowser)('the fallback after a risk refusal, in French, in C
       const fallback = page.getByRole('button', { name: /^Payer 300,00\s€ maintenant$/ });
       expect(await fallback.isVisible()).toBe(true);
       await expectAccessible(page, 'checkout refused by the risk rules, with a fallback');
-      await shoot(page, 'checkout-risk-fallback-fr.png');
 
       // Nothing authorised or held at the PSP for the refused card: only its tokenisation.
       const sandbox = async (last4: string) =>

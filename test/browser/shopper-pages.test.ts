@@ -15,8 +15,6 @@ import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts
  * The shopper's pages as a demanding front-end engineer tries them: real Chromium, by labels and
  * roles, fr and en, phone and desktop widths, axe-core on every state (docs/hosted-payment.md).
  */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
-const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
 
 let app: TestApp & { base: string };
 let browser: Browser;
@@ -90,7 +88,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await expect(summary.textContent()).resolves.toMatch(/^€200\.00 charged now · €100\.00 held, not charged, until \d+ \w+ \d{4}, \d\d:\d\d \(UTC\+[12]\)$/);
       await fillCard(page, 'en', '4242 4242 4242 4242');
       await expect(page.getByRole('button', { name: 'Pay €200.00' }).isVisible()).resolves.toBe(true);
-      await shoot(page, 'checkout-shared-en.png');
       await page.getByRole('button', { name: 'Pay €200.00' }).click();
       await page.waitForURL(/state=LEADER_PROCESSED/);
       expect(await atPsp(p.id)).toEqual([
@@ -146,7 +143,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         const [credit, card] = await Promise.all([page.locator('.credit').boundingBox(), page.getByLabel(LABELS[lang].number).boundingBox()]);
         expect(credit!.y).toBeLessThan(card!.y);
         await expect(page.getByRole('columnheader', { name: lang === 'fr' ? 'Montant (frais inclus)' : 'Amount (fees included)' }).count()).resolves.toBe(1);
-        await shoot(page, `checkout-installments-${lang}.png`);
         await expectAccessible(page);
       } finally {
         await page.close();
@@ -161,7 +157,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       const label = await page.locator('#pay-button').textContent();
       expect(label).toMatch(/^Authorise €\d+\.\d\d — charged on \d+ \w+ \d{4}$/);
       expect(label).not.toMatch(/Pay/);
-      await shoot(page, 'checkout-deferred-en.png');
     } finally {
       await page.close();
     }
@@ -191,7 +186,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         await expect(page.locator('#error-summary a[href="#card_expiry"]').count()).resolves.toBe(1);
         await expect(page.getByLabel(LABELS[lang].holder).inputValue()).resolves.toBe('Léa Martin');
         await expect(page.locator('#pledger_email_0').inputValue()).resolves.toBe('ann@example.com');
-        await shoot(page, `checkout-error-${lang}.png`);
         await expectAccessible(page);
       } finally {
         await page.close();
@@ -238,7 +232,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       const [name, share] = await Promise.all([ami1.getByLabel('Nom').boundingBox(), ami1.getByLabel('Part').boundingBox()]);
       expect(share!.y).toBeGreaterThan(name!.y + name!.height - 1);
       await fillCard(page, 'fr', '4242 4242 4242 4242');
-      await shoot(page, 'checkout-shared-fr.png');
       await expectAccessible(page);
       await page.getByRole('button', { name: /^Payer / }).click();
       await page.waitForURL(/state=LEADER_PROCESSED/);
@@ -286,7 +279,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await page.getByRole('button', { name: /^Payer / }).click();
       await expect(page.getByRole('heading', { name: 'Confirmez votre paiement' }).isVisible()).resolves.toBe(true);
       await expect(page.locator('html').getAttribute('lang')).resolves.toBe('fr');
-      await shoot(page, 'challenge-fr.png');
       await expectAccessible(page);
       await page.getByRole('button', { name: 'Valider l’authentification' }).click();
       await page.waitForURL(/state=SUCCESSFUL/);
@@ -316,7 +308,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await page.waitForURL(/state=LEADER_PROCESSED/);
       await page.goto(p.payment_url);
       for (const name of ['Friend', 'Share', 'Status']) await expect(page.getByRole('columnheader', { name }).count()).resolves.toBe(1);
-      await shoot(page, 'status-en.png');
     } finally {
       await page.close();
     }
@@ -353,7 +344,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
       await page.waitForURL(/state=LEADER_PROCESSED/);
       await page.goto(shared.payment_url);
       await expectAccessible(page);
-      if (lang === 'fr') await shoot(page, 'status-fr.png');
       // Pledger: the form, a refusal, then paid.
       const [{ id }] = (await app.services.db.query<{ id: string }>('SELECT id FROM pledges WHERE purchase_id = $1', [shared.id])).rows as [{ id: string }];
       for (const viewport of [PHONE, DESKTOP]) {
@@ -362,7 +352,6 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
         await pledge.close();
       }
       await page.goto(`${app.base}/pledge/plg_${id}`);
-      await shoot(page, `pledge-${lang}.png`);
       await fillCard(page, lang, '4000 0000 0000 0002');
       await page.getByRole('button', { name: LABELS[lang].pay }).click();
       await page.waitForLoadState('load');

@@ -9,11 +9,8 @@ import { decoded, smtpListener } from '../helpers/smtp.ts';
 /**
  * The shopper's space in Chromium (docs/shopper-space.md), on a phone and a desktop, in English
  * and French: sign in by the e-mail's link, see a 4x plan, see a pot as a pledger; axe-core on
- * every page, the keyboard, and reading without script. With CHIPIN_SCREENSHOTS=1 it retakes the
- * space's screenshots in docs/screenshots/.
+ * every page, the keyboard, and reading without script.
  */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
-const shoot = (page: Page, name: string) => (process.env.CHIPIN_SCREENSHOTS === '1' ? page.screenshot({ path: `${SHOTS}${name}`, fullPage: true }) : undefined);
 
 const CARD = '4242 4242 4242 4242';
 const DESKTOP = { width: 1280, height: 900 };
@@ -83,7 +80,6 @@ async function signIn(lang: 'en' | 'fr', viewport: { width: number; height: numb
   expect(new URL(page.url()).pathname).toBe('/space/sign-in');
   // axe runs in the page's own script world, which a page without script does not have.
   if (javaScriptEnabled) await expectAccessible(page, `sign-in ${lang}`);
-  if (viewport === PHONE && javaScriptEnabled) await shoot(page, `space-sign-in-${lang}.png`);
   const before = smtp.received.length;
   await page.getByLabel(t.identity).fill(ANN);
   await page.getByRole('button', { name: t.send }).click();
@@ -107,7 +103,6 @@ describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
       const t = TEXT[lang];
       const page = await signIn(lang, viewport);
       await expectAccessible(page, `list ${lang} ${size}`);
-      await shoot(page, `space-list-${size}-${lang}.png`);
 
       await page.getByRole('link', { name: /Reading lamp/ }).click();
       await page.goto(`${page.url()}?lang=${lang}`);
@@ -116,7 +111,6 @@ describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
       expect(await page.locator('#card').textContent()).toMatch(/4242/);
       expect(await page.locator('#taeg').textContent()).toMatch(/%/);
       await expectAccessible(page, `plan ${lang} ${size}`);
-      await shoot(page, `space-plan-${size}-${lang}.png`);
 
       await page.goto(`${app.base}/space/purchases/pur_${pot}?lang=${lang}`);
       await expect.poll(() => page.getByRole('heading', { name: t.share }).count()).toBe(1);
@@ -124,7 +118,6 @@ describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
       expect(await page.locator('#pot-deadline').count()).toBe(1);
       expect(await page.locator('progress').count()).toBe(1);
       await expectAccessible(page, `pot ${lang} ${size}`);
-      await shoot(page, `space-pot-${size}-${lang}.png`);
       if (viewport === PHONE) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
       await page.close();
     });
