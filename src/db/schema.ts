@@ -176,6 +176,7 @@ export const TABLES = {
     response_body: 'text null',
     created_at: 'timestamptz default',
     expires_at: 'timestamptz',
+    lease_until: 'timestamptz null',
   },
   installments: {
     id: 'uuid',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { claimKey, findKey, releaseKey, storeResponse, type IdempotencyKey } from '../idempotency/idempotency-repository.ts';
+import { claimKey, endLease, findKey, LEASE_RENEW_MS, releaseKey, renewLease, storeResponse, type IdempotencyKey } from '../idempotency/idempotency-repository.ts';
 import { ApiError } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -57,9 +57,10 @@ function requestKey(key: IdempotencyKey, generation: string): string {
  * {@link idempotencyScope}), docs/api-conventions.md#idempotency-key: the first success is stored
  * and replayed for the same key and body (header `Idempotent-Replayed: true`); the same key with
  * another body answers 422; while the first is still running, 409. A refusal is not stored, so
- * the corrected request may be sent with the same key. After any other failure the key stays
- * claimed (409) until a retry takes it over (60 s): that failure may have followed a commit whose
- * answer was lost, so `run` gets the request's key (undefined without an Idempotency-Key) and
+ * the corrected request may be sent with the same key. While the first runs, its process renews the
+ * claim's lease; after any other failure the key stays claimed, its lease ended, and the next retry
+ * takes it over (a claim whose process died: once its lease lapses, 10 s). That failure may have
+ * followed a commit whose answer was lost, so `run` gets the request's key (undefined without an Idempotency-Key) and
  * stores it on what it creates; run again by the takeover, it finds what the first attempt
  * committed and answers it rather than creating it twice (refunds and purchases). Keys are kept
  * 24 h.
@@ -104,18 +105,26 @@ export async function idempotent<T>(
   }
 
   let result: IdempotentResult<T>;
+  // The lease says this request is still running; a renewal that fails (the database away) is
+  // left to the next one, or to the lease's end.
+  const renewal = setInterval(() => void renewLease(db, key).catch(() => undefined), LEASE_RENEW_MS);
+  renewal.unref();
   try {
     result = await run(requestKey(key, claim.generation));
+    await storeResponse(db, key, result.status, JSON.stringify(result.body));
   } catch (err) {
     // A refusal (an ApiError below 500) changed nothing: the key is free for the corrected
     // request. Any other failure (the database lost mid-request, a fault) may have come after a
-    // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays:
-    // a retry answers 409 until the claim is taken over (60 s), never runs a second time at once;
-    // the takeover finds, by the request key, the refund or purchase the first attempt committed.
+    // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays,
+    // with the same generation, and only its lease ends: the retry takes it over and finds, by the
+    // request key, the refund or purchase this attempt committed, never a second. With the
+    // database away, ending the lease fails too and the lease lapses by itself.
     if (err instanceof ApiError && err.status < 500) await releaseKey(db, key);
+    else await endLease(db, key).catch(() => undefined);
     throw err;
+  } finally {
+    clearInterval(renewal);
   }
-  await storeResponse(db, key, result.status, JSON.stringify(result.body));
   return send(reply, result);
 }
 

@@ -29,15 +29,15 @@ import type { App } from './types.ts';
  * A request the database could not serve (a failover, a restart: src/db/unavailable.ts): 503 and
  * Retry-After, never a 500. Not "nothing happened": a request may run several transactions, and
  * a commit may have landed with its answer lost, so a write may have been made. A write is retried
- * with the same Idempotency-Key, which replays it, answers 409 while its first attempt is still
- * claimed (60 s), or after the takeover finds the refund or purchase the first attempt committed
+ * with the same Idempotency-Key, which replays it, answers 409 while its first attempt's claim is
+ * still leased (up to 10 s), or after the takeover finds the refund or purchase the first attempt committed
  * (docs/api-conventions.md#errors-during-a-failover).
  */
 const DATABASE_UNAVAILABLE = new ApiError(
   503,
   'service_unavailable',
   'the database is briefly unavailable (a failover or a restart); a write may or may not have been made: ' +
-    'retry it with the same Idempotency-Key, which never makes it twice (409 idempotency_key_in_use for up to 60 s, then its outcome)',
+    'retry it with the same Idempotency-Key, which never makes it twice (409 idempotency_key_in_use for up to 10 s, then its outcome)',
   { 'retry-after': '2' },
 );
 

@@ -66,7 +66,7 @@ export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurc
     purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
   } catch (err) {
     // The key's claim guards against two attempts at once; should one still run late while a
-    // takeover creates (a first attempt slower than the takeover's 60 s), the unique request key
+    // takeover creates (a first attempt whose lease lapsed while it still ran), the unique request key
     // makes the later insert fail: it answers the purchase the other made.
     const other = input.requestKey !== undefined && (err as { code?: unknown }).code === '23505' ? await earlierPurchase(deps, accountId, input.requestKey) : undefined;
     if (!other) throw err;

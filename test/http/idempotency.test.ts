@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { bundledMigrations, migrate } from '../../src/db/migrate.ts';
 import { newUuid } from '../../src/domain/ids.ts';
-import { purgeExpiredIdempotencyKeys } from '../../src/idempotency/idempotency-repository.ts';
+import { claimKey, purgeExpiredIdempotencyKeys, renewLease, storeResponse } from '../../src/idempotency/idempotency-repository.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { openTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -41,22 +41,52 @@ describe('Idempotency-Key', () => {
     expect(await purchasesOf(a)).toBe(before);
   });
 
-  it('answers 409 while the first request with the key is in flight', async () => {
+  it('answers 409 while the first request with the key is in flight (its lease running); once the lease lapses (its process died) a retry takes the claim over and answers what it committed', async () => {
     const body = minimalPurchase();
     const first = await a.post(URL, body, { 'idempotency-key': 'order-44a' });
-    // Put the record back in its in-flight form, as it is between claim and completion.
-    await app.services.db.query("UPDATE idempotency_keys SET response_status = NULL, response_body = NULL WHERE key = 'order-44a'");
+    // Put the record back in its in-flight form, as it is between claim and completion, its lease
+    // as the process running it keeps renewing it.
+    await app.services.db.query("UPDATE idempotency_keys SET response_status = NULL, response_body = NULL, lease_until = now() + interval '10 seconds' WHERE key = 'order-44a'");
     const res = await a.post(URL, body, { 'idempotency-key': 'order-44a' });
     expect(res.statusCode).toBe(409);
     expect(res.json().error.code).toBe('idempotency_key_in_use');
-    // A claim abandoned for over a minute (its process died) is taken over; the purchase the first
-    // request committed is found and answered, not created again (test/http/idempotency-takeover.test.ts).
-    await app.services.db.query("UPDATE idempotency_keys SET created_at = now() - interval '2 minutes' WHERE key = 'order-44a'");
+    // Its process died: nothing renews the lease, which lapses; the next retry takes the claim over
+    // and finds the purchase the first request committed, not creating it again
+    // (test/http/idempotency-takeover.test.ts).
+    await app.services.db.query("UPDATE idempotency_keys SET lease_until = now() - interval '1 second' WHERE key = 'order-44a'");
     const before = await purchasesOf(a);
     const retried = await a.post(URL, body, { 'idempotency-key': 'order-44a' });
     expect(retried.statusCode).toBe(201);
     expect(retried.json().id).toBe(first.json().id);
     expect(await purchasesOf(a)).toBe(before);
+  });
+
+  it('a claim made by a build without leases (lease_until NULL, a rolling upgrade) is held for 60 s, as that build holds every claim, then taken over', async () => {
+    const body = minimalPurchase();
+    const first = await a.post(URL, body, { 'idempotency-key': 'order-44b' });
+    await app.services.db.query(
+      "UPDATE idempotency_keys SET response_status = NULL, response_body = NULL, lease_until = NULL, created_at = now() - interval '50 seconds' WHERE key = 'order-44b'",
+    );
+    expect((await a.post(URL, body, { 'idempotency-key': 'order-44b' })).statusCode).toBe(409);
+    await app.services.db.query("UPDATE idempotency_keys SET created_at = now() - interval '61 seconds' WHERE key = 'order-44b'");
+    const retried = await a.post(URL, body, { 'idempotency-key': 'order-44b' });
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json().id).toBe(first.json().id);
+  });
+
+  it('a request that runs longer than the lease keeps its claim: its process renews the lease while it runs', async () => {
+    const key = { accountId: a.accountId, scope: 'test lease', key: 'long-request' };
+    expect(await claimKey(app.services.db, key, 'h')).toBeDefined();
+    await app.services.db.query("UPDATE idempotency_keys SET lease_until = now() + interval '1 second' WHERE key = 'long-request'");
+    await renewLease(app.services.db, key);
+    const left = await app.services.db.query<{ s: number }>("SELECT extract(epoch FROM lease_until - now())::float8 AS s FROM idempotency_keys WHERE key = 'long-request'");
+    expect(left.rows[0]!.s).toBeGreaterThan(5);
+    expect(await claimKey(app.services.db, key, 'h')).toBeUndefined();
+    // A response stored ends what a renewal may touch: a late renewal changes nothing.
+    await storeResponse(app.services.db, key, 201, '{}');
+    await app.services.db.query("UPDATE idempotency_keys SET lease_until = now() WHERE key = 'long-request'");
+    await renewLease(app.services.db, key);
+    expect((await app.services.db.query<{ live: boolean }>("SELECT lease_until > now() AS live FROM idempotency_keys WHERE key = 'long-request'")).rows[0]!.live).toBe(false);
   });
 
   it('concurrent requests with one key create one purchase', async () => {
