@@ -36,6 +36,8 @@ export interface SpacePurchaseView {
   currency: string;
   state: PurchaseState;
   language: string;
+  /** Whether the merchant chose `language`; if not, the page follows the shopper's browser (docs/shopper-space.md#what-a-purchase-shows). */
+  languageSet: boolean;
   createdAt: Date;
   offerType: OfferType;
   /** The leader's: every payment of an installment or deferred plan, in order (empty before the checkout). */
@@ -86,6 +88,7 @@ export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCach
     currency: purchase.currency,
     state: purchase.state,
     language: purchase.language,
+    languageSet: purchase.languageSet,
     createdAt: purchase.createdAt,
     offerType: offer.type,
     plan: lines.map((l) => ({

@@ -42,9 +42,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function as(identity: ShopperIdentity) {
+async function as(identity: ShopperIdentity, headers: Record<string, string> = {}) {
   const { token } = await shopperSessions(app.services).create(identity);
-  return (url: string) => app.server.inject({ method: 'GET', url, headers: { cookie: `chipin_space=${token}` } });
+  return (url: string) => app.server.inject({ method: 'GET', url, headers: { cookie: `chipin_space=${token}`, ...headers } });
 }
 const ann: ShopperIdentity = { kind: 'email', value: 'ann@example.com' };
 const bob: ShopperIdentity = { kind: 'email', value: 'bob@example.com' };
@@ -81,6 +81,16 @@ describe('the list', () => {
     expect(page).toContain('Votre achat');
     expect(page).toContain('Commencé le');
     expect(page).not.toContain('Vous l’avez acheté');
+  });
+
+  it("a purchase whose merchant set no language (Merchant API v1 without one) speaks the browser's; one whose merchant set it keeps it; ?lang= wins over both", async () => {
+    const french = await as(bob, { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.5' });
+    const unset = (await french(`/space/purchases/pur_${bobAtA}`)).body;
+    expect(unset).toMatch(/<html lang="fr[-"]/);
+    expect(unset).toContain('Votre achat');
+    const set = (await (await as(ann, { 'accept-language': 'fr-FR' }))(`/space/purchases/pur_${annPlan}`)).body;
+    expect(set).toMatch(/<html lang="en[-"]/);
+    expect((await french(`/space/purchases/pur_${bobAtA}?lang=en`)).body).toMatch(/<html lang="en[-"]/);
   });
 
   it('shows nothing to a shopper no purchase names', async () => {

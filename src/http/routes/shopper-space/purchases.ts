@@ -50,8 +50,9 @@ export function registerShopperPurchases(app: App, services: Services): void {
       return sendSpacePage(reply, 404, spaceMessagePage(lang, t.notFoundTitle, t.notFound));
     }
     const view = found.view;
-    // The purchase's language unless the shopper chose one (`?lang=`).
-    const pageLang = spaceLang(request, langOf(view.language));
+    // The shopper's choice (`?lang=`), else the purchase's language when the merchant set one, else
+    // the browser's, as on the hosted pages (docs/shopper-space.md#what-a-purchase-shows).
+    const pageLang = spaceLang(request, view.languageSet ? langOf(view.language) : undefined);
     const pledgeUrl = view.pledgeId ? new URL(pledgePageUrl(services.config.publicUrl, view.pledgeId)).pathname : undefined;
     const page = purchasePage(pageLang, {
       who: maskedIdentity(session.identity),
