@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { newUuid } from '../domain/ids.ts';
-import type { Actor } from './audit-log.ts';
+import type { Actor, AuditAction } from './audit-log.ts';
 
 export interface AuditEntry {
   id: string;
@@ -17,16 +17,14 @@ export interface AuditEntry {
  * the action does; `details` must never hold a secret (a password, a key, a token): it is shown
  * to every admin of the account.
  */
-export async function recordAudit(tx: Sql, entry: { accountId: string; actor: Actor; action: string; subject?: string; details?: Record<string, unknown> }): Promise<void> {
-  await tx.query('INSERT INTO audit_log (id, account_id, user_id, actor, action, subject, details) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-    newUuid(),
-    entry.accountId,
-    entry.actor.userId ?? null,
-    entry.actor.label,
-    entry.action,
-    entry.subject ?? null,
-    JSON.stringify(entry.details ?? {}),
-  ]);
+export async function recordAudit(tx: Sql, entry: { accountId: string; actor: Actor; action: AuditAction; subject?: string; details?: Record<string, unknown> }): Promise<void> {
+  // Dated by the service's clock, as the purchase's events it is shown among: the wall clock plus
+  // the sandbox clock's offset, which is 0 outside the sandbox (docs/back-office.md#audit-log).
+  await tx.query(
+    `INSERT INTO audit_log (id, account_id, user_id, actor, action, subject, details, created_at)
+     SELECT $1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => c.offset_ms / 1000.0) FROM sandbox_clock c WHERE c.id`,
+    [newUuid(), entry.accountId, entry.actor.userId ?? null, entry.actor.label, entry.action, entry.subject ?? null, JSON.stringify(entry.details ?? {})],
+  );
 }
 
 /** The account's newest entries, optionally those about one subject (a purchase id), newest first. */

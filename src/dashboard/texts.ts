@@ -1,3 +1,4 @@
+import type { AuditAction } from '../audit/audit-log.ts';
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
 import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
@@ -331,7 +332,14 @@ const en = {
     risk_scoring_hook_delete: 'Scoring hook removed',
     payout_bank_details_set: 'Payout bank details changed',
     payout_mark: 'Payout status set by the operator',
-  } as Record<string, string>,
+    offer_create: 'Offer added',
+    risk_rules_update: 'Risk rules changed',
+    reconciliation_mismatch_update: 'Reconciliation difference updated',
+    transfer_received: 'Bank transfer received',
+    refund_transfer_sent: 'Refund by transfer sent',
+  } satisfies Record<AuditAction, string> as Record<string, string>,
+  /** Who did it, for actors that are not a person's e-mail (the audit log keeps them as `api_key:key_…`, `cli`). */
+  actors: { apiKey: (ending: string) => `the API (key ending ${ending})`, cli: 'the operator (command line)' },
   offers: 'Offers',
   myPassword: 'Password',
   sandboxInbox: 'Sandbox inbox',
@@ -1168,7 +1176,13 @@ const fr: DashboardTexts = {
     risk_scoring_hook_delete: 'Service de score externe retiré',
     payout_bank_details_set: 'Coordonnées bancaires de versement modifiées',
     payout_mark: 'Statut du versement changé par l’opérateur',
-  } as Record<string, string>,
+    offer_create: 'Offre ajoutée',
+    risk_rules_update: 'Règles de risque modifiées',
+    reconciliation_mismatch_update: 'Écart de rapprochement mis à jour',
+    transfer_received: 'Virement reçu',
+    refund_transfer_sent: 'Remboursement par virement envoyé',
+  } satisfies Record<AuditAction, string> as Record<string, string>,
+  actors: { apiKey: (ending: string) => `l’API (clé se terminant par ${ending})`, cli: 'l’opérateur (ligne de commande)' },
   offers: 'Offres',
   myPassword: 'Mot de passe',
   sandboxInbox: 'Messages envoyés (sandbox)',

@@ -87,3 +87,17 @@ describe('the audit log', () => {
     expect(team.body).not.toContain(a.merchant.email);
   });
 });
+
+describe('the audit log in the sandbox', () => {
+  // Last in the file: it moves the sandbox clock forward for the app.
+  it("dates an entry by the service's clock, as the purchase's events beside it, once the sandbox clock was moved forward", async () => {
+    const id = await paidPurchase();
+    expect((await a.post('/api/sandbox/clock', { advance_seconds: 10 * 86_400 })).statusCode).toBe(200);
+    expect((await a.post(`/api/merchants/v1/purchases/${id}/refunds`, { amount: 1_000 })).statusCode).toBe(201);
+    const [entry] = await listAudit(app.services.db, a.accountId, { subject: id, limit: 1 });
+    expect(entry!.action).toBe('refund');
+    const ahead = entry!.createdAt.getTime() - Date.now();
+    expect(ahead).toBeGreaterThan(9 * 86_400_000);
+    expect(ahead).toBeLessThan(11 * 86_400_000);
+  });
+});
