@@ -20,8 +20,9 @@ function refusalFrame(parentOrigin: string | undefined, detail: string): FrameDa
 
 /**
  * The pages of the direct call of the front when no checkout follows (docs/plugin-integration.md):
- * a refused request (the shopper reads what to do, the shop's developer which setting is wrong,
- * in English as every API message), and a reference already paid.
+ * a refused request (the shopper reads what to do; the shop's developer which setting is wrong,
+ * in English as every API message, folded under "For the shop's developers" so that a shopper is
+ * not handed a developer's sentence), and a reference already paid.
  */
 export function directRefusedPage(lang: Lang, detail: string, parentOrigin?: string): string {
   const t = TEXT[lang];
@@ -29,7 +30,7 @@ export function directRefusedPage(lang: Lang, detail: string, parentOrigin?: str
   return layout(
     LOCALE[lang],
     t.directRefusedTitle,
-    html`${frameScript(frame)}<section class="card"><h1>${t.directRefusedTitle}</h1><p>${t.directRefused}</p><p class="muted">${t.directRefusedDetail} <code lang="en" id="refusal">${detail}</code></p></section>`,
+    html`${frameScript(frame)}<section class="card"><h1>${t.directRefusedTitle}</h1><p>${t.directRefused}</p><details class="muted"><summary>${t.directRefusedDetail}</summary><p><code lang="en" id="refusal">${detail}</code></p></details></section>`,
     frame ? '/assets/result.js' : undefined,
   ).toString();
 }

@@ -182,7 +182,7 @@ export const TEXT = {
     pledgeNotFound: 'This link does not exist.',
     directRefusedTitle: 'This payment could not be started',
     directRefused: 'The shop sent a request this payment service cannot use. Go back to the shop and try again, or choose another means of payment.',
-    directRefusedDetail: 'For the shop:',
+    directRefusedDetail: 'For the shop’s developers',
     directPaidTitle: 'Already paid',
     directPaid: 'This order is already paid. Nothing more will be charged.',
   },
@@ -361,7 +361,7 @@ export const TEXT = {
     directRefusedTitle: 'Ce paiement n’a pas pu démarrer',
     directRefused:
       'La boutique a envoyé une demande que ce service de paiement ne peut pas utiliser. Revenez à la boutique pour réessayer, ou choisissez un autre moyen de paiement.',
-    directRefusedDetail: 'Pour la boutique\u00a0:',
+    directRefusedDetail: 'Pour les développeurs de la boutique',
     directPaidTitle: 'Déjà payée',
     directPaid: 'Cette commande est déjà payée. Rien de plus ne sera débité.',
   },

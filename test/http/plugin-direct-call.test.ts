@@ -163,6 +163,8 @@ describe('GET /purchase: the direct call of the front', () => {
       expect(res.headers['content-type']).toContain('text/html');
       expect(/<code lang="en" id="refusal">([^<]*)</.exec(res.body)![1]).toContain(field);
       expect(res.body).toContain('pas pu démarrer'); // lang=fr_FR
+      // The developer's sentence is folded away from the shopper, under its own heading.
+      expect(res.body).toMatch(/<details class="muted"><summary>Pour les développeurs de la boutique<\/summary><p><code lang="en" id="refusal">/);
       expect(await count(s.reference as string)).toBe(0);
     }
   });
