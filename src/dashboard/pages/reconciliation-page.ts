@@ -1,9 +1,23 @@
 import { html } from '../../html/html.ts';
-import { formatDateTime, formatMoney } from '../../i18n/format.ts';
+import { formatDate, formatDateTime, formatMoney, zonedDay, zonedMidnight } from '../../i18n/format.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import type { MismatchRow, RunRow } from '../../payments/reconciliation-repository.ts';
 import { toPublicId } from '../../domain/ids.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
+
+/**
+ * A run's period as staff asked for it: whole days of the account's zone as those days
+ * (`11 December 2026`, `2 December 2026 → 5 December 2026`, the last day included), any other
+ * period by its two instants.
+ */
+export function periodText(from: Date, to: Date, lang: Lang, timeZone: string): string {
+  const first = zonedDay(from, timeZone);
+  const last = zonedDay(new Date(to.getTime() - 1), timeZone);
+  const wholeDays = zonedMidnight(first, timeZone).getTime() === from.getTime() && zonedMidnight(zonedDay(to, timeZone), timeZone).getTime() === to.getTime();
+  if (!wholeDays || to <= from) return `${formatDateTime(from, lang, timeZone)} → ${formatDateTime(to, lang, timeZone)}`;
+  return first === last ? formatDate(first, lang) : `${formatDate(first, lang)} → ${formatDate(last, lang)}`;
+}
 
 /**
  * Reconciliation (docs/money-operations.md#reconciliation, docs/back-office.md): the account's
@@ -64,7 +78,7 @@ ${
 ${view.runs.map(
   (
     run,
-  ) => html`<tr><td>${when(run.period_from)} → ${when(run.period_to)}</td><td>${run.psp}${run.psp_account_id ? html`<br><span class="muted">${toPublicId('psa', run.psp_account_id)}</span>` : ''}</td>
+  ) => html`<tr><td>${periodText(run.period_from, run.period_to, chrome.lang, chrome.timeZone)}</td><td>${run.psp}${run.psp_account_id ? html`<br><span class="muted">${toPublicId('psa', run.psp_account_id)}</span>` : ''}</td>
 <td>${r.runStates[run.state] ?? run.state}</td><td>${run.matched_count}</td><td>${run.mismatch_count}</td><td>${run.error ?? ''}</td></tr>`,
 )}
 </tbody></table></div>`
