@@ -446,6 +446,8 @@ const en = {
   pspAccountNotFound: 'PSP account: there is no such PSP account in this account.',
   soldTerms: 'What it sells (cannot be changed)',
   connector: 'Connector',
+  pspAccountFacts: 'About this account',
+  pspAccountId: 'Reference',
   offersUsing: 'Offers paying through it',
   noOfferUsing: 'No offer pays through it.',
   editPspAccount: 'Change the settings',
@@ -1291,6 +1293,8 @@ const fr: DashboardTexts = {
   pspAccountNotFound: 'Compte PSP : ce compte PSP n’existe pas dans ce compte.',
   soldTerms: 'Ce qu’elle vend (non modifiable)',
   connector: 'Connecteur',
+  pspAccountFacts: 'À propos de ce compte',
+  pspAccountId: 'Référence',
   offersUsing: 'Offres qui passent par lui',
   noOfferUsing: 'Aucune offre ne passe par lui.',
   editPspAccount: 'Modifier les réglages',
@@ -1750,7 +1754,7 @@ const fr: DashboardTexts = {
   copyNotificationUrl: 'Copier l’URL de notification',
   copied: 'Copié.',
   missingWebhookSecret: (field, psp) =>
-    `${field}\u00a0: pas encore renseigné(e)\u00a0; les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez ce qu’il vous donne dans «\u00a0Modifier les réglages\u00a0».`,
+    `Il manque encore «\u00a0${field}\u00a0»\u00a0: les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez dans «\u00a0Modifier les réglages\u00a0» la valeur que ${psp} vous donne.`,
   reports: 'Rapports',
   report: {
     title: 'Rapport quotidien',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commentIn } from '../../src/dashboard/purchase-comment.ts';
 import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
+import { CREDENTIAL_HELP_FR } from '../../src/dashboard/credential-help.ts';
 import { EVENT } from '../../src/domain/events.ts';
 import { RISK_REASON_CODES } from '../../src/domain/eligibility.ts';
 import { installmentFailedComment, installmentPaidComment } from '../../src/domain/installment-rules.ts';
@@ -185,7 +186,7 @@ describe('the French back office texts', () => {
     expect(commentIn('fr', 'Something else.')).toEqual({ text: 'Something else.', translated: false });
   });
 
-  it('names every credential field of every connector in words, says its format and what the PSP account needs, in both languages', () => {
+  it('names every credential field of every connector in words, says its format, where to find it and what the PSP account needs, in both languages', () => {
     for (const def of CONNECTOR_DEFINITIONS.filter((d) => d.name !== DEFAULT_PSP)) {
       for (const lang of ['en', 'fr'] as const) expect(DASHBOARD_TEXT[lang].pspRequirements[def.name]?.length, `${lang} ${def.name}`).toBeGreaterThan(0);
       for (const f of def.credentialFields) {
@@ -195,6 +196,10 @@ describe('the French back office texts', () => {
           expect(label, `${lang} ${def.name}.${f.name}`).not.toContain('_');
         }
         if (f.format) expect(DASHBOARD_TEXT.fr.credentialFormats[`${def.name}.${f.name}`], `fr format of ${def.name}.${f.name}`).toBeTruthy();
+        const help = CREDENTIAL_HELP_FR[`${def.name}.${f.name}`];
+        expect(help, `fr help of ${def.name}.${f.name}`).toBeTruthy();
+        expect(help, `fr help of ${def.name}.${f.name}`).not.toBe(f.description);
+        expect(help, `fr help of ${def.name}.${f.name}`).not.toContain("'");
       }
     }
   });

@@ -3,6 +3,10 @@ import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { catalogueOf } from '../../src/psp/catalogue.ts';
 import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
+import { CREDENTIAL_HELP_FR } from '../../src/dashboard/credential-help.ts';
+import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
+import { DEFAULT_PSP } from '../../src/psp/registry.ts';
+import { html } from '../../src/html/html.ts';
 import { form, signIn } from '../helpers/dashboard.ts';
 import { SECRET_KEY, WEBHOOK_SECRET, stripeHarness, type StripeHarness } from '../psp/fixtures/stripe/harness.ts';
 
@@ -152,6 +156,30 @@ describe('PSP accounts in the back office', () => {
     expect(fr.body).toContain('Clé secrète\u00a0: n’a pas le format attendu\u00a0: sk_test_… ou sk_live_… suivi de lettres et chiffres.');
   });
 
+  it('in French, says where to find each credential of every connector in French: no English help sentence of its definition', async () => {
+    const escaped = (text: string) => html`${text}`.toString();
+    for (const def of CONNECTOR_DEFINITIONS.filter((d) => d.name !== DEFAULT_PSP)) {
+      const fr = (await get(`/dashboard/psp-accounts/new?psp=${def.name}&lang=fr`)).body;
+      const en = (await get(`/dashboard/psp-accounts/new?psp=${def.name}&lang=en`)).body;
+      for (const f of def.credentialFields) {
+        expect(fr, `${def.name}.${f.name}`).not.toContain(escaped(f.description));
+        expect(fr, `${def.name}.${f.name}`).toContain(escaped(CREDENTIAL_HELP_FR[`${def.name}.${f.name}`]!));
+        expect(en, `${def.name}.${f.name}`).toContain(escaped(f.description));
+      }
+    }
+    const stripeFr = (await get('/dashboard/psp-accounts/new?psp=stripe&lang=fr')).body;
+    expect(stripeFr).toContain('Dashboard Stripe → Développeurs → Clés API → Clé secrète (sk_test_… en mode test, sk_live_… en mode production).');
+    expect(stripeFr).not.toMatch(/in (test|live) mode|shown once the account is saved|Each endpoint has its own/);
+    // The API answers in English, as it always has (docs/api-conventions.md: only error messages follow Accept-Language).
+    const psps = (await app.server.inject({ method: 'GET', url: '/api/backoffice/psps', headers: { authorization: a.dashboard, 'accept-language': 'fr-FR' } })).json() as {
+      name: string;
+      credential_fields: { name: string; description: string }[];
+    }[];
+    expect(psps.find((p) => p.name === 'stripe')!.credential_fields[0]!.description).toBe(
+      'Dashboard → Developers → API keys → Secret key (sk_test_… in test mode, sk_live_… in live mode).',
+    );
+  });
+
   it('gives no notification URL to set at a PSP whose notifications Chipin cannot verify (CentralPay): its outcomes are read from it', async () => {
     const created = await app.server.inject({
       method: 'POST',
@@ -184,6 +212,9 @@ describe('PSP accounts in the back office', () => {
     expect(page.body).toContain('data-copy="notification-url-value"');
     expect(page.body).toContain('<script src="/assets/copy.js" defer></script>');
     expect(page.body).toContain('Webhook signing secret is not set yet');
+    const pageFr = await get(`${res.headers.location as string}${(res.headers.location as string).includes('?') ? '&' : '?'}lang=fr`);
+    expect(pageFr.body).toContain('Il manque encore «\u00a0Secret de signature du webhook\u00a0»\u00a0: les notifications de Stripe sont refusées d’ici là.');
+    expect(pageFr.body).not.toContain('renseigné');
     // Notifications are refused until then: no secret, no signature can be checked.
     const refused = await app.server.inject({ method: 'POST', url: `/api/psp/${saved.id}/notifications`, headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(refused.statusCode).toBeGreaterThanOrEqual(400);
@@ -266,6 +297,10 @@ describe("a PSP account's page", () => {
     const page = await get(`/dashboard/psp-accounts/${id}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<h1>Page Stripe</h1>');
+    // The account is named by its label; its id is a fact of its own, not a heading.
+    expect(page.body).toContain('<h2 id="facts">About this account</h2>');
+    expect(page.body).toContain(`<dt>Reference</dt><dd>${id}</dd>`);
+    expect(page.body).not.toMatch(/<h\d[^>]*>psa_/);
     expect(page.body).toContain((await viewOf(id)).verified_at!);
     expect(page.body).toContain(`href="/dashboard/offers/${a.offer('INSTALLMENTS', 3)}"`);
     expect(page.body).toContain(`placeholder="…${SECRET_KEY.slice(-4)}"`);

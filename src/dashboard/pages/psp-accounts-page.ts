@@ -7,6 +7,7 @@ import { catalogueOf, namesReachedBy } from '../../psp/catalogue.ts';
 import type { PspAccountView } from '../../use-cases/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
+import { credentialHelp } from '../credential-help.ts';
 
 /** What the add form shows again after a refusal: the fields typed, never a secret. */
 export interface TypedAccount {
@@ -100,7 +101,7 @@ function credentialInputs(chrome: Chrome, def: ConnectorDefinition, typed: Typed
     const input = f.enum
       ? html`<select id="${id}" name="${name}"${required ? html` required` : ''}${described}>${keep}${f.enum.map((v) => html`<option value="${v}"${typed.credentials?.[f.name] === v ? html` selected` : ''}>${v}</option>`)}</select>`
       : html`<input id="${id}" name="${name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off"${required && !f.environments ? html` required` : ''} value="${f.secret ? '' : (typed.credentials?.[f.name] ?? '')}"${saved?.[f.name] ? html` placeholder="${saved[f.name]}"` : ''}${described}>`;
-    return html`<p><label for="${id}">${t.credentialLabels[f.name] ?? f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br><span class="muted" id="${id}_hint">${f.format ? html`${t.expectedFormat(formatOf(t, def, f))} ` : ''}${f.description}</span></p>`;
+    return html`<p><label for="${id}">${t.credentialLabels[f.name] ?? f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br><span class="muted" id="${id}_hint">${f.format ? html`${t.expectedFormat(formatOf(t, def, f))} ` : ''}${credentialHelp(chrome.lang, def, f)}</span></p>`;
   });
 }
 
@@ -165,8 +166,9 @@ export function pspAccountPage(
 ${extra.notice ? html`<div class="ok" role="status">${extra.notice === 'verified' ? t.pspAccountVerified : t.pspAccountCreated}</div>` : ''}
 ${extra.error ? html`<div class="alert" role="alert" id="account-error">${problem(t, def, extra.error)}</div>` : ''}
 ${extra.notificationUrl ? notificationUrlSection(t, a, def, extra.notificationUrl) : ''}
-<section class="card" aria-labelledby="facts"><h2 id="facts">${a.id}</h2>
-<dl class="facts"><dt>${t.connector}</dt><dd>${def?.label ?? a.psp}</dd>
+<section class="card" aria-labelledby="facts"><h2 id="facts">${t.pspAccountFacts}</h2>
+<dl class="facts"><dt>${t.pspAccountId}</dt><dd>${a.id}</dd>
+<dt>${t.connector}</dt><dd>${def?.label ?? a.psp}</dd>
 <dt>${t.environment}</dt><dd>${t.environmentNames[a.environment]}</dd>
 <dt>${t.credentials}</dt><dd>${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${t.credentialLabels[k] ?? k}</span> ${v}<br>`)}${a.endpoint_url ? html`<span class="muted">${t.endpointUrl}</span> ${a.endpoint_url}` : ''}</dd>
 <dt>${t.verifiedAt}</dt><dd>${a.verified_at ?? t.notVerified}</dd>
