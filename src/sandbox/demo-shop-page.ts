@@ -1,4 +1,10 @@
 import { html, raw } from '../html/html.ts';
+import { formatMoney } from '../i18n/format.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
+import { DEMO_SHOP_TEXT } from './demo-shop-texts.ts';
+
+/** What the demo shop sells, in EUR minor units (its back end creates the purchase for this). */
+export const DEMO_SHOP_PRICE_CENTS = 30_000;
 
 /**
  * The sandbox demo shop (`/sandbox/demo-shop`): a merchant's page as a shop would write it, with
@@ -16,26 +22,35 @@ const STYLE = raw(`
   button{font:inherit;font-weight:600;padding:.8rem 1.2rem;border:0;border-radius:10px;cursor:pointer;margin:.5rem .5rem 0 0}
   #pay-3x{background:#7a3cff;color:#fff}#split{background:#0b7a5a;color:#fff}
   .note{color:#6b5e51;font-size:.9rem}
+  nav.lang{text-align:right;font-size:.9rem}a{color:#5a2bbf}
   #outcome{margin-top:1rem;padding:.75rem;border-radius:8px;background:#f2efe9;white-space:pre-wrap;word-break:break-all}`);
 
-export function demoShopPage(sdk: { src: string; integrity: string }): string {
+/**
+ * The page in `lang` (`?lang=`, else the browser's Accept-Language, as the hosted pages choose),
+ * with a link to the other language; its script's messages travel in `data-texts`, since its
+ * policy runs no inline script.
+ */
+export function demoShopPage(sdk: { src: string; integrity: string }, lang: Lang): string {
+  const t = DEMO_SHOP_TEXT[lang];
+  const other: Lang = lang === 'fr' ? 'en' : 'fr';
   return html`<!doctype html>
-<html lang="en">
+<html lang="${LOCALE[lang]}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Demo Shop · Chipin sandbox</title>
+<title>${t.title}</title>
 <style>${STYLE}</style>
 </head>
 <body><main>
-<p class="note">Chipin sandbox · a demo merchant page using <code>chipin.js</code> (see docs/front-end.md). Test card 4242 4242 4242 4242; 4000 0000 0000 0002 is declined.</p>
+<nav class="lang" aria-label="${t.language}"><a href="/sandbox/demo-shop?lang=${other}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>
+<p class="note">${t.note} <a href="/docs">${t.apiReference}</a>.</p>
 <section class="product">
-  <h1>Weekend in Lisbon</h1>
-  <p class="price">€300.00</p>
-  <button type="button" id="pay-3x">Pay in 3x</button>
-  <button type="button" id="split">Split with friends</button>
+  <h1>${t.product}</h1>
+  <p class="price">${formatMoney(DEMO_SHOP_PRICE_CENTS, 'EUR', lang)}</p>
+  <button type="button" id="pay-3x">${t.payIn3}</button>
+  <button type="button" id="split">${t.split}</button>
 </section>
-<div id="outcome" role="status" aria-live="polite">Choose how to pay.</div>
+<div id="outcome" role="status" aria-live="polite" data-lang="${lang}" data-texts="${JSON.stringify(t.script)}">${t.choose}</div>
 </main>
 <script src="${sdk.src}" integrity="${sdk.integrity}" crossorigin="anonymous"></script>
 <script src="/sandbox/demo-shop/shop.js" defer></script>

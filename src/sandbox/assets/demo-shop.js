@@ -4,6 +4,14 @@
 (function () {
   'use strict';
   var out = document.getElementById('outcome');
+  // The page's words, in its language (data-texts); `{name}` is filled in by say().
+  var texts = JSON.parse(out.dataset.texts);
+  var lang = out.dataset.lang;
+  function say(key, values) {
+    return texts[key].replace(/\{(\w+)\}/g, function (_, name) {
+      return String(values[name]);
+    });
+  }
   function show(text) {
     out.textContent = text;
   }
@@ -18,25 +26,25 @@
     out.dataset.jwt = jwt || '';
     if (!jwt) return;
     post('/sandbox/demo-shop/verify', { jwt: jwt }).then(function (v) {
-      show(out.textContent + '\nJWT checked by the shop\u2019s server with the offer secret: ' + (v.valid ? 'valid' : 'INVALID'));
+      show(out.textContent + '\n' + say('jwtChecked', { result: texts[v.valid ? 'valid' : 'invalid'] }));
     });
   }
   function options(kind) {
     return function () {
-      show('Opening the payment\u2026');
-      return post('/sandbox/demo-shop/purchases', { kind: kind }).then(function (p) {
+      show(texts.opening);
+      return post('/sandbox/demo-shop/purchases', { kind: kind, lang: lang }).then(function (p) {
         return {
           paymentUrl: p.payment_url,
           onSuccess: function (result, jwt) {
-            show('Paid! ' + result.purchase.uid + ' \u2014 transaction ' + result.transaction.id + ' (' + result.transaction.status + ')');
+            show(say('paid', { uid: result.purchase.uid, id: result.transaction.id, status: result.transaction.status }));
             verify(jwt);
           },
           onError: function (error, jwt) {
-            show('Payment error: ' + error.code + ' \u2014 ' + error.message + (error.retryable ? ' (the shopper can try again)' : ''));
+            show(say('error', { code: error.code, message: error.message }) + (error.retryable ? texts.retryable : ''));
             if (!error.retryable) verify(jwt);
           },
           onCancel: function () {
-            show('Payment cancelled by the shopper.');
+            show(texts.cancelled);
           },
         };
       });

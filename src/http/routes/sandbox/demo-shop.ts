@@ -6,7 +6,9 @@ import { parsePublicId } from '../../../domain/ids.ts';
 import { paymentPageUrl } from '../../../domain/links.ts';
 import { findOfferSecret } from '../../../payments/pay-state-repository.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
-import { DEMO_SHOP_CSP, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
+import { DEMO_SHOP_CSP, DEMO_SHOP_PRICE_CENTS, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
+import { DEMO_SHOP_TEXT } from '../../../sandbox/demo-shop-texts.ts';
+import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
 import { sdkBundle } from '../../../sdk/build.ts';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
@@ -37,12 +39,16 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
     }
   }
 
-  app.get('/sandbox/demo-shop', { schema: { hide: true } }, async (_request, reply) => {
+  const querystring = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
+  app.get('/sandbox/demo-shop', { schema: { hide: true, querystring } }, async (request, reply) => {
+    // As the hosted pages: the visitor's choice (`?lang=`, the page's link), else the browser's (docs/front-end.md).
+    const asked = request.query.lang;
+    const lang = asked ? langOf(asked) : langFromAcceptLanguage(request.headers['accept-language']);
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DEMO_SHOP_CSP)
       .header('cache-control', 'no-store')
-      .send(demoShopPage({ src: '/sdk/v1/chipin.js', integrity: sdkBundle().integrity }));
+      .send(demoShopPage({ src: '/sdk/v1/chipin.js', integrity: sdkBundle().integrity }, lang));
   });
 
   app.get('/sandbox/demo-shop/shop.js', { schema: { hide: true } }, async (_request, reply) => {
@@ -51,13 +57,19 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
 
   app.post(
     '/sandbox/demo-shop/purchases',
-    { schema: { hide: true, body: Type.Object({ kind: Type.Union([Type.Literal('installments'), Type.Literal('shared')]) }) } },
+    {
+      schema: {
+        hide: true,
+        body: Type.Object({ kind: Type.Union([Type.Literal('installments'), Type.Literal('shared')]), lang: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('fr')])) }),
+      },
+    },
     async (request, reply) => {
       account ??= demoAccount();
       const accountId = await account.catch((e: unknown) => {
         account = undefined;
         throw e;
       });
+      const lang = request.body.lang ?? 'en';
       const list = await offers.list(accountId);
       const offer = request.body.kind === 'shared' ? list.find((o) => o.type === 'SHARED') : list.find((o) => o.type === 'INSTALLMENTS' && o.installments === 3);
       const created = await createPurchase(
@@ -65,9 +77,10 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
         {
           accountId,
           merchantUid: offer ? `mer_${offer.id}` : undefined,
-          title: 'Weekend in Lisbon',
-          amountCents: 30_000,
-          language: 'en_GB',
+          // The shop's page language is the purchase's: the overlay opens in it.
+          title: DEMO_SHOP_TEXT[lang].product,
+          amountCents: DEMO_SHOP_PRICE_CENTS,
+          language: lang === 'fr' ? 'fr_FR' : 'en_GB',
           callbackUrl: `${config.publicUrl}/sandbox/demo-shop`,
           client: { email: 'shopper@example.com', firstName: 'Léa' },
           metadata: { demo: true },
