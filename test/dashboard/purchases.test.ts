@@ -196,6 +196,10 @@ describe('refund and cancel', () => {
       const shown = await page(id);
       expect(shown).toContain('Webhooks and notifications');
       expect(shown).toMatch(/Webhook paymentProcessed<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>succeeded<\/td><td>2<\/td><td>204<\/td>/);
+      // A PSP transaction that moved while the purchase's state did not shows that state once, not "(Paid → Paid)".
+      const moves = [...shown.matchAll(/\(([^()<]+) → ([^()<]+)\)/g)];
+      expect(moves.length).toBeGreaterThan(0);
+      for (const [, from, to] of moves) expect(from).not.toBe(to);
       // Another purchase of the account shows none of these attempts.
       expect(await page(await create('NO-WEBHOOK-HERE'))).not.toContain('attempt 1');
     } finally {

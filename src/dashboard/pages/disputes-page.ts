@@ -18,7 +18,7 @@ export function disputesPage(chrome: Chrome, view: { disputes: DisputeListRow[];
 ${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
 ${
   rows.length
-    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.title}"><table class="list"><caption class="muted">${t.title}</caption><thead><tr>${[t.deadline, t.kind, t.state, t.reason, t.amount, t.purchase, t.opened].map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" tabindex="0" role="region" aria-label="${t.title}"><table class="list"><caption class="sr">${t.title}</caption><thead><tr>${[t.deadline, t.kind, t.state, t.reason, t.amount, t.purchase, t.opened].map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p class="muted">${t.noneOpen}</p>`
 }
 ${view.next ? html`<p><a href="${view.next}">${t.moreLink}</a></p>` : ''}`;

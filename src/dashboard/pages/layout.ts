@@ -7,6 +7,8 @@ import { DASHBOARD_TEXT } from '../texts.ts';
 /** Wider than the shopper pages (tables), still one column on a phone. */
 const STYLE = raw(`
   main{max-width:60rem}
+  /* For screen readers only: a table's caption where the heading above it already says it on screen. */
+  .sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
   header.bo{background:#1d2433;color:#fff;padding:.5rem 1rem}
   header.bo nav.menu{flex-basis:100%}
   header.bo .bar{max-width:80rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem}

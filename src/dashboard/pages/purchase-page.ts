@@ -36,7 +36,7 @@ function partlyRefunded(x: { status: string; capturedCents: number; refundedCent
 function table(caption: string, head: string[], rows: SafeHtml[], none: string): SafeHtml {
   return rows.length
     ? // Focusable, so a keyboard can scroll a table wider than a phone (WCAG 2.1.1).
-      html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table class="list"><caption class="muted">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table class="list"><caption class="sr">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p class="muted">${none}</p>`;
 }
 
@@ -218,7 +218,8 @@ function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | s
   return [
     ...d.events.map((e) => ({
       at: e.createdAt,
-      what: html`${t.eventNames[e.type as EventType] ?? e.type}${e.fromState ? html` (${stateName(e.fromState)} → ${stateName(e.toState)})` : html` (${stateName(e.toState)})`}`,
+      // A PSP transaction or a pledge moves without the purchase's state changing: its state once, not "Paid → Paid".
+      what: html`${t.eventNames[e.type as EventType] ?? e.type}${e.fromState && stateName(e.fromState) !== stateName(e.toState) ? html` (${stateName(e.fromState)} → ${stateName(e.toState)})` : html` (${stateName(e.toState)})`}`,
     })),
     ...d.attempts.map((a) => ({
       at: a.startedAt,
