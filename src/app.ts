@@ -192,6 +192,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const deliveries = new Deliveries({ db, box, clock, config, mailer, metrics, log: logger }, opts.delivery);
     dueWork.register(deliveries.worker);
     metrics.setDeliveryQueueProbe(() => deliveries.queueStats());
+    metrics.setJobLagProbe(() => jobs.oldestDueAgeSeconds());
     if (config.databaseReadUrl !== undefined) {
       replicaReads = openReads(db, config.databaseReadUrl, config.databaseReadMaxLagMs ?? 5_000, metrics, logger);
       // The first requests know where to read; a replica down is no failure (reads go to the primary).

@@ -47,6 +47,24 @@ export async function countDueLeased(sql: Sql, now: Date, kinds: readonly string
 }
 
 /**
+ * The run_at of the oldest job of these kinds due at `now` and not leased at `wall` (waiting to be
+ * claimed), or null when none waits: the jobs_due_idx index read in its order, stopping at the
+ * first row that matches (docs/jobs-and-clock.md#operating).
+ */
+export async function oldestUnclaimedDueJob(sql: Sql, now: Date, kinds: readonly string[], wall: Date): Promise<Date | null> {
+  const { rows } = await sql.query<{ run_at: Date | string }>(
+    `SELECT run_at FROM jobs
+     WHERE done_at IS NULL AND run_at <= $1 AND kind = ANY($2::text[])
+       AND (locked_until IS NULL OR locked_until <= $3)
+     ORDER BY run_at, id
+     LIMIT 1`,
+    [now, kinds, wall],
+  );
+  const r = rows[0];
+  return r ? new Date(r.run_at) : null;
+}
+
+/**
  * Claims up to `limit` due jobs of these kinds, oldest due first, under a new lease, in one
  * statement (`FOR UPDATE SKIP LOCKED`: two processes never claim the same job, nor wait for
  * each other); each claim counts one attempt.

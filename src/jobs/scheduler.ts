@@ -16,7 +16,18 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from './due-work.ts';
-import { abandonJob, cancelUnclaimedJob, claimDueJobs, countDueLeased, finishJob, insertJob, renewLease, rescheduleJob, retryJobLater } from './job-repository.ts';
+import {
+  abandonJob,
+  cancelUnclaimedJob,
+  claimDueJobs,
+  countDueLeased,
+  finishJob,
+  insertJob,
+  oldestUnclaimedDueJob,
+  renewLease,
+  rescheduleJob,
+  retryJobLater,
+} from './job-repository.ts';
 
 /** A job as its handler sees it. */
 export interface Job {
@@ -163,6 +174,17 @@ export class JobScheduler implements DueWorkRunner {
   async dueInProgress(): Promise<number> {
     if (this.#handlers.size === 0) return 0;
     return countDueLeased(this.#db, this.#clock.now(), [...this.#handlers.keys()], this.#wallNow());
+  }
+
+  /**
+   * How long (seconds, service clock) the oldest due job of a handled kind has waited unclaimed:
+   * 0 when none waits. What /metrics shows as `chipin_job_oldest_due_age_seconds`.
+   */
+  async oldestDueAgeSeconds(): Promise<number> {
+    if (this.#handlers.size === 0) return 0;
+    const now = this.#clock.now();
+    const oldest = await oldestUnclaimedDueJob(this.#db, now, [...this.#handlers.keys()], this.#wallNow());
+    return oldest === null ? 0 : Math.max(0, (now.getTime() - oldest.getTime()) / 1000);
   }
 
   /** Polls for due jobs every `intervalMs` (unref'd timer); a tick is skipped while a run is in progress. */

@@ -74,6 +74,19 @@ export class Metrics {
     },
   });
 
+  #jobLag: (() => Promise<number>) | undefined;
+  readonly jobOldestDue = new Gauge({
+    name: 'chipin_job_oldest_due_age_seconds',
+    help: 'How long the oldest due job (deadline, installment, retry, reconciliation) has waited unclaimed by any process (0 when none waits)',
+    registers: [this.registry],
+    collect: async () => {
+      const probe = this.#jobLag;
+      if (!probe) return;
+      const age = await probe().catch(() => undefined);
+      if (age !== undefined) this.jobOldestDue.set(age);
+    },
+  });
+
   constructor(opts: { processMetrics: boolean }) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'chipin_' });
   }
@@ -90,6 +103,11 @@ export class Metrics {
   /** Where the queue gauges read from; set by the composition root. */
   setDeliveryQueueProbe(probe: DeliveryQueueProbe): void {
     this.#deliveryQueue = probe;
+  }
+
+  /** Where the job lag gauge reads from (src/jobs/scheduler.ts `oldestDueAgeSeconds`); set by the composition root. */
+  setJobLagProbe(probe: () => Promise<number>): void {
+    this.#jobLag = probe;
   }
 
   /** One query serves both gauges of a scrape. */
