@@ -26,6 +26,8 @@ import { openDatabase } from './db/open.ts';
 import { openPostgres } from './db/postgres.ts';
 import { openReplicaReads, REPLICA_POOL, type ReplicaReads } from './db/read-replica.ts';
 import { Metrics } from './observability/metrics.ts';
+import { mainListenerMetrics, METRICS_OFF_WARNING, MetricsToken } from './observability/metrics-access.ts';
+import { MetricsListener } from './observability/metrics-listener.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
@@ -42,6 +44,11 @@ export interface ChipinApp {
   server: App;
   services: Services;
   logger: Logger;
+  /**
+   * The listener of METRICS_PORT (docs/deployment.md#metrics-and-alerts), not listening yet: the
+   * caller that listens on the main port starts it too. `close()` closes it. Absent without METRICS_PORT.
+   */
+  metricsListener: MetricsListener | undefined;
   /** Stops background work, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -193,6 +200,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     dueWork.register(deliveries.worker);
     metrics.setDeliveryQueueProbe(() => deliveries.queueStats());
     metrics.setJobLagProbe(() => jobs.oldestDueAgeSeconds());
+    if (mainListenerMetrics(config) === 'off') logger.warn(METRICS_OFF_WARNING);
+    const metricsListener =
+      config.metricsListener &&
+      new MetricsListener(metrics, config.metricsListener, config.metricsToken && new MetricsToken(config.metricsToken), logger.child({ component: 'metrics' }));
     if (config.databaseReadUrl !== undefined) {
       replicaReads = openReads(db, config.databaseReadUrl, config.databaseReadMaxLagMs ?? 5_000, metrics, logger);
       // The first requests know where to read; a replica down is no failure (reads go to the primary).
@@ -239,6 +250,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       server,
       services,
       logger,
+      metricsListener,
       close: () =>
         (closing ??= (async () => {
           revokedKeys.stop();
@@ -248,7 +260,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
           try {
             await deliveries.stop(); // interrupts attempts in flight and records them, before mail and database go
             mailer.close();
-            await server.close();
+            await Promise.all([server.close(), metricsListener?.close()]);
           } finally {
             await jobs.stop(); // lets a running job finish before its database goes
             await expiries.stop();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Redacted } from './crypto/redacted.ts';
 import { isEmailAddress } from './domain/email.ts';
@@ -93,7 +94,21 @@ export interface Config {
   operatorDebtor?: BankDetails;
   /** The pain.001 version the operator's bank takes (PAYOUT_PAIN_FORMAT). Absent: {@link DEFAULT_PAIN_FORMAT}. */
   payoutPainFormat?: PainFormat;
+  /**
+   * A second listener serving only `GET /metrics` (METRICS_PORT, METRICS_HOST); the main listener
+   * then answers 404 there (docs/deployment.md#metrics-and-alerts). Absent: no second listener.
+   */
+  metricsListener?: { port: number; host: string };
+  /**
+   * The bearer token `/metrics` asks for wherever it is served (METRICS_TOKEN; a secret: never
+   * logged). Absent: none asked. In production with neither this nor {@link metricsListener},
+   * `/metrics` is not served.
+   */
+  metricsToken?: Redacted;
 }
+
+/** The shortest METRICS_TOKEN accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
+export const METRICS_TOKEN_MIN_LENGTH = 32;
 
 /** 400 days: 13 months, the longest card chargeback window (120 days after a due date up to a year away) with a margin. */
 export const DEFAULT_RISK_DECISION_RETENTION_DAYS = 400;
@@ -350,6 +365,32 @@ export function loadConfig(env: Env): Config {
     return raw;
   }, false);
 
+  // The metrics listener and token (docs/deployment.md#metrics-and-alerts).
+  const metricsPort = read(() => {
+    const raw = nonEmpty(env, 'METRICS_PORT');
+    if (raw === undefined) return undefined;
+    if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Problem(`METRICS_PORT must be an integer between 1 and 65535, got "${raw}"`);
+    if (Number(raw) === port) throw new Problem(`METRICS_PORT must differ from PORT (${port}): it is a listener of its own`);
+    return Number(raw);
+  }, undefined);
+  const metricsHost = read(() => {
+    const raw = nonEmpty(env, 'METRICS_HOST');
+    if (raw === undefined) return '127.0.0.1';
+    if (nonEmpty(env, 'METRICS_PORT') === undefined) throw new Problem('METRICS_HOST is set but METRICS_PORT is not (the metrics listener needs a port)');
+    if (isIP(raw) === 0 && !/^(?:[A-Za-z0-9-]+)(?:\.[A-Za-z0-9-]+)*$/.test(raw)) throw new Problem(`METRICS_HOST must be an IP address or a host name, got "${raw}"`);
+    return raw;
+  }, '127.0.0.1');
+  const metricsToken = read(() => {
+    const raw = nonEmpty(env, 'METRICS_TOKEN');
+    if (raw === undefined) return undefined;
+    // Never the value in a message: it is a secret.
+    if (raw.length < METRICS_TOKEN_MIN_LENGTH)
+      throw new Problem(`METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters (e.g. "openssl rand -hex 32"), got ${raw.length}`);
+    // RFC 6750's b64token: what a Bearer header can carry as is.
+    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) throw new Problem('METRICS_TOKEN must be letters, digits and -._~+/ (then = signs), as a Bearer token is sent');
+    return new Redacted(raw);
+  }, undefined);
+
   // Last, so that a configuration refused for another reason never creates the key file.
   const masterKey = read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));
   if (problems.length > 0 || mode === undefined) throw new ConfigError(problems);
@@ -381,5 +422,7 @@ export function loadConfig(env: Env): Config {
     ...(creditLender === undefined ? {} : { creditLender }),
     ...(operatorDebtor === undefined ? {} : { operatorDebtor }),
     payoutPainFormat,
+    ...(metricsPort === undefined ? {} : { metricsListener: { port: metricsPort, host: metricsHost } }),
+    ...(metricsToken === undefined ? {} : { metricsToken }),
   };
 }

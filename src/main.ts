@@ -105,6 +105,20 @@ async function serve(config: Config): Promise<void> {
     }
     throw err;
   }
+  if (app.metricsListener && config.metricsListener) {
+    const { port, host } = config.metricsListener;
+    try {
+      await app.metricsListener.listen();
+    } catch (err) {
+      await app.close();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        throw new ListenError(`cannot listen for /metrics on ${host}:${port} (${code}); set METRICS_PORT or METRICS_HOST to a free address`);
+      }
+      throw err;
+    }
+    logger.info({ metrics: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` }, 'metrics listener ready');
+  }
   if (demo) process.stdout.write(demoBanner(config, demo) + '\n');
 
   let stopping = false;
@@ -676,6 +690,7 @@ class CliError extends Error {}
 run(process.argv.slice(2)).catch((err: unknown) => {
   if (
     err instanceof CliError ||
+    err instanceof ListenError ||
     err instanceof PayoutCliError ||
     err instanceof ConfigError ||
     err instanceof MasterKeyMismatchError ||

@@ -7,7 +7,8 @@
 # deploy/topology/down.sh stops it and removes it. It touches no service: a port below in use
 # (Debian's etcd and pgbouncer services start on install) is refused with what probably holds it.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
-# 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103; the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
+# 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103 (their
+# /metrics on 9101-9103); the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 # shellcheck source=deploy/topology/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ done
 # A port in use is refused, never freed: the script stops no service and no process it did not
 # start. Debian's etcd-server and pgbouncer packages start their own services on install, which
 # hold 2379-2380 and 6432: the message says so, and the operator decides.
-for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103; do
+for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103 9101 9102 9103; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     case $port in
       2379 | 2380) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
@@ -110,7 +111,8 @@ chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
   PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1)
 for i in 1 2 3; do
   mkdir -p "$TOPOLOGY_DIR/chipin$i"
-  (exec env "${chipin_env[@]}" PORT=310$i DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --import tsx src/main.ts serve \
+  # METRICS_PORT: each process's /metrics on a loopback port of its own, not behind HAProxy's 7000.
+  (exec env "${chipin_env[@]}" PORT=310$i METRICS_PORT=910$i DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --import tsx src/main.ts serve \
     >"$TOPOLOGY_DIR/chipin$i.log" 2>&1) &
   echo $! > "$TOPOLOGY_DIR/run/chipin$i.pid"
   # The first applies the migrations; the others start once it has.
@@ -118,7 +120,7 @@ for i in 1 2 3; do
 done
 for i in 2 3; do wait_for 120 "chipin$i to be ready" http_ok "http://127.0.0.1:310$i/readyz"; done
 wait_for 30 "HAProxy's Chipin port" http_ok http://127.0.0.1:7000/readyz
-echo "chipin      3101, 3102, 3103 ready, behind 127.0.0.1:7000"
+echo "chipin      3101, 3102, 3103 ready, behind 127.0.0.1:7000; /metrics on 127.0.0.1:9101-9103"
 
 env "${chipin_env[@]}" DATA_DIR="$TOPOLOGY_DIR/chipin1" node --import tsx src/main.ts merchant create \
   --name 'Failover Drill' --email drill@chipin.test --json > "$TOPOLOGY_DIR/merchant.json"

@@ -36,6 +36,9 @@ const CONFIG_VARS = [
   'OPERATOR_IBAN',
   'OPERATOR_BIC',
   'PAYOUT_PAIN_FORMAT',
+  'METRICS_PORT',
+  'METRICS_HOST',
+  'METRICS_TOKEN',
 ];
 
 const tempDirs: string[] = [];

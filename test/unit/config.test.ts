@@ -43,6 +43,16 @@ describe('configuration', () => {
     [{ PAYOUT_PAIN_FORMAT: 'pain.001.001.02' }, 'PAYOUT_PAIN_FORMAT'],
     // A hop count trusts no proxy in Fastify: every client would get the proxy's address.
     [{ TRUST_PROXY: '1' }, 'TRUST_PROXY'],
+    [{ METRICS_PORT: 'abc' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '65536' }, 'METRICS_PORT'],
+    [{ PORT: '3101', METRICS_PORT: '3101' }, 'METRICS_PORT'],
+    [{ METRICS_HOST: '127.0.0.1' }, 'METRICS_HOST'],
+    [{ METRICS_PORT: '9101', METRICS_HOST: 'not a host' }, 'METRICS_HOST'],
+    [{ METRICS_PORT: '9101', METRICS_HOST: 'http://127.0.0.1' }, 'METRICS_HOST'],
+    [{ METRICS_TOKEN: 'x'.repeat(31) }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: `${'x'.repeat(40)}"` }, 'METRICS_TOKEN'],
   ])('rejects %o with an error line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -52,6 +62,33 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.some((line) => line.startsWith(name) && !line.includes('\n'))).toBe(true);
+  });
+
+  it('reads METRICS_PORT, METRICS_HOST (default 127.0.0.1) and METRICS_TOKEN (kept redacted); none set: neither', () => {
+    const none = loadConfig({ DATA_DIR: dir() });
+    expect(none.metricsListener).toBeUndefined();
+    expect(none.metricsToken).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: '9101' }).metricsListener).toEqual({ port: 9101, host: '127.0.0.1' });
+    expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: '9101', METRICS_HOST: '::1' }).metricsListener).toEqual({ port: 9101, host: '::1' });
+    expect(loadConfig({ DATA_DIR: dir(), METRICS_PORT: '9101', METRICS_HOST: 'metrics.internal' }).metricsListener).toEqual({ port: 9101, host: 'metrics.internal' });
+    const token = 'a1'.repeat(32);
+    const c = loadConfig({ DATA_DIR: dir(), METRICS_TOKEN: token });
+    expect(c.metricsToken?.reveal()).toBe(token);
+    expect(JSON.stringify(c)).not.toContain(token);
+  });
+
+  it('never writes METRICS_TOKEN in its refusal', () => {
+    const secret = 'Sup3rSecretButShort';
+    for (const value of [secret, `${secret}${secret} x`]) {
+      let error: unknown;
+      try {
+        loadConfig({ DATA_DIR: dir(), METRICS_TOKEN: value });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).not.toContain(secret);
+    }
   });
 
   it('reads TRUST_PROXY as false (unset or "false"), true, or the proxies\' addresses', () => {

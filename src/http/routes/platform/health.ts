@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { pendingMigrations } from '../../../db/migrate.ts';
+import { mainListenerMetrics, METRICS_CHALLENGE, MetricsToken } from '../../../observability/metrics-access.ts';
 import type { Services } from '../../../services.ts';
+import { ApiError } from '../../errors.ts';
 import type { App } from '../../types.ts';
 
 const Status = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
 /** Liveness, readiness and Prometheus metrics for the operator. */
-export function registerHealth(app: App, { db, metrics }: Services): void {
+export function registerHealth(app: App, { db, metrics, config }: Services): void {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness: the process serves requests', security: [], response: { 200: Status } } }, async () => ({
     status: 'ok',
   }));
@@ -33,7 +35,18 @@ export function registerHealth(app: App, { db, metrics }: Services): void {
     },
   );
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  // Decided here, on the matched route, never on the request's URL: every spelling the router
+  // takes for /metrics (a query string, percent-encoding) meets the same rule
+  // (docs/deployment.md#metrics-and-alerts).
+  const access = mainListenerMetrics(config);
+  const token = access === 'token' && config.metricsToken ? new MetricsToken(config.metricsToken) : undefined;
+  const refused = new ApiError(401, 'invalid_token', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { 'www-authenticate': METRICS_CHALLENGE });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (access === 'elsewhere' || access === 'off') {
+      reply.callNotFound();
+      return reply;
+    }
+    if (token && !token.accepts(request.headers.authorization)) throw refused;
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });
