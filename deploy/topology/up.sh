@@ -7,7 +7,7 @@
 # deploy/topology/down.sh stops it and removes it. It touches no service: a port below in use
 # (Debian's etcd and pgbouncer services start on install) is refused with what probably holds it.
 # Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
-# 5001 (standby), 7000 (Chipin HTTP), PgBouncer 6432, Chipin 3101-3103 (their
+# 5001 (standby), 7000 (Chipin HTTP), 8405 (its own metrics), PgBouncer 6432, Chipin 3101-3103 (their
 # /metrics on 9101-9103); the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 # shellcheck source=deploy/topology/lib.sh
@@ -23,7 +23,7 @@ done
 # A port in use is refused, never freed: the script stops no service and no process it did not
 # start. Debian's etcd-server and pgbouncer packages start their own services on install, which
 # hold 2379-2380 and 6432: the message says so, and the operator decides.
-for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 3101 3102 3103 9101 9102 9103; do
+for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 8405 3101 3102 3103 9101 9102 9103; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     case $port in
       2379 | 2380) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
