@@ -53,6 +53,10 @@ describe('the audit log', () => {
     const id = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 5_000 }))).json().id as string;
     expect((await a.post(`/api/merchants/v1/purchases/${id}/cancel`)).statusCode).toBe(200);
     expect(await actions(a.accountId, id)).toEqual([['cancel', `api_key:${a.merchant.api_key}`]]);
+    // The Team page names the key by its end and links the purchase by its public id.
+    const team = (await get('/dashboard/team')).body;
+    expect(team).toContain(`Purchase cancelled, by the API (key ending ${a.merchant.api_key.slice(-4)})`);
+    expect(team).toContain(`<a href="/dashboard/purchases/pur_${id}">pur_${id}</a>`);
   });
 
   it('records a webhook change without its secret, and lists it in the Team page activity', async () => {

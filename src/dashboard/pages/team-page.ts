@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../../audit/audit-repository.ts';
-import { html } from '../../html/html.ts';
+import { isUuid, toPublicId } from '../../domain/ids.ts';
+import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDateTime } from '../../i18n/format.ts';
 import { auditLine } from './audit-line.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
@@ -39,7 +40,7 @@ export function teamPage(chrome: Chrome, view: TeamView): string {
   );
   const invited = view.invited;
   const typedRole = view.typed?.role ?? 'support';
-  const activity = view.activity.map((a) => html`<tr><td>${when(a.createdAt)}</td><td>${auditLine(chrome.lang, a)}</td><td>${a.subject ?? '—'}</td></tr>`);
+  const activity = view.activity.map((a) => html`<tr><td>${when(a.createdAt)}</td><td>${auditLine(chrome.lang, a)}</td><td>${subjectCell(a)}</td></tr>`);
   const body = html`<h1>${t.team}</h1>
 ${view.saved ? html`<div class="ok" role="status">${t.memberSaved}</div>` : ''}
 ${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
@@ -78,4 +79,14 @@ ${
 }
 </section>`;
   return dashboardPage(chrome, t.team, body);
+}
+
+/** Actions whose subject is a purchase's bare id: shown as a link to its page, by its public id. */
+const PURCHASE_SUBJECTS: ReadonlySet<string> = new Set(['refund', 'cancel', 'transfer_received']);
+
+function subjectCell(entry: { action: string; subject: string | null }): SafeHtml | string {
+  if (entry.subject === null) return '—';
+  if (!PURCHASE_SUBJECTS.has(entry.action) || !isUuid(entry.subject)) return entry.subject;
+  const uid = toPublicId('pur', entry.subject);
+  return html`<a href="/dashboard/purchases/${uid}">${uid}</a>`;
 }
