@@ -42,9 +42,10 @@ export const DATABASE_INDEPENDENT = [
   // checks is that the README still matches the API; the SQL under its calls runs on both
   // engines in test/http/ and test/use-cases/.
   'test/docs/**',
-  // The backup's archive_command on plain files (deploy/backup/archive-wal.sh), and the topology's
-  // down.sh on plain processes.
-  'test/deploy/{archive-wal,topology-down}.test.ts',
+  // The backup's archive_command on plain files (deploy/backup/archive-wal.sh), the topology's
+  // down.sh on plain processes, HAProxy's configuration with no Chipin behind it, and the alert
+  // rules read and checked by promtool.
+  'test/deploy/{archive-wal,topology-down,haproxy-errors,prometheus-alerts}.test.ts',
   // The pain.001 file built and checked against its schema (xmllint): no database.
   'test/payouts/pain001.test.ts',
   // The payout CLI's options, output and file as a process: the use cases under it run on both (test/payouts/).

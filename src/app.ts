@@ -28,6 +28,7 @@ import { openReplicaReads, REPLICA_POOL, type ReplicaReads } from './db/read-rep
 import { Metrics } from './observability/metrics.ts';
 import { mainListenerMetrics, METRICS_OFF_WARNING, MetricsToken } from './observability/metrics-access.ts';
 import { MetricsListener } from './observability/metrics-listener.ts';
+import { Readiness } from './observability/readiness.ts';
 import { buildServer } from './http/server.ts';
 import { createMailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
@@ -49,6 +50,11 @@ export interface ChipinApp {
    * caller that listens on the main port starts it too. `close()` closes it. Absent without METRICS_PORT.
    */
   metricsListener: MetricsListener | undefined;
+  /**
+   * Fails readiness and waits SHUTDOWN_DRAIN_MS while still serving, so that the balancer stops
+   * sending requests before `close()` (docs/deployment.md#draining).
+   */
+  drain(): Promise<void>;
   /** Stops background work, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -220,6 +226,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       revokedKeys,
       authBudgets: new AttemptBudgets(db),
       metrics,
+      readiness: new Readiness(),
       clock,
       offers,
       riskRules,
@@ -251,6 +258,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       services,
       logger,
       metricsListener,
+      drain: () => services.readiness.drain(config.shutdownDrainMs ?? 0),
       close: () =>
         (closing ??= (async () => {
           revokedKeys.stop();

@@ -60,6 +60,12 @@ export interface Config {
   trustProxy: boolean | string;
   /** How often each process polls for due jobs (ms); 0 = never (only the sandbox clock runs them). Absent: 1000. */
   jobPollIntervalMs?: number;
+  /**
+   * On SIGTERM, how long (ms) the process answers `/readyz` 503 while still serving, before it
+   * closes its listener, so that the balancer sends it nothing new (docs/deployment.md#draining).
+   * Absent: 5000 in production, 0 in the sandbox.
+   */
+  shutdownDrainMs?: number;
   /** Requests per minute per client address on the public schedule simulation. Absent: 60. */
   simulationRateLimit?: number;
   /**
@@ -310,6 +316,7 @@ export function loadConfig(env: Env): Config {
       return Number(raw);
     }, fallback);
   const jobPollIntervalMs = intInRange('JOB_POLL_INTERVAL_MS', 1_000, 0, 60_000);
+  const shutdownDrainMs = intInRange('SHUTDOWN_DRAIN_MS', mode === 'production' ? 5_000 : 0, 0, 120_000);
   // Polling faster than this only loads the database; 0 turns polling off.
   if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
   // Below 100 ms the bound is finer than the check's own period (docs/deployment.md#read-replicas).
@@ -415,6 +422,7 @@ export function loadConfig(env: Env): Config {
     logLevel,
     trustProxy,
     jobPollIntervalMs,
+    shutdownDrainMs,
     simulationRateLimit,
     riskDecisionRetentionDays,
     webhookAllowedHosts,

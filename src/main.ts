@@ -121,21 +121,33 @@ async function serve(config: Config): Promise<void> {
   }
   if (demo) process.stdout.write(demoBanner(config, demo) + '\n');
 
+  // The first signal drains (readiness fails while requests are still served, SHUTDOWN_DRAIN_MS),
+  // then closes; a second one skips what is left of the drain (docs/deployment.md#draining).
   let stopping = false;
+  let skipDrain: (() => void) | undefined;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      skipDrain?.();
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    app.close().then(
-      () => {
-        logger.info('database closed, bye');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
-      },
-    );
+    const drainMs = config.shutdownDrainMs ?? 0;
+    if (drainMs > 0) logger.info({ signal, drainMs }, 'draining: /readyz answers 503 while requests are still served');
+    Promise.race([app.drain(), new Promise<void>((resolve) => (skipDrain = resolve))])
+      .then(() => {
+        logger.info({ signal }, 'shutting down: finishing in-flight requests');
+        return app.close();
+      })
+      .then(
+        () => {
+          logger.info('database closed, bye');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'unclean shutdown');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

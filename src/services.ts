@@ -14,6 +14,7 @@ import type { DueWork } from './jobs/due-work.ts';
 import type { JobScheduler } from './jobs/scheduler.ts';
 import type { SandboxClock } from './clock/sandbox-clock.ts';
 import type { Metrics } from './observability/metrics.ts';
+import type { Readiness } from './observability/readiness.ts';
 import type { Messenger } from './messaging/messenger.ts';
 import type { Mailer } from './messaging/mailer.ts';
 import type { SmsGateway } from './messaging/sms.ts';
@@ -37,6 +38,8 @@ export interface Services {
   /** The credential failure budgets (dashboard users, API keys, client addresses), shared through the database. */
   authBudgets: AttemptBudgets;
   metrics: Metrics;
+  /** Whether the process takes new requests: false once it drains before a shutdown (docs/deployment.md#draining). */
+  readiness: Readiness;
   /** The service's one clock (docs/jobs-and-clock.md#the-service-clock). */
   clock: Clock;
   offers: OfferCache;

@@ -108,7 +108,10 @@ chmod 600 "$TOPOLOGY_DIR/master.key"
 chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
   DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
   DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
-  PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1)
+  PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1
+  # On SIGTERM, /readyz fails for 5 s while requests are still served: HAProxy's checks (every
+  # 2 s, down after 2) take the process out before it closes (docs/deployment.md#draining).
+  SHUTDOWN_DRAIN_MS=5000)
 for i in 1 2 3; do
   mkdir -p "$TOPOLOGY_DIR/chipin$i"
   # METRICS_PORT: each process's /metrics on a loopback port of its own, not behind HAProxy's 7000.

@@ -29,6 +29,34 @@ describe('operations endpoints', () => {
     }
   });
 
+  it('GET /readyz stays ready (200, saying why) when the database does not answer: the process answers its requests 503 with Retry-After itself rather than leave the balancer', async () => {
+    const lost = await startTestApp();
+    try {
+      await lost.services.db.close();
+      const ready = await lost.server.inject('/readyz');
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'ready', reason: 'database unreachable: requests answer 503 with Retry-After until it is back' });
+      // What the requests answer then (503 with Retry-After): test/http/database-unavailable.test.ts.
+    } finally {
+      await lost.close().catch(() => undefined);
+    }
+  });
+
+  it('while draining before a shutdown, GET /readyz answers 503 "draining" and every other request is still served', async () => {
+    const draining = await startTestApp({ shutdownDrainMs: 200 });
+    try {
+      const drained = draining.drain();
+      const ready = await draining.server.inject('/readyz');
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().status).toBe('draining');
+      expect((await draining.server.inject('/healthz')).statusCode).toBe(200);
+      expect((await draining.server.inject('/api/openapi.json')).statusCode).toBe(200);
+      await drained;
+    } finally {
+      await draining.close();
+    }
+  });
+
   it('GET /metrics exposes request counts and latency histograms by route and status', async () => {
     await app.server.inject('/healthz');
     await app.server.inject('/api/whoami');

@@ -39,6 +39,7 @@ const CONFIG_VARS = [
   'METRICS_PORT',
   'METRICS_HOST',
   'METRICS_TOKEN',
+  'SHUTDOWN_DRAIN_MS',
 ];
 
 const tempDirs: string[] = [];

@@ -373,4 +373,25 @@ describe('a served instance', { timeout: PROCESS_TEST_MS }, () => {
     },
     PROCESS_TEST_MS,
   );
+
+  it(
+    'with SHUTDOWN_DRAIN_MS, SIGTERM first fails /readyz (503 draining) while requests are still served, then closes and exits 0; a second SIGTERM cuts the drain short',
+    async () => {
+      if (served && !served.proc.exitInfo) await stopServe(served);
+      const s = (served = await startServe(dataDir, { SHUTDOWN_DRAIN_MS: '60000' }));
+      s.proc.signal('SIGTERM');
+      await s.proc.waitFor((p) => p.stdout.includes('draining'), 'the "draining" log line');
+      const ready = await fetch(`${s.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'draining' });
+      expect((await getToken(s.url, m.api_key, m.api_secret)).length).toBeGreaterThan(0);
+      expect(s.proc.stdout).not.toContain('shutting down');
+      // The drain would last a minute: a second signal ends it now.
+      s.proc.signal('SIGTERM');
+      const exit = await s.proc.exitWithin(SHUTDOWN_BOUND_MS);
+      expect(exit, s.proc.output).toEqual({ code: 0, signal: null });
+      expect(s.proc.stdout.indexOf('draining')).toBeLessThan(s.proc.stdout.indexOf('shutting down'));
+    },
+    PROCESS_TEST_MS,
+  );
 });

@@ -12,6 +12,8 @@ describe('configuration', () => {
     const c = loadConfig({ DATA_DIR: dir() });
     expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', env: 'sandbox', databaseUrl: undefined, logLevel: 'info', smtpUrl: undefined });
     expect(c.publicUrl).toBe('http://127.0.0.1:3000');
+    // The sandbox stops at once; production drains first (docs/deployment.md#draining).
+    expect(c.shutdownDrainMs).toBe(0);
   });
 
   it.each([
@@ -43,6 +45,8 @@ describe('configuration', () => {
     [{ PAYOUT_PAIN_FORMAT: 'pain.001.001.02' }, 'PAYOUT_PAIN_FORMAT'],
     // A hop count trusts no proxy in Fastify: every client would get the proxy's address.
     [{ TRUST_PROXY: '1' }, 'TRUST_PROXY'],
+    [{ SHUTDOWN_DRAIN_MS: '-1' }, 'SHUTDOWN_DRAIN_MS'],
+    [{ SHUTDOWN_DRAIN_MS: '120001' }, 'SHUTDOWN_DRAIN_MS'],
     [{ METRICS_PORT: 'abc' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
     [{ METRICS_PORT: '65536' }, 'METRICS_PORT'],
@@ -159,6 +163,8 @@ describe('configuration', () => {
     const c = loadConfig({ DATA_DIR: dir(), CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'https://pay.example/' });
     expect(c.masterKey).toHaveLength(32);
     expect(c.publicUrl).toBe('https://pay.example');
+    expect(c.shutdownDrainMs).toBe(5_000);
+    expect(loadConfig({ DATA_DIR: dir(), CHIPIN_ENV: 'production', MASTER_KEY: KEY, PUBLIC_URL: 'https://pay.example/', SHUTDOWN_DRAIN_MS: '0' }).shutdownDrainMs).toBe(0);
     expect(loadConfig({ DATA_DIR: dir(), MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).masterKey).toEqual(Buffer.alloc(32, 7));
   });
 

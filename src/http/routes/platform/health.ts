@@ -8,7 +8,7 @@ import type { App } from '../../types.ts';
 const Status = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
 /** Liveness, readiness and Prometheus metrics for the operator. */
-export function registerHealth(app: App, { db, metrics, config }: Services): void {
+export function registerHealth(app: App, { db, metrics, config, readiness }: Services): void {
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'Liveness: the process serves requests', security: [], response: { 200: Status } } }, async () => ({
     status: 'ok',
   }));
@@ -18,19 +18,24 @@ export function registerHealth(app: App, { db, metrics, config }: Services): voi
     {
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: the database answers and every migration is applied',
+        summary: 'Readiness: the process takes new requests (not draining before a shutdown, no migration of its build pending)',
+        description:
+          'A database it cannot reach does not make it unready: every request then answers 503 with Retry-After itself, and this answers 200 with `reason` saying so (docs: deployment.md#draining).',
         security: [],
         response: { 200: Status, 503: Status },
       },
     },
     async (request, reply) => {
+      if (readiness.draining) return reply.code(503).send({ status: 'draining', reason: 'shutting down: finishing in-flight requests' });
       try {
         const pending = await pendingMigrations(db);
         if (pending.length > 0) return reply.code(503).send({ status: 'not_ready', reason: `migrations pending: ${pending.join(', ')}` });
         return { status: 'ready' };
       } catch (err) {
-        request.log.warn({ err }, 'readiness check failed');
-        return reply.code(503).send({ status: 'not_ready', reason: 'database unreachable' });
+        // Its own answers say it (503 with Retry-After); taking every process out of the balancer
+        // at once would only replace them with the balancer's (docs/deployment.md#draining).
+        request.log.warn({ err }, 'readiness: database unreachable');
+        return { status: 'ready', reason: 'database unreachable: requests answer 503 with Retry-After until it is back' };
       }
     },
   );
