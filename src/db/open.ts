@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Database } from './database.ts';
 import { lockDataDir } from './lock.ts';
 import { openPglite } from './pglite.ts';
-import { openPostgres } from './postgres.ts';
+import { openPostgres, PRIMARY_WAIT_MS } from './postgres.ts';
 
 export interface DatabaseTarget {
   databaseUrl: string | undefined;
@@ -18,6 +18,10 @@ export interface DatabaseTarget {
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if (target.databaseUrl) {
     return openPostgres(target.databaseUrl, {
+      // A request waits this long at most for a connection (its pool busy, a server or pooler
+      // that does not answer), then answers 503 with Retry-After (docs/deployment.md#draining).
+      connectTimeoutMs: PRIMARY_WAIT_MS,
+      keepAlive: true,
       ...(target.databasePooler ? { pooler: target.databasePooler } : {}),
       ...(target.databaseListenUrl ? { listenUrl: target.databaseListenUrl } : {}),
     });

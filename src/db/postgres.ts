@@ -59,6 +59,12 @@ export const notifyThrough =
 
 /** Connections of a process's pool unless told otherwise. */
 export const DEFAULT_POOL_SIZE = 10;
+/**
+ * How long a statement waits for a connection of the primary's pool (all busy, or a new one not
+ * opening: a failover, a pooler holding it) before it fails as unavailable, so that a client gets
+ * a 503 with Retry-After within seconds instead of hanging (docs/deployment.md#bounded-waits).
+ */
+export const PRIMARY_WAIT_MS = 5_000;
 
 export interface PostgresOptions {
   /** Connections of this process's pool. Default {@link DEFAULT_POOL_SIZE}. */

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { bundledMigrations, migrate, MigrationOrderError, newerMigrations, pendingMigrations } from '../../src/db/migrate.ts';
-import { openPostgres, StatementNames } from '../../src/db/postgres.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { DEFAULT_POOL_SIZE, openPostgres, PRIMARY_WAIT_MS, StatementNames } from '../../src/db/postgres.ts';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { onPostgres, openTestDatabase } from '../helpers/app.ts';
 
 let db: Database;
@@ -11,6 +13,27 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 describe(`database (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it.runIf(onPostgres)(
+    "waits at most PRIMARY_WAIT_MS for a connection of the primary's pool, then fails as unavailable (a 503 with Retry-After), never hangs",
+    async () => {
+      const primary = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, dataDir: '/nonexistent' });
+      try {
+        // Every connection of the pool busy for longer than the wait.
+        const busy = Array.from({ length: DEFAULT_POOL_SIZE }, () => primary.query(`SELECT pg_sleep(${PRIMARY_WAIT_MS / 1000 + 2})`));
+        const waited = await primary.query('SELECT 1').then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(waited).toBeInstanceOf(Error);
+        expect(isDatabaseUnavailable(waited)).toBe(true);
+        await Promise.all(busy);
+      } finally {
+        await primary.close();
+      }
+    },
+    30_000,
+  );
+
   it('reads bigint money back as a JS integer, exactly', async () => {
     const { rows } = await db.query<{ big: number; n: number }>('SELECT $1::bigint AS big, count(*) AS n FROM (VALUES (1),(2)) v', [9_007_199_254_740_991]);
     expect(rows[0]).toEqual({ big: 9_007_199_254_740_991, n: 2 });
