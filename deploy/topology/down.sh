@@ -28,6 +28,6 @@ for node in node1 node2; do
   stop "$TOPOLOGY_DIR/run/patroni-$node.pid"
   stop "$TOPOLOGY_DIR/$node/postmaster.pid"
 done
-stop "$TOPOLOGY_DIR/run/etcd.pid"
+for i in 1 2 3; do stop "$TOPOLOGY_DIR/run/etcd$i.pid"; done
 rm -rf "$TOPOLOGY_DIR"
 echo "== down: $TOPOLOGY_DIR removed"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # npm run topology:up, as root: Chipin's reference topology on this one machine, from Debian 12's
 # packages (apt-get install patroni etcd-server etcd-client haproxy pgbouncer postgresql-15 curl
-# openssl): one etcd member, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy
+# openssl): three etcd members, PostgreSQL primary + synchronous standby managed by Patroni, HAProxy
 # routing to the leader, PgBouncer in transaction mode in front of it, and HAProxy in front of 3
 # Chipin processes. Everything lives under $CHIPIN_TOPOLOGY_DIR (default /tmp/chipin-topology);
 # deploy/topology/down.sh stops it and removes it. It touches no service: a port below in use
 # (Debian's etcd and pgbouncer services start on install) is refused with what probably holds it.
-# Ports: etcd 2379-2380, PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
+# Ports: etcd 2379-2384 (clients 2379, 2381, 2383), PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
 # 5001 (standby), 7000 (Chipin HTTP), 8405 (its own metrics), PgBouncer 6432, Chipin 3101-3103 (their
 # /metrics on 9101-9103); the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
@@ -23,10 +23,10 @@ done
 # A port in use is refused, never freed: the script stops no service and no process it did not
 # start. Debian's etcd-server and pgbouncer packages start their own services on install, which
 # hold 2379-2380 and 6432: the message says so, and the operator decides.
-for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 8405 3101 3102 3103 9101 9102 9103; do
+for port in 2379 2380 2381 2382 2383 2384 5451 5452 8008 8009 5000 5001 6432 7000 8405 3101 3102 3103 9101 9102 9103; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     case $port in
-      2379 | 2380) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
+      2379 | 2380 | 2381 | 2382 | 2383 | 2384) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
       6432) hint=" (Debian's pgbouncer service starts on install: systemctl disable --now pgbouncer, or service pgbouncer stop)" ;;
       *) hint="" ;;
     esac
@@ -35,17 +35,20 @@ for port in 2379 2380 5451 5452 8008 8009 5000 5001 6432 7000 8405 3101 3102 310
   fi
 done
 
-mkdir -p "$TOPOLOGY_DIR"/{run,etcd}
+mkdir -p "$TOPOLOGY_DIR"/{run,etcd1,etcd2,etcd3}
 chmod 755 "$TOPOLOGY_DIR"
 echo "== topology in $TOPOLOGY_DIR"
 
-# etcd: the reference variables with the data directory replaced.
-sed -e "s|^ETCD_DATA_DIR=.*|ETCD_DATA_DIR=$TOPOLOGY_DIR/etcd|" deploy/etcd/etcd.env > "$TOPOLOGY_DIR/etcd.env"
-# shellcheck disable=SC1091 # written just above
-(set -a; . "$TOPOLOGY_DIR/etcd.env"; set +a; exec setsid etcd >"$TOPOLOGY_DIR/etcd.log" 2>&1) &
-echo $! > "$TOPOLOGY_DIR/run/etcd.pid"
-wait_for 30 etcd http_ok http://127.0.0.1:2379/health
-echo "etcd        127.0.0.1:2379 (one member)"
+# etcd: three members, each with its reference variables and the data directory replaced. They
+# are started together: a member answers /health once a quorum (two) has elected a leader.
+for i in 1 2 3; do
+  sed -e "s|^ETCD_DATA_DIR=.*|ETCD_DATA_DIR=$TOPOLOGY_DIR/etcd$i|" "deploy/etcd/etcd$i.env" > "$TOPOLOGY_DIR/etcd$i.env"
+  # shellcheck disable=SC1090 # written just above
+  (set -a; . "$TOPOLOGY_DIR/etcd$i.env"; set +a; exec setsid etcd >"$TOPOLOGY_DIR/etcd$i.log" 2>&1) &
+  echo $! > "$TOPOLOGY_DIR/run/etcd$i.pid"
+done
+for port in 2379 2381 2383; do wait_for 30 "etcd on $port" http_ok "http://127.0.0.1:$port/health"; done
+echo "etcd        127.0.0.1:2379, 2381, 2383 (three members, one cluster)"
 
 # Patroni: each node's reference file with its paths replaced; runs as postgres.
 chown postgres: "$TOPOLOGY_DIR" "$TOPOLOGY_DIR/run"
