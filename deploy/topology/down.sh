@@ -19,11 +19,14 @@ stop() {
   for _ in $(seq 1 75); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
   kill -9 "$pid" 2>/dev/null
 }
+# The supervisors first, so that none starts a Patroni again.
+rm -f "$TOPOLOGY_DIR/run/supervise"
+for node in node1 node2; do stop "$TOPOLOGY_DIR/run/supervise-$node.pid"; done
 for i in 1 2 3; do stop "$TOPOLOGY_DIR/run/chipin$i.pid"; done
 stop "$TOPOLOGY_DIR/pgbouncer/pgbouncer.pid"
 stop "$TOPOLOGY_DIR/run/haproxy.pid"
 # Patroni stops its PostgreSQL on SIGTERM; a postmaster left behind (its Patroni was killed by
-# the drill) is stopped from its own pid file.
+# the drill and not started again) is stopped from its own pid file.
 for node in node1 node2; do
   stop "$TOPOLOGY_DIR/run/patroni-$node.pid"
   stop "$TOPOLOGY_DIR/$node/postmaster.pid"

@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   // Without a synchronous standby the kill would leave nothing to promote.
   const standby = (Object.keys(NODES) as (keyof typeof NODES)[]).find((n) => n !== before)!;
   const syncAnswer = await fetch(`http://127.0.0.1:${NODES[standby]}/sync`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby: deploy/topology/rejoin.sh ${standby} first`);
+  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby (deploy/topology/rejoin.sh ${standby} waits for it)`);
   console.log(`== failover drill: ${WORKERS} clients, kill mode "${killMode}", leader ${before}`);
 
   const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));

@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # (Sourced by bash scripts, which use the variables set here.)
-# Shared by up.sh, down.sh, failover.sh and rejoin.sh: where the topology lives and how to wait.
+# Shared by up.sh, down.sh, supervise.sh, failover.sh and rejoin.sh: where the topology lives and how to wait.
 TOPOLOGY_DIR=${CHIPIN_TOPOLOGY_DIR:-/tmp/chipin-topology}
 # PostgreSQL 15's server binaries (Debian's postgresql-15); up.sh gives Patroni the same (bin_dir).
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -41,4 +41,20 @@ ours() {
   tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qF -- "$TOPOLOGY_DIR" && return 0
   cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || return 1
   [ "$cwd" = "$TOPOLOGY_DIR" ] || [ "${cwd#"$TOPOLOGY_DIR"/}" != "$cwd" ]
+}
+
+# start_supervised NODE: the node's Patroni under deploy/topology/supervise.sh (as postgres, in a
+# session of its own), which records Patroni's id in run/patroni-NODE.pid; the loop's own id goes
+# to run/supervise-NODE.pid. Its environment names $TOPOLOGY_DIR, so that ours knows it.
+start_supervised() {
+  local node=$1
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  as_postgres env CHIPIN_TOPOLOGY_DIR="$TOPOLOGY_DIR" bash -c 'setsid bash "$1" "$2" >/dev/null 2>&1 & echo $! > "$3"' _ \
+    "$REPO/deploy/topology/supervise.sh" "$node" "$TOPOLOGY_DIR/run/supervise-$node.pid"
+}
+
+# healthy_pair: one node leads and the other is its synchronous standby (Patroni's REST API).
+healthy_pair() {
+  { http_ok http://127.0.0.1:8008/primary && http_ok http://127.0.0.1:8009/sync; } ||
+    { http_ok http://127.0.0.1:8009/primary && http_ok http://127.0.0.1:8008/sync; }
 }

@@ -60,10 +60,11 @@ start_node() {
       -e "s|^    unix_socket_directories: .*|    unix_socket_directories: $TOPOLOGY_DIR/run|" \
       "deploy/patroni/$node.yml" > "$TOPOLOGY_DIR/$node.yml"
   chown postgres: "$TOPOLOGY_DIR/$node.yml"
-  # shellcheck disable=SC2016 # expanded by the inner bash
-  as_postgres bash -c 'setsid patroni "$1" >"$2" 2>&1 & echo $! > "$3"' _ \
-    "$TOPOLOGY_DIR/$node.yml" "$TOPOLOGY_DIR/$node.log" "$TOPOLOGY_DIR/run/patroni-$node.pid"
+  start_supervised "$node"
 }
+# Patroni runs under deploy/topology/supervise.sh, which starts it again after it exits, until
+# down.sh removes this file.
+touch "$TOPOLOGY_DIR/run/supervise"
 start_node node1
 wait_for 90 "node1 to lead" http_ok http://127.0.0.1:8008/primary
 echo "patroni     node1 leads (PostgreSQL 127.0.0.1:5451, REST 8008)"
