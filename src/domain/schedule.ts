@@ -317,6 +317,8 @@ function assertTerms(terms: OfferTerms): void {
  * The schedule's TAEG. A requested second date (or balance date) a few days after checkout can
  * make the fees of a small credit an annual rate past any the solver brackets: that date is
  * refused, naming it, rather than a schedule with no legal rate to show (docs/schedules.md#requested-dates).
+ * On the offer's own dates (a down payment's balance a day later) the amount is refused as too
+ * small for the offer.
  */
 function taegOf(terms: OfferTerms, amountCents: number, lines: readonly ScheduleLine[], created: string, dates: RequestedDates): number {
   try {
@@ -326,7 +328,11 @@ function taegOf(terms: OfferTerms, amountCents: number, lines: readonly Schedule
     if (terms.type === 'DOWN_PAYMENT' && dates.balanceDate !== undefined) {
       throw new ScheduleError('invalid_balance_payment_date', `the balance payment date ${dates.balanceDate} is too soon for this credit: no annual rate can be computed`);
     }
-    if (dates.secondInstallmentDate === undefined) throw err;
+    if (dates.secondInstallmentDate === undefined) {
+      // The offer's own dates: its fees on so small a credit over so few days (a 1-day balance)
+      // make no rate at all, past any usury ceiling: the amount is too small for this offer.
+      throw new ScheduleError('amount_below_minimum', `amount ${amountCents} is too small for this offer: its fees over so short a credit give no computable annual rate`);
+    }
     throw new ScheduleError(
       'invalid_second_installment_date',
       `the second installment date ${dates.secondInstallmentDate} is too soon for this credit: no annual rate can be computed`,

@@ -221,10 +221,17 @@ describe('down payment: properties', () => {
     );
   });
 
+  it('a small amount whose fees over a 1-day balance give no annual rate is refused as too small for the offer, not a RangeError (fast-check counterexample)', () => {
+    expect(refusal(() => computeSchedule(downPayment(42, 1, { feeRateBps: 980, fixedFeeCents: 493 }), 1_250, '2000-01-01'))).toMatchObject({ code: 'amount_below_minimum' });
+  });
+
   it('the TAEG is the rate of the flows (credit = balance): 0 without fees, else the root of their present value', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 50 }), delay, fees, fc.integer({ min: 1_250, max: 100_000_000_00 }), created, (p, days, fee, amountCents, day) => {
         const terms = downPayment(p, days, fee);
+        const refused = refusal(() => computeSchedule(terms, amountCents, day));
+        // Fees so large over so short a credit that no annual rate exists: refused, never a RangeError.
+        if (refused) return expect(refused).toMatchObject({ code: 'amount_below_minimum', message: expect.stringMatching(/no computable annual rate/) });
         const s = computeSchedule(terms, amountCents, day);
         const flows = taegFlows(terms, amountCents, s.INSTALLMENT, day);
         expect(flows[0]).toEqual({ date: day, amount: s.INSTALLMENT[1]!.amount_cents });
