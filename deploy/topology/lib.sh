@@ -58,3 +58,26 @@ healthy_pair() {
   { http_ok http://127.0.0.1:8008/primary && http_ok http://127.0.0.1:8009/sync; } ||
     { http_ok http://127.0.0.1:8009/primary && http_ok http://127.0.0.1:8008/sync; }
 }
+
+# chipin_settings: the settings of the topology's Chipin processes, in the chipin_env array (after
+# up.sh wrote master.key). The database through PgBouncer; LISTEN through HAProxy's primary port
+# (a transaction pool cannot hold it).
+chipin_settings() {
+  chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
+    DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
+    DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
+    PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1
+    # On SIGTERM, /readyz fails for 5 s while requests are still served: HAProxy's checks (every
+    # 2 s, down after 2) take the process out before it closes (docs/deployment.md#draining).
+    SHUTDOWN_DRAIN_MS=5000)
+}
+
+# start_chipin N: `chipin serve` on 310N, its /metrics on 910N (a loopback port of its own, not
+# behind HAProxy's 7000), its id in run/chipinN.pid. chipin_settings first.
+start_chipin() {
+  local i=$1
+  mkdir -p "$TOPOLOGY_DIR/chipin$i"
+  (cd "$REPO" && exec env "${chipin_env[@]}" PORT="310$i" METRICS_PORT="910$i" DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --import tsx src/main.ts serve \
+    >>"$TOPOLOGY_DIR/chipin$i.log" 2>&1) &
+  echo $! >"$TOPOLOGY_DIR/run/chipin$i.pid"
+}

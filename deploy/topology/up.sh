@@ -109,19 +109,9 @@ echo "pgbouncer   6432 -> HAProxy 5000, transaction mode"
 # primary port: a transaction pool cannot hold it).
 openssl rand -hex 32 > "$TOPOLOGY_DIR/master.key"
 chmod 600 "$TOPOLOGY_DIR/master.key"
-chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
-  DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
-  DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
-  PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1
-  # On SIGTERM, /readyz fails for 5 s while requests are still served: HAProxy's checks (every
-  # 2 s, down after 2) take the process out before it closes (docs/deployment.md#draining).
-  SHUTDOWN_DRAIN_MS=5000)
+chipin_settings
 for i in 1 2 3; do
-  mkdir -p "$TOPOLOGY_DIR/chipin$i"
-  # METRICS_PORT: each process's /metrics on a loopback port of its own, not behind HAProxy's 7000.
-  (exec env "${chipin_env[@]}" PORT=310$i METRICS_PORT=910$i DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --import tsx src/main.ts serve \
-    >"$TOPOLOGY_DIR/chipin$i.log" 2>&1) &
-  echo $! > "$TOPOLOGY_DIR/run/chipin$i.pid"
+  start_chipin "$i"
   # The first applies the migrations; the others start once it has.
   [ "$i" = 1 ] && wait_for 120 "chipin1 to be ready" http_ok http://127.0.0.1:3101/readyz
 done
