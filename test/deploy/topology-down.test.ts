@@ -30,13 +30,17 @@ describe('down.sh', () => {
     mkdirSync(join(dir, 'run'));
     mkdirSync(join(dir, 'node1'));
     // A Chipin process (its DATA_DIR under the topology), a postmaster (running in its data
-    // directory), and a process of someone else whose id a stale etcd pid file names.
+    // directory), a Patroni supervisor (its environment names the topology), and a process of
+    // someone else whose id a stale etcd pid file names.
     const chipin = sleeper({ env: { ...process.env, DATA_DIR: join(dir, 'chipin1') } });
+    const supervisor = sleeper({ env: { ...process.env, CHIPIN_TOPOLOGY_DIR: dir } });
     const postmaster = sleeper({ cwd: join(dir, 'node1') });
     const stranger = sleeper();
     writeFileSync(join(dir, 'run', 'chipin1.pid'), `${chipin.pid}\n`);
     writeFileSync(join(dir, 'node1', 'postmaster.pid'), `${postmaster.pid}\n${join(dir, 'node1')}\n`);
-    writeFileSync(join(dir, 'run', 'etcd.pid'), `${stranger.pid}\n`);
+    writeFileSync(join(dir, 'run', 'supervise-node1.pid'), `${supervisor.pid}\n`);
+    writeFileSync(join(dir, 'run', 'supervise'), '');
+    writeFileSync(join(dir, 'run', 'etcd2.pid'), `${stranger.pid}\n`);
 
     // Run without blocking this process: it reaps its children as they die (a zombie still answers kill -0).
     const r = await new Promise<{ status: number; stderr: string }>((resolve) =>
@@ -46,11 +50,12 @@ describe('down.sh', () => {
     );
     try {
       expect(r.status, r.stderr).toBe(0);
-      await Promise.all([exited(chipin), exited(postmaster)]);
+      await Promise.all([exited(chipin), exited(postmaster), exited(supervisor)]);
       expect(alive(chipin)).toBe(false);
+      expect(alive(supervisor)).toBe(false);
       expect(alive(postmaster)).toBe(false);
       expect(alive(stranger)).toBe(true);
-      expect(r.stderr).toContain(`not stopping process ${stranger.pid} named by ${join(dir, 'run', 'etcd.pid')}: it is not one the topology started`);
+      expect(r.stderr).toContain(`not stopping process ${stranger.pid} named by ${join(dir, 'run', 'etcd2.pid')}: it is not one the topology started`);
       expect(existsSync(dir)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
