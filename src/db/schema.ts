@@ -334,6 +334,7 @@ export const TABLES = {
     psp_account_id: 'uuid null',
     network_transaction_id: 'text null',
     psp_state: 'jsonb null',
+    request_key: 'text null',
   },
   payout_bank_details: {
     account_id: 'uuid',

@@ -58,6 +58,8 @@ export type PaymentRow = RowType<
      * the PSP's answer not recorded yet.
      */
     psp_state: PspState | null;
+    /** The Idempotency-Key request that started it (docs/api-conventions.md#idempotency-key); null without a key, or before migration 064. */
+    request_key: string | null;
     /** Written before the PSP call: a hold placed by the call lapses no earlier than its validity after it. */
     created_at: Date;
     updated_at: Date;
@@ -78,15 +80,26 @@ export function pspRef(payment: PaymentRow): TransactionRef {
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
 export async function insertPayment(
   sql: Sql,
-  p: { accountId: string; purchaseId: string; pledgeId?: string; purpose: PaymentPurpose; psp: string; pspAccountId?: string | null; idempotencyKey: string; amountCents: number },
+  p: {
+    accountId: string;
+    purchaseId: string;
+    pledgeId?: string;
+    purpose: PaymentPurpose;
+    psp: string;
+    pspAccountId?: string | null;
+    idempotencyKey: string;
+    amountCents: number;
+    /** The Idempotency-Key request that starts it (docs/api-conventions.md#idempotency-key), if any. */
+    requestKey?: string;
+  },
   now: Date,
 ): Promise<PaymentRow> {
   const { rows } = await sql.query<PaymentRow>(
-    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9)
+    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at, request_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9, $11)
      ON CONFLICT (idempotency_key) DO UPDATE SET updated_at = payments.updated_at
      RETURNING *`,
-    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now, p.pspAccountId ?? null],
+    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now, p.pspAccountId ?? null, p.requestKey ?? null],
   );
   return rows[0]!;
 }
@@ -136,6 +149,16 @@ export async function findPaymentByKey(sql: Sql, accountId: string, idempotencyK
 
 export async function findPayment(sql: Sql, accountId: string, id: string): Promise<PaymentRow | undefined> {
   const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND id = $2', [accountId, id]);
+  return rows[0];
+}
+
+/** The latest payment of a purchase that the Idempotency-Key request `requestKey` started (docs/api-conventions.md#idempotency-key). */
+export async function findPaymentByRequestKey(sql: Sql, accountId: string, purchaseId: string, requestKey: string): Promise<PaymentRow | undefined> {
+  const { rows } = await sql.query<PaymentRow>('SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND request_key = $3 ORDER BY created_at DESC LIMIT 1', [
+    accountId,
+    purchaseId,
+    requestKey,
+  ]);
   return rows[0];
 }
 

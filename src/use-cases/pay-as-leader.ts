@@ -101,7 +101,16 @@ export async function payAsLeader(
   card: CardInput,
   pledgers: NewPledge[],
   returnUrl: (paymentId: string) => string,
-  context: { ip?: string; offerId?: string } = {},
+  context: {
+    ip?: string;
+    offerId?: string;
+    /**
+     * The Idempotency-Key request this is (docs/api-conventions.md#idempotency-key), stored on the
+     * attempt it starts; a retry that took the key over after the first request failed resolves
+     * that request's attempt at once rather than answering "in progress" for it.
+     */
+    requestKey?: string;
+  } = {},
 ): Promise<LeaderOutcome> {
   const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
   if (!state) return { kind: 'not_payable', state: 'CANCELLED' };
@@ -133,12 +142,19 @@ export async function payAsLeader(
   // it did, that is recorded, and only a refused attempt lets this one charge the new card.
   const unresolved = await unresolvedLeaderAttempt(deps.db, purchase.accountId, purchase.id, LEADER_PURPOSES);
   if (unresolved) {
-    const resolved = await resolveLeaderAttempt(deps, unresolved, LEADER_BUSY_MS);
+    // The attempt of this very request, which failed (its answer lost, its recording cut) before
+    // the PSP's answer was recorded: the takeover of its key means its process is done with it,
+    // so it is resolved now, not after
+    // LEADER_BUSY_MS; its outcome is this request's. A concurrent replay by a process still
+    // running it would use the same PSP key: the PSP answers both the one outcome.
+    const own = context.requestKey !== undefined && unresolved.request_key === context.requestKey && unresolved.status === 'pending';
+    const resolved = await resolveLeaderAttempt(deps, unresolved, own ? 0 : LEADER_BUSY_MS);
+    if (own && resolved) return resolved;
     if (resolved && resolved.kind !== 'declined') return resolved;
     if (resolved && resolved.state !== 'CREATED') return resolved;
   }
 
-  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp);
+  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp, context.requestKey);
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   try {
@@ -346,6 +362,7 @@ async function reserveAttempt(
   plan: LeaderPlan,
   pledgers: NewPledge[],
   psp: AccountConnector,
+  requestKey: string | undefined,
 ): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
   const { db, clock } = deps;
   const { accountId, id: purchaseId } = state;
@@ -375,6 +392,7 @@ async function reserveAttempt(
         pspAccountId: psp.pspAccountId,
         idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`,
         amountCents: plan.authorizeCents,
+        ...(requestKey !== undefined ? { requestKey } : {}),
       },
       now,
     );

@@ -49,7 +49,11 @@ export async function payPledge(
   pledge: Pledge,
   card: CardInput,
   returnUrl: (paymentId: string) => string,
-  context: { ip?: string } = {},
+  context: {
+    ip?: string;
+    /** The Idempotency-Key request this is, stored on its payment: see {@link payAsLeader}'s. */
+    requestKey?: string;
+  } = {},
 ): Promise<PledgeOutcome> {
   const { db, clock, offers, psps } = deps;
   if (pledge.state === 'paid') return { kind: 'already_paid' };
@@ -63,10 +67,13 @@ export async function payPledge(
   // with its own key; only a refused one lets this card be charged.
   const last = pledge.paymentId ? await findPayment(db, pledge.accountId, pledge.paymentId) : undefined;
   if (last && (last.status === 'pending' || last.status === 'requires_action')) {
+    // This request's own payment (its key taken over after it failed): its process is done with
+    // it, resolved now whatever the reservation's time left; its outcome is this request's.
+    const own = context.requestKey !== undefined && last.request_key === context.requestKey && last.status === 'pending';
     const current = await findPledge(db, pledge.accountId, pledge.id);
-    if (current?.state === 'paying' && current.payingUntil && current.payingUntil > clock.now()) return { kind: 'in_progress' };
+    if (!own && current?.state === 'paying' && current.payingUntil && current.payingUntil > clock.now()) return { kind: 'in_progress' };
     const resolved = await resolvePledgePayment(deps, last);
-    if (resolved && resolved.kind !== 'declined') return resolved;
+    if (resolved && (own || resolved.kind !== 'declined')) return resolved;
   }
 
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${clock.now().getTime()}`, card });
@@ -74,7 +81,7 @@ export async function payPledge(
   const refused = await decidePledge(deps, pledge, purchase, offer, card, attached, context);
   if (refused) return { kind: 'risk_refused', reasons: refused };
 
-  const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl);
+  const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl, context.requestKey);
   if ('outcome' in reservation) return reservation.outcome;
   const result = await psp.authorize({
     idempotencyKey: reservation.payment.idempotency_key,
@@ -214,6 +221,7 @@ async function reserve(
   psp: AccountConnector,
   pspMethodId: string,
   returnUrl: (paymentId: string) => string,
+  requestKey: string | undefined,
 ): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
   const { db, clock } = deps;
   return db.transaction(async (tx) => {
@@ -247,6 +255,7 @@ async function reserve(
         pspAccountId: psp.pspAccountId,
         idempotencyKey: `${pledge.id}:pay:${n + 1}`,
         amountCents: current.amountCents,
+        ...(requestKey !== undefined ? { requestKey } : {}),
       },
       now,
     );

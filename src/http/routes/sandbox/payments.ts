@@ -11,6 +11,8 @@ import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts'
 import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { ApiError, notFound } from '../../errors.ts';
+import { idempotent } from '../../idempotency.ts';
+import { findPaymentByRequestKey } from '../../../payments/payment-repository.ts';
 import { langOf } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
@@ -46,6 +48,19 @@ function sandboxCard(number: string, now: Date, holderName: string, expiry?: str
 
 const declined = (reason: string, message: string) => new ApiError(402, reason as 'card_declined', message);
 
+const IdempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        "Makes the call safe to retry (24 h, docs/api-conventions.md#idempotency-key): the same key and body answer the first call's outcome; " +
+        'a retry after a 503 or no answer resolves the payment the first call left in doubt and answers its outcome, never charging twice',
+    }),
+  ),
+});
+const invalidKey = (message: string) => new ApiError(400, 'invalid_request', message);
+const KEY_409 = '`idempotency_key_in_use`: a call with this Idempotency-Key is still running';
+const KEY_422 = { ...TokenApiError, description: 'Idempotency-Key used with another body' };
+
 /**
  * Sandbox test helpers (not in production): act as the leader or a pledger with a test card, so
  * a whole flow can be tested with curl. Same code path as the hosted pages.
@@ -79,6 +94,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         summary: 'Sandbox: pay as the leader with a test card, optionally inviting pledgers',
         security: [{ bearerToken: [] }],
         params: Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) }),
+        headers: IdempotencyHeader,
         body: Type.Object(
           {
             card_number: Card,
@@ -113,8 +129,10 @@ export function registerSandboxPayments(app: App, services: Services): void {
           409: {
             ...TokenApiError,
             description:
-              "`purchase_not_payable`, `payment_in_progress`, or `operation_in_progress`: the purchase's offer changed (a fallback taken) as it was paid; nothing was charged, pay again",
+              "`purchase_not_payable`, `payment_in_progress`, or `operation_in_progress`: the purchase's offer changed (a fallback taken) as it was paid; nothing was charged, pay again; or " +
+              KEY_409,
           },
+          422: KEY_422,
         },
       },
     },
@@ -130,33 +148,67 @@ export function registerSandboxPayments(app: App, services: Services): void {
         return { email: p.email, phoneNumber: p.phone_number, name: p.name, amountCents: p.amount_cents };
       });
       const card = sandboxCard(request.body.card_number, clock.now(), 'Sandbox Leader', request.body.card_expiry);
-      const result: LeaderOutcome = await payAsLeader(payments, purchase, card, pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId), {
-        ip: request.ip,
-      });
-      switch (result.kind) {
-        case 'processed':
-          return view(accountId, purchase.id);
-        case 'challenge':
-          return reply.code(202).send({ ...(await view(accountId, purchase.id)), challenge_url: result.url });
-        case 'declined':
-          throw declined(result.reason, `card refused (${result.reason}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`);
-        case 'risk_refused':
-          throw new ApiError(
-            402,
-            'risk_refused',
-            `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`,
-          );
-        case 'not_payable':
-          throw new ApiError(409, 'purchase_not_payable', `a purchase in state ${result.state} cannot be paid`);
-        case 'in_progress':
-          throw new ApiError(409, 'payment_in_progress', 'a payment of this purchase is in progress');
-        case 'offer_changed':
-          throw new ApiError(409, 'operation_in_progress', "the purchase's offer changed (a fallback was taken) as it was paid; nothing was charged: pay again on its offer now");
-        case 'invalid':
-          throw new ApiError(400, 'invalid_request', `field pledgers: ${result.problem.code}${'message' in result.problem ? `: ${result.problem.message}` : ''}`);
-      }
+      // The purchase as resolved (`pur_<UUID>` is `pur_<uuid>`): each spelling shares one scope.
+      return idempotent(
+        db,
+        request,
+        reply,
+        { accountId, resource: { purchase_uid: toPublicId('pur', purchase.id) } },
+        async (requestKey) => {
+          const answered = requestKey && (await answeredAttempt(accountId, purchase.id, requestKey));
+          if (answered) return answered;
+          const result: LeaderOutcome = await payAsLeader(payments, purchase, card, pledgers, (paymentId) => leaderReturnUrl(config.publicUrl, purchase.id, paymentId), {
+            ip: request.ip,
+            ...(requestKey !== undefined ? { requestKey } : {}),
+          });
+          // Resolved meanwhile by someone else (the reconciliation): moved on, the purchase is not
+          // payable; this request's own attempt answers.
+          const resolved = result.kind === 'not_payable' && requestKey && (await answeredAttempt(accountId, purchase.id, requestKey));
+          return resolved || leaderAnswer(accountId, purchase.id, result);
+        },
+        invalidKey,
+      );
     },
   );
+
+  /**
+   * The outcome of an attempt this Idempotency-Key request already made and recorded (its answer
+   * lost: the takeover of docs/api-conventions.md#idempotency-key): charged, or awaiting its
+   * 3-D Secure challenge. A pending one is resolved by the use case; a refused one is a refusal,
+   * never stored, so the call is made afresh. A pledger's charged payment is answered by the use
+   * case (the pledge paid, or closed when the payment came too late), so `charged` is the leader's only.
+   */
+  async function answeredAttempt(accountId: string, purchaseId: string, requestKey: string, charged = true) {
+    const own = await findPaymentByRequestKey(db, accountId, purchaseId, requestKey);
+    if (charged && (own?.status === 'authorized' || own?.status === 'captured')) return { status: 200, body: await view(accountId, purchaseId) };
+    if (own?.status === 'requires_action' && own.challenge_url) return { status: 202, body: { ...(await view(accountId, purchaseId)), challenge_url: own.challenge_url } };
+    return undefined;
+  }
+
+  async function leaderAnswer(accountId: string, purchaseId: string, result: LeaderOutcome) {
+    switch (result.kind) {
+      case 'processed':
+        return { status: 200, body: await view(accountId, purchaseId) };
+      case 'challenge':
+        return { status: 202, body: { ...(await view(accountId, purchaseId)), challenge_url: result.url } };
+      case 'declined':
+        throw declined(result.reason, `card refused (${result.reason}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`);
+      case 'risk_refused':
+        throw new ApiError(
+          402,
+          'risk_refused',
+          `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')}); ${result.attemptsLeft} attempt(s) left, purchase ${V1_STATE[result.state]}`,
+        );
+      case 'not_payable':
+        throw new ApiError(409, 'purchase_not_payable', `a purchase in state ${result.state} cannot be paid`);
+      case 'in_progress':
+        throw new ApiError(409, 'payment_in_progress', 'a payment of this purchase is in progress');
+      case 'offer_changed':
+        throw new ApiError(409, 'operation_in_progress', "the purchase's offer changed (a fallback was taken) as it was paid; nothing was charged: pay again on its offer now");
+      case 'invalid':
+        throw new ApiError(400, 'invalid_request', `field pledgers: ${result.problem.code}${'message' in result.problem ? `: ${result.problem.message}` : ''}`);
+    }
+  }
 
   app.post(
     '/api/sandbox/pledges/:pledge_id/pay',
@@ -167,6 +219,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
         summary: 'Sandbox: pay a pledge as the pledger with a test card',
         security: [{ bearerToken: [] }],
         params: Type.Object({ pledge_id: Type.String({ maxLength: 64 }) }),
+        headers: IdempotencyHeader,
         body: Type.Object({ card_number: Card, card_expiry: Type.Optional(CardExpiry) }, { additionalProperties: false }),
         response: {
           200: PayResponse,
@@ -175,7 +228,8 @@ export function registerSandboxPayments(app: App, services: Services): void {
           ...BearerErrors,
           402: { ...TokenApiError, description: 'The card was refused; `app_error` is the reason (`risk_refused`: the risk rules, their codes in the message)' },
           404: { ...TokenApiError, description: "Unknown pledge, or another account's" },
-          409: { ...TokenApiError, description: '`pledge_closed` (pot full, deadline passed, purchase settled) or `payment_in_progress`' },
+          409: { ...TokenApiError, description: `\`pledge_closed\` (pot full, deadline passed, purchase settled), \`payment_in_progress\`, or ${KEY_409}` },
+          422: KEY_422,
         },
       },
     },
@@ -184,29 +238,42 @@ export function registerSandboxPayments(app: App, services: Services): void {
       const id = parsePublicId('plg', request.params.pledge_id);
       const pledge = id ? await findPledge(db, accountId, id) : undefined;
       if (!pledge || pledge.state === 'draft') throw notFound('pledge');
-      const result: PledgeOutcome = await payPledge(
-        payments,
-        pledge,
-        sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger', request.body.card_expiry),
-        (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId),
-        { ip: request.ip },
+      const card = sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger', request.body.card_expiry);
+      return idempotent(
+        db,
+        request,
+        reply,
+        { accountId, resource: { pledge_id: toPublicId('plg', pledge.id) } },
+        async (requestKey) => {
+          const answered = requestKey && (await answeredAttempt(accountId, pledge.purchaseId, requestKey, false));
+          if (answered) return answered;
+          const result: PledgeOutcome = await payPledge(payments, pledge, card, (paymentId) => pledgeReturnUrl(config.publicUrl, pledge.id, paymentId), {
+            ip: request.ip,
+            ...(requestKey !== undefined ? { requestKey } : {}),
+          });
+          return pledgeAnswer(accountId, pledge.purchaseId, result);
+        },
+        invalidKey,
       );
-      switch (result.kind) {
-        case 'paid':
-          return view(accountId, pledge.purchaseId);
-        case 'challenge':
-          return reply.code(202).send({ ...(await view(accountId, pledge.purchaseId)), challenge_url: result.url });
-        case 'declined':
-          throw declined(result.reason, `card refused (${result.reason})`);
-        case 'risk_refused':
-          throw new ApiError(402, 'risk_refused', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
-        case 'already_paid':
-          return view(accountId, pledge.purchaseId);
-        case 'closed':
-          throw new ApiError(409, 'pledge_closed', `the pledge is closed (${result.reason}); nothing is kept (a payment that came too late is refunded)`);
-        case 'in_progress':
-          throw new ApiError(409, 'payment_in_progress', 'a payment of this pledge is in progress');
-      }
     },
   );
+
+  async function pledgeAnswer(accountId: string, purchaseId: string, result: PledgeOutcome) {
+    switch (result.kind) {
+      case 'paid':
+        return { status: 200, body: await view(accountId, purchaseId) };
+      case 'challenge':
+        return { status: 202, body: { ...(await view(accountId, purchaseId)), challenge_url: result.url } };
+      case 'declined':
+        throw declined(result.reason, `card refused (${result.reason})`);
+      case 'risk_refused':
+        throw new ApiError(402, 'risk_refused', `refused by the risk rules (${result.reasons.map((r) => r.code).join(', ')})`);
+      case 'already_paid':
+        return { status: 200, body: await view(accountId, purchaseId) };
+      case 'closed':
+        throw new ApiError(409, 'pledge_closed', `the pledge is closed (${result.reason}); nothing is kept (a payment that came too late is refunded)`);
+      case 'in_progress':
+        throw new ApiError(409, 'payment_in_progress', 'a payment of this pledge is in progress');
+    }
+  }
 }
