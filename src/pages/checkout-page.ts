@@ -346,6 +346,15 @@ ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.c
   return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined, { stylesheet: v.offer.cssUrl }).toString();
 }
 
+/** "Your payment is being confirmed": reloads `statusUrl` every 2 s until the attempt's outcome is known (no script). */
+export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null): string {
+  const t = TEXT[lang];
+  return layout(LOCALE[lang], t.confirmingTitle, html`<section class="card" role="status"><h1>${t.confirmingTitle}</h1><p>${t.confirming}</p></section>`, undefined, {
+    refresh: { seconds: 2, url: statusUrl },
+    stylesheet: stylesheet ?? null,
+  }).toString();
+}
+
 export function notFoundPage(lang: Lang): string {
   const t = TEXT[lang];
   return layout(LOCALE[lang], t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();

@@ -350,6 +350,18 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
 }
 
 /**
+ * The hosted page's wait for the leader's attempt in progress (docs/hosted-payment.md#an-attempt-in-progress):
+ * a `pending` attempt is resolved once it is in doubt — untouched for LEADER_BUSY_MS, as a new
+ * attempt would resolve it — and `in_progress` is answered before; a 3-D Secure challenge is left
+ * to its own page. Undefined when there is no such attempt, or it charged nothing.
+ */
+export async function confirmLeaderAttempt(deps: PaymentDeps, purchase: { id: string; accountId: string }): Promise<LeaderOutcome | undefined> {
+  const unresolved = await unresolvedLeaderAttempt(deps.db, purchase.accountId, purchase.id, LEADER_PURPOSES);
+  if (!unresolved || unresolved.status !== 'pending') return undefined;
+  return resolveLeaderAttempt(deps, unresolved, LEADER_BUSY_MS);
+}
+
+/**
  * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
  * row lock, refuses while another attempt runs or when the purchase's offer is no longer the
  * plan's, stores the invitations as drafts and the payment row (with its idempotency key) before

@@ -10,7 +10,7 @@ import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { computeSchedule, type Schedule } from '../../../domain/schedule.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
-import { checkoutPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
+import { checkoutPage, confirmingPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
 import { formatIsoDate } from '../../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
@@ -21,7 +21,7 @@ import { leaderFrontOutcome, type FrontOutcome } from '../../../use-cases/leader
 import { shopReturnUrl, type ShopOutcome } from '../../../delivery/shop-return.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
-import { payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import { confirmLeaderAttempt, payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
 import { switchOffer } from '../../../use-cases/switch-offer.ts';
 import { requestedDatesOf, type Purchase } from '../../../purchases/purchase.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
@@ -221,7 +221,9 @@ export function registerCheckout(app: App, services: Services): void {
       case 'not_payable':
         return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
       case 'in_progress':
-        return show(request, reply, ctx, { ...kept, errors: { message: t.inProgress } }, 409);
+        // An attempt of the leader's is under way or in doubt: wait for its outcome rather than
+        // an error (docs/hosted-payment.md#an-attempt-in-progress).
+        return confirming(reply, ctx);
       case 'offer_changed': {
         // A fallback was taken as the leader paid (docs/risk.md#the-fallback): nothing was charged;
         // the new offer's checkout is shown, to be paid on the terms it shows.
@@ -265,6 +267,11 @@ export function registerCheckout(app: App, services: Services): void {
     }
   }
 
+  function confirming(reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>) {
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer.cssUrl);
+    return reply.code(202).send(confirmingPage(ctx.lang, `/pay/pur_${ctx.purchase.id}/confirming${ctx.mode.query}`, ctx.offer.cssUrl));
+  }
+
   const params = Type.Object({ purchase_uid: Type.String({ maxLength: 64 }) });
   const querystring = Type.Object({ embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
 
@@ -275,6 +282,21 @@ export function registerCheckout(app: App, services: Services): void {
         .code(404)
         .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
     return show(request, reply, ctx);
+  });
+
+  // The wait's status address: the outcome once known, the wait again before
+  // (docs/hosted-payment.md#an-attempt-in-progress). Resolving an attempt in doubt here is what the
+  // leader's next submit or the reconciliation would do: its own PSP key, never a second charge.
+  app.get('/pay/:purchase_uid/confirming', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx)
+      return pageHeaders(reply)
+        .code(404)
+        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    const result = ctx.purchase.state === 'CREATED' ? await confirmLeaderAttempt(payments, ctx.purchase) : undefined;
+    if (result?.kind === 'in_progress') return confirming(reply, ctx);
+    if (!result) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
+    return outcome(request, reply, ctx, result);
   });
 
   app.post('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {

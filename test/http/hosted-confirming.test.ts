@@ -1,0 +1,122 @@
+/**
+ * The hosted checkout waits for the leader's attempt in progress (docs/hosted-payment.md#an-attempt-in-progress):
+ * a submit while an attempt is under way or in doubt (its recording cut after the PSP charged, as in
+ * a failover) shows "Your payment is being confirmed", which reloads a status address every 2 s
+ * without script; that address resolves the attempt once it is in doubt (untouched for
+ * LEADER_BUSY_MS), then sends the leader to the result — one charge at the PSP, also when several
+ * tabs' reloads and the reconciliation resolve it at once.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LEADER_BUSY_MS } from '../../src/domain/leader-plan.ts';
+import { findPayment } from '../../src/payments/payment-repository.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
+import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { NO_JOB_POLL } from '../delivery/helpers.ts';
+
+let app: TestApp;
+let a: Caller;
+beforeAll(async () => {
+  app = await startTestApp(NO_JOB_POLL);
+  [a] = await twoMerchants(app);
+});
+afterAll(() => app?.close());
+
+const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await app.services.db.query<{ v: T }>(sql, params)).rows[0]!.v;
+const authorizations = (id: string) =>
+  one<number>("SELECT count(*)::int AS v FROM sandbox_psp_idempotency WHERE operation = 'authorize' AND idempotency_key LIKE $1 || ':leader:%'", [id]);
+
+let cuts = 0;
+/** A leader's attempt whose recording of the PSP's answer is cut (57P01, a 503): pending, charged at the PSP. */
+async function attemptInDoubt(id: string): Promise<void> {
+  const name = `cut_confirming_${++cuts}`;
+  const db = app.services.db;
+  await db.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
+  await db.exec(`CREATE TRIGGER ${name} BEFORE UPDATE ON payments FOR EACH ROW WHEN (NEW.purchase_id = '${id}' AND NEW.status <> 'pending') EXECUTE FUNCTION ${name}()`);
+  const first = await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' });
+  await db.exec(`DROP TRIGGER ${name} ON payments; DROP FUNCTION ${name}();`);
+  expect(first.statusCode, first.body).toBe(503);
+  expect(await authorizations(id)).toBe(1);
+}
+
+async function submit(path: string, lang?: string) {
+  const page = await app.server.inject({ url: path, headers: lang ? { 'accept-language': lang } : {} });
+  const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+  const token = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+  return app.server.inject({
+    method: 'POST',
+    url: path,
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...(lang ? { 'accept-language': lang } : {}) },
+    payload: `csrf=${encodeURIComponent(token)}&holder_name=Lea&card_number=4242+4242+4242+4242&card_expiry=12%2F30&card_cvc=123`,
+  });
+}
+
+const advance = async (ms: number) => {
+  const moved = await a.post('/api/sandbox/clock', { advance_seconds: Math.ceil(ms / 1000) });
+  expect(moved.statusCode, moved.body).toBe(200);
+};
+
+it('a submit while the attempt is in doubt shows the wait, which resolves it once in doubt and leads to the result; one charge', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+  const path = new URL(p.payment_url).pathname;
+  await attemptInDoubt(p.id);
+
+  const waiting = await submit(path);
+  expect(waiting.statusCode).toBe(202);
+  expect(waiting.body).toContain('Your payment is being confirmed');
+  expect(waiting.body).toContain(`<meta http-equiv="refresh" content="2; url=/pay/pur_${p.id}/confirming">`);
+  expect(waiting.body).not.toContain('<script');
+
+  // Younger than the busy window, it may still be running: the wait again, nothing asked of the PSP.
+  const again = await app.server.inject(`/pay/pur_${p.id}/confirming`);
+  expect(again.statusCode).toBe(202);
+  expect(await authorizations(p.id)).toBe(1);
+
+  await advance(LEADER_BUSY_MS + 1_000);
+  const known = await app.server.inject(`/pay/pur_${p.id}/confirming`);
+  expect(known.statusCode).toBe(303);
+  expect(known.headers.location).toBeDefined();
+  expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('SUCCESSFUL');
+  expect(await authorizations(p.id)).toBe(1);
+  // Known: the status address leads to the purchase's page.
+  const after = await app.server.inject(`/pay/pur_${p.id}/confirming`);
+  expect(after.statusCode).toBe(303);
+  expect(after.headers.location).toBe(`/pay/pur_${p.id}`);
+});
+
+it('in French', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+  await attemptInDoubt(p.id);
+  const waiting = await submit(new URL(p.payment_url).pathname, 'fr-FR');
+  expect(waiting.statusCode).toBe(202);
+  expect(waiting.body).toContain('Votre paiement est en cours de confirmation');
+});
+
+it('several tabs reloading and the reconciliation resolving the same attempt at once: one charge, the purchase paid once', async () => {
+  for (let round = 0; round < 4; round++) {
+    const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+    await attemptInDoubt(p.id);
+    await advance(LEADER_BUSY_MS + 1_000);
+    const payment = (await findPayment(app.services.db, a.accountId, await one<string>('SELECT id::text AS v FROM payments WHERE purchase_id = $1', [p.id])))!;
+    const answers = await Promise.all([
+      app.server.inject(`/pay/pur_${p.id}/confirming`),
+      app.server.inject(`/pay/pur_${p.id}/confirming`),
+      app.server.inject(`/pay/pur_${p.id}/confirming`),
+      // The reconciliation job's resolution of the same attempt.
+      resolveLeaderAttempt(app.services.payments, payment, 0).catch(() => undefined),
+    ]);
+    for (const r of answers.slice(0, 3) as { statusCode: number }[]) expect([202, 303]).toContain(r.statusCode);
+    expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('SUCCESSFUL');
+    expect(await authorizations(p.id)).toBe(1);
+    expect(await one<number>("SELECT count(*)::int AS v FROM payments WHERE purchase_id = $1 AND status IN ('authorized', 'captured')", [p.id])).toBe(1);
+  }
+});
+
+it('an attempt nobody left in doubt: the status address leads back to the page', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+  const res = await app.server.inject(`/pay/pur_${p.id}/confirming`);
+  expect(res.statusCode).toBe(303);
+  expect(res.headers.location).toBe(`/pay/pur_${p.id}`);
+  expect(await authorizations(p.id)).toBe(0);
+});
