@@ -2,7 +2,7 @@
  * deploy/haproxy/haproxy.cfg as Debian's HAProxy runs it (docs/deployment.md#draining): the file
  * is valid, and when no Chipin process can take a request HAProxy's own answer is Chipin's JSON
  * 503 with Retry-After, as a process's own answer is, not its HTML page. The config's ports are
- * moved to free loopback ports; no Chipin runs, so every server is down. Skipped, with a notice,
+ * and its Chipin servers are moved to free loopback ports, so every server is down. Skipped, with a notice,
  * without `haproxy` (.ci/run installs it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -40,6 +40,8 @@ describe.runIf(HAPROXY)('the reference HAProxy configuration', () => {
     const ports = new Map<string, number>();
     for (const bound of cfg.matchAll(/bind 127\.0\.0\.1:(\d+)/g)) ports.set(bound[1]!, await freePort());
     cfg = cfg.replace(/bind 127\.0\.0\.1:(\d+)/g, (_m, p: string) => `bind 127.0.0.1:${ports.get(p)}`);
+    // Chipin's servers on ports nothing listens on, whatever runs here (the topology's own processes).
+    for (const server of cfg.matchAll(/^( +server chipin\d+ 127\.0\.0\.1:)(\d+)/gm)) cfg = cfg.replace(server[0], `${server[1]}${await freePort()}`);
     const file = join(dir, 'haproxy.cfg');
     writeFileSync(file, cfg);
     const check = spawnSync('haproxy', ['-c', '-f', file], { encoding: 'utf8' });
