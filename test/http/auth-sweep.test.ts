@@ -284,7 +284,9 @@ const ROUTES: Record<string, RouteClass> = {
     "return from the card issuer (3-D Secure) to the hosted page: the purchase's own payment only, another's 404 (test/http/return-binding.test.ts)",
   ),
   'POST /pay/:purchase_uid/return': open("the card issuer's form POST back, redirected to the GET"),
-  'GET /pay/:purchase_uid/confirming': open("the leader's attempt in progress, refreshed until its outcome is known (docs/hosted-payment.md#an-attempt-in-progress): the purchase link is the capability"),
+  'GET /pay/:purchase_uid/confirming': open(
+    "the leader's attempt in progress, refreshed until its outcome is known (docs/hosted-payment.md#an-attempt-in-progress): the purchase link is the capability",
+  ),
   'GET /pledge/:pledge_uid': open('hosted pledge page: the unguessable pledge link is the capability'),
   'POST /pledge/:pledge_uid': open('hosted pledge page form'),
   'GET /pledge/:pledge_uid/return': open(
