@@ -19,10 +19,11 @@ export interface AuditEntry {
  */
 export async function recordAudit(tx: Sql, entry: { accountId: string; actor: Actor; action: AuditAction; subject?: string; details?: Record<string, unknown> }): Promise<void> {
   // Dated by the service's clock, as the purchase's events it is shown among: the wall clock plus
-  // the sandbox clock's offset, which is 0 outside the sandbox (docs/back-office.md#audit-log).
+  // the sandbox clock's offset, which is 0 outside the sandbox (docs/back-office.md#audit-log). A
+  // scalar subquery: the entry is written whatever that table holds, as its action is.
   await tx.query(
     `INSERT INTO audit_log (id, account_id, user_id, actor, action, subject, details, created_at)
-     SELECT $1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => c.offset_ms / 1000.0) FROM sandbox_clock c WHERE c.id`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + COALESCE((SELECT make_interval(secs => c.offset_ms / 1000.0) FROM sandbox_clock c WHERE c.id), interval '0'))`,
     [newUuid(), entry.accountId, entry.actor.userId ?? null, entry.actor.label, entry.action, entry.subject ?? null, JSON.stringify(entry.details ?? {})],
   );
 }
