@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { freePort } from '../bench/children.ts';
 import { createApp } from '../src/app.ts';
 import type { Lang } from '../src/i18n/lang.ts';
 import { testConfig } from '../test/helpers/app.ts';
@@ -24,14 +24,6 @@ const OUT = new URL('../docs/screenshots/', import.meta.url).pathname;
 const only = process.argv[2];
 /** Full pages, but the top 5000 px of a longer one (the sandbox inbox lists every message sent): files stay small. */
 const MAX_HEIGHT = 5000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const started = performance.now();
 const port = await freePort();

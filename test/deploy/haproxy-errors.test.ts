@@ -7,22 +7,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../process/harness.ts';
 
 const HAPROXY = spawnSync('haproxy', ['-v'], { encoding: 'utf8' }).status === 0;
 if (!HAPROXY) console.info('deploy/haproxy/haproxy.cfg checks skipped: no haproxy (apt-get install haproxy)');
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 
 const dir = mkdtempSync(join(tmpdir(), 'chipin-haproxy-'));
 let proc: ChildProcess | undefined;
