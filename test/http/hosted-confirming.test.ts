@@ -12,6 +12,7 @@ import { findPayment } from '../../src/payments/payment-repository.ts';
 import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { cutOn } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 
 let app: TestApp;
@@ -29,13 +30,9 @@ const authorizations = (id: string) =>
 let cuts = 0;
 /** A leader's attempt whose recording of the PSP's answer is cut (57P01, a 503): pending, charged at the PSP. */
 async function attemptInDoubt(id: string): Promise<void> {
-  const name = `cut_confirming_${++cuts}`;
-  const db = app.services.db;
-  await db.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
-  await db.exec(`CREATE TRIGGER ${name} BEFORE UPDATE ON payments FOR EACH ROW WHEN (NEW.purchase_id = '${id}' AND NEW.status <> 'pending') EXECUTE FUNCTION ${name}()`);
+  const cut = await cutOn(app.services.db, `cut_confirming_${++cuts}`, 'payments', 'UPDATE', `NEW.purchase_id = '${id}' AND NEW.status <> 'pending'`);
   const first = await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' });
-  await db.exec(`DROP TRIGGER ${name} ON payments; DROP FUNCTION ${name}();`);
+  await cut.heal();
   expect(first.statusCode, first.body).toBe(503);
   expect(await authorizations(id)).toBe(1);
 }

@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { cutOn as cutTrigger } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 
 const URL = '/api/merchants/v1/purchases';
@@ -29,21 +30,8 @@ afterAll(() => app?.close());
 
 const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await app.services.db.query<{ v: T }>(sql, params)).rows[0]!.v;
 
-/**
- * Fails, until `heal()`, every statement of `event` on `table` whose row matches `when` (SQL on
- * NEW), as a connection cut under it would: SQLSTATE 57P01.
- */
-async function cutOn(name: string, table: string, event: 'INSERT' | 'UPDATE', when: string): Promise<{ heal(): Promise<void> }> {
-  const db = app.services.db;
-  await db.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
-  await db.exec(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`);
-  return {
-    heal: async () => {
-      await db.exec(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}();`);
-    },
-  };
-}
+/** Cuts on the app's database (test/helpers/connection-cut.ts). */
+const cutOn = (name: string, table: string, event: 'INSERT' | 'UPDATE', when: string) => cutTrigger(app.services.db, name, table, event, when);
 
 async function paid(): Promise<string> {
   const id = (await a.post(URL, minimalPurchase({ amount: 10_000 }))).json().id as string;

@@ -13,6 +13,7 @@ import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
 import { resolvePledgePayment } from '../../src/use-cases/pay-pledge.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { cutOn } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 
 const OK = '4242424242424242';
@@ -30,13 +31,8 @@ const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await
 
 let cuts = 0;
 /** Fails, until `heal()`, every UPDATE of payments whose new row matches `when`, as a connection cut would: SQLSTATE 57P01. */
-async function cutPaymentRecording(when: string): Promise<{ heal(): Promise<void> }> {
-  const name = `cut_pay_${++cuts}`;
-  const db = app.services.db;
-  await db.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$`);
-  await db.exec(`CREATE TRIGGER ${name} BEFORE UPDATE ON payments FOR EACH ROW WHEN (${when}) EXECUTE FUNCTION ${name}()`);
-  return { heal: () => db.exec(`DROP TRIGGER ${name} ON payments; DROP FUNCTION ${name}();`) };
+function cutPaymentRecording(when: string): Promise<{ heal(): Promise<void> }> {
+  return cutOn(app.services.db, `cut_pay_${++cuts}`, 'payments', 'UPDATE', when);
 }
 
 /** The authorisations the sandbox PSP made under keys starting `prefix` (one per attempt's own key). */
