@@ -335,6 +335,7 @@ export const TABLES = {
     network_transaction_id: 'text null',
     psp_state: 'jsonb null',
     request_key: 'text null',
+    run_lease_until: 'timestamptz null',
   },
   payout_bank_details: {
     account_id: 'uuid',

@@ -7,8 +7,12 @@ import { scheduleJob } from './scheduler.ts';
  * keeping the schedule here keeps the use cases free of an import cycle.
  */
 export const RECONCILE_JOB = 'payments.reconcile';
-/** How often the job looks. */
-export const RECONCILE_EVERY_MS = 5 * 60_000;
+/**
+ * How often the job looks: a payment whose request was cut off is resolved within seconds of its
+ * lease lapsing (docs/money-operations.md#payments-in-doubt). A run that finds nothing reads a
+ * few unresolved rows through a partial index and writes only the job's own row.
+ */
+export const RECONCILE_EVERY_MS = 5_000;
 
 /**
  * The one service-wide reconciliation job, scheduled in the transaction of every attempt that

@@ -60,6 +60,8 @@ export type PaymentRow = RowType<
     psp_state: PspState | null;
     /** The Idempotency-Key request that started it (docs/api-conventions.md#idempotency-key); null without a key, or before migration 064. */
     request_key: string | null;
+    /** Until when the request running it is known to be alive (docs/money-operations.md#payments-in-doubt); null: no request runs it under a lease. */
+    run_lease_until: Date | null;
     /** Written before the PSP call: a hold placed by the call lapses no earlier than its validity after it. */
     created_at: Date;
     updated_at: Date;
@@ -91,17 +93,62 @@ export async function insertPayment(
     amountCents: number;
     /** The Idempotency-Key request that starts it (docs/api-conventions.md#idempotency-key), if any. */
     requestKey?: string;
+    /** A shopper's request runs it under a lease ({@link renewPaymentLease}); a job's payment is not leased. */
+    leased?: boolean;
   },
   now: Date,
 ): Promise<PaymentRow> {
   const { rows } = await sql.query<PaymentRow>(
-    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at, request_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9, $11)
+    `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at, request_key, run_lease_until)
+     VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9, $11, CASE WHEN $12::boolean THEN now() + make_interval(secs => $13) END)
      ON CONFLICT (idempotency_key) DO UPDATE SET updated_at = payments.updated_at
      RETURNING *`,
-    [newUuid(), p.accountId, p.purchaseId, p.pledgeId ?? null, p.purpose, p.psp, p.idempotencyKey, p.amountCents, now, p.pspAccountId ?? null, p.requestKey ?? null],
+    [
+      newUuid(),
+      p.accountId,
+      p.purchaseId,
+      p.pledgeId ?? null,
+      p.purpose,
+      p.psp,
+      p.idempotencyKey,
+      p.amountCents,
+      now,
+      p.pspAccountId ?? null,
+      p.requestKey ?? null,
+      p.leased === true,
+      PAYMENT_LEASE_SECONDS,
+    ],
   );
   return rows[0]!;
+}
+
+/**
+ * How long a payment's lease lives without renewal, on the database's clock: three renewals
+ * ({@link PAYMENT_LEASE_RENEW_MS}) may fail before a live request's payment is taken for in doubt
+ * (docs/money-operations.md#payments-in-doubt).
+ */
+const PAYMENT_LEASE_SECONDS = 10;
+export const PAYMENT_LEASE_RENEW_MS = 3_000;
+
+/** Extends the lease of a payment its request is still running; nothing once its outcome is recorded. */
+export async function renewPaymentLease(sql: Sql, payment: PaymentRow): Promise<void> {
+  await sql.query(
+    "UPDATE payments SET run_lease_until = now() + make_interval(secs => $3) WHERE account_id = $1 AND id = $2 AND status = 'pending' AND run_lease_until IS NOT NULL",
+    [payment.account_id, payment.id, PAYMENT_LEASE_SECONDS],
+  );
+}
+
+/**
+ * Ends a payment's lease: `lapsed` when its request failed after the PSP may have acted (the
+ * payment is in doubt at once), else cleared, back to the 20-minute rule (a PSP fault, which
+ * leaves the payment to the shopper's next attempt). Only while the payment is pending.
+ */
+export async function endPaymentLease(sql: Sql, payment: PaymentRow, how: 'lapsed' | 'cleared'): Promise<void> {
+  await sql.query(
+    `UPDATE payments SET run_lease_until = CASE WHEN $3 THEN now() - interval '1 millisecond' END
+      WHERE account_id = $1 AND id = $2 AND status = 'pending' AND run_lease_until IS NOT NULL`,
+    [payment.account_id, payment.id, how === 'lapsed'],
+  );
 }
 
 /** The card the row's call is about to use, stored in the transaction that saves it, before the PSP call. */
@@ -117,14 +164,23 @@ export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMeth
 }
 
 /**
+ * A payment not resolved yet, with its lease as the database's clock reads it now
+ * (docs/money-operations.md#payments-in-doubt): `live`, a request is running it; `lapsed`, pending
+ * with nobody running it (in doubt); null, not leased (the age rules apply).
+ */
+export type UnresolvedPayment = PaymentRow & { lease: 'live' | 'lapsed' | null };
+
+const LEASE = "CASE WHEN status = 'pending' AND run_lease_until IS NOT NULL THEN CASE WHEN run_lease_until < now() THEN 'lapsed' ELSE 'live' END END";
+
+/**
  * The leader's latest checkout attempt still unresolved (pending: the PSP's answer was never
  * recorded; requires_action: a 3-D Secure challenge not answered), if any. The share charge
  * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee; nor is a
  * re-authorisation (`…:reauth:<n>`), resolved by its own job (docs/money-operations.md#re-authorisation).
  */
-export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<PaymentRow | undefined> {
-  const { rows } = await sql.query<PaymentRow>(
-    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
+export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<UnresolvedPayment | undefined> {
+  const { rows } = await sql.query<UnresolvedPayment>(
+    `SELECT *, ${LEASE} AS lease FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
        AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%'
      ORDER BY created_at DESC, id DESC LIMIT 1`,
     [accountId, purchaseId, purposes],
@@ -132,12 +188,23 @@ export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purch
   return rows[0];
 }
 
-/** Unresolved payments (pending or awaiting 3-D Secure) not touched since `before`: the reconciliation job's work. */
-export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: number): Promise<PaymentRow[]> {
-  const { rows } = await sql.query<PaymentRow>(`SELECT * FROM payments WHERE status IN ('pending', 'requires_action') AND updated_at < $1 ORDER BY updated_at LIMIT $2`, [
-    before,
-    limit,
-  ]);
+/** The payment with its lease as the database's clock reads it now ({@link UnresolvedPayment}). */
+export async function findPaymentWithLease(sql: Sql, accountId: string, id: string): Promise<UnresolvedPayment | undefined> {
+  const { rows } = await sql.query<UnresolvedPayment>(`SELECT *, ${LEASE} AS lease FROM payments WHERE account_id = $1 AND id = $2`, [accountId, id]);
+  return rows[0];
+}
+
+/**
+ * The reconciliation job's work: payments in doubt (first), and unresolved payments (pending or
+ * awaiting 3-D Secure) not touched since `before`; never one a live request runs.
+ */
+export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: number): Promise<UnresolvedPayment[]> {
+  const { rows } = await sql.query<UnresolvedPayment>(
+    `SELECT * FROM (SELECT *, ${LEASE} AS lease FROM payments WHERE status IN ('pending', 'requires_action')) p
+      WHERE lease = 'lapsed' OR (updated_at < $1 AND lease IS NULL)
+      ORDER BY lease IS NULL, updated_at LIMIT $2`,
+    [before, limit],
+  );
   return rows;
 }
 

@@ -1,5 +1,6 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
+import { underPaymentLease } from './payment-lease.ts';
 import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
 import {
@@ -84,6 +85,7 @@ export async function changeCard(
         pspAccountId: psp.pspAccountId,
         idempotencyKey: `${prefix}${n + 1}`,
         amountCents: next.amountCents + next.feesCents,
+        leased: true,
       },
       now,
     );
@@ -93,7 +95,7 @@ export async function changeCard(
   if ('outcome' in reserved) return reserved.outcome;
   try {
     const use3ds = (await deps.offers.byId(state.accountId, state.offerId))?.use3ds ?? 'auto';
-    return await checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, reserved.payment);
+    return await underPaymentLease(deps, reserved.payment, () => checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, reserved.payment));
   } finally {
     await releaseClaim(db, reserved.claim);
   }

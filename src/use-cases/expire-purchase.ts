@@ -7,7 +7,6 @@ import { claimDueExpiry, countDueExpiries, dueExpiries, postponeExpiry } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import { EXPIRED_COMMENT } from '../domain/purchase-states.ts';
 import type { DueWorkRunner } from '../jobs/due-work.ts';
-import { RECONCILE_EVERY_MS } from '../jobs/reconciliation.ts';
 
 export { EXPIRED_COMMENT };
 
@@ -23,6 +22,13 @@ export const EXPIRE_JOB = 'purchase.expire';
 export type ExpireOutcome = { kind: 'expired' } | { kind: 'not_created' } | { kind: 'wait'; until: Date };
 
 /**
+ * How long an expiry waits for a leader attempt still unresolved before it looks again: an attempt
+ * in doubt is resolved within seconds, a 3-D Secure challenge left open after 20 minutes
+ * (docs/money-operations.md#payments-in-doubt); a few minutes' delay to the expiry is harmless.
+ */
+const UNRESOLVED_RECHECK_MS = 5 * 60_000;
+
+/**
  * A purchase still CREATED when its offer's `expiry_hours` have passed is CANCELLED ("Expired
  * unpaid.", `purchase.cancelled`): its link stops taking payments. A leader payment under way at
  * that moment (pending, or in 3-D Secure) is let finish or resolved first: the answer is then
@@ -36,7 +42,7 @@ async function expireIn(tx: Sql, clock: Clock, accountId: string, purchaseId: st
   // Whatever its age: an attempt whose PSP outcome is unknown may have taken the money, and
   // cancelling under it would keep that money on a CANCELLED purchase. The reconciliation job
   // resolves it (docs/hosted-payment.md), then the expiry is tried again.
-  if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { kind: 'wait', until: new Date(now.getTime() + RECONCILE_EVERY_MS) };
+  if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { kind: 'wait', until: new Date(now.getTime() + UNRESOLVED_RECHECK_MS) };
   const moved = await applyMove(tx, clock, accountId, purchaseId, 'cancel', { comment: EXPIRED_COMMENT, data: { reason: 'expired' } });
   return moved.ok ? { kind: 'expired' } : { kind: 'not_created' };
 }

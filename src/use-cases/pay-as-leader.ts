@@ -38,6 +38,7 @@ import {
   pspRef,
   resultRef,
   type PaymentRow,
+  type UnresolvedPayment,
 } from '../payments/payment-repository.ts';
 import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { draftShares, insertDraftPledges, inviteDrafts, type NewPledge } from '../payments/pledge-repository.ts';
@@ -55,6 +56,7 @@ import type { AccountConnector } from '../psp/registry.ts';
 import { storedCredentialOf, storeForLater } from './stored-card.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, fallbackCandidates, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
 import { setPurchaseComment } from '../purchases/purchase-repository.ts';
+import { underPaymentLease } from './payment-lease.ts';
 
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
@@ -158,7 +160,7 @@ export async function payAsLeader(
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   try {
-    return await checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl, context);
+    return await underPaymentLease(deps, payment, () => checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl, context));
   } catch (err) {
     // A PSP fault (unreachable, timeout, 5xx): the row stays pending (with its card if the
     // authorisation was sent), so the leader's next attempt replays it with the same key first —
@@ -298,10 +300,14 @@ export async function resumeLeaderAfterChallenge(
  *   challenge is voided so that it can never be completed after another attempt charged.
  * Answers the outcome of the resolved attempt, or undefined when it charged nothing.
  */
-export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRow, minAgeMs: number): Promise<LeaderOutcome | undefined> {
+export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRow & { lease?: UnresolvedPayment['lease'] }, minAgeMs: number): Promise<LeaderOutcome | undefined> {
   const { db, clock, offers, psps } = deps;
   const now = clock.now();
-  if (now.getTime() - new Date(payment.updated_at).getTime() < minAgeMs) return { kind: 'in_progress' };
+  // A request still running it (its lease live) is never overtaken; one whose lease lapsed is in
+  // doubt whatever its age (docs/money-operations.md#payments-in-doubt); the age rule is for
+  // attempts without a lease.
+  if (payment.lease === 'live') return { kind: 'in_progress' };
+  if (payment.lease !== 'lapsed' && now.getTime() - new Date(payment.updated_at).getTime() < minAgeMs) return { kind: 'in_progress' };
   const { account_id: accountId, purchase_id: purchaseId } = payment;
   const state = (await loadPayState(db, accountId, purchaseId))!;
   const offer = (await offers.byId(accountId, state.offerId))!;
@@ -340,9 +346,11 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
   }
   if (state.state !== 'CREATED' && result.status !== 'requires_action') {
     // The purchase moved on (aborted, expired) while the attempt was unresolved: record the
-    // outcome, and give back what it holds.
-    await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-    await giveBack(deps, afterResult(payment, result), result);
+    // outcome, and give back what it holds. Unless another resolution of the same attempt (a
+    // tab's reload, the reconciliation job) recorded it first: the purchase may have moved on
+    // because of it (opened with this very money), and what to give back was decided there.
+    const recorded = await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
+    if (recorded) await giveBack(deps, afterResult(payment, result), result);
     return { kind: 'not_payable', state: state.state };
   }
   const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
@@ -405,6 +413,7 @@ async function reserveAttempt(
         idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`,
         amountCents: plan.authorizeCents,
         ...(requestKey !== undefined ? { requestKey } : {}),
+        leased: true,
       },
       now,
     );

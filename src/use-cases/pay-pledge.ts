@@ -10,6 +10,7 @@ import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type 
 import {
   countPledgePayments,
   findPayment,
+  findPaymentWithLease,
   findPledgePayment,
   insertPayment,
   markDeclined,
@@ -27,6 +28,7 @@ import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
+import { underPaymentLease } from './payment-lease.ts';
 import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 
 export type PledgeOutcome =
@@ -65,13 +67,16 @@ export async function payPledge(
 
   // The pledge's last payment left unresolved (a crash, an abandoned challenge) is resolved first
   // with its own key; only a refused one lets this card be charged.
-  const last = pledge.paymentId ? await findPayment(db, pledge.accountId, pledge.paymentId) : undefined;
+  const last = pledge.paymentId ? await findPaymentWithLease(db, pledge.accountId, pledge.paymentId) : undefined;
   if (last && (last.status === 'pending' || last.status === 'requires_action')) {
-    // This request's own payment (its key taken over after it failed): its process is done with
-    // it, resolved now whatever the reservation's time left; its outcome is this request's.
+    // A request still running it (its lease live) is never overtaken.
+    if (last.lease === 'live') return { kind: 'in_progress' };
+    // This request's own payment (its key taken over after it failed), or one whose request
+    // failed or died (its lease lapsed, docs/money-operations.md#payments-in-doubt): nobody is
+    // running it, so it is resolved now whatever the reservation's time left.
     const own = context.requestKey !== undefined && last.request_key === context.requestKey && last.status === 'pending';
     const current = await findPledge(db, pledge.accountId, pledge.id);
-    if (!own && current?.state === 'paying' && current.payingUntil && current.payingUntil > clock.now()) return { kind: 'in_progress' };
+    if (!own && last.lease !== 'lapsed' && current?.state === 'paying' && current.payingUntil && current.payingUntil > clock.now()) return { kind: 'in_progress' };
     const resolved = await resolvePledgePayment(deps, last);
     if (resolved && (own || resolved.kind !== 'declined')) return resolved;
   }
@@ -83,16 +88,18 @@ export async function payPledge(
 
   const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl, context.requestKey);
   if ('outcome' in reservation) return reservation.outcome;
-  const result = await psp.authorize({
-    idempotencyKey: reservation.payment.idempotency_key,
-    paymentMethodId: attached.paymentMethodId,
-    amountCents: pledge.amountCents,
-    currency: reservation.currency,
-    capture: 'automatic',
-    returnUrl: reservation.payment.psp_return_url!,
-    ...threeDSecureInput(offer.use3ds),
+  return underPaymentLease(deps, reservation.payment, async () => {
+    const result = await psp.authorize({
+      idempotencyKey: reservation.payment.idempotency_key,
+      paymentMethodId: attached.paymentMethodId,
+      amountCents: pledge.amountCents,
+      currency: reservation.currency,
+      capture: 'automatic',
+      returnUrl: reservation.payment.psp_return_url!,
+      ...threeDSecureInput(offer.use3ds),
+    });
+    return finishPledge(deps, pledge, reservation.payment, result);
   });
-  return finishPledge(deps, pledge, reservation.payment, result);
 }
 
 /**
@@ -256,6 +263,7 @@ async function reserve(
         idempotencyKey: `${pledge.id}:pay:${n + 1}`,
         amountCents: current.amountCents,
         ...(requestKey !== undefined ? { requestKey } : {}),
+        leased: true,
       },
       now,
     );

@@ -7,13 +7,18 @@ import { resolveCardCheck } from './change-card.ts';
 import { isReauthorization } from './reauthorize-hold.ts';
 import { isShopperPayment, resolveShopperPayment } from './shopper-pay.ts';
 
-/** Unresolved for this long (service clock), a payment is presumed abandoned by its process: longer than a pledge's reservation (3-D Secure included). */
+/**
+ * Unresolved for this long (service clock), a payment without a lease is presumed abandoned by its
+ * process: longer than a pledge's reservation (3-D Secure included). A pending payment whose
+ * lease lapsed is resolved at the job's next run instead (docs/money-operations.md#payments-in-doubt).
+ */
 export const RECONCILE_AFTER_MS = 20 * 60_000;
 const BATCH = 50;
 
 /**
- * Resolves the payments nobody came back for: a process killed between the PSP's answer and its
- * recording, a shopper who left a 3-D Secure challenge. Each is resolved by the same function a
+ * Resolves the payments nobody came back for: a request cut off between the PSP's answer and its
+ * recording (in doubt once its lease lapsed, within seconds), a shopper who left a 3-D Secure
+ * challenge (after 20 minutes). Each is resolved by the same function a
  * retry would use (its own idempotency key replayed, or the PSP asked), so its outcome is
  * recorded, notified and acted on exactly as if the first process had lived.
  *

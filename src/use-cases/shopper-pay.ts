@@ -3,6 +3,7 @@ import { earlyRepayment, installmentPaidComment, repaidEarlyComment } from '../d
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelJob } from '../jobs/scheduler.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
+import { underPaymentLease } from './payment-lease.ts';
 import { threeDSecureInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
 import {
   installmentCounts,
@@ -96,16 +97,18 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   if ('outcome' in reserved) return reserved.outcome;
   const { payment, claim } = reserved;
   try {
-    const result = await card.psp.authorize({
-      idempotencyKey: payment.idempotency_key,
-      paymentMethodId: card.paymentMethodId,
-      amountCents: payment.amount_cents,
-      currency: state.currency,
-      capture: 'automatic',
-      returnUrl: payment.psp_return_url!,
-      ...threeDSecureInput(offer?.use3ds ?? 'auto'),
+    return await underPaymentLease(deps, payment, async () => {
+      const result = await card.psp.authorize({
+        idempotencyKey: payment.idempotency_key,
+        paymentMethodId: card.paymentMethodId,
+        amountCents: payment.amount_cents,
+        currency: state.currency,
+        capture: 'automatic',
+        returnUrl: payment.psp_return_url!,
+        ...threeDSecureInput(offer?.use3ds ?? 'auto'),
+      });
+      return finish(deps, payment, result, target.kind === 'rest');
     });
-    return await finish(deps, payment, result, target.kind === 'rest');
   } finally {
     // Awaiting 3-D Secure, the payment itself (unresolved) keeps refunds, cancels and collections
     // waiting (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
@@ -151,7 +154,7 @@ async function reserve(
     const n = (await countPaymentsKeyed(tx, accountId, purchaseId, prefix)) + 1;
     const payment = await insertPayment(
       tx,
-      { accountId, purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${prefix}${n}`, amountCents },
+      { accountId, purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${prefix}${n}`, amountCents, leased: true },
       now,
     );
     const back = returnUrl(payment.id);

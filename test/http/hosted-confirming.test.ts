@@ -2,7 +2,8 @@
  * The hosted checkout waits for the leader's attempt in progress (docs/hosted-payment.md#an-attempt-in-progress):
  * a submit while an attempt is under way or in doubt (its recording cut after the PSP charged, as in
  * a failover) shows "Your payment is being confirmed", which reloads a status address every 2 s
- * without script; that address resolves the attempt once it is in doubt (untouched for
+ * without script; that address resolves the attempt once it is in doubt (its payment lease ended
+ * or lapsed, docs/money-operations.md#payments-in-doubt; without a lease, untouched for
  * LEADER_BUSY_MS), then sends the leader to the result — one charge at the PSP, also when several
  * tabs' reloads and the reconciliation resolve it at once.
  */
@@ -54,10 +55,26 @@ const advance = async (ms: number) => {
   expect(moved.statusCode, moved.body).toBe(200);
 };
 
-it('a submit while the attempt is in doubt shows the wait, which resolves it once in doubt and leads to the result; one charge', async () => {
+/** Sets the attempt's payment lease: `live` as a process still running it keeps it, `lapsed` as a killed one leaves it, `none` as an older build made it. */
+async function setLease(id: string, lease: 'live' | 'lapsed' | 'none'): Promise<void> {
+  const until = { live: "now() + interval '1 hour'", lapsed: "now() - interval '1 second'", none: 'NULL' }[lease];
+  await app.services.db.query(`UPDATE payments SET run_lease_until = ${until} WHERE purchase_id = $1`, [id]);
+}
+
+it('a submit after the request of the attempt failed resolves it at once (its lease ended) and leads to the result; one charge', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+  await attemptInDoubt(p.id);
+  const known = await submit(new URL(p.payment_url).pathname);
+  expect(known.statusCode).toBe(303);
+  expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('SUCCESSFUL');
+  expect(await authorizations(p.id)).toBe(1);
+});
+
+it('a submit while a live request still runs the attempt shows the wait; once its lease lapses, the status address resolves it and leads to the result; one charge', async () => {
   const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
   const path = new URL(p.payment_url).pathname;
   await attemptInDoubt(p.id);
+  await setLease(p.id, 'live');
 
   const waiting = await submit(path);
   expect(waiting.statusCode).toBe(202);
@@ -65,12 +82,13 @@ it('a submit while the attempt is in doubt shows the wait, which resolves it onc
   expect(waiting.body).toContain(`<meta http-equiv="refresh" content="2; url=/pay/pur_${p.id}/confirming">`);
   expect(waiting.body).not.toContain('<script');
 
-  // Younger than the busy window, it may still be running: the wait again, nothing asked of the PSP.
+  // Whatever its age, a live request's attempt is its own: the wait again, nothing asked of the PSP.
+  await advance(LEADER_BUSY_MS + 1_000);
   const again = await app.server.inject(`/pay/pur_${p.id}/confirming`);
   expect(again.statusCode).toBe(202);
   expect(await authorizations(p.id)).toBe(1);
 
-  await advance(LEADER_BUSY_MS + 1_000);
+  await setLease(p.id, 'lapsed');
   const known = await app.server.inject(`/pay/pur_${p.id}/confirming`);
   expect(known.statusCode).toBe(303);
   expect(known.headers.location).toBeDefined();
@@ -82,9 +100,24 @@ it('a submit while the attempt is in doubt shows the wait, which resolves it onc
   expect(after.headers.location).toBe(`/pay/pur_${p.id}`);
 });
 
+it('an attempt without a lease (made by an older build) is in doubt once untouched for LEADER_BUSY_MS', async () => {
+  const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
+  await attemptInDoubt(p.id);
+  await setLease(p.id, 'none');
+  const waiting = await submit(new URL(p.payment_url).pathname);
+  expect(waiting.statusCode).toBe(202);
+  expect(await authorizations(p.id)).toBe(1);
+  await advance(LEADER_BUSY_MS + 1_000);
+  const known = await app.server.inject(`/pay/pur_${p.id}/confirming`);
+  expect(known.statusCode).toBe(303);
+  expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('SUCCESSFUL');
+  expect(await authorizations(p.id)).toBe(1);
+});
+
 it('in French', async () => {
   const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
   await attemptInDoubt(p.id);
+  await setLease(p.id, 'live');
   const waiting = await submit(new URL(p.payment_url).pathname, 'fr-FR');
   expect(waiting.statusCode).toBe(202);
   expect(waiting.body).toContain('Votre paiement est en cours de confirmation');
@@ -94,7 +127,7 @@ it('several tabs reloading and the reconciliation resolving the same attempt at 
   for (let round = 0; round < 4; round++) {
     const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();
     await attemptInDoubt(p.id);
-    await advance(LEADER_BUSY_MS + 1_000);
+    // As the reconciliation job read it, before any of the tabs resolved it.
     const payment = (await findPayment(app.services.db, a.accountId, await one<string>('SELECT id::text AS v FROM payments WHERE purchase_id = $1', [p.id])))!;
     const answers = await Promise.all([
       app.server.inject(`/pay/pur_${p.id}/confirming`),

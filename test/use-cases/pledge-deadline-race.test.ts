@@ -102,10 +102,13 @@ describe.each(['plain', '3ds'] as const)('a friend paying (%s) as the clock jump
         return run;
       });
       // Both winners were forced: the friend's share counted (decided by the friend, or by the
-      // job first: the friend then finds it decided), and, at the deadline, given back.
+      // job first: the friend then finds it decided), and, at the deadline, given back. A plain
+      // payment is under its request's live lease while the friend pays, so the reconciliation
+      // never takes it over (docs/money-operations.md#payments-in-doubt): the friend decides.
       expect(interleavings).toBeGreaterThan(5);
       expect(friendAnswers).toContain('paid');
-      expect(friendAnswers).toContain(name === 'the deadline job' ? 'closed' : 'already_paid');
+      if (name === 'the deadline job') expect(friendAnswers).toContain('closed');
+      else expect(friendAnswers).toEqual(how === 'plain' ? new Set(['paid']) : new Set(['paid', 'already_paid']));
     },
     120_000,
   );
