@@ -61,11 +61,14 @@ healthy_pair() {
 
 # chipin_settings: the settings of the topology's Chipin processes, in the chipin_env array (after
 # up.sh wrote master.key). The database through PgBouncer; LISTEN through HAProxy's primary port
-# (a transaction pool cannot hold it).
+# (a transaction pool cannot hold it); the back office's heavy reads through HAProxy's port 5001,
+# whose backend reaches one standby at a time, as the staleness bound requires
+# (docs/deployment.md#read-replicas).
 chipin_settings() {
   chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
     DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
     DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
+    DATABASE_READ_URL=postgres://postgres@127.0.0.1:5001/chipin
     PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1
     # On SIGTERM, /readyz fails for 5 s while requests are still served: HAProxy's checks (every
     # 2 s, down after 2) take the process out before it closes (docs/deployment.md#draining).
