@@ -63,7 +63,20 @@ interface Outcome {
   status: number; // 0: no answer (connection refused or cut, timeout)
   body: unknown;
 }
+/** How long each request of the load waited for its answer (or for giving up), in ms. */
+const waits: number[] = [];
+let longestWait = { ms: 0, what: '' };
+/** "No request waits more than 5 s" (docs/deployment.md#bounded-waits). */
+const WAIT_BOUND_MS = 5_000;
 async function post(path: string, body: unknown, idempotencyKey?: string): Promise<Outcome> {
+  const sentAt = performance.now();
+  const outcome = await send(path, body, idempotencyKey);
+  const ms = performance.now() - sentAt;
+  waits.push(ms);
+  if (ms > longestWait.ms) longestWait = { ms, what: `${path.replace(/pur_[0-9a-f-]+/, 'pur_…')} ${outcome.status || 'no answer'}` };
+  return outcome;
+}
+async function send(path: string, body: unknown, idempotencyKey?: string): Promise<Outcome> {
   try {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
@@ -249,7 +262,7 @@ async function main(): Promise<void> {
   const unresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
   const orphansBefore = await db.query(orphanCharges);
   await refreshToken();
-  const clock = await post('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S });
+  const clock = await send('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S }); // not the load's: not in its waits
   if (clock.status !== 200) throw new Error(`sandbox clock: ${clock.status} ${JSON.stringify(clock.body)}`);
   const ids = [...acknowledgedCreates];
   const found = await db.query<{ id: string }>('SELECT id FROM purchases WHERE id = ANY($1::uuid[])', [ids]);
@@ -309,12 +322,16 @@ async function main(): Promise<void> {
   // is a failure the code did not expect.
   const answers500 = [...failures].filter(([k]) => k.endsWith(' 500')).reduce((sum, [, v]) => sum + v, 0);
   const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
+  const sortedWaits = [...waits].sort((a, b) => a - b);
+  const p99 = sortedWaits[Math.min(sortedWaits.length - 1, Math.ceil(sortedWaits.length * 0.99) - 1)] ?? 0;
+  const overBound = waits.filter((ms) => ms > WAIT_BOUND_MS).length;
   const lines = [
     `leader before: ${before}; after: ${after ?? 'none'}; synchronous_standby_names now: '${sync.rows[0]!.names}'`,
     `kill -> first successful write: ${recovery === undefined ? `none within ${seconds(GIVE_UP_MS)}` : seconds(recovery)}`,
     `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killAt)}`,
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `answers 500: ${answers500}`,
+    `waits for an answer: longest ${seconds(longestWait.ms)} (${longestWait.what}), p99 ${seconds(p99)}; over ${seconds(WAIT_BOUND_MS)}: ${overBound} of ${waits.length}`,
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
     `acknowledged refunds: ${acknowledgedRefunds.size}; missing on the new primary: ${refundsMissing}; purchases refunded other than once (Chipin or PSP): ${refundedTwice.rowCount}`,
