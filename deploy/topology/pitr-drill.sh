@@ -171,6 +171,8 @@ until promoted 2>/dev/null; do
   sleep 0.2
 done
 open_ms=$(($(ms) - t))
+# The server may answer as promoted a moment before its log says it is open.
+wait_for 10 "the restored server's log to say it is open" grep -q 'database system is ready to accept connections' "$log" || true
 # Times from the server's log (its lines start with a millisecond timestamp): start to a
 # consistent state, and start to open for writes.
 log_ms() {
@@ -199,6 +201,8 @@ figure "restore (pgbackrest restore: the files)" "$restore_ms"
 if [ -n "$log_start" ] && [ -n "$consistent" ] && [ -n "$opened" ]; then
   figure "server start -> consistent recovery state (its log)" $((consistent - log_start))
   figure "server start -> target reached, promoted, open (its log)" $((opened - log_start))
+else
+  echo "  (the restored server's log lacks a line the start -> consistent and open times are read from)"
 fi
 figure "pg_ctl start -> promoted (seen by the drill)" "$open_ms"
 figure "total" $(($(ms) - started))
