@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPayment } from '../../src/payments/payment-repository.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
 import { underPaymentLease } from '../../src/use-cases/payment-lease.ts';
 import { reconcilePayments } from '../../src/use-cases/reconcile-payments.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
@@ -52,6 +53,23 @@ describe('the payment lease and the reconciliation job', () => {
     expect(await reconcilePayments(app.services.payments)).toBe(0);
     expect(await authorizations(app, purchaseId)).toBe(1);
     expect(await one<number>(app, "SELECT count(*)::int AS v FROM payments WHERE purchase_id = $1 AND status IN ('authorized', 'captured')", [purchaseId])).toBe(1);
+  });
+
+  it('a resolver holding the attempt as it was before another resolved it and opened the purchase gives nothing back', async () => {
+    const { purchaseId, paymentId } = await cutAttempt(app, a);
+    const asRead = (await findPayment(app.services.db, a.accountId, paymentId))!;
+    expect(await reconcilePayments(app.services.payments)).toBeGreaterThanOrEqual(1);
+    expect(await stateOf(a, purchaseId)).toBe('SUCCESSFUL');
+    // The second resolver replays the same PSP key, finds the purchase moved on, and did not record.
+    await resolveLeaderAttempt(app.services.payments, asRead, 0);
+    expect(await stateOf(a, purchaseId)).toBe('SUCCESSFUL');
+    expect(
+      await one<number>(app, "SELECT count(*)::int AS v FROM payments WHERE purchase_id = $1 AND status IN ('authorized', 'captured') AND refunded_cents = 0", [purchaseId]),
+    ).toBe(1);
+    expect(
+      await one<number>(app, "SELECT count(*)::int AS v FROM sandbox_psp_idempotency WHERE operation IN ('refund', 'void') AND idempotency_key LIKE $1 || ':%'", [purchaseId]),
+    ).toBe(0);
+    expect(await authorizations(app, purchaseId)).toBe(1);
   });
 
   it('a payment made without a lease (an older build, a PSP fault) keeps the 20-minute rule', async () => {
