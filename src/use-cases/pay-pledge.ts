@@ -218,6 +218,23 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
 }
 
 /**
+ * The pledge page's wait for the pledger's payment in progress (docs/hosted-payment.md#an-attempt-in-progress):
+ * the pledge's last payment, `pending`, is resolved through {@link resolvePledgePayment} once it
+ * is in doubt, as the pledger's retry would resolve it — its lease lapsed
+ * (docs/money-operations.md#payments-in-doubt), or, without a lease, the pledge no longer holds
+ * its reservation (PLEDGE_RESERVATION_MS) — and `in_progress` is answered before; a 3-D Secure
+ * challenge is left to its own page. Undefined when there is no such payment.
+ */
+export async function confirmPledgePayment(deps: PaymentDeps, pledge: { id: string; accountId: string }): Promise<PledgeOutcome | undefined> {
+  const current = await findPledge(deps.db, pledge.accountId, pledge.id);
+  const payment = current?.paymentId ? await findPaymentWithLease(deps.db, pledge.accountId, current.paymentId) : undefined;
+  if (!current || payment?.status !== 'pending') return undefined;
+  if (payment.lease === 'live') return { kind: 'in_progress' };
+  if (payment.lease !== 'lapsed' && current.state === 'paying' && current.payingUntil && current.payingUntil > deps.clock.now()) return { kind: 'in_progress' };
+  return resolvePledgePayment(deps, payment);
+}
+
+/**
  * Reserves the pledger's share under the purchase's row lock (paid + reserved shares + the
  * leader's share never exceed the amount) and records the payment about to be made; or answers
  * why there is nothing to charge, closing a pledge that no longer fits.
