@@ -346,10 +346,15 @@ ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.c
   return layout(LOCALE[v.lang], title, body, v.frame ? '/assets/result.js' : undefined, { stylesheet: v.offer.cssUrl }).toString();
 }
 
-/** "Your payment is being confirmed": reloads `statusUrl` every 2 s until the attempt's outcome is known (no script). */
-export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null): string {
+/**
+ * "Your payment is being confirmed": reloads `statusUrl` every 2 s until the attempt's outcome is
+ * known (no script); `minutesLeft`, when given, says how long the wait can last (a friend's
+ * payment waits for its reservation's end: docs/hosted-payment.md#an-attempt-in-progress).
+ */
+export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
   const t = TEXT[lang];
-  return layout(LOCALE[lang], t.confirmingTitle, html`<section class="card" role="status"><h1>${t.confirmingTitle}</h1><p>${t.confirming}</p></section>`, undefined, {
+  const upTo = minutesLeft === undefined ? '' : html` ${t.confirmingUpTo(minutesLeft)}`;
+  return layout(LOCALE[lang], t.confirmingTitle, html`<section class="card" role="status"><h1>${t.confirmingTitle}</h1><p>${t.confirming}${upTo}</p></section>`, undefined, {
     refresh: { seconds: 2, url: statusUrl },
     stylesheet: stylesheet ?? null,
   }).toString();

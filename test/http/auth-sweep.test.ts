@@ -293,6 +293,9 @@ const ROUTES: Record<string, RouteClass> = {
     "return from the card issuer (3-D Secure) to the pledge page: the pledge's own payment only, another's 404 (test/http/return-binding.test.ts)",
   ),
   'POST /pledge/:pledge_uid/return': open("the card issuer's form POST back, redirected to the GET"),
+  'GET /pledge/:pledge_uid/confirming': open(
+    "the friend's payment in progress, refreshed until its outcome is known (docs/hosted-payment.md#an-attempt-in-progress): the pledge link is the capability, another pledge's resolves nothing (test/http/pledge-confirming.test.ts)",
+  ),
   'GET /assets/checkout.js': open('static script of the hosted pages'),
   'GET /assets/result.js': open('static script of the hosted pages'),
   'GET /assets/copy.js': open("static script of the back office's copy buttons"),

@@ -4,12 +4,13 @@ import { inTestMode } from '../../../accounts/offer.ts';
 import { isUuid, parsePublicId } from '../../../domain/ids.ts';
 import { pledgeReturnUrl } from '../../../domain/links.ts';
 import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.ts';
+import { confirmingPage } from '../../../pages/checkout-page.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
 import { loadPayState } from '../../../payments/pay-state-repository.ts';
-import { findPayment, paymentEnvironment } from '../../../payments/payment-repository.ts';
+import { findPayment, findPaymentWithLease, paymentEnvironment } from '../../../payments/payment-repository.ts';
 import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
-import { payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import { confirmPledgePayment, payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
@@ -72,12 +73,27 @@ export function registerPledgePages(app: App, services: Services): void {
       case 'risk_refused':
         return show(request, reply, ctx, { holder, errors: { message: t.riskRefused } }, 402);
       case 'in_progress':
-        return show(request, reply, ctx, { holder, errors: { message: t.inProgress } }, 409);
+        // The pledger's payment is under way or in doubt: wait for its outcome rather than an
+        // error (docs/hosted-payment.md#an-attempt-in-progress).
+        return confirming(request, reply, ctx);
       case 'paid':
       case 'already_paid':
       case 'closed':
         return reply.redirect(here, 303);
     }
+  }
+
+  /**
+   * "Your payment is being confirmed", reloading the pledge's status address. A payment without a
+   * lease waits for the reservation's end (docs/money-operations.md#payments-in-doubt): the page
+   * then says how long that can be; a leased one is resolved within seconds of its request's end.
+   */
+  async function confirming(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>) {
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer?.cssUrl);
+    const until = ctx.pledge.state === 'paying' && ctx.pledge.paymentId ? ctx.pledge.payingUntil : null;
+    const unleased = until && (await findPaymentWithLease(db, ctx.pledge.accountId, ctx.pledge.paymentId!))?.lease === null;
+    const minutesLeft = until && unleased ? Math.max(1, Math.ceil((until.getTime() - clock.now().getTime()) / 60_000)) : undefined;
+    return reply.code(202).send(confirmingPage(ctx.lang, `/pledge/plg_${ctx.pledge.id}/confirming${langQuery(request)}`, ctx.offer?.cssUrl, minutesLeft));
   }
 
   /** `?lang=xx` when the shopper chose the page's language, kept through the form and 3-D Secure. */
@@ -114,6 +130,17 @@ export function registerPledgePages(app: App, services: Services): void {
     const returnUrl = (paymentId: string) => `${pledgeReturnUrl(config.publicUrl, ctx.pledge.id, paymentId)}&lang=${ctx.lang}`;
     const result = await payPledge(payments, ctx.pledge, checked.card, returnUrl, { ip: request.ip });
     return outcome(request, reply, result, holder);
+  });
+
+  // The wait's status address: the outcome once known, the wait again before
+  // (docs/hosted-payment.md#an-attempt-in-progress). Resolving a payment in doubt here is what the
+  // pledger's next submit or the reconciliation would do: its own PSP key, never a second charge.
+  app.get('/pledge/:pledge_uid/confirming', { schema: { hide: true, params, querystring } }, async (request, reply) => {
+    const ctx = await load(request);
+    if (!ctx) return notFound(request, reply);
+    const result = await confirmPledgePayment(payments, ctx.pledge);
+    if (!result) return reply.redirect(`/pledge/plg_${ctx.pledge.id}${langQuery(request)}`, 303);
+    return outcome(request, reply, result);
   });
 
   const returnQuery = Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true });
