@@ -1,5 +1,5 @@
 /**
- * Child processes of the benchmark: spawned with an IPC channel (see orphan-guard.ts), tracked
+ * Child processes of the benchmark: spawned with an IPC channel (see orphan-guard.mjs), tracked
  * here, and all stopped by {@link stopAll} at the end, on error and on SIGINT/SIGTERM.
  * Every wait is bounded.
  */
@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const GUARD = resolve(ROOT, 'bench/orphan-guard.ts');
+// Plain JavaScript: preloaded into the bundle (no tsx) as into the TypeScript sources.
+const GUARD = resolve(ROOT, 'bench/orphan-guard.mjs');
 export const LOOPBACK = '127.0.0.1';
 
 export interface Child {
@@ -78,7 +79,16 @@ export function freePort(): Promise<number> {
  * stdout goes to /dev/null (the access log); stderr is kept in a small ring buffer.
  */
 export function spawnTs(name: string, script: string, args: string[], env: Record<string, string | undefined>, nodeArgs: string[] = []): Child {
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', '--import', GUARD, script, ...args], {
+  return spawnNode(name, [...nodeArgs, '--import', 'tsx', '--import', GUARD, script, ...args], env);
+}
+
+/** Starts Chipin from its bundle (`npm run build`: dist/main.mjs, docs/deployment.md#the-bundle), as production runs it. */
+export function spawnBundle(name: string, args: string[], env: Record<string, string | undefined>): Child {
+  return spawnNode(name, ['--enable-source-maps', '--import', GUARD, 'dist/main.mjs', ...args], env);
+}
+
+function spawnNode(name: string, argv: string[], env: Record<string, string | undefined>): Child {
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -51,7 +51,7 @@
  * can make tsx SIGKILL the benchmark before that cleanup ends; `node --import tsx
  * bench/delivery.ts` has no wrapper. A leftover is a `chipin_bench_<ts>` database (dropdb) and
  * a /tmp/chipin-bench-delivery-* directory; the server itself stops when the benchmark dies
- * (bench/orphan-guard.ts).
+ * (bench/orphan-guard.mjs).
  *
  * Environment (all optional):
  *   BENCH_EVENTS=5000          events in the burst

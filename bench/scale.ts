@@ -62,7 +62,7 @@
  * figures come from bench/results/scale.json when that file is of the same database. The master
  * key of each database this benchmark made is in bench/results/scale-state.json (git-ignored,
  * mode 600); MASTER_KEY overrides it. Every child process is stopped at the end, on error and on
- * SIGINT/SIGTERM (bench/children.ts, bench/orphan-guard.ts). Nothing but the loopback is contacted.
+ * SIGINT/SIGTERM (bench/children.ts, bench/orphan-guard.mjs). Nothing but the loopback is contacted.
  *
  * Results: the table on stdout and bench/results/scale.json.
  */

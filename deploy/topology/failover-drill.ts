@@ -34,6 +34,8 @@ const DB_CONNECT_TIMEOUT_MS = 10_000;
 const DB_STATEMENT_TIMEOUT_MS = 30_000;
 /** Past the reconciliation job's 20 minutes (RECONCILE_AFTER_MS), in seconds. */
 const RECONCILE_AFTER_S = 21 * 60;
+/** How long the drill waits, without moving the clock, for the payments in doubt to be resolved by the job (every 5 s, after a lease of 10 s at most). */
+const IN_DOUBT_WAIT_MS = 30_000;
 
 /** Every delivery attempt of a paid purchase is awaited at most this long after the load. */
 const WEBHOOK_WAIT_MS = 60_000;
@@ -245,6 +247,8 @@ async function main(): Promise<void> {
   await load;
   const after = await leader();
 
+  const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
+
   // The checks, on whatever is primary now (through HAProxy's primary port).
   const db = new pg.Client({
     connectionString: PRIMARY_URL,
@@ -255,12 +259,19 @@ async function main(): Promise<void> {
   await db.connect();
   const orphanCharges = `SELECT t.id FROM sandbox_psp_transactions t
       WHERE t.status IN ('held', 'settled') AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.psp_transaction_id = t.id)`;
-  // A payment whose process lost the database between the PSP's answer and its recording stays
-  // pending (and its charge unreferenced) until the reconciliation job asks the PSP, 20 minutes
-  // later (src/use-cases/reconcile-payments.ts): the sandbox clock is moved past that and the
-  // due jobs run, as they would have by themselves.
+  // A payment whose request lost the database between the PSP's answer and its recording stays
+  // pending (and its charge unreferenced) until it is resolved: in doubt once its lease ended or
+  // lapsed, the reconciliation job (every 5 s) resolves it by itself within seconds
+  // (docs/money-operations.md#payments-in-doubt). Waited for here without moving the clock,
+  // bounded; then the sandbox clock is moved past the 20-minute rule for anything else.
   const unresolved = await db.query("SELECT id FROM payments WHERE status IN ('pending', 'requires_action')");
   const orphansBefore = await db.query(orphanCharges);
+  let pendingLeft = unresolved.rowCount ?? 0;
+  for (let i = 0; i < IN_DOUBT_WAIT_MS / 500 && pendingLeft > 0; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    pendingLeft = (await db.query("SELECT id FROM payments WHERE status = 'pending'")).rowCount ?? 0;
+  }
+  const inDoubtResolvedAt = recovery === undefined ? undefined : now() - (killAt + recovery);
   await refreshToken();
   const clock = await send('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S }); // not the load's: not in its waits
   if (clock.status !== 200) throw new Error(`sandbox clock: ${clock.status} ${JSON.stringify(clock.body)}`);
@@ -321,7 +332,6 @@ async function main(): Promise<void> {
   // Every database failure answers 503 (docs/api-conventions.md#errors-during-a-failover): a 500
   // is a failure the code did not expect.
   const answers500 = [...failures].filter(([k]) => k.endsWith(' 500')).reduce((sum, [, v]) => sum + v, 0);
-  const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
   const sortedWaits = [...waits].sort((a, b) => a - b);
   const p99 = sortedWaits[Math.min(sortedWaits.length - 1, Math.ceil(sortedWaits.length * 0.99) - 1)] ?? 0;
   const overBound = waits.filter((ms) => ms > WAIT_BOUND_MS).length;
@@ -335,7 +345,7 @@ async function main(): Promise<void> {
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
     `acknowledged refunds: ${acknowledgedRefunds.size}; missing on the new primary: ${refundsMissing}; purchases refunded other than once (Chipin or PSP): ${refundedTwice.rowCount}`,
-    `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
+    `payments left unresolved by the kill: ${unresolved.rowCount}, ${orphansBefore.rowCount} of them charged; pending without any clock move ${inDoubtResolvedAt === undefined ? '' : `${seconds(inDoubtResolvedAt)} after the first write`}: ${pendingLeft}; after the reconciliation job (sandbox clock +${RECONCILE_AFTER_S / 60} min): ${stillUnresolved.rowCount} unresolved`,
     `webhooks: paymentProcessed for ${acknowledgedPays.size - webhooksMissing} of ${acknowledgedPays.size} acknowledged payments (missing: ${webhooksMissing}); ${webhookDuplicates} delivered twice (same triggerID); ${webhookBadToken} with a wrong token`,
     `cards charged twice: ${doubled.rowCount} doubled payments, ${orphans.rowCount} PSP charges no payment refers to, ${shared.rowCount} charges shared by two payments`,
     `jobs run more than once (attempts > 1): ${jobsRunTwice}${jobsRunTwice ? ` (${jobsTwice.rows.map((r) => `${r.kind} x${r.n}`).join(', ')})` : ''}; payments whose ledger rows do not add up to captured - refunded: ${ledgerOff.rowCount}`,
@@ -352,6 +362,8 @@ async function main(): Promise<void> {
     orphans.rowCount === 0 &&
     shared.rowCount === 0 &&
     stillUnresolved.rowCount === 0 &&
+    pendingLeft === 0 &&
+    overBound === 0 &&
     webhooksMissing === 0 &&
     webhookBadToken === 0 &&
     jobsRunTwice === 0 &&

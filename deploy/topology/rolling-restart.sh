@@ -14,6 +14,8 @@ cd "$REPO"
 
 if [ "${1:-}" = --action ]; then
   chipin_settings
+  # The deploy: the bundle built from the code as it is now, then each process restarted on it.
+  npm run build --silent
   # HAProxy's view of a server: its admin socket's "show servers state" operational state (2 = up).
   haproxy_up() {
     echo "show servers state chipin" | timeout 2 socat - "UNIX-CONNECT:$TOPOLOGY_DIR/run/haproxy.sock" 2>/dev/null |
@@ -29,10 +31,12 @@ if [ "${1:-}" = --action ]; then
       # The drain (5 s) and the requests in flight; SHUTDOWN_DRAIN_MS plus 25 s.
       wait_for 30 "chipin$i to exit" bash -c "! kill -0 $pid"
     fi
+    stopped=$(date +%s%N)
     start_chipin "$i"
     wait_for 60 "chipin$i to be ready" http_ok "http://127.0.0.1:310$i/readyz"
+    ready=$(date +%s%N)
     wait_for 30 "HAProxy to send chipin$i requests again" haproxy_up "$i"
-    echo "chipin$i restarted in $((SECONDS - start)) s"
+    echo "chipin$i restarted in $((SECONDS - start)) s: started to ready in $(((ready - stopped) / 1000000)) ms, back behind HAProxy $((($(date +%s%N) - ready) / 1000000)) ms later"
   done
   exit 0
 fi

@@ -141,6 +141,8 @@ echo "pgbouncer   6432 -> HAProxy 5000, transaction mode"
 openssl rand -hex 32 > "$TOPOLOGY_DIR/master.key"
 chmod 600 "$TOPOLOGY_DIR/master.key"
 chipin_settings
+# The processes run the bundle, as production does (docs/deployment.md#the-bundle).
+(cd "$REPO" && npm run build --silent)
 for i in 1 2 3; do
   start_chipin "$i"
   # The first applies the migrations; the others start once it has.

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database, Sql } from './database.ts';
+import { repoFile } from '../source-files.ts';
 
 export interface Migration {
   version: number;
@@ -7,7 +8,7 @@ export interface Migration {
   sql: string;
 }
 
-const DIR = new URL('./migrations/', import.meta.url);
+const DIR = repoFile('src/db/migrations/');
 
 /** The versioned migrations shipped with this build, oldest first (`NNN_name.sql`). */
 export function bundledMigrations(): Migration[] {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { repoFile } from '../source-files.ts';
 
 /** A built script: minified JavaScript and its Subresource Integrity hash. */
 export interface SdkBundle {
@@ -20,7 +21,7 @@ function build(entry: string): SdkBundle {
   const done = cached.get(entry);
   if (done) return done;
   const result = buildSync({
-    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+    entryPoints: [fileURLToPath(repoFile(`src/sdk/${entry}`))],
     bundle: true,
     minify: true,
     format: 'iife',
@@ -40,10 +41,10 @@ function build(entry: string): SdkBundle {
 
 /** chipin.js, from ./chipin.ts. */
 export function sdkBundle(): SdkBundle {
-  return build('./chipin.ts');
+  return build('chipin.ts');
 }
 
 /** The Pledg script (the original provider's plugin.min.js, for its shop plugins), from ./pledg.ts. */
 export function pledgBundle(): SdkBundle {
-  return build('./pledg.ts');
+  return build('pledg.ts');
 }

@@ -219,9 +219,14 @@ export const CHILD_MS = 120_000;
 /** The timeout of a test that runs several children one after the other. */
 export const PROCESS_TEST_MS = 300_000;
 
-/** Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens.
+ * From the sources through tsx, or from the bundle `npm run build` wrote (dist/main.mjs, as
+ * production runs it: docs/deployment.md#the-bundle).
+ */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS, from: 'sources' | 'bundle' = 'sources'): Proc {
+  const entry = from === 'bundle' ? ['--enable-source-maps', 'dist/main.mjs'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(child, args, timeoutMs);
 }
 
@@ -274,20 +279,25 @@ export interface Served {
  * `chipin serve` on a free loopback port, resolved once GET /readyz answers 200 (within
  * {@link CHILD_MS}); the server is killed after `timeoutMs` if the test has not stopped it.
  */
-export async function startServe(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = PROCESS_TEST_MS): Promise<Served> {
+export async function startServe(
+  dataDir: string,
+  extra: Record<string, string | undefined> = {},
+  timeoutMs = PROCESS_TEST_MS,
+  from: 'sources' | 'bundle' = 'sources',
+): Promise<Served> {
   // A port free a moment ago may be taken meanwhile by another file's server (files run at once):
   // the child then exits with EADDRINUSE before it listens, and another port is tried, 3 at most.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServeOn(await freePort(), dataDir, extra, timeoutMs);
+      return await startServeOn(await freePort(), dataDir, extra, timeoutMs, from);
     } catch (err) {
       if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
     }
   }
 }
 
-async function startServeOn(port: number, dataDir: string, extra: Record<string, string | undefined>, timeoutMs: number): Promise<Served> {
-  const proc = spawnCli(['serve'], cliEnv(dataDir, { PORT: String(port), ...extra }), timeoutMs);
+async function startServeOn(port: number, dataDir: string, extra: Record<string, string | undefined>, timeoutMs: number, from: 'sources' | 'bundle'): Promise<Served> {
+  const proc = spawnCli(['serve'], cliEnv(dataDir, { PORT: String(port), ...extra }), timeoutMs, from);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + CHILD_MS;
   for (;;) {

@@ -10,11 +10,12 @@ import { DEMO_SHOP_CSP, DEMO_SHOP_PRICE_CENTS, demoShopPage } from '../../../san
 import { DEMO_SHOP_TEXT } from '../../../sandbox/demo-shop-texts.ts';
 import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
 import { sdkBundle } from '../../../sdk/build.ts';
+import { repoFile } from '../../../source-files.ts';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
 import type { App } from '../../types.ts';
 
-const SCRIPT = readFileSync(new URL('../../../sandbox/assets/demo-shop.js', import.meta.url), 'utf8');
+const SCRIPT = readFileSync(repoFile('src/sandbox/assets/demo-shop.js'), 'utf8');
 /** The demo shop's own merchant account, separate from any developer's (found again after a restart). */
 const DEMO_SHOP_EMAIL = 'demo-shop@chipin.test';
 

@@ -1,5 +1,5 @@
 /**
- * Preloaded (`node --import tsx --import ./bench/orphan-guard.ts ...`) into every server the
+ * Preloaded (`node --import tsx --import ./bench/orphan-guard.mjs ...`, or before the bundle) into every server the
  * benchmark starts. The benchmark spawns its children with an IPC channel; when that channel
  * closes (the benchmark exited, crashed or was killed with SIGKILL), the child shuts itself down
  * instead of lingering as an orphan holding a port and a data directory.
