@@ -348,13 +348,16 @@ ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.c
 
 /**
  * "Your payment is being confirmed": reloads `statusUrl` every 2 s until the attempt's outcome is
- * known (no script); `minutesLeft`, when given, says how long the wait can last (a friend's
- * payment waits for its reservation's end: docs/hosted-payment.md#an-attempt-in-progress).
+ * known, by script with a button that pauses it (WCAG 2.2.1), or without script by a refresh;
+ * `minutesLeft`, when given, says how long the wait can last (a friend's payment waits for its
+ * reservation's end: docs/hosted-payment.md#an-attempt-in-progress).
  */
 export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
   const t = TEXT[lang];
   const upTo = minutesLeft === undefined ? '' : html` ${t.confirmingUpTo(minutesLeft)}`;
-  return layout(LOCALE[lang], t.confirmingTitle, html`<section class="card" role="status"><h1>${t.confirmingTitle}</h1><p>${t.confirming}${upTo}</p></section>`, undefined, {
+  const body = html`<section class="card" id="confirming" data-status="${statusUrl}" data-seconds="2"><h1>${t.confirmingTitle}</h1><p role="status">${t.confirming}${upTo}</p>
+<p><button type="button" class="secondary" id="confirming-pause" hidden data-pause="${t.confirmingPause}" data-resume="${t.confirmingResume}">${t.confirmingPause}</button> <a href="${statusUrl}">${t.confirmingCheck}</a></p></section>`;
+  return layout(LOCALE[lang], t.confirmingTitle, body, '/assets/confirming.js', {
     refresh: { seconds: 2, url: statusUrl },
     stylesheet: stylesheet ?? null,
   }).toString();

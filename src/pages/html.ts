@@ -129,7 +129,10 @@ export interface LayoutExtras {
   style?: SafeHtml;
   /** The merchant's stylesheet (an offer's `css_url`), after ours so that it may restyle the page; its origin must be in the page's CSP (`pageCsp`). */
   stylesheet?: string | null;
-  /** Reloads the page at this address after `seconds` (`<meta http-equiv="refresh">`): a wait without script. */
+  /**
+   * Reloads the page at this address after `seconds` without script (`<meta http-equiv="refresh">`
+   * inside `<noscript>`): with script, the page's own script does it and lets the shopper pause it.
+   */
   refresh?: { seconds: number; url: string };
 }
 
@@ -145,7 +148,7 @@ export function layout(lang: string, title: string, body: SafeHtml, script?: str
 <title>${title}</title>
 <style>${STYLE}${extras.style ?? ''}</style>
 ${extras.stylesheet ? html`<link rel="stylesheet" href="${extras.stylesheet}" referrerpolicy="no-referrer">` : ''}
-${extras.refresh ? html`<meta http-equiv="refresh" content="${`${extras.refresh.seconds}; url=${extras.refresh.url}`}">` : ''}
+${extras.refresh ? html`<noscript><meta http-equiv="refresh" content="${`${extras.refresh.seconds}; url=${extras.refresh.url}`}"></noscript>` : ''}
 </head>
 <body>${extras.header ?? ''}<main>${body}</main>${scripts.map((src) => html`<script src="${src}" defer></script>`)}</body>
 </html>`;

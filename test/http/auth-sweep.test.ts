@@ -299,6 +299,7 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /assets/checkout.js': open('static script of the hosted pages'),
   'GET /assets/result.js': open('static script of the hosted pages'),
   'GET /assets/copy.js': open("static script of the back office's copy buttons"),
+  'GET /assets/confirming.js': open("static script of the hosted pages' wait for a payment being confirmed"),
   'GET /sdk/chipin.js': open("chipin.js for merchants' pages (static, public by nature)"),
   'GET /sdk/v1/chipin.js': open('chipin.js, versioned and immutable (SRI-pinned by shops)'),
   'GET /purchase': open("the direct call of the front: the shop plugins' settings (unsigned public input, or signed with the offer's secret), throttled per address"),

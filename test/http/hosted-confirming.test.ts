@@ -79,8 +79,10 @@ it('a submit while a live request still runs the attempt shows the wait; once it
   const waiting = await submit(path);
   expect(waiting.statusCode).toBe(202);
   expect(waiting.body).toContain('Your payment is being confirmed');
-  expect(waiting.body).toContain(`<meta http-equiv="refresh" content="2; url=/pay/pur_${p.id}/confirming">`);
-  expect(waiting.body).not.toContain('<script');
+  // Without script, a refresh; with it, the page's script, which the shopper can pause (WCAG 2.2.1).
+  expect(waiting.body).toContain(`<noscript><meta http-equiv="refresh" content="2; url=/pay/pur_${p.id}/confirming"></noscript>`);
+  expect(waiting.body).toContain('<script src="/assets/confirming.js" defer></script>');
+  expect(waiting.body).toContain(`data-status="/pay/pur_${p.id}/confirming"`);
 
   // Whatever its age, a live request's attempt is its own: the wait again, nothing asked of the PSP.
   await advance(LEADER_BUSY_MS + 1_000);

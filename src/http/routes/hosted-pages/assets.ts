@@ -3,7 +3,7 @@ import type { App } from '../../types.ts';
 import { repoFile } from '../../../source-files.ts';
 
 // Read once at start: the pages' scripts, served from our origin (CSP `script-src 'self'`); copy.js is the back office's.
-const SCRIPTS = ['checkout.js', 'result.js', 'copy.js'].map((name) => ({ name, text: readFileSync(repoFile(`src/pages/assets/${name}`), 'utf8') }));
+const SCRIPTS = ['checkout.js', 'result.js', 'copy.js', 'confirming.js'].map((name) => ({ name, text: readFileSync(repoFile(`src/pages/assets/${name}`), 'utf8') }));
 
 export function registerAssets(app: App): void {
   for (const { name, text } of SCRIPTS) {
