@@ -71,7 +71,9 @@ describe(`delivery worker in the background (${onPostgres ? 'PostgreSQL' : 'PGli
     // Due 5 s later (the sandbox clock runs with real time): a timer wakes the worker, not the 60 s poll.
     await bed.receiver.waitFor((r) => r.length === 2, 'the retry', 10_000);
     expect(bed.receiver.received[1]!.at - bed.receiver.received[0]!.at).toBeGreaterThanOrEqual(4_500);
-    await eventually(async () => expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 }));
+    // Recorded after the receiver's answer: bounded as the waits above (a CI run here once took
+    // more than 5 s to record it on a loaded machine).
+    await eventually(async () => expect((await deliveries(app, m.accountId))[0]).toMatchObject({ status: 'succeeded', attempts: 2 }), 15_000);
   });
 
   it('stops promptly while a receiver hangs: the attempt is recorded as interrupted and the delivery stays due', async () => {
