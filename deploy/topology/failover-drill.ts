@@ -61,6 +61,9 @@ async function refreshToken(): Promise<void> {
   token = ((await res.json()) as { access_token: string }).access_token;
 }
 
+let answers503 = 0;
+/** The 503s without a JSON body or without Retry-After, by what they lacked. */
+const answers503Bare = new Map<string, number>();
 interface Outcome {
   status: number; // 0: no answer (connection refused or cut, timeout)
   body: unknown;
@@ -88,7 +91,17 @@ async function send(path: string, body: unknown, idempotencyKey?: string): Promi
     try {
       parsed = JSON.parse(text);
     } catch {
-      /* HAProxy's own 503 page is HTML */
+      /* not JSON: counted below when it is a 503 */
+    }
+    // Every 503 a client sees, Chipin's or HAProxy's, is JSON with Retry-After (docs/api-conventions.md#errors-during-a-failover).
+    if (res.status === 503) {
+      answers503++;
+      const json = typeof parsed === 'object' && parsed !== null && 'error' in parsed;
+      const retryAfter = res.headers.get('retry-after');
+      if (!json || !retryAfter) {
+        const lacked = `${json ? 'JSON' : 'not JSON'}, Retry-After ${retryAfter ?? 'missing'}`;
+        answers503Bare.set(lacked, (answers503Bare.get(lacked) ?? 0) + 1);
+      }
     }
     return { status: res.status, body: parsed };
   } catch {
@@ -340,7 +353,7 @@ async function main(): Promise<void> {
     `kill -> first successful write: ${recovery === undefined ? `none within ${seconds(GIVE_UP_MS)}` : seconds(recovery)}`,
     `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killAt)}`,
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
-    `answers 500: ${answers500}`,
+    `answers 500: ${answers500}; answers 503: ${answers503}, without a JSON body or Retry-After: ${[...answers503Bare].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `waits for an answer: longest ${seconds(longestWait.ms)} (${longestWait.what}), p99 ${seconds(p99)}; over ${seconds(WAIT_BOUND_MS)}: ${overBound} of ${waits.length}`,
     `acknowledged purchases: ${acknowledgedCreates.size} (${createdBeforeKill} before the kill); missing on the new primary: ${missing}`,
     `acknowledged payments: ${acknowledgedPays.size}; without a live payment on the new primary: ${paidMissing}`,
@@ -354,6 +367,7 @@ async function main(): Promise<void> {
   const pass =
     recovery !== undefined &&
     answers500 === 0 &&
+    answers503Bare.size === 0 &&
     missing === 0 &&
     paidMissing === 0 &&
     refundsMissing === 0 &&
