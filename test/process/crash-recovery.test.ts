@@ -144,10 +144,11 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         const id = uuid(uid);
         await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' }), 'authorize', `${id}:leader:1`);
         expect(await t.q('SELECT status FROM payments WHERE purchase_id = $1', [id])).toEqual([{ status: 'pending' }]);
-        // While the killed process's payment lease is live the retry is refused; once it lapsed
-        // (within 10 s, docs/money-operations.md#payments-in-doubt) the first attempt is resolved,
-        // by the retry or by the reconciliation job first (the retry then finds it paid).
-        expect((await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
+        // While the killed process's payment lease is live a retry is refused (409, tried again);
+        // once it lapsed (within 10 s, docs/money-operations.md#payments-in-doubt) the first
+        // attempt is resolved, by the retry or by the reconciliation job first (the retry then
+        // finds it paid). How soon the first retry comes depends on the machine: not asserted here
+        // (test/http/sandbox-pay-idempotency.test.ts proves the live lease's refusal).
         const retry = await retryWhileInProgress(() => t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '5555555555554444' }));
         expect(
           retry.status === 200 ? retry.body.state : retry.body.error?.app_error,
@@ -186,7 +187,6 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         await t.crashAfterPspAnswer((s) => t.call(s, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '4242424242424242' }), 'authorize', `${uuid(plg)}:pay:1`);
         // As for the leader: refused while the lease is live, resolved once it lapsed, by the retry
         // or by the job first (the retry then finds the share paid: 200 as well).
-        expect((await t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' })).status).toBe(409);
         const retry = await retryWhileInProgress(() => t.call(t.server, 'POST', `/api/sandbox/pledges/${plg}/pay`, { card_number: '5555555555554444' }));
         expect(
           retry.status,
