@@ -7,7 +7,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
 import { axeViolations, isBlocking } from '../helpers/axe-run.ts';
 import { hasBrowser, launchBrowser, PHONE, startServedApp } from '../helpers/browser.ts';
-import { cutOn } from '../helpers/connection-cut.ts';
+import { cutOn, setPaymentLease } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 
 /**
@@ -19,6 +19,9 @@ import { NO_JOB_POLL } from '../delivery/helpers.ts';
  * (in doubt once the reservation is over), each state through axe-core there and at desktop width
  * (axe-core does not run without script). One charge at the PSP.
  */
+
+/** The payments' lease of this test's pledge: setPaymentLease. */
+const setLease = (pledgeId: string, lease: 'live' | 'lapsed' | 'none') => setPaymentLease(app.services.db, { pledgeId }, lease);
 
 let app: TestApp & { base: string };
 let browser: Browser;
@@ -96,12 +99,6 @@ async function withReloadStopped(page: Page, check: () => Promise<void>): Promis
 }
 
 const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await app.services.db.query<{ v: T }>(sql, params)).rows[0]!.v;
-
-/** Sets the pledge's payment lease (docs/money-operations.md#payments-in-doubt): `live` as a request still running it keeps it, `lapsed` as a dead one leaves it, `none` as an older build made it. */
-async function setLease(pledgeId: string, lease: 'live' | 'lapsed' | 'none'): Promise<void> {
-  const until = { live: "now() + interval '1 hour'", lapsed: "now() - interval '1 second'", none: 'NULL' }[lease];
-  await app.services.db.query(`UPDATE payments SET run_lease_until = ${until} WHERE pledge_id = $1`, [pledgeId]);
-}
 
 /**
  * A friend invited to a €100 pot (€40 share) whose first payment's recording was cut after the PSP

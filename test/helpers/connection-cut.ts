@@ -16,3 +16,14 @@ export async function cutOn(db: Database, name: string, table: string, event: 'I
     },
   };
 }
+
+/**
+ * Sets the lease of the payments of a purchase or a pledge (docs/money-operations.md#payments-in-doubt):
+ * `live` as a request still running them keeps it, `lapsed` as a killed one leaves it, `none` as a
+ * PSP fault or an older build leaves it. Used after a cut, to put the attempt in the state a test needs.
+ */
+export async function setPaymentLease(db: Database, of: { purchaseId: string } | { pledgeId: string }, lease: 'live' | 'lapsed' | 'none'): Promise<void> {
+  const until = { live: "now() + interval '1 hour'", lapsed: "now() - interval '1 second'", none: 'NULL' }[lease];
+  const [column, id] = 'purchaseId' in of ? ['purchase_id', of.purchaseId] : ['pledge_id', of.pledgeId];
+  await db.query(`UPDATE payments SET run_lease_until = ${until} WHERE ${column} = $1`, [id]);
+}

@@ -13,8 +13,11 @@ import { findPayment } from '../../src/payments/payment-repository.ts';
 import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { cutOn } from '../helpers/connection-cut.ts';
+import { cutOn, setPaymentLease } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
+
+/** The payments' lease of this test's purchase: setPaymentLease. */
+const setLease = (id: string, lease: 'live' | 'lapsed' | 'none') => setPaymentLease(app.services.db, { purchaseId: id }, lease);
 
 let app: TestApp;
 let a: Caller;
@@ -54,12 +57,6 @@ const advance = async (ms: number) => {
   const moved = await a.post('/api/sandbox/clock', { advance_seconds: Math.ceil(ms / 1000) });
   expect(moved.statusCode, moved.body).toBe(200);
 };
-
-/** Sets the attempt's payment lease: `live` as a process still running it keeps it, `lapsed` as a killed one leaves it, `none` as an older build made it. */
-async function setLease(id: string, lease: 'live' | 'lapsed' | 'none'): Promise<void> {
-  const until = { live: "now() + interval '1 hour'", lapsed: "now() - interval '1 second'", none: 'NULL' }[lease];
-  await app.services.db.query(`UPDATE payments SET run_lease_until = ${until} WHERE purchase_id = $1`, [id]);
-}
 
 it('a submit after the request of the attempt failed resolves it at once (its lease ended) and leads to the result; one charge', async () => {
   const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }))).json();

@@ -14,11 +14,14 @@ import { findPayment } from '../../src/payments/payment-repository.ts';
 import { resolvePledgePayment } from '../../src/use-cases/pay-pledge.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { cutOn } from '../helpers/connection-cut.ts';
+import { cutOn, setPaymentLease } from '../helpers/connection-cut.ts';
 import { NO_JOB_POLL } from '../delivery/helpers.ts';
 
 const OK = '4242424242424242';
 const DECLINED = '4000000000000002';
+
+/** The payments' lease of this test's pledge: setPaymentLease. */
+const setLease = (pledgeId: string, lease: 'live' | 'lapsed' | 'none') => setPaymentLease(app.services.db, { pledgeId }, lease);
 
 let app: TestApp;
 let a: Caller;
@@ -82,12 +85,6 @@ async function submit(pledgeId: string, lang = 'en') {
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
     payload: `csrf=${encodeURIComponent(token)}&holder_name=Ann&card_number=4242+4242+4242+4242&card_expiry=12%2F30&card_cvc=123`,
   });
-}
-
-/** Sets the payment's lease: `live` as a process still running it keeps it, `lapsed` as a killed one leaves it, `none` as a PSP fault or an older build leaves it. */
-async function setLease(pledgeId: string, lease: 'live' | 'lapsed' | 'none'): Promise<void> {
-  const until = { live: "now() + interval '1 hour'", lapsed: "now() - interval '1 second'", none: 'NULL' }[lease];
-  await app.services.db.query(`UPDATE payments SET run_lease_until = ${until} WHERE pledge_id = $1`, [pledgeId]);
 }
 
 const advance = async (ms: number) => {
