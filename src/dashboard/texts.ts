@@ -400,6 +400,12 @@ const en = {
     switch (why.code) {
       case 'no_connector':
         return 'no connector yet, direct or through Hyperswitch';
+      case 'no_public_api':
+        return 'no public reference of its API found, and no Hyperswitch connector';
+      case 'acquired':
+        return why.closed
+          ? `acquired by ${why.by} (${why.on}), which closed it (${why.closed})`
+          : `acquired by ${why.by} (${why.on}); no connector yet, direct or through Hyperswitch`;
       case 'hyperswitch_unverified':
         return `no direct connector; Hyperswitch’s ${why.hyperswitchConnector} connector is not verified for manual capture and merchant-initiated charges`;
       case 'other_api':
@@ -1247,6 +1253,12 @@ const fr: DashboardTexts = {
     switch (why.code) {
       case 'no_connector':
         return 'pas encore de connecteur, ni direct ni par Hyperswitch';
+      case 'no_public_api':
+        return 'aucune référence publique de son API trouvée, et pas de connecteur Hyperswitch';
+      case 'acquired':
+        return why.closed
+          ? `racheté par ${why.by} (${why.on}), qui l’a fermé (${why.closed})`
+          : `racheté par ${why.by} (${why.on})\u00a0; pas encore de connecteur, ni direct ni par Hyperswitch`;
       case 'hyperswitch_unverified':
         return `pas de connecteur direct\u00a0; le connecteur ${why.hyperswitchConnector} d’Hyperswitch n’est pas vérifié pour la capture manuelle et les débits à l’initiative du marchand`;
       case 'other_api':

@@ -14,6 +14,9 @@ export type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hy
  */
 export type NotYetWhy =
   | { code: 'no_connector' }
+  | { code: 'no_public_api' }
+  /** Bought by `by` on `on` (a date or a year), and closed by it on `closed` if it was. */
+  | { code: 'acquired'; by: string; on: string; closed?: string }
   | { code: 'hyperswitch_unverified'; hyperswitchConnector: string }
   | { code: 'other_api'; connector: string; hyperswitchConnector: string }
   | { code: 'not_in_build'; connector: string };
@@ -28,40 +31,66 @@ const direct = (connector: string): CatalogueRoute => ({ kind: 'direct', connect
 const HYPERSWITCH: CatalogueRoute = { kind: 'hyperswitch' };
 const notYet = (reason: string, why: NotYetWhy): CatalogueRoute => ({ kind: 'not_yet', reason, why });
 
+/** A PSP with no connector here nor in Hyperswitch (docs/psp-connectors.md#the-psp-catalogue). */
+const NO_CONNECTOR = notYet('no connector yet, direct or through Hyperswitch', { code: 'no_connector' });
+const NO_PUBLIC_API = notYet('no public reference of its API found, and no Hyperswitch connector', { code: 'no_public_api' });
+
+/**
+ * The original provider's 36 PSPs first, in its list's order and spelling (a parenthesis adds
+ * another name merchants know); then the names Chipin adds. Why each of the ten without a route
+ * has none: docs/psp-connectors.md#the-psp-catalogue.
+ */
 export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
-  { name: 'Stripe', route: direct('stripe') },
   { name: 'Adyen', route: direct('adyen') },
+  { name: 'Alipago', route: NO_PUBLIC_API },
+  { name: 'Be2bill', route: direct('dalenys') },
+  { name: 'Bluesnap', route: HYPERSWITCH },
+  { name: 'Braintree', route: direct('braintree') },
+  { name: 'CentralPay', route: direct('centralpay') },
+  { name: 'Checkout.com', route: direct('checkout') },
+  {
+    name: 'Credorax (Finaro)',
+    route: notYet('acquired by Shift4 (2023-10-26); no connector yet, direct or through Hyperswitch', { code: 'acquired', by: 'Shift4', on: '2023-10-26' }),
+  },
+  { name: 'Cybersource', route: HYPERSWITCH },
+  { name: 'dLocal', route: HYPERSWITCH },
+  { name: 'Dalenys', route: direct('dalenys') },
+  { name: 'Evolve', route: NO_CONNECTOR },
+  { name: 'Fondy', route: NO_CONNECTOR },
+  { name: 'Halyk bank', route: NO_CONNECTOR },
   { name: 'HiPay', route: direct('hipay') },
-  { name: 'Worldline / Ogone (Ingenico ePayments)', route: direct('ogone') },
+  { name: 'iPay', route: NO_CONNECTOR },
+  { name: 'Mercanet (BNP Paribas)', route: direct('sips') },
+  { name: 'MercadoPago', route: direct('mercadopago') },
+  { name: 'Midtrans', route: direct('midtrans') },
+  { name: 'Monetico (Crédit Mutuel, CIC)', route: direct('monetico') },
+  { name: 'Pay ON (ACI Worldwide)', route: HYPERSWITCH },
+  { name: 'PayBox (Verifone)', route: direct('paybox') },
+  { name: 'PayU', route: HYPERSWITCH },
+  { name: 'Payline (Monext)', route: direct('payline') },
+  {
+    name: 'Payvision',
+    route: notYet('acquired by ING (2018), which closed it (2022)', { code: 'acquired', by: 'ING', on: '2018', closed: '2022' }),
+  },
   { name: 'PayZen', route: direct('lyra') },
-  { name: 'Systempay', route: direct('lyra') },
+  { name: 'ProPay', route: NO_CONNECTOR },
+  { name: 'Safecharge (Nuvei)', route: HYPERSWITCH },
   { name: 'Sogecommerce', route: direct('lyra') },
+  { name: 'Sogenactif (Société Générale)', route: direct('sips') },
+  { name: 'Stripe', route: direct('stripe') },
+  { name: 'Systempay', route: direct('lyra') },
+  { name: 'Truevo', route: NO_PUBLIC_API },
+  { name: 'Worldline (Ogone, Ingenico ePayments)', route: direct('ogone') },
+  { name: 'Worldpay', route: HYPERSWITCH },
+  { name: 'Yigim', route: NO_PUBLIC_API },
+  // Beyond the original provider's list.
   { name: 'Lyra Collect', route: direct('lyra') },
   { name: 'Scellius (La Banque Postale)', route: direct('lyra') },
   { name: 'Clic&Pay (Crédit du Nord)', route: direct('lyra') },
-  { name: 'Mercanet (BNP Paribas)', route: direct('sips') },
-  { name: 'Sogenactif (Société Générale)', route: direct('sips') },
   { name: "Sherlock's (LCL)", route: direct('sips') },
   { name: 'Sips (Worldline)', route: direct('sips') },
-  { name: 'Monetico (Crédit Mutuel, CIC)', route: direct('monetico') },
-  { name: 'PayBox (Verifone)', route: direct('paybox') },
   { name: 'e-Transactions (Crédit Agricole)', route: direct('paybox') },
-  { name: 'Payline (Monext)', route: direct('payline') },
-  { name: 'Dalenys', route: direct('dalenys') },
-  { name: 'Be2bill', route: direct('dalenys') },
-  { name: 'CentralPay', route: direct('centralpay') },
-  { name: 'Braintree', route: direct('braintree') },
-  { name: 'Checkout.com', route: direct('checkout') },
-  { name: 'Mercado Pago', route: direct('mercadopago') },
-  { name: 'Midtrans', route: direct('midtrans') },
-  { name: 'Bluesnap', route: HYPERSWITCH },
-  { name: 'Cybersource', route: HYPERSWITCH },
-  { name: 'dLocal', route: HYPERSWITCH },
-  { name: 'Nuvei (Safecharge)', route: HYPERSWITCH },
-  { name: 'PayU', route: HYPERSWITCH },
-  { name: 'Worldpay', route: HYPERSWITCH },
-  { name: 'ACI Worldwide (Pay ON)', route: HYPERSWITCH },
-  { name: 'PayPlug', route: notYet('no connector yet, direct or through Hyperswitch', { code: 'no_connector' }) },
+  { name: 'PayPlug', route: NO_CONNECTOR },
   {
     name: 'PayPal',
     route: notYet("no direct connector; Hyperswitch's PayPal connector is not verified for manual capture and merchant-initiated charges", {
@@ -85,7 +114,10 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   },
 ];
 
-/** The number of PSPs the interface contract says are supported; the catalogue names that many. */
+/**
+ * The number of PSPs the interface contract says are supported: the original provider's list, the
+ * catalogue's first entries (test/docs/psp-catalogue.test.ts keeps them equal).
+ */
 export const CONTRACT_PSP_COUNT = 36;
 
 /** The names a connector of the build reaches: its own direct ones, and for `hyperswitch` those routed through it. */

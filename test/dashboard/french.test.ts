@@ -87,6 +87,9 @@ const REFUSALS: Record<string, unknown[][]> = {
   ].map((r) => [r, SHOW]),
   notReachedWhy: [
     { code: 'no_connector' },
+    { code: 'no_public_api' },
+    { code: 'acquired', by: 'Shift4', on: '2023-10-26' },
+    { code: 'acquired', by: 'ING', on: '2018', closed: '2022' },
     { code: 'hyperswitch_unverified', hyperswitchConnector: 'PayPal' },
     { code: 'other_api', connector: 'ogone', hyperswitchConnector: 'Worldline' },
     { code: 'not_in_build', connector: 'adyen' },
