@@ -349,6 +349,36 @@ describe('adyen connector against the fake', () => {
     return a.paymentMethodId;
   }
 
+  it("refuses a request invalid under Adyen's published Checkout API document as Adyen does (422, validation), so the suites above check the connector against it", async () => {
+    const pm = await attach();
+    const post = (path: string, body: unknown) =>
+      fetch(`${h.fake.url}/v71${path}`, { method: 'POST', headers: { 'x-api-key': h.credentials.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const payment = {
+      merchantAccount: h.credentials.merchant_account,
+      amount: { currency: 'EUR', value: 100 },
+      reference: 'doc-check',
+      returnUrl: RETURN_URL,
+      paymentMethod: { type: 'scheme', storedPaymentMethodId: pm },
+    };
+    const { returnUrl: _, ...withoutReturnUrl } = payment;
+    for (const [body, field] of [
+      [withoutReturnUrl, 'returnUrl'],
+      [{ ...payment, amount: { currency: 'EUR', value: '100' } }, 'value'],
+      [{ ...payment, shopperInteraction: 'Telephone' }, 'shopperInteraction'],
+    ] as const) {
+      const r = await post('/payments', body);
+      expect(r.status).toBe(422);
+      const answer = (await r.json()) as { errorType: string; errorCode: string; message: string };
+      expect(answer).toMatchObject({ errorType: 'validation', errorCode: '702' });
+      expect(answer.message).toContain(field);
+    }
+    const unknown = await post('/payments/ABCDEFGHIJKLMNOP/reversal', { merchantAccount: payment.merchantAccount });
+    expect(unknown.status).toBe(422);
+    // The same payment, valid under the document, passes its check (the fake's own rules may still refuse it).
+    const checked = (await (await post('/payments', payment)).json()) as { errorCode?: string };
+    expect(checked.errorCode).not.toBe('702');
+  });
+
   it('sends X-API-Key and a 64-character Idempotency-Key derived from (operation, key) on every change', async () => {
     const pm = await attach();
     const k = key();
