@@ -16,9 +16,18 @@
  * (source, licence, operations as `"METHOD /path"` the way the document spells the path, and
  * `basePath` when the connector's URLs carry a prefix the document's paths do not) and run the
  * command.
+ *
+ * Where an npm package ships the document, the header's `npm` names it (package, version, the
+ * file in it, the tarball's integrity): the script then takes the document from that pinned
+ * tarball when no `<document>` is given, and `--check` (run by CI: `npm run
+ * check:psp-documents`) derives each such file again and fails when the committed one differs,
+ * so a derived file cannot drift from its document.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { bundle, createConfig } from '@redocly/openapi-core';
 
 export interface DerivedFrom {
@@ -27,6 +36,8 @@ export interface DerivedFrom {
   source: string;
   licence: string;
   basePath?: string;
+  /** The npm tarball that ships the document, pinned by its integrity. */
+  npm?: { package: string; version: string; file: string; integrity: string };
   operations: string[];
   regenerate?: string;
 }
@@ -37,16 +48,59 @@ type JsonObject = { [k: string]: Json };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 async function main(): Promise<void> {
-  const [target, documentPath] = process.argv.slice(2);
-  if (!target || !documentPath) {
-    console.error('usage: npx tsx scripts/derive-psp-document.ts <derived file> <PSP document>');
+  const args = process.argv.slice(2);
+  if (args[0] === '--check') {
+    let differs = 0;
+    for (const target of args.slice(1)) {
+      const header = headerOf(target);
+      if (!header.npm) {
+        console.log(`${target}: derived from ${header.source}, not from a pinned npm package: not re-derived here`);
+        continue;
+      }
+      const again = await deriveFile(target, header, documentFromNpm(header.npm));
+      const same = again === readFileSync(target, 'utf8');
+      console.log(`${target}: ${same ? 'equal to' : 'DIFFERS from'} what ${header.npm.package}@${header.npm.version} ${header.npm.file} derives`);
+      if (!same) differs++;
+    }
+    process.exit(differs ? 1 : 0);
+  }
+  const [target, documentPath] = args;
+  if (!target) {
+    console.error('usage: npx tsx scripts/derive-psp-document.ts <derived file> [<PSP document>] | --check <derived file>...');
     process.exit(2);
   }
-  const header = (JSON.parse(readFileSync(target, 'utf8')) as { derivedFrom: DerivedFrom }).derivedFrom;
-  const result = await bundle({ ref: resolve(documentPath), config: await createConfig({}) });
-  const doc = result.bundle.parsed as JsonObject;
-  writeFileSync(target, `${JSON.stringify(derive(doc, header, target), null, 2)}\n`);
+  const header = headerOf(target);
+  const document = documentPath ?? (header.npm ? documentFromNpm(header.npm) : undefined);
+  if (!document) throw new Error(`${target}: give the document's path (${header.source})`);
+  writeFileSync(target, await deriveFile(target, header, document));
   console.log(`${target}: ${header.operations.length} operations`);
+}
+
+function headerOf(target: string): DerivedFrom {
+  return (JSON.parse(readFileSync(target, 'utf8')) as { derivedFrom: DerivedFrom }).derivedFrom;
+}
+
+async function deriveFile(target: string, header: DerivedFrom, documentPath: string): Promise<string> {
+  const result = await bundle({ ref: resolve(documentPath), config: await createConfig({}) });
+  return `${JSON.stringify(derive(result.bundle.parsed as JsonObject, header, target), null, 2)}\n`;
+}
+
+/**
+ * The document's path, from the pinned npm tarball (fetched once into the temporary directory by
+ * `npm pack`, its bytes checked against the pinned integrity, only the one file extracted). Fails
+ * loudly when the registry cannot be reached or the tarball is not the pinned one.
+ */
+function documentFromNpm(npm: NonNullable<DerivedFrom['npm']>): string {
+  const dir = join(tmpdir(), `chipin-psp-documents-${npm.package.replace(/\W/g, '_')}-${npm.version}`);
+  mkdirSync(dir, { recursive: true });
+  const tarball = join(dir, `${npm.package.replace(/^@/, '').replace('/', '-')}-${npm.version}.tgz`);
+  if (!existsSync(tarball)) execFileSync('npm', ['pack', `${npm.package}@${npm.version}`, '--pack-destination', dir, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const [algorithm, expected] = npm.integrity.split('-', 2) as [string, string];
+  const actual = createHash(algorithm).update(readFileSync(tarball)).digest('base64');
+  if (actual !== expected) throw new Error(`${tarball}: integrity ${algorithm}-${actual}, pinned ${npm.integrity}`);
+  const file = join(dir, 'package', npm.file);
+  if (!existsSync(file)) execFileSync('tar', ['-xzf', tarball, '-C', dir, `package/${npm.file}`]);
+  return file;
 }
 
 /** The operations `header` names, with every component they reach, from a bundled document. */
@@ -92,7 +146,7 @@ export function derive(doc: JsonObject, header: DerivedFrom, target: string): Js
       ...header,
       title: typeof info.title === 'string' ? info.title : header.title,
       version: typeof info.version === 'string' ? info.version : header.version,
-      regenerate: `npx tsx scripts/derive-psp-document.ts ${target} <${header.source}>`,
+      regenerate: `npx tsx scripts/derive-psp-document.ts ${target}${header.npm ? '' : ` <${header.source}>`}`,
     } as JsonObject,
     openapi: doc.openapi ?? null,
     operations,

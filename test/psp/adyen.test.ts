@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ADYEN_HOLD_DAYS, AdyenConnector } from '../../src/psp/adyen/connector.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import {
@@ -350,15 +350,19 @@ describe('adyen connector against the fake', () => {
   }
 
   it("refuses a request invalid under Adyen's published Checkout API document as Adyen does (422, validation), so the suites above check the connector against it", async () => {
-    const pm = await attach();
+    // A fake of its own: the other tests read every request their fake received.
+    const own = await adyenHarness();
+    onTestFinished(() => own.teardown());
+    const a = await own.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
     const post = (path: string, body: unknown) =>
-      fetch(`${h.fake.url}/v71${path}`, { method: 'POST', headers: { 'x-api-key': h.credentials.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${own.fake.url}/v71${path}`, { method: 'POST', headers: { 'x-api-key': own.credentials.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const payment = {
-      merchantAccount: h.credentials.merchant_account,
+      merchantAccount: own.credentials.merchant_account,
       amount: { currency: 'EUR', value: 100 },
       reference: 'doc-check',
       returnUrl: RETURN_URL,
-      paymentMethod: { type: 'scheme', storedPaymentMethodId: pm },
+      paymentMethod: { type: 'scheme', storedPaymentMethodId: a.paymentMethodId },
     };
     const { returnUrl: _, ...withoutReturnUrl } = payment;
     for (const [body, field] of [

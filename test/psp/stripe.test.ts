@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
 import { StripeConnector } from '../../src/psp/stripe/connector.ts';
 import { stripeDefinition } from '../../src/psp/stripe/definition.ts';
@@ -217,6 +217,33 @@ describe('stripe connector against the fake', () => {
     if (!a.ok) throw new Error(a.reason);
     return a.paymentMethodId;
   }
+
+  it("refuses a request invalid under Stripe's published API document as Stripe does (400 invalid_request_error), so the suites above check the connector against it", async () => {
+    // A fake of its own: the other tests read every request their fake received.
+    const own = await stripeHarness();
+    onTestFinished(() => own.teardown());
+    const call = (method: string, path: string, form: string) =>
+      fetch(`${own.fake.url}${path}${method === 'GET' ? `?${form}` : ''}`, {
+        method,
+        headers: { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+        ...(method === 'GET' ? {} : { body: form }),
+      });
+    for (const [method, path, form, named] of [
+      ['POST', '/v1/payment_intents', 'amount=100&currency=eur&captur_method=manual', 'captur_method'],
+      ['POST', '/v1/payment_intents', 'amount=ten&currency=eur', 'amount'],
+      ['POST', '/v1/payment_intents', 'amount=100&currency=eur&capture_method=later', 'capture_method'],
+      ['POST', '/v1/refunds', 'amount=100&reason=unhappy', 'reason'],
+      ['GET', '/v1/balance_transactions', 'limit=10&colour=blue', 'colour'],
+    ] as const) {
+      const r = await call(method, path, form);
+      expect(r.status).toBe(400);
+      const { error } = (await r.json()) as { error: { type: string; message: string } };
+      expect(error.type).toBe('invalid_request_error');
+      expect(error.message).toContain(named);
+    }
+    // The same create, valid under the document, passes its check (the fake's own rules then answer it).
+    expect((await call('POST', '/v1/payment_intents', 'amount=100&currency=eur&capture_method=manual')).status).not.toBe(400);
+  });
 
   it('sends our idempotency key as Stripe’s Idempotency-Key', async () => {
     const pm = await attach();
