@@ -39,7 +39,8 @@ import {
   toPaylineAmount,
   type PaylineHistory,
 } from './mapping.ts';
-import { child, soapBody, soapEnvelope, textAt, type XmlMessage, type XmlNode } from './soap.ts';
+import { requestEnvelope, type PaylineOperation, type RequestFields } from './requests.ts';
+import { child, soapBody, textAt, type XmlMessage, type XmlNode } from './soap.ts';
 
 export interface PaylineCredentials {
   merchantId: string;
@@ -161,8 +162,12 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     return `PaylineConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
-  /** One web service call: the envelope posted with Basic auth and its SOAPAction; the answer's message and result code. */
-  async #call(service: Service, operation: string, message: XmlMessage): Promise<{ body: XmlNode; code: string; text: string }> {
+  /**
+   * One web service call: the envelope posted with Basic auth and its SOAPAction; the answer's
+   * message and result code. The request carries every element of the operation's sequence, nil
+   * where the connector has no value (requests.ts, docs/psp/payline.md "Request envelopes").
+   */
+  async #call<Op extends PaylineOperation>(service: Service, operation: Op, fields: Omit<RequestFields<Op>, 'version'>): Promise<{ body: XmlNode; code: string; text: string }> {
     const c = this.#credentials.reveal();
     const res = await this.#client.request(operation, `${this.#baseUrl}/${service}`, {
       method: 'POST',
@@ -172,7 +177,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
         soapaction: `"${operation}"`,
         authorization: `Basic ${Buffer.from(`${c.merchantId}:${c.accessKey}`).toString('base64')}`,
       },
-      body: soapEnvelope(`${operation}Request`, { version: API_VERSION, ...message }),
+      body: requestEnvelope(operation, { version: API_VERSION, ...fields } as RequestFields<Op>),
     });
     const fault = statusFault(this.name, operation, res.status);
     if (fault) throw fault;
@@ -498,7 +503,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     key: string,
     transaction: TransactionRef,
     amountCents: number | undefined,
-    decide: (before: TransactionResult, s: PaylineState) => TransactionResult | { operation: string; message: XmlMessage; after: PaylineState },
+    decide: (before: TransactionResult, s: PaylineState) => TransactionResult | { operation: 'doCapture' | 'doReset' | 'doRefund'; message: XmlMessage; after: PaylineState },
     happened: (before: PaylineState, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
     assertKey(key);

@@ -11,9 +11,11 @@
 /** Payline's request messages' namespace (`impl`) and its objects' namespace (`obj`), from the WSDL. */
 export const IMPL_NS = 'http://impl.ws.payline.experian.com';
 export const OBJ_NS = 'http://obj.ws.payline.experian.com';
+/** XML Schema instance: `xsi:nil="true"` marks an element sent empty (a nillable one the connector has no value for). */
+const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
 
-/** A request element: text, a nested message, or absent (left out). */
-export type XmlValue = string | XmlMessage | undefined;
+/** A request element: text, a nested message, nil (`null`: sent as `xsi:nil="true"`) or absent (left out). */
+export type XmlValue = string | XmlMessage | null | undefined;
 export interface XmlMessage {
   readonly [element: string]: XmlValue;
 }
@@ -28,17 +30,21 @@ function elements(message: XmlMessage, prefix: 'impl' | 'obj'): string {
   for (const [name, value] of Object.entries(message)) {
     if (value === undefined) continue;
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new TypeError(`bad element name ${name}`);
+    if (value === null) {
+      out += `<${prefix}:${name} xsi:nil="true"/>`;
+      continue;
+    }
     const inner = typeof value === 'string' ? escapeXml(value) : elements(value, 'obj');
     out += `<${prefix}:${name}>${inner}</${prefix}:${name}>`;
   }
   return out;
 }
 
-/** The SOAP envelope of one request message, e.g. `doCaptureRequest`. */
+/** The SOAP envelope of one request message, e.g. `doCaptureRequest`, its elements in the message's order (requests.ts completes it). */
 export function soapEnvelope(requestElement: string, message: XmlMessage): string {
   return (
     '<?xml version="1.0" encoding="UTF-8"?>' +
-    `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:impl="${IMPL_NS}" xmlns:obj="${OBJ_NS}">` +
+    `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="${XSI_NS}" xmlns:impl="${IMPL_NS}" xmlns:obj="${OBJ_NS}">` +
     `<soapenv:Body><impl:${requestElement}>${elements(message, 'impl')}</impl:${requestElement}></soapenv:Body></soapenv:Envelope>`
   );
 }
