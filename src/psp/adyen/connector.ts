@@ -45,11 +45,10 @@ import { paymentStateOf, resultOf } from './state.ts';
 import { readReport, recordsOf, reportFileName, ReportFormatError, type ReportRow } from './report.ts';
 
 /**
- * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). Not the official
- * `@adyen/api-library`: its services build their URLs from a hard-coded
- * `https://checkout-test.adyen.com/v71` (or the live prefix) with no way to give a base URL, so a
- * PSP account's `endpoint_url` (and the tests' fake) could not be honoured without rewriting its
- * HTTP client.
+ * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). The official
+ * `@adyen/api-library` could carry these calls through our client (it takes an HTTP client of
+ * ours); the connector does not use it yet: what switching takes is in
+ * docs/dependencies.md#official-psp-sdks.
  *
  * Adyen has no "get payment" call: a payment's state is what its answers and its webhooks said.
  * This connector keeps no memory of it: the state travels in each result's `pspState`, stored with
