@@ -12,7 +12,10 @@
  *     npx tsx scripts/derive-psp-document.ts test/psp/fixtures/<psp>/psp-document.json <document>
  *
  * `<document>` is the PSP's OpenAPI document (JSON or YAML; a split one is bundled by Redocly,
- * external `$ref`s followed). To derive a first file, write its `derivedFrom` header by hand
+ * external `$ref`s followed). A Swagger 2.0 document's operations are written in OpenAPI 3's words:
+ * its `formData` parameters (or its `body` parameter) become the request body, under the media
+ * types the operation (or the document) `consumes`, and its other parameters carry their `schema`.
+ * To derive a first file, write its `derivedFrom` header by hand
  * (source, licence, operations as `"METHOD /path"` the way the document spells the path, and
  * `basePath` when the connector's URLs carry a prefix the document's paths do not) and run the
  * command.
@@ -39,6 +42,16 @@ export interface DerivedFrom {
   /** The npm tarball that ships the document, pinned by its integrity. */
   npm?: { package: string; version: string; file: string; integrity: string };
   operations: string[];
+  /**
+   * Media types the PSP's servers take in place of a documented one, with the evidence: a request
+   * sent as `type` is checked under the schema of the documented type `as` (test/psp/fixtures/kit/psp-document.ts).
+   */
+  alsoAccepted?: Record<string, { as: string; evidence: string }>;
+  /**
+   * Words of the derived file, by JSON pointer, that the PSP's own evidence contradicts: the check
+   * leaves them out (test/psp/fixtures/kit/psp-document.ts); the file keeps them as the document says.
+   */
+  notChecked?: { pointer: string; evidence: string }[];
   regenerate?: string;
 }
 
@@ -116,9 +129,11 @@ export function derive(doc: JsonObject, header: DerivedFrom, target: string): Js
     if (!item || !op) throw new Error(`${name}: no such operation in the document`);
     // Parameters may sit on the path item as well as on the operation; the operation's win.
     const params = [...((item.parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])];
+    const { parameters, requestBody } =
+      doc.swagger === '2.0' ? fromSwagger2(params, (op.consumes ?? doc.consumes) as string[] | undefined) : { parameters: params, requestBody: op.requestBody };
     operations[name] = withoutProse({
-      ...(params.length ? { parameters: params } : {}),
-      ...(op.requestBody !== undefined ? { requestBody: op.requestBody } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody !== undefined ? { requestBody } : {}),
     }) as JsonObject;
   }
   const components: Record<string, JsonObject> = {};
@@ -149,8 +164,39 @@ export function derive(doc: JsonObject, header: DerivedFrom, target: string): Js
       regenerate: `npx tsx scripts/derive-psp-document.ts ${target}${header.npm ? '' : ` <${header.source}>`}`,
     } as JsonObject,
     openapi: doc.openapi ?? null,
+    ...(doc.swagger !== undefined ? { swagger: doc.swagger } : {}),
     operations,
     components: Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))])),
+  };
+}
+
+/**
+ * A Swagger 2.0 operation's parameters in OpenAPI 3's words: `formData` parameters are the fields
+ * of an object body (required when one of them is), a `body` parameter is the body, both under the
+ * media types consumed (a form when none is named); the others keep their place with their schema
+ * words (`type`, `format`, `enum`, `pattern`, …) moved into `schema`.
+ */
+function fromSwagger2(params: Json[], consumes: string[] | undefined): { parameters: Json[]; requestBody: Json | undefined } {
+  const PARAMETER = new Set(['name', 'in', 'required', 'description']);
+  const schemaOf = (p: JsonObject): JsonObject => Object.fromEntries(Object.entries(p).filter(([k]) => !PARAMETER.has(k)));
+  const parameters: Json[] = [];
+  const fields: JsonObject = {};
+  const required: string[] = [];
+  let body: JsonObject | undefined;
+  for (const param of params as JsonObject[]) {
+    if (typeof param.$ref === 'string') throw new Error(`unsupported Swagger 2.0 parameter $ref ${param.$ref}`);
+    if (param.in === 'formData') {
+      fields[param.name as string] = schemaOf(param);
+      if (param.required === true) required.push(param.name as string);
+    } else if (param.in === 'body') body = param;
+    else parameters.push({ name: param.name!, in: param.in!, ...(param.required !== undefined ? { required: param.required } : {}), schema: schemaOf(param) });
+  }
+  if (!body && Object.keys(fields).length === 0) return { parameters, requestBody: undefined };
+  const schema: Json = body ? body.schema! : { type: 'object', properties: fields, ...(required.length ? { required } : {}) };
+  const types = consumes?.length ? consumes : ['application/x-www-form-urlencoded'];
+  return {
+    parameters,
+    requestBody: { required: body ? body.required === true : required.length > 0, content: Object.fromEntries(types.map((t) => [t, { schema }])) },
   };
 }
 
