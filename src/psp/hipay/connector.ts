@@ -382,7 +382,11 @@ export class HipayConnector extends KitConnector implements PspConnector {
     throw this.#unexpected(`maintenance ${operation}`, status, body);
   }
 
-  /** The operation HiPay recorded under our `operation_id`, if any (consultation API v3, `operations[].merchantReference`). */
+  /**
+   * The operation HiPay recorded under our `operation_id`, if any (consultation API v3): HiPay's Node
+   * SDK reads it as `operations[].merchantReference`, HiPay's document of the API as
+   * `merchant_reference`; either names it (docs/psp/hipay.md#the-documents-and-the-content-type).
+   */
   async #operationSent(reference: string, operationId: string): Promise<{ type: string; amount: string | undefined } | undefined> {
     const { status, body } = await this.#client.request('GET', `${this.#consultation}/v3/transaction/${reference}`);
     if (status === 404) return undefined;
@@ -390,7 +394,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     const operations = (body as { operations?: unknown } | null)?.operations;
     if (operations !== undefined && !Array.isArray(operations)) throw this.fault('bad_response', 'v3 transaction: operations is not a list');
     for (const op of (operations ?? []) as Record<string, unknown>[]) {
-      if (op?.merchantReference === operationId) return { type: String(op.type ?? ''), amount: typeof op.amount === 'string' ? op.amount : undefined };
+      if ((op?.merchantReference ?? op?.merchant_reference) === operationId) return { type: String(op.type ?? ''), amount: typeof op.amount === 'string' ? op.amount : undefined };
     }
     return undefined;
   }
