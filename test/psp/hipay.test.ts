@@ -224,6 +224,54 @@ describe('hipay connector against the fake', () => {
     });
   });
 
+  it("refuses a request invalid under HiPay's published Gateway, Tokenization and consultation API documents as HiPay does (400, code, message, description), so the suites above check the connector against them", async () => {
+    const pm = await attach();
+    const token = pm.split(':')[1]!;
+    const auth = `Basic ${Buffer.from(`${CREDENTIALS.username}:${CREDENTIALS.password}`).toString('base64')}`;
+    const call = (method: string, path: string, fields?: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${h.fake.url}${path}`, {
+        method,
+        headers: { authorization: auth, accept: 'application/json', ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+        ...(fields ? { body: new URLSearchParams(fields).toString() } : {}),
+      });
+    const refused = async (r: Response, code: number, field: string) => {
+      expect(r.status).toBe(400);
+      const answer = (await r.json()) as { code: number; message: string; description: string };
+      expect(answer).toMatchObject({ code, message: code === 1010101 ? 'Required Parameter Missing' : 'Invalid Parameter' });
+      expect(answer.description).toContain(field);
+    };
+    const order = {
+      orderid: `doc-check-${randomUUID()}`,
+      operation: 'Authorization',
+      payment_product: 'visa',
+      cardtoken: token,
+      amount: '1.00',
+      currency: 'EUR',
+      description: 'doc check',
+      eci: '7',
+    };
+    const { cardtoken: _, ...withoutToken } = order;
+    await refused(await call('POST', '/rest/v1/order', withoutToken), 1010101, 'cardtoken');
+    await refused(await call('POST', '/rest/v1/order', { ...order, operation: 'Hold' }), 1010201, 'operation');
+    await refused(await call('POST', '/rest/v1/order', { ...order, eci: '5' }), 1010201, 'eci');
+    await refused(await call('POST', '/rest/v1/order', { ...order, amount: 'ten' }), 1010201, 'amount');
+    await refused(await call('POST', '/rest/v1/maintenance/transaction/800000000001', { operation: 'void' }), 1010201, 'operation');
+    const card = { card_number: '4111111111111111', card_expiry_month: '05', card_expiry_year: '2040', card_holder: 'Doc Check' };
+    await refused(await call('POST', '/rest/v2/token/create', { ...card, card_expiry_month: 'May' }), 1010201, 'card_expiry_month');
+    await refused(await call('POST', '/rest/v2/token/create', { ...card, multi_use: '2' }), 1010201, 'multi_use');
+    await refused(await call('GET', '/v3/transaction/not-a-number'), 1010201, 'transaction_reference');
+    await refused(await call('GET', '/rest/v1/transaction'), 1010101, 'orderid');
+    // The documents give multipart/form-data; HiPay's SDKs send (and its servers take) a form, nothing else (docs/psp/hipay.md).
+    await refused(await call('POST', '/rest/v1/order', order, { 'content-type': 'text/plain' }), 1010201, 'content type');
+    await refused(await call('POST', '/rest/v1/order/reverse', order), 1010201, 'not an operation');
+    // Authentication comes first, as at HiPay.
+    expect((await call('POST', '/rest/v1/order', withoutToken, { authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' })).status).toBe(401);
+    // The same requests, valid under the documents, pass their check; security-settings, in no document, is not checked.
+    expect((await call('POST', '/rest/v1/order', order)).status).toBe(200);
+    expect((await call('POST', '/rest/v2/token/create', card)).status).toBe(201);
+    expect((await call('GET', '/rest/v2/security-settings')).status).toBe(200);
+  });
+
   describe('faults', () => {
     it('a timeout, a 5xx and a malformed answer are unreachable, unreachable and bad_response', async () => {
       const pm = await attach();

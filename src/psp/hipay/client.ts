@@ -4,9 +4,10 @@ import type { PspClient } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';
 
 /**
- * HTTP to HiPay Enterprise: HTTP Basic `<API login>:<API password>`, form-encoded requests,
- * JSON answers (`Accept: application/json`), as HiPay's Gateway API reference and its Node SDK
- * (src/Gateway/HTTP/SimpleHTTPClient.js) do. Built on the service's outbound client
+ * HTTP to HiPay Enterprise: HTTP Basic `<API login>:<API password>`, JSON answers (`Accept:
+ * application/json`), requests form-encoded as HiPay's Node and PHP SDKs send them (their
+ * SimpleHTTPClient), where HiPay's API documents declare multipart/form-data: the evidence is in
+ * docs/psp/hipay.md#the-documents-and-the-content-type. Built on the service's outbound client
  * (src/psp/psp-http.ts): HiPay's Node SDK is not on the npm registry
  * (`@hipay/hipay-enterprise-sdk-nodejs` answers 404), and it would bring axios and an untyped
  * CommonJS API for five endpoints.
