@@ -207,6 +207,49 @@ describe('checkout against the fake', () => {
     expect((await send('r'.repeat(50))).status).toBe(202);
   });
 
+  it("refuses a request invalid under Checkout.com's published API document as Checkout.com does (422, request_invalid), so the suites above check the connector against it", async () => {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const post = (path: string, body: unknown) =>
+      fetch(`${h.fake.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CREDENTIALS.secret_key}`, 'content-type': 'application/json', 'cko-idempotency-key': key() },
+        body: JSON.stringify(body),
+      });
+    const payment = {
+      source: { type: 'id', id: a.paymentMethodId },
+      amount: 100,
+      currency: 'EUR',
+      capture: false,
+      processing_channel_id: CREDENTIALS.processing_channel_id,
+      '3ds': { enabled: true },
+      success_url: RETURN_URL,
+      failure_url: RETURN_URL,
+      payment_type: 'Regular',
+      merchant_initiated: false,
+    };
+    const { currency: _, ...withoutCurrency } = payment;
+    for (const [body, code] of [
+      [withoutCurrency, 'currency_required'],
+      [{ ...payment, amount: '100' }, 'amount_invalid'],
+      [{ ...payment, payment_type: 'Sometimes' }, 'payment_type_invalid'],
+      [{ ...payment, '3ds': { enabled: 'yes' } }, '3ds_enabled_invalid'],
+      [{ ...payment, source: { id: a.paymentMethodId } }, 'source_type_required'],
+      [{ ...payment, success_url: 'not a URL' }, 'success_url_invalid'],
+    ] as const) {
+      const r = await post('/payments', body);
+      expect(r.status).toBe(422);
+      // The field, and only it: what only a payout requires is not a payment's problem.
+      expect(await r.json()).toMatchObject({ request_id: expect.stringMatching(/^req_/), error_type: 'request_invalid', error_codes: [code] });
+    }
+    const capture = await post(`/payments/${PAY}/captures`, { amount: '100' });
+    expect(await capture.json()).toMatchObject({ error_type: 'request_invalid', error_codes: ['amount_invalid'] });
+    // The same payment, valid under the document, passes its check; so does `Unscheduled`, which
+    // the SDK has and the document lacks (docs/psp/checkout.md#where-the-document-and-the-sdk-disagree).
+    expect((await post('/payments', payment)).status).toBe(201);
+    expect((await post('/payments', { ...payment, payment_type: 'Unscheduled' })).status).toBe(201);
+  });
+
   it('replays an authorisation whose answer was lost with the same Cko-Idempotency-Key: one payment, the first answer', async () => {
     const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
     if (!a.ok) throw new Error(a.reason);
