@@ -232,7 +232,7 @@ describe('checkout against the fake', () => {
     for (const [body, code] of [
       [withoutCurrency, 'currency_required'],
       [{ ...payment, amount: '100' }, 'amount_invalid'],
-      [{ ...payment, payment_type: 'Sometimes' }, 'payment_type_invalid'],
+      [{ ...payment, reference: 'r'.repeat(51) }, 'reference_invalid'],
       [{ ...payment, '3ds': { enabled: 'yes' } }, '3ds_enabled_invalid'],
       [{ ...payment, source: { id: a.paymentMethodId } }, 'source_type_required'],
       [{ ...payment, success_url: 'not a URL' }, 'success_url_invalid'],
@@ -245,7 +245,7 @@ describe('checkout against the fake', () => {
     const capture = await post(`/payments/${PAY}/captures`, { amount: '100' });
     expect(await capture.json()).toMatchObject({ error_type: 'request_invalid', error_codes: ['amount_invalid'] });
     // The same payment, valid under the document, passes its check; so does `Unscheduled`, which
-    // the SDK has and the document lacks (docs/psp/checkout.md#where-the-document-and-the-sdk-disagree).
+    // the SDK has and the document lacks (its `notChecked`, docs/psp/checkout.md#where-the-document-and-the-sdk-disagree).
     expect((await post('/payments', payment)).status).toBe(201);
     expect((await post('/payments', { ...payment, payment_type: 'Unscheduled' })).status).toBe(201);
   });
