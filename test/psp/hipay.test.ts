@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { PspIntegrationError, type DeclineReason, type TransactionStatus } from '../../src/psp/connector.ts';
 import { hipayDefinition } from '../../src/psp/hipay/definition.ts';
 import {
@@ -320,6 +320,27 @@ describe('hipay connector against the fake', () => {
       expect((await quick.retrieve(bareRef(r.transactionId))).refundedCents).toBe(400);
       await expectFault(quick.refund({ ...input, amountCents: 300 }), 'idempotency_conflict');
     });
+  });
+
+  it("a refund retried after a timeout is not made twice when HiPay's consultation API names our operation_id merchant_reference, as its document writes it", async () => {
+    const r = await h.hipay.authorize({
+      idempotencyKey: key(),
+      paymentMethodId: await attach(),
+      amountCents: 1000,
+      currency: 'EUR',
+      capture: 'automatic',
+      returnUrl: RETURN_URL,
+    });
+    h.fake.operationReferenceSpelling = 'document';
+    onTestFinished(() => {
+      h.fake.operationReferenceSpelling = 'sdk';
+    });
+    const quick = h.make({ timeoutMs: 300 });
+    const input = { idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 400 };
+    h.fake.fail('timeout', { path: '/rest/v1/maintenance', afterEffect: true });
+    await expectFault(quick.refund(input), 'unreachable');
+    expect(await quick.refund(input)).toMatchObject({ status: 'refunded', refundedCents: 400 });
+    expect((await quick.retrieve(bareRef(r.transactionId))).refundedCents).toBe(400);
   });
 
   describe('stored credentials (PSD2)', () => {
