@@ -1,6 +1,6 @@
 /**
  * Assembles Checkout.com's split OpenAPI source (`nas_spec/` of checkout/checkout-api-reference)
- * into the one document scripts/derive-psp-document.ts reads, the way the repository's own build
+ * into the one document scripts/psp-documents/derive-openapi.ts reads, the way the repository's own build
  * does it (its scripts/build.js runs src/OpenApiGenerator/Program.cs, a .NET program):
  * `swagger.yaml`, then under `paths` each `paths/**.yaml` named by its file name with `@` for `/`
  * (`payments@{id}@captures.yaml` is `/payments/{id}/captures`; a name starting with `_` is `/`),
@@ -8,7 +8,7 @@
  * separate script because that layout is Checkout.com's alone and its build needs .NET
  * (docs/psp/checkout.md#the-document-the-fake-checks). Code samples are left out: they check nothing.
  *
- *     npx tsx scripts/assemble-checkout-document.ts <nas_spec directory> <document.json>
+ *     npx tsx scripts/psp-documents/assemble-checkout.ts <nas_spec directory> <document.json>
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ export function assemble(specDir: string): Record<string, unknown> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [specDir, out] = process.argv.slice(2);
   if (!specDir || !out) {
-    console.error('usage: npx tsx scripts/assemble-checkout-document.ts <nas_spec directory> <document.json>');
+    console.error('usage: npx tsx scripts/psp-documents/assemble-checkout.ts <nas_spec directory> <document.json>');
     process.exit(2);
   }
   const doc = assemble(specDir);

@@ -9,7 +9,7 @@
  * source, licence) in its `derivedFrom` header, which also lists the operations and the command
  * that regenerates it:
  *
- *     npx tsx scripts/derive-psp-document.ts test/psp/fixtures/<psp>/psp-document.json <document>
+ *     npx tsx scripts/psp-documents/derive-openapi.ts test/psp/fixtures/<psp>/psp-document.json <document>
  *
  * `<document>` is the PSP's OpenAPI document (JSON or YAML; a split one is bundled by Redocly,
  * external `$ref`s followed). A Swagger 2.0 document's operations are written in OpenAPI 3's words:
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   }
   const [target, documentPath] = args;
   if (!target) {
-    console.error('usage: npx tsx scripts/derive-psp-document.ts <derived file> [<PSP document>] | --check <derived file>...');
+    console.error('usage: npx tsx scripts/psp-documents/derive-openapi.ts <derived file> [<PSP document>] | --check <derived file>...');
     process.exit(2);
   }
   const header = headerOf(target);
@@ -161,7 +161,7 @@ export function derive(doc: JsonObject, header: DerivedFrom, target: string): Js
       ...header,
       title: typeof info.title === 'string' ? info.title : header.title,
       version: typeof info.version === 'string' ? info.version : header.version,
-      regenerate: `npx tsx scripts/derive-psp-document.ts ${target}${header.npm ? '' : ` <${header.source}>`}`,
+      regenerate: `npx tsx scripts/psp-documents/derive-openapi.ts ${target}${header.npm ? '' : ` <${header.source}>`}`,
     } as JsonObject,
     openapi: doc.openapi ?? null,
     ...(doc.swagger !== undefined ? { swagger: doc.swagger } : {}),
