@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bareRef } from './connector-contract.ts';
+import { jsonSchemaOf } from './fixtures/kit/index.ts';
 import { HYPERSWITCH_FAKE_CARDS, hyperswitchHarness, type HyperswitchHarness } from './fixtures/hyperswitch/harness.ts';
 
 /**
@@ -20,15 +21,6 @@ const REQUEST_OF: Record<string, string> = {
   'POST /payments/{id}/cancel': 'PaymentsCancelRequest',
   'POST /refunds': 'RefundRequest',
 };
-
-/** OpenAPI 3.0's `nullable: true` in JSON Schema's words (a schema, or null), everywhere in the tree. */
-function jsonSchemaOf(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(jsonSchemaOf);
-  if (typeof node !== 'object' || node === null) return node;
-  const { nullable, ...rest } = node as Record<string, unknown>;
-  const inner = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, jsonSchemaOf(v)]));
-  return nullable === true ? { anyOf: [inner, { type: 'null' }] } : inner;
-}
 
 describe.skipIf(!documentPath)('hyperswitch requests under the published OpenAPI document', () => {
   let h: HyperswitchHarness;
