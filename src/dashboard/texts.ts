@@ -402,6 +402,8 @@ const en = {
         return 'no connector yet, direct or through Hyperswitch';
       case 'no_public_api':
         return 'no public reference of its API found, and no Hyperswitch connector';
+      case 'reference_incomplete':
+        return 'its public API reference does not show all that a connector needs; no connector yet, direct or through Hyperswitch';
       case 'acquired':
         return why.closed
           ? `acquired by ${why.by} (${why.on}), which closed it (${why.closed})`
@@ -1255,6 +1257,8 @@ const fr: DashboardTexts = {
         return 'pas encore de connecteur, ni direct ni par Hyperswitch';
       case 'no_public_api':
         return 'aucune référence publique de son API trouvée, et pas de connecteur Hyperswitch';
+      case 'reference_incomplete':
+        return 'sa référence d’API publique ne montre pas tout ce qu’un connecteur demande\u00a0; pas encore de connecteur, ni direct ni par Hyperswitch';
       case 'acquired':
         return why.closed
           ? `racheté par ${why.by} (${why.on}), qui l’a fermé (${why.closed})`

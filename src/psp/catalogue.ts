@@ -15,6 +15,8 @@ export type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hy
 export type NotYetWhy =
   | { code: 'no_connector' }
   | { code: 'no_public_api' }
+  /** A public reference exists, but what it publishes does not show every call the connector contract needs. */
+  | { code: 'reference_incomplete' }
   /** Bought by `by` on `on` (a date or a year), and closed by it on `closed` if it was. */
   | { code: 'acquired'; by: string; on: string; closed?: string }
   | { code: 'hyperswitch_unverified'; hyperswitchConnector: string }
@@ -59,7 +61,13 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'Fondy', route: NO_CONNECTOR },
   { name: 'Halyk bank', route: NO_CONNECTOR },
   { name: 'HiPay', route: direct('hipay') },
-  { name: 'iPay', route: NO_CONNECTOR },
+  {
+    name: 'iPay',
+    route: notYet(
+      'its public API reference does not show all that a connector needs (partial refunds, and the hold, capture and status calls on saved cards); no connector yet, direct or through Hyperswitch',
+      { code: 'reference_incomplete' },
+    ),
+  },
   { name: 'Mercanet (BNP Paribas)', route: direct('sips') },
   { name: 'MercadoPago', route: direct('mercadopago') },
   { name: 'Midtrans', route: direct('midtrans') },

@@ -88,6 +88,7 @@ const REFUSALS: Record<string, unknown[][]> = {
   notReachedWhy: [
     { code: 'no_connector' },
     { code: 'no_public_api' },
+    { code: 'reference_incomplete' },
     { code: 'acquired', by: 'Shift4', on: '2023-10-26' },
     { code: 'acquired', by: 'ING', on: '2018', closed: '2022' },
     { code: 'hyperswitch_unverified', hyperswitchConnector: 'PayPal' },
