@@ -57,7 +57,13 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'Cybersource', route: HYPERSWITCH },
   { name: 'dLocal', route: HYPERSWITCH },
   { name: 'Dalenys', route: direct('dalenys') },
-  { name: 'Evolve', route: NO_CONNECTOR },
+  {
+    name: 'Evolve',
+    route: notYet(
+      'its public API reference does not show all that a connector needs (card details sent server to server, 3-D Secure to relay, a hold captured or cancelled later, a status read); no connector yet, direct or through Hyperswitch',
+      { code: 'reference_incomplete' },
+    ),
+  },
   { name: 'Fondy', route: NO_CONNECTOR },
   { name: 'Halyk bank', route: NO_CONNECTOR },
   { name: 'HiPay', route: direct('hipay') },
