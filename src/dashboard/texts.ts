@@ -7,7 +7,7 @@ import type { RiskRuleName, RiskRuleRefusal } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
 import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
-import type { NotYetWhy } from '../psp/catalogue.ts';
+import type { ContractNeed, NotYetWhy } from '../psp/catalogue.ts';
 import type { PaymentPurpose } from '../payments/payment-repository.ts';
 import type { PledgeState } from '../payments/pledge-repository.ts';
 import type { RefundState } from '../payments/refund-repository.ts';
@@ -106,6 +106,16 @@ function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
 export type RiskFormRefusal = RiskRuleRefusal | { code: 'not_amount' } | { code: 'not_whole' };
 /** How a refusal shows a bound: `money` in the form's unit (the offer's currency, or minor units). */
 type RiskShow = { money: (minor: number) => string };
+
+/** What a PSP's public API lacks for the connector contract (`contract_gap`, src/psp/catalogue.ts). */
+const LACKS_EN: Record<ContractNeed, string> = {
+  transaction_read: 'no read of a payment by its id or by our reference',
+  idempotency: 'no idempotency key, so a call whose answer was lost can be neither found again nor safely sent again',
+};
+const LACKS_FR: Record<ContractNeed, string> = {
+  transaction_read: 'aucune lecture d’un paiement par son identifiant ni par notre référence',
+  idempotency: 'aucune clé d’idempotence\u00a0: un appel dont la réponse s’est perdue ne peut être ni retrouvé ni renvoyé sans risque',
+};
 
 const RISK_ENTRY_EN = {
   text: (max: number) => `must not be empty and have at most ${max} characters`,
@@ -404,6 +414,8 @@ const en = {
         return 'no public reference of its API found, and no Hyperswitch connector';
       case 'reference_incomplete':
         return 'its public API reference does not show all that a connector needs; no connector yet, direct or through Hyperswitch';
+      case 'contract_gap':
+        return `its public API cannot meet the connector contract: ${why.lacks.map((need) => LACKS_EN[need]).join('; ')}`;
       case 'acquired':
         return why.closed
           ? `acquired by ${why.by} (${why.on}), which closed it (${why.closed})`
@@ -1259,6 +1271,8 @@ const fr: DashboardTexts = {
         return 'aucune référence publique de son API trouvée, et pas de connecteur Hyperswitch';
       case 'reference_incomplete':
         return 'sa référence d’API publique ne montre pas tout ce qu’un connecteur demande\u00a0; pas encore de connecteur, ni direct ni par Hyperswitch';
+      case 'contract_gap':
+        return `son API publique ne permet pas de tenir le contrat des connecteurs\u00a0: ${why.lacks.map((need) => LACKS_FR[need]).join('\u00a0; ')}`;
       case 'acquired':
         return why.closed
           ? `racheté par ${why.by} (${why.on}), qui l’a fermé (${why.closed})`

@@ -17,11 +17,16 @@ export type NotYetWhy =
   | { code: 'no_public_api' }
   /** A public reference exists, but what it publishes does not show every call the connector contract needs. */
   | { code: 'reference_incomplete' }
+  /** Its public API cannot meet the connector contract (docs/psp-connectors.md#the-contract): what it lacks. */
+  | { code: 'contract_gap'; lacks: readonly ContractNeed[] }
   /** Bought by `by` on `on` (a date or a year), and closed by it on `closed` if it was. */
   | { code: 'acquired'; by: string; on: string; closed?: string }
   | { code: 'hyperswitch_unverified'; hyperswitchConnector: string }
   | { code: 'other_api'; connector: string; hyperswitchConnector: string }
   | { code: 'not_in_build'; connector: string };
+
+/** What the connector contract needs of a PSP's API that some public APIs lack. */
+export type ContractNeed = 'transaction_read' | 'idempotency';
 
 export interface CatalogueEntry {
   /** As merchants know it. */
@@ -87,7 +92,13 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
     route: notYet('acquired by ING (2018), which closed it (2022)', { code: 'acquired', by: 'ING', on: '2018', closed: '2022' }),
   },
   { name: 'PayZen', route: direct('lyra') },
-  { name: 'ProPay', route: NO_CONNECTOR },
+  {
+    name: 'ProPay',
+    route: notYet(
+      'its public API cannot meet the connector contract: no read of a payment by its id or by our reference; no idempotency key, so a call whose answer was lost can be neither found again nor safely sent again',
+      { code: 'contract_gap', lacks: ['transaction_read', 'idempotency'] },
+    ),
+  },
   { name: 'Safecharge (Nuvei)', route: HYPERSWITCH },
   { name: 'Sogecommerce', route: direct('lyra') },
   { name: 'Sogenactif (Société Générale)', route: direct('sips') },

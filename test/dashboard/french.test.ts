@@ -89,6 +89,7 @@ const REFUSALS: Record<string, unknown[][]> = {
     { code: 'no_connector' },
     { code: 'no_public_api' },
     { code: 'reference_incomplete' },
+    { code: 'contract_gap', lacks: ['transaction_read', 'idempotency'] },
     { code: 'acquired', by: 'Shift4', on: '2023-10-26' },
     { code: 'acquired', by: 'ING', on: '2018', closed: '2022' },
     { code: 'hyperswitch_unverified', hyperswitchConnector: 'PayPal' },
