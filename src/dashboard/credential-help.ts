@@ -48,6 +48,10 @@ export const CREDENTIAL_HELP_FR: Readonly<Record<string, string>> = {
   'centralpay.api_key': 'La clé d’API affichée avec l’identifiant (Administration → API access). Les clés de test et de production diffèrent.',
   'centralpay.point_of_sale_id':
     'L’identifiant du point de vente où les paiements sont enregistrés\u00a0: back-office → Points of sale → le point de vente («\u00a0pointOfSaleId\u00a0»).',
+  'fondy.merchant_id':
+    'L’identifiant du marchand\u00a0: portail marchand Fondy (Flitt) → le marchand → Paramètres techniques («\u00a0Merchant ID\u00a0»). En mode test\u00a0: le marchand de test public 1549901.',
+  'fondy.payment_key':
+    'La clé de paiement de ce marchand (Paramètres techniques → «\u00a0Payment key\u00a0»), qui signe les requêtes ainsi que les réponses et notifications de Fondy. Pas la clé de crédit (versements).',
   'payline.merchant_id': 'Votre identifiant commerçant\u00a0: centre d’administration Payline › Paramètres › Modifier ma clé d’accès, affiché à côté de la clé.',
   'payline.access_key':
     'La clé d’accès des services web\u00a0: centre d’administration Payline › Paramètres › Modifier ma clé d’accès. Elle n’est affichée qu’une fois, quand elle est générée.',

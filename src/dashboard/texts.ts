@@ -785,6 +785,7 @@ const en = {
     public_key: 'Public key',
     private_key: 'Private key',
     contract_number: 'Card contract number',
+    payment_key: 'Payment key',
   } as Record<string, string>,
   endpointUrl: 'API address, if not the PSP’s own',
   endpointUrlHint: 'Leave empty to use the PSP’s published address.',
@@ -818,6 +819,10 @@ const en = {
     ogone: [
       'The DirectLink and Alias Manager options on the contract, and an API user.',
       'Chipin’s server addresses under Data and origin verification, and the notification URL shown once this account is saved as the server-to-server feedback URL (POST).',
+    ],
+    fondy: [
+      'Host-to-host card payments (the “direct” integration, for PCI DSS merchants: Chipin sends card numbers to Fondy’s API), card tokens (rectoken) and pre-authorisation (preauth) enabled on the merchant.',
+      'Recurring payments by token (/api/recurring) allowed for the merchant. Fondy sends its callbacks to the notification URL Chipin gives with each payment, signed with the payment key.',
     ],
     centralpay: [
       'API access (a login and an API key) and card acceptance with 3-D Secure on the account, and a point of sale for the payments.',
@@ -1644,6 +1649,7 @@ const fr: DashboardTexts = {
     key: 'Clé de sécurité (pour le MAC)',
     access_key: 'Clé d’accès aux web services',
     contract_number: 'Numéro de contrat carte',
+    payment_key: 'Clé de paiement (payment key)',
   },
   endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
   endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
@@ -1667,6 +1673,8 @@ const fr: DashboardTexts = {
     'centralpay.login': '3 à 64 lettres, chiffres, ., _, @ ou -',
     'centralpay.api_key': '8 à 128 lettres et chiffres',
     'centralpay.point_of_sale_id': 'un UUID en minuscules (8-4-4-4-12 chiffres hexadécimaux)',
+    'fondy.merchant_id': '1 à 12 chiffres',
+    'fondy.payment_key': '4 à 64 lettres et chiffres',
     'midtrans.server_key': 'SB-Mid-server-… (sandbox) ou Mid-server-… (production)',
     'midtrans.client_key': 'SB-Mid-client-… (sandbox) ou Mid-client-… (production)',
     'paybox.site': '7 chiffres',
@@ -1722,6 +1730,10 @@ const fr: DashboardTexts = {
     ogone: [
       'Les options DirectLink et Alias Manager au contrat, et un utilisateur d’API.',
       'Les adresses des serveurs de Chipin sous Vérification des données et de l’origine, et l’URL de notification affichée une fois ce compte enregistré comme URL de retour serveur à serveur (POST).',
+    ],
+    fondy: [
+      'Le paiement carte de serveur à serveur (intégration «\u00a0directe\u00a0», pour les marchands PCI DSS\u00a0: Chipin envoie les numéros de carte à l’API de Fondy), les jetons de carte (rectoken) et la pré-autorisation (preauth) activés pour le marchand.',
+      'Les paiements récurrents par jeton (/api/recurring) autorisés pour le marchand. Fondy envoie ses notifications à l’URL que Chipin donne avec chaque paiement, signées avec la clé de paiement.',
     ],
     centralpay: [
       'L’accès à l’API (un login et une clé d’API) et l’acceptation carte avec 3-D Secure sur le compte, et un point de vente pour les paiements.',

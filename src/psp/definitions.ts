@@ -4,6 +4,7 @@ import { checkoutDefinition } from './checkout/definition.ts';
 import { centralpayDefinition } from './centralpay/definition.ts';
 import { braintreeDefinition } from './braintree/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
+import { fondyDefinition } from './fondy/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { hyperswitchDefinition } from './hyperswitch/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
@@ -41,4 +42,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   midtransDefinition,
   braintreeDefinition,
   hyperswitchDefinition,
+  fondyDefinition,
 ];

@@ -23,6 +23,7 @@ describe('authorisation validity of the connectors', () => {
       'braintree',
       'centralpay',
       'checkout',
+      'fondy',
       'hipay',
       'hyperswitch',
       'lyra',

@@ -6,6 +6,7 @@ import { CentralpayConnector } from '../../src/psp/centralpay/connector.ts';
 import { CheckoutConnector } from '../../src/psp/checkout/connector.ts';
 import { DalenysConnector } from '../../src/psp/dalenys/connector.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
+import { FondyConnector } from '../../src/psp/fondy/connector.ts';
 import { HipayConnector } from '../../src/psp/hipay/connector.ts';
 import { HyperswitchConnector } from '../../src/psp/hyperswitch/connector.ts';
 import { LyraConnector } from '../../src/psp/lyra/connector.ts';
@@ -25,6 +26,7 @@ const CLASSES: Record<string, { prototype: object }> = {
   centralpay: CentralpayConnector,
   checkout: CheckoutConnector,
   dalenys: DalenysConnector,
+  fondy: FondyConnector,
   hipay: HipayConnector,
   hyperswitch: HyperswitchConnector,
   lyra: LyraConnector,

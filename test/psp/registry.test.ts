@@ -36,6 +36,7 @@ describe('PSP registry', () => {
       'centralpay',
       'checkout',
       'dalenys',
+      'fondy',
       'hipay',
       'hyperswitch',
       'lyra',
