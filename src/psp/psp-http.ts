@@ -89,28 +89,40 @@ export class PspHttp {
    */
   fetchWith(timeoutMs: number): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
     return async (input, init = {}) => {
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, key) => {
-        headers[key] = value;
-      });
-      const method = (init.method ?? 'GET').toUpperCase();
-      if (!isPspMethod(method)) throw new PspCallError('refused', `refused: method ${method} is not used with a PSP`);
-      const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : String(init.body);
-      const a = await this.request(String(input instanceof Request ? input.url : input), {
-        method,
-        headers,
-        ...(body !== undefined ? { body } : {}),
-        timeoutMs,
-        ...(init.signal ? { signal: init.signal } : {}),
-      });
-      const out = new Headers();
-      for (const [k, v] of Object.entries(a.headers)) {
-        for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
-      }
-      const empty = a.status === 204 || a.status === 205 || a.status === 304 || a.status < 200;
-      return new Response(empty ? null : a.text, { status: a.status < 200 ? 502 : a.status, headers: out });
+      const r = fromFetch(input, init);
+      return toResponse(
+        await this.request(r.url, {
+          method: r.method,
+          headers: r.headers,
+          ...(r.body !== undefined ? { body: r.body } : {}),
+          timeoutMs,
+          ...(init.signal ? { signal: init.signal } : {}),
+        }),
+      );
     };
   }
+}
+
+/** A `fetch` call's request in {@link PspHttp}'s terms (a text body); a method no PSP is called with is refused. */
+export function fromFetch(input: string | URL | Request, init: RequestInit): { url: string; method: PspMethod; headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, key) => {
+    headers[key] = value;
+  });
+  const method = (init.method ?? 'GET').toUpperCase();
+  if (!isPspMethod(method)) throw new PspCallError('refused', `refused: method ${method} is not used with a PSP`);
+  const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : String(init.body);
+  return { url: String(input instanceof Request ? input.url : input), method, headers, ...(body !== undefined ? { body } : {}) };
+}
+
+/** A PSP's answer as the `Response` a `fetch` caller reads. */
+export function toResponse(a: PspAnswer): Response {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(a.headers)) {
+    for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.append(k, one);
+  }
+  const empty = a.status === 204 || a.status === 205 || a.status === 304 || a.status < 200;
+  return new Response(empty ? null : a.text, { status: a.status < 200 ? 502 : a.status, headers: out });
 }
 
 /**

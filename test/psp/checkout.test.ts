@@ -1,7 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { Checkout } from 'checkout-sdk-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddressPolicy } from '../../src/outbound/addresses.ts';
 import type { DeclineReason, TransactionStatus } from '../../src/psp/connector.ts';
+import { PspHttp } from '../../src/psp/psp-http.ts';
 import { ckoReference } from '../../src/psp/checkout/connector.ts';
 import { checkoutDefinition } from '../../src/psp/checkout/definition.ts';
 import { PAYMENT_STATUSES, readPayment, toDeclineReason, toStatus, toTransactionResult, type CheckoutPaymentStatus } from '../../src/psp/checkout/mapping.ts';
@@ -316,5 +319,126 @@ describe('checkout against the fake', () => {
   it('keeps the secret key out of what the connector shows', () => {
     expect(JSON.stringify(h.checkout)).not.toContain(CREDENTIALS.secret_key);
     expect(String(h.checkout)).not.toContain(CREDENTIALS.secret_key);
+  });
+});
+
+describe('checkout through the official SDK (checkout-sdk-node, docs/psp/checkout.md#the-sdk)', () => {
+  let h: CheckoutHarness;
+  beforeAll(async () => {
+    h = await checkoutHarness();
+  });
+  afterAll(() => h?.teardown());
+
+  async function authorised(amount = 500) {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    return h.checkout.authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: amount, currency: 'EUR', capture: 'manual', returnUrl: RETURN_URL });
+  }
+
+  it('each SDK method the connector uses calls the global fetch before its first await, at the host it is given (the hook the connector relies on)', async () => {
+    const cko = new Checkout(CREDENTIALS.secret_key, { host: 'https://psp.invalid' });
+    const before = globalThis.fetch;
+    const sent: string[] = [];
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      sent.push(`${String(init?.method).toUpperCase()} ${String(input)}`);
+      return Promise.resolve(new Response('{}', { status: 200 }));
+    }) as typeof fetch;
+    let calls: Promise<unknown>[];
+    try {
+      calls = [
+        cko.payments.request({ source: { type: 'id', id: 'src_x' }, amount: 1, currency: 'EUR' }, 'k'),
+        cko.payments.get(PAY),
+        cko.payments.capture(PAY, { amount: 1 }, 'k'),
+        cko.payments.void(PAY, {}, 'k'),
+        cko.payments.refund(PAY, { amount: 1 }, 'k'),
+        cko.payments.getPaymentList({ reference: 'r' }),
+        cko.disputes.getDetails('dsp_x'),
+        cko.disputes.provideEvidence('dsp_x', { additional_evidence_text: 't' }),
+        cko.disputes.submit('dsp_x'),
+      ];
+    } finally {
+      globalThis.fetch = before;
+    }
+    await Promise.all(calls);
+    expect(sent).toEqual([
+      'POST https://psp.invalid/payments',
+      `GET https://psp.invalid/payments/${PAY}`,
+      `POST https://psp.invalid/payments/${PAY}/captures`,
+      `POST https://psp.invalid/payments/${PAY}/voids`,
+      `POST https://psp.invalid/payments/${PAY}/refunds`,
+      'GET https://psp.invalid/payments?reference=r',
+      'GET https://psp.invalid/disputes/dsp_x',
+      'PUT https://psp.invalid/disputes/dsp_x/evidence',
+      'POST https://psp.invalid/disputes/dsp_x/evidence',
+    ]);
+  });
+
+  it('sends every request through the outbound client and leaves the global fetch as it was, after a success and after a thrown error', async () => {
+    const before = globalThis.fetch;
+    const r = await authorised();
+    expect(globalThis.fetch).toBe(before);
+    const n = h.fake.requests.length;
+    expect((await h.checkout.retrieve(bareRef(r.transactionId))).status).toBe('authorized');
+    expect(globalThis.fetch).toBe(before);
+    const unknown = await h.checkout.retrieve(bareRef(PAY)).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'unknown_transaction' });
+    expect(globalThis.fetch).toBe(before);
+    expect(h.fake.requests.slice(n)).toEqual([`GET /payments/${r.transactionId} -`, `GET /payments/${PAY} -`]);
+    // A host the outbound client refuses is never called: the call fails, nothing reaches the fake.
+    const refusing = new PspHttp(new AddressPolicy('sandbox', [], 'PSP_ENDPOINT_ALLOWLIST'), (host) => `refused: ${host} is not a Checkout.com host`);
+    const fenced = h.make({ http: refusing });
+    const m = h.fake.requests.length;
+    const err = await fenced.retrieve(bareRef(r.transactionId)).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'unreachable', message: expect.stringContaining('is not a Checkout.com host') });
+    expect(await fenced.verifyCredentials().catch((e: unknown) => e)).toMatchObject({ code: 'unreachable' });
+    expect(h.fake.requests.length).toBe(m);
+    expect(globalThis.fetch).toBe(before);
+  });
+
+  it('does not follow a 307 from Checkout.com: the answer is a fault and the redirect target is not asked', async () => {
+    const r = await authorised();
+    const n = h.fake.requests.length;
+    h.fake.fail('redirect', { path: `/payments/${r.transactionId}/captures` });
+    const err = await h.checkout.capture({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 500 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'bad_response', message: expect.stringContaining('redirect') });
+    expect(h.fake.requests.slice(n)).toEqual([`POST /payments/${r.transactionId}/captures key`]);
+    // And on a read, which the kit's client asks twice at most when there is no answer: a redirect is an answer, asked once.
+    h.fake.fail('redirect', { path: `/payments/${r.transactionId}` });
+    expect(await h.checkout.retrieve(bareRef(r.transactionId)).catch((e: unknown) => e)).toMatchObject({ code: 'bad_response' });
+    expect(h.fake.requests.slice(n + 1)).toEqual([`GET /payments/${r.transactionId} -`]);
+  });
+
+  it('sends a Cko-Idempotency-Key on every action, the reference within the document, and nothing the document refuses', async () => {
+    const r = await authorised(900);
+    const n = h.fake.requests.length;
+    await h.checkout.capture({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 900 });
+    await h.checkout.refund({ idempotencyKey: key(), transaction: bareRef(r.transactionId), amountCents: 100 });
+    const other = await authorised(300);
+    await h.checkout.void({ idempotencyKey: key(), transaction: bareRef(other.transactionId) });
+    const actions = h.fake.requests.slice(n).filter((e) => /^POST \/payments\/pay_\w+\/(captures|refunds|voids)/.test(e));
+    expect(actions.length).toBe(3);
+    for (const a of actions) expect(a).toMatch(/ key$/);
+  });
+
+  it('refuses to call when CKO_SECRET_KEY is set in the environment, which the SDK would send in place of the account key', async () => {
+    const n = h.fake.requests.length;
+    process.env.CKO_SECRET_KEY = 'sk_sbox_someoneelsekeyaaaaaaaaaaaaa';
+    try {
+      expect(await h.checkout.retrieve(bareRef(PAY)).catch((e: unknown) => e)).toMatchObject({ code: 'bad_credentials', message: expect.stringContaining('CKO_SECRET') });
+    } finally {
+      delete process.env.CKO_SECRET_KEY;
+    }
+    expect(h.fake.requests.length).toBe(n);
+  });
+
+  it('a currency the SDK does not list is refused by the SDK before any request, as a fault', async () => {
+    const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
+    if (!a.ok) throw new Error(a.reason);
+    const n = h.fake.requests.length;
+    const err = await h.checkout
+      .authorize({ idempotencyKey: key(), paymentMethodId: a.paymentMethodId, amountCents: 100, currency: 'XCG', capture: 'manual', returnUrl: RETURN_URL })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'bad_response', message: expect.stringContaining('refused the request before sending it') });
+    expect(h.fake.requests.length).toBe(n);
   });
 });

@@ -1,6 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { Checkout } from 'checkout-sdk-node';
+// The SDK's own error for a request it refuses before sending it (an exact pin: see #call).
+import { ValueError } from 'checkout-sdk-node/dist/services/errors.js';
 import { Redacted } from '../../crypto/redacted.ts';
 import {
+  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -15,10 +19,12 @@ import {
 } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import { parseJson, type PspClient } from '../kit/json-call.ts';
+import { callWithGlobalFetch } from '../kit/global-fetch.ts';
+import type { PspClient } from '../kit/json-call.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { pspCallFault } from '../psp-http.ts';
 import { DISPUTE_ID, EVIDENCE_TEXT_MAX, readDisputeEvent } from './disputes.ts';
 import { EVENT_STATUSES, PAYMENT_ID, SOURCE_ID, readErrorCodes, readPayment, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
 
@@ -53,8 +59,9 @@ export function ckoReference(key: string): string {
 }
 
 /**
- * Checkout.com's Payments API for one merchant's account: `Authorization: <secret key>`, JSON,
- * a `Cko-Idempotency-Key` on every payment request and action (docs/psp/checkout.md).
+ * Checkout.com's Payments API for one merchant's account, through its official Node SDK
+ * (`checkout-sdk-node` 5.2.1, see #call): `Authorization: Bearer <secret key>`, JSON, a
+ * `Cko-Idempotency-Key` on every payment request and action (docs/psp/checkout.md).
  *
  * - A card is stored by a zero-amount card verification (`POST /payments`, `amount: 0`,
  *   `store_for_future_use`): its `source.id` (`src_…`) is our payment method id.
@@ -73,6 +80,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
   readonly #channel: string;
   readonly #base: string;
   readonly #operations: PspOperations;
+  readonly #timeoutMs: number;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
     super();
@@ -93,6 +101,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     this.#secret = setup.credentials;
     this.#channel = channel;
     this.#operations = context.operations;
+    this.#timeoutMs = context.timeoutMs;
   }
 
   protected get shownAs(): string {
@@ -107,17 +116,13 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     const c = input.card;
     const number = c.number.replace(/ /g, '');
     const send = async (): Promise<AttachResult> => {
-      const answer = await this.#call(
-        'POST',
-        '/payments',
-        {
-          source: { type: 'card', number, expiry_month: c.expMonth, expiry_year: c.expYear, cvv: c.cvc, name: c.holderName, store_for_future_use: true },
-          amount: 0,
-          currency: VERIFICATION_CURRENCY,
-          processing_channel_id: this.#channel,
-        },
-        ckoKey(input.idempotencyKey, 'verify'),
-      );
+      const body = {
+        source: { type: 'card', number, expiry_month: c.expMonth, expiry_year: c.expYear, cvv: c.cvc, name: c.holderName, store_for_future_use: true },
+        amount: 0,
+        currency: VERIFICATION_CURRENCY,
+        processing_channel_id: this.#channel,
+      };
+      const answer = await this.#call('POST /payments', (cko) => cko.payments.request(body, ckoKey(input.idempotencyKey, 'verify')));
       if (answer.status === 422) {
         // Checkout.com's validation error codes for card details (api-reference.checkout.com, error codes).
         const { codes } = readErrorCodes(answer.body);
@@ -256,12 +261,11 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     if (text.length === 0) return { ok: false, message: 'the evidence text is empty' };
     if (text.length > EVIDENCE_TEXT_MAX)
       return { ok: false, message: `Checkout.com takes at most ${EVIDENCE_TEXT_MAX} characters of text evidence; this text has ${text.length}.` };
-    const path = `/disputes/${id}/evidence`;
-    for (const [method, body] of [
-      ['PUT', { additional_evidence_text: text }],
-      ['POST', undefined],
+    for (const [method, send] of [
+      ['PUT', (cko: Checkout) => cko.disputes.provideEvidence(id, { additional_evidence_text: text })],
+      ['POST', (cko: Checkout) => cko.disputes.submit(id)],
     ] as const) {
-      const answer = await this.#call(method, path, body);
+      const answer = await this.#call(`${method} /disputes/{id}/evidence`, send);
       if (answer.status === 204 || answer.status === 200) continue;
       if (answer.status !== 400 && answer.status !== 404 && answer.status !== 422)
         throw this.fault('bad_response', `${method} /disputes/{id}/evidence: unexpected answer ${answer.status}`);
@@ -277,31 +281,80 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   /** `GET /payments?reference=…` (the payment list by reference): authenticated, changes nothing. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    const answer = await this.#client.request('GET /payments?reference', `${this.#base}/payments?reference=chipin-credentials-check`, {
-      method: 'GET',
-      headers: { Accept: 'application/json', Authorization: `Bearer ${this.#secret.reveal().key}` },
-    });
-    if (answer.status === 401 || answer.status === 403) return { ok: false, message: 'Checkout.com refused the secret key (check it in the Dashboard, Developers → Keys).' };
-    const fault = statusFault('checkout', 'GET /payments', answer.status);
-    if (fault) throw fault;
+    let answer: { status: number };
+    try {
+      answer = await this.#call('GET /payments', (cko) => cko.payments.getPaymentList({ reference: 'chipin-credentials-check' }));
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'bad_credentials')
+        return { ok: false, message: 'Checkout.com refused the secret key (check it in the Dashboard, Developers → Keys).' };
+      throw e;
+    }
     if (answer.status !== 200 && answer.status !== 404) throw this.fault('bad_response', `GET /payments: unexpected answer ${answer.status}`);
     return { ok: true };
   }
 
   // ---------------------------------------------------------------------------------------------
 
-  async #call(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, idempotencyKey?: string, actionRefusal = false): Promise<{ status: number; body: unknown }> {
-    // NAS secret keys are sent as a bearer token (checkout-sdk-node 5.2.1, auth-builder.js `determineSecretKey`).
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.#secret.reveal().key}` };
-    if (idempotencyKey) headers['Cko-Idempotency-Key'] = idempotencyKey;
-    const where = `${method} ${path.replace(/pay_[a-z0-9]+|dsp_\w+/g, '{id}')}`;
-    const answer = await this.#client.json(where, `${this.#base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  /**
+   * One request through Checkout.com's SDK, as the status and JSON body of its answer. The SDK has
+   * no transport option our outbound client fits (its `agent` goes to axios for https only and is
+   * not a `fetch` option, both of its transports follow redirects), but with a static secret key
+   * each method calls the global `fetch` before its first `await`
+   * (`dist/services/http.js:215-285`), at the `host` it is given (`dist/auth-builder.js:108-110`):
+   * so `callWithGlobalFetch` gives it the kit's client for that span (logged, a GET retried, the
+   * time limit, no redirect followed) and fails the call if it did not send (docs/psp/checkout.md).
+   * The SDK throws a non-2xx answer as an error with `http_code` and `body`
+   * (`dist/services/errors.js:176-223`), read here as the answer it is; a call that brought no
+   * answer, as what our `fetch` threw (the SDK keeps only its message).
+   */
+  async #call(where: string, call: (cko: Checkout) => Promise<unknown>, actionRefusal = false): Promise<{ status: number; body: unknown }> {
+    const seen: { status?: number; failure?: unknown } = {};
+    const send = this.#client.fetchAs(where);
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      try {
+        const r = await send(input, init);
+        seen.status = r.status;
+        return r;
+      } catch (e) {
+        seen.failure = e;
+        throw e;
+      }
+    };
+    let body: unknown;
+    try {
+      body = await callWithGlobalFetch({ psp: 'checkout', sdk: 'Checkout.com SDK', fetch, call: () => call(this.#sdk()) });
+    } catch (e) {
+      if (seen.failure !== undefined) throw pspCallFault('checkout', where, seen.failure, this.#timeoutMs);
+      if (e instanceof PspIntegrationError) throw e;
+      if (e instanceof ValueError) throw this.fault('bad_response', `${where}: the Checkout.com SDK refused the request before sending it (${e.message})`);
+      const status = seen.status;
+      if (status === undefined || status < 300 || typeof (e as { http_code?: unknown }).http_code !== 'number')
+        throw this.fault('bad_response', `${where}: the Checkout.com SDK failed on the answer${status === undefined ? '' : ` (HTTP ${status})`}`);
+      body = (e as { body?: unknown }).body;
+    }
+    const status = seen.status;
+    if (status === undefined) throw this.fault('bad_response', `${where}: the Checkout.com SDK answered without a request`);
     // On a payment action, 403 is "action not allowed" (the SDK's ActionNotAllowed, services/errors.js), not the key refused.
-    const fault = actionRefusal && answer.status === 403 ? undefined : statusFault('checkout', where, answer.status);
+    const fault = actionRefusal && status === 403 ? undefined : statusFault('checkout', where, status);
     if (fault) throw fault;
     // 409: the idempotency key was already used with another request (api-reference.checkout.com, Cko-Idempotency-Key).
-    if (answer.status === 409) throw this.fault('idempotency_conflict', `${where}: an idempotency key was reused with another request`);
-    return { status: answer.status, body: parseJson('checkout', where, answer) };
+    if (status === 409) throw this.fault('idempotency_conflict', `${where}: an idempotency key was reused with another request`);
+    // An answer that is not JSON: the SDK keeps its text beside the parse error.
+    if (typeof body === 'object' && body !== null && '_parseError' in body) throw this.fault('bad_response', `${where}: the answer (HTTP ${status}) is not JSON`);
+    return { status, body };
+  }
+
+  /**
+   * The SDK for one call, on the account's base URL and key. It reads `CKO_SECRET` and
+   * `CKO_SECRET_KEY` from the environment before its arguments (`dist/auth-builder.js:14-24`):
+   * one set in the process would replace every account's key, so the call is refused.
+   */
+  #sdk(): Checkout {
+    const key = this.#secret.reveal().key;
+    const cko = new Checkout(key, { host: this.#base });
+    if (cko.config.sk !== `Bearer ${key}` || cko.config.client !== undefined)
+      throw this.fault('bad_credentials', "CKO_SECRET or CKO_SECRET_KEY is set in the environment: the Checkout.com SDK would use it in place of the account's key");
+    return cko;
   }
 
   #payment(answer: { status: number; body: unknown }, what: string): PaymentView {
@@ -317,7 +370,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown>): Promise<TransactionResult> {
     const send = async (): Promise<TransactionResult> => {
-      const answer = await this.#call('POST', '/payments', body, ckoKey(key));
+      const answer = await this.#call('POST /payments', (cko) => cko.payments.request(body, ckoKey(key)));
       if (answer.status === 404) throw this.fault('unknown_payment_method', 'Checkout.com does not know this source');
       if (answer.status === 422) {
         const e = readErrorCodes(answer.body);
@@ -333,7 +386,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   /** A dispute's `status` (`GET /disputes/{id}`, the `Dispute` schema); undefined when Checkout.com does not know it. */
   async #disputeStatus(id: string): Promise<string | undefined> {
-    const answer = await this.#call('GET', `/disputes/${id}`, undefined);
+    const answer = await this.#call('GET /disputes/{id}', (cko) => cko.disputes.getDetails(id));
     if (answer.status === 404) return undefined;
     const status = (answer.body as { status?: unknown } | null | undefined)?.status;
     if (answer.status !== 200 || typeof status !== 'string') throw this.fault('bad_response', `GET /disputes/{id}: unexpected answer ${answer.status}`);
@@ -342,16 +395,17 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   async #details(id: string): Promise<PaymentView> {
     if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
-    const answer = await this.#call('GET', `/payments/${id}`, undefined);
+    const answer = await this.#call('GET /payments/{id}', (cko) => cko.payments.get(id));
     if (answer.status === 404) throw this.fault('unknown_transaction', `Checkout.com does not know ${id}`);
     return this.#payment(answer, 'GET /payments/{id}');
   }
 
-  async #action(op: string, path: string, input: Operation, body: Record<string, unknown>, extra: readonly unknown[]): Promise<TransactionResult> {
+  async #action(op: 'capture' | 'void' | 'refund', path: string, input: Operation, body: Record<string, unknown>, extra: readonly unknown[]): Promise<TransactionResult> {
     const id = input.transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
       if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
-      const answer = await this.#call('POST', `/payments/${id}/${path}`, { ...body, reference: ckoReference(input.idempotencyKey) }, ckoKey(input.idempotencyKey), true);
+      const request = { ...body, reference: ckoReference(input.idempotencyKey) };
+      const answer = await this.#call(`POST /payments/{id}/${path}`, (cko) => cko.payments[op](id, request, ckoKey(input.idempotencyKey)), true);
       if (answer.status === 404) throw this.fault('unknown_transaction', `Checkout.com does not know ${id}`);
       const now = toTransactionResult(await this.#details(id));
       if (answer.status === 202 || answer.status === 201 || answer.status === 200) return now;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PspIntegrationError } from '../connector.ts';
-import { PspCallError, pspCallFault, type PspAnswer, type PspHttp, type PspMethod } from '../psp-http.ts';
+import { fromFetch, PspCallError, pspCallFault, toResponse, type PspAnswer, type PspHttp, type PspMethod } from '../psp-http.ts';
 
 /** Where a connector's PSP calls are logged (a pino logger fits). */
 export interface PspLogger {
@@ -44,7 +44,7 @@ export class PspClient {
   async request(
     what: string,
     url: string,
-    r: { method: PspMethod; headers: Record<string, string>; body?: string; timeoutMs?: number; maxBytes?: number },
+    r: { method: PspMethod; headers: Record<string, string>; body?: string; timeoutMs?: number; maxBytes?: number; signal?: AbortSignal },
   ): Promise<PspCallAnswer> {
     const { psp, http, timeoutMs, logger, requestIdHeader } = this.options;
     const requestId = randomUUID();
@@ -58,6 +58,7 @@ export class PspClient {
           ...(r.body !== undefined ? { body: r.body } : {}),
           timeoutMs: r.timeoutMs ?? timeoutMs,
           ...(r.maxBytes !== undefined ? { maxBytes: r.maxBytes } : {}),
+          ...(r.signal ? { signal: r.signal } : {}),
         });
         logger?.debug({ psp, what, method: r.method, path: pathOf(url), status: answer.status, request_id: requestId, attempt }, 'PSP call answered');
         if (attempt < attempts && RETRYABLE_STATUS.has(answer.status)) continue;
@@ -72,6 +73,25 @@ export class PspClient {
         throw pspCallFault(psp, what, err, r.timeoutMs ?? timeoutMs);
       }
     }
+  }
+
+  /**
+   * A `fetch` for an SDK that sends through one (src/psp/kit/global-fetch.ts): each request goes
+   * through {@link request} as `what`, so with its log line, its GET retry and its time limit;
+   * a call that brought no answer rejects with the contract's fault, which the SDK wraps.
+   */
+  fetchAs(what: string): typeof globalThis.fetch {
+    return async (input, init = {}) => {
+      const r = fromFetch(input, init);
+      return toResponse(
+        await this.request(what, r.url, {
+          method: r.method,
+          headers: r.headers,
+          ...(r.body !== undefined ? { body: r.body } : {}),
+          ...(init.signal ? { signal: init.signal } : {}),
+        }),
+      );
+    };
   }
 
   /** A JSON call: the body sent as JSON, the answer given back as is (read it with {@link parseJson}). */

@@ -22,6 +22,7 @@ import {
   askedThreeDSecure,
 } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
@@ -59,8 +60,6 @@ function stepKey(key: string, step: string): string {
   const k = `${key}:${step}`;
   return k.length <= MAX_KEY ? k : `chipin-${createHash('sha256').update(k).digest('hex').slice(0, 56)}`;
 }
-
-type Global = { fetch: typeof fetch };
 
 /**
  * Mercado Pago through its official Node SDK (`mercadopago` 3.6.1), Payments API `/v1/payments`.
@@ -119,35 +118,27 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
    * option: its single exit point (`RestClient.fetch`) builds the URL from the static
    * `AppConfig.BASE_URL` and calls the global `fetch`, both synchronously before its first await
    * (with retries off, it calls fetch once). So both are set for exactly that synchronous span
-   * and restored before anything else can run: no other code, in this process, ever sees them.
-   * A fetch call outside that span (an SDK upgrade that changed this) is caught: the pinned
-   * version's behaviour is asserted here and by test/psp/mercadopago.test.ts.
+   * and restored before anything else can run: no other code, in this process, ever sees them
+   * (src/psp/kit/global-fetch.ts, shared with the Checkout.com connector). A fetch call outside
+   * that span (an SDK upgrade that changed this) is caught: the pinned version's behaviour is
+   * asserted here and by test/psp/mercadopago.test.ts.
    */
-  async #send<T>(call: () => Promise<T>): Promise<T> {
-    const g = globalThis as unknown as Global;
-    const savedFetch = g.fetch;
+  #send<T>(call: () => Promise<T>): Promise<T> {
     // BASE_URL is declared readonly; it is a plain static property the SDK reads at each call.
     const config = AppConfig as { BASE_URL: string };
-    const savedBase = config.BASE_URL;
-    let sent = false;
-    const ours = this.#fetch;
-    g.fetch = ((input: string | URL | Request, init?: RequestInit) => {
-      sent = true;
-      return ours(input, init);
-    }) as typeof fetch;
-    config.BASE_URL = this.#baseUrl;
-    let pending: Promise<T>;
-    try {
-      pending = call();
-    } finally {
-      g.fetch = savedFetch;
-      config.BASE_URL = savedBase;
-    }
-    if (!sent) {
-      pending.catch(() => undefined);
-      throw new PspIntegrationError(NAME, 'bad_response', 'the Mercado Pago SDK did not send its request synchronously: the outbound hook does not fit this SDK version');
-    }
-    return pending;
+    return callWithGlobalFetch({
+      psp: NAME,
+      sdk: 'Mercado Pago SDK',
+      fetch: this.#fetch,
+      call,
+      enter: () => {
+        const saved = config.BASE_URL;
+        config.BASE_URL = this.#baseUrl;
+        return () => {
+          config.BASE_URL = saved;
+        };
+      },
+    });
   }
 
   #fault(e: unknown, missing: 'unknown_transaction' | 'unknown_payment_method' = 'unknown_transaction'): PspIntegrationError {
