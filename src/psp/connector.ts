@@ -55,8 +55,11 @@ export interface PspConnector {
    * The PSP's current view of a transaction (status sync, after a challenge or a timeout). With
    * `notification` (the `event` of a verified notification about this transaction), what only
    * that notification tells (Adyen's capture, refund and cancellation outcomes) is folded in.
+   * With `returned` (what the shopper's browser brought back from a 3-D Secure challenge), a PSP
+   * that finishes the authentication only when the merchant hands it over (Fondy's `PaRes`) is
+   * given it first (docs/psp-connectors.md#the-return-from-3-d-secure).
    */
-  retrieve(transaction: TransactionRef, options?: { notification?: NotificationEvent }): Promise<TransactionResult>;
+  retrieve(transaction: TransactionRef, options?: RetrieveOptions): Promise<TransactionResult>;
 
   /** Checks an incoming PSP notification (signature, freshness) and reads it. */
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult>;
@@ -354,6 +357,19 @@ export type NotificationResult =
       also?: readonly NotifiedTransaction[];
     })
   | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };
+
+/** What {@link PspConnector.retrieve} may be given besides the transaction. */
+export interface RetrieveOptions {
+  notification?: NotificationEvent;
+  returned?: ChallengeReturn;
+}
+
+/**
+ * The fields a 3-D Secure challenge sent back with the shopper to the return URL (the issuer's
+ * form POST, or the query of a redirect), Chipin's own removed. Anyone can send them: a connector
+ * gives them only to its PSP, which checks them, never trusts them itself.
+ */
+export type ChallengeReturn = Readonly<Record<string, string>>;
 
 /** A verified notification's content, as its connector reads it back in `retrieve` (JSON). */
 export type NotificationEvent = { readonly [field: string]: JsonValue };

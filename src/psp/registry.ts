@@ -6,7 +6,7 @@ import {
   type AmountOperation,
   type AttachInput,
   type AuthorizeInput,
-  type NotificationEvent,
+  type RetrieveOptions,
   type OffSessionInput,
   type Operation,
   type PspConnector,
@@ -134,7 +134,7 @@ export class AccountConnector implements PspConnector {
   chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
     return this.#out(this.inner.chargeOffSession(input));
   }
-  retrieve(transaction: TransactionRef, options?: { notification?: NotificationEvent }) {
+  retrieve(transaction: TransactionRef, options?: RetrieveOptions) {
     return this.#out(this.inner.retrieve(transaction, options));
   }
   verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }) {

@@ -1,7 +1,7 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { underPaymentLease } from './payment-lease.ts';
-import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
 import {
   afterResult,
@@ -146,11 +146,11 @@ async function checkNewCard(
  * by the purchase AND its id (docs/security.md#returns-and-ids): another purchase's card change is
  * `not_found`, and neither its card nor its challenge is touched.
  */
-export async function resumeCardChange(deps: PaymentDeps, purchase: { id: string; accountId: string }, paymentId: string): Promise<ChangeCardOutcome> {
+export async function resumeCardChange(deps: PaymentDeps, purchase: { id: string; accountId: string }, paymentId: string, returned?: ChallengeReturn): Promise<ChangeCardOutcome> {
   const payment = await findPurchasePayment(deps.db, purchase.accountId, purchase.id, paymentId);
   if (!payment || payment.purpose !== 'card_check') return { kind: 'not_found' };
   if (payment.status !== 'requires_action') return settledCheck(deps, payment);
-  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
+  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment), { returned });
   return finishCardCheck(deps, payment, result);
 }
 

@@ -18,7 +18,7 @@ import { formatIsoDate } from '../domain/apr.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
 import { riskRefusedComment } from '../domain/risk-rules.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import { isPspFault, threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
+import { isPspFault, threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
@@ -266,6 +266,7 @@ export async function resumeLeaderAfterChallenge(
   deps: PaymentDeps,
   purchase: { id: string; accountId: string },
   paymentId: string,
+  returned?: ChallengeReturn,
 ): Promise<LeaderOutcome | { kind: 'not_found' }> {
   const { db, offers, psps } = deps;
   const { accountId } = purchase;
@@ -280,7 +281,7 @@ export async function resumeLeaderAfterChallenge(
   }
   const offer = (await offers.byId(accountId, state.offerId))!;
   const psp = await psps.forPayment(payment);
-  const result = await psp.retrieve(pspRef(payment));
+  const result = await psp.retrieve(pspRef(payment), { returned });
   // The plan is not stored: computed again from the drafts the leader submitted and the offer,
   // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt, state.requestedDates);

@@ -5,7 +5,7 @@ import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { Offer } from '../accounts/offer.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
-import { threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
 import {
   countPledgePayments,
@@ -166,11 +166,11 @@ async function decidePledge(
  * payment is found by the pledge AND its id (docs/security.md#returns-and-ids): another pledge's
  * payment, or one never sent to the PSP, is `not_found` and nothing is asked of the PSP.
  */
-export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pledge, paymentId: string): Promise<PledgeOutcome | { kind: 'not_found' }> {
+export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pledge, paymentId: string, returned?: ChallengeReturn): Promise<PledgeOutcome | { kind: 'not_found' }> {
   const payment = await findPledgePayment(deps.db, pledge.accountId, pledge.id, paymentId);
   if (!payment || !payment.psp_transaction_id) return { kind: 'not_found' };
   if (pledge.state === 'paid') return { kind: 'already_paid' };
-  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
+  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment), { returned });
   return finishPledge(deps, pledge, payment, result);
 }
 

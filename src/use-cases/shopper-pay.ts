@@ -4,7 +4,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelJob } from '../jobs/scheduler.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { underPaymentLease } from './payment-lease.ts';
-import { threeDSecureInput, type DeclineReason, type TransactionResult } from '../psp/connector.ts';
+import { threeDSecureInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import {
   installmentCounts,
   lockScheduledInstallments,
@@ -175,11 +175,16 @@ async function reserve(
  * is found by the purchase AND its id (docs/security.md#returns-and-ids): another purchase's
  * payment, or one that is no payment of the shopper's, is `not_found` and nothing is asked of the PSP.
  */
-export async function resumeShopperPayment(deps: PaymentDeps, purchase: { id: string; accountId: string }, paymentId: string): Promise<ShopperPayOutcome> {
+export async function resumeShopperPayment(
+  deps: PaymentDeps,
+  purchase: { id: string; accountId: string },
+  paymentId: string,
+  returned?: ChallengeReturn,
+): Promise<ShopperPayOutcome> {
   const payment = await findPurchasePayment(deps.db, purchase.accountId, purchase.id, paymentId);
   if (!payment || !isShopperPayment(payment)) return { kind: 'not_found' };
   if (payment.status !== 'requires_action') return settled(deps, payment);
-  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment));
+  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment), { returned });
   return finish(deps, payment, result, isRepayment(payment));
 }
 

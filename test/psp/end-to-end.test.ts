@@ -250,9 +250,25 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       redirect: 'manual',
     });
     expect([200, 303]).toContain(done.status);
-    // Back on our return page, which asks the PSP for the outcome.
     const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id]);
-    const back = await app.server.inject({ method: 'GET', url: `/pay/pur_${id}/return?payment=${rows[0]!.id}` });
+    const ourReturn = `/pay/pur_${id}/return?payment=${rows[0]!.id}`;
+    const termForm = done.status === 200 ? /<form\b[^>]*action="([^"]*)"/i.exec(await done.clone().text()) : null;
+    if (termForm && new URL(termForm[1]!.replace(/&amp;/g, '&'), issuer.action).origin === new URL(app.services.config.publicUrl).origin) {
+      // This ACS posts its PaRes straight back to our return page (3-D Secure's TermUrl), which
+      // hands it to the PSP and sends the browser on to the same address as a GET.
+      const term = readForm(await done.text(), issuer.action);
+      const url = new URL(term.action);
+      const posted = await app.server.inject({
+        method: 'POST',
+        url: url.pathname + url.search,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(term.fields).toString(),
+      });
+      expect(posted.statusCode, posted.body).toBe(303);
+      expect(posted.headers.location).toBe(ourReturn);
+    }
+    // Back on our return page, which asks the PSP for the outcome.
+    const back = await app.server.inject({ method: 'GET', url: ourReturn });
     expect(back.statusCode).toBeLessThan(400);
     expect(await state(m, id)).toBe('LEADER_PROCESSED');
     expect((await payments(id)).map((r) => [r.purpose, r.status])).toEqual([['deferred', 'authorized']]);

@@ -13,6 +13,7 @@ import {
   type Operation,
   type PspConnector,
   type PspState,
+  type RetrieveOptions,
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
@@ -376,9 +377,17 @@ export class FondyConnector extends KitConnector implements PspConnector {
   }
 
   /** Fondy's view of the order (`/api/status/order_id`). */
-  async retrieve(ref: TransactionRef): Promise<TransactionResult> {
+  /**
+   * With `returned` holding the ACS's `PaRes` and `MD` for this order's open step, Fondy is given
+   * them first ({@link submitAuthentication}): it finishes the payment only then. Other fields, or
+   * an `MD` of another step, are not Fondy's answer to this challenge and change nothing.
+   */
+  async retrieve(ref: TransactionRef, options?: RetrieveOptions): Promise<TransactionResult> {
     const s = stateOf(ref);
     if (s?.voided) return this.#voidedChallenge(ref.transactionId, s);
+    const pares = options?.returned?.PaRes;
+    const md = options?.returned?.MD;
+    if (s?.md && pares && md === s.md) return this.submitAuthentication(ref, { pares, md });
     return (await this.#read(ref)).result;
   }
 

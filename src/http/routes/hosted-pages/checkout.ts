@@ -1,4 +1,4 @@
-import { isPspFault, PspIntegrationError } from '../../../psp/connector.ts';
+import { isPspFault, PspIntegrationError, type ChallengeReturn } from '../../../psp/connector.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isEmailAddress } from '../../../domain/email.ts';
@@ -31,6 +31,7 @@ import { normalizeTypedPhone, shopperCountry } from '../../../messaging/phone-nu
 import type { CountryCode } from 'libphonenumber-js/min';
 import { DEFAULT_MERCHANT_COUNTRY } from '../../../config.ts';
 import type { App } from '../../types.ts';
+import { CHALLENGE_RETURN_BODY_LIMIT, challengeReturnOf } from '../../challenge-return.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 type FriendRow = { name: string; email: string; phone: string; share: string };
@@ -367,26 +368,35 @@ export function registerCheckout(app: App, services: Services): void {
     { payment: Type.String({ maxLength: 64 }), embed: Type.Optional(Type.String({ maxLength: 8 })), lang: Type.Optional(Type.String({ maxLength: 16 })) },
     { additionalProperties: true },
   );
+  const OURS = ['payment', 'embed', 'lang'];
   // Some PSPs' issuers send the shopper back with a form POST (3-D Secure's TermUrl, Sips'
-  // merchantReturnUrl): answered with a redirect to the same address as a GET, which resumes the
-  // payment from the PSP's own record. The posted fields are not read (docs/hosted-payment.md).
-  app.post('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) =>
-    reply.redirect(`/pay/${encodeURIComponent(request.params.purchase_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`, 303),
-  );
-  app.get('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
-    const ctx = await load(request);
-    if (!ctx)
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
-    // The payment is this purchase's or nothing (docs/security.md#returns-and-ids): a malformed id,
-    // an unknown one and another purchase's are the page's 404, before any query for a malformed one.
-    const paymentId = request.query.payment.toLowerCase();
-    const result = isUuid(paymentId) ? await resumeLeaderAfterChallenge(payments, ctx.purchase, paymentId) : ({ kind: 'not_found' } as const);
-    if (result.kind === 'not_found')
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
-    return outcome(request, reply, ctx, result);
+  // merchantReturnUrl): the posted fields go to the PSP that needs them to finish the
+  // authentication (Fondy's PaRes), then a redirect to the same address as a GET shows the outcome
+  // from the PSP's own record (docs/psp-connectors.md#the-return-from-3-d-secure).
+  app.post('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery }, bodyLimit: CHALLENGE_RETURN_BODY_LIMIT }, async (request, reply) => {
+    const again = `/pay/${encodeURIComponent(request.params.purchase_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`;
+    const returned = challengeReturnOf(request.body, OURS);
+    if (Object.keys(returned).length === 0) return reply.redirect(again, 303);
+    const result = await resumeFromReturn(request, returned);
+    return result === 'not_found' ? notFound(request, reply) : reply.redirect(again, 303);
   });
+  app.get('/pay/:purchase_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
+    const result = await resumeFromReturn(request, challengeReturnOf(request.query, OURS));
+    return result === 'not_found' ? notFound(request, reply) : outcome(request, reply, result.ctx, result.outcome);
+  });
+
+  // The payment is this purchase's or nothing (docs/security.md#returns-and-ids): a malformed id,
+  // an unknown one and another purchase's are the page's 404, before any query for a malformed one.
+  async function resumeFromReturn(request: { params: { purchase_uid: string }; query: { payment: string }; headers: { 'accept-language'?: string } }, returned: ChallengeReturn) {
+    const ctx = await load(request);
+    if (!ctx) return 'not_found';
+    const paymentId = request.query.payment.toLowerCase();
+    const result = isUuid(paymentId) ? await resumeLeaderAfterChallenge(payments, ctx.purchase, paymentId, returned) : ({ kind: 'not_found' } as const);
+    return result.kind === 'not_found' ? 'not_found' : { ctx, outcome: result };
+  }
+  function notFound(request: FastifyRequest, reply: FastifyReply) {
+    return pageHeaders(reply)
+      .code(404)
+      .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+  }
 }

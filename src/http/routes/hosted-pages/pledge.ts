@@ -14,7 +14,9 @@ import { confirmPledgePayment, payPledge, resumePledgeAfterChallenge, type Pledg
 import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
+import type { ChallengeReturn } from '../../../psp/connector.ts';
 import type { App } from '../../types.ts';
+import { CHALLENGE_RETURN_BODY_LIMIT, challengeReturnOf } from '../../challenge-return.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 /** A pledger's page: `GET /pledge/<plg_uid>` shows it, `POST` pays the share. */
@@ -144,19 +146,30 @@ export function registerPledgePages(app: App, services: Services): void {
   });
 
   const returnQuery = Type.Object({ payment: Type.String({ maxLength: 64 }) }, { additionalProperties: true });
-  // An issuer's form POST back (3-D Secure's TermUrl): a redirect to the same address as a GET,
-  // as on the leader's return (checkout.ts); the posted fields are not read.
-  app.post('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) =>
-    reply.redirect(`/pledge/${encodeURIComponent(request.params.pledge_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`, 303),
-  );
-  app.get('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
-    const ctx = await load(request);
-    if (!ctx) return notFound(request, reply);
-    // The payment is this pledge's or nothing (docs/security.md#returns-and-ids): a malformed id,
-    // an unknown one and another pledge's are the page's 404, before any query for a malformed one.
-    const paymentId = request.query.payment.toLowerCase();
-    const result = isUuid(paymentId) ? await resumePledgeAfterChallenge(payments, ctx.pledge, paymentId) : ({ kind: 'not_found' } as const);
-    if (result.kind === 'not_found') return notFound(request, reply);
-    return outcome(request, reply, result);
+  const OURS = ['payment', 'lang'];
+  // An issuer's form POST back (3-D Secure's TermUrl): the posted fields go to the PSP that needs
+  // them, then a redirect to the same address as a GET, as on the leader's return (checkout.ts).
+  app.post('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery }, bodyLimit: CHALLENGE_RETURN_BODY_LIMIT }, async (request, reply) => {
+    const again = `/pledge/${encodeURIComponent(request.params.pledge_uid)}/return?${new URLSearchParams(request.query as Record<string, string>).toString()}`;
+    const returned = challengeReturnOf(request.body, OURS);
+    if (Object.keys(returned).length === 0) return reply.redirect(again, 303);
+    const result = await resumeFromReturn(request, returned);
+    return result.kind === 'not_found' ? notFound(request, reply) : reply.redirect(again, 303);
   });
+  app.get('/pledge/:pledge_uid/return', { schema: { hide: true, params, querystring: returnQuery } }, async (request, reply) => {
+    const result = await resumeFromReturn(request, challengeReturnOf(request.query, OURS));
+    return result.kind === 'not_found' ? notFound(request, reply) : outcome(request, reply, result);
+  });
+
+  // The payment is this pledge's or nothing (docs/security.md#returns-and-ids): a malformed id,
+  // an unknown one and another pledge's are the page's 404, before any query for a malformed one.
+  async function resumeFromReturn(
+    request: { params: { pledge_uid: string }; query: { payment: string } },
+    returned: ChallengeReturn,
+  ): Promise<PledgeOutcome | { kind: 'not_found' }> {
+    const ctx = await load(request);
+    if (!ctx) return { kind: 'not_found' };
+    const paymentId = request.query.payment.toLowerCase();
+    return isUuid(paymentId) ? resumePledgeAfterChallenge(payments, ctx.pledge, paymentId, returned) : { kind: 'not_found' };
+  }
 }

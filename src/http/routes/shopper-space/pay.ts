@@ -8,6 +8,7 @@ import type { Services } from '../../../services.ts';
 import type { ShopperIdentity } from '../../../shopper-space/identity.ts';
 import { changeCard, resumeCardChange, type ChangeCardOutcome } from '../../../use-cases/change-card.ts';
 import { payInstallmentNow, repayEarly, resumeShopperPayment, type ShopperPayOutcome } from '../../../use-cases/shopper-pay.ts';
+import { challengeReturnOf } from '../../challenge-return.ts';
 import type { App } from '../../types.ts';
 import { requireShopper, requireShopperForm, seeOther, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';
 
@@ -80,9 +81,12 @@ export function registerShopperPay(app: App, services: Services): void {
     // query for a malformed one.
     const paymentId = (request.params as { payment_id: string }).payment_id.toLowerCase();
     if (!isUuid(paymentId)) return notFound(request, reply);
-    const pay = await resumeShopperPayment(payments, purchase, paymentId);
+    // What the PSP's redirect brought back goes to the PSP that needs it to finish the
+    // authentication (docs/psp-connectors.md#the-return-from-3-d-secure).
+    const returned = challengeReturnOf(request.query, []);
+    const pay = await resumeShopperPayment(payments, purchase, paymentId, returned);
     if (pay.kind !== 'not_found') return seeOther(reply, afterPayment(purchase.id, pay, 'paid'));
-    const change = await resumeCardChange(payments, purchase, paymentId);
+    const change = await resumeCardChange(payments, purchase, paymentId, returned);
     if (change.kind === 'not_found') return notFound(request, reply);
     return seeOther(reply, afterCardChange(purchase.id, change));
   });
