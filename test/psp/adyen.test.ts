@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type * as SdkHttpClientModule from '@adyen/api-library/lib/src/httpClient/httpURLConnectionClient.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ADYEN_HOLD_DAYS, AdyenConnector } from '../../src/psp/adyen/connector.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import {
@@ -18,8 +20,10 @@ import {
 } from '../../src/psp/adyen/mapping.ts';
 import { checkItemSignature, notificationBody, parseNotification, signingString, type NotificationItem } from '../../src/psp/adyen/notifications.ts';
 import { PspIntegrationError, type DeclineReason, type TransactionRef, type TransactionResult, type TransactionStatus } from '../../src/psp/connector.ts';
+import { PspHttp } from '../../src/psp/psp-http.ts';
 import { bareRef, describeConnectorContract } from './connector-contract.ts';
 import { ADYEN_CARDS, PUBLIC_URL, adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
+import { LOCAL_PSP_HTTP } from './fixtures/local-http.ts';
 
 describeConnectorContract('adyen', adyenHarness);
 
@@ -45,7 +49,7 @@ function stored(r: TransactionResult): TransactionRef {
 }
 
 describe('adyen mapping', () => {
-  it('gives every v71 resultCode a meaning', () => {
+  it('gives every v72 resultCode a meaning', () => {
     const table: Record<AdyenResultCode, ResultMeaning> = {
       AuthenticationFinished: 'unexpected',
       AuthenticationNotRequired: 'unexpected',
@@ -217,7 +221,7 @@ describe('adyen notifications', () => {
     // anything of it: Adyen cannot be asked.
     const before = h.fake.notifications.length;
     await expect(h.build().submitDetails(bareRef(r.transactionId), redirectResult)).rejects.toMatchObject({ code: 'unknown_transaction' });
-    const res = await fetch(`${h.fake.url}/v71/payments/details`, {
+    const res = await fetch(`${h.fake.url}/v72/payments/details`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': h.credentials.api_key },
       body: JSON.stringify({ details: { redirectResult } }),
@@ -356,7 +360,7 @@ describe('adyen connector against the fake', () => {
     const a = await own.connector.attachPaymentMethod({ idempotencyKey: key(), card: ADYEN_CARDS.success });
     if (!a.ok) throw new Error(a.reason);
     const post = (path: string, body: unknown) =>
-      fetch(`${own.fake.url}/v71${path}`, { method: 'POST', headers: { 'x-api-key': own.credentials.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${own.fake.url}/v72${path}`, { method: 'POST', headers: { 'x-api-key': own.credentials.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const payment = {
       merchantAccount: own.credentials.merchant_account,
       amount: { currency: 'EUR', value: 100 },
@@ -393,9 +397,34 @@ describe('adyen connector against the fake', () => {
       expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f]{64}$/);
     }
     const auth = posts.at(-1)!;
-    expect(auth.path).toBe('/v71/payments');
+    expect(auth.path).toBe('/v72/payments');
     expect(auth.body).toMatchObject({ shopperInteraction: 'Ecommerce', recurringProcessingModel: 'CardOnFile', additionalData: { manualCapture: 'true' } });
     expect(auth.headers['idempotency-key']).not.toBe(posts.at(-2)!.headers['idempotency-key']);
+  });
+
+  it('sends every request through the outbound client to the account’s base URL: a host it refuses is not called, a 308 is not followed, the SDK’s own HTTP client is never used', async () => {
+    const { default: SdkHttpClient } = createRequire(import.meta.url)('@adyen/api-library/lib/src/httpClient/httpURLConnectionClient.js') as typeof SdkHttpClientModule.default;
+    const sdkOwn = vi.spyOn(SdkHttpClient.prototype, 'request');
+    onTestFinished(() => sdkOwn.mockRestore());
+    const pm = await attach();
+    const pay = (c: AdyenConnector) => c.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 100, currency: 'EUR', capture: 'automatic', returnUrl: RETURN_URL });
+    // The SDK writes https://checkout-test.adyen.com/v72/…: the call reaches the account's base URL (the fake).
+    const n = h.fake.requests.length;
+    expect(await h.connector.verifyCredentials()).toEqual({ ok: true });
+    expect(h.fake.requests.slice(n).map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v72/paymentMethods']);
+    // A host the outbound client refuses (in production, one Adyen does not publish) is not called.
+    const refusing = h.build({ http: new PspHttp(LOCAL_PSP_HTTP.policy, () => 'not a host Adyen publishes') });
+    const refused = await fault(pay(refusing));
+    expect(refused.code).toBe('unreachable');
+    expect(refused.message).toContain('not a host Adyen publishes');
+    expect(h.fake.requests.length).toBe(n + 1);
+    // A 308 (which the SDK's own client follows) is a fault: nothing is sent where it points.
+    h.fake.fail('redirect308');
+    const redirected = await fault(pay(h.connector));
+    expect(redirected.code).toBe('bad_response');
+    expect(redirected.message).toContain('308');
+    expect(h.fake.requests.length).toBe(n + 2);
+    expect(sdkOwn).not.toHaveBeenCalled();
   });
 
   it('a leader checkout with storeForLater is a CIT that stores the card; the MIT references it (PSD2)', async () => {
@@ -481,7 +510,7 @@ describe('adyen connector against the fake', () => {
     const pm = await attach();
     const [shopperReference, storedPaymentMethodId] = pm.split(':');
     const mit = (extra: Record<string, unknown>) =>
-      fetch(`${h.fake.url}/v71/payments`, {
+      fetch(`${h.fake.url}/v72/payments`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-API-Key': h.credentials.api_key },
         body: JSON.stringify({

@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import { AuthenticationData } from '@adyen/api-library/lib/src/typings/checkout/authenticationData.js';
+import { CardDetails } from '@adyen/api-library/lib/src/typings/checkout/cardDetails.js';
+import { PaymentRequest } from '@adyen/api-library/lib/src/typings/checkout/paymentRequest.js';
+import { StoredPaymentMethodRequest } from '@adyen/api-library/lib/src/typings/checkout/storedPaymentMethodRequest.js';
+import { ThreeDSRequestData } from '@adyen/api-library/lib/src/typings/checkout/threeDSRequestData.js';
 import type { Redacted } from '../../crypto/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
@@ -39,23 +44,23 @@ import { ADYEN_ACK, checkItemSignature, parseNotification, type NotificationItem
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { connectorSetup, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
 import { parseJson, type PspClient } from '../kit/json-call.ts';
+import { adyenCheckout, AdyenAnswer, type AdyenCheckout } from './sdk.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { paymentStateOf, resultOf } from './state.ts';
 import { readReport, recordsOf, reportFileName, ReportFormatError, type ReportRow } from './report.ts';
 
 /**
- * Adyen Checkout API v71 over the service's outbound client (docs/psp/adyen.md). The official
- * `@adyen/api-library` could carry these calls through our client (it takes an HTTP client of
- * ours); the connector does not use it yet: what switching takes is in
- * docs/dependencies.md#official-psp-sdks.
+ * Adyen Checkout API v72 through Adyen's official SDK, `@adyen/api-library`, whose requests go
+ * out through the service's outbound client (./sdk.ts, docs/psp/adyen.md#sdk); the payment
+ * accounting report, which the SDK has no call for, is downloaded with that client directly.
  *
  * Adyen has no "get payment" call: a payment's state is what its answers and its webhooks said.
  * This connector keeps no memory of it: the state travels in each result's `pspState`, stored with
  * the payment and given back in every later call (./state.ts); a webhook's news is folded in by
  * `retrieve(ref, { notification })`.
  */
-export const ADYEN_API_VERSION = 'v71';
+export { ADYEN_API_VERSION } from './sdk.ts';
 
 /**
  * How long we count a manual authorisation as held. Adyen does not report it: it depends on the
@@ -151,9 +156,6 @@ function parsePaymentMethodId(id: string): { shopperReference: string; storedPay
   return m ? { shopperReference: m[1]!, storedPaymentMethodId: m[2]! } : undefined;
 }
 
-/** Where each modification is posted, under `/payments/{pspReference}/`. */
-const MODIFICATION_PATHS = { capture: 'captures', void: 'cancels', refund: 'refunds' } as const;
-
 export class AdyenConnector extends KitConnector implements PspConnector {
   readonly name = 'adyen';
   readonly sandbox: boolean;
@@ -209,22 +211,40 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   }
 
   /**
-   * One call to Adyen: `X-API-Key`, and Adyen's own `Idempotency-Key` on every POST that changes
-   * something (Adyen replays the first answer for a key it has seen, for at least 31 days,
-   * docs.adyen.com/development-resources/api-idempotency). Faults are thrown (401/403, 429 and 5xx
-   * by the kit's statusFault; a 429 is replayed with the same key); other 4xx answers are handed
-   * back for the caller to read.
+   * One call to Adyen, made by the SDK's Checkout services (`call`, given the request options to
+   * pass on) and sent by our client: `X-API-Key`, and Adyen's own `Idempotency-Key` on every POST
+   * that changes something (Adyen replays the first answer for a key it has seen, for at least 31
+   * days, docs.adyen.com/development-resources/api-idempotency). Faults are thrown (401/403, 429
+   * and 5xx by the kit's statusFault; a 429 is replayed with the same key); other 4xx answers are
+   * handed back for the caller to read. A 2xx answer is the SDK's model of it.
    */
-  async #call(op: string, method: 'GET' | 'POST', path: string, body: unknown, idempotencyKey?: string, authAsAnswer = false): Promise<Answer> {
-    const headers: Record<string, string> = { 'X-API-Key': this.#keys.reveal().apiKey };
-    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    const res = await this.#client.json(op, `${this.#baseUrl}/${ADYEN_API_VERSION}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const credentialsAnswer = authAsAnswer && (res.status === 401 || res.status === 403);
-    const fault = credentialsAnswer ? undefined : statusFault(this.name, op, res.status, errorCodeOf(res.text));
-    if (fault) throw fault;
-    const parsed = parseJson(this.name, op, res);
-    if (res.status >= 200 && res.status < 300 && !isObject(parsed)) throw this.fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
-    return { status: res.status, body: parsed };
+  async #call(
+    op: string,
+    call: (checkout: AdyenCheckout, options: { idempotencyKey?: string }) => Promise<unknown>,
+    idempotencyKey?: string,
+    authAsAnswer = false,
+  ): Promise<Answer> {
+    let status = 0;
+    const checkout = adyenCheckout(this.#baseUrl, async (method, url, body, key) => {
+      const headers: Record<string, string> = { Accept: 'application/json', 'X-API-Key': this.#keys.reveal().apiKey };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      if (key) headers['Idempotency-Key'] = key;
+      const res = await this.#client.request(op, url, { method, headers, ...(body === undefined ? {} : { body }) });
+      status = res.status;
+      // Checked before the SDK reads it: its parser would log the error and model the text anyway.
+      if (res.status >= 200 && res.status < 300 && !isObject(parseJson(this.name, op, res))) throw this.fault('bad_response', `${op}: Adyen's answer is not a JSON object`);
+      return res;
+    });
+    try {
+      const body = await call(checkout, idempotencyKey ? { idempotencyKey } : {});
+      return { status, body };
+    } catch (err) {
+      if (!(err instanceof AdyenAnswer)) throw err;
+      const credentialsAnswer = authAsAnswer && (err.status === 401 || err.status === 403);
+      const fault = credentialsAnswer ? undefined : statusFault(this.name, op, err.status, errorCodeOf(err.text));
+      if (fault) throw fault;
+      return { status: err.status, body: parseJson(this.name, op, err) };
+    }
   }
 
   /** A 4xx answer we did not expect: our request was wrong, or Adyen refused it for a reason we cannot map. */
@@ -264,18 +284,13 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     const params = [digits, expiryMonth, expiryYear, card.cvc, card.holderName];
     return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<AttachResult> => {
       const shopperReference = `chipin-${adyenKey.slice(0, 40)}`;
-      const a = await this.#call(
-        'attach',
-        'POST',
-        '/storedPaymentMethods',
-        {
-          merchantAccount: this.#merchantAccount,
-          shopperReference,
-          recurringProcessingModel: 'CardOnFile',
-          paymentMethod: { type: 'scheme', number: digits, expiryMonth, expiryYear, cvc: card.cvc, holderName: card.holderName },
-        },
-        adyenKey,
-      );
+      const request: StoredPaymentMethodRequest = {
+        merchantAccount: this.#merchantAccount,
+        shopperReference,
+        recurringProcessingModel: StoredPaymentMethodRequest.RecurringProcessingModelEnum.CardOnFile,
+        paymentMethod: { type: 'scheme', number: digits, expiryMonth, expiryYear, cvc: card.cvc, holderName: card.holderName },
+      };
+      const a = await this.#call('attach', (c, o) => c.recurring.storedPaymentMethods(request, o), adyenKey);
       if (a.status === 422) {
         const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
         const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
@@ -383,24 +398,26 @@ export class AdyenConnector extends KitConnector implements PspConnector {
       async (adyenKey) => {
         const pm = parsePaymentMethodId(input.paymentMethodId);
         if (!pm) throw this.fault('unknown_payment_method', `no payment method ${input.paymentMethodId}`);
-        const body: Record<string, unknown> = {
+        const body: PaymentRequest = {
           merchantAccount: this.#merchantAccount,
           amount: { value: input.amountCents, currency: input.currency },
           reference: `chipin-${adyenKey}`,
-          paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+          paymentMethod: { type: CardDetails.TypeEnum.Scheme, storedPaymentMethodId: pm.storedPaymentMethodId },
           shopperReference: pm.shopperReference,
           // PSD2: a customer-initiated transaction on a card on file; with the shopper's consent to
           // later merchant-initiated charges, stored again for the unscheduled card-on-file model.
-          shopperInteraction: 'Ecommerce',
-          recurringProcessingModel: input.storeForLater ? 'UnscheduledCardOnFile' : 'CardOnFile',
+          shopperInteraction: PaymentRequest.ShopperInteractionEnum.Ecommerce,
+          recurringProcessingModel: input.storeForLater
+            ? PaymentRequest.RecurringProcessingModelEnum.UnscheduledCardOnFile
+            : PaymentRequest.RecurringProcessingModelEnum.CardOnFile,
           returnUrl: input.returnUrl,
-          channel: 'Web',
-          authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' }, ...attemptAuthentication(askedThreeDSecure(input)) },
+          channel: PaymentRequest.ChannelEnum.Web,
+          authenticationData: { threeDSRequestData: { nativeThreeDS: ThreeDSRequestData.NativeThreeDSEnum.Disabled }, ...attemptAuthentication(askedThreeDSecure(input)) },
         };
         if (input.storeForLater) body.storePaymentMethod = true;
         if (input.capture === 'manual') body.additionalData = { manualCapture: 'true' };
         else body.captureDelayHours = 0;
-        const a = await this.#call('authorize', 'POST', '/payments', body, adyenKey);
+        const a = await this.#call('authorize', (c, o) => c.payments.payments(body, o), adyenKey);
         return resultOf(this.#readPayment('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey));
       },
       reviveTransaction<TransactionResult>,
@@ -422,7 +439,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
       [transactionId, redirectResult],
       async (adyenKey) => {
         const p = this.#payment(transaction);
-        const a = await this.#call('details', 'POST', '/payments/details', { details: { redirectResult } }, adyenKey);
+        const a = await this.#call('details', (c, o) => c.payments.paymentsDetails({ details: { redirectResult } }, o), adyenKey);
         if (p.status !== 'pending_action') return resultOf(p);
         const next = this.#readPayment('details', a, { amountCents: p.amountCents, currency: p.currency, capture: p.capture, offSession: false }, adyenKey);
         if (next.pspReference !== p.pspReference) throw this.fault('bad_response', 'details: Adyen answered for another payment');
@@ -529,15 +546,17 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * pspReference, which this answers; the outcome comes later, in a webhook.
    */
   async #modify(op: 'capture' | 'void' | 'refund', p: AdyenPaymentState, adyenKey: string, amountCents?: number): Promise<string> {
+    const merchantAccount = this.#merchantAccount;
+    const reference = `chipin-${adyenKey}`;
+    const amount = { value: amountCents ?? 0, currency: p.currency };
     const a = await this.#call(
       op,
-      'POST',
-      `/payments/${encodeURIComponent(p.pspReference)}/${MODIFICATION_PATHS[op]}`,
-      {
-        merchantAccount: this.#merchantAccount,
-        ...(amountCents === undefined ? {} : { amount: { value: amountCents, currency: p.currency } }),
-        reference: `chipin-${adyenKey}`,
-      },
+      (c, o) =>
+        op === 'capture'
+          ? c.modifications.captureAuthorisedPayment(p.pspReference, { merchantAccount, amount, reference }, o)
+          : op === 'refund'
+            ? c.modifications.refundCapturedPayment(p.pspReference, { merchantAccount, amount, reference }, o)
+            : c.modifications.cancelAuthorisedPaymentByPspReference(p.pspReference, { merchantAccount, reference }, o),
       adyenKey,
     );
     return this.#readModification(op, a, p.pspReference, amountCents);
@@ -563,8 +582,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
 
   /** The scheme's transaction id the stored card's mandate started with, from Adyen's token list. */
   async #networkTxReference(shopperReference: string, storedPaymentMethodId: string): Promise<string | undefined> {
-    const q = new URLSearchParams({ merchantAccount: this.#merchantAccount, shopperReference });
-    const a = await this.#call('charge_off_session', 'GET', `/storedPaymentMethods?${q.toString()}`, undefined);
+    const a = await this.#call('charge_off_session', (c, o) => c.recurring.getTokensForStoredPaymentDetails(shopperReference, this.#merchantAccount, o));
     if (a.status !== 200) throw this.#unexpected('charge_off_session', a);
     const list = (a.body as Record<string, unknown>).storedPaymentMethods;
     if (list !== undefined && !Array.isArray(list)) throw this.fault('bad_response', 'charge_off_session: storedPaymentMethods is not a list');
@@ -589,14 +607,14 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         // PSD2 MIT: reference the customer-initiated transaction that stored the card. Given by the
         // caller (stored from that transaction's answer), else from the token Adyen keeps.
         const networkTxReference = sc?.networkTransactionId ?? (await this.#networkTxReference(pm.shopperReference, pm.storedPaymentMethodId));
-        const body: Record<string, unknown> = {
+        const body: PaymentRequest = {
           merchantAccount: this.#merchantAccount,
           amount: { value: input.amountCents, currency: input.currency },
           reference: `chipin-${adyenKey}`,
-          paymentMethod: { type: 'scheme', storedPaymentMethodId: pm.storedPaymentMethodId },
+          paymentMethod: { type: CardDetails.TypeEnum.Scheme, storedPaymentMethodId: pm.storedPaymentMethodId },
           shopperReference: pm.shopperReference,
-          shopperInteraction: 'ContAuth',
-          recurringProcessingModel: 'UnscheduledCardOnFile',
+          shopperInteraction: PaymentRequest.ShopperInteractionEnum.ContAuth,
+          recurringProcessingModel: PaymentRequest.RecurringProcessingModelEnum.UnscheduledCardOnFile,
           returnUrl: `${this.#publicUrl}/`,
           // `manual`: a merchant-initiated hold (a re-authorisation, docs/money-operations.md#re-authorisation),
           // made manual for this payment alone by `additionalData.manualCapture` as the customer-initiated
@@ -607,7 +625,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         if (networkTxReference) additionalData.networkTxReference = networkTxReference;
         if (manual) additionalData.manualCapture = 'true';
         if (Object.keys(additionalData).length > 0) body.additionalData = additionalData;
-        const a = await this.#call('charge_off_session', 'POST', '/payments', body, adyenKey);
+        const a = await this.#call('charge_off_session', (c, o) => c.payments.payments(body, o), adyenKey);
         return resultOf(
           this.#readPayment(
             'charge_off_session',
@@ -863,7 +881,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
 
   /** `POST /paymentMethods` for the merchant account: harmless, and refused without working credentials. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    const a = await this.#call('verify_credentials', 'POST', '/paymentMethods', { merchantAccount: this.#merchantAccount }, undefined, true);
+    const a = await this.#call('verify_credentials', (c, o) => c.payments.paymentMethods({ merchantAccount: this.#merchantAccount }, o), undefined, true);
     if (a.status === 401) return { ok: false, message: 'Adyen refused the API key (HTTP 401).' };
     if (a.status === 403)
       return { ok: false, message: 'Adyen refused this API key for this merchant account (HTTP 403): check the merchant account and the API credential’s roles.' };
@@ -955,6 +973,7 @@ function readEventItems(event: NotificationEvent | undefined): EventItem[] {
  * issuer requires authenticated instead of authenticating it
  * (docs/psp-connectors.md#the-merchants-3-d-secure-choice). `auto`: not sent, Adyen's rules decide.
  */
-function attemptAuthentication(choice: 'always' | 'never' | 'auto'): { attemptAuthentication?: 'always' | 'never' } {
-  return choice === 'auto' ? {} : { attemptAuthentication: choice };
+function attemptAuthentication(choice: 'always' | 'never' | 'auto'): { attemptAuthentication?: AuthenticationData.AttemptAuthenticationEnum } {
+  if (choice === 'auto') return {};
+  return { attemptAuthentication: choice === 'always' ? AuthenticationData.AttemptAuthenticationEnum.Always : AuthenticationData.AttemptAuthenticationEnum.Never };
 }

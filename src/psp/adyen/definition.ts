@@ -2,9 +2,9 @@ import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { AdyenConnector } from './connector.ts';
 
 /**
- * Adyen (back mode): the merchant's own Adyen merchant account, over Checkout API v71. Base URLs
+ * Adyen (back mode): the merchant's own Adyen merchant account, over Checkout API v72 (through its official SDK). Base URLs
  * from docs.adyen.com/development-resources/live-endpoints: test `https://checkout-test.adyen.com`,
- * live `https://{PREFIX}-checkout-live.adyenpayments.com/checkout` (the connector appends `/v71/…`).
+ * live `https://{PREFIX}-checkout-live.adyenpayments.com/checkout` (the connector appends `/v72/…`).
  */
 const LIVE_URL_PREFIX = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
 

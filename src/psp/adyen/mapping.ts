@@ -2,14 +2,14 @@ import type { DeclineReason, TransactionResult, TransactionStatus } from '../con
 import type { ChallengeForm } from '../challenge-relay.ts';
 
 /**
- * Pure mapping between Adyen Checkout API v71 payloads and Chipin's connector types. Sources:
- * Adyen's OpenAPI spec (github.com/Adyen/adyen-openapi, json/CheckoutService-v71.json: PaymentResponse,
+ * Pure mapping between Adyen Checkout API v72 payloads and Chipin's connector types. Sources:
+ * Adyen's OpenAPI spec (github.com/Adyen/adyen-openapi, json/CheckoutService-v72.json: PaymentResponse,
  * ServiceError, StoredPaymentMethodResource, PaymentCaptureResponse…), the refusal reasons page
  * (docs.adyen.com/development-resources/refusal-reasons) and the error codes page
  * (docs.adyen.com/development-resources/error-codes).
  */
 
-/** `PaymentResponse.resultCode` / `PaymentDetailsResponse.resultCode` (v71 enum). */
+/** `PaymentResponse.resultCode` / `PaymentDetailsResponse.resultCode` (v72 enum, the same as v71's). */
 export const RESULT_CODES = [
   'AuthenticationFinished',
   'AuthenticationNotRequired',
@@ -142,7 +142,7 @@ export interface AdyenServiceError {
 }
 
 /**
- * A payment as the connector tracks it: Adyen has no "get payment" call in Checkout v71, so this
+ * A payment as the connector tracks it: Adyen has no "get payment" call in Checkout v72, so this
  * is what its answers and webhooks said, carried in the payment's `pspState` (./state.ts).
  */
 export interface AdyenPaymentState {

@@ -1,5 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as HmacValidatorModule from '@adyen/api-library/lib/src/utils/hmacValidator.js';
+import type { NotificationRequestItem } from '@adyen/api-library/lib/src/typings/notification/models.js';
 import type { NotificationAck } from '../connector.ts';
+
+/**
+ * The SDK's check of a payment webhook item (`hmacValidator`): the same signing string as
+ * {@link signingString}, compared in constant time (`timingSafeEqual` on the decoded signatures
+ * once their lengths match, lib/src/utils/hmacValidator.js `secureCompare`). Required, not
+ * imported: its class is the `default` of a CommonJS module (see ./sdk.ts).
+ */
+const { default: HmacValidator } = createRequire(import.meta.url)('@adyen/api-library/lib/src/utils/hmacValidator.js') as typeof HmacValidatorModule.default;
+const validator = new HmacValidator();
 
 /**
  * Adyen's standard webhooks (github.com/Adyen/adyen-openapi json/Webhooks-v1.json; signature scheme
@@ -44,18 +56,20 @@ export function signingString(item: NotificationItem): string {
   ].join(':');
 }
 
-/** The `hmacSignature` of an item under a hex key. */
+/** The `hmacSignature` of an item under a hex key: how Adyen signs (the fake and the tests sign with it; the connector checks with the SDK). */
 export function signItem(hexKey: string, item: NotificationItem): string {
   return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(signingString(item), 'utf8').digest('base64');
 }
 
-/** Constant-time check of an item's `additionalData.hmacSignature`. */
+/**
+ * Constant-time check of an item's `additionalData.hmacSignature`, by the SDK's validator. A
+ * signature that is not base64 is refused first: the SDK decodes leniently (it skips characters
+ * base64 does not have) and throws on a missing one.
+ */
 export function checkItemSignature(hexKey: string, item: NotificationItem): boolean {
   const given = item.additionalData?.hmacSignature;
   if (typeof given !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(given)) return false;
-  const expected = Buffer.from(signItem(hexKey, item), 'base64');
-  const actual = Buffer.from(given, 'base64');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return validator.validateHMAC(item as unknown as NotificationRequestItem, hexKey);
 }
 
 /** The items of a webhook body, or undefined when it is not one. */
