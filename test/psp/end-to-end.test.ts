@@ -8,6 +8,7 @@
  * A PSP that takes one other currency (Midtrans: IDR, whole rupiah) walks with its offers priced in
  * it: the figures below are written in EUR cents and read through `amount` (priceOffersIn).
  */
+import { submitChallenge } from './fixtures/kit/challenge.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import type { Caller } from '../helpers/api.ts';
@@ -270,6 +271,24 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     // Back on our return page, which asks the PSP for the outcome.
     const back = await app.server.inject({ method: 'GET', url: ourReturn });
     expect(back.statusCode).toBeLessThan(400);
+    expect(await state(m, id)).toBe('LEADER_PROCESSED');
+    expect((await payments(id)).map((r) => [r.purpose, r.status])).toEqual([['deferred', 'authorized']]);
+  });
+
+  it('3-D Secure whose result comes back in the redirect: the return page hands it to the PSP; the payment completes', async (ctx) => {
+    if (!fake.redirectChallenge) return ctx.skip(); // this PSP finishes the authentication itself
+    const id = await purchase(m, m.offer('DEFERRED'), amount(9_000), `${psp}-3ds-redirect`);
+    const started = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: fake.redirectChallenge.card });
+    bodies.push(started.body);
+    expect(started.statusCode, started.body).toBe(202);
+    // The shopper's browser on the PSP's challenge page, sent back to our return URL with the result.
+    const challengeUrl = started.json().challenge_url as string;
+    const md = new URL(challengeUrl).searchParams.get('MD') ?? '';
+    const back = (await submitChallenge(challengeUrl.split('?')[0]!, { MD: md }, 'complete', 302)).headers.get('location')!;
+    const ourReturn = new URL(back);
+    expect(ourReturn.origin).toBe(new URL(app.services.config.publicUrl).origin);
+    const returned = await app.server.inject({ method: 'GET', url: ourReturn.pathname + ourReturn.search });
+    expect(returned.statusCode, returned.body).toBeLessThan(400);
     expect(await state(m, id)).toBe('LEADER_PROCESSED');
     expect((await payments(id)).map((r) => [r.purpose, r.status])).toEqual([['deferred', 'authorized']]);
   });

@@ -21,6 +21,7 @@ import {
   type Operation,
   type PspConnector,
   type PspRecordPage,
+  type RetrieveOptions,
   type TransactionRef,
   type TransactionResult,
   type TransactionStatus,
@@ -426,9 +427,9 @@ export class AdyenConnector extends KitConnector implements PspConnector {
 
   /**
    * Finishes a 3-D Secure redirect: the shopper came back to `returnUrl` with `redirectResult`,
-   * which Adyen wants on `POST /payments/details`. Not part of the connector contract yet (the
-   * return route must call it; see docs/psp/adyen.md); the AUTHORISATION webhook reports the same
-   * outcome through {@link verifyNotification}.
+   * which Adyen wants on `POST /payments/details` (given by the return page through
+   * {@link retrieve}); the AUTHORISATION webhook reports the same outcome through
+   * {@link verifyNotification}.
    */
   async submitDetails(transaction: TransactionRef, redirectResult: string): Promise<TransactionResult> {
     if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
@@ -644,7 +645,14 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * the state the caller stored from Adyen's answers (`pspState`), with what a verified webhook
    * about it adds (`notification`: the `event` of {@link verifyNotification}). No call to Adyen.
    */
-  async retrieve(transaction: TransactionRef, options: { notification?: NotificationEvent } = {}): Promise<TransactionResult> {
+  /**
+   * With `returned` holding the `redirectResult` Adyen sent the shopper back with, while the
+   * payment awaits its 3-D Secure redirect, Adyen is given it first ({@link submitDetails}): it
+   * authorises only then (docs/psp-connectors.md#the-return-from-3-d-secure).
+   */
+  async retrieve(transaction: TransactionRef, options: RetrieveOptions = {}): Promise<TransactionResult> {
+    const redirectResult = options.returned?.redirectResult;
+    if (redirectResult && this.#payment(transaction).status === 'pending_action') return this.submitDetails(transaction, redirectResult);
     const p = this.#payment(transaction);
     const items = readEventItems(options.notification);
     for (const item of items) if (paymentOf(item) === p.pspReference) this.#apply(p, item);
