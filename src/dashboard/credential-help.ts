@@ -88,6 +88,12 @@ export const CREDENTIAL_HELP_FR: Readonly<Record<string, string>> = {
   'braintree.public_key': 'Control Panel › Settings › API › API Keys › la «\u00a0Public Key\u00a0» de la clé.',
   'braintree.private_key':
     'Control Panel › Settings › API › API Keys › «\u00a0View\u00a0» sur la Private Key de la clé. Elle signe aussi les webhooks\u00a0: dirigez un webhook vers l’URL de notification que Chipin affiche pour ce compte (Settings › Webhooks).',
+  'halyk.client_id':
+    'Le ClientID donné par ePay à l’inscription, aussi affiché dans le cabinet marchand ePay (epay.homebank.kz). Les environnements de test et de production ont chacun le leur.',
+  'halyk.client_secret': 'Le ClientSecret donné avec le ClientID (cabinet marchand ePay). Les secrets de test et de production diffèrent.',
+  'halyk.terminal_id': 'Le TerminalID du point de vente où les paiements sont faits (cabinet marchand ePay). Il doit utiliser le schéma en deux étapes (blocage, puis débit).',
+  'halyk.public_key':
+    'La clé publique RSA d’ePay pour les cryptogrammes de carte, seulement si ePay vous en a donné une autre : laissez vide pour utiliser celle qu’ePay publie pour cet environnement.',
   'hyperswitch.api_key': 'Control centre Hyperswitch → Developers → API Keys → une nouvelle clé du compte marchand (affichée une seule fois).',
   'hyperswitch.profile_id':
     'Control centre Hyperswitch → Developers → Payment settings → le profil (business profile) dont le processeur (connecteur) et le routage prennent les paiements de Chipin\u00a0: son Profile ID (pro_…).',

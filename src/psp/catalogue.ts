@@ -44,7 +44,7 @@ const NO_PUBLIC_API = notYet('no public reference of its API found, and no Hyper
 
 /**
  * The original provider's 36 PSPs first, in its list's order and spelling (a parenthesis adds
- * another name merchants know); then the names Chipin adds. Why each of the nine without a route
+ * another name merchants know); then the names Chipin adds. Why each of the eight without a route
  * has none: docs/psp-connectors.md#the-psp-catalogue.
  */
 export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
@@ -70,7 +70,7 @@ export const PSP_CATALOGUE: readonly CatalogueEntry[] = [
     ),
   },
   { name: 'Fondy', route: direct('fondy') },
-  { name: 'Halyk bank', route: NO_CONNECTOR },
+  { name: 'Halyk bank', route: direct('halyk') },
   { name: 'HiPay', route: direct('hipay') },
   {
     name: 'iPay',

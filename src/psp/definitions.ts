@@ -5,6 +5,7 @@ import { centralpayDefinition } from './centralpay/definition.ts';
 import { braintreeDefinition } from './braintree/definition.ts';
 import { dalenysDefinition } from './dalenys/definition.ts';
 import { fondyDefinition } from './fondy/definition.ts';
+import { halykDefinition } from './halyk/definition.ts';
 import { hipayDefinition } from './hipay/definition.ts';
 import { hyperswitchDefinition } from './hyperswitch/definition.ts';
 import { lyraDefinition } from './lyra/definition.ts';
@@ -43,4 +44,5 @@ export const CONNECTOR_DEFINITIONS: readonly ConnectorDefinition[] = [
   braintreeDefinition,
   hyperswitchDefinition,
   fondyDefinition,
+  halykDefinition,
 ];

@@ -65,7 +65,7 @@ describe('PSP accounts in the back office', () => {
         .filter((p) => !p.takes_notifications)
         .map((p) => p.name)
         .sort(),
-    ).toEqual(['centralpay', 'payline', 'sips']);
+    ).toEqual(['centralpay', 'halyk', 'payline', 'sips']);
     expect(psps.find((p) => p.name === 'sips')!.reaches).toEqual(['Mercanet (BNP Paribas)', 'Sogenactif (Société Générale)', "Sherlock's (LCL)", 'Sips (Worldline)']);
     expect(psps.find((p) => p.name === 'sandbox')!.reaches).toEqual([]);
     const res = await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue', headers: { authorization: a.dashboard } });

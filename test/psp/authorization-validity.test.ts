@@ -24,6 +24,7 @@ describe('authorisation validity of the connectors', () => {
       'centralpay',
       'checkout',
       'fondy',
+      'halyk',
       'hipay',
       'hyperswitch',
       'lyra',

@@ -239,7 +239,7 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
     const relay = await app.server.inject({ method: 'GET', url: challengeUrl.pathname + challengeUrl.search });
     expect(relay.statusCode).toBe(200);
     const form = readForm(relay.body);
-    expect(form.action.startsWith(fake.endpointUrl.replace(/\/(ncol\/test|v2\/rest)$/, ''))).toBe(true);
+    expect(form.action.startsWith(fake.endpointUrl.replace(/\/(ncol\/test|v2\/rest|api)$/, ''))).toBe(true);
     expect(relay.headers['content-security-policy']).toContain(`form-action ${new URL(form.action).origin}`);
     const acs = await fetch(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
     expect(acs.status).toBe(200);
@@ -317,6 +317,8 @@ describe.each(Object.keys(CONNECTORS))(`an offer bound to a %s account (${onPost
       'profile_id',
       'public_key',
       'client_key',
+      'client_id',
+      'terminal_id',
     ];
     const secrets = Object.entries(fake.credentials).filter(([k]) => !shown.includes(k));
     for (const [, value] of secrets) {

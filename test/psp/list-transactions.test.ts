@@ -13,6 +13,7 @@ import { LyraConnector } from '../../src/psp/lyra/connector.ts';
 import { MercadoPagoConnector } from '../../src/psp/mercadopago/connector.ts';
 import { MidtransConnector } from '../../src/psp/midtrans/connector.ts';
 import { MoneticoConnector } from '../../src/psp/monetico/connector.ts';
+import { HalykConnector } from '../../src/psp/halyk/connector.ts';
 import { OgoneConnector } from '../../src/psp/ogone/connector.ts';
 import { PayboxConnector } from '../../src/psp/paybox/connector.ts';
 import { PaylineConnector } from '../../src/psp/payline/connector.ts';
@@ -27,6 +28,7 @@ const CLASSES: Record<string, { prototype: object }> = {
   checkout: CheckoutConnector,
   dalenys: DalenysConnector,
   fondy: FondyConnector,
+  halyk: HalykConnector,
   hipay: HipayConnector,
   hyperswitch: HyperswitchConnector,
   lyra: LyraConnector,

@@ -37,6 +37,7 @@ describe('PSP registry', () => {
       'checkout',
       'dalenys',
       'fondy',
+      'halyk',
       'hipay',
       'hyperswitch',
       'lyra',
