@@ -125,18 +125,27 @@ it('paying through the form keeps only the token, brand, last four digits and ex
   expect(everything).not.toContain('4242 4242 4242 4242');
 });
 
-it("an issuer's form POST back to the return pages is redirected to the same address as a GET, its fields unread", async () => {
+it("an issuer's form POST back to the return pages is redirected to the same address as a GET, its query kept; with fields, for a payment of its own only (docs/psp-connectors.md#the-return-from-3-d-secure)", async () => {
   const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 1_000 }))).json();
-  const payment = '00000000-0000-4000-8000-000000000001';
-  for (const path of [`/pay/pur_${p.id}/return`, `/pledge/plg_00000000-0000-4000-8000-000000000002/return`]) {
-    const res = await app.server.inject({
-      method: 'POST',
-      url: `${path}?payment=${payment}&lang=fr`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'cres=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IjEifQ&threeDSSessionData=abc',
-    });
-    expect(res.statusCode, path).toBe(303);
-    expect(res.headers.location).toBe(`${path}?payment=${payment}&lang=fr`);
+  // The leader's own payment, awaiting 3-D Secure: the posted fields go to its PSP, then the GET.
+  expect((await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: '4000000000003220' })).statusCode).toBe(202);
+  const { rows } = await app.services.db.query<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [p.id]);
+  const own = rows[0]!.id;
+  const post = (path: string, payment: string, payload: string) =>
+    app.server.inject({ method: 'POST', url: `${path}?payment=${payment}&lang=fr`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload });
+  const cres = 'cres=eyJ0aHJlZURTU2VydmVyVHJhbnNJRCI6IjEifQ&threeDSSessionData=abc';
+  const leader = `/pay/pur_${p.id}/return`;
+  const withFields = await post(leader, own, cres);
+  expect(withFields.statusCode, withFields.body).toBe(303);
+  expect(withFields.headers.location).toBe(`${leader}?payment=${own}&lang=fr`);
+  // Without fields, any return is redirected as it came; with fields, an unknown payment or pledge
+  // is the page's 404 and nothing is handed over.
+  const unknown = '00000000-0000-4000-8000-000000000001';
+  for (const path of [leader, `/pledge/plg_00000000-0000-4000-8000-000000000002/return`]) {
+    const bare = await post(path, unknown, '');
+    expect(bare.statusCode, path).toBe(303);
+    expect(bare.headers.location).toBe(`${path}?payment=${unknown}&lang=fr`);
+    expect((await post(path, unknown, cres)).statusCode, path).toBe(404);
   }
 });
 
