@@ -434,10 +434,12 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   async submitDetails(transaction: TransactionRef, redirectResult: string): Promise<TransactionResult> {
     if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
     const transactionId = transaction.transactionId;
+    // Adyen's redirectResult runs to hundreds of characters: the operation's key holds its digest.
+    const result = createHash('sha256').update(redirectResult).digest('hex');
     return this.#idempotent(
       'details',
-      `${transactionId}:${redirectResult}`,
-      [transactionId, redirectResult],
+      `${transactionId}:${result}`,
+      [transactionId, result],
       async (adyenKey) => {
         const p = this.#payment(transaction);
         const a = await this.#call('details', (c, o) => c.payments.paymentsDetails({ details: { redirectResult } }, o), adyenKey);
