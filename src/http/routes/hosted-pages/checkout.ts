@@ -278,10 +278,7 @@ export function registerCheckout(app: App, services: Services): void {
 
   app.get('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx)
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx) return notFound(request, reply);
     return show(request, reply, ctx);
   });
 
@@ -290,10 +287,7 @@ export function registerCheckout(app: App, services: Services): void {
   // leader's next submit or the reconciliation would do: its own PSP key, never a second charge.
   app.get('/pay/:purchase_uid/confirming', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx)
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx) return notFound(request, reply);
     const result = ctx.purchase.state === 'CREATED' ? await confirmLeaderAttempt(payments, ctx.purchase) : undefined;
     if (result?.kind === 'in_progress') return confirming(reply, ctx);
     if (!result) return reply.redirect(`/pay/pur_${ctx.purchase.id}${ctx.mode.query}`, 303);
@@ -302,10 +296,7 @@ export function registerCheckout(app: App, services: Services): void {
 
   app.post('/pay/:purchase_uid', { schema: { hide: true, params, querystring } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx)
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx) return notFound(request, reply);
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
@@ -346,10 +337,7 @@ export function registerCheckout(app: App, services: Services): void {
   );
   app.post('/pay/:purchase_uid/switch', { schema: { hide: true, params, querystring, body: switchBody } }, async (request, reply) => {
     const ctx = await load(request);
-    if (!ctx)
-      return pageHeaders(reply)
-        .code(404)
-        .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+    if (!ctx) return notFound(request, reply);
     const t = TEXT[ctx.lang];
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
