@@ -24,7 +24,14 @@ export const DATABASE_INDEPENDENT = [
   'test/sdk/sdk-assets.test.ts',
   'test/dashboard/french.test.ts',
   // Connectors against their PSP's fake server, and the fakes' kit: HTTP wire formats, no SQL of ours.
-  'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit,monetico,centralpay,payline,dalenys,paybox,sips,checkout,mercadopago,midtrans,braintree,hyperswitch,hyperswitch-openapi,three-d-secure-choice}.test.ts',
+  // Their operation logs are the database's, and that SQL runs on both engines in test/psp/operations.test.ts
+  // and test/psp/fresh-instance.test.ts.
+  'test/psp/{adyen,hipay,lyra,ogone,stripe,fake-kit,monetico,centralpay,payline,dalenys,paybox,sips,checkout,mercadopago,midtrans,braintree,hyperswitch,hyperswitch-openapi,three-d-secure-choice,fondy,halyk,payline-schema}.test.ts',
+  // A connector's list of transactions and its dispute notifications read against its fake; the kit's
+  // HTTP client, CSV and fetch helpers; the authorisation validity rules: no SQL of ours.
+  'test/psp/{adyen,braintree,stripe,mercadopago,hyperswitch}-list.test.ts',
+  'test/psp/{adyen,braintree,checkout,hipay,hyperswitch,mercadopago,midtrans,stripe}-disputes.test.ts',
+  'test/psp/{kit-client,kit-csv,kit-global-fetch,list-transactions,authorization-validity}.test.ts',
   'test/psp/*.live.test.ts',
   // Hostile input against the HTTP layer: refused before any SQL runs.
   'test/http/fuzz.test.ts',
