@@ -15,7 +15,7 @@ export const DATABASE_INDEPENDENT = [
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/sdk/pledg-script.test.ts',
-  'test/jobs/config.test.ts',
+  'test/jobs/{config,serial-runs}.test.ts',
   'test/delivery/{policy,front-result,notification-signature,outcomes,shop-return}.test.ts',
   'test/outbound/**',
   'test/psp/endpoints.test.ts',

@@ -29,6 +29,7 @@ export class RevokedKeys {
     this.#keys = new Set(await recentlyRevokedApiKeys(this.sql, ACCESS_TOKEN_TTL_SECONDS + 60));
   }
 
+  /** A timer, not a durable job: each process refreshes its own copy (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job). */
   start(): void {
     this.#timer ??= setInterval(() => {
       // On a failed refresh the last known set stays in force; the error is reported.

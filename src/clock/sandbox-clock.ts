@@ -80,7 +80,11 @@ export class SandboxClock implements Clock {
     return this.#offsetMs;
   }
 
-  /** Starts the background refresh (unref'd: it never keeps the process alive). */
+  /**
+   * Starts the background refresh (unref'd: it never keeps the process alive): each process
+   * refreshes its own copy of the offset, hence a timer and not a durable job
+   * (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
+   */
   start(): void {
     if (this.#timer) return;
     this.#timer = setInterval(() => this.refresh().catch(this.#onError), this.#refreshMs);

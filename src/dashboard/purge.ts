@@ -28,10 +28,11 @@ export async function purgeDashboardRows(sql: Sql): Promise<{ sessions: number; 
  * expired Idempotency-Keys, src/idempotency/idempotency-repository.ts, and of
  * risk decisions older than `riskDecisionRetentionDays` by the wall clock, docs/risk.md#retention)
  * every `everyMs` of wall-clock time in this process (an unref'd timer; the first
- * run one interval after start). Not a durable job: sessions and invitations expire by the wall
- * clock, not the service clock, so moving the sandbox clock has nothing to run here, and a
- * purge missed by a stopped process is done by the next run of any process (the deletes are
- * idempotent). Answers the function that stops it.
+ * run one interval after start). Not a durable job (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job):
+ * these rows expire by the wall clock, and a job runs by the service clock, so every sandbox clock
+ * move would run the purge and count it in the `ran` the merchant reads; a purge missed by a
+ * stopped process is done by the next run of any process (the deletes are idempotent). Answers
+ * the function that stops it.
  */
 export function startDashboardPurge(
   db: Database,

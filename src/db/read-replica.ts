@@ -106,6 +106,7 @@ export function openReplicaReads(primary: Sql, replica: Database, opts: ReplicaR
         running = undefined;
       }));
 
+  // This process's own verdict on its replica: a timer, not a durable job (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
   const timer = setInterval(() => void check().catch(() => {}), every);
   timer.unref();
 

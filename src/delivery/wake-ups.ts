@@ -36,7 +36,10 @@ export class WakeUps {
     this.#onNewWork = onNewWork;
   }
 
-  /** Listens for commits and starts the safety poll. */
+  /**
+   * Listens for commits and starts the safety poll: a timer of this process's delivery loop, not a
+   * durable job, as the outbox rows are the durable queue (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
+   */
   async start(): Promise<void> {
     try {
       this.#unlisten = await this.#deps.db.listen(OUTBOX_CHANNEL, () => this.#onNewWork());

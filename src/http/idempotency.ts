@@ -105,7 +105,8 @@ export async function idempotent<T>(
   }
 
   let result: IdempotentResult<T>;
-  // The lease says this request is still running; a renewal that fails (the database away) is
+  // The lease says this request is still running (a heartbeat that lives and dies with the request,
+  // not periodic work: docs/jobs-and-clock.md#periodic-work-that-is-not-a-job); a renewal that fails (the database away) is
   // left to the next one, or to the lease's end.
   const renewal = setInterval(() => void renewLease(db, key).catch(() => undefined), LEASE_RENEW_MS);
   renewal.unref();

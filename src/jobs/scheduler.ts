@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { DueWorkRunner } from './due-work.ts';
+import { SerialRuns } from './serial-runs.ts';
 import {
   abandonJob,
   cancelUnclaimedJob,
@@ -132,11 +133,8 @@ export class JobScheduler implements DueWorkRunner {
   readonly #batchSize: number;
   readonly #maxPerRun: number;
   readonly #wallNow: () => Date;
-  #timer: NodeJS.Timeout | undefined;
-  /** The run in progress; the next `runDue` starts after it, so runs never overlap. */
-  #current: Promise<unknown> = Promise.resolve();
-  #busy = false;
-  #stopped = false;
+  /** Runs never overlap in one process: the next `runDue` starts after the one in progress. */
+  readonly #runs: SerialRuns;
 
   constructor(opts: JobSchedulerOptions) {
     this.#db = opts.db;
@@ -146,6 +144,10 @@ export class JobScheduler implements DueWorkRunner {
     this.#batchSize = opts.batchSize ?? 10;
     this.#maxPerRun = opts.maxPerRun ?? 1_000;
     this.#wallNow = opts.wallNow ?? (() => new Date());
+    this.#runs = new SerialRuns(
+      () => this.#runAll(),
+      (err) => this.#log.warn({ err }, 'job polling failed'),
+    );
   }
 
   /** Registers the handler of a kind of job; this process then claims jobs of that kind. */
@@ -162,9 +164,7 @@ export class JobScheduler implements DueWorkRunner {
    * while a run is in progress start when it ends.
    */
   runDue(): Promise<number> {
-    const run = this.#current.then(() => this.#runAll());
-    this.#current = run.catch(() => {});
-    return run;
+    return this.#runs.runNext();
   }
 
   /**
@@ -189,37 +189,24 @@ export class JobScheduler implements DueWorkRunner {
 
   /** Polls for due jobs every `intervalMs` (unref'd timer); a tick is skipped while a run is in progress. */
   start(intervalMs = 1_000): void {
-    if (this.#timer || this.#stopped) return;
-    this.#timer = setInterval(() => {
-      if (this.#busy || this.#handlers.size === 0) return;
-      this.runDue().catch((err: unknown) => this.#log.warn({ err }, 'job polling failed'));
-    }, intervalMs);
-    this.#timer.unref();
+    this.#runs.start(intervalMs, () => this.#handlers.size === 0);
   }
 
   /** Stops polling and waits for the run in progress, so that the database can be closed after. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#current;
+  stop(): Promise<void> {
+    return this.#runs.stop();
   }
 
   async #runAll(): Promise<number> {
     if (this.#handlers.size === 0) return 0;
-    this.#busy = true;
-    try {
-      let total = 0;
-      while (total < this.#maxPerRun) {
-        const claimed = await this.#claim(Math.min(this.#batchSize, this.#maxPerRun - total));
-        if (claimed.jobs.length === 0) break;
-        await this.#runBatch(claimed.leaseId, claimed.jobs);
-        total += claimed.jobs.length;
-      }
-      return total;
-    } finally {
-      this.#busy = false;
+    let total = 0;
+    while (total < this.#maxPerRun) {
+      const claimed = await this.#claim(Math.min(this.#batchSize, this.#maxPerRun - total));
+      if (claimed.jobs.length === 0) break;
+      await this.#runBatch(claimed.leaseId, claimed.jobs);
+      total += claimed.jobs.length;
     }
+    return total;
   }
 
   /** One statement, so one short transaction: the row locks are held only while leases are written. */

@@ -7,6 +7,7 @@ import { claimDueExpiry, countDueExpiries, dueExpiries, postponeExpiry } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import { EXPIRED_COMMENT } from '../domain/purchase-states.ts';
 import type { DueWorkRunner } from '../jobs/due-work.ts';
+import { SerialRuns } from '../jobs/serial-runs.ts';
 
 export { EXPIRED_COMMENT };
 
@@ -89,11 +90,8 @@ export class ExpirySweep implements DueWorkRunner {
   readonly #concurrency: number;
   readonly #maxPerRun: number;
   readonly #retryAfterMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  /** The run in progress; the next `runDue` starts after it, so runs of one process never overlap. */
-  #current: Promise<unknown> = Promise.resolve();
-  #busy = false;
-  #stopped = false;
+  /** Runs of one process never overlap: the next `runDue` starts after the one in progress. */
+  readonly #runs: SerialRuns;
 
   constructor(opts: ExpirySweepOptions) {
     this.#db = opts.db;
@@ -103,6 +101,10 @@ export class ExpirySweep implements DueWorkRunner {
     this.#concurrency = opts.concurrency ?? 4;
     this.#maxPerRun = opts.maxPerRun ?? 1_000;
     this.#retryAfterMs = opts.retryAfterMs ?? 60_000;
+    this.#runs = new SerialRuns(
+      () => this.#runAll(),
+      (err) => this.#log.warn({ err }, 'purchase expiry sweep failed'),
+    );
   }
 
   /**
@@ -110,9 +112,7 @@ export class ExpirySweep implements DueWorkRunner {
    * and answers how many it acted on. Purchases another process holds are left to it.
    */
   runDue(): Promise<number> {
-    const run = this.#current.then(() => this.#runAll());
-    this.#current = run.catch(() => {});
-    return run;
+    return this.#runs.runNext();
   }
 
   /**
@@ -131,40 +131,27 @@ export class ExpirySweep implements DueWorkRunner {
    * first entry (the next expiry).
    */
   start(intervalMs = 1_000): void {
-    if (this.#timer || this.#stopped) return;
-    this.#timer = setInterval(() => {
-      if (this.#busy) return;
-      this.runDue().catch((err: unknown) => this.#log.warn({ err }, 'purchase expiry sweep failed'));
-    }, intervalMs);
-    this.#timer.unref();
+    this.#runs.start(intervalMs);
   }
 
   /** Stops polling and waits for the run in progress, so that the database can be closed after. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#current;
+  stop(): Promise<void> {
+    return this.#runs.stop();
   }
 
   async #runAll(): Promise<number> {
-    this.#busy = true;
-    try {
-      let total = 0;
-      while (total < this.#maxPerRun) {
-        const now = this.#clock.now();
-        const due = await dueExpiries(this.#db, now, Math.min(this.#batchSize, this.#maxPerRun - total));
-        if (due.length === 0) break;
-        const outcomes = await this.#sweep(due, now);
-        const acted = outcomes.filter((o) => o !== 'skipped').length;
-        total += acted;
-        // All held elsewhere: their holders finish them; reading the batch again would find the same.
-        if (acted === 0) break;
-      }
-      return total;
-    } finally {
-      this.#busy = false;
+    let total = 0;
+    while (total < this.#maxPerRun) {
+      const now = this.#clock.now();
+      const due = await dueExpiries(this.#db, now, Math.min(this.#batchSize, this.#maxPerRun - total));
+      if (due.length === 0) break;
+      const outcomes = await this.#sweep(due, now);
+      const acted = outcomes.filter((o) => o !== 'skipped').length;
+      total += acted;
+      // All held elsewhere: their holders finish them; reading the batch again would find the same.
+      if (acted === 0) break;
     }
+    return total;
   }
 
   /** The batch, `concurrency` purchases at a time, each in its own transaction. */

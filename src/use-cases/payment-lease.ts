@@ -10,7 +10,8 @@ import type { PaymentDeps } from './deps.ts';
  * is cleared (nothing was recorded as charged, and the shopper's next attempt replays the same
  * key, as before leases); after any other failure (the database lost while recording the PSP's
  * answer) it lapses, and the job resolves the payment within seconds. A process killed outright
- * stops renewing: the lease lapses by itself within 10 s.
+ * stops renewing: the lease lapses by itself within 10 s. The renewal is the request's heartbeat,
+ * which is why it is a timer and not a durable job (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
  */
 export async function underPaymentLease<T>(deps: Pick<PaymentDeps, 'db' | 'logger'>, payment: PaymentRow, run: () => Promise<T>): Promise<T> {
   let renewal: Promise<void> = Promise.resolve();
