@@ -23,7 +23,6 @@ import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
   MERCHANT_TRANSACTION_ID,
-  checkCardLocally,
   isCentralpayId,
   isLapsed,
   merchantTransactionIdFor,
@@ -35,6 +34,7 @@ import {
   toTransactionResult,
   type CentralpayTransaction,
 } from './mapping.ts';
+import { checkCardLocally } from '../kit/card-checks.ts';
 
 /**
  * CentralPay's REST API v2 base URLs: `https://test-api.centralpay.net/v2/rest` (test) and

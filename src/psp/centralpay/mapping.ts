@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { currencyExponent } from '../../domain/money.ts';
-import type { CardInput, DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
-import { luhnValid } from '../sandbox/cards.ts';
+import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
 
 /**
  * CentralPay's vocabulary (REST API v2) and its mapping onto Chipin's. Pure: no I/O. Sources, in
@@ -232,20 +231,4 @@ export function readStoredCard(raw: unknown): { customerId: string; cardId: stri
   if (Number.isInteger(card.expirationMonth)) out.expMonth = card.expirationMonth as number;
   if (Number.isInteger(card.expirationYear)) out.expYear = card.expirationYear as number;
   return out;
-}
-
-/**
- * Checks that need no PSP, made before tokenising so the card data goes no further when it is
- * malformed: the number (12–19 digits, Luhn), the expiry (valid to the end of its month, UTC),
- * the CVC (3 or 4 digits).
- */
-export function checkCardLocally(card: CardInput, now: Date): { ok: true; digits: string; year: number } | { ok: false; reason: DeclineReason; message: string } {
-  const digits = card.number.replace(/ /g, '');
-  if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) return { ok: false, reason: 'invalid_card', message: 'The card number is not a valid card number.' };
-  const year = card.expYear < 100 ? 2000 + card.expYear : card.expYear;
-  const month = card.expMonth;
-  const valid = Number.isInteger(month) && month >= 1 && month <= 12 && Number.isInteger(year) && Date.UTC(year, month, 1) > now.getTime();
-  if (!valid) return { ok: false, reason: 'expired_card', message: 'The card has expired.' };
-  if (!/^\d{3,4}$/.test(card.cvc)) return { ok: false, reason: 'incorrect_cvc', message: "The card's security code is incorrect." };
-  return { ok: true, digits, year };
 }

@@ -24,7 +24,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import type { PspHttp } from '../psp-http.ts';
-import { luhnValid } from '../sandbox/cards.ts';
+import { luhnValid } from '../kit/card-checks.ts';
 import {
   cardValidityDate,
   challengeFormFromRedirectHtml,

@@ -26,7 +26,6 @@ import {
   HALYK_CURRENCIES,
   INVOICE_ID,
   brandOf,
-  checkCardLocally,
   cryptogramPayload,
   declineOf,
   externalIdFor,
@@ -42,6 +41,7 @@ import {
   type EpayPayment,
   type EpayTransaction,
 } from './mapping.ts';
+import { checkCardLocally } from '../kit/card-checks.ts';
 
 /**
  * ePay's API base URLs: `https://testepay.homebank.kz/api` (test) and `https://epay-api.homebank.kz`

@@ -21,7 +21,6 @@ import { HipayClient, errorOf } from './client.ts';
 import { CHARGED_BACK, toNotifiedDispute } from './disputes.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import {
-  checkCardLocally,
   fingerprintOf,
   isHipayReasonCode,
   paymentProductFor,
@@ -32,6 +31,7 @@ import {
   toTransactionResult,
   type HipayTransaction,
 } from './mapping.ts';
+import { checkCardLocally } from '../kit/card-checks.ts';
 import { SIGNATURE_HEADER, checkSignature, headerValue, readNotification } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 

@@ -1,5 +1,6 @@
 import type { CardInput } from '../connector.ts';
 import type { SandboxDeclineCode } from './mapping.ts';
+import { luhnValid } from '../kit/card-checks.ts';
 
 /**
  * What a test card number makes the sandbox do (docs/psp-connectors.md#test-cards). Any other valid
@@ -63,20 +64,6 @@ export interface CardSummary {
 }
 
 export type CardCheck = { ok: true; card: CardSummary } | { ok: false; code: SandboxDeclineCode; message: string };
-
-/** The Luhn (mod 10) check digit test of ISO/IEC 7812. */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
 
 /** The card scheme by its leading digits (IIN ranges), as PSPs report it. */
 export function cardBrand(digits: string): string {
