@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -18,12 +16,11 @@ import {
   askedThreeDSecure,
 } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import { parseJson, type PspClient, type PspLogger } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
+import { parseJson } from '../kit/json-call.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import type { PspHttp } from '../psp-http.ts';
 import { luhnValid } from '../kit/card-checks.ts';
 import {
   cardValidityDate,
@@ -47,16 +44,9 @@ export interface DalenysCredentials {
   password: string;
 }
 
-export interface DalenysConnectorOptions {
-  credentials: DalenysCredentials;
+export interface DalenysConnectorOptions extends HttpKitConnectorOptions<DalenysCredentials> {
   /** The host's root (`https://secure-test.dalenys.com`, or a PSP account's endpoint_url): the API paths are under it. */
   baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  http: PspHttp;
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 /**
@@ -152,24 +142,11 @@ function brandName(cardType: string | undefined, digits: string): string {
  * idempotency key: a call whose outcome is unknown (a timeout, a crash) is reconciled by asking
  * `getTransactions` for that ORDERID, and sent again only if Dalenys has no transaction under it.
  */
-export class DalenysConnector extends KitConnector implements PspConnector {
+export class DalenysConnector extends HttpKitConnector<DalenysCredentials> implements PspConnector {
   readonly name = 'dalenys';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<DalenysCredentials>;
-  readonly #baseUrl: string;
-  readonly #clock: Clock;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
 
   constructor(opts: DalenysConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'dalenys', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
-    this.#clock = opts.clock;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
+    super('dalenys', opts);
   }
 
   protected get shownAs(): string {
@@ -178,10 +155,10 @@ export class DalenysConnector extends KitConnector implements PspConnector {
 
   /** One call: IDENTIFIER, VERSION and HASH added, the JSON answer read; faults thrown (credential refusals included). */
   async #call(method: string, params: Record<string, string>, path = PROCESS_PATH): Promise<Record<string, unknown>> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     const all: Record<string, string> = { ...params, IDENTIFIER: c.identifier, OPERATIONTYPE: method, VERSION };
     all.HASH = dalenysHash(all, c.password);
-    const res = await this.#client.request(method, `${this.#baseUrl}${path}`, {
+    const res = await this.client.request(method, `${this.baseUrl}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/json' },
       body: formBody(method, all as DalenysParams),
@@ -224,7 +201,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
 
   /** The payment or authorisation folded with its capture, refunds and our void: the result and the state to keep. */
   #fold(main: DalenysTransaction, state: DalenysState, children: readonly DalenysTransaction[], challenge?: ChallengeForm): TransactionResult {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const amountCents = main.amountCents ?? state.amountCents;
     let status = toStatus(main);
     let captured = status === 'captured' ? amountCents : 0;
@@ -290,7 +267,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
       if (found.amountCents !== undefined && String(found.amountCents) !== amount) throw this.fault('idempotency_conflict', `order ${orderId} exists with another amount`);
       return this.#fold(found, EMPTY, []);
     };
-    return this.#operations.once(op, key, fingerprint, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, fingerprint, send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   async #transaction(op: Op, key: string, params: Record<string, string>): Promise<{ answer: Record<string, unknown>; t: DalenysTransaction }> {
@@ -308,7 +285,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
     const key = input.idempotencyKey;
     // Dalenys answers a malformed card as an invalid parameter (1002), not a refusal: checked here
     // first, as the card form would, so that the shopper gets the refusal's reason.
-    const refusal = cardRefusal(digits, input.card.expMonth, expYear, input.card.cvc, this.#clock.now());
+    const refusal = cardRefusal(digits, input.card.expMonth, expYear, input.card.cvc, this.clock.now());
     if (refusal) return { ok: false, ...refusal };
     const send = async (): Promise<TransactionResult & { attach?: AttachResult }> => {
       // An authorisation that creates the ALIAS (CREATEALIAS=yes): the customer-initiated
@@ -336,7 +313,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
     };
     // A card check whose answer was lost is simply sent again (reconcile finds nothing to reuse):
     // it takes no money, and its ALIAS came only in the lost answer.
-    const r = await this.#operations.once(
+    const r = await this.operations.once(
       'attach',
       key,
       [digits, input.card.expMonth, expYear, input.card.holderName],
@@ -453,7 +430,7 @@ export class DalenysConnector extends KitConnector implements PspConnector {
       const found = (await this.#lookup({ ORDERID: orderId })).find((t) => t.operationType === op);
       return found ? settle(stored, found) : undefined;
     };
-    return this.#operations.once(op, input.idempotencyKey, [transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, input.idempotencyKey, [transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
@@ -492,11 +469,11 @@ export class DalenysConnector extends KitConnector implements PspConnector {
       if (before.status !== 'authorized' && before.status !== 'requires_action') return this.#refuse(before, '2005', 'The payment is captured: refund it instead.');
       return this.#read(transactionId, { ...readState(before.pspState!)!, voided: true });
     };
-    return this.#operations.once('void', input.idempotencyKey, [transactionId], send, async () => undefined, reviveTransaction<TransactionResult>);
+    return this.operations.once('void', input.idempotencyKey, [transactionId], send, async () => undefined, reviveTransaction<TransactionResult>);
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    return verifyNotification(input.rawBody, this.#credentials.reveal().password);
+    return verifyNotification(input.rawBody, this.credentials.reveal().password);
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {

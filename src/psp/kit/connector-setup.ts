@@ -1,8 +1,10 @@
 import { inspect } from 'node:util';
 import { Redacted } from '../../crypto/redacted.ts';
+import type { Clock } from '../../domain/clock.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from './json-call.ts';
+import type { PspOperations } from './operations.ts';
 
 export interface ConnectorSetupOptions<C> {
   /** The connector's name: it starts every configuration error, fault and log line. */
@@ -83,5 +85,47 @@ export abstract class KitConnector {
 
   protected fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
     return new PspIntegrationError(this.name, code, message);
+  }
+}
+
+/** What a connector built on {@link HttpKitConnector} is given by its definition. */
+export interface HttpKitConnectorOptions<C> {
+  credentials: C;
+  /** The PSP's base URL (or a PSP account's endpoint_url): the connector's paths are under it. */
+  baseUrl: string;
+  sandbox: boolean;
+  clock: Clock;
+  timeoutMs: number;
+  /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
+  http: PspHttp;
+  /** The operation log of this PSP account (src/psp/kit/operations.ts). */
+  operations: PspOperations;
+  logger?: PspLogger | undefined;
+}
+
+/**
+ * The base of a connector that builds its own requests from one set of credentials: the
+ * {@link connectorSetup} preamble done once, and what each of them keeps (the credentials only as
+ * {@link Redacted}, the checked base URL, the client, the clock and the operation log) held by
+ * the base instead of repeated in every connector's fields.
+ */
+export abstract class HttpKitConnector<C> extends KitConnector {
+  readonly sandbox: boolean;
+  protected readonly credentials: Redacted<C>;
+  /** Without its trailing slashes, ready for `${baseUrl}/path`. */
+  protected readonly baseUrl: string;
+  protected readonly clock: Clock;
+  protected readonly client: PspClient;
+  protected readonly operations: PspOperations;
+
+  constructor(psp: string, o: HttpKitConnectorOptions<C>) {
+    super();
+    const setup = connectorSetup({ psp, baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, http: o.http, logger: o.logger, credentials: { ...o.credentials } });
+    this.sandbox = o.sandbox;
+    this.credentials = setup.credentials;
+    this.baseUrl = setup.baseUrl;
+    this.clock = o.clock;
+    this.client = setup.client;
+    this.operations = o.operations;
   }
 }

@@ -1,5 +1,3 @@
-import type { Clock } from '../../domain/clock.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -17,12 +15,10 @@ import {
 } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import type { PspHttp } from '../psp-http.ts';
-import { PspClient, type PspLogger } from '../kit/json-call.ts';
 import {
   MONETICO_VERSION,
   computeMac,
@@ -50,16 +46,9 @@ export interface MoneticoCredentials {
   key: string;
 }
 
-export interface MoneticoConnectorOptions {
-  credentials: MoneticoCredentials;
+export interface MoneticoConnectorOptions extends HttpKitConnectorOptions<MoneticoCredentials> {
   /** `https://p.monetico-services.com/test` or `…/` in production (or a PSP account's endpoint_url). */
   baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  http: PspHttp;
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 type Page = 'paiement.cgi' | 'capture_paiement.cgi' | 'recredit_paiement.cgi' | 'etatpaiement.cgi';
@@ -112,24 +101,11 @@ function stateOf(ref: TransactionRef): MoneticoState | undefined {
  * second payment under a reference already used; mutating calls go through the operation log,
  * and one whose outcome is unknown is reconciled by reading the order (etatpaiement.cgi).
  */
-export class MoneticoConnector extends KitConnector implements PspConnector {
+export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> implements PspConnector {
   readonly name = 'monetico';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<MoneticoCredentials>;
-  readonly #baseUrl: string;
-  readonly #clock: Clock;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
 
   constructor(opts: MoneticoConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'monetico', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
-    this.#clock = opts.clock;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
+    super('monetico', opts);
   }
 
   protected get shownAs(): string {
@@ -138,10 +114,10 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
 
   /** One call: version, TPE, societe and date added, the MAC computed; the answer's text, HTTP faults thrown. */
   async #post(page: Page, fields: Record<string, string>): Promise<string> {
-    const c = this.#credentials.reveal();
-    const all: Record<string, string> = { version: MONETICO_VERSION, TPE: c.tpe, societe: c.societe, date: formatMoneticoDate(this.#clock.now()), ...fields };
+    const c = this.credentials.reveal();
+    const all: Record<string, string> = { version: MONETICO_VERSION, TPE: c.tpe, societe: c.societe, date: formatMoneticoDate(this.clock.now()), ...fields };
     all.MAC = computeMac(all, c.key);
-    const res = await this.#client.request(page, `${this.#baseUrl}/${page}`, {
+    const res = await this.client.request(page, `${this.baseUrl}/${page}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'text/plain, application/xml' },
       body: new URLSearchParams(all).toString(),
@@ -157,7 +133,7 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
     const x = parseFlatXml(text);
     if (!x) throw this.fault('bad_response', `${page}: the answer is not Monetico's XML`);
     if (x.cdr === '-2' || x.cdr === '-3') throw this.fault('bad_credentials', `${page}: Monetico refused the TPE, company code or MAC (cdr ${x.cdr})`);
-    if (!macMatches(x, this.#credentials.reveal().key)) throw this.fault('bad_response', `${page}: the answer's MAC does not match`);
+    if (!macMatches(x, this.credentials.reveal().key)) throw this.fault('bad_response', `${page}: the answer's MAC does not match`);
     return x;
   }
 
@@ -188,7 +164,7 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
   }
 
   #result(view: MoneticoView, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>, challenge?: ChallengeForm): TransactionResult {
-    const r = toTransactionResult(view, this.#clock.now(), challenge);
+    const r = toTransactionResult(view, this.clock.now(), challenge);
     const pspState: PspState = {
       status: r.status,
       capturedCents: r.capturedCents,
@@ -227,7 +203,7 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
       const now = await this.#read(reference, state);
       return now.status === 'authorized' ? undefined : now;
     };
-    return this.#operations.once('capture', `auto:${reference}`, [reference], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once('capture', `auto:${reference}`, [reference], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   async #read(reference: string, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>): Promise<TransactionResult> {
@@ -336,12 +312,12 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
     const amount = toMoneticoAmount(amountCents, currency);
     const send = () => {
       // One instant for the request's date and the order's date, which etatpaiement.cgi finds it by.
-      const now = this.#clock.now();
+      const now = this.clock.now();
       return this.#pay(reference, { ...fields, date: formatMoneticoDate(now) }, { orderDate: formatOrderDate(now), amount, autoCapture });
     };
     const reconcile = async (): Promise<TransactionResult | undefined> => {
       // The order's date is the day it was sent: today, or yesterday for a call sent before midnight.
-      const now = this.#clock.now().getTime();
+      const now = this.clock.now().getTime();
       for (const day of [now, now - DAY_MS]) {
         const state = { orderDate: formatOrderDate(new Date(day)), amount, autoCapture };
         const view = await this.#find(reference, state.orderDate, amount);
@@ -349,7 +325,7 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
       }
       return undefined;
     };
-    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, params, send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
@@ -467,7 +443,7 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
       const now = await this.#read(reference, state);
       return happened(before, now) ? now : undefined;
     };
-    return this.#operations.once(op, key, [reference, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [reference, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   /** A refusal on the transaction as it stands; capture_paiement.cgi's and recredit_paiement.cgi's labels in our words. */
@@ -539,14 +515,14 @@ export class MoneticoConnector extends KitConnector implements PspConnector {
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     return verifyReturn(input.rawBody, c.key, c.tpe);
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     try {
       // The state of an order that does not exist: authenticated and sealed, and changes nothing.
-      await this.#find('CHIPINCHECK0', formatOrderDate(this.#clock.now()), '0.01EUR');
+      await this.#find('CHIPINCHECK0', formatOrderDate(this.clock.now()), '0.01EUR');
       return { ok: true };
     } catch (e) {
       if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {

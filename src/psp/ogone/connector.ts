@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -16,9 +14,9 @@ import {
   type TransactionResult,
 } from '../connector.ts';
 import { amountsBefore, withAmounts, type Amounts } from '../kit/amounts-state.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import {
   DUPLICATE_ORDER,
   UNKNOWN_ALIAS,
@@ -41,8 +39,6 @@ import {
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import type { PspHttp } from '../psp-http.ts';
-import { PspClient, type PspLogger } from '../kit/json-call.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -53,18 +49,9 @@ export interface OgoneCredentials {
   algorithm: HashAlgorithm;
 }
 
-export interface OgoneConnectorOptions {
-  credentials: OgoneCredentials;
+export interface OgoneConnectorOptions extends HttpKitConnectorOptions<OgoneCredentials> {
   /** `…/ncol/test` or `…/ncol/prod` (or a PSP account's endpoint_url): the DirectLink pages are under it. */
   baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
-  http: PspHttp;
-  /** The operation log of this PSP account (src/psp/kit/operations.ts). */
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
@@ -98,24 +85,11 @@ function brandName(brand: string | undefined): string {
  * and a call whose outcome is unknown is reconciled by reading the transaction
  * (querydirect.asp) and comparing it with the amounts the caller stored before it (`pspState`).
  */
-export class OgoneConnector extends KitConnector implements PspConnector {
+export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implements PspConnector {
   readonly name = 'ogone';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<OgoneCredentials>;
-  readonly #baseUrl: string;
-  readonly #clock: Clock;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
 
   constructor(opts: OgoneConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'ogone', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
-    this.#clock = opts.clock;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
+    super('ogone', opts);
   }
 
   protected get shownAs(): string {
@@ -124,10 +98,10 @@ export class OgoneConnector extends KitConnector implements PspConnector {
 
   /** One DirectLink call: credentials and SHASIGN added, the XML answer read; faults thrown. */
   async #post(page: 'orderdirect.asp' | 'maintenancedirect.asp' | 'querydirect.asp', params: Record<string, string>): Promise<NcResponse> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     const all: Record<string, string> = { ...params, PSPID: c.pspid, USERID: c.userId, PSWD: c.password };
     all.SHASIGN = shaSign(all, c.shaIn, c.algorithm);
-    const res = await this.#client.request(page, `${this.#baseUrl}/${page}`, {
+    const res = await this.client.request(page, `${this.baseUrl}/${page}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', accept: 'application/xml, text/xml' },
       body: new URLSearchParams(all).toString(),
@@ -246,7 +220,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
   }
 
   async #read(transactionId: string): Promise<TransactionResult> {
-    return withAmounts(toTransactionResult(await this.#view(transactionId), this.#clock.now()));
+    return withAmounts(toTransactionResult(await this.#view(transactionId), this.clock.now()));
   }
 
   async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
@@ -321,7 +295,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
     if (o.kind === 'refused') throw this.fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
     const challenge = o.htmlAnswer ? challengeFormFromHtml(o.htmlAnswer) : undefined;
-    return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now(), challenge));
+    return withAmounts(toTransactionResult(await this.#view(o.payId), this.clock.now(), challenge));
   }
 
   async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
@@ -347,7 +321,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
     const orderId = this.#orderId('charge', input.idempotencyKey);
     const o = await this.#order(orderId, params, (e) => this.#sameOrder(e, input.amountCents, input.currency));
     if (o.kind === 'refused') throw this.fault('bad_response', `order refused before authorisation (NCERROR ${o.ncError})`);
-    return withAmounts(toTransactionResult(await this.#view(o.payId), this.#clock.now()));
+    return withAmounts(toTransactionResult(await this.#view(o.payId), this.clock.now()));
   }
 
   #sameOrder(e: Record<string, string>, amountCents: number, currency: string): boolean {
@@ -372,7 +346,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
     const transactionId = transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
       const view = await this.#view(transactionId);
-      const before = withAmounts(toTransactionResult(view, this.#clock.now()));
+      const before = withAmounts(toTransactionResult(view, this.clock.now()));
       const decision = decide(before, view.currency);
       if ('transactionId' in decision) return decision as TransactionResult;
       const r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
@@ -391,7 +365,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
       const now = await this.#read(transactionId);
       return happened(before, now) ? now : undefined;
     };
-    return this.#operations.once(op, key, [transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refuse(before: TransactionResult, code: '50001127' | '50001174' | '50001048', message: string): TransactionResult {
@@ -453,7 +427,7 @@ export class OgoneConnector extends KitConnector implements PspConnector {
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     return verifyFeedback(input.rawBody, c.shaOut, c.algorithm);
   }
 

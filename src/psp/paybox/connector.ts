@@ -1,7 +1,5 @@
 import { createHash, randomInt, type KeyObject } from 'node:crypto';
-import type { Clock } from '../../domain/clock.ts';
 import { pspNotificationUrl } from '../../domain/links.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import {
   PspIntegrationError,
@@ -21,11 +19,9 @@ import {
   type TransactionStatus,
 } from '../connector.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import type { PspLogger, PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import type { PspHttp } from '../psp-http.ts';
 import {
   ACTIVITY_INTERNET,
   ACTIVITY_RECURRING,
@@ -56,20 +52,13 @@ export interface PayboxCredentials {
   publicKey?: string;
 }
 
-export interface PayboxConnectorOptions {
-  credentials: PayboxCredentials;
+export interface PayboxConnectorOptions extends HttpKitConnectorOptions<PayboxCredentials> {
   /** The PPPS origin (`https://preprod-ppps.paybox.com`, or a PSP account's endpoint_url): PPPS.php is under it. */
   baseUrl: string;
   /** Where the shopper's browser posts the RemoteMPI form (3-D Secure): `…/cgi/RemoteMPI.cgi`. */
   mpiUrl: string;
   accountId: string;
   publicUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  http: PspHttp;
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -135,32 +124,19 @@ function readState(ref: TransactionRef): PayboxState | undefined {
  * ID3D, signed by Paybox (checked with the account's `public_key`, ./notifications.ts), and
  * `retrieve` given that notification sends the authorisation again with ID3D, once.
  */
-export class PayboxConnector extends KitConnector implements PspConnector {
+export class PayboxConnector extends HttpKitConnector<PayboxCredentials> implements PspConnector {
   readonly name = 'paybox';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<PayboxCredentials>;
-  readonly #baseUrl: string;
   readonly #mpiUrl: string;
   readonly #accountId: string;
   readonly #publicUrl: string;
-  readonly #clock: Clock;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
   /** Paybox's key for the RemoteMPI return's signature; undefined: every return is refused (bad_signature). */
   readonly #mpiKey: KeyObject | undefined;
 
   constructor(opts: PayboxConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'paybox', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
+    super('paybox', opts);
     this.#mpiUrl = opts.mpiUrl;
     this.#accountId = opts.accountId;
     this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
-    this.#clock = opts.clock;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
     this.#mpiKey = payboxPublicKey(opts.credentials.publicKey);
   }
 
@@ -170,7 +146,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
 
   /** One PPPS question: the account's fields, a fresh NUMQUESTION and DATEQ added; the answer read; transport faults thrown. */
   async #ask(what: string, type: string, params: Record<string, string>): Promise<{ fields: Record<string, string>; outcome: Outcome }> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     const body: Record<string, string> = {
       VERSION: DIRECT_PLUS_VERSION,
       TYPE: type,
@@ -179,10 +155,10 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       CLE: c.cle,
       // Unique per question and day at Paybox; a random one never repeats in practice.
       NUMQUESTION: String(randomInt(1, 2_000_000_000)).padStart(10, '0'),
-      DATEQ: dateq(this.#clock.now()),
+      DATEQ: dateq(this.clock.now()),
       ...params,
     };
-    const res = await this.#client.request(what, `${this.#baseUrl}/PPPS.php`, {
+    const res = await this.client.request(what, `${this.baseUrl}/PPPS.php`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(body).toString(),
@@ -277,7 +253,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       }
       return { ok: true, paymentMethodId: encodePaymentMethod(s), brand: brandOf(digits), last4: digits.slice(-4), expMonth: input.card.expMonth, expYear };
     };
-    return this.#operations.once('attach', input.idempotencyKey, [digits, input.card.expMonth, expYear, input.card.cvc], send, async () => undefined);
+    return this.operations.once('attach', input.idempotencyKey, [digits, input.card.expMonth, expYear, input.card.cvc], send, async () => undefined);
   }
 
   /** The authorisation (or authorisation and capture) of a subscriber, on session or not, with the 3-D Secure ID3D when there is one. */
@@ -297,7 +273,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
   }
 
   #afterAuthorise(s: PayboxState, fields: Record<string, string>, outcome: Outcome, mayChallenge: boolean): PayboxState {
-    const now = this.#clock.now().toISOString();
+    const now = this.clock.now().toISOString();
     if (outcome.kind === 'ok') {
       if (!fields.NUMTRANS || !fields.NUMAPPEL) throw this.fault('bad_response', 'authorize: no NUMTRANS or NUMAPPEL');
       const captured = s.capture === 'automatic';
@@ -323,7 +299,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
   /** The RemoteMPI form the shopper's browser posts (3-D Secure): the card is named by its subscriber token, never its number. */
   #mpiForm(s: PayboxState): { action: string; fields: Record<string, string> } {
     const sub = this.#subscriber(s.pm);
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     return {
       action: this.#mpiUrl,
       fields: {
@@ -377,7 +353,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       const found = await this.#found(start);
       return found && this.#result(found);
     };
-    return this.#operations.once(
+    return this.operations.once(
       'authorize',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.storeForLater ?? false],
@@ -416,7 +392,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       return found && this.#result(found);
     };
     const params = [input.paymentMethodId, input.amountCents, input.currency, ...(capture === 'manual' ? ['manual'] : [])];
-    return this.#operations.once('charge', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once('charge', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   /** The transaction now: Paybox's status label (TYPE 00017) over the amounts of the stored state. */
@@ -424,7 +400,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     if (s.phase !== 'done') return s;
     const a = await this.#ask('inquiry', TYPES.inquiry, { NUMTRANS: s.numTrans!, NUMAPPEL: s.numAppel!, REFERENCE: s.reference });
     if (a.outcome.kind !== 'ok') throw this.fault('bad_response', `inquiry: CODEREPONSE ${a.fields.CODEREPONSE}`);
-    const lapsed = s.authorisedAt !== undefined && this.#clock.now().getTime() >= Date.parse(s.authorisedAt) + HOLD_DAYS * DAY_MS;
+    const lapsed = s.authorisedAt !== undefined && this.clock.now().getTime() >= Date.parse(s.authorisedAt) + HOLD_DAYS * DAY_MS;
     const status = toStatus(statusLabelOf(a.fields.STATUS ?? ''), lapsed);
     if (!status) throw this.fault('bad_response', 'inquiry: an unknown STATUS');
     const now: PayboxState = { ...s, status };
@@ -436,14 +412,14 @@ export class PayboxConnector extends KitConnector implements PspConnector {
     const s = readState(transaction);
     if (!s) throw this.fault('unknown_transaction', `no transaction ${transaction.transactionId} (no stored state)`);
     const event = options?.notification;
-    if (s.phase === 'pending' && event && event.kind === 'remote_mpi' && event.idSession === signedSession(s.reference, this.#credentials.reveal().cle)) {
+    if (s.phase === 'pending' && event && event.kind === 'remote_mpi' && event.idSession === signedSession(s.reference, this.credentials.reveal().cle)) {
       if (event.authenticated !== true || typeof event.id3d !== 'string' || event.id3d === '') {
         const failed: PayboxState = { ...s, phase: 'final', status: 'declined', decline: { reason: 'authentication_failed', message: 'The 3-D Secure authentication failed.' } };
         delete failed.form;
         return this.#result(failed);
       }
       const id3d = event.id3d;
-      return this.#operations.once(
+      return this.operations.once(
         'authorize3ds',
         s.reference,
         [s.reference, id3d],
@@ -490,7 +466,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
       const d = decide(stored);
       return 'apply' in d ? this.#result(d.apply) : undefined;
     };
-    return this.#operations.once(op, key, [transaction.transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [transaction.transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refused(before: PayboxState, reason: DeclineReason, message: string): { refuse: PayboxState } {
@@ -591,7 +567,7 @@ export class PayboxConnector extends KitConnector implements PspConnector {
 
   /** The RemoteMPI return: Paybox's RSA signature, then Chipin's on IdSession (./notifications.ts). */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
-    return verifyMpiReturn(input.rawBody, this.#credentials.reveal().cle, this.#mpiKey);
+    return verifyMpiReturn(input.rawBody, this.credentials.reveal().cle, this.#mpiKey);
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {

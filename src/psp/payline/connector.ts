@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -16,11 +14,9 @@ import {
   type TransactionResult,
   type TransactionStatus,
 } from '../connector.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
-import { PspClient, type PspLogger } from '../kit/json-call.ts';
-import type { PspHttp } from '../psp-http.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
   ACTION,
@@ -48,16 +44,9 @@ export interface PaylineCredentials {
   contractNumber: string;
 }
 
-export interface PaylineConnectorOptions {
-  credentials: PaylineCredentials;
+export interface PaylineConnectorOptions extends HttpKitConnectorOptions<PaylineCredentials> {
   /** `…/V4/services` (or a PSP account's endpoint_url): the DirectPaymentAPI and ExtendedAPI endpoints are under it. */
   baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  http: PspHttp;
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 /** The web services version sent in every request (Payline "API version history"; 29 has every element used here). */
@@ -138,24 +127,11 @@ function readState(s: PspState | null): PaylineState | undefined {
  * refund whose answer was lost is found in the payment's associated transactions, which every
  * read asks for (`transactionHistory=Y`), and is not sent again.
  */
-export class PaylineConnector extends KitConnector implements PspConnector {
+export class PaylineConnector extends HttpKitConnector<PaylineCredentials> implements PspConnector {
   readonly name = 'payline';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<PaylineCredentials>;
-  readonly #baseUrl: string;
-  readonly #clock: Clock;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
 
   constructor(opts: PaylineConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'payline', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
-    this.#clock = opts.clock;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
+    super('payline', opts);
   }
 
   protected get shownAs(): string {
@@ -168,8 +144,8 @@ export class PaylineConnector extends KitConnector implements PspConnector {
    * where the connector has no value (requests.ts, docs/psp/payline.md "Request envelopes").
    */
   async #call<Op extends PaylineOperation>(service: Service, operation: Op, fields: Omit<RequestFields<Op>, 'version'>): Promise<{ body: XmlNode; code: string; text: string }> {
-    const c = this.#credentials.reveal();
-    const res = await this.#client.request(operation, `${this.#baseUrl}/${service}`, {
+    const c = this.credentials.reveal();
+    const res = await this.client.request(operation, `${this.baseUrl}/${service}`, {
       method: 'POST',
       headers: {
         'content-type': 'text/xml; charset=utf-8',
@@ -203,18 +179,18 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       currency: currencyNumeric(currency)!,
       action,
       mode: MODE_FULL,
-      contractNumber: this.#credentials.reveal().contractNumber,
+      contractNumber: this.credentials.reveal().contractNumber,
     };
   }
 
   #order(ref: string, amountCents: number, currency: string): XmlMessage {
-    return { ref, amount: toPaylineAmount(amountCents, currency), currency: currencyNumeric(currency)!, date: paylineDate(this.#clock.now()) };
+    return { ref, amount: toPaylineAmount(amountCents, currency), currency: currencyNumeric(currency)!, date: paylineDate(this.clock.now()) };
   }
 
   #result(transactionId: string, s: PaylineState, extra: Partial<TransactionResult> = {}): TransactionResult {
     let status = s.status;
     const expiresAt = status === 'authorized' && s.authorisedAt ? holdExpiry(new Date(s.authorisedAt)) : undefined;
-    if (expiresAt && this.#clock.now().getTime() >= expiresAt.getTime()) status = 'expired';
+    if (expiresAt && this.clock.now().getTime() >= expiresAt.getTime()) status = 'expired';
     const r: TransactionResult = {
       transactionId,
       status,
@@ -232,7 +208,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
   /** A payment answer (`doImmediateWalletPayment`, `getTransactionDetails`) as a state. */
   #paid(body: XmlNode, code: string, amountCents: number, currency: string, action: string): PaylineState {
     const accepted = code === CODE.accepted;
-    const authorisedAt = parsePaylineDate(textAt(body, 'authorization', 'date') ?? textAt(body, 'transaction', 'date')) ?? this.#clock.now();
+    const authorisedAt = parsePaylineDate(textAt(body, 'authorization', 'date') ?? textAt(body, 'transaction', 'date')) ?? this.clock.now();
     return {
       status: accepted ? (action === ACTION.sale ? 'captured' : 'authorized') : 'declined',
       amountCents,
@@ -256,7 +232,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       // The wallet is Payline's stored credential: the shopper consents on Chipin's card form to
       // later merchant-initiated charges; no amount is taken.
       const r = await this.#call('DirectPaymentAPI', 'createWallet', {
-        contractNumber: this.#credentials.reveal().contractNumber,
+        contractNumber: this.credentials.reveal().contractNumber,
         wallet: {
           walletId,
           lastName: input.card.holderName.slice(0, 100),
@@ -266,7 +242,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       if (r.code === CODE.walletExists) {
         // Made by this key before its answer was lost (the wallet id is derived from the key):
         // read it back with getWallet rather than create a second one.
-        const w = await this.#call('DirectPaymentAPI', 'getWallet', { contractNumber: this.#credentials.reveal().contractNumber, walletId });
+        const w = await this.#call('DirectPaymentAPI', 'getWallet', { contractNumber: this.credentials.reveal().contractNumber, walletId });
         const shown = textAt(w.body, 'wallet', 'card', 'number') ?? '';
         if (w.code !== CODE.walletDone || textAt(w.body, 'wallet', 'card', 'expirationDate') !== expiry || !shown.endsWith(digits.slice(-4))) {
           throw this.fault('idempotency_conflict', `wallet ${walletId} exists with another card`);
@@ -290,7 +266,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       return { ok: true, paymentMethodId: encodeCard({ walletId, type, expiry, token }), brand: brandOf(digits), last4: digits.slice(-4), expMonth: input.card.expMonth, expYear };
     };
     // A wallet created before a lost answer is not created twice: createWallet answers 02502 then, and the wallet is read back.
-    return this.#operations.once('attach', input.idempotencyKey, [digits.slice(-4), expiry], send, async () => undefined);
+    return this.operations.once('attach', input.idempotencyKey, [digits.slice(-4), expiry], send, async () => undefined);
   }
 
   #card(pm: string): StoredCard {
@@ -376,7 +352,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
     };
     // The payment, if Payline took it before the answer was lost, is found by its order reference.
     const reconcile = async () => this.#lookup(orderRef, null).catch(() => undefined);
-    return this.#operations.once(
+    return this.operations.once(
       'authorize',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
@@ -416,7 +392,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       return this.#result(orderRef, this.#paid(p.body, p.code, input.amountCents, input.currency, action));
     };
     const reconcile = async () => this.#lookup(orderRef, null).catch(() => undefined);
-    return this.#operations.once(
+    return this.operations.once(
       'charge',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
@@ -531,7 +507,7 @@ export class PaylineConnector extends KitConnector implements PspConnector {
       const now = await this.retrieve(transaction);
       return happened(before, now) ? now : undefined;
     };
-    return this.#operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refuse(before: TransactionResult, reason: NonNullable<TransactionResult['decline']>['reason'], message: string): TransactionResult {

@@ -1,5 +1,3 @@
-import type { Clock } from '../../domain/clock.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,
@@ -15,11 +13,9 @@ import {
   type TransactionRef,
   type TransactionResult,
 } from '../connector.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import { parseJson, PspClient, type PspLogger } from '../kit/json-call.ts';
-import type { PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
+import { parseJson } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import type { PspHttp } from '../psp-http.ts';
 import { createHash } from 'node:crypto';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { reviveTransaction } from '../kit/operations.ts';
@@ -53,19 +49,9 @@ export interface SipsCredentials {
   keyVersion: string;
 }
 
-export interface SipsConnectorOptions {
-  credentials: SipsCredentials;
+export interface SipsConnectorOptions extends HttpKitConnectorOptions<SipsCredentials> {
   /** The brand's Office server (`https://office-server….`), or a PSP account's endpoint_url. */
   baseUrl: string;
-  sandbox: boolean;
-  /** Unused: Sips dates holds itself (captureLimitDate). Kept for the definitions' common shape. */
-  clock: Clock;
-  timeoutMs: number;
-  /** The service's outbound client, scoped to this account's PSP (src/psp/psp-http.ts). */
-  http: PspHttp;
-  /** The operation log of this PSP account (src/psp/kit/operations.ts). */
-  operations: PspOperations;
-  logger?: PspLogger | undefined;
 }
 
 /** An Office JSON answer whose seal was checked: its fields, `responseCode` among them. */
@@ -90,22 +76,11 @@ export type SipsAnswer = { readonly [k: string]: SipsValue; readonly responseCod
  * outcome is unknown is reconciled by reading that reference, a cash-management call by reading
  * the transaction and comparing it with the amounts stored before it (`pspState`).
  */
-export class SipsConnector extends KitConnector implements PspConnector {
+export class SipsConnector extends HttpKitConnector<SipsCredentials> implements PspConnector {
   readonly name = 'sips';
-  readonly sandbox: boolean;
-  readonly #credentials: Redacted<SipsCredentials>;
-  readonly #baseUrl: string;
-  readonly #client: PspClient;
-  readonly #operations: PspOperations;
 
   constructor(opts: SipsConnectorOptions) {
-    super();
-    const setup = connectorSetup({ psp: 'sips', baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, http: opts.http, logger: opts.logger, credentials: { ...opts.credentials } });
-    this.sandbox = opts.sandbox;
-    this.#credentials = setup.credentials;
-    this.#baseUrl = setup.baseUrl;
-    this.#client = setup.client;
-    this.#operations = opts.operations;
+    super('sips', opts);
   }
 
   protected get shownAs(): string {
@@ -119,11 +94,11 @@ export class SipsConnector extends KitConnector implements PspConnector {
    * `responseCode` and no seal we could check, so those are read before the seal.
    */
   async #call(path: SipsPath, interfaceVersion: string, fields: Readonly<Record<string, SipsValue>>): Promise<SipsAnswer> {
-    const c = this.#credentials.reveal();
+    const c = this.credentials.reveal();
     const message: Record<string, SipsValue> = { ...fields, interfaceVersion, merchantId: c.merchantId, keyVersion: c.keyVersion, sealAlgorithm: SEAL_ALGORITHM };
     message.seal = computeSeal(message, c.secretKey);
     const what = path.slice(path.lastIndexOf('/') + 1);
-    const answer = await this.#client.json(what, `${this.#baseUrl}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: message });
+    const answer = await this.client.json(what, `${this.baseUrl}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: message });
     const fault = statusFault(this.name, what, answer.status);
     if (fault) throw fault;
     if (answer.status !== 200) throw this.fault('bad_response', `${what}: HTTP ${answer.status}`);
@@ -299,7 +274,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
       return { ok: true, paymentMethodId: `${wallet}:${id}`, brand, last4, expMonth: input.card.expMonth, expYear };
     };
     // The same card added again to the same wallet is the same payment mean: sending again is the reconciliation.
-    return this.#operations.once('attach', input.idempotencyKey, [last4, input.card.expMonth, expYear], send, () => Promise.resolve(undefined));
+    return this.operations.once('attach', input.idempotencyKey, [last4, input.card.expMonth, expYear], send, () => Promise.resolve(undefined));
   }
 
   #paymentMethod(paymentMethodId: string): { merchantWalletId: string; paymentMeanId: string } {
@@ -342,7 +317,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
       }
       return undefined;
     };
-    return this.#operations.once(
+    return this.operations.once(
       'authorize',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.storeForLater === true],
@@ -445,7 +420,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
       if (m.kind !== 'ok' && m.kind !== 'refused') throw this.#unexpected(initial ? 'duplicate' : 'walletOrder', a);
       return this.#read(reference, null);
     };
-    return this.#operations.once(
+    return this.operations.once(
       'charge',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
@@ -509,7 +484,7 @@ export class SipsConnector extends KitConnector implements PspConnector {
       const now = await this.#read(id, transaction.pspState);
       return happened(before, now) ? now : undefined;
     };
-    return this.#operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
   #refuse(before: TransactionResult, reason: DeclineReason): TransactionResult {
