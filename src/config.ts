@@ -114,12 +114,12 @@ export interface Config {
 }
 
 /** The shortest METRICS_TOKEN accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
-export const METRICS_TOKEN_MIN_LENGTH = 32;
+const METRICS_TOKEN_MIN_LENGTH = 32;
 
 /** 400 days: 13 months, the longest card chargeback window (120 days after a due date up to a year away) with a margin. */
 export const DEFAULT_RISK_DECISION_RETENTION_DAYS = 400;
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Configuration that cannot be used: one line per bad variable, each starting with its name. */

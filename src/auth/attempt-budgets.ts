@@ -63,7 +63,7 @@ export interface BudgetRows {
 }
 
 /** A reserved attempt: settle it once the credentials were compared. */
-export interface Reservation {
+interface Reservation {
   ok: true;
   /** The credentials were right: the attempt is given back to every budget. */
   succeeded(): Promise<void>;

@@ -9,7 +9,7 @@ import { SecretBox } from './secret-box.ts';
 export class MasterKeyMismatchError extends Error {}
 
 /** HMAC of a fixed label under a key derived for this purpose only: says nothing of the key itself. */
-export function keyCheckValue(masterKey: Buffer): Buffer {
+function keyCheckValue(masterKey: Buffer): Buffer {
   return createHmac('sha256', deriveKey(masterKey, 'key-check')).update('chipin master key check').digest();
 }
 

@@ -7,7 +7,7 @@ import { deliveryCounts, lastFailingDelivery, purchasesByDay } from './home-stat
 export const HOME_DAYS = 30;
 
 /** One day of the window (in the account's time zone), per currency: purchases created that day and their amounts. */
-export interface DayVolume {
+interface DayVolume {
   /** `YYYY-MM-DD`, in the account's time zone. */
   day: string;
   currency: string;

@@ -20,7 +20,7 @@ import {
 import type { Role } from './roles.ts';
 
 /** How long an invitation link works: a week, long enough for a colleague back from holiday. */
-export const INVITATION_DAYS = 7;
+const INVITATION_DAYS = 7;
 
 export interface Invitation {
   id: string;

@@ -17,7 +17,7 @@ import { listDeliveries, listPurchaseAttempts, type DeliveryView, type PurchaseA
 const SHOWN_DELIVERIES = 100;
 const SHOWN_ATTEMPTS = 500;
 
-export interface PaymentLine {
+interface PaymentLine {
   purpose: string;
   status: string;
   amountCents: number;
@@ -26,7 +26,7 @@ export interface PaymentLine {
   createdAt: Date;
 }
 
-export interface InstallmentLine {
+interface InstallmentLine {
   index: number;
   dueDate: string;
   amountCents: number;
@@ -34,7 +34,7 @@ export interface InstallmentLine {
   state: string;
 }
 
-export interface EventLine {
+interface EventLine {
   type: string;
   fromState: string | null;
   toState: string;

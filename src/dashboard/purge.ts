@@ -9,7 +9,7 @@ import { purgeOldRiskDecisions } from '../risk/risk-decision-repository.ts';
 import { DEFAULT_RISK_DECISION_RETENTION_DAYS } from '../config.ts';
 
 /** How often each process purges (wall clock). */
-export const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
+const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Sessions ended (expired or signed out) more than a day ago sign nobody in and only weigh on

@@ -10,8 +10,8 @@ import type { RiskFormRefusal } from './texts.ts';
  * entry per line. Amounts are typed in `currency` (the offer's), or in minor units when there is
  * none (the account's page of an account whose offers are in several currencies).
  */
-export type RuleMode = 'follow' | 'off' | 'set';
-export interface RuleTyped {
+type RuleMode = 'follow' | 'off' | 'set';
+interface RuleTyped {
   mode: RuleMode;
   value: string;
 }

@@ -7,7 +7,7 @@ import { findLiveSession, insertSession, revokeSession } from './session-reposit
 
 export const SESSION_COOKIE = 'chipin_dashboard';
 /** Absolute lifetime: a back-office session is a working day, then the staff signs in again. */
-export const SESSION_SECONDS = 12 * 3600;
+const SESSION_SECONDS = 12 * 3600;
 
 /** The signed-in user of a valid session. */
 export interface DashboardSession {

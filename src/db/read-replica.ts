@@ -12,7 +12,7 @@ import { parseLsn, pruneSamples, replicaStalenessMs, type LsnSample } from './re
 export const REPLICA_POOL: PostgresOptions = { max: DEFAULT_POOL_SIZE, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000, keepAlive: true };
 
 /** What the last check found: whether reads may go to the replica, and why. */
-export interface ReplicaVerdict {
+interface ReplicaVerdict {
   useReplica: boolean;
   /** The replica's staleness (ms); a lower bound when `behindAll`; absent when it could not be measured. */
   lagMs?: number;

@@ -684,10 +684,10 @@ export const TABLES = {
 } as const satisfies Record<string, Record<string, ColumnSpec>>;
 
 /** PostgreSQL types in use (`udt_name`: `_text` is `text[]`). */
-export type PgType = 'uuid' | 'text' | '_text' | 'int4' | 'int8' | 'bool' | 'bytea' | 'date' | 'timestamptz' | 'jsonb';
+type PgType = 'uuid' | 'text' | '_text' | 'int4' | 'int8' | 'bool' | 'bytea' | 'date' | 'timestamptz' | 'jsonb';
 export type ColumnSpec = PgType | `${PgType} null` | `${PgType} default` | `${PgType} null default`;
 
-export type TableName = keyof typeof TABLES;
+type TableName = keyof typeof TABLES;
 
 /**
  * What the drivers answer for each type: int8 as a number (both adapters parse it so, refusing
@@ -711,7 +711,7 @@ type BaseOf<S> = S extends `${infer P extends PgType} ${string}` ? P : S extends
 type ValueOf<S> = TsTypes[BaseOf<S>] | (S extends `${string} null${string}` ? null : never);
 
 /** A row of the table as selected with `SELECT *`. */
-export type Row<T extends TableName> = { -readonly [C in keyof (typeof TABLES)[T]]: ValueOf<(typeof TABLES)[T][C]> };
+type Row<T extends TableName> = { -readonly [C in keyof (typeof TABLES)[T]]: ValueOf<(typeof TABLES)[T][C]> };
 
 /** The schema as Kysely reads it: columns the database fills are optional on insert. */
 export type Tables = {

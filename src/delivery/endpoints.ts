@@ -25,7 +25,7 @@ export interface WebhookSetResult extends WebhookSettings {
  * How long the secret a rotation replaced keeps signing beside the new one: a day for the merchant
  * to deploy the new secret without a webhook its receiver refuses (docs/webhooks.md#rotating-the-secret).
  */
-export const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
+const SECRET_OVERLAP_MS = 24 * 60 * 60_000;
 
 /** Until when the replaced secret still signs, as of `now`: null once its overlap is over (or there is none). */
 export function stillSigningUntil(until: Date | null, now: Date): Date | null {

@@ -33,7 +33,7 @@ export interface FrontResult {
 }
 
 /** An error as the front end receives it: a machine code (when known) and a sentence. */
-export interface FrontResultError {
+interface FrontResultError {
   code?: string;
   message: string;
 }

@@ -33,7 +33,7 @@ export function pledgErrorType(code: ErrorCode, reason: string | undefined, paid
 }
 
 /** What the shopper's cancel tells the shop. */
-export const ABANDONMENT = { type: 'abandonment', message: 'The shopper cancelled the payment.' } as const;
+const ABANDONMENT = { type: 'abandonment', message: 'The shopper cancelled the payment.' } as const;
 
 /** The outcome to take back to the shop. */
 export type ShopOutcome =

@@ -15,7 +15,7 @@ export interface WebhookMessage {
  * What a webhook is about: a purchase (its Merchant API v1 id), or, for `payoutPaid`, a payout
  * and its figures (the merchant's, about no purchase: docs/webhooks.md#webhook-payload).
  */
-export type WebhookObjects =
+type WebhookObjects =
   | { purchaseId: string; clientId?: string; reconciliationMismatchId?: string }
   | { payoutId: string; amountCents: number; currency: string; businessDay: string; lineCount: number };
 

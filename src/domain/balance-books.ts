@@ -21,19 +21,8 @@
 export const BOOKS = ['psp_cash', 'shopper_receivable', 'merchant_payable', 'commission', 'shopper_fees', 'paid_out'] as const;
 export type Book = (typeof BOOKS)[number];
 
-export const JOURNAL_KINDS = [
-  'validated',
-  'capture',
-  'refund',
-  'chargeback',
-  'chargeback_reversal',
-  'plan_cancelled',
-  'credit_by_transfer',
-  'transfer_received',
-  'payout',
-  'payout_returned',
-] as const;
-export type JournalKind = (typeof JOURNAL_KINDS)[number];
+export type JournalKind =
+  'validated' | 'capture' | 'refund' | 'chargeback' | 'chargeback_reversal' | 'plan_cancelled' | 'credit_by_transfer' | 'transfer_received' | 'payout' | 'payout_returned';
 
 /** One leg: debit > 0, credit < 0, minor units. */
 export interface Leg {

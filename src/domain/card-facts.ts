@@ -3,7 +3,7 @@
  * decision record keeps of it: never the number, only its first six digits (the BIN, which names
  * the issuer), its last four, and a keyed fingerprint.
  */
-export type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
+type CardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown';
 
 export interface CardFacts {
   bin: string;

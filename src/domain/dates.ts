@@ -26,8 +26,8 @@ export function storableDate(iso: string): Date | undefined {
  * stay within the years {@link isStorableDate} holds; 1970 is the start of the Unix epoch, before
  * any record of the service.
  */
-export const FIRST_DAY = '1970-01-01';
-export const LAST_DAY = '9998-12-31';
+const FIRST_DAY = '1970-01-01';
+const LAST_DAY = '9998-12-31';
 
 /** How a refusal names the rule: `must be ${DAY_RULE}`. */
 export const DAY_RULE = `a calendar day YYYY-MM-DD, ${FIRST_DAY} to ${LAST_DAY}`;

@@ -49,8 +49,3 @@ export function nextDisputeState(current: DisputeState | undefined, kind: Disput
   if (target === 'won' || target === 'lost') return target;
   return current;
 }
-
-/** Whether a lost chargeback's amount was taken from the merchant (reconciliation and reports count it). */
-export function isLostChargeback(d: { kind: DisputeKind; state: DisputeState }): boolean {
-  return d.kind === 'chargeback' && d.state === 'lost';
-}

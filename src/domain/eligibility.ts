@@ -52,7 +52,7 @@ export interface RiskReason {
   message: string;
 }
 
-export interface ShopperFacts {
+interface ShopperFacts {
   email?: string;
   ip?: string;
   cardFingerprint?: string;

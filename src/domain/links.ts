@@ -34,11 +34,6 @@ export function pspNotificationUrl(publicUrl: string, pspAccountId: string): str
   return `${publicUrl}/api/psp/${toPublicId('psa', pspAccountId)}/notifications`;
 }
 
-/** The shopper's space (docs/shopper-space.md): the list of their purchases. */
-export function spaceUrl(publicUrl: string): string {
-  return `${publicUrl}/space`;
-}
-
 /** The shopper's space opened on one purchase (sign-in first when the browser has no session): the link of every receipt and notice. */
 export function spacePurchaseUrl(publicUrl: string, purchaseId: string): string {
   return `${publicUrl}${spacePurchasePath(purchaseId)}`;

@@ -3,8 +3,8 @@
  * characters). Long rather than complex (NIST SP 800-63B §5.1.1.2): at least 12 characters, at
  * most 1,024 (scrypt's input), and never the e-mail itself. Counted in code points.
  */
-export const PASSWORD_MIN = 12;
-export const PASSWORD_MAX = 1024;
+const PASSWORD_MIN = 12;
+const PASSWORD_MAX = 1024;
 
 export function newPasswordProblem(password: string, email: string): 'too_short' | 'too_long' | 'is_email' | undefined {
   const length = [...password].length;

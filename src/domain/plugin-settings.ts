@@ -12,7 +12,7 @@ import { pluginAmountMessage, readPluginAmountCents } from './plugin-amount.ts';
  */
 
 /** A billing or shipping address as the plugins send it; every part optional. */
-export interface PluginAddress {
+interface PluginAddress {
   street?: string;
   city?: string;
   zipcode?: string;
@@ -61,10 +61,10 @@ export interface PluginSettings {
 export type SettingsReading = { ok: true; settings: PluginSettings } | { ok: false; field: string; message: string };
 
 /** Query parameters that are Chipin's own or the signature itself, never settings. */
-export const NOT_SETTINGS = new Set(['signature', 'embed', 'parent_origin']);
+const NOT_SETTINGS = new Set(['signature', 'embed', 'parent_origin']);
 
 /** Metadata is stored and sent back with every notification: kept small, as the Token API's. */
-export const MAX_METADATA_BYTES = 8 * 1024;
+const MAX_METADATA_BYTES = 8 * 1024;
 
 const MAX_TEXT = 255;
 const ADDRESS_PARTS = ['street', 'city', 'zipcode', 'stateProvince', 'country'] as const;

@@ -18,9 +18,6 @@ export type ReconStatus = 'pending' | 'requires_action' | 'authorized' | 'captur
 export type MismatchKind = 'missing_at_psp' | 'unknown_to_chipin' | 'amount_differs' | 'status_differs';
 export type MismatchOperation = 'transaction' | 'capture' | 'refund' | 'chargeback';
 
-export const MISMATCH_KINDS: readonly MismatchKind[] = ['missing_at_psp', 'unknown_to_chipin', 'amount_differs', 'status_differs'];
-export const MISMATCH_OPERATIONS: readonly MismatchOperation[] = ['transaction', 'capture', 'refund', 'chargeback'];
-
 /** Chipin's side of one transaction: its payment's figures, and what lost chargebacks took back. */
 export interface ChipinView {
   transactionId: string;
@@ -107,7 +104,7 @@ export function dedupePspRecords<T extends { transactionId: string }>(records: r
 }
 
 /** Compares one transaction both sides have; [] when they agree. */
-export function compareTransaction(chipin: ChipinView, psp: PspView): Mismatch[] {
+function compareTransaction(chipin: ChipinView, psp: PspView): Mismatch[] {
   const out: Mismatch[] = [];
   const base = { transactionId: chipin.transactionId, chipinStatus: chipin.status, pspStatus: psp.status, currency: chipin.currency };
   for (const { operation, sum } of OPERATIONS) {

@@ -38,7 +38,7 @@ export interface RefundSource {
 }
 
 /** What the payment still holds: captured − refunded − charged back, never below 0. */
-export function heldCents(s: RefundSource): number {
+function heldCents(s: RefundSource): number {
   return Math.max(0, s.capturedCents - s.refundedCents - s.chargedBackCents);
 }
 

@@ -145,7 +145,7 @@ function normaliseCard(fingerprint: string): string {
 }
 
 /** `203.0.113.0/24`, `2001:db8::/32` or a single address; undefined unless well-formed. */
-export function parseIpRange(range: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+function parseIpRange(range: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
   const [address = '', prefixText, extra] = range.trim().split('/');
   if (extra !== undefined) return undefined;
   const version = isIP(address);

@@ -41,7 +41,7 @@ export const NO_HISTORY: Readonly<ShopperHistory> = {
 export type ScoreReasonCode =
   'FIRST_PURCHASE' | 'RETURNING_SHOPPER' | 'PAST_DECLINES' | 'PAST_FAILED_PURCHASES' | 'PAST_CHARGEBACKS' | 'OUTSTANDING_CREDIT' | 'KNOWN_SINCE' | 'AMOUNT_ABOVE_HISTORY';
 
-export interface ScoreReason {
+interface ScoreReason {
   code: ScoreReasonCode;
   /** Points added (positive) or taken (negative). */
   points: number;

@@ -96,7 +96,7 @@ export type RequestedDates = {
 export const MAX_BALANCE_DELAY_DAYS = 365;
 
 /** The longest funding, in months from `created`, an installment plan may have (docs/schedules.md#requested-dates). */
-export const MAX_FUNDING_MONTHS = 12;
+const MAX_FUNDING_MONTHS = 12;
 
 /** A refusal caused by the request (amount, date) measured against the offer's terms. */
 export class ScheduleError extends Error {

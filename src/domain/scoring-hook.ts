@@ -27,7 +27,7 @@ export type HookDecision = 'accept' | 'refuse';
 export const HOOK_DECISIONS: readonly HookDecision[] = ['accept', 'refuse'];
 
 /** What the hook may say besides its decision: a reason code of its own, a score. */
-export const HOOK_REASON_PATTERN = /^[A-Z0-9_]{1,64}$/;
+const HOOK_REASON_PATTERN = /^[A-Z0-9_]{1,64}$/;
 
 /** The largest answer read: the hook's JSON is a few dozen bytes. */
 export const HOOK_ANSWER_MAX_BYTES = 16_384;

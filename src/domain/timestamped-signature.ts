@@ -13,10 +13,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 
 /** A signature older (or further in the future) than this is `stale`. */
-export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
+const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 
 /** HMAC-SHA256 of `<t>.<rawBody>`; a string key is taken as its UTF-8 bytes. */
-export function timestampedMac(secret: Buffer | string, timestamp: number, rawBody: string): Buffer {
+function timestampedMac(secret: Buffer | string, timestamp: number, rawBody: string): Buffer {
   return createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest();
 }
 

@@ -7,7 +7,7 @@ import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
  * validator's images, and upgraded every request to https, which broke the page on a sandbox
  * served over http), never framed (docs/security.md#content-security-policy).
  */
-export const API_DOCS_CSP =
+const API_DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Chipin's mark as the tab's icon, instead of the framework's. */

@@ -33,7 +33,7 @@ export interface IdempotentResult<T> {
  * percent-encoded so that no value can spell another scope. A route without parameters has the
  * scope `METHOD /template`, what the raw URL was for its one spelling.
  */
-export function idempotencyScope(method: string, route: string, resource: Readonly<Record<string, string>>): string {
+function idempotencyScope(method: string, route: string, resource: Readonly<Record<string, string>>): string {
   const parts = Object.keys(resource)
     .sort()
     .map((name) => ` ${name}=${encodeURIComponent(resource[name]!)}`);

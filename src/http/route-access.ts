@@ -19,7 +19,7 @@ import { adminOnly, under } from '../dashboard/roles.ts';
 export type Who = 'anyone' | 'api_key' | 'staff' | 'admin' | 'shopper';
 
 /** How a caller proves who they are on a route, for the reader of docs/security.md. */
-export type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'shopper session cookie';
+type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'shopper session cookie';
 
 export interface RouteAccess {
   who: Who;

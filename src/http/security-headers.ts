@@ -4,7 +4,7 @@
  * hosts under the service's own (`PUBLIC_URL`'s host) are https too
  * (docs/security.md#security-headers).
  */
-export const HSTS = 'max-age=31536000; includeSubDomains';
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 /**
  * The headers every answer of the service carries, pages, documents and API answers alike, set

@@ -46,7 +46,7 @@ export interface Job {
 }
 
 /** What a handler may use besides the job. */
-export interface JobContext {
+interface JobContext {
   /** The database, outside any transaction: open one with `db.transaction` as needed. */
   db: Database;
   clock: Clock;

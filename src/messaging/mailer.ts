@@ -14,7 +14,7 @@ export interface OutgoingMail {
  * What became of a send. `accepted` is true only when the mail server (or, in sandbox without
  * SMTP_URL, the recording transport) took the message for this recipient.
  */
-export interface MailResult {
+interface MailResult {
   accepted: boolean;
   /** Message-ID of the sent message. */
   messageId?: string;

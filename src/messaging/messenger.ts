@@ -36,7 +36,7 @@ export interface CreditTerms {
 }
 
 /** One payment of a plan: its date ('yyyy-mm-dd') and what is charged then, fees included. */
-export interface PlanLine {
+interface PlanLine {
   dueDate: string;
   amountCents: number;
 }

@@ -49,12 +49,6 @@ function field(form: Record<string, unknown>, name: string): string {
   return typeof v === 'string' ? v.trim() : '';
 }
 
-/** The card as typed, or undefined when a field is missing or malformed (the PSP judges the rest). */
-export function readCard(form: Record<string, unknown>, now: Date): TypedCard | undefined {
-  const checked = checkCard(form, now);
-  return checked.ok ? checked.card : undefined;
-}
-
 /** The card as typed, or which fields are missing or malformed (in the form's order). */
 export function checkCard(form: Record<string, unknown>, now: Date): { ok: true; card: TypedCard } | { ok: false; fields: CardField[] } {
   const number = field(form, 'card_number').replace(/[\s-]/g, '');

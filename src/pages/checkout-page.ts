@@ -63,7 +63,7 @@ export interface FallbackChoice {
 }
 
 /** The button of a fallback: "Pay 300.00 € now" (SHARED, the leader alone), "Pay in 3 installments of 100.00 €", "Pay 300.00 € on 25 Dec 2026". */
-export function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
+function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
   const lines = f.schedule?.INSTALLMENT ?? [];
   const first = lines[0];
   if (f.offer.type === 'SHARED' || !first) return t.fallbackPayNow(formatMoney(p.amountCents, p.currency, lang));
@@ -143,7 +143,7 @@ ${creditDisclosure(v, s, t)}
  * and as prominent as the total: amount financed (what is not paid at checkout), fees (the total
  * cost of credit), total amount due, and the fixed APR (TAEG) of the schedule simulation.
  */
-export function creditFigures(v: { purchase: { amountCents: number }; offer: { type: string } }, s: Schedule): { financed: number; fees: number; total: number; taeg: number } {
+function creditFigures(v: { purchase: { amountCents: number }; offer: { type: string } }, s: Schedule): { financed: number; fees: number; total: number; taeg: number } {
   const fees = s.INSTALLMENT.reduce((sum, l) => sum + l.fees, 0);
   const financed = v.offer.type === 'DEFERRED' ? v.purchase.amountCents : v.purchase.amountCents - s.INSTALLMENT[0]!.amount_cents;
   return { financed, fees, total: v.purchase.amountCents + fees, taeg: s.taeg };

@@ -7,7 +7,7 @@ export interface FormErrors {
   fields?: Record<string, string>;
 }
 
-export function hasErrors(e: FormErrors | undefined): boolean {
+function hasErrors(e: FormErrors | undefined): boolean {
   return !!e && (!!e.message || Object.keys(e.fields ?? {}).length > 0);
 }
 

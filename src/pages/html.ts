@@ -5,8 +5,7 @@ import { html, raw, type SafeHtml } from '../html/html.ts';
  * Our pages load nothing from elsewhere: our own script and styles only. `form-action` allows
  * the redirect after a payment to reach the merchant's callback or the 3-D Secure page.
  */
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'self'";
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'self'";
 
 /**
  * The sandbox PSP's 3-D Secure page may be framed by any site: like a bank's challenge page
@@ -48,7 +47,7 @@ export function gtuLink(t: { gtu: string }, offer: MerchantPageSettings | undefi
 }
 
 /** JSON inside a `<script type="application/json">` block: `<` escaped so no text can close it. */
-export function jsonScript(id: string, value: unknown): SafeHtml {
+function jsonScript(id: string, value: unknown): SafeHtml {
   // Script content is not HTML-decoded: entities would corrupt the JSON, and `\u003c` alone keeps it inert.
   return html`<script type="application/json" id="${id}">${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}</script>`;
 }

@@ -150,7 +150,7 @@ export async function installmentAttempts(sql: Sql, accountId: string, id: strin
 }
 
 /** 'yyyy-mm-dd' from a `date` column, whatever the driver answers. */
-export function isoDay(d: string | Date): string {
+function isoDay(d: string | Date): string {
   return typeof d === 'string' ? d.slice(0, 10) : d.toISOString().slice(0, 10);
 }
 

@@ -9,7 +9,7 @@ import type { Mismatch, MismatchKind, MismatchOperation, ReconStatus } from '../
 
 const NIL = '00000000-0000-0000-0000-000000000000';
 
-export type RunState = 'running' | 'interrupted' | 'completed';
+type RunState = 'running' | 'interrupted' | 'completed';
 export type MismatchState = 'open' | 'explained' | 'resolved';
 
 export interface RunRow {

@@ -15,7 +15,7 @@ export type RefundState = 'pending' | 'succeeded' | 'failed';
  * lowered; `transfer`: paid back by the operator's bank transfer, on a purchase the shopper paid by
  * transfer (docs/money-operations.md#refunds-by-transfer).
  */
-export type AllocationKind = 'refund' | 'installment' | 'transfer';
+type AllocationKind = 'refund' | 'installment' | 'transfer';
 
 /** The part of a refund given back by bank transfer: no payment, no installment. */
 export interface TransferAllocation {
@@ -272,15 +272,6 @@ export async function listRefunds(sql: Sql, accountId: string, purchaseId: strin
     purchaseId,
   ]);
   return rows.map((r) => toRefund(r, allocations));
-}
-
-/** Refunds of the account with an allocation still waiting for the PSP (resumed by a job). */
-export async function hasPendingAllocations(sql: Sql, accountId: string, refundId: string): Promise<boolean> {
-  const { rows } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM refund_allocations WHERE account_id = $1 AND refund_id = $2 AND state = 'pending'", [
-    accountId,
-    refundId,
-  ]);
-  return rows[0]!.n > 0;
 }
 
 /** Whether another refund allocation of this payment is still waiting for the PSP (its refund may be the one the PSP shows). */

@@ -11,7 +11,7 @@ import { postJournal } from './balance-repository.ts';
  */
 
 /** The journal key of a purchase's validation, unique per merchant (what tells a purchase validated). */
-export const validatedJournal = (purchaseId: string) => `validated:${purchaseId}`;
+const validatedJournal = (purchaseId: string) => `validated:${purchaseId}`;
 
 /** What the bookings read of a purchase: its mode, amount and currency, and whether its validation was booked. */
 interface PurchaseFacts {
@@ -83,7 +83,7 @@ async function givenUpSoFar(sql: Sql, accountId: string, purchaseId: string): Pr
  * validated, the money goes back against the shopper's receivable instead (nothing was owed to the
  * merchant). Answers whether a journal was booked now.
  */
-export async function bookGivenUp(
+async function bookGivenUp(
   sql: Sql,
   g: { accountId: string; purchaseId: string; journal: string; kind: GivenUpKind; counter: 'psp_cash' | 'shopper_receivable'; deltaCents: number; occurredAt: Date },
 ): Promise<boolean> {

@@ -18,7 +18,7 @@ function open(box: SecretBox, sealed: string): BankDetails {
   return { holderName: parsed.holder_name, iban: parsed.iban, bic: parsed.bic };
 }
 
-export function sealBankDetails(box: SecretBox, d: BankDetails): string {
+function sealBankDetails(box: SecretBox, d: BankDetails): string {
   return box.seal(JSON.stringify({ holder_name: d.holderName, iban: d.iban, bic: d.bic }));
 }
 

@@ -25,7 +25,7 @@ export interface BankDetailsView {
 export type BankDetailsCheck = { ok: true; details: BankDetails } | { ok: false; field: 'holder_name' | 'iban' | 'bic'; message: string };
 
 /** Longest name a SEPA credit transfer carries (`Nm`, Max70Text). */
-export const HOLDER_NAME_MAX = 70;
+const HOLDER_NAME_MAX = 70;
 
 /**
  * Territories whose banks use their own country code in the BIC but their parent country's IBAN

@@ -52,7 +52,7 @@ function payoutLine(p: PayoutRow): string {
   return `${toPublicId('po', p.id)}  ${toPublicId('acc', p.account_id)}  ${p.business_day}  ${decimalOfCents(p.amount_cents)} ${p.currency}  ${p.line_count} line(s)  ${p.status}`;
 }
 
-export function payoutJson(p: PayoutRow) {
+function payoutJson(p: PayoutRow) {
   return {
     payout_id: toPublicId('po', p.id),
     account_id: toPublicId('acc', p.account_id),

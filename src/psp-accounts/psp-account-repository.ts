@@ -132,12 +132,6 @@ export async function deletePspAccount(sql: Sql, accountId: string, id: string):
   return rows.length > 0;
 }
 
-/** Every offer's PSP binding for one account, keyed by PSP accounts that are used. */
-export async function offersOfPspAccount(sql: Sql, accountId: string, id: string): Promise<string[]> {
-  const { rows } = await sql.query<{ id: string }>('SELECT id FROM offers WHERE account_id = $1 AND psp_account_id = $2 ORDER BY created_at, id', [accountId, id]);
-  return rows.map((r) => r.id);
-}
-
 /** Every connector name a stored offer or PSP account names, sorted (checked against the build at boot). */
 export async function pspNamesInUse(sql: Sql): Promise<string[]> {
   const { rows } = await sql.query<{ psp: string }>('SELECT psp FROM offers UNION SELECT psp FROM psp_accounts ORDER BY psp');

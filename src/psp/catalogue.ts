@@ -6,7 +6,7 @@
  * /api/backoffice/psp_catalogue` serves it, and each connector of `GET /api/backoffice/psps` lists
  * the names it reaches.
  */
-export type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hyperswitch' } | { kind: 'not_yet'; reason: string; why: NotYetWhy };
+type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hyperswitch' } | { kind: 'not_yet'; reason: string; why: NotYetWhy };
 
 /**
  * Why a PSP is not reached, as data, for a page to say in its language (`notReachedWhy` in

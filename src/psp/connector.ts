@@ -123,7 +123,7 @@ export interface PspRecord {
  * and read back by another process), opaque to Chipin: only the connector that wrote it reads it.
  */
 export type PspState = { readonly [field: string]: JsonValue };
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [field: string]: JsonValue };
+type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [field: string]: JsonValue };
 
 /**
  * A transaction as later calls name it: its id and the {@link PspState} stored from the last

@@ -42,7 +42,7 @@ export function validateCredentials(def: ConnectorDefinition, credentials: Reado
 }
 
 /** How a secret reads back: `…` and its last 4 characters (all of it hidden when shorter than 8). */
-export function maskSecret(value: string): string {
+function maskSecret(value: string): string {
   return value.length >= 8 ? `…${value.slice(-4)}` : '…';
 }
 

@@ -60,7 +60,7 @@ export interface ConnectorDefinition {
 export type PspEnvironment = 'test' | 'live';
 
 /** See {@link ConnectorDefinition.authorizationValidity}; the table: docs/psp-connectors.md#authorisation-validity. */
-export interface AuthorizationValidity {
+interface AuthorizationValidity {
   /** Days a hold stays capturable when its card brand has no figure of its own. */
   readonly default: number;
   /** Days per card brand, as the tokeniser names it (`visa`, `mastercard`, …), where the PSP documents it. */

@@ -4,7 +4,7 @@ import type { ConnectorDefinition, PspEnvironment } from './definition.ts';
 import { PspHttp } from './psp-http.ts';
 
 /** The configuration variable that lets an operator add hosts (named in refusals). */
-export const ALLOWLIST_VARIABLE = 'PSP_ENDPOINT_ALLOWLIST';
+const ALLOWLIST_VARIABLE = 'PSP_ENDPOINT_ALLOWLIST';
 
 /** Whether `host` (normalised) matches a published host pattern: exact, or `*suffix` for the start of the first label. */
 export function matchesHostPattern(pattern: string, host: string): boolean {

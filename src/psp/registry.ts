@@ -31,7 +31,7 @@ const FIELD = /^[a-z][a-z0-9_]{0,63}$/;
 const METHODS = ['attachPaymentMethod', 'authorize', 'capture', 'void', 'refund', 'chargeOffSession', 'retrieve', 'verifyNotification', 'verifyCredentials'] as const;
 
 /** How long a built connector instance is used before the registry checks its PSP account again. */
-export const CONNECTOR_CACHE_MS = 5_000;
+const CONNECTOR_CACHE_MS = 5_000;
 
 /** An offer or payment names a connector this build does not have. */
 export class UnknownPspError extends Error {
@@ -83,7 +83,7 @@ export interface StoredPspAccount {
  * notification to it, before its payment tells the merchant). The composition root gives the
  * repository's.
  */
-export type PspAccountLoader = (accountId: string | null, pspAccountId: string) => Promise<StoredPspAccount | undefined>;
+type PspAccountLoader = (accountId: string | null, pspAccountId: string) => Promise<StoredPspAccount | undefined>;
 
 /**
  * A connector bound to the PSP account it was built for (`null`: the built-in sandbox of an

@@ -9,14 +9,14 @@ import type { Product, Purchase } from './purchase.ts';
  * Columns selected for a Purchase, with the client joined as `c`. `refunded_cents` is the sum of
  * the purchase's succeeded refund allocations, kept on its row by a trigger (migration 049).
  */
-export const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
+const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.language_set, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
   p.refunded_cents, p.merchant_origin, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
   to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date,
   c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name, c.last_name AS client_last_name`;
 
-export interface PurchaseRow {
+interface PurchaseRow {
   id: string;
   account_id: string;
   offer_id: string;
@@ -52,7 +52,7 @@ export interface PurchaseRow {
   client_last_name: string | null;
 }
 
-export function toPurchase(r: PurchaseRow): Purchase {
+function toPurchase(r: PurchaseRow): Purchase {
   return {
     id: r.id,
     accountId: r.account_id,

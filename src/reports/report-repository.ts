@@ -9,7 +9,7 @@ import type { Sql } from '../db/database.ts';
 
 /** The purchase states a report counts, as reached that day (`purchase_events` of a move). */
 export const REPORT_OUTCOMES = ['LEADER_PROCESSED', 'SUCCESSFUL', 'FAILED', 'CANCELLED', 'ABORTED', 'REFUNDED'] as const;
-export type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
+type ReportOutcome = (typeof REPORT_OUTCOMES)[number];
 
 /** Where a row of the report sits: its day, PSP account and currency (the order of the rows). */
 export interface ReportKey {

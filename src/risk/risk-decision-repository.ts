@@ -147,7 +147,7 @@ export async function decisionsPage(
 }
 
 /** Rows deleted per statement of the retention purge: each DELETE stays short, whatever the backlog. */
-export const RISK_DECISION_PURGE_BATCH = 1_000;
+const RISK_DECISION_PURGE_BATCH = 1_000;
 /** Batches per run at most (a million rows): a larger backlog is left to the next hourly run. */
 const PURGE_MAX_BATCHES = 1_000;
 
@@ -156,7 +156,7 @@ const PURGE_MAX_BATCHES = 1_000;
  * every account (an operator's retention, not an account's); found by `risk_decisions_created_idx`
  * (migration 034). Answers how many went.
  */
-export async function purgeRiskDecisions(sql: Sql, before: Date, batch: number): Promise<number> {
+async function purgeRiskDecisions(sql: Sql, before: Date, batch: number): Promise<number> {
   const { rows } = await sql.query<{ n: number }>(
     `WITH gone AS (DELETE FROM risk_decisions WHERE id IN (SELECT id FROM risk_decisions WHERE created_at < $1 LIMIT $2) RETURNING 1)
      SELECT count(*)::int AS n FROM gone`,

@@ -1,7 +1,7 @@
 import type { Lang } from '../i18n/lang.ts';
 
 /** What the shop's script says as the payment goes (`{uid}`, `{id}`… filled in by src/sandbox/assets/demo-shop.js). */
-export interface DemoShopScriptTexts {
+interface DemoShopScriptTexts {
   opening: string;
   paid: string;
   error: string;

@@ -17,14 +17,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The checkout page, inside an embedding frame, names its purchase (on every load). */
-export interface ReadyMessage {
+interface ReadyMessage {
   chipin: typeof PROTOCOL_VERSION;
   type: 'chipin:ready';
   purchase_uid: string;
 }
 
 /** Whether the hosted form can be submitted now (externalCheckoutValidation: the merchant's button follows it). */
-export interface FormStatusMessage {
+interface FormStatusMessage {
   chipin: typeof PROTOCOL_VERSION;
   type: 'chipin:form-status';
   purchase_uid: string;
@@ -39,7 +39,7 @@ export interface InvalidRequestMessage {
 }
 
 /** The original provider's error types (and `abandonment`, which its plugins test for), as the hosted page adds them to an error (src/delivery/shop-return.ts). */
-export const PLEDG_ERROR_TYPES = [
+const PLEDG_ERROR_TYPES = [
   'invalid_request_error',
   'maintenance',
   'internal_error',
@@ -52,7 +52,7 @@ export const PLEDG_ERROR_TYPES = [
 export type PledgErrorType = (typeof PLEDG_ERROR_TYPES)[number];
 
 /** `chipin:error` as the Pledg script reads it: the error's `type` kept when it is one of the original's. */
-export type PledgErrorMessage = ErrorMessage & { error: ChipinError & { type?: PledgErrorType } };
+type PledgErrorMessage = ErrorMessage & { error: ChipinError & { type?: PledgErrorType } };
 
 export type PledgFrameMessage = Exclude<ChipinMessage, ErrorMessage> | PledgErrorMessage | ReadyMessage | FormStatusMessage | InvalidRequestMessage;
 

@@ -49,7 +49,7 @@ export interface ChipinError {
   retryable: boolean;
 }
 
-export interface ResultMessage {
+interface ResultMessage {
   chipin: typeof PROTOCOL_VERSION;
   type: 'chipin:result';
   purchase_uid: string;
@@ -69,7 +69,7 @@ export interface ErrorMessage {
 }
 
 /** The shopper pressed Escape inside the frame (keys pressed there never reach the merchant's page). */
-export interface CancelMessage {
+interface CancelMessage {
   chipin: typeof PROTOCOL_VERSION;
   type: 'chipin:cancel';
   purchase_uid: string;

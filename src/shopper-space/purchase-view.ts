@@ -13,7 +13,7 @@ import type { ShopperIdentity } from './identity.ts';
 import { potOf, receiptsOf, shopperPartyOf } from './shopper-purchase-repository.ts';
 
 /** One payment of the leader's plan: its date, what is charged (fees included), and where it stands. */
-export interface PlanLineView {
+interface PlanLineView {
   /** 1-based. */
   number: number;
   dueDate: string;

@@ -4,7 +4,7 @@ import type { Clock } from '../domain/clock.ts';
 import { purgeEndedShopperRows } from './session-repository.ts';
 
 /** How often each process purges (wall clock). */
-export const SHOPPER_PURGE_EVERY_MS = 3_600_000;
+const SHOPPER_PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Deletes the space's sessions ended, and sign-in requests expired, more than a day ago (by the

@@ -20,7 +20,7 @@ import { findSignInRequestByToken, insertSignInRequest, tryCodeRequest, useSignI
 /** A link works for 15 minutes, a code for 10, with 5 tries (docs/shopper-space.md#sign-in). */
 export const LINK_MINUTES = 15;
 export const CODE_MINUTES = 10;
-export const CODE_TRIES = 5;
+const CODE_TRIES = 5;
 
 export interface SignInDeps {
   db: Database;

@@ -74,7 +74,7 @@ export async function cancelPurchase(deps: PaymentDeps, input: { accountId: stri
 }
 
 /** Voids the purchase's holds still authorised; what the PSP refuses or cannot take now is followed up by a durable job. */
-export async function voidHolds(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<void> {
+async function voidHolds(deps: PaymentDeps, accountId: string, purchaseId: string): Promise<void> {
   for (const id of await heldPaymentIds(deps.db, accountId, purchaseId)) {
     const hold = (await findPayment(deps.db, accountId, id))!;
     const released = await releaseOnce(deps, hold, `${hold.idempotency_key}:cancel`);

@@ -26,7 +26,7 @@ export interface EligibilityDeps {
 }
 
 /** What the caller tells about the shopper; all optional (docs/risk.md#the-eligibility-call). */
-export interface ShopperData {
+interface ShopperData {
   email?: string;
   phone?: string;
   /** ISO 3166 alpha-2; kept for the payment-time decision and the external score (not read by a built-in rule yet). */

@@ -41,7 +41,7 @@ import type { PaymentDeps } from './deps.ts';
 export type DisputeNoticeOutcome = 'unknown_payment' | 'parked' | 'unchanged' | 'changed';
 
 /** The retry of a kept notice (docs/money-operations.md#refunds-and-disputes). */
-export const PARKED_NOTICE_JOB = 'dispute.parked_notice';
+const PARKED_NOTICE_JOB = 'dispute.parked_notice';
 /** A kept notice is first tried again this long after it came, then after as long again as it has waited (at most a day between tries). */
 const PARKED_FIRST_RETRY_MS = 5_000;
 const PARKED_MAX_RETRY_MS = 86_400_000;
@@ -194,7 +194,7 @@ async function applyWaitingNotices(tx: Sql, deps: Deps, where: Where, payment: D
  * Answers when to try again while none has, nothing once applied (or too old to be tried again:
  * it stays kept).
  */
-export async function retryParkedNotice(deps: Deps, accountId: string, noticeId: number): Promise<{ retryAt: Date } | undefined> {
+async function retryParkedNotice(deps: Deps, accountId: string, noticeId: number): Promise<{ retryAt: Date } | undefined> {
   const kept = await findParkedNotice(deps.db, accountId, noticeId);
   if (!kept || kept.matchedAt) return undefined;
   const where = { accountId, pspAccountId: kept.pspAccountId };

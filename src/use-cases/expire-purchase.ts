@@ -9,8 +9,6 @@ import { EXPIRED_COMMENT } from '../domain/purchase-states.ts';
 import type { DueWorkRunner } from '../jobs/due-work.ts';
 import { SerialRuns } from '../jobs/serial-runs.ts';
 
-export { EXPIRED_COMMENT };
-
 /**
  * The job that expired a purchase before `purchases.expires_at` and its sweep (migration 039).
  * No purchase is created with one any more, but its handler stays registered

@@ -21,7 +21,7 @@ import type { PaymentDeps } from './deps.ts';
 export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorization' | 'pot_settlement' | 'shopper_payment' | 'card_change';
 
 /** How long a claim lives without renewal: longer than the PSP calls an operation makes between two renewals (15 s each at most: src/psp/registry.ts). */
-export const CLAIM_LEASE_MS = 120_000;
+const CLAIM_LEASE_MS = 120_000;
 /** When a job that found the purchase claimed runs again (service clock). */
 export const CLAIM_RETRY_MS = 30_000;
 /**

@@ -16,7 +16,7 @@ import type { PspAccountDeps } from './psp-accounts.ts';
  */
 
 /** The largest fixed commission, in minor units (1,000,000.00): high enough for any price list, low enough to stop a typo. */
-export const COMMISSION_FIXED_MAX = 100_000_000;
+const COMMISSION_FIXED_MAX = 100_000_000;
 
 export interface OfferModeInput {
   mode: 'back' | 'transfer';

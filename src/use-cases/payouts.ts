@@ -189,7 +189,7 @@ async function tellPaid(tx: Sql, p: PayoutRow, now: Date): Promise<void> {
 }
 
 /** Why the next run pays a currency's balance or not, as the back office says it. */
-export type NextPayout = 'on_next_run' | 'no_bank_details' | 'debit_balance' | 'nothing_owed';
+type NextPayout = 'on_next_run' | 'no_bank_details' | 'debit_balance' | 'nothing_owed';
 
 export interface MerchantBalance {
   currency: string;

@@ -25,7 +25,7 @@ import { savedCard } from './stored-card.ts';
 export const REAUTH_JOB = 'payment.reauthorize';
 
 /** How long before a hold lapses it is renewed at the latest: a day, so that a failed run has time to be retried. */
-export const REAUTH_MARGIN_MS = 86_400_000;
+const REAUTH_MARGIN_MS = 86_400_000;
 
 /** The renewal period of an offer that can no longer be read (deleted since): the doc's default, 7 days. */
 const DEFAULT_RENEWAL_DAYS = 7;
@@ -56,7 +56,7 @@ export function holdLapsesAt(heldSince: Date, validityDays: number): Date {
  * network allows: docs/money-operations.md#re-authorisation) nor sooner than that margin after it
  * was placed, so that a renewal is never renewed at once in its turn.
  */
-export function renewalAt(heldSince: Date, lapses: Date, renewalDays: number): Date {
+function renewalAt(heldSince: Date, lapses: Date, renewalDays: number): Date {
   const latest = lapses.getTime() - REAUTH_MARGIN_MS;
   const wanted = heldSince.getTime() + Math.max(renewalDays * DAY_MS, REAUTH_MARGIN_MS);
   return new Date(Math.min(latest, wanted));

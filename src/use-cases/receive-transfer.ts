@@ -13,7 +13,7 @@ import { loadPayState, setLeaderTerms } from '../payments/pay-state-repository.t
 import { unresolvedLeaderAttempt } from '../payments/payment-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 
-export interface ReceivedPurchase {
+interface ReceivedPurchase {
   accountId: string;
   purchaseId: string;
   state: PurchaseState;

@@ -46,7 +46,7 @@ import type { PaymentDeps } from './deps.ts';
 export const MAX_RECON_DAYS = 31;
 
 /** Payments compared per page of the payments' pass. */
-export const RECON_PAGE = 100;
+const RECON_PAGE = 100;
 
 export type ReconDeps = Pick<PaymentDeps, 'db' | 'clock' | 'psps' | 'logger'>;
 

@@ -26,9 +26,9 @@ import type { PaymentDeps } from './deps.ts';
 
 export const PRECHARGE_NOTICE_JOB = 'notice.precharge';
 /** The pre-charge notice goes this long before an off-session charge… */
-export const PRECHARGE_NOTICE_DAYS = 3;
+const PRECHARGE_NOTICE_DAYS = 3;
 /** …and not at all when the charge is closer than this (the checkout receipt already gave its date and amount). */
-export const PRECHARGE_MIN_LEAD_MS = 24 * 3_600_000;
+const PRECHARGE_MIN_LEAD_MS = 24 * 3_600_000;
 
 type Notice<K extends ShopperNotice['kind']> = Extract<ShopperNotice, { kind: K }>;
 type Distribute<T> = T extends unknown ? Omit<T, keyof NoticeBase> : never;

@@ -19,7 +19,7 @@ export interface SwitchOfferDeps {
 }
 
 /** Why a switch is refused: the hosted page words each in the shopper's language. */
-export type SwitchRefusal =
+type SwitchRefusal =
   /** The target is not among the current offer's fallbacks (or not an offer of the account). */
   | { code: 'not_offered' }
   /** The target offer cannot take this purchase: another currency, outside its amount limits, no schedule. */

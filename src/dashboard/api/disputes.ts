@@ -21,7 +21,7 @@ export const EVIDENCE_MAX_LENGTH = 20_000;
 const invalid = (message: string) => new ApiError(400, 'invalid_request', message);
 
 /** The states `state=` selects: `open` (default) lists open and evidence-sent disputes, those still awaiting the bank. */
-export function statesOf(state: string | undefined): readonly DisputeState[] | undefined {
+function statesOf(state: string | undefined): readonly DisputeState[] | undefined {
   if (state === undefined || state === 'open') return ['open', 'evidence_sent'];
   if (state === 'all') return DISPUTE_STATES;
   return (DISPUTE_STATES as readonly string[]).includes(state) ? [state as DisputeState] : undefined;

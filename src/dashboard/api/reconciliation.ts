@@ -62,7 +62,7 @@ const Mismatch = Type.Object(
   { title: 'ReconciliationMismatch' },
 );
 
-export function runJson(r: RunRow) {
+function runJson(r: RunRow) {
   return {
     id: r.id,
     psp: r.psp,
@@ -79,7 +79,7 @@ export function runJson(r: RunRow) {
   };
 }
 
-export function mismatchJson(m: MismatchRow) {
+function mismatchJson(m: MismatchRow) {
   return {
     id: m.id,
     run_id: m.run_id,

@@ -85,7 +85,7 @@ function decisionJson(d: RiskDecisionRow) {
 }
 
 /** The CSV's columns, in order (docs/risk.md#the-export lists them). */
-export const RISK_DECISION_CSV_COLUMNS = [
+const RISK_DECISION_CSV_COLUMNS = [
   'id',
   'created_at',
   'purchase_uid',

@@ -103,7 +103,7 @@ export function offerInputLabel(t: DashboardTexts, o: Offer, input: OfferInput):
 }
 
 /** A yes/no choice as the form sends it (a select, so that "no" is sent too, unlike an unticked checkbox). */
-export const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
 /** What the inputs show: the offer's terms as typed numbers (a percent with 2 decimals is exactly the basis points, as an amount with 2 decimals is the cents). */
 function inputsOf(o: Offer): Record<OfferInput, string> {

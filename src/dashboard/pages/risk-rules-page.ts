@@ -41,7 +41,7 @@ export interface RiskFormView {
 }
 
 /** A refusal worded in the page's language, the rule named: "Plans per shopper in a day: must be …". */
-export function riskErrorText(lang: Lang, view: Pick<RiskFormView, 'currency'>, error: RiskFormError): { rule: string; why: string } {
+function riskErrorText(lang: Lang, view: Pick<RiskFormView, 'currency'>, error: RiskFormError): { rule: string; why: string } {
   const t = DASHBOARD_TEXT[lang];
   const money = (minor: number) => (view.currency === null ? `${minor} (${t.riskForm.minorUnits})` : formatMoney(minor, view.currency, lang));
   return { rule: t.riskRules.names[error.rule], why: t.riskRuleRefusal(error.refusal, { money }) };

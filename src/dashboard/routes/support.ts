@@ -20,8 +20,7 @@ const LANG_COOKIE = 'chipin_dashboard_lang';
  * merchant, no back-office page does). Never framed, by anyone (`frame-ancestors 'none'`): no
  * clickjacking of its refund and cancel buttons.
  */
-export const BACK_OFFICE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const BACK_OFFICE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** `?lang=` (remembered in a cookie for the next pages), else that cookie, else Accept-Language. */
 export function dashboardLang(request: FastifyRequest, reply: FastifyReply): Lang {

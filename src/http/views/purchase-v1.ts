@@ -25,7 +25,7 @@ export const ErrorNotificationUrl = Type.String({
     'Receives the error notification, once, when the purchase fails before it was secured: `{"signature": <JWT HS256 of {reference, purchase_state (PRIMARY_KO, SCORING_KO), purchase_uid, state}>}` signed with the offer\'s secret. http(s) or mailto:, as paymentNotificationUrl',
 });
 
-export const ProductSchema = Type.Object(
+const ProductSchema = Type.Object(
   {
     ref: Type.Optional(str(255)),
     label: Type.Optional(str(255)),
@@ -36,7 +36,7 @@ export const ProductSchema = Type.Object(
 );
 
 /** Bounds of a purchase's `metadata` (Merchant API v1; the purchase link has the same byte bound). */
-export const MAX_METADATA_KEYS = 50;
+const MAX_METADATA_KEYS = 50;
 export const MAX_METADATA_BYTES = 8 * 1024;
 
 export const NewPurchasePayload = Type.Object(

@@ -6,7 +6,7 @@ const State = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Ty
   description: '`pending` while a PSP call is under way (retried), `succeeded`, or `failed` (the PSP refused; `failure_reason` says why)',
 });
 
-export const RefundAllocationSchema = Type.Object(
+const RefundAllocationSchema = Type.Object(
   {
     kind: Type.Union([Type.Literal('refund'), Type.Literal('installment'), Type.Literal('transfer')], {
       description:

@@ -61,7 +61,6 @@ import { readReport, recordsOf, reportFileName, ReportFormatError, type ReportRo
  * the payment and given back in every later call (./state.ts); a webhook's news is folded in by
  * `retrieve(ref, { notification })`.
  */
-export { ADYEN_API_VERSION } from './sdk.ts';
 
 /**
  * How long we count a manual authorisation as held. Adyen does not report it: it depends on the
@@ -130,13 +129,6 @@ function daysOf(from: Date, to: Date): string[] {
   return days;
 }
 
-/** The parts of a PSP account this connector reads. */
-export interface AdyenCredentials {
-  merchantAccount: string;
-  apiKey: string;
-  hmacKey: string;
-}
-
 type Call = 'attach' | 'authorize' | 'capture' | 'void' | 'refund' | 'charge_off_session' | 'details';
 
 type Answer = { status: number; body: unknown };
@@ -149,7 +141,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** Our payment method id: Adyen's token is scoped to a shopper reference, so both are kept. */
-export function paymentMethodId(shopperReference: string, storedPaymentMethodId: string): string {
+function paymentMethodId(shopperReference: string, storedPaymentMethodId: string): string {
   return `${shopperReference}:${storedPaymentMethodId}`;
 }
 function parsePaymentMethodId(id: string): { shopperReference: string; storedPaymentMethodId: string } | undefined {
@@ -909,7 +901,7 @@ function parseReportCursor(cursor: string | null, days: readonly string[]): [str
 }
 
 /** Adyen's key (at most 64 characters): a digest of (operation, our key), so keys never collide across operations. */
-export function adyenIdempotencyKey(op: string, key: string): string {
+function adyenIdempotencyKey(op: string, key: string): string {
   return createHash('sha256').update(`chipin:${op}:${key}`).digest('hex');
 }
 

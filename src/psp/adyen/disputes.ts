@@ -31,8 +31,6 @@ const EVENTS: Readonly<Record<string, { kind: DisputeKind; status: DisputeStatus
 /** A `CHARGEBACK` the merchant still defends: the funds are taken, the outcome not known yet. */
 const STILL_DEFENDED: Readonly<Record<string, DisputeStatus>> = { Undefended: 'evidence_needed', Pending: 'opened', Responded: 'opened' };
 
-export const ADYEN_DISPUTE_EVENT_CODES = Object.keys(EVENTS);
-
 /** The dispute an item reports, or undefined when it is not a dispute item. */
 export function readDisputeItem(item: NotificationItem): NotifiedDispute | undefined {
   const mapped = EVENTS[item.eventCode];

@@ -57,7 +57,7 @@ export function signingString(item: NotificationItem): string {
 }
 
 /** The `hmacSignature` of an item under a hex key: how Adyen signs (the fake and the tests sign with it; the connector checks with the SDK). */
-export function signItem(hexKey: string, item: NotificationItem): string {
+function signItem(hexKey: string, item: NotificationItem): string {
   return createHmac('sha256', Buffer.from(hexKey, 'hex')).update(signingString(item), 'utf8').digest('base64');
 }
 

@@ -21,7 +21,7 @@ export function reportFileName(day: string): string {
 }
 
 /** The columns read; a file without one of them is not the report we read (`bad_response`). */
-export const REPORT_COLUMNS = ['Merchant Account', 'Psp Reference', 'Record Type', 'Payment Currency', 'Authorised (PC)', 'Captured (PC)'] as const;
+const REPORT_COLUMNS = ['Merchant Account', 'Psp Reference', 'Record Type', 'Payment Currency', 'Authorised (PC)', 'Captured (PC)'] as const;
 
 /** What one record type does to a payment's totals, and from which column. */
 type Effect =

@@ -20,9 +20,6 @@ import type { PspMethod } from '../psp-http.ts';
  */
 const { default: Client } = createRequire(import.meta.url)('@adyen/api-library/lib/src/client.js') as typeof ClientModule.default;
 
-/** The Checkout API version the SDK's services write (`/v72/…`); the connector and its fake speak it. */
-export const ADYEN_API_VERSION = 'v72';
-
 /**
  * The origin the SDK's Checkout services write in the TEST environment (the one its `Config` is
  * given here): the services' base is `https://checkout-test.adyen.com/v72`, each call's URL that
@@ -58,7 +55,7 @@ const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] sat
  * and the query the SDK gives in `params`. An endpoint elsewhere than the SDK's Checkout origin is
  * refused: the SDK wrote a URL this adapter does not know.
  */
-export function accountUrl(baseUrl: string, endpoint: string, params: IRequest.Options['params']): string {
+function accountUrl(baseUrl: string, endpoint: string, params: IRequest.Options['params']): string {
   if (!endpoint.startsWith(SDK_CHECKOUT_ORIGIN)) throw new TypeError('adyen: the SDK wrote an endpoint outside its Checkout API');
   // The services write `params` as an object of strings (e.g. services/checkout/recurringApi.js, getTokensForStoredPaymentDetails).
   const query = params === undefined ? '' : new URLSearchParams(params as Record<string, string>).toString();

@@ -10,7 +10,7 @@ import { toTransactionResult, type AdyenEventSeen, type AdyenModification, type 
 const STATUSES = new Set<AdyenPaymentState['status']>(['pending_action', 'authorised', 'captured', 'cancelled', 'refused', 'lapsed']);
 
 /** The `pspState` of a payment state. */
-export function pspStateOf(p: AdyenPaymentState): PspState {
+function pspStateOf(p: AdyenPaymentState): PspState {
   const { expiresAt, challengeForm, decline, modifications, events, ...rest } = p;
   return JSON.parse(
     JSON.stringify({

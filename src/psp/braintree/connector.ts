@@ -23,7 +23,7 @@ import { declineOfProcessorCode, declineOfValidationCodes, readTransaction, toBr
 import { readDisputeNotification } from './disputes.ts';
 import { braintree, routeThrough, SdkCallError, type SdkGateway, type SdkResult } from './sdk.ts';
 
-export interface BraintreeCredentials {
+interface BraintreeCredentials {
   merchantId: string;
   publicKey: string;
   privateKey: string;

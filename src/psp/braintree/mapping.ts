@@ -30,20 +30,6 @@ export const TRANSACTION_STATUSES = [
 ] as const;
 export type BraintreeStatus = (typeof TRANSACTION_STATUSES)[number];
 
-/** `transaction.gatewayRejectionReason` (the SDK's `Transaction.GatewayRejectionReason`). */
-export const GATEWAY_REJECTIONS = [
-  'application_incomplete',
-  'avs',
-  'avs_and_cvv',
-  'cvv',
-  'duplicate',
-  'excessive_retry',
-  'fraud',
-  'risk_threshold',
-  'three_d_secure',
-  'token_issuance',
-] as const;
-
 /** What we keep of a transaction. Amounts in minor units of its currency. */
 export interface TransactionView {
   id: string;

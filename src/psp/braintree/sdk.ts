@@ -46,7 +46,7 @@ export interface SdkGateway {
 }
 
 /** The part of `TransactionSearch` (lib/braintree/transaction_search.js) we use: text, multiple-value and range fields. */
-export interface SdkTransactionSearch {
+interface SdkTransactionSearch {
   orderId(): { is(value: string): void };
   type(): { is(value: 'sale' | 'credit'): void };
   ids(): { in(values: readonly string[]): void };
@@ -55,7 +55,7 @@ export interface SdkTransactionSearch {
 }
 
 /** A search's ids (lib/braintree/search_response.js, `setResponse`): all of them, and the page size Braintree reads them by. */
-export interface SdkSearchIds {
+interface SdkSearchIds {
   ids: string[];
   pageSize: number;
 }

@@ -14,12 +14,12 @@ import type { DeclineReason, TransactionResult, TransactionStatus } from '../con
 export const CENTRALPAY_STATUSES = ['SUCCESS', 'CAPTURED', 'CLEARED', 'FAILURE', 'CANCELED', 'THREEDS_AUTH_FAILURE', 'NOT_ACCEPTED', 'FRAUD'] as const;
 export type CentralpayStatus = (typeof CENTRALPAY_STATUSES)[number];
 
-export function isCentralpayStatus(value: unknown): value is CentralpayStatus {
+function isCentralpayStatus(value: unknown): value is CentralpayStatus {
   return typeof value === 'string' && (CENTRALPAY_STATUSES as readonly string[]).includes(value);
 }
 
 /** "You have 7 calendar days to capture a Transaction Success" (transactions-status page). */
-export const CENTRALPAY_HOLD_DAYS = 7;
+const CENTRALPAY_HOLD_DAYS = 7;
 const HOLD_MS = CENTRALPAY_HOLD_DAYS * 86_400_000;
 
 function unreachable(value: never): never {
@@ -85,7 +85,7 @@ export function bankCodeReason(code: string | undefined): DeclineReason {
 }
 
 /** The decline of a refused transaction: 3-D Secure failures by their status, the rest by bank code. */
-export function declineOf(status: CentralpayStatus, bankCode: string | undefined): { reason: DeclineReason; message: string } {
+function declineOf(status: CentralpayStatus, bankCode: string | undefined): { reason: DeclineReason; message: string } {
   if (status === 'THREEDS_AUTH_FAILURE') return { reason: 'authentication_failed', message: 'The 3-D Secure authentication failed.' };
   if (status === 'FRAUD' || status === 'NOT_ACCEPTED') return { reason: 'card_declined', message: 'CentralPay refused the payment (acceptance rules).' };
   const reason = bankCodeReason(bankCode);

@@ -92,7 +92,7 @@ export function toDeclineReason(code: string | undefined): DeclineReason {
 }
 
 /** Checkout.com's `balances` of a payment (Get payment details), in minor units. */
-export interface Balances {
+interface Balances {
   totalAuthorized: number;
   totalCaptured: number;
   totalRefunded: number;
@@ -116,7 +116,7 @@ export interface PaymentView {
   balances?: Balances;
 }
 
-export interface SourceView {
+interface SourceView {
   id: string;
   scheme?: string;
   last4?: string;
@@ -142,7 +142,7 @@ function readBalances(v: unknown): Balances | undefined {
   return { totalAuthorized, totalCaptured, totalRefunded, totalVoided };
 }
 
-export function readSource(v: unknown): SourceView | undefined {
+function readSource(v: unknown): SourceView | undefined {
   const s = obj(v);
   const id = str(s?.id);
   if (!s || !id || !SOURCE_ID.test(id)) return undefined;

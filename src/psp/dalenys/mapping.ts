@@ -251,7 +251,7 @@ export interface DalenysTransaction {
 }
 
 /** The `DATE` of a transaction, `YYYY-MM-DD HH:MM:SS` (Europe/Paris at Dalenys; read as UTC, which only moves a 7-day hold by an hour or two). */
-export function parseDalenysDate(text: unknown): Date | undefined {
+function parseDalenysDate(text: unknown): Date | undefined {
   const m = typeof text === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(text) : null;
   if (!m) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])));
@@ -291,7 +291,7 @@ export function readTransaction(o: unknown): DalenysTransaction | undefined {
  * the cardholder's funds up to 7 days after the authorization has been made" (go-be2bill,
  * `Capture`); later Dalenys answers 2009.
  */
-export const HOLD_DAYS = 7;
+const HOLD_DAYS = 7;
 export function holdExpiry(authorisedAt: Date): Date {
   return new Date(authorisedAt.getTime() + HOLD_DAYS * 86_400_000);
 }

@@ -14,7 +14,7 @@ import { dalenysHash, readTransaction, toStatus } from './mapping.ts';
 export const DALENYS_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
 
 /** The notification's parameters, as sent (names are upper-case in Dalenys' parameter reference). */
-export function notificationParams(rawBody: string): Record<string, string> {
+function notificationParams(rawBody: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(rawBody)) out[k] = v;
   return out;

@@ -46,12 +46,12 @@ export function signatureValid(paymentKey: string, fields: Readonly<Record<strin
 /** Fondy's `order_status` values (docs.flitt.com/api/order-parameters, the delayed-payment page; `reversed` docs.fondy.eu). */
 export type OrderStatus = 'created' | 'processing' | 'declined' | 'approved' | 'expired' | 'reversed';
 
-export function isOrderStatus(s: unknown): s is OrderStatus {
+function isOrderStatus(s: unknown): s is OrderStatus {
   return s === 'created' || s === 'processing' || s === 'declined' || s === 'approved' || s === 'expired' || s === 'reversed';
 }
 
 /** `additional_info.capture_status` of a `preauth=Y` order: null before any capture. */
-export type CaptureStatus = 'hold' | 'captured';
+type CaptureStatus = 'hold' | 'captured';
 
 /** The response codes this connector reads (docs.flitt.com/api/response-codes); any other number is {@link declineReasonOfCode}'s fallback. */
 export type FondyCode =
@@ -67,7 +67,7 @@ const KNOWN_CODES = new Set<number>([
   1082, 1084, 1086, 1087, 1089, 1097, 1100, 1102, 1104, 1105, 1109, 1111, 1115, 1116, 1117, 1122, 1123, 1125,
 ]);
 
-export function isFondyCode(n: number): n is FondyCode {
+function isFondyCode(n: number): n is FondyCode {
   return KNOWN_CODES.has(n);
 }
 
@@ -291,7 +291,7 @@ export interface OrderContext {
 }
 
 /** Whether a hold placed at `placedAt` lapsed by `now` ({@link FONDY_HOLD_DAYS}). */
-export function holdLapsed(placedAt: Date | undefined, now: Date): boolean {
+function holdLapsed(placedAt: Date | undefined, now: Date): boolean {
   return placedAt !== undefined && now.getTime() >= placedAt.getTime() + FONDY_HOLD_DAYS * 86_400_000;
 }
 

@@ -22,7 +22,7 @@ export const HALYK_CURRENCIES = ['KZT', 'USD'] as const;
 export const EPAY_STATUSES = ['NEW', '3D', 'AUTH', 'CHARGE', 'CANCEL', 'CANCEL_OLD', 'REFUND', 'REJECT', 'FAILED'] as const;
 export type EpayStatus = (typeof EPAY_STATUSES)[number];
 
-export function isEpayStatus(value: unknown): value is EpayStatus {
+function isEpayStatus(value: unknown): value is EpayStatus {
   return typeof value === 'string' && (EPAY_STATUSES as readonly string[]).includes(value);
 }
 
@@ -65,7 +65,7 @@ export const EPAY_ERROR_CODES = [
 ] as const;
 export type EpayErrorCode = (typeof EPAY_ERROR_CODES)[number];
 
-export function isEpayErrorCode(value: unknown): value is EpayErrorCode {
+function isEpayErrorCode(value: unknown): value is EpayErrorCode {
   return typeof value === 'number' && (EPAY_ERROR_CODES as readonly number[]).includes(value);
 }
 
@@ -191,7 +191,7 @@ export function isEpayId(value: unknown): value is string {
 }
 
 /** The 3-D Secure step of a payment answer (`secure3D`: the ACS address and the fields to post there). */
-export interface Secure3D {
+interface Secure3D {
   action: string;
   paReq: string;
   md: string;

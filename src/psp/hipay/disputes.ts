@@ -19,7 +19,7 @@ import type { HipayTransaction } from './mapping.ts';
  */
 export const CHARGED_BACK = 129;
 
-export function chargebackDisputeId(transactionReference: string): string {
+function chargebackDisputeId(transactionReference: string): string {
   return `${transactionReference}-chargeback`;
 }
 

@@ -185,7 +185,7 @@ export function toDeclineReason(code: HipayReasonCode): DeclineReason {
 }
 
 /** The reason of a declined transaction: its reason code if HiPay gave a known one, else by status. */
-export function declineOf(status: HipayStatus, reason: { code?: number; message?: string } | undefined): { reason: DeclineReason; message: string } {
+function declineOf(status: HipayStatus, reason: { code?: number; message?: string } | undefined): { reason: DeclineReason; message: string } {
   const message = reason?.message || 'The payment was refused.';
   if (reason?.code !== undefined && isHipayReasonCode(reason.code)) return { reason: toDeclineReason(reason.code), message };
   if (status === 109) return { reason: 'authentication_failed', message: reason?.message || 'Authentication failed.' };
@@ -229,7 +229,7 @@ export interface HipayTransaction {
 }
 
 /** How long HiPay holds an authorisation: "typically within 7 days after authorization" (appendix, status 114). */
-export const HIPAY_HOLD_DAYS = 7;
+const HIPAY_HOLD_DAYS = 7;
 
 /** Reads a Gateway API `Transaction` object (JSON, camelCase); undefined when anything needed is missing or malformed. */
 export function readTransaction(raw: unknown): HipayTransaction | undefined {

@@ -22,7 +22,7 @@ export type HipayHashAlgorithm = 'sha1' | 'sha256' | 'sha512';
 const ALGORITHM_BY_LENGTH: Record<number, HipayHashAlgorithm> = { 40: 'sha1', 64: 'sha256', 128: 'sha512' };
 
 /** HiPay expects a 200 answer; anything else makes it retry. */
-export const HIPAY_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
+const HIPAY_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
 
 export function signNotification(passphrase: string, rawBody: string, algorithm: HipayHashAlgorithm = 'sha1'): string {
   return createHash(algorithm)

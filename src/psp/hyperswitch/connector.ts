@@ -43,7 +43,7 @@ const SIGNATURE_HEADER = 'x-webhook-signature-512';
  * the same call always names the same object, which makes Hyperswitch refuse a second one
  * (`payment_id` and `refund_id` are "to ensure idempotency", 30 characters, in the document).
  */
-export function hyperswitchId(prefix: 'pay' | 'ref' | 'cus', operation: string, key: string): string {
+function hyperswitchId(prefix: 'pay' | 'ref' | 'cus', operation: string, key: string): string {
   const digest = createHash('sha256').update(`${operation}\0${key}`).digest('hex');
   return `${prefix}_${digest.slice(0, 26)}`;
 }

@@ -36,7 +36,7 @@ const KIND: Readonly<Record<string, DisputeKind>> = { pre_dispute: 'retrieval', 
 export const HYPERSWITCH_DISPUTE_EVENT_TYPES = Object.keys(STATUS);
 
 /** Hyperswitch's dispute ids (`dp_…` where Hyperswitch makes them): read loosely, sent back as they came. */
-export const DISPUTE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const DISPUTE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The disputed payment, read as loosely: an id Chipin does not hold finds no payment. */
 const DISPUTED_PAYMENT = /^[A-Za-z0-9_-]{1,64}$/;
 

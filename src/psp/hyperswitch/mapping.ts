@@ -30,8 +30,8 @@ export const INTENT_STATUSES = [
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
 /** `RefundStatus`. */
-export const REFUND_STATUSES = ['succeeded', 'failed', 'pending', 'review'] as const;
-export type RefundStatus = (typeof REFUND_STATUSES)[number];
+const REFUND_STATUSES = ['succeeded', 'failed', 'pending', 'review'] as const;
+type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 function unreachable(value: never): never {
   throw new Error(`unmapped Hyperswitch value ${String(value)}`);
@@ -124,7 +124,6 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.leng
 
 /** Hyperswitch ids: a prefix, then letters, digits and underscores (payment ids are 30 characters: `PaymentsCreateRequest.payment_id`). */
 export const PAYMENT_ID = /^[A-Za-z0-9_-]{30}$/;
-export const REFUND_ID = /^[A-Za-z0-9_-]{30}$/;
 
 export function readRefund(value: unknown): RefundView | undefined {
   const r = obj(value);
@@ -200,7 +199,7 @@ export function readPayment(value: unknown): PaymentView | undefined {
 }
 
 /** What the refunds of a payment took back: succeeded and pending ones (Hyperswitch counts both against what is left to refund). */
-export function refundedOf(p: PaymentView): number {
+function refundedOf(p: PaymentView): number {
   return (p.refunds ?? []).filter((r) => r.status !== 'failed').reduce((sum, r) => sum + r.amount, 0);
 }
 

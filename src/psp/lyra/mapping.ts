@@ -58,7 +58,7 @@ function unreachable(value: never): never {
   throw new Error(`unmapped Lyra value ${String(value)}`);
 }
 
-export function isLyraDetailedStatus(value: unknown): value is LyraDetailedStatus {
+function isLyraDetailedStatus(value: unknown): value is LyraDetailedStatus {
   return typeof value === 'string' && (LYRA_DETAILED_STATUSES as readonly string[]).includes(value);
 }
 
@@ -103,7 +103,7 @@ export function toStatus(status: LyraDetailedStatus, refundedCents: number): Tra
 }
 
 /** Whether a detailedStatus is money taken (captured or to be captured without another call). */
-export function isCaptured(status: LyraDetailedStatus): boolean {
+function isCaptured(status: LyraDetailedStatus): boolean {
   return status === 'AUTHORISED' || status === 'CAPTURED' || status === 'PARTIALLY_AUTHORISED';
 }
 
@@ -370,7 +370,7 @@ export function splitOrder(p: LyraPayment): { debit: LyraTransaction | undefined
 }
 
 /** How long an authorisation waiting for validation holds: 7 days for CB, Visa and Mastercard. */
-export const LYRA_HOLD_DAYS = 7;
+const LYRA_HOLD_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 /** Our view of an order: its DEBIT transaction, with its refunds counted. */

@@ -21,7 +21,7 @@ import { MalformedAnswer, readPayment, splitOrder, toStatus, type LyraDetailedSt
 export const NOTIFICATION_TOLERANCE_MS = 2 * 60 * 60 * 1000;
 
 /** Lyra expects HTTP 200; the body is free text shown in its back office's notification log. */
-export const LYRA_NOTIFICATION_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
+const LYRA_NOTIFICATION_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
 
 export interface LyraNotificationKeys {
   password: string;
@@ -29,7 +29,7 @@ export interface LyraNotificationKeys {
 }
 
 /** What the back-mode machinery may need beyond the contract's fields. */
-export interface LyraNotificationDetails {
+interface LyraNotificationDetails {
   /** `orderDetails.orderId`: Chipin's transaction id for Lyra (the order Chipin created). */
   orderId: string;
   /** `transactions[].uuid` of the payment (DEBIT) transaction. */
@@ -44,7 +44,7 @@ export interface LyraNotificationDetails {
 
 export type LyraNotificationRead = { ok: true; result: Extract<NotificationResult, { ok: true }>; details: LyraNotificationDetails } | Extract<NotificationResult, { ok: false }>;
 
-export function hashAnswer(key: string, krAnswer: string): string {
+function hashAnswer(key: string, krAnswer: string): string {
   return createHmac('sha256', key).update(krAnswer, 'utf8').digest('hex');
 }
 

@@ -23,7 +23,7 @@ import { fromMpAmount, type PaymentView } from './mapping.ts';
  */
 
 /** A chargeback id: digits (the reference's example is `"234000062890459000"`, beyond a JSON number's exact integers). */
-export const CHARGEBACK_ID = /^\d{1,30}$/;
+const CHARGEBACK_ID = /^\d{1,30}$/;
 
 /** The part of a chargeback Chipin reads. */
 export interface ChargebackView {
@@ -79,7 +79,7 @@ export function disputedPaymentId(cb: ChargebackView, notifiedPaymentId: string 
 }
 
 /** The chargeback's status: the payment's money first, then whether documentation is awaited. */
-export function chargebackStatus(cb: ChargebackView, payment: PaymentView): DisputeStatus {
+function chargebackStatus(cb: ChargebackView, payment: PaymentView): DisputeStatus {
   if (payment.status === 'charged_back' && payment.statusDetail === 'settled') return 'lost';
   if (payment.status === 'charged_back' && payment.statusDetail === 'reimbursed') return 'won';
   return cb.documentationStatus === 'pending' ? 'evidence_needed' : 'opened';

@@ -7,8 +7,8 @@ import type { DeclineReason, TransactionResult, TransactionStatus } from '../con
  * `capture: false`), `in_process`, `in_mediation`, `rejected`, `cancelled`, `refunded`,
  * `charged_back`.
  */
-export const MP_STATUSES = ['pending', 'approved', 'authorized', 'in_process', 'in_mediation', 'rejected', 'cancelled', 'refunded', 'charged_back'] as const;
-export type MpStatus = (typeof MP_STATUSES)[number];
+const MP_STATUSES = ['pending', 'approved', 'authorized', 'in_process', 'in_mediation', 'rejected', 'cancelled', 'refunded', 'charged_back'] as const;
+type MpStatus = (typeof MP_STATUSES)[number];
 
 /**
  * `transaction_amount` is a decimal in the currency's unit (JSON number). Built from the integer
@@ -117,7 +117,7 @@ export function readPayment(value: unknown): PaymentView | undefined {
  * How long an authorisation holds: Mercado Pago cancels an uncaptured `authorized` payment after
  * 7 days (docs/psp/mercadopago.md, "Capture").
  */
-export const HOLD_MS = 7 * 86_400_000;
+const HOLD_MS = 7 * 86_400_000;
 
 /**
  * A captured payment the card holder's bank disputes: `in_mediation` while it is reviewed, then
@@ -127,7 +127,7 @@ export const HOLD_MS = 7 * 86_400_000;
  * merchant's own refunds, `transaction_amount_refunded`), and what a settled chargeback took is
  * a lost dispute's (docs/money-operations.md#disputes), never counted as refunded as well.
  */
-export function isDisputed(p: PaymentView): boolean {
+function isDisputed(p: PaymentView): boolean {
   // Only a captured payment can be charged back, whatever its `captured` flag says.
   return p.status === 'charged_back' || (p.captured && p.status === 'in_mediation');
 }
@@ -138,7 +138,7 @@ export function chargedBackCents(p: PaymentView): number {
 }
 
 /** Our status of a payment. */
-export function toStatus(p: PaymentView): TransactionStatus {
+function toStatus(p: PaymentView): TransactionStatus {
   if (isDisputed(p)) return p.refundedCents > 0 ? 'refunded' : 'captured';
   switch (p.status) {
     case 'authorized':

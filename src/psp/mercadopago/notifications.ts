@@ -10,18 +10,18 @@ import { InvalidWebhookSignatureError, SignatureFailureReason, WebhookSignatureV
  * *Chargebacks* webhook (`type` `topic_chargebacks_wh`) is signed the same way over its `data.id`,
  * the chargeback's id (disputes.ts).
  */
-export const SIGNATURE_HEADER = 'x-signature';
-export const REQUEST_ID_HEADER = 'x-request-id';
+const SIGNATURE_HEADER = 'x-signature';
+const REQUEST_ID_HEADER = 'x-request-id';
 /** The freshness window, as for the other HMAC-signed webhooks (Stripe's 300 s). */
-export const TOLERANCE_SECONDS = 300;
+const TOLERANCE_SECONDS = 300;
 
-export function headerValue(headers: Record<string, string | undefined>, name: string): string | undefined {
+function headerValue(headers: Record<string, string | undefined>, name: string): string | undefined {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
 }
 
 /** The *Chargebacks* webhook's `type` ("Configure chargeback notifications"). */
-export const CHARGEBACK_TYPE = 'topic_chargebacks_wh';
+const CHARGEBACK_TYPE = 'topic_chargebacks_wh';
 
 export type SignedNotification =
   { ok: true; paymentId: string } | { ok: true; chargebackId: string; paymentId: string | undefined } | { ok: false; reason: 'bad_signature' | 'malformed' | 'stale' };

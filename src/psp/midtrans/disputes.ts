@@ -17,7 +17,7 @@ import type { MidtransTransaction } from './mapping.ts';
  * the same transaction ends the dispute lost. Midtrans documents no retrieval request, fraud
  * warning or chargeback won by the merchant.
  */
-export function chargebackDisputeId(transactionId: string): string {
+function chargebackDisputeId(transactionId: string): string {
   return `${transactionId}-chargeback`;
 }
 

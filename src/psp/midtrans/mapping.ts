@@ -85,7 +85,7 @@ export function toStatus(status: MidtransTransactionStatus, fraudStatus: string 
   }
 }
 
-export function isChargeback(status: MidtransTransactionStatus): boolean {
+function isChargeback(status: MidtransTransactionStatus): boolean {
   return status === 'chargeback' || status === 'partial_chargeback';
 }
 
@@ -156,15 +156,6 @@ export function readTransaction(value: unknown): MidtransTransaction | undefined
     savedTokenId: isString(o.saved_token_id) ? o.saved_token_id : undefined,
     refundedCents: refund,
   };
-}
-
-/** What the connector keeps between calls (the amounts Midtrans' status answer does not tell: the captured part). */
-export interface MidtransState {
-  [field: string]: string | number | boolean;
-  capturedCents: number;
-  refundedCents: number;
-  /** Midtrans' order id: ours, derived from the idempotency key. */
-  orderId: string;
 }
 
 /** What the connector knew of a transaction before this answer (its stored state). */

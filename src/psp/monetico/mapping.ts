@@ -199,7 +199,7 @@ export function paymentOutcome(cdr: PaymentCdr): PaymentOutcome {
  */
 export const REFUSAL_MOTIVES = ['Appel Phonie', 'Refus', 'Interdit', 'filtrage', 'scoring', '3DSecure'] as const;
 export type RefusalMotive = (typeof REFUSAL_MOTIVES)[number];
-export function isRefusalMotive(v: string | undefined): v is RefusalMotive {
+function isRefusalMotive(v: string | undefined): v is RefusalMotive {
   return (REFUSAL_MOTIVES as readonly (string | undefined)[]).includes(v);
 }
 
@@ -234,7 +234,7 @@ export function toDeclineReason(motive: RefusalMotive, authorisationCode: string
 }
 
 /** A refusal in our words; an unknown motive is a `processing_error`, its text kept. */
-export function declineFor(motive: string | undefined, authorisationCode: string | undefined): { reason: DeclineReason; message: string } {
+function declineFor(motive: string | undefined, authorisationCode: string | undefined): { reason: DeclineReason; message: string } {
   if (!isRefusalMotive(motive)) return { reason: 'processing_error', message: `Refused by Monetico${motive ? ` (${motive})` : ''}.` };
   const code = authorisationCode ? `, ${authorisationCode}` : '';
   return { reason: toDeclineReason(motive, authorisationCode), message: `Refused by Monetico (${motive}${code}).` };
@@ -274,8 +274,8 @@ export function toStatus(state: PaymentState, capturedCents: number, refundedCen
  * How long Chipin treats a Monetico authorisation as holding: 7 days from the authorisation
  * (acquirers commonly keep a hold that long; Monetico answers "commande expiree" after it).
  */
-export const HOLD_DAYS = 7;
-export function holdExpiry(authorisedAt: Date): Date {
+const HOLD_DAYS = 7;
+function holdExpiry(authorisedAt: Date): Date {
   return new Date(authorisedAt.getTime() + HOLD_DAYS * 86_400_000);
 }
 

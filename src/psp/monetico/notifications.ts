@@ -15,10 +15,10 @@ import { macMatches } from './mapping.ts';
 export const MONETICO_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'version=2\ncdr=0\n' };
 
 /** `code-retour`: the payment's outcome. */
-export const RETURN_CODES = ['payetest', 'paiement', 'Annulation'] as const;
-export type ReturnCode = (typeof RETURN_CODES)[number];
+const RETURN_CODES = ['payetest', 'paiement', 'Annulation'] as const;
+type ReturnCode = (typeof RETURN_CODES)[number];
 
-export function returnStatus(code: ReturnCode): TransactionStatus {
+function returnStatus(code: ReturnCode): TransactionStatus {
   switch (code) {
     case 'payetest': // accepted, test TPE
     case 'paiement': // accepted

@@ -139,7 +139,7 @@ export const OGONE_REFUSAL_CODES = [
 ] as const;
 export type OgoneRefusalCode = (typeof OGONE_REFUSAL_CODES)[number];
 
-export function isRefusalCode(code: string): code is OgoneRefusalCode {
+function isRefusalCode(code: string): code is OgoneRefusalCode {
   return (OGONE_REFUSAL_CODES as readonly string[]).includes(code);
 }
 
@@ -193,7 +193,6 @@ export function isCredentialRefusal(ncErrorPlus: string | undefined): boolean {
 
 export const DUPLICATE_ORDER = '50001113'; // "This order has already been processed"
 export const UNKNOWN_ORDER = '50001130'; // query or maintenance on an order the account does not have
-export const DATA_VALIDATION = '50001111'; // "Data validation error" (a parameter is missing or malformed)
 export const UNKNOWN_ALIAS = '50001066'; // the ALIAS is not stored for this PSPID
 
 /** An `<ncresponse …>` answer: its attributes by name, and the 3-D Secure HTML when there is one. */
@@ -293,7 +292,7 @@ export function formatTrxDate(d: Date): string {
  * days. Ogone reports only the authorisation day (TRXDATE), so the hold lapses at midnight UTC
  * 7 days after that day.
  */
-export const HOLD_DAYS = 7;
+const HOLD_DAYS = 7;
 export function holdExpiry(trxDate: Date): Date {
   return new Date(trxDate.getTime() + HOLD_DAYS * 86_400_000);
 }

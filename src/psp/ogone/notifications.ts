@@ -13,7 +13,7 @@ import { isOgoneStatus, shaSign, toStatus, type HashAlgorithm } from './mapping.
  * Ogone signs no timestamp (TRXDATE is a day), so a notification cannot be refused as `stale`;
  * a replay can only repeat a status Chipin then confirms with `retrieve`.
  */
-export const SHA_OUT_PARAMETERS: ReadonlySet<string> = new Set([
+const SHA_OUT_PARAMETERS: ReadonlySet<string> = new Set([
   'AAVADDRESS',
   'AAVCHECK',
   'AAVMAIL',
@@ -83,7 +83,7 @@ export const SHA_OUT_PARAMETERS: ReadonlySet<string> = new Set([
 export const OGONE_ACK: NotificationAck = { status: 200, contentType: 'text/plain; charset=utf-8', body: 'OK' };
 
 /** The signed subset of a feedback's parameters, names upper-cased. */
-export function signedFeedbackParams(params: Readonly<Record<string, string>>): Record<string, string> {
+function signedFeedbackParams(params: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) if (SHA_OUT_PARAMETERS.has(k.toUpperCase())) out[k.toUpperCase()] = v;
   return out;

@@ -124,7 +124,7 @@ export const RESPONSE_CODES = [
 ] as const;
 export type ResponseCode = (typeof RESPONSE_CODES)[number];
 
-export function isResponseCode(code: string): code is ResponseCode {
+function isResponseCode(code: string): code is ResponseCode {
   return (RESPONSE_CODES as readonly string[]).includes(code);
 }
 
@@ -291,7 +291,7 @@ export function toStatus(label: PayboxStatusLabel, lapsed: boolean): Transaction
  * connector takes the currencies with 2 decimals it names (the manual lists the ISO codes; the
  * published clients use 978, 840 and 952).
  */
-export const CURRENCY_CODES: Readonly<Record<string, string>> = { EUR: '978', USD: '840', GBP: '826', CHF: '756', CAD: '124' };
+const CURRENCY_CODES: Readonly<Record<string, string>> = { EUR: '978', USD: '840', GBP: '826', CHF: '756', CAD: '124' };
 
 export function currencyCode(currency: string): string {
   const code = CURRENCY_CODES[currency];

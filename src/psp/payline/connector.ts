@@ -50,7 +50,7 @@ export interface PaylineConnectorOptions extends HttpKitConnectorOptions<Payline
 }
 
 /** The web services version sent in every request (Payline "API version history"; 29 has every element used here). */
-export const API_VERSION = '29';
+const API_VERSION = '29';
 
 type Service = 'DirectPaymentAPI' | 'ExtendedAPI' | 'WebPaymentAPI';
 

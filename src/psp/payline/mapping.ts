@@ -58,11 +58,6 @@ export function currencyNumeric(currency: string): string | undefined {
   return NUMERIC[currency];
 }
 
-/** Reads a numeric code back (an answer's `payment.currency`). */
-export function currencyFromNumeric(code: string | undefined): string | undefined {
-  return Object.entries(NUMERIC).find(([, n]) => n === code)?.[0];
-}
-
 /**
  * Chipin's minor units as Payline's `amount`: the same integer, in the currency's smallest unit
  * ("amount in cents": 10.00 EUR is 1000, 500 JPY is 500). Throws for anything not a positive
@@ -97,7 +92,7 @@ export function parsePaylineDate(text: string | undefined): Date | undefined {
 }
 
 /** A hold lapses 7 days after its authorisation (the CB/Visa/Mastercard authorisation validity; see docs/psp/payline.md). */
-export const HOLD_DAYS = 7;
+const HOLD_DAYS = 7;
 export function holdExpiry(authorisedAt: Date): Date {
   return new Date(authorisedAt.getTime() + HOLD_DAYS * 86_400_000);
 }

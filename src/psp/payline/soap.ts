@@ -9,18 +9,18 @@
  */
 
 /** Payline's request messages' namespace (`impl`) and its objects' namespace (`obj`), from the WSDL. */
-export const IMPL_NS = 'http://impl.ws.payline.experian.com';
-export const OBJ_NS = 'http://obj.ws.payline.experian.com';
+const IMPL_NS = 'http://impl.ws.payline.experian.com';
+const OBJ_NS = 'http://obj.ws.payline.experian.com';
 /** XML Schema instance: `xsi:nil="true"` marks an element sent empty (a nillable one the connector has no value for). */
 const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
 
 /** A request element: text, a nested message, nil (`null`: sent as `xsi:nil="true"`) or absent (left out). */
-export type XmlValue = string | XmlMessage | null | undefined;
+type XmlValue = string | XmlMessage | null | undefined;
 export interface XmlMessage {
   readonly [element: string]: XmlValue;
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 

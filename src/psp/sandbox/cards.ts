@@ -19,9 +19,6 @@ export type CardBehaviour =
   | 'dispute_inquiry'
   | 'fraud_warning';
 
-/** The behaviours that approve like 4242 4242 4242 4242 and open a dispute on capture. */
-export const DISPUTE_BEHAVIOURS: readonly CardBehaviour[] = ['dispute_fraudulent', 'dispute_inquiry', 'fraud_warning'];
-
 const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4242424242424242': 'approve',
   '4000000000000002': 'do_not_honor',

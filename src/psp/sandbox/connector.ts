@@ -57,7 +57,7 @@ export interface SandboxPspOptions {
 export const SANDBOX_HOLD_DAYS = 7;
 const DAY_MS = 86_400_000;
 /** Records per page of the sandbox's list API. */
-export const SANDBOX_LIST_PAGE = 100;
+const SANDBOX_LIST_PAGE = 100;
 
 function readListCursor(cursor: string): { updatedAt: Date; id: string } {
   try {
@@ -71,7 +71,7 @@ function readListCursor(cursor: string): { updatedAt: Date; id: string } {
 }
 
 /** How long the merchant has to answer a sandbox chargeback or retrieval request before it lapses (lost). */
-export const SANDBOX_DISPUTE_RESPONSE_DAYS = 7;
+const SANDBOX_DISPUTE_RESPONSE_DAYS = 7;
 
 /** The sandbox's durable jobs (registered by src/use-cases/dispute.ts): its dispute notices to Chipin, and unanswered disputes lapsing. */
 export const SANDBOX_DISPUTE_NOTICE_JOB = 'sandbox_psp.dispute_notice';

@@ -124,7 +124,7 @@ export function decline(code: SandboxDeclineCode, message = declineMessage(code)
   return { reason: toDeclineReason(code), message };
 }
 
-export function challengeUrl(publicUrl: string, transactionId: string): string {
+function challengeUrl(publicUrl: string, transactionId: string): string {
   return `${publicUrl}/sandbox-psp/challenge/${encodeURIComponent(transactionId)}`;
 }
 
@@ -178,7 +178,7 @@ export interface SandboxDisputeRow {
 
 const DISPUTE_KINDS: readonly DisputeKind[] = ['chargeback', 'retrieval', 'fraud_warning'];
 
-export function toDisputeStatus(kind: DisputeKind, status: SandboxDisputeStatus): DisputeStatus {
+function toDisputeStatus(kind: DisputeKind, status: SandboxDisputeStatus): DisputeStatus {
   switch (status) {
     case 'needs_response':
       return kind === 'fraud_warning' ? 'opened' : 'evidence_needed';

@@ -4,7 +4,7 @@
  * `<t>.<raw body>`. The scheme itself (and its 5-minute freshness window) is
  * src/domain/timestamped-signature.ts, shared with the external scoring hook.
  */
-export { checkTimestamped as checkSignature, signTimestamped as signNotification, type SignatureCheck } from '../../domain/timestamped-signature.ts';
+export { checkTimestamped as checkSignature, signTimestamped as signNotification } from '../../domain/timestamped-signature.ts';
 
 export const SIGNATURE_HEADER = 'sandbox-psp-signature';
 

@@ -3,7 +3,7 @@ import { SipsConnector } from './connector.ts';
 
 /** The banks' brands of Worldline Sips 2.0, and Worldline's own: one platform, one API, a host each. */
 export const SIPS_BRANDS = ['worldline', 'mercanet', 'sogenactif', 'sherlocks'] as const;
-export type SipsBrand = (typeof SIPS_BRANDS)[number];
+type SipsBrand = (typeof SIPS_BRANDS)[number];
 
 function isBrand(value: string | undefined): value is SipsBrand {
   return (SIPS_BRANDS as readonly (string | undefined)[]).includes(value);

@@ -96,7 +96,7 @@ export function hasValidSeal(message: { readonly [k: string]: SipsValue }, secre
  * ISO 4217 numeric codes of the currencies Sips lists for `currencyCode` (data dictionary,
  * "currencyCode: list of values").
  */
-export const SIPS_CURRENCY_CODES: Readonly<Record<string, string>> = {
+const SIPS_CURRENCY_CODES: Readonly<Record<string, string>> = {
   ARS: '032',
   AUD: '036',
   BHD: '048',

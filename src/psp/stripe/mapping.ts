@@ -133,7 +133,7 @@ function unreachable(value: never): never {
   throw new Error(`unmapped Stripe value ${String(value)}`);
 }
 
-export function readRefusalCode(value: unknown): StripeRefusalCode {
+function readRefusalCode(value: unknown): StripeRefusalCode {
   return typeof value === 'string' && (REFUSAL_CODES as readonly string[]).includes(value) ? (value as StripeRefusalCode) : 'unknown';
 }
 

@@ -10,19 +10,19 @@ import { readCharge, readIntent, toStatus, toTransactionResult } from './mapping
  * service clock as `receivedAt` so freshness follows our clock, and the 300 s tolerance Stripe
  * recommends. Stripe treats any 2xx as delivered and retries otherwise for up to three days.
  */
-export const SIGNATURE_HEADER = 'stripe-signature';
-export const TOLERANCE_SECONDS = 300;
+const SIGNATURE_HEADER = 'stripe-signature';
+const TOLERANCE_SECONDS = 300;
 
 /** Stripe only needs a 2xx; its own examples answer `{"received": true}`. */
 export const STRIPE_ACK: NotificationAck = { status: 200, contentType: 'application/json', body: '{"received":true}' };
 
-export function headerValue(headers: Record<string, string | undefined>, name: string): string | undefined {
+function headerValue(headers: Record<string, string | undefined>, name: string): string | undefined {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
 }
 
 /** The header's timestamp when it has the documented shape (a `t` and at least one `v1`), else undefined. */
-export function signatureTimestamp(header: string | undefined): number | undefined {
+function signatureTimestamp(header: string | undefined): number | undefined {
   if (!header) return undefined;
   let t: number | undefined;
   let v1 = false;
@@ -61,7 +61,7 @@ const DISPUTE_STATUS: Readonly<Record<string, DisputeStatus>> = {
  * `updated`, `closed` (won, lost, warning_closed), `funds_withdrawn`, `funds_reinstated` all carry
  * the dispute's current state, which is all Chipin records.
  */
-export function readDispute(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
+function readDispute(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
   const status = typeof object?.status === 'string' ? DISPUTE_STATUS[object.status] : undefined;
   if (!object || !status || typeof object.id !== 'string' || typeof object.payment_intent !== 'string') return undefined;
   if (!Number.isSafeInteger(object.amount) || (object.amount as number) < 0 || typeof object.currency !== 'string') return undefined;
@@ -84,7 +84,7 @@ export function readDispute(object: Record<string, unknown> | undefined): Notifi
  * the issuer's fraud report (TC40/SAFE), a fraud warning on the payment; `actionable: false` once
  * the charge is refunded or disputed, which closes it. It tells no amount: the payment's is taken.
  */
-export function readEarlyFraudWarning(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
+function readEarlyFraudWarning(object: Record<string, unknown> | undefined): NotifiedDispute | undefined {
   if (!object || typeof object.id !== 'string' || typeof object.payment_intent !== 'string') return undefined;
   return {
     pspDisputeId: object.id,
@@ -96,7 +96,7 @@ export function readEarlyFraudWarning(object: Record<string, unknown> | undefine
 }
 
 /** Reads a verified event: PaymentIntent events carry the intent, charge events the charge, dispute events the dispute. */
-export function readEvent(event: unknown): NotificationResult {
+function readEvent(event: unknown): NotificationResult {
   const e = event as { type?: unknown; data?: { object?: unknown } } | null;
   if (typeof e?.type !== 'string' || typeof e.data !== 'object' || e.data === null) return { ok: false, reason: 'malformed' };
   const object = e.data.object as Record<string, unknown> | undefined;

@@ -49,7 +49,7 @@ export function readChargeTotals(value: unknown): ChargeTotals | undefined {
 }
 
 /** What one balance transaction says about a payment: the charge it concerns (and the charge itself when it is the source). */
-export type Movement = { kind: 'charge'; charge: ChargeTotals } | { kind: 'refund' | 'dispute'; chargeId: string } | { kind: 'other' };
+type Movement = { kind: 'charge'; charge: ChargeTotals } | { kind: 'refund' | 'dispute'; chargeId: string } | { kind: 'other' };
 
 export interface BalanceTransactionView {
   id: string;
