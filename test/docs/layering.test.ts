@@ -3,12 +3,15 @@
  * dependency-cruiser for imports (.dependency-cruiser.mjs) and ESLint for SQL outside repositories
  * (eslint.config.js). This test runs both checkers through their APIs: the real tree passes, and a deliberate violation of each rule is reported
  * under that rule's name, so a rule that silently stopped matching (a path pattern gone wrong after
- * a move) fails here.
+ * a move) fails here. The same lint runs knip (knip.jsonc, docs/dependencies.md): a deliberately
+ * unused export fails it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { cruise, type IConfiguration, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { ESLint } from 'eslint';
@@ -101,5 +104,42 @@ describe('SQL is written only in repositories and db/ (ESLint)', () => {
     const results = await eslint.lintFiles(['src']);
     const outside = results.filter((r) => r.messages.some((m) => m.ruleId === 'no-restricted-syntax')).map((r) => r.filePath.slice(ROOT.length));
     expect(outside).toEqual([]);
+  });
+});
+
+describe('exports nothing uses fail lint (knip)', () => {
+  it('npm run lint runs knip', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.lint).toMatch(/(^|&& )knip\b/);
+  });
+
+  // knip with the repository's knip.jsonc on a tree of three files (about 1 s of CPU; over the
+  // whole tree it is `npm run lint`'s part): an export the entry point uses, one only a test
+  // uses, and an export and an exported type nothing uses.
+  it('a deliberately unused export under src/ makes knip fail, naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chipin-knip-'));
+    try {
+      const write = (file: string, text: string) => {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        writeFileSync(join(dir, file), text);
+      };
+      copyFileSync(join(ROOT, 'knip.jsonc'), join(dir, 'knip.jsonc'));
+      write('package.json', JSON.stringify({ name: 'knip-probe', private: true, type: 'module', scripts: { start: 'node src/main.ts' } }));
+      write('src/main.ts', "import { used } from './probe.ts';\nconsole.log(used);\n");
+      write('src/probe.ts', 'export const used = 1;\nexport const forTests = 2;\nexport const unused = 3;\nexport type Unused = number;\n');
+      write('test/probe.test.ts', "import { forTests } from '../src/probe.ts';\nconsole.log(forTests);\n");
+      const knip = join(ROOT, 'node_modules/knip/bin/knip.js');
+      const failed = await promisify(execFile)(process.execPath, [knip, '--no-progress', '--reporter', 'json'], { cwd: dir }).then(
+        () => undefined,
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      const { issues } = JSON.parse(failed!.stdout) as { issues: { file: string; exports: { name: string }[]; types: { name: string }[]; files: unknown[] }[] };
+      expect(issues.map((i) => ({ file: i.file, exports: i.exports.map((e) => e.name), types: i.types.map((t) => t.name) }))).toEqual([
+        { file: 'src/probe.ts', exports: ['unused'], types: ['Unused'] },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
