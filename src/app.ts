@@ -5,6 +5,7 @@ import { RiskRulesCache } from './risk/risk-rules-cache.ts';
 import { AccessTokens } from './auth/access-tokens.ts';
 import { AttemptBudgets } from './auth/attempt-budgets.ts';
 import { RevokedKeys } from './auth/revoked-keys.ts';
+import { recentlyRevokedApiKeys } from './accounts/api-key-repository.ts';
 import type { Config } from './config.ts';
 import { SecretBox } from './crypto/secret-box.ts';
 import { deriveKey } from './crypto/keys.ts';
@@ -137,7 +138,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await verifyConfiguredKey(db, config);
 
     const box = new SecretBox(config.masterKey);
-    const revokedKeys = new RevokedKeys(db, (err) => logger.warn({ err }, 'could not refresh revoked API keys'));
+    const revokedKeys = new RevokedKeys(
+      (seconds) => recentlyRevokedApiKeys(db, seconds),
+      (err) => logger.warn({ err }, 'could not refresh revoked API keys'),
+    );
     await revokedKeys.refresh();
     revokedKeys.start();
 

@@ -8,12 +8,12 @@ import { DEFAULT_OFFERS, type OfferTemplate } from './default-offers.ts';
 import { OFFER_TYPES, type OfferType } from '../domain/offer-terms.ts';
 import { MAX_BALANCE_DELAY_DAYS } from '../domain/schedule.ts';
 import { isEmailAddress } from '../domain/email.ts';
-import type { Role } from '../dashboard/roles.ts';
+import type { Role } from '../domain/roles.ts';
 import { actorOf } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { ThrottleRow } from '../auth/throttle-repository.ts';
 import { accountExists, accountProfile, countAccounts, insertAccount, setAccountSettings } from './account-repository.ts';
-import { isPhoneCountry } from '../messaging/phone-numbers.ts';
+import { isPhoneCountry } from '../i18n/countries.ts';
 import { DEFAULT_TIME_ZONE, timeZoneOf } from '../i18n/format.ts';
 import { findActiveApiKeyWithBudgets, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
 import {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import type { Role } from '../domain/roles.ts';
 
 /** Dashboard users (e-mail unique in any case across accounts) and the ending of their sessions. */
 
@@ -6,8 +7,8 @@ export interface DashboardUserRow {
   id: string;
   account_id: string;
   email: string;
-  /** The column's CHECK: the back office's roles (`Role` of dashboard/roles.ts, above this layer). */
-  role: 'admin' | 'support';
+  /** The column's CHECK: the back office's roles. */
+  role: Role;
   password_hash: string;
 }
 

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { deriveKey } from './keys.ts';
-import { Redacted } from './redacted.ts';
+import { Redacted } from '../domain/redacted.ts';
 
 const VERSION = 'v1';
 

@@ -17,7 +17,7 @@ import {
   revokePendingInvitationsOf,
   type InvitationRow,
 } from './invitation-repository.ts';
-import type { Role } from './roles.ts';
+import type { Role } from '../domain/roles.ts';
 
 /** How long an invitation link works: a week, long enough for a colleague back from holiday. */
 const INVITATION_DAYS = 7;

@@ -1,5 +1,4 @@
-/** A back-office user's role (docs/back-office.md#roles). */
-export type Role = 'admin' | 'support';
+import type { Role } from '../domain/roles.ts';
 
 export const ROLES: readonly Role[] = ['admin', 'support'];
 

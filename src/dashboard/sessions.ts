@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Database } from '../db/database.ts';
 import { deriveKey } from '../crypto/keys.ts';
 import { newUuid } from '../domain/ids.ts';
-import type { Role } from './roles.ts';
+import type { Role } from '../domain/roles.ts';
 import { findLiveSession, insertSession, revokeSession } from './session-repository.ts';
 
 export const SESSION_COOKIE = 'chipin_dashboard';

@@ -3,7 +3,7 @@ import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { isUuid } from '../domain/ids.ts';
-import type { Role } from './roles.ts';
+import type { Role } from '../domain/roles.ts';
 
 export interface TeamMember {
   id: string;

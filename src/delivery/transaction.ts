@@ -47,11 +47,6 @@ export function transactionOf(data: unknown): TransactionData | undefined {
   };
 }
 
-/** The event data of {@link ProcessorDetails} (snake case, as the rest of the event data). */
-export function processorData(p: ProcessorDetails): Record<string, unknown> {
-  return { uid: p.uid, legacy_id: p.legacyId, reference: p.reference, status_label: p.statusLabel };
-}
-
 function processorOf(p: unknown): { processor?: ProcessorDetails } {
   if (!isRecord(p) || typeof p.uid !== 'string' || typeof p.reference !== 'string' || typeof p.status_label !== 'string') return {};
   return { processor: { uid: p.uid, legacyId: typeof p.legacy_id === 'string' ? p.legacy_id : null, reference: p.reference, statusLabel: p.status_label } };

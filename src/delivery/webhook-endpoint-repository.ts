@@ -1,4 +1,4 @@
-import type { Redacted } from '../crypto/redacted.ts';
+import type { Redacted } from '../domain/redacted.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Sql } from '../db/database.ts';
 import { isTriggerName, type TriggerName } from './triggers.ts';

@@ -1,4 +1,4 @@
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 
 /**
  * Phone numbers, the SMS channel's addresses, read with libphonenumber-js (Google's numbering
@@ -9,11 +9,6 @@ import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from
  * The `min` metadata: its validation checks each country's lengths and leading digits, enough
  * to catch a number read with the wrong country (docs/dependencies.md).
  */
-
-/** Whether `code` is an ISO 3166 alpha-2 country with a numbering plan (`FR`, `GB`). */
-export function isPhoneCountry(code: string): code is CountryCode {
-  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
-}
 
 /** The country of an E.164 number (`+33612345678` → `FR`), or undefined. */
 export function countryOfPhone(e164: string | null | undefined): CountryCode | undefined {

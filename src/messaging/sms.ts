@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Redacted } from '../crypto/redacted.ts';
+import type { Redacted } from '../domain/redacted.ts';
 import { AddressPolicy, hostOf } from '../outbound/addresses.ts';
 import { sendRequest } from '../outbound/http-request.ts';
 

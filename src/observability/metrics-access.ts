@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.ts';
-import type { Redacted } from '../crypto/redacted.ts';
+import type { Redacted } from '../domain/redacted.ts';
 
 /**
  * What the main listener does with `GET /metrics` (docs/deployment.md#metrics-and-alerts):

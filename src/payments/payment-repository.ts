@@ -5,8 +5,7 @@ import { isUuid, newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { backModeStatus } from '../domain/transaction-status.ts';
-import { processorData } from '../delivery/transaction.ts';
-import type { DeclineReason, PspState, TransactionRef, TransactionResult } from '../psp/connector.ts';
+import { processorData, type DeclineReason, type PspState, type TransactionRef, type TransactionResult } from '../psp/connector.ts';
 import type { LedgerKind } from './ledger-repository.ts';
 import { bookLedgerEntries } from './transfer-booking-repository.ts';
 

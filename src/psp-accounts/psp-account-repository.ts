@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import type { RowType } from '../db/schema.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
-import { Redacted } from '../crypto/redacted.ts';
+import { Redacted } from '../domain/redacted.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
 import type { StoredPspAccount } from '../psp/registry.ts';
 

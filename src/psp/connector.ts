@@ -293,6 +293,15 @@ export interface ProcessorDetails {
   statusLabel: string;
 }
 
+/**
+ * The event data of {@link ProcessorDetails} (snake case, as the rest of the event data): what the
+ * payments' repository stores in a `payment.transaction` event and delivery/transaction.ts reads
+ * back.
+ */
+export function processorData(p: ProcessorDetails): Record<string, unknown> {
+  return { uid: p.uid, legacy_id: p.legacyId, reference: p.reference, status_label: p.statusLabel };
+}
+
 /** Why a payment was refused: a closed set every connector maps its PSP's codes onto. */
 export type DeclineReason =
   | 'card_declined'

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
-import type { Redacted } from '../crypto/redacted.ts';
+import type { Redacted } from '../domain/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,

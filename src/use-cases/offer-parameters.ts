@@ -1,6 +1,6 @@
 import type { MerchantParameters, Offer } from '../accounts/offer.ts';
 import { checkWebhookUrl, WebhookSettingsError, type WebhookRule } from '../delivery/endpoints.ts';
-import { isPhoneCountry } from '../messaging/phone-numbers.ts';
+import { isPhoneCountry } from '../i18n/countries.ts';
 import type { AddressPolicy } from '../outbound/addresses.ts';
 import { MAX_BALANCE_DELAY_DAYS } from '../domain/schedule.ts';
 

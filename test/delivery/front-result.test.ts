@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildFrontResult, frontResultHandover, frontResultJwt, processorRefused } from '../../src/delivery/front-result.ts';
-import { processorData, transactionOf, type TransactionData } from '../../src/delivery/transaction.ts';
+import { processorData } from '../../src/psp/connector.ts';
+import { transactionOf, type TransactionData } from '../../src/delivery/transaction.ts';
 import { signHs256, verifyHs256 } from '../../src/delivery/jwt.ts';
 
 const input = {

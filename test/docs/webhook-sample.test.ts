@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookRequest } from '../../src/delivery/attempt-request.ts';
-import { Redacted } from '../../src/crypto/redacted.ts';
+import { Redacted } from '../../src/domain/redacted.ts';
 
 type Verify = (secret: string, headers: Record<string, string | undefined>, rawBody: string | Buffer, nowSeconds?: number) => boolean;
 

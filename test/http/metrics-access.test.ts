@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redacted } from '../../src/crypto/redacted.ts';
+import { Redacted } from '../../src/domain/redacted.ts';
 import { METRICS_OFF_WARNING } from '../../src/observability/metrics-access.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { countryOfPhone, isPhoneCountry, normalizePhone, normalizeTypedPhone, shopperCountry } from '../../src/messaging/phone-numbers.ts';
+import { isPhoneCountry } from '../../src/i18n/countries.ts';
+import { countryOfPhone, normalizePhone, normalizeTypedPhone, shopperCountry } from '../../src/messaging/phone-numbers.ts';
 
 /** A French mobile's 9 national digits after the trunk 0 (`6xxxxxxxx` / `7xxxxxxxx`). */
 const frenchMobile = fc.tuple(fc.constantFrom('6', '7'), fc.stringMatching(/^[0-9]{8}$/)).map(([a, b]) => a + b);

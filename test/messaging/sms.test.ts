@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redacted } from '../../src/crypto/redacted.ts';
+import { Redacted } from '../../src/domain/redacted.ts';
 import { createSmsGateway, HttpSmsGateway, NoSmsGateway, SandboxSmsGateway } from '../../src/messaging/sms.ts';
 import { newMerchant, startTestApp, type TestApp } from '../helpers/app.ts';
 import { closedPort, insertPurchaseRow, linkMessage } from './fixtures.ts';

@@ -16,7 +16,7 @@ import {
   type LyraDetailedStatus,
 } from '../../src/psp/lyra/mapping.ts';
 import { NOTIFICATION_TOLERANCE_MS, readNotification } from '../../src/psp/lyra/notifications.ts';
-import { Redacted } from '../../src/crypto/redacted.ts';
+import { Redacted } from '../../src/domain/redacted.ts';
 import { describeConnectorContract } from './connector-contract.ts';
 import ipnFixture from './fixtures/lyra/ipn-demo-shop-authorised.json' with { type: 'json' };
 import sdkTestFixture from './fixtures/lyra/sdktest-answer.json' with { type: 'json' };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { apiSecretMatches, generateApiKey } from '../../src/accounts/api-keys.ts';
 import { AccessTokens } from '../../src/auth/access-tokens.ts';
 import { generatePassword, hashPassword, verifyPassword } from '../../src/crypto/passwords.ts';
-import { Redacted } from '../../src/crypto/redacted.ts';
+import { Redacted } from '../../src/domain/redacted.ts';
 import { SecretBox } from '../../src/crypto/secret-box.ts';
 
 describe('SecretBox (secrets at rest)', () => {

@@ -1,7 +1,7 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
 import type { Lang } from '../../i18n/lang.ts';
 import { langSwitcher, layout } from '../../pages/html.ts';
-import type { Role } from '../roles.ts';
+import type { Role } from '../../domain/roles.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 
 /** Wider than the shopper pages (tables), still one column on a phone. */

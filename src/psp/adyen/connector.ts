@@ -4,7 +4,7 @@ import { CardDetails } from '@adyen/api-library/lib/src/typings/checkout/cardDet
 import { PaymentRequest } from '@adyen/api-library/lib/src/typings/checkout/paymentRequest.js';
 import { StoredPaymentMethodRequest } from '@adyen/api-library/lib/src/typings/checkout/storedPaymentMethodRequest.js';
 import { ThreeDSRequestData } from '@adyen/api-library/lib/src/typings/checkout/threeDSRequestData.js';
-import type { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,

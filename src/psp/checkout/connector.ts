@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Checkout } from 'checkout-sdk-node';
 // The SDK's own error for a request it refuses before sending it (an exact pin: see #call).
 import { ValueError } from 'checkout-sdk-node/dist/services/errors.js';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,

@@ -24,7 +24,7 @@ import { parseJson, type PspClient } from '../kit/json-call.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import type { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../domain/redacted.ts';
 import { PROTOCOL_VERSION, RECTOKEN, brandOf, declineMessage, expiryDate, meaningOf, readOrder, sign, signatureValid, toTransactionResult, type FondyOrder } from './mapping.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,

@@ -1,4 +1,4 @@
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { PspClient } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';

@@ -1,4 +1,4 @@
-import type { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Redacted } from '../../crypto/redacted.ts';
+import type { Redacted } from '../../domain/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { PspHttp } from '../psp-http.ts';

@@ -1,6 +1,6 @@
 import { pspNotificationUrl } from '../../domain/links.ts';
 import { createHash } from 'node:crypto';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,

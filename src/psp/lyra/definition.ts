@@ -1,4 +1,4 @@
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { LyraConnector } from './connector.ts';
 

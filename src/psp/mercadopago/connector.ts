@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { CardToken, Chargeback, Customer, CustomerCard, MercadoPagoConfig, MercadoPagoError, MPConnectionError, MPIdempotencyError, Payment, PaymentRefund } from 'mercadopago';
 // The SDK's one exit point reads these two at call time (node_modules/mercadopago/dist/utils/restClient, config): see #send.
 import { AppConfig } from 'mercadopago/dist/utils/config/index.js';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,

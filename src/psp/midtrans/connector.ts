@@ -1,6 +1,6 @@
 import midtransClient, { type CoreApi } from 'midtrans-client';
 import { timingSafeEqual } from 'node:crypto';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import {
   PspIntegrationError,
   type AmountOperation,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import { Redacted } from '../../crypto/redacted.ts';
+import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
   PspIntegrationError,
