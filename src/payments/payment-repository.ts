@@ -53,11 +53,11 @@ export type PaymentRow = RowType<
     network_transaction_id: string | null;
     /**
      * What the payment's connector learnt from its PSP (`TransactionResult.pspState`), given back in
-     * every later call on the transaction ({@link pspRef}). NULL: recorded before migration 022, or
-     * the PSP's answer not recorded yet.
+     * every later call on the transaction ({@link pspRef}). NULL: written by a build that stored none,
+     * or the PSP's answer not recorded yet.
      */
     psp_state: PspState | null;
-    /** The Idempotency-Key request that started it (docs/api-conventions.md#idempotency-key); null without a key, or before migration 064. */
+    /** The Idempotency-Key request that started it (docs/api-conventions.md#idempotency-key); null without a key, or written by a build that did not record it. */
     request_key: string | null;
     /** Until when the request running it is known to be alive (docs/money-operations.md#payments-in-doubt); null: no request runs it under a lease. */
     run_lease_until: Date | null;

@@ -127,8 +127,8 @@ type JsonValue = string | number | boolean | null | readonly JsonValue[] | { rea
 
 /**
  * A transaction as later calls name it: its id and the {@link PspState} stored from the last
- * result about it. `pspState` is null for a payment recorded before connectors returned one
- * (migration 022): a connector whose PSP can be read by id works from the id alone; one that
+ * result about it. `pspState` is null for a payment whose row holds none (written by a build whose connectors
+ * returned none): a connector whose PSP can be read by id works from the id alone; one that
  * cannot (Adyen) answers `unknown_transaction`.
  */
 export interface TransactionRef {

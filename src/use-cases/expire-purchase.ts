@@ -10,7 +10,7 @@ import type { DueWorkRunner } from '../jobs/due-work.ts';
 import { SerialRuns } from '../jobs/serial-runs.ts';
 
 /**
- * The job that expired a purchase before `purchases.expires_at` and its sweep (migration 039).
+ * The job that expired a purchase before `purchases.expires_at` and its sweep.
  * No purchase is created with one any more, but its handler stays registered
  * (src/use-cases/jobs.ts): during a rolling upgrade the previous build still creates purchases
  * with this job and no `expires_at` (docs/deployment.md#rolling-upgrade), and the jobs of

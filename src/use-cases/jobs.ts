@@ -63,8 +63,8 @@ export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void
     return { retryAt: new Date(deps.clock.now().getTime() + PAYOUT_EVERY_MS) };
   });
   // Refunds cut short (docs/purchase-lifecycle.md#refunds). Expiry is a sweep (ExpirySweep, app.ts);
-  // this job expires the purchases created with one instead: before migration 039, and by the
-  // previous build during a rolling upgrade (docs/deployment.md#rolling-upgrade).
+  // this job expires the purchases created with one instead: by a build before the sweep, and by
+  // the previous build during a rolling upgrade (docs/deployment.md#rolling-upgrade).
   jobs.register(EXPIRE_JOB, async (job) => {
     if (!job.accountId) return;
     const outcome = await expirePurchase(deps, job.accountId, String(job.payload.purchaseId));

@@ -189,7 +189,7 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
   let result: TransactionResult;
   if (payment.status === 'pending') {
     if (!payment.psp_method_id) {
-      // Before migration 008 the card was not stored: nothing to replay with.
+      // No stored card (a row written by a build that kept none): nothing to replay with.
       await markDeclined(db, payment, 'abandoned', clock.now());
       return undefined;
     }

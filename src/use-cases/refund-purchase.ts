@@ -185,7 +185,7 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  *
  * Resumed (the job, after a crash or a fault), a refund first asks the PSP what it holds: not every
  * PSP keeps our idempotency key (Ogone and Lyra have none; their connectors reconcile from the
- * amounts stored with the payment, which a payment recorded before migration 022 lacks), and a
+ * amounts stored with the payment, which a row written by a build that did not store them lacks), and a
  * refund sent twice gives money back twice. When the
  * PSP shows more refunded than our record by at least the allocation's amount, and no other
  * refund of that payment is pending (which could account for it), the earlier call went through:

@@ -19,7 +19,7 @@ export function withAmounts<R extends TransactionResult>(r: R): R {
   return { ...r, pspState: state };
 }
 
-/** The amounts the caller stored before this call; undefined for a payment recorded without them (before migration 022). */
+/** The amounts the caller stored before this call; undefined for a payment whose row holds none (written by a build that did not store them). */
 export function amountsBefore(ref: TransactionRef): Amounts | undefined {
   const s = ref.pspState;
   if (!s || typeof s.status !== 'string' || !Number.isSafeInteger(s.capturedCents) || !Number.isSafeInteger(s.refundedCents)) return undefined;
