@@ -10,7 +10,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** `bearer`: the route needs an access token from POST /api/token. */
     auth?: 'bearer';
-    /** A `text/plain` body is read as JSON (src/http/server.ts): routes that browsers post to as a CORS simple request. */
+    /** A `text/plain` body is read as JSON (src/http/request-input.ts): routes that browsers post to as a CORS simple request. */
     plainTextJson?: boolean;
   }
   interface FastifyRequest {
