@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { findClient, listPurchases } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
+import { merchantClient } from '../../../use-cases/merchant-purchases.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { ClientSchema, clientV1, purchaseV1 } from '../../views/purchase-v1.ts';
@@ -11,7 +11,8 @@ import { V1Error } from '../schemas.ts';
 const CLIENT_PURCHASES = 100;
 
 /** Merchant API v1: clients. */
-export function registerV1Clients(app: App, { db, config }: Services): void {
+export function registerV1Clients(app: App, services: Services): void {
+  const { config } = services;
   app.get(
     '/api/merchants/v1/clients/:id',
     {
@@ -26,10 +27,9 @@ export function registerV1Clients(app: App, { db, config }: Services): void {
       },
     },
     async (request) => {
-      const accountId = request.auth!.accountId;
-      const client = await findClient(db, accountId, request.params.id);
-      if (!client) throw notFound('client');
-      const purchases = await listPurchases(db, accountId, { clientId: client.id, limit: CLIENT_PURCHASES });
+      const found = await merchantClient(services, request.auth!.accountId, request.params.id, CLIENT_PURCHASES);
+      if (!found) throw notFound('client');
+      const { client, purchases } = found;
       return { ...clientV1(client), purchases: purchases.map((p) => purchaseV1(p, config.publicUrl)) };
     },
   );

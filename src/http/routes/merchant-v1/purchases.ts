@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { internalStatesOf } from '../../../domain/purchase-states.ts';
-import { findPurchase, listPurchases } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import { merchantPurchase, merchantPurchases } from '../../../use-cases/merchant-purchases.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
@@ -105,7 +105,7 @@ export function registerV1Purchases(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const purchase = await findPurchase(db, request.auth!.accountId, purchaseIdOf(request.params.id));
+      const purchase = await merchantPurchase(services, request.auth!.accountId, purchaseIdOf(request.params.id));
       if (!purchase) throw notFound('purchase');
       return purchaseV1(purchase, config.publicUrl);
     },
@@ -143,7 +143,7 @@ export function registerV1Purchases(app: App, services: Services): void {
       const limit = q.limit ?? 20;
       const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       if (q.cursor !== undefined && !before) throw invalid('query field cursor is not a cursor from this API');
-      const rows = await listPurchases(db, request.auth!.accountId, {
+      const rows = await merchantPurchases(services, request.auth!.accountId, {
         states: q.state && internalStatesOf(q.state),
         ref: q.ref,
         createdFrom: q.created_from ? new Date(q.created_from) : undefined,

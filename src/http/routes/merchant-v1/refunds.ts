@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-purchase.ts';
 import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purchase.ts';
-import { findPurchase } from '../../../purchases/purchase-repository.ts';
+import { merchantPurchase } from '../../../use-cases/merchant-purchases.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { inProgressMessage } from '../../../use-cases/money-claim.ts';
@@ -146,7 +146,7 @@ export function registerV1Refunds(app: App, services: Services): void {
       const outcome = await cancelPurchase(services.payments, { accountId, purchaseId, actor: { label: `api_key:${request.auth!.apiKey}` } });
       if (outcome.kind === 'not_found') throw notFound('purchase');
       if (outcome.kind !== 'cancelled') throw cancelRefusal(outcome);
-      return purchaseV1((await findPurchase(db, accountId, purchaseId))!, config.publicUrl);
+      return purchaseV1((await merchantPurchase(services, accountId, purchaseId))!, config.publicUrl);
     },
   );
 }
