@@ -58,6 +58,9 @@ import { askScoringHook, cardFactsOf, decidePaymentRisk, fallbackCandidates, rec
 import { setPurchaseComment } from '../purchases/purchase-repository.ts';
 import { underPaymentLease } from './payment-lease.ts';
 
+/** The leader's invitations as the checkout's form gives them (`payAsLeader`'s `pledgers`). */
+export type { NewPledge };
+
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
   | { kind: 'challenge'; url: string }

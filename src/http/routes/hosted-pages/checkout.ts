@@ -15,16 +15,15 @@ import { TEXT } from '../../../pages/texts.ts';
 import { formatIsoDate } from '../../../domain/apr.ts';
 import { leaderReturnUrl, pledgePageUrl } from '../../../domain/links.ts';
 import { offerTerms } from '../../../domain/offer-terms.ts';
-import { listPledges, type NewPledge } from '../../../payments/pledge-repository.ts';
-import { paymentEnvironment } from '../../../payments/payment-repository.ts';
+import { paidEnvironment, pledgesOf } from '../../../use-cases/payment-lookup.ts';
 import { leaderFrontOutcome, type FrontOutcome } from '../../../use-cases/leader-front-outcome.ts';
 import { shopReturnUrl, type ShopOutcome } from '../../../delivery/shop-return.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
-import { confirmLeaderAttempt, payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import { confirmLeaderAttempt, payAsLeader, resumeLeaderAfterChallenge, type LeaderOutcome, type NewPledge } from '../../../use-cases/pay-as-leader.ts';
 import { switchOffer } from '../../../use-cases/switch-offer.ts';
 import { requestedDatesOf, type Purchase } from '../../../purchases/purchase.ts';
-import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
+import { purchaseForPage } from '../../../use-cases/page-lookup.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang, type Lang } from '../../../i18n/lang.ts';
 import { normalizeTypedPhone, shopperCountry } from '../../../messaging/phone-numbers.ts';
@@ -125,7 +124,7 @@ export function registerCheckout(app: App, services: Services): void {
 
   async function load(request: { params: { purchase_uid: string }; query?: unknown; headers?: { 'accept-language'?: string } }) {
     const id = parsePublicId('pur', request.params.purchase_uid);
-    const purchase = id ? await findPurchaseForPage(db, id) : undefined;
+    const purchase = id ? await purchaseForPage(services, id) : undefined;
     const offer = purchase && (await offers.byId(purchase.accountId, purchase.offerId));
     const mode = pageMode((request.query ?? {}) as PageQuery);
     return purchase && offer ? { purchase, offer, lang: pageLang(mode.lang, purchase, request.headers?.['accept-language']), mode } : undefined;
@@ -156,13 +155,13 @@ export function registerCheckout(app: App, services: Services): void {
     const uid = `pur_${ctx.purchase.id}`;
     const { embed } = ctx.mode;
     // Once money moved, the banner follows the PSP account the payment ran on, not the offer's of today.
-    const paidOn = ctx.purchase.state === 'CREATED' ? undefined : await paymentEnvironment(db, ctx.purchase.accountId, ctx.purchase.id);
+    const paidOn = ctx.purchase.state === 'CREATED' ? undefined : await paidEnvironment(services, ctx.purchase.accountId, ctx.purchase.id);
     const testMode = paidOn ? paidOn === 'test' : inTestMode(ctx.offer);
     // What an embedding page is told (chipin.js or the merchant's own iframe), posted to the merchant's origin only.
     const message = await leaderFrontOutcome(payments, ctx.purchase, decline);
     const frame = message || embed ? { target: merchantOrigin(ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ownOrigin), purchase_uid: uid, embed, message } : undefined;
     if (ctx.purchase.state !== 'CREATED') {
-      const pledges = await listPledges(db, ctx.purchase.accountId, ctx.purchase.id);
+      const pledges = await pledgesOf(services, ctx.purchase.accountId, ctx.purchase.id);
       const result = await leaderResultFigures(db, ctx.purchase.accountId, ctx.purchase.id);
       // The way back to the shop carries the outcome: the error after a failure, the result after a success.
       const backUrl = shopReturn(ctx.purchase, ctx.purchase.state, message);

@@ -7,11 +7,9 @@ import { checkCard, DECLINE_FIELD, typedHolder } from '../../../pages/card-form.
 import { confirmingPage } from '../../../pages/checkout-page.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
-import { loadPayState } from '../../../payments/pay-state-repository.ts';
-import { findPayment, findPaymentWithLease, paymentEnvironment } from '../../../payments/payment-repository.ts';
-import { findPledgeForPage } from '../../../payments/pledge-repository.ts';
+import { pledgeForPage, purchaseForPage } from '../../../use-cases/page-lookup.ts';
+import { paidEnvironment, paymentOf, paymentWithLease, payStateOf } from '../../../use-cases/payment-lookup.ts';
 import { confirmPledgePayment, payPledge, resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
-import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
 import type { ChallengeReturn } from '../../../psp/connector.ts';
@@ -21,25 +19,25 @@ import { csrfFor, pageHeaders } from './page-support.ts';
 
 /** A pledger's page: `GET /pledge/<plg_uid>` shows it, `POST` pays the share. */
 export function registerPledgePages(app: App, services: Services): void {
-  const { db, clock, config, payments, offers } = services;
+  const { clock, config, payments, offers } = services;
   const csrf = csrfFor(services);
   const params = Type.Object({ pledge_uid: Type.String({ maxLength: 64 }) });
 
   async function load(request: { params: { pledge_uid: string }; query?: unknown; headers?: { 'accept-language'?: string } }) {
     const id = parsePublicId('plg', request.params.pledge_uid);
-    const pledge = id ? await findPledgeForPage(db, id) : undefined;
+    const pledge = id ? await pledgeForPage(services, id) : undefined;
     if (!pledge || pledge.state === 'draft') return undefined;
-    const purchase = await findPurchaseForPage(db, pledge.purchaseId);
-    const pay = await loadPayState(db, pledge.accountId, pledge.purchaseId);
+    const purchase = await purchaseForPage(services, pledge.purchaseId);
+    const pay = await payStateOf(services, pledge.accountId, pledge.purchaseId);
     // The shopper's choice (`?lang=`, the switcher), else the purchase's language, or the browser's when the merchant set none.
     const asked = (request.query as { lang?: unknown } | undefined)?.lang;
     const lang = pageLang(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
     if (!purchase || !pay) return undefined;
     const offer = await offers.byId(purchase.accountId, purchase.offerId);
     // A paid share partly or fully refunded since: the page tells the refund and the net.
-    const payment = pledge.state === 'paid' && pledge.paymentId ? await findPayment(db, pledge.accountId, pledge.paymentId) : undefined;
+    const payment = pledge.state === 'paid' && pledge.paymentId ? await paymentOf(services, pledge.accountId, pledge.paymentId) : undefined;
     // Once the share was paid, the banner follows the PSP account its payment ran on.
-    const paidOn = payment ? await paymentEnvironment(db, pledge.accountId, pledge.purchaseId, pledge.id) : undefined;
+    const paidOn = payment ? await paidEnvironment(services, pledge.accountId, pledge.purchaseId, pledge.id) : undefined;
     const testMode = paidOn ? paidOn === 'test' : !offer || inTestMode(offer);
     return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode, ...(offer ? { offer } : {}) };
   }
@@ -93,7 +91,7 @@ export function registerPledgePages(app: App, services: Services): void {
   async function confirming(request: FastifyRequest, reply: FastifyReply, ctx: NonNullable<Awaited<ReturnType<typeof load>>>) {
     pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer?.cssUrl);
     const until = ctx.pledge.state === 'paying' && ctx.pledge.paymentId ? ctx.pledge.payingUntil : null;
-    const unleased = until && (await findPaymentWithLease(db, ctx.pledge.accountId, ctx.pledge.paymentId!))?.lease === null;
+    const unleased = until && (await paymentWithLease(services, ctx.pledge.accountId, ctx.pledge.paymentId!))?.lease === null;
     const minutesLeft = until && unleased ? Math.max(1, Math.ceil((until.getTime() - clock.now().getTime()) / 60_000)) : undefined;
     return reply.code(202).send(confirmingPage(ctx.lang, `/pledge/plg_${ctx.pledge.id}/confirming${langQuery(request)}`, ctx.offer?.cssUrl, minutesLeft));
   }

@@ -4,15 +4,13 @@ import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { CardInput } from '../../../psp/connector.ts';
 import { leaderReturnUrl, pledgePageUrl, pledgeReturnUrl } from '../../../domain/links.ts';
-import { loadPayState } from '../../../payments/pay-state-repository.ts';
-import { findPledge, listPledges } from '../../../payments/pledge-repository.ts';
 import { payAsLeader, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
 import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
-import { findPurchase } from '../../../purchases/purchase-repository.ts';
+import { merchantPurchase } from '../../../use-cases/merchant-purchases.ts';
+import { paymentOfRequest, payStateOf, pledgeOf, pledgesOf } from '../../../use-cases/payment-lookup.ts';
 import type { Services } from '../../../services.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { idempotent } from '../../idempotency.ts';
-import { findPaymentByRequestKey } from '../../../payments/payment-repository.ts';
 import { langOf } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
@@ -69,8 +67,8 @@ export function registerSandboxPayments(app: App, services: Services): void {
   const { db, clock, config, payments } = services;
 
   async function view(accountId: string, purchaseId: string) {
-    const state = (await loadPayState(db, accountId, purchaseId))!;
-    const pledges = (await listPledges(db, accountId, purchaseId)).filter((p) => p.state !== 'draft');
+    const state = (await payStateOf(services, accountId, purchaseId))!;
+    const pledges = (await pledgesOf(services, accountId, purchaseId)).filter((p) => p.state !== 'draft');
     return {
       purchase_uid: toPublicId('pur', purchaseId),
       state: V1_STATE[state.state],
@@ -139,7 +137,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
     async (request, reply) => {
       const accountId = request.auth!.accountId;
       const id = parsePublicId('pur', request.params.purchase_uid);
-      const purchase = id ? await findPurchase(db, accountId, id) : undefined;
+      const purchase = id ? await merchantPurchase(services, accountId, id) : undefined;
       if (!purchase) throw notFound('purchase');
       request.lang = langOf(purchase.language);
       const pledgers = (request.body.pledgers ?? []).map((p, i) => {
@@ -179,7 +177,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
    * case (the pledge paid, or closed when the payment came too late), so `charged` is the leader's only.
    */
   async function answeredAttempt(accountId: string, purchaseId: string, requestKey: string, charged = true) {
-    const own = await findPaymentByRequestKey(db, accountId, purchaseId, requestKey);
+    const own = await paymentOfRequest(services, accountId, purchaseId, requestKey);
     if (charged && (own?.status === 'authorized' || own?.status === 'captured')) return { status: 200, body: await view(accountId, purchaseId) };
     if (own?.status === 'requires_action' && own.challenge_url) return { status: 202, body: { ...(await view(accountId, purchaseId)), challenge_url: own.challenge_url } };
     return undefined;
@@ -236,7 +234,7 @@ export function registerSandboxPayments(app: App, services: Services): void {
     async (request, reply) => {
       const accountId = request.auth!.accountId;
       const id = parsePublicId('plg', request.params.pledge_id);
-      const pledge = id ? await findPledge(db, accountId, id) : undefined;
+      const pledge = id ? await pledgeOf(services, accountId, id) : undefined;
       if (!pledge || pledge.state === 'draft') throw notFound('pledge');
       const card = sandboxCard(request.body.card_number, clock.now(), pledge.name ?? 'Sandbox Pledger', request.body.card_expiry);
       return idempotent(
