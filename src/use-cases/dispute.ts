@@ -9,6 +9,7 @@ import { chargebackTakes } from '../domain/refund-allocation.ts';
 import { scheduleJob, type JobScheduler } from '../jobs/scheduler.ts';
 import {
   disputesOfPayment,
+  disputesOfPurchase,
   findDisputedPayment,
   findDispute,
   findParkedNotice,
@@ -23,6 +24,7 @@ import {
 } from '../payments/dispute-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { findPayment, writeEvent } from '../payments/payment-repository.ts';
+import { findPurchase } from '../purchases/purchase-repository.ts';
 import { bookDisputeLedger } from '../payments/ledger-repository.ts';
 import { PspIntegrationError, type NotifiedDispute, type PspConnector } from '../psp/connector.ts';
 import { SANDBOX_DISPUTE_LAPSE_JOB, SANDBOX_DISPUTE_NOTICE_JOB, type SandboxPsp } from '../psp/sandbox/connector.ts';
@@ -320,6 +322,12 @@ export async function deliverSandboxDisputeNotice(deps: Pick<PaymentDeps, 'db' |
   const accountId = await sandboxTransactionOwner(deps.db, verified.dispute.transactionId);
   if (!accountId) return 'unknown_payment';
   return applyDisputeNotice(deps, { accountId, pspAccountId: null }, verified.dispute);
+}
+
+/** The account's purchase's disputes, oldest first; undefined for an unknown purchase (bare uuid) or another account's. */
+export async function purchaseDisputes(deps: Pick<PaymentDeps, 'db'>, accountId: string, purchaseId: string): Promise<DisputeRow[] | undefined> {
+  const purchase = await findPurchase(deps.db, accountId, purchaseId);
+  return purchase && disputesOfPurchase(deps.db, accountId, purchase.id);
 }
 
 export type SandboxDisputeOutcome = { kind: 'resolved'; dispute: DisputeRow } | { kind: 'not_found' } | { kind: 'ended'; state: DisputeState };

@@ -1,8 +1,11 @@
 import { frontResultHandover, processorRefused, type FrontResult } from '../delivery/front-result.ts';
+import { verifyHs256 } from '../delivery/jwt.ts';
 import { asCheckoutOutcome, transactionOf } from '../delivery/transaction.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
+import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import { lastTransactionEvent, sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
+import { findPurchaseForPage } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -29,4 +32,15 @@ export async function leaderFrontResult(
       deps.box.open(row.secret).reveal(),
     ),
   };
+}
+
+/**
+ * What a shop's server does with that JWT (docs/front-end.md): whether it is signed with the
+ * secret of its purchase's offer, for the purchases of `accountId` only (the sandbox demo shop's).
+ */
+export async function frontResultJwtValid(deps: Pick<PaymentDeps, 'db' | 'box'>, accountId: string | undefined, purchaseId: string, jwt: string): Promise<boolean> {
+  const purchase = await findPurchaseForPage(deps.db, purchaseId);
+  const offer = purchase && purchase.accountId === accountId ? await findOfferSecret(deps.db, purchase.offerId) : undefined;
+  const claims = offer ? verifyHs256(jwt, deps.box.open(offer.secretEnc).reveal()) : undefined;
+  return claims !== undefined;
 }

@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Type } from 'typebox';
 import { AccountError } from '../../../accounts/accounts.ts';
-import { verifyHs256 } from '../../../delivery/jwt.ts';
 import { parsePublicId } from '../../../domain/ids.ts';
 import { paymentPageUrl } from '../../../domain/links.ts';
-import { findOfferSecret } from '../../../payments/pay-state-repository.ts';
-import { findPurchaseForPage } from '../../../purchases/purchase-repository.ts';
 import { DEMO_SHOP_CSP, DEMO_SHOP_PRICE_CENTS, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
 import { DEMO_SHOP_TEXT } from '../../../sandbox/demo-shop-texts.ts';
 import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
@@ -13,6 +10,7 @@ import { sdkBundle } from '../../../sdk/build.ts';
 import { repoFile } from '../../../source-files.ts';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import { frontResultJwtValid } from '../../../use-cases/leader-front-result.ts';
 import type { App } from '../../types.ts';
 
 const SCRIPT = readFileSync(repoFile('src/sandbox/assets/demo-shop.js'), 'utf8');
@@ -25,7 +23,7 @@ const DEMO_SHOP_EMAIL = 'demo-shop@chipin.test';
  * only (not registered in production); no credentials, since it acts for its own demo account only.
  */
 export function registerSandboxDemoShop(app: App, services: Services): void {
-  const { accounts, offers, config, db, clock, box, psps } = services;
+  const { accounts, offers, config, db, clock, psps } = services;
   let account: Promise<string> | undefined;
 
   async function demoAccount(): Promise<string> {
@@ -102,9 +100,7 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
       uid = undefined;
     }
     const id = typeof uid === 'string' ? parsePublicId('pur', uid) : undefined;
-    const purchase = id ? await findPurchaseForPage(db, id) : undefined;
-    const offer = purchase && purchase.accountId === demo ? await findOfferSecret(db, purchase.offerId) : undefined;
-    const claims = offer ? verifyHs256(request.body.jwt, box.open(offer.secretEnc).reveal()) : undefined;
-    return reply.send({ valid: claims !== undefined });
+    const valid = id ? await frontResultJwtValid(services, demo, id, request.body.jwt) : false;
+    return reply.send({ valid });
   });
 }

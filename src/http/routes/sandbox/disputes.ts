@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
 import { parsePublicId } from '../../../domain/ids.ts';
-import { disputesOfPurchase } from '../../../payments/dispute-repository.ts';
-import { findPurchase } from '../../../purchases/purchase-repository.ts';
 import type { Services } from '../../../services.ts';
-import { resolveSandboxDispute } from '../../../use-cases/dispute.ts';
+import { purchaseDisputes, resolveSandboxDispute } from '../../../use-cases/dispute.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { DisputeSchema, disputeView } from '../../views/dispute.ts';
@@ -15,7 +13,7 @@ import { BearerErrors, TokenApiError } from '../schemas.ts';
  * cards open them once captured; an undecided one lapses as lost at its deadline (move the clock).
  */
 export function registerSandboxDisputes(app: App, services: Services): void {
-  const { db, payments, psps } = services;
+  const { payments, psps } = services;
 
   app.get(
     '/api/sandbox/purchases/:purchase_uid/disputes',
@@ -36,9 +34,9 @@ export function registerSandboxDisputes(app: App, services: Services): void {
     async (request) => {
       const accountId = request.auth!.accountId;
       const id = parsePublicId('pur', request.params.purchase_uid);
-      const purchase = id ? await findPurchase(db, accountId, id) : undefined;
-      if (!purchase) throw notFound('purchase');
-      return { disputes: (await disputesOfPurchase(db, accountId, purchase.id)).map(disputeView) };
+      const disputes = id ? await purchaseDisputes(payments, accountId, id) : undefined;
+      if (!disputes) throw notFound('purchase');
+      return { disputes: disputes.map(disputeView) };
     },
   );
 

@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
-import { listMessages } from '../../../messaging/outbound-message-repository.ts';
 import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../../services.ts';
+import { sentMessages } from '../../../use-cases/sent-messages.ts';
 import { inboxPage } from '../../../dashboard/pages/inbox-page.ts';
 import { sendPage, sessionOf, signedIn } from '../../../dashboard/routes/support.ts';
 import type { DashboardSessions } from '../../../dashboard/sessions.ts';
@@ -53,13 +53,13 @@ function challenge(reply: FastifyReply, status: 401 | 429, text: string, extra: 
  * - `GET /api/sandbox/messages`: the same as JSON for automated tests, with an access token.
  */
 export function registerSandboxInbox(app: App, services: Services, guard: DashboardGuard, sessions: DashboardSessions): void {
-  const { db, accounts } = services;
+  const { accounts } = services;
   app.get('/sandbox/inbox', { schema: { hide: true, tags: ['sandbox'], summary: 'Sandbox inbox (HTML)' } }, async (request, reply) => {
     // A user signed in to the back office reads it as one of its pages: their language, its menu.
     if (request.headers.authorization === undefined && (await sessionOf(sessions, request))) {
       const ctx = await signedIn(services, sessions, request, reply);
       if (!ctx) return reply;
-      const messages = await listMessages(db, ctx.session.accountId, { limit: HTML_LIMIT });
+      const messages = await sentMessages(services, ctx.session.accountId, { limit: HTML_LIMIT });
       return sendPage(reply, 200, inboxPage(ctx.chrome, messages, HTML_LIMIT));
     }
     // The back office's session or Basic, its failure budget; only the refusals are worded for a browser.
@@ -77,7 +77,7 @@ export function registerSandboxInbox(app: App, services: Services, guard: Dashbo
       }
     }
     const { accountId } = check;
-    const [account, messages] = await Promise.all([accounts.profileOf(accountId), listMessages(db, accountId, { limit: HTML_LIMIT })]);
+    const [account, messages] = await Promise.all([accounts.profileOf(accountId), sentMessages(services, accountId, { limit: HTML_LIMIT })]);
     return reply
       .headers({
         'content-security-policy': CSP,
@@ -117,7 +117,7 @@ export function registerSandboxInbox(app: App, services: Services, guard: Dashbo
       const { purchase_uid, limit = 50 } = request.query;
       const purchaseId = purchase_uid === undefined ? undefined : parsePublicId('pur', purchase_uid);
       if (purchase_uid !== undefined && purchaseId === undefined) return { messages: [] };
-      const messages = await listMessages(db, request.auth!.accountId, { purchaseId, limit });
+      const messages = await sentMessages(services, request.auth!.accountId, { purchaseId, limit });
       return {
         messages: messages.map((m) => ({
           id: m.id,
