@@ -7,7 +7,7 @@ import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts'
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import type { ShopperIdentity } from '../../../shopper-space/identity.ts';
 import { SHOPPER_SESSION_COOKIE, SHOPPER_SESSION_SECONDS, ShopperSessions, type ShopperSession } from '../../../shopper-space/sessions.ts';
-import { shopperPartyOf, type ShopperParty } from '../../../shopper-space/shopper-purchase-repository.ts';
+import { shopperParty, type ShopperParty } from '../../../use-cases/shopper-purchases.ts';
 import type { Services } from '../../../services.ts';
 
 /**
@@ -111,7 +111,7 @@ export async function requireShopperForm(
  * when they are no party to it: then the purchase is answered 404, as an unknown one.
  */
 export async function shopperPartyTo(db: Database, identity: ShopperIdentity, purchaseId: string): Promise<ShopperParty | null> {
-  return (await shopperPartyOf(db, identity, purchaseId)) ?? null;
+  return (await shopperParty({ db }, identity, purchaseId)) ?? null;
 }
 
 /** `Secure` unless the service is on loopback (local development over plain http). */

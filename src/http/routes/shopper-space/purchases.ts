@@ -3,6 +3,7 @@ import { pledgePageUrl } from '../../../domain/links.ts';
 import { langOf, type Lang } from '../../../i18n/lang.ts';
 import { payForms } from '../../../pages/shopper-space/pay-forms.ts';
 import { payableNow } from '../../../use-cases/shopper-pay.ts';
+import { shopperPurchases } from '../../../use-cases/shopper-purchases.ts';
 import { purchasePage } from '../../../pages/shopper-space/purchase-page.ts';
 import { spacePurchase } from '../../../shopper-space/purchase-view.ts';
 import type { PurchaseState } from '../../../domain/purchase-states.ts';
@@ -10,7 +11,6 @@ import { purchasesPage } from '../../../pages/shopper-space/purchases-page.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import { maskedIdentity } from '../../../shopper-space/identity.ts';
-import { listShopperPurchases } from '../../../shopper-space/shopper-purchase-repository.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { requireShopper, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';
@@ -23,7 +23,7 @@ export function registerShopperPurchases(app: App, services: Services): void {
     const session = await requireShopper(services, request, reply);
     if (!session) return reply;
     const lang = spaceLang(request);
-    const rows = await listShopperPurchases(services.db, session.identity);
+    const rows = await shopperPurchases(services, session.identity);
     const items = rows.map((r) => ({
       purchaseUid: toPublicId('pur', r.purchase_id),
       merchantName: r.merchant_name,
