@@ -1,8 +1,7 @@
-import { isStorableDate } from '../domain/dates.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid } from '../domain/ids.ts';
-import type { AttemptOutcome, DeliveryKind, DeliveryStatus } from './delivery.ts';
+import type { AttemptOutcome, DeliveryCursor, DeliveryKind, DeliveryStatus } from './delivery.ts';
 
 /** A delivery as the back office shows it. Every query here is scoped by account. */
 export interface DeliveryView {
@@ -79,25 +78,6 @@ function toView(r: DeliveryRow): DeliveryView {
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
   };
-}
-
-/** Position in the newest-first list of deliveries. */
-export interface DeliveryCursor {
-  createdAt: Date;
-  eventId: number;
-  id: string;
-}
-
-/** Opaque to clients: base64url of `created_at|event_id|id`. */
-export function encodeDeliveryCursor(d: DeliveryCursor): string {
-  return Buffer.from(`${d.createdAt.toISOString()}|${d.eventId}|${d.id}`).toString('base64url');
-}
-
-export function decodeDeliveryCursor(cursor: string): DeliveryCursor | undefined {
-  const [iso, event, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  const eventId = Number(event);
-  return id && isUuid(id) && Number.isSafeInteger(eventId) && eventId > 0 && isStorableDate(createdAt) ? { createdAt, eventId, id } : undefined;
 }
 
 export interface DeliveryFilter {

@@ -1,3 +1,4 @@
+import { isStorableDate } from '../domain/dates.ts';
 import { isUuid } from '../domain/ids.ts';
 
 /**
@@ -20,4 +21,23 @@ export function parseDeliveryUid(uid: string): string | undefined {
   if (!uid.startsWith('dlv_')) return undefined;
   const id = uid.slice(4).toLowerCase();
   return isUuid(id) ? id : undefined;
+}
+
+/** Position in the newest-first list of deliveries. */
+export interface DeliveryCursor {
+  createdAt: Date;
+  eventId: number;
+  id: string;
+}
+
+/** Opaque to clients: base64url of `created_at|event_id|id`. */
+export function encodeDeliveryCursor(d: DeliveryCursor): string {
+  return Buffer.from(`${d.createdAt.toISOString()}|${d.eventId}|${d.id}`).toString('base64url');
+}
+
+export function decodeDeliveryCursor(cursor: string): DeliveryCursor | undefined {
+  const [iso, event, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  const eventId = Number(event);
+  return id && isUuid(id) && Number.isSafeInteger(eventId) && eventId > 0 && isStorableDate(createdAt) ? { createdAt, eventId, id } : undefined;
 }

@@ -14,6 +14,9 @@ import { AddressPolicy } from '../outbound/addresses.ts';
 import { DeliveryWorker } from './worker.ts';
 import type { DeliveryLog, DeliveryMetricsSink, DeliveryWorkerOptions } from './worker-deps.ts';
 
+/** What `list` and `find` answer, for the back office's handlers that show them. */
+export type { AttemptView, DeliveryView };
+
 export interface DeliveryOptions extends DeliveryWorkerOptions {
   /** Run the background worker (LISTEN, timers, poll). Default true; tests may drive `runDue` alone. */
   background?: boolean;

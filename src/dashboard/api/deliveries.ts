@@ -1,8 +1,8 @@
-import { recordAudit } from '../../audit/audit-repository.ts';
+import { recordStaffAction } from '../../use-cases/audit-trail.ts';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
-import { decodeDeliveryCursor, encodeDeliveryCursor, type AttemptView, type DeliveryView } from '../../delivery/delivery-repository.ts';
-import { parseDeliveryUid, toDeliveryUid } from '../../delivery/delivery.ts';
+import { decodeDeliveryCursor, encodeDeliveryCursor, parseDeliveryUid, toDeliveryUid } from '../../delivery/delivery.ts';
+import type { AttemptView, DeliveryView } from '../../delivery/service.ts';
 import type { Services } from '../../services.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import type { App } from '../../http/types.ts';
@@ -200,7 +200,7 @@ export function registerBackofficeDeliveries(app: App, services: Services, guard
         if (result.reason === 'not_found') throw notFound('delivery');
         throw new ApiError(409, 'invalid_request', 'the webhook endpoint is disabled (it answered 410 Gone) or removed: set its URL again with PUT /api/backoffice/webhook first');
       }
-      await recordAudit(services.db, { accountId, actor: { userId, label: email }, action: 'delivery_replay', subject: toDeliveryUid(id) });
+      await recordStaffAction(services.db, { accountId, actor: { userId, label: email }, action: 'delivery_replay', subject: toDeliveryUid(id) });
       request.log.info({ account_id: accountId, delivery_id: toDeliveryUid(id) }, 'delivery replay requested');
       return reply.code(202).header('cache-control', 'no-store').send(deliveryJson(result.delivery));
     },

@@ -1,5 +1,5 @@
 import { webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
-import { recordAudit } from '../../audit/audit-repository.ts';
+import { recordStaffAction } from '../../use-cases/audit-trail.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError, type WebhookSettings } from '../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../delivery/triggers.ts';
@@ -83,7 +83,7 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       const { accountId, userId, email } = await guard.userOf(request);
       try {
         const settings = await services.deliveries.setWebhook(accountId, request.body);
-        await recordAudit(services.db, webhookAudit(accountId, { userId, label: email }, settings));
+        await recordStaffAction(services.db, webhookAudit(accountId, { userId, label: email }, settings));
         request.log.info({ account_id: accountId, events: settings.events, rotated: request.body.rotate === true }, 'webhook endpoint set');
         void reply.header('cache-control', 'no-store');
         return settingsBody(settings);
@@ -127,7 +127,7 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
       const r = await services.deliveries.sendTest(accountId);
       if (r.kind === 'no_endpoint') throw new ApiError(409, 'invalid_request', 'no webhook URL is set: PUT /api/backoffice/webhook first');
       if (r.kind === 'disabled') throw new ApiError(409, 'invalid_request', 'the webhook endpoint is disabled (it answered 410 Gone): set its URL again');
-      await recordAudit(services.db, webhookTestAudit(accountId, { userId, label: email }, r));
+      await recordStaffAction(services.db, webhookTestAudit(accountId, { userId, label: email }, r));
       return { trigger_name: r.triggerName, delivered: r.delivered, status_code: r.statusCode, error: r.error, duration_ms: r.durationMs };
     },
   );

@@ -1,13 +1,12 @@
 import { AccountError } from '../../accounts/accounts.ts';
 import { actorOf, webhookAudit, webhookTestAudit } from '../../audit/audit-log.ts';
-import { recordAudit } from '../../audit/audit-repository.ts';
+import { recordStaffAction } from '../../use-cases/audit-trail.ts';
 import { confirmKeyPage, developersPage, type DevelopersView } from '../pages/developers-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { WebhookSettingsError } from '../../delivery/endpoints.ts';
-import { parseDeliveryUid, toDeliveryUid } from '../../delivery/delivery.ts';
-import { decodeDeliveryCursor, encodeDeliveryCursor, type DeliveryCursor } from '../../delivery/delivery-repository.ts';
+import { decodeDeliveryCursor, encodeDeliveryCursor, parseDeliveryUid, toDeliveryUid, type DeliveryCursor } from '../../delivery/delivery.ts';
 import { deliveryPage } from '../pages/delivery-page.ts';
 import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import type { Services } from '../../services.ts';
@@ -71,7 +70,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const rotate = form.rotate === '1';
     try {
       const settings = await services.deliveries.setWebhook(session.accountId, { url, events, rotate });
-      await recordAudit(services.db, webhookAudit(session.accountId, actorOf(session), settings));
+      await recordStaffAction(services.db, webhookAudit(session.accountId, actorOf(session), settings));
       request.log.info({ account_id: session.accountId, events: settings.events, rotated: rotate }, 'webhook endpoint set (back office)');
       const saved = settings.issued
         ? { issued: true as const, token: settings.token, secret: settings.secret, previousSecretUntil: settings.previousSecretUntil }
@@ -90,7 +89,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const test = await services.deliveries.sendTest(session.accountId);
-    if (test.kind === 'sent') await recordAudit(services.db, webhookTestAudit(session.accountId, actorOf(session), test));
+    if (test.kind === 'sent') await recordStaffAction(services.db, webhookTestAudit(session.accountId, actorOf(session), test));
     return sendPage(reply, test.kind === 'sent' ? 200 : 409, developersPage(chrome, await view(session.accountId, { test })));
   });
 
@@ -103,7 +102,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     const result = id ? await services.deliveries.replay(session.accountId, id) : { ok: false as const, reason: 'not_found' as const };
     if (!result.ok && result.reason === 'not_found') return sendPage(reply, 404, messagePage(chrome.lang, t.notFoundTitle, t.deliveryNotFound));
     if (!result.ok) return sendPage(reply, 409, developersPage(chrome, await view(session.accountId, { error: t.replayDisabled })));
-    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
+    await recordStaffAction(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'delivery_replay', subject: toDeliveryUid(result.delivery.id) });
     request.log.info({ account_id: session.accountId, delivery_id: toDeliveryUid(result.delivery.id) }, 'delivery replay requested (back office)');
     return seeOther(reply, '/dashboard/developers?done=replay');
   });
@@ -115,7 +114,7 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
     if (!ctx) return reply;
     const { session, chrome } = ctx;
     const key = await services.accounts.createKey(toPublicId('acc', session.accountId));
-    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_create', subject: key.api_key });
+    await recordStaffAction(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_create', subject: key.api_key });
     request.log.info({ account_id: session.accountId, api_key: key.api_key }, 'API key created (back office)');
     return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret } })));
   });
@@ -135,13 +134,13 @@ export function registerDashboardDevelopers(app: App, services: Services, sessio
       if (action === 'revoke') {
         await services.accounts.revokeKey(apiKey, session.accountId);
         await services.revokedKeys.refresh(); // this process stops its tokens now, the others within a refresh
-        await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_revoke', subject: apiKey });
+        await recordStaffAction(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_revoke', subject: apiKey });
         request.log.info({ account_id: session.accountId, api_key: apiKey }, 'API key revoked (back office)');
         return seeOther(reply, `/dashboard/developers?revoked=${encodeURIComponent(apiKey)}`);
       }
       const key = await services.accounts.rotateKey(apiKey, session.accountId);
       await services.revokedKeys.refresh();
-      await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_rotate', subject: apiKey, details: { new_key: key.api_key } });
+      await recordStaffAction(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'api_key_rotate', subject: apiKey, details: { new_key: key.api_key } });
       request.log.info({ account_id: session.accountId, api_key: key.api_key, revoked: apiKey }, 'API key rotated (back office)');
       return sendPage(reply, 200, developersPage(chrome, await view(session.accountId, { newKey: { apiKey: key.api_key, apiSecret: key.api_secret, replaced: apiKey } })));
     } catch (err) {

@@ -1,5 +1,5 @@
 import { actorOf } from '../../audit/audit-log.ts';
-import { recordAudit } from '../../audit/audit-repository.ts';
+import { recordStaffAction } from '../../use-cases/audit-trail.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../pages/layout.ts';
 import { confirmDeletePage, newPspAccountPage, pspAccountPage, pspAccountsPage, type TypedAccount } from '../pages/psp-accounts-page.ts';
@@ -60,7 +60,7 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
     );
     switch (outcome.kind) {
       case 'ok':
-        await recordAudit(services.db, {
+        await recordStaffAction(services.db, {
           accountId: session.accountId,
           actor: actorOf(session),
           action: 'psp_account_create',
@@ -113,7 +113,13 @@ export function registerDashboardPspAccounts(app: App, services: Services, sessi
         pspAccountsPage(chrome, await listPspAccounts(deps, session.accountId), connectors(), undefined, t.pspAccountInUse(outcome.offers, outcome.payments)),
       );
     }
-    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'psp_account_delete', subject: account.id, details: { psp: account.psp } });
+    await recordStaffAction(services.db, {
+      accountId: session.accountId,
+      actor: actorOf(session),
+      action: 'psp_account_delete',
+      subject: account.id,
+      details: { psp: account.psp },
+    });
     request.log.info({ account_id: session.accountId, psp_account_id: account.id }, 'PSP account deleted (back office)');
     return seeOther(reply, '/dashboard/psp-accounts?done=deleted');
   });

@@ -1,5 +1,5 @@
 import { actorOf } from '../../audit/audit-log.ts';
-import { recordAudit } from '../../audit/audit-repository.ts';
+import { recordStaffAction } from '../../use-cases/audit-trail.ts';
 import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../sessions.ts';
 import { signInPage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -53,7 +53,7 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
     // A fresh token at every sign-in: a cookie planted before it (session fixation) signs nobody in.
     const { token } = await sessions.create(check);
     // Right after the session, not in its transaction: the session store owns its own writes.
-    await recordAudit(services.db, { accountId: check.accountId, actor: actorOf(check), action: 'sign_in' });
+    await recordStaffAction(services.db, { accountId: check.accountId, actor: actorOf(check), action: 'sign_in' });
     void reply.header('set-cookie', sessionCookie(token, publicUrl));
     return seeOther(reply, '/dashboard');
   });
@@ -64,7 +64,7 @@ export function registerDashboardSession(app: App, services: Services, guard: Da
     if (!session) return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
     if (!sessions.csrfMatches(session, formOf(request).csrf)) return refuseForm(reply, lang);
     await sessions.revoke(session.id);
-    await recordAudit(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'sign_out' });
+    await recordStaffAction(services.db, { accountId: session.accountId, actor: actorOf(session), action: 'sign_out' });
     return seeOther(reply.header('set-cookie', clearedSessionCookie(publicUrl)), '/dashboard/sign-in');
   });
 }

@@ -1,5 +1,5 @@
 import { actorOf } from '../../audit/audit-log.ts';
-import { listAudit } from '../../audit/audit-repository.ts';
+import { recentActivity } from '../../use-cases/audit-trail.ts';
 import { ROLES } from '../roles.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { changeMember, listMembers } from '../team-members.ts';
@@ -28,7 +28,7 @@ export function registerDashboardTeam(app: App, services: Services, sessions: Da
     const [members, invitations, activity] = await Promise.all([
       listMembers(services.db, accountId),
       listInvitations(services.db, accountId),
-      listAudit(services.db, accountId, { limit: SHOWN_ACTIVITY }),
+      recentActivity(services.db, accountId, SHOWN_ACTIVITY),
     ]);
     return { members, invitations, activity };
   }
