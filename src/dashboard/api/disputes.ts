@@ -7,9 +7,9 @@ import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { DisputeSchema, disputeView } from '../../http/views/dispute.ts';
-import { listDisputes } from '../../payments/dispute-repository.ts';
 import type { Services } from '../../services.ts';
 import { markEvidenceSent } from '../../use-cases/dispute.ts';
+import { disputeList } from '../../use-cases/dispute-list.ts';
 import { BackofficeErrors } from './webhook.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
@@ -64,7 +64,7 @@ export function registerBackofficeDisputes(app: App, services: Services, guard: 
       if (!states) throw invalid('query parameter state must be open, evidence_sent, won, lost, closed or all');
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       if (cursor !== undefined && !after) throw invalid('query parameter cursor is not a cursor this API gave');
-      const rows = await listDisputes(db, accountId, states, after ? { dueAt: after.createdAt, id: after.id } : null, limit + 1);
+      const rows = await disputeList(db, accountId, states, after ? { dueAt: after.createdAt, id: after.id } : null, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');

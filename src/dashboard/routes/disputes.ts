@@ -4,9 +4,9 @@ import { parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import type { App } from '../../http/types.ts';
 import type { Lang } from '../../i18n/lang.ts';
-import { findDispute, listDisputes } from '../../payments/dispute-repository.ts';
 import type { Services } from '../../services.ts';
 import { markEvidenceSent } from '../../use-cases/dispute.ts';
+import { disputeList, disputeOf } from '../../use-cases/dispute-list.ts';
 import { EVIDENCE_MAX_LENGTH, NO_DEADLINE } from '../api/disputes.ts';
 import { disputesPage } from '../pages/disputes-page.ts';
 import { purchasePage } from '../pages/purchase-page.ts';
@@ -39,7 +39,7 @@ export function registerDashboardDisputes(app: App, services: Services, sessions
     const raw = (request.query as Record<string, unknown>).cursor;
     const after = typeof raw === 'string' && raw !== '' ? decodeCursor(raw) : undefined;
     if (typeof raw === 'string' && raw !== '' && !after) return sendPage(reply, 400, disputesPage(chrome, { disputes: [], error: DASHBOARD_TEXT[chrome.lang].badCursor }));
-    const rows = await listDisputes(db, session.accountId, ['open', 'evidence_sent'], after ? { dueAt: after.createdAt, id: after.id } : null, PAGE_SIZE + 1);
+    const rows = await disputeList(db, session.accountId, ['open', 'evidence_sent'], after ? { dueAt: after.createdAt, id: after.id } : null, PAGE_SIZE + 1);
     const page = rows.slice(0, PAGE_SIZE);
     const last = page[page.length - 1];
     const next = rows.length > PAGE_SIZE && last ? `/dashboard/disputes?cursor=${encodeCursor(last.evidence_due_at ?? NO_DEADLINE, last.id)}` : undefined;
@@ -52,7 +52,7 @@ export function registerDashboardDisputes(app: App, services: Services, sessions
     const { session, chrome, form } = ctx;
     const td = DASHBOARD_TEXT[chrome.lang].disputes;
     const id = parsePublicId('dsp', (request.params as { id: string }).id);
-    const dispute = id && (await findDispute(db, session.accountId, id));
+    const dispute = id && (await disputeOf(db, session.accountId, id));
     if (!dispute) return notFound(reply, chrome.lang);
     const text = (typeof form.text === 'string' ? form.text.trim() : '').slice(0, EVIDENCE_MAX_LENGTH);
     const outcome = await markEvidenceSent(services.payments, actorOf(session), session.accountId, dispute.id, text);
