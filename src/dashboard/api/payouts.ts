@@ -6,10 +6,10 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { findPayout, listPayouts, payoutLines, type PayoutLineRow } from '../../payouts/payout-repository.ts';
 import { PAYOUT_LINE_CSV_COLUMNS, payoutLineCsv, payoutLineView, payoutView } from '../../payouts/payout-views.ts';
 import type { Services } from '../../services.ts';
 import { readBankDetails, setBankDetails } from '../../use-cases/payout-bank-details.ts';
+import { payoutLinesOf, payoutList, payoutOf, type PayoutLineRow } from '../../use-cases/payout-list.ts';
 import { merchantBalance } from '../../use-cases/payouts.ts';
 import { BackofficeErrors } from './webhook.ts';
 
@@ -144,7 +144,7 @@ export function registerBackofficePayouts(app: App, services: Services, guard: D
       const { limit = 100, cursor } = request.query;
       const before = cursor === undefined ? null : (decodeCursor(cursor) ?? null);
       if (cursor !== undefined && !before) throw invalid('query parameter cursor is not a cursor this API gave');
-      const rows = await listPayouts(reads, accountId, limit + 1, before);
+      const rows = await payoutList(reads, accountId, limit + 1, before);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');
@@ -183,12 +183,12 @@ export function registerBackofficePayouts(app: App, services: Services, guard: D
     },
     async (request, reply) => {
       const accountId = await guard.accountOf(request);
-      const payout = await findPayout(reads, accountId, payoutIdOf(request.params.payout_id));
+      const payout = await payoutOf(reads, accountId, payoutIdOf(request.params.payout_id));
       if (!payout) throw notFound('payout');
       const { lines_limit: limit = 1000, lines_cursor: cursor } = request.query;
       const after = cursor === undefined ? null : Number(cursor);
       if (after !== null && !Number.isSafeInteger(after)) throw invalid('query parameter lines_cursor is not a cursor this API gave');
-      const rows = await payoutLines(reads, accountId, payout.id, after, limit + 1);
+      const rows = await payoutLinesOf(reads, accountId, payout.id, after, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');
@@ -220,13 +220,13 @@ export function registerBackofficePayouts(app: App, services: Services, guard: D
     },
     async (request, reply) => {
       const accountId = await guard.accountOf(request);
-      const payout = await findPayout(reads, accountId, payoutIdOf(request.params.payout_id));
+      const payout = await payoutOf(reads, accountId, payoutIdOf(request.params.payout_id));
       if (!payout) throw notFound('payout');
       return streamCsvExport<PayoutLineRow>(reply, {
         filename: `chipin-payout-${payout.business_day}-${payout.currency}-${payout.id}.csv`,
         header: PAYOUT_LINE_CSV_COLUMNS.join(',') + '\r\n',
         batch: EXPORT_BATCH,
-        page: (last) => payoutLines(reads, accountId, payout.id, last?.posting_id ?? null, EXPORT_BATCH),
+        page: (last) => payoutLinesOf(reads, accountId, payout.id, last?.posting_id ?? null, EXPORT_BATCH),
         line: (l) => payoutLineCsv(payout, l),
       });
     },

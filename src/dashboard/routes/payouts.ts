@@ -1,9 +1,9 @@
 import { actorOf } from '../../audit/audit-log.ts';
 import { parsePublicId } from '../../domain/ids.ts';
 import type { App } from '../../http/types.ts';
-import { findPayout, listPayouts, payoutLines } from '../../payouts/payout-repository.ts';
 import type { Services } from '../../services.ts';
 import { readBankDetails, setBankDetails } from '../../use-cases/payout-bank-details.ts';
+import { payoutLinesOf, payoutList, payoutOf } from '../../use-cases/payout-list.ts';
 import { merchantBalance } from '../../use-cases/payouts.ts';
 import { payoutPage, payoutsPage, type BankDetailsRefusal, type PayoutsView } from '../pages/payouts-page.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
@@ -28,7 +28,7 @@ export function registerDashboardPayouts(app: App, services: Services, sessions:
     const [balance, bankDetails, payouts] = [
       await merchantBalance(services.reads, accountId),
       await readBankDetails(deps, accountId),
-      await listPayouts(services.reads, accountId, PAGE_PAYOUTS),
+      await payoutList(services.reads, accountId, PAGE_PAYOUTS),
     ];
     return { balances: balance.currencies, bankDetails, payouts, shown: PAGE_PAYOUTS };
   }
@@ -56,12 +56,12 @@ export function registerDashboardPayouts(app: App, services: Services, sessions:
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
     const id = parsePublicId('po', (request.params as { id: string }).id);
-    const payout = id && (await findPayout(services.reads, ctx.session.accountId, id));
+    const payout = id && (await payoutOf(services.reads, ctx.session.accountId, id));
     if (!payout) {
       const t = DASHBOARD_TEXT[ctx.chrome.lang];
       return sendPage(reply, 404, messagePage(ctx.chrome.lang, t.notFoundTitle, t.payouts.notFound));
     }
-    const lines = await payoutLines(services.reads, ctx.session.accountId, payout.id, null, PAGE_LINES + 1);
+    const lines = await payoutLinesOf(services.reads, ctx.session.accountId, payout.id, null, PAGE_LINES + 1);
     return sendPage(reply, 200, payoutPage(ctx.chrome, payout, lines.slice(0, PAGE_LINES), lines.length > PAGE_LINES ? PAGE_LINES : false));
   });
 }
