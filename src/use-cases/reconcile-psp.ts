@@ -12,6 +12,7 @@ import {
   interruptRun,
   paymentsByTransactions,
   paymentsTouched,
+  pspsInUse,
   recentPspUse,
   runCompleted,
   resolveMatched,
@@ -250,6 +251,20 @@ export async function updateMismatch(
     await recordAudit(tx, { accountId, actor, action: 'reconciliation_mismatch_update', subject: id, details: { state: change.state, note: change.note } });
     return { kind: 'updated', mismatch: row } as const;
   });
+}
+
+/**
+ * Staff run a period from the back office: every PSP (account) the account's payments used in
+ * `[from, to)`, one after the other, or the built-in sandbox PSP when they used none. Answers how
+ * many runs were made.
+ */
+export async function reconcileAccountPeriod(deps: ReconDeps, req: { accountId: string; from: Date; to: Date }): Promise<number> {
+  const used = await pspsInUse(deps.db, req.accountId, req.from, req.to);
+  const targets = used.length > 0 ? used : [{ psp: 'sandbox', psp_account_id: null }];
+  for (const u of targets) {
+    await runReconciliation(deps, { accountId: req.accountId, pspAccountId: u.psp_account_id, psp: u.psp, from: req.from, to: req.to });
+  }
+  return targets.length;
 }
 
 /** The daily reconciliation job (service-wide, perpetual): see {@link reconcileYesterday}. */

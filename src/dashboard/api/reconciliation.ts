@@ -8,9 +8,9 @@ import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../i18n/format.ts';
-import { listMismatches, listRuns, type MismatchRow, type MismatchState, type RunRow } from '../../payments/reconciliation-repository.ts';
 import type { Services } from '../../services.ts';
 import { MAX_RECON_DAYS, runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
+import { reconciliationMismatches, reconciliationRuns, type MismatchRow, type MismatchState, type RunRow } from '../../use-cases/reconciliation-log.ts';
 import { BackofficeErrors } from './webhook.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];
@@ -183,7 +183,7 @@ export function registerBackofficeReconciliation(app: App, services: Services, g
       const { limit = 100, cursor } = request.query;
       const before = cursor === undefined ? null : (decodeCursor(cursor) ?? null);
       if (cursor !== undefined && !before) throw invalid('query parameter cursor is not a cursor this API gave');
-      const rows = await listRuns(db, accountId, limit + 1, before && { startedAt: before.createdAt, id: before.id });
+      const rows = await reconciliationRuns(db, accountId, limit + 1, before && { startedAt: before.createdAt, id: before.id });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');
@@ -215,7 +215,7 @@ export function registerBackofficeReconciliation(app: App, services: Services, g
       const { limit = 100, cursor, state } = request.query;
       const before = cursor === undefined ? null : (decodeCursor(cursor) ?? null);
       if (cursor !== undefined && !before) throw invalid('query parameter cursor is not a cursor this API gave');
-      const rows = await listMismatches(db, accountId, (state as MismatchState | undefined) ?? null, limit + 1, before);
+      const rows = await reconciliationMismatches(db, accountId, (state as MismatchState | undefined) ?? null, limit + 1, before);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');

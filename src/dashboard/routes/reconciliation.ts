@@ -3,9 +3,9 @@ import { isDay } from '../../domain/dates.ts';
 import { isUuid } from '../../domain/ids.ts';
 import type { App } from '../../http/types.ts';
 import { zonedDay, zonedMidnight } from '../../i18n/format.ts';
-import { listMismatches, listRuns, pspsInUse } from '../../payments/reconciliation-repository.ts';
 import type { Services } from '../../services.ts';
-import { MAX_RECON_DAYS, runReconciliation, updateMismatch } from '../../use-cases/reconcile-psp.ts';
+import { MAX_RECON_DAYS, reconcileAccountPeriod, updateMismatch } from '../../use-cases/reconcile-psp.ts';
+import { reconciliationMismatches, reconciliationRuns } from '../../use-cases/reconciliation-log.ts';
 import { reconciliationPage } from '../pages/reconciliation-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -26,7 +26,7 @@ export function registerDashboardReconciliation(app: App, services: Services, se
 
   async function render(chrome: Chrome, accountId: string, status: number, outcome?: { error: string } | { saved: true } | { ran: number }) {
     const yesterday = addDays(zonedDay(services.clock.now(), chrome.timeZone), -1);
-    const [runs, open] = await Promise.all([listRuns(db, accountId, SHOWN, null), listMismatches(db, accountId, 'open', SHOWN, null)]);
+    const [runs, open] = await Promise.all([reconciliationRuns(db, accountId, SHOWN, null), reconciliationMismatches(db, accountId, 'open', SHOWN, null)]);
     return reconciliationPage(chrome, { runs, open, days: { from: yesterday, to: yesterday } }, outcome);
   }
 
@@ -46,12 +46,8 @@ export function registerDashboardReconciliation(app: App, services: Services, se
       return sendPage(reply, 400, await render(chrome, session.accountId, 400, { error: DASHBOARD_TEXT[chrome.lang].recon.badDays }));
     }
     const period = { from: zonedMidnight(from, chrome.timeZone), to: zonedMidnight(addDays(to, 1), chrome.timeZone) };
-    const used = await pspsInUse(db, session.accountId, period.from, period.to);
-    const targets = used.length > 0 ? used : [{ psp: 'sandbox', psp_account_id: null }];
-    for (const u of targets) {
-      await runReconciliation(services.payments, { accountId: session.accountId, pspAccountId: u.psp_account_id, psp: u.psp, ...period });
-    }
-    return sendPage(reply, 200, await render(chrome, session.accountId, 200, { ran: targets.length }));
+    const ran = await reconcileAccountPeriod(services.payments, { accountId: session.accountId, ...period });
+    return sendPage(reply, 200, await render(chrome, session.accountId, 200, { ran }));
   });
 
   app.post<{ Params: { id: string } }>('/dashboard/reconciliation/mismatches/:id', PAGE, async (request, reply) => {
