@@ -6,8 +6,8 @@ import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { DEFAULT_TIME_ZONE } from '../../i18n/format.ts';
 import { decodeReportCursor, encodeReportCursor, REPORT_CSV_COLUMNS, reportCsvCells, reportPeriod, reportRowJson, MAX_REPORT_DAYS } from '../../reports/daily-report.ts';
-import { dailyReportPage, type DailyReportRow, type ReportKey } from '../../reports/report-repository.ts';
 import type { Services } from '../../services.ts';
+import { dailyReportRows, type DailyReportRow, type ReportKey } from '../../use-cases/finance-report.ts';
 import { csvCell } from '../purchases-csv.ts';
 import { BackofficeErrors } from './webhook.ts';
 
@@ -98,7 +98,7 @@ export function registerBackofficeReports(app: App, services: Services, guard: D
       const after: ReportKey | undefined = cursor === undefined ? undefined : decodeReportCursor(cursor);
       if (cursor !== undefined && !after) throw invalid('query parameter cursor is not a cursor this API gave');
       const period = await periodOf(accountId, request.query);
-      const rows = await dailyReportPage(db, accountId, period.range, after, limit + 1);
+      const rows = await dailyReportRows(db, accountId, period.range, after, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');
@@ -137,7 +137,7 @@ export function registerBackofficeReports(app: App, services: Services, guard: D
         filename: `chipin-daily-report-${period.from}-${period.to}.csv`,
         header: REPORT_CSV_COLUMNS.join(',') + '\r\n',
         batch: EXPORT_BATCH,
-        page: (last) => dailyReportPage(db, accountId, period.range, last, EXPORT_BATCH),
+        page: (last) => dailyReportRows(db, accountId, period.range, last, EXPORT_BATCH),
         line: (r) => reportCsvCells(r, period.range.timeZone).map(csvCell).join(',') + '\r\n',
       });
     },

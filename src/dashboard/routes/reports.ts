@@ -1,8 +1,8 @@
 import { addDays } from '../../domain/apr.ts';
 import { zonedDay } from '../../i18n/format.ts';
 import { reportPeriod } from '../../reports/daily-report.ts';
-import { dailyReportPage } from '../../reports/report-repository.ts';
 import type { Services } from '../../services.ts';
+import { dailyReportRows } from '../../use-cases/finance-report.ts';
 import type { App } from '../../http/types.ts';
 import { reportsPage } from '../pages/reports-page.ts';
 import type { DashboardSessions } from '../sessions.ts';
@@ -31,7 +31,7 @@ export function registerDashboardReports(app: App, services: Services, sessions:
     };
     const period = reportPeriod(asked, chrome.timeZone);
     if (!period.ok) return sendPage(reply, 400, reportsPage(chrome, { ...asked, rows: [], truncated: false, error: period.message }));
-    const rows = await dailyReportPage(services.reads, ctx.session.accountId, period.range, undefined, PAGE_ROWS + 1);
+    const rows = await dailyReportRows(services.reads, ctx.session.accountId, period.range, undefined, PAGE_ROWS + 1);
     return sendPage(reply, 200, reportsPage(chrome, { from: period.from, to: period.to, rows: rows.slice(0, PAGE_ROWS), truncated: rows.length > PAGE_ROWS ? PAGE_ROWS : false }));
   });
 }
