@@ -9,8 +9,8 @@ import { decodeCursor, encodeCursor } from '../../http/routes/cursor.ts';
 import { TokenApiError } from '../../http/routes/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../i18n/format.ts';
-import { decisionsPage, type RiskDecisionRow } from '../../risk/risk-decision-repository.ts';
 import type { Services } from '../../services.ts';
+import { riskDecisionsOf, type RiskDecisionRow } from '../../use-cases/risk-decisions.ts';
 import { csvCell } from '../purchases-csv.ts';
 import { BackofficeErrors } from './webhook.ts';
 
@@ -186,7 +186,7 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
       const after = cursor === undefined ? undefined : decodeCursor(cursor);
       if (cursor !== undefined && !after) throw invalid('query parameter cursor is not a cursor this API gave');
       const range = await rangeOf(accountId, request.query);
-      const rows = await decisionsPage(db, accountId, range, after, limit + 1);
+      const rows = await riskDecisionsOf(db, accountId, range, after, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       void reply.header('cache-control', 'no-store');
@@ -222,7 +222,7 @@ export function registerBackofficeRiskDecisions(app: App, services: Services, gu
         filename: `chipin-risk-decisions-${request.query.from ?? ''}-${request.query.to ?? ''}.csv`,
         header: RISK_DECISION_CSV_COLUMNS.join(',') + '\r\n',
         batch: EXPORT_BATCH,
-        page: (last) => decisionsPage(db, accountId, range, last, EXPORT_BATCH),
+        page: (last) => riskDecisionsOf(db, accountId, range, last, EXPORT_BATCH),
         line: csvLine,
       });
     },
