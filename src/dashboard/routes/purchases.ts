@@ -15,9 +15,9 @@ import { parseTypedAmount } from '../../domain/money.ts';
 import { V1_STATE } from '../../domain/purchase-states.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { Lang } from '../../i18n/lang.ts';
-import { listPurchases, listPurchasesForExport } from '../../purchases/purchase-repository.ts';
 import type { Services } from '../../services.ts';
 import { cancelPurchase } from '../../use-cases/cancel-purchase.ts';
+import { purchaseList, purchasesForExport } from '../../use-cases/purchase-list.ts';
 import { refundPurchase } from '../../use-cases/refund-purchase.ts';
 import { previewRefund } from '../../use-cases/refund-preview.ts';
 import type { App } from '../../http/types.ts';
@@ -69,10 +69,10 @@ export function registerDashboardPurchases(app: App, services: Services, session
 
     // The list and its export read the replica while fresh (docs/deployment.md#read-replicas); a
     // purchase's page reads the primary: staff land there after a refund or a cancel.
-    let purchases: Awaited<ReturnType<typeof listPurchases>> = [];
+    let purchases: Awaited<ReturnType<typeof purchaseList>> = [];
     let next: string | undefined;
     if (errors.length === 0) {
-      const rows = await listPurchases(services.reads, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
+      const rows = await purchaseList(services.reads, session.accountId, { ...filter, before, limit: PAGE_SIZE + 1 });
       purchases = rows.slice(0, PAGE_SIZE);
       const last = purchases[purchases.length - 1];
       if (rows.length > PAGE_SIZE && last) next = `/dashboard/purchases?${new URLSearchParams({ ...query, cursor: encodeCursor(last.createdAt, last.id) }).toString()}`;
@@ -97,7 +97,7 @@ export function registerDashboardPurchases(app: App, services: Services, session
       filename: `chipin-purchases-${day}.csv`,
       header: csvHeader(),
       batch: EXPORT_BATCH,
-      page: (last) => listPurchasesForExport(services.reads, accountId, { ...filter, before: last && { createdAt: new Date(last.createdAt), id: last.id }, limit: EXPORT_BATCH }),
+      page: (last) => purchasesForExport(services.reads, accountId, { ...filter, before: last && { createdAt: new Date(last.createdAt), id: last.id }, limit: EXPORT_BATCH }),
       line: csvLine,
     });
   });
