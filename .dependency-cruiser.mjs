@@ -46,6 +46,14 @@ const forbidden = [
     to: { path: '^src/(use-cases|jobs|messaging|pages|dashboard|http)/' },
   },
   {
+    name: 'routes-call-use-cases-not-repositories',
+    severity: 'error',
+    comment:
+      'A route (and a back-office handler) parses its input, calls a use case or a query module of use-cases/, and maps the outcome: it never reaches the SQL of a repository itself (docs/architecture.md, "Layers").',
+    from: { path: '^src/(http/routes|dashboard/(routes|api))/' },
+    to: { path: REPOSITORY },
+  },
+  {
     name: 'no-http-below-routes',
     severity: 'error',
     comment: 'Only the HTTP layer (and the composition root, app.ts/main.ts) knows HTTP: use cases return outcomes, never HTTP types.',

@@ -58,6 +58,9 @@ describe('imports follow the layers (dependency-cruiser)', () => {
     write('src/db/database.ts', "import { pay } from '../use-cases/pay.ts';\nexport const d = pay;\n");
     write('src/jobs/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
     write('src/jobs/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
+    write('src/purchases/purchase-repository.ts', 'export const findPurchase = 1;\n');
+    write('src/http/routes/merchant-v1/purchases.ts', "import { findPurchase } from '../../../purchases/purchase-repository.ts';\nexport const r = findPurchase;\n");
+    write('src/dashboard/api/purchases.ts', "import type { findPurchase } from '../../purchases/purchase-repository.ts';\nexport type R = typeof findPurchase;\n");
     const found = cruiseLayers(dir, ['src']).then(errors);
 
     it.each([
@@ -68,6 +71,11 @@ describe('imports follow the layers (dependency-cruiser)', () => {
       ['a repository importing a use case', 'repositories-import-nothing-above: src/payments/refund-repository.ts → src/use-cases/pay.ts'],
       ['db/ importing a use case', 'db-imports-only-db: src/db/database.ts → src/use-cases/pay.ts'],
       ['two files importing each other', 'no-circular: src/jobs/a.ts → src/jobs/b.ts'],
+      ['a route importing a repository', 'routes-call-use-cases-not-repositories: src/http/routes/merchant-v1/purchases.ts → src/purchases/purchase-repository.ts'],
+      [
+        'a back-office handler importing a repository (a type only)',
+        'routes-call-use-cases-not-repositories: src/dashboard/api/purchases.ts → src/purchases/purchase-repository.ts',
+      ],
     ])('%s', async (_what, violation) => {
       expect(await found).toContain(violation);
     });
