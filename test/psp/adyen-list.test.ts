@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADYEN_REPORT_LOOKBACK_DAYS, reportBaseUrl } from '../../src/psp/adyen/connector.ts';
-import { readReport, recordsOf } from '../../src/psp/adyen/report.ts';
+import { ADYEN_REPORT_LOOKBACK_DAYS, readReport, recordsOf, reportBaseUrl } from '../../src/psp/adyen/records.ts';
 import type { PspRecord, TransactionRef, TransactionResult } from '../../src/psp/connector.ts';
 import { ADYEN_CARDS, adyenHarness, type AdyenHarness } from './fixtures/adyen/harness.ts';
 import { listAll } from './fixtures/list-all.ts';

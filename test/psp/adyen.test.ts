@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import type * as SdkHttpClientModule from '@adyen/api-library/lib/src/httpClient/httpURLConnectionClient.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ADYEN_HOLD_DAYS, AdyenConnector } from '../../src/psp/adyen/connector.ts';
+import { AdyenConnector } from '../../src/psp/adyen/connector.ts';
 import { adyenDefinition } from '../../src/psp/adyen/definition.ts';
 import {
+  ADYEN_HOLD_DAYS,
   CARD_VALIDATION_ERRORS,
   REFUSAL_REASONS,
   RESULT_CODES,

@@ -1,5 +1,5 @@
 import type { DisputeKind, DisputeStatus, NotifiedDispute } from '../connector.ts';
-import type { NotificationItem } from './notifications.ts';
+import type { NotificationItem } from './mapping.ts';
 
 /**
  * Adyen's dispute webhooks (docs.adyen.com/risk-management/understanding-disputes/dispute-process-and-flow,

@@ -1,4 +1,4 @@
-import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
+import { PspIntegrationError, type DeclineReason, type TransactionResult, type TransactionStatus } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 
 /**
@@ -177,6 +177,29 @@ export interface AdyenEventSeen {
   eventDate?: string;
 }
 
+/**
+ * How long we count a manual authorisation as held. Adyen does not report it: it depends on the
+ * card scheme (docs.adyen.com/online-payments/capture#authorisation-validity); 7 days is the
+ * shortest common online validity (Visa), so we never promise a hold that is gone.
+ */
+export const ADYEN_HOLD_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+/** One item of a standard webhook (`NotificationRequestItem`, ./notifications.ts), as read. */
+export interface NotificationItem {
+  pspReference: string;
+  originalReference?: string;
+  merchantAccountCode: string;
+  merchantReference: string;
+  amount: { value: number; currency: string };
+  eventCode: string;
+  eventDate?: string;
+  success: 'true' | 'false';
+  reason?: string;
+  paymentMethod?: string;
+  additionalData?: Record<string, string>;
+}
+
 /** How many folded items a payment's state keeps: a payment sees a handful (authorisation, capture, refunds, their failures). */
 export const ADYEN_EVENTS_KEPT = 50;
 
@@ -244,4 +267,122 @@ export function brandName(adyenBrand: string | undefined): string {
 
 export function unreachable(x: never): never {
   throw new Error(`unexpected value ${String(x)}`);
+}
+
+/** An answer of the Checkout API as the connector's call hands it back: a 2xx model or a 4xx body. */
+export interface CheckoutAnswer {
+  status: number;
+  body: unknown;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+function fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
+  return new PspIntegrationError('adyen', code, message);
+}
+
+/** A 4xx answer we did not expect: our request was wrong, or Adyen refused it for a reason we cannot map. */
+export function unexpectedAnswer(op: string, a: CheckoutAnswer): PspIntegrationError {
+  const e = isObject(a.body) ? (a.body as AdyenServiceError) : {};
+  return fault('bad_response', `${op}: Adyen answered HTTP ${a.status}${e.errorCode ? ` errorCode ${e.errorCode}` : ''}${e.message ? `: ${e.message}` : ''}`);
+}
+
+/** Reads a `/payments` or `/payments/details` answer into a payment state; `now`: when it came (a hold's start). */
+export function readPaymentAnswer(
+  op: string,
+  a: CheckoutAnswer,
+  input: { amountCents: number; currency: string; capture: 'automatic' | 'manual'; offSession: boolean },
+  adyenKey: string,
+  now: Date,
+): AdyenPaymentState {
+  const { offSession, ...base } = input;
+  if (a.status === 422) {
+    const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
+    if (e.errorCode === '800') throw fault('unknown_payment_method', `${op}: Adyen does not know the stored payment method`);
+    const reason = e.errorCode ? CARD_VALIDATION_ERRORS[e.errorCode] : undefined;
+    if (!reason) throw unexpectedAnswer(op, a);
+    return {
+      ...base,
+      pspReference: e.pspReference ?? `refused-${adyenKey.slice(0, 16)}`,
+      status: 'refused',
+      capturedCents: 0,
+      refundedCents: 0,
+      modifications: {},
+      decline: { reason, message: e.message || 'The card details were refused.' },
+    };
+  }
+  if (a.status !== 200) throw unexpectedAnswer(op, a);
+  const b = a.body as Record<string, unknown>;
+  const pspReference = str(b.pspReference);
+  if (!pspReference || !isResultCode(b.resultCode)) throw fault('bad_response', `${op}: Adyen's answer lacks a pspReference or a known resultCode`);
+  const amount = isObject(b.amount) ? b.amount : undefined;
+  if (amount && typeof amount.value === 'number' && amount.value !== base.amountCents) {
+    throw fault('idempotency_conflict', `${op}: Adyen replayed a payment of another amount for this idempotency key`);
+  }
+  const additional = isObject(b.additionalData) ? (b.additionalData as Record<string, unknown>) : {};
+  const state: AdyenPaymentState = { ...base, pspReference, status: 'refused', capturedCents: 0, refundedCents: 0, modifications: {} };
+  const nt = str(additional.networkTxReference);
+  if (nt) state.networkTxReference = nt;
+  const meaning = resultMeaning(b.resultCode);
+  switch (meaning) {
+    case 'authorised':
+      if (base.capture === 'automatic') {
+        state.status = 'captured';
+        state.capturedCents = base.amountCents;
+      } else {
+        state.status = 'authorised';
+        state.expiresAt = new Date(now.getTime() + ADYEN_HOLD_DAYS * DAY_MS);
+      }
+      return state;
+    case 'action': {
+      const action = isObject(b.action) ? b.action : {};
+      if (offSession) {
+        state.decline = { reason: 'authentication_failed', message: 'Adyen asked for the shopper to authenticate a merchant-initiated charge.' };
+        return state;
+      }
+      const url = str(action.url);
+      const post = action.method === 'POST' && isObject(action.data) && Object.values(action.data).every((v) => typeof v === 'string');
+      if (action.type !== 'redirect' || (action.method !== 'GET' && !post) || !url || !/^https?:\/\//.test(url)) {
+        throw fault('not_supported', `${op}: Adyen asked for a ${String(action.type)} action; only redirects (GET, or POST with data) are supported`);
+      }
+      state.status = 'pending_action';
+      // A POST redirect carries `data` to post to `url` (CheckoutRedirectAction): our relay page posts it.
+      if (post) state.challengeForm = { action: url, fields: action.data as Record<string, string> };
+      else state.challengeUrl = url;
+      return state;
+    }
+    case 'refused':
+      state.decline = refusalDecline(str(b.refusalReasonCode), str(b.refusalReason));
+      return state;
+    case 'cancelled':
+      state.decline = { reason: 'card_declined', message: 'Adyen cancelled the payment.' };
+      return state;
+    case 'pending':
+    case 'unexpected':
+      throw fault('bad_response', `${op}: Adyen answered resultCode ${b.resultCode}, which a card payment should not`);
+    default:
+      return unreachable(meaning);
+  }
+}
+
+/** Reads a modification answer (201, `status: received`) and gives its own pspReference. */
+export function readModificationAnswer(op: string, a: CheckoutAnswer, payment: string, amount: number | undefined): string {
+  if (a.status === 422) {
+    const e = (isObject(a.body) ? a.body : {}) as AdyenServiceError;
+    if (e.errorCode === '167') throw fault('unknown_transaction', `${op}: Adyen does not know payment ${payment}`);
+    throw unexpectedAnswer(op, a);
+  }
+  if (a.status !== 201 && a.status !== 200) throw unexpectedAnswer(op, a);
+  const b = a.body as Record<string, unknown>;
+  const mod = str(b.pspReference);
+  if (b.status !== 'received' || !mod || b.paymentPspReference !== payment) throw fault('bad_response', `${op}: Adyen's answer is not a received modification of ${payment}`);
+  const amt = isObject(b.amount) ? b.amount.value : undefined;
+  if (amount !== undefined && amt !== undefined && amt !== amount) {
+    throw fault('idempotency_conflict', `${op}: Adyen replayed a modification of another amount for this idempotency key`);
+  }
+  return mod;
 }
