@@ -19,6 +19,8 @@ export const DATABASE_INDEPENDENT = [
   'test/delivery/{policy,front-result,notification-signature,outcomes,shop-return}.test.ts',
   'test/outbound/**',
   'test/psp/endpoints.test.ts',
+  // Each connector folder's files against docs/psp-connectors.md's standard set: reads files only.
+  'test/psp/connector-files.test.ts',
   // Pages: what they show is the same on either engine (test/browser/** is its own project).
   'test/browser/**',
   'test/sdk/sdk-assets.test.ts',
