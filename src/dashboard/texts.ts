@@ -1,620 +1,71 @@
-import type { AuditAction } from '../audit/audit-log.ts';
 import type { AttemptOutcome, DeliveryStatus } from '../delivery/delivery.ts';
-import type { WebhookRule } from '../delivery/endpoints.ts';
 import type { EventType } from '../domain/events.ts';
-import type { RiskReasonCode } from '../domain/eligibility.ts';
-import type { RiskRuleName, RiskRuleRefusal } from '../domain/risk-rules.ts';
 import type { V1State } from '../domain/purchase-states.ts';
-import type { ScheduleErrorCode } from '../domain/schedule.ts';
 import type { Lang } from '../i18n/lang.ts';
-import type { ContractNeed, NotYetWhy } from '../psp/catalogue.ts';
-import type { PaymentPurpose } from '../payments/payment-repository.ts';
-import type { PledgeState } from '../payments/pledge-repository.ts';
-import type { RefundState } from '../payments/refund-repository.ts';
-import type { TransactionStatus } from '../psp/connector.ts';
-import type { OfferRefusal } from '../use-cases/edit-offer.ts';
-import { OFFER_PARAMETER_TEXT } from './offer-parameter-texts.ts';
 import type { PspEnvironment } from '../psp/definition.ts';
+import { HOME_TEXT_EN, HOME_TEXT_FR } from './pages/home-texts.ts';
+import { DEVELOPERS_TEXT_EN, DEVELOPERS_TEXT_FR } from './pages/developers-texts.ts';
+import { DISPUTES_TEXT_EN, DISPUTES_TEXT_FR } from './pages/disputes-texts.ts';
+import { INBOX_TEXT_EN, INBOX_TEXT_FR } from './pages/inbox-texts.ts';
+import { TEAM_TEXT_EN, TEAM_TEXT_FR } from './pages/team-texts.ts';
+import { OFFERS_TEXT_EN, OFFERS_TEXT_FR } from './pages/offers-texts.ts';
+import { PASSWORD_TEXT_EN, PASSWORD_TEXT_FR } from './pages/password-texts.ts';
+import { SIGN_IN_TEXT_EN, SIGN_IN_TEXT_FR } from './pages/sign-in-texts.ts';
+import { SETTINGS_TEXT_EN, SETTINGS_TEXT_FR } from './pages/settings-texts.ts';
+import { PAYOUTS_TEXT_EN, PAYOUTS_TEXT_FR } from './pages/payouts-texts.ts';
+import { PSP_ACCOUNTS_TEXT_EN, PSP_ACCOUNTS_TEXT_FR } from './pages/psp-accounts-texts.ts';
+import { PURCHASE_TEXT_EN, PURCHASE_TEXT_FR } from './pages/purchase-texts.ts';
+import { PURCHASES_TEXT_EN, PURCHASES_TEXT_FR } from './pages/purchases-texts.ts';
+import { RECONCILIATION_TEXT_EN, RECONCILIATION_TEXT_FR } from './pages/reconciliation-texts.ts';
+import { REPORTS_TEXT_EN, REPORTS_TEXT_FR } from './pages/reports-texts.ts';
+import { RISK_RULES_TEXT_EN, RISK_RULES_TEXT_FR } from './pages/risk-rules-texts.ts';
+import { AUDIT_LINE_TEXT_EN, AUDIT_LINE_TEXT_FR } from './pages/audit-line-texts.ts';
 
-/** Every text of the back-office pages, in English and French. */
-/** How a refused offer edit shows a bound of its field (an amount, a rate, hours) and an amount. */
-type RefusalShow = { bound: (n: number) => string; money: (cents: number) => string };
+export type { RiskFormRefusal } from './pages/risk-rules-texts.ts';
 
-const SCHEDULE_REFUSAL_EN: Record<ScheduleErrorCode, string> = {
-  amount_below_minimum: 'the amount is below the offer’s minimum',
-  amount_above_maximum: 'the amount is above the offer’s maximum',
-  amount_above_funding_cap: 'the amount to finance is above the funding cap',
-  usury_ceiling_exceeded: 'its TAEG would exceed the usury ceiling',
-  invalid_amount: 'the amount is not valid',
-  invalid_date: 'the date is not valid',
-  invalid_second_installment_date: 'the second installment date is not possible',
-  invalid_deferred_date: 'the deferred payment date is not possible',
-  invalid_balance_payment_date: 'the balance payment date is not possible',
-};
-
-const SCHEDULE_REFUSAL_FR: Record<ScheduleErrorCode, string> = {
-  amount_below_minimum: 'le montant est sous le minimum de l’offre',
-  amount_above_maximum: 'le montant dépasse le maximum de l’offre',
-  amount_above_funding_cap: 'le montant à financer dépasse le plafond de financement',
-  usury_ceiling_exceeded: 'son TAEG dépasserait le taux d’usure',
-  invalid_amount: 'le montant n’est pas valide',
-  invalid_date: 'la date n’est pas valide',
-  invalid_second_installment_date: 'la date de la deuxième échéance n’est pas possible',
-  invalid_deferred_date: 'la date du paiement différé n’est pas possible',
-  invalid_balance_payment_date: 'la date de paiement du solde n’est pas possible',
-};
-
-function offerRefusalEn(r: OfferRefusal, show: RefusalShow): string {
-  switch (r.code) {
-    case 'not_integer':
-      return 'must be a whole number';
-    case 'out_of_range':
-      return `must be between ${show.bound(r.min)} and ${show.bound(r.max)}`;
-    case 'pot_deadline_shared_only':
-      return 'only a pot offer has a pot deadline';
-    case 'credit_mentions_credit_only':
-      return 'only a credit offer (installments, deferred payment) shows credit mentions';
-    case 'credit_lender_shape':
-      return `must be one line of 1 to ${r.max} characters`;
-    case 'min_above_max':
-      return `the minimum (${show.money(r.min)}) must not be above the maximum (${show.money(r.max)})`;
-    case 'unsellable':
-      return `no purchase of ${show.money(r.amountCents)} could be sold with these terms: ${SCHEDULE_REFUSAL_EN[r.schedule]}`;
-    case 'sandbox_in_production':
-      return 'a production offer needs a PSP account (the built-in sandbox PSP is refused in production)';
-    case 'psp_currency':
-      return `${r.psp} takes ${r.takes.join(', ')} only; this offer is in ${r.currency}`;
-    case 'unpaid_purchases':
-      return `cannot change while ${r.count} purchase(s) of this offer await their leader’s payment: their schedule is computed from it then (retry once they are paid, aborted or expired)`;
-    case 'transfer_mode':
-      return 'this offer is in transfer mode: it pays through the operator’s collecting account, which only the operator changes';
-    default:
-      return OFFER_PARAMETER_TEXT.en.refusal(r, show.bound);
-  }
-}
-
-function offerRefusalFr(r: OfferRefusal, show: RefusalShow): string {
-  switch (r.code) {
-    case 'not_integer':
-      return 'doit être un nombre entier';
-    case 'out_of_range':
-      return `doit être entre ${show.bound(r.min)} et ${show.bound(r.max)}`;
-    case 'pot_deadline_shared_only':
-      return 'seule une offre de cagnotte a un délai de cagnotte';
-    case 'credit_mentions_credit_only':
-      return 'seule une offre de crédit (paiement en plusieurs fois, paiement différé) affiche des mentions de crédit';
-    case 'credit_lender_shape':
-      return `doit tenir sur une ligne de 1 à ${r.max} caractères`;
-    case 'min_above_max':
-      return `le minimum (${show.money(r.min)}) ne doit pas dépasser le maximum (${show.money(r.max)})`;
-    case 'unsellable':
-      return `aucun achat de ${show.money(r.amountCents)} ne pourrait être vendu à ces conditions : ${SCHEDULE_REFUSAL_FR[r.schedule]}`;
-    case 'sandbox_in_production':
-      return 'une offre de production a besoin d’un compte PSP (le PSP de test intégré est refusé en production)';
-    case 'psp_currency':
-      return `${r.psp} n’accepte que ${r.takes.join(', ')} ; cette offre est en ${r.currency}`;
-    case 'unpaid_purchases':
-      return `modification impossible tant que ${r.count} achat(s) de cette offre attendent le paiement de leur initiateur : leur échéancier est calculé à ce moment (réessayez une fois qu’ils sont payés, annulés ou expirés)`;
-    case 'transfer_mode':
-      return 'cette offre est en mode virement : elle encaisse sur le compte d’encaissement de l’opérateur, que seul l’opérateur change';
-    default:
-      return OFFER_PARAMETER_TEXT.fr.refusal(r, show.bound);
-  }
-}
-
-/** Why a risk rule's typed value is refused: the schema's refusals (src/domain/risk-rules.ts) and the form's own (not a number). */
-export type RiskFormRefusal = RiskRuleRefusal | { code: 'not_amount' } | { code: 'not_whole' };
-/** How a refusal shows a bound: `money` in the form's unit (the offer's currency, or minor units). */
-type RiskShow = { money: (minor: number) => string };
-
-/** What a PSP's public API lacks for the connector contract (`contract_gap`, src/psp/catalogue.ts). */
-const LACKS_EN: Record<ContractNeed, string> = {
-  transaction_read: 'no read of a payment by its id or by our reference',
-  idempotency: 'no idempotency key, so a call whose answer was lost can be neither found again nor safely sent again',
-};
-const LACKS_FR: Record<ContractNeed, string> = {
-  transaction_read: 'aucune lecture d’un paiement par son identifiant ni par notre référence',
-  idempotency: 'aucune clé d’idempotence\u00a0: un appel dont la réponse s’est perdue ne peut être ni retrouvé ni renvoyé sans risque',
-};
-
-const RISK_ENTRY_EN = {
-  text: (max: number) => `must not be empty and have at most ${max} characters`,
-  country: () => 'must be a two-letter country code (ISO 3166, like FR)',
-  email: () => 'must be an e-mail address',
-  ip_range: () => 'must be an IP address or a CIDR range (203.0.113.0/24)',
-  offer: () => 'must be an offer id (mer_…)',
-};
-const RISK_ENTRY_FR: typeof RISK_ENTRY_EN = {
-  text: (max) => `ne doit pas être vide et doit avoir au plus ${max} caractères`,
-  country: () => 'doit être un code pays à deux lettres (ISO 3166, comme FR)',
-  email: () => 'doit être une adresse e-mail',
-  ip_range: () => 'doit être une adresse IP ou une plage CIDR (203.0.113.0/24)',
-  offer: () => 'doit être un identifiant d’offre (mer_…)',
-};
-
-function riskRuleRefusalEn(r: RiskFormRefusal, show: RiskShow): string {
-  switch (r.code) {
-    case 'not_object':
-      return 'is not a set of rules';
-    case 'unknown_rule':
-      return 'is not a rule';
-    case 'out_of_range':
-      return r.amount ? `must be between ${show.money(r.min)} and ${show.money(r.max)}` : `must be a whole number between ${r.min} and ${r.max}`;
-    case 'not_boolean':
-      return 'must be yes or no';
-    case 'not_list':
-      return 'must be a list, one entry per line';
-    case 'too_many':
-      return `must have at most ${r.max} lines`;
-    case 'bad_entry':
-      return `line ${r.index + 1} ${RISK_ENTRY_EN[r.expected](r.maxLength)}`;
-    case 'min_above_max':
-      return `must not be above the largest amount (${show.money(r.max)})`;
-    case 'not_account_offer':
-      return `line ${r.index + 1} must be another offer of this account`;
-    case 'not_amount':
-      return 'must be an amount, like 12.50';
-    case 'not_whole':
-      return 'must be a whole number';
-  }
-}
-
-function riskRuleRefusalFr(r: RiskFormRefusal, show: RiskShow): string {
-  switch (r.code) {
-    case 'not_object':
-      return 'n’est pas un ensemble de règles';
-    case 'unknown_rule':
-      return 'n’est pas une règle';
-    case 'out_of_range':
-      return r.amount ? `doit être entre ${show.money(r.min)} et ${show.money(r.max)}` : `doit être un nombre entier entre ${r.min} et ${r.max}`;
-    case 'not_boolean':
-      return 'doit être oui ou non';
-    case 'not_list':
-      return 'doit être une liste, une entrée par ligne';
-    case 'too_many':
-      return `doit avoir au plus ${r.max} lignes`;
-    case 'bad_entry':
-      return `la ligne ${r.index + 1} ${RISK_ENTRY_FR[r.expected](r.maxLength)}`;
-    case 'min_above_max':
-      return `ne doit pas dépasser le montant maximal (${show.money(r.max)})`;
-    case 'not_account_offer':
-      return `la ligne ${r.index + 1} doit être une autre offre de ce compte`;
-    case 'not_amount':
-      return 'doit être un montant, comme 12,50';
-    case 'not_whole':
-      return 'doit être un nombre entier';
-  }
-}
-
-function webhookRefusalEn(r: WebhookRule): string {
-  switch (r.code) {
-    case 'too_long':
-      return `Webhook URL: must be at most ${r.max} characters.`;
-    case 'not_absolute':
-      return 'Webhook URL: must be a full address starting with https:// (or http:// outside production).';
-    case 'not_http':
-      return 'Webhook URL: must be an http(s) address.';
-    case 'has_credentials':
-      return 'Webhook URL: must not carry a user name or password.';
-    case 'not_https':
-      return 'Webhook URL: must start with https:// in production.';
-    case 'internal_address':
-      return `Webhook URL: must not point to an internal address (${r.host}).`;
-    case 'localhost':
-      return 'Webhook URL: must not point to localhost.';
-    case 'unknown_event':
-      return `Events sent: "${r.name}" is not an event Chipin sends.`;
-    case 'no_event':
-      return 'Events sent: tick at least one event.';
-  }
-}
-
-function webhookRefusalFr(r: WebhookRule): string {
-  switch (r.code) {
-    case 'too_long':
-      return `URL du webhook : ${r.max} caractères au plus.`;
-    case 'not_absolute':
-      return 'URL du webhook : saisissez une adresse complète commençant par https:// (ou http:// hors production).';
-    case 'not_http':
-      return 'URL du webhook : doit être une adresse http(s).';
-    case 'has_credentials':
-      return 'URL du webhook : ne doit contenir ni nom d’utilisateur ni mot de passe.';
-    case 'not_https':
-      return 'URL du webhook : doit commencer par https:// en production.';
-    case 'internal_address':
-      return `URL du webhook : ne doit pas viser une adresse interne (${r.host}).`;
-    case 'localhost':
-      return 'URL du webhook : ne doit pas viser localhost.';
-    case 'unknown_event':
-      return `Événements envoyés : « ${r.name} » n’est pas un événement envoyé par Chipin.`;
-    case 'no_event':
-      return 'Événements envoyés : cochez au moins un événement.';
-  }
-}
-
+/** Every text of the back-office pages, in English and French: the words several pages share here, each page's own beside it (`pages/<name>-texts.ts`). */
 const en = {
   home: 'Home',
-  homePeriod: (from: string, to: string, zone: string) => `The last 30 days: ${from} to ${to} (days of ${zone}).`,
-  homeCohort: 'Purchases created in these 30 days, by their state now; the amounts are what was captured on them and what refunds gave back.',
-  statCreated: 'Purchases created',
-  statPaid: 'Of these, paid in full',
-  statFailed: 'Of these, failed',
-  statRefunded: 'Of these, refunded',
-  statCollected: (currency: string) => `Collected on them (${currency})`,
-  statRefundedAmount: (currency: string) => `Refunded on them (${currency})`,
-  dailyVolume: 'Purchases created per day',
   chartOf: (currency: string) => `Amount of the purchases created each day, in ${currency}`,
-  purchasesCreated: 'Purchases created',
-  amountCreated: 'Amount created',
-  dailyTable: 'The figures, day by day',
   day: 'Day',
-  noPurchaseYet: 'No purchase in these 30 days.',
-  pots: 'Pots closed',
-  potsByFriends: 'Covered by the friends',
-  potsByLeader: 'Rest charged to the leader at the deadline',
-  potsRestRefused: 'Rest refused at the deadline',
-  webhookHealth: 'Webhook deliveries',
-  deliveredCount: 'Delivered',
-  failingCount: 'Failing',
-  pendingCount: 'Pending',
-  lastFailure: (at: string, what: string, answer: string) => `Latest failing delivery: ${what}, ${at}, answer ${answer}.`,
-  noFailure: 'No failing delivery.',
   developers: 'Developers',
   adminOnlyTitle: 'Not allowed',
   adminOnly: 'Your role (support) does not give access to this page. Ask an admin of the account.',
   team: 'Team',
-  members: 'Members',
-  role: 'Role',
-  roleNames: { admin: 'Admin', support: 'Support' },
-  lastSignIn: 'Last sign-in',
-  never: 'Never',
-  roleOf: (email: string) => `Role of ${email}`,
-  changeRole: 'Change the role',
-  removeMember: (email: string) => `Remove ${email}`,
-  remove: 'Remove',
-  memberSaved: 'Team updated.',
-  invite: 'Invite a member',
-  inviteHint: 'They get an e-mail with a link to choose their password. The link works once, for 7 days.',
-  inviteButton: 'Send the invitation',
-  invitations: 'Pending invitations',
-  noInvitation: 'No pending invitation.',
-  invitedBy: 'Invited by',
-  expires: 'Expires',
-  revoke: 'Revoke',
-  revokeInvitation: (email: string) => `Revoke the invitation of ${email}`,
-  invitationSent: (email: string) => `Invitation sent to ${email}.`,
-  invitationNotSent: (email: string) =>
-    `The invitation of ${email} is saved, but no e-mail could be sent from here (no mail server configured, or it refused). Give them this link yourself; it is shown only now:`,
-  invitationRevoked: 'Invitation revoked: its link no longer works.',
-  invitationProblem: {
-    invalid: 'E-mail: enter one e-mail address, such as ana@shop.example.',
-    member: 'E-mail: already a member of this account.',
-    taken: 'E-mail: this address already signs in to a Chipin back office, so it cannot be invited.',
-  } as Record<'invalid' | 'member' | 'taken', string>,
-  invitationNotFoundTitle: 'Invitation not valid',
-  invitationNotFound: 'This invitation link is not valid any more: it was used, revoked, or it has expired. Ask an admin of the account for a new one.',
-  joinTitle: (account: string) => `Join ${account} on Chipin`,
-  joinIntro: (who: string, role: string) => `${who} invites you to this account’s back office, with the ${role} role. Choose your password to sign in.`,
-  joinPasswordHint: 'At least 12 characters, not your e-mail address.',
-  joinButton: 'Join and sign in',
-  inviteSubject: (account: string) => `Join ${account}’s back office on Chipin`,
-  inviteBody: (who: string, account: string, role: string, url: string, until: string) =>
-    `Hello,\n\n${who} invites you to the Chipin back office of ${account}, with the ${role} role.\n\nChoose your password here (the link works once, until ${until}):\n${url}\n\nIf you did not expect this invitation, ignore this e-mail: nothing happens without the link.\n`,
-  lastAdmin: 'The account’s last admin cannot be removed or lose the admin role: make another member admin first.',
-  memberNotFound: 'There is no such member in this account.',
-  badRole: 'Role: choose Admin or Support.',
-  activity: 'Activity',
-  activityHint: 'The 50 newest actions of the account’s staff.',
-  noActivity: 'No action recorded yet.',
-  who: 'Who',
-  action: 'Action',
-  subject: 'Subject',
-  when: 'When',
-  staffAction: (who: string, action: string) => `${action}, by ${who}`,
-  auditActions: {
-    sign_in: 'Signed in',
-    sign_out: 'Signed out',
-    refund: 'Refund requested',
-    cancel: 'Purchase cancelled',
-    dispute_evidence_sent: 'Dispute evidence marked as sent',
-    webhook_set: 'Webhook saved',
-    delivery_replay: 'Delivery replayed',
-    password_reset: 'Password reset',
-    role_change: 'Role changed',
-    member_remove: 'Member removed',
-    api_key_create: 'API key created',
-    api_key_rotate: 'API key rotated',
-    api_key_revoke: 'API key revoked',
-    offer_psp_account: 'Offer’s PSP account set',
-    offer_update: 'Offer edited',
-    psp_account_create: 'PSP account added',
-    psp_account_delete: 'PSP account deleted',
-    psp_account_update: 'PSP account changed',
-    psp_account_verify: 'PSP account checked again',
-    password_change: 'Password changed',
-    member_invite: 'Member invited',
-    member_invite_revoke: 'Invitation revoked',
-    member_join: 'Joined the team',
-    webhook_test: 'Test event sent',
-    time_zone_set: 'Time zone changed',
-    country_set: 'Country changed',
-    risk_scoring_hook_update: 'Scoring hook changed',
-    risk_scoring_hook_delete: 'Scoring hook removed',
-    payout_bank_details_set: 'Payout bank details changed',
-    payout_mark: 'Payout status set by the operator',
-    offer_create: 'Offer added',
-    risk_rules_update: 'Risk rules changed',
-    reconciliation_mismatch_update: 'Reconciliation difference updated',
-    transfer_received: 'Bank transfer received',
-    refund_transfer_sent: 'Refund by transfer sent',
-  } satisfies Record<AuditAction, string> as Record<string, string>,
-  /** Who did it, for actors that are not a person's e-mail (the audit log keeps them as `api_key:key_…`, `cli`). */
-  actors: { apiKey: (ending: string) => `the API (key ending ${ending})`, cli: 'the operator (command line)' },
   offers: 'Offers',
   myPassword: 'Password',
   sandboxInbox: 'Sandbox inbox',
-  inbox: {
-    title: 'Sandbox inbox',
-    intro: (shown: number) => `The e-mails and SMS sent for this account’s purchases, sign-in links and codes of its shoppers included, newest first (the last ${shown}).`,
-    refresh: 'Refresh',
-    empty: 'No message yet.',
-    email: 'E-mail',
-    sms: 'SMS',
-    to: (recipient: string) => `to ${recipient}`,
-    accepted: 'accepted',
-    notAccepted: 'not accepted',
-  },
-  changePassword: 'Change my password',
-  currentPassword: 'Current password',
   newPassword: 'New password',
   newPasswordAgain: 'New password, again',
-  passwordHint: 'At least 12 characters. Your other sessions are signed out when it changes.',
-  passwordChanged: 'Password changed. Your other sessions are signed out.',
   passwordsDiffer: 'New password, again: the two new passwords differ.',
-  wrongCurrentPassword: 'Current password: this is not your current password. Nothing was changed.',
   passwordProblem: {
     too_short: 'New password: at least 12 characters.',
     too_long: 'New password: at most 1,024 characters.',
     is_email: 'New password: it must not be your e-mail address.',
   } as Record<'too_short' | 'too_long' | 'is_email', string>,
   settings: 'Settings',
-  timeZone: 'Time zone',
-  timeZoneHint:
-    'Every date and time is shown in this zone, and says so: on the payment pages, in the e-mails and SMS to shoppers, in the sandbox inbox and here. A name such as Europe/Paris or America/New_York.',
-  timeZoneNow: (now: string) => `Now in this zone: ${now}.`,
-  timeZoneDays: 'The home page’s days and the purchases’ date filters are days of this time zone.',
-  timeZoneSaved: 'Settings saved.',
-  saveTimeZone: 'Save the settings',
-  badTimeZone: (typed: string) => `Time zone: "${typed}" is not a time zone name such as Europe/Paris. Nothing was changed.`,
-  country: 'Country',
-  countryHint: (fallback: string) =>
-    `Where a phone number your shoppers type without its international prefix (06 12 34 56 78) is read, when their own country is not known: a two-letter code such as FR or GB. Empty: ${fallback}, this service’s default.`,
-  badCountry: (typed: string) => `Country: "${typed}" is not a two-letter country code such as FR or GB. Nothing was changed.`,
   pspAccounts: 'PSP accounts',
-  pspAccountsHint: 'Your own accounts at a payment service provider (back mode): an offer bound to one takes its payments there. Secrets are never shown again after saving.',
-  pspAccountsTable: 'Your PSP accounts',
-  noPspAccount: 'No PSP account yet: every offer pays through the built-in sandbox PSP.',
-  label: 'Label',
-  environment: 'Environment',
-  credentials: 'Credentials',
-  verifiedAt: 'Checked with the PSP',
-  notVerified: 'Not checked',
-  actions: 'Actions',
-  delete: 'Delete',
-  deletePspAccount: (label: string) => `Delete ${label}`,
-  confirmDeletePspAccount: (label: string, psp: string) => `Delete the PSP account “${label}” (${psp})? Its credentials are erased.`,
-  addPspAccount: 'Add a PSP account',
-  reaches: (names: string) => `Reaches ${names}.`,
-  notReachedYet: 'Not reached yet',
-  notReachedWhy: (why: NotYetWhy) => {
-    switch (why.code) {
-      case 'no_connector':
-        return 'no connector yet, direct or through Hyperswitch';
-      case 'no_public_api':
-        return 'no public reference of its API found, and no Hyperswitch connector';
-      case 'reference_incomplete':
-        return 'its public API reference does not show all that a connector needs; no connector yet, direct or through Hyperswitch';
-      case 'contract_gap':
-        return `its public API cannot meet the connector contract: ${why.lacks.map((need) => LACKS_EN[need]).join('; ')}`;
-      case 'acquired':
-        return why.closed
-          ? `acquired by ${why.by} (${why.on}), which closed it (${why.closed})`
-          : `acquired by ${why.by} (${why.on}); no connector yet, direct or through Hyperswitch`;
-      case 'hyperswitch_unverified':
-        return `no direct connector; Hyperswitch’s ${why.hyperswitchConnector} connector is not verified for manual capture and merchant-initiated charges`;
-      case 'other_api':
-        return `its API is not the one of the ${why.connector} connector; Hyperswitch’s ${why.hyperswitchConnector} connector is not verified for manual capture and merchant-initiated charges`;
-      case 'not_in_build':
-        return `its connector (${why.connector}) is not in this build`;
-    }
-  },
-  addPspAccountOf: (psp: string) => `Add a ${psp} account`,
-  optional: 'optional',
-  verifyWithPsp: 'Check the credentials with the PSP before saving',
-  savePspAccount: 'Save the PSP account',
-  pspAccountCreated: 'PSP account saved.',
-  pspAccountDeleted: 'PSP account deleted.',
-  pspAccountInUse: (offers: number, payments: number) =>
-    `This PSP account is in use (${offers} offer(s), ${payments} payment(s)): bind its offers to another account first; an account that took payments is kept.`,
-  pspRejected: (message: string) => `The PSP refused these credentials: ${message}`,
-  pspUnreachable: 'The PSP could not be reached to check the credentials; nothing was saved. Try again, or untick the check.',
-  unknownPsp: 'This build has no such PSP connector.',
-  offersTable: 'Offers and their terms',
-  kindShared: 'Shared pot',
-  kindInstallments: (n: number) => `${n} installments`,
-  kindDeferred: (days: number) => `Deferred by ${days} days`,
-  kindDownPayment: (percent: number, days: number) => `${percent} % deposit, balance within ${days} days`,
   fees: 'Fees',
-  feesOf: (percent: string, fixed: string) => `${percent} % + ${fixed}`,
-  limits: 'Amounts',
-  expiryHours: 'Unpaid purchase expires after',
-  potDeadlineHours: 'Pot deadline after',
-  hours: (n: number) => `${n} h`,
   pspAccount: 'PSP account',
-  pspAccountField: 'PSP account its next payments run on',
-  pspAccountHint: 'Payments already made keep theirs for captures and refunds.',
-  sandboxPsp: 'Built-in sandbox PSP',
-  paymentMode: 'Payment mode',
-  paymentModes: { back: 'Back: your PSP account collects', transfer: 'Transfer: the operator collects and pays you out by bank transfer' },
-  transferPsp: 'The operator’s collecting account',
-  commission: 'Operator’s commission',
-  commissionOf: (percent: string, fixed: string) => `${percent} % + ${fixed} per validated purchase`,
-  paymentModeHint: 'Set by the operator; it cannot be changed here.',
-  saveOffer: 'Save the offer',
-  offerSaved: 'Offer saved.',
-  offerNotFound: 'There is no such offer in this account.',
   pspAccountNotFound: 'PSP account: there is no such PSP account in this account.',
-  soldTerms: 'What it sells (cannot be changed)',
-  connector: 'Connector',
-  pspAccountFacts: 'About this account',
-  pspAccountId: 'Reference',
-  offersUsing: 'Offers paying through it',
-  noOfferUsing: 'No offer pays through it.',
-  editPspAccount: 'Change the settings',
-  keepBlank: 'Leave a credential blank to keep the saved one: secrets are never shown again.',
-  checkAgain: 'Check again',
-  checkAgainHint: 'Makes the one harmless authenticated call to the PSP with the saved settings.',
-  pspAccountVerified: 'The PSP accepted the saved settings.',
-  currencyLabel: 'Currency',
-  editOfferTerms: 'Fees, limits and delays',
-  offerEditHint:
-    'Amounts in the offer’s currency with up to 2 decimals (12.50); the fee rate in percent (1.50). Fees and amounts cannot change while a purchase of this offer awaits its leader’s payment. Other servers apply a change within 5 seconds.',
-  feeRateField: 'Fee rate (%)',
-  fixedFeeField: (currency: string) => `Fixed fee (${currency})`,
-  minAmountField: (currency: string) => `Minimum amount (${currency})`,
-  maxAmountField: (currency: string) => `Maximum amount (${currency})`,
-  expiryHoursField: 'An unpaid purchase expires after (hours)',
-  potDeadlineHoursField: 'Pledgers have, after the leader pays (hours)',
-  badDecimal: 'must be a number with at most 2 decimals',
-  badWholeNumber: 'must be a whole number',
-  offerRefusal: offerRefusalEn,
-  offerParameters: OFFER_PARAMETER_TEXT.en,
-  riskRuleRefusal: riskRuleRefusalEn,
-  apiKeys: 'API keys',
-  apiKeysHint: 'A key and its secret get access tokens at POST /api/token. The secret is shown once, when the key is made.',
   apiKey: 'Key',
-  revokedAt: 'Revoked',
-  live: 'Live',
-  noApiKey: 'This account has no API key.',
-  createKey: 'Create an API key',
-  rotateKey: 'Rotate',
-  rotateKeyLabel: (key: string) => `Rotate ${key}`,
-  revokeKey: 'Revoke',
-  revokeKeyLabel: (key: string) => `Revoke ${key}`,
-  keyCreated: 'New API key. Copy the secret now: it is never shown again.',
-  keyRotated: (old: string) => `${old} is revoked: it gets no new token, and its tokens stop within seconds. Copy the new secret now: it is never shown again.`,
-  keyRevoked: (key: string) => `${key} is revoked: it gets no new token, and its tokens stop within seconds.`,
-  apiSecret: 'Secret',
-  confirmRotateTitle: 'Rotate this API key?',
-  confirmRotate: (key: string) => `${key} will be revoked now and a new key made in its place: programs using ${key} stop working until they use the new one.`,
-  confirmRotateButton: 'Confirm the rotation',
-  confirmRevokeTitle: 'Revoke this API key?',
-  confirmRevoke: (key: string) => `${key} will stop working now, for good: programs using it can no longer call the API.`,
-  confirmRevokeButton: 'Confirm the revocation',
-  keyNotFound: 'There is no such live API key in this account.',
-  webhook: 'Webhook',
-  webhookUrl: 'Webhook URL',
-  webhookUrlHint: 'Where Chipin POSTs your events (https in production).',
-  webhookEvents: 'Events sent',
-  webhookRefusal: webhookRefusalEn,
-  saveWebhook: 'Save the webhook',
-  webhookSaved: 'Webhook saved. Copy the new signing secret and token now: they are not shown again on this page.',
-  webhookSavedKept: 'Webhook saved. Its signing secret and token are unchanged.',
-  rotateWebhookSecret: 'Make a new signing secret and token',
-  rotateWebhookHint: 'The previous secret keeps signing beside the new one for 24 hours, so your checks go on working while you deploy it. The token changes at once.',
-  webhookPreviousSecret: (until: string) => `The previous signing secret also signs every webhook until ${until}.`,
-  webhookDisabled: (reason: string) => `Disabled: the endpoint answered 410 Gone (${reason}). Save the URL again to re-enable it.`,
-  webhookSecretNote: 'The signing secret and token are not shown here (the API reads them: GET /api/backoffice/webhook). Saving keeps them; ask for new ones below.',
-  noWebhook: 'No webhook URL is set.',
-  signingSecret: 'Signing secret',
-  payloadToken: 'Payload token',
-  deliveries: 'Recent deliveries',
-  deliveriesHint: 'The 20 newest: webhooks and back-mode notifications.',
   event: 'Event',
   attempts: 'Attempts',
   lastAnswer: 'Last answer',
-  replay: 'Replay',
-  replayLabel: (id: string) => `Replay ${id}`,
-  replayed: 'Delivery queued to be sent again now.',
-  replayDisabled: 'The webhook endpoint is disabled or removed: save its URL again first.',
-  noDelivery: 'No delivery yet.',
-  olderDeliveries: 'Older deliveries',
-  newestDeliveries: 'Newest deliveries',
-  deliveryTitle: 'Delivery',
-  backToDevelopers: '← Developers',
-  attemptLog: 'Attempts',
-  started: 'Started',
-  duration: 'Duration',
-  outcome: 'Outcome',
-  nextAttempt: 'Next attempt',
-  noAttempt: 'Not tried yet.',
-  sendTestEvent: 'Send a test event',
-  testEventHint: 'Sends one signed webhook to this URL now, as deliveries are sent (triggerID 0, a made-up purchase id): not retried, not in the delivery log.',
-  testEventSent: (trigger: string, status: number, ms: number) => `Test event ${trigger} sent: the endpoint answered ${status} in ${ms} ms.`,
-  testEventFailed: (trigger: string, answer: string) => `Test event ${trigger} not accepted: ${answer}.`,
-  testEventNoEndpoint: 'Save a webhook URL first: there is nowhere to send a test event.',
   backOffice: 'Chipin back office',
   language: 'Language',
   mainMenu: 'Main menu',
   purchases: 'Purchases',
   signOut: 'Sign out',
-  signInTitle: 'Sign in',
   email: 'E-mail',
-  password: 'Password',
-  signIn: 'Sign in',
-  wrongCredentials: 'Wrong e-mail or password.',
-  missingCredentials: 'Enter your e-mail and password.',
   throttled: (s: number) => `Too many failed attempts. Try again in ${s} seconds.`,
-  invalidText: 'The e-mail or password contains a character that is not allowed.',
   expiredForm: 'This form has expired. Go back, reload the page and try again.',
   expiredTitle: 'Form expired',
   notFoundTitle: 'Not found',
-  notFound: 'There is no such purchase in this account.',
-  deliveryNotFound: 'There is no such delivery in this account.',
-  badDeliveryCursor: 'This page of the delivery log does not exist: the link is damaged. Open the Developers page again.',
-  disputes: {
-    menu: 'Disputes',
-    title: 'Open disputes',
-    intro: "Chargebacks, retrieval requests and fraud warnings the PSPs notified, awaiting the bank's decision, the nearest evidence deadline first.",
-    heading: 'Disputes',
-    none: 'No dispute.',
-    noneOpen: 'No open dispute.',
-    kind: 'Kind',
-    state: 'State',
-    reason: 'Reason',
-    amount: 'Amount',
-    deadline: 'Evidence due',
-    opened: 'Opened',
-    purchase: 'Purchase',
-    noDeadline: 'none',
-    lostToChargebacks: 'Lost to chargebacks',
-    kindNames: { chargeback: 'Chargeback', retrieval: 'Retrieval request', fraud_warning: 'Fraud warning' },
-    stateNames: { open: 'Open', evidence_sent: 'Evidence sent', won: 'Won', lost: 'Lost', closed: 'Closed' },
-    evidenceLabel: 'Evidence sent (optional text; submitted to the PSP where it has an API)',
-    evidenceAction: 'Mark evidence as sent',
-    evidenceDone: 'Evidence marked as sent.',
-    evidenceSubmitted: 'Evidence submitted to the PSP and marked as sent.',
-    notOpen: 'This dispute is no longer open.',
-    pspRefused: (message: string) => `The PSP refused the evidence: ${message}. Nothing was marked.`,
-    notFound: 'There is no such dispute in this account.',
-    moreLink: 'Next page',
-  },
   backToPurchases: 'Back to the purchases',
-  filters: 'Filters',
-  search: 'Search',
-  searchHint: 'Reference, e-mail or purchase id',
   state: 'State',
-  anyState: 'Any state',
   offer: 'Offer',
-  anyOffer: 'Any offer',
-  createdFrom: 'Created from',
-  createdTo: 'Created up to (inclusive)',
-  apply: 'Apply',
-  noPurchase: 'No purchase matches.',
-  exportCsv: 'Export as CSV',
-  exportHint: '(every purchase these filters select, not only this page)',
   next: 'Next page',
-  firstPage: 'First page',
   reference: 'Reference',
   title: 'Title',
   client: 'Client',
@@ -623,58 +74,13 @@ const en = {
   refunded: 'Refunded',
   // A payment or purchase partly refunded is not "refunded": the word and the net say what is left.
   net: 'Net',
-  partlyRefunded: 'Partly refunded',
-  partlyRefundedOf: (refunded: string) => `partly refunded: ${refunded}`,
-  badDate: (field: string) => `${field}: enter a date as YYYY-MM-DD.`,
-  dateOutOfRange: (field: string) => `${field}: enter a date from 1970-01-01 to 9998-12-31.`,
   badCursor: 'This page link is no longer valid: start again from the first page.',
   purchase: 'Purchase',
   details: 'Details',
-  payments: 'Payments',
-  pledges: 'Pledges',
-  installments: 'Installments',
-  refunds: 'Refunds',
-  timeline: 'Timeline',
-  purchaseDeliveries: 'Webhooks and notifications',
-  attemptLine: (what: string, n: number, answer: string, outcome: string) => `${what} sent, attempt ${n}: ${answer} (${outcome})`,
-  none: 'None.',
-  purpose: 'Purpose',
   status: 'Status',
   captured: 'Captured',
-  card: 'Card',
-  dueDate: 'Due date',
   reason: 'Reason',
-  reasonOptional: 'Reason (optional)',
-  refundHeading: 'Refund',
-  refundHint: (left: string) => `Up to ${left}. Leave empty to refund everything left.`,
-  refundAction: 'Refund…',
-  confirmRefundTitle: 'Confirm the refund',
-  confirmRefund: (amount: string, email: string) => `Refund ${amount} on this purchase of ${email}? This cannot be undone.`,
-  confirmRefundAll: (email: string) => `Refund everything left on this purchase of ${email}? This cannot be undone.`,
-  confirmRefundButton: 'Confirm the refund',
-  refundSplitHeading: 'How it is split',
-  refundLeader: (email: string) => `The leader, ${email}`,
-  refundPledger: (who: string) => `A friend who paid a share, ${who}`,
-  refundToCard: (amount: string) => `${amount} paid back to their card`,
-  refundUncollected: (amount: string) => `${amount} less to pay on the installments not collected yet`,
-  refundAtMost: (left: string) => `Amount: at most ${left}, what is left to refund.`,
-  nothingToRefund: 'Nothing is left to refund on this purchase.',
-  chargeDisputed: (left: string) => `A chargeback is open on a payment this refund needs: it cannot be refunded until the bank decides. At most ${left} can be refunded now.`,
-  cancelHeading: 'Cancel the purchase',
-  cancelHint: 'Possible while nothing was captured: holds are released and the shopper owes nothing.',
-  cancelAction: 'Cancel the purchase…',
-  cancelCapturedHint: 'Money was captured, so this purchase can no longer be cancelled: a refund gives the money back.',
-  confirmCancelTitle: 'Confirm the cancellation',
-  confirmCancel: (email: string) => `Cancel this purchase of ${email}? This cannot be undone.`,
-  confirmCancelButton: 'Confirm the cancellation',
   goBack: 'Go back',
-  refundDone: 'Refund recorded.',
-  cancelDone: 'Purchase cancelled.',
-  badAmount: 'Amount: enter an amount such as 12.50.',
-  cannotCancelCaptured: 'Money was captured on this purchase: refund it instead.',
-  operationInProgress: 'Another operation on this purchase is in progress (a payment, a refund or a cancellation). Try again in a few seconds.',
-  cannotCancelState: (state: string) => `A purchase in state ${state} cannot be cancelled.`,
-  errorTitle: 'There is a problem',
   // Words for every kind of offer: LEADER_PROCESSED is a pot's leader paid, a plan's first
   // installment, a deferred purchase's card held, a down payment's deposit: under way, not done.
   stateNames: {
@@ -685,29 +91,6 @@ const en = {
     CANCELLED: 'Cancelled',
     REFUNDED: 'Refunded',
   } as Record<V1State, string>,
-  purposeNames: {
-    guarantee: 'Guarantee hold',
-    leader_share: 'Leader’s share',
-    first_installment: 'First installment',
-    deferred: 'Deferred payment',
-    pledge: 'A friend’s share',
-    rest: 'Rest charged at the deadline',
-    installment: 'Installment',
-    card_check: 'New card check',
-  } as Record<PaymentPurpose, string>,
-  paymentStatusNames: {
-    pending: 'Pending',
-    requires_action: 'Awaiting 3-D Secure',
-    authorized: 'Authorised (held)',
-    captured: 'Captured',
-    voided: 'Hold released',
-    refunded: 'Refunded',
-    declined: 'Declined',
-    expired: 'Hold expired',
-  } as Record<'pending' | TransactionStatus, string>,
-  pledgeStateNames: { draft: 'Draft', invited: 'Invited', paying: 'Paying', paid: 'Paid', closed: 'Closed' } as Record<PledgeState, string>,
-  installmentStateNames: { scheduled: 'Scheduled', paid: 'Paid', failed: 'Not collected', cancelled: 'Cancelled' } as Record<'scheduled' | 'paid' | 'failed' | 'cancelled', string>,
-  refundStateNames: { pending: 'In progress', succeeded: 'Done', failed: 'Failed' } as Record<RefundState, string>,
   // The delivery log's words are the ones docs/webhooks.md uses.
   deliveryStatusNames: { pending: 'pending', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' } as Record<DeliveryStatus, string>,
   attemptOutcomeNames: {
@@ -745,751 +128,71 @@ const en = {
   notification: 'Notification',
   refusalNotification: 'Error notification',
   purchaseEndNotification: 'Purchase end notification',
-  purchaseId: 'Id',
-  credentialLabels: {
-    secret_key: 'Secret key',
-    server_key: 'Server key',
-    client_key: 'Client key',
-    webhook_secret: 'Webhook signing secret',
-    access_token: 'Access token',
-    merchant_account: 'Merchant account code',
-    api_key: 'API key',
-    hmac_key: 'Webhook HMAC key',
-    report_api_key: 'Report user API key',
-    live_url_prefix: 'Live URL prefix',
-    username: 'API username',
-    password: 'API password',
-    secret_passphrase: 'Secret passphrase',
-    shop_id: 'Shop ID',
-    pspid: 'PSPID (account name)',
-    user_id: 'API user ID',
-    sha_in: 'SHA-IN passphrase',
-    sha_out: 'SHA-OUT passphrase',
-    hash_algorithm: 'Hash algorithm',
-    login: 'API login',
-    point_of_sale_id: 'Point of sale ID',
-    site: 'Site number',
-    rank: 'Rank number',
-    identifier: 'Identifier',
-    cle: 'Paybox Direct key (CLE)',
-    brand: 'Bank offer (brand)',
-    merchant_id: 'Merchant ID (merchantId)',
-    processing_channel_id: 'Processing channel ID',
-    profile_id: 'Business profile ID',
-    payment_response_hash_key: 'Payment response hash key',
-    key_version: 'Secret key version',
-    tpe: 'TPE number (virtual terminal)',
-    societe: 'Company code (code société)',
-    key: 'Security key (for the MAC)',
-    access_key: 'Web services access key',
-    public_key: 'Public key',
-    private_key: 'Private key',
-    contract_number: 'Card contract number',
-    payment_key: 'Payment key',
-    client_id: 'Client ID (ClientID)',
-    client_secret: 'Client secret (ClientSecret)',
-    terminal_id: 'Terminal ID (TerminalID)',
-  } as Record<string, string>,
-  endpointUrl: 'API address, if not the PSP’s own',
-  endpointUrlHint: 'Leave empty to use the PSP’s published address.',
-  expectedFormat: (format: string) => `Format: ${format}.`,
-  badFormat: (format: string) => `does not have the expected format: ${format}.`,
-  fieldProblem: (field: string, message: string) => `${field}: ${message}`,
-  /** A connector's credential format (its `format`, in English), by `<psp>.<field>`: only where the page's language differs. */
-  credentialFormats: {} as Record<string, string>,
-  pspRequirementsHeading: (psp: string) => `What your ${psp} account needs first`,
-  pspRequirements: {
-    stripe: [
-      'Raw card data APIs enabled (Stripe Dashboard → Settings → Integration, after Stripe’s PCI DSS review, SAQ D): Chipin sends card numbers to Stripe’s API, which Stripe refuses otherwise.',
-      'Cards enabled as a payment method, with manual capture.',
-      'A webhook endpoint at the notification URL shown once this account is saved, with the payment_intent.* and charge.refunded events: its signing secret can be added then.',
-    ],
-    adyen: [
-      'Raw card data processing approved by Adyen (API PCI Payments role, “Process raw card data”, PCI DSS SAQ D): Chipin sends card numbers to Adyen’s API.',
-      'Tokenisation / recurring enabled on the merchant account.',
-      'A Standard webhook (JSON) at the notification URL shown once this account is saved, with an HMAC key: the key can be added then.',
-      'For reconciliation: a report service user with its API key, and the Payment accounting report generated daily.',
-    ],
-    hipay: [
-      'Private API credentials with the order, maintenance, transaction and tokenisation permissions (and Chipin’s addresses allowed if API calls are restricted by IP).',
-      'Recurring / card-on-file payments enabled, and capture mode manual for the card products.',
-      'The notification URL shown once this account is saved, set under Integration → Notifications (HTTP POST).',
-    ],
-    lyra: [
-      'PCI-DSS mode for the REST API (Lyra enables it on request, for PCI DSS certified merchants): Chipin sends card data to Lyra’s API.',
-      'Payment by token (alias) and manual validation enabled on the shop.',
-    ],
-    ogone: [
-      'The DirectLink and Alias Manager options on the contract, and an API user.',
-      'Chipin’s server addresses under Data and origin verification, and the notification URL shown once this account is saved as the server-to-server feedback URL (POST).',
-    ],
-    fondy: [
-      'Host-to-host card payments (the “direct” integration, for PCI DSS merchants: Chipin sends card numbers to Fondy’s API), card tokens (rectoken) and pre-authorisation (preauth) enabled on the merchant.',
-      'Recurring payments by token (/api/recurring) allowed for the merchant. Fondy sends its callbacks to the notification URL Chipin gives with each payment, signed with the payment key.',
-    ],
-    centralpay: [
-      'API access (a login and an API key) and card acceptance with 3-D Secure on the account, and a point of sale for the payments.',
-      'Card data sent server to server (the “direct transaction” mode, for PCI DSS level 1 merchants): Chipin sends card numbers to CentralPay’s API.',
-      'No webhook towards Chipin: CentralPay publishes no signature scheme to check it with, so Chipin reads each payment’s outcome from CentralPay.',
-    ],
-    paybox: [
-      'The Paybox Direct Plus option on the contract (subscribers), and 3-D Secure (RemoteMPI) for the site.',
-      'Chipin sends card numbers to Paybox Direct: the merchant’s PCI DSS compliance for it (SAQ D).',
-      'Paybox’s public key (pubkey.pem, in Paybox’s integrator documentation): Chipin checks with it that a 3-D Secure result comes from Paybox.',
-    ],
-    monetico: [
-      'The server-to-server payment option (direct payment) on the TPE, for a PCI DSS merchant: Chipin sends card numbers to Monetico.',
-      'The TPE set to deferred capture, and the recurring payment option (card alias) for later installments.',
-      'The notification URL shown once this account is saved, as the return interface (CGI2) URL of the TPE.',
-    ],
-    payline: [
-      'The DirectPayment web services and the wallet option on the contract, and an access key.',
-      'A card payment contract on the point of sale, with 3-D Secure. Payline’s notifications are not signed: Chipin reads each payment’s outcome from Payline.',
-    ],
-    dalenys: [
-      'The server-to-server API (direct link) on the account, with aliases (one-click and subscription) for later charges.',
-      'The notification URL shown once this account is saved, as the transaction notification URL of the account.',
-    ],
-    midtrans: [
-      'Card payments through the Core API on the account, with 3-D Secure, and one-click (saved card tokens) enabled by Midtrans for later charges.',
-      'Offers in Indonesian rupiah (IDR), in whole rupiah: Midtrans takes no other currency and no decimals.',
-      'The notification URL shown once this account is saved, as the Payment Notification URL (Settings → Configuration); notifications are signed with the server key.',
-    ],
-    sips: [
-      'Sips Office (JSON) on the contract with your bank (Mercanet, Sogenactif, Sherlock’s), with the wallet and duplication options.',
-      'The secret key downloaded from the Sips merchant extranet, and its version. Sips Office sends no notifications: Chipin reads each payment’s outcome from Sips.',
-    ],
-    checkout: [
-      'Full card details accepted through the API (Checkout.com enables it for PCI DSS SAQ D merchants): Chipin sends card numbers to Checkout.com’s Payments API.',
-      'A secret key with the gateway scopes (payments, captures, voids, refunds) and the processing channel the payments are booked on, with 3-D Secure.',
-      'A webhook towards the notification URL shown once this account is saved, with the payment events: its secret key can be added then.',
-    ],
-    mercadopago: [
-      'An application in Mercado Pago’s Your integrations (Checkout API), with its test or production access token. Chipin sends card numbers to Mercado Pago’s API (card tokens): a PCI DSS SAQ D merchant only.',
-      'A Webhooks notification URL (the one shown once this account is saved) with the Payments event: the secret signature Mercado Pago then shows can be added here.',
-    ],
-    braintree: [
-      'API keys (merchant ID, public and private key) of the Braintree gateway, and a merchant account in the offers’ currency as the default one.',
-      'Card payments sent by the server (PCI DSS SAQ D) and the Vault. Cards that need 3-D Secure are declined: Braintree runs the challenge in its client SDK.',
-      'A webhook pointing at the notification URL shown once this account is saved.',
-    ],
-    hyperswitch: [
-      'A Hyperswitch merchant account (hosted, or your own Hyperswitch: its address goes in “API address”, and the operator must allow its host) with an API key, and a business profile whose connector is the processor that takes the payments (Bluesnap, Cybersource, dLocal, Nuvei, PayU, Worldpay, ACI…), with 3-D Secure and saved cards (mandates) on.',
-      'Chipin sends card numbers to Hyperswitch’s payments API, which keeps them in its vault: a PCI DSS SAQ D merchant only, unless your Hyperswitch’s own compliance covers it.',
-      'The profile’s webhook URL set to the notification URL shown once this account is saved, and its payment response hash key, which signs each webhook, added here.',
-    ],
-    halyk: [
-      'An ePay terminal with API payments (card cryptograms sent server to server, for PCI DSS certified merchants) and saved cards (CardID), its ClientID and ClientSecret.',
-      'The terminal set to the two-step scheme (hold, then charge) in the ePay cabinet’s settings: Chipin holds every payment and charges it itself.',
-      'No notification towards Chipin: ePay does not sign its postLink, so Chipin reads each payment’s outcome from ePay.',
-    ],
-  } as Record<string, string[]>,
-  webhookUrlOfPsp: (psp: string) => `Notification URL to set at ${psp}`,
-  webhookUrlOfPspHint: (psp: string) => `${psp} sends its payment notifications here. Set it in ${psp}’s back office, then add below what ${psp} gives for it.`,
-  afterSaveHint: 'Once this account is saved, its page shows the notification URL to set at the PSP: secrets the PSP makes for that URL can be added then.',
-  copy: 'Copy',
-  copyNotificationUrl: 'Copy the notification URL',
-  copied: 'Copied.',
-  missingWebhookSecret: (field: string, psp: string) =>
-    `${field} is not set yet: ${psp}’s notifications are refused until it is. Set the notification URL above at ${psp}, then add the ${field} it gives you in “Change the settings”.`,
   reports: 'Reports',
-  report: {
-    title: 'Daily report',
-    intro: (zone: string) =>
-      `Per day, PSP account and currency: what was captured, refunded and charged back, the fees charged to shoppers, the net, and the purchases that reached each state. Days of ${zone}, the account’s time zone.`,
-    from: 'From',
-    to: 'To',
-    show: 'Show',
-    csv: 'Download as CSV',
-    chartOf: (currency: string) => `Net per day, in ${currency}`,
-    chartTitle: (currency: string, from: string, to: string) => `Net per day in ${currency}, ${from} to ${to}; the figures are in the table below`,
-    table: 'The figures, day by day',
-    pspAccount: 'PSP account',
-    builtInSandbox: 'built-in sandbox PSP',
-    currency: 'Currency',
-    captured: 'Captured',
-    refunded: 'Refunded',
-    chargedBack: 'Charged back',
-    fees: 'Shopper fees',
-    net: 'Net',
-    outcomes: 'Purchases: paid · failed · cancelled · refunded',
-    nothing: 'Nothing happened in this period.',
-    tooMany: (n: number) => `Only the first ${n} rows are shown: download the CSV for the whole period.`,
-    badPeriod: 'The period is not valid: ',
-  },
-  payouts: {
-    menu: 'Payouts',
-    title: 'Balance and payouts',
-    intro: (zone: string) =>
-      `In transfer mode the operator collects your shoppers’ payments and owes you what your validated purchases bring in, less its commission, refunds and chargebacks. Each day, once it has ended (${zone}, the account’s time zone), what is owed is paid to your bank account in one transfer per currency.`,
-    balance: 'Balance',
-    currency: 'Currency',
-    owed: 'Owed to you',
-    inPayouts: 'In payouts not yet sent',
-    paidOut: 'Paid out',
-    nextPayout: 'Next payout',
-    next: {
-      on_next_run: 'paid after the end of the day',
-      no_bank_details: 'none: set your bank details below, what is owed stays owed until then',
-      debit_balance: 'none: your balance is negative (refunds or chargebacks), deducted from the next payouts',
-      nothing_owed: 'nothing owed',
-    } as Record<string, string>,
-    noBalance: 'Nothing booked yet: your offers are in back mode, or no purchase of transfer mode has been validated.',
-    bankDetails: 'Bank details',
-    bankDetailsIntro: 'Where your payouts are sent (SEPA credit transfer). Stored encrypted; the IBAN is shown masked once saved. Each change is in the audit log.',
-    noBankDetails: 'No bank details: no payout is made, and what is owed stays owed until they are set.',
-    holderName: 'Account holder',
-    iban: 'IBAN',
-    bic: 'BIC',
-    updated: 'Changed',
-    changeBankDetails: 'Change the bank details',
-    setBankDetails: 'Set the bank details',
-    save: 'Save',
-    saved: 'Bank details saved.',
-    unchanged: 'These are already your bank details: nothing changed.',
-    list: 'Payouts',
-    noPayouts: 'No payout yet.',
-    day: 'Day',
-    amount: 'Amount',
-    lines: 'Lines',
-    status: 'Status',
-    created: 'Made',
-    statusNames: { created: 'created', exported: 'in the bank file', sent: 'sent', returned: 'returned (owed again)' } as Record<string, string>,
-    newest: (n: number) => `The ${n} newest; every one in GET /api/backoffice/payouts.`,
-    payoutTitle: (id: string) => `Payout ${id}`,
-    notFound: 'There is no such payout in this account.',
-    back: 'Back to balance and payouts',
-    csv: 'Download the lines as CSV',
-    purchase: 'Purchase',
-    event: 'Event',
-    booked: 'Booked',
-    linesTooMany: (n: number) => `Only the first ${n} lines are shown: download the CSV for all of them.`,
-    events: {
-      validated: 'purchase validated',
-      refund: 'refund',
-      chargeback: 'chargeback',
-      chargeback_reversal: 'chargeback reversed',
-      plan_cancelled: 'plan cancelled',
-      credit_by_transfer: 'refund by transfer',
-      payout_returned: 'payout returned',
-    } as Record<string, string>,
-  },
   reconciliation: 'Reconciliation',
-  recon: {
-    intro: 'Chipin’s payments compared with the PSP’s own records, day by day. A daily run checks yesterday; run a period again here. Days are in the account’s time zone.',
-    runTitle: 'Run a period',
-    from: 'From (day)',
-    to: 'To (day, inclusive)',
-    run: 'Run',
-    runs: 'Runs',
-    period: 'Period',
-    state: 'State',
-    matched: 'Matched',
-    mismatches: 'Mismatches',
-    error: 'Error',
-    noRuns: 'No run yet.',
-    open: 'Open mismatches',
-    noOpen: 'No open mismatch.',
-    transaction: 'Transaction',
-    purchase: 'Purchase',
-    kind: 'Difference',
-    operation: 'Operation',
-    chipin: 'Chipin',
-    psp: 'PSP',
-    note: 'Note',
-    explain: 'Mark explained',
-    resolve: 'Mark resolved',
-    badDays: 'Enter two calendar days (YYYY-MM-DD), the second on or after the first and at most 31 days in all.',
-    done: 'Saved.',
-    ran: (runs: number) => (runs === 1 ? 'The period was checked: its run is listed below.' : `The period was checked: its ${runs} runs (one per PSP) are listed below.`),
-    runStates: { running: 'running', interrupted: 'interrupted (resumes at the next run)', completed: 'completed' } as Record<string, string>,
-    kinds: { missing_at_psp: 'missing at the PSP', unknown_to_chipin: 'unknown to Chipin', amount_differs: 'amount differs', status_differs: 'status differs' } as Record<
-      string,
-      string
-    >,
-    operations: { transaction: 'whole transaction', capture: 'capture', refund: 'refund', chargeback: 'chargeback' } as Record<string, string>,
-  },
-  riskForm: {
-    offerTitle: 'Change this offer’s rules',
-    offerHint:
-      'Each rule follows the account’s default unless it is switched off on this offer or given its own value. Lists: one entry per line. A change applies to the next eligibility check (other servers within 5 seconds) and is recorded in the audit log.',
-    accountTitle: 'Risk rules',
-    accountHint:
-      'The account’s defaults: every offer follows them, rule by rule, unless it sets its own on its page. A rule not set here takes Chipin’s default where there is one, else does not apply. Lists: one entry per line. A change applies to the next eligibility check (other servers within 5 seconds) and is recorded in the audit log.',
-    accountLink: 'The account’s defaults',
-    settingsLink: 'Risk rules: the account’s defaults for every offer',
-    follow: (now: string) => `Follow the account (now: ${now})`,
-    off: 'Switch off on this offer',
-    set: 'Set a value',
-    unset: (now: string) => `Not set (${now})`,
-    notInEffect: 'not in effect',
-    builtIn: (value: string) => `Chipin’s default: ${value}`,
-    value: 'Value',
-    valueIn: (unit: string) => `Value (${unit})`,
-    minorUnits: 'in minor units, like cents',
-    listHints: {
-      countries: 'One two-letter country code per line (FR, BE…).',
-      emails: 'One e-mail address per line.',
-      cards: 'One card fingerprint per line.',
-      ip_ranges: 'One IP address or CIDR range per line (203.0.113.0/24).',
-      offers: 'One offer id (mer_…) per line, in the order they are proposed.',
-    },
-    named: (rule: string, why: string) => `${rule}: ${why}`,
-    notSaved: (error: string) => `Nothing was saved. ${error}.`,
-    saveOffer: 'Save this offer’s rules',
-    saveAccount: 'Save the account’s rules',
-    offerSaved: 'This offer’s risk rules were saved.',
-    accountSaved: 'The account’s risk rules were saved.',
-  },
-  riskRules: {
-    title: 'Risk rules',
-    hint: 'The rules in effect on this offer, and where each comes from.',
-    none: 'No risk rule is in effect on this offer.',
-    rule: 'Rule',
-    value: 'Value',
-    source: 'Set by',
-    sources: { built_in: 'Chipin (built-in)', account: 'the account', offer: 'this offer' },
-    yes: 'yes',
-    no: 'no',
-    names: {
-      min_amount_cents: 'Smallest amount',
-      max_amount_cents: 'Largest amount',
-      max_outstanding_cents: 'Most credit owed by one shopper',
-      max_plans_per_hour: 'Plans per shopper in an hour',
-      max_plans_per_day: 'Plans per shopper in a day',
-      refuse_prepaid_cards: 'Prepaid cards refused for credit',
-      card_countries: 'Card issuing countries allowed',
-      card_must_outlast_plan: 'Card must outlast the plan',
-      blocked_emails: 'Blocked e-mails',
-      blocked_cards: 'Blocked cards',
-      blocked_ip_ranges: 'Blocked IP ranges',
-      allowed_emails: 'Trusted e-mails',
-      allowed_cards: 'Trusted cards',
-      allowed_ip_ranges: 'Trusted IP ranges',
-      min_score: 'Lowest score accepted',
-      fallback_offers: 'Offers proposed after a refusal',
-    } as Record<RiskRuleName, string>,
-  },
-  riskDecision: {
-    line: (who: string, outcome: string) => `Risk decision on the ${who}’s card: ${outcome}`,
-    who: { leader: 'leader', pledge: 'friend' },
-    outcomes: { accepted: 'accepted', refused: 'refused' },
-    score: (value: number) => `score ${value}/100`,
-    card: 'card',
-    fingerprint: 'fingerprint',
-    latency: (ms: number) => `decided in ${ms} ms`,
-    funding: { credit: 'credit', debit: 'debit', prepaid: 'prepaid', unknown: 'funding unknown' } as Record<string, string>,
-    hook: (outcome: string) => `scoring service: ${outcome}`,
-    hookDefault: (outcome: string, error: string) => `scoring service did not answer (${error}), the account’s default: ${outcome}`,
-    hookOutcomes: { accept: 'accepted', refuse: 'refused' } as Record<string, string>,
-    reasons: {
-      AMOUNT_TOO_LOW: 'amount below the minimum',
-      AMOUNT_TOO_HIGH: 'amount above the maximum',
-      SCHEDULE_NOT_AVAILABLE: 'no schedule possible for this amount',
-      OUTSTANDING_CREDIT_LIMIT: 'shopper’s outstanding credit too high',
-      VELOCITY_LIMIT: 'too many plans started recently',
-      BLOCKED: 'on a block list',
-      SCORE_TOO_LOW: 'score too low',
-      CARD_PREPAID: 'prepaid card for a credit plan',
-      CARD_COUNTRY: 'card issuing country not allowed',
-      CARD_EXPIRES_BEFORE_LAST_DUE: 'card expires before the last payment',
-      EXTERNAL_SCORE_REFUSED: 'refused by the scoring service',
-      SHOPPER_NOT_ELIGIBLE: 'shopper not eligible',
-    } as Record<RiskReasonCode, string>,
-  },
+  ...HOME_TEXT_EN,
+  ...DEVELOPERS_TEXT_EN,
+  ...DISPUTES_TEXT_EN,
+  ...INBOX_TEXT_EN,
+  ...TEAM_TEXT_EN,
+  ...OFFERS_TEXT_EN,
+  ...PASSWORD_TEXT_EN,
+  ...SIGN_IN_TEXT_EN,
+  ...SETTINGS_TEXT_EN,
+  ...PAYOUTS_TEXT_EN,
+  ...PSP_ACCOUNTS_TEXT_EN,
+  ...PURCHASE_TEXT_EN,
+  ...PURCHASES_TEXT_EN,
+  ...RECONCILIATION_TEXT_EN,
+  ...REPORTS_TEXT_EN,
+  ...RISK_RULES_TEXT_EN,
+  ...AUDIT_LINE_TEXT_EN,
 };
 
 export type DashboardTexts = typeof en;
 
 const fr: DashboardTexts = {
   home: 'Accueil',
-  homePeriod: (from, to, zone) => `Les 30 derniers jours : du ${from} au ${to} (jours du fuseau ${zone}).`,
-  homeCohort: 'Achats créés pendant ces 30 jours, selon leur état actuel ; les montants sont ce qui a été encaissé sur eux et ce que les remboursements ont rendu.',
-  statCreated: 'Achats créés',
-  statPaid: 'Dont payés en entier',
-  statFailed: 'Dont échoués',
-  statRefunded: 'Dont remboursés',
-  statCollected: (currency) => `Encaissé sur eux (${currency})`,
-  statRefundedAmount: (currency) => `Remboursé sur eux (${currency})`,
-  dailyVolume: 'Achats créés par jour',
   chartOf: (currency) => `Montant des achats créés chaque jour, en ${currency}`,
-  purchasesCreated: 'Achats créés',
-  amountCreated: 'Montant créé',
-  dailyTable: 'Les chiffres, jour par jour',
   day: 'Jour',
-  noPurchaseYet: 'Aucun achat pendant ces 30 jours.',
-  pots: 'Cagnottes closes',
-  potsByFriends: 'Couvertes par les amis',
-  potsByLeader: 'Reste débité au meneur à l’échéance',
-  potsRestRefused: 'Reste refusé à l’échéance',
-  webhookHealth: 'Envois des webhooks',
-  deliveredCount: 'Livrés',
-  failingCount: 'En échec',
-  pendingCount: 'En attente',
-  lastFailure: (at, what, answer) => `Dernier envoi en échec : ${what}, ${at}, réponse ${answer}.`,
-  noFailure: 'Aucun envoi en échec.',
   developers: 'Développeurs',
   adminOnlyTitle: 'Accès refusé',
   adminOnly: 'Votre rôle (support) ne donne pas accès à cette page. Demandez à un administrateur du compte.',
   team: 'Équipe',
-  members: 'Membres',
-  role: 'Rôle',
-  roleNames: { admin: 'Administrateur', support: 'Support' },
-  lastSignIn: 'Dernière connexion',
-  never: 'Jamais',
-  roleOf: (email: string) => `Rôle de ${email}`,
-  changeRole: 'Changer le rôle',
-  removeMember: (email: string) => `Retirer ${email}`,
-  remove: 'Retirer',
-  memberSaved: 'Équipe mise à jour.',
-  invite: 'Inviter un membre',
-  inviteHint: 'Il reçoit un e-mail avec un lien pour choisir son mot de passe. Le lien sert une fois, pendant 7 jours.',
-  inviteButton: 'Envoyer l’invitation',
-  invitations: 'Invitations en attente',
-  noInvitation: 'Aucune invitation en attente.',
-  invitedBy: 'Invité par',
-  expires: 'Expire le',
-  revoke: 'Révoquer',
-  revokeInvitation: (email: string) => `Révoquer l’invitation de ${email}`,
-  invitationSent: (email: string) => `Invitation envoyée à ${email}.`,
-  invitationNotSent: (email: string) =>
-    `L’invitation de ${email} est enregistrée, mais aucun e-mail n’a pu partir d’ici (pas de serveur de messagerie configuré, ou il a refusé). Transmettez-lui ce lien vous-même ; il n’est affiché que maintenant\u00a0:`,
-  invitationRevoked: 'Invitation révoquée : son lien ne fonctionne plus.',
-  invitationProblem: {
-    invalid: 'E-mail\u00a0: saisissez une adresse e-mail, comme ana@boutique.example.',
-    member: 'E-mail\u00a0: déjà membre de ce compte.',
-    taken: 'E-mail\u00a0: cette adresse se connecte déjà à un back-office Chipin, elle ne peut pas être invitée.',
-  },
-  invitationNotFoundTitle: 'Invitation non valable',
-  invitationNotFound: 'Ce lien d’invitation n’est plus valable : il a servi, a été révoqué ou a expiré. Demandez-en un nouveau à un administrateur du compte.',
-  joinTitle: (account: string) => `Rejoindre ${account} sur Chipin`,
-  joinIntro: (who: string, role: string) => `${who} vous invite au back-office de ce compte, avec le rôle ${role}. Choisissez votre mot de passe pour vous connecter.`,
-  joinPasswordHint: 'Au moins 12 caractères, pas votre adresse e-mail.',
-  joinButton: 'Rejoindre et se connecter',
-  inviteSubject: (account: string) => `Rejoignez le back-office de ${account} sur Chipin`,
-  inviteBody: (who: string, account: string, role: string, url: string, until: string) =>
-    `Bonjour,\n\n${who} vous invite au back-office Chipin de ${account}, avec le rôle ${role}.\n\nChoisissez votre mot de passe ici (le lien sert une fois, jusqu’au ${until}) :\n${url}\n\nSi vous n’attendiez pas cette invitation, ignorez cet e-mail : rien ne se passe sans le lien.\n`,
-  lastAdmin: 'Le dernier administrateur du compte ne peut être retiré ni perdre ce rôle : nommez d’abord un autre administrateur.',
-  memberNotFound: 'Ce membre n’existe pas dans ce compte.',
-  badRole: 'Rôle : choisissez Administrateur ou Support.',
-  activity: 'Activité',
-  activityHint: 'Les 50 dernières actions de l’équipe du compte.',
-  noActivity: 'Aucune action enregistrée pour l’instant.',
-  who: 'Qui',
-  action: 'Action',
-  subject: 'Objet',
-  when: 'Quand',
-  staffAction: (who: string, action: string) => `${action}, par ${who}`,
-  auditActions: {
-    sign_in: 'Connexion',
-    sign_out: 'Déconnexion',
-    refund: 'Remboursement demandé',
-    cancel: 'Achat annulé',
-    dispute_evidence_sent: 'Justificatifs du litige marqués comme envoyés',
-    webhook_set: 'Webhook enregistré',
-    delivery_replay: 'Envoi rejoué',
-    password_reset: 'Mot de passe réinitialisé',
-    role_change: 'Rôle changé',
-    member_remove: 'Membre retiré',
-    api_key_create: 'Clé d’API créée',
-    api_key_rotate: 'Clé d’API renouvelée',
-    api_key_revoke: 'Clé d’API révoquée',
-    offer_psp_account: 'Compte PSP de l’offre choisi',
-    offer_update: 'Offre modifiée',
-    psp_account_create: 'Compte PSP ajouté',
-    psp_account_delete: 'Compte PSP supprimé',
-    psp_account_update: 'Compte PSP modifié',
-    psp_account_verify: 'Compte PSP vérifié à nouveau',
-    password_change: 'Mot de passe changé',
-    member_invite: 'Membre invité',
-    member_invite_revoke: 'Invitation révoquée',
-    member_join: 'A rejoint l’équipe',
-    webhook_test: 'Événement de test envoyé',
-    time_zone_set: 'Fuseau horaire changé',
-    country_set: 'Pays changé',
-    risk_scoring_hook_update: 'Service de score externe modifié',
-    risk_scoring_hook_delete: 'Service de score externe retiré',
-    payout_bank_details_set: 'Coordonnées bancaires de versement modifiées',
-    payout_mark: 'Statut du versement changé par l’opérateur',
-    offer_create: 'Offre ajoutée',
-    risk_rules_update: 'Règles de risque modifiées',
-    reconciliation_mismatch_update: 'Écart de rapprochement mis à jour',
-    transfer_received: 'Virement reçu',
-    refund_transfer_sent: 'Remboursement par virement envoyé',
-  } satisfies Record<AuditAction, string> as Record<string, string>,
-  actors: { apiKey: (ending: string) => `l’API (clé se terminant par ${ending})`, cli: 'l’opérateur (ligne de commande)' },
   offers: 'Offres',
   myPassword: 'Mot de passe',
   sandboxInbox: 'Messages envoyés (sandbox)',
-  inbox: {
-    title: 'Messages envoyés (sandbox)',
-    intro: (shown) =>
-      `Les e-mails et SMS envoyés pour les achats de ce compte, liens et codes de connexion de ses clients compris, du plus récent au plus ancien (les ${shown} derniers).`,
-    refresh: 'Actualiser',
-    empty: 'Aucun message pour l’instant.',
-    email: 'E-mail',
-    sms: 'SMS',
-    to: (recipient) => `à ${recipient}`,
-    accepted: 'accepté',
-    notAccepted: 'non accepté',
-  },
-  changePassword: 'Changer mon mot de passe',
-  currentPassword: 'Mot de passe actuel',
   newPassword: 'Nouveau mot de passe',
   newPasswordAgain: 'Nouveau mot de passe, à nouveau',
-  passwordHint: 'Au moins 12 caractères. Vos autres sessions sont déconnectées au changement.',
-  passwordChanged: 'Mot de passe changé. Vos autres sessions sont déconnectées.',
   passwordsDiffer: 'Nouveau mot de passe, à nouveau\u00a0: les deux nouveaux mots de passe diffèrent.',
-  wrongCurrentPassword: 'Mot de passe actuel\u00a0: ce n’est pas votre mot de passe actuel. Rien n’a été changé.',
   passwordProblem: {
     too_short: 'Nouveau mot de passe\u00a0: au moins 12 caractères.',
     too_long: 'Nouveau mot de passe\u00a0: au plus 1\u00a0024 caractères.',
     is_email: 'Nouveau mot de passe\u00a0: il ne doit pas être votre adresse e-mail.',
   },
   settings: 'Réglages',
-  timeZone: 'Fuseau horaire',
-  timeZoneHint:
-    'Les dates et heures sont affichées dans ce fuseau, en le précisant\u00a0: sur les pages de paiement, dans les e-mails et SMS aux clients, dans la boîte de réception du bac à sable et ici. Un nom comme Europe/Paris ou America/New_York.',
-  timeZoneNow: (now) => `Maintenant dans ce fuseau\u00a0: ${now}.`,
-  timeZoneDays: 'Les jours de l’accueil et les filtres de dates des achats sont des jours de ce fuseau.',
-  timeZoneSaved: 'Réglages enregistrés.',
-  saveTimeZone: 'Enregistrer les réglages',
-  badTimeZone: (typed) => `Fuseau horaire\u00a0: «\u00a0${typed}\u00a0» n’est pas un nom de fuseau comme Europe/Paris. Rien n’a été changé.`,
-  country: 'Pays',
-  countryHint: (fallback) =>
-    `Où lire un numéro de téléphone saisi par vos clients sans son indicatif international (06 12 34 56 78), quand leur propre pays n’est pas connu\u00a0: un code de deux lettres comme FR ou GB. Vide\u00a0: ${fallback}, le choix par défaut de ce service.`,
-  badCountry: (typed) => `Pays\u00a0: «\u00a0${typed}\u00a0» n’est pas un code de pays de deux lettres comme FR ou GB. Rien n’a été changé.`,
   pspAccounts: 'Comptes PSP',
-  pspAccountsHint:
-    'Vos propres comptes chez un prestataire de paiement (back mode)\u00a0: une offre liée à l’un d’eux y prend ses paiements. Les secrets ne sont plus jamais affichés après l’enregistrement.',
-  pspAccountsTable: 'Vos comptes PSP',
-  noPspAccount: 'Aucun compte PSP\u00a0: toutes les offres passent par le PSP sandbox intégré.',
-  label: 'Libellé',
-  environment: 'Environnement',
-  credentials: 'Identifiants',
-  verifiedAt: 'Vérifié auprès du PSP',
-  notVerified: 'Non vérifié',
-  actions: 'Actions',
-  delete: 'Supprimer',
-  deletePspAccount: (label) => `Supprimer ${label}`,
-  confirmDeletePspAccount: (label, psp) => `Supprimer le compte PSP «\u00a0${label}\u00a0» (${psp})\u00a0? Ses identifiants sont effacés.`,
-  addPspAccount: 'Ajouter un compte PSP',
-  reaches: (names) => `Pour ${names}.`,
-  notReachedYet: 'Pas encore accessibles',
-  notReachedWhy: (why) => {
-    switch (why.code) {
-      case 'no_connector':
-        return 'pas encore de connecteur, ni direct ni par Hyperswitch';
-      case 'no_public_api':
-        return 'aucune référence publique de son API trouvée, et pas de connecteur Hyperswitch';
-      case 'reference_incomplete':
-        return 'sa référence d’API publique ne montre pas tout ce qu’un connecteur demande\u00a0; pas encore de connecteur, ni direct ni par Hyperswitch';
-      case 'contract_gap':
-        return `son API publique ne permet pas de tenir le contrat des connecteurs\u00a0: ${why.lacks.map((need) => LACKS_FR[need]).join('\u00a0; ')}`;
-      case 'acquired':
-        return why.closed
-          ? `racheté par ${why.by} (${why.on}), qui l’a fermé (${why.closed})`
-          : `racheté par ${why.by} (${why.on})\u00a0; pas encore de connecteur, ni direct ni par Hyperswitch`;
-      case 'hyperswitch_unverified':
-        return `pas de connecteur direct\u00a0; le connecteur ${why.hyperswitchConnector} d’Hyperswitch n’est pas vérifié pour la capture manuelle et les débits à l’initiative du marchand`;
-      case 'other_api':
-        return `son API n’est pas celle du connecteur ${why.connector}\u00a0; le connecteur ${why.hyperswitchConnector} d’Hyperswitch n’est pas vérifié pour la capture manuelle et les débits à l’initiative du marchand`;
-      case 'not_in_build':
-        return `son connecteur (${why.connector}) n’est pas dans cette version`;
-    }
-  },
-  addPspAccountOf: (psp) => `Ajouter un compte ${psp}`,
-  optional: 'facultatif',
-  verifyWithPsp: 'Vérifier les identifiants auprès du PSP avant d’enregistrer',
-  savePspAccount: 'Enregistrer le compte PSP',
-  pspAccountCreated: 'Compte PSP enregistré.',
-  pspAccountDeleted: 'Compte PSP supprimé.',
-  pspAccountInUse: (offers, payments) =>
-    `Ce compte PSP est utilisé (${offers} offre(s), ${payments} paiement(s))\u00a0: liez d’abord ses offres à un autre compte\u00a0; un compte qui a pris des paiements est conservé.`,
-  pspRejected: (message) => `Le PSP a refusé ces identifiants\u00a0: ${message}`,
-  pspUnreachable: 'Le PSP n’a pas pu être joint pour vérifier les identifiants\u00a0; rien n’a été enregistré. Réessayez, ou décochez la vérification.',
-  unknownPsp: 'Cette version n’a pas ce connecteur PSP.',
-  offersTable: 'Les offres et leurs conditions',
-  kindShared: 'Cagnotte partagée',
-  kindInstallments: (n) => `${n} échéances`,
-  kindDeferred: (days) => `Différé de ${days} jours`,
-  kindDownPayment: (percent, days) => `Acompte de ${percent} %, solde sous ${days} jours`,
   fees: 'Frais',
-  feesOf: (percent, fixed) => `${percent} % + ${fixed}`,
-  limits: 'Montants',
-  expiryHours: 'Un achat impayé expire après',
-  potDeadlineHours: 'Échéance de la cagnotte après',
-  hours: (n) => `${n} h`,
   pspAccount: 'Compte PSP',
-  pspAccountField: 'Compte PSP de ses prochains paiements',
-  pspAccountHint: 'Les paiements déjà faits gardent le leur pour les encaissements et remboursements.',
-  sandboxPsp: 'PSP sandbox intégré',
-  paymentMode: 'Mode d’encaissement',
-  paymentModes: { back: 'Back : votre compte PSP encaisse', transfer: 'Virement : l’opérateur encaisse et vous reverse par virement' },
-  transferPsp: 'Le compte d’encaissement de l’opérateur',
-  commission: 'Commission de l’opérateur',
-  commissionOf: (percent: string, fixed: string) => `${percent} % + ${fixed} par achat validé`,
-  paymentModeHint: 'Fixé par l’opérateur ; il ne se change pas ici.',
-  saveOffer: 'Enregistrer l’offre',
-  offerSaved: 'Offre enregistrée.',
-  offerNotFound: 'Cette offre n’existe pas dans ce compte.',
   pspAccountNotFound: 'Compte PSP : ce compte PSP n’existe pas dans ce compte.',
-  soldTerms: 'Ce qu’elle vend (non modifiable)',
-  connector: 'Connecteur',
-  pspAccountFacts: 'À propos de ce compte',
-  pspAccountId: 'Référence',
-  offersUsing: 'Offres qui passent par lui',
-  noOfferUsing: 'Aucune offre ne passe par lui.',
-  editPspAccount: 'Modifier les réglages',
-  keepBlank: 'Laissez un identifiant vide pour garder celui enregistré : les secrets ne sont plus jamais affichés.',
-  checkAgain: 'Vérifier à nouveau',
-  checkAgainHint: 'Fait l’unique appel authentifié sans effet au PSP avec les réglages enregistrés.',
-  pspAccountVerified: 'Le PSP a accepté les réglages enregistrés.',
-  currencyLabel: 'Devise',
-  editOfferTerms: 'Frais, montants et délais',
-  offerEditHint:
-    'Montants dans la devise de l’offre avec au plus 2 décimales (12,50) ; le taux de frais en pour cent (1,50). Frais et montants ne peuvent pas changer tant qu’un achat de cette offre attend le paiement de son initiateur. Les autres serveurs appliquent une modification sous 5 secondes.',
-  feeRateField: 'Taux de frais (%)',
-  fixedFeeField: (currency) => `Frais fixes (${currency})`,
-  minAmountField: (currency) => `Montant minimum (${currency})`,
-  maxAmountField: (currency) => `Montant maximum (${currency})`,
-  expiryHoursField: 'Un achat impayé expire après (heures)',
-  potDeadlineHoursField: 'Les participants ont, après le paiement de l’initiateur (heures)',
-  badDecimal: 'doit être un nombre avec au plus 2 décimales',
-  badWholeNumber: 'doit être un nombre entier',
-  offerRefusal: offerRefusalFr,
-  offerParameters: OFFER_PARAMETER_TEXT.fr,
-  riskRuleRefusal: riskRuleRefusalFr,
-  apiKeys: 'Clés d’API',
-  apiKeysHint: 'Une clé et son secret obtiennent des jetons d’accès par POST /api/token. Le secret n’est affiché qu’une fois, à la création de la clé.',
   apiKey: 'Clé',
-  revokedAt: 'Révoquée',
-  live: 'Active',
-  noApiKey: 'Ce compte n’a aucune clé d’API.',
-  createKey: 'Créer une clé d’API',
-  rotateKey: 'Renouveler',
-  rotateKeyLabel: (key) => `Renouveler ${key}`,
-  revokeKey: 'Révoquer',
-  revokeKeyLabel: (key) => `Révoquer ${key}`,
-  keyCreated: 'Nouvelle clé d’API. Copiez le secret maintenant : il n’est plus jamais affiché.',
-  keyRotated: (old) =>
-    `${old} est révoquée : elle n’obtient plus de jeton, et ses jetons cessent de marcher en quelques secondes. Copiez le nouveau secret maintenant : il n’est plus jamais affiché.`,
-  keyRevoked: (key) => `${key} est révoquée : elle n’obtient plus de jeton, et ses jetons cessent de marcher en quelques secondes.`,
-  apiSecret: 'Secret',
-  confirmRotateTitle: 'Renouveler cette clé d’API ?',
-  confirmRotate: (key) =>
-    `${key} sera révoquée maintenant et une nouvelle clé créée à sa place : les programmes qui utilisent ${key} s’arrêtent jusqu’à ce qu’ils utilisent la nouvelle.`,
-  confirmRotateButton: 'Confirmer le renouvellement',
-  confirmRevokeTitle: 'Révoquer cette clé d’API ?',
-  confirmRevoke: (key) => `${key} cessera de marcher maintenant, définitivement : les programmes qui l’utilisent ne peuvent plus appeler l’API.`,
-  confirmRevokeButton: 'Confirmer la révocation',
-  keyNotFound: 'Ce compte n’a pas de clé d’API active de ce nom.',
-  webhook: 'Webhook',
-  webhookUrl: 'URL du webhook',
-  webhookUrlHint: 'Où Chipin envoie vos événements (https en production).',
-  webhookEvents: 'Événements envoyés',
-  webhookRefusal: webhookRefusalFr,
-  saveWebhook: 'Enregistrer le webhook',
-  webhookSaved: 'Webhook enregistré. Copiez maintenant le nouveau secret de signature et le jeton : ils ne sont plus affichés sur cette page.',
-  webhookSavedKept: 'Webhook enregistré. Son secret de signature et son jeton sont inchangés.',
-  rotateWebhookSecret: 'Créer un nouveau secret de signature et un nouveau jeton',
-  rotateWebhookHint:
-    'L’ancien secret continue de signer à côté du nouveau pendant 24 heures : vos vérifications fonctionnent pendant que vous le déployez. Le jeton change tout de suite.',
-  webhookPreviousSecret: (until) => `L’ancien secret de signature signe aussi chaque webhook jusqu’au ${until}.`,
-  webhookDisabled: (reason) => `Désactivé : l’adresse a répondu 410 Gone (${reason}). Enregistrez à nouveau l’URL pour le réactiver.`,
-  webhookSecretNote:
-    'Le secret de signature et le jeton ne sont pas affichés ici (l’API les lit : GET /api/backoffice/webhook). Enregistrer les conserve ; demandez-en de nouveaux ci-dessous.',
-  noWebhook: 'Aucune URL de webhook n’est définie.',
-  signingSecret: 'Secret de signature',
-  payloadToken: 'Jeton du message',
-  deliveries: 'Envois récents',
-  deliveriesHint: 'Les 20 plus récents : webhooks et notifications du mode back.',
   event: 'Événement',
   attempts: 'Tentatives',
   lastAnswer: 'Dernière réponse',
-  replay: 'Renvoyer',
-  replayLabel: (id) => `Renvoyer ${id}`,
-  replayed: 'Envoi remis en file pour être renvoyé maintenant.',
-  replayDisabled: 'L’adresse du webhook est désactivée ou supprimée : enregistrez d’abord à nouveau son URL.',
-  noDelivery: 'Aucun envoi pour l’instant.',
-  olderDeliveries: 'Envois plus anciens',
-  newestDeliveries: 'Envois les plus récents',
-  deliveryTitle: 'Envoi',
-  backToDevelopers: '← Développeurs',
-  attemptLog: 'Tentatives',
-  started: 'Début',
-  duration: 'Durée',
-  outcome: 'Issue',
-  nextAttempt: 'Prochaine tentative',
-  noAttempt: 'Pas encore tenté.',
-  sendTestEvent: 'Envoyer un événement de test',
-  testEventHint:
-    'Envoie maintenant un webhook signé à cette URL, comme les envois réels (triggerID 0, un identifiant d’achat fictif)\u00a0: sans nouvelle tentative, absent du journal des envois.',
-  testEventSent: (trigger: string, status: number, ms: number) => `Événement de test ${trigger} envoyé\u00a0: le point d’accès a répondu ${status} en ${ms} ms.`,
-  testEventFailed: (trigger: string, answer: string) => `Événement de test ${trigger} non accepté\u00a0: ${answer}.`,
-  testEventNoEndpoint: 'Enregistrez d’abord une URL de webhook\u00a0: il n’y a nulle part où envoyer un événement de test.',
   backOffice: 'Back-office Chipin',
   language: 'Langue',
   mainMenu: 'Menu principal',
   purchases: 'Achats',
   signOut: 'Se déconnecter',
-  signInTitle: 'Connexion',
   email: 'E-mail',
-  password: 'Mot de passe',
-  signIn: 'Se connecter',
-  wrongCredentials: 'E-mail ou mot de passe incorrect.',
-  missingCredentials: 'Saisissez votre e-mail et votre mot de passe.',
   throttled: (s) => `Trop de tentatives échouées. Réessayez dans ${s} secondes.`,
-  invalidText: 'L’e-mail ou le mot de passe contient un caractère non autorisé.',
   expiredForm: 'Ce formulaire a expiré. Revenez en arrière, rechargez la page et réessayez.',
   expiredTitle: 'Formulaire expiré',
   notFoundTitle: 'Introuvable',
-  notFound: 'Cet achat n’existe pas dans ce compte.',
-  deliveryNotFound: 'Cet envoi n’existe pas dans ce compte.',
-  badDeliveryCursor: 'Cette page du journal des envois n’existe pas\u00a0: le lien est abîmé. Rouvrez la page Développeurs.',
-  disputes: {
-    menu: 'Litiges',
-    title: 'Litiges ouverts',
-    intro: 'Impayés, demandes de justificatifs et alertes de fraude notifiés par les PSP, en attente de la décision de la banque, l’échéance la plus proche en premier.',
-    heading: 'Litiges',
-    none: 'Aucun litige.',
-    noneOpen: 'Aucun litige ouvert.',
-    kind: 'Type',
-    state: 'État',
-    reason: 'Motif',
-    amount: 'Montant',
-    deadline: 'Justificatifs attendus le',
-    opened: 'Ouvert le',
-    purchase: 'Achat',
-    noDeadline: 'aucune',
-    lostToChargebacks: 'Perdu en impayés',
-    kindNames: { chargeback: 'Impayé (chargeback)', retrieval: 'Demande de justificatifs', fraud_warning: 'Alerte de fraude' },
-    stateNames: { open: 'Ouvert', evidence_sent: 'Justificatifs envoyés', won: 'Gagné', lost: 'Perdu', closed: 'Clos' },
-    evidenceLabel: 'Justificatifs envoyés (texte facultatif ; transmis au PSP quand il a une API pour cela)',
-    evidenceAction: 'Marquer les justificatifs comme envoyés',
-    evidenceDone: 'Justificatifs marqués comme envoyés.',
-    evidenceSubmitted: 'Justificatifs transmis au PSP et marqués comme envoyés.',
-    notOpen: 'Ce litige n’est plus ouvert.',
-    pspRefused: (message: string) => `Le PSP a refusé les justificatifs : ${message}. Rien n’a été marqué.`,
-    notFound: 'Ce litige n’existe pas dans ce compte.',
-    moreLink: 'Page suivante',
-  },
   backToPurchases: 'Retour aux achats',
-  filters: 'Filtres',
-  search: 'Rechercher',
-  searchHint: 'Référence, e-mail ou identifiant d’achat',
   state: 'État',
-  anyState: 'Tous les états',
   offer: 'Offre',
-  anyOffer: 'Toutes les offres',
-  createdFrom: 'Créé à partir du',
-  createdTo: 'Créé jusqu’au (inclus)',
-  apply: 'Appliquer',
-  noPurchase: 'Aucun achat ne correspond.',
-  exportCsv: 'Exporter en CSV',
-  exportHint: '(tous les achats que ces filtres retiennent, pas seulement cette page)',
   next: 'Page suivante',
-  firstPage: 'Première page',
   reference: 'Référence',
   title: 'Titre',
   client: 'Client',
@@ -1497,59 +200,13 @@ const fr: DashboardTexts = {
   created: 'Créé le',
   refunded: 'Remboursé',
   net: 'Net',
-  partlyRefunded: 'Remboursé en partie',
-  partlyRefundedOf: (refunded) => `remboursé en partie\u00a0: ${refunded}`,
-  badDate: (field) => `${field} : saisissez une date au format AAAA-MM-JJ.`,
-  dateOutOfRange: (field) => `${field}\u00a0: saisissez une date du 1970-01-01 au 9998-12-31.`,
   badCursor: 'Ce lien de page n’est plus valide : reprenez depuis la première page.',
   purchase: 'Achat',
   details: 'Détails',
-  payments: 'Paiements',
-  pledges: 'Participations',
-  installments: 'Échéances',
-  refunds: 'Remboursements',
-  timeline: 'Historique',
-  purchaseDeliveries: 'Webhooks et notifications',
-  attemptLine: (what: string, n: number, answer: string, outcome: string) => `${what} envoyé, tentative ${n} : ${answer} (${outcome})`,
-  none: 'Aucun.',
-  purpose: 'Objet',
   status: 'Statut',
   captured: 'Encaissé',
-  card: 'Carte',
-  dueDate: 'Échéance',
   reason: 'Motif',
-  reasonOptional: 'Motif (facultatif)',
-  refundHeading: 'Rembourser',
-  refundHint: (left) => `Jusqu’à ${left}. Laissez vide pour rembourser tout le reste.`,
-  refundAction: 'Rembourser…',
-  confirmRefundTitle: 'Confirmer le remboursement',
-  confirmRefund: (amount, email) => `Rembourser ${amount} sur cet achat de ${email} ? C’est définitif.`,
-  confirmRefundAll: (email) => `Rembourser tout le reste de cet achat de ${email} ? C’est définitif.`,
-  confirmRefundButton: 'Confirmer le remboursement',
-  refundSplitHeading: 'Comment il est réparti',
-  refundLeader: (email) => `Le meneur, ${email}`,
-  refundPledger: (who) => `Un ami qui a payé une part, ${who}`,
-  refundToCard: (amount) => `${amount} remboursés sur sa carte`,
-  refundUncollected: (amount) => `${amount} de moins à payer sur les échéances pas encore encaissées`,
-  refundAtMost: (left) => `Montant\u00a0: au plus ${left}, ce qu’il reste à rembourser.`,
-  nothingToRefund: 'Il ne reste rien à rembourser sur cet achat.',
-  chargeDisputed: (left) =>
-    `Une rétrofacturation est ouverte sur un paiement que ce remboursement demande\u00a0: il ne peut pas être remboursé avant la décision de la banque. Au plus ${left} peut être remboursé maintenant.`,
-  cancelHeading: 'Annuler l’achat',
-  cancelHint: 'Possible tant que rien n’a été encaissé : les empreintes sont libérées et le client ne doit rien.',
-  cancelAction: 'Annuler l’achat…',
-  cancelCapturedHint: 'De l’argent a été encaissé, cet achat ne peut donc plus être annulé\u00a0: un remboursement rend l’argent.',
-  confirmCancelTitle: 'Confirmer l’annulation',
-  confirmCancel: (email) => `Annuler cet achat de ${email} ? C’est définitif.`,
-  confirmCancelButton: 'Confirmer l’annulation',
   goBack: 'Revenir',
-  refundDone: 'Remboursement enregistré.',
-  cancelDone: 'Achat annulé.',
-  badAmount: 'Montant : saisissez un montant comme 12,50.',
-  cannotCancelCaptured: 'De l’argent a été encaissé sur cet achat : remboursez-le plutôt.',
-  operationInProgress: 'Une autre opération sur cet achat est en cours (un paiement, un remboursement ou une annulation). Réessayez dans quelques secondes.',
-  cannotCancelState: (state) => `Un achat à l’état ${state} ne peut pas être annulé.`,
-  errorTitle: 'Il y a un problème',
   stateNames: {
     INITIALIZED: 'Pas encore payé',
     LEADER_PROCESSED: 'En cours',
@@ -1558,29 +215,6 @@ const fr: DashboardTexts = {
     CANCELLED: 'Annulé',
     REFUNDED: 'Remboursé',
   },
-  purposeNames: {
-    guarantee: 'Empreinte de garantie',
-    leader_share: 'Part du meneur',
-    first_installment: 'Première échéance',
-    deferred: 'Paiement différé',
-    pledge: 'Part d’un ami',
-    rest: 'Reste débité à l’échéance',
-    installment: 'Échéance',
-    card_check: 'Vérification de la nouvelle carte',
-  },
-  paymentStatusNames: {
-    pending: 'En attente',
-    requires_action: 'En attente de 3-D Secure',
-    authorized: 'Autorisé (empreinte)',
-    captured: 'Encaissé',
-    voided: 'Empreinte libérée',
-    refunded: 'Remboursé',
-    declined: 'Refusé',
-    expired: 'Empreinte expirée',
-  },
-  pledgeStateNames: { draft: 'Brouillon', invited: 'Invité', paying: 'Paiement en cours', paid: 'Payé', closed: 'Clos' },
-  installmentStateNames: { scheduled: 'Prévue', paid: 'Payée', failed: 'Non encaissée', cancelled: 'Annulée' },
-  refundStateNames: { pending: 'En cours', succeeded: 'Effectué', failed: 'Échoué' },
   deliveryStatusNames: { pending: 'en attente', succeeded: 'livré', failed: 'en échec', cancelled: 'annulé' },
   attemptOutcomeNames: {
     succeeded: 'livré',
@@ -1617,412 +251,25 @@ const fr: DashboardTexts = {
   notification: 'Notification',
   refusalNotification: 'Notification d’erreur',
   purchaseEndNotification: 'Notification de fin de cagnotte',
-  purchaseId: 'Identifiant',
-  credentialLabels: {
-    secret_key: 'Clé secrète',
-    server_key: 'Clé serveur (server key)',
-    client_key: 'Clé client (client key)',
-    webhook_secret: 'Secret de signature du webhook',
-    access_token: 'Jeton d’accès (access token)',
-    merchant_account: 'Code du compte marchand',
-    api_key: 'Clé d’API',
-    hmac_key: 'Clé HMAC du webhook',
-    report_api_key: 'Clé d’API de l’utilisateur des rapports',
-    live_url_prefix: 'Préfixe d’URL de production',
-    username: 'Identifiant d’API',
-    password: 'Mot de passe d’API',
-    secret_passphrase: 'Phrase secrète',
-    shop_id: 'Identifiant de la boutique',
-    pspid: 'PSPID (nom du compte)',
-    user_id: 'Identifiant de l’utilisateur d’API',
-    sha_in: 'Phrase SHA-IN',
-    sha_out: 'Phrase SHA-OUT',
-    hash_algorithm: 'Algorithme de hachage',
-    login: 'Identifiant (login) d’API',
-    point_of_sale_id: 'Identifiant du point de vente',
-    site: 'Numéro de site',
-    rank: 'Numéro de rang',
-    identifier: 'Identifiant',
-    cle: 'Clé Paybox Direct (CLE)',
-    brand: 'Offre de la banque (marque)',
-    public_key: 'Clé publique',
-    private_key: 'Clé privée',
-    merchant_id: 'Identifiant marchand (merchantId)',
-    processing_channel_id: 'Identifiant du canal de traitement',
-    profile_id: 'Identifiant du profil (business profile)',
-    payment_response_hash_key: 'Clé de hachage des réponses de paiement (payment response hash key)',
-    key_version: 'Version de la clé secrète',
-    tpe: 'Numéro de TPE',
-    societe: 'Code société',
-    key: 'Clé de sécurité (pour le MAC)',
-    access_key: 'Clé d’accès aux web services',
-    contract_number: 'Numéro de contrat carte',
-    payment_key: 'Clé de paiement (payment key)',
-    client_id: 'Identifiant client (ClientID)',
-    client_secret: 'Secret client (ClientSecret)',
-    terminal_id: 'Identifiant du terminal (TerminalID)',
-  },
-  endpointUrl: 'Adresse de l’API, si ce n’est pas celle du PSP',
-  endpointUrlHint: 'Laissez vide pour utiliser l’adresse publiée par le PSP.',
-  expectedFormat: (format) => `Format\u00a0: ${format}.`,
-  badFormat: (format) => `n’a pas le format attendu\u00a0: ${format}.`,
-  fieldProblem: (field, message) => `${field}\u00a0: ${message}`,
-  credentialFormats: {
-    'adyen.merchant_account': 'jusqu’à 80 lettres, chiffres, _, . ou -',
-    'adyen.api_key': 'au moins 20 caractères, sans espace',
-    'adyen.hmac_key': '32 à 256 caractères hexadécimaux (0-9, A-F)',
-    'adyen.report_api_key': 'au moins 20 caractères, sans espace',
-    'adyen.live_url_prefix': 'lettres et chiffres en groupes reliés par des -, par exemple 1797a841fbb37ca7-AdyenDemo',
-    'hipay.username': '4 à 128 lettres, chiffres, ., _ ou -',
-    'hipay.password': '4 à 256 caractères, sans espace',
-    'hipay.secret_passphrase': '8 à 256 caractères',
-    'lyra.shop_id': '8 chiffres',
-    'lyra.password': 'testpassword_… ou prodpassword_… suivi de 20 à 100 lettres et chiffres',
-    'lyra.hmac_key': '16 à 128 lettres et chiffres',
-    'stripe.secret_key': 'sk_test_… ou sk_live_… suivi de lettres et chiffres',
-    'stripe.webhook_secret': 'whsec_… suivi de 16 à 128 lettres, chiffres, +, / ou =',
-    'centralpay.login': '3 à 64 lettres, chiffres, ., _, @ ou -',
-    'centralpay.api_key': '8 à 128 lettres et chiffres',
-    'centralpay.point_of_sale_id': 'un UUID en minuscules (8-4-4-4-12 chiffres hexadécimaux)',
-    'fondy.merchant_id': '1 à 12 chiffres',
-    'fondy.payment_key': '4 à 64 lettres et chiffres',
-    'midtrans.server_key': 'SB-Mid-server-… (sandbox) ou Mid-server-… (production)',
-    'midtrans.client_key': 'SB-Mid-client-… (sandbox) ou Mid-client-… (production)',
-    'paybox.site': '7 chiffres',
-    'paybox.rank': '2 ou 3 chiffres',
-    'paybox.identifier': '1 à 9 chiffres',
-    'paybox.cle': '8 à 10 caractères, sans espace',
-    'paybox.public_key': 'le PEM de pubkey.pem sur une ligne (ses lignes BEGIN et END peuvent rester), ou sa seule partie base64',
-    'sips.merchant_id': '15 chiffres',
-    'monetico.tpe': '7 lettres ou chiffres',
-    'monetico.societe': '1 à 50 lettres, chiffres, points, tirets ou soulignés',
-    'monetico.key': '40 caractères hexadécimaux',
-    'payline.merchant_id': 'des chiffres seulement',
-    'payline.access_key': 'des lettres et des chiffres, tels que Payline les a générés (la casse compte)',
-    'payline.contract_number': 'des lettres et des chiffres',
-    'dalenys.identifier': 'lettres, chiffres, espaces, points, tirets ou soulignés (64 au plus), tel qu’affiché dans le back office Dalenys',
-    'dalenys.password': 'le mot de passe, sans espace au début ni à la fin',
-    'braintree.merchant_id': 'lettres et chiffres',
-    'braintree.public_key': 'lettres et chiffres',
-    'braintree.private_key': 'lettres et chiffres',
-    'sips.secret_key': 'des caractères imprimables, sans espace',
-    'sips.key_version': 'un nombre',
-    'checkout.secret_key': 'sk_sbox_… (sandbox) ou sk_… (production) suivi de 27 caractères',
-    'checkout.processing_channel_id': 'pc_ suivi de 26 lettres minuscules et chiffres',
-    'hyperswitch.api_key': 'snd_… (sandbox) ou prd_… (production), lettres, chiffres et soulignés',
-    'hyperswitch.profile_id': 'pro_ suivi de lettres et chiffres',
-    'hyperswitch.payment_response_hash_key': '16 à 256 caractères imprimables',
-    'halyk.client_id': '2 à 64 lettres, chiffres, ., _, @ ou -',
-    'halyk.client_secret': '8 à 128 caractères visibles, sans espace',
-    'halyk.terminal_id': 'un UUID (8-4-4-4-12 chiffres hexadécimaux)',
-    'halyk.public_key': 'une clé publique RSA en base64 (DER), sur une ligne',
-    'checkout.webhook_secret': '16 à 128 caractères imprimables',
-    'mercadopago.access_token': 'TEST-… ou APP_USR-… suivi de chiffres, lettres et tirets',
-    'mercadopago.webhook_secret': '16 à 128 lettres ou chiffres',
-  },
-  pspRequirementsHeading: (psp) => `Ce que votre compte ${psp} doit avoir d’abord`,
-  pspRequirements: {
-    stripe: [
-      'L’accès aux API de données de carte brutes («\u00a0raw card data\u00a0», Dashboard Stripe → Paramètres → Intégration, après la revue PCI DSS de Stripe, SAQ D)\u00a0: Chipin envoie les numéros de carte à l’API de Stripe, qui les refuse sinon.',
-      'Les cartes activées comme moyen de paiement, avec la capture manuelle.',
-      'Un webhook vers l’URL de notification affichée une fois ce compte enregistré, avec les événements payment_intent.* et charge.refunded\u00a0: son secret de signature peut être ajouté ensuite.',
-    ],
-    adyen: [
-      'Le traitement des données de carte brutes approuvé par Adyen (rôle API PCI Payments, «\u00a0Process raw card data\u00a0», PCI DSS SAQ D)\u00a0: Chipin envoie les numéros de carte à l’API d’Adyen.',
-      'La tokenisation / les paiements récurrents activés sur le compte marchand.',
-      'Un webhook Standard (JSON) vers l’URL de notification affichée une fois ce compte enregistré, avec une clé HMAC\u00a0: la clé peut être ajoutée ensuite.',
-      'Pour le rapprochement\u00a0: un utilisateur de service des rapports avec sa clé d’API, et le rapport Payment accounting généré chaque jour.',
-    ],
-    hipay: [
-      'Des identifiants d’API privés avec les droits commandes, maintenance, transactions et tokenisation (et les adresses de Chipin autorisées si les appels d’API sont filtrés par IP).',
-      'Les paiements récurrents / carte enregistrée activés, et la capture manuelle pour les produits carte.',
-      'L’URL de notification affichée une fois ce compte enregistré, à saisir sous Intégration → Notifications (HTTP POST).',
-    ],
-    lyra: [
-      'Le mode PCI-DSS de l’API REST (Lyra l’active sur demande, pour les marchands certifiés PCI DSS)\u00a0: Chipin envoie les données de carte à l’API de Lyra.',
-      'Le paiement par identifiant (alias) et la validation manuelle activés sur la boutique.',
-    ],
-    ogone: [
-      'Les options DirectLink et Alias Manager au contrat, et un utilisateur d’API.',
-      'Les adresses des serveurs de Chipin sous Vérification des données et de l’origine, et l’URL de notification affichée une fois ce compte enregistré comme URL de retour serveur à serveur (POST).',
-    ],
-    fondy: [
-      'Le paiement carte de serveur à serveur (intégration «\u00a0directe\u00a0», pour les marchands PCI DSS\u00a0: Chipin envoie les numéros de carte à l’API de Fondy), les jetons de carte (rectoken) et la pré-autorisation (preauth) activés pour le marchand.',
-      'Les paiements récurrents par jeton (/api/recurring) autorisés pour le marchand. Fondy envoie ses notifications à l’URL que Chipin donne avec chaque paiement, signées avec la clé de paiement.',
-    ],
-    centralpay: [
-      'L’accès à l’API (un login et une clé d’API) et l’acceptation carte avec 3-D Secure sur le compte, et un point de vente pour les paiements.',
-      'L’envoi des données de carte de serveur à serveur (mode «\u00a0transaction directe\u00a0», pour les marchands PCI DSS niveau 1)\u00a0: Chipin envoie les numéros de carte à l’API de CentralPay.',
-      'Aucun webhook vers Chipin\u00a0: CentralPay ne publie pas de schéma de signature pour le vérifier, Chipin lit donc l’issue de chaque paiement chez CentralPay.',
-    ],
-    paybox: [
-      'L’option Paybox Direct Plus au contrat (abonnés), et le 3-D Secure (RemoteMPI) pour le site.',
-      'Chipin envoie les numéros de carte à Paybox Direct\u00a0: la conformité PCI DSS du marchand pour cela (SAQ D).',
-      'La clé publique de Paybox (pubkey.pem, dans la documentation intégrateur de Paybox)\u00a0: Chipin vérifie avec elle qu’un résultat 3-D Secure vient bien de Paybox.',
-    ],
-    monetico: [
-      'L’option de paiement serveur à serveur (paiement direct) sur le TPE, pour un marchand PCI DSS\u00a0: Chipin envoie les numéros de carte à Monetico.',
-      'Le TPE en capture différée, et l’option de paiement récurrent (alias de carte) pour les échéances suivantes.',
-      'L’URL de notification affichée une fois ce compte enregistré, comme URL de l’interface retour (CGI2) du TPE.',
-    ],
-    payline: [
-      'Les web services DirectPayment et l’option portefeuille (wallet) au contrat, et une clé d’accès.',
-      'Un contrat de paiement carte sur le point de vente, avec 3-D Secure. Les notifications de Payline ne sont pas signées\u00a0: Chipin lit l’issue de chaque paiement chez Payline.',
-    ],
-    dalenys: [
-      'L’API serveur à serveur (lien direct) sur le compte, avec les alias (one-click et abonnement) pour les débits suivants.',
-      'L’URL de notification affichée une fois ce compte enregistré, comme URL de notification des transactions du compte.',
-    ],
-    midtrans: [
-      'Les paiements par carte par la Core API sur le compte, avec 3-D Secure, et le paiement en un clic (jetons de carte enregistrés) activé par Midtrans pour les prélèvements ultérieurs.',
-      'Des offres en roupies indonésiennes (IDR), en roupies entières\u00a0: Midtrans ne prend ni autre devise ni décimales.',
-      'L’URL de notification affichée une fois ce compte enregistré, comme Payment Notification URL (Settings → Configuration)\u00a0; les notifications sont signées avec la clé serveur.',
-    ],
-    sips: [
-      'Sips Office (JSON) au contrat avec votre banque (Mercanet, Sogenactif, Sherlock’s), avec les options portefeuille (wallet) et duplication.',
-      'La clé secrète téléchargée depuis l’extranet marchand Sips, et sa version. Sips Office n’envoie pas de notifications : Chipin lit le résultat de chaque paiement chez Sips.',
-    ],
-    checkout: [
-      'Les données de carte complètes acceptées par l’API (Checkout.com l’active pour les marchands PCI DSS SAQ D)\u00a0: Chipin envoie les numéros de carte à l’API Payments de Checkout.com.',
-      'Une clé secrète avec les droits gateway (paiements, captures, annulations, remboursements) et le canal de traitement où les paiements sont enregistrés, avec 3-D Secure.',
-      'Un webhook vers l’URL de notification affichée une fois ce compte enregistré, avec les événements de paiement\u00a0: sa clé secrète peut être ajoutée ensuite.',
-    ],
-    mercadopago: [
-      'Une application dans «\u00a0Vos intégrations\u00a0» de Mercado Pago (Checkout API), avec son jeton d’accès de test ou de production. Chipin envoie les numéros de carte à l’API de Mercado Pago (card tokens)\u00a0: réservé aux marchands PCI DSS SAQ D.',
-      'Une URL de notification Webhooks (celle affichée une fois ce compte enregistré) avec l’événement Paiements\u00a0: la signature secrète que Mercado Pago affiche alors peut être ajoutée ici.',
-    ],
-    braintree: [
-      'Les clés d’API (identifiant marchand, clé publique et clé privée) de la passerelle Braintree, et un compte marchand dans la devise des offres comme compte par défaut.',
-      'Les paiements carte envoyés par le serveur (PCI DSS SAQ D) et le Vault. Les cartes qui demandent 3-D Secure sont refusées\u00a0: Braintree mène le challenge dans son SDK client.',
-      'Un webhook vers l’URL de notification affichée une fois ce compte enregistré.',
-    ],
-    hyperswitch: [
-      'Un compte marchand Hyperswitch (hébergé, ou votre propre Hyperswitch : son adresse va dans « Adresse de l’API », et l’opérateur doit autoriser son hôte) avec une clé d’API, et un profil (business profile) dont le connecteur est le processeur qui prend les paiements (Bluesnap, Cybersource, dLocal, Nuvei, PayU, Worldpay, ACI…), avec 3-D Secure et les cartes enregistrées (mandats) activés.',
-      'Chipin envoie les numéros de carte à l’API payments d’Hyperswitch, qui les garde dans son coffre : réservé aux marchands PCI DSS SAQ D, sauf si la conformité de votre Hyperswitch le couvre.',
-      'L’URL de webhook du profil réglée sur l’URL de notification affichée une fois ce compte enregistré, et sa clé de hachage des réponses de paiement, qui signe chaque webhook, ajoutée ici.',
-    ],
-    halyk: [
-      'Un terminal ePay avec les paiements par API (cryptogrammes de carte envoyés de serveur à serveur, pour les marchands certifiés PCI DSS) et les cartes enregistrées (CardID), son ClientID et son ClientSecret.',
-      'Le terminal réglé sur le schéma en deux étapes (blocage, puis débit) dans les paramètres du cabinet ePay : Chipin bloque chaque paiement et le débite lui-même.',
-      'Aucune notification vers Chipin : ePay ne signe pas son postLink, Chipin lit donc l’issue de chaque paiement chez ePay.',
-    ],
-  },
-  webhookUrlOfPsp: (psp) => `URL de notification à saisir chez ${psp}`,
-  webhookUrlOfPspHint: (psp) =>
-    `${psp} envoie ici ses notifications de paiement. Saisissez-la dans le back-office de ${psp}, puis ajoutez ci-dessous ce que ${psp} donne pour elle.`,
-  afterSaveHint:
-    'Une fois ce compte enregistré, sa page affiche l’URL de notification à saisir chez le PSP\u00a0: les secrets que le PSP crée pour cette URL peuvent être ajoutés ensuite.',
-  copy: 'Copier',
-  copyNotificationUrl: 'Copier l’URL de notification',
-  copied: 'Copié.',
-  missingWebhookSecret: (field, psp) =>
-    `Il manque encore «\u00a0${field}\u00a0»\u00a0: les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez dans «\u00a0Modifier les réglages\u00a0» la valeur que ${psp} vous donne.`,
   reports: 'Rapports',
-  report: {
-    title: 'Rapport quotidien',
-    intro: (zone) =>
-      `Par jour, compte PSP et devise\u00a0: ce qui a été encaissé, remboursé et repris par rétrofacturation, les frais facturés aux acheteurs, le net, et les achats arrivés à chaque état. Jours du fuseau ${zone}, celui du compte.`,
-    from: 'Du',
-    to: 'Au',
-    show: 'Afficher',
-    csv: 'Télécharger en CSV',
-    chartOf: (currency) => `Net par jour, en ${currency}`,
-    chartTitle: (currency, from, to) => `Net par jour en ${currency}, du ${from} au ${to}\u00a0; les chiffres sont dans le tableau ci-dessous`,
-    table: 'Les chiffres, jour par jour',
-    pspAccount: 'Compte PSP',
-    builtInSandbox: 'PSP de test intégré',
-    currency: 'Devise',
-    captured: 'Encaissé',
-    refunded: 'Remboursé',
-    chargedBack: 'Rétrofacturé',
-    fees: 'Frais acheteurs',
-    net: 'Solde net',
-    outcomes: 'Achats\u00a0: payés · échoués · annulés · remboursés',
-    nothing: 'Rien ne s’est passé sur cette période.',
-    tooMany: (n) => `Seules les ${n} premières lignes sont affichées\u00a0: téléchargez le CSV pour toute la période.`,
-    badPeriod: 'La période n’est pas valide\u00a0: ',
-  },
-  payouts: {
-    menu: 'Versements',
-    title: 'Solde et versements',
-    intro: (zone) =>
-      `En mode transfert, l’opérateur encaisse les paiements de vos acheteurs et vous doit ce que rapportent vos achats validés, moins sa commission, les remboursements et les rétrofacturations. Chaque jour, une fois terminé (${zone}, le fuseau du compte), ce qui vous est dû est versé sur votre compte bancaire, en un virement par devise.`,
-    balance: 'Solde',
-    currency: 'Devise',
-    owed: 'Dû',
-    inPayouts: 'En versements pas encore envoyés',
-    paidOut: 'Versé',
-    nextPayout: 'Prochain versement',
-    next: {
-      on_next_run: 'versé après la fin de la journée',
-      no_bank_details: 'aucun : indiquez vos coordonnées bancaires ci-dessous, ce qui est dû le reste jusque-là',
-      debit_balance: 'aucun : votre solde est négatif (remboursements ou rétrofacturations), déduit des prochains versements',
-      nothing_owed: 'rien n’est dû',
-    },
-    noBalance: 'Rien n’est encore comptabilisé : vos offres sont en mode back, ou aucun achat en mode transfert n’a été validé.',
-    bankDetails: 'Coordonnées bancaires',
-    bankDetailsIntro: 'Où vos versements sont envoyés (virement SEPA). Conservées chiffrées ; l’IBAN est masqué une fois enregistré. Chaque changement est au journal d’audit.',
-    noBankDetails: 'Aucune coordonnée bancaire : aucun versement n’est fait, et ce qui est dû le reste jusqu’à ce qu’elles soient indiquées.',
-    holderName: 'Titulaire du compte',
-    iban: 'IBAN',
-    bic: 'BIC',
-    updated: 'Modifiées le',
-    changeBankDetails: 'Modifier les coordonnées bancaires',
-    setBankDetails: 'Indiquer les coordonnées bancaires',
-    save: 'Enregistrer',
-    saved: 'Coordonnées bancaires enregistrées.',
-    unchanged: 'Ce sont déjà vos coordonnées bancaires : rien n’a changé.',
-    list: 'Versements',
-    noPayouts: 'Aucun versement pour l’instant.',
-    day: 'Jour',
-    amount: 'Montant',
-    lines: 'Lignes',
-    status: 'Statut',
-    created: 'Fait le',
-    statusNames: { created: 'créé', exported: 'dans le fichier de la banque', sent: 'envoyé', returned: 'revenu (de nouveau dû)' },
-    newest: (n) => `Les ${n} plus récents ; tous par GET /api/backoffice/payouts.`,
-    payoutTitle: (id) => `Versement ${id}`,
-    notFound: 'Ce compte n’a pas ce versement.',
-    back: 'Retour au solde et aux versements',
-    csv: 'Télécharger les lignes en CSV',
-    purchase: 'Achat',
-    event: 'Événement',
-    booked: 'Comptabilisé le',
-    linesTooMany: (n) => `Seules les ${n} premières lignes sont affichées : téléchargez le CSV pour toutes.`,
-    events: {
-      validated: 'achat validé',
-      refund: 'remboursement',
-      chargeback: 'rétrofacturation',
-      chargeback_reversal: 'rétrofacturation annulée',
-      plan_cancelled: 'échéancier annulé',
-      credit_by_transfer: 'remboursement par virement',
-      payout_returned: 'versement revenu',
-    },
-  },
   reconciliation: 'Rapprochement',
-  recon: {
-    intro:
-      'Les paiements de Chipin comparés aux relevés du PSP, jour par jour. Un rapprochement quotidien vérifie la veille\u00a0; relancez une période ici. Les jours sont ceux du fuseau horaire du compte.',
-    runTitle: 'Rapprocher une période',
-    from: 'Du (jour)',
-    to: 'Au (jour, inclus)',
-    run: 'Lancer',
-    runs: 'Rapprochements',
-    period: 'Période',
-    state: 'État',
-    matched: 'Concordants',
-    mismatches: 'Écarts',
-    error: 'Erreur',
-    noRuns: 'Aucun rapprochement pour l’instant.',
-    open: 'Écarts ouverts',
-    noOpen: 'Aucun écart ouvert.',
-    transaction: 'Transaction PSP',
-    purchase: 'Achat',
-    kind: 'Écart',
-    operation: 'Opération',
-    chipin: 'Chipin (montant)',
-    psp: 'PSP (montant)',
-    note: 'Commentaire',
-    explain: 'Marquer expliqué',
-    resolve: 'Marquer résolu',
-    badDays: 'Saisissez deux jours du calendrier (AAAA-MM-JJ), le second égal ou postérieur au premier, 31 jours au plus en tout.',
-    done: 'Enregistré.',
-    ran: (runs: number) =>
-      runs === 1
-        ? 'La période a été vérifiée\u00a0: son rapprochement est listé ci-dessous.'
-        : `La période a été vérifiée\u00a0: ses ${runs} rapprochements (un par PSP) sont listés ci-dessous.`,
-    runStates: { running: 'en cours', interrupted: 'interrompu (reprend au prochain lancement)', completed: 'terminé' },
-    kinds: { missing_at_psp: 'absent chez le PSP', unknown_to_chipin: 'inconnu de Chipin', amount_differs: 'montant différent', status_differs: 'statut différent' },
-    operations: { transaction: 'transaction entière', capture: 'encaissement', refund: 'remboursement', chargeback: 'rétrofacturation' },
-  },
-  riskForm: {
-    offerTitle: 'Modifier les règles de cette offre',
-    offerHint:
-      'Chaque règle suit celle du compte, sauf si elle est désactivée sur cette offre ou reçoit sa propre valeur. Listes\u00a0: une entrée par ligne. Une modification s’applique à la prochaine vérification d’éligibilité (sur les autres serveurs sous 5 secondes) et est inscrite au journal d’audit.',
-    accountTitle: 'Règles de risque',
-    accountHint:
-      'Les valeurs par défaut du compte\u00a0: chaque offre les suit, règle par règle, sauf si elle fixe les siennes sur sa page. Une règle non fixée ici prend la valeur par défaut de Chipin s’il y en a une, sinon ne s’applique pas. Listes\u00a0: une entrée par ligne. Une modification s’applique à la prochaine vérification d’éligibilité (sur les autres serveurs sous 5 secondes) et est inscrite au journal d’audit.',
-    accountLink: 'Les valeurs par défaut du compte',
-    settingsLink: 'Règles de risque\u00a0: les valeurs par défaut du compte pour toutes les offres',
-    follow: (now: string) => `Suivre le compte (actuellement\u00a0: ${now})`,
-    off: 'Désactiver sur cette offre',
-    set: 'Fixer une valeur',
-    unset: (now: string) => `Non fixée (${now})`,
-    notInEffect: 'pas en vigueur',
-    builtIn: (value: string) => `valeur par défaut de Chipin\u00a0: ${value}`,
-    value: 'Valeur',
-    valueIn: (unit: string) => `Valeur (${unit})`,
-    minorUnits: 'en unités mineures, comme les centimes',
-    listHints: {
-      countries: 'Un code pays à deux lettres par ligne (FR, BE…).',
-      emails: 'Une adresse e-mail par ligne.',
-      cards: 'Un identifiant de carte par ligne.',
-      ip_ranges: 'Une adresse IP ou une plage CIDR par ligne (203.0.113.0/24).',
-      offers: 'Un identifiant d’offre (mer_…) par ligne, dans l’ordre où elles sont proposées.',
-    },
-    named: (rule: string, why: string) => `${rule}\u00a0: ${why}`,
-    notSaved: (error: string) => `Rien n’a été enregistré. ${error}.`,
-    saveOffer: 'Enregistrer les règles de cette offre',
-    saveAccount: 'Enregistrer les règles du compte',
-    offerSaved: 'Les règles de risque de cette offre ont été enregistrées.',
-    accountSaved: 'Les règles de risque du compte ont été enregistrées.',
-  },
-  riskRules: {
-    title: 'Règles de risque',
-    hint: 'Les règles en vigueur sur cette offre, et d’où vient chacune.',
-    none: 'Aucune règle de risque n’est en vigueur sur cette offre.',
-    rule: 'Règle',
-    value: 'Valeur',
-    source: 'Fixée par',
-    sources: { built_in: 'Chipin (par défaut)', account: 'le compte', offer: 'cette offre' },
-    yes: 'oui',
-    no: 'non',
-    names: {
-      min_amount_cents: 'Montant minimal',
-      max_amount_cents: 'Montant maximal',
-      max_outstanding_cents: 'Encours maximal d’un client',
-      max_plans_per_hour: 'Plans par client en une heure',
-      max_plans_per_day: 'Plans par client en un jour',
-      refuse_prepaid_cards: 'Cartes prépayées refusées pour le crédit',
-      card_countries: 'Pays d’émission des cartes acceptés',
-      card_must_outlast_plan: 'La carte doit couvrir tout le plan',
-      blocked_emails: 'E-mails bloqués',
-      blocked_cards: 'Cartes bloquées',
-      blocked_ip_ranges: 'Plages IP bloquées',
-      allowed_emails: 'E-mails de confiance',
-      allowed_cards: 'Cartes de confiance',
-      allowed_ip_ranges: 'Plages IP de confiance',
-      min_score: 'Score minimal accepté',
-      fallback_offers: 'Offres proposées après un refus',
-    },
-  },
-  riskDecision: {
-    line: (who: string, outcome: string) => `Décision de risque sur la carte ${who} : ${outcome}`,
-    who: { leader: 'du meneur', pledge: 'd’un ami' },
-    outcomes: { accepted: 'acceptée', refused: 'refusée' },
-    score: (value: number) => `score ${value}/100`,
-    card: 'carte',
-    fingerprint: 'identifiant de carte',
-    latency: (ms: number) => `décidée en ${ms} ms`,
-    funding: { credit: 'crédit', debit: 'débit', prepaid: 'prépayée', unknown: 'type inconnu' },
-    hook: (outcome: string) => `service de score : ${outcome}`,
-    hookDefault: (outcome: string, error: string) => `le service de score n’a pas répondu (${error}), choix par défaut du compte : ${outcome}`,
-    hookOutcomes: { accept: 'accepté', refuse: 'refusé' },
-    reasons: {
-      AMOUNT_TOO_LOW: 'montant inférieur au minimum',
-      AMOUNT_TOO_HIGH: 'montant supérieur au maximum',
-      SCHEDULE_NOT_AVAILABLE: 'aucun échéancier possible pour ce montant',
-      OUTSTANDING_CREDIT_LIMIT: 'encours du client trop élevé',
-      VELOCITY_LIMIT: 'trop de plans ouverts récemment',
-      BLOCKED: 'sur une liste de blocage',
-      SCORE_TOO_LOW: 'score trop bas',
-      CARD_PREPAID: 'carte prépayée pour un crédit',
-      CARD_COUNTRY: 'pays d’émission de la carte non accepté',
-      CARD_EXPIRES_BEFORE_LAST_DUE: 'la carte expire avant la dernière échéance',
-      EXTERNAL_SCORE_REFUSED: 'refusée par le service de score',
-      SHOPPER_NOT_ELIGIBLE: 'client non éligible',
-    },
-  },
+  ...HOME_TEXT_FR,
+  ...DEVELOPERS_TEXT_FR,
+  ...DISPUTES_TEXT_FR,
+  ...INBOX_TEXT_FR,
+  ...TEAM_TEXT_FR,
+  ...OFFERS_TEXT_FR,
+  ...PASSWORD_TEXT_FR,
+  ...SIGN_IN_TEXT_FR,
+  ...SETTINGS_TEXT_FR,
+  ...PAYOUTS_TEXT_FR,
+  ...PSP_ACCOUNTS_TEXT_FR,
+  ...PURCHASE_TEXT_FR,
+  ...PURCHASES_TEXT_FR,
+  ...RECONCILIATION_TEXT_FR,
+  ...REPORTS_TEXT_FR,
+  ...RISK_RULES_TEXT_FR,
+  ...AUDIT_LINE_TEXT_FR,
 };
 
 export const DASHBOARD_TEXT: Readonly<Record<Lang, DashboardTexts>> = { en, fr };

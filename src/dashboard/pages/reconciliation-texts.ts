@@ -1,0 +1,75 @@
+/** The words of the reconciliation page (`reconciliation-page.ts`), in English and French (`../texts.ts` joins them into DASHBOARD_TEXT). */
+export const RECONCILIATION_TEXT_EN = {
+  recon: {
+    intro: 'Chipin’s payments compared with the PSP’s own records, day by day. A daily run checks yesterday; run a period again here. Days are in the account’s time zone.',
+    runTitle: 'Run a period',
+    from: 'From (day)',
+    to: 'To (day, inclusive)',
+    run: 'Run',
+    runs: 'Runs',
+    period: 'Period',
+    state: 'State',
+    matched: 'Matched',
+    mismatches: 'Mismatches',
+    error: 'Error',
+    noRuns: 'No run yet.',
+    open: 'Open mismatches',
+    noOpen: 'No open mismatch.',
+    transaction: 'Transaction',
+    purchase: 'Purchase',
+    kind: 'Difference',
+    operation: 'Operation',
+    chipin: 'Chipin',
+    psp: 'PSP',
+    note: 'Note',
+    explain: 'Mark explained',
+    resolve: 'Mark resolved',
+    badDays: 'Enter two calendar days (YYYY-MM-DD), the second on or after the first and at most 31 days in all.',
+    done: 'Saved.',
+    ran: (runs: number) => (runs === 1 ? 'The period was checked: its run is listed below.' : `The period was checked: its ${runs} runs (one per PSP) are listed below.`),
+    runStates: { running: 'running', interrupted: 'interrupted (resumes at the next run)', completed: 'completed' } as Record<string, string>,
+    kinds: { missing_at_psp: 'missing at the PSP', unknown_to_chipin: 'unknown to Chipin', amount_differs: 'amount differs', status_differs: 'status differs' } as Record<
+      string,
+      string
+    >,
+    operations: { transaction: 'whole transaction', capture: 'capture', refund: 'refund', chargeback: 'chargeback' } as Record<string, string>,
+  },
+};
+
+export const RECONCILIATION_TEXT_FR: typeof RECONCILIATION_TEXT_EN = {
+  recon: {
+    intro:
+      'Les paiements de Chipin comparés aux relevés du PSP, jour par jour. Un rapprochement quotidien vérifie la veille\u00a0; relancez une période ici. Les jours sont ceux du fuseau horaire du compte.',
+    runTitle: 'Rapprocher une période',
+    from: 'Du (jour)',
+    to: 'Au (jour, inclus)',
+    run: 'Lancer',
+    runs: 'Rapprochements',
+    period: 'Période',
+    state: 'État',
+    matched: 'Concordants',
+    mismatches: 'Écarts',
+    error: 'Erreur',
+    noRuns: 'Aucun rapprochement pour l’instant.',
+    open: 'Écarts ouverts',
+    noOpen: 'Aucun écart ouvert.',
+    transaction: 'Transaction PSP',
+    purchase: 'Achat',
+    kind: 'Écart',
+    operation: 'Opération',
+    chipin: 'Chipin (montant)',
+    psp: 'PSP (montant)',
+    note: 'Commentaire',
+    explain: 'Marquer expliqué',
+    resolve: 'Marquer résolu',
+    badDays: 'Saisissez deux jours du calendrier (AAAA-MM-JJ), le second égal ou postérieur au premier, 31 jours au plus en tout.',
+    done: 'Enregistré.',
+    ran: (runs: number) =>
+      runs === 1
+        ? 'La période a été vérifiée\u00a0: son rapprochement est listé ci-dessous.'
+        : `La période a été vérifiée\u00a0: ses ${runs} rapprochements (un par PSP) sont listés ci-dessous.`,
+    runStates: { running: 'en cours', interrupted: 'interrompu (reprend au prochain lancement)', completed: 'terminé' },
+    kinds: { missing_at_psp: 'absent chez le PSP', unknown_to_chipin: 'inconnu de Chipin', amount_differs: 'montant différent', status_differs: 'statut différent' },
+    operations: { transaction: 'transaction entière', capture: 'encaissement', refund: 'remboursement', chargeback: 'rétrofacturation' },
+  },
+};
