@@ -25,6 +25,7 @@ export const DATABASE_INDEPENDENT = [
   'test/browser/**',
   'test/sdk/sdk-assets.test.ts',
   'test/dashboard/french.test.ts',
+  'test/dashboard/texts-keys.test.ts',
   // Connectors against their PSP's fake server, and the fakes' kit: HTTP wire formats, no SQL of ours.
   // Their operation logs are the database's, and that SQL runs on both engines in test/psp/operations.test.ts
   // and test/psp/fresh-instance.test.ts.
