@@ -18,6 +18,7 @@ import {
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
+import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, refusedAsItStands, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
@@ -58,6 +59,8 @@ const PROCESS_PATH = '/front/service/rest/process';
 const EXPORT_PATH = '/front/service/rest/export';
 /** The card check at attach: the smallest authorisation, never captured (Dalenys has no operation that releases one: it lapses). */
 const VERIFY_AMOUNT = '1';
+/** Dalenys' EXECCODEs for the refusals decided before any call. */
+const REFUSAL_CODES: Record<MaintenanceRefusal, string> = { expired: '2009', nothing_held: '2005', captured: '2005', more_than_held: '2007', more_than_left: '2008' };
 /**
  * Dalenys wants the shopper's e-mail address, IP address and browser with every transaction
  * (`DirectLinkClient::transaction`); the connector contract carries none of them, so these stand in.
@@ -386,9 +389,12 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   #refuse(before: TransactionResult, code: string, message: string): TransactionResult {
-    const r: TransactionResult = { ...before, decline: { ...declineFor(code, message) } };
-    delete r.challengeForm;
-    return r;
+    return refusedAsItStands(before, { ...declineFor(code, message) });
+  }
+
+  /** A refusal decided before any call, with the EXECCODE Dalenys gives it. */
+  #refuseAsIs(before: TransactionResult, refusal: MaintenanceRefusal): TransactionResult {
+    return this.#refuse(before, REFUSAL_CODES[refusal], REFUSAL_MESSAGES[refusal]);
   }
 
   /**
@@ -435,9 +441,8 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     return this.#maintain('capture', input, (before) => {
-      if (before.status === 'expired') return this.#refuse(before, '2009', 'The authorisation hold has expired.');
-      if (before.status !== 'authorized') return this.#refuse(before, '2005', 'Nothing is held on this transaction.');
-      if (input.amountCents > before.amountCents) return this.#refuse(before, '2007', 'The amount is larger than what is held.');
+      const refusal = captureRefusal(before, input.amountCents);
+      if (refusal) return this.#refuseAsIs(before, refusal);
       // One capture; an AMOUNT below the authorised one captures that much and releases the rest.
       return { target: before.transactionId };
     });
@@ -445,8 +450,8 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     return this.#maintain('refund', input, (before, state) => {
-      const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-      if (input.amountCents > left) return this.#refuse(before, '2008', 'The amount is larger than what is left to refund.');
+      const refusal = refundRefusal(before, input.amountCents);
+      if (refusal) return this.#refuseAsIs(before, refusal);
       // A captured authorisation is refunded through its capture transaction, a payment directly.
       return { target: state.captureId ?? before.transactionId };
     });
@@ -464,9 +469,9 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     const send = async (): Promise<TransactionResult> => {
       const state = readState(input.transaction.pspState) ?? EMPTY;
       const before = await this.#read(transactionId, state);
-      if (before.status === 'expired') return this.#refuse(before, '2009', 'The authorisation hold has expired.');
-      if (before.status === 'voided' || before.status === 'declined') return before;
-      if (before.status !== 'authorized' && before.status !== 'requires_action') return this.#refuse(before, '2005', 'The payment is captured: refund it instead.');
+      const refusal = voidRefusal(before);
+      if (refusal === 'unchanged') return before;
+      if (refusal) return this.#refuseAsIs(before, refusal);
       return this.#read(transactionId, { ...readState(before.pspState!)!, voided: true });
     };
     return this.operations.once('void', input.idempotencyKey, [transactionId], send, async () => undefined, reviveTransaction<TransactionResult>);

@@ -17,6 +17,7 @@ import type { ChallengeForm } from '../challenge-relay.ts';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
+import { leftToRefund, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -80,6 +81,15 @@ function brandName(brand: string | undefined): string {
       return 'unknown';
   }
 }
+
+/** The refusals decided before any call, worded as Monetico's own labels for them. */
+const REFUSAL_LABELS: Record<MaintenanceRefusal, string> = {
+  expired: 'commande expiree',
+  nothing_held: 'la commande est deja annulee ou capturee',
+  more_than_held: 'montant errone',
+  captured: 'paiement deja accepte',
+  more_than_left: 'montant errone',
+};
 
 function stateOf(ref: TransactionRef): MoneticoState | undefined {
   const s = ref.pspState;
@@ -411,107 +421,67 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   /**
-   * One capture, cancellation or refund, once per (operation, key) through the operation log.
-   * `decide` looks at the current state and either refuses (a result) or sends; `happened` tells,
+   * One capture, cancellation or refund, once per (operation, key) through the operation log:
+   * refused on the current state before any call (src/psp/kit/maintenance.ts), else `call` sends
+   * it; `happened` tells,
    * from the amounts before the call and the transaction now, whether a call whose outcome is
    * unknown took effect.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
-    key: string,
-    transaction: TransactionRef,
-    amountCents: number | undefined,
-    decide: (before: TransactionResult, view: MoneticoView, state: MoneticoState) => TransactionResult | (() => Promise<{ ok: true } | { ok: false; lib: string }>),
+    input: MaintenanceInput,
+    call: (before: TransactionResult, view: MoneticoView, state: MoneticoState) => Promise<{ ok: true } | { ok: false; lib: string }>,
     happened: (before: Amounts, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
-    assertKey(key);
-    const reference = transaction.transactionId;
+    const reference = input.transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
-      const { view, state } = await this.#view(transaction);
+      const { view, state } = await this.#view(input.transaction);
       const before = this.#result(view, state);
-      const decision = decide(before, view, state);
-      if (typeof decision !== 'function') return decision;
-      const answer = await decision();
+      const refusal = maintenanceRefusal(op, before, input.amountCents);
+      if (refusal === 'unchanged') return before;
+      if (refusal) return this.#refuse(before, REFUSAL_LABELS[refusal]);
+      const answer = await call(before, view, state);
       const now = await this.#read(reference, state);
       if (answer.ok) return now;
       return this.#refuse(now, answer.lib);
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
-      const before = amountsBefore(transaction);
-      const state = stateOf(transaction);
-      if (!before || !state) return undefined;
-      const now = await this.#read(reference, state);
-      return happened(before, now) ? now : undefined;
-    };
-    return this.operations.once(op, key, [reference, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return maintainOnce(this.operations, op, input, send, { before: () => stateOf(input.transaction), now: (t) => this.#read(reference, stateOf(t)!), happened });
   }
 
   /** A refusal on the transaction as it stands; capture_paiement.cgi's and recredit_paiement.cgi's labels in our words. */
   #refuse(before: TransactionResult, lib: string): TransactionResult {
     const reason = lib === 'commande expiree' ? ('authorization_expired' as const) : lib === 'autorisation refusee' ? ('card_declined' as const) : ('amount_too_large' as const);
-    const r: TransactionResult = { ...before, decline: { reason, message: `Refused by Monetico (${lib}).` } };
-    delete r.challengeForm;
-    return r;
+    return refusedAsItStands(before, { reason, message: `Refused by Monetico (${lib}).` });
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'capture',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, view, state) => {
-        if (before.status === 'expired') return this.#refuse(before, 'commande expiree');
-        if (before.status !== 'authorized') return this.#refuse(before, 'la commande est deja annulee ou capturee');
-        if (input.amountCents > before.amountCents) return this.#refuse(before, 'montant errone');
-        return () => this.#captureCall(input.transaction.transactionId, state, view.amountCents, input.amountCents, view.currency);
-      },
-      (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents,
-    );
+    const call = (_before: TransactionResult, view: MoneticoView, state: MoneticoState) =>
+      this.#captureCall(input.transaction.transactionId, state, view.amountCents, input.amountCents, view.currency);
+    return this.#maintain('capture', input, call, (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents);
   }
 
   async void(input: Operation): Promise<TransactionResult> {
-    return this.#maintain(
-      'void',
-      input.idempotencyKey,
-      input.transaction,
-      undefined,
-      (before, view, state) => {
-        if (before.status === 'expired') return this.#refuse(before, 'commande expiree');
-        if (before.status === 'voided' || before.status === 'declined') return before;
-        if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, 'paiement deja accepte');
-        // Nothing to capture and nothing left: Monetico cancels the order ("commande annulee").
-        return () => this.#captureCall(input.transaction.transactionId, state, view.amountCents, 0, view.currency);
-      },
-      (_before, now) => now.status === 'voided',
-    );
+    // Nothing to capture and nothing left: Monetico cancels the order ("commande annulee").
+    const call = (_before: TransactionResult, view: MoneticoView, state: MoneticoState) =>
+      this.#captureCall(input.transaction.transactionId, state, view.amountCents, 0, view.currency);
+    return this.#maintain('void', input, call, (_before, now) => now.status === 'voided');
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'refund',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, view, state) => {
-        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-        if (input.amountCents > left) return this.#refuse(before, 'montant errone');
-        return async () => {
-          const text = await this.#post('recredit_paiement.cgi', {
-            reference: input.transaction.transactionId,
-            date_commande: state.orderDate,
-            montant: toMoneticoAmount(view.amountCents, view.currency),
-            montant_recredit: toMoneticoAmount(input.amountCents, view.currency),
-            montant_possible: toMoneticoAmount(left, view.currency),
-            lgue: 'FR',
-          });
-          return this.#maintenanceAnswer('recredit_paiement.cgi', text, '0', input.transaction.transactionId);
-        };
-      },
-      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
-    );
+    const call = async (before: TransactionResult, view: MoneticoView, state: MoneticoState) => {
+      const text = await this.#post('recredit_paiement.cgi', {
+        reference: input.transaction.transactionId,
+        date_commande: state.orderDate,
+        montant: toMoneticoAmount(view.amountCents, view.currency),
+        montant_recredit: toMoneticoAmount(input.amountCents, view.currency),
+        montant_possible: toMoneticoAmount(leftToRefund(before), view.currency),
+        lgue: 'FR',
+      });
+      return this.#maintenanceAnswer('recredit_paiement.cgi', text, '0', input.transaction.transactionId);
+    };
+    return this.#maintain('refund', input, call, refundHappened(input.amountCents));
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {

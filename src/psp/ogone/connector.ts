@@ -16,7 +16,7 @@ import {
 import { amountsBefore, withAmounts, type Amounts } from '../kit/amounts-state.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { REFUSAL_MESSAGES, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import {
   DUPLICATE_ORDER,
   UNKNOWN_ALIAS,
@@ -58,6 +58,14 @@ type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'void' | 'refund';
 
 /** What the card verification at attach costs the shopper for a moment: 0.01 EUR, deleted at once. */
 const VERIFY_AMOUNT = '1';
+/** Ogone's own codes for the refusals decided before any call: expired, no such operation, amount too large. */
+const REFUSAL_CODES: Record<MaintenanceRefusal, '50001048' | '50001127' | '50001174'> = {
+  expired: '50001048',
+  nothing_held: '50001127',
+  captured: '50001127',
+  more_than_held: '50001174',
+  more_than_left: '50001174',
+};
 const ALIAS_USAGE = 'Chipin: later payments of the group purchases you join';
 /** Sent with 3-D Secure requests where Chipin has not the shopper's own header. */
 const HTTP_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -329,101 +337,56 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
   }
 
   /**
-   * One maintenance operation, once per (operation, key) through the operation log. `decide` looks
-   * at the current state and either refuses (a result) or names the request to send; `happened`
+   * One maintenance operation, once per (operation, key) through the operation log: refused on the
+   * current state before any call (src/psp/kit/maintenance.ts), else `request` is sent; `happened`
    * tells, from the amounts before the call and the transaction now, whether a call whose outcome
    * is unknown took effect.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
-    key: string,
-    transaction: TransactionRef,
-    amountCents: number | undefined,
-    decide: (before: TransactionResult, currency: string) => TransactionResult | Record<string, string>,
+    input: MaintenanceInput,
+    request: (currency: string) => Record<string, string>,
     happened: (before: Amounts, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
-    assertKey(key);
-    const transactionId = transaction.transactionId;
+    const transactionId = input.transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
       const view = await this.#view(transactionId);
       const before = withAmounts(toTransactionResult(view, this.clock.now()));
-      const decision = decide(before, view.currency);
-      if ('transactionId' in decision) return decision as TransactionResult;
-      const r = await this.#post('maintenancedirect.asp', { ...(decision as Record<string, string>), PAYID: transactionId });
+      const refusal = maintenanceRefusal(op, before, input.amountCents);
+      if (refusal === 'unchanged') return before;
+      if (refusal) return refusedAsItStands(before, { ...declineFor(REFUSAL_CODES[refusal], undefined), message: REFUSAL_MESSAGES[refusal] });
+      const r = await this.#post('maintenancedirect.asp', { ...request(view.currency), PAYID: transactionId });
       const err = r.attrs.NCERROR ?? '';
       if (err === UNKNOWN_ORDER) throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
-      if (err !== '' && err !== '0') {
-        const refused = { ...(await this.#read(transactionId)), decline: declineFor(err, r.attrs.NCERRORPLUS) };
-        delete refused.challengeForm;
-        return refused;
-      }
+      if (err !== '' && err !== '0') return refusedAsItStands(await this.#read(transactionId), declineFor(err, r.attrs.NCERRORPLUS));
       return this.#read(transactionId);
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
-      const before = amountsBefore(transaction);
-      if (!before) return undefined; // no amounts from before the call: see docs/psp/ogone.md
-      const now = await this.#read(transactionId);
-      return happened(before, now) ? now : undefined;
-    };
-    return this.operations.once(op, key, [transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
-  }
-
-  #refuse(before: TransactionResult, code: '50001127' | '50001174' | '50001048', message: string): TransactionResult {
-    const r: TransactionResult = { ...before, decline: { ...declineFor(code, undefined), message } };
-    delete r.challengeForm;
-    return r;
+    // No amounts from before the call: see docs/psp/ogone.md.
+    return maintainOnce(this.operations, op, input, send, { before: () => amountsBefore(input.transaction), now: () => this.#read(transactionId), happened });
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'capture',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, currency) => {
-        if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
-        if (before.status !== 'authorized') return this.#refuse(before, '50001127', 'Nothing is held on this transaction.');
-        if (input.amountCents > before.amountCents) return this.#refuse(before, '50001174', 'The amount is larger than what is held.');
-        // SAS: the last (here the only) capture; what is not captured is released.
-        return { OPERATION: 'SAS', AMOUNT: toOgoneAmount(input.amountCents, currency) };
-      },
-      (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents,
-    );
+    // SAS: the last (here the only) capture; what is not captured is released.
+    const request = (currency: string) => ({ OPERATION: 'SAS', AMOUNT: toOgoneAmount(input.amountCents, currency) });
+    return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents);
   }
 
   async void(input: Operation): Promise<TransactionResult> {
+    // DES: delete the authorisation and close the transaction.
     return this.#maintain(
       'void',
-      input.idempotencyKey,
-      input.transaction,
-      undefined,
-      (before) => {
-        if (before.status === 'expired') return this.#refuse(before, '50001048', 'The authorisation hold has expired.');
-        if (before.status === 'voided' || before.status === 'declined') return before;
-        if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, '50001127', 'The payment is captured: refund it instead.');
-        // DES: delete the authorisation and close the transaction.
-        return { OPERATION: 'DES' };
-      },
+      input,
+      () => ({ OPERATION: 'DES' }),
       (_before, now) => now.status === 'voided',
     );
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'refund',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, currency) => {
-        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-        if (input.amountCents > left) return this.#refuse(before, '50001174', 'The amount is larger than what is left to refund.');
-        // RFD: a partial refund that leaves the transaction open for more.
-        return { OPERATION: 'RFD', AMOUNT: toOgoneAmount(input.amountCents, currency) };
-      },
-      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
-    );
+    // RFD: a partial refund that leaves the transaction open for more.
+    const request = (currency: string) => ({ OPERATION: 'RFD', AMOUNT: toOgoneAmount(input.amountCents, currency) });
+    return this.#maintain('refund', input, request, refundHappened(input.amountCents));
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {

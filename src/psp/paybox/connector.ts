@@ -20,6 +20,7 @@ import {
 } from '../connector.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
+import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import {
@@ -469,8 +470,10 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     return this.operations.once(op, key, [transaction.transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
   }
 
-  #refused(before: PayboxState, reason: DeclineReason, message: string): { refuse: PayboxState } {
-    const r: PayboxState = { ...before, decline: { reason, message } };
+  /** A refusal decided before any call: Paybox's reasons are a lapsed hold, else an amount it would not take. */
+  #refused(before: PayboxState, refusal: MaintenanceRefusal): { refuse: PayboxState } {
+    const reason = refusal === 'expired' ? 'authorization_expired' : 'amount_too_large';
+    const r: PayboxState = { ...before, decline: { reason, message: REFUSAL_MESSAGES[refusal] } };
     delete r.form;
     return { refuse: r };
   }
@@ -487,9 +490,8 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       input.transaction,
       input.amountCents,
       (before) => {
-        if (before.status === 'expired') return this.#refused(before, 'authorization_expired', 'The authorisation hold has expired.');
-        if (before.status !== 'authorized') return this.#refused(before, 'amount_too_large', 'Nothing is held on this transaction.');
-        if (input.amountCents > before.amountCents) return this.#refused(before, 'amount_too_large', 'The amount is larger than what is held.');
+        const refusal = captureRefusal(before, input.amountCents);
+        if (refusal) return this.#refused(before, refusal);
         // One capture per authorisation at Paybox: what it does not take is released.
         return {
           type: TYPES.subscriberCapture,
@@ -515,9 +517,10 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       input.transaction,
       undefined,
       (before) => {
-        if (before.status === 'expired') return this.#refused(before, 'authorization_expired', 'The authorisation hold has expired.');
-        if (before.status === 'voided' || before.status === 'declined' || before.phase !== 'done') return { refuse: before };
-        if (before.status !== 'authorized') return this.#refused(before, 'amount_too_large', 'The payment is captured: refund it instead.');
+        const refusal = voidRefusal(before, ['authorized']);
+        if (refusal === 'expired') return this.#refused(before, refusal);
+        if (refusal === 'unchanged' || before.phase !== 'done') return { refuse: before };
+        if (refusal) return this.#refused(before, refusal);
         const sub = this.#subscriber(before.pm);
         return {
           type: TYPES.subscriberCancel,
@@ -551,8 +554,8 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       input.transaction,
       input.amountCents,
       (before) => {
-        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-        if (input.amountCents > left) return this.#refused(before, 'amount_too_large', 'The amount is larger than what is left to refund.');
+        const refusal = refundRefusal(before, input.amountCents);
+        if (refusal) return this.#refused(before, refusal);
         return {
           type: TYPES.refund,
           params: { ...this.#numbers(before), REFERENCE: reference, MONTANT: toMontant(input.amountCents) },

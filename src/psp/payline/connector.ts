@@ -5,6 +5,7 @@ import {
   type AttachInput,
   type AttachResult,
   type AuthorizeInput,
+  type DeclineReason,
   type NotificationResult,
   type OffSessionInput,
   type Operation,
@@ -16,6 +17,7 @@ import {
 } from '../connector.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
+import { REFUSAL_MESSAGES, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -51,6 +53,16 @@ export interface PaylineConnectorOptions extends HttpKitConnectorOptions<Payline
 
 /** The web services version sent in every request (Payline "API version history"; 29 has every element used here). */
 const API_VERSION = '29';
+/** A maintenance call: Payline's operation, its message, and the state once Payline accepted it. */
+type PaylineRequest = { operation: 'doCapture' | 'doReset' | 'doRefund'; message: XmlMessage; after: PaylineState };
+/** Payline's reasons for the refusals decided before any call. */
+const REFUSAL_REASONS: Record<MaintenanceRefusal, DeclineReason> = {
+  expired: 'authorization_expired',
+  nothing_held: 'processing_error',
+  captured: 'processing_error',
+  more_than_held: 'amount_too_large',
+  more_than_left: 'amount_too_large',
+};
 
 type Service = 'DirectPaymentAPI' | 'ExtendedAPI' | 'WebPaymentAPI';
 
@@ -468,25 +480,28 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
   }
 
   /**
-   * One maintenance call, once per (operation, key) through the operation log. `decide` refuses
-   * (a result) or names the call to send; the state after an accepted call is `after`. A call
+   * One maintenance call, once per (operation, key) through the operation log: refused on the
+   * current state before any call (src/psp/kit/maintenance.ts), else `decide` answers (a result)
+   * or names the call to send; the state after an accepted call is `after`. A call
    * whose answer was lost is reconciled from Payline's associated transactions: `happened` tells,
    * from the state the caller stored before the call and the payment as Payline shows it now,
    * whether it took effect; then it is answered from that read and not sent again.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
-    key: string,
-    transaction: TransactionRef,
-    amountCents: number | undefined,
-    decide: (before: TransactionResult, s: PaylineState) => TransactionResult | { operation: 'doCapture' | 'doReset' | 'doRefund'; message: XmlMessage; after: PaylineState },
+    input: MaintenanceInput,
+    decide: (before: TransactionResult, s: PaylineState) => TransactionResult | PaylineRequest,
     happened: (before: PaylineState, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
-    assertKey(key);
-    const id = transaction.transactionId;
+    const id = input.transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
-      const before = await this.retrieve(transaction);
+      const before = await this.retrieve(input.transaction);
       const s = readState(before.pspState ?? null)!;
+      // A captured payment has released what it did not take: nothing more can be captured.
+      if (op === 'capture' && (before.status === 'captured' || before.status === 'refunded')) return this.#refuse(before, 'amount_too_large', 'Nothing is left to capture.');
+      const refusal = maintenanceRefusal(op, before, input.amountCents);
+      if (refusal === 'unchanged') return before;
+      if (refusal) return this.#refuse(before, REFUSAL_REASONS[refusal], REFUSAL_MESSAGES[refusal]);
       const decision = decide(before, s);
       if ('transactionId' in decision) return decision;
       if (!s.paylineId) throw this.fault('bad_response', `no Payline transaction id for ${id}`);
@@ -501,80 +516,40 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     // Payline takes no key for these calls: what it did is read from the payment's associated
     // transactions. Without the state from before the call, nothing tells this call's effect from
     // an earlier one's: sent again (docs/psp/payline.md, "Idempotency").
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
-      const before = readState(transaction.pspState);
-      if (!before) return undefined;
-      const now = await this.retrieve(transaction);
-      return happened(before, now) ? now : undefined;
-    };
-    return this.operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return maintainOnce(this.operations, op, input, send, { before: () => readState(input.transaction.pspState), now: (t) => this.retrieve(t), happened });
   }
 
-  #refuse(before: TransactionResult, reason: NonNullable<TransactionResult['decline']>['reason'], message: string): TransactionResult {
-    const r: TransactionResult = { ...before, decline: { reason, message } };
-    delete r.challengeUrl;
-    return r;
+  #refuse(before: TransactionResult, reason: DeclineReason, message: string): TransactionResult {
+    return refusedAsItStands(before, { reason, message });
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'capture',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, s) => {
-        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
-        // A captured payment has released what it did not take: nothing more can be captured.
-        if (before.status === 'captured' || before.status === 'refunded') return this.#refuse(before, 'amount_too_large', 'Nothing is left to capture.');
-        if (before.status !== 'authorized') return this.#refuse(before, 'processing_error', 'Nothing is held on this transaction.');
-        if (input.amountCents > before.amountCents) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is held.');
-        return {
-          operation: 'doCapture',
-          message: { payment: this.#payment(input.amountCents, s.currency, ACTION.capture) },
-          after: { ...s, status: 'captured', capturedCents: input.amountCents },
-        };
-      },
-      (before, now) => before.status === 'authorized' && now.capturedCents > 0,
-    );
+    const request = (_before: TransactionResult, s: PaylineState): PaylineRequest => ({
+      operation: 'doCapture',
+      message: { payment: this.#payment(input.amountCents, s.currency, ACTION.capture) },
+      after: { ...s, status: 'captured', capturedCents: input.amountCents },
+    });
+    return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.capturedCents > 0);
   }
 
   async void(input: Operation): Promise<TransactionResult> {
-    return this.#maintain(
-      'void',
-      input.idempotencyKey,
-      input.transaction,
-      undefined,
-      (before, s) => {
-        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired', 'The authorisation hold has expired.');
-        if (before.status === 'voided' || before.status === 'declined') return before;
-        if (before.status !== 'authorized' && before.status !== 'requires_action') return this.#refuse(before, 'processing_error', 'The payment is captured: refund it instead.');
-        if (before.status === 'requires_action' && !s.paylineId) return this.#result(input.transaction.transactionId, { ...s, status: 'voided' });
-        // doReset cancels an authorisation not yet captured.
-        return { operation: 'doReset', message: { comment: 'Chipin: hold released' }, after: { ...s, status: 'voided' } };
-      },
-      (before, now) => before.status !== 'voided' && now.status === 'voided',
-    );
+    const request = (before: TransactionResult, s: PaylineState): TransactionResult | PaylineRequest => {
+      if (before.status === 'requires_action' && !s.paylineId) return this.#result(input.transaction.transactionId, { ...s, status: 'voided' });
+      // doReset cancels an authorisation not yet captured.
+      return { operation: 'doReset', message: { comment: 'Chipin: hold released' }, after: { ...s, status: 'voided' } };
+    };
+    return this.#maintain('void', input, request, (before, now) => before.status !== 'voided' && now.status === 'voided');
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'refund',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, s) => {
-        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-        if (input.amountCents > left) return this.#refuse(before, 'amount_too_large', 'The amount is larger than what is left to refund.');
-        return {
-          operation: 'doRefund',
-          message: { payment: this.#payment(input.amountCents, s.currency, ACTION.refund) },
-          after: { ...s, status: 'refunded', refundedCents: s.refundedCents + input.amountCents },
-        };
-      },
-      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
-    );
+    const request = (_before: TransactionResult, s: PaylineState): PaylineRequest => ({
+      operation: 'doRefund',
+      message: { payment: this.#payment(input.amountCents, s.currency, ACTION.refund) },
+      after: { ...s, status: 'refunded', refundedCents: s.refundedCents + input.amountCents },
+    });
+    return this.#maintain('refund', input, request, refundHappened(input.amountCents));
   }
 
   /**

@@ -18,6 +18,7 @@ import { parseJson } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { createHash } from 'node:crypto';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
+import { maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -431,20 +432,18 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   /**
-   * One cash-management operation, once per (operation, key) through the operation log. `decide`
-   * looks at the transaction now and refuses (a result) or names the call to make; `happened`
-   * tells, from the amounts before and the transaction now, whether a call whose outcome is
-   * unknown took effect.
+   * One cash-management operation, once per (operation, key) through the operation log: refused
+   * on the transaction now before any call (src/psp/kit/maintenance.ts), else `request` names the
+   * call to make; `happened` tells, from the amounts before and the transaction now, whether a
+   * call whose outcome is unknown took effect.
    */
   #maintain(
     op: 'capture' | 'void' | 'refund',
-    key: string,
-    transaction: TransactionRef,
-    amountCents: number | undefined,
-    decide: (before: TransactionResult, sips: SipsTransactionStatus) => TransactionResult | { path: SipsPath; operationAmount: number },
+    input: MaintenanceInput,
+    request: (before: TransactionResult, sips: SipsTransactionStatus) => { path: SipsPath; operationAmount: number },
     happened: (before: Amounts, now: TransactionResult) => boolean,
   ): Promise<TransactionResult> {
-    assertKey(key);
+    const transaction = input.transaction;
     const id = transaction.transactionId;
     const send = async (): Promise<TransactionResult> => {
       const pending = transaction.pspState?.pending;
@@ -458,8 +457,11 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
         }
       }
       const { result: before, sips } = await this.#view(id, transaction.pspState);
-      const decision = decide(before, sips);
-      if ('transactionId' in decision) return decision;
+      // A captured payment is refunded, not cancelled whole.
+      const refusal = maintenanceRefusal(op, before, input.amountCents, ['authorized']);
+      if (refusal === 'unchanged') return before;
+      if (refusal) return this.#refuse(before, refusal === 'expired' ? 'authorization_expired' : refusal === 'captured' ? 'processing_error' : 'amount_too_large');
+      const decision = request(before, sips);
       const currency = typeof before.pspState?.currency === 'string' ? before.pspState.currency : 'EUR';
       const a = await this.#call(decision.path, INTERFACE_VERSIONS.cashManagement, {
         transactionReference: id,
@@ -478,72 +480,35 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       }
       return after;
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
-      const before = amountsBefore(transaction);
-      if (!before) return undefined;
-      const now = await this.#read(id, transaction.pspState);
-      return happened(before, now) ? now : undefined;
-    };
-    return this.operations.once(op, key, [id, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return maintainOnce(this.operations, op, input, send, { before: () => amountsBefore(transaction), now: () => this.#read(id, transaction.pspState), happened });
   }
 
   #refuse(before: TransactionResult, reason: DeclineReason): TransactionResult {
-    const r: TransactionResult = { ...before, decline: { reason, message: declineMessage(reason) } };
-    delete r.challengeForm;
-    return r;
+    return refusedAsItStands(before, { reason, message: declineMessage(reason) });
   }
 
   async capture(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'capture',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before) => {
-        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired');
-        if (before.status !== 'authorized' || input.amountCents > before.amountCents) return this.#refuse(before, 'amount_too_large');
-        // validate: the one validation of a hold; what it leaves out is released.
-        return { path: SIPS_PATHS.validate, operationAmount: input.amountCents };
-      },
-      (before, now) => before.status === 'authorized' && now.status === 'captured',
-    );
+    // validate: the one validation of a hold; what it leaves out is released.
+    const request = () => ({ path: SIPS_PATHS.validate, operationAmount: input.amountCents });
+    return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.status === 'captured');
   }
 
   async void(input: Operation): Promise<TransactionResult> {
-    return this.#maintain(
-      'void',
-      input.idempotencyKey,
-      input.transaction,
-      undefined,
-      (before) => {
-        if (before.status === 'expired') return this.#refuse(before, 'authorization_expired');
-        if (before.status === 'voided' || before.status === 'declined') return before;
-        // A captured payment is refunded, not cancelled whole.
-        if (before.status !== 'authorized') return this.#refuse(before, 'processing_error');
-        // cancel of the whole amount: nothing is ever collected.
-        return { path: SIPS_PATHS.cancel, operationAmount: before.amountCents };
-      },
-      (_before, now) => now.status === 'voided',
-    );
+    // cancel of the whole amount: nothing is ever collected.
+    const request = (before: TransactionResult) => ({ path: SIPS_PATHS.cancel, operationAmount: before.amountCents });
+    return this.#maintain('void', input, request, (_before, now) => now.status === 'voided');
   }
 
   async refund(input: AmountOperation): Promise<TransactionResult> {
     assertAmount(input.amountCents);
-    return this.#maintain(
-      'refund',
-      input.idempotencyKey,
-      input.transaction,
-      input.amountCents,
-      (before, sips) => {
-        const left = before.status === 'captured' || before.status === 'refunded' ? before.capturedCents - before.refundedCents : 0;
-        if (input.amountCents > left) return this.#refuse(before, 'amount_too_large');
-        // Sips refunds what was collected (CAPTURED); what is still to collect (TO_CAPTURE) is
-        // cancelled instead: the shopper is then never debited that part.
-        return { path: sips === 'CAPTURED' ? SIPS_PATHS.refund : SIPS_PATHS.cancel, operationAmount: input.amountCents };
-      },
-      (before, now) => now.refundedCents >= before.refundedCents + input.amountCents,
-    );
+    // Sips refunds what was collected (CAPTURED); what is still to collect (TO_CAPTURE) is
+    // cancelled instead: the shopper is then never debited that part.
+    const request = (_before: TransactionResult, sips: SipsTransactionStatus) => ({
+      path: sips === 'CAPTURED' ? SIPS_PATHS.refund : SIPS_PATHS.cancel,
+      operationAmount: input.amountCents,
+    });
+    return this.#maintain('refund', input, request, refundHappened(input.amountCents));
   }
 
   verifyNotification(_input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
