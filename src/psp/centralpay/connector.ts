@@ -323,18 +323,13 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
 
   /** `GET /pointOfSale/{pointOfSaleId}`: authenticated, changes nothing, and proves the point of sale is this account's. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
+    return this.probeCredentials(async () => {
       const answer = await this.#call('GET', `/pointOfSale/${encodeURIComponent(this.#pointOfSaleId)}`);
       if (answer.status === 200) return { ok: true };
       if (answer.status === 404 || answer.status === 400)
         return { ok: false, message: 'CentralPay does not know this point of sale id for this account (check point_of_sale_id).' };
       throw this.#unexpected('pointOfSale', answer.status);
-    } catch (err) {
-      if (err instanceof PspIntegrationError && err.code === 'bad_credentials') {
-        return { ok: false, message: 'CentralPay refused the login and API key (check them in the back office, API access).' };
-      }
-      throw err;
-    }
+    }, 'CentralPay refused the login and API key (check them in the back office, API access).');
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -281,16 +281,10 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
 
   /** `GET /payments?reference=…` (the payment list by reference): authenticated, changes nothing. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    let answer: { status: number };
-    try {
-      answer = await this.#call('GET /payments', (cko) => cko.payments.getPaymentList({ reference: 'chipin-credentials-check' }));
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials')
-        return { ok: false, message: 'Checkout.com refused the secret key (check it in the Dashboard, Developers → Keys).' };
-      throw e;
-    }
-    if (answer.status !== 200 && answer.status !== 404) throw this.fault('bad_response', `GET /payments: unexpected answer ${answer.status}`);
-    return { ok: true };
+    return this.probeCredentials(async () => {
+      const answer = await this.#call('GET /payments', (cko) => cko.payments.getPaymentList({ reference: 'chipin-credentials-check' }));
+      if (answer.status !== 200 && answer.status !== 404) throw this.fault('bad_response', `GET /payments: unexpected answer ${answer.status}`);
+    }, 'Checkout.com refused the secret key (check it in the Dashboard, Developers → Keys).');
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -146,14 +145,8 @@ function brandName(cardType: string | undefined, digits: string): string {
  * `getTransactions` for that ORDERID, and sent again only if Dalenys has no transaction under it.
  */
 export class DalenysConnector extends HttpKitConnector<DalenysCredentials> implements PspConnector {
-  readonly name = 'dalenys';
-
   constructor(opts: DalenysConnectorOptions) {
     super('dalenys', opts);
-  }
-
-  protected get shownAs(): string {
-    return `DalenysConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /** One call: IDENTIFIER, VERSION and HASH added, the JSON answer read; faults thrown (credential refusals included). */
@@ -482,16 +475,10 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // A read of a transaction that does not exist: signed, authenticated, and changes nothing.
+    // A read of a transaction that does not exist: signed, authenticated, and changes nothing.
+    return this.probeCredentials(async () => {
       await this.#lookup({ TRANSACTIONID: 'CHIPINCREDENTIALCHECK' });
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Dalenys refused the identifier or the password (or this server’s IP address).' };
-      }
-      throw e;
-    }
+    }, 'Dalenys refused the identifier or the password (or this server’s IP address).');
   }
 }
 

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import {
-  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -417,15 +416,9 @@ export class FondyConnector extends KitConnector implements PspConnector {
 
   /** The status of an order that does not exist: signed and authenticated, changes nothing (1018 proves the signature passed). */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
+    return this.probeCredentials(async () => {
       await this.#status(`chipin-credentials-check-${this.#merchantId}`);
-      return { ok: true };
-    } catch (err) {
-      if (err instanceof PspIntegrationError && err.code === 'bad_credentials') {
-        return { ok: false, message: 'Fondy refused the merchant id or the payment key (check them in the merchant portal, technical settings).' };
-      }
-      throw err;
-    }
+    }, 'Fondy refused the merchant id or the payment key (check them in the merchant portal, technical settings).');
   }
 
   // ---------------------------------------------------------------------------------------------

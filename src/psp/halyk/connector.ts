@@ -2,7 +2,6 @@ import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import {
-  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -370,15 +369,9 @@ export class HalykConnector extends KitConnector implements PspConnector {
 
   /** A token for the terminal: authenticated, changes nothing. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
+    return this.probeCredentials(async () => {
       await this.#token({});
-      return { ok: true };
-    } catch (err) {
-      if (err instanceof PspIntegrationError && err.code === 'bad_credentials') {
-        return { ok: false, message: 'ePay refused the client id, client secret or terminal id (check them in the ePay merchant cabinet).' };
-      }
-      throw err;
-    }
+    }, 'ePay refused the client id, client secret or terminal id (check them in the ePay merchant cabinet).');
   }
 
   // ---------------------------------------------------------------------------------------------

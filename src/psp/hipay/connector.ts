@@ -274,16 +274,10 @@ export class HipayConnector extends KitConnector implements PspConnector {
 
   /** `GET /rest/v2/security-settings`: authenticated, changes nothing (HiPay Node SDK, HiPay.js). */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
+    return this.probeCredentials(async () => {
       const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v2/security-settings`);
-      if (status === 200) return { ok: true };
-      throw this.#unexpected('security-settings', status, body);
-    } catch (err) {
-      if (err instanceof PspIntegrationError && err.code === 'bad_credentials') {
-        return { ok: false, message: 'HiPay refused the API login and password (check them under Integration → Security settings → Api credentials).' };
-      }
-      throw err;
-    }
+      if (status !== 200) throw this.#unexpected('security-settings', status, body);
+    }, 'HiPay refused the API login and password (check them under Integration → Security settings → Api credentials).');
   }
 
   #paymentMethod(id: string): { product: string; token: string } {

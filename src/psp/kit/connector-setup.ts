@@ -1,10 +1,12 @@
 import { inspect } from 'node:util';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { PspIntegrationError } from '../connector.ts';
+import { PspIntegrationError, type PspConnector } from '../connector.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from './json-call.ts';
 import type { PspOperations } from './operations.ts';
+
+type CredentialsCheck = Awaited<ReturnType<PspConnector['verifyCredentials']>>;
 
 export interface ConnectorSetupOptions<C> {
   /** The connector's name: it starts every configuration error, fault and log line. */
@@ -86,6 +88,20 @@ export abstract class KitConnector {
   protected fault(code: PspIntegrationError['code'], message: string): PspIntegrationError {
     return new PspIntegrationError(this.name, code, message);
   }
+
+  /**
+   * `verifyCredentials` by a call that changes nothing: ok once `probe` is through, unless it
+   * answers an `ok: false` it read in the PSP's answer; the PSP's refusal of the credentials (a `bad_credentials`
+   * fault) is `{ ok: false, message: refused }`, and any other error is thrown.
+   */
+  protected async probeCredentials(probe: () => Promise<CredentialsCheck | void>, refused: string): Promise<CredentialsCheck> {
+    try {
+      return (await probe()) ?? { ok: true };
+    } catch (e) {
+      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') return { ok: false, message: refused };
+      throw e;
+    }
+  }
 }
 
 /** What a connector built on {@link HttpKitConnector} is given by its definition. */
@@ -107,9 +123,10 @@ export interface HttpKitConnectorOptions<C> {
  * The base of a connector that builds its own requests from one set of credentials: the
  * {@link connectorSetup} preamble done once, and what each of them keeps (the credentials only as
  * {@link Redacted}, the checked base URL, the client, the clock and the operation log) held by
- * the base instead of repeated in every connector's fields.
+ * the base instead of repeated in every connector's fields. Its name is the `psp` it is built with.
  */
 export abstract class HttpKitConnector<C> extends KitConnector {
+  readonly name: string;
   readonly sandbox: boolean;
   protected readonly credentials: Redacted<C>;
   /** Without its trailing slashes, ready for `${baseUrl}/path`. */
@@ -120,6 +137,7 @@ export abstract class HttpKitConnector<C> extends KitConnector {
 
   constructor(psp: string, o: HttpKitConnectorOptions<C>) {
     super();
+    this.name = psp;
     const setup = connectorSetup({ psp, baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, http: o.http, logger: o.logger, credentials: { ...o.credentials } });
     this.sandbox = o.sandbox;
     this.credentials = setup.credentials;
@@ -127,5 +145,10 @@ export abstract class HttpKitConnector<C> extends KitConnector {
     this.clock = o.clock;
     this.client = setup.client;
     this.operations = o.operations;
+  }
+
+  /** `OgoneConnector(test)`: the connector's name capitalised, and whether it is a test system. */
+  protected get shownAs(): string {
+    return `${this.name[0]!.toUpperCase()}${this.name.slice(1)}Connector(${this.sandbox ? 'test' : 'live'})`;
   }
 }

@@ -499,17 +499,13 @@ export class LyraConnector extends KitConnector implements PspConnector {
 
   /** `Charge/SDKTest`: Lyra's documented harmless call, authenticated like any other. */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
+    return this.probeCredentials(async () => {
       const env = await this.#call('Charge/SDKTest', { value: 'chipin' });
       if (env.status === 'ERROR') {
         const e = this.#read('Charge/SDKTest', () => readError(env.answer));
         if (e.errorCode === 'INT_905') return { ok: false, message: 'Lyra refused the shop id and password (INT_905).' };
         throw this.#errorFault('Charge/SDKTest', e);
       }
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') return { ok: false, message: 'Lyra refused the shop id and password.' };
-      throw e;
-    }
+    }, 'Lyra refused the shop id and password.');
   }
 }

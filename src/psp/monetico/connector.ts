@@ -1,5 +1,4 @@
 import {
-  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -112,14 +111,8 @@ function stateOf(ref: TransactionRef): MoneticoState | undefined {
  * and one whose outcome is unknown is reconciled by reading the order (etatpaiement.cgi).
  */
 export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> implements PspConnector {
-  readonly name = 'monetico';
-
   constructor(opts: MoneticoConnectorOptions) {
     super('monetico', opts);
-  }
-
-  protected get shownAs(): string {
-    return `MoneticoConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /** One call: version, TPE, societe and date added, the MAC computed; the answer's text, HTTP faults thrown. */
@@ -490,16 +483,10 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // The state of an order that does not exist: authenticated and sealed, and changes nothing.
+    // The state of an order that does not exist: authenticated and sealed, and changes nothing.
+    return this.probeCredentials(async () => {
       await this.#find('CHIPINCHECK0', formatOrderDate(this.clock.now()), '0.01EUR');
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Monetico refused the TPE number, the company code or the security key.' };
-      }
-      throw e;
-    }
+    }, 'Monetico refused the TPE number, the company code or the security key.');
   }
 }
 

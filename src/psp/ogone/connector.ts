@@ -94,14 +94,8 @@ function brandName(brand: string | undefined): string {
  * (querydirect.asp) and comparing it with the amounts the caller stored before it (`pspState`).
  */
 export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implements PspConnector {
-  readonly name = 'ogone';
-
   constructor(opts: OgoneConnectorOptions) {
     super('ogone', opts);
-  }
-
-  protected get shownAs(): string {
-    return `OgoneConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /** One DirectLink call: credentials and SHASIGN added, the XML answer read; faults thrown. */
@@ -395,15 +389,9 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // A query for an order that does not exist: authenticated and signed, and changes nothing.
+    // A query for an order that does not exist: authenticated and signed, and changes nothing.
+    return this.probeCredentials(async () => {
       await this.#post('querydirect.asp', { ORDERID: 'CHIPIN-CREDENTIAL-CHECK' });
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Ogone refused the PSPID, API user, password or SHA-IN passphrase (or this server’s IP address).' };
-      }
-      throw e;
-    }
+    }, 'Ogone refused the PSPID, API user, password or SHA-IN passphrase (or this server’s IP address).');
   }
 }

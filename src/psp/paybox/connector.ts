@@ -126,7 +126,6 @@ function readState(ref: TransactionRef): PayboxState | undefined {
  * `retrieve` given that notification sends the authorisation again with ID3D, once.
  */
 export class PayboxConnector extends HttpKitConnector<PayboxCredentials> implements PspConnector {
-  readonly name = 'paybox';
   readonly #mpiUrl: string;
   readonly #accountId: string;
   readonly #publicUrl: string;
@@ -139,10 +138,6 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     this.#accountId = opts.accountId;
     this.#publicUrl = opts.publicUrl.replace(/\/+$/, '');
     this.#mpiKey = payboxPublicKey(opts.credentials.publicKey);
-  }
-
-  protected get shownAs(): string {
-    return `PayboxConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /** One PPPS question: the account's fields, a fresh NUMQUESTION and DATEQ added; the answer read; transport faults thrown. */
@@ -574,17 +569,15 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // An inquiry about a transaction that does not exist: authenticated, and changes nothing.
-      await this.#ask('inquiry', TYPES.inquiry, { NUMTRANS: '0000000001', NUMAPPEL: '0000000001' });
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'unknown_transaction') return { ok: true };
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Paybox refused the site, rank or key (CLE) (CODEREPONSE 00006).' };
+    // An inquiry about a transaction that does not exist: authenticated, and changes nothing.
+    return this.probeCredentials(async () => {
+      try {
+        await this.#ask('inquiry', TYPES.inquiry, { NUMTRANS: '0000000001', NUMAPPEL: '0000000001' });
+      } catch (e) {
+        if (e instanceof PspIntegrationError && e.code === 'unknown_transaction') return;
+        throw e;
       }
-      throw e;
-    }
+    }, 'Paybox refused the site, rank or key (CLE) (CODEREPONSE 00006).');
   }
 }
 

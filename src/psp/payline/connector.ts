@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  PspIntegrationError,
   type AmountOperation,
   type AttachInput,
   type AttachResult,
@@ -140,14 +139,8 @@ function readState(s: PspState | null): PaylineState | undefined {
  * read asks for (`transactionHistory=Y`), and is not sent again.
  */
 export class PaylineConnector extends HttpKitConnector<PaylineCredentials> implements PspConnector {
-  readonly name = 'payline';
-
   constructor(opts: PaylineConnectorOptions) {
     super('payline', opts);
-  }
-
-  protected get shownAs(): string {
-    return `PaylineConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /**
@@ -562,15 +555,9 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // A read of an order that does not exist: authenticated, and changes nothing.
+    // A read of an order that does not exist: authenticated, and changes nothing.
+    return this.probeCredentials(async () => {
       await this.#details('CHIPINCREDENTIALCHECK', null);
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Payline refused the merchant id, access key or contract number.' };
-      }
-      throw e;
-    }
+    }, 'Payline refused the merchant id, access key or contract number.');
   }
 }

@@ -78,14 +78,8 @@ export type SipsAnswer = { readonly [k: string]: SipsValue; readonly responseCod
  * the transaction and comparing it with the amounts stored before it (`pspState`).
  */
 export class SipsConnector extends HttpKitConnector<SipsCredentials> implements PspConnector {
-  readonly name = 'sips';
-
   constructor(opts: SipsConnectorOptions) {
     super('sips', opts);
-  }
-
-  protected get shownAs(): string {
-    return `SipsConnector(${this.sandbox ? 'test' : 'live'})`;
   }
 
   /**
@@ -117,18 +111,12 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
-    try {
-      // Reading a transaction that does not exist: sealed and authenticated, and changes nothing.
-      // Sips answers `25` (unknown transaction) to good credentials.
+    // Reading a transaction that does not exist: sealed and authenticated, and changes nothing.
+    // Sips answers `25` (unknown transaction) to good credentials.
+    return this.probeCredentials(async () => {
       const a = await this.#call(SIPS_PATHS.getTransactionData, INTERFACE_VERSIONS.diagnostic, { transactionReference: 'CHIPINCREDENTIALCHECK' });
       if (a.responseCode !== '25' && a.responseCode !== '00') throw this.fault('bad_response', `getTransactionData: responseCode ${a.responseCode}`);
-      return { ok: true };
-    } catch (e) {
-      if (e instanceof PspIntegrationError && e.code === 'bad_credentials') {
-        return { ok: false, message: 'Sips refused the merchant id, the secret key or its version (check the brand too: each bank has its own server).' };
-      }
-      throw e;
-    }
+    }, 'Sips refused the merchant id, the secret key or its version (check the brand too: each bank has its own server).');
   }
 
   #reference(op: string, key: string): string {
