@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { DalenysConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Dalenys (formerly Be2bill; Payplug group). The API paths (/front/service/rest/process and
@@ -56,16 +57,10 @@ export const dalenysDefinition: ConnectorDefinition = {
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['identifier', 'password'] as const) if (!c[f]) throw new TypeError(`dalenys: credential ${f} is missing`);
+    requireCredentials('dalenys', c, ['identifier', 'password']);
     return new DalenysConnector({
+      ...httpKitOptions(account, context),
       credentials: { identifier: c.identifier!, password: c.password! },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { PspIntegrationError, type PspConnector } from '../connector.ts';
+import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from './json-call.ts';
 import type { PspOperations } from './operations.ts';
@@ -117,6 +118,24 @@ export interface HttpKitConnectorOptions<C> {
   /** The operation log of this PSP account (src/psp/kit/operations.ts). */
   operations: PspOperations;
   logger?: PspLogger | undefined;
+}
+
+/** A TypeError at boot naming the first of the `names` the account's credentials lack (`<psp>: credential <name> is missing`). */
+export function requireCredentials(psp: string, credentials: PspAccountConfig['credentials'], names: readonly string[]): void {
+  for (const f of names) if (!credentials[f]) throw new TypeError(`${psp}: credential ${f} is missing`);
+}
+
+/** What an {@link HttpKitConnector}'s definition gives it from the account and the context, besides its credentials. */
+export function httpKitOptions(account: PspAccountConfig, context: ConnectorContext): Omit<HttpKitConnectorOptions<never>, 'credentials'> {
+  return {
+    baseUrl: account.baseUrl,
+    sandbox: account.environment === 'test',
+    clock: context.clock,
+    timeoutMs: context.timeoutMs,
+    http: context.http,
+    logger: context.logger,
+    operations: context.operations,
+  };
 }
 
 /**

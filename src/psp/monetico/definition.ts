@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { MoneticoConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { usableKey } from './mapping.ts';
 
 /**
@@ -77,19 +78,11 @@ export const moneticoDefinition: ConnectorDefinition = {
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['tpe', 'societe', 'key'] as const) {
-      if (!c[f]) throw new TypeError(`monetico: credential ${f} is missing`);
-    }
+    requireCredentials('monetico', c, ['tpe', 'societe', 'key']);
     if (usableKey(c.key!).length !== 20) throw new TypeError('monetico: the security key must be 40 hexadecimal characters');
     return new MoneticoConnector({
+      ...httpKitOptions(account, context),
       credentials: { tpe: c.tpe!, societe: c.societe!, key: c.key! },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };

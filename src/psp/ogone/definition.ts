@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { OgoneConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { HASH_ALGORITHMS, type HashAlgorithm } from './mapping.ts';
 
 /**
@@ -97,18 +98,10 @@ export const ogoneDefinition: ConnectorDefinition = {
     const c = account.credentials;
     const algorithm = c.hash_algorithm;
     if (!isHashAlgorithm(algorithm)) throw new TypeError('ogone: hash_algorithm must be sha1, sha256 or sha512');
-    for (const f of ['pspid', 'user_id', 'password', 'sha_in', 'sha_out'] as const) {
-      if (!c[f]) throw new TypeError(`ogone: credential ${f} is missing`);
-    }
+    requireCredentials('ogone', c, ['pspid', 'user_id', 'password', 'sha_in', 'sha_out']);
     return new OgoneConnector({
+      ...httpKitOptions(account, context),
       credentials: { pspid: c.pspid!, userId: c.user_id!, password: c.password!, shaIn: c.sha_in!, shaOut: c.sha_out!, algorithm },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };

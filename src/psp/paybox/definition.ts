@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PayboxConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { payboxPublicKey } from './notifications.ts';
 
 /**
@@ -111,22 +112,14 @@ export const payboxDefinition: ConnectorDefinition = {
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['site', 'rank', 'identifier', 'cle'] as const) {
-      if (!c[f]) throw new TypeError(`paybox: credential ${f} is missing`);
-    }
+    requireCredentials('paybox', c, ['site', 'rank', 'identifier', 'cle']);
     return new PayboxConnector({
+      ...httpKitOptions(account, context),
       // public_key is required for new accounts; an account saved before the field existed has none, and its 3-D Secure returns are refused until it is added (docs/psp/paybox.md).
       credentials: { site: c.site!, rank: c.rank!, identifier: c.identifier!, cle: c.cle!, ...(c.public_key ? { publicKey: c.public_key } : {}) },
-      baseUrl: account.baseUrl,
       mpiUrl: mpiUrlFor(account.baseUrl),
       accountId: account.id,
       publicUrl: context.publicUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };

@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PaylineConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Payline by Monext, DirectPayment and Extended web services (SOAP). The endpoints are
@@ -69,18 +70,10 @@ export const paylineDefinition: ConnectorDefinition = {
   takesNotifications: false,
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['merchant_id', 'access_key', 'contract_number'] as const) {
-      if (!c[f]) throw new TypeError(`payline: credential ${f} is missing`);
-    }
+    requireCredentials('payline', c, ['merchant_id', 'access_key', 'contract_number']);
     return new PaylineConnector({
+      ...httpKitOptions(account, context),
       credentials: { merchantId: c.merchant_id!, accessKey: c.access_key!, contractNumber: c.contract_number! },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };

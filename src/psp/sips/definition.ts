@@ -1,5 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { SipsConnector } from './connector.ts';
+import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /** The banks' brands of Worldline Sips 2.0, and Worldline's own: one platform, one API, a host each. */
 export const SIPS_BRANDS = ['worldline', 'mercanet', 'sogenactif', 'sherlocks'] as const;
@@ -92,18 +93,10 @@ export const sipsDefinition: ConnectorDefinition = {
   takesNotifications: false,
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['merchant_id', 'secret_key', 'key_version'] as const) {
-      if (!c[f]) throw new TypeError(`sips: credential ${f} is missing`);
-    }
+    requireCredentials('sips', c, ['merchant_id', 'secret_key', 'key_version']);
     return new SipsConnector({
+      ...httpKitOptions(account, context),
       credentials: { merchantId: c.merchant_id!, secretKey: c.secret_key!, keyVersion: c.key_version! },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      operations: context.operations,
     });
   },
 };
