@@ -1,5 +1,4 @@
 import type { AmountOperation, Operation, TransactionRef, TransactionResult, TransactionStatus } from '../connector.ts';
-import { assertKey } from '../input-checks.ts';
 import { reviveTransaction, type PspOperations } from './operations.ts';
 
 /**
@@ -94,7 +93,8 @@ interface MaintenanceReconcile<B> {
 }
 
 /**
- * One capture, void or refund, once per (operation, key) through the operation log, its
+ * One capture, void or refund, once per (operation, key) through the operation log (which checks
+ * the key), its
  * parameters being the transaction id and the amount; a call whose outcome is unknown is
  * reconciled by comparing what was stored before it with the transaction now.
  */
@@ -105,7 +105,6 @@ export function maintainOnce<B>(
   send: () => Promise<TransactionResult>,
   r: MaintenanceReconcile<B>,
 ): Promise<TransactionResult> {
-  assertKey(input.idempotencyKey);
   const reconcile = async (): Promise<TransactionResult | undefined> => {
     const before = r.before();
     if (!before) return undefined;
