@@ -43,21 +43,21 @@ const forbidden = [
     severity: 'error',
     comment: 'A repository holds the SQL of one aggregate: it never reaches up into use cases, jobs, messages, pages or HTTP.',
     from: { path: REPOSITORY },
-    to: { path: '^src/(use-cases|jobs|messaging|pages|dashboard|http)/' },
+    to: { path: '^src/(use-cases|jobs|messaging|pages|http)/' },
   },
   {
     name: 'routes-call-use-cases-not-repositories',
     severity: 'error',
     comment:
       'A route (and a back-office handler) parses its input, calls a use case or a query module of use-cases/, and maps the outcome: it never reaches the SQL of a repository itself (docs/architecture.md, "Layers").',
-    from: { path: '^src/(http/routes|dashboard/(routes|api))/' },
+    from: { path: '^src/http/(routes|backoffice/(routes|api))/' },
     to: { path: REPOSITORY },
   },
   {
     name: 'no-http-below-routes',
     severity: 'error',
     comment: 'Only the HTTP layer (and the composition root, app.ts/main.ts) knows HTTP: use cases return outcomes, never HTTP types.',
-    from: { path: '^src/(domain|use-cases|jobs|db|messaging|psp|pages|i18n|html)/|^src/services\\.ts$|' + REPOSITORY },
+    from: { path: '^src/(domain|use-cases|jobs|db|messaging|psp|pages|i18n|html|staff)/|^src/services\\.ts$|' + REPOSITORY },
     to: { path: '^src/http/' },
   },
   {

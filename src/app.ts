@@ -22,7 +22,7 @@ import { JobScheduler } from './jobs/scheduler.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
 import { registerPaymentJobs } from './use-cases/jobs.ts';
 import { ExpirySweep } from './use-cases/expire-purchase.ts';
-import { startDashboardPurge } from './dashboard/purge.ts';
+import { startDashboardPurge } from './staff/purge.ts';
 import { openDatabase } from './db/open.ts';
 import { openPostgres } from './db/postgres.ts';
 import { openReplicaReads, REPLICA_POOL, type ReplicaReads } from './db/read-replica.ts';

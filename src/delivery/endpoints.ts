@@ -34,7 +34,7 @@ export function stillSigningUntil(until: Date | null, now: Date): Date | null {
 
 const MAX_URL_LENGTH = 2048;
 
-/** Which rule a webhook setting broke, for a page to say in its language (`webhookRefusal` in src/dashboard/texts.ts). */
+/** Which rule a webhook setting broke, for a page to say in its language (`webhookRefusal` in src/http/backoffice/texts.ts). */
 export type WebhookRule =
   | { code: 'too_long'; max: number }
   | { code: 'not_absolute' }

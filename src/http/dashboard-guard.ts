@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts, DashboardUser } from '../accounts/accounts.ts';
-import { adminOnly } from '../dashboard/roles.ts';
-import { SESSION_COOKIE, type DashboardSessions } from '../dashboard/sessions.ts';
+import { adminOnly } from './backoffice/roles.ts';
+import { SESSION_COOKIE, type DashboardSessions } from '../staff/sessions.ts';
 import { readCookie } from '../pages/csrf.ts';
 import { BUDGETS, type AttemptBudgets } from '../auth/attempt-budgets.ts';
 import { ApiError } from './errors.ts';

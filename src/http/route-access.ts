@@ -1,4 +1,4 @@
-import { adminOnly, under } from '../dashboard/roles.ts';
+import { adminOnly, under } from './backoffice/roles.ts';
 
 /**
  * Who may call a route, as a function of the route alone: its template as registered and its
@@ -28,7 +28,7 @@ export interface RouteAccess {
 
 /**
  * The route families taking back-office credentials, by template prefix, first match wins. The
- * pages check the session in `signedIn` (src/dashboard/routes/support.ts), the back-office
+ * pages check the session in `signedIn` (src/http/backoffice/routes/support.ts), the back-office
  * API and the sandbox inbox in the `DashboardGuard`; each of them applies {@link adminOnly} to the
  * same template.
  */

@@ -22,7 +22,7 @@ export function linkify(text: string): SafeHtml {
 /**
  * The sandbox inbox: the messages sent for an account, newest first, each body as plain text with
  * its links clickable, for a caller with HTTP Basic (a signed-in user gets the back office's page,
- * src/dashboard/pages/inbox-page.ts, in their language). English. `shown` is how many
+ * src/http/backoffice/pages/inbox-page.ts, in their language). English. `shown` is how many
  * messages the route lists at most. Times in the account's `timeZone`, stated, as its messages and
  * back office show them.
  */

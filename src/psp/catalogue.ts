@@ -10,7 +10,7 @@ type CatalogueRoute = { kind: 'direct'; connector: string } | { kind: 'hyperswit
 
 /**
  * Why a PSP is not reached, as data, for a page to say in its language (`notReachedWhy` in
- * src/dashboard/texts.ts); `reason` is the same in English, for the API and the README.
+ * src/http/backoffice/texts.ts); `reason` is the same in English, for the API and the README.
  */
 export type NotYetWhy =
   | { code: 'no_connector' }

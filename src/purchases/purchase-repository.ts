@@ -194,7 +194,7 @@ export async function listPurchases(sql: Sql, accountId: string, f: PurchaseFilt
   return rows.map(toPurchase);
 }
 
-/** A purchase as the back office's CSV export shows it (src/dashboard/purchases-csv.ts), with its keyset cursor. */
+/** A purchase as the back office's CSV export shows it (src/http/backoffice/purchases-csv.ts), with its keyset cursor. */
 export interface PurchaseExportRow {
   id: string;
   ref: string | null;

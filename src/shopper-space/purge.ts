@@ -9,7 +9,7 @@ const SHOPPER_PURGE_EVERY_MS = 3_600_000;
 /**
  * Deletes the space's sessions ended, and sign-in requests expired, more than a day ago (by the
  * service clock, as their expiry is): they sign nobody in. Every `everyMs` in this process, as the
- * back office's purge (src/dashboard/purge.ts): idempotent, so any process may run it, and one a
+ * back office's purge (src/staff/purge.ts): idempotent, so any process may run it, and one a
  * stopped process missed is done by the next. A timer and not a durable job for the back office's
  * reason (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job). Answers the function that stops it.
  */

@@ -29,7 +29,7 @@ export function sha256(text: string): Buffer {
 }
 
 /**
- * Sessions of the shopper's space, as the back office's (src/dashboard/sessions.ts): stored
+ * Sessions of the shopper's space, as the back office's (src/staff/sessions.ts): stored
  * server-side (shopper_sessions), the cookie a random token, the table its hash; the CSRF token
  * an HMAC of the session token, compared in constant time. Times are the service clock's.
  */

@@ -67,7 +67,7 @@ const READ_BY_UNPAID: readonly (typeof EDITABLE)[number][] = [
 
 /**
  * Why an edit is refused, as data: the back office says it in the page's language
- * (`offerRefusal` in src/dashboard/texts.ts); the API answers `message`, in English.
+ * (`offerRefusal` in src/http/backoffice/texts.ts); the API answers `message`, in English.
  */
 export type OfferRefusal =
   | { code: 'not_integer' }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS } from '../../src/audit/audit-log.ts';
-import { auditLine } from '../../src/dashboard/pages/audit-line.ts';
+import { auditLine } from '../../src/http/backoffice/pages/audit-line.ts';
 
 /**
  * How the purchase's history and the Team page's activity name an audit entry

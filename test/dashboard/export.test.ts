@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvCell } from '../../src/dashboard/purchases-csv.ts';
+import { csvCell } from '../../src/http/backoffice/purchases-csv.ts';
 import { NO_PARALLEL_WORKERS, purchaseExportQuery } from '../../src/purchases/purchase-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

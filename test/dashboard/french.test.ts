@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { commentIn } from '../../src/dashboard/purchase-comment.ts';
-import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
-import { CREDENTIAL_HELP_FR } from '../../src/dashboard/credential-help.ts';
+import { commentIn } from '../../src/http/backoffice/purchase-comment.ts';
+import { DASHBOARD_TEXT } from '../../src/http/backoffice/texts.ts';
+import { CREDENTIAL_HELP_FR } from '../../src/http/backoffice/credential-help.ts';
 import { EVENT } from '../../src/domain/events.ts';
 import { RISK_REASON_CODES } from '../../src/domain/eligibility.ts';
 import { installmentFailedComment, installmentPaidComment } from '../../src/domain/installment-rules.ts';

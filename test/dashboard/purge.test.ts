@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeDashboardRows, startDashboardPurge } from '../../src/dashboard/purge.ts';
+import { purgeDashboardRows, startDashboardPurge } from '../../src/staff/purge.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { signIn } from '../helpers/dashboard.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { periodText } from '../../src/dashboard/pages/reconciliation-page.ts';
+import { periodText } from '../../src/http/backoffice/pages/reconciliation-page.ts';
 import { zonedMidnight } from '../../src/i18n/format.ts';
 
 /** How the Reconciliation page names a run's period (docs/back-office.md#reconciliation): as the days staff asked for. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
-import { adminOnly } from '../../src/dashboard/roles.ts';
+import { adminOnly } from '../../src/http/backoffice/roles.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 
 /** Roles (docs/back-office.md#roles): what a support user may do, and the admin-only prefixes refused to them. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DASHBOARD_TEXT } from '../../src/dashboard/texts.ts';
+import { DASHBOARD_TEXT } from '../../src/http/backoffice/texts.ts';
 
 /**
- * The back office's texts are joined from one part per page (src/dashboard/pages/*-texts.ts, the
- * words several pages share in src/dashboard/texts.ts). Each French part is typed as its English
+ * The back office's texts are joined from one part per page (src/http/backoffice/pages/*-texts.ts, the
+ * words several pages share in src/http/backoffice/texts.ts). Each French part is typed as its English
  * one, so tsc proves every key exists in both; this walk proves it again on the joined values:
  * the same keys at every level, the same kind of value (a text, a function that words one, a
  * list, a group of them), and no empty text.

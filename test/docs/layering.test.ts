@@ -60,7 +60,7 @@ describe('imports follow the layers (dependency-cruiser)', () => {
     write('src/jobs/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
     write('src/purchases/purchase-repository.ts', 'export const findPurchase = 1;\n');
     write('src/http/routes/merchant-v1/purchases.ts', "import { findPurchase } from '../../../purchases/purchase-repository.ts';\nexport const r = findPurchase;\n");
-    write('src/dashboard/api/purchases.ts', "import type { findPurchase } from '../../purchases/purchase-repository.ts';\nexport type R = typeof findPurchase;\n");
+    write('src/http/backoffice/api/purchases.ts', "import type { findPurchase } from '../../../purchases/purchase-repository.ts';\nexport type R = typeof findPurchase;\n");
     const found = cruiseLayers(dir, ['src']).then(errors);
 
     it.each([
@@ -74,7 +74,7 @@ describe('imports follow the layers (dependency-cruiser)', () => {
       ['a route importing a repository', 'routes-call-use-cases-not-repositories: src/http/routes/merchant-v1/purchases.ts → src/purchases/purchase-repository.ts'],
       [
         'a back-office handler importing a repository (a type only)',
-        'routes-call-use-cases-not-repositories: src/dashboard/api/purchases.ts → src/purchases/purchase-repository.ts',
+        'routes-call-use-cases-not-repositories: src/http/backoffice/api/purchases.ts → src/purchases/purchase-repository.ts',
       ],
     ])('%s', async (_what, violation) => {
       expect(await found).toContain(violation);

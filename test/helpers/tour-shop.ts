@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import type { ChipinApp } from '../../src/app.ts';
-import { inviteMember } from '../../src/dashboard/invitations.ts';
+import { inviteMember } from '../../src/staff/invitations.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, type Caller } from './api.ts';
 

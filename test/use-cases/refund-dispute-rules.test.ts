@@ -10,7 +10,7 @@
  *   is kept (parked) and applied once the transaction is recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purchaseDetail } from '../../src/dashboard/purchase-detail.ts';
+import { purchaseDetail } from '../../src/use-cases/purchase-detail.ts';
 import { paymentsByTransactions } from '../../src/payments/reconciliation-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import type { AuthorizeInput, NotifiedDispute, TransactionResult } from '../../src/psp/connector.ts';
