@@ -92,6 +92,15 @@ export type RequestedDates = {
   balanceDate?: string;
 };
 
+/** The due dates a purchase asked for, as its schedule takes them (docs/schedules.md#requested-dates). */
+export function requestedDatesOf(p: { secondInstallmentDate: string | null; deferredPaymentDate: string | null; balancePaymentDate: string | null }): RequestedDates {
+  return {
+    ...(p.secondInstallmentDate ? { secondInstallmentDate: p.secondInstallmentDate } : {}),
+    ...(p.deferredPaymentDate ? { deferredDate: p.deferredPaymentDate } : {}),
+    ...(p.balancePaymentDate ? { balanceDate: p.balancePaymentDate } : {}),
+  };
+}
+
 /** The longest maximum balance delay a DOWN_PAYMENT offer may have, in days (docs/schedules.md#down-payment). */
 export const MAX_BALANCE_DELAY_DAYS = 365;
 

@@ -1,7 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import type { RequestedDates } from '../domain/schedule.ts';
-import { requestedDatesOf } from '../purchases/purchase.ts';
+import { type RequestedDates, requestedDatesOf } from '../domain/schedule.ts';
 
 /**
  * The payment side of a purchase: its money columns (the leader's share, the pot's deadline, the

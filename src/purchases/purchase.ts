@@ -1,5 +1,4 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
-import type { RequestedDates } from '../domain/schedule.ts';
 
 /** A line of the basket, as the merchant sent it (Merchant API v1 Product). */
 export interface Product {
@@ -60,14 +59,5 @@ export interface Purchase {
     email: string;
     firstName: string | null;
     lastName: string | null;
-  };
-}
-
-/** The due dates a purchase asked for, as its schedule takes them (docs/schedules.md#requested-dates). */
-export function requestedDatesOf(p: { secondInstallmentDate: string | null; deferredPaymentDate: string | null; balancePaymentDate: string | null }): RequestedDates {
-  return {
-    ...(p.secondInstallmentDate ? { secondInstallmentDate: p.secondInstallmentDate } : {}),
-    ...(p.deferredPaymentDate ? { deferredDate: p.deferredPaymentDate } : {}),
-    ...(p.balancePaymentDate ? { balanceDate: p.balancePaymentDate } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { OfferType } from '../domain/offer-terms.ts';
-import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
+import { requestedDatesOf } from '../domain/schedule.ts';
+import type { Purchase } from '../purchases/purchase.ts';
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Database } from '../db/database.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';

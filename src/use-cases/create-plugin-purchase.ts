@@ -9,10 +9,10 @@ import { normalizeTypedPhone } from '../messaging/phone-numbers.ts';
 import { offerPaymentMode } from '../payments/bank-transfer-repository.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import { findReferencePurchases, lockReference } from '../purchases/purchase-repository.ts';
-import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
+import type { Purchase } from '../purchases/purchase.ts';
 import { formatIsoDate } from '../domain/apr.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
-import { computeSchedule, ScheduleError, type RequestedDates } from '../domain/schedule.ts';
+import { computeSchedule, ScheduleError, type RequestedDates, requestedDatesOf } from '../domain/schedule.ts';
 import { originOf } from '../sdk/protocol.ts';
 import { createPurchase, type CreatePurchaseDeps } from './create-purchase.ts';
 

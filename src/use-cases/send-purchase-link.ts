@@ -2,7 +2,8 @@ import { paymentPageUrl } from '../domain/links.ts';
 import type { CreditOfferRules } from '../domain/offer-terms.ts';
 import type { Messenger, OfferSummary } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
-import { requestedDatesOf, type Purchase } from '../purchases/purchase.ts';
+import { requestedDatesOf } from '../domain/schedule.ts';
+import type { Purchase } from '../purchases/purchase.ts';
 
 export interface SendPurchaseLinkDeps {
   messenger: Pick<Messenger, 'sendPurchaseLinkEmail' | 'sendPurchaseLinkSms'>;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTestMode, type Offer } from '../../../accounts/offer.ts';
 import { isUuid, parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
-import { computeSchedule, type Schedule } from '../../../domain/schedule.ts';
+import { computeSchedule, type Schedule, requestedDatesOf } from '../../../domain/schedule.ts';
 import { DECLINE_FIELD } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
 import { checkoutPage, confirmingPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
@@ -17,7 +17,7 @@ import { shopReturnUrl, type ShopOutcome } from '../../../delivery/shop-return.t
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
 import { resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
-import { requestedDatesOf, type Purchase } from '../../../purchases/purchase.ts';
+import type { Purchase } from '../../../purchases/purchase.ts';
 import { purchaseForPage } from '../../../use-cases/page-lookup.ts';
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang, type Lang } from '../../../i18n/lang.ts';
