@@ -5,8 +5,9 @@
  *   npx tsx bench/delivery.ts
  *
  * With none of the run variables below set (BENCH_EVENTS, BENCH_RATE, BENCH_PURCHASES,
- * BENCH_BATCH, BENCH_PRODUCER, BENCH_EMBEDDED), it runs the two rows of the performance issue,
- * each in a fresh child run of this script, and prints them with their targets and MET / NOT MET:
+ * BENCH_BATCH, BENCH_PRODUCER, BENCH_EMBEDDED), it runs the two target rows
+ * (docs/performance.md#delivery-rows), each in a fresh child run of this script, and prints them
+ * with their targets and MET / NOT MET:
  *   - the producers' rate: 15,000 events, one per transaction, committed as fast as four
  *     connections can while Chipin delivers them: the highest rate this host's producers commit;
  *   - paced at that rate (at most 2,000/s, rounded down to 50) for 30 s: p50 < 50 ms,
@@ -89,7 +90,7 @@ import { LOOPBACK, ROOT, cpuTimeMs, freePort, killAllSync, machineBusyMs, runTs,
 
 // --- settings ------------------------------------------------------------------------------
 
-/** The variables that choose one run; with none of them set, the issue's two rows run. */
+/** The variables that choose one run; with none of them set, the two target rows run. */
 const RUN_VARIABLES = ['BENCH_EVENTS', 'BENCH_RATE', 'BENCH_PURCHASES', 'BENCH_BATCH', 'BENCH_PRODUCER', 'BENCH_PRODUCERS', 'BENCH_EMBEDDED', 'BENCH_QUIET'];
 const issueRows = RUN_VARIABLES.every((v) => !process.env[v]?.trim());
 
@@ -748,7 +749,7 @@ async function main(): Promise<void> {
   if (lost > 0 || duplicates > 0) process.exitCode = 1;
 }
 
-// --- the issue's rows (no run variable set) ------------------------------------------------
+// --- the target rows (no run variable set) -------------------------------------------------
 
 interface RunResult {
   events: number;

@@ -22,8 +22,8 @@
  *   BENCH_PIN=0              do not pin (default: autocannon on core 0, the servers and every
  *                            PostgreSQL process on the other cores, with taskset; bench/pinning.ts)
  *
- * Every target row of the performance issue is printed at the end with MET / NOT MET, or why it
- * was not measured (a row with a pg baseline needs BENCH_DATABASE_URL).
+ * Every target row (docs/performance.md#current-figures) is printed at the end with MET / NOT MET,
+ * or why it was not measured (a row with a pg baseline needs BENCH_DATABASE_URL).
  *
  * Results: a table on stdout and bench/results/latest.json.
  */
@@ -572,7 +572,7 @@ async function main(): Promise<void> {
   );
   const processes = settings.processes > 1 ? await measureProcesses(ctx, results) : undefined;
 
-  // Every target row of the issue, in its order, measured or with why not.
+  // Every target row, in its order, measured or with why not.
   process.stdout.write('targets:\n');
   for (const s of SCENARIOS.filter((x) => x.baseline)) {
     const c = comparisons.find((x) => x.scenario === s.name);

@@ -1,6 +1,6 @@
 /**
- * Scale benchmark: what requests cost as the data grows (the performance issue's "seed 1 M, then
- * 10 M purchases" rows), on PostgreSQL.
+ * Scale benchmark: what requests cost as the data grows (the "seed 1 M, then 10 M purchases"
+ * rows of docs/performance.md#data-growth), on PostgreSQL.
  *
  *   npm run bench:scale
  *

@@ -10,9 +10,9 @@ const REMOTE_GAP_MS = 5;
  * Wake-ups that say "something was committed on this channel" (`Sql.notify`), sent after the
  * commit, never from inside the writing transaction.
  *
- * Why not a NOTIFY in the transaction (as a trigger did before): PostgreSQL serialises the commits
- * of every transaction that notified, on one database-wide lock held until the commit is flushed
- * to disk, so concurrent writes no longer share a WAL flush. Measured: 13,000–19,000 inserts a
+ * Why not a NOTIFY in the transaction (a trigger's way): PostgreSQL serialises the commits of
+ * every transaction that notified, on one database-wide lock held until the commit is flushed to
+ * disk, so concurrent writes cannot share a WAL flush. Measured: 13,000–19,000 inserts a
  * second without NOTIFY, 4,100–4,400 with it, on this machine (docs/performance.md).
  *
  * So: listeners in this process are called at once; the other processes get one NOTIFY per

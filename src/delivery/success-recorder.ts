@@ -9,10 +9,10 @@ interface Waiting extends SuccessRecord {
 /**
  * Records successful attempts in groups, as PostgreSQL groups commits: the first success is
  * written at once, and those that end while a write is under way go together in the next one
- * (up to `max`). Nothing waits for a timer, so a quiet worker records each success as soon as
- * before; in a burst, one statement and one commit record a slot's worth of deliveries instead of
+ * (up to `max`). Nothing waits for a timer, so a quiet worker records each success at once;
+ * in a burst, one statement and one commit record a slot's worth of deliveries instead of
  * one each (docs/performance.md). A success not yet written when the process dies is sent again
- * after its lease: at-least-once, as before.
+ * after its lease: at-least-once, as every delivery.
  */
 export class SuccessRecorder {
   readonly #waiting: Waiting[] = [];

@@ -76,7 +76,7 @@ export const RISK_BOUNDS = { maxAmountCents: 100_000_000, maxCount: 1_000, maxLi
 /**
  * What applies when neither the account nor the offer sets a rule: card checks that no serious
  * lender skips (a prepaid card cannot be charged months later; an expired one cannot either),
- * and nothing else, so that an account sells as before until its staff set limits.
+ * and nothing else, so that an account sells without limits until its staff set some.
  */
 export const BUILT_IN_RULES: Readonly<RiskRules> = { refuse_prepaid_cards: true, card_must_outlast_plan: true };
 

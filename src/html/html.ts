@@ -1,6 +1,6 @@
 /**
- * HTML built with a tagged template that escapes every interpolated value, so that leaving out an
- * escape is no longer possible: `` html`<p>${name}</p>` ``. Only what is already HTML passes as is:
+ * HTML built with a tagged template that escapes every interpolated value, so that an escape
+ * cannot be left out: `` html`<p>${name}</p>` ``. Only what is already HTML passes as is:
  * the result of another `html` template, or `raw(...)` for our own constants (inline CSS).
  *
  * Our own rather than a package: the whole contract is these few lines, has no options to get

@@ -118,7 +118,7 @@ export class DashboardGuard {
   /**
    * A page that takes the back-office session or HTTP Basic (the sandbox inbox): a user signed in
    * to the back office is let in by the session cookie, without being asked for the password
-   * again; without a session (a script, another browser), Basic as before. Basic wins when both
+   * again; without a session (a script, another browser), HTTP Basic. Basic wins when both
    * are sent, as on the back-office API. Reads only: a `GET` needs no CSRF proof.
    */
   async checkPage(request: FastifyRequest): Promise<DashboardCheck> {

@@ -65,7 +65,7 @@ export function registerRequestInput(app: App): void {
   // A JSON body sent WITHOUT any Content-Type header (a published merchant plugin posts its
   // schedule simulation that way; an empty header counts as none, see the onRequest hook) is read as JSON on the JSON API routes. Fastify hands such
   // requests, and those of a type no parser knows, to this catch-all: an explicit other type,
-  // and the form-encoded token endpoint, still get 415 / 400 as before, without reading the body.
+  // and the form-encoded token endpoint, get 415 / 400, without reading the body.
   app.addContentTypeParser('*', (req, payload, done) => {
     if (req.is404) return done(null, undefined);
     const type = req.headers['content-type'];

@@ -10,11 +10,11 @@ import type { DueWorkRunner } from '../jobs/due-work.ts';
 import { SerialRuns } from '../jobs/serial-runs.ts';
 
 /**
- * The job that expired a purchase before `purchases.expires_at` and its sweep.
- * No purchase is created with one any more, but its handler stays registered
- * (src/use-cases/jobs.ts): during a rolling upgrade the previous build still creates purchases
- * with this job and no `expires_at` (docs/deployment.md#rolling-upgrade), and the jobs of
- * purchases created before the upgrade still run. Remove it one release after the sweep shipped.
+ * The job that expires a purchase that has it instead of `purchases.expires_at` (the sweep's
+ * column). This build creates none, but its handler stays registered (src/use-cases/jobs.ts):
+ * during a rolling upgrade the previous build creates purchases with this job and no
+ * `expires_at` (docs/deployment.md#rolling-upgrade), and the jobs of purchases created before the
+ * upgrade run too. Remove it one release after the sweep shipped.
  */
 export const EXPIRE_JOB = 'purchase.expire';
 

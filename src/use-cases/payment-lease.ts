@@ -8,7 +8,7 @@ import type { PaymentDeps } from './deps.ts';
  * reconciliation job never resolves a payment a live request is still running (a slow PSP, a
  * 3-D Secure answer on its way). When `run` fails, the lease ends at once: after a PSP fault it
  * is cleared (nothing was recorded as charged, and the shopper's next attempt replays the same
- * key, as before leases); after any other failure (the database lost while recording the PSP's
+ * key); after any other failure (the database lost while recording the PSP's
  * answer) it lapses, and the job resolves the payment within seconds. A process killed outright
  * stops renewing: the lease lapses by itself within 10 s. The renewal is the request's heartbeat,
  * which is why it is a timer and not a durable job (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).

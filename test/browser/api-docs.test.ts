@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe.runIf(hasBrowser)('API reference (/docs) in Chromium', () => {
-  it("issue 35 item 15: loads under the service's CSP without a console error or a violation, titled Chipin, without the framework's logo", async () => {
+  it("loads under the service's CSP without a console error or a violation, titled Chipin, without the framework's logo", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
       const problems: string[] = [];

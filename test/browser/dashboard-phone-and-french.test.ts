@@ -8,7 +8,7 @@ import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser, overflowing, PHONE, signedInPage, startServedApp } from '../helpers/browser.ts';
 
 /**
- * The back office on a phone (390×844) and in French (issue 35 items 13 and 14), in Chromium:
+ * The back office on a phone (390×844) and in French, in Chromium:
  * nothing wider than the screen (tables scroll inside their region), the chart's labels readable,
  * the home figures saying what they count, the refund confirmation showing who gets what back,
  * and no state, purpose, status or event shown by its code or in English on the French pages.

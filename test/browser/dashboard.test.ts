@@ -85,7 +85,7 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
         await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Successful');
         expect(page.url()).toContain(refundable);
         await expectAccessible(page, 'purchase');
-        // Money was captured: no cancel on offer, a line says a refund gives it back (issue 56 item 2).
+        // Money was captured: no cancel on offer, a line says a refund gives it back.
         expect(await page.getByRole('button', { name: 'Cancel the purchase…' }).count()).toBe(0);
         expect(await page.getByText('Money was captured, so this purchase can no longer be cancelled: a refund gives the money back.').count()).toBe(1);
 
@@ -124,7 +124,7 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
         await page.getByRole('searchbox', { name: 'Search' }).fill('BROWSER-CANCEL');
         await page.getByRole('button', { name: 'Apply' }).click();
         await page.getByRole('link', { name: 'BROWSER-CANCEL' }).click();
-        // A destructive secondary action, not a full-width primary button like the refund's (issue 56 item 2).
+        // A destructive secondary action, not a full-width primary button like the refund's.
         const cancel = page.getByRole('button', { name: 'Cancel the purchase…' });
         const look = await cancel.evaluate((b) => ({
           width: b.getBoundingClientRect().width,
@@ -154,7 +154,7 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     JOURNEY_TIMEOUT,
   );
 
-  it('issue 35 item 15: the menu links to the sandbox inbox, which opens with the session, without an HTTP Basic prompt', async () => {
+  it('the menu links to the sandbox inbox, which opens with the session, without an HTTP Basic prompt', async () => {
     const page = await signInPage();
     try {
       await signIn(page);
@@ -182,7 +182,7 @@ describe.skipIf(!hasBrowser)('back office in Chromium', () => {
     }
   });
 
-  it("issue 56 item 12: on a 1280 px screen an admin's banner is the name, language and sign-out on one line and the menu on at most two under it, in English and French", async () => {
+  it("on a 1280 px screen an admin's banner is the name, language and sign-out on one line and the menu on at most two under it, in English and French", async () => {
     for (const lang of ['en', 'fr'] as const) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: lang === 'fr' ? 'fr-FR' : 'en-GB' });
       try {

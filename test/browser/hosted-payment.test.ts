@@ -43,7 +43,7 @@ const pledgeUrls = async (id: string) =>
   (await app.services.db.query<{ id: string }>('SELECT id FROM pledges WHERE purchase_id = $1 ORDER BY position', [id])).rows.map((r) => `${app.base}/pledge/plg_${r.id}`);
 
 describe.runIf(hasBrowser)('hosted payment in Chromium', () => {
-  it('issue 56 item 9: an expiry the server would refuse is named before anything is sent, so the card number and CVC stay typed', async () => {
+  it('an expiry the server would refuse is named before anything is sent, so the card number and CVC stay typed', async () => {
     const p = await newPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) });
     await page.goto(p.payment_url);
     const posts: string[] = [];

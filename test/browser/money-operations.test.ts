@@ -171,7 +171,7 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
       await page.getByLabel('To (day, inclusive)').fill(today);
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect.poll(() => page.getByRole('status').textContent()).toBe('The period was checked: its run is listed below.');
-      // Issue 56 item 11: the runs' cells are spaced, not run together ("sandboxcompleted16").
+      // The runs' cells are spaced, not run together ("sandboxcompleted16").
       const cell = page.getByRole('region', { name: 'Runs' }).getByRole('cell').nth(1);
       expect(await cell.evaluate((td) => getComputedStyle(td).paddingLeft)).not.toBe('0px');
       const [paidTx, refundedTx] = [await transactionOf(ids.paid), await transactionOf(ids.refunded)];

@@ -211,7 +211,7 @@ describe.runIf(hasBrowser)('sandbox demo shop', () => {
     expect(verifyHs256(jwt, app.services.box.open(offer.secretEnc).reveal())).toMatchObject({ purchase: { uid: claims.purchase.uid } });
   });
 
-  it("issue 35 item 15: with the overlay open, its close button leaves the page's language link uncovered and clickable, on a phone and a desktop", async () => {
+  it("with the overlay open, its close button leaves the page's language link uncovered and clickable, on a phone and a desktop", async () => {
     for (const viewport of [
       { width: 390, height: 844 },
       { width: 1280, height: 900 },

@@ -77,7 +77,7 @@ const atPsp = async (purchaseId: string) =>
 // default 30 s (a loaded machine took the pot tests past it): not a timing assertion.
 const CONCURRENT_TEST_MS = 120_000;
 describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, errors, friends, language (Chromium)', { concurrent: true, timeout: CONCURRENT_TEST_MS }, () => {
-  it('item 1: a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async ({ expect }) => {
+  it('a €300 pot with a €100 friend says "€200.00 charged now · €100.00 held", and the sandbox PSP holds exactly €100', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -99,7 +99,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 1: the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async ({ expect }) => {
+  it('the friend pays, the pot is covered and the €100 hold is released (nothing more captured)', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -121,7 +121,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 2 (${lang}): the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async ({ expect }) => {
+    it(`${lang}: the installment page discloses amount financed, fees, total due and the fixed APR, equal to the simulation`, async ({ expect }) => {
       const offer = a.offer('INSTALLMENTS', 3);
       const p = await purchase(lang, {}, offer);
       const sim = (await a.post(`/api/merchants/${offer}/simulate_payment_schedule`, { amount_cents: 30_000, created: formatIsoDate(app.services.clock.now()) })).json() as {
@@ -150,7 +150,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 2: a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async ({ expect }) => {
+  it('a deferred offer\'s button says "Authorise … — charged on <date>", never "Pay"', async ({ expect }) => {
     const p = await purchase('en', {}, a.offer('DEFERRED'));
     const page = await open(p.payment_url);
     try {
@@ -163,7 +163,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
   });
 
   for (const lang of ['en', 'fr'] as const) {
-    it(`item 3 (${lang}): an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async ({ expect }) => {
+    it(`${lang}: an invalid expiry moves focus to the error summary, marks the field and keeps the name and the friends`, async ({ expect }) => {
       const p = await purchase(lang);
       const page = await open(p.payment_url, lang);
       try {
@@ -193,7 +193,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     });
   }
 
-  it('item 3: an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async ({ expect }) => {
+  it('an expired card refused by the PSP is the expiry field\'s error, not "card refused"; a disabled button looks disabled', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {
@@ -215,7 +215,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 4: French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async ({ expect }) => {
+  it('French friend rows: one fieldset per friend, a national phone number and "30,00 €" accepted, split evenly in French, rows stacked on a phone', async ({ expect }) => {
     const p = await purchase('fr', { amount: 9_000 });
     const page = await open(p.payment_url, 'fr');
     try {
@@ -248,7 +248,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it("issue 35 item 5: on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async ({ expect }) => {
+  it("on an en_GB purchase of a French shop, a friend's 06 12 34 56 78 is the French +33612345678, not a British +44 number", async ({ expect }) => {
     const p = await purchase('en', { amount: 9_000 });
     const page = await open(p.payment_url, 'en');
     try {
@@ -265,7 +265,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 6: the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async ({ expect }) => {
+  it('the page follows the purchase language, has a switcher, a title per state, and the sandbox 3-D Secure page follows it', async ({ expect }) => {
     const p = await purchase('fr');
     const page = await open(p.payment_url, 'en');
     try {
@@ -290,7 +290,7 @@ describe.runIf(hasBrowser)('shopper pages: money wording, credit disclosure, err
     }
   });
 
-  it('item 8: the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async ({ expect }) => {
+  it('the payment section is reachable by heading, the pot table has column headers, focus and input borders contrast ≥ 3:1', async ({ expect }) => {
     const p = await purchase('en');
     const page = await open(p.payment_url);
     try {

@@ -6,8 +6,8 @@ import { signIn } from '../helpers/dashboard.ts';
 
 /**
  * The purchase page offers "Cancel the purchase…" only when the cancel would go ahead: the page
- * and the cancel use case apply one rule (`cancelBar`, docs/back-office.md). Issue 56 item 2: a
- * purchase with money captured offered a cancel that then answered 409 "refund it instead".
+ * and the cancel use case apply one rule (`cancelBar`, docs/back-office.md): a purchase with money
+ * captured offers no cancel that would then answer 409 "refund it instead".
  */
 let app: TestApp;
 let a: Caller;
@@ -46,7 +46,7 @@ const offersCancel = (body: string, id: string) => body.includes(`action="/dashb
 const state = async (id: string) => (await a.get(`/api/merchants/v1/purchases/${id}`)).json().state as string;
 const CAPTURED_HINT = 'Money was captured, so this purchase can no longer be cancelled: a refund gives the money back.';
 
-describe('the cancel action on the purchase page (issue 56 item 2)', () => {
+describe('the cancel action on the purchase page', () => {
   it('a purchase with money captured shows no cancel action, and says a refund gives the money back', async () => {
     // A 3x plan (its first installment) and a pot (the leader's share) are captured while the
     // purchase is still LEADER_PROCESSED, a state the cancel move starts from: the page offered

@@ -42,7 +42,7 @@ describe('webhook settings', () => {
     expect(later.body).not.toContain(api.token);
   });
 
-  it('issue 56 item 4: saving again keeps the signing secret and token and says so; the rotate box makes new ones, the previous secret signing until a day later', async () => {
+  it('saving again keeps the signing secret and token and says so; the rotate box makes new ones, the previous secret signing until a day later', async () => {
     const first = await webhookOf(a);
     const again = await post('/dashboard/developers/webhook', `${form({ csrf: s.csrf, url: receiver.url('/moved') })}&events=paymentFailed`);
     expect(again.statusCode).toBe(200);

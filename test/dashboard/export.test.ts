@@ -149,7 +149,7 @@ describe('the CSV export', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.headers['content-type']).toMatch(/^text\/html/);
     expect(bad.body).toContain('Created from: enter a date as YYYY-MM-DD.');
-    // A day the service cannot compute with (issue 60): the same 400 page, never a 500.
+    // A day the service cannot compute with: the same 400 page, never a 500.
     const far = await csv('?from=0001-01-01&to=9999-12-31');
     expect(far.statusCode).toBe(400);
     expect(far.headers['content-type']).toMatch(/^text\/html/);

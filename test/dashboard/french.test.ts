@@ -13,7 +13,7 @@ import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 import { DEFAULT_PSP } from '../../src/psp/registry.ts';
 
 /**
- * The French back office is French throughout (issue 35 item 13): every text has a French version
+ * The French back office is French throughout: every text has a French version
  * that is not the English one, and every value the pages show (states, payment purposes and
  * statuses, timeline events, the purchase's comment) has a French label.
  */

@@ -83,7 +83,7 @@ describe('PSP accounts in the back office', () => {
     expect((await app.server.inject({ method: 'GET', url: '/api/backoffice/psp_catalogue' })).statusCode).toBe(401);
   });
 
-  it("issue 56 item 10: says why a PSP is not reached in the page's language, without Markdown", async () => {
+  it("says why a PSP is not reached in the page's language, without Markdown", async () => {
     const fr = (await get('/dashboard/psp-accounts?lang=fr')).body;
     expect(fr).toContain('Pas encore accessibles');
     expect(fr).toContain('son API n’est pas celle du connecteur ogone');

@@ -49,7 +49,7 @@ describe('the purchases list', () => {
     expect(await has('state=SUCCESSFUL&q=LIST-REF-1')).toEqual({ mine: true, other: false });
   });
 
-  it('issue 56 item 7: names the states in words that fit every offer: a 3x plan under way is "In progress", not the pot\'s "Leader paid"', async () => {
+  it('names the states in words that fit every offer: a 3x plan under way is "In progress", not the pot\'s "Leader paid"', async () => {
     const plan = await purchase({ ref: 'LIST-3X', merchant_uid: a.offer('INSTALLMENTS', 3) });
     const unpaid = await purchase({ ref: 'LIST-UNPAID' }, false);
     const row = async (ref: string, lang = 'en') => {
@@ -85,7 +85,7 @@ describe('the purchases list', () => {
     expect(res.body).toContain('Created from: enter a date as YYYY-MM-DD.');
   });
 
-  it('refuses a day the service cannot compute with (400, the form naming the field, in the page’s language), never a 500 (issue 60)', async () => {
+  it('refuses a day the service cannot compute with (400, the form naming the field, in the page’s language), never a 500', async () => {
     const res = await get('/dashboard/purchases?from=0001-01-01&to=9999-12-31');
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Created from: enter a date from 1970-01-01 to 9998-12-31.');

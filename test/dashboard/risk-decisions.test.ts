@@ -209,7 +209,7 @@ describe('the export', () => {
       expect((res.json() as { error: { debug: string } }).error.debug, query).toMatch(message);
     }
     expect((await exportCsv(a.dashboard, 'from=2026-13-01&to=2026-12-01')).statusCode).toBe(400);
-    // Days the service cannot compute with (issue 60): 400 naming the parameter, as the daily report, never a 500.
+    // Days the service cannot compute with: 400 naming the parameter, as the daily report, never a 500.
     for (const [query, field] of [
       ['from=0001-01-01&to=9999-12-31', 'from'],
       ['from=2026-01-01&to=9999-12-31', 'to'],

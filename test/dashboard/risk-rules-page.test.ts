@@ -47,7 +47,7 @@ describe("the offer page's risk rules", () => {
     const fr = await page(uid, 'fr');
     expect(fr.body).toContain('<h2 id="risk">Règles de risque</h2>');
     expect(rows(fr.body)[1]).toBe('Plans par client en un jour | 2 | cette offre');
-    // Issue 56 item 10: amounts as every French amount is written, not "3000.00 EUR".
+    // Amounts as every French amount is written, not "3000.00 EUR".
     expect(rows(fr.body)[0]).toBe('Encours maximal d’un client | 3\u202f000,00\u00a0€ | le compte');
   });
 });

@@ -70,7 +70,7 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
       expect(read.headers['cache-control']).toBe('no-store');
       expect(read.json()).toEqual({ ...first, updated_at: expect.any(String) });
 
-      // Issue 56 item 4: a change of URL or events keeps the token and secret the merchant checks with.
+      // A change of URL or events keeps the token and secret the merchant checks with.
       const second = await setWebhook(app, m, receiver.url('/other'), ['purchaseAborted', 'paymentProcessed', 'purchaseAborted']);
       expect(second).toEqual({ url: receiver.url('/other'), token: first.token, secret: first.secret, events: ['purchaseAborted', 'paymentProcessed'] });
       expect((await setWebhook(app, m, receiver.url('/other'), undefined, false)).secret).toBe(first.secret);

@@ -91,7 +91,7 @@ describe('the PSP catalogue', () => {
     for (const e of PSP_CATALOGUE) if (e.route.kind === 'not_yet') expect(e.route.reason, e.name).toMatch(/\w{3}/);
   });
 
-  it("this build reaches at least 26 of the original provider's 36, directly or through Hyperswitch (issue 31)", () => {
+  it("this build reaches at least 26 of the original provider's 36, directly or through Hyperswitch", () => {
     const reached = catalogueOf(BUILD)
       .slice(0, CONTRACT_PSP_COUNT)
       .filter((e) => e.route.kind !== 'not_yet');

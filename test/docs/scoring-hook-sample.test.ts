@@ -103,7 +103,7 @@ describe('docs/risk.md: the scoring hook sample, run as written', () => {
     expect(seen.at(-1)).toBe(false);
   });
 
-  it('binds its answer to the request: its accept of one decision, sent again for another, is not trusted (issue 60)', async () => {
+  it('binds its answer to the request: its accept of one decision, sent again for another, is not trusted', async () => {
     const box = new SecretBox(randomBytes(32));
     const hook = { url, secretEnc: box.seal(SECRET), timeoutMs: 5_000, onError: 'refuse' as const, enabled: true, updatedAt: NOW };
     const deps = { box, policy: new AddressPolicy('sandbox') };

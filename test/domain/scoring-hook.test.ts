@@ -84,7 +84,7 @@ describe('the timestamped signature', () => {
   });
 });
 
-describe("the answer's signature, bound to its request (issue 60)", () => {
+describe("the answer's signature, bound to its request", () => {
   it('is HMAC-SHA256 of "<t>.<decision_id>.<request v1>.<answer body>"', () => {
     const t = Math.floor(NOW.getTime() / 1000);
     const request = signTimestamped('hooksec_x', '{"decision_id":"dec_1"}', NOW);

@@ -244,7 +244,7 @@ describe(`disputes on the sandbox PSP (${onPostgres ? 'PostgreSQL' : 'PGlite'})`
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain(`pur_${second}`);
     expect(list.body).not.toContain(`pur_${first}`);
-    // Issue 56 item 11: the sale named as staff know it, by its reference and customer.
+    // The sale named as staff know it, by its reference and customer.
     expect(list.body).toContain(`>ORDER-2042</a><br><span class="muted">leader@example.com</span>`);
     const posted = await app.server.inject({
       method: 'POST',

@@ -2,8 +2,8 @@
  * Expiry (docs/purchase-lifecycle.md#expiry): a purchase still unpaid after its offer's
  * `expiry_hours` (24 by default) is CANCELLED ("Expired unpaid.", purchase.cancelled) by the
  * expiry sweep, driven by the sandbox clock; a leader payment whose outcome is unknown holds it
- * back; a purchase created with a `purchase.expire` job (before migration 039, or by the previous
- * build during a rolling upgrade) expires through that job.
+ * back; a purchase with a `purchase.expire` job and no `expires_at` (as the previous build creates
+ * it during a rolling upgrade) expires through that job.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleJob } from '../../src/jobs/scheduler.ts';

@@ -137,7 +137,7 @@ describe('Idempotency-Key', () => {
   });
 });
 
-/** The key's scope is the account, the matched route and the resource: never the URL as sent (issue 26). */
+/** The key's scope is the account, the matched route and the resource: never the URL as sent (docs/security.md#idempotency-scope). */
 describe('expired Idempotency-Keys', () => {
   const keysNamed = async (prefix: string) =>
     (await app.services.db.query<{ key: string }>('SELECT key FROM idempotency_keys WHERE key LIKE $1 ORDER BY key', [`${prefix}%`])).rows.map((r) => r.key);
@@ -195,7 +195,7 @@ describe('Idempotency-Key scope: one key for every spelling of one URL', () => {
     expect(new Set(answers.map((r) => r.json().id)).size).toBe(1);
     expect(await refundsOf(id)).toBe(1);
     expect((await a.get(`${URL}/${id}`)).json().refunded_amount).toBe(1_000);
-    // Another body under the key, on any spelling: 422, as before.
+    // Another body under the key, on any spelling: 422, as on the path it was first sent to.
     const other = await a.post(`${URL}/${id}/refund%73`, { amount: 2_000 }, key);
     expect(other.statusCode).toBe(422);
     expect(other.json().error.code).toBe('idempotency_key_reused');

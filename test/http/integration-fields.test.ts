@@ -1,5 +1,5 @@
 /**
- * What existing integrations send that Chipin used to refuse: `metadata` and `language` on
+ * What existing integrations send and Chipin takes: `metadata` and `language` on
  * Merchant API v1, a JSON body without a Content-Type header, an `exp` in the trigger_capture
  * signature, and identification by reference.
  */

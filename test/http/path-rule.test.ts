@@ -55,7 +55,7 @@ const roleOf = async (userId: string) => (await app.services.db.query<{ role: st
 
 const keysOf = async () => (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1', [a.accountId])).rows[0]!.n;
 
-describe('a support user and percent-encoded admin-only paths (issue 26)', () => {
+describe('a support user and percent-encoded admin-only paths', () => {
   it('is refused GET /dashboard/%74eam, as /dashboard/team', async () => {
     const res = await asSupportPage('GET', '/dashboard/%74eam');
     expect(res.statusCode).toBe(403);

@@ -37,7 +37,7 @@ it('the page speaks the purchase language', async () => {
   expect(res.body).toMatch(/999,50\s€/);
 });
 
-it("issue 56 item 3: a purchase made without a language follows the shopper's browser; one with a language keeps it; ?lang= beats both", async () => {
+it("a purchase made without a language follows the shopper's browser; one with a language keeps it; ?lang= beats both", async () => {
   const page = async (url: string, acceptLanguage?: string) =>
     (await app.server.inject({ url: new URL(url).pathname + new URL(url).search, headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} })).body;
   // Merchant API v1 from the merchant's server: no Accept-Language, no language.
@@ -66,7 +66,7 @@ it('pageLang: the shopper’s choice, else the language the merchant set, else t
   expect(pageLang(undefined, undefined, 'fr')).toBe('en');
 });
 
-it('issue 56 item 12: a 3x plan\'s first line says "Today", the others their date', async () => {
+it('a 3x plan\'s first line says "Today", the others their date', async () => {
   const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3), language: 'en_GB' }))).json();
   const body = (await app.server.inject(new URL(p.payment_url).pathname)).body;
   const table = body.slice(body.indexOf('<table aria-label="Payment schedule">'), body.indexOf('</table>', body.indexOf('<table aria-label="Payment schedule">')));
@@ -193,7 +193,7 @@ it("an offer's stylesheet is linked on its pages, its origin alone allowed by th
     /id="pay-button">[^<]*<\/button>\s*<p class="center gtu"><a href="https:\/\/shop.example\/terms" target="_blank" rel="noopener noreferrer">Our terms<\/a>/,
   );
 
-  // Another offer sets none: no link, the CSP as before.
+  // Another offer sets none: no link, the CSP without the merchant's origins.
   const plain = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3) }))).json();
   const other = await app.server.inject(new URL(plain.payment_url).pathname);
   expect(other.headers['content-security-policy']).toContain("style-src 'unsafe-inline'; img-src");

@@ -1,6 +1,6 @@
 /**
- * Every return from 3-D Secure is bound to its own purchase, pledge or shopper (issue 60,
- * docs/security.md#returns-and-ids): the leader's `/pay/{purchase_uid}/return?payment=…`, the
+ * Every return from 3-D Secure is bound to its own purchase, pledge or shopper
+ * (docs/security.md#returns-and-ids): the leader's `/pay/{purchase_uid}/return?payment=…`, the
  * pledger's `/pledge/{pledge_uid}/return?payment=…` and the space's
  * `/space/purchases/{purchase_uid}/payments/{payment_id}/return` find the payment by the
  * purchase (or pledge) AND its id. Another object's payment of the same merchant — another
@@ -173,7 +173,7 @@ async function tryEveryForeignPayment(name: (typeof ROUTES)[number], when: strin
   expect(await everything(), `${when}: the ${name} return with another's payment changed something`).toEqual(before);
 }
 
-describe("a return resolves only its own purchase's, pledge's or shopper's payment (issue 60)", () => {
+describe("a return resolves only its own purchase's, pledge's or shopper's payment", () => {
   describe("before the other shoppers answer 3-D Secure: the page's 404, their challenge not handed out, nothing moved", () => {
     it.each(ROUTES)('the %s return', (name) => tryEveryForeignPayment(name, 'before 3-D Secure'));
   });
@@ -206,7 +206,7 @@ describe("a return resolves only its own purchase's, pledge's or shopper's payme
   });
 });
 
-describe("a malformed payment id is the return page's 404, never a 500 (issue 60)", () => {
+describe("a malformed payment id is the return page's 404, never a 500", () => {
   const MALFORMED = [
     '-'.repeat(36),
     'f'.repeat(36),

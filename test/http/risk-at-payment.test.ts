@@ -442,7 +442,7 @@ describe(`the external scoring hook at payment time, a real receiver (${onPostgr
     expect((await decisionsOf(accepting.c, paid))[0]).toMatchObject({ outcome: 'accepted', hook: { source: 'default', outcome: 'accept', error: 'timeout' } });
   });
 
-  it("the hook's signed accept of one payment, sent again for another, is not the hook's answer: refused by the default (issue 60)", async () => {
+  it("the hook's signed accept of one payment, sent again for another, is not the hook's answer: refused by the default", async () => {
     const { c, secret } = await hooked({ on_error: 'refuse' });
     // Payment 1: the hook accepts it; its answer, headers and body, is kept.
     let kept: Answer | undefined;

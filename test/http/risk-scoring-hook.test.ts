@@ -282,7 +282,7 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
     const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
     for (const answer of [unsigned, signed('hooksec_not-the-secret', body), signed(secret, body, tenMinutesAgo)])
       expect((await ask(c, answer)).verdict).toMatchObject({ source: 'default', outcome: 'refuse', error: 'bad_signature' });
-    // Signed as before issue 60, over the body alone: not bound to the request, refused.
+    // Signed over the body alone: not bound to the request, refused.
     const unbound: Answer = {
       kind: 'status',
       code: 200,
@@ -295,7 +295,7 @@ describe(`asking the scoring hook, against a real receiver (${onPostgres ? 'Post
     expect((await ask(c, tampered)).verdict).toMatchObject({ source: 'default', error: 'bad_signature' });
   });
 
-  it("does not take an answer signed for another request: the accept of one decision replayed for the next is bad_signature, the hook's default (issue 60)", async () => {
+  it("does not take an answer signed for another request: the accept of one decision replayed for the next is bad_signature, the hook's default", async () => {
     const { c, secret } = await hooked({ on_error: 'refuse' });
     // The hook accepts decision 1, signed as it must; an attacker keeps that answer, headers and body.
     const { verdict: first, received } = await ask(c, signed(secret, { decision: 'accept' }));

@@ -67,7 +67,7 @@ describe('the list', () => {
     expect(bobs.body).not.toContain('Red shoes');
   });
 
-  it('issue 56 item 7: a purchase not paid yet is "your purchase", started on its day, not bought; a paid one is bought', async () => {
+  it('a purchase not paid yet is "your purchase", started on its day, not bought; a paid one is bought', async () => {
     const get = await as(bob);
     const list = (await get('/space?lang=en')).body;
     const card = (title: string) => list.split('<li class="card">').find((c) => c.includes(title))!;

@@ -248,7 +248,7 @@ describe('sign-in by SMS code', () => {
   });
 });
 
-describe('issue 56 item 1: sign-in messages in the sandbox inbox', () => {
+describe('sign-in messages in the sandbox inbox', () => {
   type InboxMessage = { channel: string; recipient: string; subject: string | null; body: string; purchase_uid: string | null };
   const inbox = async (c: Caller) =>
     ((await app.server.inject({ method: 'GET', url: '/api/sandbox/messages', headers: { authorization: `Bearer ${c.token}` } })).json() as { messages: InboxMessage[] }).messages;

@@ -83,7 +83,7 @@ describe('GET /sandbox/inbox (HTML, dashboard Basic auth)', () => {
     expect(other.body).not.toContain('-a@example.test');
   });
 
-  it("issue 56 item 10: a signed-in user reads it as a back-office page, with its menu, in their language; only their account's messages", async () => {
+  it("a signed-in user reads it as a back-office page, with its menu, in their language; only their account's messages", async () => {
     const s = await signIn(app, a.merchant);
     const fr = await app.server.inject({ method: 'GET', url: '/sandbox/inbox?lang=fr', headers: { cookie: s.cookie } });
     expect(fr.statusCode).toBe(200);

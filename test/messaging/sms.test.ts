@@ -153,7 +153,7 @@ describe('SMS through the messenger', () => {
     expect(app.logs.join('\n')).not.toContain(KEY);
   });
 
-  it('issue 35 item 5: every SMS says Chipin sends it for the shop, by name, in the language, and is never a bare link', async () => {
+  it('every SMS says Chipin sends it for the shop, by name, in the language, and is never a bare link', async () => {
     mode = 'ok';
     for (const [language, opening] of [
       ['en_GB', 'Chipin, for Test Shop: '],

@@ -71,7 +71,7 @@ export async function redirector(location: () => string, status = 307): Promise<
 }
 
 /**
- * Every spelling of an internal address the service must refuse in production (issue 26), on the
+ * Every spelling of an internal address the service must refuse in production (docs/security.md#outbound-calls), on the
  * trap's port where it could be reached from this machine. The non-loopback ones are never
  * connected to, whatever happens: the refusal comes before any socket.
  */

@@ -1,6 +1,6 @@
 /**
- * A process killed between the PSP's answer and its recording (issue: "a leader can be charged
- * twice after a crash"). Deterministic on PostgreSQL: a session holds `LOCK TABLE
+ * A process killed between the PSP's answer and its recording: a leader is never charged twice
+ * after a crash. Deterministic on PostgreSQL: a session holds `LOCK TABLE
  * purchase_events IN SHARE MODE`, so the transaction that records the PSP's answer (it writes the
  * `payment.transaction` event) blocks; once the sandbox PSP has stored its answer for the
  * payment's idempotency key the server is SIGKILLed, the lock released, a new server started and

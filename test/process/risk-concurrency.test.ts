@@ -1,5 +1,5 @@
 /**
- * The shopper rules of the payment-time decision under concurrency (issue 32, "Done when"): two
+ * The shopper rules of the payment-time decision under concurrency: two
  * `chipin serve` processes on one PostgreSQL database, one shopper's purchases paid at once, half
  * through each process. The maximum outstanding credit and the hourly velocity hold whatever the
  * interleaving, because each decision takes the shopper's advisory locks and reads the history in

@@ -258,7 +258,7 @@ describe('adyen notifications', () => {
     expect(await h.build().retrieve(stored(c), { notification: v.ok ? v.event : undefined })).toMatchObject({ status: 'authorized', capturedCents: 0 });
   });
 
-  // Issue 60: an item carries no freshness Adyen signs, and the payment's state is rebuilt from
+  // An item carries no freshness Adyen signs, and the payment's state is rebuilt from
   // items; an old signed item must not move a payment backwards (docs/psp/adyen.md#notifications).
   describe('an item that would move a payment backwards is ignored', () => {
     /** What Chipin does with a webhook body: verified, then folded into the payment's stored state. */

@@ -166,7 +166,7 @@ describe('checkout against the fake', () => {
     expect(await h.checkout.verifyNotification({ headers: { 'Cko-Signature': sig }, rawBody: body })).toEqual({ ok: false, reason: 'malformed' });
   });
 
-  it('issue 59: captures, voids and refunds under 64-character keys send a reference the document allows (at most 50, here 30)', async () => {
+  it('captures, voids and refunds under 64-character keys send a reference the document allows (at most 50, here 30)', async () => {
     // Keys as Chipin's use cases make them (an installment's `<purchase>:<n>:rest`-like keys run to 64).
     const long = (tag: string) => `${randomUUID()}:${randomUUID()}`.slice(0, 60) + tag;
     const a = await h.checkout.attachPaymentMethod({ idempotencyKey: key(), card: CHECKOUT_FAKE_CARDS.success });
@@ -196,7 +196,7 @@ describe('checkout against the fake', () => {
     expect((await h.checkout.void({ idempotencyKey: long(':voi'), transaction: bareRef(other.transactionId) })).status).toBe('voided');
   });
 
-  it("issue 59: the fake refuses an action's reference over the document's 50 characters, as Checkout.com refuses a field", async () => {
+  it("the fake refuses an action's reference over the document's 50 characters, as Checkout.com refuses a field", async () => {
     const r = await captured();
     const send = (reference: string) =>
       fetch(`${h.fake.url}/payments/${r.transactionId}/refunds`, {

@@ -526,7 +526,7 @@ export function describeFreshInstance(name: string, makeConnector: () => Promise
   });
 }
 
-/** A transaction named by its id alone, no stored state (as a payment recorded before migration 022): enough for a PSP that can be read by id. */
+/** A transaction named by its id alone, without the connector's stored state: enough for a PSP that can be read by id. */
 export function bareRef(transactionId: string): TransactionRef {
   return { transactionId, pspState: null };
 }

@@ -1,5 +1,5 @@
 /**
- * Back mode end to end, per real connector (issue 10's "done when"): an offer bound to a PSP
+ * Back mode end to end, per real connector: an offer bound to a PSP
  * account of that connector, whose `endpoint_url` is the connector's local fake, takes a full pot,
  * a 3x plan and a deferred capture through the sandbox helpers (the hosted pages' code path), and
  * the checkout's notification reaches the merchant signed with the offer secret. The fakes refuse

@@ -74,7 +74,7 @@ describe('hyperswitch dispute webhooks, against the fake', () => {
     expect(await h.hyperswitch.verifyNotification({ headers: { 'x-webhook-signature-512': signature }, rawBody })).toEqual({ ok: false, reason: 'malformed' });
   });
 
-  it('a dispute webhook sent again after the dispute moved on reports the dispute as Hyperswitch has it now, not as its body says (issue 60)', async () => {
+  it('a dispute webhook sent again after the dispute moved on reports the dispute as Hyperswitch has it now, not as its body says', async () => {
     const id = h.fake.openDispute(payment, 2500);
     h.fake.settleDispute(id, 'dispute_won');
     const won = h.fake.disputeEvent(id);

@@ -1,5 +1,5 @@
 /**
- * Hyperswitch's outgoing webhooks through Chipin's route, replayed (issue 60, docs/psp/hyperswitch.md#webhooks):
+ * Hyperswitch's outgoing webhooks through Chipin's route, replayed (docs/psp/hyperswitch.md#webhooks):
  * a webhook is signed (HMAC-SHA512 of the body) but Chipin checks no freshness, since Hyperswitch's
  * retries send the first delivery's body again. It is harmless because a webhook only says "look
  * again": Chipin never applies the state its body reports, it reads the payment from Hyperswitch.

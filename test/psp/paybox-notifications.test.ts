@@ -93,7 +93,7 @@ describe(`PayBox's RemoteMPI return through Chipin (${onPostgres ? 'PostgreSQL' 
     expect(ok.body + forged.body).not.toContain(CREDENTIALS.cle);
   });
 
-  it('a shopper who failed 3-D Secure cannot claim "authenticated": a return with 3DSTATUS forged is refused, nothing authorised; the signed failure declines (issue 60)', async () => {
+  it('a shopper who failed 3-D Secure cannot claim "authenticated": a return with 3DSTATUS forged is refused, nothing authorised; the signed failure declines', async () => {
     const link = await m.post(`/api/merchants/${m.offer('DEFERRED')}/purchase_link`, {
       data: { title: 'Weekend in Porto', amountCents: 9_500, email: 'leader@example.com', language: 'en_GB', reference: 'paybox-mpi-forged' },
       purchase_link_settings: {},

@@ -155,7 +155,8 @@ describe('paybox RemoteMPI return (notifications)', () => {
     });
   });
 
-  // Issue 60: the return's 3DSTATUS, 3DENROLLED, ID3D and StatusPBX were unsigned as Chipin read them.
+  // The shopper's browser carries the return's 3DSTATUS, 3DENROLLED, ID3D and StatusPBX: they are
+  // read only once Paybox's signature verifies (docs/security.md#payboxs-3-d-secure-return).
   describe("Paybox's signature of the return (Check, RSA SHA-1 over the parameters before it)", () => {
     const paybox = payboxPublicKey(FAKE_PAYBOX_KEY.publicKey)!;
     const s = signedSession('Cdef', cle);
@@ -235,7 +236,7 @@ describe('paybox definition', () => {
     expect(check({ ...CREDENTIALS, cle: 'has space!' })?.field).toBe('credentials.cle');
     const { cle: _cle, ...withoutKey } = CREDENTIALS;
     expect(check(withoutKey)?.field).toBe('credentials.cle');
-    // Paybox's public key, required since issue 60: the 3-D Secure return's signature is checked with it.
+    // Paybox's public key is required: the 3-D Secure return's signature is checked with it.
     const { public_key: _pk, ...withoutPublicKey } = CREDENTIALS;
     expect(check(withoutPublicKey)?.field).toBe('credentials.public_key');
     expect(check({ ...CREDENTIALS, public_key: 'A'.repeat(200) })?.field).toBe('credentials.public_key');

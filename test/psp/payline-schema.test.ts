@@ -11,7 +11,7 @@ import { schemaErrors } from './fixtures/payline/schema-check.ts';
  * Payline's request envelopes against the schema derived from its WSDL
  * (test/psp/fixtures/payline/payline-*.xsd, docs/psp/payline.md "Request envelopes"): the
  * connector's table of sequences is the schema's, every envelope it sends validates, and the fake
- * refuses the envelopes the connector used to send (nillable elements left out).
+ * refuses an envelope that leaves out a nillable element (the schema requires it, nil when empty).
  */
 
 const key = () => `test-${randomUUID()}`;
@@ -54,7 +54,7 @@ describe('payline request sequences', () => {
   });
 });
 
-/** The requests the connector sent before (nillable elements left out), as the issue listed them: each fails the schema on that element. */
+/** Requests with a nillable element left out: each fails the schema on that element. */
 const OLD_REQUESTS: [op: PaylineOperation, message: XmlMessage, missing: string][] = [
   ['doCapture', { version: '29', transactionID: '1', payment: { ...payment, action: '201' } }, 'privateDataList'],
   [
@@ -78,7 +78,7 @@ const OLD_REQUESTS: [op: PaylineOperation, message: XmlMessage, missing: string]
 ];
 
 describe('payline requests against the schema', () => {
-  it.each(OLD_REQUESTS)('%s as the connector sent it before fails on %s; completed, it validates', async (op, message, missing) => {
+  it.each(OLD_REQUESTS)('%s with a nillable element left out fails on %s; completed, it validates', async (op, message, missing) => {
     const errors = await schemaErrors(soapEnvelope(`${op}Request`, message));
     expect(errors.join('\n')).toContain(`{http://impl.ws.payline.experian.com}${missing}`);
     expect(await schemaErrors(requestEnvelope(op, message as never))).toEqual([]);
@@ -194,7 +194,7 @@ describe('the payline fake checks every request against the schema', () => {
     expect([...sent].sort()).toEqual(Object.keys(REQUESTS).sort());
     expect(h.fake.schemaRefusals).toEqual([]);
     for (const r of requests) expect(await schemaErrors(r.body), r.operation).toEqual([]);
-    // What the issue found missing is now sent, nil: e.g. doRefund's comment, verifyEnrollment's leading transient.
+    // Every nillable element is sent, nil when empty: e.g. doRefund's comment, verifyEnrollment's leading transient.
     const refund = requests.find((r) => r.operation === 'doRefundRequest')!.body;
     expect(refund).toContain('<impl:comment xsi:nil="true"/>');
     const enrollment = soapBody(requests.find((r) => r.operation === 'verifyEnrollmentRequest')!.body);

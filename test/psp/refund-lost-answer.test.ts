@@ -5,8 +5,8 @@
  * record the refund without giving the money back a second time.
  * - Payline and PayBox: a second partial refund, which a status alone cannot tell from the first
  *   (docs/psp/payline.md, docs/psp/paybox.md).
- * - Payline, Lyra and Ogone: a payment recorded without the connector's state (before migration
- *   022), where the connector has no amounts from before the call and the job's own check, which
+ * - Payline, Lyra and Ogone: a payment stored without the connector's state (`psp_state` null),
+ *   where the connector has no amounts from before the call and the job's own check, which
  *   reads the PSP's refunded total with `retrieve`, is what keeps the refund single.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -200,7 +200,7 @@ describe.each(['payline', 'lyra', 'ogone'])(
     it("is found by the job in the PSP's refunded total and made once at the PSP", async () => {
       const { id, payment } = await capturedPurchase(m, fake, `${psp}-stateless-refund`);
       const txn = (await payment()).psp_transaction_id;
-      // As a payment recorded before migration 022: no state for the connector to compare with.
+      // A payment stored without the connector's state: nothing for the connector to compare with.
       const applied = () => app.logs.filter((l) => l.includes('resumed refund already applied at the PSP')).length;
       const seen = applied();
       const forget = async () => {

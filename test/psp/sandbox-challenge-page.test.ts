@@ -57,7 +57,7 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     expect(res.body).not.toMatch(/<script/i);
   });
 
-  it("issue 56 item 10: speaks the language the page is asked in (?lang=), over the browser's and the return address's", async () => {
+  it("speaks the language the page is asked in (?lang=), over the browser's and the return address's", async () => {
     const { path } = await challenged();
     const fr = await app.server.inject({ url: `${path}?lang=fr`, headers: { 'accept-language': 'en-GB' } });
     expect(fr.body).toContain('<html lang="fr">');

@@ -1,6 +1,6 @@
 /**
  * One money operation at a time per purchase (docs/money-operations.md#one-money-operation-at-a-time):
- * the outside audit's findings 1 to 4 (issue 52), each forced in every interleaving of its two
+ * four races of two money operations on one purchase, each forced in every interleaving of its two
  * operations with pause points on the real database (./interleavings.ts), and judged at the
  * sandbox PSP's own records:
  *
@@ -157,7 +157,7 @@ async function everyInterleaving(setup: (ended: string[]) => Promise<{ id: strin
   });
 }
 
-describe('finding 1: a refund racing a collection never lets the collection take the old amount', { timeout: 120_000 }, () => {
+describe('a refund racing a collection never lets the collection take the old amount', { timeout: 120_000 }, () => {
   it('trigger_capture ∥ a refund down to 1 cent on a deferred purchase', async () => {
     const n = await everyInterleaving(async () => {
       const { id, owed, token } = await paidPurchase('DEFERRED', 18_947);
@@ -197,7 +197,7 @@ describe('finding 1: a refund racing a collection never lets the collection take
   });
 });
 
-describe('finding 2: a CANCELLED purchase keeps nothing', { timeout: 120_000 }, () => {
+describe('a CANCELLED purchase keeps nothing', { timeout: 120_000 }, () => {
   it('trigger_capture ∥ cancel on a deferred purchase', async () => {
     await everyInterleaving(async () => {
       const { id, owed, token } = await paidPurchase('DEFERRED', 15_000);
@@ -218,7 +218,7 @@ describe('finding 2: a CANCELLED purchase keeps nothing', { timeout: 120_000 }, 
   });
 });
 
-describe('finding 2: a cancel gives back what the PSP refused to release', { timeout: 120_000 }, () => {
+describe('a cancel gives back what the PSP refused to release', { timeout: 120_000 }, () => {
   it('a hold the PSP shows captured (a capture Chipin never recorded) is refunded by the cancel', async () => {
     const { id } = await paidPurchase('DEFERRED', 15_000);
     const [hold] = await q<{ psp_transaction_id: string }>("SELECT psp_transaction_id FROM payments WHERE purchase_id = $1 AND status = 'authorized'", [id]);
@@ -271,7 +271,7 @@ describe('a give-back the PSP could not take is followed up', { timeout: 120_000
   });
 });
 
-describe('finding 3: nothing is left half-done', { timeout: 120_000 }, () => {
+describe('nothing is left half-done', { timeout: 120_000 }, () => {
   it('a full refund ∥ trigger_capture: the hold is either captured and refunded, or voided with its installment', async () => {
     await everyInterleaving(async () => {
       const { id, owed, token } = await paidPurchase('DEFERRED', 13_627);
@@ -294,7 +294,7 @@ describe('finding 3: nothing is left half-done', { timeout: 120_000 }, () => {
   });
 });
 
-describe('finding 4: trigger_capture racing a hold renewal', { timeout: 120_000 }, () => {
+describe('trigger_capture racing a hold renewal', { timeout: 120_000 }, () => {
   it('captures once, and a refund afterwards leaves no hold live at the PSP', async () => {
     await everyInterleaving(async () => {
       const { id, owed, token } = await paidPurchase('DEFERRED', 15_000);

@@ -1,5 +1,5 @@
 /**
- * The outside ledger audit's invariant (issue part 4): for every purchase, what the sandbox PSP
+ * The ledger's invariant: for every purchase, what the sandbox PSP
  * captured minus what it refunded equals what our payment rows say was collected, never more than
  * the amount; and one `payment.transaction` notification per PSP outcome.
  */

@@ -1,5 +1,5 @@
 /**
- * The fallback's switch of offer racing the leader's payment (issue 52, finding 5): a purchase
+ * The fallback's switch of offer racing the leader's payment: a purchase
  * whose leader was refused by the risk rules offers a fallback; the leader pays again on the
  * refused offer while the switch to the fallback runs. Every interleaving of the two is forced
  * with pause points on the real database, and the money is read at the sandbox PSP: what it

@@ -1,5 +1,5 @@
 /**
- * A friend's payment racing the pot's deadline (issue 27): the sandbox clock jumps past the
+ * A friend's payment racing the pot's deadline: the sandbox clock jumps past the
  * deadline while the friend pays, and the jump runs the deadline job and the reconciliation job.
  * Every interleaving of the friend's payment with each of them is forced with pause points on
  * the real database, and the outcome is read at the sandbox PSP: exactly one of "the share
@@ -31,7 +31,7 @@ const ret = () => 'http://127.0.0.1:3000/return';
 const DAY = 24 * 3_600_000;
 
 /**
- * The issue's pot: €34.50, the leader pays €11.50 and holds €23.00; friend A pays €11.50;
+ * The pot: €34.50, the leader pays €11.50 and holds €23.00; friend A pays €11.50;
  * friend B is about to pay (plain card), or has completed a 3-D Secure challenge and is coming
  * back from it.
  */

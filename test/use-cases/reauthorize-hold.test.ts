@@ -272,9 +272,9 @@ describe(`re-authorisation before a hold lapses (${onPostgres ? 'PostgreSQL' : '
     expect(last.data.transaction).toMatchObject({ status: 'completed' }); // the leader's share
   });
 
-  // In CI a renewal hung for good (money-claim.test.ts, finding 4): past the offer cache's 5 s the
-  // offer was loaded inside the renewal's transaction, on a query that waits for that transaction
-  // on the embedded database.
+  // Past the offer cache's 5 s the offer must be loaded again: loaded inside the renewal's
+  // transaction, on a query that waits for that transaction, the renewal would hang for good on
+  // the embedded database (money-claim.test.ts, trigger_capture racing a hold renewal).
   it('renews a hold when the offer cache must load the offer (nothing is read outside the renewal’s transaction while it is open)', async () => {
     const shop = await shopWith('pot', 20);
     const id = await shop.purchase({ client: { email: 'cold@example.com' } });

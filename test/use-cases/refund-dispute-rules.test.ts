@@ -1,6 +1,6 @@
 /**
  * Refunds and disputes on the same payment (docs/money-operations.md#refunds-and-disputes), the
- * two findings of the outside audit against the sandbox PSP:
+ * two ways money could go wrong, each checked against the sandbox PSP:
  *
  * - money given back twice: a payment refunded in full, then charged back in full. What a
  *   payment gives back, refunds and lost chargebacks together, never exceeds what it captured:

@@ -220,7 +220,7 @@ const REPORT_MAX_BYTES = 64 * 1_048_576;
 const REPORT_TIMEOUT_MS = 60_000;
 /**
  * Rows of the reports one run keeps read between its pages (each page totals its payments over
- * the same days): past this, a day's report is read again by each page that needs it, as before,
+ * the same days): past this, a day's report is read again by each page that needs it,
  * so a busy account's run holds about this many rows at most, not every day's.
  */
 const REPORT_CACHE_MAX_ROWS = 200_000;

@@ -37,7 +37,7 @@ export interface AdyenCheckout {
 /** How the SDK's requests are sent: one call of the connector's outbound client. */
 export type AdyenSend = (method: PspMethod, url: string, body: string | undefined, idempotencyKey: string | undefined) => Promise<{ status: number; text: string }>;
 
-/** An answer outside 2xx: the SDK's call is rejected with it, for the connector to read as before. */
+/** An answer outside 2xx: the SDK's call is rejected with it, for the connector to read its status and body itself. */
 export class AdyenAnswer extends Error {
   override readonly name = 'AdyenAnswer';
   constructor(
