@@ -4,7 +4,7 @@ import { merchantClient } from '../../../use-cases/merchant-purchases.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { ClientSchema, clientV1, purchaseV1 } from '../../views/purchase-v1.ts';
-import { V1Errors } from './purchases.ts';
+import { V1Errors } from './schemas.ts';
 import { V1Error } from '../schemas.ts';
 
 /** The most recent purchases listed with a client; the purchases listing pages through all of them. */

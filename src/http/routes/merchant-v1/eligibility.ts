@@ -12,7 +12,7 @@ import type { App } from '../../types.ts';
 import { TokenApiError, V1Error } from '../schemas.ts';
 import { SimulationResponse } from '../token-api/simulate-schedule.ts';
 import { OFFER_TYPES } from '../../../domain/offer-terms.ts';
-import { V1Errors } from './purchases.ts';
+import { V1Errors } from './schemas.ts';
 
 const SCORE_REASONS: ScoreReasonCode[] = [
   'FIRST_PURCHASE',

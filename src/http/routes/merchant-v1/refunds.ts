@@ -11,7 +11,7 @@ import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
 import { PurchaseSchema, purchaseV1 } from '../../views/purchase-v1.ts';
 import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../../views/refund-v1.ts';
-import { V1Errors } from './purchases.ts';
+import { V1Errors } from './schemas.ts';
 import { V1Error } from '../schemas.ts';
 
 const BASE = '/api/merchants/v1';
