@@ -1,0 +1,136 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { inTestMode } from '../../../accounts/offer.ts';
+import { isUuid, parsePublicId } from '../../../domain/ids.ts';
+import { DECLINE_FIELD } from '../../../pages/card-form.ts';
+import { confirmingPage } from '../../../pages/checkout-page.ts';
+import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
+import { TEXT } from '../../../pages/texts.ts';
+import { pledgeForPage, purchaseForPage } from '../../../use-cases/page-lookup.ts';
+import { paidEnvironment, paymentOf, paymentWithLease, payStateOf } from '../../../use-cases/payment-lookup.ts';
+import { resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
+import type { Services } from '../../../services.ts';
+import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
+import type { ChallengeReturn } from '../../../psp/connector.ts';
+import { csrfFor, pageHeaders } from './page-support.ts';
+
+/** The pledge page's address, `/pledge/<plg_uid>`, and its own query: `lang`. */
+export const PledgeParams = Type.Object({ pledge_uid: Type.String({ maxLength: 64 }) });
+export const PledgeQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: true });
+
+/** The page's context: the pledge its address names, its purchase and offer, its language. */
+type PledgeContext = NonNullable<Awaited<ReturnType<PledgePages['load']>>>;
+
+function doneOf(state: string, reason: string | null): PledgeView['done'] {
+  if (state === 'paid') return 'paid';
+  if (state === 'closed') return reason === 'pot_full' ? 'full' : 'closed';
+  return undefined;
+}
+
+/** `?lang=xx` when the shopper chose the page's language, kept through the form and 3-D Secure. */
+export function langQuery(request: FastifyRequest): string {
+  const lang = (request.query as { lang?: unknown } | undefined)?.lang;
+  return typeof lang === 'string' && /^(en|fr)$/.test(lang) ? `?lang=${lang}` : '';
+}
+
+/**
+ * A pledger's page as each of its routes shows it (src/http/routes/hosted-pages/pledge.ts): the
+ * pledge found from the address, the page, the outcome of a payment turned into a page or a
+ * redirect, the wait while a payment is in progress.
+ */
+export class PledgePages {
+  readonly csrf: ReturnType<typeof csrfFor>;
+  readonly #services: Services;
+  readonly #clock: Services['clock'];
+  readonly #payments: Services['payments'];
+  readonly #offers: Services['offers'];
+
+  constructor(services: Services) {
+    this.#services = services;
+    ({ clock: this.#clock, payments: this.#payments, offers: this.#offers } = services);
+    this.csrf = csrfFor(services);
+  }
+
+  async load(request: { params: { pledge_uid: string }; query?: unknown; headers?: { 'accept-language'?: string } }) {
+    const services = this.#services;
+    const id = parsePublicId('plg', request.params.pledge_uid);
+    const pledge = id ? await pledgeForPage(services, id) : undefined;
+    if (!pledge || pledge.state === 'draft') return undefined;
+    const purchase = await purchaseForPage(services, pledge.purchaseId);
+    const pay = await payStateOf(services, pledge.accountId, pledge.purchaseId);
+    // The shopper's choice (`?lang=`, the switcher), else the purchase's language, or the browser's when the merchant set none.
+    const asked = (request.query as { lang?: unknown } | undefined)?.lang;
+    const lang = pageLang(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
+    if (!purchase || !pay) return undefined;
+    const offer = await this.#offers.byId(purchase.accountId, purchase.offerId);
+    // A paid share partly or fully refunded since: the page tells the refund and the net.
+    const payment = pledge.state === 'paid' && pledge.paymentId ? await paymentOf(services, pledge.accountId, pledge.paymentId) : undefined;
+    // Once the share was paid, the banner follows the PSP account its payment ran on.
+    const paidOn = payment ? await paidEnvironment(services, pledge.accountId, pledge.purchaseId, pledge.id) : undefined;
+    const testMode = paidOn ? paidOn === 'test' : !offer || inTestMode(offer);
+    return { pledge, purchase, deadline: pay.potDeadlineAt, lang, refundedCents: payment ? Number(payment.refunded_cents) : 0, testMode, ...(offer ? { offer } : {}) };
+  }
+
+  async show(request: FastifyRequest, reply: FastifyReply, ctx: PledgeContext, extra: Partial<PledgeView> = {}, status = 200) {
+    // The merchant's site may frame the pledge page too (the purchase's callback origin).
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer?.cssUrl);
+    const done = extra.done ?? doneOf(ctx.pledge.state, ctx.pledge.closedReason) ?? (ctx.purchase.state !== 'LEADER_PROCESSED' ? 'closed' : undefined);
+    const token = done ? '' : this.csrf.tokenFor(request, reply, `plg_${ctx.pledge.id}`);
+    const frameToken = done ? '' : this.csrf.frameTokenFor(`plg_${ctx.pledge.id}`);
+    const switchBase = `/pledge/plg_${ctx.pledge.id}`;
+    return reply.code(status).send(pledgePage({ ...ctx, csrfToken: token, csrfFrameToken: frameToken, switchBase, ...extra, done }));
+  }
+
+  async outcome(request: FastifyRequest & { params: { pledge_uid: string } }, reply: FastifyReply, result: PledgeOutcome, holder?: string) {
+    const ctx = (await this.load(request))!;
+    const t = TEXT[ctx.lang];
+    const here = `/pledge/plg_${ctx.pledge.id}${langQuery(request)}`;
+    switch (result.kind) {
+      case 'challenge':
+        return reply.redirect(result.url, 303);
+      case 'declined': {
+        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const field = DECLINE_FIELD[result.reason];
+        return this.show(request, reply, ctx, { holder, errors: { message: reason, fields: field ? { [field]: reason } : {} } }, 402);
+      }
+      case 'risk_refused':
+        return this.show(request, reply, ctx, { holder, errors: { message: t.riskRefused } }, 402);
+      case 'in_progress':
+        // The pledger's payment is under way or in doubt: wait for its outcome rather than an
+        // error (docs/hosted-payment.md#an-attempt-in-progress).
+        return this.confirming(request, reply, ctx);
+      case 'paid':
+      case 'already_paid':
+      case 'closed':
+        return reply.redirect(here, 303);
+    }
+  }
+
+  /**
+   * "Your payment is being confirmed", reloading the pledge's status address. A payment without a
+   * lease waits for the reservation's end (docs/money-operations.md#payments-in-doubt): the page
+   * then says how long that can be; a leased one is resolved within seconds of its request's end.
+   */
+  async confirming(request: FastifyRequest, reply: FastifyReply, ctx: PledgeContext) {
+    pageHeaders(reply, ctx.purchase.merchantOrigin ?? ctx.purchase.callbackUrl, ctx.offer?.cssUrl);
+    const until = ctx.pledge.state === 'paying' && ctx.pledge.paymentId ? ctx.pledge.payingUntil : null;
+    const unleased = until && (await paymentWithLease(this.#services, ctx.pledge.accountId, ctx.pledge.paymentId!))?.lease === null;
+    const minutesLeft = until && unleased ? Math.max(1, Math.ceil((until.getTime() - this.#clock.now().getTime()) / 60_000)) : undefined;
+    return reply.code(202).send(confirmingPage(ctx.lang, `/pledge/plg_${ctx.pledge.id}/confirming${langQuery(request)}`, ctx.offer?.cssUrl, minutesLeft));
+  }
+
+  // The payment is this pledge's or nothing (docs/security.md#returns-and-ids): a malformed id,
+  // an unknown one and another pledge's are the page's 404, before any query for a malformed one.
+  async resumeFromReturn(request: { params: { pledge_uid: string }; query: { payment: string } }, returned: ChallengeReturn): Promise<PledgeOutcome | { kind: 'not_found' }> {
+    const ctx = await this.load(request);
+    if (!ctx) return { kind: 'not_found' };
+    const paymentId = request.query.payment.toLowerCase();
+    return isUuid(paymentId) ? resumePledgeAfterChallenge(this.#payments, ctx.pledge, paymentId, returned) : { kind: 'not_found' };
+  }
+
+  notFound(request: FastifyRequest, reply: FastifyReply) {
+    return pageHeaders(reply)
+      .code(404)
+      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+  }
+}
