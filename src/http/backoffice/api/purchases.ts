@@ -11,7 +11,7 @@ import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
 import { NewRefundPayload, noBodyIsEmpty, RefundSchema, refundV1 } from '../../views/refund-v1.ts';
 import { BackofficeErrors } from './webhook.ts';
-import { cancelRefusal } from '../../routes/merchant-v1/refunds.ts';
+import { cancelRefusal } from '../../routes/merchant-v1/purchase-cancel.ts';
 import { TokenApiError } from '../../routes/schemas.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];

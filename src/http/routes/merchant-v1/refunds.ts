@@ -4,9 +4,6 @@ import { registerV1PurchaseCancel } from './purchase-cancel.ts';
 import { registerV1RefundCreate } from './refund-create.ts';
 import { registerV1RefundList } from './refund-list.ts';
 
-// The back office answers a cancel it cannot make in the same words (src/dashboard/api/purchases.ts imports it from here).
-export { cancelRefusal } from './purchase-cancel.ts';
-
 /**
  * Merchant API v1: refunds and cancellation of a purchase (docs/purchase-lifecycle.md#refunds,
  * #cancel), one route a file, in the order the API reference lists them.
