@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatPercent } from '../../src/i18n/format.ts';
-import { noticeEmail, noticeSms } from '../../src/messaging/notice-templates.ts';
+import { noticeSms } from '../../src/messaging/notice-sms.ts';
+import { noticeEmail } from '../../src/messaging/notice-templates.ts';
 import type { OfferSummary } from '../../src/messaging/messenger.ts';
 import { offerSummary } from '../../src/messaging/offer-summary.ts';
 import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
