@@ -1,97 +1,32 @@
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
-import { EVENT } from '../domain/events.ts';
-import {
-  isLeaderPurpose,
-  LEADER_BUSY_MS,
-  LEADER_PURPOSES,
-  leaderRefusedComment,
-  planLeaderPayment,
-  plannedCharges,
-  pledgerRequired,
-  PLEDGER_REQUIRED,
-  type LeaderPlan,
-  type PlanProblem,
-} from '../domain/leader-plan.ts';
-import { potComment, potDeadline } from '../domain/pot.ts';
+import { LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment, plannedCharges, pledgerRequired, PLEDGER_REQUIRED, type LeaderPlan } from '../domain/leader-plan.ts';
 import { formatIsoDate } from '../domain/apr.ts';
-import type { RiskReason } from '../domain/eligibility.ts';
-import { riskRefusedComment } from '../domain/risk-rules.ts';
-import type { PurchaseState } from '../domain/purchase-states.ts';
-import { isPspFault, threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
+import { isPspFault, threeDSecureInput, type AttachResult, type CardInput } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
-import { insertPlan } from '../payments/installment-repository.ts';
-import { leaderReturnUrl } from '../domain/links.ts';
 import {
-  afterResult,
-  findPurchasePayment,
   insertPayment,
   insertPaymentMethod,
   leaderAttempts,
-  markDeclined,
-  recordResult,
-  savedPspMethodId,
   setPaymentPspMethod,
   releasePendingAttempt,
   unresolvedLeaderAttempt,
-  writeEvent,
-  pspRef,
-  resultRef,
   type PaymentRow,
-  type UnresolvedPayment,
 } from '../payments/payment-repository.ts';
-import { loadPayState, lockPayState, setAttempts, setLeaderTerms, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
-import { draftShares, insertDraftPledges, inviteDrafts, type NewPledge } from '../payments/pledge-repository.ts';
-import { applyMove, type MoveResult } from '../purchases/transitions.ts';
-import { scheduleCollections } from './collect-installment.ts';
+import { loadPayState, lockPayState, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { insertDraftPledges, type NewPledge } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { giveBack } from './give-back.ts';
-import { invitePledgers } from './notify-pledgers.ts';
-import { schedulePotJobs } from './pot-jobs.ts';
-import { scheduleReauthorization } from './reauthorize-hold.ts';
-import { dueAt } from '../domain/installment-rules.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { sendLeaderReceipt } from './shopper-notices.ts';
 import type { AccountConnector } from '../psp/registry.ts';
-import { storedCredentialOf, storeForLater } from './stored-card.ts';
+import { storeForLater } from './stored-card.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, fallbackCandidates, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
-import { setPurchaseComment } from '../purchases/purchase-repository.ts';
 import { underPaymentLease } from './payment-lease.ts';
+import { continueLeader } from './leader-after-authorisation.ts';
+import { leaderDeclined, riskRefused, type LeaderOutcome } from './leader-outcome.ts';
+import { resolveLeaderAttempt } from './resolve-leader-attempt.ts';
 
 /** The leader's invitations as the checkout's form gives them (`payAsLeader`'s `pledgers`). */
 export type { NewPledge };
-
-export type LeaderOutcome =
-  | { kind: 'processed'; state: PurchaseState }
-  | { kind: 'challenge'; url: string }
-  | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
-  /**
-   * The risk rules refused the plan before anything was authorised (docs/risk.md#the-decision-at-payment-time);
-   * `fallbacks`: the offers the rules accept instead, while the purchase is still CREATED (docs/risk.md#the-fallback).
-   */
-  | { kind: 'risk_refused'; reasons: RiskReason[]; attemptsLeft: number; state: PurchaseState; fallbacks: Offer[] }
-  | { kind: 'not_payable'; state: PurchaseState }
-  | { kind: 'in_progress' }
-  /**
-   * The purchase moved to another offer (a fallback taken, docs/risk.md#the-fallback) between the
-   * page's offer and the attempt's start: nothing was started nor charged; the leader is shown the
-   * new offer's checkout and pays again on its terms.
-   */
-  | { kind: 'offer_changed' }
-  | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'pledger_required'; message: string } | { code: 'psp_amount'; message: string } };
-
-/** One checkout attempt under way: what the steps after the leader's authorisation need. */
-interface LeaderCheckout {
-  offer: Offer;
-  psp: AccountConnector;
-  plan: LeaderPlan;
-  /** The payment row of the checkout transaction (its idempotency key derives the others'). */
-  payment: PaymentRow;
-  /** The PSP token of the leader's card (the share is charged on it off-session). */
-  pspMethodId: string;
-}
-
-type Decline = { reason: DeclineReason; message: string };
 
 /**
  * The leader pays on the hosted page (or through the sandbox helper): card attached, the
@@ -260,120 +195,6 @@ async function checkoutAtPsp(
 type Saved = { kind: 'saved' } | { kind: 'refused'; outcome: LeaderOutcome } | 'gone';
 
 /**
- * After the 3-D Secure challenge: the PSP's outcome of the leader's authorisation decides. The
- * payment is found by the purchase AND its id (docs/security.md#returns-and-ids): another
- * purchase's payment, or one that is no leader authorisation sent to the PSP, is `not_found` and
- * nothing is asked of the PSP.
- */
-export async function resumeLeaderAfterChallenge(
-  deps: PaymentDeps,
-  purchase: { id: string; accountId: string },
-  paymentId: string,
-  returned?: ChallengeReturn,
-): Promise<LeaderOutcome | { kind: 'not_found' }> {
-  const { db, offers, psps } = deps;
-  const { accountId } = purchase;
-  const payment = await findPurchasePayment(db, accountId, purchase.id, paymentId);
-  if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_found' };
-  const state = (await loadPayState(db, accountId, payment.purchase_id))!;
-  if (state.state !== 'CREATED') {
-    // Aborted or expired while the shopper was in 3-D Secure: what the challenge let the PSP
-    // take is given back now rather than at the next reconciliation.
-    const unresolved = payment.status === 'requires_action' || payment.status === 'pending';
-    return (unresolved && (await resolveLeaderAttempt(deps, payment, 0))) || { kind: 'not_payable', state: state.state };
-  }
-  const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = await psps.forPayment(payment);
-  const result = await psp.retrieve(pspRef(payment), { returned });
-  // The plan is not stored: computed again from the drafts the leader submitted and the offer,
-  // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
-  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt, state.requestedDates);
-  if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
-  const pspMethodId = (await savedPspMethodId(db, accountId, payment.purchase_id))!;
-  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
-}
-
-/**
- * Resolves a leader checkout attempt left `pending` or `requires_action`, untouched for at least
- * `minAgeMs` (younger, it may still be running: answered "in progress"). Used by a retry, a new
- * attempt and the reconciliation job alike:
- * - pending, never sent (no card on the row): marked abandoned, nothing was charged;
- * - pending, sent: the authorisation is replayed with the same idempotency key and card — the PSP
- *   answers its stored outcome — and the checkout continues as the first attempt would have;
- * - awaiting 3-D Secure: the PSP is asked; completed, the checkout continues; still pending, the
- *   challenge is voided so that it can never be completed after another attempt charged.
- * Answers the outcome of the resolved attempt, or undefined when it charged nothing.
- */
-export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRow & { lease?: UnresolvedPayment['lease'] }, minAgeMs: number): Promise<LeaderOutcome | undefined> {
-  const { db, clock, offers, psps } = deps;
-  const now = clock.now();
-  // A request still running it (its lease live) is never overtaken; one whose lease lapsed is in
-  // doubt whatever its age (docs/money-operations.md#payments-in-doubt); the age rule is for
-  // attempts without a lease.
-  if (payment.lease === 'live') return { kind: 'in_progress' };
-  if (payment.lease !== 'lapsed' && now.getTime() - new Date(payment.updated_at).getTime() < minAgeMs) return { kind: 'in_progress' };
-  const { account_id: accountId, purchase_id: purchaseId } = payment;
-  const state = (await loadPayState(db, accountId, purchaseId))!;
-  const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = await psps.forPayment(payment);
-  if (payment.status === 'pending' && !payment.psp_method_id) {
-    await markDeclined(db, payment, 'abandoned', now);
-    return undefined;
-  }
-  // The plan is not stored: computed again from the drafts the leader submitted and the offer,
-  // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
-  const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt, state.requestedDates);
-  if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
-  let result: TransactionResult;
-  if (payment.status === 'pending') {
-    result = await psp.authorize({
-      idempotencyKey: payment.idempotency_key,
-      paymentMethodId: payment.psp_method_id!,
-      amountCents: payment.amount_cents,
-      currency: state.currency,
-      capture: plan.capture,
-      returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
-      storeForLater: storeForLater(plan),
-      ...threeDSecureInput(offer.use3ds),
-    });
-  } else {
-    result = await psp.retrieve(pspRef(payment));
-    if (result.status === 'requires_action') {
-      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transaction: resultRef(payment, result) });
-      // Refused: the shopper completed the challenge in between; its outcome decides.
-      result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
-      if (result.status === 'voided') {
-        await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-        return undefined;
-      }
-    }
-  }
-  if (state.state !== 'CREATED' && result.status !== 'requires_action') {
-    // The purchase moved on (aborted, expired) while the attempt was unresolved: record the
-    // outcome, and give back what it holds. Unless another resolution of the same attempt (a
-    // tab's reload, the reconciliation job) recorded it first: the purchase may have moved on
-    // because of it (opened with this very money), and what to give back was decided there.
-    const recorded = await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-    if (recorded) await giveBack(deps, afterResult(payment, result), result);
-    return { kind: 'not_payable', state: state.state };
-  }
-  const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
-  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
-}
-
-/**
- * The hosted page's wait for the leader's attempt in progress (docs/hosted-payment.md#an-attempt-in-progress):
- * a `pending` attempt is resolved once it is in doubt — untouched for LEADER_BUSY_MS, as a new
- * attempt would resolve it — and `in_progress` is answered before; a 3-D Secure challenge is left
- * to its own page. Undefined when there is no such attempt, or it charged nothing.
- */
-export async function confirmLeaderAttempt(deps: PaymentDeps, purchase: { id: string; accountId: string }): Promise<LeaderOutcome | undefined> {
-  const unresolved = await unresolvedLeaderAttempt(deps.db, purchase.accountId, purchase.id, LEADER_PURPOSES);
-  if (!unresolved || unresolved.status !== 'pending') return undefined;
-  return resolveLeaderAttempt(deps, unresolved, LEADER_BUSY_MS);
-}
-
-/**
  * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
  * row lock, refuses while another attempt runs or when the purchase's offer is no longer the
  * plan's, stores the invitations as drafts and the payment row (with its idempotency key) before
@@ -443,196 +264,4 @@ async function saveCard(
   const methodId = await insertPaymentMethod(tx, state.accountId, state.id, card, deps.clock.now());
   await setPaymentMethod(tx, state.accountId, state.id, methodId);
   return { kind: 'saved' };
-}
-
-/** The steps after the PSP answered the checkout authorisation (at once, or after 3-D Secure). */
-async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult): Promise<LeaderOutcome> {
-  const { payment, offer } = checkout;
-  if (result.status === 'requires_action') {
-    await deps.db.transaction((tx) => recordResult(tx, payment, result, 'CREATED', deps.clock.now()));
-    return { kind: 'challenge', url: result.challengeUrl! };
-  }
-  if (result.status !== 'authorized' && result.status !== 'captured') return leaderDeclined(deps, offer, payment, result.decline, result);
-  let share: Charged | undefined;
-  if (checkout.plan.purpose === 'guarantee') {
-    const charged = await chargeLeaderShare(deps, checkout, result);
-    if ('outcome' in charged) return charged.outcome;
-    share = charged;
-  }
-  const state = await recordAndOpen(deps, checkout, result, share);
-  if (state === 'ABORTED' || state === 'CANCELLED') {
-    // Aborted or expired while the PSP answered: nothing this attempt took may be kept.
-    await giveBack(deps, afterResult(payment, result), result);
-    if (share) await giveBack(deps, afterResult(share.payment, share.result), share.result);
-    return { kind: 'not_payable', state };
-  }
-  if (state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
-  if (state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL') await sendLeaderReceipt(deps, payment.account_id, payment.purchase_id, payment.id);
-  return { kind: 'processed', state };
-}
-
-type Charged = { payment: PaymentRow; result: TransactionResult };
-
-/**
- * SHARED with pledgers: the guarantee holds the friends' part (amount − leader's share); the
- * leader's own share is charged now, off-session on the saved card (so one 3-D Secure challenge,
- * docs/hosted-payment.md). Refused, the guarantee is voided and the attempt counts as
- * a refusal.
- */
-async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, guarantee: TransactionResult): Promise<Charged | { outcome: LeaderOutcome }> {
-  const { db, clock } = deps;
-  const { payment, psp, plan, offer } = checkout;
-  const sharePayment = await insertPayment(
-    db,
-    {
-      accountId: payment.account_id,
-      purchaseId: payment.purchase_id,
-      purpose: 'leader_share',
-      psp: psp.name,
-      pspAccountId: psp.pspAccountId,
-      idempotencyKey: `${payment.idempotency_key}:share`,
-      amountCents: plan.leaderShareCents,
-    },
-    clock.now(),
-  );
-  const result = await psp.chargeOffSession({
-    idempotencyKey: sharePayment.idempotency_key,
-    paymentMethodId: checkout.pspMethodId,
-    amountCents: plan.leaderShareCents,
-    currency: offer.currency,
-    storedCredential: storedCredentialOf(guarantee),
-  });
-  if (result.status === 'captured') return { payment: sharePayment, result };
-  const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: resultRef(payment, guarantee) });
-  await db.transaction(async (tx) => {
-    await recordResult(tx, payment, guarantee, 'CREATED', clock.now());
-    await recordResult(tx, afterResult(payment, guarantee), voided, 'CREATED', clock.now());
-  });
-  return { outcome: await leaderDeclined(deps, offer, sharePayment, result.decline, result) };
-}
-
-/** Records the PSP's answers and, if the purchase is still CREATED, opens it, in one transaction. */
-async function recordAndOpen(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult, share: Charged | undefined): Promise<PurchaseState> {
-  const { db, clock } = deps;
-  const { payment } = checkout;
-  const now = clock.now();
-  return db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
-    await recordResult(tx, payment, result, locked.state, now);
-    if (share) await recordResult(tx, share.payment, share.result, locked.state, now);
-    if (locked.state !== 'CREATED') return locked.state; // settled meanwhile (aborted, expired): nothing more to do here
-    return openPurchase(deps, tx, checkout, locked, now);
-  });
-}
-
-/**
- * LEADER_PROCESSED: the leader's terms stored, the installment plan stored, the drafts invited,
- * the follow-up jobs scheduled; a leader paying a SHARED purchase alone makes it SUCCESSFUL.
- */
-async function openPurchase(deps: PaymentDeps, tx: Sql, checkout: LeaderCheckout, locked: PurchasePayState, now: Date): Promise<PurchaseState> {
-  const { offer, plan, payment } = checkout;
-  const { accountId, id: purchaseId } = locked;
-  const shared = offer.type === 'SHARED';
-  const invitations = (await draftShares(tx, accountId, purchaseId)).length;
-  const comment = shared && invitations > 0 ? potComment(invitations, 0, locked.amountCents - plan.leaderShareCents, offer.currency) : undefined;
-  // Validated: in transfer mode, the move books what the shopper owes and the merchant is owed (src/purchases/transitions.ts).
-  const shopperFeesCents = (plan.schedule ?? []).reduce((sum, line) => sum + line.feesCents, 0);
-  const processed = await applyMove(tx, deps.clock, accountId, purchaseId, 'leaderProcessed', { comment, data: { payment_id: payment.id }, shopperFeesCents });
-  if (!processed.ok) return stateAfter(processed, locked.state);
-
-  const deadline = shared ? potDeadline(now, offer.potDeadlineHours) : null;
-  await setLeaderTerms(
-    tx,
-    accountId,
-    purchaseId,
-    { leaderShareCents: plan.leaderShareCents, potDeadlineAt: deadline, guaranteePaymentId: plan.purpose === 'guarantee' ? payment.id : null },
-    now,
-  );
-  if (plan.schedule) {
-    await insertPlan(
-      tx,
-      accountId,
-      purchaseId,
-      plan.schedule,
-      { paid: plan.purpose === 'first_installment', heldByPayment: plan.purpose === 'deferred', paymentId: payment.id },
-      now,
-    );
-  }
-  await inviteDrafts(tx, accountId, purchaseId, now);
-  if (shared && invitations === 0) {
-    const succeeded = await applyMove(tx, deps.clock, accountId, purchaseId, 'succeed', { data: { payment_id: payment.id } });
-    return stateAfter(succeeded, 'LEADER_PROCESSED');
-  }
-  if (deadline) await schedulePotJobs(tx, accountId, purchaseId, now, deadline);
-  if (plan.schedule) await scheduleCollections(tx, accountId, purchaseId);
-  // A hold that must outlive the card authorisation is renewed before it lapses (docs/money-operations.md#re-authorisation).
-  if (deadline && plan.purpose === 'guarantee') await scheduleReauthorization(tx, deps, payment, deadline, offer.holdRenewalDays);
-  const deferredLine = plan.purpose === 'deferred' ? plan.schedule?.[0] : undefined;
-  if (deferredLine) await scheduleReauthorization(tx, deps, payment, dueAt(deferredLine.dueDate), offer.holdRenewalDays);
-  return 'LEADER_PROCESSED';
-}
-
-/** The purchase's state after a move: where it went, or where it stayed. */
-function stateAfter(move: MoveResult, unchanged: PurchaseState): PurchaseState {
-  if (move.ok) return move.to;
-  return move.reason === 'not_allowed' ? move.state : unchanged;
-}
-
-/**
- * A refusal (card not attached, authorisation or share charge refused, 3-D Secure failed): the
- * purchase stays CREATED and records `payment.failed`; the offer's last allowed attempt makes it FAILED.
- */
-async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentRow, refusal: Decline | undefined, result?: TransactionResult): Promise<LeaderOutcome> {
-  const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
-  const after = await deps.db.transaction((tx) => failAttempt(deps, tx, offer, payment, decline.reason, result, {}));
-  return { kind: 'declined', reason: decline.reason, message: decline.message, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
-}
-
-/**
- * A refusal of the risk rules or of the account's scoring hook, in the transaction that records
- * the decision: the attempt fails as a declined card does (it counts against the offer's
- * attempts), `payment.failed` names the reasons and the purchase's comment says them
- * (docs/risk.md#what-the-merchant-sees). Nothing was sent to the PSP but the card's tokenisation.
- */
-async function riskRefused(deps: PaymentDeps, tx: Sql, offer: Offer, payment: PaymentRow, decisionId: string, reasons: RiskReason[], fallbacks: Offer[]): Promise<LeaderOutcome> {
-  const codes = reasons.map((r) => r.code);
-  const after = await failAttempt(deps, tx, offer, payment, 'risk_refused', undefined, { risk: { decision_id: decisionId, reasons: codes } }, riskRefusedComment(codes));
-  return {
-    kind: 'risk_refused',
-    reasons,
-    attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts),
-    state: after.state,
-    fallbacks: after.state === 'CREATED' ? fallbacks : [],
-  };
-}
-
-/** The failed attempt's writes: the payment row, the attempts count, `payment.failed`, and FAILED after the offer's last attempt. */
-async function failAttempt(
-  deps: PaymentDeps,
-  tx: Sql,
-  offer: Offer,
-  payment: PaymentRow,
-  reason: DeclineReason | 'risk_refused',
-  result: TransactionResult | undefined,
-  data: Record<string, unknown>,
-  comment?: string,
-): Promise<{ state: PurchaseState; attempts: number }> {
-  const { clock } = deps;
-  const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
-  const now = clock.now();
-  if (result?.transactionId) await recordResult(tx, payment, result, locked.state, now);
-  else await markDeclined(tx, payment, reason, now);
-  if (locked.state !== 'CREATED') return { state: locked.state, attempts: locked.attempts };
-  const attempts = locked.attempts + 1;
-  await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);
-  await writeEvent(tx, payment.account_id, payment.purchase_id, EVENT.paymentFailed, locked.state, { reason, payment_id: payment.id, attempt: attempts, ...data }, now);
-  if (attempts < offer.maxAttempts) {
-    if (comment !== undefined) await setPurchaseComment(tx, payment.account_id, payment.purchase_id, comment, now);
-    return { state: locked.state, attempts };
-  }
-  const failed = await applyMove(tx, clock, payment.account_id, payment.purchase_id, 'fail', {
-    comment: comment ?? leaderRefusedComment(attempts, reason),
-    data: { reason },
-  });
-  return { state: stateAfter(failed, locked.state), attempts };
 }

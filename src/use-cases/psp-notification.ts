@@ -7,7 +7,7 @@ import { loadPayState } from '../payments/pay-state-repository.ts';
 import { pspAccountOwner } from '../psp-accounts/psp-account-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { applyDisputeNotice } from './dispute.ts';
-import { resolveLeaderAttempt } from './pay-as-leader.ts';
+import { resolveLeaderAttempt } from './resolve-leader-attempt.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 
 export type NotificationOutcome =

@@ -1,7 +1,7 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { staleUnresolvedPayments } from '../payments/payment-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { resolveLeaderAttempt } from './pay-as-leader.ts';
+import { resolveLeaderAttempt } from './resolve-leader-attempt.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { resolveCardCheck } from './change-card.ts';
 import { isReauthorization } from './reauthorize-hold.ts';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleJob } from '../../src/jobs/scheduler.ts';
-import { resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
 import { EXPIRE_JOB } from '../../src/use-cases/expire-purchase.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';

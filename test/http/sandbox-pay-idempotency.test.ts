@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { findPayment } from '../../src/payments/payment-repository.ts';
-import { resolveLeaderAttempt } from '../../src/use-cases/pay-as-leader.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/resolve-leader-attempt.ts';
 import { resolvePledgePayment } from '../../src/use-cases/pay-pledge.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -10,7 +10,8 @@ import { PspIntegrationError, type PspConnector } from '../../src/psp/connector.
 import { changeCard, resumeCardChange } from '../../src/use-cases/change-card.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
-import { payAsLeader, resumeLeaderAfterChallenge } from '../../src/use-cases/pay-as-leader.ts';
+import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
 import { reconcilePayments } from '../../src/use-cases/reconcile-payments.ts';
 import { payInstallmentNow, repayEarly, resumeShopperPayment } from '../../src/use-cases/shopper-pay.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -16,7 +16,8 @@ import { leaderFrontOutcome, type FrontOutcome } from '../../../use-cases/leader
 import { shopReturnUrl, type ShopOutcome } from '../../../delivery/shop-return.ts';
 import { leaderResultFigures } from '../../../payments/result-figures.ts';
 import { merchantOrigin } from '../../../sdk/protocol.ts';
-import { resumeLeaderAfterChallenge, type LeaderOutcome } from '../../../use-cases/pay-as-leader.ts';
+import type { LeaderOutcome } from '../../../use-cases/leader-outcome.ts';
+import { resumeLeaderAfterChallenge } from '../../../use-cases/resolve-leader-attempt.ts';
 import type { Purchase } from '../../../purchases/purchase.ts';
 import { purchaseForPage } from '../../../use-cases/page-lookup.ts';
 import type { Services } from '../../../services.ts';
