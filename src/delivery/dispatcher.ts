@@ -3,7 +3,7 @@ import type { Database, Sql } from '../db/database.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { newUuid, toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
-import { paymentsOfEvents } from '../payments/payment-repository.ts';
+import { paymentsOfEvents } from '../payments/transaction-event-repository.ts';
 import { buildNotification } from './notification.ts';
 import { buildErrorNotification } from './error-notification.ts';
 import { backModeNotificationOf, endsPot, errorStateOf, purchaseEndBody, type BackModeNotification } from './outcomes.ts';

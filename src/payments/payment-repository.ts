@@ -18,9 +18,11 @@ interface LedgerEntryJson {
 }
 
 /**
- * The payments aggregate: `payments` (one row per PSP transaction we start), the cards saved
- * with the PSP (`payment_methods`), and the stateless events that record their outcomes
- * (`payment.transaction`, `payment.failed`, `pledge.paid`, `installment.*`).
+ * The payments aggregate: `payments` (one row per PSP transaction we start) and the stateless
+ * events that record their outcomes (`payment.transaction`, `payment.failed`, `pledge.paid`,
+ * `installment.*`). Beside it: the payments not resolved yet (`unresolved-payment-repository.ts`),
+ * the cards saved with the PSP (`payment-method-repository.ts`), those events read back
+ * (`transaction-event-repository.ts`) and what the payments add up to (`payment-figures-repository.ts`).
  */
 
 /** Why we started a PSP transaction. */
@@ -160,51 +162,6 @@ export async function setPaymentPspMethod(sql: Sql, payment: PaymentRow, pspMeth
     returnUrl,
   ]);
   return rows.length > 0;
-}
-
-/**
- * A payment not resolved yet, with its lease as the database's clock reads it now
- * (docs/money-operations.md#payments-in-doubt): `live`, a request is running it; `lapsed`, pending
- * with nobody running it (in doubt); null, not leased (the age rules apply).
- */
-export type UnresolvedPayment = PaymentRow & { lease: 'live' | 'lapsed' | null };
-
-const LEASE = "CASE WHEN status = 'pending' AND run_lease_until IS NOT NULL THEN CASE WHEN run_lease_until < now() THEN 'lapsed' ELSE 'live' END END";
-
-/**
- * The leader's latest checkout attempt still unresolved (pending: the PSP's answer was never
- * recorded; requires_action: a 3-D Secure challenge not answered), if any. The share charge
- * (`…:share`) is not a checkout attempt: it is resolved by resolving its guarantee; nor is a
- * re-authorisation (`…:reauth:<n>`), resolved by its own job (docs/money-operations.md#re-authorisation).
- */
-export async function unresolvedLeaderAttempt(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<UnresolvedPayment | undefined> {
-  const { rows } = await sql.query<UnresolvedPayment>(
-    `SELECT *, ${LEASE} AS lease FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[])
-       AND status IN ('pending', 'requires_action') AND idempotency_key NOT LIKE '%:share' AND idempotency_key NOT LIKE '%:reauth:%'
-     ORDER BY created_at DESC, id DESC LIMIT 1`,
-    [accountId, purchaseId, purposes],
-  );
-  return rows[0];
-}
-
-/** The payment with its lease as the database's clock reads it now ({@link UnresolvedPayment}). */
-export async function findPaymentWithLease(sql: Sql, accountId: string, id: string): Promise<UnresolvedPayment | undefined> {
-  const { rows } = await sql.query<UnresolvedPayment>(`SELECT *, ${LEASE} AS lease FROM payments WHERE account_id = $1 AND id = $2`, [accountId, id]);
-  return rows[0];
-}
-
-/**
- * The reconciliation job's work: payments in doubt (first), and unresolved payments (pending or
- * awaiting 3-D Secure) not touched since `before`; never one a live request runs.
- */
-export async function staleUnresolvedPayments(sql: Sql, before: Date, limit: number): Promise<UnresolvedPayment[]> {
-  const { rows } = await sql.query<UnresolvedPayment>(
-    `SELECT * FROM (SELECT *, ${LEASE} AS lease FROM payments WHERE status IN ('pending', 'requires_action')) p
-      WHERE lease = 'lapsed' OR (updated_at < $1 AND lease IS NULL)
-      ORDER BY lease IS NULL, updated_at LIMIT $2`,
-    [before, limit],
-  );
-  return rows;
 }
 
 /** The merchant account's payment with this idempotency key, if it was ever recorded. */
@@ -436,89 +393,6 @@ export async function writeEvent(sql: Sql, accountId: string, purchaseId: string
 }
 
 /**
- * Whether each `payment.transaction` event is a test transaction, by the PSP account its payment
- * (`data.payment_id`) ran on: `test` environment or the built-in sandbox PSP (no account) → true,
- * `live` → false. An event without a payment row falls back to its purchase's offer's account.
- * What the notification's and the front-end result's `sandbox` say.
- */
-export async function sandboxOfTransactionEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, boolean>> {
-  const payments = await paymentsOfEvents(sql, eventIds);
-  return new Map([...payments].map(([id, p]) => [id, p.sandbox]));
-}
-
-/**
- * For each event naming a payment (`data.payment_id`: `payment.transaction`, `payment.failed`):
- * whether it is a test payment (as {@link sandboxOfTransactionEvents} says) and the payment's PSP
- * transaction id, if it has one.
- */
-export async function paymentsOfEvents(sql: Sql, eventIds: readonly number[]): Promise<Map<number, { sandbox: boolean; pspTransactionId: string | null }>> {
-  if (eventIds.length === 0) return new Map();
-  const { rows } = await sql.query<{ id: number | string; sandbox: boolean; psp_transaction_id: string | null }>(
-    `SELECT e.id, a.environment IS DISTINCT FROM 'live' AS sandbox, pay.psp_transaction_id
-     FROM purchase_events e
-     JOIN purchases p ON p.account_id = e.account_id AND p.id = e.purchase_id
-     JOIN offers o ON o.account_id = p.account_id AND o.id = p.offer_id
-     LEFT JOIN payments pay ON pay.account_id = e.account_id
-       AND pay.id = CASE WHEN e.data->>'payment_id' ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (e.data->>'payment_id')::uuid END
-     LEFT JOIN psp_accounts a ON (a.account_id = e.account_id OR a.account_id IS NULL)
-       AND a.id = CASE WHEN pay.id IS NULL THEN o.psp_account_id ELSE pay.psp_account_id END
-     WHERE e.id = ANY($1::bigint[])`,
-    [eventIds],
-    // Not prepared: a plan cached while purchase_events was small would scan all of it.
-    { prepare: false },
-  );
-  return new Map(rows.map((r) => [Number(r.id), { sandbox: r.sandbox, pspTransactionId: r.psp_transaction_id }]));
-}
-
-/**
- * The latest `payment.transaction` event of the purchase among `purposes`, with the offer's
- * sealed signing secret (the front-end result is signed with it). A renewal's events are not
- * the checkout's result.
- */
-export async function lastTransactionEvent(
-  sql: Sql,
-  purchase: { accountId: string; id: string; offerId: string },
-  purposes: readonly string[],
-): Promise<{ id: number; data: Record<string, unknown>; secret: string } | undefined> {
-  const { rows } = await sql.query<{ id: number | string; data: Record<string, unknown>; secret: string }>(
-    `SELECT e.id, e.data, o.signing_secret_enc AS secret FROM purchase_events e JOIN offers o ON o.id = $3 AND o.account_id = e.account_id
-     WHERE e.account_id = $1 AND e.purchase_id = $2 AND e.type = $4 AND e.data->>'purpose' = ANY($5::text[]) AND e.data->>'reauth' IS NULL
-     ORDER BY e.id DESC LIMIT 1`,
-    [purchase.accountId, purchase.id, purchase.offerId, EVENT.transaction, purposes],
-  );
-  return rows[0] && { ...rows[0], id: Number(rows[0].id) };
-}
-
-/** A card the PSP attached for the purchase: only its token, brand, last four digits and expiry. */
-export interface SavedCard {
-  psp: string;
-  pspMethodId: string;
-  brand: string;
-  last4: string;
-  expMonth: number;
-  expYear: number;
-}
-
-/** Stores the leader's card; answers the `payment_methods` id the purchase then points to. */
-export async function insertPaymentMethod(sql: Sql, accountId: string, purchaseId: string, card: SavedCard, now: Date): Promise<string> {
-  const { rows } = await sql.query<{ id: string }>(
-    `INSERT INTO payment_methods (id, account_id, purchase_id, psp, psp_method_id, brand, last4, exp_month, exp_year, created_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [accountId, purchaseId, card.psp, card.pspMethodId, card.brand, card.last4, card.expMonth, card.expYear, now],
-  );
-  return rows[0]!.id;
-}
-
-/** The PSP token of the card the leader saved at checkout (off-session charges use it). */
-export async function savedPspMethodId(sql: Sql, accountId: string, purchaseId: string): Promise<string | undefined> {
-  const { rows } = await sql.query<{ psp_method_id: string }>(
-    'SELECT m.psp_method_id FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
-    [accountId, purchaseId],
-  );
-  return rows[0]?.psp_method_id;
-}
-
-/**
  * The customer-initiated transaction that stored the leader's card (PSD2): the purchase's latest
  * leader checkout payment the PSP accepted. Every later merchant-initiated charge on the card
  * references it, and runs on the PSP account that holds the card (`psp_account_id`). A
@@ -571,108 +445,6 @@ export async function releasePendingAttempt(sql: Sql, payment: PaymentRow, busyM
   ]);
 }
 
-/** Charged (captured) and held (authorised, not captured) by the purchase's payments of these purposes. */
-export async function chargedAndHeld(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<{ chargedCents: number; heldCents: number }> {
-  const { rows } = await sql.query<{ status: string; amount_cents: number; captured_cents: number }>(
-    "SELECT status, amount_cents, captured_cents FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[]) AND status IN ('authorized', 'captured')",
-    [accountId, purchaseId, [...purposes]],
-  );
-  let chargedCents = 0;
-  let heldCents = 0;
-  for (const r of rows) {
-    chargedCents += r.captured_cents;
-    if (r.status === 'authorized') heldCents += r.amount_cents - r.captured_cents;
-  }
-  return { chargedCents, heldCents };
-}
-
-/** One payment's money as its cardholder is told it: what was charged (captured), what was refunded of it. */
-export interface CardPayment {
-  id: string;
-  purpose: PaymentPurpose;
-  /** The pledge it paid (a pledger's card); null: the leader's card. */
-  pledgeId: string | null;
-  chargedCents: number;
-  refundedCents: number;
-  createdAt: Date;
-}
-
-/**
- * The purchase's payments of these purposes that charged a card, oldest first, partly or fully
- * refunded ones included (a PSP reports a settled transaction as `refunded` once any part of it
- * is refunded: it was still charged).
- */
-export async function chargedPayments(sql: Sql, accountId: string, purchaseId: string, purposes: readonly string[]): Promise<CardPayment[]> {
-  const { rows } = await sql.query<{ id: string; purpose: PaymentPurpose; pledge_id: string | null; captured_cents: number; refunded_cents: number; created_at: Date }>(
-    `SELECT id, purpose, pledge_id, captured_cents, refunded_cents, created_at FROM payments
-     WHERE account_id = $1 AND purchase_id = $2 AND purpose = ANY($3::text[]) AND status IN ('authorized', 'captured', 'refunded') AND captured_cents > 0
-     ORDER BY created_at, id`,
-    [accountId, purchaseId, [...purposes]],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    purpose: r.purpose,
-    pledgeId: r.pledge_id,
-    chargedCents: Number(r.captured_cents),
-    refundedCents: Number(r.refunded_cents),
-    createdAt: r.created_at,
-  }));
-}
-
-/** The brand and last four digits of the purchase's saved card (the leader's). */
-export async function savedCard(sql: Sql, accountId: string, purchaseId: string): Promise<{ brand: string; last4: string } | undefined> {
-  const { rows } = await sql.query<{ brand: string; last4: string }>(
-    'SELECT m.brand, m.last4 FROM payment_methods m JOIN purchases p ON p.payment_method_id = m.id WHERE p.account_id = $1 AND p.id = $2',
-    [accountId, purchaseId],
-  );
-  return rows[0];
-}
-
-/** Every payment of the purchase, oldest first: what the back office's purchase page lists. */
-export async function purchasePaymentRows(
-  sql: Sql,
-  accountId: string,
-  purchaseId: string,
-): Promise<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }[]> {
-  const { rows } = await sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
-    `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
-       FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
-    [accountId, purchaseId],
-  );
-  return rows;
-}
-
-/**
- * Whether the purchase's first payment (a pledge's, given `pledgeId`) ran on a test or a live PSP
- * account: the built-in sandbox PSP is a test one. Undefined when there is no payment yet. The
- * hosted pages' test-mode banner follows it once money moved, not the offer's PSP account of today.
- */
-export async function paymentEnvironment(sql: Sql, accountId: string, purchaseId: string, pledgeId?: string): Promise<'test' | 'live' | undefined> {
-  const { rows } = await sql.query<{ psp: string; environment: string | null }>(
-    `SELECT p.psp, a.environment FROM payments p LEFT JOIN psp_accounts a ON a.id = p.psp_account_id AND (a.account_id = p.account_id OR a.account_id IS NULL)
-     WHERE p.account_id = $1 AND p.purchase_id = $2 AND ($3::uuid IS NULL OR p.pledge_id = $3::uuid) AND ($3::uuid IS NOT NULL OR p.pledge_id IS NULL)
-     ORDER BY p.created_at, p.id LIMIT 1`,
-    [accountId, purchaseId, pledgeId ?? null],
-  );
-  const row = rows[0];
-  if (!row) return undefined;
-  return row.psp !== 'sandbox' && row.environment === 'live' ? 'live' : 'test';
-}
-
-/**
- * An installment charge of the purchase still unresolved (a collection attempt or the shopper's
- * payment, pending or awaiting 3-D Secure), other than the one keyed `exceptKey`: while there is
- * one, no other charge of the plan starts, so that the same money is never taken twice.
- */
-export async function unresolvedInstallmentCharge(sql: Sql, accountId: string, purchaseId: string, exceptKey = ''): Promise<PaymentRow | undefined> {
-  const { rows } = await sql.query<PaymentRow>(
-    `SELECT * FROM payments WHERE account_id = $1 AND purchase_id = $2 AND purpose = 'installment'
-       AND status IN ('pending', 'requires_action') AND idempotency_key <> $3 LIMIT 1`,
-    [accountId, purchaseId, exceptKey],
-  );
-  return rows[0];
-}
-
 /** How many payments of the purchase have an idempotency key starting with `prefix` (numbers the next one). */
 export async function countPaymentsKeyed(sql: Sql, accountId: string, purchaseId: string, prefix: string): Promise<number> {
   const { rows } = await sql.query<{ n: number }>('SELECT count(*) AS n FROM payments WHERE account_id = $1 AND purchase_id = $2 AND starts_with(idempotency_key, $3)', [
@@ -681,15 +453,6 @@ export async function countPaymentsKeyed(sql: Sql, accountId: string, purchaseId
     prefix,
   ]);
   return Number(rows[0]!.n);
-}
-
-/** The `payment_methods` row of a card the PSP attached for the purchase, by its token. */
-export async function paymentMethodByToken(sql: Sql, accountId: string, purchaseId: string, pspMethodId: string): Promise<string | undefined> {
-  const { rows } = await sql.query<{ id: string }>(
-    'SELECT id FROM payment_methods WHERE account_id = $1 AND purchase_id = $2 AND psp_method_id = $3 ORDER BY created_at DESC LIMIT 1',
-    [accountId, purchaseId, pspMethodId],
-  );
-  return rows[0]?.id;
 }
 
 /**

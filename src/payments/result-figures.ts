@@ -2,7 +2,7 @@ import type { Sql } from '../db/database.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { uncovered } from '../domain/pot.ts';
 import { planLines } from './installment-repository.ts';
-import { chargedAndHeld, chargedPayments, type CardPayment } from './payment-repository.ts';
+import { chargedAndHeld, chargedPayments, type CardPayment } from './payment-figures-repository.ts';
 import { loadPayState } from './pay-state-repository.ts';
 import { listPledges } from './pledge-repository.ts';
 

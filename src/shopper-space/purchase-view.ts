@@ -7,7 +7,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { CreditTerms } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';
 import { planLines } from '../payments/installment-repository.ts';
-import { savedCard } from '../payments/payment-repository.ts';
+import { savedCard } from '../payments/payment-method-repository.ts';
 import { findPledge } from '../payments/pledge-repository.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';
 import type { ShopperIdentity } from './identity.ts';

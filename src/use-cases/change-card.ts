@@ -3,24 +3,21 @@ import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import { underPaymentLease } from './payment-lease.ts';
 import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
+import { insertPaymentMethod, paymentMethodByToken, savedCard as cardOfPurchase, savedPspMethodId } from '../payments/payment-method-repository.ts';
 import {
   afterResult,
   countPaymentsKeyed,
   findPayment,
   findPurchasePayment,
   insertPayment,
-  insertPaymentMethod,
   markDeclined,
-  paymentMethodByToken,
   pspRef,
   recordResult,
   resultRef,
-  savedCard as cardOfPurchase,
-  savedPspMethodId,
   setPaymentPspMethod,
-  unresolvedLeaderAttempt,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { claimPurchase, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';

@@ -4,7 +4,8 @@ import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { findInstallment, installmentCounts, markInstallmentPaid, markInstallmentRefused, scheduledInstallments, type Installment } from '../payments/installment-repository.ts';
-import { findPayment, pspRef, insertPayment, recordResult, unresolvedInstallmentCharge, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { unresolvedInstallmentCharge } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';

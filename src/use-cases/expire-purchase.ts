@@ -1,7 +1,7 @@
 import type { Database, Sql } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
-import { unresolvedLeaderAttempt } from '../payments/payment-repository.ts';
+import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { claimDueExpiry, countDueExpiries, dueExpiries, postponeExpiry } from '../purchases/purchase-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';

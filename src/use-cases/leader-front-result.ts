@@ -4,7 +4,7 @@ import { asCheckoutOutcome, transactionOf } from '../delivery/transaction.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
-import { lastTransactionEvent, sandboxOfTransactionEvents } from '../payments/payment-repository.ts';
+import { lastTransactionEvent, sandboxOfTransactionEvents } from '../payments/transaction-event-repository.ts';
 import { findPurchaseForPage } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import type { PaymentDeps } from './deps.ts';

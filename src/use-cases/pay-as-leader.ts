@@ -4,15 +4,9 @@ import { LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment, plannedCharges, ple
 import { formatIsoDate } from '../domain/apr.ts';
 import { isPspFault, threeDSecureInput, type AttachResult, type CardInput } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
-import {
-  insertPayment,
-  insertPaymentMethod,
-  leaderAttempts,
-  setPaymentPspMethod,
-  releasePendingAttempt,
-  unresolvedLeaderAttempt,
-  type PaymentRow,
-} from '../payments/payment-repository.ts';
+import { insertPaymentMethod } from '../payments/payment-method-repository.ts';
+import { insertPayment, leaderAttempts, setPaymentPspMethod, releasePendingAttempt, type PaymentRow } from '../payments/payment-repository.ts';
+import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { insertDraftPledges, type NewPledge } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';

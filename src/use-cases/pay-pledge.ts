@@ -10,7 +10,6 @@ import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type 
 import {
   countPledgePayments,
   findPayment,
-  findPaymentWithLease,
   findPledgePayment,
   insertPayment,
   markDeclined,
@@ -21,6 +20,7 @@ import {
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { findPaymentWithLease } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';

@@ -1,6 +1,8 @@
 import type { Database } from '../db/database.ts';
 import { loadPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
-import { findPayment, findPaymentByRequestKey, findPaymentWithLease, paymentEnvironment, type PaymentRow, type UnresolvedPayment } from '../payments/payment-repository.ts';
+import { paymentEnvironment } from '../payments/payment-figures-repository.ts';
+import { findPayment, findPaymentByRequestKey, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPaymentWithLease, type UnresolvedPayment } from '../payments/unresolved-payment-repository.ts';
 import { findPledge, listPledges, type Pledge } from '../payments/pledge-repository.ts';
 
 /**

@@ -2,7 +2,7 @@ import { listAudit, type AuditEntry } from '../audit/audit-repository.ts';
 import { cancelBar, type CancelBar } from '../domain/purchase-states.ts';
 import type { Database } from '../db/database.ts';
 import { purchaseInstallmentRows } from '../payments/installment-repository.ts';
-import { purchasePaymentRows } from '../payments/payment-repository.ts';
+import { purchasePaymentRows } from '../payments/payment-figures-repository.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';

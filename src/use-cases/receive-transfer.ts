@@ -10,7 +10,7 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { postJournal } from '../payments/balance-repository.ts';
 import { insertReceivedTransfer, purchaseAccountOf, receivedTransferOf, transferStanding } from '../payments/bank-transfer-repository.ts';
 import { loadPayState, setLeaderTerms } from '../payments/pay-state-repository.ts';
-import { unresolvedLeaderAttempt } from '../payments/payment-repository.ts';
+import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 
 interface ReceivedPurchase {

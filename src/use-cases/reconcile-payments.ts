@@ -1,5 +1,5 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
-import { staleUnresolvedPayments } from '../payments/payment-repository.ts';
+import { staleUnresolvedPayments } from '../payments/unresolved-payment-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { resolveLeaderAttempt } from './resolve-leader-attempt.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';

@@ -1,18 +1,9 @@
 import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment } from '../domain/leader-plan.ts';
 import { threeDSecureInput, type ChallengeReturn, type TransactionResult } from '../psp/connector.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
-import {
-  afterResult,
-  findPurchasePayment,
-  markDeclined,
-  recordResult,
-  savedPspMethodId,
-  unresolvedLeaderAttempt,
-  pspRef,
-  resultRef,
-  type PaymentRow,
-  type UnresolvedPayment,
-} from '../payments/payment-repository.ts';
+import { savedPspMethodId } from '../payments/payment-method-repository.ts';
+import { afterResult, findPurchasePayment, markDeclined, recordResult, pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
+import { unresolvedLeaderAttempt, type UnresolvedPayment } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { draftShares } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';

@@ -9,7 +9,9 @@ import type { InstallmentRef, NoticeBase, OfferSummary, ShopperNotice, SmsNotice
 import { offerSummary } from '../messaging/offer-summary.ts';
 import { installmentAttempts, planLines } from '../payments/installment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
-import { chargedAndHeld, chargedPayments, findPayment, savedCard, type PaymentRow } from '../payments/payment-repository.ts';
+import { chargedAndHeld, chargedPayments } from '../payments/payment-figures-repository.ts';
+import { savedCard } from '../payments/payment-method-repository.ts';
+import { findPayment, type PaymentRow } from '../payments/payment-repository.ts';
 import { LEADER_CARD_PURPOSES } from '../payments/result-figures.ts';
 import { findPledge, listPledges } from '../payments/pledge-repository.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';

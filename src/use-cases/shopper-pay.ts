@@ -25,10 +25,10 @@ import {
   recordResult,
   resultRef,
   setPaymentPspMethod,
-  unresolvedInstallmentCharge,
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { unresolvedInstallmentCharge } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setComment } from '../payments/pay-state-repository.ts';
 import { bookFeesWaived } from '../payments/transfer-booking-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';

@@ -1,7 +1,8 @@
 import { LEADER_PURPOSES, type LeaderPlan } from '../domain/leader-plan.ts';
 import type { OffSessionInput, TransactionResult } from '../psp/connector.ts';
 import type { AccountConnector } from '../psp/registry.ts';
-import { cardCheckOf, savedPspMethodId, storedCredentialPayment } from '../payments/payment-repository.ts';
+import { savedPspMethodId } from '../payments/payment-method-repository.ts';
+import { cardCheckOf, storedCredentialPayment } from '../payments/payment-repository.ts';
 import type { PurchasePayState } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-repository.ts';
-import { findPayment, insertPaymentMethod, pspRef } from '../../src/payments/payment-repository.ts';
+import { insertPaymentMethod } from '../../src/payments/payment-method-repository.ts';
+import { findPayment, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges, type Pledge } from '../../src/payments/pledge-repository.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
