@@ -1,6 +1,6 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Compilable } from 'kysely';
 import type { QueryOptions, QueryResult, Sql } from './database.ts';
-import type { Tables } from './schema.ts';
+import type { Tables } from './row-types.ts';
 
 /**
  * Kysely as a query compiler only: it builds and type-checks statements against `schema.ts`,

@@ -1,14 +1,13 @@
-import type { Generated } from 'kysely';
-
+// Longer than 600 lines: data, one table per block as the migrations leave it; splitting would scatter the schema.
 /**
  * The tables as the migrations (`migrations/`) leave them: every column, its PostgreSQL type,
  * `null` when it may be NULL, `default` when the database fills it when an INSERT leaves it out
- * (a default or an identity). `test/db/schema.test.ts` compares this with information_schema of
+ * (a default or an identity). `test/unit/schema.test.ts` compares this with information_schema of
  * a migrated database on PGlite and on PostgreSQL, so a migration that adds, drops or retypes a
  * column fails the tests until this says the same.
  *
- * The types below derive from it: {@link Row} (a row as both drivers answer it) for the
- * repositories' row types, and {@link Tables} for the Kysely query builder (`db/query.ts`).
+ * The types derived from it are `row-types.ts`: a row as both drivers answer it, checked against
+ * the repositories' row types (`RowType`), and the tables for the Kysely query builder (`Tables`).
  */
 export const TABLES = {
   accounts: {
@@ -684,49 +683,5 @@ export const TABLES = {
 } as const satisfies Record<string, Record<string, ColumnSpec>>;
 
 /** PostgreSQL types in use (`udt_name`: `_text` is `text[]`). */
-type PgType = 'uuid' | 'text' | '_text' | 'int4' | 'int8' | 'bool' | 'bytea' | 'date' | 'timestamptz' | 'jsonb';
+export type PgType = 'uuid' | 'text' | '_text' | 'int4' | 'int8' | 'bool' | 'bytea' | 'date' | 'timestamptz' | 'jsonb';
 export type ColumnSpec = PgType | `${PgType} null` | `${PgType} default` | `${PgType} null default`;
-
-type TableName = keyof typeof TABLES;
-
-/**
- * What the drivers answer for each type: int8 as a number (both adapters parse it so, refusing
- * anything beyond 2^53: `parseInt8`), `date` as whatever the driver gives (a string on PGlite, a
- * Date on pg), jsonb parsed.
- */
-interface TsTypes {
-  uuid: string;
-  text: string;
-  _text: string[];
-  int4: number;
-  int8: number;
-  bool: boolean;
-  bytea: Uint8Array;
-  date: string | Date;
-  timestamptz: Date;
-  jsonb: unknown;
-}
-
-type BaseOf<S> = S extends `${infer P extends PgType} ${string}` ? P : S extends PgType ? S : never;
-type ValueOf<S> = TsTypes[BaseOf<S>] | (S extends `${string} null${string}` ? null : never);
-
-/** A row of the table as selected with `SELECT *`. */
-type Row<T extends TableName> = { -readonly [C in keyof (typeof TABLES)[T]]: ValueOf<(typeof TABLES)[T][C]> };
-
-/** The schema as Kysely reads it: columns the database fills are optional on insert. */
-export type Tables = {
-  [T in TableName]: {
-    -readonly [C in keyof (typeof TABLES)[T]]: (typeof TABLES)[T][C] extends `${string}default` ? Generated<ValueOf<(typeof TABLES)[T][C]>> : ValueOf<(typeof TABLES)[T][C]>;
-  };
-};
-
-/**
- * A repository's hand-written row type, checked against its table: every field is a column of
- * the table, of the column's type or narrower (the union of values its CHECK allows), and may be
- * NULL exactly when the column may. For statements written as SQL text, whose rows Kysely does
- * not type: `type PledgeRow = RowType<'pledges', { … }>`.
- */
-export type RowType<T extends TableName, R extends CheckedFields<T, R>> = R;
-type CheckedFields<T extends TableName, R> = {
-  [K in keyof R]: K extends keyof Row<T> ? (null extends Row<T>[K] ? (null extends R[K] ? Row<T>[K] : never) : Row<T>[K]) : never;
-};

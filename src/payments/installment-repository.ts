@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 import type { PlannedInstallment } from '../domain/leader-plan.ts';
 
 /** The installments of an INSTALLMENTS or DEFERRED purchase (a deferred payment is a plan of one). */

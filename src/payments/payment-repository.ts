@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';
 import type { LeaderPurpose } from '../domain/leader-plan.ts';

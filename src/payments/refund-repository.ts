@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 import type { Allocation, RefundSource, UncollectedInstallment } from '../domain/refund-allocation.ts';
 import { newUuid } from '../domain/ids.ts';
 

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { Redacted } from '../domain/redacted.ts';
 import type { PspEnvironment } from '../psp/definition.ts';

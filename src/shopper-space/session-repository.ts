@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 
 /**
  * shopper_sessions: server-side sessions of the shopper's space, found by the hash of their

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import type { RowType } from '../db/schema.ts';
+import type { RowType } from '../db/row-types.ts';
 
 /**
  * shopper_sign_in_requests: the links and codes a shopper asked for to sign in to their space.
