@@ -190,45 +190,50 @@ export function isMailFrom(value: string): boolean {
   return isEmailAddress(named ? named[1]! : value);
 }
 
-/** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */
-export function loadConfig(env: Env): Config {
-  const problems: string[] = [];
-  function read<T>(fn: () => T, fallback: T): T {
-    try {
-      return fn();
-    } catch (err) {
-      if (!(err instanceof Problem)) throw err;
-      problems.push(err.message);
-      return fallback;
-    }
-  }
+/**
+ * What each section's reader is handed: the environment, the problems found so far (in the order
+ * the variables are read, which is the order {@link ConfigError} names them), and `read`, which
+ * runs one variable's check and, when it throws a {@link Problem}, records it and takes `fallback`.
+ */
+interface Reader {
+  env: Env;
+  problems: string[];
+  read<T>(fn: () => T, fallback: T): T;
+}
 
+function portNumber(name: string, raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Problem(`${name} must be an integer between 1 and 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+/** PORT, HOST, CHIPIN_ENV and LOG_LEVEL. `mode` is undefined when CHIPIN_ENV is refused. */
+function readServer({ env, read }: Reader) {
   const port = read(() => {
     const raw = nonEmpty(env, 'PORT');
-    if (raw === undefined) return 3000;
     // Not 0 (any free port): links and the demo banner are built from PORT before listening.
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Problem(`PORT must be an integer between 1 and 65535, got "${raw}"`);
-    return Number(raw);
+    return raw === undefined ? 3000 : portNumber('PORT', raw);
   }, 3000);
   const host = nonEmpty(env, 'HOST') ?? '127.0.0.1';
-
   const mode = read((): Config['env'] | undefined => {
     const raw = nonEmpty(env, 'CHIPIN_ENV') ?? 'sandbox';
     if (raw !== 'sandbox' && raw !== 'production') throw new Problem(`CHIPIN_ENV must be "sandbox" or "production", got "${raw}"`);
     return raw;
   }, undefined);
-
   const logLevel = read(() => {
     const raw = (nonEmpty(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
     if (!LOG_LEVELS.includes(raw as LogLevel)) throw new Problem(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
     return raw as LogLevel;
   }, 'info');
+  return { port, host, mode, logLevel };
+}
 
+/** DATABASE_URL and what goes with it: a transaction pooler, a LISTEN connection, a read replica (docs/deployment.md). */
+function readDatabase({ env, read }: Reader) {
+  const postgres = ['postgres:', 'postgresql:'];
   const databaseUrl = read(() => {
     const raw = nonEmpty(env, 'DATABASE_URL');
-    return raw === undefined ? undefined : parseUrl('DATABASE_URL', raw, ['postgres:', 'postgresql:']);
+    return raw === undefined ? undefined : parseUrl('DATABASE_URL', raw, postgres);
   }, undefined);
-
   const databasePooler = read((): 'transaction' | undefined => {
     const raw = nonEmpty(env, 'DATABASE_POOLER');
     if (raw === undefined || raw === 'none') return undefined;
@@ -237,33 +242,33 @@ export function loadConfig(env: Env): Config {
     if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_POOLER needs DATABASE_URL (the embedded database has no pooler)');
     return raw;
   }, undefined);
-
   const databaseListenUrl = read(() => {
     const raw = nonEmpty(env, 'DATABASE_LISTEN_URL');
     if (raw === undefined) return undefined;
     if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no pooler)');
-    return parseUrl('DATABASE_LISTEN_URL', raw, ['postgres:', 'postgresql:']);
+    return parseUrl('DATABASE_LISTEN_URL', raw, postgres);
   }, undefined);
-
   const databaseReadUrl = read(() => {
     const raw = nonEmpty(env, 'DATABASE_READ_URL');
     if (raw === undefined) return undefined;
     // A DATABASE_URL refused above is named once, not again here.
     if (nonEmpty(env, 'DATABASE_URL') === undefined) throw new Problem('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
-    return parseUrl('DATABASE_READ_URL', raw, ['postgres:', 'postgresql:']);
+    return parseUrl('DATABASE_READ_URL', raw, postgres);
   }, undefined);
+  return { databaseUrl, databasePooler, databaseListenUrl, databaseReadUrl };
+}
 
+/** E-mail (SMTP_URL, MAIL_FROM), SMS (SMS_GATEWAY_URL, SMS_GATEWAY_KEY, SMS_SENDER) and MERCHANT_COUNTRY (docs/messaging.md). */
+function readMessaging({ env, read }: Reader, mode: Config['env'] | undefined) {
   const smtpUrl = read(() => {
     const raw = nonEmpty(env, 'SMTP_URL');
     return raw === undefined ? undefined : parseUrl('SMTP_URL', raw, ['smtp:', 'smtps:']);
   }, undefined);
-
   const mailFrom = read(() => {
     const raw = nonEmpty(env, 'MAIL_FROM') ?? DEFAULT_MAIL_FROM;
     if (!isMailFrom(raw)) throw new Problem(`MAIL_FROM must be an e-mail address or "Name <address>", got "${raw}"`);
     return raw;
   }, DEFAULT_MAIL_FROM);
-
   const smsGatewayUrl = read(() => {
     const raw = nonEmpty(env, 'SMS_GATEWAY_URL');
     if (raw === undefined) return undefined;
@@ -272,7 +277,6 @@ export function loadConfig(env: Env): Config {
     if (mode === 'production' && !url.startsWith('https:')) throw new Problem('SMS_GATEWAY_URL must be an https:// URL when CHIPIN_ENV=production');
     return url;
   }, undefined);
-
   const smsGatewayKey = read(() => {
     const raw = nonEmpty(env, 'SMS_GATEWAY_KEY');
     if (raw === undefined) return undefined;
@@ -280,7 +284,6 @@ export function loadConfig(env: Env): Config {
     if (/[\s]/.test(raw)) throw new Problem('SMS_GATEWAY_KEY must not contain spaces or line breaks');
     return new Redacted(raw);
   }, undefined);
-
   const smsSender = read(() => {
     const raw = nonEmpty(env, 'SMS_SENDER') ?? 'Chipin';
     // What SMS networks display: an alphanumeric name of at most 11 characters, or a phone number.
@@ -289,61 +292,70 @@ export function loadConfig(env: Env): Config {
     }
     return raw;
   }, 'Chipin');
-
   const merchantCountry = read((): CountryCode => {
     const raw = nonEmpty(env, 'MERCHANT_COUNTRY') ?? DEFAULT_MERCHANT_COUNTRY;
     if (!isPhoneCountry(raw)) throw new Problem(`MERCHANT_COUNTRY must be an ISO 3166 country code in capitals, such as FR or GB, got "${raw}"`);
     return raw;
   }, DEFAULT_MERCHANT_COUNTRY);
+  return { smtpUrl, mailFrom, smsGatewayUrl, smsGatewayKey, smsSender, merchantCountry };
+}
 
-  const publicUrl = read(() => {
+/** PUBLIC_URL, without a trailing slash; by default the address the service listens on. */
+function readPublicUrl({ env, read }: Reader, { host, port, mode }: { host: string; port: number; mode: Config['env'] | undefined }): string {
+  return read(() => {
     const raw = nonEmpty(env, 'PUBLIC_URL');
     const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
     const url = (raw === undefined ? `http://${publicHost}:${port}` : parseUrl('PUBLIC_URL', raw, ['http:', 'https:'])).replace(/\/+$/, '');
     if (mode === 'production' && !url.startsWith('https:')) throw new Problem('PUBLIC_URL must be an https:// URL when CHIPIN_ENV=production');
     return url;
   }, '');
+}
 
-  const dataDir = resolve(nonEmpty(env, 'DATA_DIR') ?? './data');
+function intInRange({ env, read }: Reader, name: string, fallback: number, min: number, max: number): number {
+  return read(() => {
+    const raw = nonEmpty(env, name);
+    if (raw === undefined) return fallback;
+    if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new Problem(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+    }
+    return Number(raw);
+  }, fallback);
+}
 
-  const intInRange = (name: string, fallback: number, min: number, max: number) =>
-    read(() => {
-      const raw = nonEmpty(env, name);
-      if (raw === undefined) return fallback;
-      if (!/^\d{1,9}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-        throw new Problem(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-      }
-      return Number(raw);
-    }, fallback);
-  const jobPollIntervalMs = intInRange('JOB_POLL_INTERVAL_MS', 1_000, 0, 60_000);
-  const shutdownDrainMs = intInRange('SHUTDOWN_DRAIN_MS', mode === 'production' ? 5_000 : 0, 0, 120_000);
+/** The intervals and limits: job polling, the shutdown drain, the replica's lag, the simulation's rate, risk decisions' retention. */
+function readTimings(r: Reader, mode: Config['env'] | undefined) {
+  const jobPollIntervalMs = intInRange(r, 'JOB_POLL_INTERVAL_MS', 1_000, 0, 60_000);
+  const shutdownDrainMs = intInRange(r, 'SHUTDOWN_DRAIN_MS', mode === 'production' ? 5_000 : 0, 0, 120_000);
   // Polling faster than this only loads the database; 0 turns polling off.
-  if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
+  if (jobPollIntervalMs > 0 && jobPollIntervalMs < 100) r.problems.push(`JOB_POLL_INTERVAL_MS must be 0 or at least 100, got "${jobPollIntervalMs}"`);
   // Below 100 ms the bound is finer than the check's own period (docs/deployment.md#read-replicas).
-  const databaseReadMaxLagMs = intInRange('DATABASE_READ_MAX_LAG_MS', 5_000, 100, 3_600_000);
-  const simulationRateLimit = intInRange('SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
-  const riskDecisionRetentionDays = intInRange('RISK_DECISION_RETENTION_DAYS', DEFAULT_RISK_DECISION_RETENTION_DAYS, 1, 36_500);
+  const databaseReadMaxLagMs = intInRange(r, 'DATABASE_READ_MAX_LAG_MS', 5_000, 100, 3_600_000);
+  const simulationRateLimit = intInRange(r, 'SIMULATION_RATE_LIMIT', 60, 1, 1_000_000);
+  const riskDecisionRetentionDays = intInRange(r, 'RISK_DECISION_RETENTION_DAYS', DEFAULT_RISK_DECISION_RETENTION_DAYS, 1, 36_500);
+  return { jobPollIntervalMs, shutdownDrainMs, databaseReadMaxLagMs, simulationRateLimit, riskDecisionRetentionDays };
+}
 
-  const hostList = (name: string) =>
-    read(() => {
-      const hosts = (nonEmpty(env, name) ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean);
-      const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
-      if (bad !== undefined) throw new Problem(`${name} must be a comma-separated list of host names or IP addresses, got "${bad}"`);
-      return hosts;
-    }, [] as string[]);
-  const webhookAllowedHosts = hostList('WEBHOOK_ALLOWED_HOSTS');
-  const pspEndpointAllowlist = hostList('PSP_ENDPOINT_ALLOWLIST');
+/** A comma-separated list of host names or IP addresses, lower-cased (WEBHOOK_ALLOWED_HOSTS, PSP_ENDPOINT_ALLOWLIST). */
+function hostList({ env, read }: Reader, name: string): string[] {
+  return read(() => {
+    const hosts = (nonEmpty(env, name) ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
+    const bad = hosts.find((h) => !/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[?[0-9a-f:.]+\]?)$/.test(h));
+    if (bad !== undefined) throw new Problem(`${name} must be a comma-separated list of host names or IP addresses, got "${bad}"`);
+    return hosts;
+  }, [] as string[]);
+}
 
+/** The money settings: CREDIT_LENDER, the operator's debtor account (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC) and PAYOUT_PAIN_FORMAT. */
+function readMoney({ env, read }: Reader) {
   const creditLender = read(() => {
     const raw = nonEmpty(env, 'CREDIT_LENDER');
     // Shown on one line of the pages and e-mails, as an offer's own lender is (at most 300 characters).
     if (raw !== undefined && (raw.length > 300 || /[\r\n]/.test(raw))) throw new Problem('CREDIT_LENDER must be one line of at most 300 characters');
     return raw;
   }, undefined);
-
   // The operator's debtor account: the same checks as a merchant's bank details, named by variable.
   const operatorDebtor = read((): BankDetails | undefined => {
     const names = { holder_name: 'OPERATOR_NAME', iban: 'OPERATOR_IBAN', bic: 'OPERATOR_BIC' } as const;
@@ -355,14 +367,16 @@ export function loadConfig(env: Env): Config {
     if (!checked.ok) throw new Problem(`${names[checked.field]} ${checked.message.replace(/^field \S+ /, '')}`);
     return checked.details;
   }, undefined);
-
   const payoutPainFormat = read((): PainFormat => {
     const raw = nonEmpty(env, 'PAYOUT_PAIN_FORMAT') ?? DEFAULT_PAIN_FORMAT;
     if (!(PAIN_FORMATS as readonly string[]).includes(raw)) throw new Problem(`PAYOUT_PAIN_FORMAT must be one of ${PAIN_FORMATS.join(', ')}, got "${raw}"`);
     return raw as PainFormat;
   }, DEFAULT_PAIN_FORMAT);
+  return { creditLender, operatorDebtor, payoutPainFormat };
+}
 
-  const trustProxy = read((): Config['trustProxy'] => {
+function readTrustProxy({ env, read }: Reader): Config['trustProxy'] {
+  return read((): Config['trustProxy'] => {
     const raw = nonEmpty(env, 'TRUST_PROXY');
     if (raw === undefined || raw === 'false') return false;
     if (raw === 'true') return true;
@@ -371,14 +385,16 @@ export function loadConfig(env: Env): Config {
     if (/^\d+$/.test(raw)) throw new Problem(`TRUST_PROXY must be true, false or the proxies' addresses (comma-separated addresses or CIDR ranges), not a hop count: got "${raw}"`);
     return raw;
   }, false);
+}
 
-  // The metrics listener and token (docs/deployment.md#metrics-and-alerts).
+/** The metrics listener and token (docs/deployment.md#metrics-and-alerts): METRICS_PORT, METRICS_HOST, METRICS_TOKEN. */
+function readMetrics({ env, read }: Reader, port: number) {
   const metricsPort = read(() => {
     const raw = nonEmpty(env, 'METRICS_PORT');
     if (raw === undefined) return undefined;
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) throw new Problem(`METRICS_PORT must be an integer between 1 and 65535, got "${raw}"`);
-    if (Number(raw) === port) throw new Problem(`METRICS_PORT must differ from PORT (${port}): it is a listener of its own`);
-    return Number(raw);
+    const metrics = portNumber('METRICS_PORT', raw);
+    if (metrics === port) throw new Problem(`METRICS_PORT must differ from PORT (${port}): it is a listener of its own`);
+    return metrics;
   }, undefined);
   const metricsHost = read(() => {
     const raw = nonEmpty(env, 'METRICS_HOST');
@@ -397,9 +413,43 @@ export function loadConfig(env: Env): Config {
     if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) throw new Problem('METRICS_TOKEN must be letters, digits and -._~+/ (then = signs), as a Bearer token is sent');
     return new Redacted(raw);
   }, undefined);
+  return {
+    ...(metricsPort === undefined ? {} : { metricsListener: { port: metricsPort, host: metricsHost } }),
+    ...(metricsToken === undefined ? {} : { metricsToken }),
+  };
+}
+
+/** Reads and validates the environment. Throws {@link ConfigError} naming every bad variable. */
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const r: Reader = {
+    env,
+    problems,
+    read(fn, fallback) {
+      try {
+        return fn();
+      } catch (err) {
+        if (!(err instanceof Problem)) throw err;
+        problems.push(err.message);
+        return fallback;
+      }
+    },
+  };
+  // In this order, which is the order the problems are named in.
+  const { port, host, mode, logLevel } = readServer(r);
+  const { databaseUrl, databasePooler, databaseListenUrl, databaseReadUrl } = readDatabase(r);
+  const messaging = readMessaging(r, mode);
+  const publicUrl = readPublicUrl(r, { host, port, mode });
+  const dataDir = resolve(nonEmpty(env, 'DATA_DIR') ?? './data');
+  const { databaseReadMaxLagMs, ...timings } = readTimings(r, mode);
+  const webhookAllowedHosts = hostList(r, 'WEBHOOK_ALLOWED_HOSTS');
+  const pspEndpointAllowlist = hostList(r, 'PSP_ENDPOINT_ALLOWLIST');
+  const { creditLender, operatorDebtor, payoutPainFormat } = readMoney(r);
+  const trustProxy = readTrustProxy(r);
+  const metrics = readMetrics(r, port);
 
   // Last, so that a configuration refused for another reason never creates the key file.
-  const masterKey = read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));
+  const masterKey = r.read(() => loadMasterKey(env, mode, dataDir, problems.length === 0), Buffer.alloc(0));
   if (problems.length > 0 || mode === undefined) throw new ConfigError(problems);
   return {
     port,
@@ -413,24 +463,15 @@ export function loadConfig(env: Env): Config {
     env: mode,
     masterKey,
     masterKeySource: nonEmpty(env, 'MASTER_KEY') ? 'the MASTER_KEY environment variable' : `the file ${join(dataDir, 'master.key')} (MASTER_KEY unset)`,
-    smtpUrl,
-    mailFrom,
-    smsGatewayUrl,
-    smsGatewayKey,
-    smsSender,
-    merchantCountry,
+    ...messaging,
     logLevel,
     trustProxy,
-    jobPollIntervalMs,
-    shutdownDrainMs,
-    simulationRateLimit,
-    riskDecisionRetentionDays,
+    ...timings,
     webhookAllowedHosts,
     pspEndpointAllowlist,
     ...(creditLender === undefined ? {} : { creditLender }),
     ...(operatorDebtor === undefined ? {} : { operatorDebtor }),
     payoutPainFormat,
-    ...(metricsPort === undefined ? {} : { metricsListener: { port: metricsPort, host: metricsHost } }),
-    ...(metricsToken === undefined ? {} : { metricsToken }),
+    ...metrics,
   };
 }
