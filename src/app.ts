@@ -15,7 +15,7 @@ import { verifyConfiguredKey } from './crypto/master-key-check.ts';
 import type { Database } from './db/database.ts';
 import { migrate, newerMigrations } from './db/migrate.ts';
 import { SandboxClock } from './clock/sandbox-clock.ts';
-import { systemClock } from './domain/clock.ts';
+import { systemClock, type Clock } from './domain/clock.ts';
 import { DueWork } from './jobs/due-work.ts';
 import { registerDisputeJobs } from './use-cases/dispute.ts';
 import { JobScheduler } from './jobs/scheduler.ts';
@@ -31,14 +31,15 @@ import { mainListenerMetrics, METRICS_OFF_WARNING, MetricsToken } from './observ
 import { MetricsListener } from './observability/metrics-listener.ts';
 import { Readiness } from './observability/readiness.ts';
 import { buildServer } from './http/server.ts';
-import { createMailer } from './messaging/mailer.ts';
+import { createMailer, type Mailer } from './messaging/mailer.ts';
 import { OutboundMessenger } from './messaging/outbound-messenger.ts';
 import { startShopperSpacePurge } from './shopper-space/purge.ts';
-import { createSmsGateway } from './messaging/sms.ts';
-import { createPspRegistry, DEFAULT_PSP } from './psp/registry.ts';
+import { createSmsGateway, type SmsGateway } from './messaging/sms.ts';
+import { createPspRegistry, DEFAULT_PSP, type PspRegistry } from './psp/registry.ts';
 import type { ConnectorDefinition } from './psp/definition.ts';
 import { findPaymentPspAccount, offersOnSandboxPsp, pspNamesInUse, toStored } from './psp-accounts/psp-account-repository.ts';
 import { Deliveries, type DeliveryOptions } from './delivery/service.ts';
+import type { AddressPolicy } from './outbound/addresses.ts';
 import type { App } from './http/types.ts';
 import type { Services } from './services.ts';
 
@@ -122,20 +123,108 @@ function openReads(db: Database, url: string, maxLagMs: number, metrics: Metrics
   });
 }
 
+/**
+ * Brings the schema up to date (a newer one is served as it is: a rolling upgrade) and checks the
+ * master key against the database's before anything opens a sealed secret.
+ */
+async function prepareDatabase(db: Database, config: Config, logger: Logger): Promise<void> {
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info({ versions: applied }, 'database migrations applied');
+  // A rolling upgrade: the next release migrated ahead of this process, which keeps serving.
+  const newer = await newerMigrations(db);
+  if (newer.length > 0) logger.info({ versions: newer }, 'database schema is newer than this build: serving on it (rolling upgrade)');
+  // Before anything opens a sealed secret: a process with another key would run, and fail each
+  // signature and PSP call one by one (docs/security.md, "The master key").
+  await verifyConfiguredKey(db, config);
+}
+
+/**
+ * The PSP connectors, with the PSP accounts they load from the database; refused at boot when the
+ * database names a PSP this build does not know, and in production the offers still on the
+ * built-in sandbox PSP named once.
+ */
+async function buildPsps(db: Database, box: SecretBox, clock: Clock, config: Config, opts: AppOptions, logger: Logger): Promise<PspRegistry> {
+  const psps = createPspRegistry({
+    db,
+    clock,
+    publicUrl: config.publicUrl,
+    masterKey: config.masterKey,
+    production: config.env === 'production',
+    endpointAllowlist: config.pspEndpointAllowlist ?? [],
+    loadAccount: async (accountId, id) => {
+      const row = await findPaymentPspAccount(db, accountId, id);
+      return row && toStored(box, row);
+    },
+    ...(opts.pspDefinitions ? { definitions: opts.pspDefinitions } : {}),
+    // Debug lines of each PSP call (method, path, status, request id; never a header or a body).
+    logger: logger.child({ component: 'psp' }),
+  });
+  psps.assertKnownPsps(await pspNamesInUse(db));
+  if (config.env === 'production') {
+    // Production takes no payment on the built-in sandbox PSP
+    // (docs/psp-connectors.md#production); each such offer refuses its payments until it is bound
+    // to a PSP account. Said once at boot, naming them.
+    const onSandbox = await offersOnSandboxPsp(db, DEFAULT_PSP);
+    if (onSandbox.length > 0) {
+      logger.error(
+        { offers: onSandbox.map((o) => ({ account_id: `acc_${o.accountId}`, merchant_uid: `mer_${o.offerId}` })) },
+        `${onSandbox.length} offer(s) run on the built-in sandbox PSP, refused in production: their payments fail until each is bound to a PSP account (PATCH /api/backoffice/offers/{merchant_uid} or "chipin offer set-psp-account")`,
+      );
+    }
+  }
+  return psps;
+}
+
+/** The e-mail and SMS channels, said once at boot (and warned of in production when one is missing). */
+function openChannels(config: Config, logger: Logger): { mailer: Mailer; sms: SmsGateway } {
+  const mailer = createMailer(config);
+  const sms = createSmsGateway(config);
+  logger.info({ email: mailer.kind, sms: sms.kind }, 'messaging channels');
+  if (config.env === 'production' && (mailer.kind === 'none' || sms.kind === 'none')) {
+    logger.warn({ email: mailer.kind, sms: sms.kind }, 'SMTP_URL or SMS_GATEWAY_URL unset: purchase links requested on that channel will not be sent');
+  }
+  return { mailer, sms };
+}
+
+/**
+ * The payment use cases' dependencies, their durable jobs registered, and the expiry sweep of
+ * unpaid purchases. The scoring hook goes out through the webhooks' address rule and pool:
+ * `hookPolicy` is read at each call, the deliveries being made after these.
+ */
+function buildPayments(
+  parts: Pick<PaymentDeps, 'db' | 'clock' | 'box' | 'logger'> & {
+    psps: PspRegistry;
+    config: Config;
+    mailer: Mailer;
+    sms: SmsGateway;
+    jobs: JobScheduler;
+    hookPolicy: () => AddressPolicy;
+  },
+) {
+  const { db, clock, psps, box, logger, config, mailer, sms, jobs, hookPolicy } = parts;
+  const offers = new OfferCache(db, undefined, undefined, config.creditLender);
+  const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
+  const riskRules = new RiskRulesCache(db);
+  const risk: RiskDeps = {
+    rules: riskRules,
+    cardKey: deriveKey(config.masterKey, 'card-fingerprints'),
+    callHook: (hook, question) => callScoringHook({ box, policy: hookPolicy() }, hook, question),
+  };
+  const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
+  registerPaymentJobs(jobs, payments);
+  registerDisputeJobs(jobs, payments, psps.sandbox);
+  // Unpaid purchases expire by a sweep over their expiry's index, not by a job each (docs/purchase-lifecycle.md#expiry).
+  const expiries = new ExpirySweep({ db, clock, log: logger });
+  return { offers, messenger, riskRules, payments, expiries };
+}
+
 /** The composition root: config in, a ready service out. The only place that wires parts together. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<ChipinApp> {
   const logger = createLogger(config, opts.logStream);
   const db = opts.db ?? (await openDatabase(config));
   let replicaReads: ReplicaReads | undefined;
   try {
-    const applied = await migrate(db);
-    if (applied.length > 0) logger.info({ versions: applied }, 'database migrations applied');
-    // A rolling upgrade: the next release migrated ahead of this process, which keeps serving.
-    const newer = await newerMigrations(db);
-    if (newer.length > 0) logger.info({ versions: newer }, 'database schema is newer than this build: serving on it (rolling upgrade)');
-    // Before anything opens a sealed secret: a process with another key would run, and fail each
-    // signature and PSP call one by one (docs/security.md, "The master key").
-    await verifyConfiguredKey(db, config);
+    await prepareDatabase(db, config, logger);
 
     const box = new SecretBox(config.masterKey);
     const revokedKeys = new RevokedKeys(
@@ -153,56 +242,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const dueWork = new DueWork();
     dueWork.register(jobs);
 
-    const psps = createPspRegistry({
-      db,
-      clock,
-      publicUrl: config.publicUrl,
-      masterKey: config.masterKey,
-      production: config.env === 'production',
-      endpointAllowlist: config.pspEndpointAllowlist ?? [],
-      loadAccount: async (accountId, id) => {
-        const row = await findPaymentPspAccount(db, accountId, id);
-        return row && toStored(box, row);
-      },
-      ...(opts.pspDefinitions ? { definitions: opts.pspDefinitions } : {}),
-      // Debug lines of each PSP call (method, path, status, request id; never a header or a body).
-      logger: logger.child({ component: 'psp' }),
-    });
-    psps.assertKnownPsps(await pspNamesInUse(db));
-    if (config.env === 'production') {
-      // Production takes no payment on the built-in sandbox PSP
-      // (docs/psp-connectors.md#production); each such offer refuses its payments until it is bound
-      // to a PSP account. Said once at boot, naming them.
-      const onSandbox = await offersOnSandboxPsp(db, DEFAULT_PSP);
-      if (onSandbox.length > 0) {
-        logger.error(
-          { offers: onSandbox.map((o) => ({ account_id: `acc_${o.accountId}`, merchant_uid: `mer_${o.offerId}` })) },
-          `${onSandbox.length} offer(s) run on the built-in sandbox PSP, refused in production: their payments fail until each is bound to a PSP account (PATCH /api/backoffice/offers/{merchant_uid} or "chipin offer set-psp-account")`,
-        );
-      }
-    }
-
-    const mailer = createMailer(config);
-    const sms = createSmsGateway(config);
-    logger.info({ email: mailer.kind, sms: sms.kind }, 'messaging channels');
-    if (config.env === 'production' && (mailer.kind === 'none' || sms.kind === 'none')) {
-      logger.warn({ email: mailer.kind, sms: sms.kind }, 'SMTP_URL or SMS_GATEWAY_URL unset: purchase links requested on that channel will not be sent');
-    }
-
-    const offers = new OfferCache(db, undefined, undefined, config.creditLender);
-    const messenger = new OutboundMessenger({ db, mailer, sms, logger, clock });
-    const riskRules = new RiskRulesCache(db);
-    // The scoring hook goes out through the webhooks' address rule and pool (`deliveries`, made below).
-    const risk: RiskDeps = {
-      rules: riskRules,
-      cardKey: deriveKey(config.masterKey, 'card-fingerprints'),
-      callHook: (hook, question) => callScoringHook({ box, policy: deliveries.policy }, hook, question),
-    };
-    const payments: PaymentDeps = { db, clock, offers, psps, messenger, box, publicUrl: config.publicUrl, logger, risk };
-    registerPaymentJobs(jobs, payments);
-    registerDisputeJobs(jobs, payments, psps.sandbox);
-    // Unpaid purchases expire by a sweep over their expiry's index, not by a job each (docs/purchase-lifecycle.md#expiry).
-    const expiries = new ExpirySweep({ db, clock, log: logger });
+    const psps = await buildPsps(db, box, clock, config, opts, logger);
+    const { mailer, sms } = openChannels(config, logger);
+    const { offers, messenger, riskRules, payments, expiries } = buildPayments({ db, clock, psps, box, logger, config, mailer, sms, jobs, hookPolicy: () => deliveries.policy });
     dueWork.register(expiries);
 
     const metrics = new Metrics({ processMetrics: opts.processMetrics ?? true });
