@@ -6,23 +6,8 @@ import { StoredPaymentMethodRequest } from '@adyen/api-library/lib/src/typings/c
 import { ThreeDSRequestData } from '@adyen/api-library/lib/src/typings/checkout/threeDSRequestData.js';
 import type { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type AmountOperation,
-  type NotificationResult,
-  type ListTransactionsInput,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspRecordPage,
-  type RetrieveOptions,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import {
   CARD_VALIDATION_ERRORS,
@@ -75,7 +60,7 @@ function parsePaymentMethodId(id: string): { shopperReference: string; storedPay
   return m ? { shopperReference: m[1]!, storedPaymentMethodId: m[2]! } : undefined;
 }
 
-export class AdyenConnector extends KitConnector implements PspConnector {
+export class AdyenConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'adyen';
   readonly sandbox: boolean;
   readonly #accountId: string;
@@ -179,23 +164,23 @@ export class AdyenConnector extends KitConnector implements PspConnector {
   }
 
   /** The payment's state as the caller stored it, a lapsed hold seen as such. */
-  #payment(ref: TransactionRef): AdyenPaymentState {
+  #payment(ref: contract.TransactionRef): AdyenPaymentState {
     const p = paymentStateOf(ref);
     if (p.status === 'authorised' && p.expiresAt && this.#clock.now().getTime() >= p.expiresAt.getTime()) p.status = 'lapsed';
     return p;
   }
 
-  #refused(p: AdyenPaymentState, reason: DeclineReason, message: string): TransactionResult {
+  #refused(p: AdyenPaymentState, reason: contract.DeclineReason, message: string): contract.TransactionResult {
     return { ...resultOf(p), decline: { reason, message } };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     const card = input.card;
     const digits = String(card.number).replace(/ /g, '');
     const { expiryMonth, expiryYear } = expiryFields(card.expMonth, card.expYear);
     // The operation log keys its fingerprints (HMAC): the card number is never stored in any form a guess could match.
     const params = [digits, expiryMonth, expiryYear, card.cvc, card.holderName];
-    return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<AttachResult> => {
+    return this.#idempotent('attach', input.idempotencyKey, params, async (adyenKey): Promise<contract.AttachResult> => {
       const shopperReference = `chipin-${adyenKey.slice(0, 40)}`;
       const request: StoredPaymentMethodRequest = {
         merchantAccount: this.#merchantAccount,
@@ -225,7 +210,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
@@ -262,7 +247,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
           readPaymentAnswer('authorize', a, { amountCents: input.amountCents, currency: input.currency, capture: input.capture, offSession: false }, adyenKey, this.#clock.now()),
         );
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -272,7 +257,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * {@link retrieve}); the AUTHORISATION webhook reports the same outcome through
    * {@link verifyNotification}.
    */
-  async submitDetails(transaction: TransactionRef, redirectResult: string): Promise<TransactionResult> {
+  async submitDetails(transaction: contract.TransactionRef, redirectResult: string): Promise<contract.TransactionResult> {
     if (typeof redirectResult !== 'string' || redirectResult.length === 0) throw new RangeError('redirectResult is required');
     const transactionId = transaction.transactionId;
     // Adyen's redirectResult runs to hundreds of characters: the operation's key holds its digest.
@@ -298,11 +283,11 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         }
         return resultOf(p);
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#idempotent(
       'capture',
@@ -323,11 +308,11 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         }
         return resultOf(p);
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     return this.#idempotent(
       'void',
       input.idempotencyKey,
@@ -358,11 +343,11 @@ export class AdyenConnector extends KitConnector implements PspConnector {
             return unreachable(p.status);
         }
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#idempotent(
       'refund',
@@ -379,7 +364,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
         }
         return resultOf(p);
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -416,7 +401,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
     return str(token.networkTxReference);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const sc = input.storedCredential;
@@ -461,7 +446,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
           ),
         );
       },
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -475,7 +460,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * payment awaits its 3-D Secure redirect, Adyen is given it first ({@link submitDetails}): it
    * authorises only then (docs/psp-connectors.md#the-return-from-3-d-secure).
    */
-  async retrieve(transaction: TransactionRef, options: RetrieveOptions = {}): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef, options: contract.RetrieveOptions = {}): Promise<contract.TransactionResult> {
     const redirectResult = options.returned?.redirectResult;
     if (redirectResult && this.#payment(transaction).status === 'pending_action') return this.submitDetails(transaction, redirectResult);
     const p = this.#payment(transaction);
@@ -487,7 +472,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * Checks every item's signature and merchant account, and answers the payments the items are
    * about with their items, for `retrieve` to fold in (`verifyNotificationBody` in ./notifications.ts).
    */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     return verifyNotificationBody(input.rawBody, this.#keys.reveal().hmacKey, this.#merchantAccount);
   }
 
@@ -495,7 +480,7 @@ export class AdyenConnector extends KitConnector implements PspConnector {
    * The payments that moved in `[from, to)` with their totals, from Adyen's daily Payment
    * accounting reports, a page of up to `reportPageSize` payments (`listFromReports` in ./records.ts).
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     return listFromReports(this.#reports, input);
   }
 

@@ -1,20 +1,6 @@
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type ListTransactionsInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspRecord,
-  type PspRecordPage,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
@@ -76,7 +62,7 @@ function errorCodes(r: SdkResult): string[] {
  * call happen once; our key goes as the sale's (and the refund's) `orderId`, so a call whose answer
  * was lost is found again by transaction search before anything is sent again.
  */
-export class BraintreeConnector extends KitConnector implements PspConnector {
+export class BraintreeConnector extends KitConnector implements contract.PspConnector {
   readonly name = NAME;
   readonly sandbox: boolean;
   readonly #gateway: SdkGateway;
@@ -158,14 +144,14 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
   }
 
   /** The sale and its refund credits, read back: Braintree keeps the credits apart from the sale. */
-  async #result(sale: TransactionView): Promise<TransactionResult> {
+  async #result(sale: TransactionView): Promise<contract.TransactionResult> {
     if (sale.type !== 'sale') throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Braintree sale');
     const refunds = [];
     for (const id of sale.refundIds) refunds.push(await this.#find(id));
     return toTransactionResult(sale, refunds);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const { card } = input;
     const params = [card.number.replace(/ /g, ''), card.expMonth, card.expYear, card.cvc, card.holderName];
@@ -173,7 +159,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, params, send, async () => undefined);
   }
 
-  async #attach(input: AttachInput): Promise<AttachResult> {
+  async #attach(input: contract.AttachInput): Promise<contract.AttachResult> {
     const { card } = input;
     // One Vault customer per card; `verifyCard` runs a verification (a zero or small
     // authorisation, voided) so a refused card is refused here, not at the first charge.
@@ -222,12 +208,12 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     throw new PspIntegrationError(NAME, 'bad_response', `Braintree refused the sale: ${codes.join(', ') || 'no error code'}`);
   }
 
-  async #sale(attributes: Record<string, unknown>, currency: string): Promise<TransactionResult> {
+  async #sale(attributes: Record<string, unknown>, currency: string): Promise<contract.TransactionResult> {
     return this.#saleOutcome(this.#saleResult(await this.#call(() => this.#gateway.transaction.sale(attributes), 'unknown_payment_method')), currency);
   }
 
   /** What a sale answers, whether it came back from `sale` or was found again by {@link #byOrderId}. */
-  async #saleOutcome(sale: TransactionView, currency: string): Promise<TransactionResult> {
+  async #saleOutcome(sale: TransactionView, currency: string): Promise<contract.TransactionResult> {
     // Braintree has no currency field: the merchant account decides it. A sale in another currency
     // than asked is a configuration fault, not an amount to record.
     if (sale.currency !== currency)
@@ -257,12 +243,12 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
   }
 
   /** A lost sale answer: the sale Braintree made under this key, or undefined (then it is sent). */
-  async #reconcileSale(key: string, currency: string): Promise<TransactionResult | undefined> {
+  async #reconcileSale(key: string, currency: string): Promise<contract.TransactionResult | undefined> {
     const sale = await this.#byOrderId(key.slice(0, MAX_ORDER_ID), 'sale');
     return sale && this.#saleOutcome(sale, currency);
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -292,7 +278,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -332,15 +318,15 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     op: string,
     key: string,
     params: readonly unknown[],
-    send: () => Promise<TransactionResult>,
-    reconcile: () => Promise<TransactionResult | undefined> = async () => undefined,
-  ): Promise<TransactionResult> {
+    send: () => Promise<contract.TransactionResult>,
+    reconcile: () => Promise<contract.TransactionResult | undefined> = async () => undefined,
+  ): Promise<contract.TransactionResult> {
     assertKey(key);
-    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /** A capture, void or refund: an answer without success leaves the sale as it was and says why. */
-  async #operate(id: string, call: () => Promise<SdkResult>, nothingLeft: (before: TransactionResult) => boolean = () => false): Promise<TransactionResult> {
+  async #operate(id: string, call: () => Promise<SdkResult>, nothingLeft: (before: contract.TransactionResult) => boolean = () => false): Promise<contract.TransactionResult> {
     const before = await this.#find(id);
     const r = await this.#call(call);
     if (r.success) return this.#result(await this.#find(id));
@@ -355,7 +341,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     return { ...result, decline: { reason, message: `Braintree refused: ${codes.join(', ') || 'no error code'}` } };
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     const currency = typeof input.transaction.pspState?.currency === 'string' ? input.transaction.pspState.currency : undefined;
@@ -382,7 +368,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
     return this.#once(
       'void',
@@ -401,7 +387,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     const currency = typeof input.transaction.pspState?.currency === 'string' ? input.transaction.pspState.currency : undefined;
@@ -437,7 +423,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
    * sale's refunds are read as `retrieve` reads them, its lost chargebacks from its `disputes`. A
    * dispute lost in the period on a sale neither created, captured nor refunded in it is not seen.
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('braintree: the period must be from < to');
     const m = /^(created|submitted|credits):(\d{1,9})$/.exec(input.cursor ?? 'created:0');
     if (!m) throw new RangeError('braintree: not a cursor of this connector');
@@ -473,7 +459,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
         }
       });
     }
-    const records: PspRecord[] = [];
+    const records: contract.PspRecord[] = [];
     const sales = new Map<string, TransactionView>();
     for (const id of page) {
       const t = found.get(id);
@@ -511,7 +497,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return this.#result(await this.#find(transaction.transactionId));
   }
 
@@ -520,7 +506,7 @@ export class BraintreeConnector extends KitConnector implements PspConnector {
    * (`webhookNotification.parse`: HMAC-SHA1 keyed with the SHA-1 of the private key, under the
    * public key). Only transaction kinds are about a payment; the status is read back from Braintree.
    */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const form = new URLSearchParams(input.rawBody);
     const signature = form.get('bt_signature');
     const payload = form.get('bt_payload');

@@ -1,19 +1,7 @@
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { amountsBefore } from '../kit/amounts-state.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
@@ -50,7 +38,7 @@ const AUTHENTICATED = new Set(['Y', 'A']);
 
 /** What the connector keeps of a transaction (see {@link PspState}). */
 interface CentralpayState {
-  status: TransactionResult['status'];
+  status: contract.TransactionResult['status'];
   capturedCents: number;
   refundedCents: number;
   /** CentralPay's `transactionId`, once the transaction exists. */
@@ -83,7 +71,7 @@ interface CentralpayState {
  *   `merchantTransactionId` up; captures and refunds by comparing the amounts with the state
  *   before the call (the operation log, src/psp/kit/operations.ts).
  */
-export class CentralpayConnector extends KitConnector implements PspConnector {
+export class CentralpayConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'centralpay';
   readonly sandbox: boolean;
   readonly #client: PspClient;
@@ -122,7 +110,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     return { baseUrl: this.#base };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const check = checkCardLocally(input.card, this.#clock.now());
     if (!check.ok) return check;
@@ -132,7 +120,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, send);
   }
 
-  async #attach(number: string, month: number, year: number, cvc: string, holder: string): Promise<AttachResult> {
+  async #attach(number: string, month: number, year: number, cvc: string, holder: string): Promise<contract.AttachResult> {
     const token = await this.#call('POST', '/cardToken', {
       'card[number]': number,
       'card[expirationMonth]': String(month),
@@ -159,7 +147,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -169,7 +157,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     const id = merchantTransactionIdFor('cit', input.idempotencyKey);
     const capture = input.capture === 'automatic';
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       // 3-D Secure 2 for every on-session payment (PSD2 strong authentication; the one that stores
       // the card for later merchant-initiated charges needs it in any case).
       const auth = await this.#call('POST', '/3ds2/authentication', {
@@ -200,10 +188,10 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
       return this.#authenticationFailed(id, input.amountCents, { ...pending, status: 'declined' });
     };
     const reconcile = async () => this.#found(id);
-    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -217,13 +205,13 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     const manual = input.capture === 'manual';
     const send = () => this.#create(id, { ...pm, amountCents: input.amountCents, currency: input.currency, capture: !manual, source: 'RECURRING' });
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
-    return this.#operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<TransactionResult>);
+    return this.#operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<contract.TransactionResult>);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const t = await this.#existing(ref);
       const now = this.#result(ref.transactionId, t);
       if (isLapsed(t, this.#clock.now())) return refused(now, 'authorization_expired', 'The authorisation lapsed: CentralPay allows 7 days to capture it.');
@@ -237,12 +225,12 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
       const after = await this.retrieve(ref);
       return before && after.capturedCents > before.capturedCents ? after : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const s = stateOf(ref);
       const t = await this.#lookup(ref);
       if (!t) {
@@ -262,13 +250,13 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
       const after = await this.retrieve(ref);
       return after.status === 'voided' ? after : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const t = await this.#existing(ref);
       const now = this.#result(ref.transactionId, t);
       if (now.status !== 'captured' && now.status !== 'refunded') return refused(now, 'amount_too_large', 'Nothing captured to refund.');
@@ -284,7 +272,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
       const after = await this.retrieve(ref);
       return before && after.refundedCents > before.refundedCents ? after : undefined;
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -292,7 +280,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
    * authentication: once it passed, the transaction is created (once, through the operation log,
    * whichever process reads first); a failed one is a decline.
    */
-  async retrieve(ref: TransactionRef): Promise<TransactionResult> {
+  async retrieve(ref: contract.TransactionRef): Promise<contract.TransactionResult> {
     const t = await this.#lookup(ref);
     if (t) return this.#result(ref.transactionId, t);
     const s = stateOf(ref);
@@ -309,7 +297,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     if (!AUTHENTICATED.has(a.transStatus)) return this.#authenticationFailed(ref.transactionId, s.amountCents, { ...s, status: 'declined' });
     const pm = this.#paymentMethod(s.pm);
     const create = () => this.#create(ref.transactionId, { ...pm, amountCents: s.amountCents!, currency: s.currency!, capture: s.capture!, source: 'EC', threeDS: a.id });
-    return this.#operations.once('authenticated', ref.transactionId, [s.threeDS], create, () => this.#found(ref.transactionId), reviveTransaction<TransactionResult>);
+    return this.#operations.once('authenticated', ref.transactionId, [s.threeDS], create, () => this.#found(ref.transactionId), reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -317,7 +305,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
    * algorithm nor the header (docs/psp/centralpay.md): no notification can be checked, so every
    * one is refused and the service's reconciliation reads outcomes with {@link retrieve}.
    */
-  async verifyNotification(): Promise<NotificationResult> {
+  async verifyNotification(): Promise<contract.NotificationResult> {
     return { ok: false, reason: 'bad_signature' };
   }
 
@@ -363,15 +351,15 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     return pm;
   }
 
-  #bare(id: string, status: TransactionResult['status'], amountCents: number): TransactionResult {
+  #bare(id: string, status: contract.TransactionResult['status'], amountCents: number): contract.TransactionResult {
     return { transactionId: id, status, amountCents, capturedCents: 0, refundedCents: 0 };
   }
 
-  #authenticationFailed(id: string, amountCents: number, s: CentralpayState): TransactionResult {
+  #authenticationFailed(id: string, amountCents: number, s: CentralpayState): contract.TransactionResult {
     return { ...this.#bare(id, 'declined', amountCents), decline: { reason: 'authentication_failed', message: 'The 3-D Secure authentication failed.' }, pspState: state(s) };
   }
 
-  #result(chipinId: string, t: CentralpayTransaction): TransactionResult {
+  #result(chipinId: string, t: CentralpayTransaction): contract.TransactionResult {
     const r = toTransactionResult(chipinId, t, this.#clock.now());
     return { ...r, pspState: state({ status: r.status, capturedCents: r.capturedCents, refundedCents: r.refundedCents, cp: t.transactionId }) };
   }
@@ -379,7 +367,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
   async #create(
     id: string,
     p: { customerId: string; cardId: string; amountCents: number; currency: string; capture: boolean; source: 'EC' | 'RECURRING'; threeDS?: string },
-  ): Promise<TransactionResult> {
+  ): Promise<contract.TransactionResult> {
     const form: Record<string, string> = {
       pointOfSaleId: this.#pointOfSaleId,
       merchantTransactionId: id,
@@ -402,7 +390,7 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     throw this.#unexpected('transaction', answer.status);
   }
 
-  async #afterOperation(what: string, chipinId: string, before: CentralpayTransaction, answer: { status: number; body: unknown }): Promise<TransactionResult> {
+  async #afterOperation(what: string, chipinId: string, before: CentralpayTransaction, answer: { status: number; body: unknown }): Promise<contract.TransactionResult> {
     if (answer.status === 200 || answer.status === 201) {
       const t = readTransaction(answer.body) ?? (await this.#read(before.transactionId));
       return this.#result(chipinId, t);
@@ -438,19 +426,19 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
     return t;
   }
 
-  async #found(id: string): Promise<TransactionResult | undefined> {
+  async #found(id: string): Promise<contract.TransactionResult | undefined> {
     const t = await this.#byMerchantId(id);
     return t && this.#result(id, t);
   }
 
   /** CentralPay's transaction behind a ref: by its id in the state, else by our merchantTransactionId. */
-  async #lookup(ref: TransactionRef): Promise<CentralpayTransaction | undefined> {
+  async #lookup(ref: contract.TransactionRef): Promise<CentralpayTransaction | undefined> {
     const cp = stateOf(ref)?.cp;
     if (cp && isCentralpayId(cp)) return this.#read(cp);
     return this.#byMerchantId(ref.transactionId);
   }
 
-  async #existing(ref: TransactionRef): Promise<CentralpayTransaction> {
+  async #existing(ref: contract.TransactionRef): Promise<CentralpayTransaction> {
     const t = await this.#lookup(ref);
     if (!t) throw this.fault('unknown_transaction', `no transaction ${JSON.stringify(ref.transactionId.slice(0, 80))}`);
     return t;
@@ -458,15 +446,15 @@ export class CentralpayConnector extends KitConnector implements PspConnector {
 }
 
 /** The refusal of an operation: the transaction as it stands, with the reason. */
-function refused(now: TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): TransactionResult {
+function refused(now: contract.TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): contract.TransactionResult {
   return { ...now, decline: { reason, message } };
 }
 
-function state(s: CentralpayState): PspState {
-  return JSON.parse(JSON.stringify(s)) as PspState;
+function state(s: CentralpayState): contract.PspState {
+  return JSON.parse(JSON.stringify(s)) as contract.PspState;
 }
 
-function stateOf(ref: TransactionRef): CentralpayState | undefined {
+function stateOf(ref: contract.TransactionRef): CentralpayState | undefined {
   const s = ref.pspState;
   if (!s || typeof s !== 'object') return undefined;
   return s as unknown as CentralpayState;

@@ -3,20 +3,8 @@ import { Checkout } from 'checkout-sdk-node';
 // The SDK's own error for a request it refuses before sending it (an exact pin: see #call).
 import { ValueError } from 'checkout-sdk-node/dist/services/errors.js';
 import { Redacted } from '../../domain/redacted.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
@@ -72,7 +60,7 @@ export function ckoReference(key: string): string {
  * - Captures, voids and refunds are actions (`POST /payments/{id}/captures|voids|refunds`,
  *   answered 202); the payment is read back with `GET /payments/{id}` (its `balances`).
  */
-export class CheckoutConnector extends KitConnector implements PspConnector {
+export class CheckoutConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'checkout';
   readonly sandbox: boolean;
   readonly #client: PspClient;
@@ -111,11 +99,11 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     return { baseUrl: this.#base };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const c = input.card;
     const number = c.number.replace(/ /g, '');
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       const body = {
         source: { type: 'card', number, expiry_month: c.expMonth, expiry_year: c.expYear, cvv: c.cvc, name: c.holderName, store_for_future_use: true },
         amount: 0,
@@ -148,7 +136,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, params, send, send);
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -175,7 +163,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     return this.#create('authorize', input.idempotencyKey, params, body);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -199,21 +187,21 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     return this.#create('charge_off_session', input.idempotencyKey, params, body);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#action('capture', 'captures', input, { amount: input.amountCents }, [input.amountCents]);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     return this.#action('void', 'voids', input, {}, []);
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#action('refund', 'refunds', input, { amount: input.amountCents }, [input.amountCents]);
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return toTransactionResult(await this.#details(transaction.transactionId));
   }
 
@@ -222,7 +210,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
    * (checkout.com/docs/developer-resources/webhooks). The event names the payment (`data.id`);
    * a dispute event names the dispute and its payment (`data.payment_id`; src/psp/checkout/disputes.ts).
    */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const secret = this.#secret.reveal().webhook;
     if (!secret) return { ok: false, reason: 'bad_signature' };
     const header = Object.entries(input.headers).find(([k]) => k.toLowerCase() === 'cko-signature')?.[1];
@@ -362,8 +350,8 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     if (!SOURCE_ID.test(id)) throw this.fault('unknown_payment_method', 'not a Checkout.com source id (src_…)');
   }
 
-  async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown>): Promise<TransactionResult> {
-    const send = async (): Promise<TransactionResult> => {
+  async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown>): Promise<contract.TransactionResult> {
+    const send = async (): Promise<contract.TransactionResult> => {
       const answer = await this.#call('POST /payments', (cko) => cko.payments.request(body, ckoKey(key)));
       if (answer.status === 404) throw this.fault('unknown_payment_method', 'Checkout.com does not know this source');
       if (answer.status === 422) {
@@ -375,7 +363,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
       return toTransactionResult(this.#payment(answer, op));
     };
     // Checkout.com answers a repeated Cko-Idempotency-Key with the first payment: a replay is a resend.
-    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
   }
 
   /** A dispute's `status` (`GET /disputes/{id}`, the `Dispute` schema); undefined when Checkout.com does not know it. */
@@ -394,9 +382,15 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
     return this.#payment(answer, 'GET /payments/{id}');
   }
 
-  async #action(op: 'capture' | 'void' | 'refund', path: string, input: Operation, body: Record<string, unknown>, extra: readonly unknown[]): Promise<TransactionResult> {
+  async #action(
+    op: 'capture' | 'void' | 'refund',
+    path: string,
+    input: contract.Operation,
+    body: Record<string, unknown>,
+    extra: readonly unknown[],
+  ): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       if (!PAYMENT_ID.test(id)) throw this.fault('unknown_transaction', 'not a Checkout.com payment id (pay_…)');
       const request = { ...body, reference: ckoReference(input.idempotencyKey) };
       const answer = await this.#call(`POST /payments/{id}/${path}`, (cko) => cko.payments[op](id, request, ckoKey(input.idempotencyKey)), true);
@@ -412,7 +406,7 @@ export class CheckoutConnector extends KitConnector implements PspConnector {
       }
       throw this.fault('bad_response', `${op}: unexpected answer ${answer.status}`);
     };
-    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<TransactionResult>);
+    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<contract.TransactionResult>);
   }
 }
 

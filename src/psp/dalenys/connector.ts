@@ -1,19 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { askedThreeDSecure } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
@@ -75,7 +62,7 @@ type Op = 'attach' | 'authorize' | 'charge' | 'capture' | 'refund';
  * Dalenys has no operation for.
  */
 interface DalenysState {
-  status: TransactionResult['status'];
+  status: contract.TransactionResult['status'];
   amountCents: number;
   capturedCents: number;
   refundedCents: number;
@@ -85,7 +72,7 @@ interface DalenysState {
   voided?: boolean;
 }
 
-function readState(s: PspState | null): DalenysState | undefined {
+function readState(s: contract.PspState | null): DalenysState | undefined {
   if (!s || typeof s.status !== 'string' || !Number.isSafeInteger(s.capturedCents) || !Number.isSafeInteger(s.refundedCents)) return undefined;
   const state: DalenysState = {
     status: s.status as DalenysState['status'],
@@ -100,7 +87,7 @@ function readState(s: PspState | null): DalenysState | undefined {
   return state;
 }
 
-function toPspState(s: DalenysState): PspState {
+function toPspState(s: DalenysState): contract.PspState {
   return {
     status: s.status,
     amountCents: s.amountCents,
@@ -116,7 +103,7 @@ function toPspState(s: DalenysState): PspState {
 const EMPTY: DalenysState = { status: 'requires_action', amountCents: 0, capturedCents: 0, refundedCents: 0, refundIds: [] };
 
 /** A card Dalenys would refuse as an invalid parameter, in our words. */
-function cardRefusal(digits: string, expMonth: number, expYear: number, cvc: string, now: Date): { reason: DeclineReason; message: string } | undefined {
+function cardRefusal(digits: string, expMonth: number, expYear: number, cvc: string, now: Date): { reason: contract.DeclineReason; message: string } | undefined {
   if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) return { reason: 'invalid_card', message: 'The card number is not valid.' };
   if (!Number.isInteger(expMonth) || expMonth < 1 || expMonth > 12 || expYear * 12 + expMonth - 1 < now.getUTCFullYear() * 12 + now.getUTCMonth()) {
     return { reason: 'expired_card', message: 'The card has expired.' };
@@ -144,7 +131,7 @@ function brandName(cardType: string | undefined, digits: string): string {
  * idempotency key: a call whose outcome is unknown (a timeout, a crash) is reconciled by asking
  * `getTransactions` for that ORDERID, and sent again only if Dalenys has no transaction under it.
  */
-export class DalenysConnector extends HttpKitConnector<DalenysCredentials> implements PspConnector {
+export class DalenysConnector extends HttpKitConnector<DalenysCredentials> implements contract.PspConnector {
   constructor(opts: DalenysConnectorOptions) {
     super('dalenys', opts);
   }
@@ -196,7 +183,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   /** The payment or authorisation folded with its capture, refunds and our void: the result and the state to keep. */
-  #fold(main: DalenysTransaction, state: DalenysState, children: readonly DalenysTransaction[], challenge?: ChallengeForm): TransactionResult {
+  #fold(main: DalenysTransaction, state: DalenysState, children: readonly DalenysTransaction[], challenge?: ChallengeForm): contract.TransactionResult {
     const now = this.clock.now();
     const amountCents = main.amountCents ?? state.amountCents;
     let status = toStatus(main);
@@ -222,7 +209,14 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     next.status = status;
     next.capturedCents = captured;
     next.refundedCents = refunded;
-    const result: TransactionResult = { transactionId: main.transactionId, status, amountCents, capturedCents: captured, refundedCents: refunded, pspState: toPspState(next) };
+    const result: contract.TransactionResult = {
+      transactionId: main.transactionId,
+      status,
+      amountCents,
+      capturedCents: captured,
+      refundedCents: refunded,
+      pspState: toPspState(next),
+    };
     if (status === 'declined') result.decline = declineFor(main.execCode, main.message);
     if (status === 'requires_action' && challenge) result.challengeForm = challenge;
     if ((status === 'authorized' || status === 'expired') && expiresAt) result.expiresAt = expiresAt;
@@ -230,7 +224,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   /** The transaction as Dalenys holds it now, with its capture and refunds (the ids the state names). */
-  async #read(transactionId: string, state: DalenysState): Promise<TransactionResult> {
+  async #read(transactionId: string, state: DalenysState): Promise<contract.TransactionResult> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(transactionId)) throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
     const ids = [transactionId, ...(state.captureId ? [state.captureId] : []), ...state.refundIds];
     const found = await this.#lookup({ TRANSACTIONID: ids.join(';') });
@@ -243,7 +237,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     );
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return this.#read(transaction.transactionId, readState(transaction.pspState) ?? EMPTY);
   }
 
@@ -255,15 +249,15 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   /** A creation (attach, authorisation, off-session charge): found again by its ORDERID when its outcome is unknown. */
-  async #create(op: Op, key: string, fingerprint: readonly unknown[], send: () => Promise<TransactionResult>, amount: string): Promise<TransactionResult> {
+  async #create(op: Op, key: string, fingerprint: readonly unknown[], send: () => Promise<contract.TransactionResult>, amount: string): Promise<contract.TransactionResult> {
     const orderId = this.#orderId(op, key);
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       const found = (await this.#lookup({ ORDERID: orderId })).find((t) => t.operationType === 'payment' || t.operationType === 'authorization');
       if (!found) return undefined;
       if (found.amountCents !== undefined && String(found.amountCents) !== amount) throw this.fault('idempotency_conflict', `order ${orderId} exists with another amount`);
       return this.#fold(found, EMPTY, []);
     };
-    return this.operations.once(op, key, fingerprint, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, fingerprint, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async #transaction(op: Op, key: string, params: Record<string, string>): Promise<{ answer: Record<string, unknown>; t: DalenysTransaction }> {
@@ -274,7 +268,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     return { answer, t: this.#answered(answer, method, params.AMOUNT ?? '') };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const expYear = input.card.expYear >= 0 && input.card.expYear < 100 ? 2000 + input.card.expYear : input.card.expYear;
@@ -283,7 +277,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     // first, as the card form would, so that the shopper gets the refusal's reason.
     const refusal = cardRefusal(digits, input.card.expMonth, expYear, input.card.cvc, this.clock.now());
     if (refusal) return { ok: false, ...refusal };
-    const send = async (): Promise<TransactionResult & { attach?: AttachResult }> => {
+    const send = async (): Promise<contract.TransactionResult & { attach?: contract.AttachResult }> => {
       // An authorisation that creates the ALIAS (CREATEALIAS=yes): the customer-initiated
       // transaction that stores the card, with the shopper's consent given on Chipin's card form.
       const { answer, t } = await this.#transaction('attach', key, {
@@ -315,13 +309,13 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
       [digits, input.card.expMonth, expYear, input.card.holderName],
       send,
       async () => undefined,
-      (x) => x as TransactionResult & { attach?: AttachResult },
+      (x) => x as contract.TransactionResult & { attach?: contract.AttachResult },
     );
     if (!r.attach) throw this.fault('bad_response', 'card check without an outcome');
     return r.attach;
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -354,7 +348,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     return this.#create('authorize', input.idempotencyKey, [input.paymentMethodId, amount, input.currency, input.capture, input.storeForLater === true], send, amount);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -381,12 +375,12 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     return `chipin-${createHash('sha256').update(alias).digest('hex').slice(0, 16)}`;
   }
 
-  #refuse(before: TransactionResult, code: string, message: string): TransactionResult {
+  #refuse(before: contract.TransactionResult, code: string, message: string): contract.TransactionResult {
     return refusedAsItStands(before, { ...declineFor(code, message) });
   }
 
   /** A refusal decided before any call, with the EXECCODE Dalenys gives it. */
-  #refuseAsIs(before: TransactionResult, refusal: MaintenanceRefusal): TransactionResult {
+  #refuseAsIs(before: contract.TransactionResult, refusal: MaintenanceRefusal): contract.TransactionResult {
     return this.#refuse(before, REFUSAL_CODES[refusal], REFUSAL_MESSAGES[refusal]);
   }
 
@@ -396,9 +390,9 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
    */
   #maintain(
     op: 'capture' | 'refund',
-    input: AmountOperation,
-    decide: (before: TransactionResult, state: DalenysState) => TransactionResult | { target: string },
-  ): Promise<TransactionResult> {
+    input: contract.AmountOperation,
+    decide: (before: contract.TransactionResult, state: DalenysState) => contract.TransactionResult | { target: string },
+  ): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const transactionId = input.transaction.transactionId;
@@ -406,11 +400,11 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     const orderId = this.#orderId(op, input.idempotencyKey);
     const withChild = (state: DalenysState, childId: string): DalenysState =>
       op === 'capture' ? { ...state, captureId: childId } : { ...state, refundIds: [...state.refundIds, childId] };
-    const settle = async (state: DalenysState, child: DalenysTransaction): Promise<TransactionResult> => {
+    const settle = async (state: DalenysState, child: DalenysTransaction): Promise<contract.TransactionResult> => {
       if (child.execCode === '0000') return this.#read(transactionId, withChild(state, child.transactionId));
       return this.#refuse(await this.#read(transactionId, state), child.execCode, child.message);
     };
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const before = await this.#read(transactionId, stored);
       const state = readState(before.pspState!)!;
       const decision = decide(before, state);
@@ -425,14 +419,14 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
       if (answer.EXECCODE === '2002') throw this.fault('unknown_transaction', `no transaction ${decision.target}`);
       return settle(state, this.#answered(answer, op, amount));
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       const found = (await this.#lookup({ ORDERID: orderId })).find((t) => t.operationType === op);
       return found ? settle(stored, found) : undefined;
     };
-    return this.operations.once(op, input.idempotencyKey, [transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, input.idempotencyKey, [transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     return this.#maintain('capture', input, (before) => {
       const refusal = captureRefusal(before, input.amountCents);
       if (refusal) return this.#refuseAsIs(before, refusal);
@@ -441,7 +435,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
     });
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     return this.#maintain('refund', input, (before, state) => {
       const refusal = refundRefusal(before, input.amountCents);
       if (refusal) return this.#refuseAsIs(before, refusal);
@@ -456,10 +450,10 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
    * authorisation not captured lapses on its own after 7 days. A void is therefore Chipin's
    * decision never to capture it, kept in `pspState`, through the operation log as any call.
    */
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     const transactionId = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const state = readState(input.transaction.pspState) ?? EMPTY;
       const before = await this.#read(transactionId, state);
       const refusal = voidRefusal(before);
@@ -467,10 +461,10 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
       if (refusal) return this.#refuseAsIs(before, refusal);
       return this.#read(transactionId, { ...readState(before.pspState!)!, voided: true });
     };
-    return this.operations.once('void', input.idempotencyKey, [transactionId], send, async () => undefined, reviveTransaction<TransactionResult>);
+    return this.operations.once('void', input.idempotencyKey, [transactionId], send, async () => undefined, reviveTransaction<contract.TransactionResult>);
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     return verifyNotification(input.rawBody, this.credentials.reveal().password);
   }
 
@@ -483,7 +477,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
 }
 
 /** Dalenys' `3DSECUREPREFERENCE` of an on-session payment; none: the issuer decides. */
-function threeDSecurePreference(input: AuthorizeInput): { '3DSECUREPREFERENCE'?: 'sca' | 'frictionless' } {
+function threeDSecurePreference(input: contract.AuthorizeInput): { '3DSECUREPREFERENCE'?: 'sca' | 'frictionless' } {
   const asked = askedThreeDSecure(input);
   if (input.storeForLater || asked === 'always') return { '3DSECUREPREFERENCE': 'sca' };
   return asked === 'never' ? { '3DSECUREPREFERENCE': 'frictionless' } : {};

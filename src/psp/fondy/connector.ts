@@ -1,21 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
 import { pspNotificationUrl } from '../../domain/links.ts';
-import {
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type RetrieveOptions,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { amountsBefore } from '../kit/amounts-state.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
@@ -49,7 +35,7 @@ const VERIFY_CURRENCY = 'EUR';
 
 /** What the connector keeps of an order (see {@link PspState}). */
 interface FondyState {
-  status: TransactionResult['status'];
+  status: contract.TransactionResult['status'];
   capturedCents: number;
   refundedCents: number;
   /** A `preauth=Y` order: captured later, or reversed whole. */
@@ -83,7 +69,7 @@ interface FondyState {
  * - Chipin's transaction id is Fondy's `order_id` (derived from the idempotency key): Fondy refuses
  *   a second order with it (1013), so an order whose answer was lost is read, never placed twice.
  */
-export class FondyConnector extends KitConnector implements PspConnector {
+export class FondyConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'fondy';
   readonly sandbox: boolean;
   readonly #client: PspClient;
@@ -126,13 +112,13 @@ export class FondyConnector extends KitConnector implements PspConnector {
     return { merchantId: this.#merchantId, baseUrl: this.#base };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const c = input.card;
     const digits = c.number.replace(/[\s-]/g, '');
     const year = c.expYear >= 0 && c.expYear < 100 ? 2000 + c.expYear : c.expYear;
     const orderId = this.#orderId('attach', input.idempotencyKey);
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       const answer = await this.#call('3dsecure_step1', {
         order_id: orderId,
         order_desc: 'Card check',
@@ -149,14 +135,14 @@ export class FondyConnector extends KitConnector implements PspConnector {
       if (answer.kind === 'duplicate') return this.#attached((await this.#status(orderId)) ?? answer, digits, c.expMonth, year);
       return this.#attached(answer, digits, c.expMonth, year);
     };
-    const reconcile = async (): Promise<AttachResult | undefined> => {
+    const reconcile = async (): Promise<contract.AttachResult | undefined> => {
       const answer = await this.#status(orderId);
       return answer === undefined ? undefined : this.#attached(answer, digits, c.expMonth, year);
     };
     return this.#operations.once('attach', input.idempotencyKey, [digits, c.expMonth, year, c.cvc], send, reconcile);
   }
 
-  #attached(answer: Answer, digits: string, expMonth: number, expYear: number): AttachResult {
+  #attached(answer: Answer, digits: string, expMonth: number, expYear: number): contract.AttachResult {
     if (answer.kind === 'refused') return { ok: false, reason: answer.reason, message: declineMessage(answer.reason) };
     if (answer.kind === 'challenge') {
       // Fondy wants the cardholder at the ACS for a card check: attach has no shopper step (docs/psp/fondy.md).
@@ -174,7 +160,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
     return { ok: true, paymentMethodId: o.rectoken, brand: brandOf(o.cardType, digits), last4: digits.slice(-4), expMonth, expYear };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -192,7 +178,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
       amountCents: input.amountCents,
       placedAt: this.#clock.now().getTime(),
     });
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
       const answer = await this.#call('3dsecure_step1', {
         order_id: orderId,
@@ -225,7 +211,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
       send,
       reconcile,
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -234,25 +220,25 @@ export class FondyConnector extends KitConnector implements PspConnector {
    * wants on `/api/3dsecure_step2`. Not part of the connector contract (the return route must
    * call it, as Adyen's `submitDetails`; docs/psp/fondy.md); once per payment.
    */
-  async submitAuthentication(transaction: TransactionRef, result: { pares: string; md: string }): Promise<TransactionResult> {
+  async submitAuthentication(transaction: contract.TransactionRef, result: { pares: string; md: string }): Promise<contract.TransactionResult> {
     if (typeof result.pares !== 'string' || result.pares === '' || typeof result.md !== 'string' || result.md === '') throw new RangeError('pares and md are required');
     const s = stateOf(transaction);
     if (!s?.md) throw this.fault('unknown_transaction', `no 3-D Secure step open for ${transaction.transactionId.slice(0, 80)}`);
     const orderId = transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       if (s.voided) return this.#voidedChallenge(orderId, s);
       const answer = await this.#call('3dsecure_step2', { order_id: orderId, pares: result.pares, md: result.md });
       if (answer.kind === 'challenge') throw this.fault('bad_response', '3dsecure_step2 asked for another challenge');
       return this.#fromAnswer(orderId, answer, { ...s, md: undefined }, s.amountCents);
     };
-    return this.#operations.once('authenticate', orderId, [result.md], send, () => this.#found(orderId, transaction), reviveTransaction<TransactionResult>);
+    return this.#operations.once('authenticate', orderId, [result.md], send, () => this.#found(orderId, transaction), reviveTransaction<contract.TransactionResult>);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const now = await this.#read(ref);
       const s = stateOf(now.result.pspState ? { transactionId: ref.transactionId, pspState: now.result.pspState } : ref)!;
       if (now.result.status === 'expired') return refused(now.result, 'authorization_expired', 'The authorisation already lapsed.');
@@ -275,13 +261,13 @@ export class FondyConnector extends KitConnector implements PspConnector {
       const after = await this.retrieve(ref);
       return before && after.capturedCents > before.capturedCents ? after : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const s = stateOf(ref);
       if (s?.md) {
         // A challenge still open: nothing is held yet; Chipin will not complete it.
@@ -307,16 +293,16 @@ export class FondyConnector extends KitConnector implements PspConnector {
       const after = await this.retrieve(ref);
       return after.status === 'voided' ? after : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const ref = input.transaction;
     // Fondy's idempotency key of a reverse: the same reverse_id is reversed once however often it is sent.
     const reverseId = this.#orderId('refund', input.idempotencyKey);
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const now = await this.#read(ref);
       if (now.result.status !== 'captured' && now.result.status !== 'refunded') return refused(now.result, 'amount_too_large', 'Nothing captured to refund.');
       if (input.amountCents > now.result.capturedCents - now.result.refundedCents) return refused(now.result, 'amount_too_large', 'The refund exceeds what is left to refund.');
@@ -326,15 +312,15 @@ export class FondyConnector extends KitConnector implements PspConnector {
     };
     // A refund Fondy counted is answered as it stands; else it is sent again with the same
     // reverse_id, which Fondy reverses once however often it comes (docs.flitt.com/api/create-reversal).
-    const reconcile = async (): Promise<TransactionResult> => {
+    const reconcile = async (): Promise<contract.TransactionResult> => {
       const before = amountsBefore(ref);
       const after = await this.retrieve(ref);
       return before && after.refundedCents > before.refundedCents ? after : send();
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -350,7 +336,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
       amountCents: input.amountCents,
       placedAt: this.#clock.now().getTime(),
     });
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
       // The rectoken names the card and its chain of payments: Fondy takes no other reference of the customer-initiated one.
       const answer = await this.#call('recurring', {
@@ -371,7 +357,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(preauth ? ['manual'] : [])],
       send,
       () => this.#found(orderId, { transactionId: orderId, pspState: toState(initial()) }),
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -381,7 +367,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
    * them first ({@link submitAuthentication}): it finishes the payment only then. Other fields, or
    * an `MD` of another step, are not Fondy's answer to this challenge and change nothing.
    */
-  async retrieve(ref: TransactionRef, options?: RetrieveOptions): Promise<TransactionResult> {
+  async retrieve(ref: contract.TransactionRef, options?: contract.RetrieveOptions): Promise<contract.TransactionResult> {
     const s = stateOf(ref);
     if (s?.voided) return this.#voidedChallenge(ref.transactionId, s);
     const pares = options?.returned?.PaRes;
@@ -395,7 +381,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
    * are (checked in constant time). Fondy signs no time, so no freshness can be checked; the
    * order is read again anyway (`retrieve`).
    */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     let body: unknown;
     try {
       body = JSON.parse(input.rawBody);
@@ -445,14 +431,19 @@ export class FondyConnector extends KitConnector implements PspConnector {
     };
   }
 
-  #result(transactionId: string, o: FondyOrder, s: FondyState): TransactionResult {
+  #result(transactionId: string, o: FondyOrder, s: FondyState): contract.TransactionResult {
     const r = toTransactionResult(transactionId, o, this.#context(s, s.md !== undefined));
     const next: FondyState = { ...s, status: r.status, capturedCents: r.capturedCents, refundedCents: r.refundedCents, amountCents: o.amount, currency: o.currency };
     if (r.status !== 'requires_action') delete next.md;
     return { ...r, pspState: toState(next) };
   }
 
-  #fromAnswer(orderId: string, answer: Exclude<Answer, { kind: 'challenge' }>, s: FondyState, amountCents: number): TransactionResult | Promise<TransactionResult> {
+  #fromAnswer(
+    orderId: string,
+    answer: Exclude<Answer, { kind: 'challenge' }>,
+    s: FondyState,
+    amountCents: number,
+  ): contract.TransactionResult | Promise<contract.TransactionResult> {
     switch (answer.kind) {
       case 'order':
         return this.#result(orderId, answer.order, s);
@@ -478,14 +469,14 @@ export class FondyConnector extends KitConnector implements PspConnector {
     }
   }
 
-  #voidedChallenge(transactionId: string, s: FondyState): TransactionResult {
+  #voidedChallenge(transactionId: string, s: FondyState): contract.TransactionResult {
     const next: FondyState = { ...s, status: 'voided', voided: true };
     delete next.md;
     return { transactionId, status: 'voided', amountCents: s.amountCents, capturedCents: 0, refundedCents: 0, pspState: toState(next) };
   }
 
   /** The order as Fondy shows it now, in our words; unknown_transaction when Fondy has none. */
-  async #read(ref: TransactionRef): Promise<{ order: FondyOrder; result: TransactionResult }> {
+  async #read(ref: contract.TransactionRef): Promise<{ order: FondyOrder; result: contract.TransactionResult }> {
     const answer = await this.#status(ref.transactionId);
     if (answer === undefined) throw this.fault('unknown_transaction', `no order ${JSON.stringify(ref.transactionId.slice(0, 80))}`);
     if (answer.kind !== 'order') throw this.fault('bad_response', 'status: no order');
@@ -503,7 +494,7 @@ export class FondyConnector extends KitConnector implements PspConnector {
     return { order: o, result: this.#result(ref.transactionId, o, s) };
   }
 
-  async #found(orderId: string, ref?: TransactionRef): Promise<TransactionResult | undefined> {
+  async #found(orderId: string, ref?: contract.TransactionRef): Promise<contract.TransactionResult | undefined> {
     const answer = await this.#status(orderId);
     if (answer === undefined) return undefined;
     return (await this.#read(ref ?? { transactionId: orderId, pspState: null })).result;
@@ -576,21 +567,21 @@ export class FondyConnector extends KitConnector implements PspConnector {
 type Answer =
   | { kind: 'order'; order: FondyOrder }
   | { kind: 'challenge'; acsUrl: string; pareq: string; md: string }
-  | { kind: 'refused'; reason: DeclineReason }
+  | { kind: 'refused'; reason: contract.DeclineReason }
   | { kind: 'fields'; fields: Record<string, unknown> }
   | { kind: 'unknown_order' }
   | { kind: 'duplicate' }
   | { kind: 'operation_refused' };
 
-function refused(now: TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): TransactionResult {
+function refused(now: contract.TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): contract.TransactionResult {
   return { ...now, decline: { reason, message } };
 }
 
-function toState(s: FondyState): PspState {
-  return JSON.parse(JSON.stringify(s)) as PspState;
+function toState(s: FondyState): contract.PspState {
+  return JSON.parse(JSON.stringify(s)) as contract.PspState;
 }
 
-function stateOf(ref: TransactionRef): FondyState | undefined {
+function stateOf(ref: contract.TransactionRef): FondyState | undefined {
   const s = ref.pspState;
   if (!s || typeof s !== 'object' || typeof s.preauth !== 'boolean' || typeof s.placedAt !== 'number') return undefined;
   return s as unknown as FondyState;

@@ -1,20 +1,7 @@
 import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig, PspEnvironment } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import type { PspClient } from '../kit/json-call.ts';
@@ -74,7 +61,7 @@ const VERIFICATION_CURRENCY = 'KZT';
 
 /** What the connector keeps of a transaction (see {@link PspState}). */
 interface HalykState {
-  status: TransactionResult['status'];
+  status: contract.TransactionResult['status'];
   amountCents: number;
   capturedCents: number;
   refundedCents: number;
@@ -86,7 +73,7 @@ interface HalykState {
   /** A payment Chipin voided while its 3-D Secure was pending: its hold is released once it appears. */
   voided?: boolean;
   /** Why ePay refused the payment, as its error answer said (its status answer may not). */
-  decline?: { reason: DeclineReason; message: string };
+  decline?: { reason: contract.DeclineReason; message: string };
 }
 
 /**
@@ -104,7 +91,7 @@ interface HalykState {
  * - ePay keeps no idempotency key: a call whose answer was lost is reconciled by reading the
  *   invoice's status (a payment made, a hold charged or cancelled, what remains after a refund).
  */
-export class HalykConnector extends KitConnector implements PspConnector {
+export class HalykConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'halyk';
   readonly sandbox: boolean;
   readonly #client: PspClient;
@@ -152,14 +139,14 @@ export class HalykConnector extends KitConnector implements PspConnector {
     return { baseUrl: this.#base };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const check = checkCardLocally(input.card, this.#clock.now());
     if (!check.ok) return check;
     const c = input.card;
     const invoice = invoiceIdFor('attach', input.idempotencyKey);
     const card = { brand: brandOf(check.digits), last4: check.digits.slice(-4), expMonth: c.expMonth, expYear: check.year };
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       const cryptogram = this.#cryptogram(cryptogramPayload(check.digits, c.expMonth, check.year, c.cvc, this.#terminalId));
       const token = await this.#token({ invoiceID: invoice, amount: '0', currency: VERIFICATION_CURRENCY, postLink: '', failurePostLink: '' });
       const answer = await this.#post('payment/cryptopay', '/payment/cryptopay', token, {
@@ -178,7 +165,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
       if (!answer.payment.cardId) throw this.fault('bad_response', 'payment/cryptopay: the answer has no CardID');
       return { ok: true, paymentMethodId: answer.payment.cardId, ...card };
     };
-    const reconcile = async (): Promise<AttachResult | undefined> => {
+    const reconcile = async (): Promise<contract.AttachResult | undefined> => {
       const t = await this.#status(invoice);
       if (!t) return undefined;
       if (t.cardId && t.statusName !== 'REJECT' && t.statusName !== 'FAILED') return { ok: true, paymentMethodId: t.cardId, ...card };
@@ -187,7 +174,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, reconcile);
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     this.#assertCurrency(input.currency);
@@ -198,7 +185,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
     const capture = input.capture === 'automatic';
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
     const base: HalykState = { status: 'requires_action', amountCents: input.amountCents, capturedCents: 0, refundedCents: 0, currency: input.currency };
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       // ePay asks 3-D Secure where the terminal and the issuer want it; the shopper comes back to
       // `backLink` (or `failureBackLink`) once the ACS is done.
       const p = await this.#payByCard(invoice, cardId, input.amountCents, input.currency, { backLink: input.returnUrl, failureBackLink: input.returnUrl });
@@ -212,10 +199,10 @@ export class HalykConnector extends KitConnector implements PspConnector {
       return this.#held(invoice, p.payment.id, { ...base, status: 'authorized' }, capture);
     };
     const reconcile = () => this.#reconcilePayment(invoice, base, capture);
-    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     this.#assertCurrency(input.currency);
@@ -226,7 +213,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
     // page). `manual`: the hold is left for a later capture (a re-authorisation).
     const capture = input.capture !== 'manual';
     const base: HalykState = { status: 'declined', amountCents: input.amountCents, capturedCents: 0, refundedCents: 0, currency: input.currency };
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const p = await this.#payByCard(invoice, cardId, input.amountCents, input.currency, {});
       if ('refused' in p) return this.#declined(invoice, { ...base, decline: p.refused });
       if (p.payment.secure3D) {
@@ -245,14 +232,14 @@ export class HalykConnector extends KitConnector implements PspConnector {
       params,
       send,
       () => this.#reconcilePayment(invoice, base, capture),
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const t = await this.#existing(ref);
       const now = this.#result(ref, t);
       if (now.status === 'expired') return refused(now, 'authorization_expired', 'The hold lapsed before it was captured.');
@@ -267,12 +254,12 @@ export class HalykConnector extends KitConnector implements PspConnector {
       const t = await this.#status(ref.transactionId);
       return t && t.statusName === 'CHARGE' ? this.#result(ref, t) : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const ref = input.transaction;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const s = stateOf(ref);
       const t = await this.#lookup(ref);
       if (!t || t.statusName === '3D' || t.statusName === 'NEW') {
@@ -293,14 +280,14 @@ export class HalykConnector extends KitConnector implements PspConnector {
       const t = await this.#status(ref.transactionId);
       return t && t.statusName === 'CANCEL' ? this.#result(ref, t) : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
     const before = stateOf(ref);
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const t = await this.#existing(ref);
       const now = this.#result(ref, t);
       if (now.status !== 'captured' && now.status !== 'refunded') return refused(now, 'amount_too_large', 'Nothing captured to refund.');
@@ -318,7 +305,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
       const after = this.#result(ref, t);
       return after.refundedCents > before.refundedCents ? after : undefined;
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -326,7 +313,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
    * is a hold: charged now if it was to be captured at once, released if Chipin voided it meanwhile
    * (each once, through the operation log, whichever process reads first).
    */
-  async retrieve(ref: TransactionRef): Promise<TransactionResult> {
+  async retrieve(ref: contract.TransactionRef): Promise<contract.TransactionResult> {
     const s = stateOf(ref);
     const t = await this.#lookup(ref);
     if (!t) {
@@ -343,7 +330,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
         return withState({ ...now, status: 'voided', expiresAt: undefined }, { ...s, status: 'voided' });
       };
       const released = async () => ((await this.#status(ref.transactionId))?.statusName === 'CANCEL' ? release() : undefined);
-      return this.#operations.once('release_after_challenge', ref.transactionId, [t.id], release, released, reviveTransaction<TransactionResult>);
+      return this.#operations.once('release_after_challenge', ref.transactionId, [t.id], release, released, reviveTransaction<contract.TransactionResult>);
     }
     if (!s.capture) return now;
     const charge = async () => {
@@ -355,7 +342,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
       const after = await this.#status(ref.transactionId);
       return after?.statusName === 'CHARGE' ? this.#result(ref, after) : undefined;
     };
-    return this.#operations.once('charge_after_challenge', ref.transactionId, [t.id], charge, charged, reviveTransaction<TransactionResult>);
+    return this.#operations.once('charge_after_challenge', ref.transactionId, [t.id], charge, charged, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -363,7 +350,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
    * token and ePay echoes, in a body whose fields ePay does not publish (docs/psp/halyk.md): no
    * notification can be verified, so every one is refused and outcomes are read with {@link retrieve}.
    */
-  async verifyNotification(): Promise<NotificationResult> {
+  async verifyNotification(): Promise<contract.NotificationResult> {
     return { ok: false, reason: 'bad_signature' };
   }
 
@@ -427,7 +414,12 @@ export class HalykConnector extends KitConnector implements PspConnector {
   }
 
   /** A payment call: its answer, or ePay's refusal (`{code, message}`, HTTP 400) as a decline. */
-  async #post(what: string, path: string, token: Redacted<string>, body: unknown): Promise<{ payment: EpayPayment } | { refused: { reason: DeclineReason; message: string } }> {
+  async #post(
+    what: string,
+    path: string,
+    token: Redacted<string>,
+    body: unknown,
+  ): Promise<{ payment: EpayPayment } | { refused: { reason: contract.DeclineReason; message: string } }> {
     const answer = await this.#call('POST', what, path, token, body);
     if (answer.status === 400) {
       const error = readError(answer.body);
@@ -447,7 +439,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
     amountCents: number,
     currency: string,
     links: { backLink?: string; failureBackLink?: string },
-  ): Promise<({ payment: EpayPayment } | { refused: { reason: DeclineReason; message: string } }) & { token: Redacted<string> }> {
+  ): Promise<({ payment: EpayPayment } | { refused: { reason: contract.DeclineReason; message: string } }) & { token: Redacted<string> }> {
     const amount = toEpayAmount(amountCents, currency);
     const token = await this.#token({ invoiceID: invoice, amount, currency, postLink: '', failurePostLink: '' });
     const answer = await this.#post('payments/cards/auth', '/payments/cards/auth', token, {
@@ -487,18 +479,18 @@ export class HalykConnector extends KitConnector implements PspConnector {
     return read.found ? read.transaction : undefined;
   }
 
-  async #lookup(ref: TransactionRef): Promise<EpayTransaction | undefined> {
+  async #lookup(ref: contract.TransactionRef): Promise<EpayTransaction | undefined> {
     return this.#status(ref.transactionId);
   }
 
-  async #existing(ref: TransactionRef): Promise<EpayTransaction> {
+  async #existing(ref: contract.TransactionRef): Promise<EpayTransaction> {
     const t = await this.#lookup(ref);
     if (!t) throw this.fault('unknown_transaction', `no transaction ${JSON.stringify(ref.transactionId.slice(0, 80))}`);
     return t;
   }
 
   /** A payment whose answer was lost: what ePay holds under its invoice, carried on as the answer would have been. */
-  async #reconcilePayment(invoice: string, base: HalykState, capture: boolean): Promise<TransactionResult | undefined> {
+  async #reconcilePayment(invoice: string, base: HalykState, capture: boolean): Promise<contract.TransactionResult | undefined> {
     const t = await this.#status(invoice);
     if (!t) return undefined;
     if (t.statusName === 'AUTH' && !isLapsed(t, this.#clock.now())) return this.#held(invoice, t.id, { ...base, status: 'authorized' }, capture);
@@ -515,7 +507,7 @@ export class HalykConnector extends KitConnector implements PspConnector {
   }
 
   /** A hold just placed: charged at once for automatic capture (the terminal holds every payment). */
-  async #held(invoice: string, epayId: string, s: HalykState, capture: boolean): Promise<TransactionResult> {
+  async #held(invoice: string, epayId: string, s: HalykState, capture: boolean): Promise<contract.TransactionResult> {
     const held: HalykState = { ...s, status: 'authorized', epay: epayId };
     const now = withState({ ...bare(invoice, 'authorized', s.amountCents), expiresAt: holdExpiry(this.#clock.now()) }, held);
     if (!capture) return now;
@@ -524,12 +516,12 @@ export class HalykConnector extends KitConnector implements PspConnector {
     return captured(now, s.amountCents);
   }
 
-  #declined(invoice: string, s: HalykState): TransactionResult {
+  #declined(invoice: string, s: HalykState): contract.TransactionResult {
     return { ...bare(invoice, 'declined', s.amountCents), ...(s.decline ? { decline: s.decline } : {}), pspState: state({ ...s, status: 'declined' }) };
   }
 
   /** Our view of an ePay transaction, with the amounts the state knows (ePay's answer tells only what remains). */
-  #result(ref: TransactionRef, t: EpayTransaction): TransactionResult {
+  #result(ref: contract.TransactionRef, t: EpayTransaction): contract.TransactionResult {
     const s = stateOf(ref);
     const amountCents = s?.amountCents ?? t.originalCents ?? t.amountCents;
     let capturedCents = 0;
@@ -543,40 +535,40 @@ export class HalykConnector extends KitConnector implements PspConnector {
     const lapsed = isLapsed(t, this.#clock.now());
     const status = toStatus(t.statusName, { refundedCents, lapsed });
     const next: HalykState = { ...(s ?? {}), status, amountCents, capturedCents, refundedCents, currency: t.currency, epay: t.id };
-    const result: TransactionResult = { transactionId: ref.transactionId, status, amountCents, capturedCents, refundedCents };
+    const result: contract.TransactionResult = { transactionId: ref.transactionId, status, amountCents, capturedCents, refundedCents };
     if (status === 'declined') result.decline = s?.decline ?? declineOf(t.reasonCode);
     if (status === 'authorized') result.expiresAt = holdExpiry(t.createdAt);
     return withState(result, next);
   }
 }
 
-function bare(id: string, status: TransactionResult['status'], amountCents: number): TransactionResult {
+function bare(id: string, status: contract.TransactionResult['status'], amountCents: number): contract.TransactionResult {
   return { transactionId: id, status, amountCents, capturedCents: 0, refundedCents: 0 };
 }
 
 /** A hold charged (fully or partly: the rest is released). */
-function captured(now: TransactionResult, amountCents: number): TransactionResult {
+function captured(now: contract.TransactionResult, amountCents: number): contract.TransactionResult {
   const s = stateOf(now)!;
   const { expiresAt: _, ...rest } = now;
   return withState({ ...rest, status: 'captured', capturedCents: amountCents, refundedCents: 0 }, { ...s, status: 'captured', capturedCents: amountCents, refundedCents: 0 });
 }
 
-function withState(r: TransactionResult, s: HalykState): TransactionResult {
+function withState(r: contract.TransactionResult, s: HalykState): contract.TransactionResult {
   const out = { ...r, pspState: state({ ...s, status: r.status, capturedCents: r.capturedCents, refundedCents: r.refundedCents }) };
   if (out.expiresAt === undefined) delete out.expiresAt;
   return out;
 }
 
 /** The refusal of an operation: the transaction as it stands, with the reason. */
-function refused(now: TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): TransactionResult {
+function refused(now: contract.TransactionResult, reason: 'amount_too_large' | 'authorization_expired', message: string): contract.TransactionResult {
   return { ...now, decline: { reason, message } };
 }
 
-function state(s: HalykState): PspState {
-  return JSON.parse(JSON.stringify(s)) as PspState;
+function state(s: HalykState): contract.PspState {
+  return JSON.parse(JSON.stringify(s)) as contract.PspState;
 }
 
-function stateOf(ref: { pspState?: PspState | null }): HalykState | undefined {
+function stateOf(ref: { pspState?: contract.PspState | null }): HalykState | undefined {
   const s = ref.pspState;
   if (!s || typeof s !== 'object' || typeof s.amountCents !== 'number' || typeof s.currency !== 'string') return undefined;
   return s as unknown as HalykState;

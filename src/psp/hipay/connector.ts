@@ -1,19 +1,7 @@
 import type { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { withAmounts } from '../kit/amounts-state.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
@@ -86,7 +74,7 @@ type Maintenance = 'capture' | 'refund' | 'cancel';
  *   does not send it twice.
  * A refused call leaves no trace at HiPay, so a replay is sent again and refused again alike.
  */
-export class HipayConnector extends KitConnector implements PspConnector {
+export class HipayConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'hipay';
   readonly sandbox: boolean;
   readonly #client: HipayClient;
@@ -128,7 +116,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     return { gateway: this.#gateway };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const check = checkCardLocally(input.card, this.#clock.now());
     if (!check.ok) return check;
@@ -162,7 +150,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -198,7 +186,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     return this.#order(referenceFor('auth', input.idempotencyKey), print, fields);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -229,16 +217,16 @@ export class HipayConnector extends KitConnector implements PspConnector {
     return this.#order(referenceFor('mit', input.idempotencyKey), print, fields);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#once('capture', input.idempotencyKey, input.transaction, input.amountCents);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     return this.#once('cancel', input.idempotencyKey, input.transaction, undefined);
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#once('refund', input.idempotencyKey, input.transaction, input.amountCents);
   }
@@ -248,21 +236,21 @@ export class HipayConnector extends KitConnector implements PspConnector {
    * keeps our `operation_id`: a call whose outcome is unknown is reconciled by sending it again,
    * which first asks HiPay whether that operation id was recorded ({@link #maintain}).
    */
-  #once(operation: Maintenance, key: string, transaction: TransactionRef, amountCents: number | undefined): Promise<TransactionResult> {
+  #once(operation: Maintenance, key: string, transaction: contract.TransactionRef, amountCents: number | undefined): Promise<contract.TransactionResult> {
     const send = () => this.#maintain(operation, key, transaction.transactionId, amountCents);
-    return this.#operations.once(operation, key, [transaction.transactionId, amountCents ?? null], send, send, reviveTransaction<TransactionResult>);
+    return this.#operations.once(operation, key, [transaction.transactionId, amountCents ?? null], send, send, reviveTransaction<contract.TransactionResult>);
   }
 
   /** HiPay reads a transaction by its reference: the id is all this needs. */
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return this.#read(transaction.transactionId);
   }
 
-  async #read(reference: string): Promise<TransactionResult> {
+  async #read(reference: string): Promise<contract.TransactionResult> {
     return withAmounts(toTransactionResult(await this.#transaction(reference)));
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const check = checkSignature(this.#credentials.reveal().passphrase, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
     if (check !== 'ok') return { ok: false, reason: check };
     const read = readNotification(input.rawBody);
@@ -315,7 +303,7 @@ export class HipayConnector extends KitConnector implements PspConnector {
     return t;
   }
 
-  async #order(orderId: string, print: string, fields: Record<string, string>): Promise<TransactionResult> {
+  async #order(orderId: string, print: string, fields: Record<string, string>): Promise<contract.TransactionResult> {
     const known = await this.#findOrder(orderId);
     if (known) return this.#replayed(orderId, print, known);
     const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/order`, {
@@ -336,14 +324,14 @@ export class HipayConnector extends KitConnector implements PspConnector {
     return withAmounts(toTransactionResult(t));
   }
 
-  #replayed(orderId: string, print: string, t: HipayTransaction): TransactionResult {
+  #replayed(orderId: string, print: string, t: HipayTransaction): contract.TransactionResult {
     if (t.fingerprint !== undefined && t.fingerprint !== print) {
       throw this.fault('idempotency_conflict', `order ${orderId} was already placed with other parameters`);
     }
     return withAmounts(toTransactionResult(t));
   }
 
-  async #maintain(operation: Maintenance, key: string, reference: string, amountCents: number | undefined): Promise<TransactionResult> {
+  async #maintain(operation: Maintenance, key: string, reference: string, amountCents: number | undefined): Promise<contract.TransactionResult> {
     assertKey(key);
     const operationId = referenceFor('op', `${operation}\n${key}`);
     const before = await this.#transaction(reference);

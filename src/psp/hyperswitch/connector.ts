@@ -1,23 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Redacted } from '../../domain/redacted.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type ListTransactionsInput,
-  type NotificationResult,
-  type NotifiedDispute,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspRecord,
-  type PspRecordPage,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
 import { parseJson, type PspClient } from '../kit/json-call.ts';
@@ -68,7 +52,7 @@ const METHOD_ID = /^([A-Za-z0-9_-]{1,64}):([A-Za-z0-9_-]{1,64})$/;
  * - `POST /payments/{id}/capture|cancel`, `POST /refunds` (a `refund_id` derived from our key);
  *   the payment is read back with `GET /payments/{id}` (its `amount_received` and `refunds`).
  */
-export class HyperswitchConnector extends KitConnector implements PspConnector {
+export class HyperswitchConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'hyperswitch';
   readonly sandbox: boolean;
   readonly #client: PspClient;
@@ -111,7 +95,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return { baseUrl: this.#base, profileId: this.#profile };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const c = input.card;
     const number = c.number.replace(/ /g, '');
@@ -142,7 +126,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
         },
       },
     };
-    const read = (p: PaymentView): AttachResult => {
+    const read = (p: PaymentView): contract.AttachResult => {
       if (p.status === 'failed' || p.status === 'requires_payment_method') {
         return { ok: false, reason: toDeclineReason(p.errorCode, p.errorMessage, p.unifiedMessage), message: p.errorMessage ?? 'The card was refused.' };
       }
@@ -156,7 +140,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
         expYear: p.card?.expYear ?? c.expYear,
       };
     };
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       const answer = await this.#call('POST', '/payments', body);
       if (answer.status === 400 || answer.status === 422) {
         const e = readError(answer.body);
@@ -171,14 +155,14 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       return read(this.#payment(answer, 'verify card'));
     };
     // Lost answer: the payment id is ours; read it (404: it was never made).
-    const reconcile = async (): Promise<AttachResult | undefined> => {
+    const reconcile = async (): Promise<contract.AttachResult | undefined> => {
       const p = await this.#find(paymentId);
       return p ? read(p) : undefined;
     };
     return this.#operations.once('attach', input.idempotencyKey, [number, c.expMonth, c.expYear, c.cvc, c.holderName], send, reconcile);
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -207,7 +191,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return this.#create('authorize', input.idempotencyKey, params, body);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -234,7 +218,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return this.#create('charge_off_session', input.idempotencyKey, params, body);
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     return this.#action('capture', input, [input.amountCents], `/payments/${id}/capture`, { amount_to_capture: input.amountCents }, (now) =>
@@ -242,16 +226,16 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
     return this.#action('void', input, [], `/payments/${id}/cancel`, { cancellation_reason: 'requested_by_customer' }, (now) => (now.status === 'voided' ? now : undefined));
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     const refundId = hyperswitchId('ref', 'refund', input.idempotencyKey);
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       this.#checkId(id);
       const answer = await this.#call('POST', '/refunds', {
         payment_id: id,
@@ -276,17 +260,17 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       return now;
     };
     // Lost answer: the refund id is ours; if Hyperswitch has it, the refund was made.
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       const answer = await this.#call('GET', `/refunds/${refundId}`, undefined);
       if (answer.status === 404 || readError(answer.body).code === 'HE_02') return undefined;
       if (answer.status !== 200 || !readRefund(answer.body)) throw this.fault('bad_response', `GET /refunds/{id}: unexpected answer ${answer.status}`);
       return toTransactionResult(await this.#details(id));
     };
-    return this.#operations.once('refund', input.idempotencyKey, [id, input.amountCents], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once('refund', input.idempotencyKey, [id, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /** `force_sync=true`: Hyperswitch asks the processor first ("the connector call for retrieve request"), since this read settles a status. */
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return toTransactionResult(await this.#details(transaction.transactionId, true));
   }
 
@@ -302,7 +286,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * dispute's here, from `GET /disputes/list` by its id, so that a webhook sent again after the
    * dispute moved on (won, then lost) tells where it stands now.
    */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const secret = this.#secret.reveal().hashKey;
     if (!secret) return { ok: false, reason: 'bad_signature' };
     const header = Object.entries(input.headers).find(([k]) => k.toLowerCase() === SIGNATURE_HEADER)?.[1];
@@ -341,12 +325,12 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    * dispute has its disputes' amounts read (`GET /disputes/list`) as charged back; a dispute lost
    * in the period on a payment neither created nor refunded in it is not seen.
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('hyperswitch: the period must be from < to');
     const at = readCursor(input.cursor);
     if (!at) throw new RangeError('hyperswitch: not a cursor of this connector');
     const limit = this.#listPageSize;
-    const records: PspRecord[] = [];
+    const records: contract.PspRecord[] = [];
     const record = async (p: PaymentView): Promise<void> => {
       const r = toRecord(p, hasLostDispute(p) ? await this.#lostDisputeCents(p.paymentId) : 0);
       if (!r) throw this.fault('bad_response', 'a payment without its currency');
@@ -383,7 +367,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
 
   /** What a payment's lost (accepted, expired) disputes took back: `GET /disputes/list?payment_id=…&dispute_status=dispute_lost,dispute_accepted,dispute_expired`. */
   /** A dispute as Hyperswitch has it now (`GET /disputes/list` by its id and payment): what a dispute webhook reports. */
-  async #currentDispute(disputeId: string, paymentId: string): Promise<NotifiedDispute> {
+  async #currentDispute(disputeId: string, paymentId: string): Promise<contract.NotifiedDispute> {
     const q = new URLSearchParams({ dispute_id: disputeId, payment_id: paymentId });
     const rows = await this.#listCall('GET /disputes/list', `/disputes/list?${q.toString()}`, undefined);
     const row = Array.isArray(rows) ? rows.find((r) => (r as { dispute_id?: unknown } | null)?.dispute_id === disputeId) : undefined;
@@ -485,8 +469,8 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
     return p;
   }
 
-  async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown> & { payment_id: string }): Promise<TransactionResult> {
-    const send = async (): Promise<TransactionResult> => {
+  async #create(op: string, key: string, params: readonly unknown[], body: Record<string, unknown> & { payment_id: string }): Promise<contract.TransactionResult> {
+    const send = async (): Promise<contract.TransactionResult> => {
       const answer = await this.#call('POST', '/payments', body);
       if (answer.status === 400 || answer.status === 404 || answer.status === 422) {
         const e = readError(answer.body);
@@ -500,11 +484,11 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       return toTransactionResult(this.#payment(answer, op));
     };
     // Lost answer: the payment id is ours; read it (none: it was never made, send it).
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       const p = await this.#find(body.payment_id);
       return p ? toTransactionResult(p) : undefined;
     };
-    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -513,14 +497,14 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
    */
   async #action(
     op: string,
-    input: Operation,
+    input: contract.Operation,
     extra: readonly unknown[],
     path: string,
     body: Record<string, unknown>,
-    done: (now: TransactionResult) => TransactionResult | undefined,
-  ): Promise<TransactionResult> {
+    done: (now: contract.TransactionResult) => contract.TransactionResult | undefined,
+  ): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       this.#checkId(id);
       const answer = await this.#call('POST', path, body);
       if (answer.status === 404) throw this.fault('unknown_transaction', `Hyperswitch does not know ${id}`);
@@ -537,7 +521,7 @@ export class HyperswitchConnector extends KitConnector implements PspConnector {
       }
       throw this.fault('bad_response', `${op}: unexpected answer ${answer.status}`);
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => done(toTransactionResult(await this.#details(id)));
-    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, reconcile, reviveTransaction<TransactionResult>);
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => done(toTransactionResult(await this.#details(id)));
+    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 }

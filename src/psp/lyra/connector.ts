@@ -2,19 +2,8 @@ import { pspNotificationUrl } from '../../domain/links.ts';
 import { createHash } from 'node:crypto';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation as OperationInput,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { amountsBefore, withAmounts } from '../kit/amounts-state.ts';
 import {
@@ -92,7 +81,7 @@ function parsePaymentMethod(id: string): { token: string; chaining?: string } {
  * log) the connector reads the transaction and compares it with the state the caller stored before
  * the call (`pspState`: the amounts of the last result).
  */
-export class LyraConnector extends KitConnector implements PspConnector {
+export class LyraConnector extends KitConnector implements contract.PspConnector {
   readonly name = 'lyra';
   readonly sandbox: boolean;
   readonly #accountId: string;
@@ -181,7 +170,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     return payment.transactions.length > 0 ? payment : undefined;
   }
 
-  async #transaction(transactionId: string): Promise<{ payment: LyraPayment; result: TransactionResult }> {
+  async #transaction(transactionId: string): Promise<{ payment: LyraPayment; result: contract.TransactionResult }> {
     if (!ORDER_ID.test(transactionId)) throw this.fault('unknown_transaction', 'not a Lyra transaction id of this connector');
     const payment = await this.#findOrder(transactionId);
     if (!payment || !splitOrder(payment).debit) throw this.fault('unknown_transaction', 'no such transaction at Lyra');
@@ -200,7 +189,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
    * Runs a call once per (operation, key) through the operation log. Creations (`reconcile`
    * absent) reconcile by themselves: they look their order up before creating it.
    */
-  #once<T extends TransactionResult | AttachResult>(
+  #once<T extends contract.TransactionResult | contract.AttachResult>(
     op: Operation,
     key: string,
     params: readonly unknown[],
@@ -229,12 +218,12 @@ export class LyraConnector extends KitConnector implements PspConnector {
   // -------------------------------------------------------------------------------------------
   // Contract
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     const card = input.card;
     const last4 = card.number.replace(/[\s-]/g, '').slice(-4);
     // Nothing that could rebuild the card goes into the fingerprint.
     const params = [last4, card.expMonth, card.expYear];
-    return this.#once('attach', input.idempotencyKey, params, async (): Promise<AttachResult> => {
+    return this.#once('attach', input.idempotencyKey, params, async (): Promise<contract.AttachResult> => {
       const orderId = this.#orderId('attach', input.idempotencyKey);
       let payment = await this.#findOrder(orderId);
       if (!payment) {
@@ -275,7 +264,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
@@ -309,7 +298,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
   }
 
   /** Charge/CreatePayment, its answer in our words: a payment, a 3-D Secure redirect, or a refusal. */
-  async #createPayment(ws: string, orderId: string, amountCents: number, body: Record<string, unknown>): Promise<TransactionResult> {
+  async #createPayment(ws: string, orderId: string, amountCents: number, body: Record<string, unknown>): Promise<contract.TransactionResult> {
     const env = await this.#call(ws, body);
     if (env.status === 'ERROR') {
       const e = this.#read(ws, () => readError(env.answer));
@@ -332,7 +321,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     return this.#read(ws, () => toTransactionResult(orderId, payment));
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const transactionId = input.transaction.transactionId;
     const before = amountsBefore(input.transaction);
@@ -365,7 +354,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async void(input: OperationInput): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const transactionId = input.transaction.transactionId;
     const reconcile = async () => {
       const { result } = await this.#transaction(transactionId);
@@ -399,7 +388,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const transactionId = input.transaction.transactionId;
     const before = amountsBefore(input.transaction);
@@ -429,7 +418,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
   }
 
   /** A capture/void/refund Lyra refused: a refusal when the transaction does not allow it, else a fault. */
-  async #refusedOperation(ws: string, env: LyraEnvelope, transactionId: string): Promise<TransactionResult> {
+  async #refusedOperation(ws: string, env: LyraEnvelope, transactionId: string): Promise<contract.TransactionResult> {
     const e = this.#read(ws, () => readError(env.answer));
     if (e.errorCode === 'PSP_011' || e.errorCode === 'PSP_020' || e.errorCode === 'PSP_075' || e.errorCode === 'PSP_076') {
       const { result } = await this.#transaction(transactionId);
@@ -439,7 +428,7 @@ export class LyraConnector extends KitConnector implements PspConnector {
     throw this.#errorFault(ws, e);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const { token, chaining } = parsePaymentMethod(input.paymentMethodId);
@@ -483,11 +472,11 @@ export class LyraConnector extends KitConnector implements PspConnector {
   }
 
   /** Lyra reads a transaction by its order id: the id is all this needs. */
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return withAmounts((await this.#transaction(transaction.transactionId)).result);
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const read = this.readNotification(input);
     return read.ok ? read.result : read;
   }

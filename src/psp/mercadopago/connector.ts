@@ -4,23 +4,8 @@ import { CardToken, Chargeback, Customer, CustomerCard, MercadoPagoConfig, Merca
 import { AppConfig } from 'mercadopago/dist/utils/config/index.js';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type ListTransactionsInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspRecord,
-  type PspRecordPage,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { statusFault } from '../kit/status-fault.ts';
@@ -68,7 +53,7 @@ function stepKey(key: string, step: string): string {
  * `customer_id`), as Mercado Pago's "Cards and customers" guide does. Every POST and PUT carries
  * an `X-Idempotency-Key` derived from ours; the SDK's own retries are off (`maxRetries: 0`).
  */
-export class MercadoPagoConnector extends KitConnector implements PspConnector {
+export class MercadoPagoConnector extends KitConnector implements contract.PspConnector {
   readonly name = NAME;
   readonly sandbox: boolean;
   readonly #accessToken: Redacted<string>;
@@ -171,11 +156,11 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     }
   }
 
-  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<TransactionResult>): Promise<TransactionResult> {
-    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<contract.TransactionResult>): Promise<contract.TransactionResult> {
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const { card } = input;
     const params = [card.number.replace(/ /g, ''), card.expMonth, card.expYear, card.cvc, card.holderName];
@@ -183,7 +168,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, params, send, send);
   }
 
-  async #attach(input: AttachInput): Promise<AttachResult> {
+  async #attach(input: contract.AttachInput): Promise<contract.AttachResult> {
     const { card } = input;
     try {
       // Raw card numbers reach Mercado Pago only from a PCI-DSS SAQ D merchant (docs/psp/mercadopago.md).
@@ -239,7 +224,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async #create(key: string, body: Record<string, unknown>, amountCents: number): Promise<TransactionResult> {
+  async #create(key: string, body: Record<string, unknown>, amountCents: number): Promise<contract.TransactionResult> {
     try {
       const created = await this.#send(() => new Payment(this.#config(stepKey(key, 'payment'))).create({ body: body as never }));
       return toTransactionResult(this.#payment(created), amountCents);
@@ -248,7 +233,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -282,7 +267,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -313,18 +298,18 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     });
   }
 
-  #authorised(ref: TransactionRef): number | undefined {
+  #authorised(ref: contract.TransactionRef): number | undefined {
     const v = ref.pspState?.authorisedCents;
     return typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined;
   }
 
-  #currency(ref: TransactionRef, p?: PaymentView): string {
+  #currency(ref: contract.TransactionRef, p?: PaymentView): string {
     const c = ref.pspState?.currency;
     return typeof c === 'string' ? c : (p?.currency ?? 'EUR');
   }
 
   /** A refused modification (400 on a payment in the wrong state): the payment as it is, with why. */
-  async #modify(ref: TransactionRef, call: () => Promise<unknown>, readBack: boolean): Promise<TransactionResult> {
+  async #modify(ref: contract.TransactionRef, call: () => Promise<unknown>, readBack: boolean): Promise<contract.TransactionResult> {
     const id = ref.transactionId;
     if (!PAYMENT_ID.test(id)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Mercado Pago payment id');
     try {
@@ -343,7 +328,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
     return this.#once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], () =>
@@ -359,7 +344,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const ref = input.transaction;
     return this.#once('void', input.idempotencyKey, [ref.transactionId], async () => {
       const r = await this.#modify(ref, () => new Payment(this.#config(stepKey(input.idempotencyKey, 'cancel'))).cancel({ id: ref.transactionId }), false);
@@ -368,7 +353,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const ref = input.transaction;
     return this.#once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], () =>
@@ -384,7 +369,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return toTransactionResult(await this.#get(transaction.transactionId), this.#authorised(transaction));
   }
 
@@ -397,7 +382,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
    * Mercado Pago keeps only a payment's last update: one created before the period and changed
    * in it and again after is in neither pass, which reconciliation covers with `retrieve`.
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     if (!(input.from.getTime() < input.to.getTime())) throw new RangeError('mercadopago: the period must be from < to');
     const at = readCursor(input.cursor);
     if (!at) throw new RangeError('mercadopago: not a cursor of this connector');
@@ -426,14 +411,14 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
     const total: unknown = answer?.paging?.total;
     if (!Array.isArray(results) || typeof total !== 'number' || !Number.isSafeInteger(total))
       throw new PspIntegrationError(NAME, 'bad_response', 'Mercado Pago sent a search answer we cannot read');
-    const records: PspRecord[] = results.map((value) => toRecord(this.#payment(value)));
+    const records: contract.PspRecord[] = results.map((value) => toRecord(this.#payment(value)));
     const next = at.offset + limit;
     const nextCursor =
       results.length === limit && next < total ? writeCursor({ phase: at.phase, offset: next }) : at.phase === 'created' ? writeCursor({ phase: 'updated', offset: 0 }) : null;
     return { records, nextCursor };
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     if (!this.#webhookSecret.reveal()) return { ok: false, reason: 'bad_signature' };
     const signed = verifySignedNotification(input, this.#webhookSecret.reveal(), this.#clock.now());
     if (!signed.ok) return signed;
@@ -447,7 +432,7 @@ export class MercadoPagoConnector extends KitConnector implements PspConnector {
    * A *Chargebacks* webhook: the chargeback read with `GET /v1/chargebacks/{id}` (SDK
    * `Chargeback.get`), then its payment, whose `status_detail` tells the outcome (disputes.ts).
    */
-  async #chargebackNotice(chargebackId: string, notifiedPaymentId: string | undefined): Promise<NotificationResult> {
+  async #chargebackNotice(chargebackId: string, notifiedPaymentId: string | undefined): Promise<contract.NotificationResult> {
     let answer: unknown;
     try {
       answer = await this.#send(() => new Chargeback(this.#config()).get({ id: chargebackId }));

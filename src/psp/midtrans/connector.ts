@@ -1,20 +1,8 @@
 import midtransClient, { type CoreApi } from 'midtrans-client';
 import { timingSafeEqual } from 'node:crypto';
 import { Redacted } from '../../domain/redacted.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-  type TransactionStatus,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { checkBaseUrl, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
@@ -73,7 +61,7 @@ function brandOf(bin: string): string {
  *   ours derived from the idempotency key; refunds carry a `refund_key`.
  * Amounts: IDR only, whole rupiah (mapping.ts).
  */
-export class MidtransConnector extends KitConnector implements PspConnector {
+export class MidtransConnector extends KitConnector implements contract.PspConnector {
   readonly name = NAME;
   readonly sandbox: boolean;
   readonly #client: CoreApi;
@@ -154,11 +142,11 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return t;
   }
 
-  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<TransactionResult>): Promise<TransactionResult> {
-    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<contract.TransactionResult>): Promise<contract.TransactionResult> {
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const { card } = input;
     const digits = card.number.replace(/ /g, '');
@@ -168,7 +156,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, params, send, send);
   }
 
-  async #attach(digits: string, input: AttachInput): Promise<AttachResult> {
+  async #attach(digits: string, input: contract.AttachInput): Promise<contract.AttachResult> {
     const { card } = input;
     let answer: Answer;
     try {
@@ -199,7 +187,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return { ok: true, paymentMethodId: token, brand: brandOf(masked), last4: masked.slice(-4), expMonth: card.expMonth, expYear: card.expYear };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertReturnUrl(input.returnUrl);
@@ -217,7 +205,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const gross = toGrossAmount(input.amountCents, input.currency);
@@ -232,7 +220,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async #charge(key: string, token: string, gross: number, creditCard: Answer): Promise<TransactionResult> {
+  async #charge(key: string, token: string, gross: number, creditCard: Answer): Promise<contract.TransactionResult> {
     if (!SAVED_TOKEN.test(token)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Midtrans saved token');
     const orderId = orderIdFor(key);
     let answer: Answer;
@@ -254,7 +242,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return toTransactionResult(this.#transaction(answer));
   }
 
-  async #status(id: string, ref: TransactionRef | undefined): Promise<TransactionResult> {
+  async #status(id: string, ref: contract.TransactionRef | undefined): Promise<contract.TransactionResult> {
     let answer: Answer;
     try {
       answer = await this.#client.transaction.status(id);
@@ -264,13 +252,17 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return toTransactionResult(this.#transaction(answer), amountsOf(ref));
   }
 
-  #id(ref: TransactionRef): string {
+  #id(ref: contract.TransactionRef): string {
     if (!TRANSACTION_ID.test(ref.transactionId)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Midtrans transaction id');
     return ref.transactionId;
   }
 
   /** A call that changes a transaction; Midtrans' 412 ("cannot be updated") leaves it as it was, which is the refusal's result. */
-  async #operate(ref: TransactionRef, call: () => Promise<Answer>, after: (r: TransactionResult) => TransactionResult): Promise<TransactionResult> {
+  async #operate(
+    ref: contract.TransactionRef,
+    call: () => Promise<Answer>,
+    after: (r: contract.TransactionResult) => contract.TransactionResult,
+  ): Promise<contract.TransactionResult> {
     const id = this.#id(ref);
     try {
       await call();
@@ -286,7 +278,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     return after(await this.#status(id, ref));
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const id = this.#id(input.transaction);
@@ -300,7 +292,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     const id = this.#id(input.transaction);
     return this.#once('void', input.idempotencyKey, [id], () =>
@@ -313,7 +305,7 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     const id = this.#id(input.transaction);
@@ -327,11 +319,11 @@ export class MidtransConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return this.#status(this.#id(transaction), transaction);
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     let body: unknown;
     try {
       body = JSON.parse(input.rawBody);
@@ -367,13 +359,13 @@ export class MidtransConnector extends KitConnector implements PspConnector {
   }
 }
 
-function amountsOf(ref: TransactionRef | undefined): Before | undefined {
+function amountsOf(ref: contract.TransactionRef | undefined): Before | undefined {
   const s = ref?.pspState;
   if (!s || typeof s.capturedCents !== 'number' || typeof s.refundedCents !== 'number') return undefined;
-  const status = typeof s.status === 'string' ? (s.status as TransactionStatus) : undefined;
+  const status = typeof s.status === 'string' ? (s.status as contract.TransactionStatus) : undefined;
   return { capturedCents: s.capturedCents, refundedCents: s.refundedCents, ...(status ? { status } : {}) };
 }
 
-function withState(r: TransactionResult, amounts: { capturedCents: number }): TransactionResult {
+function withState(r: contract.TransactionResult, amounts: { capturedCents: number }): contract.TransactionResult {
   return { ...r, capturedCents: amounts.capturedCents, pspState: { ...(r.pspState ?? {}), capturedCents: amounts.capturedCents } };
 }

@@ -1,17 +1,5 @@
-import {
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { askedThreeDSecure } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
@@ -90,7 +78,7 @@ const REFUSAL_LABELS: Record<MaintenanceRefusal, string> = {
   more_than_left: 'montant errone',
 };
 
-function stateOf(ref: TransactionRef): MoneticoState | undefined {
+function stateOf(ref: contract.TransactionRef): MoneticoState | undefined {
   const s = ref.pspState;
   const amounts = amountsBefore(ref);
   if (!s || !amounts || typeof s.orderDate !== 'string' || typeof s.amount !== 'string') return undefined;
@@ -110,7 +98,7 @@ function stateOf(ref: TransactionRef): MoneticoState | undefined {
  * second payment under a reference already used; mutating calls go through the operation log,
  * and one whose outcome is unknown is reconciled by reading the order (etatpaiement.cgi).
  */
-export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> implements PspConnector {
+export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> implements contract.PspConnector {
   constructor(opts: MoneticoConnectorOptions) {
     super('monetico', opts);
   }
@@ -166,9 +154,9 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     return view;
   }
 
-  #result(view: MoneticoView, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>, challenge?: ChallengeForm): TransactionResult {
+  #result(view: MoneticoView, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>, challenge?: ChallengeForm): contract.TransactionResult {
     const r = toTransactionResult(view, this.clock.now(), challenge);
-    const pspState: PspState = {
+    const pspState: contract.PspState = {
       status: r.status,
       capturedCents: r.capturedCents,
       refundedCents: r.refundedCents,
@@ -179,7 +167,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     return { ...r, pspState };
   }
 
-  async #view(ref: TransactionRef): Promise<{ view: MoneticoView; state: MoneticoState }> {
+  async #view(ref: contract.TransactionRef): Promise<{ view: MoneticoView; state: MoneticoState }> {
     const state = stateOf(ref);
     // etatpaiement.cgi needs the order's date and amount beside its reference: a payment without them is not ours to read.
     if (!state || !/^[A-Za-z0-9]{1,12}$/.test(ref.transactionId)) throw this.fault('unknown_transaction', `no transaction ${ref.transactionId}`);
@@ -188,7 +176,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     return { view, state };
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     const { view, state } = await this.#view(transaction);
     const r = this.#result(view, state);
     // An automatic-capture payment authorised after 3-D Secure is captured now, once.
@@ -197,7 +185,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   /** The full capture of an automatic-capture payment, once per transaction whichever path comes first. */
-  async #autoCapture(reference: string, view: MoneticoView, state: MoneticoState): Promise<TransactionResult> {
+  async #autoCapture(reference: string, view: MoneticoView, state: MoneticoState): Promise<contract.TransactionResult> {
     const send = async () => {
       await this.#captureCall(reference, state, view.amountCents, view.amountCents, view.currency);
       return this.#read(reference, state);
@@ -206,10 +194,10 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
       const now = await this.#read(reference, state);
       return now.status === 'authorized' ? undefined : now;
     };
-    return this.operations.once('capture', `auto:${reference}`, [reference], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once('capture', `auto:${reference}`, [reference], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async #read(reference: string, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>): Promise<TransactionResult> {
+  async #read(reference: string, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>): Promise<contract.TransactionResult> {
     const view = await this.#find(reference, state.orderDate, state.amount);
     if (!view) throw this.fault('unknown_transaction', `no transaction ${reference}`);
     return this.#result(view, state);
@@ -250,7 +238,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
    * A server-to-server payment under `reference`, unless that order exists already (then it is
    * the answer). Faults are thrown; a refusal or a 3-D Secure step is in the answer.
    */
-  async #pay(reference: string, fields: Record<string, string>, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>): Promise<TransactionResult> {
+  async #pay(reference: string, fields: Record<string, string>, state: Pick<MoneticoState, 'orderDate' | 'amount' | 'autoCapture'>): Promise<contract.TransactionResult> {
     const x = this.#sealedXml('paiement.cgi', await this.#post('paiement.cgi', { ...fields, reference, montant: state.amount, lgue: 'FR', 'texte-libre': '' }));
     if (!isPaymentCdr(x.cdr)) throw this.fault('bad_response', `paiement.cgi: unknown cdr ${x.cdr ?? ''}`);
     const outcome = paymentOutcome(x.cdr);
@@ -309,7 +297,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     currency: string,
     autoCapture: boolean,
     fields: Record<string, string>,
-  ): Promise<TransactionResult> {
+  ): Promise<contract.TransactionResult> {
     assertKey(key);
     const reference = orderReference(op, key);
     const amount = toMoneticoAmount(amountCents, currency);
@@ -318,7 +306,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
       const now = this.clock.now();
       return this.#pay(reference, { ...fields, date: formatMoneticoDate(now) }, { orderDate: formatOrderDate(now), amount, autoCapture });
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       // The order's date is the day it was sent: today, or yesterday for a call sent before midnight.
       const now = this.clock.now().getTime();
       for (const day of [now, now - DAY_MS]) {
@@ -328,10 +316,10 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
       }
       return undefined;
     };
-    return this.operations.once(op, key, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const expYear = input.card.expYear >= 0 && input.card.expYear < 100 ? 2000 + input.card.expYear : input.card.expYear;
@@ -365,7 +353,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -390,7 +378,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     );
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -423,11 +411,11 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   #maintain(
     op: 'capture' | 'void' | 'refund',
     input: MaintenanceInput,
-    call: (before: TransactionResult, view: MoneticoView, state: MoneticoState) => Promise<{ ok: true } | { ok: false; lib: string }>,
-    happened: (before: Amounts, now: TransactionResult) => boolean,
-  ): Promise<TransactionResult> {
+    call: (before: contract.TransactionResult, view: MoneticoView, state: MoneticoState) => Promise<{ ok: true } | { ok: false; lib: string }>,
+    happened: (before: Amounts, now: contract.TransactionResult) => boolean,
+  ): Promise<contract.TransactionResult> {
     const reference = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const { view, state } = await this.#view(input.transaction);
       const before = this.#result(view, state);
       const refusal = maintenanceRefusal(op, before, input.amountCents);
@@ -442,28 +430,28 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   /** A refusal on the transaction as it stands; capture_paiement.cgi's and recredit_paiement.cgi's labels in our words. */
-  #refuse(before: TransactionResult, lib: string): TransactionResult {
+  #refuse(before: contract.TransactionResult, lib: string): contract.TransactionResult {
     const reason = lib === 'commande expiree' ? ('authorization_expired' as const) : lib === 'autorisation refusee' ? ('card_declined' as const) : ('amount_too_large' as const);
     return refusedAsItStands(before, { reason, message: `Refused by Monetico (${lib}).` });
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
-    const call = (_before: TransactionResult, view: MoneticoView, state: MoneticoState) =>
+    const call = (_before: contract.TransactionResult, view: MoneticoView, state: MoneticoState) =>
       this.#captureCall(input.transaction.transactionId, state, view.amountCents, input.amountCents, view.currency);
     return this.#maintain('capture', input, call, (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     // Nothing to capture and nothing left: Monetico cancels the order ("commande annulee").
-    const call = (_before: TransactionResult, view: MoneticoView, state: MoneticoState) =>
+    const call = (_before: contract.TransactionResult, view: MoneticoView, state: MoneticoState) =>
       this.#captureCall(input.transaction.transactionId, state, view.amountCents, 0, view.currency);
     return this.#maintain('void', input, call, (_before, now) => now.status === 'voided');
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
-    const call = async (before: TransactionResult, view: MoneticoView, state: MoneticoState) => {
+    const call = async (before: contract.TransactionResult, view: MoneticoView, state: MoneticoState) => {
       const text = await this.#post('recredit_paiement.cgi', {
         reference: input.transaction.transactionId,
         date_commande: state.orderDate,
@@ -477,7 +465,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     return this.#maintain('refund', input, call, refundHappened(input.amountCents));
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const c = this.credentials.reveal();
     return verifyReturn(input.rawBody, c.key, c.tpe);
   }
@@ -491,7 +479,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
 }
 
 /** Monetico's `ThreeDSecureChallenge` for an on-session payment. */
-function challengePreference(input: AuthorizeInput): 'challenge_preferred' | 'no_challenge_requested' | 'no_preference' {
+function challengePreference(input: contract.AuthorizeInput): 'challenge_preferred' | 'no_challenge_requested' | 'no_preference' {
   const asked = askedThreeDSecure(input);
   if (input.storeForLater || asked === 'always') return 'challenge_preferred';
   return asked === 'never' ? 'no_challenge_requested' : 'no_preference';

@@ -1,18 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isKnownCurrency } from '../../domain/money.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import { amountsBefore, withAmounts, type Amounts } from '../kit/amounts-state.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
@@ -93,7 +82,7 @@ function brandName(brand: string | undefined): string {
  * and a call whose outcome is unknown is reconciled by reading the transaction
  * (querydirect.asp) and comparing it with the amounts the caller stored before it (`pspState`).
  */
-export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implements PspConnector {
+export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implements contract.PspConnector {
   constructor(opts: OgoneConnectorOptions) {
     super('ogone', opts);
   }
@@ -217,15 +206,15 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
   }
 
   /** Ogone reads a transaction by its PAYID: the id is all this needs. */
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return this.#read(transaction.transactionId);
   }
 
-  async #read(transactionId: string): Promise<TransactionResult> {
+  async #read(transactionId: string): Promise<contract.TransactionResult> {
     return withAmounts(toTransactionResult(await this.#view(transactionId), this.clock.now()));
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const last4 = digits.slice(-4);
@@ -265,7 +254,7 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
     return { ok: true, paymentMethodId: alias, brand: brandName(g.BRAND), last4, expMonth: input.card.expMonth, expYear };
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -300,7 +289,7 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
     return withAmounts(toTransactionResult(await this.#view(o.payId), this.clock.now(), challenge));
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -340,10 +329,10 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
     op: 'capture' | 'void' | 'refund',
     input: MaintenanceInput,
     request: (currency: string) => Record<string, string>,
-    happened: (before: Amounts, now: TransactionResult) => boolean,
-  ): Promise<TransactionResult> {
+    happened: (before: Amounts, now: contract.TransactionResult) => boolean,
+  ): Promise<contract.TransactionResult> {
     const transactionId = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const view = await this.#view(transactionId);
       const before = withAmounts(toTransactionResult(view, this.clock.now()));
       const refusal = maintenanceRefusal(op, before, input.amountCents);
@@ -359,14 +348,14 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
     return maintainOnce(this.operations, op, input, send, { before: () => amountsBefore(input.transaction), now: () => this.#read(transactionId), happened });
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     // SAS: the last (here the only) capture; what is not captured is released.
     const request = (currency: string) => ({ OPERATION: 'SAS', AMOUNT: toOgoneAmount(input.amountCents, currency) });
     return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.capturedCents === input.amountCents);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     // DES: delete the authorisation and close the transaction.
     return this.#maintain(
       'void',
@@ -376,14 +365,14 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
     );
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     // RFD: a partial refund that leaves the transaction open for more.
     const request = (currency: string) => ({ OPERATION: 'RFD', AMOUNT: toOgoneAmount(input.amountCents, currency) });
     return this.#maintain('refund', input, request, refundHappened(input.amountCents));
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const c = this.credentials.reveal();
     return verifyFeedback(input.rawBody, c.shaOut, c.algorithm);
   }

@@ -1,23 +1,8 @@
 import { createHash, randomInt, type KeyObject } from 'node:crypto';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationEvent,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-  type TransactionStatus,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
@@ -80,17 +65,17 @@ interface PayboxState {
   amountCents: number;
   currency: string;
   capture: 'automatic' | 'manual';
-  status: TransactionStatus;
+  status: contract.TransactionStatus;
   capturedCents: number;
   refundedCents: number;
   numTrans?: string;
   numAppel?: string;
   authorisedAt?: string;
-  decline?: { reason: DeclineReason; message: string };
+  decline?: { reason: contract.DeclineReason; message: string };
   form?: { action: string; fields: Record<string, string> };
 }
 
-function readState(ref: TransactionRef): PayboxState | undefined {
+function readState(ref: contract.TransactionRef): PayboxState | undefined {
   const s = ref.pspState as unknown as Partial<PayboxState> | null;
   if (!s || typeof s !== 'object') return undefined;
   if (s.phase !== 'pending' && s.phase !== 'final' && s.phase !== 'done') return undefined;
@@ -125,7 +110,7 @@ function readState(ref: TransactionRef): PayboxState | undefined {
  * ID3D, signed by Paybox (checked with the account's `public_key`, ./notifications.ts), and
  * `retrieve` given that notification sends the authorisation again with ID3D, once.
  */
-export class PayboxConnector extends HttpKitConnector<PayboxCredentials> implements PspConnector {
+export class PayboxConnector extends HttpKitConnector<PayboxCredentials> implements contract.PspConnector {
   readonly #mpiUrl: string;
   readonly #accountId: string;
   readonly #publicUrl: string;
@@ -192,14 +177,14 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     return s;
   }
 
-  #result(s: PayboxState): TransactionResult {
-    const r: TransactionResult = {
+  #result(s: PayboxState): contract.TransactionResult {
+    const r: contract.TransactionResult = {
       transactionId: s.reference,
       status: s.status,
       amountCents: s.amountCents,
       capturedCents: s.capturedCents,
       refundedCents: s.refundedCents,
-      pspState: s as unknown as PspState,
+      pspState: s as unknown as contract.PspState,
     };
     if (s.decline) r.decline = s.decline;
     if (s.status === 'requires_action' && s.form) r.challengeForm = s.form as ChallengeForm;
@@ -207,7 +192,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     return r;
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const expYear = input.card.expYear >= 0 && input.card.expYear < 100 ? 2000 + input.card.expYear : input.card.expYear;
@@ -224,7 +209,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
         CVV: input.card.cvc,
         ACTIVITE: ACTIVITY_INTERNET,
       });
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       let a = await register();
       if (a.outcome.kind === 'subscriber_exists') {
         // A registration whose answer was lost: its token is not known, so the subscriber is registered afresh.
@@ -286,7 +271,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       return done;
     }
     if (outcome.kind === 'challenge' && mayChallenge) return { ...s, phase: 'pending', status: 'requires_action', form: this.#mpiForm(s) };
-    const reason: DeclineReason = outcome.kind === 'refused' ? outcome.reason : 'authentication_failed';
+    const reason: contract.DeclineReason = outcome.kind === 'refused' ? outcome.reason : 'authentication_failed';
     const final: PayboxState = { ...s, phase: 'final', status: 'declined', decline: { reason, message: this.#message(fields) } };
     delete final.form;
     return final;
@@ -323,7 +308,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     }
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -355,11 +340,11 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.storeForLater ?? false],
       send,
       reconcile,
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -388,7 +373,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       return found && this.#result(found);
     };
     const params = [input.paymentMethodId, input.amountCents, input.currency, ...(capture === 'manual' ? ['manual'] : [])];
-    return this.operations.once('charge', input.idempotencyKey, params, send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once('charge', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /** The transaction now: Paybox's status label (TYPE 00017) over the amounts of the stored state. */
@@ -404,7 +389,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     return now;
   }
 
-  async retrieve(transaction: TransactionRef, options?: { notification?: NotificationEvent }): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef, options?: { notification?: contract.NotificationEvent }): Promise<contract.TransactionResult> {
     const s = readState(transaction);
     if (!s) throw this.fault('unknown_transaction', `no transaction ${transaction.transactionId} (no stored state)`);
     const event = options?.notification;
@@ -424,7 +409,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
           const found = await this.#found(s);
           return found && this.#result(found);
         },
-        reviveTransaction<TransactionResult>,
+        reviveTransaction<contract.TransactionResult>,
       );
     }
     if (s.phase === 'pending') return this.#result({ ...s, form: this.#mpiForm(s) });
@@ -440,15 +425,15 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
   #maintain(
     op: 'capture' | 'void' | 'refund',
     key: string,
-    transaction: TransactionRef,
+    transaction: contract.TransactionRef,
     amountCents: number | undefined,
     decide: (before: PayboxState) => { refuse: PayboxState } | { type: string; params: Record<string, string>; apply: PayboxState },
     happened: (before: PayboxState, now: PayboxState) => boolean | Promise<boolean>,
-  ): Promise<TransactionResult> {
+  ): Promise<contract.TransactionResult> {
     assertKey(key);
     const stored = readState(transaction);
     if (!stored) throw this.fault('unknown_transaction', `no transaction ${transaction.transactionId} (no stored state)`);
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const before = await this.#read(stored);
       const d = decide(before);
       if ('refuse' in d) return this.#result(d.refuse);
@@ -456,13 +441,13 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
       if (a.outcome.kind === 'ok') return this.#result(d.apply);
       return this.#result({ ...before, decline: { reason: a.outcome.kind === 'refused' ? a.outcome.reason : 'processing_error', message: this.#message(a.fields) } });
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       const now = await this.#read(stored);
       if (!(await happened(stored, now))) return undefined;
       const d = decide(stored);
       return 'apply' in d ? this.#result(d.apply) : undefined;
     };
-    return this.operations.once(op, key, [transaction.transactionId, amountCents ?? null], send, reconcile, reviveTransaction<TransactionResult>);
+    return this.operations.once(op, key, [transaction.transactionId, amountCents ?? null], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /** A refusal decided before any call: Paybox's reasons are a lapsed hold, else an amount it would not take. */
@@ -477,7 +462,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     return { NUMTRANS: s.numTrans!, NUMAPPEL: s.numAppel!, REFERENCE: s.reference, DEVISE: currencyCode(s.currency) };
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     return this.#maintain(
       'capture',
@@ -498,7 +483,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const stored = readState(input.transaction);
     if (stored && stored.phase === 'pending') {
       // Nothing exists at Paybox while the shopper is at the issuer's page: the payment is simply abandoned.
@@ -538,7 +523,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
     }
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     // Each refund is a transaction of its own at Paybox, under a REFERENCE of its own: this key's,
     // so that a refund whose answer was lost is found again by it.
@@ -564,7 +549,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
   }
 
   /** The RemoteMPI return: Paybox's RSA signature, then Chipin's on IdSession (./notifications.ts). */
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     return verifyMpiReturn(input.rawBody, this.credentials.reveal().cle, this.#mpiKey);
   }
 

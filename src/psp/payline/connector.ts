@@ -1,19 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspState,
-  type TransactionRef,
-  type TransactionResult,
-  type TransactionStatus,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { REFUSAL_MESSAGES, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
@@ -55,7 +41,7 @@ const API_VERSION = '29';
 /** A maintenance call: Payline's operation, its message, and the state once Payline accepted it. */
 type PaylineRequest = { operation: 'doCapture' | 'doReset' | 'doRefund'; message: XmlMessage; after: PaylineState };
 /** Payline's reasons for the refusals decided before any call. */
-const REFUSAL_REASONS: Record<MaintenanceRefusal, DeclineReason> = {
+const REFUSAL_REASONS: Record<MaintenanceRefusal, contract.DeclineReason> = {
   expired: 'authorization_expired',
   nothing_held: 'processing_error',
   captured: 'processing_error',
@@ -71,7 +57,7 @@ type Service = 'DirectPaymentAPI' | 'ExtendedAPI' | 'WebPaymentAPI';
  * from its associated transactions ({@link PaylineHistory}).
  */
 interface PaylineState {
-  status: TransactionStatus;
+  status: contract.TransactionStatus;
   amountCents: number;
   capturedCents: number;
   refundedCents: number;
@@ -115,7 +101,7 @@ function withHistory(s: PaylineState, h: PaylineHistory | undefined): PaylineSta
   return { ...s, status: refundedCents > 0 ? 'refunded' : 'captured', capturedCents, refundedCents };
 }
 
-function readState(s: PspState | null): PaylineState | undefined {
+function readState(s: contract.PspState | null): PaylineState | undefined {
   if (!s || typeof s.status !== 'string' || !Number.isSafeInteger(s.amountCents) || typeof s.currency !== 'string') return undefined;
   return s as unknown as PaylineState;
 }
@@ -138,7 +124,7 @@ function readState(s: PspState | null): PaylineState | undefined {
  * refund whose answer was lost is found in the payment's associated transactions, which every
  * read asks for (`transactionHistory=Y`), and is not sent again.
  */
-export class PaylineConnector extends HttpKitConnector<PaylineCredentials> implements PspConnector {
+export class PaylineConnector extends HttpKitConnector<PaylineCredentials> implements contract.PspConnector {
   constructor(opts: PaylineConnectorOptions) {
     super('payline', opts);
   }
@@ -192,17 +178,17 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return { ref, amount: toPaylineAmount(amountCents, currency), currency: currencyNumeric(currency)!, date: paylineDate(this.clock.now()) };
   }
 
-  #result(transactionId: string, s: PaylineState, extra: Partial<TransactionResult> = {}): TransactionResult {
+  #result(transactionId: string, s: PaylineState, extra: Partial<contract.TransactionResult> = {}): contract.TransactionResult {
     let status = s.status;
     const expiresAt = status === 'authorized' && s.authorisedAt ? holdExpiry(new Date(s.authorisedAt)) : undefined;
     if (expiresAt && this.clock.now().getTime() >= expiresAt.getTime()) status = 'expired';
-    const r: TransactionResult = {
+    const r: contract.TransactionResult = {
       transactionId,
       status,
       amountCents: s.amountCents,
       capturedCents: s.capturedCents,
       refundedCents: s.refundedCents,
-      pspState: { ...s, status: s.status } as unknown as PspState,
+      pspState: { ...s, status: s.status } as unknown as contract.PspState,
       ...extra,
     };
     if (status === 'authorized' && expiresAt) r.expiresAt = expiresAt;
@@ -226,14 +212,14 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     };
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const expYear = input.card.expYear >= 0 && input.card.expYear < 100 ? 2000 + input.card.expYear : input.card.expYear;
     const expiry = `${String(input.card.expMonth).padStart(2, '0')}${String(expYear % 100).padStart(2, '0')}`;
     const walletId = this.#ref('attach', input.idempotencyKey);
     const type = cardType(digits);
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       // The wallet is Payline's stored credential: the shopper consents on Chipin's card form to
       // later merchant-initiated charges; no amount is taken.
       const r = await this.#call('DirectPaymentAPI', 'createWallet', {
@@ -280,7 +266,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return c;
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -290,7 +276,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     const card = this.#card(input.paymentMethodId);
     const orderRef = this.#ref('authorize', input.idempotencyKey);
     const action = input.capture === 'automatic' ? ACTION.sale : ACTION.authorize;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       // 3-D Secure: Payline's MPI says whether the issuer wants the shopper (verifyEnrollment).
       const e = await this.#call('DirectPaymentAPI', 'verifyEnrollment', {
         card: { type: card.type, expirationDate: card.expiry },
@@ -363,11 +349,11 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
       send,
       reconcile,
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -378,7 +364,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     // checkout's (a re-authorisation, docs/money-operations.md#re-authorisation); else 101, captured.
     const manual = input.capture === 'manual';
     const action = manual ? ACTION.authorize : ACTION.sale;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       // PSD2: a merchant-initiated payment names the customer-initiated one (linkedTransactionId,
       // Payline's transaction id of the CIT, read back by its order reference).
       let linked: string | undefined;
@@ -403,7 +389,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
       send,
       reconcile,
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -426,7 +412,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
    * The outcome of Payline's 3-D Secure page: getWebPaymentDetails with its token, as the
    * doAuthorizationRedirect reference asks (02306: the shopper is still there).
    */
-  async #webPayment(orderRef: string, state: PaylineState, token: string): Promise<TransactionResult> {
+  async #webPayment(orderRef: string, state: PaylineState, token: string): Promise<contract.TransactionResult> {
     const w = await this.#call('WebPaymentAPI', 'getWebPaymentDetails', { token });
     if (w.code === CODE.inProgress) return this.#result(orderRef, state);
     if (w.code === CODE.noTransactionForToken) throw this.fault('unknown_transaction', `no payment for ${orderRef}`);
@@ -441,7 +427,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
    * Payline's view of the payment: its read, the amounts this connector recorded since (`state`),
    * and what Payline's associated transactions show on top (a call whose answer was lost).
    */
-  async #lookup(orderRef: string, state: PaylineState | null): Promise<TransactionResult | undefined> {
+  async #lookup(orderRef: string, state: PaylineState | null): Promise<contract.TransactionResult | undefined> {
     if (state?.status === 'requires_action' && state.webToken) return this.#webPayment(orderRef, state, state.webToken);
     const d = await this.#details(orderRef, state?.paylineId ?? null, true);
     // A payment still on Payline's page, or refused at 3-D Secure before any authorisation, is not a transaction there yet.
@@ -465,7 +451,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return this.#result(orderRef, withHistory(fresh, history));
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     if (!/^[A-Za-z0-9]{1,50}$/.test(transaction.transactionId)) throw this.fault('unknown_transaction', `no transaction ${transaction.transactionId}`);
     const r = await this.#lookup(transaction.transactionId, readState(transaction.pspState) ?? null);
     if (!r) throw this.fault('unknown_transaction', `no transaction ${transaction.transactionId}`);
@@ -483,11 +469,11 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
   #maintain(
     op: 'capture' | 'void' | 'refund',
     input: MaintenanceInput,
-    decide: (before: TransactionResult, s: PaylineState) => TransactionResult | PaylineRequest,
-    happened: (before: PaylineState, now: TransactionResult) => boolean,
-  ): Promise<TransactionResult> {
+    decide: (before: contract.TransactionResult, s: PaylineState) => contract.TransactionResult | PaylineRequest,
+    happened: (before: PaylineState, now: contract.TransactionResult) => boolean,
+  ): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const before = await this.retrieve(input.transaction);
       const s = readState(before.pspState ?? null)!;
       // A captured payment has released what it did not take: nothing more can be captured.
@@ -512,13 +498,13 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return maintainOnce(this.operations, op, input, send, { before: () => readState(input.transaction.pspState), now: (t) => this.retrieve(t), happened });
   }
 
-  #refuse(before: TransactionResult, reason: DeclineReason, message: string): TransactionResult {
+  #refuse(before: contract.TransactionResult, reason: contract.DeclineReason, message: string): contract.TransactionResult {
     return refusedAsItStands(before, { reason, message });
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
-    const request = (_before: TransactionResult, s: PaylineState): PaylineRequest => ({
+    const request = (_before: contract.TransactionResult, s: PaylineState): PaylineRequest => ({
       operation: 'doCapture',
       message: { payment: this.#payment(input.amountCents, s.currency, ACTION.capture) },
       after: { ...s, status: 'captured', capturedCents: input.amountCents },
@@ -526,8 +512,8 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.capturedCents > 0);
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
-    const request = (before: TransactionResult, s: PaylineState): TransactionResult | PaylineRequest => {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
+    const request = (before: contract.TransactionResult, s: PaylineState): contract.TransactionResult | PaylineRequest => {
       if (before.status === 'requires_action' && !s.paylineId) return this.#result(input.transaction.transactionId, { ...s, status: 'voided' });
       // doReset cancels an authorisation not yet captured.
       return { operation: 'doReset', message: { comment: 'Chipin: hold released' }, after: { ...s, status: 'voided' } };
@@ -535,9 +521,9 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     return this.#maintain('void', input, request, (before, now) => before.status !== 'voided' && now.status === 'voided');
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
-    const request = (_before: TransactionResult, s: PaylineState): PaylineRequest => ({
+    const request = (_before: contract.TransactionResult, s: PaylineState): PaylineRequest => ({
       operation: 'doRefund',
       message: { payment: this.#payment(input.amountCents, s.currency, ACTION.refund) },
       after: { ...s, status: 'refunded', refundedCents: s.refundedCents + input.amountCents },
@@ -550,7 +536,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
    * and redirect flows, with no signature; Chipin's notification route takes POSTs. Nothing is
    * read from it: the reconciliation reads each payment with `retrieve` (docs/psp/payline.md).
    */
-  async verifyNotification(): Promise<NotificationResult> {
+  async verifyNotification(): Promise<contract.NotificationResult> {
     return { ok: false, reason: 'malformed' };
   }
 

@@ -1,23 +1,8 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Database, Sql } from '../../db/database.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  askedThreeDSecure,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type OffSessionInput,
-  type Operation,
-  type NotificationResult,
-  type ListTransactionsInput,
-  type PspConnector,
-  type PspRecord,
-  type PspRecordPage,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { scheduleJob } from '../../jobs/scheduler.ts';
 import { checkCard, type CardBehaviour } from './cards.ts';
 import { decline, disputeNotificationBody, notificationBody, readNotification, toStatus, toTransactionResult, type SandboxDisputeRow, type TransactionRow } from './mapping.ts';
@@ -116,7 +101,7 @@ function sameToken(given: string, stored: string | null): boolean {
  * survives restarts and serves any number of Chipin processes on one PostgreSQL. It keeps no card
  * number and no CVC.
  */
-export class SandboxPsp implements PspConnector {
+export class SandboxPsp implements contract.PspConnector {
   readonly name = 'sandbox';
   readonly sandbox = true;
   readonly #db: Database;
@@ -176,18 +161,18 @@ export class SandboxPsp implements PspConnector {
     return row;
   }
 
-  #result(row: TransactionRow): TransactionResult {
+  #result(row: TransactionRow): contract.TransactionResult {
     return toTransactionResult(row, this.#publicUrl);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     const now = this.#clock.now();
     const check = checkCard(input.card, now);
     // The fingerprint must not let anyone recover the card: only what is kept anyway goes in.
     const params = check.ok
       ? [check.card.brand, check.card.last4, check.card.expMonth, check.card.expYear, check.card.behaviour, check.card.funding, check.card.country]
       : ['refused', check.code];
-    return this.#idempotent('attach', input.idempotencyKey, params, async (tx, at): Promise<AttachResult> => {
+    return this.#idempotent('attach', input.idempotencyKey, params, async (tx, at): Promise<contract.AttachResult> => {
       if (!check.ok) return { ok: false, ...decline(check.code, check.message) };
       const id = `sbx_pm_${randomUUID()}`;
       await insertPaymentMethod(tx, id, check.card, at);
@@ -196,7 +181,7 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
@@ -236,7 +221,7 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     const transactionId = input.transaction.transactionId;
     assertAmount(input.amountCents);
     return this.#idempotent('capture', input.idempotencyKey, [transactionId, input.amountCents], async (tx, now) => {
@@ -255,7 +240,7 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const transactionId = input.transaction.transactionId;
     return this.#idempotent('void', input.idempotencyKey, [transactionId], async (tx, now) => {
       const row = await this.#lockTransaction(tx, transactionId, now);
@@ -274,7 +259,7 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     const transactionId = input.transaction.transactionId;
     assertAmount(input.amountCents);
     return this.#idempotent('refund', input.idempotencyKey, [transactionId, input.amountCents], async (tx, now) => {
@@ -293,7 +278,7 @@ export class SandboxPsp implements PspConnector {
     });
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
     const initial = input.storedCredential?.initialTransactionId;
@@ -414,12 +399,12 @@ export class SandboxPsp implements PspConnector {
    * {@link SANDBOX_LIST_PAGE} (docs/money-operations.md#reconciliation). The cursor is opaque
    * (base64url JSON of the last row's `updated_at` and id).
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     const after = input.cursor === null ? null : readListCursor(input.cursor);
     const rows = await listTransactionsMoved(this.#db, input.from, input.to, after, this.listPageSize + 1);
     const page = rows.slice(0, this.listPageSize);
     const now = this.#clock.now();
-    const records: PspRecord[] = page.map((stored) => {
+    const records: contract.PspRecord[] = page.map((stored) => {
       const row = isLapsed(stored, now) ? { ...stored, status: 'lapsed' as const } : stored;
       return {
         transactionId: row.id,
@@ -437,7 +422,7 @@ export class SandboxPsp implements PspConnector {
     return { records, nextCursor };
   }
 
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     const transactionId = transaction.transactionId;
     const row = TRANSACTION_ID.test(transactionId) ? await findTransaction(this.#db, transactionId) : undefined;
     if (!row) throw new PspIntegrationError(this.name, 'unknown_transaction', `no transaction ${transactionId}`);
@@ -445,7 +430,7 @@ export class SandboxPsp implements PspConnector {
     return this.#result(isLapsed(row, this.#clock.now()) ? { ...row, status: 'lapsed' } : row);
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     const check = checkSignature(this.#secret, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody, this.#clock.now());
     if (check !== 'ok') return { ok: false, reason: check };
     return readNotification(input.rawBody);

@@ -1,18 +1,5 @@
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type DeclineReason,
-  type NotificationResult,
-  type OffSessionInput,
-  type PspState,
-  type Operation,
-  type PspConnector,
-  type TransactionRef,
-  type TransactionResult,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError } from '../connector.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
 import { statusFault } from '../kit/status-fault.ts';
@@ -77,7 +64,7 @@ export type SipsAnswer = { readonly [k: string]: SipsValue; readonly responseCod
  * outcome is unknown is reconciled by reading that reference, a cash-management call by reading
  * the transaction and comparing it with the amounts stored before it (`pspState`).
  */
-export class SipsConnector extends HttpKitConnector<SipsCredentials> implements PspConnector {
+export class SipsConnector extends HttpKitConnector<SipsCredentials> implements contract.PspConnector {
   constructor(opts: SipsConnectorOptions) {
     super('sips', opts);
   }
@@ -133,11 +120,11 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   /** The transaction as `getTransactionData` shows it, with the amounts the caller stored before. */
-  async #read(transactionId: string, state: PspState | null): Promise<TransactionResult> {
+  async #read(transactionId: string, state: contract.PspState | null): Promise<contract.TransactionResult> {
     return (await this.#view(transactionId, state)).result;
   }
 
-  async #view(transactionId: string, state: PspState | null): Promise<{ result: TransactionResult; sips: SipsTransactionStatus }> {
+  async #view(transactionId: string, state: contract.PspState | null): Promise<{ result: contract.TransactionResult; sips: SipsTransactionStatus }> {
     if (!/^[A-Za-z0-9]{1,35}$/.test(transactionId)) throw this.fault('unknown_transaction', `no transaction ${transactionId}`);
     const g = await this.#call(SIPS_PATHS.getTransactionData, INTERFACE_VERSIONS.diagnostic, { transactionReference: transactionId });
     if (g.responseCode === '25') {
@@ -169,8 +156,8 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     currentCents: number,
     currency: string,
     g: SipsAnswer,
-    state: PspState | null,
-  ): TransactionResult {
+    state: contract.PspState | null,
+  ): contract.TransactionResult {
     const before = amountsBefore({ transactionId, pspState: state });
     const knownCaptured = before && (before.status === 'captured' || before.status === 'refunded') ? before.capturedCents : undefined;
     let ours = toStatus(status, 0);
@@ -186,7 +173,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       refunded = knownCaptured;
       ours = 'refunded';
     }
-    const r: TransactionResult = { transactionId, status: ours, amountCents, capturedCents: captured, refundedCents: refunded };
+    const r: contract.TransactionResult = { transactionId, status: ours, amountCents, capturedCents: captured, refundedCents: refunded };
     if (ours === 'declined') {
       const reason =
         g.holderAuthentStatus === 'FAILURE'
@@ -202,7 +189,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     return r;
   }
 
-  async retrieve(transaction: TransactionRef, _options?: unknown): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef, _options?: unknown): Promise<contract.TransactionResult> {
     const pending = transaction.pspState?.pending;
     if (pending && typeof pending === 'object' && !Array.isArray(pending)) {
       const p = pending as { redirectionData?: unknown; messageVersion?: unknown; amountCents?: unknown };
@@ -223,7 +210,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
    * when the authentication is not over yet (the shopper is still at the ACS); undefined once the
    * payment is ordered, refused, or was ordered before (`24`, `94`): then read it.
    */
-  async #order(reference: string, redirectionData: string, messageVersion: string | undefined): Promise<TransactionResult | undefined> {
+  async #order(reference: string, redirectionData: string, messageVersion: string | undefined): Promise<contract.TransactionResult | undefined> {
     const a = await this.#call(SIPS_PATHS.validateAndOrder, INTERFACE_VERSIONS.checkout, {
       transactionReference: reference,
       redirectionData,
@@ -238,7 +225,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     throw this.#unexpected('cardValidateAuthenticationAndOrder', a);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const digits = input.card.number.replace(/ /g, '');
     const last4 = digits.slice(-4);
@@ -247,7 +234,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     // here, the only place Chipin sees it.
     if (!/^\d{3,4}$/.test(input.card.cvc)) return { ok: false, reason: 'incorrect_cvc', message: declineMessage('incorrect_cvc') };
     const wallet = this.#reference('wallet', input.idempotencyKey);
-    const send = async (): Promise<AttachResult> => {
+    const send = async (): Promise<contract.AttachResult> => {
       const a = await this.#call(SIPS_PATHS.addCard, INTERFACE_VERSIONS.wallet, {
         merchantWalletId: wallet,
         cardNumber: digits,
@@ -273,7 +260,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   /** A creation's reconciliation: the transaction under its reference, or undefined when Sips has none. */
-  async #found(reference: string): Promise<TransactionResult | undefined> {
+  async #found(reference: string): Promise<contract.TransactionResult | undefined> {
     try {
       return await this.#read(reference, null);
     } catch (e) {
@@ -282,7 +269,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     }
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -292,14 +279,14 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     // A reference Sips has taken stays taken (`94`) even when the check it started was never
     // ordered (its answer lost, the redirectionData with it): the next attempt takes the next one.
     const references = [0, 1, 2].map((i) => this.#reference(i === 0 ? 'authorize' : `authorize#${i}`, input.idempotencyKey));
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       for (const reference of references) {
         const r = await this.#checkAndOrder(input, pm, reference);
         if (r) return r;
       }
       throw this.fault('bad_response', 'walletCheckEnrollment: every transactionReference of this payment is taken');
     };
-    const reconcile = async (): Promise<TransactionResult | undefined> => {
+    const reconcile = async (): Promise<contract.TransactionResult | undefined> => {
       for (const reference of references) {
         const found = await this.#found(reference);
         if (found) return found;
@@ -312,7 +299,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.storeForLater === true],
       send,
       reconcile,
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -320,7 +307,11 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
    * The 3-D Secure check of a payment under `reference`, and its order when no challenge is asked.
    * Undefined when Sips already took the reference and holds no payment under it.
    */
-  async #checkAndOrder(input: AuthorizeInput, pm: { merchantWalletId: string; paymentMeanId: string }, reference: string): Promise<TransactionResult | undefined> {
+  async #checkAndOrder(
+    input: contract.AuthorizeInput,
+    pm: { merchantWalletId: string; paymentMeanId: string },
+    reference: string,
+  ): Promise<contract.TransactionResult | undefined> {
     const a = await this.#call(SIPS_PATHS.walletCheckEnrollment, INTERFACE_VERSIONS.checkout, {
       ...pm,
       amount: toSipsAmount(input.amountCents, input.currency),
@@ -379,7 +370,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     return this.#read(reference, null);
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -395,7 +386,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       captureMode: manual ? 'VALIDATION' : 'AUTHOR_CAPTURE',
       captureDay: manual ? HOLD_DAYS : 0,
     };
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       // A merchant-initiated payment is a duplicate of the customer-initiated one that stored the
       // card: Sips takes its bank details and its place in the stored-credential chain. Without
       // one, the wallet's payment mean alone is all there is (`walletOrder`), which issuers refuse
@@ -415,7 +406,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
       send,
       () => this.#found(reference),
-      reviveTransaction<TransactionResult>,
+      reviveTransaction<contract.TransactionResult>,
     );
   }
 
@@ -428,12 +419,12 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   #maintain(
     op: 'capture' | 'void' | 'refund',
     input: MaintenanceInput,
-    request: (before: TransactionResult, sips: SipsTransactionStatus) => { path: SipsPath; operationAmount: number },
-    happened: (before: Amounts, now: TransactionResult) => boolean,
-  ): Promise<TransactionResult> {
+    request: (before: contract.TransactionResult, sips: SipsTransactionStatus) => { path: SipsPath; operationAmount: number },
+    happened: (before: Amounts, now: contract.TransactionResult) => boolean,
+  ): Promise<contract.TransactionResult> {
     const transaction = input.transaction;
     const id = transaction.transactionId;
-    const send = async (): Promise<TransactionResult> => {
+    const send = async (): Promise<contract.TransactionResult> => {
       const pending = transaction.pspState?.pending;
       if (op === 'void' && pending && typeof pending === 'object' && !Array.isArray(pending)) {
         // A payment still at 3-D Secure is not ordered: voiding it is forgetting its check, so
@@ -471,35 +462,35 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
     return maintainOnce(this.operations, op, input, send, { before: () => amountsBefore(transaction), now: () => this.#read(id, transaction.pspState), happened });
   }
 
-  #refuse(before: TransactionResult, reason: DeclineReason): TransactionResult {
+  #refuse(before: contract.TransactionResult, reason: contract.DeclineReason): contract.TransactionResult {
     return refusedAsItStands(before, { reason, message: declineMessage(reason) });
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     // validate: the one validation of a hold; what it leaves out is released.
     const request = () => ({ path: SIPS_PATHS.validate, operationAmount: input.amountCents });
     return this.#maintain('capture', input, request, (before, now) => before.status === 'authorized' && now.status === 'captured');
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     // cancel of the whole amount: nothing is ever collected.
-    const request = (before: TransactionResult) => ({ path: SIPS_PATHS.cancel, operationAmount: before.amountCents });
+    const request = (before: contract.TransactionResult) => ({ path: SIPS_PATHS.cancel, operationAmount: before.amountCents });
     return this.#maintain('void', input, request, (_before, now) => now.status === 'voided');
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     // Sips refunds what was collected (CAPTURED); what is still to collect (TO_CAPTURE) is
     // cancelled instead: the shopper is then never debited that part.
-    const request = (_before: TransactionResult, sips: SipsTransactionStatus) => ({
+    const request = (_before: contract.TransactionResult, sips: SipsTransactionStatus) => ({
       path: sips === 'CAPTURED' ? SIPS_PATHS.refund : SIPS_PATHS.cancel,
       operationAmount: input.amountCents,
     });
     return this.#maintain('refund', input, request, refundHappened(input.amountCents));
   }
 
-  verifyNotification(_input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  verifyNotification(_input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     // Sips Office sends no notification (automatic responses belong to the Paypage): Chipin's
     // reconciliation reads the outcome with getTransactionData (retrieve).
     return Promise.resolve({ ok: false, reason: 'malformed' });
@@ -507,7 +498,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
 }
 
 /** The result of a payment voided while still at 3-D Secure (never ordered at Sips), from its state. */
-function unorderedVoid(transactionId: string, state: PspState | null): TransactionResult | undefined {
+function unorderedVoid(transactionId: string, state: contract.PspState | null): contract.TransactionResult | undefined {
   if (!state || state.unordered !== true || typeof state.amountCents !== 'number') return undefined;
   return { transactionId, status: 'voided', amountCents: state.amountCents, capturedCents: 0, refundedCents: 0, pspState: state };
 }

@@ -2,23 +2,8 @@ import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
-import {
-  PspIntegrationError,
-  type AmountOperation,
-  type AttachInput,
-  type AttachResult,
-  type AuthorizeInput,
-  type ListTransactionsInput,
-  type NotificationResult,
-  type OffSessionInput,
-  type Operation,
-  type PspConnector,
-  type PspRecord,
-  type PspRecordPage,
-  type TransactionRef,
-  type TransactionResult,
-  askedThreeDSecure,
-} from '../connector.ts';
+import type * as contract from '../connector.ts';
+import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
@@ -101,7 +86,7 @@ function endpoint(baseUrl: string): { protocol: 'http' | 'https'; host: string; 
  * The SDK still retries once a connection that was closed before any answer (stripe-node#1040);
  * that is safe for the same reason.
  */
-export class StripeConnector extends KitConnector implements PspConnector {
+export class StripeConnector extends KitConnector implements contract.PspConnector {
   readonly name = NAME;
   readonly sandbox: boolean;
   readonly #client: Stripe;
@@ -196,7 +181,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
   }
 
   /** A card error from confirming an intent: the intent Stripe created, declined, is the result. */
-  #declinedIntent(e: unknown): TransactionResult {
+  #declinedIntent(e: unknown): contract.TransactionResult {
     if (e instanceof Stripe.errors.StripeCardError) {
       const r = raw(e);
       const pi = readIntent(r.payment_intent);
@@ -209,7 +194,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     throw this.#fault(e);
   }
 
-  async attachPaymentMethod(input: AttachInput): Promise<AttachResult> {
+  async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
     const { card } = input;
     const params = [card.number.replace(/ /g, ''), card.expMonth, card.expYear, card.cvc, card.holderName];
@@ -217,7 +202,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     return this.#operations.once('attach', input.idempotencyKey, params, send, send);
   }
 
-  async #attach(input: AttachInput): Promise<AttachResult> {
+  async #attach(input: contract.AttachInput): Promise<contract.AttachResult> {
     const { card } = input;
     try {
       // Raw card numbers reach Stripe only from PCI-DSS SAQ D merchants that enabled it
@@ -245,7 +230,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -255,7 +240,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     return this.#once('authorize', input.idempotencyKey, params, () => this.#authorize(input));
   }
 
-  async #authorize(input: AuthorizeInput): Promise<TransactionResult> {
+  async #authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     const customer = await this.#customerOf(input.paymentMethodId);
     try {
       const pi = await this.#client.paymentIntents.create(
@@ -284,7 +269,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertKey(input.idempotencyKey);
     assertAmount(input.amountCents);
     assertCurrency(input.currency);
@@ -293,7 +278,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#chargeOffSession(input));
   }
 
-  async #chargeOffSession(input: OffSessionInput): Promise<TransactionResult> {
+  async #chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     const customer = await this.#customerOf(input.paymentMethodId);
     try {
       const pi = await this.#client.paymentIntents.create(
@@ -327,12 +312,12 @@ export class StripeConnector extends KitConnector implements PspConnector {
    * for as long as it keeps it, where Stripe keeps keys 24 hours. An outcome left unknown is
    * reconciled by sending again with the same Stripe key, which Stripe answers as the first time.
    */
-  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<TransactionResult>): Promise<TransactionResult> {
-    return this.#operations.once(op, key, params, send, send, reviveTransaction<TransactionResult>);
+  #once(op: string, key: string, params: readonly unknown[], send: () => Promise<contract.TransactionResult>): Promise<contract.TransactionResult> {
+    return this.#operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
   }
 
   /** Runs a state-changing call on an intent; a 400/402 refusal leaves it unchanged and says why. */
-  async #operate(transactionId: string, call: () => Promise<unknown>, readBack: boolean): Promise<TransactionResult> {
+  async #operate(transactionId: string, call: () => Promise<unknown>, readBack: boolean): Promise<contract.TransactionResult> {
     if (!INTENT_ID.test(transactionId)) throw new PspIntegrationError(NAME, 'unknown_transaction', 'not a Stripe PaymentIntent id');
     try {
       const answer = await call();
@@ -349,7 +334,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     }
   }
 
-  async capture(input: AmountOperation): Promise<TransactionResult> {
+  async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     return this.#once('capture', input.idempotencyKey, [id, input.amountCents], () =>
@@ -357,7 +342,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     );
   }
 
-  async void(input: Operation): Promise<TransactionResult> {
+  async void(input: contract.Operation): Promise<contract.TransactionResult> {
     const id = input.transaction.transactionId;
     return this.#once('void', input.idempotencyKey, [id], async () => {
       const r = await this.#operate(id, () => this.#client.paymentIntents.cancel(id, { expand: EXPAND }, { idempotencyKey: input.idempotencyKey }), false);
@@ -367,7 +352,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     });
   }
 
-  async refund(input: AmountOperation): Promise<TransactionResult> {
+  async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
     assertAmount(input.amountCents);
     const id = input.transaction.transactionId;
     return this.#once('refund', input.idempotencyKey, [id, input.amountCents], () =>
@@ -376,7 +361,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
   }
 
   /** Stripe reads every intent by its id: the intent id is all the state this connector needs. */
-  async retrieve(transaction: TransactionRef): Promise<TransactionResult> {
+  async retrieve(transaction: contract.TransactionRef): Promise<contract.TransactionResult> {
     return toTransactionResult(await this.#retrieveIntent(transaction.transactionId));
   }
 
@@ -390,7 +375,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
    * Authorisations move no funds and are not listed. The SDK's auto-pagination is not used: one
    * call reads one page, so a run that fails resumes from its last cursor.
    */
-  async listTransactions(input: ListTransactionsInput): Promise<PspRecordPage> {
+  async listTransactions(input: contract.ListTransactionsInput): Promise<contract.PspRecordPage> {
     const from = Math.ceil(input.from.getTime() / 1000);
     const to = Math.ceil(input.to.getTime() / 1000);
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || input.from.getTime() >= input.to.getTime()) throw new RangeError('stripe: the period must be from < to');
@@ -420,7 +405,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     for (const id of wanted) if (!charges.has(id)) charges.set(id, await this.#chargeTotals(id));
     const chargedBack = new Map<string, number>();
     for (const c of charges.values()) chargedBack.set(c.id, c.disputed ? await this.#lostDisputes(c.id) : 0);
-    const records: PspRecord[] = [];
+    const records: contract.PspRecord[] = [];
     for (const { movement } of views) {
       if (movement.kind === 'other') continue;
       const charge = charges.get(movement.kind === 'charge' ? movement.charge.id : movement.chargeId)!;
@@ -460,7 +445,7 @@ export class StripeConnector extends KitConnector implements PspConnector {
     return f.code === 'unknown_transaction' ? new PspIntegrationError(NAME, 'bad_response', 'Stripe no longer knows an object of its own list') : f;
   }
 
-  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<NotificationResult> {
+  async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
     if (!this.#webhookSecret.reveal()) return { ok: false, reason: 'bad_signature' };
     return verifyStripeNotification(this.#client.webhooks, this.#webhookSecret.reveal(), input, this.#clock.now());
   }
