@@ -1,10 +1,9 @@
-import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
-import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { pspCallFault, type PspHttp } from '../psp-http.ts';
+import { pspCallFault } from '../psp-http.ts';
 import { declineOfProcessorCode, declineOfValidationCodes, readTransaction, toBraintreeAmount, toTransactionResult, type TransactionView } from './mapping.ts';
 import { readDisputeNotification } from './disputes.ts';
 import { braintree, routeThrough, SdkCallError, type SdkGateway, type SdkResult } from './sdk.ts';
@@ -15,16 +14,12 @@ interface BraintreeCredentials {
   privateKey: string;
 }
 
-export interface BraintreeConnectorOptions {
+/**
+ * `baseUrl` is `https://api.sandbox.braintreegateway.com`, `https://api.braintreegateway.com`, or a test double's URL: scheme,
+ * host and port only; the SDK sends every request through `http` (src/psp/braintree/sdk.ts).
+ */
+export interface BraintreeConnectorOptions extends KitConnectorOptions {
   credentials: BraintreeCredentials;
-  /** `https://api.sandbox.braintreegateway.com`, `https://api.braintreegateway.com`, or a test double's URL: scheme, host and port only. */
-  baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  /** The service's outbound client: the SDK sends every request through it (src/psp/braintree/sdk.ts). */
-  http: PspHttp;
-  operations: PspOperations;
   /** Transactions per page of {@link BraintreeConnector.listTransactions}, 50 (Braintree's search page) if absent. */
   listPageSize?: number;
 }

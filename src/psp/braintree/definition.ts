@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { BraintreeConnector } from './connector.ts';
 
 /**
@@ -58,15 +59,10 @@ export const braintreeDefinition: ConnectorDefinition = {
   publishedHosts: { test: ['api.sandbox.braintreegateway.com'], live: ['api.braintreegateway.com'] },
   create(account, context) {
     const c = account.credentials;
-    for (const f of ['merchant_id', 'public_key', 'private_key'] as const) if (!c[f]) throw new TypeError(`braintree: credential ${f} is missing`);
+    requireCredentials('braintree', c, ['merchant_id', 'public_key', 'private_key']);
     return new BraintreeConnector({
       credentials: { merchantId: c.merchant_id!, publicKey: c.public_key!, privateKey: c.private_key! },
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      operations: context.operations,
+      ...kitOptions(account, context),
     });
   },
 };

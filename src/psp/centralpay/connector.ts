@@ -1,12 +1,10 @@
 import { Redacted } from '../../domain/redacted.ts';
-import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { amountsBefore } from '../kit/amounts-state.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import type { PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -71,53 +69,27 @@ interface CentralpayState {
  *   `merchantTransactionId` up; captures and refunds by comparing the amounts with the state
  *   before the call (the operation log, src/psp/kit/operations.ts).
  */
-export class CentralpayConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'centralpay';
-  readonly sandbox: boolean;
-  readonly #client: PspClient;
+export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKey: string }> implements contract.PspConnector {
   readonly #authorization: Redacted;
   readonly #pointOfSaleId: string;
-  readonly #base: string;
-  readonly #clock: Clock;
-  readonly #operations: PspOperations;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
-    super();
     const { login, api_key: apiKey, point_of_sale_id: pointOfSaleId } = account.credentials;
     if (!login || !apiKey || !pointOfSaleId) throw new TypeError('centralpay: login, api_key and point_of_sale_id are required');
-    const setup = connectorSetup({
-      psp: 'centralpay',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { login, apiKey },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#base = setup.baseUrl;
-    this.#client = setup.client;
-    const { login: user, apiKey: key } = setup.credentials.reveal();
+    super('centralpay', { ...kitOptions(account, context), credentials: { login, apiKey } }, 'baseUrl');
+    const { login: user, apiKey: key } = this.credentials.reveal();
     this.#authorization = new Redacted(`Basic ${Buffer.from(`${user}:${key}`, 'utf8').toString('base64')}`);
     this.#pointOfSaleId = pointOfSaleId;
-    this.#clock = context.clock;
-    this.#operations = context.operations;
-  }
-
-  protected get shownAs(): string {
-    return `CentralpayConnector(${this.#base})`;
-  }
-  protected override get shownFields(): Record<string, unknown> {
-    return { baseUrl: this.#base };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
-    const check = checkCardLocally(input.card, this.#clock.now());
+    const check = checkCardLocally(input.card, this.clock.now());
     if (!check.ok) return check;
     const c = input.card;
     // A second customer for a retried attach would charge nothing, but Chipin's contract wants the first answer.
     const send = () => this.#attach(check.digits, c.expMonth, check.year, c.cvc, c.holderName);
-    return this.#operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, send);
+    return this.operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, send);
   }
 
   async #attach(number: string, month: number, year: number, cvc: string, holder: string): Promise<contract.AttachResult> {
@@ -188,7 +160,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
       return this.#authenticationFailed(id, input.amountCents, { ...pending, status: 'declined' });
     };
     const reconcile = async () => this.#found(id);
-    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
@@ -205,7 +177,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
     const manual = input.capture === 'manual';
     const send = () => this.#create(id, { ...pm, amountCents: input.amountCents, currency: input.currency, capture: !manual, source: 'RECURRING' });
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
-    return this.#operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<contract.TransactionResult>);
   }
 
   async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
@@ -214,7 +186,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
     const send = async (): Promise<contract.TransactionResult> => {
       const t = await this.#existing(ref);
       const now = this.#result(ref.transactionId, t);
-      if (isLapsed(t, this.#clock.now())) return refused(now, 'authorization_expired', 'The authorisation lapsed: CentralPay allows 7 days to capture it.');
+      if (isLapsed(t, this.clock.now())) return refused(now, 'authorization_expired', 'The authorisation lapsed: CentralPay allows 7 days to capture it.');
       if (t.status !== 'SUCCESS') return refused(now, 'amount_too_large', 'Nothing left to capture.');
       if (input.amountCents > t.amountCents) return refused(now, 'amount_too_large', 'The capture exceeds the authorised amount.');
       const answer = await this.#call('POST', `/transaction/${t.transactionId}/capture`, { amount: toCentralpayAmount(input.amountCents) });
@@ -225,7 +197,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
       const after = await this.retrieve(ref);
       return before && after.capturedCents > before.capturedCents ? after : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async void(input: contract.Operation): Promise<contract.TransactionResult> {
@@ -240,7 +212,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
         return { ...this.#bare(ref.transactionId, 'voided', s.amountCents ?? 0), pspState: state(voided) };
       }
       const now = this.#result(ref.transactionId, t);
-      if (isLapsed(t, this.#clock.now())) return refused(now, 'authorization_expired', 'The authorisation already lapsed.');
+      if (isLapsed(t, this.clock.now())) return refused(now, 'authorization_expired', 'The authorisation already lapsed.');
       if (t.status === 'CANCELED') return now;
       if (t.status !== 'SUCCESS') return refused(now, 'amount_too_large', 'Only an authorisation not yet captured can be cancelled.');
       const answer = await this.#call('POST', `/transaction/${t.transactionId}/cancel`, {});
@@ -250,7 +222,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
       const after = await this.retrieve(ref);
       return after.status === 'voided' ? after : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
@@ -272,7 +244,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
       const after = await this.retrieve(ref);
       return before && after.refundedCents > before.refundedCents ? after : undefined;
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -297,7 +269,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
     if (!AUTHENTICATED.has(a.transStatus)) return this.#authenticationFailed(ref.transactionId, s.amountCents, { ...s, status: 'declined' });
     const pm = this.#paymentMethod(s.pm);
     const create = () => this.#create(ref.transactionId, { ...pm, amountCents: s.amountCents!, currency: s.currency!, capture: s.capture!, source: 'EC', threeDS: a.id });
-    return this.#operations.once('authenticated', ref.transactionId, [s.threeDS], create, () => this.#found(ref.transactionId), reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('authenticated', ref.transactionId, [s.threeDS], create, () => this.#found(ref.transactionId), reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -330,7 +302,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
       body = new URLSearchParams(form).toString();
     }
     const where = `${method} ${path.replace(/[0-9a-f-]{36}/gi, '{id}').replace(/\?.*$/, '')}`;
-    const { status, text } = await this.#client.request(where, `${this.#base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const { status, text } = await this.client.request(where, `${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const fault = statusFault('centralpay', where, status);
     if (fault) throw fault;
     if (text.length === 0) return { status, body: undefined };
@@ -360,7 +332,7 @@ export class CentralpayConnector extends KitConnector implements contract.PspCon
   }
 
   #result(chipinId: string, t: CentralpayTransaction): contract.TransactionResult {
-    const r = toTransactionResult(chipinId, t, this.#clock.now());
+    const r = toTransactionResult(chipinId, t, this.clock.now());
     return { ...r, pspState: state({ status: r.status, capturedCents: r.capturedCents, refundedCents: r.refundedCents, cp: t.transactionId }) };
   }
 

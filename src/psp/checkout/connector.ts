@@ -2,14 +2,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Checkout } from 'checkout-sdk-node';
 // The SDK's own error for a request it refuses before sending it (an exact pin: see #call).
 import { ValueError } from 'checkout-sdk-node/dist/services/errors.js';
-import { Redacted } from '../../domain/redacted.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
-import type { PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { pspCallFault } from '../psp-http.ts';
@@ -60,43 +58,17 @@ export function ckoReference(key: string): string {
  * - Captures, voids and refunds are actions (`POST /payments/{id}/captures|voids|refunds`,
  *   answered 202); the payment is read back with `GET /payments/{id}` (its `balances`).
  */
-export class CheckoutConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'checkout';
-  readonly sandbox: boolean;
-  readonly #client: PspClient;
-  readonly #secret: Redacted<{ key: string; webhook: string }>;
+export class CheckoutConnector extends HttpKitConnector<{ key: string; webhook: string }> implements contract.PspConnector {
   readonly #channel: string;
-  readonly #base: string;
-  readonly #operations: PspOperations;
   readonly #timeoutMs: number;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
-    super();
     const { secret_key: key, processing_channel_id: channel, webhook_secret: webhook } = account.credentials;
     if (!key || !/^sk_(sbox_)?[a-z2-7]{26}[a-z2-7*#$=]$/.test(key)) throw new TypeError('checkout: the secret key must look like sk_sbox_… or sk_…');
     if (!channel || !/^pc_[a-z0-9]{26}$/.test(channel)) throw new TypeError('checkout: the processing channel id must look like pc_…');
-    const setup = connectorSetup({
-      psp: 'checkout',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { key, webhook: webhook ?? '' },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#base = setup.baseUrl;
-    this.#client = setup.client;
-    this.#secret = setup.credentials;
+    super('checkout', { ...kitOptions(account, context), credentials: { key, webhook: webhook ?? '' } }, 'baseUrl');
     this.#channel = channel;
-    this.#operations = context.operations;
     this.#timeoutMs = context.timeoutMs;
-  }
-
-  protected get shownAs(): string {
-    return `CheckoutConnector(${this.#base})`;
-  }
-  protected override get shownFields(): Record<string, unknown> {
-    return { baseUrl: this.#base };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
@@ -133,7 +105,7 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
     };
     const params = [number, c.expMonth, c.expYear, c.cvc, c.holderName];
     // Checkout.com answers the same key with the first answer: a replay is a resend.
-    return this.#operations.once('attach', input.idempotencyKey, params, send, send);
+    return this.operations.once('attach', input.idempotencyKey, params, send, send);
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
@@ -211,7 +183,7 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
    * a dispute event names the dispute and its payment (`data.payment_id`; src/psp/checkout/disputes.ts).
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
-    const secret = this.#secret.reveal().webhook;
+    const secret = this.credentials.reveal().webhook;
     if (!secret) return { ok: false, reason: 'bad_signature' };
     const header = Object.entries(input.headers).find(([k]) => k.toLowerCase() === 'cko-signature')?.[1];
     if (!header || !/^[0-9a-f]{64}$/i.test(header)) return { ok: false, reason: 'bad_signature' };
@@ -291,7 +263,7 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
    */
   async #call(where: string, call: (cko: Checkout) => Promise<unknown>, actionRefusal = false): Promise<{ status: number; body: unknown }> {
     const seen: { status?: number; failure?: unknown } = {};
-    const send = this.#client.fetchAs(where);
+    const send = this.client.fetchAs(where);
     const fetch: typeof globalThis.fetch = async (input, init) => {
       try {
         const r = await send(input, init);
@@ -332,8 +304,8 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
    * one set in the process would replace every account's key, so the call is refused.
    */
   #sdk(): Checkout {
-    const key = this.#secret.reveal().key;
-    const cko = new Checkout(key, { host: this.#base });
+    const key = this.credentials.reveal().key;
+    const cko = new Checkout(key, { host: this.baseUrl });
     if (cko.config.sk !== `Bearer ${key}` || cko.config.client !== undefined)
       throw this.fault('bad_credentials', "CKO_SECRET or CKO_SECRET_KEY is set in the environment: the Checkout.com SDK would use it in place of the account's key");
     return cko;
@@ -363,7 +335,7 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
       return toTransactionResult(this.#payment(answer, op));
     };
     // Checkout.com answers a repeated Cko-Idempotency-Key with the first payment: a replay is a resend.
-    return this.#operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once(op, key, params, send, send, reviveTransaction<contract.TransactionResult>);
   }
 
   /** A dispute's `status` (`GET /disputes/{id}`, the `Dispute` schema); undefined when Checkout.com does not know it. */
@@ -406,7 +378,7 @@ export class CheckoutConnector extends KitConnector implements contract.PspConne
       }
       throw this.fault('bad_response', `${op}: unexpected answer ${answer.status}`);
     };
-    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once(op, input.idempotencyKey, [id, ...extra], send, send, reviveTransaction<contract.TransactionResult>);
   }
 }
 

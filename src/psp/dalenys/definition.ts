@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { DalenysConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Dalenys (formerly Be2bill; Payplug group). The API paths (/front/service/rest/process and
@@ -59,7 +59,7 @@ export const dalenysDefinition: ConnectorDefinition = {
     const c = account.credentials;
     requireCredentials('dalenys', c, ['identifier', 'password']);
     return new DalenysConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       credentials: { identifier: c.identifier!, password: c.password! },
     });
   },

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.ts';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { amountsBefore } from '../kit/amounts-state.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import { parseJson, type PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
+import { parseJson } from '../kit/json-call.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import type { Redacted } from '../../domain/redacted.ts';
 import { PROTOCOL_VERSION, RECTOKEN, brandOf, declineMessage, expiryDate, meaningOf, readOrder, sign, signatureValid, toTransactionResult, type FondyOrder } from './mapping.ts';
 
 /**
@@ -69,47 +67,26 @@ interface FondyState {
  * - Chipin's transaction id is Fondy's `order_id` (derived from the idempotency key): Fondy refuses
  *   a second order with it (1013), so an order whose answer was lost is read, never placed twice.
  */
-export class FondyConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'fondy';
-  readonly sandbox: boolean;
-  readonly #client: PspClient;
-  readonly #key: Redacted<{ merchantId: string; paymentKey: string }>;
+export class FondyConnector extends HttpKitConnector<{ merchantId: string; paymentKey: string }> implements contract.PspConnector {
   readonly #merchantId: string;
-  readonly #base: string;
-  readonly #clock: Clock;
-  readonly #operations: PspOperations;
   readonly #publicUrl: string;
   readonly #accountId: string;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
-    super();
     const { merchant_id: merchantId, payment_key: paymentKey } = account.credentials;
     if (!merchantId || !paymentKey) throw new TypeError('fondy: merchant_id and payment_key are required');
     if (!/^\d{1,12}$/.test(merchantId)) throw new TypeError('fondy: merchant_id must be 1 to 12 digits');
-    const setup = connectorSetup({
-      psp: 'fondy',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { merchantId, paymentKey },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#base = setup.baseUrl;
-    this.#client = setup.client;
-    this.#key = setup.credentials;
+    super('fondy', { ...kitOptions(account, context), credentials: { merchantId, paymentKey } });
     this.#merchantId = merchantId;
-    this.#clock = context.clock;
-    this.#operations = context.operations;
     this.#publicUrl = context.publicUrl;
     this.#accountId = account.id;
   }
 
-  protected get shownAs(): string {
+  protected override get shownAs(): string {
     return `FondyConnector(${this.#merchantId})`;
   }
   protected override get shownFields(): Record<string, unknown> {
-    return { merchantId: this.#merchantId, baseUrl: this.#base };
+    return { merchantId: this.#merchantId, baseUrl: this.baseUrl };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
@@ -139,7 +116,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       const answer = await this.#status(orderId);
       return answer === undefined ? undefined : this.#attached(answer, digits, c.expMonth, year);
     };
-    return this.#operations.once('attach', input.idempotencyKey, [digits, c.expMonth, year, c.cvc], send, reconcile);
+    return this.operations.once('attach', input.idempotencyKey, [digits, c.expMonth, year, c.cvc], send, reconcile);
   }
 
   #attached(answer: Answer, digits: string, expMonth: number, expYear: number): contract.AttachResult {
@@ -176,7 +153,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       preauth,
       currency: input.currency,
       amountCents: input.amountCents,
-      placedAt: this.#clock.now().getTime(),
+      placedAt: this.clock.now().getTime(),
     });
     const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
@@ -205,7 +182,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       return this.#fromAnswer(orderId, answer, state, input.amountCents);
     };
     const reconcile = () => this.#found(orderId, { transactionId: orderId, pspState: toState(initial()) });
-    return this.#operations.once(
+    return this.operations.once(
       'authorize',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
@@ -231,7 +208,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       if (answer.kind === 'challenge') throw this.fault('bad_response', '3dsecure_step2 asked for another challenge');
       return this.#fromAnswer(orderId, answer, { ...s, md: undefined }, s.amountCents);
     };
-    return this.#operations.once('authenticate', orderId, [result.md], send, () => this.#found(orderId, transaction), reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('authenticate', orderId, [result.md], send, () => this.#found(orderId, transaction), reviveTransaction<contract.TransactionResult>);
   }
 
   async capture(input: contract.AmountOperation): Promise<contract.TransactionResult> {
@@ -261,7 +238,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       const after = await this.retrieve(ref);
       return before && after.capturedCents > before.capturedCents ? after : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async void(input: contract.Operation): Promise<contract.TransactionResult> {
@@ -293,7 +270,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       const after = await this.retrieve(ref);
       return after.status === 'voided' ? after : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
@@ -317,7 +294,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       const after = await this.retrieve(ref);
       return before && after.refundedCents > before.refundedCents ? after : send();
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
@@ -334,7 +311,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       preauth,
       currency: input.currency,
       amountCents: input.amountCents,
-      placedAt: this.#clock.now().getTime(),
+      placedAt: this.clock.now().getTime(),
     });
     const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
@@ -351,7 +328,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       if (answer.kind === 'challenge') throw this.fault('bad_response', 'recurring asked for 3-D Secure');
       return this.#fromAnswer(orderId, answer, state, input.amountCents);
     };
-    return this.#operations.once(
+    return this.operations.once(
       'charge',
       input.idempotencyKey,
       [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(preauth ? ['manual'] : [])],
@@ -392,7 +369,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
     const wrapped = (body as { response?: unknown }).response;
     const fields = (typeof wrapped === 'object' && wrapped !== null ? wrapped : body) as Record<string, unknown>;
     if (typeof fields.signature !== 'string') return { ok: false, reason: 'bad_signature' };
-    if (!signatureValid(this.#key.reveal().paymentKey, fields)) return { ok: false, reason: 'bad_signature' };
+    if (!signatureValid(this.credentials.reveal().paymentKey, fields)) return { ok: false, reason: 'bad_signature' };
     if (String(fields.merchant_id) !== this.#merchantId) return { ok: false, reason: 'bad_signature' };
     const o = readOrder(fields);
     if (!o) return { ok: false, reason: 'malformed' };
@@ -425,7 +402,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
     return {
       preauth: s?.preauth ?? false,
       placedAt: s ? new Date(s.placedAt) : undefined,
-      now: this.#clock.now(),
+      now: this.clock.now(),
       challengePending,
       ...(s && s.capturedCents > 0 ? { capturedCents: s.capturedCents } : {}),
     };
@@ -489,7 +466,7 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
       preauth: o.captureStatus !== null,
       currency: o.currency,
       amountCents: o.amount,
-      placedAt: this.#clock.now().getTime(),
+      placedAt: this.clock.now().getTime(),
     };
     return { order: o, result: this.#result(ref.transactionId, o, s) };
   }
@@ -512,11 +489,11 @@ export class FondyConnector extends KitConnector implements contract.PspConnecto
    * (capture, reverse), a refusal of the card, or a fault thrown (credentials, request, HTTP).
    */
   async #call(path: string, request: Record<string, string | number>): Promise<Answer> {
-    const { merchantId, paymentKey } = this.#key.reveal();
+    const { merchantId, paymentKey } = this.credentials.reveal();
     const fields: Record<string, string | number> = { ...request, merchant_id: merchantId, version: PROTOCOL_VERSION };
     fields.signature = sign(paymentKey, fields);
     const what = `POST /api/${path}`;
-    const answer = await this.#client.json(what, `${this.#base}/api/${path}`, { method: 'POST', headers: {}, body: { request: fields } });
+    const answer = await this.client.json(what, `${this.baseUrl}/api/${path}`, { method: 'POST', headers: {}, body: { request: fields } });
     const fault = statusFault('fondy', what, answer.status);
     if (fault) throw fault;
     if (answer.status !== 200) throw this.fault('bad_response', `${what}: unexpected HTTP ${answer.status}`);

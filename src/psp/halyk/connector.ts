@@ -1,11 +1,9 @@
 import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
 import { Redacted } from '../../domain/redacted.ts';
-import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig, PspEnvironment } from '../definition.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import type { PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -91,57 +89,29 @@ interface HalykState {
  * - ePay keeps no idempotency key: a call whose answer was lost is reconciled by reading the
  *   invoice's status (a payment made, a hold charged or cancelled, what remains after a refund).
  */
-export class HalykConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'halyk';
-  readonly sandbox: boolean;
-  readonly #client: PspClient;
-  readonly #secrets: Redacted<{ clientId: string; clientSecret: string }>;
+export class HalykConnector extends HttpKitConnector<{ clientId: string; clientSecret: string }> implements contract.PspConnector {
   readonly #terminalId: string;
   readonly #publicKey: KeyObject;
-  readonly #base: string;
   readonly #oauth: string;
-  readonly #clock: Clock;
-  readonly #operations: PspOperations;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
-    super();
     const { client_id: clientId, client_secret: clientSecret, terminal_id: terminalId, public_key: publicKey } = account.credentials;
     if (!clientId || !clientSecret || !terminalId) throw new TypeError('halyk: client_id, client_secret and terminal_id are required');
-    const setup = connectorSetup({
-      psp: 'halyk',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { clientId, clientSecret },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#base = setup.baseUrl;
-    this.#client = setup.client;
-    this.#secrets = setup.credentials;
+    super('halyk', { ...kitOptions(account, context), credentials: { clientId, clientSecret } }, 'baseUrl');
     this.#terminalId = terminalId;
     // ePay's token server is a host of its own; an endpoint_url other than the published API base
     // (a proxy, a local fake) is taken to serve `/oauth2/token` too.
-    this.#oauth = this.#base === HALYK_BASE_URLS[account.environment] ? HALYK_OAUTH_URLS[account.environment] : this.#base;
+    this.#oauth = this.baseUrl === HALYK_BASE_URLS[account.environment] ? HALYK_OAUTH_URLS[account.environment] : this.baseUrl;
     try {
       this.#publicKey = createPublicKey({ key: Buffer.from(publicKey || HALYK_PUBLIC_KEYS[account.environment], 'base64'), format: 'der', type: 'spki' });
     } catch {
       throw new TypeError('halyk: public_key is not an RSA public key (base64 DER)');
     }
-    this.#clock = context.clock;
-    this.#operations = context.operations;
-  }
-
-  protected get shownAs(): string {
-    return `HalykConnector(${this.#base})`;
-  }
-  protected override get shownFields(): Record<string, unknown> {
-    return { baseUrl: this.#base };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
-    const check = checkCardLocally(input.card, this.#clock.now());
+    const check = checkCardLocally(input.card, this.clock.now());
     if (!check.ok) return check;
     const c = input.card;
     const invoice = invoiceIdFor('attach', input.idempotencyKey);
@@ -171,7 +141,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       if (t.cardId && t.statusName !== 'REJECT' && t.statusName !== 'FAILED') return { ok: true, paymentMethodId: t.cardId, ...card };
       return { ok: false, ...declineOf(t.reasonCode) };
     };
-    return this.#operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, reconcile);
+    return this.operations.once('attach', input.idempotencyKey, [check.digits, c.expMonth, check.year, c.cvc, c.holderName], send, reconcile);
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
@@ -192,14 +162,14 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       if ('refused' in p) return this.#declined(invoice, { ...base, status: 'declined', decline: p.refused });
       if (p.payment.secure3D) {
         const s = p.payment.secure3D;
-        const fields = { PaReq: s.paReq, MD: s.md, TermUrl: s.termUrl ?? `${this.#base}/payments/cards/confirmPayment?Access=${encodeURIComponent(p.token.reveal())}` };
+        const fields = { PaReq: s.paReq, MD: s.md, TermUrl: s.termUrl ?? `${this.baseUrl}/payments/cards/confirmPayment?Access=${encodeURIComponent(p.token.reveal())}` };
         const pending: HalykState = { ...base, epay: p.payment.id, capture };
         return { ...bare(invoice, 'requires_action', input.amountCents), challengeForm: { action: s.action, fields }, pspState: state(pending) };
       }
       return this.#held(invoice, p.payment.id, { ...base, status: 'authorized' }, capture);
     };
     const reconcile = () => this.#reconcilePayment(invoice, base, capture);
-    return this.#operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('authorize', input.idempotencyKey, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
@@ -226,7 +196,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       return this.#held(invoice, p.payment.id, { ...base, status: 'authorized' }, capture);
     };
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(capture ? [] : ['manual'])];
-    return this.#operations.once(
+    return this.operations.once(
       'charge_off_session',
       input.idempotencyKey,
       params,
@@ -254,7 +224,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       const t = await this.#status(ref.transactionId);
       return t && t.statusName === 'CHARGE' ? this.#result(ref, t) : undefined;
     };
-    return this.#operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async void(input: contract.Operation): Promise<contract.TransactionResult> {
@@ -280,7 +250,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       const t = await this.#status(ref.transactionId);
       return t && t.statusName === 'CANCEL' ? this.#result(ref, t) : undefined;
     };
-    return this.#operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('void', input.idempotencyKey, [ref.transactionId], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async refund(input: contract.AmountOperation): Promise<contract.TransactionResult> {
@@ -305,7 +275,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       const after = this.#result(ref, t);
       return after.refundedCents > before.refundedCents ? after : undefined;
     };
-    return this.#operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -330,7 +300,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
         return withState({ ...now, status: 'voided', expiresAt: undefined }, { ...s, status: 'voided' });
       };
       const released = async () => ((await this.#status(ref.transactionId))?.statusName === 'CANCEL' ? release() : undefined);
-      return this.#operations.once('release_after_challenge', ref.transactionId, [t.id], release, released, reviveTransaction<contract.TransactionResult>);
+      return this.operations.once('release_after_challenge', ref.transactionId, [t.id], release, released, reviveTransaction<contract.TransactionResult>);
     }
     if (!s.capture) return now;
     const charge = async () => {
@@ -342,7 +312,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       const after = await this.#status(ref.transactionId);
       return after?.statusName === 'CHARGE' ? this.#result(ref, after) : undefined;
     };
-    return this.#operations.once('charge_after_challenge', ref.transactionId, [t.id], charge, charged, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('charge_after_challenge', ref.transactionId, [t.id], charge, charged, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -384,10 +354,10 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
    * ePay answers a refusal with a 4XX: the credentials.
    */
   async #token(extra: Record<string, string>): Promise<Redacted<string>> {
-    const { clientId, clientSecret } = this.#secrets.reveal();
+    const { clientId, clientSecret } = this.credentials.reveal();
     const body = new URLSearchParams({ grant_type: 'client_credentials', scope: SCOPE, client_id: clientId, client_secret: clientSecret, terminal: this.#terminalId, ...extra });
     const what = 'POST /oauth2/token';
-    const answer = await this.#client.request(what, `${this.#oauth}/oauth2/token`, {
+    const answer = await this.client.request(what, `${this.#oauth}/oauth2/token`, {
       method: 'POST',
       headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
       body: body.toString(),
@@ -404,7 +374,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
     const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token.reveal()}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const where = `${method} ${what}`;
-    const answer = await this.#client.request(where, `${this.#base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const answer = await this.client.request(where, `${this.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
     const fault = statusFault('halyk', where, answer.status);
     if (fault) throw fault;
     if (answer.text.length === 0) return { status: answer.status, body: undefined };
@@ -493,7 +463,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
   async #reconcilePayment(invoice: string, base: HalykState, capture: boolean): Promise<contract.TransactionResult | undefined> {
     const t = await this.#status(invoice);
     if (!t) return undefined;
-    if (t.statusName === 'AUTH' && !isLapsed(t, this.#clock.now())) return this.#held(invoice, t.id, { ...base, status: 'authorized' }, capture);
+    if (t.statusName === 'AUTH' && !isLapsed(t, this.clock.now())) return this.#held(invoice, t.id, { ...base, status: 'authorized' }, capture);
     if (t.statusName === '3D' || t.statusName === 'NEW') {
       // The ACS form was in the lost answer: the shopper cannot be sent there any more.
       return this.#declined(invoice, {
@@ -509,7 +479,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
   /** A hold just placed: charged at once for automatic capture (the terminal holds every payment). */
   async #held(invoice: string, epayId: string, s: HalykState, capture: boolean): Promise<contract.TransactionResult> {
     const held: HalykState = { ...s, status: 'authorized', epay: epayId };
-    const now = withState({ ...bare(invoice, 'authorized', s.amountCents), expiresAt: holdExpiry(this.#clock.now()) }, held);
+    const now = withState({ ...bare(invoice, 'authorized', s.amountCents), expiresAt: holdExpiry(this.clock.now()) }, held);
     if (!capture) return now;
     if ((await this.#operation(epayId, 'charge', { amount: toEpayAmount(s.amountCents, s.currency) })) === 'refused')
       throw this.fault('bad_response', 'ePay refused to charge a hold it just placed');
@@ -532,7 +502,7 @@ export class HalykConnector extends KitConnector implements contract.PspConnecto
       // ePay's remaining amount below what the state knows: refunds the state has not seen (a lost answer).
       if (t.amountCents < capturedCents - refundedCents) refundedCents = capturedCents - t.amountCents;
     }
-    const lapsed = isLapsed(t, this.#clock.now());
+    const lapsed = isLapsed(t, this.clock.now());
     const status = toStatus(t.statusName, { refundedCents, lapsed });
     const next: HalykState = { ...(s ?? {}), status, amountCents, capturedCents, refundedCents, currency: t.currency, epay: t.id };
     const result: contract.TransactionResult = { transactionId: ref.transactionId, status, amountCents, capturedCents, refundedCents };

@@ -1,13 +1,11 @@
-import type { Redacted } from '../../domain/redacted.ts';
-import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { withAmounts } from '../kit/amounts-state.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HipayClient, errorOf } from './client.ts';
 import { CHARGED_BACK, toNotifiedDispute } from './disputes.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import {
   fingerprintOf,
   isHipayReasonCode,
@@ -74,51 +72,32 @@ type Maintenance = 'capture' | 'refund' | 'cancel';
  *   does not send it twice.
  * A refused call leaves no trace at HiPay, so a replay is sent again and refused again alike.
  */
-export class HipayConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'hipay';
-  readonly sandbox: boolean;
+export class HipayConnector extends HttpKitConnector<{ username: string; password: string; passphrase: string }> implements contract.PspConnector {
   readonly #client: HipayClient;
-  readonly #credentials: Redacted<{ username: string; password: string; passphrase: string }>;
-  readonly #gateway: string;
   readonly #vault: string;
   readonly #consultation: string;
-  readonly #clock: Clock;
-  readonly #operations: PspOperations;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
-    super();
     const { username, password, secret_passphrase: passphrase } = account.credentials;
     if (!username || !password || !passphrase) throw new TypeError('hipay: username, password and secret_passphrase are required');
-    const setup = connectorSetup({
-      psp: 'hipay',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { username, password, passphrase },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#gateway = setup.baseUrl;
-    // The vault and the consultation API live on their own hosts; a custom endpoint (a proxy, or the
-    // test fake) serves all three.
-    this.#vault = VAULT_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#consultation = CONSULTATION_BY_GATEWAY[this.#gateway] ?? this.#gateway;
-    this.#client = new HipayClient(setup.client, setup.credentials);
-    this.#credentials = setup.credentials;
-    this.#clock = context.clock;
-    this.#operations = context.operations;
+    super('hipay', { ...kitOptions(account, context), credentials: { username, password, passphrase } });
+    // The base URL is the gateway API's. The vault and the consultation API live on their own hosts;
+    // a custom endpoint (a proxy, or the test fake) serves all three.
+    this.#vault = VAULT_BY_GATEWAY[this.baseUrl] ?? this.baseUrl;
+    this.#consultation = CONSULTATION_BY_GATEWAY[this.baseUrl] ?? this.baseUrl;
+    this.#client = new HipayClient(this.client, this.credentials);
   }
 
-  protected get shownAs(): string {
-    return `HipayConnector(${this.#gateway})`;
+  protected override get shownAs(): string {
+    return `HipayConnector(${this.baseUrl})`;
   }
   protected override get shownFields(): Record<string, unknown> {
-    return { gateway: this.#gateway };
+    return { gateway: this.baseUrl };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
-    const check = checkCardLocally(input.card, this.#clock.now());
+    const check = checkCardLocally(input.card, this.clock.now());
     if (!check.ok) return check;
     // Always a multi-use token: Chipin may charge the card later, off session. The vault gives the
     // same token for the same card, so a repeated attach has no second effect.
@@ -238,7 +217,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
    */
   #once(operation: Maintenance, key: string, transaction: contract.TransactionRef, amountCents: number | undefined): Promise<contract.TransactionResult> {
     const send = () => this.#maintain(operation, key, transaction.transactionId, amountCents);
-    return this.#operations.once(operation, key, [transaction.transactionId, amountCents ?? null], send, send, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once(operation, key, [transaction.transactionId, amountCents ?? null], send, send, reviveTransaction<contract.TransactionResult>);
   }
 
   /** HiPay reads a transaction by its reference: the id is all this needs. */
@@ -251,7 +230,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
   }
 
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
-    const check = checkSignature(this.#credentials.reveal().passphrase, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
+    const check = checkSignature(this.credentials.reveal().passphrase, headerValue(input.headers, SIGNATURE_HEADER), input.rawBody);
     if (check !== 'ok') return { ok: false, reason: check };
     const read = readNotification(input.rawBody);
     if (!read.ok || new URLSearchParams(input.rawBody).get('status') !== String(CHARGED_BACK)) return read;
@@ -263,7 +242,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
   /** `GET /rest/v2/security-settings`: authenticated, changes nothing (HiPay Node SDK, HiPay.js). */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     return this.probeCredentials(async () => {
-      const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v2/security-settings`);
+      const { status, body } = await this.#client.request('GET', `${this.baseUrl}/rest/v2/security-settings`);
       if (status !== 200) throw this.#unexpected('security-settings', status, body);
     }, 'HiPay refused the API login and password (check them under Integration → Security settings → Api credentials).');
   }
@@ -281,7 +260,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
 
   async #transaction(reference: string): Promise<HipayTransaction> {
     if (!TRANSACTION_REFERENCE.test(reference)) throw this.fault('unknown_transaction', `no transaction ${JSON.stringify(reference.slice(0, 80))}`);
-    const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v1/transaction/${reference}`);
+    const { status, body } = await this.#client.request('GET', `${this.baseUrl}/rest/v1/transaction/${reference}`);
     if (status === 404 || (status === 400 && errorOf(body)?.code === UNKNOWN_TRANSACTION)) {
       throw this.fault('unknown_transaction', `no transaction ${reference}`);
     }
@@ -293,7 +272,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
 
   /** The transaction of an order id, if HiPay has one (the latest attempt). */
   async #findOrder(orderId: string): Promise<HipayTransaction | undefined> {
-    const { status, body } = await this.#client.request('GET', `${this.#gateway}/rest/v1/transaction?orderid=${encodeURIComponent(orderId)}`);
+    const { status, body } = await this.#client.request('GET', `${this.baseUrl}/rest/v1/transaction?orderid=${encodeURIComponent(orderId)}`);
     if (status === 404 || (status === 400 && errorOf(body)?.code === UNKNOWN_ORDER)) return undefined;
     if (status !== 200) throw this.#unexpected('transaction?orderid', status, body);
     const raw = (body as { transaction?: unknown } | null)?.transaction;
@@ -306,7 +285,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
   async #order(orderId: string, print: string, fields: Record<string, string>): Promise<contract.TransactionResult> {
     const known = await this.#findOrder(orderId);
     if (known) return this.#replayed(orderId, print, known);
-    const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/order`, {
+    const { status, body } = await this.#client.request('POST', `${this.baseUrl}/rest/v1/order`, {
       orderid: orderId,
       ...fields,
       custom_data: JSON.stringify({ chipin_fp: print }),
@@ -351,7 +330,7 @@ export class HipayConnector extends KitConnector implements contract.PspConnecto
       form.amount = toHipayAmount(amountCents, before.currency);
       form.currency = before.currency;
     }
-    const { status, body } = await this.#client.request('POST', `${this.#gateway}/rest/v1/maintenance/transaction/${reference}`, form);
+    const { status, body } = await this.#client.request('POST', `${this.baseUrl}/rest/v1/maintenance/transaction/${reference}`, form);
     if (status === 200) return this.#read(reference);
     const error = errorOf(body);
     if (status === 404 || error?.code === UNKNOWN_TRANSACTION) throw this.fault('unknown_transaction', `no transaction ${reference}`);

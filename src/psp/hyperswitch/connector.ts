@@ -1,11 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { Redacted } from '../../domain/redacted.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
-import { connectorSetup, KitConnector } from '../kit/connector-setup.ts';
-import { parseJson, type PspClient } from '../kit/json-call.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
+import { parseJson } from '../kit/json-call.ts';
+import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
@@ -52,47 +51,23 @@ const METHOD_ID = /^([A-Za-z0-9_-]{1,64}):([A-Za-z0-9_-]{1,64})$/;
  * - `POST /payments/{id}/capture|cancel`, `POST /refunds` (a `refund_id` derived from our key);
  *   the payment is read back with `GET /payments/{id}` (its `amount_received` and `refunds`).
  */
-export class HyperswitchConnector extends KitConnector implements contract.PspConnector {
-  readonly name = 'hyperswitch';
-  readonly sandbox: boolean;
-  readonly #client: PspClient;
-  readonly #secret: Redacted<{ apiKey: string; hashKey: string }>;
+export class HyperswitchConnector extends HttpKitConnector<{ apiKey: string; hashKey: string }> implements contract.PspConnector {
   readonly #profile: string;
-  readonly #base: string;
-  readonly #operations: PspOperations;
-  readonly #clock: ConnectorContext['clock'];
   readonly #listPageSize: number;
 
   /** `options.listPageSize`: objects per page of {@link listTransactions} (1 to 100, the list's `limit`), 20 if absent. */
   constructor(account: PspAccountConfig, context: ConnectorContext, options: { listPageSize?: number } = {}) {
-    super();
     const { api_key: apiKey, profile_id: profile, payment_response_hash_key: hashKey } = account.credentials;
     if (!apiKey || !/^[A-Za-z0-9_]{16,128}$/.test(apiKey)) throw new TypeError('hyperswitch: the API key must be 16 to 128 letters, digits and underscores (snd_…, prd_…)');
     if (!profile || !/^pro_[A-Za-z0-9]{1,60}$/.test(profile)) throw new TypeError('hyperswitch: the profile id must look like pro_…');
-    const setup = connectorSetup({
-      psp: 'hyperswitch',
-      baseUrl: account.baseUrl,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      logger: context.logger,
-      credentials: { apiKey, hashKey: hashKey ?? '' },
-    });
-    this.sandbox = account.environment === 'test';
-    this.#base = setup.baseUrl;
-    this.#client = setup.client;
-    this.#secret = setup.credentials;
+    super('hyperswitch', { ...kitOptions(account, context), credentials: { apiKey, hashKey: hashKey ?? '' } }, 'baseUrl');
     this.#profile = profile;
-    this.#operations = context.operations;
-    this.#clock = context.clock;
     this.#listPageSize = options.listPageSize ?? 20;
     if (!Number.isSafeInteger(this.#listPageSize) || this.#listPageSize < 1 || this.#listPageSize > 100) throw new TypeError('hyperswitch: listPageSize must be 1 to 100');
   }
 
-  protected get shownAs(): string {
-    return `HyperswitchConnector(${this.#base})`;
-  }
   protected override get shownFields(): Record<string, unknown> {
-    return { baseUrl: this.#base, profileId: this.#profile };
+    return { ...super.shownFields, profileId: this.#profile };
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
@@ -112,7 +87,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
       payment_type: 'setup_mandate',
       setup_future_usage: 'off_session',
       // The shopper, present, enters the card and agrees to its being kept for later charges.
-      customer_acceptance: { acceptance_type: 'online', accepted_at: this.#clock.now().toISOString() },
+      customer_acceptance: { acceptance_type: 'online', accepted_at: this.clock.now().toISOString() },
       authentication_type: 'no_three_ds',
       payment_method: 'card',
       payment_method_type: 'credit',
@@ -159,7 +134,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
       const p = await this.#find(paymentId);
       return p ? read(p) : undefined;
     };
-    return this.#operations.once('attach', input.idempotencyKey, [number, c.expMonth, c.expYear, c.cvc, c.holderName], send, reconcile);
+    return this.operations.once('attach', input.idempotencyKey, [number, c.expMonth, c.expYear, c.cvc, c.holderName], send, reconcile);
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
@@ -266,7 +241,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
       if (answer.status !== 200 || !readRefund(answer.body)) throw this.fault('bad_response', `GET /refunds/{id}: unexpected answer ${answer.status}`);
       return toTransactionResult(await this.#details(id));
     };
-    return this.#operations.once('refund', input.idempotencyKey, [id, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once('refund', input.idempotencyKey, [id, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /** `force_sync=true`: Hyperswitch asks the processor first ("the connector call for retrieve request"), since this read settles a status. */
@@ -287,7 +262,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
    * dispute moved on (won, then lost) tells where it stands now.
    */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
-    const secret = this.#secret.reveal().hashKey;
+    const secret = this.credentials.reveal().hashKey;
     if (!secret) return { ok: false, reason: 'bad_signature' };
     const header = Object.entries(input.headers).find(([k]) => k.toLowerCase() === SIGNATURE_HEADER)?.[1];
     if (!header || !/^[0-9a-f]{128}$/i.test(header)) return { ok: false, reason: 'bad_signature' };
@@ -400,7 +375,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
 
   /** A list call: any answer but 200 is a fault (a list of ours is never refused for what it asks). */
   async #listCall(where: string, path: string, body: unknown): Promise<unknown> {
-    const answer = await this.#client.json(where, `${this.#base}${path}`, {
+    const answer = await this.client.json(where, `${this.baseUrl}${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       headers: this.#headers(),
       ...(body !== undefined ? { body } : {}),
@@ -415,7 +390,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
   /** `GET /payments/{id}` of a payment that does not exist: authenticated, changes nothing (404 means the key was taken). */
   async verifyCredentials(): Promise<{ ok: true } | { ok: false; message: string }> {
     const probe = hyperswitchId('pay', 'credentials', 'check');
-    const answer = await this.#client.request('GET /payments/{id}', `${this.#base}/payments/${probe}`, { method: 'GET', headers: this.#headers() });
+    const answer = await this.client.request('GET /payments/{id}', `${this.baseUrl}/payments/${probe}`, { method: 'GET', headers: this.#headers() });
     if (answer.status === 401 || answer.status === 403)
       return { ok: false, message: 'Hyperswitch refused the API key (check it in the Hyperswitch control centre, Developers → API Keys).' };
     const fault = statusFault('hyperswitch', 'GET /payments/{id}', answer.status);
@@ -427,12 +402,12 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
   // ---------------------------------------------------------------------------------------------
 
   #headers(): Record<string, string> {
-    return { Accept: 'application/json', 'api-key': this.#secret.reveal().apiKey };
+    return { Accept: 'application/json', 'api-key': this.credentials.reveal().apiKey };
   }
 
   async #call(method: 'GET' | 'POST', path: string, body: unknown): Promise<{ status: number; body: unknown }> {
     const where = `${method} ${path.replace(/\/(pay|ref)_[A-Za-z0-9_-]+/g, '/{id}')}`;
-    const answer = await this.#client.json(where, `${this.#base}${path}`, { method, headers: this.#headers(), ...(body !== undefined ? { body } : {}) });
+    const answer = await this.client.json(where, `${this.baseUrl}${path}`, { method, headers: this.#headers(), ...(body !== undefined ? { body } : {}) });
     const fault = statusFault('hyperswitch', where, answer.status);
     if (fault) throw fault;
     return { status: answer.status, body: parseJson('hyperswitch', where, answer) };
@@ -488,7 +463,7 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
       const p = await this.#find(body.payment_id);
       return p ? toTransactionResult(p) : undefined;
     };
-    return this.#operations.once(op, key, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once(op, key, params, send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -522,6 +497,6 @@ export class HyperswitchConnector extends KitConnector implements contract.PspCo
       throw this.fault('bad_response', `${op}: unexpected answer ${answer.status}`);
     };
     const reconcile = async (): Promise<contract.TransactionResult | undefined> => done(toTransactionResult(await this.#details(id)));
-    return this.#operations.once(op, input.idempotencyKey, [id, ...extra], send, reconcile, reviveTransaction<contract.TransactionResult>);
+    return this.operations.once(op, input.idempotencyKey, [id, ...extra], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 }

@@ -105,9 +105,13 @@ export abstract class KitConnector {
   }
 }
 
-/** What a connector built on {@link HttpKitConnector} is given by its definition. */
-export interface HttpKitConnectorOptions<C> {
-  credentials: C;
+/**
+ * What a connector is given by its definition from the account and the context (built by
+ * {@link kitOptions}): the same for one that builds its own requests ({@link HttpKitConnector})
+ * and for one that goes through its PSP's SDK (Stripe, Mercado Pago, Braintree), so no
+ * connector's options repeat these fields.
+ */
+export interface KitConnectorOptions {
   /** The PSP's base URL (or a PSP account's endpoint_url): the connector's paths are under it. */
   baseUrl: string;
   sandbox: boolean;
@@ -120,13 +124,18 @@ export interface HttpKitConnectorOptions<C> {
   logger?: PspLogger | undefined;
 }
 
+/** What a connector built on {@link HttpKitConnector} is given by its definition. */
+export interface HttpKitConnectorOptions<C> extends KitConnectorOptions {
+  credentials: C;
+}
+
 /** A TypeError at boot naming the first of the `names` the account's credentials lack (`<psp>: credential <name> is missing`). */
 export function requireCredentials(psp: string, credentials: PspAccountConfig['credentials'], names: readonly string[]): void {
   for (const f of names) if (!credentials[f]) throw new TypeError(`${psp}: credential ${f} is missing`);
 }
 
-/** What an {@link HttpKitConnector}'s definition gives it from the account and the context, besides its credentials. */
-export function httpKitOptions(account: PspAccountConfig, context: ConnectorContext): Omit<HttpKitConnectorOptions<never>, 'credentials'> {
+/** What a definition gives its connector from the account and the context, besides its credentials. */
+export function kitOptions(account: PspAccountConfig, context: ConnectorContext): KitConnectorOptions {
   return {
     baseUrl: account.baseUrl,
     sandbox: account.environment === 'test',
@@ -153,10 +162,16 @@ export abstract class HttpKitConnector<C> extends KitConnector {
   protected readonly clock: Clock;
   protected readonly client: PspClient;
   protected readonly operations: PspOperations;
+  readonly #shownBy: 'environment' | 'baseUrl';
 
-  constructor(psp: string, o: HttpKitConnectorOptions<C>) {
+  /**
+   * `shownBy`: what tells its instances apart in a log line, the environment (`OgoneConnector(test)`)
+   * or the base URL (`CentralpayConnector(https://…)`, with `baseUrl` in `toJSON`).
+   */
+  constructor(psp: string, o: HttpKitConnectorOptions<C>, shownBy: 'environment' | 'baseUrl' = 'environment') {
     super();
     this.name = psp;
+    this.#shownBy = shownBy;
     const setup = connectorSetup({ psp, baseUrl: o.baseUrl, timeoutMs: o.timeoutMs, http: o.http, logger: o.logger, credentials: { ...o.credentials } });
     this.sandbox = o.sandbox;
     this.credentials = setup.credentials;
@@ -166,8 +181,11 @@ export abstract class HttpKitConnector<C> extends KitConnector {
     this.operations = o.operations;
   }
 
-  /** `OgoneConnector(test)`: the connector's name capitalised, and whether it is a test system. */
+  /** `OgoneConnector(test)`: the connector's name capitalised, and whether it is a test system (or its base URL). */
   protected get shownAs(): string {
-    return `${this.name[0]!.toUpperCase()}${this.name.slice(1)}Connector(${this.sandbox ? 'test' : 'live'})`;
+    return `${this.name[0]!.toUpperCase()}${this.name.slice(1)}Connector(${this.#shownBy === 'baseUrl' ? this.baseUrl : this.sandbox ? 'test' : 'live'})`;
+  }
+  protected override get shownFields(): Record<string, unknown> {
+    return this.#shownBy === 'baseUrl' ? { baseUrl: this.baseUrl } : {};
   }
 }

@@ -6,30 +6,23 @@ import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
-import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
+import { PspCallError, pspCallFault } from '../psp-http.ts';
 import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
 import { disputedPaymentId, readChargeback, toNotifiedDispute } from './disputes.ts';
 import { verifySignedNotification } from './notifications.ts';
 import { readCursor, toRecord, writeCursor } from './records.ts';
 
-export interface MercadoPagoConnectorOptions {
+/** `baseUrl` is `https://api.mercadopago.com`, or a test double's URL: scheme, host and port only; the SDK sends every request through `http` (see #send). */
+export interface MercadoPagoConnectorOptions extends KitConnectorOptions {
   /** `TEST-…` / `APP_USR-…`. */
   accessToken: string;
   /** The application's webhook secret; empty until the webhook is configured. */
   webhookSecret: string;
-  /** `https://api.mercadopago.com`, or a test double's URL: scheme, host and port only. */
-  baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  /** The service's outbound client: the SDK sends every request through it (see #send). */
-  http: PspHttp;
-  operations: PspOperations;
   /** Payments per page of {@link MercadoPagoConnector.listTransactions} (the search's `limit`), 50 if absent. */
   listPageSize?: number;
 }

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { kitOptions } from '../kit/connector-setup.ts';
 import { MercadoPagoConnector } from './connector.ts';
 
 /**
@@ -54,12 +55,7 @@ export const mercadopagoDefinition: ConnectorDefinition = {
     return new MercadoPagoConnector({
       accessToken: account.credentials.access_token ?? '',
       webhookSecret: account.credentials.webhook_secret ?? '',
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      operations: context.operations,
+      ...kitOptions(account, context),
     });
   },
 };

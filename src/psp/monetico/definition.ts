@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { MoneticoConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { usableKey } from './mapping.ts';
 
 /**
@@ -81,7 +81,7 @@ export const moneticoDefinition: ConnectorDefinition = {
     requireCredentials('monetico', c, ['tpe', 'societe', 'key']);
     if (usableKey(c.key!).length !== 20) throw new TypeError('monetico: the security key must be 40 hexadecimal characters');
     return new MoneticoConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       credentials: { tpe: c.tpe!, societe: c.societe!, key: c.key! },
     });
   },

@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { OgoneConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { HASH_ALGORITHMS, type HashAlgorithm } from './mapping.ts';
 
 /**
@@ -100,7 +100,7 @@ export const ogoneDefinition: ConnectorDefinition = {
     if (!isHashAlgorithm(algorithm)) throw new TypeError('ogone: hash_algorithm must be sha1, sha256 or sha512');
     requireCredentials('ogone', c, ['pspid', 'user_id', 'password', 'sha_in', 'sha_out']);
     return new OgoneConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       credentials: { pspid: c.pspid!, userId: c.user_id!, password: c.password!, shaIn: c.sha_in!, shaOut: c.sha_out!, algorithm },
     });
   },

@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PayboxConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { payboxPublicKey } from './notifications.ts';
 
 /**
@@ -114,7 +114,7 @@ export const payboxDefinition: ConnectorDefinition = {
     const c = account.credentials;
     requireCredentials('paybox', c, ['site', 'rank', 'identifier', 'cle']);
     return new PayboxConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       // public_key is required for new accounts; an account saved before the field existed has none, and its 3-D Secure returns are refused until it is added (docs/psp/paybox.md).
       credentials: { site: c.site!, rank: c.rank!, identifier: c.identifier!, cle: c.cle!, ...(c.public_key ? { publicKey: c.public_key } : {}) },
       mpiUrl: mpiUrlFor(account.baseUrl),

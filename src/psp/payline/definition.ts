@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PaylineConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Payline by Monext, DirectPayment and Extended web services (SOAP). The endpoints are
@@ -72,7 +72,7 @@ export const paylineDefinition: ConnectorDefinition = {
     const c = account.credentials;
     requireCredentials('payline', c, ['merchant_id', 'access_key', 'contract_number']);
     return new PaylineConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       credentials: { merchantId: c.merchant_id!, accessKey: c.access_key!, contractNumber: c.contract_number! },
     });
   },

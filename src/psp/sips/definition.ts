@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { SipsConnector } from './connector.ts';
-import { httpKitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /** The banks' brands of Worldline Sips 2.0, and Worldline's own: one platform, one API, a host each. */
 export const SIPS_BRANDS = ['worldline', 'mercanet', 'sogenactif', 'sherlocks'] as const;
@@ -95,7 +95,7 @@ export const sipsDefinition: ConnectorDefinition = {
     const c = account.credentials;
     requireCredentials('sips', c, ['merchant_id', 'secret_key', 'key_version']);
     return new SipsConnector({
-      ...httpKitOptions(account, context),
+      ...kitOptions(account, context),
       credentials: { merchantId: c.merchant_id!, secretKey: c.secret_key!, keyVersion: c.key_version! },
     });
   },

@@ -4,29 +4,21 @@ import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
-import { checkBaseUrl, KitConnector } from '../kit/connector-setup.ts';
+import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
 import { lostDisputeCents, readBalanceTransaction, readChargeTotals, toRecord, type ChargeTotals } from './records.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
-import { PspCallError, pspCallFault, type PspHttp } from '../psp-http.ts';
+import { PspCallError, pspCallFault } from '../psp-http.ts';
 
-export interface StripeConnectorOptions {
+/** `baseUrl` is `https://api.stripe.com`, or a test double's URL: scheme, host and port only; the SDK sends every request through `http`. */
+export interface StripeConnectorOptions extends KitConnectorOptions {
   /** `sk_test_…` / `sk_live_…`. */
   secretKey: string;
   /** The webhook endpoint's signing secret, `whsec_…`. */
   webhookSecret: string;
-  /** `https://api.stripe.com`, or a test double's URL: scheme, host and port only. */
-  baseUrl: string;
-  sandbox: boolean;
-  clock: Clock;
-  timeoutMs: number;
-  /** The service's outbound client, scoped to this account's PSP: the SDK sends every request through it. */
-  http: PspHttp;
-  /** The operation log of this PSP account (idempotency across processes and restarts). */
-  operations: PspOperations;
   /** Balance transactions per page of {@link StripeConnector.listTransactions}: 1 to 100 (Stripe's `limit`), 100 if absent. */
   listPageSize?: number;
 }

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { kitOptions } from '../kit/connector-setup.ts';
 import { StripeConnector } from './connector.ts';
 
 /**
@@ -57,12 +58,7 @@ export const stripeDefinition: ConnectorDefinition = {
     return new StripeConnector({
       secretKey: account.credentials.secret_key ?? '',
       webhookSecret: account.credentials.webhook_secret ?? '',
-      baseUrl: account.baseUrl,
-      sandbox: account.environment === 'test',
-      clock: context.clock,
-      timeoutMs: context.timeoutMs,
-      http: context.http,
-      operations: context.operations,
+      ...kitOptions(account, context),
     });
   },
 };
