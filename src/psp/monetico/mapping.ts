@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { currencyExponent, decimalAmount, isKnownCurrency, parseDecimalAmount } from '../../domain/money.ts';
 import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
+import { decodeXmlEntities } from '../kit/xml-entities.ts';
 
 /**
  * Monetico Paiement (Euro-Information: Crédit Mutuel, CIC) vocabulary and its mapping onto
@@ -111,32 +112,13 @@ export function parseLines(body: string): Record<string, string> | undefined {
   return 'cdr' in out ? out : undefined;
 }
 
-function decodeXml(text: string): string {
-  return text.replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-f]+);/gi, (_m, e: string) => {
-    switch (e.toLowerCase()) {
-      case 'lt':
-        return '<';
-      case 'gt':
-        return '>';
-      case 'quot':
-        return '"';
-      case 'apos':
-        return "'";
-      case 'amp':
-        return '&';
-      default:
-        return e[1] === 'x' || e[1] === 'X' ? String.fromCodePoint(parseInt(e.slice(2), 16)) : String.fromCodePoint(Number(e.slice(1)));
-    }
-  });
-}
-
 /** A flat XML answer (`<result><cdr>1</cdr>…</result>`): its elements by name; undefined when it is not one. */
 export function parseFlatXml(body: string): Record<string, string> | undefined {
   if (!/^\s*(?:<\?xml[^>]*\?>\s*)?<(result|etatpaiement)\b/i.test(body)) return undefined;
   const out: Record<string, string> = {};
   const re = /<([A-Za-z][\w-]*)>([^<]*)<\/\1>/g;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(body)) !== null) out[m[1]!] = decodeXml(m[2]!);
+  while ((m = re.exec(body)) !== null) out[m[1]!] = decodeXmlEntities(m[2]!);
   return out;
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { currencyExponent, parseDecimalAmount } from '../../domain/money.ts';
 import type { DeclineReason, TransactionResult, TransactionStatus } from '../connector.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
+import { decodeXmlEntities } from '../kit/xml-entities.ts';
 
 /**
  * Ogone (Ingenico ePayments) DirectLink vocabulary and its mapping onto Chipin's (the
@@ -201,25 +202,6 @@ export interface NcResponse {
   htmlAnswer?: string;
 }
 
-function decodeXml(text: string): string {
-  return text.replace(/&(lt|gt|quot|apos|amp|#\d+|#x[0-9a-f]+);/gi, (m, e: string) => {
-    switch (e.toLowerCase()) {
-      case 'lt':
-        return '<';
-      case 'gt':
-        return '>';
-      case 'quot':
-        return '"';
-      case 'apos':
-        return "'";
-      case 'amp':
-        return '&';
-      default:
-        return e[1] === 'x' || e[1] === 'X' ? String.fromCodePoint(parseInt(e.slice(2), 16)) : String.fromCodePoint(Number(e.slice(1)));
-    }
-  });
-}
-
 /** Reads DirectLink's XML answer; undefined when it is not one (the caller's `bad_response`). */
 export function parseNcResponse(body: string): NcResponse | undefined {
   const m = /<ncresponse\b([^>]*?)(\/?)>/i.exec(body);
@@ -227,7 +209,7 @@ export function parseNcResponse(body: string): NcResponse | undefined {
   const attrs: Record<string, string> = {};
   const attrRe = /([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
   let a: RegExpExecArray | null;
-  while ((a = attrRe.exec(m[1] ?? '')) !== null) attrs[a[1]!] = decodeXml(a[2] ?? a[3] ?? '');
+  while ((a = attrRe.exec(m[1] ?? '')) !== null) attrs[a[1]!] = decodeXmlEntities(a[2] ?? a[3] ?? '');
   if (!('STATUS' in attrs) && !('NCERROR' in attrs)) return undefined;
   const html = /<HTML_ANSWER>([\s\S]*?)<\/HTML_ANSWER>/i.exec(body);
   const result: NcResponse = { attrs };
@@ -245,7 +227,7 @@ export function challengeFormFromHtml(html: string): ChallengeForm | undefined {
   if (!form) return undefined;
   let url: URL;
   try {
-    url = new URL(decodeXml(form[1]!));
+    url = new URL(decodeXmlEntities(form[1]!));
   } catch {
     return undefined;
   }
@@ -256,7 +238,7 @@ export function challengeFormFromHtml(html: string): ChallengeForm | undefined {
   while ((i = inputRe.exec(form[2] ?? '')) !== null) {
     const name = /\bname\s*=\s*"([^"]*)"/i.exec(i[0]);
     const value = /\bvalue\s*=\s*"([^"]*)"/i.exec(i[0]);
-    if (name && /type\s*=\s*"hidden"/i.test(i[0])) fields[decodeXml(name[1]!)] = decodeXml(value?.[1] ?? '');
+    if (name && /type\s*=\s*"hidden"/i.test(i[0])) fields[decodeXmlEntities(name[1]!)] = decodeXmlEntities(value?.[1] ?? '');
   }
   return { action: url.toString(), fields };
 }
