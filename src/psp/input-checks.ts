@@ -28,6 +28,22 @@ export function assertReturnUrl(url: string): void {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new RangeError('returnUrl must be an http(s) URL');
 }
 
+/**
+ * The checks of a payment on a stored card (`chargeOffSession`, and the first part of
+ * `authorize`), in the order every connector made them: the idempotency key, the amount, the currency.
+ */
+export function assertChargeInput(input: { idempotencyKey: string; amountCents: number; currency: string }): void {
+  assertKey(input.idempotencyKey);
+  assertAmount(input.amountCents);
+  assertCurrency(input.currency);
+}
+
+/** The checks of an on-session payment (`authorize`): those of {@link assertChargeInput}, then the return URL. */
+export function assertAuthorizeInput(input: { idempotencyKey: string; amountCents: number; currency: string; returnUrl: string }): void {
+  assertChargeInput(input);
+  assertReturnUrl(input.returnUrl);
+}
+
 /** What makes two calls with one idempotency key the same call (or a key reused for another one). */
 export function fingerprint(parts: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');

@@ -2,7 +2,7 @@ import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
 import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { pspCallFault } from '../psp-http.ts';
 import { declineOfProcessorCode, declineOfValidationCodes, readTransaction, toBraintreeAmount, toTransactionResult, type TransactionView } from './mapping.ts';
 import { readDisputeNotification } from './disputes.ts';
@@ -244,10 +244,7 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
@@ -274,9 +271,7 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
     const manual = input.capture === 'manual';
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];

@@ -6,7 +6,7 @@ import { amountsBefore } from '../kit/amounts-state.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   MERCHANT_TRANSACTION_ID,
   isCentralpayId,
@@ -120,10 +120,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const pm = this.#paymentMethod(input.paymentMethodId);
     const id = merchantTransactionIdFor('cit', input.idempotencyKey);
@@ -164,9 +161,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const pm = this.#paymentMethod(input.paymentMethodId);
     const id = merchantTransactionIdFor('mit', input.idempotencyKey);
     // CentralPay's stored credential is the customer's card itself (created from the first,

@@ -9,7 +9,7 @@ import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { pspCallFault } from '../psp-http.ts';
 import { DISPUTE_ID, EVIDENCE_TEXT_MAX, readDisputeEvent } from './disputes.ts';
 import { EVENT_STATUSES, PAYMENT_ID, SOURCE_ID, readErrorCodes, readPayment, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
@@ -109,10 +109,7 @@ export class CheckoutConnector extends HttpKitConnector<{ key: string; webhook: 
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     this.#source(input.paymentMethodId);
     const body = {
@@ -136,9 +133,7 @@ export class CheckoutConnector extends HttpKitConnector<{ key: string; webhook: 
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     this.#source(input.paymentMethodId);
     const previous = input.storedCredential?.initialTransactionId;
     const manual = input.capture === 'manual';

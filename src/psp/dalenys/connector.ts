@@ -7,7 +7,7 @@ import { parseJson } from '../kit/json-call.ts';
 import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, refusedAsItStands, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { luhnValid } from '../kit/card-checks.ts';
 import {
   cardValidityDate,
@@ -316,10 +316,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const amount = toDalenysAmount(input.amountCents, input.currency);
     const send = async () => {
@@ -349,9 +346,7 @@ export class DalenysConnector extends HttpKitConnector<DalenysCredentials> imple
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const amount = toDalenysAmount(input.amountCents, input.currency);
     const send = async () => {
       // A merchant-initiated charge: ALIASMODE=subscription on the ALIAS that the shopper's own

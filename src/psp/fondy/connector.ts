@@ -7,7 +7,7 @@ import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { PROTOCOL_VERSION, RECTOKEN, brandOf, declineMessage, expiryDate, meaningOf, readOrder, sign, signatureValid, toTransactionResult, type FondyOrder } from './mapping.ts';
 
 /**
@@ -138,10 +138,7 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     const rectoken = this.#rectoken(input.paymentMethodId);
     const orderId = this.#orderId('authorize', input.idempotencyKey);
     const preauth = input.capture === 'manual';
@@ -298,9 +295,7 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const rectoken = this.#rectoken(input.paymentMethodId);
     const orderId = this.#orderId('charge', input.idempotencyKey);
     const preauth = input.capture === 'manual';

@@ -19,7 +19,7 @@ import {
 } from './mapping.ts';
 import { checkCardLocally } from '../kit/card-checks.ts';
 import { SIGNATURE_HEADER, checkSignature, headerValue, readNotification } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 
 /**
  * HiPay's hosts (HiPay Node SDK, Gateway/HTTP/Configuration/Configuration.js; the consultation
@@ -130,10 +130,7 @@ export class HipayConnector extends HttpKitConnector<{ username: string; passwor
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const { product, token } = this.#paymentMethod(input.paymentMethodId);
     const storeForLater = input.storeForLater === true;
@@ -166,9 +163,7 @@ export class HipayConnector extends HttpKitConnector<{ username: string; passwor
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const { product, token } = this.#paymentMethod(input.paymentMethodId);
     const manual = input.capture === 'manual';
     const fields: Record<string, string> = {

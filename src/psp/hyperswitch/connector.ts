@@ -6,7 +6,7 @@ import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
 import { reviveTransaction } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
 import { readDisputeWebhook } from './disputes.ts';
 import { disputedCents, hasLostDispute, LOST_DISPUTES, MONEY_MOVED, readCursor, refundListPayments, toRecord, writeCursor } from './records.ts';
@@ -138,10 +138,7 @@ export class HyperswitchConnector extends HttpKitConnector<{ apiKey: string; has
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const { method, customer } = this.#method(input.paymentMethodId);
     const body = {
@@ -167,9 +164,7 @@ export class HyperswitchConnector extends HttpKitConnector<{ apiKey: string; has
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const { method, customer } = this.#method(input.paymentMethodId);
     const manual = input.capture === 'manual';
     const body = {

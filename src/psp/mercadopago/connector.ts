@@ -10,7 +10,7 @@ import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/con
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
 import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
 import { disputedPaymentId, readChargeback, toNotifiedDispute } from './disputes.ts';
@@ -227,10 +227,7 @@ export class MercadoPagoConnector extends KitConnector implements contract.PspCo
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
     return this.#once('authorize', input.idempotencyKey, params, async () => {
@@ -261,9 +258,7 @@ export class MercadoPagoConnector extends KitConnector implements contract.PspCo
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const initial = input.storedCredential?.initialTransactionId;
     const manual = input.capture === 'manual';
     const params = [input.paymentMethodId, input.amountCents, input.currency, initial ?? null, ...(manual ? ['manual'] : [])];

@@ -6,7 +6,7 @@ import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector
 import { statusFault } from '../kit/status-fault.ts';
 import { leftToRefund, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   MONETICO_VERSION,
   computeMac,
@@ -354,10 +354,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     return this.#create(
       'authorize',
@@ -379,9 +376,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     // Merchant-initiated: the stored card (aliascb), no shopper to authenticate (3dsdebrayable),
     // and the reference of the customer-initiated payment that stored it (numero_dossier).
     const fields: Record<string, string> = { aliascb: input.paymentMethodId, '3dsdebrayable': '1' };

@@ -27,7 +27,7 @@ import {
   type OgoneView,
 } from './mapping.ts';
 import { verifyFeedback } from './notifications.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 
 export interface OgoneCredentials {
   pspid: string;
@@ -255,10 +255,7 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const amount = toOgoneAmount(input.amountCents, input.currency);
     const params: Record<string, string> = {
@@ -290,9 +287,7 @@ export class OgoneConnector extends HttpKitConnector<OgoneCredentials> implement
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     // Ogone ties a merchant-initiated charge to the customer-initiated one through the Alias
     // (stored by a COF_TRANSACTION=FIRST order); DirectLink takes no initial PAYID, so
     // `storedCredential` has nothing to carry here.

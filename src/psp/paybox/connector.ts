@@ -3,7 +3,7 @@ import { pspNotificationUrl } from '../../domain/links.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
@@ -309,10 +309,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     currencyCode(input.currency);
     this.#subscriber(input.paymentMethodId);
@@ -345,9 +342,7 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     currencyCode(input.currency);
     this.#subscriber(input.paymentMethodId);
     // The stored credential of a Paybox MIT is the subscriber itself (REFABONNE and its token),

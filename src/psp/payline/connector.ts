@@ -4,7 +4,7 @@ import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector
 import { statusFault } from '../kit/status-fault.ts';
 import { REFUSAL_MESSAGES, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   ACTION,
   CODE,
@@ -267,10 +267,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     toPaylineAmount(input.amountCents, input.currency);
     const card = this.#card(input.paymentMethodId);
@@ -354,9 +351,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     toPaylineAmount(input.amountCents, input.currency);
     const card = this.#card(input.paymentMethodId);
     const orderRef = this.#ref('charge', input.idempotencyKey);

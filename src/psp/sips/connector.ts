@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput } from '../kit/maintenance.ts';
 import { reviveTransaction } from '../kit/operations.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   acquirerReason,
   computeSeal,
@@ -270,10 +270,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const pm = this.#paymentMethod(input.paymentMethodId);
     // A reference Sips has taken stays taken (`94`) even when the check it started was never
@@ -371,9 +368,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const pm = this.#paymentMethod(input.paymentMethodId);
     const reference = this.#reference('charge', input.idempotencyKey);
     const manual = input.capture === 'manual';

@@ -10,7 +10,7 @@ import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
 import { lostDisputeCents, readBalanceTransaction, readChargeTotals, toRecord, type ChargeTotals } from './records.ts';
-import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
+import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
 
 /** `baseUrl` is `https://api.stripe.com`, or a test double's URL: scheme, host and port only; the SDK sends every request through `http`. */
@@ -223,10 +223,7 @@ export class StripeConnector extends KitConnector implements contract.PspConnect
   }
 
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
-    assertReturnUrl(input.returnUrl);
+    assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
     return this.#once('authorize', input.idempotencyKey, params, () => this.#authorize(input));
@@ -262,9 +259,7 @@ export class StripeConnector extends KitConnector implements contract.PspConnect
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
-    assertKey(input.idempotencyKey);
-    assertAmount(input.amountCents);
-    assertCurrency(input.currency);
+    assertChargeInput(input);
     const manual = input.capture === 'manual';
     const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
     return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#chargeOffSession(input));
