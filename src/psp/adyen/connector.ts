@@ -27,7 +27,7 @@ import { connectorSetup, KitConnector, trimSlashes } from '../kit/connector-setu
 import { parseJson, type PspClient } from '../kit/json-call.ts';
 import { adyenCheckout, AdyenAnswer, type AdyenCheckout } from './sdk.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, type PspOperations } from '../kit/operations.ts';
 import { paymentStateOf, resultOf } from './state.ts';
 import { listFromReports, REPORT_PAGE_SIZE, reportBaseUrl, type ReportReading } from './records.ts';
 
@@ -215,7 +215,7 @@ export class AdyenConnector extends KitConnector implements contract.PspConnecto
     assertCurrency(input.currency);
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#idempotent(
       'authorize',
       input.idempotencyKey,

@@ -1,7 +1,7 @@
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
 import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { pspCallFault } from '../psp-http.ts';
 import { declineOfProcessorCode, declineOfValidationCodes, readTransaction, toBraintreeAmount, toTransactionResult, type TransactionView } from './mapping.ts';
@@ -247,7 +247,7 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
     assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#once(
       'authorize',
       input.idempotencyKey,
@@ -274,7 +274,7 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
     assertChargeInput(input);
     if (!ID.test(input.paymentMethodId)) throw new PspIntegrationError(NAME, 'unknown_payment_method', 'not a Braintree payment method token');
     const manual = input.capture === 'manual';
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
+    const params = chargeParams(input, manual);
     return this.#once(
       'charge_off_session',
       input.idempotencyKey,

@@ -1,5 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { BraintreeConnector } from './connector.ts';
 
 /**
@@ -53,9 +53,7 @@ export const braintreeDefinition: ConnectorDefinition = {
         'Control Panel › Settings › API › API Keys › "View" on the key’s Private Key. It also signs webhooks: point a webhook at the notification URL Chipin shows for this account (Settings › Webhooks).',
     },
   ],
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: { test: ['api.sandbox.braintreegateway.com'], live: ['api.braintreegateway.com'] },
   create(account, context) {
     const c = account.credentials;

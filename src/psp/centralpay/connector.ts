@@ -2,9 +2,9 @@ import { Redacted } from '../../domain/redacted.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
-import { amountsBefore } from '../kit/amounts-state.ts';
+import { readIfGrown } from '../kit/amounts-state.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
@@ -125,7 +125,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
     const pm = this.#paymentMethod(input.paymentMethodId);
     const id = merchantTransactionIdFor('cit', input.idempotencyKey);
     const capture = input.capture === 'automatic';
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     const send = async (): Promise<contract.TransactionResult> => {
       // 3-D Secure 2 for every on-session payment (PSD2 strong authentication; the one that stores
       // the card for later merchant-initiated charges needs it in any case).
@@ -171,7 +171,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
     // cancelled later (a re-authorisation, docs/money-operations.md#re-authorisation).
     const manual = input.capture === 'manual';
     const send = () => this.#create(id, { ...pm, amountCents: input.amountCents, currency: input.currency, capture: !manual, source: 'RECURRING' });
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
+    const params = chargeParams(input, manual);
     return this.operations.once('charge_off_session', input.idempotencyKey, params, send, () => this.#found(id), reviveTransaction<contract.TransactionResult>);
   }
 
@@ -187,11 +187,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
       const answer = await this.#call('POST', `/transaction/${t.transactionId}/capture`, { amount: toCentralpayAmount(input.amountCents) });
       return this.#afterOperation('capture', ref.transactionId, t, answer);
     };
-    const reconcile = async () => {
-      const before = amountsBefore(ref);
-      const after = await this.retrieve(ref);
-      return before && after.capturedCents > before.capturedCents ? after : undefined;
-    };
+    const reconcile = () => readIfGrown(ref, 'capturedCents', () => this.retrieve(ref));
     return this.operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
@@ -234,11 +230,7 @@ export class CentralpayConnector extends HttpKitConnector<{ login: string; apiKe
       if (answer.status === 400) return refused(this.#result(ref.transactionId, await this.#read(t.transactionId)), 'amount_too_large', 'CentralPay refused the refund.');
       throw this.#unexpected('refund', answer.status);
     };
-    const reconcile = async () => {
-      const before = amountsBefore(ref);
-      const after = await this.retrieve(ref);
-      return before && after.refundedCents > before.refundedCents ? after : undefined;
-    };
+    const reconcile = () => readIfGrown(ref, 'refundedCents', () => this.retrieve(ref));
     return this.operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 

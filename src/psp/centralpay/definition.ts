@@ -1,4 +1,5 @@
 import type { ConnectorDefinition } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { CENTRALPAY_BASE_URLS, CENTRALPAY_HOSTS, CentralpayConnector } from './connector.ts';
 
 /**
@@ -45,9 +46,7 @@ export const centralpayDefinition: ConnectorDefinition = {
       description: 'The id of the point of sale the payments are booked on: back office → Points of sale → the point of sale ("pointOfSaleId").',
     },
   ],
-  baseUrl(environment) {
-    return CENTRALPAY_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(CENTRALPAY_BASE_URLS),
   // The API hosts of CentralPay's getting-started pages and published integrations (./connector.ts).
   publishedHosts: CENTRALPAY_HOSTS,
   // CentralPay publishes no signature scheme for its webhooks (docs/psp/centralpay.md): outcomes are read with `retrieve`.

@@ -7,7 +7,7 @@ import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { pspCallFault } from '../psp-http.ts';
@@ -128,7 +128,7 @@ export class CheckoutConnector extends HttpKitConnector<{ key: string; webhook: 
       payment_type: input.storeForLater ? 'Unscheduled' : 'Regular',
       merchant_initiated: false,
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#create('authorize', input.idempotencyKey, params, body);
   }
 

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { CHECKOUT_BASE_URLS, CHECKOUT_HOSTS, CheckoutConnector } from './connector.ts';
 
 /**
@@ -57,9 +58,7 @@ export const checkoutDefinition: ConnectorDefinition = {
     if (environment === 'test' && !sandbox) return { field: 'secret_key', message: 'a test account needs a sandbox key (sk_sbox_…)' };
     return undefined;
   },
-  baseUrl(environment) {
-    return CHECKOUT_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(CHECKOUT_BASE_URLS),
   // api-reference.checkout.com, "Base URLs".
   publishedHosts: CHECKOUT_HOSTS,
   create(account, context) {

@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { DalenysConnector } from './connector.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Dalenys (formerly Be2bill; Payplug group). The API paths (/front/service/rest/process and
@@ -51,9 +51,7 @@ export const dalenysDefinition: ConnectorDefinition = {
         'The account password that signs every request and notification (HASH): Dalenys back office › Configuration › your account, "Password". Case matters. Also set the notification URL there to the one Chipin shows for this account.',
     },
   ],
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;

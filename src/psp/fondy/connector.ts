@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
-import { amountsBefore } from '../kit/amounts-state.ts';
+import { readIfGrown } from '../kit/amounts-state.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { PROTOCOL_VERSION, RECTOKEN, brandOf, declineMessage, expiryDate, meaningOf, readOrder, sign, signatureValid, toTransactionResult, type FondyOrder } from './mapping.ts';
@@ -46,6 +46,11 @@ interface FondyState {
   md?: string;
   /** A pending challenge Chipin voided: Fondy is not asked to complete it. */
   voided?: boolean;
+}
+
+/** The fields of a payment order on a stored card (`rectoken`), on session (`3dsecure_step1`) or off (`recurring`). */
+function orderFields(orderId: string, input: { amountCents: number; currency: string }, rectoken: string, preauth: boolean) {
+  return { order_id: orderId, order_desc: 'Chipin payment', amount: input.amountCents, currency: input.currency, rectoken, preauth: preauth ? 'Y' : 'N' };
 }
 
 /**
@@ -142,25 +147,11 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
     const rectoken = this.#rectoken(input.paymentMethodId);
     const orderId = this.#orderId('authorize', input.idempotencyKey);
     const preauth = input.capture === 'manual';
-    // What the order is, whichever attempt finds it: a hold or not is told by us, not by Fondy's status answer.
-    const initial = (): FondyState => ({
-      status: 'requires_action',
-      capturedCents: 0,
-      refundedCents: 0,
-      preauth,
-      currency: input.currency,
-      amountCents: input.amountCents,
-      placedAt: this.clock.now().getTime(),
-    });
+    const initial = () => this.#placed('requires_action', input, preauth);
     const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
       const answer = await this.#call('3dsecure_step1', {
-        order_id: orderId,
-        order_desc: 'Chipin payment',
-        amount: input.amountCents,
-        currency: input.currency,
-        rectoken,
-        preauth: preauth ? 'Y' : 'N',
+        ...orderFields(orderId, input, rectoken, preauth),
         delayed: 'N',
         server_callback_url: pspNotificationUrl(this.#publicUrl, this.#accountId),
       });
@@ -179,14 +170,7 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
       return this.#fromAnswer(orderId, answer, state, input.amountCents);
     };
     const reconcile = () => this.#found(orderId, { transactionId: orderId, pspState: toState(initial()) });
-    return this.operations.once(
-      'authorize',
-      input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
-      send,
-      reconcile,
-      reviveTransaction<contract.TransactionResult>,
-    );
+    return this.operations.once('authorize', input.idempotencyKey, authorizeParams(input), send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**
@@ -230,11 +214,7 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
       const after = await this.#read({ transactionId: ref.transactionId, pspState: toState({ ...s, capturedCents: input.amountCents }) });
       return after.result;
     };
-    const reconcile = async () => {
-      const before = amountsBefore(ref);
-      const after = await this.retrieve(ref);
-      return before && after.capturedCents > before.capturedCents ? after : undefined;
-    };
+    const reconcile = () => readIfGrown(ref, 'capturedCents', () => this.retrieve(ref));
     return this.operations.once('capture', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
@@ -286,11 +266,7 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
     };
     // A refund Fondy counted is answered as it stands; else it is sent again with the same
     // reverse_id, which Fondy reverses once however often it comes (docs.flitt.com/api/create-reversal).
-    const reconcile = async (): Promise<contract.TransactionResult> => {
-      const before = amountsBefore(ref);
-      const after = await this.retrieve(ref);
-      return before && after.refundedCents > before.refundedCents ? after : send();
-    };
+    const reconcile = async () => (await readIfGrown(ref, 'refundedCents', () => this.retrieve(ref))) ?? send();
     return this.operations.once('refund', input.idempotencyKey, [ref.transactionId, input.amountCents], send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
@@ -299,25 +275,12 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
     const rectoken = this.#rectoken(input.paymentMethodId);
     const orderId = this.#orderId('charge', input.idempotencyKey);
     const preauth = input.capture === 'manual';
-    const initial = (): FondyState => ({
-      status: 'declined',
-      capturedCents: 0,
-      refundedCents: 0,
-      preauth,
-      currency: input.currency,
-      amountCents: input.amountCents,
-      placedAt: this.clock.now().getTime(),
-    });
+    const initial = () => this.#placed('declined', input, preauth);
     const send = async (): Promise<contract.TransactionResult> => {
       const state = initial();
       // The rectoken names the card and its chain of payments: Fondy takes no other reference of the customer-initiated one.
       const answer = await this.#call('recurring', {
-        order_id: orderId,
-        order_desc: 'Chipin payment',
-        amount: input.amountCents,
-        currency: input.currency,
-        rectoken,
-        preauth: preauth ? 'Y' : 'N',
+        ...orderFields(orderId, input, rectoken, preauth),
         server_callback_url: pspNotificationUrl(this.#publicUrl, this.#accountId),
       });
       if (answer.kind === 'challenge') throw this.fault('bad_response', 'recurring asked for 3-D Secure');
@@ -326,11 +289,19 @@ export class FondyConnector extends HttpKitConnector<{ merchantId: string; payme
     return this.operations.once(
       'charge',
       input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(preauth ? ['manual'] : [])],
+      chargeParams(input, preauth),
       send,
       () => this.#found(orderId, { transactionId: orderId, pspState: toState(initial()) }),
       reviveTransaction<contract.TransactionResult>,
     );
+  }
+
+  /**
+   * What an order is from the moment it is placed (on session or off), whichever attempt finds it:
+   * a hold or not (`preauth`) is told by us, not by Fondy's status answer.
+   */
+  #placed(status: FondyState['status'], input: { amountCents: number; currency: string }, preauth: boolean): FondyState {
+    return { status, capturedCents: 0, refundedCents: 0, preauth, currency: input.currency, amountCents: input.amountCents, placedAt: this.clock.now().getTime() };
   }
 
   /** Fondy's view of the order (`/api/status/order_id`). */

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { FONDY_BASE_URLS, FONDY_HOSTS, FondyConnector } from './connector.ts';
 import { FONDY_HOLD_DAYS } from './mapping.ts';
 
@@ -38,9 +39,7 @@ export const fondyDefinition: ConnectorDefinition = {
         'The payment key of that merchant (Technical settings → "Payment key"), which signs the requests and Fondy’s answers and callbacks. Not the credit (payout) key.',
     },
   ],
-  baseUrl(environment) {
-    return FONDY_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(FONDY_BASE_URLS),
   // The API hosts Fondy and Flitt publish (./connector.ts); the ACS pages are the shopper's browser's business.
   publishedHosts: FONDY_HOSTS,
   // Card processing currencies of Flitt's list (GEL, USD, EUR, AMD, AZN, KZT, MDL, UZS) and those

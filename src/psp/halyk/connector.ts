@@ -3,7 +3,7 @@ import { Redacted } from '../../domain/redacted.ts';
 import type * as contract from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig, PspEnvironment } from '../definition.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertCurrency, assertKey, assertReturnUrl } from '../input-checks.ts';
 import {
@@ -153,7 +153,7 @@ export class HalykConnector extends HttpKitConnector<{ clientId: string; clientS
     const cardId = this.#cardId(input.paymentMethodId);
     const invoice = invoiceIdFor('cit', input.idempotencyKey);
     const capture = input.capture === 'automatic';
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     const base: HalykState = { status: 'requires_action', amountCents: input.amountCents, capturedCents: 0, refundedCents: 0, currency: input.currency };
     const send = async (): Promise<contract.TransactionResult> => {
       // ePay asks 3-D Secure where the terminal and the issuer want it; the shopper comes back to
@@ -195,7 +195,7 @@ export class HalykConnector extends HttpKitConnector<{ clientId: string; clientS
       }
       return this.#held(invoice, p.payment.id, { ...base, status: 'authorized' }, capture);
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(capture ? [] : ['manual'])];
+    const params = chargeParams(input, !capture);
     return this.operations.once(
       'charge_off_session',
       input.idempotencyKey,

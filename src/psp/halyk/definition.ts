@@ -1,4 +1,5 @@
 import type { ConnectorDefinition } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { HALYK_BASE_URLS, HALYK_HOSTS, HalykConnector } from './connector.ts';
 import { HALYK_HOLD_DAYS } from './mapping.ts';
 
@@ -55,9 +56,7 @@ export const halykDefinition: ConnectorDefinition = {
       description: "ePay's RSA public key for card cryptograms, only if ePay gave you another one: leave it empty to use the key ePay publishes for this environment.",
     },
   ],
-  baseUrl(environment) {
-    return HALYK_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(HALYK_BASE_URLS),
   // The API and OAuth hosts of ePay's pages (epayment.kz/en-US/docs) and its SDK (./connector.ts).
   publishedHosts: HALYK_HOSTS,
   // ePay's postLink is unsigned (docs/psp/halyk.md): outcomes are read with `retrieve`.

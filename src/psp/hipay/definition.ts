@@ -1,4 +1,5 @@
 import type { ConnectorDefinition } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { HIPAY_GATEWAYS, HIPAY_HOSTS, HipayConnector } from './connector.ts';
 
 /**
@@ -47,9 +48,7 @@ export const hipayDefinition: ConnectorDefinition = {
         'The secret passphrase: Integration → Security settings → Secret passphrase. HiPay signs every notification with it (header X-ALLOPASS-SIGNATURE, SHA-1, SHA-256 or SHA-512 as chosen there).',
     },
   ],
-  baseUrl(environment) {
-    return HIPAY_GATEWAYS[environment];
-  },
+  baseUrl: baseUrlPer(HIPAY_GATEWAYS),
   // The gateway, vault and consultation hosts of HiPay's SDK configuration (./connector.ts).
   publishedHosts: HIPAY_HOSTS,
   create(account, context) {

@@ -4,7 +4,7 @@ import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { parseJson } from '../kit/json-call.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { EVENT_STATUSES, PAYMENT_ID, readError, readPayment, readRefund, toDeclineReason, toTransactionResult, type PaymentView } from './mapping.ts';
@@ -159,7 +159,7 @@ export class HyperswitchConnector extends HttpKitConnector<{ apiKey: string; has
       // The first of the later charges the shopper agreed to, when there will be some.
       setup_future_usage: input.storeForLater ? 'off_session' : 'on_session',
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#create('authorize', input.idempotencyKey, params, body);
   }
 
@@ -184,7 +184,7 @@ export class HyperswitchConnector extends HttpKitConnector<{ apiKey: string; has
       mit_category: 'unscheduled',
       is_stored_credential: true,
     };
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
+    const params = chargeParams(input, manual);
     return this.#create('charge_off_session', input.idempotencyKey, params, body);
   }
 

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { HYPERSWITCH_BASE_URLS, HYPERSWITCH_HOSTS, HyperswitchConnector } from './connector.ts';
 
 /**
@@ -57,9 +58,7 @@ export const hyperswitchDefinition: ConnectorDefinition = {
     if (environment === 'test' && key.startsWith('prd_')) return { field: 'api_key', message: 'a test account needs a sandbox key (not prd_…)' };
     return undefined;
   },
-  baseUrl(environment) {
-    return HYPERSWITCH_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(HYPERSWITCH_BASE_URLS),
   // The OpenAPI document's `servers` (sandbox) and hyperswitch.io's production API; a self-hosted
   // Hyperswitch is another host, which the operator allows with PSP_ENDPOINT_ALLOWLIST.
   publishedHosts: HYPERSWITCH_HOSTS,

@@ -25,3 +25,15 @@ export function amountsBefore(ref: TransactionRef): Amounts | undefined {
   if (!s || typeof s.status !== 'string' || !Number.isSafeInteger(s.capturedCents) || !Number.isSafeInteger(s.refundedCents)) return undefined;
   return { status: s.status as Amounts['status'], capturedCents: s.capturedCents as number, refundedCents: s.refundedCents as number };
 }
+
+/**
+ * The `reconcile` of a capture or refund whose answer was lost, for a PSP read by transaction id:
+ * the transaction as `read` finds it now when its captured (or refunded) amount grew past what the
+ * caller stored before the call, so the call took effect; undefined when it did not, or when the
+ * caller stored no amounts (nothing tells then), for the operation log to send it again.
+ */
+export async function readIfGrown(ref: TransactionRef, field: 'capturedCents' | 'refundedCents', read: () => Promise<TransactionResult>): Promise<TransactionResult | undefined> {
+  const before = amountsBefore(ref);
+  const after = await read();
+  return before && after[field] > before[field] ? after : undefined;
+}

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { PspIntegrationError, type PspConnector } from '../connector.ts';
-import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
+import type { ConnectorContext, ConnectorDefinition, PspAccountConfig, PspEnvironment } from '../definition.ts';
 import type { PspHttp } from '../psp-http.ts';
 import { PspClient, type PspLogger } from './json-call.ts';
 import type { PspOperations } from './operations.ts';
@@ -127,6 +127,11 @@ export interface KitConnectorOptions {
 /** What a connector built on {@link HttpKitConnector} is given by its definition. */
 export interface HttpKitConnectorOptions<C> extends KitConnectorOptions {
   credentials: C;
+}
+
+/** A definition's `baseUrl` where its PSP publishes one base URL per environment (the account's `endpoint_url` aside). */
+export function baseUrlPer(urls: Readonly<Record<PspEnvironment, string>>): ConnectorDefinition['baseUrl'] {
+  return (environment) => urls[environment];
 }
 
 /** A TypeError at boot naming the first of the `names` the account's credentials lack (`<psp>: credential <name> is missing`). */

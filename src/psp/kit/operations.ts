@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../../domain/clock.ts';
-import { PspIntegrationError, isPspFault } from '../connector.ts';
+import { PspIntegrationError, isPspFault, type AuthorizeInput, type OffSessionInput } from '../connector.ts';
 import { assertKey } from '../input-checks.ts';
 
 /**
@@ -102,4 +102,17 @@ export function reviveTransaction<T extends { expiresAt?: Date }>(stored: unknow
   const r = stored as { expiresAt?: Date | string };
   if (typeof r.expiresAt === 'string') r.expiresAt = new Date(r.expiresAt);
   return r as T;
+}
+
+/**
+ * The parameters an `authorize` is logged with (its fingerprint, {@link PspOperations.once}): the
+ * same for every connector, so a key reused for another payment is the same conflict everywhere.
+ */
+export function authorizeParams(input: AuthorizeInput): unknown[] {
+  return [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+}
+
+/** The parameters a `chargeOffSession` is logged with: the payment, the payment it follows, and `manual` for a hold. */
+export function chargeParams(input: OffSessionInput, manual: boolean): unknown[] {
+  return [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
 }

@@ -4,7 +4,7 @@ import { Redacted } from '../../domain/redacted.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, type PspOperations } from '../kit/operations.ts';
 import { amountsBefore, withAmounts } from '../kit/amounts-state.ts';
 import {
   MalformedAnswer,
@@ -270,7 +270,7 @@ export class LyraConnector extends KitConnector implements contract.PspConnector
     assertReturnUrl(input.returnUrl);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
     const { token } = parsePaymentMethod(input.paymentMethodId);
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     const print = fingerprint(['authorize', ...params]);
     return this.#once('authorize', input.idempotencyKey, params, async () => {
       const orderId = this.#orderId('authorize', input.idempotencyKey);

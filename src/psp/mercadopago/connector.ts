@@ -9,7 +9,7 @@ import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { callWithGlobalFetch } from '../kit/global-fetch.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, type PspOperations } from '../kit/operations.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
 import { declineFor, readPayment, toMpAmount, toTransactionResult, type PaymentView } from './mapping.ts';
@@ -229,7 +229,7 @@ export class MercadoPagoConnector extends KitConnector implements contract.PspCo
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#once('authorize', input.idempotencyKey, params, async () => {
       const { token, customerId } = await this.#tokenOf(input.paymentMethodId, input.idempotencyKey);
       return this.#create(

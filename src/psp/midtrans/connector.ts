@@ -5,7 +5,7 @@ import type * as contract from '../connector.ts';
 import { PspIntegrationError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig } from '../definition.ts';
 import { checkBaseUrl, KitConnector, trimSlashes } from '../kit/connector-setup.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams, type PspOperations } from '../kit/operations.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { assertAmount, assertKey, assertReturnUrl } from '../input-checks.ts';
 import { PspCallError, pspCallFault } from '../psp-http.ts';
@@ -193,7 +193,7 @@ export class MidtransConnector extends KitConnector implements contract.PspConne
     assertReturnUrl(input.returnUrl);
     const gross = toGrossAmount(input.amountCents, input.currency);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#once('authorize', input.idempotencyKey, params, () =>
       this.#charge(input.idempotencyKey, input.paymentMethodId, gross, {
         authentication: true,
@@ -210,7 +210,7 @@ export class MidtransConnector extends KitConnector implements contract.PspConne
     assertAmount(input.amountCents);
     const gross = toGrossAmount(input.amountCents, input.currency);
     const manual = input.capture === 'manual';
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
+    const params = chargeParams(input, manual);
     // A merchant-initiated charge: the saved token a CIT stored is the stored-credential reference
     // Midtrans knows; no authentication (the shopper is absent). `manual`: a pre-authorisation
     // (`type: authorize`), captured or cancelled later (a re-authorisation,

@@ -1,4 +1,5 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
+import { baseUrlPer } from '../kit/connector-setup.ts';
 import { MIDTRANS_BASE_URLS, MIDTRANS_HOSTS, MidtransConnector } from './connector.ts';
 import { MIDTRANS_CURRENCY, SEN_PER_RUPIAH } from './mapping.ts';
 
@@ -49,9 +50,7 @@ export const midtransDefinition: ConnectorDefinition = {
     }
     return undefined;
   },
-  baseUrl(environment) {
-    return MIDTRANS_BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(MIDTRANS_BASE_URLS),
   // docs.midtrans.com "Environment" (and the SDK's apiConfig.js): api.sandbox.midtrans.com, api.midtrans.com.
   publishedHosts: MIDTRANS_HOSTS,
   create(account, context) {

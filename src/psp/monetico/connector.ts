@@ -5,7 +5,7 @@ import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { leftToRefund, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, chargeParams } from '../kit/operations.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   MONETICO_VERSION,
@@ -385,15 +385,7 @@ export class MoneticoConnector extends HttpKitConnector<MoneticoCredentials> imp
     // a merchant-initiated hold that capture_paiement.cgi captures or cancels as the checkout's (a
     // re-authorisation, docs/money-operations.md#re-authorisation); otherwise captured at once.
     const manual = input.capture === 'manual';
-    return this.#create(
-      'charge',
-      input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
-      input.amountCents,
-      input.currency,
-      !manual,
-      fields,
-    );
+    return this.#create('charge', input.idempotencyKey, chargeParams(input, manual), input.amountCents, input.currency, !manual, fields);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { MoneticoConnector } from './connector.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { usableKey } from './mapping.ts';
 
 /**
@@ -72,9 +72,7 @@ export const moneticoDefinition: ConnectorDefinition = {
     if (usableKey(credentials.key ?? '').length !== 20) return { field: 'key', message: 'The security key must be 40 hexadecimal characters.' };
     return undefined;
   },
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;

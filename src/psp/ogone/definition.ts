@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { OgoneConnector } from './connector.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { HASH_ALGORITHMS, type HashAlgorithm } from './mapping.ts';
 
 /**
@@ -90,9 +90,7 @@ export const ogoneDefinition: ConnectorDefinition = {
     }
     return undefined;
   },
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;

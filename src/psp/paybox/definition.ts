@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PayboxConnector } from './connector.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 import { payboxPublicKey } from './notifications.ts';
 
 /**
@@ -106,9 +106,7 @@ export const payboxDefinition: ConnectorDefinition = {
     }
     return undefined;
   },
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {
     const c = account.credentials;

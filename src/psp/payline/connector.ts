@@ -3,7 +3,7 @@ import type * as contract from '../connector.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
 import { REFUSAL_MESSAGES, maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput, type MaintenanceRefusal } from '../kit/maintenance.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   ACTION,
@@ -340,14 +340,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
     };
     // The payment, if Payline took it before the answer was lost, is found by its order reference.
     const reconcile = async () => this.#lookup(orderRef, null).catch(() => undefined);
-    return this.operations.once(
-      'authorize',
-      input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater ?? false],
-      send,
-      reconcile,
-      reviveTransaction<contract.TransactionResult>,
-    );
+    return this.operations.once('authorize', input.idempotencyKey, authorizeParams(input), send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
@@ -378,14 +371,7 @@ export class PaylineConnector extends HttpKitConnector<PaylineCredentials> imple
       return this.#result(orderRef, this.#paid(p.body, p.code, input.amountCents, input.currency, action));
     };
     const reconcile = async () => this.#lookup(orderRef, null).catch(() => undefined);
-    return this.operations.once(
-      'charge',
-      input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
-      send,
-      reconcile,
-      reviveTransaction<contract.TransactionResult>,
-    );
+    return this.operations.once('charge', input.idempotencyKey, chargeParams(input, manual), send, reconcile, reviveTransaction<contract.TransactionResult>);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PaylineConnector } from './connector.ts';
-import { kitOptions, requireCredentials } from '../kit/connector-setup.ts';
+import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
 
 /**
  * Payline by Monext, DirectPayment and Extended web services (SOAP). The endpoints are
@@ -62,9 +62,7 @@ export const paylineDefinition: ConnectorDefinition = {
         'The number of the card payment contract of your point of sale: Payline administration centre › Settings › Points of sale › your point of sale › Payment methods.',
     },
   ],
-  baseUrl(environment) {
-    return BASE_URLS[environment];
-  },
+  baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   // Payline's notifications are unsigned GETs (docs/psp/payline.md): outcomes are read with `retrieve`.
   takesNotifications: false,

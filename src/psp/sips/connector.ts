@@ -6,7 +6,7 @@ import { statusFault } from '../kit/status-fault.ts';
 import { createHash } from 'node:crypto';
 import { amountsBefore, type Amounts } from '../kit/amounts-state.ts';
 import { maintainOnce, maintenanceRefusal, refundHappened, refusedAsItStands, type MaintenanceInput } from '../kit/maintenance.ts';
-import { reviveTransaction } from '../kit/operations.ts';
+import { reviveTransaction, chargeParams } from '../kit/operations.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import {
   acquirerReason,
@@ -395,14 +395,7 @@ export class SipsConnector extends HttpKitConnector<SipsCredentials> implements 
       if (m.kind !== 'ok' && m.kind !== 'refused') throw this.#unexpected(initial ? 'duplicate' : 'walletOrder', a);
       return this.#read(reference, null);
     };
-    return this.operations.once(
-      'charge',
-      input.idempotencyKey,
-      [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])],
-      send,
-      () => this.#found(reference),
-      reviveTransaction<contract.TransactionResult>,
-    );
+    return this.operations.once('charge', input.idempotencyKey, chargeParams(input, manual), send, () => this.#found(reference), reviveTransaction<contract.TransactionResult>);
   }
 
   /**

@@ -6,7 +6,7 @@ import type * as contract from '../connector.ts';
 import { PspIntegrationError, askedThreeDSecure } from '../connector.ts';
 import { checkBaseUrl, KitConnector, type KitConnectorOptions } from '../kit/connector-setup.ts';
 import { statusFault } from '../kit/status-fault.ts';
-import { reviveTransaction, type PspOperations } from '../kit/operations.ts';
+import { reviveTransaction, authorizeParams, chargeParams, type PspOperations } from '../kit/operations.ts';
 import { declineOf, readIntent, readPaymentMethod, refused, toTransactionResult, type IntentView, type StripeErrorView } from './mapping.ts';
 import { verifyStripeNotification } from './notifications.ts';
 import { lostDisputeCents, readBalanceTransaction, readChargeTotals, toRecord, type ChargeTotals } from './records.ts';
@@ -225,7 +225,7 @@ export class StripeConnector extends KitConnector implements contract.PspConnect
   async authorize(input: contract.AuthorizeInput): Promise<contract.TransactionResult> {
     assertAuthorizeInput(input);
     if (input.capture !== 'automatic' && input.capture !== 'manual') throw new RangeError('capture must be automatic or manual');
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.capture, input.returnUrl, input.storeForLater === true];
+    const params = authorizeParams(input);
     return this.#once('authorize', input.idempotencyKey, params, () => this.#authorize(input));
   }
 
@@ -261,7 +261,7 @@ export class StripeConnector extends KitConnector implements contract.PspConnect
   async chargeOffSession(input: contract.OffSessionInput): Promise<contract.TransactionResult> {
     assertChargeInput(input);
     const manual = input.capture === 'manual';
-    const params = [input.paymentMethodId, input.amountCents, input.currency, input.storedCredential?.initialTransactionId ?? null, ...(manual ? ['manual'] : [])];
+    const params = chargeParams(input, manual);
     return this.#once('charge_off_session', input.idempotencyKey, params, () => this.#chargeOffSession(input));
   }
 
