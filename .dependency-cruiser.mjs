@@ -18,6 +18,15 @@ const forbidden = [
     to: { circular: true },
   },
   {
+    name: 'no-folder-cycle',
+    severity: 'error',
+    scope: 'folder',
+    comment:
+      'Two folders directly under src/ import each other (through different files, so no-circular does not see it): neither can be read or moved without the other. Move what both need down to the lower one (docs/architecture.md, "Layers").',
+    from: { path: '^src/[^/]+/?$' },
+    to: { path: '^src/[^/]+/?$', circular: true },
+  },
+  {
     name: 'domain-imports-only-domain',
     severity: 'error',
     comment: 'domain/ holds the pure rules: it imports nothing of ours outside domain/ (Node built-ins only otherwise).',

@@ -14,7 +14,7 @@ import { MasterKeyMismatchError } from './crypto/master-key-check.ts';
 import { DatabaseBusyError } from './db/lock.ts';
 import { MigrationOrderError } from './db/migrate.ts';
 import { WebhookSettingsError } from './delivery/endpoints.ts';
-import { PayoutCliError } from './payouts/cli.ts';
+import { PayoutCliError } from './cli/payout-commands.ts';
 
 const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> ...)
 

@@ -1,5 +1,5 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, runPayoutsFromCli, type CliAnswer } from '../payouts/cli.ts';
+import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, runPayoutsFromCli, type CliAnswer } from './payout-commands.ts';
 import { CliError, type Command, type Out, type Values } from './command.ts';
 
 /**
@@ -27,7 +27,7 @@ function printAnswer(answer: CliAnswer, values: Values, out: Out): void {
   out(`${answer.human}\nwritten to ${file}`, answer.data);
 }
 
-/** Transfer mode's payouts to the merchants (docs/money-operations.md#payouts): the commands are `payouts/cli.ts`'s, printed here. */
+/** Transfer mode's payouts to the merchants (docs/money-operations.md#payouts): the commands are `payout-commands.ts`'s, printed here. */
 export const payoutCommands: Record<string, Command> = {
   'payout run': async (config, values, out) => printAnswer(await runPayoutsFromCli(config, { date: values.date }), values, out),
   'payout export': async (config, values, out) => printAnswer(await exportPayoutsFromCli(config, { date: values.date, executionDate: values['execution-date'] }), values, out),

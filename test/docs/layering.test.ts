@@ -61,6 +61,11 @@ describe('imports follow the layers (dependency-cruiser)', () => {
     write('src/purchases/purchase-repository.ts', 'export const findPurchase = 1;\n');
     write('src/http/routes/merchant-v1/purchases.ts', "import { findPurchase } from '../../../purchases/purchase-repository.ts';\nexport const r = findPurchase;\n");
     write('src/http/backoffice/api/purchases.ts', "import type { findPurchase } from '../../../purchases/purchase-repository.ts';\nexport type R = typeof findPurchase;\n");
+    // Two folders importing each other through different files: no module cycle, a folder one.
+    write('src/payouts/export.ts', "import { run } from '../use-cases/run.ts';\nexport const e = run;\n");
+    write('src/use-cases/run.ts', 'export const run = 1;\n');
+    write('src/use-cases/list.ts', "import { rows } from '../payouts/rows.ts';\nexport const l = rows;\n");
+    write('src/payouts/rows.ts', 'export const rows = 1;\n');
     const found = cruiseLayers(dir, ['src']).then(errors);
 
     it.each([
@@ -71,6 +76,7 @@ describe('imports follow the layers (dependency-cruiser)', () => {
       ['a repository importing a use case', 'repositories-import-nothing-above: src/payments/refund-repository.ts → src/use-cases/pay.ts'],
       ['db/ importing a use case', 'db-imports-only-db: src/db/database.ts → src/use-cases/pay.ts'],
       ['two files importing each other', 'no-circular: src/jobs/a.ts → src/jobs/b.ts'],
+      ['two folders importing each other', 'no-folder-cycle: src/payouts → src/use-cases'],
       ['a route importing a repository', 'routes-call-use-cases-not-repositories: src/http/routes/merchant-v1/purchases.ts → src/purchases/purchase-repository.ts'],
       [
         'a back-office handler importing a repository (a type only)',

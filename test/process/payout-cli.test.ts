@@ -13,7 +13,7 @@ import { SecretBox } from '../../src/crypto/secret-box.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
-import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli } from '../../src/payouts/cli.ts';
+import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli } from '../../src/cli/payout-commands.ts';
 import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
 import { book, painSchemas, validateXml } from '../payouts/helpers.ts';
 import { cleanUp, cliEnv, createMerchant, PROCESS_TEST_MS, runCli, tempDataDir } from './harness.ts';

@@ -1,17 +1,15 @@
 import { SandboxClock } from '../clock/sandbox-clock.ts';
 import type { Config } from '../config.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
-import { verifyConfiguredKey } from '../crypto/master-key-check.ts';
 import type { Database } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
-import { openDatabase } from '../db/open.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { isDay, DAY_RULE } from '../domain/dates.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { decimalOfCents, MARKED_STATUSES, PAYOUT_STATUSES, type MarkedStatus, type PayoutStatus } from '../domain/payouts.ts';
 import { exportedFile, exportPayouts } from '../use-cases/payout-export.ts';
 import { markPayout, runPayouts, type PayoutRunResult } from '../use-cases/payouts.ts';
-import { listPayoutsForOperator, type PayoutRow } from './payout-repository.ts';
+import { listPayoutsForOperator, type PayoutRow } from '../payouts/payout-repository.ts';
+import { withDatabase } from './command.ts';
 
 /**
  * The operator's payout commands (`chipin payout …`, docs/deployment.md#payouts): the same use
@@ -29,17 +27,9 @@ export interface CliAnswer {
   xml?: string;
 }
 
-async function withDatabase<T>(config: Config, fn: (db: Database, clock: Clock) => Promise<T>): Promise<T> {
-  const db = await openDatabase(config);
-  try {
-    await migrate(db);
-    await verifyConfiguredKey(db, config);
-    // The service's clock: a sandbox moved forward pays the days that ended on its clock.
-    const clock = config.env === 'sandbox' ? await SandboxClock.open(db) : systemClock;
-    return await fn(db, clock);
-  } finally {
-    await db.close();
-  }
+/** The command's database (cli/command.ts) and the service's clock: a sandbox moved forward pays the days that ended on its clock. */
+function withDatabaseAndClock<T>(config: Config, fn: (db: Database, clock: Clock) => Promise<T>): Promise<T> {
+  return withDatabase(config, async (db) => fn(db, config.env === 'sandbox' ? await SandboxClock.open(db) : systemClock));
 }
 
 function dayOption(name: string, value: unknown): string | undefined {
@@ -99,7 +89,7 @@ function runJson(r: PayoutRunResult) {
 /** `chipin payout run [--date D]`: the daily run now, for day D in each merchant's zone (default: each one's yesterday). */
 export async function runPayoutsFromCli(config: Config, opts: { date?: unknown }): Promise<CliAnswer> {
   const day = dayOption('date', opts.date);
-  return withDatabase(config, async (db, clock) => {
+  return withDatabaseAndClock(config, async (db, clock) => {
     const results = await runPayouts({ db, clock, logger: { info: () => {}, warn: () => {}, error: () => {} } }, day === undefined ? {} : { day });
     return { human: results.length ? results.map(runLine).join('\n') : 'nothing to pay out', data: results.map(runJson) };
   });
@@ -111,7 +101,7 @@ export async function exportPayoutsFromCli(config: Config, opts: { date?: unknow
   const executionDay = dayOption('execution-date', opts.executionDate);
   const debtor = config.operatorDebtor;
   if (!debtor) throw new PayoutCliError('no debtor account: set OPERATOR_NAME, OPERATOR_IBAN and OPERATOR_BIC (docs/deployment.md#payouts)');
-  return withDatabase(config, async (db, clock) => {
+  return withDatabaseAndClock(config, async (db, clock) => {
     const outcome = await exportPayouts(
       { db, box: new SecretBox(config.masterKey), clock },
       { debtor, format: config.payoutPainFormat ?? 'pain.001.001.09' },
@@ -166,7 +156,7 @@ export async function markPayoutFromCli(config: Config, opts: { payout?: unknown
   if (typeof opts.status !== 'string' || !(MARKED_STATUSES as readonly string[]).includes(opts.status))
     throw new PayoutCliError(`--status must be ${MARKED_STATUSES.join(' or ')}`);
   const status = opts.status as MarkedStatus;
-  return withDatabase(config, async (db, clock) => {
+  return withDatabaseAndClock(config, async (db, clock) => {
     const outcome = await markPayout({ db, clock, logger: { info: () => {}, warn: () => {}, error: () => {} } }, id, status, { label: 'cli' });
     if (outcome.kind === 'not_found') throw new PayoutCliError(`no payout ${String(opts.payout)}`);
     if (outcome.kind === 'refused') throw new PayoutCliError(`payout ${String(opts.payout)}: ${outcome.message}`);
