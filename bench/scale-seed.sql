@@ -14,7 +14,7 @@
 -- pledgerContributes: the default triggers) with one attempt each.
 --
 -- Foreign keys are not checked while seeding (session_replication_role = replica, for the batch's
--- transaction only): the rows are consistent by construction, and bench/scale.ts can count
+-- transaction only): the rows are consistent by construction, and bench/scale/seed.ts can count
 -- orphans (BENCH_SCALE_CHECK=1). Every index and CHECK constraint stays in place.
 
 CREATE TABLE IF NOT EXISTS bench_scale_accounts (
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS bench_scale_meta (
   span_days      integer NOT NULL,
   -- Purchases seeded so far: numbers 0 .. seeded - 1.
   seeded         bigint NOT NULL DEFAULT 0,
-  -- One entry per level seeded: {level, seconds, ...} (bench/scale.ts writes it).
+  -- One entry per level seeded: {level, seconds, ...} (bench/scale/seed.ts writes it).
   seed_log       jsonb NOT NULL DEFAULT '[]',
   -- Secondary indexes dropped for a seed and not yet recreated (an interrupted seed): their
   -- pg_get_indexdef, recreated by the next run before anything else.
