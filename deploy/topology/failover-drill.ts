@@ -231,19 +231,11 @@ async function leader(): Promise<keyof typeof NODES | undefined> {
 
 const pidIn = (file: string): number => Number(readFileSync(file, 'utf8').split('\n')[0]);
 
-async function main(): Promise<void> {
-  // The jobs checked are those scheduled from here on (the database's clock is this machine's).
-  const startedAt = new Date();
-  await new Promise<void>((resolve, reject) => receiver.once('error', reject).listen(WEBHOOK_PORT, '127.0.0.1', resolve));
-  await refreshToken();
-  const before = await leader();
-  if (!before) throw new Error('no leader: is the topology up (npm run topology:up)?');
-  // Without a synchronous standby the kill would leave nothing to promote.
-  const standby = (Object.keys(NODES) as (keyof typeof NODES)[]).find((n) => n !== before)!;
-  const syncAnswer = await fetch(`http://127.0.0.1:${NODES[standby]}/sync`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby (deploy/topology/rejoin.sh ${standby} waits for it)`);
-  console.log(`== failover drill: ${WORKERS} clients, kill mode "${killMode}", leader ${before}`);
-
+/**
+ * Starts the load, kills the leader after the warm-up (DRILL_KILL), and stops the load once a
+ * write succeeded after the kill (or GIVE_UP_MS passed).
+ */
+async function loadAndKill(before: keyof typeof NODES): Promise<{ createdBeforeKill: number; killedAt: number }> {
   const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
   await new Promise((r) => setTimeout(r, WARM_UP_MS));
   const createdBeforeKill = acknowledgedCreates.size;
@@ -258,10 +250,14 @@ async function main(): Promise<void> {
   while (firstWriteAfterKill === undefined && now() - killAt < GIVE_UP_MS) await new Promise((r) => setTimeout(r, 50));
   stopAt = firstWriteAfterKill === undefined ? now() : now() + AFTER_RECOVERY_MS;
   await load;
-  const after = await leader();
+  return { createdBeforeKill, killedAt: killAt };
+}
 
-  const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killAt;
-
+/**
+ * What the new primary holds after the load (every acknowledged write; nothing charged, refunded,
+ * run or written twice), the payments in doubt resolved on the way; `startedAt` bounds the jobs checked.
+ */
+async function checkPrimary(startedAt: Date, recovery: number | undefined, killedAt: number) {
   // The checks, on whatever is primary now (through HAProxy's primary port).
   const db = new pg.Client({
     connectionString: PRIMARY_URL,
@@ -284,7 +280,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     pendingLeft = (await db.query("SELECT id FROM payments WHERE status = 'pending'")).rowCount ?? 0;
   }
-  const inDoubtResolvedAt = recovery === undefined ? undefined : now() - (killAt + recovery);
+  const inDoubtResolvedAt = recovery === undefined ? undefined : now() - (killedAt + recovery);
   await refreshToken();
   const clock = await send('/api/sandbox/clock', { advance_seconds: RECONCILE_AFTER_S }); // not the load's: not in its waits
   if (clock.status !== 200) throw new Error(`sandbox clock: ${clock.status} ${JSON.stringify(clock.body)}`);
@@ -334,14 +330,50 @@ async function main(): Promise<void> {
   );
   const sync = await db.query<{ names: string }>("SELECT current_setting('synchronous_standby_names') AS names");
   await db.end();
+  return {
+    unresolved,
+    orphansBefore,
+    pendingLeft,
+    inDoubtResolvedAt,
+    missing,
+    paidMissing,
+    doubled,
+    orphans,
+    refundsMissing,
+    refundedTwice,
+    stillUnresolved,
+    shared,
+    jobsTwice,
+    jobsRunTwice,
+    ledgerOff,
+    sync,
+  };
+}
 
-  // Every acknowledged payment's paymentProcessed reaches the merchant, the failover
-  // notwithstanding (the delivery is written with the payment, in its transaction).
-  const waitFrom = now();
-  while ([...acknowledgedPays].some((id) => !processed.has(id)) && now() - waitFrom < WEBHOOK_WAIT_MS) await new Promise((r) => setTimeout(r, 200));
-  const webhooksMissing = [...acknowledgedPays].filter((id) => !processed.has(id)).length;
-  receiver.close();
-
+/** Prints what the drill saw and found, and answers whether it passed. */
+function report(
+  run: { before: string; after: string | undefined; recovery: number | undefined; killedAt: number; createdBeforeKill: number; webhooksMissing: number },
+  checks: Awaited<ReturnType<typeof checkPrimary>>,
+): boolean {
+  const { before, after, recovery, killedAt, createdBeforeKill, webhooksMissing } = run;
+  const {
+    unresolved,
+    orphansBefore,
+    pendingLeft,
+    inDoubtResolvedAt,
+    missing,
+    paidMissing,
+    doubled,
+    orphans,
+    refundsMissing,
+    refundedTwice,
+    stillUnresolved,
+    shared,
+    jobsTwice,
+    jobsRunTwice,
+    ledgerOff,
+    sync,
+  } = checks;
   // Every database failure answers 503 (docs/api-conventions.md#errors-during-a-failover): a 500
   // is a failure the code did not expect.
   const answers500 = [...failures].filter(([k]) => k.endsWith(' 500')).reduce((sum, [, v]) => sum + v, 0);
@@ -351,7 +383,7 @@ async function main(): Promise<void> {
   const lines = [
     `leader before: ${before}; after: ${after ?? 'none'}; synchronous_standby_names now: '${sync.rows[0]!.names}'`,
     `kill -> first successful write: ${recovery === undefined ? `none within ${seconds(GIVE_UP_MS)}` : seconds(recovery)}`,
-    `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killAt)}`,
+    `kill -> last failed request: ${lastFailureAfterKill === undefined ? 'none' : seconds(lastFailureAfterKill - killedAt)}`,
     `requests: ${requests}; failed answers: ${[...failures].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `answers 500: ${answers500}; answers 503: ${answers503}, without a JSON body or Retry-After: ${[...answers503Bare].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
     `waits for an answer: longest ${seconds(longestWait.ms)} (${longestWait.what}), p99 ${seconds(p99)}; over ${seconds(WAIT_BOUND_MS)}: ${overBound} of ${waits.length}`,
@@ -382,6 +414,37 @@ async function main(): Promise<void> {
     webhookBadToken === 0 &&
     jobsRunTwice === 0 &&
     ledgerOff.rowCount === 0;
+  return pass;
+}
+
+async function main(): Promise<void> {
+  // The jobs checked are those scheduled from here on (the database's clock is this machine's).
+  const startedAt = new Date();
+  await new Promise<void>((resolve, reject) => receiver.once('error', reject).listen(WEBHOOK_PORT, '127.0.0.1', resolve));
+  await refreshToken();
+  const before = await leader();
+  if (!before) throw new Error('no leader: is the topology up (npm run topology:up)?');
+  // Without a synchronous standby the kill would leave nothing to promote.
+  const standby = (Object.keys(NODES) as (keyof typeof NODES)[]).find((n) => n !== before)!;
+  const syncAnswer = await fetch(`http://127.0.0.1:${NODES[standby]}/sync`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+  if (syncAnswer?.status !== 200) throw new Error(`${standby} is not the synchronous standby (deploy/topology/rejoin.sh ${standby} waits for it)`);
+  console.log(`== failover drill: ${WORKERS} clients, kill mode "${killMode}", leader ${before}`);
+
+  const { createdBeforeKill, killedAt } = await loadAndKill(before);
+  const after = await leader();
+
+  const recovery = firstWriteAfterKill === undefined ? undefined : firstWriteAfterKill - killedAt;
+
+  const checks = await checkPrimary(startedAt, recovery, killedAt);
+
+  // Every acknowledged payment's paymentProcessed reaches the merchant, the failover
+  // notwithstanding (the delivery is written with the payment, in its transaction).
+  const waitFrom = now();
+  while ([...acknowledgedPays].some((id) => !processed.has(id)) && now() - waitFrom < WEBHOOK_WAIT_MS) await new Promise((r) => setTimeout(r, 200));
+  const webhooksMissing = [...acknowledgedPays].filter((id) => !processed.has(id)).length;
+  receiver.close();
+
+  const pass = report({ before, after, recovery, killedAt, createdBeforeKill, webhooksMissing }, checks);
   console.log(pass ? 'PASS' : 'FAIL');
   process.exitCode = pass ? 0 : 1;
 }
