@@ -7,15 +7,10 @@ import { readFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { loadRows } from '../rows.ts';
 import { SCENARIOS, type Scenario } from '../scenarios.ts';
+import { table } from '../table.ts';
 import { type Measured, disturbed, round1 } from './measure.ts';
 import { PROCESSES_TARGET } from './processes.ts';
 import { DISTURBED_OTHER_CPU_PERCENT, MACHINE_CORES, pinned, settings } from './settings.ts';
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
-}
 
 export function machine() {
   let cpuModel = cpus()[0]?.model ?? 'unknown';

@@ -7,14 +7,9 @@ import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { fmtLevel, fmtMs, round1 } from './format.ts';
+import { table } from '../table.ts';
 import { type LevelResult, ROWS } from './level.ts';
 import { EXPORT_RSS_SLACK_MB, EXPORT_TARGET_ROWS_PER_S, HOME_TARGET_MS, RESULTS_FILE, TARGET_RATIO } from './settings.ts';
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
-}
 
 interface Verdict {
   row: string;
