@@ -127,13 +127,17 @@ async function timedStarts(target: Target): Promise<{ startMs: number[]; srv: Aw
   return { startMs, srv: srv! };
 }
 
-/** The HTTP rows, BENCH_SCALE_ROUNDS times over; per row, its round with the lowest p50. */
-async function measureHttpRows(base: string, cookie: string, merchant: Merchant, creator: Merchant, data: LevelData): Promise<Record<string, RowFigures>> {
+/**
+ * The HTTP rows, BENCH_SCALE_ROUNDS times over, each kept at its round with the lowest p50;
+ * answers them and the back-office session cookie they used (the export's too).
+ */
+async function measureHttpRows(base: string, merchant: Merchant, creator: Merchant, data: LevelData): Promise<{ rows: Record<string, RowFigures>; cookie: string }> {
   const { sample, emails, nextCursor, deepCursor } = data;
   const bearer = async (as = merchant) => ({ authorization: `Bearer ${await accessToken(base, as)}` });
   const run = `${Date.now().toString(36)}`;
   const now = new Date();
   const filtered = new URLSearchParams({ state: 'REFUNDED', created_from: new Date(now.getTime() - 30 * 86_400_000).toISOString(), created_to: now.toISOString() });
+  const cookie = await signIn(base, merchant);
   const page = (path: string): Req => ({ path, headers: { cookie }, expect: 200 });
   // Each HTTP row: how to make its i-th request with a fresh access token (they live 600 s), as
   // the big merchant unless the row names another.
@@ -171,7 +175,7 @@ async function measureHttpRows(base: string, cookie: string, merchant: Merchant,
   const rows: Record<string, RowFigures> = {};
   // Per row, the round with the lowest p50: other jobs on the machine only ever slow a round down.
   for (const [key, list] of Object.entries(rounds)) rows[key] = { ...list.reduce((best, m) => (m.p50 < best.p50 ? m : best)), ...(list.length > 1 ? { rounds: list } : {}) };
-  return rows;
+  return { rows, cookie };
 }
 
 /**
@@ -235,8 +239,7 @@ export async function measureLevel(target: Target, db: pg.Pool, merchant: Mercha
   const { startMs, srv } = await timedStarts(target);
   const base = srv.url;
   const pid = srv.child.proc.pid;
-  const cookie = await signIn(base, merchant);
-  const httpRows = await measureHttpRows(base, cookie, merchant, creator, data);
+  const { rows: httpRows, cookie } = await measureHttpRows(base, merchant, creator, data);
 
   const { n: exportExpected } = (await db.query<{ n: string }>('SELECT count(*) AS n FROM purchases WHERE account_id = $1', [big])).rows[0]!;
   process.stdout.write(`  CSV export of the big merchant (${Number(exportExpected).toLocaleString('en')} rows) ...`);
