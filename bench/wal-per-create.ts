@@ -76,7 +76,9 @@ async function createMany(url: string, token: string, n: number, offset: number)
 async function untilDispatched(db: Database): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE dispatched_at IS NULL');
+    const { rows } = await db.query<{ n: number }>(
+      'SELECT (SELECT count(*)::int FROM event_outbox) + (SELECT count(*)::int FROM purchase_events WHERE dispatched_at IS NULL) AS n',
+    );
     if (rows[0]!.n === 0) break;
     if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 60 s`);
     await sleep(200);

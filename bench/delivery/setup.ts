@@ -94,7 +94,11 @@ export async function setUp(): Promise<Setup> {
     // Quiet before the burst: every purchase.created event dispatched (none is subscribed).
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const { rows } = await sqlClient.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL', [accountId]);
+      const { rows } = await sqlClient.query<{ n: number }>(
+        `SELECT (SELECT count(*)::int FROM event_outbox WHERE account_id = $1)
+            + (SELECT count(*)::int FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL) AS n`,
+        [accountId],
+      );
       if (rows[0]!.n === 0) break;
       if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 30 s`);
       await sleep(100);

@@ -166,6 +166,11 @@ export const TABLES = {
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
   },
+  event_outbox: {
+    event_id: 'int8',
+    account_id: 'uuid',
+    purchase_id: 'uuid',
+  },
   idempotency_keys: {
     account_id: 'uuid',
     scope: 'text',

@@ -20,7 +20,7 @@ export interface DispatcherDeps {
 }
 
 /**
- * Turns undispatched `purchase_events` into deliveries and marks them dispatched, in one
+ * Turns undispatched events into deliveries and ends their wait in the outbox, in one
  * transaction: a crash before the commit leaves the events to dispatch again, after it leaves
  * the deliveries, never both or neither. Events are claimed with FOR UPDATE SKIP LOCKED, so any
  * number of processes dispatch at once without taking the same event. Answers how many events
@@ -43,11 +43,7 @@ export async function dispatchBatch(deps: DispatcherDeps, now: Date, limit = 200
     if (events.length === 0) return 0;
     const deliveries = await planDeliveries(tx, deps, events);
     if (deliveries.length > 0) await insertDeliveries(tx, deliveries, now);
-    await markDispatched(
-      tx,
-      events.map((e) => e.id),
-      now,
-    );
+    await markDispatched(tx, events, now);
     return events.length;
   });
 }

@@ -3,8 +3,11 @@ import { EVENT, OUTBOX_CHANNEL } from '../domain/events.ts';
 import type { DeliveryKind } from './delivery.ts';
 
 /**
- * The outbox: `purchase_events` not yet dispatched, and the deliveries the dispatcher turns them
- * into (src/delivery/dispatcher.ts runs these in one transaction).
+ * The outbox: the events not yet dispatched, and the deliveries the dispatcher turns them into
+ * (src/delivery/dispatcher.ts runs these in one transaction). An event is written with a row in
+ * `event_outbox`, which its dispatch deletes; a process of the previous build, during a rolling
+ * upgrade, writes its events with `dispatched_at` NULL instead, and its dispatch sets it
+ * (docs/webhooks.md#how-it-works-operators).
  */
 
 /** An undispatched event with what its deliveries need of its purchase. */
@@ -28,6 +31,8 @@ export interface EventRow {
   /** The mode the purchase was created in: a transfer-mode purchase's payment notification has its own body (src/delivery/transfer-notification.ts). */
   payment_mode: 'back' | 'transfer' | null;
   amount_cents: number | null;
+  /** Claimed through its `event_outbox` row; false: an event of the previous build, `dispatched_at` NULL. */
+  outboxed: boolean;
 }
 
 export interface NewDelivery {
@@ -43,25 +48,29 @@ export interface NewDelivery {
 }
 
 /**
- * Claims up to `limit` undispatched events, oldest first, with FOR UPDATE SKIP LOCKED (any number
- * of processes dispatch at once without taking the same event).
+ * Claims up to `limit` undispatched events of each kind (outbox rows, then events of the previous
+ * build), oldest first, with FOR UPDATE SKIP LOCKED (any number of processes dispatch at once
+ * without taking the same event). Only the outbox row is locked: the event row is never written again.
  */
 export async function claimUndispatchedEvents(tx: Sql, limit: number): Promise<EventRow[]> {
-  // The events first, then their purchases by primary key: a plain join let stale statistics
-  // (the tables grow by thousands of rows a second in a burst) pick a plan that joined every
-  // undispatched event through the account index before the LIMIT, 30-100 ms a call
-  // (docs/performance.md). OFFSET 0 keeps the purchase lookup to the primary key.
+  // The ids first, then their events and purchases by primary key: a plain join let stale
+  // statistics (the tables grow by thousands of rows a second in a burst) pick a plan that joined
+  // every undispatched event through the account index before the LIMIT, 30-100 ms a call
+  // (docs/performance.md). OFFSET 0 keeps each lookup to the primary key. The previous build's
+  // events are found on the partial index of undispatched events, empty once it is gone.
   const { rows } = await tx.query<EventRow>(
-    `WITH e AS MATERIALIZED (
-       SELECT id, account_id, purchase_id, type, data, from_state, created_at FROM purchase_events
-       WHERE dispatched_at IS NULL
-       ORDER BY id
-       LIMIT $1
-       FOR UPDATE SKIP LOCKED
+    `WITH o AS MATERIALIZED (
+       SELECT event_id AS id FROM event_outbox ORDER BY event_id LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), l AS MATERIALIZED (
+       SELECT id FROM purchase_events WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), c AS (
+       SELECT id, true AS outboxed FROM o UNION ALL SELECT id, false FROM l
      )
-     SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.from_state, e.created_at,
+     SELECT e.id, e.account_id, e.purchase_id, e.type, e.data, e.from_state, e.created_at, c.outboxed,
        p.account_id AS purchase_account_id, p.notification_url, p.error_notification_url, p.ref, p.metadata, p.offer_id, p.payment_mode, p.amount_cents
-     FROM e LEFT JOIN LATERAL (
+     FROM c CROSS JOIN LATERAL (
+       SELECT id, account_id, purchase_id, type, data, from_state, created_at FROM purchase_events WHERE id = c.id OFFSET 0
+     ) e LEFT JOIN LATERAL (
        SELECT account_id, notification_url, error_notification_url, ref, metadata, offer_id, payment_mode, amount_cents FROM purchases WHERE id = e.purchase_id OFFSET 0
      ) p ON true
      ORDER BY e.id`,
@@ -129,7 +138,11 @@ export async function insertAccountEvent(tx: Sql, e: { accountId: string; type: 
   return Number(rows[0]!.id);
 }
 
-export async function markDispatched(tx: Sql, eventIds: readonly number[], now: Date): Promise<void> {
-  // Not prepared: a plan cached while the table was small scans all of it for every batch.
-  await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [eventIds, now], { prepare: false });
+/** Ends the claimed events' wait: their outbox rows deleted, the previous build's events marked dispatched. */
+export async function markDispatched(tx: Sql, events: readonly Pick<EventRow, 'id' | 'outboxed'>[], now: Date): Promise<void> {
+  const outboxed = events.filter((e) => e.outboxed).map((e) => e.id);
+  const earlier = events.filter((e) => !e.outboxed).map((e) => e.id);
+  // Not prepared: a plan cached while a table was small scans all of it for every batch.
+  if (outboxed.length > 0) await tx.query('DELETE FROM event_outbox WHERE event_id = ANY($1::bigint[])', [outboxed], { prepare: false });
+  if (earlier.length > 0) await tx.query('UPDATE purchase_events SET dispatched_at = $2 WHERE id = ANY($1::bigint[])', [earlier, now], { prepare: false });
 }

@@ -385,8 +385,11 @@ export async function markDeclined(sql: Sql, payment: PaymentRow, reason: Declin
 /** An event that changes no state (`payment.failed`, `pledge.paid`, ...): from and to are the current state. */
 export async function writeEvent(sql: Sql, accountId: string, purchaseId: string, type: string, state: PurchaseState, data: object, now: Date): Promise<void> {
   await sql.query(
-    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-     VALUES ($1, $2, $3, $4, $4, $5, $6)`,
+    `WITH e AS (
+       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+       VALUES ($1, $2, $3, $4, $4, $5, $6, $6) RETURNING id, account_id, purchase_id
+     )
+     INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e`,
     [accountId, purchaseId, type, state, JSON.stringify(data), now],
   );
   sql.notify(OUTBOX_CHANNEL);

@@ -339,8 +339,11 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
        FROM c
        RETURNING *
      ), e AS (
-       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at)
-       SELECT account_id, id, $25, NULL, 'CREATED', created_at FROM p
+       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at, dispatched_at)
+       SELECT account_id, id, $25, NULL, 'CREATED', created_at, created_at FROM p
+       RETURNING id, account_id, purchase_id
+     ), o AS (
+       INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e
      )
      SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
     [
@@ -443,8 +446,11 @@ export async function insertPurchaseEvent(
   e: { accountId: string; purchaseId: string; type: string; from: PurchaseState; to: PurchaseState; data: Record<string, unknown>; at: Date },
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `WITH e AS (
+       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id, account_id, purchase_id
+     )
+     INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e`,
     [e.accountId, e.purchaseId, e.type, e.from, e.to, JSON.stringify(e.data), e.at],
   );
   tx.notify(OUTBOX_CHANNEL);

@@ -164,12 +164,21 @@ export async function leaderProcessed(app: ChipinApp, m: Caller, purchaseId: str
   if (!r.ok) throw new Error(`leaderProcessed: ${JSON.stringify(r)}`);
 }
 
-/** Writes a payment event as the payment flows do (the state is kept); answers its id. */
+/**
+ * Writes a payment event as the payment flows do (the state is kept; the event waits in the
+ * outbox); answers its id. The raw inserts of other tests, `dispatched_at` NULL and no outbox row,
+ * are events as the previous build writes them (docs/webhooks.md#how-it-works-operators).
+ */
 export async function insertEvent(app: ChipinApp, m: Caller, purchaseId: string, type: string, data: Record<string, unknown> = {}): Promise<number> {
   const { rows } = await app.services.db.query<{ id: number; state: string }>(
-    `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-     SELECT account_id, id, $3, state, state, $4, $5 FROM purchases WHERE account_id = $1 AND id = $2
-     RETURNING id`,
+    `WITH e AS (
+       INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+       SELECT account_id, id, $3, state, state, $4, $5, $5 FROM purchases WHERE account_id = $1 AND id = $2
+       RETURNING id, account_id, purchase_id
+     ), o AS (
+       INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e
+     )
+     SELECT id FROM e`,
     [m.accountId, purchaseId, type, JSON.stringify(data), app.services.clock.now()],
   );
   if (!rows[0]) throw new Error('no such purchase');
