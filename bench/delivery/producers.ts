@@ -8,6 +8,9 @@ import { pool } from './chipin.ts';
 import { held } from './lifecycle.ts';
 import { now, settings, sleep } from './settings.ts';
 
+/** The outbox row of each event written (`e`), as the service writes its events (docs/webhooks.md#how-it-works-operators). */
+const TO_OUTBOX = 'INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e';
+
 export interface Committed {
   /** When the commit was known to this process (COMMIT returned; the abort's answer arrived). */
   at: number;
@@ -39,13 +42,16 @@ export async function produceSql(clients: pg.Client[], accountId: string, purcha
         const targets = Array.from({ length: count }, (_, i) => purchases[(start + i) % purchases.length]!);
         await client.query('BEGIN');
         const { rows } = await client.query<{ id: string }>(
-          `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-           SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
-             jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp()
-           FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
-           JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
-           ORDER BY t.n
-           RETURNING id`,
+          `WITH e AS (
+             INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+             SELECT p.account_id, p.id, 'payment.failed', p.state, p.state,
+               jsonb_build_object('bench', t.n, 'error', 'card declined'), clock_timestamp(), clock_timestamp()
+             FROM unnest($2::uuid[]) WITH ORDINALITY AS t(purchase_id, n)
+             JOIN purchases p ON p.account_id = $1 AND p.id = t.purchase_id
+             ORDER BY t.n
+             RETURNING id, account_id, purchase_id
+           ), o AS (${TO_OUTBOX})
+           SELECT id FROM e`,
           [accountId, targets],
         );
         await client.query('COMMIT');
@@ -89,9 +95,12 @@ export async function produceQuiet(client: pg.Client, accountId: string, purchas
     if (wait > 0) await Promise.race([sleep(wait), stop]);
     if (stopped) break;
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
-       SELECT account_id, id, 'payment.failed', state, state, '{"quiet":true}', clock_timestamp() FROM purchases WHERE account_id = $1 AND id = $2
-       RETURNING id`,
+      `WITH e AS (
+         INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at, dispatched_at)
+         SELECT account_id, id, 'payment.failed', state, state, '{"quiet":true}', clock_timestamp(), clock_timestamp() FROM purchases WHERE account_id = $1 AND id = $2
+         RETURNING id, account_id, purchase_id
+       ), o AS (${TO_OUTBOX})
+       SELECT id FROM e`,
       [accountId, purchases[i % purchases.length]],
     );
     commits.set(Number(rows[0]!.id), now());
