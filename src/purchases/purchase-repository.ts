@@ -310,7 +310,9 @@ const SAME_BY_EMAIL = `cl.ref IS NULL AND lower(cl.email) = lower($4)`;
  * Stores the purchase (with `expires_at`: creation + the offer's `expiry_hours`, when the expiry
  * sweep cancels it if still unpaid: docs/purchase-lifecycle.md#expiry), its client and its
  * `purchase.created` event in ONE statement: atomic without an explicit transaction, and one
- * database round trip on the API's busiest write.
+ * database round trip on the API's busiest write. The event has no outbox row and wakes no
+ * dispatcher: no webhook, notification or purchase end is ever sent for a creation (test/delivery/outbox.test.ts
+ * keeps it so), so it is written dispatched (docs/webhooks.md#how-it-works-operators).
  */
 export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promise<Purchase> {
   const byRef = p.client.ref !== undefined;
@@ -341,9 +343,6 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
      ), e AS (
        INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, created_at, dispatched_at)
        SELECT account_id, id, $25, NULL, 'CREATED', created_at, created_at FROM p
-       RETURNING id, account_id, purchase_id
-     ), o AS (
-       INSERT INTO event_outbox (event_id, account_id, purchase_id) SELECT id, account_id, purchase_id FROM e
      )
      SELECT ${PURCHASE_COLUMNS} FROM p JOIN c ON c.id = p.client_id`,
     [
@@ -385,7 +384,6 @@ export async function insertPurchase(sql: Sql, p: NewPurchase, now: Date): Promi
       p.languageSet ?? true,
     ],
   );
-  sql.notify(OUTBOX_CHANNEL);
   return toPurchase(rows[0]!);
 }
 

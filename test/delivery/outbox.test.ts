@@ -4,14 +4,18 @@ import { claimDue } from '../../src/delivery/delivery-queue-repository.ts';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { caller } from '../helpers/api.ts';
 import { onPostgres, type TestApp } from '../helpers/app.ts';
-import { deliveries, insertEvent, newPurchase, setWebhook } from './helpers.ts';
+import { backModeNotificationOf, endsPot, errorStateOf, type OutcomeEvent } from '../../src/delivery/outcomes.ts';
+import { TRIGGER_NAMES, triggerOf } from '../../src/delivery/triggers.ts';
+import { EVENT } from '../../src/domain/events.ts';
+import { deliveries, insertEvent, newLinkPurchase, newPurchase, setWebhook } from './helpers.ts';
 import { deliveryTestBed } from './test-bed.ts';
 
 /**
  * The outbox table (docs/webhooks.md#how-it-works-operators): this build's events wait in
- * `event_outbox` and are never written again; events of the previous build (`dispatched_at` NULL,
- * no outbox row: a rolling upgrade) are still dispatched, and a purchase's deliveries wait behind
- * an undispatched event of either kind.
+ * `event_outbox` and are never written again; a purchase's creation, for which nothing is ever
+ * sent, has no outbox row; events of the previous build (`dispatched_at` NULL, no outbox row: a
+ * rolling upgrade) are still dispatched, and a purchase's deliveries wait behind an undispatched
+ * event of either kind.
  */
 const bed = deliveryTestBed();
 const quiet = { warn: () => {}, error: () => {} };
@@ -43,9 +47,9 @@ describe(`the event outbox (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, { timeout
       [purchase],
     );
     expect(events.rows.map((e) => e.dispatched)).toEqual([true, true]);
-    expect(await outboxIds(app)).toEqual(events.rows.map((e) => Number(e.id)));
+    expect(await outboxIds(app)).toEqual([failed]); // the creation has none (below)
 
-    expect(await dispatch(app)).toBe(2);
+    expect(await dispatch(app)).toBe(1);
 
     expect(await outboxIds(app)).toEqual([]);
     const after = await app.services.db.query<{ id: string; version: string }>('SELECT id, xmin::text AS version FROM purchase_events WHERE purchase_id = $1 ORDER BY id', [
@@ -63,12 +67,35 @@ describe(`the event outbox (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, { timeout
     const older = await previousBuildEvent(app, m.accountId, purchase);
     const newer = await insertEvent(app, m, purchase, 'payment.failed');
 
-    expect(await dispatch(app)).toBe(3); // the purchase's creation, then the two failures
+    expect(await dispatch(app)).toBe(2);
 
     expect(await outboxIds(app)).toEqual([]);
     const { rows } = await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE dispatched_at IS NULL');
     expect(rows[0]!.n).toBe(0);
     expect((await deliveries(app, m.accountId)).map((d) => d.event_id).sort((a, b) => a - b)).toEqual([older, newer]);
+  });
+});
+
+describe(`a purchase's creation (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, { timeout: 60_000 }, () => {
+  it('is written with no outbox row, as nothing is ever sent for it: every trigger subscribed, every notification URL set', async () => {
+    const created: OutcomeEvent = { type: EVENT.purchaseCreated, data: {}, from_state: null };
+    expect(triggerOf(created.type)).toBeUndefined();
+    expect(backModeNotificationOf(created)).toBeUndefined();
+    expect(errorStateOf(created)).toBeUndefined();
+    expect(endsPot(created, 'SHARED')).toBe(false);
+
+    const app = await bed.freshApp();
+    const m = await caller(app);
+    await setWebhook(app, m, bed.receiver.url(), [...TRIGGER_NAMES]);
+    const purchase = await newLinkPurchase(m, { paymentNotificationUrl: bed.receiver.url('/notify'), errorNotificationUrl: bed.receiver.url('/error') });
+    expect(await outboxIds(app)).toEqual([]);
+    // Were it dispatched (as the previous build wrote it), it would plan nothing either.
+    await app.services.db.query(
+      `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at) VALUES ($1, $2, $3, NULL, 'CREATED', '{}', $4)`,
+      [m.accountId, purchase, EVENT.purchaseCreated, app.services.clock.now()],
+    );
+    expect(await dispatch(app)).toBe(1);
+    expect(await deliveries(app, m.accountId)).toEqual([]);
   });
 });
 
@@ -79,7 +106,6 @@ describe.skipIf(!onPostgres)("a purchase's delivery waits behind an earlier even
     const m = await caller(app);
     await setWebhook(app, m, bed.receiver.url(), ['paymentFailed']);
     const purchase = await newPurchase(m);
-    expect(await dispatch(app)).toBe(1); // its creation
     const first = await insertEvent(app, m, purchase, 'payment.failed');
     const second = await insertEvent(app, m, purchase, 'payment.failed');
     const claim = () => claimDue(app.services.db, { now: app.services.clock.now(), wallNow: new Date(), leaseMs: 60_000, limit: 10 });
