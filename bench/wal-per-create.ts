@@ -27,7 +27,6 @@
  *
  * Prints a table per record type and the per-create figures; exits non-zero on any failure.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +36,7 @@ import { openPostgres } from '../src/db/postgres.ts';
 import type { Database } from '../src/db/database.ts';
 import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
+import { currentLsn, decodeWal, relationNames, walDirectory } from './wal-decode.ts';
 
 const adminUrl = process.env.WAL_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const creates = intEnv('WAL_CREATES', 2_000, 1, 100_000);
@@ -44,7 +44,6 @@ const warmup = intEnv('WAL_WARMUP', 200, 0, 10_000);
 const concurrency = intEnv('WAL_CONCURRENCY', 4, 1, 64);
 const clients = process.env.WAL_CLIENTS?.trim() || 'same';
 if (clients !== 'same' && clients !== 'new') throw new Error(`WAL_CLIENTS must be "same" or "new", got "${clients}"`);
-const waldump = process.env.PG_WALDUMP?.trim() || '/usr/lib/postgresql/15/bin/pg_waldump';
 const host = new URL(adminUrl).hostname;
 if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`WAL_DATABASE_URL must name a loopback server, got ${host}`);
 
@@ -86,63 +85,6 @@ async function untilDispatched(db: Database): Promise<void> {
   await sleep(1_500); // the worker's last marks and the job poll's idle reads
 }
 
-async function lsn(db: Database): Promise<string> {
-  return (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
-}
-
-interface Tally {
-  records: number;
-  bytes: number;
-  /** With full-page images: depends on when the last checkpoint was. */
-  bytesWithFpi: number;
-}
-
-/**
- * Decodes [start, end) and tallies this database's records by `rmgr/TYPE`, and index entries by
- * index: INSERT_LEAF (a new leaf tuple) and INSERT_POST (a duplicate added to a deduplicated
- * posting list: an index entry too).
- */
-function decode(walDir: string, start: string, end: string, dbOid: number, names: Map<number, string>) {
-  const out = execFileSync(waldump, ['-p', walDir, '-s', start, '-e', end], { maxBuffer: 1 << 30, encoding: 'utf8' });
-  const line = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*(\d+)\/\s*(\d+), tx:\s*(\d+), lsn: \S+, prev \S+, desc: (\S+)(.*)$/;
-  const parsed: { rmgr: string; rec: number; tot: number; tx: number; type: string; rels: { db: number; rel: number }[] }[] = [];
-  for (const text of out.split('\n')) {
-    const m = line.exec(text);
-    if (!m) continue;
-    const rels = [...m[6]!.matchAll(/rel \d+\/(\d+)\/(\d+)/g)].map((r) => ({ db: Number(r[1]), rel: Number(r[2]) }));
-    parsed.push({ rmgr: m[1]!, rec: Number(m[2]), tot: Number(m[3]), tx: Number(m[4]), type: m[5]!.replace(/[,:]$/, ''), rels });
-  }
-  // Ours: a record on a block of this database, and every record of a transaction that wrote one (its commit).
-  const ourTx = new Set(parsed.filter((r) => r.tx !== 0 && r.rels.some((x) => x.db === dbOid)).map((r) => r.tx));
-  const byType = new Map<string, Tally>();
-  const entries = new Map<string, { leaf: number; post: number }>();
-  const total: Tally = { records: 0, bytes: 0, bytesWithFpi: 0 };
-  let others = 0;
-  for (const r of parsed) {
-    const ours = r.rels.some((x) => x.db === dbOid) || (r.tx !== 0 && ourTx.has(r.tx) && r.rels.length === 0);
-    if (!ours) {
-      others++;
-      continue;
-    }
-    const key = `${r.rmgr}/${r.type}`;
-    const t = byType.get(key) ?? { records: 0, bytes: 0, bytesWithFpi: 0 };
-    for (const x of [t, total]) {
-      x.records++;
-      x.bytes += r.rec;
-      x.bytesWithFpi += r.tot;
-    }
-    byType.set(key, t);
-    if (r.rmgr === 'Btree' && (r.type === 'INSERT_LEAF' || r.type === 'INSERT_POST')) {
-      const name = names.get(r.rels[0]!.rel) ?? `relfilenode ${r.rels[0]!.rel}`;
-      const e = entries.get(name) ?? { leaf: 0, post: 0 };
-      if (r.type === 'INSERT_LEAF') e.leaf++;
-      else e.post++;
-      entries.set(name, e);
-    }
-  }
-  return { byType, entries, total, others };
-}
-
 async function main(): Promise<void> {
   const dbName = `chipin_wal_${randomBytes(5).toString('hex')}`;
   const admin = openPostgres(adminUrl, { max: 1 });
@@ -152,7 +94,7 @@ async function main(): Promise<void> {
   try {
     await slot.connect();
     await slot.query('SELECT pg_create_physical_replication_slot($1, true, true)', [dbName]);
-    const walDir = process.env.PG_WAL_DIR?.trim() || join((await admin.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]!.d, 'pg_wal');
+    const walDir = await walDirectory((sql, params) => admin.query(sql, params));
     await admin.query(`CREATE DATABASE ${dbName}`);
     const dbUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
     const env = { CHIPIN_ENV: 'sandbox', DATA_DIR: dataDir, DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', HOST: LOOPBACK, PUBLIC_URL: undefined };
@@ -178,21 +120,17 @@ async function main(): Promise<void> {
 
     await createMany(url, token, warmup, 0);
     await untilDispatched(db);
-    const dbOid = (await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_database WHERE datname = current_database()')).rows[0]!.oid;
-    const start = await lsn(db);
+    const query = db.query.bind(db);
+    const start = await currentLsn(query);
     const t0 = performance.now();
     await createMany(url, token, creates, warmup);
     const seconds = (performance.now() - t0) / 1000;
     await untilDispatched(db);
-    const end = await lsn(db);
-    const names = new Map(
-      (await db.query<{ f: number; name: string }>("SELECT pg_relation_filenode(c.oid)::int AS f, c.relname AS name FROM pg_class c WHERE c.relkind IN ('r', 'i', 't')")).rows
-        .filter((r) => r.f !== null)
-        .map((r) => [r.f, r.name]),
-    );
+    const end = await currentLsn(query);
+    const { dbOid, names } = await relationNames(query);
     await stopAll();
 
-    const { byType, entries, total, others } = decode(walDir, start, end, dbOid, names);
+    const { byType, entries, total, others } = decodeWal(walDir, start, end, dbOid, names);
     const per = (n: number) => (n / creates).toFixed(2);
     console.log(`WAL per purchase create: ${creates} creates (${clients} client), ${warmup} warm-up, ${concurrency} at once, ${seconds.toFixed(1)} s; LSN ${start} .. ${end}`);
     console.log(`(${others} records of other databases or of the server in that range were left out)\n`);
