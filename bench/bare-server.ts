@@ -63,6 +63,24 @@ if (dbUrl) {
     return rows[0];
   });
   app.get('/bare/seed', async () => ({ id: seeded }));
+
+  // bench:lifecycle's baseline (bench/lifecycle/bare.ts): the least a correct payment service
+  // writes, one row per money movement and one per event, each in its own transaction, into plain
+  // tables with only a primary key.
+  await pool.query(`CREATE TABLE IF NOT EXISTS bare_movements (
+    id uuid PRIMARY KEY, purchase_id uuid NOT NULL, kind text NOT NULL, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)`);
+  await pool.query(`CREATE TABLE IF NOT EXISTS bare_events (
+    id uuid PRIMARY KEY, purchase_id uuid NOT NULL, name text NOT NULL, created_at timestamptz NOT NULL)`);
+  app.post('/bare/movements', async (request, reply) => {
+    const body = request.body as { purchase_id: string; kind: string; amount_cents: number };
+    const { rows } = await pool.query('INSERT INTO bare_movements VALUES ($1, $2, $3, $4, now()) RETURNING id', [randomUUID(), body.purchase_id, body.kind, body.amount_cents]);
+    return reply.code(201).send(rows[0]);
+  });
+  app.post('/bare/events', async (request, reply) => {
+    const body = request.body as { purchase_id: string; name: string };
+    const { rows } = await pool.query('INSERT INTO bare_events VALUES ($1, $2, $3, now()) RETURNING id', [randomUUID(), body.purchase_id, body.name]);
+    return reply.code(201).send(rows[0]);
+  });
   app.addHook('onClose', () => pool.end());
 }
 

@@ -70,6 +70,15 @@ function commOf(pid: number): string | undefined {
   }
 }
 
+/** A process's command line, its arguments joined by spaces (PostgreSQL's backends show their database there). */
+function cmdlineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
 /** The live children of a process, from /proc. */
 function childrenOf(ppid: number): number[] {
   const found: number[] = [];
@@ -115,11 +124,33 @@ export class PostgresServer {
     return ticks * 10; // USER_HZ is 100 on Linux
   }
 
+  /**
+   * CPU time so far, in ms, of the live backends of the given databases and of the server's shared
+   * writers (checkpointer, background writer, WAL writer): on a machine where other databases of
+   * the same server are busy (tests, another benchmark), what one database's work costs without
+   * theirs. Exited backends are not counted (their time is the postmaster's, all databases mixed):
+   * keep the connections open across the measured window.
+   */
+  cpuMsOf(databases: string[]): number {
+    let ticks = 0;
+    for (const pid of childrenOf(this.postmaster)) {
+      const title = cmdlineOf(pid);
+      const ours = / (checkpointer|background writer|walwriter)\b/.test(title) || databases.some((d) => title.includes(` ${d} `));
+      if (ours) ticks += procStat(pid)?.own ?? 0;
+    }
+    return ticks * 10;
+  }
+
   /** Pins the server: new backends are forked by the postmaster and inherit its affinity. */
   pin(cores: string): void {
     for (const pid of this.processes()) {
-      if (!this.#saved.has(pid)) this.#saved.set(pid, affinityOf(pid));
-      pin(pid, cores);
+      try {
+        if (!this.#saved.has(pid)) this.#saved.set(pid, affinityOf(pid));
+        pin(pid, cores);
+      } catch (err) {
+        // A backend that exited between the listing and taskset (a connection closing): nothing to pin.
+        if (commOf(pid) === 'postgres') throw err;
+      }
     }
   }
 
