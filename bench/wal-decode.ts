@@ -46,6 +46,8 @@ export interface Decoded {
   byType: Map<string, Tally>;
   /** By relation name (a table, an index, a TOAST table); records naming no relation (commits) under `(no relation)`. */
   byRelation: Map<string, Tally>;
+  /** By relation and record type (`accounts Heap/LOCK`). */
+  byRelationType: Map<string, Tally>;
   /** B-tree index entries by index: INSERT_LEAF (a new leaf tuple) and INSERT_POST (a duplicate added to a posting list). */
   entries: Map<string, { leaf: number; post: number }>;
   total: Tally;
@@ -108,6 +110,7 @@ export function walRecords(walDir: string, start: string, end: string, dbOid: nu
 export function tally(records: WalRecord[], others = 0): Decoded {
   const byType = new Map<string, Tally>();
   const byRelation = new Map<string, Tally>();
+  const byRelationType = new Map<string, Tally>();
   const entries = new Map<string, { leaf: number; post: number }>();
   const total: Tally = { records: 0, bytes: 0, bytesWithFpi: 0 };
   const add = (map: Map<string, Tally>, key: string) => {
@@ -116,7 +119,7 @@ export function tally(records: WalRecord[], others = 0): Decoded {
     return t;
   };
   for (const r of records) {
-    for (const x of [add(byType, r.type), add(byRelation, r.relation), total]) {
+    for (const x of [add(byType, r.type), add(byRelation, r.relation), add(byRelationType, `${r.relation} ${r.type}`), total]) {
       x.records++;
       x.bytes += r.rec;
       x.bytesWithFpi += r.tot;
@@ -128,7 +131,7 @@ export function tally(records: WalRecord[], others = 0): Decoded {
       entries.set(r.relation, e);
     }
   }
-  return { byType, byRelation, entries, total, others };
+  return { byType, byRelation, byRelationType, entries, total, others };
 }
 
 /** Decodes [start, end) of `walDir` and tallies this database's records (see the file's header). */
