@@ -37,6 +37,7 @@ import type { Database } from '../src/db/database.ts';
 import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
 import { currentLsn, decodeWal, relationNames, walDirectory } from './wal-decode.ts';
+import { UNDISPATCHED_SQL, untilNoneUndispatched } from './undispatched.ts';
 
 const adminUrl = process.env.WAL_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const creates = intEnv('WAL_CREATES', 2_000, 1, 100_000);
@@ -73,15 +74,7 @@ async function createMany(url: string, token: string, n: number, offset: number)
 
 /** Waits (at most 60 s) until every purchase event was dispatched by the delivery worker: its writes belong to the creates. */
 async function untilDispatched(db: Database): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { rows } = await db.query<{ n: number }>(
-      'SELECT (SELECT count(*)::int FROM event_outbox) + (SELECT count(*)::int FROM purchase_events WHERE dispatched_at IS NULL) AS n',
-    );
-    if (rows[0]!.n === 0) break;
-    if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 60 s`);
-    await sleep(200);
-  }
+  await untilNoneUndispatched(async () => (await db.query<{ n: number }>(UNDISPATCHED_SQL)).rows[0]!.n, 60_000, 200);
   await sleep(1_500); // the worker's last marks and the job poll's idle reads
 }
 

@@ -13,6 +13,7 @@ import { r1 } from './figures.ts';
 import { held } from './lifecycle.ts';
 import { Receiver } from './receiver.ts';
 import { QUIET_PATH, QUIET_PURCHASES, READY_TIMEOUT_MS, TRIGGER, log, now, settings, sleep } from './settings.ts';
+import { UNDISPATCHED_SQL, untilNoneUndispatched } from '../undispatched.ts';
 
 export interface Setup {
   machine: { cpus: number; cpuModel: string; memTotalGiB: number | undefined; node: string; loadAvgAtStart: number[] };
@@ -92,17 +93,7 @@ export async function setUp(): Promise<Setup> {
     held.sqlClient = sqlClient;
     await sqlClient.connect();
     // Quiet before the burst: every purchase.created event dispatched (none is subscribed).
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { rows } = await sqlClient.query<{ n: number }>(
-        `SELECT (SELECT count(*)::int FROM event_outbox WHERE account_id = $1)
-            + (SELECT count(*)::int FROM purchase_events WHERE account_id = $1 AND dispatched_at IS NULL) AS n`,
-        [accountId],
-      );
-      if (rows[0]!.n === 0) break;
-      if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 30 s`);
-      await sleep(100);
-    }
+    await untilNoneUndispatched(async () => (await sqlClient.query<{ n: number }>(UNDISPATCHED_SQL)).rows[0]!.n, 30_000, 100);
   } else {
     await sleep(2_000);
   }

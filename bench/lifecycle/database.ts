@@ -9,6 +9,7 @@ import pg from 'pg';
 import { walDirectory } from '../wal-decode.ts';
 import { held } from './cleanup.ts';
 import { settings, sleep } from './settings.ts';
+import { UNDISPATCHED_SQL, untilNoneUndispatched } from '../undispatched.ts';
 
 export interface Databases {
   chipin: string;
@@ -107,11 +108,5 @@ export async function untilStatsSettle(client: pg.Client): Promise<void> {
 
 /** Waits (at most 60 s) until every purchase event of Chipin's database was dispatched. */
 export async function untilDispatched(client: pg.Client): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM purchase_events WHERE dispatched_at IS NULL');
-    if (rows[0]!.n === 0) return;
-    if (Date.now() > deadline) throw new Error(`${rows[0]!.n} events still undispatched after 60 s`);
-    await sleep(100);
-  }
+  await untilNoneUndispatched(async () => (await client.query<{ n: number }>(UNDISPATCHED_SQL)).rows[0]!.n, 60_000, 100);
 }
