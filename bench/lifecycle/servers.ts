@@ -88,7 +88,7 @@ export async function startServers(dbs: Databases): Promise<Servers> {
   }
 
   const [chipinPort, barePort] = await Promise.all([freePort(), freePort()]);
-  const chipin = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(chipinPort) });
+  const chipin = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(chipinPort) }, settings.serverNodeArgs);
   const bare = spawnTs('bare-server', 'bench/bare-server.ts', [], { PORT: String(barePort), HOST: LOOPBACK, BARE_DATABASE_URL: dbs.bareUrl });
   const chipinUrl = `http://${LOOPBACK}:${chipinPort}`;
   const bareUrl = `http://${LOOPBACK}:${barePort}`;

@@ -13,6 +13,8 @@ export const settings = {
   /** Lifecycles run one at a time after the windows, each step's WAL told apart by its position (0: none). */
   stepSamples: intEnv('BENCH_LIFECYCLE_STEP_SAMPLES', 9, 0, 300),
   logLevel: process.env.BENCH_LOG_LEVEL?.trim() || 'warn',
+  /** Extra `node` flags for Chipin's server, e.g. `--cpu-prof --cpu-prof-dir=bench/results/prof` (as `npm run bench`). */
+  serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   adminUrl: process.env.BENCH_LIFECYCLE_ADMIN_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres',
   cores: chooseCores(process.env.BENCH_PIN),
 };
