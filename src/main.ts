@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { AccountError } from './accounts/accounts.ts';
 import { CliError, OPTIONS, UsageError, type Command } from './cli/command.ts';
 import { merchantCommands } from './cli/merchant.ts';
-import { migrateCommand } from './cli/migrate.ts';
+import { migrateCommand, partitionCommand } from './cli/migrate.ts';
 import { operatorAccountCommands } from './cli/operator-account.ts';
 import { payoutCommands } from './cli/payout.ts';
 import { pspAccountCommands } from './cli/psp-account.ts';
@@ -21,6 +21,8 @@ const USAGE = `Usage: chipin <command> [options]   (npm run chipin -- <command> 
 Commands:
   serve                                          run the HTTP service (default)
   migrate                                        apply pending database migrations
+  partition                                      PostgreSQL with pg_partman: partition the append-only tables
+                                                 a database migrated before the extension was installed left plain
   merchant create --name N --email E [--time-zone Z] [--country CC] [--json]
                                                  create a merchant account with its offers and first API key;
                                                  Z: the IANA zone its times are shown in (default Europe/Paris)
@@ -75,6 +77,7 @@ const COMMANDS = new Map<string, Command>(
   Object.entries({
     serve: (config) => serve(config),
     migrate: (config) => migrateCommand(config),
+    partition: (config) => partitionCommand(config),
     ...merchantCommands,
     ...webhookCommands,
     ...pspAccountCommands,

@@ -39,7 +39,7 @@ export interface SeedInfo {
 }
 
 const SECONDARY_INDEXES = `
-  SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def
+  SELECT i.indexrelid::regclass::text AS name, replace(pg_get_indexdef(i.indexrelid), ' ON ONLY ', ' ON ') AS def
     FROM pg_index i
     JOIN pg_class t ON t.oid = i.indrelid
     JOIN pg_namespace n ON n.oid = t.relnamespace
@@ -74,6 +74,24 @@ export async function recreateIndexes(c: pg.PoolClient, defs: { name: string; de
   await c.query('UPDATE bench_scale_meta SET dropped_indexes = NULL');
 }
 
+/**
+ * On a database whose append-only tables are partitioned (docs/partitioning.md), the months the
+ * seed writes into, made first: the migration made this month and the next ones only, and rows
+ * of earlier months would all fall into the default partition, a shape no live database has.
+ */
+async function monthsForTheSpan(c: pg.PoolClient, spanDays: number): Promise<void> {
+  const { rows } = await c.query<{ schema: string }>("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_partman'");
+  if (rows.length === 0) return;
+  const { rows: sets } = await c.query<{ parent: string }>(`SELECT parent_table AS parent FROM ${ident(rows[0]!.schema)}.part_config ORDER BY 1`);
+  for (const { parent } of sets) {
+    await c.query(
+      `SELECT ${ident(rows[0]!.schema)}.create_partition_time($1, ARRAY(
+         SELECT generate_series(date_trunc('month', now() - make_interval(days => $2 + 31)), date_trunc('month', now()), interval '1 month')), false)`,
+      [parent, spanDays],
+    );
+  }
+}
+
 export async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | undefined> {
   const meta = (await readMeta(db))!;
   const from = Number(meta.seeded);
@@ -84,6 +102,7 @@ export async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | und
   try {
     await c.query("SET maintenance_work_mem = '1GB'");
     const t0 = performance.now();
+    await monthsForTheSpan(c, Number(meta.span_days));
     const defs = drop ? await dropSecondaryIndexes(c) : undefined;
     let batches = 0;
     for (let lo = from; lo < level; lo += settings.batch) {
@@ -111,7 +130,11 @@ export async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | und
     const rows = Object.fromEntries(
       (
         await c.query<{ relname: string; n: string }>(
-          "SELECT relname, reltuples::bigint AS n FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace AND relname = ANY($1::text[]) ORDER BY relname",
+          // A partitioned table's estimate is its partitions' sum.
+          `SELECT t.relname, coalesce(sum(p.reltuples) FILTER (WHERE p.reltuples > 0), greatest(t.reltuples, 0))::bigint AS n
+             FROM pg_class t LEFT JOIN pg_inherits h ON h.inhparent = t.oid LEFT JOIN pg_class p ON p.oid = h.inhrelid
+            WHERE t.relkind IN ('r', 'p') AND t.relnamespace = 'public'::regnamespace AND t.relname = ANY($1::text[])
+            GROUP BY t.relname, t.reltuples ORDER BY t.relname`,
           [SEEDED_TABLES],
         )
       ).rows.map((r) => [r.relname, Number(r.n)]),

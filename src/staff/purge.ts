@@ -7,6 +7,7 @@ import { purgeEndedInvitations } from './invitation-repository.ts';
 import { purgeEndedSessions } from './session-repository.ts';
 import { purgeOldRiskDecisions } from '../risk/risk-decision-repository.ts';
 import { DEFAULT_RISK_DECISION_RETENTION_DAYS } from '../config.ts';
+import { maintainPartitions } from '../db/partitions.ts';
 
 /** How often each process purges (wall clock). */
 const DASHBOARD_PURGE_EVERY_MS = 3_600_000;
@@ -63,13 +64,25 @@ export function startDashboardPurge(
       },
       (err: unknown) => log.warn({ err }, 'could not purge expired idempotency keys (tried again at the next run)'),
     );
-    // Risk decisions past their retention (docs/risk.md#retention), by batches.
-    purgeOldRiskDecisions(db, riskDecisionRetentionDays, new Date()).then(
-      (n) => {
-        if (n > 0) log.info({ risk_decisions: n }, 'risk decisions past their retention deleted');
-      },
-      (err: unknown) => log.warn({ err }, 'could not purge old risk decisions (tried again at the next run)'),
-    );
+    // The partitioned tables' months ahead, and risk decisions past their retention
+    // (docs/risk.md#retention): whole months by DROP where the table is partitioned
+    // (docs/partitioning.md), then what is left by batches of DELETE (every row on PGlite).
+    const now = new Date();
+    const riskDecisionsBefore = new Date(now.getTime() - riskDecisionRetentionDays * 86_400_000);
+    maintainPartitions(db, [{ table: 'risk_decisions', before: riskDecisionsBefore }])
+      .then(
+        (m) => {
+          if (m.dropped.length > 0) log.info({ partitions: m.dropped }, 'partitions past their retention dropped');
+        },
+        (err: unknown) => log.warn({ err }, 'could not maintain the partitions (tried again at the next run)'),
+      )
+      .then(() => purgeOldRiskDecisions(db, riskDecisionRetentionDays, now))
+      .then(
+        (n) => {
+          if (n > 0) log.info({ risk_decisions: n }, 'risk decisions past their retention deleted');
+        },
+        (err: unknown) => log.warn({ err }, 'could not purge old risk decisions (tried again at the next run)'),
+      );
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -25,6 +25,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { url, options } = testConnection(base, template);
   const db = openPostgres(url, { ...options, max: 1 });
   try {
+    // With pg_partman on the server, the template is migrated as a database with the extension
+    // is: the append-only tables partitioned (docs/partitioning.md). CI installs it and sets
+    // CHIPIN_REQUIRE_PARTMAN=1, so a run there never falls back to plain tables unnoticed.
+    const { rows } = await db.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_partman'");
+    if (rows.length > 0) await db.exec('CREATE SCHEMA partman; CREATE EXTENSION pg_partman SCHEMA partman');
+    else if (process.env.CHIPIN_REQUIRE_PARTMAN === '1')
+      throw new Error('CHIPIN_REQUIRE_PARTMAN=1 but pg_partman is not available on this server (apt-get install postgresql-15-partman)');
     await migrate(db);
   } finally {
     // A template is cloned only while nobody is connected to it: a pooler keeps its server

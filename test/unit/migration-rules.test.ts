@@ -16,10 +16,17 @@ const BASELINE = 38;
 
 /**
  * Contract steps allowed, by file name: the statement kinds the migration may hold, and the
- * release it belongs to (the one after the release whose code stopped using what it removes).
+ * release it belongs to (the one after the release whose code stopped using what it removes),
+ * or why version N cannot see the step at all.
  * Example: `'045_drop_old_flag.sql': { kinds: ['DROP COLUMN'], release: '0.3.0: 0.2.0 stopped reading purchases.old_flag' }`.
  */
-const CONTRACT: Record<string, { kinds: ContractKind[]; release: string }> = {};
+const CONTRACT: Record<string, { kinds: ContractKind[]; release: string }> = {
+  '067_partition_append_only.sql': {
+    kinds: ['RENAME', 'DROP TABLE'],
+    release:
+      'any: a table is renamed (and dropped when empty) only as the partitioned table of its name, columns and defaults replaces it in the same transaction; version N reads and writes that one by the same names (docs/partitioning.md)',
+  },
+};
 
 type ContractKind = 'DROP COLUMN' | 'DROP TABLE' | 'RENAME' | 'ALTER COLUMN TYPE' | 'SET NOT NULL' | 'ADD COLUMN NOT NULL WITHOUT DEFAULT';
 

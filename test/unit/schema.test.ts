@@ -18,7 +18,9 @@ async function migratedTables(): Promise<Record<string, Record<string, string>>>
   const { rows } = await db.query<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; column_default: string | null; is_identity: string }>(
     `SELECT c.table_name, c.column_name, c.udt_name, c.is_nullable, c.column_default, c.is_identity
      FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+     JOIN pg_class k ON k.oid = (quote_ident(t.table_schema) || '.' || quote_ident(t.table_name))::regclass
+     -- A partitioned table's partitions (docs/partitioning.md) are not tables of their own.
+     WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND NOT k.relispartition
      ORDER BY c.table_name, c.ordinal_position`,
   );
   const tables: Record<string, Record<string, string>> = {};
