@@ -20,6 +20,7 @@
  *   BENCH_LIFECYCLE_WEBHOOK_TIMEOUT=30  seconds a step's webhooks may take before the run fails
  *   BENCH_LIFECYCLE_STEP_SAMPLES=9      lifecycles run one at a time afterwards to attribute WAL to each step (0: none)
  *   BENCH_LOG_LEVEL=warn                Chipin's LOG_LEVEL (its log goes to /dev/null)
+ *   BENCH_LIFECYCLE_PARTMAN=1           pg_partman in Chipin's database: its append-only tables partitioned (docs/partitioning.md)
  *   BENCH_PIN=0                         do not pin (default: this process on core 0, the servers and PostgreSQL on the others)
  *   PG_WALDUMP, PG_WAL_DIR              as bench/wal-decode.ts
  *
@@ -30,6 +31,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT } from './children.ts';
+import { monthsBack } from './partitions.ts';
 import { runBareLifecycle, type BarePlan } from './lifecycle/bare.ts';
 import { cleanup, held } from './lifecycle/cleanup.ts';
 import { autovacuumOff, createDatabases, untilDispatched } from './lifecycle/database.ts';
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
   const dbs = await createDatabases();
   const servers = await startServers(dbs);
   const chipinDb = await connect(dbs.chipinUrl);
+  // Partitioned: a year of months, as a database in service for a year has (bench/partitions.ts).
+  if (settings.partman) await monthsBack(chipinDb, 365);
   const bareDb = await connect(dbs.bareUrl);
   await autovacuumOff(chipinDb);
   await autovacuumOff(bareDb);

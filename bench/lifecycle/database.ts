@@ -33,6 +33,16 @@ export async function createDatabases(): Promise<Databases> {
   const walDir = await walDirectory((sql, params) => admin.query(sql, params));
   held.database = name;
   await admin.query(`CREATE DATABASE ${name}`);
+  if (settings.partman) {
+    // Before Chipin migrates it: the append-only tables are partitioned (docs/partitioning.md).
+    const c = new pg.Client({ connectionString: urlOf(name), connectionTimeoutMillis: 10_000 });
+    await c.connect();
+    try {
+      await c.query('CREATE SCHEMA partman; CREATE EXTENSION pg_partman SCHEMA partman');
+    } finally {
+      await c.end();
+    }
+  }
   held.bareDatabase = `${name}_bare`;
   await admin.query(`CREATE DATABASE ${name}_bare`);
   return { chipin: name, bare: `${name}_bare`, chipinUrl: urlOf(name), bareUrl: urlOf(`${name}_bare`), walDir };
@@ -43,7 +53,8 @@ export async function createDatabases(): Promise<Databases> {
  * in its WAL and CPU (as bench/wal-per-create.ts does). Pruning on access still happens.
  */
 export async function autovacuumOff(client: pg.Client): Promise<void> {
-  const { rows } = await client.query<{ t: string }>("SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public'");
+  // Not a partitioned table (it has no storage of its own): its partitions are among the others.
+  const { rows } = await client.query<{ t: string }>("SELECT quote_ident(relname) AS t FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'");
   for (const { t } of rows) await client.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
 }
 
@@ -67,7 +78,11 @@ export async function counters(client: pg.Client): Promise<Counters> {
     'SELECT pg_current_wal_lsn()::text AS lsn, wal_records::text AS records, wal_bytes::text AS bytes FROM pg_stat_wal',
   );
   const t = await client.query<{ name: string; ins: string; upd: string; hot: string; del: string }>(
-    'SELECT relname AS name, n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot, n_tup_del::text AS del FROM pg_stat_user_tables',
+    // A partition's rows are counted under its partitioned table's name (docs/partitioning.md).
+    `SELECT coalesce(p.relname, s.relname) AS name, sum(s.n_tup_ins)::text AS ins, sum(s.n_tup_upd)::text AS upd,
+            sum(s.n_tup_hot_upd)::text AS hot, sum(s.n_tup_del)::text AS del
+       FROM pg_stat_user_tables s LEFT JOIN pg_inherits h ON h.inhrelid = s.relid LEFT JOIN pg_class p ON p.oid = h.inhparent
+      GROUP BY 1`,
   );
   return {
     lsn: wal.rows[0]!.lsn,

@@ -15,6 +15,8 @@ export const settings = {
   logLevel: process.env.BENCH_LOG_LEVEL?.trim() || 'warn',
   /** Extra `node` flags for Chipin's server, e.g. `--cpu-prof --cpu-prof-dir=bench/results/prof` (as `npm run bench`). */
   serverNodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  /** pg_partman installed in Chipin's database before it is migrated: its append-only tables partitioned by month. */
+  partman: process.env.BENCH_LIFECYCLE_PARTMAN === '1',
   adminUrl: process.env.BENCH_LIFECYCLE_ADMIN_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres',
   cores: chooseCores(process.env.BENCH_PIN),
 };

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { fmtLevel, ident, round1 } from './format.ts';
+import { monthsBack } from '../partitions.ts';
 import { checkInterrupted } from './lifecycle.ts';
 import { SEEDED_TABLES, settings } from './settings.ts';
 
@@ -74,24 +75,6 @@ export async function recreateIndexes(c: pg.PoolClient, defs: { name: string; de
   await c.query('UPDATE bench_scale_meta SET dropped_indexes = NULL');
 }
 
-/**
- * On a database whose append-only tables are partitioned (docs/partitioning.md), the months the
- * seed writes into, made first: the migration made this month and the next ones only, and rows
- * of earlier months would all fall into the default partition, a shape no live database has.
- */
-async function monthsForTheSpan(c: pg.PoolClient, spanDays: number): Promise<void> {
-  const { rows } = await c.query<{ schema: string }>("SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_partman'");
-  if (rows.length === 0) return;
-  const { rows: sets } = await c.query<{ parent: string }>(`SELECT parent_table AS parent FROM ${ident(rows[0]!.schema)}.part_config ORDER BY 1`);
-  for (const { parent } of sets) {
-    await c.query(
-      `SELECT ${ident(rows[0]!.schema)}.create_partition_time($1, ARRAY(
-         SELECT generate_series(date_trunc('month', now() - make_interval(days => $2 + 31)), date_trunc('month', now()), interval '1 month')), false)`,
-      [parent, spanDays],
-    );
-  }
-}
-
 export async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | undefined> {
   const meta = (await readMeta(db))!;
   const from = Number(meta.seeded);
@@ -102,7 +85,8 @@ export async function seedTo(db: pg.Pool, level: number): Promise<SeedInfo | und
   try {
     await c.query("SET maintenance_work_mem = '1GB'");
     const t0 = performance.now();
-    await monthsForTheSpan(c, Number(meta.span_days));
+    // Partitioned tables (docs/partitioning.md): the months the seed writes into, made first.
+    await monthsBack(c, Number(meta.span_days));
     const defs = drop ? await dropSecondaryIndexes(c) : undefined;
     let batches = 0;
     for (let lo = from; lo < level; lo += settings.batch) {
