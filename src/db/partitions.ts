@@ -40,8 +40,12 @@ export async function maintainPartitions(db: Database, retention: readonly Parti
     const { rows: sets } = await tx.query<{ parent: string }>(
       `SELECT parent_table AS parent FROM ${quoteIdent(partman)}.part_config WHERE split_part(parent_table, '.', 1) = current_schema() ORDER BY 1`,
     );
+    // p_analyze: the partitioned table itself is analyzed when a month is made (monthly, then).
+    // Autovacuum analyzes partitions only, never their parent, whose statistics the planner uses
+    // to estimate joins with the whole table (a sample of the rows: a ShareUpdateExclusive lock,
+    // which blocks neither reads nor writes).
     for (const { parent } of sets) {
-      await tx.query(`SELECT ${quoteIdent(partman)}.run_maintenance(p_parent_table := $1, p_analyze := false)`, [parent], { prepare: false });
+      await tx.query(`SELECT ${quoteIdent(partman)}.run_maintenance(p_parent_table := $1, p_analyze := true)`, [parent], { prepare: false });
     }
     return sets.map((s) => s.parent.split('.')[1]!);
   });
@@ -114,7 +118,10 @@ export async function partitionAppendOnlyTables(db: Database): Promise<Partition
   const partitioned: string[] = [];
   for (const [table, column] of APPEND_ONLY) {
     const { rows } = await db.query<{ done: boolean }>('SELECT chipin_partition_monthly($1, $2) AS done', [table, column], { prepare: false });
-    if (rows[0]!.done) partitioned.push(table);
+    if (!rows[0]!.done) continue;
+    partitioned.push(table);
+    // The new partitioned table's own statistics (autovacuum never gathers them), after its lock is released.
+    await db.query(`ANALYZE ${quoteIdent(table)}`);
   }
   return { kind: 'done', partitioned };
 }
