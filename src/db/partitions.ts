@@ -29,6 +29,7 @@ const MAINTENANCE_LOCK = 7_067_001;
  * the drop is then tried again at the next run.
  */
 const DROP_LOCK_TIMEOUT = '2s';
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export async function maintainPartitions(db: Database, retention: readonly PartitionRetention[]): Promise<PartitionMaintenance> {
   const none = { maintained: [], dropped: [] };
@@ -54,14 +55,19 @@ export async function maintainPartitions(db: Database, retention: readonly Parti
   for (const r of retention) {
     if (!maintained.includes(r.table)) continue;
     for (const name of await partitionsEndedBy(db, r.table, r.before)) {
-      // One transaction per partition: a drop that waits too long for its lock is the only one
-      // given up, and tried again at the next run.
-      const done = await db.transaction(async (tx) => {
-        if (!(await tookMaintenanceLock(tx))) return false;
-        await tx.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-        await tx.query(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
-        return true;
-      });
+      // One transaction per partition: a drop that waits too long for its lock is given up
+      // (SQLSTATE 55P03, lock_not_available) and tried again at the next run; the others go on.
+      const done = await db
+        .transaction(async (tx) => {
+          if (!(await tookMaintenanceLock(tx))) return false;
+          await tx.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+          await tx.query(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
+          return true;
+        })
+        .catch((err: unknown) => {
+          if ((err as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return false;
+          throw err;
+        });
       if (done) dropped.push(name);
     }
   }
