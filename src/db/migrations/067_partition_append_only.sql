@@ -43,6 +43,11 @@ BEGIN
     RAISE EXCEPTION 'chipin_partition_monthly: % has a unique index besides its primary key', p_table;
   END IF;
   EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', v_table);
+  -- Another conversion may have committed while this one waited for the lock: the name then
+  -- belongs to the partitioned table, and the table locked here is its partition.
+  IF to_regclass(format('%I.%I', v_schema, p_table)) IS DISTINCT FROM v_table THEN
+    RETURN false;
+  END IF;
   EXECUTE format('SELECT min(%I), max(%I) FROM %s', p_column, p_column, v_table) INTO v_min, v_max;
 
   -- What the new table takes over, read before anything is renamed (the definitions name the table).
