@@ -122,7 +122,9 @@ export async function partitionAppendOnlyTables(db: Database): Promise<Partition
   if (db.kind !== 'postgres') return { kind: 'pglite' };
   if ((await partmanSchema(db)) === null) return { kind: 'no-partman' };
   const partitioned: string[] = [];
-  for (const [table, column] of APPEND_ONLY) {
+  // The list migration 067 converts, from the database itself, in its order.
+  const { rows: tables } = await db.query<{ table: string; column: string }>('SELECT name AS table, col AS column FROM chipin_append_only_tables()');
+  for (const { table, column } of tables) {
     const { rows } = await db.query<{ done: boolean }>('SELECT chipin_partition_monthly($1, $2) AS done', [table, column], { prepare: false });
     if (!rows[0]!.done) continue;
     partitioned.push(table);
@@ -131,11 +133,3 @@ export async function partitionAppendOnlyTables(db: Database): Promise<Partition
   }
   return { kind: 'done', partitioned };
 }
-
-/** The tables migration 067 partitions, with their time column, in its order. */
-const APPEND_ONLY: readonly (readonly [string, string])[] = [
-  ['purchase_events', 'created_at'],
-  ['delivery_attempts', 'started_at'],
-  ['risk_decisions', 'created_at'],
-  ['audit_log', 'created_at'],
-];

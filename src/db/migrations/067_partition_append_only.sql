@@ -1,7 +1,7 @@
 -- Monthly partitions for the append-only tables on PostgreSQL with pg_partman installed in the
 -- database (docs/partitioning.md). Everywhere else (PGlite, PostgreSQL without the extension)
--- this migration only defines the two functions and changes no table; `chipin partition` calls
--- chipin_partition_append_only() later, once an operator has installed the extension.
+-- this migration only defines the two functions and changes no table; `chipin partition` converts
+-- the same tables later, once an operator has installed the extension.
 --
 -- A table is converted in place, in this transaction: the old table becomes the partition of
 -- everything written before the first day of next month (its rows are not copied, its
@@ -129,21 +129,11 @@ BEGIN
 END
 $fn$;
 
--- The tables written once and never updated after (docs/partitioning.md says why the others are not).
-CREATE OR REPLACE FUNCTION chipin_partition_append_only() RETURNS text[]
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  v_done text[] := '{}';
-  r record;
-BEGIN
-  FOR r IN SELECT * FROM (VALUES ('purchase_events', 'created_at'), ('delivery_attempts', 'started_at'),
-                                 ('risk_decisions', 'created_at'), ('audit_log', 'created_at')) t(name, col) LOOP
-    IF chipin_partition_monthly(r.name, r.col) THEN
-      v_done := v_done || r.name;
-    END IF;
-  END LOOP;
-  RETURN v_done;
-END
+-- The tables written once and never updated after, with their time column (docs/partitioning.md
+-- says why the others are not): converted here, and read by `chipin partition` (src/db/partitions.ts).
+CREATE OR REPLACE FUNCTION chipin_append_only_tables() RETURNS TABLE (name text, col text)
+LANGUAGE sql IMMUTABLE AS $fn$
+  VALUES ('purchase_events', 'created_at'), ('delivery_attempts', 'started_at'), ('risk_decisions', 'created_at'), ('audit_log', 'created_at')
 $fn$;
 
-SELECT chipin_partition_append_only();
+SELECT chipin_partition_monthly(name, col) FROM chipin_append_only_tables();
