@@ -25,6 +25,8 @@
  *   COST_CONNECTIONS=1 connections running the step's statements at once (`npm run bench` has 50 requests in
  *                      flight on a pool of 10): their waits for each other's row locks, and the
  *                      MultiXacts of several transactions locking one row, come in
+ *   COST_ONLY          comma-separated substrings of step names: only those steps (each still lacks what
+ *                      the steps before it lack), e.g. `production` for a `perf record` of the create alone
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +45,9 @@ const adminUrl = process.env.COST_DATABASE_URL?.trim() || 'postgres://postgres@1
 const creates = intEnv('COST_CREATES', 5_000, 100, 1_000_000);
 const block = intEnv('COST_BLOCK', 250, 10, 100_000);
 const connections = intEnv('COST_CONNECTIONS', 1, 1, 64);
+const only = process.env.COST_ONLY?.split(',')
+  .map((part) => part.trim())
+  .filter(Boolean);
 if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(new URL(adminUrl).hostname)) throw new Error('COST_DATABASE_URL must name a loopback server');
 
 const PURCHASE_FKS = ['purchases_account_id_fkey', 'purchases_client_id_fkey', 'purchases_offer_id_fkey'];
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
     const removed: string[] = [];
     for (const [n, step] of STEPS.entries()) {
       if (!step.reference) removed.push(...step.ddl);
+      if (only && !only.some((part) => step.name.includes(part))) continue;
       prepared.push(await prepare(admin, `${prefix}_${n}`, dataDir, step, step.reference ? [] : [...removed]));
       process.stderr.write(`  ready: ${step.name}\n`);
     }
