@@ -165,9 +165,14 @@ async function purgeRiskDecisions(sql: Sql, before: Date, batch: number): Promis
   return rows[0]!.n;
 }
 
+/** The instant before which decisions are past their retention of `retentionDays` at `now` (docs/risk.md#retention). */
+export function riskDecisionRetentionCutoff(retentionDays: number, now: Date): Date {
+  return new Date(now.getTime() - retentionDays * 86_400_000);
+}
+
 /** The retention purge: every decision older than `retentionDays` before `now`, by batches until none is left. */
 export async function purgeOldRiskDecisions(sql: Sql, retentionDays: number, now: Date, batch = RISK_DECISION_PURGE_BATCH): Promise<number> {
-  const before = new Date(now.getTime() - retentionDays * 86_400_000);
+  const before = riskDecisionRetentionCutoff(retentionDays, now);
   let total = 0;
   for (let i = 0; i < PURGE_MAX_BATCHES; i++) {
     const n = await purgeRiskDecisions(sql, before, batch);

@@ -5,7 +5,7 @@ import { purgeExpiredIdempotencyKeys } from '../idempotency/idempotency-reposito
 import type { Database, Sql } from '../db/database.ts';
 import { purgeEndedInvitations } from './invitation-repository.ts';
 import { purgeEndedSessions } from './session-repository.ts';
-import { purgeOldRiskDecisions } from '../risk/risk-decision-repository.ts';
+import { purgeOldRiskDecisions, riskDecisionRetentionCutoff } from '../risk/risk-decision-repository.ts';
 import { DEFAULT_RISK_DECISION_RETENTION_DAYS } from '../config.ts';
 import { maintainPartitions } from '../db/partitions.ts';
 
@@ -68,8 +68,7 @@ export function startDashboardPurge(
     // (docs/risk.md#retention): whole months by DROP where the table is partitioned
     // (docs/partitioning.md), then what is left by batches of DELETE (every row on PGlite).
     const now = new Date();
-    const riskDecisionsBefore = new Date(now.getTime() - riskDecisionRetentionDays * 86_400_000);
-    maintainPartitions(db, [{ table: 'risk_decisions', before: riskDecisionsBefore }])
+    maintainPartitions(db, [{ table: 'risk_decisions', before: riskDecisionRetentionCutoff(riskDecisionRetentionDays, now) }])
       .then(
         (m) => {
           if (m.dropped.length > 0) log.info({ partitions: m.dropped }, 'partitions past their retention dropped');
