@@ -63,7 +63,9 @@ export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurc
   if (balanceDate) return { kind: 'invalid', field: 'balance_payment_date', message: balanceDate };
   let purchase: Purchase;
   try {
-    purchase = await insertPurchase(deps.db, { ...rest, offer, currency, metadata, products }, deps.clock.now());
+    // Onto `rest`, a copy already: spreading it into another object cost 5-8 µs per create
+    // (docs/performance.md#the-create-part-by-part).
+    purchase = await insertPurchase(deps.db, Object.assign(rest, { offer, currency, metadata, products }), deps.clock.now());
   } catch (err) {
     // The key's claim guards against two attempts at once; should one still run late while a
     // takeover creates (a first attempt whose lease lapsed while it still ran), the unique request key
