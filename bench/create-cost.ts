@@ -11,7 +11,8 @@
  *
  * It creates one database per step (`chipin_cost_<random>_<n>`, dropped at the end) on the
  * machine's PostgreSQL (a superuser on loopback), each migrated with one merchant made by
- * `chipin merchant create`; no Chipin server runs. The steps take turns, a block of statements
+ * `chipin merchant create`, autovacuum off on its tables (a vacuum would fall in some step's
+ * blocks and not others); no Chipin server runs. The steps take turns, a block of statements
  * each, so that a change of the machine's speed falls on every step alike. CPU is the step's
  * backends' own, from /proc/<pid>/stat (10 ms ticks, summed over the blocks); WAL is
  * `pg_current_wal_lsn()` around each block (the whole server: run it on a quiet machine). With one
