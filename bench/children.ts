@@ -24,6 +24,12 @@ export interface Child {
 
 const children = new Set<Child>();
 
+/** Refuses a database URL (named by its variable) whose server is not on this machine's loopback: a benchmark makes and drops databases there. */
+export function requireLoopback(url: string, variable: string): void {
+  const host = new URL(url).hostname;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`${variable} must name a loopback server, got ${host}`);
+}
+
 /** An integer setting of a benchmark from the environment, refused with its name and range when out of it. */
 export function intEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name]?.trim();

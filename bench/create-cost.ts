@@ -39,8 +39,8 @@ import type { Database } from '../src/db/database.ts';
 import type { Offer } from '../src/accounts/offer.ts';
 import { listOffers } from '../src/accounts/offer-repository.ts';
 import { insertPurchase } from '../src/purchases/purchase-repository.ts';
-import { LOOPBACK, cpuTimeMs, intEnv, runTs } from './children.ts';
-import { lsnNumber } from './wal-decode.ts';
+import { LOOPBACK, cpuTimeMs, intEnv, requireLoopback, runTs } from './children.ts';
+import { autovacuumOff, currentLsn, lsnNumber } from './wal-decode.ts';
 
 const adminUrl = process.env.COST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const creates = intEnv('COST_CREATES', 5_000, 100, 1_000_000);
@@ -49,7 +49,7 @@ const connections = intEnv('COST_CONNECTIONS', 1, 1, 64);
 const only = process.env.COST_ONLY?.split(',')
   .map((part) => part.trim())
   .filter(Boolean);
-if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(new URL(adminUrl).hostname)) throw new Error('COST_DATABASE_URL must name a loopback server');
+requireLoopback(adminUrl, 'COST_DATABASE_URL');
 
 const PURCHASE_FKS = ['purchases_account_id_fkey', 'purchases_client_id_fkey', 'purchases_offer_id_fkey'];
 const EVENT_FKS = ['purchase_events_account_id_fkey', 'purchase_events_purchase_id_fkey'];
@@ -133,8 +133,7 @@ async function prepare(admin: Database, dbName: string, dataDir: string, step: S
     account_id: string;
   };
   const db = openPostgres(dbUrl, { max: 1 });
-  const tables = await db.query<{ t: string }>("SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public'");
-  for (const { t } of tables.rows) await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+  await autovacuumOff(db.query.bind(db));
   await db.query('CREATE TABLE bare_purchases (id uuid PRIMARY KEY, account_id uuid NOT NULL, title text NOT NULL, amount_cents bigint NOT NULL, created_at timestamptz NOT NULL)');
   for (const statement of ddl) await db.query(statement);
   // The account's SHARED offer, the one a create without merchant_uid uses.
@@ -165,7 +164,8 @@ async function runBlock(p: Prepared, n: number): Promise<void> {
   // Read each time: the pool closes a connection idle for 10 s, as while the other steps' databases are made.
   const pids = await Promise.all(p.dbs.map(async (d) => (await d.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid));
   const cpu = () => pids.reduce((sum, pid) => sum + cpuTimeMs(pid)!, 0);
-  const lsn0 = await currentLsn(p.dbs[0]!);
+  const query = p.dbs[0]!.query.bind(p.dbs[0]!);
+  const lsn0 = lsnNumber(await currentLsn(query));
   const cpu0 = cpu();
   let left = n;
   await Promise.all(
@@ -177,13 +177,9 @@ async function runBlock(p: Prepared, n: number): Promise<void> {
     }),
   );
   const cpu1 = cpu();
-  p.walBytes += (await currentLsn(p.dbs[0]!)) - lsn0;
+  p.walBytes += lsnNumber(await currentLsn(query)) - lsn0;
   p.cpuMs += cpu1 - cpu0;
   p.done += n;
-}
-
-async function currentLsn(db: Database): Promise<number> {
-  return lsnNumber((await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn);
 }
 
 main().catch((err: unknown) => {

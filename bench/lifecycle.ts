@@ -34,13 +34,14 @@ import { ROOT } from './children.ts';
 import { monthsBack } from './partitions.ts';
 import { runBareLifecycle, type BarePlan } from './lifecycle/bare.ts';
 import { cleanup, held } from './lifecycle/cleanup.ts';
-import { autovacuumOff, createDatabases, untilDispatched } from './lifecycle/database.ts';
+import { createDatabases, untilDispatched } from './lifecycle/database.ts';
 import { KINDS, refunded, runLifecycle, type Timing } from './lifecycle/mix.ts';
 import { figures, printReport, stepFigures, walBy } from './lifecycle/report.ts';
 import { startServers } from './lifecycle/servers.ts';
 import { MACHINE_CORES, log, pinned, settings } from './lifecycle/settings.ts';
 import { measureSteps } from './lifecycle/steps.ts';
 import { measureWindow } from './lifecycle/window.ts';
+import { autovacuumOff } from './wal-decode.ts';
 
 /** Chipin's tables whose inserted rows are money movements: a payment (charge, hold, capture) and a refund of one payment. */
 export const MOVEMENT_TABLES = ['payments', 'refund_allocations'];
@@ -68,8 +69,8 @@ async function main(): Promise<void> {
   // Partitioned: a year of months, as a database in service for a year has (bench/partitions.ts).
   if (settings.partman) await monthsBack(chipinDb, 365);
   const bareDb = await connect(dbs.bareUrl);
-  await autovacuumOff(chipinDb);
-  await autovacuumOff(bareDb);
+  await autovacuumOff((sql) => chipinDb.query(sql));
+  await autovacuumOff((sql) => bareDb.query(sql));
 
   const timings: { n: number; t: Timing[] }[] = [];
   const chipinLifecycle = async (n: number) => {

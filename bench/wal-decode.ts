@@ -2,8 +2,8 @@
  * Decoding a range of PostgreSQL's WAL with pg_waldump and keeping one database's part of it: the
  * records on its relations' blocks and the commit records of the transactions that wrote them.
  * Other databases of the server write WAL meanwhile (a shared machine); they are left out and
- * counted. Used by `npm run bench:wal` (bench/wal-per-create.ts) and `npm run bench:lifecycle`
- * (bench/lifecycle.ts). The process must be able to read the server's pg_wal directory (root or
+ * counted. Used by `npm run bench:wal` (bench/wal-per-create.ts), `npm run bench:lifecycle`
+ * (bench/lifecycle.ts) and `npm run bench:create-cost` (bench/create-cost.ts). The process must be able to read the server's pg_wal directory (root or
  * the postgres user).
  */
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,16 @@ export interface Tally {
 
 /** What a query on the database answers: pg.Client, pg.Pool and src/db's Database all fit. */
 type Query = (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
+
+/**
+ * Turns autovacuum off on every table of a database: a vacuum started mid-window would be counted
+ * in its WAL and CPU. Pruning on access still happens.
+ */
+export async function autovacuumOff(query: Query): Promise<void> {
+  // Not a partitioned table (it has no storage of its own): its partitions are among the others.
+  const { rows } = await query("SELECT quote_ident(relname) AS t FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'");
+  for (const { t } of rows as { t: string }[]) await query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+}
 
 /** The server's WAL directory: PG_WAL_DIR, else `<data_directory>/pg_wal` as the server says. */
 export async function walDirectory(query: Query): Promise<string> {

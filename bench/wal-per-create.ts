@@ -34,9 +34,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgres } from '../src/db/postgres.ts';
 import type { Database } from '../src/db/database.ts';
-import { LOOPBACK, freePort, killAllSync, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
+import { LOOPBACK, freePort, killAllSync, requireLoopback, runTs, spawnTs, stopAll, waitForOk, intEnv } from './children.ts';
 import { basicAuth, type Credentials } from './scenarios.ts';
-import { currentLsn, decodeWal, relationNames, walDirectory } from './wal-decode.ts';
+import { autovacuumOff, currentLsn, decodeWal, relationNames, walDirectory } from './wal-decode.ts';
 import { UNDISPATCHED_SQL, untilNoneUndispatched } from './undispatched.ts';
 
 const adminUrl = process.env.WAL_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -45,8 +45,7 @@ const warmup = intEnv('WAL_WARMUP', 200, 0, 10_000);
 const concurrency = intEnv('WAL_CONCURRENCY', 4, 1, 64);
 const clients = process.env.WAL_CLIENTS?.trim() || 'same';
 if (clients !== 'same' && clients !== 'new') throw new Error(`WAL_CLIENTS must be "same" or "new", got "${clients}"`);
-const host = new URL(adminUrl).hostname;
-if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) throw new Error(`WAL_DATABASE_URL must name a loopback server, got ${host}`);
+requireLoopback(adminUrl, 'WAL_DATABASE_URL');
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -96,8 +95,7 @@ async function main(): Promise<void> {
       await runTs('src/main.ts', ['merchant', 'create', '--name', 'WAL Shop', '--email', `wal-${process.pid}@chipin.test`, '--json'], env),
     ) as Credentials;
     db = openPostgres(dbUrl, { max: 2 });
-    const tables = await db.query<{ t: string }>("SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = 'public'");
-    for (const { t } of tables.rows) await db.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+    await autovacuumOff(db.query.bind(db));
 
     const port = await freePort();
     const child = spawnTs('chipin', 'src/main.ts', ['serve'], { ...env, PORT: String(port) });

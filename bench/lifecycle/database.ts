@@ -48,16 +48,6 @@ export async function createDatabases(): Promise<Databases> {
   return { chipin: name, bare: `${name}_bare`, chipinUrl: urlOf(name), bareUrl: urlOf(`${name}_bare`), walDir };
 }
 
-/**
- * Turns autovacuum off on every table of a database: a vacuum started mid-window would be counted
- * in its WAL and CPU (as bench/wal-per-create.ts does). Pruning on access still happens.
- */
-export async function autovacuumOff(client: pg.Client): Promise<void> {
-  // Not a partitioned table (it has no storage of its own): its partitions are among the others.
-  const { rows } = await client.query<{ t: string }>("SELECT quote_ident(relname) AS t FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'");
-  for (const { t } of rows) await client.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
-}
-
 export interface TableRows {
   ins: number;
   upd: number;

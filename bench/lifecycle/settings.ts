@@ -1,6 +1,6 @@
 /** `npm run bench:lifecycle`'s settings (the environment of bench/lifecycle.ts's header) and its constants. */
 import { cpus } from 'node:os';
-import { intEnv } from '../children.ts';
+import { intEnv, requireLoopback } from '../children.ts';
 import { chooseCores } from '../pinning.ts';
 
 export const settings = {
@@ -21,8 +21,7 @@ export const settings = {
   cores: chooseCores(process.env.BENCH_PIN),
 };
 export const pinned = 'load' in settings.cores ? settings.cores : undefined;
-const adminHost = new URL(settings.adminUrl).hostname;
-if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(adminHost)) throw new Error(`BENCH_LIFECYCLE_ADMIN_URL must name a loopback server, got ${adminHost}`);
+requireLoopback(settings.adminUrl, 'BENCH_LIFECYCLE_ADMIN_URL');
 
 /** The machine's cores (not availableParallelism(): pinning narrows this process's affinity). */
 export const MACHINE_CORES = cpus().length;
