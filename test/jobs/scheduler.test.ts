@@ -283,15 +283,22 @@ describe('JobScheduler', () => {
   });
 
   it('renews the lease while a slow handler runs, so that no other process takes the job', async () => {
+    // The lease is measured on a wall clock the test moves, so a renewal late under load (the
+    // interval is real time) cannot end the lease early: each step waits for the renewal made
+    // after the move, then asks the other process. Without renewals the poll fails at step two.
     const clock = manualClock();
+    let wall = Date.parse('2026-01-31T09:00:00Z');
+    const wallNow = () => new Date(wall);
     const kind = uniqueKind('slow');
     const leaseMs = 300;
     let runs = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const make = (handle: Database) => {
-      const s = new JobScheduler({ db: handle, clock, log: silent, leaseMs });
+      const s = new JobScheduler({ db: handle, clock, log: silent, leaseMs, wallNow });
       s.register(kind, async () => {
         runs++;
-        await new Promise((resolve) => setTimeout(resolve, 4 * leaseMs));
+        await released;
       });
       return s;
     };
@@ -300,9 +307,11 @@ describe('JobScheduler', () => {
     const first = a.runDue();
     await expect.poll(async () => (await row(`${kind}:1`)).locked_until, { timeout: 5_000 }).not.toBeNull();
     for (let i = 0; i < 4; i++) {
-      await new Promise((resolve) => setTimeout(resolve, leaseMs / 2));
+      wall += leaseMs / 2;
+      await expect.poll(async () => new Date((await row(`${kind}:1`)).locked_until!).getTime(), { timeout: 5_000 }).toBe(wall + leaseMs);
       expect(await b.runDue()).toBe(0);
     }
+    release();
     expect(await first).toBe(1);
     expect(runs).toBe(1);
   });
