@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import { assertOutsideTransactions } from '../db/transaction-scope.ts';
 import { parsePublicId } from '../domain/ids.ts';
 import type { Offer } from './offer.ts';
 import { listOffers, offerAccountId } from './offer-repository.ts';
@@ -25,6 +26,7 @@ export class OfferCache {
   ) {}
 
   #offers(accountId: string): Promise<Offer[]> {
+    assertOutsideTransactions('the offer cache'); // a miss queries outside the caller's transaction
     const hit = this.#entries.get(accountId);
     if (hit && hit.expiresAt > this.now()) return hit.offers;
     const lender = this.creditLender;
@@ -53,6 +55,7 @@ export class OfferCache {
   async findPublic(merchantUid: string): Promise<Offer | undefined> {
     const id = parsePublicId('mer', merchantUid);
     if (id === undefined) return undefined;
+    assertOutsideTransactions('the offer cache');
     let accountId = this.#accountOf.get(id);
     if (accountId === undefined) {
       accountId = await offerAccountId(this.sql, id);

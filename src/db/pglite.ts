@@ -1,6 +1,7 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { parseInt8, type Database, type QueryResult, type Sql } from './database.ts';
 import { CommitNotifier } from './notifier.ts';
+import { assertOutsideTransactionOf, inTransactionOf } from './transaction-scope.ts';
 
 function wrap(target: PGlite | Transaction, notify: (channel: string) => void): Sql {
   return {
@@ -34,12 +35,19 @@ export async function openPglite(dataDir: string | undefined, snapshot?: Blob): 
   const outer = wrap(db, (channel) => notifier.publish(channel));
   return {
     kind: 'pglite',
-    query: outer.query,
-    exec: outer.exec,
+    async query<R>(text: string, params?: readonly unknown[]) {
+      assertOutsideTransactionOf(db);
+      return outer.query<R>(text, params);
+    },
+    async exec(script: string) {
+      assertOutsideTransactionOf(db);
+      return outer.exec(script);
+    },
     notify: outer.notify,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const committed = new Set<string>();
-      const result = await db.transaction((tx) => fn(wrap(tx, (channel) => committed.add(channel))));
+      assertOutsideTransactionOf(db); // a transaction opened inside another waits for it as a query does
+      const result = await db.transaction((tx) => inTransactionOf(db, () => fn(wrap(tx, (channel) => committed.add(channel)))));
       for (const channel of committed) notifier.publish(channel);
       return result;
     },

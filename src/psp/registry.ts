@@ -22,6 +22,7 @@ import { deriveKey } from '../crypto/keys.ts';
 import { ChallengeRelay } from './challenge-relay.ts';
 import { PspEndpoints } from './endpoints.ts';
 import type { PspLogger } from './kit/json-call.ts';
+import { assertOutsideTransactions } from '../db/transaction-scope.ts';
 
 /** The connector of every offer bound to no PSP account (and of payments made before back mode). */
 export const DEFAULT_PSP = 'sandbox';
@@ -293,6 +294,7 @@ export class PspRegistry {
   async forAccount(accountId: string | null, pspAccountId: string): Promise<AccountConnector> {
     const back = this.#back;
     if (!back) throw new PspIntegrationError(DEFAULT_PSP, 'not_supported', 'this registry has no back mode');
+    assertOutsideTransactions('the PSP account connector cache'); // a miss queries outside the caller's transaction
     const now = (back.now ?? Date.now)();
     const ttl = back.cacheMs ?? CONNECTOR_CACHE_MS;
     const key = `${accountId ?? 'operator'}/${pspAccountId}`;

@@ -146,6 +146,7 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
       {
         accountId: offer.accountId,
         merchantUid: s.merchantUid,
+        resolvedOffer: offer,
         ref: s.reference,
         title: s.title,
         subtitle: s.subtitle,

@@ -24,6 +24,13 @@ export interface CreatePurchaseInput extends Omit<NewPurchase, 'offer' | 'curren
   accountId: string;
   /** The offer (`mer_...`); without it, the account's default (SHARED) offer. */
   merchantUid?: string;
+  /**
+   * The offer `merchantUid` names (of this account), when the caller has read it already: then the offer cache is
+   * not read. A caller inside a transaction must give it, since a cache miss there queries outside
+   * the transaction and on the embedded database waits for that very transaction
+   * (docs/architecture.md#transactions).
+   */
+  resolvedOffer?: Offer;
   /** ISO 4217; the offer's currency when left out. */
   currency?: string;
   metadata?: Record<string, unknown>;
@@ -49,10 +56,10 @@ export type CreatePurchaseOutcome =
  * is answered, as it is now, and none is created.
  */
 export async function createPurchase(deps: CreatePurchaseDeps, input: CreatePurchaseInput): Promise<CreatePurchaseOutcome> {
-  const { accountId, merchantUid, currency: asked, metadata = {}, products = [], ...rest } = input;
+  const { accountId, merchantUid, resolvedOffer, currency: asked, metadata = {}, products = [], ...rest } = input;
   const earlier = input.requestKey === undefined ? undefined : await earlierPurchase(deps, accountId, input.requestKey);
   if (earlier) return earlier;
-  const offer = merchantUid === undefined ? await deps.offers.defaultOffer(accountId) : await deps.offers.find(accountId, merchantUid);
+  const offer = resolvedOffer ?? (merchantUid === undefined ? await deps.offers.defaultOffer(accountId) : await deps.offers.find(accountId, merchantUid));
   if (!offer) return { kind: 'no_offer', merchantUid };
   const currency = asked ?? offer.currency;
   const violation = checkAmount(offer, rest.amountCents, currency, products);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
@@ -35,13 +36,54 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The apps this file serves, with the requests each has received and not yet answered (by start time). */
+const served = new Map<TestApp & { base: string }, Map<IncomingMessage, number>>();
+
 /** An app listening on loopback whose PUBLIC_URL is its real address, so every link works in the browser. */
 export async function startServedApp(overrides: Partial<Config> = {}): Promise<TestApp & { base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const app = await startTestApp({ ...overrides, publicUrl: base, port });
+  const app = Object.assign(await startTestApp({ ...overrides, publicUrl: base, port }), { base });
+  const open = new Map<IncomingMessage, number>();
+  app.server.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    open.set(req, Date.now());
+    res.once('close', () => open.delete(req));
+  });
+  served.set(app, open);
+  const close = app.close;
+  app.close = () => {
+    served.delete(app);
+    return close();
+  };
   await app.server.listen({ port, host: '127.0.0.1' });
-  return Object.assign(app, { base });
+  return app;
+}
+
+/**
+ * What each app this file serves is doing (test/setup/served-app-diagnostics.ts prints it when a
+ * page test fails): the requests it has not answered and for how long, whether its database
+ * answers `SELECT 1` within 2 s, and its last log lines.
+ */
+export async function describeServedApps(): Promise<string> {
+  const out: string[] = [];
+  for (const [app, open] of served) {
+    const probe = await Promise.race([
+      app.services.db.query('SELECT 1').then(
+        () => 'answers',
+        (err: unknown) => `fails: ${String(err)}`,
+      ),
+      new Promise<string>((resolve) => setTimeout(() => resolve('gave no answer within 2 s'), 2_000).unref()),
+    ]);
+    const now = Date.now();
+    const pending = [...open].map(([req, at]) => `  ${req.method} ${req.url?.slice(0, 120)} (${now - at} ms)`);
+    out.push(
+      `app ${app.base}: the database ${probe}; ${pending.length} request(s) unanswered`,
+      ...pending,
+      '  last log lines:',
+      ...app.logs.slice(-30).map((l) => `  ${l.slice(0, 400)}`),
+    );
+  }
+  return out.join('\n');
 }
 
 /** A phone-sized window, the back office's first target. */
