@@ -25,10 +25,10 @@ export interface CreatePurchaseInput extends Omit<NewPurchase, 'offer' | 'curren
   /** The offer (`mer_...`); without it, the account's default (SHARED) offer. */
   merchantUid?: string;
   /**
-   * The offer `merchantUid` names (of this account), when the caller has read it already: then the offer cache is
-   * not read. A caller inside a transaction must give it, since a cache miss there queries outside
-   * the transaction and on the embedded database waits for that very transaction
-   * (docs/architecture.md#transactions).
+   * The offer `merchantUid` names (of this account), when the caller has read it already: then
+   * the offer cache is not read. A caller inside a transaction must give it, since a cache miss
+   * there queries outside the transaction, and on the embedded database waits for that very
+   * transaction (docs/architecture.md#conventions).
    */
   resolvedOffer?: Offer;
   /** ISO 4217; the offer's currency when left out. */
