@@ -2,7 +2,7 @@
  * A PSP notification about several transactions at once (Adyen's batched webhooks: several
  * `notificationItems` in one call when batching is enabled on the endpoint) is applied to every
  * payment it reports on, not only the first; one badly signed item refuses the whole batch and
- * changes nothing (docs/psp/adyen.md#webhooks).
+ * changes nothing (docs/psp/adyen.md#notifications).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

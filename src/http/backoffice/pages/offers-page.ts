@@ -27,7 +27,7 @@ export function kindOf(t: DashboardTexts, o: Pick<Offer, 'type' | 'installments'
 }
 
 const pspOf = (t: DashboardTexts, o: Offer, accounts: PspAccountView[]) => {
-  // Transfer mode: the operator's collecting account is never shown to a merchant (docs/back-office.md#payment-mode).
+  // Transfer mode: the operator's collecting account is never shown to a merchant (docs/money-operations.md#transfer-mode).
   if (o.paymentMode === 'transfer') return o.pspAccountId === null ? `${t.transferPsp} (${t.sandboxPsp})` : `${t.transferPsp} (${o.psp})`;
   if (o.pspAccountId === null) return t.sandboxPsp;
   const a = accounts.find((p) => p.id === toPublicId('psa', o.pspAccountId!));

@@ -200,7 +200,7 @@ ${endpointInput(t, typed, invalid)}
 
 /**
  * Where the PSP sends its notifications for this account, to copy into the PSP's back office
- * (docs/back-office.md#psp-accounts), and which of the secrets the PSP makes for that URL are
+ * (docs/psp-connectors.md#psp-accounts), and which of the secrets the PSP makes for that URL are
  * still missing: the connector refuses every notification until they are added.
  */
 function notificationUrlSection(t: DashboardTexts, a: PspAccountView, def: ConnectorDefinition | undefined, url: string): SafeHtml {

@@ -9,7 +9,7 @@ import { sendPage, signedIn, signedInForm } from './support.ts';
 const PAGE = { schema: { hide: true } };
 
 /**
- * The account's settings (admins, docs/back-office.md#settings): its time zone, in which its
+ * The account's settings (admins, docs/back-office.md#time-zone): its time zone, in which its
  * pages, messages, sandbox inbox and back office show every date with a time, and its country,
  * where the national phone numbers its shoppers type are read.
  */
