@@ -3,8 +3,8 @@
  * records on its relations' blocks and the commit records of the transactions that wrote them.
  * Other databases of the server write WAL meanwhile (a shared machine); they are left out and
  * counted. Used by `npm run bench:wal` (bench/wal-per-create.ts), `npm run bench:lifecycle`
- * (bench/lifecycle.ts) and `npm run bench:create-cost` (bench/create-cost.ts). The process must be able to read the server's pg_wal directory (root or
- * the postgres user).
+ * (bench/lifecycle.ts) and `npm run bench:create-cost` (bench/create-cost.ts). The process must
+ * be able to read the server's pg_wal directory (root or the postgres user).
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
