@@ -410,6 +410,23 @@ export class PspIntegrationError extends Error {
 }
 
 /**
+ * A stored credential its connector cannot use (a public key that is not one, a URL that cannot
+ * be built): a fault of the PSP account's settings, found where the connector needs the value,
+ * never a `TypeError`. `field` names it (`credentials.public_key`). A notification that needs it
+ * is answered "send it again later" (src/use-cases/psp-notification.ts); a payment, as any
+ * `bad_credentials` fault (docs/psp-connectors.md#credential-checks).
+ */
+export class UnusableCredentialError extends PspIntegrationError {
+  constructor(
+    connector: string,
+    readonly field: string,
+    expected: string,
+  ) {
+    super(connector, 'bad_credentials', `credential ${field} cannot be used: ${expected}`);
+  }
+}
+
+/**
  * Whether an error is a fault in reaching the PSP (unreachable, timed out, an answer we cannot
  * read such as a 5xx page): the outcome of the call is unknown, so it is replayed with the same
  * idempotency key (or reconciled with `retrieve`) before anything else is charged.

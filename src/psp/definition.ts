@@ -112,6 +112,14 @@ export interface CredentialField {
   /** The expected format in words, as a refusal states it (`sk_test_… or sk_live_…`); else the pattern. */
   format?: string;
   /**
+   * The value parsed for what it is, past its pattern (docs/psp-connectors.md#credential-checks):
+   * a public key read as one, a URL built from it, a key decoded to its bytes. Answers what was
+   * expected when the value cannot be used (never quoting it), undefined when it can. Run when an
+   * account is saved (with or without the PSP's check) and on every stored account read, which an
+   * answer here marks as needing attention.
+   */
+  check?(value: string, environment: PspEnvironment): string | undefined;
+  /**
    * Made by the PSP for the webhook that points at Chipin's notification URL, which exists only
    * once the PSP account is saved (`/api/psp/<psa_id>/notifications`): never required, added to
    * the saved account afterwards. Until then the connector refuses every notification.

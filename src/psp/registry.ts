@@ -12,7 +12,9 @@ import {
   type PspConnector,
   type TransactionRef,
   type TransactionResult,
+  UnusableCredentialError,
 } from './connector.ts';
+import { unusableCredential, type FieldProblem } from './credentials.ts';
 import { PspOperations } from './kit/operations.ts';
 import { PspOperationRepository } from './psp-operation-repository.ts';
 import type { ConnectorContext, ConnectorDefinition, PspAccountConfig, PspEnvironment } from './definition.ts';
@@ -102,6 +104,12 @@ export class AccountConnector implements PspConnector {
      * its transactions are every transfer-mode merchant's, as the built-in sandbox PSP's are.
      */
     readonly operatorAccount = false,
+    /**
+     * A stored credential its connector cannot use ({@link unusableCredential}), the connector
+     * built nonetheless: what needs it fails as an {@link UnusableCredentialError}, the rest (reads,
+     * the reconciliation) goes on. Absent: every stored credential parses.
+     */
+    readonly credentialProblem?: FieldProblem,
   ) {}
   /** The payment flows and the contract speak of a challenge URL only: a form to post becomes our relay page's URL. */
   async #out(result: Promise<TransactionResult>): Promise<TransactionResult> {
@@ -310,9 +318,20 @@ export class PspRegistry {
       hit.checkedAt = now;
       return hit.connector;
     }
-    const connector = Promise.resolve().then(
-      () => new AccountConnector(this.build(row.psp, row.environment, row.credentials.reveal(), row.endpointUrl, row.id), row.id, back.challengeRelay, row.accountId === null),
-    );
+    const connector = Promise.resolve().then(() => {
+      const credentials = row.credentials.reveal();
+      const def = this.#definitions.get(row.psp);
+      const problem = def && unusableCredential(def, credentials, row.environment);
+      let inner: PspConnector;
+      try {
+        inner = this.build(row.psp, row.environment, credentials, row.endpointUrl, row.id);
+      } catch (err) {
+        // A stored value its connector refuses to be built with: a typed fault naming it, never a TypeError (a 500).
+        if (problem && err instanceof TypeError) throw new UnusableCredentialError(row.psp, problem.field, problem.message);
+        throw err;
+      }
+      return new AccountConnector(inner, row.id, back.challengeRelay, row.accountId === null, problem);
+    });
     this.#cache.set(key, { connector, version, checkedAt: now });
     connector.catch(() => this.#cache.delete(key)); // never cache a failure
     if (this.#cache.size > 10_000) this.#cache.delete(this.#cache.keys().next().value!);

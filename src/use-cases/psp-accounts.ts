@@ -9,7 +9,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newUuid, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { PspIntegrationError } from '../psp/connector.ts';
-import { maskedCredentials, validateCredentials } from '../psp/credentials.ts';
+import { maskedCredentials, unusableCredential, validateCredentials } from '../psp/credentials.ts';
 import type { ConnectorDefinition, PspEnvironment } from '../psp/definition.ts';
 import { DEFAULT_PSP, type PspRegistry } from '../psp/registry.ts';
 import {
@@ -44,6 +44,12 @@ export interface PspAccountView {
   endpoint_url: string | null;
   credentials: Record<string, string>;
   verified_at: string | null;
+  /**
+   * A stored credential its connector cannot use (saved before its field was parsed, or written by
+   * other means): the field and what it expected. The account needs the merchant's attention;
+   * null when every stored credential parses (docs/psp-connectors.md#credential-checks).
+   */
+  needs_attention: { field: string; message: string } | null;
   created_at: string;
   updated_at: string;
 }
@@ -74,14 +80,17 @@ export interface PspAccountPatch {
 }
 
 export function viewOf(deps: Pick<PspAccountDeps, 'box' | 'psps'>, row: PspAccountRow): PspAccountView {
+  const def = deps.psps.definition(row.psp);
+  const credentials = openCredentials(deps.box, row).reveal();
   return {
     id: toPublicId('psa', row.id),
     psp: row.psp,
     environment: row.environment,
     label: row.label,
     endpoint_url: row.endpoint_url,
-    credentials: maskedCredentials(deps.psps.definition(row.psp), openCredentials(deps.box, row).reveal()),
+    credentials: maskedCredentials(def, credentials),
     verified_at: row.verified_at ? new Date(row.verified_at).toISOString() : null,
+    needs_attention: (def && unusableCredential(def, credentials, row.environment)) ?? null,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

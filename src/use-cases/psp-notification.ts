@@ -1,6 +1,6 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { parseEitherSpelling } from '../domain/ids.ts';
-import type { NotificationAck, NotifiedTransaction, PspConnector } from '../psp/connector.ts';
+import { UnusableCredentialError, type NotificationAck, type NotifiedTransaction, type PspConnector } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import { findOperatorAccountPayment, findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
@@ -22,7 +22,14 @@ export type NotificationOutcome =
    * recorded yet: whose it is cannot be known, so it cannot be kept for a merchant. Answered 503 so
    * that the PSP sends it again (what it applied meanwhile is applied once).
    */
-  | { kind: 'retry_later' };
+  | { kind: 'retry_later' }
+  /**
+   * The PSP account holds a credential its connector cannot use, and this notification needs it
+   * (to build the connector, or to check the signature): nothing read, nothing changed. Answered
+   * 503 with Retry-After, so that the PSP sends it again once the merchant has fixed the account
+   * (docs/psp-connectors.md#credential-checks).
+   */
+  | { kind: 'unusable_credential'; field: string };
 
 /**
  * An inbound notification of a merchant's PSP, or of an operator's collecting account
@@ -46,8 +53,19 @@ export async function receivePspNotification(
   if (!id || !owner) return { kind: 'not_found' };
   // An operator's collecting account (owner null) is every transfer-mode merchant's: each
   // transaction's payment tells whose it is (docs/money-operations.md#transfer-mode).
-  const connector = await deps.registry.forAccount(owner.accountId, id);
-  const verified = await connector.verifyNotification(input);
+  const where = { accountId: owner.accountId, pspAccountPublicId };
+  let verified: Awaited<ReturnType<PspConnector['verifyNotification']>>;
+  let connector: PspConnector;
+  try {
+    const bound = await deps.registry.forAccount(owner.accountId, id);
+    if (bound.credentialProblem) reportUnusable(deps, where, bound.credentialProblem.field);
+    connector = bound;
+    verified = await bound.verifyNotification(input);
+  } catch (err) {
+    if (!(err instanceof UnusableCredentialError)) throw err;
+    reportUnusable(deps, where, err.field);
+    return { kind: 'unusable_credential', field: err.field };
+  }
   if (!verified.ok) return { kind: 'refused', reason: verified.reason };
   const ack = verified.ack ? { ack: verified.ack } : {};
   let applied = false;
@@ -60,6 +78,20 @@ export async function receivePspNotification(
   }
   if (retry) return { kind: 'retry_later' };
   return { kind: 'accepted', applied, ...ack };
+}
+
+/** PSP accounts and fields this process has logged as unusable: one line each, not one per notification a PSP sends again. */
+const reported = new Set<string>();
+
+function reportUnusable(deps: Pick<PaymentDeps, 'logger'>, where: { accountId: string | null; pspAccountPublicId: string }, field: string): void {
+  const key = `${where.pspAccountPublicId}/${field}`;
+  if (reported.has(key)) return;
+  if (reported.size >= 10_000) reported.clear();
+  reported.add(key);
+  deps.logger.warn(
+    { account_id: where.accountId, psp_account_id: where.pspAccountPublicId, field },
+    'PSP account has a credential its connector cannot use: its notifications that need it are answered 503 until the account is fixed (the back office shows it)',
+  );
 }
 
 /** Applies what a verified notification says of one transaction: `applied` when a payment changed. */

@@ -7,6 +7,23 @@ import { AdyenConnector } from './connector.ts';
  * live `https://{PREFIX}-checkout-live.adyenpayments.com/checkout` (the connector appends `/v72/…`).
  */
 const LIVE_URL_PREFIX = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+const LIVE_HOST_SUFFIX = '-checkout-live';
+
+/**
+ * The live Checkout URL a prefix makes, read back as a URL: what was expected when it makes none.
+ * The pattern allows any length, but `<prefix>-checkout-live` is one DNS label, at most 63
+ * characters (RFC 1035 §2.3.4), which WHATWG URLs do not enforce.
+ */
+function liveUrlProblem(prefix: string): string | undefined {
+  const label = `${prefix}${LIVE_HOST_SUFFIX}`;
+  const expected = `expected the prefix of your live API URLs, at most ${63 - LIVE_HOST_SUFFIX.length} characters (it makes the host <prefix>${LIVE_HOST_SUFFIX}.adyenpayments.com)`;
+  if (label.length > 63) return expected;
+  try {
+    return new URL(`https://${label}.adyenpayments.com/checkout`).hostname === `${label.toLowerCase()}.adyenpayments.com` ? undefined : expected;
+  } catch {
+    return expected;
+  }
+}
 
 export const adyenDefinition: ConnectorDefinition = {
   name: 'adyen',
@@ -50,6 +67,11 @@ export const adyenDefinition: ConnectorDefinition = {
       afterWebhook: true,
       pattern: '(?:[0-9A-Fa-f]{2}){16,128}',
       format: '32 to 256 hexadecimal characters (0-9, A-F)',
+      // The connector signs with the key's bytes: decoded as it will be, 16 to 128 of them.
+      check: (value) => {
+        const bytes = Buffer.from(value, 'hex');
+        return bytes.length >= 16 && bytes.length <= 128 && bytes.toString('hex') === value.toLowerCase() ? undefined : 'expected 16 to 128 bytes in hexadecimal';
+      },
       description:
         'Customer Area → Developers → Webhooks → your Standard webhook, pointing at Chipin’s notification URL (shown once the account is saved) → Security → HMAC key (hexadecimal).',
     },
@@ -69,6 +91,7 @@ export const adyenDefinition: ConnectorDefinition = {
       environments: ['live'],
       pattern: LIVE_URL_PREFIX,
       format: 'letters and digits in groups joined by -, e.g. 1797a841fbb37ca7-AdyenDemo',
+      check: liveUrlProblem,
       description: 'Live only. Customer Area (live) → Developers → API URLs → Prefix, e.g. 1797a841fbb37ca7-AdyenDemo.',
     },
   ],

@@ -1,6 +1,7 @@
 import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
 import { Redacted } from '../../domain/redacted.ts';
 import type * as contract from '../connector.ts';
+import { UnusableCredentialError } from '../connector.ts';
 import type { ConnectorContext, PspAccountConfig, PspEnvironment } from '../definition.ts';
 import { HttpKitConnector, kitOptions } from '../kit/connector-setup.ts';
 import { reviveTransaction, authorizeParams, chargeParams } from '../kit/operations.ts';
@@ -47,6 +48,31 @@ const HALYK_PUBLIC_KEYS: Record<PspEnvironment, string> = {
   live: 'MIICIjANBgkqhkiG9w0BAQEFAAOCAg8AMIICCgKCAgEAvZSmF6cGaZmjeWqnquUsclylxU3JuZ5zUAeQSfcAMlX37CsoSs7QWUOwVSrurLGtVB4IEHH9wmJTgVTt3I5Amm6AQ/vzeq+vB1mjNXy1V6kgjAlfJncJBq9nUKOmIihrV6K5ehIXoFXVlovQAmUm3YJ7zXwuPOqCqu/wm7POhtGI8KZ8Sdkm2uqq/jtwG7+BGu0CSrZWeWyAparVieCeizjDN3KXizXaYw9Y1hNUqU4drh/kphVxxgSb296/TVgOoYIqi2cTNRAOVDtEqZ05wH7L3u6jKjwTtQLdFRjzm5J2r+HPylAxePkU1LONFNEHtEBxEUdPOBCZrWNbz3N7DUSCwKl+H+nXYUetWYhdXH6Vqnojm8Nq8e/txPnXAJiTzndV0FHzEwVmSwzgKSu54qXrXq13f4PcvVvFUtTv8NWk2nlAHV1W9R07PvZlFN5wPJfZpFv47te+kx9qlQuaJbbz0W/YXSXZEHAMY7/ZQYD/1qG8uz7LQxut33q1iW1p3kSO3UyVCRwONmH1sjTXvDx5mb3es61h8cI4xjfpCiHWtPSZLfF8Ce+J4x+2AvcYH7C4x3VqroMpSo7zpWX0uXRX4BGaB2B5IM83yuGt7Zkg5R5x2dKE1E1wAErewyvhSqQne0QC16w00rNgDGhGKz/+DyszrX2VGmTockF/7FcCAwEAAQ==',
 };
 
+/** What an account's `public_key` must be, as a refusal says it. */
+export const HALYK_PUBLIC_KEY_EXPECTED = 'expected an RSA public key in base64 (DER, SubjectPublicKeyInfo), on one line';
+
+/**
+ * An RSA public key from its base64 DER (SubjectPublicKeyInfo), as ePay gives it; undefined when
+ * the text is not one: base64 that does not read back as itself (stray characters), or bytes that
+ * are no public key, or a key that is not RSA (ePay's cryptogram is RSA PKCS#1 v1.5).
+ */
+export function halykPublicKey(base64: string): KeyObject | undefined {
+  const der = Buffer.from(base64, 'base64');
+  // Read back as written (its padding aside): Node's decoder skips what is not base64 silently.
+  if (der.length === 0 || der.toString('base64').replace(/=+$/, '') !== base64.replace(/=+$/, '')) return undefined;
+  try {
+    const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'rsa' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A card cryptogram: the payload encrypted with ePay's key (RSA PKCS#1 v1.5), base64. */
+function cryptogramOf(key: KeyObject, payload: string): string {
+  return publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(payload, 'utf8')).toString('base64');
+}
+
 /** The scope ePay's payment, card verification and status pages ask the token for. */
 const SCOPE = 'webapi usermanagement email_send verification statement statistics payment';
 /**
@@ -91,7 +117,7 @@ interface HalykState {
  */
 export class HalykConnector extends HttpKitConnector<{ clientId: string; clientSecret: string }> implements contract.PspConnector {
   readonly #terminalId: string;
-  readonly #publicKey: KeyObject;
+  readonly #publicKey: KeyObject | undefined;
   readonly #oauth: string;
 
   constructor(account: PspAccountConfig, context: ConnectorContext) {
@@ -102,22 +128,27 @@ export class HalykConnector extends HttpKitConnector<{ clientId: string; clientS
     // ePay's token server is a host of its own; an endpoint_url other than the published API base
     // (a proxy, a local fake) is taken to serve `/oauth2/token` too.
     this.#oauth = this.baseUrl === HALYK_BASE_URLS[account.environment] ? HALYK_OAUTH_URLS[account.environment] : this.baseUrl;
-    try {
-      this.#publicKey = createPublicKey({ key: Buffer.from(publicKey || HALYK_PUBLIC_KEYS[account.environment], 'base64'), format: 'der', type: 'spki' });
-    } catch {
-      throw new TypeError('halyk: public_key is not an RSA public key (base64 DER)');
-    }
+    // An unusable stored key stops card attaches only (a typed fault there): reads, and so the
+    // reconciliation, go on (docs/psp-connectors.md#credential-checks).
+    this.#publicKey = halykPublicKey(publicKey || HALYK_PUBLIC_KEYS[account.environment]);
+  }
+
+  /** ePay's key for cryptograms; an {@link UnusableCredentialError} when the account's cannot be read as one. */
+  #usableKey(): KeyObject {
+    if (!this.#publicKey) throw new UnusableCredentialError('halyk', 'credentials.public_key', HALYK_PUBLIC_KEY_EXPECTED);
+    return this.#publicKey;
   }
 
   async attachPaymentMethod(input: contract.AttachInput): Promise<contract.AttachResult> {
     assertKey(input.idempotencyKey);
+    const key = this.#usableKey();
     const check = checkCardLocally(input.card, this.clock.now());
     if (!check.ok) return check;
     const c = input.card;
     const invoice = invoiceIdFor('attach', input.idempotencyKey);
     const card = { brand: brandOf(check.digits), last4: check.digits.slice(-4), expMonth: c.expMonth, expYear: check.year };
     const send = async (): Promise<contract.AttachResult> => {
-      const cryptogram = this.#cryptogram(cryptogramPayload(check.digits, c.expMonth, check.year, c.cvc, this.#terminalId));
+      const cryptogram = cryptogramOf(key, cryptogramPayload(check.digits, c.expMonth, check.year, c.cvc, this.#terminalId));
       const token = await this.#token({ invoiceID: invoice, amount: '0', currency: VERIFICATION_CURRENCY, postLink: '', failurePostLink: '' });
       const answer = await this.#post('payment/cryptopay', '/payment/cryptopay', token, {
         amount: 0,
@@ -342,10 +373,6 @@ export class HalykConnector extends HttpKitConnector<{ clientId: string; clientS
     const shown = JSON.stringify(paymentMethodId.slice(0, 80));
     if (!isEpayId(paymentMethodId)) throw this.fault('unknown_payment_method', `no payment method ${shown}`);
     return paymentMethodId;
-  }
-
-  #cryptogram(payload: string): string {
-    return publicEncrypt({ key: this.#publicKey, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(payload, 'utf8')).toString('base64');
   }
 
   /**

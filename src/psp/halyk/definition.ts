@@ -1,6 +1,6 @@
 import type { ConnectorDefinition } from '../definition.ts';
 import { baseUrlPer } from '../kit/connector-setup.ts';
-import { HALYK_BASE_URLS, HALYK_HOSTS, HalykConnector } from './connector.ts';
+import { HALYK_BASE_URLS, HALYK_HOSTS, HALYK_PUBLIC_KEY_EXPECTED, HalykConnector, halykPublicKey } from './connector.ts';
 import { HALYK_HOLD_DAYS } from './mapping.ts';
 
 /**
@@ -54,6 +54,7 @@ export const halykDefinition: ConnectorDefinition = {
       pattern: '[A-Za-z0-9+/]{200,1400}={0,2}',
       format: 'an RSA public key in base64 (DER), on one line',
       description: "ePay's RSA public key for card cryptograms, only if ePay gave you another one: leave it empty to use the key ePay publishes for this environment.",
+      check: (value) => (halykPublicKey(value) ? undefined : HALYK_PUBLIC_KEY_EXPECTED),
     },
   ],
   baseUrl: baseUrlPer(HALYK_BASE_URLS),

@@ -64,14 +64,12 @@ export const moneticoDefinition: ConnectorDefinition = {
       required: true,
       pattern: KEY_PATTERN,
       format: '40 hexadecimal characters',
+      // The MAC is keyed by its bytes: decoded as the connector will (the older final forms included), 20 of them.
+      check: (value) => (usableKey(value).length === 20 ? undefined : 'expected 40 hexadecimal characters (20 bytes)'),
       description:
         'The security key ("clé de sécurité", used for the MAC): 40 hexadecimal characters, downloaded from the back office (Paramétrage › Sécurité › clé) for the test or the production TPE — they differ.',
     },
   ],
-  validate(credentials) {
-    if (usableKey(credentials.key ?? '').length !== 20) return { field: 'key', message: 'The security key must be 40 hexadecimal characters.' };
-    return undefined;
-  },
   baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {

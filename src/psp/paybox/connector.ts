@@ -2,7 +2,7 @@ import { createHash, randomInt, type KeyObject } from 'node:crypto';
 import { pspNotificationUrl } from '../../domain/links.ts';
 import type { ChallengeForm } from '../challenge-relay.ts';
 import type * as contract from '../connector.ts';
-import { PspIntegrationError } from '../connector.ts';
+import { PspIntegrationError, UnusableCredentialError } from '../connector.ts';
 import { assertAmount, assertAuthorizeInput, assertChargeInput, assertKey } from '../input-checks.ts';
 import { HttpKitConnector, type HttpKitConnectorOptions } from '../kit/connector-setup.ts';
 import { REFUSAL_MESSAGES, captureRefusal, refundRefusal, voidRefusal, type MaintenanceRefusal } from '../kit/maintenance.ts';
@@ -27,7 +27,7 @@ import {
   type Outcome,
   type Subscriber,
 } from './mapping.ts';
-import { payboxPublicKey, signedSession, verifyMpiReturn } from './notifications.ts';
+import { PAYBOX_PUBLIC_KEY_EXPECTED, payboxPublicKey, signedSession, verifyMpiReturn } from './notifications.ts';
 
 export interface PayboxCredentials {
   site: string;
@@ -545,6 +545,9 @@ export class PayboxConnector extends HttpKitConnector<PayboxCredentials> impleme
 
   /** The RemoteMPI return: Paybox's RSA signature, then Chipin's on IdSession (./notifications.ts). */
   async verifyNotification(input: { headers: Record<string, string | undefined>; rawBody: string }): Promise<contract.NotificationResult> {
+    // A key stored but unusable (saved before it was parsed): a typed fault, which the PSP is told
+    // to send again once the merchant has fixed it; none stored refuses every return, as before.
+    if (!this.#mpiKey && this.credentials.reveal().publicKey) throw new UnusableCredentialError('paybox', 'credentials.public_key', PAYBOX_PUBLIC_KEY_EXPECTED);
     return verifyMpiReturn(input.rawBody, this.credentials.reveal().cle, this.#mpiKey);
   }
 

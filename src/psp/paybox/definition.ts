@@ -1,7 +1,7 @@
 import type { ConnectorDefinition, PspEnvironment } from '../definition.ts';
 import { PayboxConnector } from './connector.ts';
 import { baseUrlPer, kitOptions, requireCredentials } from '../kit/connector-setup.ts';
-import { payboxPublicKey } from './notifications.ts';
+import { PAYBOX_PUBLIC_KEY_EXPECTED, payboxPublicKey } from './notifications.ts';
 
 /**
  * PayBox (Verifone e-commerce) Paybox Direct / Direct Plus, also sold by Crédit Agricole as
@@ -98,14 +98,9 @@ export const payboxDefinition: ConnectorDefinition = {
       format: 'the PEM of pubkey.pem on one line, or its base64',
       description:
         "Paybox's public key, with which Chipin checks the signature of the 3-D Secure (RemoteMPI) return: the file pubkey.pem of Paybox's integrator documentation (the same for e-Transactions), pasted whole (its line breaks are dropped) or only the base64 between its BEGIN and END lines.",
+      check: (value) => (payboxPublicKey(value) ? undefined : PAYBOX_PUBLIC_KEY_EXPECTED),
     },
   ],
-  validate(credentials) {
-    if (credentials.public_key !== undefined && !payboxPublicKey(credentials.public_key)) {
-      return { field: 'public_key', message: 'is not an RSA public key: paste pubkey.pem as Paybox publishes it (its BEGIN and END lines may stay)' };
-    }
-    return undefined;
-  },
   baseUrl: baseUrlPer(BASE_URLS),
   publishedHosts: HOSTS,
   create(account, context) {

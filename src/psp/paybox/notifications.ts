@@ -39,6 +39,9 @@ export function verifySession(idSession: string, cle: string): string | undefine
   return given.length === expected.length && timingSafeEqual(given, expected) ? reference : undefined;
 }
 
+/** What an account's `public_key` must be, as a refusal says it. */
+export const PAYBOX_PUBLIC_KEY_EXPECTED = 'expected an RSA public key: pubkey.pem as Paybox publishes it (its BEGIN and END lines may stay), or the base64 between them';
+
 /**
  * Paybox's public key from the PSP account's `public_key`: the PEM Paybox publishes (`pubkey.pem`),
  * whole or only its base64, with or without its line breaks and spaces. Undefined when it is not an

@@ -25,7 +25,7 @@ export function pspAccountsPage(chrome: Chrome, accounts: PspAccountView[], conn
       a,
     ) => html`<tr><td><a href="/dashboard/psp-accounts/${a.id}">${a.label}</a><br><span class="muted">${a.id}</span></td><td>${a.psp}</td><td>${t.environmentNames[a.environment]}</td>
 <td>${Object.entries(a.credentials).map(([k, v]) => html`<span class="muted">${t.credentialLabels[k] ?? k}</span> ${v}<br>`)}${a.endpoint_url ? html`<span class="muted">${t.endpointUrl}</span> ${a.endpoint_url}` : ''}</td>
-<td>${a.verified_at ?? t.notVerified}</td>
+<td>${a.verified_at ?? t.notVerified}${a.needs_attention ? html`<br><strong>${t.needsAttention}</strong>: ${fieldLabel(t, a.needs_attention.field)}` : ''}</td>
 <td><form method="post" action="/dashboard/psp-accounts/${a.id}/delete"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.deletePspAccount(a.label)}">${t.delete}</button></form></td></tr>`,
   );
   // Only names whose route the build lacks: the catalogue never promises what is not here.
@@ -165,6 +165,7 @@ export function pspAccountPage(
   const body = html`<h1>${a.label}</h1>
 ${extra.notice ? html`<div class="ok" role="status">${extra.notice === 'verified' ? t.pspAccountVerified : t.pspAccountCreated}</div>` : ''}
 ${extra.error ? html`<div class="alert" role="alert" id="account-error">${problem(t, def, extra.error)}</div>` : ''}
+${a.needs_attention ? html`<div class="alert" role="alert" id="needs-attention">${t.credentialUnusable(fieldLabel(t, a.needs_attention.field))} <span class="muted">(${a.needs_attention.message})</span></div>` : ''}
 ${extra.notificationUrl ? notificationUrlSection(t, a, def, extra.notificationUrl) : ''}
 <section class="card" aria-labelledby="facts"><h2 id="facts">${t.pspAccountFacts}</h2>
 <dl class="facts"><dt>${t.pspAccountId}</dt><dd>${a.id}</dd>

@@ -216,6 +216,9 @@ export const PSP_ACCOUNTS_TEXT_EN = {
   copied: 'Copied.',
   missingWebhookSecret: (field: string, psp: string) =>
     `${field} is not set yet: ${psp}’s notifications are refused until it is. Set the notification URL above at ${psp}, then add the ${field} it gives you in “Change the settings”.`,
+  needsAttention: 'Needs attention',
+  credentialUnusable: (field: string) =>
+    `${field} is saved but cannot be used. Payments that need it fail, and the notifications that need it are answered “send again later”, until you replace it in “Change the settings”.`,
 };
 
 export const PSP_ACCOUNTS_TEXT_FR: typeof PSP_ACCOUNTS_TEXT_EN = {
@@ -477,4 +480,7 @@ export const PSP_ACCOUNTS_TEXT_FR: typeof PSP_ACCOUNTS_TEXT_EN = {
   copied: 'Copié.',
   missingWebhookSecret: (field, psp) =>
     `Il manque encore «\u00a0${field}\u00a0»\u00a0: les notifications de ${psp} sont refusées d’ici là. Saisissez l’URL de notification ci-dessus chez ${psp}, puis ajoutez dans «\u00a0Modifier les réglages\u00a0» la valeur que ${psp} vous donne.`,
+  needsAttention: 'À corriger',
+  credentialUnusable: (field) =>
+    `«\u00a0${field}\u00a0» est enregistré mais inutilisable. Les paiements qui en ont besoin échouent, et les notifications qui en ont besoin reçoivent «\u00a0renvoyez plus tard\u00a0», jusqu’à ce que vous le remplaciez dans «\u00a0Modifier les réglages\u00a0».`,
 };

@@ -30,7 +30,8 @@ export function registerPspNotifications(app: App, services: Services): void {
       503: {
         ...TokenApiError,
         description:
-          "`not_ready`: a dispute notice to an operator's collecting account about a transaction Chipin has not recorded yet; the PSP sends it again (docs/money-operations.md#transfer-mode)",
+          "`not_ready`: a dispute notice to an operator's collecting account about a transaction Chipin has not recorded yet; the PSP sends it again (docs/money-operations.md#transfer-mode). " +
+          '`psp_unavailable` (with Retry-After): the PSP account holds a credential its connector cannot use, which this notification needs; nothing changed, the PSP sends it again (docs/psp-connectors.md#credential-checks)',
       },
     };
 
@@ -48,6 +49,11 @@ export function registerPspNotifications(app: App, services: Services): void {
         case 'retry_later':
           reply.header('retry-after', '60');
           throw new ApiError(503, 'not_ready', 'the transaction this notice names is not recorded yet: send it again later');
+        case 'unusable_credential':
+          // The merchant's account needs fixing (its back office shows it), not the PSP's message:
+          // every PSP that signs its notifications sends a refused one again, for days.
+          reply.header('retry-after', '3600');
+          throw new ApiError(503, 'psp_unavailable', `this PSP account's ${outcome.field} cannot be used until its merchant fixes it: send the notification again later`);
         case 'accepted':
           if (outcome.ack)
             return reply

@@ -14,6 +14,13 @@ export const PspAccount = Type.Object(
     endpoint_url: Type.Union([Type.String(), Type.Null()], { description: "Overrides the connector's base URL for this environment" }),
     credentials: Type.Record(Type.String(), Type.String(), { description: 'Secret fields read as `…` and their last 4 characters' }),
     verified_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the PSP last accepted the credentials' }),
+    needs_attention: Type.Union(
+      [Type.Object({ field: Type.String({ examples: ['credentials.public_key'] }), message: Type.String() }, { additionalProperties: false }), Type.Null()],
+      {
+        description:
+          'A stored credential its connector cannot use (saved before it was parsed, or written by other means): the field and what it expected. Payments needing it fail and its notifications answer 503 until the credential is replaced; null when every credential parses',
+      },
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
