@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PspIntegrationError, type DeclineReason, type PspConnector, type TransactionStatus } from '../../src/psp/connector.ts';
+import { PspIntegrationError, UnusableCredentialError, type DeclineReason, type PspConnector, type TransactionStatus } from '../../src/psp/connector.ts';
 import { validateCredentials } from '../../src/psp/credentials.ts';
 import { HALYK_BASE_URLS, HALYK_OAUTH_URLS } from '../../src/psp/halyk/connector.ts';
 import { halykDefinition } from '../../src/psp/halyk/definition.ts';
@@ -138,6 +138,11 @@ describe('halyk mapping', () => {
     expect(validateCredentials(halykDefinition, { ...CREDENTIALS, terminal_id: 'terminal-1' }, 'test')?.field).toBe('credentials.terminal_id');
     expect(validateCredentials(halykDefinition, { ...CREDENTIALS, client_secret: 'has a space' }, 'test')?.field).toBe('credentials.client_secret');
     expect(validateCredentials(halykDefinition, { ...CREDENTIALS, public_key: 'not base64!' }, 'test')?.field).toBe('credentials.public_key');
+    // Matches the pattern, yet no key: parsed, not only patterned.
+    expect(validateCredentials(halykDefinition, { ...CREDENTIALS, public_key: Buffer.alloc(300, 0x5a).toString('base64') }, 'test')).toMatchObject({
+      field: 'credentials.public_key',
+      message: expect.stringMatching(/^cannot be used: expected an RSA public key/) as unknown,
+    });
   });
 });
 
@@ -189,6 +194,19 @@ describe('halyk connector against the fake ePay', () => {
     expect(charge.query).toBe('?amount=6.00');
     // A token serves one call: a second use is refused by the fake as by ePay.
     expect(new Set(h.fake.requests.map((x) => x.headers.authorization)).size).toBeGreaterThan(1);
+  });
+
+  it('an account whose stored public_key is no RSA key is still built: attach fails as a typed fault naming the field, reads (the reconciliation) go on', async () => {
+    const pm = await attach();
+    const r = await h.halyk.authorize({ idempotencyKey: key(), paymentMethodId: pm, amountCents: 1222, currency: 'KZT', capture: 'manual', returnUrl: RETURN_URL });
+    // Base64 of bytes that are no key, as a pattern-filled sweep saved it before keys were parsed.
+    const broken = h.make({ credentials: { public_key: Buffer.alloc(300, 0x5a).toString('base64') } });
+    const before = h.fake.requests.length;
+    const refused = broken.attachPaymentMethod({ idempotencyKey: key(), card: HALYK_FAKE_CARDS.success });
+    await expect(refused).rejects.toBeInstanceOf(UnusableCredentialError);
+    await expect(refused).rejects.toMatchObject({ code: 'bad_credentials', field: 'credentials.public_key' });
+    expect(h.fake.requests.length).toBe(before);
+    expect(await broken.retrieve({ transactionId: r.transactionId, pspState: r.pspState ?? null })).toMatchObject({ status: 'authorized', amountCents: 1222 });
   });
 
   it('refused client credentials are a credentials fault, and verifyCredentials says so', async () => {
