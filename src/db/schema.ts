@@ -238,6 +238,7 @@ export const TABLES = {
     token: 'uuid',
     claimed_at: 'timestamptz',
     lease_until: 'timestamptz',
+    holder: 'text null',
   },
   offers: {
     id: 'uuid',

@@ -2,9 +2,17 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { claimKey, endLease, findKey, LEASE_RENEW_MS, releaseKey, renewLease, storeResponse, type IdempotencyKey } from '../idempotency/idempotency-repository.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Refusals that say "not now" rather than "not this": another operation on the purchase (maybe
+ * this request's own first attempt, its claim not yet given back) or a payment still running, a
+ * rate limit. The request is not refused, it is to be sent again, so its key keeps its claim: a
+ * key released on such a 409 let a retry that came after the wait make a second refund.
+ */
+const RETRY_LATER: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['operation_in_progress', 'payment_in_progress', 'too_many_requests']);
 
 /** JSON with object keys sorted, so that the same body always hashes the same. */
 function canonical(value: unknown): string {
@@ -57,7 +65,8 @@ function requestKey(key: IdempotencyKey, generation: string): string {
  * {@link idempotencyScope}), docs/api-conventions.md#idempotency-key: the first success is stored
  * and replayed for the same key and body (header `Idempotent-Replayed: true`); the same key with
  * another body answers 422; while the first is still running, 409. A refusal is not stored, so
- * the corrected request may be sent with the same key. While the first runs, its process renews the
+ * the corrected request may be sent with the same key; a "retry later" ({@link RETRY_LATER}) is
+ * not a refusal and keeps the key's claim. While the first runs, its process renews the
  * claim's lease; after any other failure the key stays claimed, its lease ended, and the next retry
  * takes it over (a claim whose process died: once its lease lapses, 10 s). That failure may have
  * followed a commit whose answer was lost, so `run` gets the request's key (undefined without an Idempotency-Key) and
@@ -114,13 +123,13 @@ export async function idempotent<T>(
     result = await run(requestKey(key, claim.generation));
     await storeResponse(db, key, result.status, JSON.stringify(result.body));
   } catch (err) {
-    // A refusal (an ApiError below 500) changed nothing: the key is free for the corrected
-    // request. Any other failure (the database lost mid-request, a fault) may have come after a
+    // A refusal (an ApiError below 500, not a "retry later") changed nothing: the key is free for
+    // the corrected request. Any other failure (the database lost mid-request, a fault) may have come after a
     // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays,
     // with the same generation, and only its lease ends: the retry takes it over and finds, by the
     // request key, the refund or purchase this attempt committed, never a second. With the
     // database away, ending the lease fails too and the lease lapses by itself.
-    if (err instanceof ApiError && err.status < 500) await releaseKey(db, key);
+    if (err instanceof ApiError && err.status < 500 && !RETRY_LATER.has(err.code)) await releaseKey(db, key);
     else await endLease(db, key).catch(() => undefined);
     throw err;
   } finally {

@@ -8,7 +8,7 @@ import { closePledges } from '../payments/pledge-repository.ts';
 import { anyCaptured, cancelScheduledInstallments, heldPaymentIds } from '../payments/refund-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { followUp, releaseOnce } from './release-hold.ts';
 
 export type CancelOutcome =
@@ -65,11 +65,7 @@ export async function cancelPurchase(deps: PaymentDeps, input: { accountId: stri
     }),
   );
   if (outcome.kind !== 'cancelled' || !('claim' in outcome)) return outcome;
-  try {
-    await voidHolds(deps, accountId, purchaseId);
-  } finally {
-    await releaseClaim(db, outcome.claim);
-  }
+  await holding(deps, outcome.claim, () => voidHolds(deps, accountId, purchaseId));
   return { kind: 'cancelled', state: 'CANCELLED' };
 }
 

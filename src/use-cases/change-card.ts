@@ -20,7 +20,7 @@ import {
 import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**
@@ -90,12 +90,10 @@ export async function changeCard(
     return { payment, claim };
   });
   if ('outcome' in reserved) return reserved.outcome;
-  try {
+  return holding(deps, reserved.claim, async () => {
     const use3ds = (await deps.offers.byId(state.accountId, state.offerId))?.use3ds ?? 'auto';
-    return await underPaymentLease(deps, reserved.payment, () => checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, reserved.payment));
-  } finally {
-    await releaseClaim(db, reserved.claim);
-  }
+    return underPaymentLease(deps, reserved.payment, () => checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, reserved.payment));
+  });
 }
 
 /** The new card attached, stored and authorised (then voided), under the claim taken by {@link changeCard}. */

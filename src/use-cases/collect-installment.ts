@@ -10,7 +10,7 @@ import { loadPayState, lockPayState, setComment, type PurchasePayState } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
-import { claimAlone, isInProgress, releaseClaim } from './money-claim.ts';
+import { claimAlone, holding, isInProgress } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';
@@ -53,11 +53,7 @@ export async function collectInstallment(
   // refund, cancel or renewal can change them until this attempt's answer is recorded.
   const claim = await claimAlone(deps, accountId, first.purchaseId, 'collection', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
-  try {
-    return await collectClaimed(deps, accountId, installmentId, expectedAttempts);
-  } finally {
-    await releaseClaim(db, claim);
-  }
+  return holding(deps, claim, () => collectClaimed(deps, accountId, installmentId, expectedAttempts));
 }
 
 async function collectClaimed(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import { processIdentity } from '../db/process-identity.ts';
 import { newUuid } from '../domain/ids.ts';
 import { releaseMoneyClaim, renewMoneyClaim, takeMoneyClaim, unresolvedMoneyCharge } from '../payments/money-claim-repository.ts';
 import { lockPayState } from '../payments/pay-state-repository.ts';
@@ -13,15 +14,25 @@ import type { PaymentDeps } from './deps.ts';
  * purchase's row lock, so it also waits for any other writer of the purchase's money), re-reads
  * what it acts on under it, and gives it back once the PSP's answer is recorded. Another operation
  * meanwhile is told `operation_in_progress`: a request waits a little and then answers 409
- * (retryable), a job runs again later. A process that dies holding a claim loses it when its lease
- * ends.
+ * (retryable), a job runs again later. A claim names its process and is renewed while its
+ * operation runs ({@link holding}): a claim whose process is gone is taken over at once where that
+ * can be seen (the same host), and otherwise when its short lease lapses.
  */
 
 /** The operations that take the claim, as the 409's message and the docs' table name them. */
 export type MoneyOperation = 'collection' | 'refund' | 'cancel' | 'reauthorization' | 'pot_settlement' | 'shopper_payment' | 'card_change';
 
-/** How long a claim lives without renewal: longer than the PSP calls an operation makes between two renewals (15 s each at most: src/psp/registry.ts). */
-const CLAIM_LEASE_MS = 120_000;
+/**
+ * How long a claim lives without renewal. Its holder renews it every {@link CLAIM_RENEW_MS} while
+ * the operation runs (PSP calls included), so this only bounds how long a claim outlives a
+ * holder that stopped renewing it: a process killed on another host, or a run whose give-back
+ * failed (the database cut at that moment). Five renewals may fail (a slow database, a blocked
+ * event loop) before another operation may take it.
+ */
+const CLAIM_LEASE_MS = 15_000;
+const CLAIM_RENEW_MS = 3_000;
+/** This process, as the claims it takes name it (docs/money-operations.md#one-money-operation-at-a-time). */
+const SELF = processIdentity();
 /** When a job that found the purchase claimed runs again (service clock). */
 export const CLAIM_RETRY_MS = 30_000;
 /**
@@ -63,22 +74,23 @@ export const isInProgress = (x: unknown): x is InProgress => typeof x === 'objec
  * Takes the purchase's claim in the caller's transaction, which must hold the purchase's row lock
  * (lockPayState). `unresolvedBlocks`: the operation changes what is owed or refundable, so a
  * charge still awaiting its outcome (which would take the old amount) or a refund not finished
- * (whose allocations are not settled) makes it wait as well.
+ * (whose allocations are not settled) makes it wait as well. `token`: the claim's, chosen by a
+ * caller that gives it back if the transaction fails (its commit may have landed, the answer lost).
  */
 export async function claimPurchase(
   tx: Sql,
   accountId: string,
   purchaseId: string,
   operation: MoneyOperation,
-  opts: { unresolvedBlocks?: boolean } = {},
+  opts: { unresolvedBlocks?: boolean; token?: string } = {},
 ): Promise<MoneyClaim | InProgress> {
   if (opts.unresolvedBlocks) {
     const charge = await unresolvedMoneyCharge(tx, accountId, purchaseId);
     if (charge) return { kind: 'operation_in_progress', operation: `${charge.purpose}_charge` };
     if (await pendingRefundOf(tx, accountId, purchaseId)) return { kind: 'operation_in_progress', operation: 'refund' };
   }
-  const claim: MoneyClaim = { accountId, purchaseId, operation, token: newUuid() };
-  const taken = await takeMoneyClaim(tx, claim, CLAIM_LEASE_MS, SHARES_WITH[operation] ?? []);
+  const claim: MoneyClaim = { accountId, purchaseId, operation, token: opts.token ?? newUuid() };
+  const taken = await takeMoneyClaim(tx, { ...claim, holder: SELF.holder }, CLAIM_LEASE_MS, SHARES_WITH[operation] ?? [], SELF.mayBeAlive);
   return taken.taken ? claim : { kind: 'operation_in_progress', operation: taken.heldBy };
 }
 
@@ -119,14 +131,45 @@ export function claimAlone(
   );
 }
 
-/** Extends the claim before another PSP call of a long operation (a refund over many payers). */
-export async function renewClaim(deps: Pick<PaymentDeps, 'db'>, claim: MoneyClaim): Promise<void> {
-  await renewMoneyClaim(deps.db, claim, CLAIM_LEASE_MS);
+/**
+ * Runs `work` (the PSP calls and their recording) holding the claim a reserving transaction
+ * took: the claim is renewed every {@link CLAIM_RENEW_MS} while it runs, and given back after,
+ * whatever happened. A give-back that fails (the database cut at that moment) is not the
+ * operation's failure: its outcome is recorded, and the claim, no longer renewed, lapses within
+ * {@link CLAIM_LEASE_MS}. The renewal is the run's heartbeat, a timer and not a durable job
+ * (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
+ */
+export async function holding<T>(deps: Pick<PaymentDeps, 'db' | 'logger'>, claim: MoneyClaim, work: () => Promise<T>): Promise<T> {
+  let renewal: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    // A renewal that fails (the database away) is left to the next one, or to the lease's end.
+    renewal = renewMoneyClaim(deps.db, claim, CLAIM_LEASE_MS).catch(() => undefined);
+  }, CLAIM_RENEW_MS);
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    // A renewal under way must not land after the give-back.
+    await renewal;
+    await releaseMoneyClaim(deps.db, claim).catch((err: unknown) =>
+      deps.logger.warn({ err, account_id: claim.accountId, purchase_id: claim.purchaseId }, 'could not give back a money claim: it lapses by itself'),
+    );
+  }
 }
 
-/** Gives the claim back (whatever happened: called from `finally`, or in the reserving transaction when it reserved nothing). */
-export async function releaseClaim(sql: Sql, claim: MoneyClaim): Promise<void> {
-  await releaseMoneyClaim(sql, claim);
+/** Gives the claim back in the reserving transaction, when the operation reserved nothing (a refusal). */
+export async function releaseClaim(tx: Sql, claim: MoneyClaim): Promise<void> {
+  await releaseMoneyClaim(tx, claim);
+}
+
+/**
+ * Gives back, if it was taken, the claim `token` of a reserving transaction that failed: its commit
+ * may have landed with the answer lost (a connection cut), leaving a claim nobody runs. Without
+ * this, the request's retry would wait for its lease. Best effort: with the database away it lapses.
+ */
+export async function releaseAfterFailure(deps: Pick<PaymentDeps, 'db'>, accountId: string, purchaseId: string, token: string): Promise<void> {
+  await releaseMoneyClaim(deps.db, { accountId, purchaseId, token }).catch(() => undefined);
 }
 
 /** The message of the 409 every API family answers for {@link InProgress}. */

@@ -11,7 +11,7 @@ import { findPayment, findPaymentByKey, insertPayment, pspRef, recordResult, wri
 import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { listPledges } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimAlone, isInProgress, releaseClaim } from './money-claim.ts';
+import { claimAlone, holding, isInProgress } from './money-claim.ts';
 import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
@@ -128,11 +128,7 @@ export async function reauthorizeHold(deps: PaymentDeps, accountId: string, hold
   if (!old) return 'not_needed';
   const claim = await claimAlone(deps, accountId, old.purchase_id, 'reauthorization', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
-  try {
-    return await renewClaimed(deps, accountId, holdId);
-  } finally {
-    await releaseClaim(db, claim);
-  }
+  return holding(deps, claim, () => renewClaimed(deps, accountId, holdId));
 }
 
 async function renewClaimed(deps: PaymentDeps, accountId: string, holdId: string): Promise<ReauthOutcome> {

@@ -33,7 +33,7 @@ import { bookInstallmentLowered } from '../payments/transfer-booking-repository.
 import { applyMove } from '../purchases/transitions.ts';
 import { releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimAlone, claimPurchase, isInProgress, releaseClaim, renewClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimAlone, claimPurchase, holding, isInProgress, releaseAfterFailure, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { sendRefundNotices } from './shopper-notices.ts';
 
 export const REFUND_JOB = 'refund.resume';
@@ -90,17 +90,24 @@ export async function refundPurchase(deps: PaymentDeps, input: RefundRequest): P
   if (input.amountCents !== undefined && (!Number.isSafeInteger(input.amountCents) || input.amountCents <= 0)) {
     return { kind: 'invalid', field, message: `field ${field} must be a positive integer (minor units of the currency)` };
   }
-  const reserved = await waitForClaim(deps, () => reserveRefund(deps, input));
+  // The same request retried after its first attempt committed and lost its answer: a refund
+  // already settled is answered as it is, without waiting for the purchase's claim, which that
+  // attempt may have failed to give back (docs/api-conventions.md#idempotency-key).
+  const earlier = input.requestKey === undefined ? undefined : await findRefundIdByRequestKey(db, accountId, purchaseId, input.requestKey);
+  const settled = earlier === undefined ? undefined : await findRefund(db, accountId, earlier);
+  if (settled && settled.state !== 'pending') return { kind: 'created', refund: settled };
+  const token = newUuid();
+  const reserved = await waitForClaim(deps, () => reserveRefund(deps, input, token)).catch(async (err: unknown) => {
+    await releaseAfterFailure(deps, accountId, purchaseId, token);
+    throw err;
+  });
   if ('kind' in reserved) return reserved;
-  const { claim } = reserved;
-  try {
+  await holding(deps, reserved.claim, async () => {
     if (reserved.resumed)
       deps.logger.info({ account_id: accountId, refund_id: reserved.refundId }, 'refund request retried after its answer was lost: the refund it made is resumed, not made again');
     // Resumed, the PSP is asked first what it holds: not every PSP keeps our idempotency key.
-    await executeRefund(deps, accountId, reserved.refundId, { resumed: reserved.resumed, claim });
-  } finally {
-    await releaseClaim(db, claim);
-  }
+    await executeClaimed(deps, accountId, reserved.refundId, reserved.resumed);
+  });
   return { kind: 'created', refund: (await findRefund(db, accountId, reserved.refundId))! };
 }
 
@@ -109,7 +116,7 @@ export async function refundPurchase(deps: PaymentDeps, input: RefundRequest): P
  * the refund stored with its allocations (or the earlier attempt's refund found). The claim stays
  * taken for the PSP calls; a refusal gives it back in the same transaction.
  */
-async function reserveRefund(deps: PaymentDeps, input: RefundRequest): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> {
+async function reserveRefund(deps: PaymentDeps, input: RefundRequest, token: string): Promise<RefundOutcome | { refundId: string; resumed: boolean; claim: MoneyClaim }> {
   const { db, clock } = deps;
   const { accountId, purchaseId } = input;
   const field = input.amountField ?? 'amount';
@@ -120,12 +127,12 @@ async function reserveRefund(deps: PaymentDeps, input: RefundRequest): Promise<R
     // refund already counts against what is refundable, and the answer is that refund.
     const earlier = input.requestKey === undefined ? undefined : await findRefundIdByRequestKey(tx, accountId, purchaseId, input.requestKey);
     if (earlier !== undefined) {
-      const resumedClaim = await claimPurchase(tx, accountId, purchaseId, 'refund');
+      const resumedClaim = await claimPurchase(tx, accountId, purchaseId, 'refund', { token });
       return isInProgress(resumedClaim) ? resumedClaim : { refundId: earlier, resumed: true, claim: resumedClaim };
     }
     // Nothing else may move the purchase's money until this refund's answers are recorded; a
     // charge awaiting its outcome or a refund not finished would make what is refundable wrong.
-    const claim = await claimPurchase(tx, accountId, purchaseId, 'refund', { unresolvedBlocks: true });
+    const claim = await claimPurchase(tx, accountId, purchaseId, 'refund', { unresolvedBlocks: true, token });
     if (isInProgress(claim)) return claim;
     const refusal = (message: string): Promise<RefundOutcome> => releaseClaim(tx, claim).then(() => ({ kind: 'invalid', field, message }));
     const sources = await refundSources(tx, accountId, purchaseId);
@@ -191,37 +198,23 @@ type Answer = { allocation: RefundAllocationRow; payment: PaymentRow; result: Tr
  * refund of that payment is pending (which could account for it), the earlier call went through:
  * it is recorded from that answer and not sent again.
  */
-export async function executeRefund(
-  deps: PaymentDeps,
-  accountId: string,
-  refundId: string,
-  opts: { resumed?: boolean; claim?: MoneyClaim; waitMs?: number } = {},
-): Promise<'done' | 'in_progress'> {
+export async function executeRefund(deps: PaymentDeps, accountId: string, refundId: string, opts: { resumed?: boolean; waitMs?: number } = {}): Promise<'done' | 'in_progress'> {
   const { db } = deps;
-  if (opts.claim) {
-    await executeClaimed(deps, accountId, refundId, opts.claim, opts.resumed ?? false);
-    return 'done';
-  }
   // The resume job: the refund's PSP calls are made under the purchase's claim, as the request's were.
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return 'done';
   const claim = await claimAlone(deps, accountId, refund.purchaseId, 'refund', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
-  try {
-    await executeClaimed(deps, accountId, refundId, claim, opts.resumed ?? false);
-  } finally {
-    await releaseClaim(db, claim);
-  }
+  await holding(deps, claim, () => executeClaimed(deps, accountId, refundId, opts.resumed ?? false));
   return 'done';
 }
 
-async function executeClaimed(deps: PaymentDeps, accountId: string, refundId: string, claim: MoneyClaim, resumed: boolean): Promise<void> {
+async function executeClaimed(deps: PaymentDeps, accountId: string, refundId: string, resumed: boolean): Promise<void> {
   const { db, psps, logger } = deps;
   const refund = await findRefund(db, accountId, refundId);
   if (!refund) return;
   const answers: Answer[] = [];
   for (const allocation of refund.allocations.filter((a) => a.state === 'pending')) {
-    await renewClaim(deps, claim);
     const payment = (await findPayment(db, accountId, allocation.paymentId!))!;
     const psp = await psps.forPayment(payment);
     try {

@@ -7,7 +7,7 @@ import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
-import { CLAIM_RETRY_MS, claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { CLAIM_RETRY_MS, claimPurchase, holding, isInProgress, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { sendPotCompleteNotice, sendRestChargedNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
@@ -35,11 +35,7 @@ export async function settlePotDeadline(deps: PaymentDeps, accountId: string, pu
   const closed = await waitForClaim(deps, () => closeThePot(deps, accountId, purchaseId), opts.waitMs);
   if (isInProgress(closed)) return { kind: 'wait', until: new Date(deps.clock.now().getTime() + CLAIM_RETRY_MS) };
   if (closed.kind !== 'closed') return closed;
-  try {
-    return await settleClosed(deps, accountId, purchaseId, closed);
-  } finally {
-    await releaseClaim(deps.db, closed.claim);
-  }
+  return holding(deps, closed.claim, () => settleClosed(deps, accountId, purchaseId, closed));
 }
 
 /** The pot closed under the claim: late payments given back, the rest taken, the purchase settled. */

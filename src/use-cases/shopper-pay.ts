@@ -36,7 +36,7 @@ import { COLLECT_JOB } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { PRECHARGE_NOTICE_JOB, sendCollectionNotice } from './shopper-notices.ts';
-import { claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**
@@ -96,8 +96,10 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   if (isInProgress(reserved)) return { kind: 'in_progress' };
   if ('outcome' in reserved) return reserved.outcome;
   const { payment, claim } = reserved;
-  try {
-    return await underPaymentLease(deps, payment, async () => {
+  // Awaiting 3-D Secure, the payment itself (unresolved) keeps refunds, cancels and collections
+  // waiting (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
+  return holding(deps, claim, () =>
+    underPaymentLease(deps, payment, async () => {
       const result = await card.psp.authorize({
         idempotencyKey: payment.idempotency_key,
         paymentMethodId: card.paymentMethodId,
@@ -108,12 +110,8 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
         ...threeDSecureInput(offer?.use3ds ?? 'auto'),
       });
       return finish(deps, payment, result, target.kind === 'rest');
-    });
-  } finally {
-    // Awaiting 3-D Secure, the payment itself (unresolved) keeps refunds, cancels and collections
-    // waiting (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
-    await releaseClaim(deps.db, claim);
-  }
+    }),
+  );
 }
 
 /**

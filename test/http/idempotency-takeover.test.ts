@@ -31,7 +31,7 @@ afterAll(() => app?.close());
 const one = async <T>(sql: string, params: unknown[] = []): Promise<T> => (await app.services.db.query<{ v: T }>(sql, params)).rows[0]!.v;
 
 /** Cuts on the app's database (test/helpers/connection-cut.ts). */
-const cutOn = (name: string, table: string, event: 'INSERT' | 'UPDATE', when: string) => cutTrigger(app.services.db, name, table, event, when);
+const cutOn = (name: string, table: string, event: 'INSERT' | 'UPDATE' | 'DELETE', when: string) => cutTrigger(app.services.db, name, table, event, when);
 
 async function paid(): Promise<string> {
   const id = (await a.post(URL, minimalPurchase({ amount: 10_000 }))).json().id as string;
@@ -106,6 +106,101 @@ describe('a retry after the takeover finds what the first attempt committed', ()
     expect(await refundsOf(id)).toBe(1);
     expect(await atPsp(id)).toEqual({ refundedCents: 10_000, refunds: 1 });
     expect((await a.get(`${URL}/${id}`)).json().state).toBe('REFUNDED');
+  });
+
+  it('a refund whose claim could not be given back (cut) and whose answer was lost: the retry answers it at once, and a later retry never makes a second one', async () => {
+    const id = await paid();
+    const key = `refund-claim-kept-${id}`;
+    const post = () => a.post(`${URL}/${id}/refunds`, { amount: 4_000 }, { 'idempotency-key': key });
+    // Recorded at the PSP and here; then the purchase's claim is not given back and the answer not stored.
+    const keepClaim = await cutOn('cut_claim_give_back', 'money_claims', 'DELETE', `OLD.purchase_id = '${id}'`);
+    const loseAnswer = await cutOn('cut_claim_answer', 'idempotency_keys', 'UPDATE', `NEW.key = '${key}' AND NEW.response_status IS NOT NULL`);
+    expect503(await post());
+    await keepClaim.heal();
+    await loseAnswer.heal();
+    const made = await one<string>('SELECT id::text AS v FROM refunds WHERE purchase_id = $1', [id]);
+    // The orphaned claim is still there, its lease running: the settled refund is answered without it.
+    expect(await one<number>('SELECT count(*)::int AS v FROM money_claims WHERE purchase_id = $1 AND lease_until > now()', [id])).toBe(1);
+    const retried = await post();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json()).toMatchObject({ id: refId(made), amount: 4_000, state: 'succeeded' });
+    // Long after (the claim lapsed): the same key is the same refund.
+    await app.services.db.query("UPDATE money_claims SET lease_until = now() - interval '1 second' WHERE purchase_id = $1", [id]);
+    expect((await post()).json()).toMatchObject({ id: refId(made) });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 4_000, refunds: 1 });
+  });
+
+  it('a retry told 409 operation_in_progress keeps its key: once the purchase is free, the same key resumes the first refund instead of making another', async () => {
+    const id = await paid();
+    const key = `refund-in-progress-${id}`;
+    const post = () => a.post(`${URL}/${id}/refunds`, { amount: 3_500 }, { 'idempotency-key': key });
+    // The recording is cut and the claim is not given back: a refund pending, a claim orphaned.
+    const cutRecording = await cutOn('cut_ip_recording', 'refund_allocations', 'UPDATE', `NEW.purchase_id = '${id}' AND NEW.state <> 'pending'`);
+    const keepClaim = await cutOn('cut_ip_give_back', 'money_claims', 'DELETE', `OLD.purchase_id = '${id}'`);
+    expect503(await post());
+    await cutRecording.heal();
+    await keepClaim.heal();
+    const made = await one<string>('SELECT id::text AS v FROM refunds WHERE purchase_id = $1', [id]);
+    const generation = () => one<string>('SELECT expires_at::text AS v FROM idempotency_keys WHERE key = $1', [key]);
+    const before = await generation();
+
+    const waitMs = app.services.payments.claimWaitMs;
+    app.services.payments.claimWaitMs = 0;
+    try {
+      // The orphaned claim's lease runs: "retry later", and the key keeps its claim (not released).
+      const busy = await post();
+      expect(busy.statusCode, busy.body).toBe(409);
+      expect(busy.json().error.code).toBe('operation_in_progress');
+      expect(await generation()).toBe(before);
+    } finally {
+      app.services.payments.claimWaitMs = waitMs;
+    }
+    // The claim lapses; the retry resumes the first refund (the PSP asked first), never a second.
+    await app.services.db.query("UPDATE money_claims SET lease_until = now() - interval '1 second' WHERE purchase_id = $1", [id]);
+    const resumed = await post();
+    expect(resumed.statusCode, resumed.body).toBe(201);
+    expect(resumed.json()).toMatchObject({ id: refId(made), amount: 3_500, state: 'succeeded' });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 3_500, refunds: 1 });
+    expect((await a.get(`${URL}/${id}`)).json().refunded_amount).toBe(3_500);
+  });
+
+  it('a refund whose reserving commit landed but whose answer was lost: the claim is given back, and the retry sends and answers that refund at once', async () => {
+    const id = await paid();
+    const key = `refund-commit-lost-${id}`;
+    const post = () => a.post(`${URL}/${id}/refunds`, { amount: 2_000 }, { 'idempotency-key': key });
+    // The payments' database answers the refund's reserving transaction with a cut after its commit.
+    const real = app.services.payments.db;
+    const transaction: typeof real.transaction = async (fn) => {
+      const result = await real.transaction(fn);
+      if (result && typeof result === 'object' && 'refundId' in result) {
+        throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+      }
+      return result;
+    };
+    app.services.payments.db = new Proxy(real, {
+      get: (target, prop) => {
+        if (prop === 'transaction') return transaction;
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      expect503(await post());
+    } finally {
+      app.services.payments.db = real;
+    }
+    // Committed: the refund pending, nothing sent to the PSP yet; its claim was given back all the same.
+    expect((await app.services.db.query('SELECT state FROM refunds WHERE purchase_id = $1', [id])).rows).toEqual([{ state: 'pending' }]);
+    expect(await atPsp(id)).toEqual({ refundedCents: 0, refunds: 0 });
+    expect(await one<number>('SELECT count(*)::int AS v FROM money_claims WHERE purchase_id = $1', [id])).toBe(0);
+
+    const retried = await post();
+    expect(retried.statusCode, retried.body).toBe(201);
+    expect(retried.json()).toMatchObject({ amount: 2_000, state: 'succeeded' });
+    expect(await refundsOf(id)).toBe(1);
+    expect(await atPsp(id)).toEqual({ refundedCents: 2_000, refunds: 1 });
   });
 
   it('the back-office refund resumes the same way', async () => {

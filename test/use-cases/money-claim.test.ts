@@ -11,7 +11,10 @@
  *   LEADER_PROCESSED);
  * - one `completed` notification per capture, and no hold left live on a settled purchase.
  */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processIdentity } from '../../src/db/process-identity.ts';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
@@ -312,5 +315,48 @@ describe('trigger_capture racing a hold renewal', { timeout: 120_000 }, () => {
         ],
       };
     });
+  });
+});
+
+describe('a claim whose process is gone (docs/money-operations.md#one-money-operation-at-a-time)', () => {
+  /** A real process on this host, and the claim on the purchase it would hold (its identity and a lease still running). */
+  async function claimedByChild(purchaseId: string) {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('spawn', resolve));
+    const { holder } = processIdentity(child.pid);
+    await app.services.db.query(
+      `INSERT INTO money_claims (account_id, purchase_id, operation, token, holder, claimed_at, lease_until)
+       VALUES ($1, $2, 'refund', $3, $4, now(), now() + interval '10 minutes')`,
+      [shop.accountId, purchaseId, randomUUID(), holder],
+    );
+    return child;
+  }
+
+  it('holds the purchase while its process lives, and is taken over at once when the process is killed, its lease still running', async () => {
+    const { id } = await paidPurchase('INSTALLMENTS_3', 30_000);
+    const refund = () => refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 1_000, actor });
+    const child = await claimedByChild(id);
+    try {
+      expect(await refund()).toEqual({ kind: 'operation_in_progress', operation: 'refund' });
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    const after = await refund();
+    expect(after).toMatchObject({ kind: 'created', refund: { state: 'succeeded', amountCents: 1_000 } });
+    expect(await q('SELECT 1 FROM money_claims WHERE purchase_id = $1', [id])).toEqual([]);
+  });
+
+  it('a claim of a build that named no holder (a rolling upgrade) is judged by its lease alone', async () => {
+    const { id } = await paidPurchase('DEFERRED', 12_000);
+    await q(`INSERT INTO money_claims (account_id, purchase_id, operation, token, claimed_at, lease_until) VALUES ($1, $2, 'refund', $3, now(), now() + interval '10 minutes')`, [
+      shop.accountId,
+      id,
+      randomUUID(),
+    ]);
+    const refund = () => refundPurchase(deps(), { accountId: shop.accountId, purchaseId: id, amountCents: 1_000, actor });
+    expect(await refund()).toEqual({ kind: 'operation_in_progress', operation: 'refund' });
+    await q("UPDATE money_claims SET lease_until = now() - interval '1 second' WHERE purchase_id = $1", [id]);
+    expect(await refund()).toMatchObject({ kind: 'created' });
   });
 });
