@@ -1,5 +1,5 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
-import { parseEitherSpelling } from '../domain/ids.ts';
+import { parseEitherSpelling, toPublicId } from '../domain/ids.ts';
 import { UnusableCredentialError, type NotificationAck, type NotifiedTransaction, type PspConnector } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
 import { findOperatorAccountPayment, findPaymentByPspTransaction, pspRef, recordResult, storePspState } from '../payments/payment-repository.ts';
@@ -53,7 +53,7 @@ export async function receivePspNotification(
   if (!id || !owner) return { kind: 'not_found' };
   // An operator's collecting account (owner null) is every transfer-mode merchant's: each
   // transaction's payment tells whose it is (docs/money-operations.md#transfer-mode).
-  const where = { accountId: owner.accountId, pspAccountPublicId };
+  const where = { accountId: owner.accountId, pspAccountId: id };
   let verified: Awaited<ReturnType<PspConnector['verifyNotification']>>;
   let connector: PspConnector;
   try {
@@ -83,13 +83,14 @@ export async function receivePspNotification(
 /** PSP accounts and fields this process has logged as unusable: one line each, not one per notification a PSP sends again. */
 const reported = new Set<string>();
 
-function reportUnusable(deps: Pick<PaymentDeps, 'logger'>, where: { accountId: string | null; pspAccountPublicId: string }, field: string): void {
-  const key = `${where.pspAccountPublicId}/${field}`;
+function reportUnusable(deps: Pick<PaymentDeps, 'logger'>, where: { accountId: string | null; pspAccountId: string }, field: string): void {
+  // By the bare id: the URL's two spellings are one account.
+  const key = `${where.pspAccountId}/${field}`;
   if (reported.has(key)) return;
   if (reported.size >= 10_000) reported.clear();
   reported.add(key);
   deps.logger.warn(
-    { account_id: where.accountId, psp_account_id: where.pspAccountPublicId, field },
+    { account_id: where.accountId, psp_account_id: toPublicId('psa', where.pspAccountId), field },
     'PSP account has a credential its connector cannot use: its notifications that need it are answered 503 until the account is fixed (the back office shows it)',
   );
 }
