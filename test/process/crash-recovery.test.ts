@@ -62,7 +62,8 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
 
     /**
      * Sends `request` to the server while purchase_events is locked, waits until the sandbox PSP
-     * stored its answer for `op`/`key`, SIGKILLs the server, releases the lock, starts a new one.
+     * stored its answer for `op`/`key` (a LIKE pattern), SIGKILLs the server, releases the lock,
+     * starts a new one.
      */
     async function crashAfterPspAnswer(request: (s: Served) => Promise<unknown>, op: string, key: string): Promise<void> {
       await client.query('BEGIN');
@@ -73,7 +74,7 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
       await checker.connect();
       try {
         for (;;) {
-          const { rows } = await checker.query('SELECT 1 FROM sandbox_psp_idempotency WHERE operation = $1 AND idempotency_key = $2 AND result IS NOT NULL', [op, key]);
+          const { rows } = await checker.query('SELECT 1 FROM sandbox_psp_idempotency WHERE operation = $1 AND idempotency_key LIKE $2 AND result IS NOT NULL', [op, key]);
           if (rows.length > 0) break;
           if (Date.now() > waitUntil) throw new Error(`the PSP never answered ${op} ${key}\n${server.proc.output}`);
           await new Promise((r) => setTimeout(r, 50));
@@ -108,11 +109,22 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
     const close = async () => {
       await client.end();
     };
+    /** A Merchant API v1 refund sent with an Idempotency-Key. */
+    const refund = async (s: Served, uid: string, key: string, amount: number) => {
+      const res = await fetch(`${s.url}/api/merchants/v1/purchases/${uuid(uid)}/refunds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ amount }),
+        signal: AbortSignal.timeout(20_000),
+      });
+      return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> };
+    };
     return {
       get server() {
         return server;
       },
       call,
+      refund,
       purchase,
       q,
       crashAfterPspAnswer,
@@ -205,6 +217,41 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         expect(await t.q('SELECT status FROM payments WHERE pledge_id = $1', [uuid(plg)])).toEqual([{ status: 'captured' }]);
         expect((await t.transactionEvents(id)).filter((e) => e.purpose === 'pledge')).toEqual([{ purpose: 'pledge', status: 'completed' }]);
         expect(await t.q("SELECT count(*)::int AS n FROM purchase_events WHERE purchase_id = $1 AND type = 'pledge.paid'", [id])).toEqual([{ n: 1 }]);
+      } finally {
+        await t.close();
+      }
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'a refund with an Idempotency-Key, its process killed after the PSP refunded: the retry with the key takes the dead claim over at once and answers that refund; one refund at the PSP',
+    async () => {
+      const t = await setUp();
+      try {
+        const uid = await t.purchase('SHARED');
+        const id = uuid(uid);
+        const led = await t.call(t.server, 'POST', `/api/sandbox/purchases/${uid}/pay`, { card_number: '4242424242424242' });
+        expect(led.status, JSON.stringify(led.body)).toBe(200);
+        const [payment] = await t.q<{ id: string }>('SELECT id FROM payments WHERE purchase_id = $1', [id]);
+        const key = `crash-refund-${id}`;
+        await t.crashAfterPspAnswer((s) => t.refund(s, uid, key, 2_500), 'refund', `%:${payment!.id}`);
+        // The killed run left its refund pending and its claim on the purchase, lease running.
+        expect(await t.q('SELECT state FROM refunds WHERE purchase_id = $1', [id])).toEqual([{ state: 'pending' }]);
+        expect(await t.q('SELECT count(*)::int AS n FROM money_claims WHERE purchase_id = $1 AND lease_until > now()', [id])).toEqual([{ n: 1 }]);
+        // The key's own lease (10 s) is the only wait: the dead process's money claim is not.
+        let retry = await t.refund(t.server, uid, key, 2_500);
+        for (let i = 0; i < 40 && retry.status === 409; i++) {
+          expect(retry.body.error.code, JSON.stringify(retry.body)).toBe('idempotency_key_in_use');
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          retry = await t.refund(t.server, uid, key, 2_500);
+        }
+        expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+        expect(retry.body).toMatchObject({ amount: 2_500, state: 'succeeded' });
+        expect(await t.q("SELECT count(*)::int AS n FROM sandbox_psp_idempotency WHERE operation = 'refund' AND idempotency_key LIKE $1", [`%:${payment!.id}`])).toEqual([
+          { n: 1 },
+        ]);
+        expect(await t.q('SELECT count(*)::int AS n, sum(amount_cents)::int AS cents FROM refunds WHERE purchase_id = $1', [id])).toEqual([{ n: 1, cents: 2_500 }]);
       } finally {
         await t.close();
       }
