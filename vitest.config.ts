@@ -92,7 +92,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: BROWSER,
           globalSetup: ['./test/setup/pglite-snapshot.ts'],
-          setupFiles: ['./test/setup/without-postgres.ts', './test/setup/transaction-scope.ts'],
+          setupFiles: ['./test/setup/without-postgres.ts', './test/setup/transaction-scope.ts', './test/setup/one-statement-at-a-time.ts'],
         },
       },
       {
@@ -109,7 +109,12 @@ export default defineConfig({
           expect: { poll: { timeout: 20_000 } },
           include: BROWSER,
           globalSetup: ['./test/setup/pglite-snapshot.ts', './test/setup/browser-server.ts'],
-          setupFiles: ['./test/setup/without-postgres.ts', './test/setup/transaction-scope.ts', './test/setup/served-app-diagnostics.ts'],
+          setupFiles: [
+            './test/setup/without-postgres.ts',
+            './test/setup/transaction-scope.ts',
+            './test/setup/one-statement-at-a-time.ts',
+            './test/setup/served-app-diagnostics.ts',
+          ],
         },
       },
       ...(postgres
@@ -121,6 +126,7 @@ export default defineConfig({
                 include: ['test/**/*.test.ts'],
                 exclude: DATABASE_INDEPENDENT,
                 globalSetup: ['./test/setup/postgres-template.ts'],
+                setupFiles: ['./test/setup/one-statement-at-a-time.ts'],
               },
             },
           ]

@@ -1,16 +1,30 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { parseInt8, type Database, type QueryResult, type Sql } from './database.ts';
 import { CommitNotifier } from './notifier.ts';
+import { StatementTurns } from './statement-turns.ts';
 import { assertOutsideTransactionOf, inTransactionOf } from './transaction-scope.ts';
 
-function wrap(target: PGlite | Transaction, notify: (channel: string) => void): Sql {
+/** A handle on the database, or on one transaction, whose statements then take turns as on PostgreSQL (db/statement-turns.ts). */
+function wrap(target: PGlite | Transaction, notify: (channel: string) => void, turns?: StatementTurns): Sql {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const res = await target.query<R>(text, params as unknown[] | undefined);
-      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+      const wait = turns?.begin(text);
+      if (wait) await wait;
+      try {
+        const res = await target.query<R>(text, params as unknown[] | undefined);
+        return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+      } finally {
+        turns?.end();
+      }
     },
     async exec(script: string): Promise<void> {
-      await target.exec(script);
+      const wait = turns?.begin(script);
+      if (wait) await wait;
+      try {
+        await target.exec(script);
+      } finally {
+        turns?.end();
+      }
     },
     notify,
   };
@@ -47,7 +61,18 @@ export async function openPglite(dataDir: string | undefined, snapshot?: Blob): 
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
       const committed = new Set<string>();
       assertOutsideTransactionOf(db); // a transaction opened inside another waits for it as a query does
-      const result = await db.transaction((tx) => inTransactionOf(db, () => fn(wrap(tx, (channel) => committed.add(channel)))));
+      const result = await db.transaction(async (tx) => {
+        const turns = new StatementTurns();
+        let value: T;
+        try {
+          value = await inTransactionOf(db, () => fn(wrap(tx, (channel) => committed.add(channel), turns)));
+        } catch (err) {
+          await turns.close().catch(() => {});
+          throw err;
+        }
+        await turns.close();
+        return value;
+      });
       for (const channel of committed) notifier.publish(channel);
       return result;
     },

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { parseInt8, type Database, type QueryOptions, type QueryResult, type Sql } from './database.ts';
 import { CommitNotifier, type SendNotify } from './notifier.ts';
+import { StatementTurns } from './statement-turns.ts';
 
 const INT8_OID = 20;
 const types = {
@@ -32,16 +33,32 @@ export class StatementNames {
 }
 const MAX_NAMED = 500;
 
-function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames, notify: (channel: string) => void): Sql {
+/**
+ * A handle on the pool (each statement on a connection it borrows), or on a transaction's
+ * connection, whose statements then take turns (`turns`: one at a time, none after its body).
+ */
+function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames, notify: (channel: string) => void, turns?: StatementTurns): Sql {
   return {
     async query<R>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
       // Without parameters a text may hold several statements (simple protocol): never named.
       const name = params !== undefined && params.length > 0 && options?.prepare !== false ? names.nameOf(text) : undefined;
-      const res = await client.query({ text, values: params as unknown[] | undefined, name });
-      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+      const wait = turns?.begin(text);
+      if (wait) await wait;
+      try {
+        const res = await client.query({ text, values: params as unknown[] | undefined, name });
+        return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+      } finally {
+        turns?.end();
+      }
     },
     async exec(script: string): Promise<void> {
-      await client.query(script); // no parameters: simple protocol, several statements allowed
+      const wait = turns?.begin(script);
+      if (wait) await wait;
+      try {
+        await client.query(script); // no parameters: simple protocol, several statements allowed
+      } finally {
+        turns?.end();
+      }
     },
     notify,
   };
@@ -133,9 +150,19 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
       };
       client.on('error', onError);
       const committed = new Set<string>();
+      // One statement at a time on this connection, and none once `fn` has returned: a late one
+      // would run after the COMMIT, on a connection lent to another transaction (db/statement-turns.ts).
+      const turns = new StatementTurns();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client, names, (channel) => committed.add(channel)));
+        let result: T;
+        try {
+          result = await fn(wrap(client, names, (channel) => committed.add(channel), turns));
+        } catch (err) {
+          await turns.close().catch(() => {});
+          throw err;
+        }
+        await turns.close();
         await client.query('COMMIT');
         for (const channel of committed) notifier.publish(channel);
         return result;

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { OVERLAP_WARNING } from '../../src/db/statement-turns.ts';
 import { testConnection } from '../helpers/postgres-url.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -122,6 +123,8 @@ export class Proc {
         clearTimeout(this.#timer);
         this.exitInfo = { code, signal };
         running.delete(this);
+        const overlap = OVERLAP_MARKS.find((mark) => this.stderr.includes(mark));
+        if (overlap) overlapping.push(`chipin ${args.join(' ')}: ${this.stderr.slice(Math.max(0, this.stderr.indexOf(overlap) - 200), this.stderr.indexOf(overlap) + 1500)}`);
         this.#notify();
         resolve(this.exitInfo);
       });
@@ -250,10 +253,21 @@ export async function killAll(): Promise<void> {
   await Promise.all(procs.map((p) => p.exited));
 }
 
-/** afterAll: kills what still runs, then removes every DATA_DIR this file created. */
+/**
+ * What a child prints when two queries ran at once on one of its connections: node-postgres's
+ * deprecation, and the warning of a transaction whose statements had to wait their turn
+ * (src/db/statement-turns.ts). {@link cleanUp} fails the file on either
+ * (docs/testing.md#one-statement-at-a-time).
+ */
+const OVERLAP_MARKS = ['already executing a query', OVERLAP_WARNING];
+const overlapping: string[] = [];
+
+/** afterAll: kills what still runs, then removes every DATA_DIR this file created; fails when a child ran two queries at once on a connection. */
 export async function cleanUp(): Promise<void> {
   await killAll();
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  const seen = overlapping.splice(0);
+  if (seen.length > 0) throw new Error(`a child process ran two queries at once on one connection (docs/testing.md#one-statement-at-a-time):\n${seen.join('\n---\n')}`);
 }
 
 /** A port free on loopback right now: listen on 0, read it, close. */

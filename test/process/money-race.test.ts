@@ -20,7 +20,9 @@ afterAll(cleanUp);
 
 describe.skipIf(!onPostgres)('money under concurrency with two processes on one database (PostgreSQL)', () => {
   let isolated: IsolatedDatabase | undefined;
-  let client: pg.Client | undefined;
+  // A pool: the suite reads for many purchases at once, and one client would run those queries
+  // two at a time (docs/testing.md#one-statement-at-a-time).
+  let pool: pg.Pool | undefined;
   let servers: Served[] = [];
   let tokens: string[] = [];
   let target: RaceTarget;
@@ -32,8 +34,7 @@ describe.skipIf(!onPostgres)('money under concurrency with two processes on one 
     const r = await runCli(['merchant', 'create', '--name', 'Money Race Shop', '--email', uniqueEmail('money-race'), '--json'], cliEnv(tempDataDir(), extra));
     expect(r.code, r.stderr).toBe(0);
     const merchant = JSON.parse(r.stdout) as CreatedMerchant;
-    client = new pg.Client({ connectionString: isolated.url! });
-    await client.connect();
+    pool = new pg.Pool({ connectionString: isolated.url!, max: 4 });
     servers = await Promise.all([startServe(tempDataDir(), extra), startServe(tempDataDir(), extra)]);
     tokens = await Promise.all(servers.map((s) => getToken(s.url, merchant.api_key, merchant.api_secret)));
     target = {
@@ -47,13 +48,13 @@ describe.skipIf(!onPostgres)('money under concurrency with two processes on one 
         });
         return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
       },
-      query: async <T>(sql: string, params: unknown[]) => (await client!.query(sql, params)).rows as T[],
+      query: async <T>(sql: string, params: unknown[]) => (await pool!.query(sql, params)).rows as T[],
       offers: merchant.offers,
     };
   }, PROCESS_TEST_MS);
 
   afterAll(async () => {
-    await client?.end();
+    await pool?.end();
     await killAll();
     await isolated?.dispose();
   });
