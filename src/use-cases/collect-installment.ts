@@ -10,10 +10,12 @@ import { loadPayState, lockPayState, setComment, type PurchasePayState } from '.
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
-import { claimAlone, holding, isInProgress } from './money-claim.ts';
+import { claimAlone, holding, isInProgress, waitForClaim, type InProgress } from './money-claim.ts';
 import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';
+/** The idempotency key of a collection's off-session charge (`<installment>:attempt:<n>`, {@link charge}), not the shopper's. */
+const COLLECTION_KEY = /:attempt:\d+$/;
 
 /** One collection job per installment still to collect, in the leader's transaction. */
 export async function scheduleCollections(tx: Sql, accountId: string, purchaseId: string): Promise<void> {
@@ -53,10 +55,10 @@ export async function collectInstallment(
   // refund, cancel or renewal can change them until this attempt's answer is recorded.
   const claim = await claimAlone(deps, accountId, first.purchaseId, 'collection', opts.waitMs);
   if (isInProgress(claim)) return 'in_progress';
-  return holding(deps, claim, () => collectClaimed(deps, accountId, installmentId, expectedAttempts));
+  return holding(deps, claim, () => collectClaimed(deps, accountId, installmentId, expectedAttempts, opts.waitMs));
 }
 
-async function collectClaimed(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number): Promise<CollectOutcome> {
+async function collectClaimed(deps: PaymentDeps, accountId: string, installmentId: string, expectedAttempts?: number, waitMs?: number): Promise<CollectOutcome> {
   const { db } = deps;
   const inst = await findInstallment(db, accountId, installmentId);
   if (!inst) return 'not_collectable';
@@ -73,7 +75,7 @@ async function collectClaimed(deps: PaymentDeps, accountId: string, installmentI
     return again?.state === 'paid' ? 'already_paid' : 'not_collectable';
   }
   const attempt = inst.attempts + 1;
-  const charged = await charge(deps, purchase, inst, attempt);
+  const charged = await charge(deps, purchase, inst, attempt, waitMs);
   if ('skipped' in charged) return charged.skipped;
   // Read before the recording's transaction: the offer cache queries outside it when it must load.
   const downPayment = (await deps.offers.byId(accountId, purchase.offerId))?.type === 'DOWN_PAYMENT';
@@ -85,12 +87,14 @@ async function collectClaimed(deps: PaymentDeps, accountId: string, installmentI
 /**
  * The PSP side of one attempt, outside any transaction; `skipped` when there is nothing to charge
  * any more (another collector of this attempt got there first, or the installment changed).
+ * `waitMs`: how long it waits for another collection's charge of the plan, as for a claim.
  */
 async function charge(
   deps: PaymentDeps,
   purchase: PurchasePayState,
   inst: Installment,
   attempt: number,
+  waitMs?: number,
 ): Promise<{ payment: PaymentRow; result: TransactionResult } | { skipped: CollectOutcome }> {
   const { db, clock } = deps;
   const { accountId } = purchase;
@@ -111,22 +115,30 @@ async function charge(
   // The off-session fallback and a plain installment: only while this attempt is still the
   // installment's next one (a concurrent collector, a refund that cancelled it, settle it), and
   // no other charge of the plan is unresolved (the shopper paying from their space): checked and
-  // reserved under the purchase's lock, as the shopper's payment is (shopper-pay.ts).
-  const reserved = await db.transaction(async (tx): Promise<{ payment: PaymentRow } | { skipped: CollectOutcome }> => {
-    await lockPayState(tx, accountId, inst.purchaseId);
-    const now = await findInstallment(tx, accountId, inst.id, true);
-    if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts) return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
-    // Changed under the claim by a writer that took none: never charged at the old amount, nor
-    // abandoned; the job runs again and charges what is due then.
-    if (now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) return { skipped: 'in_progress' };
-    if (await unresolvedInstallmentCharge(tx, accountId, inst.purchaseId, key)) return { skipped: 'busy' };
-    const payment = await insertPayment(
-      tx,
-      { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount },
-      clock.now(),
-    );
-    return { payment };
-  });
+  // reserved under the purchase's lock, as the shopper's payment is (shopper-pay.ts). Collections
+  // share the claim, not the card: another installment's collection awaiting its answer (due with
+  // this one: a sandbox clock move, a catch-up after downtime) is waited for as a claim is, then
+  // this one goes on, so the plan's charges run one after the other; still unanswered after the
+  // wait, the job runs again shortly (docs/money-operations.md#one-money-operation-at-a-time).
+  const reservation = () =>
+    db.transaction(async (tx): Promise<{ payment: PaymentRow } | { skipped: CollectOutcome } | InProgress> => {
+      await lockPayState(tx, accountId, inst.purchaseId);
+      const now = await findInstallment(tx, accountId, inst.id, true);
+      if (!now || now.state !== 'scheduled' || now.attempts !== inst.attempts) return { skipped: now?.state === 'paid' ? 'already_paid' : 'not_collectable' };
+      // Changed under the claim by a writer that took none: never charged at the old amount, nor
+      // abandoned; the job runs again and charges what is due then.
+      if (now.amountCents !== inst.amountCents || now.feesCents !== inst.feesCents) return { skipped: 'in_progress' };
+      const unresolved = await unresolvedInstallmentCharge(tx, accountId, inst.purchaseId, key);
+      if (unresolved) return COLLECTION_KEY.test(unresolved.idempotency_key) ? { kind: 'operation_in_progress', operation: 'installment_charge' } : { skipped: 'busy' };
+      const payment = await insertPayment(
+        tx,
+        { accountId, purchaseId: inst.purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: key, amountCents: amount },
+        clock.now(),
+      );
+      return { payment };
+    });
+  const reserved = await waitForClaim(deps, reservation, waitMs);
+  if (isInProgress(reserved)) return { skipped: 'in_progress' };
   if ('skipped' in reserved) return reserved;
   const { payment } = reserved;
   const result = await psp.chargeOffSession({ idempotencyKey: key, paymentMethodId, amountCents: amount, currency: purchase.currency, storedCredential });

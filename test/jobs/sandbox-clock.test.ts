@@ -6,6 +6,7 @@ import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { scheduleJob, type Job } from '../../src/jobs/scheduler.ts';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { getToken, isolatedDatabase, newMerchant, startTestApp, type IsolatedDatabase } from '../helpers/app.ts';
 
 const DAY = 86_400;
@@ -152,6 +153,58 @@ describe('sandbox clock routes', () => {
       expect(await elsewhere).toBe(1);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('installments that fell due together (issue 72)', () => {
+  /** A 3x plan of €300.00 its leader paid with 4242 4242 4242 4242 through the sandbox route: LEADER_PROCESSED, two installments to collect. */
+  async function paidPlan(m: Caller): Promise<string> {
+    const created = await m.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: m.offer('INSTALLMENTS', 3), amount: 30_000 }));
+    expect(created.statusCode).toBe(201);
+    const id = created.json().id as string;
+    const paid = await m.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242 4242 4242 4242' });
+    expect(paid.statusCode).toBe(200);
+    expect(paid.json().state).toBe('LEADER_PROCESSED');
+    return id;
+  }
+  /** The plan as it ends: SUCCESSFUL, each installment charged once, €300.00 and the fees captured. */
+  async function expectCollected(target: ChipinApp, m: Caller, id: string): Promise<void> {
+    const purchase = await target.server.inject({ method: 'GET', url: `/api/merchants/v1/purchases/pur_${id}`, headers: { authorization: `Bearer ${m.token}` } });
+    expect(purchase.json()).toMatchObject({ state: 'SUCCESSFUL', comment: 'All 3 installments are paid.' });
+    const { rows } = await db.query<{ purpose: string; status: string; captured_cents: number }>(
+      'SELECT purpose, status, captured_cents FROM payments WHERE purchase_id = $1 ORDER BY created_at',
+      [id],
+    );
+    expect(rows.filter((p) => p.purpose === 'installment').map((p) => p.status)).toEqual(['captured', 'captured']);
+    expect(rows.reduce((sum, p) => sum + p.captured_cents, 0)).toBe(30_000 + 450);
+  }
+
+  it('one move past two due dates collects both installments, one after the other: the plan ends SUCCESSFUL', async () => {
+    const m = await caller(app);
+    const id = await paidPlan(m);
+    const moved = await m.post('/api/sandbox/clock', { advance_seconds: 70 * DAY });
+    expect(moved.statusCode).toBe(200);
+    await expectCollected(app, m, id);
+  });
+
+  it('a service stopped while two due dates pass collects both once started again: the plan ends SUCCESSFUL', async () => {
+    // The service polls for due jobs, as in production.
+    const before = await appOn(onSecondHandle ? await iso.open() : db, { jobPollIntervalMs: 100 });
+    const m = await caller(before);
+    const id = await paidPlan(m);
+    // The outage: no process runs jobs while the clock passes both due dates.
+    await before.close();
+    await (await SandboxClock.open(db)).advance(70 * DAY);
+    const after = await appOn(onSecondHandle ? await iso.open() : db, { jobPollIntervalMs: 100 });
+    try {
+      // Started again, it runs what fell due meanwhile, until nothing of the merchant's is due.
+      const due = async () =>
+        (await db.query('SELECT 1 FROM jobs WHERE account_id = $1 AND done_at IS NULL AND run_at <= $2', [m.accountId, after.services.clock.now()])).rows.length;
+      await expect.poll(due, { timeout: 20_000 }).toBe(0);
+      await expectCollected(after, m, id);
+    } finally {
+      await after.close();
     }
   });
 });
