@@ -44,11 +44,26 @@ export type DisputeNoticeOutcome = 'unknown_payment' | 'parked' | 'unchanged' | 
 
 /** The retry of a kept notice (docs/money-operations.md#refunds-and-disputes). */
 const PARKED_NOTICE_JOB = 'dispute.parked_notice';
-/** A kept notice is first tried again this long after it came, then after as long again as it has waited (at most a day between tries). */
-const PARKED_FIRST_RETRY_MS = 5_000;
-const PARKED_MAX_RETRY_MS = 86_400_000;
-/** Past this age a kept notice is no longer tried on its own: it stays kept, and a later notice of its transaction applies it first. */
-const PARKED_RETRY_FOR_MS = 7 * 86_400_000;
+/**
+ * A notice that came before its transaction was recorded (kept, or the sandbox's own) is first
+ * tried again this long after it came, then after as long again as it has waited, but never more
+ * than {@link NOTICE_RETRY_MAX_MS} apart during its first day: a payment recorded late (its answer
+ * lost and resolved by reconciliation, a request queued behind another operation) has its dispute
+ * recorded, and its merchant told, within minutes, not when a doubled wait next falls due (up to an
+ * hour, or a day, later). After the first day, at most a day apart.
+ */
+const NOTICE_FIRST_RETRY_MS = 5_000;
+const NOTICE_RETRY_MAX_MS = 120_000;
+const NOTICE_FRESH_MS = 86_400_000;
+const NOTICE_STALE_RETRY_MAX_MS = 86_400_000;
+/** Past this age a notice is no longer tried on its own: a kept one stays kept, and a later notice of its transaction applies it first. */
+const NOTICE_RETRY_FOR_MS = 7 * 86_400_000;
+
+/** When a notice that has waited `waitedMs` for its transaction is tried again. */
+function nextNoticeTry(now: Date, waitedMs: number): Date {
+  const cap = waitedMs < NOTICE_FRESH_MS ? NOTICE_RETRY_MAX_MS : NOTICE_STALE_RETRY_MAX_MS;
+  return new Date(now.getTime() + Math.min(cap, Math.max(NOTICE_FIRST_RETRY_MS, waitedMs)));
+}
 
 type Where = { accountId: string; pspAccountId: string | null };
 type Deps = Pick<PaymentDeps, 'db' | 'clock' | 'logger'>;
@@ -171,7 +186,7 @@ async function parkDisputeNotice(deps: Deps, where: Where, notice: NotifiedDispu
     await scheduleJob(tx, {
       kind: PARKED_NOTICE_JOB,
       key: `${PARKED_NOTICE_JOB}:${id}`,
-      runAt: new Date(now.getTime() + PARKED_FIRST_RETRY_MS),
+      runAt: new Date(now.getTime() + NOTICE_FIRST_RETRY_MS),
       payload: { noticeId: id },
       accountId: where.accountId,
     });
@@ -207,11 +222,11 @@ async function retryParkedNotice(deps: Deps, accountId: string, noticeId: number
   }
   const now = deps.clock.now();
   const waited = now.getTime() - kept.receivedAt.getTime();
-  if (waited >= PARKED_RETRY_FOR_MS) {
+  if (waited >= NOTICE_RETRY_FOR_MS) {
     deps.logger.warn({ account_id: accountId, parked_notice_id: noticeId }, 'PSP dispute notice kept for a week without its transaction: no longer tried on its own');
     return undefined;
   }
-  return { retryAt: new Date(now.getTime() + Math.min(PARKED_MAX_RETRY_MS, Math.max(PARKED_FIRST_RETRY_MS, waited))) };
+  return { retryAt: nextNoticeTry(now, waited) };
 }
 
 function disputedData(row: DisputeRow) {
@@ -355,11 +370,24 @@ export async function resolveSandboxDispute(
  */
 export function registerDisputeJobs(jobs: JobScheduler, deps: Pick<PaymentDeps, 'db' | 'clock' | 'logger'>, sandbox: SandboxPsp): void {
   jobs.register(SANDBOX_DISPUTE_NOTICE_JOB, async (job) => {
-    const outcome = await deliverSandboxDisputeNotice(deps, sandbox, String(job.payload.disputeId));
+    const disputeId = String(job.payload.disputeId);
+    const outcome = await deliverSandboxDisputeNotice(deps, sandbox, disputeId);
+    if (outcome !== 'unknown_payment') return undefined;
     // No payment has recorded the sandbox transaction yet (its notice was sent between the
-    // sandbox's answer and Chipin's record), so its account is not known: the sandbox sends the
-    // notice again, with the scheduler's backoff, as a PSP resends a notification not acknowledged.
-    if (outcome === 'unknown_payment') throw new Error('sandbox dispute notice: no payment has recorded its transaction yet; it is sent again');
+    // sandbox's answer and Chipin's record), so its account is not known and it cannot be kept
+    // for one: the sandbox sends the notice again, as a PSP resends a notification not
+    // acknowledged, on the kept notices' schedule. Not the scheduler's failure backoff, which
+    // doubles to an hour and gives up after 20 tries: a payment recorded late would have its
+    // dispute recorded up to an hour after, or never.
+    const sentAt = await sandbox.disputeStatusSince(disputeId);
+    if (!sentAt) return undefined;
+    const now = deps.clock.now();
+    const waited = now.getTime() - sentAt.getTime();
+    if (waited >= NOTICE_RETRY_FOR_MS) {
+      deps.logger.warn({ sandbox_dispute_id: disputeId }, 'sandbox dispute notice sent for a week without a payment recording its transaction: no longer sent');
+      return undefined;
+    }
+    return { retryAt: nextNoticeTry(now, waited) };
   });
   jobs.register(PARKED_NOTICE_JOB, async (job) => {
     if (!job.accountId) return;

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purchaseDetail } from '../../src/use-cases/purchase-detail.ts';
 import { paymentsByTransactions } from '../../src/payments/reconciliation-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
-import type { AuthorizeInput, NotifiedDispute, TransactionResult } from '../../src/psp/connector.ts';
+import { PspIntegrationError, type AuthorizeInput, type NotifiedDispute, type PspConnector, type TransactionResult } from '../../src/psp/connector.ts';
+import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
 import { applyDisputeNotice } from '../../src/use-cases/dispute.ts';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
@@ -386,4 +387,70 @@ describe('dispute notices told before the transaction is recorded', () => {
       expect(await q('SELECT kind, state FROM disputes WHERE purchase_id = $1', [id])).toEqual([{ kind, state: 'open' }]);
     }
   });
+
+  it("a shopper's early repayment with the chargeback card, its answer lost for 25 minutes: its chargeback is recorded, and the merchant told with its deadline, within minutes of the repayment's record", async () => {
+    const c = await caller(app);
+    const email = 'repays@example.com';
+    const created = await c.post('/api/merchants/v1/purchases', { title: 'Bike', amount: 30_000, client: { email }, merchant_uid: c.offer('INSTALLMENTS', 3) });
+    const id = (created.json() as { id: string }).id;
+    expect((await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CHARGEBACK })).statusCode).toBe(200);
+    await advance(c, 60);
+    expect(await q('SELECT state FROM disputes WHERE purchase_id = $1', [id])).toEqual([{ state: 'open' }]);
+
+    // The PSP charges the repayment (and opens its chargeback, whose notice it sends at once), but
+    // its answers are lost: to the shopper's request, and to every reconciliation for 25 minutes.
+    const payments = app.services.payments;
+    const real = payments.psps;
+    payments.psps = { ...real, definition: (n) => real.definition(n), forOffer: (o) => real.forOffer(o), forPayment: async (p) => answersLost(await real.forPayment(p)) };
+    try {
+      const { token, session } = await shopperSessions(app.services).create({ kind: 'email', value: email });
+      const repaid = await app.server.inject({
+        method: 'POST',
+        url: `/space/purchases/pur_${id}/repay`,
+        headers: { cookie: `chipin_space=${token}`, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+        payload: form({ csrf: session.csrf }),
+      });
+      expect(repaid.headers.location ?? '').not.toContain('done=repaid');
+      // Each move runs every job due, the sandbox's notice among them (not applied: no payment has
+      // recorded its transaction) and the reconciliation (no answer): eight tries of the notice.
+      for (const seconds of [6, 12, 24, 48, 96, 192, 384, 768]) await advance(c, seconds);
+    } finally {
+      payments.psps = real;
+    }
+    const repayment = async () =>
+      (
+        await q<{ status: string; psp_transaction_id: string }>("SELECT status, psp_transaction_id FROM payments WHERE purchase_id = $1 AND idempotency_key LIKE '%:repay:1'", [id])
+      )[0]!;
+    expect((await repayment()).status).toBe('pending');
+    // The PSP answers again: the reconciliation records the repayment, and the dispute follows within minutes.
+    for (let minute = 0; minute < 5; minute++) await advance(c, 60);
+    const { status, psp_transaction_id: transaction } = await repayment();
+    expect(status).toBe('captured');
+    const disputes = await q<{ id: string; state: string }>(
+      "SELECT d.id, d.state FROM disputes d JOIN payments p ON p.id = d.payment_id WHERE p.purchase_id = $1 AND p.psp_transaction_id = $2 AND d.kind = 'chargeback'",
+      [id, transaction],
+    );
+    expect(disputes).toEqual([{ id: expect.any(String), state: 'open' }]);
+    const told = await q<{ data: { evidence_due_at: string | null } }>(
+      "SELECT data FROM purchase_events WHERE purchase_id = $1 AND type = 'purchase.disputed' AND data->>'dispute_id' = $2",
+      [id, `dsp_${disputes[0]!.id}`],
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]!.data.evidence_due_at).not.toBeNull();
+  });
 });
+
+/** A connector whose calls reach the PSP but whose answers never come back (a PSP answering nobody for a while). */
+function answersLost<C extends PspConnector>(connector: C): C {
+  return new Proxy(connector, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (prop !== 'authorize' && prop !== 'retrieve') return value.bind(target);
+      return async (...args: unknown[]) => {
+        if (prop === 'authorize') await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        throw new PspIntegrationError(target.name, 'unreachable', 'no answer');
+      };
+    },
+  });
+}

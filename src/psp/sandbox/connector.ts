@@ -380,6 +380,12 @@ export class SandboxPsp implements contract.PspConnector {
     return this.decideDispute(id, 'lost');
   }
 
+  /** When the dispute took its current status, which its pending notice tells; undefined for an unknown id. */
+  async disputeStatusSince(id: string): Promise<Date | undefined> {
+    const row = DISPUTE_ID.test(id) ? await findSandboxDispute(this.#db, id) : undefined;
+    return row && new Date(row.updated_at);
+  }
+
   /** A signed `dispute.updated` notification for the dispute's current state; undefined for an unknown id. */
   async disputeNotificationFor(id: string): Promise<{ headers: Record<string, string>; rawBody: string } | undefined> {
     const row = DISPUTE_ID.test(id) ? await findSandboxDispute(this.#db, id) : undefined;
