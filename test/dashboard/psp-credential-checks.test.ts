@@ -1,10 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 import { UnusableCredentialError } from '../../src/psp/connector.ts';
+import { validateCredentials } from '../../src/psp/credentials.ts';
+import type { CredentialField, PspEnvironment } from '../../src/psp/definition.ts';
+import { DEFAULT_PSP } from '../../src/psp/registry.ts';
 import { insertPspAccount, sealCredentials } from '../../src/psp-accounts/psp-account-repository.ts';
 import { DASHBOARD_TEXT } from '../../src/http/backoffice/texts.ts';
 
@@ -169,6 +173,32 @@ describe.each(CASES)('$psp: $field parsed, not only patterned', (c) => {
         const attach = connector.attachPaymentMethod({ idempotencyKey: 'k1', card: { number: '4111111111111111', expMonth: 12, expYear: 2040, cvc: '123', holderName: 'A B' } });
         await expect(attach).rejects.toBeInstanceOf(UnusableCredentialError);
         await expect(attach).rejects.toMatchObject({ field: 'credentials.public_key', code: 'bad_credentials' });
+      }
+    }
+  });
+});
+
+/** A value of `f` as a sweep fills it: from its pattern (or enum), else any short printable text. */
+const valueOf = (f: CredentialField): fc.Arbitrary<string> =>
+  f.enum
+    ? fc.constantFrom(...f.enum)
+    : f.pattern
+      ? fc.stringMatching(new RegExp(`^(?:${f.pattern})$`))
+      : fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.!'), minLength: 1, maxLength: 40 });
+
+describe('every connector, every credential filled from its pattern', () => {
+  it('is either refused when saved, or its connector is built: never a value that passes the save and breaks the build', () => {
+    for (const def of CONNECTOR_DEFINITIONS.filter((d) => d.name !== DEFAULT_PSP)) {
+      for (const environment of def.environments as readonly PspEnvironment[]) {
+        const credentials = fc.record(Object.fromEntries(def.credentialFields.map((f) => [f.name, fc.option(valueOf(f), { nil: undefined, freq: 4 })])));
+        fc.assert(
+          fc.property(credentials, (filled) => {
+            const given = Object.fromEntries(Object.entries(filled).filter((e): e is [string, string] => e[1] !== undefined));
+            if (validateCredentials(def, given, environment)) return; // refused at save: 400
+            expect(() => app.services.psps.build(def.name, environment, given, null), `${def.name} ${environment}`).not.toThrow();
+          }),
+          { numRuns: 40 },
+        );
       }
     }
   });
