@@ -101,6 +101,12 @@ export interface Config {
   /** The pain.001 version the operator's bank takes (PAYOUT_PAIN_FORMAT). Absent: {@link DEFAULT_PAIN_FORMAT}. */
   payoutPainFormat?: PainFormat;
   /**
+   * Hours a merchant's payouts are held after an admin replaces the IBAN they go to
+   * (PAYOUT_BANK_DETAILS_HOLD_HOURS, service clock; 0: none), unless the operator releases them
+   * first (docs/money-operations.md#bank-details). Absent: {@link DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS}.
+   */
+  payoutBankDetailsHoldHours?: number;
+  /**
    * A second listener serving only `GET /metrics` (METRICS_PORT, METRICS_HOST); the main listener
    * then answers 404 there (docs/deployment.md#metrics-and-alerts). Absent: no second listener.
    */
@@ -118,6 +124,9 @@ const METRICS_TOKEN_MIN_LENGTH = 32;
 
 /** 400 days: 13 months, the longest card chargeback window (120 days after a due date up to a year away) with a margin. */
 export const DEFAULT_RISK_DECISION_RETENTION_DAYS = 400;
+
+/** 3 days: time for the account's admins, told by e-mail, to see a change they did not make and call the operator. */
+export const DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS = 72;
 
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -348,8 +357,9 @@ function hostList({ env, read }: Reader, name: string): string[] {
   }, [] as string[]);
 }
 
-/** The money settings: CREDIT_LENDER, the operator's debtor account (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC) and PAYOUT_PAIN_FORMAT. */
-function readMoney({ env, read }: Reader) {
+/** The money settings: CREDIT_LENDER, the operator's debtor account (OPERATOR_NAME, OPERATOR_IBAN, OPERATOR_BIC), PAYOUT_PAIN_FORMAT and PAYOUT_BANK_DETAILS_HOLD_HOURS. */
+function readMoney(r: Reader) {
+  const { env, read } = r;
   const creditLender = read(() => {
     const raw = nonEmpty(env, 'CREDIT_LENDER');
     // Shown on one line of the pages and e-mails, as an offer's own lender is (at most 300 characters).
@@ -372,7 +382,8 @@ function readMoney({ env, read }: Reader) {
     if (!(PAIN_FORMATS as readonly string[]).includes(raw)) throw new Problem(`PAYOUT_PAIN_FORMAT must be one of ${PAIN_FORMATS.join(', ')}, got "${raw}"`);
     return raw as PainFormat;
   }, DEFAULT_PAIN_FORMAT);
-  return { creditLender, operatorDebtor, payoutPainFormat };
+  const payoutBankDetailsHoldHours = intInRange(r, 'PAYOUT_BANK_DETAILS_HOLD_HOURS', DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS, 0, 24 * 90);
+  return { creditLender, operatorDebtor, payoutPainFormat, payoutBankDetailsHoldHours };
 }
 
 function readTrustProxy({ env, read }: Reader): Config['trustProxy'] {
@@ -444,7 +455,7 @@ export function loadConfig(env: Env): Config {
   const { databaseReadMaxLagMs, ...timings } = readTimings(r, mode);
   const webhookAllowedHosts = hostList(r, 'WEBHOOK_ALLOWED_HOSTS');
   const pspEndpointAllowlist = hostList(r, 'PSP_ENDPOINT_ALLOWLIST');
-  const { creditLender, operatorDebtor, payoutPainFormat } = readMoney(r);
+  const { creditLender, operatorDebtor, payoutPainFormat, payoutBankDetailsHoldHours } = readMoney(r);
   const trustProxy = readTrustProxy(r);
   const metrics = readMetrics(r, port);
 
@@ -472,6 +483,7 @@ export function loadConfig(env: Env): Config {
     ...(creditLender === undefined ? {} : { creditLender }),
     ...(operatorDebtor === undefined ? {} : { operatorDebtor }),
     payoutPainFormat,
+    payoutBankDetailsHoldHours,
     ...metrics,
   };
 }

@@ -50,6 +50,7 @@ Commands:
   payout mark --payout po_... --status sent|returned [--json]
                                                  the bank sent the transfer, or it came back (owed again)
   payout list [--status S] [--json]              the newest payouts of every merchant
+  payout release --account acc_... [--json]      pay a merchant held after its IBAN changed at the next run
   operator-account create --psp P --environment test|live --label L
                      --credentials-file F|- [--endpoint-url U] [--no-verify] [--json]
                                                  add one of the operator's collecting accounts (transfer mode)

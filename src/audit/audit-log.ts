@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'reconciliation_mismatch_update',
   'payout_bank_details_set',
   'payout_mark',
+  'payout_hold_release',
   'transfer_received',
   'refund_transfer_sent',
 ] as const;

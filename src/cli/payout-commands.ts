@@ -69,6 +69,8 @@ function runLine(r: PayoutRunResult): string {
       return `${who}: ${decimalOfCents(o.owedCents)} over ${o.lineCount} line(s), not positive: carried to the next day`;
     case 'no_bank_details':
       return `${who}: ${decimalOfCents(o.owedCents)} owed, no bank details: stays owed`;
+    case 'held':
+      return `${who}: ${decimalOfCents(o.owedCents)} owed, held until ${o.until.toISOString()} (its IBAN changed): stays owed`;
     case 'day_not_ended':
       return `${who}: the day ends at ${o.endsAt.toISOString()} in the merchant's time zone: not yet`;
   }
@@ -82,7 +84,8 @@ function runJson(r: PayoutRunResult) {
     business_day: r.businessDay,
     outcome: o.kind,
     ...(o.kind === 'created' || o.kind === 'already_paid' ? { payout: payoutJson(o.payout) } : {}),
-    ...(o.kind === 'not_positive' || o.kind === 'no_bank_details' ? { owed_cents: o.owedCents, line_count: o.lineCount } : {}),
+    ...(o.kind === 'not_positive' || o.kind === 'no_bank_details' || o.kind === 'held' ? { owed_cents: o.owedCents, line_count: o.lineCount } : {}),
+    ...(o.kind === 'held' ? { held_until: o.until.toISOString() } : {}),
   };
 }
 

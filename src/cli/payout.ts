@@ -1,6 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, runPayoutsFromCli, type CliAnswer } from './payout-commands.ts';
 import { CliError, type Command, type Out, type Values } from './command.ts';
+import { releasePayoutHoldFromCli } from './payout-hold.ts';
 
 /**
  * A payout command's answer: a pain.001 file goes to `--out` (written beside it, then renamed, so a
@@ -34,4 +35,5 @@ export const payoutCommands: Record<string, Command> = {
   'payout file': async (config, values, out) => printAnswer(await exportedFileFromCli(config, { export: values.export }), values, out),
   'payout mark': async (config, values, out) => printAnswer(await markPayoutFromCli(config, { payout: values.payout, status: values.status }), values, out),
   'payout list': async (config, values, out) => printAnswer(await listPayoutsFromCli(config, { status: values.status }), values, out),
+  'payout release': async (config, values, out) => printAnswer(await releasePayoutHoldFromCli(config, { account: values.account }), values, out),
 };

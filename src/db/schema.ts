@@ -346,6 +346,7 @@ export const TABLES = {
     account_id: 'uuid',
     details_enc: 'text',
     updated_at: 'timestamptz',
+    hold_until: 'timestamptz null',
   },
   payout_exports: {
     id: 'uuid',

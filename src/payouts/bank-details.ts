@@ -20,6 +20,8 @@ export interface BankDetailsView {
   iban_masked: string;
   bic: string;
   updated_at: string;
+  /** Until when payouts are held after the IBAN was replaced (the cooling-off); null: not held. */
+  payouts_held_until: string | null;
 }
 
 export type BankDetailsCheck = { ok: true; details: BankDetails } | { ok: false; field: 'holder_name' | 'iban' | 'bic'; message: string };
@@ -78,6 +80,12 @@ export function checkBankDetails(input: { holder_name?: unknown; iban?: unknown;
   return { ok: true, details: { holderName, iban, bic } };
 }
 
-export function bankDetailsView(details: BankDetails, updatedAt: Date): BankDetailsView {
-  return { holder_name: details.holderName, iban_masked: maskIban(details.iban), bic: details.bic, updated_at: updatedAt.toISOString() };
+export function bankDetailsView(details: BankDetails, updatedAt: Date, heldUntil: Date | null): BankDetailsView {
+  return {
+    holder_name: details.holderName,
+    iban_masked: maskIban(details.iban),
+    bic: details.bic,
+    updated_at: updatedAt.toISOString(),
+    payouts_held_until: heldUntil?.toISOString() ?? null,
+  };
 }

@@ -10,7 +10,7 @@ import { newUuid, toPublicId } from '../domain/ids.ts';
 import { payoutTransition, type MarkedStatus } from '../domain/payouts.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { postJournal } from '../payments/balance-repository.ts';
-import { hasBankDetails } from '../payouts/bank-details-repository.ts';
+import { bankDetailsState, hasBankDetails } from '../payouts/bank-details-repository.ts';
 import {
   findPayoutOfDay,
   insertPayout,
@@ -47,6 +47,8 @@ export type PayoutOutcome =
   | { kind: 'not_positive'; owedCents: number; lineCount: number }
   /** Owed, but the merchant has no bank details: the amount stays owed. */
   | { kind: 'no_bank_details'; owedCents: number; lineCount: number }
+  /** Owed, but the IBAN was replaced lately: held until its cooling-off ends (or the operator releases it); stays owed. */
+  | { kind: 'held'; until: Date; owedCents: number; lineCount: number }
   /** The day has not ended yet in the merchant's time zone. */
   | { kind: 'day_not_ended'; endsAt: Date };
 
@@ -62,7 +64,7 @@ export interface PayoutRunResult {
  * The payout of one merchant, currency and business day (`day`, a calendar day of `timeZone`, the
  * account's): the `merchant_payable` postings no payout holds yet, booked before the day's end
  * (a payout's own excepted), become its lines, one per posting; when they add up to more than
- * zero and the merchant has bank details, the payout (status `created`), its lines and its journal
+ * zero and the merchant has bank details not in their cooling-off (docs/money-operations.md#bank-details), the payout (status `created`), its lines and its journal
  * `payout:<uuid>` (Dr merchant_payable, Cr paid_out) are written. All in one transaction under a
  * lock per merchant and currency, after checking the day has no payout yet: a run repeated,
  * concurrent, or crashed and resumed pays nothing twice (and the database refuses a posting in two
@@ -82,7 +84,9 @@ export async function payoutOfDay(deps: PayoutDeps, p: { accountId: string; curr
     for (const posting of postings) owedCents -= posting.amount_cents;
     if (!Number.isSafeInteger(owedCents)) throw new Error(`payout of ${p.accountId} ${p.currency} ${p.day}: the sum of its lines is beyond exact integers`);
     if (owedCents <= 0) return { kind: 'not_positive', owedCents, lineCount: postings.length };
-    if (!(await hasBankDetails(tx, p.accountId))) return { kind: 'no_bank_details', owedCents, lineCount: postings.length };
+    const bank = await bankDetailsState(tx, p.accountId, now);
+    if (bank.kind === 'none') return { kind: 'no_bank_details', owedCents, lineCount: postings.length };
+    if (bank.kind === 'held') return { kind: 'held', until: bank.until, owedCents, lineCount: postings.length };
     const id = newUuid();
     const payout = await insertPayout(tx, {
       id,

@@ -186,7 +186,7 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /api/backoffice/payout_bank_details': dashboard(undefined, { none: "the caller's own account's bank details (another account's: 404, test/payouts/back-office.test.ts)" }),
   'PUT /api/backoffice/payout_bank_details': dashboard(undefined, {
     none: "sets the caller's own account's bank details",
-    payload: { holder_name: 'Sweep', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPP' },
+    payload: { holder_name: 'Sweep', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPP', current_password: 'not-checked-before-sign-in' },
   }),
   // --- Back-office pages: the session cookie of the sign-in form (test/dashboard/) ---
   'GET /dashboard': session(undefined, "the caller's own figures: counts and sums, no object of an account (other accounts' data never counted: test/dashboard/home.test.ts)"),

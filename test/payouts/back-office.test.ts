@@ -3,11 +3,15 @@
  * (docs/webhooks.md): the balance and why no payout is made, the bank details set by an admin only
  * (checked, naming the field; stored encrypted; shown masked; audited), the payouts with their
  * lines as JSON, CSV and pages, another merchant's payout a 404, and the webhook of a payout marked
- * sent, on a real HTTP receiver.
+ * sent, on a real HTTP receiver. A change of bank details asks the password again, is e-mailed to
+ * every admin (a real SMTP listener), and a new IBAN holds the payouts for the cooling-off (the
+ * sandbox clock moved), unless the operator releases them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportPayouts } from '../../src/use-cases/payout-export.ts';
-import { markPayout, payoutOfDay, type PayoutDeps } from '../../src/use-cases/payouts.ts';
+import { markPayout, payoutOfDay, runPayouts, type PayoutDeps } from '../../src/use-cases/payouts.ts';
+import { releasePayoutHold } from '../../src/use-cases/payout-bank-details.ts';
+import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
@@ -21,6 +25,8 @@ let a: Caller;
 let b: Caller;
 let receiver: Receiver;
 let support: { email: string; password: string };
+let admin2: { email: string; password: string };
+let smtp: Awaited<ReturnType<typeof smtpListener>>;
 let purchaseId: string;
 /** A's payout of 2030-05-10, with two lines (a purchase validated, a refund). */
 let payoutId: string;
@@ -29,10 +35,12 @@ const IBAN = 'FR7630006000011234567890189';
 
 beforeAll(async () => {
   isolated = await isolatedDatabase();
-  app = await startTestApp(NO_JOB_POLL, { db: isolated.open(), delivery: TEST_DELIVERY });
+  smtp = await smtpListener();
+  app = await startTestApp({ ...NO_JOB_POLL, smtpUrl: `smtp://127.0.0.1:${smtp.port}` }, { db: isolated.open(), delivery: TEST_DELIVERY });
   a = await caller(app);
   b = await caller(app);
   support = await addDashboardUser(app, a.accountId, 'support');
+  admin2 = await addDashboardUser(app, a.accountId, 'admin');
   receiver = await Receiver.start();
   const res = await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 12_000 }));
   purchaseId = res.json().id as string;
@@ -40,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
+  await smtp?.close();
   await isolated?.dispose();
 });
 
@@ -52,6 +61,9 @@ const api = (m: Caller, method: 'GET' | 'PUT', url: string, payload?: unknown, a
     headers: { authorization: auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
   });
+/** PUT of the bank details with the merchant's password asked again (its own unless given; null: none). */
+const putBank = (m: Caller, body: Record<string, unknown>, password: string | null = m.merchant.password) =>
+  api(m, 'PUT', '/api/backoffice/payout_bank_details', password === null ? body : { ...body, current_password: password });
 const supportAuth = () => 'Basic ' + Buffer.from(`${support.email}:${support.password}`).toString('base64');
 
 describe('before any bank details', () => {
@@ -85,7 +97,7 @@ describe('bank details', () => {
       [{ holder_name: 'Shop', iban: IBAN, bic: 'COBADEFFXXX' }, 'bic'],
       [{ holder_name: '', iban: IBAN, bic: 'AGRIFRPP' }, 'holder_name'],
     ] as const) {
-      const res = await api(a, 'PUT', '/api/backoffice/payout_bank_details', body);
+      const res = await putBank(a, body);
       expect(res.statusCode, field).toBe(400);
       expect(res.json().error.debug, field).toMatch(new RegExp(`^field ${field} `));
     }
@@ -116,9 +128,17 @@ describe('bank details', () => {
   });
 
   it('are set by an admin, stored encrypted, shown masked, and audited with the IBAN masked', async () => {
-    const res = await api(a, 'PUT', '/api/backoffice/payout_bank_details', { holder_name: 'Boutique Éa', iban: 'fr76 3000 6000 0112 3456 7890 189', bic: 'agrifrpp' });
+    const mailed = smtp.received.length;
+    const res = await putBank(a, { holder_name: 'Boutique Éa', iban: 'fr76 3000 6000 0112 3456 7890 189', bic: 'agrifrpp' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ holder_name: 'Boutique Éa', iban_masked: 'FR76 •••• •••• 0189', bic: 'AGRIFRPP' });
+    // The first bank details divert nothing: no hold.
+    expect(res.json()).toMatchObject({ holder_name: 'Boutique Éa', iban_masked: 'FR76 •••• •••• 0189', bic: 'AGRIFRPP', payouts_held_until: null });
+    // Every admin (not the support user) is told, the IBAN masked.
+    await expect.poll(() => smtp.received.length).toBe(mailed + 2);
+    const mails = smtp.received.slice(mailed);
+    expect(mails.flatMap((m) => m.to).sort()).toEqual([a.merchant.email, admin2.email].sort());
+    expect(decoded(mails[0]!.raw)).toContain('IBAN before: none\nIBAN now: FR76 •••• •••• 0189');
+    expect(mails[0]!.raw).not.toContain('0112');
     expect((await api(a, 'GET', '/api/backoffice/payout_bank_details')).json()).toMatchObject({ iban_masked: 'FR76 •••• •••• 0189' });
     const stored = await db().query<{ details_enc: string }>('SELECT details_enc FROM payout_bank_details WHERE account_id = $1', [a.accountId]);
     expect(stored.rows[0]!.details_enc).not.toContain(IBAN);
@@ -132,7 +152,7 @@ describe('bank details', () => {
     expect(audit.rows[0]!.details).toMatchObject({ iban: { from: null, to: 'FR76 •••• •••• 0189' }, bic: { from: null, to: 'AGRIFRPP' } });
     expect(audit.rows[0]!.actor).toBe(a.merchant.email);
     // The same details again write nothing.
-    expect((await api(a, 'PUT', '/api/backoffice/payout_bank_details', { holder_name: 'Boutique Éa', iban: IBAN, bic: 'AGRIFRPP' })).statusCode).toBe(200);
+    expect((await putBank(a, { holder_name: 'Boutique Éa', iban: IBAN, bic: 'AGRIFRPP' })).statusCode).toBe(200);
     expect((await db().query("SELECT 1 FROM audit_log WHERE account_id = $1 AND action = 'payout_bank_details_set'", [a.accountId])).rows).toHaveLength(1);
     // B's are B's: none.
     expect((await api(b, 'GET', '/api/backoffice/payout_bank_details')).statusCode).toBe(404);
@@ -147,15 +167,51 @@ describe('bank details', () => {
         headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
         payload: form({ csrf: s.csrf, ...fields }),
       });
-    const bad = await post({ holder_name: 'Boutique Éa', iban: 'FR76 0000', bic: 'AGRIFRPP' });
+    const bad = await post({ holder_name: 'Boutique Éa', iban: 'FR76 0000', bic: 'AGRIFRPP', current_password: a.merchant.password });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('field iban is not a valid IBAN');
     expect(bad.body).toMatch(/id="iban"[^>]*value="FR76 0000"[^>]*aria-invalid="true"/);
-    const good = await post({ holder_name: 'Boutique Éa SARL', iban: IBAN, bic: 'AGRIFRPP' });
+    const good = await post({ holder_name: 'Boutique Éa SARL', iban: IBAN, bic: 'AGRIFRPP', current_password: a.merchant.password });
     expect(good.statusCode).toBe(200);
     expect(good.body).toContain('Bank details saved.');
     expect(good.body).toContain('FR76 •••• •••• 0189');
     expect(good.body).not.toContain(IBAN);
+    expect(good.body).toMatch(/<input id="current_password" name="current_password" type="password"/);
+  });
+
+  it('are not changed without the current password, or with a wrong one: 400, in the API and on the page (English and French)', async () => {
+    const s = await signIn(app, a.merchant);
+    const audits = async () => (await db().query("SELECT 1 FROM audit_log WHERE account_id = $1 AND action = 'payout_bank_details_set'", [a.accountId])).rows.length;
+    const [auditsBefore, mailed] = [await audits(), smtp.received.length];
+    const diverted = { holder_name: 'Thief', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' };
+    const missing = await putBank(a, diverted, null);
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error.debug).toContain('current_password');
+    // Another user's password (admin2's) is not the signed-in user's.
+    for (const wrong of ['wrong-password', admin2.password]) {
+      const res = await putBank(a, diverted, wrong);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.debug).toBe('field current_password is not your current password');
+    }
+    for (const [url, text] of [
+      ['/dashboard/payouts/bank-details', 'Your current password is needed to change the bank details, and this is not it: nothing changed.'],
+      ['/dashboard/payouts/bank-details?lang=fr', 'Votre mot de passe actuel est demandé pour modifier les coordonnées bancaires, et ce n’est pas lui : rien n’a changé.'],
+    ] as const) {
+      for (const password of [undefined, 'wrong-password']) {
+        const page = await app.server.inject({
+          method: 'POST',
+          url,
+          headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: form({ csrf: s.csrf, ...diverted, ...(password === undefined ? {} : { current_password: password }) }),
+        });
+        expect(page.statusCode, url).toBe(400);
+        expect(page.body, url).toContain(text);
+        expect(page.body, url).toMatch(/id="current_password"[^>]*aria-invalid="true"/);
+      }
+    }
+    expect((await api(a, 'GET', '/api/backoffice/payout_bank_details')).json()).toMatchObject({ holder_name: 'Boutique Éa SARL', iban_masked: 'FR76 •••• •••• 0189' });
+    expect(await audits()).toBe(auditsBefore);
+    expect(smtp.received.length).toBe(mailed);
   });
 });
 
@@ -271,7 +327,7 @@ describe('the payout.paid webhook', () => {
     await setWebhook(app, b, receiver.url('/b'), ['paymentProcessed']);
     const received = receiver.received.length;
     await book(db(), { accountId: b.accountId, currency: 'GBP', kind: 'validated', cents: 500, at: new Date('2030-05-10T10:00:00Z') });
-    await api(b, 'PUT', '/api/backoffice/payout_bank_details', { holder_name: 'B Ltd', iban: 'GB29NWBK60161331926819', bic: 'NWBKGB2L' });
+    await putBank(b, { holder_name: 'B Ltd', iban: 'GB29NWBK60161331926819', bic: 'NWBKGB2L' });
     const made = await payoutOfDay(deps(), { accountId: b.accountId, currency: 'GBP', day: '2030-05-10', timeZone: 'Europe/Paris' });
     if (made.kind !== 'created') throw new Error(made.kind);
     expect(await markPayout({ ...deps(), clock: app.services.clock }, made.payout.id, 'sent', { label: 'cli' })).toMatchObject({ kind: 'marked' });
@@ -285,5 +341,63 @@ describe('the payout.paid webhook', () => {
     expect(event.rows).toHaveLength(1);
     expect(event.rows[0]!.purchase_id).toBeNull();
     expect(event.rows[0]!.dispatched_at).not.toBeNull();
+  });
+});
+
+describe('a new IBAN', () => {
+  const NEW_IBAN = 'DE89370400440532013000';
+  const HOLD_MS = 72 * 3_600_000; // PAYOUT_BANK_DETAILS_HOLD_HOURS' default: 3 days
+  const now = () => app.services.clock.now();
+  /** A run of every merchant on the service (sandbox) clock, A's euro outcome. */
+  const runA = async () => (await runPayouts({ db: db(), clock: app.services.clock, logger: SILENT })).find((r) => r.accountId === a.accountId && r.currency === 'EUR')?.outcome;
+  const change = async (iban: string) => {
+    const mailed = smtp.received.length;
+    const res = await putBank(a, { holder_name: 'Boutique Éa SARL', iban, bic: iban.startsWith('DE') ? 'COBADEFFXXX' : 'AGRIFRPP' });
+    expect(res.statusCode, res.body).toBe(200);
+    await expect.poll(() => smtp.received.length).toBe(mailed + 2);
+    return { body: res.json() as { updated_at: string; payouts_held_until: string | null }, mails: smtp.received.slice(mailed) };
+  };
+
+  it('is e-mailed to every admin with both IBANs masked, and holds the payouts until the cooling-off ends, on the service clock', async () => {
+    const { body, mails } = await change(NEW_IBAN);
+    expect(body.payouts_held_until).toBe(new Date(Date.parse(body.updated_at) + HOLD_MS).toISOString());
+    expect(mails.flatMap((m) => m.to).sort()).toEqual([a.merchant.email, admin2.email].sort());
+    for (const m of mails) {
+      const text = decoded(m.raw);
+      expect(text).toContain('IBAN before: FR76 •••• •••• 0189\nIBAN now: DE89 •••• •••• 3000');
+      expect(text).toContain('IBAN précédent : FR76 •••• •••• 0189');
+      expect(text).toContain(`Payouts are held until ${body.payouts_held_until!.slice(0, 16).replace('T', ' ')} UTC`);
+      expect(m.raw).not.toContain('0532');
+      expect(m.raw).not.toContain('0112');
+    }
+    const s = await signIn(app, a.merchant);
+    const page = await app.server.inject({ method: 'GET', url: '/dashboard/payouts', headers: { cookie: s.cookie } });
+    expect(page.body).toContain('Payouts are held until');
+    // Owed now; the first run after the change holds it, and the runs until the end of the cooling-off.
+    await book(db(), { accountId: a.accountId, currency: 'EUR', kind: 'validated', cents: 3_000, at: now() });
+    await app.services.sandboxClock!.advance(26 * 3_600);
+    expect(await runA()).toEqual({ kind: 'held', until: new Date(body.payouts_held_until!), owedCents: 3_000, lineCount: 1 });
+    await app.services.sandboxClock!.advance(45 * 3_600);
+    expect(await runA()).toMatchObject({ kind: 'held', owedCents: 3_000 });
+    // The first run after it pays, to the new details.
+    await app.services.sandboxClock!.advance(2 * 3_600);
+    expect(await runA()).toMatchObject({ kind: 'created', payout: { amount_cents: 3_000 } });
+    expect((await api(a, 'GET', '/api/backoffice/payout_bank_details')).json()).toMatchObject({ iban_masked: 'DE89 •••• •••• 3000', payouts_held_until: null });
+  });
+
+  it('held is paid at the next run once the operator releases it early, audited', async () => {
+    const { body } = await change(IBAN);
+    expect(body.payouts_held_until).not.toBeNull();
+    await book(db(), { accountId: a.accountId, currency: 'EUR', kind: 'validated', cents: 4_000, at: now() });
+    await app.services.sandboxClock!.advance(25 * 3_600);
+    expect(await runA()).toMatchObject({ kind: 'held', owedCents: 4_000 });
+    expect(await releasePayoutHold({ db: db(), clock: app.services.clock }, a.accountId, { label: 'cli' })).toEqual({
+      kind: 'released',
+      heldUntil: new Date(body.payouts_held_until!),
+    });
+    expect(await releasePayoutHold({ db: db(), clock: app.services.clock }, a.accountId, { label: 'cli' })).toEqual({ kind: 'not_held' });
+    expect(await runA()).toMatchObject({ kind: 'created', payout: { amount_cents: 4_000 } });
+    const audit = await db().query("SELECT actor, details FROM audit_log WHERE account_id = $1 AND action = 'payout_hold_release'", [a.accountId]);
+    expect(audit.rows).toEqual([{ actor: 'cli', details: { hold_until: body.payouts_held_until } }]);
   });
 });

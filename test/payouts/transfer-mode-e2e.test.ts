@@ -69,7 +69,7 @@ async function setBank(c: Caller, bank: (typeof BANKS)[number]): Promise<void> {
     method: 'PUT',
     url: '/api/backoffice/payout_bank_details',
     headers: { authorization: c.dashboard, 'content-type': 'application/json' },
-    payload: JSON.stringify(bank),
+    payload: JSON.stringify({ ...bank, current_password: c.merchant.password }),
   });
   expect(res.statusCode, res.body).toBe(200);
 }

@@ -42,7 +42,7 @@ export function payoutsPage(chrome: Chrome, view: PayoutsView, outcome?: BankDet
       )}</tbody></table></div>`
     : html`<p>${t.noBalance}</p>`;
   const details = view.bankDetails
-    ? html`<dl class="facts"><dt>${t.holderName}</dt><dd>${view.bankDetails.holder_name}</dd><dt>${t.iban}</dt><dd><code>${view.bankDetails.iban_masked}</code></dd><dt>${t.bic}</dt><dd><code>${view.bankDetails.bic}</code></dd><dt>${t.updated}</dt><dd>${formatDateTime(new Date(view.bankDetails.updated_at), chrome.lang, chrome.timeZone)}</dd></dl>`
+    ? html`<dl class="facts"><dt>${t.holderName}</dt><dd>${view.bankDetails.holder_name}</dd><dt>${t.iban}</dt><dd><code>${view.bankDetails.iban_masked}</code></dd><dt>${t.bic}</dt><dd><code>${view.bankDetails.bic}</code></dd><dt>${t.updated}</dt><dd>${formatDateTime(new Date(view.bankDetails.updated_at), chrome.lang, chrome.timeZone)}</dd></dl>${view.bankDetails.payouts_held_until ? html`<div class="alert" role="status">${t.heldUntil(formatDateTime(new Date(view.bankDetails.payouts_held_until), chrome.lang, chrome.timeZone))}</div>` : ''}`
     : html`<div class="alert" role="status">${t.noBankDetails}</div>`;
   const rows = view.payouts.map((p) => {
     const id = toPublicId('po', p.id);
@@ -64,6 +64,7 @@ ${details}
 ${field('holder_name', t.holderName, { maxlength: 70, autocomplete: 'organization' })}
 ${field('iban', t.iban, { maxlength: 42, autocomplete: 'off' })}
 ${field('bic', t.bic, { maxlength: 14, autocomplete: 'off' })}
+<p><label for="current_password">${t.currentPassword}</label><input id="current_password" name="current_password" type="password" autocomplete="current-password" required${refusal?.field === 'current_password' ? html` aria-invalid="true" aria-describedby="bank-details-error"` : ''}></p>
 <p><button type="submit">${t.save}</button></p>
 </form>
 </section>

@@ -30,6 +30,10 @@ export const PAYOUTS_TEXT_EN = {
     save: 'Save',
     saved: 'Bank details saved.',
     unchanged: 'These are already your bank details: nothing changed.',
+    currentPassword: 'Your current password',
+    wrongPassword: 'Your current password is needed to change the bank details, and this is not it: nothing changed.',
+    heldUntil: (when: string) =>
+      `Payouts are held until ${when}: the IBAN was changed, and every admin was told by e-mail. If none of you made the change, tell the operator at once.`,
     list: 'Payouts',
     noPayouts: 'No payout yet.',
     day: 'Day',
@@ -90,6 +94,10 @@ export const PAYOUTS_TEXT_FR: typeof PAYOUTS_TEXT_EN = {
     save: 'Enregistrer',
     saved: 'Coordonnées bancaires enregistrées.',
     unchanged: 'Ce sont déjà vos coordonnées bancaires : rien n’a changé.',
+    currentPassword: 'Votre mot de passe actuel',
+    wrongPassword: 'Votre mot de passe actuel est demandé pour modifier les coordonnées bancaires, et ce n’est pas lui : rien n’a changé.',
+    heldUntil: (when: string) =>
+      `Les versements sont retenus jusqu’au ${when} : l’IBAN a été modifié, et chaque administrateur en a été averti par e-mail. Si aucun de vous n’a fait ce changement, prévenez l’opérateur immédiatement.`,
     list: 'Versements',
     noPayouts: 'Aucun versement pour l’instant.',
     day: 'Jour',

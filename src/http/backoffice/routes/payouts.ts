@@ -10,6 +10,7 @@ import { messagePage } from '../pages/sign-in-page.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { sendPage, signedIn, signedInForm } from './support.ts';
+import { bankDetailsDeps } from '../bank-details-deps.ts';
 
 const PAGE = { schema: { hide: true } };
 /** Payouts the list shows, and lines a payout's page shows, at most (the API and the CSV have them all). */
@@ -22,7 +23,7 @@ const PAGE_LINES = 1000;
  * naming the field; another account's payout is a 404.
  */
 export function registerDashboardPayouts(app: App, services: Services, sessions: DashboardSessions): void {
-  const deps = { db: services.db, box: services.box, clock: services.clock };
+  const deps = bankDetailsDeps(services, app.log);
 
   async function viewOf(accountId: string): Promise<PayoutsView> {
     const [balance, bankDetails, payouts] = [
@@ -44,6 +45,11 @@ export function registerDashboardPayouts(app: App, services: Services, sessions:
     if (!ctx) return reply;
     const { session, chrome, form } = ctx;
     const typed = { holder_name: (form.holder_name ?? '').slice(0, 200), iban: (form.iban ?? '').slice(0, 64), bic: (form.bic ?? '').slice(0, 32) };
+    // The password asked again (as a password change does): a session left open does not divert the payouts.
+    if (!(await services.accounts.dashboardUser(session.email, form.current_password ?? ''))) {
+      const refusal: BankDetailsRefusal = { field: 'current_password', error: DASHBOARD_TEXT[chrome.lang].payouts.wrongPassword, typed };
+      return sendPage(reply, 400, payoutsPage(chrome, await viewOf(session.accountId), refusal));
+    }
     const outcome = await setBankDetails(deps, session.accountId, actorOf(session), typed);
     if (outcome.kind === 'invalid') {
       const refusal: BankDetailsRefusal = { field: outcome.field, error: outcome.message, typed };

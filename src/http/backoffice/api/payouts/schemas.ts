@@ -31,6 +31,10 @@ export const BankDetails = Type.Object(
     iban_masked: Type.String({ description: 'The IBAN’s country, check digits and last four characters only', examples: ['FR76 •••• •••• 0189'] }),
     bic: Type.String(),
     updated_at: Type.String({ format: 'date-time' }),
+    payouts_held_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'While the cooling-off after an IBAN change runs (docs/money-operations.md#bank-details): no payout is made before this time, unless the operator releases it first; null otherwise',
+    }),
   },
   { title: 'PayoutBankDetails' },
 );
