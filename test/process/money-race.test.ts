@@ -48,6 +48,16 @@ describe.skipIf(!onPostgres)('money under concurrency with two processes on one 
         });
         return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
       },
+      async browse(i, request) {
+        const res = await fetch(`${servers[i]!.url}${request.path}`, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(60_000),
+        });
+        return { status: res.status, location: res.headers.get('location') ?? undefined, setCookie: res.headers.getSetCookie(), body: await res.text() };
+      },
       query: async <T>(sql: string, params: unknown[]) => (await pool!.query(sql, params)).rows as T[],
       offers: merchant.offers,
     };

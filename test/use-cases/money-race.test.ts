@@ -14,6 +14,7 @@ import { purchaseScript, raceRun, type RaceTarget } from './money-race-suite.ts'
 let app: TestApp;
 let shop: Caller;
 let target: RaceTarget;
+let browsed = 0;
 beforeAll(async () => {
   // No background job: the jobs run when the clock moves, as the suite moves it.
   app = await startTestApp({ jobPollIntervalMs: 0, logLevel: 'silent' });
@@ -28,6 +29,18 @@ beforeAll(async () => {
         ...(body ? { payload: JSON.stringify(body) } : {}),
       });
       return { status: res.statusCode, body: (res.body ? JSON.parse(res.body) : {}) as Record<string, unknown> };
+    },
+    async browse(_process, request) {
+      // Each from an address of its own: the sign-in's budget per address is not what this suite is about.
+      const res = await app.server.inject({
+        method: request.method,
+        url: request.path,
+        headers: request.headers,
+        remoteAddress: `198.51.100.${++browsed % 250}`,
+        ...(request.body !== undefined ? { payload: request.body } : {}),
+      });
+      const setCookie = res.headers['set-cookie'];
+      return { status: res.statusCode, location: res.headers.location as string | undefined, setCookie: ([] as string[]).concat(setCookie ?? []), body: res.body };
     },
     query: async <T>(sql: string, params: unknown[]) => (await app.services.db.query<T>(sql, params)).rows,
     offers: shop.merchant.offers,
