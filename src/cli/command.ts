@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import { SandboxClock } from '../clock/sandbox-clock.ts';
 import type { Config } from '../config.ts';
 import { verifyConfiguredKey } from '../crypto/master-key-check.ts';
 import type { Database } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
+import { systemClock, type Clock } from '../domain/clock.ts';
 
 /** Every option of every command, as `parseArgs` reads them (src/main.ts); each command takes the ones it names. */
 export const OPTIONS = {
@@ -79,4 +81,13 @@ export async function withDatabase<T>(config: Config, fn: (db: Database) => Prom
   } finally {
     await db.close();
   }
+}
+
+/**
+ * {@link withDatabase} with the service clock (docs/jobs-and-clock.md#the-service-clock): a
+ * sandbox's, moved or not, the system clock in production. A command that reads "now" reads it
+ * here, as the service does: a sandbox moved forward takes a transfer received on its today.
+ */
+export function withDatabaseAndClock<T>(config: Config, fn: (db: Database, clock: Clock) => Promise<T>): Promise<T> {
+  return withDatabase(config, async (db) => fn(db, config.env === 'sandbox' ? await SandboxClock.open(db) : systemClock));
 }

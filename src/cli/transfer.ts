@@ -1,17 +1,20 @@
-import { systemClock } from '../domain/clock.ts';
 import { parseEitherSpelling, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { decimalAmount } from '../domain/money.ts';
 import { receiveTransfer } from '../use-cases/receive-transfer.ts';
 import { recordRefundTransferSent, transfersToSend } from '../use-cases/transfer-refunds.ts';
-import { CliError, required, UsageError, withDatabase, type Command } from './command.ts';
+import { CliError, required, UsageError, withDatabase, withDatabaseAndClock, type Command } from './command.ts';
 
 /** Who the audit log names for what the operator records from the CLI. */
 const actor = { label: 'cli' };
 
-/** `transfer received`: a shopper's bank transfer, read on the bank statement, pays its transfer-mode purchase. */
+/**
+ * `transfer received`: a shopper's bank transfer, read on the bank statement, pays its transfer-mode
+ * purchase. "Today" (the default date, the latest one taken) is the service clock's, as the
+ * purchase's creation date is: a sandbox moved forward takes a transfer of its today.
+ */
 const received: Command = (config, values, out) =>
-  withDatabase(config, async (db) => {
-    const deps = { db, clock: systemClock };
+  withDatabaseAndClock(config, async (db, clock) => {
+    const deps = { db, clock };
     const purchase = required(values, 'purchase');
     const purchaseId = parseEitherSpelling('pur', purchase);
     if (!purchaseId) throw new UsageError('--purchase must be pur_<uuid>');
@@ -75,13 +78,13 @@ const refunds: Command = (config, _values, out) =>
     return out(rows.length ? human.join('\n') : 'no refund by transfer to send', rows);
   });
 
-/** `transfer refund-sent`: the operator sent a refund's bank transfer. */
+/** `transfer refund-sent`: the operator sent a refund's bank transfer, recorded at the service clock's now. */
 const refundSent: Command = (config, values, out) =>
-  withDatabase(config, async (db) => {
+  withDatabaseAndClock(config, async (db, clock) => {
     const refund = required(values, 'refund');
     const refundId = parsePublicId('ref', refund);
     if (!refundId) throw new UsageError('--refund must be ref_<uuid>');
-    const r = await recordRefundTransferSent({ db, clock: systemClock }, { refundId, actor });
+    const r = await recordRefundTransferSent({ db, clock }, { refundId, actor });
     if (r.kind === 'not_found') throw new CliError(`no refund by transfer ${refund}`);
     const sentAt = r.transfer.sentAt?.toISOString() ?? '';
     return out(r.kind === 'sent' ? `${refund} recorded sent` : `${refund} was already recorded sent on ${sentAt}`, {

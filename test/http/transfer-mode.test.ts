@@ -4,12 +4,17 @@
  * (`/api/payment_by_transfer`) and the operator recording a transfer received, through the real
  * routes on the sandbox PSP.
  */
+import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPTIONS } from '../../src/cli/command.ts';
+import { transferCommands } from '../../src/cli/transfer.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { formatIsoDate } from '../../src/domain/apr.ts';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { transfersToSend } from '../../src/use-cases/transfer-refunds.ts';
 import { receiveTransfer } from '../../src/use-cases/receive-transfer.ts';
-import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
-import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
+import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
+import { isolatedDatabase, onPostgres, startTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { OPERATOR_BANK, useTransferMode } from '../helpers/transfer-mode.ts';
 
 const OK = '4242424242424242';
@@ -382,4 +387,63 @@ describe('the operator records a transfer received (chipin transfer received)', 
     expect(await receiveTransfer(app.services, { purchaseId: id, amountCents: 10_000, valueDate: '2999-01-01', actor })).toMatchObject({ kind: 'invalid_date' });
     expect(await receiveTransfer(app.services, { purchaseId: id, amountCents: 10_000, valueDate: '1 May', actor })).toMatchObject({ kind: 'invalid_date' });
   });
+});
+
+describe('a sandbox whose clock was moved forward: transfer mode reads the service clock (docs/jobs-and-clock.md#the-service-clock)', () => {
+  it('payment_by_transfer creates the purchase at the sandbox now; `chipin transfer received` takes a transfer of the sandbox today, `transfer refund-sent` records the sandbox now', async () => {
+    // The clock is service-wide: this test moves it on a database of its own, which the CLI's commands open as the operator's would.
+    const isolated = await isolatedDatabase();
+    const pooled = isolated.env.DATABASE_POOLER ? { databasePooler: 'transaction' as const, databaseListenUrl: isolated.env.DATABASE_LISTEN_URL } : {};
+    const config = testConfig({ operatorDebtor: OPERATOR_BANK, jobPollIntervalMs: 0, databaseUrl: isolated.url, ...pooled });
+    try {
+      const moved = await startTestApp(config, { db: openDatabase(config) });
+      let toReceive: string;
+      let toSend: string;
+      const days = 40;
+      try {
+        const m = await caller(moved);
+        await useTransferMode(moved, m);
+        const clock = await m.post('/api/sandbox/clock', { advance_seconds: days * 86_400 });
+        expect(clock.statusCode, clock.body).toBe(200);
+        const sandboxNow = new Date(clock.json().now);
+        const data = { merchantUid: m.offer('SHARED'), amountCents: 10_000, email: 'ana@example.com', firstName: 'Ana', title: 'Bike', reference: 'MOVED-1', currency: 'EUR' };
+        const secret = m.merchant.offers.find((o) => o.type === 'SHARED')!.secret;
+        // The signature is the shop's, on real time: its exp is not read on the sandbox clock.
+        const signature = signHs256({ data, exp: Math.floor(Date.now() / 1000) + 600 }, secret);
+        const res = await moved.server.inject({ method: 'GET', url: `/api/payment_by_transfer?signature=${encodeURIComponent(signature)}` });
+        expect(res.statusCode, res.body).toBe(200);
+        toReceive = res.json().purchase_uid;
+        const { rows } = await moved.services.db.query<{ created_at: Date }>('SELECT created_at FROM purchases WHERE id = $1', [toReceive.slice(4)]);
+        expect(rows[0]!.created_at.getTime()).toBeGreaterThanOrEqual(sandboxNow.getTime());
+
+        // A purchase paid by transfer, partly refunded by transfer: a refund for the operator to send.
+        const paid = await m.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 10_000 }));
+        expect(paid.statusCode, paid.body).toBe(201);
+        expect((await receiveTransfer(moved.services, { purchaseId: paid.json().id, amountCents: 10_000, actor: { label: 'cli' } })).kind).toBe('recorded');
+        const refund = await m.post(`/api/purchases/pur_${paid.json().id}/credit_by_transfer`, { amount_cents: 1_000 });
+        expect(refund.statusCode, refund.body).toBe(201);
+        toSend = refund.json().id;
+      } finally {
+        await moved.close();
+      }
+
+      // The operator's commands, on the same database (the app closed: a DATA_DIR is held by one process at a time).
+      const answers: unknown[] = [];
+      const out = (_human: string, data: unknown) => void answers.push(data);
+      const chipin = (command: string, args: string[]) => transferCommands[command]!(config, parseArgs({ args, options: OPTIONS, allowPositionals: true }).values, out);
+      const sandboxToday = formatIsoDate(new Date(Date.now() + days * 86_400_000));
+      await chipin('transfer received', ['--purchase', toReceive, '--amount-cents', '10000']);
+      expect(answers[0]).toMatchObject({ purchase_uid: toReceive, value_date: sandboxToday, state: 'SUCCESSFUL', already_recorded: false });
+      // Dated explicitly on the sandbox's today: not "in the future".
+      await chipin('transfer received', ['--purchase', toReceive, '--amount-cents', '10000', '--date', sandboxToday]);
+      expect(answers[1]).toMatchObject({ already_recorded: true });
+      const before = Date.now() + days * 86_400_000;
+      await chipin('transfer refund-sent', ['--refund', toSend]);
+      const sent = answers[2] as { sent_at: string; already_sent: boolean };
+      expect(sent.already_sent).toBe(false);
+      expect(new Date(sent.sent_at).getTime()).toBeGreaterThanOrEqual(before - 60_000);
+    } finally {
+      await isolated.dispose();
+    }
+  }, 180_000);
 });

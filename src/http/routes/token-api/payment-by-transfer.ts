@@ -56,6 +56,8 @@ export function registerPaymentByTransfer(app: App, services: Services): void {
     // Not offered by this deployment, whatever the call says: the route is as good as absent
     // (docs/money-operations.md#payment-by-transfer), not failing.
     if (!bank) throw new ApiError(404, 'not_found', "payment by transfer is not offered here: the operator's bank account is not configured");
+    // Real time for the signature's exp / nbf only (the shop signs with its clock); the purchase is
+    // dated on the service clock (`deps.clock`, the sandbox's moved or not: docs/jobs-and-clock.md).
     const outcome = await createPluginPurchase(deps, { query: settings, embed: false, byTransfer: true, fallbackLang: 'en_GB', now: new Date() });
     if (outcome.kind !== 'ready' && outcome.lang) request.lang = langOf(outcome.lang);
     switch (outcome.kind) {
