@@ -1,6 +1,6 @@
 /**
  * The operator's payout commands (docs/deployment.md#payouts): `chipin payout run`, `export` and
- * `mark` as a real process on a DATA_DIR, their output, the pain.001 file written (and valid
+ * `mark` (and `release`) as a real process on a DATA_DIR, their output, the pain.001 file written (and valid
  * against its schema), a refusal on one line with exit 1; the options refused before anything is
  * opened, in this process. The use cases under them are tested on both databases in test/payouts/.
  */
@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/db/open.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli } from '../../src/cli/payout-commands.ts';
+import { releasePayoutHoldFromCli } from '../../src/cli/payout-hold.ts';
 import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
 import { book, painSchemas, validateXml } from '../payouts/helpers.ts';
 import { cleanUp, cliEnv, createMerchant, PROCESS_TEST_MS, runCli, tempDataDir } from './harness.ts';
@@ -34,6 +35,7 @@ describe('chipin payout, refused before the database is opened', () => {
     await expect(markPayoutFromCli(config(), { payout: `po_${randomUUID()}`, status: 'paid' })).rejects.toThrow(new PayoutCliError('--status must be sent or returned'));
     await expect(exportedFileFromCli(config(), { export: 'po_x' })).rejects.toThrow(new PayoutCliError('--export must be pex_<uuid>'));
     await expect(listPayoutsFromCli(config(), { status: 'paid' })).rejects.toThrow(new PayoutCliError('--status must be one of created, exported, sent, returned'));
+    await expect(releasePayoutHoldFromCli(config(), { account: 'po_x' })).rejects.toThrow(new PayoutCliError('--account must be acc_<uuid>'));
   });
 });
 
@@ -90,6 +92,26 @@ describe('chipin payout', { timeout: PROCESS_TEST_MS }, () => {
       const twice = await runCli(['payout', 'mark', '--payout', eur, '--status', 'sent'], env);
       expect(twice.code).toBe(1);
       expect(twice.stderr).toBe(`chipin: payout ${eur}: the payout is already sent\n`);
+
+      // A new IBAN holds the payouts; the operator releases them early, once (docs/money-operations.md#bank-details).
+      const db2 = await openDatabase(config);
+      try {
+        const set = await setBankDetails(
+          { db: db2, box: new SecretBox(config.masterKey), clock: systemClock },
+          accountId,
+          { label: 'test' },
+          { holder_name: 'Process Shop', iban: 'FR76 3000 6000 0112 3456 7890 189', bic: 'AGRIFRPP' },
+        );
+        expect(set).toMatchObject({ kind: 'ok', details: { payouts_held_until: expect.any(String) } });
+      } finally {
+        await db2.close();
+      }
+      const released = await runCli(['payout', 'release', '--account', m.account_id], env);
+      expect(released.code, released.stderr).toBe(0);
+      expect(released.stdout).toMatch(/released: the next run pays them\n$/);
+      const again = await runCli(['payout', 'release', '--account', m.account_id], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toBe(`chipin: ${m.account_id}: no payouts held (no bank details change in its cooling-off)\n`);
     },
     PROCESS_TEST_MS,
   );
