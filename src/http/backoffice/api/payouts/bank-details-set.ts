@@ -9,7 +9,7 @@ import { AUTH_NOTE, BankDetails, invalid, SECURITY } from './schemas.ts';
 import { bankDetailsDeps } from '../../bank-details-deps.ts';
 
 /** The refusal of a missing or wrong password re-check: the same words whatever is wrong with it. */
-export const WRONG_PASSWORD = 'field current_password is not your current password';
+const WRONG_PASSWORD = 'field current_password is not your current password';
 
 /** PUT /api/backoffice/payout_bank_details: replaces the bank details whole, checked, sealed and audited. */
 export function registerPayoutBankDetailsSet(app: App, services: Services, guard: DashboardGuard): void {
