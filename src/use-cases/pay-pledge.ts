@@ -24,6 +24,7 @@ import { findPaymentWithLease } from '../payments/unresolved-payment-repository.
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
+import { newUuid } from '../domain/ids.ts';
 import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
@@ -81,7 +82,10 @@ export async function payPledge(
     if (resolved && (own || resolved.kind !== 'declined')) return resolved;
   }
 
-  const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${clock.now().getTime()}`, card });
+  // One key per attempt: each attempt attaches the card it was given (a key from the service clock
+  // was the same for two attempts in one millisecond, or on a sandbox clock standing still, and the
+  // second card was refused as a reuse). Attaching moves no money; the charge's key is the payment's.
+  const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${newUuid()}`, card });
   if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message };
   const refused = await decidePledge(deps, pledge, purchase, offer, card, attached, context);
   if (refused) return { kind: 'risk_refused', reasons: refused };

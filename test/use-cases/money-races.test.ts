@@ -85,6 +85,18 @@ async function openPot() {
 /** Time passes beyond the pledge's reservation (as a clock jump past the deadline does). */
 const expireReservation = (pledgeId: string) => app.services.db.query("UPDATE pledges SET paying_until = paying_until - interval '1 day' WHERE id = $1", [pledgeId]);
 
+describe("a friend's second card", () => {
+  it('a friend refused on one card pays with another at the same instant of the service clock: each attempt attaches its own card', async () => {
+    const { bob } = await openPot();
+    // The service clock stands still between the two attempts (a sandbox clock, or two requests in one millisecond).
+    const frozen = new Date(app.services.payments.clock.now().getTime());
+    const still: PaymentDeps = { ...deps(), clock: { ...deps().clock, now: () => new Date(frozen) } };
+    expect((await payPledge(still, bob, card(CARDS.declined), ret)).kind).toBe('declined');
+    const again = (await findPledge(app.services.db, shop.accountId, bob.id))!;
+    expect(await payPledge(still, again, card(CARDS.ok), ret)).toEqual({ kind: 'paid' });
+  });
+});
+
 describe('the pot is never over-funded', () => {
   it('a challenge left pending when the deadline closes the pledge is voided; completing it later takes nothing', async () => {
     const { id, bob } = await openPot();
