@@ -1,9 +1,7 @@
-import { SandboxClock } from '../clock/sandbox-clock.ts';
 import type { Config } from '../config.ts';
-import { systemClock } from '../domain/clock.ts';
 import { parsePublicId } from '../domain/ids.ts';
 import { releasePayoutHold } from '../use-cases/payout-bank-details.ts';
-import { withDatabase } from './command.ts';
+import { withDatabaseAndClock } from './command.ts';
 import { PayoutCliError, type CliAnswer } from './payout-commands.ts';
 
 /**
@@ -14,8 +12,7 @@ import { PayoutCliError, type CliAnswer } from './payout-commands.ts';
 export async function releasePayoutHoldFromCli(config: Config, opts: { account?: unknown }): Promise<CliAnswer> {
   const accountId = typeof opts.account === 'string' ? parsePublicId('acc', opts.account) : undefined;
   if (!accountId) throw new PayoutCliError('--account must be acc_<uuid>');
-  return withDatabase(config, async (db) => {
-    const clock = config.env === 'sandbox' ? await SandboxClock.open(db) : systemClock;
+  return withDatabaseAndClock(config, async (db, clock) => {
     const outcome = await releasePayoutHold({ db, clock }, accountId, { label: 'cli' });
     if (outcome.kind === 'not_held') throw new PayoutCliError(`${String(opts.account)}: no payouts held (no bank details change in its cooling-off)`);
     return {

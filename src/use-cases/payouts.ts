@@ -10,7 +10,7 @@ import { newUuid, toPublicId } from '../domain/ids.ts';
 import { payoutTransition, type MarkedStatus } from '../domain/payouts.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { postJournal } from '../payments/balance-repository.ts';
-import { bankDetailsState, hasBankDetails } from '../payouts/bank-details-repository.ts';
+import { bankDetailsState } from '../payouts/bank-details-repository.ts';
 import {
   findPayoutOfDay,
   insertPayout,
@@ -193,7 +193,7 @@ async function tellPaid(tx: Sql, p: PayoutRow, now: Date): Promise<void> {
 }
 
 /** Why the next run pays a currency's balance or not, as the back office says it. */
-type NextPayout = 'on_next_run' | 'no_bank_details' | 'debit_balance' | 'nothing_owed';
+type NextPayout = 'on_next_run' | 'no_bank_details' | 'held' | 'debit_balance' | 'nothing_owed';
 
 export interface MerchantBalance {
   currency: string;
@@ -208,9 +208,11 @@ export interface MerchantBalance {
   next_payout: NextPayout;
 }
 
-/** The merchant's balance per currency and what becomes of it at the next run. */
-export async function merchantBalance(sql: Sql, accountId: string): Promise<{ bank_details_set: boolean; currencies: MerchantBalance[] }> {
-  const [rows, details] = [await merchantBalances(sql, accountId), await hasBankDetails(sql, accountId)];
+/** The merchant's balance per currency and what becomes of it at the next run (`now`: the service clock's, for a cooling-off running). */
+export async function merchantBalance(sql: Sql, accountId: string, now: Date): Promise<{ bank_details_set: boolean; currencies: MerchantBalance[] }> {
+  const [rows, bank] = [await merchantBalances(sql, accountId), await bankDetailsState(sql, accountId, now)];
+  const details = bank.kind !== 'none';
+  const paid: NextPayout = bank.kind === 'held' ? 'held' : details ? 'on_next_run' : 'no_bank_details';
   return {
     bank_details_set: details,
     currencies: rows.map((r) => ({
@@ -220,7 +222,7 @@ export async function merchantBalance(sql: Sql, accountId: string): Promise<{ ba
       paid_out_cents: r.sent_cents,
       returned_cents: r.returned_cents,
       last_payout_day: r.last_payout_day,
-      next_payout: r.owed_cents < 0 ? 'debit_balance' : r.owed_cents === 0 ? 'nothing_owed' : details ? 'on_next_run' : 'no_bank_details',
+      next_payout: r.owed_cents < 0 ? 'debit_balance' : r.owed_cents === 0 ? 'nothing_owed' : paid,
     })),
   };
 }

@@ -373,8 +373,9 @@ describe('a new IBAN', () => {
     const s = await signIn(app, a.merchant);
     const page = await app.server.inject({ method: 'GET', url: '/dashboard/payouts', headers: { cookie: s.cookie } });
     expect(page.body).toContain('Payouts are held until');
-    // Owed now; the first run after the change holds it, and the runs until the end of the cooling-off.
+    // Owed now; the balance says it is held, the first run after the change holds it, and the runs until the end of the cooling-off.
     await book(db(), { accountId: a.accountId, currency: 'EUR', kind: 'validated', cents: 3_000, at: now() });
+    expect((await api(a, 'GET', '/api/backoffice/balance')).json().currencies[0]).toMatchObject({ owed_cents: 3_000, next_payout: 'held' });
     await app.services.sandboxClock!.advance(26 * 3_600);
     expect(await runA()).toEqual({ kind: 'held', until: new Date(body.payouts_held_until!), owedCents: 3_000, lineCount: 1 });
     await app.services.sandboxClock!.advance(45 * 3_600);

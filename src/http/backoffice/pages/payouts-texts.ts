@@ -14,6 +14,7 @@ export const PAYOUTS_TEXT_EN = {
     next: {
       on_next_run: 'paid after the end of the day',
       no_bank_details: 'none: set your bank details below, what is owed stays owed until then',
+      held: 'held: your IBAN changed lately, paid after the cooling-off (see below)',
       debit_balance: 'none: your balance is negative (refunds or chargebacks), deducted from the next payouts',
       nothing_owed: 'nothing owed',
     } as Record<string, string>,
@@ -78,6 +79,7 @@ export const PAYOUTS_TEXT_FR: typeof PAYOUTS_TEXT_EN = {
     next: {
       on_next_run: 'versé après la fin de la journée',
       no_bank_details: 'aucun : indiquez vos coordonnées bancaires ci-dessous, ce qui est dû le reste jusque-là',
+      held: 'retenu : votre IBAN a changé récemment, versé après le délai de sécurité (voir ci-dessous)',
       debit_balance: 'aucun : votre solde est négatif (remboursements ou rétrofacturations), déduit des prochains versements',
       nothing_owed: 'rien n’est dû',
     },

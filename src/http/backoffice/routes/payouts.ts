@@ -27,7 +27,7 @@ export function registerDashboardPayouts(app: App, services: Services, sessions:
 
   async function viewOf(accountId: string): Promise<PayoutsView> {
     const [balance, bankDetails, payouts] = [
-      await merchantBalance(services.reads, accountId),
+      await merchantBalance(services.reads, accountId, services.clock.now()),
       await readBankDetails(deps, accountId),
       await payoutList(services.reads, accountId, PAGE_PAYOUTS),
     ];

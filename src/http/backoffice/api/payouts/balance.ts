@@ -14,9 +14,9 @@ const CurrencyBalance = Type.Object(
     paid_out_cents: Type.Integer({ description: 'Payouts sent' }),
     returned_cents: Type.Integer({ description: 'Payouts returned (their amount is owed again)' }),
     last_payout_day: Type.Union([Type.String(), Type.Null()]),
-    next_payout: Type.Union([Type.Literal('on_next_run'), Type.Literal('no_bank_details'), Type.Literal('debit_balance'), Type.Literal('nothing_owed')], {
+    next_payout: Type.Union([Type.Literal('on_next_run'), Type.Literal('no_bank_details'), Type.Literal('held'), Type.Literal('debit_balance'), Type.Literal('nothing_owed')], {
       description:
-        'What the next daily run does with it: `on_next_run` pays what is owed up to the end of the day; `no_bank_details`: nothing until the bank details are set; `debit_balance` and `nothing_owed`: nothing to pay',
+        'What the next daily run does with it: `on_next_run` pays what is owed up to the end of the day; `no_bank_details`: nothing until the bank details are set; `held`: nothing until the cooling-off after an IBAN change ends (`payouts_held_until` of the bank details); `debit_balance` and `nothing_owed`: nothing to pay',
     }),
   },
   { title: 'CurrencyBalance' },
@@ -47,7 +47,7 @@ export function registerPayoutBalance(app: App, services: Services, guard: Dashb
     async (request, reply) => {
       const accountId = await guard.accountOf(request);
       void reply.header('cache-control', 'no-store');
-      return merchantBalance(reads, accountId);
+      return merchantBalance(reads, accountId, services.clock.now());
     },
   );
 }
