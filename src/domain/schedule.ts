@@ -47,7 +47,7 @@ export type ScheduleLine = {
   payment_date: string;
 };
 
-/** The schedule simulation response body. */
+/** A schedule: the eligibility call's answer per eligible offer, and what {@link simulationAnswer} makes the simulation's of. */
 export type Schedule = {
   /**
    * Chronological; the sum of `amount_cents` is the purchase amount. A DEFERRED offer has one line;
@@ -61,6 +61,19 @@ export type Schedule = {
   /** Percent, 2 decimals, rounded half up. */
   taeg: number;
 };
+
+/**
+ * The schedule simulation's answer (docs/schedules.md#rules): an installment
+ * plan (a down payment's deposit and balance too) as its `INSTALLMENT` lines; a deferred payment as
+ * its `DEFERRED` object **alone**. The original provider's plugins that read `INSTALLMENT` first
+ * (WooCommerce, PrestaShop) would show a payment due in 30 days as one to pay now.
+ */
+export type SimulationAnswer = Pick<Schedule, 'debit_rate' | 'taeg'> & ({ INSTALLMENT: ScheduleLine[]; DEFERRED?: never } | { DEFERRED: ScheduleLine; INSTALLMENT?: never });
+
+export function simulationAnswer(schedule: Schedule): SimulationAnswer {
+  const { INSTALLMENT, DEFERRED, debit_rate, taeg } = schedule;
+  return DEFERRED === undefined ? { INSTALLMENT, debit_rate, taeg } : { DEFERRED, debit_rate, taeg };
+}
 
 /** Why a schedule cannot be offered; a closed set so each API family maps it in one place. */
 export type ScheduleErrorCode =

@@ -33,6 +33,10 @@ describe(`the plugins' simulation calls (${onPostgres ? 'PostgreSQL' : 'PGlite'}
         expect(Number.isInteger(row.amount_cents)).toBe(true);
         expect(Number.isNaN(new Date(String(row.payment_date)).getTime())).toBe(false);
       }
+      // WooCommerce and PrestaShop read INSTALLMENT before DEFERRED: a deferred offer answers DEFERRED alone, or its
+      // payment in 30 days would show as one to pay now; an installment plan answers no DEFERRED.
+      if (kind === 'DEFERRED') expect(data).not.toHaveProperty('INSTALLMENT');
+      if (kind === 'INSTALLMENTS') expect(data).not.toHaveProperty('DEFERRED');
       if (kind === 'DOWN_PAYMENT') {
         // No plugin knows a down payment: each reads INSTALLMENT (WooCommerce and PrestaShop before DEFERRED,
         // Sylius DEFERRED first, so there must be none) and shows the deposit, then the balance, as two due dates.

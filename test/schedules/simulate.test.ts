@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OFFERS } from '../../src/accounts/default-offers.ts';
-import { computeSchedule, type OfferTerms } from '../../src/domain/schedule.ts';
+import { computeSchedule, simulationAnswer, type OfferTerms } from '../../src/domain/schedule.ts';
 import { caller, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -79,19 +79,19 @@ describe('schedule simulation: happy paths', () => {
     });
   });
 
-  it('deferred 30 days: one line on created + 30 days, also as DEFERRED; with the default zero fee the TAEG is 0', async () => {
+  it('deferred 30 days: its one payment on created + 30 days as DEFERRED alone, no INSTALLMENT (read first by plugins, it would be due now); with the default zero fee the TAEG is 0', async () => {
     const res = await a.post(back(a.offer('DEFERRED')), { amount_cents: 30_000, created: '2026-01-31' });
     expect(res.statusCode).toBe(200);
-    const line = { amount_cents: 30_000, fees: 0, payment_date: '2026-03-02' };
-    expect(res.json()).toEqual({ INSTALLMENT: [line], DEFERRED: line, debit_rate: 0, taeg: 0 });
+    expect(res.json()).toEqual({ DEFERRED: { amount_cents: 30_000, fees: 0, payment_date: '2026-03-02' }, debit_rate: 0, taeg: 0 });
+    expect(res.json()).not.toHaveProperty('INSTALLMENT');
   });
 
   it('uses every term of the offer: fee rate, fixed fee, debit rate', async () => {
     const c = await merchantWith({ fee_rate_bps: 150, fixed_fee_cents: 99, debit_rate_bps: 450 });
     const res = await c.post(back(c.offer('DEFERRED')), { amount_cents: 30_000, created: '2026-01-31' });
     const terms = { ...defaultTerms('DEFERRED', 1), feeRateBps: 150, fixedFeeCents: 99, debitRateBps: 450 };
-    expect(res.json()).toEqual(computeSchedule(terms, 30_000, '2026-01-31'));
-    expect(res.json()).toMatchObject({ INSTALLMENT: [{ fees: 549 }], debit_rate: 4.5 });
+    expect(res.json()).toEqual(simulationAnswer(computeSchedule(terms, 30_000, '2026-01-31')));
+    expect(res.json()).toMatchObject({ DEFERRED: { fees: 549 }, debit_rate: 4.5 });
   });
 
   it('the front-end route answers the same as the back-end route, without credentials', async () => {
@@ -105,7 +105,7 @@ describe('schedule simulation: happy paths', () => {
       const [viaBack, viaFront] = [await a.post(back(uid), body), await anonymous(front(uid), body)];
       expect(viaFront.statusCode).toBe(200);
       expect(viaFront.json()).toEqual(viaBack.json());
-      expect(viaFront.json()).toEqual(computeSchedule(defaultTerms(type, n), 45_000, '2026-03-15'));
+      expect(viaFront.json()).toEqual(simulationAnswer(computeSchedule(defaultTerms(type, n), 45_000, '2026-03-15')));
     }
   });
 
@@ -124,7 +124,7 @@ describe('schedule simulation: happy paths', () => {
           const terms = defaultTerms(type, n);
           const amount = terms.minAmountCents + (seed % (terms.maxAmountCents - terms.minAmountCents + 1));
           const created = day.toISOString().slice(0, 10);
-          const expected = computeSchedule(terms, amount, created);
+          const expected = simulationAnswer(computeSchedule(terms, amount, created));
           const viaBack = await a.post(back(a.offer(type, n)), { amount_cents: amount, created });
           const viaFront = await anonymous(front(a.offer(type, n)), { amount_cents: amount, created });
           expect(viaBack.json()).toEqual(expected);

@@ -4,7 +4,7 @@ import type { Offer } from '../../../accounts/offer.ts';
 import { FailureThrottle } from '../../../auth/failure-throttle.ts';
 import { ScheduleMemo } from '../../../accounts/schedule-memo.ts';
 import { pluginAmountMessage, readPluginAmountCents } from '../../../domain/plugin-amount.ts';
-import { ScheduleError, type Schedule } from '../../../domain/schedule.ts';
+import { ScheduleError, simulationAnswer, type Schedule, type SimulationAnswer } from '../../../domain/schedule.ts';
 import type { Services } from '../../../services.ts';
 import { describeValidation } from '../../error-format.ts';
 import { ApiError, notFound, type ErrorCode } from '../../errors.ts';
@@ -25,6 +25,8 @@ const EXAMPLE_RESPONSE: Schedule = {
   debit_rate: 0,
   taeg: 20,
 };
+// The default DEFERRED offer (30 days, no fee): its one payment, as DEFERRED alone.
+const EXAMPLE_DEFERRED_RESPONSE: SimulationAnswer = { DEFERRED: { amount_cents: 30_000, fees: 0, payment_date: '2026-03-02' }, debit_rate: 0, taeg: 0 };
 
 const SimulationRequest = Type.Object(
   {
@@ -63,7 +65,10 @@ const Line = {
   payment_date: Type.String({ format: 'date', description: '`yyyy-mm-dd`; the first line of an installment plan (the deposit of a down payment) is paid at checkout' }),
 };
 
-/** The schedule simulation's answer; the eligibility call answers the same object per eligible offer. */
+/**
+ * A schedule as the eligibility call answers it per eligible offer: `INSTALLMENT` always, and a
+ * DEFERRED offer's payment again as `DEFERRED`. The simulation answers {@link SimulationAnswerSchema}.
+ */
 export const SimulationResponse = Type.Object(
   {
     INSTALLMENT: Type.Array(Type.Object(Line), {
@@ -77,7 +82,28 @@ export const SimulationResponse = Type.Object(
     debit_rate: Type.Number({ description: 'Nominal annual interest rate of the offer, in percent (0 for fee-only offers)' }),
     taeg: Type.Number({ description: 'Annual percentage rate of charge (Directive 2008/48/EC), in percent, 2 decimals' }),
   },
-  { title: 'ScheduleSimulation', examples: [EXAMPLE_RESPONSE] },
+  { title: 'Schedule', examples: [EXAMPLE_RESPONSE] },
+);
+
+/** The schedule simulation's answer (`simulationAnswer`, docs/schedules.md#rules). */
+const SimulationAnswerSchema = Type.Object(
+  {
+    INSTALLMENT: Type.Optional(
+      Type.Array(Type.Object(Line), {
+        description:
+          'INSTALLMENTS and DOWN_PAYMENT offers: chronological, two lines for a down payment (the deposit, paid at checkout, then the balance); absent for a DEFERRED offer',
+      }),
+    ),
+    DEFERRED: Type.Optional(
+      Type.Object(Line, {
+        description:
+          "DEFERRED offers only, and then alone (no INSTALLMENT): the single payment, due on payment_date. The original provider's shop plugins that read INSTALLMENT first would show it as a payment due now",
+      }),
+    ),
+    debit_rate: Type.Number({ description: 'Nominal annual interest rate of the offer, in percent (0 for fee-only offers)' }),
+    taeg: Type.Number({ description: 'Annual percentage rate of charge (Directive 2008/48/EC), in percent, 2 decimals' }),
+  },
+  { title: 'ScheduleSimulation', examples: [EXAMPLE_RESPONSE, EXAMPLE_DEFERRED_RESPONSE] },
 );
 
 type Body = Static<typeof SimulationRequest>;
@@ -131,8 +157,8 @@ function validationError(request: FastifyRequest): ApiError {
   return new ApiError(400, named[0], first?.keyword === 'required' ? message : named[1]);
 }
 
-/** The schedule of `body` under `offer`, or the Token API error that explains why there is none. */
-function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | undefined, body: Body): Schedule {
+/** The schedule of `body` under `offer` as the simulation answers it, or the Token API error that explains why there is none. */
+function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | undefined, body: Body): SimulationAnswer {
   if (!offer) throw notFound('merchant_uid');
   if (request.validationError) throw validationError(request);
   if (offer.type === 'SHARED') {
@@ -141,7 +167,7 @@ function simulate(memo: ScheduleMemo, request: FastifyRequest, offer: Offer | un
   const amount = readPluginAmountCents(body.amount_cents);
   if (!amount.ok) throw new ApiError(400, 'invalid_amount', `field ${pluginAmountMessage('amount_cents', amount.reason)}`);
   try {
-    return memo.schedule(offer, amount.cents, body.created, { secondInstallmentDate: body.second_installment_date, balanceDate: body.balance_payment_date });
+    return simulationAnswer(memo.schedule(offer, amount.cents, body.created, { secondInstallmentDate: body.second_installment_date, balanceDate: body.balance_payment_date }));
   } catch (err) {
     if (err instanceof ScheduleError) {
       const field = FIELD_OF[err.code];
@@ -199,7 +225,7 @@ export function registerSimulateSchedule(app: App, services: Services): void {
         security: [{ bearerToken: [] }],
         params: Params,
         body: SimulationRequest,
-        response: { 200: { ...SimulationResponse, description: 'The payment schedule, its fees and its TAEG' }, ...ERRORS, ...BearerErrors },
+        response: { 200: { ...SimulationAnswerSchema, description: 'The payment schedule, its fees and its TAEG' }, ...ERRORS, ...BearerErrors },
       },
     },
     async (request) => simulate(memo, request, await offers.find(request.auth!.accountId, request.params.merchant_uid), request.body),
@@ -237,7 +263,7 @@ export function registerSimulateSchedule(app: App, services: Services): void {
         params: Params,
         body: SimulationRequest,
         response: {
-          200: { ...SimulationResponse, description: 'The payment schedule, its fees and its TAEG' },
+          200: { ...SimulationAnswerSchema, description: 'The payment schedule, its fees and its TAEG' },
           ...ERRORS,
           404: { ...TokenApiError, description: 'Unknown merchant_uid' },
           429: { ...TokenApiError, description: '`too_many_requests`: see Retry-After' },
