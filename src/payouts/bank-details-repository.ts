@@ -43,12 +43,6 @@ export async function bankDetailsOf(sql: Sql, box: SecretBox, accountIds: readon
   return new Map(rows.map((r) => [r.account_id, open(box, r.details_enc)]));
 }
 
-/** Whether the account has bank details (a payout run needs to know no more). */
-export async function hasBankDetails(sql: Sql, accountId: string): Promise<boolean> {
-  const { rows } = await sql.query('SELECT 1 FROM payout_bank_details WHERE account_id = $1', [accountId]);
-  return rows.length > 0;
-}
-
 /**
  * Whether a payout run may pay the account now: `none` without bank details, `held` until the
  * cooling-off after an IBAN change ends (`now` on the service clock), else `ok`.
