@@ -1,15 +1,12 @@
-import { SandboxClock } from '../clock/sandbox-clock.ts';
 import type { Config } from '../config.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
-import type { Database } from '../db/database.ts';
-import { systemClock, type Clock } from '../domain/clock.ts';
 import { isDay, DAY_RULE } from '../domain/dates.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { decimalOfCents, MARKED_STATUSES, PAYOUT_STATUSES, type MarkedStatus, type PayoutStatus } from '../domain/payouts.ts';
 import { exportedFile, exportPayouts } from '../use-cases/payout-export.ts';
 import { markPayout, runPayouts, type PayoutRunResult } from '../use-cases/payouts.ts';
 import { listPayoutsForOperator, type PayoutRow } from '../payouts/payout-repository.ts';
-import { withDatabase } from './command.ts';
+import { withDatabase, withDatabaseAndClock } from './command.ts';
 
 /**
  * The operator's payout commands (`chipin payout …`, docs/deployment.md#payouts): the same use
@@ -25,11 +22,6 @@ export interface CliAnswer {
   data: unknown;
   /** The pain.001 file an export produced or produced again. */
   xml?: string;
-}
-
-/** The command's database (cli/command.ts) and the service's clock: a sandbox moved forward pays the days that ended on its clock. */
-function withDatabaseAndClock<T>(config: Config, fn: (db: Database, clock: Clock) => Promise<T>): Promise<T> {
-  return withDatabase(config, async (db) => fn(db, config.env === 'sandbox' ? await SandboxClock.open(db) : systemClock));
 }
 
 function dayOption(name: string, value: unknown): string | undefined {
