@@ -137,10 +137,14 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
 
   const uuid = (publicId: string) => publicId.replace(/^[a-z]{3}_/, '');
 
-  /** Calls `send` again every 500 ms while it answers 409 payment_in_progress (a killed process's lease lapses within 10 s), 40 times at most. */
-  async function retryWhileInProgress<T extends { status: number; body: any }>(send: () => Promise<T>): Promise<T> {
+  /**
+   * Calls `send` again every 500 ms while it answers 409 with `code` (default payment_in_progress:
+   * a killed process's lease lapses within 10 s), 40 times at most. Either API family's body.
+   */
+  async function retryWhileInProgress<T extends { status: number; body: any }>(send: () => Promise<T>, code = 'payment_in_progress'): Promise<T> {
+    const busy = (answer: T) => answer.status === 409 && (answer.body?.error?.app_error ?? answer.body?.error?.code) === code;
     let answer = await send();
-    for (let i = 0; i < 40 && answer.status === 409 && answer.body?.error?.app_error === 'payment_in_progress'; i++) {
+    for (let i = 0; i < 40 && busy(answer); i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       answer = await send();
     }
@@ -243,13 +247,9 @@ describe.skipIf(!onPostgres)('a process killed between the PSP answer and its re
         expect(
           await t.q("UPDATE money_claims SET lease_until = now() + interval '10 minutes' WHERE purchase_id = $1 RETURNING operation, holder IS NOT NULL AS named", [id]),
         ).toEqual([{ operation: 'refund', named: true }]);
-        // The key's own lease (10 s) is the only wait: the dead process's money claim is not.
-        let retry = await t.refund(t.server, uid, key, 2_500);
-        for (let i = 0; i < 40 && retry.status === 409; i++) {
-          expect(retry.body.error.code, JSON.stringify(retry.body)).toBe('idempotency_key_in_use');
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          retry = await t.refund(t.server, uid, key, 2_500);
-        }
+        // The key's own lease (10 s) is the only wait: the dead process's money claim is not (a
+        // 409 operation_in_progress ends the retries and fails below).
+        const retry = await retryWhileInProgress(() => t.refund(t.server, uid, key, 2_500), 'idempotency_key_in_use');
         expect(retry.status, JSON.stringify(retry.body)).toBe(201);
         expect(retry.body).toMatchObject({ amount: 2_500, state: 'succeeded' });
         expect(await t.q("SELECT count(*)::int AS n FROM sandbox_psp_idempotency WHERE operation = 'refund' AND idempotency_key LIKE $1", [`%:${payment!.id}`])).toEqual([
