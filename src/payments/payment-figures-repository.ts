@@ -55,14 +55,22 @@ export async function chargedPayments(sql: Sql, accountId: string, purchaseId: s
   }));
 }
 
+/** A payment as the back office's purchase page lists it: its refusal code (`decline_reason`, a DeclineReason) and the pledge a friend's share pays. */
+export interface PurchasePaymentRow {
+  purpose: string;
+  status: string;
+  decline_reason: string | null;
+  pledge_id: string | null;
+  amount_cents: number;
+  captured_cents: number;
+  refunded_cents: number;
+  created_at: Date;
+}
+
 /** Every payment of the purchase, oldest first: what the back office's purchase page lists. */
-export async function purchasePaymentRows(
-  sql: Sql,
-  accountId: string,
-  purchaseId: string,
-): Promise<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }[]> {
-  const { rows } = await sql.query<{ purpose: string; status: string; amount_cents: number; captured_cents: number; refunded_cents: number; created_at: Date }>(
-    `SELECT purpose, status, amount_cents, captured_cents, refunded_cents, created_at
+export async function purchasePaymentRows(sql: Sql, accountId: string, purchaseId: string): Promise<PurchasePaymentRow[]> {
+  const { rows } = await sql.query<PurchasePaymentRow>(
+    `SELECT purpose, status, decline_reason, pledge_id, amount_cents, captured_cents, refunded_cents, created_at
        FROM payments WHERE account_id = $1 AND purchase_id = $2 ORDER BY created_at, id`,
     [accountId, purchaseId],
   );

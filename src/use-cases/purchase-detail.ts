@@ -6,6 +6,7 @@ import { purchasePaymentRows } from '../payments/payment-figures-repository.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import type { Refund } from '../payments/refund-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
+import type { DeclineReason } from '../psp/connector.ts';
 import { findPurchase, purchaseEventRows } from '../purchases/purchase-repository.ts';
 import { purchaseRefunds } from './refund-purchase.ts';
 import { previewRefund } from './refund-preview.ts';
@@ -20,6 +21,10 @@ const SHOWN_ATTEMPTS = 500;
 interface PaymentLine {
   purpose: string;
   status: string;
+  /** Why the PSP refused it, as the payment recorded it (the connector's DeclineReason); null when not declined or not told. */
+  declineReason: DeclineReason | null;
+  /** The pledge a friend's share pays (one of `pledges`); null for the leader's payments. */
+  pledgeId: string | null;
   amountCents: number;
   capturedCents: number;
   refundedCents: number;
@@ -93,6 +98,8 @@ export async function purchaseDetail(sql: Database, accountId: string, purchaseI
     payments: payments.map((r) => ({
       purpose: r.purpose,
       status: r.status,
+      declineReason: r.status === 'declined' ? ((r.decline_reason as DeclineReason | null) ?? null) : null,
+      pledgeId: r.pledge_id,
       amountCents: Number(r.amount_cents),
       capturedCents: Number(r.captured_cents),
       refundedCents: Number(r.refunded_cents),

@@ -17,10 +17,11 @@ let app: TestApp & { base: string };
 let browser: Browser;
 let a: Caller;
 let hook: Server;
-const ids: Record<'pot' | 'plan' | 'failed' | 'delivery', string> = { pot: '', plan: '', failed: '', delivery: '' };
+const ids: Record<'pot' | 'plan' | 'failed' | 'broke' | 'delivery', string> = { pot: '', plan: '', failed: '', broke: '', delivery: '' };
 
 const CARD = '4242424242424242';
 const DECLINED = '4000000000000002';
+const NO_FUNDS = '4000000000009995';
 const LEADER = 'camille.roux@example.com';
 const FRIEND = 'hugo.petit@example.com';
 
@@ -57,6 +58,13 @@ async function seed(): Promise<void> {
   ids.failed = await purchase(a.offer('SHARED'), 12_000, 'ANN-3');
   for (let i = 0; i < 3; i++) await a.post(`/api/sandbox/purchases/pur_${ids.failed}/pay`, { card_number: DECLINED });
 
+  // A pot whose friend, named, is refused for insufficient funds.
+  ids.broke = await purchase(a.offer('SHARED'), 20_000, 'ANN-4');
+  const ines = [{ email: 'ines.garnier@example.com', name: 'Inès Garnier', amount_cents: 5_000 }];
+  expect((await a.post(`/api/sandbox/purchases/pur_${ids.broke}/pay`, { card_number: CARD, pledgers: ines })).statusCode).toBe(200);
+  const pledge = (await listPledges(app.services.db, a.accountId, ids.broke))[0]!;
+  expect((await a.post(`/api/sandbox/pledges/plg_${pledge.id}/pay`, { card_number: NO_FUNDS })).statusCode).toBeGreaterThanOrEqual(400);
+
   // Past the pot's deadline: the rest is charged to the leader, the deliveries are sent.
   expect((await a.post('/api/sandbox/clock', { advance_seconds: 8 * 86_400 })).statusCode).toBe(200);
   ids.delivery = (await app.services.db.query<{ id: string }>('SELECT id FROM deliveries WHERE account_id = $1 ORDER BY created_at LIMIT 1', [a.accountId])).rows[0]!.id;
@@ -80,6 +88,7 @@ const pages = () => [
   `/dashboard/purchases/pur_${ids.pot}`,
   `/dashboard/purchases/pur_${ids.plan}`,
   `/dashboard/purchases/pur_${ids.failed}`,
+  `/dashboard/purchases/pur_${ids.broke}`,
   '/dashboard/developers',
   `/dashboard/developers/deliveries/dlv_${ids.delivery}`,
   '/dashboard/offers',
@@ -174,8 +183,61 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
       await page.goto(`${app.base}/dashboard/purchases/pur_${ids.pot}?lang=fr`);
       const details = await page.getByRole('region', { name: 'Détails' }).innerText();
       expect(details).toContain('1 ami sur 2 a payé ; le meneur a payé le reste, 100,00\u00a0€, à l’échéance.');
-      expect(await page.getByRole('region', { name: 'Paiements' }).first().getByRole('cell', { name: 'Part d’un ami', exact: true }).count()).toBe(1);
+      expect(
+        await page
+          .getByRole('region', { name: 'Paiements' })
+          .first()
+          .getByRole('cell', { name: `Part d’un ami, ${FRIEND}`, exact: true })
+          .count(),
+      ).toBe(1);
       expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement du meneur autorisé (Pas encore payé → En cours)').count()).toBe(1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('says why a payment was declined, from the refusal code it recorded, and whose share a friend’s payment is, in English and French', async () => {
+    const page = await signedInPage(browser, app.base, a.merchant, PHONE);
+    const want = {
+      en: {
+        region: 'Payments',
+        noFunds: 'Declined: insufficient funds',
+        declined: 'Declined: card declined by the bank',
+        ines: 'A friend’s share, Inès Garnier',
+        hugo: `A friend’s share, ${FRIEND}`,
+      },
+      fr: {
+        region: 'Paiements',
+        noFunds: 'Refusé\u00a0: provision insuffisante',
+        declined: 'Refusé\u00a0: carte refusée par la banque',
+        ines: 'Part d’un ami, Inès Garnier',
+        hugo: `Part d’un ami, ${FRIEND}`,
+      },
+    };
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        const w = want[lang];
+        const rows = async (id: string) => {
+          await page.goto(`${app.base}/dashboard/purchases/pur_${id}?lang=${lang}`);
+          return page
+            .getByRole('region', { name: w.region })
+            .and(page.locator('.scroll'))
+            .locator('tbody tr')
+            .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+        };
+        // The friend refused for insufficient funds, named; the leader's card refused (do not honour) on the failed purchase.
+        expect(await rows(ids.broke), lang).toContainEqual([w.ines, w.noFunds]);
+        await expectAccessible(page, `declined friend's share (${lang})`);
+        expect(
+          (await rows(ids.failed)).map((r) => r[1]),
+          lang,
+        ).toContain(w.declined);
+        // A friend without a name is shown by the e-mail.
+        expect(
+          (await rows(ids.pot)).map((r) => r[0]),
+          lang,
+        ).toContain(w.hugo);
+      }
     } finally {
       await page.close();
     }

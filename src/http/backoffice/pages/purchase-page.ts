@@ -102,7 +102,7 @@ ${table(
   [t.purpose, t.status, t.amount, t.captured, t.refunded, t.net, t.created],
   d.payments.map(
     (x) =>
-      html`<tr><td>${t.purposeNames[x.purpose as keyof typeof t.purposeNames] ?? x.purpose}</td><td>${partlyRefunded(x) ? t.partlyRefunded : (t.paymentStatusNames[x.status as keyof typeof t.paymentStatusNames] ?? x.status)}</td><td>${money(x.amountCents)}</td><td>${money(x.capturedCents)}</td><td>${money(x.refundedCents)}</td><td>${money(x.capturedCents - x.refundedCents)}</td><td>${when(x.createdAt)}</td></tr>`,
+      html`<tr><td>${purposeOf(t, d, x)}</td><td>${paymentStatusOf(t, x)}</td><td>${money(x.amountCents)}</td><td>${money(x.capturedCents)}</td><td>${money(x.refundedCents)}</td><td>${money(x.capturedCents - x.refundedCents)}</td><td>${when(x.createdAt)}</td></tr>`,
   ),
   t.none,
 )}</section>
@@ -154,6 +154,21 @@ ${table(
 <section class="card" aria-labelledby="timeline"><h2 id="timeline">${t.timeline}</h2>
 <ol class="timeline">${timeline(d, chrome.lang).map((e) => html`<li><time datetime="${e.at.toISOString()}">${when(e.at)}</time> — ${e.what}</li>`)}</ol></section>`;
   return dashboardPage(chrome, `${t.purchase} ${p.ref ?? uid}`, body);
+}
+
+/** What a payment paid for; a friend's share says whose, by the pledge's name, else its e-mail, else its phone number. */
+function purposeOf(t: (typeof DASHBOARD_TEXT)[Lang], d: PurchaseDetail, x: PurchaseDetail['payments'][number]): string {
+  const purpose = t.purposeNames[x.purpose as keyof typeof t.purposeNames] ?? x.purpose;
+  const pledge = x.pledgeId === null ? undefined : d.pledges.find((p) => p.id === x.pledgeId);
+  const who = pledge && (pledge.name ?? pledge.email ?? pledge.phoneNumber);
+  return who ? t.friendShareOf(who) : purpose;
+}
+
+/** A payment's status in words; a declined one says why, from the refusal code the payment recorded. */
+function paymentStatusOf(t: (typeof DASHBOARD_TEXT)[Lang], x: PurchaseDetail['payments'][number]): string {
+  if (partlyRefunded(x)) return t.partlyRefunded;
+  if (x.status === 'declined' && x.declineReason) return t.declinedBecause(t.declineReasonNames[x.declineReason] ?? x.declineReason);
+  return t.paymentStatusNames[x.status as keyof typeof t.paymentStatusNames] ?? x.status;
 }
 
 function doneText(t: (typeof DASHBOARD_TEXT)[Lang], done: NonNullable<PurchaseNotice['done']>): string {

@@ -2,7 +2,7 @@ import type { RiskReasonCode } from '../../../domain/eligibility.ts';
 import type { PaymentPurpose } from '../../../payments/payment-repository.ts';
 import type { PledgeState } from '../../../payments/pledge-repository.ts';
 import type { RefundState } from '../../../payments/refund-repository.ts';
-import type { TransactionStatus } from '../../../psp/connector.ts';
+import type { DeclineReason, TransactionStatus } from '../../../psp/connector.ts';
 
 /** The words of a purchase’s page (`purchase-page.ts`), in English and French (`../texts.ts` joins them into DASHBOARD_TEXT). */
 export const PURCHASE_TEXT_EN = {
@@ -61,6 +61,21 @@ export const PURCHASE_TEXT_EN = {
     declined: 'Declined',
     expired: 'Hold expired',
   } as Record<'pending' | TransactionStatus, string>,
+  /** A declined payment's status with why, from the refusal code the payment recorded: what support can tell the shopper. */
+  declinedBecause: (reason: string) => `Declined: ${reason}`,
+  declineReasonNames: {
+    card_declined: 'card declined by the bank',
+    insufficient_funds: 'insufficient funds',
+    expired_card: 'card expired',
+    incorrect_cvc: 'wrong security code (CVC)',
+    invalid_card: 'card number not valid',
+    authentication_failed: '3-D Secure failed or abandoned',
+    authorization_expired: 'authorisation expired',
+    amount_too_large: 'amount above what is left',
+    processing_error: 'error at the payment provider',
+  } as Record<DeclineReason, string>,
+  /** A friend's share: whose (name, else e-mail, else phone number). */
+  friendShareOf: (who: string) => `A friend’s share, ${who}`,
   pledgeStateNames: { draft: 'Draft', invited: 'Invited', paying: 'Paying', paid: 'Paid', closed: 'Closed' } as Record<PledgeState, string>,
   installmentStateNames: { scheduled: 'Scheduled', paid: 'Paid', failed: 'Not collected', cancelled: 'Cancelled' } as Record<'scheduled' | 'paid' | 'failed' | 'cancelled', string>,
   refundStateNames: { pending: 'In progress', succeeded: 'Done', failed: 'Failed' } as Record<RefundState, string>,
@@ -150,6 +165,19 @@ export const PURCHASE_TEXT_FR: typeof PURCHASE_TEXT_EN = {
     declined: 'Refusé',
     expired: 'Empreinte expirée',
   },
+  declinedBecause: (reason) => `Refusé\u00a0: ${reason}`,
+  declineReasonNames: {
+    card_declined: 'carte refusée par la banque',
+    insufficient_funds: 'provision insuffisante',
+    expired_card: 'carte expirée',
+    incorrect_cvc: 'cryptogramme (CVC) erroné',
+    invalid_card: 'numéro de carte non valide',
+    authentication_failed: '3-D Secure échoué ou abandonné',
+    authorization_expired: 'autorisation expirée',
+    amount_too_large: 'montant supérieur au reste',
+    processing_error: 'erreur chez le prestataire de paiement',
+  },
+  friendShareOf: (who) => `Part d’un ami, ${who}`,
   pledgeStateNames: { draft: 'Brouillon', invited: 'Invité', paying: 'Paiement en cours', paid: 'Payé', closed: 'Clos' },
   installmentStateNames: { scheduled: 'Prévue', paid: 'Payée', failed: 'Non encaissée', cancelled: 'Annulée' },
   refundStateNames: { pending: 'En cours', succeeded: 'Effectué', failed: 'Échoué' },
