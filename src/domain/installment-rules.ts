@@ -9,6 +9,14 @@
  */
 const RETRY_DAYS = [1, 3, 7] as const;
 
+/**
+ * The key of the collection job that makes an installment's attempt after `attempts` refusals (0:
+ * the due date's). Its row in `jobs` is the recorded schedule: when that attempt will actually run.
+ */
+export function collectionJobKey(installmentId: string, attempts: number): string {
+  return `installment.collect:${installmentId}:${attempts}`;
+}
+
 /** Days after the due date of the retry following refused attempt `attempt` (1-based); undefined once dunning is exhausted. */
 export function retryDelayDays(attempt: number): number | undefined {
   return RETRY_DAYS[attempt - 1];

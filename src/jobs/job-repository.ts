@@ -26,6 +26,16 @@ export async function insertJob(sql: Sql, job: { accountId: string | null; kind:
   return rowCount > 0;
 }
 
+/** When each of these jobs (by key, of the account) not yet done will run: the schedule as recorded, reschedules included. */
+export async function pendingRunAt(sql: Sql, accountId: string, keys: readonly string[]): Promise<Map<string, Date>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql.query<{ dedupe_key: string; run_at: Date | string }>(
+    'SELECT dedupe_key, run_at FROM jobs WHERE account_id = $1 AND dedupe_key = ANY($2::text[]) AND done_at IS NULL AND failed_at IS NULL',
+    [accountId, keys],
+  );
+  return new Map(rows.map((r) => [r.dedupe_key, new Date(r.run_at)]));
+}
+
 /** Marks the job with this key done as cancelled, unless it is done or leased at `wall`; answers whether it was. */
 export async function cancelUnclaimedJob(sql: Sql, key: string, now: Date, wall: Date): Promise<boolean> {
   const { rowCount } = await sql.query(

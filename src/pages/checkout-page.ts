@@ -14,7 +14,7 @@ import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
 import { frameScript, gtuLink, langSwitcher, layout, testModeBanner, type FrameData } from './html.ts';
-import { TEXT, type Texts } from './texts.ts';
+import { stateText, TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
   purchase: Purchase & { merchantName: string; merchantTimeZone: string };
@@ -109,7 +109,7 @@ function basket(v: Omit<CheckoutView, 'csrfToken'>, t: Texts): SafeHtml {
   ${p.subtitle ? html`<p class="muted">${p.subtitle}</p>` : ''}
   ${p.description ? html`<p>${p.description}</p>` : ''}
   <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.total}</span> ${formatMoney(p.amountCents, p.currency, v.lang)}</p>
-  <p><span class="state" role="status">${t.states[V1_STATE[p.state]]}</span></p>
+  <p><span class="state" role="status">${stateText(t, V1_STATE[p.state], v.offer.type)}</span></p>
 </section>${products}`;
 }
 
@@ -125,14 +125,17 @@ function explain(v: CheckoutView, t: Texts): SafeHtml | '' {
       html`<tr><td>${i === 0 ? t.today : formatDate(l.payment_date, lang)}</td><td class="num">${formatMoney(l.amount_cents + l.fees, p.currency, lang)}</td><td class="num">${formatMoney(l.fees, p.currency, lang)}</td></tr>`,
   );
   const [deposit, balance] = s.INSTALLMENT;
+  // "With the fees" only when the payment now carries fees: a free deposit or first line has none to mention.
+  const withFees = (deposit?.fees ?? 0) > 0;
   const intro =
     offer.type === 'DOWN_PAYMENT' && deposit && balance
       ? t.downPaymentExplain(
           formatMoney(deposit.amount_cents + deposit.fees, p.currency, lang),
           formatMoney(balance.amount_cents, p.currency, lang),
           formatDate(balance.payment_date, lang),
+          withFees,
         )
-      : t.installmentsExplain(s.INSTALLMENT.length);
+      : t.installmentsExplain(s.INSTALLMENT.length, withFees);
   return html`<p>${intro}</p>
 ${creditDisclosure(v, s, t)}
 <table aria-label="${t.schedule}"><thead><tr><th scope="col">${t.dueDate}</th><th scope="col" class="num">${t.amountFeesIncluded}</th><th scope="col" class="num">${t.fees}</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -321,7 +324,10 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
     : state === 'LEADER_PROCESSED'
       ? v.offer.type === 'SHARED'
         ? t.doneShared
-        : t.states.LEADER_PROCESSED
+        : // A 3x/4x or a deposit was charged, not only authorised: the page says what was (a deferred payment's hold is authorised).
+          (v.offer.type === 'INSTALLMENTS' || v.offer.type === 'DOWN_PAYMENT') && v.result && v.result.chargedCents > 0
+          ? t.doneCharged(formatMoney(v.result.chargedCents, p.currency, v.lang))
+          : stateText(t, state, v.offer.type)
       : state === 'SUCCESSFUL'
         ? t.doneSuccessful
         : state === 'FAILED'

@@ -70,10 +70,11 @@ export const TEXT = {
       pledgeClosed: 'Pot closed',
       pledgeFull: 'Pot complete',
     } as Record<string, string>,
-    installmentsExplain: (n: number) => `Pay in ${n} installments. The first one, with the fees, is charged now; the others on the dates below, on the same card.`,
+    installmentsExplain: (n: number, withFees: boolean) =>
+      `Pay in ${n} installments. The first one${withFees ? ', with the fees,' : ''} is charged now; the others on the dates below, on the same card.`,
     deferredExplain: (date: string) => `Nothing is charged today: your card is authorised now and charged on ${date}.`,
-    downPaymentExplain: (deposit: string, balance: string, date: string) =>
-      `Pay a deposit of ${deposit} now, with the fees; the balance of ${balance} is charged on ${date}, on the same card.`,
+    downPaymentExplain: (deposit: string, balance: string, date: string, withFees: boolean) =>
+      `Pay a deposit of ${deposit} now${withFees ? ', with the fees' : ''}; the balance of ${balance} is charged on ${date}, on the same card.`,
     schedule: 'Payment schedule',
     dueDate: 'Date',
     today: 'Today',
@@ -135,6 +136,11 @@ export const TEXT = {
       LEADER_PROCESSED: 'Payment authorised',
       SUCCESSFUL: 'Paid',
     } as Record<string, string>,
+    /** LEADER_PROCESSED as what was done for each kind of plan: a 3x/4x or a deposit is charged, not only authorised. */
+    leaderProcessed: { INSTALLMENTS: 'Installments under way', DOWN_PAYMENT: 'Deposit paid' } as Record<string, string>,
+    /** A plan whose installment was refused and is still to collect. */
+    overdue: 'Payment overdue',
+    doneCharged: (amount: string) => `Your payment is done: ${amount} charged to your card.`,
     doneTitle: 'Thank you!',
     doneShared: 'Your payment is done. Your friends have been invited to pay their share.',
     doneSuccessful: 'The purchase is fully paid.',
@@ -256,11 +262,11 @@ export const TEXT = {
       pledgeClosed: 'Cagnotte close',
       pledgeFull: 'Cagnotte complète',
     } as Record<string, string>,
-    installmentsExplain: (n: number) =>
-      `Payez en ${n} fois. La première échéance, avec les frais, est débitée maintenant\u00a0; les suivantes aux dates ci-dessous, sur la même carte.`,
+    installmentsExplain: (n: number, withFees: boolean) =>
+      `Payez en ${n} fois. La première échéance${withFees ? ', avec les frais,' : ''} est débitée maintenant\u00a0; les suivantes aux dates ci-dessous, sur la même carte.`,
     deferredExplain: (date: string) => `Rien n’est débité aujourd’hui\u00a0: votre carte est autorisée maintenant et débitée le ${date}.`,
-    downPaymentExplain: (deposit: string, balance: string, date: string) =>
-      `Payez un acompte de ${deposit} maintenant, avec les frais\u00a0; le solde de ${balance} est débité le ${date}, sur la même carte.`,
+    downPaymentExplain: (deposit: string, balance: string, date: string, withFees: boolean) =>
+      `Payez un acompte de ${deposit} maintenant${withFees ? ', avec les frais' : ''}\u00a0; le solde de ${balance} est débité le ${date}, sur la même carte.`,
     schedule: 'Échéancier',
     dueDate: 'Date',
     today: 'Aujourd’hui',
@@ -322,6 +328,9 @@ export const TEXT = {
       LEADER_PROCESSED: 'Paiement autorisé',
       SUCCESSFUL: 'Payé',
     } as Record<string, string>,
+    leaderProcessed: { INSTALLMENTS: 'Échéances en cours', DOWN_PAYMENT: 'Acompte payé' } as Record<string, string>,
+    overdue: 'Paiement en retard',
+    doneCharged: (amount: string) => `Votre paiement est effectué\u00a0: ${amount} débités sur votre carte.`,
     doneTitle: 'Merci\u00a0!',
     doneShared: 'Votre paiement est effectué. Vos amis ont été invités à payer leur part.',
     doneSuccessful: 'L’achat est entièrement payé.',
@@ -380,3 +389,17 @@ export const TEXT = {
 } satisfies Record<Lang, unknown>;
 
 export type Texts = (typeof TEXT)['en'];
+
+/**
+ * A purchase's state as its shopper reads it (v1 state): LEADER_PROCESSED says what was done for
+ * its kind of plan (a 3x/4x's first installment and a deposit are charged; a deferred payment or a
+ * pot's hold is authorised), and "payment overdue" while a refused installment is still to collect.
+ */
+export function stateText(t: Texts, v1State: string, offerType?: string, overdue = false): string {
+  if (v1State === 'LEADER_PROCESSED') {
+    if (overdue) return t.overdue;
+    const plan = offerType ? t.leaderProcessed[offerType] : undefined;
+    if (plan) return plan;
+  }
+  return t.states[v1State] ?? v1State;
+}

@@ -133,13 +133,17 @@ export async function deferredInstallmentId(sql: Sql, accountId: string, purchas
   return rows[0]?.id;
 }
 
-/** The plan's installments not cancelled, in order: due date ('yyyy-mm-dd'), amount with fees, state. */
-export async function planLines(sql: Sql, accountId: string, purchaseId: string): Promise<{ id: string; index: number; dueDate: string; amountCents: number; state: string }[]> {
-  const { rows } = await sql.query<{ id: string; index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string }>(
-    "SELECT id, index, due_date, amount_cents, fees_cents, state FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state <> 'cancelled' ORDER BY index",
+/** The plan's installments not cancelled, in order: due date ('yyyy-mm-dd'), amount with fees, state, and the collection attempts refused so far. */
+export async function planLines(
+  sql: Sql,
+  accountId: string,
+  purchaseId: string,
+): Promise<{ id: string; index: number; dueDate: string; amountCents: number; state: string; attempts: number }[]> {
+  const { rows } = await sql.query<{ id: string; index: number; due_date: string | Date; amount_cents: number; fees_cents: number; state: string; attempts: number }>(
+    "SELECT id, index, due_date, amount_cents, fees_cents, state, attempts FROM installments WHERE account_id = $1 AND purchase_id = $2 AND state <> 'cancelled' ORDER BY index",
     [accountId, purchaseId],
   );
-  return rows.map((r) => ({ id: r.id, index: r.index, dueDate: isoDay(r.due_date), amountCents: r.amount_cents + r.fees_cents, state: r.state }));
+  return rows.map((r) => ({ id: r.id, index: r.index, dueDate: isoDay(r.due_date), amountCents: r.amount_cents + r.fees_cents, state: r.state, attempts: r.attempts }));
 }
 
 /** The installment's purchase and how many collection attempts it had (the pre-charge notice's check). */

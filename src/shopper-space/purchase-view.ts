@@ -1,5 +1,7 @@
 import type { OfferType } from '../domain/offer-terms.ts';
+import { collectionJobKey } from '../domain/installment-rules.ts';
 import { requestedDatesOf } from '../domain/schedule.ts';
+import { pendingRunAt } from '../jobs/job-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Database } from '../db/database.ts';
@@ -19,7 +21,10 @@ interface PlanLineView {
   number: number;
   dueDate: string;
   amountCents: number;
-  state: 'scheduled' | 'paid' | 'failed';
+  /** `refused`: still to collect, its last collection refused (dunning goes on); `failed`: given up. */
+  state: 'scheduled' | 'refused' | 'paid' | 'failed';
+  /** A refused line's next collection ('yyyy-mm-dd', UTC): the day its pending collection job runs, as recorded. */
+  retryOn?: string;
 }
 
 /** A purchase as its leader or one of its pledgers sees it in their space (docs/shopper-space.md#what-a-purchase-shows). */
@@ -76,6 +81,13 @@ export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCach
     party.pledgeId ? findPledge(deps.db, party.accountId, party.pledgeId) : Promise.resolve(undefined),
     receiptsOf(deps.db, party.accountId, purchaseId, identity),
   ]);
+  // A refused line's next try is the collection job dunning recorded for it (docs/schedules.md#collection), not a date worked out again here.
+  const refused = lines.filter((l) => l.state === 'scheduled' && l.attempts > 0);
+  const retries = await pendingRunAt(
+    deps.db,
+    party.accountId,
+    refused.map((l) => collectionJobKey(l.id, l.attempts)),
+  );
   const site = siteOf(purchase.callbackUrl ?? purchase.cancelUrl);
   const view: SpacePurchaseView = {
     purchaseId,
@@ -92,12 +104,16 @@ export async function spacePurchase(deps: { db: Database; offers: Pick<OfferCach
     languageSet: purchase.languageSet,
     createdAt: purchase.createdAt,
     offerType: offer.type,
-    plan: lines.map((l) => ({
-      number: l.index + 1,
-      dueDate: l.dueDate,
-      amountCents: l.amountCents,
-      state: l.state === 'paid' ? 'paid' : l.state === 'failed' ? 'failed' : 'scheduled',
-    })),
+    plan: lines.map((l) => {
+      const retry = l.state === 'scheduled' && l.attempts > 0 ? retries.get(collectionJobKey(l.id, l.attempts)) : undefined;
+      return {
+        number: l.index + 1,
+        dueDate: l.dueDate,
+        amountCents: l.amountCents,
+        state: l.state === 'paid' ? 'paid' : l.state === 'failed' ? 'failed' : l.attempts > 0 ? 'refused' : 'scheduled',
+        ...(retry ? { retryOn: retry.toISOString().slice(0, 10) } : {}),
+      };
+    }),
     ...(card ? { card } : {}),
     ...(leader ? creditOf(offer, purchase) : {}),
     ...(pot && pot.friends > 0

@@ -75,13 +75,19 @@ export interface ShopperPurchaseRow {
   pledge_id: string | null;
   pledge_amount_cents: number | null;
   pledge_state: string | null;
+  /** The offer's type (INSTALLMENTS, DEFERRED, DOWN_PAYMENT, SHARED): what its state means to the shopper. */
+  offer_type: string;
+  /** The leader's: an installment of the plan is still to collect after a refused collection (a payment overdue). */
+  overdue: boolean;
 }
 
 /** Every purchase the identity is party to, newest first; a purchase where they are both leader and pledger once, as the leader. */
 export async function listShopperPurchases(sql: Sql, identity: ShopperIdentity, limit = 200): Promise<ShopperPurchaseRow[]> {
   const { rows } = await sql.query<ShopperPurchaseRow>(
     `SELECT DISTINCT ON (p.created_at, p.id) p.account_id, p.id AS purchase_id, a.name AS merchant_name, p.title, p.amount_cents, p.currency,
-            p.state, p.language, p.created_at, parties.role, parties.pledge_id, g.amount_cents AS pledge_amount_cents, g.state AS pledge_state
+            p.state, p.language, p.created_at, parties.role, parties.pledge_id, g.amount_cents AS pledge_amount_cents, g.state AS pledge_state,
+            o.type AS offer_type,
+            (parties.role = 'leader' AND EXISTS (SELECT 1 FROM installments i WHERE i.account_id = p.account_id AND i.purchase_id = p.id AND i.state = 'scheduled' AND i.attempts > 0)) AS overdue
        FROM (
          SELECT p.id AS purchase_id, p.account_id, 'leader' AS role, NULL::uuid AS pledge_id, 0 AS rank
            FROM purchases p JOIN clients c ON c.id = p.client_id AND c.account_id = p.account_id
@@ -93,6 +99,7 @@ export async function listShopperPurchases(sql: Sql, identity: ShopperIdentity, 
        ) parties
        JOIN purchases p ON p.id = parties.purchase_id AND p.account_id = parties.account_id
        JOIN accounts a ON a.id = p.account_id
+       JOIN offers o ON o.id = p.offer_id AND o.account_id = p.account_id
        LEFT JOIN pledges g ON g.id = parties.pledge_id AND g.account_id = parties.account_id
       ORDER BY p.created_at DESC, p.id, parties.rank
       LIMIT $3`,

@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { EVENT } from '../domain/events.ts';
-import { dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../domain/installment-rules.ts';
+import { collectionJobKey, dueAt, installmentFailedComment, installmentPaidComment, retryDelayDays } from '../domain/installment-rules.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { findInstallment, installmentCounts, markInstallmentPaid, markInstallmentRefused, scheduledInstallments, type Installment } from '../payments/installment-repository.ts';
@@ -20,7 +20,7 @@ const COLLECTION_KEY = /:attempt:\d+$/;
 /** One collection job per installment still to collect, in the leader's transaction. */
 export async function scheduleCollections(tx: Sql, accountId: string, purchaseId: string): Promise<void> {
   for (const i of await scheduledInstallments(tx, accountId, purchaseId)) {
-    await scheduleJob(tx, { kind: COLLECT_JOB, key: `${COLLECT_JOB}:${i.id}:0`, runAt: dueAt(i.dueDate), payload: { installmentId: i.id, attempts: 0 }, accountId });
+    await scheduleJob(tx, { kind: COLLECT_JOB, key: collectionJobKey(i.id, 0), runAt: dueAt(i.dueDate), payload: { installmentId: i.id, attempts: 0 }, accountId });
     await schedulePreChargeNotice(tx, accountId, i);
   }
 }
@@ -188,7 +188,7 @@ async function recordAttempt(
     if (retryIn !== undefined) {
       await scheduleJob(tx, {
         kind: COLLECT_JOB,
-        key: `${COLLECT_JOB}:${inst.id}:${attempt}`,
+        key: collectionJobKey(inst.id, attempt),
         runAt: dueAt(inst.dueDate, retryIn),
         payload: { installmentId: inst.id, attempts: attempt },
         accountId,

@@ -109,6 +109,65 @@ describe.runIf(hasBrowser)('credit mentions on the 3x/4x page (Chromium)', () =>
   });
 });
 
+describe.runIf(hasBrowser)('what a 3x result page and a down payment checkout say was charged (Chromium, a phone)', () => {
+  const SAID = {
+    en: {
+      card: 'Card number',
+      holder: 'Cardholder name',
+      expiry: 'Expiry date',
+      cvc: 'CVC',
+      state: 'Installments under way',
+      done: 'Your payment is done:',
+      authorised: /authorised/i,
+      fees: 'with the fees',
+      deposit: 'Pay a deposit of €90.00 now; the balance of €210.00',
+    },
+    fr: {
+      card: 'Numéro de carte',
+      holder: 'Nom du titulaire',
+      expiry: 'Date d’expiration',
+      cvc: 'Cryptogramme (CVC)',
+      state: 'Échéances en cours',
+      done: 'Votre paiement est effectué',
+      authorised: /autoris/i,
+      fees: 'avec les frais',
+      deposit: 'Payez un acompte de 90,00\u00a0€ maintenant\u00a0; le solde de 210,00\u00a0€',
+    },
+  } as const;
+
+  for (const lang of ['en', 'fr'] as const) {
+    it(`(${lang}) the 3x result page says the first installment was charged, with its amount, never "authorised"; a free deposit is not "with the fees"`, async () => {
+      const t = SAID[lang];
+      const p = await purchase(lang, a.offer('INSTALLMENTS', 3));
+      const page = await open(p.payment_url, lang);
+      try {
+        await page.getByLabel(t.holder).fill('Léa Martin');
+        await page.getByLabel(t.card).fill('4242 4242 4242 4242');
+        await page.getByLabel(t.expiry).fill('12/30');
+        await page.getByLabel(t.cvc).fill('123');
+        await page.locator('#pay-button').click();
+        await page.waitForURL(/state=LEADER_PROCESSED/);
+        await page.goto(p.payment_url);
+        const charged = (await page.locator('#result-charged').textContent())!;
+        expect(charged).toMatch(/104[.,]50/);
+        await expect(page.locator('.ok[role="status"]').textContent()).resolves.toContain(`${t.done}`);
+        await expect(page.locator('.ok[role="status"]').textContent()).resolves.toContain(charged);
+        await expect(page.locator('.state').textContent()).resolves.toBe(t.state);
+        expect(await page.locator('main').textContent()).not.toMatch(t.authorised);
+        await expectAccessible(page, `3x result ${lang}`);
+
+        await page.goto((await purchase(lang, a.offer('DOWN_PAYMENT'))).payment_url);
+        const intro = (await page.locator('#pay-title + p').textContent())!;
+        expect(intro).toContain(t.deposit);
+        expect(intro).not.toContain(t.fees);
+        await expectAccessible(page, `down payment ${lang}`);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+});
+
 describe.runIf(hasBrowser)('the "test mode" banner (Chromium)', () => {
   const banner = (page: Page, lang: Lang) => page.getByRole('region', { name: lang === 'fr' ? 'Mode test' : 'Test mode' });
 

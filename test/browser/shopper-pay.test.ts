@@ -5,6 +5,7 @@ import { scheduledInstallments } from '../../src/payments/installment-repository
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser, PHONE, startServedApp } from '../helpers/browser.ts';
 
 /**
@@ -126,6 +127,45 @@ describe.each([
     const [, check, mit] = await atPsp(id);
     expect(check).toMatchObject({ off_session: false, capture_mode: 'manual', status: 'cancelled', captured_cents: 0 });
     expect(mit).toMatchObject({ off_session: true, status: 'settled', captured_cents: 10_000, payment_method_id: check!.payment_method_id });
+    await page.context().close();
+  });
+});
+
+describe.each(['en', 'fr'] as const)('what an action did, on a phone (%s)', (lang) => {
+  const t = TEXT[lang];
+  const CARD_LINE = { en: 'Charged to your Visa card ending 4242.', fr: 'Débité sur votre carte Visa se terminant par 4242.' }[lang];
+
+  /** The confirmation has the focus and is in the screen, as the shopper lands back on the page. */
+  async function focusedInView(page: Page, text: string) {
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('pay-result');
+    await expect(page.locator('#pay-result').textContent()).resolves.toContain(text);
+    // The box is measured from the top of the window, as scrolled: in view.
+    const box = (await page.locator('#pay-result').boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(PHONE.height);
+  }
+
+  it.skipIf(!hasBrowser)('after "pay now" and after a card change the confirmation is focused and in the first screen, and the card named is the new one', async () => {
+    const email = `focus-${lang}@example.com`;
+    const { id, toCollect } = await plan(email, REFUSES_OFF_SESSION, lang === 'fr' ? 'fr_FR' : 'en_GB');
+    expect(await collectInstallment(app.services.payments, shop.accountId, toCollect[0]!, 0)).toBe('retry_scheduled');
+    const page = await spacePage(email, PHONE);
+    await page.goto(`${app.base}/space/purchases/pur_${id}?lang=${lang}`);
+    await page.getByRole('button', { name: t.payNow }).click();
+    await focusedInView(page, t.paid);
+    await expectAccessible(page, `paid ${lang}`);
+
+    await page.goto(`${app.base}/space/purchases/pur_${id}?lang=${lang}`);
+    await page.getByText(t.change).click();
+    await page.locator('#holder_name').fill('Ann Leroy');
+    await page.locator('#card_number').fill('4242 4242 4242 4242');
+    await page.locator('#card_expiry').fill('12/39');
+    await page.locator('#card_cvc').fill('123');
+    await page.getByRole('button', { name: t.use }).click();
+    await focusedInView(page, t.changed);
+    // The card the rest is charged to now: the new one, not the checkout's (0341).
+    await expect(page.locator('#card').textContent()).resolves.toBe(CARD_LINE);
+    await expectAccessible(page, `card changed ${lang}`);
     await page.context().close();
   });
 });

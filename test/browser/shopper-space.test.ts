@@ -1,5 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
+import { collectionJobKey } from '../../src/domain/installment-rules.ts';
+import { formatDate } from '../../src/i18n/format.ts';
+import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
+import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
@@ -137,4 +142,80 @@ describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
     expect(await page.locator('#plan tbody tr').count()).toBe(4);
     await page.close();
   });
+});
+
+describe.skipIf(!hasBrowser)('a refused installment in the space (Chromium, a phone)', () => {
+  const OVERDUE = {
+    en: {
+      list: 'Payment overdue',
+      authorised: 'Payment authorised',
+      title: 'Payment 2 of 4 was refused',
+      refused: 'Refused',
+      toCome: 'To come',
+      next: 'next try on',
+      again: 'We will try your card again on',
+      pay: /^Pay installment 2 now/,
+    },
+    fr: {
+      list: 'Paiement en retard',
+      authorised: 'Paiement autorisé',
+      title: 'Le paiement 2 sur 4 a été refusé',
+      refused: 'Refusé',
+      toCome: 'À venir',
+      next: 'nouvel essai le',
+      again: 'Nous réessaierons votre carte le',
+      pay: /^Payer l'échéance 2 maintenant/,
+    },
+  } as const;
+
+  for (const lang of ['en', 'fr'] as const) {
+    it(`(${lang}) a 4x plan whose 2nd installment was refused twice says so at the top: refused, the next try as the collection job has it, and "pay now" in the first screen; the list says "payment overdue"`, async () => {
+      const t = OVERDUE[lang];
+      const email = `overdue-${lang}@example.com`;
+      const created = await a.post('/api/merchants/v1/purchases', {
+        title: 'Desk lamp',
+        amount: 48_000,
+        merchant_uid: a.offer('INSTALLMENTS', 4),
+        client: { email },
+        language: 'en_GB',
+      });
+      const id = created.json().id as string;
+      expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4000 0000 0000 0341' })).statusCode).toBe(200);
+      const [second] = await scheduledInstallments(app.services.db, a.accountId, id);
+      expect(await collectInstallment(app.services.payments, a.accountId, second!.id, 0)).toBe('retry_scheduled');
+      expect(await collectInstallment(app.services.payments, a.accountId, second!.id, 1)).toBe('retry_scheduled');
+      // The recorded schedule is what the page tells: the third try's job, moved as a reschedule would move it.
+      const { rows } = await app.services.db.query<{ run_at: Date }>(
+        "UPDATE jobs SET run_at = run_at + interval '2 days' WHERE dedupe_key = $1 AND done_at IS NULL RETURNING run_at",
+        [collectionJobKey(second!.id, 2)],
+      );
+      const retryOn = formatDate(new Date(rows[0]!.run_at).toISOString().slice(0, 10), lang);
+
+      const { token } = await shopperSessions(app.services).create({ kind: 'email', value: email });
+      const context = await browser.newContext({ viewport: PHONE, locale: lang === 'fr' ? 'fr-FR' : 'en-GB' });
+      await context.addCookies([{ name: 'chipin_space', value: token, url: `${app.base}/space` }]);
+      const page = await context.newPage();
+      try {
+        await page.goto(`${app.base}/space?lang=${lang}`);
+        const item = page.getByRole('listitem').filter({ hasText: 'Desk lamp' });
+        await expect(item.locator('.state').textContent()).resolves.toBe(t.list);
+        await expectAccessible(page, `list overdue ${lang}`);
+
+        await page.goto(`${app.base}/space/purchases/pur_${id}?lang=${lang}`);
+        const notice = page.getByRole('region', { name: t.title });
+        await expect(notice.textContent()).resolves.toContain(`${t.again} ${retryOn}`);
+        const pay = notice.getByRole('button', { name: t.pay });
+        // In the first screen of a phone, the notice and its action, without scrolling.
+        for (const box of [await notice.boundingBox(), await pay.boundingBox()]) expect(box!.y + box!.height).toBeLessThanOrEqual(PHONE.height);
+        await expect(page.locator('.card .state').first().textContent()).resolves.toBe(t.list);
+        const row = page.locator('#plan tbody tr').nth(1);
+        await expect(row.textContent()).resolves.toContain(`${t.refused}${t.next} ${retryOn}`);
+        await expect(row.textContent()).resolves.not.toContain(t.toCome);
+        await expect(page.getByText(t.authorised).count()).resolves.toBe(0);
+        await expectAccessible(page, `plan overdue ${lang}`);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });

@@ -201,7 +201,7 @@ it("an offer's stylesheet is linked on its pages, its origin alone allowed by th
   expect(other.body).not.toContain('class="center gtu"');
 });
 
-it('a down payment’s page: the deposit now with the fees, the balance and its date, the pay button for the deposit; the credit box only when it costs something', async () => {
+it('a down payment’s page: the deposit now ("with the fees" only when it has some), the balance and its date, the pay button for the deposit; the credit box only when it costs something', async () => {
   const today = (await a.get('/api/sandbox/clock')).json().now.slice(0, 10) as string;
   const balanceDate = new Date(Date.parse(`${today}T00:00:00Z`) + 20 * 86_400_000).toISOString().slice(0, 10);
   const longDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${balanceDate}T00:00:00Z`));
@@ -212,7 +212,7 @@ it('a down payment’s page: the deposit now with the fees, the balance and its 
     return (await app.server.inject(new URL(p.payment_url).pathname)).body;
   };
   const free = await page(a);
-  expect(free).toContain(`Pay a deposit of €90.00 now, with the fees; the balance of €210.00 is charged on ${longDate}, on the same card.`);
+  expect(free).toContain(`Pay a deposit of €90.00 now; the balance of €210.00 is charged on ${longDate}, on the same card.`);
   expect(free).toContain('>Pay €90.00</button>');
   expect(free).not.toContain('id="credit-warning"');
   const costly = await caller(app);
@@ -225,6 +225,7 @@ it('a down payment’s page: the deposit now with the fees, the balance and its 
   expect(set.statusCode, set.body).toBe(200);
   const credit = await page(costly);
   expect(credit).toContain('>Pay €94.50</button>');
+  expect(credit).toContain('Pay a deposit of €94.50 now, with the fees; the balance of €210.00');
   expect(credit).toContain('id="credit-warning"');
   expect(credit).toMatch(/id="credit-financed">€210\.00</);
 });

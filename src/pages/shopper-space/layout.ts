@@ -18,7 +18,9 @@ const STYLE = raw(`
   .purchase-list .title{color:#0b5cad;font-weight:600;text-decoration:underline}
   .progress{width:100%;height:1rem}
   #plan th,#plan td{padding:.4rem .5rem .4rem 0;vertical-align:top}#plan td.num{white-space:nowrap;padding-left:.5rem}
-  .hint{color:#5b6475;font-size:.9rem;margin:0 0 .3rem}`);
+  .hint{color:#5b6475;font-size:.9rem;margin:0 0 .3rem}
+  .state.overdue{background:#fef3f2;color:#912018;font-weight:600}
+  #pay-result:focus{outline:3px solid #0b5cad;outline-offset:2px}`);
 
 /** A page of the space: its header (who is signed in, the sign-out button) when signed in. */
 export function spaceLayout(lang: Lang, title: string, body: SafeHtml, opts: { signedIn?: { who: string; csrf: string }; switchBase?: string } = {}): string {

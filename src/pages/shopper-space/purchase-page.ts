@@ -11,20 +11,26 @@ import { SPACE_TEXT, type SpaceTexts } from './texts.ts';
  * One purchase of the shopper's space: for its leader, the plan (each payment's date, amount and
  * state), the card it is charged to and the credit's cost; for a pledger, their share and the pot;
  * for both, the shop and the receipts sent to them. Readable without script: receipts fold with
- * `<details>`.
+ * `<details>`. `top`, right under the purchase's summary (in a phone's first screen): what the
+ * leader's last action did and each refused installment with its action; `extra`: the other actions.
  */
-export function purchasePage(lang: Lang, v: { who: string; csrf: string; view: SpacePurchaseView; pledgeUrl?: string; switchBase: string; extra?: SafeHtml }): string {
+export function purchasePage(
+  lang: Lang,
+  v: { who: string; csrf: string; view: SpacePurchaseView; pledgeUrl?: string; switchBase: string; top?: SafeHtml; extra?: SafeHtml },
+): string {
   const t = SPACE_TEXT[lang];
   const p = v.view;
+  const overdue = p.role === 'leader' && p.plan.some((l) => l.state === 'refused');
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
   const body = html`<p><a href="/space">${t.backToList}</a></p>
 <section class="card">
   <p class="merchant">${t.soldBy(p.merchantName)}</p>
   <h1>${p.title}</h1>
   <p class="amount">${m(p.amountCents)}</p>
-  <p><span class="state">${stateLabel(lang, p.state)}</span> · ${roleLine(lang, p)}</p>
+  <p><span class="state${overdue ? ' overdue' : ''}">${stateLabel(lang, { state: p.state, offerType: p.offerType, overdue })}</span> · ${roleLine(lang, p)}</p>
   <p class="muted">${dateLine(lang, p, formatDateTime(p.createdAt, lang, p.timeZone))}</p>
 </section>
+${v.top ?? ''}
 ${p.role === 'leader' && p.offerType !== 'SHARED' ? planSection(lang, t, v.view) : ''}
 ${p.credit ? creditSection(lang, v.view) : ''}
 ${p.pledge ? shareSection(lang, t, v.view, v.pledgeUrl) : ''}
@@ -42,7 +48,7 @@ function planSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml 
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
   const rows = p.plan.map(
     (l) =>
-      html`<tr><td>${(p.offerType === 'DOWN_PAYMENT' && t.planDownPayment[l.number - 1]) || `${l.number}/${p.plan.length}`}</td><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td><td><span class="state">${t.planStates[l.state] ?? l.state}</span></td></tr>`,
+      html`<tr><td>${(p.offerType === 'DOWN_PAYMENT' && t.planDownPayment[l.number - 1]) || `${l.number}/${p.plan.length}`}</td><td>${formatDate(l.dueDate, lang)}</td><td class="num">${m(l.amountCents)}</td><td><span class="state">${t.planStates[l.state] ?? l.state}</span>${l.retryOn ? html`<br><span class="hint">${t.retryOn(formatDate(l.retryOn, lang))}</span>` : ''}</td></tr>`,
   );
   return html`<section class="card" aria-labelledby="plan-title"><h2 id="plan-title">${t.planTitle}</h2>
   ${

@@ -2,7 +2,7 @@ import { html } from '../../html/html.ts';
 import { V1_STATE, type PurchaseState } from '../../domain/purchase-states.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import { LOCALE, type Lang } from '../../i18n/lang.ts';
-import { TEXT } from '../texts.ts';
+import { stateText, TEXT } from '../texts.ts';
 import { spaceLayout } from './layout.ts';
 import { SPACE_TEXT } from './texts.ts';
 
@@ -19,10 +19,15 @@ export interface SpaceListItem {
   role: 'leader' | 'pledger';
   /** The pledger's share. */
   shareCents?: number;
+  /** The offer's type: a 3x/4x or a deposit is charged, not only authorised. */
+  offerType: string;
+  /** The leader's plan has a refused installment still to collect. */
+  overdue: boolean;
 }
 
-export function stateLabel(lang: Lang, state: PurchaseState): string {
-  return TEXT[lang].states[V1_STATE[state]] ?? state;
+/** The purchase's state as the shopper reads it: what was done for its kind of plan, or "payment overdue" (src/pages/texts.ts). */
+export function stateLabel(lang: Lang, p: { state: PurchaseState; offerType: string; overdue: boolean }): string {
+  return stateText(TEXT[lang], V1_STATE[p.state], p.offerType, p.overdue);
 }
 
 /** Nothing is bought while nothing is paid: a purchase still CREATED is "your purchase", started on its day. */
@@ -50,7 +55,7 @@ export function purchasesPage(lang: Lang, v: { who: string; csrf: string; items:
   <span class="merchant">${t.soldBy(p.merchantName)}</span><br>
   <span class="title">${p.title}</span>
   <span class="amount" style="display:block;font-size:1.3rem">${formatMoney(p.amountCents, p.currency, lang)}</span>
-  <span class="state">${stateLabel(lang, p.state)}</span> · ${roleLine(lang, p)}${
+  <span class="state${p.overdue ? ' overdue' : ''}">${stateLabel(lang, p)}</span> · ${roleLine(lang, p)}${
     p.shareCents !== undefined ? html` · ${t.yourShare(formatMoney(p.shareCents, p.currency, lang))}` : ''
   }<br>
   <span class="muted">${dateLine(lang, p, day(p.createdAt, lang))}</span></a></li>`,

@@ -5,7 +5,7 @@ import { payForms } from '../../../pages/shopper-space/pay-forms.ts';
 import { payableNow } from '../../../use-cases/shopper-pay.ts';
 import { shopperPurchases } from '../../../use-cases/shopper-purchases.ts';
 import { purchasePage } from '../../../pages/shopper-space/purchase-page.ts';
-import { spacePurchase } from '../../../shopper-space/purchase-view.ts';
+import { spacePurchase, type SpacePurchaseView } from '../../../shopper-space/purchase-view.ts';
 import type { PurchaseState } from '../../../domain/purchase-states.ts';
 import { purchasesPage } from '../../../pages/shopper-space/purchases-page.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
@@ -34,6 +34,8 @@ export function registerShopperPurchases(app: App, services: Services): void {
       createdAt: r.created_at,
       role: r.role,
       ...(r.role === 'pledger' && r.pledge_amount_cents !== null ? { shareCents: r.pledge_amount_cents } : {}),
+      offerType: r.offer_type,
+      overdue: r.overdue,
     }));
     return sendSpacePage(reply, 200, purchasesPage(lang, { who: maskedIdentity(session.identity), csrf: session.csrf, items }));
   });
@@ -66,11 +68,15 @@ export function registerShopperPurchases(app: App, services: Services): void {
   });
 }
 
-/** The leader's pay-now, repay and change-card forms, with what the last action did (docs/shopper-space.md#paying-from-the-space). */
+/**
+ * The leader's pay-now, repay and change-card forms, with what the last action did
+ * (docs/shopper-space.md#paying-from-the-space): what the last action did and each refused
+ * installment, with its next try and its "pay now", at the top; the rest further down.
+ */
 async function leaderActions(
   services: Services,
   identity: Parameters<typeof shopperPartyTo>[1],
-  view: { purchaseId: string; currency: string },
+  view: Pick<SpacePurchaseView, 'purchaseId' | 'currency' | 'plan'>,
   uid: string,
   lang: Lang,
   csrf: string,
@@ -83,6 +89,11 @@ async function leaderActions(
   const payable = await payableNow(services.payments, { accountId: party.accountId, id: view.purchaseId });
   const done = word(q.done);
   const problem = word(q.problem);
-  const extra = payForms(lang, { uid, csrf, currency: view.currency, ...payable, ...(done ? { done } : {}), ...(problem ? { problem } : {}) });
-  return extra ? { extra } : {};
+  // Each refused installment with its line of the plan: its due date, and its next try as dunning recorded it.
+  const refused = payable.refused.map((r) => {
+    const line = view.plan.find((l) => l.number === r.number);
+    return { ...r, ...(line ? { dueDate: line.dueDate, total: view.plan.length } : {}), ...(line?.retryOn ? { retryOn: line.retryOn } : {}) };
+  });
+  const forms = payForms(lang, { uid, csrf, currency: view.currency, ...payable, refused, ...(done ? { done } : {}), ...(problem ? { problem } : {}) });
+  return { ...(forms.top ? { top: forms.top } : {}), ...(forms.section ? { extra: forms.section } : {}) };
 }
