@@ -7,10 +7,10 @@
  * API fails here (docs/testing.md, "What runs where").
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanUp, PROCESS_TEST_MS, ROOT, startServe, tempDataDir, type Served } from '../process/harness.ts';
+import { cleanUp, PROCESS_TEST_MS, ROOT, startServe, tempDataDir, withMigratedDatabase, type Served } from '../process/harness.ts';
 
 const START = '<!-- walkthrough: run by test/docs/readme-walkthrough.test.ts -->';
 const END = '<!-- end of walkthrough -->';
@@ -58,7 +58,9 @@ describe("README.md's walkthrough", () => {
   let served: Served;
 
   beforeAll(async () => {
-    work = tempDataDir();
+    work = tempDataDir({ empty: true });
+    mkdirSync(join(work, 'data'));
+    withMigratedDatabase(join(work, 'data'));
     served = await startServe(join(work, 'data'), { LOG_LEVEL: 'warn' });
   }, PROCESS_TEST_MS);
 

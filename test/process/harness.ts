@@ -1,18 +1,18 @@
 /**
- * Runs the real CLI as child processes for the process-level tests, started as `npm start` and
- * `npm run chipin` start it: `node --import tsx src/main.ts ...`, one Node process (the `tsx`
- * binary would add a wrapper process and its own start-up, about a second of CPU a child: see
- * docs/testing.md, "Process tests"). Every child gets its own process group, a hard timeout, and
+ * Runs the real CLI as child processes for the process-level tests: `node dist/….mjs ...`, the
+ * bundle production runs, built once for the run (test/setup/cli-children.ts), or where a test
+ * says so `node --import tsx src/main.ts ...` as `npm start` runs it; one Node process either way
+ * (docs/testing.md, "Process tests"). Every child gets its own process group, a hard timeout, and
  * is killed (SIGKILL to its group) by {@link killAll}.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { OVERLAP_WARNING } from '../../src/db/statement-turns.ts';
 import { testConnection } from '../helpers/postgres-url.ts';
 
@@ -53,14 +53,21 @@ const tempDirs: string[] = [];
 const POSTGRES_MASTER_KEY = 'c4'.repeat(32);
 
 /**
- * A new DATA_DIR, removed by {@link cleanUp}: empty, or on PostgreSQL holding the suite's
- * master.key unless `empty`. An embedded database weighs ~40 MB.
+ * A new DATA_DIR, removed by {@link cleanUp}. Unless `empty`: on PostgreSQL it holds the suite's
+ * master.key; on PGlite a copy of the run's migrated embedded database (test/setup/cli-children.ts,
+ * ~40 MB), so the child skips initdb and the migrations. `empty` for a test of a first start.
  */
 export function tempDataDir(options: { empty?: boolean } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'chipin-proc-'));
   tempDirs.push(dir);
-  if (onPostgres && !options.empty) writeFileSync(join(dir, 'master.key'), POSTGRES_MASTER_KEY + '\n', { mode: 0o600 });
+  if (!options.empty) withMigratedDatabase(dir);
   return dir;
+}
+
+/** Gives `dataDir` what {@link tempDataDir} gives a DATA_DIR that is not `empty`. */
+export function withMigratedDatabase(dataDir: string): void {
+  if (onPostgres) writeFileSync(join(dataDir, 'master.key'), POSTGRES_MASTER_KEY + '\n', { mode: 0o600 });
+  else cpSync(inject('pgliteDataDir'), dataDir, { recursive: true });
 }
 
 export function uniqueEmail(tag = 'proc'): string {
@@ -151,9 +158,9 @@ export class Proc {
   }
 
   /**
-   * Sends a signal to the Node process running src/main.ts, as an orchestrator does when it starts
-   * `node --import tsx src/main.ts`: the child itself (no tsx wrapper in between, whose relay
-   * SIGKILLs its child when the child has not acknowledged a signal within ~30 ms under CPU load).
+   * Sends a signal to the Node process running the CLI, as an orchestrator does: the child itself
+   * (never through a wrapper such as the `tsx` binary, whose relay SIGKILLs its child when the
+   * child has not acknowledged a signal within ~30 ms under CPU load).
    */
   signal(sig: NodeJS.Signals): void {
     const pid = this.child.pid;
@@ -224,11 +231,11 @@ export const PROCESS_TEST_MS = 420_000;
 
 /**
  * Starts `chipin <args>` with cwd at the project root; killed after `timeoutMs` whatever happens.
- * From the sources through tsx, or from the bundle `npm run build` wrote (dist/main.mjs, as
- * production runs it: docs/deployment.md#the-bundle).
+ * From the bundle `npm run build` wrote for this run (test/setup/cli-children.ts), as production
+ * runs it (docs/deployment.md#the-bundle), or from the sources through tsx, as `npm start` does.
  */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS, from: 'sources' | 'bundle' = 'sources'): Proc {
-  const entry = from === 'bundle' ? ['--enable-source-maps', 'dist/main.mjs'] : ['--import', 'tsx', 'src/main.ts'];
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = CHILD_MS, from: 'sources' | 'bundle' = 'bundle'): Proc {
+  const entry = from === 'bundle' ? ['--enable-source-maps', inject('cliBundle')] : ['--import', 'tsx', 'src/main.ts'];
   const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Proc(child, args, timeoutMs);
 }
@@ -297,7 +304,7 @@ export async function startServe(
   dataDir: string,
   extra: Record<string, string | undefined> = {},
   timeoutMs = PROCESS_TEST_MS,
-  from: 'sources' | 'bundle' = 'sources',
+  from: 'sources' | 'bundle' = 'bundle',
 ): Promise<Served> {
   // A port free a moment ago may be taken meanwhile by another file's server (files run at once):
   // the child then exits with EADDRINUSE before it listens, and another port is tried, 3 at most.

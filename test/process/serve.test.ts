@@ -32,8 +32,9 @@ describe.skipIf(onPostgres)('sandbox first run on an empty embedded database', (
   it(
     'writes DATA_DIR/demo-merchant.json and prints a curl line whose credentials obtain a token; a restart makes no second demo merchant',
     async () => {
-      const dataDir = tempDataDir();
-      const first = await startServe(dataDir);
+      // From the sources, as `npm start` runs them: the one child of the suite that does.
+      const dataDir = tempDataDir({ empty: true });
+      const first = await startServe(dataDir, {}, PROCESS_TEST_MS, 'sources');
       const file = join(dataDir, 'demo-merchant.json');
       const saved = readFileSync(file, 'utf8');
       const demo: unknown = JSON.parse(saved);
