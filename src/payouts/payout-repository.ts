@@ -167,20 +167,40 @@ export interface PayoutLineRow {
   purchase_id: string | null;
   kind: string;
   journal: string;
-  /** What the line adds to the payout: positive owed to the merchant, negative deducted. */
+  /** What the line adds to the payout: positive owed to the merchant, negative deducted (the payout figure: gross − commission). */
   amount_cents: number;
+  /** The operator's commission its journal booked (a validated purchase's; 0 for any other event). */
+  commission_cents: number;
   occurred_at: Date;
 }
 
-/** A page of a payout's lines, in posting order, after `afterPostingId` (keyset: the CSV streams them). */
+/**
+ * A page of a payout's lines, in posting order, after `afterPostingId` (keyset: the CSV streams
+ * them), each with the commission its journal booked (the journal's `commission` leg, found by the
+ * unique key of account, journal and book).
+ */
 export async function payoutLines(sql: Sql, accountId: string, payoutId: string, afterPostingId: number | null, limit: number): Promise<PayoutLineRow[]> {
   const { rows } = await sql.query<PayoutLineRow>(
-    `SELECT posting_id, purchase_id, kind, journal, amount_cents, occurred_at FROM payout_lines
-      WHERE payout_id = $2 AND account_id = $1 AND ($3::bigint IS NULL OR posting_id > $3)
-      ORDER BY posting_id LIMIT $4`,
+    `SELECT l.posting_id, l.purchase_id, l.kind, l.journal, l.amount_cents, COALESCE(-c.amount_cents, 0) AS commission_cents, l.occurred_at
+       FROM payout_lines l
+       LEFT JOIN balance_postings c ON c.account_id = l.account_id AND c.journal = l.journal AND c.book = 'commission'
+      WHERE l.payout_id = $2 AND l.account_id = $1 AND ($3::bigint IS NULL OR l.posting_id > $3)
+      ORDER BY l.posting_id LIMIT $4`,
     [accountId, payoutId, afterPostingId, limit],
   );
-  return rows.map((r) => ({ ...r, posting_id: Number(r.posting_id), amount_cents: Number(r.amount_cents) }));
+  return rows.map((r) => ({ ...r, posting_id: Number(r.posting_id), amount_cents: Number(r.amount_cents), commission_cents: Number(r.commission_cents) }));
+}
+
+/** The commission of a payout's lines, summed (its gross is its amount plus this). */
+export async function payoutCommissionCents(sql: Sql, accountId: string, payoutId: string): Promise<number> {
+  const { rows } = await sql.query<{ sum: number }>(
+    `SELECT COALESCE(-sum(c.amount_cents), 0)::bigint AS sum
+       FROM payout_lines l
+       JOIN balance_postings c ON c.account_id = l.account_id AND c.journal = l.journal AND c.book = 'commission'
+      WHERE l.payout_id = $2 AND l.account_id = $1`,
+    [accountId, payoutId],
+  );
+  return Number(rows[0]!.sum);
 }
 
 /** Per currency: what the operator owes the merchant (−Σ merchant_payable), and its payouts' totals by status. */

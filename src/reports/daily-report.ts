@@ -67,6 +67,9 @@ export function reportRowJson(r: DailyReportRow) {
     charged_back_cents: r.chargedBackCents,
     fees_cents: r.feesCents,
     net_cents: r.netCents,
+    gross_cents: r.grossCents,
+    commission_cents: r.commissionCents,
+    payout_cents: r.payoutCents,
     purchases: Object.fromEntries(REPORT_OUTCOMES.map((o) => [o.toLowerCase(), r.outcomes[o]])) as Record<Lowercase<(typeof REPORT_OUTCOMES)[number]>, number>,
   };
 }
@@ -85,6 +88,10 @@ export const REPORT_CSV_COLUMNS = [
   'fees_cents',
   'net_cents',
   ...REPORT_OUTCOMES.map((o) => `purchases_${o.toLowerCase()}`),
+  // Added after the outcomes, so that the columns before keep their places.
+  'gross_cents',
+  'commission_cents',
+  'payout_cents',
 ] as const;
 
 /** A row's CSV cells, in {@link REPORT_CSV_COLUMNS} order (the caller quotes them). */
@@ -103,5 +110,8 @@ export function reportCsvCells(r: DailyReportRow, timeZone: string): (string | n
     j.fees_cents,
     j.net_cents,
     ...REPORT_OUTCOMES.map((o) => r.outcomes[o]),
+    j.gross_cents,
+    j.commission_cents,
+    j.payout_cents,
   ];
 }

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { findPayout, listPayouts, payoutLines, type PayoutLineRow, type PayoutRow } from '../payouts/payout-repository.ts';
+import { findPayout, listPayouts, payoutCommissionCents, payoutLines, type PayoutLineRow, type PayoutRow } from '../payouts/payout-repository.ts';
 
 /**
  * The account's payouts as the back office reads them (docs/back-office.md#payouts): the list,
@@ -14,9 +14,13 @@ export function payoutList(db: Sql, accountId: string, limit: number, before?: {
   return listPayouts(db, accountId, limit, before);
 }
 
-/** One of the account's payouts. */
-export function payoutOf(db: Sql, accountId: string, id: string): Promise<PayoutRow | undefined> {
-  return findPayout(db, accountId, id);
+/** A payout with the commission of its lines: its gross is `amount_cents` + `commission_cents`. */
+export type PayoutDetail = PayoutRow & { commission_cents: number };
+
+/** One of the account's payouts, with its lines' commission summed. */
+export async function payoutOf(db: Sql, accountId: string, id: string): Promise<PayoutDetail | undefined> {
+  const payout = await findPayout(db, accountId, id);
+  return payout && { ...payout, commission_cents: await payoutCommissionCents(db, accountId, payout.id) };
 }
 
 /** A page of a payout's lines, in posting order, after `afterPostingId`. */

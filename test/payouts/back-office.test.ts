@@ -223,7 +223,7 @@ describe('payouts', () => {
     payoutId = made.payout.id;
   });
 
-  it('are listed with their status, and one answers with its lines', async () => {
+  it('are listed with their status, and one answers with its lines, each with its gross, commission and payout (gross − commission), and its totals', async () => {
     const list = await api(a, 'GET', '/api/backoffice/payouts');
     expect(list.statusCode).toBe(200);
     expect(list.json()).toMatchObject({
@@ -235,9 +235,12 @@ describe('payouts', () => {
     expect(one.json()).toMatchObject({
       id: `po_${payoutId}`,
       amount_cents: 10_000,
+      gross_cents: 10_000,
+      commission_cents: 0,
+      payout_cents: 10_000,
       lines: [
-        { purchase_uid: `pur_${purchaseId}`, event: 'validated', amount_cents: 12_000 },
-        { purchase_uid: `pur_${purchaseId}`, event: 'refund', amount_cents: -2_000 },
+        { purchase_uid: `pur_${purchaseId}`, event: 'validated', amount_cents: 12_000, gross_cents: 12_000, commission_cents: 0, payout_cents: 12_000 },
+        { purchase_uid: `pur_${purchaseId}`, event: 'refund', amount_cents: -2_000, gross_cents: -2_000, commission_cents: 0, payout_cents: -2_000 },
       ],
       lines_has_more: false,
     });
@@ -249,20 +252,20 @@ describe('payouts', () => {
     expect(balance.currencies[0]).toMatchObject({ owed_cents: 0, in_payouts_cents: 10_000, last_payout_day: '2030-05-10', next_payout: 'nothing_owed' });
   });
 
-  it('give their lines as CSV', async () => {
+  it('give their lines as CSV, with each line’s gross, commission and payout after the first columns', async () => {
     const res = await api(a, 'GET', `/api/backoffice/payouts/po_${payoutId}/lines.csv`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = res.body.trim().split('\r\n');
-    expect(lines[0]).toBe('payout_id,business_day,currency,posting_id,purchase_uid,event,journal,amount_cents,occurred_at');
+    expect(lines[0]).toBe('payout_id,business_day,currency,posting_id,purchase_uid,event,journal,amount_cents,occurred_at,gross_cents,commission_cents,payout_cents');
     expect(
       lines
         .slice(1)
         .map((l) => l.split(','))
-        .map((c) => [c[0], c[4], c[5], c[7]]),
+        .map((c) => [c[0], c[4], c[5], c[7], c[9], c[10], c[11]]),
     ).toEqual([
-      [`po_${payoutId}`, `pur_${purchaseId}`, 'validated', '12000'],
-      [`po_${payoutId}`, `pur_${purchaseId}`, 'refund', '-2000'],
+      [`po_${payoutId}`, `pur_${purchaseId}`, 'validated', '12000', '12000', '0', '12000'],
+      [`po_${payoutId}`, `pur_${purchaseId}`, 'refund', '-2000', '-2000', '0', '-2000'],
     ]);
   });
 
@@ -282,7 +285,7 @@ describe('payouts', () => {
     expect((await app.server.inject({ method: 'GET', url: `/dashboard/payouts/po_${payoutId}`, headers: { cookie: s.cookie } })).statusCode).toBe(404);
   });
 
-  it('show on the pages: the list, and a payout with its lines and CSV link', async () => {
+  it('show on the pages: the list, and a payout with its lines (gross, commission, payout, in English and French) and CSV link', async () => {
     const s = await signIn(app, a.merchant);
     const list = await app.server.inject({ method: 'GET', url: '/dashboard/payouts', headers: { cookie: s.cookie } });
     expect(list.body).toContain(`href="/dashboard/payouts/po_${payoutId}"`);
@@ -291,6 +294,9 @@ describe('payouts', () => {
     expect(one.body).toContain(`/api/backoffice/payouts/po_${payoutId}/lines.csv`);
     expect(one.body).toContain(`href="/dashboard/purchases/pur_${purchaseId}"`);
     expect(one.body).toContain('refund');
+    expect(one.body).toContain('<th scope="col" class="num">Gross</th><th scope="col" class="num">Commission</th><th scope="col" class="num">Payout</th>');
+    const fr = await app.server.inject({ method: 'GET', url: `/dashboard/payouts/po_${payoutId}?lang=fr`, headers: { cookie: s.cookie } });
+    expect(fr.body).toContain('<th scope="col" class="num">Brut</th><th scope="col" class="num">Commission</th><th scope="col" class="num">Versement</th>');
   });
 });
 

@@ -16,6 +16,7 @@ import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
 import { exportPayouts } from '../../src/use-cases/payout-export.ts';
 import { runPayouts, type PayoutDeps } from '../../src/use-cases/payouts.ts';
 import { receiveTransfer } from '../../src/use-cases/receive-transfer.ts';
+import { PAYOUT_LINE_EVENTS } from '../../src/payouts/payout-views.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { OPERATOR_BANK } from '../helpers/transfer-mode.ts';
@@ -87,8 +88,11 @@ function paidByIban(xml: string): Map<string, number> {
   return paid;
 }
 
+const PAYS_EACH_MERCHANT =
+  'pays each merchant exactly what its purchases owe it, less commission and refunds, once, in a file that validates; each payout and line states gross − commission = payout, a refund lowering installments a plan_cancelled line the OpenAPI document lists';
+
 describe(`transfer mode, from checkout to the payout file (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  it('pays each merchant exactly what its purchases owe it, less commission and refunds, once, in a file that validates', { timeout: 240_000 }, async () => {
+  it(PAYS_EACH_MERCHANT, { timeout: 240_000 }, async () => {
     const potOffer = a.offer('SHARED');
     const threeX = a.offer('INSTALLMENTS', 3);
     const downPayment = a.offer('DOWN_PAYMENT');
@@ -189,5 +193,52 @@ describe(`transfer mode, from checkout to the payout file (${onPostgres ? 'Postg
         currencies: [{ currency: 'EUR', owed_cents: 0, in_payouts_cents: owed, paid_out_cents: 0, next_payout: 'nothing_owed' }],
       });
     }
+
+    // A's payouts line by line: gross − commission = payout on each line and in each payout's totals;
+    // the commission is the offer's on each purchase, the gross what the purchases brought less what they gave up.
+    type Line = { event: string; journal: string; purchase_uid: string | null; gross_cents: number; commission_cents: number; payout_cents: number; amount_cents: number };
+    const get = (url: string) => app.server.inject({ method: 'GET', url, headers: { authorization: a.dashboard } });
+    const listed = (await get('/api/backoffice/payouts')).json() as { data: { id: string }[] };
+    const lines: Line[] = [];
+    for (const { id } of listed.data) {
+      const one = (await get(`/api/backoffice/payouts/${id}`)).json() as {
+        amount_cents: number;
+        gross_cents: number;
+        commission_cents: number;
+        payout_cents: number;
+        lines: Line[];
+      };
+      for (const l of one.lines) {
+        expect(l.gross_cents - l.commission_cents, JSON.stringify(l)).toBe(l.payout_cents);
+        expect(l.payout_cents).toBe(l.amount_cents);
+      }
+      const sum = (v: (l: Line) => number) => one.lines.reduce((n, l) => n + v(l), 0);
+      expect([one.gross_cents, one.commission_cents, one.payout_cents, one.amount_cents]).toEqual([
+        sum((l) => l.gross_cents),
+        sum((l) => l.commission_cents),
+        sum((l) => l.payout_cents),
+        sum((l) => l.payout_cents),
+      ]);
+      const csv = (await get(`/api/backoffice/payouts/${id}/lines.csv`)).body.trimEnd().split('\r\n');
+      expect(csv[0]!.split(',').slice(-3)).toEqual(['gross_cents', 'commission_cents', 'payout_cents']);
+      expect(csv.slice(1).map((row) => row.split(',').slice(-3).map(Number))).toEqual(one.lines.map((l) => [l.gross_cents, l.commission_cents, l.payout_cents]));
+      lines.push(...one.lines);
+    }
+    const amounts = [30_000, 60_000, 45_000];
+    expect(lines.reduce((n, l) => n + l.commission_cents, 0)).toBe(amounts.reduce((n, amount) => n + commissionOf(amount, A_BPS, A_FIXED), 0));
+    expect(lines.reduce((n, l) => n + l.gross_cents, 0)).toBe(amounts.reduce((n, amount) => n + amount, 0) - 5_000 - 2_000);
+    expect(lines.reduce((n, l) => n + l.payout_cents, 0)).toBe(owedA);
+    // The 3x's refund lowered its last installment, not collected yet: a plan_cancelled line, named in the OpenAPI document.
+    expect(lines.filter((l) => l.purchase_uid === `pur_${plan}` && l.event === 'plan_cancelled')).toEqual([
+      expect.objectContaining({ journal: expect.stringMatching(/^lowered:/), gross_cents: -5_000, commission_cents: 0, payout_cents: -5_000 }),
+    ]);
+    const doc = (await app.server.inject('/api/openapi.json')).json();
+    const payoutRead = doc.paths['/api/backoffice/payouts/{payout_id}'].get.responses['200'].content['application/json'].schema;
+    const schemaOf = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+    const lineSchema = schemaOf(schemaOf(payoutRead).properties.lines.items);
+    const documented = (lineSchema.properties.event.anyOf as { const?: string; enum?: string[] }[]).map((e) => e.const ?? e.enum?.[0]);
+    expect(documented).toEqual([...PAYOUT_LINE_EVENTS]);
+    for (const l of lines) expect(documented).toContain(l.event);
+    expect(Object.keys(lineSchema.properties)).toEqual(expect.arrayContaining(['gross_cents', 'commission_cents', 'payout_cents']));
   });
 });

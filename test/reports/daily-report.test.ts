@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
+import { commissionOf } from '../../src/domain/balance-books.ts';
+import { bookBalances, owedCents } from '../../src/payments/balance-repository.ts';
 import { bookDisputeLedger, ledgerSumsOfPurchase } from '../../src/payments/ledger-repository.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { findPayment, recordResult } from '../../src/payments/payment-repository.ts';
@@ -15,6 +17,7 @@ import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-r
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
+import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
 import { addDays } from '../../src/domain/apr.ts';
 import { newUuid } from '../../src/domain/ids.ts';
 import { cheapDashboardPassword } from '../helpers/api.ts';
@@ -53,9 +56,26 @@ const step: fc.Arbitrary<Step> = fc.record({
 const ZONES = ['UTC', 'Europe/Paris', 'America/Los_Angeles', 'Pacific/Kiritimati'];
 
 /** Runs the steps on a new shop whose account is in `zone`; answers the shop, its purchases and the clock's last instant. */
-async function runFlow(steps: Step[], zone: string, options: { pspAccount?: string } = {}): Promise<{ shop: Shop; purchases: string[]; end: Date }> {
+async function runFlow(
+  steps: Step[],
+  zone: string,
+  options: { pspAccount?: string; transfer?: { bps: number; fixedCents: number } } = {},
+): Promise<{ shop: Shop; purchases: string[]; end: Date }> {
   const shop = await newShop(app);
   await app.services.db.query('UPDATE accounts SET time_zone = $2 WHERE id = $1', [shop.accountId, zone]);
+  if (options.transfer) {
+    // Every offer the steps use in transfer mode, on the built-in sandbox PSP as the operator's collecting account.
+    for (const offer of [shop.offer('SHARED'), shop.offer('INSTALLMENTS', 3), shop.offer('DEFERRED')]) {
+      const set = await setOfferMode(app.services.pspAccounts, offer.merchant_uid, {
+        mode: 'transfer',
+        pspAccountId: null,
+        commissionBps: options.transfer.bps,
+        commissionFixedCents: options.transfer.fixedCents,
+      });
+      expect(set.kind, JSON.stringify(set)).toBe('ok');
+    }
+    app.services.offers.forget(shop.accountId);
+  }
   if (options.pspAccount) {
     // The SHARED offer pays through a PSP account of the merchant's (the sandbox connector, back mode).
     const bo = (method: 'POST' | 'PATCH', url: string, payload: object) =>
@@ -153,6 +173,8 @@ describe('the ledger', () => {
           ),
         );
         for (const r of report) expect(r.netCents).toBe(r.capturedCents - r.refundedCents - r.chargedBackCents);
+        // Back mode: the money is the merchant's at its PSP, gross and payout are the net, no commission.
+        for (const r of report) expect([r.grossCents, r.commissionCents, r.payoutCents]).toEqual([r.netCents, 0, r.netCents]);
         // In total: the report equals the payments' own totals.
         const [totals] = await q<{ captured: number; refunded: number }>(
           'SELECT COALESCE(sum(captured_cents), 0)::int AS captured, COALESCE(sum(refunded_cents), 0)::int AS refunded FROM payments WHERE account_id = $1',
@@ -171,6 +193,53 @@ describe('the ledger', () => {
       { numRuns: 8, seed: 33 },
     );
   });
+
+  it(
+    "in transfer mode, gross − commission = payout on every row and, day by day, the payout is what the day's postings owe the merchant (its payout lines), the commission the offer's, not the net the operator holds",
+    { timeout: 120_000 },
+    async () => {
+      const transfer = { bps: 175, fixedCents: 30 };
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 3 }), fc.constantFrom(...ZONES), async (steps, zone) => {
+          const { shop, purchases, end } = await runFlow(steps, zone, { transfer });
+          const acc = shop.accountId;
+          const report = await wholeReport(acc, zone, end);
+          expect(report.length).toBeGreaterThan(0);
+          for (const r of report) {
+            expect(r.grossCents - r.commissionCents, JSON.stringify(r)).toBe(r.payoutCents);
+            for (const v of [r.grossCents, r.commissionCents, r.payoutCents]) expect(Number.isSafeInteger(v)).toBe(true);
+          }
+          const total = (v: (r: DailyReportRow) => number) => report.reduce((sum, r) => sum + v(r), 0);
+          // Day by day against the merchant's postings, bucketed here (what the payout lines will carry).
+          const postings = await q<{ book: string; amount_cents: string; occurred_at: Date }>(
+            "SELECT book, amount_cents::text AS amount_cents, occurred_at FROM balance_postings WHERE account_id = $1 AND book IN ('merchant_payable', 'commission') AND kind NOT IN ('payout', 'payout_returned')",
+            [acc],
+          );
+          const byDay = (book: string) =>
+            sumBy(
+              postings.filter((p) => p.book === book),
+              (p) => zonedDay(p.occurred_at, zone),
+              (p) => -Number(p.amount_cents),
+            );
+          const reported = (v: (r: DailyReportRow) => number) =>
+            sumBy(
+              report,
+              (r) => r.day,
+              (r) => v(r),
+            );
+          expect(reported((r) => r.payoutCents)).toEqual(byDay('merchant_payable'));
+          expect(reported((r) => r.commissionCents)).toEqual(byDay('commission'));
+          // In total: the payout is what the operator owes the merchant (no payout ran), the commission the offer's on each purchase.
+          expect(total((r) => r.payoutCents)).toBe(owedCents(await bookBalances(app.services.db, acc, 'EUR')));
+          const amounts = await q<{ amount_cents: number }>('SELECT amount_cents FROM purchases WHERE account_id = $1 AND id = ANY($2::uuid[])', [acc, purchases]);
+          expect(total((r) => r.commissionCents)).toBe(amounts.reduce((sum, p) => sum + commissionOf(p.amount_cents, transfer.bps, transfer.fixedCents), 0));
+          // The net is the cash the operator's collecting account kept: not the payout (the commission at least lies between them).
+          expect(total((r) => r.netCents)).not.toBe(total((r) => r.payoutCents));
+        }),
+        { numRuns: 4, seed: 61 },
+      );
+    },
+  );
 
   it("a PSP's answer never lowers a payment's refunded total, so the row and the ledger keep agreeing (a payment charged back before this release, recorded then as refunded, read again as captured)", async () => {
     const { shop, purchases } = await runFlow([{ type: 'SHARED', amount: 10_000, collect: 0, refundPerMille: 400, hours: 0 }], 'UTC');
@@ -270,12 +339,14 @@ describe('the back office', () => {
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     const lines = csv.body.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'day,time_zone,psp,psp_account_id,psp_account_label,currency,captured_cents,refunded_cents,charged_back_cents,fees_cents,net_cents,purchases_leader_processed,purchases_successful,purchases_failed,purchases_cancelled,purchases_aborted,purchases_refunded',
+      'day,time_zone,psp,psp_account_id,psp_account_label,currency,captured_cents,refunded_cents,charged_back_cents,fees_cents,net_cents,purchases_leader_processed,purchases_successful,purchases_failed,purchases_cancelled,purchases_aborted,purchases_refunded,gross_cents,commission_cents,payout_cents',
     );
-    type Row = { day: string; captured_cents: number; net_cents: number };
-    expect(lines.slice(1).map((l) => l.split(',').filter((_, i) => [0, 6, 10].includes(i)))).toEqual(
-      (whole.data as Row[]).map((r) => [r.day, String(r.captured_cents), String(r.net_cents)]),
+    type Row = { day: string; captured_cents: number; net_cents: number; gross_cents: number; commission_cents: number; payout_cents: number };
+    expect(lines.slice(1).map((l) => l.split(',').filter((_, i) => [0, 6, 10, 17, 18, 19].includes(i)))).toEqual(
+      (whole.data as Row[]).map((r) => [r.day, String(r.captured_cents), String(r.net_cents), String(r.gross_cents), String(r.commission_cents), String(r.payout_cents)]),
     );
+    // Back mode: the money is the merchant's at its PSP, gross and payout are the net, no commission.
+    for (const r of whole.data as Row[]) expect([r.gross_cents, r.commission_cents, r.payout_cents]).toEqual([r.net_cents, 0, r.net_cents]);
   });
 
   it('refuses a bad period with 400 naming the field', async () => {
@@ -319,9 +390,12 @@ describe('the back office', () => {
     expect(page.body).toContain('Days of Europe/Paris');
     expect(page.body).toContain(`href="/api/backoffice/reports/daily.csv?${range.replace('&', '&amp;')}"`);
     expect(page.body.match(/<tbody>[\s\S]*<\/tbody>/)?.[0].match(/<tr>/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(page.body).toContain('<th scope="col" class="num">Gross</th><th scope="col" class="num">Commission</th><th scope="col" class="num">Payout</th>');
+    expect(page.body).toContain('In transfer mode that account is the operator’s');
     const fr = await app.server.inject({ method: 'GET', url: `/dashboard/reports?${range}&lang=fr`, headers: { cookie: s.cookie } });
     expect(fr.body).toContain('Rapport quotidien');
     expect(fr.body).toContain('Net par jour en EUR');
+    expect(fr.body).toContain('<th scope="col" class="num">Brut</th><th scope="col" class="num">Commission</th><th scope="col" class="num">Versement</th>');
     const bad = await app.server.inject({ method: 'GET', url: '/dashboard/reports?from=2026-01-05&to=2026-01-01', headers: { cookie: s.cookie } });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('query parameter to must be on or after from');

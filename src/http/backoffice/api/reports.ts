@@ -37,7 +37,19 @@ const ReportRow = Type.Object(
     refunded_cents: Type.Integer({ description: 'Refunded that day' }),
     charged_back_cents: Type.Integer({ description: 'Lost chargebacks minus their reversals that day' }),
     fees_cents: Type.Integer({ description: 'Fees charged to shoppers by the installments paid that day (part of `captured_cents`)' }),
-    net_cents: Type.Integer({ description: 'captured − refunded − charged back' }),
+    net_cents: Type.Integer({
+      description:
+        'captured − refunded − charged back: what the PSP account kept. In transfer mode that is the operator’s collecting account, so it is what the operator holds, not what the merchant is paid (see `payout_cents`)',
+    }),
+    gross_cents: Type.Integer({
+      description:
+        'What the day earned the merchant before commission. Back mode: the net of its back-mode purchases (the money is the merchant’s at its PSP). Transfer mode: the purchases validated that day at their amount, less what purchases gave up that day at the merchant’s expense (refunds, lost chargebacks net of reversals, installments cancelled, refunds by transfer) (docs/money-operations.md#reports)',
+    }),
+    commission_cents: Type.Integer({ description: 'The operator’s commission on the transfer-mode purchases validated that day; 0 in back mode' }),
+    payout_cents: Type.Integer({
+      description:
+        'gross − commission. Transfer mode: what the operator came to owe the merchant that day, the sum of that day’s payout lines. Back mode: the net, paid by the merchant’s own PSP',
+    }),
     purchases: Type.Object(
       { leader_processed: Count, successful: Count, failed: Count, cancelled: Count, aborted: Count, refunded: Count },
       { description: 'Purchases that reached each state that day' },

@@ -2,6 +2,7 @@ import { html } from '../../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
 import type { BankDetailsView } from '../../../payouts/bank-details.ts';
 import type { PayoutLineRow, PayoutRow } from '../../../payouts/payout-repository.ts';
+import { payoutTotalsView } from '../../../payouts/payout-views.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import type { MerchantBalance } from '../../../use-cases/payouts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
@@ -80,20 +81,25 @@ ${rows.length >= view.shown ? html`<p class="muted">${t.newest(view.shown)}</p>`
 }
 
 /** One payout (admins): its figures and status, its lines (the first `shown`), and the CSV of all of them. */
-export function payoutPage(chrome: Chrome, p: PayoutRow, lines: PayoutLineRow[], truncated: number | false): string {
+export function payoutPage(chrome: Chrome, p: PayoutRow & { commission_cents: number }, lines: PayoutLineRow[], truncated: number | false): string {
   const t = DASHBOARD_TEXT[chrome.lang].payouts;
+  // Gross, commission and payout are named as the daily report names them (its texts).
+  const figures = DASHBOARD_TEXT[chrome.lang].report;
+  const totals = payoutTotalsView(p);
   const id = toPublicId('po', p.id);
   const money = (cents: number) => formatMoney(cents, p.currency, chrome.lang);
   const when = (d: Date | null) => (d ? formatDateTime(d, chrome.lang, chrome.timeZone) : '—');
   const rows = lines.map((l) => {
     const purchase = l.purchase_id === null ? undefined : toPublicId('pur', l.purchase_id);
-    return html`<tr><td>${purchase ? html`<a href="/dashboard/purchases/${purchase}">${purchase}</a>` : '—'}</td><td>${t.events[l.kind] ?? l.kind}</td><td>${money(l.amount_cents)}</td><td>${when(l.occurred_at)}</td></tr>`;
+    return html`<tr><td>${purchase ? html`<a href="/dashboard/purchases/${purchase}">${purchase}</a>` : '—'}</td><td>${t.events[l.kind] ?? l.kind}</td><td class="num">${money(l.amount_cents + l.commission_cents)}</td><td class="num">${money(l.commission_cents)}</td><td class="num">${money(l.amount_cents)}</td><td>${when(l.occurred_at)}</td></tr>`;
   });
   const body = html`<p><a href="/dashboard/payouts">${t.back}</a></p>
 <h1>${t.payoutTitle(id)}</h1>
 <section class="card" aria-labelledby="payout-facts"><h2 id="payout-facts">${t.amount}</h2>
 <dl class="facts">
 <dt>${t.day}</dt><dd>${formatDate(p.business_day, chrome.lang)}</dd>
+<dt>${figures.gross}</dt><dd>${money(totals.gross_cents)}</dd>
+<dt>${figures.commission}</dt><dd>${money(totals.commission_cents)}</dd>
 <dt>${t.amount}</dt><dd>${money(p.amount_cents)}</dd>
 <dt>${t.lines}</dt><dd>${p.line_count}</dd>
 <dt>${t.status}</dt><dd>${t.statusNames[p.status] ?? p.status}</dd>
@@ -103,7 +109,7 @@ export function payoutPage(chrome: Chrome, p: PayoutRow, lines: PayoutLineRow[],
 </section>
 <section class="card" aria-labelledby="payout-lines"><h2 id="payout-lines">${t.lines}</h2>
 ${truncated ? html`<p class="muted">${t.linesTooMany(truncated)}</p>` : ''}
-<div class="scroll" tabindex="0" role="region" aria-label="${t.lines}"><table class="list"><thead><tr><th scope="col">${t.purchase}</th><th scope="col">${t.event}</th><th scope="col">${t.amount}</th><th scope="col">${t.booked}</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="scroll" tabindex="0" role="region" aria-label="${t.lines}"><table class="list"><thead><tr><th scope="col">${t.purchase}</th><th scope="col">${t.event}</th><th scope="col" class="num">${figures.gross}</th><th scope="col" class="num">${figures.commission}</th><th scope="col" class="num">${figures.payout}</th><th scope="col">${t.booked}</th></tr></thead><tbody>${rows}</tbody></table></div>
 </section>`;
   return dashboardPage(chrome, t.payoutTitle(id), body);
 }

@@ -4,6 +4,8 @@ export const REPORTS_TEXT_EN = {
     title: 'Daily report',
     intro: (zone: string) =>
       `Per day, PSP account and currency: what was captured, refunded and charged back, the fees charged to shoppers, the net, and the purchases that reached each state. Days of ${zone}, the account’s time zone.`,
+    payoutNote:
+      'Net is what the PSP account kept. In transfer mode that account is the operator’s: what you are paid is Payout, the gross of the purchases validated that day less what they gave up, less the operator’s commission. In back mode the money is yours at your PSP: gross and payout are the net, with no commission.',
     from: 'From',
     to: 'To',
     show: 'Show',
@@ -19,6 +21,9 @@ export const REPORTS_TEXT_EN = {
     chargedBack: 'Charged back',
     fees: 'Shopper fees',
     net: 'Net',
+    gross: 'Gross',
+    commission: 'Commission',
+    payout: 'Payout',
     outcomes: 'Purchases: paid · failed · cancelled · refunded',
     nothing: 'Nothing happened in this period.',
     tooMany: (n: number) => `Only the first ${n} rows are shown: download the CSV for the whole period.`,
@@ -31,6 +36,8 @@ export const REPORTS_TEXT_FR: typeof REPORTS_TEXT_EN = {
     title: 'Rapport quotidien',
     intro: (zone) =>
       `Par jour, compte PSP et devise\u00a0: ce qui a été encaissé, remboursé et repris par rétrofacturation, les frais facturés aux acheteurs, le net, et les achats arrivés à chaque état. Jours du fuseau ${zone}, celui du compte.`,
+    payoutNote:
+      'Le solde net est ce que le compte PSP a gardé. En mode transfert, ce compte est celui de l’opérateur\u00a0: ce qui vous est versé est la colonne Versement, le brut des achats validés ce jour-là moins ce qu’ils ont rendu, moins la commission de l’opérateur. En mode back, l’argent est à vous chez votre PSP\u00a0: le brut et le versement sont le net, sans commission.',
     from: 'Du',
     to: 'Au',
     show: 'Afficher',
@@ -46,6 +53,9 @@ export const REPORTS_TEXT_FR: typeof REPORTS_TEXT_EN = {
     chargedBack: 'Rétrofacturé',
     fees: 'Frais acheteurs',
     net: 'Solde net',
+    gross: 'Brut',
+    commission: 'Commission',
+    payout: 'Versement',
     outcomes: 'Achats\u00a0: payés · échoués · annulés · remboursés',
     nothing: 'Rien ne s’est passé sur cette période.',
     tooMany: (n) => `Seules les ${n} premières lignes sont affichées\u00a0: téléchargez le CSV pour toute la période.`,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { payoutLineView, payoutView } from '../../../../payouts/payout-views.ts';
+import { payoutLineView, payoutTotalsView, payoutView } from '../../../../payouts/payout-views.ts';
 import type { Services } from '../../../../services.ts';
 import { payoutLinesOf, payoutOf } from '../../../../use-cases/payout-list.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
@@ -13,12 +13,30 @@ const PayoutLine = Type.Object(
   {
     posting_id: Type.Integer({ description: 'The ledger posting the line pays (one payout at most per posting)' }),
     purchase_uid: Type.Union([Type.String(), Type.Null()], { description: 'The purchase (`pur_…`); null for a returned payout’s line' }),
-    event: Type.String({
-      description: 'What was booked: `validated` (owed), `refund`, `chargeback`, `credit_by_transfer`, `payout_returned` (a payout that came back) …',
-      examples: ['validated'],
-    }),
+    event: Type.Union(
+      [
+        Type.Literal('validated'),
+        Type.Literal('refund'),
+        Type.Literal('chargeback'),
+        Type.Literal('chargeback_reversal'),
+        Type.Literal('plan_cancelled'),
+        Type.Literal('credit_by_transfer'),
+        Type.Literal('payout_returned'),
+      ], // PAYOUT_LINE_EVENTS, each (test/payouts/transfer-mode-e2e.test.ts compares them)
+      {
+        description:
+          'What was booked: `validated` (a purchase validated: owed), `refund` (a refund paid back on a card), `chargeback` (lost), `chargeback_reversal` (a lost chargeback reversed: owed again), `plan_cancelled` (installments the shopper will no longer pay: a refund that lowered installments not collected yet, journal `lowered:…`, or the purchase cancelled or refunded with installments still owed, journal `plan_cancelled:…`), `credit_by_transfer` (a refund by transfer), `payout_returned` (a payout that came back: owed again)',
+        examples: ['validated'],
+      },
+    ),
     journal: Type.String({ description: 'The ledger’s key of that event' }),
-    amount_cents: Type.Integer({ description: 'What the line adds to the payout: positive owed to the merchant, negative deducted' }),
+    amount_cents: Type.Integer({ description: 'What the line adds to the payout: positive owed to the merchant, negative deducted (the same as `payout_cents`)' }),
+    gross_cents: Type.Integer({
+      description:
+        'What the event earns or takes from the merchant before commission: a validated purchase’s amount; for a deduction, the part of it the merchant bears (docs/money-operations.md#who-bears-what). gross − commission = payout',
+    }),
+    commission_cents: Type.Integer({ minimum: 0, description: 'The operator’s commission its journal booked: a validated purchase’s; 0 for any other event' }),
+    payout_cents: Type.Integer({ description: 'gross − commission: what the line adds to the payout' }),
     occurred_at: Type.String({ format: 'date-time' }),
   },
   { title: 'PayoutLine' },
@@ -48,6 +66,9 @@ export function registerPayoutRead(app: App, services: Services, guard: Dashboar
         response: {
           200: Type.Object({
             ...Payout.properties,
+            gross_cents: Type.Integer({ description: 'The sum of its lines’ gross' }),
+            commission_cents: Type.Integer({ minimum: 0, description: 'The sum of its lines’ commission' }),
+            payout_cents: Type.Integer({ minimum: 1, description: 'gross − commission: the sum of its lines, what is transferred (the same as `amount_cents`)' }),
             lines: Type.Array(PayoutLine),
             lines_has_more: Type.Boolean(),
             lines_next_cursor: Type.Optional(Type.String()),
@@ -71,6 +92,7 @@ export function registerPayoutRead(app: App, services: Services, guard: Dashboar
       void reply.header('cache-control', 'no-store');
       return {
         ...payoutView(payout),
+        ...payoutTotalsView(payout),
         lines: page.map(payoutLineView),
         lines_has_more: rows.length > limit,
         ...(rows.length > limit && last ? { lines_next_cursor: String(last.posting_id) } : {}),
