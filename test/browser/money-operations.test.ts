@@ -115,7 +115,7 @@ function parseCsv(text: string): Record<string, string>[] {
 }
 
 describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px phone', () => {
-  it("reports: the chart and the day's row equal the seeded payments and refund, in English and French, and the CSV link downloads the same figures", async () => {
+  it("reports: the chart and the day's row (gross, commission and payout included) equal the seeded payments and refund, in English and French, and the CSV link downloads the same figures", async () => {
     const { page, problems } = await phonePage(a.merchant);
     try {
       const net = SEEDED.captured - SEEDED.refunded;
@@ -134,7 +134,9 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
         expect(bars).toEqual([160]);
         expect(await page.locator('.chart-top').allTextContents()).toEqual([m(net)]);
         const psp = lang === 'fr' ? 'sandbox (PSP de test intégré)' : 'sandbox (built-in sandbox PSP)';
-        expect(await rows(page, T.table)).toEqual([[formatDate(today, lang), psp, 'EUR', m(SEEDED.captured), m(SEEDED.refunded), m(0), m(0), m(net), '3 · 0 · 0 · 0']]);
+        expect(await rows(page, T.table)).toEqual([
+          [formatDate(today, lang), psp, 'EUR', m(SEEDED.captured), m(SEEDED.refunded), m(0), m(0), m(net), m(net), m(0), m(net), '3 · 0 · 0 · 0'],
+        ]);
         await expectFitsPhone(page);
       }
       await expectAccessible(page, 'reports (fr)');
@@ -156,6 +158,10 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
         charged_back_cents: '0',
         net_cents: String(net),
         purchases_successful: '3',
+        // Back mode: the money is the merchant's at its PSP, gross and payout are the net, no commission.
+        gross_cents: String(net),
+        commission_cents: '0',
+        payout_cents: String(net),
       });
       expect(problems).toEqual([]);
     } finally {
