@@ -16,6 +16,8 @@ export interface DeliveryView {
   url: string;
   status: DeliveryStatus;
   attempts: number;
+  /** Attempts that failed (a retry scheduled or given up): what `deliveryStanding` reads. */
+  failures: number;
   nextAttemptAt: Date | null;
   lastStatusCode: number | null;
   lastError: string | null;
@@ -47,6 +49,7 @@ interface DeliveryRow {
   url: string;
   status: DeliveryStatus;
   attempts: number;
+  failures: number;
   next_attempt_at: Date | null;
   last_status_code: number | null;
   last_error: string | null;
@@ -56,7 +59,7 @@ interface DeliveryRow {
 }
 
 const SELECT = `SELECT d.id, d.account_id, d.purchase_id, d.event_id, e.type AS event_type, d.kind, d.trigger_name, d.url,
-  d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at, d.completed_at
+  d.status, d.attempts, d.failures, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at, d.completed_at
   FROM deliveries d JOIN purchase_events e ON e.id = d.event_id AND e.account_id = d.account_id`;
 
 function toView(r: DeliveryRow): DeliveryView {
@@ -71,6 +74,7 @@ function toView(r: DeliveryRow): DeliveryView {
     url: r.url,
     status: r.status,
     attempts: r.attempts,
+    failures: r.failures,
     nextAttemptAt: r.next_attempt_at,
     lastStatusCode: r.last_status_code,
     lastError: r.last_error,

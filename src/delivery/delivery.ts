@@ -9,6 +9,21 @@ import { isUuid } from '../domain/ids.ts';
 export type DeliveryKind = 'webhook' | 'notification' | 'refusal' | 'purchase_end';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
+/**
+ * Where a delivery stands for the merchant's staff: the one word the back office shows for it
+ * everywhere (a purchase's page, the Developers page, a delivery's page, the home page's counts).
+ * Failing is given up or retrying after a failure; pending is not tried yet (or not failed yet).
+ * Migration 044's trigger counts the home page's figures by the same rule in SQL
+ * (`chipin_delivery_stats_row`): `test/browser/dashboard-developers.test.ts` holds them together.
+ */
+export type DeliveryStanding = 'delivered' | 'failing' | 'pending' | 'cancelled';
+
+export function deliveryStanding(d: { status: DeliveryStatus; failures: number }): DeliveryStanding {
+  if (d.status === 'succeeded') return 'delivered';
+  if (d.status === 'cancelled') return 'cancelled';
+  return d.status === 'failed' || d.failures > 0 ? 'failing' : 'pending';
+}
+
 /** What one attempt came to (the `outcome` of its row). */
 export type AttemptOutcome = 'succeeded' | 'retry_scheduled' | 'gave_up' | 'endpoint_gone' | 'interrupted';
 

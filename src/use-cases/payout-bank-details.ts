@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { toPublicId } from '../domain/ids.ts';
 import { maskIban } from '../domain/payouts.ts';
-import { bankDetailsView, checkBankDetails, type BankDetailsView } from '../payouts/bank-details.ts';
+import { bankDetailsView, checkBankDetails, type BankDetailsProblem, type BankDetailsView } from '../payouts/bank-details.ts';
 import { adminEmails, findBankDetails, releaseBankDetailsHold, saveBankDetails } from '../payouts/bank-details-repository.ts';
 import { DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS } from '../config.ts';
 import type { Mailer } from '../messaging/mailer.ts';
@@ -37,7 +37,7 @@ function heldNow(holdUntil: Date | null, now: Date): Date | null {
   return holdUntil && holdUntil > now ? holdUntil : null;
 }
 
-export type SetBankDetailsOutcome = { kind: 'ok'; details: BankDetailsView; changed: boolean } | { kind: 'invalid'; field: string; message: string };
+export type SetBankDetailsOutcome = { kind: 'ok'; details: BankDetailsView; changed: boolean } | { kind: 'invalid'; field: string; message: string; problem: BankDetailsProblem };
 
 /**
  * Sets the account's bank details (all three fields), checked first: a wrong one answers which
@@ -54,7 +54,7 @@ export async function setBankDetails(
   input: { holder_name?: unknown; iban?: unknown; bic?: unknown },
 ): Promise<SetBankDetailsOutcome> {
   const checked = checkBankDetails(input);
-  if (!checked.ok) return { kind: 'invalid', field: checked.field, message: checked.message };
+  if (!checked.ok) return { kind: 'invalid', field: checked.field, message: checked.message, problem: checked.problem };
   const next = checked.details;
   let mail: { to: string[]; from: string | null; to_: string; holdUntil: Date | null; at: Date } | undefined;
   const outcome = await deps.db.transaction(async (tx) => {

@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caller, type Caller } from '../helpers/api.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, type TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
-import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
+import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../helpers/browser.ts';
+import { Receiver, setWebhook } from '../delivery/helpers.ts';
 import { SECRET_KEY as STRIPE_SECRET, WEBHOOK_SECRET as STRIPE_WEBHOOK_SECRET, stripeHarness } from '../psp/fixtures/stripe/harness.ts';
 
 /**
@@ -45,6 +46,66 @@ const tokenStatus = async (key: string, secret: string) =>
   ).statusCode;
 
 describe.skipIf(!hasBrowser)('Developers page in Chromium', () => {
+  it('calls a delivery that failed 3 times and is retrying by one word on the purchase, Developers, delivery and home pages, in English and French', async () => {
+    const b = await caller(app);
+    const failing = await Receiver.start();
+    failing.answer = { kind: 'status', code: 500 };
+    try {
+      await setWebhook(app, b, failing.url());
+      const created = await b.post('/api/merchants/v1/purchases', minimalPurchase({ ref: 'FAILING-HOOK', amount: 5_000 }));
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().id as string;
+      expect((await b.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' })).statusCode).toBe(200);
+      const deliveries = async () =>
+        (
+          await app.services.db.query<{ id: string; status: string; failures: number }>('SELECT id, status, failures FROM deliveries WHERE account_id = $1 ORDER BY created_at', [
+            b.accountId,
+          ])
+        ).rows;
+      // Three failed attempts each, the retries brought forward by the sandbox clock: still retrying (pending, 3 failures).
+      for (const failures of [1, 2, 3]) {
+        if (failures > 1) expect((await b.post('/api/sandbox/clock', { advance_seconds: 600 })).statusCode).toBe(200);
+        await vi.waitFor(
+          async () => {
+            const all = await deliveries();
+            expect(all.length).toBeGreaterThan(0);
+            expect(all.map((x) => x.failures)).toEqual(all.map(() => failures));
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+      }
+      const all = await deliveries();
+      expect(all.map((x) => x.status)).toEqual(all.map(() => 'pending'));
+      const d = all[0]!;
+
+      const page = await signedInPage(browser, app.base, b.merchant, PHONE);
+      try {
+        for (const [lang, word] of [
+          ['en', 'Failing'],
+          ['fr', 'En échec'],
+        ] as const) {
+          await page.goto(`${app.base}/dashboard/purchases/pur_${id}?lang=${lang}`);
+          const hooks = page.getByRole('region', { name: lang === 'en' ? 'Webhooks and notifications' : 'Webhooks et notifications' }).and(page.locator('.scroll'));
+          expect(await hooks.locator('tbody tr td:nth-child(3)').allTextContents(), `purchase (${lang})`).toEqual(all.map(() => word));
+          await page.goto(`${app.base}/dashboard/developers?lang=${lang}`);
+          expect(await page.locator(`tr:has(a[href="/dashboard/developers/deliveries/dlv_${d.id}"]) td:nth-child(3)`).textContent(), `developers (${lang})`).toBe(word);
+          await page.goto(`${app.base}/dashboard/developers/deliveries/dlv_${d.id}?lang=${lang}`);
+          expect(await page.locator('dl.facts dt:has-text("' + (lang === 'en' ? 'Status' : 'Statut') + '") + dd').textContent(), `delivery (${lang})`).toBe(word);
+          await expectAccessible(page, `delivery (${lang})`);
+          await page.goto(`${app.base}/dashboard?lang=${lang}`);
+          const figures = await page.evaluate(() =>
+            [...document.querySelectorAll('dl.figures dt')].map((dt) => [dt.textContent!.trim(), dt.nextElementSibling!.textContent!.trim()]),
+          );
+          expect(figures, `home (${lang})`).toContainEqual([word, String(all.length)]);
+        }
+      } finally {
+        await page.close();
+      }
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('rotates an API key after a confirmation, shows the new secret once, and the old one is refused', async () => {
     const page = await browser.newPage({ viewport: PHONE, locale: 'en-GB' });
     try {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
-import { hasBrowser, launchBrowser, signedInPage, startServedApp } from '../helpers/browser.ts';
+import { hasBrowser, launchBrowser, PHONE, signedInPage, startServedApp } from '../helpers/browser.ts';
 import { addDashboardUser } from '../helpers/dashboard.ts';
 import { Receiver, setWebhook } from '../delivery/helpers.ts';
 
@@ -42,6 +42,83 @@ const tokenStatus = async (key: string, secret: string) =>
   ).statusCode;
 
 describe.skipIf(!hasBrowser)('back office replays and refusals in Chromium', () => {
+  it('says a refused IBAN on the Payouts page in the page’s language, by the field, not the API’s English, at 390 px', async () => {
+    const page = await signedInPage(browser, app.base, a.merchant, PHONE);
+    const want = {
+      en: {
+        iban: 'IBAN',
+        holder: 'Account holder',
+        password: 'Your current password',
+        save: 'Save',
+        error: 'IBAN: this is not a valid IBAN, its check digits are wrong (a typing mistake?). Nothing changed.',
+      },
+      fr: {
+        iban: 'IBAN',
+        holder: 'Titulaire du compte',
+        password: 'Votre mot de passe actuel',
+        save: 'Enregistrer',
+        error: 'IBAN\u00a0: cet IBAN n’est pas valide, sa clé de contrôle est fausse (une faute de frappe\u00a0?). Rien n’a changé.',
+      },
+    };
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        const w = want[lang];
+        await page.goto(`${app.base}/dashboard/payouts?lang=${lang}`);
+        await page.getByLabel(w.holder).fill('Atelier Lumière');
+        // One check digit wrong.
+        await page.getByLabel(w.iban, { exact: true }).fill('FR76 3000 6000 0112 3456 7890 188');
+        await page.getByLabel('BIC', { exact: true }).fill('AGRIFRPP');
+        await page.getByLabel(w.password).fill(a.merchant.password);
+        await page.getByRole('button', { name: w.save }).click();
+        const alert = page.getByRole('alert');
+        await expect.poll(() => alert.textContent()).toBe(w.error);
+        expect(await page.getByLabel(w.iban, { exact: true }).getAttribute('aria-invalid'), lang).toBe('true');
+        expect(await page.locator('main').innerText(), lang).not.toContain('field iban');
+        await expectAccessible(page, `payouts with a refused IBAN (${lang})`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows a refund above what is left by its amount field, focused and in view, not at the top of the page, at 390 px in English and French', async () => {
+    const created = await a.post('/api/merchants/v1/purchases', minimalPurchase({ ref: 'TOO-MUCH', amount: 10_000 }));
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as string;
+    expect((await a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4242424242424242' })).statusCode).toBe(200);
+    const page = await signedInPage(browser, app.base, a.merchant, PHONE);
+    const want = {
+      en: { amount: 'Amount', refund: 'Refund…', error: 'Amount: at most €100.00, what is left to refund.' },
+      fr: { amount: 'Montant', refund: 'Rembourser…', error: 'Montant\u00a0: au plus 100,00\u00a0€, ce qu’il reste à rembourser.' },
+    };
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        const w = want[lang];
+        await page.goto(`${app.base}/dashboard/purchases/pur_${id}?lang=${lang}`);
+        await page.getByLabel(w.amount, { exact: true }).fill(lang === 'en' ? '500.00' : '500,00');
+        await page.getByRole('button', { name: w.refund }).click();
+        const error = page.locator('#amount-error');
+        await expect.poll(() => error.textContent()).toBe(w.error);
+        expect(await page.locator('#action-error').count(), lang).toBe(0);
+        const field = page.getByLabel(w.amount, { exact: true });
+        expect(await field.evaluate((el) => el === document.activeElement), lang).toBe(true);
+        expect(await field.getAttribute('aria-invalid'), lang).toBe('true');
+        expect(await field.getAttribute('aria-describedby'), lang).toContain('amount-error');
+        // The message sits right by the field, both on the screen.
+        const [e, f] = [(await error.boundingBox())!, (await field.boundingBox())!];
+        expect(f.y - (e.y + e.height), lang).toBeLessThan(24);
+        expect(f.y - (e.y + e.height), lang).toBeGreaterThanOrEqual(0);
+        for (const box of [e, f]) {
+          expect(box.y, lang).toBeGreaterThanOrEqual(0);
+          expect(box.y + box.height, lang).toBeLessThanOrEqual(PHONE.height);
+        }
+        await expectAccessible(page, `refund above what is left (${lang})`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
   it('replays a delivered webhook from the Developers page: the receiver gets the same event again', async () => {
     await setWebhook(app, a, receiver.url());
     const created = await a.post('/api/merchants/v1/purchases', minimalPurchase({ ref: 'REPLAY-1', amount: 5_000 }));

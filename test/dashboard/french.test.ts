@@ -11,6 +11,7 @@ import { defaultComment, EXPIRED_COMMENT, MOVES, V1_STATE, type PurchaseState } 
 import { CANCELLED_COMMENT } from '../../src/use-cases/cancel-purchase.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 import { DEFAULT_PSP } from '../../src/psp/registry.ts';
+import { checkBankDetails } from '../../src/payouts/bank-details.ts';
 
 /**
  * The French back office is French throughout: every text has a French version
@@ -44,7 +45,7 @@ const SAME_IN_BOTH = new Set([
   // The delivery log's English words are the codes docs/webhooks.md documents.
 ]);
 /** English labels that are the code they name (the delivery log's words of docs/webhooks.md, a card's funding); French ones never are. */
-const CODES_IN_ENGLISH = new Set(['deliveryStatusNames', 'attemptOutcomeNames', 'environmentNames', 'riskDecision.funding']);
+const CODES_IN_ENGLISH = new Set(['attemptOutcomeNames', 'environmentNames', 'riskDecision.funding']);
 
 const SAMPLE = ['A', 'B', 'C', 'D', 'E'];
 const SHOW = { bound: String, money: (cents: number) => `${cents}c` };
@@ -141,7 +142,7 @@ describe('the French back office texts', () => {
       ['pledgeStateNames', t.pledgeStateNames, ['draft', 'invited', 'paying', 'paid', 'closed']],
       ['installmentStateNames', t.installmentStateNames, ['scheduled', 'paid', 'failed', 'cancelled']],
       ['refundStateNames', t.refundStateNames, ['pending', 'succeeded', 'failed']],
-      ['deliveryStatusNames', t.deliveryStatusNames, ['pending', 'succeeded', 'failed', 'cancelled']],
+      ['deliveryStandingNames', t.deliveryStandingNames, ['delivered', 'failing', 'pending', 'cancelled']],
       ['attemptOutcomeNames', t.attemptOutcomeNames, ['succeeded', 'retry_scheduled', 'gave_up', 'endpoint_gone', 'interrupted']],
       ['eventNames', t.eventNames, [...Object.values(EVENT), ...Object.values(MOVES).map((m) => m.event)]],
       // A risk decision on the purchase's timeline: its reasons and the card's funding in words.
@@ -207,5 +208,36 @@ describe('the French back office texts', () => {
         expect(help, `fr help of ${def.name}.${f.name}`).not.toContain("'");
       }
     }
+  });
+
+  it('words every refused bank details field of the Payouts page in both languages, by its label, never as the API’s English', () => {
+    const good = { holder_name: 'Boutique Exemple', iban: 'FR7630006000011234567890189', bic: 'AGRIFRPP' };
+    const typed = [
+      { ...good, holder_name: '' },
+      { ...good, holder_name: 'x'.repeat(71) },
+      { ...good, holder_name: 'a\u0000b' },
+      { ...good, holder_name: '北京商店' },
+      { ...good, iban: '' },
+      { ...good, iban: 'XX7630006000011234567890189' },
+      { ...good, iban: 'FR76300060000112345678901' },
+      { ...good, iban: 'FR7630006000011234567890188' },
+      { ...good, iban: 'BR1800360305000010009795493C1', bic: 'BOFABR2X' },
+      { ...good, bic: '' },
+      { ...good, bic: 'AGRI' },
+      { ...good, bic: 'COBADEFFXXX' },
+    ];
+    const rules = new Set<string>();
+    for (const input of typed) {
+      const checked = checkBankDetails(input);
+      if (checked.ok) throw new Error(`accepted: ${JSON.stringify(input)}`);
+      rules.add(checked.problem.rule);
+      const label = { holder_name: ['Account holder', 'Titulaire du compte'], iban: ['IBAN', 'IBAN'], bic: ['BIC', 'BIC'] }[checked.field];
+      const [en, fr] = [DASHBOARD_TEXT.en.payouts.problem(checked.problem), DASHBOARD_TEXT.fr.payouts.problem(checked.problem)];
+      expect(en, checked.problem.rule).toMatch(new RegExp(`^${label[0]}: `));
+      expect(fr, checked.problem.rule).toMatch(new RegExp(`^${label[1]}\u00a0: `));
+      expect(fr, checked.problem.rule).not.toBe(en);
+      expect(fr, checked.problem.rule).not.toContain('field ');
+    }
+    expect(rules.size).toBe(typed.length);
   });
 });

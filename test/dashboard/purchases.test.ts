@@ -195,7 +195,7 @@ describe('refund and cancel', () => {
       await expect.poll(() => page(id)).toContain('attempt 2: HTTP 204 (succeeded)');
       const shown = await page(id);
       expect(shown).toContain('Webhooks and notifications');
-      expect(shown).toMatch(/Webhook paymentProcessed<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>succeeded<\/td><td>2<\/td><td>204<\/td>/);
+      expect(shown).toMatch(/Webhook paymentProcessed<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>Delivered<\/td><td>2<\/td><td>204<\/td>/);
       // A PSP transaction that moved while the purchase's state did not shows that state once, not "(Paid → Paid)".
       const moves = [...shown.matchAll(/\(([^()<]+) → ([^()<]+)\)/g)];
       expect(moves.length).toBeGreaterThan(0);

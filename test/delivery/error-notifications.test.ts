@@ -93,7 +93,7 @@ describe(`outcomes of a checkout (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () 
     expect(listed.json().data).toEqual([expect.objectContaining({ kind: 'refusal', event: 'purchase.failed', status: 'succeeded', url: receiver.url('/error?shop=1') })]);
     const { cookie } = await signIn(app, m.merchant);
     const page = await app.server.inject({ url: `/dashboard/purchases/pur_${p}`, headers: { cookie } });
-    expect(page.body).toMatch(/Error notification<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>succeeded<\/td>/);
+    expect(page.body).toMatch(/Error notification<br><span class="muted">dlv_[0-9a-f-]{36}<\/span><\/td><td>Delivered<\/td>/);
   });
 
   it('a purchase ended by the risk rules is SCORING_KO; one failing after it was secured sends nothing', async () => {

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, DeliveryStatus } from '../../delivery/delivery.ts';
+import type { AttemptOutcome, DeliveryStanding } from '../../delivery/delivery.ts';
 import type { EventType } from '../../domain/events.ts';
 import type { V1State } from '../../domain/purchase-states.ts';
 import type { Lang } from '../../i18n/lang.ts';
@@ -91,8 +91,9 @@ const en = {
     CANCELLED: 'Cancelled',
     REFUNDED: 'Refunded',
   } as Record<V1State, string>,
-  // The delivery log's words are the ones docs/webhooks.md uses.
-  deliveryStatusNames: { pending: 'pending', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' } as Record<DeliveryStatus, string>,
+  // A delivery's one word on every page, the home page's counts included (deliveryStanding, src/delivery/delivery.ts).
+  deliveryStandingNames: { delivered: 'Delivered', failing: 'Failing', pending: 'Pending', cancelled: 'Cancelled' } as Record<DeliveryStanding, string>,
+  // The attempt log's words are the ones docs/webhooks.md uses.
   attemptOutcomeNames: {
     succeeded: 'succeeded',
     retry_scheduled: 'retry_scheduled',
@@ -215,7 +216,7 @@ const fr: DashboardTexts = {
     CANCELLED: 'Annulé',
     REFUNDED: 'Remboursé',
   },
-  deliveryStatusNames: { pending: 'en attente', succeeded: 'livré', failed: 'en échec', cancelled: 'annulé' },
+  deliveryStandingNames: { delivered: 'Livré', failing: 'En échec', pending: 'En attente', cancelled: 'Annulé' },
   attemptOutcomeNames: {
     succeeded: 'livré',
     retry_scheduled: 'nouvelle tentative prévue',

@@ -1,6 +1,6 @@
 import type { EventType } from '../../../domain/events.ts';
 import type { AttemptView, DeliveryView } from '../../../delivery/delivery-repository.ts';
-import { toDeliveryUid } from '../../../delivery/delivery.ts';
+import { deliveryStanding, toDeliveryUid } from '../../../delivery/delivery.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { html } from '../../../html/html.ts';
 import { formatDateTime } from '../../../i18n/format.ts';
@@ -24,7 +24,7 @@ export function deliveryPage(chrome: Chrome, d: DeliveryView & { attemptLog: Att
 <dt>${t.event}</dt><dd>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType} (${d.kind === 'webhook' ? 'webhook' : d.kind === 'refusal' ? t.refusalNotification : d.kind === 'purchase_end' ? t.purchaseEndNotification : t.notification})</dd>
 ${purchase ? html`<dt>${t.purchase}</dt><dd><a href="/dashboard/purchases/${purchase}">${purchase}</a></dd>` : ''}
 <dt>URL</dt><dd><code>${d.url}</code></dd>
-<dt>${t.status}</dt><dd>${t.deliveryStatusNames[d.status]}</dd>
+<dt>${t.status}</dt><dd>${t.deliveryStandingNames[deliveryStanding(d)]}</dd>
 <dt>${t.attempts}</dt><dd>${d.attempts}</dd>
 <dt>${t.nextAttempt}</dt><dd>${when(d.nextAttemptAt)}</dd>
 <dt>${t.created}</dt><dd>${when(d.createdAt)}</dd>

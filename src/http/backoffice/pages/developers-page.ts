@@ -2,7 +2,7 @@ import type { EventType } from '../../../domain/events.ts';
 import type { ApiKeyView } from '../../../accounts/accounts.ts';
 import type { TestEventResult, WebhookEndpointView } from '../../../delivery/service.ts';
 import type { DeliveryView } from '../../../delivery/delivery-repository.ts';
-import { toDeliveryUid } from '../../../delivery/delivery.ts';
+import { deliveryStanding, toDeliveryUid } from '../../../delivery/delivery.ts';
 import { TRIGGER_NAMES, type TriggerName } from '../../../delivery/triggers.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { html } from '../../../html/html.ts';
@@ -36,7 +36,7 @@ export function developersPage(chrome: Chrome, view: DevelopersView): string {
   const when = (d: Date) => formatDateTime(d, chrome.lang, chrome.timeZone);
   const rows = view.deliveries.map((d) => {
     const uid = toDeliveryUid(d.id);
-    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType}${d.purchaseId === null ? '' : html`<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span>`}</td><td>${t.deliveryStatusNames[d.status]}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
+    return html`<tr><td><a href="/dashboard/developers/deliveries/${uid}">${when(d.createdAt)}</a></td><td>${d.triggerName ?? t.eventNames[d.eventType as EventType] ?? d.eventType}${d.purchaseId === null ? '' : html`<br><span class="muted">${toPublicId('pur', d.purchaseId)}</span>`}</td><td>${t.deliveryStandingNames[deliveryStanding(d)]}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? '—'}</td>
 <td><form method="post" action="/dashboard/developers/deliveries/${uid}/replay"><input type="hidden" name="csrf" value="${chrome.csrf}"><button type="submit" class="secondary" aria-label="${t.replayLabel(uid)}">${t.replay}</button></form></td></tr>`;
   });
   const body = html`<h1>${t.developers}</h1>

@@ -98,9 +98,9 @@ ${figure(t.potsRestRefused, pots.restRefused)}
 </section>
 <section class="card" aria-labelledby="h-webhooks"><h2 id="h-webhooks">${t.webhookHealth}</h2>
 <dl class="figures">
-${figure(t.deliveredCount, dl.delivered, '/dashboard/developers')}
-${figure(t.failingCount, dl.failing, '/dashboard/developers')}
-${figure(t.pendingCount, dl.pending, '/dashboard/developers')}
+${figure(t.deliveryStandingNames.delivered, dl.delivered, '/dashboard/developers')}
+${figure(t.deliveryStandingNames.failing, dl.failing, '/dashboard/developers')}
+${figure(t.deliveryStandingNames.pending, dl.pending, '/dashboard/developers')}
 </dl>
 ${
   failure

@@ -18,9 +18,6 @@ export const HOME_TEXT_EN = {
   potsByLeader: 'Rest charged to the leader at the deadline',
   potsRestRefused: 'Rest refused at the deadline',
   webhookHealth: 'Webhook deliveries',
-  deliveredCount: 'Delivered',
-  failingCount: 'Failing',
-  pendingCount: 'Pending',
   lastFailure: (at: string, what: string, answer: string) => `Latest failing delivery: ${what}, ${at}, answer ${answer}.`,
   noFailure: 'No failing delivery.',
 };
@@ -44,9 +41,6 @@ export const HOME_TEXT_FR: typeof HOME_TEXT_EN = {
   potsByLeader: 'Reste débité au meneur à l’échéance',
   potsRestRefused: 'Reste refusé à l’échéance',
   webhookHealth: 'Envois des webhooks',
-  deliveredCount: 'Livrés',
-  failingCount: 'En échec',
-  pendingCount: 'En attente',
   lastFailure: (at, what, answer) => `Dernier envoi en échec : ${what}, ${at}, réponse ${answer}.`,
   noFailure: 'Aucun envoi en échec.',
 };

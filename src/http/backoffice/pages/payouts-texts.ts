@@ -1,3 +1,5 @@
+import type { BankDetailsProblem } from '../../../payouts/bank-details.ts';
+
 /** The words of the payouts pages (`payouts-page.ts`), also read by the menu, in English and French (`../texts.ts` joins them into DASHBOARD_TEXT). */
 export const PAYOUTS_TEXT_EN = {
   payouts: {
@@ -33,6 +35,37 @@ export const PAYOUTS_TEXT_EN = {
     unchanged: 'These are already your bank details: nothing changed.',
     currentPassword: 'Your current password',
     wrongPassword: 'Your current password is needed to change the bank details, and this is not it: nothing changed.',
+    /** A refused field of the bank details form, named by its label (the rule comes as data: the API's message stays English). */
+    problem: (p: BankDetailsProblem): string => {
+      switch (p.rule) {
+        case 'holder_required':
+          return 'Account holder: enter the name of the account holder, as the bank knows it. Nothing changed.';
+        case 'holder_too_long':
+          return `Account holder: at most ${p.max} characters. Nothing changed.`;
+        case 'holder_control_characters':
+          return 'Account holder: remove the control characters. Nothing changed.';
+        case 'holder_not_latin':
+          return 'Account holder: write it in Latin letters, the only ones a SEPA transfer carries. Nothing changed.';
+        case 'iban_required':
+          return 'IBAN: enter the IBAN of the account. Nothing changed.';
+        case 'iban_country_code':
+          return 'IBAN: this is not a valid IBAN, its country code is not one IBANs use. Nothing changed.';
+        case 'iban_length':
+          return 'IBAN: this is not a valid IBAN, it has the wrong length for its country. Nothing changed.';
+        case 'iban_format':
+          return 'IBAN: this is not a valid IBAN, its account number does not have its country’s format. Nothing changed.';
+        case 'iban_check_digits':
+          return 'IBAN: this is not a valid IBAN, its check digits are wrong (a typing mistake?). Nothing changed.';
+        case 'iban_not_sepa':
+          return `IBAN: it must be of a SEPA country (${p.country} is not), as payouts are SEPA credit transfers. Nothing changed.`;
+        case 'bic_required':
+          return 'BIC: enter the BIC of the bank. Nothing changed.';
+        case 'bic_invalid':
+          return 'BIC: this is not a valid BIC (8 or 11 characters: bank, country, location and branch codes). Nothing changed.';
+        case 'bic_other_country':
+          return `BIC: it is of another country (${p.bicCountry}) than the IBAN (${p.ibanCountry}). Nothing changed.`;
+      }
+    },
     heldUntil: (when: string) =>
       `Payouts are held until ${when}: the IBAN was changed, and every admin was told by e-mail. If none of you made the change, tell the operator at once.`,
     list: 'Payouts',
@@ -98,6 +131,36 @@ export const PAYOUTS_TEXT_FR: typeof PAYOUTS_TEXT_EN = {
     unchanged: 'Ce sont déjà vos coordonnées bancaires : rien n’a changé.',
     currentPassword: 'Votre mot de passe actuel',
     wrongPassword: 'Votre mot de passe actuel est demandé pour modifier les coordonnées bancaires, et ce n’est pas lui : rien n’a changé.',
+    problem: (p) => {
+      switch (p.rule) {
+        case 'holder_required':
+          return 'Titulaire du compte\u00a0: indiquez le nom du titulaire du compte, tel que la banque le connaît. Rien n’a changé.';
+        case 'holder_too_long':
+          return `Titulaire du compte\u00a0: ${p.max} caractères au plus. Rien n’a changé.`;
+        case 'holder_control_characters':
+          return 'Titulaire du compte\u00a0: retirez les caractères de contrôle. Rien n’a changé.';
+        case 'holder_not_latin':
+          return 'Titulaire du compte\u00a0: écrivez-le en lettres latines, les seules qu’un virement SEPA transporte. Rien n’a changé.';
+        case 'iban_required':
+          return 'IBAN\u00a0: indiquez l’IBAN du compte. Rien n’a changé.';
+        case 'iban_country_code':
+          return 'IBAN\u00a0: cet IBAN n’est pas valide, son code pays n’est pas celui d’un IBAN. Rien n’a changé.';
+        case 'iban_length':
+          return 'IBAN\u00a0: cet IBAN n’est pas valide, sa longueur ne correspond pas à son pays. Rien n’a changé.';
+        case 'iban_format':
+          return 'IBAN\u00a0: cet IBAN n’est pas valide, son numéro de compte n’a pas le format de son pays. Rien n’a changé.';
+        case 'iban_check_digits':
+          return 'IBAN\u00a0: cet IBAN n’est pas valide, sa clé de contrôle est fausse (une faute de frappe\u00a0?). Rien n’a changé.';
+        case 'iban_not_sepa':
+          return `IBAN\u00a0: il doit être d’un pays SEPA (${p.country} n’en est pas un), les versements étant des virements SEPA. Rien n’a changé.`;
+        case 'bic_required':
+          return 'BIC\u00a0: indiquez le BIC de la banque. Rien n’a changé.';
+        case 'bic_invalid':
+          return 'BIC\u00a0: ce BIC n’est pas valide (8 ou 11 caractères\u00a0: codes banque, pays, localité et agence). Rien n’a changé.';
+        case 'bic_other_country':
+          return `BIC\u00a0: il est d’un autre pays (${p.bicCountry}) que l’IBAN (${p.ibanCountry}). Rien n’a changé.`;
+      }
+    },
     heldUntil: (when: string) =>
       `Les versements sont retenus jusqu’au ${when} : l’IBAN a été modifié, et chaque administrateur en a été averti par e-mail. Si aucun de vous n’a fait ce changement, prévenez l’opérateur immédiatement.`,
     list: 'Versements',

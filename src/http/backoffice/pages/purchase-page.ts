@@ -1,5 +1,5 @@
 import { toPublicId } from '../../../domain/ids.ts';
-import { toDeliveryUid, type DeliveryKind } from '../../../delivery/delivery.ts';
+import { deliveryStanding, toDeliveryUid, type DeliveryKind } from '../../../delivery/delivery.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { html, type SafeHtml } from '../../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
@@ -18,6 +18,8 @@ import type { RiskDecisionRow } from '../../../risk/risk-decision-repository.ts'
 export interface PurchaseNotice {
   done?: 'refund' | 'cancel' | 'evidence' | 'evidence_submitted';
   error?: string;
+  /** The refund form's field the error is about: shown by it, the field focused, not at the top of the page. */
+  field?: 'amount';
   /** The refund form as typed, shown back after a refusal. */
   amount?: string;
   reason?: string;
@@ -53,11 +55,13 @@ export function purchasePage(chrome: Chrome, d: PurchaseDetail, notice: Purchase
   // Offered only when the cancel itself would go ahead (its rule, PurchaseDetail.cancelBar).
   const canCancel = d.cancelBar === undefined;
   const client = [p.client.firstName, p.client.lastName].filter(Boolean).join(' ');
+  // A refused amount is said under its label, and the field focused (on a phone the page's top is far from it).
+  const amountError = notice.error !== undefined && notice.field === 'amount' && canRefund ? notice.error : undefined;
 
   const body = html`<p><a href="/dashboard/purchases">${t.backToPurchases}</a></p>
 <h1>${t.purchase} ${p.ref ?? ''} <span class="state">${state}</span></h1>
 ${notice.done ? html`<div class="ok" role="status">${doneText(t, notice.done)}</div>` : ''}
-${notice.error ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
+${notice.error && !amountError ? html`<div class="alert" role="alert" id="action-error">${notice.error}</div>` : ''}
 <section class="card" aria-labelledby="details"><h2 id="details">${t.details}</h2>
 <dl class="facts">
 <dt>${t.purchaseId}</dt><dd>${uid}</dd>
@@ -78,7 +82,10 @@ ${d.cancelBar === 'captured' ? html`<p class="muted">${t.cancelCapturedHint}</p>
 <form method="post" action="/dashboard/purchases/${uid}/refund">
 <input type="hidden" name="csrf" value="${chrome.csrf}">
 <label for="amount">${t.amount}</label>
-<input id="amount" name="amount" inputmode="decimal" autocomplete="off" value="${notice.amount ?? ''}" aria-describedby="amount-hint">
+${amountError ? html`<p class="field-error" role="alert" id="amount-error">${amountError}</p>` : ''}
+<input id="amount" name="amount" inputmode="decimal" autocomplete="off" value="${notice.amount ?? ''}"${
+        amountError ? html` aria-invalid="true" aria-describedby="amount-error amount-hint" autofocus` : html` aria-describedby="amount-hint"`
+      }>
 <span class="muted" id="amount-hint">${t.refundHint(money(left))}</span>
 <label for="reason">${t.reasonOptional}</label>
 <input id="reason" name="reason" maxlength="500" autocomplete="off" value="${notice.reason ?? ''}">
@@ -147,7 +154,7 @@ ${table(
   [t.created, t.event, t.status, t.attempts, t.lastAnswer],
   d.deliveries.map(
     (x) =>
-      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x, chrome.lang)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${t.deliveryStatusNames[x.status]}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
+      html`<tr><td>${when(x.createdAt)}</td><td>${deliveryName(x, chrome.lang)}<br><span class="muted">${toDeliveryUid(x.id)}</span></td><td>${t.deliveryStandingNames[deliveryStanding(x)]}</td><td>${x.attempts}</td><td>${x.lastStatusCode ?? x.lastError ?? '—'}</td></tr>`,
   ),
   t.none,
 )}</section>

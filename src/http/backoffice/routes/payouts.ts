@@ -52,7 +52,8 @@ export function registerDashboardPayouts(app: App, services: Services, sessions:
     }
     const outcome = await setBankDetails(deps, session.accountId, actorOf(session), typed);
     if (outcome.kind === 'invalid') {
-      const refusal: BankDetailsRefusal = { field: outcome.field, error: outcome.message, typed };
+      // The rule broken, said in the page's language (the API's message stays English).
+      const refusal: BankDetailsRefusal = { field: outcome.field, error: DASHBOARD_TEXT[chrome.lang].payouts.problem(outcome.problem), typed };
       return sendPage(reply, 400, payoutsPage(chrome, await viewOf(session.accountId), refusal));
     }
     return sendPage(reply, 200, payoutsPage(chrome, await viewOf(session.accountId), { saved: outcome.changed }));

@@ -23,7 +23,8 @@ export function registerPurchasesRefund(app: App, services: Services, sessions: 
     const amount = str(form.amount);
     const reason = str(form.reason).slice(0, MAX_REASON);
     const amountCents = amount ? parseTypedAmount(amount, detail.purchase.currency) : undefined;
-    const refusal = (status: number, error: string) => sendPage(reply, status, purchasePage(chrome, detail, { error, amount, reason }));
+    // Every refusal here is about the amount: said by its field, which gets the focus.
+    const refusal = (status: number, error: string) => sendPage(reply, status, purchasePage(chrome, detail, { error, field: 'amount', amount, reason }));
     if (amount && (amountCents === undefined || amountCents <= 0)) return refusal(400, t.badAmount);
     if (form.confirm !== 'yes') {
       const preview = await previewRefund(services.db, session.accountId, detail.purchase.id, amountCents);
