@@ -83,7 +83,8 @@ export default defineConfig({
     // Most of a test's time is spent waiting (for a database, a timer, a socket): more files at
     // once than cores keeps both cores busy. Measured in docs/testing.md.
     maxWorkers: Number(process.env.CHIPIN_TEST_WORKERS ?? 4),
-    reporters: ['default', './test/summary-reporter.ts'],
+    // The budget fails the run when a file on PGlite passes 90 s of wall time (docs/testing.md#the-budget).
+    reporters: ['default', './test/summary-reporter.ts', './test/budget-reporter.ts'],
     projects: [
       {
         extends: true,

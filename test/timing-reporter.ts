@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { fileTimes } from './budget-reporter.ts';
 
 /**
  * Where the suite's time goes (`npm run test:timing`, docs/testing.md): per file, the time to
@@ -25,15 +26,11 @@ export default class TimingReporter implements Reporter {
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const wall = performance.now() - this.#started;
-    const rows = modules.map((m) => {
-      const d = m.diagnostic();
-      return {
-        file: `${relative(process.cwd(), m.moduleId)} [${m.project.name}]`,
-        import: d.collectDuration + d.setupDuration + d.prepareDuration + d.environmentSetupDuration,
-        tests: d.duration,
-        count: [...m.children.allTests()].length,
-      };
-    });
+    const rows = modules.map((m) => ({
+      file: `${relative(process.cwd(), m.moduleId)} [${m.project.name}]`,
+      ...fileTimes(m),
+      count: [...m.children.allTests()].length,
+    }));
     rows.sort((a, b) => b.import + b.tests - (a.import + a.tests));
     const out: string[] = [];
     const s = (ms: number) => (ms / 1000).toFixed(1).padStart(7);

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolatedDatabase, onPostgres, type IsolatedDatabase } from '../helpers/database.ts';
-import { purchaseScript, raceRun, type RaceTarget } from '../use-cases/money-race-suite.ts';
+import { purchaseScript, raceRun, raceSeeds, type RaceTarget } from '../use-cases/money-race-suite.ts';
 import { cleanUp, cliEnv, getToken, killAll, PROCESS_TEST_MS, runCli, startServe, tempDataDir, uniqueEmail, type CreatedMerchant, type Served } from './harness.ts';
 
 if (!onPostgres) console.info('money race across processes skipped: it needs PostgreSQL (DATABASE_URL)');
@@ -69,11 +69,7 @@ describe.skipIf(!onPostgres)('money under concurrency with two processes on one 
     await isolated?.dispose();
   });
 
-  const randomSeed = Number(process.env.MONEY_RACE_SEED ?? Date.now() % 2_147_483_647);
-  for (const [name, seed] of [
-    ['a fixed seed', 52],
-    ['a random seed', randomSeed],
-  ] as const) {
+  for (const [name, seed] of raceSeeds(52)) {
     it(
       `holds when the operations go through both processes at once (${name}: ${seed})`,
       async () => {

@@ -15,6 +15,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
+import { FULL_RUN } from '../helpers/full-run.ts';
 
 /** What the suite needs of the service: HTTP through one of its processes, and SQL reads. */
 export interface RaceTarget {
@@ -408,4 +409,14 @@ export async function raceRun(target: RaceTarget, scripts: PurchaseScript[]): Pr
   await checkDisputes(target, started, 'at the end');
   for (const p of started) await check(target, p);
   return started.length;
+}
+
+/**
+ * The seeds a race suite runs: its fixed one, and one random seed (MONEY_RACE_SEED replays it)
+ * printed by the test; `npm run test:full` adds four more random seeds (docs/testing.md#money-races).
+ */
+export function raceSeeds(fixed: number): (readonly [string, number])[] {
+  const random = () => Math.floor(Math.random() * 2_147_483_647);
+  const first = Number(process.env.MONEY_RACE_SEED ?? random());
+  return [['a fixed seed', fixed], ['a random seed', first], ...(FULL_RUN ? [1, 2, 3, 4].map((n) => [`random seed ${n + 1}`, random()] as const) : [])];
 }

@@ -3,13 +3,14 @@
  * sent at once on the same purchases through the HTTP API, the clock moved across due dates,
  * deadlines and hold renewals, judged at the sandbox PSP's records
  * (docs/money-operations.md#one-money-operation-at-a-time). One run with a fixed seed, one with a
- * random seed printed so that a failure can be replayed (`MONEY_RACE_SEED=<seed>`).
+ * random seed printed so that a failure can be replayed (`MONEY_RACE_SEED=<seed>`); four more random
+ * seeds in `npm run test:full`.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { caller, type Caller } from '../helpers/api.ts';
-import { purchaseScript, raceRun, type RaceTarget } from './money-race-suite.ts';
+import { purchaseScript, raceRun, raceSeeds, type RaceTarget } from './money-race-suite.ts';
 
 let app: TestApp;
 let shop: Caller;
@@ -48,14 +49,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const fixedSeed = 52;
-const randomSeed = Number(process.env.MONEY_RACE_SEED ?? Date.now() % 2_147_483_647);
-
 describe('money under concurrency, at the PSP', { timeout: 120_000 }, () => {
-  for (const [name, seed] of [
-    ['a fixed seed', fixedSeed],
-    ['a random seed', randomSeed],
-  ] as const) {
+  for (const [name, seed] of raceSeeds(52)) {
     it(`holds for conflicting operations on the same purchases (${name}: ${seed})`, async () => {
       console.info(`money race suite: seed ${seed} (replay with MONEY_RACE_SEED=${seed})`);
       let purchases = 0;
