@@ -11,6 +11,7 @@ export const AUDIT_ACTIONS = [
   'dispute_evidence_sent',
   'webhook_set',
   'webhook_test',
+  'webhook_remove',
   'delivery_replay',
   'password_reset',
   'password_change',
@@ -62,6 +63,11 @@ export function actorOf(user: { userId: string; email: string }): Actor {
  */
 export function webhookAudit(accountId: string, actor: Actor, settings: { url: string; events: readonly string[]; issued: boolean }) {
   return { accountId, actor, action: 'webhook_set' as const, details: { host: new URL(settings.url).host, events: settings.events, new_secret: settings.issued } };
+}
+
+/** The entry of a webhook endpoint removed: the host it had, and how many pending webhooks were cancelled with it. */
+export function webhookRemoveAudit(accountId: string, actor: Actor, removed: { host: string; cancelled: number }) {
+  return { accountId, actor, action: 'webhook_remove' as const, details: { host: removed.host, cancelled_deliveries: removed.cancelled } };
 }
 
 /** A test event's audit entry: what the endpoint answered (its host only, as for `webhook_set`). */

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Mailer } from '../messaging/mailer.ts';
 import { setWebhookEndpoint, stillSigningUntil, type WebhookSetResult, type WebhookSettings } from './endpoints.ts';
-import { findWebhookEndpoint } from './webhook-endpoint-repository.ts';
+import { findWebhookEndpoint, removeWebhookEndpoint } from './webhook-endpoint-repository.ts';
 import { findDelivery, listAttempts, listDeliveries, replayDelivery, type AttemptView, type DeliveryFilter, type DeliveryView, type ReplayResult } from './delivery-repository.ts';
 import { queueStats } from './delivery-queue-repository.ts';
 import { TRIGGER_NAMES, type TriggerName } from './triggers.ts';
@@ -88,6 +88,13 @@ export class Deliveries {
     const settings = await setWebhookEndpoint(this.#deps.db, this.#deps.box, accountId, input, this.#deps.clock.now(), this.policy);
     this.worker.wake();
     return settings;
+  }
+
+  /** Removes the account's endpoint and cancels its pending webhooks (removeWebhookEndpoint): undefined when none was set. */
+  async removeWebhook(accountId: string): Promise<{ cancelled: number } | undefined> {
+    const now = this.#deps.clock.now();
+    const r = await this.#deps.db.transaction((tx) => removeWebhookEndpoint(tx, accountId, now));
+    return r.removed ? { cancelled: r.cancelled } : undefined;
   }
 
   async getWebhook(accountId: string): Promise<WebhookEndpointView | undefined> {

@@ -95,6 +95,23 @@ export async function enabledEndpointsOf(sql: Sql, accountIds: readonly string[]
   return rows;
 }
 
+/**
+ * Removes the account's endpoint, in the caller's transaction, and cancels its webhooks still
+ * pending (retries included), as a 410 Gone does: nothing is sent to the URL again, and nothing
+ * retries for a day. Answers whether there was one, and how many deliveries were cancelled.
+ */
+export async function removeWebhookEndpoint(sql: Sql, accountId: string, now: Date): Promise<{ removed: boolean; cancelled: number }> {
+  const { rowCount } = await sql.query('DELETE FROM webhook_endpoints WHERE account_id = $1', [accountId]);
+  if (rowCount === 0) return { removed: false, cancelled: 0 };
+  const cancelled = await sql.query(
+    `UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, locked_until = NULL, lease_id = NULL,
+       last_error = 'the webhook endpoint was removed', updated_at = $2, completed_at = $2
+     WHERE account_id = $1 AND status = 'pending' AND kind = 'webhook'`,
+    [accountId, now],
+  );
+  return { removed: true, cancelled: cancelled.rowCount };
+}
+
 /** 410 Gone: the account's endpoint is disabled until its URL is set again. */
 export async function disableWebhookEndpoint(sql: Sql, accountId: string, reason: string, now: Date): Promise<void> {
   await sql.query('UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE account_id = $1', [accountId, now, reason]);

@@ -29,7 +29,7 @@ beforeEach(async () => {
 const runDue = () => app.services.deliveries.worker.runDue();
 const bodies = () => receiver.received.map((r) => JSON.parse(r.body) as { triggerID: number; triggerName: string; objects: Record<string, string> });
 
-function inject(method: 'GET' | 'PUT' | 'POST', url: string, authorization?: string, payload?: unknown) {
+function inject(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, authorization?: string, payload?: unknown) {
   return app.server.inject({
     method,
     url,
@@ -135,6 +135,41 @@ describe(`webhooks (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
         expect(res.json().error.debug).toContain(field);
       }
       expect((await inject('GET', '/api/backoffice/webhook', m.dashboard)).statusCode).toBe(404);
+    });
+    it('DELETE removes the endpoint and cancels its webhooks still retrying, so nothing is sent to the URL again; audited; 404 when none is set; another account’s stays', async () => {
+      const m = await caller(app);
+      const other = await caller(app);
+      await setWebhook(app, m, receiver.url());
+      await setWebhook(app, other, receiver.url());
+      receiver.answer = { kind: 'status', code: 500, body: 'boom' };
+      const p = await newPurchase(m);
+      await leaderProcessed(app, m, p);
+      await runDue();
+      expect((await deliveries(app, m.accountId)).map((d) => d.status)).toEqual(['pending']); // a retry scheduled
+
+      const res = await inject('DELETE', '/api/backoffice/webhook', m.dashboard);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toEqual({ removed: true, cancelled_deliveries: 1 });
+      expect((await deliveries(app, m.accountId)).map((d) => d.status)).toEqual(['cancelled']);
+      expect((await inject('GET', '/api/backoffice/webhook', m.dashboard)).statusCode).toBe(404);
+      const [audit] = (
+        await app.services.db.query<{ action: string; details: unknown }>("SELECT action, details FROM audit_log WHERE account_id = $1 AND action = 'webhook_remove'", [
+          m.accountId,
+        ])
+      ).rows;
+      expect(audit).toMatchObject({ action: 'webhook_remove', details: { host: new URL(receiver.url()).host, cancelled_deliveries: 1 } });
+
+      // Later events make no webhook, and the cancelled retry never goes out.
+      receiver.answer = { kind: 'status', code: 204 };
+      receiver.received.length = 0;
+      await leaderProcessed(app, m, await newPurchase(m));
+      await advance(app, 36_000);
+      await runDue();
+      expect(receiver.received).toEqual([]);
+      expect((await deliveries(app, m.accountId)).map((d) => d.status)).toEqual(['cancelled']);
+
+      expect((await inject('DELETE', '/api/backoffice/webhook', m.dashboard)).statusCode).toBe(404);
+      expect((await inject('GET', '/api/backoffice/webhook', other.dashboard)).statusCode).toBe(200);
     });
   });
 

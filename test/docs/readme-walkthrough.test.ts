@@ -76,13 +76,14 @@ describe("README.md's walkthrough", () => {
   });
 
   it(
-    'runs as written against a fresh sandbox, to a paid pot, a friend paid and a partial refund',
+    'runs as written against a fresh sandbox, to a paid pot, a friend paid and a partial refund, and ends with the webhook removed before its receiver stops',
     async () => {
       const script = blocks.join('\n').replaceAll(BASE, served.url);
       const file = join(work, 'walkthrough.sh');
       writeFileSync(file, script);
       const { code, output } = await runBash(file, work);
       expect(code, output).toBe(0);
+      const demo = JSON.parse(readFileSync(join(work, 'data', 'demo-merchant.json'), 'utf8')) as { email: string; password: string };
       expect(output).toContain('"delivered":true'); // the webhook's test event reached the receiver
       expect(output).toMatch(/"purchase_uid":"pur_[0-9a-f-]{36}","url":"http:\/\/127\.0\.0\.1:\d+\/pay\/pur_/); // Token API
       expect(output).toMatch(/^\{"id":"[0-9a-f-]{36}","payment_url":.*"state":"INITIALIZED"/m); // Merchant API v1
@@ -91,6 +92,10 @@ describe("README.md's walkthrough", () => {
       expect(output).toContain('friend paid: ann@example.com paid, +33612345678 invited');
       expect(output).toContain('after the deadline: SUCCESSFUL | 1 of 2 friends paid');
       expect(output).toContain('refund succeeded: 5000 = leader 3333 + pledger 1667');
+      // It ends by removing the webhook before its receiver stops: no event goes to a closed port, nothing retries for a day.
+      expect(output).toMatch(/^webhook removed; pending deliveries cancelled: \d+$/m);
+      const hook = await fetch(`${served.url}/api/backoffice/webhook`, { headers: { authorization: `Basic ${Buffer.from(`${demo.email}:${demo.password}`).toString('base64')}` } });
+      expect(hook.status).toBe(404);
     },
     SCRIPT_MS + 30_000,
   );

@@ -125,6 +125,7 @@ const ROUTES: Record<string, RouteClass> = {
   'POST /api/sandbox/clock': bearer(undefined, 'the sandbox clock is service-wide, no object of an account'),
   // --- Back office and sandbox inbox: dashboard credentials ---
   'PUT /api/backoffice/webhook': dashboard(undefined, { none: "sets the caller's own endpoint", payload: { url: 'https://shop.example/hook' } }),
+  'DELETE /api/backoffice/webhook': dashboard(undefined, { none: "removes the caller's own endpoint (another merchant's stays: test/delivery/webhooks.test.ts)" }),
   'POST /api/backoffice/webhook/test': dashboard(undefined, { none: "sends a test event to the caller's own endpoint (test/dashboard/webhook-test-event.test.ts)" }),
   'GET /api/backoffice/webhook': dashboard(undefined, { none: "the caller's own endpoint (another merchant without one gets 404: test/delivery/webhooks.test.ts)" }),
   'GET /api/backoffice/deliveries': dashboard({ expect: 'hidden', call: (o) => ({ url: `/api/backoffice/deliveries?purchase_uid=pur_${o.purchase}` }) }),

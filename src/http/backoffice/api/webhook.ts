@@ -1,4 +1,4 @@
-import { webhookAudit, webhookTestAudit } from '../../../audit/audit-log.ts';
+import { webhookAudit, webhookRemoveAudit, webhookTestAudit } from '../../../audit/audit-log.ts';
 import { recordStaffAction } from '../../../use-cases/audit-trail.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError, type WebhookSettings } from '../../../delivery/endpoints.ts';
@@ -91,6 +91,40 @@ export function registerBackofficeWebhook(app: App, services: Services, guard: D
         if (err instanceof WebhookSettingsError) throw new ApiError(400, 'invalid_request', err.message);
         throw err;
       }
+    },
+  );
+
+  app.delete(
+    '/api/backoffice/webhook',
+    {
+      schema: {
+        tags: ['back office'],
+        summary: 'Remove the webhook URL',
+        description:
+          `${AUTH_NOTE} Removes the account's webhook endpoint (its URL, events, token and signing secret) and cancels its webhooks still pending, retries included: ` +
+          'nothing is sent to the URL again (docs/webhooks.md#removing-the-webhook). Events from then on make no webhook until a URL is set again with `PUT`, which makes a new token and secret.',
+        security: SECURITY,
+        response: {
+          200: Type.Object(
+            {
+              removed: Type.Literal(true),
+              cancelled_deliveries: Type.Integer({ minimum: 0, description: 'Webhooks still pending that were cancelled with it' }),
+            },
+            { title: 'WebhookRemoved' },
+          ),
+          404: { ...TokenApiError, description: 'No webhook URL is set' },
+          ...BackofficeErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { accountId, userId, email } = await guard.userOf(request);
+      const before = await services.deliveries.getWebhook(accountId);
+      const removed = before && (await services.deliveries.removeWebhook(accountId));
+      if (!before || !removed) throw notFound('webhook endpoint');
+      await recordStaffAction(services.db, webhookRemoveAudit(accountId, { userId, label: email }, { host: new URL(before.url).host, cancelled: removed.cancelled }));
+      request.log.info({ account_id: accountId, cancelled: removed.cancelled }, 'webhook endpoint removed');
+      return { removed: true as const, cancelled_deliveries: removed.cancelled };
     },
   );
 
