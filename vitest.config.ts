@@ -9,9 +9,9 @@ import { defineConfig } from 'vitest/config';
  * added here, with its reason.
  */
 export const DATABASE_INDEPENDENT = [
-  // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto, an offer's parameters.
+  // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto, an offer's parameters, the suite's budget.
   'test/domain/**',
-  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica,offer-parameters}.test.ts',
+  'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica,offer-parameters,budget-reporter}.test.ts',
   'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/sdk/pledg-script.test.ts',
