@@ -165,6 +165,8 @@ export async function listPayoutsForOperator(sql: Sql, status: PayoutStatus | nu
 export interface PayoutLineRow {
   posting_id: number;
   purchase_id: string | null;
+  /** The merchant's reference of that purchase (null when it has none, or for a line of no purchase): how the back office names it. */
+  purchase_ref: string | null;
   kind: string;
   journal: string;
   /** What the line adds to the payout: positive owed to the merchant, negative deducted (the payout figure: gross − commission). */
@@ -177,13 +179,14 @@ export interface PayoutLineRow {
 /**
  * A page of a payout's lines, in posting order, after `afterPostingId` (keyset: the CSV streams
  * them), each with the commission its journal booked (the journal's `commission` leg, found by the
- * unique key of account, journal and book).
+ * unique key of account, journal and book) and its purchase's reference.
  */
 export async function payoutLines(sql: Sql, accountId: string, payoutId: string, afterPostingId: number | null, limit: number): Promise<PayoutLineRow[]> {
   const { rows } = await sql.query<PayoutLineRow>(
-    `SELECT l.posting_id, l.purchase_id, l.kind, l.journal, l.amount_cents, COALESCE(-c.amount_cents, 0) AS commission_cents, l.occurred_at
+    `SELECT l.posting_id, l.purchase_id, p.ref AS purchase_ref, l.kind, l.journal, l.amount_cents, COALESCE(-c.amount_cents, 0) AS commission_cents, l.occurred_at
        FROM payout_lines l
        LEFT JOIN balance_postings c ON c.account_id = l.account_id AND c.journal = l.journal AND c.book = 'commission'
+       LEFT JOIN purchases p ON p.account_id = l.account_id AND p.id = l.purchase_id
       WHERE l.payout_id = $2 AND l.account_id = $1 AND ($3::bigint IS NULL OR l.posting_id > $3)
       ORDER BY l.posting_id LIMIT $4`,
     [accountId, payoutId, afterPostingId, limit],

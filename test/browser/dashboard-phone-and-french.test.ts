@@ -196,6 +196,79 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
     }
   });
 
+  it('on a 1280 px screen keeps the purchases filters on one line and names each purchase’s offer in its own column, in English and French', async () => {
+    const page = await signedInPage(browser, app.base, a.merchant, { width: 1280, height: 800 });
+    const want = {
+      en: { offer: 'Offer', pot: 'Shared pot', plan: /^\d+ installments$/ },
+      fr: { offer: 'Offre', pot: 'Cagnotte partagée', plan: /^\d+ échéances$/ },
+    };
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        const w = want[lang];
+        await page.goto(`${app.base}/dashboard/purchases?lang=${lang}`);
+        // Every filter (search, state, offer, both dates) and the button: one row.
+        const cells = await page.locator('form[role="search"] .filters > div').evaluateAll((divs) =>
+          divs.map((c) => {
+            const r = c.getBoundingClientRect();
+            return { top: r.top, bottom: r.bottom };
+          }),
+        );
+        expect(cells.length, lang).toBe(6);
+        // One row: every cell overlaps every other vertically (a wrapped one starts below the first row's end).
+        expect(Math.max(...cells.map((c) => c.top)), `${lang}: ${JSON.stringify(cells)}`).toBeLessThan(Math.min(...cells.map((c) => c.bottom)));
+        const { out } = await overflowing(page);
+        expect(out, lang).toEqual([]);
+        const table = page.locator('table.list');
+        const headers = await table.locator('thead th').allTextContents();
+        const column = headers.indexOf(w.offer) + 1;
+        expect(column, `${lang}: ${headers.join(', ')}`).toBeGreaterThan(0);
+        const offerOf = (ref: string) => table.locator(`tbody tr:has(a:text-is("${ref}")) td:nth-child(${column})`).textContent();
+        expect(await offerOf('ANN-1'), lang).toBe(w.pot);
+        expect(await offerOf('ANN-2'), lang).toMatch(w.plan);
+        await expectAccessible(page, `purchases at 1280 px (${lang})`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('keeps every state chip of a phone table on one line, in English and French', async () => {
+    const page = await signedInPage(browser, app.base, a.merchant, PHONE);
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        await page.goto(`${app.base}/dashboard/purchases?lang=${lang}`);
+        const lines = await page.locator('table.list .state').evaluateAll((chips) =>
+          chips.map((chip) => {
+            const range = document.createRange();
+            range.selectNodeContents(chip);
+            return [chip.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size] as const;
+          }),
+        );
+        expect(lines.length, lang).toBeGreaterThan(0);
+        for (const [text, count] of lines) expect(count, `${lang}: ${text}`).toBe(1);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('puts each Reconciliation heading in its card, at 390 px in English and French', async () => {
+    const page = await signedInPage(browser, app.base, a.merchant, PHONE);
+    try {
+      for (const lang of ['en', 'fr'] as const) {
+        await page.goto(`${app.base}/dashboard/reconciliation?lang=${lang}`);
+        const outside = await page.locator('main h2').evaluateAll((hs) => hs.filter((h) => !h.closest('.card')).map((h) => h.textContent));
+        expect(outside, lang).toEqual([]);
+        expect(await page.locator('main h2').count(), lang).toBe(3);
+        const { out } = await overflowing(page);
+        expect(out, lang).toEqual([]);
+        await expectAccessible(page, `reconciliation (${lang})`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
   it('says why a payment was declined, from the refusal code it recorded, and whose share a friend’s payment is, in English and French', async () => {
     const page = await signedInPage(browser, app.base, a.merchant, PHONE);
     const want = {

@@ -42,7 +42,7 @@ beforeAll(async () => {
   support = await addDashboardUser(app, a.accountId, 'support');
   admin2 = await addDashboardUser(app, a.accountId, 'admin');
   receiver = await Receiver.start();
-  const res = await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 12_000 }));
+  const res = await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 12_000, ref: 'LIS-2041' }));
   purchaseId = res.json().id as string;
 });
 afterAll(async () => {
@@ -169,7 +169,9 @@ describe('bank details', () => {
       });
     const bad = await post({ holder_name: 'Boutique Éa', iban: 'FR76 0000', bic: 'AGRIFRPP', current_password: a.merchant.password });
     expect(bad.statusCode).toBe(400);
-    expect(bad.body).toContain('field iban is not a valid IBAN');
+    // Worded for the page, by the field's label: not the API's English.
+    expect(bad.body).toContain('IBAN: this is not a valid IBAN, it has the wrong length for its country. Nothing changed.');
+    expect(bad.body).not.toContain('field iban');
     expect(bad.body).toMatch(/id="iban"[^>]*value="FR76 0000"[^>]*aria-invalid="true"/);
     const good = await post({ holder_name: 'Boutique Éa SARL', iban: IBAN, bic: 'AGRIFRPP', current_password: a.merchant.password });
     expect(good.statusCode).toBe(200);
@@ -285,14 +287,16 @@ describe('payouts', () => {
     expect((await app.server.inject({ method: 'GET', url: `/dashboard/payouts/po_${payoutId}`, headers: { cookie: s.cookie } })).statusCode).toBe(404);
   });
 
-  it('show on the pages: the list, and a payout with its lines (gross, commission, payout, in English and French) and CSV link', async () => {
+  it('show on the pages: the list, and a payout with its lines named by the purchase’s reference (gross, commission, payout, in English and French) and CSV link', async () => {
     const s = await signIn(app, a.merchant);
     const list = await app.server.inject({ method: 'GET', url: '/dashboard/payouts', headers: { cookie: s.cookie } });
     expect(list.body).toContain(`href="/dashboard/payouts/po_${payoutId}"`);
     const one = await app.server.inject({ method: 'GET', url: `/dashboard/payouts/po_${payoutId}`, headers: { cookie: s.cookie } });
     expect(one.statusCode).toBe(200);
     expect(one.body).toContain(`/api/backoffice/payouts/po_${payoutId}/lines.csv`);
-    expect(one.body).toContain(`href="/dashboard/purchases/pur_${purchaseId}"`);
+    // Each line names its purchase by the merchant's reference, linked to it, never by its pur_ id.
+    expect(one.body).toContain(`<a href="/dashboard/purchases/pur_${purchaseId}">LIS-2041</a>`);
+    expect(one.body).not.toContain(`>pur_${purchaseId}<`);
     expect(one.body).toContain('refund');
     expect(one.body).toContain('<th scope="col" class="num">Gross</th><th scope="col" class="num">Commission</th><th scope="col" class="num">Payout</th>');
     const fr = await app.server.inject({ method: 'GET', url: `/dashboard/payouts/po_${payoutId}?lang=fr`, headers: { cookie: s.cookie } });

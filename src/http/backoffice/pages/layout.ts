@@ -19,6 +19,10 @@ const STYLE = raw(`
   select,textarea{box-sizing:border-box;width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #6b7385;border-radius:8px;background:#fff}
   .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:0 1rem;align-items:end}
   .filters button{margin-top:.8rem}
+  /* The purchases list is wider on a desktop screen: its filters on one line, its table with room for the offer. */
+  @media (min-width:75rem){main:has(.purchase-filters){max-width:78rem}.purchase-filters{grid-template-columns:minmax(14rem,2fr) repeat(4,minmax(9rem,1fr)) auto}}
+  /* A chip (a state) is one line: in a narrow table cell it keeps its words together. */
+  .state{white-space:nowrap}
   .scroll{overflow-x:auto}
   /* A table wider than the screen shows a shadow on the side it scrolls to (the white covers are "local": they move with the table and hide a shadow once its edge is reached); on white, in a card or not. */
   .scroll{background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)),linear-gradient(to right,rgba(255,255,255,0),#fff 70%) 100% 0,radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.18),rgba(0,0,0,0)),radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.18),rgba(0,0,0,0)) 100% 0;background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;background-attachment:local,local,scroll,scroll;background-color:#fff}

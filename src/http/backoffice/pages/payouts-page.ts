@@ -91,7 +91,8 @@ export function payoutPage(chrome: Chrome, p: PayoutRow & { commission_cents: nu
   const when = (d: Date | null) => (d ? formatDateTime(d, chrome.lang, chrome.timeZone) : '—');
   const rows = lines.map((l) => {
     const purchase = l.purchase_id === null ? undefined : toPublicId('pur', l.purchase_id);
-    return html`<tr><td>${purchase ? html`<a href="/dashboard/purchases/${purchase}">${purchase}</a>` : '—'}</td><td>${t.events[l.kind] ?? l.kind}</td><td class="num">${money(l.amount_cents + l.commission_cents)}</td><td class="num">${money(l.commission_cents)}</td><td class="num">${money(l.amount_cents)}</td><td>${when(l.occurred_at)}</td></tr>`;
+    // Named by the merchant's reference, as the purchases list names it; its id when it has none.
+    return html`<tr><td>${purchase ? html`<a href="/dashboard/purchases/${purchase}">${l.purchase_ref ?? purchase}</a>` : '—'}</td><td>${t.events[l.kind] ?? l.kind}</td><td class="num">${money(l.amount_cents + l.commission_cents)}</td><td class="num">${money(l.commission_cents)}</td><td class="num">${money(l.amount_cents)}</td><td>${when(l.occurred_at)}</td></tr>`;
   });
   const body = html`<p><a href="/dashboard/payouts">${t.back}</a></p>
 <h1>${t.payoutTitle(id)}</h1>

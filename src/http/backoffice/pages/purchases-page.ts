@@ -32,11 +32,14 @@ export interface PurchasesView {
 export function purchasesPage(chrome: Chrome, view: PurchasesView): string {
   const t = DASHBOARD_TEXT[chrome.lang];
   const { query } = view;
+  // Each row names its offer as the filter does ("Shared pot", "3 installments"): a pot and a 3x plan of one amount look alike otherwise.
+  const offerOf = new Map(view.offers.map((o) => [o.merchantUid, o.label]));
   const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   const rows = view.purchases.map(
     (p) => html`<tr>
 <td><a href="/dashboard/purchases/${toPublicId('pur', p.id)}">${p.ref ?? toPublicId('pur', p.id).slice(0, 12) + '…'}</a></td>
 <td>${p.title}</td>
+<td>${offerOf.get(toPublicId('mer', p.offerId)) ?? '—'}</td>
 <td>${p.client.email}</td>
 <td class="num">${formatMoney(p.amountCents, p.currency, chrome.lang)}</td>
 <td><span class="state">${t.stateNames[V1_STATE[p.state]]}</span>${
@@ -48,7 +51,7 @@ export function purchasesPage(chrome: Chrome, view: PurchasesView): string {
   );
   const body = html`<h1>${t.purchases}</h1>
 <form method="get" action="/dashboard/purchases" class="card" role="search" aria-label="${t.filters}">
-<div class="filters">
+<div class="filters purchase-filters">
 <div><label for="q">${t.search}</label><input id="q" name="q" type="search" value="${query.q}" aria-describedby="q-hint"><span class="muted" id="q-hint">${t.searchHint}</span></div>
 <div><label for="state">${t.state}</label><select id="state" name="state">${option('', t.anyState, query.state)}${V1_STATES.map((s) => option(s, t.stateNames[s], query.state))}</select></div>
 <div><label for="offer">${t.offer}</label><select id="offer" name="offer">${option('', t.anyOffer, query.offer)}${view.offers.map((o) => option(o.merchantUid, o.label, query.offer))}</select></div>
@@ -64,7 +67,7 @@ ${view.errors.length ? html`<div class="alert" role="alert"><h2>${t.errorTitle}<
 ${
   rows.length
     ? // Focusable, so a keyboard can scroll the table sideways on a phone (WCAG 2.1.1).
-      html`<div class="scroll" tabindex="0" role="region" aria-label="${t.purchases}"><table class="list"><thead><tr><th scope="col">${t.reference}</th><th scope="col">${t.title}</th><th scope="col">${t.client}</th><th scope="col" class="num">${t.amount}</th><th scope="col">${t.state}</th><th scope="col">${t.created}</th></tr></thead>
+      html`<div class="scroll" tabindex="0" role="region" aria-label="${t.purchases}"><table class="list"><thead><tr><th scope="col">${t.reference}</th><th scope="col">${t.title}</th><th scope="col">${t.offer}</th><th scope="col">${t.client}</th><th scope="col" class="num">${t.amount}</th><th scope="col">${t.state}</th><th scope="col">${t.created}</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`
     : html`<p>${t.noPurchase}</p>`
 }

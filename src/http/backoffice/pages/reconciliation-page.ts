@@ -50,7 +50,7 @@ ${
 </form>`
     : ''
 }
-<h2>${r.open}</h2>
+<section class="card" aria-labelledby="open-mismatches"><h2 id="open-mismatches">${r.open}</h2>
 ${
   view.open.length === 0
     ? html`<p>${r.noOpen}</p>`
@@ -70,7 +70,8 @@ ${
 )}
 </tbody></table></div>`
 }
-<h2>${r.runs}</h2>
+</section>
+<section class="card" aria-labelledby="latest-runs"><h2 id="latest-runs">${r.runs}</h2>
 ${
   view.runs.length === 0
     ? html`<p>${r.noRuns}</p>`
@@ -82,6 +83,7 @@ ${view.runs.map(
 <td>${r.runStates[run.state] ?? run.state}</td><td>${run.matched_count}</td><td>${run.mismatch_count}</td><td>${run.error ?? ''}</td></tr>`,
 )}
 </tbody></table></div>`
-}`;
+}
+</section>`;
   return dashboardPage(chrome, t.reconciliation, body);
 }
