@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { createApp } from '../app.ts';
 import type { Config } from '../config.ts';
-import { demoBanner, ensureDemoMerchant } from '../sandbox/demo-merchant.ts';
+import { demoBanner, demoReminder, ensureDemoMerchant } from '../sandbox/demo-merchant.ts';
 
 /** A port that cannot be listened on (taken, not allowed, not this machine's): printed as one line. */
 export class ListenError extends Error {}
@@ -41,7 +41,9 @@ export async function serve(config: Config): Promise<void> {
     }
     logger.info({ metrics: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics` }, 'metrics listener ready');
   }
+  const reminder = demo ? undefined : demoReminder(config);
   if (demo) process.stdout.write(demoBanner(config, demo) + '\n');
+  else if (reminder) process.stdout.write(reminder + '\n');
 
   // The first signal drains (readiness fails while requests are still served, SHUTDOWN_DRAIN_MS),
   // then closes; a second one skips what is left of the drain (docs/deployment.md#draining).

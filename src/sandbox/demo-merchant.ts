@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Accounts, CreatedMerchant } from '../accounts/accounts.ts';
 import type { Config } from '../config.ts';
@@ -16,6 +16,18 @@ export async function ensureDemoMerchant(config: Config, accounts: Accounts): Pr
   const demo = await accounts.createMerchant({ name: 'Demo Shop', email: 'demo@chipin.test' });
   writeFileSync(join(config.dataDir, DEMO_FILE), JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
   return demo;
+}
+
+/**
+ * What a later start of the sandbox on the same embedded database shows instead of the banner:
+ * where the demo merchant's credentials are (never the credentials themselves). Undefined when
+ * there is no such file (production, PostgreSQL, a database whose first merchant came otherwise).
+ */
+export function demoReminder(config: Config): string | undefined {
+  if (config.env !== 'sandbox' || config.databaseUrl !== undefined) return undefined;
+  const file = join(config.dataDir, DEMO_FILE);
+  if (!existsSync(file)) return undefined;
+  return `Sandbox demo merchant: its API key and secret, dashboard login and offers are in ${file} (printed on the first start only).`;
 }
 
 /** What the console shows on first run: credentials and a curl line ready to paste. */

@@ -30,7 +30,7 @@ describe.skipIf(onPostgres)('sandbox first run on an empty embedded database', (
   afterEach(killAll);
 
   it(
-    'writes DATA_DIR/demo-merchant.json and prints a curl line whose credentials obtain a token; a restart makes no second demo merchant',
+    'writes DATA_DIR/demo-merchant.json and prints a curl line whose credentials obtain a token; a restart makes no second demo merchant and says which file has its credentials, without them',
     async () => {
       // From the sources, as `npm start` runs them: the one child of the suite that does.
       const dataDir = tempDataDir({ empty: true });
@@ -68,7 +68,9 @@ describe.skipIf(onPostgres)('sandbox first run on an empty embedded database', (
 
       const second = await startServe(dataDir);
       expect(readFileSync(file, 'utf8')).toBe(saved);
-      expect(second.proc.stdout).not.toMatch(/demo merchant|curl /i);
+      expect(second.proc.stdout).not.toMatch(/curl /i);
+      expect(second.proc.stdout).toContain(`Sandbox demo merchant: its API key and secret, dashboard login and offers are in ${file}`);
+      expect(second.proc.stdout).not.toContain(demo.api_secret);
       // The one demo merchant is still the one in the file.
       await getToken(second.url, demo.api_key, demo.api_secret);
       expect((await stopServe(second)).code, second.proc.output).toBe(0);
