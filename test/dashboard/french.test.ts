@@ -42,6 +42,8 @@ const SAME_IN_BOTH = new Set([
   // A bank account's identifiers are named by their acronyms in both.
   'payouts.iban',
   'payouts.bic',
+  // The daily report's column (7271fa3b): the operator's commission is a "commission" in French too.
+  'report.commission',
   // The delivery log's English words are the codes docs/webhooks.md documents.
 ]);
 /** English labels that are the code they name (the delivery log's words of docs/webhooks.md, a card's funding); French ones never are. */
