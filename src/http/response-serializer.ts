@@ -28,7 +28,19 @@ function isNullOnly(member: unknown): boolean {
   return typeof member === 'object' && member !== null && Object.keys(member).length === 1 && (member as Schema).type === 'null';
 }
 
+/**
+ * What was compiled per response schema object, for the process: the routes' schemas are module
+ * constants, so a second server built in the same process (the test suite builds hundreds) reuses
+ * the first one's serializers instead of compiling them again.
+ */
+const compiled = new WeakMap<object, (data: unknown) => string>();
+
 /** Fastify's serializer compiler (fast-json-stringify, as its default), on {@link nullableAsTypeList}'s copy of each response schema. */
 export function responseSerializer({ schema }: { schema: object }): (data: unknown) => string {
-  return fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]);
+  let serialize = compiled.get(schema);
+  if (!serialize) {
+    serialize = fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]);
+    compiled.set(schema, serialize);
+  }
+  return serialize;
 }

@@ -25,14 +25,16 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /**
  * Schema validators. Bodies are validated strictly: no type coercion ("100" is not an amount)
  * and unknown fields rejected rather than silently dropped. Query strings and path parameters
- * arrive as text, so those coerce.
+ * arrive as text, so those coerce. One pair of Ajv instances per process: Ajv keeps what it
+ * compiled per schema object, and the routes' schemas are module constants, so a second server
+ * built in the same process (the test suite builds hundreds) reuses the first one's validators.
  */
-function validators() {
+const validatorCompiler = (() => {
   const common = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
   const strict = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: false })));
   const coercing = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: true })));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? strict : coercing).compile(schema);
-}
+})();
 
 /**
  * `date-time` and `date` as ajv-formats checks them, and also an instant JS and PostgreSQL can
@@ -154,7 +156,7 @@ export async function buildServer(services: Services, logger: FastifyServerOptio
     }
   });
 
-  app.setValidatorCompiler(validators());
+  app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializer);
   app.decorateRequest('auth', null);
   app.decorateRequest('lang', null);
