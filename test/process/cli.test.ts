@@ -38,7 +38,9 @@ afterAll(cleanUp);
 let templateDir: string;
 let firstMigrate: Result;
 beforeAll(async () => {
-  templateDir = tempDataDir({ empty: true });
+  // Empty on PGlite, for `migrate` to apply every migration; on PostgreSQL with the suite's master.key,
+  // which the shared database keeps the check value of (harness.ts).
+  templateDir = tempDataDir({ empty: !onPostgres });
   firstMigrate = await runCli(['migrate'], cliEnv(templateDir));
 }, PROCESS_TEST_MS);
 
