@@ -27,7 +27,7 @@
  *
  * The spellings walk one route of each family (its part of the route table, recorded access, guard,
  * method, and whether it has path parameters: what decides an answer) on every run, and every
- * route in `npm run test:full` (./../helpers/full-run.ts); the access check walks every route always.
+ * route in `npm run test:full` (test/helpers/full-run.ts); the access check walks every route always.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
