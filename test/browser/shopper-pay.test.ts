@@ -47,6 +47,16 @@ async function spacePage(email: string, viewport: { width: number; height: numbe
 }
 
 /** The sandbox PSP's transactions of the purchase, oldest first. */
+/** On a purchase's page of the space: opens the card change and gives it the test card that goes through. */
+async function submitNewCard(page: Page, t: { change: string; use: string }): Promise<void> {
+  await page.getByText(t.change).click();
+  await page.locator('#holder_name').fill('Ann Leroy');
+  await page.locator('#card_number').fill('4242 4242 4242 4242');
+  await page.locator('#card_expiry').fill('12/39');
+  await page.locator('#card_cvc').fill('123');
+  await page.getByRole('button', { name: t.use }).click();
+}
+
 async function atPsp(purchaseId: string) {
   const { rows } = await app.services.db.query<{ off_session: boolean; capture_mode: string; status: string; captured_cents: number; payment_method_id: string }>(
     `SELECT off_session, capture_mode, status, captured_cents::int, payment_method_id FROM sandbox_psp_transactions
@@ -116,12 +126,7 @@ describe.each([
     const { id, toCollect } = await plan(email, REFUSES_OFF_SESSION, language);
     const page = await spacePage(email, viewport);
     await page.goto(`${app.base}/space/purchases/pur_${id}?lang=${lang}`);
-    await page.getByText(t.change).click();
-    await page.locator('#holder_name').fill('Ann Leroy');
-    await page.locator('#card_number').fill('4242 4242 4242 4242');
-    await page.locator('#card_expiry').fill('12/39');
-    await page.locator('#card_cvc').fill('123');
-    await page.getByRole('button', { name: t.use }).click();
+    await submitNewCard(page, t);
     await expect.poll(() => page.locator('#pay-result').textContent()).toContain(t.changed);
     expect(await collectInstallment(app.services.payments, shop.accountId, toCollect[0]!, 0)).toBe('paid');
     const [, check, mit] = await atPsp(id);
@@ -156,12 +161,7 @@ describe.each(['en', 'fr'] as const)('what an action did, on a phone (%s)', (lan
     await expectAccessible(page, `paid ${lang}`);
 
     await page.goto(`${app.base}/space/purchases/pur_${id}?lang=${lang}`);
-    await page.getByText(t.change).click();
-    await page.locator('#holder_name').fill('Ann Leroy');
-    await page.locator('#card_number').fill('4242 4242 4242 4242');
-    await page.locator('#card_expiry').fill('12/39');
-    await page.locator('#card_cvc').fill('123');
-    await page.getByRole('button', { name: t.use }).click();
+    await submitNewCard(page, t);
     await focusedInView(page, t.changed);
     // The card the rest is charged to now: the new one, not the checkout's (0341).
     await expect(page.locator('#card').textContent()).resolves.toBe(CARD_LINE);

@@ -608,13 +608,14 @@ describe('hostile input on every route', () => {
     const walked = new Set<string>();
     for (const op of operations) {
       const spoils = [
-        ...paramNames(op.path).map((name, at) => ({ name, make: (value: string): Spoil => ({ part: 'param', at, value }) })),
-        ...op.query.map((name, at) => ({ name, make: (value: string): Spoil => ({ part: 'query', name: at, value }) })),
-      ].filter(({ name, make }) => {
+        ...paramNames(op.path).map((name, at) => ({ name, part: 'param', make: (value: string): Spoil => ({ part: 'param', at, value }) })),
+        ...op.query.map((name, at) => ({ name, part: 'query', make: (value: string): Spoil => ({ part: 'query', name: at, value }) })),
+      ].filter(({ name, part }) => {
         // Outside a full run, a parameter name a route of the same family and caller kind already had is not walked again.
-        const slot = `${op.family} ${op.auth} ${op.method === 'GET' ? 'read' : 'write'} ${make('').part} ${name}`;
-        if (FULL_RUN || !walked.has(slot)) return walked.add(slot);
-        return false;
+        const slot = `${op.family} ${op.auth} ${op.method === 'GET' ? 'read' : 'write'} ${part} ${name}`;
+        if (!FULL_RUN && walked.has(slot)) return false;
+        walked.add(slot);
+        return true;
       });
       for (const { name, make } of spoils) {
         slots++;
