@@ -42,7 +42,7 @@ export interface IsolatedDatabase {
    * one in-memory database on PGlite. Closing a handle is idempotent; on PGlite it closes the
    * database for every handle, so apps sharing it are started with `shareDatabase`.
    */
-  open(): Promise<Database>;
+  open(options?: OpenOptions): Promise<Database>;
   /** Closes every handle still open and drops the database. Safe to call after the handles closed. */
   dispose(): Promise<void>;
 }
@@ -51,6 +51,15 @@ export interface IsolatedDatabase {
 function closingOnce(db: Database): Database {
   let closed: Promise<void> | undefined;
   return { ...db, close: () => (closed ??= db.close()) };
+}
+
+/** How a handle is opened. */
+export interface OpenOptions {
+  /**
+   * Connections of the handle's pool on PostgreSQL (default: the service's own); ignored on PGlite.
+   * A suite running many apps at once keeps under the server's max_connections (100) with it.
+   */
+  max?: number;
 }
 
 export interface TestDatabaseOptions {
@@ -75,8 +84,8 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
   return {
     url: connection.url,
     env: connection.env,
-    async open() {
-      const db = closingOnce(openPostgres(connection.url, connection.options));
+    async open(options: OpenOptions = {}) {
+      const db = closingOnce(openPostgres(connection.url, { ...connection.options, ...options }));
       handles.push(db);
       return db;
     },
