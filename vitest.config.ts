@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/slowest-first.ts';
 
 /**
  * What runs where (docs/testing.md). Every file runs on the embedded database (project `pglite`);
@@ -83,6 +84,8 @@ export default defineConfig({
     // Most of a test's time is spent waiting (for a database, a timer, a socket): more files at
     // once than cores keeps both cores busy. Measured in docs/testing.md.
     maxWorkers: Number(process.env.CHIPIN_TEST_WORKERS ?? 4),
+    // Within each project the slowest files start first, from test/file-times.json (docs/testing.md#the-order-of-files).
+    sequence: { sequencer: SlowestFirst },
     // The budget fails the run when a file on PGlite passes 90 s of wall time (docs/testing.md#the-budget).
     reporters: ['default', './test/summary-reporter.ts', './test/budget-reporter.ts'],
     projects: [

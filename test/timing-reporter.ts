@@ -1,14 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { fileTimes } from './budget-reporter.ts';
+import { mergeFileTimes, readFileTimes, writeFileTimes, type FileTimes } from './slowest-first.ts';
 
 /**
  * Where the suite's time goes (`npm run test:timing`, docs/testing.md): per file, the time to
  * import it and its helpers and the time its tests and hooks took; per kind of setup (database
  * opened, app started, browser connected...), how many and how long in all, from the spans
- * test/helpers/timing.ts writes. Printed after the run, longest first.
+ * test/helpers/timing.ts writes. Printed after the run, longest first. Each file's time goes into
+ * test/file-times.json, the order of the next runs (test/slowest-first.ts).
  */
 export default class TimingReporter implements Reporter {
   readonly #dir = mkdtempSync(join(tmpdir(), 'chipin-timing-'));
@@ -32,6 +34,12 @@ export default class TimingReporter implements Reporter {
       count: [...m.children.allTests()].length,
     }));
     rows.sort((a, b) => b.import + b.tests - (a.import + a.tests));
+    const measured: FileTimes = {};
+    for (const m of modules) {
+      const t = fileTimes(m);
+      (measured[m.project.name] ??= {})[relative(process.cwd(), m.moduleId)] = Math.round((t.import + t.tests) / 100) / 10;
+    }
+    writeFileTimes(mergeFileTimes(readFileTimes(), measured, existsSync));
     const out: string[] = [];
     const s = (ms: number) => (ms / 1000).toFixed(1).padStart(7);
     out.push(`\n== timing: ${rows.length} files, ${rows.reduce((n, r) => n + r.count, 0)} tests, ${s(wall)} s wall`);

@@ -62,7 +62,7 @@ export const minimalPurchase = (over: Record<string, unknown> = {}) => ({
  * 2^15: the stored hash names its parameters and verifyPassword reads them (src/crypto/passwords.ts),
  * so each Basic check of `m.dashboard` costs a thirty-second of the CPU. For suites that send the
  * merchant's Basic credentials hundreds of times (test/http/fuzz.test.ts) or on every connector's
- * walk (test/psp/end-to-end.test.ts, test/psp/restart-walk.ts), whose outcome does not depend on the hash's cost; the
+ * walk (test/psp/end-to-end-walk.ts, test/psp/restart-walk.ts), whose outcome does not depend on the hash's cost; the
  * passwords' own rules are tested in test/unit/crypto.test.ts and the sign-in suites.
  */
 export async function cheapDashboardPassword(app: ChipinApp, m: Caller): Promise<void> {

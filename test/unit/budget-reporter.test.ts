@@ -1,10 +1,12 @@
 /**
  * The suite's per-file budget (test/budget-reporter.ts, docs/testing.md#the-budget): a PGlite file
  * over the bound fails the run and is named; files of other projects and files within it do not.
+ * And the order the files run in (test/slowest-first.ts, docs/testing.md#the-order-of-files).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TestModule } from 'vitest/node';
+import type { TestModule, TestSpecification, Vitest } from 'vitest/node';
 import BudgetReporter from '../budget-reporter.ts';
+import SlowestFirst, { mergeFileTimes, type FileTimes } from '../slowest-first.ts';
 
 function file(name: string, project: string, importMs: number, testsMs: number): TestModule {
   const diagnostic = { collectDuration: importMs, setupDuration: 0, prepareDuration: 0, environmentSetupDuration: 0, duration: testsMs };
@@ -46,5 +48,39 @@ describe('the per-file budget', () => {
 
   it('takes another bound from CHIPIN_TEST_FILE_BUDGET_S', () => {
     expect(run([file('fine.test.ts', 'pglite', 0, 89_000)], '60').exitCode).toBe(1);
+  });
+});
+
+describe('the order of files (test/slowest-first.ts)', () => {
+  const spec = (project: string, path: string) => ({ project: { name: project }, moduleId: `/repo/${path}` }) as unknown as TestSpecification;
+  const names = (specs: TestSpecification[]) => specs.map((s) => `${s.project.name}:${s.moduleId.slice('/repo/'.length)}`);
+
+  it('runs project after project, and within one the files it does not know first, then the slowest', async () => {
+    const times: FileTimes = { pglite: { 'a.test.ts': 5, 'b.test.ts': 80, 'c.test.ts': 20 }, postgres: { 'a.test.ts': 90, 'b.test.ts': 1 } };
+    const sequencer = new SlowestFirst({ config: { root: '/repo' } } as unknown as Vitest, () => times);
+    const order = await sequencer.sort([
+      spec('postgres', 'b.test.ts'),
+      spec('pglite', 'a.test.ts'),
+      spec('postgres', 'a.test.ts'),
+      spec('pglite', 'new.test.ts'),
+      spec('pglite', 'c.test.ts'),
+      spec('browser', 'page.test.ts'),
+      spec('pglite', 'b.test.ts'),
+    ]);
+    expect(names(order)).toEqual([
+      'browser:page.test.ts',
+      'pglite:new.test.ts',
+      'pglite:b.test.ts',
+      'pglite:c.test.ts',
+      'pglite:a.test.ts',
+      'postgres:a.test.ts',
+      'postgres:b.test.ts',
+    ]);
+  });
+
+  it("keeps the files a run did not measure, takes this run's times, and drops the files that are gone", () => {
+    const before: FileTimes = { pglite: { 'kept.test.ts': 3, 'measured.test.ts': 50, 'gone.test.ts': 9 } };
+    const merged = mergeFileTimes(before, { pglite: { 'measured.test.ts': 12.5 }, postgres: { 'measured.test.ts': 20 } }, (file) => file !== 'gone.test.ts');
+    expect(merged).toEqual({ pglite: { 'kept.test.ts': 3, 'measured.test.ts': 12.5 }, postgres: { 'measured.test.ts': 20 } });
   });
 });
