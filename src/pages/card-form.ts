@@ -33,6 +33,16 @@ export function cardFields(t: Texts, values: { holder?: string } = {}, errors?: 
 /** The card field a PSP refusal is about, when it is about one field. */
 export const DECLINE_FIELD: Readonly<Record<string, string>> = { incorrect_cvc: 'card_cvc', expired_card: 'card_expiry', invalid_card: 'card_number' };
 
+/**
+ * The message of a PSP refusal on a hosted page, from its real reason: an authentication refused
+ * as the card was registered, before any 3-D Secure step, is a card without 3-D Secure (the
+ * sandbox's Amex test card), which no retry with it can pass: "use another card", not "try again".
+ */
+export function declineText(t: Texts, d: { reason: string; atAttach?: true }): string {
+  const key = d.reason === 'authentication_failed' && d.atAttach ? 'authentication_unsupported' : d.reason;
+  return t.errors[key] ?? t.errors.processing_error!;
+}
+
 export type CardField = 'holder_name' | 'card_number' | 'card_expiry' | 'card_cvc';
 
 /** A card as typed on a page: what a PSP connector's `CardInput` takes. */

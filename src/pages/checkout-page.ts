@@ -9,7 +9,7 @@ import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
 import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { leaderNameNeeded, type Purchase } from '../purchases/purchase.ts';
 import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
@@ -31,6 +31,8 @@ export interface CheckoutView {
   errors?: FormErrors;
   /** The cardholder's name typed, kept when the page is shown again. */
   holder?: string;
+  /** The leader's own name typed for the friends (asked when the merchant sent none), kept when the page is shown again. */
+  leaderName?: string;
   pledges?: Pledge[];
   /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
   csrfFrameToken?: string;
@@ -192,6 +194,16 @@ function friendRow(t: Texts, i: number, f: { name: string; email: string; phone:
 </fieldset>`;
 }
 
+/**
+ * The leader's own name, asked when the merchant sent no client name: friends read it in their
+ * invitation and on their page ("Léa invites you to chip in"), never the leader's e-mail address
+ * (docs/hosted-payment.md#the-leaders-name). Required once a friend is invited (the server says so).
+ */
+function leaderNameField(v: CheckoutView, t: Texts): SafeHtml | '' {
+  if (!leaderNameNeeded(v.purchase)) return '';
+  return html`<div class="leader-name"><label for="leader_name">${t.leaderName}</label><p class="muted" id="leader_name_hint">${t.leaderNameHint}</p>${fieldError(v.errors, 'leader_name')}<input id="leader_name" name="leader_name" maxlength="60" autocomplete="name" value="${v.leaderName ?? v.purchase.leaderName ?? ''}"${invalidAttrs(v.errors, 'leader_name', 'leader_name_hint')}></div>`;
+}
+
 function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
   const friends = v.friends?.length ? v.friends : [undefined, undefined];
   const p = v.purchase;
@@ -199,6 +211,7 @@ function friendsEditor(v: CheckoutView, t: Texts): SafeHtml {
   return html`<fieldset id="friends" data-amount="${p.amountCents}" data-currency="${p.currency}" data-decimals="${decimalAmount(0, p.currency).split('.')[1]?.length ?? 0}" data-max="${MAX_PLEDGERS}" data-err-shares="${t.invalidShares}" data-legend="${t.friendLegend(0)}">
   <legend>${t.friends}</legend>
   <p class="muted" id="friends-hint">${v.offer.leaderCanPayAlone ? t.friendsHint : `${t.friendRequired} ${t.friendsHint}`}</p>
+  ${leaderNameField(v, t)}
   <div id="friend-rows">${friends.map((f, i) => friendRow(t, i, f, v.errors))}</div>
   <button type="button" class="secondary" id="add-friend" hidden>${t.addFriend}</button>
   <button type="button" class="secondary" id="split-evenly" hidden>${t.splitEvenly}</button>

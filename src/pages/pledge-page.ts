@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
 import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { leaderDisplayName, type Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, pageTitle, type FormErrors } from './errors.ts';
 import { gtuLink, langSwitcher, layout, testModeBanner, type MerchantPageSettings } from './html.ts';
@@ -36,7 +36,7 @@ export interface PledgeView {
 export function pledgePage(v: PledgeView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
-  const inviter = [p.client.firstName, p.client.lastName].filter(Boolean).join(' ') || p.client.email;
+  const inviter = leaderDisplayName(p);
   const share = formatMoney(v.pledge.amountCents, p.currency, v.lang);
   const uid = `plg_${v.pledge.id}`;
   const status =
@@ -59,7 +59,7 @@ export function pledgePage(v: PledgeView): string {
   </form>`;
   const body = html`${langSwitcher(t, v.lang, v.switchBase)}${testModeBanner(t, v.testMode)}<section class="card">
   <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
-  <h1>${t.pledgeTitle(inviter)}</h1>
+  <h1>${v.done === 'paid' ? t.pledgePaidTitle(inviter) : t.pledgeTitle(inviter)}</h1>
   <p>${t.pledgeFor(p.title, p.merchantName)}</p>
   <p class="amount"><span class="muted" style="font-size:1rem;font-weight:400">${t.pledgeShare}</span> ${share}</p>
   ${v.deadline && !v.done ? html`<p>${t.pledgeDeadline(formatDateTime(v.deadline, v.lang, p.merchantTimeZone))}</p>` : ''}

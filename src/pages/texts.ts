@@ -84,6 +84,10 @@ export const TEXT = {
     friends: 'Invite friends to chip in',
     friendsHint: 'Each friend gets a link to pay their share, by e-mail or by SMS: give one of the two. Leave a row empty to skip it.',
     friendName: 'Name',
+    /** The leader's own name, asked when the merchant sent none (docs/hosted-payment.md#the-leaders-name). */
+    leaderName: 'Your name',
+    leaderNameHint: 'Your friends see it in their invitation.',
+    leaderNameError: 'Enter your name: your friends see it in their invitation.',
     friendEmail: 'E-mail',
     friendPhone: 'Phone',
     friendShare: 'Share',
@@ -97,6 +101,9 @@ export const TEXT = {
       incorrect_cvc: 'The CVC is incorrect.',
       invalid_card: 'The card number is not valid.',
       authentication_failed: 'The authentication with your bank failed. Try again or use another card.',
+      /** `authentication_failed` as the card was registered, before any authentication step: the card has no 3-D Secure (docs/testing-in-the-sandbox.md#test-cards). */
+      authentication_unsupported:
+        'This card cannot be used here: it does not support 3-D Secure, the check with your bank this payment requires. Nothing was charged. Use another card.',
       authorization_expired: 'The authorisation expired. Try again.',
       amount_too_large: 'The amount is too large.',
       processing_error: 'The payment could not be completed. Try again.',
@@ -185,6 +192,8 @@ export const TEXT = {
     resultDownPaymentPurposes: { first_installment: 'Deposit', installment: 'Balance' } as Record<string, string>,
     // Pledger page
     pledgeTitle: (inviter: string) => `${inviter} invites you to chip in`,
+    /** The heading once the share is paid: no longer an invitation. */
+    pledgePaidTitle: (inviter: string) => `You chipped in to ${inviter}’s pot`,
     pledgeFor: (title: string, merchant: string) => `For "${title}" at ${merchant}.`,
     pledgeShare: 'Your share',
     pledgeDeadline: (d: string) => `Pay before ${d}.`,
@@ -276,6 +285,9 @@ export const TEXT = {
     friends: 'Invitez des amis à participer',
     friendsHint: 'Chaque ami reçoit un lien pour payer sa part, par e-mail ou par SMS : indiquez l’un des deux. Laissez une ligne vide pour l’ignorer.',
     friendName: 'Nom',
+    leaderName: 'Votre nom',
+    leaderNameHint: 'Vos amis le verront dans leur invitation.',
+    leaderNameError: 'Saisissez votre nom\u00a0: vos amis le verront dans leur invitation.',
     friendEmail: 'E-mail',
     friendPhone: 'Téléphone',
     friendShare: 'Part',
@@ -289,6 +301,8 @@ export const TEXT = {
       incorrect_cvc: 'Le cryptogramme est incorrect.',
       invalid_card: 'Le numéro de carte n’est pas valide.',
       authentication_failed: 'L’authentification auprès de votre banque a échoué. Réessayez ou utilisez une autre carte.',
+      authentication_unsupported:
+        'Cette carte ne peut pas être utilisée ici\u00a0: elle ne prend pas en charge 3-D Secure, la vérification auprès de votre banque qu’exige ce paiement. Rien n’a été débité. Utilisez une autre carte.',
       authorization_expired: 'L’autorisation a expiré. Réessayez.',
       amount_too_large: 'Le montant est trop élevé.',
       processing_error: 'Le paiement n’a pas pu aboutir. Réessayez.',
@@ -372,6 +386,7 @@ export const TEXT = {
     } as Record<string, string>,
     resultDownPaymentPurposes: { first_installment: 'Acompte', installment: 'Solde' } as Record<string, string>,
     pledgeTitle: (inviter: string) => `${inviter} vous invite à participer`,
+    pledgePaidTitle: (inviter: string) => `Vous avez participé à la cagnotte ${/^[aeiouyhàâäéèêëîïôöùûüæœ]/i.test(inviter) ? 'd’' : 'de '}${inviter}`,
     pledgeFor: (title: string, merchant: string) => `Pour « ${title} » chez ${merchant}.`,
     pledgeShare: 'Votre part',
     pledgeDeadline: (d: string) => `À payer avant le ${d}.`,

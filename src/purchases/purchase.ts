@@ -46,6 +46,8 @@ export interface Purchase {
    * null: the callback URL's origin.
    */
   merchantOrigin: string | null;
+  /** The name the leader of a pot gave on the checkout page, when the merchant sent no client name (null otherwise). */
+  leaderName: string | null;
   /**
    * `YYYY-MM-DD` asked by the direct call's secondInstallmentPaymentDate / deferredPaymentDate /
    * balancePaymentDate, or the APIs' balance date (docs/schedules.md#requested-dates).
@@ -60,4 +62,18 @@ export interface Purchase {
     firstName: string | null;
     lastName: string | null;
   };
+}
+
+/**
+ * Who invites the friends of a pot, as they read it: the client's name the merchant sent (first and
+ * last), else the name the leader gave on the checkout page, else (a pot made through the API
+ * without either) the leader's e-mail address.
+ */
+export function leaderDisplayName(p: Pick<Purchase, 'client' | 'leaderName'>): string {
+  return [p.client.firstName, p.client.lastName].filter(Boolean).join(' ') || p.leaderName || p.client.email;
+}
+
+/** Whether the checkout asks the leader of a pot for a name: the merchant sent none. */
+export function leaderNameNeeded(p: Pick<Purchase, 'client'>): boolean {
+  return !p.client.firstName && !p.client.lastName;
 }

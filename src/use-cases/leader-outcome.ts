@@ -21,7 +21,8 @@ import { setPurchaseComment } from '../purchases/purchase-repository.ts';
 export type LeaderOutcome =
   | { kind: 'processed'; state: PurchaseState }
   | { kind: 'challenge'; url: string }
-  | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState }
+  /** `atAttach`: refused as the card was registered, before any 3-D Secure step or charge (a card without 3-D Secure). */
+  | { kind: 'declined'; reason: DeclineReason; message: string; attemptsLeft: number; state: PurchaseState; atAttach?: true }
   /**
    * The risk rules refused the plan before anything was authorised (docs/risk.md#the-decision-at-payment-time);
    * `fallbacks`: the offers the rules accept instead, while the purchase is still CREATED (docs/risk.md#the-fallback).
@@ -49,10 +50,23 @@ export function stateAfter(move: MoveResult, unchanged: PurchaseState): Purchase
  * A refusal (card not attached, authorisation or share charge refused, 3-D Secure failed): the
  * purchase stays CREATED and records `payment.failed`; the offer's last allowed attempt makes it FAILED.
  */
-export async function leaderDeclined(deps: PaymentDeps, offer: Offer, payment: PaymentRow, refusal: Decline | undefined, result?: TransactionResult): Promise<LeaderOutcome> {
+export async function leaderDeclined(
+  deps: PaymentDeps,
+  offer: Offer,
+  payment: PaymentRow,
+  refusal: (Decline & { atAttach?: true }) | undefined,
+  result?: TransactionResult,
+): Promise<LeaderOutcome> {
   const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
   const after = await deps.db.transaction((tx) => failAttempt(deps, tx, offer, payment, decline.reason, result, {}));
-  return { kind: 'declined', reason: decline.reason, message: decline.message, attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts), state: after.state };
+  const outcome = {
+    kind: 'declined' as const,
+    reason: decline.reason,
+    message: decline.message,
+    attemptsLeft: Math.max(0, offer.maxAttempts - after.attempts),
+    state: after.state,
+  };
+  return refusal?.atAttach ? { ...outcome, atAttach: true } : outcome;
 }
 
 /**

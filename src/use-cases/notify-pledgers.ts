@@ -2,6 +2,7 @@ import { pledgePageUrl } from '../domain/links.ts';
 import type { PledgeMessage } from '../messaging/messenger.ts';
 import { listPledges, type Pledge } from '../payments/pledge-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
+import { leaderDisplayName } from '../purchases/purchase.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 
@@ -10,7 +11,7 @@ export async function sendToPledgers(deps: PaymentDeps, accountId: string, purch
   const purchase = await findPurchase(deps.db, accountId, purchaseId);
   const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
   if (!purchase || !offer) return;
-  const inviterName = [purchase.client.firstName, purchase.client.lastName].filter(Boolean).join(' ') || purchase.client.email;
+  const inviterName = leaderDisplayName(purchase);
   for (const p of pledges) {
     const msg: PledgeMessage = {
       kind,

@@ -9,6 +9,7 @@ import { insertPayment, leaderAttempts, setPaymentPspMethod, releasePendingAttem
 import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { insertDraftPledges, type NewPledge } from '../payments/pledge-repository.ts';
+import { setLeaderName } from '../purchases/purchase-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import type { AccountConnector } from '../psp/registry.ts';
@@ -44,6 +45,12 @@ export async function payAsLeader(
      * that request's attempt at once rather than answering "in progress" for it.
      */
     requestKey?: string;
+    /**
+     * The leader's own name typed on the checkout page when the merchant sent none: friends read
+     * it as who invites them (docs/hosted-payment.md#the-leaders-name). Stored with the attempt's
+     * invitations.
+     */
+    leaderName?: string;
   } = {},
 ): Promise<LeaderOutcome> {
   const state = await loadPayState(deps.db, purchase.accountId, purchase.id);
@@ -88,7 +95,7 @@ export async function payAsLeader(
     if (resolved && resolved.state !== 'CREATED') return resolved;
   }
 
-  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp, context.requestKey);
+  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp, context.requestKey, context.leaderName);
   if ('outcome' in reserved) return reserved.outcome;
   const { payment } = reserved;
   try {
@@ -129,7 +136,7 @@ async function checkoutAtPsp(
   context: { ip?: string },
 ): Promise<LeaderOutcome> {
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
-  if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message });
+  if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message, atAttach: true });
   const stored = await deps.risk.rules.rules(state.accountId);
   const risk: PaymentRiskInput = {
     purpose: 'leader',
@@ -202,6 +209,7 @@ async function reserveAttempt(
   pledgers: NewPledge[],
   psp: AccountConnector,
   requestKey: string | undefined,
+  leaderName: string | undefined,
 ): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
   const { db, clock } = deps;
   const { accountId, id: purchaseId } = state;
@@ -219,6 +227,7 @@ async function reserveAttempt(
     // Never a second key for the same money while an earlier attempt is unresolved.
     if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { outcome: { kind: 'in_progress' } };
     await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
+    if (leaderName && pledgers.length > 0) await setLeaderName(tx, accountId, purchaseId, leaderName, now);
     // Charged on the offer's PSP account from now on: booked in the offer's mode (docs/money-operations.md#transfer-mode).
     if (offer.paymentMode !== locked.paymentMode) await setPurchasePaymentMode(tx, accountId, purchaseId, offer.paymentMode);
     const payment = await insertPayment(

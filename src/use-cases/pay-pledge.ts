@@ -35,7 +35,8 @@ import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 export type PledgeOutcome =
   | { kind: 'paid' }
   | { kind: 'challenge'; url: string }
-  | { kind: 'declined'; reason: DeclineReason; message: string }
+  /** `atAttach`: refused as the card was registered, before any 3-D Secure step or charge (a card without 3-D Secure). */
+  | { kind: 'declined'; reason: DeclineReason; message: string; atAttach?: true }
   /** The account's block lists or card countries refused the pledger's card before anything was charged (docs/risk.md#what-applies). */
   | { kind: 'risk_refused'; reasons: RiskReason[] }
   | { kind: 'already_paid' }
@@ -86,7 +87,7 @@ export async function payPledge(
   // was the same for two attempts in one millisecond, or on a sandbox clock standing still, and the
   // second card was refused as a reuse). Attaching moves no money; the charge's key is the payment's.
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${pledge.id}:attach:${newUuid()}`, card });
-  if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message };
+  if (!attached.ok) return { kind: 'declined', reason: attached.reason, message: attached.message, atAttach: true };
   const refused = await decidePledge(deps, pledge, purchase, offer, card, attached, context);
   if (refused) return { kind: 'risk_refused', reasons: refused };
 

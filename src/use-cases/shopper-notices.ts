@@ -15,7 +15,7 @@ import { findPayment, type PaymentRow } from '../payments/payment-repository.ts'
 import { LEADER_CARD_PURPOSES } from '../payments/result-figures.ts';
 import { findPledge, listPledges } from '../payments/pledge-repository.ts';
 import { findPurchase } from '../purchases/purchase-repository.ts';
-import type { Purchase } from '../purchases/purchase.ts';
+import { leaderDisplayName, type Purchase } from '../purchases/purchase.ts';
 import type { PaymentDeps } from './deps.ts';
 
 /**
@@ -148,7 +148,7 @@ export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pl
             paid.map((p) => p.amountCents),
           )
         : 0;
-    const inviterName = [purchase.client.firstName, purchase.client.lastName].filter(Boolean).join(' ') || purchase.client.email;
+    const inviterName = leaderDisplayName(purchase);
     const notice = { ...b, kind: 'pledge_receipt' as const, chargedCents: pledge.amountCents, inviterName, leftCents, deadline: state.potDeadlineAt };
     if (pledge.email) await deps.messenger.sendNoticeEmail(pledge.email, notice);
     else await deps.messenger.sendNoticeSms(pledge.phoneNumber!, notice);

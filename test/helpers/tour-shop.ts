@@ -65,9 +65,9 @@ export async function seedTourShop(app: ChipinApp, base: string, days = 14): Pro
   );
   ok(await backoffice('PUT', '/api/backoffice/webhook', { url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/chipin` }), 'webhook');
 
-  const create = async (title: string, amount: number, offer: string, email = CLIENTS[0]!, ref?: string) =>
+  const create = async (title: string, amount: number, offer: string, email = CLIENTS[0]!, ref?: string, name?: { first_name: string; last_name: string }) =>
     ok(
-      await a.post('/api/merchants/v1/purchases', { title, amount, client: { email }, merchant_uid: offer, callback_url: `${base}/healthz`, ...(ref ? { ref } : {}) }),
+      await a.post('/api/merchants/v1/purchases', { title, amount, client: { email, ...name }, merchant_uid: offer, callback_url: `${base}/healthz`, ...(ref ? { ref } : {}) }),
       title,
     ).json() as {
       id: string;
@@ -109,7 +109,8 @@ export async function seedTourShop(app: ChipinApp, base: string, days = 14): Pro
   const shopper = 'ann.leroy@example.com';
   const plan = (await create('Lisbon city break, 3 nights', 36_000, a.offer('INSTALLMENTS', 3), shopper)).id;
   ok(await pay(plan), 'plan');
-  const potInProgress = (await create('Algarve villa, 7 nights', 189_000, a.offer('SHARED'), 'hugo.petit@example.com')).id;
+  // The pots whose friends' pages the tour shows: their leaders named, as a shop sends its client's name (the friends read it).
+  const potInProgress = (await create('Algarve villa, 7 nights', 189_000, a.offer('SHARED'), 'hugo.petit@example.com', undefined, { first_name: 'Hugo', last_name: 'Petit' })).id;
   ok(
     await pay(potInProgress, CARD, [
       { email: shopper, name: 'Ann', amount_cents: 60_000 },
@@ -119,7 +120,7 @@ export async function seedTourShop(app: ChipinApp, base: string, days = 14): Pro
   );
   const [pledgeOpen, pledgePaid] = (await listPledges(db, a.accountId, potInProgress)).map((p) => p.id);
   ok(await a.post(`/api/sandbox/pledges/plg_${pledgePaid}/pay`, { card_number: CARD }), 'pledge');
-  const potPaid = (await create('Surf camp, Ericeira', 68_000, a.offer('SHARED'), 'tom.baker@example.com')).id;
+  const potPaid = (await create('Surf camp, Ericeira', 68_000, a.offer('SHARED'), 'tom.baker@example.com', undefined, { first_name: 'Tom', last_name: 'Baker' })).id;
   ok(await pay(potPaid, CARD, [{ email: 'sam.ward@example.com', name: 'Sam', amount_cents: 20_000 }]), 'pot paid');
   for (const p of await listPledges(db, a.accountId, potPaid)) ok(await a.post(`/api/sandbox/pledges/plg_${p.id}/pay`, { card_number: CARD }), 'pledge');
   ok(await a.post(`/api/merchants/v1/purchases/${potPaid}/refunds`, { amount: 8_000, reason: 'Board rental not taken' }), 'refund');

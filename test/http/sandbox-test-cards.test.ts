@@ -67,10 +67,13 @@ it('4000 0000 0000 3063 (3-D Secure required): the challenge opens, and once com
   expect(await stateOf(id)).toBe('LEADER_PROCESSED');
 });
 
-it('378282246310005 (an Amex without 3-D Secure): refused authentication_failed, nothing paid, the shopper may retry', async () => {
+it('378282246310005 (an Amex without 3-D Secure): refused authentication_failed, nothing paid; the page says why and to use another card, not to try again', async () => {
   const { id, res } = await payOnPage('378282246310005');
   expect(res.statusCode).toBe(402);
-  expect(res.body).toContain(TEXT.en.errors.authentication_failed);
+  expect(res.body).toContain(TEXT.en.errors.authentication_unsupported);
+  expect(res.body).not.toContain(TEXT.en.errors.authentication_failed);
+  expect(TEXT.en.errors.authentication_unsupported).toMatch(/does not support 3-D Secure.*Use another card\.$/);
+  expect(TEXT.en.errors.authentication_unsupported).not.toMatch(/try again/i);
   expect(await pspDeclines(id)).toEqual(['authentication_failed']);
   expect(await stateOf(id)).toBe('INITIALIZED');
 });

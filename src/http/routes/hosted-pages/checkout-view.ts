@@ -4,7 +4,7 @@ import { inTestMode, type Offer } from '../../../accounts/offer.ts';
 import { isUuid, parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { computeSchedule, type Schedule, requestedDatesOf } from '../../../domain/schedule.ts';
-import { DECLINE_FIELD } from '../../../pages/card-form.ts';
+import { DECLINE_FIELD, declineText } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
 import { checkoutPage, confirmingPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
@@ -210,7 +210,7 @@ export class CheckoutPages {
         const fresh = (await this.load(request as unknown as { params: { purchase_uid: string }; query: unknown }))!;
         const back = await this.failedBackToShop(fresh, result.reason);
         if (back) return reply.redirect(back, 303);
-        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const reason = declineText(t, result);
         const left = fresh.purchase.state === 'CREATED' ? t.attemptsLeft(result.attemptsLeft) : '';
         // A refusal about one field (expired card, wrong CVC, bad number) is that field's message too.
         const field = DECLINE_FIELD[result.reason];

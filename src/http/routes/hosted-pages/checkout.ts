@@ -14,6 +14,7 @@ import type { LeaderOutcome } from '../../../use-cases/leader-outcome.ts';
 import { payAsLeader, type NewPledge } from '../../../use-cases/pay-as-leader.ts';
 import { confirmLeaderAttempt } from '../../../use-cases/resolve-leader-attempt.ts';
 import { switchOffer } from '../../../use-cases/switch-offer.ts';
+import { leaderNameNeeded } from '../../../purchases/purchase.ts';
 import type { Services } from '../../../services.ts';
 import { normalizeTypedPhone, shopperCountry } from '../../../messaging/phone-numbers.ts';
 import type { CountryCode } from 'libphonenumber-js/min';
@@ -71,6 +72,17 @@ function readFriends(
   return message ? { rows, errors: { message, fields } } : { rows, pledges };
 }
 
+/** The leader's own name as typed (one line, at most 60 characters), '' when none. */
+function typedLeaderName(form: Record<string, unknown>): string {
+  const v = form.leader_name;
+  return typeof v === 'string'
+    ? v
+        .replace(/[\p{Cc}\s]+/gu, ' ')
+        .trim()
+        .slice(0, 60)
+    : '';
+}
+
 /** The leader's hosted checkout: `GET /pay/<purchase_uid>` shows it, `POST` pays. */
 export function registerCheckout(app: App, services: Services): void {
   const { clock, config, payments } = services;
@@ -108,12 +120,18 @@ export function registerCheckout(app: App, services: Services): void {
     if (!csrf.verify(request, `pur_${ctx.purchase.id}`, form)) return page.show(request, reply, ctx, { errors: { message: t.expiredForm } }, 403);
     const friends =
       ctx.offer.type === 'SHARED' ? readFriends(form, ctx.purchase.currency, shopperCountry(ctx.purchase.phoneNumber, merchantCountry(ctx.offer)), t) : { rows: [], pledges: [] };
+    // The leader's own name, asked when the merchant sent none: required once a friend is invited,
+    // since friends read it as who invites them (docs/hosted-payment.md#the-leaders-name).
+    const leaderName = ctx.offer.type === 'SHARED' && leaderNameNeeded(ctx.purchase) ? typedLeaderName(form) : undefined;
+    const nameMissing = leaderName === '' && (friends.pledges?.length ?? 0) > 0;
     // What the shopper typed is kept when the page comes back with an error (never the card's own fields).
-    const kept = { friends: friends.rows, holder: typedHolder(form) };
+    const kept = { friends: friends.rows, holder: typedHolder(form), leaderName };
     const checked = checkCard(form, clock.now());
-    if (!friends.pledges || !checked.ok) {
+    if (!friends.pledges || !checked.ok || nameMissing) {
       const cardFields: Record<string, string> = checked.ok ? {} : Object.fromEntries(checked.fields.map((f) => [f, t.fieldErrors[f] ?? t.invalidCard]));
-      const errors: FormErrors = { message: friends.errors?.message ?? t.invalidCard, fields: { ...(friends.errors?.fields ?? {}), ...cardFields } };
+      const nameField: Record<string, string> = nameMissing ? { leader_name: t.leaderNameError } : {};
+      const message = friends.errors?.message ?? (nameMissing ? t.leaderNameError : t.invalidCard);
+      const errors: FormErrors = { message, fields: { ...nameField, ...(friends.errors?.fields ?? {}), ...cardFields } };
       return page.show(request, reply, ctx, { ...kept, errors }, 422);
     }
     // The 3-D Secure return keeps the page's mode (embed) and its language: the sandbox's
@@ -125,7 +143,11 @@ export function registerCheckout(app: App, services: Services): void {
     try {
       // The offer the page showed, when its form says (a page rendered before this field did not).
       const shown = typeof form.offer === 'string' ? parsePublicId('mer', form.offer) : undefined;
-      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl, { ip: request.ip, ...(shown ? { offerId: shown } : {}) });
+      result = await payAsLeader(payments, ctx.purchase, checked.card, friends.pledges, returnUrl, {
+        ip: request.ip,
+        ...(shown ? { offerId: shown } : {}),
+        ...(leaderName ? { leaderName } : {}),
+      });
     } catch (err) {
       if (!(err instanceof PspIntegrationError)) throw err;
       // A PSP fault: the purchase is unchanged and a new attempt replays this one first (never a second charge).

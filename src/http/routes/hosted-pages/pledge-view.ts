@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { inTestMode } from '../../../accounts/offer.ts';
 import { isUuid, parsePublicId } from '../../../domain/ids.ts';
-import { DECLINE_FIELD } from '../../../pages/card-form.ts';
+import { DECLINE_FIELD, declineText } from '../../../pages/card-form.ts';
 import { confirmingPage } from '../../../pages/checkout-page.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
@@ -12,6 +12,7 @@ import { resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cas
 import type { Services } from '../../../services.ts';
 import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
 import type { ChallengeReturn } from '../../../psp/connector.ts';
+import { readCookie } from '../../../pages/csrf.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 /** The pledge page's address, `/pledge/<plg_uid>`, and its own query: `lang`. */
@@ -25,6 +26,25 @@ function doneOf(state: string, reason: string | null): PledgeView['done'] {
   if (state === 'paid') return 'paid';
   if (state === 'closed') return reason === 'pot_full' ? 'full' : 'closed';
   return undefined;
+}
+
+/** The cardholder's name a friend typed, kept through 3-D Secure (one cookie, the pledge's path, 30 minutes). */
+const HOLDER_COOKIE = 'chipin_holder';
+
+function holderCookie(pledgeId: string, holder: string, secure: boolean): string {
+  // SameSite=Lax: the issuer's return is a top-level navigation from another site.
+  return `${HOLDER_COOKIE}=${encodeURIComponent(holder)}; Path=/pledge/plg_${pledgeId}; HttpOnly; SameSite=Lax; Max-Age=${holder ? 1800 : 0}${secure ? '; Secure' : ''}`;
+}
+
+/** The name kept by {@link holderCookie}: the browser sends it on the pledge's own path only. */
+function holderKept(request: FastifyRequest): string | undefined {
+  const raw = readCookie(request.headers.cookie, HOLDER_COOKIE);
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(raw).slice(0, 100) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `?lang=xx` when the shopper chose the page's language, kept through the form and 3-D Secure. */
@@ -44,9 +64,11 @@ export class PledgePages {
   readonly #clock: Services['clock'];
   readonly #payments: Services['payments'];
   readonly #offers: Services['offers'];
+  readonly #secure: boolean;
 
   constructor(services: Services) {
     this.#services = services;
+    this.#secure = services.config.publicUrl.startsWith('https:');
     ({ clock: this.#clock, payments: this.#payments, offers: this.#offers } = services);
     this.csrf = csrfFor(services);
   }
@@ -81,15 +103,20 @@ export class PledgePages {
     return reply.code(status).send(pledgePage({ ...ctx, csrfToken: token, csrfFrameToken: frameToken, switchBase, ...extra, done }));
   }
 
-  async outcome(request: FastifyRequest & { params: { pledge_uid: string } }, reply: FastifyReply, result: PledgeOutcome, holder?: string) {
+  async outcome(request: FastifyRequest & { params: { pledge_uid: string } }, reply: FastifyReply, result: PledgeOutcome, typed?: string) {
     const ctx = (await this.load(request))!;
     const t = TEXT[ctx.lang];
     const here = `/pledge/plg_${ctx.pledge.id}${langQuery(request)}`;
+    // Back from 3-D Secure the form has nothing typed: the name the friend typed before the
+    // challenge, kept in a cookie of the pledge's own path, is shown again (never the name the
+    // leader gave the friend, nor anyone else's).
+    const holder = typed ?? holderKept(request);
     switch (result.kind) {
       case 'challenge':
+        if (typed) void reply.header('set-cookie', holderCookie(ctx.pledge.id, typed, this.#secure));
         return reply.redirect(result.url, 303);
       case 'declined': {
-        const reason = t.errors[result.reason] ?? t.errors.processing_error!;
+        const reason = declineText(t, result);
         const field = DECLINE_FIELD[result.reason];
         return this.show(request, reply, ctx, { holder, errors: { message: reason, fields: field ? { [field]: reason } : {} } }, 402);
       }
@@ -102,6 +129,7 @@ export class PledgePages {
       case 'paid':
       case 'already_paid':
       case 'closed':
+        if (readCookie(request.headers.cookie, HOLDER_COOKIE)) void reply.header('set-cookie', holderCookie(ctx.pledge.id, '', this.#secure));
         return reply.redirect(here, 303);
     }
   }
