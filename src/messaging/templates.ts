@@ -149,10 +149,10 @@ const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
   fr: (p) => ({
     subject: `${p.merchant}${NBSP}: votre lien de paiement pour ${oneLine(p.title, 80)}`,
     greeting: COMMON.fr.greeting(p.firstName),
-    intro: `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}.`,
+    intro: `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}.`,
     invite: `Réglez-le seul ou à plusieurs en suivant ce lien${NBSP}:`,
     cta: 'Payer maintenant',
-    ignore: "Si vous n'êtes pas à l'origine de cet achat, vous pouvez ignorer cet e-mail.",
+    ignore: 'Si vous n’êtes pas à l’origine de cet achat, vous pouvez ignorer cet e-mail.',
     signature: COMMON.fr.signature(p.merchant),
   }),
 };
@@ -205,7 +205,7 @@ export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents:
   const fr = lang === 'fr';
   return {
     heading: fr ? 'Échéancier' : 'Payment schedule',
-    rows: lines.map((l, k) => [k === 0 && firstIsToday ? (fr ? "Aujourd'hui" : 'Today') : formatDate(l.dueDate, lang), formatMoney(l.amountCents, currency, lang)] as const),
+    rows: lines.map((l, k) => [k === 0 && firstIsToday ? (fr ? 'Aujourd’hui' : 'Today') : formatDate(l.dueDate, lang), formatMoney(l.amountCents, currency, lang)] as const),
   };
 }
 
@@ -220,7 +220,7 @@ function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' 
     return {
       ...base,
       intro: fr
-        ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, payable en ${offer.count} fois par carte. Ce paiement en plusieurs fois est un crédit${NBSP}: ${first} aujourd'hui (dont ${fees} de frais), puis une échéance chaque mois.`
+        ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, payable en ${offer.count} fois par carte. Ce paiement en plusieurs fois est un crédit${NBSP}: ${first} aujourd’hui (dont ${fees} de frais), puis une échéance chaque mois.`
         : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in ${offer.count} installments. Paying in installments is a credit: ${first} today (including ${fees} of fees), then one payment each month.`,
       figures: [planFigures(offer.lines, currency, p.lang, true), creditFigures(offer.credit, currency, p.lang)],
       invite: fr ? `Payez la première échéance de ${first} en suivant ce lien${NBSP}:` : `Pay the first installment of ${first} at this link:`,
@@ -233,7 +233,7 @@ function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' 
   return {
     ...base,
     intro: fr
-      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, à payer plus tard${NBSP}: rien n'est débité aujourd'hui. Vous autorisez ${total} sur votre carte, qui seront débités le ${date}.`
+      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, à payer plus tard${NBSP}: rien n’est débité aujourd’hui. Vous autorisez ${total} sur votre carte, qui seront débités le ${date}.`
       : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, to pay later: nothing is charged today. You authorise ${total} on your card, charged on ${date}.`,
     figures: offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [],
     invite: fr ? `Autorisez ${total} (débités le ${date}) en suivant ce lien${NBSP}:` : `Authorise ${total} (charged on ${date}) at this link:`,
@@ -256,10 +256,10 @@ function downPaymentEmailTexts(p: Parts, base: EmailTexts, offer: Extract<OfferS
   return {
     ...base,
     intro: fr
-      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d'un montant de ${p.amount}, payable par carte en deux temps${NBSP}: un acompte de ${deposit} aujourd'hui${fees ? ` (dont ${fees} de frais)` : ''}, puis le solde de ${balance}, débité le ${date}.${credit ? ` Payer le solde plus tard est un crédit.` : ''}`
+      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, payable par carte en deux temps${NBSP}: un acompte de ${deposit} aujourd’hui${fees ? ` (dont ${fees} de frais)` : ''}, puis le solde de ${balance}, débité le ${date}.${credit ? ` Payer le solde plus tard est un crédit.` : ''}`
       : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in two parts: a deposit of ${deposit} today${fees ? ` (including ${fees} of fees)` : ''}, then the balance of ${balance}, charged on ${date}.${credit ? ' Paying the balance later is a credit.' : ''}`,
     figures: [planFigures([offer.deposit, offer.balance], currency, p.lang, true), ...(offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [])],
-    invite: fr ? `Payez l'acompte de ${deposit} en suivant ce lien${NBSP}:` : `Pay the deposit of ${deposit} at this link:`,
+    invite: fr ? `Payez l’acompte de ${deposit} en suivant ce lien${NBSP}:` : `Pay the deposit of ${deposit} at this link:`,
     cta: fr ? `Payer ${deposit}` : `Pay ${deposit}`,
   };
 }
@@ -335,7 +335,7 @@ const PLEDGE: Record<
     before: (d) => `avant le ${d}${NBSP}:`,
     subject: (p, title) => (p.reminder ? `Rappel${NBSP}: la cagnotte pour ${title} se termine le ${p.deadline}` : `${p.inviter} vous invite à verser ${p.share} pour ${title}`),
     cta: 'Payer ma part',
-    ignore: "Si vous n'attendiez pas cette invitation, vous pouvez ignorer cet e-mail.",
+    ignore: 'Si vous n’attendiez pas cette invitation, vous pouvez ignorer cet e-mail.',
   },
 };
 

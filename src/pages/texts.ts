@@ -363,7 +363,7 @@ export const TEXT = {
     resultRest: 'Reste à réunir auprès de vos amis',
     resultPotCloses: 'Fin de la cagnotte',
     resultRestExplain: (rest: string, deadline: string) =>
-      `Si vos amis ne l’ont pas réglé d’ici le ${deadline}, ${rest} seront débités sur votre carte à partir du montant bloqué, et le reste débloqué. Chaque part qu’ils paient le réduit\u00a0; dès qu’ils ont tous payé, tout est débloqué.`,
+      `Si vos amis n’ont pas tous payé leur part d’ici le ${deadline}, ce qui manque (${rest} à ce jour) sera débité sur votre carte à partir du montant bloqué, et le reste sera débloqué. Chaque part payée réduit ce montant\u00a0; dès qu’ils ont tous payé, tout est débloqué.`,
     resultNext: 'Prochains paiements',
     resultNothingMore: 'Rien d’autre ne sera débité.',
     pledgeCharged: 'Débité sur votre carte',

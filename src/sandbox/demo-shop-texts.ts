@@ -48,8 +48,8 @@ export const DEMO_SHOP_TEXT: Readonly<Record<Lang, DemoShopTexts>> = {
     },
   },
   fr: {
-    title: 'Boutique de démonstration · sandbox Chipin',
-    note: 'Sandbox Chipin · la page d’une boutique de démonstration qui utilise chipin.js\u00a0: affichez son code source pour voir les quelques lignes qu’il y faut. Carte de test 4242 4242 4242 4242\u00a0; la 4000 0000 0000 0002 est refusée. Le serveur de la boutique crée l’achat avec l’API marchand\u00a0:',
+    title: 'Boutique de démonstration · bac à sable Chipin',
+    note: 'Bac à sable Chipin · la page d’une boutique de démonstration qui utilise chipin.js\u00a0: affichez son code source pour voir les quelques lignes qu’il y faut. Carte de test 4242 4242 4242 4242\u00a0; la 4000 0000 0000 0002 est refusée. Le serveur de la boutique crée l’achat avec l’API marchand\u00a0:',
     apiReference: 'référence de l’API',
     product: 'Week-end à Lisbonne',
     payIn3: 'Payer en 3 fois',

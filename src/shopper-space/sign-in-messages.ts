@@ -9,9 +9,9 @@ export function signInMail(lang: Lang, to: string, url: string, minutes: number)
       to,
       subject: 'Votre lien de connexion à votre espace Chipin',
       text:
-        `Bonjour,\n\nPour voir vos achats et vos échéances, ouvrez ce lien dans le navigateur où vous l'avez demandé :\n\n${url}\n\n` +
+        `Bonjour,\n\nPour voir vos achats et vos échéances, ouvrez ce lien dans le navigateur où vous l’avez demandé :\n\n${url}\n\n` +
         `Il fonctionne une seule fois, pendant ${minutes} minutes.\n` +
-        `Si vous n'avez rien demandé, ignorez ce message : personne ne peut se connecter sans ce lien.\n`,
+        `Si vous n’avez rien demandé, ignorez ce message : personne ne peut se connecter sans ce lien.\n`,
     };
   }
   return {

@@ -146,7 +146,7 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
       const [, first, last] = labels;
       expect(first!.right).toBeLessThanOrEqual(last!.left);
       await page.goto(`${app.base}/dashboard?lang=fr`);
-      expect(await page.locator('dl.figures dt').allTextContents()).toEqual(expect.arrayContaining(['Achats créés', 'Encaissé sur eux (EUR)']));
+      expect(await page.locator('dl.figures dt').allTextContents()).toEqual(expect.arrayContaining(['Achats créés', 'Montant encaissé (EUR)']));
     } finally {
       await page.close();
     }
@@ -182,7 +182,7 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
       }
       await page.goto(`${app.base}/dashboard/purchases/pur_${ids.pot}?lang=fr`);
       const details = await page.getByRole('region', { name: 'Détails' }).innerText();
-      expect(details).toContain('1 ami sur 2 a payé ; le meneur a payé le reste, 100,00\u00a0€, à l’échéance.');
+      expect(details).toContain('1 ami sur 2 a payé ; l’organisateur a payé le reste, 100,00\u00a0€, à l’échéance.');
       expect(
         await page
           .getByRole('region', { name: 'Paiements' })
@@ -190,7 +190,7 @@ describe.skipIf(!hasBrowser)('the back office on a phone and in French, in Chrom
           .getByRole('cell', { name: `Part d’un ami, ${FRIEND}`, exact: true })
           .count(),
       ).toBe(1);
-      expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement du meneur autorisé (Pas encore payé → En cours)').count()).toBe(1);
+      expect(await page.getByRole('region', { name: 'Historique' }).getByText('Paiement de l’organisateur autorisé (Pas encore payé → En cours)').count()).toBe(1);
     } finally {
       await page.close();
     }

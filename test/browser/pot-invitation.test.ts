@@ -13,6 +13,7 @@ import { hasBrowser, launchBrowser, PHONE, startServedApp } from '../helpers/bro
  * address (the shop's client name, else the one the checkout asks the leader for); once the share
  * is paid the heading says so; a failed 3-D Secure keeps the name the friend typed on the card;
  * the Amex test card's refusal says why (no 3-D Secure) and to use another card, not to retry.
+ * And the French words of item 5 a shopper reads on these pages (docs/hosted-payment.md#words).
  */
 
 let app: TestApp & { base: string };
@@ -196,4 +197,22 @@ describe.runIf(hasBrowser)('a pot as the invited friend meets it (Chromium, 390 
     });
   }
 
+  it('fr: the result page says what the deadline takes with a referent ("ce qui manque"), and the demo shop says « bac à sable », not "Sandbox"', async ({ expect }) => {
+    const { id } = await potWithFriend('fr');
+    const page = await open(`${app.base}/pay/pur_${id}`, 'fr');
+    try {
+      const explain = (await page.getByRole('region', { name: 'Votre paiement' }).locator('p').first().textContent())!;
+      expect(explain).toMatch(/^Si vos amis n’ont pas tous payé leur part d’ici le .+, ce qui manque \(100,00\s€ à ce jour\) sera débité sur votre carte/);
+      expect(explain).not.toContain('ne l’ont pas réglé');
+      await expectAccessible(page);
+      await page.goto(`${app.base}/sandbox/demo-shop?lang=fr`);
+      const text = (await page.locator('body').textContent())!;
+      expect(text).toContain('Bac à sable Chipin');
+      expect(text).not.toMatch(/Sandbox Chipin|sandbox Chipin/);
+      await expect(page.title()).resolves.toBe('Boutique de démonstration · bac à sable Chipin');
+      await expectAccessible(page);
+    } finally {
+      await page.close();
+    }
+  });
 });

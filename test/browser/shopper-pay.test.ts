@@ -68,7 +68,7 @@ async function atPsp(purchaseId: string) {
 
 const TEXT = {
   fr: {
-    payNow: /Payer l'échéance 2 maintenant/,
+    payNow: /Payer l’échéance 2 maintenant/,
     paid: 'Paiement effectué. Merci.',
     repay: /Rembourser le reste maintenant/,
     repaid: 'Le reste est remboursé',

@@ -164,7 +164,7 @@ describe.skipIf(!hasBrowser)('a refused installment in the space (Chromium, a ph
       toCome: 'À venir',
       next: 'nouvel essai le',
       again: 'Nous réessaierons votre carte le',
-      pay: /^Payer l'échéance 2 maintenant/,
+      pay: /^Payer l’échéance 2 maintenant/,
     },
   } as const;
 

@@ -119,7 +119,7 @@ describe('the home page', () => {
 
   it('is in French with ?lang=fr, amounts in the French format', async () => {
     const res = await app.server.inject({ method: 'GET', url: '/dashboard?lang=fr', headers: { cookie: s.cookie } });
-    expect(figure(res.body, 'Encaissé sur eux (EUR)')).toBe('440,00 €');
+    expect(figure(res.body, 'Montant encaissé (EUR)')).toBe('440,00 €');
     expect(res.body).toContain('<a href="/dashboard">Accueil</a>');
   });
 

@@ -66,7 +66,7 @@ describe("the purchase's timeline", () => {
   it('is in French for a French reader', async () => {
     const s = await signIn(app, a.merchant);
     const page = await app.server.inject({ method: 'GET', url: `/dashboard/purchases/pur_${purchaseId}?lang=fr`, headers: { cookie: s.cookie } });
-    expect(page.body).toContain('Décision de risque sur la carte du meneur : refusée');
+    expect(page.body).toContain('Décision de risque sur la carte de l’organisateur : refusée');
     expect(page.body).toContain('carte prépayée pour un crédit (<code>CARD_PREPAID</code>)');
   });
 

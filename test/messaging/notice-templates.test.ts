@@ -21,7 +21,7 @@ describe('the link says what the offer is', () => {
     const text = plain(fr.text);
     for (const s of [
       'payable en 3 fois',
-      "Aujourd'hui : 104,50 €",
+      'Aujourd’hui : 104,50 €',
       '1er septembre 2026 : 100,00 €',
       'Montant financé : 200,00 €',
       'Frais (coût total du crédit) : 4,50 €',
@@ -83,7 +83,7 @@ describe('the link says what the offer is', () => {
     expect(en.text).not.toContain('credit');
     const fr = plain(purchaseLinkEmail(link('fr_FR', DOWN_PAYMENT_FEES)).text);
     for (const s of [
-      "payable par carte en deux temps : un acompte de 94,50 € aujourd'hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.",
+      'payable par carte en deux temps : un acompte de 94,50 € aujourd’hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.',
       'Montant financé : 210,00 €',
       'TAEG fixe : 14,09 %',
       'Un crédit vous engage et doit être remboursé.',
@@ -294,7 +294,7 @@ describe('receipts and notices', () => {
     expect(noticeSms(onlyLowered as Extract<typeof onlyLowered, { kind: 'refund' }>)).toContain('€120.00 less to pay');
     expect(noticeSms(onlyLowered as Extract<typeof onlyLowered, { kind: 'refund' }>)).toContain('Next charge: €80.00 on 1 September 2026.');
     const fr = plain(noticeEmail(notices('fr_FR').filter((x) => x.kind === 'refund')[2]!).text);
-    expect(fr).toContain("Ce qu'il vous reste à payer");
+    expect(fr).toContain('Ce qu’il vous reste à payer');
     expect(fr).toContain('- 1er septembre 2026 : 80,00 €');
   });
 

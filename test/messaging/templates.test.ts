@@ -54,7 +54,7 @@ describe('purchase link e-mail', () => {
     expect(mail.lang).toBe('fr');
     expect(plain(mail.subject)).toBe('Shoe Shop : votre lien de paiement pour Red sneakers');
     expect(mail.text).toMatch(/^Bonjour Alice,/);
-    expect(plain(mail.text)).toContain("Shoe Shop a préparé votre achat « Red sneakers » d'un montant de 123,45 €.");
+    expect(plain(mail.text)).toContain('Shoe Shop a préparé votre achat « Red sneakers » d’un montant de 123,45 €.');
     expect(mail.text).toContain(`\n${URL}\n`);
     expect(mail.html).toContain('<html lang="fr">');
     expect(mail.html).toContain(`href="${URL}"`);

@@ -24,9 +24,9 @@ export function commentIn(lang: Lang, comment: string): { text: string; translat
 }
 
 const FIXED_FR: Record<PurchaseState, string> = {
-  CREATED: 'En attente du paiement du meneur.',
+  CREATED: 'En attente du paiement de l’organisateur.',
   ABORTED: 'Abandonné par le marchand.',
-  LEADER_PROCESSED: 'Le paiement du meneur est autorisé.',
+  LEADER_PROCESSED: 'Le paiement de l’organisateur est autorisé.',
   SUCCESSFUL: 'Le montant total est encaissé.',
   FAILED: 'Le paiement n’a pas pu aboutir.',
   CANCELLED: 'Annulé.',
@@ -57,11 +57,11 @@ const PATTERNS: [RegExp, (...m: string[]) => string][] = [
   [/^The pot is complete: (\d+) of (\d+) friends? paid\.$/, (p, n) => `La cagnotte est complète : ${paidOf(p!, n!)}.`],
   [
     /^(\d+) of (\d+) friends? paid; the leader paid the remaining ([\d.]+) ([A-Z]{3}) at the deadline\.$/,
-    (p, n, a, c) => `${paidOf(p!, n!)} ; le meneur a payé le reste, ${money(a!, c!)}, à l’échéance.`,
+    (p, n, a, c) => `${paidOf(p!, n!)} ; l’organisateur a payé le reste, ${money(a!, c!)}, à l’échéance.`,
   ],
   [
     /^(\d+) of (\d+) friends? paid; charging the remaining ([\d.]+) ([A-Z]{3}) to the leader was refused\.$/,
-    (p, n, a, c) => `${paidOf(p!, n!)} ; le débit du reste, ${money(a!, c!)}, au meneur a été refusé.`,
+    (p, n, a, c) => `${paidOf(p!, n!)} ; le débit du reste, ${money(a!, c!)}, à l’organisateur a été refusé.`,
   ],
   [/^All (\d+) installments are paid\.$/, (n) => `Les ${n} échéances sont payées.`],
   [/^(\d+) of (\d+) installments paid\.$/, (p, n) => (Number(p) <= 1 ? `${p} échéance sur ${n} payée.` : `${p} échéances sur ${n} payées.`)],
@@ -70,5 +70,5 @@ const PATTERNS: [RegExp, (...m: string[]) => string][] = [
     /^Installment (\d+) of (\d+) could not be collected after (\d+) attempts \((.*)\)\.$/s,
     (i, n, k, r) => `L’échéance ${i} sur ${n} n’a pas pu être encaissée après ${k} tentatives (${r}).`,
   ],
-  [/^The leader's card was refused (\d+) times \((.*)\)\.$/s, (k, r) => `La carte du meneur a été refusée ${k} fois (${r}).`],
+  [/^The leader's card was refused (\d+) times \((.*)\)\.$/s, (k, r) => `La carte de l’organisateur a été refusée ${k} fois (${r}).`],
 ];

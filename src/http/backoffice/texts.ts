@@ -227,7 +227,7 @@ const fr: DashboardTexts = {
   eventNames: {
     'purchase.created': 'Achat créé',
     'purchase.aborted': 'Abandonné par le marchand',
-    'purchase.leader_processed': 'Paiement du meneur autorisé',
+    'purchase.leader_processed': 'Paiement de l’organisateur autorisé',
     'purchase.succeeded': 'Payé en entier',
     'purchase.failed': 'Paiement échoué',
     'purchase.cancelled': 'Annulé',

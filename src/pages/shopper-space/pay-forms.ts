@@ -39,7 +39,7 @@ const T = {
   },
   fr: {
     title: 'Payer ou changer de carte',
-    payNow: (n: number, amount: string) => `Payer l'échéance ${n} maintenant (${amount})`,
+    payNow: (n: number, amount: string) => `Payer l’échéance ${n} maintenant (${amount})`,
     refusedTitle: (n: number, total: number) => `Le paiement ${n} sur ${total} a été refusé`,
     refusedBalanceTitle: 'Le solde a été refusé',
     refusedDue: (amount: string, date: string) => `${amount}, dû le ${date}.`,
@@ -50,13 +50,13 @@ const T = {
     changeTitle: 'Changer la carte des prochains paiements',
     done: {
       paid: 'Paiement effectué. Merci.',
-      repaid: "Le reste est remboursé : rien d'autre ne sera débité.",
+      repaid: 'Le reste est remboursé : rien d’autre ne sera débité.',
       card_changed: 'Votre nouvelle carte sera débitée désormais.',
     } as Record<string, string>,
     problem: {
-      declined: "Votre carte a été refusée : rien n'a été débité.",
+      declined: 'Votre carte a été refusée : rien n’a été débité.',
       invalid_card: 'Vérifiez les informations de la carte.',
-      nothing_to_pay: "Il n'y a rien à payer maintenant.",
+      nothing_to_pay: 'Il n’y a rien à payer maintenant.',
       in_progress: 'Un paiement est déjà en cours : réessayez dans un instant.',
       not_payable: 'Cet achat ne peut plus être payé ici.',
       not_found: 'Paiement introuvable.',

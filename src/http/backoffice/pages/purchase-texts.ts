@@ -132,7 +132,7 @@ export const PURCHASE_TEXT_FR: typeof PURCHASE_TEXT_EN = {
   confirmRefundAll: (email) => `Rembourser tout le reste de cet achat de ${email} ? C’est définitif.`,
   confirmRefundButton: 'Confirmer le remboursement',
   refundSplitHeading: 'Comment il est réparti',
-  refundLeader: (email) => `Le meneur, ${email}`,
+  refundLeader: (email) => `L’organisateur, ${email}`,
   refundPledger: (who) => `Un ami qui a payé une part, ${who}`,
   refundToCard: (amount) => `${amount} remboursés sur sa carte`,
   refundUncollected: (amount) => `${amount} de moins à payer sur les échéances pas encore encaissées`,
@@ -147,7 +147,7 @@ export const PURCHASE_TEXT_FR: typeof PURCHASE_TEXT_EN = {
   cancelDone: 'Achat annulé.',
   purposeNames: {
     guarantee: 'Empreinte de garantie',
-    leader_share: 'Part du meneur',
+    leader_share: 'Part de l’organisateur',
     first_installment: 'Première échéance',
     deferred: 'Paiement différé',
     pledge: 'Part d’un ami',
@@ -184,7 +184,7 @@ export const PURCHASE_TEXT_FR: typeof PURCHASE_TEXT_EN = {
   purchaseId: 'Identifiant',
   riskDecision: {
     line: (who: string, outcome: string) => `Décision de risque sur la carte ${who} : ${outcome}`,
-    who: { leader: 'du meneur', pledge: 'd’un ami' },
+    who: { leader: 'de l’organisateur', pledge: 'd’un ami' },
     outcomes: { accepted: 'acceptée', refused: 'refusée' },
     score: (value: number) => `score ${value}/100`,
     card: 'carte',
