@@ -39,7 +39,8 @@ describe('chipin payout, refused before the database is opened', () => {
   });
 });
 
-describe('chipin payout', { timeout: PROCESS_TEST_MS }, () => {
+// The two at once, each on a DATA_DIR of its own: the file lasts as long as the longer chain of children.
+describe.concurrent('chipin payout', { timeout: PROCESS_TEST_MS }, () => {
   it(
     'runs the payouts, exports the euro ones as a valid pain.001 file written whole, and marks one sent, refusing it twice on one line',
     async () => {
@@ -92,10 +93,28 @@ describe('chipin payout', { timeout: PROCESS_TEST_MS }, () => {
       const twice = await runCli(['payout', 'mark', '--payout', eur, '--status', 'sent'], env);
       expect(twice.code).toBe(1);
       expect(twice.stderr).toBe(`chipin: payout ${eur}: the payout is already sent\n`);
+    },
+    PROCESS_TEST_MS,
+  );
 
-      // A new IBAN holds the payouts; the operator releases them early, once (docs/money-operations.md#bank-details).
+  it(
+    'releases the payouts a new IBAN holds, once: a second release names the account and exits 1',
+    async () => {
+      const dir = tempDataDir();
+      const env = cliEnv(dir);
+      const m = await createMerchant(dir);
+      const accountId = parsePublicId('acc', m.account_id)!;
+      const config = loadConfig(env);
+      // Bank details, then new ones: the change holds the payouts; the operator releases them early, once
+      // (docs/money-operations.md#bank-details).
       const db2 = await openDatabase(config);
       try {
+        await setBankDetails(
+          { db: db2, box: new SecretBox(config.masterKey), clock: systemClock },
+          accountId,
+          { label: 'test' },
+          { holder_name: 'Process Shop', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+        );
         const set = await setBankDetails(
           { db: db2, box: new SecretBox(config.masterKey), clock: systemClock },
           accountId,
