@@ -29,6 +29,8 @@ Commands:
   key create --account acc_... [--json]          create another API key for an account
   key revoke --key key_...                       revoke an API key (its tokens stop within 5 s)
   dashboard reset-password --email E [--json]    give a dashboard user a new random password (printed once) and end their sessions
+  dashboard set-role --email E --role admin|support|operator [--json]
+                                                 set a dashboard user's role (operator: the operator's payout files pages)
   webhook set --account acc_... --url U [--events a,b] [--rotate] [--json]
                                                  set the account's webhook URL and events (--rotate: new token and signing secret)
   psp-account create --account acc_... --psp P --environment test|live --label L

@@ -38,6 +38,8 @@ export const AUDIT_ACTIONS = [
   'reconciliation_mismatch_update',
   'payout_bank_details_set',
   'payout_mark',
+  'payout_export',
+  'payout_file_download',
   'payout_hold_release',
   'transfer_received',
   'refund_transfer_sent',

@@ -40,6 +40,7 @@ export const OPTIONS = {
   'operator-account': { type: 'string' },
   sandbox: { type: 'boolean', default: false },
   mode: { type: 'string' },
+  role: { type: 'string' },
   'commission-bps': { type: 'string' },
   'commission-fixed-cents': { type: 'string' },
   purchase: { type: 'string' },

@@ -1,7 +1,12 @@
 import { Accounts } from '../accounts/accounts.ts';
 import type { Config } from '../config.ts';
 import { SecretBox } from '../crypto/secret-box.ts';
-import { required, UsageError, withDatabase, type Command } from './command.ts';
+import { toPublicId } from '../domain/ids.ts';
+import type { Role } from '../domain/roles.ts';
+import { setRoleByEmail } from '../staff/team-members.ts';
+import { CliError, required, UsageError, withDatabase, type Command } from './command.ts';
+
+const ROLES: readonly Role[] = ['admin', 'support', 'operator'];
 
 /** Runs `fn` on the merchants' accounts of the configured database, with the schema up to date, then closes it. */
 function withAccounts<T>(config: Config, fn: (accounts: Accounts) => Promise<T>): Promise<T> {
@@ -65,6 +70,20 @@ export const merchantCommands: Record<string, Command> = {
       email: r.email,
       password: r.password,
       revoked_sessions: r.revokedSessions,
+    });
+  },
+  // The only way to the operator's role (docs/back-office.md#the-operators-pages): no Team page gives it.
+  'dashboard set-role': async (config, values, out) => {
+    const email = required(values, 'email');
+    const role = required(values, 'role');
+    if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+    const r = await withDatabase(config, (db) => setRoleByEmail(db, email, role as Role, { label: 'cli' }));
+    if (!r.ok) throw new CliError(r.reason === 'not_found' ? `no dashboard user ${email}` : `${email} is the account's last admin: make another member admin first`);
+    return out(`${r.email} (${toPublicId('acc', r.accountId)}) is now ${role} (was ${r.from}); it applies at their next request`, {
+      email: r.email,
+      account_id: toPublicId('acc', r.accountId),
+      role,
+      previous_role: r.from,
     });
   },
 };

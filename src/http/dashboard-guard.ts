@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Accounts, DashboardUser } from '../accounts/accounts.ts';
-import { adminOnly } from './backoffice/roles.ts';
+import { adminOnly, operatorOnly, refusedByRole } from './backoffice/roles.ts';
 import { SESSION_COOKIE, type DashboardSessions } from '../staff/sessions.ts';
 import { readCookie } from '../pages/csrf.ts';
 import { BUDGETS, type AttemptBudgets } from '../auth/attempt-budgets.ts';
@@ -241,7 +241,7 @@ export class DashboardGuard {
     // The matched route, never the URL as sent (docs/security.md#the-one-path-rule); a request no
     // route matched is answered 404 without asking who sent it.
     const route = request.routeOptions.url;
-    if (route !== undefined && route.startsWith('/api/backoffice/') && adminOnly(request.method, route)) await this.userOf(request);
+    if (route !== undefined && route.startsWith('/api/backoffice/') && (adminOnly(request.method, route) || operatorOnly(route))) await this.userOf(request);
   }
 
   async #userOf(request: FastifyRequest): Promise<DashboardUser> {
@@ -271,11 +271,15 @@ export class DashboardGuard {
  * is not enough), before the route reads or changes anything.
  */
 function permitted<U extends { role: DashboardUser['role'] }>(request: FastifyRequest, user: U): U {
-  if (user.role !== 'admin' && adminOnly(request.method, request.routeOptions.url)) throw new ApiError(403, 'forbidden', ADMIN_ONLY_MESSAGE, { 'cache-control': 'no-store' });
+  const route = request.routeOptions.url;
+  if (refusedByRole(user.role, request.method, route)) {
+    const message = operatorOnly(route)
+      ? `your role (${user.role}) may not use this: it is for the operator's staff`
+      : `your role (${user.role}) may not use this: ask an admin of the account`;
+    throw new ApiError(403, 'forbidden', message, { 'cache-control': 'no-store' });
+  }
   return user;
 }
-
-const ADMIN_ONLY_MESSAGE = 'your role (support) may not use this: ask an admin of the account';
 
 /**
  * 401 with the Basic challenge, except to a browser asking for a page: it would prompt for the

@@ -1,4 +1,4 @@
-import { adminOnly, under } from './backoffice/roles.ts';
+import { adminOnly, operatorOnly, under } from './backoffice/roles.ts';
 
 /**
  * Who may call a route, as a function of the route alone: its template as registered and its
@@ -11,12 +11,14 @@ import { adminOnly, under } from './backoffice/roles.ts';
  *   endpoint that checks the API key itself, probes, static files);
  * - `api_key`: an access token of `POST /api/token` (`config.auth = 'bearer'`, checked by the
  *   server's `onRequest` hook);
- * - `staff`: a back-office user of either role (support or admin);
+ * - `staff`: a back-office user of any role (support, admin, or the operator's staff);
  * - `admin`: a back-office admin only ({@link adminOnly});
+ * - `operator`: the operator's staff only, the back office's `operator` role ({@link operatorOnly}):
+ *   the operator's pages, across merchants;
  * - `shopper`: a shopper signed in to their space (docs/shopper-space.md), whatever the purchase:
  *   each page then answers only the purchases the shopper is party to (404 otherwise).
  */
-export type Who = 'anyone' | 'api_key' | 'staff' | 'admin' | 'shopper';
+export type Who = 'anyone' | 'api_key' | 'staff' | 'admin' | 'operator' | 'shopper';
 
 /** How a caller proves who they are on a route, for the reader of docs/security.md. */
 type Credentials = 'none' | 'access token' | 'session cookie' | 'Basic or session cookie' | 'shopper session cookie';
@@ -29,8 +31,8 @@ export interface RouteAccess {
 /**
  * The route families taking back-office credentials, by template prefix, first match wins. The
  * pages check the session in `signedIn` (src/http/backoffice/routes/support.ts), the back-office
- * API and the sandbox inbox in the `DashboardGuard`; each of them applies {@link adminOnly} to the
- * same template.
+ * API and the sandbox inbox in the `DashboardGuard`; each of them applies {@link adminOnly} and
+ * {@link operatorOnly} to the same template.
  */
 const BACK_OFFICE: readonly { prefix: string; credentials: Credentials | 'none' }[] = [
   // The sign-in form, and an invitation link (its 256-bit token is the credential).
@@ -55,5 +57,5 @@ export function routeAccess(method: string, route: string, auth: string | undefi
   }
   const family = BACK_OFFICE.find((f) => under(route, f.prefix));
   if (!family || family.credentials === 'none') return { who: 'anyone', credentials: 'none' };
-  return { who: adminOnly(method, route) ? 'admin' : 'staff', credentials: family.credentials };
+  return { who: operatorOnly(route) ? 'operator' : adminOnly(method, route) ? 'admin' : 'staff', credentials: family.credentials };
 }

@@ -306,3 +306,62 @@ export async function findExport(sql: Sql, id: string): Promise<PayoutExportRow 
   );
   return rows[0] && { ...rows[0], control_sum_cents: Number(rows[0].control_sum_cents) };
 }
+
+/** A payout as the operator's pages list it: with its merchant's name. */
+export type OperatorPayoutRow = PayoutRow & { account_name: string };
+
+/**
+ * The operator's view of the payouts not yet in a file (`created`), every merchant and currency,
+ * oldest first, at most `limit`: what the next pain.001 file takes (its euro ones) or another rail.
+ */
+export async function createdPayoutsForOperator(sql: Sql, limit: number): Promise<OperatorPayoutRow[]> {
+  const { rows } = await sql.query<OperatorPayoutRow>(
+    `SELECT p.*, a.name AS account_name
+       FROM (SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE status = 'created' ORDER BY business_day, created_at, id LIMIT $1) p
+       JOIN accounts a ON a.id = p.account_id
+      ORDER BY p.business_day, p.created_at, p.id`,
+    [limit],
+  );
+  return rows.map((r) => ({ ...toPayout(r), account_name: r.account_name }));
+}
+
+/** A pain.001 file as the operator's pages list it: its record, and how many of its payouts are in each status. */
+export interface ExportSummaryRow {
+  id: string;
+  pain_format: string;
+  message_id: string;
+  transaction_count: number;
+  control_sum_cents: number;
+  created_at: Date;
+  exported_count: number;
+  sent_count: number;
+  returned_count: number;
+}
+
+/** The pain.001 files, newest first, at most `limit`, each with its payouts' statuses counted (never the file itself). */
+export async function listExports(sql: Sql, limit: number): Promise<ExportSummaryRow[]> {
+  const { rows } = await sql.query<ExportSummaryRow>(
+    `SELECT e.id, e.pain_format, e.message_id, e.transaction_count, e.control_sum_cents, e.created_at,
+            count(p.id) FILTER (WHERE p.status = 'exported') AS exported_count,
+            count(p.id) FILTER (WHERE p.status = 'sent') AS sent_count,
+            count(p.id) FILTER (WHERE p.status = 'returned') AS returned_count
+       FROM payout_exports e LEFT JOIN payouts p ON p.export_id = e.id
+      GROUP BY e.id
+      ORDER BY e.created_at DESC, e.id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    ...r,
+    transaction_count: Number(r.transaction_count),
+    control_sum_cents: Number(r.control_sum_cents),
+    exported_count: Number(r.exported_count),
+    sent_count: Number(r.sent_count),
+    returned_count: Number(r.returned_count),
+  }));
+}
+
+/** The payouts a pain.001 file carries, oldest first (the file's order). */
+export async function payoutsOfExport(sql: Sql, exportId: string): Promise<PayoutRow[]> {
+  const { rows } = await sql.query<PayoutRow>(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE export_id = $1 ORDER BY business_day, created_at, id`, [exportId]);
+  return rows.map(toPayout);
+}

@@ -5,7 +5,7 @@ import type { Sql } from '../db/database.ts';
 export interface InvitationRow {
   id: string;
   email: string;
-  /** The column's CHECK: the back office's roles (`Role` of roles.ts). */
+  /** The column's CHECK: a merchant's roles (`MerchantRole` of roles.ts: no invitation makes an operator). */
   role: 'admin' | 'support';
   invited_by: string;
   created_at: Date;

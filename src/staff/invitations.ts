@@ -17,7 +17,7 @@ import {
   revokePendingInvitationsOf,
   type InvitationRow,
 } from './invitation-repository.ts';
-import type { Role } from '../domain/roles.ts';
+import type { MerchantRole, Role } from '../domain/roles.ts';
 
 /** How long an invitation link works: a week, long enough for a colleague back from holiday. */
 const INVITATION_DAYS = 7;
@@ -48,7 +48,7 @@ export type InviteOutcome = { ok: true; invitation: Invitation; token: string } 
  * account's or another's: dashboard e-mails identify one user) cannot be invited. The
  * invitation and its audit entry are written in one transaction.
  */
-export async function inviteMember(db: Database, accountId: string, actor: Actor, input: { email: string; role: Role }): Promise<InviteOutcome> {
+export async function inviteMember(db: Database, accountId: string, actor: Actor, input: { email: string; role: MerchantRole }): Promise<InviteOutcome> {
   const email = input.email.trim();
   if (!isEmailAddress(email)) return { ok: false, field: 'email', reason: 'invalid' };
   const token = randomBytes(32).toString('base64url');

@@ -1,4 +1,4 @@
-import { dashboardUsersOf, deleteDashboardUser, lockAdminsAndUser, setDashboardUserRole } from '../accounts/dashboard-user-repository.ts';
+import { dashboardUsersOf, deleteDashboardUser, findDashboardUserByEmail, lockAdminsAndUser, setDashboardUserRole } from '../accounts/dashboard-user-repository.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
@@ -43,4 +43,23 @@ export async function changeMember(db: Database, accountId: string, actor: Actor
     }
     return { ok: true };
   });
+}
+
+/**
+ * The operator's command line (`chipin dashboard set-role`): sets the role of the dashboard user
+ * with this e-mail, `operator` included (the operator's staff, docs/back-office.md#the-operators-pages,
+ * which no merchant's Team page can give), by {@link changeMember}'s rule (never an account without
+ * an admin) and with its audit entry on the user's account. A role change applies at the user's
+ * next request.
+ */
+export async function setRoleByEmail(
+  db: Database,
+  email: string,
+  role: Role,
+  actor: Actor,
+): Promise<{ ok: true; accountId: string; email: string; from: Role } | { ok: false; reason: 'not_found' | 'last_admin' }> {
+  const user = await findDashboardUserByEmail(db, email);
+  if (!user) return { ok: false, reason: 'not_found' };
+  const changed = await changeMember(db, user.account_id, actor, user.id, { role });
+  return changed.ok ? { ok: true, accountId: user.account_id, email: user.email, from: user.role } : changed;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { basic, startTestApp, type TestApp } from '../helpers/app.ts';
-import { adminOnly } from '../../src/http/backoffice/roles.ts';
+import { adminOnly, operatorOnly, refusedByRole } from '../../src/http/backoffice/roles.ts';
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 
 /** Roles (docs/back-office.md#roles): what a support user may do, and the admin-only prefixes refused to them. */
@@ -58,6 +58,25 @@ describe('the admin-only rule', () => {
 
   it('refuses when no route was matched (the rule is never asked about a URL)', () => {
     expect(adminOnly('GET', undefined)).toBe(true);
+    for (const role of ['support', 'operator'] as const) expect(refusedByRole(role, 'GET', undefined), role).toBe(true);
+  });
+});
+
+describe('the operator rule', () => {
+  it("gives the pages under /dashboard/operator, later ones included, to the operator's staff only, and them no admin page", () => {
+    for (const route of ['/dashboard/operator', '/dashboard/operator/payouts', '/dashboard/operator/payouts/exports/:export_id/file', '/dashboard/operator/later']) {
+      expect(operatorOnly(route), route).toBe(true);
+      for (const method of ['GET', 'POST']) {
+        expect(refusedByRole('admin', method, route), route).toBe(true);
+        expect(refusedByRole('support', method, route), route).toBe(true);
+        expect(refusedByRole('operator', method, route), route).toBe(false);
+      }
+    }
+    for (const route of ['/dashboard/operators', '/dashboard/payouts', '/dashboard/purchases']) expect(operatorOnly(route), route).toBe(false);
+    expect(refusedByRole('operator', 'GET', '/dashboard/purchases')).toBe(false);
+    expect(refusedByRole('operator', 'GET', '/dashboard/payouts')).toBe(true);
+    expect(refusedByRole('operator', 'GET', '/api/backoffice/webhook')).toBe(true);
+    expect(refusedByRole('admin', 'GET', '/dashboard/payouts')).toBe(false);
   });
 });
 

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { ChipinApp } from '../../src/app.ts';
 import { generatePassword, hashPassword } from '../../src/crypto/passwords.ts';
 import { newUuid } from '../../src/domain/ids.ts';
+import type { Role } from '../../src/domain/roles.ts';
 import { uniqueEmail } from './app.ts';
 
 /** The `name=value` pairs of a response's Set-Cookie headers. */
@@ -50,7 +51,7 @@ export async function signIn(app: ChipinApp, m: { email: string; password: strin
  * A second dashboard user of the account with this role, written straight into the table as
  * `chipin merchant create` writes the first one (same password hash).
  */
-export async function addDashboardUser(app: ChipinApp, accountId: string, role: 'admin' | 'support'): Promise<{ id: string; email: string; password: string }> {
+export async function addDashboardUser(app: ChipinApp, accountId: string, role: Role): Promise<{ id: string; email: string; password: string }> {
   const user = { id: newUuid(), email: uniqueEmail(role), password: generatePassword() };
   await app.services.db.query('INSERT INTO dashboard_users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
     user.id,

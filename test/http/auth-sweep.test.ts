@@ -230,6 +230,11 @@ const ROUTES: Record<string, RouteClass> = {
   'GET /dashboard/payouts': session(undefined, "the caller's own account's balance, bank details and payouts (another account's: none, test/payouts/back-office.test.ts)"),
   'POST /dashboard/payouts/bank-details': session(undefined, "sets the caller's own account's bank details (admins only: test/payouts/back-office.test.ts)"),
   'GET /dashboard/payouts/:id': session(undefined, "another account's payout answers 404 (test/payouts/back-office.test.ts)"),
+  // The operator's pages: every merchant's payout files, for the operator's staff only; a merchant's admin and support are refused by role.
+  'GET /dashboard/operator/payouts': session(undefined, "the operator's staff only, across merchants by design (role refusal: test/payouts/back-office.test.ts)"),
+  'POST /dashboard/operator/payouts/exports': session(undefined, "the operator's staff only: makes the operator's file (test/payouts/back-office.test.ts)"),
+  'GET /dashboard/operator/payouts/exports/:export_id/file': session(undefined, "the operator's staff only, any merchant's file by design (test/payouts/back-office.test.ts)"),
+  'POST /dashboard/operator/payouts/exports/:export_id/sent': session(undefined, "the operator's staff only, any merchant's file by design (test/payouts/back-office.test.ts)"),
   'POST /dashboard/settings': session(undefined, "sets the caller's own account's time zone (admins only: test/dashboard/settings.test.ts)"),
   'GET /dashboard/settings/risk-rules': session(undefined, "the caller's own account's default risk rules: no object another account could name"),
   'POST /dashboard/settings/risk-rules': session(undefined, "sets the caller's own account's default risk rules (admins only: test/dashboard/risk-rules-page.test.ts)"),
@@ -348,6 +353,7 @@ const PARAMS: Record<string, () => string> = {
   payment_id: () => randomUUID(),
   dispute_id: () => `dsp_${randomUUID()}`,
   payout_id: () => `po_${randomUUID()}`,
+  export_id: () => `pex_${randomUUID()}`,
 };
 
 function concrete(url: string): string {

@@ -16,14 +16,15 @@
  * An answer is its status, where a redirect goes, and whether it is a role refusal (403 naming the
  * role): a support user refused by role on the canonical path and refused by a CSRF check on a
  * spelling would otherwise look alike. The callers: nobody, an API client (access token), a
- * support user and an admin of the same account (session cookie, with `X-CSRF-Token` for the
- * back-office API). Page forms are posted without their CSRF
+ * support user, an admin and one of the operator's staff (the `operator` role) of the same account
+ * (session cookie, with `X-CSRF-Token` for the back-office API). Page forms are posted without their CSRF
  * field, so that no action is carried out (the role rule runs before the CSRF check); path
  * parameters are well-formed ids of nothing, so that every lookup answers 404 alike.
  *
  * It then checks each route answers each caller as its recorded access says (`routeAccess`, the
- * table of docs/security.md): a guarded route refuses nobody, an admin route refuses support by
- * role, a staff route lets both roles in.
+ * table of docs/security.md): a guarded route refuses nobody, an admin route refuses support and
+ * the operator by role, an operator route refuses support and admin by role, a staff route lets
+ * every role in.
  *
  * The spellings walk one route of each family (its part of the route table, recorded access, guard,
  * method, and whether it has path parameters: what decides an answer) on every run, and every
@@ -37,8 +38,9 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, signIn } from '../helpers/dashboard.ts';
 import { FULL_RUN, onePerFamily } from '../helpers/full-run.ts';
 
-type Who = 'nobody' | 'api client' | 'support' | 'admin';
-const CALLERS: readonly Who[] = ['nobody', 'api client', 'support', 'admin'];
+type Who = 'nobody' | 'api client' | 'support' | 'admin' | 'operator';
+const CALLERS: readonly Who[] = ['nobody', 'api client', 'support', 'admin', 'operator'];
+const STAFF = ['support', 'admin', 'operator'] as const;
 
 /** A well-formed id of nothing for each path parameter, and a real file for the Swagger UI's wildcard. */
 const PARAMS: Record<string, string> = {
@@ -57,6 +59,7 @@ const PARAMS: Record<string, string> = {
   payment_id: '00000000-0000-4000-8000-00000000000a',
   dispute_id: 'dsp_00000000-0000-4000-8000-00000000000b',
   payout_id: 'po_00000000-0000-4000-8000-00000000000c',
+  export_id: 'pex_00000000-0000-4000-8000-00000000000d',
   '*': 'index.css',
 };
 
@@ -122,14 +125,18 @@ function variantsOf(template: string): { canonical: string; variants: Variant[] 
 
 let app: TestApp;
 let a: Caller;
-let sessions: Record<'support' | 'admin', { cookie: string; csrf: string }>;
+let sessions: Record<(typeof STAFF)[number], { cookie: string; csrf: string }>;
 let routes: readonly RegisteredRoute[];
 let seq = 0;
 
 beforeAll(async () => {
   app = await startTestApp();
   a = await caller(app);
-  sessions = { support: await signIn(app, await addDashboardUser(app, a.accountId, 'support')), admin: await signIn(app, a.merchant) };
+  sessions = {
+    support: await signIn(app, await addDashboardUser(app, a.accountId, 'support')),
+    admin: await signIn(app, a.merchant),
+    operator: await signIn(app, await addDashboardUser(app, a.accountId, 'operator')),
+  };
   routes = registeredRoutes(app.server);
 });
 afterAll(async () => {
@@ -139,7 +146,7 @@ afterAll(async () => {
 function call(route: RegisteredRoute, path: string, who: Who): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {};
   if (who === 'api client') headers.authorization = `Bearer ${a.token}`;
-  if (who === 'support' || who === 'admin') {
+  if (who === 'support' || who === 'admin' || who === 'operator') {
     headers.cookie = sessions[who].cookie;
     headers['x-csrf-token'] = sessions[who].csrf;
   }
@@ -230,11 +237,14 @@ describe('every registered route under encoded spellings of its path', () => {
         case 'api_key':
           check(signedOut(answers.nobody), 'nobody is refused');
           check(!signedOut(answers['api client']), 'an API client is let in');
-          check(signedOut(answers.support) && signedOut(answers.admin), 'a back-office session is not an access token');
+          check(
+            STAFF.every((w) => signedOut(answers[w])),
+            'a back-office session is not an access token',
+          );
           break;
         case 'staff':
           check(signedOut(answers.nobody), 'nobody is refused');
-          for (const w of ['support', 'admin'] as const) check(!signedOut(answers[w]) && !answers[w].endsWith('(role)'), `${w} is let in`);
+          for (const w of STAFF) check(!signedOut(answers[w]) && !answers[w].endsWith('(role)'), `${w} is let in`);
           break;
         case 'shopper':
           // None of these callers is a signed-in shopper: a back-office session or a token opens no shopper's space.
@@ -242,8 +252,13 @@ describe('every registered route under encoded spellings of its path', () => {
           break;
         case 'admin':
           check(signedOut(answers.nobody), 'nobody is refused');
-          check(answers.support.startsWith('403') && answers.support.endsWith('(role)'), 'support is refused by role');
+          for (const w of ['support', 'operator'] as const) check(answers[w].startsWith('403') && answers[w].endsWith('(role)'), `${w} is refused by role`);
           check(!signedOut(answers.admin) && !answers.admin.endsWith('(role)'), 'admin is let in');
+          break;
+        case 'operator':
+          check(signedOut(answers.nobody), 'nobody is refused');
+          for (const w of ['support', 'admin'] as const) check(answers[w].startsWith('403') && answers[w].endsWith('(role)'), `${w} is refused by role`);
+          check(!signedOut(answers.operator) && !answers.operator.endsWith('(role)'), 'the operator is let in');
           break;
       }
     }

@@ -24,14 +24,16 @@ const COLUMNS: readonly [Who, string][] = [
   ['api_key', 'API client'],
   ['staff', 'support'],
   ['admin', 'admin'],
+  ['operator', 'operator'],
   ['shopper', 'shopper'],
 ];
-/** Who of the columns may call a route open to `who`: anyone includes everyone; staff includes admins. */
+/** Who of the columns may call a route open to `who`: anyone includes everyone; staff includes admins and the operator's staff. */
 const LETS_IN: Record<Who, readonly Who[]> = {
-  anyone: ['anyone', 'api_key', 'staff', 'admin', 'shopper'],
+  anyone: ['anyone', 'api_key', 'staff', 'admin', 'operator', 'shopper'],
   api_key: ['api_key'],
-  staff: ['staff', 'admin'],
+  staff: ['staff', 'admin', 'operator'],
   admin: ['admin'],
+  operator: ['operator'],
   shopper: ['shopper'],
 };
 

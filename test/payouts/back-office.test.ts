@@ -5,10 +5,14 @@
  * lines as JSON, CSV and pages, another merchant's payout a 404, and the webhook of a payout marked
  * sent, on a real HTTP receiver. A change of bank details asks the password again, is e-mailed to
  * every admin (a real SMTP listener), and a new IBAN holds the payouts for the cooling-off (the
- * sandbox clock moved), unless the operator releases them.
+ * sandbox clock moved), unless the operator releases them. The operator's payout files page
+ * (docs/back-office.md#the-operators-pages): the operator's staff only, the SEPA file made,
+ * downloaded (the command line's file, valid under the pain.001 schema) and marked as sent, each
+ * action in the audit log of the merchant it pays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportPayouts } from '../../src/use-cases/payout-export.ts';
+import { exportedFile, exportPayouts } from '../../src/use-cases/payout-export.ts';
+import { setRoleByEmail } from '../../src/staff/team-members.ts';
 import { markPayout, payoutOfDay, runPayouts, type PayoutDeps } from '../../src/use-cases/payouts.ts';
 import { releasePayoutHold } from '../../src/use-cases/payout-bank-details.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
@@ -17,14 +21,14 @@ import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } f
 import { addDashboardUser, form, signIn } from '../helpers/dashboard.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 import { NO_JOB_POLL, Receiver, setWebhook, TEST_DELIVERY } from '../delivery/helpers.ts';
-import { book, OPERATOR, SILENT } from './helpers.ts';
+import { book, OPERATOR, painSchemas, SILENT, validateXml } from './helpers.ts';
 
 let isolated: IsolatedDatabase;
 let app: TestApp;
 let a: Caller;
 let b: Caller;
 let receiver: Receiver;
-let support: { email: string; password: string };
+let support: { id: string; email: string; password: string };
 let admin2: { email: string; password: string };
 let smtp: Awaited<ReturnType<typeof smtpListener>>;
 let purchaseId: string;
@@ -36,7 +40,10 @@ const IBAN = 'FR7630006000011234567890189';
 beforeAll(async () => {
   isolated = await isolatedDatabase();
   smtp = await smtpListener();
-  app = await startTestApp({ ...NO_JOB_POLL, smtpUrl: `smtp://127.0.0.1:${smtp.port}` }, { db: isolated.open(), delivery: TEST_DELIVERY });
+  app = await startTestApp(
+    { ...NO_JOB_POLL, smtpUrl: `smtp://127.0.0.1:${smtp.port}`, operatorDebtor: OPERATOR, payoutPainFormat: 'pain.001.001.09' },
+    { db: isolated.open(), delivery: TEST_DELIVERY },
+  );
   a = await caller(app);
   b = await caller(app);
   support = await addDashboardUser(app, a.accountId, 'support');
@@ -410,5 +417,140 @@ describe('a new IBAN', () => {
     expect(await runA()).toMatchObject({ kind: 'created', payout: { amount_cents: 4_000 } });
     const audit = await db().query("SELECT actor, details FROM audit_log WHERE account_id = $1 AND action = 'payout_hold_release'", [a.accountId]);
     expect(audit.rows).toEqual([{ actor: 'cli', details: { hold_until: body.payouts_held_until } }]);
+  });
+});
+
+describe('the operator’s payout files page', () => {
+  const C_IBAN = 'DE89370400440532013000';
+  let c: Caller;
+  let cPayout: string;
+  let operator: { email: string; password: string };
+  let staff: { cookie: string; csrf: string };
+  let exportId: string;
+  let messageId: string;
+  const inject = (s: { cookie: string }, method: 'GET' | 'POST', url: string, fields?: Record<string, string>) =>
+    app.server.inject({
+      method,
+      url,
+      headers: { cookie: s.cookie, ...(fields ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(fields ? { payload: form(fields) } : {}),
+    });
+  const statusOf = async (id: string) => (await db().query<{ status: string; export_id: string | null }>('SELECT status, export_id FROM payouts WHERE id = $1', [id])).rows[0]!;
+  const auditOf = async (accountId: string, action: string) =>
+    (
+      await db().query<{ actor: string; subject: string; details: Record<string, unknown> }>(
+        'SELECT actor, subject, details FROM audit_log WHERE account_id = $1 AND action = $2 ORDER BY created_at, id',
+        [accountId, action],
+      )
+    ).rows;
+
+  beforeAll(async () => {
+    c = await caller(app);
+    expect((await putBank(c, { holder_name: 'Atelier Cé', iban: C_IBAN, bic: 'COBADEFFXXX' })).statusCode).toBe(200);
+    await book(db(), { accountId: c.accountId, currency: 'EUR', kind: 'validated', cents: 7_450, at: new Date('2030-05-09T10:00:00Z') });
+    const made = await payoutOfDay(deps(), { accountId: c.accountId, currency: 'EUR', day: '2030-05-09', timeZone: 'Europe/Paris' });
+    if (made.kind !== 'created') throw new Error(`expected a payout, got ${made.kind}`);
+    cPayout = made.payout.id;
+    // The operator's staff: a member of the operator's own account, made operator by `chipin dashboard set-role`'s use case.
+    const house = await caller(app);
+    operator = await addDashboardUser(app, house.accountId, 'support');
+    expect(await setRoleByEmail(db(), operator.email.toUpperCase(), 'operator', { label: 'cli' })).toMatchObject({ ok: true, from: 'support' });
+    expect(await auditOf(house.accountId, 'role_change')).toEqual([{ actor: 'cli', subject: operator.email, details: { from: 'support', to: 'operator' } }]);
+    staff = await signIn(app, operator);
+  });
+
+  it('is refused by role to a merchant’s admin and support user (403, English and French), who change nothing, and is not in their menu', async () => {
+    const nothing = 'pex_00000000-0000-4000-8000-00000000000d';
+    for (const who of [a.merchant, support]) {
+      const s = await signIn(app, who);
+      const en = await inject(s, 'GET', '/dashboard/operator/payouts');
+      expect(en.statusCode).toBe(403);
+      expect(en.body).toContain('does not give access to this page: it is for the operator’s staff.');
+      const fr = await inject(s, 'GET', '/dashboard/operator/payouts?lang=fr');
+      expect(fr.statusCode).toBe(403);
+      expect(fr.body).toContain('elle est réservée au personnel de l’opérateur.');
+      expect((await inject(s, 'POST', '/dashboard/operator/payouts/exports', { csrf: s.csrf })).statusCode).toBe(403);
+      expect((await inject(s, 'GET', `/dashboard/operator/payouts/exports/${nothing}/file`)).statusCode).toBe(403);
+      expect((await inject(s, 'POST', `/dashboard/operator/payouts/exports/${nothing}/sent`, { csrf: s.csrf })).statusCode).toBe(403);
+      expect((await inject(s, 'GET', '/dashboard')).body).not.toContain('/dashboard/operator');
+    }
+    expect(await statusOf(cPayout)).toEqual({ status: 'created', export_id: null });
+    expect(await auditOf(c.accountId, 'payout_export')).toEqual([]);
+    // Nor can a merchant's admin give the role: the Team page knows a merchant's two roles only.
+    const admin = await signIn(app, a.merchant);
+    for (const [url, fields] of [
+      [`/dashboard/team/members/${support.id}`, { role: 'operator' }],
+      ['/dashboard/team/invitations', { email: 'ops@elsewhere.example', role: 'operator' }],
+    ] as const) {
+      expect((await inject(admin, 'POST', url, { csrf: admin.csrf, ...fields })).statusCode, url).toBe(400);
+    }
+    expect((await db().query('SELECT role FROM dashboard_users WHERE id = $1', [support.id])).rows).toEqual([{ role: 'support' }]);
+    // The operator's staff, in turn, are refused a merchant's admin pages by role.
+    const admins = await inject(staff, 'GET', '/dashboard/payouts');
+    expect(admins.statusCode).toBe(403);
+    expect(admins.body).toContain('Your role (Operator) does not give access to this page: it is for the account’s admins.');
+  });
+
+  it('lists every merchant’s payouts not yet in a file and makes the SEPA file of the euro ones, audited on each merchant it pays', async () => {
+    const list = await inject(staff, 'GET', '/dashboard/operator/payouts');
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('<a href="/dashboard/operator/payouts">Payout files</a>');
+    expect(list.body).toContain(`acc_${c.accountId}`);
+    expect(list.body).toContain('€74.50');
+    const made = await inject(staff, 'POST', '/dashboard/operator/payouts/exports', { csrf: staff.csrf });
+    expect(made.statusCode).toBe(200);
+    const done = /File (CHIPIN\w+) made: (\d+) transfer\(s\)/.exec(made.body);
+    expect(done, made.body).not.toBeNull();
+    messageId = done![1]!;
+    const payout = await statusOf(cPayout);
+    expect(payout.status).toBe('exported');
+    exportId = payout.export_id!;
+    expect(await auditOf(c.accountId, 'payout_export')).toEqual([
+      { actor: operator.email, subject: `po_${cPayout}`, details: { export_id: `pex_${exportId}`, message_id: messageId, amount_cents: 7_450, currency: 'EUR' } },
+    ]);
+    // The file is listed with its download and its "mark as sent" form.
+    expect(made.body).toContain(`href="/dashboard/operator/payouts/exports/pex_${exportId}/file"`);
+    expect(made.body).toContain(`action="/dashboard/operator/payouts/exports/pex_${exportId}/sent"`);
+  });
+
+  it('downloads the file the command line writes, valid under the pain.001 schema, audited on each merchant it pays', async () => {
+    const res = await inject(staff, 'GET', `/dashboard/operator/payouts/exports/pex_${exportId}/file`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="${messageId}.xml"`);
+    expect(res.headers['cache-control']).toBe('no-store');
+    // `chipin payout file --export pex_… --out F` writes the same use case's file and a newline.
+    const cli = await exportedFile({ db: db(), box: app.services.box }, exportId);
+    expect(res.body).toBe(`${cli!.xml}\n`);
+    validateXml(res.body, painSchemas()['pain.001.001.09']);
+    expect(res.body).toContain(`<IBAN>${C_IBAN}</IBAN>`);
+    expect(res.body).toContain('>74.50</InstdAmt>');
+    // Both downloads are in the merchant's log: the staff member's, then the command line's.
+    expect(await auditOf(c.accountId, 'payout_file_download')).toEqual([
+      { actor: operator.email, subject: `po_${cPayout}`, details: { export_id: `pex_${exportId}`, message_id: messageId } },
+      { actor: 'cli', subject: `po_${cPayout}`, details: { export_id: `pex_${exportId}`, message_id: messageId } },
+    ]);
+    expect((await inject(staff, 'GET', '/dashboard/operator/payouts/exports/pex_00000000-0000-4000-8000-00000000000d/file')).statusCode).toBe(404);
+  });
+
+  it('marks the file as sent with the command line’s use case: each payout sent, its merchant told, the change audited; once', async () => {
+    const res = await inject(staff, 'POST', `/dashboard/operator/payouts/exports/pex_${exportId}/sent`, { csrf: staff.csrf });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(new RegExp(`File ${messageId}: \\d+ payout\\(s\\) marked as sent; their merchants are told.`));
+    expect((await statusOf(cPayout)).status).toBe('sent');
+    const marks = [{ actor: operator.email, subject: `po_${cPayout}`, details: { from: 'exported', to: 'sent', amount_cents: 7_450, currency: 'EUR' } }];
+    expect(await auditOf(c.accountId, 'payout_mark')).toEqual(marks);
+    expect((await db().query("SELECT 1 FROM purchase_events WHERE account_id = $1 AND type = 'payout.paid'", [c.accountId])).rows).toHaveLength(1);
+    expect(res.body).not.toContain(`action="/dashboard/operator/payouts/exports/pex_${exportId}/sent"`);
+    // Again: nothing left to mark, nothing audited twice.
+    const again = await inject(staff, 'POST', `/dashboard/operator/payouts/exports/pex_${exportId}/sent`, { csrf: staff.csrf });
+    expect(again.body).toContain(`File ${messageId}: 0 payout(s) marked as sent`);
+    expect(await auditOf(c.accountId, 'payout_mark')).toEqual(marks);
+    // A form without the session's token does nothing.
+    expect((await inject(staff, 'POST', `/dashboard/operator/payouts/exports/pex_${exportId}/sent`, { csrf: 'wrong' })).statusCode).toBe(403);
+    const fr = await inject(staff, 'GET', '/dashboard/operator/payouts?lang=fr');
+    expect(fr.body).toContain('<h2 id="files">Fichiers SEPA</h2>');
+    expect(fr.body).toContain('Télécharger');
+    expect(fr.body).toContain('envoyé(s)');
   });
 });

@@ -1,6 +1,14 @@
-import type { Role } from '../../domain/roles.ts';
+import type { MerchantRole, Role } from '../../domain/roles.ts';
 
-export const ROLES: readonly Role[] = ['admin', 'support'];
+/** The merchant's roles: what the Team page invites and sets (an operator is made by the operator's command line only). */
+export const ROLES: readonly MerchantRole[] = ['admin', 'support'];
+
+/**
+ * The operator's pages (docs/back-office.md#the-operators-pages): the payouts' SEPA files of every
+ * merchant. Only the `operator` role opens them, whatever the method; an admin or support user of a
+ * merchant is refused them by role, as the operator is refused a merchant's admin pages.
+ */
+const OPERATOR_PAGES = ['/dashboard/operator'];
 
 /** Pages an admin only may open, any method: the prefix covers every page added below it later. */
 const ADMIN_PAGES = ['/dashboard/developers', '/dashboard/offers', '/dashboard/payouts', '/dashboard/psp-accounts', '/dashboard/reports', '/dashboard/settings', '/dashboard/team'];
@@ -24,6 +32,21 @@ const ADMIN_API_WRITES = ['/api/backoffice/deliveries', '/api/backoffice/offers'
 /** `route` is `prefix` itself or a route below it (`/dashboard/team/:id`, not `/dashboard/teams`). */
 export function under(route: string, prefix: string): boolean {
   return route === prefix || route.startsWith(`${prefix}/`);
+}
+
+/** Whether a route is the operator's staff's only, by prefix of its template (undefined: no matched route, refused). */
+export function operatorOnly(route: string | undefined): boolean {
+  return route !== undefined && OPERATOR_PAGES.some((p) => under(route, p));
+}
+
+/**
+ * Whether a user of `role` is refused a route by role: the operator's pages to anyone but the
+ * operator's staff, the admin-only ones ({@link adminOnly}) to anyone but an admin. The one rule
+ * `signedIn` (the pages) and the `DashboardGuard` (the API, the sandbox inbox) apply.
+ */
+export function refusedByRole(role: Role, method: string, route: string | undefined): boolean {
+  if (operatorOnly(route)) return role !== 'operator';
+  return role !== 'admin' && adminOnly(method, route);
 }
 
 /**

@@ -13,6 +13,7 @@ import { PASSWORD_TEXT_EN, PASSWORD_TEXT_FR } from './pages/password-texts.ts';
 import { SIGN_IN_TEXT_EN, SIGN_IN_TEXT_FR } from './pages/sign-in-texts.ts';
 import { SETTINGS_TEXT_EN, SETTINGS_TEXT_FR } from './pages/settings-texts.ts';
 import { PAYOUTS_TEXT_EN, PAYOUTS_TEXT_FR } from './pages/payouts-texts.ts';
+import { OPERATOR_TEXT_EN, OPERATOR_TEXT_FR } from './pages/operator-texts.ts';
 import { PSP_ACCOUNTS_TEXT_EN, PSP_ACCOUNTS_TEXT_FR } from './pages/psp-accounts-texts.ts';
 import { PURCHASE_TEXT_EN, PURCHASE_TEXT_FR } from './pages/purchase-texts.ts';
 import { PURCHASES_TEXT_EN, PURCHASES_TEXT_FR } from './pages/purchases-texts.ts';
@@ -31,6 +32,8 @@ const en = {
   developers: 'Developers',
   adminOnlyTitle: 'Not allowed',
   adminOnly: 'Your role (support) does not give access to this page. Ask an admin of the account.',
+  adminOnlyFor: (role: string) => `Your role (${role}) does not give access to this page: it is for the account’s admins.`,
+  operatorOnly: (role: string) => `Your role (${role}) does not give access to this page: it is for the operator’s staff.`,
   team: 'Team',
   offers: 'Offers',
   myPassword: 'Password',
@@ -141,6 +144,7 @@ const en = {
   ...SIGN_IN_TEXT_EN,
   ...SETTINGS_TEXT_EN,
   ...PAYOUTS_TEXT_EN,
+  ...OPERATOR_TEXT_EN,
   ...PSP_ACCOUNTS_TEXT_EN,
   ...PURCHASE_TEXT_EN,
   ...PURCHASES_TEXT_EN,
@@ -159,6 +163,8 @@ const fr: DashboardTexts = {
   developers: 'Développeurs',
   adminOnlyTitle: 'Accès refusé',
   adminOnly: 'Votre rôle (support) ne donne pas accès à cette page. Demandez à un administrateur du compte.',
+  adminOnlyFor: (role) => `Votre rôle (${role}) ne donne pas accès à cette page : elle est réservée aux administrateurs du compte.`,
+  operatorOnly: (role) => `Votre rôle (${role}) ne donne pas accès à cette page : elle est réservée au personnel de l’opérateur.`,
   team: 'Équipe',
   offers: 'Offres',
   myPassword: 'Mot de passe',
@@ -264,6 +270,7 @@ const fr: DashboardTexts = {
   ...SIGN_IN_TEXT_FR,
   ...SETTINGS_TEXT_FR,
   ...PAYOUTS_TEXT_FR,
+  ...OPERATOR_TEXT_FR,
   ...PSP_ACCOUNTS_TEXT_FR,
   ...PURCHASE_TEXT_FR,
   ...PURCHASES_TEXT_FR,

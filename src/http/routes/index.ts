@@ -16,6 +16,7 @@ import { registerDashboardReconciliation } from '../backoffice/routes/reconcilia
 import { registerDashboardRiskRules } from '../backoffice/routes/risk-rules.ts';
 import { registerDashboardReports } from '../backoffice/routes/reports.ts';
 import { registerDashboardPayouts } from '../backoffice/routes/payouts.ts';
+import { registerDashboardOperator } from '../backoffice/routes/operator.ts';
 import { registerDashboardDevelopers } from '../backoffice/routes/developers.ts';
 import { registerDashboardHome } from '../backoffice/routes/home.ts';
 import { registerDashboardInvitation } from '../backoffice/routes/invitation.ts';
@@ -116,6 +117,7 @@ export function registerRoutes(app: App, services: Services): void {
   registerDashboardRiskRules(app, services, sessions);
   registerDashboardReports(app, services, sessions);
   registerDashboardPayouts(app, services, sessions);
+  registerDashboardOperator(app, services, sessions);
   registerPspNotifications(app, services);
   registerPspChallenge(app, services);
   registerSimulateSchedule(app, services);

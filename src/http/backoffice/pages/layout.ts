@@ -52,7 +52,7 @@ export interface Chrome {
   /** The account's time zone (IANA name): every date with a time on the page is shown in it, and says so. */
   timeZone: string;
   csrf: string;
-  /** The signed-in user's role: a support user's menu leaves out the admin-only pages. */
+  /** The signed-in user's role: a support user's menu leaves out the admin-only pages; the operator's staff's has the operator's pages instead. */
   role: Role;
   /** The page's path and query without `lang`, for the language switcher. */
   path: string;
@@ -72,7 +72,9 @@ ${langSwitcher(t, chrome.lang, chrome.path)}
 <nav aria-label="${t.mainMenu}" class="menu"><ul><li><a href="/dashboard">${t.home}</a></li><li><a href="/dashboard/purchases">${t.purchases}</a></li><li><a href="/dashboard/disputes">${t.disputes.menu}</a></li><li><a href="/dashboard/reconciliation">${t.reconciliation}</a></li>${
     chrome.role === 'admin'
       ? html`<li><a href="/dashboard/reports">${t.reports}</a></li><li><a href="/dashboard/payouts">${t.payouts.menu}</a></li><li><a href="/dashboard/offers">${t.offers}</a></li><li><a href="/dashboard/psp-accounts">${t.pspAccounts}</a></li><li><a href="/dashboard/developers">${t.developers}</a></li><li><a href="/dashboard/team">${t.team}</a></li><li><a href="/dashboard/settings">${t.settings}</a></li>`
-      : ''
+      : chrome.role === 'operator'
+        ? html`<li><a href="/dashboard/operator/payouts">${t.operator.menu}</a></li>`
+        : ''
   }${chrome.sandbox ? html`<li><a href="/sandbox/inbox">${t.sandboxInbox}</a></li>` : ''}<li><a href="/dashboard/account/password">${t.myPassword}</a></li></ul></nav>
 </div></header>`;
   return layout(chrome.lang, `${title} · ${t.backOffice}`, body, script, { header, style: STYLE }).toString();

@@ -1,8 +1,10 @@
+import type { Role } from '../../../domain/roles.ts';
+
 /** The words of the Team page (`team-page.ts`), the invitation page (`invitation-page.ts`) and the invitation e-mail (`../invitation-mail.ts`), in English and French (`../texts.ts` joins them into DASHBOARD_TEXT). */
 export const TEAM_TEXT_EN = {
   members: 'Members',
   role: 'Role',
-  roleNames: { admin: 'Admin', support: 'Support' },
+  roleNames: { admin: 'Admin', support: 'Support', operator: 'Operator' } as Record<Role, string>,
   lastSignIn: 'Last sign-in',
   never: 'Never',
   roleOf: (email: string) => `Role of ${email}`,
@@ -51,7 +53,7 @@ export const TEAM_TEXT_EN = {
 export const TEAM_TEXT_FR: typeof TEAM_TEXT_EN = {
   members: 'Membres',
   role: 'Rôle',
-  roleNames: { admin: 'Administrateur', support: 'Support' },
+  roleNames: { admin: 'Administrateur', support: 'Support', operator: 'Opérateur' },
   lastSignIn: 'Dernière connexion',
   never: 'Jamais',
   roleOf: (email: string) => `Rôle de ${email}`,

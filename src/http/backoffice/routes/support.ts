@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Chrome } from '../pages/layout.ts';
 import { SESSION_COOKIE, type DashboardSession, type DashboardSessions } from '../../../staff/sessions.ts';
 import type { Services } from '../../../services.ts';
-import { adminOnly } from '../roles.ts';
+import { operatorOnly, refusedByRole } from '../roles.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { langFromAcceptLanguage, type Lang } from '../../../i18n/lang.ts';
@@ -71,7 +71,8 @@ export function refuseForm(reply: FastifyReply, lang: Lang): FastifyReply {
 
 /**
  * The session and the chrome of a signed-in page, or (then undefined) the answer already sent on
- * `reply`: the redirect to the sign-in page, or 403 for a support user on an admin-only page.
+ * `reply`: the redirect to the sign-in page, or 403 for a role the page is not for (a support user on
+ * an admin-only page, anyone but the operator's staff on the operator's pages).
  */
 export async function signedIn(
   services: Pick<Services, 'accounts' | 'config'>,
@@ -87,9 +88,14 @@ export async function signedIn(
   }
   // The role rule of docs/back-office.md#roles, one place for every page (ours and later ones), on
   // the matched route: never the URL as sent, which the router decodes before matching.
-  if (session.role !== 'admin' && adminOnly(request.method, request.routeOptions.url)) {
+  if (refusedByRole(session.role, request.method, request.routeOptions.url)) {
     const t = DASHBOARD_TEXT[lang];
-    void sendPage(reply, 403, messagePage(lang, t.adminOnlyTitle, t.adminOnly));
+    const why = operatorOnly(request.routeOptions.url)
+      ? t.operatorOnly(t.roleNames[session.role])
+      : session.role === 'support'
+        ? t.adminOnly
+        : t.adminOnlyFor(t.roleNames[session.role]);
+    void sendPage(reply, 403, messagePage(lang, t.adminOnlyTitle, why));
     return undefined;
   }
   const url = new URL(request.url, 'http://x');
