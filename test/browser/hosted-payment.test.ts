@@ -4,6 +4,9 @@ import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
 
+/** The shop sends its client's name: the pot's checkout then asks the leader for none (docs/hosted-payment.md#the-leaders-name). */
+const LEADER = { email: 'leader@example.com', first_name: 'Léa', last_name: 'Martin' };
+
 let app: TestApp & { base: string };
 let browser: Browser;
 let page: Page;
@@ -26,7 +29,10 @@ beforeEach(async () => {
 afterEach(() => page?.close());
 
 async function newPurchase(over: Record<string, unknown> = {}): Promise<{ id: string; payment_url: string }> {
-  const res = await a.post('/api/merchants/v1/purchases', minimalPurchase({ amount: 9_000, title: 'Weekend in Lisbon', callback_url: `${app.base}/healthz`, ...over }));
+  const res = await a.post(
+    '/api/merchants/v1/purchases',
+    minimalPurchase({ amount: 9_000, title: 'Weekend in Lisbon', client: LEADER, callback_url: `${app.base}/healthz`, ...over }),
+  );
   expect(res.statusCode).toBe(201);
   return res.json();
 }

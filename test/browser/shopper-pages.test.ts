@@ -11,6 +11,9 @@ import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';
 import { hasBrowser, launchBrowser, startServedApp } from '../helpers/browser.ts';
 
+/** The shop sends its client's name: the pot's checkout then asks the leader for none (docs/hosted-payment.md#the-leaders-name). */
+const LEADER = { email: 'leader@example.com', first_name: 'Léa', last_name: 'Martin' };
+
 /**
  * The shopper's pages as a demanding front-end engineer tries them: real Chromium, by labels and
  * roles, fr and en, phone and desktop widths, axe-core on every state (docs/hosted-payment.md).
@@ -43,7 +46,15 @@ async function open(url: string, lang: Lang = 'en', viewport = PHONE): Promise<P
 async function purchase(lang: Lang, over: Record<string, unknown> = {}, offer: string = a.offer('SHARED')): Promise<{ id: string; payment_url: string }> {
   const res = await a.post(
     '/api/merchants/v1/purchases',
-    minimalPurchase({ amount: 30_000, title: 'Weekend in Lisbon', language: lang === 'fr' ? 'fr_FR' : 'en_GB', callback_url: `${app.base}/healthz`, merchant_uid: offer, ...over }),
+    minimalPurchase({
+      amount: 30_000,
+      title: 'Weekend in Lisbon',
+      client: LEADER,
+      language: lang === 'fr' ? 'fr_FR' : 'en_GB',
+      callback_url: `${app.base}/healthz`,
+      merchant_uid: offer,
+      ...over,
+    }),
   );
   expect(res.statusCode).toBe(201);
   return res.json();

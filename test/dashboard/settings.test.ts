@@ -121,7 +121,16 @@ describe('the account country (docs/messaging.md#phone-numbers)', () => {
     const page = await app.server.inject(path);
     const cookie = String(page.headers['set-cookie']).split(';')[0]!;
     const token = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
-    const fields = { csrf: token, holder_name: 'Lea', card_number: '4242424242424242', card_expiry: '12/30', card_cvc: '123', pledger_phone: phone, pledger_amount: '30.00' };
+    const fields = {
+      csrf: token,
+      leader_name: 'Lea',
+      holder_name: 'Lea',
+      card_number: '4242424242424242',
+      card_expiry: '12/30',
+      card_cvc: '123',
+      pledger_phone: phone,
+      pledger_amount: '30.00',
+    };
     const res = await app.server.inject({ method: 'POST', url: path, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: form(fields) });
     const { rows } = await app.services.db.query<{ phone_number: string }>('SELECT phone_number FROM pledges WHERE purchase_id = $1', [p.id]);
     return { status: res.statusCode, phones: rows.map((r) => r.phone_number) };
