@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { testConnection, type TestConnection } from './postgres-url.ts';
+import { runDatabasePrefix, testConnection, type TestConnection } from './postgres-url.ts';
 import { timed } from './timing.ts';
 
 /**
@@ -67,6 +67,16 @@ export interface TestDatabaseOptions {
   empty?: boolean;
 }
 
+/**
+ * Drops of this worker's databases still under way. A drop waits for the server (a checkpoint:
+ * about 1 s, 284 of them a run), so `dispose` returns once the handles are closed and the drop
+ * goes on while the file's next test runs; past {@link DROPS_AT_ONCE} under way, it waits for its
+ * own, so that admin connections do not pile up. What a worker stopped before its drops ended
+ * leaves, the run's teardown drops (test/setup/postgres-template.ts: the names carry the run's).
+ */
+let dropping = 0;
+const DROPS_AT_ONCE = 2;
+
 export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promise<IsolatedDatabase> {
   if (!onPostgres) {
     const db = closingOnce(await timed('database loaded', async () => openPglite(undefined, options.empty ? undefined : await pgliteSnapshot())));
@@ -74,7 +84,7 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
   }
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
-  const name = `chipin_t_${randomBytes(6).toString('hex')}`;
+  const name = `${runDatabasePrefix(inject('postgresTemplate'))}${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
   // template0: an empty database whatever the server's template1 holds.
   const template = options.empty ? 'template0' : inject('postgresTemplate');
@@ -92,8 +102,14 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
     dispose: () =>
       (disposed ??= (async () => {
         await Promise.all(handles.map((h) => h.close().catch(() => {})));
-        await timed('database dropped', () => admin.query(`DROP DATABASE ${name} WITH (FORCE)`));
-        await admin.close();
+        dropping++;
+        const dropped = timed('database dropped', () => admin.query(`DROP DATABASE ${name} WITH (FORCE)`)).finally(() => {
+          dropping--;
+          return admin.close();
+        });
+        if (dropping > DROPS_AT_ONCE) await dropped;
+        // Not waited for: a failed drop leaves a database the run's teardown drops.
+        else dropped.catch(() => {});
       })()),
   };
 }

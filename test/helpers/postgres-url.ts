@@ -1,5 +1,10 @@
 import type { PostgresOptions } from '../../src/db/postgres.ts';
 
+/** The prefix of a run's test databases on PostgreSQL: `chipin_t_<the suffix of the run's template>_`. */
+export function runDatabasePrefix(template: string): string {
+  return `chipin_t_${template.slice('chipin_tpl_'.length)}_`;
+}
+
 /** `url` pointing at database `name` on the same server, with the same user and options. */
 export function databaseUrlNamed(url: string, name: string): string {
   const u = new URL(url);

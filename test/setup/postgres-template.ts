@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { testConnection } from '../helpers/postgres-url.ts';
+import { runDatabasePrefix, testConnection } from '../helpers/postgres-url.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,6 +41,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('postgresTemplate', template);
   return async () => {
+    // The test databases whose drop a worker's end cut short (test/helpers/database.ts): this run's only.
+    const { rows } = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [runDatabasePrefix(template)]);
+    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.close();
   };
