@@ -13,7 +13,7 @@ export const DATABASE_INDEPENDENT = [
   // Pure rules: money, schedules, APR, phones, templates, config parsing, crypto, an offer's parameters, the suite's budget.
   'test/domain/**',
   'test/unit/{config,crypto,html,request-logger,failure-throttle,date-time-format,replica-staleness,read-replica,offer-parameters,budget-reporter}.test.ts',
-  'test/messaging/{templates,notice-templates,config,phone-numbers}.test.ts',
+  'test/messaging/{templates,notice-templates,config,phone-numbers,french-apostrophes}.test.ts',
   'test/sdk/protocol.test.ts',
   'test/sdk/pledg-script.test.ts',
   'test/jobs/{config,serial-runs}.test.ts',
