@@ -158,6 +158,11 @@ export async function exportedFile(
   });
 }
 
+/** A file's message id (its name), without reading the file nor recording a download: what a HEAD request answers. */
+export async function exportedFileName(db: Database, exportId: string): Promise<string | undefined> {
+  return (await findExport(db, exportId))?.message_id;
+}
+
 /** What the operator's page shows (docs/back-office.md#the-operators-pages): the payouts no file holds yet, and the files, newest first. */
 export interface OperatorPayoutsView {
   created: OperatorPayoutRow[];

@@ -514,6 +514,11 @@ describe('the operator’s payout files page', () => {
   });
 
   it('downloads the file the command line writes, valid under the pain.001 schema, audited on each merchant it pays', async () => {
+    // A HEAD answers the headers and records no download.
+    const head = await app.server.inject({ method: 'HEAD', url: `/dashboard/operator/payouts/exports/pex_${exportId}/file`, headers: { cookie: staff.cookie } });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-disposition']).toBe(`attachment; filename="${messageId}.xml"`);
+    expect(await auditOf(c.accountId, 'payout_file_download')).toEqual([]);
     const res = await inject(staff, 'GET', `/dashboard/operator/payouts/exports/pex_${exportId}/file`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');

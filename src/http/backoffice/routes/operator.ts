@@ -3,7 +3,7 @@ import { actorOf } from '../../../audit/audit-log.ts';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';
-import { exportedFile, exportPayouts, markFileSent, operatorPayoutsView } from '../../../use-cases/payout-export.ts';
+import { exportedFile, exportedFileName, exportPayouts, markFileSent, operatorPayoutsView } from '../../../use-cases/payout-export.ts';
 import type { App } from '../../types.ts';
 import type { Chrome } from '../pages/layout.ts';
 import { operatorPayoutsPage, type OperatorNotice } from '../pages/operator-page.ts';
@@ -59,14 +59,19 @@ export function registerDashboardOperator(app: App, services: Services, sessions
     const ctx = await signedIn(services, sessions, request, reply);
     if (!ctx) return reply;
     const id = parsePublicId('pex', (request.params as { export_id: string }).export_id);
-    const file = id && (await exportedFile(exportDeps, id, actorOf(ctx.session)));
+    // A HEAD (Fastify's twin of this GET) reads the name only: nothing is downloaded, nothing audited.
+    const file = !id
+      ? undefined
+      : request.method === 'HEAD'
+        ? await exportedFileName(services.db, id).then((messageId) => messageId && { messageId, xml: '' })
+        : await exportedFile(exportDeps, id, actorOf(ctx.session));
     if (!file) return notFound(reply, ctx.chrome);
     return reply
       .code(200)
       .type('application/xml; charset=utf-8')
       .header('content-disposition', `attachment; filename="${file.messageId}.xml"`)
       .header('cache-control', 'no-store')
-      .send(`${file.xml}\n`);
+      .send(request.method === 'HEAD' ? '' : `${file.xml}\n`);
   });
 
   // `chipin payout mark --status sent`'s use case, for each payout of the file not yet sent.
