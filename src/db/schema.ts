@@ -489,6 +489,7 @@ export const TABLES = {
     deferred_payment_date: 'date null',
     payment_mode: 'text default',
     language_set: 'bool default',
+    leader_name: 'text null',
     balance_payment_date: 'date null',
   },
   reconciliation_mismatches: {

@@ -102,7 +102,7 @@ describe('paying from the space', () => {
     expect(page.statusCode).toBe(200);
     const actions = [...page.body.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]);
     expect(actions).toEqual(expect.arrayContaining([`/space/purchases/${uid}/installments/${toCollect[0]}/pay`, `/space/purchases/${uid}/repay`, `/space/purchases/${uid}/card`]));
-    expect(page.body).toContain('Payer l&#39;échéance 2 maintenant');
+    expect(page.body).toContain('Payer l’échéance 2 maintenant');
     const paid = await fay.post(`/space/purchases/${uid}/installments/${toCollect[0]}/pay`, {});
     const after = await fay.get(`${paid.headers.location as string}&lang=fr`);
     expect(after.body).toContain('Paiement effectué. Merci.');
