@@ -155,4 +155,17 @@ export const TOUR: readonly TourStop[] = [
   { name: 'dashboard-reports', go: at('/dashboard/reports') },
   { name: 'dashboard-payouts', go: at('/dashboard/payouts') },
   { name: 'dashboard-inbox', go: at('/sandbox/inbox') },
+  // The operator's pages, last: the merchant's session ends (the sign-in page sends a signed-in user
+  // home), and the operator's staff member signs in.
+  {
+    name: 'dashboard-operator-payouts',
+    async go(page, shop) {
+      await page.context().clearCookies();
+      await open(page, `${shop.base}/dashboard/sign-in`);
+      await page.locator('#email').fill(shop.operator.email);
+      await page.locator('#password').fill(shop.operator.password);
+      await submitted(page, () => page.locator('#password').press('Enter'));
+      return open(page, `${shop.base}/dashboard/operator/payouts`);
+    },
+  },
 ];

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import type { ChipinApp } from '../../src/app.ts';
+import { generatePassword, hashPassword } from '../../src/crypto/passwords.ts';
+import { newUuid } from '../../src/domain/ids.ts';
 import { inviteMember } from '../../src/staff/invitations.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, type Caller } from './api.ts';
@@ -27,6 +29,8 @@ export interface TourShop {
   delivery: string;
   invitationToken: string;
   pspAccount: string | undefined;
+  /** The operator's staff member (role `operator`, docs/back-office.md#the-operators-pages), of an account of the operator's own. */
+  operator: { email: string; password: string };
   /** A new unpaid purchase's payment page, for pages a payment attempt changes (a decline, a challenge). */
   fresh(offer?: string): Promise<{ id: string; payment_url: string }>;
   close(): Promise<void>;
@@ -146,6 +150,16 @@ export async function seedTourShop(app: ChipinApp, base: string, days = 14): Pro
 
   const invited = await inviteMember(db, a.accountId, { label: a.merchant.email }, { email: 'new.colleague@atlantico.example', role: 'support' });
   if (!invited.ok) throw new Error('the invitation was refused');
+  // The operator's staff: the role is given by the CLI only (`chipin dashboard set-role`), so written here as it writes it.
+  const operations = await caller(app, 'Chipin Operations');
+  const operator = { email: 'ops@chipin.example', password: generatePassword() };
+  await db.query('INSERT INTO dashboard_users (id, account_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)', [
+    newUuid(),
+    operations.accountId,
+    operator.email,
+    await hashPassword(operator.password),
+    'operator',
+  ]);
   const delivery = (await app.services.db.query<{ id: string }>('SELECT id FROM deliveries WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1', [a.accountId])).rows[0]?.id;
   if (!delivery) throw new Error('no webhook delivery was made');
 
@@ -162,6 +176,7 @@ export async function seedTourShop(app: ChipinApp, base: string, days = 14): Pro
     delivery,
     invitationToken: invited.token,
     pspAccount,
+    operator,
     fresh: (offer = a.offer('SHARED')) => create('Weekend in Lisbon', 42_000, offer),
     close: () => new Promise<void>((resolve) => hook.close(() => resolve())),
   };
