@@ -28,17 +28,14 @@ export default class TimingReporter implements Reporter {
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const wall = performance.now() - this.#started;
-    const rows = modules.map((m) => ({
-      file: `${relative(process.cwd(), m.moduleId)} [${m.project.name}]`,
-      ...fileTimes(m),
-      count: [...m.children.allTests()].length,
-    }));
-    rows.sort((a, b) => b.import + b.tests - (a.import + a.tests));
     const measured: FileTimes = {};
-    for (const m of modules) {
-      const t = fileTimes(m);
-      (measured[m.project.name] ??= {})[relative(process.cwd(), m.moduleId)] = Math.round((t.import + t.tests) / 100) / 10;
-    }
+    const rows = modules.map((m) => {
+      const path = relative(process.cwd(), m.moduleId);
+      const times = fileTimes(m);
+      (measured[m.project.name] ??= {})[path] = Math.round((times.import + times.tests) / 100) / 10;
+      return { file: `${path} [${m.project.name}]`, ...times, count: [...m.children.allTests()].length };
+    });
+    rows.sort((a, b) => b.import + b.tests - (a.import + a.tests));
     writeFileTimes(mergeFileTimes(readFileTimes(), measured, existsSync));
     const out: string[] = [];
     const s = (ms: number) => (ms / 1000).toFixed(1).padStart(7);

@@ -84,10 +84,11 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
   }
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
-  const name = `${runDatabasePrefix(inject('postgresTemplate'))}${randomBytes(6).toString('hex')}`;
+  const runTemplate = inject('postgresTemplate');
+  const name = `${runDatabasePrefix(runTemplate)}${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
   // template0: an empty database whatever the server's template1 holds.
-  const template = options.empty ? 'template0' : inject('postgresTemplate');
+  const template = options.empty ? 'template0' : runTemplate;
   await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const connection: TestConnection = testConnection(base, name);
   let disposed: Promise<void> | undefined;
