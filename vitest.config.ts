@@ -93,6 +93,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
+          // After the browser suites, beside the postgres project's files (docs/testing.md#the-order-of-files).
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           exclude: BROWSER,
           globalSetup: ['./test/setup/pglite-snapshot.ts', './test/setup/cli-children.ts'],
@@ -104,6 +106,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'browser',
+          // First, alone, two files at a time: four at once beside the other projects put 13
+          // runnable processes on 2 cores (Chromium's renderers, the apps, the PGlite loads) and
+          // pages timed out (docs/testing.md#the-order-of-files).
+          sequence: { groupOrder: 0 },
+          maxWorkers: Number(process.env.CHIPIN_TEST_BROWSER_WORKERS ?? 2),
           // A page test takes 3-6 s alone but shares 2 cores with Chromium and the other
           // projects' workers; under that load the 30 s default cut several off mid-page
           // (docs/testing.md#timeouts). Hangs still end.
@@ -127,6 +134,7 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
+                sequence: { groupOrder: 1 },
                 include: ['test/**/*.test.ts'],
                 exclude: DATABASE_INDEPENDENT,
                 globalSetup: ['./test/setup/postgres-template.ts', './test/setup/cli-children.ts'],

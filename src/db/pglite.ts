@@ -41,24 +41,45 @@ export interface PgliteDatabase extends Database {
  * initdb (2-3 s of CPU): the test suite opens hundreds of databases from one migrated snapshot.
  */
 export async function openPglite(dataDir: string | undefined, snapshot?: Blob): Promise<PgliteDatabase> {
+  return pgliteDatabase(await startPglite(dataDir, snapshot));
+}
+
+/** A started PGlite instance, as `openPglite` opens it (the test suite keeps some open to reuse: test/helpers/reused-databases.ts). */
+export async function startPglite(dataDir: string | undefined, snapshot?: Blob): Promise<PGlite> {
   // Options must go in the first argument: PGlite ignores the second when the first is undefined.
   const db = new PGlite({ dataDir, parsers: { 20: parseInt8 }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
   await db.waitReady;
+  return db;
+}
+
+/**
+ * The service's handle on a started instance. Closing it runs `close` (by default, closes the
+ * instance) and refuses every later statement, as a closed instance does, so that a statement a
+ * closed app still sends never reaches an instance that `close` handed on.
+ */
+export function pgliteDatabase(db: PGlite, close: () => Promise<void> = () => db.close()): PgliteDatabase {
+  let closed: Promise<void> | undefined;
+  const open = () => {
+    if (closed) throw new Error('PGlite is closed');
+  };
   // One process holds the embedded database: notifications stay in it.
   const notifier = new CommitNotifier();
   const outer = wrap(db, (channel) => notifier.publish(channel));
   return {
     kind: 'pglite',
     async query<R>(text: string, params?: readonly unknown[]) {
+      open();
       assertOutsideTransactionOf(db);
       return outer.query<R>(text, params);
     },
     async exec(script: string) {
+      open();
       assertOutsideTransactionOf(db);
       return outer.exec(script);
     },
     notify: outer.notify,
     async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+      open();
       const committed = new Set<string>();
       assertOutsideTransactionOf(db); // a transaction opened inside another waits for it as a query does
       const result = await db.transaction(async (tx) => {
@@ -80,7 +101,7 @@ export async function openPglite(dataDir: string | undefined, snapshot?: Blob): 
       const unlisten = notifier.listen(channel, onNotify);
       return async () => unlisten();
     },
-    close: () => db.close(),
+    close: () => (closed ??= close()),
     dump: () => db.dumpDataDir('none'),
   };
 }
