@@ -40,7 +40,9 @@ async function fillCard(page: Page, number: string, expiry = '12/30'): Promise<v
 
 /** The page after a submit: the next document, or the script's message on this one. */
 async function submitted(page: Page, submit: () => Promise<unknown>): Promise<number> {
-  const [res] = await Promise.all([page.waitForNavigation({ timeout: 5_000 }).catch(() => null), submit()]);
+  // Every stop that submits navigates: a missed navigation fails the stop rather than reading as a
+  // 200 (with a 5 s bound and a fallback to 200, a loaded run's slow answer read as the wrong status).
+  const [res] = await Promise.all([page.waitForNavigation({ timeout: 30_000 }), submit()]);
   await page.waitForLoadState('networkidle');
   return res?.status() ?? 200;
 }
