@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { dispatchBatch } from '../../src/delivery/dispatcher.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
 import { claimDue } from '../../src/delivery/delivery-queue-repository.ts';
@@ -197,6 +197,17 @@ describe.skipIf(!onPostgres)('two workers on one PostgreSQL', () => {
     await setWebhook(a, m, bed.receiver.url(), ['paymentFailed']);
     const purchases: string[] = [];
     for (let i = 0; i < 50; i++) purchases.push(await newPurchase(m));
+    // Both workers listening before the burst: a worker whose LISTEN was not in place yet heard
+    // nothing until its safety poll, and on a loaded CI machine `a` delivered all 1,000 before it.
+    await vi.waitFor(
+      async () => {
+        const { rows } = await a.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE $1', [
+          `LISTEN%${OUTBOX_CHANNEL}%`,
+        ]);
+        expect(rows[0]!.n).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
     // 1,000 events committed at once (20 per purchase), as a busy payment flow would.
     await a.services.db.query(
       `INSERT INTO purchase_events (account_id, purchase_id, type, from_state, to_state, data, created_at)
