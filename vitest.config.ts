@@ -64,6 +64,8 @@ export const DATABASE_INDEPENDENT = [
   'test/payouts/pain001.test.ts',
   // The payout CLI's options, output and file as a process: the use cases under it run on both (test/payouts/).
   'test/process/payout-cli.test.ts',
+  // The suite's reuse of PGlite databases within a worker (test/helpers/database.ts): PGlite's only.
+  'test/db/reused-databases.test.ts',
 ];
 
 const BROWSER = ['test/browser/**/*.test.ts'];

@@ -4,9 +4,9 @@ import { openTestDatabase } from '../helpers/database.ts';
 import { newMerchant, startTestApp } from '../helpers/app.ts';
 
 /**
- * A test database is emptied and handed to the next test of the worker instead of a new one
- * (test/helpers/reused-databases.ts, docs/testing.md#fixed-costs-and-how-they-are-kept-down):
- * what a test sees must be what a new database shows.
+ * On PGlite, a test database is emptied and handed to the next test of the worker instead of a new
+ * one (test/helpers/reused-databases.ts, docs/testing.md#fixed-costs-and-how-they-are-kept-down):
+ * what a test sees must be what a new database shows. Runs on PGlite only (vitest.config.ts).
  */
 
 /** Every public table's rows, and every sequence where it stands. */
@@ -29,7 +29,8 @@ async function transactionCounter(db: Database): Promise<bigint> {
 }
 
 describe('a test database handed on within a worker', () => {
-  it('shows the next test what a new database shows: no row a test wrote, the migrations’ rows, every sequence where it was', async () => {
+  // An app started and closed: in a loaded run, as a worker's first file, over the 30 s default.
+  it('shows the next test what a new database shows: no row a test wrote, the migrations’ rows, every sequence where it was', { timeout: 90_000 }, async () => {
     const first = await openTestDatabase();
     const asMigrated = await contents(first);
     const counterBefore = await transactionCounter(first);

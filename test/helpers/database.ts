@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/database.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import { openPglite, pgliteDatabase, startPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { databaseUrlNamed, runDatabasePrefix, testConnection, type TestConnection } from './postgres-url.ts';
+import { runDatabasePrefix, testConnection, type TestConnection } from './postgres-url.ts';
 import { emptyForReuse, readEmptyingPlan, within, type EmptyingPlan } from './reused-databases.ts';
 import { timed } from './timing.ts';
 
@@ -70,10 +70,10 @@ export interface TestDatabaseOptions {
 }
 
 /**
- * Databases are reused within a worker: a disposed one is emptied back to the template
+ * On PGlite, databases are reused within a worker: a disposed one is emptied back to the template
  * (test/helpers/reused-databases.ts) and handed to the next test that asks, instead of a new one
- * being loaded (PGlite: 1.4 s of CPU) or cloned and later dropped (PostgreSQL: the drop is a
- * checkpoint). At most this many wait, emptied, per worker; the rest are closed or dropped.
+ * being loaded (1.4 s of CPU). At most this many wait, emptied, per worker; the rest are closed.
+ * Not on PostgreSQL yet (docs/testing.md#fixed-costs-and-how-they-are-kept-down).
  */
 const IDLE_AT_MOST = 4;
 /** A database whose emptying has not ended within this is not reused (a transaction a test left open holds it). */
@@ -118,27 +118,11 @@ async function reusablePglite(): Promise<IsolatedDatabase> {
  * Drops of this worker's databases still under way. A drop waits for the server (a checkpoint:
  * about 1 s), so `dispose` returns once the handles are closed and the drop goes on while the
  * file's next test runs; past {@link DROPS_AT_ONCE} under way, it waits for its own, so that admin
- * connections do not pile up. What a worker stopped before its drops ended leaves, and the
- * databases it kept to reuse, the run's teardown drops (test/setup/postgres-template.ts: the names
- * carry the run's).
+ * connections do not pile up. What a worker stopped before its drops ended leaves, the run's
+ * teardown drops (test/setup/postgres-template.ts: the names carry the run's).
  */
 let dropping = 0;
 const DROPS_AT_ONCE = 2;
-
-const idlePostgres: string[] = [];
-let postgresPlan: Promise<EmptyingPlan> | undefined;
-
-/** Empties database `name` of `base`'s server for the next test; false when it cannot be reused. */
-async function emptiedPostgres(base: string, name: string, admin: ReturnType<typeof openPostgres>): Promise<boolean> {
-  // As DROP … WITH (FORCE) would: whatever a test left connected (a pooler's server connections) is ended.
-  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-  const db = openPostgres(databaseUrlNamed(base, name), { max: 1 });
-  try {
-    return await emptyForReuse(db, await postgresPlan!);
-  } finally {
-    await db.close();
-  }
-}
 
 export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promise<IsolatedDatabase> {
   if (!onPostgres) {
@@ -149,34 +133,16 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
   const handles: Database[] = [];
   const base = process.env.DATABASE_URL!;
   const runTemplate = inject('postgresTemplate');
+  const name = `${runDatabasePrefix(runTemplate)}${randomBytes(6).toString('hex')}`;
   const admin = openPostgres(base, { max: 1 });
-  let name = options.empty ? undefined : idlePostgres.pop();
-  if (!name) {
-    name = `${runDatabasePrefix(runTemplate)}${randomBytes(6).toString('hex')}`;
-    // template0: an empty database whatever the server's template1 holds.
-    const template = options.empty ? 'template0' : runTemplate;
-    await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
-    if (!options.empty && !postgresPlan) {
-      // Read from the first database this worker clones, before any test writes to it.
-      const fresh = openPostgres(databaseUrlNamed(base, name), { max: 1 });
-      postgresPlan = readEmptyingPlan(fresh).finally(() => fresh.close());
-      await postgresPlan;
-    }
-  }
+  // template0: an empty database whatever the server's template1 holds.
+  const template = options.empty ? 'template0' : runTemplate;
+  await timed('database cloned', () => admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const connection: TestConnection = testConnection(base, name);
-  // A database whose address a test took (a child process, a connection of its own) may still
-  // be written to after `dispose`: it is dropped, never reused.
-  let addressTaken = !!options.empty;
   let disposed: Promise<void> | undefined;
   return {
-    get url() {
-      addressTaken = true;
-      return connection.url;
-    },
-    get env() {
-      addressTaken = true;
-      return connection.env;
-    },
+    url: connection.url,
+    env: connection.env,
     async open(options: OpenOptions = {}) {
       const db = closingOnce(openPostgres(connection.url, { ...connection.options, ...options }));
       handles.push(db);
@@ -185,14 +151,6 @@ export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promi
     dispose: () =>
       (disposed ??= (async () => {
         await Promise.all(handles.map((h) => h.close().catch(() => {})));
-        if (!addressTaken && idlePostgres.length < IDLE_AT_MOST) {
-          const emptied = await timed('database emptied', () => within(EMPTYING_TIMEOUT_MS, emptiedPostgres(base, name, admin))).catch(() => false);
-          if (emptied) {
-            idlePostgres.push(name);
-            await admin.close();
-            return;
-          }
-        }
         dropping++;
         const dropped = timed('database dropped', () => admin.query(`DROP DATABASE ${name} WITH (FORCE)`)).finally(() => {
           dropping--;

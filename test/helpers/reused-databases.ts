@@ -20,6 +20,9 @@ export interface EmptyingPlan {
   empty: string;
   fingerprintQuery: string;
   fingerprint: string;
+  /** The rows of every emptied table, counted after emptying: the template's (the sandbox clock's one) or the database is not reused. */
+  rowsQuery: string;
+  rows: number;
 }
 
 const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'`;
@@ -60,9 +63,12 @@ export async function readEmptyingPlan(db: Sql): Promise<EmptyingPlan> {
   );
   const emptied = tables.rows.filter((t) => t.public).map((t) => t.name);
   const statements = ['SET LOCAL session_replication_role = replica', ...emptied.map((name) => `DELETE FROM ${name}`)];
+  const rowsQuery = `SELECT (${emptied.map((name) => `(SELECT count(*) FROM ${name})`).join(' + ')})::int AS n`;
+  let seeded = 0;
   for (const { name } of tables.rows.filter((t) => t.public)) {
-    const { rows } = await db.query<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM ${name} t`);
+    const { rows } = await db.query<{ rows: string | null; n: number }>(`SELECT json_agg(t)::text AS rows, count(*)::int AS n FROM ${name} t`);
     if (rows[0]?.rows) statements.push(`INSERT INTO ${name} SELECT * FROM json_populate_recordset(NULL::${name}, ${literal(rows[0].rows)})`);
+    seeded += rows[0]?.n ?? 0;
   }
   const sequences = await db.query<{ name: string }>(
     `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name
@@ -77,7 +83,13 @@ export async function readEmptyingPlan(db: Sql): Promise<EmptyingPlan> {
     .filter((t) => !t.public)
     .map((t) => `  UNION ALL\n  SELECT ${literal(`rows ${t.name} `)} || coalesce(md5(string_agg(r::text, ',' ORDER BY r::text)), '') FROM ${t.name} r`);
   const fingerprintQuery = `SELECT md5(string_agg(item, E'\\n' ORDER BY item)) AS fingerprint FROM (${SCHEMA_ITEMS}\n${outside.join('\n')}) items`;
-  return { empty: `BEGIN;\n${statements.join(';\n')};\nCOMMIT;`, fingerprintQuery, fingerprint: await fingerprintOf(db, fingerprintQuery) };
+  return {
+    empty: `BEGIN;\n${statements.join(';\n')};\nCOMMIT;`,
+    fingerprintQuery,
+    fingerprint: await fingerprintOf(db, fingerprintQuery),
+    rowsQuery,
+    rows: seeded,
+  };
 }
 
 export async function fingerprintOf(db: Sql, query: string): Promise<string> {
@@ -93,7 +105,9 @@ export async function fingerprintOf(db: Sql, query: string): Promise<string> {
 export async function emptyForReuse(db: Sql, plan: EmptyingPlan): Promise<boolean> {
   if ((await fingerprintOf(db, plan.fingerprintQuery)) !== plan.fingerprint) return false;
   await db.exec(plan.empty);
-  return true;
+  // Whatever wrote beside the emptying (nothing should) shows here: such a database is not reused.
+  const { rows } = await db.query<{ n: number }>(plan.rowsQuery);
+  return rows[0]!.n === plan.rows;
 }
 
 /** Rejects when `work` has not settled within `ms` (a database a test left waiting is not waited for). */
