@@ -44,7 +44,7 @@ export async function openPglite(dataDir: string | undefined, snapshot?: Blob): 
   return pgliteDatabase(await startPglite(dataDir, snapshot));
 }
 
-/** A started PGlite instance, as `openPglite` opens it (the test suite keeps some open to reuse: test/helpers/reused-databases.ts). */
+/** A started PGlite instance, as `openPglite` opens it (the test suite keeps some open to reuse: test/helpers/database.ts). */
 export async function startPglite(dataDir: string | undefined, snapshot?: Blob): Promise<PGlite> {
   // Options must go in the first argument: PGlite ignores the second when the first is undefined.
   const db = new PGlite({ dataDir, parsers: { 20: parseInt8 }, ...(snapshot ? { loadDataDir: snapshot } : {}) });

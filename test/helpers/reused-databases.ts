@@ -1,20 +1,18 @@
 import type { Sql } from '../../src/db/database.ts';
 
 /**
- * What it takes to empty a test database back to the run's migrated template, read once per
- * worker from a database nobody has written to yet (docs/testing.md#fixed-costs-and-how-they-are-kept-down):
+ * What it takes to empty a test database on PGlite back to the run's migrated template, read once
+ * per worker from a database nobody has written to yet
+ * (docs/testing.md#fixed-costs-and-how-they-are-kept-down):
  *
- * - `empty`: one transaction that deletes every row of every table of `public` but
- *   `schema_migrations`, puts back the rows the migrations wrote (the sandbox clock's) and sets every
- *   sequence where the template has it. DELETE, not TRUNCATE: on PostgreSQL, TRUNCATE of the 300
- *   relations of a partitioned schema took 2.2 s (a new file for each), the DELETEs 10-40 ms; with
- *   `session_replication_role = replica` no trigger fires, foreign keys included, so the order does
- *   not matter;
+ * - `empty`: one transaction that deletes every row of every table but `schema_migrations`, puts
+ *   back the rows the migrations wrote (the sandbox clock's) and sets every sequence where the
+ *   template has it. DELETE, not TRUNCATE: 10-40 ms against 160 ms (TRUNCATE makes a new file for
+ *   every table); with `session_replication_role = replica` no trigger fires, foreign keys
+ *   included, so the order does not matter;
  * - `fingerprint`: a query whose answer names the database's schema (relations, columns, defaults,
- *   constraints, triggers, functions, settings, the migrations applied, and the content of tables
- *   outside `public`, such as pg_partman's configuration). A database whose fingerprint moved (a
- *   test left a trigger, made a partition, changed a setting) is not reused: it is dropped or
- *   closed as before.
+ *   constraints, triggers, functions, settings, the migrations applied). A database whose
+ *   fingerprint moved (a test left a trigger, changed a setting) is not reused: it is closed.
  */
 export interface EmptyingPlan {
   empty: string;
@@ -55,34 +53,28 @@ function literal(text: string): string {
 
 /** Reads the plan from `db`, which must be as the template left it. */
 export async function readEmptyingPlan(db: Sql): Promise<EmptyingPlan> {
-  const tables = await db.query<{ name: string; public: boolean }>(
-    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, n.nspname = 'public' AS public
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${USER_SCHEMAS} AND c.relname <> 'schema_migrations'
+  const tables = await db.query<{ name: string }>(
+    `SELECT quote_ident(c.relname) AS name FROM pg_class c
+      WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname <> 'schema_migrations'
       ORDER BY 1`,
   );
-  const emptied = tables.rows.filter((t) => t.public).map((t) => t.name);
+  const emptied = tables.rows.map((t) => t.name);
   const statements = ['SET LOCAL session_replication_role = replica', ...emptied.map((name) => `DELETE FROM ${name}`)];
   const rowsQuery = `SELECT (${emptied.map((name) => `(SELECT count(*) FROM ${name})`).join(' + ')})::int AS n`;
   let seeded = 0;
-  for (const { name } of tables.rows.filter((t) => t.public)) {
+  for (const name of emptied) {
     const { rows } = await db.query<{ rows: string | null; n: number }>(`SELECT json_agg(t)::text AS rows, count(*)::int AS n FROM ${name} t`);
     if (rows[0]?.rows) statements.push(`INSERT INTO ${name} SELECT * FROM json_populate_recordset(NULL::${name}, ${literal(rows[0].rows)})`);
     seeded += rows[0]?.n ?? 0;
   }
   const sequences = await db.query<{ name: string }>(
-    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S' AND n.nspname = 'public' ORDER BY 1`,
+    "SELECT quote_ident(c.relname) AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'S' ORDER BY 1",
   );
   for (const { name } of sequences.rows) {
     const { rows } = await db.query<{ last: string; called: boolean }>(`SELECT last_value::text AS last, is_called AS called FROM ${name}`);
     statements.push(`SELECT setval(${literal(name)}, ${rows[0]!.last}, ${rows[0]!.called})`);
   }
-  // Tables outside public (pg_partman's configuration) are not emptied: their content is part of the fingerprint.
-  const outside = tables.rows
-    .filter((t) => !t.public)
-    .map((t) => `  UNION ALL\n  SELECT ${literal(`rows ${t.name} `)} || coalesce(md5(string_agg(r::text, ',' ORDER BY r::text)), '') FROM ${t.name} r`);
-  const fingerprintQuery = `SELECT md5(string_agg(item, E'\\n' ORDER BY item)) AS fingerprint FROM (${SCHEMA_ITEMS}\n${outside.join('\n')}) items`;
+  const fingerprintQuery = `SELECT md5(string_agg(item, E'\\n' ORDER BY item)) AS fingerprint FROM (${SCHEMA_ITEMS}) items`;
   return {
     empty: `BEGIN;\n${statements.join(';\n')};\nCOMMIT;`,
     fingerprintQuery,
@@ -92,7 +84,7 @@ export async function readEmptyingPlan(db: Sql): Promise<EmptyingPlan> {
   };
 }
 
-export async function fingerprintOf(db: Sql, query: string): Promise<string> {
+async function fingerprintOf(db: Sql, query: string): Promise<string> {
   const { rows } = await db.query<{ fingerprint: string }>(query);
   return rows[0]!.fingerprint;
 }
