@@ -82,6 +82,16 @@ const EMPTYING_TIMEOUT_MS = 10_000;
 const idlePglite: PGlite[] = [];
 let pglitePlan: Promise<EmptyingPlan> | undefined;
 
+/** Empties `instance` for the next test; false when it cannot be reused. */
+async function emptiedPglite(instance: PGlite): Promise<boolean> {
+  // A new app's session: settings, prepared statements and advisory locks as a fresh instance has them.
+  await instance.exec('DISCARD ALL');
+  return emptyForReuse(
+    pgliteDatabase(instance, async () => {}),
+    await pglitePlan!,
+  );
+}
+
 async function reusablePglite(): Promise<IsolatedDatabase> {
   let instance = idlePglite.pop();
   if (!instance) {
@@ -92,20 +102,7 @@ async function reusablePglite(): Promise<IsolatedDatabase> {
   }
   const reused = instance;
   const db = pgliteDatabase(reused, async () => {
-    const plan = await pglitePlan!;
-    const emptied = await timed('database emptied', () =>
-      within(
-        EMPTYING_TIMEOUT_MS,
-        (async () => {
-          // A new app's session: settings, prepared statements and advisory locks as a fresh instance has them.
-          await reused.exec('DISCARD ALL');
-          return emptyForReuse(
-            pgliteDatabase(reused, async () => {}),
-            plan,
-          );
-        })(),
-      ),
-    ).catch(() => false);
+    const emptied = await timed('database emptied', () => within(EMPTYING_TIMEOUT_MS, emptiedPglite(reused))).catch(() => false);
     if (emptied && idlePglite.length < IDLE_AT_MOST) idlePglite.push(reused);
     else if (emptied) await reused.close();
     // Not waited for: a database whose emptying timed out may never answer.
@@ -127,7 +124,8 @@ const DROPS_AT_ONCE = 2;
 export async function isolatedDatabase(options: TestDatabaseOptions = {}): Promise<IsolatedDatabase> {
   if (!onPostgres) {
     if (!options.empty) return reusablePglite();
-    const db = closingOnce(await timed('database loaded', async () => openPglite(undefined)));
+    // Closing a PGlite handle is idempotent itself (src/db/pglite.ts).
+    const db = await timed('database loaded', () => openPglite(undefined));
     return { url: undefined, env: {}, open: async () => db, dispose: () => db.close() };
   }
   const handles: Database[] = [];
