@@ -1,4 +1,8 @@
+import type { Sql } from '../db/database.ts';
+import { isEnded } from '../domain/disputes.ts';
 import { EVENT } from '../domain/events.ts';
+import { sourceRefundableCents } from '../domain/refund-allocation.ts';
+import { disputesOfPayment } from '../payments/dispute-repository.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import { findPayment, pspRef, recordResult, resultRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { lockPayState } from '../payments/pay-state-repository.ts';
@@ -30,14 +34,24 @@ export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: stri
   try {
     const psp = await deps.psps.forPayment(hold);
     let result: TransactionResult = hold.status === 'authorized' ? await psp.void({ idempotencyKey: key, transaction: pspRef(hold) }) : await psp.retrieve(pspRef(hold));
+    // Captured money the bank disputes or took back is not Chipin's to refund
+    // (docs/money-operations.md#refunds-and-disputes): an open chargeback is waited for, and
+    // what lost ones took is given back already.
+    let bank: 'waits' | 'gave_back' | undefined;
     if (result.decline || result.status === 'captured') {
       // Refused: what does the PSP hold? Captured money is given back; a hold still there is not.
-      const seen = result.status === 'captured' ? result : await psp.retrieve(resultRef(hold, result));
-      if (seen.status === 'captured' && seen.capturedCents - seen.refundedCents > 0) {
-        result = await psp.refund({ idempotencyKey: `${key}-refund`, transaction: resultRef(hold, seen), amountCents: seen.capturedCents - seen.refundedCents });
-      } else result = seen;
+      result = result.status === 'captured' ? result : await psp.retrieve(resultRef(hold, result));
+      if (result.status === 'captured' && result.capturedCents - result.refundedCents > 0) {
+        const chargebacks = await chargebacksOf(db, hold);
+        const left = sourceRefundableCents({ ...chargebacks, paymentId: hold.id, payer: 'leader', capturedCents: result.capturedCents, refundedCents: result.refundedCents });
+        if (chargebacks.chargebackOpen) bank = 'waits';
+        else if (left === 0) bank = 'gave_back';
+        else result = await psp.refund({ idempotencyKey: `${key}-refund`, transaction: resultRef(hold, result), amountCents: left });
+      }
     }
-    const released = !result.decline && (result.status === 'voided' || result.status === 'refunded' || result.status === 'expired' || result.status === 'declined');
+    const released =
+      bank === 'gave_back' ||
+      (bank === undefined && !result.decline && (result.status === 'voided' || result.status === 'refunded' || result.status === 'expired' || result.status === 'declined'));
     await db.transaction(async (tx) => {
       const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
       const current = (await findPayment(tx, hold.account_id, hold.id))!;
@@ -48,6 +62,7 @@ export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: stri
       if (!result.decline) await recordResult(tx, current, result, locked.state, clock.now(), { outcome });
     });
     if (released) return { done: true };
+    if (bank === 'waits') return { done: false, reason: 'a chargeback is open on the payment: what it holds is given back once the bank has decided' };
     const reason = result.decline ? `${result.decline.reason}: ${result.decline.message}` : `the PSP shows the payment ${result.status}`;
     logger.warn({ ...where, reason }, 'the PSP refused to give back what a payment holds: followed up');
     return { done: false, reason };
@@ -56,6 +71,15 @@ export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: stri
     logger.warn({ err, ...where }, 'could not give back what a payment holds: followed up');
     return { done: false, reason: `${err.code}: ${err.message}` };
   }
+}
+
+/** The payment's chargebacks as Chipin recorded them: what the lost ones took, and whether one awaits the bank's decision. */
+async function chargebacksOf(sql: Sql, payment: PaymentRow): Promise<{ chargedBackCents: number; chargebackOpen: boolean }> {
+  const chargebacks = (await disputesOfPayment(sql, payment.account_id, payment.id)).filter((d) => d.kind === 'chargeback');
+  return {
+    chargedBackCents: chargebacks.filter((d) => d.state === 'lost').reduce((total, d) => total + d.amount_cents, 0),
+    chargebackOpen: chargebacks.some((d) => !isEnded(d.state)),
+  };
 }
 
 /** Whether a payment still holds money at its PSP, as Chipin recorded it: an authorisation, or captured money not refunded. */

@@ -196,6 +196,46 @@ describe(`money given back twice (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () 
   });
 });
 
+describe("a friend's share given back while the bank disputes it", () => {
+  it('is left to the bank: the follow-up waits while the chargeback is open, and ends once it is lost, nothing refunded on top', async () => {
+    const c = await caller(app);
+    const created = await c.post('/api/merchants/v1/purchases', { title: 'Bike', amount: 30_000, client: { email: 'leader@example.com' }, merchant_uid: c.offer('SHARED') });
+    const id = (created.json() as { id: string }).id;
+    const led = await c.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: CARDS.ok, pledgers: [{ email: 'ann@example.com', amount_cents: 10_000 }] });
+    expect(led.statusCode, led.body).toBe(200);
+    // Ann pays with the chargeback card; the PSP charges her, but its answer is lost.
+    const [ann] = await listPledges(app.services.db, c.accountId, id);
+    const real = deps();
+    const lost = {
+      ...real,
+      psps: {
+        ...real.psps,
+        definition: (n: string) => real.psps.definition(n),
+        forOffer: async (o: Parameters<typeof real.psps.forOffer>[0]) => answersLost(await real.psps.forOffer(o)),
+      },
+    };
+    await expect(payPledge(lost, ann!, card(CHARGEBACK), ret)).rejects.toThrow(PspIntegrationError);
+    // The pot's deadline (48 hours) closes Ann's pledge, charges the leader the whole rest and
+    // resolves her payment: captured and disputed at once, so its refund is refused and followed up.
+    await advance(c, 3 * 86_400);
+    const [payment] = await q<{ id: string; psp_transaction_id: string }>("SELECT id, psp_transaction_id FROM payments WHERE purchase_id = $1 AND purpose = 'pledge'", [id]);
+    const followUp = () => q<{ done: boolean }>("SELECT done_at IS NOT NULL AS done FROM jobs WHERE kind = 'payment.release' AND payload->>'paymentId' = $1", [payment!.id]);
+    expect(await q('SELECT state FROM purchases WHERE id = $1', [id])).toEqual([{ state: 'SUCCESSFUL' }]);
+    expect(await atSandbox(payment!.psp_transaction_id)).toEqual({ captured: 10_000, refunded: 0, chargedBack: 0 });
+    expect(await followUp()).toEqual([{ done: false }]);
+    // Hours pass with the chargeback open: the follow-up waits (nothing refunded), then the
+    // chargeback lapses unanswered (lost) and the bank has given Ann's money back.
+    await advance(c, 3 * 3_600);
+    expect(await followUp()).toEqual([{ done: false }]);
+    await advance(c, 5 * 86_400);
+    await advance(c, 2 * 3_600);
+    expect(await q("SELECT state FROM disputes WHERE payment_id = $1 AND kind = 'chargeback'", [payment!.id])).toEqual([{ state: 'lost' }]);
+    expect(await atSandbox(payment!.psp_transaction_id)).toEqual({ captured: 10_000, refunded: 0, chargedBack: 10_000 });
+    expect(await followUp(), 'the follow-up ends: nothing is left to give back').toEqual([{ done: true }]);
+    await expectNeverMoreThanCaptured(c, id);
+  });
+});
+
 describe('a refund while a chargeback is open', () => {
   it('is refused with charge_disputed by the use case, the v1 route (409) and the back-office API (409), and goes through once the chargeback is won', async () => {
     const c = await caller(app);
