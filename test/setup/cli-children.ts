@@ -23,8 +23,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * Global setup of the projects that start the CLI as child processes, once per run
  * (docs/testing.md#process-tests):
  * - the bundle, built by `npm run build` into a file of this run's own: a child loads it in about
- *   1.5 s of CPU, against about 5 s for the sources through tsx, which transforms every module
- *   again in every child;
+ *   0.5 s of CPU (its packages inside it, docs/deployment.md#the-bundle), against about 5 s for the
+ *   sources through tsx, which transforms every module again in every child;
  * - on PGlite, one migrated data directory, which a child's DATA_DIR starts from instead of
  *   running initdb and every migration itself (several seconds of CPU a child).
  */
