@@ -7,7 +7,7 @@ import type { TourShop } from './tour-shop.ts';
  * (docs/testing.md#the-page-tour): the hosted pages first, then the shopper's space (signed in by
  * the sandbox inbox's link), then the back office (signed in by its form). `go` leaves the page
  * loaded and answers its HTTP status. Used by `npm run screenshots` (scripts/screenshots.ts) and by
- * test/browser/page-tour.test.ts.
+ * test/helpers/page-tour-walk.ts (test/browser/page-tour-*.test.ts).
  */
 export interface TourStop {
   /** The screenshot's name: `docs/screenshots/<name>-<phone|desktop>-<en|fr>.png`. */
