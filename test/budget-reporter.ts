@@ -15,6 +15,9 @@ export function fileTimes(m: TestModule): { import: number; tests: number } {
  * `npm run test:full` walks the whole matrices and is not held to it.
  */
 export default class BudgetReporter implements Reporter {
+  /** `full`: a full run's reporter (FULL_RUN when vitest makes it), given here by its own test. */
+  constructor(private readonly options: { full: boolean } = { full: FULL_RUN }) {}
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const budgetMs = Number(process.env.CHIPIN_TEST_FILE_BUDGET_S ?? 90) * 1000;
     const files = modules
@@ -27,7 +30,7 @@ export default class BudgetReporter implements Reporter {
     const line = (f: { file: string; ms: number }) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`;
     // The slowest files of every run, in CI's log too: the next one to pass the budget is seen coming.
     if (files.length > 0) process.stdout.write(`\nslowest files on PGlite (wall time):\n${files.slice(0, 10).map(line).join('\n')}\n`);
-    if (FULL_RUN) return;
+    if (this.options.full) return;
     const over = files.filter((f) => f.ms > budgetMs);
     if (over.length === 0) return;
     process.stdout.write(`\nbudget: ${over.length} file(s) on PGlite over ${budgetMs / 1000} s of wall time (docs/testing.md#the-budget):\n${over.map(line).join('\n')}\n`);
