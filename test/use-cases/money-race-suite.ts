@@ -143,27 +143,18 @@ async function keptAtPsp(target: RaceTarget, purchaseId: string): Promise<number
   return Number(rows[0]?.net ?? 0);
 }
 
-/** What the bank took back (lost chargebacks) on the purchase's transactions, at the sandbox PSP. */
-async function chargedBackAtPsp(target: RaceTarget, purchaseId: string): Promise<number> {
+/**
+ * What the bank took back (lost chargebacks) on the purchase's transactions, at the sandbox PSP;
+ * `unkept`: only on the friends' payments their pledge did not keep (given back).
+ */
+async function chargedBackAtPsp(target: RaceTarget, purchaseId: string, { unkept = false } = {}): Promise<number> {
   const rows = await target.query<{ n: number | null }>(
     `SELECT sum(t.charged_back_cents)::int AS n FROM sandbox_psp_idempotency i
        JOIN payments p ON p.idempotency_key = i.idempotency_key
        JOIN sandbox_psp_transactions t ON t.id = i.result->>'transactionId'
-     WHERE p.purchase_id = $1 AND i.operation IN ('authorize', 'charge_off_session')`,
-    [purchaseId],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
-
-/** What lost chargebacks took back, at the sandbox PSP, on the friends' payments their pledge did not keep (given back). */
-async function unkeptChargedBackAtPsp(target: RaceTarget, purchaseId: string): Promise<number> {
-  const rows = await target.query<{ n: number | null }>(
-    `SELECT sum(t.charged_back_cents)::int AS n FROM sandbox_psp_idempotency i
-       JOIN payments p ON p.idempotency_key = i.idempotency_key
-       JOIN sandbox_psp_transactions t ON t.id = i.result->>'transactionId'
-     WHERE p.purchase_id = $1 AND i.operation = 'authorize' AND p.purpose = 'pledge'
-       AND NOT EXISTS (SELECT 1 FROM pledges pl WHERE pl.payment_id = p.id AND pl.state = 'paid')`,
-    [purchaseId],
+     WHERE p.purchase_id = $1 AND i.operation IN ('authorize', 'charge_off_session')
+       AND (NOT $2 OR (p.purpose = 'pledge' AND NOT EXISTS (SELECT 1 FROM pledges pl WHERE pl.payment_id = p.id AND pl.state = 'paid')))`,
+    [purchaseId, unkept],
   );
   return Number(rows[0]?.n ?? 0);
 }
@@ -369,7 +360,7 @@ async function check(target: RaceTarget, p: Running): Promise<void> {
   expect(purchase!.state, `every due date and deadline passed: ${where}`).not.toBe('LEADER_PROCESSED');
   // A friend's share the pot did not keep is given back; with a chargeback open on it, by the bank
   // (docs/money-operations.md#refunds-and-disputes): counted as given back.
-  const bankGaveBack = await unkeptChargedBackAtPsp(target, p.id);
+  const bankGaveBack = await chargedBackAtPsp(target, p.id, { unkept: true });
   if (purchase!.state === 'CANCELLED') expect(kept - bankGaveBack, `a CANCELLED purchase keeps nothing: ${where}`).toBe(0);
   if (purchase!.state === 'SUCCESSFUL') expect(kept - bankGaveBack, `kept = owed − refunded: ${where}`).toBe(p.owed - Number(purchase!.refunded_cents));
   // REFUNDED: all of it went back to the cards, but what the bank already took back (a lost
