@@ -105,8 +105,9 @@ async function frameListens(): Promise<void> {
   await frame(page).locator('html[data-chipin-frame="ready"]').waitFor({ state: 'attached' });
 }
 
+/** Bounded, so a lost event fails here and names itself instead of running into the test's guard. */
 async function waitForEvents(n: number): Promise<Event[]> {
-  await page.waitForFunction((count) => (window as unknown as { __events: unknown[] }).__events.length >= count, n);
+  await page.waitForFunction((count) => (window as unknown as { __events: unknown[] }).__events.length >= count, n, { timeout: 20_000 });
   return events(page);
 }
 
@@ -149,20 +150,21 @@ describe.runIf(hasBrowser)('chipin.js overlay on a merchant page of another site
     expect((await a.get(`/api/merchants/v1/purchases/${p.id}`)).json().state).toBe('FAILED');
   });
 
-  // Retried: on a loaded machine a key press into the cross-site frame was once lost (not
-  // reproduced alone); the behaviour itself is asserted in full on every try.
   it('Escape closes the overlay and calls onCancel, whether focus is in the frame or on the close button; focus stays in the dialog', async () => {
     const p = await newPurchase();
     await openShop(p);
     // Focus inside the frame: the hosted page posts chipin:cancel. The key is pressed once the
     // frame's document has the focus on the card field: pressed right after a click into the
     // cross-site frame, it could come before the frame had focus, and was lost on a loaded machine.
-    // (Not the field's own press: the Escape removes the frame before that press has finished.)
     await frameListens();
     const field = frame(page).getByLabel('Card number');
     await field.focus();
     await expect.poll(() => field.evaluate((el) => document.hasFocus() && document.activeElement === el), { timeout: 10_000 }).toBe(true);
-    await page.keyboard.press('Escape');
+    // The press is not awaited: its key-down removes the frame it was sent to, and the browser's
+    // acknowledgement of a press whose frame is torn down midway may never come (a remote CI's run
+    // hung there to the 90 s guard with every bounded wait passing). What is asserted is the
+    // event and the closed overlay.
+    void page.keyboard.press('Escape').catch(() => undefined);
     await waitForEvents(1);
     await expect(page.getByRole('dialog').count()).resolves.toBe(0);
 
