@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { freePort } from '../bench/children.ts';
 import { createApp } from '../src/app.ts';
-import type { Lang } from '../src/i18n/lang.ts';
+import type { EnFr } from '../src/i18n/lang.ts';
 import { testConfig } from '../test/helpers/app.ts';
 import { axeViolations, isBlocking } from '../test/helpers/axe-run.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/helpers/chromium.ts';
@@ -41,7 +41,7 @@ const written = new Set<string>();
 const rows: string[][] = [];
 let failed = false;
 try {
-  for (const lang of ['en', 'fr'] as Lang[]) {
+  for (const lang of ['en', 'fr'] as EnFr[]) {
     for (const size of Object.keys(VIEWPORTS) as Size[]) {
       const context = await browser.newContext({ viewport: VIEWPORTS[size], locale: LOCALES[lang] });
       const page = await context.newPage();

@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { ApiError } from './errors.ts';
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 import { infoText } from './error-texts.ts';
 
 /** The API families of the contract, each with its own error body. */
@@ -32,7 +32,7 @@ export function decodedPath(target: string): string {
   }
 }
 
-export function errorBody(family: Family, err: ApiError, lang: Lang, requestId: string): unknown {
+export function errorBody(family: Family, err: ApiError, lang: EnFr, requestId: string): unknown {
   switch (family) {
     case 'oauth':
       return { error: err.code, error_description: err.status >= 500 ? `${err.message} (request id ${requestId})` : err.message };

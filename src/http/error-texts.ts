@@ -1,8 +1,8 @@
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 import type { ErrorCode } from './errors.ts';
 
 /** User-facing texts (`info` of Token API errors): what a shopper or merchant staff may read. */
-const INFO: Record<ErrorCode, Record<Lang, string>> = {
+const INFO: Record<ErrorCode, Record<EnFr, string>> = {
   psp_credentials_rejected: { en: 'The payment provider refused these credentials.', fr: 'Le prestataire de paiement a refusé ces identifiants.' },
   psp_unreachable: {
     en: 'The payment service could not be reached. Nothing was charged: please try again.',
@@ -93,6 +93,6 @@ const INFO: Record<ErrorCode, Record<Lang, string>> = {
   internal_error: { en: 'An unexpected error occurred.', fr: 'Une erreur inattendue est survenue.' },
 };
 
-export function infoText(code: ErrorCode, lang: Lang): string {
+export function infoText(code: ErrorCode, lang: EnFr): string {
   return INFO[code][lang];
 }

@@ -1,4 +1,11 @@
 import { currencyExponent, decimalAmount } from '../domain/money.ts';
+import { Catalogue } from './catalogue.ts';
+import de from './catalogues/format/de.json' with { type: 'json' };
+import en from './catalogues/format/en.json' with { type: 'json' };
+import es from './catalogues/format/es.json' with { type: 'json' };
+import fr from './catalogues/format/fr.json' with { type: 'json' };
+import it from './catalogues/format/it.json' with { type: 'json' };
+import nl from './catalogues/format/nl.json' with { type: 'json' };
 import { LOCALE, type Lang } from './lang.ts';
 
 /**
@@ -12,6 +19,9 @@ import { LOCALE, type Lang } from './lang.ts';
  * message belongs to, whatever the reader's, and says which ({@link formatDateTime}).
  */
 export const DEFAULT_TIME_ZONE = 'Europe/Paris';
+
+/** How each language joins a date to its time (`23 novembre 2026 à 14:00`, `23. November 2026 um 14:00`). */
+const WORDS = new Catalogue<keyof typeof en>('format', { de, en, es, fr, it, nl });
 
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
@@ -62,8 +72,9 @@ function day(lang: Lang, date: Date, timeZone: string): string {
 /**
  * A date and time in the language, in `timeZone` (an IANA name), followed by that zone's offset
  * from UTC at that instant: `23 November 2026, 14:00 (UTC+1)` (en),
- * `23 novembre 2026 à 14:00 (UTC+1)`, `1er août 2026 à 09:05 (UTC+2)` (fr), `… 09:05 (UTC+5:30)`,
- * `… (UTC)`. Throws RangeError for an invalid date or an unknown zone.
+ * `23 novembre 2026 à 14:00 (UTC+1)`, `1er août 2026 à 09:05 (UTC+2)` (fr),
+ * `23. November 2026 um 14:00 (UTC+1)` (de), `… 09:05 (UTC+5:30)`, `… (UTC)`. Throws RangeError
+ * for an invalid date or an unknown zone.
  *
  * The offset, not a zone's name: it is unambiguous (`CET`, `EST` or "heure de Paris" are not, or
  * not for everyone), the same in every language, short enough for a 160-character SMS (ASCII, so
@@ -71,12 +82,13 @@ function day(lang: Lang, date: Date, timeZone: string): string {
  * Built by us from the instant rather than asked of Intl (`timeZoneName: 'shortOffset'` says
  * `GMT+1` in English and `UTC+1` in French, and may change with the ICU data of a Node release).
  *
- * The date and time are built from parts, so the joiner is ours rather than whatever the ICU data
- * shipped with Node picks for `dateStyle` + `timeStyle`; French has its ordinal `1er`.
+ * The date and time are built from parts, so the joiner is the format catalogue's rather than
+ * whatever the ICU data shipped with Node picks for `dateStyle` + `timeStyle`; French has its
+ * ordinal `1er`.
  */
 export function formatDateTime(date: Date, lang: Lang, timeZone: string): string {
   const time = `${formats(lang, timeZone).time.format(date)} (${utcOffset(date, timeZone)})`;
-  return lang === 'fr' ? `${day(lang, date, timeZone)} à ${time}` : `${day(lang, date, timeZone)}, ${time}`;
+  return WORDS.text(lang, 'dateAtTime', { date: day(lang, date, timeZone), time });
 }
 
 const wallClocks = new Map<string, Intl.DateTimeFormat>();

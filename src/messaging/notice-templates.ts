@@ -1,6 +1,6 @@
 import { html } from '../html/html.ts';
 import { formatDateTime } from '../i18n/format.ts';
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 import type { ShopperNotice } from './messenger.ts';
 import { brandLabel, noticeValues, type NoticeText, type NoticeValues } from './notice-values.ts';
 import { COMMON, creditFigures, figuresHtml, figuresText, NBSP, oneLine, planFigures, type Figures, type PurchaseLinkEmail } from './templates.ts';
@@ -26,7 +26,7 @@ interface NoticeTexts {
   space?: { label: string; url: string };
 }
 
-function renderNotice(lang: Lang, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
+function renderNotice(lang: EnFr, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
   const colon = lang === 'fr' ? `${NBSP}:` : ':';
   const text = [
     greeting,

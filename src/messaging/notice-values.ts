@@ -1,5 +1,5 @@
 import { formatDate, formatMoney } from '../i18n/format.ts';
-import { langOf, type Lang } from '../i18n/lang.ts';
+import { langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
 import type { ShopperNotice } from './messenger.ts';
 import { NOTICE_TEXT_EN } from './notice-texts-en.ts';
 import { NOTICE_TEXT_FR } from './notice-texts-fr.ts';
@@ -8,11 +8,11 @@ import { oneLine } from './templates.ts';
 /** The words of the receipts and notices in one language. */
 export type NoticeText = typeof NOTICE_TEXT_EN;
 
-const NOTICE_TEXT: Record<Lang, NoticeText> = { en: NOTICE_TEXT_EN, fr: NOTICE_TEXT_FR };
+const NOTICE_TEXT: Record<EnFr, NoticeText> = { en: NOTICE_TEXT_EN, fr: NOTICE_TEXT_FR };
 
 /** What the e-mail and the SMS of a notice say alike, in the purchase's language (fr, else en), untrusted values flattened to one line. */
 export interface NoticeValues {
-  lang: Lang;
+  lang: EnFr;
   /** The words of that language. */
   t: NoticeText;
   merchant: string;
@@ -25,7 +25,7 @@ export interface NoticeValues {
 }
 
 export function noticeValues(n: ShopperNotice): NoticeValues {
-  const lang = langOf(n.language);
+  const lang = langOf(n.language, EN_FR);
   const t = NOTICE_TEXT[lang];
   const last4 = n.card?.last4.replace(/\D/g, '').slice(-4);
   const brand = n.card ? brandLabel(n.card.brand) : '';

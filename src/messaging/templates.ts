@@ -1,6 +1,6 @@
 import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
-import { langOf, type Lang } from '../i18n/lang.ts';
+import { langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
 import { CREDIT_WARNING } from '../domain/credit-mentions.ts';
 import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
@@ -19,7 +19,7 @@ import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } fr
  */
 
 export interface PurchaseLinkEmail {
-  lang: Lang;
+  lang: EnFr;
   subject: string;
   text: string;
   html: string;
@@ -35,7 +35,7 @@ export function oneLine(value: string, max = 200, ellipsis = '…'): string {
 }
 
 interface Parts {
-  lang: Lang;
+  lang: EnFr;
   merchant: string;
   title: string;
   amount: string;
@@ -46,7 +46,7 @@ interface Parts {
 
 /** The message's values, flattened and formatted; `greetName` is whom the message greets. */
 function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
-  const lang = langOf(msg.language);
+  const lang = langOf(msg.language, EN_FR);
   const firstName = greetName === undefined ? undefined : oneLine(greetName, 60);
   return {
     lang,
@@ -61,7 +61,7 @@ function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
 export const NBSP = '\u00a0';
 
 /** Wording shared by every e-mail. */
-export const COMMON: Record<Lang, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
+export const COMMON: Record<EnFr, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
   en: {
     greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
     signature: (merchant) => `Chipin, on behalf of ${merchant}`,
@@ -83,7 +83,7 @@ export interface Figures {
 }
 
 /** `Heading:` then one `- label: value` line per row (plain-text part). */
-export function figuresText(f: Figures, lang: Lang): string {
+export function figuresText(f: Figures, lang: EnFr): string {
   const colon = lang === 'fr' ? `${NBSP}:` : ':';
   return [`${f.heading}${colon}`, ...f.rows.map(([label, value]) => `- ${label}${colon} ${value}`), ...(f.notes ?? []), ...(f.warning ? [f.warning] : [])].join('\n');
 }
@@ -115,7 +115,7 @@ interface EmailTexts {
 }
 
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
-function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
+function renderEmail(lang: EnFr, url: string, t: EmailTexts): PurchaseLinkEmail {
   const figures = t.figures ?? [];
   const text = [t.greeting, '', t.intro, '', ...figures.flatMap((f) => [figuresText(f, lang), '']), t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
@@ -136,7 +136,7 @@ ${figures.map(figuresHtml)}
   return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
-const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
+const EMAIL: Record<EnFr, (p: Parts) => EmailTexts> = {
   en: (p) => ({
     subject: `${p.merchant}: your payment link for ${oneLine(p.title, 80)}`,
     greeting: COMMON.en.greeting(p.firstName),
@@ -161,7 +161,7 @@ const EMAIL: Record<Lang, (p: Parts) => EmailTexts> = {
  * The credit an installment or deferred offer is, in figures: the same on the checkout page, with
  * its mentions (lender, right of withdrawal where it applies, the statutory warning under them).
  */
-export function creditFigures(credit: CreditTerms, currency: string, lang: Lang): Figures {
+export function creditFigures(credit: CreditTerms, currency: string, lang: EnFr): Figures {
   const m = (cents: number) => formatMoney(cents, currency, lang);
   const c = credit.mentions;
   const days = c && c.withdrawalDays > 0 ? c.withdrawalDays : undefined;
@@ -201,7 +201,7 @@ export function creditFigures(credit: CreditTerms, currency: string, lang: Lang)
 }
 
 /** The plan's payments: today's first, then each date. */
-export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents: number }>, currency: string, lang: Lang, firstIsToday: boolean): Figures {
+export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents: number }>, currency: string, lang: EnFr, firstIsToday: boolean): Figures {
   const fr = lang === 'fr';
   return {
     heading: fr ? 'Échéancier' : 'Payment schedule',
@@ -296,7 +296,7 @@ interface PledgeFields {
 }
 
 const PLEDGE: Record<
-  Lang,
+  EnFr,
   {
     /** Stands for an inviter whose name is empty. */
     someone: string;
@@ -388,11 +388,11 @@ export const SMS_TARGET_LENGTH = 160;
  * How every SMS opens: who sends it (Chipin) and for which shop. A text from an unknown sender
  * that only carries a link reads like phishing (docs/messaging.md, "SMS").
  */
-export function smsOpening(lang: Lang, merchant: string): string {
+export function smsOpening(lang: EnFr, merchant: string): string {
   return lang === 'fr' ? `Chipin, pour ${merchant} :` : `Chipin, for ${merchant}:`;
 }
 
-const SMS: Record<Lang, (merchant: string, title: string, amount: string, url: string) => string> = {
+const SMS: Record<EnFr, (merchant: string, title: string, amount: string, url: string) => string> = {
   en: (m, t, a, u) => `${smsOpening('en', m)} your purchase ${t ? `"${t}" ` : ''}(${a}) is ready. Pay here: ${u}`,
   fr: (m, t, a, u) => `${smsOpening('fr', m)} votre achat ${t ? `"${t}" ` : ''}(${a}) vous attend. Payez ici : ${u}`,
 };
@@ -464,7 +464,7 @@ export function smsDate(text: string): string {
  * fees and APR, what is authorised and when it is charged, or the deposit today and the balance's date. Without a title (the compact form the SMS falls
  * back to when the URL leaves too little room), shorter words.
  */
-function planSms(lang: Lang, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
+function planSms(lang: EnFr, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
   const m = (cents: number) => smsSafe(formatMoney(cents, currency, lang));
   const fr = lang === 'fr';
   if (offer.type === 'INSTALLMENTS') {

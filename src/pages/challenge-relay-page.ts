@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { html, raw, type SafeHtml } from '../html/html.ts';
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 import type { ChallengeForm } from '../psp/challenge-relay.ts';
 
 /** Posts the form as soon as the page is read; the button does the same without script. */
@@ -30,7 +30,7 @@ const TEXTS = {
     gone: 'Ce lien ne mène à aucune vérification de paiement. Revenez à la boutique et refaites le paiement.',
     goneTitle: 'Vérification introuvable',
   },
-} satisfies Record<Lang, Record<string, string>>;
+} satisfies Record<EnFr, Record<string, string>>;
 
 const STYLE = raw(`
   body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}
@@ -40,12 +40,12 @@ const STYLE = raw(`
   button{display:block;width:100%;min-height:48px;margin:.75rem 0 0;padding:.7rem 1rem;font:inherit;font-weight:600;border-radius:8px;background:#1d4ed8;color:#fff;border:2px solid #1d4ed8;cursor:pointer}
   button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`);
 
-function shell(lang: Lang, title: string, body: SafeHtml, script = ''): string {
+function shell(lang: EnFr, title: string, body: SafeHtml, script = ''): string {
   return html`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style></head><body><main><div class="card">${body}</div></main>${raw(script)}</body></html>`.toString();
 }
 
 /** The page that posts a PSP's 3-D Secure form (its action, its hidden fields) from the shopper's browser. */
-export function challengeRelayPage(form: ChallengeForm, lang: Lang): string {
+export function challengeRelayPage(form: ChallengeForm, lang: EnFr): string {
   const t = TEXTS[lang];
   const fields = Object.entries(form.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return shell(
@@ -56,7 +56,7 @@ export function challengeRelayPage(form: ChallengeForm, lang: Lang): string {
   );
 }
 
-export function challengeRelayGonePage(lang: Lang): string {
+export function challengeRelayGonePage(lang: EnFr): string {
   const t = TEXTS[lang];
   return shell(lang, t.goneTitle, html`<h1>${t.goneTitle}</h1><p>${t.gone}</p>`);
 }

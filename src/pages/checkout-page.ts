@@ -7,7 +7,7 @@ import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
-import { LOCALE, type Lang } from '../i18n/lang.ts';
+import { LOCALE, type EnFr } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import { leaderNameNeeded, type Purchase } from '../purchases/purchase.ts';
 import type { LeaderResultFigures } from '../payments/result-figures.ts';
@@ -19,7 +19,7 @@ import { stateText, TEXT, type Texts } from './texts.ts';
 export interface CheckoutView {
   purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   offer: Offer;
-  lang: Lang;
+  lang: EnFr;
   csrfToken: string;
   /** The installment plan (INSTALLMENTS, DEFERRED, DOWN_PAYMENT), computed for the purchase's creation date. */
   schedule?: Schedule;
@@ -65,7 +65,7 @@ export interface FallbackChoice {
 }
 
 /** The button of a fallback: "Pay 300.00 € now" (SHARED, the leader alone), "Pay in 3 installments of 100.00 €", "Pay 300.00 € on 25 Dec 2026". */
-function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
+function fallbackLabel(t: Texts, lang: EnFr, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
   const lines = f.schedule?.INSTALLMENT ?? [];
   const first = lines[0];
   if (f.offer.type === 'SHARED' || !first) return t.fallbackPayNow(formatMoney(p.amountCents, p.currency, lang));
@@ -371,7 +371,7 @@ ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.c
  * `minutesLeft`, when given, says how long the wait can last (a friend's payment waits for its
  * reservation's end: docs/hosted-payment.md#an-attempt-in-progress).
  */
-export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
+export function confirmingPage(lang: EnFr, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
   const t = TEXT[lang];
   const upTo = minutesLeft === undefined ? '' : html` ${t.confirmingUpTo(minutesLeft)}`;
   const body = html`<section class="card" id="confirming" data-status="${statusUrl}" data-seconds="2"><h1>${t.confirmingTitle}</h1><p role="status">${t.confirming}${upTo}</p>
@@ -382,7 +382,7 @@ export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: strin
   }).toString();
 }
 
-export function notFoundPage(lang: Lang): string {
+export function notFoundPage(lang: EnFr): string {
   const t = TEXT[lang];
   return layout(LOCALE[lang], t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
 }

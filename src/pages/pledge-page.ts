@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
-import { LOCALE, type Lang } from '../i18n/lang.ts';
+import { LOCALE, type EnFr } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import { leaderDisplayName, type Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
@@ -12,7 +12,7 @@ export interface PledgeView {
   pledge: Pledge;
   purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   deadline: Date | null;
-  lang: Lang;
+  lang: EnFr;
   csrfToken: string;
   /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
   csrfFrameToken?: string;
@@ -77,7 +77,7 @@ function refundFigures(v: PledgeView, t: Texts): SafeHtml | '' {
   return html`<div><dt>${t.resultRefunded}</dt><dd id="pledge-refunded">${m(refunded)}</dd></div><div><dt>${t.resultNet}</dt><dd id="pledge-net">${m(v.pledge.amountCents - refunded)}</dd></div>`;
 }
 
-export function pledgeNotFoundPage(lang: Lang): string {
+export function pledgeNotFoundPage(lang: EnFr): string {
   const t = TEXT[lang];
   return layout(LOCALE[lang], t.pledgeNotFound, html`<section class="card"><h1>${t.pledgeNotFound}</h1></section>`).toString();
 }

@@ -1,5 +1,5 @@
 import { CREDIT_WARNING } from '../domain/credit-mentions.ts';
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 
 /**
  * Every text of the hosted pages, in English and French, for shoppers on a phone
@@ -401,7 +401,7 @@ export const TEXT = {
     directPaidTitle: 'Déjà payée',
     directPaid: 'Cette commande est déjà payée. Rien de plus ne sera débité.',
   },
-} satisfies Record<Lang, unknown>;
+} satisfies Record<EnFr, unknown>;
 
 export type Texts = (typeof TEXT)['en'];
 

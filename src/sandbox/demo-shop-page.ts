@@ -1,6 +1,6 @@
 import { html, raw } from '../html/html.ts';
 import { formatMoney } from '../i18n/format.ts';
-import { LOCALE, type Lang } from '../i18n/lang.ts';
+import { LOCALE, type EnFr } from '../i18n/lang.ts';
 import { DEMO_SHOP_TEXT } from './demo-shop-texts.ts';
 
 /** What the demo shop sells, in EUR minor units (its back end creates the purchase for this). */
@@ -30,9 +30,9 @@ const STYLE = raw(`
  * with a link to the other language; its script's messages travel in `data-texts`, since its
  * policy runs no inline script.
  */
-export function demoShopPage(sdk: { src: string; integrity: string }, lang: Lang): string {
+export function demoShopPage(sdk: { src: string; integrity: string }, lang: EnFr): string {
   const t = DEMO_SHOP_TEXT[lang];
-  const other: Lang = lang === 'fr' ? 'en' : 'fr';
+  const other: EnFr = lang === 'fr' ? 'en' : 'fr';
   return html`<!doctype html>
 <html lang="${LOCALE[lang]}">
 <head>

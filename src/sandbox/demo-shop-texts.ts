@@ -1,4 +1,4 @@
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 
 /** What the shop's script says as the payment goes (`{uid}`, `{id}`… filled in by src/sandbox/assets/demo-shop.js). */
 interface DemoShopScriptTexts {
@@ -26,7 +26,7 @@ export interface DemoShopTexts {
   script: DemoShopScriptTexts;
 }
 
-export const DEMO_SHOP_TEXT: Readonly<Record<Lang, DemoShopTexts>> = {
+export const DEMO_SHOP_TEXT: Readonly<Record<EnFr, DemoShopTexts>> = {
   en: {
     title: 'Demo Shop · Chipin sandbox',
     note: 'Chipin sandbox · a demo shop’s page using chipin.js: view its source to see the few lines it takes. Test card 4242 4242 4242 4242; 4000 0000 0000 0002 is declined. Its server creates the purchase with the Merchant API:',

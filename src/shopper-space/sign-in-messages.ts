@@ -1,9 +1,9 @@
-import type { Lang } from '../i18n/lang.ts';
+import type { EnFr } from '../i18n/lang.ts';
 import type { OutgoingMail } from '../messaging/mailer.ts';
 
 /** The sign-in e-mail and SMS of the shopper's space, in the language of the page the shopper asked from. */
 
-export function signInMail(lang: Lang, to: string, url: string, minutes: number): OutgoingMail {
+export function signInMail(lang: EnFr, to: string, url: string, minutes: number): OutgoingMail {
   if (lang === 'fr') {
     return {
       to,
@@ -24,7 +24,7 @@ export function signInMail(lang: Lang, to: string, url: string, minutes: number)
   };
 }
 
-export function signInSms(lang: Lang, code: string, minutes: number): string {
+export function signInSms(lang: EnFr, code: string, minutes: number): string {
   return lang === 'fr'
     ? `Chipin : votre code de connexion est ${code}. Valable ${minutes} min, une seule fois. Ne le donnez à personne.`
     : `Chipin: your sign-in code is ${code}. Valid ${minutes} min, once. Never share it.`;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/domain/apr.ts';
 import { toPublicId } from '../../src/domain/ids.ts';
 import { DEFAULT_TIME_ZONE, formatDate, formatDateTime, formatMoney, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
-import type { Lang } from '../../src/i18n/lang.ts';
+import type { EnFr } from '../../src/i18n/lang.ts';
 import { listDisputes } from '../../src/payments/dispute-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
@@ -190,7 +190,7 @@ describe.runIf(hasBrowser)('the money-operation pages in Chromium, on a 375 px p
       await expectFitsPhone(page);
       await expectAccessible(page, 'reconciliation with mismatches');
 
-      const mark = async (lang: Lang, tx: string, note: string) => {
+      const mark = async (lang: EnFr, tx: string, note: string) => {
         const T = {
           en: { region: 'Open mismatches', note: 'Note', explain: 'Mark explained', saved: 'Saved.' },
           fr: { region: 'Écarts ouverts', note: 'Commentaire', explain: 'Marquer expliqué', saved: 'Enregistré.' },

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Lang } from '../../src/i18n/lang.ts';
+import type { EnFr } from '../../src/i18n/lang.ts';
 import type { TestApp } from './app.ts';
 import { axeViolations, isBlocking } from './axe-run.ts';
 import { hasBrowser, launchBrowser, startServedApp } from './browser.ts';
@@ -17,7 +17,7 @@ import { seedTourShop, type TourShop } from './tour-shop.ts';
  * as the back office's sign-in): each stop has the whole hang guard to itself and a failure names
  * its page.
  */
-export function walkPageTour(size: Size, lang: Lang): void {
+export function walkPageTour(size: Size, lang: EnFr): void {
   let app: TestApp & { base: string };
   let browser: Browser;
   let shop: TourShop;

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { Lang } from '../../src/i18n/lang.ts';
+import type { EnFr } from '../../src/i18n/lang.ts';
 import type { TourShop } from './tour-shop.ts';
 
 /**
@@ -14,13 +14,13 @@ export interface TourStop {
   name: string;
   /** The status the page answers on purpose (200 unless an error page). */
   status?: number;
-  go(page: Page, shop: TourShop, lang: Lang): Promise<number>;
+  go(page: Page, shop: TourShop, lang: EnFr): Promise<number>;
 }
 
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 export type Size = keyof typeof VIEWPORTS;
 /** The browser's locale: its Accept-Language decides the language of every page the tour opens. */
-export const LOCALES: Readonly<Record<Lang, string>> = { en: 'en-GB', fr: 'fr-FR' };
+export const LOCALES: Readonly<Record<EnFr, string>> = { en: 'en-GB', fr: 'fr-FR' };
 
 async function open(page: Page, url: string): Promise<number> {
   const res = await page.goto(url);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../src/domain/apr.ts';
 import { DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
+import { LANGS, type Lang } from '../../src/i18n/lang.ts';
 
 /** Every zone this Node knows, and UTC (which `supportedValuesOf` leaves out). */
 const ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
@@ -58,6 +59,19 @@ describe('date-times state their zone', () => {
     expect(utcOffset(winter, 'Europe/London')).toBe('UTC');
     expect(formatDateTime(summer, 'en', 'Europe/London')).toBe('15 July 2026, 13:00 (UTC+1)');
     expect(formatDateTime(winter, 'fr', 'Asia/Kolkata').replace(/\s/g, ' ')).toBe('15 janvier 2026 à 17:30 (UTC+5:30)');
+  });
+
+  it('writes the date and joins the time as each of the six languages does', () => {
+    const at = new Date('2026-08-01T07:05:00Z');
+    const shown = (lang: Lang) => formatDateTime(at, lang, 'Europe/Paris').replace(/\s/g, ' ');
+    expect(LANGS.map(shown)).toEqual([
+      '1. August 2026 um 09:05 (UTC+2)',
+      '1 August 2026, 09:05 (UTC+2)',
+      '1 de agosto de 2026, 09:05 (UTC+2)',
+      '1er août 2026 à 09:05 (UTC+2)',
+      '1 agosto 2026, ore 09:05 (UTC+2)',
+      '1 augustus 2026 om 09:05 (UTC+2)',
+    ]);
   });
 
   it('is ASCII after the time, so an SMS keeps its 7-bit alphabet', () => {

@@ -1,4 +1,4 @@
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import type { ConnectorDefinition, CredentialField } from '../../psp/definition.ts';
 
 /**
@@ -102,6 +102,6 @@ export const CREDENTIAL_HELP_FR: Readonly<Record<string, string>> = {
 };
 
 /** Where to find a credential in the PSP's back office, in `lang`. */
-export function credentialHelp(lang: Lang, def: ConnectorDefinition, field: CredentialField): string {
+export function credentialHelp(lang: EnFr, def: ConnectorDefinition, field: CredentialField): string {
   return lang === 'fr' ? (CREDENTIAL_HELP_FR[`${def.name}.${field.name}`] ?? field.description) : field.description;
 }

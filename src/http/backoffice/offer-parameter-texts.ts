@@ -1,5 +1,5 @@
 import type { WebhookRule } from '../../delivery/endpoints.ts';
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import type { ParameterRefusal } from '../../use-cases/offer-parameters.ts';
 
 /**
@@ -145,4 +145,4 @@ const fr: OfferParameterTexts = {
   refusal: refusalFr,
 };
 
-export const OFFER_PARAMETER_TEXT: Readonly<Record<Lang, OfferParameterTexts>> = { en, fr };
+export const OFFER_PARAMETER_TEXT: Readonly<Record<EnFr, OfferParameterTexts>> = { en, fr };

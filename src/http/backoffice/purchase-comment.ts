@@ -1,7 +1,7 @@
 import { defaultComment, EXPIRED_COMMENT, type PurchaseState } from '../../domain/purchase-states.ts';
 import { parseDecimalAmount } from '../../domain/money.ts';
 import { formatMoney } from '../../i18n/format.ts';
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import { CANCELLED_COMMENT } from '../../use-cases/cancel-purchase.ts';
 
 /**
@@ -12,7 +12,7 @@ import { CANCELLED_COMMENT } from '../../use-cases/cancel-purchase.ts';
  * runs every template, so a new or changed sentence without its French fails there. A comment no
  * template matches (written by an older version) is shown as stored, marked `lang="en"` by the page.
  */
-export function commentIn(lang: Lang, comment: string): { text: string; translated: boolean } {
+export function commentIn(lang: EnFr, comment: string): { text: string; translated: boolean } {
   if (lang === 'en') return { text: comment, translated: true };
   const exact = FIXED[comment];
   if (exact) return { text: exact, translated: true };

@@ -1,7 +1,7 @@
 import type { AttemptOutcome, DeliveryStanding } from '../../delivery/delivery.ts';
 import type { EventType } from '../../domain/events.ts';
 import type { V1State } from '../../domain/purchase-states.ts';
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import type { PspEnvironment } from '../../psp/definition.ts';
 import { HOME_TEXT_EN, HOME_TEXT_FR } from './pages/home-texts.ts';
 import { DEVELOPERS_TEXT_EN, DEVELOPERS_TEXT_FR } from './pages/developers-texts.ts';
@@ -280,4 +280,4 @@ const fr: DashboardTexts = {
   ...AUDIT_LINE_TEXT_FR,
 };
 
-export const DASHBOARD_TEXT: Readonly<Record<Lang, DashboardTexts>> = { en, fr };
+export const DASHBOARD_TEXT: Readonly<Record<EnFr, DashboardTexts>> = { en, fr };

@@ -1,5 +1,5 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
-import { LOCALE, type Lang } from '../../i18n/lang.ts';
+import { LOCALE, type EnFr } from '../../i18n/lang.ts';
 import { langSwitcher, layout } from '../html.ts';
 import { SPACE_TEXT } from './texts.ts';
 
@@ -23,7 +23,7 @@ const STYLE = raw(`
   #pay-result:focus{outline:3px solid #0b5cad;outline-offset:2px}`);
 
 /** A page of the space: its header (who is signed in, the sign-out button) when signed in. */
-export function spaceLayout(lang: Lang, title: string, body: SafeHtml, opts: { signedIn?: { who: string; csrf: string }; switchBase?: string } = {}): string {
+export function spaceLayout(lang: EnFr, title: string, body: SafeHtml, opts: { signedIn?: { who: string; csrf: string }; switchBase?: string } = {}): string {
   const t = SPACE_TEXT[lang];
   const header = opts.signedIn
     ? html`<header class="space"><span>${t.signedInAs(opts.signedIn.who)}</span><form method="post" action="/space/sign-out"><input type="hidden" name="csrf" value="${opts.signedIn.csrf}"><button type="submit">${t.signOut}</button></form></header>`

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDate, formatMoney } from '../../i18n/format.ts';
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import { cardFields } from '../card-form.ts';
 import { TEXT } from '../texts.ts';
 
@@ -79,7 +79,7 @@ export interface PayFormsInput {
 }
 
 /** `top`: for the top of the page (what the last action did, the refused installments); `section`: the other actions. */
-export function payForms(lang: Lang, v: PayFormsInput): { top?: SafeHtml; section?: SafeHtml } {
+export function payForms(lang: EnFr, v: PayFormsInput): { top?: SafeHtml; section?: SafeHtml } {
   const t = T[lang];
   const m = (cents: number) => formatMoney(cents, v.currency, lang);
   const base = `/space/purchases/${v.uid}`;

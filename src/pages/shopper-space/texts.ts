@@ -1,4 +1,4 @@
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 
 /** Every text of the shopper's space (docs/shopper-space.md), in English and French. */
 export const SPACE_TEXT = {
@@ -147,6 +147,6 @@ export const SPACE_TEXT = {
     shopSite: 'Son site',
     shopContact: 'Pour une question sur l’achat lui-même (livraison, retour), contactez la boutique.',
   },
-} satisfies Record<Lang, unknown>;
+} satisfies Record<EnFr, unknown>;
 
 export type SpaceTexts = (typeof SPACE_TEXT)['en'];

@@ -1,6 +1,6 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
 import { formatMoney } from '../../i18n/format.ts';
-import type { Lang } from '../../i18n/lang.ts';
+import type { EnFr } from '../../i18n/lang.ts';
 import type { ChallengeView } from './connector.ts';
 
 /**
@@ -54,10 +54,10 @@ const TEXTS = {
     complete: 'Valider l’authentification',
     fail: 'Faire échouer l’authentification',
   },
-} satisfies Record<Lang, unknown>;
+} satisfies Record<EnFr, unknown>;
 
 /** The shopper's language for this challenge: the page's own `?lang=`, else the return URL's `lang`, else Accept-Language's choice. */
-export function challengeLang(returnUrl: string | undefined, fromHeader: Lang, own?: unknown): Lang {
+export function challengeLang(returnUrl: string | undefined, fromHeader: EnFr, own?: unknown): EnFr {
   if (own === 'fr' || own === 'en') return own;
   try {
     const asked = returnUrl ? new URL(returnUrl).searchParams.get('lang') : null;
@@ -67,7 +67,7 @@ export function challengeLang(returnUrl: string | undefined, fromHeader: Lang, o
   }
 }
 
-function page(title: string, body: SafeHtml, lang: Lang = 'en'): string {
+function page(title: string, body: SafeHtml, lang: EnFr = 'en'): string {
   return html`<!doctype html>
 <html lang="${lang}">
 <head>
@@ -87,7 +87,7 @@ export function returnLink(returnUrl: string, transactionId: string): string {
   return url.toString();
 }
 
-export function challengePage(view: ChallengeView, lang: Lang = 'en'): string {
+export function challengePage(view: ChallengeView, lang: EnFr = 'en'): string {
   const t = TEXTS[lang];
   const amount = formatMoney(view.amountCents, view.currency, lang);
   const card = t.card(view.brand === 'unknown' ? t.anyCard : view.brand.toUpperCase(), view.last4);

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../../../audit/audit-repository.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 
 /**
@@ -7,12 +7,12 @@ import { DASHBOARD_TEXT } from '../texts.ts';
  * later build read during a rolling upgrade), its actor in words: a person by their e-mail, an
  * API key by the end of its id, the operator's command line as such (docs/back-office.md#audit-log).
  */
-export function auditLine(lang: Lang, entry: Pick<AuditEntry, 'action' | 'actor'>): string {
+export function auditLine(lang: EnFr, entry: Pick<AuditEntry, 'action' | 'actor'>): string {
   const t = DASHBOARD_TEXT[lang];
   return t.staffAction(actorText(lang, entry.actor), t.auditActions[entry.action] ?? entry.action);
 }
 
-function actorText(lang: Lang, actor: string): string {
+function actorText(lang: EnFr, actor: string): string {
   const t = DASHBOARD_TEXT[lang].actors;
   if (actor === 'cli') return t.cli;
   const key = /^api_key:key_[0-9a-f-]*([0-9a-f]{4})$/.exec(actor);

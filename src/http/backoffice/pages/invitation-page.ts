@@ -1,5 +1,5 @@
 import { html } from '../../../html/html.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import type { OpenInvitation } from '../../../staff/invitations.ts';
 import { publicPage } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -9,7 +9,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
  * chooses the new member's password. The token travels as a query parameter and a hidden field,
  * never in the path: request logs redact `token` parameters (src/http/redact.ts).
  */
-export function invitationPage(lang: Lang, csrf: string, token: string, inv: OpenInvitation, error?: { field: string; message: string }): string {
+export function invitationPage(lang: EnFr, csrf: string, token: string, inv: OpenInvitation, error?: { field: string; message: string }): string {
   const t = DASHBOARD_TEXT[lang];
   const invalid = (name: string) => (error?.field === name ? html` aria-invalid="true" aria-describedby="invitation-error"` : '');
   const body = html`<div class="card">

@@ -1,5 +1,5 @@
 import { html, raw, type SafeHtml } from '../../../html/html.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import { langSwitcher, layout } from '../../../pages/html.ts';
 import type { Role } from '../../../domain/roles.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -47,7 +47,7 @@ const STYLE = raw(`
 
 /** What every signed-in page shows in its banner. */
 export interface Chrome {
-  lang: Lang;
+  lang: EnFr;
   accountName: string;
   /** The account's time zone (IANA name): every date with a time on the page is shown in it, and says so. */
   timeZone: string;
@@ -81,7 +81,7 @@ ${langSwitcher(t, chrome.lang, chrome.path)}
 }
 
 /** A page without a session (sign-in, errors before sign-in): the banner holds the name and the language only. */
-export function publicPage(lang: Lang, title: string, body: SafeHtml, path?: string): string {
+export function publicPage(lang: EnFr, title: string, body: SafeHtml, path?: string): string {
   const t = DASHBOARD_TEXT[lang];
   const header = html`<header class="bo"><div class="bar"><span class="brand">${t.backOffice}</span>${langSwitcher(t, lang, path)}</div></header>`;
   return layout(lang, `${title} · ${t.backOffice}`, body, undefined, { header, style: STYLE }).toString();

@@ -7,7 +7,7 @@ import { dashboardPage, type Chrome } from './layout.ts';
 import type { PurchaseDetail } from '../../../use-cases/purchase-detail.ts';
 import type { RefundShare } from '../../../use-cases/refund-preview.ts';
 import { auditLine } from './audit-line.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { commentIn } from '../purchase-comment.ts';
 import type { EventType } from '../../../domain/events.ts';
@@ -164,7 +164,7 @@ ${table(
 }
 
 /** What a payment paid for; a friend's share says whose, by the pledge's name, else its e-mail, else its phone number. */
-function purposeOf(t: (typeof DASHBOARD_TEXT)[Lang], d: PurchaseDetail, x: PurchaseDetail['payments'][number]): string {
+function purposeOf(t: (typeof DASHBOARD_TEXT)[EnFr], d: PurchaseDetail, x: PurchaseDetail['payments'][number]): string {
   const purpose = t.purposeNames[x.purpose as keyof typeof t.purposeNames] ?? x.purpose;
   const pledge = x.pledgeId === null ? undefined : d.pledges.find((p) => p.id === x.pledgeId);
   const who = pledge && (pledge.name ?? pledge.email ?? pledge.phoneNumber);
@@ -172,13 +172,13 @@ function purposeOf(t: (typeof DASHBOARD_TEXT)[Lang], d: PurchaseDetail, x: Purch
 }
 
 /** A payment's status in words; a declined one says why, from the refusal code the payment recorded. */
-function paymentStatusOf(t: (typeof DASHBOARD_TEXT)[Lang], x: PurchaseDetail['payments'][number]): string {
+function paymentStatusOf(t: (typeof DASHBOARD_TEXT)[EnFr], x: PurchaseDetail['payments'][number]): string {
   if (partlyRefunded(x)) return t.partlyRefunded;
   if (x.status === 'declined' && x.declineReason) return t.declinedBecause(t.declineReasonNames[x.declineReason] ?? x.declineReason);
   return t.paymentStatusNames[x.status as keyof typeof t.paymentStatusNames] ?? x.status;
 }
 
-function doneText(t: (typeof DASHBOARD_TEXT)[Lang], done: NonNullable<PurchaseNotice['done']>): string {
+function doneText(t: (typeof DASHBOARD_TEXT)[EnFr], done: NonNullable<PurchaseNotice['done']>): string {
   switch (done) {
     case 'refund':
       return t.refundDone;
@@ -226,14 +226,14 @@ ${open.map(
  * payment notification), "Error notification" (to the purchase's errorNotificationUrl) or
  * "Purchase end notification" (to the offer's purchase end notification URL).
  */
-function deliveryName(x: { kind: DeliveryKind; triggerName: string | null }, lang: Lang): string {
+function deliveryName(x: { kind: DeliveryKind; triggerName: string | null }, lang: EnFr): string {
   if (x.kind === 'webhook') return `Webhook ${x.triggerName ?? ''}`.trim();
   const t = DASHBOARD_TEXT[lang];
   return x.kind === 'refusal' ? t.refusalNotification : x.kind === 'purchase_end' ? t.purchaseEndNotification : t.notification;
 }
 
 /** The purchase's events, every delivery attempt and the staff's actions on it (who did it), oldest first. */
-function timeline(d: PurchaseDetail, lang: Lang): { at: Date; what: SafeHtml | string }[] {
+function timeline(d: PurchaseDetail, lang: EnFr): { at: Date; what: SafeHtml | string }[] {
   const t = DASHBOARD_TEXT[lang];
   // Events record internal states; staff know them by the names v1 shows (ABORTED reads as cancelled).
   const stateName = (s: string) => t.stateNames[V1_STATE[s as PurchaseState]] ?? s;
@@ -260,7 +260,7 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v !==
  * four, funding, issuing country; never more of its number), Chipin's fingerprint, the latency and
  * the scoring hook's verdict when it was asked.
  */
-function decisionLine(x: RiskDecisionRow, lang: Lang): SafeHtml {
+function decisionLine(x: RiskDecisionRow, lang: EnFr): SafeHtml {
   const t = DASHBOARD_TEXT[lang].riskDecision;
   const card = (x.inputs.card ?? {}) as Record<string, unknown>;
   const score = x.score && typeof x.score === 'object' && typeof (x.score as { value?: unknown }).value === 'number' ? (x.score as { value: number }).value : undefined;

@@ -1,6 +1,6 @@
 import { html } from '../../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, zonedDay, zonedMidnight } from '../../../i18n/format.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import type { MismatchRow, RunRow } from '../../../payments/reconciliation-repository.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
@@ -11,7 +11,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
  * (`11 December 2026`, `2 December 2026 → 5 December 2026`, the last day included), any other
  * period by its two instants.
  */
-export function periodText(from: Date, to: Date, lang: Lang, timeZone: string): string {
+export function periodText(from: Date, to: Date, lang: EnFr, timeZone: string): string {
   const first = zonedDay(from, timeZone);
   const last = zonedDay(new Date(to.getTime() - 1), timeZone);
   const wholeDays = zonedMidnight(first, timeZone).getTime() === from.getTime() && zonedMidnight(zonedDay(to, timeZone), timeZone).getTime() === to.getTime();

@@ -1,7 +1,7 @@
 import { RISK_RULE_KINDS, RISK_RULE_NAMES, type RiskRuleName, type RiskRules } from '../../../domain/risk-rules.ts';
 import { html, type SafeHtml } from '../../../html/html.ts';
 import { formatMoney } from '../../../i18n/format.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import type { RiskForm, RiskFormError } from '../risk-rules-form.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
@@ -10,7 +10,7 @@ import { dashboardPage, type Chrome } from './layout.ts';
  * A rule's value as staff read it: money in `currency` as every amount of the page's language is
  * written (minor units when there is none), yes/no, lists comma-separated (the first 10).
  */
-export function ruleValue(lang: Lang, currency: string | null, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
+export function ruleValue(lang: EnFr, currency: string | null, name: RiskRuleName, value: NonNullable<RiskRules[RiskRuleName]>): string {
   const t = DASHBOARD_TEXT[lang];
   switch (RISK_RULE_KINDS[name]) {
     case 'amount':
@@ -41,7 +41,7 @@ export interface RiskFormView {
 }
 
 /** A refusal worded in the page's language, the rule named: "Plans per shopper in a day: must be …". */
-function riskErrorText(lang: Lang, view: Pick<RiskFormView, 'currency'>, error: RiskFormError): { rule: string; why: string } {
+function riskErrorText(lang: EnFr, view: Pick<RiskFormView, 'currency'>, error: RiskFormError): { rule: string; why: string } {
   const t = DASHBOARD_TEXT[lang];
   const money = (minor: number) => (view.currency === null ? `${minor} (${t.riskForm.minorUnits})` : formatMoney(minor, view.currency, lang));
   return { rule: t.riskRules.names[error.rule], why: t.riskRuleRefusal(error.refusal, { money }) };

@@ -1,5 +1,5 @@
 import { html } from '../../../html/html.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import { publicPage } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 
@@ -7,7 +7,7 @@ import { DASHBOARD_TEXT } from '../texts.ts';
  * The sign-in form. `error` is one message for the whole form: a wrong e-mail and a wrong
  * password read the same, so the page does not tell which e-mails have an account.
  */
-export function signInPage(lang: Lang, csrf: string, view: { email?: string; error?: string } = {}): string {
+export function signInPage(lang: EnFr, csrf: string, view: { email?: string; error?: string } = {}): string {
   const t = DASHBOARD_TEXT[lang];
   const body = html`<div class="card">
 <h1>${t.signInTitle}</h1>
@@ -25,7 +25,7 @@ ${view.error ? html`<div class="alert" role="alert" id="sign-in-error">${view.er
 }
 
 /** A refusal page before or outside a session (expired form). */
-export function messagePage(lang: Lang, title: string, message: string): string {
+export function messagePage(lang: EnFr, title: string, message: string): string {
   const body = html`<div class="card"><h1>${title}</h1><p>${message}</p><p><a href="/dashboard/purchases">${DASHBOARD_TEXT[lang].backToPurchases}</a></p></div>`;
   return publicPage(lang, title, body);
 }

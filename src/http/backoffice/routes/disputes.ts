@@ -3,7 +3,7 @@ import { actorOf } from '../../../audit/audit-log.ts';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { decodeCursor, encodeCursor } from '../../routes/cursor.ts';
 import type { App } from '../../types.ts';
-import type { Lang } from '../../../i18n/lang.ts';
+import type { EnFr } from '../../../i18n/lang.ts';
 import type { Services } from '../../../services.ts';
 import { markEvidenceSent } from '../../../use-cases/dispute.ts';
 import { disputeList, disputeOf } from '../../../use-cases/dispute-list.ts';
@@ -27,7 +27,7 @@ const PAGE_SIZE = 50;
 export function registerDashboardDisputes(app: App, services: Services, sessions: DashboardSessions): void {
   const { db } = services;
 
-  function notFound(reply: FastifyReply, lang: Lang): FastifyReply {
+  function notFound(reply: FastifyReply, lang: EnFr): FastifyReply {
     const t = DASHBOARD_TEXT[lang];
     return sendPage(reply, 404, messagePage(lang, t.notFoundTitle, t.disputes.notFound));
   }

@@ -5,7 +5,7 @@ import type { Services } from '../../../services.ts';
 import { operatorOnly, refusedByRole } from '../roles.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
-import { langFromAcceptLanguage, type Lang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, type EnFr, EN_FR } from '../../../i18n/lang.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
 
@@ -23,14 +23,14 @@ const LANG_COOKIE = 'chipin_dashboard_lang';
 const BACK_OFFICE_CSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** `?lang=` (remembered in a cookie for the next pages), else that cookie, else Accept-Language. */
-export function dashboardLang(request: FastifyRequest, reply: FastifyReply): Lang {
+export function dashboardLang(request: FastifyRequest, reply: FastifyReply): EnFr {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (asked === 'en' || asked === 'fr') {
     void reply.header('set-cookie', `${LANG_COOKIE}=${asked}; Path=/dashboard; SameSite=Lax; Max-Age=31536000`);
     return asked;
   }
   const kept = readCookie(request.headers.cookie, LANG_COOKIE);
-  return kept === 'en' || kept === 'fr' ? kept : langFromAcceptLanguage(request.headers['accept-language']);
+  return kept === 'en' || kept === 'fr' ? kept : langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
 }
 
 /** Headers of every back-office page: our CSP without framing, never cached (no sniffing, no referrer: every answer's, docs/security.md#security-headers). */
@@ -64,7 +64,7 @@ export function sessionOf(sessions: DashboardSessions, request: FastifyRequest):
 }
 
 /** 403 page for a form whose CSRF token is missing or wrong: nothing was done. */
-export function refuseForm(reply: FastifyReply, lang: Lang): FastifyReply {
+export function refuseForm(reply: FastifyReply, lang: EnFr): FastifyReply {
   const t = DASHBOARD_TEXT[lang];
   return sendPage(reply, 403, messagePage(lang, t.expiredTitle, t.expiredForm));
 }

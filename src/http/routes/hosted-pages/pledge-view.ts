@@ -10,7 +10,7 @@ import { pledgeForPage, purchaseForPage } from '../../../use-cases/page-lookup.t
 import { paidEnvironment, paymentOf, paymentWithLease, payStateOf } from '../../../use-cases/payment-lookup.ts';
 import { resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, pageLang, EN_FR } from '../../../i18n/lang.ts';
 import type { ChallengeReturn } from '../../../psp/connector.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
@@ -159,6 +159,6 @@ export class PledgePages {
   notFound(request: FastifyRequest, reply: FastifyReply) {
     return pageHeaders(reply)
       .code(404)
-      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
+      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'], EN_FR)));
   }
 }

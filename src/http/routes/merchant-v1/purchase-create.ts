@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
-import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, EN_FR } from '../../../i18n/lang.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
 import { MAX_METADATA_BYTES, NewPurchasePayload, PurchaseSchema, purchaseV1 } from '../../views/purchase-v1.ts';
@@ -59,7 +59,7 @@ export function registerV1PurchaseCreate(app: App, services: Services): void {
             amountCents: body.amount,
             currency: body.currency,
             // Without one, a default for the messages; the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
-            language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB'),
+            language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language'], EN_FR) === 'fr' ? 'fr_FR' : 'en_GB'),
             languageSet: body.language !== undefined,
             metadata: body.metadata,
             callbackUrl: body.callback_url,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/database.ts';
-import { langFromAcceptLanguage, type Lang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, type EnFr, EN_FR } from '../../../i18n/lang.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { SPACE_CSP } from '../../../pages/shopper-space/layout.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
@@ -36,10 +36,10 @@ export function spacePathOrUndefined(value: unknown): string | undefined {
 }
 
 /** `?lang=` when given, else the browser's Accept-Language (a purchase's page prefers the purchase's language: see its route). */
-export function spaceLang(request: FastifyRequest, fallback?: Lang): Lang {
+export function spaceLang(request: FastifyRequest, fallback?: EnFr): EnFr {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (asked === 'en' || asked === 'fr') return asked;
-  return fallback ?? langFromAcceptLanguage(request.headers['accept-language']);
+  return fallback ?? langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
 }
 
 /** Headers of every page of the space: its CSP, never framed, never cached (no sniffing, no referrer: every answer's, docs/security.md#security-headers). */

@@ -5,7 +5,7 @@ import type { Services } from '../../../services.ts';
 import { createPurchase } from '../../../use-cases/create-purchase.ts';
 import { sendPurchaseLink } from '../../../use-cases/send-purchase-link.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { langFromAcceptLanguage, langOf } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, langOf, EN_FR } from '../../../i18n/lang.ts';
 import { normalizePhone } from '../../../messaging/phone-numbers.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';
@@ -102,8 +102,8 @@ export function registerPurchaseLink(app: App, services: Services): void {
     async (request, reply) => {
       const accountId = request.auth!.accountId;
       const { data, purchase_link_settings: settings = {} } = request.body;
-      const language = data.language ?? (langFromAcceptLanguage(request.headers['accept-language']) === 'fr' ? 'fr_FR' : 'en_GB');
-      request.lang = langOf(language);
+      const language = data.language ?? (langFromAcceptLanguage(request.headers['accept-language'], EN_FR) === 'fr' ? 'fr_FR' : 'en_GB');
+      request.lang = langOf(language, EN_FR);
 
       if (data.merchantUid !== undefined && data.merchantUid !== request.params.merchant_uid) {
         throw invalid('field data.merchantUid differs from the merchant_uid of the path');

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Offer } from '../../../../accounts/offer.ts';
 import { toPublicId } from '../../../../domain/ids.ts';
-import type { Lang } from '../../../../i18n/lang.ts';
+import type { EnFr } from '../../../../i18n/lang.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
 import { purchaseDetail } from '../../../../use-cases/purchase-detail.ts';
@@ -14,7 +14,7 @@ import { sendPage, signedInForm } from '../support.ts';
 export const PAGE = { schema: { hide: true } };
 
 /** The offer filter's choices: each offer's merchant_uid and its kind in words ("3 installments"), as the Offers page names it. */
-export function offerLabels(offers: readonly Offer[], lang: Lang): { merchantUid: string; label: string }[] {
+export function offerLabels(offers: readonly Offer[], lang: EnFr): { merchantUid: string; label: string }[] {
   return offers.map((o) => ({ merchantUid: toPublicId('mer', o.id), label: kindOf(DASHBOARD_TEXT[lang], o) }));
 }
 
@@ -22,7 +22,7 @@ export function str(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-export function purchaseNotFound(reply: FastifyReply, lang: Lang): FastifyReply {
+export function purchaseNotFound(reply: FastifyReply, lang: EnFr): FastifyReply {
   const t = DASHBOARD_TEXT[lang];
   return sendPage(reply, 404, messagePage(lang, t.notFoundTitle, t.notFound));
 }

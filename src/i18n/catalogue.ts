@@ -1,0 +1,85 @@
+import { IntlMessageFormat } from 'intl-messageformat';
+import { LANGS, LOCALE, type Lang } from './lang.ts';
+
+/**
+ * An area's words in one language, as its catalogue file holds them
+ * (`src/i18n/catalogues/<area>/<lang>.json`): messages in ICU MessageFormat, keyed by meaning, in
+ * groups (`"errors": { "card_declined": "…" }` is the key `errors.card_declined`).
+ */
+export interface Messages {
+  readonly [key: string]: string | Messages;
+}
+
+/** What a message's placeholders are given: text, numbers (plurals) and dates are formatted by Intl in the language's locale. */
+export type Values = Readonly<Record<string, string | number | Date>>;
+
+/** A catalogue's messages by key, its groups flattened (`errors.card_declined`). */
+export function flatten(messages: Messages, prefix = ''): Map<string, string> {
+  const flat = new Map<string, string>();
+  for (const [key, value] of Object.entries(messages)) {
+    if (typeof value === 'string') flat.set(`${prefix}${key}`, value);
+    else for (const [k, v] of flatten(value, `${prefix}${key}.`)) flat.set(k, v);
+  }
+  return flat;
+}
+
+/**
+ * The words of one area (the hosted pages, the shopper space, the e-mails and SMS, the back
+ * office…), in the languages it speaks: English always, the others as their catalogues exist.
+ * Messages are parsed once, on first use, and formatted with intl-messageformat in the
+ * language's locale (docs/dependencies.md). Tags are not parsed: a `<` in a message is text, and
+ * the pages escape whatever a message gives them.
+ */
+export class Catalogue<K extends string> {
+  /** The languages this area speaks, English first. */
+  readonly langs: readonly Lang[];
+  private readonly messages = new Map<Lang, Map<string, string>>();
+  private readonly compiled = new Map<string, IntlMessageFormat>();
+
+  constructor(
+    readonly area: string,
+    catalogues: { readonly en: Messages } & Partial<Record<Lang, Messages>>,
+  ) {
+    for (const lang of LANGS) {
+      const messages = catalogues[lang];
+      if (messages) this.messages.set(lang, flatten(messages));
+    }
+    this.langs = ['en', ...LANGS.filter((l) => l !== 'en' && this.messages.has(l))];
+  }
+
+  /** `lang` when this area speaks it, else English. */
+  speaks(lang: Lang): Lang {
+    return this.messages.has(lang) ? lang : 'en';
+  }
+
+  /**
+   * The message `key` in `lang` (in English when the area does not speak it), its placeholders
+   * filled from `values`. Throws when the key is in no catalogue of the area, or when a value the
+   * message needs is missing: both are bugs that the catalogue test and the pages' tests catch.
+   */
+  text(lang: Lang, key: K, values?: Values): string {
+    const spoken = this.speaks(lang);
+    const id = `${spoken}:${key}`;
+    let format = this.compiled.get(id);
+    if (!format) {
+      const message = this.messages.get(spoken)?.get(key);
+      if (message === undefined) throw new Error(`no message ${key} in the ${spoken} catalogue of ${this.area}`);
+      format = new IntlMessageFormat(message, LOCALE[spoken], undefined, { ignoreTag: true });
+      this.compiled.set(id, format);
+    }
+    return String(format.format(values));
+  }
+
+  /**
+   * The messages of a group (`errors`) in `lang`, by their key in the group (`card_declined`):
+   * the words for a code the code does not know in advance (an error's, a state's).
+   */
+  group(lang: Lang, group: string): Readonly<Record<string, string>> {
+    const prefix = `${group}.`;
+    const words: Record<string, string> = {};
+    for (const key of this.messages.get('en')?.keys() ?? []) {
+      if (key.startsWith(prefix) && !key.slice(prefix.length).includes('.')) words[key.slice(prefix.length)] = this.text(lang, key as K);
+    }
+    return words;
+  }
+}

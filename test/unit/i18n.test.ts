@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { IntlMessageFormat } from 'intl-messageformat';
+import { describe, expect, it } from 'vitest';
+import { flatten, type Messages } from '../../src/i18n/catalogue.ts';
+import { EN_FR, langFromAcceptLanguage, langOf, LANGS, languageTag, LOCALE } from '../../src/i18n/lang.ts';
+
+/** The languages and the word catalogues (docs/architecture.md#where-words-live). */
+
+const ROOT = new URL('../../src/i18n/catalogues/', import.meta.url);
+const AREAS = readdirSync(ROOT, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+function catalogue(area: string, file: string): Map<string, string> {
+  return flatten(JSON.parse(readFileSync(new URL(`${area}/${file}`, ROOT), 'utf8')) as Messages);
+}
+
+type Ast = ReturnType<IntlMessageFormat['getAst']>;
+
+/** The names of a message's placeholders, inside its plurals and selects too, each with its kind (`amount:argument`, `n:plural`). */
+function placeholders(ast: Ast, into = new Set<string>()): Set<string> {
+  const kinds = ['literal', 'argument', 'number', 'date', 'time', 'select', 'plural', 'pound', 'tag'];
+  for (const el of ast) {
+    if ('value' in el && el.type !== 0) into.add(`${String(el.value)}:${kinds[el.type]}`);
+    if ('options' in el) for (const option of Object.values(el.options)) placeholders(option.value, into);
+    if ('children' in el) placeholders(el.children, into);
+  }
+  return into;
+}
+
+describe('word catalogues', () => {
+  it('has areas, each with an English catalogue and only catalogues of our six languages', () => {
+    expect(AREAS.length).toBeGreaterThan(0);
+    for (const area of AREAS) {
+      const files = readdirSync(new URL(`${area}/`, ROOT));
+      expect(files, area).toContain('en.json');
+      for (const file of files)
+        expect(
+          LANGS.map((l) => `${l}.json`),
+          `${area}/${file}`,
+        ).toContain(file);
+    }
+  });
+
+  it('every key of an area is in every language it speaks, with the same placeholders, and every message parses', () => {
+    for (const area of AREAS) {
+      const en = catalogue(area, 'en.json');
+      const expected = new Map([...en].map(([key, message]) => [key, [...placeholders(new IntlMessageFormat(message, 'en', undefined, { ignoreTag: true }).getAst())].sort()]));
+      for (const file of readdirSync(new URL(`${area}/`, ROOT))) {
+        const lang = file.slice(0, 2) as (typeof LANGS)[number];
+        const words = catalogue(area, file);
+        expect([...words.keys()].sort(), `${area}/${file}: its keys`).toEqual([...en.keys()].sort());
+        for (const [key, message] of words) {
+          const ast = new IntlMessageFormat(message, LOCALE[lang], undefined, { ignoreTag: true }).getAst();
+          expect([...placeholders(ast)].sort(), `${area}/${file}: ${key}`).toEqual(expected.get(key));
+          expect(message.trim(), `${area}/${file}: ${key} is empty`).not.toBe('');
+        }
+      }
+    }
+  });
+});
+
+describe('languages', () => {
+  it('reads a language in every spelling plugins and browsers send, and English for anything else', () => {
+    const cases: [string | undefined, string][] = [
+      ['de', 'de'],
+      ['de_DE', 'de'],
+      ['de-AT', 'de'],
+      ['de_DE_formal', 'de'], // a WordPress locale
+      ['es_ES', 'es'],
+      ['es-MX', 'es'],
+      ['ES', 'es'],
+      ['fr_BE', 'fr'],
+      ['it_IT', 'it'],
+      ['it-CH', 'it'],
+      ['nl_NL', 'nl'],
+      ['nl_BE', 'nl'],
+      ['nl_NL_formal', 'nl'],
+      ['en_US', 'en'],
+      ['pt_BR', 'en'],
+      ['deu', 'en'], // three letters: not a two-letter language we speak
+      ['xx', 'en'],
+      ['', 'en'],
+      [undefined, 'en'],
+    ];
+    for (const [locale, lang] of cases) expect(langOf(locale), String(locale)).toBe(lang);
+  });
+
+  it('an area that speaks fewer languages answers in one of its own, else English', () => {
+    expect(langOf('de_DE', EN_FR)).toBe('en');
+    expect(langOf('fr-CA', EN_FR)).toBe('fr');
+    // The browser's first language this area speaks, by weight, not the first it lists.
+    expect(langFromAcceptLanguage('de-DE,fr;q=0.8,en;q=0.5', EN_FR)).toBe('fr');
+    expect(langFromAcceptLanguage('de-DE,fr;q=0.8,en;q=0.5')).toBe('de');
+  });
+
+  it('takes the browser languages by weight, skipping those we do not speak and those weighted 0', () => {
+    expect(langFromAcceptLanguage('pt-BR,nl;q=0.9,en;q=0.8')).toBe('nl');
+    expect(langFromAcceptLanguage('en;q=0.2,it-IT;q=0.7')).toBe('it');
+    expect(langFromAcceptLanguage('es;q=0,de;q=0.1')).toBe('de');
+    expect(langFromAcceptLanguage('*')).toBe('en');
+    expect(langFromAcceptLanguage(undefined)).toBe('en');
+  });
+
+  it('keeps a language the service chooses as the v1 API spells it', () => {
+    expect(LANGS.map(languageTag)).toEqual(['de_DE', 'en_GB', 'es_ES', 'fr_FR', 'it_IT', 'nl_NL']);
+  });
+});
