@@ -5,6 +5,8 @@
  * The rules say where the layers are by path, so they hold whatever a layer's files are called.
  */
 
+import { NOT_ON_THE_ENGINE_YET } from './eslint.config.js';
+
 /** Files that hold the SQL of one aggregate: `<aggregate>-repository.ts` (docs/architecture.md, "Layers"). */
 const REPOSITORY = '/[a-z0-9-]+-repository\\.ts$';
 
@@ -61,6 +63,14 @@ const forbidden = [
       'A route (and a back-office handler) parses its input, calls a use case or a query module of use-cases/, and maps the outcome: it never reaches the SQL of a repository itself (docs/architecture.md, "Layers").',
     from: { path: '^src/http/(routes|backoffice/(routes|api))/' },
     to: { path: REPOSITORY },
+  },
+  {
+    name: 'money-moves-through-the-engine',
+    severity: 'error',
+    comment:
+      'A payment row is reserved and a PSP answer recorded (insertPayment, recordResult) only by the money engine (src/money/, docs/architecture.md#the-money-engine); the use cases not moved onto it yet are listed in eslint.config.js (NOT_ON_THE_ENGINE_YET), a list that only shrinks.',
+    from: { path: '^src/', pathNot: ['^src/money/', `^src/use-cases/(${NOT_ON_THE_ENGINE_YET.join('|')})\\.ts$`] },
+    to: { path: '^src/money/payment-record-repository\\.ts$' },
   },
   {
     name: 'no-http-below-routes',

@@ -8,7 +8,7 @@ import { closePledges } from '../payments/pledge-repository.ts';
 import { anyCaptured, cancelScheduledInstallments, heldPaymentIds } from '../payments/refund-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from '../money/claim.ts';
 import { followUp, releaseOnce } from './release-hold.ts';
 
 export type CancelOutcome =

@@ -1,6 +1,6 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from './payment-lease.ts';
+import { underPaymentLease } from '../money/payment-lease.ts';
 import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
 import { insertPaymentMethod, paymentMethodByToken, savedCard as cardOfPurchase, savedPspMethodId } from '../payments/payment-method-repository.ts';
@@ -9,18 +9,17 @@ import {
   countPaymentsKeyed,
   findPayment,
   findPurchasePayment,
-  insertPayment,
   markDeclined,
   pspRef,
-  recordResult,
   resultRef,
   setPaymentPspMethod,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setPaymentMethod } from '../payments/pay-state-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, holding, isInProgress, releaseClaim, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, type MoneyClaim } from '../money/claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { potComment, potCompleteComment, uncovered } from '../domain/pot.ts';
-import { findPayment, pspRef, recordResult } from '../payments/payment-repository.ts';
+import { callAndBook } from '../money/movement.ts';
+import { findPayment } from '../payments/payment-repository.ts';
 import { loadPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
@@ -36,6 +37,5 @@ export async function releaseGuarantee(deps: PaymentDeps, accountId: string, pur
   if (!state?.guaranteePaymentId || state.state === 'LEADER_PROCESSED' || state.state === 'CREATED') return;
   const guarantee = await findPayment(deps.db, accountId, state.guaranteePaymentId);
   if (!guarantee || guarantee.status !== 'authorized' || !guarantee.psp_transaction_id) return;
-  const result = await (await deps.psps.forPayment(guarantee)).void({ idempotencyKey: `${guarantee.idempotency_key}:release`, transaction: pspRef(guarantee) });
-  await deps.db.transaction((tx) => recordResult(tx, guarantee, result, state.state, deps.clock.now()));
+  await callAndBook(deps, guarantee, { op: 'void', key: `${guarantee.idempotency_key}:release` });
 }

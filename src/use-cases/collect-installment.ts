@@ -4,13 +4,14 @@ import { collectionJobKey, dueAt, installmentFailedComment, installmentPaidComme
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { findInstallment, installmentCounts, markInstallmentPaid, markInstallmentRefused, scheduledInstallments, type Installment } from '../payments/installment-repository.ts';
-import { findPayment, pspRef, insertPayment, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { unresolvedInstallmentCharge } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { schedulePreChargeNotice, sendCollectionNotice } from './shopper-notices.ts';
-import { claimAlone, holding, isInProgress, waitForClaim, type InProgress } from './money-claim.ts';
+import { claimAlone, holding, isInProgress, waitForClaim, type InProgress } from '../money/claim.ts';
 import { savedCard } from './stored-card.ts';
 
 export const COLLECT_JOB = 'installment.collect';

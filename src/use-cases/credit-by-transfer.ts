@@ -9,7 +9,7 @@ import { writeEvent } from '../payments/payment-repository.ts';
 import { findRefund, findRefundIdByRequestKey, insertRefund, refundedSoFar, type Refund } from '../payments/refund-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress } from './money-claim.ts';
+import { claimPurchase, isInProgress, releaseClaim, waitForClaim, type InProgress } from '../money/claim.ts';
 import { REFUNDABLE, refundPurchase } from './refund-purchase.ts';
 
 /** The request's name for the amount, as the original interface's route has it. */

@@ -1,6 +1,7 @@
+import { settleAlone } from '../money/movement.ts';
+import { callPsp } from '../money/psp-call.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
-import { findPayment, recordResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
-import { loadPayState } from '../payments/pay-state-repository.ts';
+import { findPayment, type PaymentRow } from '../payments/payment-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { followUp, holdsMoney } from './release-hold.ts';
 import { sendGivenBackNotice } from './shopper-notices.ts';
@@ -15,17 +16,15 @@ import { sendGivenBackNotice } from './shopper-notices.ts';
  * so whoever runs this first (the shopper's return, a job, a retry) gives back once.
  */
 export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, options: { notify?: boolean } = {}): Promise<void> {
-  const psp = await deps.psps.forPayment(payment);
-  const ref = (r: TransactionResult) => resultRef(payment, r);
   let back: TransactionResult;
   try {
     if (result.status === 'requires_action' || result.status === 'authorized') {
-      back = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: ref(result) });
+      back = await callPsp(deps, payment, { op: 'void', key: `${payment.idempotency_key}:void` }, result);
       // Refused: the challenge was completed in between and the money captured; refunded below.
-      if (back.status !== 'voided') back = await psp.retrieve(ref(back));
+      if (back.status !== 'voided') back = await callPsp(deps, payment, { op: 'retrieve' }, back);
     } else back = result;
     if (back.status === 'captured' && back.capturedCents - back.refundedCents > 0) {
-      back = await psp.refund({ idempotencyKey: `${payment.idempotency_key}:refund`, transaction: ref(back), amountCents: back.capturedCents - back.refundedCents });
+      back = await callPsp(deps, payment, { op: 'refund', key: `${payment.idempotency_key}:refund`, amountCents: back.capturedCents - back.refundedCents }, back);
     }
   } catch (err) {
     // The PSP unreachable: a payment whose answer was recorded is followed up by the durable job
@@ -34,8 +33,7 @@ export async function giveBack(deps: PaymentDeps, payment: PaymentRow, result: T
     throw err;
   }
   if (back === result && payment.status === result.status) return;
-  const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!.state;
-  await deps.db.transaction((tx) => recordResult(tx, payment, back, state, deps.clock.now(), options));
+  await settleAlone(deps, payment, (_tx, _locked, book) => book(payment, back, options));
   // Refused by the PSP: never only a log line; the durable follow-up tries again until it is given
   // back, and the merchant is told (docs/money-operations.md#one-money-operation-at-a-time).
   const after = await findPayment(deps.db, payment.account_id, payment.id);

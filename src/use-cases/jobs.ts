@@ -2,7 +2,7 @@ import type { JobScheduler } from '../jobs/scheduler.ts';
 import { RELEASE_JOB, releaseHold } from './release-hold.ts';
 import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
-import { CLAIM_RETRY_MS, JOB_CLAIM_WAIT_MS } from './money-claim.ts';
+import { CLAIM_RETRY_MS, JOB_CLAIM_WAIT_MS } from '../money/claim.ts';
 import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
 import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';

@@ -11,15 +11,14 @@ import {
   countPledgePayments,
   findPayment,
   findPledgePayment,
-  insertPayment,
   markDeclined,
   pspRef,
-  recordResult,
   resultRef,
   setPaymentPspMethod,
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { findPaymentWithLease } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
@@ -29,7 +28,7 @@ import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from './payment-lease.ts';
+import { underPaymentLease } from '../money/payment-lease.ts';
 import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 
 export type PledgeOutcome =

@@ -7,11 +7,12 @@ import { holdValidityDays } from '../psp/definition.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { installmentHeldBy, replaceInstallmentHold } from '../payments/installment-repository.ts';
 import { savedCard as savedCardFacts } from '../payments/payment-method-repository.ts';
-import { findPayment, findPaymentByKey, insertPayment, pspRef, recordResult, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, findPaymentByKey, pspRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { listPledges } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimAlone, holding, isInProgress } from './money-claim.ts';
+import { claimAlone, holding, isInProgress } from '../money/claim.ts';
 import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 

@@ -4,7 +4,9 @@ import { EVENT } from '../domain/events.ts';
 import { sourceRefundableCents } from '../domain/refund-allocation.ts';
 import { disputesOfPayment } from '../payments/dispute-repository.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
-import { findPayment, pspRef, recordResult, resultRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { settleAlone } from '../money/movement.ts';
+import { callPsp } from '../money/psp-call.ts';
+import { findPayment, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { lockPayState } from '../payments/pay-state-repository.ts';
 import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -29,37 +31,35 @@ const RELEASE_FIRST_MS = 60_000;
  * follow-up's adds its run's instant, since an idempotent PSP answers a refused key's refusal again.
  */
 export async function releaseOnce(deps: PaymentDeps, hold: PaymentRow, key: string): Promise<{ done: true } | { done: false; reason: string }> {
-  const { db, clock, logger } = deps;
+  const { db, logger } = deps;
   const where = { account_id: hold.account_id, purchase_id: hold.purchase_id, payment_id: hold.id };
   try {
-    const psp = await deps.psps.forPayment(hold);
-    let result: TransactionResult = hold.status === 'authorized' ? await psp.void({ idempotencyKey: key, transaction: pspRef(hold) }) : await psp.retrieve(pspRef(hold));
+    let result: TransactionResult = await callPsp(deps, hold, hold.status === 'authorized' ? { op: 'void', key } : { op: 'retrieve' });
     // Captured money the bank disputes or took back is not Chipin's to refund
     // (docs/money-operations.md#refunds-and-disputes): an open chargeback is waited for, and
     // what lost ones took is given back already.
     let bank: 'waits' | 'gave_back' | undefined;
     if (result.decline || result.status === 'captured') {
       // Refused: what does the PSP hold? Captured money is given back; a hold still there is not.
-      result = result.status === 'captured' ? result : await psp.retrieve(resultRef(hold, result));
+      result = result.status === 'captured' ? result : await callPsp(deps, hold, { op: 'retrieve' }, result);
       if (result.status === 'captured' && result.capturedCents - result.refundedCents > 0) {
         const chargebacks = await chargebacksOf(db, hold);
         const left = sourceRefundableCents({ ...chargebacks, paymentId: hold.id, payer: 'leader', capturedCents: result.capturedCents, refundedCents: result.refundedCents });
         if (chargebacks.chargebackOpen) bank = 'waits';
         else if (left === 0) bank = 'gave_back';
-        else result = await psp.refund({ idempotencyKey: `${key}-refund`, transaction: resultRef(hold, result), amountCents: left });
+        else result = await callPsp(deps, hold, { op: 'refund', key: `${key}-refund`, amountCents: left }, result);
       }
     }
     const released =
       bank === 'gave_back' ||
       (bank === undefined && !result.decline && (result.status === 'voided' || result.status === 'refunded' || result.status === 'expired' || result.status === 'declined'));
-    await db.transaction(async (tx) => {
-      const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
+    await settleAlone(deps, hold, async (tx, locked, book) => {
       const current = (await findPayment(tx, hold.account_id, hold.id))!;
       // A refusal itself is not the payment's new state: only what the PSP holds is recorded. A
       // cancelled purchase's hold released is the cancel's outcome, notified in back mode; a
       // pledger's money given back never is (docs/webhooks.md#back-mode-notification).
       const outcome = locked.state === 'CANCELLED' && current.purpose !== 'pledge';
-      if (!result.decline) await recordResult(tx, current, result, locked.state, clock.now(), { outcome });
+      if (!result.decline) await book(current, result, { outcome });
     });
     if (released) return { done: true };
     if (bank === 'waits') return { done: false, reason: 'a chargeback is open on the payment: what it holds is given back once the bank has decided' };

@@ -2,7 +2,7 @@ import type { Actor } from '../audit/audit-log.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelPurchase } from './cancel-purchase.ts';
 import type { PaymentDeps } from './deps.ts';
-import type { InProgress } from './money-claim.ts';
+import type { InProgress } from '../money/claim.ts';
 
 export type ReleaseOutcome =
   /** Nothing is held for the purchase any more: cancelled now, or already (`already`: a repeated release, an expiry, an abort). */

@@ -2,7 +2,8 @@ import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment } f
 import { threeDSecureInput, type ChallengeReturn, type TransactionResult } from '../psp/connector.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import { savedPspMethodId } from '../payments/payment-method-repository.ts';
-import { afterResult, findPurchasePayment, markDeclined, recordResult, pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
+import { afterResult, findPurchasePayment, markDeclined, pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
+import { recordResult } from '../money/payment-record-repository.ts';
 import { unresolvedLeaderAttempt, type UnresolvedPayment } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { draftShares } from '../payments/pledge-repository.ts';

@@ -1,13 +1,14 @@
 import { potDeadlineComment, uncovered } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { TransactionResult } from '../psp/connector.ts';
-import { findPayment, pspRef, insertPayment, recordResult, type PaymentRow } from '../payments/payment-repository.ts';
+import { findPayment, pspRef, type PaymentRow } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges, listPledges } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import type { PaymentDeps } from './deps.ts';
-import { CLAIM_RETRY_MS, claimPurchase, holding, isInProgress, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { CLAIM_RETRY_MS, claimPurchase, holding, isInProgress, waitForClaim, type InProgress, type MoneyClaim } from '../money/claim.ts';
 import { resolvePledgePayment } from './pay-pledge.ts';
 import { sendPotCompleteNotice, sendRestChargedNotice, sendRestFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';

@@ -3,7 +3,7 @@ import { earlyRepayment, installmentPaidComment, repaidEarlyComment } from '../d
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelJob } from '../jobs/scheduler.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from './payment-lease.ts';
+import { underPaymentLease } from '../money/payment-lease.ts';
 import { threeDSecureInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import {
   installmentCounts,
@@ -19,15 +19,14 @@ import {
   countPaymentsKeyed,
   findPayment,
   findPurchasePayment,
-  insertPayment,
   markDeclined,
   pspRef,
-  recordResult,
   resultRef,
   setPaymentPspMethod,
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
 import { unresolvedInstallmentCharge } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState, lockPayState, setComment } from '../payments/pay-state-repository.ts';
 import { bookFeesWaived } from '../payments/transfer-booking-repository.ts';
@@ -36,7 +35,7 @@ import { COLLECT_JOB } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { PRECHARGE_NOTICE_JOB, sendCollectionNotice } from './shopper-notices.ts';
-import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from './money-claim.ts';
+import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from '../money/claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**

@@ -5,7 +5,7 @@ import { deferredInstallmentId } from '../payments/installment-repository.ts';
 import { findOfferPurchaseId, findOfferPurchaseIdByRef, findOfferSecret, loadPayState } from '../payments/pay-state-repository.ts';
 import { collectInstallment } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
-import type { InProgress } from './money-claim.ts';
+import type { InProgress } from '../money/claim.ts';
 
 export type TriggerCaptureOutcome =
   /** Captured now, or already captured before (idempotent): the purchase's state after. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newUuid } from '../../src/domain/ids.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
-import { insertPayment } from '../../src/payments/payment-repository.ts';
+import { insertPayment } from '../../src/money/payment-record-repository.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';

@@ -170,11 +170,12 @@ describe('a retry after the takeover finds what the first attempt committed', ()
     const id = await paid();
     const key = `refund-commit-lost-${id}`;
     const post = () => a.post(`${URL}/${id}/refunds`, { amount: 2_000 }, { 'idempotency-key': key });
-    // The payments' database answers the refund's reserving transaction with a cut after its commit.
+    // The payments' database answers the refund's reserving transaction (the money engine's, which
+    // answers the movement's `go`: src/money/movement.ts) with a cut after its commit.
     const real = app.services.payments.db;
     const transaction: typeof real.transaction = async (fn) => {
       const result = await real.transaction(fn);
-      if (result && typeof result === 'object' && 'refundId' in result) {
+      if ((result as { go?: { refundId?: unknown } } | undefined)?.go?.refundId !== undefined) {
         throw Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
       }
       return result;

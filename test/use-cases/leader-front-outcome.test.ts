@@ -9,7 +9,7 @@ import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { leaderFrontOutcome } from '../../src/use-cases/leader-front-outcome.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
-import { insertPayment, recordResult } from '../../src/payments/payment-repository.ts';
+import { insertPayment, recordResult } from '../../src/money/payment-record-repository.ts';
 import { leaderProcessed, newLinkPurchase, NO_JOB_POLL, pspAccount, TEST_DELIVERY } from '../delivery/helpers.ts';
 
 let db: IsolatedDatabase;

@@ -5,7 +5,7 @@ import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purch
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { DashboardGuard } from '../../dashboard-guard.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
-import { inProgressMessage } from '../../../use-cases/money-claim.ts';
+import { inProgressMessage } from '../../../money/claim.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';

@@ -3,7 +3,7 @@ import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-pu
 import { merchantPurchase } from '../../../use-cases/merchant-purchases.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
-import { inProgressMessage } from '../../../use-cases/money-claim.ts';
+import { inProgressMessage } from '../../../money/claim.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import type { App } from '../../types.ts';
 import { PurchaseSchema, purchaseV1 } from '../../views/purchase-v1.ts';

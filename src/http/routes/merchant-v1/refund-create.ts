@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import { refundPurchase } from '../../../use-cases/refund-purchase.ts';
-import { inProgressMessage } from '../../../use-cases/money-claim.ts';
+import { inProgressMessage } from '../../../money/claim.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import { idempotent } from '../../idempotency.ts';

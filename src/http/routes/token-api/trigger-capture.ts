@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { Services } from '../../../services.ts';
-import { inProgressMessage } from '../../../use-cases/money-claim.ts';
+import { inProgressMessage } from '../../../money/claim.ts';
 import { triggerCapture } from '../../../use-cases/trigger-capture.ts';
 import { ApiError, operationInProgress } from '../../errors.ts';
 import type { App } from '../../types.ts';

@@ -4,7 +4,7 @@ import { newUuid } from '../domain/ids.ts';
 import { releaseMoneyClaim, renewMoneyClaim, takeMoneyClaim, unresolvedMoneyCharge } from '../payments/money-claim-repository.ts';
 import { lockPayState } from '../payments/pay-state-repository.ts';
 import { pendingRefundOf } from '../payments/refund-repository.ts';
-import type { PaymentDeps } from './deps.ts';
+import type { MoneyDeps } from './deps.ts';
 
 /**
  * One money operation at a time per purchase (docs/money-operations.md#one-money-operation-at-a-time).
@@ -99,7 +99,7 @@ export async function claimPurchase(
  * deps' wait: a request arriving a moment after another operation on the same purchase is served
  * once that one ends instead of refused. Jobs pass no wait (`waitMs` 0): they run again later.
  */
-export async function waitForClaim<T>(deps: Pick<PaymentDeps, 'claimWaitMs'>, attempt: () => Promise<T>, waitMs = deps.claimWaitMs ?? DEFAULT_WAIT_MS): Promise<T> {
+export async function waitForClaim<T>(deps: Pick<MoneyDeps, 'claimWaitMs'>, attempt: () => Promise<T>, waitMs = deps.claimWaitMs ?? DEFAULT_WAIT_MS): Promise<T> {
   const until = Date.now() + waitMs;
   for (;;) {
     const outcome = await attempt();
@@ -114,7 +114,7 @@ export async function waitForClaim<T>(deps: Pick<PaymentDeps, 'claimWaitMs'>, at
  * {@link waitForClaim} does.
  */
 export function claimAlone(
-  deps: Pick<PaymentDeps, 'db' | 'claimWaitMs'>,
+  deps: Pick<MoneyDeps, 'db' | 'claimWaitMs'>,
   accountId: string,
   purchaseId: string,
   operation: MoneyOperation,
@@ -139,7 +139,7 @@ export function claimAlone(
  * {@link CLAIM_LEASE_MS}. The renewal is the run's heartbeat, a timer and not a durable job
  * (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
  */
-export async function holding<T>(deps: Pick<PaymentDeps, 'db' | 'logger'>, claim: MoneyClaim, work: () => Promise<T>): Promise<T> {
+export async function holding<T>(deps: Pick<MoneyDeps, 'db' | 'logger'>, claim: MoneyClaim, work: () => Promise<T>): Promise<T> {
   let renewal: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     // A renewal that fails (the database away) is left to the next one, or to the lease's end.
@@ -168,7 +168,7 @@ export async function releaseClaim(tx: Sql, claim: MoneyClaim): Promise<void> {
  * may have landed with the answer lost (a connection cut), leaving a claim nobody runs. Without
  * this, the request's retry would wait for its lease. Best effort: with the database away it lapses.
  */
-export async function releaseAfterFailure(deps: Pick<PaymentDeps, 'db'>, accountId: string, purchaseId: string, token: string): Promise<void> {
+export async function releaseAfterFailure(deps: Pick<MoneyDeps, 'db'>, accountId: string, purchaseId: string, token: string): Promise<void> {
   await releaseMoneyClaim(deps.db, { accountId, purchaseId, token }).catch(() => undefined);
 }
 

@@ -1,6 +1,6 @@
 import { isPspFault } from '../psp/connector.ts';
 import { endPaymentLease, PAYMENT_LEASE_RENEW_MS, renewPaymentLease, type PaymentRow } from '../payments/payment-repository.ts';
-import type { PaymentDeps } from './deps.ts';
+import type { MoneyDeps } from './deps.ts';
 
 /**
  * Runs a shopper's request on the payment it reserved (inserted `leased`) under the payment's
@@ -13,7 +13,7 @@ import type { PaymentDeps } from './deps.ts';
  * stops renewing: the lease lapses by itself within 10 s. The renewal is the request's heartbeat,
  * which is why it is a timer and not a durable job (docs/jobs-and-clock.md#periodic-work-that-is-not-a-job).
  */
-export async function underPaymentLease<T>(deps: Pick<PaymentDeps, 'db' | 'logger'>, payment: PaymentRow, run: () => Promise<T>): Promise<T> {
+export async function underPaymentLease<T>(deps: Pick<MoneyDeps, 'db' | 'logger'>, payment: PaymentRow, run: () => Promise<T>): Promise<T> {
   let renewal: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     // A renewal that fails (the database away) is left to the next one, or to the lease's end.

@@ -1,0 +1,173 @@
+import type { Sql } from '../db/database.ts';
+import { newUuid } from '../domain/ids.ts';
+import type { PurchaseState } from '../domain/purchase-states.ts';
+import { findPayment, type PaymentRow } from '../payments/payment-repository.ts';
+import { recordResult } from './payment-record-repository.ts';
+import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import { claimPurchase, holding, isInProgress, releaseAfterFailure, releaseClaim, waitForClaim, type InProgress, type MoneyClaim, type MoneyOperation } from './claim.ts';
+import type { MoneyDeps } from './deps.ts';
+import { callPsp, type PspStep } from './psp-call.ts';
+
+/**
+ * The money engine's pipeline (docs/architecture.md#the-money-engine): one money movement on one
+ * purchase, from its reservation to its follow-ups, in a fixed order that no use case re-writes:
+ *
+ * 1. **Reserve**, in one transaction under the purchase's row lock: the use case takes the
+ *    purchase's claim (`take`), checks its rules and writes what it reserves (the rows whose ids
+ *    make the PSP keys). A refusal gives the claim back in the same transaction.
+ * 2. **Call**, holding the claim (renewed) and outside any transaction: each PSP step the
+ *    reservation planned. A PSP fault leaves its step out of the answers: what it reserved stays
+ *    pending for the use case's durable follow-up, and the keys make the retry safe.
+ * 3. **Settle**, in one transaction under the row lock: the use case's rules on the answers, each
+ *    answer recorded through `book` (the payment row, its event, the ledger and, in transfer mode,
+ *    the merchant's balance: recordResult).
+ * 4. **After**, still holding the claim: what follows the commit (messages, a hold released).
+ *
+ * The claim is given back whatever happened; a reserving transaction that failed (its commit may
+ * have landed, the answer lost) gives back the claim it may have taken.
+ */
+export interface Movement<Go, Out, S extends Step> {
+  accountId: string;
+  purchaseId: string;
+  /** The claim's name (the 409's message and docs/money-operations.md's table). */
+  operation: MoneyOperation;
+  /** What the movement answers when the purchase is not the account's. */
+  notFound: Out;
+  /** How long to wait for another operation's claim: a request the deps' wait, a job 0 (it runs again later). */
+  waitMs?: number;
+  /** Step 1, under the row lock: the claim taken through `take`, the rules checked, the reservation written. */
+  reserve(tx: Sql, locked: PurchasePayState, take: Take): Promise<{ refuse: Out } | { go: Go } | InProgress>;
+  /** Step 2's plan, read once the reservation committed: the PSP calls to make, in order. */
+  steps(go: Go): Promise<S[]>;
+  /** Step 3, under the row lock: the answers (a step the PSP could not be reached for is left out), booked through `book`. */
+  settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go): Promise<Out>;
+  /** Step 4, after the settlement committed, holding the claim. */
+  after?(out: Out, go: Go): Promise<void>;
+}
+
+/** One PSP call of a movement on one payment, with whatever the use case's settlement needs of it. */
+export interface Step {
+  payment: PaymentRow;
+  call: PspStep;
+}
+
+export interface Answer<S extends Step> {
+  step: S;
+  result: TransactionResult;
+}
+
+/** Takes the purchase's claim in the reserving transaction (`unresolvedBlocks`: see claimPurchase). */
+export type Take = (options?: { unresolvedBlocks?: boolean }) => Promise<MoneyClaim | InProgress>;
+
+/**
+ * Records a PSP answer on its payment, in the settling transaction. `current`: the row is read
+ * again under the lock first and the larger of the two views of the PSP's totals kept (they only
+ * grow): another operation may have recorded on the payment since the step was planned.
+ */
+export type Book = (payment: PaymentRow, result: TransactionResult, options?: BookOptions) => Promise<boolean>;
+
+export interface BookOptions {
+  /** The transaction is one the merchant asked for (a refund, a cancel's void): its back-mode notification is sent. */
+  outcome?: boolean;
+  /** Transfer mode: the money given back is the merchant's refund, which the merchant bears. */
+  merchantRefund?: boolean;
+  /** Written without an event: a pledge's money given back is never announced. */
+  notify?: boolean;
+  current?: boolean;
+}
+
+/** Runs `movement` through the pipeline above; answers its outcome, or that another operation holds the purchase. */
+export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, movement: Movement<Go, Out, S>): Promise<Out | InProgress> {
+  const { accountId, purchaseId } = movement;
+  const token = newUuid();
+  const reserved = await waitForClaim(deps, () => reserve(deps, movement, token), movement.waitMs).catch(async (err: unknown) => {
+    await releaseAfterFailure(deps, accountId, purchaseId, token);
+    throw err;
+  });
+  if (isInProgress(reserved)) return reserved;
+  if (!('go' in reserved)) return reserved.out;
+  const { go, claim } = reserved;
+  return holding(deps, claim, async () => {
+    const answers: Answer<S>[] = [];
+    for (const step of await movement.steps(go)) {
+      try {
+        answers.push({ step, result: await callPsp(deps, step.payment, step.call) });
+      } catch (err) {
+        if (!(err instanceof PspIntegrationError)) throw err;
+        deps.logger.warn(
+          { err, account_id: accountId, purchase_id: purchaseId, payment_id: step.payment.id },
+          `${movement.operation} call failed at the PSP: left pending for its follow-up`,
+        );
+      }
+    }
+    const out = await deps.db.transaction(async (tx) => {
+      const locked = await lockPayState(tx, accountId, purchaseId);
+      return movement.settle(tx, locked, answers, booker(deps, tx, locked.state), go);
+    });
+    await movement.after?.(out, go);
+    return out;
+  });
+}
+
+type Reserved<Go, Out> = { out: Out | InProgress } | { go: Go; claim: MoneyClaim };
+
+async function reserve<Go, Out, S extends Step>(deps: MoneyDeps, movement: Movement<Go, Out, S>, token: string): Promise<Reserved<Go, Out> | InProgress> {
+  const { accountId, purchaseId, operation } = movement;
+  return deps.db.transaction(async (tx): Promise<Reserved<Go, Out> | InProgress> => {
+    const locked = await loadPayState(tx, accountId, purchaseId, true);
+    if (!locked) return { out: movement.notFound };
+    let claim: MoneyClaim | undefined;
+    const take: Take = async (options = {}) => {
+      const taken = await claimPurchase(tx, accountId, purchaseId, operation, { ...options, token });
+      if (!isInProgress(taken)) claim = taken;
+      return taken;
+    };
+    const decided = await movement.reserve(tx, locked, take);
+    // In progress: answered as such, and waited for by waitForClaim.
+    if (isInProgress(decided)) return decided;
+    if ('refuse' in decided) {
+      if (claim) await releaseClaim(tx, claim);
+      return { out: decided.refuse };
+    }
+    if (!claim) throw new TypeError(`${operation}: a movement reserved without taking the purchase's claim`);
+    return { go: decided.go, claim };
+  });
+}
+
+function booker(deps: MoneyDeps, tx: Sql, state: PurchaseState): Book {
+  return async (payment, result, options = {}) => {
+    const { current, ...record } = options;
+    if (!current) return recordResult(tx, payment, result, state, deps.clock.now(), record);
+    const row = (await findPayment(tx, payment.account_id, payment.id)) ?? payment;
+    const latest = { ...result, capturedCents: Math.max(result.capturedCents, row.captured_cents), refundedCents: Math.max(result.refundedCents, row.refunded_cents) };
+    return recordResult(tx, row, latest, state, deps.clock.now(), record);
+  };
+}
+
+/**
+ * Step 3 alone, for a use case whose PSP calls were made through {@link callPsp} without a
+ * reservation of their own (money given back, a hold released): one transaction under the
+ * purchase's row lock, the answers booked through `book`.
+ */
+export async function settleAlone<T>(
+  deps: MoneyDeps,
+  payment: Pick<PaymentRow, 'account_id' | 'purchase_id'>,
+  settle: (tx: Sql, locked: PurchasePayState, book: Book) => Promise<T>,
+): Promise<T> {
+  return deps.db.transaction(async (tx) => {
+    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
+    return settle(tx, locked, booker(deps, tx, locked.state));
+  });
+}
+
+/**
+ * One PSP step on a payment and its answer booked, for a step that needs no reservation and no
+ * claim of its own (a pot's guarantee released once the purchase no longer needs it; under the
+ * caller's claim where it holds one). A PSP fault is thrown: nothing was recorded.
+ */
+export async function callAndBook(deps: MoneyDeps, payment: PaymentRow, call: PspStep, options: BookOptions = {}): Promise<TransactionResult> {
+  const result = await callPsp(deps, payment, call);
+  await settleAlone(deps, payment, (_tx, _locked, book) => book(payment, result, options));
+  return result;
+}

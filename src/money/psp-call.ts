@@ -1,0 +1,54 @@
+import { pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
+import type { TransactionResult } from '../psp/connector.ts';
+import type { MoneyDeps } from './deps.ts';
+
+/**
+ * One PSP operation on a payment that already has its PSP transaction. Every key derives from the
+ * payment's own or from the row that reserved the operation (a refund allocation), so whoever
+ * runs it again (a retry, a job, another process) asks the PSP for the same operation.
+ */
+export type PspStep =
+  | {
+      op: 'refund';
+      key: string;
+      amountCents: number;
+      /**
+       * Taken up again after a crash or a fault: the PSP is asked first what it holds, since not
+       * every PSP keeps our idempotency key (Ogone and Lyra have none). When it shows at least
+       * this amount more refunded than the row records, the earlier call went through and is
+       * not sent again. The caller sets it only when nothing else could account for the difference.
+       */
+      askFirst?: boolean;
+    }
+  | { op: 'void'; key: string }
+  | { op: 'capture'; key: string; amountCents: number }
+  | { op: 'retrieve' };
+
+/**
+ * Calls the payment's connector for `step`, outside any transaction (docs/architecture.md#the-money-engine).
+ * The transaction is the row's, or as `latest` (the PSP's last answer about it, not recorded yet)
+ * left it. A PSP fault (unreachable, timeout, 5xx: `PspIntegrationError`) is thrown as it is: the
+ * caller decides what stays pending for its follow-up.
+ */
+export async function callPsp(deps: Pick<MoneyDeps, 'psps' | 'logger'>, payment: PaymentRow, step: PspStep, latest?: TransactionResult): Promise<TransactionResult> {
+  const psp = await deps.psps.forPayment(payment);
+  const transaction = latest ? resultRef(payment, latest) : pspRef(payment);
+  switch (step.op) {
+    case 'retrieve':
+      return psp.retrieve(transaction);
+    case 'void':
+      return psp.void({ idempotencyKey: step.key, transaction });
+    case 'capture':
+      return psp.capture({ idempotencyKey: step.key, transaction, amountCents: step.amountCents });
+    case 'refund': {
+      if (step.askFirst) {
+        const seen = await psp.retrieve(transaction);
+        if (seen.refundedCents - Number(payment.refunded_cents) >= step.amountCents) {
+          deps.logger.info({ account_id: payment.account_id, payment_id: payment.id }, 'resumed refund already applied at the PSP: recorded, not sent again');
+          return seen;
+        }
+      }
+      return psp.refund({ idempotencyKey: step.key, transaction, amountCents: step.amountCents });
+    }
+  }
+}
