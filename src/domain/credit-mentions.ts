@@ -3,22 +3,14 @@ import { addMonthsClamped } from './apr.ts';
 
 /**
  * What a credit offer must tell the shopper beside its figures (docs/schedules.md#credit-mentions):
- * the statutory warning, the lender, and the right of withdrawal where it applies.
+ * the statutory warning, the lender, and the right of withdrawal where it applies. Their words, in
+ * each country's legal terms, are the credit catalogue's (src/i18n/credit-words.ts).
  */
 export interface CreditMentions {
   lender: string;
   /** The right of withdrawal's period in calendar days; 0: none is offered. */
   withdrawalDays: number;
 }
-
-/**
- * The statutory warning every consumer-credit offer carries, verbatim (Code de la consommation,
- * L312-5), and its English counterpart: the pages and the e-mails show this one text.
- */
-export const CREDIT_WARNING: Record<'en' | 'fr', string> = {
-  fr: 'Un crédit vous engage et doit être remboursé. Vérifiez vos capacités de remboursement avant de vous engager.',
-  en: 'Taking out a credit is a commitment and it must be repaid. Check your ability to repay before committing.',
-};
 
 /** The withdrawal period of a consumer credit: fourteen calendar days (Code de la consommation, L312-19). */
 export const CONSUMER_CREDIT_WITHDRAWAL_DAYS = 14;

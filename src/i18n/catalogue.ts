@@ -10,6 +10,11 @@ export interface Messages {
   readonly [key: string]: string | Messages;
 }
 
+/** Every key of a catalogue, its groups joined with dots: `errors.card_declined`. */
+export type KeyOf<T> = {
+  [K in keyof T & string]: T[K] extends string ? K : `${K}.${KeyOf<T[K]>}`;
+}[keyof T & string];
+
 /** What a message's placeholders are given: text, numbers (plurals) and dates are formatted by Intl in the language's locale. */
 export type Values = Readonly<Record<string, string | number | Date>>;
 

@@ -23,6 +23,9 @@ export const EN_FR: readonly EnFr[] = ['en', 'fr'];
  */
 export const LOCALE: Readonly<Record<Lang, string>> = { de: 'de-DE', en: 'en-GB', es: 'es-ES', fr: 'fr-FR', it: 'it-IT', nl: 'nl-NL' };
 
+/** Each language's name in itself, as a language switcher offers it. */
+export const LANGUAGE_NAMES: Readonly<Record<Lang, string>> = { de: 'Deutsch', en: 'English', es: 'Español', fr: 'Français', it: 'Italiano', nl: 'Nederlands' };
+
 /** `de_DE` for `de`: the spelling a purchase keeps as its `language` when we choose it (the v1 API's). */
 export function languageTag(lang: Lang): string {
   return LOCALE[lang].replace('-', '_');
@@ -70,7 +73,7 @@ export function langFromAcceptLanguage(header: string | undefined, among: readon
  * A hosted page's language: the shopper's choice (`?lang=`, the switcher), else the purchase's
  * language when the merchant set one, else the browser's Accept-Language (docs/hosted-payment.md#language).
  */
-export function pageLang(asked: string | undefined, purchase: { language: string; languageSet: boolean } | undefined, acceptLanguage: string | undefined): EnFr {
-  if (asked) return langOf(asked, EN_FR);
-  return purchase?.languageSet === false ? langFromAcceptLanguage(acceptLanguage, EN_FR) : langOf(purchase?.language, EN_FR);
+export function pageLang(asked: string | undefined, purchase: { language: string; languageSet: boolean } | undefined, acceptLanguage: string | undefined): Lang {
+  if (asked) return langOf(asked);
+  return purchase?.languageSet === false ? langFromAcceptLanguage(acceptLanguage) : langOf(purchase?.language);
 }

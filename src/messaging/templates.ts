@@ -1,7 +1,7 @@
 import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
+import { CREDIT_WORDS } from '../i18n/credit-words.ts';
 import { langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
-import { CREDIT_WARNING } from '../domain/credit-mentions.ts';
 import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
 
 /**
@@ -182,7 +182,7 @@ export function creditFigures(credit: CreditTerms, currency: string, lang: EnFr)
               ]
             : []),
         ],
-        ...(c ? { warning: CREDIT_WARNING.fr } : {}),
+        ...(c ? { warning: CREDIT_WORDS.text('fr', 'warning') } : {}),
       }
     : {
         heading: 'Credit',
@@ -196,7 +196,7 @@ export function creditFigures(credit: CreditTerms, currency: string, lang: EnFr)
           ...(c ? [`Lender: ${c.lender}`] : []),
           ...(days ? [`Right of withdrawal: you may withdraw from this credit within ${days} calendar days of accepting it, without giving a reason.`] : []),
         ],
-        ...(c ? { warning: CREDIT_WARNING.en } : {}),
+        ...(c ? { warning: CREDIT_WORDS.text('en', 'warning') } : {}),
       };
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { html, raw, type SafeHtml } from '../html/html.ts';
-import type { EnFr } from '../i18n/lang.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { ChallengeForm } from '../psp/challenge-relay.ts';
+import { TEXT } from './texts.ts';
 
 /** Posts the form as soon as the page is read; the button does the same without script. */
 const SUBMIT = 'document.getElementById("acs").submit();';
@@ -15,23 +16,6 @@ export function challengeRelayCsp(form: ChallengeForm): string {
   return `default-src 'none'; script-src ${SUBMIT_HASH}; style-src 'unsafe-inline'; form-action ${new URL(form.action).origin}; base-uri 'none'; frame-ancestors *`;
 }
 
-const TEXTS = {
-  en: {
-    title: 'Opening your bank’s check',
-    intro: 'Your bank asks you to confirm this payment (3-D Secure). You are being taken to its page.',
-    go: 'Continue to my bank',
-    gone: 'This link does not lead to a payment check. Go back to the shop and try the payment again.',
-    goneTitle: 'Check not found',
-  },
-  fr: {
-    title: 'Ouverture de la vérification de votre banque',
-    intro: 'Votre banque vous demande de confirmer ce paiement (3-D Secure). Vous êtes conduit vers sa page.',
-    go: 'Continuer vers ma banque',
-    gone: 'Ce lien ne mène à aucune vérification de paiement. Revenez à la boutique et refaites le paiement.',
-    goneTitle: 'Vérification introuvable',
-  },
-} satisfies Record<EnFr, Record<string, string>>;
-
 const STYLE = raw(`
   body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}
   main{max-width:32rem;margin:0 auto;padding:1.5rem 1rem}
@@ -40,13 +24,13 @@ const STYLE = raw(`
   button{display:block;width:100%;min-height:48px;margin:.75rem 0 0;padding:.7rem 1rem;font:inherit;font-weight:600;border-radius:8px;background:#1d4ed8;color:#fff;border:2px solid #1d4ed8;cursor:pointer}
   button:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}`);
 
-function shell(lang: EnFr, title: string, body: SafeHtml, script = ''): string {
+function shell(lang: Lang, title: string, body: SafeHtml, script = ''): string {
   return html`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style></head><body><main><div class="card">${body}</div></main>${raw(script)}</body></html>`.toString();
 }
 
 /** The page that posts a PSP's 3-D Secure form (its action, its hidden fields) from the shopper's browser. */
-export function challengeRelayPage(form: ChallengeForm, lang: EnFr): string {
-  const t = TEXTS[lang];
+export function challengeRelayPage(form: ChallengeForm, lang: Lang): string {
+  const t = TEXT[lang].relay;
   const fields = Object.entries(form.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return shell(
     lang,
@@ -56,7 +40,7 @@ export function challengeRelayPage(form: ChallengeForm, lang: EnFr): string {
   );
 }
 
-export function challengeRelayGonePage(lang: EnFr): string {
-  const t = TEXTS[lang];
+export function challengeRelayGonePage(lang: Lang): string {
+  const t = TEXT[lang].relay;
   return shell(lang, t.goneTitle, html`<h1>${t.goneTitle}</h1><p>${t.gone}</p>`);
 }

@@ -7,19 +7,19 @@ import { EXPIRED_COMMENT, V1_STATE } from '../domain/purchase-states.ts';
 import type { Schedule } from '../domain/schedule.ts';
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
-import { LOCALE, type EnFr } from '../i18n/lang.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import { leaderNameNeeded, type Purchase } from '../purchases/purchase.ts';
 import type { LeaderResultFigures } from '../payments/result-figures.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, fieldError, invalidAttrs, pageTitle, type FormErrors } from './errors.ts';
 import { frameScript, gtuLink, langSwitcher, layout, testModeBanner, type FrameData } from './html.ts';
-import { stateText, TEXT, type Texts } from './texts.ts';
+import { PAGE_LANGS, stateText, TEXT, type Texts } from './texts.ts';
 
 export interface CheckoutView {
   purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   offer: Offer;
-  lang: EnFr;
+  lang: Lang;
   csrfToken: string;
   /** The installment plan (INSTALLMENTS, DEFERRED, DOWN_PAYMENT), computed for the purchase's creation date. */
   schedule?: Schedule;
@@ -65,7 +65,7 @@ export interface FallbackChoice {
 }
 
 /** The button of a fallback: "Pay 300.00 € now" (SHARED, the leader alone), "Pay in 3 installments of 100.00 €", "Pay 300.00 € on 25 Dec 2026". */
-function fallbackLabel(t: Texts, lang: EnFr, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
+function fallbackLabel(t: Texts, lang: Lang, p: { amountCents: number; currency: string }, f: FallbackChoice): string {
   const lines = f.schedule?.INSTALLMENT ?? [];
   const first = lines[0];
   if (f.offer.type === 'SHARED' || !first) return t.fallbackPayNow(formatMoney(p.amountCents, p.currency, lang));
@@ -239,14 +239,14 @@ function payLabel(v: CheckoutView, t: Texts): string {
   const p = v.purchase;
   if ((v.offer.type === 'INSTALLMENTS' || v.offer.type === 'DOWN_PAYMENT') && v.schedule) {
     const first = v.schedule.INSTALLMENT[0]!;
-    return `${t.pay} ${formatMoney(first.amount_cents + first.fees, p.currency, v.lang)}`;
+    return t.payAmount(formatMoney(first.amount_cents + first.fees, p.currency, v.lang));
   }
   if (v.offer.type === 'DEFERRED' && v.schedule) {
     const only = v.schedule.INSTALLMENT[0]!;
     return t.authorise(formatMoney(only.amount_cents + only.fees, p.currency, v.lang), formatDate(only.payment_date, v.lang));
   }
-  if (v.offer.type === 'SHARED') return `${t.pay} ${formatMoney(Math.max(p.amountCents - typedShares(v), 0), p.currency, v.lang)}`;
-  return `${t.pay} ${formatMoney(p.amountCents, p.currency, v.lang)}`;
+  if (v.offer.type === 'SHARED') return t.payAmount(formatMoney(Math.max(p.amountCents - typedShares(v), 0), p.currency, v.lang));
+  return t.payAmount(formatMoney(p.amountCents, p.currency, v.lang));
 }
 
 /** The leader's page behind `payment_url`: basket, what the offer means, card form, and for a pot, the friends. */
@@ -254,12 +254,12 @@ export function checkoutPage(v: CheckoutView): string {
   const t = TEXT[v.lang];
   const p = v.purchase;
   const uid = `pur_${p.id}`;
-  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed)}${testModeBanner(t, v.testMode)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed, PAGE_LANGS)}${testModeBanner(t, v.testMode)}${basket(v, t)}<section class="card" aria-labelledby="pay-title">
   <h2 id="pay-title">${t.payHeading}</h2>
   ${explain(v, t)}
   ${errorSummary(t, v.errors)}
   ${fallbackForms(v, t)}
-  <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay-label="${t.pay}" data-lang="${v.lang}">
+  <form method="post" action="/pay/${uid}${v.query ?? ''}" id="checkout" novalidate data-pay="${t.payAmount('{amount}')}" data-lang="${v.lang}">
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     <input type="hidden" name="offer" value="mer_${v.offer.id}">
@@ -356,7 +356,7 @@ export function purchaseStatusPage(v: Omit<CheckoutView, 'csrfToken'>, pledgeUrl
       )}</tbody></table></section>`
     : '';
   const ok = state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL';
-  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed)}${testModeBanner(t, v.testMode)}${basket(v, t)}
+  const body = html`${frameScript(v.frame)}${langSwitcher(t, v.lang, v.switchBase, v.embed, PAGE_LANGS)}${testModeBanner(t, v.testMode)}${basket(v, t)}
 <section class="card">
   <div class="${ok ? 'ok' : 'alert'}" role="status"><strong>${ok ? t.doneTitle : ''}</strong> ${message}</div>
 </section>${resultFigures(v, t)}${pot}
@@ -371,7 +371,7 @@ ${p.callbackUrl && !v.embed ? html`<p><a class="button" href="${v.backUrl ?? p.c
  * `minutesLeft`, when given, says how long the wait can last (a friend's payment waits for its
  * reservation's end: docs/hosted-payment.md#an-attempt-in-progress).
  */
-export function confirmingPage(lang: EnFr, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
+export function confirmingPage(lang: Lang, statusUrl: string, stylesheet?: string | null, minutesLeft?: number): string {
   const t = TEXT[lang];
   const upTo = minutesLeft === undefined ? '' : html` ${t.confirmingUpTo(minutesLeft)}`;
   const body = html`<section class="card" id="confirming" data-status="${statusUrl}" data-seconds="2"><h1>${t.confirmingTitle}</h1><p role="status">${t.confirming}${upTo}</p>
@@ -382,7 +382,7 @@ export function confirmingPage(lang: EnFr, statusUrl: string, stylesheet?: strin
   }).toString();
 }
 
-export function notFoundPage(lang: EnFr): string {
+export function notFoundPage(lang: Lang): string {
   const t = TEXT[lang];
   return layout(LOCALE[lang], t.notFoundTitle, html`<section class="card"><h1>${t.notFoundTitle}</h1><p>${t.notFound}</p></section>`).toString();
 }

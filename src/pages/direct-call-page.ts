@@ -1,5 +1,5 @@
 import { html } from '../html/html.ts';
-import { LOCALE, type EnFr } from '../i18n/lang.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { InvalidRequestMessage } from '../sdk/pledg-protocol.ts';
 import { originOf, PROTOCOL_VERSION } from '../sdk/protocol.ts';
 import { frameScript, layout, type FrameData } from './html.ts';
@@ -24,7 +24,7 @@ function refusalFrame(parentOrigin: string | undefined, detail: string): FrameDa
  * in English as every API message, folded under "For the shop's developers" so that a shopper is
  * not handed a developer's sentence), and a reference already paid.
  */
-export function directRefusedPage(lang: EnFr, detail: string, parentOrigin?: string): string {
+export function directRefusedPage(lang: Lang, detail: string, parentOrigin?: string): string {
   const t = TEXT[lang];
   const frame = refusalFrame(parentOrigin, detail);
   return layout(
@@ -35,7 +35,7 @@ export function directRefusedPage(lang: EnFr, detail: string, parentOrigin?: str
   ).toString();
 }
 
-export function directPaidPage(lang: EnFr, parentOrigin?: string): string {
+export function directPaidPage(lang: Lang, parentOrigin?: string): string {
   const t = TEXT[lang];
   const frame = refusalFrame(parentOrigin, 'this reference is already paid');
   return layout(

@@ -1,5 +1,6 @@
 import type { Offer } from '../accounts/offer.ts';
 import { html, raw, type SafeHtml } from '../html/html.ts';
+import { EN_FR, LANGUAGE_NAMES, type Lang } from '../i18n/lang.ts';
 
 /**
  * Our pages load nothing from elsewhere: our own script and styles only. `form-action` allows
@@ -88,7 +89,7 @@ const STYLE = raw(`
   dl.figures{margin:0}dl.figures>div{display:flex;justify-content:space-between;gap:1rem;padding:.3rem 0;border-bottom:1px solid #e4e7ec}dl.figures dt{margin:0}dl.figures dd{margin:0;font-weight:700;text-align:right;max-width:55%}
   caption.caption{text-align:left;font-weight:600;padding:.75rem 0 .25rem}
   th{text-align:left;font-weight:600;padding:.25rem 0}th.num{text-align:right}th.num,td.num{padding-left:.75rem}
-  nav.lang{text-align:right;margin:0 0 .5rem}nav.lang.embedded{padding-right:3.5rem}
+  nav.lang{text-align:right;margin:0 0 .5rem}nav.lang a{display:inline-block;padding:.25rem 0 .25rem .75rem}nav.lang.embedded{padding-right:3.5rem}
   button:disabled{background:#e4e7ec;color:#5b6475;cursor:not-allowed}
   button,.button{display:block;width:100%;box-sizing:border-box;font:inherit;font-weight:600;padding:.85rem;border:0;border-radius:10px;background:#0b5cad;color:#fff;cursor:pointer;text-align:center;text-decoration:none}
   button.secondary{background:#eef1f6;color:#1d2433;width:auto;display:inline-block;padding:.5rem .9rem;margin:.5rem .5rem 0 0}
@@ -97,17 +98,20 @@ const STYLE = raw(`
   a{color:#0b5cad}.center{text-align:center;margin-top:1rem}`);
 
 /**
- * The language switcher: a link to the same page in the other language (`?lang=`), marked with
- * its own language. `base` is the page's path and query without `lang`; none, no switcher.
+ * The language switcher: a link to the same page in each other language the area speaks
+ * (`among`: the hosted pages' six, the back office's English and French) by `?lang=`, each named
+ * in and marked with its own language. `base` is the page's path and query without `lang`; none,
+ * no switcher.
  * `embedded`: the page is in chipin.js's overlay, whose close button (2.75rem, .5rem from the
  * frame's top right corner) sits over the frame: the link keeps clear of it (`nav.lang.embedded`),
  * rather than the script moving its button, whose bytes merchants pin by their hash.
  */
-export function langSwitcher(t: { language: string }, lang: 'en' | 'fr', base: string | undefined, embedded = false): SafeHtml | '' {
+export function langSwitcher(t: { language: string }, lang: Lang, base: string | undefined, embedded = false, among: readonly Lang[] = EN_FR): SafeHtml | '' {
   if (!base) return '';
-  const other = lang === 'fr' ? 'en' : 'fr';
-  const href = `${base}${base.includes('?') ? '&' : '?'}lang=${other}`;
-  return html`<nav class="lang${embedded ? ' embedded' : ''}" aria-label="${t.language}"><a href="${href}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>`;
+  const links = among
+    .filter((other) => other !== lang)
+    .map((other) => html`<a href="${`${base}${base.includes('?') ? '&' : '?'}lang=${other}`}" lang="${other}" hreflang="${other}">${LANGUAGE_NAMES[other]}</a>`);
+  return html`<nav class="lang${embedded ? ' embedded' : ''}" aria-label="${t.language}">${links}</nav>`;
 }
 
 /**

@@ -1,18 +1,18 @@
 import { html, type SafeHtml } from '../html/html.ts';
 import { formatDateTime, formatMoney } from '../i18n/format.ts';
-import { LOCALE, type EnFr } from '../i18n/lang.ts';
+import { LOCALE, type Lang } from '../i18n/lang.ts';
 import type { Pledge } from '../payments/pledge-repository.ts';
 import { leaderDisplayName, type Purchase } from '../purchases/purchase.ts';
 import { cardFields } from './card-form.ts';
 import { errorSummary, pageTitle, type FormErrors } from './errors.ts';
 import { gtuLink, langSwitcher, layout, testModeBanner, type MerchantPageSettings } from './html.ts';
-import { TEXT, type Texts } from './texts.ts';
+import { PAGE_LANGS, TEXT, type Texts } from './texts.ts';
 
 export interface PledgeView {
   pledge: Pledge;
   purchase: Purchase & { merchantName: string; merchantTimeZone: string };
   deadline: Date | null;
-  lang: EnFr;
+  lang: Lang;
   csrfToken: string;
   /** The cookie-less CSRF token, for when the page is inside the merchant's frame. */
   csrfFrameToken?: string;
@@ -54,10 +54,10 @@ export function pledgePage(v: PledgeView): string {
     <input type="hidden" name="csrf" value="${v.csrfToken}">
     ${v.csrfFrameToken ? html`<input type="hidden" name="csrf_frame" value="${v.csrfFrameToken}">` : ''}
     ${cardFields(t, { holder: v.holder ?? v.pledge.name ?? '' }, v.errors)}
-    <button type="submit">${`${t.pay} ${share}`}</button>
+    <button type="submit">${t.payAmount(share)}</button>
     ${gtuLink(t, v.offer)}
   </form>`;
-  const body = html`${langSwitcher(t, v.lang, v.switchBase)}${testModeBanner(t, v.testMode)}<section class="card">
+  const body = html`${langSwitcher(t, v.lang, v.switchBase, false, PAGE_LANGS)}${testModeBanner(t, v.testMode)}<section class="card">
   <p class="merchant">${t.soldBy} <strong>${p.merchantName}</strong></p>
   <h1>${v.done === 'paid' ? t.pledgePaidTitle(inviter) : t.pledgeTitle(inviter)}</h1>
   <p>${t.pledgeFor(p.title, p.merchantName)}</p>
@@ -77,7 +77,7 @@ function refundFigures(v: PledgeView, t: Texts): SafeHtml | '' {
   return html`<div><dt>${t.resultRefunded}</dt><dd id="pledge-refunded">${m(refunded)}</dd></div><div><dt>${t.resultNet}</dt><dd id="pledge-net">${m(v.pledge.amountCents - refunded)}</dd></div>`;
 }
 
-export function pledgeNotFoundPage(lang: EnFr): string {
+export function pledgeNotFoundPage(lang: Lang): string {
   const t = TEXT[lang];
   return layout(LOCALE[lang], t.pledgeNotFound, html`<section class="card"><h1>${t.pledgeNotFound}</h1></section>`).toString();
 }

@@ -59,7 +59,7 @@ const W = {
     share: 'Part',
     fail: 'Faire échouer l’authentification',
     invites: (who: string) => `${who} vous invite à participer`,
-    chippedIn: (who: string) => `Vous avez participé à la cagnotte de ${who}`,
+    chippedIn: (who: string) => `Vous avez participé à la cagnotte lancée par ${who}`,
     subject: (who: string) => `${who} vous invite à verser`,
     retry: /réessayez/i,
   },

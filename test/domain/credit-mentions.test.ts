@@ -1,13 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { CONSUMER_CREDIT_WITHDRAWAL_DAYS, CREDIT_WARNING, creditMentions, isCredit, withdrawalDays } from '../../src/domain/credit-mentions.ts';
+import { CONSUMER_CREDIT_WITHDRAWAL_DAYS, creditMentions, isCredit, withdrawalDays } from '../../src/domain/credit-mentions.ts';
+import { CREDIT_WORDS } from '../../src/i18n/credit-words.ts';
 
 /** The credit mentions' rules (docs/schedules.md#credit-mentions). */
 describe('credit mentions', () => {
   const line = (payment_date: string, fees = 0) => ({ payment_date, fees });
 
-  it('the statutory warning is verbatim in French (L312-5), with its English counterpart', () => {
-    expect(CREDIT_WARNING.fr).toBe('Un crédit vous engage et doit être remboursé. Vérifiez vos capacités de remboursement avant de vous engager.');
-    expect(CREDIT_WARNING.en).toBe('Taking out a credit is a commitment and it must be repaid. Check your ability to repay before committing.');
+  it('the statutory warning is verbatim in French (L312-5) and in Dutch (the AFM’s), with its counterparts in the other languages', () => {
+    expect(CREDIT_WORDS.text('fr', 'warning')).toBe('Un crédit vous engage et doit être remboursé. Vérifiez vos capacités de remboursement avant de vous engager.');
+    expect(CREDIT_WORDS.text('nl', 'warning')).toBe('Let op! Geld lenen kost geld');
+    expect(CREDIT_WORDS.text('en', 'warning')).toBe('Taking out a credit is a commitment and it must be repaid. Check your ability to repay before committing.');
+    expect(CREDIT_WORDS.langs).toEqual(['en', 'de', 'es', 'fr', 'it', 'nl']);
+  });
+
+  it('names the rate as each country’s law does: TAEG (fr, it), TAE (es), effektiver Jahreszins (de), JKP (nl)', () => {
+    const apr = (lang: 'de' | 'es' | 'fr' | 'it' | 'nl') => CREDIT_WORDS.text(lang, 'apr', { rate: 'x' });
+    expect([apr('fr'), apr('it'), apr('es'), apr('de'), apr('nl')].map((s) => s.replace(/\u00a0/g, ' '))).toEqual([
+      'TAEG : x',
+      'TAEG: x',
+      'TAE: x',
+      'Effektiver Jahreszins: x',
+      'JKP: x',
+    ]);
   });
 
   it('3x/4x is always a credit; a deferred payment or a down payment only when it costs something; a pot never', () => {

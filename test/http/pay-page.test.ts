@@ -1,7 +1,14 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { pageLang } from '../../src/i18n/lang.ts';
+import { englishLeft, visibleText } from '../helpers/words-left.ts';
+import { LANGS, languageTag, LOCALE, pageLang, type Lang } from '../../src/i18n/lang.ts';
+import { listPledges } from '../../src/payments/pledge-repository.ts';
+import { challengeRelayGonePage, challengeRelayPage } from '../../src/pages/challenge-relay-page.ts';
+import { confirmingPage } from '../../src/pages/checkout-page.ts';
+import { directPaidPage, directRefusedPage } from '../../src/pages/direct-call-page.ts';
+import { pledgeNotFoundPage } from '../../src/pages/pledge-page.ts';
+import { TEXT } from '../../src/pages/texts.ts';
 
 let app: TestApp;
 let a: Caller;
@@ -62,7 +69,10 @@ it('pageLang: the shopper’s choice, else the language the merchant set, else t
   expect(pageLang(undefined, set, 'fr-FR')).toBe('en');
   expect(pageLang(undefined, unset, 'fr-FR')).toBe('fr');
   expect(pageLang(undefined, unset, undefined)).toBe('en');
-  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'de')).toBe('en');
+  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'de')).toBe('de');
+  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'pt-BR')).toBe('en');
+  expect(pageLang(undefined, { language: 'es_ES', languageSet: true }, 'fr')).toBe('es');
+  expect(pageLang('nl', { language: 'es_ES', languageSet: true }, 'fr')).toBe('nl');
   expect(pageLang(undefined, undefined, 'fr')).toBe('en');
 });
 
@@ -228,4 +238,62 @@ it('a down payment’s page: the deposit now ("with the fees" only when it has s
   expect(credit).toContain('Pay a deposit of €94.50 now, with the fees; the balance of €210.00');
   expect(credit).toContain('id="credit-warning"');
   expect(credit).toMatch(/id="credit-financed">€210\.00</);
+});
+
+describe('the hosted pages in the six languages', () => {
+  // Shown alike in every language: the name of the bank check.
+  const ALLOWED = ['3-D Secure'];
+  const AREAS = ['pages', 'credit'];
+  const relayForm = { action: 'https://acs.example.com/challenge', fields: { creq: 'x' } };
+
+  it('a 3x purchase in each language shows its checkout, its credit disclosure in the country’s legal words and its result page in it, with no English left', async () => {
+    const aprName: Record<Lang, RegExp> = { de: /Effektiver Jahreszins/, en: /APR/, es: /TAE fija/, fr: /TAEG fixe/, it: /TAEG fisso/, nl: /JKP/ };
+    for (const lang of LANGS) {
+      const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('INSTALLMENTS', 3), language: languageTag(lang) }))).json();
+      const path = new URL(p.payment_url).pathname;
+      const t = TEXT[lang];
+      const checkout = (await app.server.inject(path)).body;
+      expect(checkout, lang).toContain(`lang="${LOCALE[lang]}"`);
+      expect(visibleText(checkout), lang).toContain(visibleText(t.creditWarning));
+      expect(visibleText(checkout), lang).toContain(visibleText(t.installmentsExplain(3, true)));
+      expect(visibleText(checkout), lang).toMatch(aprName[lang]);
+      expect(englishLeft(checkout, lang, AREAS, ALLOWED), lang).toEqual([]);
+      const paid = await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, { card_number: '4242 4242 4242 4242' });
+      expect(paid.statusCode, lang).toBe(200);
+      const result = (await app.server.inject(path)).body;
+      expect(visibleText(result), lang).toContain(visibleText(t.resultNext));
+      expect(englishLeft(result, lang, AREAS, ALLOWED), lang).toEqual([]);
+    }
+  });
+
+  it('a pot’s friend reads the pledge page in the purchase’s language, and every page without a purchase in the browser’s', async () => {
+    for (const lang of LANGS) {
+      const p = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ merchant_uid: a.offer('SHARED'), language: languageTag(lang) }))).json();
+      const paid = await a.post(`/api/sandbox/purchases/pur_${p.id}/pay`, {
+        card_number: '4242 4242 4242 4242',
+        pledgers: [{ email: 'ann@example.com', name: 'Ann', amount_cents: 10_000 }],
+      });
+      expect(paid.statusCode, lang).toBe(200);
+      const [pledge] = await listPledges(app.services.db, a.accountId, p.id);
+      const pledgePage = (await app.server.inject(`/pledge/plg_${pledge!.id}`)).body;
+      expect(visibleText(pledgePage), lang).toContain(visibleText(TEXT[lang].pledgeTitle('leader@example.com')).split('leader@example.com')[1]!.trim());
+      expect(englishLeft(pledgePage, lang, AREAS, ALLOWED), lang).toEqual([]);
+      const leaderResult = (await app.server.inject(new URL(p.payment_url).pathname)).body;
+      expect(englishLeft(leaderResult, lang, AREAS, ALLOWED), lang).toEqual([]);
+      const missing = await app.server.inject({ url: '/pay/pur_nothing', headers: { 'accept-language': `${LOCALE[lang]},en;q=0.5` } });
+      expect(missing.statusCode, lang).toBe(404);
+      expect(missing.body, lang).toContain(TEXT[lang].notFoundTitle);
+      // The pages drawn without a purchase's route: the 3-D Secure relay, the direct call's refusals, the wait.
+      for (const page of [
+        challengeRelayPage(relayForm, lang),
+        challengeRelayGonePage(lang),
+        directPaidPage(lang),
+        directRefusedPage(lang, 'detail'),
+        confirmingPage(lang, '/status', null, 2),
+        pledgeNotFoundPage(lang),
+      ]) {
+        expect(englishLeft(page, lang, AREAS, ALLOWED), lang).toEqual([]);
+      }
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHALLENGE_CSP } from '../../src/pages/html.ts';
 import type { PspConnector } from '../../src/psp/connector.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { englishLeft } from '../helpers/words-left.ts';
 import { SANDBOX_CARDS } from './fixtures/sandbox/cards.ts';
 import { bareRef } from './connector-contract.ts';
 
@@ -66,6 +67,12 @@ describe('sandbox PSP 3-D Secure challenge page', () => {
     expect(en.body).toContain('<html lang="en">');
     // Anything else is no choice: the browser's language then.
     expect((await app.server.inject({ url: `${path}?lang=xx`, headers: { 'accept-language': 'fr-FR' } })).body).toContain('<html lang="fr">');
+    // The other languages of the hosted pages, whole: nothing left in English.
+    for (const lang of ['de', 'es', 'it', 'nl'] as const) {
+      const page = (await app.server.inject({ url: path, headers: { 'accept-language': `${lang},en;q=0.5` } })).body;
+      expect(page, lang).toContain(`<html lang="${lang}">`);
+      expect(englishLeft(page, lang, ['sandbox-challenge'], ['3-D Secure']), lang).toEqual([]);
+    }
   });
 
   it('refuses a POST with a wrong or missing token (403) and changes nothing', async () => {

@@ -99,7 +99,7 @@
     var mine = amount - total;
     if (mine <= 0) bad = true;
     setText(leaderShare, fmt.format(Math.max(mine, 0) / scale));
-    setText(button, form.dataset.payLabel + ' ' + fmt.format(Math.max(mine, 0) / scale));
+    setText(button, form.dataset.pay.replace('{amount}', fmt.format(Math.max(mine, 0) / scale)));
     if (moneySummary) {
       var held = Math.min(Math.max(total, 0), amount);
       setText(chargedNow, moneySummary.dataset.charged.replace('{amount}', fmt.format(Math.max(mine, 0) / scale)));

@@ -1,6 +1,13 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
 import { formatMoney } from '../../i18n/format.ts';
-import type { EnFr } from '../../i18n/lang.ts';
+import { Catalogue, type KeyOf } from '../../i18n/catalogue.ts';
+import de from '../../i18n/catalogues/sandbox-challenge/de.json' with { type: 'json' };
+import en from '../../i18n/catalogues/sandbox-challenge/en.json' with { type: 'json' };
+import es from '../../i18n/catalogues/sandbox-challenge/es.json' with { type: 'json' };
+import fr from '../../i18n/catalogues/sandbox-challenge/fr.json' with { type: 'json' };
+import it from '../../i18n/catalogues/sandbox-challenge/it.json' with { type: 'json' };
+import nl from '../../i18n/catalogues/sandbox-challenge/nl.json' with { type: 'json' };
+import { LANGS, type Lang } from '../../i18n/lang.ts';
 import type { ChallengeView } from './connector.ts';
 
 /**
@@ -27,47 +34,23 @@ const STYLE = raw(`
   button{box-sizing:border-box;text-align:center}
   a{color:#0b5cad}`);
 
-/** The page's texts, English and French (the hosted pages' languages). */
-const TEXTS = {
-  en: {
-    banner: 'Sandbox · test mode',
-    finishedTitle: 'Authentication finished',
-    finished: 'This 3-D Secure check is already finished; nothing more to do here.',
-    back: 'Return to the shop',
-    title: 'Confirm your payment',
-    intro: 'Your bank asks you to confirm this payment with 3-D Secure. This is the Chipin sandbox: no bank and no real money are involved. Choose how the check ends.',
-    card: (brand: string, last4: string) => `${brand} ending in ${last4}`,
-    anyCard: 'Card',
-    complete: 'Complete authentication',
-    fail: 'Fail authentication',
-  },
-  fr: {
-    banner: 'Bac à sable · mode test',
-    finishedTitle: 'Authentification terminée',
-    finished: 'Cette vérification 3-D Secure est déjà terminée\u00a0; il n’y a plus rien à faire ici.',
-    back: 'Revenir à la boutique',
-    title: 'Confirmez votre paiement',
-    intro:
-      'Votre banque vous demande de confirmer ce paiement avec 3-D Secure. Ceci est le bac à sable de Chipin\u00a0: aucune banque ni aucun argent réel. Choisissez l’issue de la vérification.',
-    card: (brand: string, last4: string) => `${brand} se terminant par ${last4}`,
-    anyCard: 'Carte',
-    complete: 'Valider l’authentification',
-    fail: 'Faire échouer l’authentification',
-  },
-} satisfies Record<EnFr, unknown>;
+/** The page's words, in the hosted pages' six languages (src/i18n/catalogues/sandbox-challenge/). */
+const WORDS = new Catalogue<KeyOf<typeof en>>('sandbox-challenge', { de, en, es, fr, it, nl });
+
+const isLang = (s: string): s is Lang => (LANGS as readonly string[]).includes(s);
 
 /** The shopper's language for this challenge: the page's own `?lang=`, else the return URL's `lang`, else Accept-Language's choice. */
-export function challengeLang(returnUrl: string | undefined, fromHeader: EnFr, own?: unknown): EnFr {
-  if (own === 'fr' || own === 'en') return own;
+export function challengeLang(returnUrl: string | undefined, fromHeader: Lang, own?: unknown): Lang {
+  if (typeof own === 'string' && isLang(own)) return own;
   try {
     const asked = returnUrl ? new URL(returnUrl).searchParams.get('lang') : null;
-    return asked === 'fr' || asked === 'en' ? asked : fromHeader;
+    return asked && isLang(asked) ? asked : fromHeader;
   } catch {
     return fromHeader;
   }
 }
 
-function page(title: string, body: SafeHtml, lang: EnFr = 'en'): string {
+function page(title: string, body: SafeHtml, lang: Lang = 'en'): string {
   return html`<!doctype html>
 <html lang="${lang}">
 <head>
@@ -77,7 +60,7 @@ function page(title: string, body: SafeHtml, lang: EnFr = 'en'): string {
 <title>${title}</title>
 <style>${STYLE}</style>
 </head>
-<body><main><div class="card"><p class="state">${TEXTS[lang].banner}</p>${body}</div></main></body>
+<body><main><div class="card"><p class="state">${WORDS.text(lang, 'banner')}</p>${body}</div></main></body>
 </html>`.toString();
 }
 
@@ -87,10 +70,11 @@ export function returnLink(returnUrl: string, transactionId: string): string {
   return url.toString();
 }
 
-export function challengePage(view: ChallengeView, lang: EnFr = 'en'): string {
-  const t = TEXTS[lang];
+export function challengePage(view: ChallengeView, lang: Lang = 'en'): string {
+  const w = (key: KeyOf<typeof en>) => WORDS.text(lang, key);
+  const t = { finishedTitle: w('finishedTitle'), finished: w('finished'), back: w('back'), title: w('title'), intro: w('intro'), complete: w('complete'), fail: w('fail') };
   const amount = formatMoney(view.amountCents, view.currency, lang);
-  const card = t.card(view.brand === 'unknown' ? t.anyCard : view.brand.toUpperCase(), view.last4);
+  const card = WORDS.text(lang, 'card', { brand: view.brand === 'unknown' ? w('anyCard') : view.brand.toUpperCase(), last4: view.last4 });
   if (!view.pending) {
     return page(
       t.finishedTitle,

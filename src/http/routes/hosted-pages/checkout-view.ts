@@ -21,7 +21,7 @@ import { resumeLeaderAfterChallenge } from '../../../use-cases/resolve-leader-at
 import type { Purchase } from '../../../purchases/purchase.ts';
 import { purchaseForPage } from '../../../use-cases/page-lookup.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, pageLang, type EnFr, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, pageLang, type Lang } from '../../../i18n/lang.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 /**
@@ -102,7 +102,7 @@ export class CheckoutPages {
   async show(
     request: FastifyRequest,
     reply: FastifyReply,
-    ctx: { purchase: Purchase & { merchantName: string; merchantTimeZone: string }; offer: Offer; lang: EnFr; mode: ReturnType<typeof pageMode> },
+    ctx: { purchase: Purchase & { merchantName: string; merchantTimeZone: string }; offer: Offer; lang: Lang; mode: ReturnType<typeof pageMode> },
     extra: Partial<CheckoutView> = {},
     status = 200,
     decline?: string,
@@ -237,6 +237,6 @@ export class CheckoutPages {
   notFound(request: FastifyRequest, reply: FastifyReply) {
     return pageHeaders(reply)
       .code(404)
-      .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'], EN_FR)));
+      .send(notFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
   }
 }

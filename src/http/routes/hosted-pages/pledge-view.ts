@@ -10,7 +10,7 @@ import { pledgeForPage, purchaseForPage } from '../../../use-cases/page-lookup.t
 import { paidEnvironment, paymentOf, paymentWithLease, payStateOf } from '../../../use-cases/payment-lookup.ts';
 import { resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, pageLang, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
 import type { ChallengeReturn } from '../../../psp/connector.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
@@ -50,7 +50,7 @@ function holderKept(request: FastifyRequest): string | undefined {
 /** `?lang=xx` when the shopper chose the page's language, kept through the form and 3-D Secure. */
 export function langQuery(request: FastifyRequest): string {
   const lang = (request.query as { lang?: unknown } | undefined)?.lang;
-  return typeof lang === 'string' && /^(en|fr)$/.test(lang) ? `?lang=${lang}` : '';
+  return typeof lang === 'string' && /^(de|en|es|fr|it|nl)$/.test(lang) ? `?lang=${lang}` : '';
 }
 
 /**
@@ -82,7 +82,7 @@ export class PledgePages {
     const pay = await payStateOf(services, pledge.accountId, pledge.purchaseId);
     // The shopper's choice (`?lang=`, the switcher), else the purchase's language, or the browser's when the merchant set none.
     const asked = (request.query as { lang?: unknown } | undefined)?.lang;
-    const lang = pageLang(typeof asked === 'string' && /^(en|fr)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
+    const lang = pageLang(typeof asked === 'string' && /^(de|en|es|fr|it|nl)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
     if (!purchase || !pay) return undefined;
     const offer = await this.#offers.byId(purchase.accountId, purchase.offerId);
     // A paid share partly or fully refunded since: the page tells the refund and the net.
@@ -159,6 +159,6 @@ export class PledgePages {
   notFound(request: FastifyRequest, reply: FastifyReply) {
     return pageHeaders(reply)
       .code(404)
-      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'], EN_FR)));
+      .send(pledgeNotFoundPage(langFromAcceptLanguage(request.headers['accept-language'])));
   }
 }

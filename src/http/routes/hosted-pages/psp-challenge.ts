@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { langFromAcceptLanguage, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
 import { challengeRelayCsp, challengeRelayGonePage, challengeRelayPage } from '../../../pages/challenge-relay-page.ts';
 import { CHALLENGE_RELAY_PATH } from '../../../psp/challenge-relay.ts';
 import type { Services } from '../../../services.ts';
@@ -19,7 +19,7 @@ export function registerPspChallenge(app: App, { psps }: Services): void {
     CHALLENGE_RELAY_PATH,
     { schema: { hide: true, querystring: Type.Object({ f: Type.Optional(Type.String({ maxLength: 8_000 })), s: Type.Optional(Type.String({ maxLength: 100 })) }) } },
     async (request, reply) => {
-      const lang = langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+      const lang = langFromAcceptLanguage(request.headers['accept-language']);
       const form = psps.challengeRelay?.open(request.query.f, request.query.s);
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
       if (!form) return reply.code(404).header('content-security-policy', GONE_CSP).send(challengeRelayGonePage(lang));

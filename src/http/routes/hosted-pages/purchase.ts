@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { FailureThrottle } from '../../../auth/failure-throttle.ts';
 import { DEFAULT_MERCHANT_COUNTRY } from '../../../config.ts';
 import { toPublicId } from '../../../domain/ids.ts';
-import { langFromAcceptLanguage, langOf, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, langOf, languageTag } from '../../../i18n/lang.ts';
 import { directPaidPage, directRefusedPage } from '../../../pages/direct-call-page.ts';
 import type { Services } from '../../../services.ts';
 import { createPluginPurchase } from '../../../use-cases/create-plugin-purchase.ts';
@@ -29,7 +29,7 @@ export function registerDirectCall(app: App, services: Services): void {
     const query = (request.query ?? {}) as Record<string, unknown>;
     const embed = query.embed === '1';
     const parentOrigin = typeof query.parent_origin === 'string' && query.parent_origin !== '' ? query.parent_origin : undefined;
-    const browserLang = langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+    const browserLang = langFromAcceptLanguage(request.headers['accept-language']);
     // The Pledg script's frame shows the refusal too: the page it is in may frame it.
     const frameable = embed ? parentOrigin : undefined;
     const wait = throttle.retryAfter(request.ip);
@@ -41,7 +41,7 @@ export function registerDirectCall(app: App, services: Services): void {
     }
     throttle.fail(request.ip);
 
-    const outcome = await createPluginPurchase(deps, { query, embed, parentOrigin, fallbackLang: browserLang === 'fr' ? 'fr_FR' : 'en_GB', now: new Date() });
+    const outcome = await createPluginPurchase(deps, { query, embed, parentOrigin, fallbackLang: languageTag(browserLang), now: new Date() });
     switch (outcome.kind) {
       case 'ready': {
         const next = new URLSearchParams();
@@ -52,11 +52,11 @@ export function registerDirectCall(app: App, services: Services): void {
       case 'already_paid':
         return pageHeaders(reply, frameable)
           .code(409)
-          .send(directPaidPage(outcome.lang ? langOf(outcome.lang, EN_FR) : browserLang, frameable));
+          .send(directPaidPage(outcome.lang ? langOf(outcome.lang) : browserLang, frameable));
       case 'refused':
         return pageHeaders(reply, frameable)
           .code(400)
-          .send(directRefusedPage(outcome.lang ? langOf(outcome.lang, EN_FR) : browserLang, outcome.message, frameable));
+          .send(directRefusedPage(outcome.lang ? langOf(outcome.lang) : browserLang, outcome.message, frameable));
     }
   };
 

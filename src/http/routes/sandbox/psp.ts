@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { CHALLENGE_CSP } from '../../../pages/html.ts';
 import { challengeLang, challengeMessagePage, challengePage, returnLink } from '../../../psp/sandbox/challenge-page.ts';
-import { langFromAcceptLanguage, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 
@@ -28,7 +28,7 @@ export function registerSandboxPsp(app: App, { psps }: Services): void {
     const view = await sandbox.challengeView(request.params.transaction_id);
     if (!view) return html(reply, 404, challengeMessagePage(...NOT_FOUND));
     const own = (request.query as { lang?: unknown } | undefined)?.lang;
-    return html(reply, 200, challengePage(view, challengeLang(view.returnUrl, langFromAcceptLanguage(request.headers['accept-language'], EN_FR), own)));
+    return html(reply, 200, challengePage(view, challengeLang(view.returnUrl, langFromAcceptLanguage(request.headers['accept-language']), own)));
   });
 
   app.post('/sandbox-psp/challenge/:transaction_id', { schema: { hide: true, params: Params } }, async (request, reply) => {
