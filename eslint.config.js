@@ -19,13 +19,10 @@ export const NOT_ON_THE_ENGINE_YET = [
   'change-card',
   'collect-installment',
   'leader-after-authorisation',
-  'leader-outcome',
   'pay-as-leader',
   'pay-pledge',
-  'psp-notification',
   'reauthorize-hold',
   'resolve-leader-attempt',
-  'settle-pot-deadline',
   'shopper-pay',
 ];
 

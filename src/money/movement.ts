@@ -2,11 +2,11 @@ import type { Sql } from '../db/database.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { findPayment, type PaymentRow } from '../payments/payment-repository.ts';
-import { recordResult } from './payment-record-repository.ts';
 import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
-import { PspIntegrationError, type TransactionResult } from '../psp/connector.ts';
+import type { TransactionResult } from '../psp/connector.ts';
 import { claimPurchase, holding, isInProgress, releaseAfterFailure, releaseClaim, waitForClaim, type InProgress, type MoneyClaim, type MoneyOperation } from './claim.ts';
 import type { MoneyDeps } from './deps.ts';
+import { insertPayment, recordResult, type NewPayment } from './payment-record-repository.ts';
 import { callPsp, type PspStep } from './psp-call.ts';
 
 /**
@@ -16,9 +16,10 @@ import { callPsp, type PspStep } from './psp-call.ts';
  * 1. **Reserve**, in one transaction under the purchase's row lock: the use case takes the
  *    purchase's claim (`take`), checks its rules and writes what it reserves (the rows whose ids
  *    make the PSP keys). A refusal gives the claim back in the same transaction.
- * 2. **Call**, holding the claim (renewed) and outside any transaction: each PSP step the
- *    reservation planned. A PSP fault leaves its step out of the answers: what it reserved stays
- *    pending for the use case's durable follow-up, and the keys make the retry safe.
+ * 2. **Call**, holding the claim (renewed) and outside any transaction: the PSP steps, on the
+ *    rows reserved (a step may reserve its own payment row first). A PSP fault is the use case's
+ *    to handle: what it reserved stays pending for its durable follow-up, and the keys make the
+ *    retry safe.
  * 3. **Settle**, in one transaction under the row lock: the use case's rules on the answers, each
  *    answer recorded through `book` (the payment row, its event, the ledger and, in transfer mode,
  *    the merchant's balance: recordResult).
@@ -38,24 +39,35 @@ export interface Movement<Go, Out, S extends Step> {
   waitMs?: number;
   /** Step 1, under the row lock: the claim taken through `take`, the rules checked, the reservation written. */
   reserve(tx: Sql, locked: PurchasePayState, take: Take): Promise<{ refuse: Out } | { go: Go } | InProgress>;
-  /** Step 2's plan, read once the reservation committed: the PSP calls to make, in order. */
-  steps(go: Go): Promise<S[]>;
+  /**
+   * Step 2, once the reservation committed: the PSP calls, each made through `call`, in the order
+   * and on the conditions the use case's rules set (a capture refused, then a charge on a new
+   * payment row). `call` throws a PSP fault (`PspIntegrationError`): what it leaves pending, and
+   * whether the movement goes on, is the use case's rule.
+   */
+  calls(go: Go, call: Call<S>): Promise<void>;
   /** Step 3, under the row lock: the answers (a step the PSP could not be reached for is left out), booked through `book`. */
   settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go): Promise<Out>;
   /** Step 4, after the settlement committed, holding the claim. */
   after?(out: Out, go: Go): Promise<void>;
 }
 
-/** One PSP call of a movement on one payment, with whatever the use case's settlement needs of it. */
-export interface Step {
-  payment: PaymentRow;
-  call: PspStep;
-}
+/**
+ * One PSP call of a movement, with whatever the use case's settlement needs of it: on a payment
+ * row that exists, or on one the engine reserves first (`reserve`: its row written, in a
+ * transaction of its own, before the call that carries its key).
+ */
+export type Step = { payment: PaymentRow; call: PspStep } | { reserve: NewPayment; call: PspStep };
 
 export interface Answer<S extends Step> {
   step: S;
+  /** The payment the call was made on (the reserved one's row, for a `reserve` step). */
+  payment: PaymentRow;
   result: TransactionResult;
 }
+
+/** Makes one step's PSP call: its answer, also handed to the settlement. */
+export type Call<S extends Step> = (step: S) => Promise<TransactionResult>;
 
 /** Takes the purchase's claim in the reserving transaction (`unresolvedBlocks`: see claimPurchase). */
 export type Take = (options?: { unresolvedBlocks?: boolean }) => Promise<MoneyClaim | InProgress>;
@@ -90,17 +102,12 @@ export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, move
   const { go, claim } = reserved;
   return holding(deps, claim, async () => {
     const answers: Answer<S>[] = [];
-    for (const step of await movement.steps(go)) {
-      try {
-        answers.push({ step, result: await callPsp(deps, step.payment, step.call) });
-      } catch (err) {
-        if (!(err instanceof PspIntegrationError)) throw err;
-        deps.logger.warn(
-          { err, account_id: accountId, purchase_id: purchaseId, payment_id: step.payment.id },
-          `${movement.operation} call failed at the PSP: left pending for its follow-up`,
-        );
-      }
-    }
+    await movement.calls(go, async (step) => {
+      const payment = 'reserve' in step ? await insertPayment(deps.db, step.reserve, deps.clock.now()) : step.payment;
+      const result = await callPsp(deps, payment, step.call);
+      answers.push({ step, payment, result });
+      return result;
+    });
     const out = await deps.db.transaction(async (tx) => {
       const locked = await lockPayState(tx, accountId, purchaseId);
       return movement.settle(tx, locked, answers, booker(deps, tx, locked.state), go);

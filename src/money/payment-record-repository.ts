@@ -24,25 +24,24 @@ interface LedgerEntryJson {
   amount_cents: number | string;
 }
 
+/** A payment row to reserve before its PSP call. */
+export interface NewPayment {
+  accountId: string;
+  purchaseId: string;
+  pledgeId?: string;
+  purpose: PaymentPurpose;
+  psp: string;
+  pspAccountId?: string | null;
+  idempotencyKey: string;
+  amountCents: number;
+  /** The Idempotency-Key request that starts it (docs/api-conventions.md#idempotency-key), if any. */
+  requestKey?: string;
+  /** A shopper's request runs it under a lease (renewPaymentLease); a job's payment is not leased. */
+  leased?: boolean;
+}
+
 /** Records that we are about to call the PSP; the idempotency key is what the PSP call will carry. */
-export async function insertPayment(
-  sql: Sql,
-  p: {
-    accountId: string;
-    purchaseId: string;
-    pledgeId?: string;
-    purpose: PaymentPurpose;
-    psp: string;
-    pspAccountId?: string | null;
-    idempotencyKey: string;
-    amountCents: number;
-    /** The Idempotency-Key request that starts it (docs/api-conventions.md#idempotency-key), if any. */
-    requestKey?: string;
-    /** A shopper's request runs it under a lease ({@link renewPaymentLease}); a job's payment is not leased. */
-    leased?: boolean;
-  },
-  now: Date,
-): Promise<PaymentRow> {
+export async function insertPayment(sql: Sql, p: NewPayment, now: Date): Promise<PaymentRow> {
   const { rows } = await sql.query<PaymentRow>(
     `INSERT INTO payments (id, account_id, purchase_id, pledge_id, purpose, psp, psp_account_id, idempotency_key, amount_cents, status, created_at, updated_at, request_key, run_lease_until)
      VALUES ($1, $2, $3, $4, $5, $6, $10, $7, $8, 'pending', $9, $9, $11, CASE WHEN $12::boolean THEN now() + make_interval(secs => $13) END)

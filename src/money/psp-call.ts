@@ -1,5 +1,5 @@
 import { pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
-import type { TransactionResult } from '../psp/connector.ts';
+import type { OffSessionInput, TransactionResult } from '../psp/connector.ts';
 import type { MoneyDeps } from './deps.ts';
 
 /**
@@ -22,7 +22,12 @@ export type PspStep =
     }
   | { op: 'void'; key: string }
   | { op: 'capture'; key: string; amountCents: number }
-  | { op: 'retrieve' };
+  | { op: 'retrieve' }
+  /**
+   * The payment's own charge, off session on a saved card (a merchant-initiated transaction
+   * referencing the one that stored it): the payment row's key and amount.
+   */
+  | { op: 'chargeOffSession'; paymentMethodId: string; currency: string; storedCredential: OffSessionInput['storedCredential'] };
 
 /**
  * Calls the payment's connector for `step`, outside any transaction (docs/architecture.md#the-money-engine).
@@ -32,6 +37,10 @@ export type PspStep =
  */
 export async function callPsp(deps: Pick<MoneyDeps, 'psps' | 'logger'>, payment: PaymentRow, step: PspStep, latest?: TransactionResult): Promise<TransactionResult> {
   const psp = await deps.psps.forPayment(payment);
+  if (step.op === 'chargeOffSession') {
+    const { paymentMethodId, currency, storedCredential } = step;
+    return psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: Number(payment.amount_cents), currency, storedCredential });
+  }
   const transaction = latest ? resultRef(payment, latest) : pspRef(payment);
   switch (step.op) {
     case 'retrieve':

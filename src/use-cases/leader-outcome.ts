@@ -7,8 +7,8 @@ import { riskRefusedComment } from '../domain/risk-rules.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
 import { markDeclined, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
-import { recordResult } from '../money/payment-record-repository.ts';
-import { lockPayState, setAttempts } from '../payments/pay-state-repository.ts';
+import { settleAlone } from '../money/movement.ts';
+import { lockPayState, setAttempts, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove, type MoveResult } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
 import { setPurchaseComment } from '../purchases/purchase-repository.ts';
@@ -59,7 +59,12 @@ export async function leaderDeclined(
   result?: TransactionResult,
 ): Promise<LeaderOutcome> {
   const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
-  const after = await deps.db.transaction((tx) => failAttempt(deps, tx, offer, payment, decline.reason, result, {}));
+  const after = await settleAlone(deps, payment, async (tx, locked, book) => {
+    // The PSP's answer, when it gave one, is the payment's new state; else the row is declined as it stands.
+    if (result?.transactionId) await book(payment, result);
+    else await markDeclined(tx, payment, decline.reason, deps.clock.now());
+    return failAttempt(deps, tx, locked, offer, payment, decline.reason, {});
+  });
   const outcome = {
     kind: 'declined' as const,
     reason: decline.reason,
@@ -86,7 +91,9 @@ export async function riskRefused(
   fallbacks: Offer[],
 ): Promise<LeaderOutcome> {
   const codes = reasons.map((r) => r.code);
-  const after = await failAttempt(deps, tx, offer, payment, 'risk_refused', undefined, { risk: { decision_id: decisionId, reasons: codes } }, riskRefusedComment(codes));
+  const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
+  await markDeclined(tx, payment, 'risk_refused', deps.clock.now());
+  const after = await failAttempt(deps, tx, locked, offer, payment, 'risk_refused', { risk: { decision_id: decisionId, reasons: codes } }, riskRefusedComment(codes));
   return {
     kind: 'risk_refused',
     reasons,
@@ -96,22 +103,22 @@ export async function riskRefused(
   };
 }
 
-/** The failed attempt's writes: the payment row, the attempts count, `payment.failed`, and FAILED after the offer's last attempt. */
+/**
+ * The failed attempt's writes once its payment row is written, under the purchase's lock (`locked`):
+ * the attempts count, `payment.failed`, and FAILED after the offer's last attempt.
+ */
 async function failAttempt(
   deps: PaymentDeps,
   tx: Sql,
+  locked: PurchasePayState,
   offer: Offer,
   payment: PaymentRow,
   reason: DeclineReason | 'risk_refused',
-  result: TransactionResult | undefined,
   data: Record<string, unknown>,
   comment?: string,
 ): Promise<{ state: PurchaseState; attempts: number }> {
   const { clock } = deps;
-  const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
   const now = clock.now();
-  if (result?.transactionId) await recordResult(tx, payment, result, locked.state, now);
-  else await markDeclined(tx, payment, reason, now);
   if (locked.state !== 'CREATED') return { state: locked.state, attempts: locked.attempts };
   const attempts = locked.attempts + 1;
   await setAttempts(tx, payment.account_id, payment.purchase_id, attempts);

@@ -1,10 +1,10 @@
 import { isLeaderPurpose } from '../domain/leader-plan.ts';
 import { parseEitherSpelling, toPublicId } from '../domain/ids.ts';
-import { UnusableCredentialError, type NotificationAck, type NotifiedTransaction, type PspConnector } from '../psp/connector.ts';
+import { UnusableCredentialError, type NotificationAck, type NotifiedTransaction, type PspConnector, type TransactionResult } from '../psp/connector.ts';
 import type { PspRegistry } from '../psp/registry.ts';
-import { findOperatorAccountPayment, findPaymentByPspTransaction, pspRef, storePspState } from '../payments/payment-repository.ts';
-import { recordResult } from '../money/payment-record-repository.ts';
+import { findOperatorAccountPayment, findPaymentByPspTransaction, pspRef, storePspState, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
+import { settleAlone } from '../money/movement.ts';
 import { pspAccountOwner } from '../psp-accounts/psp-account-repository.ts';
 import type { PaymentDeps } from './deps.ts';
 import { applyDisputeNotice } from './dispute.ts';
@@ -134,8 +134,8 @@ async function applyNotified(
   return done(await record(deps, payment, current));
 }
 
-async function record(deps: PaymentDeps, payment: Parameters<typeof recordResult>[1], result: Parameters<typeof recordResult>[2]): Promise<boolean> {
-  const state = await loadPayState(deps.db, payment.account_id, payment.purchase_id);
-  if (!state) return false;
-  return deps.db.transaction((tx) => recordResult(tx, payment, result, state.state, deps.clock.now()));
+/** The notified state of the payment booked (src/money/movement.ts), under the purchase's lock. */
+async function record(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult): Promise<boolean> {
+  if (!(await loadPayState(deps.db, payment.account_id, payment.purchase_id))) return false;
+  return settleAlone(deps, payment, (_tx, _locked, book) => book(payment, result));
 }

@@ -7,9 +7,11 @@ import type { PurchaseState } from '../domain/purchase-states.ts';
 import { everythingCents, planRefund } from '../domain/refund-allocation.ts';
 import { cancelJob, scheduleJob } from '../jobs/scheduler.ts';
 import { isInProgress, type InProgress } from '../money/claim.ts';
-import { runMovement, type Answer, type Book, type Movement, type Step, type Take } from '../money/movement.ts';
+import { runMovement, type Answer, type Book, type Movement, type Take } from '../money/movement.ts';
+import type { PspStep } from '../money/psp-call.ts';
+import { PspIntegrationError } from '../psp/connector.ts';
 import { amountStepRefusal } from '../psp/definition.ts';
-import { findPayment, writeEvent } from '../payments/payment-repository.ts';
+import { findPayment, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
 import { loadPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { closePledges } from '../payments/pledge-repository.ts';
 import {
@@ -109,7 +111,7 @@ export async function refundPurchase(deps: PaymentDeps, input: RefundRequest): P
 type Reserved = { refundId: string; resumed: boolean };
 /** A refund's answers settled: `done` once no allocation is pending (else one is left for the resume job). */
 type Settled = { kind: 'settled'; refundId: string; done?: { purchaseState: PurchaseState; refundedTo: RefundedTo } | undefined };
-type AllocationStep = Step & { allocation: RefundAllocationRow };
+type AllocationStep = { allocation: RefundAllocationRow; payment: PaymentRow; call: PspStep };
 
 const isSettled = (out: unknown): out is Settled => (out as { kind?: unknown }).kind === 'settled';
 
@@ -129,18 +131,22 @@ function refundMovement<Out>(
     ...where,
     operation: 'refund',
     reserve,
-    steps: async ({ refundId, resumed }) => {
+    calls: async ({ refundId, resumed }, call) => {
       const refund = await findRefund(deps.db, accountId, refundId);
-      const steps: AllocationStep[] = [];
       for (const allocation of refund?.allocations.filter((a) => a.state === 'pending') ?? []) {
         const payment = (await findPayment(deps.db, accountId, allocation.paymentId!))!;
         // Resumed, the PSP is asked first what it holds (not every PSP keeps our idempotency key),
         // unless another pending refund of the payment could account for what it shows.
         const askFirst = resumed && allocation.kind === 'refund' && !(await otherPendingRefund(deps.db, accountId, payment.id, allocation.id));
         const key = allocation.idempotencyKey!;
-        steps.push({ allocation, payment, call: allocation.kind === 'refund' ? { op: 'refund', key, amountCents: allocation.amountCents, askFirst } : { op: 'void', key } });
+        try {
+          await call({ allocation, payment, call: allocation.kind === 'refund' ? { op: 'refund', key, amountCents: allocation.amountCents, askFirst } : { op: 'void', key } });
+        } catch (err) {
+          // The PSP unreachable: the allocation stays pending for the resume job (the same key).
+          if (!(err instanceof PspIntegrationError)) throw err;
+          deps.logger.warn({ err, account_id: accountId, refund_id: refundId, payment_id: payment.id }, 'refund call failed at the PSP: left pending for the resume job');
+        }
       }
-      return steps;
     },
     settle: async (tx, locked, answers, book, { refundId }) => ({ kind: 'settled', refundId, done: await settleAnswers(deps, tx, locked, refundId, answers, book) }),
     after: async (out) => {
@@ -279,8 +285,8 @@ async function settleAnswers(
 ): Promise<{ purchaseState: PurchaseState; refundedTo: RefundedTo } | undefined> {
   const { accountId, id: purchaseId } = locked;
   const now = deps.clock.now();
-  for (const { step, result } of answers) {
-    const { allocation, payment } = step;
+  for (const { step, payment, result } of answers) {
+    const { allocation } = step;
     const refused = result.decline !== undefined;
     const reason = refused ? `${result.decline!.reason}: ${result.decline!.message}` : null;
     if (!(await settleAllocation(tx, accountId, allocation.id, refused ? 'failed' : 'succeeded', reason, now))) continue;
