@@ -21,7 +21,6 @@ export const NOT_ON_THE_ENGINE_YET = [
   'leader-after-authorisation',
   'pay-as-leader',
   'pay-pledge',
-  'reauthorize-hold',
   'resolve-leader-attempt',
   'shopper-pay',
 ];

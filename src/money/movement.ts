@@ -28,7 +28,7 @@ import { callPsp, type PspStep } from './psp-call.ts';
  * The claim is given back whatever happened; a reserving transaction that failed (its commit may
  * have landed, the answer lost) gives back the claim it may have taken.
  */
-export interface Movement<Go, Out, S extends Step> {
+export interface Movement<Go, Out, S extends Step, Made = void> {
   accountId: string;
   purchaseId: string;
   /** The claim's name (the 409's message and docs/money-operations.md's table). */
@@ -43,11 +43,12 @@ export interface Movement<Go, Out, S extends Step> {
    * Step 2, once the reservation committed: the PSP calls, each made through `call`, in the order
    * and on the conditions the use case's rules set (a capture refused, then a charge on a new
    * payment row). `call` throws a PSP fault (`PspIntegrationError`): what it leaves pending, and
-   * whether the movement goes on, is the use case's rule.
+   * whether the movement goes on, is the use case's rule. What it answers (`made`: facts read on
+   * the way, a step skipped) is handed to `settle`.
    */
-  calls(go: Go, call: Call<S>): Promise<void>;
+  calls(go: Go, call: Call<S>): Promise<Made>;
   /** Step 3, under the row lock: the answers (a step the PSP could not be reached for is left out), booked through `book`. */
-  settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go): Promise<Out>;
+  settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go, made: Made): Promise<Out>;
   /** Step 4, after the settlement committed, holding the claim. */
   after?(out: Out, go: Go): Promise<void>;
 }
@@ -86,11 +87,13 @@ export interface BookOptions {
   merchantRefund?: boolean;
   /** Written without an event: a pledge's money given back is never announced. */
   notify?: boolean;
+  /** A hold's renewal, or the release of the hold it replaced: never the checkout's result. */
+  reauth?: boolean;
   current?: boolean;
 }
 
 /** Runs `movement` through the pipeline above; answers its outcome, or that another operation holds the purchase. */
-export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, movement: Movement<Go, Out, S>): Promise<Out | InProgress> {
+export async function runMovement<Go, Out, S extends Step, Made = void>(deps: MoneyDeps, movement: Movement<Go, Out, S, Made>): Promise<Out | InProgress> {
   const { accountId, purchaseId } = movement;
   const token = newUuid();
   const reserved = await waitForClaim(deps, () => reserve(deps, movement, token), movement.waitMs).catch(async (err: unknown) => {
@@ -102,7 +105,7 @@ export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, move
   const { go, claim } = reserved;
   return holding(deps, claim, async () => {
     const answers: Answer<S>[] = [];
-    await movement.calls(go, async (step) => {
+    const made = await movement.calls(go, async (step) => {
       const payment = 'reserve' in step ? await insertPayment(deps.db, step.reserve, deps.clock.now()) : step.payment;
       const result = await callPsp(deps, payment, step.call);
       answers.push({ step, payment, result });
@@ -110,7 +113,7 @@ export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, move
     });
     const out = await deps.db.transaction(async (tx) => {
       const locked = await lockPayState(tx, accountId, purchaseId);
-      return movement.settle(tx, locked, answers, booker(deps, tx, locked.state), go);
+      return movement.settle(tx, locked, answers, booker(deps, tx, locked.state), go, made);
     });
     await movement.after?.(out, go);
     return out;
@@ -119,7 +122,7 @@ export async function runMovement<Go, Out, S extends Step>(deps: MoneyDeps, move
 
 type Reserved<Go, Out> = { out: Out | InProgress } | { go: Go; claim: MoneyClaim };
 
-async function reserve<Go, Out, S extends Step>(deps: MoneyDeps, movement: Movement<Go, Out, S>, token: string): Promise<Reserved<Go, Out> | InProgress> {
+async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement: Movement<Go, Out, S, Made>, token: string): Promise<Reserved<Go, Out> | InProgress> {
   const { accountId, purchaseId, operation } = movement;
   return deps.db.transaction(async (tx): Promise<Reserved<Go, Out> | InProgress> => {
     const locked = await loadPayState(tx, accountId, purchaseId, true);
@@ -131,8 +134,12 @@ async function reserve<Go, Out, S extends Step>(deps: MoneyDeps, movement: Movem
       return taken;
     };
     const decided = await movement.reserve(tx, locked, take);
-    // In progress: answered as such, and waited for by waitForClaim.
-    if (isInProgress(decided)) return decided;
+    // In progress (another operation's money in flight, seen after the claim was taken): answered
+    // as such and waited for by waitForClaim, the claim given back in this transaction.
+    if (isInProgress(decided)) {
+      if (claim) await releaseClaim(tx, claim);
+      return decided;
+    }
     if ('refuse' in decided) {
       if (claim) await releaseClaim(tx, claim);
       return { out: decided.refuse };
@@ -173,8 +180,8 @@ export async function settleAlone<T>(
  * claim of its own (a pot's guarantee released once the purchase no longer needs it; under the
  * caller's claim where it holds one). A PSP fault is thrown: nothing was recorded.
  */
-export async function callAndBook(deps: MoneyDeps, payment: PaymentRow, call: PspStep, options: BookOptions = {}): Promise<TransactionResult> {
+export async function callAndBook(deps: MoneyDeps, payment: PaymentRow, call: PspStep, options: BookOptions = {}): Promise<{ result: TransactionResult; recorded: boolean }> {
   const result = await callPsp(deps, payment, call);
-  await settleAlone(deps, payment, (_tx, _locked, book) => book(payment, result, options));
-  return result;
+  const recorded = await settleAlone(deps, payment, (_tx, _locked, book) => book(payment, result, options));
+  return { result, recorded };
 }

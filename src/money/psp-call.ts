@@ -27,7 +27,14 @@ export type PspStep =
    * The payment's own charge, off session on a saved card (a merchant-initiated transaction
    * referencing the one that stored it): the payment row's key and amount.
    */
-  | { op: 'chargeOffSession'; paymentMethodId: string; currency: string; storedCredential: OffSessionInput['storedCredential'] };
+  | {
+      op: 'chargeOffSession';
+      paymentMethodId: string;
+      currency: string;
+      storedCredential: OffSessionInput['storedCredential'];
+      /** `manual`: a merchant-initiated hold, captured later (a re-authorisation). */
+      capture?: 'manual';
+    };
 
 /**
  * Calls the payment's connector for `step`, outside any transaction (docs/architecture.md#the-money-engine).
@@ -38,8 +45,9 @@ export type PspStep =
 export async function callPsp(deps: Pick<MoneyDeps, 'psps' | 'logger'>, payment: PaymentRow, step: PspStep, latest?: TransactionResult): Promise<TransactionResult> {
   const psp = await deps.psps.forPayment(payment);
   if (step.op === 'chargeOffSession') {
-    const { paymentMethodId, currency, storedCredential } = step;
-    return psp.chargeOffSession({ idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: Number(payment.amount_cents), currency, storedCredential });
+    const { paymentMethodId, currency, storedCredential, capture } = step;
+    const input = { idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: Number(payment.amount_cents), currency, storedCredential };
+    return psp.chargeOffSession(capture ? { ...input, capture } : input);
   }
   const transaction = latest ? resultRef(payment, latest) : pspRef(payment);
   switch (step.op) {

@@ -4,15 +4,14 @@ import { dueAt } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import { holdValidityDays } from '../psp/definition.ts';
-import type { TransactionResult } from '../psp/connector.ts';
 import { installmentHeldBy, replaceInstallmentHold } from '../payments/installment-repository.ts';
 import { savedCard as savedCardFacts } from '../payments/payment-method-repository.ts';
-import { findPayment, findPaymentByKey, pspRef, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
-import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
-import { loadPayState, lockPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { findPayment, findPaymentByKey, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { callAndBook, runMovement, type Answer, type Book, type Call, type Step, type Take } from '../money/movement.ts';
+import { loadPayState, replaceGuarantee, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { listPledges } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { claimAlone, holding, isInProgress } from '../money/claim.ts';
+import { isInProgress, type InProgress } from '../money/claim.ts';
 import { sendHoldRenewalFailedNotice } from './shopper-notices.ts';
 import { savedCard } from './stored-card.ts';
 
@@ -119,104 +118,125 @@ export type ReauthOutcome =
   | 'in_progress';
 
 /**
- * The re-authorisation job of one hold. Idempotent: every PSP call has a key derived from the
- * hold's. Under the purchase's claim (docs/money-operations.md#one-money-operation-at-a-time): a
- * capture, refund or cancel never runs between the new hold and the old one's void.
+ * The re-authorisation job of one hold, as a movement of the money engine (src/money/movement.ts).
+ * Idempotent: every PSP call has a key derived from the hold's. Under the purchase's claim
+ * (docs/money-operations.md#one-money-operation-at-a-time): a capture, refund or cancel never runs
+ * between the new hold and the old one's void.
  */
 export async function reauthorizeHold(deps: PaymentDeps, accountId: string, holdId: string, opts: { waitMs?: number } = {}): Promise<ReauthOutcome> {
-  const { db } = deps;
-  const old = await findPayment(db, accountId, holdId);
+  const old = await findPayment(deps.db, accountId, holdId);
   if (!old) return 'not_needed';
-  const claim = await claimAlone(deps, accountId, old.purchase_id, 'reauthorization', opts.waitMs);
-  if (isInProgress(claim)) return 'in_progress';
-  return holding(deps, claim, () => renewClaimed(deps, accountId, holdId));
+  const out = await runMovement<Renewal, Renewed, Step, Facts | undefined>(deps, {
+    accountId,
+    purchaseId: old.purchase_id,
+    operation: 'reauthorization',
+    notFound: { outcome: 'not_needed' },
+    ...(opts.waitMs !== undefined ? { waitMs: opts.waitMs } : {}),
+    reserve: (tx, locked, take) => reserveRenewal(deps, tx, locked, take, holdId),
+    calls: (go, call) => renew(deps, go, call),
+    settle: (tx, locked, answers, book, go, facts) => settleRenewal(deps, tx, locked, answers, book, go, facts),
+    after: async ({ then }) => {
+      if (then?.kind === 'void_old') await voidOld(deps, then.old);
+      // The purchase moved on (settled, cancelled, captured) while the PSP answered: the new hold is not needed.
+      if (then?.kind === 'release_new') {
+        const unneeded = await findPayment(deps.db, accountId, then.fresh.id);
+        if (unneeded?.status === 'authorized' && unneeded.psp_transaction_id) await voidHold(deps, unneeded, 'release');
+      }
+      if (then?.kind === 'notify') await sendHoldRenewalFailedNotice(deps, accountId, old.purchase_id, then.notice);
+    },
+  });
+  return isInProgress(out) ? 'in_progress' : out.outcome;
 }
 
-async function renewClaimed(deps: PaymentDeps, accountId: string, holdId: string): Promise<ReauthOutcome> {
-  const { db, clock } = deps;
-  const old = await findPayment(db, accountId, holdId);
-  if (!old) return 'not_needed';
-  const purchase = await loadPayState(db, accountId, old.purchase_id);
-  if (!purchase) return 'not_needed';
-  const target = await targetOf(db, purchase, old, false);
+/** What the reservation found to do: renew the hold, or only void the one a renewal already replaced. */
+type Renewal = { kind: 'renew'; old: PaymentRow; target: Target } | { kind: 'void_old'; old: PaymentRow };
+/** Read on the way of the renewal, for its recording: how long the old hold lives, the card's brand, the offer's renewal period. */
+type Facts = { oldLapses: Date; brand: string | undefined; renewalDays: number };
+/** The outcome, and what follows the commit. */
+type Renewed = {
+  outcome: ReauthOutcome;
+  then?:
+    | { kind: 'void_old'; old: PaymentRow }
+    | { kind: 'release_new'; fresh: PaymentRow }
+    | { kind: 'notify'; notice: { paymentId: string; heldCents: number; lapsesAt: Date; dueAt: Date } };
+};
+
+/** Under the purchase's lock and claim: whether the hold is still to renew, and for what. */
+async function reserveRenewal(deps: PaymentDeps, tx: Sql, purchase: PurchasePayState, take: Take, holdId: string): Promise<{ go: Renewal } | { refuse: Renewed } | InProgress> {
+  const notNeeded = { refuse: { outcome: 'not_needed' as const } };
+  const claim = await take();
+  if (isInProgress(claim)) return claim;
+  const old = await findPayment(tx, purchase.accountId, holdId);
+  if (!old) return notNeeded;
+  const target = await targetOf(tx, purchase, old, false);
   if (!target) {
     // No longer what the purchase points at. Renewed already (the switch committed, the process
     // stopped before the void): the old hold is released now. Never a hold still pointed at.
-    const successor = await findPaymentByKey(db, accountId, nextReauthKey(old.idempotency_key));
-    if (successor && (successor.status === 'authorized' || successor.status === 'captured')) return (await voidOld(deps, old)) ? 'old_voided' : 'not_needed';
-    return 'not_needed';
+    const successor = await findPaymentByKey(tx, purchase.accountId, nextReauthKey(old.idempotency_key));
+    if (successor && (successor.status === 'authorized' || successor.status === 'captured')) return { go: { kind: 'void_old', old } };
+    return notNeeded;
   }
-  const now = clock.now();
-  if (purchase.state !== 'LEADER_PROCESSED' || old.status !== 'authorized' || !old.psp_transaction_id) return 'not_needed';
-  if (target.amountCents <= 0 || target.deadline.getTime() <= now.getTime()) return 'not_needed';
-  if (!deps.psps.definition(old.psp)?.authorizationValidity?.offSessionHold) return 'not_needed';
+  const now = deps.clock.now();
+  if (purchase.state !== 'LEADER_PROCESSED' || old.status !== 'authorized' || !old.psp_transaction_id) return notNeeded;
+  if (target.amountCents <= 0 || target.deadline.getTime() <= now.getTime()) return notNeeded;
+  if (!deps.psps.definition(old.psp)?.authorizationValidity?.offSessionHold) return notNeeded;
+  return { go: { kind: 'renew', old, target } };
+}
 
+/**
+ * The PSP side: the old hold voided (a renewal already in place), or a merchant-initiated hold of
+ * what is left, on the stored card, on a payment row of its own. Undefined: nothing was asked.
+ */
+async function renew(deps: PaymentDeps, go: Renewal, call: Call<Step>): Promise<Facts | undefined> {
+  const { db } = deps;
+  const { old } = go;
+  if (go.kind === 'void_old') {
+    const current = await findPayment(db, old.account_id, old.id);
+    if (current?.status === 'authorized' && current.psp_transaction_id) await call({ payment: current, call: { op: 'void', key: `${current.idempotency_key}:reauth-void` } });
+    return undefined;
+  }
+  const purchase = (await loadPayState(db, old.account_id, old.purchase_id))!;
   const { psp, paymentMethodId, storedCredential } = await savedCard(deps, purchase);
-  if (!deps.psps.definition(psp.name)?.authorizationValidity?.offSessionHold) return 'not_needed';
-  const fresh = await insertPayment(
-    db,
-    {
-      accountId,
+  if (!deps.psps.definition(psp.name)?.authorizationValidity?.offSessionHold) return undefined;
+  await call({
+    reserve: {
+      accountId: old.account_id,
       purchaseId: old.purchase_id,
       purpose: old.purpose,
       psp: psp.name,
       pspAccountId: psp.pspAccountId,
       idempotencyKey: nextReauthKey(old.idempotency_key),
-      amountCents: target.amountCents,
+      amountCents: go.target.amountCents,
     },
-    now,
-  );
-  const result = await psp.chargeOffSession({
-    idempotencyKey: fresh.idempotency_key,
-    paymentMethodId,
-    amountCents: fresh.amount_cents,
-    currency: purchase.currency,
-    storedCredential,
-    capture: 'manual',
+    call: { op: 'chargeOffSession', paymentMethodId, currency: purchase.currency, storedCredential, capture: 'manual' },
   });
   // The saved card's brand, read once per run: how long the old hold lives, the new one, and when
   // the new one is renewed in its turn all depend on it.
-  const brand = (await savedCardFacts(db, accountId, old.purchase_id))?.brand;
+  const brand = (await savedCardFacts(db, old.account_id, old.purchase_id))?.brand;
   const oldLapses = holdLapsesAt(old.created_at, holdValidityDays(deps.psps.definition(old.psp), brand, isReauthorization(old)));
   // The offer's renewal period, read before the transaction: the offer cache queries outside it
   // when it must load, which on the embedded database waits for this very transaction.
-  const renewalDays = (await deps.offers.byId(accountId, purchase.offerId))?.holdRenewalDays ?? DEFAULT_RENEWAL_DAYS;
-  const recorded = await db.transaction((tx) => recordRenewal(deps, tx, old, fresh, result, { oldLapses, brand, renewalDays }));
-  if (recorded === 'switched') {
-    await voidOld(deps, old);
-    return 'reauthorized';
-  }
-  if (recorded === 'stale') {
-    // The purchase moved on (settled, cancelled, captured) while the PSP answered: the new hold is not needed.
-    const unneeded = await findPayment(db, accountId, fresh.id);
-    if (unneeded?.status === 'authorized' && unneeded.psp_transaction_id) await voidHold(deps, unneeded, 'release');
-    return 'not_needed';
-  }
-  if (recorded === 'refused_now') {
-    await sendHoldRenewalFailedNotice(deps, accountId, old.purchase_id, { paymentId: old.id, heldCents: target.amountCents, lapsesAt: oldLapses, dueAt: target.deadline });
-  }
-  return 'refused';
+  const renewalDays = (await deps.offers.byId(old.account_id, purchase.offerId))?.holdRenewalDays ?? DEFAULT_RENEWAL_DAYS;
+  return { oldLapses, brand, renewalDays };
 }
 
 /**
  * Records the PSP's answer about the new hold and, accepted, points the purchase (or installment)
- * at it, writes `payment.reauthorized` and schedules its own renewal, all in one transaction.
+ * at it, writes `payment.reauthorized` and schedules its own renewal, all in one transaction; the
+ * old hold is voided after the commit. Refused, `payment.reauthorization_failed` is written once
+ * and the shopper told.
  */
-async function recordRenewal(
-  deps: PaymentDeps,
-  tx: Sql,
-  old: PaymentRow,
-  fresh: PaymentRow,
-  result: TransactionResult,
-  facts: { oldLapses: Date; brand: string | undefined; renewalDays: number },
-): Promise<'switched' | 'stale' | 'refused_now' | 'refused_before'> {
+async function settleRenewal(deps: PaymentDeps, tx: Sql, locked: PurchasePayState, answers: Answer<Step>[], book: Book, go: Renewal, facts: Facts | undefined): Promise<Renewed> {
+  const answer = answers[0];
+  const { old } = go;
+  if (go.kind === 'void_old') return { outcome: answer && (await book(answer.payment, answer.result, { current: true, reauth: true })) ? 'old_voided' : 'not_needed' };
+  if (!answer || !facts) return { outcome: 'not_needed' };
+  const { payment: fresh, result } = answer;
   const { oldLapses, brand } = facts;
   const now = deps.clock.now();
-  const locked = await lockPayState(tx, old.account_id, old.purchase_id);
-  const current = (await findPayment(tx, old.account_id, fresh.id))!;
-  const wrote = await recordResult(tx, current, result, locked.state, now, { reauth: true });
+  const wrote = await book(fresh, result, { current: true, reauth: true });
   if (result.status !== 'authorized') {
-    if (!wrote) return 'refused_before';
+    if (!wrote) return { outcome: 'refused' };
     await writeEvent(
       tx,
       old.account_id,
@@ -233,16 +253,17 @@ async function recordRenewal(
       },
       now,
     );
-    return 'refused_now';
+    return { outcome: 'refused', then: { kind: 'notify', notice: { paymentId: old.id, heldCents: go.target.amountCents, lapsesAt: oldLapses, dueAt: go.target.deadline } } };
   }
-  if (locked.state !== 'LEADER_PROCESSED') return 'stale';
+  const stale: Renewed = { outcome: 'not_needed', then: { kind: 'release_new', fresh } };
+  if (locked.state !== 'LEADER_PROCESSED') return stale;
   const target = await targetOf(tx, locked, old, true);
-  if (!target) return 'stale';
+  if (!target) return stale;
   const moved =
     target.kind === 'guarantee'
       ? await replaceGuarantee(tx, old.account_id, old.purchase_id, old.id, fresh.id, now)
       : await replaceInstallmentHold(tx, old.account_id, target.installmentId, old.id, fresh.id);
-  if (!moved) return 'stale';
+  if (!moved) return stale;
   const validity = holdValidityDays(deps.psps.definition(fresh.psp), brand, true);
   await writeEvent(
     tx,
@@ -262,7 +283,7 @@ async function recordRenewal(
   // Chains: the new hold is renewed in its turn if it too falls due before the deadline, on the
   // offer's period as it is now (a LEADER_PROCESSED purchase never changes offer).
   await scheduleReauthorization(tx, deps, fresh, target.deadline, facts.renewalDays, { brand });
-  return 'switched';
+  return { outcome: 'reauthorized', then: { kind: 'void_old', old } };
 }
 
 /** Voids the hold a re-authorisation replaced (idempotent: its key derives from the hold's). Answers whether it voided now. */
@@ -273,10 +294,6 @@ async function voidOld(deps: PaymentDeps, old: PaymentRow): Promise<boolean> {
 }
 
 async function voidHold(deps: PaymentDeps, hold: PaymentRow, suffix: string): Promise<boolean> {
-  const result = await (await deps.psps.forPayment(hold)).void({ idempotencyKey: `${hold.idempotency_key}:${suffix}`, transaction: pspRef(hold) });
-  return deps.db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, hold.account_id, hold.purchase_id);
-    const current = (await findPayment(tx, hold.account_id, hold.id))!;
-    return recordResult(tx, current, result, locked.state, deps.clock.now(), { reauth: true });
-  });
+  const { recorded } = await callAndBook(deps, hold, { op: 'void', key: `${hold.idempotency_key}:${suffix}` }, { current: true, reauth: true });
+  return recorded;
 }
