@@ -4,18 +4,20 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { freePort } from '../bench/children.ts';
 import { createApp } from '../src/app.ts';
-import type { EnFr } from '../src/i18n/lang.ts';
+import { EN_FR, LANGS, type Lang } from '../src/i18n/lang.ts';
 import { testConfig } from '../test/helpers/app.ts';
 import { axeViolations, isBlocking } from '../test/helpers/axe-run.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/helpers/chromium.ts';
-import { LOCALES, TOUR, VIEWPORTS, type Size } from '../test/helpers/page-tour.ts';
+import { LOCALES, stopLangs, TOUR, VIEWPORTS, type Size } from '../test/helpers/page-tour.ts';
 import { seedTourShop } from '../test/helpers/tour-shop.ts';
 
 /**
  * `npm run screenshots` (docs/testing.md#screenshots): the sandbox service on an embedded database
  * in a temporary directory, a travel shop seeded through its APIs, and every page of the tour at a
  * phone's and a desktop's width, in English and French, saved full-page as
- * docs/screenshots/<page>-<phone|desktop>-<en|fr>.png, with axe-core run on each. Prints a table;
+ * docs/screenshots/<page>-<phone|desktop>-<en|fr>.png, and the hosted pages (which speak six
+ * languages) at a phone's width in German, Spanish, Italian and Dutch too
+ * (`<page>-phone-<de|es|it|nl>.png`), with axe-core run on each. Prints a table;
  * exits 1 if a page answered an unexpected status or has a serious or critical violation.
  * `npm run screenshots -- <word>` takes only the pages whose name holds the word, and keeps the
  * other files.
@@ -41,11 +43,13 @@ const written = new Set<string>();
 const rows: string[][] = [];
 let failed = false;
 try {
-  for (const lang of ['en', 'fr'] as EnFr[]) {
-    for (const size of Object.keys(VIEWPORTS) as Size[]) {
+  for (const lang of LANGS) {
+    // The four languages only the hosted pages speak: at a phone's width, the width they are made for.
+    const sizes: Size[] = (EN_FR as readonly Lang[]).includes(lang) ? (Object.keys(VIEWPORTS) as Size[]) : ['phone'];
+    for (const size of sizes) {
       const context = await browser.newContext({ viewport: VIEWPORTS[size], locale: LOCALES[lang] });
       const page = await context.newPage();
-      for (const stop of TOUR) {
+      for (const stop of TOUR.filter((s) => stopLangs(s).includes(lang))) {
         const file = `${stop.name}-${size}-${lang}.png`;
         // Signing in happens on the way (page-tour.ts): every stop is visited, only the asked ones kept.
         const status = await stop.go(page, shop, lang).catch((err: Error) => (console.error(`${file}: ${err.message}`), 0));

@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnFr } from '../../src/i18n/lang.ts';
+import type { Lang } from '../../src/i18n/lang.ts';
 import type { TestApp } from './app.ts';
 import { axeViolations, isBlocking } from './axe-run.ts';
 import { hasBrowser, launchBrowser, startServedApp } from './browser.ts';
-import { LOCALES, TOUR, VIEWPORTS, type Size } from './page-tour.ts';
+import { LOCALES, stopLangs, TOUR, VIEWPORTS, type Size } from './page-tour.ts';
 import { seedTourShop, type TourShop } from './tour-shop.ts';
 
 /**
@@ -15,9 +15,10 @@ import { seedTourShop, type TourShop } from './tour-shop.ts';
  *
  * One test per stop, in the tour's order on one window (a stop may rely on the one before it, such
  * as the back office's sign-in): each stop has the whole hang guard to itself and a failure names
- * its page.
+ * its page. `alsoIn`: languages whose pages (the hosted pages, which speak six) are walked after,
+ * each in a window of its own locale, so that every language is walked by one of the files.
  */
-export function walkPageTour(size: Size, lang: EnFr): void {
+export function walkPageTour(size: Size, lang: Lang, alsoIn: readonly Lang[] = []): void {
   let app: TestApp & { base: string };
   let browser: Browser;
   let shop: TourShop;
@@ -39,7 +40,7 @@ export function walkPageTour(size: Size, lang: EnFr): void {
   });
 
   describe.skipIf(!hasBrowser)(`the page tour through axe-core, ${size}, ${lang}`, () => {
-    for (const stop of TOUR) {
+    for (const stop of TOUR.filter((s) => stopLangs(s).includes(lang))) {
       it(`${stop.name}: its status and nothing serious`, async () => {
         const status = await stop.go(page, shop, lang);
         const problems = (await axeViolations(page)).filter(isBlocking).map((v) => `${v.impact} ${v.id} (${v.help}) on ${JSON.stringify(v.nodes)}`);
@@ -47,4 +48,24 @@ export function walkPageTour(size: Size, lang: EnFr): void {
       });
     }
   });
+
+  for (const other of alsoIn) {
+    describe.skipIf(!hasBrowser)(`the hosted pages through axe-core, ${size}, ${other}`, () => {
+      let window: BrowserContext;
+      let otherPage: Page;
+      beforeAll(async () => {
+        window = await browser.newContext({ viewport: VIEWPORTS[size], locale: LOCALES[other] });
+        otherPage = await window.newPage();
+      });
+      afterAll(() => window?.close());
+      for (const stop of TOUR.filter((s) => stopLangs(s).includes(other))) {
+        it(`${stop.name}: its status, its language and nothing serious`, async () => {
+          const status = await stop.go(otherPage, shop, other);
+          const pageLang = await otherPage.evaluate(() => document.documentElement.lang);
+          const problems = (await axeViolations(otherPage)).filter(isBlocking).map((v) => `${v.impact} ${v.id} (${v.help}) on ${JSON.stringify(v.nodes)}`);
+          expect({ status, lang: pageLang.slice(0, 2), problems }).toEqual({ status: stop.status ?? 200, lang: other, problems: [] });
+        });
+      }
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import type { EnFr } from '../../src/i18n/lang.ts';
+import { EN_FR, LANGS, LOCALE, type Lang } from '../../src/i18n/lang.ts';
 import type { TourShop } from './tour-shop.ts';
 
 /**
@@ -10,17 +10,24 @@ import type { TourShop } from './tour-shop.ts';
  * test/helpers/page-tour-walk.ts (test/browser/page-tour-*.test.ts).
  */
 export interface TourStop {
-  /** The screenshot's name: `docs/screenshots/<name>-<phone|desktop>-<en|fr>.png`. */
+  /** The screenshot's name: `docs/screenshots/<name>-<phone|desktop>-<lang>.png`. */
   name: string;
+  /** The languages the page is taken in: the hosted pages' six; English and French when left out (the areas that speak those two). */
+  langs?: readonly Lang[];
   /** The status the page answers on purpose (200 unless an error page). */
   status?: number;
-  go(page: Page, shop: TourShop, lang: EnFr): Promise<number>;
+  go(page: Page, shop: TourShop, lang: Lang): Promise<number>;
 }
 
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 export type Size = keyof typeof VIEWPORTS;
 /** The browser's locale: its Accept-Language decides the language of every page the tour opens. */
-export const LOCALES: Readonly<Record<EnFr, string>> = { en: 'en-GB', fr: 'fr-FR' };
+export const LOCALES: Readonly<Record<Lang, string>> = LOCALE;
+
+/** The languages a stop is taken in. */
+export function stopLangs(stop: TourStop): readonly Lang[] {
+  return stop.langs ?? EN_FR;
+}
 
 async function open(page: Page, url: string): Promise<number> {
   const res = await page.goto(url);
@@ -49,13 +56,14 @@ async function submitted(page: Page, submit: () => Promise<unknown>): Promise<nu
 
 export const TOUR: readonly TourStop[] = [
   // Hosted payment pages (docs/hosted-payment.md).
-  { name: 'pay-shared', go: (page, shop) => open(page, shop.unpaid.shared) },
-  { name: 'pay-installments', go: (page, shop) => open(page, shop.unpaid.installments) },
-  { name: 'pay-deferred', go: (page, shop) => open(page, shop.unpaid.deferred) },
-  { name: 'pay-down-payment', go: (page, shop) => open(page, shop.unpaid.downPayment) },
+  { name: 'pay-shared', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.shared) },
+  { name: 'pay-installments', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.installments) },
+  { name: 'pay-deferred', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.deferred) },
+  { name: 'pay-down-payment', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.downPayment) },
   {
     // The server's answer to a refused form, as a browser without the script gets it.
     name: 'pay-form-error',
+    langs: LANGS,
     status: 422,
     async go(page, shop) {
       await open(page, (await shop.fresh(shop.a.offer('INSTALLMENTS', 3))).payment_url);
@@ -65,6 +73,7 @@ export const TOUR: readonly TourStop[] = [
   },
   {
     name: 'pay-declined',
+    langs: LANGS,
     status: 402,
     async go(page, shop) {
       await open(page, (await shop.fresh(shop.a.offer('INSTALLMENTS', 3))).payment_url);
@@ -75,6 +84,7 @@ export const TOUR: readonly TourStop[] = [
   {
     // A prepaid card the 4x offer's risk rules refuse, and the offer to pay in full instead (docs/risk.md).
     name: 'pay-risk-fallback',
+    langs: LANGS,
     async go(page, shop) {
       await open(page, (await shop.fresh(shop.a.offer('INSTALLMENTS', 4))).payment_url);
       await fillCard(page, '5105 1051 0510 5100');
@@ -85,6 +95,7 @@ export const TOUR: readonly TourStop[] = [
   },
   {
     name: 'challenge',
+    langs: LANGS,
     async go(page, shop) {
       const { id } = await shop.fresh();
       const res = await shop.a.post(`/api/sandbox/purchases/pur_${id}/pay`, { card_number: '4000 0000 0000 3220' });
@@ -92,13 +103,13 @@ export const TOUR: readonly TourStop[] = [
       return open(page, res.json().challenge_url as string);
     },
   },
-  { name: 'pay-pot-in-progress', go: pay((s) => s.potInProgress) },
-  { name: 'pay-pot-paid', go: pay((s) => s.potPaid) },
-  { name: 'pay-plan-paid', go: pay((s) => s.plan) },
-  { name: 'pledge', go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgeOpen}`) },
-  { name: 'pledge-paid', go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgePaid}`) },
-  { name: 'pay-not-found', status: 404, go: at('/pay/pur_00000000-0000-4000-8000-000000000000') },
-  { name: 'direct-call-refused', status: 400, go: at('/purchase') },
+  { name: 'pay-pot-in-progress', langs: LANGS, go: pay((s) => s.potInProgress) },
+  { name: 'pay-pot-paid', langs: LANGS, go: pay((s) => s.potPaid) },
+  { name: 'pay-plan-paid', langs: LANGS, go: pay((s) => s.plan) },
+  { name: 'pledge', langs: LANGS, go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgeOpen}`) },
+  { name: 'pledge-paid', langs: LANGS, go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgePaid}`) },
+  { name: 'pay-not-found', langs: LANGS, status: 404, go: at('/pay/pur_00000000-0000-4000-8000-000000000000') },
+  { name: 'direct-call-refused', langs: LANGS, status: 400, go: at('/purchase') },
   { name: 'sandbox-demo-shop', go: at('/sandbox/demo-shop') },
 
   // The shopper's space (docs/shopper-space.md).
