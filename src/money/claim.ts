@@ -2,7 +2,6 @@ import type { Sql } from '../db/database.ts';
 import { processIdentity } from '../db/process-identity.ts';
 import { newUuid } from '../domain/ids.ts';
 import { releaseMoneyClaim, renewMoneyClaim, takeMoneyClaim, unresolvedMoneyCharge } from '../payments/money-claim-repository.ts';
-import { lockPayState } from '../payments/pay-state-repository.ts';
 import { pendingRefundOf } from '../payments/refund-repository.ts';
 import type { MoneyDeps } from './deps.ts';
 
@@ -106,29 +105,6 @@ export async function waitForClaim<T>(deps: Pick<MoneyDeps, 'claimWaitMs'>, atte
     if (!isInProgress(outcome) || Date.now() + POLL_MS > until) return outcome;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-/**
- * Takes the purchase's claim in a transaction of its own, under the row lock, for an operation
- * that reserves nothing else with it (a collection, a renewal, a refund's resume), waiting as
- * {@link waitForClaim} does.
- */
-export function claimAlone(
-  deps: Pick<MoneyDeps, 'db' | 'claimWaitMs'>,
-  accountId: string,
-  purchaseId: string,
-  operation: MoneyOperation,
-  waitMs?: number,
-): Promise<MoneyClaim | InProgress> {
-  return waitForClaim(
-    deps,
-    () =>
-      deps.db.transaction(async (tx) => {
-        await lockPayState(tx, accountId, purchaseId);
-        return claimPurchase(tx, accountId, purchaseId, operation);
-      }),
-    waitMs,
-  );
 }
 
 /**

@@ -44,9 +44,11 @@ export interface Movement<Go, Out, S extends Step, Made = void> {
    * and on the conditions the use case's rules set (a capture refused, then a charge on a new
    * payment row). `call` throws a PSP fault (`PspIntegrationError`): what it leaves pending, and
    * whether the movement goes on, is the use case's rule. What it answers (`made`: facts read on
-   * the way, a step skipped) is handed to `settle`.
+   * the way, a step skipped) is handed to `settle`. `again` opens a second reserving transaction
+   * under the row lock, the claim still held: for a payment row whose reservation needs what can
+   * only be read outside a transaction (the saved card), checked and written atomically.
    */
-  calls(go: Go, call: Call<S>): Promise<Made>;
+  calls(go: Go, call: Call<S>, again: Again): Promise<Made>;
   /** Step 3, under the row lock: the answers (a step the PSP could not be reached for is left out), booked through `book`. */
   settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go, made: Made): Promise<Out>;
   /** Step 4, after the settlement committed, holding the claim. */
@@ -69,6 +71,13 @@ export interface Answer<S extends Step> {
 
 /** Makes one step's PSP call: its answer, also handed to the settlement. */
 export type Call<S extends Step> = (step: S) => Promise<TransactionResult>;
+
+/**
+ * A second reservation during the calls: `reserve` runs in a transaction under the row lock, with
+ * `reservePayment` to write a payment row there; an answer in progress (another operation's charge
+ * still unresolved) is tried again for the movement's wait, as a claim is, and then answered.
+ */
+export type Again = <T>(reserve: (tx: Sql, locked: PurchasePayState, reservePayment: (p: NewPayment) => Promise<PaymentRow>) => Promise<T | InProgress>) => Promise<T | InProgress>;
 
 /** Takes the purchase's claim in the reserving transaction (`unresolvedBlocks`: see claimPurchase). */
 export type Take = (options?: { unresolvedBlocks?: boolean }) => Promise<MoneyClaim | InProgress>;
@@ -105,12 +114,23 @@ export async function runMovement<Go, Out, S extends Step, Made = void>(deps: Mo
   const { go, claim } = reserved;
   return holding(deps, claim, async () => {
     const answers: Answer<S>[] = [];
-    const made = await movement.calls(go, async (step) => {
+    const call: Call<S> = async (step) => {
       const payment = 'reserve' in step ? await insertPayment(deps.db, step.reserve, deps.clock.now()) : step.payment;
       const result = await callPsp(deps, payment, step.call);
       answers.push({ step, payment, result });
       return result;
-    });
+    };
+    const again: Again = (reserveAgain) =>
+      waitForClaim(
+        deps,
+        () =>
+          deps.db.transaction(async (tx) => {
+            const locked = await lockPayState(tx, accountId, purchaseId);
+            return reserveAgain(tx, locked, (p) => insertPayment(tx, p, deps.clock.now()));
+          }),
+        movement.waitMs,
+      );
+    const made = await movement.calls(go, call, again);
     const out = await deps.db.transaction(async (tx) => {
       const locked = await lockPayState(tx, accountId, purchaseId);
       return movement.settle(tx, locked, answers, booker(deps, tx, locked.state), go, made);
