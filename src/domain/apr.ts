@@ -6,11 +6,10 @@
  * written here as one signed sum, Σ amount_k / (1+X)^t_k = 0, with t in years from the first
  * flow. Pure: plain arithmetic on 'yyyy-mm-dd' strings, no I/O.
  *
- * The calendar helpers live in this file, not in the schedule engine, because the time axis
- * of the equation needs exactly the same month arithmetic as the payment dates (a schedule
- * line k months after `created` must count as exactly k/12 year); the schedule module
- * re-exports them.
+ * The time axis of the equation uses the calendar arithmetic of the payment dates themselves
+ * (domain/dates.ts), so that a schedule line k months after `created` counts as exactly k/12 year.
  */
+import { addMonthsYmd, dayNumber, parseYmd, type Ymd } from './dates.ts';
 
 /** One cash flow of a credit. */
 export type DatedFlow = {
@@ -33,111 +32,6 @@ export type DatedFlow = {
  *   the same in any year.
  */
 export type DayCount = 'monthly' | 'actual365';
-
-const DAY_MS = 86_400_000;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/**
- * A calendar date as integers (month 1–12), proleptic Gregorian like JavaScript's Date. The
- * calendar arithmetic below works on these and on day numbers rather than on Date objects and
- * strings: the public simulation computes a schedule and its APR on every request, and parsing
- * and formatting dates was most of its cost (docs/performance.md).
- */
-interface Ymd {
-  y: number;
-  m: number;
-  d: number;
-}
-
-function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-function daysInMonth(y: number, m: number): number {
-  return m === 2 ? (isLeapYear(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-}
-
-/** Days since 1970-01-01 (negative before), by H. Hinnant's `days_from_civil`. */
-function dayNumber({ y, m, d }: Ymd): number {
-  const year = m <= 2 ? y - 1 : y;
-  const era = Math.floor(year / 400);
-  const yearOfEra = year - era * 400;
-  const dayOfYear = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/** The inverse of {@link dayNumber} (`civil_from_days`). */
-function dateOfDay(n: number): Ymd {
-  const z = n + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const mp = Math.floor((5 * dayOfYear + 2) / 153);
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return { y: yearOfEra + era * 400 + (m <= 2 ? 1 : 0), m, d: dayOfYear - Math.floor((153 * mp + 2) / 5) + 1 };
-}
-
-/** Strict 'yyyy-mm-dd' to its parts; RangeError for malformed text or a day that does not exist. */
-function parseYmd(text: string): Ymd {
-  const match = ISO_DATE.exec(text);
-  if (match) {
-    const y = Number(match[1]);
-    const m = Number(match[2]);
-    const d = Number(match[3]);
-    if (m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m)) return { y, m, d };
-  }
-  throw new RangeError(`not a calendar date in yyyy-mm-dd form: ${JSON.stringify(text)}`);
-}
-
-function pad(n: number, width: number): string {
-  return String(n).padStart(width, '0');
-}
-
-/** 'yyyy-mm-dd'; RangeError outside years 0000–9999, which the format cannot express. */
-function formatYmd({ y, m, d }: Ymd): string {
-  if (!(y >= 0 && y <= 9999)) throw new RangeError(`date out of the yyyy-mm-dd range: year ${y}`);
-  return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-}
-
-/** `date` plus `months` months, same day of month, clamped to the target month's last day. */
-function addMonthsYmd(date: Ymd, months: number): Ymd {
-  const index = date.y * 12 + (date.m - 1) + months;
-  const y = Math.floor(index / 12);
-  const m = index - y * 12 + 1;
-  return { y, m, d: Math.min(date.d, daysInMonth(y, m)) };
-}
-
-/**
- * Parses a strict 'yyyy-mm-dd' calendar date to UTC midnight.
- * @throws RangeError for malformed text or a date that does not exist (2025-02-30, 2025-13-01).
- */
-export function parseIsoDate(text: string): Date {
-  return new Date(dayNumber(parseYmd(text)) * DAY_MS);
-}
-
-/**
- * Formats a UTC date as 'yyyy-mm-dd'.
- * @throws RangeError outside years 0000–9999, which the format cannot express.
- */
-export function formatIsoDate(date: Date): string {
-  return formatYmd({ y: date.getUTCFullYear(), m: date.getUTCMonth() + 1, d: date.getUTCDate() });
-}
-
-/** `date` plus `days` calendar days ('yyyy-mm-dd' in and out). */
-export function addDays(date: string, days: number): string {
-  return formatYmd(dateOfDay(dayNumber(parseYmd(date)) + days));
-}
-
-/**
- * `date` plus `months` months, same day of month, clamped to the target month's last day
- * (2026-01-31 + 1 → 2026-02-28; 2028-01-31 + 1 → 2028-02-29). Always counted from the
- * original date, so 31 Jan + 2 months is 31 Mar, not the 28th carried over from February.
- */
-export function addMonthsClamped(date: string, months: number): string {
-  return formatYmd(addMonthsYmd(parseYmd(date), months));
-}
 
 /** Time from `from` to `to` in years under the given day count (see {@link DayCount}). */
 export function yearFraction(from: string, to: string, dayCount: DayCount): number {

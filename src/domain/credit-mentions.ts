@@ -1,5 +1,5 @@
 import type { OfferType } from './offer-terms.ts';
-import { addMonthsClamped } from './apr.ts';
+import { addMonthsClamped } from './dates.ts';
 
 /**
  * What a credit offer must tell the shopper beside its figures (docs/schedules.md#credit-mentions):

@@ -1,4 +1,4 @@
-import { formatIsoDate } from './apr.ts';
+import { formatIsoDate } from './dates.ts';
 import { offerTerms, type OfferRules, type OfferType } from './offer-terms.ts';
 import { leaderShare, type ShareProblem } from './pot.ts';
 import { computeSchedule, ScheduleError, type RequestedDates } from './schedule.ts';

@@ -4,9 +4,8 @@
  * first line, and states the resulting TAEG.
  * Pure: integers for money, 'yyyy-mm-dd' strings for dates, no I/O.
  */
-import { addDays, addMonthsClamped, aprPercent, parseIsoDate, solveApr, type DatedFlow } from './apr.ts';
-
-export { addDays, addMonthsClamped, parseIsoDate } from './apr.ts';
+import { aprPercent, solveApr, type DatedFlow } from './apr.ts';
+import { addDays, addMonthsClamped, parseIsoDate } from './dates.ts';
 
 /**
  * The schedule-relevant part of an offer (docs/schedules.md#rules). Money in minor units

@@ -1,4 +1,4 @@
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { creditMentions } from '../domain/credit-mentions.ts';
 import { offerTerms, type CreditOfferRules } from '../domain/offer-terms.ts';
 import { computeSchedule, type RequestedDates } from '../domain/schedule.ts';

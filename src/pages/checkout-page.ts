@@ -1,5 +1,5 @@
 import type { Offer } from '../accounts/offer.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { creditMentions } from '../domain/credit-mentions.ts';
 import { decimalAmount, parseTypedAmount } from '../domain/money.ts';
 import { MAX_PLEDGERS } from '../domain/pot.ts';

@@ -1,5 +1,4 @@
-import { addDays } from '../domain/apr.ts';
-import { DAY_RULE, isDay } from '../domain/dates.ts';
+import { addDays, DAY_RULE, isDay } from '../domain/dates.ts';
 import { isUuid, toPublicId } from '../domain/ids.ts';
 import { zonedMidnight } from '../i18n/format.ts';
 import { REPORT_OUTCOMES, type DailyReportRow, type ReportKey } from './report-repository.ts';

@@ -10,7 +10,7 @@ import { offerPaymentMode } from '../payments/bank-transfer-repository.ts';
 import { findOfferSecret } from '../payments/pay-state-repository.ts';
 import { findReferencePurchases, lockReference } from '../purchases/purchase-repository.ts';
 import type { Purchase } from '../purchases/purchase.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError, type RequestedDates, requestedDatesOf } from '../domain/schedule.ts';
 import { originOf } from '../sdk/protocol.ts';

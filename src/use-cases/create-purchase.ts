@@ -1,7 +1,7 @@
 import type { OfferCache } from '../accounts/offers.ts';
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { plannedCharges, planLeaderPayment } from '../domain/leader-plan.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError } from '../domain/schedule.ts';

@@ -2,7 +2,7 @@ import { lockOffer, unpaidPurchaseCount, updateOfferTerms } from '../accounts/of
 import type { EditableTerms, Offer } from '../accounts/offer.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { offerTerms } from '../domain/offer-terms.ts';
 import { computeSchedule, ScheduleError, type ScheduleErrorCode } from '../domain/schedule.ts';

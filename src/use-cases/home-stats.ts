@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { addDays } from '../domain/apr.ts';
+import { addDays } from '../domain/dates.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { deliveryCounts, lastFailingDelivery, purchasesByDay } from '../reports/home-stats-repository.ts';
 

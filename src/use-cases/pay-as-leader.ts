@@ -1,7 +1,7 @@
 import type { Offer } from '../accounts/offer.ts';
 import type { Sql } from '../db/database.ts';
 import { LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment, plannedCharges, pledgerRequired, PLEDGER_REQUIRED, type LeaderPlan } from '../domain/leader-plan.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import { isPspFault, threeDSecureInput, type AttachResult, type CardInput } from '../psp/connector.ts';
 import { firstOffStep } from '../psp/definition.ts';
 import { insertPaymentMethod } from '../payments/payment-method-repository.ts';

@@ -3,7 +3,7 @@ import { EVENT } from '../domain/events.ts';
 import { pledgeReturnUrl } from '../domain/links.ts';
 import { PLEDGE_RESERVATION_MS, uncovered } from '../domain/pot.ts';
 import type { Offer } from '../accounts/offer.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate } from '../domain/dates.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
 import { threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';

@@ -3,7 +3,7 @@ import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database, Sql } from '../db/database.ts';
 import { recordAccountEvent } from '../delivery/account-events.ts';
-import { addDays } from '../domain/apr.ts';
+import { addDays } from '../domain/dates.ts';
 import type { Clock } from '../domain/clock.ts';
 import { EVENT } from '../domain/events.ts';
 import { newUuid, toPublicId } from '../domain/ids.ts';

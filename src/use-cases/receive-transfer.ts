@@ -1,9 +1,8 @@
 import type { Actor } from '../audit/audit-log.ts';
 import { recordAudit } from '../audit/audit-repository.ts';
 import type { Database } from '../db/database.ts';
-import { formatIsoDate } from '../domain/apr.ts';
+import { formatIsoDate, isDay } from '../domain/dates.ts';
 import type { Clock } from '../domain/clock.ts';
-import { isDay } from '../domain/dates.ts';
 import { isUuid, newUuid } from '../domain/ids.ts';
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';

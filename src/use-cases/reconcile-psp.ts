@@ -23,7 +23,7 @@ import {
   type NewMismatch,
   type RunRow,
 } from '../payments/reconciliation-repository.ts';
-import { addDays } from '../domain/apr.ts';
+import { addDays } from '../domain/dates.ts';
 import { zonedDay, zonedMidnight } from '../i18n/format.ts';
 import { insertPurchaseEvent } from '../purchases/purchase-repository.ts';
 import { PspIntegrationError, type PspConnector, type PspRecord, type PspState } from '../psp/connector.ts';

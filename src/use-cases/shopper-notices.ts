@@ -3,7 +3,7 @@ import { paymentPageUrl, pledgePageUrl, spacePurchaseUrl } from '../domain/links
 import { LEADER_PURPOSES } from '../domain/leader-plan.ts';
 import { dueAt, retryDelayDays } from '../domain/installment-rules.ts';
 import { uncovered } from '../domain/pot.ts';
-import { addDays } from '../domain/schedule.ts';
+import { addDays } from '../domain/dates.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
 import type { InstallmentRef, NoticeBase, OfferSummary, ShopperNotice, SmsNotice } from '../messaging/messenger.ts';
 import { offerSummary } from '../messaging/offer-summary.ts';

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { toPublicId } from '../../src/domain/ids.ts';
 import { DEFAULT_TIME_ZONE, formatDate, formatDateTime, formatMoney, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 import type { EnFr } from '../../src/i18n/lang.ts';

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatIsoDate } from '../../src/domain/apr.ts';
+import { formatIsoDate } from '../../src/domain/dates.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../../src/i18n/format.ts';
 import { planLines } from '../../src/payments/installment-repository.ts';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { formatDate } from '../../src/i18n/format.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';

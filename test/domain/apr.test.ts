@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonthsClamped, aprPercent, formatIsoDate, parseIsoDate, solveApr, yearFraction, type DatedFlow } from '../../src/domain/apr.ts';
+import { aprPercent, solveApr, yearFraction, type DatedFlow } from '../../src/domain/apr.ts';
+import { addDays, addMonthsClamped, formatIsoDate, parseIsoDate } from '../../src/domain/dates.ts';
 
 type Example = { name: string; flows: [string, number][]; apr_1dp: number; apr_2dp?: number };
 const examples: Example[] = JSON.parse(readFileSync(new URL('../fixtures/apr-examples.json', import.meta.url), 'utf8')).examples;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aprPercent, solveApr } from '../../src/domain/apr.ts';
-import { addDays, computeSchedule, depositCents, feeCents, ScheduleError, taegFlows, type OfferTerms, type ScheduleErrorCode } from '../../src/domain/schedule.ts';
+import { computeSchedule, depositCents, feeCents, ScheduleError, taegFlows, type OfferTerms, type ScheduleErrorCode } from '../../src/domain/schedule.ts';
+import { addDays } from '../../src/domain/dates.ts';
 
 // A down payment (docs/schedules.md#down-payment): a deposit at checkout, the balance on a later date.
 

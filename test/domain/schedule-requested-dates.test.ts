@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonthsClamped, computeSchedule, ScheduleError, type OfferTerms, type ScheduleErrorCode } from '../../src/domain/schedule.ts';
+import { computeSchedule, ScheduleError, type OfferTerms, type ScheduleErrorCode } from '../../src/domain/schedule.ts';
+import { addDays, addMonthsClamped } from '../../src/domain/dates.ts';
 
 // The dates a purchase may ask for (docs/schedules.md#requested-dates): secondInstallmentDate for
 // installments, deferredDate for a deferred payment.

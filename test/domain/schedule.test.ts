@@ -1,17 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { solveApr } from '../../src/domain/apr.ts';
-import {
-  addDays,
-  addMonthsClamped,
-  computeSchedule,
-  feeCents,
-  parseIsoDate,
-  ScheduleError,
-  taegFlows,
-  type OfferTerms,
-  type ScheduleErrorCode,
-} from '../../src/domain/schedule.ts';
+import { computeSchedule, feeCents, ScheduleError, taegFlows, type OfferTerms, type ScheduleErrorCode } from '../../src/domain/schedule.ts';
+import { addDays, addMonthsClamped, parseIsoDate } from '../../src/domain/dates.ts';
 
 const installments = (n: number, overrides: Partial<OfferTerms> = {}): OfferTerms => ({
   type: 'INSTALLMENTS',

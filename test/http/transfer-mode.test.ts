@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONS } from '../../src/cli/command.ts';
 import { transferCommands } from '../../src/cli/transfer.ts';
 import { openDatabase } from '../../src/db/open.ts';
-import { formatIsoDate } from '../../src/domain/apr.ts';
+import { formatIsoDate } from '../../src/domain/dates.ts';
 import { signHs256 } from '../../src/delivery/jwt.ts';
 import { transfersToSend } from '../../src/use-cases/transfer-refunds.ts';
 import { receiveTransfer } from '../../src/use-cases/receive-transfer.ts';

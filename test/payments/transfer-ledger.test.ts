@@ -26,7 +26,7 @@ import { cancelPurchase } from '../../src/use-cases/cancel-purchase.ts';
 import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
 import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { zonedDay } from '../../src/i18n/format.ts';
 import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
 import { payoutOfDay, type PayoutDeps } from '../../src/use-cases/payouts.ts';

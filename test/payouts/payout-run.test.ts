@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../src/db/database.ts';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { decimalOfCents, payoutTransition, type PayoutStatus } from '../../src/domain/payouts.ts';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';

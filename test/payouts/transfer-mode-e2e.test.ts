@@ -8,7 +8,7 @@
  * offer's commission, what was refunded), and against the balance the back office shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { commissionOf } from '../../src/domain/balance-books.ts';
 import { zonedDay } from '../../src/i18n/format.ts';
 import { bookBalances, owedCents } from '../../src/payments/balance-repository.ts';

@@ -19,7 +19,7 @@ import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
 import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
 import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { newUuid } from '../../src/domain/ids.ts';
 import { cheapDashboardPassword } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MERCHANT_PARAMETER_DEFAULTS, type Offer } from '../../src/accounts/offer.ts';
 import { ScheduleMemo } from '../../src/accounts/schedule-memo.ts';
 import { offerTerms } from '../../src/domain/offer-terms.ts';
-import { addDays, computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';
+import { computeSchedule, ScheduleError } from '../../src/domain/schedule.ts';
+import { addDays } from '../../src/domain/dates.ts';
 
 const offer = (overrides: Partial<Offer> = {}): Offer => ({
   id: '0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a',

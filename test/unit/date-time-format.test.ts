@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { DEFAULT_TIME_ZONE, formatDateTime, timeZoneOf, utcOffset, zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 import { LANGS, type Lang } from '../../src/i18n/lang.ts';
 

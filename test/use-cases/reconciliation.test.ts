@@ -14,7 +14,7 @@ import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { listMismatches } from '../../src/payments/reconciliation-repository.ts';
 import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
-import { addDays } from '../../src/domain/apr.ts';
+import { addDays } from '../../src/domain/dates.ts';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 
 const OK = '4242424242424242';

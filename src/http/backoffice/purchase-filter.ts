@@ -1,5 +1,4 @@
-import { isDay, isDayText } from '../../domain/dates.ts';
-import { addDays } from '../../domain/apr.ts';
+import { addDays, isDay, isDayText } from '../../domain/dates.ts';
 import { zonedMidnight } from '../../i18n/format.ts';
 import { isUuid, parsePublicId, toPublicId } from '../../domain/ids.ts';
 import { internalStatesOf, type V1State } from '../../domain/purchase-states.ts';

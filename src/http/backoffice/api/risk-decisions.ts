@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { addDays } from '../../../domain/apr.ts';
-import { DAY_RULE, isDay } from '../../../domain/dates.ts';
+import { addDays, DAY_RULE, isDay } from '../../../domain/dates.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { streamCsvExport } from '../../csv-export.ts';
 import { ApiError } from '../../errors.ts';

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../../html/html.ts';
-import { addDays } from '../../../domain/apr.ts';
+import { addDays } from '../../../domain/dates.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
 import { HOME_DAYS, type HomeStats } from '../../../use-cases/home-stats.ts';
 import { dashboardPage, type Chrome } from './layout.ts';

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../../../html/html.ts';
-import { addDays } from '../../../domain/apr.ts';
+import { addDays } from '../../../domain/dates.ts';
 import { formatDate, formatMoney } from '../../../i18n/format.ts';
 import type { DailyReportRow } from '../../../reports/report-repository.ts';
 import { dashboardPage, type Chrome } from './layout.ts';

@@ -1,5 +1,4 @@
-import { addDays } from '../../../domain/apr.ts';
-import { isDay } from '../../../domain/dates.ts';
+import { addDays, isDay } from '../../../domain/dates.ts';
 import { isUuid } from '../../../domain/ids.ts';
 import type { App } from '../../types.ts';
 import { zonedDay, zonedMidnight } from '../../../i18n/format.ts';

@@ -1,4 +1,4 @@
-import { addDays } from '../../../domain/apr.ts';
+import { addDays } from '../../../domain/dates.ts';
 import { zonedDay } from '../../../i18n/format.ts';
 import { reportPeriod } from '../../../reports/daily-report.ts';
 import type { Services } from '../../../services.ts';

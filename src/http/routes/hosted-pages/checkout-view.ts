@@ -8,7 +8,7 @@ import { DECLINE_FIELD, declineText } from '../../../pages/card-form.ts';
 import type { FormErrors } from '../../../pages/errors.ts';
 import { checkoutPage, confirmingPage, notFoundPage, purchaseStatusPage, type CheckoutView, type FallbackChoice } from '../../../pages/checkout-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
-import { formatIsoDate } from '../../../domain/apr.ts';
+import { formatIsoDate } from '../../../domain/dates.ts';
 import { pledgePageUrl } from '../../../domain/links.ts';
 import { offerTerms } from '../../../domain/offer-terms.ts';
 import { paidEnvironment, pledgesOf } from '../../../use-cases/payment-lookup.ts';

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { addDays } from '../../../../domain/apr.ts';
-import { DAY_RULE, isDay } from '../../../../domain/dates.ts';
+import { addDays, DAY_RULE, isDay } from '../../../../domain/dates.ts';
 import { parsePublicId } from '../../../../domain/ids.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../../../i18n/format.ts';
 import type { Services } from '../../../../services.ts';
