@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
-import { claimKey, endLease, findKey, LEASE_RENEW_MS, releaseKey, renewLease, storeResponse, type IdempotencyKey } from '../idempotency/idempotency-repository.ts';
+import { runOnce, type StoredAnswer } from '../idempotency/run-once.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -26,10 +26,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export interface IdempotentResult<T> {
-  status: number;
-  body: T;
-}
+export type IdempotentResult<T> = StoredAnswer<T>;
 
 /**
  * What a key is scoped to besides the account: the method, the matched route's template and the
@@ -46,18 +43,6 @@ function idempotencyScope(method: string, route: string, resource: Readonly<Reco
     .sort()
     .map((name) => ` ${name}=${encodeURIComponent(resource[name]!)}`);
   return `${method} ${route}${parts.join('')}`;
-}
-
-/**
- * The request identity a creation stores on what it makes (a refund's, a purchase's `request_key`):
- * a hash of the account, the scope, the key and the claim's generation (`claimKey`), the same
- * for a request and each retry that takes its claim over, another once the key was released or
- * expired and is used afresh.
- */
-function requestKey(key: IdempotencyKey, generation: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([key.accountId, key.scope, key.key, generation]))
-    .digest('hex');
 }
 
 /**
@@ -100,42 +85,14 @@ export async function idempotent<T>(
     .digest('hex');
   const key = { accountId: scope.accountId, scope: idempotencyScope(request.method, route, resource), key: header };
 
-  const claim = await claimKey(db, key, hash);
-  if (!claim) {
-    const stored = await findKey(db, key);
-    if (stored && stored.requestHash !== hash) {
-      throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
-    }
-    if (!stored?.response) {
-      throw new ApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry later');
-    }
-    void reply.header('idempotent-replayed', 'true');
-    return send(reply, { status: stored.response.status, body: JSON.parse(stored.response.body) as T });
-  }
-
-  let result: IdempotentResult<T>;
-  // The lease says this request is still running (a heartbeat that lives and dies with the request,
-  // not periodic work: docs/jobs-and-clock.md#periodic-work-that-is-not-a-job); a renewal that fails (the database away) is
-  // left to the next one, or to the lease's end.
-  const renewal = setInterval(() => void renewLease(db, key).catch(() => undefined), LEASE_RENEW_MS);
-  renewal.unref();
-  try {
-    result = await run(requestKey(key, claim.generation));
-    await storeResponse(db, key, result.status, JSON.stringify(result.body));
-  } catch (err) {
-    // A refusal (an ApiError below 500, not a "retry later") changed nothing: the key is free for
-    // the corrected request. Any other failure (the database lost mid-request, a fault) may have come after a
-    // commit — a refund reserved and sent to its PSP, its recording cut off — so the claim stays,
-    // with the same generation, and only its lease ends: the retry takes it over and finds, by the
-    // request key, the refund or purchase this attempt committed, never a second. With the
-    // database away, ending the lease fails too and the lease lapses by itself.
-    if (err instanceof ApiError && err.status < 500 && !RETRY_LATER.has(err.code)) await releaseKey(db, key);
-    else await endLease(db, key).catch(() => undefined);
-    throw err;
-  } finally {
-    clearInterval(renewal);
-  }
-  return send(reply, result);
+  // A refusal (an ApiError below 500, not a "retry later") changed nothing: the key is free for the
+  // corrected request. Any other failure (the database lost mid-request, a fault) may have come
+  // after a commit (a refund reserved and sent to its PSP, its recording cut off).
+  const outcome = await runOnce(db, key, hash, run, (err) => err instanceof ApiError && err.status < 500 && !RETRY_LATER.has(err.code));
+  if (outcome.kind === 'reused') throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+  if (outcome.kind === 'in_use') throw new ApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry later');
+  if (outcome.kind === 'replayed') void reply.header('idempotent-replayed', 'true');
+  return send(reply, outcome.answer);
 }
 
 function send<T>(reply: FastifyReply, result: IdempotentResult<T>): T {
