@@ -38,7 +38,7 @@ export interface Movement<Go, Out, S extends Step, Made = void> {
   /** How long to wait for another operation's claim: a request the deps' wait, a job 0 (it runs again later). */
   waitMs?: number;
   /** Step 1, under the row lock: the claim taken through `take`, the rules checked, the reservation written. */
-  reserve(tx: Sql, locked: PurchasePayState, take: Take): Promise<{ refuse: Out } | { go: Go } | InProgress>;
+  reserve(tx: Sql, locked: PurchasePayState, take: Take, reservePayment: ReservePayment): Promise<{ refuse: Out } | { go: Go } | InProgress>;
   /**
    * Step 2, once the reservation committed: the PSP calls, each made through `call`, in the order
    * and on the conditions the use case's rules set (a capture refused, then a charge on a new
@@ -60,7 +60,7 @@ export interface Movement<Go, Out, S extends Step, Made = void> {
  * row that exists, or on one the engine reserves first (`reserve`: its row written, in a
  * transaction of its own, before the call that carries its key).
  */
-export type Step = { payment: PaymentRow; call: PspStep } | { reserve: NewPayment; call: PspStep };
+export type Step = { payment: PaymentRow; call: PspStep; latest?: TransactionResult } | { reserve: NewPayment; call: PspStep };
 
 export interface Answer<S extends Step> {
   step: S;
@@ -77,7 +77,10 @@ export type Call<S extends Step> = (step: S) => Promise<TransactionResult>;
  * `reservePayment` to write a payment row there; an answer in progress (another operation's charge
  * still unresolved) is tried again for the movement's wait, as a claim is, and then answered.
  */
-export type Again = <T>(reserve: (tx: Sql, locked: PurchasePayState, reservePayment: (p: NewPayment) => Promise<PaymentRow>) => Promise<T | InProgress>) => Promise<T | InProgress>;
+export type Again = <T>(reserve: (tx: Sql, locked: PurchasePayState, reservePayment: ReservePayment) => Promise<T | InProgress>) => Promise<T | InProgress>;
+
+/** Writes a payment row in the reserving transaction, before the PSP call that carries its key. */
+type ReservePayment = (payment: NewPayment) => Promise<PaymentRow>;
 
 /** Takes the purchase's claim in the reserving transaction (`unresolvedBlocks`: see claimPurchase). */
 export type Take = (options?: { unresolvedBlocks?: boolean }) => Promise<MoneyClaim | InProgress>;
@@ -116,7 +119,7 @@ export async function runMovement<Go, Out, S extends Step, Made = void>(deps: Mo
     const answers: Answer<S>[] = [];
     const call: Call<S> = async (step) => {
       const payment = 'reserve' in step ? await insertPayment(deps.db, step.reserve, deps.clock.now()) : step.payment;
-      const result = await callPsp(deps, payment, step.call);
+      const result = await callPsp(deps, payment, step.call, 'latest' in step ? step.latest : undefined);
       answers.push({ step, payment, result });
       return result;
     };
@@ -153,7 +156,7 @@ async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement:
       if (!isInProgress(taken)) claim = taken;
       return taken;
     };
-    const decided = await movement.reserve(tx, locked, take);
+    const decided = await movement.reserve(tx, locked, take, (p) => insertPayment(tx, p, deps.clock.now()));
     // In progress (another operation's money in flight, seen after the claim was taken): answered
     // as such and waited for by waitForClaim, the claim given back in this transaction.
     if (isInProgress(decided)) {

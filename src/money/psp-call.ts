@@ -1,5 +1,5 @@
 import { pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
-import type { OffSessionInput, TransactionResult } from '../psp/connector.ts';
+import type { AuthorizeInput, ChallengeReturn, OffSessionInput, TransactionResult } from '../psp/connector.ts';
 import type { MoneyDeps } from './deps.ts';
 
 /**
@@ -22,7 +22,10 @@ export type PspStep =
     }
   | { op: 'void'; key: string }
   | { op: 'capture'; key: string; amountCents: number }
-  | { op: 'retrieve' }
+  /** The PSP's view (`returned`: what the shopper's browser brought back from 3-D Secure). */
+  | { op: 'retrieve'; returned?: ChallengeReturn }
+  /** The payment's own authorisation, on session: the payment row's key and amount. */
+  | { op: 'authorize'; input: Omit<AuthorizeInput, 'idempotencyKey' | 'amountCents'> }
   /**
    * The payment's own charge, off session on a saved card (a merchant-initiated transaction
    * referencing the one that stored it): the payment row's key and amount.
@@ -49,10 +52,11 @@ export async function callPsp(deps: Pick<MoneyDeps, 'psps' | 'logger'>, payment:
     const input = { idempotencyKey: payment.idempotency_key, paymentMethodId, amountCents: Number(payment.amount_cents), currency, storedCredential };
     return psp.chargeOffSession(capture ? { ...input, capture } : input);
   }
+  if (step.op === 'authorize') return psp.authorize({ idempotencyKey: payment.idempotency_key, amountCents: Number(payment.amount_cents), ...step.input });
   const transaction = latest ? resultRef(payment, latest) : pspRef(payment);
   switch (step.op) {
     case 'retrieve':
-      return psp.retrieve(transaction);
+      return step.returned ? psp.retrieve(transaction, { returned: step.returned }) : psp.retrieve(transaction);
     case 'void':
       return psp.void({ idempotencyKey: step.key, transaction });
     case 'capture':
