@@ -1,7 +1,10 @@
 import type { EnFr } from '../i18n/lang.ts';
 import type { OutgoingMail } from '../messaging/mailer.ts';
 
-/** The sign-in e-mail and SMS of the shopper's space, in the language of the page the shopper asked from. */
+/**
+ * The sign-in e-mail and SMS of the shopper's space, in the language of the page the shopper asked
+ * from when it is English or French, else in English (docs/shopper-space.md#pages).
+ */
 
 export function signInMail(lang: EnFr, to: string, url: string, minutes: number): OutgoingMail {
   if (lang === 'fr') {

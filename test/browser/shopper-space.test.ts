@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
 import { collectionJobKey } from '../../src/domain/installment-rules.ts';
 import { formatDate } from '../../src/i18n/format.ts';
+import { LOCALE } from '../../src/i18n/lang.ts';
+import { SPACE_TEXT } from '../../src/pages/shopper-space/texts.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
@@ -14,7 +16,8 @@ import { decoded, smtpListener } from '../helpers/smtp.ts';
 /**
  * The shopper's space in Chromium (docs/shopper-space.md), on a phone and a desktop, in English
  * and French: sign in by the e-mail's link, see a 4x plan, see a pot as a pledger; axe-core on
- * every page, the keyboard, and reading without script.
+ * every page, the keyboard, and reading without script; a plan on a phone in its other four
+ * languages.
  */
 
 const CARD = '4242 4242 4242 4242';
@@ -127,6 +130,26 @@ describe.skipIf(!hasBrowser)("the shopper's space in Chromium", () => {
       await page.close();
     });
   }
+
+  it('speaks German, Spanish, Italian and Dutch: a plan in each, picked as the switcher does, with its <html lang> and nothing serious for axe-core (phone)', async () => {
+    const { token } = await shopperSessions(app.services).create({ kind: 'email', value: ANN });
+    const context = await browser.newContext({ viewport: PHONE });
+    await context.addCookies([{ name: 'chipin_space', value: token, url: `${app.base}/space` }]);
+    const page = await context.newPage();
+    try {
+      // One page a language (the file's budget, docs/testing.md#the-budget): the plan, the richest
+      // (its table, the credit's disclosure, the leader's forms). Every page in the six, and the
+      // browser's language followed, are test/http/shopper-space-purchases.test.ts's.
+      for (const lang of ['de', 'es', 'it', 'nl'] as const) {
+        await page.goto(`${app.base}/space/purchases/pur_${plan}?lang=${lang}`);
+        await expect.poll(() => page.getByRole('heading', { name: SPACE_TEXT[lang].planTitle }).count()).toBe(1);
+        expect(await page.evaluate(() => document.documentElement.lang), lang).toBe(LOCALE[lang]);
+        await expectAccessible(page, `plan ${lang}`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
 
   it('is read without script, and walked with the keyboard', async () => {
     const page = await signIn('en', PHONE, false);

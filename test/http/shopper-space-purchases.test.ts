@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
+import { LANGS, LANGUAGE_NAMES, LOCALE } from '../../src/i18n/lang.ts';
+import { payForms } from '../../src/pages/shopper-space/pay-forms.ts';
+import { codePage, linkSentPage, signInPage, spaceMessagePage } from '../../src/pages/shopper-space/sign-in-pages.ts';
+import { SPACE_TEXT } from '../../src/pages/shopper-space/texts.ts';
 import type { ShopperIdentity } from '../../src/shopper-space/identity.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { englishLeft } from '../helpers/words-left.ts';
 
 /**
  * The shopper's space: what a signed-in shopper sees (docs/shopper-space.md#who-sees-what), with
@@ -145,7 +150,7 @@ describe('a purchase', () => {
     const res = await (await as(bob))(`/space/purchases/pur_${bobPot}?lang=en`);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<html lang="en-GB">');
-    expect(res.body).toContain('0 of 1 friend has paid');
+    expect(res.body).toContain('0 friends of 1 have paid');
   });
 });
 
@@ -156,5 +161,61 @@ describe('receipts', () => {
     ]);
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) expect(r.body).toContain(`/space/purchases/pur_${annPlan}`);
+  });
+});
+
+describe('the space in the six languages', () => {
+  const AREAS = ['space', 'pages', 'credit'];
+
+  it("its list, a leader's plan, a pledger's pot, its 404 and its sign-in pages speak each language, with no English left, and the switcher offers the five others", async () => {
+    for (const lang of LANGS) {
+      const t = SPACE_TEXT[lang];
+      const pages: [string, string][] = [];
+      const annIn = await as(ann);
+      for (const url of ['/space', `/space/purchases/pur_${annPlan}`, `/space/purchases/pur_${bobPot}`]) {
+        const res = await annIn(`${url}?lang=${lang}`);
+        expect(res.statusCode, `${lang} ${url}`).toBe(200);
+        expect(res.body, `${lang} ${url}`).toContain(`<html lang="${LOCALE[lang]}">`);
+        for (const other of LANGS) expect(res.body.includes(`hreflang="${other}">${LANGUAGE_NAMES[other]}</a>`), `${lang} ${url}: ${other}`).toBe(other !== lang);
+        pages.push([url, res.body]);
+      }
+      expect(pages[1]![1], lang).toContain(t.planTitle);
+      expect(pages[2]![1], lang).toContain(t.potFriends(0, 1));
+      const missing = await annIn(`/space/purchases/pur_00000000-0000-4000-8000-000000000009?lang=${lang}`);
+      expect(missing.statusCode, lang).toBe(404);
+      pages.push(['404', missing.body]);
+      // Without ?lang=, the sign-in form speaks the browser's language.
+      const signIn = await app.server.inject({ url: '/space/sign-in', headers: { 'accept-language': `${LOCALE[lang]},en;q=0.5` } });
+      expect(signIn.body, lang).toContain(`<html lang="${LOCALE[lang]}">`);
+      pages.push(
+        ['sign-in', signIn.body],
+        ['sign-in refused', signInPage(lang, { csrf: 'c', typed: 'x', error: t.identityInvalid })],
+        ['link sent', linkSentPage(lang, 15)],
+        ['code wrong', codePage(lang, { csrf: 'c', minutes: 10, sent: true, error: t.codeWrong(2) })],
+        ['no tries left', codePage(lang, { csrf: 'c', minutes: 10, sent: false, error: t.codeWrong(0) })],
+        ['throttled', spaceMessagePage(lang, t.signInTitle, t.throttled(30))],
+        ['other browser', spaceMessagePage(lang, t.linkOtherBrowserTitle, t.linkOtherBrowser)],
+      );
+      // The leader's forms: a refused installment, the rest to repay, the card change, and each outcome.
+      const forms = {
+        uid: 'pur_x',
+        csrf: 'c',
+        currency: 'EUR',
+        refused: [{ id: 'i', number: 2, amountCents: 10_000, dueDate: '2026-09-01', total: 3, retryOn: '2026-09-05' }],
+        repayCents: 20_000,
+        cardChange: true,
+      };
+      for (const [outcome, words] of [
+        ...Object.keys(t.pay.done).map((d) => [{ done: d }, t.pay.done[d]] as const),
+        ...Object.keys(t.pay.problem).map((p) => [{ problem: p }, t.pay.problem[p]] as const),
+      ]) {
+        const { top, section } = payForms(lang, { ...forms, ...outcome });
+        expect(`${top}`, `${lang} ${JSON.stringify(outcome)}`).toContain(words);
+        pages.push([`pay forms ${JSON.stringify(outcome)}`, `${top}${section}`]);
+      }
+      // The receipts are shown as they were sent, in the language of the e-mail (English for this plan).
+      const sent = /<details class="receipt">[\s\S]*?<\/details>/g;
+      for (const [name, page] of pages) expect(englishLeft(page.replace(sent, ''), lang, AREAS), `${lang} ${name}`).toEqual([]);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { noticeEmail } from '../../src/messaging/notice-templates.ts';
 import { pledgeEmail, purchaseLinkEmail } from '../../src/messaging/templates.ts';
 import { payForms } from '../../src/pages/shopper-space/pay-forms.ts';
+import { SPACE_TEXT } from '../../src/pages/shopper-space/texts.ts';
 import { TEXT } from '../../src/pages/texts.ts';
 import { DEMO_SHOP_TEXT } from '../../src/sandbox/demo-shop-texts.ts';
 import { signInMail } from '../../src/shopper-space/sign-in-messages.ts';
@@ -47,8 +48,9 @@ describe('French shopper texts: typographic apostrophes', () => {
     expect(found).toEqual([]);
   });
 
-  it("the hosted pages', the shopper space's payment forms' and the sandbox demo shop's French words", () => {
+  it("the hosted pages', the shopper space's (its payment forms as rendered too) and the sandbox demo shop's French words", () => {
     expect(straight(strings(TEXT.fr, 'pages'))).toEqual([]);
+    expect(straight(strings(SPACE_TEXT.fr, 'space'))).toEqual([]);
     expect(straight(strings(DEMO_SHOP_TEXT.fr, 'demo-shop'))).toEqual([]);
     // The shopper space's payment forms, as rendered: a refused installment, the rest to repay, each outcome.
     const forms = ['repaid', 'declined', 'nothing_to_pay'].map((outcome) => {

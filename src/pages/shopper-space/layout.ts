@@ -1,7 +1,7 @@
 import { html, raw, type SafeHtml } from '../../html/html.ts';
-import { LOCALE, type EnFr } from '../../i18n/lang.ts';
+import { LOCALE, type Lang } from '../../i18n/lang.ts';
 import { langSwitcher, layout } from '../html.ts';
-import { SPACE_TEXT } from './texts.ts';
+import { SPACE_LANGS, SPACE_TEXT } from './texts.ts';
 
 /**
  * The shopper's space CSP: the hosted pages' (our own script and styles only), its forms posting
@@ -22,11 +22,14 @@ const STYLE = raw(`
   .state.overdue{background:#fef3f2;color:#912018;font-weight:600}
   #pay-result:focus{outline:3px solid #0b5cad;outline-offset:2px}`);
 
-/** A page of the space: its header (who is signed in, the sign-out button) when signed in. */
-export function spaceLayout(lang: EnFr, title: string, body: SafeHtml, opts: { signedIn?: { who: string; csrf: string }; switchBase?: string } = {}): string {
+/** A page of the space: its header (who is signed in, the sign-out button) when signed in, and the switcher to its other languages. */
+export function spaceLayout(lang: Lang, title: string, body: SafeHtml, opts: { signedIn?: { who: string; csrf: string }; switchBase?: string } = {}): string {
   const t = SPACE_TEXT[lang];
   const header = opts.signedIn
     ? html`<header class="space"><span>${t.signedInAs(opts.signedIn.who)}</span><form method="post" action="/space/sign-out"><input type="hidden" name="csrf" value="${opts.signedIn.csrf}"><button type="submit">${t.signOut}</button></form></header>`
     : undefined;
-  return layout(LOCALE[lang], title, html`${langSwitcher(t, lang, opts.switchBase)}${body}`, undefined, { ...(header ? { header } : {}), style: STYLE }).toString();
+  return layout(LOCALE[lang], title, html`${langSwitcher(t, lang, opts.switchBase, false, SPACE_LANGS)}${body}`, undefined, {
+    ...(header ? { header } : {}),
+    style: STYLE,
+  }).toString();
 }

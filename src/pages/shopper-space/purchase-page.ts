@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../../i18n/format.ts';
-import type { EnFr } from '../../i18n/lang.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import type { SpacePurchaseView } from '../../shopper-space/purchase-view.ts';
 import { TEXT } from '../texts.ts';
 import { spaceLayout } from './layout.ts';
@@ -15,7 +15,7 @@ import { SPACE_TEXT, type SpaceTexts } from './texts.ts';
  * leader's last action did and each refused installment with its action; `extra`: the other actions.
  */
 export function purchasePage(
-  lang: EnFr,
+  lang: Lang,
   v: { who: string; csrf: string; view: SpacePurchaseView; pledgeUrl?: string; switchBase: string; top?: SafeHtml; extra?: SafeHtml },
 ): string {
   const t = SPACE_TEXT[lang];
@@ -44,7 +44,7 @@ ${receiptsSection(lang, t, v.view)}
   return spaceLayout(lang, `${p.title} · ${p.merchantName}`, body, { signedIn: { who: v.who, csrf: v.csrf }, switchBase: v.switchBase });
 }
 
-function planSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView): SafeHtml {
+function planSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml {
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
   const rows = p.plan.map(
     (l) =>
@@ -66,7 +66,7 @@ function brandLabel(brand: string): string {
   return !b || b.toLowerCase() === 'unknown' ? '' : b.charAt(0).toUpperCase() + b.slice(1);
 }
 
-function creditSection(lang: EnFr, p: SpacePurchaseView): SafeHtml | '' {
+function creditSection(lang: Lang, p: SpacePurchaseView): SafeHtml | '' {
   const c = p.credit;
   if (!c) return '';
   const h = TEXT[lang];
@@ -82,7 +82,7 @@ function creditSection(lang: EnFr, p: SpacePurchaseView): SafeHtml | '' {
 </section>`;
 }
 
-function shareSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView, pledgeUrl: string | undefined): SafeHtml | '' {
+function shareSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView, pledgeUrl: string | undefined): SafeHtml | '' {
   const s = p.pledge;
   if (!s) return '';
   return html`<section class="card" aria-labelledby="share-title"><h2 id="share-title">${t.shareTitle}</h2>
@@ -92,7 +92,7 @@ function shareSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView, pledgeUrl
 </section>`;
 }
 
-function potSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView): SafeHtml | '' {
+function potSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml | '' {
   const pot = p.pot;
   if (!pot) return '';
   const m = (cents: number) => formatMoney(cents, p.currency, lang);
@@ -105,7 +105,7 @@ function potSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView): SafeHtml |
 </section>`;
 }
 
-function receiptsSection(lang: EnFr, t: SpaceTexts, p: SpacePurchaseView): SafeHtml {
+function receiptsSection(lang: Lang, t: SpaceTexts, p: SpacePurchaseView): SafeHtml {
   return html`<section class="card" aria-labelledby="receipts-title"><h2 id="receipts-title">${t.receiptsTitle}</h2>
   ${
     p.receipts.length === 0

@@ -1,7 +1,7 @@
 import { html } from '../../html/html.ts';
 import { V1_STATE, type PurchaseState } from '../../domain/purchase-states.ts';
-import { formatMoney } from '../../i18n/format.ts';
-import { LOCALE, type EnFr } from '../../i18n/lang.ts';
+import { formatDate, formatMoney } from '../../i18n/format.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import { stateText, TEXT } from '../texts.ts';
 import { spaceLayout } from './layout.ts';
 import { SPACE_TEXT } from './texts.ts';
@@ -26,29 +26,30 @@ export interface SpaceListItem {
 }
 
 /** The purchase's state as the shopper reads it: what was done for its kind of plan, or "payment overdue" (src/pages/texts.ts). */
-export function stateLabel(lang: EnFr, p: { state: PurchaseState; offerType: string; overdue: boolean }): string {
+export function stateLabel(lang: Lang, p: { state: PurchaseState; offerType: string; overdue: boolean }): string {
   return stateText(TEXT[lang], V1_STATE[p.state], p.offerType, p.overdue);
 }
 
 /** Nothing is bought while nothing is paid: a purchase still CREATED is "your purchase", started on its day. */
 const unpaid = (p: { state: PurchaseState }) => p.state === 'CREATED';
 
-export function roleLine(lang: EnFr, p: { role: 'leader' | 'pledger'; state: PurchaseState }): string {
+export function roleLine(lang: Lang, p: { role: 'leader' | 'pledger'; state: PurchaseState }): string {
   const t = SPACE_TEXT[lang];
   if (p.role === 'pledger') return t.rolePledger;
   return unpaid(p) ? t.roleLeaderUnpaid : t.roleLeader;
 }
 
-export function dateLine(lang: EnFr, p: { state: PurchaseState }, date: string): string {
+export function dateLine(lang: Lang, p: { state: PurchaseState }, date: string): string {
   return unpaid(p) ? SPACE_TEXT[lang].startedOn(date) : SPACE_TEXT[lang].boughtOn(date);
 }
 
-function day(date: Date, lang: EnFr): string {
-  return new Intl.DateTimeFormat(LOCALE[lang], { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+/** The day a purchase was made, as the rest of the space writes a day (`1er août 2026`, `1. August 2026`). */
+function day(date: Date, lang: Lang): string {
+  return formatDate(date.toISOString().slice(0, 10), lang);
 }
 
 /** The shopper's purchases, across shops, newest first: readable without script. */
-export function purchasesPage(lang: EnFr, v: { who: string; csrf: string; items: SpaceListItem[] }): string {
+export function purchasesPage(lang: Lang, v: { who: string; csrf: string; items: SpaceListItem[] }): string {
   const t = SPACE_TEXT[lang];
   const items = v.items.map(
     (p) => html`<li class="card"><a href="/space/purchases/${p.purchaseUid}">

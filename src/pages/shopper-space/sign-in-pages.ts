@@ -1,5 +1,5 @@
 import { html } from '../../html/html.ts';
-import type { EnFr } from '../../i18n/lang.ts';
+import type { Lang } from '../../i18n/lang.ts';
 import { spaceLayout } from './layout.ts';
 import { SPACE_TEXT } from './texts.ts';
 
@@ -9,7 +9,7 @@ function errorBlock(title: string, field: string, message: string) {
 }
 
 /** The sign-in form: an e-mail address or a phone number. `then`: the space's page to open after. */
-export function signInPage(lang: EnFr, v: { csrf: string; then?: string; typed?: string; error?: string; switchBase?: string }): string {
+export function signInPage(lang: Lang, v: { csrf: string; then?: string; typed?: string; error?: string; switchBase?: string }): string {
   const t = SPACE_TEXT[lang];
   const action = `/space/sign-in?lang=${lang}${v.then ? `&then=${encodeURIComponent(v.then)}` : ''}`;
   const body = html`<section class="card">
@@ -27,11 +27,11 @@ export function signInPage(lang: EnFr, v: { csrf: string; then?: string; typed?:
     <button type="submit">${t.send}</button>
   </form>
 </section>`;
-  return spaceLayout(lang, v.error ? `${t.errorTitle}: ${t.signInTitle}` : t.signInTitle, body, { switchBase: v.switchBase });
+  return spaceLayout(lang, v.error ? t.errorPageTitle(t.signInTitle) : t.signInTitle, body, { switchBase: v.switchBase });
 }
 
 /** After a link was asked for by e-mail: where to look. */
-export function linkSentPage(lang: EnFr, minutes: number): string {
+export function linkSentPage(lang: Lang, minutes: number): string {
   const t = SPACE_TEXT[lang];
   const body = html`<section class="card"><h1>${t.sentTitle}</h1><div class="ok" role="status">${t.sentEmail(minutes)}</div>
   <p><a href="/space/sign-in?lang=${lang}">${t.askAgain}</a></p></section>`;
@@ -39,7 +39,7 @@ export function linkSentPage(lang: EnFr, minutes: number): string {
 }
 
 /** The code form, after a code was sent by SMS (or after a wrong code). */
-export function codePage(lang: EnFr, v: { csrf: string; minutes: number; sent: boolean; error?: string }): string {
+export function codePage(lang: Lang, v: { csrf: string; minutes: number; sent: boolean; error?: string }): string {
   const t = SPACE_TEXT[lang];
   const body = html`<section class="card"><h1>${t.codeTitle}</h1>
   ${v.sent ? html`<div class="ok" role="status">${t.sentPhone(v.minutes)}</div>` : ''}
@@ -54,11 +54,11 @@ export function codePage(lang: EnFr, v: { csrf: string; minutes: number; sent: b
     <button type="submit">${t.codeSubmit}</button>
   </form>
   <p><a href="/space/sign-in?lang=${lang}">${t.askAgain}</a></p></section>`;
-  return spaceLayout(lang, v.error ? `${t.errorTitle}: ${t.codeTitle}` : t.codeTitle, body);
+  return spaceLayout(lang, v.error ? t.errorPageTitle(t.codeTitle) : t.codeTitle, body);
 }
 
 /** A message and the way back to the sign-in form (a link that no longer works, an expired form, too many attempts). */
-export function spaceMessagePage(lang: EnFr, title: string, text: string): string {
+export function spaceMessagePage(lang: Lang, title: string, text: string): string {
   const t = SPACE_TEXT[lang];
   const body = html`<section class="card"><h1>${title}</h1><p>${text}</p><p><a href="/space/sign-in?lang=${lang}">${t.askAgain}</a></p></section>`;
   return spaceLayout(lang, title, body);

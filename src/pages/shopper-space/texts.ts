@@ -1,152 +1,134 @@
-import type { EnFr } from '../../i18n/lang.ts';
+import { Catalogue, type KeyOf, type Values } from '../../i18n/catalogue.ts';
+import de from '../../i18n/catalogues/space/de.json' with { type: 'json' };
+import en from '../../i18n/catalogues/space/en.json' with { type: 'json' };
+import es from '../../i18n/catalogues/space/es.json' with { type: 'json' };
+import fr from '../../i18n/catalogues/space/fr.json' with { type: 'json' };
+import it from '../../i18n/catalogues/space/it.json' with { type: 'json' };
+import nl from '../../i18n/catalogues/space/nl.json' with { type: 'json' };
+import { LANGS, type Lang } from '../../i18n/lang.ts';
 
-/** Every text of the shopper's space (docs/shopper-space.md), in English and French. */
-export const SPACE_TEXT = {
-  en: {
-    language: 'Language',
-    spaceTitle: 'My purchases',
-    signInTitle: 'Sign in to your space',
-    signInIntro: 'See what you bought with Chipin, what you owe and when, and your receipts. No password: we send you a link by e-mail, or a code by SMS.',
-    identityLabel: 'E-mail address or mobile number',
-    identityHint: 'The one you gave the shop or your friend.',
-    identityInvalid: 'Enter an e-mail address (name@example.com) or a mobile number (+33 6 12 34 56 78).',
-    errorTitle: 'There is a problem',
-    send: 'Send me a sign-in link',
-    sentTitle: 'Check your e-mail',
-    sentEmail: (minutes: number) =>
-      `If this address has a purchase with Chipin, we have sent it a sign-in link. Open it in this browser, within ${minutes} minutes; it works once.`,
-    sentPhone: (minutes: number) => `If this number has a purchase with Chipin, we have sent it a code by SMS. Type it below within ${minutes} minutes.`,
-    codeTitle: 'Type the code you received',
-    codeLabel: 'Six-digit code',
-    codeMalformed: 'The code has six digits.',
-    codeWrong: (left: number) =>
-      left > 0
-        ? `This code is not the right one. ${left} ${left === 1 ? 'try' : 'tries'} left.`
-        : 'This code is not the right one, and there are no tries left: ask for a new code.',
-    codeNone: 'There is no code to check in this browser any more (used, expired, or too many tries): ask for a new one.',
-    codeSubmit: 'Sign in',
-    askAgain: 'Ask for a new link or code',
-    throttled: (seconds: number) => `Too many attempts. Try again in ${seconds} seconds.`,
-    linkInvalidTitle: 'This link no longer works',
-    linkInvalid: 'A sign-in link works once, for 15 minutes. Ask for a new one.',
-    linkOtherBrowserTitle: 'Open this link in the browser where you asked for it',
-    linkOtherBrowser: 'For your safety, a sign-in link only works in the browser where it was asked for. Copy it into that browser, or ask for a new link here.',
-    expiredFormTitle: 'This form has expired',
-    expiredForm: 'Nothing was done. Go back, reload the page and try again.',
-    signedInAs: (who: string) => `Signed in as ${who}`,
-    signOut: 'Sign out',
-    signedOut: 'You are signed out.',
-    listIntro: 'Every purchase made with Chipin where you are the buyer or a friend chipping in, across shops.',
-    listEmpty: 'There is no purchase for you here yet.',
-    roleLeader: 'You bought it',
+/**
+ * The words of the shopper's space (docs/shopper-space.md), its sign-in pages and its leader's
+ * payment forms, from their catalogues (`src/i18n/catalogues/space/<lang>.json`): asked for by
+ * meaning, with the values a sentence takes (amounts and dates formatted in the page's language by
+ * the caller), never joining pieces of one.
+ */
+const WORDS = new Catalogue<KeyOf<typeof en>>('space', { de, en, es, fr, it, nl });
+
+/** The languages the space speaks: the hosted pages' six. */
+export const SPACE_LANGS: readonly Lang[] = WORDS.langs;
+
+function texts(lang: Lang) {
+  const w = (key: KeyOf<typeof en>, values?: Values) => WORDS.text(lang, key, values);
+  return {
+    language: w('language'),
+    spaceTitle: w('spaceTitle'),
+    signInTitle: w('signInTitle'),
+    signInIntro: w('signInIntro'),
+    identityLabel: w('identityLabel'),
+    identityHint: w('identityHint'),
+    identityInvalid: w('identityInvalid'),
+    errorTitle: w('errorTitle'),
+    /** A page's title once its form was refused. */
+    errorPageTitle: (page: string) => w('errorPageTitle', { page }),
+    send: w('send'),
+    sentTitle: w('sentTitle'),
+    sentEmail: (minutes: number) => w('sentEmail', { minutes }),
+    sentPhone: (minutes: number) => w('sentPhone', { minutes }),
+    codeTitle: w('codeTitle'),
+    codeLabel: w('codeLabel'),
+    codeMalformed: w('codeMalformed'),
+    codeWrong: (left: number) => w('codeWrong', { left }),
+    codeNone: w('codeNone'),
+    codeSubmit: w('codeSubmit'),
+    askAgain: w('askAgain'),
+    throttled: (seconds: number) => w('throttled', { seconds }),
+    linkInvalidTitle: w('linkInvalidTitle'),
+    linkInvalid: w('linkInvalid'),
+    linkOtherBrowserTitle: w('linkOtherBrowserTitle'),
+    linkOtherBrowser: w('linkOtherBrowser'),
+    expiredFormTitle: w('expiredFormTitle'),
+    expiredForm: w('expiredForm'),
+    signedInAs: (who: string) => w('signedInAs', { who }),
+    signOut: w('signOut'),
+    listIntro: w('listIntro'),
+    listEmpty: w('listEmpty'),
+    roleLeader: w('roleLeader'),
     /** The leader's line while nothing is paid yet: not bought yet. */
-    roleLeaderUnpaid: 'Your purchase',
-    rolePledger: 'You chip in',
-    yourShare: (amount: string) => `Your share: ${amount}`,
-    boughtOn: (date: string) => `Bought on ${date}`,
-    startedOn: (date: string) => `Started on ${date}`,
-    soldBy: (merchant: string) => `Sold by ${merchant}`,
-    notFoundTitle: 'Purchase not found',
-    notFound: 'There is no such purchase in your space. It may belong to another e-mail address or phone number: sign out and sign in with that one.',
-    backToList: 'All my purchases',
-    planTitle: 'Your payments',
-    planNumber: 'Payment',
+    roleLeaderUnpaid: w('roleLeaderUnpaid'),
+    rolePledger: w('rolePledger'),
+    yourShare: (amount: string) => w('yourShare', { amount }),
+    boughtOn: (date: string) => w('boughtOn', { date }),
+    startedOn: (date: string) => w('startedOn', { date }),
+    soldBy: (merchant: string) => w('soldBy', { merchant }),
+    notFoundTitle: w('notFoundTitle'),
+    notFound: w('notFound'),
+    backToList: w('backToList'),
+    planTitle: w('planTitle'),
+    planNumber: w('planNumber'),
     /** A down payment's two lines (docs/schedules.md#down-payment). */
-    planDownPayment: ['Deposit', 'Balance'] as readonly string[],
-    planDate: 'Date',
-    planAmount: 'Amount',
-    planState: 'State',
-    planStates: { scheduled: 'To come', refused: 'Refused', paid: 'Paid', failed: 'Refused' } as Record<string, string>,
+    planDownPayment: [w('planLines.deposit'), w('planLines.balance')] as readonly string[],
+    planDate: w('planDate'),
+    planAmount: w('planAmount'),
+    planState: w('planState'),
+    planStates: WORDS.group(lang, 'planStates'),
     /** A refused line's next collection, as dunning recorded it. */
-    retryOn: (date: string) => `next try on ${date}`,
-    planEmpty: 'No payment is scheduled yet: the purchase has not been paid.',
-    cardLine: (brand: string, last4: string) => `Charged to your ${brand ? `${brand} ` : ''}card ending ${last4}.`,
-    potTitle: 'The pot',
-    potCollected: (collected: string, pledged: string) => `${collected} of ${pledged} collected from friends`,
-    potFriends: (paid: number, friends: number) => `${paid} of ${friends} ${friends === 1 ? 'friend has' : 'friends have'} paid`,
-    potDeadline: (date: string) => `Closes on ${date}`,
-    shareTitle: 'Your share',
-    pledgeStates: { invited: 'To pay', paying: 'Payment in progress', paid: 'Paid', closed: 'Closed' } as Record<string, string>,
-    payShare: 'Pay my share',
-    paidOn: (date: string) => `Paid on ${date}`,
-    receiptsTitle: 'Receipts and messages',
-    receiptsEmpty: 'No receipt has been sent to you for this purchase yet.',
-    sentOn: (date: string) => `sent on ${date}`,
-    shopTitle: 'The shop',
-    shopSite: 'Its website',
-    shopContact: 'For a question about the purchase itself (delivery, return), contact the shop.',
-  },
-  fr: {
-    language: 'Langue',
-    spaceTitle: 'Mes achats',
-    signInTitle: 'Connexion à votre espace',
-    signInIntro:
-      'Retrouvez ce que vous avez acheté avec Chipin, ce que vous devez et quand, et vos reçus. Pas de mot de passe : nous vous envoyons un lien par e-mail, ou un code par SMS.',
-    identityLabel: 'Adresse e-mail ou numéro de mobile',
-    identityHint: 'Celle ou celui que vous avez donné à la boutique ou à votre ami.',
-    identityInvalid: 'Saisissez une adresse e-mail (nom@exemple.fr) ou un numéro de mobile (06 12 34 56 78).',
-    errorTitle: 'Il y a un problème',
-    send: 'Recevoir un lien de connexion',
-    sentTitle: 'Consultez vos e-mails',
-    sentEmail: (minutes: number) =>
-      `Si cette adresse a un achat avec Chipin, nous lui avons envoyé un lien de connexion. Ouvrez-le dans ce navigateur, dans les ${minutes} minutes ; il ne fonctionne qu’une fois.`,
-    sentPhone: (minutes: number) => `Si ce numéro a un achat avec Chipin, nous lui avons envoyé un code par SMS. Saisissez-le ci-dessous dans les ${minutes} minutes.`,
-    codeTitle: 'Saisissez le code reçu',
-    codeLabel: 'Code à six chiffres',
-    codeMalformed: 'Le code a six chiffres.',
-    codeWrong: (left: number) =>
-      left > 0 ? `Ce code n’est pas le bon. Encore ${left} essai${left === 1 ? '' : 's'}.` : 'Ce code n’est pas le bon et il ne reste plus d’essai : demandez un nouveau code.',
-    codeNone: 'Il n’y a plus de code à vérifier dans ce navigateur (utilisé, expiré ou trop d’essais) : demandez-en un nouveau.',
-    codeSubmit: 'Me connecter',
-    askAgain: 'Demander un nouveau lien ou code',
-    throttled: (seconds: number) => `Trop de tentatives. Réessayez dans ${seconds} secondes.`,
-    linkInvalidTitle: 'Ce lien ne fonctionne plus',
-    linkInvalid: 'Un lien de connexion ne sert qu’une fois, pendant 15 minutes. Demandez-en un nouveau.',
-    linkOtherBrowserTitle: 'Ouvrez ce lien dans le navigateur où vous l’avez demandé',
-    linkOtherBrowser:
-      'Pour votre sécurité, un lien de connexion ne fonctionne que dans le navigateur où il a été demandé. Copiez-le dans ce navigateur, ou demandez un nouveau lien ici.',
-    expiredFormTitle: 'Ce formulaire a expiré',
-    expiredForm: 'Rien n’a été fait. Revenez en arrière, rechargez la page et recommencez.',
-    signedInAs: (who: string) => `Connecté en tant que ${who}`,
-    signOut: 'Me déconnecter',
-    signedOut: 'Vous êtes déconnecté.',
-    listIntro: 'Tous les achats faits avec Chipin où vous êtes l’acheteur ou un ami qui participe, dans toutes les boutiques.',
-    listEmpty: 'Il n’y a encore aucun achat pour vous ici.',
-    roleLeader: 'Vous l’avez acheté',
-    roleLeaderUnpaid: 'Votre achat',
-    rolePledger: 'Vous participez',
-    yourShare: (amount: string) => `Votre part : ${amount}`,
-    boughtOn: (date: string) => `Acheté le ${date}`,
-    startedOn: (date: string) => `Commencé le ${date}`,
-    soldBy: (merchant: string) => `Vendu par ${merchant}`,
-    notFoundTitle: 'Achat introuvable',
-    notFound: 'Cet achat n’est pas dans votre espace. Il est peut-être lié à une autre adresse e-mail ou à un autre numéro : déconnectez-vous et connectez-vous avec celle-ci.',
-    backToList: 'Tous mes achats',
-    planTitle: 'Vos paiements',
-    planNumber: 'Paiement',
-    planDownPayment: ['Acompte', 'Solde'] as readonly string[],
-    planDate: 'Date',
-    planAmount: 'Montant',
-    planState: 'État',
-    planStates: { scheduled: 'À venir', refused: 'Refusé', paid: 'Payé', failed: 'Refusé' } as Record<string, string>,
-    retryOn: (date: string) => `nouvel essai le ${date}`,
-    planEmpty: 'Aucun paiement n’est encore prévu : l’achat n’a pas été payé.',
-    cardLine: (brand: string, last4: string) => `Débité sur votre carte ${brand ? `${brand} ` : ''}se terminant par ${last4}.`,
-    potTitle: 'La cagnotte',
-    potCollected: (collected: string, pledged: string) => `${collected} sur ${pledged} réunis auprès des amis`,
-    potFriends: (paid: number, friends: number) => `${paid} ami${paid > 1 ? 's' : ''} sur ${friends} ${paid > 1 ? 'ont' : 'a'} payé`,
-    potDeadline: (date: string) => `Se termine le ${date}`,
-    shareTitle: 'Votre part',
-    pledgeStates: { invited: 'À payer', paying: 'Paiement en cours', paid: 'Payée', closed: 'Close' } as Record<string, string>,
-    payShare: 'Payer ma part',
-    paidOn: (date: string) => `Payée le ${date}`,
-    receiptsTitle: 'Reçus et messages',
-    receiptsEmpty: 'Aucun reçu ne vous a encore été envoyé pour cet achat.',
-    sentOn: (date: string) => `envoyé le ${date}`,
-    shopTitle: 'La boutique',
-    shopSite: 'Son site',
-    shopContact: 'Pour une question sur l’achat lui-même (livraison, retour), contactez la boutique.',
-  },
-} satisfies Record<EnFr, unknown>;
+    retryOn: (date: string) => w('retryOn', { date }),
+    planEmpty: w('planEmpty'),
+    /** The card a plan is charged to; `brand` empty when unknown. */
+    cardLine: (brand: string, last4: string) => (brand ? w('cardLine.brand', { brand, last4 }) : w('cardLine.noBrand', { last4 })),
+    potTitle: w('potTitle'),
+    potCollected: (collected: string, pledged: string) => w('potCollected', { collected, pledged }),
+    potFriends: (paid: number, friends: number) => w('potFriends', { paid, friends }),
+    potDeadline: (date: string) => w('potDeadline', { date }),
+    shareTitle: w('shareTitle'),
+    pledgeStates: WORDS.group(lang, 'pledgeStates'),
+    payShare: w('payShare'),
+    paidOn: (date: string) => w('paidOn', { date }),
+    receiptsTitle: w('receiptsTitle'),
+    receiptsEmpty: w('receiptsEmpty'),
+    sentOn: (date: string) => w('sentOn', { date }),
+    shopTitle: w('shopTitle'),
+    shopSite: w('shopSite'),
+    shopContact: w('shopContact'),
+    /** The leader's payment forms (pay-forms.ts). */
+    pay: {
+      title: w('pay.title'),
+      payNow: (n: number, amount: string) => w('pay.payNow', { n, amount }),
+      refusedTitle: (n: number, total: number) => w('pay.refusedTitle', { n, total }),
+      refusedBalanceTitle: w('pay.refusedBalanceTitle'),
+      refusedDue: (amount: string, date: string) => w('pay.refusedDue', { amount, date }),
+      retryOn: (date: string) => w('pay.retryOn', { date }),
+      repay: (amount: string) => w('pay.repay', { amount }),
+      payBalance: (amount: string) => w('pay.payBalance', { amount }),
+      changeCard: w('pay.changeCard'),
+      changeTitle: w('pay.changeTitle'),
+      /** What the last action did, by `?done=`. */
+      done: WORDS.group(lang, 'done'),
+      /** Why it did nothing, by `?problem=`. */
+      problem: WORDS.group(lang, 'problem'),
+    },
+  };
+}
 
-export type SpaceTexts = (typeof SPACE_TEXT)['en'];
+export type SpaceTexts = ReturnType<typeof texts>;
+
+const built = new Map<Lang, SpaceTexts>();
+
+/** The space's words by language, each language's built on its first page. */
+export const SPACE_TEXT: Readonly<Record<Lang, SpaceTexts>> = Object.defineProperties(
+  {} as Record<Lang, SpaceTexts>,
+  Object.fromEntries(
+    LANGS.map((lang) => [
+      lang,
+      {
+        enumerable: true,
+        get: () => {
+          let t = built.get(lang);
+          if (!t) built.set(lang, (t = texts(lang)));
+          return t;
+        },
+      },
+    ]),
+  ),
+);

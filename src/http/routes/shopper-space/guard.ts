@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/database.ts';
-import { langFromAcceptLanguage, type EnFr, EN_FR } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, type Lang } from '../../../i18n/lang.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { SPACE_CSP } from '../../../pages/shopper-space/layout.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
-import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
+import { SPACE_LANGS, SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import type { ShopperIdentity } from '../../../shopper-space/identity.ts';
 import { SHOPPER_SESSION_COOKIE, SHOPPER_SESSION_SECONDS, ShopperSessions, type ShopperSession } from '../../../shopper-space/sessions.ts';
 import { shopperParty, type ShopperParty } from '../../../use-cases/shopper-purchases.ts';
@@ -35,11 +35,16 @@ export function spacePathOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' && value.length <= 200 && SPACE_PATH.test(value) && !value.startsWith('/space/sign-') ? value : undefined;
 }
 
-/** `?lang=` when given, else the browser's Accept-Language (a purchase's page prefers the purchase's language: see its route). */
-export function spaceLang(request: FastifyRequest, fallback?: EnFr): EnFr {
+/**
+ * A page's language among the space's six, as the hosted pages choose theirs: `?lang=` when it
+ * names one of them (the switcher), else `fallback` (a purchase's page: the purchase's language
+ * when the merchant set one, see its route), else the browser's Accept-Language.
+ */
+export function spaceLang(request: FastifyRequest, fallback?: Lang): Lang {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
-  if (asked === 'en' || asked === 'fr') return asked;
-  return fallback ?? langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+  const chosen = SPACE_LANGS.find((l) => l === asked);
+  if (chosen) return chosen;
+  return fallback ?? langFromAcceptLanguage(request.headers['accept-language'], SPACE_LANGS);
 }
 
 /** Headers of every page of the space: its CSP, never framed, never cached (no sniffing, no referrer: every answer's, docs/security.md#security-headers). */

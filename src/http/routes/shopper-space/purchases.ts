@@ -1,6 +1,6 @@
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { pledgePageUrl } from '../../../domain/links.ts';
-import { langOf, type EnFr, EN_FR } from '../../../i18n/lang.ts';
+import { langOf, type Lang } from '../../../i18n/lang.ts';
 import { payForms } from '../../../pages/shopper-space/pay-forms.ts';
 import { payableNow } from '../../../use-cases/shopper-pay.ts';
 import { shopperPurchases } from '../../../use-cases/shopper-purchases.ts';
@@ -9,7 +9,7 @@ import { spacePurchase, type SpacePurchaseView } from '../../../shopper-space/pu
 import type { PurchaseState } from '../../../domain/purchase-states.ts';
 import { purchasesPage } from '../../../pages/shopper-space/purchases-page.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
-import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
+import { SPACE_LANGS, SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import { maskedIdentity } from '../../../shopper-space/identity.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
@@ -54,7 +54,7 @@ export function registerShopperPurchases(app: App, services: Services): void {
     const view = found.view;
     // The shopper's choice (`?lang=`), else the purchase's language when the merchant set one, else
     // the browser's, as on the hosted pages (docs/shopper-space.md#what-a-purchase-shows).
-    const pageLang = spaceLang(request, view.languageSet ? langOf(view.language, EN_FR) : undefined);
+    const pageLang = spaceLang(request, view.languageSet ? langOf(view.language, SPACE_LANGS) : undefined);
     const pledgeUrl = view.pledgeId ? new URL(pledgePageUrl(services.config.publicUrl, view.pledgeId)).pathname : undefined;
     const page = purchasePage(pageLang, {
       who: maskedIdentity(session.identity),
@@ -78,7 +78,7 @@ async function leaderActions(
   identity: Parameters<typeof shopperPartyTo>[1],
   view: Pick<SpacePurchaseView, 'purchaseId' | 'currency' | 'plan'>,
   uid: string,
-  lang: EnFr,
+  lang: Lang,
   csrf: string,
   query: unknown,
 ) {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Lang } from '../../../i18n/lang.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
@@ -55,7 +56,7 @@ export function signInKit(services: Services) {
     const then = thenOf(request);
     return `/space/sign-in${then ? `?then=${encodeURIComponent(then)}` : ''}`;
   };
-  const throttled = (reply: FastifyReply, lang: 'en' | 'fr', seconds: number) => {
+  const throttled = (reply: FastifyReply, lang: Lang, seconds: number) => {
     const t = SPACE_TEXT[lang];
     return sendSpacePage(reply.header('retry-after', String(seconds)), 429, spaceMessagePage(lang, t.signInTitle, t.throttled(seconds)));
   };
