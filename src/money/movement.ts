@@ -80,7 +80,7 @@ export type Call<S extends Step> = (step: S) => Promise<TransactionResult>;
 export type Again = <T>(reserve: (tx: Sql, locked: PurchasePayState, reservePayment: ReservePayment) => Promise<T | InProgress>) => Promise<T | InProgress>;
 
 /** Writes a payment row in the reserving transaction, before the PSP call that carries its key. */
-type ReservePayment = (payment: NewPayment) => Promise<PaymentRow>;
+export type ReservePayment = (payment: NewPayment) => Promise<PaymentRow>;
 
 /** Takes the purchase's claim in the reserving transaction (`unresolvedBlocks`: see claimPurchase). */
 export type Take = (options?: { unresolvedBlocks?: boolean }) => Promise<MoneyClaim | InProgress>;

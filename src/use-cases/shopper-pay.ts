@@ -20,22 +20,22 @@ import {
   findPayment,
   findPurchasePayment,
   markDeclined,
-  pspRef,
-  resultRef,
   setPaymentPspMethod,
   writeEvent,
   type PaymentRow,
 } from '../payments/payment-repository.ts';
-import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
+import { runMovement, settleAlone, type Book, type ReservePayment, type Step, type Take } from '../money/movement.ts';
+import { callPsp } from '../money/psp-call.ts';
+import type { Sql } from '../db/database.ts';
 import { unresolvedInstallmentCharge } from '../payments/unresolved-payment-repository.ts';
-import { loadPayState, lockPayState, setComment } from '../payments/pay-state-repository.ts';
+import { loadPayState, setComment, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { bookFeesWaived } from '../payments/transfer-booking-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { COLLECT_JOB } from './collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { giveBack } from './give-back.ts';
 import { PRECHARGE_NOTICE_JOB, sendCollectionNotice } from './shopper-notices.ts';
-import { claimPurchase, holding, isInProgress, releaseClaim, waitForClaim, type InProgress, type MoneyClaim } from '../money/claim.ts';
+import { isInProgress, type InProgress } from '../money/claim.ts';
 import { savedCard } from './stored-card.ts';
 
 /**
@@ -90,27 +90,34 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
   const offer = await deps.offers.byId(state.accountId, state.offerId);
   if (target.kind === 'rest' && offer?.type !== 'INSTALLMENTS' && offer?.type !== 'DOWN_PAYMENT') return { kind: 'nothing_to_pay' };
   const card = await savedCard(deps, state);
-  // Another money operation on the purchase: this request waits for it a little, then is in progress.
-  const reserved = await waitForClaim(deps, () => reserve(deps, state, target, card.psp, card.paymentMethodId, returnUrl));
-  if (isInProgress(reserved)) return { kind: 'in_progress' };
-  if ('outcome' in reserved) return reserved.outcome;
-  const { payment, claim } = reserved;
-  // Awaiting 3-D Secure, the payment itself (unresolved) keeps refunds, cancels and collections
-  // waiting (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
-  return holding(deps, claim, () =>
-    underPaymentLease(deps, payment, async () => {
-      const result = await card.psp.authorize({
-        idempotencyKey: payment.idempotency_key,
-        paymentMethodId: card.paymentMethodId,
-        amountCents: payment.amount_cents,
-        currency: state.currency,
-        capture: 'automatic',
-        returnUrl: payment.psp_return_url!,
-        ...threeDSecureInput(offer?.use3ds ?? 'auto'),
-      });
-      return finish(deps, payment, result, target.kind === 'rest');
-    }),
-  );
+  const repayment = target.kind === 'rest';
+  // A movement of the money engine (src/money/movement.ts). Another money operation on the
+  // purchase: this request waits for it a little, then is in progress. Awaiting 3-D Secure, the
+  // payment itself (unresolved) keeps refunds, cancels and collections waiting
+  // (docs/money-operations.md#one-money-operation-at-a-time); the claim is given back.
+  const out = await runMovement<PaymentRow, Done | { outcome: ShopperPayOutcome }, Step, boolean>(deps, {
+    accountId: purchase.accountId,
+    purchaseId: purchase.id,
+    operation: 'shopper_payment',
+    notFound: { outcome: { kind: 'not_found' } },
+    reserve: (tx, locked, take, reservePayment) => reserve(tx, locked, take, reservePayment, deps.clock.now(), target, card.psp, card.paymentMethodId, returnUrl),
+    calls: (payment, call) =>
+      underPaymentLease(deps, payment, async () => {
+        const input = {
+          paymentMethodId: card.paymentMethodId,
+          currency: state.currency,
+          capture: 'automatic' as const,
+          returnUrl: payment.psp_return_url!,
+          ...threeDSecureInput(offer?.use3ds ?? 'auto'),
+        };
+        await call({ payment, call: { op: 'authorize', input } });
+        return offer?.type === 'DOWN_PAYMENT';
+      }),
+    settle: (tx, locked, answers, book, payment, downPayment) => settlePayment(deps, tx, locked, book, payment, answers[0]!.result, repayment, downPayment),
+    after: (done, payment) => ('kind' in done ? followUp(deps, payment, done, repayment) : Promise.resolve()),
+  });
+  if (isInProgress(out)) return { kind: 'in_progress' };
+  return 'outcome' in out ? out.outcome : answerOf(deps, out);
 }
 
 /**
@@ -118,53 +125,53 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
  * payment row with its key, and the installments reserved for it, before any PSP call.
  */
 async function reserve(
-  deps: PaymentDeps,
-  state: { accountId: string; id: string },
+  tx: Sql,
+  locked: PurchasePayState,
+  take: Take,
+  reservePayment: ReservePayment,
+  now: Date,
   target: Target,
   psp: { name: string; pspAccountId: string | null },
   paymentMethodId: string,
   returnUrl: (paymentId: string) => string,
-): Promise<{ payment: PaymentRow; claim: MoneyClaim } | { outcome: ShopperPayOutcome } | InProgress> {
-  const { db, clock } = deps;
-  const { accountId, id: purchaseId } = state;
-  return db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, accountId, purchaseId);
-    if (locked.state !== 'LEADER_PROCESSED') return { outcome: { kind: 'not_payable', state: locked.state } };
-    // Nothing else moves the purchase's money while the installments and amount are chosen and charged.
-    const claim = await claimPurchase(tx, accountId, purchaseId, 'shopper_payment');
-    if (isInProgress(claim)) return claim;
-    const refused = async (outcome: ShopperPayOutcome) => {
-      await releaseClaim(tx, claim);
-      return { outcome };
-    };
-    const scheduled = await lockScheduledInstallments(tx, accountId, purchaseId);
-    // A deferred payment whose hold is still authorised is captured from it (`trigger_capture`,
-    // or its due date), never charged a second time beside it.
-    const payable: Installment[] = [];
-    for (const i of scheduled) if (!(i.paymentId && (await findPayment(tx, accountId, i.paymentId))?.status === 'authorized')) payable.push(i);
-    const lines = target.kind === 'rest' ? payable : payable.filter((i) => i.id === target.installmentId && i.attempts > 0);
-    if (lines.length === 0) return refused({ kind: 'nothing_to_pay' });
-    if (await unresolvedInstallmentCharge(tx, accountId, purchaseId)) return refused({ kind: 'in_progress' });
-    const amountCents = target.kind === 'rest' ? earlyRepayment(lines).chargeCents : lines[0]!.amountCents + lines[0]!.feesCents;
-    const now = clock.now();
-    const prefix = `${purchaseId}:${target.kind === 'rest' ? 'repay' : 'shopper'}:`;
-    const n = (await countPaymentsKeyed(tx, accountId, purchaseId, prefix)) + 1;
-    const payment = await insertPayment(
-      tx,
-      { accountId, purchaseId, purpose: 'installment', psp: psp.name, pspAccountId: psp.pspAccountId, idempotencyKey: `${prefix}${n}`, amountCents, leased: true },
-      now,
-    );
-    const back = returnUrl(payment.id);
-    await setPaymentPspMethod(tx, payment, paymentMethodId, back);
-    await setShopperPayment(
-      tx,
-      accountId,
-      lines.map((i) => i.id),
-      payment.id,
-    );
-    await scheduleReconciliation(tx, now);
-    return { payment: { ...payment, psp_method_id: paymentMethodId, psp_return_url: back }, claim };
+): Promise<{ go: PaymentRow } | { refuse: { outcome: ShopperPayOutcome } } | InProgress> {
+  const { accountId, id: purchaseId } = locked;
+  if (locked.state !== 'LEADER_PROCESSED') return { refuse: { outcome: { kind: 'not_payable', state: locked.state } } };
+  // Nothing else moves the purchase's money while the installments and amount are chosen and charged.
+  const claim = await take();
+  if (isInProgress(claim)) return claim;
+  const refused = (outcome: ShopperPayOutcome) => ({ refuse: { outcome } });
+  const scheduled = await lockScheduledInstallments(tx, accountId, purchaseId);
+  // A deferred payment whose hold is still authorised is captured from it (`trigger_capture`,
+  // or its due date), never charged a second time beside it.
+  const payable: Installment[] = [];
+  for (const i of scheduled) if (!(i.paymentId && (await findPayment(tx, accountId, i.paymentId))?.status === 'authorized')) payable.push(i);
+  const lines = target.kind === 'rest' ? payable : payable.filter((i) => i.id === target.installmentId && i.attempts > 0);
+  if (lines.length === 0) return refused({ kind: 'nothing_to_pay' });
+  if (await unresolvedInstallmentCharge(tx, accountId, purchaseId)) return refused({ kind: 'in_progress' });
+  const amountCents = target.kind === 'rest' ? earlyRepayment(lines).chargeCents : lines[0]!.amountCents + lines[0]!.feesCents;
+  const prefix = `${purchaseId}:${target.kind === 'rest' ? 'repay' : 'shopper'}:`;
+  const n = (await countPaymentsKeyed(tx, accountId, purchaseId, prefix)) + 1;
+  const payment = await reservePayment({
+    accountId,
+    purchaseId,
+    purpose: 'installment',
+    psp: psp.name,
+    pspAccountId: psp.pspAccountId,
+    idempotencyKey: `${prefix}${n}`,
+    amountCents,
+    leased: true,
   });
+  const back = returnUrl(payment.id);
+  await setPaymentPspMethod(tx, payment, paymentMethodId, back);
+  await setShopperPayment(
+    tx,
+    accountId,
+    lines.map((i) => i.id),
+    payment.id,
+  );
+  await scheduleReconciliation(tx, now);
+  return { go: { ...payment, psp_method_id: paymentMethodId, psp_return_url: back } };
 }
 
 /**
@@ -181,7 +188,7 @@ export async function resumeShopperPayment(
   const payment = await findPurchasePayment(deps.db, purchase.accountId, purchase.id, paymentId);
   if (!payment || !isShopperPayment(payment)) return { kind: 'not_found' };
   if (payment.status !== 'requires_action') return settled(deps, payment);
-  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment), { returned });
+  const result = await callPsp(deps, payment, returned ? { op: 'retrieve', returned } : { op: 'retrieve' });
   return finish(deps, payment, result, isRepayment(payment));
 }
 
@@ -191,7 +198,6 @@ export async function resumeShopperPayment(
  * so that it cannot be completed later. Its outcome is recorded as the first process would have.
  */
 export async function resolveShopperPayment(deps: PaymentDeps, payment: PaymentRow): Promise<void> {
-  const psp = await deps.psps.forPayment(payment);
   if (payment.status === 'pending' && !payment.psp_method_id) {
     await markDeclined(deps.db, payment, 'abandoned', deps.clock.now());
     return;
@@ -200,21 +206,20 @@ export async function resolveShopperPayment(deps: PaymentDeps, payment: PaymentR
   if (payment.status === 'pending') {
     const state = (await loadPayState(deps.db, payment.account_id, payment.purchase_id))!;
     const offer = await deps.offers.byId(payment.account_id, state.offerId);
-    result = await psp.authorize({
-      idempotencyKey: payment.idempotency_key,
+    const input = {
       paymentMethodId: payment.psp_method_id!,
-      amountCents: payment.amount_cents,
       currency: state.currency,
-      capture: 'automatic',
+      capture: 'automatic' as const,
       returnUrl: payment.psp_return_url!,
       ...threeDSecureInput(offer?.use3ds ?? 'auto'),
-    });
+    };
+    result = await callPsp(deps, payment, { op: 'authorize', input });
   } else {
-    result = await psp.retrieve(pspRef(payment));
+    result = await callPsp(deps, payment, { op: 'retrieve' });
     if (result.status === 'requires_action') {
-      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transaction: resultRef(payment, result) });
+      const voided = await callPsp(deps, payment, { op: 'void', key: `${payment.idempotency_key}:abandon` }, result);
       // Refused: the shopper completed the challenge in between; its outcome decides.
-      result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
+      result = voided.status === 'voided' ? voided : await callPsp(deps, payment, { op: 'retrieve' }, voided);
     }
   }
   await finish(deps, payment, result, isRepayment(payment));
@@ -237,59 +242,92 @@ async function settled(deps: PaymentDeps, payment: PaymentRow): Promise<ShopperP
   return { kind: 'declined', reason: (payment.decline_reason as DeclineReason | null) ?? 'processing_error', message: 'The payment was refused.' };
 }
 
+/** What the settlement of a shopper's payment came to, before what follows it. */
+type Done = { payment: PaymentRow; result: TransactionResult } & (
+  | { kind: 'challenge'; url: string }
+  | { kind: 'refused' }
+  | { kind: 'give_back'; state: PurchaseState }
+  | { kind: 'already'; state: PurchaseState }
+  | { kind: 'paid'; lines: Installment[]; state: PurchaseState }
+);
+
+/**
+ * The PSP's answer of a shopper's payment known after the request (3-D Secure, the
+ * reconciliation job): settled as the request would have, then followed up.
+ */
+async function finish(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, repayment: boolean): Promise<ShopperPayOutcome> {
+  // Read before the transaction: the offer cache queries outside it when it must load.
+  const state = await loadPayState(deps.db, payment.account_id, payment.purchase_id);
+  const downPayment = state !== undefined && (await deps.offers.byId(payment.account_id, state.offerId))?.type === 'DOWN_PAYMENT';
+  const done = await settleAlone(deps, payment, (tx, locked, book) => settlePayment(deps, tx, locked, book, payment, result, repayment, downPayment));
+  await followUp(deps, payment, done, repayment);
+  return answerOf(deps, done);
+}
+
 /**
  * Records the PSP's answer, once. Captured: the reserved installments are paid (an early
  * repayment's fees waived), their jobs withdrawn, `installment.paid` written for each, and the
- * last one makes the purchase SUCCESSFUL, in one transaction. Money taken after its installments
- * were settled otherwise (a refund cancelled them meanwhile) is given back.
+ * last one makes the purchase SUCCESSFUL, in one transaction under the purchase's lock.
  */
-async function finish(deps: PaymentDeps, payment: PaymentRow, result: TransactionResult, repayment: boolean): Promise<ShopperPayOutcome> {
-  const { db, clock } = deps;
+async function settlePayment(
+  deps: PaymentDeps,
+  tx: Sql,
+  locked: PurchasePayState,
+  book: Book,
+  payment: PaymentRow,
+  result: TransactionResult,
+  repayment: boolean,
+  downPayment: boolean,
+): Promise<Done> {
+  const { clock } = deps;
   const { account_id: accountId, purchase_id: purchaseId } = payment;
-  if (result.status === 'requires_action') {
-    await db.transaction(async (tx) => recordResult(tx, payment, result, (await lockPayState(tx, accountId, purchaseId)).state, clock.now()));
-    return { kind: 'challenge', url: result.challengeUrl! };
+  const now = clock.now();
+  const recorded = await book(payment, result);
+  const base = { payment, result };
+  if (result.status === 'requires_action') return { ...base, kind: 'challenge', url: result.challengeUrl! };
+  if (result.status !== 'captured') return { ...base, kind: 'refused' };
+  const lines = (await lockShopperPaymentInstallments(tx, accountId, payment.id)).filter((i) => i.state === 'scheduled');
+  if (lines.length === 0 || locked.state !== 'LEADER_PROCESSED')
+    return recorded ? { ...base, kind: 'give_back', state: locked.state } : { ...base, kind: 'already', state: locked.state };
+  for (const i of lines) {
+    await markInstallmentPaidByShopper(tx, i, payment.id, repayment, now);
+    const amount = repayment ? i.amountCents : i.amountCents + i.feesCents;
+    await writeEvent(tx, accountId, purchaseId, EVENT.installmentPaid, locked.state, { installment_id: i.id, index: i.index, amount_cents: amount, by: 'shopper' }, now);
+    await cancelJob(tx, `${COLLECT_JOB}:${i.id}:${i.attempts}`, now);
+    await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
   }
-  // Read before the transaction: the offer cache queries outside it when it must load.
-  const state = await loadPayState(db, accountId, purchaseId);
-  const downPayment = state !== undefined && (await deps.offers.byId(accountId, state.offerId))?.type === 'DOWN_PAYMENT';
-  const done = await db.transaction(async (tx) => {
-    const now = clock.now();
-    const locked = await lockPayState(tx, accountId, purchaseId);
-    const recorded = await recordResult(tx, payment, result, locked.state, now);
-    if (result.status !== 'captured') return { kind: 'refused' as const };
-    const lines = (await lockShopperPaymentInstallments(tx, accountId, payment.id)).filter((i) => i.state === 'scheduled');
-    if (lines.length === 0 || locked.state !== 'LEADER_PROCESSED') return { kind: recorded ? ('give_back' as const) : ('already' as const), state: locked.state };
-    for (const i of lines) {
-      await markInstallmentPaidByShopper(tx, i, payment.id, repayment, now);
-      const amount = repayment ? i.amountCents : i.amountCents + i.feesCents;
-      await writeEvent(tx, accountId, purchaseId, EVENT.installmentPaid, locked.state, { installment_id: i.id, index: i.index, amount_cents: amount, by: 'shopper' }, now);
-      await cancelJob(tx, `${COLLECT_JOB}:${i.id}:${i.attempts}`, now);
-      await cancelJob(tx, `${PRECHARGE_NOTICE_JOB}:${i.id}`, now);
-    }
-    // Transfer mode: the fees an early repayment waives are the operator's (docs/money-operations.md#who-bears-what).
-    if (repayment) await bookFeesWaived(tx, { accountId, purchaseId, paymentId: payment.id, feesCents: lines.reduce((sum, i) => sum + i.feesCents, 0), occurredAt: now });
-    const counts = await installmentCounts(tx, accountId, purchaseId);
-    if (counts.paid === counts.total) {
-      const comment = repayment ? repaidEarlyComment(counts.total, downPayment) : installmentPaidComment(counts.paid, counts.total, downPayment);
-      const moved = await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
-      return { kind: 'paid' as const, lines, state: moved.ok ? moved.to : locked.state };
-    }
-    await setComment(tx, accountId, purchaseId, installmentPaidComment(counts.paid, counts.total, downPayment));
-    return { kind: 'paid' as const, lines, state: locked.state };
-  });
+  // Transfer mode: the fees an early repayment waives are the operator's (docs/money-operations.md#who-bears-what).
+  if (repayment) await bookFeesWaived(tx, { accountId, purchaseId, paymentId: payment.id, feesCents: lines.reduce((sum, i) => sum + i.feesCents, 0), occurredAt: now });
+  const counts = await installmentCounts(tx, accountId, purchaseId);
+  if (counts.paid === counts.total) {
+    const comment = repayment ? repaidEarlyComment(counts.total, downPayment) : installmentPaidComment(counts.paid, counts.total, downPayment);
+    const moved = await applyMove(tx, clock, accountId, purchaseId, 'succeed', { comment });
+    return { ...base, kind: 'paid', lines, state: moved.ok ? moved.to : locked.state };
+  }
+  await setComment(tx, accountId, purchaseId, installmentPaidComment(counts.paid, counts.total, downPayment));
+  return { ...base, kind: 'paid', lines, state: locked.state };
+}
+
+/**
+ * After the commit: money taken after its installments were settled otherwise (a refund cancelled
+ * them meanwhile) is given back; a refused installment paid now gets its receipt (an early
+ * repayment's is its result page).
+ */
+async function followUp(deps: PaymentDeps, payment: PaymentRow, done: Done, repayment: boolean): Promise<void> {
+  if (done.kind === 'give_back') await giveBack(deps, afterResult(payment, done.result), done.result);
+  if (done.kind === 'paid' && !repayment) for (const i of done.lines) await sendCollectionNotice(deps, i, i.attempts, 'paid');
+}
+
+/** What the shopper is answered once the payment is settled and followed up. */
+async function answerOf(deps: PaymentDeps, done: Done): Promise<ShopperPayOutcome> {
+  if (done.kind === 'challenge') return { kind: 'challenge', url: done.url };
   if (done.kind === 'refused') {
-    const decline = result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
+    const decline = done.result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
     return { kind: 'declined', reason: decline.reason, message: decline.message };
   }
-  if (done.kind === 'give_back') {
-    await giveBack(deps, afterResult(payment, result), result);
-    return { kind: 'not_payable', state: done.state };
-  }
-  if (done.kind !== 'paid') return settled(deps, afterResult(payment, result));
-  // A receipt for a refused installment paid now; an early repayment's is its result page.
-  if (!repayment) for (const i of done.lines) await sendCollectionNotice(deps, i, i.attempts, 'paid');
-  return { kind: 'paid', amountCents: result.capturedCents, state: done.state };
+  if (done.kind === 'give_back') return { kind: 'not_payable', state: done.state };
+  if (done.kind === 'already') return settled(deps, afterResult(done.payment, done.result));
+  return { kind: 'paid', amountCents: done.result.capturedCents, state: done.state };
 }
 
 /** What the leader can do from their space now: the refused installments to pay, the rest to repay, whether a card can be changed. */
