@@ -6,6 +6,7 @@ import { loadPayState, lockPayState, type PurchasePayState } from '../payments/p
 import type { TransactionResult } from '../psp/connector.ts';
 import { claimPurchase, holding, isInProgress, releaseAfterFailure, releaseClaim, waitForClaim, type InProgress, type MoneyClaim, type MoneyOperation } from './claim.ts';
 import type { MoneyDeps } from './deps.ts';
+import { underPaymentLease } from './payment-lease.ts';
 import { insertPayment, recordResult, type NewPayment } from './payment-record-repository.ts';
 import { callPsp, type PspStep } from './psp-call.ts';
 
@@ -31,8 +32,12 @@ import { callPsp, type PspStep } from './psp-call.ts';
 export interface Movement<Go, Out, S extends Step, Made = void> {
   accountId: string;
   purchaseId: string;
-  /** The claim's name (the 409's message and docs/money-operations.md's table). */
-  operation: MoneyOperation;
+  /**
+   * The claim's name (the 409's message and docs/money-operations.md's table); `null`: a movement
+   * that takes no claim (a friend's pledge: friends pay side by side, each share reserved under
+   * the row lock, each payment under its own lease).
+   */
+  operation: MoneyOperation | null;
   /** What the movement answers when the purchase is not the account's. */
   notFound: Out;
   /** How long to wait for another operation's claim: a request the deps' wait, a job 0 (it runs again later). */
@@ -51,6 +56,12 @@ export interface Movement<Go, Out, S extends Step, Made = void> {
   calls(go: Go, call: Call<S>, again: Again): Promise<Made>;
   /** Step 3, under the row lock: the answers (a step the PSP could not be reached for is left out), booked through `book`. */
   settle(tx: Sql, locked: PurchasePayState, answers: Answer<S>[], book: Book, go: Go, made: Made): Promise<Out>;
+  /**
+   * The payment row reserved with a lease (a shopper's request: `leased: true`), whose lease then
+   * covers steps 2 to 4: renewed while they run, ended at once when one fails, so that a payment
+   * in doubt is told from one still running.
+   */
+  lease?(go: Go): PaymentRow;
   /** Step 4, after the settlement committed, holding the claim. */
   after?(out: Out, go: Go): Promise<void>;
 }
@@ -115,7 +126,7 @@ export async function runMovement<Go, Out, S extends Step, Made = void>(deps: Mo
   if (isInProgress(reserved)) return reserved;
   if (!('go' in reserved)) return reserved.out;
   const { go, claim } = reserved;
-  return holding(deps, claim, async () => {
+  const run = async () => {
     const answers: Answer<S>[] = [];
     const call: Call<S> = async (step) => {
       const payment = 'reserve' in step ? await insertPayment(deps.db, step.reserve, deps.clock.now()) : step.payment;
@@ -140,10 +151,15 @@ export async function runMovement<Go, Out, S extends Step, Made = void>(deps: Mo
     });
     await movement.after?.(out, go);
     return out;
-  });
+  };
+  // A shopper's request runs on a leased payment row: the lease covers the calls, the settlement
+  // and what follows, and ends at once when any of them fails (docs/money-operations.md#payments-in-doubt).
+  const leased = movement.lease?.(go);
+  const runLeased = () => (leased ? underPaymentLease(deps, leased, run) : run());
+  return claim ? holding(deps, claim, runLeased) : runLeased();
 }
 
-type Reserved<Go, Out> = { out: Out | InProgress } | { go: Go; claim: MoneyClaim };
+type Reserved<Go, Out> = { out: Out | InProgress } | { go: Go; claim: MoneyClaim | undefined };
 
 async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement: Movement<Go, Out, S, Made>, token: string): Promise<Reserved<Go, Out> | InProgress> {
   const { accountId, purchaseId, operation } = movement;
@@ -152,6 +168,7 @@ async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement:
     if (!locked) return { out: movement.notFound };
     let claim: MoneyClaim | undefined;
     const take: Take = async (options = {}) => {
+      if (operation === null) throw new TypeError('a movement without a claim took one');
       const taken = await claimPurchase(tx, accountId, purchaseId, operation, { ...options, token });
       if (!isInProgress(taken)) claim = taken;
       return taken;
@@ -167,7 +184,7 @@ async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement:
       if (claim) await releaseClaim(tx, claim);
       return { out: decided.refuse };
     }
-    if (!claim) throw new TypeError(`${operation}: a movement reserved without taking the purchase's claim`);
+    if (!claim && operation !== null) throw new TypeError(`${operation}: a movement reserved without taking the purchase's claim`);
     return { go: decided.go, claim };
   });
 }

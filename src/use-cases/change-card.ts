@@ -1,6 +1,5 @@
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from '../money/payment-lease.ts';
 import { threeDSecureInput, type CardInput, type DeclineReason, type ThreeDSecureChoice, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { scheduledInstallments } from '../payments/installment-repository.ts';
 import { insertPaymentMethod, paymentMethodByToken, savedCard as cardOfPurchase, savedPspMethodId } from '../payments/payment-method-repository.ts';
@@ -79,7 +78,8 @@ export async function changeCard(
       await scheduleReconciliation(tx, deps.clock.now());
       return { go: payment };
     },
-    calls: (payment, call) => underPaymentLease(deps, payment, () => checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, payment, call)),
+    lease: (payment) => payment,
+    calls: (payment, call) => checkNewCard(deps, purchase, card, returnUrl, { currency: state.currency, use3ds }, psp, payment, call),
     settle: async (tx, locked, answers, book, payment, checking) => {
       if ('outcome' in checking) return checking;
       return settleCheck(tx, locked, book, checking.row, answers[0]!.result, answers[1]?.result);

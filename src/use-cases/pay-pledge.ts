@@ -7,20 +7,12 @@ import { formatIsoDate } from '../domain/dates.ts';
 import type { RiskReason } from '../domain/eligibility.ts';
 import { threeDSecureInput, type AttachResult, type CardInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
-import {
-  countPledgePayments,
-  findPayment,
-  findPledgePayment,
-  markDeclined,
-  pspRef,
-  resultRef,
-  setPaymentPspMethod,
-  writeEvent,
-  type PaymentRow,
-} from '../payments/payment-repository.ts';
-import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
+import { countPledgePayments, findPayment, findPledgePayment, markDeclined, setPaymentPspMethod, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
+import { isInProgress } from '../money/claim.ts';
+import { runMovement, settleAlone, type Book, type ReservePayment, type Step } from '../money/movement.ts';
+import { callPsp } from '../money/psp-call.ts';
 import { findPaymentWithLease } from '../payments/unresolved-payment-repository.ts';
-import { loadPayState, lockPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { loadPayState, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { committedShares, findPledge, markPledgePaid, setPledgeState, upsertPledgerClient, type Pledge } from '../payments/pledge-repository.ts';
 import { closePotIfCovered, releaseGuarantee } from './close-pot.ts';
 import { newUuid } from '../domain/ids.ts';
@@ -28,7 +20,6 @@ import type { PaymentDeps } from './deps.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { giveBack } from './give-back.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from '../money/payment-lease.ts';
 import { sendPledgeReceipt, sendPotCompleteNotice } from './shopper-notices.ts';
 
 export type PledgeOutcome =
@@ -90,20 +81,25 @@ export async function payPledge(
   const refused = await decidePledge(deps, pledge, purchase, offer, card, attached, context);
   if (refused) return { kind: 'risk_refused', reasons: refused };
 
-  const reservation = await reserve(deps, pledge, psp, attached.paymentMethodId, returnUrl, context.requestKey);
-  if ('outcome' in reservation) return reservation.outcome;
-  return underPaymentLease(deps, reservation.payment, async () => {
-    const result = await psp.authorize({
-      idempotencyKey: reservation.payment.idempotency_key,
-      paymentMethodId: attached.paymentMethodId,
-      amountCents: pledge.amountCents,
-      currency: reservation.currency,
-      capture: 'automatic',
-      returnUrl: reservation.payment.psp_return_url!,
-      ...threeDSecureInput(offer.use3ds),
-    });
-    return finishPledge(deps, pledge, reservation.payment, result);
+  // A movement of the money engine (src/money/movement.ts) without the purchase's claim: friends
+  // pay side by side, each share reserved under the row lock, each payment under its own lease.
+  const out = await runMovement<{ payment: PaymentRow; currency: string }, Decided | { outcome: PledgeOutcome }, Step>(deps, {
+    accountId: pledge.accountId,
+    purchaseId: pledge.purchaseId,
+    operation: null,
+    notFound: { outcome: { kind: 'closed', reason: 'unknown' } },
+    reserve: (tx, locked, _take, reservePayment) => reserve(deps, tx, locked, reservePayment, pledge, psp, attached.paymentMethodId, returnUrl, context.requestKey),
+    lease: ({ payment }) => payment,
+    calls: async ({ payment, currency }, call) => {
+      const input = { paymentMethodId: attached.paymentMethodId, currency, capture: 'automatic' as const, returnUrl: payment.psp_return_url!, ...threeDSecureInput(offer.use3ds) };
+      await call({ payment, call: { op: 'authorize', input } });
+    },
+    settle: (tx, locked, answers, book, { payment }) => decide(deps, tx, locked, book, pledge, payment, answers[0]!.result),
+    // Under the payment's lease, as the answer's recording.
+    after: (decided) => ('outcome' in decided ? Promise.resolve() : followUp(deps, pledge, decided)),
   });
+  if (isInProgress(out)) return { kind: 'in_progress' };
+  return 'outcome' in out ? out.outcome : answerOf(out);
 }
 
 /**
@@ -174,7 +170,7 @@ export async function resumePledgeAfterChallenge(deps: PaymentDeps, pledge: Pled
   const payment = await findPledgePayment(deps.db, pledge.accountId, pledge.id, paymentId);
   if (!payment || !payment.psp_transaction_id) return { kind: 'not_found' };
   if (pledge.state === 'paid') return { kind: 'already_paid' };
-  const result = await (await deps.psps.forPayment(payment)).retrieve(pspRef(payment), { returned });
+  const result = await callPsp(deps, payment, returned ? { op: 'retrieve', returned } : { op: 'retrieve' });
   return finishPledge(deps, pledge, payment, result);
 }
 
@@ -189,7 +185,6 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
   const { db, clock } = deps;
   const pledge = payment.pledge_id ? await findPledge(db, payment.account_id, payment.pledge_id) : undefined;
   if (!pledge) return undefined;
-  const psp = await deps.psps.forPayment(payment);
   let result: TransactionResult;
   if (payment.status === 'pending') {
     if (!payment.psp_method_id) {
@@ -199,24 +194,23 @@ export async function resolvePledgePayment(deps: PaymentDeps, payment: PaymentRo
     }
     const purchase = (await loadPayState(db, payment.account_id, payment.purchase_id))!;
     const offer = await deps.offers.byId(payment.account_id, purchase.offerId);
-    result = await psp.authorize({
-      idempotencyKey: payment.idempotency_key,
+    const input = {
       paymentMethodId: payment.psp_method_id,
-      amountCents: payment.amount_cents,
       currency: purchase.currency,
-      capture: 'automatic',
+      capture: 'automatic' as const,
       returnUrl: payment.psp_return_url ?? pledgeReturnUrl(deps.publicUrl, pledge.id, payment.id),
       ...threeDSecureInput(offer?.use3ds ?? 'auto'),
-    });
+    };
+    result = await callPsp(deps, payment, { op: 'authorize', input });
   } else if (payment.status === 'requires_action' && payment.psp_transaction_id) {
-    result = await psp.retrieve(pspRef(payment));
+    result = await callPsp(deps, payment, { op: 'retrieve' });
   } else {
     return undefined;
   }
   if (result.status === 'requires_action') {
-    const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: resultRef(payment, result) });
+    const voided = await callPsp(deps, payment, { op: 'void', key: `${payment.idempotency_key}:void` }, result);
     // Refused: the pledger completed the challenge in between; that outcome decides.
-    result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
+    result = voided.status === 'voided' ? voided : await callPsp(deps, payment, { op: 'retrieve' }, voided);
   }
   return finishPledge(deps, pledge, payment, result);
 }
@@ -245,57 +239,53 @@ export async function confirmPledgePayment(deps: PaymentDeps, pledge: { id: stri
  */
 async function reserve(
   deps: PaymentDeps,
+  tx: Sql,
+  locked: PurchasePayState,
+  reservePayment: ReservePayment,
   pledge: Pledge,
   psp: AccountConnector,
   pspMethodId: string,
   returnUrl: (paymentId: string) => string,
   requestKey: string | undefined,
-): Promise<{ payment: PaymentRow; currency: string } | { outcome: PledgeOutcome }> {
-  const { db, clock } = deps;
-  return db.transaction(async (tx) => {
-    const now = clock.now();
-    const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
-    const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
-    if (current.state === 'paid') return { outcome: { kind: 'already_paid' } };
-    if (current.state === 'closed') return { outcome: { kind: 'closed', reason: current.closedReason ?? 'closed' } };
-    if (current.state === 'paying' && current.payingUntil && current.payingUntil > now) return { outcome: { kind: 'in_progress' } };
-    // Never a second key for the same share while the last payment is unresolved (a concurrent retry resolves it).
-    const last = current.paymentId ? await findPayment(tx, pledge.accountId, current.paymentId) : undefined;
-    if (last && (last.status === 'pending' || last.status === 'requires_action')) return { outcome: { kind: 'in_progress' } };
-    if (locked.state !== 'LEADER_PROCESSED') {
-      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_closed' });
-      return { outcome: { kind: 'closed', reason: 'pot_closed' } };
-    }
-    const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
-    if (current.amountCents > left) {
-      await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_full' });
-      return { outcome: { kind: 'closed', reason: 'pot_full' } };
-    }
-    const n = await countPledgePayments(tx, pledge.accountId, pledge.id);
-    const payment = await insertPayment(
-      tx,
-      {
-        accountId: pledge.accountId,
-        purchaseId: pledge.purchaseId,
-        pledgeId: pledge.id,
-        purpose: 'pledge',
-        psp: psp.name,
-        pspAccountId: psp.pspAccountId,
-        idempotencyKey: `${pledge.id}:pay:${n + 1}`,
-        amountCents: current.amountCents,
-        ...(requestKey !== undefined ? { requestKey } : {}),
-        leased: true,
-      },
-      now,
-    );
-    // The call's card and return URL are stored before the call, for a replay after a crash.
-    await setPaymentPspMethod(tx, payment, pspMethodId, returnUrl(payment.id));
-    payment.psp_method_id = pspMethodId;
-    payment.psp_return_url = returnUrl(payment.id);
-    await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS), paymentId: payment.id });
-    await scheduleReconciliation(tx, now);
-    return { payment, currency: locked.currency };
+): Promise<{ go: { payment: PaymentRow; currency: string } } | { refuse: { outcome: PledgeOutcome } }> {
+  const now = deps.clock.now();
+  const refuse = (outcome: PledgeOutcome) => ({ refuse: { outcome } });
+  const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
+  if (current.state === 'paid') return refuse({ kind: 'already_paid' });
+  if (current.state === 'closed') return refuse({ kind: 'closed', reason: current.closedReason ?? 'closed' });
+  if (current.state === 'paying' && current.payingUntil && current.payingUntil > now) return refuse({ kind: 'in_progress' });
+  // Never a second key for the same share while the last payment is unresolved (a concurrent retry resolves it).
+  const last = current.paymentId ? await findPayment(tx, pledge.accountId, current.paymentId) : undefined;
+  if (last && (last.status === 'pending' || last.status === 'requires_action')) return refuse({ kind: 'in_progress' });
+  if (locked.state !== 'LEADER_PROCESSED') {
+    await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_closed' });
+    return refuse({ kind: 'closed', reason: 'pot_closed' });
+  }
+  const left = uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
+  if (current.amountCents > left) {
+    await setPledgeState(tx, current, 'closed', now, { closedReason: 'pot_full' });
+    return refuse({ kind: 'closed', reason: 'pot_full' });
+  }
+  const n = await countPledgePayments(tx, pledge.accountId, pledge.id);
+  const payment = await reservePayment({
+    accountId: pledge.accountId,
+    purchaseId: pledge.purchaseId,
+    pledgeId: pledge.id,
+    purpose: 'pledge',
+    psp: psp.name,
+    pspAccountId: psp.pspAccountId,
+    idempotencyKey: `${pledge.id}:pay:${n + 1}`,
+    amountCents: current.amountCents,
+    ...(requestKey !== undefined ? { requestKey } : {}),
+    leased: true,
   });
+  // The call's card and return URL are stored before the call, for a replay after a crash.
+  await setPaymentPspMethod(tx, payment, pspMethodId, returnUrl(payment.id));
+  payment.psp_method_id = pspMethodId;
+  payment.psp_return_url = returnUrl(payment.id);
+  await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS), paymentId: payment.id });
+  await scheduleReconciliation(tx, now);
+  return { go: { payment, currency: locked.currency } };
 }
 
 /**
@@ -317,77 +307,89 @@ async function reserve(
  * crash in between leaves it to the reconciliation job, which gives back with the same keys.
  */
 async function finishPledge(deps: PaymentDeps, pledge: Pledge, payment: PaymentRow, result: TransactionResult): Promise<PledgeOutcome> {
-  const { db, clock } = deps;
-  type Answer = Exclude<PledgeOutcome, { kind: 'paid' }>;
-  type Decided = Answer | { kind: 'paid'; complete: boolean } | { kind: 'give_back'; row: PaymentRow; answer: Answer };
-  const declined = (): Answer => {
+  const decided = await settleAlone(deps, payment, (tx, locked, book) => decide(deps, tx, locked, book, pledge, payment, result));
+  await followUp(deps, pledge, decided);
+  return answerOf(decided);
+}
+
+type Refusal = Exclude<PledgeOutcome, { kind: 'paid' }>;
+/** The payment's fate as {@link decide} decides it, before what follows the commit. */
+type Decided = Refusal | { kind: 'paid'; paymentId: string; complete: boolean } | { kind: 'give_back'; row: PaymentRow; result: TransactionResult; answer: Refusal };
+
+/** The decision of {@link finishPledge}, in one transaction under the purchase's lock (`locked`) and the pledge's. */
+async function decide(deps: PaymentDeps, tx: Sql, locked: PurchasePayState, book: Book, pledge: Pledge, payment: PaymentRow, result: TransactionResult): Promise<Decided> {
+  const declined = (): Refusal => {
     const decline = result.decline ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
     return { kind: 'declined', reason: decline.reason, message: decline.message };
   };
-  const outcome = await db.transaction(async (tx): Promise<Decided> => {
-    const now = clock.now();
-    const locked = await lockPayState(tx, pledge.accountId, pledge.purchaseId);
-    const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
-    // Decided already (another path resolved this payment first): it paid the pledge, and stays.
-    if (current.state === 'paid' && current.paymentId === payment.id) return { kind: 'already_paid' };
-    // The row as it stands, not as the caller read it before asking the PSP: the answer is
-    // recorded only over a row still unresolved.
-    const row = (await findPayment(tx, payment.account_id, payment.id))!;
-    const record = async () => {
-      if (row.status === 'pending' || row.status === 'requires_action') await recordResult(tx, row, result, locked.state, now);
-    };
-    const holds = current.state === 'paying' && current.paymentId === payment.id;
-    const closedReason = current.state === 'closed' ? (current.closedReason ?? 'closed') : locked.state !== 'LEADER_PROCESSED' ? 'pot_closed' : undefined;
-    const refused = result.status === 'declined' || result.status === 'voided' || result.status === 'expired';
-    if (holds && refused) {
-      // The pledger's attempt took nothing: recorded (and notified) as such, the reservation freed.
-      await record();
-      await setPledgeState(tx, current, closedReason ? 'closed' : 'invited', now, closedReason ? { payingUntil: null, closedReason } : { payingUntil: null });
-      return closedReason ? { kind: 'closed', reason: closedReason } : declined();
-    }
-    if (holds && !closedReason && result.status === 'requires_action') {
-      await record();
-      await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS) });
-      return { kind: 'challenge', url: result.challengeUrl! };
-    }
-    // Captured: does the pot still want it? (An expired reservation may have been overtaken.)
-    const fits =
-      holds &&
-      !closedReason &&
-      result.status === 'captured' &&
-      current.amountCents <= uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
-    if (fits) {
-      const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
-      // Under the locks it holds; the write itself still only pays a pledge holding this payment.
-      if (await markPledgePaid(tx, current, payment.id, now, clientId)) {
-        await record();
-        await writeEvent(
-          tx,
-          pledge.accountId,
-          pledge.purchaseId,
-          EVENT.pledgePaid,
-          locked.state,
-          { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents },
-          now,
-        );
-        return { kind: 'paid', complete: await closePotIfCovered(deps, tx, locked) };
-      }
-    }
-    // The pledge does not keep this payment: whatever it took is given back, unannounced.
-    const reason = closedReason ?? (holds && !fits && result.status === 'captured' ? 'pot_full' : 'closed');
-    if (result.status === 'captured' && (current.state === 'paying' || current.state === 'invited')) {
-      await setPledgeState(tx, current, 'closed', now, { payingUntil: null, closedReason: reason });
-    }
-    const answer: Answer = current.state === 'paid' ? { kind: 'already_paid' } : refused && current.state !== 'closed' ? declined() : { kind: 'closed', reason };
-    return { kind: 'give_back', row, answer };
-  });
-  if (outcome.kind === 'give_back') {
-    await giveBack(deps, outcome.row, result, { notify: false });
-    return outcome.answer;
+  const now = deps.clock.now();
+  const current = (await findPledge(tx, pledge.accountId, pledge.id, true))!;
+  // Decided already (another path resolved this payment first): it paid the pledge, and stays.
+  if (current.state === 'paid' && current.paymentId === payment.id) return { kind: 'already_paid' };
+  // The row as it stands, not as the caller read it before asking the PSP: the answer is
+  // recorded only over a row still unresolved.
+  const row = (await findPayment(tx, payment.account_id, payment.id))!;
+  const record = async () => {
+    if (row.status === 'pending' || row.status === 'requires_action') await book(row, result);
+  };
+  const holds = current.state === 'paying' && current.paymentId === payment.id;
+  const closedReason = current.state === 'closed' ? (current.closedReason ?? 'closed') : locked.state !== 'LEADER_PROCESSED' ? 'pot_closed' : undefined;
+  const refused = result.status === 'declined' || result.status === 'voided' || result.status === 'expired';
+  if (holds && refused) {
+    // The pledger's attempt took nothing: recorded (and notified) as such, the reservation freed.
+    await record();
+    await setPledgeState(tx, current, closedReason ? 'closed' : 'invited', now, closedReason ? { payingUntil: null, closedReason } : { payingUntil: null });
+    return closedReason ? { kind: 'closed', reason: closedReason } : declined();
   }
-  if (outcome.kind !== 'paid') return outcome;
+  if (holds && !closedReason && result.status === 'requires_action') {
+    await record();
+    await setPledgeState(tx, current, 'paying', now, { payingUntil: new Date(now.getTime() + PLEDGE_RESERVATION_MS) });
+    return { kind: 'challenge', url: result.challengeUrl! };
+  }
+  // Captured: does the pot still want it? (An expired reservation may have been overtaken.)
+  const fits =
+    holds &&
+    !closedReason &&
+    result.status === 'captured' &&
+    current.amountCents <= uncovered(locked.amountCents, locked.leaderShareCents ?? 0, await committedShares(tx, pledge.accountId, pledge.purchaseId, pledge.id, now));
+  if (fits) {
+    const clientId = await upsertPledgerClient(tx, pledge.accountId, current, now);
+    // Under the locks it holds; the write itself still only pays a pledge holding this payment.
+    if (await markPledgePaid(tx, current, payment.id, now, clientId)) {
+      await record();
+      await writeEvent(
+        tx,
+        pledge.accountId,
+        pledge.purchaseId,
+        EVENT.pledgePaid,
+        locked.state,
+        { pledge_id: pledge.id, client_id: clientId ?? null, amount_cents: current.amountCents },
+        now,
+      );
+      return { kind: 'paid', paymentId: payment.id, complete: await closePotIfCovered(deps, tx, locked) };
+    }
+  }
+  // The pledge does not keep this payment: whatever it took is given back, unannounced.
+  const reason = closedReason ?? (holds && !fits && result.status === 'captured' ? 'pot_full' : 'closed');
+  if (result.status === 'captured' && (current.state === 'paying' || current.state === 'invited')) {
+    await setPledgeState(tx, current, 'closed', now, { payingUntil: null, closedReason: reason });
+  }
+  const answer: Refusal = current.state === 'paid' ? { kind: 'already_paid' } : refused && current.state !== 'closed' ? declined() : { kind: 'closed', reason };
+  return { kind: 'give_back', row, result, answer };
+}
+
+/** After the commit: money the pot does not keep given back; paid, the guarantee released, the receipt and the pot's completion sent. */
+async function followUp(deps: PaymentDeps, pledge: Pledge, decided: Decided): Promise<void> {
+  if (decided.kind === 'give_back') await giveBack(deps, decided.row, decided.result, { notify: false });
+  if (decided.kind !== 'paid') return;
   await releaseGuarantee(deps, pledge.accountId, pledge.purchaseId);
-  await sendPledgeReceipt(deps, pledge.accountId, pledge.id, payment.id);
-  if (outcome.complete) await sendPotCompleteNotice(deps, pledge.accountId, pledge.purchaseId);
-  return { kind: 'paid' };
+  await sendPledgeReceipt(deps, pledge.accountId, pledge.id, decided.paymentId);
+  if (decided.complete) await sendPotCompleteNotice(deps, pledge.accountId, pledge.purchaseId);
+}
+
+/** What the pledger is answered. */
+function answerOf(decided: Decided): PledgeOutcome {
+  if (decided.kind === 'give_back') return decided.answer;
+  if (decided.kind === 'paid') return { kind: 'paid' };
+  return decided;
 }

@@ -3,7 +3,6 @@ import { earlyRepayment, installmentPaidComment, repaidEarlyComment } from '../d
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import { cancelJob } from '../jobs/scheduler.ts';
 import { scheduleReconciliation } from '../jobs/reconciliation.ts';
-import { underPaymentLease } from '../money/payment-lease.ts';
 import { threeDSecureInput, type DeclineReason, type TransactionResult, type ChallengeReturn } from '../psp/connector.ts';
 import {
   installmentCounts,
@@ -101,18 +100,18 @@ async function payNow(deps: PaymentDeps, purchase: { accountId: string; id: stri
     operation: 'shopper_payment',
     notFound: { outcome: { kind: 'not_found' } },
     reserve: (tx, locked, take, reservePayment) => reserve(tx, locked, take, reservePayment, deps.clock.now(), target, card.psp, card.paymentMethodId, returnUrl),
-    calls: (payment, call) =>
-      underPaymentLease(deps, payment, async () => {
-        const input = {
-          paymentMethodId: card.paymentMethodId,
-          currency: state.currency,
-          capture: 'automatic' as const,
-          returnUrl: payment.psp_return_url!,
-          ...threeDSecureInput(offer?.use3ds ?? 'auto'),
-        };
-        await call({ payment, call: { op: 'authorize', input } });
-        return offer?.type === 'DOWN_PAYMENT';
-      }),
+    lease: (payment) => payment,
+    calls: async (payment, call) => {
+      const input = {
+        paymentMethodId: card.paymentMethodId,
+        currency: state.currency,
+        capture: 'automatic' as const,
+        returnUrl: payment.psp_return_url!,
+        ...threeDSecureInput(offer?.use3ds ?? 'auto'),
+      };
+      await call({ payment, call: { op: 'authorize', input } });
+      return offer?.type === 'DOWN_PAYMENT';
+    },
     settle: (tx, locked, answers, book, payment, downPayment) => settlePayment(deps, tx, locked, book, payment, answers[0]!.result, repayment, downPayment),
     after: (done, payment) => ('kind' in done ? followUp(deps, payment, done, repayment) : Promise.resolve()),
   });
