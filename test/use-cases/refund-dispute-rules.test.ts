@@ -212,6 +212,8 @@ describe("a friend's share given back while the bank disputes it", () => {
         ...real.psps,
         definition: (n: string) => real.psps.definition(n),
         forOffer: async (o: Parameters<typeof real.psps.forOffer>[0]) => answersLost(await real.psps.forOffer(o)),
+        // The charge itself is made by the money engine on the payment's connector (src/money/psp-call.ts).
+        forPayment: async (p: Parameters<typeof real.psps.forPayment>[0]) => answersLost(await real.psps.forPayment(p)),
       },
     };
     await expect(payPledge(lost, ann!, card(CHARGEBACK), ret)).rejects.toThrow(PspIntegrationError);
