@@ -88,3 +88,27 @@ export class Catalogue<K extends string> {
     return words;
   }
 }
+
+/**
+ * A value per language, each built by `build` on its first read: an area's typed view of its
+ * words (the hosted pages', the shopper space's) costs nothing for a language no page has asked for.
+ */
+export function perLanguage<T>(build: (lang: Lang) => T): Readonly<Record<Lang, T>> {
+  const built = new Map<Lang, T>();
+  return Object.defineProperties(
+    {} as Record<Lang, T>,
+    Object.fromEntries(
+      LANGS.map((lang) => [
+        lang,
+        {
+          enumerable: true,
+          get: () => {
+            let value = built.get(lang);
+            if (value === undefined) built.set(lang, (value = build(lang)));
+            return value;
+          },
+        },
+      ]),
+    ),
+  );
+}

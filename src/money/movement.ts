@@ -159,7 +159,7 @@ export async function runMovement<Go, Out, S extends Step, Made = void>(deps: Mo
   return claim ? holding(deps, claim, runLeased) : runLeased();
 }
 
-type Reserved<Go, Out> = { out: Out | InProgress } | { go: Go; claim: MoneyClaim | undefined };
+type Reserved<Go, Out> = { out: Out } | { go: Go; claim: MoneyClaim | undefined };
 
 async function reserve<Go, Out, S extends Step, Made>(deps: MoneyDeps, movement: Movement<Go, Out, S, Made>, token: string): Promise<Reserved<Go, Out> | InProgress> {
   const { accountId, purchaseId, operation } = movement;

@@ -1,4 +1,4 @@
-import { Catalogue, type KeyOf, type Values } from '../i18n/catalogue.ts';
+import { Catalogue, perLanguage, type KeyOf, type Values } from '../i18n/catalogue.ts';
 import de from '../i18n/catalogues/pages/de.json' with { type: 'json' };
 import en from '../i18n/catalogues/pages/en.json' with { type: 'json' };
 import es from '../i18n/catalogues/pages/es.json' with { type: 'json' };
@@ -6,7 +6,7 @@ import fr from '../i18n/catalogues/pages/fr.json' with { type: 'json' };
 import it from '../i18n/catalogues/pages/it.json' with { type: 'json' };
 import nl from '../i18n/catalogues/pages/nl.json' with { type: 'json' };
 import { CREDIT_WORDS } from '../i18n/credit-words.ts';
-import { LANGS, type Lang } from '../i18n/lang.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /**
  * The words of the hosted pages, for shoppers on a phone (docs/hosted-payment.md), from their
@@ -182,25 +182,8 @@ function texts(lang: Lang) {
 
 export type Texts = ReturnType<typeof texts>;
 
-const built = new Map<Lang, Texts>();
-
 /** The hosted pages' words by language, each language's built on its first page. */
-export const TEXT: Readonly<Record<Lang, Texts>> = Object.defineProperties(
-  {} as Record<Lang, Texts>,
-  Object.fromEntries(
-    LANGS.map((lang) => [
-      lang,
-      {
-        enumerable: true,
-        get: () => {
-          let t = built.get(lang);
-          if (!t) built.set(lang, (t = texts(lang)));
-          return t;
-        },
-      },
-    ]),
-  ),
-);
+export const TEXT = perLanguage(texts);
 
 /**
  * A purchase's state as its shopper reads it (v1 state): LEADER_PROCESSED says what was done for

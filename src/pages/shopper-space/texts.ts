@@ -1,11 +1,11 @@
-import { Catalogue, type KeyOf, type Values } from '../../i18n/catalogue.ts';
+import { Catalogue, perLanguage, type KeyOf, type Values } from '../../i18n/catalogue.ts';
 import de from '../../i18n/catalogues/space/de.json' with { type: 'json' };
 import en from '../../i18n/catalogues/space/en.json' with { type: 'json' };
 import es from '../../i18n/catalogues/space/es.json' with { type: 'json' };
 import fr from '../../i18n/catalogues/space/fr.json' with { type: 'json' };
 import it from '../../i18n/catalogues/space/it.json' with { type: 'json' };
 import nl from '../../i18n/catalogues/space/nl.json' with { type: 'json' };
-import { LANGS, type Lang } from '../../i18n/lang.ts';
+import type { Lang } from '../../i18n/lang.ts';
 
 /**
  * The words of the shopper's space (docs/shopper-space.md), its sign-in pages and its leader's
@@ -113,22 +113,5 @@ function texts(lang: Lang) {
 
 export type SpaceTexts = ReturnType<typeof texts>;
 
-const built = new Map<Lang, SpaceTexts>();
-
 /** The space's words by language, each language's built on its first page. */
-export const SPACE_TEXT: Readonly<Record<Lang, SpaceTexts>> = Object.defineProperties(
-  {} as Record<Lang, SpaceTexts>,
-  Object.fromEntries(
-    LANGS.map((lang) => [
-      lang,
-      {
-        enumerable: true,
-        get: () => {
-          let t = built.get(lang);
-          if (!t) built.set(lang, (t = texts(lang)));
-          return t;
-        },
-      },
-    ]),
-  ),
-);
+export const SPACE_TEXT = perLanguage(texts);
