@@ -28,15 +28,43 @@ const CONTRACT: Record<string, { kinds: ContractKind[]; release: string }> = {
   },
 };
 
-type ContractKind = 'DROP COLUMN' | 'DROP TABLE' | 'RENAME' | 'ALTER COLUMN TYPE' | 'SET NOT NULL' | 'ADD COLUMN NOT NULL WITHOUT DEFAULT';
+type ContractKind =
+  'DROP COLUMN' | 'DROP TABLE' | 'DROP VIEW, FUNCTION, TYPE OR SEQUENCE' | 'DROP DEFAULT' | 'RENAME' | 'ALTER COLUMN TYPE' | 'SET NOT NULL' | 'ADD COLUMN NOT NULL WITHOUT DEFAULT';
 
 const RULES: { kind: ContractKind; pattern: RegExp }[] = [
   { kind: 'DROP COLUMN', pattern: /\bDROP\s+COLUMN\b/i },
+  // `ALTER TABLE t DROP c` drops column c too (COLUMN is optional in PostgreSQL); the other
+  // things an ALTER TABLE drops are named by their keyword: a constraint or NOT NULL (widening,
+  // an expand step), a default (below), an identity or a generation expression.
+  { kind: 'DROP COLUMN', pattern: /\bALTER\s+TABLE\b.*\bDROP\s+(?:IF\s+EXISTS\s+)?(?!(?:COLUMN|CONSTRAINT|NOT|DEFAULT|IDENTITY|EXPRESSION)\b)"?\w+/i },
   { kind: 'DROP TABLE', pattern: /\bDROP\s+TABLE\b/i },
+  // What N's statements may name besides tables: a view it reads, a function it calls (a claim,
+  // a trigger's function is N+1's own business but N calls some: the delivery claim), a type or
+  // a sequence its inserts use.
+  { kind: 'DROP VIEW, FUNCTION, TYPE OR SEQUENCE', pattern: /\bDROP\s+(?:MATERIALIZED\s+VIEW|VIEW|FUNCTION|PROCEDURE|TYPE|DOMAIN|SEQUENCE)\b/i },
+  // N's inserts leave out the columns they do not set and count on their default.
+  { kind: 'DROP DEFAULT', pattern: /\bDROP\s+DEFAULT\b/i },
   { kind: 'RENAME', pattern: /\bRENAME\b/i },
   { kind: 'ALTER COLUMN TYPE', pattern: /\bALTER\s+(?:COLUMN\s+)?"?\w+"?\s+(?:SET\s+DATA\s+)?TYPE\b/i },
   { kind: 'SET NOT NULL', pattern: /\bSET\s+NOT\s+NULL\b/i },
 ];
+
+/** A statement's parts at parenthesis depth 0, split on commas: `numeric(10, 2)` stays whole. */
+function topLevelParts(statement: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let part = '';
+  for (const ch of statement) {
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(part.trim());
+      part = '';
+    } else part += ch;
+  }
+  parts.push(part.trim());
+  return parts;
+}
 
 /** The SQL without comments, split into statements (no migration puts `;` inside a string or a function body it checks). */
 function statements(sql: string): string[] {
@@ -51,12 +79,16 @@ function statements(sql: string): string[] {
 function contractSteps(sql: string): { kind: ContractKind; statement: string }[] {
   const found: { kind: ContractKind; statement: string }[] = [];
   for (const statement of statements(sql)) {
-    for (const { kind, pattern } of RULES) if (pattern.test(statement)) found.push({ kind, statement });
+    const kinds = new Set<ContractKind>();
+    for (const { kind, pattern } of RULES) if (pattern.test(statement)) kinds.add(kind);
     // N does not write a column it does not know: NOT NULL without a DEFAULT fails N's inserts.
-    for (const column of statement.match(/\bADD\s+(?:COLUMN\s+)?[^,]*/gi) ?? []) {
-      if (/^ADD\s+(?:CONSTRAINT|PRIMARY|UNIQUE|CHECK|FOREIGN)\b/i.test(column)) continue;
-      if (/\bNOT\s+NULL\b/i.test(column) && !/\bDEFAULT\b/i.test(column)) found.push({ kind: 'ADD COLUMN NOT NULL WITHOUT DEFAULT', statement });
+    if (/^ALTER\s+TABLE\b/i.test(statement)) {
+      for (const part of topLevelParts(statement)) {
+        const column = /\bADD\s+(?!CONSTRAINT|PRIMARY|UNIQUE|CHECK|FOREIGN|EXCLUDE)\b(?:COLUMN\s+)?.*/i.exec(part)?.[0];
+        if (column && /\bNOT\s+NULL\b/i.test(column) && !/\bDEFAULT\b/i.test(column)) kinds.add('ADD COLUMN NOT NULL WITHOUT DEFAULT');
+      }
     }
+    for (const kind of kinds) found.push({ kind, statement });
   }
   return found;
 }
@@ -104,10 +136,23 @@ describe('migrations are expand/contract (docs/deployment.md#rolling-upgrade)', 
     expect(kinds('ALTER TABLE a ALTER COLUMN amount SET DATA TYPE bigint;')).toEqual(['ALTER COLUMN TYPE']);
     expect(kinds('ALTER TABLE a ALTER COLUMN note SET NOT NULL;')).toEqual(['SET NOT NULL']);
     expect(kinds('ALTER TABLE a ADD COLUMN flag boolean NOT NULL;')).toEqual(['ADD COLUMN NOT NULL WITHOUT DEFAULT']);
+    // COLUMN is optional after DROP and ADD; a type's own commas do not end the column.
+    expect(kinds('ALTER TABLE purchases DROP IF EXISTS note;')).toEqual(['DROP COLUMN']);
+    expect(kinds('ALTER TABLE purchases DROP note, ADD COLUMN b text;')).toEqual(['DROP COLUMN']);
+    expect(kinds('ALTER TABLE a ADD rate numeric(10, 2) NOT NULL;')).toEqual(['ADD COLUMN NOT NULL WITHOUT DEFAULT']);
+    expect(kinds('ALTER TABLE a ADD COLUMN b text, ADD COLUMN rate numeric(10, 2) NOT NULL;')).toEqual(['ADD COLUMN NOT NULL WITHOUT DEFAULT']);
+    expect(kinds('ALTER TABLE a ALTER COLUMN state DROP DEFAULT;')).toEqual(['DROP DEFAULT']);
+    expect(kinds('DROP VIEW purchase_totals;')).toEqual(['DROP VIEW, FUNCTION, TYPE OR SEQUENCE']);
+    expect(kinds('DROP FUNCTION IF EXISTS claim_delivery(integer);')).toEqual(['DROP VIEW, FUNCTION, TYPE OR SEQUENCE']);
     // Expand steps, and a contract word in a comment only:
     expect(kinds('ALTER TABLE a ADD COLUMN flag boolean NOT NULL DEFAULT false, ADD COLUMN note text;')).toEqual([]);
     expect(kinds('CREATE TABLE t (id text PRIMARY KEY, v int NOT NULL); CREATE INDEX t_v_idx ON t (v);')).toEqual([]);
     expect(kinds('ALTER TABLE a ADD CONSTRAINT a_check CHECK (v IS NOT NULL);')).toEqual([]);
+    // Widening: a constraint dropped (to add a wider one), NOT NULL dropped; an index is N's planner's, not its statements'.
+    expect(kinds('ALTER TABLE a DROP CONSTRAINT a_kind_check, ADD CONSTRAINT a_kind_check CHECK (kind IN (1, 2));')).toEqual([]);
+    expect(kinds('ALTER TABLE a ALTER COLUMN b DROP NOT NULL;')).toEqual([]);
+    expect(kinds('DROP INDEX IF EXISTS a_b_idx;')).toEqual([]);
+    expect(kinds('CREATE TABLE t (id text PRIMARY KEY, rate numeric(10, 2) NOT NULL);')).toEqual([]);
     expect(kinds('-- we used to DROP TABLE here\nALTER TABLE a ADD COLUMN b text;')).toEqual([]);
   });
 
