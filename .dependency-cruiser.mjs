@@ -5,8 +5,6 @@
  * The rules say where the layers are by path, so they hold whatever a layer's files are called.
  */
 
-import { NOT_ON_THE_ENGINE_YET } from './eslint.config.js';
-
 /** Files that hold the SQL of one aggregate: `<aggregate>-repository.ts` (docs/architecture.md, "Layers"). */
 const REPOSITORY = '/[a-z0-9-]+-repository\\.ts$';
 
@@ -67,9 +65,8 @@ const forbidden = [
   {
     name: 'money-moves-through-the-engine',
     severity: 'error',
-    comment:
-      'A payment row is reserved and a PSP answer recorded (insertPayment, recordResult) only by the money engine (src/money/, docs/architecture.md#the-money-engine); the use cases not moved onto it yet are listed in eslint.config.js (NOT_ON_THE_ENGINE_YET), a list that only shrinks.',
-    from: { path: '^src/', pathNot: ['^src/money/', `^src/use-cases/(${NOT_ON_THE_ENGINE_YET.join('|')})\\.ts$`] },
+    comment: 'A payment row is reserved and a PSP answer recorded (insertPayment, recordResult) only by the money engine (src/money/, docs/architecture.md#the-money-engine).',
+    from: { path: '^src/', pathNot: '^src/money/' },
     to: { path: '^src/money/payment-record-repository\\.ts$' },
   },
   {

@@ -5,9 +5,9 @@ import { potComment, potDeadline } from '../domain/pot.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { TransactionResult } from '../psp/connector.ts';
 import { insertPlan } from '../payments/installment-repository.ts';
-import { afterResult, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
-import { insertPayment, recordResult } from '../money/payment-record-repository.ts';
-import { lockPayState, setLeaderTerms, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { afterResult, type PaymentRow } from '../payments/payment-repository.ts';
+import type { Answer, Book, Call, Step } from '../money/movement.ts';
+import { setLeaderTerms, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { draftShares, inviteDrafts } from '../payments/pledge-repository.ts';
 import { applyMove } from '../purchases/transitions.ts';
 import { scheduleCollections } from './collect-installment.ts';
@@ -18,106 +18,131 @@ import { schedulePotJobs } from './pot-jobs.ts';
 import { scheduleReauthorization } from './reauthorize-hold.ts';
 import { dueAt } from '../domain/installment-rules.ts';
 import { sendLeaderReceipt } from './shopper-notices.ts';
-import type { AccountConnector } from '../psp/registry.ts';
 import { storedCredentialOf } from './stored-card.ts';
-import { leaderDeclined, stateAfter, type LeaderOutcome } from './leader-outcome.ts';
+import { declineAttempt, stateAfter, type Decline, type LeaderOutcome } from './leader-outcome.ts';
 
 /**
- * The leader's checkout once the PSP answered its authorisation (at once, or after 3-D Secure):
- * the leader's share charged beside a pot's guarantee, the PSP's answers recorded and the purchase
- * opened (LEADER_PROCESSED, or SUCCESSFUL for a leader paying a SHARED purchase alone) in one
- * transaction, then the pledgers invited and the receipt sent.
+ * The leader's checkout once the PSP answered its authorisation (at once, after 3-D Secure, or
+ * replayed by a resolution), as the three last steps of a money movement
+ * (docs/architecture.md#the-money-engine): the calls (the leader's share charged beside a pot's
+ * guarantee, the guarantee voided when the share is refused), the settlement (the PSP's answers
+ * recorded and the purchase opened, LEADER_PROCESSED or SUCCESSFUL for a leader paying a SHARED
+ * purchase alone, in one transaction) and what follows (the pledgers invited, the receipt sent,
+ * or what a purchase aborted meanwhile no longer needs given back).
  */
 
 /** One checkout attempt under way: what the steps after the leader's authorisation need. */
 export interface LeaderCheckout {
   offer: Offer;
-  psp: AccountConnector;
   plan: LeaderPlan;
   /** The payment row of the checkout transaction (its idempotency key derives the others'). */
   payment: PaymentRow;
-  /** The PSP token of the leader's card (the share is charged on it off-session). */
-  pspMethodId: string;
 }
 
-/** The steps after the PSP answered the checkout authorisation (at once, or after 3-D Secure). */
-export async function continueLeader(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult): Promise<LeaderOutcome> {
-  const { payment, offer } = checkout;
-  if (result.status === 'requires_action') {
-    await deps.db.transaction((tx) => recordResult(tx, payment, result, 'CREATED', deps.clock.now()));
-    return { kind: 'challenge', url: result.challengeUrl! };
-  }
-  if (result.status !== 'authorized' && result.status !== 'captured') return leaderDeclined(deps, offer, payment, result.decline, result);
-  let share: Charged | undefined;
-  if (checkout.plan.purpose === 'guarantee') {
-    const charged = await chargeLeaderShare(deps, checkout, result);
-    if ('outcome' in charged) return charged.outcome;
-    share = charged;
-  }
-  const state = await recordAndOpen(deps, checkout, result, share);
-  if (state === 'ABORTED' || state === 'CANCELLED') {
-    // Aborted or expired while the PSP answered: nothing this attempt took may be kept.
-    await giveBack(deps, afterResult(payment, result), result);
-    if (share) await giveBack(deps, afterResult(share.payment, share.result), share.result);
-    return { kind: 'not_payable', state };
-  }
-  if (state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
-  if (state === 'LEADER_PROCESSED' || state === 'SUCCESSFUL') await sendLeaderReceipt(deps, payment.account_id, payment.purchase_id, payment.id);
-  return { kind: 'processed', state };
-}
+/** A PSP call of the leader's movement, named for the settlement: the authorisation (or what stands for it), the share's charge, the guarantee's void. */
+export type LeaderStep = Step & { role: 'auth' | 'share' | 'void' | 'abandon' };
 
-type Charged = { payment: PaymentRow; result: TransactionResult };
+/** What the calls leave to the settlement. */
+export type LeaderMade =
+  /** Decided before anything was charged, its writes made (a risk refusal), or nothing to do (the attempt resolved meanwhile). */
+  | { done: LeaderOutcome | undefined }
+  /** The card refused as it was registered. */
+  | { refusedAtAttach: Decline }
+  /** The PSP's answer to the authorisation; the share's and the void's, if any, are among the answers. */
+  | { auth: TransactionResult }
+  /** A resolution found the purchase moved on (aborted, expired): the answer recorded, what it took given back. */
+  | { late: TransactionResult }
+  /** A resolution voided a challenge never completed: nothing was charged. */
+  | { abandoned: TransactionResult };
+
+/** What the settlement decided, for the steps after its commit. */
+export interface LeaderSettled {
+  outcome: LeaderOutcome | undefined;
+  /** Money the attempt took that the purchase no longer needs. */
+  giveBack: { payment: PaymentRow; result: TransactionResult }[];
+}
 
 /**
- * SHARED with pledgers: the guarantee holds the friends' part (amount − leader's share); the
- * leader's own share is charged now, off-session on the saved card (so one 3-D Secure challenge,
- * docs/hosted-payment.md). Refused, the guarantee is voided and the attempt counts as
- * a refusal.
+ * The calls after the authorisation answered `auth`: SHARED with pledgers, the guarantee holds the
+ * friends' part (amount − leader's share) and the leader's own share is charged now, off-session
+ * on the saved card (so one 3-D Secure challenge, docs/hosted-payment.md); refused, the guarantee
+ * is voided and the attempt counts as a refusal. `pspMethodId`: the PSP token of the leader's card.
  */
-async function chargeLeaderShare(deps: PaymentDeps, checkout: LeaderCheckout, guarantee: TransactionResult): Promise<Charged | { outcome: LeaderOutcome }> {
-  const { db, clock } = deps;
-  const { payment, psp, plan, offer } = checkout;
-  const sharePayment = await insertPayment(
-    db,
-    {
+export async function callsAfterAuthorisation(checkout: LeaderCheckout, pspMethodId: string, auth: TransactionResult, call: Call<LeaderStep>): Promise<LeaderMade> {
+  const { payment, plan, offer } = checkout;
+  if (plan.purpose !== 'guarantee' || (auth.status !== 'authorized' && auth.status !== 'captured')) return { auth };
+  const share = await call({
+    role: 'share',
+    reserve: {
       accountId: payment.account_id,
       purchaseId: payment.purchase_id,
       purpose: 'leader_share',
-      psp: psp.name,
-      pspAccountId: psp.pspAccountId,
+      psp: payment.psp,
+      pspAccountId: payment.psp_account_id,
       idempotencyKey: `${payment.idempotency_key}:share`,
       amountCents: plan.leaderShareCents,
     },
-    clock.now(),
-  );
-  const result = await psp.chargeOffSession({
-    idempotencyKey: sharePayment.idempotency_key,
-    paymentMethodId: checkout.pspMethodId,
-    amountCents: plan.leaderShareCents,
-    currency: offer.currency,
-    storedCredential: storedCredentialOf(guarantee),
+    call: { op: 'chargeOffSession', paymentMethodId: pspMethodId, currency: offer.currency, storedCredential: storedCredentialOf(auth) },
   });
-  if (result.status === 'captured') return { payment: sharePayment, result };
-  const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:void`, transaction: resultRef(payment, guarantee) });
-  await db.transaction(async (tx) => {
-    await recordResult(tx, payment, guarantee, 'CREATED', clock.now());
-    await recordResult(tx, afterResult(payment, guarantee), voided, 'CREATED', clock.now());
-  });
-  return { outcome: await leaderDeclined(deps, offer, sharePayment, result.decline, result) };
+  if (share.status !== 'captured') await call({ role: 'void', payment, latest: auth, call: { op: 'void', key: `${payment.idempotency_key}:void` } });
+  return { auth };
 }
 
-/** Records the PSP's answers and, if the purchase is still CREATED, opens it, in one transaction. */
-async function recordAndOpen(deps: PaymentDeps, checkout: LeaderCheckout, result: TransactionResult, share: Charged | undefined): Promise<PurchaseState> {
-  const { db, clock } = deps;
-  const { payment } = checkout;
-  const now = clock.now();
-  return db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, payment.account_id, payment.purchase_id);
-    await recordResult(tx, payment, result, locked.state, now);
-    if (share) await recordResult(tx, share.payment, share.result, locked.state, now);
-    if (locked.state !== 'CREATED') return locked.state; // settled meanwhile (aborted, expired): nothing more to do here
-    return openPurchase(deps, tx, checkout, locked, now);
-  });
+/** The settlement of the leader's movement, under the purchase's row lock. */
+export async function settleLeader(
+  deps: PaymentDeps,
+  tx: Sql,
+  locked: PurchasePayState,
+  book: Book,
+  checkout: LeaderCheckout,
+  answers: Answer<LeaderStep>[],
+  made: LeaderMade,
+): Promise<LeaderSettled> {
+  const { payment, offer } = checkout;
+  const settled = (outcome: LeaderOutcome | undefined, back: LeaderSettled['giveBack'] = []): LeaderSettled => ({ outcome, giveBack: back });
+  if ('done' in made) return settled(made.done);
+  if ('refusedAtAttach' in made) return settled(await declineAttempt(deps, tx, locked, book, offer, payment, { ...made.refusedAtAttach, atAttach: true }));
+  if ('abandoned' in made) {
+    await book(payment, made.abandoned);
+    return settled(undefined);
+  }
+  if ('late' in made) {
+    // Unless another resolution of the same attempt (a tab's reload, the reconciliation job)
+    // recorded it first: the purchase may have moved on because of it (opened with this very
+    // money), and what to give back was decided there.
+    const recorded = await book(payment, made.late);
+    return settled({ kind: 'not_payable', state: locked.state }, recorded ? [{ payment: afterResult(payment, made.late), result: made.late }] : []);
+  }
+  const { auth } = made;
+  if (auth.status === 'requires_action') {
+    await book(payment, auth);
+    return settled({ kind: 'challenge', url: auth.challengeUrl! });
+  }
+  if (auth.status !== 'authorized' && auth.status !== 'captured') return settled(await declineAttempt(deps, tx, locked, book, offer, payment, auth.decline, auth));
+  const share = answers.find((a) => a.step.role === 'share');
+  const voided = answers.find((a) => a.step.role === 'void');
+  if (share && share.result.status !== 'captured') {
+    await book(payment, auth);
+    if (voided) await book(afterResult(payment, auth), voided.result);
+    return settled(await declineAttempt(deps, tx, locked, book, offer, share.payment, share.result.decline, share.result));
+  }
+  await book(payment, auth);
+  if (share) await book(share.payment, share.result);
+  // Settled meanwhile (aborted, expired): nothing more to do here but give back what it took.
+  const state = locked.state === 'CREATED' ? await openPurchase(deps, tx, checkout, locked, deps.clock.now()) : locked.state;
+  if (state !== 'ABORTED' && state !== 'CANCELLED') return settled({ kind: 'processed', state });
+  const back = [{ payment: afterResult(payment, auth), result: auth }];
+  if (share) back.push({ payment: afterResult(share.payment, share.result), result: share.result });
+  return settled({ kind: 'not_payable', state }, back);
+}
+
+/** After the settlement's commit: what an aborted purchase no longer needs given back, or the pledgers invited and the receipt sent. */
+export async function afterLeader(deps: PaymentDeps, checkout: LeaderCheckout, { outcome, giveBack: back }: LeaderSettled): Promise<void> {
+  const { payment, offer } = checkout;
+  for (const taken of back) await giveBack(deps, taken.payment, taken.result);
+  if (outcome?.kind !== 'processed') return;
+  if (outcome.state === 'LEADER_PROCESSED' && offer.type === 'SHARED') await invitePledgers(deps, payment.account_id, payment.purchase_id);
+  if (outcome.state === 'LEADER_PROCESSED' || outcome.state === 'SUCCESSFUL') await sendLeaderReceipt(deps, payment.account_id, payment.purchase_id, payment.id);
 }
 
 /**

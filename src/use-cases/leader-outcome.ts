@@ -7,7 +7,7 @@ import { riskRefusedComment } from '../domain/risk-rules.ts';
 import type { PurchaseState } from '../domain/purchase-states.ts';
 import type { DeclineReason, TransactionResult } from '../psp/connector.ts';
 import { markDeclined, writeEvent, type PaymentRow } from '../payments/payment-repository.ts';
-import { settleAlone } from '../money/movement.ts';
+import type { Book } from '../money/movement.ts';
 import { lockPayState, setAttempts, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { applyMove, type MoveResult } from '../purchases/transitions.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -39,7 +39,7 @@ export type LeaderOutcome =
   | { kind: 'offer_changed' }
   | { kind: 'invalid'; field: string; problem: PlanProblem | { code: 'not_shared' } | { code: 'pledger_required'; message: string } | { code: 'psp_amount'; message: string } };
 
-type Decline = { reason: DeclineReason; message: string };
+export type Decline = { reason: DeclineReason; message: string };
 
 /** The purchase's state after a move: where it went, or where it stayed. */
 export function stateAfter(move: MoveResult, unchanged: PurchaseState): PurchaseState {
@@ -48,23 +48,25 @@ export function stateAfter(move: MoveResult, unchanged: PurchaseState): Purchase
 }
 
 /**
- * A refusal (card not attached, authorisation or share charge refused, 3-D Secure failed): the
- * purchase stays CREATED and records `payment.failed`; the offer's last allowed attempt makes it FAILED.
+ * A refusal (card not attached, authorisation or share charge refused, 3-D Secure failed), in the
+ * settling transaction under the purchase's lock (`locked`): the purchase stays CREATED and
+ * records `payment.failed`; the offer's last allowed attempt makes it FAILED.
  */
-export async function leaderDeclined(
+export async function declineAttempt(
   deps: PaymentDeps,
+  tx: Sql,
+  locked: PurchasePayState,
+  book: Book,
   offer: Offer,
   payment: PaymentRow,
   refusal: (Decline & { atAttach?: true }) | undefined,
   result?: TransactionResult,
 ): Promise<LeaderOutcome> {
   const decline = refusal ?? { reason: 'processing_error' as const, message: 'The payment could not be completed.' };
-  const after = await settleAlone(deps, payment, async (tx, locked, book) => {
-    // The PSP's answer, when it gave one, is the payment's new state; else the row is declined as it stands.
-    if (result?.transactionId) await book(payment, result);
-    else await markDeclined(tx, payment, decline.reason, deps.clock.now());
-    return failAttempt(deps, tx, locked, offer, payment, decline.reason, {});
-  });
+  // The PSP's answer, when it gave one, is the payment's new state; else the row is declined as it stands.
+  if (result?.transactionId) await book(payment, result);
+  else await markDeclined(tx, payment, decline.reason, deps.clock.now());
+  const after = await failAttempt(deps, tx, locked, offer, payment, decline.reason, {});
   const outcome = {
     kind: 'declined' as const,
     reason: decline.reason,

@@ -6,9 +6,10 @@ import { isPspFault, threeDSecureInput, type AttachResult, type CardInput } from
 import { firstOffStep } from '../psp/definition.ts';
 import { insertPaymentMethod } from '../payments/payment-method-repository.ts';
 import { leaderAttempts, setPaymentPspMethod, releasePendingAttempt, type PaymentRow } from '../payments/payment-repository.ts';
-import { insertPayment } from '../money/payment-record-repository.ts';
+import { runMovement, type Call, type ReservePayment } from '../money/movement.ts';
+import { isInProgress } from '../money/claim.ts';
 import { unresolvedLeaderAttempt } from '../payments/unresolved-payment-repository.ts';
-import { loadPayState, lockPayState, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
+import { loadPayState, setPaymentMethod, setPurchasePaymentMode, type PurchasePayState } from '../payments/pay-state-repository.ts';
 import { insertDraftPledges, type NewPledge } from '../payments/pledge-repository.ts';
 import { setLeaderName } from '../purchases/purchase-repository.ts';
 import type { PaymentDeps } from './deps.ts';
@@ -16,9 +17,8 @@ import { scheduleReconciliation } from '../jobs/reconciliation.ts';
 import type { AccountConnector } from '../psp/registry.ts';
 import { storeForLater } from './stored-card.ts';
 import { askScoringHook, cardFactsOf, decidePaymentRisk, fallbackCandidates, recordHookAnswer, type PaymentRiskInput } from './payment-risk.ts';
-import { underPaymentLease } from '../money/payment-lease.ts';
-import { continueLeader } from './leader-after-authorisation.ts';
-import { leaderDeclined, riskRefused, type LeaderOutcome } from './leader-outcome.ts';
+import { afterLeader, callsAfterAuthorisation, settleLeader, type LeaderCheckout, type LeaderMade, type LeaderSettled, type LeaderStep } from './leader-after-authorisation.ts';
+import { riskRefused, type LeaderOutcome } from './leader-outcome.ts';
 import { resolveLeaderAttempt } from './resolve-leader-attempt.ts';
 
 /** The leader's invitations as the checkout's form gives them (`payAsLeader`'s `pledgers`). */
@@ -96,18 +96,32 @@ export async function payAsLeader(
     if (resolved && resolved.state !== 'CREATED') return resolved;
   }
 
-  const reserved = await reserveAttempt(deps, state, offer, plan, pledgers, psp, context.requestKey, context.leaderName);
-  if ('outcome' in reserved) return reserved.outcome;
-  const { payment } = reserved;
-  try {
-    return await underPaymentLease(deps, payment, () => checkoutAtPsp(deps, { state, offer, plan, psp, payment }, card, returnUrl, context));
-  } catch (err) {
-    // A PSP fault (unreachable, timeout, 5xx): the row stays pending (with its card if the
-    // authorisation was sent), so the leader's next attempt replays it with the same key first —
-    // never a second charge — and is not told to wait. The purchase is unchanged.
-    if (isPspFault(err)) await releasePendingAttempt(deps.db, payment, LEADER_BUSY_MS, deps.clock.now());
-    throw err;
-  }
+  const out = await runMovement<LeaderCheckout, LeaderSettled, LeaderStep, LeaderMade>(deps, {
+    accountId: purchase.accountId,
+    purchaseId: purchase.id,
+    // No claim: a CREATED purchase has no other money operation; one attempt at a time is the
+    // reservation's rule (reserveAttempt).
+    operation: null,
+    notFound: { outcome: { kind: 'not_payable', state: 'CANCELLED' }, giveBack: [] },
+    reserve: (tx, locked, _take, reservePayment) => reserveAttempt(deps, tx, locked, { state, offer, plan, pledgers, psp }, reservePayment, context),
+    lease: (checkout) => checkout.payment,
+    calls: async (checkout, call) => {
+      try {
+        return await checkoutCalls(deps, state, checkout, psp, card, returnUrl, context, call);
+      } catch (err) {
+        // A PSP fault (unreachable, timeout, 5xx): the row stays pending (with its card if the
+        // authorisation was sent), so the leader's next attempt replays it with the same key
+        // first — never a second charge — and is not told to wait. The purchase is unchanged.
+        if (isPspFault(err)) await releasePendingAttempt(deps.db, checkout.payment, LEADER_BUSY_MS, deps.clock.now());
+        throw err;
+      }
+    },
+    settle: (tx, locked, answers, book, checkout, made) => settleLeader(deps, tx, locked, book, checkout, answers, made),
+    after: (settled, checkout) => afterLeader(deps, checkout, settled),
+  });
+  // Never: an attempt under way is the reservation's refusal, not another operation's claim.
+  if (isInProgress(out)) return { kind: 'in_progress' };
+  return out.outcome ?? { kind: 'in_progress' };
 }
 
 /** The first amount of the plan the PSP cannot charge as it is, as a `psp_amount` problem; undefined when it can charge them all. */
@@ -126,18 +140,23 @@ function offPspStep(deps: PaymentDeps, pspName: string, currency: string, plan: 
 }
 
 /**
- * The PSP side of a reserved checkout attempt: attach, the risk decision on the card (before
- * anything is authorised or held), authorise, then the steps after.
+ * The calls of a reserved checkout attempt: the card attached, the risk decision on it (before
+ * anything is authorised or held; its writes are its own transactions), the authorisation, then
+ * the calls after it.
  */
-async function checkoutAtPsp(
+async function checkoutCalls(
   deps: PaymentDeps,
-  { state, offer, plan, psp, payment }: { state: PurchasePayState; offer: Offer; plan: LeaderPlan; psp: AccountConnector; payment: PaymentRow },
+  state: PurchasePayState,
+  checkout: LeaderCheckout,
+  psp: AccountConnector,
   card: CardInput,
   returnUrl: (paymentId: string) => string,
   context: { ip?: string },
-): Promise<LeaderOutcome> {
+  call: Call<LeaderStep>,
+): Promise<LeaderMade> {
+  const { offer, plan, payment } = checkout;
   const attached = await psp.attachPaymentMethod({ idempotencyKey: `${payment.idempotency_key}:attach`, card });
-  if (!attached.ok) return leaderDeclined(deps, offer, payment, { reason: attached.reason, message: attached.message, atAttach: true });
+  if (!attached.ok) return { refusedAtAttach: { reason: attached.reason, message: attached.message } };
   const stored = await deps.risk.rules.rules(state.accountId);
   const risk: PaymentRiskInput = {
     purpose: 'leader',
@@ -169,7 +188,7 @@ async function checkoutAtPsp(
     const verdict = await deps.db.transaction((tx) => decidePaymentRisk(tx, deps.risk, deps.clock, risk));
     if (!verdict.accepted) {
       const outcome = await deps.db.transaction((tx) => riskRefused(deps, tx, offer, payment, verdict.decisionId, verdict.reasons, verdict.fallbacks));
-      return outcome;
+      return { done: outcome };
     }
     const answer = await askScoringHook(deps.risk, risk, verdict);
     saved = await deps.db.transaction(async (tx) => {
@@ -179,76 +198,66 @@ async function checkoutAtPsp(
       return saveCard(deps, tx, state, payment, card_);
     });
   }
-  if (saved === 'gone') return { kind: 'in_progress' };
-  if (saved.kind === 'refused') return saved.outcome;
-  const result = await psp.authorize({
-    idempotencyKey: payment.idempotency_key,
+  if (saved === 'gone') return { done: { kind: 'in_progress' } };
+  if (saved.kind === 'refused') return { done: saved.outcome };
+  const input = {
     paymentMethodId: attached.paymentMethodId,
-    amountCents: plan.authorizeCents,
     currency: state.currency,
     capture: plan.capture,
     returnUrl: card_.returnUrl,
     storeForLater: storeForLater(plan),
     ...threeDSecureInput(offer.use3ds),
-  });
-  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId: attached.paymentMethodId }, result);
+  };
+  const auth = await call({ role: 'auth', payment, call: { op: 'authorize', input } });
+  return callsAfterAuthorisation(checkout, attached.paymentMethodId, auth, call);
 }
 
 type Saved = { kind: 'saved' } | { kind: 'refused'; outcome: LeaderOutcome } | 'gone';
 
 /**
  * One leader payment at a time per purchase, whatever the double clicks: under the purchase's
- * row lock, refuses while another attempt runs or when the purchase's offer is no longer the
- * plan's, stores the invitations as drafts and the payment row (with its idempotency key) before
- * any PSP call. From then on the offer is fixed: a switch waits for the attempt's outcome.
+ * row lock (`locked`), refuses while another attempt runs or when the purchase's offer is no
+ * longer the plan's, stores the invitations as drafts and the payment row (with its idempotency
+ * key) before any PSP call. From then on the offer is fixed: a switch waits for the attempt's outcome.
  */
 async function reserveAttempt(
   deps: PaymentDeps,
-  state: PurchasePayState,
-  offer: Offer,
-  plan: LeaderPlan,
-  pledgers: NewPledge[],
-  psp: AccountConnector,
-  requestKey: string | undefined,
-  leaderName: string | undefined,
-): Promise<{ payment: PaymentRow } | { outcome: LeaderOutcome }> {
-  const { db, clock } = deps;
+  tx: Sql,
+  locked: PurchasePayState,
+  { state, offer, plan, pledgers, psp }: { state: PurchasePayState; offer: Offer; plan: LeaderPlan; pledgers: NewPledge[]; psp: AccountConnector },
+  reservePayment: ReservePayment,
+  { requestKey, leaderName }: { requestKey?: string; leaderName?: string },
+): Promise<{ refuse: LeaderSettled } | { go: LeaderCheckout }> {
   const { accountId, id: purchaseId } = state;
-  return db.transaction(async (tx) => {
-    const locked = await lockPayState(tx, accountId, purchaseId);
-    if (locked.state !== 'CREATED') return { outcome: { kind: 'not_payable', state: locked.state } };
-    // The offer is fixed once the attempt starts (docs/risk.md#the-fallback): the plan was
-    // computed from the offer read before this lock; after a switch made since, it is charged
-    // neither on the old offer's terms (the purchase is no longer on it) nor on the new one's (the
-    // leader was not shown them).
-    if (locked.offerId !== state.offerId) return { outcome: { kind: 'offer_changed' } };
-    const now = clock.now();
-    const attempts = await leaderAttempts(tx, accountId, purchaseId, LEADER_PURPOSES, new Date(now.getTime() - LEADER_BUSY_MS));
-    if (attempts.busy > 0) return { outcome: { kind: 'in_progress' } };
-    // Never a second key for the same money while an earlier attempt is unresolved.
-    if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return { outcome: { kind: 'in_progress' } };
-    await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
-    if (leaderName && pledgers.length > 0) await setLeaderName(tx, accountId, purchaseId, leaderName, now);
-    // Charged on the offer's PSP account from now on: booked in the offer's mode (docs/money-operations.md#transfer-mode).
-    if (offer.paymentMode !== locked.paymentMode) await setPurchasePaymentMode(tx, accountId, purchaseId, offer.paymentMode);
-    const payment = await insertPayment(
-      tx,
-      {
-        accountId,
-        purchaseId,
-        purpose: plan.purpose,
-        psp: psp.name,
-        pspAccountId: psp.pspAccountId,
-        idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`,
-        amountCents: plan.authorizeCents,
-        ...(requestKey !== undefined ? { requestKey } : {}),
-        leased: true,
-      },
-      now,
-    );
-    await scheduleReconciliation(tx, now);
-    return { payment };
+  const refuse = (outcome: LeaderOutcome) => ({ refuse: { outcome, giveBack: [] } });
+  if (locked.state !== 'CREATED') return refuse({ kind: 'not_payable', state: locked.state });
+  // The offer is fixed once the attempt starts (docs/risk.md#the-fallback): the plan was
+  // computed from the offer read before this lock; after a switch made since, it is charged
+  // neither on the old offer's terms (the purchase is no longer on it) nor on the new one's (the
+  // leader was not shown them).
+  if (locked.offerId !== state.offerId) return refuse({ kind: 'offer_changed' });
+  const now = deps.clock.now();
+  const attempts = await leaderAttempts(tx, accountId, purchaseId, LEADER_PURPOSES, new Date(now.getTime() - LEADER_BUSY_MS));
+  if (attempts.busy > 0) return refuse({ kind: 'in_progress' });
+  // Never a second key for the same money while an earlier attempt is unresolved.
+  if (await unresolvedLeaderAttempt(tx, accountId, purchaseId, LEADER_PURPOSES)) return refuse({ kind: 'in_progress' });
+  await insertDraftPledges(tx, accountId, purchaseId, pledgers, now);
+  if (leaderName && pledgers.length > 0) await setLeaderName(tx, accountId, purchaseId, leaderName, now);
+  // Charged on the offer's PSP account from now on: booked in the offer's mode (docs/money-operations.md#transfer-mode).
+  if (offer.paymentMode !== locked.paymentMode) await setPurchasePaymentMode(tx, accountId, purchaseId, offer.paymentMode);
+  const payment = await reservePayment({
+    accountId,
+    purchaseId,
+    purpose: plan.purpose,
+    psp: psp.name,
+    pspAccountId: psp.pspAccountId,
+    idempotencyKey: `${purchaseId}:leader:${attempts.n + 1}`,
+    amountCents: plan.authorizeCents,
+    ...(requestKey !== undefined ? { requestKey } : {}),
+    leased: true,
   });
+  await scheduleReconciliation(tx, now);
+  return { go: { offer, plan, payment } };
 }
 
 /**

@@ -2,15 +2,15 @@ import { isLeaderPurpose, LEADER_BUSY_MS, LEADER_PURPOSES, planLeaderPayment } f
 import { threeDSecureInput, type ChallengeReturn, type TransactionResult } from '../psp/connector.ts';
 import { leaderReturnUrl } from '../domain/links.ts';
 import { savedPspMethodId } from '../payments/payment-method-repository.ts';
-import { afterResult, findPurchasePayment, markDeclined, pspRef, resultRef, type PaymentRow } from '../payments/payment-repository.ts';
-import { recordResult } from '../money/payment-record-repository.ts';
+import { findPurchasePayment, markDeclined, type PaymentRow } from '../payments/payment-repository.ts';
+import { runMovement, type Call } from '../money/movement.ts';
+import { isInProgress } from '../money/claim.ts';
 import { unresolvedLeaderAttempt, type UnresolvedPayment } from '../payments/unresolved-payment-repository.ts';
 import { loadPayState } from '../payments/pay-state-repository.ts';
 import { draftShares } from '../payments/pledge-repository.ts';
 import type { PaymentDeps } from './deps.ts';
-import { giveBack } from './give-back.ts';
 import { storeForLater } from './stored-card.ts';
-import { continueLeader } from './leader-after-authorisation.ts';
+import { afterLeader, callsAfterAuthorisation, settleLeader, type LeaderCheckout, type LeaderMade, type LeaderSettled, type LeaderStep } from './leader-after-authorisation.ts';
 import type { LeaderOutcome } from './leader-outcome.ts';
 
 /**
@@ -32,7 +32,7 @@ export async function resumeLeaderAfterChallenge(
   paymentId: string,
   returned?: ChallengeReturn,
 ): Promise<LeaderOutcome | { kind: 'not_found' }> {
-  const { db, offers, psps } = deps;
+  const { db, offers } = deps;
   const { accountId } = purchase;
   const payment = await findPurchasePayment(db, accountId, purchase.id, paymentId);
   if (!payment || !isLeaderPurpose(payment.purpose) || !payment.psp_transaction_id) return { kind: 'not_found' };
@@ -44,14 +44,17 @@ export async function resumeLeaderAfterChallenge(
     return (unresolved && (await resolveLeaderAttempt(deps, payment, 0))) || { kind: 'not_payable', state: state.state };
   }
   const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = await psps.forPayment(payment);
-  const result = await psp.retrieve(pspRef(payment), { returned });
   // The plan is not stored: computed again from the drafts the leader submitted and the offer,
   // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, payment.purchase_id), state.createdAt, state.requestedDates);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
   const pspMethodId = (await savedPspMethodId(db, accountId, payment.purchase_id))!;
-  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
+  const checkout = { offer, plan, payment };
+  const outcome = await runLeaderMovement(deps, checkout, async (call) => {
+    const auth = await call({ role: 'auth', payment, call: { op: 'retrieve', ...(returned ? { returned } : {}) } });
+    return callsAfterAuthorisation(checkout, pspMethodId, auth, call);
+  });
+  return outcome ?? { kind: 'in_progress' };
 }
 
 /**
@@ -66,7 +69,7 @@ export async function resumeLeaderAfterChallenge(
  * Answers the outcome of the resolved attempt, or undefined when it charged nothing.
  */
 export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRow & { lease?: UnresolvedPayment['lease'] }, minAgeMs: number): Promise<LeaderOutcome | undefined> {
-  const { db, clock, offers, psps } = deps;
+  const { db, clock, offers } = deps;
   const now = clock.now();
   // A request still running it (its lease live) is never overtaken; one whose lease lapsed is in
   // doubt whatever its age (docs/money-operations.md#payments-in-doubt); the age rule is for
@@ -76,7 +79,6 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
   const { account_id: accountId, purchase_id: purchaseId } = payment;
   const state = (await loadPayState(db, accountId, purchaseId))!;
   const offer = (await offers.byId(accountId, state.offerId))!;
-  const psp = await psps.forPayment(payment);
   if (payment.status === 'pending' && !payment.psp_method_id) {
     await markDeclined(db, payment, 'abandoned', now);
     return undefined;
@@ -85,41 +87,54 @@ export async function resolveLeaderAttempt(deps: PaymentDeps, payment: PaymentRo
   // fixed since the attempt started (docs/risk.md#the-fallback), it is the same.
   const plan = planLeaderPayment(offer, state.amountCents, await draftShares(db, accountId, purchaseId), state.createdAt, state.requestedDates);
   if ('problem' in plan) return { kind: 'invalid', field: 'pledgers', problem: plan.problem };
-  let result: TransactionResult;
-  if (payment.status === 'pending') {
-    result = await psp.authorize({
-      idempotencyKey: payment.idempotency_key,
-      paymentMethodId: payment.psp_method_id!,
-      amountCents: payment.amount_cents,
-      currency: state.currency,
-      capture: plan.capture,
-      returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
-      storeForLater: storeForLater(plan),
-      ...threeDSecureInput(offer.use3ds),
-    });
-  } else {
-    result = await psp.retrieve(pspRef(payment));
-    if (result.status === 'requires_action') {
-      const voided = await psp.void({ idempotencyKey: `${payment.idempotency_key}:abandon`, transaction: resultRef(payment, result) });
-      // Refused: the shopper completed the challenge in between; its outcome decides.
-      result = voided.status === 'voided' ? voided : await psp.retrieve(resultRef(payment, voided));
-      if (result.status === 'voided') {
-        await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-        return undefined;
+  const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
+  const checkout = { offer, plan, payment };
+  return runLeaderMovement(deps, checkout, async (call) => {
+    let auth: TransactionResult;
+    if (payment.status === 'pending') {
+      const input = {
+        paymentMethodId: payment.psp_method_id!,
+        currency: state.currency,
+        capture: plan.capture,
+        returnUrl: payment.psp_return_url ?? leaderReturnUrl(deps.publicUrl, purchaseId, payment.id),
+        storeForLater: storeForLater(plan),
+        ...threeDSecureInput(offer.use3ds),
+      };
+      auth = await call({ role: 'auth', payment, call: { op: 'authorize', input } });
+    } else {
+      auth = await call({ role: 'auth', payment, call: { op: 'retrieve' } });
+      if (auth.status === 'requires_action') {
+        const voided = await call({ role: 'abandon', payment, latest: auth, call: { op: 'void', key: `${payment.idempotency_key}:abandon` } });
+        // Refused: the shopper completed the challenge in between; its outcome decides.
+        auth = voided.status === 'voided' ? voided : await call({ role: 'auth', payment, latest: voided, call: { op: 'retrieve' } });
+        if (auth.status === 'voided') return { abandoned: auth };
       }
     }
-  }
-  if (state.state !== 'CREATED' && result.status !== 'requires_action') {
-    // The purchase moved on (aborted, expired) while the attempt was unresolved: record the
-    // outcome, and give back what it holds. Unless another resolution of the same attempt (a
-    // tab's reload, the reconciliation job) recorded it first: the purchase may have moved on
-    // because of it (opened with this very money), and what to give back was decided there.
-    const recorded = await db.transaction((tx) => recordResult(tx, payment, result, state.state, clock.now()));
-    if (recorded) await giveBack(deps, afterResult(payment, result), result);
-    return { kind: 'not_payable', state: state.state };
-  }
-  const pspMethodId = payment.psp_method_id ?? (await savedPspMethodId(db, accountId, purchaseId))!;
-  return continueLeader(deps, { offer, psp, plan, payment, pspMethodId }, result);
+    // The purchase moved on (aborted, expired) while the attempt was unresolved: the outcome is
+    // recorded and what it holds given back.
+    if (state.state !== 'CREATED' && auth.status !== 'requires_action') return { late: auth };
+    return callsAfterAuthorisation(checkout, pspMethodId, auth, call);
+  });
+}
+
+/**
+ * The steps after the leader's authorisation as a money movement on an attempt already reserved
+ * (a resolution, the return from 3-D Secure): no claim and no reservation of its own — the
+ * attempt's row is the reservation — the calls `calls` makes, then the leader's settlement.
+ */
+async function runLeaderMovement(deps: PaymentDeps, checkout: LeaderCheckout, calls: (call: Call<LeaderStep>) => Promise<LeaderMade>): Promise<LeaderOutcome | undefined> {
+  const { payment } = checkout;
+  const out = await runMovement<LeaderCheckout, LeaderSettled, LeaderStep, LeaderMade>(deps, {
+    accountId: payment.account_id,
+    purchaseId: payment.purchase_id,
+    operation: null,
+    notFound: { outcome: undefined, giveBack: [] },
+    reserve: () => Promise.resolve({ go: checkout }),
+    calls: (_checkout, call) => calls(call),
+    settle: (tx, locked, answers, book, go, made) => settleLeader(deps, tx, locked, book, go, answers, made),
+    after: (settled, go) => afterLeader(deps, go, settled),
+  });
+  return isInProgress(out) ? { kind: 'in_progress' } : out.outcome;
 }
 
 /**

@@ -137,17 +137,6 @@ describe('SQL is written only in repositories and db/, connectors are called onl
     expect(await sqlFindings(CALLS_A_CONNECTOR, 'src/psp/adyen/connector.ts')).toEqual([]);
   });
 
-  it('every use case listed as not on the money engine yet still needs to be: moved, it leaves the list', async () => {
-    const { NOT_ON_THE_ENGINE_YET } = await load<{ NOT_ON_THE_ENGINE_YET: string[] }>('eslint.config.js');
-    for (const name of NOT_ON_THE_ENGINE_YET) {
-      const file = `src/use-cases/${name}.ts`;
-      const text = readFileSync(join(ROOT, file), 'utf8');
-      // Its text linted as if it sat at a path off the list (the same folder, another name).
-      const calls = (await eslint.lintText(text, { filePath: join(ROOT, 'src/use-cases/not-listed.ts') }))[0]!.messages.some((m) => m.message.includes('money engine'));
-      expect(calls || text.includes('/money/payment-record-repository.ts'), `${file} neither records nor calls a connector: remove it from NOT_ON_THE_ENGINE_YET`).toBe(true);
-    }
-  });
-
   // ESLint over all of src/ (about 18 s of CPU) is what `npm run lint` runs, a step of .ci/run:
   // here in the full run only. The bound is a hang guard, not a timing assertion.
   it.runIf(FULL_RUN)('src/ has no SQL outside repositories and db/', { timeout: 120_000 }, async () => {

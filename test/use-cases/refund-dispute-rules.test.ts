@@ -334,8 +334,9 @@ function noticeBeforeRecord(meanwhile: (result: TransactionResult) => Promise<vo
     psps: {
       ...real.psps,
       definition: (n: string) => real.psps.definition(n),
-      forOffer: async (o) => wrap(await real.psps.forOffer(o)),
-      forPayment: (p) => real.psps.forPayment(p),
+      forOffer: (o) => real.psps.forOffer(o),
+      // The leader's authorisation is made by the money engine on the payment's connector (src/money/psp-call.ts).
+      forPayment: async (p) => wrap(await real.psps.forPayment(p)),
     },
   };
 }
