@@ -1,14 +1,15 @@
 import { html } from '../html/html.ts';
 import { formatDateTime } from '../i18n/format.ts';
-import type { EnFr } from '../i18n/lang.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { ShopperNotice } from './messenger.ts';
 import { brandLabel, noticeValues, type NoticeText, type NoticeValues } from './notice-values.ts';
-import { COMMON, creditFigures, figuresHtml, figuresText, NBSP, oneLine, planFigures, type Figures, type PurchaseLinkEmail } from './templates.ts';
+import { creditFigures, figuresHtml, figuresText, oneLine, planFigures, type Figures, type PurchaseLinkEmail } from './templates.ts';
+import { MESSAGE_TEXT } from './texts.ts';
 
 /**
  * Receipts and notices to shoppers by e-mail (docs/messaging.md, "E-mails and SMS over a purchase's life"):
- * what was charged, what is held, what comes next. Pure functions, in the purchase's language
- * (fr, else en: the words are `notice-texts-en.ts` and `notice-texts-fr.ts`), every value escaped
+ * what was charged, what is held, what comes next. Pure functions, in the recipient's language
+ * (one of the six; the words are the messages catalogue's, `texts.ts`), every value escaped
  * in the HTML part, untrusted values flattened to one line. Their SMS are `notice-sms.ts`.
  */
 
@@ -26,8 +27,8 @@ interface NoticeTexts {
   space?: { label: string; url: string };
 }
 
-function renderNotice(lang: EnFr, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
-  const colon = lang === 'fr' ? `${NBSP}:` : ':';
+function renderNotice(lang: Lang, greeting: string, signature: string, t: NoticeTexts): PurchaseLinkEmail {
+  const colon = MESSAGE_TEXT[lang].colon;
   const text = [
     greeting,
     '',
@@ -103,7 +104,7 @@ function leaderReceipt(n: Notice<'leader_receipt'>, { v, t, t80, purchaseLink }:
     next.push(t.leaderReceipt.deferred(m(offer.credit.totalDueCents), v.card, v.date(offer.dueDate)));
   } else if (n.pot) {
     const deadline = formatDateTime(n.pot.deadline, v.lang, n.timeZone);
-    next.push(t.leaderReceipt.pot(t.leaderReceipt.friends(n.pot.invited), m(n.pot.pledgedCents), deadline, v.card, n.heldCents > 0));
+    next.push(t.leaderReceipt.pot(n.pot.invited, m(n.pot.pledgedCents), deadline, v.card, n.heldCents > 0));
   } else {
     next.push(t.paidInFull);
   }
@@ -122,7 +123,7 @@ function pledgeReceipt(n: Notice<'pledge_receipt'>, { v, t, t80 }: Context): Not
   const deadline = formatDateTime(n.deadline, v.lang, n.timeZone);
   return {
     subject: t.pledgeReceipt.subject(v.merchant, share, t80),
-    paragraphs: [t.pledgeReceipt.thanks(share, v.card, v.title, v.merchant, v.amount, inviter)],
+    paragraphs: [t.pledgeReceipt.thanks({ share, card: v.card, title: v.title, merchant: v.merchant, amount: v.amount, inviter })],
     figures: [],
     next: [n.leftCents > 0 ? t.pledgeReceipt.potOpen(deadline, v.m(n.leftCents)) : t.pledgeReceipt.potComplete],
     link: { label: t.pledgeReceipt.seePot, url: n.url },
@@ -189,7 +190,7 @@ function holdRenewalFailed(n: Notice<'hold_renewal_failed'>, { v, t, purchaseLin
   const due = formatDateTime(n.dueAt, v.lang, n.timeZone);
   return {
     subject: t.holdRenewalFailed.subject(v.merchant, held),
-    paragraphs: [t.holdRenewalFailed.refused(v.title, v.amount, v.card, held, due, lapses)],
+    paragraphs: [t.holdRenewalFailed.refused({ title: v.title, amount: v.amount, card: v.card, held, due, lapses })],
     figures: [],
     next: [t.holdRenewalFailed.next(due, v.card)],
     link: purchaseLink,
@@ -211,7 +212,7 @@ function restCharged(n: Notice<'rest_charged'>, { v, t, t80, purchaseLink }: Con
   const rest = v.m(n.restCents);
   return {
     subject: t.chargedSubject(v.merchant, rest, t80),
-    paragraphs: [t.restCharged.charged(v.title, v.amount, v.merchant, rest, v.card, n.fromHold)],
+    paragraphs: [t.restCharged.charged({ title: v.title, amount: v.amount, merchant: v.merchant, rest, card: v.card, fromHold: n.fromHold })],
     figures: [
       {
         heading: t.restCharged.yourCard,
@@ -287,7 +288,7 @@ export function noticeEmail(n: ShopperNotice): PurchaseLinkEmail {
   const v = noticeValues(n);
   const name = n.name === undefined ? undefined : oneLine(n.name, 60) || undefined;
   const space = n.spaceUrl ? { label: v.t.space, url: n.spaceUrl } : undefined;
-  return renderNotice(v.lang, COMMON[v.lang].greeting(name), COMMON[v.lang].signature(v.merchant), { ...texts(n, v), ...(space ? { space } : {}) });
+  return renderNotice(v.lang, v.words.greeting(name), v.words.signature(v.merchant), { ...texts(n, v), ...(space ? { space } : {}) });
 }
 
 /** The kind of a notice, for the logs and `outbound_messages`. */

@@ -1,20 +1,18 @@
 import { formatDate, formatMoney } from '../i18n/format.ts';
-import { langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
+import { langOf, type Lang } from '../i18n/lang.ts';
 import type { ShopperNotice } from './messenger.ts';
-import { NOTICE_TEXT_EN } from './notice-texts-en.ts';
-import { NOTICE_TEXT_FR } from './notice-texts-fr.ts';
 import { oneLine } from './templates.ts';
+import { MESSAGE_TEXT, type MessageTexts } from './texts.ts';
 
 /** The words of the receipts and notices in one language. */
-export type NoticeText = typeof NOTICE_TEXT_EN;
+export type NoticeText = MessageTexts['notice'];
 
-const NOTICE_TEXT: Record<EnFr, NoticeText> = { en: NOTICE_TEXT_EN, fr: NOTICE_TEXT_FR };
-
-/** What the e-mail and the SMS of a notice say alike, in the purchase's language (fr, else en), untrusted values flattened to one line. */
+/** What the e-mail and the SMS of a notice say alike, in the recipient's language, untrusted values flattened to one line. */
 export interface NoticeValues {
-  lang: EnFr;
-  /** The words of that language. */
+  lang: Lang;
+  /** The words of that language: the notices' own, and those every message shares. */
   t: NoticeText;
+  words: MessageTexts;
   merchant: string;
   title: string;
   amount: string;
@@ -25,19 +23,21 @@ export interface NoticeValues {
 }
 
 export function noticeValues(n: ShopperNotice): NoticeValues {
-  const lang = langOf(n.language, EN_FR);
-  const t = NOTICE_TEXT[lang];
+  const lang = langOf(n.language);
+  const words = MESSAGE_TEXT[lang];
+  const t = words.notice;
   const last4 = n.card?.last4.replace(/\D/g, '').slice(-4);
   const brand = n.card ? brandLabel(n.card.brand) : '';
   return {
     lang,
     t,
+    words,
     merchant: oneLine(n.merchantName, 100) || 'Chipin',
     title: oneLine(n.title, 150),
     amount: formatMoney(n.amountCents, n.currency, lang),
     m: (cents) => formatMoney(cents, n.currency, lang),
     date: (d) => formatDate(d, lang),
-    card: last4 ? t.yourCard(brand, last4).replace('  ', ' ') : t.anyCard,
+    card: last4 ? t.yourCard(brand, last4) : t.anyCard,
   };
 }
 

@@ -1,12 +1,14 @@
 import { html } from '../html/html.ts';
 import { formatDate, formatDateTime, formatMoney, formatPercent } from '../i18n/format.ts';
 import { CREDIT_WORDS } from '../i18n/credit-words.ts';
-import { langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
+import { langOf, type Lang } from '../i18n/lang.ts';
 import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } from './messenger.ts';
+import { MESSAGE_TEXT, type MessageTexts } from './texts.ts';
 
 /**
- * Texts of the messages sent to shoppers, in the purchase's language (fr and en complete; every
- * other locale falls back to English). Pure functions: no I/O, no clock.
+ * Texts of the messages sent to shoppers, in the recipient's language (one of the six: `lang` of
+ * the message, chosen by src/i18n/shopper-lang.ts's rule; their words in `texts.ts`). Pure
+ * functions: no I/O, no clock.
  *
  * Merchant- and shopper-supplied values (merchant name, title, first name, inviter and pledger
  * names) are untrusted: they are flattened to one line everywhere (no header or line injection) and
@@ -19,7 +21,7 @@ import type { CreditTerms, OfferSummary, PledgeMessage, PurchaseLinkMessage } fr
  */
 
 export interface PurchaseLinkEmail {
-  lang: EnFr;
+  lang: Lang;
   subject: string;
   text: string;
   html: string;
@@ -35,7 +37,9 @@ export function oneLine(value: string, max = 200, ellipsis = '…'): string {
 }
 
 interface Parts {
-  lang: EnFr;
+  lang: Lang;
+  /** The words of that language. */
+  t: MessageTexts;
   merchant: string;
   title: string;
   amount: string;
@@ -46,10 +50,11 @@ interface Parts {
 
 /** The message's values, flattened and formatted; `greetName` is whom the message greets. */
 function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
-  const lang = langOf(msg.language, EN_FR);
+  const lang = langOf(msg.language);
   const firstName = greetName === undefined ? undefined : oneLine(greetName, 60);
   return {
     lang,
+    t: MESSAGE_TEXT[lang],
     merchant: oneLine(msg.merchantName, 100) || 'Chipin',
     title: oneLine(msg.title, 150),
     amount: formatMoney(msg.amountCents, msg.currency, lang),
@@ -57,20 +62,6 @@ function parts(msg: PurchaseLinkMessage, greetName: string | undefined): Parts {
     firstName: firstName || undefined,
   };
 }
-
-export const NBSP = '\u00a0';
-
-/** Wording shared by every e-mail. */
-export const COMMON: Record<EnFr, { greeting(name: string | undefined): string; signature(merchant: string): string }> = {
-  en: {
-    greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
-    signature: (merchant) => `Chipin, on behalf of ${merchant}`,
-  },
-  fr: {
-    greeting: (name) => (name ? `Bonjour ${name},` : 'Bonjour,'),
-    signature: (merchant) => `Chipin, pour le compte de ${merchant}`,
-  },
-};
 
 /** A titled list of figures (a credit disclosure, a schedule), shown as a table in the HTML part. */
 export interface Figures {
@@ -83,8 +74,8 @@ export interface Figures {
 }
 
 /** `Heading:` then one `- label: value` line per row (plain-text part). */
-export function figuresText(f: Figures, lang: EnFr): string {
-  const colon = lang === 'fr' ? `${NBSP}:` : ':';
+export function figuresText(f: Figures, lang: Lang): string {
+  const colon = MESSAGE_TEXT[lang].colon;
   return [`${f.heading}${colon}`, ...f.rows.map(([label, value]) => `- ${label}${colon} ${value}`), ...(f.notes ?? []), ...(f.warning ? [f.warning] : [])].join('\n');
 }
 
@@ -115,7 +106,7 @@ interface EmailTexts {
 }
 
 /** Lays out an e-mail: plain text, and an HTML version where every value is escaped. */
-function renderEmail(lang: EnFr, url: string, t: EmailTexts): PurchaseLinkEmail {
+function renderEmail(lang: Lang, url: string, t: EmailTexts): PurchaseLinkEmail {
   const figures = t.figures ?? [];
   const text = [t.greeting, '', t.intro, '', ...figures.flatMap((f) => [figuresText(f, lang), '']), t.invite, url, '', t.ignore, '', '-- ', t.signature, ''].join('\n');
   const markup = html`<!DOCTYPE html>
@@ -136,131 +127,98 @@ ${figures.map(figuresHtml)}
   return { lang, subject: oneLine(t.subject, 200), text, html: markup };
 }
 
-const EMAIL: Record<EnFr, (p: Parts) => EmailTexts> = {
-  en: (p) => ({
-    subject: `${p.merchant}: your payment link for ${oneLine(p.title, 80)}`,
-    greeting: COMMON.en.greeting(p.firstName),
-    intro: `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}.`,
-    invite: 'Pay for it on your own or with friends at this link:',
-    cta: 'Pay now',
-    ignore: 'If you did not ask for this purchase, you can ignore this e-mail.',
-    signature: COMMON.en.signature(p.merchant),
-  }),
-  fr: (p) => ({
-    subject: `${p.merchant}${NBSP}: votre lien de paiement pour ${oneLine(p.title, 80)}`,
-    greeting: COMMON.fr.greeting(p.firstName),
-    intro: `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}.`,
-    invite: `Réglez-le seul ou à plusieurs en suivant ce lien${NBSP}:`,
-    cta: 'Payer maintenant',
-    ignore: 'Si vous n’êtes pas à l’origine de cet achat, vous pouvez ignorer cet e-mail.',
-    signature: COMMON.fr.signature(p.merchant),
-  }),
-};
-
-/**
- * The credit an installment or deferred offer is, in figures: the same on the checkout page, with
- * its mentions (lender, right of withdrawal where it applies, the statutory warning under them).
- */
-export function creditFigures(credit: CreditTerms, currency: string, lang: EnFr): Figures {
-  const m = (cents: number) => formatMoney(cents, currency, lang);
-  const c = credit.mentions;
-  const days = c && c.withdrawalDays > 0 ? c.withdrawalDays : undefined;
-  return lang === 'fr'
-    ? {
-        heading: 'Crédit',
-        rows: [
-          ['Montant financé', m(credit.financedCents)],
-          ['Frais (coût total du crédit)', m(credit.feesCents)],
-          ['Montant total dû', m(credit.totalDueCents)],
-          ['TAEG fixe', formatPercent(credit.taegPercent, lang)],
-        ],
-        notes: [
-          ...(c ? [`Prêteur${NBSP}: ${c.lender}`] : []),
-          ...(days
-            ? [
-                `Droit de rétractation${NBSP}: vous pouvez vous rétracter de ce crédit dans un délai de ${days}${NBSP}jours calendaires révolus à compter de son acceptation, sans avoir à vous justifier.`,
-              ]
-            : []),
-        ],
-        ...(c ? { warning: CREDIT_WORDS.text('fr', 'warning') } : {}),
-      }
-    : {
-        heading: 'Credit',
-        rows: [
-          ['Amount financed', m(credit.financedCents)],
-          ['Fees (total cost of credit)', m(credit.feesCents)],
-          ['Total amount due', m(credit.totalDueCents)],
-          ['Fixed APR', formatPercent(credit.taegPercent, lang)],
-        ],
-        notes: [
-          ...(c ? [`Lender: ${c.lender}`] : []),
-          ...(days ? [`Right of withdrawal: you may withdraw from this credit within ${days} calendar days of accepting it, without giving a reason.`] : []),
-        ],
-        ...(c ? { warning: CREDIT_WORDS.text('en', 'warning') } : {}),
-      };
-}
-
-/** The plan's payments: today's first, then each date. */
-export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents: number }>, currency: string, lang: EnFr, firstIsToday: boolean): Figures {
-  const fr = lang === 'fr';
+/** The link e-mail of a pot: "on your own or with friends". */
+function sharedEmailTexts(p: Parts): EmailTexts {
+  const w = p.t.link;
   return {
-    heading: fr ? 'Échéancier' : 'Payment schedule',
-    rows: lines.map((l, k) => [k === 0 && firstIsToday ? (fr ? 'Aujourd’hui' : 'Today') : formatDate(l.dueDate, lang), formatMoney(l.amountCents, currency, lang)] as const),
+    subject: w.subject(p.merchant, oneLine(p.title, 80)),
+    greeting: p.t.greeting(p.firstName),
+    intro: w.intro(p.merchant, p.title, p.amount),
+    invite: w.invite,
+    cta: w.cta,
+    ignore: w.ignore,
+    signature: p.t.signature(p.merchant),
   };
 }
 
-/** How the link e-mail tells an installment or deferred offer (the shared pot keeps {@link EMAIL}). */
+/**
+ * The credit an installment or deferred offer is, in figures: the same on the checkout page, in
+ * the same legal words (the credit catalogue: src/i18n/credit-words.ts), with its mentions
+ * (lender, right of withdrawal where it applies, the statutory warning under them).
+ */
+export function creditFigures(credit: CreditTerms, currency: string, lang: Lang): Figures {
+  const m = (cents: number) => formatMoney(cents, currency, lang);
+  const w = (key: Parameters<typeof CREDIT_WORDS.text>[1], values?: Parameters<typeof CREDIT_WORDS.text>[2]) => CREDIT_WORDS.text(lang, key, values);
+  const c = credit.mentions;
+  const days = c && c.withdrawalDays > 0 ? c.withdrawalDays : undefined;
+  return {
+    heading: MESSAGE_TEXT[lang].credit,
+    rows: [
+      [w('amountFinanced'), m(credit.financedCents)],
+      [w('cost'), m(credit.feesCents)],
+      [w('totalDue'), m(credit.totalDueCents)],
+      [w('fixedApr'), formatPercent(credit.taegPercent, lang)],
+    ],
+    notes: [...(c ? [w('lender', { lender: c.lender })] : []), ...(days ? [w('withdrawal', { days })] : [])],
+    ...(c ? { warning: w('warning') } : {}),
+  };
+}
+
+/** The plan's payments: today's first, then each date. */
+export function planFigures(lines: ReadonlyArray<{ dueDate: string; amountCents: number }>, currency: string, lang: Lang, firstIsToday: boolean): Figures {
+  const t = MESSAGE_TEXT[lang];
+  return {
+    heading: t.schedule,
+    rows: lines.map((l, k) => [k === 0 && firstIsToday ? t.today : formatDate(l.dueDate, lang), formatMoney(l.amountCents, currency, lang)] as const),
+  };
+}
+
+/** How the link e-mail tells an installment, deferred or down payment offer (the shared pot keeps {@link sharedEmailTexts}). */
 function planEmailTexts(p: Parts, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): EmailTexts {
-  const fr = p.lang === 'fr';
   const m = (cents: number) => formatMoney(cents, currency, p.lang);
-  const base = EMAIL[p.lang](p);
+  const base = sharedEmailTexts(p);
+  const w = p.t.link;
+  const { merchant, title, amount } = p;
   if (offer.type === 'INSTALLMENTS') {
     const first = m(offer.lines[0]!.amountCents);
-    const fees = m(offer.credit.feesCents);
     return {
       ...base,
-      intro: fr
-        ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, payable en ${offer.count} fois par carte. Ce paiement en plusieurs fois est un crédit${NBSP}: ${first} aujourd’hui (dont ${fees} de frais), puis une échéance chaque mois.`
-        : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in ${offer.count} installments. Paying in installments is a credit: ${first} today (including ${fees} of fees), then one payment each month.`,
+      intro: w.installments.intro({ merchant, title, amount, n: offer.count, first, fees: m(offer.credit.feesCents) }),
       figures: [planFigures(offer.lines, currency, p.lang, true), creditFigures(offer.credit, currency, p.lang)],
-      invite: fr ? `Payez la première échéance de ${first} en suivant ce lien${NBSP}:` : `Pay the first installment of ${first} at this link:`,
-      cta: fr ? `Payer ${first}` : `Pay ${first}`,
+      invite: w.installments.invite(first),
+      cta: w.installments.cta(first),
     };
   }
-  if (offer.type === 'DOWN_PAYMENT') return downPaymentEmailTexts(p, base, offer, currency);
+  if (offer.type === 'DOWN_PAYMENT') {
+    // docs/schedules.md#down-payment: the deposit paid now (its fees included), the balance and its
+    // date; the credit's figures when the balance costs something.
+    const deposit = m(offer.deposit.amountCents);
+    const fees = offer.credit.feesCents > 0 ? m(offer.credit.feesCents) : undefined;
+    return {
+      ...base,
+      intro: w.downPayment.intro({
+        merchant,
+        title,
+        amount,
+        deposit,
+        balance: m(offer.balance.amountCents),
+        date: formatDate(offer.balance.dueDate, p.lang),
+        fees,
+        credit: offer.credit.mentions !== undefined,
+      }),
+      figures: [planFigures([offer.deposit, offer.balance], currency, p.lang, true), ...(offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [])],
+      invite: w.downPayment.invite(deposit),
+      cta: w.downPayment.cta(deposit),
+    };
+  }
   const total = m(offer.credit.totalDueCents);
   const date = formatDate(offer.dueDate, p.lang);
   return {
     ...base,
-    intro: fr
-      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, à payer plus tard${NBSP}: rien n’est débité aujourd’hui. Vous autorisez ${total} sur votre carte, qui seront débités le ${date}.`
-      : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, to pay later: nothing is charged today. You authorise ${total} on your card, charged on ${date}.`,
+    intro: w.deferred.intro({ merchant, title, amount, total, date }),
     figures: offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [],
-    invite: fr ? `Autorisez ${total} (débités le ${date}) en suivant ce lien${NBSP}:` : `Authorise ${total} (charged on ${date}) at this link:`,
-    cta: fr ? `Autoriser ${total}` : `Authorise ${total}`,
-  };
-}
-
-/**
- * How the link e-mail tells a down payment (docs/schedules.md#down-payment): the deposit paid now
- * (its fees included), the balance and its date; the credit's figures when the balance costs something.
- */
-function downPaymentEmailTexts(p: Parts, base: EmailTexts, offer: Extract<OfferSummary, { type: 'DOWN_PAYMENT' }>, currency: string): EmailTexts {
-  const fr = p.lang === 'fr';
-  const m = (cents: number) => formatMoney(cents, currency, p.lang);
-  const deposit = m(offer.deposit.amountCents);
-  const balance = m(offer.balance.amountCents);
-  const date = formatDate(offer.balance.dueDate, p.lang);
-  const fees = offer.credit.feesCents > 0 ? m(offer.credit.feesCents) : undefined;
-  const credit = offer.credit.mentions !== undefined;
-  return {
-    ...base,
-    intro: fr
-      ? `${p.merchant} a préparé votre achat «${NBSP}${p.title}${NBSP}» d’un montant de ${p.amount}, payable par carte en deux temps${NBSP}: un acompte de ${deposit} aujourd’hui${fees ? ` (dont ${fees} de frais)` : ''}, puis le solde de ${balance}, débité le ${date}.${credit ? ` Payer le solde plus tard est un crédit.` : ''}`
-      : `${p.merchant} has prepared your purchase "${p.title}" for ${p.amount}, payable by card in two parts: a deposit of ${deposit} today${fees ? ` (including ${fees} of fees)` : ''}, then the balance of ${balance}, charged on ${date}.${credit ? ' Paying the balance later is a credit.' : ''}`,
-    figures: [planFigures([offer.deposit, offer.balance], currency, p.lang, true), ...(offer.credit.feesCents > 0 ? [creditFigures(offer.credit, currency, p.lang)] : [])],
-    invite: fr ? `Payez l’acompte de ${deposit} en suivant ce lien${NBSP}:` : `Pay the deposit of ${deposit} at this link:`,
-    cta: fr ? `Payer ${deposit}` : `Pay ${deposit}`,
+    invite: w.deferred.invite(total, date),
+    cta: w.deferred.cta(total),
   };
 }
 
@@ -271,7 +229,7 @@ function downPaymentEmailTexts(p: Parts, base: EmailTexts, offer: Extract<OfferS
  */
 export function purchaseLinkEmail(msg: PurchaseLinkMessage): PurchaseLinkEmail {
   const p = parts(msg, msg.firstName);
-  const texts = msg.offer && msg.offer.type !== 'SHARED' ? planEmailTexts(p, msg.offer, msg.currency) : EMAIL[p.lang](p);
+  const texts = msg.offer && msg.offer.type !== 'SHARED' ? planEmailTexts(p, msg.offer, msg.currency) : sharedEmailTexts(p);
   return renderEmail(p.lang, p.url, texts);
 }
 
@@ -285,82 +243,15 @@ interface PledgeParts extends Parts {
   deadline: string;
 }
 
-/** The values a pledge sentence is made of; `title` and `merchant` may be '' (left out). */
-interface PledgeFields {
-  inviter: string;
-  share: string;
-  title: string;
-  merchant: string;
-  amount: string;
-  deadline: string;
-}
-
-const PLEDGE: Record<
-  EnFr,
-  {
-    /** Stands for an inviter whose name is empty. */
-    someone: string;
-    /** `Reminder: ` */
-    reminder: string;
-    /** `<inviter> invites you to chip in <share> for "<title>" at <merchant> (total <amount>)`, no final stop. */
-    offer(f: PledgeFields): string;
-    /** Invitation, the line above the link: `Pay your share before <deadline>:`. */
-    payBefore(deadline: string): string;
-    /** Reminder, the line above the link: `The pot closes on <deadline>. Pay your share here:`. */
-    closes(deadline: string): string;
-    /** The compact SMS ending after the offer: `before <deadline>:`. */
-    before(deadline: string): string;
-    subject(p: PledgeParts, title: string): string;
-    cta: string;
-    ignore: string;
-  }
-> = {
-  en: {
-    someone: 'A friend',
-    reminder: 'Reminder: ',
-    offer: (f) => `${f.inviter} invites you to chip in ${f.share}${f.title ? ` for "${f.title}"` : ''}${f.merchant ? ` at ${f.merchant} (total ${f.amount})` : ''}`,
-    payBefore: (d) => `Pay your share before ${d}:`,
-    closes: (d) => `The pot closes on ${d}. Pay your share here:`,
-    before: (d) => `before ${d}:`,
-    subject: (p, title) => (p.reminder ? `Reminder: the pot for ${title} closes on ${p.deadline}` : `${p.inviter} invites you to chip in ${p.share} for ${title}`),
-    cta: 'Pay my share',
-    ignore: 'If you were not expecting this invitation, you can ignore this e-mail.',
-  },
-  fr: {
-    someone: 'Un proche',
-    reminder: `Rappel${NBSP}: `,
-    offer: (f) => `${f.inviter} vous invite à verser ${f.share}${f.title ? ` pour «${NBSP}${f.title}${NBSP}»` : ''}${f.merchant ? ` chez ${f.merchant} (total ${f.amount})` : ''}`,
-    payBefore: (d) => `Réglez votre part avant le ${d}${NBSP}:`,
-    closes: (d) => `La cagnotte se termine le ${d}. Réglez votre part ici${NBSP}:`,
-    before: (d) => `avant le ${d}${NBSP}:`,
-    subject: (p, title) => (p.reminder ? `Rappel${NBSP}: la cagnotte pour ${title} se termine le ${p.deadline}` : `${p.inviter} vous invite à verser ${p.share} pour ${title}`),
-    cta: 'Payer ma part',
-    ignore: 'Si vous n’attendiez pas cette invitation, vous pouvez ignorer cet e-mail.',
-  },
-};
-
 /** A pledge message's values; the message greets the pledger (not the leader's `firstName`). */
 function pledgeParts(msg: PledgeMessage): PledgeParts {
   const p = parts(msg, msg.pledgerName);
   return {
     ...p,
     reminder: msg.kind === 'reminder',
-    inviter: oneLine(msg.inviterName, 60) || PLEDGE[p.lang].someone,
+    inviter: oneLine(msg.inviterName, 60) || p.t.pledge.someone,
     share: formatMoney(msg.shareCents, msg.currency, p.lang),
     deadline: formatDateTime(msg.deadline, p.lang, msg.timeZone),
-  };
-}
-
-/**
- * The pledge's main sentence and the line above the link, as in the e-mail: the invitation
- * (`<offer>.` / `Pay your share before <deadline>:`) or the reminder (`Reminder: <offer>.` /
- * `The pot closes on <deadline>. Pay your share here:`).
- */
-function pledgeSentences(p: PledgeParts, f: PledgeFields): { intro: string; invite: string } {
-  const w = PLEDGE[p.lang];
-  return {
-    intro: `${p.reminder ? w.reminder : ''}${w.offer(f)}.`,
-    invite: p.reminder ? w.closes(f.deadline) : w.payBefore(f.deadline),
   };
 }
 
@@ -370,14 +261,15 @@ function pledgeSentences(p: PledgeParts, f: PledgeFields): { intro: string; invi
  */
 export function pledgeEmail(msg: PledgeMessage): PurchaseLinkEmail {
   const p = pledgeParts(msg);
-  const w = PLEDGE[p.lang];
+  const w = p.t.pledge;
   return renderEmail(p.lang, p.url, {
-    subject: w.subject(p, oneLine(p.title, 80)),
-    greeting: COMMON[p.lang].greeting(p.firstName),
-    ...pledgeSentences(p, p),
+    subject: w.subject(p.reminder, { ...p, title: oneLine(p.title, 80) }),
+    greeting: p.t.greeting(p.firstName),
+    intro: w.intro(p.reminder, p),
+    invite: w.invite(p.reminder, p.deadline),
     cta: w.cta,
     ignore: w.ignore,
-    signature: COMMON[p.lang].signature(p.merchant),
+    signature: p.t.signature(p.merchant),
   });
 }
 
@@ -388,27 +280,81 @@ export const SMS_TARGET_LENGTH = 160;
  * How every SMS opens: who sends it (Chipin) and for which shop. A text from an unknown sender
  * that only carries a link reads like phishing (docs/messaging.md, "SMS").
  */
-export function smsOpening(lang: EnFr, merchant: string): string {
-  return lang === 'fr' ? `Chipin, pour ${merchant} :` : `Chipin, for ${merchant}:`;
+export function smsOpening(lang: Lang, merchant: string): string {
+  return MESSAGE_TEXT[lang].sms.opening(merchant);
 }
 
-const SMS: Record<EnFr, (merchant: string, title: string, amount: string, url: string) => string> = {
-  en: (m, t, a, u) => `${smsOpening('en', m)} your purchase ${t ? `"${t}" ` : ''}(${a}) is ready. Pay here: ${u}`,
-  fr: (m, t, a, u) => `${smsOpening('fr', m)} votre achat ${t ? `"${t}" ` : ''}(${a}) vous attend. Payez ici : ${u}`,
+/**
+ * The GSM 03.38 default alphabet (3GPP TS 23.038): its basic set, then its extension table (each
+ * of those costs two of a segment's 160 septets). A text of these characters only goes as GSM-7;
+ * one character outside turns the whole SMS into UCS-2, 70 characters a segment.
+ */
+const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM7_EXTENSION = '^{}\\[~]|€\f';
+const GSM7 = new Set([...GSM7_BASIC, ...GSM7_EXTENSION]);
+
+/** Whether `text` is written in the GSM 03.38 alphabet alone (basic set and extension table). */
+export function isGsm7(text: string): boolean {
+  for (const c of text) if (!GSM7.has(c)) return false;
+  return true;
+}
+
+/** Letters and signs that lose no meaning in a plainer GSM-7 spelling, where taking off accents is not enough. */
+const GSM7_SPELLING: Readonly<Record<string, string>> = {
+  '\u00a0': ' ',
+  '\u2007': ' ',
+  '\u2009': ' ',
+  '\u202f': ' ',
+  '\t': ' ',
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  '«': '"',
+  '»': '"',
+  '‘': "'",
+  '’': "'",
+  '‚': "'",
+  '…': '...',
+  '–': '-',
+  '—': '-',
+  '−': '-',
+  ç: 'c',
+  œ: 'oe',
+  Œ: 'OE',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ı: 'i',
+  þ: 'th',
+  ð: 'd',
 };
 
 /**
- * Plain spaces and straight quotes (`« x »` → `"x"`): characters outside GSM-7 would turn the SMS into UCS-2
- * (70 characters a segment).
+ * The text in the GSM 03.38 alphabet (basic set and extension table: {@link isGsm7}), so that an
+ * SMS is never forced into 70-character UCS-2 segments by a letter: French quotes become straight
+ * ones (`« x »` → `"x"`), special spaces plain ones, and a letter outside the alphabet is written
+ * without its accent (`á`, `í`, `ó`, `ú`, `ê`, `û`, `ë` → `a`, `i`, `o`, `u`, `e`, `u`, `e`;
+ * `ç` → `c`: only the capital `Ç` is GSM-7), while those in it stay (`é`, `è`, `à`, `ä`, `ö`,
+ * `ü`, `ß`, `ñ`, `¿`, `¡`). Anything left (an emoji, another script) becomes `?`.
  */
 export function smsSafe(value: string): string {
-  return value
-    .replace(/«[\u00a0\u202f ]?/g, '"')
-    .replace(/[\u00a0\u202f ]?»/g, '"')
-    .replace(/[\u00a0\u202f\u2007\u2009]/g, ' ')
-    .replace(/[“”„]/g, '"')
-    .replace(/[‘’]/g, "'")
-    .replace(/…/g, '...');
+  let out = '';
+  const text = value.replace(/«[\u00a0\u202f ]?/g, '"').replace(/[\u00a0\u202f ]?»/g, '"');
+  for (const c of text) {
+    if (GSM7.has(c)) {
+      out += c;
+      continue;
+    }
+    const spelt = GSM7_SPELLING[c];
+    if (spelt !== undefined) {
+      out += spelt;
+      continue;
+    }
+    const bare = c.normalize('NFD').replace(/\p{M}+/gu, '');
+    out += bare !== '' && isGsm7(bare) ? bare : '?';
+  }
+  return out;
 }
 
 /** Titles are only shortened down to this many characters; below, they are left out. */
@@ -435,88 +381,56 @@ export function shortenedTitle(title: string, withTitle: (title: string) => stri
   return room >= MIN_SMS_TITLE ? withTitle(oneLine(title, room, '...')) : undefined;
 }
 
+/** An SMS's text from `merchant` (its opening) and `title` ('' when left out to fit), in GSM-7. */
+type SmsBuild = (merchant: string, title: string) => string;
+
 /**
  * The SMS carrying a purchase's payment link. Always contains the whole URL; the title, then the
  * merchant name, are shortened so that the text fits in {@link SMS_TARGET_LENGTH} characters when
- * the URL leaves room for it.
+ * the URL leaves room for it. An installment, deferred or down payment offer says what is charged
+ * today with the fees and APR, what is authorised and when it is charged, or the deposit today and
+ * the balance's date; without a title (the compact form the SMS falls back to when the URL leaves
+ * too little room), in shorter words.
  */
 export function purchaseLinkSms(msg: PurchaseLinkMessage): string {
   const p = parts(msg, msg.firstName);
+  const sms = p.t.sms;
   const amount = smsSafe(p.amount);
   const merchant = smsSafe(p.merchant);
   const title = smsSafe(p.title);
-  const build = msg.offer && msg.offer.type !== 'SHARED' ? planSms(p.lang, msg.offer, msg.currency) : SMS[p.lang];
+  const url = p.url;
+  const m = (cents: number) => smsSafe(formatMoney(cents, msg.currency, p.lang));
+  const apr = (offer: Exclude<OfferSummary, { type: 'SHARED' }>) => smsSafe(formatPercent(offer.credit.taegPercent, p.lang));
+  const offer = msg.offer;
+  const text: (opening: string, title: string) => string =
+    !offer || offer.type === 'SHARED'
+      ? (opening, title) => sms.link.shared({ opening, title, amount, url })
+      : offer.type === 'INSTALLMENTS'
+        ? (opening, title) =>
+            sms.link.installments({ opening, title, amount, n: offer.count, first: m(offer.lines[0]!.amountCents), fees: m(offer.credit.feesCents), apr: apr(offer), url })
+        : offer.type === 'DOWN_PAYMENT'
+          ? // A balance that costs something is a credit: its fees and APR are said, as for
+            // installments; the text may then take two SMS, the cost of a credit never left out to fit in one.
+            (opening, title) =>
+              sms.link.downPayment({
+                opening,
+                title,
+                amount,
+                deposit: m(offer.deposit.amountCents),
+                fees: offer.credit.feesCents > 0 ? m(offer.credit.feesCents) : undefined,
+                apr: apr(offer),
+                balance: m(offer.balance.amountCents),
+                date: smsSafe(formatDate(offer.balance.dueDate, p.lang)),
+                url,
+              })
+          : (opening, title) => sms.link.deferred({ opening, title, amount, total: m(offer.credit.totalDueCents), date: smsSafe(formatDate(offer.dueDate, p.lang)), url });
+  const build: SmsBuild = (shop, t) => smsSafe(text(smsOpening(p.lang, shop), t));
   return firstFitting([
-    () => build(merchant, title, amount, p.url),
-    () => shortenedTitle(title, (t) => build(merchant, t, amount, p.url)),
-    () => build(merchant, '', amount, p.url),
-    () => build(oneLine(merchant, 20, '...'), '', amount, p.url),
+    () => build(merchant, title),
+    () => shortenedTitle(title, (t) => build(merchant, t)),
+    () => build(merchant, ''),
+    () => build(oneLine(merchant, 20, '...'), ''),
   ]);
-}
-
-/** `août` → `aout` (rectified spelling): û is not in GSM-7. */
-export function smsDate(text: string): string {
-  return smsSafe(text).replace(/û/g, 'u');
-}
-
-/**
- * The link SMS of an installment, deferred or down payment offer: what is charged today with the
- * fees and APR, what is authorised and when it is charged, or the deposit today and the balance's date. Without a title (the compact form the SMS falls
- * back to when the URL leaves too little room), shorter words.
- */
-function planSms(lang: EnFr, offer: Exclude<OfferSummary, { type: 'SHARED' }>, currency: string): (merchant: string, title: string, amount: string, url: string) => string {
-  const m = (cents: number) => smsSafe(formatMoney(cents, currency, lang));
-  const fr = lang === 'fr';
-  if (offer.type === 'INSTALLMENTS') {
-    const n = offer.count;
-    const first = m(offer.lines[0]!.amountCents);
-    const fees = m(offer.credit.feesCents);
-    const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
-    if (fr) {
-      return (mer, t, a, u) =>
-        t
-          ? `${smsOpening(lang, mer)} "${t}" (${a}) en ${n} fois, ${first} aujourd'hui dont ${fees} de frais, TAEG ${taeg}. Payez ici : ${u}`
-          : `${smsOpening(lang, mer)} ${n}x ${a}, ${first} ce jour, frais ${fees}, TAEG ${taeg} : ${u}`;
-    }
-    return (mer, t, a, u) =>
-      t
-        ? `${smsOpening(lang, mer)} "${t}" (${a}) in ${n} installments, ${first} today incl. ${fees} fees, APR ${taeg}. Pay here: ${u}`
-        : `${smsOpening(lang, mer)} ${n}x ${a}, ${first} today incl. ${fees} fees, APR ${taeg}: ${u}`;
-  }
-  if (offer.type === 'DOWN_PAYMENT') {
-    const deposit = m(offer.deposit.amountCents);
-    const balance = m(offer.balance.amountCents);
-    const date = smsDate(formatDate(offer.balance.dueDate, lang));
-    // A balance that costs something is a credit: its fees and APR are said, as for installments.
-    const costs = offer.credit.feesCents > 0;
-    const fees = m(offer.credit.feesCents);
-    const taeg = smsSafe(formatPercent(offer.credit.taegPercent, lang));
-    // With fees the text may take two SMS: the cost of a credit is never left out to fit in one.
-    if (fr) {
-      const cost = costs ? ` dont ${fees} de frais, TAEG ${taeg}` : '';
-      return (mer, t, a, u) =>
-        t
-          ? `${smsOpening(lang, mer)} "${t}" (${a}), acompte ${deposit} aujourd'hui${cost}, solde ${balance} le ${date}. Payez ici : ${u}`
-          : `${smsOpening(lang, mer)} acompte ${deposit} ce jour${cost}, solde ${balance} le ${date} : ${u}`;
-    }
-    const cost = costs ? ` incl. ${fees} fees, APR ${taeg}` : '';
-    return (mer, t, a, u) =>
-      t
-        ? `${smsOpening(lang, mer)} "${t}" (${a}), deposit ${deposit} today${cost}, balance ${balance} on ${date}. Pay here: ${u}`
-        : `${smsOpening(lang, mer)} deposit ${deposit} today${cost}, balance ${balance} on ${date}: ${u}`;
-  }
-  const total = m(offer.credit.totalDueCents);
-  const date = smsDate(formatDate(offer.dueDate, lang));
-  if (fr) {
-    return (mer, t, a, u) =>
-      t
-        ? `${smsOpening(lang, mer)} "${t}" (${a}), rien n'est débité aujourd'hui. Autorisez ${total}, débités le ${date} : ${u}`
-        : `${smsOpening(lang, mer)} autorisez ${total}, débités le ${date}, rien ce jour : ${u}`;
-  }
-  return (mer, t, a, u) =>
-    t
-      ? `${smsOpening(lang, mer)} "${t}" (${a}), nothing charged today. Authorise ${total}, charged on ${date}: ${u}`
-      : `${smsOpening(lang, mer)} authorise ${total}, charged on ${date} (nothing today): ${u}`;
 }
 
 /**
@@ -529,28 +443,21 @@ function planSms(lang: EnFr, offer: Exclude<OfferSummary, { type: 'SHARED' }>, c
  */
 export function pledgeSms(msg: PledgeMessage): string {
   const p = pledgeParts(msg);
-  const w = PLEDGE[p.lang];
-  const f: PledgeFields = {
-    inviter: smsSafe(p.inviter),
-    share: smsSafe(p.share),
-    title: smsSafe(p.title),
-    merchant: '',
-    amount: smsSafe(p.amount),
-    deadline: smsDate(p.deadline),
-  };
+  const sms = p.t.sms.pledge;
+  const inviter = smsSafe(p.inviter);
+  const share = smsSafe(p.share);
+  const title = smsSafe(p.title);
+  const deadline = smsSafe(p.deadline);
   const shop = smsSafe(p.merchant);
-  const full = (g: PledgeFields) => {
-    const s = pledgeSentences(p, g);
-    return `${smsSafe(`${smsOpening(p.lang, shop)} ${s.intro} ${s.invite}`)} ${p.url}`;
-  };
-  const compact = (inviter: string, merchant = shop) =>
-    `${smsSafe(`${smsOpening(p.lang, merchant)} ${p.reminder ? w.reminder : ''}${w.offer({ ...f, inviter, title: '' })} ${w.before(f.deadline)}`)} ${p.url}`;
+  const url = p.url;
+  const full = (t: string) => smsSafe(sms.full(p.reminder, { opening: smsOpening(p.lang, shop), inviter, share, title: t, deadline, url }));
+  const compact = (who: string, merchant = shop) => smsSafe(sms.compact(p.reminder, { opening: smsOpening(p.lang, merchant), inviter: who, share, deadline, url }));
   return firstFitting([
-    () => full(f),
-    () => shortenedTitle(f.title, (title) => full({ ...f, title })),
-    () => full({ ...f, title: '' }),
-    () => compact(f.inviter),
-    () => compact(oneLine(f.inviter, 20, '...')),
-    () => compact(oneLine(f.inviter, 20, '...'), oneLine(shop, 20, '...')),
+    () => full(title),
+    () => shortenedTitle(title, full),
+    () => full(''),
+    () => compact(inviter),
+    () => compact(oneLine(inviter, 20, '...')),
+    () => compact(oneLine(inviter, 20, '...'), oneLine(shop, 20, '...')),
   ]);
 }

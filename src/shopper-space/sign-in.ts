@@ -7,7 +7,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import { newUuid } from '../domain/ids.ts';
 import { spaceSignInLinkUrl } from '../domain/links.ts';
-import type { EnFr } from '../i18n/lang.ts';
+import type { Lang } from '../i18n/lang.ts';
 import type { Mailer } from '../messaging/mailer.ts';
 import { recordMessage } from '../messaging/outbound-message-repository.ts';
 import type { SmsGateway } from '../messaging/sms.ts';
@@ -63,7 +63,7 @@ export type SignInRequested = { kind: 'sent'; channel: 'email' | 'phone' } | { k
  */
 export async function requestSignIn(
   deps: SignInDeps,
-  input: { identity: ShopperIdentity; browser: string; ip: string; lang: EnFr; returnPath?: string },
+  input: { identity: ShopperIdentity; browser: string; ip: string; lang: Lang; returnPath?: string },
 ): Promise<SignInRequested> {
   const { identity } = input;
   const wait = await deps.budgets.fail([{ budget: BUDGETS.shopperIdentity, subject: `${identity.kind}:${identity.value}` }, addressClaim(input.ip)]);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { IntlMessageFormat } from 'intl-messageformat';
 import { flatten, type Messages } from '../../src/i18n/catalogue.ts';
-import type { Lang } from '../../src/i18n/lang.ts';
+import { LOCALE, type Lang } from '../../src/i18n/lang.ts';
 
 const ROOT = new URL('../../src/i18n/catalogues/', import.meta.url);
 
@@ -17,11 +18,36 @@ export function visibleText(htmlOrText: string): string {
     .replace(/[\s\u00a0\u202f]+/g, ' ');
 }
 
+type Ast = ReturnType<IntlMessageFormat['getAst']>;
+
+/** The parser's element types (`@formatjs/icu-messageformat-parser`'s TYPE): a literal, a select, a plural. */
+const TYPE = { literal: 0, select: 5, plural: 6 } as const;
+
+/** A message's literal runs: the text between its placeholders, inside its plurals' and selects' options too. */
+function literalRuns(ast: Ast, into: string[] = []): string[] {
+  let run = '';
+  for (const el of ast) {
+    if (el.type === TYPE.literal && 'value' in el) {
+      run += String(el.value);
+      continue;
+    }
+    into.push(run);
+    run = '';
+    if ((el.type === TYPE.select || el.type === TYPE.plural) && 'options' in el) for (const option of Object.values(el.options)) literalRuns(option.value, into);
+  }
+  into.push(run);
+  return into;
+}
+
+function runsOf(message: string, lang: Lang): string[] {
+  return literalRuns(new IntlMessageFormat(message, LOCALE[lang], undefined, { ignoreTag: true }).getAst()).map((r) => r.replace(/[\s\u00a0\u202f]+/g, ' ').trim());
+}
+
 /**
  * The English words of the areas' catalogues found in a page or message in another language: each
- * English message's literal runs (the text between its placeholders, plurals and selects left
- * out) of two words or more whose message the language words differently. Empty when nothing
- * English is left; `allowed`: runs that are the same in every language (brand names).
+ * English message's literal runs (the text between its placeholders, in its plurals' and selects'
+ * options too) of two words or more (with letters) that the language's own message of that key does not hold.
+ * Empty when nothing English is left; `allowed`: runs that are the same in every language (brand names).
  */
 export function englishLeft(htmlOrText: string, lang: Lang, areas: readonly string[], allowed: readonly string[] = []): string[] {
   if (lang === 'en') return [];
@@ -31,10 +57,10 @@ export function englishLeft(htmlOrText: string, lang: Lang, areas: readonly stri
     const en = catalogue(area, 'en');
     const own = catalogue(area, lang);
     for (const [key, message] of en) {
-      if (own.get(key) === message || /,\s*(plural|select)\s*,/.test(message)) continue;
-      for (const run of message.split(/\{[^{}]*\}/)) {
-        const words = run.replace(/[\s\u00a0]+/g, ' ').trim();
-        if (words.split(' ').length >= 2 && !allowed.includes(words) && text.includes(words)) left.add(`${area}.${key}: ${words}`);
+      const ownRuns = new Set(runsOf(own.get(key) ?? '', lang));
+      for (const words of runsOf(message, 'en')) {
+        if (words.split(' ').filter((word) => /\p{L}/u.test(word)).length >= 2 && !ownRuns.has(words) && !allowed.includes(words) && text.includes(words))
+          left.add(`${area}.${key}: ${words}`);
       }
     }
   }

@@ -118,7 +118,7 @@ describe("a 3x plan's e-mails", () => {
       'Débité : 104,50 €',
       'Échéancier',
       'Aujourd’hui : 104,50 €',
-      'Montant financé : 200,00 €',
+      'Montant du crédit : 200,00 €',
       'Frais (coût total du crédit) : 4,50 €',
       'Montant total dû : 304,50 €',
       'TAEG fixe',

@@ -4,7 +4,12 @@ import { noticeSms } from '../../src/messaging/notice-sms.ts';
 import { noticeEmail } from '../../src/messaging/notice-templates.ts';
 import type { OfferSummary } from '../../src/messaging/messenger.ts';
 import { offerSummary } from '../../src/messaging/offer-summary.ts';
-import { purchaseLinkEmail, purchaseLinkSms, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
+import fc from 'fast-check';
+import { LANGS, languageTag, type Lang } from '../../src/i18n/lang.ts';
+import { isGsm7, pledgeEmail, pledgeSms, purchaseLinkEmail, purchaseLinkSms, smsSafe, SMS_TARGET_LENGTH } from '../../src/messaging/templates.ts';
+import { CODE_MINUTES, LINK_MINUTES } from '../../src/shopper-space/sign-in.ts';
+import { signInMail, signInSms } from '../../src/shopper-space/sign-in-messages.ts';
+import { englishLeft } from '../helpers/words-left.ts';
 import { DEFERRED_30, DOWN_PAYMENT_30, DOWN_PAYMENT_FEES, INSTALLMENTS_3X, link, notices } from './shopper-fixtures.ts';
 
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
@@ -23,7 +28,7 @@ describe('the link says what the offer is', () => {
       'payable en 3 fois',
       'Aujourd’hui : 104,50 €',
       '1er septembre 2026 : 100,00 €',
-      'Montant financé : 200,00 €',
+      'Montant du crédit : 200,00 €',
       'Frais (coût total du crédit) : 4,50 €',
       'Montant total dû : 304,50 €',
       'TAEG fixe : 20,00 %',
@@ -32,7 +37,7 @@ describe('the link says what the offer is', () => {
     }
     expect(text).not.toContain('plusieurs en suivant');
     const en = purchaseLinkEmail(link('en_GB', INSTALLMENTS_3X));
-    expect(en.text).toContain('Fixed APR: 20.00%');
+    expect(en.text).toContain('Fixed APR (TAEG): 20.00%');
     expect(en.text).not.toMatch(/with friends/);
     expect(en.html).toContain('<th scope="row"');
     expect(en.html).toContain('Shoe &lt;Shop&gt;');
@@ -84,7 +89,7 @@ describe('the link says what the offer is', () => {
     const fr = plain(purchaseLinkEmail(link('fr_FR', DOWN_PAYMENT_FEES)).text);
     for (const s of [
       'payable par carte en deux temps : un acompte de 94,50 € aujourd’hui (dont 4,50 € de frais), puis le solde de 210,00 €, débité le 30 septembre 2026. Payer le solde plus tard est un crédit.',
-      'Montant financé : 210,00 €',
+      'Montant du crédit : 210,00 €',
       'TAEG fixe : 14,09 %',
       'Un crédit vous engage et doit être remboursé.',
       'Prêteur : Crédit <Test> SA',
@@ -298,14 +303,14 @@ describe('receipts and notices', () => {
     expect(fr).toContain('- 1er septembre 2026 : 80,00 €');
   });
 
-  it('every notice sent by SMS (receipts, pre-charge, refusals, pot complete, rest charged or refused, refunds): one GSM-7 segment, even with a long title, in fr and en', () => {
-    for (const language of ['fr_FR', 'en_GB']) {
-      for (const n of notices(language)) {
+  it('every notice sent by SMS (receipts, pre-charge, refusals, pot complete, rest charged or refused, refunds): one GSM-7 segment, even with a long title, in each of the six languages', () => {
+    for (const lang of LANGS) {
+      for (const n of notices(languageTag(lang))) {
         if (n.kind === 'leader_receipt') continue;
         for (const title of ['Red sneakers', 'A very long product title that goes on and on about the sneakers and their laces']) {
           const text = noticeSms({ ...n, title });
-          expect(text.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
-          expect(text).not.toMatch(/[«»\u00a0\u202f…]/);
+          expect(text.length, `${lang} ${n.kind}: ${text}`).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+          expect(isGsm7(text), `${lang} ${n.kind}: ${text}`).toBe(true);
         }
       }
     }
@@ -328,5 +333,72 @@ describe('a refused installment notice helps', () => {
   });
   it('after the last try, no "pay now": the purchase failed', () => {
     expect(noticeEmail(last!).text).not.toContain('/space/');
+  });
+});
+
+describe('every message to a shopper in the six languages', () => {
+  // The same in every language: brand names, and the fixtures' shop, title and names.
+  const ALLOWED = ['Shoe <Shop>', 'Red sneakers', 'Alice <Martin>'];
+  const AREAS = ['messages', 'credit'];
+  const deadline = new Date('2026-11-23T13:00:00Z');
+  /** Every message a shopper can receive, by name: the links of each offer, a friend's invitation and reminder, every receipt and notice, the space's sign-in. */
+  function everyMessage(lang: Lang): [string, { subject?: string; text: string; html?: string }][] {
+    const language = languageTag(lang);
+    const offers = { pot: undefined, '3x': INSTALLMENTS_3X, deferred: DEFERRED_30, 'down payment': DOWN_PAYMENT_30, 'down payment with fees': DOWN_PAYMENT_FEES };
+    const pledge = (kind: 'invitation' | 'reminder') => ({ ...link(language), kind, inviterName: 'Alice <Martin>', shareCents: 4_115, deadline, pledgerName: 'Bob' });
+    return [
+      ...Object.entries(offers).flatMap(([name, offer]): [string, { subject?: string; text: string; html?: string }][] => [
+        [`${name} link e-mail`, purchaseLinkEmail(link(language, offer))],
+        [`${name} link SMS`, { text: purchaseLinkSms(link(language, offer)) }],
+      ]),
+      ...(['invitation', 'reminder'] as const).flatMap((kind): [string, { subject?: string; text: string; html?: string }][] => [
+        [`pledge ${kind} e-mail`, pledgeEmail(pledge(kind))],
+        [`pledge ${kind} SMS`, { text: pledgeSms(pledge(kind)) }],
+      ]),
+      ...notices(language).flatMap((n, i): [string, { subject?: string; text: string; html?: string }][] => [
+        [`${n.kind} ${i} e-mail`, noticeEmail(n)],
+        ...(n.kind === 'leader_receipt' ? [] : [[`${n.kind} ${i} SMS`, { text: noticeSms(n) }] as [string, { text: string }]]),
+      ]),
+      ['sign-in e-mail', signInMail(lang, 'bob@example.com', 'https://pay.example.com/space/sign-in/link/x', LINK_MINUTES)],
+      ['sign-in SMS', { text: signInSms(lang, '123456', CODE_MINUTES) }],
+    ];
+  }
+
+  it('renders each one in each language, every placeholder filled, with no English left in the five others, and each SMS in GSM-7', () => {
+    // The check finds English where there is some: every English message read as German.
+    for (const [name, message] of everyMessage('en')) expect(englishLeft(`${message.text}\n${message.html ?? ''}`, 'de', AREAS, ALLOWED), name).not.toEqual([]);
+    for (const lang of LANGS) {
+      for (const [name, message] of everyMessage(lang)) {
+        const all = [message.subject ?? '', message.text, message.html ?? ''].join('\n');
+        expect(all, `${lang} ${name}`).not.toMatch(/[{}]|undefined|NaN/);
+        expect(englishLeft(all, lang, AREAS, ALLOWED), `${lang} ${name}`).toEqual([]);
+        if (message.html) expect(message.html, `${lang} ${name}`).toContain(`<html lang="${lang}">`);
+        if (name.endsWith('SMS')) expect(isGsm7(message.text), `${lang} ${name}: ${message.text}`).toBe(true);
+      }
+    }
+  });
+
+  it('writes amounts and dates as each language does, and the credit in its country’s legal words', () => {
+    const mail = (lang: Lang) => plain(purchaseLinkEmail(link(languageTag(lang), INSTALLMENTS_3X)).text);
+    expect(mail('de')).toContain('Effektiver Jahreszins (fest): 20,00 %');
+    expect(mail('de')).toContain('1. September 2026: 100,00 €');
+    expect(mail('es')).toContain('TAE fija');
+    expect(mail('es')).toContain('1 de septiembre de 2026: 100,00 €');
+    expect(mail('it')).toContain('TAEG fisso');
+    expect(mail('nl')).toContain('JKP');
+    expect(mail('nl')).toContain('1 september 2026: € 100,00');
+  });
+});
+
+describe('SMS text is GSM-7', () => {
+  it('smsSafe keeps the GSM 03.38 letters and writes every other one in them', () => {
+    expect(smsSafe('Ärger über Straße, ¿qué tal?, à bientôt, ça, Œuvre, «\u00a0x\u00a0», l’été… – fin')).toBe(
+      'Ärger über Straße, ¿qué tal?, à bientot, ca, OEuvre, "x", l\'été... - fin',
+    );
+    expect(smsSafe('canción, información, naïef, 😀')).toBe('cancion, informacion, naief, ?');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => isGsm7(smsSafe(s))),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -70,8 +70,14 @@ describe('purchase link e-mail', () => {
     expect(mail.html).toContain('<html lang="en">');
   });
 
-  it('falls back to English for other locales', () => {
-    for (const language of ['de_DE', 'es_ES', 'xx', '']) {
+  it('speaks the six languages, and English for any other locale', () => {
+    const greeting = { de_DE: /^Guten Tag Alice,/, es_ES: /^Hola, Alice:/, it_IT: /^Ciao Alice,/, nl_NL: /^Hallo Alice,/ };
+    for (const [language, hello] of Object.entries(greeting)) {
+      const mail = purchaseLinkEmail(msg({ language }));
+      expect(mail.lang).toBe(language.slice(0, 2));
+      expect(mail.text).toMatch(hello);
+    }
+    for (const language of ['pt_BR', 'xx', '']) {
       const mail = purchaseLinkEmail(msg({ language }));
       expect(mail.lang).toBe('en');
       expect(mail.text).toMatch(/^Hello Alice,/);
@@ -103,11 +109,13 @@ describe('purchase link SMS', () => {
   it('is short, in the purchase language, and carries the URL', () => {
     const fr = purchaseLinkSms(msg({ language: 'fr_FR' }));
     const en = purchaseLinkSms(msg({ language: 'en_GB' }));
-    const de = purchaseLinkSms(msg({ language: 'de_DE' }));
+    const pt = purchaseLinkSms(msg({ language: 'pt_BR' }));
+    const es = purchaseLinkSms(msg({ language: 'es_ES' }));
     expect(fr).toBe(`Chipin, pour Shoe Shop : votre achat "Red sneakers" (123,45 €) vous attend. Payez ici : ${URL}`);
     expect(en).toBe(`Chipin, for Shoe Shop: your purchase "Red sneakers" (€123.45) is ready. Pay here: ${URL}`);
-    expect(de).toBe(en);
-    for (const s of [fr, en]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
+    expect(pt).toBe(en);
+    expect(es).toBe(`Chipin, para Shoe Shop: su compra "Red sneakers" (123,45 €) esta lista. Pague aqui: ${URL}`); // á is not in GSM-7
+    for (const s of [fr, en, es]) expect(s.length).toBeLessThanOrEqual(SMS_TARGET_LENGTH);
     expect(fr).not.toMatch(/[\u00a0\u202f«»]/); // GSM-7 friendly
   });
 
@@ -203,7 +211,8 @@ describe('pledge e-mail', () => {
   });
 
   it('falls back to English, and copes with no pledger name, an e-mail as inviter and other currencies', () => {
-    for (const language of ['de_DE', 'xx', '']) expect(pledgeEmail(pledge({ language })).text).toMatch(/^Hello Bob,\n\nAlice invites you/);
+    for (const language of ['pt_BR', 'xx', '']) expect(pledgeEmail(pledge({ language })).text).toMatch(/^Hello Bob,\n\nAlice invites you/);
+    expect(plain(pledgeEmail(pledge({ language: 'de_DE' })).text)).toMatch(/^Guten Tag Bob,\n\nAlice lädt Sie ein, 41,15 € für „Red sneakers“ bei Shoe Shop beizusteuern/);
     const mail = pledgeEmail(pledge({ pledgerName: undefined, inviterName: 'alice@example.test', shareCents: 1, currency: 'JPY', amountCents: 3 }));
     expect(mail.text).toMatch(/^Hello,\n/);
     expect(mail.text).toContain('alice@example.test invites you to chip in JP¥1 for "Red sneakers" at Shoe Shop (total JP¥3).');
@@ -240,7 +249,7 @@ describe('pledge SMS', () => {
     expect(en).toBe(`Chipin, for Shoe Shop: Alice invites you to chip in €41.15 for "Red sneakers". Pay your share before 23 November 2026, 14:00 (UTC+1): ${SHORT_URL}`);
     const fr = pledgeSms(pledge({ url: SHORT_URL, language: 'fr_FR' }));
     expect(fr).toBe(`Chipin, pour Shoe Shop : Alice vous invite à verser 41,15 € pour "Red sneakers". Réglez votre part avant le 23 novembre 2026 à 14:00 (UTC+1) : ${SHORT_URL}`);
-    expect(pledgeSms(pledge({ url: SHORT_URL, language: 'de_DE' }))).toBe(en);
+    expect(pledgeSms(pledge({ url: SHORT_URL, language: 'pt_BR' }))).toBe(en);
     // The reminder is longer: no room left for even 12 characters of title, nor (with the zone
     // stated) for the merchant and total: its compact form.
     const reminder = pledgeSms(pledge({ url: SHORT_URL, kind: 'reminder' }));

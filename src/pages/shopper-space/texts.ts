@@ -44,7 +44,8 @@ function texts(lang: Lang) {
     askAgain: w('askAgain'),
     throttled: (seconds: number) => w('throttled', { seconds }),
     linkInvalidTitle: w('linkInvalidTitle'),
-    linkInvalid: w('linkInvalid'),
+    /** `minutes`: how long a link works (LINK_MINUTES), said as it is. */
+    linkInvalid: (minutes: number) => w('linkInvalid', { minutes }),
     linkOtherBrowserTitle: w('linkOtherBrowserTitle'),
     linkOtherBrowser: w('linkOtherBrowser'),
     expiredFormTitle: w('expiredFormTitle'),

@@ -1,4 +1,3 @@
-import { EN_FR, langOf } from '../../../i18n/lang.ts';
 import { signInPage, linkSentPage, spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import { parseIdentity } from '../../../shopper-space/identity.ts';
@@ -31,10 +30,8 @@ export function registerSignInForm(app: App, services: Services, kit: SignInKit)
       return sendSpacePage(reply, 400, page);
     }
     const browser = browserOf(request, reply);
-    // The sign-in e-mail and SMS speak English and French only (the messages' area is not in
-    // catalogues yet, docs/architecture.md#where-words-live): a page in another language sends English.
-    const messageLang = langOf(lang, EN_FR);
-    const asked = await requestSignIn({ ...deps, logger: request.log }, { identity, browser, ip: request.ip, lang: messageLang, returnPath: thenOf(request) });
+    // The sign-in e-mail or SMS speaks the page's language.
+    const asked = await requestSignIn({ ...deps, logger: request.log }, { identity, browser, ip: request.ip, lang, returnPath: thenOf(request) });
     if (asked.kind === 'throttled') return throttled(reply, lang, asked.retryAfter);
     return seeOther(reply, asked.channel === 'email' ? `/space/sign-in/sent?lang=${lang}` : `/space/sign-in/code?lang=${lang}&sent=1`);
   });

@@ -1,6 +1,6 @@
 import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts';
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
-import { redeemLink } from '../../../shopper-space/sign-in.ts';
+import { LINK_MINUTES, redeemLink } from '../../../shopper-space/sign-in.ts';
 import type { App } from '../../types.ts';
 import { sendSpacePage, spaceLang } from './guard.ts';
 import { PAGE, type SignInKit } from './sign-in-support.ts';
@@ -22,7 +22,7 @@ export function registerSignInLink(app: App, kit: SignInKit): void {
       case 'other_browser':
         return sendSpacePage(reply, 403, spaceMessagePage(lang, t.linkOtherBrowserTitle, t.linkOtherBrowser));
       case 'invalid':
-        return sendSpacePage(reply, 410, spaceMessagePage(lang, t.linkInvalidTitle, t.linkInvalid));
+        return sendSpacePage(reply, 410, spaceMessagePage(lang, t.linkInvalidTitle, t.linkInvalid(LINK_MINUTES)));
     }
   });
 }
