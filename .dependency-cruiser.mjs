@@ -9,7 +9,38 @@
 const REPOSITORY = '/[a-z0-9-]+-repository\\.ts$';
 
 /** @type {import('dependency-cruiser').IForbiddenRuleType[]} */
+/**
+ * The use cases' capability folders (src/use-cases/<folder>/, docs/architecture.md#use-cases): what
+ * a person does, and the folders each may call. A call the map does not allow fails lint
+ * (`use-case-folder-<folder>`); the map has no cycle, and `deps.ts` is the only file beside the
+ * folders they may import (`jobs.ts` registers their handlers, above them).
+ */
+export const USE_CASE_FOLDERS = {
+  checkout: ['risk', 'installments', 'pot', 'give-back', 'notices'],
+  pot: ['risk', 'installments', 'give-back', 'notices'],
+  installments: ['notices'],
+  'shopper-space': ['installments', 'give-back', 'notices'],
+  refunds: ['pot', 'notices'],
+  'give-back': ['notices'],
+  disputes: [],
+  reconciliation: ['checkout', 'pot', 'installments', 'shopper-space', 'disputes'],
+  payouts: [],
+  risk: [],
+  'merchant-setup': [],
+  'back-office': ['refunds'],
+  notices: [],
+};
+
+const useCaseFolderRules = Object.entries(USE_CASE_FOLDERS).map(([folder, calls]) => ({
+  name: `use-case-folder-${folder}`,
+  severity: 'error',
+  comment: `src/use-cases/${folder}/ calls only ${calls.length ? calls.map((c) => `${c}/`).join(', ') + ' and ' : ''}deps.ts (USE_CASE_FOLDERS, docs/architecture.md#use-cases).`,
+  from: { path: `^src/use-cases/${folder}/` },
+  to: { path: '^src/use-cases/', pathNot: `^src/use-cases/(${[folder, ...calls].join('|')})/|^src/use-cases/deps\\.ts$` },
+}));
+
 const forbidden = [
+  ...useCaseFolderRules,
   {
     name: 'no-circular',
     severity: 'error',

@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, Sql } from './db/database.ts';
 import type { PaymentDeps } from './use-cases/deps.ts';
-import type { PspAccountDeps } from './use-cases/psp-accounts.ts';
+import type { PspAccountDeps } from './use-cases/merchant-setup/psp-accounts.ts';
 import type { Clock } from './domain/clock.ts';
 import type { DueWork } from './jobs/due-work.ts';
 import type { JobScheduler } from './jobs/scheduler.ts';

@@ -44,7 +44,7 @@ if (settings.batch % 2 !== 0) throw new Error('BENCH_SCALE_BATCH must be even (a
 export const SQL_WARMUP = 10;
 /** The delivery worker's first claim (src/delivery/worker.ts: concurrency 32, 16 per destination). */
 export const CLAIM = { limit: 32, perDestination: 16, leaseMs: 65_000 };
-/** The job scheduler's batch (src/jobs/scheduler.ts) and the kinds `chipin serve` registers (src/use-cases/jobs.ts, src/use-cases/dispute.ts). */
+/** The job scheduler's batch (src/jobs/scheduler.ts) and the kinds `chipin serve` registers (src/use-cases/jobs.ts, src/use-cases/disputes/dispute.ts). */
 export const SWEEP = { limit: 10, leaseMs: 60_000 };
 export const JOB_KINDS = [
   'pot.deadline',

@@ -150,7 +150,7 @@ export async function updateOfferTerms(tx: Sql, accountId: string, id: string, t
 
 /**
  * Sets the offer's payment mode, PSP account and commission (the operator's CLI:
- * src/use-cases/offer-mode.ts); the database's trigger refuses a mode that disagrees with the
+ * src/use-cases/merchant-setup/offer-mode.ts); the database's trigger refuses a mode that disagrees with the
  * account's owner (migration 056).
  */
 export async function setOfferPaymentMode(

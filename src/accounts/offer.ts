@@ -106,7 +106,7 @@ export function inTestMode(offer: Pick<Offer, 'pspEnvironment'>): boolean {
   return offer.pspEnvironment !== 'live';
 }
 
-/** The terms the back office edits (src/use-cases/edit-offer.ts holds their rules). */
+/** The terms the back office edits (src/use-cases/merchant-setup/edit-offer.ts holds their rules). */
 export type EditableTerms = Pick<
   Offer,
   'feeRateBps' | 'fixedFeeCents' | 'minAmountCents' | 'maxAmountCents' | 'expiryHours' | 'potDeadlineHours' | 'pspAccountId' | 'psp' | 'creditLender' | 'withdrawalDays'

@@ -1,6 +1,6 @@
 import { toPublicId } from '../domain/ids.ts';
-import { setOfferMode } from '../use-cases/offer-mode.ts';
-import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts, updateOperatorAccount } from '../use-cases/operator-accounts.ts';
+import { setOfferMode } from '../use-cases/merchant-setup/offer-mode.ts';
+import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts, updateOperatorAccount } from '../use-cases/merchant-setup/operator-accounts.ts';
 import { CliError, required, UsageError, type Command, type Values } from './command.ts';
 import { credentialsFile, pspAccountOutcome, showPspAccount, withPspDeps } from './psp-account.ts';
 

@@ -3,8 +3,8 @@ import { SecretBox } from '../crypto/secret-box.ts';
 import { isDay, DAY_RULE } from '../domain/dates.ts';
 import { parsePublicId, toPublicId } from '../domain/ids.ts';
 import { decimalOfCents, MARKED_STATUSES, PAYOUT_STATUSES, type MarkedStatus, type PayoutStatus } from '../domain/payouts.ts';
-import { exportedFile, exportPayouts } from '../use-cases/payout-export.ts';
-import { markPayout, runPayouts, type PayoutRunResult } from '../use-cases/payouts.ts';
+import { exportedFile, exportPayouts } from '../use-cases/payouts/payout-export.ts';
+import { markPayout, runPayouts, type PayoutRunResult } from '../use-cases/payouts/payouts.ts';
 import { listPayoutsForOperator, type PayoutRow } from '../payouts/payout-repository.ts';
 import { withDatabase, withDatabaseAndClock } from './command.ts';
 

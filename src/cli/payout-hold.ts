@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import { parsePublicId } from '../domain/ids.ts';
-import { releasePayoutHold } from '../use-cases/payout-bank-details.ts';
+import { releasePayoutHold } from '../use-cases/payouts/payout-bank-details.ts';
 import { withDatabaseAndClock } from './command.ts';
 import { PayoutCliError, type CliAnswer } from './payout-commands.ts';
 

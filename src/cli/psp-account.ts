@@ -7,8 +7,8 @@ import { parsePublicId } from '../domain/ids.ts';
 import { AddressPolicy } from '../outbound/addresses.ts';
 import { findPaymentPspAccount, toStored } from '../psp-accounts/psp-account-repository.ts';
 import { createPspRegistry } from '../psp/registry.ts';
-import { editOffer, type EditOfferDeps } from '../use-cases/edit-offer.ts';
-import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountOutcome, type PspAccountView } from '../use-cases/psp-accounts.ts';
+import { editOffer, type EditOfferDeps } from '../use-cases/merchant-setup/edit-offer.ts';
+import { createPspAccount, deletePspAccount, listPspAccounts, type PspAccountOutcome, type PspAccountView } from '../use-cases/merchant-setup/psp-accounts.ts';
 import { CliError, required, UsageError, withDatabase, type Command, type Out, type Values } from './command.ts';
 
 /** Runs `fn` with the PSP-account use cases' dependencies, on the configured database with the schema up to date, then closes it. */

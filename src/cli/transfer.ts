@@ -1,7 +1,7 @@
 import { parseEitherSpelling, parsePublicId, toPublicId } from '../domain/ids.ts';
 import { decimalAmount } from '../domain/money.ts';
-import { receiveTransfer } from '../use-cases/receive-transfer.ts';
-import { recordRefundTransferSent, transfersToSend } from '../use-cases/transfer-refunds.ts';
+import { receiveTransfer } from '../use-cases/checkout/receive-transfer.ts';
+import { recordRefundTransferSent, transfersToSend } from '../use-cases/refunds/transfer-refunds.ts';
 import { CliError, required, UsageError, withDatabase, withDatabaseAndClock, type Command } from './command.ts';
 
 /** Who the audit log names for what the operator records from the CLI. */

@@ -61,7 +61,7 @@ export class WebhookSettingsError extends Error {
  * Checks a webhook URL before it is stored: http(s), no credentials in it, and in production
  * https and no internal IP literal unless the host is in WEBHOOK_ALLOWED_HOSTS. Names are
  * checked again at every send, against what they resolve to then. The external scoring hook's
- * URL follows the same rule (src/use-cases/risk-scoring-hook.ts).
+ * URL follows the same rule (src/use-cases/risk/risk-scoring-hook.ts).
  */
 export function checkWebhookUrl(raw: string, policy: AddressPolicy): string {
   if (raw.length > MAX_URL_LENGTH) throw new WebhookSettingsError('url', { code: 'too_long', max: MAX_URL_LENGTH }, `field url must be at most ${MAX_URL_LENGTH} characters`);

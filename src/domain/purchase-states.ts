@@ -59,7 +59,7 @@ export type CancelBar = 'captured' | 'not_cancellable';
  * The merchant's cancel (docs/purchase-lifecycle.md#cancel): possible from the states the `cancel`
  * move starts from while nothing was captured on the purchase; a SUCCESSFUL purchase has its money
  * (refund instead). `undefined` when the cancel may go ahead. One rule for the cancel itself
- * (src/use-cases/cancel-purchase.ts, under the purchase's lock) and the back office's purchase page,
+ * (src/use-cases/checkout/cancel-purchase.ts, under the purchase's lock) and the back office's purchase page,
  * which offers the action only when it holds (docs/back-office.md).
  */
 export function cancelBar(state: PurchaseState, captured: boolean): CancelBar | undefined {

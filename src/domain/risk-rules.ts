@@ -90,7 +90,7 @@ export type RiskRuleRefusal =
   | { code: 'too_many'; max: number }
   | { code: 'bad_entry'; index: number; expected: 'text' | 'country' | 'email' | 'ip_range' | 'offer'; maxLength: number }
   | { code: 'min_above_max'; max: number }
-  /** A fallback offer that is not one of the account's offers, or is the offer itself (the use case checks, src/use-cases/risk-rules.ts). */
+  /** A fallback offer that is not one of the account's offers, or is the offer itself (the use case checks, src/use-cases/risk/risk-rules.ts). */
   | { code: 'not_account_offer'; index: number };
 
 /** A rule set that breaks the schema: the first offending field, named as the API names it, why (`refusal`) and the API's English `message`. */

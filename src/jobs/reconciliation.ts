@@ -2,7 +2,7 @@ import type { Sql } from '../db/database.ts';
 import { scheduleJob } from './scheduler.ts';
 
 /**
- * The reconciliation job's schedule, apart from its handler (use-cases/reconcile-payments.ts): the
+ * The reconciliation job's schedule, apart from its handler (use-cases/reconciliation/reconcile-payments.ts): the
  * leader's checkout and the pledge payment schedule it, and the handler calls back into both, so
  * keeping the schedule here keeps the use cases free of an import cycle.
  */

@@ -158,7 +158,7 @@ export async function findOfferSecret(sql: Sql, offerId: string): Promise<{ acco
 
 /**
  * Moves a CREATED purchase to another offer of its account (a fallback after a risk refusal:
- * src/use-cases/switch-offer.ts), with that offer's payment mode.
+ * src/use-cases/checkout/switch-offer.ts), with that offer's payment mode.
  */
 export async function setPurchaseOffer(tx: Sql, accountId: string, purchaseId: string, offer: { id: string; paymentMode: 'back' | 'transfer' }, now: Date): Promise<void> {
   await tx.query("UPDATE purchases SET offer_id = $3, payment_mode = $5, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [

@@ -413,7 +413,7 @@ export class PspIntegrationError extends Error {
  * A stored credential its connector cannot use (a public key that is not one, a URL that cannot
  * be built): a fault of the PSP account's settings, found where the connector needs the value,
  * never a `TypeError`. `field` names it (`credentials.public_key`). A notification that needs it
- * is answered "send it again later" (src/use-cases/psp-notification.ts); a payment, as any
+ * is answered "send it again later" (src/use-cases/reconciliation/psp-notification.ts); a payment, as any
  * `bad_credentials` fault (docs/psp-connectors.md#credential-checks).
  */
 export class UnusableCredentialError extends PspIntegrationError {

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 
 /**
- * The back-office home page's figures (use-cases/home-stats.ts), one account over a window of
+ * The back-office home page's figures (use-cases/back-office/home-stats.ts), one account over a window of
  * days. The counts and sums come from the running sums the database keeps per 15-minute slot
  * (`purchase_stats`, `delivery_stats`: migration 044, docs/performance.md#the-home-pages-running-sums),
  * so a window reads at most 30 days x 96 slots x 8 shards of one account, however many purchases

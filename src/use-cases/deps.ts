@@ -2,7 +2,7 @@ import type { OfferCache } from '../accounts/offers.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Messenger } from '../messaging/messenger.ts';
 import type { MoneyDeps } from '../money/deps.ts';
-import type { RiskDeps } from './payment-risk.ts';
+import type { RiskDeps } from './risk/payment-risk.ts';
 
 /** What the payment use cases need: a narrow view of the services, the money engine's included. */
 export interface PaymentDeps extends MoneyDeps {

@@ -1,20 +1,20 @@
 import type { JobScheduler } from '../jobs/scheduler.ts';
-import { RELEASE_JOB, releaseHold } from './release-hold.ts';
-import { COLLECT_JOB, collectInstallment } from './collect-installment.ts';
+import { RELEASE_JOB, releaseHold } from './give-back/release-hold.ts';
+import { COLLECT_JOB, collectInstallment } from './installments/collect-installment.ts';
 import type { PaymentDeps } from './deps.ts';
 import { CLAIM_RETRY_MS, JOB_CLAIM_WAIT_MS } from '../money/claim.ts';
-import { EXPIRE_JOB, expirePurchase } from './expire-purchase.ts';
-import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot-jobs.ts';
+import { EXPIRE_JOB, expirePurchase } from './checkout/expire-purchase.ts';
+import { POT_DEADLINE_JOB, POT_REMINDER_JOB } from './pot/pot-jobs.ts';
 import { RECONCILE_EVERY_MS, RECONCILE_JOB } from '../jobs/reconciliation.ts';
-import { RECONCILE_AFTER_MS, reconcilePayments } from './reconcile-payments.ts';
-import { executeRefund, REFUND_JOB } from './refund-purchase.ts';
-import { reauthorizeHold, REAUTH_JOB } from './reauthorize-hold.ts';
-import { DAILY_RECON_EVERY_MS, DAILY_RECON_JOB, reconcileYesterday } from './reconcile-psp.ts';
-import { remindPot } from './remind-pot.ts';
+import { RECONCILE_AFTER_MS, reconcilePayments } from './reconciliation/reconcile-payments.ts';
+import { executeRefund, REFUND_JOB } from './refunds/refund-purchase.ts';
+import { reauthorizeHold, REAUTH_JOB } from './installments/reauthorize-hold.ts';
+import { DAILY_RECON_EVERY_MS, DAILY_RECON_JOB, reconcileYesterday } from './reconciliation/reconcile-psp.ts';
+import { remindPot } from './pot/remind-pot.ts';
 import { scheduleJob } from '../jobs/scheduler.ts';
-import { settlePotDeadline } from './settle-pot-deadline.ts';
-import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './shopper-notices.ts';
-import { PAYOUT_EVERY_MS, PAYOUT_JOB, runPayouts } from './payouts.ts';
+import { settlePotDeadline } from './pot/settle-pot-deadline.ts';
+import { PRECHARGE_NOTICE_JOB, sendPreChargeNotice } from './notices/shopper-notices.ts';
+import { PAYOUT_EVERY_MS, PAYOUT_JOB, runPayouts } from './payouts/payouts.ts';
 
 /** The payment use cases' durable jobs: the pot's deadline and reminder, installment collection, reconciliation, transfer mode's payouts, legacy expiry jobs, refunds cut short, hold renewals. */
 export function registerPaymentJobs(jobs: JobScheduler, deps: PaymentDeps): void {

@@ -5,7 +5,7 @@ import { formatDate, formatDateTime, formatMoney, formatPercent } from '../../sr
 import { planLines } from '../../src/payments/installment-repository.ts';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
-import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { payPledge } from '../../src/use-cases/pot/pay-pledge.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';

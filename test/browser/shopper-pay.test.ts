@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';

@@ -6,7 +6,7 @@ import { formatDate } from '../../src/i18n/format.ts';
 import { LOCALE } from '../../src/i18n/lang.ts';
 import { SPACE_TEXT } from '../../src/pages/shopper-space/texts.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { expectAccessible } from '../helpers/axe.ts';

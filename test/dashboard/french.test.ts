@@ -8,7 +8,7 @@ import { installmentFailedComment, installmentPaidComment } from '../../src/doma
 import { LEADER_PURPOSES, leaderRefusedComment } from '../../src/domain/leader-plan.ts';
 import { potComment, potCompleteComment, potDeadlineComment } from '../../src/domain/pot.ts';
 import { defaultComment, EXPIRED_COMMENT, MOVES, V1_STATE, type PurchaseState } from '../../src/domain/purchase-states.ts';
-import { CANCELLED_COMMENT } from '../../src/use-cases/cancel-purchase.ts';
+import { CANCELLED_COMMENT } from '../../src/use-cases/checkout/cancel-purchase.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
 import { DEFAULT_PSP } from '../../src/psp/registry.ts';
 import { checkBankDetails } from '../../src/payouts/bank-details.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyHs256 } from '../../src/delivery/jwt.ts';
 import { verifyNotificationSignature } from '../../src/delivery/notification-signature.ts';
 import { OUTBOX_CHANNEL } from '../../src/domain/events.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { signIn } from '../helpers/dashboard.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';

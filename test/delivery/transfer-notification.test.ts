@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { transferCreated, transferOrderItemUid } from '../../src/delivery/transfer-notification.ts';
-import { receiveTransfer } from '../../src/use-cases/receive-transfer.ts';
+import { receiveTransfer } from '../../src/use-cases/checkout/receive-transfer.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { useTransferMode } from '../helpers/transfer-mode.ts';

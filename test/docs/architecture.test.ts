@@ -1,6 +1,6 @@
 /**
  * docs/architecture.md lists every module of src/ (each folder directly under it, and the files
- * beside them) and every file of src/use-cases/, one line each. This test reads the tree and the
+ * beside them) and every file of src/use-cases/ (by capability folder, with the folders each may call), one line each. This test reads the tree and the
  * two tables, and fails when a folder, file or use case is missing from the doc, or the doc names
  * one that does not exist, so the map a newcomer reads first cannot drift from the code.
  */
@@ -66,12 +66,36 @@ describe('docs/architecture.md against the tree', () => {
     ).toEqual(NONE);
   });
 
-  it('lists every file of src/use-cases/, and no use case that is not there', () => {
-    const files = entries('src/use-cases/')
-      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-      .map((e) => e.name);
+  it('lists every file of src/use-cases/ by its capability folder, and no use case that is not there', () => {
+    const files = entries('src/use-cases/').flatMap((e) =>
+      e.isDirectory()
+        ? entries(`src/use-cases/${e.name}/`)
+            .filter((f) => f.isFile() && f.name.endsWith('.ts'))
+            .map((f) => `${e.name}/${f.name}`)
+        : e.name.endsWith('.ts')
+          ? [e.name]
+          : [],
+    );
     expect(files.length).toBeGreaterThan(0);
-    expect(difference(tableRows('Use cases').keys(), files)).toEqual(NONE);
+    expect(
+      difference(
+        [...tableRows('Use cases').keys()].filter((n) => !n.endsWith('/')),
+        files,
+      ),
+    ).toEqual(NONE);
+  });
+
+  it('names each capability folder with the folders lint lets it call (USE_CASE_FOLDERS), and no other', async () => {
+    const { USE_CASE_FOLDERS } = (await import(new URL('.dependency-cruiser.mjs', ROOT).href)) as { USE_CASE_FOLDERS: Record<string, string[]> };
+    const folders = entries('src/use-cases/')
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(Object.keys(USE_CASE_FOLDERS).sort()).toEqual(folders.sort());
+    const documented = [...tableRows('Use cases')].filter(([name]) => name.endsWith('/'));
+    const calls = (cell: string) => [...cell.matchAll(/`([a-z-]+)\/`/g)].map((m) => m[1]!).sort();
+    expect(Object.fromEntries(documented.map(([name, row]) => [name.slice(0, -1), calls(row.split('|').at(-1)!)]))).toEqual(
+      Object.fromEntries(Object.entries(USE_CASE_FOLDERS).map(([folder, allowed]) => [folder, [...allowed].sort()])),
+    );
   });
 
   it('says in a line what each module and use case holds', () => {

@@ -68,9 +68,12 @@ describe('imports follow the layers (dependency-cruiser)', () => {
     write('src/use-cases/run.ts', 'export const run = 1;\n');
     write('src/use-cases/list.ts', "import { rows } from '../payouts/rows.ts';\nexport const l = rows;\n");
     write('src/payouts/rows.ts', 'export const rows = 1;\n');
-    // A use case not on the list of those still to move onto the money engine records a PSP answer itself.
+    // A use case records a PSP answer itself.
     write('src/money/payment-record-repository.ts', 'export const recordResult = 1;\n');
-    write('src/use-cases/refund-purchase.ts', "import { recordResult } from '../money/payment-record-repository.ts';\nexport const r = recordResult;\n");
+    write('src/use-cases/refunds/refund-purchase.ts', "import { recordResult } from '../../money/payment-record-repository.ts';\nexport const r = recordResult;\n");
+    // A capability folder calls one its map does not name (payouts/ calls nothing).
+    write('src/use-cases/checkout/pay-as-leader.ts', 'export const payAsLeader = 1;\n');
+    write('src/use-cases/payouts/payout-list.ts', "import { payAsLeader } from '../checkout/pay-as-leader.ts';\nexport const l = payAsLeader;\n");
     write('src/money/movement.ts', "import { recordResult } from './payment-record-repository.ts';\nexport const m = recordResult;\n");
     const found = cruiseLayers(dir, ['src']).then(errors);
 
@@ -88,7 +91,8 @@ describe('imports follow the layers (dependency-cruiser)', () => {
         'a back-office handler importing a repository (a type only)',
         'routes-call-use-cases-not-repositories: src/http/backoffice/api/purchases.ts → src/purchases/purchase-repository.ts',
       ],
-      ['a use case recording a PSP answer itself', 'money-moves-through-the-engine: src/use-cases/refund-purchase.ts → src/money/payment-record-repository.ts'],
+      ['a use case recording a PSP answer itself', 'money-moves-through-the-engine: src/use-cases/refunds/refund-purchase.ts → src/money/payment-record-repository.ts'],
+      ['a capability folder calling one it may not', 'use-case-folder-payouts: src/use-cases/payouts/payout-list.ts → src/use-cases/checkout/pay-as-leader.ts'],
     ])('%s', async (_what, violation) => {
       expect(await found).toContain(violation);
     });
@@ -132,7 +136,7 @@ describe('SQL is written only in repositories and db/, connectors are called onl
   ].join('\n');
 
   it("a use case calling a connector's money operation itself is reported; the engine and the connectors may", async () => {
-    expect(await sqlFindings(CALLS_A_CONNECTOR, 'src/use-cases/give-back.ts')).toEqual([3]);
+    expect(await sqlFindings(CALLS_A_CONNECTOR, 'src/use-cases/give-back/give-back.ts')).toEqual([3]);
     expect(await sqlFindings(CALLS_A_CONNECTOR, 'src/money/psp-call.ts')).toEqual([]);
     expect(await sqlFindings(CALLS_A_CONNECTOR, 'src/psp/adyen/connector.ts')).toEqual([]);
   });

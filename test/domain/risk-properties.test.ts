@@ -12,7 +12,7 @@ import { decide, planCredit } from '../../src/domain/eligibility.ts';
 import { effectiveRules } from '../../src/domain/risk-rules.ts';
 import { NO_HISTORY, scoreShopper } from '../../src/domain/risk-score.ts';
 import { computeSchedule, type OfferTerms } from '../../src/domain/schedule.ts';
-import { planCreditOf } from '../../src/use-cases/payment-risk.ts';
+import { planCreditOf } from '../../src/use-cases/risk/payment-risk.ts';
 
 const CREATED = '2026-01-31';
 const NOW = new Date('2026-01-31T10:00:00Z');

@@ -7,7 +7,7 @@
  * redelivered notice changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
+import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/disputes/dispute.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver, setWebhook } from '../delivery/helpers.ts';

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleJob } from '../../src/jobs/scheduler.ts';
-import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
-import { EXPIRE_JOB } from '../../src/use-cases/expire-purchase.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
+import { EXPIRE_JOB } from '../../src/use-cases/checkout/expire-purchase.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { answerChallenge, CARDS } from '../use-cases/support.ts';

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LEADER_BUSY_MS } from '../../src/domain/leader-plan.ts';
 import { findPayment } from '../../src/payments/payment-repository.ts';
-import { resolveLeaderAttempt } from '../../src/use-cases/resolve-leader-attempt.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cutOn, setPaymentLease } from '../helpers/connection-cut.ts';

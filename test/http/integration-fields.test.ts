@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
-import { leaderFrontResult } from '../../src/use-cases/leader-front-result.ts';
+import { leaderFrontResult } from '../../src/use-cases/checkout/leader-front-result.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

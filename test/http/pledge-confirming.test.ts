@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { PLEDGE_RESERVATION_MS } from '../../src/domain/pot.ts';
 import { findPayment } from '../../src/payments/payment-repository.ts';
-import { resolvePledgePayment } from '../../src/use-cases/pay-pledge.ts';
+import { resolvePledgePayment } from '../../src/use-cases/pot/pay-pledge.ts';
 import { twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cutOn, setPaymentLease } from '../helpers/connection-cut.ts';

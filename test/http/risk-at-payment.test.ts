@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { riskRefusedComment } from '../../src/domain/risk-rules.ts';
 import { TEXT } from '../../src/pages/texts.ts';
-import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { Receiver, type Answer, type Received } from '../delivery/helpers.ts';

@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
-import { switchOffer } from '../../src/use-cases/switch-offer.ts';
+import { switchOffer } from '../../src/use-cases/checkout/switch-offer.ts';
 import type { Sql } from '../../src/db/database.ts';
 import { planLeaderPayment } from '../../src/domain/leader-plan.ts';
-import { decidePaymentRisk, fallbackCandidates } from '../../src/use-cases/payment-risk.ts';
+import { decidePaymentRisk, fallbackCandidates } from '../../src/use-cases/risk/payment-risk.ts';
 
 let app: TestApp;
 let a: Caller;

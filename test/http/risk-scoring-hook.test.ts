@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTimestamped, signTimestamped } from '../../src/domain/timestamped-signature.ts';
 import { AddressPolicy } from '../../src/outbound/addresses.ts';
 import { askScoringHook, type HookVerdict, type ScoringHookDeps, type ScoringHookRequest } from '../../src/risk/scoring-hook.ts';
-import { setScoringHook } from '../../src/use-cases/risk-scoring-hook.ts';
+import { setScoringHook } from '../../src/use-cases/risk/risk-scoring-hook.ts';
 import { caller, twoMerchants, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { addDashboardUser, signIn } from '../helpers/dashboard.ts';

@@ -11,8 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { findPayment } from '../../src/payments/payment-repository.ts';
-import { resolveLeaderAttempt } from '../../src/use-cases/resolve-leader-attempt.ts';
-import { resolvePledgePayment } from '../../src/use-cases/pay-pledge.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
+import { resolvePledgePayment } from '../../src/use-cases/pot/pay-pledge.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cutOn } from '../helpers/connection-cut.ts';

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
-import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { form } from '../helpers/dashboard.ts';
 import { answerChallenge, CARDS, newShop, type Shop } from '../use-cases/support.ts';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJob } from '../../src/jobs/job-repository.ts';
-import { POT_DEADLINE_JOB } from '../../src/use-cases/pot-jobs.ts';
+import { POT_DEADLINE_JOB } from '../../src/use-cases/pot/pot-jobs.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
 describe('chipin_job_oldest_due_age_seconds', () => {

@@ -8,12 +8,12 @@ import { loadPayState, setPaymentMethod } from '../../src/payments/pay-state-rep
 import { insertPaymentMethod } from '../../src/payments/payment-method-repository.ts';
 import { findPayment, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { payPledge } from '../../src/use-cases/pay-pledge.ts';
-import { RECONCILE_AFTER_MS } from '../../src/use-cases/reconcile-payments.ts';
-import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
-import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice, sendRefundNotices } from '../../src/use-cases/shopper-notices.ts';
-import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { payPledge } from '../../src/use-cases/pot/pay-pledge.ts';
+import { RECONCILE_AFTER_MS } from '../../src/use-cases/reconciliation/reconcile-payments.ts';
+import { refundPurchase } from '../../src/use-cases/refunds/refund-purchase.ts';
+import { sendPledgeReceipt, sendPotCompleteNotice, sendPreChargeNotice, sendRefundNotices } from '../../src/use-cases/notices/shopper-notices.ts';
+import { settlePotDeadline } from '../../src/use-cases/pot/settle-pot-deadline.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { answerChallenge, card, CARDS, newShop, type Shop } from '../use-cases/support.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newUuid } from '../../src/domain/ids.ts';
 import { findPledge } from '../../src/payments/pledge-repository.ts';
-import { payPledge } from '../../src/use-cases/pay-pledge.ts';
+import { payPledge } from '../../src/use-cases/pot/pay-pledge.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 

@@ -7,13 +7,13 @@
  * purchase books nothing. The ledger identity over random flows: transfer-ledger.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
-import { cancelPurchase } from '../../src/use-cases/cancel-purchase.ts';
-import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/dispute.ts';
-import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts } from '../../src/use-cases/operator-accounts.ts';
-import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
-import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
-import { runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
+import { cancelPurchase } from '../../src/use-cases/checkout/cancel-purchase.ts';
+import { applyDisputeNotice, deliverSandboxDisputeNotice } from '../../src/use-cases/disputes/dispute.ts';
+import { createOperatorAccount, deleteOperatorAccount, listOperatorAccounts } from '../../src/use-cases/merchant-setup/operator-accounts.ts';
+import { setOfferMode } from '../../src/use-cases/merchant-setup/offer-mode.ts';
+import { refundPurchase } from '../../src/use-cases/refunds/refund-purchase.ts';
+import { runReconciliation } from '../../src/use-cases/reconciliation/reconcile-psp.ts';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { purchaseBooks } from '../../src/payments/transfer-booking-repository.ts';
 import { bookBalances, owedCents } from '../../src/payments/balance-repository.ts';

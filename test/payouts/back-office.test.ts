@@ -11,10 +11,10 @@
  * action in the audit log of the merchant it pays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportedFile, exportPayouts } from '../../src/use-cases/payout-export.ts';
+import { exportedFile, exportPayouts } from '../../src/use-cases/payouts/payout-export.ts';
 import { setRoleByEmail } from '../../src/staff/team-members.ts';
-import { markPayout, payoutOfDay, runPayouts, type PayoutDeps } from '../../src/use-cases/payouts.ts';
-import { releasePayoutHold } from '../../src/use-cases/payout-bank-details.ts';
+import { markPayout, payoutOfDay, runPayouts, type PayoutDeps } from '../../src/use-cases/payouts/payouts.ts';
+import { releasePayoutHold } from '../../src/use-cases/payouts/payout-bank-details.ts';
 import { decoded, smtpListener } from '../helpers/smtp.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';

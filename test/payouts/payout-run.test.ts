@@ -15,9 +15,9 @@ import { decimalOfCents, payoutTransition, type PayoutStatus } from '../../src/d
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 import type { PainFormat } from '../../src/payouts/pain001.ts';
 import { DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS } from '../../src/config.ts';
-import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
-import { exportedFile, exportPayouts } from '../../src/use-cases/payout-export.ts';
-import { markPayout, payoutOfDay, runPayouts, type PayoutDeps, type PayoutOutcome } from '../../src/use-cases/payouts.ts';
+import { setBankDetails } from '../../src/use-cases/payouts/payout-bank-details.ts';
+import { exportedFile, exportPayouts } from '../../src/use-cases/payouts/payout-export.ts';
+import { markPayout, payoutOfDay, runPayouts, type PayoutDeps, type PayoutOutcome } from '../../src/use-cases/payouts/payouts.ts';
 import { startTestApp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/manual-clock.ts';
 import { BANKS, book, crashingAtJournal, fileTotals, OPERATOR, painSchemas, SILENT, sumsOf, unpaidBefore, validateXml, type SyntheticKind } from './helpers.ts';

@@ -15,7 +15,7 @@ import { systemClock } from '../../src/domain/clock.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { exportedFileFromCli, exportPayoutsFromCli, listPayoutsFromCli, markPayoutFromCli, PayoutCliError, runPayoutsFromCli } from '../../src/cli/payout-commands.ts';
 import { releasePayoutHoldFromCli } from '../../src/cli/payout-hold.ts';
-import { setBankDetails } from '../../src/use-cases/payout-bank-details.ts';
+import { setBankDetails } from '../../src/use-cases/payouts/payout-bank-details.ts';
 import { book, painSchemas, validateXml } from '../payouts/helpers.ts';
 import { cleanUp, cliEnv, createMerchant, PROCESS_TEST_MS, runCli, tempDataDir } from './harness.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOLD_DAYS, holdValidityDays } from '../../src/psp/definition.ts';
 import { CONNECTOR_DEFINITIONS } from '../../src/psp/definitions.ts';
-import { holdLapsesAt, isReauthorization, nextReauthKey } from '../../src/use-cases/reauthorize-hold.ts';
+import { holdLapsesAt, isReauthorization, nextReauthKey } from '../../src/use-cases/installments/reauthorize-hold.ts';
 
 /** docs/psp-connectors.md#authorisation-validity and docs/money-operations.md#re-authorisation. */
 describe('authorisation validity of the connectors', () => {

@@ -17,8 +17,8 @@ import { caller, cheapDashboardPassword, minimalPurchase } from '../helpers/api.
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { contractSignature, NO_JOB_POLL, Receiver, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { BACK_MODE_PSPS as CONNECTORS, priceOffersIn, type FakePsp } from './fixtures/back-mode-psps.ts';
-import { changeCard } from '../../src/use-cases/change-card.ts';
-import { repayEarly } from '../../src/use-cases/shopper-pay.ts';
+import { changeCard } from '../../src/use-cases/installments/change-card.ts';
+import { repayEarly } from '../../src/use-cases/shopper-space/shopper-pay.ts';
 
 const DAY = 86_400;
 

@@ -15,10 +15,10 @@ import { scheduledInstallments } from '../../src/payments/installment-repository
 import { findPayment } from '../../src/payments/payment-repository.ts';
 import { recordResult } from '../../src/money/payment-record-repository.ts';
 import { dailyReportPage, type DailyReportRow } from '../../src/reports/report-repository.ts';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
-import { setOfferMode } from '../../src/use-cases/offer-mode.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { refundPurchase } from '../../src/use-cases/refunds/refund-purchase.ts';
+import { setOfferMode } from '../../src/use-cases/merchant-setup/offer-mode.ts';
 import { addDays } from '../../src/domain/dates.ts';
 import { newUuid } from '../../src/domain/ids.ts';
 import { cheapDashboardPassword } from '../helpers/api.ts';

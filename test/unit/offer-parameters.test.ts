@@ -1,12 +1,12 @@
 /**
- * The merchant parameters' checks (src/use-cases/offer-parameters.ts), pure: each field's bad
+ * The merchant parameters' checks (src/use-cases/merchant-setup/offer-parameters.ts), pure: each field's bad
  * values refused naming that field, the values kept when a patch leaves them out, and the rules
  * that differ in production.
  */
 import { describe, expect, it } from 'vitest';
 import { MERCHANT_PARAMETER_DEFAULTS, type Offer } from '../../src/accounts/offer.ts';
 import { AddressPolicy } from '../../src/outbound/addresses.ts';
-import { applyParameters, auditedValue, parameterView, type ParameterPatch } from '../../src/use-cases/offer-parameters.ts';
+import { applyParameters, auditedValue, parameterView, type ParameterPatch } from '../../src/use-cases/merchant-setup/offer-parameters.ts';
 
 const offer = (type: Offer['type']): Offer => ({
   id: '0b7e6a52-3c1d-4f7e-9a40-6f1e2d3c4b5a',

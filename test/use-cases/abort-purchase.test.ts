@@ -3,8 +3,8 @@ import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
 import { applyMove } from '../../src/purchases/transitions.ts';
-import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
-import { createPurchase } from '../../src/use-cases/create-purchase.ts';
+import { abortPurchase } from '../../src/use-cases/checkout/abort-purchase.ts';
+import { createPurchase } from '../../src/use-cases/checkout/create-purchase.ts';
 import { twoMerchants } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledInstallments } from '../../src/payments/installment-repository.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
-import { collectInstallment } from '../../src/use-cases/collect-installment.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
+import { collectInstallment } from '../../src/use-cases/installments/collect-installment.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
 

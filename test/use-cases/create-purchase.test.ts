@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { findPurchase, listPurchases } from '../../src/purchases/purchase-repository.ts';
-import { createPurchase, type CreatePurchaseInput } from '../../src/use-cases/create-purchase.ts';
+import { createPurchase, type CreatePurchaseInput } from '../../src/use-cases/checkout/create-purchase.ts';
 import { twoMerchants } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 

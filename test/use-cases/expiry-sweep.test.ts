@@ -11,7 +11,7 @@ import type { Database, Sql } from '../../src/db/database.ts';
 import { bundledMigrations, migrate } from '../../src/db/migrate.ts';
 import { newUuid } from '../../src/domain/ids.ts';
 import { countDueExpiries, dueExpiries } from '../../src/purchases/purchase-repository.ts';
-import { EXPIRE_JOB, ExpirySweep } from '../../src/use-cases/expire-purchase.ts';
+import { EXPIRE_JOB, ExpirySweep } from '../../src/use-cases/checkout/expire-purchase.ts';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { planWithoutSeqScan, recordingSql, type Statement } from '../helpers/plans.ts';

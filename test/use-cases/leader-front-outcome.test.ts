@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyHs256 } from '../../src/delivery/jwt.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
-import { leaderFrontOutcome } from '../../src/use-cases/leader-front-outcome.ts';
+import { leaderFrontOutcome } from '../../src/use-cases/checkout/leader-front-outcome.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { isolatedDatabase, onPostgres, startTestApp, type IsolatedDatabase, type TestApp } from '../helpers/app.ts';
 import { insertPayment, recordResult } from '../../src/money/payment-record-repository.ts';

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Sql } from '../../src/db/database.ts';
 import { loadPayState } from '../../src/payments/pay-state-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
-import { abortPurchase } from '../../src/use-cases/abort-purchase.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { resumeLeaderAfterChallenge } from '../../src/use-cases/resolve-leader-attempt.ts';
+import { abortPurchase } from '../../src/use-cases/checkout/abort-purchase.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { resumeLeaderAfterChallenge } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { answerChallenge, card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
 

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPayment } from '../../src/payments/payment-repository.ts';
-import { resolveLeaderAttempt } from '../../src/use-cases/resolve-leader-attempt.ts';
+import { resolveLeaderAttempt } from '../../src/use-cases/checkout/resolve-leader-attempt.ts';
 import { underPaymentLease } from '../../src/money/payment-lease.ts';
-import { reconcilePayments } from '../../src/use-cases/reconcile-payments.ts';
+import { reconcilePayments } from '../../src/use-cases/reconciliation/reconcile-payments.ts';
 import { minimalPurchase, twoMerchants, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { cutOn } from '../helpers/connection-cut.ts';

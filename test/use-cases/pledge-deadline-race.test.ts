@@ -4,8 +4,8 @@
  */
 import { expect, it } from 'vitest';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
-import { reconcilePayments } from '../../src/use-cases/reconcile-payments.ts';
-import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
+import { reconcilePayments } from '../../src/use-cases/reconciliation/reconcile-payments.ts';
+import { settlePotDeadline } from '../../src/use-cases/pot/settle-pot-deadline.ts';
 import { forEachInterleaving, runInterleaved } from './interleavings.ts';
 import { deadlineRaceBed, DAY } from './pledge-deadline-bed.ts';
 import { expectSettledTruthfully } from './psp-ledger.ts';

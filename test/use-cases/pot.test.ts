@@ -4,10 +4,10 @@ import { insertPaymentMethod } from '../../src/payments/payment-method-repositor
 import { findPayment, pspRef } from '../../src/payments/payment-repository.ts';
 import { listPledges, type Pledge } from '../../src/payments/pledge-repository.ts';
 import { findPurchase } from '../../src/purchases/purchase-repository.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { payPledge } from '../../src/use-cases/pay-pledge.ts';
-import { remindPot } from '../../src/use-cases/remind-pot.ts';
-import { settlePotDeadline } from '../../src/use-cases/settle-pot-deadline.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { payPledge } from '../../src/use-cases/pot/pay-pledge.ts';
+import { remindPot } from '../../src/use-cases/pot/remind-pot.ts';
+import { settlePotDeadline } from '../../src/use-cases/pot/settle-pot-deadline.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicId } from '../../src/domain/ids.ts';
 import { listPurchases } from '../../src/purchases/purchase-repository.ts';
-import { createPurchase } from '../../src/use-cases/create-purchase.ts';
+import { createPurchase } from '../../src/use-cases/checkout/create-purchase.ts';
 import { twoMerchants } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { planWithoutSeqScan, recordingSql, type Statement } from '../helpers/plans.ts';

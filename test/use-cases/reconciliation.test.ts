@@ -13,7 +13,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { NO_JOB_POLL, TEST_DELIVERY } from '../delivery/helpers.ts';
 import { PspIntegrationError } from '../../src/psp/connector.ts';
 import { listMismatches } from '../../src/payments/reconciliation-repository.ts';
-import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconcile-psp.ts';
+import { reconcileYesterday, runReconciliation } from '../../src/use-cases/reconciliation/reconcile-psp.ts';
 import { addDays } from '../../src/domain/dates.ts';
 import { zonedDay, zonedMidnight } from '../../src/i18n/format.ts';
 

@@ -10,17 +10,17 @@
  *   is kept (parked) and applied once the transaction is recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purchaseDetail } from '../../src/use-cases/purchase-detail.ts';
+import { purchaseDetail } from '../../src/use-cases/back-office/purchase-detail.ts';
 import { paymentsByTransactions } from '../../src/payments/reconciliation-repository.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { PspIntegrationError, type AuthorizeInput, type NotifiedDispute, type PspConnector, type TransactionResult } from '../../src/psp/connector.ts';
 import { shopperSessions } from '../../src/http/routes/shopper-space/guard.ts';
-import { applyDisputeNotice } from '../../src/use-cases/dispute.ts';
+import { applyDisputeNotice } from '../../src/use-cases/disputes/dispute.ts';
 import type { PaymentDeps } from '../../src/use-cases/deps.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { payPledge } from '../../src/use-cases/pay-pledge.ts';
-import { previewRefund } from '../../src/use-cases/refund-preview.ts';
-import { refundPurchase } from '../../src/use-cases/refund-purchase.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { payPledge } from '../../src/use-cases/pot/pay-pledge.ts';
+import { previewRefund } from '../../src/use-cases/refunds/refund-preview.ts';
+import { refundPurchase } from '../../src/use-cases/refunds/refund-purchase.ts';
 import { caller, type Caller } from '../helpers/api.ts';
 import { onPostgres, startTestApp, type TestApp } from '../helpers/app.ts';
 import { form, signIn } from '../helpers/dashboard.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signHs256 } from '../../src/delivery/jwt.ts';
-import { payAsLeader } from '../../src/use-cases/pay-as-leader.ts';
-import { triggerCapture } from '../../src/use-cases/trigger-capture.ts';
+import { payAsLeader } from '../../src/use-cases/checkout/pay-as-leader.ts';
+import { triggerCapture } from '../../src/use-cases/installments/trigger-capture.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { card, CARDS, newShop, paymentsOf, type Shop } from './support.ts';
 

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.ts';
 import { DEFAULT_PAYOUT_BANK_DETAILS_HOLD_HOURS } from '../../config.ts';
-import type { BankDetailsDeps } from '../../use-cases/payout-bank-details.ts';
+import type { BankDetailsDeps } from '../../use-cases/payouts/payout-bank-details.ts';
 
 /**
  * What the back office's bank details page and API set them with: the service clock, the

@@ -1,6 +1,6 @@
 import type { WebhookRule } from '../../delivery/endpoints.ts';
 import type { EnFr } from '../../i18n/lang.ts';
-import type { ParameterRefusal } from '../../use-cases/offer-parameters.ts';
+import type { ParameterRefusal } from '../../use-cases/merchant-setup/offer-parameters.ts';
 
 /**
  * The back office's texts of an offer's merchant parameters

@@ -2,7 +2,7 @@ import { defaultComment, EXPIRED_COMMENT, type PurchaseState } from '../../domai
 import { parseDecimalAmount } from '../../domain/money.ts';
 import { formatMoney } from '../../i18n/format.ts';
 import type { EnFr } from '../../i18n/lang.ts';
-import { CANCELLED_COMMENT } from '../../use-cases/cancel-purchase.ts';
+import { CANCELLED_COMMENT } from '../../use-cases/checkout/cancel-purchase.ts';
 
 /**
  * A purchase's `comment` in the back office's language. The comment is stored once, in English,

@@ -10,7 +10,7 @@ import type { MidtransTransaction } from './mapping.ts';
  * with no chargeback id, amount, reason or deadline.
  *
  * So a `chargeback` is a chargeback already **lost** (the money is taken), of what is left (none
- * told: the payment's captured amount less its refunds, src/use-cases/dispute.ts), keyed by the transaction
+ * told: the payment's captured amount less its refunds, src/use-cases/disputes/dispute.ts), keyed by the transaction
  * (`<transaction_id>-chargeback`: one dispute per transaction). A `partial_chargeback` tells no
  * amount, so it is recorded **open**: counting it lost would take the captured amount, more
  * than the bank took; staff read the amount in Midtrans' dashboard, and a later `chargeback` of

@@ -58,7 +58,7 @@ function readListCursor(cursor: string): { updatedAt: Date; id: string } {
 /** How long the merchant has to answer a sandbox chargeback or retrieval request before it lapses (lost). */
 const SANDBOX_DISPUTE_RESPONSE_DAYS = 7;
 
-/** The sandbox's durable jobs (registered by src/use-cases/dispute.ts): its dispute notices to Chipin, and unanswered disputes lapsing. */
+/** The sandbox's durable jobs (registered by src/use-cases/disputes/dispute.ts): its dispute notices to Chipin, and unanswered disputes lapsing. */
 export const SANDBOX_DISPUTE_NOTICE_JOB = 'sandbox_psp.dispute_notice';
 export const SANDBOX_DISPUTE_LAPSE_JOB = 'sandbox_psp.dispute_lapse';
 

@@ -1,4 +1,4 @@
-import { recordStaffAction } from '../../../use-cases/audit-trail.ts';
+import { recordStaffAction } from '../../../use-cases/back-office/audit-trail.ts';
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { decodeDeliveryCursor, encodeDeliveryCursor, parseDeliveryUid, toDeliveryUid } from '../../../delivery/delivery.ts';

@@ -8,8 +8,8 @@ import { TokenApiError } from '../../routes/schemas.ts';
 import type { App } from '../../types.ts';
 import { DisputeSchema, disputeView } from '../../views/dispute.ts';
 import type { Services } from '../../../services.ts';
-import { markEvidenceSent } from '../../../use-cases/dispute.ts';
-import { disputeList } from '../../../use-cases/dispute-list.ts';
+import { markEvidenceSent } from '../../../use-cases/disputes/dispute.ts';
+import { disputeList } from '../../../use-cases/disputes/dispute-list.ts';
 import { BackofficeErrors } from './webhook.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];

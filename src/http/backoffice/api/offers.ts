@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { CREDIT_LENDER_MAX, editOffer, OFFER_BOUNDS } from '../../../use-cases/edit-offer.ts';
-import { GTU_LABEL_MAX, PARAMETER_BOUNDS, PARAMETER_URL_MAX, USE_3DS } from '../../../use-cases/offer-parameters.ts';
-import { listOffersWithPsp } from '../../../use-cases/psp-accounts.ts';
+import { CREDIT_LENDER_MAX, editOffer, OFFER_BOUNDS } from '../../../use-cases/merchant-setup/edit-offer.ts';
+import { GTU_LABEL_MAX, PARAMETER_BOUNDS, PARAMETER_URL_MAX, USE_3DS } from '../../../use-cases/merchant-setup/offer-parameters.ts';
+import { listOffersWithPsp } from '../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { DashboardGuard } from '../../dashboard-guard.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';

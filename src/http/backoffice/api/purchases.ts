@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { cancelPurchase } from '../../../use-cases/cancel-purchase.ts';
-import { purchaseRefunds, refundPurchase } from '../../../use-cases/refund-purchase.ts';
+import { cancelPurchase } from '../../../use-cases/checkout/cancel-purchase.ts';
+import { purchaseRefunds, refundPurchase } from '../../../use-cases/refunds/refund-purchase.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { DashboardGuard } from '../../dashboard-guard.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';

@@ -7,7 +7,7 @@ import type { App } from '../../types.ts';
 import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
 import { decodeReportCursor, encodeReportCursor, REPORT_CSV_COLUMNS, reportCsvCells, reportPeriod, reportRowJson, MAX_REPORT_DAYS } from '../../../reports/daily-report.ts';
 import type { Services } from '../../../services.ts';
-import { dailyReportRows, type DailyReportRow, type ReportKey } from '../../../use-cases/finance-report.ts';
+import { dailyReportRows, type DailyReportRow, type ReportKey } from '../../../use-cases/back-office/finance-report.ts';
 import { csvCell } from '../purchases-csv.ts';
 import { BackofficeErrors } from './webhook.ts';
 

@@ -9,7 +9,7 @@ import { TokenApiError } from '../../routes/schemas.ts';
 import type { App } from '../../types.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../../i18n/format.ts';
 import type { Services } from '../../../services.ts';
-import { riskDecisionsOf, type RiskDecisionRow } from '../../../use-cases/risk-decisions.ts';
+import { riskDecisionsOf, type RiskDecisionRow } from '../../../use-cases/risk/risk-decisions.ts';
 import { csvCell } from '../purchases-csv.ts';
 import { BackofficeErrors } from './webhook.ts';
 

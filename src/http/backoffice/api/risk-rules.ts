@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../../errors.ts';
 import { TokenApiError } from '../../routes/schemas.ts';
 import type { App } from '../../types.ts';
 import type { Services } from '../../../services.ts';
-import { editRiskRules, readRiskRules, type EditRiskRulesOutcome, type RiskRulesDeps } from '../../../use-cases/risk-rules.ts';
+import { editRiskRules, readRiskRules, type EditRiskRulesOutcome, type RiskRulesDeps } from '../../../use-cases/risk/risk-rules.ts';
 import { BackofficeErrors } from './webhook.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];

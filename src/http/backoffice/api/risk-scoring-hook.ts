@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../../errors.ts';
 import { TokenApiError } from '../../routes/schemas.ts';
 import type { App } from '../../types.ts';
 import type { Services } from '../../../services.ts';
-import { readScoringHook, removeScoringHook, setScoringHook, type ScoringHookSettingsDeps } from '../../../use-cases/risk-scoring-hook.ts';
+import { readScoringHook, removeScoringHook, setScoringHook, type ScoringHookSettingsDeps } from '../../../use-cases/risk/risk-scoring-hook.ts';
 import { BackofficeErrors } from './webhook.ts';
 
 const SECURITY = [{ apiKeyBasic: [] }];

@@ -1,5 +1,5 @@
 import { webhookAudit, webhookRemoveAudit, webhookTestAudit } from '../../../audit/audit-log.ts';
-import { recordStaffAction } from '../../../use-cases/audit-trail.ts';
+import { recordStaffAction } from '../../../use-cases/back-office/audit-trail.ts';
 import { Type } from 'typebox';
 import { WebhookSettingsError, type WebhookSettings } from '../../../delivery/endpoints.ts';
 import { DEFAULT_TRIGGERS, TRIGGER_NAMES } from '../../../delivery/triggers.ts';

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../../html/html.ts';
 import { addDays } from '../../../domain/dates.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
-import { HOME_DAYS, type HomeStats } from '../../../use-cases/home-stats.ts';
+import { HOME_DAYS, type HomeStats } from '../../../use-cases/back-office/home-stats.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 

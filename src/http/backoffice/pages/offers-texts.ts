@@ -1,5 +1,5 @@
 import type { ScheduleErrorCode } from '../../../domain/schedule.ts';
-import type { OfferRefusal } from '../../../use-cases/edit-offer.ts';
+import type { OfferRefusal } from '../../../use-cases/merchant-setup/edit-offer.ts';
 import { OFFER_PARAMETER_TEXT } from '../offer-parameter-texts.ts';
 
 /** How a refused offer edit shows a bound of its field (an amount, a rate, hours) and an amount. */

@@ -2,7 +2,7 @@ import { html } from '../../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { SEPA_CURRENCY } from '../../../domain/payouts.ts';
-import type { OperatorPayoutsView } from '../../../use-cases/payout-export.ts';
+import type { OperatorPayoutsView } from '../../../use-cases/payouts/payout-export.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 

@@ -4,7 +4,7 @@ import type { BankDetailsView } from '../../../payouts/bank-details.ts';
 import type { PayoutLineRow, PayoutRow } from '../../../payouts/payout-repository.ts';
 import { payoutTotalsView } from '../../../payouts/payout-views.ts';
 import { toPublicId } from '../../../domain/ids.ts';
-import type { MerchantBalance } from '../../../use-cases/payouts.ts';
+import type { MerchantBalance } from '../../../use-cases/payouts/payouts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
 

@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../../html/html.ts';
 import { kindOf } from './offers-page.ts';
 import type { ConnectorDefinition, CredentialField } from '../../../psp/definition.ts';
 import { catalogueOf, namesReachedBy } from '../../../psp/catalogue.ts';
-import type { PspAccountView } from '../../../use-cases/psp-accounts.ts';
+import type { PspAccountView } from '../../../use-cases/merchant-setup/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
 import { credentialHelp } from '../credential-help.ts';

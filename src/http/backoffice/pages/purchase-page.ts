@@ -4,8 +4,8 @@ import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { html, type SafeHtml } from '../../../html/html.ts';
 import { formatDate, formatDateTime, formatMoney } from '../../../i18n/format.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
-import type { PurchaseDetail } from '../../../use-cases/purchase-detail.ts';
-import type { RefundShare } from '../../../use-cases/refund-preview.ts';
+import type { PurchaseDetail } from '../../../use-cases/back-office/purchase-detail.ts';
+import type { RefundShare } from '../../../use-cases/refunds/refund-preview.ts';
 import { auditLine } from './audit-line.ts';
 import type { EnFr } from '../../../i18n/lang.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';
@@ -318,7 +318,7 @@ ${action.kind === 'refund' ? html`<input type="hidden" name="amount" value="${ac
   return dashboardPage(chrome, title, body);
 }
 
-/** Who gets what back, as the refund rule splits it (src/use-cases/refund-preview.ts): one line per payer. */
+/** Who gets what back, as the refund rule splits it (src/use-cases/refunds/refund-preview.ts): one line per payer. */
 function refundSplit(chrome: Chrome, d: PurchaseDetail, shares: RefundShare[]): SafeHtml {
   const t = DASHBOARD_TEXT[chrome.lang];
   const money = (cents: number) => formatMoney(cents, d.purchase.currency, chrome.lang);

@@ -1,5 +1,5 @@
 import { homePage } from '../pages/home-page.ts';
-import { homeStats } from '../../../use-cases/home-stats.ts';
+import { homeStats } from '../../../use-cases/back-office/home-stats.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';

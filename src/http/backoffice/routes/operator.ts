@@ -3,7 +3,7 @@ import { actorOf } from '../../../audit/audit-log.ts';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';
-import { exportedFile, exportedFileName, exportPayouts, markFileSent, operatorPayoutsView } from '../../../use-cases/payout-export.ts';
+import { exportedFile, exportedFileName, exportPayouts, markFileSent, operatorPayoutsView } from '../../../use-cases/payouts/payout-export.ts';
 import type { App } from '../../types.ts';
 import type { Chrome } from '../pages/layout.ts';
 import { operatorPayoutsPage, type OperatorNotice } from '../pages/operator-page.ts';

@@ -2,7 +2,7 @@ import { addDays } from '../../../domain/dates.ts';
 import { zonedDay } from '../../../i18n/format.ts';
 import { reportPeriod } from '../../../reports/daily-report.ts';
 import type { Services } from '../../../services.ts';
-import { dailyReportRows } from '../../../use-cases/finance-report.ts';
+import { dailyReportRows } from '../../../use-cases/back-office/finance-report.ts';
 import type { App } from '../../types.ts';
 import { reportsPage } from '../pages/reports-page.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';

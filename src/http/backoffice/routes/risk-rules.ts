@@ -2,7 +2,7 @@ import { actorOf } from '../../../audit/audit-log.ts';
 import { BUILT_IN_RULES } from '../../../domain/risk-rules.ts';
 import type { App } from '../../types.ts';
 import type { Services } from '../../../services.ts';
-import { editRiskRules, readRiskRules, type RiskRulesDeps } from '../../../use-cases/risk-rules.ts';
+import { editRiskRules, readRiskRules, type RiskRulesDeps } from '../../../use-cases/risk/risk-rules.ts';
 import { accountRiskRulesPage } from '../pages/risk-rules-page.ts';
 import { formOfRules, formRefusal, rulesOfForm, typedForm, type RiskForm, type RiskFormError } from '../risk-rules-form.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';

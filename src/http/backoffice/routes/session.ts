@@ -1,5 +1,5 @@
 import { actorOf } from '../../../audit/audit-log.ts';
-import { recordStaffAction } from '../../../use-cases/audit-trail.ts';
+import { recordStaffAction } from '../../../use-cases/back-office/audit-trail.ts';
 import { clearedSessionCookie, sessionCookie, type DashboardSessions } from '../../../staff/sessions.ts';
 import { signInPage } from '../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../texts.ts';

@@ -1,5 +1,5 @@
 import { actorOf } from '../../../audit/audit-log.ts';
-import { recentActivity } from '../../../use-cases/audit-trail.ts';
+import { recentActivity } from '../../../use-cases/back-office/audit-trail.ts';
 import { ROLES } from '../roles.ts';
 import { messagePage } from '../pages/sign-in-page.ts';
 import { changeMember, listMembers } from '../../../staff/team-members.ts';

@@ -1,4 +1,4 @@
-import { confirmPledgePayment } from '../../../use-cases/pay-pledge.ts';
+import { confirmPledgePayment } from '../../../use-cases/pot/pay-pledge.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { langQuery, PledgeParams, PledgeQuery, type PledgePages } from './pledge-view.ts';

@@ -1,7 +1,7 @@
 import { pledgeReturnUrl } from '../../../domain/links.ts';
 import { checkCard, typedHolder } from '../../../pages/card-form.ts';
 import { TEXT } from '../../../pages/texts.ts';
-import { payPledge } from '../../../use-cases/pay-pledge.ts';
+import { payPledge } from '../../../use-cases/pot/pay-pledge.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { PledgeParams, PledgeQuery, type PledgePages } from './pledge-view.ts';

@@ -6,7 +6,7 @@ import { toPublicId } from '../../../domain/ids.ts';
 import { langFromAcceptLanguage, langOf, languageTag } from '../../../i18n/lang.ts';
 import { directPaidPage, directRefusedPage } from '../../../pages/direct-call-page.ts';
 import type { Services } from '../../../services.ts';
-import { createPluginPurchase } from '../../../use-cases/create-plugin-purchase.ts';
+import { createPluginPurchase } from '../../../use-cases/checkout/create-plugin-purchase.ts';
 import type { App } from '../../types.ts';
 import { pageHeaders } from './page-support.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { merchantClient } from '../../../use-cases/merchant-purchases.ts';
+import { merchantClient } from '../../../use-cases/back-office/merchant-purchases.ts';
 import { notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { ClientSchema, clientV1, purchaseV1 } from '../../views/purchase-v1.ts';

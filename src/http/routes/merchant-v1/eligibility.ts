@@ -5,7 +5,7 @@ import { FailureThrottle } from '../../../auth/failure-throttle.ts';
 import { RISK_REASON_CODES } from '../../../domain/eligibility.ts';
 import type { ScoreReasonCode } from '../../../domain/risk-score.ts';
 import type { Services } from '../../../services.ts';
-import { checkEligibility, publicView, type EligibilityDeps, type EligibilityOutcome } from '../../../use-cases/check-eligibility.ts';
+import { checkEligibility, publicView, type EligibilityDeps, type EligibilityOutcome } from '../../../use-cases/checkout/check-eligibility.ts';
 import { inputError, type Family } from '../../error-format.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';

@@ -1,6 +1,6 @@
 import type { Services } from '../../../services.ts';
-import { cancelPurchase, type CancelOutcome } from '../../../use-cases/cancel-purchase.ts';
-import { merchantPurchase } from '../../../use-cases/merchant-purchases.ts';
+import { cancelPurchase, type CancelOutcome } from '../../../use-cases/checkout/cancel-purchase.ts';
+import { merchantPurchase } from '../../../use-cases/back-office/merchant-purchases.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { inProgressMessage } from '../../../money/claim.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { createPurchase } from '../../../use-cases/create-purchase.ts';
+import { createPurchase } from '../../../use-cases/checkout/create-purchase.ts';
 import { langFromAcceptLanguage, EN_FR } from '../../../i18n/lang.ts';
 import { idempotent } from '../../idempotency.ts';
 import type { App } from '../../types.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { internalStatesOf } from '../../../domain/purchase-states.ts';
 import type { Services } from '../../../services.ts';
-import { merchantPurchases } from '../../../use-cases/merchant-purchases.ts';
+import { merchantPurchases } from '../../../use-cases/back-office/merchant-purchases.ts';
 import type { App } from '../../types.ts';
 import { PurchaseSchema, purchaseV1, V1StateSchema } from '../../views/purchase-v1.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';

@@ -1,5 +1,5 @@
 import type { Services } from '../../../services.ts';
-import { merchantPurchase } from '../../../use-cases/merchant-purchases.ts';
+import { merchantPurchase } from '../../../use-cases/back-office/merchant-purchases.ts';
 import { notFound } from '../../errors.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import type { App } from '../../types.ts';

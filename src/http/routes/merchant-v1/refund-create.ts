@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { refundPurchase } from '../../../use-cases/refund-purchase.ts';
+import { refundPurchase } from '../../../use-cases/refunds/refund-purchase.ts';
 import { inProgressMessage } from '../../../money/claim.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';

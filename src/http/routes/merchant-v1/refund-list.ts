@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { purchaseRefunds } from '../../../use-cases/refund-purchase.ts';
+import { purchaseRefunds } from '../../../use-cases/refunds/refund-purchase.ts';
 import { notFound } from '../../errors.ts';
 import { PurchaseIdParams, purchaseIdOf } from '../../purchase-id-param.ts';
 import type { App } from '../../types.ts';

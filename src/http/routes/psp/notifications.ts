@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { receivePspNotification } from '../../../use-cases/psp-notification.ts';
+import { receivePspNotification } from '../../../use-cases/reconciliation/psp-notification.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { TokenApiError } from '../schemas.ts';

@@ -9,8 +9,8 @@ import { langFromAcceptLanguage, langOf, EN_FR } from '../../../i18n/lang.ts';
 import { sdkBundle } from '../../../sdk/build.ts';
 import { repoFile } from '../../../source-files.ts';
 import type { Services } from '../../../services.ts';
-import { createPurchase } from '../../../use-cases/create-purchase.ts';
-import { frontResultJwtValid } from '../../../use-cases/leader-front-result.ts';
+import { createPurchase } from '../../../use-cases/checkout/create-purchase.ts';
+import { frontResultJwtValid } from '../../../use-cases/checkout/leader-front-result.ts';
 import type { App } from '../../types.ts';
 
 const SCRIPT = readFileSync(repoFile('src/sandbox/assets/demo-shop.js'), 'utf8');

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { parsePublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
-import { purchaseDisputes, resolveSandboxDispute } from '../../../use-cases/dispute.ts';
+import { purchaseDisputes, resolveSandboxDispute } from '../../../use-cases/disputes/dispute.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { DisputeSchema, disputeView } from '../../views/dispute.ts';

@@ -4,7 +4,7 @@ import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { DEFAULT_TIME_ZONE } from '../../../i18n/format.ts';
 import { sandboxInboxPage } from '../../../pages/sandbox-inbox-page.ts';
 import type { Services } from '../../../services.ts';
-import { sentMessages } from '../../../use-cases/sent-messages.ts';
+import { sentMessages } from '../../../use-cases/notices/sent-messages.ts';
 import { inboxPage } from '../../backoffice/pages/inbox-page.ts';
 import { sendPage, sessionOf, signedIn } from '../../backoffice/routes/support.ts';
 import type { DashboardSessions } from '../../../staff/sessions.ts';

@@ -2,7 +2,7 @@ import { toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { pledgePageUrl } from '../../../domain/links.ts';
 import type { CardInput } from '../../../psp/connector.ts';
-import { paymentOfRequest, payStateOf, pledgesOf } from '../../../use-cases/payment-lookup.ts';
+import { paymentOfRequest, payStateOf, pledgesOf } from '../../../use-cases/checkout/payment-lookup.ts';
 import type { Services } from '../../../services.ts';
 import { ApiError } from '../../errors.ts';
 

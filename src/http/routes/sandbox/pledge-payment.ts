@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { parsePublicId, toPublicId } from '../../../domain/ids.ts';
 import { pledgeReturnUrl } from '../../../domain/links.ts';
-import { payPledge, type PledgeOutcome } from '../../../use-cases/pay-pledge.ts';
-import { pledgeOf } from '../../../use-cases/payment-lookup.ts';
+import { payPledge, type PledgeOutcome } from '../../../use-cases/pot/pay-pledge.ts';
+import { pledgeOf } from '../../../use-cases/checkout/payment-lookup.ts';
 import type { Services } from '../../../services.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { idempotent } from '../../idempotency.ts';

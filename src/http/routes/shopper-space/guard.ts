@@ -7,7 +7,7 @@ import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts'
 import { SPACE_LANGS, SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import type { ShopperIdentity } from '../../../shopper-space/identity.ts';
 import { SHOPPER_SESSION_COOKIE, SHOPPER_SESSION_SECONDS, ShopperSessions, type ShopperSession } from '../../../shopper-space/sessions.ts';
-import { shopperParty, type ShopperParty } from '../../../use-cases/shopper-purchases.ts';
+import { shopperParty, type ShopperParty } from '../../../use-cases/shopper-space/shopper-purchases.ts';
 import type { Services } from '../../../services.ts';
 
 /**

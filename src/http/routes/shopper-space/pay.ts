@@ -6,8 +6,8 @@ import { spaceMessagePage } from '../../../pages/shopper-space/sign-in-pages.ts'
 import { SPACE_TEXT } from '../../../pages/shopper-space/texts.ts';
 import type { Services } from '../../../services.ts';
 import type { ShopperIdentity } from '../../../shopper-space/identity.ts';
-import { changeCard, resumeCardChange, type ChangeCardOutcome } from '../../../use-cases/change-card.ts';
-import { payInstallmentNow, repayEarly, resumeShopperPayment, type ShopperPayOutcome } from '../../../use-cases/shopper-pay.ts';
+import { changeCard, resumeCardChange, type ChangeCardOutcome } from '../../../use-cases/installments/change-card.ts';
+import { payInstallmentNow, repayEarly, resumeShopperPayment, type ShopperPayOutcome } from '../../../use-cases/shopper-space/shopper-pay.ts';
 import { challengeReturnOf } from '../../challenge-return.ts';
 import type { App } from '../../types.ts';
 import { requireShopper, requireShopperForm, seeOther, sendSpacePage, shopperPartyTo, spaceLang } from './guard.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { parsePublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
-import { abortPurchase } from '../../../use-cases/abort-purchase.ts';
+import { abortPurchase } from '../../../use-cases/checkout/abort-purchase.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { langOf, EN_FR } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';

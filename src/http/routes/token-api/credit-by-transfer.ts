@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { toPublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
-import { creditByTransfer } from '../../../use-cases/credit-by-transfer.ts';
+import { creditByTransfer } from '../../../use-cases/refunds/credit-by-transfer.ts';
 import { inProgressMessage } from '../../../money/claim.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { idempotent } from '../../idempotency.ts';

@@ -6,7 +6,7 @@ import { decimalAmount } from '../../../domain/money.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import { langOf, EN_FR } from '../../../i18n/lang.ts';
 import type { Services } from '../../../services.ts';
-import { createPluginPurchase } from '../../../use-cases/create-plugin-purchase.ts';
+import { createPluginPurchase } from '../../../use-cases/checkout/create-plugin-purchase.ts';
 import { ApiError } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { TokenApiError } from '../schemas.ts';

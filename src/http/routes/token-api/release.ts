@@ -3,7 +3,7 @@ import { toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { Services } from '../../../services.ts';
 import { inProgressMessage } from '../../../money/claim.ts';
-import { releasePurchase } from '../../../use-cases/release-purchase.ts';
+import { releasePurchase } from '../../../use-cases/checkout/release-purchase.ts';
 import { ApiError, notFound, operationInProgress } from '../../errors.ts';
 import { purchaseIdOf } from '../../purchase-id-param.ts';
 import type { App } from '../../types.ts';

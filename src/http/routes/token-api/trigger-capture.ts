@@ -3,7 +3,7 @@ import { toPublicId } from '../../../domain/ids.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
 import type { Services } from '../../../services.ts';
 import { inProgressMessage } from '../../../money/claim.ts';
-import { triggerCapture } from '../../../use-cases/trigger-capture.ts';
+import { triggerCapture } from '../../../use-cases/installments/trigger-capture.ts';
 import { ApiError, operationInProgress } from '../../errors.ts';
 import type { App } from '../../types.ts';
 import { TokenApiError } from '../schemas.ts';

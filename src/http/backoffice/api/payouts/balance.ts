@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { merchantBalance } from '../../../../use-cases/payouts.ts';
+import { merchantBalance } from '../../../../use-cases/payouts/payouts.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import type { App } from '../../../types.ts';
 import { BackofficeErrors } from '../webhook.ts';

@@ -1,5 +1,5 @@
 import type { Services } from '../../../../services.ts';
-import { readBankDetails } from '../../../../use-cases/payout-bank-details.ts';
+import { readBankDetails } from '../../../../use-cases/payouts/payout-bank-details.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { notFound } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

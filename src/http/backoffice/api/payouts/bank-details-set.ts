@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { setBankDetails } from '../../../../use-cases/payout-bank-details.ts';
+import { setBankDetails } from '../../../../use-cases/payouts/payout-bank-details.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';
 import type { App } from '../../../types.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { PAYOUT_LINE_CSV_COLUMNS, payoutLineCsv } from '../../../../payouts/payout-views.ts';
 import type { Services } from '../../../../services.ts';
-import { payoutLinesOf, payoutOf, type PayoutLineRow } from '../../../../use-cases/payout-list.ts';
+import { payoutLinesOf, payoutOf, type PayoutLineRow } from '../../../../use-cases/payouts/payout-list.ts';
 import { streamCsvExport } from '../../../csv-export.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { notFound } from '../../../errors.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { payoutView } from '../../../../payouts/payout-views.ts';
 import type { Services } from '../../../../services.ts';
-import { payoutList } from '../../../../use-cases/payout-list.ts';
+import { payoutList } from '../../../../use-cases/payouts/payout-list.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { decodeCursor, encodeCursor } from '../../../routes/cursor.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { payoutLineView, payoutTotalsView, payoutView } from '../../../../payouts/payout-views.ts';
 import type { Services } from '../../../../services.ts';
-import { payoutLinesOf, payoutOf } from '../../../../use-cases/payout-list.ts';
+import { payoutLinesOf, payoutOf } from '../../../../use-cases/payouts/payout-list.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { notFound } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

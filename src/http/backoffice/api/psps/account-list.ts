@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { listPspAccounts } from '../../../../use-cases/psp-accounts.ts';
+import { listPspAccounts } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import type { App } from '../../../types.ts';
 import { BackofficeErrors } from '../webhook.ts';

@@ -1,5 +1,5 @@
 import type { Services } from '../../../../services.ts';
-import { getPspAccount } from '../../../../use-cases/psp-accounts.ts';
+import { getPspAccount } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { notFound } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

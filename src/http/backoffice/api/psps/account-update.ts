@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { updatePspAccount } from '../../../../use-cases/psp-accounts.ts';
+import { updatePspAccount } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { ApiError } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

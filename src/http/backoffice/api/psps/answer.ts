@@ -1,4 +1,4 @@
-import type { PspAccountOutcome } from '../../../../use-cases/psp-accounts.ts';
+import type { PspAccountOutcome } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import { ApiError, notFound } from '../../../errors.ts';
 
 /** A save's outcome (create, change, check again) as the API answers it: the account, or the error to throw. */

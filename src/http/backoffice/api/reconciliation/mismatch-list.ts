@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { reconciliationMismatches, type MismatchState } from '../../../../use-cases/reconciliation-log.ts';
+import { reconciliationMismatches, type MismatchState } from '../../../../use-cases/reconciliation/reconciliation-log.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { decodeCursor, encodeCursor } from '../../../routes/cursor.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

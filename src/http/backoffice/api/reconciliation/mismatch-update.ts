@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../services.ts';
-import { updateMismatch } from '../../../../use-cases/reconcile-psp.ts';
+import { updateMismatch } from '../../../../use-cases/reconciliation/reconcile-psp.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { ApiError } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

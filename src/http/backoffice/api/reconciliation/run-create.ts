@@ -3,7 +3,7 @@ import { addDays, DAY_RULE, isDay } from '../../../../domain/dates.ts';
 import { parsePublicId } from '../../../../domain/ids.ts';
 import { DEFAULT_TIME_ZONE, zonedMidnight } from '../../../../i18n/format.ts';
 import type { Services } from '../../../../services.ts';
-import { MAX_RECON_DAYS, runReconciliation } from '../../../../use-cases/reconcile-psp.ts';
+import { MAX_RECON_DAYS, runReconciliation } from '../../../../use-cases/reconciliation/reconcile-psp.ts';
 import type { DashboardGuard } from '../../../dashboard-guard.ts';
 import { ApiError } from '../../../errors.ts';
 import { TokenApiError } from '../../../routes/schemas.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { toPublicId } from '../../../../domain/ids.ts';
-import type { MismatchRow, RunRow } from '../../../../use-cases/reconciliation-log.ts';
+import type { MismatchRow, RunRow } from '../../../../use-cases/reconciliation/reconciliation-log.ts';
 import { ApiError } from '../../../errors.ts';
 
 export const SECURITY = [{ apiKeyBasic: [] }];

@@ -2,7 +2,7 @@ import { actorOf } from '../../../../audit/audit-log.ts';
 import { parseDeliveryUid, toDeliveryUid } from '../../../../delivery/delivery.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { recordStaffAction } from '../../../../use-cases/audit-trail.ts';
+import { recordStaffAction } from '../../../../use-cases/back-office/audit-trail.ts';
 import type { App } from '../../../types.ts';
 import { developersPage } from '../../pages/developers-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';

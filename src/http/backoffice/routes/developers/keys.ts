@@ -3,7 +3,7 @@ import { actorOf } from '../../../../audit/audit-log.ts';
 import { toPublicId } from '../../../../domain/ids.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { recordStaffAction } from '../../../../use-cases/audit-trail.ts';
+import { recordStaffAction } from '../../../../use-cases/back-office/audit-trail.ts';
 import type { App } from '../../../types.ts';
 import { confirmKeyPage, developersPage } from '../../pages/developers-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';

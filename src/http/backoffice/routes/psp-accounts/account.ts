@@ -1,6 +1,6 @@
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { getPspAccount } from '../../../../use-cases/psp-accounts.ts';
+import { getPspAccount } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { App } from '../../../types.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';
 import { DASHBOARD_TEXT } from '../../texts.ts';

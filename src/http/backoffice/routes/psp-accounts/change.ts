@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf } from '../../../../audit/audit-log.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { updatePspAccount } from '../../../../use-cases/psp-accounts.ts';
+import { updatePspAccount } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { App } from '../../../types.ts';
 import type { TypedAccount } from '../../pages/psp-accounts-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';

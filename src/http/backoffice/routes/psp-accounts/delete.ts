@@ -1,8 +1,8 @@
 import { actorOf } from '../../../../audit/audit-log.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { recordStaffAction } from '../../../../use-cases/audit-trail.ts';
-import { deletePspAccount, listPspAccounts } from '../../../../use-cases/psp-accounts.ts';
+import { recordStaffAction } from '../../../../use-cases/back-office/audit-trail.ts';
+import { deletePspAccount, listPspAccounts } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { App } from '../../../types.ts';
 import { confirmDeletePage, pspAccountsPage } from '../../pages/psp-accounts-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';

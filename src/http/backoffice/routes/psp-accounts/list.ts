@@ -1,6 +1,6 @@
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { listPspAccounts } from '../../../../use-cases/psp-accounts.ts';
+import { listPspAccounts } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { App } from '../../../types.ts';
 import { pspAccountsPage } from '../../pages/psp-accounts-page.ts';
 import { sendPage, signedIn } from '../support.ts';

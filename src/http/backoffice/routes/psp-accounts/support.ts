@@ -5,7 +5,7 @@ import type { ConnectorDefinition } from '../../../../psp/definition.ts';
 import { DEFAULT_PSP } from '../../../../psp/registry.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { getPspAccount, type PspAccountView } from '../../../../use-cases/psp-accounts.ts';
+import { getPspAccount, type PspAccountView } from '../../../../use-cases/merchant-setup/psp-accounts.ts';
 import type { Chrome } from '../../pages/layout.ts';
 import { pspAccountPage, type TypedAccount } from '../../pages/psp-accounts-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';

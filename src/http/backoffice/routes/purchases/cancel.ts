@@ -2,7 +2,7 @@ import { actorOf } from '../../../../audit/audit-log.ts';
 import { V1_STATE } from '../../../../domain/purchase-states.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { cancelPurchase } from '../../../../use-cases/cancel-purchase.ts';
+import { cancelPurchase } from '../../../../use-cases/checkout/cancel-purchase.ts';
 import type { App } from '../../../types.ts';
 import { confirmPage, purchasePage } from '../../pages/purchase-page.ts';
 import { DASHBOARD_TEXT } from '../../texts.ts';

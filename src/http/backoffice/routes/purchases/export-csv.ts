@@ -1,6 +1,6 @@
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { purchasesForExport } from '../../../../use-cases/purchase-list.ts';
+import { purchasesForExport } from '../../../../use-cases/back-office/purchase-list.ts';
 import { streamCsvExport } from '../../../csv-export.ts';
 import type { App } from '../../../types.ts';
 import { purchasesPage } from '../../pages/purchases-page.ts';

@@ -1,6 +1,6 @@
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { purchaseList } from '../../../../use-cases/purchase-list.ts';
+import { purchaseList } from '../../../../use-cases/back-office/purchase-list.ts';
 import { decodeCursor, encodeCursor } from '../../../routes/cursor.ts';
 import type { App } from '../../../types.ts';
 import { purchasesPage } from '../../pages/purchases-page.ts';

@@ -1,6 +1,6 @@
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { purchaseDetail } from '../../../../use-cases/purchase-detail.ts';
+import { purchaseDetail } from '../../../../use-cases/back-office/purchase-detail.ts';
 import type { App } from '../../../types.ts';
 import { purchasePage } from '../../pages/purchase-page.ts';
 import { purchaseIdOf } from '../../purchase-filter.ts';

@@ -4,7 +4,7 @@ import { toPublicId } from '../../../../domain/ids.ts';
 import type { EnFr } from '../../../../i18n/lang.ts';
 import type { Services } from '../../../../services.ts';
 import type { DashboardSessions } from '../../../../staff/sessions.ts';
-import { purchaseDetail } from '../../../../use-cases/purchase-detail.ts';
+import { purchaseDetail } from '../../../../use-cases/back-office/purchase-detail.ts';
 import { kindOf } from '../../pages/offers-page.ts';
 import { messagePage } from '../../pages/sign-in-page.ts';
 import { purchaseIdOf } from '../../purchase-filter.ts';
