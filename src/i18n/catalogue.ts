@@ -1,5 +1,5 @@
 import { IntlMessageFormat } from 'intl-messageformat';
-import { LANGS, LOCALE, type Lang } from './lang.ts';
+import { LANGS, LOCALE, type EnFr, type Lang } from './lang.ts';
 
 /**
  * An area's words in one language, as its catalogue file holds them
@@ -29,8 +29,19 @@ export function flatten(messages: Messages, prefix = ''): Map<string, string> {
 }
 
 /**
+ * The areas that speak English and French only, by decision, not by a catalogue file missing: the
+ * back office, which takes another language once that language is complete there too (issue 77).
+ * Every other area speaks the six languages. `Catalogue` takes two catalogues for these areas and
+ * six for the others, and test/unit/i18n.test.ts holds each area's folder to the same files
+ * (docs/architecture.md#where-words-live).
+ */
+export const EN_FR_AREAS = ['backoffice'] as const;
+
+type EnFrArea = (typeof EN_FR_AREAS)[number];
+
+/**
  * The words of one area (the hosted pages, the shopper space, the e-mails and SMS, the back
- * office…), in the languages it speaks: English always, the others as their catalogues exist.
+ * office…), in the languages it speaks: the six, or English and French for an area of `EN_FR_AREAS`.
  * Messages are parsed once, on first use, and formatted with intl-messageformat in the
  * language's locale (docs/dependencies.md). Tags are not parsed: a `<` in a message is text, and
  * the pages escape whatever a message gives them.
@@ -40,11 +51,18 @@ export class Catalogue<K extends string> {
   readonly langs: readonly Lang[];
   private readonly messages = new Map<Lang, Map<string, string>>();
   private readonly compiled = new Map<string, IntlMessageFormat>();
+  /** The English catalogue as its file nests it. */
+  private readonly english: Messages;
 
+  /** An area declared English and French (`EN_FR_AREAS`): its two catalogues. */
+  constructor(area: EnFrArea, catalogues: Readonly<Record<EnFr, Messages>>);
+  /** Any other area: its catalogues in the six languages. */
+  constructor(area: string, catalogues: Readonly<Record<Lang, Messages>>);
   constructor(
     readonly area: string,
     catalogues: { readonly en: Messages } & Partial<Record<Lang, Messages>>,
   ) {
+    this.english = catalogues.en;
     for (const lang of LANGS) {
       const messages = catalogues[lang];
       if (messages) this.messages.set(lang, flatten(messages));
@@ -63,6 +81,11 @@ export class Catalogue<K extends string> {
    * message needs is missing: both are bugs that the catalogue test and the pages' tests catch.
    */
   text(lang: Lang, key: K, values?: Values): string {
+    return String(this.compile(lang, key).format(values));
+  }
+
+  /** The message `key` in `lang` (or English), parsed on its first use. */
+  private compile(lang: Lang, key: K): IntlMessageFormat {
     const spoken = this.speaks(lang);
     const id = `${spoken}:${key}`;
     let format = this.compiled.get(id);
@@ -72,7 +95,33 @@ export class Catalogue<K extends string> {
       format = new IntlMessageFormat(message, LOCALE[spoken], undefined, { ignoreTag: true });
       this.compiled.set(id, format);
     }
-    return String(format.format(values));
+    return format;
+  }
+
+  /**
+   * Every message of the area that takes no value, in `lang`, formatted and nested in its groups
+   * as the catalogue file has them: the bulk of a typed view with many plain words (the back
+   * office's, src/http/backoffice/texts.ts), which gives the messages that take values as
+   * functions over `text`. A message that takes values is left out: a view that forgot to give
+   * one lacks it (test/dashboard/texts-keys.test.ts walks the view for every key).
+   */
+  fixed(lang: Lang): Messages {
+    const walk = (messages: Messages, prefix: string): Messages => {
+      const tree: Record<string, string | Messages> = {};
+      for (const [name, value] of Object.entries(messages)) {
+        const key = `${prefix}${name}` as K;
+        if (typeof value !== 'string') tree[name] = walk(value, `${key}.`);
+        // Type 0 is a literal: anything else (an argument, a plural, a select) takes a value.
+        else if (
+          this.compile(lang, key)
+            .getAst()
+            .every((el) => el.type === 0)
+        )
+          tree[name] = this.text(lang, key);
+      }
+      return tree;
+    };
+    return walk(this.english, '');
   }
 
   /**

@@ -26,7 +26,7 @@ export interface BankDetailsView {
 
 /**
  * Which rule typed bank details broke, as data: the API's `message` says it in English, the back
- * office's page in its own language (`payouts-texts.ts`).
+ * office's page in its own language (`payouts.problem` in the back office's catalogue).
  */
 export type BankDetailsProblem =
   | { rule: 'holder_required' }

@@ -26,7 +26,7 @@ export type NotYetWhy =
   | { code: 'not_in_build'; connector: string };
 
 /** What the connector contract needs of a PSP's API that some public APIs lack. */
-export type ContractNeed = 'transaction_read' | 'idempotency';
+type ContractNeed = 'transaction_read' | 'idempotency';
 
 export interface CatalogueEntry {
   /** As merchants know it. */

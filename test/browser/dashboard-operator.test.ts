@@ -66,7 +66,7 @@ describe.skipIf(!hasBrowser)('the operator’s payout files page in Chromium', (
       await expectAccessible(page, 'payout files, one payout waiting');
 
       await page.getByRole('button', { name: 'Make the SEPA file of the euro payouts' }).click();
-      await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^File CHIPIN\w+ made: 1 transfer\(s\)\./);
+      await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/^File CHIPIN\w+ made: 1 transfer\./);
       const messageId = /File (CHIPIN\w+) made/.exec((await page.getByRole('status').first().textContent())!)![1]!;
       expect(await page.getByText('No payout waits for a file.').count()).toBe(1);
       const files = page.getByRole('region', { name: 'SEPA files' });
@@ -83,7 +83,7 @@ describe.skipIf(!hasBrowser)('the operator’s payout files page in Chromium', (
       expect(xml).toContain(`<IBAN>${IBAN}</IBAN>`);
 
       await files.getByRole('button', { name: `Mark as sent: the file ${messageId}` }).click();
-      await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`File ${messageId}: 1 payout(s) marked as sent; their merchants are told.`);
+      await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`File ${messageId}: 1 payout marked as sent; their merchants are told.`);
       expect(await files.getByRole('row').filter({ hasText: messageId }).getByRole('cell', { name: '1 sent', exact: true }).count()).toBe(1);
       expect(await files.getByRole('button', { name: /^Mark as sent/ }).count()).toBe(0);
       await expectAccessible(page, 'payout files, the file sent');
@@ -91,7 +91,7 @@ describe.skipIf(!hasBrowser)('the operator’s payout files page in Chromium', (
       await page.goto(`${app.base}/dashboard/operator/payouts?lang=fr`);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Fichiers de versements (opérateur)');
       const fichiers = page.getByRole('region', { name: 'Fichiers SEPA' });
-      expect(await fichiers.getByRole('row').filter({ hasText: messageId }).getByRole('cell', { name: '1 envoyé(s)', exact: true }).count()).toBe(1);
+      expect(await fichiers.getByRole('row').filter({ hasText: messageId }).getByRole('cell', { name: '1 envoyé', exact: true }).count()).toBe(1);
       expect(await fichiers.getByRole('link', { name: `Télécharger : le fichier ${messageId} (pain.001)` }).count()).toBe(1);
       expect((await overflowing(page)).out).toEqual([]);
       await expectAccessible(page, 'payout files in French');

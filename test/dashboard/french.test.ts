@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commentIn } from '../../src/http/backoffice/purchase-comment.ts';
 import { DASHBOARD_TEXT } from '../../src/http/backoffice/texts.ts';
-import { CREDENTIAL_HELP_FR } from '../../src/http/backoffice/credential-help.ts';
+import { CREDENTIAL_FORMAT_FR, CREDENTIAL_HELP_FR } from '../../src/http/backoffice/credential-help.ts';
 import { EVENT } from '../../src/domain/events.ts';
 import { RISK_REASON_CODES } from '../../src/domain/eligibility.ts';
 import { installmentFailedComment, installmentPaidComment } from '../../src/domain/installment-rules.ts';
@@ -203,7 +203,7 @@ describe('the French back office texts', () => {
           expect(label, `${lang} ${def.name}.${f.name}`).toBeTruthy();
           expect(label, `${lang} ${def.name}.${f.name}`).not.toContain('_');
         }
-        if (f.format) expect(DASHBOARD_TEXT.fr.credentialFormats[`${def.name}.${f.name}`], `fr format of ${def.name}.${f.name}`).toBeTruthy();
+        if (f.format) expect(CREDENTIAL_FORMAT_FR[`${def.name}.${f.name}`], `fr format of ${def.name}.${f.name}`).toBeTruthy();
         const help = CREDENTIAL_HELP_FR[`${def.name}.${f.name}`];
         expect(help, `fr help of ${def.name}.${f.name}`).toBeTruthy();
         expect(help, `fr help of ${def.name}.${f.name}`).not.toBe(f.description);

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DASHBOARD_TEXT } from '../../src/http/backoffice/texts.ts';
+import type { Messages } from '../../src/i18n/catalogue.ts';
+import en from '../../src/i18n/catalogues/backoffice/en.json' with { type: 'json' };
 
 /**
- * The back office's texts are joined from one part per page (src/http/backoffice/pages/*-texts.ts, the
- * words several pages share in src/http/backoffice/texts.ts). Each French part is typed as its English
- * one, so tsc proves every key exists in both; this walk proves it again on the joined values:
+ * The back office's words are in its catalogue (src/i18n/catalogues/backoffice/, checked key by key
+ * in test/unit/i18n.test.ts); src/http/backoffice/texts.ts is the pages' typed view of it, the
+ * messages that take values given as functions. This walk proves the view whole in both languages:
  * the same keys at every level, the same kind of value (a text, a function that words one, a
- * list, a group of them), and no empty text.
+ * list, a group of them), no empty text, and nothing left undefined (a message that takes values
+ * the view forgot to give as a function).
  */
-/**
- * Groups that hold a text only where the page's language differs from a wording kept outside the
- * texts (a connector's credential `format`, in English, in its definition): their keys differ by
- * design, their texts are still never empty.
- */
-const ONLY_WHERE_DIFFERENT = new Set(['DASHBOARD_TEXT.credentialFormats']);
-
 type Kind = 'string' | 'function' | 'array' | 'object' | 'other';
 
 function kindOf(value: unknown): Kind {
@@ -35,10 +31,6 @@ function differences(en: unknown, fr: unknown, path: string): string[] {
   const enGroup = en as Record<string, unknown>;
   const frGroup = fr as Record<string, unknown>;
   const found: string[] = [];
-  if (ONLY_WHERE_DIFFERENT.has(path)) {
-    for (const [key, value] of [...Object.entries(enGroup), ...Object.entries(frGroup)]) if (typeof value !== 'string' || value === '') found.push(`${path}.${key}: not a text`);
-    return found;
-  }
   for (const key of Object.keys(enGroup)) if (!(key in frGroup)) found.push(`${path}.${key}: missing in French`);
   for (const key of Object.keys(frGroup)) if (!(key in enGroup)) found.push(`${path}.${key}: missing in English`);
   for (const key of Object.keys(enGroup)) if (key in frGroup) found.push(...differences(enGroup[key], frGroup[key], `${path}.${key}`));
@@ -53,5 +45,21 @@ describe('the back office texts', () => {
   it('are many (the walk read the joined texts, not an empty object)', () => {
     expect(Object.keys(DASHBOARD_TEXT.en).length).toBeGreaterThan(300);
     expect(Object.keys(DASHBOARD_TEXT.fr)).toEqual(Object.keys(DASHBOARD_TEXT.en));
+  });
+});
+
+describe('the back office view of its catalogue', () => {
+  it('gives every message of the catalogue: as a text, or through a function (or a list) on its path', () => {
+    const missing: string[] = [];
+    const walk = (messages: Messages, view: unknown, path: string) => {
+      for (const [name, value] of Object.entries(messages)) {
+        const node = (view as Record<string, unknown>)[name];
+        if (node === undefined) missing.push(`${path}${name}`);
+        else if (typeof value !== 'string' && typeof node !== 'function' && !Array.isArray(node)) walk(value, node, `${path}${name}.`);
+      }
+    };
+    walk(en, DASHBOARD_TEXT.en, '');
+    walk(en, DASHBOARD_TEXT.fr, '');
+    expect(missing).toEqual([]);
   });
 });

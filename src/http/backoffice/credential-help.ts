@@ -2,6 +2,10 @@ import type { EnFr } from '../../i18n/lang.ts';
 import type { ConnectorDefinition, CredentialField } from '../../psp/definition.ts';
 
 /**
+ * The back office's French of what a connector's definition says in English (src/psp/<name>/definition.ts),
+ * which the API gives as it is: where to find each credential, and its format. Not in the
+ * back office's catalogue, whose English would copy the definitions'.
+ *
  * Where the merchant finds each credential in the PSP's back office, in French, by
  * `<psp>.<field>`. The English is the field's own `description` (src/psp/<name>/definition.ts),
  * which `GET /api/backoffice/psps` gives as it is; the back office shows the page's language
@@ -104,4 +108,68 @@ export const CREDENTIAL_HELP_FR: Readonly<Record<string, string>> = {
 /** Where to find a credential in the PSP's back office, in `lang`. */
 export function credentialHelp(lang: EnFr, def: ConnectorDefinition, field: CredentialField): string {
   return lang === 'fr' ? (CREDENTIAL_HELP_FR[`${def.name}.${field.name}`] ?? field.description) : field.description;
+}
+
+/**
+ * A credential's expected format in French, by `<psp>.<field>`: the English is the field's own
+ * `format` (src/psp/<name>/definition.ts), which the API's refusals and `GET /api/backoffice/psps`
+ * give as it is. test/dashboard/french.test.ts checks that no field with a format lacks one.
+ */
+export const CREDENTIAL_FORMAT_FR: Readonly<Record<string, string>> = {
+  'adyen.merchant_account': 'jusqu’à 80 lettres, chiffres, _, . ou -',
+  'adyen.api_key': 'au moins 20 caractères, sans espace',
+  'adyen.hmac_key': '32 à 256 caractères hexadécimaux (0-9, A-F)',
+  'adyen.report_api_key': 'au moins 20 caractères, sans espace',
+  'adyen.live_url_prefix': 'lettres et chiffres en groupes reliés par des -, par exemple 1797a841fbb37ca7-AdyenDemo',
+  'hipay.username': '4 à 128 lettres, chiffres, ., _ ou -',
+  'hipay.password': '4 à 256 caractères, sans espace',
+  'hipay.secret_passphrase': '8 à 256 caractères',
+  'lyra.shop_id': '8 chiffres',
+  'lyra.password': 'testpassword_… ou prodpassword_… suivi de 20 à 100 lettres et chiffres',
+  'lyra.hmac_key': '16 à 128 lettres et chiffres',
+  'stripe.secret_key': 'sk_test_… ou sk_live_… suivi de lettres et chiffres',
+  'stripe.webhook_secret': 'whsec_… suivi de 16 à 128 lettres, chiffres, +, / ou =',
+  'centralpay.login': '3 à 64 lettres, chiffres, ., _, @ ou -',
+  'centralpay.api_key': '8 à 128 lettres et chiffres',
+  'centralpay.point_of_sale_id': 'un UUID en minuscules (8-4-4-4-12 chiffres hexadécimaux)',
+  'fondy.merchant_id': '1 à 12 chiffres',
+  'fondy.payment_key': '4 à 64 lettres et chiffres',
+  'midtrans.server_key': 'SB-Mid-server-… (sandbox) ou Mid-server-… (production)',
+  'midtrans.client_key': 'SB-Mid-client-… (sandbox) ou Mid-client-… (production)',
+  'paybox.site': '7 chiffres',
+  'paybox.rank': '2 ou 3 chiffres',
+  'paybox.identifier': '1 à 9 chiffres',
+  'paybox.cle': '8 à 10 caractères, sans espace',
+  'paybox.public_key': 'le PEM de pubkey.pem sur une ligne (ses lignes BEGIN et END peuvent rester), ou sa seule partie base64',
+  'sips.merchant_id': '15 chiffres',
+  'monetico.tpe': '7 lettres ou chiffres',
+  'monetico.societe': '1 à 50 lettres, chiffres, points, tirets ou soulignés',
+  'monetico.key': '40 caractères hexadécimaux',
+  'payline.merchant_id': 'des chiffres seulement',
+  'payline.access_key': 'des lettres et des chiffres, tels que Payline les a générés (la casse compte)',
+  'payline.contract_number': 'des lettres et des chiffres',
+  'dalenys.identifier': 'lettres, chiffres, espaces, points, tirets ou soulignés (64 au plus), tel qu’affiché dans le back office Dalenys',
+  'dalenys.password': 'le mot de passe, sans espace au début ni à la fin',
+  'braintree.merchant_id': 'lettres et chiffres',
+  'braintree.public_key': 'lettres et chiffres',
+  'braintree.private_key': 'lettres et chiffres',
+  'sips.secret_key': 'des caractères imprimables, sans espace',
+  'sips.key_version': 'un nombre',
+  'checkout.secret_key': 'sk_sbox_… (sandbox) ou sk_… (production) suivi de 27 caractères',
+  'checkout.processing_channel_id': 'pc_ suivi de 26 lettres minuscules et chiffres',
+  'hyperswitch.api_key': 'snd_… (sandbox) ou prd_… (production), lettres, chiffres et soulignés',
+  'hyperswitch.profile_id': 'pro_ suivi de lettres et chiffres',
+  'hyperswitch.payment_response_hash_key': '16 à 256 caractères imprimables',
+  'halyk.client_id': '2 à 64 lettres, chiffres, ., _, @ ou -',
+  'halyk.client_secret': '8 à 128 caractères visibles, sans espace',
+  'halyk.terminal_id': 'un UUID (8-4-4-4-12 chiffres hexadécimaux)',
+  'halyk.public_key': 'une clé publique RSA en base64 (DER), sur une ligne',
+  'checkout.webhook_secret': '16 à 128 caractères imprimables',
+  'mercadopago.access_token': 'TEST-… ou APP_USR-… suivi de chiffres, lettres et tirets',
+  'mercadopago.webhook_secret': '16 à 128 lettres ou chiffres',
+};
+
+/** A credential's expected format, in `lang`. */
+export function credentialFormat(lang: EnFr, def: ConnectorDefinition, field: CredentialField): string {
+  return (lang === 'fr' ? CREDENTIAL_FORMAT_FR[`${def.name}.${field.name}`] : undefined) ?? field.format ?? '';
 }

@@ -2,12 +2,12 @@ import type { Offer } from '../../../accounts/offer.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { html, type SafeHtml } from '../../../html/html.ts';
 import { kindOf } from './offers-page.ts';
-import type { ConnectorDefinition, CredentialField } from '../../../psp/definition.ts';
+import type { ConnectorDefinition } from '../../../psp/definition.ts';
 import { catalogueOf, namesReachedBy } from '../../../psp/catalogue.ts';
 import type { PspAccountView } from '../../../use-cases/merchant-setup/psp-accounts.ts';
 import { dashboardPage, type Chrome } from './layout.ts';
 import { DASHBOARD_TEXT, type DashboardTexts } from '../texts.ts';
-import { credentialHelp } from '../credential-help.ts';
+import { credentialFormat, credentialHelp } from '../credential-help.ts';
 
 /** What the add form shows again after a refusal: the fields typed, never a secret. */
 export interface TypedAccount {
@@ -65,15 +65,11 @@ function fieldLabel(t: DashboardTexts, field: string): string {
  * A refusal, naming the field by its label. A credential refused for its format says the format
  * expected (the connector's `format`), in the page's language; other messages are the API's.
  */
-function problem(t: DashboardTexts, def: ConnectorDefinition | undefined, error: { field: string; message: string }): string {
+function problem(chrome: Chrome, def: ConnectorDefinition | undefined, error: { field: string; message: string }): string {
+  const t = DASHBOARD_TEXT[chrome.lang];
   const f = def?.credentialFields.find((c) => `credentials.${c.name}` === error.field);
   const formatRefused = f?.format && /^(does not have the expected format|must match)/.test(error.message);
-  return t.fieldProblem(fieldLabel(t, error.field), formatRefused ? t.badFormat(formatOf(t, def!, f)) : error.message);
-}
-
-/** A credential's expected format in the page's language. */
-function formatOf(t: DashboardTexts, def: ConnectorDefinition, f: CredentialField): string {
-  return t.credentialFormats[`${def.name}.${f.name}`] ?? f.format ?? '';
+  return t.fieldProblem(fieldLabel(t, error.field), formatRefused ? t.badFormat(credentialFormat(chrome.lang, def!, f)) : error.message);
 }
 
 /** What the PSP account must have before it can take payments through Chipin (docs/psp/<name>.md). */
@@ -101,7 +97,7 @@ function credentialInputs(chrome: Chrome, def: ConnectorDefinition, typed: Typed
     const input = f.enum
       ? html`<select id="${id}" name="${name}"${required ? html` required` : ''}${described}>${keep}${f.enum.map((v) => html`<option value="${v}"${typed.credentials?.[f.name] === v ? html` selected` : ''}>${v}</option>`)}</select>`
       : html`<input id="${id}" name="${name}" type="${f.secret ? 'password' : 'text'}" autocomplete="off"${required && !f.environments ? html` required` : ''} value="${f.secret ? '' : (typed.credentials?.[f.name] ?? '')}"${saved?.[f.name] ? html` placeholder="${saved[f.name]}"` : ''}${described}>`;
-    return html`<p><label for="${id}">${t.credentialLabels[f.name] ?? f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br><span class="muted" id="${id}_hint">${f.format ? html`${t.expectedFormat(formatOf(t, def, f))} ` : ''}${credentialHelp(chrome.lang, def, f)}</span></p>`;
+    return html`<p><label for="${id}">${t.credentialLabels[f.name] ?? f.name}${f.required ? '' : html` <span class="muted">(${t.optional})</span>`}</label>${input}<br><span class="muted" id="${id}_hint">${f.format ? html`${t.expectedFormat(credentialFormat(chrome.lang, def, f))} ` : ''}${credentialHelp(chrome.lang, def, f)}</span></p>`;
   });
 }
 
@@ -116,7 +112,7 @@ export function newPspAccountPage(chrome: Chrome, def: ConnectorDefinition, type
   const fields = credentialInputs(chrome, def, typed, invalid);
   const title = t.addPspAccountOf(def.label);
   const body = html`<h1>${title}</h1>
-${error ? html`<div class="alert" role="alert" id="account-error">${problem(t, def, error)}</div>` : ''}
+${error ? html`<div class="alert" role="alert" id="account-error">${problem(chrome, def, error)}</div>` : ''}
 ${requirements(t, def)}
 <form method="post" action="/dashboard/psp-accounts" class="card">
 <p class="muted">${t.afterSaveHint}</p>
@@ -164,7 +160,7 @@ export function pspAccountPage(
   const invalid = (name: string) => (extra.error?.field === name ? html` aria-invalid="true" aria-describedby="account-error"` : '');
   const body = html`<h1>${a.label}</h1>
 ${extra.notice ? html`<div class="ok" role="status">${extra.notice === 'verified' ? t.pspAccountVerified : t.pspAccountCreated}</div>` : ''}
-${extra.error ? html`<div class="alert" role="alert" id="account-error">${problem(t, def, extra.error)}</div>` : ''}
+${extra.error ? html`<div class="alert" role="alert" id="account-error">${problem(chrome, def, extra.error)}</div>` : ''}
 ${a.needs_attention ? html`<div class="alert" role="alert" id="needs-attention">${t.credentialUnusable(fieldLabel(t, a.needs_attention.field))} <span class="muted">(${a.needs_attention.message})</span></div>` : ''}
 ${extra.notificationUrl ? notificationUrlSection(t, a, def, extra.notificationUrl) : ''}
 <section class="card" aria-labelledby="facts"><h2 id="facts">${t.pspAccountFacts}</h2>
