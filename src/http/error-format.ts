@@ -1,7 +1,23 @@
 import type { FastifyError } from 'fastify';
 import { ApiError } from './errors.ts';
-import type { EnFr } from '../i18n/lang.ts';
-import { infoText } from './error-texts.ts';
+import { Catalogue } from '../i18n/catalogue.ts';
+import de from '../i18n/catalogues/api-errors/de.json' with { type: 'json' };
+import en from '../i18n/catalogues/api-errors/en.json' with { type: 'json' };
+import es from '../i18n/catalogues/api-errors/es.json' with { type: 'json' };
+import fr from '../i18n/catalogues/api-errors/fr.json' with { type: 'json' };
+import it from '../i18n/catalogues/api-errors/it.json' with { type: 'json' };
+import nl from '../i18n/catalogues/api-errors/nl.json' with { type: 'json' };
+import type { Lang } from '../i18n/lang.ts';
+import type { ErrorCode } from './errors.ts';
+
+/**
+ * The Token API's `info` by error code: what a shopper or a merchant's staff may read (the
+ * contract's "user-facing message, localised"), in the six languages
+ * (`src/i18n/catalogues/api-errors/`); the request's language is the purchase's when known, else
+ * the browser's (`error-handlers.ts`). `debug`, `message` and `error_description` are for
+ * developers and stay English.
+ */
+const INFO = new Catalogue<ErrorCode>('api-errors', { de, en: en satisfies Record<ErrorCode, string>, es, fr, it, nl });
 
 /** The API families of the contract, each with its own error body. */
 export type Family = 'oauth' | 'token' | 'v1';
@@ -32,7 +48,7 @@ export function decodedPath(target: string): string {
   }
 }
 
-export function errorBody(family: Family, err: ApiError, lang: EnFr, requestId: string): unknown {
+export function errorBody(family: Family, err: ApiError, lang: Lang, requestId: string): unknown {
   switch (family) {
     case 'oauth':
       return { error: err.code, error_description: err.status >= 500 ? `${err.message} (request id ${requestId})` : err.message };
@@ -43,7 +59,7 @@ export function errorBody(family: Family, err: ApiError, lang: EnFr, requestId: 
         error: {
           app_error: err.code,
           debug: err.status >= 500 ? `${err.message} (request id ${requestId})` : err.message,
-          info: infoText(err.code, lang),
+          info: INFO.text(lang, err.code),
         },
       };
   }

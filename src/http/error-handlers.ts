@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import { langFromAcceptLanguage, langOf, type EnFr, EN_FR } from '../i18n/lang.ts';
+import { langFromAcceptLanguage, langOf, type Lang } from '../i18n/lang.ts';
 import { PspIntegrationError } from '../psp/connector.ts';
 import { errorBody, familyOfRequest, fromFrameworkError } from './error-format.ts';
 import { ApiError, pspError } from './errors.ts';
@@ -28,11 +28,11 @@ const DATABASE_UNAVAILABLE = new ApiError(
  * purchase-creating body asks for (its validation fails before the handler runs), else
  * Accept-Language.
  */
-function requestLang(request: FastifyRequest): EnFr {
+function requestLang(request: FastifyRequest): Lang {
   if (request.lang) return request.lang;
   const language = (request.body as { data?: { language?: unknown } } | undefined)?.data?.language;
-  if (typeof language === 'string' && /^[a-z]{2}_[A-Z]{2}$/.test(language)) return langOf(language, EN_FR);
-  return langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+  if (typeof language === 'string' && /^[a-z]{2}_[A-Z]{2}$/.test(language)) return langOf(language);
+  return langFromAcceptLanguage(request.headers['accept-language']);
 }
 
 /** What a route's failure and an unknown route answer, in the API family's error format. */
@@ -62,7 +62,7 @@ export function registerErrorHandlers(app: App): void {
   app.setNotFoundHandler((request, reply) => {
     const family = familyOfRequest(request);
     const err = new ApiError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
-    const lang = langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+    const lang = langFromAcceptLanguage(request.headers['accept-language']);
     void reply.code(404).send(errorBody(family, err, lang, request.id));
   });
 }

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { Services } from '../services.ts';
 import { decodedPath, errorBody, familyOf, familyOfRequest, fromFrameworkError, type Family } from './error-format.ts';
 import { ApiError } from './errors.ts';
-import { langFromAcceptLanguage, EN_FR } from '../i18n/lang.ts';
+import { langFromAcceptLanguage } from '../i18n/lang.ts';
 import { storableDate } from '../domain/dates.ts';
 import { requestLogger } from '../observability/request-logger.ts';
 import { responseSerializer } from './response-serializer.ts';
@@ -61,7 +61,7 @@ function routerError(error: FastifyError, request: FastifyRequest, reply: Fastif
   void reply
     .code(err.status)
     .headers(err.headers)
-    .send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language'], EN_FR), request.id));
+    .send(errorBody(family, err, langFromAcceptLanguage(request.headers['accept-language']), request.id));
 }
 
 /** `METHOD /path HTTP/1.1` at the start of what the client sent, for its API family. */

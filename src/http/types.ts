@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { TokenClaims } from '../auth/access-tokens.ts';
-import type { EnFr } from '../i18n/lang.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /** The Fastify instance every route file registers on, typed by our TypeBox schemas. */
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -17,6 +17,6 @@ declare module 'fastify' {
     /** Set by the bearer guard on routes with `config.auth = 'bearer'`. */
     auth: TokenClaims | null;
     /** Language of user-facing texts: the purchase's when known, else Accept-Language. */
-    lang: EnFr | null;
+    lang: Lang | null;
   }
 }

@@ -76,10 +76,12 @@ describe('operations endpoints', () => {
     expect(v1.json().error).toMatchObject({ code: 'not_found' });
   });
 
-  it('Token API error info is localised from Accept-Language', async () => {
+  it('Token API error info is localised from Accept-Language, among the six languages', async () => {
     const fr = await app.server.inject({ url: '/api/whoami', headers: { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' } });
     expect(fr.json().error.info).toBe('Identifiants invalides ou expirés.');
-    const en = await app.server.inject({ url: '/api/whoami', headers: { 'accept-language': 'de-DE' } });
+    const de = await app.server.inject({ url: '/api/whoami', headers: { 'accept-language': 'de-DE' } });
+    expect(de.json().error.info).toBe('Ungültige oder abgelaufene Zugangsdaten.');
+    const en = await app.server.inject({ url: '/api/whoami', headers: { 'accept-language': 'pt-BR' } });
     expect(en.json().error.info).toBe('Invalid or expired credentials.');
   });
 });

@@ -230,12 +230,23 @@ describe('schedule simulation: refusals', () => {
     expectError(await c.post(back(c.offer('INSTALLMENTS', 3)), { amount_cents: 150, created }), 400, 'amount_below_minimum');
   });
 
-  it('localises info (fr, en) and keeps debug for the developer', async () => {
+  it("localises info in the six languages (the browser's, in any spelling) and keeps debug English for the developer", async () => {
     const uid = a.offer('INSTALLMENTS', 3);
     const fr = await anonymous(front(uid), { amount_cents: 1, created }, { 'accept-language': 'fr' });
     expect(fr.json().error.info).toBe('Le montant est trop faible pour ce mode de paiement.');
     const en = await anonymous(front(uid), { amount_cents: 30_000, created: '2026-02-30' }, { 'accept-language': 'en-GB' });
     expect(en.json().error.info).toBe('The date is not valid.');
+    const low: [string, string][] = [
+      ['de-DE,de;q=0.9', 'Der Betrag ist für diese Zahlungsart zu niedrig.'],
+      ['es-ES', 'El importe es demasiado bajo para esta forma de pago.'],
+      ['it_IT', 'L’importo è troppo basso per questo metodo di pagamento.'],
+      ['pt-BR,nl;q=0.8', 'Het bedrag is te laag voor deze betaalwijze.'],
+    ];
+    for (const [acceptLanguage, info] of low) {
+      const res = await anonymous(front(uid), { amount_cents: 1, created }, { 'accept-language': acceptLanguage });
+      expect(res.json().error.info, acceptLanguage).toBe(info);
+      expect(res.json().error.debug, acceptLanguage).toBe(fr.json().error.debug);
+    }
   });
 });
 

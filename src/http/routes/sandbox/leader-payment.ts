@@ -9,7 +9,7 @@ import { merchantPurchase } from '../../../use-cases/back-office/merchant-purcha
 import type { Services } from '../../../services.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { idempotent } from '../../idempotency.ts';
-import { langOf, EN_FR } from '../../../i18n/lang.ts';
+import { langOf } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
 import { answeredAttempt, declined, invalidKey, payView, sandboxCard } from './payment-answers.ts';
@@ -100,7 +100,7 @@ export function registerSandboxLeaderPayment(app: App, services: Services): void
       const id = parsePublicId('pur', request.params.purchase_uid);
       const purchase = id ? await merchantPurchase(services, accountId, id) : undefined;
       if (!purchase) throw notFound('purchase');
-      request.lang = langOf(purchase.language, EN_FR);
+      request.lang = langOf(purchase.language);
       const pledgers = (request.body.pledgers ?? []).map((p, i) => {
         if (!p.email && !p.phone_number) throw new ApiError(400, 'invalid_request', `field pledgers[${i}] needs an email or a phone_number`);
         if (p.email && !isEmailAddress(p.email)) throw new ApiError(400, 'invalid_request', `field pledgers[${i}].email is not an e-mail address`);

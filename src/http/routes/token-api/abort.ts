@@ -3,7 +3,7 @@ import { parsePublicId } from '../../../domain/ids.ts';
 import type { Services } from '../../../services.ts';
 import { abortPurchase } from '../../../use-cases/checkout/abort-purchase.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import { langOf, EN_FR } from '../../../i18n/lang.ts';
+import { langOf } from '../../../i18n/lang.ts';
 import type { App } from '../../types.ts';
 import { BearerErrors, TokenApiError } from '../schemas.ts';
 
@@ -42,10 +42,10 @@ export function registerAbort(app: App, services: Services): void {
         case 'not_found':
           throw notFound('purchase');
         case 'already_aborted':
-          if (outcome.language) request.lang = langOf(outcome.language, EN_FR);
+          if (outcome.language) request.lang = langOf(outcome.language);
           throw new ApiError(409, 'purchase_already_aborted', 'the purchase is already aborted');
         case 'non_abortable':
-          if (outcome.language) request.lang = langOf(outcome.language, EN_FR);
+          if (outcome.language) request.lang = langOf(outcome.language);
           throw new ApiError(409, 'purchase_non_abortable', `a purchase in state ${outcome.state} cannot be aborted`);
       }
       return { purchase_uid: `pur_${id}`, state: 'ABORTED' as const };

@@ -4,7 +4,7 @@ import { DEFAULT_MERCHANT_COUNTRY } from '../../../config.ts';
 import { toPublicId } from '../../../domain/ids.ts';
 import { decimalAmount } from '../../../domain/money.ts';
 import { V1_STATE } from '../../../domain/purchase-states.ts';
-import { langOf, EN_FR } from '../../../i18n/lang.ts';
+import { langOf } from '../../../i18n/lang.ts';
 import type { Services } from '../../../services.ts';
 import { createPluginPurchase } from '../../../use-cases/checkout/create-plugin-purchase.ts';
 import { ApiError } from '../../errors.ts';
@@ -59,7 +59,7 @@ export function registerPaymentByTransfer(app: App, services: Services): void {
     // Real time for the signature's exp / nbf only (the shop signs with its clock); the purchase is
     // dated on the service clock (`deps.clock`, the sandbox's moved or not: docs/jobs-and-clock.md).
     const outcome = await createPluginPurchase(deps, { query: settings, embed: false, byTransfer: true, fallbackLang: 'en_GB', now: new Date() });
-    if (outcome.kind !== 'ready' && outcome.lang) request.lang = langOf(outcome.lang, EN_FR);
+    if (outcome.kind !== 'ready' && outcome.lang) request.lang = langOf(outcome.lang);
     switch (outcome.kind) {
       case 'ready': {
         const { purchase } = outcome;

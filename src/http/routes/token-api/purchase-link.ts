@@ -103,7 +103,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
       const accountId = request.auth!.accountId;
       const { data, purchase_link_settings: settings = {} } = request.body;
       const language = data.language ?? (langFromAcceptLanguage(request.headers['accept-language'], EN_FR) === 'fr' ? 'fr_FR' : 'en_GB');
-      request.lang = langOf(language, EN_FR);
+      request.lang = langOf(language);
 
       if (data.merchantUid !== undefined && data.merchantUid !== request.params.merchant_uid) {
         throw invalid('field data.merchantUid differs from the merchant_uid of the path');
