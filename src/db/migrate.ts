@@ -63,7 +63,13 @@ export class MigrationOrderError extends Error {
  */
 export async function migrate(db: Database, migrations = bundledMigrations()): Promise<number[]> {
   const applied: number[] = [];
+  // Most starts find every migration applied: one read says so, where a transaction per
+  // migration took five round trips each (355 for 71), seconds through a pooler under load
+  // (docs/deployment.md#start-up-under-load). Whatever is missing is applied below, under the lock, each
+  // checked again there, as before.
+  const have = await appliedVersions(db);
   for (const m of migrations) {
+    if (have.has(m.version)) continue;
     const done = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await ensureTable(tx);
@@ -81,6 +87,14 @@ export async function migrate(db: Database, migrations = bundledMigrations()): P
   return applied;
 }
 
+/** The versions in schema_migrations, none when the table does not exist yet. */
+async function appliedVersions(sql: Sql): Promise<Set<number>> {
+  const { rows } = await sql.query<{ exists: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS exists");
+  if (!rows[0]?.exists) return new Set();
+  const res = await sql.query<{ version: number }>('SELECT version FROM schema_migrations');
+  return new Set(res.rows.map((r) => r.version));
+}
+
 /**
  * Versions applied to the database that are newer than every migration of this build: non-empty
  * while a newer release has migrated ahead of this process (a rolling upgrade).
@@ -95,9 +109,6 @@ export async function newerMigrations(sql: Sql, migrations = bundledMigrations()
 
 /** Versions the code expects but the database lacks: empty when the schema is current. */
 export async function pendingMigrations(sql: Sql, migrations = bundledMigrations()): Promise<number[]> {
-  const { rows } = await sql.query<{ exists: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS exists");
-  if (!rows[0]?.exists) return migrations.map((m) => m.version);
-  const res = await sql.query<{ version: number }>('SELECT version FROM schema_migrations');
-  const have = new Set(res.rows.map((r) => r.version));
+  const have = await appliedVersions(sql);
   return migrations.map((m) => m.version).filter((v) => !have.has(v));
 }

@@ -1,4 +1,5 @@
 import fastJson from 'fast-json-stringify';
+import { lazySerializer } from './lazy-compile.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -35,11 +36,14 @@ function isNullOnly(member: unknown): boolean {
  */
 const compiled = new WeakMap<object, (data: unknown) => string>();
 
-/** Fastify's serializer compiler (fast-json-stringify, as its default), on {@link nullableAsTypeList}'s copy of each response schema. */
+/**
+ * Fastify's serializer compiler (fast-json-stringify, as its default), on {@link nullableAsTypeList}'s
+ * copy of each response schema, compiled at its first answer rather than at start (http/lazy-compile.ts).
+ */
 export function responseSerializer({ schema }: { schema: object }): (data: unknown) => string {
   let serialize = compiled.get(schema);
   if (!serialize) {
-    serialize = fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]);
+    serialize = lazySerializer(() => fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]));
     compiled.set(schema, serialize);
   }
   return serialize;

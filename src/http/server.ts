@@ -14,6 +14,7 @@ import { responseSerializer } from './response-serializer.ts';
 import { routeAccess, type RouteAccess } from './route-access.ts';
 import { securityHeaders } from './security-headers.ts';
 import { registerRoutes } from './routes/index.ts';
+import { lazyValidator } from './lazy-compile.ts';
 import { registerApiDocs } from './openapi-document.ts';
 import { registerErrorHandlers } from './error-handlers.ts';
 import { registerRequestHooks } from './request-hooks.ts';
@@ -33,7 +34,8 @@ const validatorCompiler = (() => {
   const common = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
   const strict = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: false })));
   const coercing = withStorableDates(addFormats.default(new Ajv({ ...common, coerceTypes: true })));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? strict : coercing).compile(schema);
+  // Compiled at the route's first request, not at start (http/lazy-compile.ts).
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => lazyValidator(() => (httpPart === 'body' ? strict : coercing).compile(schema));
 })();
 
 /**

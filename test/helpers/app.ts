@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { CreatedMerchant } from '../../src/accounts/accounts.ts';
 import { createApp, type AppOptions, type ChipinApp } from '../../src/app.ts';
+import { compilePending } from '../../src/http/lazy-compile.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { DeliveryOptions } from '../../src/delivery/service.ts';
@@ -91,6 +92,10 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: Tes
       ...(options.pspDefinitions ? { pspDefinitions: options.pspDefinitions } : {}),
     }),
   );
+  // The routes' schemas compile at their first request in production (src/http/lazy-compile.ts);
+  // here at once, as before that: a test's own time stays its own, and a schema that cannot
+  // compile fails the app's creation rather than some test's request.
+  compilePending();
   return Object.assign(app, { logs });
 }
 

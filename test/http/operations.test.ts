@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { pendingCount } from '../../src/http/lazy-compile.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -8,6 +9,10 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 describe('operations endpoints', () => {
+  it("every route's schemas compile: they wait for their route's first request in production (http/lazy-compile.ts), and startTestApp compiles them all at once", () => {
+    expect(pendingCount()).toBe(0);
+  });
+
   it('GET /healthz answers ok', async () => {
     const res = await app.server.inject('/healthz');
     expect(res.statusCode).toBe(200);

@@ -35,8 +35,6 @@ const UNKNOWN_TOKEN_CODES = ['91518', '91508'];
 /** "Refund amount is too large", "Settlement amount is too large", "Settlement amount cannot be more than the authorized amount" (transaction validation errors). */
 const AMOUNT_TOO_LARGE = ['91521', '91522', '91537'];
 
-const ERR = braintree.errorTypes;
-
 function errorType(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && typeof (e as { type?: unknown }).type === 'string' ? (e as { type: string }).type : undefined;
 }
@@ -103,16 +101,16 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
     if (e instanceof PspIntegrationError) return e;
     if (e instanceof SdkCallError) return pspCallFault(NAME, 'Braintree', e.call, this.#timeoutMs);
     switch (errorType(e)) {
-      case ERR.authenticationError:
-      case ERR.authorizationError:
+      case braintree.errorTypes.authenticationError:
+      case braintree.errorTypes.authorizationError:
         return new PspIntegrationError(NAME, 'bad_credentials', 'Braintree: the credentials were refused');
-      case ERR.notFoundError:
+      case braintree.errorTypes.notFoundError:
         return new PspIntegrationError(NAME, missing, `Braintree does not know this ${missing === 'unknown_payment_method' ? 'payment method' : 'transaction'}`);
-      case ERR.tooManyRequestsError:
-      case ERR.serverError:
-      case ERR.serviceUnavailableError:
-      case ERR.gatewayTimeoutError:
-      case ERR.requestTimeoutError:
+      case braintree.errorTypes.tooManyRequestsError:
+      case braintree.errorTypes.serverError:
+      case braintree.errorTypes.serviceUnavailableError:
+      case braintree.errorTypes.gatewayTimeoutError:
+      case braintree.errorTypes.requestTimeoutError:
         return new PspIntegrationError(NAME, 'unreachable', 'Braintree: the gateway failed or timed out, outcome unknown');
       default:
         return new PspIntegrationError(NAME, 'bad_response', 'Braintree sent an answer we cannot read');
@@ -505,7 +503,7 @@ export class BraintreeConnector extends KitConnector implements contract.PspConn
     try {
       n = await this.#gateway.webhookNotification.parse(signature, payload);
     } catch (e) {
-      return { ok: false, reason: errorType(e) === ERR.invalidSignatureError ? 'bad_signature' : 'malformed' };
+      return { ok: false, reason: errorType(e) === braintree.errorTypes.invalidSignatureError ? 'bad_signature' : 'malformed' };
     }
     // A dispute notification (docs/money-operations.md#disputes) is about the dispute alone.
     const dispute = readDisputeNotification(n as { kind?: unknown; dispute?: unknown });

@@ -77,9 +77,35 @@ interface Braintree {
   errorTypes: Record<string, string>;
 }
 
-export const braintree = require('braintree') as Braintree;
-const { Util } = sdkRequire('./lib/braintree/util') as { Util: { convertObjectKeysToUnderscores(o: unknown): unknown; convertNodeToObject(o: unknown): unknown } };
-const xml2js = sdkRequire('xml2js') as { parseStringPromise(xml: string, options: Record<string, unknown>): Promise<unknown> };
+/**
+ * The SDK and the two parts of it `routeThrough` uses, loaded when a Braintree connector first needs
+ * them rather than at every start (a tenth of a start's CPU: docs/deployment.md#start-up-under-load).
+ */
+interface Sdk {
+  braintree: Braintree;
+  Util: { convertObjectKeysToUnderscores(o: unknown): unknown; convertNodeToObject(o: unknown): unknown };
+  xml2js: { parseStringPromise(xml: string, options: Record<string, unknown>): Promise<unknown> };
+}
+let loaded: Sdk | undefined;
+function sdkParts(): Sdk {
+  loaded ??= {
+    braintree: require('braintree') as Braintree,
+    Util: (sdkRequire('./lib/braintree/util') as { Util: Sdk['Util'] }).Util,
+    xml2js: sdkRequire('xml2js') as Sdk['xml2js'],
+  };
+  return loaded;
+}
+export const braintree: Braintree = {
+  get BraintreeGateway() {
+    return sdkParts().braintree.BraintreeGateway;
+  },
+  get Environment() {
+    return sdkParts().braintree.Environment;
+  },
+  get errorTypes() {
+    return sdkParts().braintree.errorTypes;
+  },
+};
 
 /** The SDK's error for a failed request (`UnexpectedError`), carrying our {@link PspCallError} as its cause. */
 export class SdkCallError extends Error {
@@ -111,7 +137,7 @@ export function routeThrough(gateway: SdkGateway, http: PspHttp, timeoutMs: numb
     const all: Record<string, string> = { ...sdk._headers(), ...headers };
     delete all['Accept-Encoding'];
     let text: string | undefined;
-    if (body) text = JSON.stringify(/application\/json/.test(all.Accept ?? '') ? body : Util.convertObjectKeysToUnderscores(body));
+    if (body) text = JSON.stringify(/application\/json/.test(all.Accept ?? '') ? body : sdkParts().Util.convertObjectKeysToUnderscores(body));
     let answer;
     try {
       answer = await http.request(`${origin}${url}`, { method: method as PspMethod, headers: all, ...(text !== undefined ? { body: text } : {}), timeoutMs });
@@ -125,7 +151,7 @@ export function routeThrough(gateway: SdkGateway, http: PspHttp, timeoutMs: numb
     if (/^\s+$/.test(answer.text)) return {};
     const contentType = String(answer.headers['content-type'] ?? '');
     if (contentType.includes('application/xml')) {
-      return Util.convertNodeToObject(await xml2js.parseStringPromise(answer.text, { attrkey: '@', charkey: '#', explicitArray: false }));
+      return sdkParts().Util.convertNodeToObject(await sdkParts().xml2js.parseStringPromise(answer.text, { attrkey: '@', charkey: '#', explicitArray: false }));
     }
     if (contentType.includes('application/json')) return JSON.parse(answer.text) as unknown;
     return answer.text;
