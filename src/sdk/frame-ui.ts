@@ -26,17 +26,17 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, css: string, a
   return node;
 }
 
-/** The payment iframe: full size of its box, allowed the Payment Request API. */
-export function paymentFrame(url: string): HTMLIFrameElement {
-  return el('iframe', 'border:0;width:100%;height:100%;display:block', { src: url, title: 'Chipin secure payment', allow: 'payment' });
+/** The payment iframe: full size of its box, allowed the Payment Request API; `title` names it (in the shop's language: ./words.ts). */
+export function paymentFrame(url: string, title: string): HTMLIFrameElement {
+  return el('iframe', 'border:0;width:100%;height:100%;display:block', { src: url, title, allow: 'payment' });
 }
 
-/** The round × over the frame's top right corner (the hosted page keeps its own links clear of it: `nav.lang.embedded`). */
-export function closeButton(className?: string): HTMLButtonElement {
+/** The round × over the frame's top right corner (the hosted page keeps its own links clear of it: `nav.lang.embedded`), named `label`. */
+export function closeButton(label: string, className?: string): HTMLButtonElement {
   const button = el(
     'button',
     'position:absolute;top:.5rem;right:.5rem;width:2.75rem;height:2.75rem;border:0;border-radius:999px;background:#fff;color:#1d2433;font:1.5rem/1 sans-serif;cursor:pointer;box-shadow:0 1px 3px rgba(0,0,0,.2)',
-    { type: 'button', 'aria-label': 'Close payment', ...(className ? { class: className } : {}) },
+    { type: 'button', 'aria-label': label, ...(className ? { class: className } : {}) },
   );
   button.textContent = '\u00d7';
   return button;

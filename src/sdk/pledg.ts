@@ -11,6 +11,7 @@ import { call, closeButton, el, modal, paymentFrame } from './frame-ui.ts';
 import { paymentError, purchaseQuery, settingsProblem, type PledgError } from './pledg-settings.ts';
 import { originOf, PROTOCOL_VERSION } from './protocol.ts';
 import { acceptPledgMessage, type HostMessage } from './pledg-protocol.ts';
+import { scriptWords } from './words.ts';
 
 type Settings = Record<string, unknown>;
 
@@ -88,9 +89,11 @@ class Pledg {
     const s = this.settings;
     const problem = this.problem();
     if (problem) return fail(s, { type: 'invalid_request_error', message: problem });
-    const frame = paymentFrame(`${CHIPIN_ORIGIN}/purchase?${purchaseQuery(s, location.origin)}`);
+    // The frame's and the buttons' names in the language the settings pass (`lang: 'fr_FR'`), else the shop page's.
+    const words = scriptWords(typeof s.lang === 'string' ? s.lang : document.documentElement.lang);
+    const frame = paymentFrame(`${CHIPIN_ORIGIN}/purchase?${purchaseQuery(s, location.origin)}`, words.frameTitle);
     const closable = s.showCloseButton !== false;
-    const close = closable ? closeButton('pledg-iframe-close') : undefined;
+    const close = closable ? closeButton(words.closePayment, 'pledg-iframe-close') : undefined;
     const container = s.containerElement as Element | null | undefined;
     const wrapper = el(
       'div',
@@ -148,7 +151,7 @@ class Pledg {
       takeDown = () => wrapper.remove();
     } else {
       overlayStyle();
-      takeDown = modal(wrapper, { frame, close, label: 'Payment', backdropClass: 'pledg-iframe-overlay', onEscape: closable ? cancel : undefined });
+      takeDown = modal(wrapper, { frame, close, label: words.dialog, backdropClass: 'pledg-iframe-overlay', onEscape: closable ? cancel : undefined });
     }
     call(s.onOpen);
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { acceptHostMessage, acceptPledgMessage, parsePledgMessage } from '../../src/sdk/pledg-protocol.ts';
+import { pledgBundle } from '../../src/sdk/build.ts';
 import { paymentError, purchaseQuery, settingsProblem } from '../../src/sdk/pledg-settings.ts';
+import { scriptWords } from '../../src/sdk/words.ts';
 
 /**
  * The Pledg script's pure parts: the settings it refuses before opening anything (onError
@@ -173,5 +175,32 @@ describe('messages the page hears from the script', () => {
     expect(acceptHostMessage({ origin: SHOP, source: parent, data: { ...validate, purchase_uid: OTHER } }, expected)).toBeUndefined();
     expect(acceptHostMessage({ origin: SHOP, source: parent, data: { ...validate, card_number: '4242' } }, expected)).toBeUndefined();
     expect(acceptHostMessage({ origin: SHOP, source: parent, data: { ...validate, type: 'chipin:result' } }, expected)).toBeUndefined();
+  });
+});
+
+describe("the script's words", () => {
+  it('are in the language the settings pass, in every spelling, each of the six its own; English for any other, and in the bundle', () => {
+    const spellings: [string | undefined, string][] = [
+      ['de_DE', 'de'],
+      ['en_GB', 'en'],
+      ['es-ES', 'es'],
+      ['fr_FR', 'fr'],
+      ['it-IT', 'it'],
+      ['nl_NL_formal', 'nl'],
+    ];
+    const seen = new Map<string, string>();
+    for (const [lang, code] of spellings) {
+      const words = scriptWords(lang);
+      for (const [key, text] of Object.entries(words)) {
+        expect(text.trim(), `${code} ${key}`).not.toBe('');
+        // Each language has its own words: no two languages share a label.
+        expect(seen.get(`${key}:${text}`), `${code} ${key}: ${text}`).toBeUndefined();
+        seen.set(`${key}:${text}`, code);
+      }
+    }
+    expect(scriptWords('de_DE')).toEqual({ frameTitle: 'Sichere Zahlung mit Chipin', closePayment: 'Zahlung schließen', dialog: 'Zahlung' });
+    for (const other of ['pt_BR', '', undefined]) expect(scriptWords(other)).toEqual(scriptWords('en'));
+    const bundle = pledgBundle().code;
+    for (const [lang] of spellings) for (const text of Object.values(scriptWords(lang))) expect(bundle, `${lang}: ${text}`).toContain(text);
   });
 });

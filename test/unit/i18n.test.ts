@@ -58,6 +58,22 @@ describe('word catalogues', () => {
   });
 });
 
+describe("the scripts' words", () => {
+  it('take no values and read the same unformatted: the scripts carry the sdk catalogue without a message formatter (src/sdk/words.ts)', () => {
+    for (const file of readdirSync(new URL('sdk/', ROOT))) {
+      const lang = file.slice(0, 2) as (typeof LANGS)[number];
+      for (const [key, message] of catalogue('sdk', file)) {
+        const format = new IntlMessageFormat(message, LOCALE[lang], undefined, { ignoreTag: true });
+        expect(
+          format.getAst().every((el) => el.type === 0),
+          `sdk/${file}: ${key}`,
+        ).toBe(true);
+        expect(String(format.format()), `sdk/${file}: ${key}`).toBe(message);
+      }
+    }
+  });
+});
+
 describe('languages', () => {
   it('reads a language in every spelling plugins and browsers send, and English for anything else', () => {
     const cases: [string | undefined, string][] = [
