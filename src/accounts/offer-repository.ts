@@ -15,6 +15,7 @@ interface OfferRow {
   account_name: string;
   account_time_zone: string;
   account_country: string | null;
+  account_language: string;
   psp: string;
   psp_account_id: string | null;
   payment_mode: Offer['paymentMode'];
@@ -44,7 +45,7 @@ interface OfferRow {
 }
 
 const SELECT = `SELECT o.id, o.account_id, o.type, o.installments, o.deferred_days, o.deposit_percent, o.max_balance_delay_days, o.currency,
-  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, o.psp, o.psp_account_id, o.payment_mode, o.commission_bps, o.commission_fixed_cents, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
+  o.min_amount_cents, o.max_amount_cents, a.name AS account_name, a.time_zone AS account_time_zone, a.country AS account_country, a.language AS account_language, o.psp, o.psp_account_id, o.payment_mode, o.commission_bps, o.commission_fixed_cents, o.max_attempts, o.pot_deadline_hours, o.expiry_hours,
   o.fee_rate_bps, o.fixed_fee_cents, o.debit_rate_bps, o.funding_cap_cents, o.usury_ceiling_bps,
   psa.environment AS psp_environment, o.credit_lender, o.withdrawal_days,
   o.country_code, o.css_url, o.gtu_url, o.gtu_label, o.use_3ds, o.leader_can_pay_alone, o.purchase_end_notification_url,
@@ -69,6 +70,7 @@ function toOffer(r: OfferRow): Offer {
     accountName: r.account_name,
     accountTimeZone: r.account_time_zone,
     accountCountry: r.account_country,
+    accountLanguage: r.account_language,
     psp: r.psp,
     pspAccountId: r.psp_account_id,
     paymentMode: r.payment_mode,

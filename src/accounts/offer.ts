@@ -18,6 +18,8 @@ export interface Offer {
   accountTimeZone: string;
   /** The account's country (ISO 3166 alpha-2), where its shoppers' national phone numbers are read; null: the deployment's. */
   accountCountry: string | null;
+  /** The account's language (de, en, es, fr, it, nl): a shopper's when nothing else says theirs (src/i18n/shopper-lang.ts). */
+  accountLanguage?: string;
   /** PSP connector name (registry key): the PSP account's connector, `sandbox` without one. */
   psp: string;
   /**

@@ -16,6 +16,7 @@ export const TABLES = {
     created_at: 'timestamptz default',
     time_zone: 'text default',
     country: 'text null',
+    language: 'text default',
   },
   api_keys: {
     id: 'text',
@@ -399,6 +400,7 @@ export const TABLES = {
     closed_reason: 'text null',
     created_at: 'timestamptz',
     updated_at: 'timestamptz',
+    page_language: 'text null',
   },
   psp_accounts: {
     id: 'uuid',
@@ -490,6 +492,7 @@ export const TABLES = {
     payment_mode: 'text default',
     language_set: 'bool default',
     leader_name: 'text null',
+    page_language: 'text null',
     balance_payment_date: 'date null',
   },
   reconciliation_mismatches: {

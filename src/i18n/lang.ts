@@ -40,8 +40,7 @@ export function languageTag(lang: Lang): string {
 export function langOf(locale: string | undefined): Lang;
 export function langOf<L extends Lang>(locale: string | undefined, among: readonly L[]): L | 'en';
 export function langOf(locale: string | undefined, among: readonly Lang[] = LANGS): Lang {
-  const primary = /^\s*([A-Za-z]{2})(?![A-Za-z])/.exec(locale ?? '')?.[1]?.toLowerCase();
-  return among.find((lang) => lang === primary) ?? 'en';
+  return knownLang(locale, among) ?? 'en';
 }
 
 /**
@@ -51,7 +50,12 @@ export function langOf(locale: string | undefined, among: readonly Lang[] = LANG
 export function langFromAcceptLanguage(header: string | undefined): Lang;
 export function langFromAcceptLanguage<L extends Lang>(header: string | undefined, among: readonly L[]): L | 'en';
 export function langFromAcceptLanguage(header: string | undefined, among: readonly Lang[] = LANGS): Lang {
-  if (!header) return 'en';
+  return acceptedLang(header, among) ?? 'en';
+}
+
+/** The first language of an Accept-Language header that is one of `among`, by its weights; undefined when none is. */
+export function acceptedLang(header: string | undefined, among: readonly Lang[] = LANGS): Lang | undefined {
+  if (!header) return undefined;
   const ranked = header
     .split(',')
     .map((part) => {
@@ -62,18 +66,14 @@ export function langFromAcceptLanguage(header: string | undefined, among: readon
     .sort((a, b) => b.q - a.q);
   for (const { tag, q } of ranked) {
     if (q <= 0) continue;
-    const primary = /^([A-Za-z]{2})(?![A-Za-z])/.exec(tag)?.[1]?.toLowerCase();
-    const lang = among.find((l) => l === primary);
+    const lang = knownLang(tag, among);
     if (lang) return lang;
   }
-  return 'en';
+  return undefined;
 }
 
-/**
- * A hosted page's language: the shopper's choice (`?lang=`, the switcher), else the purchase's
- * language when the merchant set one, else the browser's Accept-Language (docs/hosted-payment.md#language).
- */
-export function pageLang(asked: string | undefined, purchase: { language: string; languageSet: boolean } | undefined, acceptLanguage: string | undefined): Lang {
-  if (asked) return langOf(asked);
-  return purchase?.languageSet === false ? langFromAcceptLanguage(acceptLanguage) : langOf(purchase?.language);
+/** The language of a locale in any spelling ({@link langOf}) when it is one of `among`, else undefined. */
+export function knownLang(locale: string | undefined, among: readonly Lang[] = LANGS): Lang | undefined {
+  const primary = /^\s*([A-Za-z]{2})(?![A-Za-z])/.exec(locale ?? '')?.[1]?.toLowerCase();
+  return among.find((lang) => lang === primary);
 }

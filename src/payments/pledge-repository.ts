@@ -23,6 +23,8 @@ export interface Pledge {
   paymentId: string | null;
   paidAt: Date | null;
   closedReason: string | null;
+  /** The language of the pledge page the friend last used (src/i18n/shopper-lang.ts); null before any. */
+  pageLanguage: string | null;
 }
 
 type PledgeRow = RowType<
@@ -41,6 +43,7 @@ type PledgeRow = RowType<
     payment_id: string | null;
     paid_at: Date | null;
     closed_reason: string | null;
+    page_language: string | null;
   }
 >;
 
@@ -59,6 +62,7 @@ function toPledge(r: PledgeRow): Pledge {
     paymentId: r.payment_id,
     paidAt: r.paid_at,
     closedReason: r.closed_reason,
+    pageLanguage: r.page_language ?? null,
   };
 }
 
@@ -71,6 +75,15 @@ export async function listPledges(sql: Sql, accountId: string, purchaseId: strin
 export async function findPledgeForPage(sql: Sql, id: string): Promise<Pledge | undefined> {
   const { rows } = await sql.query<PledgeRow>('SELECT * FROM pledges WHERE id = $1', [id]);
   return rows[0] && toPledge(rows[0]);
+}
+
+/**
+ * Keeps the language of the pledge page the friend is using, when it changed: their messages
+ * follow it (docs/hosted-payment.md#language). The pledge's `updated_at` is not touched: a page
+ * read is no change the merchant sees.
+ */
+export async function setPledgePageLanguage(sql: Sql, accountId: string, id: string, lang: string): Promise<void> {
+  await sql.query('UPDATE pledges SET page_language = $3 WHERE account_id = $1 AND id = $2 AND page_language IS DISTINCT FROM $3', [accountId, id, lang]);
 }
 
 export async function findPledge(sql: Sql, accountId: string, id: string, lock = false): Promise<Pledge | undefined> {

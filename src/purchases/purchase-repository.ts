@@ -12,7 +12,7 @@ import type { Product, Purchase } from './purchase.ts';
 const PURCHASE_COLUMNS = `p.id, p.account_id, p.offer_id, p.state, p.comment, p.ref, p.title, p.subtitle,
   p.description, p.picture_url, p.amount_cents, p.currency, p.language, p.language_set, p.phone_number, p.callback_url,
   p.cancel_url, p.notification_url, p.error_notification_url, p.metadata, p.products, p.created_at, p.updated_at,
-  p.refunded_cents, p.merchant_origin, p.leader_name, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
+  p.refunded_cents, p.merchant_origin, p.leader_name, p.page_language, to_char(p.second_installment_date, 'YYYY-MM-DD') AS second_installment_date,
   to_char(p.deferred_payment_date, 'YYYY-MM-DD') AS deferred_payment_date, to_char(p.balance_payment_date, 'YYYY-MM-DD') AS balance_payment_date,
   c.id AS client_id, c.ref AS client_ref, c.email AS client_email, c.first_name AS client_first_name, c.last_name AS client_last_name`;
 
@@ -43,6 +43,7 @@ interface PurchaseRow {
   refunded_cents: number;
   merchant_origin: string | null;
   leader_name: string | null;
+  page_language: string | null;
   second_installment_date: string | null;
   deferred_payment_date: string | null;
   balance_payment_date: string | null;
@@ -81,6 +82,7 @@ function toPurchase(r: PurchaseRow): Purchase {
     refundedCents: Number(r.refunded_cents ?? 0),
     merchantOrigin: r.merchant_origin ?? null,
     leaderName: r.leader_name ?? null,
+    pageLanguage: r.page_language ?? null,
     secondInstallmentDate: r.second_installment_date ?? null,
     deferredPaymentDate: r.deferred_payment_date ?? null,
     balancePaymentDate: r.balance_payment_date ?? null,
@@ -441,6 +443,15 @@ export async function setPurchaseComment(tx: Sql, accountId: string, purchaseId:
  */
 export async function setLeaderName(sql: Sql, accountId: string, purchaseId: string, name: string, now: Date): Promise<void> {
   await sql.query("UPDATE purchases SET leader_name = $3, updated_at = $4 WHERE account_id = $1 AND id = $2 AND state = 'CREATED'", [accountId, purchaseId, name, now]);
+}
+
+/**
+ * Keeps the language of the hosted page the leader is using, when it changed: their messages
+ * follow it (docs/hosted-payment.md#language). `updated_at` is not touched: Merchant API v1 shows
+ * it, and a page read is no change of the purchase.
+ */
+export async function setPurchasePageLanguage(sql: Sql, accountId: string, purchaseId: string, lang: string): Promise<void> {
+  await sql.query('UPDATE purchases SET page_language = $3 WHERE account_id = $1 AND id = $2 AND page_language IS DISTINCT FROM $3', [accountId, purchaseId, lang]);
 }
 
 /** Sets the purchase's state and comment (the state gate's write: purchases/transitions.ts). */

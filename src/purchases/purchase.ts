@@ -24,8 +24,9 @@ export interface Purchase {
   currency: string;
   language: string;
   /**
-   * Whether the merchant chose `language`. When not (Merchant API v1 and the Token API's purchase
-   * link without one), the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
+   * Whether the merchant chose `language`. When not (Merchant API v1, the Token API's purchase
+   * link or a plugin without one), `language` is a default no rule reads: the pages and messages
+   * follow the shopper (docs/hosted-payment.md#language).
    */
   languageSet: boolean;
   phoneNumber: string | null;
@@ -48,6 +49,8 @@ export interface Purchase {
   merchantOrigin: string | null;
   /** The name the leader of a pot gave on the checkout page, when the merchant sent no client name (null otherwise). */
   leaderName: string | null;
+  /** The language of the hosted page the leader last used (src/i18n/shopper-lang.ts); null before any. */
+  pageLanguage: string | null;
   /**
    * `YYYY-MM-DD` asked by the direct call's secondInstallmentPaymentDate / deferredPaymentDate /
    * balancePaymentDate, or the APIs' balance date (docs/schedules.md#requested-dates).

@@ -54,15 +54,26 @@ export function englishLeft(htmlOrText: string, lang: Lang, areas: readonly stri
   const text = visibleText(htmlOrText);
   const left = new Set<string>();
   for (const area of areas) {
-    const en = catalogue(area, 'en');
-    const own = catalogue(area, lang);
-    for (const [key, message] of en) {
-      const ownRuns = new Set(runsOf(own.get(key) ?? '', lang));
-      for (const words of runsOf(message, 'en')) {
-        if (words.split(' ').filter((word) => /\p{L}/u.test(word)).length >= 2 && !ownRuns.has(words) && !allowed.includes(words) && text.includes(words))
-          left.add(`${area}.${key}: ${words}`);
-      }
+    for (const { key, runs } of englishRuns(area, lang)) {
+      for (const words of runs) if (!allowed.includes(words) && text.includes(words)) left.add(`${area}.${key}: ${words}`);
     }
   }
   return [...left];
+}
+
+const RUNS = new Map<string, { key: string; runs: string[] }[]>();
+
+/** Per key of an area, the English runs of two words or more that the language's own message does not hold (read once per area and language). */
+function englishRuns(area: string, lang: Lang): { key: string; runs: string[] }[] {
+  const id = `${area}:${lang}`;
+  let found = RUNS.get(id);
+  if (!found) {
+    const own = catalogue(area, lang);
+    found = [...catalogue(area, 'en')].map(([key, message]) => {
+      const ownRuns = new Set(runsOf(own.get(key) ?? '', lang));
+      return { key, runs: runsOf(message, 'en').filter((words) => words.split(' ').filter((word) => /\p{L}/u.test(word)).length >= 2 && !ownRuns.has(words)) };
+    });
+    RUNS.set(id, found);
+  }
+  return found;
 }

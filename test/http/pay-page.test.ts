@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caller, minimalPurchase, type Caller } from '../helpers/api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { englishLeft, visibleText } from '../helpers/words-left.ts';
-import { LANGS, languageTag, LOCALE, pageLang, type Lang } from '../../src/i18n/lang.ts';
+import { LANGS, languageTag, LOCALE, type Lang } from '../../src/i18n/lang.ts';
 import { listPledges } from '../../src/payments/pledge-repository.ts';
 import { challengeRelayGonePage, challengeRelayPage } from '../../src/pages/challenge-relay-page.ts';
 import { confirmingPage } from '../../src/pages/checkout-page.ts';
@@ -44,15 +44,20 @@ it('the page speaks the purchase language', async () => {
   expect(res.body).toMatch(/999,50\s€/);
 });
 
-it("a purchase made without a language follows the shopper's browser; one with a language keeps it; ?lang= beats both", async () => {
+it('a purchase made without a language follows the shopper: the page they last used, else their browser; one with a language keeps it; ?lang= beats all', async () => {
   const page = async (url: string, acceptLanguage?: string) =>
     (await app.server.inject({ url: new URL(url).pathname + new URL(url).search, headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} })).body;
   // Merchant API v1 from the merchant's server: no Accept-Language, no language.
   const bare = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json();
   expect(await page(bare.payment_url, 'fr-FR,fr;q=0.9,en;q=0.5')).toContain('lang="fr-FR"');
   expect(await page(bare.payment_url, 'fr-FR,fr;q=0.9,en;q=0.5')).toContain('Vendu par');
-  expect(await page(bare.payment_url, 'en-US')).toContain('lang="en-GB"');
+  // The page the shopper last used comes before the browser: opened again from an English browser, it stays French…
+  expect(await page(bare.payment_url, 'en-US')).toContain('lang="fr-FR"');
+  // …until the shopper picks another language, which is kept in turn.
   expect(await page(`${bare.payment_url}?lang=en`, 'fr-FR')).toContain('lang="en-GB"');
+  expect(await page(bare.payment_url, 'fr-FR')).toContain('lang="en-GB"');
+  const unseen = (await a.post('/api/merchants/v1/purchases', minimalPurchase())).json();
+  expect(await page(unseen.payment_url, 'en-US')).toContain('lang="en-GB"');
   // The Token API's purchase link without a language: the same.
   const link = (await a.post(`/api/merchants/${a.offer('SHARED')}/purchase_link`, { data: { title: 'Vélo', amountCents: 9_950, email: 'x@example.com' } })).json();
   expect(await page(link.url, 'fr')).toContain('lang="fr-FR"');
@@ -60,20 +65,6 @@ it("a purchase made without a language follows the shopper's browser; one with a
   const english = (await a.post('/api/merchants/v1/purchases', minimalPurchase({ language: 'en_GB' }))).json();
   expect(await page(english.payment_url, 'fr-FR')).toContain('lang="en-GB"');
   expect(await page(english.payment_url, 'fr-FR')).not.toContain('Vendu par');
-});
-
-it('pageLang: the shopper’s choice, else the language the merchant set, else the browser’s', () => {
-  const set = { language: 'en_GB', languageSet: true };
-  const unset = { language: 'en_GB', languageSet: false };
-  expect(pageLang('fr', set, 'en')).toBe('fr');
-  expect(pageLang(undefined, set, 'fr-FR')).toBe('en');
-  expect(pageLang(undefined, unset, 'fr-FR')).toBe('fr');
-  expect(pageLang(undefined, unset, undefined)).toBe('en');
-  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'de')).toBe('de');
-  expect(pageLang(undefined, { language: 'fr_FR', languageSet: false }, 'pt-BR')).toBe('en');
-  expect(pageLang(undefined, { language: 'es_ES', languageSet: true }, 'fr')).toBe('es');
-  expect(pageLang('nl', { language: 'es_ES', languageSet: true }, 'fr')).toBe('nl');
-  expect(pageLang(undefined, undefined, 'fr')).toBe('en');
 });
 
 it('a 3x plan\'s first line says "Today", the others their date', async () => {

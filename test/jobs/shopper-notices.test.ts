@@ -447,3 +447,48 @@ describe('a pot completed by friends', () => {
     expect(sms[0]!.body.length).toBeLessThanOrEqual(160);
   });
 });
+
+describe('the language of the messages (docs/hosted-payment.md#language)', () => {
+  it("a purchase created without a language, paid on a French page, sends its receipt and the friends' invitations in French", async () => {
+    const leader = `lang-${randomUUID()}@example.com`;
+    const ann = `ann-${randomUUID()}@example.com`;
+    // Merchant API v1 without `language`: its request's Accept-Language is the merchant's server's, not the shopper's.
+    const id = await shop.purchase({ amount: 10_000, client: { email: leader, first_name: 'Léa' } });
+    const path = `/pay/pur_${id}`;
+    const french = { 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.5' };
+    const page = await app.server.inject({ url: path, headers: french });
+    expect(page.body).toContain('lang="fr-FR"');
+    const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+    const token = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const form = new URLSearchParams({
+      csrf: token,
+      holder_name: 'Léa Martin',
+      card_number: '4242 4242 4242 4242',
+      card_expiry: '12/30',
+      card_cvc: '123',
+      pledger_name: 'Ann',
+      pledger_email: ann,
+      pledger_phone: '',
+      pledger_amount: '25,00',
+    });
+    const paid = await app.server.inject({
+      method: 'POST',
+      url: path,
+      headers: { ...french, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form.toString(),
+    });
+    expect(paid.statusCode, paid.body.slice(0, 500)).toBe(303);
+    const { rows } = await db.query<{ language_set: boolean; page_language: string }>('SELECT language_set, page_language FROM purchases WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ language_set: false, page_language: 'fr' });
+
+    const [receipt, ...others] = mailsTo(leader);
+    expect(others).toEqual([]);
+    expect(plain(subjectOf(receipt!))).toContain('confirmation de paiement');
+    expect(plain(receipt!)).toContain('Bonjour Léa,');
+    expect(plain(receipt!)).toContain('Vous avez invité 1 proche à verser 25,00 € au total');
+    const [invitation] = mailsTo(ann);
+    expect(plain(subjectOf(invitation!))).toBe(`Léa vous invite à verser 25,00 € pour Weekend in Lisbon`);
+    expect(plain(invitation!)).toContain('Bonjour Ann,');
+    expect(invitation).not.toMatch(/Hello|invites you/);
+  });
+});

@@ -31,7 +31,10 @@ export interface PluginPurchaseRequest {
   embed: boolean;
   /** The origin of the page embedding the iframe, as the script passed it. */
   parentOrigin?: string;
-  /** The page's language when the settings give none: 'fr_FR' or 'en_GB'. */
+  /**
+   * What the purchase keeps as its `language` when the settings give no `lang`: a default no rule
+   * reads (the pages and messages then follow the shopper: docs/hosted-payment.md#language).
+   */
   fallbackLang: string;
   /** Real time, for the JWT's `exp` / `nbf` (the merchant signs with its clock, not the sandbox's). */
   now: Date;
@@ -153,6 +156,8 @@ export async function createPluginPurchase(deps: PluginPurchaseDeps, request: Pl
         amountCents: s.amountCents,
         currency: s.currency,
         language: s.lang ?? request.fallbackLang,
+        // Only a `lang` the merchant sent is the merchant's choice.
+        languageSet: s.lang !== undefined,
         phoneNumber,
         callbackUrl: byTransfer ? undefined : s.redirectUrl,
         cancelUrl: byTransfer ? undefined : s.cancelUrl,

@@ -4,6 +4,7 @@ import type { Messenger, OfferSummary } from '../../messaging/messenger.ts';
 import { offerSummary } from '../../messaging/offer-summary.ts';
 import { requestedDatesOf } from '../../domain/schedule.ts';
 import type { Purchase } from '../../purchases/purchase.ts';
+import { messageLang } from '../../i18n/shopper-lang.ts';
 
 export interface SendPurchaseLinkDeps {
   messenger: Pick<Messenger, 'sendPurchaseLinkEmail' | 'sendPurchaseLinkSms'>;
@@ -23,6 +24,8 @@ export interface SendPurchaseLinkInput {
   firstName?: string;
   /** The purchase's offer: the messages say what it is (a pot, 3x with its credit terms, a deferred payment). */
   offer?: CreditOfferRules;
+  /** The account's language: the link's when the merchant set none (no page was used yet). */
+  accountLanguage?: string;
 }
 
 /** The payment page's URL, and per channel asked for, whether the mail server / SMS gateway accepted the message. */
@@ -42,7 +45,7 @@ export async function sendPurchaseLink(deps: SendPurchaseLinkDeps, input: SendPu
   const message = {
     accountId: purchase.accountId,
     purchaseId: purchase.id,
-    language: purchase.language,
+    language: messageLang(purchase, input.accountLanguage),
     merchantName: input.merchantName,
     timeZone: input.timeZone,
     title: purchase.title,

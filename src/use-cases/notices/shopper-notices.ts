@@ -13,7 +13,8 @@ import { chargedAndHeld, chargedPayments } from '../../payments/payment-figures-
 import { savedCard } from '../../payments/payment-method-repository.ts';
 import { findPayment, type PaymentRow } from '../../payments/payment-repository.ts';
 import { LEADER_CARD_PURPOSES } from '../../payments/result-figures.ts';
-import { findPledge, listPledges } from '../../payments/pledge-repository.ts';
+import { findPledge, listPledges, type Pledge } from '../../payments/pledge-repository.ts';
+import { messageLang } from '../../i18n/shopper-lang.ts';
 import { findPurchase } from '../../purchases/purchase-repository.ts';
 import { leaderDisplayName, type Purchase } from '../../purchases/purchase.ts';
 import type { PaymentDeps } from '../deps.ts';
@@ -48,8 +49,19 @@ async function safely(deps: PaymentDeps, what: string, ids: { accountId: string;
   }
 }
 
-/** The fields every notice of this purchase shares. */
-async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: string, name: string | undefined, withCard: boolean): Promise<NoticeBase | undefined> {
+/**
+ * The fields every notice of this purchase shares, in its recipient's language: the leader's, or
+ * `pledge`'s friend's (src/i18n/shopper-lang.ts).
+ */
+async function base(
+  deps: PaymentDeps,
+  purchase: Purchase,
+  key: string,
+  url: string,
+  name: string | undefined,
+  withCard: boolean,
+  pledge?: Pledge,
+): Promise<NoticeBase | undefined> {
   const offer = await deps.offers.byId(purchase.accountId, purchase.offerId);
   if (!offer) return undefined;
   const card = withCard ? await savedCard(deps.db, purchase.accountId, purchase.id) : undefined;
@@ -57,7 +69,7 @@ async function base(deps: PaymentDeps, purchase: Purchase, key: string, url: str
     key,
     accountId: purchase.accountId,
     purchaseId: purchase.id,
-    language: purchase.language,
+    language: messageLang(purchase, offer.accountLanguage, pledge),
     merchantName: offer.accountName,
     timeZone: offer.accountTimeZone,
     title: purchase.title,
@@ -137,7 +149,7 @@ export async function sendPledgeReceipt(deps: PaymentDeps, accountId: string, pl
     const purchase = await findPurchase(deps.db, accountId, pledge.purchaseId);
     const state = await loadPayState(deps.db, accountId, pledge.purchaseId);
     if (!purchase || !state?.potDeadlineAt) return;
-    const b = await base(deps, purchase, `receipt:${paymentId}`, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false);
+    const b = await base(deps, purchase, `receipt:${paymentId}`, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false, pledge);
     if (!b) return;
     const paid = (await listPledges(deps.db, accountId, pledge.purchaseId)).filter((p) => p.state === 'paid');
     const leftCents =
@@ -306,7 +318,7 @@ async function sendRefundNotice(
   }
   const pledge = await findPledge(deps.db, purchase.accountId, pledgeId);
   if (!pledge || (!pledge.email && !pledge.phoneNumber)) return;
-  const b = await base(deps, purchase, key, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false);
+  const b = await base(deps, purchase, key, pledgePageUrl(deps.publicUrl, pledge.id), pledge.name ?? undefined, false, pledge);
   if (!b) return;
   if (pledge.email) await deps.messenger.sendNoticeEmail(pledge.email, { ...b, ...body });
   else await deps.messenger.sendNoticeSms(pledge.phoneNumber!, { ...b, ...body });

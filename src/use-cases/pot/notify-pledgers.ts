@@ -4,9 +4,10 @@ import { listPledges, type Pledge } from '../../payments/pledge-repository.ts';
 import { loadPayState } from '../../payments/pay-state-repository.ts';
 import { leaderDisplayName } from '../../purchases/purchase.ts';
 import { findPurchase } from '../../purchases/purchase-repository.ts';
+import { messageLang } from '../../i18n/shopper-lang.ts';
 import type { PaymentDeps } from '../deps.ts';
 
-/** Sends one message per pledger (e-mail and/or SMS, in the purchase's language). */
+/** Sends one message per pledger (e-mail and/or SMS), each in their own language (src/i18n/shopper-lang.ts). */
 export async function sendToPledgers(deps: PaymentDeps, accountId: string, purchaseId: string, kind: PledgeMessage['kind'], pledges: Pledge[], deadline: Date): Promise<void> {
   const purchase = await findPurchase(deps.db, accountId, purchaseId);
   const offer = purchase && (await deps.offers.byId(accountId, purchase.offerId));
@@ -17,7 +18,7 @@ export async function sendToPledgers(deps: PaymentDeps, accountId: string, purch
       kind,
       accountId,
       purchaseId,
-      language: purchase.language,
+      language: messageLang(purchase, offer.accountLanguage, p),
       merchantName: offer.accountName,
       timeZone: offer.accountTimeZone,
       title: purchase.title,

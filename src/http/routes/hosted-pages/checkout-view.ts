@@ -19,9 +19,10 @@ import { merchantOrigin } from '../../../sdk/protocol.ts';
 import type { LeaderOutcome } from '../../../use-cases/checkout/leader-outcome.ts';
 import { resumeLeaderAfterChallenge } from '../../../use-cases/checkout/resolve-leader-attempt.ts';
 import type { Purchase } from '../../../purchases/purchase.ts';
-import { purchaseForPage } from '../../../use-cases/checkout/page-lookup.ts';
+import { keepPageLanguage, purchaseForPage } from '../../../use-cases/checkout/page-lookup.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, pageLang, type Lang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage, type Lang } from '../../../i18n/lang.ts';
+import { merchantLanguage, shopperLang } from '../../../i18n/shopper-lang.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
 
 /**
@@ -86,7 +87,18 @@ export class CheckoutPages {
     const purchase = id ? await purchaseForPage(this.#services, id) : undefined;
     const offer = purchase && (await this.#offers.byId(purchase.accountId, purchase.offerId));
     const mode = pageMode((request.query ?? {}) as PageQuery);
-    return purchase && offer ? { purchase, offer, lang: pageLang(mode.lang, purchase, request.headers?.['accept-language']), mode } : undefined;
+    if (!purchase || !offer) return undefined;
+    // One rule for the page and the leader's messages (docs/hosted-payment.md#language); the
+    // page's language is kept on the purchase for them.
+    const lang = shopperLang({
+      asked: mode.lang,
+      merchant: merchantLanguage(purchase),
+      lastPage: purchase.pageLanguage ?? undefined,
+      browser: request.headers?.['accept-language'],
+      account: offer.accountLanguage,
+    });
+    await keepPageLanguage(this.#services, { accountId: purchase.accountId, purchaseId: purchase.id, kept: purchase.pageLanguage }, lang);
+    return { purchase, offer, lang, mode };
   }
 
   /** The plan shown is the one the payment will make: on the due dates the purchase asked for, if any. */

@@ -6,11 +6,12 @@ import { DECLINE_FIELD, declineText } from '../../../pages/card-form.ts';
 import { confirmingPage } from '../../../pages/checkout-page.ts';
 import { pledgeNotFoundPage, pledgePage, type PledgeView } from '../../../pages/pledge-page.ts';
 import { TEXT } from '../../../pages/texts.ts';
-import { pledgeForPage, purchaseForPage } from '../../../use-cases/checkout/page-lookup.ts';
+import { keepPageLanguage, pledgeForPage, purchaseForPage } from '../../../use-cases/checkout/page-lookup.ts';
 import { paidEnvironment, paymentOf, paymentWithLease, payStateOf } from '../../../use-cases/checkout/payment-lookup.ts';
 import { resumePledgeAfterChallenge, type PledgeOutcome } from '../../../use-cases/pot/pay-pledge.ts';
 import type { Services } from '../../../services.ts';
-import { langFromAcceptLanguage, pageLang } from '../../../i18n/lang.ts';
+import { langFromAcceptLanguage } from '../../../i18n/lang.ts';
+import { merchantLanguage, shopperLang } from '../../../i18n/shopper-lang.ts';
 import type { ChallengeReturn } from '../../../psp/connector.ts';
 import { readCookie } from '../../../pages/csrf.ts';
 import { csrfFor, pageHeaders } from './page-support.ts';
@@ -80,11 +81,21 @@ export class PledgePages {
     if (!pledge || pledge.state === 'draft') return undefined;
     const purchase = await purchaseForPage(services, pledge.purchaseId);
     const pay = await payStateOf(services, pledge.accountId, pledge.purchaseId);
-    // The shopper's choice (`?lang=`, the switcher), else the purchase's language, or the browser's when the merchant set none.
-    const asked = (request.query as { lang?: unknown } | undefined)?.lang;
-    const lang = pageLang(typeof asked === 'string' && /^(de|en|es|fr|it|nl)$/.test(asked) ? asked : undefined, purchase, request.headers?.['accept-language']);
     if (!purchase || !pay) return undefined;
     const offer = await this.#offers.byId(purchase.accountId, purchase.offerId);
+    // One rule for the page and the friend's messages (docs/hosted-payment.md#language): the
+    // friend's pick (`?lang=`), the merchant's, the friend's last page's, the browser's, the
+    // leader's, the account's; the page's language is kept on the pledge for the messages.
+    const asked = (request.query as { lang?: unknown } | undefined)?.lang;
+    const lang = shopperLang({
+      asked: typeof asked === 'string' && /^(de|en|es|fr|it|nl)$/.test(asked) ? asked : undefined,
+      merchant: merchantLanguage(purchase),
+      lastPage: pledge.pageLanguage ?? undefined,
+      browser: request.headers?.['accept-language'],
+      inviter: purchase.pageLanguage ?? undefined,
+      account: offer?.accountLanguage,
+    });
+    await keepPageLanguage(services, { accountId: pledge.accountId, purchaseId: pledge.purchaseId, pledgeId: pledge.id, kept: pledge.pageLanguage }, lang);
     // A paid share partly or fully refunded since: the page tells the refund and the net.
     const payment = pledge.state === 'paid' && pledge.paymentId ? await paymentOf(services, pledge.accountId, pledge.paymentId) : undefined;
     // Once the share was paid, the banner follows the PSP account its payment ran on.

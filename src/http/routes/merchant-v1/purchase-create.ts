@@ -58,7 +58,7 @@ export function registerV1PurchaseCreate(app: App, services: Services): void {
             pictureUrl: body.picture_url,
             amountCents: body.amount,
             currency: body.currency,
-            // Without one, a default for the messages; the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
+            // Without one, a default no rule reads: the pages and messages follow the shopper (docs/hosted-payment.md#language).
             language: body.language ?? (langFromAcceptLanguage(request.headers['accept-language'], EN_FR) === 'fr' ? 'fr_FR' : 'en_GB'),
             languageSet: body.language !== undefined,
             metadata: body.metadata,

@@ -84,7 +84,14 @@ export async function requireShopper(services: Services, request: FastifyRequest
   const session = await shopperOf(services, request);
   if (session) return session;
   const path = request.method === 'GET' ? spacePathOrUndefined(new URL(request.url, 'http://x').pathname) : undefined;
-  void seeOther(reply, path && path !== '/space' ? `/space/sign-in?then=${encodeURIComponent(path)}` : '/space/sign-in');
+  // The sign-in speaks the language the page was asked in (`?lang=`, docs/shopper-space.md#pages).
+  const asked = (request.query as Record<string, unknown> | undefined)?.lang;
+  const lang = SPACE_LANGS.find((l) => l === asked);
+  const query = new URLSearchParams();
+  if (path && path !== '/space') query.set('then', path);
+  if (lang) query.set('lang', lang);
+  const q = query.toString();
+  void seeOther(reply, `/space/sign-in${q ? `?${q}` : ''}`);
   return undefined;
 }
 

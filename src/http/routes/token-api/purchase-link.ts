@@ -141,7 +141,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
             amountCents: data.amountCents,
             currency: data.currency,
             language,
-            // Without one, the hosted pages follow the shopper's browser (docs/hosted-payment.md#language).
+            // Without one, a default no rule reads: the pages and messages follow the shopper (docs/hosted-payment.md#language).
             languageSet: data.language !== undefined,
             phoneNumber: data.phoneNumber,
             callbackUrl: data.redirectUrl,
@@ -165,6 +165,7 @@ export function registerPurchaseLink(app: App, services: Services): void {
               phoneNumber: settings.send_sms ? settings.phone_number : undefined,
               firstName: data.firstName,
               offer: outcome.offer,
+              accountLanguage: outcome.offer.accountLanguage,
             },
           );
           return {
