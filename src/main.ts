@@ -23,7 +23,7 @@ Commands:
   migrate                                        apply pending database migrations
   partition                                      PostgreSQL with pg_partman: partition the append-only tables
                                                  a database migrated before the extension was installed left plain
-  merchant create --name N --email E [--time-zone Z] [--country CC] [--json]
+  merchant create --name N --email E [--time-zone Z] [--country CC] [--language de|en|es|fr|it|nl] [--json]
                                                  create a merchant account with its offers and first API key;
                                                  Z: the IANA zone its times are shown in (default Europe/Paris)
   key create --account acc_... [--json]          create another API key for an account

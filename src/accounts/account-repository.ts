@@ -3,8 +3,8 @@ import { q, run } from '../db/query.ts';
 
 /** The accounts table: one row per merchant. */
 
-export async function insertAccount(tx: Sql, id: string, name: string, timeZone?: string, country?: string): Promise<void> {
-  await run(tx, q.insertInto('accounts').values({ id, name, ...(timeZone ? { time_zone: timeZone } : {}), ...(country ? { country } : {}) }));
+export async function insertAccount(tx: Sql, id: string, name: string, timeZone?: string, country?: string, language?: string): Promise<void> {
+  await run(tx, q.insertInto('accounts').values({ id, name, ...(timeZone ? { time_zone: timeZone } : {}), ...(country ? { country } : {}), ...(language ? { language } : {}) }));
 }
 
 export async function accountExists(sql: Sql, id: string): Promise<boolean> {

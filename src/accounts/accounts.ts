@@ -14,6 +14,7 @@ import { recordAudit } from '../audit/audit-repository.ts';
 import type { ThrottleRow } from '../auth/throttle-repository.ts';
 import { accountExists, accountProfile, countAccounts, insertAccount, setAccountSettings } from './account-repository.ts';
 import { isPhoneCountry } from '../i18n/countries.ts';
+import { knownLang, LANGS } from '../i18n/lang.ts';
 import { DEFAULT_TIME_ZONE, timeZoneOf } from '../i18n/format.ts';
 import { findActiveApiKeyWithBudgets, insertApiKey, listApiKeys, revokeApiKey, revokeLiveApiKey } from './api-key-repository.ts';
 import {
@@ -90,7 +91,16 @@ export interface ApiKeyView {
 export class AccountError extends Error {
   constructor(
     readonly code:
-      'invalid_name' | 'invalid_email' | 'invalid_time_zone' | 'invalid_country' | 'email_taken' | 'unknown_account' | 'unknown_key' | 'unknown_user' | 'invalid_offer',
+      | 'invalid_name'
+      | 'invalid_email'
+      | 'invalid_time_zone'
+      | 'invalid_country'
+      | 'invalid_language'
+      | 'email_taken'
+      | 'unknown_account'
+      | 'unknown_key'
+      | 'unknown_user'
+      | 'invalid_offer',
     message: string,
   ) {
     super(message);
@@ -107,8 +117,10 @@ export class Accounts {
    * Creates an account with its dashboard user, a first API key and the default offers, in one
    * transaction. `timeZone`: an IANA name ({@link timeZoneOf}); absent, the database's default
    * (Europe/Paris). `country`: ISO 3166 alpha-2 (`FR`); absent, the deployment's MERCHANT_COUNTRY.
+   * `language`: one of the six in any spelling (`fr`, `de_DE`), the account's, a shopper's when nothing
+   * else says theirs (docs/hosted-payment.md#language); absent, English.
    */
-  async createMerchant(input: { name: string; email: string; timeZone?: string; country?: string }): Promise<CreatedMerchant> {
+  async createMerchant(input: { name: string; email: string; timeZone?: string; country?: string; language?: string }): Promise<CreatedMerchant> {
     const name = input.name.trim();
     const email = input.email.trim();
     if (name.length === 0 || name.length > 200) throw new AccountError('invalid_name', 'name must be 1 to 200 characters');
@@ -117,6 +129,8 @@ export class Accounts {
     if (input.timeZone !== undefined && !timeZone) throw new AccountError('invalid_time_zone', `time zone "${input.timeZone}" is not an IANA time zone such as Europe/Paris`);
     const country = input.country?.trim().toUpperCase();
     if (country !== undefined && !isPhoneCountry(country)) throw new AccountError('invalid_country', `country "${input.country}" is not an ISO 3166 country code such as FR or GB`);
+    const language = input.language === undefined ? undefined : knownLang(input.language);
+    if (input.language !== undefined && !language) throw new AccountError('invalid_language', `language "${input.language}" is not one of ${LANGS.join(', ')}`);
 
     const password = generatePassword();
     const passwordHash = await hashPassword(password); // slow on purpose: outside the transaction
@@ -126,7 +140,7 @@ export class Accounts {
 
     await this.db.transaction(async (tx) => {
       if (await dashboardEmailTaken(tx, email)) throw new AccountError('email_taken', `a dashboard user with e-mail ${email} already exists`);
-      await insertAccount(tx, accountId, name, timeZone, country);
+      await insertAccount(tx, accountId, name, timeZone, country, language);
       await insertDashboardUser(tx, { id: newUuid(), accountId, email, passwordHash });
       await insertApiKey(tx, accountId, key.apiKey, key.secretHash);
       for (const o of offers) {

@@ -13,6 +13,7 @@ export const OPTIONS = {
   email: { type: 'string' },
   'time-zone': { type: 'string' },
   country: { type: 'string' },
+  language: { type: 'string' },
   account: { type: 'string' },
   key: { type: 'string' },
   url: { type: 'string' },

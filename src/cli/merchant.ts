@@ -16,7 +16,7 @@ function withAccounts<T>(config: Config, fn: (accounts: Accounts) => Promise<T>)
 /** The operator's commands on merchants: an account with its offers and first key, more offers and keys, a dashboard password. */
 export const merchantCommands: Record<string, Command> = {
   'merchant create': async (config, values, out) => {
-    const input = { name: required(values, 'name'), email: required(values, 'email'), timeZone: values['time-zone'], country: values.country };
+    const input = { name: required(values, 'name'), email: required(values, 'email'), timeZone: values['time-zone'], country: values.country, language: values.language };
     const m = await withAccounts(config, (a) => a.createMerchant(input));
     return out(
       [

@@ -172,6 +172,19 @@ describe('the account country (docs/messaging.md#phone-numbers)', () => {
   });
 });
 
+describe('merchant create --language', () => {
+  it("stores the account's language, read in any spelling, and refuses one of none of the six, creating nothing", async () => {
+    const made = await app.services.accounts.createMerchant({ name: 'Wurst Shop', email: 'owner@wurst-language.example', language: 'de_DE' });
+    const { rows } = await app.services.db.query<{ language: string }>('SELECT language FROM accounts WHERE id = $1', [made.account_id.slice('acc_'.length)]);
+    expect(rows[0]?.language).toBe('de');
+    await expect(app.services.accounts.createMerchant({ name: 'Loja', email: 'owner@loja-language.example', language: 'pt_BR' })).rejects.toMatchObject({
+      code: 'invalid_language',
+    });
+    const { rows: none } = await app.services.db.query('SELECT 1 FROM dashboard_users WHERE email = $1', ['owner@loja-language.example']);
+    expect(none).toEqual([]);
+  });
+});
+
 describe('merchant create --country', () => {
   it("stores the operator's country in capitals and refuses a code with no numbering plan, creating nothing", async () => {
     const made = await app.services.accounts.createMerchant({ name: 'Tea Shop', email: 'owner@tea-country.example', country: 'gb' });
