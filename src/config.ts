@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { splitHosts } from './db/host-list.ts';
 import { Redacted } from './domain/redacted.ts';
 import { isEmailAddress } from './domain/email.ts';
 import { isPhoneCountry } from './i18n/countries.ts';
@@ -149,13 +150,16 @@ function nonEmpty(env: Env, name: string): string | undefined {
 }
 
 function parseUrl(name: string, raw: string, protocols: string[]): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Problem(`${name} must be a URL (${protocols.join(', ')}), got an unparsable value`);
+  // A database URL may name several hosts, `postgres://u@h1:6432,h2:6432/db` (db/host-list.ts): each is checked.
+  for (const one of protocols.includes('postgres:') ? splitHosts(raw) : [raw]) {
+    let url: URL;
+    try {
+      url = new URL(one);
+    } catch {
+      throw new Problem(`${name} must be a URL (${protocols.join(', ')}), got an unparsable value`);
+    }
+    if (!protocols.includes(url.protocol)) throw new Problem(`${name} must use one of ${protocols.join(', ')}, got "${url.protocol}"`);
   }
-  if (!protocols.includes(url.protocol)) throw new Problem(`${name} must use one of ${protocols.join(', ')}, got "${url.protocol}"`);
   return raw;
 }
 

@@ -24,7 +24,9 @@ rm -f "$TOPOLOGY_DIR/run/supervise"
 for node in node1 node2; do stop "$TOPOLOGY_DIR/run/supervise-$node.pid"; done
 for i in 1 2 3; do stop "$TOPOLOGY_DIR/run/chipin$i.pid"; done
 stop "$TOPOLOGY_DIR/pgbouncer/pgbouncer.pid"
+stop "$TOPOLOGY_DIR/pgbouncer2/pgbouncer.pid"
 stop "$TOPOLOGY_DIR/run/haproxy.pid"
+stop "$TOPOLOGY_DIR/run/haproxy2.pid"
 # Patroni stops its PostgreSQL on SIGTERM; a postmaster left behind (its Patroni was killed by
 # the drill and not started again) is stopped from its own pid file.
 for node in node1 node2; do

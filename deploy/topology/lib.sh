@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034
 # (Sourced by bash scripts, which use the variables set here.)
-# Shared by up.sh, down.sh, supervise.sh, failover.sh and rejoin.sh: where the topology lives and how to wait.
+# Shared by up.sh, down.sh, supervise.sh, the drills and rejoin.sh: where the topology lives and how to wait.
 TOPOLOGY_DIR=${CHIPIN_TOPOLOGY_DIR:-/tmp/chipin-topology}
 # PostgreSQL 15's server binaries (Debian's postgresql-15); up.sh gives Patroni the same (bin_dir).
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -59,16 +59,56 @@ healthy_pair() {
     { http_ok http://127.0.0.1:8009/primary && http_ok http://127.0.0.1:8008/sync; }
 }
 
+# The two load-balancer "machines" (docs/deployment.md#two-of-each-in-front): HAProxy N and
+# PgBouncer N listen on 127.0.0.N, the same ports on both; PgBouncer N sends its server connections
+# to HAProxy N's port 5000.
+
+# start_haproxy N: the reference file with its binds on 127.0.0.N, its admin socket run/haproxy.sock
+# (run/haproxy2.sock for the second) and its pid file beside it.
+start_haproxy() {
+  local n=$1 name=haproxy
+  [ "$n" = 1 ] || name=haproxy$n
+  sed -e "s|^    stats socket .*|    stats socket $TOPOLOGY_DIR/run/$name.sock mode 600 level admin|" \
+    -e "s|^    bind 127\.0\.0\.1:|    bind 127.0.0.$n:|" \
+    "$REPO/deploy/haproxy/haproxy.cfg" > "$TOPOLOGY_DIR/$name.cfg"
+  haproxy -D -p "$TOPOLOGY_DIR/run/$name.pid" -f "$TOPOLOGY_DIR/$name.cfg"
+}
+
+# start_pgbouncer N: the reference file on 127.0.0.N:6432 in front of HAProxy N's leader port, its
+# files in pgbouncer/ (pgbouncer2/ for the second), loopback trust (userlist.txt, written by up.sh).
+start_pgbouncer() {
+  local n=$1 dir=$TOPOLOGY_DIR/pgbouncer
+  [ "$n" = 1 ] || dir=$TOPOLOGY_DIR/pgbouncer$n
+  mkdir -p "$dir"
+  chmod 777 "$dir"
+  sed -e "s|^\* = host=.*|* = host=127.0.0.$n port=5000|" \
+    -e "s|^listen_addr = .*|listen_addr = 127.0.0.$n|" \
+    -e "s|^unix_socket_dir = .*|unix_socket_dir =|" \
+    -e "s|^auth_type = .*|auth_type = trust|" \
+    -e "s|^auth_file = .*|auth_file = $TOPOLOGY_DIR/userlist.txt|" \
+    -e "s|^logfile = .*|logfile = $dir/pgbouncer.log|" \
+    -e "s|^pidfile = .*|pidfile = $dir/pgbouncer.pid|" \
+    "$REPO/deploy/pgbouncer/pgbouncer.ini" > "$dir/pgbouncer.ini"
+  chmod 644 "$dir/pgbouncer.ini"
+  local as=()
+  [ "$(id -u)" = 0 ] && as=(-u postgres)
+  pgbouncer "${as[@]}" -d "$dir/pgbouncer.ini"
+}
+
+# bouncer_ok N: PgBouncer N answers a query on the chipin database.
+bouncer_ok() { "$PG_BIN/psql" -h "127.0.0.$1" -p 6432 -U postgres -d chipin -XAtqc 'SELECT 1' >/dev/null 2>&1; }
+
 # chipin_settings: the settings of the topology's Chipin processes, in the chipin_env array (after
-# up.sh wrote master.key). The database through PgBouncer; LISTEN through HAProxy's primary port
-# (a transaction pool cannot hold it); the back office's heavy reads through HAProxy's port 5001,
-# whose backend reaches one standby at a time, as the staleness bound requires
-# (docs/deployment.md#read-replicas).
+# up.sh wrote master.key). The database through either PgBouncer (a URL with both hosts: each new
+# connection goes to the first that accepts it, src/db/host-list.ts); LISTEN through either
+# HAProxy's primary port (a transaction pool cannot hold it); the back office's heavy reads through
+# either HAProxy's port 5001, whose backend reaches one standby at a time, as the staleness bound
+# requires (docs/deployment.md#read-replicas).
 chipin_settings() {
   chipin_env=(MASTER_KEY="$(cat "$TOPOLOGY_DIR/master.key")"
-    DATABASE_URL=postgres://postgres@127.0.0.1:6432/chipin DATABASE_POOLER=transaction
-    DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000/chipin
-    DATABASE_READ_URL=postgres://postgres@127.0.0.1:5001/chipin
+    DATABASE_URL=postgres://postgres@127.0.0.1:6432,127.0.0.2:6432/chipin DATABASE_POOLER=transaction
+    DATABASE_LISTEN_URL=postgres://postgres@127.0.0.1:5000,127.0.0.2:5000/chipin
+    DATABASE_READ_URL=postgres://postgres@127.0.0.1:5001,127.0.0.2:5001/chipin
     PUBLIC_URL=http://127.0.0.1:7000 TRUST_PROXY=127.0.0.1 HOST=127.0.0.1
     # On SIGTERM, /readyz fails for 5 s while requests are still served: HAProxy's checks (every
     # 2 s, down after 2) take the process out before it closes (docs/deployment.md#draining).

@@ -16,10 +16,14 @@ if [ "${1:-}" = --action ]; then
   chipin_settings
   # The deploy: the bundle built from the code as it is now, then each process restarted on it.
   npm run build --silent
-  # HAProxy's view of a server: its admin socket's "show servers state" operational state (2 = up).
+  # HAProxy's view of a server: its admin socket's "show servers state" operational state (2 = up),
+  # in both HAProxies (docs/deployment.md#two-of-each-in-front).
   haproxy_up() {
-    echo "show servers state chipin" | timeout 2 socat - "UNIX-CONNECT:$TOPOLOGY_DIR/run/haproxy.sock" 2>/dev/null |
-      awk -v s="chipin$1" '$4 == s && $6 == 2 { found = 1 } END { exit !found }'
+    local sock
+    for sock in haproxy haproxy2; do
+      echo "show servers state chipin" | timeout 2 socat - "UNIX-CONNECT:$TOPOLOGY_DIR/run/$sock.sock" 2>/dev/null |
+        awk -v s="chipin$1" '$4 == s && $6 == 2 { found = 1 } END { exit !found }' || return 1
+    done
   }
   for i in 1 2 3; do
     pidfile=$TOPOLOGY_DIR/run/chipin$i.pid
@@ -35,7 +39,7 @@ if [ "${1:-}" = --action ]; then
     start_chipin "$i"
     wait_for 60 "chipin$i to be ready" http_ok "http://127.0.0.1:310$i/readyz"
     ready=$(date +%s%N)
-    wait_for 30 "HAProxy to send chipin$i requests again" haproxy_up "$i"
+    wait_for 30 "both HAProxies to send chipin$i requests again" haproxy_up "$i"
     echo "chipin$i restarted in $((SECONDS - start)) s: started to ready in $(((ready - stopped) / 1000000)) ms, back behind HAProxy $((($(date +%s%N) - ready) / 1000000)) ms later"
   done
   exit 0

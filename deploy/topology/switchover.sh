@@ -13,7 +13,12 @@ cd "$REPO"
 [ -f "$TOPOLOGY_DIR/merchant.json" ] || { echo "no topology at $TOPOLOGY_DIR: npm run topology:up first" >&2; exit 2; }
 
 if [ "${1:-}" = --action ]; then
-  admin() { timeout 20 "$PG_BIN/psql" -h 127.0.0.1 -p 6432 -U postgres -d pgbouncer -XAtqc "$1" >/dev/null; }
+  # Both PgBouncers (127.0.0.1 and 127.0.0.2, docs/deployment.md#two-of-each-in-front) pause together.
+  admin() {
+    local ok=0
+    for host in 127.0.0.1 127.0.0.2; do timeout 20 "$PG_BIN/psql" -h "$host" -p 6432 -U postgres -d pgbouncer -XAtqc "$1" >/dev/null || ok=1; done
+    return "$ok"
+  }
   primary_is() { [ "$("$PG_BIN/psql" -h 127.0.0.1 -p 5000 -U postgres -d postgres -XAtqc "SELECT setting FROM pg_settings WHERE name = 'port'" 2>/dev/null)" = "$1" ]; }
   if http_ok http://127.0.0.1:8008/primary 2>/dev/null; then from=node1 to=node2 port=5452; else from=node2 to=node1 port=5451; fi
   ms() { echo $(((${EPOCHREALTIME/./} - $1) / 1000)); }

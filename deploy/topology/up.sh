@@ -4,11 +4,15 @@
 # postgresql-15 curl openssl): three etcd members, PostgreSQL primary + synchronous standby managed
 # by Patroni, archiving its WAL through pgBackRest (stanza `chipin`, repository in pgbackrest/repo),
 # HAProxy routing to the leader and to the standby, PgBouncer in transaction mode in front of the
-# leader, and HAProxy in front of 3 Chipin processes (their back-office reads on the standby). Everything lives under $CHIPIN_TOPOLOGY_DIR (default /tmp/chipin-topology);
+# leader, and HAProxy in front of 3 Chipin processes (their back-office reads on the standby); HAProxy
+# and PgBouncer twice, as on two machines: the first pair on 127.0.0.1, the second on 127.0.0.2 (the
+# same ports), each PgBouncer in front of its own machine's HAProxy; Chipin's database URLs name
+# both (docs/deployment.md#two-of-each-in-front). Everything lives under $CHIPIN_TOPOLOGY_DIR (default /tmp/chipin-topology);
 # deploy/topology/down.sh stops it and removes it. It touches no service: a port below in use
 # (Debian's etcd and pgbouncer services start on install) is refused with what probably holds it.
 # Ports: etcd 2379-2384 (clients 2379, 2381, 2383), PostgreSQL 5451-5452, Patroni REST 8008-8009, HAProxy 5000 (primary),
-# 5001 (standby), 7000 (Chipin HTTP), 8405 (its own metrics), PgBouncer 6432, Chipin 3101-3103 (their
+# 5001 (standby), 7000 (Chipin HTTP), 8405 (its own metrics), PgBouncer 6432 (HAProxy and PgBouncer on
+# 127.0.0.1 and on 127.0.0.2), Chipin 3101-3103 (their
 # /metrics on 9101-9103); the drill's webhook receiver 5459. docs/deployment.md#reference-topology-and-failover.
 set -euo pipefail
 # shellcheck source=deploy/topology/lib.sh
@@ -24,14 +28,15 @@ done
 # A port in use is refused, never freed: the script stops no service and no process it did not
 # start. Debian's etcd-server and pgbouncer packages start their own services on install, which
 # hold 2379-2380 and 6432: the message says so, and the operator decides.
-for port in 2379 2380 2381 2382 2383 2384 5451 5452 8008 8009 5000 5001 6432 7000 8405 3101 3102 3103 9101 9102 9103; do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+for address in 127.0.0.1:{2379,2380,2381,2382,2383,2384,5451,5452,8008,8009,5000,5001,6432,7000,8405,3101,3102,3103,9101,9102,9103} 127.0.0.2:{5000,5001,6432,7000,8405}; do
+  port=${address#*:}
+  if (exec 3<>"/dev/tcp/${address%:*}/$port") 2>/dev/null; then
     case $port in
       2379 | 2380 | 2381 | 2382 | 2383 | 2384) hint=" (Debian's etcd service starts on install: systemctl disable --now etcd, or service etcd stop)" ;;
       6432) hint=" (Debian's pgbouncer service starts on install: systemctl disable --now pgbouncer, or service pgbouncer stop)" ;;
       *) hint="" ;;
     esac
-    echo "port $port is in use$hint" >&2
+    echo "port $address is in use$hint" >&2
     exit 2
   fi
 done
@@ -103,41 +108,33 @@ echo "patroni     node2 is the synchronous standby (PostgreSQL 127.0.0.1:5452, R
 backrest node1 check >"$TOPOLOGY_DIR/pgbackrest/check.log" 2>&1 || { cat "$TOPOLOGY_DIR/pgbackrest/check.log" >&2; exit 1; }
 echo "pgbackrest  stanza chipin, WAL archived to $TOPOLOGY_DIR/pgbackrest/repo (no backup yet)"
 
-# HAProxy: the reference file with its admin socket under the topology.
-sed -e "s|^    stats socket .*|    stats socket $TOPOLOGY_DIR/run/haproxy.sock mode 600 level admin|" \
-  deploy/haproxy/haproxy.cfg > "$TOPOLOGY_DIR/haproxy.cfg"
-haproxy -D -p "$TOPOLOGY_DIR/run/haproxy.pid" -f "$TOPOLOGY_DIR/haproxy.cfg"
+# HAProxy: the reference file with its admin socket under the topology, twice: the second one's
+# ports on 127.0.0.2 (another machine's address), its socket and pid file its own (start_haproxy, lib.sh).
+start_haproxy 1
+start_haproxy 2
 pg_leader() { "$PG_BIN/psql" -h 127.0.0.1 -p 5000 -U postgres -d postgres -XAtqc "$1"; }
 # HAProxy starts with every server up until its checks say otherwise: wait until three
 # connections in a row reach a primary (not in recovery) before writing.
 on_leader_thrice() { for _ in 1 2 3; do [ "$(pg_leader 'SELECT pg_is_in_recovery()')" = f ] || return 1; done; }
 wait_for 30 "HAProxy's primary port to reach the leader only" on_leader_thrice
 pg_leader 'CREATE DATABASE chipin'
-echo "haproxy     5000 -> leader, 5001 -> the standby, 7000 -> Chipin"
+echo "haproxy     5000 -> leader, 5001 -> the standby, 7000 -> Chipin; on 127.0.0.1 and on 127.0.0.2"
 
 # PgBouncer: the reference file in front of HAProxy's leader port, its paths under the topology
-# and loopback trust instead of scram (a demo; docs/deployment.md#pgbouncer). It drops to the
+# and loopback trust instead of scram (a demo; docs/deployment.md#pgbouncer), twice: the second
+# listens on 127.0.0.2 in front of the second HAProxy (start_pgbouncer, lib.sh). It drops to the
 # postgres user when started as root.
-mkdir -p "$TOPOLOGY_DIR/pgbouncer"
-chmod 777 "$TOPOLOGY_DIR/pgbouncer"
-printf '"postgres" ""\n' > "$TOPOLOGY_DIR/pgbouncer/userlist.txt"
-sed -e "s|^\* = host=.*|* = host=127.0.0.1 port=5000|" \
-  -e "s|^unix_socket_dir = .*|unix_socket_dir =|" \
-  -e "s|^auth_type = .*|auth_type = trust|" \
-  -e "s|^auth_file = .*|auth_file = $TOPOLOGY_DIR/pgbouncer/userlist.txt|" \
-  -e "s|^logfile = .*|logfile = $TOPOLOGY_DIR/pgbouncer/pgbouncer.log|" \
-  -e "s|^pidfile = .*|pidfile = $TOPOLOGY_DIR/pgbouncer/pgbouncer.pid|" \
-  deploy/pgbouncer/pgbouncer.ini > "$TOPOLOGY_DIR/pgbouncer/pgbouncer.ini"
-chmod 644 "$TOPOLOGY_DIR/pgbouncer"/*
-as_postgres=(); [ "$(id -u)" = 0 ] && as_postgres=(-u postgres)
-pgbouncer "${as_postgres[@]}" -d "$TOPOLOGY_DIR/pgbouncer/pgbouncer.ini"
-bouncer_ok() { "$PG_BIN/psql" -h 127.0.0.1 -p 6432 -U postgres -d chipin -XAtqc 'SELECT 1' >/dev/null 2>&1; }
-wait_for 30 "PgBouncer on 6432" bouncer_ok
-echo "pgbouncer   6432 -> HAProxy 5000, transaction mode"
+printf '"postgres" ""\n' > "$TOPOLOGY_DIR/userlist.txt"
+chmod 644 "$TOPOLOGY_DIR/userlist.txt"
+for i in 1 2; do
+  start_pgbouncer "$i"
+  wait_for 30 "PgBouncer on 127.0.0.$i:6432" bouncer_ok "$i"
+done
+echo "pgbouncer   127.0.0.1:6432 -> 127.0.0.1:5000, 127.0.0.2:6432 -> 127.0.0.2:5000, transaction mode"
 
-# Chipin: 3 processes, one master key, the database through PgBouncer (LISTEN through HAProxy's
-# primary port: a transaction pool cannot hold it), the back office's heavy reads on the standby
-# through HAProxy's port 5001 (DATABASE_READ_URL: chipin_settings, lib.sh).
+# Chipin: 3 processes, one master key, the database through either PgBouncer (LISTEN through either
+# HAProxy's primary port: a transaction pool cannot hold it), the back office's heavy reads on the
+# standby through either HAProxy's port 5001 (DATABASE_READ_URL: chipin_settings, lib.sh).
 openssl rand -hex 32 > "$TOPOLOGY_DIR/master.key"
 chmod 600 "$TOPOLOGY_DIR/master.key"
 chipin_settings

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { parseInt8, type Database, type QueryOptions, type QueryResult, type Sql } from './database.ts';
+import { HostList } from './host-list.ts';
 import { CommitNotifier, type SendNotify } from './notifier.ts';
 import { StatementTurns } from './statement-turns.ts';
 
@@ -112,10 +113,63 @@ export function isPoolWaitTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === 'timeout exceeded when trying to connect';
 }
 
-/** A PostgreSQL server through a `pg` connection pool. */
+/** The errors of connection attempts that failed (the host refused or did not answer), as opposed to a query's. */
+const connectFailures = new WeakSet<object>();
+
+/**
+ * A pg client that connects to the host its {@link HostList} picks, and marks it down when the
+ * attempt fails.
+ */
+function clientOn(hosts: HostList): typeof pg.Client {
+  return class HostListClient extends pg.Client {
+    readonly #host: number;
+    constructor(config?: string | pg.ClientConfig) {
+      const host = hosts.pick();
+      super({ ...(typeof config === 'object' ? config : {}), connectionString: hosts.urls[host] });
+      this.#host = host;
+    }
+    override connect(): Promise<pg.Client>;
+    override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+    override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+      const attempt = super.connect().catch((err: unknown) => {
+        hosts.markDown(this.#host);
+        if (typeof err === 'object' && err !== null) connectFailures.add(err);
+        throw err;
+      });
+      if (!callback) return attempt;
+      const cb = callback as (err: Error | null, c?: pg.Client) => void;
+      attempt.then(
+        (c) => cb(null, c),
+        (err: Error) => cb(err),
+      );
+    }
+  };
+}
+
+/**
+ * With several hosts, a pool connection whose attempt failed is attempted once more, on the next
+ * host (the failed one is marked down): a pooler lost fails the transactions on its connections,
+ * not the next ones (db/host-list.ts).
+ */
+function connectOnceMore(pool: pg.Pool): void {
+  const connectOnce = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const connect = (): Promise<pg.PoolClient> =>
+    connectOnce().catch((err: unknown) => (typeof err === 'object' && err !== null && connectFailures.has(err) ? connectOnce() : Promise.reject(err)));
+  pool.connect = ((callback?: (err: Error | undefined, client?: pg.PoolClient, done?: (release?: boolean | Error) => void) => void) => {
+    if (!callback) return connect();
+    connect().then(
+      (client) => callback(undefined, client, client.release),
+      (err: Error) => callback(err),
+    );
+  }) as typeof pool.connect;
+}
+
+/** A PostgreSQL server through a `pg` connection pool. `url` may name several hosts (db/host-list.ts). */
 export function openPostgres(url: string, opts: PostgresOptions = {}): Database {
+  const hosts = new HostList(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: hosts.urls[0],
+    ...(hosts.urls.length > 1 ? { Client: clientOn(hosts) } : {}),
     types,
     max: opts.max ?? DEFAULT_POOL_SIZE,
     ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
@@ -124,6 +178,7 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Database 
   });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
+  if (hosts.urls.length > 1) connectOnceMore(pool);
   const names = new StatementNames(opts.pooler === 'transaction' ? 0 : MAX_NAMED);
   // Through a transaction pooler without a LISTEN connection, other processes' commits are
   // seen by the workers' polls only (a lost wake-up only delays: docs/jobs-and-clock.md).
@@ -200,15 +255,21 @@ async function listenPostgres(url: string, channel: string, onNotify: (payload: 
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let delayMs = 500;
+  // Several hosts (db/host-list.ts): each attempt on the first not marked down.
+  const hosts = new HostList(url);
 
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, types });
+    const host = hosts.pick();
+    const c = new pg.Client({ connectionString: hosts.urls[host], types });
     c.on('notification', (msg) => {
       if (msg.channel === channel) onNotify(msg.payload ?? '');
     });
     c.on('error', () => reconnect(c));
     c.on('end', () => reconnect(c));
-    await c.connect();
+    await c.connect().catch((err: unknown) => {
+      hosts.markDown(host);
+      throw err;
+    });
     await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     if (stopped) {
       await c.end().catch(() => {});
