@@ -1,7 +1,7 @@
 import { html, raw } from '../html/html.ts';
 import { formatMoney } from '../i18n/format.ts';
-import { LOCALE, type EnFr } from '../i18n/lang.ts';
-import { DEMO_SHOP_TEXT } from './demo-shop-texts.ts';
+import { LANGUAGE_NAMES, LOCALE, type Lang } from '../i18n/lang.ts';
+import { DEMO_SHOP_LANGS, DEMO_SHOP_TEXT } from './demo-shop-texts.ts';
 
 /** What the demo shop sells, in EUR minor units (its back end creates the purchase for this). */
 export const DEMO_SHOP_PRICE_CENTS = 30_000;
@@ -27,12 +27,12 @@ const STYLE = raw(`
 
 /**
  * The page in `lang` (`?lang=`, else the browser's Accept-Language, as the hosted pages choose),
- * with a link to the other language; its script's messages travel in `data-texts`, since its
+ * with a link to each other language; its script's messages travel in `data-texts`, since its
  * policy runs no inline script.
  */
-export function demoShopPage(sdk: { src: string; integrity: string }, lang: EnFr): string {
+export function demoShopPage(sdk: { src: string; integrity: string }, lang: Lang): string {
   const t = DEMO_SHOP_TEXT[lang];
-  const other: EnFr = lang === 'fr' ? 'en' : 'fr';
+  const others = DEMO_SHOP_LANGS.filter((other) => other !== lang);
   return html`<!doctype html>
 <html lang="${LOCALE[lang]}">
 <head>
@@ -42,7 +42,7 @@ export function demoShopPage(sdk: { src: string; integrity: string }, lang: EnFr
 <style>${STYLE}</style>
 </head>
 <body><main>
-<nav class="lang" aria-label="${t.language}"><a href="/sandbox/demo-shop?lang=${other}" lang="${other}" hreflang="${other}">${other === 'fr' ? 'Français' : 'English'}</a></nav>
+<nav class="lang" aria-label="${t.language}">${others.map((other) => html` <a href="/sandbox/demo-shop?lang=${other}" lang="${other}" hreflang="${other}">${LANGUAGE_NAMES[other]}</a>`)}</nav>
 <p class="note">${t.note} <a href="/docs">${t.apiReference}</a>.</p>
 <section class="product">
   <h1>${t.product}</h1>

@@ -45,6 +45,29 @@ describe('sandbox demo shop', () => {
     }
   });
 
+  it('speaks the six languages: the page in each, its switcher offering the five others, and the purchase it creates in it', async () => {
+    const cases: [string, string, string, string][] = [
+      ['de-DE,de;q=0.9', 'de-DE', 'Wochenende in Lissabon', '300,00\u00a0€'],
+      ['es-ES', 'es-ES', 'Fin de semana en Lisboa', '300,00\u00a0€'],
+      ['it-IT', 'it-IT', 'Weekend a Lisbona', '300,00\u00a0€'],
+      ['nl-NL', 'nl-NL', 'Weekend in Lissabon', '€\u00a0300,00'],
+    ];
+    for (const [acceptLanguage, locale, product, price] of cases) {
+      const lang = locale.slice(0, 2);
+      const res = await page('/sandbox/demo-shop', acceptLanguage);
+      expect(res.body, lang).toContain(`<html lang="${locale}">`);
+      expect(res.body, lang).toContain(`<h1>${product}</h1>`);
+      expect(res.body, lang).toContain(`<p class="price">${price}</p>`);
+      expect(res.body, lang).not.toContain(escaped(DEMO_SHOP_TEXT.en.note));
+      expect([...res.body.matchAll(/hreflang="(\w+)"/g)].map((m) => m[1]).sort(), lang).toEqual(['de', 'en', 'es', 'fr', 'it', 'nl'].filter((l) => l !== lang));
+      const created = await app.server.inject({ method: 'POST', url: '/sandbox/demo-shop/purchases', payload: { kind: 'installments', lang } });
+      expect(created.statusCode, created.body).toBe(201);
+      const checkout = await app.server.inject(new URL(created.json().payment_url as string).pathname);
+      expect(checkout.body, lang).toContain(`lang="${locale}"`);
+      expect(checkout.body, lang).toContain(product);
+    }
+  });
+
   it('creates the purchase in the language of the page the shopper clicked on', async () => {
     const created = await app.server.inject({ method: 'POST', url: '/sandbox/demo-shop/purchases', payload: { kind: 'installments', lang: 'fr' } });
     expect(created.statusCode, created.body).toBe(201);

@@ -74,6 +74,22 @@ describe("the scripts' words", () => {
   });
 });
 
+describe("the demo shop's script messages", () => {
+  it("hold nothing but plain {name} placeholders: the shop's script fills them in as the catalogue has them (src/sandbox/demo-shop-texts.ts)", () => {
+    for (const file of readdirSync(new URL('demo-shop/', ROOT))) {
+      const script = (JSON.parse(readFileSync(new URL(`demo-shop/${file}`, ROOT), 'utf8')) as { script: Messages }).script;
+      for (const [key, message] of flatten(script)) {
+        // Literals and plain arguments only (types 0 and 1), and no apostrophe ICU would read as a quote.
+        expect(
+          new IntlMessageFormat(message, 'en', undefined, { ignoreTag: true }).getAst().every((el) => el.type <= 1),
+          `demo-shop/${file}: ${key}`,
+        ).toBe(true);
+        expect(message, `demo-shop/${file}: ${key}`).not.toContain("'");
+      }
+    }
+  });
+});
+
 describe('languages', () => {
   it('reads a language in every spelling plugins and browsers send, and English for anything else', () => {
     const cases: [string | undefined, string][] = [

@@ -26,7 +26,7 @@
     out.dataset.jwt = jwt || '';
     if (!jwt) return;
     post('/sandbox/demo-shop/verify', { jwt: jwt }).then(function (v) {
-      show(out.textContent + '\n' + say('jwtChecked', { result: texts[v.valid ? 'valid' : 'invalid'] }));
+      show(out.textContent + '\n' + texts[v.valid ? 'jwtValid' : 'jwtInvalid']);
     });
   }
   function options(kind) {
@@ -40,7 +40,7 @@
             verify(jwt);
           },
           onError: function (error, jwt) {
-            show(say('error', { code: error.code, message: error.message }) + (error.retryable ? texts.retryable : ''));
+            show(say(error.retryable ? 'errorRetryable' : 'error', { code: error.code, message: error.message }));
             if (!error.retryable) verify(jwt);
           },
           onCancel: function () {

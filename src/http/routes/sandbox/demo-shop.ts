@@ -5,7 +5,7 @@ import { parsePublicId } from '../../../domain/ids.ts';
 import { paymentPageUrl } from '../../../domain/links.ts';
 import { DEMO_SHOP_CSP, DEMO_SHOP_PRICE_CENTS, demoShopPage } from '../../../sandbox/demo-shop-page.ts';
 import { DEMO_SHOP_TEXT } from '../../../sandbox/demo-shop-texts.ts';
-import { langFromAcceptLanguage, langOf, EN_FR } from '../../../i18n/lang.ts';
+import { LANGS, langFromAcceptLanguage, langOf, languageTag } from '../../../i18n/lang.ts';
 import { sdkBundle } from '../../../sdk/build.ts';
 import { repoFile } from '../../../source-files.ts';
 import type { Services } from '../../../services.ts';
@@ -42,7 +42,7 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
   app.get('/sandbox/demo-shop', { schema: { hide: true, querystring } }, async (request, reply) => {
     // As the hosted pages: the visitor's choice (`?lang=`, the page's link), else the browser's (docs/front-end.md).
     const asked = request.query.lang;
-    const lang = asked ? langOf(asked, EN_FR) : langFromAcceptLanguage(request.headers['accept-language'], EN_FR);
+    const lang = asked ? langOf(asked) : langFromAcceptLanguage(request.headers['accept-language']);
     return reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', DEMO_SHOP_CSP)
@@ -59,7 +59,7 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
     {
       schema: {
         hide: true,
-        body: Type.Object({ kind: Type.Union([Type.Literal('installments'), Type.Literal('shared')]), lang: Type.Optional(Type.Union([Type.Literal('en'), Type.Literal('fr')])) }),
+        body: Type.Object({ kind: Type.Union([Type.Literal('installments'), Type.Literal('shared')]), lang: Type.Optional(Type.Union(LANGS.map((l) => Type.Literal(l)))) }),
       },
     },
     async (request, reply) => {
@@ -79,7 +79,7 @@ export function registerSandboxDemoShop(app: App, services: Services): void {
           // The shop's page language is the purchase's: the overlay opens in it.
           title: DEMO_SHOP_TEXT[lang].product,
           amountCents: DEMO_SHOP_PRICE_CENTS,
-          language: lang === 'fr' ? 'fr_FR' : 'en_GB',
+          language: languageTag(lang),
           callbackUrl: `${config.publicUrl}/sandbox/demo-shop`,
           client: { email: 'shopper@example.com', firstName: 'Léa' },
           metadata: { demo: true },
