@@ -71,7 +71,7 @@ const UNSET: Partial<ParameterView> = {
   max_balance_delay_days: null,
 };
 
-/** Why a parameter is refused, as data (the back office says it in the page's language: src/http/backoffice/offer-parameter-texts.ts). */
+/** Why a parameter is refused, as data (the back office says it in the page's language: the back office's catalogue, through src/http/backoffice/texts.ts). */
 export type ParameterRefusal =
   | { code: 'url'; rule: WebhookRule }
   | { code: 'not_country' }
