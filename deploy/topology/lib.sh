@@ -115,13 +115,14 @@ chipin_settings() {
     SHUTDOWN_DRAIN_MS=5000)
 }
 
-# start_chipin N: `chipin serve` from the bundle (npm run build: dist/main.mjs, as production runs
-# it, docs/deployment.md#the-bundle) on 310N, its /metrics on 910N (a loopback port of its own, not
+# start_chipin N [DIR]: `chipin serve` from the bundle (npm run build: dist/main.mjs, as production
+# runs it, docs/deployment.md#the-bundle) of DIR (default: this checkout; the upgrade drill's next
+# version runs from its own copy) on 310N, its /metrics on 910N (a loopback port of its own, not
 # behind HAProxy's 7000), its id in run/chipinN.pid. chipin_settings and the build first.
 start_chipin() {
-  local i=$1
+  local i=$1 from=${2:-$REPO}
   mkdir -p "$TOPOLOGY_DIR/chipin$i"
-  (cd "$REPO" && exec env "${chipin_env[@]}" PORT="310$i" METRICS_PORT="910$i" DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --enable-source-maps dist/main.mjs serve \
+  (cd "$from" && exec env "${chipin_env[@]}" PORT="310$i" METRICS_PORT="910$i" DATA_DIR="$TOPOLOGY_DIR/chipin$i" setsid node --enable-source-maps dist/main.mjs serve \
     >>"$TOPOLOGY_DIR/chipin$i.log" 2>&1) &
   echo $! >"$TOPOLOGY_DIR/run/chipin$i.pid"
 }
