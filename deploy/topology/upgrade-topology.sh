@@ -103,10 +103,10 @@ version=$((10#${last:0:3} + 1))
 printf -- "-- Synthetic expand step of npm run drill:upgrade-topology, in its copy of the sources only.\nALTER TABLE purchases ADD COLUMN upgrade_drill_note text;\n" \
   >"$NEXT/src/db/migrations/$(printf %03d "$version")_upgrade_drill_note.sql"
 repo=$NEXT/src/purchases/purchase-repository.ts
-sed -i -e 's/p\.leader_name, to_char(p\.second_installment_date/p.leader_name, p.upgrade_drill_note, to_char(p.second_installment_date/' \
+sed -i -e 's/^const PURCHASE_COLUMNS = `p\.id, /const PURCHASE_COLUMNS = `p.upgrade_drill_note, p.id, /' \
   -e 's/payment_mode, language_set)$/payment_mode, language_set, upgrade_drill_note)/' \
   -e "s/\\\$33::date, \\\$34, \\\$35\$/\$33::date, \$34, \$35, 'written by N+1'/" "$repo"
-for want in 'p.upgrade_drill_note, to_char' 'language_set, upgrade_drill_note)' "\$35, 'written by N+1'"; do
+for want in 'PURCHASE_COLUMNS = `p.upgrade_drill_note, p.id, ' 'language_set, upgrade_drill_note)' "\$35, 'written by N+1'"; do
   grep -qF -- "$want" "$repo" || { echo "could not make N+1 write and read the column ($want not in $repo): the purchase repository changed, adapt the drill" >&2; exit 2; }
 done
 (cd "$NEXT" && npm run build --silent)
