@@ -21,7 +21,12 @@ export interface TourStop {
 
 export const VIEWPORTS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 export type Size = keyof typeof VIEWPORTS;
-/** The browser's locale: its Accept-Language decides the language of every page the tour opens. */
+/**
+ * The browser's locale: its Accept-Language decides the language of the pages the tour opens
+ * fresh. A purchase or pledge the walks of several languages share keeps the language its shopper
+ * last used before the browser's (docs/hosted-payment.md#language), so those are opened with the
+ * shopper's pick in the address (`?lang=`, {@link inLang}).
+ */
 export const LOCALES: Readonly<Record<Lang, string>> = LOCALE;
 
 /** The languages a stop is taken in. */
@@ -35,8 +40,11 @@ async function open(page: Page, url: string): Promise<number> {
   return res?.status() ?? 0;
 }
 
+/** `url` with the shopper's pick of language, as the page's switcher links it. */
+const inLang = (url: string, lang: Lang) => `${url}${url.includes('?') ? '&' : '?'}lang=${lang}`;
+
 const at = (path: string) => (page: Page, shop: TourShop) => open(page, `${shop.base}${path}`);
-const pay = (id: (shop: TourShop) => string) => (page: Page, shop: TourShop) => open(page, `${shop.base}/pay/pur_${id(shop)}`);
+const pay = (id: (shop: TourShop) => string) => (page: Page, shop: TourShop, lang: Lang) => open(page, inLang(`${shop.base}/pay/pur_${id(shop)}`, lang));
 
 async function fillCard(page: Page, number: string, expiry = '12/30'): Promise<void> {
   await page.locator('#holder_name').fill('Léa Martin');
@@ -56,10 +64,10 @@ async function submitted(page: Page, submit: () => Promise<unknown>): Promise<nu
 
 export const TOUR: readonly TourStop[] = [
   // Hosted payment pages (docs/hosted-payment.md).
-  { name: 'pay-shared', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.shared) },
-  { name: 'pay-installments', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.installments) },
-  { name: 'pay-deferred', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.deferred) },
-  { name: 'pay-down-payment', langs: LANGS, go: (page, shop) => open(page, shop.unpaid.downPayment) },
+  { name: 'pay-shared', langs: LANGS, go: (page, shop, lang) => open(page, inLang(shop.unpaid.shared, lang)) },
+  { name: 'pay-installments', langs: LANGS, go: (page, shop, lang) => open(page, inLang(shop.unpaid.installments, lang)) },
+  { name: 'pay-deferred', langs: LANGS, go: (page, shop, lang) => open(page, inLang(shop.unpaid.deferred, lang)) },
+  { name: 'pay-down-payment', langs: LANGS, go: (page, shop, lang) => open(page, inLang(shop.unpaid.downPayment, lang)) },
   {
     // The server's answer to a refused form, as a browser without the script gets it.
     name: 'pay-form-error',
@@ -106,8 +114,8 @@ export const TOUR: readonly TourStop[] = [
   { name: 'pay-pot-in-progress', langs: LANGS, go: pay((s) => s.potInProgress) },
   { name: 'pay-pot-paid', langs: LANGS, go: pay((s) => s.potPaid) },
   { name: 'pay-plan-paid', langs: LANGS, go: pay((s) => s.plan) },
-  { name: 'pledge', langs: LANGS, go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgeOpen}`) },
-  { name: 'pledge-paid', langs: LANGS, go: (page, shop) => open(page, `${shop.base}/pledge/plg_${shop.pledgePaid}`) },
+  { name: 'pledge', langs: LANGS, go: (page, shop, lang) => open(page, inLang(`${shop.base}/pledge/plg_${shop.pledgeOpen}`, lang)) },
+  { name: 'pledge-paid', langs: LANGS, go: (page, shop, lang) => open(page, inLang(`${shop.base}/pledge/plg_${shop.pledgePaid}`, lang)) },
   { name: 'pay-not-found', langs: LANGS, status: 404, go: at('/pay/pur_00000000-0000-4000-8000-000000000000') },
   { name: 'direct-call-refused', langs: LANGS, status: 400, go: at('/purchase') },
   { name: 'sandbox-demo-shop', go: at('/sandbox/demo-shop') },
