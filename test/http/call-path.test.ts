@@ -91,22 +91,24 @@ async function travelled(app: TestApp, port: number, request: () => Promise<void
   syncBuiltinESMExports();
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 200;
-  // Every file of src/ whose code ran for the request (V8's precise coverage), printed beside the path.
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  // Every file of src/ whose code ran for the request (V8's precise coverage), printed beside the
+  // path: only when printing, since counting every call slows the whole request down.
+  const session = process.env.CALL_PATH_PRINT ? new Session() : undefined;
+  session?.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => (session ? session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))) : resolve(undefined)));
   await post('Profiler.enable');
   await post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
   await post('Profiler.takePreciseCoverage'); // from here on
   try {
     await request();
-    const { result } = (await post('Profiler.takePreciseCoverage')) as { result: { url: string; functions: { ranges: { count: number }[] }[] }[] };
-    entered = result
+    const coverage = (await post('Profiler.takePreciseCoverage')) as { result: { url: string; functions: { ranges: { count: number }[] }[] }[] } | undefined;
+    entered = (coverage?.result ?? [])
       .filter((r) => r.url.includes('/src/') && r.functions.some((f) => f.ranges[0]!.count > 0))
       .map((r) => r.url.slice(r.url.indexOf('/src/') + 5).replace(/\?.*$/, ''));
   } finally {
     await post('Profiler.stopPreciseCoverage').catch(() => undefined);
-    session.disconnect();
+    session?.disconnect();
     payments.psps = registry;
     http.request = original;
     syncBuiltinESMExports();
